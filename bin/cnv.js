@@ -1,0 +1,31 @@
+#!/usr/bin/env node
+// The launcher: the only place that touches process exit.
+import { run } from '../dist/main.js';
+import { InterruptedError, OutputClosedError } from '../dist/errors.js';
+
+const controller = new AbortController();
+let signals = 0;
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    // A second Ctrl-C means "now".
+    if (++signals > 1) process.exit(signal === 'SIGTERM' ? 143 : 130);
+    controller.abort(new InterruptedError(signal));
+  });
+}
+process.stdout.on('error', (err) => {
+  if (err.code === 'EPIPE') controller.abort(new OutputClosedError());
+});
+
+const code = await run(process.argv.slice(2), {
+  io: {
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdinIsTTY: Boolean(process.stdin.isTTY),
+    stdoutIsTTY: Boolean(process.stdout.isTTY),
+    stderrIsTTY: Boolean(process.stderr.isTTY),
+  },
+  env: process.env,
+  signal: controller.signal,
+});
+process.exitCode = code;

@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import type { HttpClient } from '../http/client.js';
+
+const trackResultSchema = z.looseObject({
+  cnvEventId: z.string(),
+  cnvContactId: z.string(),
+  duplicate: z.boolean().optional(),
+});
+export type TrackEventResult = z.output<typeof trackResultSchema>;
+
+export interface TrackEventBody {
+  event: string;
+  userId?: string;
+  email?: string;
+  /** Always set by the caller, so that every retry is deduplicated by the API. */
+  clientEventId: string;
+  data?: Record<string, unknown>;
+  [extra: string]: unknown;
+}
+
+/** POST /v2/events. Safe to retry because the body always carries a clientEventId. */
+export async function trackEvent(http: HttpClient, body: TrackEventBody, signal?: AbortSignal) {
+  const res = await http.request({
+    method: 'POST', path: '/v2/events', body, data: trackResultSchema, idempotency: 'safe', signal,
+  });
+  return res.data;
+}

@@ -1,0 +1,50 @@
+import type { Command } from 'commander';
+import { z } from 'zod';
+import { UsageError } from '../errors.js';
+
+export type IdentifierKind = 'contactId' | 'userId' | 'email';
+
+export interface ContactIdentifier {
+  cnvContactId?: string;
+  userId?: string;
+  email?: string;
+}
+
+const FLAGS: Record<IdentifierKind, [string, string]> = {
+  contactId: ['--contact-id <uuid>', 'the contact by its cnvContactId'],
+  userId: ['--user-id <id>', 'the contact by your external user id'],
+  email: ['--email <address>', 'the contact by email (the most recently updated one when several share it)'],
+};
+
+/** Adds the identifier flags a command accepts, in the API's precedence order. */
+export function addIdentifierOptions(cmd: Command, kinds: IdentifierKind[] = ['contactId', 'userId', 'email']): Command {
+  for (const kind of kinds) cmd.option(...FLAGS[kind]);
+  return cmd;
+}
+
+export const uuidSchema = z.guid({ message: 'expected a UUID like 7f0c2f4e-1b2a-4c3d-9e8f-0a1b2c3d4e5f' });
+export const emailSchema = z.email({ message: 'expected an email address' });
+
+/** Reads and checks the identifier flags; at least one is required. */
+export function identifierFrom(opts: Record<string, unknown>, kinds: IdentifierKind[] = ['contactId', 'userId', 'email']): ContactIdentifier {
+  const id: ContactIdentifier = {};
+  if (kinds.includes('contactId') && opts.contactId !== undefined) {
+    const parsed = uuidSchema.safeParse(opts.contactId);
+    if (!parsed.success) throw new UsageError(`--contact-id: ${parsed.error.issues[0].message}, got "${opts.contactId}"`, undefined, 'invalid_request');
+    id.cnvContactId = parsed.data;
+  }
+  if (kinds.includes('userId') && opts.userId !== undefined) {
+    if (String(opts.userId).trim() === '') throw new UsageError('--user-id: must not be empty', undefined, 'missing_identifier');
+    id.userId = String(opts.userId);
+  }
+  if (kinds.includes('email') && opts.email !== undefined) {
+    const parsed = emailSchema.safeParse(opts.email);
+    if (!parsed.success) throw new UsageError(`--email: ${parsed.error.issues[0].message}, got "${opts.email}"`, undefined, 'invalid_email');
+    id.email = parsed.data;
+  }
+  if (Object.keys(id).length === 0) {
+    const flags = kinds.map((k) => FLAGS[k][0].split(' ')[0]).join(', ');
+    throw new UsageError(`identify the contact with one of ${flags}`, undefined, 'missing_identifier');
+  }
+  return id;
+}

@@ -1,0 +1,55 @@
+import { InvalidArgumentError } from 'commander';
+
+/** A value as JSON when it parses, else the raw string (`--field score=42` sends a number). */
+export function looseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** Commander collector for repeatable `key=value` options. */
+export function collectPair(value: string, previous: Array<[string, unknown]> = []): Array<[string, unknown]> {
+  const eq = value.indexOf('=');
+  if (eq <= 0) throw new InvalidArgumentError(`expected key=value, got "${value}"`);
+  return [...previous, [value.slice(0, eq).trim(), looseJson(value.slice(eq + 1))]];
+}
+
+export function pairsToObject(pairs: Array<[string, unknown]> | undefined): Record<string, unknown> | undefined {
+  if (!pairs || pairs.length === 0) return undefined;
+  return Object.fromEntries(pairs);
+}
+
+/** Commander parser for a JSON object argument (`--data '{"plan":"pro"}'`). */
+export function jsonObject(text: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw new InvalidArgumentError(`not valid JSON: ${(err as Error).message}`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new InvalidArgumentError('expected a JSON object, like {"plan":"pro"}');
+  }
+  return parsed as Record<string, unknown>;
+}
+
+/** Commander parser for a whole number within bounds. */
+export function integer(min: number, max = Number.MAX_SAFE_INTEGER) {
+  return (text: string): number => {
+    if (!/^-?\d+$/.test(text.trim())) throw new InvalidArgumentError(`expected a whole number, got "${text}"`);
+    const n = Number(text);
+    if (n < min || n > max) throw new InvalidArgumentError(`expected a number from ${min} to ${max}, got ${n}`);
+    return n;
+  };
+}
+
+/** Commander parser for a case-insensitive choice; returns the canonical (upper-case) spelling. */
+export function caseInsensitiveChoice(values: readonly string[]) {
+  return (text: string): string => {
+    const found = values.find((v) => v.toLowerCase() === text.trim().toLowerCase());
+    if (!found) throw new InvalidArgumentError(`expected one of ${values.join(', ')} (any case), got "${text}"`);
+    return found;
+  };
+}

@@ -1,0 +1,75 @@
+import { createRequire } from 'node:module';
+import { Command } from 'commander';
+import type { Context } from '../context.js';
+import { renderResult } from '../io/render.js';
+import { addGlobalOptions, toGlobals } from './global-options.js';
+import { COMMANDS, isGroup, type Entry, type LeafEntry } from './registry.js';
+
+export const VERSION: string = createRequire(import.meta.url)('../../package.json').version;
+
+const leaves = new WeakMap<Command, LeafEntry>();
+const loaded = new WeakSet<Command>();
+
+/** The commander tree, with every leaf as a stub until it is about to run. */
+export function buildProgram(ctx: Context, setExitCode: (code: number) => void): Command {
+  const program = new Command('cnv')
+    .description('Command-line client for the Marketing Automation Service API v2')
+    .version(VERSION, '-V, --version', 'print the version')
+    .helpOption('-h, --help', 'show help')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => ctx.io.stdout.write(s),
+      writeErr: (s) => ctx.io.stderr.write(s),
+      outputError: (s, write) => write(ctx.redact(s)),
+    })
+    .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
+    .showHelpAfterError('(add --help for usage)')
+    .showSuggestionAfterError(true);
+  addGlobalOptions(program);
+  program.addHelpText('after', '\nExit codes: 0 ok, 2 usage, 3 rejected, 4 auth, 5 not found, 6 partial, 7 transient (see `cnv help exit-codes`).');
+
+  program.hook('preAction', (_root, action) => {
+    ctx.globals = toGlobals(action.optsWithGlobals(), ctx.env);
+  });
+  const loadOnDispatch = async (_parent: Command, sub: Command) => {
+    await loadLeaf(ctx, sub, setExitCode);
+  };
+  program.hook('preSubcommand', loadOnDispatch);
+  for (const entry of COMMANDS) addEntry(program, entry, loadOnDispatch);
+  return program;
+}
+
+function addEntry(parent: Command, entry: Entry, hook: (p: Command, s: Command) => Promise<void>): void {
+  const cmd = parent.command(entry.name).description(entry.summary);
+  for (const alias of entry.aliases ?? []) cmd.alias(alias);
+  if (isGroup(entry)) {
+    cmd.hook('preSubcommand', hook);
+    for (const child of entry.children) addEntry(cmd, child, hook);
+  } else {
+    leaves.set(cmd, entry);
+  }
+}
+
+/** Imports a leaf's module and gives it its options and action. */
+export async function loadLeaf(ctx: Context, cmd: Command, setExitCode: (code: number) => void): Promise<void> {
+  const entry = leaves.get(cmd);
+  if (!entry || loaded.has(cmd)) return;
+  loaded.add(cmd);
+  const mod = await entry.load();
+  mod.configure(cmd);
+  cmd.action(async (...params: unknown[]) => {
+    const command = params[params.length - 1] as Command;
+    const result = await mod.run(ctx, { args: command.processedArgs, opts: command.opts() });
+    await renderResult(ctx, result);
+    setExitCode(result.exitCode ?? 0);
+  });
+}
+
+/** Every command loaded, for generated docs and shell completion. */
+export async function loadAllCommands(ctx: Context, program: Command): Promise<void> {
+  const walk = async (cmd: Command) => {
+    await loadLeaf(ctx, cmd, () => {});
+    for (const sub of cmd.commands) await walk(sub);
+  };
+  await walk(program);
+}

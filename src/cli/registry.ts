@@ -1,0 +1,72 @@
+import type { Command } from 'commander';
+import type { Context } from '../context.js';
+import type { CommandResult } from '../io/render.js';
+
+/** What a command file under src/commands exports. */
+export interface CommandModule {
+  /** Arguments, options and help text (with at least one example). */
+  configure(cmd: Command): void;
+  run(ctx: Context, input: CommandInput): Promise<CommandResult>;
+}
+
+export interface CommandInput {
+  /** Declared positional arguments, in order. */
+  args: unknown[];
+  /** The command's own options (camelCase keys), before validation. */
+  opts: Record<string, unknown>;
+}
+
+export interface LeafEntry {
+  name: string;
+  summary: string;
+  aliases?: string[];
+  load: () => Promise<CommandModule>;
+}
+
+export interface GroupEntry {
+  name: string;
+  summary: string;
+  aliases?: string[];
+  children: Entry[];
+}
+
+export type Entry = LeafEntry | GroupEntry;
+
+export const isGroup = (entry: Entry): entry is GroupEntry => 'children' in entry;
+
+/**
+ * The command tree. Only names and summaries live here, so `cnv --help` loads no command file;
+ * a command's module is imported when it is about to run (or for generated docs and completion).
+ */
+export const COMMANDS: Entry[] = [
+  {
+    name: 'contacts',
+    summary: 'Create, update and look up contacts',
+    aliases: ['contact'],
+    children: [
+      { name: 'upsert', summary: 'Create or update a contact (or many, from a file)', load: () => import('../commands/contacts/upsert.js') },
+      { name: 'get', summary: 'Look a contact up by id or email', load: () => import('../commands/contacts/get.js') },
+    ],
+  },
+  {
+    name: 'events',
+    summary: 'Record custom events',
+    aliases: ['event'],
+    children: [
+      { name: 'track', summary: 'Record a custom event for a contact (or many, from a file)', load: () => import('../commands/events/track.js') },
+    ],
+  },
+  {
+    name: 'config',
+    summary: 'Profiles: API keys and base URLs',
+    children: [
+      { name: 'set-key', summary: 'Store an API key for a profile (read from stdin or a hidden prompt)', load: () => import('../commands/config/set-key.js') },
+      { name: 'set-url', summary: 'Store the base URL for a profile', load: () => import('../commands/config/set-url.js') },
+      { name: 'use', summary: 'Make a profile the default', load: () => import('../commands/config/use.js') },
+      { name: 'list', summary: 'List profiles', load: () => import('../commands/config/list.js') },
+      { name: 'show', summary: 'Show the settings in force (key masked)', load: () => import('../commands/config/show.js') },
+    ],
+  },
+  { name: 'doctor', summary: 'Check config, key, reachability, auth and which gated endpoints this key may use', load: () => import('../commands/doctor.js') },
+  { name: 'emulator', summary: 'Run a local emulator of the API (for demos, tests and CI)', load: () => import('../commands/emulator.js') },
+];

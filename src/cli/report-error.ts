@@ -1,0 +1,32 @@
+import { CommanderError } from 'commander';
+import type { Context } from '../context.js';
+import { CliError, ExitCode } from '../errors.js';
+
+/** The single error handler: one line on stderr (plus a hint), JSON too with --json; returns the exit code. */
+export function reportError(ctx: Context, err: unknown, argv: string[]): number {
+  const json = ctx.globals.json || argv.includes('--json');
+  const write = (line: string) => ctx.io.stderr.write(ctx.redact(line) + '\n');
+  const reason = ctx.signal.aborted ? ctx.signal.reason : undefined;
+  const error = reason instanceof CliError ? reason : err;
+
+  if (error instanceof CommanderError) {
+    // commander has printed its message already
+    if (json) write(JSON.stringify({ error: { code: 'usage', message: error.message.replace(/^error: /, ''), exitCode: ExitCode.usage } }));
+    return ExitCode.usage;
+  }
+  if (error instanceof CliError) {
+    write(`error: ${error.code}: ${error.message}`);
+    if (error.hint) write(`hint: ${error.hint}`);
+    if (json) {
+      const status = (error as { status?: number }).status;
+      write(JSON.stringify({ error: { code: error.code, message: error.message, status, exitCode: error.exitCode, hint: error.hint } }));
+    }
+    return error.exitCode;
+  }
+  const e = error as Error;
+  write(`error: internal: ${e?.message ?? String(error)}`);
+  if (ctx.globals.verbose && e?.stack) write(e.stack);
+  else write('hint: this is a bug in cnv; run again with --verbose for details and report it');
+  if (json) write(JSON.stringify({ error: { code: 'internal', message: e?.message ?? String(error), exitCode: ExitCode.internal } }));
+  return ExitCode.internal;
+}

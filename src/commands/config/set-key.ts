@@ -1,0 +1,34 @@
+import type { Command } from 'commander';
+import { checkApiKey } from '../../config/api-key.js';
+import { profileName } from '../../config/resolve.js';
+import { checkBaseUrl } from '../../config/resolve.js';
+import type { CommandInput } from '../../cli/registry.js';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { maskKey } from '../../http/redact.js';
+import type { CommandResult } from '../../io/render.js';
+import { readSecret } from '../../io/read-secret.js';
+
+export function configure(cmd: Command): void {
+  cmd.addHelpText('after', `
+The key is read from stdin when it is piped, else from a hidden prompt; it is never a
+command-line argument and never echoed. Use the global --profile to pick the profile and
+--base-url to store the base URL with it.
+
+Examples:
+  $ cnv config set-key                         # prompts, input hidden
+  $ printf %s "$CNV_KEY" | cnv config set-key --profile prod --base-url https://api.example.com`);
+}
+
+export async function run(ctx: Context, _input: CommandInput): Promise<CommandResult> {
+  const store = await ctx.config();
+  const profile = profileName({ profileFlag: ctx.globals.profile, env: ctx.env }, store);
+  const key = (await readSecret(ctx, `API key for profile "${profile}": `)).trim();
+  if (key === '') throw new UsageError('no API key was given on stdin', 'pipe the key in: printf %s "$KEY" | cnv config set-key');
+  const { warning } = checkApiKey(key, 'stdin');
+  if (warning) ctx.warn(warning);
+  const baseUrl = ctx.globals.baseUrl ? checkBaseUrl(ctx.globals.baseUrl, '--base-url') : undefined;
+  store.update(profile, baseUrl ? { apiKey: key, baseUrl } : { apiKey: key });
+  ctx.info(`saved API key ${maskKey(key)} for profile "${profile}"${baseUrl ? ` with base URL ${baseUrl}` : ''}`);
+  return { kind: 'none' };
+}

@@ -1,0 +1,36 @@
+import type { Command } from 'commander';
+import { profileName } from '../../config/resolve.js';
+import type { CommandInput } from '../../cli/registry.js';
+import type { Context } from '../../context.js';
+import { maskKey } from '../../http/redact.js';
+import type { CommandResult } from '../../io/render.js';
+
+export function configure(cmd: Command): void {
+  cmd.addHelpText('after', `
+Shows the profile, API key (masked) and base URL in force, and where each comes from.
+
+Examples:
+  $ cnv config show
+  $ CNV_API_KEY=... cnv config show --json`);
+}
+
+export async function run(ctx: Context, _input: CommandInput): Promise<CommandResult> {
+  const store = await ctx.config();
+  const profile = profileName({ profileFlag: ctx.globals.profile, env: ctx.env }, store);
+  const saved = store.profile(profile) ?? {};
+  const key = ctx.globals.apiKey ?? ctx.env.CNV_API_KEY ?? saved.apiKey;
+  const keySource = ctx.globals.apiKey ? '--api-key' : ctx.env.CNV_API_KEY ? 'CNV_API_KEY' : saved.apiKey ? 'profile' : null;
+  const baseUrl = ctx.globals.baseUrl ?? ctx.env.CNV_BASE_URL ?? saved.baseUrl;
+  const urlSource = ctx.globals.baseUrl ? '--base-url' : ctx.env.CNV_BASE_URL ? 'CNV_BASE_URL' : saved.baseUrl ? 'profile' : null;
+  return {
+    kind: 'record',
+    data: {
+      profile,
+      configFile: store.path,
+      apiKey: key ? maskKey(key) : null,
+      apiKeySource: keySource,
+      baseUrl: baseUrl ?? null,
+      baseUrlSource: urlSource,
+    },
+  };
+}

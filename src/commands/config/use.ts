@@ -1,0 +1,23 @@
+import type { Command } from 'commander';
+import type { CommandInput } from '../../cli/registry.js';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import type { CommandResult } from '../../io/render.js';
+
+export function configure(cmd: Command): void {
+  cmd.argument('<profile>', 'profile to make the default').addHelpText('after', `
+Examples:
+  $ cnv config use prod`);
+}
+
+export async function run(ctx: Context, { args }: CommandInput): Promise<CommandResult> {
+  const store = await ctx.config();
+  const name = String(args[0]);
+  if (!store.profile(name)) {
+    const known = Object.keys(store.profiles());
+    throw new UsageError(`no profile named "${name}"`, known.length ? `known profiles: ${known.join(', ')}` : 'create one with `cnv --profile NAME config set-key`');
+  }
+  store.use(name);
+  ctx.info(`profile "${name}" is now the default`);
+  return { kind: 'none' };
+}

@@ -1,0 +1,24 @@
+import type { Command } from 'commander';
+import { getContact } from '../../api/contacts.js';
+import { identifierFrom } from '../../cli/identifier.js';
+import type { CommandInput } from '../../cli/registry.js';
+import type { Context } from '../../context.js';
+import type { CommandResult } from '../../io/render.js';
+
+export function configure(cmd: Command): void {
+  cmd
+    .option('--contact-id <uuid>', 'the contact by cnvContactId (wins over --email)')
+    .option('--email <address>', 'the contact by email (the most recently updated one when several share it)')
+    .addHelpText('after', `
+No match exits with code 5.
+
+Examples:
+  $ cnv contacts get --email ada@example.com
+  $ cnv contacts get --contact-id 7f0c2f4e-1b2a-4c3d-9e8f-0a1b2c3d4e5f --json | jq .fields`);
+}
+
+export async function run(ctx: Context, { opts }: CommandInput): Promise<CommandResult> {
+  const id = identifierFrom(opts, ['contactId', 'email']);
+  const contact = await getContact(await ctx.http(), id, ctx.signal);
+  return { kind: 'record', data: contact };
+}

@@ -1,0 +1,48 @@
+import { randomUUID } from 'node:crypto';
+import type { Command } from 'commander';
+import { trackEvent, type TrackEventBody } from '../../api/events.js';
+import { identifierFrom } from '../../cli/identifier.js';
+import { collectPair, jsonObject } from '../../cli/parse.js';
+import type { CommandInput } from '../../cli/registry.js';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import type { CommandResult } from '../../io/render.js';
+
+const NAMED_BODY_KEYS = new Set(['event', 'userId', 'email', 'clientEventId', 'data']);
+
+export function configure(cmd: Command): void {
+  cmd
+    .option('--event <name>', 'event name (free-form)')
+    .option('--user-id <id>', 'the contact by your user id (falls back to --email when it matches no contact)')
+    .option('--email <address>', 'the contact by email')
+    .option('--client-event-id <id>', 'your id for this event; repeats are ignored by the API (default: a new UUID, reused on every retry)')
+    .option('--data <json>', 'event payload, a JSON object', jsonObject)
+    .option('--set <name=value>', 'any other body field, e.g. the occurred-at time or create-contact flag the spec names but does not spell (repeatable)', collectPair)
+    .addHelpText('after', `
+Examples:
+  $ cnv events track --event plan_upgraded --user-id user-ada --data '{"plan":"pro"}'
+  $ cnv events track --event webinar_attended --email ada@example.com --client-event-id crm-4711
+  $ cnv events track --event signup --email new@example.com --set occurredAt=2026-01-02T03:04:05Z`);
+}
+
+/** The request body; a clientEventId is always present so a retried request is deduplicated. */
+export function trackBody(opts: Record<string, unknown>, newId: () => string = randomUUID): TrackEventBody {
+  const event = typeof opts.event === 'string' ? opts.event.trim() : '';
+  if (event === '') throw new UsageError('--event: the event name is required', undefined, 'invalid_request');
+  const id = identifierFrom(opts, ['userId', 'email']);
+  const clientEventId = opts.clientEventId === undefined ? newId() : String(opts.clientEventId);
+  if (clientEventId.trim() === '') throw new UsageError('--client-event-id: must not be empty');
+  const body: TrackEventBody = { event, ...id, clientEventId };
+  if (opts.data !== undefined) body.data = opts.data as Record<string, unknown>;
+  for (const [name, value] of (opts.set as Array<[string, unknown]> | undefined) ?? []) {
+    if (NAMED_BODY_KEYS.has(name)) throw new UsageError(`--set ${name}: use the dedicated flag for ${name}`);
+    body[name] = value;
+  }
+  return body;
+}
+
+export async function run(ctx: Context, { opts }: CommandInput): Promise<CommandResult> {
+  const body = trackBody(opts);
+  const result = await trackEvent(await ctx.http(), body, ctx.signal);
+  return { kind: 'record', data: { ...result, clientEventId: body.clientEventId } };
+}

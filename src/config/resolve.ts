@@ -1,0 +1,88 @@
+import { AuthError, UsageError } from '../errors.js';
+import { checkApiKey } from './api-key.js';
+import type { ProfileStore } from './profiles.js';
+
+export interface CredentialInputs {
+  apiKeyFlag?: string;
+  baseUrlFlag?: string;
+  profileFlag?: string;
+  env: NodeJS.ProcessEnv;
+}
+
+export interface Credentials {
+  apiKey: string;
+  apiKeySource: string;
+  baseUrl: string;
+  baseUrlSource: string;
+  profile: string;
+  warnings: string[];
+}
+
+/** The profile in force: --profile, then CNV_PROFILE, then the one `cnv config use` chose. */
+export function profileName(inputs: CredentialInputs, store: ProfileStore): string {
+  return inputs.profileFlag || inputs.env.CNV_PROFILE || store.currentProfile();
+}
+
+/** Key and base URL by precedence: flag, then environment, then the profile. */
+export function resolveCredentials(inputs: CredentialInputs, store: ProfileStore): Credentials {
+  const profile = profileName(inputs, store);
+  const saved = store.profile(profile) ?? {};
+  const warnings: string[] = [];
+
+  const [apiKey, apiKeySource] = pick([
+    [inputs.apiKeyFlag, '--api-key'],
+    [inputs.env.CNV_API_KEY, 'CNV_API_KEY'],
+    [saved.apiKey, `profile "${profile}"`],
+  ]);
+  if (apiKey === undefined) {
+    throw new AuthError(
+      `no API key configured for profile "${profile}"`,
+      'run `cnv config set-key` (reads the key from stdin), or set CNV_API_KEY',
+      'no_api_key',
+    );
+  }
+  const { warning } = checkApiKey(apiKey, apiKeySource);
+  if (warning) warnings.push(warning);
+
+  const [baseUrl, baseUrlSource] = pick([
+    [inputs.baseUrlFlag, '--base-url'],
+    [inputs.env.CNV_BASE_URL, 'CNV_BASE_URL'],
+    [saved.baseUrl, `profile "${profile}"`],
+  ]);
+  if (baseUrl === undefined) {
+    throw new UsageError(
+      `no base URL configured for profile "${profile}"`,
+      'pass --base-url, set CNV_BASE_URL, or run `cnv config set-url URL`',
+      'no_base_url',
+    );
+  }
+  return { apiKey, apiKeySource, baseUrl: checkBaseUrl(baseUrl, baseUrlSource), baseUrlSource, profile, warnings };
+}
+
+function pick(candidates: Array<[string | undefined, string]>): [string, string] | [undefined, undefined] {
+  for (const [value, source] of candidates) if (value !== undefined && value !== '') return [value, source];
+  return [undefined, undefined];
+}
+
+const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
+
+/** A valid http(s) URL; plain http only towards loopback, so a key never crosses a network in clear. */
+export function checkBaseUrl(raw: string, source: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UsageError(`the base URL from ${source} is not a valid URL: ${raw}`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new UsageError(`the base URL from ${source} must use https: ${raw}`);
+  }
+  if (url.protocol === 'http:' && !LOOPBACK.test(url.hostname)) {
+    throw new UsageError(
+      `plain http is refused for ${url.hostname} (from ${source}); use https`,
+      'http:// is accepted only for loopback hosts such as the emulator',
+    );
+  }
+  if (url.search || url.hash) throw new UsageError(`the base URL from ${source} must not have a query or fragment`);
+  return url.toString().replace(/\/+$/, '');
+}

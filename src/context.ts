@@ -1,0 +1,168 @@
+import type { Readable, Writable } from 'node:stream';
+import type { Dispatcher } from 'undici';
+import { systemClock, type Clock } from './clock.js';
+import { configDir } from './config/paths.js';
+import type { ProfileStore } from './config/profiles.js';
+import type { Credentials } from './config/resolve.js';
+import type { HttpClient } from './http/client.js';
+import { makeRedactor } from './http/redact.js';
+import type { RateLimiter } from './http/rate-limiter.js';
+
+/** The process streams a command may use, and what they are attached to. */
+export interface IO {
+  stdin: Readable;
+  stdout: Writable;
+  stderr: Writable;
+  stdinIsTTY: boolean;
+  stdoutIsTTY: boolean;
+  stderrIsTTY: boolean;
+}
+
+/** Options every command accepts (see src/cli/global-options.ts). */
+export interface GlobalOptions {
+  profile?: string;
+  apiKey?: string;
+  baseUrl?: string;
+  json: boolean;
+  format?: 'table' | 'json' | 'ndjson' | 'csv';
+  verbose: boolean;
+  quiet: boolean;
+  progress: boolean;
+  color: boolean;
+  timeout: number;
+  maxRetries: number;
+}
+
+export const DEFAULT_GLOBALS: GlobalOptions = {
+  json: false,
+  verbose: false,
+  quiet: false,
+  progress: true,
+  color: true,
+  timeout: 30_000,
+  maxRetries: 3,
+};
+
+/** Requests per second the client allows itself: a little under the documented 200, with a small burst. */
+export const CLIENT_RATE = { ratePerSecond: 195, burst: 3 };
+
+export interface ContextDeps {
+  io: IO;
+  env: NodeJS.ProcessEnv;
+  clock?: Clock;
+  signal?: AbortSignal;
+  /** Replaces the proxy-aware keep-alive agent (tests pass undici's MockAgent). */
+  dispatcher?: Dispatcher;
+  random?: () => number;
+}
+
+/** What every command gets; commands never touch process, conf or undici directly. */
+export interface Context {
+  readonly io: IO;
+  readonly env: NodeJS.ProcessEnv;
+  readonly clock: Clock;
+  readonly signal: AbortSignal;
+  globals: GlobalOptions;
+  /** Profile store (opened on first use). */
+  config(): Promise<ProfileStore>;
+  /** Key, base URL and profile in force (resolved once). */
+  credentials(): Promise<Credentials>;
+  /** The HTTP client for the credentials in force (built once). */
+  http(): Promise<HttpClient>;
+  /** The process-wide rate limiter. */
+  limiter(): Promise<RateLimiter>;
+  /** A line on stderr, prefixed `warning:`, unless --quiet. */
+  warn(message: string): void;
+  /** A line on stderr unless --quiet. */
+  info(message: string): void;
+  /** Masks every API key the context knows of. */
+  redact(text: string): string;
+  /** Whether progress display (spinners, counters) is allowed. */
+  showProgress(): boolean;
+  /** Registers cleanup to run before the process exits (closing the agent, releasing locks). */
+  onDispose(fn: () => Promise<void> | void): void;
+  dispose(): Promise<void>;
+}
+
+export function createContext(deps: ContextDeps): Context {
+  const clock = deps.clock ?? systemClock;
+  const signal = deps.signal ?? new AbortController().signal;
+  const disposers: Array<() => Promise<void> | void> = [];
+  let store: Promise<ProfileStore> | undefined;
+  let creds: Promise<Credentials> | undefined;
+  let client: Promise<HttpClient> | undefined;
+  let rateLimiter: Promise<RateLimiter> | undefined;
+  let redactor = makeRedactor([deps.env.CNV_API_KEY]);
+
+  const ctx: Context = {
+    io: deps.io,
+    env: deps.env,
+    clock,
+    signal,
+    globals: { ...DEFAULT_GLOBALS },
+    config() {
+      store ??= import('./config/profiles.js').then(({ ProfileStore }) => ProfileStore.open(configDir(deps.env)));
+      return store;
+    },
+    credentials() {
+      creds ??= (async () => {
+        const { resolveCredentials } = await import('./config/resolve.js');
+        const resolved = resolveCredentials(
+          { apiKeyFlag: ctx.globals.apiKey, baseUrlFlag: ctx.globals.baseUrl, profileFlag: ctx.globals.profile, env: deps.env },
+          await ctx.config(),
+        );
+        redactor = makeRedactor([resolved.apiKey, deps.env.CNV_API_KEY, ctx.globals.apiKey]);
+        for (const w of resolved.warnings) ctx.warn(w);
+        return resolved;
+      })();
+      return creds;
+    },
+    limiter() {
+      rateLimiter ??= import('./http/rate-limiter.js').then(({ RateLimiter }) => new RateLimiter({ ...CLIENT_RATE, clock }));
+      return rateLimiter;
+    },
+    http() {
+      client ??= (async () => {
+        const credentials = await ctx.credentials();
+        const [{ HttpClient }, { stderrLogger, silentLogger }, dispatcher] = await Promise.all([
+          import('./http/client.js'),
+          import('./http/logger.js'),
+          deps.dispatcher ?? import('./http/agent.js').then(({ createAgent }) => createAgent()),
+        ]);
+        if (!deps.dispatcher) disposers.push(() => dispatcher.close());
+        return new HttpClient({
+          baseUrl: credentials.baseUrl,
+          apiKey: credentials.apiKey,
+          dispatcher,
+          limiter: await ctx.limiter(),
+          clock,
+          logger: ctx.globals.verbose ? stderrLogger(deps.io.stderr, (s) => ctx.redact(s)) : silentLogger,
+          maxAttempts: ctx.globals.maxRetries + 1,
+          timeoutMs: ctx.globals.timeout,
+          random: deps.random,
+        });
+      })();
+      return client;
+    },
+    warn(message) {
+      if (!ctx.globals.quiet) deps.io.stderr.write(ctx.redact(`warning: ${message}`) + '\n');
+    },
+    info(message) {
+      if (!ctx.globals.quiet) deps.io.stderr.write(ctx.redact(message) + '\n');
+    },
+    redact(text) {
+      return redactor(text);
+    },
+    showProgress() {
+      const ci = deps.env.CI !== undefined && deps.env.CI !== '' && deps.env.CI !== 'false' && deps.env.CI !== '0';
+      return deps.io.stderrIsTTY && !ctx.globals.quiet && ctx.globals.progress && !ci;
+    },
+    onDispose(fn) {
+      disposers.push(fn);
+    },
+    async dispose() {
+      for (const fn of disposers.splice(0).reverse()) await fn();
+    },
+  };
+  return ctx;
+}

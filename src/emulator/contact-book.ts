@@ -1,0 +1,142 @@
+import { randomUUID } from 'node:crypto';
+import type { MonotonicClock } from './clock.js';
+import type { Contact, FieldMap, SubscriptionStatus } from './model.js';
+
+/** Values accepted when creating a contact; omitted timestamps come from the clock. */
+export interface NewContact {
+  id?: string;
+  email: string;
+  userId?: string | null;
+  subscriptionStatus?: SubscriptionStatus;
+  fields?: FieldMap;
+  companyId?: string | null;
+  sfdcLeadId?: string | null;
+  sfdcContactId?: string | null;
+  sfdcAccountId?: string | null;
+  createdAt?: string;
+  updatedAt?: string;
+}
+
+/** Emails are matched case-insensitively and without surrounding spaces. */
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+/**
+ * The contacts of one business, indexed by id, email (several contacts may share one)
+ * and userId. Every mutation goes through `update` so indexes and updatedAt stay right.
+ */
+export class ContactBook {
+  private readonly byId = new Map<string, Contact>();
+  private readonly emailIndex = new Map<string, Set<string>>();
+  private readonly userIndex = new Map<string, Set<string>>();
+
+  constructor(private readonly clock: MonotonicClock) {}
+
+  get size(): number {
+    return this.byId.size;
+  }
+
+  get(id: string): Contact | undefined {
+    return this.byId.get(id);
+  }
+
+  /** All contacts in insertion order. */
+  all(): Contact[] {
+    return [...this.byId.values()];
+  }
+
+  /** Every contact with this email, most recently updated first. */
+  allByEmail(email: string): Contact[] {
+    return this.collect(this.emailIndex.get(normalizeEmail(email)));
+  }
+
+  /** Every contact with this userId, most recently updated first. */
+  allByUserId(userId: string): Contact[] {
+    return this.collect(this.userIndex.get(userId));
+  }
+
+  /** The most recently updated contact with this email (the spec's lookup rule). */
+  findByEmail(email: string): Contact | undefined {
+    return this.allByEmail(email)[0];
+  }
+
+  findByUserId(userId: string): Contact | undefined {
+    return this.allByUserId(userId)[0];
+  }
+
+  create(init: NewContact): Contact {
+    const now = init.createdAt ?? this.clock.now();
+    const contact: Contact = {
+      id: init.id ?? randomUUID(),
+      email: init.email,
+      userId: init.userId ?? null,
+      subscriptionStatus: init.subscriptionStatus ?? 'NO_STATUS',
+      fields: { ...(init.fields ?? {}) },
+      companyId: init.companyId ?? null,
+      sfdcLeadId: init.sfdcLeadId ?? null,
+      sfdcContactId: init.sfdcContactId ?? null,
+      sfdcAccountId: init.sfdcAccountId ?? null,
+      createdAt: now,
+      updatedAt: init.updatedAt ?? now,
+    };
+    if (this.byId.has(contact.id)) throw new Error(`duplicate contact id ${contact.id}`);
+    this.clock.observe(contact.updatedAt);
+    this.byId.set(contact.id, contact);
+    this.index(contact);
+    return contact;
+  }
+
+  /** Applies `mutate`, re-indexes and bumps updatedAt. */
+  update(contact: Contact, mutate: (c: Contact) => void): Contact {
+    this.unindex(contact);
+    mutate(contact);
+    contact.updatedAt = this.clock.now();
+    this.index(contact);
+    return contact;
+  }
+
+  delete(id: string): boolean {
+    const contact = this.byId.get(id);
+    if (!contact) return false;
+    this.unindex(contact);
+    this.byId.delete(id);
+    return true;
+  }
+
+  clear(): void {
+    this.byId.clear();
+    this.emailIndex.clear();
+    this.userIndex.clear();
+  }
+
+  private collect(ids: Set<string> | undefined): Contact[] {
+    if (!ids) return [];
+    const list = [...ids].map((id) => this.byId.get(id)).filter((c): c is Contact => !!c);
+    // ISO strings of one format sort chronologically.
+    return list.sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0));
+  }
+
+  private index(c: Contact): void {
+    addTo(this.emailIndex, normalizeEmail(c.email), c.id);
+    if (c.userId !== null) addTo(this.userIndex, c.userId, c.id);
+  }
+
+  private unindex(c: Contact): void {
+    removeFrom(this.emailIndex, normalizeEmail(c.email), c.id);
+    if (c.userId !== null) removeFrom(this.userIndex, c.userId, c.id);
+  }
+}
+
+function addTo(map: Map<string, Set<string>>, key: string, id: string): void {
+  let set = map.get(key);
+  if (!set) map.set(key, (set = new Set()));
+  set.add(id);
+}
+
+function removeFrom(map: Map<string, Set<string>>, key: string, id: string): void {
+  const set = map.get(key);
+  if (!set) return;
+  set.delete(id);
+  if (set.size === 0) map.delete(key);
+}

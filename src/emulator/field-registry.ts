@@ -1,0 +1,41 @@
+import type { FieldDefinition, ObjectType } from './model.js';
+
+/**
+ * Field definitions of one business. Keys are unique across the whole account (the spec's
+ * Create field rule), so one map by key suffices; scope filters give per-object views.
+ */
+export class FieldRegistry {
+  private readonly byKey = new Map<string, FieldDefinition>();
+
+  /** Adds a definition; throws when the key is already used anywhere in the account. */
+  add(def: FieldDefinition): FieldDefinition {
+    if (this.byKey.has(def.key)) throw new Error(`duplicate field key ${def.key}`);
+    this.byKey.set(def.key, def);
+    return def;
+  }
+
+  hasKey(key: string): boolean {
+    return this.byKey.has(key);
+  }
+
+  /** The definition with this key on this object (and custom object), if any. */
+  get(objectType: ObjectType, key: string, customObjectId?: string): FieldDefinition | undefined {
+    const def = this.byKey.get(key);
+    if (!def || def.objectType !== objectType) return undefined;
+    if (customObjectId !== undefined && def.customObjectId !== customObjectId) return undefined;
+    return def;
+  }
+
+  /** Definitions in creation order, optionally only those of one object type. */
+  list(objectType?: ObjectType, customObjectId?: string): FieldDefinition[] {
+    return [...this.byKey.values()].filter(
+      (d) =>
+        (objectType === undefined || d.objectType === objectType) &&
+        (customObjectId === undefined || d.customObjectId === customObjectId),
+    );
+  }
+
+  clear(): void {
+    this.byKey.clear();
+  }
+}

@@ -1,0 +1,68 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { EmulatorError, errorBody } from './errors.js';
+import type { RouteResult } from './router.js';
+
+// Large enough for any legal batch (1,000 contacts / 200 records), small enough to be safe.
+const MAX_BODY_BYTES = 32 * 1024 * 1024;
+
+/** Reads the whole request body; `tooLarge` is set instead of buffering past the limit. */
+export async function readBody(req: IncomingMessage): Promise<{ text: string; tooLarge: boolean }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let tooLarge = false;
+  for await (const chunk of req) {
+    const buf = chunk as Buffer;
+    size += buf.length;
+    if (size > MAX_BODY_BYTES) tooLarge = true;
+    else chunks.push(buf);
+  }
+  return { text: tooLarge ? '' : Buffer.concat(chunks).toString('utf8'), tooLarge };
+}
+
+/** Parses a JSON object body: `{}` when empty, 400 invalid_request when malformed or not an object. */
+export function parseJsonObject(raw: { text: string; tooLarge: boolean }): Record<string, unknown> {
+  if (raw.tooLarge) throw new EmulatorError(400, 'invalid_request', 'Request body is too large');
+  if (raw.text.trim() === '') return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(raw.text);
+  } catch {
+    throw new EmulatorError(400, 'invalid_request', 'Request body is not valid JSON');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new EmulatorError(400, 'invalid_request', 'Request body must be a JSON object');
+  }
+  return value as Record<string, unknown>;
+}
+
+/** Sends a JSON answer. */
+export function sendJson(res: ServerResponse, result: RouteResult): number {
+  const status = result.status ?? 200;
+  const payload = JSON.stringify(result.body ?? null);
+  res.writeHead(status, {
+    ...result.headers,
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(payload),
+  });
+  res.end(payload);
+  return status;
+}
+
+/** Turns anything thrown by a handler into a JSON error answer. */
+export function errorResult(err: unknown, log: (line: string) => void): RouteResult {
+  if (err instanceof EmulatorError) {
+    return { status: err.status, body: errorBody(err.code, err.message), headers: err.headers };
+  }
+  log(`emulator: unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+  return { status: 500, body: errorBody('internal_error', 'Internal server error') };
+}
+
+/** Closes the connection without answering (a "dropped" request). */
+export function dropConnection(req: IncomingMessage, res: ServerResponse): void {
+  res.destroy();
+  req.socket.destroy();
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

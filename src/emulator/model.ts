@@ -1,0 +1,204 @@
+// Resource types held by the store. Shapes follow the spec's field tables; fields the spec
+// does not show (archived flags, workspace ids, memberships...) are emulator bookkeeping.
+
+/** Subscription statuses the API accepts on upsert. */
+export const SETTABLE_STATUSES = ['SUBSCRIBED', 'UNSUBSCRIBED', 'NO_STATUS'] as const;
+/** System-managed statuses the emulator seeds (the real list is open-ended). */
+export const SYSTEM_STATUSES = ['BOUNCED', 'COMPLAINED'] as const;
+
+export type SettableStatus = (typeof SETTABLE_STATUSES)[number];
+export type SubscriptionStatus = SettableStatus | (typeof SYSTEM_STATUSES)[number];
+
+/** Object types that own field definitions. */
+export const FIELD_OBJECT_TYPES = ['CONTACT', 'COMPANY', 'OPPORTUNITY', 'CAMPAIGN_MEMBER'] as const;
+/** Object types allowed on relationship sides. */
+export const RELATIONSHIP_OBJECT_TYPES = [...FIELD_OBJECT_TYPES, 'CAMPAIGN', 'CUSTOM_OBJECT'] as const;
+export type ObjectType = (typeof RELATIONSHIP_OBJECT_TYPES)[number];
+
+export const DATA_TYPES = ['STRING', 'NUMBER', 'BOOLEAN', 'DATE', 'DATETIME'] as const;
+export type DataType = (typeof DATA_TYPES)[number];
+
+/** A stored field value; null means "unset". */
+export type FieldValue = string | number | boolean | null;
+export type FieldMap = Record<string, FieldValue>;
+
+export interface Contact {
+  id: string;
+  email: string;
+  userId: string | null;
+  subscriptionStatus: SubscriptionStatus;
+  fields: FieldMap;
+  companyId: string | null;
+  sfdcLeadId: string | null;
+  sfdcContactId: string | null;
+  sfdcAccountId: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface Company {
+  id: string;
+  fields: FieldMap;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface RelationshipInfo {
+  targetObjectType: ObjectType;
+  targetCustomObjectId?: string;
+  /** Key of the paired field on the other side. */
+  pairedKey: string;
+  /** True for the automatically maintained reverse side. */
+  reverse: boolean;
+}
+
+export interface FieldDefinition {
+  key: string;
+  label: string;
+  objectType: ObjectType;
+  dataType: DataType;
+  readOnly: boolean;
+  customObjectId?: string;
+  relationship?: RelationshipInfo;
+  createdAt: string;
+}
+
+export interface CustomEvent {
+  eventId: string;
+  contactId: string;
+  occurredAt: string;
+  createdAt: string;
+  eventName: string;
+  source: string;
+  clientEventId: string;
+  data: Record<string, unknown>;
+}
+
+export const EMAIL_EVENT_TYPES = [
+  'EMAIL_SEND',
+  'EMAIL_DELIVERY',
+  'EMAIL_OPEN',
+  'EMAIL_CLICK',
+  'EMAIL_BOUNCE',
+  'EMAIL_SOFT_BOUNCE',
+  'EMAIL_COMPLAINT',
+  'EMAIL_UNSUBSCRIBE_ALL',
+  'EMAIL_TOPIC_UNSUBSCRIBE',
+] as const;
+export type EmailEventType = (typeof EMAIL_EVENT_TYPES)[number];
+
+export interface EmailEvent {
+  eventId: string;
+  contactId: string;
+  occurredAt: string;
+  eventType: EmailEventType;
+  sourceType: string;
+  sourceId: string;
+  emailId: string;
+  emailName: string | null;
+  sentEmailId: string;
+  isBot: boolean;
+  link: string | null;
+  topicIds: string[] | null;
+  bounceType: string | null;
+  errorMessage: string | null;
+}
+
+export interface Audience {
+  id: string;
+  name: string;
+  memberIds: Set<string>;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface CampaignStatus {
+  id: string;
+  name: string;
+  isSuccess: boolean;
+}
+
+export interface CampaignType {
+  id: string;
+  name: string;
+  systemType: string;
+  /** In the type's configured progression order. */
+  statuses: CampaignStatus[];
+}
+
+export interface Campaign {
+  id: string;
+  name: string;
+  typeId: string;
+  sfdcCampaignId: string | null;
+  description: string;
+  archived: boolean;
+  /** contactId -> campaign member status id (null when none assigned). */
+  members: Map<string, string | null>;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface FormFieldOption {
+  label: string;
+  value: string;
+}
+
+export interface FormField {
+  fieldId: string;
+  name: string;
+  type: string;
+  required: boolean;
+  hidden: boolean;
+  options?: FormFieldOption[];
+}
+
+export interface Form {
+  id: string;
+  name: string;
+  workspaceId: string;
+  kind: 'NATIVE' | 'EXTERNAL' | 'AD';
+  tracked: boolean;
+  published: boolean;
+  archived: boolean;
+  fields: FormField[];
+  submissionCount: number;
+  lastSubmittedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface WorkflowTrigger {
+  contactId: string;
+  data: Record<string, unknown>;
+  triggeredAt: string;
+}
+
+export interface Workflow {
+  id: string;
+  name: string;
+  apiTriggered: boolean;
+  active: boolean;
+  triggers: WorkflowTrigger[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface CustomObject {
+  id: string;
+  key: string;
+  name: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface CustomObjectRecord {
+  id: string;
+  customObjectId: string;
+  clientDedupKey: string;
+  fields: FieldMap;
+  /** Relationship field key -> unresolved target value. */
+  pendingRelationships: Record<string, string>;
+  createdAt: string;
+  updatedAt: string;
+}

@@ -1,0 +1,32 @@
+import { Router, type AdminRouter, type ApiRouter } from '../router.js';
+import { adminRoutes } from './admin.js';
+import { contactRoutes } from './contacts.js';
+import { eventRoutes } from './events.js';
+
+/** A module that registers /v2 routes. */
+export type ApiRouteModule = (router: ApiRouter) => void;
+/** A module that registers /_emulator admin routes. */
+export type AdminRouteModule = (router: AdminRouter) => void;
+
+/** /v2 route modules: add one line per resource file. */
+export const API_ROUTE_MODULES: ApiRouteModule[] = [
+  contactRoutes,
+  eventRoutes,
+];
+
+/** Admin route modules: add one line per admin file. */
+export const ADMIN_ROUTE_MODULES: AdminRouteModule[] = [
+  adminRoutes,
+];
+
+export function buildApiRouter(): ApiRouter {
+  const router: ApiRouter = new Router();
+  for (const register of API_ROUTE_MODULES) register(router);
+  return router;
+}
+
+export function buildAdminRouter(): AdminRouter {
+  const router: AdminRouter = new Router();
+  for (const register of ADMIN_ROUTE_MODULES) register(router);
+  return router;
+}

@@ -1,0 +1,111 @@
+import { MonotonicClock } from './clock.js';
+import { ContactBook } from './contact-book.js';
+import { FieldRegistry } from './field-registry.js';
+import type {
+  Audience,
+  Campaign,
+  CampaignType,
+  Company,
+  CustomEvent,
+  CustomObject,
+  CustomObjectRecord,
+  EmailEvent,
+  Form,
+  Workflow,
+} from './model.js';
+
+/**
+ * All data of one business (account). Route handlers receive the caller's BusinessStore,
+ * so a key can never see another business's data.
+ */
+export class BusinessStore {
+  readonly contacts: ContactBook;
+  readonly companies = new Map<string, Company>();
+  readonly fields = new FieldRegistry();
+  /** Custom events in insertion order; exports sort as they need. */
+  readonly customEvents: CustomEvent[] = [];
+  readonly customEventsByClientId = new Map<string, CustomEvent>();
+  readonly emailEvents: EmailEvent[] = [];
+  readonly audiences = new Map<string, Audience>();
+  readonly campaignTypes = new Map<string, CampaignType>();
+  readonly campaigns = new Map<string, Campaign>();
+  readonly forms = new Map<string, Form>();
+  readonly workflows = new Map<string, Workflow>();
+  readonly customObjects = new Map<string, CustomObject>();
+  /** customObjectId -> clientDedupKey -> record. */
+  readonly records = new Map<string, Map<string, CustomObjectRecord>>();
+
+  constructor(
+    readonly id: string,
+    readonly name: string,
+    readonly clock: MonotonicClock,
+  ) {
+    this.contacts = new ContactBook(clock);
+  }
+
+  /** Stores a custom event and indexes its clientEventId. */
+  addCustomEvent(event: CustomEvent): CustomEvent {
+    this.clock.observe(event.createdAt);
+    this.customEvents.push(event);
+    this.customEventsByClientId.set(event.clientEventId, event);
+    return event;
+  }
+
+  /** Empties every collection (the business itself stays). */
+  clear(): void {
+    this.contacts.clear();
+    this.companies.clear();
+    this.fields.clear();
+    this.customEvents.length = 0;
+    this.customEventsByClientId.clear();
+    this.emailEvents.length = 0;
+    for (const m of [this.audiences, this.campaignTypes, this.campaigns, this.forms, this.workflows]) m.clear();
+    this.customObjects.clear();
+    this.records.clear();
+  }
+}
+
+/** A business known to the emulator. */
+export interface BusinessInfo {
+  id: string;
+  name: string;
+}
+
+/**
+ * The whole in-memory state: one BusinessStore per business and one monotonic clock.
+ * `reset()` empties everything and runs the seeder given at construction again.
+ */
+export class EmulatorStore {
+  readonly clock = new MonotonicClock();
+  private readonly businesses = new Map<string, BusinessStore>();
+
+  constructor(
+    businesses: readonly BusinessInfo[],
+    private readonly seeder: (store: EmulatorStore) => void = () => {},
+  ) {
+    for (const b of businesses) this.businesses.set(b.id, new BusinessStore(b.id, b.name, this.clock));
+    this.seeder(this);
+  }
+
+  /** The store of a business; throws for an unknown id (a programming error). */
+  business(id: string): BusinessStore {
+    const b = this.businesses.get(id);
+    if (!b) throw new Error(`unknown business ${id}`);
+    return b;
+  }
+
+  hasBusiness(id: string): boolean {
+    return this.businesses.has(id);
+  }
+
+  businessIds(): string[] {
+    return [...this.businesses.keys()];
+  }
+
+  /** Drops all data and re-seeds. */
+  reset(): void {
+    for (const b of this.businesses.values()) b.clear();
+    this.clock.reset();
+    this.seeder(this);
+  }
+}

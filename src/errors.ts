@@ -1,0 +1,101 @@
+/** Exit codes shared by every command (documented in README.md and docs/exit-codes.md). */
+export const ExitCode = {
+  ok: 0,
+  internal: 1,
+  usage: 2,
+  rejected: 3,
+  auth: 4,
+  notFound: 5,
+  partial: 6,
+  transient: 7,
+  interrupted: 130,
+  outputClosed: 141,
+  terminated: 143,
+} as const;
+
+/** Base of every error the CLI expects; anything else is a bug (exit 1). */
+export class CliError extends Error {
+  readonly exitCode: number;
+  readonly code: string;
+  readonly hint?: string;
+
+  constructor(message: string, opts: { exitCode: number; code: string; hint?: string; cause?: unknown }) {
+    super(message, { cause: opts.cause });
+    this.name = new.target.name;
+    this.exitCode = opts.exitCode;
+    this.code = opts.code;
+    this.hint = opts.hint;
+  }
+}
+
+/** Bad flag, malformed file or a value caught before anything was sent. */
+export class UsageError extends CliError {
+  constructor(message: string, hint?: string, code = 'usage') {
+    super(message, { exitCode: ExitCode.usage, code, hint });
+  }
+}
+
+/** No usable API key, or the key was refused. */
+export class AuthError extends CliError {
+  constructor(message: string, hint?: string, code = 'unauthorized') {
+    super(message, { exitCode: ExitCode.auth, code, hint });
+  }
+}
+
+/** The API answered with its error body `{error:{code,message}}`. */
+export class ApiError extends CliError {
+  readonly status: number;
+
+  constructor(status: number, code: string, message: string, hint?: string) {
+    super(message, { exitCode: exitCodeForStatus(status), code, hint: hint ?? hintFor(status, code) });
+    this.status = status;
+  }
+}
+
+/** Network failure, 5xx or 429 still failing after every retry, or a held lock. */
+export class TransientError extends CliError {
+  constructor(message: string, opts: { code?: string; hint?: string; cause?: unknown } = {}) {
+    super(message, { exitCode: ExitCode.transient, code: opts.code ?? 'transient', hint: opts.hint, cause: opts.cause });
+  }
+}
+
+/** The server answered 200 with a body that breaks the contract. */
+export class ResponseShapeError extends CliError {
+  constructor(message: string) {
+    super(message, { exitCode: ExitCode.rejected, code: 'invalid_response' });
+  }
+}
+
+/** The run was stopped by SIGINT/SIGTERM. */
+export class InterruptedError extends CliError {
+  constructor(signal: 'SIGINT' | 'SIGTERM' = 'SIGINT') {
+    super(`interrupted by ${signal}`, {
+      exitCode: signal === 'SIGTERM' ? ExitCode.terminated : ExitCode.interrupted,
+      code: 'interrupted',
+    });
+  }
+}
+
+export function exitCodeForStatus(status: number): number {
+  if (status === 401 || status === 403) return ExitCode.auth;
+  if (status === 404) return ExitCode.notFound;
+  if (status === 408 || status === 429 || status >= 500) return ExitCode.transient;
+  return ExitCode.rejected;
+}
+
+function hintFor(status: number, code: string): string | undefined {
+  if (status === 401) return 'set a valid key with `cnv config set-key` or CNV_API_KEY; `cnv doctor` checks it';
+  if (code === 'export_not_enabled') {
+    return 'this endpoint is not enabled for the account behind this key; ask the provider to enable it (`cnv doctor` lists what this key may use)';
+  }
+  if (status === 403) return 'the key is valid but lacks the permission this operation needs';
+  if (code === 'invalid_cursor') return 'the cursor is no longer accepted; start over with --full';
+  return undefined;
+}
+
+/** The reader of stdout went away (EPIPE), as with `| head`. */
+export class OutputClosedError extends CliError {
+  constructor() {
+    super('stdout was closed by the reader (EPIPE)', { exitCode: ExitCode.outputClosed, code: 'output_closed' });
+  }
+}

@@ -1,0 +1,165 @@
+import { request, type Dispatcher } from 'undici';
+import type { z } from 'zod';
+import type { Clock } from '../clock.js';
+import { ApiError, ResponseShapeError, TransientError } from '../errors.js';
+import type { RequestLogger } from './logger.js';
+import type { RateLimiter } from './rate-limiter.js';
+import { backoffDelay, isRetryable, parseRetryAfter, type FailedAttempt, type Idempotency } from './retry-policy.js';
+import { describeIssues, envelopeSchema, errorBodySchema } from './envelope.js';
+
+export interface HttpClientOptions {
+  baseUrl: string;
+  apiKey: string;
+  dispatcher: Dispatcher;
+  limiter: RateLimiter;
+  clock: Clock;
+  logger: RequestLogger;
+  /** Attempts in all, first one included. */
+  maxAttempts: number;
+  /** Per-attempt time limit. */
+  timeoutMs: number;
+  random?: () => number;
+  userAgent?: string;
+}
+
+export interface RequestSpec<T extends z.ZodType> {
+  method: 'GET' | 'POST' | 'DELETE';
+  path: string;
+  query?: Record<string, string | number | undefined>;
+  body?: unknown;
+  /** Schema of the `data` member of a success answer. */
+  data: T;
+  /** Whether the answer carries `pagination.nextCursor`. */
+  paginated?: boolean;
+  /** `unsafe`: retried only when the request provably never reached the server. */
+  idempotency: Idempotency;
+  signal?: AbortSignal;
+}
+
+export interface ApiResponse<T> {
+  data: T;
+  nextCursor?: string | null;
+  status: number;
+  attempts: number;
+}
+
+/** The one request path for every endpoint: auth header, rate limit, retries, validation, typed errors. */
+export class HttpClient {
+  private readonly opts: HttpClientOptions;
+  private readonly random: () => number;
+
+  constructor(opts: HttpClientOptions) {
+    this.opts = opts;
+    this.random = opts.random ?? Math.random;
+  }
+
+  async request<T extends z.ZodType>(spec: RequestSpec<T>): Promise<ApiResponse<z.output<T>>> {
+    const url = this.buildUrl(spec.path, spec.query);
+    const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
+    const label = `${spec.method} ${url.pathname}`;
+    for (let attempt = 1; ; attempt++) {
+      await this.opts.limiter.take(spec.signal);
+      const started = this.opts.clock.now();
+      this.opts.logger.request({ method: spec.method, path: url.pathname + url.search, attempt });
+      let failure: FailedAttempt & { error: Error; retryAfterMs?: number };
+      try {
+        const res = await this.send(url, spec, body);
+        const text = await res.body.text();
+        const ms = this.opts.clock.now() - started;
+        this.opts.logger.response({ method: spec.method, path: url.pathname, attempt, status: res.statusCode, ms });
+        if (res.statusCode >= 200 && res.statusCode < 300) {
+          const parsed = this.parseSuccess(spec, label, text);
+          return { data: parsed.data as z.output<T>, nextCursor: parsed.nextCursor, status: res.statusCode, attempts: attempt };
+        }
+        const error = this.parseFailure(res.statusCode, text);
+        const retryAfterMs = parseRetryAfter(res.headers['retry-after'], Date.now());
+        if (res.statusCode === 429) this.opts.limiter.pause(retryAfterMs ?? 1000);
+        failure = { status: res.statusCode, error, retryAfterMs };
+      } catch (err) {
+        if (spec.signal?.aborted) throw spec.signal.reason ?? err;
+        if (err instanceof ResponseShapeError) throw err;
+        const networkCode = networkErrorCode(err);
+        this.opts.logger.response({
+          method: spec.method, path: url.pathname, attempt, status: networkCode, ms: this.opts.clock.now() - started,
+        });
+        failure = { networkCode, error: err as Error };
+      }
+      const retryable = isRetryable(failure, spec.idempotency);
+      if (!retryable || attempt >= this.opts.maxAttempts) throw finalError(failure, label, attempt, retryable);
+      const delayMs = Math.max(backoffDelay(attempt, this.random), failure.retryAfterMs ?? 0);
+      this.opts.logger.retry({
+        method: spec.method, path: url.pathname, attempt, delayMs, reason: String(failure.status ?? failure.networkCode),
+      });
+      await this.opts.clock.sleep(delayMs, spec.signal);
+    }
+  }
+
+  private buildUrl(path: string, query?: RequestSpec<z.ZodType>['query']): URL {
+    const url = new URL(this.opts.baseUrl.replace(/\/+$/, '') + path);
+    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+    return url;
+  }
+
+  private send(url: URL, spec: RequestSpec<z.ZodType>, body: string | undefined) {
+    const timeout = AbortSignal.timeout(this.opts.timeoutMs);
+    const signal = spec.signal ? AbortSignal.any([spec.signal, timeout]) : timeout;
+    return request(url, {
+      method: spec.method,
+      dispatcher: this.opts.dispatcher,
+      headers: {
+        'x-api-key': this.opts.apiKey,
+        'content-type': 'application/json',
+        accept: 'application/json',
+        'user-agent': this.opts.userAgent ?? 'cnv',
+      },
+      body,
+      signal,
+    });
+  }
+
+  private parseSuccess(spec: RequestSpec<z.ZodType>, label: string, text: string) {
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new ResponseShapeError(`unexpected response from ${label}: the body is not JSON`);
+    }
+    const parsed = envelopeSchema(spec.data, spec.paginated ?? false).safeParse(json);
+    if (!parsed.success) {
+      throw new ResponseShapeError(`unexpected response from ${label}: ${describeIssues(parsed.error)}`);
+    }
+    return { data: parsed.data.data, nextCursor: parsed.data.pagination?.nextCursor };
+  }
+
+  private parseFailure(status: number, text: string): ApiError {
+    try {
+      const parsed = errorBodySchema.safeParse(JSON.parse(text));
+      if (parsed.success) return new ApiError(status, parsed.data.error.code, parsed.data.error.message);
+    } catch {
+      // not JSON: fall through to a generic error
+    }
+    const snippet = text.trim().slice(0, 200);
+    return new ApiError(status, `http_${status}`, snippet === '' ? `HTTP ${status} with no error body` : snippet);
+  }
+}
+
+function networkErrorCode(err: unknown): string {
+  const e = err as { code?: string; name?: string; cause?: { code?: string } };
+  if (e?.name === 'TimeoutError') return 'ETIMEDOUT';
+  return e?.code ?? e?.cause?.code ?? e?.name ?? 'ENETWORK';
+}
+
+function finalError(failure: FailedAttempt & { error: Error }, label: string, attempts: number, retryable: boolean): Error {
+  const after = retryable && attempts > 1 ? ` (after ${attempts} attempts)` : '';
+  if (failure.error instanceof ApiError) {
+    if (!after) return failure.error;
+    return new ApiError(failure.error.status, failure.error.code, `${failure.error.message}${after}`);
+  }
+  const code = failure.networkCode ?? 'network_error';
+  const reason = failure.error.message || code;
+  return new TransientError(`${label} failed: ${reason} [${code}]${after}`, {
+    code: 'network_error',
+    hint: 'check the base URL and your network, then try again',
+    cause: failure.error,
+  });
+}

@@ -1,0 +1,21 @@
+const KEY_SHAPE = /^sk_live_([A-Za-z0-9]+)_(.+)$/;
+const ANY_LIVE_KEY = /sk_live_([A-Za-z0-9]+)_[A-Za-z0-9]{4,}/g;
+
+/** The key as it may be shown: `sk_live_<key_id>_****`, or `****` when it has another shape. */
+export function maskKey(key: string): string {
+  const match = KEY_SHAPE.exec(key);
+  return match ? `sk_live_${match[1]}_****` : '****';
+}
+
+/**
+ * Returns a function that replaces every occurrence of the given keys with their masked form,
+ * and masks any other live-looking key that slipped into a text (an echoed header, a pasted value).
+ */
+export function makeRedactor(secrets: Array<string | undefined>): (text: string) => string {
+  const keys = secrets.filter((s): s is string => typeof s === 'string' && s.length >= 4);
+  return (text) => {
+    let out = text;
+    for (const key of keys) out = out.split(key).join(maskKey(key));
+    return out.replace(ANY_LIVE_KEY, 'sk_live_$1_****');
+  };
+}

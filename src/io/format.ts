@@ -1,0 +1,31 @@
+import type { Context } from '../context.js';
+
+export type OutputFormat = 'table' | 'json' | 'ndjson' | 'csv';
+export const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'json', 'ndjson', 'csv'];
+
+/** --json wins, then -o/--format, then a table on a terminal and JSON everywhere else. */
+export function resolveFormat(ctx: Context): OutputFormat {
+  if (ctx.globals.json) return 'json';
+  if (ctx.globals.format) return ctx.globals.format;
+  return ctx.io.stdoutIsTTY ? 'table' : 'json';
+}
+
+/** A cell as text: scalars as they are, null as empty, objects and arrays as JSON. */
+export function cellText(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}
+
+/** Nested plain objects become dotted keys (`fields.city`); arrays stay whole. */
+export function flatten(value: Record<string, unknown>, prefix = '', out: Record<string, unknown> = {}): Record<string, unknown> {
+  for (const [key, v] of Object.entries(value)) {
+    const name = prefix ? `${prefix}.${key}` : key;
+    if (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length > 0) {
+      flatten(v as Record<string, unknown>, name, out);
+    } else {
+      out[name] = v;
+    }
+  }
+  return out;
+}

@@ -1,0 +1,30 @@
+import { CommanderError } from 'commander';
+import { createContext, type ContextDeps } from './context.js';
+import { buildProgram } from './cli/program.js';
+import { reportError } from './cli/report-error.js';
+
+export type RunDeps = ContextDeps;
+
+/**
+ * Runs the CLI for `argv` (without node and script) and resolves to the exit code.
+ * Never exits the process: bin/cnv.js does that.
+ */
+export async function run(argv: string[], deps: RunDeps): Promise<number> {
+  const ctx = createContext(deps);
+  let exitCode = 0;
+  const program = buildProgram(ctx, (code) => {
+    exitCode = code;
+  });
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (err) {
+    if (err instanceof CommanderError && (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help')) {
+      exitCode = 0;
+    } else {
+      exitCode = reportError(ctx, err, argv);
+    }
+  } finally {
+    await ctx.dispose();
+  }
+  return exitCode;
+}

@@ -1,0 +1,100 @@
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cnv, tempConfigDir } from '../helpers/cli.js';
+import { emulatorFixture } from '../helpers/emulator.js';
+
+let fx: Awaited<ReturnType<typeof emulatorFixture>>;
+beforeAll(async () => {
+  fx = await emulatorFixture();
+});
+afterAll(() => fx.close());
+
+describe('cnv config (binary)', () => {
+  it('set-key reads stdin, stores the key in a 0600 file, and never prints it', async () => {
+    const dir = tempConfigDir();
+    const key = fx.emulator.keys.full;
+    const set = await cnv(['config', 'set-key', '--base-url', fx.emulator.url], { env: { CNV_CONFIG_DIR: dir }, input: key + '\n' });
+    expect(set.exitCode).toBe(0);
+    expect(set.stderr).toMatch(/saved API key sk_live_demo_\*\*\*\* for profile "default"/);
+    expect(set.stdout + set.stderr).not.toContain(key);
+    const file = join(dir, 'config.json');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(file, 'utf8')).profiles.default.apiKey).toBe(key);
+
+    // the stored profile is used with no flag or env
+    const got = await cnv(['contacts', 'get', '--email', 'ada@example.com'], { env: { CNV_CONFIG_DIR: dir } });
+    expect(got.exitCode).toBe(0);
+    expect(JSON.parse(got.stdout).email).toBe('ada@example.com');
+  });
+
+  it('profiles: use, list and show, with precedence flag > env > profile', async () => {
+    const dir = tempConfigDir();
+    const env = { CNV_CONFIG_DIR: dir };
+    await cnv(['--profile', 'basic', 'config', 'set-key'], { env, input: fx.emulator.keys.basic });
+    await cnv(['--profile', 'basic', 'config', 'set-url', fx.emulator.url], { env });
+    await cnv(['--profile', 'full', 'config', 'set-key', '--base-url', fx.emulator.url], { env, input: fx.emulator.keys.full });
+    expect((await cnv(['config', 'use', 'nope'], { env })).exitCode).toBe(2);
+    expect((await cnv(['config', 'use', 'basic'], { env })).exitCode).toBe(0);
+
+    const list = JSON.parse((await cnv(['config', 'list'], { env })).stdout);
+    expect(list).toEqual([
+      { profile: 'basic', current: true, baseUrl: fx.emulator.url, apiKey: 'sk_live_basic_****' },
+      { profile: 'full', current: false, baseUrl: fx.emulator.url, apiKey: 'sk_live_demo_****' },
+    ]);
+
+    const show = JSON.parse((await cnv(['config', 'show'], { env })).stdout);
+    expect(show).toMatchObject({ profile: 'basic', apiKey: 'sk_live_basic_****', apiKeySource: 'profile', baseUrlSource: 'profile' });
+    const envWins = JSON.parse((await cnv(['config', 'show'], { env: { ...env, CNV_API_KEY: fx.emulator.keys.limited } })).stdout);
+    expect(envWins).toMatchObject({ apiKey: 'sk_live_limited_****', apiKeySource: 'CNV_API_KEY' });
+    const flagWins = JSON.parse((await cnv(['config', 'show', '--api-key', fx.emulator.keys.full], { env: { ...env, CNV_API_KEY: fx.emulator.keys.limited } })).stdout);
+    expect(flagWins).toMatchObject({ apiKey: 'sk_live_demo_****', apiKeySource: '--api-key' });
+
+    // the current profile (basic) has no gated endpoints; --profile full does
+    expect((await cnv(['contacts', 'get', '--email', 'ada@example.com'], { env })).exitCode).toBe(4);
+    expect((await cnv(['--profile', 'full', 'contacts', 'get', '--email', 'ada@example.com'], { env })).exitCode).toBe(0);
+  });
+
+  it('set-key refuses an empty or whitespace key', async () => {
+    const env = { CNV_CONFIG_DIR: tempConfigDir() };
+    expect((await cnv(['config', 'set-key'], { env, input: '' })).exitCode).toBe(2);
+    const spaced = await cnv(['config', 'set-key'], { env, input: 'sk_live_a b_c' });
+    expect(spaced.exitCode).toBe(2);
+    expect(spaced.stderr).toMatch(/whitespace/);
+  });
+
+  it('set-url refuses plain http to a remote host', async () => {
+    const res = await cnv(['config', 'set-url', 'http://api.example.com'], { env: { CNV_CONFIG_DIR: tempConfigDir() } });
+    expect(res.exitCode).toBe(2);
+  });
+});
+
+describe('cnv doctor (binary)', () => {
+  it('all well with the full key: exit 0, every gated endpoint enabled', async () => {
+    const res = await cnv(['doctor'], { env: fx.env });
+    expect(res.exitCode).toBe(0);
+    const checks = JSON.parse(res.stdout) as Array<{ check: string; status: string }>;
+    expect(checks.filter((c) => c.status !== 'ok')).toEqual([]);
+    expect(checks.filter((c) => c.check.startsWith('endpoint:'))).toHaveLength(7);
+  });
+
+  it('with the basic key: gated endpoints are reported as not enabled', async () => {
+    const res = await cnv(['doctor'], { env: { ...fx.env, CNV_API_KEY: fx.emulator.keys.basic } });
+    expect(res.exitCode).toBe(0);
+    const checks = JSON.parse(res.stdout) as Array<{ check: string; status: string; detail: string }>;
+    const gated = checks.filter((c) => c.check.startsWith('endpoint:'));
+    expect(gated.every((c) => c.status === 'warn' && /export_not_enabled/.test(c.detail))).toBe(true);
+  });
+
+  it('a refused key exits 4; an unreachable API exits 7', async () => {
+    const bad = await cnv(['doctor'], { env: { ...fx.env, CNV_API_KEY: 'sk_live_bad_0000000000' } });
+    expect(bad.exitCode).toBe(4);
+    const down = await cnv(['doctor', '--base-url', 'http://127.0.0.1:9'], { env: fx.env });
+    expect(down.exitCode).toBe(7);
+  });
+
+  it('prints a table on a TTY-less stdout only when asked', async () => {
+    const res = await cnv(['doctor', '-o', 'table'], { env: fx.env });
+    expect(res.stdout).toMatch(/check.*status.*detail/);
+  });
+});

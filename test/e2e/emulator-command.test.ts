@@ -1,0 +1,43 @@
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+import { BIN, cnv, tempConfigDir } from '../helpers/cli.js';
+
+describe('cnv emulator (binary)', () => {
+  it('serves on a free port, prints its URL and keys, and stops cleanly on SIGTERM', async () => {
+    const child = execa('node', [BIN, 'emulator', '--port', '0', '--json'], { reject: false });
+    const line = await new Promise<string>((resolve, reject) => {
+      let buf = '';
+      child.stdout!.on('data', (c) => {
+        buf += c;
+        if (buf.includes('\n')) resolve(buf.split('\n')[0]);
+      });
+      child.on('exit', () => reject(new Error('emulator exited early')));
+    });
+    const { url, keys } = JSON.parse(line);
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const res = await cnv(['contacts', 'get', '--email', 'ada@example.com'], {
+      env: { CNV_BASE_URL: url, CNV_API_KEY: keys.full, CNV_CONFIG_DIR: tempConfigDir() },
+    });
+    expect(res.exitCode).toBe(0);
+    child.kill('SIGTERM');
+    const done = await child;
+    expect(done.exitCode).toBe(0);
+  });
+
+  it('human output names the base URL and the three keys', async () => {
+    const child = execa('node', [BIN, 'emulator', '--port', '0'], { reject: false });
+    const text = await new Promise<string>((resolve) => {
+      let buf = '';
+      child.stdout!.on('data', (c) => {
+        buf += c;
+        if (/CNV_API_KEY/.test(buf)) resolve(buf);
+      });
+    });
+    child.kill('SIGINT');
+    await child;
+    expect(text).toMatch(/http:\/\/127\.0\.0\.1:\d+/);
+    expect(text).toContain('sk_live_demo_');
+    expect(text).toContain('sk_live_basic_');
+    expect(text).toContain('sk_live_limited_');
+  });
+});

@@ -1,0 +1,52 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cnv, tempConfigDir } from '../helpers/cli.js';
+import { emulatorFixture } from '../helpers/emulator.js';
+
+let fx: Awaited<ReturnType<typeof emulatorFixture>>;
+beforeAll(async () => {
+  fx = await emulatorFixture();
+});
+afterAll(() => fx.close());
+
+const secretOf = (key: string) => key.split('_').slice(3).join('_');
+
+describe('the API key never appears in output', () => {
+  it('across every log path: verbose success, retries, 401, --json errors, doctor, config, warnings', async () => {
+    const full = fx.emulator.keys.full;
+    const canary = 'sk_live_canary_CANARYSECRET0123456789';
+    const odd = 'CANARY-odd-shaped-SECRET-9876';
+    const dir = tempConfigDir();
+    const base = { CNV_CONFIG_DIR: dir, CNV_BASE_URL: fx.emulator.url };
+    const runs = [
+      await cnv(['contacts', 'upsert', '--email', 'canary@example.com', '--verbose'], { env: { ...base, CNV_API_KEY: full } }),
+      await cnv(['contacts', 'get', '--email', 'canary@example.com', '--verbose', '--json'], { env: { ...base, CNV_API_KEY: full } }),
+      await cnv(['contacts', 'get', '--email', 'canary@example.com', '--verbose', '--json', '--api-key', canary], { env: base }),
+      await cnv(['events', 'track', '--event', 'e', '--email', 'canary@example.com', '--verbose'], { env: { ...base, CNV_API_KEY: canary } }),
+      await cnv(['contacts', 'get', '--email', 'canary@example.com', '--verbose'], { env: { ...base, CNV_API_KEY: odd } }),
+      await cnv(['contacts', 'get', '--email', 'canary@example.com', '--verbose', '--bogus-flag'], { env: { ...base, CNV_API_KEY: full } }),
+      await cnv(['doctor', '--verbose'], { env: { ...base, CNV_API_KEY: full } }),
+      await cnv(['doctor', '--verbose', '--json'], { env: { ...base, CNV_API_KEY: canary } }),
+      await cnv(['config', 'set-key', '--verbose'], { env: { CNV_CONFIG_DIR: dir }, input: full }),
+      await cnv(['config', 'show', '--verbose'], { env: { CNV_CONFIG_DIR: dir } }),
+      await cnv(['config', 'show', '--api-key', canary], { env: { CNV_CONFIG_DIR: dir } }),
+      await cnv(['config', 'list', '-o', 'csv'], { env: { CNV_CONFIG_DIR: dir } }),
+      await cnv(['contacts', 'get', '--email', 'canary@example.com', '--base-url', 'http://127.0.0.1:9', '--max-retries', '1', '--verbose'], { env: { CNV_CONFIG_DIR: dir } }),
+    ];
+    await fx.faults({ failNext: 1, dropAfterNext: 1 });
+    runs.push(await cnv(['events', 'track', '--event', 'e', '--email', 'canary@example.com', '--verbose'], { env: { ...base, CNV_API_KEY: full } }));
+
+    const everything = runs.map((r) => r.stdout + r.stderr).join('\n');
+    expect(everything).toContain('> GET /v2/contacts'); // the verbose paths did run
+    expect(everything).toContain('sk_live_demo_****');
+    for (const secret of [secretOf(full), 'CANARYSECRET0123456789', odd]) expect(everything).not.toContain(secret);
+
+    // Files written: only the profile store holds the key, by design.
+    for (const name of readdirSync(dir)) {
+      if (name === 'config.json') continue;
+      const text = readFileSync(join(dir, name), 'utf8');
+      expect(text).not.toContain(secretOf(full));
+    }
+  });
+});

@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_KEYS, describeEmulator, startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { FIXTURE_CONTACTS as FX } from '../../src/emulator/seed/fixtures.js';
+import { admin, call, expectError } from './helpers.js';
+
+let emu: Emulator;
+beforeAll(async () => {
+  emu = await startEmulator({ port: 0, quiet: true });
+});
+afterAll(async () => {
+  await emu.close();
+});
+
+describe('admin routes', () => {
+  it('inspects contacts by email, id and userId, per business', async () => {
+    const shared = (await admin(emu, 'GET', '/_emulator/state/contacts?email=shared@example.com')).json;
+    expect(shared.map((c: { id: string }) => c.id)).toEqual([FX.sharedNewer.id, FX.sharedOlder.id]);
+    const byId = (await admin(emu, 'GET', `/_emulator/state/contacts?id=${FX.ada.id}`)).json;
+    expect(byId[0].company.fields.companyName).toBe('Analytical Engines Ltd');
+    expect((await admin(emu, 'GET', '/_emulator/state/contacts?userId=user-grace')).json[0].id).toBe(FX.grace.id);
+    const basic = (await admin(emu, 'GET', '/_emulator/state/contacts?business=basic')).json;
+    expect(basic.map((c: { email: string }) => c.email)).toContain('basic.user@example.com');
+    expectError(await admin(emu, 'GET', '/_emulator/state/contacts?business=zzz'), 404, 'not_found');
+  });
+
+  it('inspects events by email, userId and event name', async () => {
+    const ada = (await admin(emu, 'GET', '/_emulator/state/events?email=ada@example.com')).json;
+    expect(ada.map((e: { eventName: string }) => e.eventName)).toEqual(expect.arrayContaining(['signed_up', 'purchase']));
+    const purchase = (await admin(emu, 'GET', '/_emulator/state/events?userId=user-ada&event=purchase')).json;
+    expect(purchase).toHaveLength(1);
+  });
+
+  it('deletes a contact outside the API, then re-seeds on reset', async () => {
+    const del = await admin(emu, 'POST', `/_emulator/contacts/${FX.grace.id}/delete`);
+    expect(del.json).toMatchObject({ deleted: true, business: 'acme' });
+    expectError(await call(emu, 'GET', `/v2/contacts?cnvContactId=${FX.grace.id}`), 404, 'contact_not_found');
+    expectError(await admin(emu, 'POST', `/_emulator/contacts/${FX.grace.id}/delete`), 404, 'contact_not_found');
+    await call(emu, 'POST', '/v2/contacts', { body: { email: 'temp@example.com' } });
+    expect((await admin(emu, 'POST', '/_emulator/reset')).json).toEqual({ reset: true });
+    expect((await call(emu, 'GET', `/v2/contacts?cnvContactId=${FX.grace.id}`)).status).toBe(200);
+    expectError(await call(emu, 'GET', '/v2/contacts?email=temp@example.com'), 404, 'contact_not_found');
+  });
+
+  it('keeps updatedAt strictly increasing after re-seeding', async () => {
+    await call(emu, 'POST', '/v2/contacts', { body: { email: FX.ada.email } });
+    const all = emu.store.business('acme').contacts.all().map((c) => c.updatedAt).sort();
+    expect(new Set(all).size).toBe(all.length);
+    expect(emu.store.business('acme').contacts.get(FX.ada.id)?.updatedAt).toBe(all[all.length - 1]);
+  });
+
+  it('reports info, 404 and 405 for admin paths', async () => {
+    const info = (await admin(emu, 'GET', '/_emulator/info')).json;
+    expect(info.keys).toEqual(DEMO_KEYS);
+    expect(info.businesses.map((b: { id: string }) => b.id)).toEqual(['acme', 'basic']);
+    expectError(await admin(emu, 'GET', '/_emulator/nope'), 404, 'not_found');
+    expectError(await admin(emu, 'PUT', '/_emulator/stats'), 405, 'method_not_allowed');
+  });
+
+  it('describeEmulator names the URL, the three keys and an export line', () => {
+    const text = describeEmulator(emu);
+    expect(text).toContain(emu.url);
+    for (const key of Object.values(DEMO_KEYS)) expect(text).toContain(key);
+    expect(text).toContain(`export CNV_BASE_URL=${emu.url} CNV_API_KEY=${DEMO_KEYS.full}`);
+  });
+
+  it('closes promptly even with idle keep-alive connections', async () => {
+    const other = await startEmulator({ port: 0, quiet: true });
+    await call(other, 'GET', '/v2/contacts?email=ada@example.com');
+    const t0 = performance.now();
+    await other.close();
+    expect(performance.now() - t0).toBeLessThan(1000);
+    await expect(fetch(`${other.url}/_emulator/info`)).rejects.toThrow();
+  });
+});

@@ -1,0 +1,79 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
+import { execa } from 'execa';
+import type { Dispatcher } from 'undici';
+import { run } from '../../src/main.js';
+
+export const BIN = resolve(import.meta.dirname, '../../bin/cnv.js');
+
+export interface CliResult {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** A fresh, empty config directory (profiles and export state). */
+export function tempConfigDir(): string {
+  return mkdtempSync(join(tmpdir(), 'cnv-test-'));
+}
+
+function cleanEnv(extra: Record<string, string | undefined>): Record<string, string | undefined> {
+  const env: Record<string, string | undefined> = { ...process.env };
+  for (const key of Object.keys(env)) if (key.startsWith('CNV_') || key === 'NO_COLOR' || key === 'CI') delete env[key];
+  return { ...env, ...extra };
+}
+
+/** Runs the built binary (bin/cnv.js) as a user would. */
+export async function cnv(
+  args: string[],
+  opts: { env?: Record<string, string | undefined>; input?: string; timeoutMs?: number } = {},
+): Promise<CliResult> {
+  const result = await execa('node', [BIN, ...args], {
+    reject: false,
+    env: cleanEnv(opts.env ?? {}),
+    extendEnv: false,
+    input: opts.input,
+    stdin: opts.input === undefined ? 'ignore' : undefined,
+    timeout: opts.timeoutMs ?? 60_000,
+    stripFinalNewline: false,
+  });
+  return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) };
+}
+
+/** Runs the CLI in this process with fake streams (for command tests). */
+export async function cnvInProcess(
+  args: string[],
+  opts: {
+    env?: Record<string, string | undefined>;
+    input?: string;
+    stdoutIsTTY?: boolean;
+    stderrIsTTY?: boolean;
+    stdinIsTTY?: boolean;
+    dispatcher?: Dispatcher;
+    signal?: AbortSignal;
+  } = {},
+): Promise<CliResult> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (c) => (out += c));
+  stderr.on('data', (c) => (err += c));
+  const exitCode = await run(args, {
+    io: {
+      stdin: Readable.from(opts.input === undefined ? [] : [opts.input]),
+      stdout,
+      stderr,
+      stdinIsTTY: opts.stdinIsTTY ?? false,
+      stdoutIsTTY: opts.stdoutIsTTY ?? false,
+      stderrIsTTY: opts.stderrIsTTY ?? false,
+    },
+    env: cleanEnv(opts.env ?? {}) as NodeJS.ProcessEnv,
+    dispatcher: opts.dispatcher,
+    signal: opts.signal,
+    random: () => 0,
+  });
+  return { exitCode, stdout: out, stderr: err };
+}

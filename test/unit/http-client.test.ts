@@ -1,0 +1,127 @@
+import { MockAgent } from 'undici';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { ApiError, ResponseShapeError, TransientError } from '../../src/errors.js';
+import { HttpClient } from '../../src/http/client.js';
+import { silentLogger, stderrLogger } from '../../src/http/logger.js';
+import { RateLimiter } from '../../src/http/rate-limiter.js';
+import { makeRedactor } from '../../src/http/redact.js';
+import { FakeClock } from '../helpers/fake-clock.js';
+import { Writable } from 'node:stream';
+
+const ORIGIN = 'https://api.test';
+const KEY = 'sk_live_unit_CANARY0123456789';
+
+describe('HttpClient', () => {
+  let agent: MockAgent;
+  let clock: FakeClock;
+
+  beforeEach(() => {
+    agent = new MockAgent();
+    agent.disableNetConnect();
+    clock = new FakeClock();
+  });
+  afterEach(() => agent.close());
+
+  const client = (maxAttempts = 4, logger = silentLogger) =>
+    new HttpClient({
+      baseUrl: ORIGIN,
+      apiKey: KEY,
+      dispatcher: agent,
+      limiter: new RateLimiter({ ratePerSecond: 1000, burst: 10, clock }),
+      clock,
+      logger,
+      maxAttempts,
+      timeoutMs: 5000,
+      random: () => 0.5,
+    });
+  const pool = () => agent.get(ORIGIN);
+  const data = z.object({ ok: z.boolean() });
+
+  it('sends the key and JSON headers, and returns the validated data', async () => {
+    pool()
+      .intercept({ path: '/v2/x', method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: '{"a":1}' })
+      .reply(200, { data: { ok: true, extra: 'tolerated' } });
+    const res = await client().request({ method: 'POST', path: '/v2/x', body: { a: 1 }, data, idempotency: 'safe' });
+    expect(res.data).toEqual({ ok: true });
+    expect(res.attempts).toBe(1);
+  });
+
+  it('retries 500 and 503 with backoff, then succeeds', async () => {
+    pool().intercept({ path: '/v2/x', method: 'GET' }).reply(500, { error: { code: 'internal_error', message: 'boom' } });
+    pool().intercept({ path: '/v2/x', method: 'GET' }).reply(503, 'unavailable');
+    pool().intercept({ path: '/v2/x', method: 'GET' }).reply(200, { data: { ok: true } });
+    const res = await client().request({ method: 'GET', path: '/v2/x', data, idempotency: 'safe' });
+    expect(res.attempts).toBe(3);
+    expect(clock.sleeps).toEqual([250, 500]);
+  });
+
+  it('honours Retry-After as a lower bound on 429', async () => {
+    pool().intercept({ path: '/v2/x', method: 'GET' }).reply(429, { error: { code: 'rate_limited', message: 'slow down' } }, { headers: { 'retry-after': '3' } });
+    pool().intercept({ path: '/v2/x', method: 'GET' }).reply(200, { data: { ok: true } });
+    await client().request({ method: 'GET', path: '/v2/x', data, idempotency: 'safe' });
+    expect(Math.max(...clock.sleeps)).toBeGreaterThanOrEqual(3000);
+  });
+
+  it('gives up after the attempt budget with the last error', async () => {
+    for (let i = 0; i < 3; i++) pool().intercept({ path: '/v2/x', method: 'GET' }).reply(500, { error: { code: 'internal_error', message: 'boom' } });
+    const err = await client(3).request({ method: 'GET', path: '/v2/x', data, idempotency: 'safe' }).catch((e) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err.exitCode).toBe(7);
+    expect(err.message).toContain('after 3 attempts');
+  });
+
+  it('does not retry other 4xx and maps the error body to a typed error', async () => {
+    pool().intercept({ path: '/v2/x', method: 'POST' }).reply(400, { error: { code: 'invalid_email', message: 'bad email' } });
+    const err = await client().request({ method: 'POST', path: '/v2/x', body: {}, data, idempotency: 'safe' }).catch((e) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect([err.status, err.code, err.message, err.exitCode]).toEqual([400, 'invalid_email', 'bad email', 3]);
+  });
+
+  it('does not retry an unsafe request after a 500, but does after a 429', async () => {
+    pool().intercept({ path: '/v2/w', method: 'POST' }).reply(500, { error: { code: 'internal_error', message: 'boom' } });
+    const err = await client().request({ method: 'POST', path: '/v2/w', body: {}, data, idempotency: 'unsafe' }).catch((e) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err.status).toBe(500);
+
+    pool().intercept({ path: '/v2/w', method: 'POST' }).reply(429, { error: { code: 'rate_limited', message: 'slow' } });
+    pool().intercept({ path: '/v2/w', method: 'POST' }).reply(200, { data: { ok: true } });
+    const res = await client().request({ method: 'POST', path: '/v2/w', body: {}, data, idempotency: 'unsafe' });
+    expect(res.attempts).toBe(2);
+  });
+
+  it('retries network errors for safe requests and reports them as transient at the end', async () => {
+    pool().intercept({ path: '/v2/x', method: 'GET' }).replyWithError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
+    pool().intercept({ path: '/v2/x', method: 'GET' }).replyWithError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
+    const err = await client(2).request({ method: 'GET', path: '/v2/x', data, idempotency: 'safe' }).catch((e) => e);
+    expect(err).toBeInstanceOf(TransientError);
+    expect(err.exitCode).toBe(7);
+  });
+
+  it('turns a body that breaks the contract into a clear error, not a crash', async () => {
+    pool().intercept({ path: '/v2/x', method: 'GET' }).reply(200, { data: { ok: 'yes' } });
+    const err = await client().request({ method: 'GET', path: '/v2/x', data, idempotency: 'safe' }).catch((e) => e);
+    expect(err).toBeInstanceOf(ResponseShapeError);
+    expect(err.message).toMatch(/data\.ok/);
+    pool().intercept({ path: '/v2/x', method: 'GET' }).reply(200, 'not json');
+    expect(await client().request({ method: 'GET', path: '/v2/x', data, idempotency: 'safe' }).catch((e) => e)).toBeInstanceOf(ResponseShapeError);
+  });
+
+  it('requires pagination when the endpoint is paginated', async () => {
+    pool().intercept({ path: '/v2/p', method: 'GET' }).reply(200, { data: { ok: true }, pagination: { nextCursor: 'abc' } });
+    const res = await client().request({ method: 'GET', path: '/v2/p', data, paginated: true, idempotency: 'safe' });
+    expect(res.nextCursor).toBe('abc');
+    pool().intercept({ path: '/v2/p', method: 'GET' }).reply(200, { data: { ok: true } });
+    expect(await client().request({ method: 'GET', path: '/v2/p', data, paginated: true, idempotency: 'safe' }).catch((e) => e)).toBeInstanceOf(ResponseShapeError);
+  });
+
+  it('logs one line per request and response without the key', async () => {
+    let log = '';
+    const sink = new Writable({ write(chunk, _e, cb) { log += chunk; cb(); } });
+    pool().intercept({ path: '/v2/x?email=a%40b.c', method: 'GET' }).reply(200, { data: { ok: true } });
+    await client(4, stderrLogger(sink, makeRedactor([KEY]))).request({ method: 'GET', path: '/v2/x', query: { email: 'a@b.c' }, data, idempotency: 'safe' });
+    expect(log).toMatch(/> GET \/v2\/x\?email=a%40b\.c attempt=1/);
+    expect(log).toMatch(/< 200 GET \/v2\/x attempt=1 \d+ms/);
+    expect(log).not.toContain('CANARY');
+  });
+});

@@ -1,0 +1,22 @@
+import { describe, expect, it } from 'vitest';
+import { makeRedactor, maskKey } from '../../src/http/redact.js';
+
+describe('maskKey', () => {
+  it('keeps the key id and hides the secret', () => {
+    expect(maskKey('sk_live_abc123_s3cr3t')).toBe('sk_live_abc123_****');
+    expect(maskKey('not-a-key')).toBe('****');
+  });
+});
+
+describe('makeRedactor', () => {
+  it('replaces every occurrence of the known keys, whatever their shape', () => {
+    const redact = makeRedactor(['sk_live_k1_secretsecret', 'plainsecretvalue']);
+    expect(redact('a sk_live_k1_secretsecret b sk_live_k1_secretsecret plainsecretvalue')).toBe(
+      'a sk_live_k1_**** b sk_live_k1_**** ****',
+    );
+  });
+
+  it('masks any live-looking key even when it was not configured', () => {
+    expect(makeRedactor(['xxxx'])('header sk_live_other_ABCDEFGH')).toBe('header sk_live_other_****');
+  });
+});
