@@ -31,6 +31,8 @@ export interface GlobalOptions {
   color: boolean;
   timeout: number;
   maxRetries: number;
+  /** Print write requests instead of sending them. */
+  dryRun: boolean;
 }
 
 export const DEFAULT_GLOBALS: GlobalOptions = {
@@ -41,6 +43,7 @@ export const DEFAULT_GLOBALS: GlobalOptions = {
   color: true,
   timeout: 30_000,
   maxRetries: 3,
+  dryRun: false,
 };
 
 /** Requests per second the client allows itself: a little under the documented 200, with a small burst. */
@@ -140,6 +143,9 @@ export function createContext(deps: ContextDeps): Context {
           maxAttempts: ctx.globals.maxRetries + 1,
           timeoutMs: ctx.globals.timeout,
           random: deps.random,
+          dryRun: ctx.globals.dryRun
+            ? (request) => deps.io.stdout.write(ctx.redact(JSON.stringify({ dryRun: true, ...request }, null, 2)) + '\n')
+            : undefined,
         });
       })();
       return client;

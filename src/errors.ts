@@ -99,3 +99,10 @@ export class OutputClosedError extends CliError {
     super('stdout was closed by the reader (EPIPE)', { exitCode: ExitCode.outputClosed, code: 'output_closed' });
   }
 }
+
+/** Ends a --dry-run after the request was printed instead of sent; not a failure. */
+export class DryRunStop extends CliError {
+  constructor() {
+    super('dry run: nothing was sent', { exitCode: ExitCode.ok, code: 'dry_run' });
+  }
+}

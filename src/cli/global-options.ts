@@ -15,6 +15,7 @@ export function addGlobalOptions(program: Command): void {
     .option('-q, --quiet', 'no progress, warnings or summaries on stderr')
     .option('--no-progress', 'no progress display')
     .option('--no-color', 'no colour (also NO_COLOR)')
+    .option('--dry-run', 'print the write request(s) a command would send (key redacted) and send nothing')
     .option('--timeout <ms>', `time limit of each HTTP attempt (default ${DEFAULT_GLOBALS.timeout})`, integer(1))
     .option('--max-retries <n>', `retries after a transient failure (default ${DEFAULT_GLOBALS.maxRetries})`, integer(0, 20));
 }
@@ -32,5 +33,6 @@ export function toGlobals(raw: Record<string, unknown>, env: NodeJS.ProcessEnv):
     color: raw.color !== false && !('NO_COLOR' in env && env.NO_COLOR !== ''),
     timeout: (raw.timeout as number | undefined) ?? DEFAULT_GLOBALS.timeout,
     maxRetries: (raw.maxRetries as number | undefined) ?? DEFAULT_GLOBALS.maxRetries,
+    dryRun: raw.dryRun === true,
   };
 }

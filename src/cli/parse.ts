@@ -47,9 +47,11 @@ export function integer(min: number, max = Number.MAX_SAFE_INTEGER) {
 
 /** Commander parser for a case-insensitive choice; returns the canonical (upper-case) spelling. */
 export function caseInsensitiveChoice(values: readonly string[]) {
-  return (text: string): string => {
+  const parse = (text: string): string => {
     const found = values.find((v) => v.toLowerCase() === text.trim().toLowerCase());
     if (!found) throw new InvalidArgumentError(`expected one of ${values.join(', ')} (any case), got "${text}"`);
     return found;
   };
+  // Read by shell completion and the generated reference.
+  return Object.assign(parse, { choices: values });
 }

@@ -2,7 +2,9 @@ import { createRequire } from 'node:module';
 import { Command } from 'commander';
 import type { Context } from '../context.js';
 import { renderResult } from '../io/render.js';
+import { addCompletionCommands } from './completion-command.js';
 import { addGlobalOptions, toGlobals } from './global-options.js';
+import { addHelpCommand } from './help-command.js';
 import { COMMANDS, isGroup, type Entry, type LeafEntry } from './registry.js';
 
 export const VERSION: string = createRequire(import.meta.url)('../../package.json').version;
@@ -36,6 +38,8 @@ export function buildProgram(ctx: Context, setExitCode: (code: number) => void):
   };
   program.hook('preSubcommand', loadOnDispatch);
   for (const entry of COMMANDS) addEntry(program, entry, loadOnDispatch);
+  addHelpCommand(program, ctx, (cmd) => loadLeaf(ctx, cmd, setExitCode));
+  addCompletionCommands(program, ctx, () => loadAllCommands(ctx, program));
   return program;
 }
 

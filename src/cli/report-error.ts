@@ -1,6 +1,6 @@
 import { CommanderError } from 'commander';
 import type { Context } from '../context.js';
-import { CliError, ExitCode } from '../errors.js';
+import { CliError, DryRunStop, ExitCode } from '../errors.js';
 
 /** The single error handler: one line on stderr (plus a hint), JSON too with --json; returns the exit code. */
 export function reportError(ctx: Context, err: unknown, argv: string[]): number {
@@ -14,6 +14,7 @@ export function reportError(ctx: Context, err: unknown, argv: string[]): number 
     if (json) write(JSON.stringify({ error: { code: 'usage', message: error.message.replace(/^error: /, ''), exitCode: ExitCode.usage } }));
     return ExitCode.usage;
   }
+  if (error instanceof DryRunStop) return ExitCode.ok;
   if (error instanceof CliError) {
     write(`error: ${error.code}: ${error.message}`);
     if (error.hint) write(`hint: ${error.hint}`);

@@ -199,6 +199,8 @@ export interface CustomObjectRecord {
   fields: FieldMap;
   /** Relationship field key -> unresolved target value. */
   pendingRelationships: Record<string, string>;
+  /** Relationship field key -> id of the resolved target (contact, record, company...). */
+  relationships: Record<string, string>;
   createdAt: string;
   updatedAt: string;
 }

@@ -1,7 +1,8 @@
 import { request, type Dispatcher } from 'undici';
 import type { z } from 'zod';
 import type { Clock } from '../clock.js';
-import { ApiError, ResponseShapeError, TransientError } from '../errors.js';
+import { ApiError, DryRunStop, ResponseShapeError, TransientError } from '../errors.js';
+import { maskKey } from './redact.js';
 import type { RequestLogger } from './logger.js';
 import type { RateLimiter } from './rate-limiter.js';
 import { backoffDelay, isRetryable, parseRetryAfter, type FailedAttempt, type Idempotency } from './retry-policy.js';
@@ -20,6 +21,8 @@ export interface HttpClientOptions {
   timeoutMs: number;
   random?: () => number;
   userAgent?: string;
+  /** When set, write requests are handed to it instead of being sent (--dry-run). */
+  dryRun?: (request: { method: string; url: string; headers: Record<string, string>; body?: unknown }) => void;
 }
 
 export interface RequestSpec<T extends z.ZodType> {
@@ -57,6 +60,10 @@ export class HttpClient {
     const url = this.buildUrl(spec.path, spec.query);
     const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
     const label = `${spec.method} ${url.pathname}`;
+    if (this.opts.dryRun && spec.method !== 'GET') {
+      this.opts.dryRun({ method: spec.method, url: url.toString(), headers: this.headers(true), body: spec.body });
+      throw new DryRunStop();
+    }
     for (let attempt = 1; ; attempt++) {
       await this.opts.limiter.take(spec.signal);
       const started = this.opts.clock.now();
@@ -106,15 +113,19 @@ export class HttpClient {
     return request(url, {
       method: spec.method,
       dispatcher: this.opts.dispatcher,
-      headers: {
-        'x-api-key': this.opts.apiKey,
-        'content-type': 'application/json',
-        accept: 'application/json',
-        'user-agent': this.opts.userAgent ?? 'cnv',
-      },
+      headers: this.headers(false),
       body,
       signal,
     });
+  }
+
+  private headers(masked: boolean): Record<string, string> {
+    return {
+      'x-api-key': masked ? maskKey(this.opts.apiKey) : this.opts.apiKey,
+      'content-type': 'application/json',
+      accept: 'application/json',
+      'user-agent': this.opts.userAgent ?? 'cnv',
+    };
   }
 
   private parseSuccess(spec: RequestSpec<z.ZodType>, label: string, text: string) {

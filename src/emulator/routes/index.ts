@@ -2,6 +2,10 @@ import { Router, type AdminRouter, type ApiRouter } from '../router.js';
 import { adminRoutes } from './admin.js';
 import { contactRoutes } from './contacts.js';
 import { eventRoutes } from './events.js';
+import { relationshipRoutes } from './field-relationships.js';
+import { fieldRoutes } from './fields.js';
+import { recordAdminRoutes } from './records-admin.js';
+import { recordRoutes } from './records.js';
 
 /** A module that registers /v2 routes. */
 export type ApiRouteModule = (router: ApiRouter) => void;
@@ -12,11 +16,15 @@ export type AdminRouteModule = (router: AdminRouter) => void;
 export const API_ROUTE_MODULES: ApiRouteModule[] = [
   contactRoutes,
   eventRoutes,
+  fieldRoutes,
+  relationshipRoutes,
+  recordRoutes,
 ];
 
 /** Admin route modules: add one line per admin file. */
 export const ADMIN_ROUTE_MODULES: AdminRouteModule[] = [
   adminRoutes,
+  recordAdminRoutes,
 ];
 
 export function buildApiRouter(): ApiRouter {

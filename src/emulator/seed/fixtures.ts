@@ -118,6 +118,39 @@ export const FIXTURE_EVENTS = {
   orphan: event(4, FIXTURE_DELETED_CONTACT_ID, 'page_viewed', '2024-12-13T10:00:00.000Z', { page: '/pricing' }),
 } as const;
 
+/** The demo custom object of business "acme" (records: FIXTURE_RECORDS). */
+export const FIXTURE_CUSTOM_OBJECT = {
+  id: 'c0000000-0000-4000-8000-000000000001',
+  key: 'subscription',
+  name: 'Subscription',
+} as const;
+
+/** Field keys of FIXTURE_CUSTOM_OBJECT: one of every data type, a read-only one and two relationships. */
+export const SUBSCRIPTION_FIELDS = {
+  plan: 'planName', // STRING
+  seats: 'seats', // NUMBER
+  autoRenew: 'autoRenew', // BOOLEAN
+  startDate: 'startDate', // DATE
+  renewedAt: 'renewedAt', // DATETIME
+  syncedAt: 'syncedAt', // DATETIME, read-only
+  subscriber: 'subscriber', // relationship to CONTACT (userId or email); reverse CONTACT field `subscriptions`
+  parent: 'parentSubscription', // relationship to another Subscription (clientDedupKey); reverse `childSubscriptions`
+} as const;
+
+/** Fixture records of FIXTURE_CUSTOM_OBJECT, by clientDedupKey; both relationships to contacts resolve. */
+export const FIXTURE_RECORDS = {
+  ada: {
+    id: 'd0000000-0000-4000-8000-000000000001',
+    clientDedupKey: 'sub-ada',
+    fields: { planName: 'Pro', seats: 5, autoRenew: true, startDate: '2024-12-01', renewedAt: '2024-12-01T09:00:00.000Z', subscriber: 'user-ada' },
+  },
+  grace: {
+    id: 'd0000000-0000-4000-8000-000000000002',
+    clientDedupKey: 'sub-grace',
+    fields: { planName: 'Team', seats: 12, autoRenew: false, subscriber: 'grace@example.com', parentSubscription: 'sub-ada' },
+  },
+} as const;
+
 /** Contact field keys of business "acme" that are read-only. */
 export const READ_ONLY_CONTACT_FIELDS = ['leadScore', 'createdBy'] as const;
 /** Company field key of business "acme" that is read-only. */

@@ -2,6 +2,7 @@ import type { EmulatorStore } from '../store.js';
 import type { Seeder } from './context.js';
 import { seedContacts } from './contacts.js';
 import { seedCustomEvents } from './custom-events.js';
+import { seedCustomObjects } from './custom-objects.js';
 import { seedFields } from './fields.js';
 import { rngFor } from './prng.js';
 
@@ -21,6 +22,7 @@ export const SEEDERS: Seeder[] = [
   { name: 'fields', run: seedFields },
   { name: 'contacts', run: seedContacts },
   { name: 'custom-events', run: seedCustomEvents },
+  { name: 'custom-objects', run: seedCustomObjects },
 ];
 
 /** Fills an (empty) store. Same seed, same data: each seeder has its own PRNG stream. */

@@ -1,0 +1,33 @@
+import { Argument, type Command } from 'commander';
+import type { Context } from '../context.js';
+import { complete } from './complete.js';
+import { COMPLETION_SCRIPTS } from './completion-scripts.js';
+
+/** `cnv completion <shell>` and the hidden `cnv __complete -- <words>` the scripts call. */
+export function addCompletionCommands(program: Command, ctx: Context, loadAll: () => Promise<void>): void {
+  program
+    .command('completion')
+    .description('Print a shell completion script (bash, zsh, fish)')
+    .addArgument(new Argument('<shell>', 'the shell').choices(Object.keys(COMPLETION_SCRIPTS)))
+    .addHelpText('after', `
+Examples:
+  $ cnv completion bash > ~/.local/share/bash-completion/completions/cnv
+  $ cnv completion zsh > "\${fpath[1]}/_cnv"
+  $ source <(cnv completion bash)               # or this line in ~/.bashrc
+  $ cnv completion fish > ~/.config/fish/completions/cnv.fish`)
+    .action((shell: keyof typeof COMPLETION_SCRIPTS) => {
+      ctx.io.stdout.write(COMPLETION_SCRIPTS[shell]);
+    });
+
+  program
+    .command('__complete [words...]', { hidden: true })
+    .helpOption(false)
+    .allowUnknownOption()
+    .action(async (words: string[] = []) => {
+      await loadAll();
+      const candidates = await complete(program, words.length ? words : [''], {
+        profiles: async () => Object.keys((await ctx.config()).profiles()),
+      });
+      ctx.io.stdout.write(candidates.map((c) => c + '\n').join(''));
+    });
+}

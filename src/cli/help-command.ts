@@ -1,0 +1,35 @@
+import type { Command } from 'commander';
+import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
+import { HELP_TOPICS } from './help-topics.js';
+
+/** `cnv help [topic | command...]`: topics, or a command's own help. */
+export function addHelpCommand(
+  program: Command,
+  ctx: Context,
+  loadLeaf: (cmd: Command) => Promise<void>,
+): void {
+  program.helpCommand(false);
+  const topics = Object.entries(HELP_TOPICS)
+    .map(([name, t]) => `  ${name.padEnd(12)} ${t.summary}`)
+    .join('\n');
+  program
+    .command('help [topic...]')
+    .description('Show help for a command, or a topic (exit-codes, environment)')
+    .addHelpText('after', `\nTopics:\n${topics}\n\nExamples:\n  $ cnv help exit-codes\n  $ cnv help contacts upsert`)
+    .action(async (path: string[]) => {
+      const topic = path.length === 1 ? HELP_TOPICS[path[0]] : undefined;
+      if (topic) {
+        ctx.io.stdout.write(topic.text);
+        return;
+      }
+      let cmd = program;
+      for (const name of path) {
+        const next = cmd.commands.find((c) => c.name() === name || c.aliases().includes(name));
+        if (!next) throw new UsageError(`no command or help topic "${path.join(' ')}"`, `topics: ${Object.keys(HELP_TOPICS).join(', ')}; commands: cnv --help`);
+        cmd = next;
+        await loadLeaf(cmd);
+      }
+      ctx.io.stdout.write(cmd.helpInformation());
+    });
+}

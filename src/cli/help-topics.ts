@@ -1,0 +1,39 @@
+/** Help topics shown by `cnv help <topic>`. */
+export const HELP_TOPICS: Record<string, { summary: string; text: string }> = {
+  'exit-codes': {
+    summary: 'What each exit code means',
+    text: `Exit codes (the same in every command)
+
+  0    success
+  1    unexpected internal error (a bug: please report it, with --verbose output)
+  2    usage error or invalid local input (bad flag, malformed file, bad value caught
+       before anything was sent)
+  3    the API rejected the request (400-class other than 401/403/404), or answered
+       with a body that breaks the contract
+  4    authentication or permission (401, 403 including export_not_enabled), or no key
+  5    not found (404)
+  6    partial: a batch or file run finished and some rows failed (see the report)
+  7    transient: server error, rate limit or network failure still failing after
+       retries, or another run holds the export lock; try again later
+  130  interrupted (SIGINT, Ctrl-C); what was committed stays committed
+  141  stdout was closed by its reader (EPIPE), e.g. piped into head
+  143  terminated (SIGTERM)
+`,
+  },
+  environment: {
+    summary: 'Environment variables cnv reads',
+    text: `Environment variables
+
+  CNV_API_KEY      API key; wins over the profile, loses to --api-key
+  CNV_BASE_URL     API base URL; wins over the profile, loses to --base-url
+  CNV_PROFILE      profile to use when --profile is not given
+  CNV_CONFIG_DIR   directory of the config file and export state
+                   (default: $XDG_CONFIG_HOME/cnv or ~/.config/cnv)
+  HTTPS_PROXY      proxy for https:// requests (also https_proxy)
+  HTTP_PROXY       proxy for http:// requests (also http_proxy)
+  NO_PROXY         hosts that bypass the proxy (also no_proxy)
+  NO_COLOR         any non-empty value turns colour off (as --no-color)
+  CI               when set (and not "false" or "0"), no progress display
+`,
+  },
+};

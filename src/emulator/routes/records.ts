@@ -1,0 +1,61 @@
+import { assertCustomObjectsEnabled, requireCustomObject } from '../custom-objects.js';
+import { EmulatorError, invalidRequest } from '../errors.js';
+import { validateFieldWrites, type FieldWrite } from '../field-values.js';
+import type { CustomObject } from '../model.js';
+import { writeRecord } from '../record-writer.js';
+import type { ApiContext, ApiRouter, RouteResult } from '../router.js';
+import type { BusinessStore } from '../store.js';
+import { isPlainObject } from '../validate.js';
+
+/** Records per batch request (the spec's limit). */
+export const RECORDS_PER_BATCH = { min: 1, max: 200 } as const;
+
+/** POST /v2/custom-objects/:customObjectId/records/batch (edit-records permission). */
+export function recordRoutes(router: ApiRouter): void {
+  router.add('POST', '/v2/custom-objects/:customObjectId/records/batch', batchUpsert, { permission: 'records:edit' });
+}
+
+type RecordResult =
+  | { success: true; id: string; clientDedupKey: string; operation: 'CREATE' | 'UPDATE'; pendingRelationships?: string[] }
+  | { success: false; clientDedupKey: string | null; error: string; message: string };
+
+function batchUpsert({ params, body, store }: ApiContext): RouteResult {
+  assertCustomObjectsEnabled(store);
+  const customObject = requireCustomObject(store, params.customObjectId);
+  const records = body.records;
+  if (!Array.isArray(records) || records.length < RECORDS_PER_BATCH.min || records.length > RECORDS_PER_BATCH.max) {
+    throw invalidRequest(`records must be an array of ${RECORDS_PER_BATCH.min} to ${RECORDS_PER_BATCH.max} items`);
+  }
+  // Sequential, in input order: a repeated clientDedupKey sees the earlier item's write.
+  const results = records.map((item, i) => upsertOne(store, customObject, item, i));
+  const succeeded = results.filter((r) => r.success).length;
+  return {
+    body: { data: { processed: results.length, succeeded, failed: results.length - succeeded, results } },
+  };
+}
+
+function upsertOne(store: BusinessStore, customObject: CustomObject, item: unknown, index: number): RecordResult {
+  const at = `records[${index}]`;
+  if (!isPlainObject(item)) return failed(null, 'invalid_request', `${at} must be an object`);
+  const key = item.clientDedupKey;
+  if (typeof key !== 'string' || key.trim() === '') {
+    return failed(null, 'invalid_request', `${at}.clientDedupKey is required (a non-empty string)`);
+  }
+  const fields = item.fields ?? {};
+  if (!isPlainObject(fields)) return failed(key, 'invalid_request', `${at}.fields must be a JSON object`);
+  let writes: FieldWrite[];
+  try {
+    writes = validateFieldWrites(store, 'CUSTOM_OBJECT', fields, 'fields', customObject.id);
+  } catch (err) {
+    if (err instanceof EmulatorError) return failed(key, err.code, err.message);
+    throw err;
+  }
+
+  const { record, operation } = writeRecord(store, customObject.id, key, writes);
+  const pending = Object.keys(record.pendingRelationships);
+  return { success: true, id: record.id, clientDedupKey: key, operation, ...(pending.length ? { pendingRelationships: pending } : {}) };
+}
+
+function failed(clientDedupKey: string | null, error: string, message: string): RecordResult {
+  return { success: false, clientDedupKey, error, message };
+}

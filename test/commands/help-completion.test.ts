@@ -1,0 +1,81 @@
+import { readFileSync } from 'node:fs';
+import { execa } from 'execa';
+import { mkdtempSync, writeFileSync, chmodSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { renderReference } from '../../src/cli/reference.js';
+import { BIN, cnv, cnvInProcess, tempConfigDir } from '../helpers/cli.js';
+
+describe('help topics', () => {
+  it('cnv help exit-codes and cnv help environment', async () => {
+    const codes = await cnvInProcess(['help', 'exit-codes']);
+    expect(codes.exitCode).toBe(0);
+    for (const code of ['0', '1', '2', '3', '4', '5', '6', '7', '130', '141']) expect(codes.stdout).toMatch(new RegExp(`^  ${code} `, 'm'));
+    const env = await cnvInProcess(['help', 'environment']);
+    for (const name of ['CNV_API_KEY', 'CNV_BASE_URL', 'CNV_CONFIG_DIR', 'HTTPS_PROXY', 'NO_PROXY', 'NO_COLOR']) expect(env.stdout).toContain(name);
+  });
+
+  it('cnv help <command> prints that command\'s help; an unknown topic is a usage error', async () => {
+    const res = await cnvInProcess(['help', 'contacts', 'upsert']);
+    expect(res.stdout).toMatch(/Usage: cnv contacts upsert/);
+    expect(res.stdout).toMatch(/--update-only/);
+    const bad = await cnvInProcess(['help', 'nope']);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toMatch(/no command or help topic "nope"/);
+  });
+
+  it('docs/commands.md is up to date (run `npm run docs`)', async () => {
+    const onDisk = readFileSync(resolve(import.meta.dirname, '../../docs/commands.md'), 'utf8');
+    expect(onDisk).toBe(await renderReference());
+  });
+
+  it('every command has --help text with an example', async () => {
+    const reference = (await renderReference()).split('\n## Help topics')[0];
+    const sections = reference.split(/\n(?=#{2,4} cnv )/).filter((s) => /^#{2,4} cnv /.test(s));
+    const leaves = sections.filter((s) => !/\nCommands:\n/.test(s) && !/^## cnv\n/.test(s));
+    expect(leaves.length).toBeGreaterThan(8);
+    for (const section of leaves) expect(section, section.split('\n')[0]).toMatch(/Examples?:\n\s+\$ cnv /);
+  });
+});
+
+describe('shell completion', () => {
+  const complete = async (...words: string[]) =>
+    (await cnvInProcess(['__complete', '--', ...words], { env: { CNV_CONFIG_DIR: tempConfigDir() } })).stdout.split('\n').filter(Boolean);
+
+  it('completes commands, flags and enumerated values', async () => {
+    expect(await complete('')).toEqual(expect.arrayContaining(['contacts', 'events', 'config', 'doctor', 'emulator', 'completion']));
+    expect(await complete('contacts', '')).toEqual(['upsert', 'get']);
+    expect(await complete('contacts', 'upsert', '--up')).toEqual(['--update-only']);
+    expect(await complete('contacts', 'upsert', '--status', '')).toEqual(['SUBSCRIBED', 'UNSUBSCRIBED', 'NO_STATUS']);
+    expect(await complete('-o', '')).toEqual(['table', 'json', 'ndjson', 'csv']);
+    expect(await complete('contacts', 'get', '--')).toEqual(expect.arrayContaining(['--email', '--contact-id', '--profile', '--json']));
+  });
+
+  it('completes profile names from the config', async () => {
+    const dir = tempConfigDir();
+    await cnv(['--profile', 'prod', 'config', 'set-key'], { env: { CNV_CONFIG_DIR: dir }, input: 'sk_live_a_b' });
+    await cnv(['--profile', 'staging', 'config', 'set-key'], { env: { CNV_CONFIG_DIR: dir }, input: 'sk_live_a_b' });
+    const res = await cnv(['__complete', '--', '--profile', ''], { env: { CNV_CONFIG_DIR: dir } });
+    expect(res.stdout.split('\n').filter(Boolean).sort()).toEqual(['prod', 'staging']);
+  });
+
+  it('the bash script works in a real bash', async () => {
+    const shimDir = mkdtempSync(join(tmpdir(), 'cnv-shim-'));
+    writeFileSync(join(shimDir, 'cnv'), `#!/bin/sh\nexec node ${BIN} "$@"\n`);
+    chmodSync(join(shimDir, 'cnv'), 0o755);
+    const env = { ...process.env, PATH: `${shimDir}:${process.env.PATH}`, CNV_CONFIG_DIR: tempConfigDir() };
+    const run = async (words: string[]) => {
+      const script = `source <(cnv completion bash); COMP_WORDS=(${words.join(' ')}); COMP_CWORD=${words.length - 1}; _cnv_complete; printf '%s\\n' "\${COMPREPLY[@]}"`;
+      return (await execa('bash', ['-c', script], { env })).stdout.trim();
+    };
+    expect(await run(['cnv', 'contacts', 'upsert', '--status', 'U'])).toBe('UNSUBSCRIBED');
+    expect(await run(['cnv', 'contacts', 'g'])).toBe('get');
+  });
+
+  it('prints zsh and fish scripts; an unknown shell is a usage error', async () => {
+    expect((await cnvInProcess(['completion', 'zsh'])).stdout).toMatch(/^#compdef cnv/);
+    expect((await cnvInProcess(['completion', 'fish'])).stdout).toMatch(/complete -c cnv/);
+    expect((await cnvInProcess(['completion', 'tcsh'])).exitCode).toBe(2);
+  });
+});

@@ -1,0 +1,36 @@
+import { execa } from 'execa';
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { emulatorFixture } from '../helpers/emulator.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+let fx: Awaited<ReturnType<typeof emulatorFixture>>;
+beforeAll(async () => {
+  fx = await emulatorFixture();
+});
+afterAll(() => fx.close());
+
+describe('npm pack', () => {
+  it('yields a package that installs globally and runs --version, doctor and emulator', async () => {
+    const work = mkdtempSync(join(tmpdir(), 'cnv-pack-'));
+    const prefix = join(work, 'prefix');
+    await execa('npm', ['pack', '--ignore-scripts', '--pack-destination', work], { cwd: ROOT });
+    const tarball = readdirSync(work).find((f) => f.endsWith('.tgz'))!;
+    await execa('npm', ['install', '-g', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', join(work, tarball)], { cwd: work });
+    const cnvBin = join(prefix, 'bin', 'cnv');
+    const env = { ...process.env, CNV_CONFIG_DIR: join(work, 'config'), CNV_BASE_URL: fx.emulator.url, CNV_API_KEY: fx.emulator.keys.full };
+
+    const version = await execa(cnvBin, ['--version'], { env });
+    expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+    const doctor = await execa(cnvBin, ['doctor'], { env, reject: false });
+    expect(doctor.exitCode).toBe(0);
+
+    const emulator = execa(cnvBin, ['emulator', '--port', '0', '--json'], { env, reject: false });
+    const line = await new Promise<string>((res) => emulator.stdout!.once('data', (c) => res(String(c))));
+    expect(JSON.parse(line).url).toMatch(/^http:\/\/127\.0\.0\.1:/);
+    emulator.kill('SIGTERM');
+    expect((await emulator).exitCode).toBe(0);
+  }, 180_000);
+});
