@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The launcher: the only place that touches process exit.
-import { run } from '../dist/main.js';
-import { InterruptedError, OutputClosedError } from '../dist/errors.js';
+import { run } from '../dist/bundle/main.js';
+import { InterruptedError, OutputClosedError } from '../dist/bundle/errors.js';
 
 const controller = new AbortController();
 let signals = 0;

@@ -110,6 +110,10 @@ async function gated(http: HttpClient, ctx: Context, probe: (typeof GATED_PROBES
       return { check, status: 'warn', detail: 'not enabled for this account (403 export_not_enabled)' };
     }
     if (err instanceof ApiError && err.status === 403) return { check, status: 'warn', detail: `forbidden: ${err.message}` };
+    // A 404 about the probe's made-up resource proves the route exists; a bare one does not.
+    if (err instanceof ApiError && err.status === 404 && err.code === 'not_found') {
+      return { check, status: 'warn', detail: 'the API does not know this endpoint' };
+    }
     if (err instanceof ApiError && err.status < 500) return { check, status: 'ok', detail: 'enabled' };
     return { check, status: 'warn', detail: `could not tell: ${err instanceof Error ? err.message : String(err)}` };
   }
