@@ -29,3 +29,8 @@ const code = await run(process.argv.slice(2), {
   signal: controller.signal,
 });
 process.exitCode = code;
+// Flush what is still buffered for pipes, then leave at once: undici's idle sockets would
+// otherwise hold the process for another ~100 ms while they wind down.
+const flush = (stream) => new Promise((resolve) => (stream.destroyed ? resolve() : stream.write('', resolve)));
+await Promise.all([flush(process.stdout), flush(process.stderr)]);
+process.exit(code);

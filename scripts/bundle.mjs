@@ -4,7 +4,8 @@ import { build } from 'esbuild';
 import { readFileSync } from 'node:fs';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-const external = Object.keys(pkg.dependencies).filter((name) => name !== 'commander');
+const BUNDLED = new Set(['commander', 'undici', 'zod']);
+const external = Object.keys(pkg.dependencies).filter((name) => !BUNDLED.has(name));
 
 await build({
   entryPoints: ['src/main.ts', 'src/errors.ts'],

@@ -57,6 +57,16 @@ export const COMMANDS: Entry[] = [
     ],
   },
   {
+    name: 'fields',
+    summary: 'Field definitions and relationship fields',
+    aliases: ['field'],
+    children: [
+      { name: 'create', summary: 'Create a custom field', load: () => import('../commands/fields/create.js') },
+      { name: 'list', summary: 'List field definitions', load: () => import('../commands/fields/list.js') },
+      { name: 'relate', summary: 'Create a relationship field pair (source and reverse)', load: () => import('../commands/fields/relate.js') },
+    ],
+  },
+  {
     name: 'config',
     summary: 'Profiles: API keys and base URLs',
     children: [

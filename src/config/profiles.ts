@@ -1,5 +1,6 @@
-import { mkdirSync } from 'node:fs';
-import type Conf from 'conf';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { UsageError } from '../errors.js';
 
 export interface Profile {
   apiKey?: string;
@@ -12,48 +13,74 @@ interface ConfigShape {
 }
 
 export const DEFAULT_PROFILE = 'default';
+const FILE_NAME = 'config.json';
 
-/** Profiles in `<config dir>/config.json` (mode 0600). conf is loaded lazily: it is costly to import. */
+/**
+ * Profiles in `<config dir>/config.json` (mode 0600). Reads parse the file directly (every
+ * command reads it, and importing conf costs more than the rest of a typical command); writes go
+ * through conf, which creates the file with mode 0600 and replaces it atomically.
+ */
 export class ProfileStore {
-  private constructor(private readonly conf: Conf<ConfigShape>) {}
+  readonly path: string;
+
+  private constructor(private readonly dir: string) {
+    this.path = join(dir, FILE_NAME);
+  }
 
   static async open(dir: string): Promise<ProfileStore> {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const { default: ConfClass } = await import('conf');
-    const conf = new ConfClass<ConfigShape>({
-      cwd: dir,
-      configName: 'config',
+    return new ProfileStore(dir);
+  }
+
+  private read(): ConfigShape {
+    let text: string;
+    try {
+      text = readFileSync(this.path, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { profiles: {} };
+      throw err;
+    }
+    let parsed: Partial<ConfigShape>;
+    try {
+      parsed = JSON.parse(text) as Partial<ConfigShape>;
+    } catch (err) {
+      throw new UsageError(`the config file ${this.path} is not valid JSON: ${(err as Error).message}`, 'fix or remove it, then set the key again with `cnv config set-key`', 'bad_config');
+    }
+    return { ...parsed, profiles: parsed.profiles ?? {} };
+  }
+
+  currentProfile(): string {
+    return this.read().currentProfile ?? DEFAULT_PROFILE;
+  }
+
+  profile(name: string): Profile | undefined {
+    return this.read().profiles[name];
+  }
+
+  profiles(): Record<string, Profile> {
+    return this.read().profiles;
+  }
+
+  async update(name: string, patch: Profile): Promise<void> {
+    const conf = await this.writer();
+    const profiles = { ...conf.get('profiles') };
+    profiles[name] = { ...profiles[name], ...patch };
+    conf.set('profiles', profiles);
+  }
+
+  async use(name: string): Promise<void> {
+    (await this.writer()).set('currentProfile', name);
+  }
+
+  private async writer() {
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    const { default: Conf } = await import('conf');
+    return new Conf<ConfigShape>({
+      cwd: this.dir,
+      configName: FILE_NAME.replace(/\.json$/, ''),
       projectName: 'cnv',
       configFileMode: 0o600,
       accessPropertiesByDotNotation: false,
       defaults: { profiles: {} },
     });
-    return new ProfileStore(conf);
-  }
-
-  get path(): string {
-    return this.conf.path;
-  }
-
-  currentProfile(): string {
-    return this.conf.get('currentProfile') ?? DEFAULT_PROFILE;
-  }
-
-  profile(name: string): Profile | undefined {
-    return this.conf.get('profiles')[name];
-  }
-
-  profiles(): Record<string, Profile> {
-    return this.conf.get('profiles');
-  }
-
-  update(name: string, patch: Profile): void {
-    const profiles = { ...this.conf.get('profiles') };
-    profiles[name] = { ...profiles[name], ...patch };
-    this.conf.set('profiles', profiles);
-  }
-
-  use(name: string): void {
-    this.conf.set('currentProfile', name);
   }
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { ContactChangeLog } from './change-log.js';
 import type { MonotonicClock } from './clock.js';
 import type { Contact, FieldMap, SubscriptionStatus } from './model.js';
 
@@ -30,6 +31,8 @@ export class ContactBook {
   private readonly byId = new Map<string, Contact>();
   private readonly emailIndex = new Map<string, Set<string>>();
   private readonly userIndex = new Map<string, Set<string>>();
+  /** Every write in updatedAt order, walked by the contacts export. */
+  readonly changes = new ContactChangeLog((id, at) => this.byId.get(id)?.updatedAt === at, () => this.byId.size);
 
   constructor(private readonly clock: MonotonicClock) {}
 
@@ -84,6 +87,7 @@ export class ContactBook {
     this.clock.observe(contact.updatedAt);
     this.byId.set(contact.id, contact);
     this.index(contact);
+    this.changes.record(contact.id, contact.updatedAt);
     return contact;
   }
 
@@ -93,6 +97,7 @@ export class ContactBook {
     mutate(contact);
     contact.updatedAt = this.clock.now();
     this.index(contact);
+    this.changes.record(contact.id, contact.updatedAt);
     return contact;
   }
 
@@ -108,6 +113,7 @@ export class ContactBook {
     this.byId.clear();
     this.emailIndex.clear();
     this.userIndex.clear();
+    this.changes.clear();
   }
 
   private collect(ids: Set<string> | undefined): Contact[] {

@@ -28,7 +28,7 @@ export async function run(ctx: Context, _input: CommandInput): Promise<CommandRe
   const { warning } = checkApiKey(key, 'stdin');
   if (warning) ctx.warn(warning);
   const baseUrl = ctx.globals.baseUrl ? checkBaseUrl(ctx.globals.baseUrl, '--base-url') : undefined;
-  store.update(profile, baseUrl ? { apiKey: key, baseUrl } : { apiKey: key });
+  await store.update(profile, baseUrl ? { apiKey: key, baseUrl } : { apiKey: key });
   ctx.info(`saved API key ${maskKey(key)} for profile "${profile}"${baseUrl ? ` with base URL ${baseUrl}` : ''}`);
   return { kind: 'none' };
 }

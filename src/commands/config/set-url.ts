@@ -15,7 +15,7 @@ export async function run(ctx: Context, { args }: CommandInput): Promise<Command
   const store = await ctx.config();
   const profile = profileName({ profileFlag: ctx.globals.profile, env: ctx.env }, store);
   const baseUrl = checkBaseUrl(String(args[0]), 'the argument');
-  store.update(profile, { baseUrl });
+  await store.update(profile, { baseUrl });
   ctx.info(`saved base URL ${baseUrl} for profile "${profile}"`);
   return { kind: 'none' };
 }

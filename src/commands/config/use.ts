@@ -17,7 +17,7 @@ export async function run(ctx: Context, { args }: CommandInput): Promise<Command
     const known = Object.keys(store.profiles());
     throw new UsageError(`no profile named "${name}"`, known.length ? `known profiles: ${known.join(', ')}` : 'create one with `cnv --profile NAME config set-key`');
   }
-  store.use(name);
+  await store.use(name);
   ctx.info(`profile "${name}" is now the default`);
   return { kind: 'none' };
 }

@@ -1,11 +1,16 @@
 import { Router, type AdminRouter, type ApiRouter } from '../router.js';
 import { adminRoutes } from './admin.js';
+import { audienceRoutes } from './audiences.js';
+import { campaignRoutes } from './campaigns.js';
 import { contactRoutes } from './contacts.js';
 import { eventRoutes } from './events.js';
 import { relationshipRoutes } from './field-relationships.js';
 import { fieldRoutes } from './fields.js';
+import { formRoutes } from './forms.js';
+import { membershipAdminRoutes } from './membership-admin.js';
 import { recordAdminRoutes } from './records-admin.js';
 import { recordRoutes } from './records.js';
+import { workflowRoutes } from './workflows.js';
 
 /** A module that registers /v2 routes. */
 export type ApiRouteModule = (router: ApiRouter) => void;
@@ -16,6 +21,10 @@ export type AdminRouteModule = (router: AdminRouter) => void;
 export const API_ROUTE_MODULES: ApiRouteModule[] = [
   contactRoutes,
   eventRoutes,
+  workflowRoutes,
+  audienceRoutes,
+  campaignRoutes,
+  formRoutes,
   fieldRoutes,
   relationshipRoutes,
   recordRoutes,
@@ -25,6 +34,7 @@ export const API_ROUTE_MODULES: ApiRouteModule[] = [
 export const ADMIN_ROUTE_MODULES: AdminRouteModule[] = [
   adminRoutes,
   recordAdminRoutes,
+  membershipAdminRoutes,
 ];
 
 export function buildApiRouter(): ApiRouter {

@@ -155,3 +155,252 @@ export const FIXTURE_RECORDS = {
 export const READ_ONLY_CONTACT_FIELDS = ['leadScore', 'createdBy'] as const;
 /** Company field key of business "acme" that is read-only. */
 export const READ_ONLY_COMPANY_FIELD = 'accountOwner';
+
+// --- Audiences, campaigns, workflows and forms -------------------------------------------------
+// Ids use one 8-hex prefix per kind: c1 audiences, c2 campaign types, c3 campaign statuses,
+// c4 campaigns, d1 workflows, f1 forms, f2 form fields. Timestamps are in November 2024.
+
+const fixtureId = (prefix: string, n: number) => `${prefix}000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+const novemberDay = (day: number) => `2024-11-${String(day).padStart(2, '0')}T09:00:00.000Z`;
+
+/** A fixture static audience; `memberIds` are seeded in this order. */
+export interface FixtureAudience {
+  id: string;
+  name: string;
+  memberIds: readonly string[];
+  createdAt: string;
+}
+
+/** Static audiences of business "acme". */
+export const FIXTURE_AUDIENCES = {
+  /** "Newsletter": ada and grace are members. */
+  newsletter: { id: fixtureId('c1', 1), name: 'Newsletter', memberIds: [FIXTURE_CONTACTS.ada.id, FIXTURE_CONTACTS.grace.id], createdAt: novemberDay(1) },
+  /** "VIP customers": ada is a member. */
+  vip: { id: fixtureId('c1', 2), name: 'VIP customers', memberIds: [FIXTURE_CONTACTS.ada.id], createdAt: novemberDay(2) },
+  /** "Webinar follow-up": no members; tests add to it. */
+  followUp: { id: fixtureId('c1', 3), name: 'Webinar follow-up', memberIds: [], createdAt: novemberDay(3) },
+} as const satisfies Record<string, FixtureAudience>;
+
+/** Static audiences of business "basic". */
+export const FIXTURE_BASIC_AUDIENCES = {
+  basicList: { id: fixtureId('c1', 101), name: 'Basic list', memberIds: [FIXTURE_BASIC_CONTACTS.basicUser.id], createdAt: novemberDay(1) },
+} as const satisfies Record<string, FixtureAudience>;
+
+/** A fixture campaign type with its member statuses in progression order. */
+export interface FixtureCampaignType {
+  id: string;
+  name: string;
+  systemType: string;
+  statuses: ReadonlyArray<{ id: string; name: string; isSuccess: boolean }>;
+}
+
+/** Campaign types (both businesses). The status order is deliberately not alphabetical. */
+export const FIXTURE_CAMPAIGN_TYPES = {
+  webinar: {
+    id: fixtureId('c2', 1),
+    name: 'Webinar',
+    systemType: 'CUSTOM',
+    statuses: [
+      { id: fixtureId('c3', 1), name: 'Invited', isSuccess: false },
+      { id: fixtureId('c3', 2), name: 'Registered', isSuccess: false },
+      { id: fixtureId('c3', 3), name: 'Attended', isSuccess: true },
+      { id: fixtureId('c3', 4), name: 'No-show', isSuccess: false },
+    ],
+  },
+  tradeShow: {
+    id: fixtureId('c2', 2),
+    name: 'Trade show',
+    systemType: 'CUSTOM',
+    statuses: [
+      { id: fixtureId('c3', 5), name: 'Planned', isSuccess: false },
+      { id: fixtureId('c3', 6), name: 'Visited booth', isSuccess: true },
+      { id: fixtureId('c3', 7), name: 'Meeting held', isSuccess: true },
+    ],
+  },
+} as const satisfies Record<string, FixtureCampaignType>;
+
+/** A fixture custom campaign; members get the first status of the campaign's type. */
+export interface FixtureCampaign {
+  id: string;
+  name: string;
+  typeId: string;
+  description: string;
+  sfdcCampaignId: string | null;
+  archived: boolean;
+  memberIds: readonly string[];
+  createdAt: string;
+}
+
+/** Custom campaigns of business "acme" (generated ones come after them in the list). */
+export const FIXTURE_CAMPAIGNS = {
+  /** Webinar type, ada is a member, has a CRM id. */
+  springWebinar: {
+    id: fixtureId('c4', 1),
+    name: 'Spring product webinar',
+    typeId: FIXTURE_CAMPAIGN_TYPES.webinar.id,
+    description: 'Live demo of the spring release, with Q&A.',
+    sfdcCampaignId: '701000000000001AAA',
+    archived: false,
+    memberIds: [FIXTURE_CONTACTS.ada.id],
+    createdAt: novemberDay(4),
+  },
+  /** Trade show type, no members. */
+  tradeShow: {
+    id: fixtureId('c4', 2),
+    name: 'Berlin trade show',
+    typeId: FIXTURE_CAMPAIGN_TYPES.tradeShow.id,
+    description: 'Booth B12, three days.',
+    sfdcCampaignId: null,
+    archived: false,
+    memberIds: [],
+    createdAt: novemberDay(5),
+  },
+  /** Archived: not listed, and 404 campaign_not_found on read and add. */
+  archived: {
+    id: fixtureId('c4', 3),
+    name: 'Autumn webinar (archived)',
+    typeId: FIXTURE_CAMPAIGN_TYPES.webinar.id,
+    description: 'Over and archived.',
+    sfdcCampaignId: null,
+    archived: true,
+    memberIds: [FIXTURE_CONTACTS.grace.id],
+    createdAt: novemberDay(6),
+  },
+} as const satisfies Record<string, FixtureCampaign>;
+
+/** Custom campaigns of business "basic". */
+export const FIXTURE_BASIC_CAMPAIGNS = {
+  basicLaunch: {
+    id: fixtureId('c4', 101),
+    name: 'Basic launch',
+    typeId: FIXTURE_CAMPAIGN_TYPES.webinar.id,
+    description: 'Launch webinar of business basic.',
+    sfdcCampaignId: null,
+    archived: false,
+    memberIds: [],
+    createdAt: novemberDay(4),
+  },
+} as const satisfies Record<string, FixtureCampaign>;
+
+/** A fixture workflow. */
+export interface FixtureWorkflow {
+  id: string;
+  name: string;
+  apiTriggered: boolean;
+  active: boolean;
+  createdAt: string;
+}
+
+/** Workflows of business "acme". */
+export const FIXTURE_WORKFLOWS = {
+  /** API-triggered and active: a trigger answers `triggered: true`. */
+  welcome: { id: fixtureId('d1', 1), name: 'Welcome series', apiTriggered: true, active: true, createdAt: novemberDay(7) },
+  /** API-triggered and active. */
+  reengage: { id: fixtureId('d1', 2), name: 'Re-engagement', apiTriggered: true, active: true, createdAt: novemberDay(8) },
+  /** API-triggered but paused: a trigger answers `triggered: false` and records nothing. */
+  paused: { id: fixtureId('d1', 3), name: 'Paused nurture', apiTriggered: true, active: false, createdAt: novemberDay(9) },
+  /** Triggered by form submissions, not the API: 400 workflow_not_api_triggered. */
+  formFollowUp: { id: fixtureId('d1', 4), name: 'Form follow-up', apiTriggered: false, active: true, createdAt: novemberDay(10) },
+} as const satisfies Record<string, FixtureWorkflow>;
+
+/** Workflows of business "basic". */
+export const FIXTURE_BASIC_WORKFLOWS = {
+  basicWelcome: { id: fixtureId('d1', 101), name: 'Basic welcome', apiTriggered: true, active: true, createdAt: novemberDay(7) },
+} as const satisfies Record<string, FixtureWorkflow>;
+
+/** The workspace every API key acts in; forms of any other workspace answer 404. */
+export const FIXTURE_WORKSPACE_ID = 'main';
+
+/** A fixture form field. */
+export interface FixtureFormField {
+  fieldId: string;
+  name: string;
+  type: string;
+  required: boolean;
+  hidden: boolean;
+  options?: ReadonlyArray<{ label: string; value: string }>;
+}
+
+/** A fixture form; only NATIVE, tracked, published, unarchived forms of the workspace are readable. */
+export interface FixtureForm {
+  id: string;
+  name: string;
+  workspaceId: string;
+  kind: 'NATIVE' | 'EXTERNAL' | 'AD';
+  tracked: boolean;
+  published: boolean;
+  archived: boolean;
+  fields: readonly FixtureFormField[];
+  submissionCount: number;
+  lastSubmittedAt: string | null;
+  createdAt: string;
+}
+
+const formField = (n: number, name: string, type: string, extra: Partial<FixtureFormField> = {}): FixtureFormField => ({
+  fieldId: fixtureId('f2', n),
+  name,
+  type,
+  required: false,
+  hidden: false,
+  ...extra,
+});
+
+const EMAIL_ONLY = [formField(90, 'Email', 'EMAIL', { required: true })];
+
+const form = (n: number, name: string, extra: Partial<FixtureForm> = {}): FixtureForm => ({
+  id: fixtureId('f1', n),
+  name,
+  workspaceId: FIXTURE_WORKSPACE_ID,
+  kind: 'NATIVE',
+  tracked: true,
+  published: true,
+  archived: false,
+  fields: EMAIL_ONLY,
+  submissionCount: 0,
+  lastSubmittedAt: null,
+  createdAt: novemberDay(11),
+  ...extra,
+});
+
+/** Forms of business "acme": two readable ones, then one per reason for 404 form_not_found. */
+export const FIXTURE_FORMS = {
+  /** Readable; every field type the spec shows, plus GDPR_CONSENT, a type the spec does not list. */
+  contactUs: form(1, 'Contact us', {
+    submissionCount: 128,
+    lastSubmittedAt: '2024-11-28T16:20:00.000Z',
+    fields: [
+      formField(1, 'Email', 'EMAIL', { required: true }),
+      formField(2, 'Topic', 'DROPDOWN', {
+        required: true,
+        options: [
+          { label: 'Sales', value: 'sales' },
+          { label: 'Support', value: 'support' },
+          { label: 'Press', value: 'press' },
+        ],
+      }),
+      formField(3, 'Message', 'LONG_ANSWER'),
+      formField(4, 'utm_source', 'HIDDEN', { hidden: true }),
+      formField(5, 'Interests', 'MULTI_CHECKBOX', {
+        options: [
+          { label: 'Exports', value: 'exports' },
+          { label: 'Workflows', value: 'workflows' },
+          { label: 'Forms', value: 'forms' },
+        ],
+      }),
+      formField(6, 'I agree to the privacy policy', 'GDPR_CONSENT', { required: true }),
+    ],
+  }),
+  /** Readable; one EMAIL field, never submitted (lastSubmittedAt null). */
+  newsletterSignup: form(2, 'Newsletter sign-up'),
+  untracked: form(3, 'Untracked form', { tracked: false }),
+  archived: form(4, 'Archived form', { archived: true }),
+  neverPublished: form(5, 'Draft form', { published: false }),
+  external: form(6, 'External (embedded third-party) form', { kind: 'EXTERNAL' }),
+  ad: form(7, 'Lead ad form', { kind: 'AD' }),
+  otherWorkspace: form(8, 'Form of another workspace', { workspaceId: 'other' }),
+} as const satisfies Record<string, FixtureForm>;
+
+/** Forms of business "basic". */
+export const FIXTURE_BASIC_FORMS = {
+  basicSignup: form(101, 'Basic sign-up'),
+} as const satisfies Record<string, FixtureForm>;

@@ -1,10 +1,14 @@
 import type { EmulatorStore } from '../store.js';
 import type { Seeder } from './context.js';
+import { seedAudiences } from './audiences.js';
+import { seedCampaigns } from './campaigns.js';
 import { seedContacts } from './contacts.js';
 import { seedCustomEvents } from './custom-events.js';
 import { seedCustomObjects } from './custom-objects.js';
 import { seedFields } from './fields.js';
+import { seedForms } from './forms.js';
 import { rngFor } from './prng.js';
+import { seedWorkflows } from './workflows.js';
 
 export type { SeedContext, Seeder } from './context.js';
 
@@ -22,6 +26,10 @@ export const SEEDERS: Seeder[] = [
   { name: 'fields', run: seedFields },
   { name: 'contacts', run: seedContacts },
   { name: 'custom-events', run: seedCustomEvents },
+  { name: 'audiences', run: seedAudiences },
+  { name: 'campaigns', run: seedCampaigns },
+  { name: 'workflows', run: seedWorkflows },
+  { name: 'forms', run: seedForms },
   { name: 'custom-objects', run: seedCustomObjects },
 ];
 

@@ -1,0 +1,99 @@
+import { decodeCursor, encodeCursor } from '../cursor.js';
+import { EmulatorError, invalidRequest } from '../errors.js';
+import { addEach, lookupById, readBatchContacts, resolveContact } from '../membership.js';
+import type { Campaign, Contact } from '../model.js';
+import type { ApiContext, ApiRouter, RouteResult } from '../router.js';
+import type { BusinessStore } from '../store.js';
+import { queryParam } from '../validate.js';
+
+/** Page size of GET /v2/campaigns when no limit is sent; values are clamped to 1..100. */
+export const DEFAULT_CAMPAIGN_LIMIT = 20;
+export const MAX_CAMPAIGN_LIMIT = 100;
+const CURSOR_KIND = 'campaigns';
+
+/** Custom campaigns: list, read, add one contact, batch add (gated). Archived ones are invisible. */
+export function campaignRoutes(router: ApiRouter): void {
+  router.add('GET', '/v2/campaigns', listCampaigns);
+  router.add('GET', '/v2/campaigns/:campaignId', getCampaign);
+  router.add('POST', '/v2/campaigns/:campaignId/contacts', addContact);
+  router.add('POST', '/v2/campaigns/:campaignId/contacts/batch', batchAdd, { gated: true });
+}
+
+function activeCampaign(store: BusinessStore, id: string): Campaign {
+  const campaign = lookupById(store.campaigns, id);
+  if (!campaign || campaign.archived) throw new EmulatorError(404, 'campaign_not_found', `No campaign ${id}`);
+  return campaign;
+}
+
+/** The list shape: no statuses, no description. */
+function listView(store: BusinessStore, c: Campaign): Record<string, unknown> {
+  const type = store.campaignTypes.get(c.typeId);
+  return {
+    id: c.id,
+    name: c.name,
+    type: { id: c.typeId, name: type?.name ?? '', systemType: type?.systemType ?? 'CUSTOM' },
+    sfdcCampaignId: c.sfdcCampaignId,
+    memberCount: c.members.size,
+    createdAt: c.createdAt,
+    updatedAt: c.updatedAt,
+  };
+}
+
+interface PageCursor {
+  createdAt: string;
+  id: string;
+}
+
+// Ordered by (createdAt, id); the cursor holds the last key served, so archiving mid-walk skips nothing.
+function listCampaigns({ query, store }: ApiContext): RouteResult {
+  const limit = readLimit(queryParam(query, 'limit'));
+  const cursor = queryParam(query, 'cursor');
+  const after = cursor === undefined ? undefined : decodeCursor<PageCursor>(cursor, CURSOR_KIND);
+  const sorted = [...store.campaigns.values()]
+    .filter((c) => !c.archived)
+    .sort((a, b) => compareKey(a, b.createdAt, b.id));
+  const rest = after ? sorted.filter((c) => compareKey(c, after.createdAt, after.id) > 0) : sorted;
+  const page = rest.slice(0, limit);
+  const last = page[page.length - 1];
+  const nextCursor = rest.length > limit && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }, CURSOR_KIND) : null;
+  return { body: { data: { campaigns: page.map((c) => listView(store, c)) }, pagination: { nextCursor } } };
+}
+
+function getCampaign({ params, store }: ApiContext): RouteResult {
+  const c = activeCampaign(store, params.campaignId);
+  const view = listView(store, c);
+  const statuses = store.campaignTypes.get(c.typeId)?.statuses ?? [];
+  const campaign = { ...view, type: { ...(view.type as object), statuses: statuses.map((s) => ({ ...s })) }, description: c.description };
+  return { body: { data: { campaign } } };
+}
+
+// `added: false` means the contact was a member already; new members get the type's first status.
+function addContact({ params, body, store }: ApiContext): RouteResult {
+  const campaign = activeCampaign(store, params.campaignId);
+  const contact = resolveContact(store, body);
+  const added = addMember(store, campaign, contact);
+  return { body: { data: { added, cnvContactId: contact.id } } };
+}
+
+function batchAdd({ params, body, store }: ApiContext): RouteResult {
+  const campaign = activeCampaign(store, params.campaignId);
+  const results = addEach(store, readBatchContacts(body), (contact) => addMember(store, campaign, contact));
+  return { body: { data: { results } } };
+}
+
+function addMember(store: BusinessStore, campaign: Campaign, contact: Contact): boolean {
+  if (campaign.members.has(contact.id)) return false;
+  campaign.members.set(contact.id, store.campaignTypes.get(campaign.typeId)?.statuses[0]?.id ?? null);
+  return true;
+}
+
+function readLimit(raw: string | undefined): number {
+  if (raw === undefined) return DEFAULT_CAMPAIGN_LIMIT;
+  if (!/^-?\d+$/.test(raw)) throw invalidRequest('limit must be an integer');
+  return Math.min(MAX_CAMPAIGN_LIMIT, Math.max(1, Number(raw)));
+}
+
+function compareKey(c: Campaign, createdAt: string, id: string): number {
+  if (c.createdAt !== createdAt) return c.createdAt < createdAt ? -1 : 1;
+  return c.id < id ? -1 : c.id > id ? 1 : 0;
+}

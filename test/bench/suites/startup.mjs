@@ -1,0 +1,36 @@
+// Start-up: `cnv --version`, `cnv --help`, and a whole `cnv contacts get`, against `node -e 0`.
+import { compare, timeCommand } from '../lib.mjs';
+import { BIN, startEmulatorProcess } from '../emulator.mjs';
+
+export async function run({ rounds }) {
+  const node = () => timeCommand(process.execPath, ['-e', '0']);
+  const results = [];
+  results.push({
+    ...(await compare({ name: '`cnv --version` start-up', baseline: node, subject: () => timeCommand(process.execPath, [BIN, '--version']), rounds, warmup: 2 })),
+    baselineName: '`node -e 0`',
+    target: 1.5,
+  });
+  results.push({
+    ...(await compare({ name: '`cnv --help` start-up', baseline: node, subject: () => timeCommand(process.execPath, [BIN, '--help']), rounds, warmup: 1 })),
+    baselineName: '`node -e 0`',
+    target: 1.5,
+  });
+  const emu = await startEmulatorProcess(['--rate-limit', '0']);
+  try {
+    const env = { ...process.env, CNV_BASE_URL: emu.url, CNV_API_KEY: emu.keys.full, CNV_CONFIG_DIR: '/tmp/cnv-bench-config' };
+    results.push({
+      ...(await compare({
+        name: '`cnv contacts get` against the emulator, whole process',
+        baseline: node,
+        subject: () => timeCommand(process.execPath, [BIN, 'contacts', 'get', '--email', 'ada@example.com'], { env }),
+        rounds,
+        warmup: 1,
+      })),
+      baselineName: '`node -e 0`',
+      target: 2.5,
+    });
+  } finally {
+    await emu.stop();
+  }
+  return results;
+}
