@@ -57,6 +57,41 @@ export const COMMANDS: Entry[] = [
     ],
   },
   {
+    name: 'workflows',
+    summary: 'Trigger API-triggered workflows',
+    aliases: ['workflow'],
+    children: [
+      { name: 'trigger', summary: 'Trigger a workflow for one contact (never retried when it may have run)', load: () => import('../commands/workflows/trigger.js') },
+    ],
+  },
+  {
+    name: 'audience',
+    summary: 'Static audience membership',
+    aliases: ['audiences'],
+    children: [
+      { name: 'add', summary: 'Add a contact to a static audience (or many, with --batch FILE)', load: () => import('../commands/audience/add.js') },
+      { name: 'remove', summary: 'Remove a contact from a static audience', load: () => import('../commands/audience/remove.js') },
+    ],
+  },
+  {
+    name: 'campaigns',
+    summary: 'Custom campaigns: list, read, add contacts',
+    aliases: ['campaign'],
+    children: [
+      { name: 'list', summary: 'List custom campaigns (one page, or --all)', load: () => import('../commands/campaigns/list.js') },
+      { name: 'get', summary: 'Show a campaign with its statuses and description', load: () => import('../commands/campaigns/get.js') },
+      { name: 'add', summary: 'Add a contact to a campaign (or many, with --batch FILE)', load: () => import('../commands/campaigns/add.js') },
+    ],
+  },
+  {
+    name: 'forms',
+    summary: 'Published forms and their fields',
+    aliases: ['form'],
+    children: [
+      { name: 'get', summary: 'Show a form and its fields', load: () => import('../commands/forms/get.js') },
+    ],
+  },
+  {
     name: 'fields',
     summary: 'Field definitions and relationship fields',
     aliases: ['field'],
@@ -64,6 +99,34 @@ export const COMMANDS: Entry[] = [
       { name: 'create', summary: 'Create a custom field', load: () => import('../commands/fields/create.js') },
       { name: 'list', summary: 'List field definitions', load: () => import('../commands/fields/list.js') },
       { name: 'relate', summary: 'Create a relationship field pair (source and reverse)', load: () => import('../commands/fields/relate.js') },
+    ],
+  },
+  {
+    name: 'records',
+    summary: 'Custom-object records',
+    aliases: ['record'],
+    children: [
+      { name: 'upsert', summary: 'Create or update custom-object records from a file, in chunks of 200', load: () => import('../commands/records/upsert.js') },
+    ],
+  },
+  {
+    name: 'export',
+    summary: 'Incremental, resumable exports of contacts and events (exactly once into files)',
+    aliases: ['exports'],
+    children: [
+      { name: 'contacts', summary: 'Export contacts created or updated since the last run', load: () => import('../commands/export/contacts.js') },
+      { name: 'custom-events', summary: 'Export custom events of an occurredAt window, then what is new', load: () => import('../commands/export/custom-events.js') },
+      { name: 'email-events', summary: 'Export email events of one type (one state per type)', load: () => import('../commands/export/email-events.js') },
+      {
+        name: 'state',
+        summary: 'Saved export positions: list, show, reset, commit',
+        children: [
+          { name: 'list', summary: 'List saved export states', load: () => import('../commands/export/state/list.js') },
+          { name: 'show', summary: 'Show one export state and its run manifests', load: () => import('../commands/export/state/show.js') },
+          { name: 'reset', summary: 'Delete an export state (the next run starts over)', load: () => import('../commands/export/state/reset.js') },
+          { name: 'commit', summary: 'Make the pending position of a --defer-commit run current', load: () => import('../commands/export/state/commit.js') },
+        ],
+      },
     ],
   },
   {

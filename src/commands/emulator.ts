@@ -26,6 +26,8 @@ export function configure(cmd: Command): void {
     .option('--drop-rate <r>', 'share of /v2 requests whose connection is dropped without an answer', rate, 0)
     .option('--latency <ms>', 'delay added to every /v2 answer', integer(0), 0)
     .option('--rate-limit <n>', 'requests per second per business before 429 (0: no limit)', integer(0), 200)
+    .option('--seed-contacts <n>', 'extra generated contacts for export benchmarks (read-only, seen only by the exports)', integer(0, 100_000_000), 0)
+    .option('--seed-events <n>', 'extra generated custom events, and as many email events, for export benchmarks', integer(0, 100_000_000), 0)
     .addHelpText('after', `
 Prints the base URL and the demo API keys, then serves until Ctrl-C. Admin routes for tests
 live under /_emulator (see docs/emulator.md).
@@ -33,6 +35,7 @@ live under /_emulator (see docs/emulator.md).
 Examples:
   $ cnv emulator --port 4010
   $ cnv emulator --port 0 --fail-rate 0.1 --latency 50
+  $ cnv emulator --seed-contacts 1000000 --seed-events 1000000 --rate-limit 0
   $ eval "$(cnv emulator --port 4010 --json | jq -r '"export CNV_BASE_URL=\\(.url) CNV_API_KEY=\\(.keys.full)"')"`);
 }
 
@@ -46,6 +49,8 @@ export async function run(ctx: Context, { opts }: CommandInput): Promise<Command
     dropRate: opts.dropRate as number,
     latencyMs: opts.latency as number,
     rateLimit: opts.rateLimit as number,
+    seedContacts: opts.seedContacts as number,
+    seedEvents: opts.seedEvents as number,
     quiet: true,
   });
   const summary = { url: emulator.url, keys: emulator.keys };

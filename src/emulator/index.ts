@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import { attachBulk } from './bulk.js';
 import { FaultController } from './faults.js';
 import { BUSINESSES, DEMO_KEYS, type DemoKeys } from './keys.js';
 import { RateLimiter } from './rate-limit.js';
@@ -36,6 +37,10 @@ export interface EmulatorOptions {
   dropRate?: number;
   /** Requests per second per business (token bucket); default 200; 0 disables. */
   rateLimit?: number;
+  /** Bulk contacts for export benchmarks (business acme): computed on demand, read-only, seen only by the exports. */
+  seedContacts?: number;
+  /** Bulk custom events, and as many email events (over the nine types), for export benchmarks; like seedContacts. */
+  seedEvents?: number;
   /** No logging at all (by default only unexpected handler errors are logged to stderr). */
   quiet?: boolean;
   /** Log one line per request to stderr (ignored when quiet). */
@@ -60,6 +65,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   const seed = opts.seed ?? 'demo';
   checkOptions(opts);
   const store = new EmulatorStore(BUSINESSES, (s) => seedStore(s, seed));
+  attachBulk(store.business('acme'), { contacts: opts.seedContacts ?? 0, events: opts.seedEvents ?? 0 });
   const log = opts.quiet ? () => {} : (line: string) => process.stderr.write(`${line}\n`);
   const server: Server = createEmulatorServer({
     router: buildApiRouter(),
@@ -95,6 +101,9 @@ function checkOptions(o: EmulatorOptions): void {
   };
   nonNegative('latencyMs', o.latencyMs);
   nonNegative('rateLimit', o.rateLimit);
+  for (const [name, v] of [['seedContacts', o.seedContacts], ['seedEvents', o.seedEvents]] as const) {
+    if (v !== undefined && !(Number.isInteger(v) && v >= 0 && v <= 100_000_000)) throw new RangeError(`${name} must be an integer from 0 to 100000000`);
+  }
   if (o.port !== undefined && !(Number.isInteger(o.port) && o.port >= 0 && o.port <= 65535)) {
     throw new RangeError('port must be an integer from 0 to 65535');
   }

@@ -1,4 +1,5 @@
 import type { Context } from '../context.js';
+import { csvFormatter } from './csv-line.js';
 import { cellText, flatten, resolveFormat } from './format.js';
 import { writeWithBackpressure } from './write.js';
 
@@ -26,8 +27,8 @@ export async function createListWriter(ctx: Context, columns?: string[]): Promis
     };
   }
   if (format === 'csv') {
-    const { stringify } = await import('csv-stringify/sync');
-    const line = (cells: string[]) => stringify([cells], { quoted_match: /[\r\n",]/, record_delimiter: '\n' });
+    const toCsv = await csvFormatter('\n');
+    const line = (cells: string[]) => toCsv([cells]);
     let header = columns;
     let started = false;
     const start = () => {

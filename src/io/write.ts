@@ -11,3 +11,19 @@ export async function writeWithBackpressure(stream: Writable, chunk: string | Bu
     ]);
   }
 }
+
+/**
+ * Writes a chunk and resolves once the stream has handed it on (its write callback), so a
+ * caller can record progress only for what really left: an EPIPE rejects instead.
+ */
+export function writeFlushed(stream: Writable, chunk: string | Buffer): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (err: Error) => reject(err);
+    stream.once('error', onError);
+    stream.write(chunk, (err) => {
+      stream.off('error', onError);
+      if (err) reject(err);
+      else resolve();
+    });
+  });
+}

@@ -6,6 +6,8 @@ import type { CommandInput } from '../../cli/registry.js';
 import { UsageError } from '../../errors.js';
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../io/render.js';
+import { addBatchOptions, rejectBatchOptions } from '../../batch/options.js';
+import { runUpsertFile, UPSERT_FILE_DEFAULTS } from './upsert-file.js';
 
 export const SETTABLE_STATUSES = ['SUBSCRIBED', 'UNSUBSCRIBED', 'NO_STATUS'] as const;
 const NAMED_BODY_KEYS = new Set(['email', 'cnvContactId', 'subscriptionStatus', 'fields', 'companyFields', 'updateOnly']);
@@ -19,11 +21,22 @@ export function configure(cmd: Command): void {
     .option('--company-field <key=value>', 'field of the contact\'s company (repeatable)', collectPair)
     .option('--update-only', 'never create: fail with exit 5 when no contact matches')
     .option('--set <name=value>', 'any other body field, e.g. a flag the spec names but does not spell (repeatable)', collectPair)
-    .addHelpText('after', `
+    .option('--file <file>', 'upsert every row of a CSV, NDJSON or JSON file (- for stdin), one request per row');
+  addBatchOptions(cmd, UPSERT_FILE_DEFAULTS).addHelpText('after', `
+With --file, each row is a request body: CSV columns email, cnvContactId, subscriptionStatus,
+updateOnly, fields.<key> and companyFields.<key> (any other column is sent as a body field);
+NDJSON and JSON rows are sent as they are. --status, --field, --company-field, --update-only
+and --set then apply to every row (a row's own values win). Rows are checked locally (bad
+rows are "invalid", never sent), then sent one request each, --concurrency at a time, under
+the shared rate limit; rows for the same contact keep their file order. Report statuses:
+created, updated, failed, invalid, skipped. Exit 0, 6 (some failed or invalid) or 7 (stopped;
+--resume-from-report sends what is missing). See docs/batches.md.
+
 Examples:
   $ cnv contacts upsert --email ada@example.com --status subscribed --field firstName=Ada --field score=42
   $ cnv contacts upsert --contact-id 7f0c2f4e-1b2a-4c3d-9e8f-0a1b2c3d4e5f --email new@example.com --update-only
-  $ cnv contacts upsert --email ada@example.com --set preserveExisting=true --field city=London`);
+  $ cnv contacts upsert --email ada@example.com --set preserveExisting=true --field city=London
+  $ cnv contacts upsert --file contacts.csv --report report.csv`);
 }
 
 /** Builds the request body from the flags, checking locally what the API would refuse. */
@@ -56,6 +69,8 @@ export function upsertBody(opts: Record<string, unknown>): UpsertContactBody {
 }
 
 export async function run(ctx: Context, { opts }: CommandInput): Promise<CommandResult> {
+  if (opts.file !== undefined) return runUpsertFile(ctx, opts);
+  rejectBatchOptions(opts, '--file');
   const body = upsertBody(opts);
   const result = await upsertContact(await ctx.http(), body, ctx.signal);
   return { kind: 'record', data: result };

@@ -7,6 +7,8 @@ import type { CommandInput } from '../../cli/registry.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { CommandResult } from '../../io/render.js';
+import { addBatchOptions, rejectBatchOptions } from '../../batch/options.js';
+import { runTrackFile, TRACK_FILE_DEFAULTS } from './track-file.js';
 
 const NAMED_BODY_KEYS = new Set(['event', 'userId', 'email', 'clientEventId', 'data']);
 
@@ -18,11 +20,20 @@ export function configure(cmd: Command): void {
     .option('--client-event-id <id>', 'your id for this event; repeats are ignored by the API (default: a new UUID, reused on every retry)')
     .option('--data <json>', 'event payload, a JSON object', jsonObject)
     .option('--set <name=value>', 'any other body field, e.g. the occurred-at time or create-contact flag the spec names but does not spell (repeatable)', collectPair)
-    .addHelpText('after', `
+    .option('--file <file>', 'track every row of a CSV, NDJSON or JSON file (- for stdin), one request per row');
+  addBatchOptions(cmd, TRACK_FILE_DEFAULTS).addHelpText('after', `
+With --file, each row is a request body: CSV columns event, userId, email, clientEventId, data
+(a JSON object) or data.<key>; any other column is sent as a body field. --event, --data and
+--set apply to every row (a row's own values win). A row without clientEventId gets one
+derived from the row's content and line number, so running the same file twice records each
+event once (the second run reports "duplicate"). The report's identifier is the
+clientEventId. Statuses: tracked, duplicate, failed, invalid, skipped. See docs/batches.md.
+
 Examples:
   $ cnv events track --event plan_upgraded --user-id user-ada --data '{"plan":"pro"}'
   $ cnv events track --event webinar_attended --email ada@example.com --client-event-id crm-4711
-  $ cnv events track --event signup --email new@example.com --set occurredAt=2026-01-02T03:04:05Z`);
+  $ cnv events track --event signup --email new@example.com --set occurredAt=2026-01-02T03:04:05Z
+  $ cnv events track --file backfill.ndjson --report events-report.csv`);
 }
 
 /** The request body; a clientEventId is always present so a retried request is deduplicated. */
@@ -42,6 +53,8 @@ export function trackBody(opts: Record<string, unknown>, newId: () => string = r
 }
 
 export async function run(ctx: Context, { opts }: CommandInput): Promise<CommandResult> {
+  if (opts.file !== undefined) return runTrackFile(ctx, opts);
+  rejectBatchOptions(opts, '--file');
   const body = trackBody(opts);
   const result = await trackEvent(await ctx.http(), body, ctx.signal);
   return { kind: 'record', data: { ...result, clientEventId: body.clientEventId } };

@@ -4,6 +4,8 @@ import { audienceRoutes } from './audiences.js';
 import { campaignRoutes } from './campaigns.js';
 import { contactRoutes } from './contacts.js';
 import { eventRoutes } from './events.js';
+import { exportAdminRoutes } from './exports-admin.js';
+import { exportRoutes } from './exports.js';
 import { relationshipRoutes } from './field-relationships.js';
 import { fieldRoutes } from './fields.js';
 import { formRoutes } from './forms.js';
@@ -28,6 +30,7 @@ export const API_ROUTE_MODULES: ApiRouteModule[] = [
   fieldRoutes,
   relationshipRoutes,
   recordRoutes,
+  exportRoutes,
 ];
 
 /** Admin route modules: add one line per admin file. */
@@ -35,6 +38,7 @@ export const ADMIN_ROUTE_MODULES: AdminRouteModule[] = [
   adminRoutes,
   recordAdminRoutes,
   membershipAdminRoutes,
+  exportAdminRoutes,
 ];
 
 export function buildApiRouter(): ApiRouter {

@@ -5,6 +5,7 @@ import { seedCampaigns } from './campaigns.js';
 import { seedContacts } from './contacts.js';
 import { seedCustomEvents } from './custom-events.js';
 import { seedCustomObjects } from './custom-objects.js';
+import { seedEmailEvents } from './email-events.js';
 import { seedFields } from './fields.js';
 import { seedForms } from './forms.js';
 import { rngFor } from './prng.js';
@@ -26,6 +27,7 @@ export const SEEDERS: Seeder[] = [
   { name: 'fields', run: seedFields },
   { name: 'contacts', run: seedContacts },
   { name: 'custom-events', run: seedCustomEvents },
+  { name: 'email-events', run: seedEmailEvents },
   { name: 'audiences', run: seedAudiences },
   { name: 'campaigns', run: seedCampaigns },
   { name: 'workflows', run: seedWorkflows },

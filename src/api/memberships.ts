@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import type { ContactIdentifier } from '../cli/identifier.js';
+import type { HttpClient } from '../http/client.js';
+
+// Shared by static audiences and custom campaigns: the add, batch-add answers are the same.
+
+const addResultSchema = z.looseObject({ added: z.boolean(), cnvContactId: z.string() });
+export type AddContactResult = z.output<typeof addResultSchema>;
+
+/** One entry of `data.results`: `{ added: true, cnvContactId }` or `{ added: false, error, message }`. */
+export const batchItemSchema = z.union([
+  z.looseObject({ added: z.literal(true), cnvContactId: z.string() }),
+  z.looseObject({ added: z.literal(false), error: z.string(), message: z.string().default('') }),
+]);
+export type BatchItemResult = z.output<typeof batchItemSchema>;
+
+const batchResultSchema = z.looseObject({ results: z.array(batchItemSchema) });
+
+/** The spec's bound on one batch add request. */
+export const MAX_BATCH_CONTACTS = 1000;
+
+/** POST {path} with one contact. Adding a member again changes nothing, so it is retried. */
+export async function addContactAt(http: HttpClient, path: string, contact: ContactIdentifier, signal?: AbortSignal) {
+  const res = await http.request({ method: 'POST', path, body: contact, data: addResultSchema, idempotency: 'safe', signal });
+  return res.data;
+}
+
+/** POST {path}/batch with 1..1000 contacts; one result per contact, in order. */
+export async function batchAddContactsAt(http: HttpClient, path: string, contacts: ContactIdentifier[], signal?: AbortSignal) {
+  const res = await http.request({
+    method: 'POST', path: `${path}/batch`, body: { contacts }, data: batchResultSchema, idempotency: 'safe', signal,
+  });
+  return res.data.results;
+}

@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import type { ContactIdentifier } from '../cli/identifier.js';
+import type { HttpClient } from '../http/client.js';
+
+const triggerResultSchema = z.looseObject({ triggered: z.boolean() });
+
+export interface TriggerWorkflowBody extends ContactIdentifier {
+  data?: Record<string, unknown>;
+}
+
+/**
+ * POST /v2/workflows/{id}/trigger. Not idempotent (a repeat may run the workflow twice), so it is
+ * retried only when the request provably never reached the server.
+ */
+export async function triggerWorkflow(http: HttpClient, workflowId: string, body: TriggerWorkflowBody, signal?: AbortSignal) {
+  const res = await http.request({
+    method: 'POST',
+    path: `/v2/workflows/${encodeURIComponent(workflowId)}/trigger`,
+    body,
+    data: triggerResultSchema,
+    idempotency: 'unsafe',
+    signal,
+  });
+  return res.data;
+}

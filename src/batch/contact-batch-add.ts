@@ -1,0 +1,66 @@
+import { z } from 'zod';
+import type { BatchItemResult } from '../api/memberships.js';
+import { emailSchema, uuidSchema, type ContactIdentifier } from '../cli/identifier.js';
+import type { Context } from '../context.js';
+import { ApiError, ResponseShapeError } from '../errors.js';
+import type { HttpClient } from '../http/client.js';
+import type { InputRow } from '../io/input-rows.js';
+import type { Prepared } from './file-run.js';
+import { rowBody } from './row-body.js';
+import { blank, checkRow } from './row-check.js';
+import type { BatchSender, ItemOutcome } from './types.js';
+
+// Shared by `audience add --batch` and `campaigns add --batch`: rows name one contact each.
+
+const IDENTIFIERS = ['cnvContactId', 'userId', 'email'] as const;
+const CODES: Record<string, string> = { cnvContactId: 'invalid_request', userId: 'invalid_request', email: 'invalid_email' };
+
+const identifierRowSchema = z
+  .object({
+    cnvContactId: z.preprocess(blank, uuidSchema.optional()),
+    userId: z.preprocess(blank, z.string({ message: 'expected a string' }).optional()),
+    email: z.preprocess(blank, emailSchema.optional()),
+  })
+  .refine((row) => row.cnvContactId !== undefined || row.userId !== undefined || row.email !== undefined, {
+    message: 'no identifier: give email, cnvContactId or userId',
+  });
+
+/**
+ * A row's contact, checked as the endpoint checks it. Columns email, cnvContactId and userId
+ * (any case); other columns are ignored. Only the identifier that takes precedence is sent
+ * (cnvContactId, then userId, then email): the batch endpoints take one identifier per item.
+ */
+export function prepareIdentifierRow(row: InputRow): Prepared<ContactIdentifier> {
+  const body = rowBody(row, { known: IDENTIFIERS, text: IDENTIFIERS });
+  const raw = IDENTIFIERS.map((k) => blank(body[k])).find((v) => v !== undefined);
+  const checked = checkRow(identifierRowSchema, body, raw === undefined ? '' : String(raw), CODES);
+  if (checked.invalid) return checked;
+  const id = checked.payload;
+  if (id.cnvContactId !== undefined) return { identifier: id.cnvContactId, payload: { cnvContactId: id.cnvContactId } };
+  if (id.userId !== undefined) return { identifier: id.userId, payload: { userId: id.userId } };
+  return { identifier: id.email!, payload: { email: id.email } };
+}
+
+type BatchAdd = (http: HttpClient, contacts: ContactIdentifier[], signal: AbortSignal) => Promise<BatchItemResult[]>;
+
+/**
+ * Sends a chunk to a batch add endpoint. Item errors are `failed` rows; a 400 for the whole
+ * chunk fails its rows and the run goes on; anything else (403, 404 of the audience or
+ * campaign, transient failures) stops the run.
+ */
+export function batchAddSender(ctx: Context, add: BatchAdd): BatchSender<ContactIdentifier> {
+  return async (items, signal) => {
+    const http = await ctx.http();
+    let results: BatchItemResult[];
+    try {
+      results = await add(http, items.map((i) => i.payload), signal);
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 400) return items.map(() => ({ status: 'failed', error: err.code, message: err.message }));
+      throw err;
+    }
+    if (results.length !== items.length) {
+      throw new ResponseShapeError(`the batch answer has ${results.length} results for ${items.length} contacts`);
+    }
+    return results.map((r): ItemOutcome => (r.added ? { status: 'added', id: r.cnvContactId } : { status: 'failed', error: r.error, message: r.message }));
+  };
+}

@@ -1,0 +1,132 @@
+import type { Context } from '../context.js';
+import { CliError, ExitCode, TransientError, UsageError } from '../errors.js';
+import { openInput, type InputRow } from '../io/input-reader.js';
+import type { CommandResult } from '../io/render.js';
+import type { BatchRunOptions } from './options.js';
+import { startProgress } from './progress.js';
+import { loadDoneRows, openReport, type DoneRows, type ReportWriter } from './report.js';
+import { runBatch } from './run-batch.js';
+import { BatchCounts, summaryData, summaryLine } from './summary.js';
+import type { BatchSender, PreparedRow, RowResult } from './types.js';
+
+/** A validated row: what to send, or why it is invalid. `identifier` names the row in the report either way. */
+export type Prepared<P> =
+  | { identifier: string; payload: P; invalid?: undefined }
+  | { identifier: string; invalid: { error: string; message: string } };
+
+export interface FileBatchSpec<P> {
+  /** The input file, or `-` for stdin. */
+  path: string;
+  options: BatchRunOptions;
+  /** Local validation of one readable row (zod at the edge); never throws for a bad row. */
+  prepare(row: InputRow): Prepared<P>;
+  send: BatchSender<P>;
+  /** Optional per-key ordering across chunks (see runBatch). */
+  orderKey?: (payload: P) => string | readonly string[] | undefined;
+  /** Report column of ItemOutcome.id (default cnvContactId). */
+  idColumn?: string;
+}
+
+const MAX_LISTED_PROBLEMS = 20;
+
+/**
+ * Runs a file through the batch engine with everything a command needs around it: input
+ * reading, validation, --resume-from-report, the report, progress, the summary on stderr
+ * (also as JSON with --json) and the exit code (0, 6, or the error that stopped the run).
+ */
+export async function runFileBatch<P>(ctx: Context, spec: FileBatchSpec<P>): Promise<CommandResult> {
+  const { options } = spec;
+  const idColumn = spec.idColumn ?? 'cnvContactId';
+  if (options.report && options.report !== '-' && options.report === spec.path) {
+    throw new UsageError('--report: must not be the input file');
+  }
+  const done = options.resumeFromReport ? await loadDoneRows(options.resumeFromReport, idColumn) : undefined;
+  const input = await openInput(ctx.io.stdin, { path: spec.path, format: options.inputFormat, delimiter: options.delimiter });
+  const report = options.report ? await openReport(options.report, idColumn, ctx.io.stdout) : undefined;
+  const counts = new BatchCounts();
+  const started = ctx.clock.now();
+  const progress = await startProgress(ctx, counts, started);
+  const problems: RowResult[] = [];
+
+  const rows = async function* (): AsyncGenerator<PreparedRow<P>> {
+    let read = 0;
+    for await (const row of input.rows) {
+      read++;
+      yield prepareRow(row, spec, done, counts);
+    }
+    progress.setTotal(read);
+  };
+
+  let stoppedBy: unknown;
+  try {
+    ({ stoppedBy } = await runBatch({
+      rows: rows(),
+      send: spec.send,
+      chunkSize: options.chunkSize,
+      concurrency: options.concurrency,
+      orderKey: spec.orderKey,
+      signal: ctx.signal,
+      dryRun: options.dryRun,
+      onResult: async (result) => {
+        counts.add(result);
+        if ((result.status === 'failed' || result.status === 'invalid') && problems.length <= MAX_LISTED_PROBLEMS) problems.push(result);
+        await report?.write(result);
+      },
+    }));
+  } finally {
+    progress.stop();
+    await report?.close();
+  }
+
+  const exitCode = stoppedBy === undefined ? counts.exitCode() : exitCodeOf(ctx, stoppedBy);
+  if (!options.report) listProblems(ctx, problems, counts);
+  const info = { elapsedMs: ctx.clock.now() - started, dryRun: options.dryRun, report: options.report, stopped: stoppedBy === undefined ? undefined : messageOf(stoppedBy) };
+  ctx.info(summaryLine(counts, info));
+  if (ctx.globals.json) ctx.io.stderr.write(JSON.stringify({ summary: { ...summaryData(counts, info), exitCode } }) + '\n');
+  if (stoppedBy !== undefined) throw stopError(ctx, stoppedBy, options.report);
+  return { kind: 'none', exitCode };
+}
+
+function prepareRow<P>(row: InputRow, spec: FileBatchSpec<P>, done: DoneRows | undefined, counts: BatchCounts): PreparedRow<P> {
+  if (row.error !== undefined) {
+    return { line: row.line, identifier: '', outcome: { status: 'invalid', error: 'malformed_row', message: row.error } };
+  }
+  const prepared = spec.prepare(row);
+  const { identifier } = prepared;
+  if (prepared.invalid) return { line: row.line, identifier, outcome: { status: 'invalid', ...prepared.invalid } };
+  const earlier = done?.get(row.line);
+  if (earlier && earlier.identifier === identifier) {
+    counts.earlier++;
+    return { line: row.line, identifier, outcome: earlier.outcome };
+  }
+  return { line: row.line, identifier, payload: prepared.payload };
+}
+
+function listProblems(ctx: Context, problems: RowResult[], counts: BatchCounts): void {
+  for (const p of problems.slice(0, MAX_LISTED_PROBLEMS)) {
+    ctx.info(`line ${p.line}: ${p.status}: ${p.error ?? ''}: ${p.message ?? ''}${p.identifier ? ` (${p.identifier})` : ''}`);
+  }
+  const more = counts.count('failed') + counts.count('invalid') - MAX_LISTED_PROBLEMS;
+  if (more > 0) ctx.info(`... and ${more} more; --report FILE lists every row`);
+}
+
+function exitCodeOf(ctx: Context, err: unknown): number {
+  const reason = ctx.signal.aborted ? ctx.signal.reason : err;
+  return reason instanceof CliError ? reason.exitCode : ExitCode.internal;
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+// The error the command ends with: the interruption, a transient failure (with how to resume), or the fatal error itself.
+function stopError(ctx: Context, err: unknown, report: string | undefined): unknown {
+  if (ctx.signal.aborted) return ctx.signal.reason;
+  if (err instanceof CliError && err.exitCode === ExitCode.transient) {
+    const hint = report && report !== '-'
+      ? `rows without a confirmed result are "skipped" in ${report}; send them later with --resume-from-report ${report}`
+      : 'run again later with --report FILE, then --resume-from-report FILE sends only what is missing';
+    return new TransientError(`the run stopped: ${err.message}`, { code: err.code, hint, cause: err });
+  }
+  return err;
+}

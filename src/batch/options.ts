@@ -1,0 +1,66 @@
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { integer } from '../cli/parse.js';
+import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
+import { INPUT_FORMATS, type InputFormat } from '../io/input-rows.js';
+
+/** Options of every batch or file mode, as `runFileBatch` takes them. */
+export interface BatchRunOptions {
+  inputFormat?: InputFormat;
+  delimiter?: string;
+  report?: string;
+  resumeFromReport?: string;
+  concurrency: number;
+  chunkSize: number;
+  /** The global --dry-run: validate every row and report, send nothing. */
+  dryRun: boolean;
+}
+
+export interface BatchDefaults {
+  /** Default --concurrency (requests in flight). */
+  concurrency: number;
+  /** The endpoint's item limit; adds --chunk-size when above 1. */
+  maxChunkSize: number;
+}
+
+/** Adds the input, report and concurrency options shared by every batch or file mode. */
+export function addBatchOptions(cmd: Command, defaults: BatchDefaults): Command {
+  cmd
+    .addOption(new Option('--input-format <format>', 'input format when the extension does not say (default: by extension, else sniffed)').choices([...INPUT_FORMATS]))
+    .option('--delimiter <char>', 'CSV field delimiter: one character, or "tab" (default "," or a tab for .tsv)', delimiter)
+    .option('--report <file>', 'write every row\'s result as CSV (line, identifier, status, ..., error, message); - for stdout')
+    .option('--resume-from-report <file>', 'send only the rows that have no success in this earlier report (matched by line and identifier)')
+    .option('--concurrency <n>', `requests in flight at once (default ${defaults.concurrency})`, integer(1, 64));
+  if (defaults.maxChunkSize > 1) {
+    cmd.option('--chunk-size <n>', `rows per request, 1 to ${defaults.maxChunkSize} (default ${defaults.maxChunkSize})`, integer(1, defaults.maxChunkSize));
+  }
+  return cmd;
+}
+
+/** The batch options of a command, with defaults applied. */
+export function batchRunOptions(ctx: Context, opts: Record<string, unknown>, defaults: BatchDefaults): BatchRunOptions {
+  return {
+    inputFormat: opts.inputFormat as InputFormat | undefined,
+    delimiter: opts.delimiter as string | undefined,
+    report: opts.report as string | undefined,
+    resumeFromReport: opts.resumeFromReport as string | undefined,
+    concurrency: (opts.concurrency as number | undefined) ?? defaults.concurrency,
+    chunkSize: (opts.chunkSize as number | undefined) ?? defaults.maxChunkSize,
+    dryRun: ctx.globals.dryRun,
+  };
+}
+
+function delimiter(text: string): string {
+  if (text === 'tab' || text === '\\t') return '\t';
+  if ([...text].length !== 1) throw new InvalidArgumentError(`expected one character or "tab", got "${text}"`);
+  if (text === '"' || text === '\n' || text === '\r') throw new InvalidArgumentError('the delimiter cannot be a quote or a line break');
+  return text;
+}
+
+const BATCH_ONLY = ['inputFormat', 'delimiter', 'report', 'resumeFromReport', 'concurrency', 'chunkSize'];
+
+/** Batch options make no sense in single mode: say so rather than ignore them. */
+export function rejectBatchOptions(opts: Record<string, unknown>, fileFlag: string): void {
+  const given = BATCH_ONLY.find((key) => opts[key] !== undefined);
+  if (given) throw new UsageError(`--${given.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: goes only with ${fileFlag}`);
+}

@@ -1,0 +1,27 @@
+import { ApiError } from '../errors.js';
+import type { BatchSender, ItemOutcome } from './types.js';
+
+/**
+ * A sender for endpoints without a batch form: one request per row (use chunkSize 1). A 4xx
+ * answer about the row itself (400, 404, 409, 422) is that row's `failed` outcome; auth (401,
+ * 403) and transient failures stop the run.
+ */
+export function perRowSender<P>(call: (payload: P, signal: AbortSignal) => Promise<ItemOutcome>): BatchSender<P> {
+  return async (items, signal) => {
+    const outcomes: ItemOutcome[] = [];
+    for (const item of items) {
+      try {
+        outcomes.push(await call(item.payload, signal));
+      } catch (err) {
+        if (!isRowRejection(err)) throw err;
+        outcomes.push({ status: 'failed', error: err.code, message: err.message });
+      }
+    }
+    return outcomes;
+  };
+}
+
+export function isRowRejection(err: unknown): err is ApiError {
+  return err instanceof ApiError && [400, 404, 409, 422].includes(err.status);
+}
+

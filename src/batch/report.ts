@@ -1,0 +1,94 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { rename } from 'node:fs/promises';
+import { once } from 'node:events';
+import type { Writable } from 'node:stream';
+import { finished } from 'node:stream/promises';
+import { UsageError } from '../errors.js';
+import { SUCCESS_STATUSES, type ItemOutcome, type RowResult } from './types.js';
+
+/** Report columns; `idColumn` names the service id (cnvContactId for contacts, id for records). */
+export function reportColumns(idColumn: string): string[] {
+  return ['line', 'identifier', 'status', idColumn, 'error', 'message'];
+}
+
+export interface ReportWriter {
+  write(result: RowResult): Promise<void>;
+  /** Flushes and closes the file (stdout is flushed, not closed). */
+  close(): Promise<void>;
+}
+
+/**
+ * A CSV report (csv-stringify), written row by row with back-pressure; `-` writes to `stdout`.
+ * A file is written beside its final name and renamed on close, so an earlier report (maybe the
+ * one being resumed from) stays whole if the process is killed mid-run.
+ */
+export async function openReport(path: string, idColumn: string, stdout: Writable): Promise<ReportWriter> {
+  const { stringify } = await import('csv-stringify');
+  const toStdout = path === '-';
+  const partial = `${path}.partial`;
+  const out = toStdout ? stdout : createWriteStream(partial);
+  if (!toStdout) {
+    // once() rejects with the stream's error: a missing directory, no permission.
+    await once(out, 'open').catch((err: unknown) => Promise.reject(reportError(path, err)));
+  }
+  const csv = stringify({ header: true, columns: reportColumns(idColumn), record_delimiter: '\n' });
+  csv.pipe(out, { end: !toStdout });
+  let failure: unknown;
+  out.on('error', (err: Error) => (failure ??= reportError(path, err)));
+  return {
+    async write(r) {
+      if (failure) throw failure;
+      if (!csv.write([r.line, r.identifier, r.status, r.id ?? '', r.error ?? '', r.message ?? ''])) await once(csv, 'drain');
+    },
+    async close() {
+      csv.end();
+      await finished(csv);
+      if (!toStdout) await finished(out);
+      if (failure) throw failure;
+      if (!toStdout) await rename(partial, path).catch((err: unknown) => Promise.reject(reportError(path, err)));
+    },
+  };
+}
+
+function reportError(path: string, err: unknown): Error {
+  return new UsageError(`--report ${path}: cannot write the report: ${(err as Error).message}`, undefined, 'report_unwritable');
+}
+
+/** Rows an earlier report marks as done, by line: the identifier must match too. */
+export type DoneRows = Map<number, { identifier: string; outcome: ItemOutcome }>;
+
+/**
+ * Reads an earlier report for --resume-from-report and keeps its successful rows. Read whole
+ * before the new report is opened, so both may name the same file.
+ */
+export async function loadDoneRows(path: string, idColumn: string): Promise<DoneRows> {
+  const { parse } = await import('csv-parse');
+  const done: DoneRows = new Map();
+  const input = createReadStream(path);
+  const parser = input.pipe(parse({ bom: true, columns: true, relax_column_count: true, skip_empty_lines: true }));
+  input.on('error', (err) => parser.destroy(err));
+  try {
+    let checked = false;
+    for await (const row of parser as AsyncIterable<Record<string, string>>) {
+      if (!checked) {
+        checked = true;
+        if (!('line' in row && 'identifier' in row && 'status' in row)) {
+          throw resumeError(path, 'not a cnv report: expected the columns line, identifier and status');
+        }
+      }
+      if (!SUCCESS_STATUSES.has(row.status)) continue;
+      const line = Number(row.line);
+      const id = row[idColumn] || undefined;
+      done.set(line, { identifier: row.identifier, outcome: { status: row.status as ItemOutcome['status'], ...(id ? { id } : {}), message: 'done in an earlier run (--resume-from-report)' } });
+    }
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    throw resumeError(path, code === 'ENOENT' ? 'no such file' : `cannot read the report: ${(err as Error).message}`);
+  }
+  return done;
+}
+
+function resumeError(path: string, message: string): UsageError {
+  return new UsageError(`--resume-from-report ${path}: ${message}`, 'give the --report file of an earlier run of the same input', 'invalid_input');
+}

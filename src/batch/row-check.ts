@@ -1,0 +1,32 @@
+import type { z } from 'zod';
+import type { Prepared } from './file-run.js';
+
+/** Blank text and null count as absent; text is trimmed. For z.preprocess on row values. */
+export function blank(value: unknown): unknown {
+  if (value === null || (typeof value === 'string' && value.trim() === '')) return undefined;
+  return typeof value === 'string' ? value.trim() : value;
+}
+
+/**
+ * Checks a row's body with the endpoint's zod schema. The first issue becomes the report's
+ * error: `codes[key]` for the key it concerns (default invalid_request), `noKeyCode` for a
+ * rule about the whole row (a missing identifier). Undefined members are dropped from the payload.
+ */
+export function checkRow<S extends z.ZodType<Record<string, unknown>>>(
+  schema: S,
+  body: Record<string, unknown>,
+  identifier: string,
+  codes: Record<string, string>,
+  noKeyCode = 'missing_identifier',
+): Prepared<z.output<S>> {
+  const parsed = schema.safeParse(body);
+  if (parsed.success) {
+    const payload = Object.fromEntries(Object.entries(parsed.data).filter(([, v]) => v !== undefined)) as z.output<S>;
+    return { identifier, payload };
+  }
+  const issue = parsed.error.issues[0];
+  const key = issue.path[0];
+  if (typeof key !== 'string') return { identifier, invalid: { error: noKeyCode, message: issue.message } };
+  const shown = body[key] === undefined ? 'nothing' : JSON.stringify(body[key]);
+  return { identifier, invalid: { error: codes[key] ?? 'invalid_request', message: `${key}: ${issue.message}, got ${shown}` } };
+}

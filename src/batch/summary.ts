@@ -1,0 +1,71 @@
+import { ExitCode } from '../errors.js';
+import { SUCCESS_STATUSES, type RowResult, type RowStatus } from './types.js';
+
+const STATUS_ORDER: RowStatus[] = ['added', 'created', 'updated', 'tracked', 'duplicate', 'valid', 'failed', 'invalid', 'skipped'];
+
+/** Running counts of a batch run. */
+export class BatchCounts {
+  rows = 0;
+  readonly byStatus = new Map<RowStatus, number>();
+  /** Successful rows carried over from --resume-from-report (also counted as succeeded). */
+  earlier = 0;
+
+  add(result: RowResult): void {
+    this.rows++;
+    this.byStatus.set(result.status, (this.byStatus.get(result.status) ?? 0) + 1);
+  }
+
+  count(status: RowStatus): number {
+    return this.byStatus.get(status) ?? 0;
+  }
+
+  get succeeded(): number {
+    let n = 0;
+    for (const [status, count] of this.byStatus) if (SUCCESS_STATUSES.has(status)) n += count;
+    return n;
+  }
+
+  /** 0 when every row succeeded (or, in a dry run, was valid); 6 when some failed or were invalid. */
+  exitCode(): number {
+    return this.count('failed') + this.count('invalid') > 0 ? ExitCode.partial : ExitCode.ok;
+  }
+}
+
+export interface SummaryInfo {
+  elapsedMs: number;
+  dryRun: boolean;
+  report?: string;
+  /** Set when the run stopped before the end. */
+  stopped?: string;
+}
+
+/** The summary as data (printed as JSON with --json). */
+export function summaryData(counts: BatchCounts, info: SummaryInfo): Record<string, unknown> {
+  const seconds = info.elapsedMs / 1000;
+  return {
+    rows: counts.rows,
+    succeeded: counts.succeeded,
+    failed: counts.count('failed'),
+    invalid: counts.count('invalid'),
+    skipped: counts.count('skipped'),
+    ...(info.dryRun ? { valid: counts.count('valid') } : {}),
+    byStatus: Object.fromEntries(STATUS_ORDER.filter((s) => counts.count(s) > 0).map((s) => [s, counts.count(s)])),
+    doneInEarlierRun: counts.earlier,
+    elapsedMs: Math.round(info.elapsedMs),
+    rowsPerSecond: seconds > 0 ? Math.round(counts.rows / seconds) : counts.rows,
+    dryRun: info.dryRun,
+    report: info.report ?? null,
+    stopped: info.stopped ?? null,
+  };
+}
+
+/** One line: `2500 rows: 2490 succeeded (added 2490), 5 failed, 5 invalid, 0 skipped in 3.2 s (781 rows/s)`. */
+export function summaryLine(counts: BatchCounts, info: SummaryInfo): string {
+  const data = summaryData(counts, info);
+  const detail = STATUS_ORDER.filter((s) => SUCCESS_STATUSES.has(s) && counts.count(s) > 0).map((s) => `${s} ${counts.count(s)}`);
+  const ok = info.dryRun ? `${counts.count('valid')} valid` : `${counts.succeeded} succeeded${detail.length ? ` (${detail.join(', ')})` : ''}`;
+  const earlier = counts.earlier > 0 ? `, ${counts.earlier} of them done in an earlier run` : '';
+  const head = info.dryRun ? 'dry run, nothing sent: ' : info.stopped ? 'stopped early: ' : '';
+  const report = info.report && info.report !== '-' ? `; report: ${info.report}` : '';
+  return `${head}${counts.rows} rows: ${ok}${earlier}, ${data.failed} failed, ${data.invalid} invalid, ${data.skipped} skipped in ${(info.elapsedMs / 1000).toFixed(1)} s (${data.rowsPerSecond} rows/s)${report}`;
+}

@@ -1,0 +1,55 @@
+/**
+ * The status of one input row in a batch or file run (the report's `status` column):
+ * - added: the contact is a member of the audience or campaign (new or already);
+ * - created / updated: the upsert created or updated the record;
+ * - tracked / duplicate: the event was recorded, or was there already (same clientEventId);
+ * - valid: --dry-run only: the row passed local validation and would be sent;
+ * - failed: the API refused this row (the error column holds its code);
+ * - invalid: local validation refused the row; it was never sent;
+ * - skipped: not sent, or sent without a confirmed answer, because the run stopped
+ *   (retries exhausted, interrupted, or a fatal error); --resume-from-report sends it again.
+ */
+export type RowStatus = 'added' | 'created' | 'updated' | 'tracked' | 'duplicate' | 'valid' | 'failed' | 'invalid' | 'skipped';
+
+/** Statuses that mean "done": --resume-from-report does not send these rows again. */
+export const SUCCESS_STATUSES: ReadonlySet<string> = new Set(['added', 'created', 'updated', 'tracked', 'duplicate']);
+
+/** What happened to one item. */
+export interface ItemOutcome {
+  status: RowStatus;
+  /** Service id of what the row touched (cnvContactId, record id...). */
+  id?: string;
+  /** Error code (API code, local validation code, or why it was skipped). */
+  error?: string;
+  message?: string;
+}
+
+/** One row's result: its line and identifier plus the outcome. */
+export interface RowResult extends ItemOutcome {
+  line: number;
+  /** The row's identifier as the user gave it (email, cnvContactId, userId, clientDedupKey...). */
+  identifier: string;
+}
+
+/** A valid row, ready for a sender. */
+export interface BatchItem<P> {
+  line: number;
+  identifier: string;
+  payload: P;
+}
+
+/**
+ * A row after validation: with a payload to send, or with its outcome already known
+ * (invalid, or done in an earlier run).
+ */
+export type PreparedRow<P> =
+  | (BatchItem<P> & { outcome?: undefined })
+  | { line: number; identifier: string; payload?: undefined; outcome: ItemOutcome };
+
+/**
+ * Sends one chunk and returns one outcome per item, in order. Per-item failures (a 200 answer
+ * with an item error, or a 4xx that concerns that row only) are outcomes, not exceptions.
+ * Throw only when the run must stop: transient failure after retries, auth, missing target,
+ * interruption. The runner then marks the chunk `skipped` and sends nothing more.
+ */
+export type BatchSender<P> = (items: BatchItem<P>[], signal: AbortSignal) => Promise<ItemOutcome[]>;

@@ -1,0 +1,19 @@
+import type { Command } from 'commander';
+import { addToAudience, batchAddToAudience } from '../../api/audiences.js';
+import type { CommandInput } from '../../cli/registry.js';
+import type { Context } from '../../context.js';
+import type { CommandResult } from '../../io/render.js';
+import { batchHelp, configureMembershipAdd, runMembershipAdd } from '../membership-add.js';
+
+export function configure(cmd: Command): void {
+  configureMembershipAdd(cmd, 'audienceId', 'id (UUID) of the static audience').addHelpText('after', `
+One contact: --contact-id, --user-id or --email (precedence in that order). "added": false means
+the contact was a member already. No such contact exits 5 (contact_not_found).
+${batchHelp(`  $ cnv audience add c1000000-0000-4000-8000-000000000003 --email ada@example.com
+  $ cnv audience add c1000000-0000-4000-8000-000000000003 --batch people.csv --report report.csv
+  $ cnv audience add c1000000-0000-4000-8000-000000000003 --batch people.csv --report report.csv --resume-from-report report.csv`)}`);
+}
+
+export function run(ctx: Context, input: CommandInput): Promise<CommandResult> {
+  return runMembershipAdd(ctx, input, { noun: 'audience', single: addToAudience, batch: batchAddToAudience });
+}

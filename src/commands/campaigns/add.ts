@@ -1,0 +1,19 @@
+import type { Command } from 'commander';
+import { addToCampaign, batchAddToCampaign } from '../../api/campaigns.js';
+import type { CommandInput } from '../../cli/registry.js';
+import type { Context } from '../../context.js';
+import type { CommandResult } from '../../io/render.js';
+import { batchHelp, configureMembershipAdd, runMembershipAdd } from '../membership-add.js';
+
+export function configure(cmd: Command): void {
+  configureMembershipAdd(cmd, 'campaignId', 'id (UUID) of the custom campaign').addHelpText('after', `
+One contact: --contact-id, --user-id or --email (precedence in that order). "added": false means
+the contact was a member already. An unknown or archived campaign exits 5 (campaign_not_found).
+${batchHelp(`  $ cnv campaigns add c4000000-0000-4000-8000-000000000002 --user-id user-ada
+  $ cnv campaigns add c4000000-0000-4000-8000-000000000002 --batch attendees.ndjson --report report.csv
+  $ cat attendees.csv | cnv campaigns add c4000000-0000-4000-8000-000000000002 --batch - --input-format csv`)}`);
+}
+
+export function run(ctx: Context, input: CommandInput): Promise<CommandResult> {
+  return runMembershipAdd(ctx, input, { noun: 'campaign', single: addToCampaign, batch: batchAddToCampaign });
+}

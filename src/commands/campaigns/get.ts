@@ -1,0 +1,22 @@
+import type { Command } from 'commander';
+import { getCampaign } from '../../api/campaigns.js';
+import { uuidArgument } from '../../cli/parse.js';
+import type { CommandInput } from '../../cli/registry.js';
+import type { Context } from '../../context.js';
+import type { CommandResult } from '../../io/render.js';
+
+export function configure(cmd: Command): void {
+  cmd.argument('<campaignId>', 'id (UUID) of the custom campaign', uuidArgument).addHelpText('after', `
+Prints the campaign with its description and its type's member statuses, in the type's
+progression order (isSuccess marks the statuses that count as success). An unknown or archived
+campaign exits 5 (campaign_not_found).
+
+Examples:
+  $ cnv campaigns get c4000000-0000-4000-8000-000000000001
+  $ cnv campaigns get c4000000-0000-4000-8000-000000000001 --json | jq -r '.type.statuses[].name'`);
+}
+
+export async function run(ctx: Context, { args }: CommandInput): Promise<CommandResult> {
+  const campaign = await getCampaign(await ctx.http(), args[0] as string, ctx.signal);
+  return { kind: 'record', data: campaign };
+}

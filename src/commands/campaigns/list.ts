@@ -1,0 +1,51 @@
+import type { Command } from 'commander';
+import { listCampaigns } from '../../api/campaigns.js';
+import { integer } from '../../cli/parse.js';
+import type { CommandInput } from '../../cli/registry.js';
+import type { Context } from '../../context.js';
+import { createListWriter } from '../../io/list-writer.js';
+import type { CommandResult } from '../../io/render.js';
+
+/** Columns of the table and of CSV (json and ndjson print each campaign as the API sent it). */
+export const CAMPAIGN_COLUMNS = ['id', 'name', 'type.id', 'type.name', 'type.systemType', 'sfdcCampaignId', 'memberCount', 'createdAt', 'updatedAt'];
+
+export function configure(cmd: Command): void {
+  cmd
+    .option('--limit <n>', 'page size, 1 to 100 (the API clamps other values)', integer(1))
+    .option('--cursor <cursor>', 'continue from the cursor a previous page printed')
+    .option('--all', 'walk every page, printing rows as they come')
+    .addHelpText('after', `
+Custom campaigns only (archived ones are not listed). Statuses and descriptions are read with
+\`cnv campaigns get\`.
+
+Without --all one page is printed and, when more follow, "next page: --cursor X" goes to
+stderr. With --json (and no --all) stdout is the page as one object,
+{"campaigns": [...], "nextCursor": "..." | null}, so a script can page on its own.
+-o json|ndjson|csv|table always prints rows only.
+
+Examples:
+  $ cnv campaigns list
+  $ cnv campaigns list --all -o csv > campaigns.csv
+  $ cnv campaigns list --limit 50 --json | jq -r .nextCursor`);
+}
+
+export async function run(ctx: Context, { opts }: CommandInput): Promise<CommandResult> {
+  const http = await ctx.http();
+  const limit = opts.limit as number | undefined;
+  if (!opts.all) {
+    const page = await listCampaigns(http, { limit, cursor: opts.cursor as string | undefined }, ctx.signal);
+    if (page.nextCursor) ctx.info(`next page: --cursor ${page.nextCursor}`);
+    if (ctx.globals.json) return { kind: 'record', data: page };
+    return { kind: 'list', rows: page.campaigns, columns: CAMPAIGN_COLUMNS };
+  }
+  const writer = await createListWriter(ctx, CAMPAIGN_COLUMNS);
+  let cursor = opts.cursor as string | undefined;
+  do {
+    const page = await listCampaigns(http, { limit, cursor }, ctx.signal);
+    for (const campaign of page.campaigns) await writer.write(campaign);
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor);
+  await writer.end();
+  return { kind: 'none' };
+}
+

@@ -1,0 +1,83 @@
+import { z } from 'zod';
+import { upsertContact, type UpsertContactBody } from '../../api/contacts.js';
+import type { Prepared } from '../../batch/file-run.js';
+import { runFileBatch } from '../../batch/file-run.js';
+import { batchRunOptions } from '../../batch/options.js';
+import { perRowSender } from '../../batch/per-row.js';
+import { rowBody } from '../../batch/row-body.js';
+import { blank, checkRow } from '../../batch/row-check.js';
+import { emailSchema, uuidSchema } from '../../cli/identifier.js';
+import { pairsToObject } from '../../cli/parse.js';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import type { InputRow } from '../../io/input-rows.js';
+import type { CommandResult } from '../../io/render.js';
+
+// `contacts upsert --file`: one request per row (the API has no batch upsert of contacts).
+
+export const UPSERT_FILE_DEFAULTS = { concurrency: 16, maxChunkSize: 1 };
+const SETTABLE = ['SUBSCRIBED', 'UNSUBSCRIBED', 'NO_STATUS'] as const;
+const KNOWN = ['email', 'cnvContactId', 'subscriptionStatus', 'fields', 'companyFields', 'updateOnly'];
+const TEXT = ['email', 'cnvContactId', 'subscriptionStatus'];
+const CODES: Record<string, string> = { email: 'invalid_email', subscriptionStatus: 'invalid_subscription_status', fields: 'invalid_field', companyFields: 'invalid_field' };
+
+const fieldMap = z.record(z.string(), z.unknown(), { message: 'expected an object of field key to value' });
+
+const rowSchema = z
+  .looseObject({
+    email: z.preprocess(blank, emailSchema.optional()),
+    cnvContactId: z.preprocess(blank, uuidSchema.optional()),
+    subscriptionStatus: z.preprocess(
+      (v) => (typeof blank(v) === 'string' ? String(blank(v)).toUpperCase() : blank(v)),
+      z.enum(SETTABLE, { message: `expected one of ${SETTABLE.join(', ')}` }).optional(),
+    ),
+    fields: fieldMap.optional(),
+    companyFields: fieldMap.optional(),
+    updateOnly: z.boolean({ message: 'expected true or false' }).optional(),
+  })
+  .refine((b) => b.email !== undefined || b.cnvContactId !== undefined, { message: 'no identifier: give email or cnvContactId' });
+
+/** Flags that stand for every row in file mode (a row's own values win). */
+function defaultsFrom(opts: Record<string, unknown>): Record<string, unknown> {
+  for (const flag of ['email', 'contactId'] as const) {
+    if (opts[flag] !== undefined) throw new UsageError(`--file: each row names its contact; drop --${flag === 'contactId' ? 'contact-id' : 'email'}`);
+  }
+  const defaults: Record<string, unknown> = Object.fromEntries((opts.set as Array<[string, unknown]> | undefined) ?? []);
+  if (opts.status !== undefined) defaults.subscriptionStatus = opts.status;
+  if (opts.updateOnly) defaults.updateOnly = true;
+  const fields = pairsToObject(opts.field as Array<[string, unknown]> | undefined);
+  if (fields) defaults.fields = fields;
+  const companyFields = pairsToObject(opts.companyField as Array<[string, unknown]> | undefined);
+  if (companyFields) defaults.companyFields = companyFields;
+  return defaults;
+}
+
+/** Validates one row as the endpoint would; the body is the flag defaults overlaid with the row. */
+export function prepareUpsertRow(row: InputRow, defaults: Record<string, unknown>): Prepared<UpsertContactBody> {
+  const own = rowBody(row, { known: KNOWN, text: TEXT });
+  const body: Record<string, unknown> = { ...defaults, ...own };
+  for (const key of ['fields', 'companyFields']) {
+    if (isObject(defaults[key]) && isObject(own[key])) body[key] = { ...defaults[key], ...own[key] };
+  }
+  const identifier = String(blank(body.cnvContactId) ?? blank(body.email) ?? '');
+  return checkRow(rowSchema, body, identifier, CODES) as Prepared<UpsertContactBody>;
+}
+
+export function runUpsertFile(ctx: Context, opts: Record<string, unknown>): Promise<CommandResult> {
+  const defaults = defaultsFrom(opts);
+  return runFileBatch(ctx, {
+    path: String(opts.file),
+    options: batchRunOptions(ctx, opts, UPSERT_FILE_DEFAULTS),
+    prepare: (row) => prepareUpsertRow(row, defaults),
+    send: perRowSender(async (body: UpsertContactBody, signal) => {
+      const result = await upsertContact(await ctx.http(), body, signal);
+      return { status: result.contactCreated ? 'created' : 'updated', id: result.cnvContactId };
+    }),
+    // Rows for the same contact apply in file order, even when sent concurrently.
+    orderKey: (body) => [body.cnvContactId && `id:${body.cnvContactId.toLowerCase()}`, body.email && `email:${body.email.toLowerCase()}`].filter((k): k is string => !!k),
+  });
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

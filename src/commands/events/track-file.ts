@@ -1,0 +1,82 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { trackEvent, type TrackEventBody } from '../../api/events.js';
+import type { Prepared } from '../../batch/file-run.js';
+import { runFileBatch } from '../../batch/file-run.js';
+import { batchRunOptions } from '../../batch/options.js';
+import { perRowSender } from '../../batch/per-row.js';
+import { rowBody } from '../../batch/row-body.js';
+import { blank, checkRow } from '../../batch/row-check.js';
+import { emailSchema } from '../../cli/identifier.js';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import type { InputRow } from '../../io/input-rows.js';
+import type { CommandResult } from '../../io/render.js';
+
+// `events track --file`: one request per row (there is no batch endpoint for events).
+
+export const TRACK_FILE_DEFAULTS = { concurrency: 16, maxChunkSize: 1 };
+const KNOWN = ['event', 'userId', 'email', 'clientEventId', 'data'];
+const TEXT = ['event', 'userId', 'email', 'clientEventId'];
+const CODES: Record<string, string> = { email: 'invalid_email' };
+
+
+const rowSchema = z
+  .looseObject({
+    event: z.preprocess(blank, z.string({ message: 'the event name is required' })),
+    userId: z.preprocess(blank, z.string({ message: 'expected a string' }).optional()),
+    email: z.preprocess(blank, emailSchema.optional()),
+    clientEventId: z.preprocess(blank, z.string({ message: 'expected a string' })),
+    data: z.record(z.string(), z.unknown(), { message: 'expected a JSON object' }).optional(),
+  })
+  .refine((b) => b.userId !== undefined || b.email !== undefined, { message: 'no identifier: give userId or email' });
+
+/**
+ * The clientEventId of a row that has none: derived from the row as read (its values and its
+ * line), so running the same file again sends the same ids and the API records each event once.
+ */
+export function derivedClientEventId(row: InputRow): string {
+  const hex = createHash('sha256').update(`cnv-events-file\n${row.line}\n${stableJson(row.values ?? {})}`).digest('hex');
+  // UUID-shaped, version 5 and RFC 4122 variant bits, like a name-based UUID.
+  const variant = ((parseInt(hex[16], 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${stableJson((value as Record<string, unknown>)[k])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+function defaultsFrom(opts: Record<string, unknown>): Record<string, unknown> {
+  for (const [key, flag] of [['userId', '--user-id'], ['email', '--email'], ['clientEventId', '--client-event-id']] as const) {
+    if (opts[key] !== undefined) throw new UsageError(`--file: each row names its contact and event id; drop ${flag}`);
+  }
+  const defaults: Record<string, unknown> = Object.fromEntries((opts.set as Array<[string, unknown]> | undefined) ?? []);
+  if (opts.event !== undefined) defaults.event = opts.event;
+  if (opts.data !== undefined) defaults.data = opts.data;
+  return defaults;
+}
+
+export function prepareTrackRow(row: InputRow, defaults: Record<string, unknown>): Prepared<TrackEventBody> {
+  const body: Record<string, unknown> = { ...defaults, ...rowBody(row, { known: KNOWN, text: TEXT }) };
+  if (blank(body.clientEventId) === undefined) body.clientEventId = derivedClientEventId(row);
+  const identifier = String(body.clientEventId);
+  return checkRow(rowSchema, body, identifier, CODES) as Prepared<TrackEventBody>;
+}
+
+export function runTrackFile(ctx: Context, opts: Record<string, unknown>): Promise<CommandResult> {
+  const defaults = defaultsFrom(opts);
+  return runFileBatch(ctx, {
+    path: String(opts.file),
+    options: batchRunOptions(ctx, opts, TRACK_FILE_DEFAULTS),
+    prepare: (row) => prepareTrackRow(row, defaults),
+    send: perRowSender(async (body: TrackEventBody, signal) => {
+      const result = await trackEvent(await ctx.http(), body, signal);
+      return { status: result.duplicate ? 'duplicate' : 'tracked', id: result.cnvContactId };
+    }),
+  });
+}

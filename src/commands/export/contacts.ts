@@ -1,0 +1,29 @@
+import type { Command } from 'commander';
+import type { CommandInput } from '../../cli/registry.js';
+import type { Context } from '../../context.js';
+import { FORMAT_HELP, addExportOptions, exportOptionsFrom } from '../../exports/options.js';
+import { createReporter } from '../../exports/report.js';
+import { runExport } from '../../exports/runner.js';
+import type { CommandResult } from '../../io/render.js';
+
+export function configure(cmd: Command): void {
+  addExportOptions(cmd, 'contacts').addHelpText('after', `
+Exports contacts in updatedAt order. The first run exports them all; each later run exports
+only the contacts created or updated since (the state keeps the last cursor). Into a file every
+row lands exactly once, across crashes, kills and resumed runs (see docs/exports.md).
+CSV columns: id, sfdcLeadId, sfdcContactId, sfdcAccountId, email, subscriptionStatus,
+createdAt, updatedAt, one column per contact field label, and _extra (JSON of anything else).
+${FORMAT_HELP}
+
+Examples:
+  $ cnv export contacts --out contacts.csv
+  $ cnv export contacts -o ndjson --limit 5000 > contacts.ndjson
+  $ cnv export contacts --out contacts.csv --columns 'id,email,updatedAt,First name'
+  $ set -o pipefail; cnv export contacts --state-key crm --defer-commit | load-into-crm && cnv export state commit crm`);
+}
+
+export async function run(ctx: Context, { opts }: CommandInput): Promise<CommandResult> {
+  const options = exportOptionsFrom(ctx, opts, 'contacts');
+  await runExport(ctx, options, await createReporter(ctx, 'export contacts'));
+  return { kind: 'none' };
+}

@@ -1,0 +1,22 @@
+import type { Command } from 'commander';
+import type { CommandInput } from '../../../cli/registry.js';
+import type { Context } from '../../../context.js';
+import { openStateStore, stateRow } from '../../../exports/state-view.js';
+import type { CommandResult } from '../../../io/render.js';
+
+export function configure(cmd: Command): void {
+  cmd.addHelpText('after', `
+Lists the saved export states of this config directory: key, rows exported, age of the saved
+cursor, output, last run and any pending (--defer-commit) position.
+
+Examples:
+  $ cnv export state list
+  $ cnv export state list --json | jq -r '.[].key'`);
+}
+
+export async function run(ctx: Context, _input: CommandInput): Promise<CommandResult> {
+  const { store } = await openStateStore(ctx);
+  const now = ctx.clock.now();
+  const rows = store.list().map((s) => stateRow(s, now));
+  return { kind: 'list', rows, columns: ['key', 'kind', 'format', 'rows', 'cursorAge', 'output', 'lastRun', 'pending'] };
+}

@@ -1,0 +1,24 @@
+import type { Command } from 'commander';
+import type { CommandInput } from '../../../cli/registry.js';
+import type { Context } from '../../../context.js';
+import { lockHolder } from '../../../exports/lock.js';
+import { openStateStore, stateDetail, stateNotFound } from '../../../exports/state-view.js';
+import type { CommandResult } from '../../../io/render.js';
+
+export function configure(cmd: Command): void {
+  cmd.argument('<key>', 'the state key (see `cnv export state list`)').addHelpText('after', `
+Shows one export state: the saved cursor and its age, the committed file length, the CSV header,
+the pending position of a --defer-commit run, and the manifest of recent runs (rows, pages,
+bytes, sha256 of the bytes each appended, first and last cursor).
+
+Examples:
+  $ cnv export state show default@api.example.com/contacts
+  $ cnv export state show crm --json | jq '.runs[-1]'`);
+}
+
+export async function run(ctx: Context, { args }: CommandInput): Promise<CommandResult> {
+  const { store, key } = await openStateStore(ctx, args[0]);
+  const state = store.read(key);
+  if (!state) throw stateNotFound(key);
+  return { kind: 'record', data: stateDetail(state, ctx.clock.now(), store.pathOf(key), lockHolder(store.pathOf(key))) };
+}

@@ -1,0 +1,36 @@
+import type { Command } from 'commander';
+import { getForm, type Form, type FormField } from '../../api/forms.js';
+import { uuidArgument } from '../../cli/parse.js';
+import type { CommandInput } from '../../cli/registry.js';
+import type { Context } from '../../context.js';
+import { resolveFormat } from '../../io/format.js';
+import type { CommandResult } from '../../io/render.js';
+
+export function configure(cmd: Command): void {
+  cmd.argument('<formId>', 'id (UUID) of the form', uuidArgument).addHelpText('after', `
+Prints the form and its fields: type, required, hidden and, for choice fields, the options
+(label and value). Field types the API adds later are printed as they come. Only tracked,
+published native forms are readable: any other id exits 5 (form_not_found).
+
+A MULTI_CHECKBOX answer is one string of the ticked option values separated by ";".
+
+Examples:
+  $ cnv forms get f1000000-0000-4000-8000-000000000001
+  $ cnv forms get f1000000-0000-4000-8000-000000000001 --json | jq '.fields[] | {name, type}'`);
+}
+
+export async function run(ctx: Context, { args }: CommandInput): Promise<CommandResult> {
+  const form = await getForm(await ctx.http(), args[0] as string, ctx.signal);
+  return { kind: 'record', data: resolveFormat(ctx) === 'table' ? forTable(form) : form };
+}
+
+// On a terminal: one row per field with fixed columns, options as "Label (value)" text.
+function forTable(form: Form): Record<string, unknown> {
+  return { ...form, fields: form.fields.map(fieldRow) };
+}
+
+function fieldRow(field: FormField): Record<string, unknown> {
+  const { fieldId, name, type, required, hidden, options, ...rest } = field;
+  const optionText = options?.map((o) => (o.label === o.value || o.value === undefined ? String(o.label ?? '') : `${o.label ?? ''} (${o.value})`)).join(', ');
+  return { name, type, required: required ?? false, hidden: hidden ?? false, options: optionText ?? '', fieldId, ...rest };
+}

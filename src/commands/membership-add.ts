@@ -1,0 +1,65 @@
+import type { Command } from 'commander';
+import type { AddContactResult, BatchItemResult } from '../api/memberships.js';
+import { MAX_BATCH_CONTACTS } from '../api/memberships.js';
+import { batchAddSender, prepareIdentifierRow } from '../batch/contact-batch-add.js';
+import { runFileBatch } from '../batch/file-run.js';
+import { addBatchOptions, batchRunOptions, rejectBatchOptions } from '../batch/options.js';
+import { addIdentifierOptions, identifierFrom, type ContactIdentifier } from '../cli/identifier.js';
+import { uuidArgument } from '../cli/parse.js';
+import type { CommandInput } from '../cli/registry.js';
+import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
+import type { HttpClient } from '../http/client.js';
+import type { CommandResult } from '../io/render.js';
+
+// `audience add` and `campaigns add`: one contact by flags, or many from a file with --batch.
+
+export const BATCH_DEFAULTS = { concurrency: 8, maxChunkSize: MAX_BATCH_CONTACTS };
+
+export interface MembershipTarget {
+  /** "audience" or "campaign", for messages. */
+  noun: string;
+  single(http: HttpClient, targetId: string, contact: ContactIdentifier, signal: AbortSignal): Promise<AddContactResult>;
+  batch(http: HttpClient, targetId: string, contacts: ContactIdentifier[], signal: AbortSignal): Promise<BatchItemResult[]>;
+}
+
+export function configureMembershipAdd(cmd: Command, argName: string, argHelp: string): Command {
+  cmd.argument(`<${argName}>`, argHelp, uuidArgument);
+  addIdentifierOptions(cmd).option('--batch <file>', 'add every contact of a CSV, NDJSON or JSON file (- for stdin) through the batch endpoint');
+  return addBatchOptions(cmd, BATCH_DEFAULTS);
+}
+
+export async function runMembershipAdd(ctx: Context, { args, opts }: CommandInput, target: MembershipTarget): Promise<CommandResult> {
+  const targetId = args[0] as string;
+  if (opts.batch === undefined) {
+    rejectBatchOptions(opts, '--batch');
+    const result = await target.single(await ctx.http(), targetId, identifierFrom(opts), ctx.signal);
+    if (!result.added) ctx.info(`note: the contact was already in this ${target.noun}; nothing changed`);
+    return { kind: 'record', data: result };
+  }
+  const flag = ['contactId', 'userId', 'email'].find((k) => opts[k] !== undefined);
+  if (flag) throw new UsageError(`--batch: the contacts come from the file; drop --${flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
+  return runFileBatch(ctx, {
+    path: String(opts.batch),
+    options: batchRunOptions(ctx, opts, BATCH_DEFAULTS),
+    prepare: prepareIdentifierRow,
+    send: batchAddSender(ctx, (http, contacts, signal) => target.batch(http, targetId, contacts, signal)),
+  });
+}
+
+/** Help text about --batch, shared by both commands. */
+export function batchHelp(example: string): string {
+  return `
+With --batch FILE the contacts come from a file: CSV with a header (columns email, cnvContactId,
+userId; other columns are ignored), NDJSON or a JSON array of objects; - reads stdin. Rows are
+checked locally first (a bad row is "invalid", never sent), then sent ${MAX_BATCH_CONTACTS} per request
+(--chunk-size) with --concurrency requests in flight. Every row gets one result in --report
+(added, failed, invalid, skipped); a summary goes to stderr. Exit 0 when every row was added,
+6 when some failed or were invalid, 7 when the run could not finish (then
+--resume-from-report sends only what is missing). --dry-run checks the file and sends nothing.
+The batch endpoint must be enabled for the account (exit 4, export_not_enabled, otherwise).
+See docs/batches.md.
+
+Examples:
+${example}`;
+}

@@ -1,0 +1,95 @@
+import { stat } from 'node:fs/promises';
+import type { Command } from 'commander';
+import { listCustomObjectFields } from '../../api/fields.js';
+import { MAX_RECORDS_PER_BATCH, upsertRecords, type RecordInput } from '../../api/records.js';
+import { addBatchOptions, batchRunOptions } from '../../batch/options.js';
+import { runFileBatch } from '../../batch/file-run.js';
+import type { BatchItem, ItemOutcome } from '../../batch/types.js';
+import { uuidSchema } from '../../cli/identifier.js';
+import { caseInsensitiveChoice } from '../../cli/parse.js';
+import type { CommandInput } from '../../cli/registry.js';
+import type { Context } from '../../context.js';
+import { ApiError, ExitCode, UsageError } from '../../errors.js';
+import { InputFileError } from '../../io/input-reader.js';
+import type { CommandResult } from '../../io/render.js';
+import { CheckCollector } from '../../records/check.js';
+import { definitionMap, prepareRecord, type EmptyCells } from '../../records/prepare.js';
+import { recordOutcome, toFileRow } from '../../records/outcome.js';
+
+const DEFAULTS = { concurrency: 4, maxChunkSize: MAX_RECORDS_PER_BATCH };
+const EMPTY_CELLS: readonly EmptyCells[] = ['skip', 'null'];
+
+export function configure(cmd: Command): void {
+  cmd
+    .argument('<customObjectId>', 'the custom object (UUID)')
+    .option('--file <file>', 'records: CSV (header row), NDJSON or a JSON array; - for stdin (required)')
+    .option('--check', 'compare the file with the field definitions and validate every row; send nothing (also: the global --dry-run)')
+    .option('--no-coerce', 'send values as they are in the file (no field definitions are read)')
+    .option('--empty-cells <mode>', 'an empty CSV cell: skip (leave the field unchanged) or null (clear it)', caseInsensitiveChoice(EMPTY_CELLS), 'skip');
+  addBatchOptions(cmd, DEFAULTS);
+  cmd.addHelpText('after', `
+Each row is a clientDedupKey plus field values: in CSV every other column is a field key; in
+NDJSON/JSON the fields sit beside clientDedupKey or in a "fields" object. Values are coerced
+to each field's dataType (NUMBER, BOOLEAN, DATE, DATETIME, STRING) using the definitions read
+once from the API; a value that does not coerce makes its row invalid (line and reason).
+Rows go in chunks of up to ${MAX_RECORDS_PER_BATCH}, concurrently; rows sharing a clientDedupKey are applied in file
+order even across chunks. Exit 0 all ok, 6 some failed or invalid, 7 could not finish.
+See docs/records.md.
+
+Examples:
+  $ cnv records upsert c0000000-0000-4000-8000-000000000001 --file subscriptions.csv --check
+  $ cnv records upsert c0000000-0000-4000-8000-000000000001 --file subscriptions.csv --report result.csv
+  $ cat records.ndjson | cnv records upsert c0000000-0000-4000-8000-000000000001 --file - --no-coerce`);
+}
+
+export async function run(ctx: Context, { args, opts }: CommandInput): Promise<CommandResult> {
+  const id = uuidSchema.safeParse(String(args[0]).trim());
+  if (!id.success) throw new UsageError(`customObjectId: ${id.error.issues[0].message}, got "${args[0]}"`);
+  const customObjectId = id.data;
+  if (typeof opts.file !== 'string' || opts.file === '') throw new UsageError('--file: required (a CSV, NDJSON or JSON file, or - for stdin)');
+  if (opts.file !== '-') await assertReadable(opts.file);
+  const check = opts.check === true || ctx.globals.dryRun;
+  const options = { ...batchRunOptions(ctx, opts, DEFAULTS), dryRun: check };
+  const http = await ctx.http();
+  // Read once, before any row: an unknown custom object fails here, with nothing sent.
+  const definitions = opts.coerce !== false || check ? definitionMap(await listCustomObjectFields(http, customObjectId, ctx.signal)) : undefined;
+  const collector = check && definitions ? new CheckCollector(definitions) : undefined;
+  // A check validates as a coercing run would, even with --no-coerce.
+  const prepareOptions = { definitions: opts.coerce === false && !check ? undefined : definitions, emptyCells: opts.emptyCells as EmptyCells };
+
+  const result = await runFileBatch<RecordInput>(ctx, {
+    path: opts.file,
+    options,
+    idColumn: 'id',
+    prepare(row) {
+      const values = row.values ?? {};
+      const prepared = prepareRecord(values, { ...prepareOptions, csv: row.textual === true });
+      collector?.observe(row.line, values, prepared);
+      return toFileRow(prepared);
+    },
+    // Rows of one record wait for the earlier chunk holding it: the last row in the file wins.
+    orderKey: (record) => record.clientDedupKey,
+    send: (items, signal) => sendChunk(ctx, customObjectId, items, signal),
+  });
+  if (!collector) return result;
+  const report = collector.report();
+  const exitCode = Math.max(result.exitCode ?? 0, report.ok ? ExitCode.ok : ExitCode.partial);
+  return { kind: 'record', data: report, exitCode };
+}
+
+// Before the definitions are read: a missing file is a local error, even offline.
+async function assertReadable(path: string): Promise<void> {
+  const info = await stat(path).catch(() => undefined);
+  if (!info?.isFile()) throw new InputFileError(path, info ? 'is not a file' : 'no such file');
+}
+
+async function sendChunk(ctx: Context, customObjectId: string, items: BatchItem<RecordInput>[], signal: AbortSignal): Promise<ItemOutcome[]> {
+  try {
+    const res = await upsertRecords(await ctx.http(), customObjectId, items.map((i) => i.payload), signal);
+    return items.map((_, i) => recordOutcome(res.results[i]));
+  } catch (err) {
+    // A 400 refuses this chunk only; anything else (auth, not found, transient) stops the run.
+    if (err instanceof ApiError && err.status === 400) return items.map(() => ({ status: 'failed', error: err.code, message: err.message }));
+    throw err;
+  }
+}

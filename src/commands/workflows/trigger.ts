@@ -1,0 +1,31 @@
+import type { Command } from 'commander';
+import { triggerWorkflow, type TriggerWorkflowBody } from '../../api/workflows.js';
+import { addIdentifierOptions, identifierFrom } from '../../cli/identifier.js';
+import { jsonObject, uuidArgument } from '../../cli/parse.js';
+import type { CommandInput } from '../../cli/registry.js';
+import type { Context } from '../../context.js';
+import type { CommandResult } from '../../io/render.js';
+
+export function configure(cmd: Command): void {
+  cmd.argument('<workflowId>', 'id (UUID) of an API-triggered workflow', uuidArgument);
+  addIdentifierOptions(cmd)
+    .option('--data <json>', 'trigger data passed to the workflow, a JSON object', jsonObject)
+    .addHelpText('after', `
+A trigger is not idempotent: cnv retries it only when the request provably never reached the
+server (connection refused, 429), so a workflow never runs twice because of a retry. If the
+outcome is unknown (timeout, dropped connection) the command fails with exit 7; check before
+triggering again.
+
+Examples:
+  $ cnv workflows trigger d1000000-0000-4000-8000-000000000001 --email ada@example.com
+  $ cnv workflows trigger d1000000-0000-4000-8000-000000000001 --user-id user-ada --data '{"plan":"pro"}'`);
+}
+
+export async function run(ctx: Context, { args, opts }: CommandInput): Promise<CommandResult> {
+  const workflowId = args[0] as string;
+  const body: TriggerWorkflowBody = identifierFrom(opts);
+  if (opts.data !== undefined) body.data = opts.data as Record<string, unknown>;
+  const result = await triggerWorkflow(await ctx.http(), workflowId, body, ctx.signal);
+  if (!result.triggered) ctx.warn('the API answered triggered: false (the workflow did not start; is it active?)');
+  return { kind: 'record', data: { workflowId, ...result } };
+}

@@ -1,0 +1,118 @@
+import type { Position } from './change-log.js';
+import { EMAIL_EVENT_TYPES, type Contact, type CustomEvent, type EmailEvent, type EmailEventType, type SubscriptionStatus } from './model.js';
+import { blast, emailEventExtras, numberedUuid } from './seed/email-events.js';
+import { FIXTURE_CONTACTS } from './seed/fixtures.js';
+import { CITIES, EVENT_NAMES, FIRST_NAMES, LAST_NAMES, PAGES } from './seed/names.js';
+import type { BusinessStore } from './store.js';
+
+/** Bulk rows are timed from here, before the fixtures and the demo data. */
+export const BULK_EPOCH_MS = Date.parse('2024-06-01T00:00:00.000Z');
+const CONTACT_STEP_MS = 10;
+const EVENT_STEP_MS = 50;
+const CONTACT_TAG = 'f0000000';
+const STATUSES: readonly SubscriptionStatus[] = ['SUBSCRIBED', 'SUBSCRIBED', 'UNSUBSCRIBED', 'NO_STATUS', 'SUBSCRIBED', 'BOUNCED'];
+const FIXTURE_IDS = Object.values(FIXTURE_CONTACTS).map((c) => c.id);
+const TYPES = EMAIL_EVENT_TYPES.length;
+
+/** How many bulk rows to generate (`seedContacts`, `seedEvents`). */
+export interface BulkSpec {
+  contacts: number;
+  events: number;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * Benchmark-sized data for the exports: nothing is stored, row i is computed from i when a page
+ * needs it, so a million rows cost no memory and no start-up time. Bulk rows are read-only and
+ * seen only by the three export endpoints: `contacts` contacts, `events` custom events and
+ * `events` email events spread over the nine types (global row g has type g mod 9).
+ */
+export class BulkRows {
+  constructor(readonly spec: BulkSpec) {}
+
+  contactPosition(i: number): Position {
+    return [BULK_EPOCH_MS + i * CONTACT_STEP_MS, numberedUuid(CONTACT_TAG, i)];
+  }
+
+  contact(i: number): Contact {
+    const at = iso(BULK_EPOCH_MS + i * CONTACT_STEP_MS);
+    return {
+      id: numberedUuid(CONTACT_TAG, i),
+      email: `bulk.${i}@example.com`,
+      userId: i % 3 === 0 ? `bulk-user-${i}` : null,
+      subscriptionStatus: STATUSES[i % STATUSES.length],
+      fields: { firstName: FIRST_NAMES[i % FIRST_NAMES.length], lastName: LAST_NAMES[(i >> 3) % LAST_NAMES.length], city: CITIES[i % CITIES.length], score: i % 101 },
+      companyId: null,
+      sfdcLeadId: i % 7 === 0 ? `00Qbulk${String(i).padStart(11, '0')}` : null,
+      sfdcContactId: null,
+      sfdcAccountId: null,
+      createdAt: at,
+      updatedAt: at,
+    };
+  }
+
+  /** The bulk contact with this id, if it is one. */
+  contactById(id: string): Contact | undefined {
+    if (!id.startsWith(`${CONTACT_TAG}-`)) return undefined;
+    const i = Number.parseInt(id.slice(-12), 16);
+    return Number.isInteger(i) && i < this.spec.contacts && numberedUuid(CONTACT_TAG, i) === id ? this.contact(i) : undefined;
+  }
+
+  customEventPosition(i: number): Position {
+    return [BULK_EPOCH_MS + i * EVENT_STEP_MS, numberedUuid('f1000000', i)];
+  }
+
+  customEvent(i: number): CustomEvent {
+    const [ms, eventId] = this.customEventPosition(i);
+    const name = EVENT_NAMES[i % EVENT_NAMES.length];
+    return {
+      eventId,
+      contactId: this.spec.contacts > 0 ? numberedUuid(CONTACT_TAG, i % this.spec.contacts) : FIXTURE_IDS[i % FIXTURE_IDS.length],
+      occurredAt: iso(ms),
+      createdAt: iso(ms + 1000 + (i % 997)),
+      eventName: name,
+      source: 'PUBLIC_API',
+      clientEventId: `bulk-${i}`,
+      data: name === 'page_viewed' ? { page: PAGES[i % PAGES.length] } : { n: i },
+    };
+  }
+
+  /** Bulk email events of one type. */
+  emailCount(type: EmailEventType): number {
+    const t = EMAIL_EVENT_TYPES.indexOf(type);
+    return this.spec.events > t ? Math.ceil((this.spec.events - t) / TYPES) : 0;
+  }
+
+  emailPosition(type: EmailEventType, k: number): Position {
+    const g = k * TYPES + EMAIL_EVENT_TYPES.indexOf(type);
+    return [BULK_EPOCH_MS + g * EVENT_STEP_MS, numberedUuid('f2000000', g)];
+  }
+
+  emailEvent(type: EmailEventType, k: number): EmailEvent {
+    const g = k * TYPES + EMAIL_EVENT_TYPES.indexOf(type);
+    const [ms, eventId] = this.emailPosition(type, k);
+    return {
+      eventId,
+      contactId: this.spec.contacts > 0 ? numberedUuid(CONTACT_TAG, g % this.spec.contacts) : FIXTURE_IDS[g % FIXTURE_IDS.length],
+      occurredAt: iso(ms),
+      eventType: type,
+      ...blast(k),
+      sentEmailId: numberedUuid('f3000000', k),
+      isBot: g % 23 === 0,
+      ...emailEventExtras(type, g),
+    };
+  }
+}
+
+const attached = new WeakMap<BusinessStore, BulkRows>();
+
+/** Gives a business bulk rows (kept across resets: they are configuration, not data). */
+export function attachBulk(business: BusinessStore, spec: BulkSpec): void {
+  if (spec.contacts > 0 || spec.events > 0) attached.set(business, new BulkRows(spec));
+}
+
+/** The bulk rows of a business, if it has any. */
+export function bulkOf(business: BusinessStore): BulkRows | undefined {
+  return attached.get(business);
+}

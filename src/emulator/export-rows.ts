@@ -1,0 +1,142 @@
+import { bulkOf } from './bulk.js';
+import type { Position } from './change-log.js';
+import { SortedIndex, type OrderedSource } from './export-index.js';
+import type { Contact, CustomEvent, EmailEvent, EmailEventType } from './model.js';
+import type { BusinessStore } from './store.js';
+
+export type Row = Record<string, unknown>;
+
+/** Contact field key -> the label it is exported under (a label used twice gets its key appended). */
+export function contactFieldLabels(store: BusinessStore): Map<string, string> {
+  const labels = new Map<string, string>();
+  const used = new Set<string>();
+  for (const def of store.fields.list('CONTACT')) {
+    const label = used.has(def.label) ? `${def.label} (${def.key})` : def.label;
+    used.add(label);
+    labels.set(def.key, label);
+  }
+  return labels;
+}
+
+/** The export row of a contact: CRM ids, and the set fields keyed by label. */
+export function contactRow(c: Contact, labels: Map<string, string>): Row {
+  const fields: Row = {};
+  for (const [key, value] of Object.entries(c.fields)) if (value !== null) fields[labels.get(key) ?? key] = value;
+  return {
+    id: c.id,
+    sfdcLeadId: c.sfdcLeadId,
+    sfdcContactId: c.sfdcContactId,
+    sfdcAccountId: c.sfdcAccountId,
+    email: c.email,
+    subscriptionStatus: c.subscriptionStatus,
+    createdAt: c.createdAt,
+    updatedAt: c.updatedAt,
+    fields,
+  };
+}
+
+/** The export row of a custom event; email and userId resolved now, null once the contact is gone. */
+export function customEventRow(e: CustomEvent, contact: Contact | undefined): Row {
+  return {
+    eventId: e.eventId,
+    contactId: e.contactId,
+    occurredAt: e.occurredAt,
+    createdAt: e.createdAt,
+    eventName: e.eventName,
+    source: e.source,
+    contactEmail: contact?.email ?? null,
+    userId: contact?.userId ?? null,
+    clientEventId: e.clientEventId,
+    data: e.data,
+  };
+}
+
+export function emailEventRow(e: EmailEvent): Row {
+  return {
+    eventId: e.eventId,
+    contactId: e.contactId,
+    occurredAt: e.occurredAt,
+    eventType: e.eventType,
+    sourceType: e.sourceType,
+    sourceId: e.sourceId,
+    emailId: e.emailId,
+    emailName: e.emailName,
+    sentEmailId: e.sentEmailId,
+    isBot: e.isBot,
+    link: e.link,
+    topicIds: e.topicIds,
+    bounceType: e.bounceType,
+    errorMessage: e.errorMessage,
+  };
+}
+
+const timed = (at: string, id: string): Position => [Date.parse(at), id];
+
+interface Indexes {
+  custom: SortedIndex<CustomEvent>;
+  email: Map<EmailEventType, SortedIndex<EmailEvent>>;
+}
+const indexes = new WeakMap<BusinessStore, Indexes>();
+
+function indexesOf(store: BusinessStore): Indexes {
+  let found = indexes.get(store);
+  if (!found) {
+    found = { custom: new SortedIndex((e) => timed(e.occurredAt, e.eventId)), email: new Map() };
+    indexes.set(store, found);
+  }
+  return found;
+}
+
+/** The contact behind an id: stored, or a bulk one. */
+function contactOf(store: BusinessStore, id: string): Contact | undefined {
+  return store.contacts.get(id) ?? bulkOf(store)?.contactById(id);
+}
+
+/** Contacts in (updatedAt, id) order: the change log, plus bulk contacts if any. */
+export function contactSources(store: BusinessStore): OrderedSource<Row>[] {
+  const labels = contactFieldLabels(store);
+  const log = store.contacts.changes;
+  const sources: OrderedSource<Row>[] = [{
+    size: log.length,
+    position: (i) => log.position(i),
+    row: (i) => {
+      const id = log.liveId(i);
+      return id === undefined ? undefined : contactRow(store.contacts.get(id)!, labels);
+    },
+  }];
+  const bulk = bulkOf(store);
+  if (bulk) {
+    sources.push({ size: bulk.spec.contacts, position: (i) => bulk.contactPosition(i), row: (i) => contactRow(bulk.contact(i), labels) });
+  }
+  return sources;
+}
+
+/** Custom events in (occurredAt, eventId) order, and the latest occurredAt among them. */
+export function customEventSources(store: BusinessStore): { sources: OrderedSource<Row>[]; lastMs: number } {
+  const index = indexesOf(store).custom.sync(store.customEvents);
+  const view = (e: CustomEvent) => customEventRow(e, contactOf(store, e.contactId));
+  const sources = [index.source(view)];
+  let lastMs = index.lastMs;
+  const bulk = bulkOf(store);
+  if (bulk && bulk.spec.events > 0) {
+    sources.push({ size: bulk.spec.events, position: (i) => bulk.customEventPosition(i), row: (i) => view(bulk.customEvent(i)) });
+    lastMs = Math.max(lastMs, bulk.customEventPosition(bulk.spec.events - 1)[0]);
+  }
+  return { sources, lastMs };
+}
+
+/** Email events of one type in (occurredAt, eventId) order. */
+export function emailEventSources(store: BusinessStore, type: EmailEventType): OrderedSource<Row>[] {
+  const byType = indexesOf(store).email;
+  let index = byType.get(type);
+  if (!index) {
+    index = new SortedIndex((e) => timed(e.occurredAt, e.eventId), (e) => e.eventType === type);
+    byType.set(type, index);
+  }
+  const sources = [index.sync(store.emailEvents).source(emailEventRow)];
+  const bulk = bulkOf(store);
+  if (bulk && bulk.emailCount(type) > 0) {
+    sources.push({ size: bulk.emailCount(type), position: (k) => bulk.emailPosition(type, k), row: (k) => emailEventRow(bulk.emailEvent(type, k)) });
+  }
+  return sources;
+}

@@ -1,0 +1,103 @@
+import { UsageError } from '../errors.js';
+import { cellText } from '../io/format.js';
+import type { ExportKind } from './state.js';
+
+/** The columns of each export's rows, in the spec's order (contact fields come after). */
+export const FIXED_COLUMNS: Record<ExportKind, readonly string[]> = {
+  contacts: ['id', 'sfdcLeadId', 'sfdcContactId', 'sfdcAccountId', 'email', 'subscriptionStatus', 'createdAt', 'updatedAt'],
+  'custom-events': ['eventId', 'contactId', 'occurredAt', 'createdAt', 'eventName', 'source', 'contactEmail', 'userId', 'clientEventId', 'data'],
+  'email-events': [
+    'eventId', 'contactId', 'occurredAt', 'eventType', 'sourceType', 'sourceId', 'emailId', 'emailName', 'sentEmailId',
+    'isBot', 'link', 'topicIds', 'bounceType', 'errorMessage',
+  ],
+};
+
+/** Last column of every export: the members that have no column of their own, as one JSON object. */
+export const EXTRA_COLUMN = '_extra';
+const FIELD_PREFIX = 'fields.';
+
+/**
+ * A CSV header, kept in the export state so every run appending to a file writes the same one.
+ * `omitted` names what --columns left out on purpose (in `_extra` naming: `key` or
+ * `fields.<label>`); anything else without a column lands in `_extra`, never dropped.
+ */
+export interface CsvLayout {
+  columns: string[];
+  omitted: string[];
+}
+
+/** The column of a contact field label: the label itself, unless it would be mistaken for another column. */
+function labelColumn(label: string): string {
+  const clash = FIXED_COLUMNS.contacts.includes(label) || label === EXTRA_COLUMN || label.startsWith(FIELD_PREFIX);
+  return clash ? FIELD_PREFIX + label : label;
+}
+
+/** Every column a kind offers: fixed ones, then (contacts) one per field label. */
+export function availableColumns(kind: ExportKind, fieldLabels: readonly string[]): string[] {
+  const labels = kind === 'contacts' ? [...new Set(fieldLabels)].map(labelColumn) : [];
+  return [...FIXED_COLUMNS[kind], ...labels];
+}
+
+/** The header: every available column, or those --columns chose (validated), then `_extra`. */
+export function csvLayout(kind: ExportKind, fieldLabels: readonly string[], chosen?: readonly string[]): CsvLayout {
+  const available = availableColumns(kind, fieldLabels);
+  if (!chosen) return { columns: [...available, EXTRA_COLUMN], omitted: [] };
+  const picked: string[] = [];
+  for (const name of chosen) {
+    if (name === EXTRA_COLUMN) continue;
+    const bare = name.startsWith(FIELD_PREFIX) ? name.slice(FIELD_PREFIX.length) : name;
+    const column = available.includes(name) ? name : available.find((c) => c === labelColumn(name) || c === labelColumn(bare));
+    if (!column) {
+      throw new UsageError(`--columns: no column "${name}" in a ${kind} export`, `columns: ${available.join(', ')}`);
+    }
+    if (!picked.includes(column)) picked.push(column);
+  }
+  const omitted = available.filter((c) => !picked.includes(c)).map((c) => extraName(kind, c));
+  return { columns: [...picked, EXTRA_COLUMN], omitted };
+}
+
+/** How a column's value is named inside `_extra`: the row member, or `fields.<label>`. */
+function extraName(kind: ExportKind, column: string): string {
+  if (kind !== 'contacts' || FIXED_COLUMNS.contacts.includes(column)) return column;
+  return FIELD_PREFIX + (column.startsWith(FIELD_PREFIX) ? column.slice(FIELD_PREFIX.length) : column);
+}
+
+/**
+ * Turns rows into cells for a layout. Scalars as the API sent them (booleans `true`/`false`,
+ * dates untouched, null empty), objects and arrays (`data`, `topicIds`) as JSON.
+ */
+export function rowCells(kind: ExportKind, layout: CsvLayout): (row: Record<string, unknown>) => string[] {
+  const top = new Map<string, number>();
+  const labels = new Map<string, number>();
+  layout.columns.forEach((column, i) => {
+    if (column === EXTRA_COLUMN) return;
+    const name = extraName(kind, column);
+    if (kind === 'contacts' && name.startsWith(FIELD_PREFIX) && !FIXED_COLUMNS.contacts.includes(column)) labels.set(name.slice(FIELD_PREFIX.length), i);
+    else top.set(name, i);
+  });
+  const omitted = new Set(layout.omitted);
+  const extraAt = layout.columns.indexOf(EXTRA_COLUMN);
+  return (row) => {
+    const cells: string[] = new Array(layout.columns.length).fill('');
+    const extra: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(row)) {
+      if (kind === 'contacts' && key === 'fields' && isPlainObject(value)) {
+        for (const [label, v] of Object.entries(value)) {
+          const at = labels.get(label);
+          if (at !== undefined) cells[at] = cellText(v);
+          else if (!omitted.has(FIELD_PREFIX + label)) extra[FIELD_PREFIX + label] = v;
+        }
+        continue;
+      }
+      const at = top.get(key);
+      if (at !== undefined) cells[at] = cellText(value);
+      else if (!omitted.has(key)) extra[key] = value;
+    }
+    if (extraAt >= 0 && Object.keys(extra).length > 0) cells[extraAt] = JSON.stringify(extra);
+    return cells;
+  };
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

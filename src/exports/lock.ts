@@ -1,0 +1,127 @@
+import * as fs from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { TransientError } from '../errors.js';
+
+/** Who holds a lock: written inside the lock directory right after it was taken. */
+export interface LockOwner {
+  pid: number;
+  hostname: string;
+  startedAt: string;
+}
+
+/** A held lock: release it once; `lost()` says whether another process took it over meanwhile. */
+export interface ExportLock {
+  release(): Promise<void>;
+  lost(): Error | undefined;
+}
+
+const STALE_MS = 10_000;
+const OWNER_FILE = 'owner.json';
+
+function ownerNow(): LockOwner {
+  return { pid: process.pid, hostname: hostname(), startedAt: new Date().toISOString() };
+}
+
+// proper-lockfile takes a lock with mkdir. Ours makes the directory elsewhere with the owner file
+// inside and renames it into place: a lock directory never exists without its owner, even when
+// its maker is killed, so a dead holder is always recognisable. Removal is recursive.
+const lockFs = {
+  ...fs,
+  mkdir(path: string, cb: (err: NodeJS.ErrnoException | null) => void) {
+    const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}`;
+    try {
+      fs.mkdirSync(tmp);
+      fs.writeFileSync(join(tmp, OWNER_FILE), JSON.stringify(ownerNow()));
+      fs.renameSync(tmp, path);
+      cb(null);
+    } catch (err) {
+      fs.rmSync(tmp, { recursive: true, force: true });
+      const code = (err as NodeJS.ErrnoException).code;
+      cb(code === 'ENOTEMPTY' || code === 'EEXIST' || code === 'EPERM' ? Object.assign(new Error('lock exists'), { code: 'EEXIST' }) : (err as Error));
+    }
+  },
+  rmdir: (path: string, cb: (err: NodeJS.ErrnoException | null) => void) => fs.rm(path, { recursive: true, force: true }, cb),
+  rmdirSync: (path: string) => fs.rmSync(path, { recursive: true, force: true }),
+};
+
+type Release = () => Promise<void>;
+
+/**
+ * Takes the sidecar lock `<statePath>.lock` (a directory, proper-lockfile), failing at once when
+ * another run holds it: TransientError (exit 7) naming the holder's pid. A lock whose holder
+ * died (SIGKILL, power loss) is taken over: at once when the holder's pid is gone on this host,
+ * else when proper-lockfile finds it stale (not refreshed for 10 s).
+ */
+export async function acquireExportLock(statePath: string, key: string): Promise<ExportLock> {
+  let lostWith: Error | undefined;
+  const release = await takeOrTakeOver(statePath, `${statePath}.lock`, key, true, (err) => {
+    lostWith = err;
+  });
+  let released = false;
+  return {
+    async release() {
+      if (released) return;
+      released = true;
+      if (!lostWith) await release().catch(() => {});
+    },
+    lost: () => lostWith,
+  };
+}
+
+/** Takes a lock; one left by a dead holder is removed and taken, a short guard lock serialising takeovers. */
+async function takeOrTakeOver(file: string, lockPath: string, key: string, guarded: boolean, onCompromised: (err: Error) => void): Promise<Release> {
+  const lockfile = await import('proper-lockfile');
+  const take = () => lockfile.lock(file, { lockfilePath: lockPath, realpath: false, retries: 0, stale: STALE_MS, fs: lockFs, onCompromised });
+  try {
+    return await take();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw err;
+  }
+  const owner = readOwner(lockPath);
+  if (!owner || owner.hostname !== hostname() || isAlive(owner.pid)) throw heldBy(key, owner);
+  let releaseGuard: Release | undefined;
+  if (guarded) {
+    releaseGuard = await takeOrTakeOver(`${file}.takeover`, `${lockPath}-takeover`, key, false, () => {}).catch(() => Promise.reject(heldBy(key, owner)));
+  }
+  try {
+    const again = readOwner(lockPath);
+    if (again && (again.pid !== owner.pid || again.startedAt !== owner.startedAt)) throw heldBy(key, again);
+    lockFs.rmdirSync(lockPath);
+    return await take().catch(() => Promise.reject(heldBy(key, readOwner(lockPath))));
+  } finally {
+    await releaseGuard?.();
+  }
+}
+
+/** The holder of a key's lock, if one is held and known. */
+export function lockHolder(statePath: string): LockOwner | undefined {
+  return fs.existsSync(`${statePath}.lock`) ? readOwner(`${statePath}.lock`) : undefined;
+}
+
+function heldBy(key: string, owner: LockOwner | undefined): TransientError {
+  const who = owner ? `pid ${owner.pid} on ${owner.hostname}, since ${owner.startedAt}` : 'a process that has just started';
+  return new TransientError(`another run holds the lock of export state "${key}" (${who})`, {
+    code: 'locked',
+    hint: 'one run per state key at a time: wait for it to finish (a lock left by a killed run is taken over)',
+  });
+}
+
+function readOwner(lockPath: string): LockOwner | undefined {
+  try {
+    const owner = JSON.parse(fs.readFileSync(join(lockPath, OWNER_FILE), 'utf8')) as LockOwner;
+    return typeof owner.pid === 'number' && typeof owner.hostname === 'string' ? owner : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

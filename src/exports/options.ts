@@ -1,0 +1,79 @@
+import { extname } from 'node:path';
+import type { Command } from 'commander';
+import { EXPORT_PAGE_LIMITS, type EmailEventType } from '../api/exports.js';
+import { integer } from '../cli/parse.js';
+import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
+import type { ExportRunOptions } from './plan.js';
+import { checkStateKey } from './state-key.js';
+import type { ExportKind, FileFormat } from './state.js';
+
+/** One help line on the file format, which is the global -o/--format. */
+export const FORMAT_HELP = 'Format: -o csv|ndjson; by default CSV when --out ends in .csv, else NDJSON.';
+
+/** The options every export command takes. The file format is the global -o/--format (csv or ndjson). */
+export function addExportOptions(cmd: Command, kind: ExportKind): Command {
+  const { max, default: def } = EXPORT_PAGE_LIMITS[kind];
+  return cmd
+    .option('--out <file>', 'append to this file under the exactly-once protocol (default: stdout)')
+    .option('--limit <n>', `rows per page, 1 to ${max} (larger values are clamped; default ${def})`, integer(1))
+    .option('--full', 'ignore the saved state and export everything again (a file given with --out is replaced)')
+    .option('--no-state', 'neither read nor write any state (and no lock): a one-off export')
+    .option('--state-key <name>', 'name of the saved state (default: profile@host/kind[/type])')
+    .option('--max-pages <n>', 'stop after this many pages (the state keeps the place)', integer(1))
+    .option('--max-rows <n>', 'stop after this many rows (the state keeps the place)', integer(1))
+    .option('--defer-commit', 'stdout only: save the new position as pending; `cnv export state commit KEY` makes it current')
+    .option('--columns <list>', 'CSV: comma-separated columns to write, in order (default: all; members with no column still go to _extra)')
+    .option('--bom', 'CSV: start a new file (or the stream) with a UTF-8 byte order mark, for spreadsheet programs');
+}
+
+/** Reads and checks the common options (usage errors name the flag). */
+export function exportOptionsFrom(ctx: Context, opts: Record<string, unknown>, kind: ExportKind, extra: { emailType?: EmailEventType; since?: string; until?: string } = {}): ExportRunOptions {
+  // --dry-run prints the first request a stateless run would send: no state, no file touched.
+  const dryRun = ctx.globals.dryRun;
+  const out = typeof opts.out === 'string' && opts.out !== '-' && !dryRun ? opts.out : undefined;
+  const format = fileFormat(ctx, typeof opts.out === 'string' ? opts.out : undefined);
+  const noState = opts.state === false || dryRun;
+  const deferCommit = opts.deferCommit === true && !dryRun;
+  if (noState && !dryRun && opts.stateKey !== undefined) throw new UsageError('--state-key and --no-state do not go together');
+  if (noState && deferCommit) throw new UsageError('--defer-commit needs a state to hold the pending position; drop --no-state');
+  if (deferCommit && out !== undefined) throw new UsageError('--defer-commit is for stdout pipelines; a file (--out) is committed page by page already');
+  if (format !== 'csv' && (opts.columns !== undefined || opts.bom)) throw new UsageError(`${opts.columns !== undefined ? '--columns' : '--bom'} applies to CSV output only (-o csv or --out FILE.csv)`);
+  const columns = typeof opts.columns === 'string' ? opts.columns.split(',').map((c) => c.trim()).filter((c) => c !== '') : undefined;
+  if (columns && columns.length === 0) throw new UsageError('--columns: name at least one column');
+  const { max, default: def } = EXPORT_PAGE_LIMITS[kind];
+  return {
+    kind,
+    ...extra,
+    out,
+    format,
+    limit: Math.min(max, (opts.limit as number | undefined) ?? def),
+    full: opts.full === true,
+    noState,
+    stateKey: opts.stateKey === undefined ? undefined : checkStateKey(String(opts.stateKey)),
+    maxPages: opts.maxPages as number | undefined,
+    maxRows: opts.maxRows as number | undefined,
+    deferCommit,
+    columns,
+    bom: opts.bom === true,
+  };
+}
+
+/** -o/--format csv|ndjson; else from the file's extension (.csv), else NDJSON. */
+function fileFormat(ctx: Context, out: string | undefined): FileFormat {
+  const asked = ctx.globals.format;
+  if (asked === 'csv' || asked === 'ndjson') return asked;
+  if (asked !== undefined) throw new UsageError(`--format ${asked}: an export writes csv or ndjson`);
+  return out !== undefined && extname(out).toLowerCase() === '.csv' ? 'csv' : 'ndjson';
+}
+
+/** --since/--until: an ISO 8601 date-time with a zone, or a date (midnight UTC); normalised to UTC. */
+export function instant(flag: string) {
+  return (text: string): string => {
+    const t = text.trim();
+    const ok = /^\d{4}-\d{2}-\d{2}$/.test(t) || /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i.test(t);
+    const ms = Date.parse(t.length === 10 ? `${t}T00:00:00Z` : t);
+    if (!ok || !Number.isFinite(ms)) throw new UsageError(`${flag}: expected an ISO 8601 date-time with a zone (2025-01-31T00:00:00Z) or a date, got "${text}"`);
+    return new Date(ms).toISOString();
+  };
+}

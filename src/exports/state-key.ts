@@ -1,0 +1,31 @@
+import { createHash } from 'node:crypto';
+import { UsageError } from '../errors.js';
+import type { ExportKind } from './state.js';
+
+/**
+ * The default key of an export's state: profile, API host and path, kind and email type, e.g.
+ * `default@api.example.com/email-events/EMAIL_OPEN`. Two profiles or two base URLs never share
+ * a cursor.
+ */
+export function defaultStateKey(profile: string, baseUrl: string, kind: ExportKind, emailType?: string): string {
+  const url = new URL(baseUrl);
+  const where = url.host + url.pathname.replace(/\/+$/, '');
+  return `${profile}@${where}/${kind}${emailType ? `/${emailType}` : ''}`;
+}
+
+/** Checks a --state-key NAME (or a KEY argument). */
+export function checkStateKey(name: string, flag = '--state-key'): string {
+  const key = name.trim();
+  // eslint-disable-next-line no-control-regex
+  if (key === '' || key.length > 200 || /[\u0000-\u001f\u007f]/.test(key)) {
+    throw new UsageError(`${flag}: expected 1 to 200 printable characters, got ${JSON.stringify(name)}`);
+  }
+  return key;
+}
+
+/** The file stem of a key's state: readable, and unique thanks to a hash of the whole key. */
+export function stateFileStem(key: string): string {
+  const slug = key.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '').slice(0, 80);
+  const hash = createHash('sha256').update(key).digest('hex').slice(0, 10);
+  return `${slug}.${hash}`;
+}

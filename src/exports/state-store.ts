@@ -1,0 +1,131 @@
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type Conf from 'conf';
+import { CliError, ExitCode } from '../errors.js';
+import { stateFileStem } from './state-key.js';
+import { stateSchema, type ExportState } from './state.js';
+
+interface StateFile {
+  state?: unknown;
+}
+
+type ConfClass = typeof Conf<StateFile>;
+
+/**
+ * Export states, one file per key in `<config dir>/exports/`, written by conf (mode 0600,
+ * dot-notation off). One file per key means the run holding a key's lock is the only writer of
+ * that file: conf has no cross-process safety of its own. conf writes atomically (temp file,
+ * fsync, rename); the directory is fsynced after, so a saved state survives a crash of the
+ * machine too. Reads parse the file directly; conf (slow to import) loads at the first write.
+ */
+export class ExportStateStore {
+  private confClass?: ConfClass;
+
+  private constructor(readonly dir: string) {}
+
+  static async open(configDir: string): Promise<ExportStateStore> {
+    const dir = join(configDir, 'exports');
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    return new ExportStateStore(dir);
+  }
+
+  /** The state file of a key (its lock sits beside it, with `.lock` appended). */
+  pathOf(key: string): string {
+    return join(this.dir, `${stateFileStem(key)}.json`);
+  }
+
+  read(key: string): ExportState | undefined {
+    const path = this.pathOf(key);
+    const state = this.parse(path);
+    // A hash collision, or a file copied by hand under another key.
+    if (state && state.key !== key) throw corrupt(path, `it holds state "${state.key}"`);
+    return state;
+  }
+
+  /** Replaces a key's state in one atomic write, then makes the rename durable. */
+  async write(state: ExportState): Promise<void> {
+    const Conf = (this.confClass ??= await loadConf());
+    const conf = new Conf({
+      cwd: this.dir,
+      configName: stateFileStem(state.key),
+      projectName: 'cnv',
+      configFileMode: 0o600,
+      accessPropertiesByDotNotation: false,
+      clearInvalidConfig: true, // a damaged file is replaced whole: we write every member anyway
+    });
+    conf.store = { state: stateSchema.parse(state) };
+    this.syncDir();
+  }
+
+  /** Deletes a key's state (even an unreadable one); false when there was none. */
+  remove(key: string): boolean {
+    const path = this.pathOf(key);
+    const existed = existsSync(path);
+    rmSync(path, { force: true });
+    this.syncDir();
+    return existed;
+  }
+
+  /** Every saved state, by key. A file that cannot be read is reported, not skipped. */
+  list(): ExportState[] {
+    return readdirSync(this.dir)
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => this.parse(join(this.dir, f)))
+      .filter((s): s is ExportState => s !== undefined)
+      .sort((a, b) => a.key.localeCompare(b.key));
+  }
+
+  private parse(path: string): ExportState | undefined {
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+    let raw: StateFile;
+    try {
+      raw = JSON.parse(text) as StateFile;
+    } catch (err) {
+      throw corrupt(path, (err as Error).message);
+    }
+    if (raw?.state === undefined) return undefined;
+    const parsed = stateSchema.safeParse(raw.state);
+    if (!parsed.success) throw corrupt(path, parsed.error.issues[0]?.message ?? 'unexpected content');
+    return parsed.data;
+  }
+
+  private syncDir(): void {
+    let fd: number | undefined;
+    try {
+      fd = openSync(this.dir, 'r');
+      fsyncSync(fd);
+    } catch {
+      // Some platforms cannot open or fsync a directory; the rename is then as durable as it gets.
+    } finally {
+      if (fd !== undefined) closeSync(fd);
+    }
+  }
+}
+
+/**
+ * conf, without the SIGINT/SIGTERM listeners its atomically -> when-exit dependency adds on
+ * import: they re-raise the signal at once, which would cut short the launcher's own handling
+ * (finish or abandon the page, print the summary, release the lock, exit 130/143). Its writes
+ * are synchronous, so no signal handler can run in the middle of one anyway.
+ */
+async function loadConf(): Promise<ConfClass> {
+  const signals = ['SIGINT', 'SIGTERM'] as const;
+  const before = new Map(signals.map((s) => [s, new Set(process.listeners(s))]));
+  const { default: Conf } = await import('conf');
+  for (const s of signals) for (const listener of process.listeners(s)) if (!before.get(s)!.has(listener)) process.off(s, listener);
+  return Conf as ConfClass;
+}
+
+function corrupt(path: string, why: string): CliError {
+  return new CliError(`the export state file ${path} cannot be used: ${why}`, {
+    exitCode: ExitCode.usage,
+    code: 'state_corrupt',
+    hint: 'inspect it, or remove it with `cnv export state reset KEY` (the next run then needs --full)',
+  });
+}

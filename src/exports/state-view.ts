@@ -1,0 +1,80 @@
+import { configDir } from '../config/paths.js';
+import type { Context } from '../context.js';
+import { CliError, ExitCode } from '../errors.js';
+import { checkStateKey } from './state-key.js';
+import { ExportStateStore } from './state-store.js';
+import type { ExportState } from './state.js';
+
+/** The store of the config directory in force, and the checked KEY argument. */
+export async function openStateStore(ctx: Context, rawKey?: unknown): Promise<{ store: ExportStateStore; key: string }> {
+  const store = await ExportStateStore.open(configDir(ctx.env));
+  return { store, key: rawKey === undefined ? '' : checkStateKey(String(rawKey), 'KEY') };
+}
+
+export function stateNotFound(key: string): CliError {
+  return new CliError(`no export state "${key}"`, {
+    exitCode: ExitCode.notFound,
+    code: 'state_not_found',
+    hint: '`cnv export state list` shows the saved keys',
+  });
+}
+
+/** "3h 12m" since an ISO time, or null. */
+export function age(iso: string | null | undefined, nowMs: number): string | null {
+  if (!iso) return null;
+  const s = Math.max(0, Math.round((nowMs - Date.parse(iso)) / 1000));
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m ${s % 60}s`;
+  const h = Math.floor(m / 60);
+  if (h < 48) return `${h}h ${m % 60}m`;
+  return `${Math.floor(h / 24)}d ${h % 24}h`;
+}
+
+function outputOf(state: ExportState): string {
+  const o = state.current.output;
+  return o.kind === 'file' ? `${o.path} (${o.bytes} bytes)` : 'stdout';
+}
+
+/** One line of `cnv export state list`. */
+export function stateRow(state: ExportState, nowMs: number): Record<string, unknown> {
+  const last = state.runs.at(-1);
+  return {
+    key: state.key,
+    kind: state.emailType ? `${state.kind} ${state.emailType}` : state.kind,
+    format: state.current.format,
+    rows: state.current.rows,
+    cursorAge: age(state.current.cursorAt, nowMs),
+    output: outputOf(state),
+    lastRun: last ? `${last.status} ${last.finishedAt ?? last.startedAt}` : null,
+    pending: state.pending ? `${state.pending.rows - state.current.rows} rows since ${state.pending.savedAt}` : null,
+  };
+}
+
+/** One state for `cnv export state show`: the committed position first, then pending and runs. */
+export function stateDetail(state: ExportState, nowMs: number, file: string, holder?: { pid: number; hostname: string; startedAt: string }): Record<string, unknown> {
+  const c = state.current;
+  const p = state.pending;
+  return {
+    key: state.key,
+    kind: state.kind,
+    ...(state.emailType ? { emailType: state.emailType } : {}),
+    profile: state.profile,
+    baseUrl: state.baseUrl,
+    stateFile: file,
+    lockedBy: holder ?? null,
+    cursor: c.cursor,
+    cursorAge: age(c.cursorAt, nowMs),
+    rows: c.rows,
+    pages: c.pages,
+    format: c.format,
+    output: outputOf(state),
+    ...(c.window ? { window: c.window } : {}),
+    csvColumns: c.csv?.columns ?? null,
+    seenAfterCursor: c.seen.length,
+    pending: p ? { cursor: p.cursor, rows: p.rows, pages: p.pages, savedAt: p.savedAt, runId: p.runId } : null,
+    createdAt: state.createdAt,
+    updatedAt: state.updatedAt,
+    runs: state.runs,
+  };
+}

@@ -1,0 +1,76 @@
+import { z } from 'zod';
+
+export const EXPORT_KINDS = ['contacts', 'custom-events', 'email-events'] as const;
+export type ExportKind = (typeof EXPORT_KINDS)[number];
+export type FileFormat = 'csv' | 'ndjson';
+
+/** How many run manifests a state keeps (the latest last). */
+export const MANIFESTS_KEPT = 20;
+
+const manifestSchema = z.object({
+  runId: z.string(),
+  startedAt: z.string(),
+  /** Set when the run ended; a manifest still "running" without it belongs to a killed run. */
+  finishedAt: z.string().nullable(),
+  status: z.enum(['running', 'complete', 'stopped', 'failed', 'interrupted', 'pending', 'committed']),
+  /** Rows, pages and bytes this run delivered and committed (or made pending). */
+  rows: z.number(),
+  pages: z.number(),
+  bytes: z.number(),
+  /** SHA-256 (hex) of exactly those bytes: for a file, bytes [startOffset, startOffset + bytes). */
+  sha256: z.string(),
+  firstCursor: z.string().nullable(),
+  lastCursor: z.string().nullable(),
+  output: z.string(),
+  startOffset: z.number().nullable(),
+  moreRemains: z.boolean(),
+  error: z.string().optional(),
+});
+export type Manifest = z.infer<typeof manifestSchema>;
+
+const outputSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('file'), path: z.string(), bytes: z.number() }),
+  z.object({ kind: z.literal('stdout') }),
+]);
+
+/** Where an export stands: everything needed to continue with no row lost or repeated. */
+const positionSchema = z.object({
+  /** The last non-null cursor; null until the first one (a run then starts from the beginning). */
+  cursor: z.string().nullable(),
+  cursorAt: z.string().nullable(),
+  /** Identities of the rows delivered after `cursor`: the next run fetches them again and skips them. */
+  seen: z.array(z.string()),
+  output: outputSchema,
+  format: z.enum(['csv', 'ndjson']),
+  /** The CSV header in force (and what --columns left out on purpose), stable across runs. */
+  csv: z.object({ columns: z.array(z.string()), omitted: z.array(z.string()) }).nullable(),
+  /** Custom events: the occurredAt window of the first call (the cursor carries it after). */
+  window: z.object({ since: z.string(), until: z.string().optional() }).nullable(),
+  /** Totals since the state began. */
+  rows: z.number(),
+  pages: z.number(),
+});
+export type Position = z.infer<typeof positionSchema>;
+
+export const stateSchema = z.object({
+  version: z.literal(1),
+  key: z.string(),
+  kind: z.enum(EXPORT_KINDS),
+  emailType: z.string().optional(),
+  profile: z.string(),
+  baseUrl: z.string(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  current: positionSchema,
+  /** Written by --defer-commit runs; `cnv export state commit KEY` makes it current. */
+  pending: positionSchema.extend({ runId: z.string(), savedAt: z.string() }).optional(),
+  runs: z.array(manifestSchema),
+});
+export type ExportState = z.infer<typeof stateSchema>;
+export type PendingPosition = NonNullable<ExportState['pending']>;
+
+/** Adds or replaces a run's manifest, keeping the latest MANIFESTS_KEPT. */
+export function withManifest(runs: Manifest[], manifest: Manifest): Manifest[] {
+  const others = runs.filter((m) => m.runId !== manifest.runId);
+  return [...others, manifest].slice(-MANIFESTS_KEPT);
+}

@@ -1,0 +1,77 @@
+import type { FieldDefinition } from '../api/fields.js';
+import { DEDUP_KEY, fieldProblem, type Prepared } from './prepare.js';
+
+/** One column of the file against the account's field definitions. */
+export interface ColumnCheck {
+  column: string;
+  status: 'ok' | 'unknown' | 'read-only' | 'key';
+  dataType: string | null;
+  /** Values that do not coerce to the dataType. */
+  mismatches: number;
+  /** The first mismatch, as `line N: reason`. */
+  example: string | null;
+}
+
+/** What `records upsert --check` prints. */
+export interface CheckReport {
+  ok: boolean;
+  rows: number;
+  validRows: number;
+  invalidRows: number;
+  columns: ColumnCheck[];
+  /** The first invalid rows, as `line N: reason; reason`. */
+  problems: string[];
+}
+
+const MAX_PROBLEMS = 20;
+
+/**
+ * Collects, row by row, how a file's columns match the field definitions: unknown columns,
+ * read-only fields and values that do not coerce. Nothing is sent.
+ */
+export class CheckCollector {
+  private readonly columns = new Map<string, ColumnCheck>();
+  private rows = 0;
+  private invalid = 0;
+  private readonly problems: string[] = [];
+
+  constructor(private readonly definitions: ReadonlyMap<string, FieldDefinition>) {}
+
+  observe(line: number, row: Record<string, unknown>, prepared: Prepared): void {
+    this.rows++;
+    const nested = row.fields !== null && typeof row.fields === 'object' && !Array.isArray(row.fields) ? Object.keys(row.fields) : [];
+    for (const name of [...Object.keys(row).filter((k) => k !== 'fields' || nested.length === 0), ...nested]) this.column(name);
+    if (prepared.ok) return;
+    this.invalid++;
+    for (const p of prepared.problems) {
+      if (p.kind !== 'type') continue;
+      const col = this.column(p.field);
+      col.mismatches++;
+      col.example ??= `line ${line}: ${p.reason}`;
+    }
+    if (this.problems.length < MAX_PROBLEMS) this.problems.push(`line ${line}: ${prepared.problems.map((p) => p.reason).join('; ')}`);
+  }
+
+  report(): CheckReport {
+    const columns = [...this.columns.values()];
+    const ok = this.invalid === 0 && columns.every((c) => c.status === 'ok' || c.status === 'key');
+    return { ok, rows: this.rows, validRows: this.rows - this.invalid, invalidRows: this.invalid, columns, problems: this.problems };
+  }
+
+  private column(name: string): ColumnCheck {
+    let col = this.columns.get(name);
+    if (!col) {
+      const def = this.definitions.get(name);
+      const problem = name === DEDUP_KEY ? undefined : fieldProblem(name, def);
+      col = {
+        column: name,
+        status: name === DEDUP_KEY ? 'key' : problem ? (problem.kind as 'unknown' | 'read-only') : 'ok',
+        dataType: def?.dataType ?? null,
+        mismatches: 0,
+        example: null,
+      };
+      this.columns.set(name, col);
+    }
+    return col;
+  }
+}

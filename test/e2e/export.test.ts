@@ -1,0 +1,241 @@
+import { existsSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { EMAIL_EVENT_TYPES } from '../../src/emulator/model.js';
+import { FIXTURE_CONTACTS } from '../../src/emulator/seed/fixtures.js';
+import { BIN, cnv } from '../helpers/cli.js';
+import { emulatorFixture } from '../helpers/emulator.js';
+import { csvRecords, duplicates, exportState, ndjsonRows, outDir, statePath } from '../helpers/exports.js';
+
+let fx: Awaited<ReturnType<typeof emulatorFixture>>;
+beforeAll(async () => {
+  fx = await emulatorFixture({ rateLimit: 0 });
+});
+afterAll(() => fx.close());
+beforeEach(() => fx.clearFaults());
+
+const acme = () => fx.emulator.store.business('acme');
+const exportCnv = (args: string[], env: Record<string, string> = {}) => cnv(['export', ...args], { env: { ...fx.env, ...env } });
+const upsert = (body: Record<string, unknown>) => fx.admin('POST', '/v2/contacts', body);
+const track = (event: string, email: string, clientEventId: string) =>
+  fetch(`${fx.emulator.url}/v2/events`, {
+    method: 'POST',
+    headers: { 'x-api-key': fx.emulator.keys.full, 'content-type': 'application/json' },
+    body: JSON.stringify({ event, email, clientEventId }),
+  });
+const writeContact = (body: Record<string, unknown>) =>
+  fetch(`${fx.emulator.url}/v2/contacts`, {
+    method: 'POST',
+    headers: { 'x-api-key': fx.emulator.keys.full, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  }).then((r) => r.json());
+void upsert;
+
+describe('cnv export: full, then incremental (binary)', () => {
+  it('contacts NDJSON: the second run appends exactly the new and changed contacts, none twice', async () => {
+    const out = join(outDir(), 'contacts.ndjson');
+    const first = await exportCnv(['contacts', '--out', out, '--state-key', 'inc-contacts', '--limit', '700']);
+    expect(first.exitCode, first.stderr).toBe(0);
+    expect(ndjsonRows(out)).toHaveLength(acme().contacts.size);
+    expect(first.stderr).toMatch(/export contacts complete: [\d,]+ rows in 3 pages .*state "inc-contacts" saved; more remains: no/);
+
+    const nothing = await exportCnv(['contacts', '--out', out, '--state-key', 'inc-contacts', '--limit', '700']);
+    expect(nothing.exitCode).toBe(0);
+    expect(nothing.stderr).toMatch(/complete: 0 rows \(\d+ already delivered, skipped\)/);
+
+    await writeContact({ email: FIXTURE_CONTACTS.linus.email, fields: { city: 'Helsinki' } });
+    const created = await writeContact({ email: 'incremental.one@example.com', subscriptionStatus: 'SUBSCRIBED' });
+    const before = ndjsonRows(out).length;
+    const second = await exportCnv(['contacts', '--out', out, '--state-key', 'inc-contacts', '--limit', '700', '--json']);
+    expect(second.exitCode, second.stderr).toBe(0);
+    const rows = ndjsonRows(out);
+    const appended = rows.slice(before);
+    expect(appended.map((r) => r.email)).toEqual([FIXTURE_CONTACTS.linus.email, 'incremental.one@example.com']);
+    expect(appended[1].id).toBe(created.data.cnvContactId);
+    expect(appended[0].fields.City).toBe('Helsinki');
+    expect(duplicates(rows.map((r) => `${r.id}@${r.updatedAt}`))).toEqual([]);
+    expect(JSON.parse(second.stderr.trim().split('\n').at(-1)!).summary).toMatchObject({ status: 'complete', rows: 2, stateKey: 'inc-contacts', moreRemains: false });
+  });
+
+  it('contacts CSV: one header across runs; a field created later goes to _extra, nothing dropped', async () => {
+    const out = join(outDir(), 'contacts.csv');
+    expect((await exportCnv(['contacts', '--out', out, '--state-key', 'inc-csv'])).exitCode).toBe(0);
+    const header = csvRecords(out)[0];
+    expect(header.slice(0, 9)).toEqual(['id', 'sfdcLeadId', 'sfdcContactId', 'sfdcAccountId', 'email', 'subscriptionStatus', 'createdAt', 'updatedAt', 'First name']);
+    expect(header.at(-1)).toBe('_extra');
+
+    await fetch(`${fx.emulator.url}/v2/fields`, {
+      method: 'POST',
+      headers: { 'x-api-key': fx.emulator.keys.full, 'content-type': 'application/json' },
+      body: JSON.stringify({ label: 'Favourite colour', objectType: 'CONTACT', dataType: 'STRING', key: 'favColour' }),
+    });
+    const tricky = 'Rome\r\nline two, "quoted"\rbare CR\nbare LF \u2028 separator';
+    await writeContact({ email: 'csv.later@example.com', fields: { favColour: 'teal, "deep"', city: tricky } });
+    const second = await exportCnv(['contacts', '--out', out, '--state-key', 'inc-csv']);
+    expect(second.exitCode, second.stderr).toBe(0);
+    const records = csvRecords(out);
+    expect(records.filter((r) => r[0] === 'id')).toHaveLength(1);
+    expect(records.every((r) => r.length === header.length)).toBe(true);
+    const last = Object.fromEntries(header.map((h, i) => [h, records.at(-1)![i]]));
+    expect(last).toMatchObject({ email: 'csv.later@example.com', City: tricky });
+    expect(JSON.parse(last._extra)).toEqual({ 'fields.Favourite colour': 'teal, "deep"' });
+    expect(duplicates(records.map((r) => r.join('\u0000')))).toEqual([]);
+  });
+
+  it('custom events: the first run needs --since; later runs add only events tracked since', async () => {
+    const out = join(outDir(), 'events.ndjson');
+    const refused = await exportCnv(['custom-events', '--out', out, '--state-key', 'inc-events']);
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toMatch(/--since is required on the first run/);
+    const first = await exportCnv(['custom-events', '--since', '2024-12-01T00:00:00Z', '--out', out, '--state-key', 'inc-events']);
+    expect(first.exitCode, first.stderr).toBe(0);
+    expect(ndjsonRows(out)).toHaveLength(acme().customEvents.length);
+
+    await track('exported_later', FIXTURE_CONTACTS.grace.email, 'inc-export-1');
+    await track('exported_later', FIXTURE_CONTACTS.ada.email, 'inc-export-2');
+    const again = await exportCnv(['custom-events', '--out', out, '--state-key', 'inc-events']);
+    expect(again.exitCode, again.stderr).toBe(0);
+    const rows = ndjsonRows(out);
+    expect(rows.slice(-2).map((r) => r.clientEventId)).toEqual(['inc-export-1', 'inc-export-2']);
+    expect(rows).toHaveLength(acme().customEvents.length);
+    expect(duplicates(rows.map((r) => r.eventId))).toEqual([]);
+
+    const since = await exportCnv(['custom-events', '--since', '2025-01-01', '--out', out, '--state-key', 'inc-events']);
+    expect(since.exitCode).toBe(2);
+    expect(since.stderr).toMatch(/continues from its saved cursor.*\nhint: .*--full/);
+  });
+
+  it('every email event type, in any case, one state per type; appended events come next', async () => {
+    const dir = outDir();
+    const results = await Promise.all(
+      EMAIL_EVENT_TYPES.map((type, i) => exportCnv(['email-events', '--type', i % 2 ? type.toLowerCase() : type, '--out', join(dir, `${type}.csv`)])),
+    );
+    for (const [i, type] of EMAIL_EVENT_TYPES.entries()) {
+      expect(results[i].exitCode, results[i].stderr).toBe(0);
+      const [header, ...rows] = csvRecords(join(dir, `${type}.csv`));
+      expect(rows.length, type).toBe(acme().emailEvents.filter((e) => e.eventType === type).length);
+      expect(rows.every((r) => r[header.indexOf('eventType')] === type)).toBe(true);
+    }
+    const list = await cnv(['export', 'state', 'list', '--json'], { env: fx.env });
+    const keys = JSON.parse(list.stdout).map((s: { key: string }) => s.key);
+    for (const type of EMAIL_EVENT_TYPES) expect(keys).toContain(`default@${new URL(fx.emulator.url).host}/email-events/${type}`);
+
+    await fx.admin('POST', '/_emulator/email-events', { eventType: 'EMAIL_OPEN', email: FIXTURE_CONTACTS.ada.email, link: 'x\ny' });
+    const more = await exportCnv(['email-events', '--type', 'Email_Open', '--out', join(dir, 'EMAIL_OPEN.csv')]);
+    expect(more.exitCode).toBe(0);
+    expect(more.stderr).toMatch(/complete: 1 rows/);
+  });
+});
+
+describe('cnv export: the file and the state disagree (binary)', () => {
+  it('a file shorter than committed is refused naming --full; --full starts it over', async () => {
+    const out = join(outDir(), 'short.ndjson');
+    expect((await exportCnv(['contacts', '--out', out, '--state-key', 'short'])).exitCode).toBe(0);
+    const size = statSync(out).size;
+    truncateSync(out, size - 10);
+    const res = await exportCnv(['contacts', '--out', out, '--state-key', 'short']);
+    expect(res.exitCode).toBe(2);
+    expect(res.stderr).toMatch(new RegExp(`error: file_shorter_than_committed: --out .*short.ndjson has ${size - 10} bytes, but the export state has ${size} bytes committed`));
+    expect(res.stderr).toMatch(/hint: run again with --full/);
+    const full = await exportCnv(['contacts', '--out', out, '--state-key', 'short', '--full']);
+    expect(full.exitCode).toBe(0);
+    expect(ndjsonRows(out)).toHaveLength(acme().contacts.size);
+  });
+
+  it('a first run refuses a non-empty file it did not write', async () => {
+    const out = join(outDir(), 'theirs.csv');
+    writeFileSync(out, 'precious\n');
+    const res = await exportCnv(['contacts', '--out', out, '--state-key', 'theirs']);
+    expect(res.exitCode).toBe(2);
+    expect(res.stderr).toMatch(/already holds 9 bytes that this export state did not write/);
+    expect(readFileSync(out, 'utf8')).toBe('precious\n');
+  });
+
+  it('a stored cursor the server rejects (tampered): exit 3, state untouched, hint --full', async () => {
+    const out = join(outDir(), 'tampered.ndjson');
+    expect((await exportCnv(['contacts', '--out', out, '--state-key', 'tampered', '--limit', '500'])).exitCode).toBe(0);
+    const path = await statePath(fx.configDir, 'tampered');
+    const saved = JSON.parse(readFileSync(path, 'utf8'));
+    saved.state.current.cursor = saved.state.current.cursor.replace(/.$/, (c: string) => (c === 'A' ? 'B' : 'A'));
+    writeFileSync(path, JSON.stringify(saved, null, '\t'));
+    const before = readFileSync(path, 'utf8');
+    const res = await exportCnv(['contacts', '--out', out, '--state-key', 'tampered']);
+    expect(res.exitCode).toBe(3);
+    expect(res.stderr).toMatch(/invalid_cursor: the server rejected the saved cursor of export state "tampered"/);
+    expect(res.stderr).toMatch(/hint: .*--full/);
+    expect(readFileSync(path, 'utf8')).toBe(before);
+  });
+
+  it('a stored cursor from an earlier emulator process is rejected after a restart (new secret)', async () => {
+    const start = async (port = 0) => {
+      const child = execa('node', [BIN, 'emulator', '--port', String(port), '--json', '--seed-contacts', '3000'], { reject: false });
+      const line = await new Promise<string>((resolve) => child.stdout!.once('data', (c) => resolve(String(c))));
+      return { child, url: JSON.parse(line).url as string };
+    };
+    const a = await start();
+    const env = { CNV_BASE_URL: a.url };
+    const out = join(outDir(), 'restart.ndjson');
+    expect((await exportCnv(['contacts', '--out', out, '--state-key', 'restart'], env)).exitCode).toBe(0);
+    expect(ndjsonRows(out)).toHaveLength(acme().contacts.size + 3000); // --seed-contacts: bulk rows on top of the demo data
+    a.child.kill('SIGTERM');
+    await a.child;
+    const b = await start(Number(new URL(a.url).port));
+    try {
+      const res = await exportCnv(['contacts', '--out', out, '--state-key', 'restart'], { CNV_BASE_URL: b.url });
+      expect(res.exitCode).toBe(3);
+      expect(res.stderr).toMatch(/invalid_cursor: .*state is unchanged/);
+    } finally {
+      b.child.kill('SIGTERM');
+      await b.child;
+    }
+  });
+});
+
+describe('cnv export to stdout (binary, real pipes)', () => {
+  const sh = (script: string) => execa('bash', ['-c', script], { reject: false, env: { ...process.env, ...fx.env, CNV: `node ${BIN}` } });
+
+  it('piped into head: EPIPE exits non-zero, the state holds whole pages, and the next run continues without a repeat', async () => {
+    const res = await sh('$CNV export contacts --state-key head --limit 50 | head -n 3; exit ${PIPESTATUS[0]}');
+    expect(res.exitCode).toBe(141);
+    expect(res.stdout.split('\n')).toHaveLength(3);
+    expect(res.stderr).toMatch(/output_closed/);
+    const state = (await exportState(fx.configDir, 'head'))!;
+    expect(state.current.rows % 50).toBe(0);
+    expect(state.current.rows).toBe(state.current.pages * 50);
+    expect(state.runs.at(-1)?.status).toBe('interrupted');
+    const reference = ndjsonRows((await exportCnv(['contacts', '--no-state'])).stdout);
+    const out = join(outDir(), 'rest.ndjson');
+    expect((await exportCnv(['contacts', '--state-key', 'head', '--out', out])).exitCode).toBe(0);
+    expect(ndjsonRows(out)).toEqual(reference.slice(state.current.rows));
+  });
+
+  it('--defer-commit: commits only when the consumer succeeded', async () => {
+    const ok = await sh('set -o pipefail; $CNV export contacts --state-key deferred --defer-commit -q | wc -l && $CNV export state commit deferred -q');
+    expect(ok.exitCode, ok.stderr).toBe(0);
+    expect(Number(ok.stdout.split('\n')[0].trim())).toBe(acme().contacts.size);
+    expect((await exportState(fx.configDir, 'deferred'))?.current.rows).toBe(acme().contacts.size);
+
+    const failing = await sh('set -o pipefail; $CNV export contacts --state-key failing --defer-commit -q | (cat > /dev/null; exit 1) && $CNV export state commit failing');
+    expect(failing.exitCode).toBe(1);
+    const state = (await exportState(fx.configDir, 'failing'))!;
+    expect(state.current.rows).toBe(0);
+    expect(state.pending?.rows).toBe(acme().contacts.size);
+    // The consumer failed, so the next run delivers the same rows again.
+    const retry = await sh('set -o pipefail; $CNV export contacts --state-key failing --defer-commit | wc -l');
+    expect(Number(retry.stdout.trim())).toBe(acme().contacts.size);
+    expect(retry.stderr).toMatch(/pending until `cnv export state commit failing`/);
+  });
+
+  it('state show and reset', async () => {
+    const show = await cnv(['export', 'state', 'show', 'deferred', '--json'], { env: fx.env });
+    expect(show.exitCode).toBe(0);
+    const detail = JSON.parse(show.stdout);
+    expect(detail).toMatchObject({ key: 'deferred', kind: 'contacts', cursorAge: expect.any(String), lockedBy: null });
+    expect(detail.runs.at(-1)).toMatchObject({ status: 'committed', rows: acme().contacts.size, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect((await cnv(['export', 'state', 'show', 'nope'], { env: fx.env })).exitCode).toBe(5);
+    const reset = await cnv(['export', 'state', 'reset', 'deferred', '--json'], { env: fx.env });
+    expect(JSON.parse(reset.stdout)).toEqual({ key: 'deferred', removed: true });
+    expect(existsSync(await statePath(fx.configDir, 'deferred'))).toBe(false);
+  });
+});

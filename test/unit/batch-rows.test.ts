@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { prepareIdentifierRow } from '../../src/batch/contact-batch-add.js';
+import { rowBody } from '../../src/batch/row-body.js';
+import { derivedClientEventId } from '../../src/commands/events/track-file.js';
+import { prepareUpsertRow } from '../../src/commands/contacts/upsert-file.js';
+
+const csv = (values: Record<string, string>, line = 2) => ({ line, values, textual: true });
+
+describe('rowBody', () => {
+  it('a CSV row becomes a body: dotted columns nest, JSON values parse, text columns stay text, blanks go', () => {
+    const body = rowBody(csv({ EMAIL: ' a@example.com ', 'fields.score': '42', 'fields.city': 'Paris', 'fields.zip': '"01234"', updateOnly: 'true', data: '{"a":[1]}', userId: '12345', note: 'null island', empty: ' ' }), {
+      known: ['email', 'userId', 'updateOnly', 'fields'],
+      text: ['email', 'userId'],
+    });
+    expect(body).toEqual({ email: 'a@example.com', fields: { score: 42, city: 'Paris', zip: '01234' }, updateOnly: true, data: { a: [1] }, userId: '12345', note: 'null island' });
+  });
+
+  it('NDJSON and JSON rows are bodies already', () => {
+    expect(rowBody({ line: 1, values: { 'fields.x': 1, email: 'A@b.co' } }, { known: ['email'], text: ['email'] })).toEqual({ 'fields.x': 1, email: 'A@b.co' });
+  });
+});
+
+describe('prepareIdentifierRow (batch adds)', () => {
+  it('sends the one identifier that takes precedence', () => {
+    expect(prepareIdentifierRow(csv({ email: 'a@example.com', userId: 'u1', cnvContactId: '' }))).toEqual({ identifier: 'u1', payload: { userId: 'u1' } });
+    const id = 'a0000000-0000-4000-8000-000000000001';
+    expect(prepareIdentifierRow(csv({ email: 'a@example.com', cnvcontactid: id }))).toEqual({ identifier: id, payload: { cnvContactId: id } });
+  });
+
+  it('gives the API error code of what is wrong', () => {
+    expect(prepareIdentifierRow(csv({ email: 'nope' }))).toMatchObject({ identifier: 'nope', invalid: { error: 'invalid_email' } });
+    expect(prepareIdentifierRow(csv({ cnvContactId: 'x' }))).toMatchObject({ invalid: { error: 'invalid_request', message: expect.stringMatching(/^cnvContactId: expected a UUID/) } });
+    expect(prepareIdentifierRow(csv({ email: '', other: 'x' }))).toEqual({ identifier: '', invalid: { error: 'missing_identifier', message: 'no identifier: give email, cnvContactId or userId' } });
+    expect(prepareIdentifierRow({ line: 1, values: { userId: 42 } })).toMatchObject({ invalid: { error: 'invalid_request' } });
+  });
+});
+
+describe('prepareUpsertRow', () => {
+  it('overlays the row on the flag defaults, merging fields; status in any case', () => {
+    const prepared = prepareUpsertRow(csv({ email: 'a@example.com', subscriptionStatus: 'subscribed', 'fields.city': 'Rome' }), { fields: { source: 'import', city: 'x' }, updateOnly: true });
+    expect(prepared).toEqual({ identifier: 'a@example.com', payload: { email: 'a@example.com', subscriptionStatus: 'SUBSCRIBED', fields: { source: 'import', city: 'Rome' }, updateOnly: true } });
+  });
+
+  it('refuses what the API would refuse', () => {
+    expect(prepareUpsertRow(csv({ userId: 'u1' }), {})).toMatchObject({ invalid: { error: 'missing_identifier' } });
+    expect(prepareUpsertRow(csv({ email: 'a@example.com', subscriptionStatus: 'BOUNCED' }), {})).toMatchObject({ invalid: { error: 'invalid_subscription_status' } });
+    expect(prepareUpsertRow({ line: 1, values: { email: 'a@example.com', fields: [1] } }, {})).toMatchObject({ invalid: { error: 'invalid_field' } });
+    expect(prepareUpsertRow(csv({ email: 'a@example.com', updateOnly: 'maybe' }), {})).toMatchObject({ invalid: { error: 'invalid_request' } });
+  });
+});
+
+describe('derivedClientEventId', () => {
+  it('is stable for the same row and line, and differs by line or content', () => {
+    const a = derivedClientEventId({ line: 3, values: { event: 'x', email: 'a@example.com' } });
+    expect(a).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(derivedClientEventId({ line: 3, values: { email: 'a@example.com', event: 'x' } })).toBe(a);
+    expect(derivedClientEventId({ line: 4, values: { event: 'x', email: 'a@example.com' } })).not.toBe(a);
+    expect(derivedClientEventId({ line: 3, values: { event: 'y', email: 'a@example.com' } })).not.toBe(a);
+  });
+});

@@ -1,0 +1,71 @@
+import { parse } from 'csv-parse/sync';
+import { describe, expect, it } from 'vitest';
+import { csvLayout, rowCells } from '../../src/exports/csv-columns.js';
+import { pageFormat } from '../../src/exports/page-format.js';
+
+const LABELS = ['First name', 'City', 'email', 'Score'];
+
+describe('CSV columns', () => {
+  it('contacts: fixed fields, one column per field label (a clashing label is prefixed), then _extra', () => {
+    expect(csvLayout('contacts', LABELS).columns).toEqual([
+      'id', 'sfdcLeadId', 'sfdcContactId', 'sfdcAccountId', 'email', 'subscriptionStatus', 'createdAt', 'updatedAt',
+      'First name', 'City', 'fields.email', 'Score', '_extra',
+    ]);
+    expect(csvLayout('custom-events', []).columns.at(-2)).toBe('data');
+  });
+
+  it('--columns picks and orders columns, by label or fields.label; unknown names are usage errors', () => {
+    const layout = csvLayout('contacts', LABELS, ['email', 'City', 'fields.Score', 'fields.email']);
+    expect(layout.columns).toEqual(['email', 'City', 'Score', 'fields.email', '_extra']);
+    expect(layout.omitted).toContain('fields.First name');
+    expect(layout.omitted).toContain('sfdcLeadId');
+    expect(() => csvLayout('contacts', LABELS, ['nope'])).toThrow(/--columns: no column "nope"/);
+    expect(() => csvLayout('email-events', [], ['First name'])).toThrow(/no column/);
+  });
+
+  it('a value whose key has no column goes to _extra as JSON, never dropped; what --columns left out is dropped', () => {
+    const cells = rowCells('contacts', csvLayout('contacts', ['City']));
+    const row = { id: 'c1', email: 'a@b.c', createdAt: 't', fields: { City: 'Oslo', 'New label': 7 }, newMember: { x: [1] } };
+    const out = cells(row);
+    expect(out.slice(0, 10)).toEqual(['c1', '', '', '', 'a@b.c', '', 't', '', 'Oslo', expect.any(String)]);
+    expect(JSON.parse(out[9])).toEqual({ 'fields.New label': 7, newMember: { x: [1] } });
+    const picked = rowCells('contacts', csvLayout('contacts', ['City'], ['id']))(row);
+    expect(picked).toEqual(['c1', JSON.stringify({ 'fields.New label': 7, newMember: { x: [1] } })]);
+  });
+
+  it('events: data and arrays as JSON, booleans and dates as sent, null empty', () => {
+    const email = rowCells('email-events', csvLayout('email-events', []));
+    const cells = email({ eventId: 'e', isBot: false, topicIds: ['t1', 't2'], occurredAt: '2025-01-01T00:00:00.000Z', link: null });
+    expect(cells[0]).toBe('e');
+    expect(cells[3 - 1]).toBe('2025-01-01T00:00:00.000Z');
+    expect(cells[9]).toBe('false');
+    expect(cells[10]).toBe('');
+    expect(cells[11]).toBe('["t1","t2"]');
+    const custom = rowCells('custom-events', csvLayout('custom-events', []));
+    expect(custom({ eventId: 'e', data: { a: { b: 1 } } })[9]).toBe('{"a":{"b":1}}');
+  });
+});
+
+describe('CSV output (RFC 4180)', () => {
+  it('quotes every value with a comma, quote, CR or LF; a real parser reads back CR, LF, quotes and U+2028', async () => {
+    const format = await pageFormat('custom-events', 'csv', csvLayout('custom-events', []), true);
+    const tricky = ['a,b', 'say "hi"', 'bare\rcr', 'bare\nlf', 'crlf\r\nend', 'line\u2028separator', ' spaced ', ''];
+    const rows = tricky.map((v, i) => ({ eventId: `e${i}`, eventName: v, data: { v } }));
+    const text = Buffer.concat([format.preamble(), format.page(rows)]).toString('utf8');
+    expect(text.startsWith('\uFEFFeventId,')).toBe(true);
+    for (const v of ['a,b', 'bare\rcr', 'bare\nlf']) expect(text).toContain(`"${v}"`);
+    expect(text).toContain('"say ""hi"""');
+    const parsed = parse(text, { bom: true, columns: true }) as Array<Record<string, string>>;
+    expect(parsed.map((r) => r.eventName)).toEqual(tricky);
+    expect(parsed.map((r) => JSON.parse(r.data).v)).toEqual(tricky);
+    expect(text.split('\r\n')[0]).toBe('\uFEFF' + csvLayout('custom-events', []).columns.join(','));
+  });
+
+  it('NDJSON is one row per line exactly as sent (unknown members and their order kept), no BOM', async () => {
+    const format = await pageFormat('contacts', 'ndjson', null, false);
+    const rows = [{ zeta: 1, id: 'x', fields: { 'A b': 'line\u2028two' } }, { id: 'y' }];
+    expect(format.preamble().length).toBe(0);
+    const text = format.page(rows).toString('utf8');
+    expect(text.split('\n')).toEqual(['{"zeta":1,"id":"x","fields":{"A b":"line\u2028two"}}', '{"id":"y"}', '']);
+  });
+});

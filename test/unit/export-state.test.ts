@@ -1,0 +1,94 @@
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { defaultStateKey, checkStateKey, stateFileStem } from '../../src/exports/state-key.js';
+import { ExportStateStore } from '../../src/exports/state-store.js';
+import { MANIFESTS_KEPT, withManifest, type ExportState, type Manifest } from '../../src/exports/state.js';
+
+const dir = () => mkdtempSync(join(tmpdir(), 'cnv-state-'));
+
+function state(key: string, patch: Partial<ExportState> = {}): ExportState {
+  return {
+    version: 1, key, kind: 'contacts', profile: 'default', baseUrl: 'https://api.example.com',
+    createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z',
+    current: {
+      cursor: 'c1', cursorAt: '2026-01-01T00:00:00.000Z', seen: ['a@1'], output: { kind: 'file', path: '/tmp/x.csv', bytes: 10 },
+      format: 'csv', csv: { columns: ['id', '_extra'], omitted: [] }, window: null, rows: 5, pages: 1,
+    },
+    runs: [],
+    ...patch,
+  };
+}
+
+describe('state keys', () => {
+  it('are keyed by profile, host and path of the base URL, kind and email type', () => {
+    expect(defaultStateKey('default', 'https://api.example.com/', 'contacts')).toBe('default@api.example.com/contacts');
+    expect(defaultStateKey('prod', 'http://127.0.0.1:4010/base', 'email-events', 'EMAIL_OPEN')).toBe('prod@127.0.0.1:4010/base/email-events/EMAIL_OPEN');
+  });
+
+  it('map to readable file stems that never collide, and names are checked', () => {
+    expect(stateFileStem('default@api.example.com/contacts')).toMatch(/^default_api.example.com_contacts\.[0-9a-f]{10}$/);
+    expect(stateFileStem('a/b')).not.toBe(stateFileStem('a_b'));
+    expect(stateFileStem('../../etc/passwd')).not.toContain('/');
+    expect(checkStateKey('  crm nightly ')).toBe('crm nightly');
+    expect(() => checkStateKey('')).toThrow(/--state-key/);
+    expect(() => checkStateKey('a\nb')).toThrow(/printable/);
+  });
+});
+
+describe('ExportStateStore (conf, one file per key)', () => {
+  it('writes a state in mode 0600 under exports/, reads it back, keys with dots stay flat', async () => {
+    const store = await ExportStateStore.open(dir());
+    const key = 'default@api.example.com/contacts';
+    expect(store.read(key)).toBeUndefined();
+    await store.write(state(key));
+    expect(store.read(key)).toEqual(state(key));
+    expect(statSync(store.pathOf(key)).mode & 0o777).toBe(0o600);
+    const raw = JSON.parse(readFileSync(store.pathOf(key), 'utf8'));
+    expect(raw.state.key).toBe(key); // dot-notation off: no nesting under "api" / "example"
+  });
+
+  it('lists every state by key, replaces atomically, and removes', async () => {
+    const store = await ExportStateStore.open(dir());
+    await store.write(state('b'));
+    await store.write(state('a'));
+    await store.write(state('a', { current: { ...state('a').current, rows: 99 } }));
+    expect(store.list().map((s) => [s.key, s.current.rows])).toEqual([['a', 99], ['b', 5]]);
+    expect(readdirSync(store.dir).filter((f) => f.includes('.tmp'))).toEqual([]);
+    expect(store.remove('a')).toBe(true);
+    expect(store.remove('a')).toBe(false);
+    expect(store.list().map((s) => s.key)).toEqual(['b']);
+  });
+
+  it('a damaged file is a clear error naming it, and reset still removes it', async () => {
+    const store = await ExportStateStore.open(dir());
+    writeFileSync(store.pathOf('x'), '{"state":{"version":1');
+    expect(() => store.read('x')).toThrow(/cannot be used/);
+    writeFileSync(store.pathOf('y'), JSON.stringify({ state: { version: 2 } }));
+    expect(() => store.read('y')).toThrow(/export state file .* cannot be used/);
+    expect(store.remove('x')).toBe(true);
+  });
+
+  it('refuses a file that holds another key (copied by hand)', async () => {
+    const store = await ExportStateStore.open(dir());
+    await store.write(state('one'));
+    writeFileSync(store.pathOf('two'), readFileSync(store.pathOf('one')));
+    expect(() => store.read('two')).toThrow(/holds state "one"/);
+  });
+});
+
+describe('run manifests', () => {
+  const m = (runId: string): Manifest => ({
+    runId, startedAt: '', finishedAt: null, status: 'running', rows: 0, pages: 0, bytes: 0, sha256: '', firstCursor: null,
+    lastCursor: null, output: 'stdout', startOffset: null, moreRemains: true,
+  });
+  it('replace their own entry and keep the latest few', () => {
+    let runs: Manifest[] = [];
+    for (let i = 0; i < MANIFESTS_KEPT + 5; i++) runs = withManifest(runs, m(`r${i}`));
+    runs = withManifest(runs, { ...m(`r${MANIFESTS_KEPT + 4}`), status: 'complete' });
+    expect(runs).toHaveLength(MANIFESTS_KEPT);
+    expect(runs[0].runId).toBe('r5');
+    expect(runs.at(-1)).toMatchObject({ runId: `r${MANIFESTS_KEPT + 4}`, status: 'complete' });
+  });
+});
