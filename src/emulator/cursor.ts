@@ -32,8 +32,10 @@ export function decodeCursor<T = unknown>(cursor: string, kind = ''): T {
   const dot = cursor.indexOf('.');
   if (dot <= 0 || dot !== cursor.lastIndexOf('.')) throw invalid();
   const body = cursor.slice(0, dot);
-  const sig = Buffer.from(cursor.slice(dot + 1), 'base64url');
-  const expected = mac(body);
+  // Compared as text: base64url decoding ignores the unused low bits of the last character,
+  // so comparing decoded bytes would accept a signature with that character changed.
+  const sig = Buffer.from(cursor.slice(dot + 1), 'utf8');
+  const expected = Buffer.from(mac(body).toString('base64url'), 'utf8');
   if (sig.length !== expected.length || !timingSafeEqual(sig, expected)) throw invalid();
   let parsed: unknown;
   try {
