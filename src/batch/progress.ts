@@ -13,7 +13,7 @@ const NONE: Progress = { setTotal() {}, stop() {} };
 export async function startProgress(ctx: Context, counts: BatchCounts, started: number): Promise<Progress> {
   if (!ctx.showProgress()) return NONE;
   const { default: ora } = await import('ora');
-  const spinner = ora({ stream: ctx.io.stderr, isEnabled: true, discardStdin: false }).start();
+  const spinner = ora({ stream: ctx.io.stderr, isEnabled: true, discardStdin: false, color: ctx.globals.color ? 'cyan' : false }).start();
   let total: number | undefined;
   const render = () => {
     const seconds = (ctx.clock.now() - started) / 1000;

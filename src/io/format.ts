@@ -10,6 +10,16 @@ export function resolveFormat(ctx: Context): OutputFormat {
   return ctx.io.stdoutIsTTY ? 'table' : 'json';
 }
 
+/** Colour only on a terminal, and never with --no-color or NO_COLOR. */
+export function useColor(ctx: Context): boolean {
+  return ctx.globals.color && ctx.io.stdoutIsTTY;
+}
+
+/** Table style for cli-table3: its default colours, or none. */
+export function tableStyle(ctx: Context): { head?: string[]; border?: string[] } {
+  return useColor(ctx) ? {} : { head: [], border: [] };
+}
+
 /** A cell as text: scalars as they are, null as empty, objects and arrays as JSON. */
 export function cellText(value: unknown): string {
   if (value === null || value === undefined) return '';

@@ -1,5 +1,5 @@
 import type { Context } from '../context.js';
-import { cellText, flatten, resolveFormat } from './format.js';
+import { cellText, flatten, resolveFormat, tableStyle } from './format.js';
 import { writeWithBackpressure } from './write.js';
 
 /** What a command hands back: data to print, and the exit code when it is not 0. */
@@ -28,13 +28,12 @@ export async function renderResult(ctx: Context, result: CommandResult): Promise
     await writer.write(typeof data === 'object' && data !== null ? (data as Record<string, unknown>) : { value: data });
     return writer.end();
   }
-  return writeWithBackpressure(ctx.io.stdout, await recordTable(data as Record<string, unknown>, ctx.globals.color));
+  return writeWithBackpressure(ctx.io.stdout, await recordTable(data as Record<string, unknown>, tableStyle(ctx)));
 }
 
 /** A record as a two-column table, with each array of objects as its own table below. */
-async function recordTable(record: Record<string, unknown>, color: boolean): Promise<string> {
+async function recordTable(record: Record<string, unknown>, style: ReturnType<typeof tableStyle>): Promise<string> {
   const { default: Table } = await import('cli-table3');
-  const style = color ? {} : { head: [], border: [] };
   const scalars: Record<string, unknown> = {};
   const sections: Array<[string, Array<Record<string, unknown>>]> = [];
   for (const [key, value] of Object.entries(flatten(record))) {
