@@ -32,7 +32,9 @@ export async function createReporter(ctx: Context, label: string): Promise<Expor
   let spinner: Spinner | undefined;
   if (ctx.showProgress()) {
     const { default: ora } = await import('ora');
-    spinner = ora({ text: `${label}: starting`, stream: ctx.io.stderr as NodeJS.WriteStream, discardStdin: false }).start();
+    spinner = ora({
+      text: `${label}: starting`, stream: ctx.io.stderr as NodeJS.WriteStream, isEnabled: true, discardStdin: false, color: ctx.globals.color ? 'cyan' : false,
+    }).start();
   }
   return {
     page(rows, pages) {

@@ -66,13 +66,18 @@ export class ExportStateStore {
     return existed;
   }
 
-  /** Every saved state, by key. A file that cannot be read is reported, not skipped. */
-  list(): ExportState[] {
-    return readdirSync(this.dir)
-      .filter((f) => f.endsWith('.json'))
-      .map((f) => this.parse(join(this.dir, f)))
-      .filter((s): s is ExportState => s !== undefined)
-      .sort((a, b) => a.key.localeCompare(b.key));
+  /** Every saved state, by key. A file that cannot be read goes to `onDamaged` (default: throw). */
+  list(onDamaged: (err: Error) => void = (err) => { throw err; }): ExportState[] {
+    const states: ExportState[] = [];
+    for (const f of readdirSync(this.dir).filter((name) => name.endsWith('.json'))) {
+      try {
+        const state = this.parse(join(this.dir, f));
+        if (state) states.push(state);
+      } catch (err) {
+        onDamaged(err as Error);
+      }
+    }
+    return states.sort((a, b) => a.key.localeCompare(b.key));
   }
 
   private parse(path: string): ExportState | undefined {

@@ -67,6 +67,10 @@ describe('ExportStateStore (conf, one file per key)', () => {
     expect(() => store.read('x')).toThrow(/cannot be used/);
     writeFileSync(store.pathOf('y'), JSON.stringify({ state: { version: 2 } }));
     expect(() => store.read('y')).toThrow(/export state file .* cannot be used/);
+    const problems: string[] = [];
+    expect(store.list((err) => problems.push(err.message))).toEqual([]);
+    expect(problems).toHaveLength(2);
+    expect(() => store.list()).toThrow(/cannot be used/);
     expect(store.remove('x')).toBe(true);
   });
 

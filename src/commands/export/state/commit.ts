@@ -11,8 +11,8 @@ Makes the pending position of a --defer-commit run current, once its consumer ha
 Nothing pending is not an error (exit 0, with a warning), so a retried commit is harmless.
 
 Examples:
-  $ set -o pipefail
-  $ cnv export contacts --state-key crm --defer-commit | load-into-crm && cnv export state commit crm`);
+  $ cnv export state commit crm
+  $ set -o pipefail; cnv export contacts --state-key crm --defer-commit | load-into-crm && cnv export state commit crm`);
 }
 
 export async function run(ctx: Context, { args }: CommandInput): Promise<CommandResult> {

@@ -17,6 +17,6 @@ Examples:
 export async function run(ctx: Context, _input: CommandInput): Promise<CommandResult> {
   const { store } = await openStateStore(ctx);
   const now = ctx.clock.now();
-  const rows = store.list().map((s) => stateRow(s, now));
+  const rows = store.list((err) => ctx.warn(err.message)).map((s) => stateRow(s, now));
   return { kind: 'list', rows, columns: ['key', 'kind', 'format', 'rows', 'cursorAge', 'output', 'lastRun', 'pending'] };
 }
