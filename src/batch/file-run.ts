@@ -67,10 +67,10 @@ export async function runFileBatch<P>(ctx: Context, spec: FileBatchSpec<P>): Pro
       orderKey: spec.orderKey,
       signal: ctx.signal,
       dryRun: options.dryRun,
-      onResult: async (result) => {
+      onResult: (result) => {
         counts.add(result);
         if ((result.status === 'failed' || result.status === 'invalid') && problems.length <= MAX_LISTED_PROBLEMS) problems.push(result);
-        await report?.write(result);
+        return report?.write(result);
       },
     }));
   } finally {

@@ -12,18 +12,22 @@ export function reportColumns(idColumn: string): string[] {
 }
 
 export interface ReportWriter {
-  write(result: RowResult): Promise<void>;
+  /** Queues one row; returns a promise only when the output wants the writer to wait (back-pressure). */
+  write(result: RowResult): Promise<void> | undefined;
   /** Flushes and closes the file (stdout is flushed, not closed). */
   close(): Promise<void>;
 }
 
+// Rows are gathered into chunks of about this many characters before they are written.
+const CHUNK_CHARS = 64 * 1024;
+
 /**
- * A CSV report (csv-stringify), written row by row with back-pressure; `-` writes to `stdout`.
- * A file is written beside its final name and renamed on close, so an earlier report (maybe the
- * one being resumed from) stays whole if the process is killed mid-run.
+ * A CSV report (RFC 4180: a value holding a comma, quote, CR or LF is quoted), written in
+ * chunks with back-pressure; `-` writes to `stdout`. A file is written beside its final name
+ * and renamed on close, so an earlier report (maybe the one being resumed from) stays whole if
+ * the process is killed mid-run.
  */
 export async function openReport(path: string, idColumn: string, stdout: Writable): Promise<ReportWriter> {
-  const { stringify } = await import('csv-stringify');
   const toStdout = path === '-';
   const partial = `${path}.partial`;
   const out = toStdout ? stdout : createWriteStream(partial);
@@ -31,23 +35,54 @@ export async function openReport(path: string, idColumn: string, stdout: Writabl
     // once() rejects with the stream's error: a missing directory, no permission.
     await once(out, 'open').catch((err: unknown) => Promise.reject(reportError(path, err)));
   }
-  const csv = stringify({ header: true, columns: reportColumns(idColumn), record_delimiter: '\n' });
-  csv.pipe(out, { end: !toStdout });
   let failure: unknown;
   out.on('error', (err: Error) => (failure ??= reportError(path, err)));
+  let chunk = reportColumns(idColumn).map(csvCell).join(',') + '\n';
+  const flush = (): Promise<void> | undefined => {
+    const text = chunk;
+    chunk = '';
+    if (text !== '' && !out.write(text)) return waitForDrain(out, () => failure);
+    return undefined;
+  };
   return {
-    async write(r) {
+    write(r) {
       if (failure) throw failure;
-      if (!csv.write([r.line, r.identifier, r.status, r.id ?? '', r.error ?? '', r.message ?? ''])) await once(csv, 'drain');
+      chunk += `${r.line},${csvCell(r.identifier)},${r.status},${csvCell(r.id ?? '')},${csvCell(r.error ?? '')},${csvCell(r.message ?? '')}\n`;
+      return chunk.length >= CHUNK_CHARS ? flush() : undefined;
     },
     async close() {
-      csv.end();
-      await finished(csv);
-      if (!toStdout) await finished(out);
+      await flush();
+      if (!toStdout) {
+        out.end();
+        await finished(out).catch(() => {});
+      } else {
+        await new Promise<void>((resolve) => (out.writableLength === 0 ? resolve() : out.write('', () => resolve())));
+      }
       if (failure) throw failure;
       if (!toStdout) await rename(partial, path).catch((err: unknown) => Promise.reject(reportError(path, err)));
     },
   };
+}
+
+const NEEDS_QUOTES = /[",\r\n]/;
+
+function csvCell(value: string): string {
+  return NEEDS_QUOTES.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
+}
+
+/** Waits for 'drain', or for an error (reported through `failure`). */
+function waitForDrain(out: Writable, failure: () => unknown): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const done = () => {
+      out.off('drain', done);
+      out.off('error', done);
+      const f = failure();
+      if (f) reject(f);
+      else resolve();
+    };
+    out.on('drain', done);
+    out.on('error', done);
+  });
 }
 
 function reportError(path: string, err: unknown): Error {

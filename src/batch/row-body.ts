@@ -16,12 +16,10 @@ export interface RowBodyOptions {
 export function rowBody(row: InputRow, opts: RowBodyOptions): Record<string, unknown> {
   const values = row.values ?? {};
   if (!row.textual) return { ...values };
-  const canonical = new Map(opts.known.map((k) => [k.toLowerCase(), k]));
-  const name = (key: string) => canonical.get(key.toLowerCase()) ?? key;
-  const text = new Set(opts.text);
+  const { name, text } = lookups(opts);
   const body: Record<string, unknown> = {};
-  for (const [column, raw] of Object.entries(values)) {
-    const cell = String(raw);
+  for (const column in values) {
+    const cell = String(values[column]);
     if (cell.trim() === '') continue;
     const dot = column.indexOf('.');
     if (dot > 0 && dot < column.length - 1) {
@@ -34,6 +32,35 @@ export function rowBody(row: InputRow, opts: RowBodyOptions): Record<string, unk
     body[key] = text.has(key) ? cell.trim() : cellValue(cell);
   }
   return body;
+}
+
+interface Lookups {
+  name: (column: string) => string;
+  text: ReadonlySet<string>;
+}
+
+// Built once per options (the callers pass constant arrays), not once per row.
+const cache = new WeakMap<readonly string[], WeakMap<readonly string[], Lookups>>();
+
+function lookups(opts: RowBodyOptions): Lookups {
+  let byText = cache.get(opts.known);
+  if (!byText) cache.set(opts.known, (byText = new WeakMap()));
+  let found = byText.get(opts.text);
+  if (!found) {
+    const canonical = new Map(opts.known.map((k) => [k.toLowerCase(), k]));
+    const names = new Map<string, string>();
+    const name = (column: string) => {
+      let n = names.get(column);
+      if (n === undefined) {
+        n = canonical.get(column.toLowerCase()) ?? column;
+        if (names.size < 10_000) names.set(column, n);
+      }
+      return n;
+    };
+    found = { name, text: new Set(opts.text) };
+    byText.set(opts.text, found);
+  }
+  return found;
 }
 
 // Only text that can start a JSON value is tried: a failed JSON.parse (an exception) per cell is slow.

@@ -21,8 +21,10 @@ export function checkRow<S extends z.ZodType<Record<string, unknown>>>(
 ): Prepared<z.output<S>> {
   const parsed = schema.safeParse(body);
   if (parsed.success) {
-    const payload = Object.fromEntries(Object.entries(parsed.data).filter(([, v]) => v !== undefined)) as z.output<S>;
-    return { identifier, payload };
+    const data = parsed.data;
+    const payload: Record<string, unknown> = {};
+    for (const key in data) if (data[key] !== undefined) payload[key] = data[key];
+    return { identifier, payload: payload as z.output<S> };
   }
   const issue = parsed.error.issues[0];
   const key = issue.path[0];

@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
+import { loadConf } from './load-conf.js';
 
 export interface Profile {
   apiKey?: string;
@@ -73,7 +74,7 @@ export class ProfileStore {
 
   private async writer() {
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    const { default: Conf } = await import('conf');
+    const Conf = await loadConf();
     return new Conf<ConfigShape>({
       cwd: this.dir,
       configName: FILE_NAME.replace(/\.json$/, ''),

@@ -1,6 +1,7 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type Conf from 'conf';
+import { loadConf } from '../config/load-conf.js';
 import { CliError, ExitCode } from '../errors.js';
 import { stateFileStem } from './state-key.js';
 import { stateSchema, type ExportState } from './state.js';
@@ -44,7 +45,7 @@ export class ExportStateStore {
 
   /** Replaces a key's state in one atomic write, then makes the rename durable. */
   async write(state: ExportState): Promise<void> {
-    const Conf = (this.confClass ??= await loadConf());
+    const Conf = (this.confClass ??= (await loadConf()) as ConfClass);
     const conf = new Conf({
       cwd: this.dir,
       configName: stateFileStem(state.key),
@@ -111,20 +112,6 @@ export class ExportStateStore {
       if (fd !== undefined) closeSync(fd);
     }
   }
-}
-
-/**
- * conf, without the SIGINT/SIGTERM listeners its atomically -> when-exit dependency adds on
- * import: they re-raise the signal at once, which would cut short the launcher's own handling
- * (finish or abandon the page, print the summary, release the lock, exit 130/143). Its writes
- * are synchronous, so no signal handler can run in the middle of one anyway.
- */
-async function loadConf(): Promise<ConfClass> {
-  const signals = ['SIGINT', 'SIGTERM'] as const;
-  const before = new Map(signals.map((s) => [s, new Set(process.listeners(s))]));
-  const { default: Conf } = await import('conf');
-  for (const s of signals) for (const listener of process.listeners(s)) if (!before.get(s)!.has(listener)) process.off(s, listener);
-  return Conf as ConfClass;
 }
 
 function corrupt(path: string, why: string): CliError {

@@ -1,0 +1,262 @@
+/**
+ * A streaming RFC 4180 parser for input files, written for the batch commands' needs and speed
+ * (csv-parse with line information cost ~5 µs a row; this is well under 1 µs):
+ *
+ * - the record delimiter is the first line break met outside quotes: LF (CRLF counts as LF,
+ *   also inside quoted values, whose CRLF becomes LF) or, for old Mac files, a bare CR;
+ * - a UTF-8 byte order mark at the very start is dropped; wholly empty lines are skipped;
+ * - quoted fields hold delimiters, line breaks and doubled quotes;
+ * - a quote inside an unquoted field makes that record an error row (the rest still reads);
+ * - after a closing quote only a delimiter or a line break may follow, and a quote must be
+ *   closed before the end: both are fatal, since nothing after them can be trusted.
+ *
+ * Every record carries the physical line where it starts (1-based); an error row carries the
+ * line of the error.
+ */
+export interface CsvRecord {
+  line: number;
+  fields: string[];
+  /** Set when the record could not be read; `fields` are then partial. */
+  error?: string;
+}
+
+/** A problem after which the rest of the file cannot be read. */
+export class CsvFatalError extends Error {
+  constructor(
+    message: string,
+    readonly line: number,
+    readonly code: 'CSV_INVALID_CLOSING_QUOTE' | 'CSV_QUOTE_NOT_CLOSED',
+  ) {
+    super(message);
+  }
+}
+
+const QUOTE = 34;
+const LF = 10;
+const CR = 13;
+
+const enum State {
+  /** At the start of a field. */
+  FieldStart,
+  /** Inside an unquoted field. */
+  Unquoted,
+  /** Inside a quoted field. */
+  Quoted,
+  /** Just after a quote inside a quoted field: a closing quote, or the first of a pair. */
+  QuoteInQuoted,
+}
+
+export class CsvParser {
+  private readonly delimiter: string;
+  private readonly delimiterCode: number;
+  private state = State.FieldStart;
+  /** 'lf' or 'cr' once the first line break outside quotes was seen. */
+  private lineEnd: 'lf' | 'cr' | undefined;
+  private line = 1;
+  private recordLine = 1;
+  private quoteLine = 1;
+  private fields: string[] = [];
+  private field = '';
+  private error: string | undefined;
+  private errorLine = 1;
+  /** A CR at the very end of the last chunk, waiting to see whether an LF follows. */
+  private heldCr = false;
+  private started = false;
+
+  constructor(delimiter = ',') {
+    this.delimiter = delimiter;
+    this.delimiterCode = delimiter.length === 1 ? delimiter.charCodeAt(0) : -1;
+  }
+
+  /** Parses the next piece of text; returns the records it completed. */
+  push(text: string, out: CsvRecord[] = []): CsvRecord[] {
+    if (!this.started && text.length > 0) {
+      this.started = true;
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    }
+    if (this.heldCr) {
+      this.heldCr = false;
+      text = '\r' + text;
+    }
+    const n = text.length;
+    const delim = this.delimiter;
+    const dc = this.delimiterCode;
+    let i = 0;
+    while (i < n) {
+      const c = text.charCodeAt(i);
+      switch (this.state) {
+        case State.FieldStart:
+        case State.Unquoted: {
+          if (c === QUOTE) {
+            if (this.state === State.FieldStart && this.field === '') {
+              this.state = State.Quoted;
+              this.quoteLine = this.line;
+              i++;
+              continue;
+            }
+            if (this.error === undefined) {
+              this.error = `Invalid Opening Quote: a quote is found on field ${this.fields.length}, value is ${JSON.stringify(this.field)}`;
+              this.errorLine = this.line;
+            }
+            this.field += '"';
+            i++;
+            continue;
+          }
+          if (c === LF || c === CR) {
+            const consumed = this.lineBreak(text, i, n);
+            if (consumed === 0) {
+              // A CR ending the chunk: decide with the next chunk.
+              this.heldCr = true;
+              i = n;
+              continue;
+            }
+            if (consumed > 0) {
+              i += consumed;
+              this.endRecord(out);
+              continue;
+            }
+            // A line break character that is data here (LF in CR mode, bare CR in LF mode).
+          } else if (c === dc || (dc === -1 && text.startsWith(delim, i))) {
+            this.fields.push(this.field);
+            this.field = '';
+            this.state = State.FieldStart;
+            i += delim.length;
+            continue;
+          }
+          // Plain text: take the run up to the next special character at once.
+          let j = i + 1;
+          while (j < n) {
+            const d = text.charCodeAt(j);
+            if (d === QUOTE || d === LF || d === CR || d === dc || (dc === -1 && text.startsWith(delim, j))) break;
+            j++;
+          }
+          this.field += text.slice(i, j);
+          this.state = State.Unquoted;
+          i = j;
+          continue;
+        }
+        case State.Quoted: {
+          if (c === QUOTE) {
+            this.state = State.QuoteInQuoted;
+            i++;
+            continue;
+          }
+          if (c === CR) {
+            if (i + 1 >= n) {
+              this.heldCr = true;
+              i = n;
+              continue;
+            }
+            if (text.charCodeAt(i + 1) === LF) {
+              // CRLF inside a value is kept as LF.
+              this.field += '\n';
+              this.line++;
+              i += 2;
+              continue;
+            }
+            if (this.lineEnd === 'cr') this.line++;
+            this.field += '\r';
+            i++;
+            continue;
+          }
+          if (c === LF) {
+            if (this.lineEnd !== 'cr') this.line++;
+            this.field += '\n';
+            i++;
+            continue;
+          }
+          let j = i + 1;
+          while (j < n) {
+            const d = text.charCodeAt(j);
+            if (d === QUOTE || d === LF || d === CR) break;
+            j++;
+          }
+          this.field += text.slice(i, j);
+          i = j;
+          continue;
+        }
+        case State.QuoteInQuoted: {
+          if (c === QUOTE) {
+            this.field += '"';
+            this.state = State.Quoted;
+            i++;
+            continue;
+          }
+          if (c === LF || c === CR) {
+            const consumed = this.lineBreak(text, i, n);
+            if (consumed === 0) {
+              this.heldCr = true;
+              i = n;
+              continue;
+            }
+            if (consumed > 0) {
+              i += consumed;
+              this.endRecord(out);
+              continue;
+            }
+          } else if (c === dc || (dc === -1 && text.startsWith(delim, i))) {
+            this.fields.push(this.field);
+            this.field = '';
+            this.state = State.FieldStart;
+            i += delim.length;
+            continue;
+          }
+          throw new CsvFatalError(`Invalid Closing Quote: got "${text[i]}" instead of a delimiter or line end`, this.line, 'CSV_INVALID_CLOSING_QUOTE');
+        }
+      }
+    }
+    return out;
+  }
+
+  /** The end of the input: the last record (without a line end), or the fatal unclosed quote. */
+  end(out: CsvRecord[] = []): CsvRecord[] {
+    if (this.heldCr) {
+      this.heldCr = false;
+      this.push('\n', out);
+    }
+    if (this.state === State.Quoted) {
+      throw new CsvFatalError('Quote Not Closed: the parsing is finished with an opening quote', this.quoteLine, 'CSV_QUOTE_NOT_CLOSED');
+    }
+    if (this.state !== State.FieldStart || this.fields.length > 0 || this.field !== '') this.endRecord(out);
+    return out;
+  }
+
+  /**
+   * At a CR or LF outside quotes: the length of the record delimiter there (1 or 2), -1 when
+   * this character is data (the other line-end style), 0 when a CR ends the text.
+   */
+  private lineBreak(text: string, i: number, n: number): number {
+    const c = text.charCodeAt(i);
+    if (c === CR) {
+      if (i + 1 >= n) return 0;
+      if (text.charCodeAt(i + 1) === LF) {
+        if (this.lineEnd === 'cr') return -1;
+        this.lineEnd = 'lf';
+        return 2;
+      }
+      if (this.lineEnd === undefined) this.lineEnd = 'cr';
+      return this.lineEnd === 'cr' ? 1 : -1;
+    }
+    if (this.lineEnd === undefined) this.lineEnd = 'lf';
+    return this.lineEnd === 'lf' ? 1 : -1;
+  }
+
+  private endRecord(out: CsvRecord[]): void {
+    const empty = this.state === State.FieldStart && this.fields.length === 0 && this.field === '';
+    if (!empty) {
+      this.fields.push(this.field);
+      const record: CsvRecord = { line: this.recordLine, fields: this.fields };
+      if (this.error !== undefined) {
+        record.line = this.errorLine;
+        record.error = this.error;
+      }
+      out.push(record);
+    }
+    this.fields = [];
+    this.field = '';
+    this.error = undefined;
+    this.state = State.FieldStart;
+    this.line++;
+    this.recordLine = this.line;
+  }
+}
