@@ -1,6 +1,6 @@
 // `npm run demo`: starts the emulator on a free port, tours the CLI against it, stops it.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -43,6 +43,17 @@ try {
   await step('A bad value is caught before anything is sent (exit 2)', ['contacts', 'upsert', '--email', 'not-an-email']);
   await step('No match (exit 5)', ['contacts', 'get', '--email', 'nobody@example.com']);
   await step('A key whose account lacks the endpoint (exit 4)', ['contacts', 'get', '--email', 'demo.user@example.com'], { CNV_API_KEY: emulator.keys.basic });
+
+  const people = join(configDir, 'people.csv');
+  writeFileSync(people, 'email\nada@example.com\ngrace@example.com\nnot-an-email\nnobody@example.com\n');
+  await step('Add a CSV of people to an audience: every row gets a result (exit 6: some failed)', ['audience', 'add', 'c1000000-0000-4000-8000-000000000003', '--batch', people, '--report', '-']);
+
+  const out = join(configDir, 'contacts.ndjson');
+  await step('Export every contact into a file (state saved after each page)', ['export', 'contacts', '--out', out, '--limit', '1000']);
+  await step('Change one contact', ['contacts', 'upsert', '--email', 'ada@example.com', '--field', 'city=Paris']);
+  await step('Export again: only what changed since the last run is appended', ['export', 'contacts', '--out', out]);
+  console.log(dim(`(${readFileSync(out, 'utf8').trim().split('\n').length} lines in ${out})`));
+  await step('What the state store remembers', ['export', 'state', 'list']);
 } finally {
   await emulator.close();
   rmSync(configDir, { recursive: true, force: true });

@@ -1,19 +1,7 @@
 import { z } from 'zod';
 import type { HttpClient } from '../http/client.js';
-
-/** The nine email event types, as the API spells them. */
-export const EMAIL_EVENT_TYPES = [
-  'EMAIL_SEND',
-  'EMAIL_DELIVERY',
-  'EMAIL_OPEN',
-  'EMAIL_CLICK',
-  'EMAIL_BOUNCE',
-  'EMAIL_SOFT_BOUNCE',
-  'EMAIL_COMPLAINT',
-  'EMAIL_UNSUBSCRIBE_ALL',
-  'EMAIL_TOPIC_UNSUBSCRIBE',
-] as const;
-export type EmailEventType = (typeof EMAIL_EVENT_TYPES)[number];
+import { EMAIL_EVENT_TYPES, type EmailEventType } from './email-event-types.js';
+export { EMAIL_EVENT_TYPES, type EmailEventType };
 
 /** Page size bounds of each export (the API clamps to them; so does cnv, before sending). */
 export const EXPORT_PAGE_LIMITS = {

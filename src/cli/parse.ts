@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from 'commander';
+import { UsageError } from '../errors.js';
 
 /** A value as JSON when it parses, else the raw string (`--field score=42` sends a number). */
 export function looseJson(text: string): unknown {
@@ -63,4 +64,12 @@ export function uuidArgument(text: string): string {
   const value = text.trim();
   if (!UUID_RE.test(value)) throw new InvalidArgumentError(`expected a UUID like 7f0c2f4e-1b2a-4c3d-9e8f-0a1b2c3d4e5f, got "${text}"`);
   return value;
+}
+
+/** Copies `--set name=value` pairs into a request body; names that have their own flag are refused. */
+export function applySetPairs(body: Record<string, unknown>, pairs: unknown, named: ReadonlySet<string>): void {
+  for (const [name, value] of (pairs as Array<[string, unknown]> | undefined) ?? []) {
+    if (named.has(name)) throw new UsageError(`--set ${name}: use the dedicated flag for ${name}`);
+    body[name] = value;
+  }
 }

@@ -1,3 +1,5 @@
+import { EMAIL_EVENT_TYPES, type EmailEventType } from '../api/email-event-types.js';
+export { EMAIL_EVENT_TYPES, type EmailEventType };
 // Resource types held by the store. Shapes follow the spec's field tables; fields the spec
 // does not show (archived flags, workspace ids, memberships...) are emulator bookkeeping.
 
@@ -74,18 +76,6 @@ export interface CustomEvent {
   data: Record<string, unknown>;
 }
 
-export const EMAIL_EVENT_TYPES = [
-  'EMAIL_SEND',
-  'EMAIL_DELIVERY',
-  'EMAIL_OPEN',
-  'EMAIL_CLICK',
-  'EMAIL_BOUNCE',
-  'EMAIL_SOFT_BOUNCE',
-  'EMAIL_COMPLAINT',
-  'EMAIL_UNSUBSCRIBE_ALL',
-  'EMAIL_TOPIC_UNSUBSCRIBE',
-] as const;
-export type EmailEventType = (typeof EMAIL_EVENT_TYPES)[number];
 
 export interface EmailEvent {
   eventId: string;

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { upsertContact, type UpsertContactBody } from '../../api/contacts.js';
 import { emailSchema, uuidSchema } from '../../cli/identifier.js';
-import { caseInsensitiveChoice, collectPair, pairsToObject } from '../../cli/parse.js';
+import { caseInsensitiveChoice, collectPair, pairsToObject, applySetPairs } from '../../cli/parse.js';
 import type { CommandInput } from '../../cli/registry.js';
 import { UsageError } from '../../errors.js';
 import type { Context } from '../../context.js';
@@ -61,10 +61,7 @@ export function upsertBody(opts: Record<string, unknown>): UpsertContactBody {
   const companyFields = pairsToObject(opts.companyField as Array<[string, unknown]> | undefined);
   if (companyFields) body.companyFields = companyFields;
   if (opts.updateOnly) body.updateOnly = true;
-  for (const [name, value] of (opts.set as Array<[string, unknown]> | undefined) ?? []) {
-    if (NAMED_BODY_KEYS.has(name)) throw new UsageError(`--set ${name}: use the dedicated flag for ${name}`);
-    body[name] = value;
-  }
+  applySetPairs(body, opts.set, NAMED_BODY_KEYS);
   return body;
 }
 

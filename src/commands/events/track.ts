@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
 import { trackEvent, type TrackEventBody } from '../../api/events.js';
 import { identifierFrom } from '../../cli/identifier.js';
-import { collectPair, jsonObject } from '../../cli/parse.js';
+import { collectPair, jsonObject, applySetPairs } from '../../cli/parse.js';
 import type { CommandInput } from '../../cli/registry.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
@@ -45,10 +45,7 @@ export function trackBody(opts: Record<string, unknown>, newId: () => string = r
   if (clientEventId.trim() === '') throw new UsageError('--client-event-id: must not be empty');
   const body: TrackEventBody = { event, ...id, clientEventId };
   if (opts.data !== undefined) body.data = opts.data as Record<string, unknown>;
-  for (const [name, value] of (opts.set as Array<[string, unknown]> | undefined) ?? []) {
-    if (NAMED_BODY_KEYS.has(name)) throw new UsageError(`--set ${name}: use the dedicated flag for ${name}`);
-    body[name] = value;
-  }
+  applySetPairs(body, opts.set, NAMED_BODY_KEYS);
   return body;
 }
 
