@@ -89,7 +89,7 @@ function hintFor(status: number, code: string): string | undefined {
     return 'this endpoint is not enabled for the account behind this key; ask the provider to enable it (`cnv doctor` lists what this key may use)';
   }
   if (status === 403) return 'the key is valid but lacks the permission this operation needs';
-  if (code === 'invalid_cursor') return 'the cursor is no longer accepted; start over with --full';
+  if (code === 'invalid_cursor') return 'the cursor is not (or no longer) accepted: start again without --cursor, or for an export with --full';
   return undefined;
 }
 

@@ -1,9 +1,10 @@
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream, statSync } from 'node:fs';
 import { rename } from 'node:fs/promises';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { UsageError } from '../errors.js';
+import { csvCell } from '../io/csv-line.js';
 import { SUCCESS_STATUSES, type ItemOutcome, type RowResult } from './types.js';
 
 /** Report columns; `idColumn` names the service id (cnvContactId for contacts, id for records). */
@@ -29,7 +30,10 @@ const CHUNK_CHARS = 64 * 1024;
  */
 export async function openReport(path: string, idColumn: string, stdout: Writable): Promise<ReportWriter> {
   const toStdout = path === '-';
-  const partial = `${path}.partial`;
+  // Only a regular file (or a new one) is written aside and renamed: renaming over a device or
+  // a FIFO (--report /dev/stderr, /dev/null, a pipe) would replace it with a plain file.
+  const aside = !toStdout && isRegularOrMissing(path);
+  const partial = aside ? `${path}.partial` : path;
   const out = toStdout ? stdout : createWriteStream(partial);
   if (!toStdout) {
     // once() rejects with the stream's error: a missing directory, no permission.
@@ -59,16 +63,19 @@ export async function openReport(path: string, idColumn: string, stdout: Writabl
         await new Promise<void>((resolve) => (out.writableLength === 0 ? resolve() : out.write('', () => resolve())));
       }
       if (failure) throw failure;
-      if (!toStdout) await rename(partial, path).catch((err: unknown) => Promise.reject(reportError(path, err)));
+      if (aside) await rename(partial, path).catch((err: unknown) => Promise.reject(reportError(path, err)));
     },
   };
 }
 
-const NEEDS_QUOTES = /[",\r\n]/;
-
-function csvCell(value: string): string {
-  return NEEDS_QUOTES.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
+function isRegularOrMissing(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return true;
+  }
 }
+
 
 /** Waits for 'drain', or for an error (reported through `failure`). */
 function waitForDrain(out: Writable, failure: () => unknown): Promise<void> {

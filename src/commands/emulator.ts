@@ -1,20 +1,19 @@
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import type { CommandInput } from '../cli/registry.js';
 import { integer } from '../cli/parse.js';
 import type { Context } from '../context.js';
-import { UsageError } from '../errors.js';
 import type { CommandResult } from '../io/render.js';
 
 function rate(text: string): number {
   const n = Number(text);
-  if (!Number.isFinite(n) || n < 0 || n > 1) throw new UsageError(`expected a share from 0 to 1, got "${text}"`);
+  if (text.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError(`expected a share from 0 to 1, got "${text}"`);
   return n;
 }
 
 function seed(text: string): 'demo' | 'none' | number {
   if (text === 'demo' || text === 'none') return text;
   if (/^\d+$/.test(text)) return Number(text);
-  throw new UsageError(`--seed: expected demo, none or a number, got "${text}"`);
+  throw new InvalidArgumentError(`expected demo, none or a number, got "${text}"`);
 }
 
 export function configure(cmd: Command): void {
