@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { systemClock, type Clock } from './clock.js';
@@ -46,8 +47,11 @@ export const DEFAULT_GLOBALS: GlobalOptions = {
   dryRun: false,
 };
 
-/** Requests per second the client allows itself: a little under the documented 200, with a small burst. */
-export const CLIENT_RATE = { ratePerSecond: 195, burst: 3 };
+/**
+ * Requests per second the client allows itself: a little under the documented 200, counted
+ * over any sliding second (so a short run of requests is not spaced out needlessly).
+ */
+export const CLIENT_RATE = { ratePerSecond: 195, burst: 3, shape: 'window' as const };
 
 export interface ContextDeps {
   io: IO;
@@ -90,6 +94,8 @@ export interface Context {
 export function createContext(deps: ContextDeps): Context {
   const clock = deps.clock ?? systemClock;
   const signal = deps.signal ?? new AbortController().signal;
+  // Every request waiting on the rate limiter listens to this one signal.
+  setMaxListeners(0, signal);
   const disposers: Array<() => Promise<void> | void> = [];
   let store: Promise<ProfileStore> | undefined;
   let creds: Promise<Credentials> | undefined;
@@ -161,7 +167,10 @@ export function createContext(deps: ContextDeps): Context {
     },
     showProgress() {
       const ci = deps.env.CI !== undefined && deps.env.CI !== '' && deps.env.CI !== 'false' && deps.env.CI !== '0';
-      return deps.io.stderrIsTTY && !ctx.globals.quiet && ctx.globals.progress && !ci;
+      // A terminal that reports no width (script, docker -t without a size) makes a spinner redraw endlessly.
+      const columns = (deps.io.stderr as { columns?: number }).columns;
+      const sized = columns === undefined || columns > 0;
+      return deps.io.stderrIsTTY && sized && !ctx.globals.quiet && ctx.globals.progress && !ci;
     },
     onDispose(fn) {
       disposers.push(fn);
