@@ -24,7 +24,10 @@ export class FileSink {
   static async open(path: string, start: FileStart): Promise<FileSink> {
     const existing = await stat(path).catch((err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? undefined : Promise.reject(err)));
     checkStart(path, existing, start);
-    const fh = await open(path, constants.O_RDWR | constants.O_CREAT);
+    const fh = await open(path, constants.O_RDWR | constants.O_CREAT).catch((err: NodeJS.ErrnoException) => {
+      // A missing directory or no permission is the user's to fix, not a bug.
+      throw new UsageError(`--out ${path}: cannot open the file (${err.code ?? err.message})`, 'check that the directory exists and is writable');
+    });
     try {
       if (!existing) await syncDir(dirname(path));
       const size = existing?.size ?? 0;

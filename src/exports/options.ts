@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { EXPORT_PAGE_LIMITS, type EmailEventType } from '../api/exports.js';
 import { integer } from '../cli/parse.js';
 import type { Context } from '../context.js';
+import { isIsoDate } from '../dates.js';
 import { UsageError } from '../errors.js';
 import type { ExportRunOptions } from './plan.js';
 import { checkStateKey } from './state-key.js';
@@ -16,7 +17,7 @@ export function addExportOptions(cmd: Command, kind: ExportKind): Command {
   const { max, default: def } = EXPORT_PAGE_LIMITS[kind];
   return cmd
     .option('--out <file>', 'append to this file under the exactly-once protocol (default: stdout)')
-    .option('--limit <n>', `rows per page, 1 to ${max} (larger values are clamped; default ${def})`, integer(1))
+    .option('--limit <n>', `rows per page, 1 to ${max} (other values are clamped, as the API does; default ${def})`, integer(Number.MIN_SAFE_INTEGER))
     .option('--full', 'ignore the saved state and export everything again (a file given with --out is replaced)')
     .option('--no-state', 'neither read nor write any state (and no lock): a one-off export')
     .option('--state-key <name>', 'name of the saved state (default: profile@host/kind[/type])')
@@ -47,7 +48,7 @@ export function exportOptionsFrom(ctx: Context, opts: Record<string, unknown>, k
     ...extra,
     out,
     format,
-    limit: Math.min(max, (opts.limit as number | undefined) ?? def),
+    limit: Math.max(1, Math.min(max, (opts.limit as number | undefined) ?? def)),
     full: opts.full === true,
     noState,
     stateKey: opts.stateKey === undefined ? undefined : checkStateKey(String(opts.stateKey)),
@@ -73,7 +74,8 @@ export function instant(flag: string) {
     const t = text.trim();
     const ok = /^\d{4}-\d{2}-\d{2}$/.test(t) || /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i.test(t);
     const ms = Date.parse(t.length === 10 ? `${t}T00:00:00Z` : t);
-    if (!ok || !Number.isFinite(ms)) throw new UsageError(`${flag}: expected an ISO 8601 date-time with a zone (2025-01-31T00:00:00Z) or a date, got "${text}"`);
+    // Date.parse rolls 2025-02-30 over to March; refuse dates that are not on the calendar.
+    if (!ok || !Number.isFinite(ms) || !isIsoDate(t.slice(0, 10))) throw new UsageError(`${flag}: expected an ISO 8601 date-time with a zone (2025-01-31T00:00:00Z) or a date, got "${text}"`);
     return new Date(ms).toISOString();
   };
 }

@@ -61,8 +61,9 @@ export class CheckCollector {
   private column(name: string): ColumnCheck {
     let col = this.columns.get(name);
     if (!col) {
-      const def = this.definitions.get(name);
-      const problem = name === DEDUP_KEY ? undefined : fieldProblem(name, def);
+      // As in prepare.ts: a CSV column may be spelled `fields.<key>`.
+      const def = this.definitions.get(name.startsWith('fields.') ? name.slice('fields.'.length) : name);
+      const problem = name === DEDUP_KEY ? undefined : fieldProblem(name.replace(/^fields\./, ''), def);
       col = {
         column: name,
         status: name === DEDUP_KEY ? 'key' : problem ? (problem.kind as 'unknown' | 'read-only') : 'ok',

@@ -31,7 +31,11 @@ export function coerceValue(raw: unknown, dataType: DataType): Coerced {
       return bad(`${show(raw)} is not a string`);
     case 'NUMBER':
       if (typeof raw === 'number') return Number.isFinite(raw) ? ok(raw) : bad(`${raw} is not a finite number`);
-      if (typeof raw === 'string' && NUMBER_RE.test(raw.trim())) return ok(Number(raw.trim()));
+      if (typeof raw === 'string' && NUMBER_RE.test(raw.trim())) {
+        // 1e400 parses to Infinity, which JSON would send as null and so clear the field.
+        const n = Number(raw.trim());
+        return Number.isFinite(n) ? ok(n) : bad(`${show(raw)} is out of range for a number`);
+      }
       return bad(`${show(raw)} is not a number`);
     case 'BOOLEAN': {
       if (typeof raw === 'boolean') return ok(raw);

@@ -64,3 +64,10 @@ describe('coerceValue', () => {
     expect(isIsoDate('2025-04-31')).toBe(false);
   });
 });
+
+describe('coerceValue: numbers out of range', () => {
+  it('refuses a number that would overflow to Infinity (and be sent as null)', () => {
+    expect(coerceValue('1e400', 'NUMBER')).toEqual(expect.objectContaining({ ok: false }));
+    expect(coerceValue('1e3', 'NUMBER')).toEqual(expect.objectContaining({ ok: true, value: 1000 }));
+  });
+});
