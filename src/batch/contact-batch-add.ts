@@ -32,6 +32,8 @@ const identifierRowSchema = z
  */
 export function prepareIdentifierRow(row: InputRow): Prepared<ContactIdentifier> {
   const body = rowBody(row, { known: IDENTIFIERS, text: IDENTIFIERS });
+  const fast = validIdentifier(body);
+  if (fast) return fast;
   const raw = IDENTIFIERS.map((k) => blank(body[k])).find((v) => v !== undefined);
   const checked = checkRow(identifierRowSchema, body, raw === undefined ? '' : String(raw), CODES);
   if (checked.invalid) return checked;
@@ -63,4 +65,26 @@ export function batchAddSender(ctx: Context, add: BatchAdd): BatchSender<Contact
     }
     return results.map((r): ItemOutcome => (r.added ? { status: 'added', id: r.cnvContactId } : { status: 'failed', error: r.error, message: r.message }));
   };
+}
+
+const GUID = z.regexes.guid;
+const EMAIL = z.regexes.email;
+
+/**
+ * The common case without the schema: every identifier given is a string the schema accepts
+ * (the same regexes as uuidSchema and emailSchema), so the answer is the one checkRow would
+ * give. Anything else (no identifier, a bad or non-string value) returns undefined and takes
+ * the schema's path, with its messages.
+ */
+function validIdentifier(body: Record<string, unknown>): Prepared<ContactIdentifier> | undefined {
+  const cnvContactId = blank(body.cnvContactId);
+  const userId = blank(body.userId);
+  const email = blank(body.email);
+  if (cnvContactId !== undefined && (typeof cnvContactId !== 'string' || !GUID.test(cnvContactId))) return undefined;
+  if (userId !== undefined && typeof userId !== 'string') return undefined;
+  if (email !== undefined && (typeof email !== 'string' || !EMAIL.test(email))) return undefined;
+  if (cnvContactId !== undefined) return { identifier: cnvContactId, payload: { cnvContactId } };
+  if (userId !== undefined) return { identifier: userId, payload: { userId } };
+  if (email !== undefined) return { identifier: email, payload: { email } };
+  return undefined;
 }

@@ -48,11 +48,11 @@ export async function runFileBatch<P>(ctx: Context, spec: FileBatchSpec<P>): Pro
   const progress = await startProgress(ctx, counts, started);
   const problems: RowResult[] = [];
 
-  const rows = async function* (): AsyncGenerator<PreparedRow<P>> {
+  const rows = async function* (): AsyncGenerator<Array<PreparedRow<P>>> {
     let read = 0;
-    for await (const row of input.rows) {
-      read++;
-      yield prepareRow(row, spec, done, counts);
+    for await (const batch of input.batches) {
+      read += batch.length;
+      yield batch.map((row) => prepareRow(row, spec, done, counts));
     }
     progress.setTotal(read);
   };

@@ -2,8 +2,11 @@ import { InOrder } from './in-order.js';
 import type { BatchItem, BatchSender, ItemOutcome, PreparedRow, RowResult } from './types.js';
 
 export interface RunBatchOptions<P> {
-  /** Rows in input order, validated (see PreparedRow). Read lazily, never all at once. */
-  rows: AsyncIterable<PreparedRow<P>>;
+  /**
+   * Rows in input order, validated (see PreparedRow), one at a time or in arrays (cheaper for
+   * large files). Read lazily, never all at once.
+   */
+  rows: AsyncIterable<PreparedRow<P> | ReadonlyArray<PreparedRow<P>>>;
   send: BatchSender<P>;
   /** Most items per send (the endpoint's limit; 1 for one request per row). */
   chunkSize: number;
@@ -101,25 +104,27 @@ export async function runBatch<P>(opts: RunBatchOptions<P>): Promise<RunBatchOut
 
   let chunk: Array<{ seq: number; item: BatchItem<P> }> = [];
   try {
-    for await (const row of opts.rows) {
-      const s = seq++;
-      if (row.outcome) {
-        results.put(s, { line: row.line, identifier: row.identifier, ...row.outcome });
-      } else if (opts.dryRun) {
-        results.put(s, { line: row.line, identifier: row.identifier, status: 'valid' });
-      } else if (stopped) {
-        skip(row, s);
-      } else {
-        chunk.push({ seq: s, item: row });
-        if (chunk.length >= opts.chunkSize) {
-          const full = chunk;
-          chunk = [];
-          await dispatch(full);
+    for await (const item of opts.rows) {
+      for (const row of Array.isArray(item) ? (item as ReadonlyArray<PreparedRow<P>>) : [item as PreparedRow<P>]) {
+        const s = seq++;
+        if (row.outcome) {
+          results.put(s, { line: row.line, identifier: row.identifier, ...row.outcome });
+        } else if (opts.dryRun) {
+          results.put(s, { line: row.line, identifier: row.identifier, status: 'valid' });
+        } else if (stopped) {
+          skip(row, s);
+        } else {
+          chunk.push({ seq: s, item: row });
+          if (chunk.length >= opts.chunkSize) {
+            const full = chunk;
+            chunk = [];
+            await dispatch(full);
+          }
         }
+        if (results.error !== undefined) stop(results.error);
+        // Let the report catch up; with nothing in flight only the writes can make progress.
+        while (results.buffered > maxBuffered) await (running.size > 0 ? Promise.race([waitForOne(), results.drain()]) : results.drain());
       }
-      if (results.error !== undefined) stop(results.error);
-      // Let the report catch up; with nothing in flight only the writes can make progress.
-      while (results.buffered > maxBuffered) await (running.size > 0 ? Promise.race([waitForOne(), results.drain()]) : results.drain());
     }
   } catch (err) {
     // The input broke mid-way: what was read still gets its results, the rest cannot.

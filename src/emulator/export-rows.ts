@@ -1,4 +1,4 @@
-import { bulkOf } from './bulk.js';
+import { bulkOf, type BulkRows } from './bulk.js';
 import type { Position } from './change-log.js';
 import { SortedIndex, type OrderedSource } from './export-index.js';
 import type { Contact, CustomEvent, EmailEvent, EmailEventType } from './model.js';
@@ -32,6 +32,30 @@ export function contactRow(c: Contact, labels: Map<string, string>): Row {
     createdAt: c.createdAt,
     updatedAt: c.updatedAt,
     fields,
+  };
+}
+
+/**
+ * contactRow(bulk.contact(i), labels), built directly: a bulk contact always has the same four
+ * fields set and no CRM ids but the lead id, so the labels are looked up once per page, not
+ * once per row (the same members, in the same order).
+ */
+function bulkContactRows(bulk: BulkRows, labels: Map<string, string>): (i: number) => Row {
+  const [first, last, city, score] = ['firstName', 'lastName', 'city', 'score'].map((key) => labels.get(key) ?? key);
+  return (i) => {
+    const c = bulk.contact(i);
+    const f = c.fields;
+    return {
+      id: c.id,
+      sfdcLeadId: c.sfdcLeadId,
+      sfdcContactId: c.sfdcContactId,
+      sfdcAccountId: c.sfdcAccountId,
+      email: c.email,
+      subscriptionStatus: c.subscriptionStatus,
+      createdAt: c.createdAt,
+      updatedAt: c.updatedAt,
+      fields: { [first]: f.firstName, [last]: f.lastName, [city]: f.city, [score]: f.score },
+    };
   };
 }
 
@@ -106,7 +130,7 @@ export function contactSources(store: BusinessStore): OrderedSource<Row>[] {
   }];
   const bulk = bulkOf(store);
   if (bulk) {
-    sources.push({ size: bulk.spec.contacts, position: (i) => bulk.contactPosition(i), row: (i) => contactRow(bulk.contact(i), labels) });
+    sources.push({ size: bulk.spec.contacts, position: (i) => bulk.contactPosition(i), row: bulkContactRows(bulk, labels) });
   }
   return sources;
 }

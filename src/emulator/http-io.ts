@@ -38,11 +38,12 @@ export function parseJsonObject(raw: { text: string; tooLarge: boolean }): Recor
 /** Sends a JSON answer. */
 export function sendJson(res: ServerResponse, result: RouteResult): number {
   const status = result.status ?? 200;
-  const payload = JSON.stringify(result.body ?? null);
+  // Encoded once: Buffer.byteLength and then end(string) would each go through the text.
+  const payload = Buffer.from(JSON.stringify(result.body ?? null), 'utf8');
   res.writeHead(status, {
     ...result.headers,
     'content-type': 'application/json',
-    'content-length': Buffer.byteLength(payload),
+    'content-length': payload.length,
   });
   res.end(payload);
   return status;

@@ -4,6 +4,7 @@ import { ApiError, OutputClosedError, TransientError } from '../errors.js';
 import { writeFlushed } from '../io/write.js';
 import { armCrashPoints, crashPoint } from './crash-points.js';
 import { FileSink } from './file-sink.js';
+import type { ExportPage } from '../api/exports.js';
 import { fetchPage, rowIdentity } from './kinds.js';
 import { pageFormat } from './page-format.js';
 import { planExport, type ExportRunOptions, type RunPlan } from './plan.js';
@@ -65,6 +66,7 @@ export async function runExport(ctx: Context, opts: ExportRunOptions, reporter: 
     let pos: Position = { ...plan.start, format: opts.format, csv: plan.layout, output: plan.path !== undefined ? { kind: 'file', path: plan.path, bytes: sink!.offset } : { kind: 'stdout' } };
     let skip = new Set(pos.seen);
     let stuck = 0;
+    let ahead: { cursor: string; page: Promise<ExportPage> } | undefined;
     for (;;) {
       if ((opts.maxPages !== undefined && summary.pages >= opts.maxPages) || (opts.maxRows !== undefined && summary.rows >= opts.maxRows)) {
         summary.status = 'stopped';
@@ -72,7 +74,16 @@ export async function runExport(ctx: Context, opts: ExportRunOptions, reporter: 
       }
       ctx.signal.throwIfAborted();
       const limit = opts.maxRows !== undefined ? Math.min(opts.limit, opts.maxRows - summary.rows) : opts.limit;
-      const page = await fetchPage(http, plan.target, pos.cursor, limit, ctx.signal).catch((err) => Promise.reject(cursorRejected(err, plan, pos)));
+      const fetching = ahead?.cursor === pos.cursor ? ahead.page : fetchPage(http, plan.target, pos.cursor, limit, ctx.signal);
+      ahead = undefined;
+      const page = await fetching.catch((err) => Promise.reject(cursorRejected(err, plan, pos)));
+      // Fetch the next page while this one is written and committed (exports are reads: a page
+      // fetched and never used costs nothing). Not when a bound may stop the run after this page.
+      if (page.nextCursor !== null && opts.maxRows === undefined && (opts.maxPages === undefined || summary.pages + 1 < opts.maxPages)) {
+        const next = fetchPage(http, plan.target, page.nextCursor, limit, ctx.signal);
+        next.catch(() => {}); // its error, if any, is the next iteration's
+        ahead = { cursor: page.nextCursor, page: next };
+      }
       const n = summary.pages + 1;
       crashPoint('after-fetch', n, true);
 

@@ -1,6 +1,7 @@
-import { EnvHttpProxyAgent } from 'undici';
+import type { EnvHttpProxyAgent as ProxyAwareAgent } from 'undici';
+import { EnvHttpProxyAgent } from './undici.js';
 
 /** Keep-alive agent that honours HTTPS_PROXY / HTTP_PROXY / NO_PROXY; never the global dispatcher. */
-export function createAgent(): EnvHttpProxyAgent {
+export function createAgent(): ProxyAwareAgent {
   return new EnvHttpProxyAgent({ keepAliveTimeout: 10_000, connections: 64 });
 }

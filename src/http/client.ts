@@ -1,4 +1,5 @@
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { request } from './undici.js';
 import type { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { ApiError, DryRunStop, ResponseShapeError, TransientError } from '../errors.js';
@@ -37,6 +38,8 @@ export interface RequestSpec<T extends z.ZodType> {
   /** `unsafe`: retried only when the request provably never reached the server. */
   idempotency: Idempotency;
   signal?: AbortSignal;
+  /** Also return the answer's text (`ApiResponse.text`), for callers that pass parts of it through. */
+  raw?: boolean;
 }
 
 export interface ApiResponse<T> {
@@ -44,6 +47,8 @@ export interface ApiResponse<T> {
   nextCursor?: string | null;
   status: number;
   attempts: number;
+  /** The answer's text as received, with `raw: true`. */
+  text?: string;
 }
 
 /** The one request path for every endpoint: auth header, rate limit, retries, validation, typed errors. */
@@ -76,7 +81,7 @@ export class HttpClient {
         this.opts.logger.response({ method: spec.method, path: url.pathname, attempt, status: res.statusCode, ms });
         if (res.statusCode >= 200 && res.statusCode < 300) {
           const parsed = this.parseSuccess(spec, label, text);
-          return { data: parsed.data as z.output<T>, nextCursor: parsed.nextCursor, status: res.statusCode, attempts: attempt };
+          return { data: parsed.data as z.output<T>, nextCursor: parsed.nextCursor, status: res.statusCode, attempts: attempt, ...(spec.raw ? { text } : {}) };
         }
         const error = this.parseFailure(res.statusCode, text);
         const retryAfterMs = parseRetryAfter(res.headers['retry-after'], Date.now());

@@ -8,17 +8,19 @@ import { InputFileError, type InputRow } from './input-rows.js';
  * physical lines where each record starts (the header is line 1), also for quoted values
  * spanning lines. A record that cannot be read, or has another number of fields than the
  * header, is an error row; an unclosed or badly closed quote ends the file (InputFileError).
+ * Rows come in batches (those of one chunk of input), which costs far less than one at a time.
  */
-export async function* csvRows(input: Readable, file: string, delimiter = ','): AsyncGenerator<InputRow> {
+export async function* csvRows(input: Readable, file: string, delimiter = ','): AsyncGenerator<InputRow[]> {
   const parser = new CsvParser(delimiter);
   const decoder = new StringDecoder('utf8');
   let header: string[] | undefined;
   let records: CsvRecord[] = [];
-  const rowsOf = function* (batch: CsvRecord[]): Generator<InputRow> {
+  const rowsOf = function* (batch: CsvRecord[]): Generator<InputRow[]> {
+    const rows: InputRow[] = [];
     for (const record of batch) {
       const { line, fields } = record;
       if (record.error !== undefined) {
-        yield { line, error: `malformed CSV: ${record.error}`, textual: true };
+        rows.push({ line, error: `malformed CSV: ${record.error}`, textual: true });
         continue;
       }
       if (!header) {
@@ -26,13 +28,14 @@ export async function* csvRows(input: Readable, file: string, delimiter = ','): 
         continue;
       }
       if (fields.length !== header.length) {
-        yield { line, error: `has ${fields.length} field(s), the header has ${header.length}`, textual: true };
+        rows.push({ line, error: `has ${fields.length} field(s), the header has ${header.length}`, textual: true });
         continue;
       }
       const values: Record<string, unknown> = {};
       for (let i = 0; i < header.length; i++) values[header[i]] = fields[i];
-      yield { line, values, textual: true };
+      rows.push({ line, values, textual: true });
     }
+    if (rows.length > 0) yield rows;
   };
   try {
     for await (const chunk of input) {

@@ -11,8 +11,9 @@ type State = 'start' | 'first' | 'value' | 'element' | 'after' | 'end';
  * Elements of a top-level JSON array, streamed: only the element being read is held in memory.
  * The scanner finds each element's extent (strings, escapes and nesting); JSON.parse reads it.
  * A malformed element is an invalid row; a broken array structure is an InputFileError.
+ * Rows come in batches: those completed by one chunk of input.
  */
-export async function* jsonArrayRows(input: Readable, file: string): AsyncGenerator<InputRow> {
+export async function* jsonArrayRows(input: Readable, file: string): AsyncGenerator<InputRow[]> {
   const decoder = new StringDecoder('utf8');
   let state: State = 'start';
   let line = 1;
@@ -90,7 +91,7 @@ export async function* jsonArrayRows(input: Readable, file: string): AsyncGenera
       size += text.length - from;
       if (size > MAX_ELEMENT_CHARS) fail(`the element starting at line ${elementLine} is larger than 16 MB`);
     }
-    yield* rows;
+    if (rows.length > 0) yield rows;
   }
   if (state === 'element') {
     if (depth > 0 || inString) fail(`the element starting at line ${elementLine} is not closed`);

@@ -38,16 +38,22 @@ export const median = (xs) => {
 export async function compare({ name, baseline, subject, rounds = 5, warmup = 1, metric = 'ms' }) {
   const b = [];
   const s = [];
+  const rb = [];
+  const rs = [];
   for (let i = 0; i < warmup + rounds; i++) {
-    const rb = await baseline();
-    const rs = await subject();
+    const x = await baseline();
+    const y = await subject();
     if (i >= warmup) {
-      b.push(rb[metric]);
-      s.push(rs[metric]);
+      rb.push(x);
+      rs.push(y);
+      b.push(x[metric]);
+      s.push(y[metric]);
     }
   }
   const result = { name, metric, baseline: median(b), subject: median(s), rounds };
   result.ratio = result.subject / result.baseline;
+  // Every recorded run, for figures derived from the same runs (peak memory of the timed runs).
+  Object.defineProperty(result, 'runs', { value: { baseline: rb, subject: rs }, enumerable: false });
   return result;
 }
 

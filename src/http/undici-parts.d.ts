@@ -1,0 +1,26 @@
+// Types for the two undici files cnv imports directly (src/http/undici.ts); their shapes are
+// those undici's own typings give the same functions.
+declare module 'undici/lib/dispatcher/env-http-proxy-agent.js' {
+  import type { EnvHttpProxyAgent } from 'undici';
+  const EnvHttpProxyAgentClass: typeof EnvHttpProxyAgent;
+  export default EnvHttpProxyAgentClass;
+}
+
+declare module 'undici/lib/api/api-request.js' {
+  import type { Dispatcher } from 'undici';
+  /** Dispatcher.prototype.request, unbound: call it with the dispatcher as `this`. */
+  function request(this: Dispatcher, options: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData>;
+  export default request;
+}
+
+declare module 'undici/lib/api/api-connect.js' {
+  /** Dispatcher.prototype.connect, unbound. */
+  const connect: (...args: unknown[]) => unknown;
+  export default connect;
+}
+
+declare module 'undici/lib/dispatcher/dispatcher.js' {
+  /** The base class every undici dispatcher extends. */
+  const Dispatcher: { prototype: object };
+  export default Dispatcher;
+}

@@ -1,0 +1,72 @@
+// Exports: `cnv export contacts` of a million rows into NDJSON and CSV against a minimal undici
+// script paging the same export (test/bench/baselines/export-min.mjs), against a bash loop of
+// curl and jq (export-curl.sh), and its peak memory against the same export of 10,000 rows.
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { compare, fmt, median, timeCommand } from '../lib.mjs';
+import { BIN, startEmulatorProcess } from '../emulator.mjs';
+
+const MIN = fileURLToPath(new URL('../baselines/export-min.mjs', import.meta.url));
+const CURL = fileURLToPath(new URL('../baselines/export-curl.sh', import.meta.url));
+const MiB = 1024;
+
+export async function run({ rounds, quick }) {
+  const bulk = quick ? 200_000 : 1_000_000;
+  // Each run takes seconds: fewer rounds than the start-up figures, still alternated.
+  const n = Math.min(rounds, quick ? 2 : 4);
+  const dir = mkdtempSync(join(tmpdir(), 'cnv-bench-export-'));
+  const emu = await startEmulatorProcess(['--seed-contacts', String(bulk), '--rate-limit', '0']);
+  const results = [];
+  try {
+    const env = { ...process.env, CNV_BASE_URL: emu.url, CNV_API_KEY: emu.keys.full, CNV_CONFIG_DIR: join(dir, 'config'), NO_COLOR: '1' };
+    const out = (name) => join(dir, name);
+    // --full: every run exports everything again into its file, under the whole commit protocol
+    // (fsync of each page, state saved after each page), as a cron run would.
+    const cnv = (format, file, extra = []) => () =>
+      timeCommand(process.execPath, [BIN, 'export', 'contacts', '--format', format, '--out', file, '--limit', '5000', '--full', '--state-key', `bench-${format}-${extra.length}`, '--no-progress', ...extra], { env });
+    const min = (file, format) => () => timeCommand(process.execPath, [MIN, emu.url, emu.keys.full, file, ...(format ? [format] : [])], { env });
+    const rowsIn = (file) => readFileSync(file, 'utf8').split('\n').length - 1;
+    const label = `${(bulk / 1e6).toLocaleString('en')} million rows`.replace('0.2 million', '200,000');
+
+    const ndjson = await compare({ name: `\`cnv export contacts --format ndjson --out FILE\`, ${label}`, baseline: min(out('min.ndjson')), subject: cnv('ndjson', out('cnv.ndjson')), rounds: n, warmup: 1 });
+    const lines = rowsIn(out('cnv.ndjson'));
+    if (lines !== rowsIn(out('min.ndjson'))) throw new Error(`cnv wrote ${lines} rows, the baseline ${rowsIn(out('min.ndjson'))}`);
+    results.push({
+      ...ndjson, baselineName: 'minimal undici script, same pages (baselines/export-min.mjs)', target: 1.25,
+      note: `${lines.toLocaleString('en')} rows, ${fmt(statSync(out('cnv.ndjson')).size / 2 ** 20, 0)} MiB; pages of 5,000; cnv fsyncs every page and saves its state after it.`,
+    });
+
+    const curl = await timeCommand('bash', [CURL, emu.url, emu.keys.full, out('curl.ndjson')], { env });
+    if (rowsIn(out('curl.ndjson')) !== lines) throw new Error('the curl loop wrote another number of rows');
+    const cnvMs = ndjson.subject;
+    results.push({
+      name: '`cnv export contacts --format ndjson`, same export', baselineName: 'bash loop of curl and jq, same pages (baselines/export-curl.sh)', metric: 'ms',
+      subject: cnvMs, baseline: curl.ms, ratio: cnvMs / curl.ms, rounds: 1, target: 0.5, targetText: '<= 0.5x (2x faster)',
+      note: `the curl loop ran once (${fmt(curl.ms / 1000, 1)} s); cnv's figure is the median above.`,
+    });
+
+    const csv = await compare({ name: `\`cnv export contacts --format csv --out FILE\`, ${label}`, baseline: min(out('min.csv'), 'csv'), subject: cnv('csv', out('cnv.csv')), rounds: n, warmup: 0 });
+    results.push({
+      ...csv, baselineName: 'the same minimal script writing CSV', target: 1.5,
+      note: 'cnv writes one column per contact field label (and `_extra`); the script writes `fields` as one JSON column.',
+    });
+
+    // Peak memory: the million-row NDJSON runs above against the same export stopped at 10,000 rows.
+    const small = [];
+    for (let i = 0; i < Math.max(3, n); i++) small.push((await cnv('ndjson', out('cnv-10k.ndjson'), ['--max-rows', '10000'])()).rssKiB);
+    const bigRss = median(ndjson.runs.subject.map((r) => r.rssKiB));
+    const smallRss = median(small);
+    results.push({
+      name: `peak RSS of that NDJSON export (${label})`, baselineName: 'the same export of 10,000 rows (`--max-rows 10000`)', metric: 'MiB',
+      subject: bigRss / MiB, baseline: smallRss / MiB, ratio: bigRss / smallRss, rounds: n, target: 1.2,
+      targetText: '<= 1.2x and < 150 MiB', passes: bigRss / smallRss <= 1.2 && bigRss / MiB < 150,
+      note: `peak RSS per run (MiB): ${ndjson.runs.subject.map((r) => fmt(r.rssKiB / MiB, 0)).join(', ')}; 10,000 rows: ${small.map((k) => fmt(k / MiB, 0)).join(', ')}; the minimal script: ${ndjson.runs.baseline.map((r) => fmt(r.rssKiB / MiB, 0)).join(', ')}.`,
+    });
+  } finally {
+    await emu.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return results;
+}
