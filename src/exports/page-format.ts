@@ -1,7 +1,7 @@
 import { csvFormatter } from '../io/csv-line.js';
 import { rowCells, type CsvLayout } from './csv-columns.js';
 import type { ExportKind, FileFormat } from './state.js';
-import { rawLines, type ExportRow } from '../api/exports.js';
+import type { ExportRow } from '../api/exports.js';
 
 /** How a page of rows becomes bytes. */
 export interface PageFormat {
@@ -20,7 +20,7 @@ export async function pageFormat(kind: ExportKind, format: FileFormat, layout: C
   if (format === 'ndjson') {
     return {
       preamble: () => Buffer.alloc(0),
-      page: (rows) => rawLines(rows) ?? Buffer.from(rows.map((r) => JSON.stringify(r) + '\n').join(''), 'utf8'),
+      page: (rows) => Buffer.from(rows.map((r) => JSON.stringify(r) + '\n').join(''), 'utf8'),
     };
   }
   if (!layout) throw new Error('a CSV export needs a header');

@@ -6,7 +6,7 @@ import { ApiError, DryRunStop, ResponseShapeError, TransientError } from '../err
 import { maskKey } from './redact.js';
 import type { RequestLogger } from './logger.js';
 import type { RateLimiter } from './rate-limiter.js';
-import { backoffDelay, isRetryable, parseRetryAfter, type FailedAttempt, type Idempotency } from './retry-policy.js';
+import { backoffDelay, isRetryable, neverSent, parseRetryAfter, type FailedAttempt, type Idempotency } from './retry-policy.js';
 import { describeIssues, envelopeSchema, errorBodySchema } from './envelope.js';
 
 export interface HttpClientOptions {
@@ -38,8 +38,6 @@ export interface RequestSpec<T extends z.ZodType> {
   /** `unsafe`: retried only when the request provably never reached the server. */
   idempotency: Idempotency;
   signal?: AbortSignal;
-  /** Also return the answer's text (`ApiResponse.text`), for callers that pass parts of it through. */
-  raw?: boolean;
 }
 
 export interface ApiResponse<T> {
@@ -47,8 +45,6 @@ export interface ApiResponse<T> {
   nextCursor?: string | null;
   status: number;
   attempts: number;
-  /** The answer's text as received, with `raw: true`. */
-  text?: string;
 }
 
 /** The one request path for every endpoint: auth header, rate limit, retries, validation, typed errors. */
@@ -81,7 +77,7 @@ export class HttpClient {
         this.opts.logger.response({ method: spec.method, path: url.pathname, attempt, status: res.statusCode, ms });
         if (res.statusCode >= 200 && res.statusCode < 300) {
           const parsed = this.parseSuccess(spec, label, text);
-          return { data: parsed.data as z.output<T>, nextCursor: parsed.nextCursor, status: res.statusCode, attempts: attempt, ...(spec.raw ? { text } : {}) };
+          return { data: parsed.data as z.output<T>, nextCursor: parsed.nextCursor, status: res.statusCode, attempts: attempt };
         }
         const error = this.parseFailure(res.statusCode, text);
         const retryAfterMs = parseRetryAfter(res.headers['retry-after'], Date.now());
@@ -97,7 +93,7 @@ export class HttpClient {
         failure = { networkCode, error: err as Error };
       }
       const retryable = isRetryable(failure, spec.idempotency);
-      if (!retryable || attempt >= this.opts.maxAttempts) throw finalError(failure, label, attempt, retryable);
+      if (!retryable || attempt >= this.opts.maxAttempts) throw finalError(failure, label, attempt, retryable, spec.idempotency);
       const delayMs = Math.max(backoffDelay(attempt, this.random), failure.retryAfterMs ?? 0);
       this.opts.logger.retry({
         method: spec.method, path: url.pathname, attempt, delayMs, reason: String(failure.status ?? failure.networkCode),
@@ -165,7 +161,13 @@ function networkErrorCode(err: unknown): string {
   return e?.code ?? e?.cause?.code ?? e?.name ?? 'ENETWORK';
 }
 
-function finalError(failure: FailedAttempt & { error: Error }, label: string, attempts: number, retryable: boolean): Error {
+function finalError(
+  failure: FailedAttempt & { error: Error },
+  label: string,
+  attempts: number,
+  retryable: boolean,
+  idempotency: Idempotency,
+): Error {
   const after = retryable && attempts > 1 ? ` (after ${attempts} attempts)` : '';
   if (failure.error instanceof ApiError) {
     if (!after) return failure.error;
@@ -175,7 +177,10 @@ function finalError(failure: FailedAttempt & { error: Error }, label: string, at
   const reason = failure.error.message || code;
   return new TransientError(`${label} failed: ${reason} [${code}]${after}`, {
     code: 'network_error',
-    hint: 'check the base URL and your network, then try again',
+    // Repeating a request that may have been applied (a workflow trigger) could apply it twice.
+    hint: idempotency === 'unsafe' && !neverSent(failure)
+      ? 'the request may have reached the server and been applied: check before sending it again'
+      : 'check the base URL and your network, then try again',
     cause: failure.error,
   });
 }

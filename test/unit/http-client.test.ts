@@ -98,6 +98,13 @@ describe('HttpClient', () => {
     expect(err.exitCode).toBe(7);
   });
 
+  it('an unsafe request cut off mid-flight is not repeated, and the hint says it may have been applied', async () => {
+    pool().intercept({ path: '/v2/w', method: 'POST' }).replyWithError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
+    const err = await client().request({ method: 'POST', path: '/v2/w', body: {}, data, idempotency: 'unsafe' }).catch((e) => e);
+    expect(err).toBeInstanceOf(TransientError);
+    expect(err.hint).toMatch(/may have reached the server/);
+  });
+
   it('turns a body that breaks the contract into a clear error, not a crash', async () => {
     pool().intercept({ path: '/v2/x', method: 'GET' }).reply(200, { data: { ok: 'yes' } });
     const err = await client().request({ method: 'GET', path: '/v2/x', data, idempotency: 'safe' }).catch((e) => e);
