@@ -18,10 +18,15 @@ process.stdout.on('error', (err) => {
 
 const code = await run(process.argv.slice(2), {
   io: {
-    stdin: process.stdin,
+    // stdin is made on first use: creating the stream costs a few ms most commands never need.
+    get stdin() {
+      return process.stdin;
+    },
     stdout: process.stdout,
     stderr: process.stderr,
-    stdinIsTTY: Boolean(process.stdin.isTTY),
+    get stdinIsTTY() {
+      return Boolean(process.stdin.isTTY);
+    },
     stdoutIsTTY: Boolean(process.stdout.isTTY),
     stderrIsTTY: Boolean(process.stderr.isTTY),
   },

@@ -2,7 +2,8 @@
 // dist/bundle with code splitting, so start-up resolves and compiles a handful of files
 // instead of dozens; the other dependencies stay external and are imported lazily.
 import { build } from 'esbuild';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { basename } from 'node:path';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 const BUNDLED = new Set(['commander', 'undici', 'zod']);
@@ -43,8 +44,27 @@ const lazyModules = {
   },
 };
 
-// Stale chunks of earlier builds would otherwise pile up (names are content hashes).
-rmSync(new URL('../dist/bundle', import.meta.url), { recursive: true, force: true });
+// zod's JSON Schema conversion and ahead-of-time compiler (z.toJSONSchema, z.fromJSONSchema,
+// z.compile: 130 kB), which cnv never uses: the same exports, each throwing if ever called.
+const ZOD_UNUSED = /[\\/]zod[\\/]v4[\\/](core[\\/](json-schema-processors|to-json-schema|json-schema-generator|compile)|classic[\\/]from-json-schema)\.js$/;
+const zodWithoutJsonSchema = {
+  name: 'zod-without-json-schema',
+  setup(b) {
+    b.onLoad({ filter: ZOD_UNUSED }, async (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      const lines = [`const unavailable = (name) => () => { throw new Error('zod ' + name + ' is not built into cnv'); };`];
+      for (const m of source.matchAll(/^export (?:async )?(function|const|let|class) (\w+)/gm)) {
+        const [, kind, name] = m;
+        if (name === 'INVALID') lines.push(`export const INVALID = Symbol.for('zod.compile.invalid');`);
+        else if (kind === 'class') lines.push(`export class ${name} extends Error {}`);
+        else if (name === 'allProcessors') lines.push('export const allProcessors = {};');
+        else lines.push(`export const ${name} = unavailable('${name}');`);
+      }
+      for (const m of source.matchAll(/^export \{ (\w+) as (\w+) \};/gm)) lines.push(`export { ${m[1]} as ${m[2]} };`);
+      return { contents: lines.join('\n'), loader: 'js' };
+    });
+  },
+};
 
 const result = await build({
   entryPoints: ['src/main.ts', 'src/errors.ts'],
@@ -55,11 +75,20 @@ const result = await build({
   platform: 'node',
   target: 'node20',
   external,
-  plugins: [englishOnlyZod, lazyModules],
+  plugins: [englishOnlyZod, lazyModules, zodWithoutJsonSchema],
   // commander and undici are CommonJS: give their require() of node built-ins a real require.
   banner: { js: "import { createRequire as __cnvRequire } from 'node:module'; const require = __cnvRequire(import.meta.url);" },
   logLevel: 'warning',
-  // CNV_BUNDLE_META=FILE: what each chunk holds (https://esbuild.github.io/analyze/), for start-up work.
-  metafile: Boolean(process.env.CNV_BUNDLE_META),
+  metafile: true,
 });
+// CNV_BUNDLE_META=FILE: what each chunk holds (https://esbuild.github.io/analyze/), for start-up work.
 if (process.env.CNV_BUNDLE_META) writeFileSync(process.env.CNV_BUNDLE_META, JSON.stringify(result.metafile));
+
+// Chunk names are content hashes: remove those of earlier builds, but not in the middle of a
+// process started from them a moment ago (it may still import a chunk lazily).
+const current = new Set(Object.keys(result.metafile.outputs).map((out) => basename(out)));
+const dir = new URL('../dist/bundle/', import.meta.url);
+for (const name of readdirSync(dir)) {
+  const file = new URL(name, dir);
+  if (!current.has(name) && Date.now() - statSync(file).mtimeMs > 60_000) rmSync(file, { force: true });
+}

@@ -73,8 +73,8 @@ export async function runBatch<P>(opts: RunBatchOptions<P>): Promise<RunBatchOut
   const dispatch = async (chunk: Array<{ seq: number; item: BatchItem<P> }>) => {
     while (running.size >= maxPending) await waitForOne();
     if (stopped) return chunk.forEach(({ item, seq: s }) => skip(item, s));
-    const keys = [...new Set(chunk.flatMap(({ item }) => keysOf(opts.orderKey, item.payload)))];
-    const deps = [...new Set(keys.map((k) => holders.get(k)).filter((d): d is ChunkState => d !== undefined))];
+    const keys = opts.orderKey ? [...new Set(chunk.flatMap(({ item }) => keysOf(opts.orderKey, item.payload)))] : [];
+    const deps = keys.length ? [...new Set(keys.map((k) => holders.get(k)).filter((d): d is ChunkState => d !== undefined))] : [];
     const state: ChunkState = { done: Promise.resolve() };
     for (const key of keys) holders.set(key, state);
     const task = (async () => {

@@ -22,6 +22,10 @@ export function contactFieldLabels(store: BusinessStore): Map<string, string> {
 export function contactRow(c: Contact, labels: Map<string, string>): Row {
   const fields: Row = {};
   for (const [key, value] of Object.entries(c.fields)) if (value !== null) fields[labels.get(key) ?? key] = value;
+  return exportRow(c, fields);
+}
+
+function exportRow(c: Contact, fields: Row): Row {
   return {
     id: c.id,
     sfdcLeadId: c.sfdcLeadId,
@@ -45,17 +49,7 @@ function bulkContactRows(bulk: BulkRows, labels: Map<string, string>): (i: numbe
   return (i) => {
     const c = bulk.contact(i);
     const f = c.fields;
-    return {
-      id: c.id,
-      sfdcLeadId: c.sfdcLeadId,
-      sfdcContactId: c.sfdcContactId,
-      sfdcAccountId: c.sfdcAccountId,
-      email: c.email,
-      subscriptionStatus: c.subscriptionStatus,
-      createdAt: c.createdAt,
-      updatedAt: c.updatedAt,
-      fields: { [first]: f.firstName, [last]: f.lastName, [city]: f.city, [score]: f.score },
-    };
+    return exportRow(c, { [first]: f.firstName, [last]: f.lastName, [city]: f.city, [score]: f.score });
   };
 }
 

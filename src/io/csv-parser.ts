@@ -102,25 +102,9 @@ export class CsvParser {
             i++;
             continue;
           }
-          if (c === LF || c === CR) {
-            const consumed = this.lineBreak(text, i, n);
-            if (consumed === 0) {
-              // A CR ending the chunk: decide with the next chunk.
-              this.heldCr = true;
-              i = n;
-              continue;
-            }
-            if (consumed > 0) {
-              i += consumed;
-              this.endRecord(out);
-              continue;
-            }
-            // A line break character that is data here (LF in CR mode, bare CR in LF mode).
-          } else if (c === dc || (dc === -1 && text.startsWith(delim, i))) {
-            this.fields.push(this.field);
-            this.field = '';
-            this.state = State.FieldStart;
-            i += delim.length;
+          const next = this.fieldEnd(text, i, n, out);
+          if (next >= 0) {
+            i = next;
             continue;
           }
           // Plain text: take the run up to the next special character at once.
@@ -182,23 +166,9 @@ export class CsvParser {
             i++;
             continue;
           }
-          if (c === LF || c === CR) {
-            const consumed = this.lineBreak(text, i, n);
-            if (consumed === 0) {
-              this.heldCr = true;
-              i = n;
-              continue;
-            }
-            if (consumed > 0) {
-              i += consumed;
-              this.endRecord(out);
-              continue;
-            }
-          } else if (c === dc || (dc === -1 && text.startsWith(delim, i))) {
-            this.fields.push(this.field);
-            this.field = '';
-            this.state = State.FieldStart;
-            i += delim.length;
+          const next = this.fieldEnd(text, i, n, out);
+          if (next >= 0) {
+            i = next;
             continue;
           }
           throw new CsvFatalError(`Invalid Closing Quote: got "${text[i]}" instead of a delimiter or line end`, this.line, 'CSV_INVALID_CLOSING_QUOTE');
@@ -219,6 +189,32 @@ export class CsvParser {
     }
     if (this.state !== State.FieldStart || this.fields.length > 0 || this.field !== '') this.endRecord(out);
     return out;
+  }
+
+  /**
+   * Outside quotes: ends the field at a delimiter, or the record at a line break, and returns
+   * the index after it; -1 when the character there is data (a line break of the other style
+   * included). A CR that ends the text waits for the next piece (returns `n`).
+   */
+  private fieldEnd(text: string, i: number, n: number, out: CsvRecord[]): number {
+    const c = text.charCodeAt(i);
+    if (c === LF || c === CR) {
+      const consumed = this.lineBreak(text, i, n);
+      if (consumed === 0) {
+        this.heldCr = true;
+        return n;
+      }
+      if (consumed < 0) return -1;
+      this.endRecord(out);
+      return i + consumed;
+    }
+    if (c === this.delimiterCode || (this.delimiterCode === -1 && text.startsWith(this.delimiter, i))) {
+      this.fields.push(this.field);
+      this.field = '';
+      this.state = State.FieldStart;
+      return i + this.delimiter.length;
+    }
+    return -1;
   }
 
   /**

@@ -1,6 +1,8 @@
-// `npm run bench`: runs the benchmark suites and writes docs/performance.md.
+// `npm run bench`: runs the benchmark suites and writes docs/performance.md (figures from this
+// run, then the hand-written analysis in test/bench/analysis.md).
 // Every figure is the median of alternating runs of a baseline and the subject in this same run.
-import { writeFileSync } from 'node:fs';
+//   node test/bench/run.mjs [suite...] [--quick]   (a suite list or --quick: print only, write nothing)
+import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fmt } from './lib.mjs';
 
@@ -11,6 +13,7 @@ const rounds = quick ? 3 : 7;
 
 const results = [];
 const started = Date.now();
+const loadBefore = os.loadavg()[0];
 for (const name of SUITES) {
   if (only.length && !only.includes(name)) continue;
   console.error(`bench: ${name} ...`);
@@ -21,7 +24,7 @@ for (const name of SUITES) {
   }
 }
 
-const pass = (r) => (r.passes ?? r.ratio <= r.target) ? 'met' : '**not met**';
+const pass = (r) => ((r.passes ?? r.ratio <= r.target) ? 'met' : '**not met**');
 const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
 const lines = [
   '# Performance',
@@ -31,17 +34,20 @@ const lines = [
   'compared with targets. The machine is shared and noisy: expect a few percent of variation between',
   'runs. Nothing in `npm test` is timed.',
   '',
-  `Machine: ${os.cpus().length} x ${cpu}, ${fmt(os.totalmem() / 2 ** 30, 0)} GiB, ${os.type()} ${os.release()}, Node.js ${process.version}.`,
-  `Run: ${new Date().toISOString()}, ${rounds} rounds${quick ? ' (--quick)' : ''}, ${fmt((Date.now() - started) / 1000, 0)} s in all.`,
+  `Machine: ${os.cpus().length} x ${cpu}, ${fmt(os.totalmem() / 2 ** 30, 0)} GiB, ${os.type()} ${os.release()} (${os.arch()}), Node.js ${process.version}.`,
+  `Run: ${new Date().toISOString()}, ${rounds} rounds for start-up and batches, fewer for the long exports (see each row)${quick ? ' (--quick)' : ''}, ` +
+    `${fmt((Date.now() - started) / 1000, 0)} s in all; load average ${fmt(loadBefore, 2)} at the start, ${fmt(os.loadavg()[0], 2)} at the end.`,
   '',
-  '| what | baseline | subject | baseline | ratio | target | |',
+  '| what | baseline (same run) | cnv | baseline | ratio | target | |',
   '|---|---|---|---|---|---|---|',
   ...results.map((r) =>
     `| ${r.name} | ${r.baselineName} | ${fmt(r.subject)} ${r.metric} | ${fmt(r.baseline)} ${r.metric} | ${fmt(r.ratio, 2)}x | ${r.targetText ?? `<= ${r.target}x`} | ${pass(r)} |`,
   ),
   '',
 ];
-const notes = results.filter((r) => r.note).map((r) => `- ${r.name}: ${r.note}`);
-if (notes.length) lines.push('## Notes', '', ...notes, '');
-if (!only.length) writeFileSync(new URL('../../docs/performance.md', import.meta.url), lines.join('\n'));
+const notes = results.filter((r) => r.note).map((r) => `- ${r.name} (${r.rounds} round${r.rounds === 1 ? '' : 's'}): ${r.note}`);
+if (notes.length) lines.push('## Notes on this run', '', ...notes, '');
+const analysis = readFileSync(new URL('./analysis.md', import.meta.url), 'utf8').trim();
+const doc = [...lines, analysis, ''].join('\n');
+if (!only.length && !quick) writeFileSync(new URL('../../docs/performance.md', import.meta.url), doc);
 console.log(lines.join('\n'));

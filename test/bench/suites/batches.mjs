@@ -96,7 +96,7 @@ async function audienceAndRecords(dir, rounds, quick) {
       rounds,
       warmup: 1,
     });
-    out.push({ ...audience, baselineName: 'a minimal undici script sending the same requests (test/bench/baselines/batch-min.mjs)', target: 1.2 });
+    out.push({ ...audience, baselineName: 'minimal undici script, same requests, 8 in flight (baselines/batch-min.mjs)', target: 1.2 });
 
     // Records: 50,000 rows, keys recurring at random across the file, against the same rows with unique keys.
     const recordRows = quick ? 10_000 : 50_000;
