@@ -24,17 +24,25 @@ const englishOnlyZod = {
 };
 
 // Start-up work no command needs: undici's HTTP/2 client (loads node:http2 and node:tls, while
-// cnv never enables allowH2, so it is never called), and commander's eager node:child_process
-// (used only for executable subcommands, which cnv has none of; kept, but loaded on use).
+// cnv never enables allowH2, so it is never called), its fetch body machinery (~100 kB, used
+// only for FormData request bodies, which cnv never sends), and commander's eager
+// node:child_process (used only for executable subcommands, which cnv has none of; kept, but
+// loaded on use).
 const lazyModules = {
   name: 'lazy-modules',
   setup(b) {
     b.onResolve({ filter: /[\\/]client-h2\.js$/ }, (args) =>
       /[\\/]undici[\\/]/.test(args.importer) ? { path: 'undici-h2', namespace: 'cnv-stub' } : undefined);
+    b.onResolve({ filter: /[\\/]web[\\/]fetch[\\/]body\.js$/ }, (args) =>
+      /[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client-h1\.js$/.test(args.importer) ? { path: 'undici-form-body', namespace: 'cnv-stub' } : undefined);
     b.onResolve({ filter: /^node:child_process$/ }, (args) =>
       /[\\/]commander[\\/]/.test(args.importer) ? { path: 'child-process', namespace: 'cnv-stub' } : undefined);
     b.onLoad({ filter: /^undici-h2$/, namespace: 'cnv-stub' }, () => ({
       contents: "module.exports = function connectH2() { throw new Error('HTTP/2 is not built into cnv'); };",
+      loader: 'js',
+    }));
+    b.onLoad({ filter: /^undici-form-body$/, namespace: 'cnv-stub' }, () => ({
+      contents: "module.exports = { extractBody() { throw new Error('FormData request bodies are not built into cnv'); } };",
       loader: 'js',
     }));
     b.onLoad({ filter: /^child-process$/, namespace: 'cnv-stub' }, () => ({

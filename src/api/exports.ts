@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { HttpClient } from '../http/client.js';
+import type { HttpClient, RowReceiver } from '../http/client.js';
 import { EMAIL_EVENT_TYPES, type EmailEventType } from './email-event-types.js';
 export { EMAIL_EVENT_TYPES, type EmailEventType };
 
@@ -13,10 +13,8 @@ export const EXPORT_PAGE_LIMITS = {
 /** One exported row, kept exactly as the API sent it (unknown members included). */
 export type ExportRow = Record<string, unknown>;
 
-export interface ExportPage {
-  rows: ExportRow[];
-  nextCursor: string | null;
-}
+/** Takes one page's rows as they stream in (made afresh for every attempt at the page). */
+export type PageReceiver<P> = RowReceiver<P>;
 
 // Rows are checked cheaply (an object with its id) and passed through untouched, so NDJSON can
 // write them as sent and a million rows do not each go through a full schema.
@@ -25,38 +23,39 @@ const rowWith = (id: string) =>
     message: `expected an object with a string ${id}`,
   });
 
-const contactsData = z.looseObject({ contacts: z.array(rowWith('id')) });
-const eventsData = z.looseObject({ events: z.array(rowWith('eventId')) });
+const contactRow = rowWith('id');
+const eventRow = rowWith('eventId');
 
-/** POSTs an export request and returns the page's rows (`member`) and next cursor. */
-async function post(
-  http: HttpClient, path: string, body: Record<string, unknown>, data: typeof contactsData | typeof eventsData, member: 'contacts' | 'events', signal?: AbortSignal,
-): Promise<ExportPage> {
+/** POSTs an export request; its rows stream into the receiver, which makes the page. */
+function post<P>(
+  http: HttpClient, path: string, body: Record<string, unknown>, member: 'contacts' | 'events', receive: () => PageReceiver<P>, signal?: AbortSignal,
+): Promise<P> {
   // Exports are reads: safe to retry.
-  const res = await http.request({ method: 'POST', path, body, data, paginated: true, idempotency: 'safe', signal });
-  return { rows: (res.data as Record<string, ExportRow[]>)[member], nextCursor: res.nextCursor ?? null };
+  return http.requestRows({ method: 'POST', path, body, member, row: member === 'contacts' ? contactRow : eventRow, idempotency: 'safe', signal }, receive);
 }
 
 /** POST /v2/exports/contacts: contacts by updatedAt; a stored cursor yields those written since. */
-export async function exportContacts(http: HttpClient, req: { cursor?: string; limit: number }, signal?: AbortSignal): Promise<ExportPage> {
-  return post(http, '/v2/exports/contacts', { cursor: req.cursor, limit: req.limit }, contactsData, 'contacts', signal);
+export function exportContacts<P>(http: HttpClient, req: { cursor?: string; limit: number }, receive: () => PageReceiver<P>, signal?: AbortSignal): Promise<P> {
+  return post(http, '/v2/exports/contacts', { cursor: req.cursor, limit: req.limit }, 'contacts', receive, signal);
 }
 
 /** POST /v2/exports/custom-events: the window goes with the first call only, the cursor alone after. */
-export async function exportCustomEvents(
+export function exportCustomEvents<P>(
   http: HttpClient,
   req: { cursor?: string; occurredAt?: { start: string; end?: string }; limit: number },
+  receive: () => PageReceiver<P>,
   signal?: AbortSignal,
-): Promise<ExportPage> {
+): Promise<P> {
   const body = req.cursor ? { cursor: req.cursor, limit: req.limit } : { occurredAt: req.occurredAt, limit: req.limit };
-  return post(http, '/v2/exports/custom-events', body, eventsData, 'events', signal);
+  return post(http, '/v2/exports/custom-events', body, 'events', receive, signal);
 }
 
 /** POST /v2/exports/email-events: one event type per call. */
-export async function exportEmailEvents(
+export function exportEmailEvents<P>(
   http: HttpClient,
   req: { eventType: EmailEventType; cursor?: string; limit: number },
+  receive: () => PageReceiver<P>,
   signal?: AbortSignal,
-): Promise<ExportPage> {
-  return post(http, '/v2/exports/email-events', { eventType: req.eventType, cursor: req.cursor, limit: req.limit }, eventsData, 'events', signal);
+): Promise<P> {
+  return post(http, '/v2/exports/email-events', { eventType: req.eventType, cursor: req.cursor, limit: req.limit }, 'events', receive, signal);
 }

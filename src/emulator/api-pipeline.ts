@@ -73,5 +73,10 @@ export async function handleApiRequest(deps: ApiDeps, req: IncomingMessage, res:
     dropConnection(req, res);
     return finish('dropped');
   }
+  // cutBodyNext: the answer starts (status, headers, half the body), then the socket drops.
+  if (deps.faults.takeCutBody()) {
+    sendJson(res, result, true);
+    return finish('dropped');
+  }
   return finish(sendJson(res, result));
 }

@@ -12,6 +12,7 @@ export interface FaultSnapshot extends FaultRates {
   failNext: number;
   dropBeforeNext: number;
   dropAfterNext: number;
+  cutBodyNext: number;
   rateLimitNext: number;
   retryAfter: number;
   status5xxNext: Array<{ status: number; count: number }>;
@@ -59,7 +60,7 @@ export class FaultController {
       if (input[key] !== undefined) next[key] = num(input[key], key, 0, 1, false);
     }
     if (input.latencyMs !== undefined) next.latencyMs = num(input.latencyMs, 'latencyMs', 0, 600_000, false);
-    for (const key of ['failNext', 'dropBeforeNext', 'dropAfterNext', 'rateLimitNext'] as const) {
+    for (const key of ['failNext', 'dropBeforeNext', 'dropAfterNext', 'cutBodyNext', 'rateLimitNext'] as const) {
       if (input[key] !== undefined) next[key] = num(input[key], key, 0, 1_000_000, true);
     }
     if (input.retryAfter !== undefined) next.retryAfter = num(input.retryAfter, 'retryAfter', 0, 3600, true);
@@ -107,6 +108,13 @@ export class FaultController {
     this.state.dropAfterNext -= 1;
     return true;
   }
+
+  /** True (once per queued count) when the handled request's answer must stop halfway. */
+  takeCutBody(): boolean {
+    if (this.state.cutBodyNext <= 0) return false;
+    this.state.cutBodyNext -= 1;
+    return true;
+  }
 }
 
 /** The 429 answer, used by the rate limiter and by rateLimitNext. */
@@ -126,6 +134,7 @@ function emptyState(): FaultSnapshot {
     failNext: 0,
     dropBeforeNext: 0,
     dropAfterNext: 0,
+    cutBodyNext: 0,
     rateLimitNext: 0,
     retryAfter: 1,
     status5xxNext: [],

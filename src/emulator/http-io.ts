@@ -35,8 +35,8 @@ export function parseJsonObject(raw: { text: string; tooLarge: boolean }): Recor
   return value as Record<string, unknown>;
 }
 
-/** Sends a JSON answer. */
-export function sendJson(res: ServerResponse, result: RouteResult): number {
+/** Sends a JSON answer; `cut`: announces its whole length, sends half of it, then drops the socket. */
+export function sendJson(res: ServerResponse, result: RouteResult, cut = false): number {
   const status = result.status ?? 200;
   // Encoded once: Buffer.byteLength and then end(string) would each go through the text.
   const payload = Buffer.from(JSON.stringify(result.body ?? null), 'utf8');
@@ -45,6 +45,10 @@ export function sendJson(res: ServerResponse, result: RouteResult): number {
     'content-type': 'application/json',
     'content-length': payload.length,
   });
+  if (cut) {
+    res.write(payload.subarray(0, payload.length >> 1), () => res.socket?.destroy());
+    return status;
+  }
   res.end(payload);
   return status;
 }

@@ -48,22 +48,27 @@ export class FileSink {
     return this.end;
   }
 
-  /** Writes a page at the committed offset and fsyncs it; returns the length to commit. */
-  async write(chunk: Buffer, page: number): Promise<number> {
-    let done = 0;
+  /** Writes a page (its pieces in order) at the committed offset and fsyncs it; returns the length to commit. */
+  async write(pieces: readonly Buffer[], page: number): Promise<number> {
     if (crashPoint('mid-write', page)) {
       // Test hook: half a page on disk, then SIGKILL.
-      await this.fh.write(chunk, 0, chunk.length >> 1, this.end);
+      const whole = Buffer.concat(pieces);
+      await this.fh.write(whole, 0, whole.length >> 1, this.end);
       await this.fh.sync();
       crashPoint('mid-write', page, true);
     }
-    while (done < chunk.length) {
-      const { bytesWritten } = await this.fh.write(chunk, done, chunk.length - done, this.end + done);
-      done += bytesWritten;
+    let at = this.end;
+    for (const piece of pieces) {
+      let done = 0;
+      while (done < piece.length) {
+        const { bytesWritten } = await this.fh.write(piece, done, piece.length - done, at + done);
+        done += bytesWritten;
+      }
+      at += piece.length;
     }
     await this.fh.sync();
     crashPoint('after-fsync', page, true);
-    return this.end + chunk.length;
+    return at;
   }
 
   /** Records that the state now holds `end` as the committed length. */

@@ -1,4 +1,4 @@
-import { exportContacts, exportCustomEvents, exportEmailEvents, type EmailEventType, type ExportPage, type ExportRow } from '../api/exports.js';
+import { exportContacts, exportCustomEvents, exportEmailEvents, type EmailEventType, type ExportRow, type PageReceiver } from '../api/exports.js';
 import type { HttpClient } from '../http/client.js';
 import type { ExportKind } from './state.js';
 
@@ -9,19 +9,21 @@ export interface ExportTarget {
   window?: { since: string; until?: string };
 }
 
-/** One page from `cursor`, or the first page when it is null. */
-export function fetchPage(http: HttpClient, target: ExportTarget, cursor: string | null, limit: number, signal: AbortSignal): Promise<ExportPage> {
+/** One page from `cursor`, or the first page when it is null, its rows streamed into `receive()`. */
+export function fetchPage<P>(
+  http: HttpClient, target: ExportTarget, cursor: string | null, limit: number, receive: () => PageReceiver<P>, signal: AbortSignal,
+): Promise<P> {
   const c = cursor ?? undefined;
   switch (target.kind) {
     case 'contacts':
-      return exportContacts(http, { cursor: c, limit }, signal);
+      return exportContacts(http, { cursor: c, limit }, receive, signal);
     case 'custom-events': {
       const w = target.window;
       const occurredAt = c || !w ? undefined : { start: w.since, ...(w.until ? { end: w.until } : {}) };
-      return exportCustomEvents(http, { cursor: c, occurredAt, limit }, signal);
+      return exportCustomEvents(http, { cursor: c, occurredAt, limit }, receive, signal);
     }
     case 'email-events':
-      return exportEmailEvents(http, { eventType: target.emailType!, cursor: c, limit }, signal);
+      return exportEmailEvents(http, { eventType: target.emailType!, cursor: c, limit }, receive, signal);
   }
 }
 

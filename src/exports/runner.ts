@@ -1,15 +1,16 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import type { Context } from '../context.js';
 import { ApiError, OutputClosedError, TransientError } from '../errors.js';
 import { writeFlushed } from '../io/write.js';
 import { armCrashPoints, crashPoint } from './crash-points.js';
 import { FileSink } from './file-sink.js';
-import type { ExportPage } from '../api/exports.js';
+import type { PageReceiver } from '../api/exports.js';
 import { fetchPage, rowIdentity } from './kinds.js';
-import { pageFormat } from './page-format.js';
+import { BlockPool, PageBytes, pageFormat, type PageFormat } from './page-format.js';
 import { planExport, type ExportRunOptions, type RunPlan } from './plan.js';
 import type { ExportReporter, ExportSummary } from './report.js';
-import { withManifest, type ExportState, type Manifest, type Position } from './state.js';
+import { withManifest, type ExportKind, type ExportState, type Manifest, type Position } from './state.js';
 
 /** Empty pages in a row that return the cursor they were asked with, before the run gives up. */
 export const MAX_STUCK_PAGES = 50;
@@ -24,6 +25,7 @@ const MAX_SEEN = 20_000;
  */
 export async function runExport(ctx: Context, opts: ExportRunOptions, reporter: ExportReporter): Promise<ExportSummary> {
   armCrashPoints(ctx.env);
+  const checkHeap = holdYoungGeneration();
   const started = ctx.clock.now();
   const http = await ctx.http();
   const plan = await planExport(ctx, http, opts);
@@ -65,8 +67,9 @@ export async function runExport(ctx: Context, opts: ExportRunOptions, reporter: 
     const hash = createHash('sha256');
     let pos: Position = { ...plan.start, format: opts.format, csv: plan.layout, output: plan.path !== undefined ? { kind: 'file', path: plan.path, bytes: sink!.offset } : { kind: 'stdout' } };
     let skip = new Set(pos.seen);
+    const pool = new BlockPool();
     let stuck = 0;
-    let ahead: { cursor: string; page: Promise<ExportPage> } | undefined;
+    let ahead: { cursor: string; page: Promise<ReceivedPage> } | undefined;
     for (;;) {
       if ((opts.maxPages !== undefined && summary.pages >= opts.maxPages) || (opts.maxRows !== undefined && summary.rows >= opts.maxRows)) {
         summary.status = 'stopped';
@@ -74,64 +77,60 @@ export async function runExport(ctx: Context, opts: ExportRunOptions, reporter: 
       }
       ctx.signal.throwIfAborted();
       const limit = opts.maxRows !== undefined ? Math.min(opts.limit, opts.maxRows - summary.rows) : opts.limit;
-      const fetching = ahead?.cursor === pos.cursor ? ahead.page : fetchPage(http, plan.target, pos.cursor, limit, ctx.signal);
+      const fetching = ahead?.cursor === pos.cursor ? ahead.page : fetchPage(http, plan.target, pos.cursor, limit, receiver(opts.kind, format, skip, pool), ctx.signal);
       ahead = undefined;
       const page = await fetching.catch((err) => Promise.reject(cursorRejected(err, plan, pos)));
+      // A null cursor ends the export and never replaces the saved one: the rows of this page
+      // are then remembered, because the next run fetches them again from that cursor.
+      const advanced = page.nextCursor !== null;
+      const remaining = [...skip].filter((id) => !page.hits.has(id));
+      const seen = advanced ? remaining : [...skip, ...page.freshIds()];
+      const nextSkip = new Set(seen);
       // Fetch the next page while this one is written and committed (exports are reads: a page
       // fetched and never used costs nothing). Not when a bound may stop the run after this page.
       if (page.nextCursor !== null && opts.maxRows === undefined && (opts.maxPages === undefined || summary.pages + 1 < opts.maxPages)) {
-        const next = fetchPage(http, plan.target, page.nextCursor, limit, ctx.signal);
+        const next = fetchPage(http, plan.target, page.nextCursor, limit, receiver(opts.kind, format, nextSkip, pool), ctx.signal);
         next.catch(() => {}); // its error, if any, is the next iteration's
         ahead = { cursor: page.nextCursor, page: next };
       }
       const n = summary.pages + 1;
       crashPoint('after-fetch', n, true);
 
-      const fresh = [];
-      const freshIds: string[] = [];
-      const hits = new Set<string>();
-      for (const row of page.rows) {
-        const id = rowIdentity(opts.kind, row);
-        if (skip.has(id)) hits.add(id);
-        else {
-          fresh.push(row);
-          freshIds.push(id);
-        }
+      let pieces = page.pieces;
+      let size = page.bytes;
+      if (needPreamble) {
+        const preamble = format.preamble();
+        if (preamble.length > 0) [pieces, size] = [[preamble, ...pieces], size + preamble.length];
       }
-      let chunk = format.page(fresh);
-      if (needPreamble) chunk = Buffer.concat([format.preamble(), chunk]);
       ctx.signal.throwIfAborted();
       let bytes = pos.output.kind === 'file' ? pos.output.bytes : 0;
-      if (sink && chunk.length > 0 && !fileRecorded) {
+      if (sink && size > 0 && !fileRecorded) {
         await save({ ...pos, output: { kind: 'file', path: sink.path, bytes: sink.offset } });
         fileRecorded = true;
       }
-      if (sink) bytes = chunk.length > 0 ? await sink.write(chunk, n) : sink.offset;
-      else if (chunk.length > 0) await writeFlushed(ctx.io.stdout, chunk).catch((err) => Promise.reject(outputError(err)));
+      if (sink) bytes = size > 0 ? await sink.write(pieces, n) : sink.offset;
+      else for (const piece of pieces) await writeFlushed(ctx.io.stdout, piece).catch((err) => Promise.reject(outputError(err)));
       needPreamble = false;
-      hash.update(chunk);
+      for (const piece of pieces) hash.update(piece);
+      page.release();
 
-      // A null cursor ends the export and never replaces the saved one: the rows of this page
-      // are then remembered, because the next run fetches them again from that cursor.
-      const advanced = page.nextCursor !== null;
-      const remaining = [...skip].filter((id) => !hits.has(id));
-      const seen = advanced ? remaining : [...skip, ...freshIds];
-      stuck = page.rows.length === 0 && advanced && page.nextCursor === pos.cursor ? stuck + 1 : 0;
-      const changed = fresh.length > 0 || page.nextCursor !== pos.cursor || seen.length !== pos.seen.length || needsFirstSave(plan, committedOnce);
+      const fresh = page.fresh;
+      stuck = page.rows === 0 && advanced && page.nextCursor === pos.cursor ? stuck + 1 : 0;
+      const changed = fresh > 0 || page.nextCursor !== pos.cursor || seen.length !== pos.seen.length || needsFirstSave(plan, committedOnce);
       pos = {
         ...pos,
         cursor: advanced ? page.nextCursor : pos.cursor,
         cursorAt: advanced ? new Date(ctx.clock.now()).toISOString() : pos.cursorAt,
         seen: seen.slice(-MAX_SEEN),
         output: sink ? { kind: 'file', path: sink.path, bytes } : { kind: 'stdout' },
-        rows: pos.rows + fresh.length,
+        rows: pos.rows + fresh,
         pages: pos.pages + 1,
       };
-      skip = advanced ? new Set(remaining) : new Set(seen);
-      summary.rows += fresh.length;
-      summary.skipped += hits.size;
+      skip = nextSkip;
+      summary.rows += fresh;
+      summary.skipped += page.hits.size;
       summary.pages = n;
-      summary.bytes += chunk.length;
+      summary.bytes += size;
       Object.assign(manifest, { rows: summary.rows, pages: n, bytes: summary.bytes, sha256: hash.copy().digest('hex'), lastCursor: pos.cursor });
 
       if (changed) {
@@ -143,6 +142,7 @@ export async function runExport(ctx: Context, opts: ExportRunOptions, reporter: 
       }
       sink?.committed(bytes);
       reporter.page(summary.rows, n);
+      checkHeap();
       if (!advanced) {
         summary.status = 'complete';
         summary.moreRemains = false;
@@ -173,6 +173,84 @@ export async function runExport(ctx: Context, opts: ExportRunOptions, reporter: 
     reporter.done(summary);
   }
 }
+
+/**
+ * Rows stream through: what is alive is a chunk and a few rows, yet over a long run V8 doubles
+ * the young generation anyway (it grows once enough has survived in all, however little each
+ * time), to 32 MB: ~16 MB more peak memory on a million-row export than on a short one, for no
+ * gain in speed (docs/performance.md). So it may grow as far as a short export lets it (fewer
+ * collections), and no further. The flag is read by V8 at each growth: setting it now works.
+ */
+function holdYoungGeneration(): () => void {
+  let held = false;
+  return () => {
+    if (held) return;
+    const young = getHeapSpaceStatistics().find((space) => space.space_name === 'new_space');
+    if (!young || young.space_size < YOUNG_GENERATION_HELD_AT) return;
+    setFlagsFromString('--semi-space-growth-factor=1');
+    held = true;
+  };
+}
+const YOUNG_GENERATION_HELD_AT = 16 * 2 ** 20;
+
+/** A page as received: its output bytes, and what deduplication found. */
+interface ReceivedPage {
+  pieces: Buffer[];
+  bytes: number;
+  /** Rows the server sent, delivered before or not. */
+  rows: number;
+  /** Rows written (not delivered before). */
+  fresh: number;
+  /** Identities of the rows written (decoded on demand: only the last page of a run needs them). */
+  freshIds(): string[];
+  hits: Set<string>;
+  nextCursor: string | null;
+  /** Hands the page's memory back for later pages: call once it is written and its ids read. */
+  release(): void;
+}
+
+/**
+ * Drops the rows of `skip` and formats the others as they stream in: no page is held parsed.
+ * The identities of the rows written go into pooled bytes too, not 5,000 strings a page that
+ * would outlive young collections and wait, dead, for a full one.
+ */
+function receiver(kind: ExportKind, format: PageFormat, skip: ReadonlySet<string>, pool: BlockPool): () => PageReceiver<ReceivedPage> {
+  return () => {
+    const out = new PageBytes(pool);
+    const ids = new PageBytes(pool);
+    const hits = new Set<string>();
+    let rows = 0;
+    let fresh = 0;
+    return {
+      row(row) {
+        rows++;
+        const id = rowIdentity(kind, row);
+        if (skip.size > 0 && skip.has(id)) hits.add(id);
+        else {
+          fresh++;
+          ids.add(encodeId(id));
+          out.add(format.line(row));
+        }
+      },
+      end: (nextCursor) => {
+        const written = out.done();
+        const idBytes = ids.done();
+        return {
+          pieces: written.pieces, bytes: written.bytes, rows, fresh, hits, nextCursor,
+          freshIds: () => (idBytes.bytes === 0 ? [] : Buffer.concat(idBytes.pieces).toString('utf8').slice(0, -1).split('\n').map(decodeId)),
+          release: () => {
+            written.release();
+            idBytes.release();
+          },
+        };
+      },
+    };
+  };
+}
+
+// One identity a line; the rare one holding a line break (or looking like JSON text) as JSON.
+const encodeId = (id: string) => (id.charCodeAt(0) === 0x22 || id.includes('\n') ? JSON.stringify(id) : id) + '\n';
+const decodeId = (line: string) => (line.charCodeAt(0) === 0x22 ? (JSON.parse(line) as string) : line);
 
 /** The first page of a run without a state yet is always saved, even when empty. */
 function needsFirstSave(plan: RunPlan, committedOnce: boolean): boolean {

@@ -7,7 +7,8 @@ import { maskKey } from './redact.js';
 import type { RequestLogger } from './logger.js';
 import type { RateLimiter } from './rate-limiter.js';
 import { backoffDelay, isRetryable, neverSent, parseRetryAfter, type FailedAttempt, type Idempotency } from './retry-policy.js';
-import { describeIssues, envelopeSchema, errorBodySchema } from './envelope.js';
+import { describeIssues, envelopeSchema, errorBodySchema, rowsData } from './envelope.js';
+import { JsonRowSplitter, JsonSyntaxError } from '../io/json-rows.js';
 
 export interface HttpClientOptions {
   baseUrl: string;
@@ -26,18 +27,34 @@ export interface HttpClientOptions {
   dryRun?: (request: { method: string; url: string; headers: Record<string, string>; body?: unknown }) => void;
 }
 
-export interface RequestSpec<T extends z.ZodType> {
+interface BaseSpec {
   method: 'GET' | 'POST' | 'DELETE';
   path: string;
   query?: Record<string, string | number | undefined>;
   body?: unknown;
+  /** `unsafe`: retried only when the request provably never reached the server. */
+  idempotency: Idempotency;
+  signal?: AbortSignal;
+}
+
+export interface RequestSpec<T extends z.ZodType> extends BaseSpec {
   /** Schema of the `data` member of a success answer. */
   data: T;
   /** Whether the answer carries `pagination.nextCursor`. */
   paginated?: boolean;
-  /** `unsafe`: retried only when the request provably never reached the server. */
-  idempotency: Idempotency;
-  signal?: AbortSignal;
+}
+
+/** A paginated answer `{ data: { <member>: [row, …] }, pagination: { nextCursor } }`. */
+export interface RowsSpec extends BaseSpec {
+  member: string;
+  /** Schema each row must match. */
+  row: z.ZodType<Record<string, unknown>>;
+}
+
+/** Takes the rows of one attempt at a page, then makes the caller's page of them. */
+export interface RowReceiver<P> {
+  row(row: Record<string, unknown>): void;
+  end(nextCursor: string | null): P;
 }
 
 export interface ApiResponse<T> {
@@ -58,6 +75,45 @@ export class HttpClient {
   }
 
   async request<T extends z.ZodType>(spec: RequestSpec<T>): Promise<ApiResponse<z.output<T>>> {
+    return this.run(spec, async (body, label, status, attempts) => {
+      const parsed = this.parseSuccess(spec, label, await body.text());
+      return { data: parsed.data as z.output<T>, nextCursor: parsed.nextCursor, status, attempts };
+    });
+  }
+
+  /**
+   * A paginated answer whose `data.<member>` array is read as it streams: each row goes to the
+   * receiver that `receive` makes afresh for every attempt (a retried page starts over), so a
+   * page of thousands of rows is never held whole. The envelope around the rows is validated as
+   * `request` does; each row against `spec.row`.
+   */
+  async requestRows<P>(spec: RowsSpec, receive: () => RowReceiver<P>): Promise<P> {
+    return this.run(spec, async (body, label) => {
+      const shape = (detail: string) => new ResponseShapeError(`unexpected response from ${label}: ${detail}`);
+      const rows = receive();
+      const splitter = new JsonRowSplitter(spec.member, (row, index) => {
+        const checked = spec.row.safeParse(row);
+        if (!checked.success) throw shape(describeIssues(checked.error, 3, `data.${spec.member}.${index}`));
+        rows.row(row);
+      }, (index) => {
+        throw shape(`data.${spec.member}.${index}: expected an object`);
+      });
+      try {
+        body.setEncoding('utf8');
+        for await (const text of body) splitter.write(text as string);
+        const doc = splitter.end();
+        const parsed = envelopeSchema(rowsData(spec.member), true).safeParse(doc);
+        if (!parsed.success) throw shape(describeIssues(parsed.error));
+        return rows.end(parsed.data.pagination?.nextCursor ?? null);
+      } catch (err) {
+        if (err instanceof JsonSyntaxError) throw shape('the body is not JSON');
+        throw err;
+      }
+    });
+  }
+
+  /** The attempt loop shared by every request: rate limit, send, retry, typed errors. */
+  private async run<R>(spec: BaseSpec, onSuccess: (body: Dispatcher.ResponseData['body'], label: string, status: number, attempts: number) => Promise<R>): Promise<R> {
     const url = this.buildUrl(spec.path, spec.query);
     const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
     const label = `${spec.method} ${url.pathname}`;
@@ -72,13 +128,16 @@ export class HttpClient {
       let failure: FailedAttempt & { error: Error; retryAfterMs?: number };
       try {
         const res = await this.send(url, spec, body);
-        const text = await res.body.text();
-        const ms = this.opts.clock.now() - started;
-        this.opts.logger.response({ method: spec.method, path: url.pathname, attempt, status: res.statusCode, ms });
         if (res.statusCode >= 200 && res.statusCode < 300) {
-          const parsed = this.parseSuccess(spec, label, text);
-          return { data: parsed.data as z.output<T>, nextCursor: parsed.nextCursor, status: res.statusCode, attempts: attempt };
+          const value = await onSuccess(res.body, label, res.statusCode, attempt).catch((err) => {
+            res.body.destroy(); // an answer not read to its end would hold the connection
+            throw err;
+          });
+          this.opts.logger.response({ method: spec.method, path: url.pathname, attempt, status: res.statusCode, ms: this.opts.clock.now() - started });
+          return value;
         }
+        const text = await res.body.text();
+        this.opts.logger.response({ method: spec.method, path: url.pathname, attempt, status: res.statusCode, ms: this.opts.clock.now() - started });
         const error = this.parseFailure(res.statusCode, text);
         const retryAfterMs = parseRetryAfter(res.headers['retry-after'], Date.now());
         if (res.statusCode === 429) this.opts.limiter.pause(retryAfterMs ?? 1000);
@@ -108,7 +167,7 @@ export class HttpClient {
     return url;
   }
 
-  private send(url: URL, spec: RequestSpec<z.ZodType>, body: string | undefined) {
+  private send(url: URL, spec: BaseSpec, body: string | undefined) {
     const timeout = AbortSignal.timeout(this.opts.timeoutMs);
     const signal = spec.signal ? AbortSignal.any([spec.signal, timeout]) : timeout;
     return request(url, {

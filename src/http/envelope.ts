@@ -25,10 +25,20 @@ export function envelopeSchema<T extends z.ZodType>(data: T, paginated: boolean)
   return schema as ReturnType<typeof makeEnvelope<T>>;
 }
 
+const rowsDataSchemas = new Map<string, z.ZodType>();
+
+/** `data` of a streamed page, once its rows were taken out: an object with an array `member`. */
+export function rowsData(member: string): z.ZodType {
+  let schema = rowsDataSchemas.get(member);
+  if (!schema) rowsDataSchemas.set(member, (schema = z.looseObject({ [member]: z.array(z.unknown()) })));
+  return schema;
+}
+
 /** A short, readable list of what did not match, e.g. `data.cnvContactId: expected string`. */
-export function describeIssues(error: z.ZodError, max = 3): string {
+export function describeIssues(error: z.ZodError, max = 3, prefix?: string): string {
   const parts = error.issues.slice(0, max).map((issue) => {
-    const path = issue.path.length ? issue.path.join('.') : '(root)';
+    const segments = prefix === undefined ? issue.path : [prefix, ...issue.path];
+    const path = segments.length ? segments.join('.') : '(root)';
     return `${path}: ${issue.message}`;
   });
   if (error.issues.length > max) parts.push(`and ${error.issues.length - max} more`);

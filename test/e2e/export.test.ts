@@ -58,6 +58,21 @@ describe('cnv export: full, then incremental (binary)', () => {
     expect(JSON.parse(second.stderr.trim().split('\n').at(-1)!).summary).toMatchObject({ status: 'complete', rows: 2, stateKey: 'inc-contacts', moreRemains: false });
   });
 
+  it('a page cut off mid-body is fetched again from its start: every row once, into a file and to stdout', async () => {
+    const clean = await exportCnv(['contacts', '--no-state', '--limit', '400', '-o', 'ndjson']);
+    expect(clean.exitCode, clean.stderr).toBe(0);
+    const out = join(outDir(), 'cut.ndjson');
+    await fx.faults({ cutBodyNext: 2 });
+    const intoFile = await exportCnv(['contacts', '--out', out, '--state-key', 'cut-body', '--limit', '400', '--verbose']);
+    expect(intoFile.exitCode, intoFile.stderr).toBe(0);
+    expect(intoFile.stderr).toMatch(/retry/);
+    expect(readFileSync(out, 'utf8')).toBe(clean.stdout);
+    await fx.faults({ cutBodyNext: 1 });
+    const toStdout = await exportCnv(['contacts', '--no-state', '--limit', '400', '-o', 'ndjson']);
+    expect(toStdout.exitCode, toStdout.stderr).toBe(0);
+    expect(toStdout.stdout).toBe(clean.stdout);
+  });
+
   it('contacts CSV: one header across runs; a field created later goes to _extra, nothing dropped', async () => {
     const out = join(outDir(), 'contacts.csv');
     expect((await exportCnv(['contacts', '--out', out, '--state-key', 'inc-csv'])).exitCode).toBe(0);

@@ -51,6 +51,17 @@ describe('fault injection', () => {
     expect(retry.json.data).toMatchObject({ duplicate: true, cnvEventId: events[0].eventId });
   });
 
+  it('cutBodyNext sends the status and half the announced body, then drops the socket', async () => {
+    await admin(emu, 'POST', '/_emulator/faults', { cutBodyNext: 1 });
+    const res = await fetch(`${emu.url}/v2/exports/contacts`, {
+      method: 'POST', headers: { 'x-api-key': emu.keys.full, 'content-type': 'application/json' }, body: '{"limit":50}',
+    });
+    expect(res.status).toBe(200);
+    expect(Number(res.headers.get('content-length'))).toBeGreaterThan(1000);
+    await expect(res.text()).rejects.toThrow();
+    expect((await getAda()).status).toBe(200);
+  });
+
   it('rateLimitNext answers 429 rate_limited with the configured Retry-After', async () => {
     await admin(emu, 'POST', '/_emulator/faults', { rateLimitNext: 1, retryAfter: 3 });
     const res = await getAda();

@@ -1,7 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { csvLayout, rowCells } from '../../src/exports/csv-columns.js';
-import { pageFormat } from '../../src/exports/page-format.js';
+import { BlockPool, PageBytes, pageFormat, type PageFormat } from '../../src/exports/page-format.js';
 
 const LABELS = ['First name', 'City', 'email', 'Score'];
 
@@ -51,7 +51,7 @@ describe('CSV output (RFC 4180)', () => {
     const format = await pageFormat('custom-events', 'csv', csvLayout('custom-events', []), true);
     const tricky = ['a,b', 'say "hi"', 'bare\rcr', 'bare\nlf', 'crlf\r\nend', 'line\u2028separator', ' spaced ', ''];
     const rows = tricky.map((v, i) => ({ eventId: `e${i}`, eventName: v, data: { v } }));
-    const text = Buffer.concat([format.preamble(), format.page(rows)]).toString('utf8');
+    const text = Buffer.concat([format.preamble(), pageOf(format, rows)]).toString('utf8');
     expect(text.startsWith('\uFEFFeventId,')).toBe(true);
     for (const v of ['a,b', 'bare\rcr', 'bare\nlf']) expect(text).toContain(`"${v}"`);
     expect(text).toContain('"say ""hi"""');
@@ -65,7 +65,35 @@ describe('CSV output (RFC 4180)', () => {
     const format = await pageFormat('contacts', 'ndjson', null, false);
     const rows = [{ zeta: 1, id: 'x', fields: { 'A b': 'line\u2028two' } }, { id: 'y' }];
     expect(format.preamble().length).toBe(0);
-    const text = format.page(rows).toString('utf8');
+    const text = pageOf(format, rows).toString('utf8');
     expect(text.split('\n')).toEqual(['{"zeta":1,"id":"x","fields":{"A b":"line\u2028two"}}', '{"id":"y"}', '']);
   });
+
+  it('a page is made of UTF-8 pieces whose lengths add up, however long the page or its lines', () => {
+    const pool = new BlockPool();
+    const page = (seed: number) => {
+      const lines = Array.from({ length: 20_000 }, (_, i) => `{"id":"${seed}-${i}","name":"Zoë 😀 ${'x'.repeat(i % 50)}"}\n`);
+      lines.splice(777, 0, `{"huge":"${'é'.repeat(300_000)}"}\n`); // longer than a block by itself
+      return lines;
+    };
+    const first = page(1);
+    const bytes = new PageBytes(pool);
+    for (const line of first) bytes.add(line);
+    const one = bytes.done();
+    expect(one.pieces.length).toBeGreaterThan(3);
+    expect(one.bytes).toBe(Buffer.byteLength(first.join('')));
+    expect(Buffer.concat(one.pieces).toString('utf8')).toBe(first.join(''));
+    one.release();
+    // The next page reuses the blocks handed back, and says its own text.
+    const second = page(2);
+    const again = new PageBytes(pool);
+    for (const line of second) again.add(line);
+    expect(Buffer.concat(again.done().pieces).toString('utf8')).toBe(second.join(''));
+  });
 });
+
+function pageOf(format: PageFormat, rows: Record<string, unknown>[]): Buffer {
+  const bytes = new PageBytes();
+  for (const row of rows) bytes.add(format.line(row));
+  return Buffer.concat(bytes.done().pieces);
+}

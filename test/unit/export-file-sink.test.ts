@@ -14,10 +14,10 @@ describe('FileSink (the commit protocol on the data side)', () => {
   it('writes each page at the committed offset, so a page that was never committed is written over', async () => {
     const path = file();
     const sink = await FileSink.open(path, { mode: 'new' });
-    sink.committed(await sink.write(Buffer.from('one\n'), 1));
-    await sink.write(Buffer.from('two-never-committed\n'), 2); // the state write did not happen
+    sink.committed(await sink.write([Buffer.from('one\n')], 1));
+    await sink.write([Buffer.from('two-never-committed\n')], 2); // the state write did not happen
     expect(sink.offset).toBe(4);
-    sink.committed(await sink.write(Buffer.from('two\n'), 2));
+    sink.committed(await sink.write([Buffer.from('two\n')], 2));
     await sink.close();
     expect(readFileSync(path, 'utf8')).toBe('one\ntwo\nnever-committed\n');
     const next = await FileSink.open(path, { mode: 'resume', committed: 8 });
@@ -30,7 +30,7 @@ describe('FileSink (the commit protocol on the data side)', () => {
     const sink = await FileSink.open(path, { mode: 'resume', committed: 8 });
     expect(sink.cut).toBe(9);
     expect(readFileSync(path, 'utf8')).toBe('one\ntwo\n');
-    sink.committed(await sink.write(Buffer.from('three\n'), 1));
+    sink.committed(await sink.write([Buffer.from('th'), Buffer.alloc(0), Buffer.from('ree\n')], 1));
     await sink.close();
     expect(readFileSync(path, 'utf8')).toBe('one\ntwo\nthree\n');
   });

@@ -131,4 +131,56 @@ describe('HttpClient', () => {
     expect(log).toMatch(/< 200 GET \/v2\/x attempt=1 \d+ms/);
     expect(log).not.toContain('CANARY');
   });
+  describe('requestRows (a page streamed row by row)', () => {
+    const row = z.custom<Record<string, unknown>>((v) => typeof (v as { id?: unknown })?.id === 'string', { message: 'expected an object with a string id' });
+    const rowsSpec = { method: 'POST' as const, path: '/v2/rows', body: {}, member: 'contacts', row, idempotency: 'safe' as const };
+    /** Collects each attempt's rows separately, so a retried page is seen to start over. */
+    const attempts: unknown[][] = [];
+    const receive = () => {
+      const rows: unknown[] = [];
+      attempts.push(rows);
+      return { row: (r: unknown) => rows.push(r), end: (nextCursor: string | null) => ({ rows, nextCursor }) };
+    };
+    beforeEach(() => {
+      attempts.length = 0;
+    });
+
+    it('hands over every row and the cursor; a retried page starts afresh', async () => {
+      pool().intercept({ path: '/v2/rows', method: 'POST' }).reply(503, 'busy');
+      const body = { data: { contacts: [{ id: 'a', x: [1, { y: '}' }] }, { id: 'b' }] }, pagination: { nextCursor: 'n1' } };
+      pool().intercept({ path: '/v2/rows', method: 'POST' }).reply(200, JSON.stringify(body, null, 2));
+      const page = await client().requestRows(rowsSpec, receive);
+      expect(page).toEqual({ rows: body.data.contacts, nextCursor: 'n1' });
+      expect(attempts).toHaveLength(1); // the 503 never reached the receiver
+    });
+
+    it('names the row that breaks the contract, and does not retry it', async () => {
+      pool().intercept({ path: '/v2/rows', method: 'POST' }).reply(200, { data: { contacts: [{ id: 'a' }, { id: 7 }] }, pagination: { nextCursor: null } });
+      const err = await client().requestRows(rowsSpec, receive).catch((e) => e);
+      expect(err).toBeInstanceOf(ResponseShapeError);
+      expect(err.message).toBe('unexpected response from POST /v2/rows: data.contacts.1: expected an object with a string id');
+    });
+
+    it('requires the array, the pagination, and JSON', async () => {
+      const cases: [unknown, RegExp][] = [
+        [{ data: { contacts: {} }, pagination: { nextCursor: null } }, /data\.contacts: /],
+        [{ data: { contacts: [] } }, /pagination/],
+        ['{"data":{"contacts":[{"id":"a"}', /not JSON/],
+        [{ data: { contacts: ['a'] }, pagination: { nextCursor: null } }, /data\.contacts\.0: expected an object/],
+      ];
+      for (const [body, message] of cases) {
+        pool().intercept({ path: '/v2/rows', method: 'POST' }).reply(200, typeof body === 'string' ? body : JSON.stringify(body));
+        const err = await client().requestRows(rowsSpec, receive).catch((e) => e);
+        expect(err, String(message)).toBeInstanceOf(ResponseShapeError);
+        expect(err.message).toMatch(message);
+      }
+    });
+
+    it('maps error answers like any request', async () => {
+      pool().intercept({ path: '/v2/rows', method: 'POST' }).reply(400, { error: { code: 'invalid_cursor', message: 'bad cursor' } });
+      const err = await client().requestRows(rowsSpec, receive).catch((e) => e);
+      expect(err).toBeInstanceOf(ApiError);
+      expect([err.code, attempts.length]).toEqual(['invalid_cursor', 0]);
+    });
+  });
 });

@@ -1,0 +1,246 @@
+/** Thrown for text that is not JSON (the caller words it as an unexpected response). */
+export class JsonSyntaxError extends Error {}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OBJ = 1;
+/** A row's opening up to its first key, when written compactly and without escapes. */
+const FIRST_KEY = /^\{"[^"\\]*":/;
+/** Failed `manyRows` attempts before giving up on them (rows that nest arrays of alike objects). */
+const MAX_MISSES = 3;
+const ARR = 2;
+
+/** After the array's `[` ('first'), after a `,` ('elem'), after a row ('next'). */
+type Mode = 'outside' | 'first' | 'elem' | 'row' | 'next';
+
+/**
+ * Reads a JSON document shaped `{ …, "data": { …, "<member>": [ {row}, … ] }, … }` as its text
+ * arrives, handing each object of that array to `onRow` as soon as its text is complete, and
+ * keeping the rest of the document, with the array emptied, for `end()`. So a page of thousands
+ * of rows is never held whole, neither as text nor parsed: the live set is one chunk and one row.
+ * Each row is parsed by `JSON.parse` (native speed); only the boundaries are scanned here, with
+ * strings skipped by `indexOf`.
+ */
+export class JsonRowSplitter {
+  private buf = '';
+  private i = 0;
+  private mode: Mode = 'outside';
+  private inString = false;
+  private stringStart = 0;
+  private stringIsKey = false;
+  private expectKey = false;
+  private readonly stack: number[] = [];
+  private readonly keys: (string | undefined)[] = [];
+  private skeleton = '';
+  private rowStart = 0;
+  private depth = 0;
+  private index = 0;
+  /** `},{"<first key>":`, learnt from the first row, for `manyRows`. */
+  private boundary: string | undefined;
+  private misses = 0;
+
+  /** `onRow` receives each element parsed, and its index; an element that is not an object goes to `onOther`. */
+  constructor(
+    private readonly member: string,
+    private readonly onRow: (row: Record<string, unknown>, index: number) => void,
+    private readonly onOther: (index: number) => never,
+  ) {}
+
+  write(text: string): void {
+    this.buf += text;
+    const s = this.buf;
+    const n = s.length;
+    let i = this.i;
+    while (i < n) {
+      if (this.mode === 'row') {
+        i = this.scanRow(s, i, n);
+        continue;
+      }
+      if (this.inString) {
+        const j = closingQuote(s, i);
+        if (j < 0) {
+          i = n;
+          break;
+        }
+        this.endString(s, j);
+        i = j + 1;
+        continue;
+      }
+      const c = s.charCodeAt(i);
+      if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) {
+        if (this.mode === 'outside') this.skeleton += s[i];
+        i++;
+        continue;
+      }
+      if (this.mode !== 'outside') {
+        i = this.between(s, c, i);
+        continue;
+      }
+      this.outside(s, c, i);
+      i++;
+    }
+    // Keep only what is still needed: the row being read, or the string being read.
+    const keep = this.mode === 'row' ? this.rowStart : this.inString ? this.stringStart : i;
+    this.buf = s.slice(keep);
+    this.i = i - keep;
+    this.rowStart -= keep;
+    this.stringStart -= keep;
+  }
+
+  /** The document without the array's rows (parsed); throws when the text ended early. */
+  end(): unknown {
+    if (this.mode !== 'outside' || this.inString || this.stack.length > 0 || this.buf.trim() !== '') throw new JsonSyntaxError('unexpected end of JSON');
+    try {
+      return JSON.parse(this.skeleton);
+    } catch (err) {
+      throw new JsonSyntaxError((err as Error).message);
+    }
+  }
+
+  /** Structure outside the rows: tracks containers and keys to find `data.<member>`. */
+  private outside(s: string, c: number, i: number): void {
+    const top = this.stack[this.stack.length - 1];
+    switch (c) {
+      case QUOTE:
+        this.inString = true;
+        this.stringStart = i;
+        this.stringIsKey = top === OBJ && this.expectKey;
+        return;
+      case 0x7b: // {
+        this.stack.push(OBJ);
+        this.keys[this.stack.length] = undefined;
+        this.expectKey = true;
+        break;
+      case 0x5b: // [
+        if (this.stack.length === 2 && this.stack[0] === OBJ && this.stack[1] === OBJ && this.keys[1] === 'data' && this.keys[2] === this.member) {
+          this.skeleton += '[';
+          this.mode = 'first';
+          return;
+        }
+        this.stack.push(ARR);
+        break;
+      case 0x7d: // }
+      case 0x5d: // ]
+        if (this.stack.pop() !== (c === 0x7d ? OBJ : ARR)) throw new JsonSyntaxError(`unexpected "${s[i]}"`);
+        this.expectKey = false;
+        break;
+      case 0x2c: // ,
+        this.expectKey = top === OBJ;
+        break;
+      case 0x3a: // :
+        this.expectKey = false;
+        break;
+    }
+    this.skeleton += s[i];
+  }
+
+  private endString(s: string, j: number): void {
+    const token = s.slice(this.stringStart, j + 1);
+    this.skeleton += token;
+    this.inString = false;
+    if (this.stringIsKey) this.keys[this.stack.length] = JSON.parse(token) as string;
+  }
+
+  /** Between the rows of the array: `{` starts a row, `,` and `]` where JSON allows them. */
+  private between(s: string, c: number, i: number): number {
+    if (c === 0x7b && this.mode !== 'next') {
+      const after = this.manyRows(s, i);
+      if (after >= 0) return after;
+      this.mode = 'row';
+      this.rowStart = i;
+      this.depth = 0;
+      return i;
+    }
+    if (c === 0x2c && this.mode === 'next') {
+      this.mode = 'elem';
+      return i + 1;
+    }
+    if (c === 0x5d && this.mode !== 'elem') {
+      this.skeleton += ']';
+      this.mode = 'outside';
+      this.expectKey = false;
+      return i + 1;
+    }
+    if (this.mode === 'next') throw new JsonSyntaxError(`unexpected "${String.fromCharCode(c)}" after an element`);
+    return this.onOther(this.index);
+  }
+
+  /**
+   * Many rows in one `JSON.parse`. Rows that start like the first one (`{"id":`) follow `},`
+   * directly, and `},{"id":` with that quote unescaped can only stand between two objects of an
+   * array; parsing up to the last one as `[…]` succeeds only if they were all rows of this array
+   * (a boundary inside a row leaves its braces open). If it fails, the scan goes row by row.
+   */
+  private manyRows(s: string, i: number): number {
+    if (this.boundary === undefined || this.misses > MAX_MISSES) return -1;
+    const at = s.lastIndexOf(this.boundary);
+    if (at < i) return -1;
+    let rows: unknown[];
+    try {
+      rows = JSON.parse('[' + s.slice(i, at + 1) + ']') as unknown[];
+    } catch {
+      this.misses++;
+      return -1;
+    }
+    for (const row of rows) {
+      if (typeof row !== 'object' || row === null || Array.isArray(row)) return this.onOther(this.index);
+      this.onRow(row as Record<string, unknown>, this.index++);
+    }
+    this.mode = 'elem';
+    return at + 2;
+  }
+
+  /** Inside a row: counts nesting, skips strings; emits the row when its braces close. */
+  private scanRow(s: string, i: number, n: number): number {
+    let depth = this.depth;
+    if (this.inString) {
+      const j = closingQuote(s, i);
+      if (j < 0) return n;
+      this.inString = false;
+      i = j + 1;
+    }
+    for (; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if (c === QUOTE) {
+        const j = closingQuote(s, i + 1);
+        if (j < 0) {
+          this.inString = true;
+          this.depth = depth;
+          return n;
+        }
+        i = j;
+      } else if (c === 0x7b || c === 0x5b) depth++;
+      else if (c === 0x7d || c === 0x5d) {
+        if (--depth === 0) {
+          let row: Record<string, unknown>;
+          try {
+            row = JSON.parse(s.slice(this.rowStart, i + 1)) as Record<string, unknown>;
+          } catch (err) {
+            throw new JsonSyntaxError((err as Error).message);
+          }
+          if (this.index === 0) {
+            const first = FIRST_KEY.exec(s.slice(this.rowStart, i + 1));
+            if (first) this.boundary = `},${first[0]}`;
+          }
+          this.onRow(row, this.index++);
+          this.mode = 'next';
+          return i + 1;
+        }
+      }
+    }
+    this.depth = depth;
+    return n;
+  }
+}
+
+/** Index of the quote that ends the string being read from `from`, or -1 if not yet arrived. */
+function closingQuote(s: string, from: number): number {
+  for (;;) {
+    const j = s.indexOf('"', from);
+    if (j < 0) return -1;
+    let k = j - 1;
+    while (s.charCodeAt(k) === BACKSLASH) k--;
+    if ((j - 1 - k) % 2 === 0) return j;
+    from = j + 1;
+  }
+}
