@@ -45,6 +45,8 @@ export interface RunPlan {
   path?: string;
   fileStart?: FileStart;
   layout: CsvLayout | null;
+  /** --full over an existing state: its first page is saved even when empty (a new start, a new window). */
+  restarted: boolean;
 }
 
 /** Takes the lock, reads the state, and checks the options against it (usage errors, exit 2). */
@@ -81,7 +83,7 @@ export async function planExport(ctx: Context, http: HttpClient, opts: ExportRun
     const start: Position = base ?? {
       cursor: null, cursorAt: null, seen: [], output: { kind: 'stdout' }, format: opts.format, csv: null, window, rows: 0, pages: 0,
     };
-    return { key, profile: creds.profile, baseUrl: creds.baseUrl, store, lock, prior, start: { ...start, window }, target: { kind: opts.kind, emailType: opts.emailType, window: window ?? undefined }, path, fileStart, layout };
+    return { key, profile: creds.profile, baseUrl: creds.baseUrl, store, lock, prior, start: { ...start, window }, target: { kind: opts.kind, emailType: opts.emailType, window: window ?? undefined }, path, fileStart, layout, restarted: prior !== undefined && !continuing };
   } catch (err) {
     await lock?.release();
     throw err;
@@ -114,7 +116,12 @@ function customEventWindow(opts: ExportRunOptions, key: string | null, saved: Po
     return saved;
   }
   if (opts.since === undefined) {
-    if (previous && opts.full) return previous;
+    if (previous && opts.full) {
+      // --full keeps the window's start; a new --until replaces its end.
+      if (opts.until === undefined) return previous;
+      if (opts.until < previous.since) throw new UsageError(`--until: must not be before the window's start (${previous.since}), which --full keeps`, 'give --since too');
+      return { since: previous.since, until: opts.until };
+    }
     throw new UsageError(`--since is required on the first run of ${key ? `export state "${key}"` : 'an export without state'}`, 'e.g. --since 2025-01-01T00:00:00Z');
   }
   return { since: opts.since, ...(opts.until !== undefined ? { until: opts.until } : {}) };

@@ -1,10 +1,10 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import type { Context } from '../context.js';
 import { ApiError, OutputClosedError, TransientError } from '../errors.js';
 import { writeFlushed } from '../io/write.js';
 import { armCrashPoints, crashPoint } from './crash-points.js';
 import { FileSink } from './file-sink.js';
+import { holdHeapSize } from './heap-size.js';
 import type { PageReceiver } from '../api/exports.js';
 import { fetchPage, rowIdentity } from './kinds.js';
 import { BlockPool, PageBytes, pageFormat, type PageFormat } from './page-format.js';
@@ -25,7 +25,7 @@ const MAX_SEEN = 20_000;
  */
 export async function runExport(ctx: Context, opts: ExportRunOptions, reporter: ExportReporter): Promise<ExportSummary> {
   armCrashPoints(ctx.env);
-  const checkHeap = holdYoungGeneration();
+  const checkHeap = holdHeapSize();
   const started = ctx.clock.now();
   const http = await ctx.http();
   const plan = await planExport(ctx, http, opts);
@@ -174,25 +174,6 @@ export async function runExport(ctx: Context, opts: ExportRunOptions, reporter: 
   }
 }
 
-/**
- * Rows stream through: what is alive is a chunk and a few rows, yet over a long run V8 doubles
- * the young generation anyway (it grows once enough has survived in all, however little each
- * time), to 32 MB: ~16 MB more peak memory on a million-row export than on a short one, for no
- * gain in speed (docs/performance.md). So it may grow as far as a short export lets it (fewer
- * collections), and no further. The flag is read by V8 at each growth: setting it now works.
- */
-function holdYoungGeneration(): () => void {
-  let held = false;
-  return () => {
-    if (held) return;
-    const young = getHeapSpaceStatistics().find((space) => space.space_name === 'new_space');
-    if (!young || young.space_size < YOUNG_GENERATION_HELD_AT) return;
-    setFlagsFromString('--semi-space-growth-factor=1');
-    held = true;
-  };
-}
-const YOUNG_GENERATION_HELD_AT = 16 * 2 ** 20;
-
 /** A page as received: its output bytes, and what deduplication found. */
 interface ReceivedPage {
   pieces: Buffer[];
@@ -252,9 +233,9 @@ function receiver(kind: ExportKind, format: PageFormat, skip: ReadonlySet<string
 const encodeId = (id: string) => (id.charCodeAt(0) === 0x22 || id.includes('\n') ? JSON.stringify(id) : id) + '\n';
 const decodeId = (line: string) => (line.charCodeAt(0) === 0x22 ? (JSON.parse(line) as string) : line);
 
-/** The first page of a run without a state yet is always saved, even when empty. */
+/** The first page of a run without a state yet, or of a --full run, is always saved, even when empty. */
 function needsFirstSave(plan: RunPlan, committedOnce: boolean): boolean {
-  return plan.store !== undefined && !committedOnce && (plan.prior === undefined || plan.fileStart?.mode === 'replace');
+  return plan.store !== undefined && !committedOnce && (plan.prior === undefined || plan.restarted);
 }
 
 function nextState(plan: RunPlan, state: ExportState | undefined, pos: Position | null, defer: boolean, runId: string, manifest: Manifest, nowMs: number): ExportState {
