@@ -13,6 +13,8 @@ import type { BatchSender, ItemOutcome } from './types.js';
 // Shared by `audience add --batch` and `campaigns add --batch`: rows name one contact each.
 
 const IDENTIFIERS = ['cnvContactId', 'userId', 'email'] as const;
+/** The columns that name a row's contact: a CSV needs one of them. */
+export const IDENTIFIER_COLUMNS: readonly string[] = IDENTIFIERS;
 const CODES: Record<string, string> = { cnvContactId: 'invalid_request', userId: 'invalid_request', email: 'invalid_email' };
 
 const identifierRowSchema = z

@@ -21,6 +21,11 @@ export interface FileBatchSpec<P> {
   /** Local validation of one readable row (zod at the edge); never throws for a bad row. */
   prepare(row: InputRow): Prepared<P>;
   send: BatchSender<P>;
+  /**
+   * Columns of which a row needs one to be sendable: a CSV whose header has none is refused
+   * (exit 2) at once, rather than reported invalid row by row.
+   */
+  identifierColumns?: readonly string[];
   /** Optional per-key ordering across chunks (see runBatch). */
   orderKey?: (payload: P) => string | readonly string[] | undefined;
   /** Report column of ItemOutcome.id (default cnvContactId). */
@@ -41,7 +46,7 @@ export async function runFileBatch<P>(ctx: Context, spec: FileBatchSpec<P>): Pro
     throw new UsageError('--report: must not be the input file');
   }
   const done = options.resumeFromReport ? await loadDoneRows(options.resumeFromReport, idColumn) : undefined;
-  const input = await openInput(ctx.io.stdin, { path: spec.path, format: options.inputFormat, delimiter: options.delimiter });
+  const input = await openInput(ctx.io.stdin, { path: spec.path, format: options.inputFormat, delimiter: options.delimiter, anyOf: spec.identifierColumns });
   const report = options.report ? await openReport(options.report, idColumn, ctx.io.stdout) : undefined;
   const counts = new BatchCounts();
   const started = ctx.clock.now();

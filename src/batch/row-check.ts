@@ -32,3 +32,8 @@ export function checkRow<S extends z.ZodType<Record<string, unknown>>>(
   const shown = body[key] === undefined ? 'nothing' : JSON.stringify(body[key]);
   return { identifier, invalid: { error: codes[key] ?? 'invalid_request', message: `${key}: ${issue.message}, got ${shown}` } };
 }
+
+/** The columns a CSV must offer one of, unless a flag default (`--set`) already gives every row one. */
+export function identifierColumns(defaults: Record<string, unknown>, columns: readonly string[]): readonly string[] | undefined {
+  return columns.some((c) => blank(defaults[c]) !== undefined) ? undefined : columns;
+}

@@ -52,6 +52,10 @@ export async function run(ctx: Context, { opts }: CommandInput): Promise<Command
     seedEvents: opts.seedEvents as number,
     quiet: true,
   });
+  const host = opts.host as string;
+  if (!/^(127\.\d+\.\d+\.\d+|::1|localhost)$/i.test(host)) {
+    ctx.warn(`listening on ${host}: anyone who can reach it may use the demo keys printed here and the admin routes under /_emulator, which take no key`);
+  }
   const summary = { url: emulator.url, keys: emulator.keys };
   ctx.io.stdout.write(ctx.globals.json ? JSON.stringify(summary) + '\n' : describeEmulator(emulator) + '\n');
   await new Promise<void>((resolve) => {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { AddContactResult, BatchItemResult } from '../api/memberships.js';
 import { MAX_BATCH_CONTACTS } from '../api/memberships.js';
-import { batchAddSender, prepareIdentifierRow } from '../batch/contact-batch-add.js';
+import { batchAddSender, IDENTIFIER_COLUMNS, prepareIdentifierRow } from '../batch/contact-batch-add.js';
 import { runFileBatch } from '../batch/file-run.js';
 import { addBatchOptions, batchRunOptions, rejectBatchOptions } from '../batch/options.js';
 import { addIdentifierOptions, identifierFrom, type ContactIdentifier } from '../cli/identifier.js';
@@ -43,6 +43,7 @@ export async function runMembershipAdd(ctx: Context, { args, opts }: CommandInpu
     path: String(opts.batch),
     options: batchRunOptions(ctx, opts, BATCH_DEFAULTS),
     prepare: prepareIdentifierRow,
+    identifierColumns: IDENTIFIER_COLUMNS,
     send: batchAddSender(ctx, (http, contacts, signal) => target.batch(http, targetId, contacts, signal)),
   });
 }

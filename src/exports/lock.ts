@@ -95,9 +95,10 @@ async function takeOrTakeOver(file: string, lockPath: string, key: string, guard
   }
 }
 
-/** The holder of a key's lock, if one is held and known. */
+/** The holder of a key's lock, if one is held and known; not a dead process of this host (its lock is taken over). */
 export function lockHolder(statePath: string): LockOwner | undefined {
-  return fs.existsSync(`${statePath}.lock`) ? readOwner(`${statePath}.lock`) : undefined;
+  const owner = fs.existsSync(`${statePath}.lock`) ? readOwner(`${statePath}.lock`) : undefined;
+  return owner && owner.hostname === hostname() && !isAlive(owner.pid) ? undefined : owner;
 }
 
 function heldBy(key: string, owner: LockOwner | undefined): TransientError {

@@ -10,7 +10,7 @@ import { InputFileError, type InputRow } from './input-rows.js';
  * header, is an error row; an unclosed or badly closed quote ends the file (InputFileError).
  * Rows come in batches (those of one chunk of input), which costs far less than one at a time.
  */
-export async function* csvRows(input: Readable, file: string, delimiter = ','): AsyncGenerator<InputRow[]> {
+export async function* csvRows(input: Readable, file: string, delimiter = ',', anyOf?: readonly string[]): AsyncGenerator<InputRow[]> {
   const parser = new CsvParser(delimiter);
   const decoder = new StringDecoder('utf8');
   let header: string[] | undefined;
@@ -24,7 +24,7 @@ export async function* csvRows(input: Readable, file: string, delimiter = ','): 
         continue;
       }
       if (!header) {
-        header = checkHeader(fields, file);
+        header = checkHeader(fields, file, anyOf);
         continue;
       }
       if (fields.length !== header.length) {
@@ -66,7 +66,8 @@ export async function* csvRows(input: Readable, file: string, delimiter = ','): 
   if (!header) throw new InputFileError(file, 'the file is empty: expected a header row naming the columns');
 }
 
-function checkHeader(record: string[], file: string): string[] {
+/** `anyOf`: the header must name at least one of these columns (any case), else no row could be sent. */
+function checkHeader(record: string[], file: string, anyOf?: readonly string[]): string[] {
   const names = record.map((name) => name.trim());
   const seen = new Set<string>();
   names.forEach((name, i) => {
@@ -74,5 +75,8 @@ function checkHeader(record: string[], file: string): string[] {
     if (seen.has(name)) throw new InputFileError(file, `column "${name}" appears twice in the header`, 1);
     seen.add(name);
   });
+  if (anyOf && !names.some((name) => anyOf.some((wanted) => wanted.toLowerCase() === name.toLowerCase()))) {
+    throw new InputFileError(file, `the header names none of the columns ${anyOf.join(', ')} that identify a row (it has: ${names.join(', ')})`, 1);
+  }
   return names;
 }

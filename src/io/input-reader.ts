@@ -15,6 +15,8 @@ export interface InputSpec {
   format?: InputFormat;
   /** CSV field delimiter (default `,`, or a tab for .tsv). */
   delimiter?: string;
+  /** CSV: the header must name one of these columns (any case); a file without any is refused. */
+  anyOf?: readonly string[];
 }
 
 export interface OpenedInput {
@@ -50,7 +52,7 @@ export async function openInput(stdin: Readable, spec: InputSpec): Promise<Opene
   const delimiter = spec.delimiter ?? (/\.tsv$/i.test(spec.path) ? '\t' : ',');
   const batches = async function* (): AsyncGenerator<InputRow[]> {
     try {
-      if (format === 'csv') yield* csvRows(input, name, delimiter);
+      if (format === 'csv') yield* csvRows(input, name, delimiter, spec.anyOf);
       else if (format === 'ndjson') yield* ndjsonRows(input, name);
       else yield* jsonArrayRows(input, name);
     } finally {

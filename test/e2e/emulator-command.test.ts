@@ -40,4 +40,18 @@ describe('cnv emulator (binary)', () => {
     expect(text).toContain('sk_live_basic_');
     expect(text).toContain('sk_live_limited_');
   });
+
+  it('warns on stderr when it listens beyond loopback (its admin routes take no key)', async () => {
+    const child = execa('node', [BIN, 'emulator', '--port', '0', '--host', '0.0.0.0', '--json'], { reject: false });
+    const err = await new Promise<string>((resolve) => {
+      let buf = '';
+      child.stderr!.on('data', (c) => {
+        buf += c;
+        if (buf.includes('\n')) resolve(buf);
+      });
+    });
+    child.kill('SIGTERM');
+    await child;
+    expect(err).toMatch(/^warning: listening on 0\.0\.0\.0: .*admin routes under \/_emulator, which take no key/);
+  });
 });

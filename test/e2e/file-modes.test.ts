@@ -59,6 +59,23 @@ describe('cnv contacts upsert --file (binary)', () => {
     expect(contact.fields.score).toBe(59);
   });
 
+  it('a CSV whose header names no identifier column is refused at once (exit 2), unless --set gives one', async () => {
+    const path = write('no-id.csv', ['name,phone', 'Ada,123', 'Linus,456'].join('\n'));
+    const upsert = await cnv(['contacts', 'upsert', '--file', path], { env: fx.env });
+    expect(upsert.exitCode).toBe(2);
+    expect(upsert.stderr).toContain(`${path} line 1: the header names none of the columns email, cnvContactId that identify a row (it has: name, phone)`);
+    const add = await cnv(['audience', 'add', 'c1000000-0000-4000-8000-000000000003', '--batch', path], { env: fx.env });
+    expect([add.exitCode, add.stderr]).toEqual([2, expect.stringContaining('none of the columns cnvContactId, userId, email')]);
+    const track = await cnv(['events', 'track', '--file', path, '--event', 'x'], { env: fx.env });
+    expect([track.exitCode, track.stderr]).toEqual([2, expect.stringContaining('none of the columns userId, email')]);
+    expect((await fx.stats()).total).toBe(0);
+    // Any case counts; and a default identifier from --set lets the rows through to their own checks.
+    const upper = write('upper.csv', ['EMAIL', 'header.case@example.com'].join('\n'));
+    expect((await cnv(['contacts', 'upsert', '--file', upper], { env: fx.env })).exitCode).toBe(0);
+    const withSet = await cnv(['contacts', 'upsert', '--file', path, '--set', 'email=set.default@example.com'], { env: fx.env });
+    expect(withSet.exitCode, withSet.stderr).toBe(0);
+  });
+
   it('single-mode identifier flags do not mix with --file', async () => {
     const res = await cnv(['contacts', 'upsert', '--file', 'x.csv', '--email', FX.ada.email], { env: fx.env });
     expect(res.exitCode).toBe(2);

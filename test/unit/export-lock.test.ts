@@ -32,6 +32,7 @@ describe('export lock (proper-lockfile sidecar)', () => {
     const deadPid = Number(child.stdout);
     mkdirSync(`${path}.lock`);
     writeFileSync(join(`${path}.lock`, 'owner.json'), JSON.stringify({ pid: deadPid, hostname: hostname(), startedAt: '2026-01-01T00:00:00.000Z' }));
+    expect(lockHolder(path)).toBeUndefined(); // `state show` does not name a dead holder
     const lock = await acquireExportLock(path, 'k');
     expect(lockHolder(path)?.pid).toBe(process.pid);
     await lock.release();

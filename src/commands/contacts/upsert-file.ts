@@ -5,7 +5,7 @@ import { runFileBatch } from '../../batch/file-run.js';
 import { batchRunOptions } from '../../batch/options.js';
 import { perRowSender } from '../../batch/per-row.js';
 import { rowBody } from '../../batch/row-body.js';
-import { blank, checkRow } from '../../batch/row-check.js';
+import { blank, checkRow, identifierColumns } from '../../batch/row-check.js';
 import { emailSchema, uuidSchema } from '../../cli/identifier.js';
 import { pairsToObject } from '../../cli/parse.js';
 import type { Context } from '../../context.js';
@@ -69,6 +69,7 @@ export function runUpsertFile(ctx: Context, opts: Record<string, unknown>): Prom
     path: String(opts.file),
     options: batchRunOptions(ctx, opts, UPSERT_FILE_DEFAULTS),
     prepare: (row) => prepareUpsertRow(row, defaults),
+    identifierColumns: identifierColumns(defaults, ['email', 'cnvContactId']),
     send: perRowSender(async (body: UpsertContactBody, signal) => {
       const result = await upsertContact(await ctx.http(), body, signal);
       return { status: result.contactCreated ? 'created' : 'updated', id: result.cnvContactId };

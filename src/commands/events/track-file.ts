@@ -6,7 +6,7 @@ import { runFileBatch } from '../../batch/file-run.js';
 import { batchRunOptions } from '../../batch/options.js';
 import { perRowSender } from '../../batch/per-row.js';
 import { rowBody } from '../../batch/row-body.js';
-import { blank, checkRow } from '../../batch/row-check.js';
+import { blank, checkRow, identifierColumns } from '../../batch/row-check.js';
 import { emailSchema } from '../../cli/identifier.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
@@ -74,6 +74,7 @@ export function runTrackFile(ctx: Context, opts: Record<string, unknown>): Promi
     path: String(opts.file),
     options: batchRunOptions(ctx, opts, TRACK_FILE_DEFAULTS),
     prepare: (row) => prepareTrackRow(row, defaults),
+    identifierColumns: identifierColumns(defaults, ['userId', 'email']),
     send: perRowSender(async (body: TrackEventBody, signal) => {
       const result = await trackEvent(await ctx.http(), body, signal);
       return { status: result.duplicate ? 'duplicate' : 'tracked', id: result.cnvContactId };
