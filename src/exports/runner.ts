@@ -109,7 +109,9 @@ export async function runExport(ctx: Context, opts: ExportRunOptions, reporter: 
         fileRecorded = true;
       }
       if (sink) bytes = size > 0 ? await sink.write(pieces, n) : sink.offset;
-      else for (const piece of pieces) await writeFlushed(ctx.io.stdout, piece).catch((err) => Promise.reject(outputError(err)));
+      // One copy for a stream: its write callback may come before a consumer read the bytes, and
+      // the pooled blocks are about to serve the next page.
+      else if (size > 0) await writeFlushed(ctx.io.stdout, Buffer.concat(pieces, size)).catch((err) => Promise.reject(outputError(err)));
       needPreamble = false;
       for (const piece of pieces) hash.update(piece);
       page.release();
@@ -229,8 +231,10 @@ function receiver(kind: ExportKind, format: PageFormat, skip: ReadonlySet<string
   };
 }
 
-// One identity a line; the rare one holding a line break (or looking like JSON text) as JSON.
-const encodeId = (id: string) => (id.charCodeAt(0) === 0x22 || id.includes('\n') ? JSON.stringify(id) : id) + '\n';
+// One identity a line as UTF-8; as JSON the rare one that would not come back the same (a line
+// break, a leading quote, a lone surrogate, which UTF-8 cannot hold).
+const encodeId = (id: string) => (id.charCodeAt(0) === 0x22 || id.includes('\n') || !(id as WellFormed).isWellFormed() ? JSON.stringify(id) : id) + '\n';
+type WellFormed = string & { isWellFormed(): boolean };
 const decodeId = (line: string) => (line.charCodeAt(0) === 0x22 ? (JSON.parse(line) as string) : line);
 
 /** The first page of a run without a state yet, or of a --full run, is always saved, even when empty. */

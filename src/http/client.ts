@@ -1,3 +1,4 @@
+import { StringDecoder } from 'node:string_decoder';
 import type { Dispatcher } from 'undici';
 import { request } from './undici.js';
 import type { z } from 'zod';
@@ -98,17 +99,27 @@ export class HttpClient {
       }, (index) => {
         throw shape(`data.${spec.member}.${index}: expected an object`);
       });
-      try {
-        body.setEncoding('utf8');
-        for await (const text of body) splitter.write(text as string);
-        const doc = splitter.end();
-        const parsed = envelopeSchema(rowsData(spec.member), true).safeParse(doc);
-        if (!parsed.success) throw shape(describeIssues(parsed.error));
-        return rows.end(parsed.data.pagination?.nextCursor ?? null);
-      } catch (err) {
-        if (err instanceof JsonSyntaxError) throw shape('the body is not JSON');
-        throw err;
-      }
+      // Only the body stream's own failures (a connection lost mid-page) are network errors
+      // worth a retry; anything the reading itself throws ends the request.
+      const settle = <T>(work: () => T): T => {
+        try {
+          return work();
+        } catch (err) {
+          if (err instanceof JsonSyntaxError) throw shape(`the body is not JSON (${err.message})`);
+          throw new NotRetried(err);
+        }
+      };
+      // Decoded here, not with setEncoding (which undici's mock bodies ignore): a character may
+      // be cut between two chunks.
+      const decoder = new StringDecoder('utf8');
+      for await (const chunk of body) settle(() => splitter.write(typeof chunk === 'string' ? chunk : decoder.write(chunk as Buffer)));
+      const doc = settle(() => {
+        splitter.write(decoder.end());
+        return splitter.end();
+      });
+      const parsed = envelopeSchema(rowsData(spec.member), true).safeParse(doc);
+      if (!parsed.success) throw shape(describeIssues(parsed.error));
+      return settle(() => rows.end(parsed.data.pagination?.nextCursor ?? null));
     });
   }
 
@@ -131,6 +142,9 @@ export class HttpClient {
         if (res.statusCode >= 200 && res.statusCode < 300) {
           const value = await onSuccess(res.body, label, res.statusCode, attempt).catch((err) => {
             res.body.destroy(); // an answer not read to its end would hold the connection
+            if (err instanceof ResponseShapeError || err instanceof NotRetried) {
+              this.opts.logger.response({ method: spec.method, path: url.pathname, attempt, status: res.statusCode, ms: this.opts.clock.now() - started });
+            }
             throw err;
           });
           this.opts.logger.response({ method: spec.method, path: url.pathname, attempt, status: res.statusCode, ms: this.opts.clock.now() - started });
@@ -145,6 +159,7 @@ export class HttpClient {
       } catch (err) {
         if (spec.signal?.aborted) throw spec.signal.reason ?? err;
         if (err instanceof ResponseShapeError) throw err;
+        if (err instanceof NotRetried) throw err.error;
         const networkCode = networkErrorCode(err);
         this.opts.logger.response({
           method: spec.method, path: url.pathname, attempt, status: networkCode, ms: this.opts.clock.now() - started,
@@ -212,6 +227,11 @@ export class HttpClient {
     const snippet = text.trim().slice(0, 200);
     return new ApiError(status, `http_${status}`, snippet === '' ? `HTTP ${status} with no error body` : snippet);
   }
+}
+
+/** An error met while reading a success answer that is not the connection's: never retried. */
+class NotRetried {
+  constructor(readonly error: unknown) {}
 }
 
 function networkErrorCode(err: unknown): string {

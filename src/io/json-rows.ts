@@ -38,6 +38,11 @@ export class JsonRowSplitter {
   /** `},{"<first key>":`, learnt from the first row, for `manyRows`. */
   private boundary: string | undefined;
   private misses = 0;
+  private started = false;
+  private found = false;
+  /** Writes so far, and the write after which `manyRows` last found no boundary ahead. */
+  private writes = 0;
+  private searchedAt = -1;
 
   /** `onRow` receives each element parsed, and its index; an element that is not an object goes to `onOther`. */
   constructor(
@@ -47,6 +52,13 @@ export class JsonRowSplitter {
   ) {}
 
   write(text: string): void {
+    // A byte order mark before the document (undici's text() drops it too).
+    if (!this.started) {
+      if (text === '') return;
+      this.started = true;
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    }
+    this.writes++;
     this.buf += text;
     const s = this.buf;
     const n = s.length;
@@ -113,6 +125,9 @@ export class JsonRowSplitter {
         break;
       case 0x5b: // [
         if (this.stack.length === 2 && this.stack[0] === OBJ && this.stack[1] === OBJ && this.keys[1] === 'data' && this.keys[2] === this.member) {
+          // JSON.parse would keep only the last of two; rows already handed over cannot be taken back.
+          if (this.found) throw new JsonSyntaxError(`data.${this.member} appears twice`);
+          this.found = true;
           this.skeleton += '[';
           this.mode = 'first';
           return;
@@ -138,7 +153,12 @@ export class JsonRowSplitter {
     const token = s.slice(this.stringStart, j + 1);
     this.skeleton += token;
     this.inString = false;
-    if (this.stringIsKey) this.keys[this.stack.length] = JSON.parse(token) as string;
+    if (!this.stringIsKey) return;
+    try {
+      this.keys[this.stack.length] = JSON.parse(token) as string;
+    } catch (err) {
+      throw new JsonSyntaxError((err as Error).message);
+    }
   }
 
   /** Between the rows of the array: `{` starts a row, `,` and `]` where JSON allows them. */
@@ -172,9 +192,13 @@ export class JsonRowSplitter {
    * (a boundary inside a row leaves its braces open). If it fails, the scan goes row by row.
    */
   private manyRows(s: string, i: number): number {
-    if (this.boundary === undefined || this.misses > MAX_MISSES) return -1;
+    if (this.boundary === undefined || this.misses > MAX_MISSES || this.searchedAt === this.writes) return -1;
     const at = s.lastIndexOf(this.boundary);
-    if (at < i) return -1;
+    if (at < i) {
+      // Nothing ahead in this text (rows split otherwise, or the last one): search again when more arrives.
+      this.searchedAt = this.writes;
+      return -1;
+    }
     let rows: unknown[];
     try {
       rows = JSON.parse('[' + s.slice(i, at + 1) + ']') as unknown[];

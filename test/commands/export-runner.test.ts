@@ -51,6 +51,18 @@ describe('export runner (in-process, MockAgent)', () => {
     expect(res.stderr).toMatch(/2 rows in 4 pages .*more remains: no/);
   });
 
+  it('the last page\'s rows are remembered exactly, even ids that UTF-8 cannot hold or that hold a line break', async () => {
+    const odd = [contact('lone\ud800surrogate'), contact('line\nbreak'), contact('"quoted"'), contact('plain')];
+    page(undefined, odd, null, 2);
+    const out = outFile();
+    expect((await run(['--out', out])).exitCode).toBe(0);
+    expect((await state())?.current.seen).toEqual(odd.map((c) => `${c.id}@${c.updatedAt}`));
+    const again = await run(['--out', out]);
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/complete: 0 rows \(4 already delivered, skipped\)/);
+    expect(readFileSync(out, 'utf8').trim().split('\n')).toHaveLength(4);
+  });
+
   it(`a cursor that does not move across ${MAX_STUCK_PAGES} empty pages is an error (exit 7), not an endless loop`, async () => {
     page(undefined, [contact('a')], 'c1');
     page('c1', [], 'c1', MAX_STUCK_PAGES);

@@ -1,4 +1,6 @@
-import { MockAgent } from 'undici';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Agent, MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ApiError, ResponseShapeError, TransientError } from '../../src/errors.js';
@@ -173,6 +175,45 @@ describe('HttpClient', () => {
         const err = await client().requestRows(rowsSpec, receive).catch((e) => e);
         expect(err, String(message)).toBeInstanceOf(ResponseShapeError);
         expect(err.message).toMatch(message);
+      }
+    });
+
+    it('a failure of the reading itself is not retried as a network error', async () => {
+      pool().intercept({ path: '/v2/rows', method: 'POST' }).reply(200, { data: { contacts: [{ id: 'a' }] }, pagination: { nextCursor: null } });
+      const broken = () => ({ row: () => { throw new TypeError('receiver bug'); }, end: () => null });
+      const err = await client().requestRows(rowsSpec, broken).catch((e) => e);
+      expect(err).toBeInstanceOf(TypeError);
+      expect(err.message).toBe('receiver bug');
+      expect(clock.sleeps).toEqual([]);
+      pool().intercept({ path: '/v2/rows', method: 'POST' }).reply(200, '{"bad\\q":1,"data":{"contacts":[]},"pagination":{"nextCursor":null}}');
+      const shape = await client().requestRows(rowsSpec, receive).catch((e) => e);
+      expect(shape).toBeInstanceOf(ResponseShapeError);
+      expect(shape.message).toMatch(/not JSON/);
+      expect(clock.sleeps).toEqual([]);
+    });
+
+    it('characters cut between two chunks of the answer arrive whole', async () => {
+      const rows = Array.from({ length: 50 }, (_, i) => ({ id: `r${i}`, name: 'Zoë Ångström 😀 名前'.repeat(i % 7) }));
+      const bytes = Buffer.from(JSON.stringify({ data: { contacts: rows }, pagination: { nextCursor: null } }));
+      const server = createServer((_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': bytes.length });
+        // 7-byte writes, flushed one by one, so multi-byte characters straddle chunks.
+        let at = 0;
+        const next = () => (at >= bytes.length ? res.end() : res.write(bytes.subarray(at, (at += 7)), () => setImmediate(next)));
+        next();
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const real = new Agent();
+      try {
+        const { port } = server.address() as AddressInfo;
+        const http = new HttpClient({
+          baseUrl: `http://127.0.0.1:${port}`, apiKey: KEY, dispatcher: real, limiter: new RateLimiter({ ratePerSecond: 1000, burst: 10, clock }),
+          clock, logger: silentLogger, maxAttempts: 1, timeoutMs: 5000,
+        });
+        expect(await http.requestRows(rowsSpec, receive)).toEqual({ rows, nextCursor: null });
+      } finally {
+        await real.close();
+        server.close();
       }
     });
 

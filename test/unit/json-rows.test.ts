@@ -115,6 +115,22 @@ describe('JsonRowSplitter (rows of data.<member> as the answer streams)', () => 
     expect(() => split(text, 'events')).toThrow('element 2 is not an object');
   });
 
+  it('rows split by ",\\n" after a compact first row: right rows, one boundary search per chunk', () => {
+    const rows = Array.from({ length: 3000 }, (_, i) => ({ id: `r${i}`, n: i }));
+    const text = '{"data":{"contacts":[' + rows.map((r) => JSON.stringify(r)).join(',\n') + ']}}';
+    const search = vi.spyOn(String.prototype, 'lastIndexOf');
+    try {
+      expect(split(text, 'contacts', [4096]).rows).toEqual(rows);
+      expect(search.mock.calls.length).toBeLessThanOrEqual(Math.ceil(text.length / 4096) + 1);
+    } finally {
+      search.mockRestore();
+    }
+  });
+
+  it('skips a byte order mark before the document', () => {
+    expect(split('\uFEFF{"data":{"contacts":[{"id":"a"}]}}', 'contacts', [1]).rows).toEqual([{ id: 'a' }]);
+  });
+
   it('refuses text that is not JSON, or ends early', () => {
     const bad = [
       '{"data":{"contacts":[{"id":"a"}',
@@ -123,6 +139,8 @@ describe('JsonRowSplitter (rows of data.<member> as the answer streams)', () => 
       '{"data":{"contacts":[{"id":"a",}]}}',
       '{"data":{"contacts":[{"id":"a"}]]}',
       '{"data":{"contacts":[{"id":"unterminated}]}}',
+      '{"bad\\q":1,"data":{"contacts":[]}}',
+      '{"data":{"contacts":[{"id":"a"}],"contacts":[{"id":"b"}]}}',
       '',
     ];
     for (const text of bad) expect(() => split(text, 'contacts', [2]), text).toThrow(JsonSyntaxError);
