@@ -13,6 +13,8 @@ const YOUNG_GENERATION_HELD_AT = 16 * 2 ** 20;
  * So: full collections once the old generation grows by a fifth, and the young generation may
  * grow as far as a short export lets it (fewer collections), no further. V8 reads both flags
  * when it resizes, so setting them now takes effect. Returns the check to run after each page.
+ * Best effort and process-wide (an export is the process's one job): if a later V8 ignores either
+ * flag, memory is what it was before, nothing else changes.
  */
 export function holdHeapSize(): () => void {
   setFlagsFromString('--heap-growing-percent=20');
