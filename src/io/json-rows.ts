@@ -18,8 +18,8 @@ type Mode = 'outside' | 'first' | 'elem' | 'row' | 'next';
  * arrives, handing each object of that array to `onRow` as soon as its text is complete, and
  * keeping the rest of the document, with the array emptied, for `end()`. So a page of thousands
  * of rows is never held whole, neither as text nor parsed: the live set is one chunk and one row.
- * Each row is parsed by `JSON.parse` (native speed); only the boundaries are scanned here, with
- * strings skipped by `indexOf`.
+ * Rows are parsed by `JSON.parse` (native speed), many at a time where they can be (`manyRows`);
+ * only boundaries are scanned here, with strings skipped by `indexOf`.
  */
 export class JsonRowSplitter {
   private buf = '';
@@ -102,11 +102,7 @@ export class JsonRowSplitter {
   /** The document without the array's rows (parsed); throws when the text ended early. */
   end(): unknown {
     if (this.mode !== 'outside' || this.inString || this.stack.length > 0 || this.buf.trim() !== '') throw new JsonSyntaxError('unexpected end of JSON');
-    try {
-      return JSON.parse(this.skeleton);
-    } catch (err) {
-      throw new JsonSyntaxError((err as Error).message);
-    }
+    return parse(this.skeleton);
   }
 
   /** Structure outside the rows: tracks containers and keys to find `data.<member>`. */
@@ -153,12 +149,7 @@ export class JsonRowSplitter {
     const token = s.slice(this.stringStart, j + 1);
     this.skeleton += token;
     this.inString = false;
-    if (!this.stringIsKey) return;
-    try {
-      this.keys[this.stack.length] = JSON.parse(token) as string;
-    } catch (err) {
-      throw new JsonSyntaxError((err as Error).message);
-    }
+    if (this.stringIsKey) this.keys[this.stack.length] = parse(token) as string;
   }
 
   /** Between the rows of the array: `{` starts a row, `,` and `]` where JSON allows them. */
@@ -236,14 +227,10 @@ export class JsonRowSplitter {
       } else if (c === 0x7b || c === 0x5b) depth++;
       else if (c === 0x7d || c === 0x5d) {
         if (--depth === 0) {
-          let row: Record<string, unknown>;
-          try {
-            row = JSON.parse(s.slice(this.rowStart, i + 1)) as Record<string, unknown>;
-          } catch (err) {
-            throw new JsonSyntaxError((err as Error).message);
-          }
+          const text = s.slice(this.rowStart, i + 1);
+          const row = parse(text) as Record<string, unknown>;
           if (this.index === 0) {
-            const first = FIRST_KEY.exec(s.slice(this.rowStart, i + 1));
+            const first = FIRST_KEY.exec(text);
             if (first) this.boundary = `},${first[0]}`;
           }
           this.onRow(row, this.index++);
@@ -254,6 +241,14 @@ export class JsonRowSplitter {
     }
     this.depth = depth;
     return n;
+  }
+}
+
+function parse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new JsonSyntaxError((err as Error).message);
   }
 }
 
