@@ -8,6 +8,7 @@ export const ExitCode = {
   notFound: 5,
   partial: 6,
   transient: 7,
+  localFile: 8,
   interrupted: 130,
   outputClosed: 141,
   terminated: 143,
@@ -63,6 +64,40 @@ export class TransientError extends CliError {
 export class ResponseShapeError extends CliError {
   constructor(message: string) {
     super(message, { exitCode: ExitCode.rejected, code: 'invalid_response' });
+  }
+}
+
+/** Errno codes of a local file system that refuses a write: full, over quota, read-only, denied or failing. */
+const FILE_SYSTEM_CODES: Record<string, string> = {
+  ENOSPC: 'the disk is full',
+  EDQUOT: 'the disk quota is exceeded',
+  EIO: 'an I/O error occurred',
+  EROFS: 'the file system is read-only',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+};
+
+/**
+ * A local file (output, state, lock, report) could not be read or written: exit 8, naming the
+ * path and what it is. Not a bug, and nothing committed before it is lost.
+ */
+export class LocalFileError extends CliError {
+  readonly path: string;
+
+  constructor(what: string, path: string, errno: string, hint?: string) {
+    super(`cannot write the ${what} ${path}: ${FILE_SYSTEM_CODES[errno] ?? errno} (${errno})`, {
+      exitCode: ExitCode.localFile,
+      code: errno === 'ENOSPC' || errno === 'EDQUOT' ? 'disk_full' : 'file_system_error',
+      hint: hint ?? 'free space or fix the permissions, then run again: what was committed stays committed',
+    });
+    this.path = path;
+  }
+
+  /** The typed error for a file system failure on `path`, or undefined when `err` is something else. */
+  static from(err: unknown, what: string, path: string, hint?: string): LocalFileError | undefined {
+    if (err instanceof LocalFileError) return err;
+    const code = (err as NodeJS.ErrnoException | undefined)?.code;
+    return code && code in FILE_SYSTEM_CODES ? new LocalFileError(what, path, code, hint) : undefined;
   }
 }
 

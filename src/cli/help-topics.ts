@@ -15,6 +15,9 @@ export const HELP_TOPICS: Record<string, { summary: string; text: string }> = {
   6    partial: a batch or file run finished and some rows failed (see the report)
   7    transient: server error, rate limit or network failure still failing after
        retries, or another run holds the export lock; try again later
+  8    a local file could not be written or read: output, export state, lock or
+       report (disk full, quota, read-only, permission, I/O error); the message
+       names the path; what was committed stays committed
   130  interrupted (SIGINT, Ctrl-C); what was committed stays committed
   141  stdout was closed by its reader (EPIPE), e.g. piped into head
   143  terminated (SIGTERM)
