@@ -6,7 +6,7 @@ import { configDir } from './config/paths.js';
 import type { ProfileStore } from './config/profiles.js';
 import type { Credentials } from './config/resolve.js';
 import type { HttpClient } from './http/client.js';
-import { makeRedactor } from './http/redact.js';
+import { makeRedactor, maskKey } from './http/redact.js';
 import type { RateLimiter } from './http/rate-limiter.js';
 
 /** The process streams a command may use, and what they are attached to. */
@@ -50,10 +50,9 @@ export const DEFAULT_GLOBALS: GlobalOptions = {
 /**
  * Requests per second the client allows itself: a steady rate a little under the documented 200,
  * with a small burst, so that a server enforcing the limit with a small bucket never sees a spike.
- * (The limiter's 'window' shape, any 195 in a sliding second, finishes a short batch sooner but
- * bursts up to 195 requests at once.)
+ * Processes of one account on one machine split it (src/http/rate-share.ts).
  */
-export const CLIENT_RATE = { ratePerSecond: 195, burst: 3, shape: 'smooth' as const };
+export const CLIENT_RATE = { ratePerSecond: 195, burst: 3 };
 
 export interface ContextDeps {
   io: IO;
@@ -104,6 +103,17 @@ export function createContext(deps: ContextDeps): Context {
   let client: Promise<HttpClient> | undefined;
   let rateLimiter: Promise<RateLimiter> | undefined;
   let redactor = makeRedactor([deps.env.CNV_API_KEY]);
+  // The account's rate is split with the other cnv processes of this machine that use it.
+  const shareRate = async (limiter: RateLimiter, credentials: Credentials) => {
+    const { RateShare } = await import('./http/rate-share.js');
+    const share = await RateShare.join({
+      configDir: configDir(deps.env),
+      account: { baseUrl: credentials.baseUrl, keyId: maskKey(credentials.apiKey) },
+      limiter,
+      fullRate: CLIENT_RATE.ratePerSecond,
+    });
+    disposers.push(() => share.stop());
+  };
 
   const ctx: Context = {
     io: deps.io,
@@ -141,11 +151,13 @@ export function createContext(deps: ContextDeps): Context {
           deps.dispatcher ?? import('./http/agent.js').then(({ createAgent }) => createAgent()),
         ]);
         if (!deps.dispatcher) disposers.push(() => dispatcher.close());
+        const limiter = await ctx.limiter();
+        if (!ctx.globals.dryRun && deps.env.CNV_RATE_SHARE !== 'off') await shareRate(limiter, credentials);
         return new HttpClient({
           baseUrl: credentials.baseUrl,
           apiKey: credentials.apiKey,
           dispatcher,
-          limiter: await ctx.limiter(),
+          limiter,
           clock,
           logger: ctx.globals.verbose ? stderrLogger(deps.io.stderr, (s) => ctx.redact(s)) : silentLogger,
           maxAttempts: ctx.globals.maxRetries + 1,

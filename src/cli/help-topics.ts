@@ -35,6 +35,8 @@ export const HELP_TOPICS: Record<string, { summary: string; text: string }> = {
   HTTPS_PROXY      proxy for https:// requests (also https_proxy)
   HTTP_PROXY       proxy for http:// requests (also http_proxy)
   NO_PROXY         hosts that bypass the proxy (also no_proxy)
+  CNV_RATE_SHARE   "off": do not split the account's 195 requests/s with the
+                   other cnv processes of this machine (see docs/performance.md)
   NO_COLOR         any non-empty value turns colour off (as --no-color)
   CI               when set (and not "false" or "0"), no progress display
 `,

@@ -59,33 +59,4 @@ describe('RateLimiter', () => {
     expect(() => new RateLimiter({ ratePerSecond: 0, burst: 1, clock: new FakeClock() })).toThrow(RangeError);
   });
 
-  describe("shape 'window'", () => {
-    it('lets up to the rate through at once, then one as each slot of the last second frees up', () => {
-      const clock = new FakeClock();
-      const limiter = new RateLimiter({ ratePerSecond: 4, burst: 1, clock, shape: 'window' });
-      expect(Array.from({ length: 6 }, () => limiter.reserve())).toEqual([0, 0, 0, 0, 1000, 1000]);
-    });
-
-    it('never lets more than the rate through in any one-second window, and sustains it', () => {
-      const clock = new FakeClock();
-      const limiter = new RateLimiter({ ratePerSecond: 195, burst: 3, clock, shape: 'window' });
-      const sendTimes: number[] = [];
-      for (let i = 0; i < 1000; i++) {
-        sendTimes.push(clock.t + limiter.reserve());
-        clock.t += i % 7 === 0 ? 3 : 0;
-      }
-      for (let i = 0; i < sendTimes.length; i++) {
-        const inWindow = sendTimes.filter((t) => t >= sendTimes[i] && t < sendTimes[i] + 1000).length;
-        expect(inWindow).toBeLessThanOrEqual(195);
-      }
-      expect(sendTimes[999] - sendTimes[0]).toBeLessThan(Math.ceil(1000 / 195) * 1000 + 1);
-    });
-
-    it('after a pause (a 429), resumes at the steady rate rather than with a burst', () => {
-      const clock = new FakeClock();
-      const limiter = new RateLimiter({ ratePerSecond: 10, burst: 1, clock, shape: 'window' });
-      limiter.pause(2000);
-      expect([limiter.reserve(), limiter.reserve(), limiter.reserve()]).toEqual([2100, 2200, 2300]);
-    });
-  });
 });

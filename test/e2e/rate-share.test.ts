@@ -1,0 +1,51 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cnv, tempConfigDir } from '../helpers/cli.js';
+import { emulatorFixture } from '../helpers/emulator.js';
+
+let fx: Awaited<ReturnType<typeof emulatorFixture>>;
+beforeAll(async () => {
+  fx = await emulatorFixture({ rateLimit: 200 });
+});
+afterAll(() => fx.close());
+
+const ROWS = 250;
+
+function inputs(dir: string, tag: string): string[] {
+  return [0, 1, 2, 3].map((p) => {
+    const file = join(dir, `${tag}-${p}.csv`);
+    const lines = ['email'];
+    for (let i = 0; i < ROWS; i++) lines.push(`share.${tag}.${p}.${i}@example.com`);
+    writeFileSync(file, lines.join('\n') + '\n');
+    return file;
+  });
+}
+
+/** Four `contacts upsert --file` processes at once, all with the same key and config dir. */
+async function fourAtOnce(tag: string, env: Record<string, string>) {
+  const configDir = tempConfigDir();
+  await fx.resetStats();
+  const runs = await Promise.all(
+    inputs(configDir, tag).map((file) => cnv(['contacts', 'upsert', '--file', file, '--json', '--no-progress'], { env: { ...fx.env, CNV_CONFIG_DIR: configDir, ...env } })),
+  );
+  return { runs, stats: await fx.stats() };
+}
+
+describe('one rate limit for every cnv process of an account', () => {
+  it('four processes at once stay under the limit together: no 429, every row upserted', async () => {
+    const { runs, stats } = await fourAtOnce('shared', {});
+    for (const r of runs) {
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(r.stderr).toContain(`"succeeded":${ROWS}`);
+    }
+    expect(stats.rateLimited).toBe(0);
+    expect(stats.total).toBe(4 * ROWS);
+  }, 60_000);
+
+  it('without sharing (CNV_RATE_SHARE=off) the same four runs collect 429s', async () => {
+    const { runs, stats } = await fourAtOnce('alone', { CNV_RATE_SHARE: 'off' });
+    for (const r of runs) expect(r.exitCode, r.stderr).toBe(0);
+    expect(stats.rateLimited).toBeGreaterThan(0);
+  }, 60_000);
+});

@@ -1,0 +1,107 @@
+import { mkdtempSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { RateLimiter } from '../../src/http/rate-limiter.js';
+import { RateShare } from '../../src/http/rate-share.js';
+import { FakeClock } from '../helpers/fake-clock.js';
+
+const account = { baseUrl: 'http://127.0.0.1:4010', keyId: 'sk_live_demo_****' };
+const shares: RateShare[] = [];
+
+async function join2(configDir: string, acct = account) {
+  const limiter = new RateLimiter({ ratePerSecond: 195, burst: 3, clock: new FakeClock() });
+  const share = await RateShare.join({ configDir, account: acct, limiter, fullRate: 195, heartbeatMs: 10, staleMs: 300 });
+  shares.push(share);
+  return { limiter, share };
+}
+
+/** Polls until `check` holds (bounded: the heartbeat is 10 ms, the stale age 300 ms). */
+async function until(check: () => boolean, ms = 3000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('condition not reached');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** Keeps a limiter "sending" (as a process with requests under way). */
+function keepSending(limiter: RateLimiter): () => void {
+  const timer = setInterval(() => limiter.reserve(), 20);
+  return () => clearInterval(timer);
+}
+
+afterEach(async () => {
+  for (const s of shares.splice(0)) await s.stop();
+});
+
+describe('RateShare', () => {
+  it('a process alone keeps the full rate', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cnv-rate-'));
+    const { limiter, share } = await join2(dir);
+    expect(share.peers).toBe(1);
+    expect(limiter.rate).toBeCloseTo(195);
+  });
+
+  it('sending processes of one account split the rate; a stopped one gives its share back', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cnv-rate-'));
+    const a = await join2(dir);
+    const b = await join2(dir);
+    const stops = [keepSending(a.limiter), keepSending(b.limiter)];
+    // The one that joined second knows of the first at once; the first learns within a heartbeat.
+    expect(b.limiter.rate).toBeCloseTo(97.5);
+    await until(() => Math.abs(a.limiter.rate - 97.5) < 0.01);
+    const c = await join2(dir);
+    stops.push(keepSending(c.limiter));
+    await until(() => [a, b, c].every((p) => Math.abs(p.limiter.rate - 65) < 0.01));
+    await c.share.stop();
+    await until(() => [a, b].every((p) => Math.abs(p.limiter.rate - 97.5) < 0.01));
+    stops.forEach((s) => s());
+  });
+
+  it('another account, or another server, does not share', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cnv-rate-'));
+    await join2(dir);
+    const other = await join2(dir, { ...account, keyId: 'sk_live_other_****' });
+    const elsewhere = await join2(dir, { ...account, baseUrl: 'https://api.example.com' });
+    expect(other.limiter.rate).toBeCloseTo(195);
+    expect(elsewhere.limiter.rate).toBeCloseTo(195);
+  });
+
+  it("a killed process's lease stops counting once stale, and a long-dead one is removed", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cnv-rate-'));
+    const a = await join2(dir);
+    const leaseDir = join(dir, 'rate', readdirSync(join(dir, 'rate'))[0]);
+    // A lease a SIGKILLed process left: never renewed again.
+    const dead = join(leaseDir, '999999-deadbeef.lease');
+    writeFileSync(dead, '999999\n');
+    const stop = keepSending(a.limiter);
+    await until(() => Math.abs(a.limiter.rate - 97.5) < 0.01);
+    await until(() => Math.abs(a.limiter.rate - 195) < 0.01);
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(dead, old, old);
+    await until(() => !readdirSync(leaseDir).includes('999999-deadbeef.lease'));
+    stop();
+  });
+
+  it('an idle process stops renewing, so the sending one gets the whole rate; sending again takes its share back', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cnv-rate-'));
+    const a = await join2(dir);
+    const b = await join2(dir);
+    const stopA = keepSending(a.limiter);
+    await until(() => Math.abs(a.limiter.rate - 97.5) < 0.01);
+    // b sends nothing: its lease lapses.
+    await until(() => Math.abs(a.limiter.rate - 195) < 0.01);
+    const stopB = keepSending(b.limiter);
+    await until(() => Math.abs(a.limiter.rate - 97.5) < 0.01 && Math.abs(b.limiter.rate - 97.5) < 0.01);
+    stopA();
+    stopB();
+  });
+
+  it('the lease directory names neither the key nor the URL', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cnv-rate-'));
+    await join2(dir);
+    const [name] = readdirSync(join(dir, 'rate'));
+    expect(name).toMatch(/^[0-9a-f]{24}$/);
+  });
+});
