@@ -1,7 +1,13 @@
 #!/usr/bin/env node
 // The launcher: the only place that touches process exit.
-import { run } from '../dist/bundle/main.js';
-import { InterruptedError, OutputClosedError } from '../dist/bundle/errors.js';
+const argv = process.argv.slice(2);
+// A TAB: answered from the completion table, without loading the program.
+if (argv[0] === '__complete') {
+  const { completeFast } = await import('../dist/bundle/complete-fast.js');
+  if (await completeFast(argv.slice(1), process.env, process.stdout)) process.exit(0);
+}
+const { run } = await import('../dist/bundle/main.js');
+const { InterruptedError, OutputClosedError } = await import('../dist/bundle/errors.js');
 
 const controller = new AbortController();
 let signals = 0;
@@ -16,7 +22,7 @@ process.stdout.on('error', (err) => {
   if (err.code === 'EPIPE') controller.abort(new OutputClosedError());
 });
 
-const code = await run(process.argv.slice(2), {
+const code = await run(argv, {
   io: {
     // stdin is made on first use: creating the stream costs a few ms most commands never need.
     get stdin() {

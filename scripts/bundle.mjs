@@ -75,7 +75,7 @@ const zodWithoutJsonSchema = {
 };
 
 const result = await build({
-  entryPoints: ['src/main.ts', 'src/errors.ts'],
+  entryPoints: { main: 'src/main.ts', errors: 'src/errors.ts', 'complete-fast': 'src/cli/complete-fast.ts' },
   outdir: 'dist/bundle',
   bundle: true,
   splitting: true,
@@ -100,3 +100,7 @@ for (const name of readdirSync(dir)) {
   const file = new URL(name, dir);
   if (!current.has(name) && Date.now() - statSync(file).mtimeMs > 60_000) rmSync(file, { force: true });
 }
+
+// The completion table: `cnv __complete` (run on every TAB) answers from it without loading a command.
+const { completionTable } = await import('../dist/cli/completion-table.js');
+writeFileSync(new URL('completion.json', dir), JSON.stringify(await completionTable()));

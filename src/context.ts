@@ -103,18 +103,20 @@ export function createContext(deps: ContextDeps): Context {
   let client: Promise<HttpClient> | undefined;
   let rateLimiter: Promise<RateLimiter> | undefined;
   let redactor = makeRedactor([deps.env.CNV_API_KEY]);
-  // The account's rate is split with the other cnv processes of this machine that use it.
-  const shareRate = async (limiter: RateLimiter, credentials: Credentials) => {
-    const { RateShare } = await import('./http/rate-share.js');
-    const share = await RateShare.join({
-      configDir: configDir(deps.env),
-      account: { baseUrl: credentials.baseUrl, keyId: maskKey(credentials.apiKey) },
-      limiter,
-      fullRate: CLIENT_RATE.ratePerSecond,
-    });
-    disposers.push(() => share.stop());
+  // The account's rate is split with the other cnv processes of this machine that use it. Not
+  // waited for: a one-request command should not pay for it, and a joining run's first few
+  // milliseconds at the full rate fit in the server's bucket.
+  const shareRate = (limiter: RateLimiter, credentials: Credentials) => {
+    const joined = import('./http/rate-share.js').then(({ RateShare }) =>
+      RateShare.join({
+        configDir: configDir(deps.env),
+        account: { baseUrl: credentials.baseUrl, keyId: maskKey(credentials.apiKey) },
+        limiter,
+        fullRate: CLIENT_RATE.ratePerSecond,
+      }),
+    );
+    disposers.push(() => joined.then((share) => share.stop(), () => {}));
   };
-
   const ctx: Context = {
     io: deps.io,
     env: deps.env,
@@ -152,7 +154,7 @@ export function createContext(deps: ContextDeps): Context {
         ]);
         if (!deps.dispatcher) disposers.push(() => dispatcher.close());
         const limiter = await ctx.limiter();
-        if (!ctx.globals.dryRun && deps.env.CNV_RATE_SHARE !== 'off') await shareRate(limiter, credentials);
+        if (!ctx.globals.dryRun && deps.env.CNV_RATE_SHARE !== 'off') shareRate(limiter, credentials);
         return new HttpClient({
           baseUrl: credentials.baseUrl,
           apiKey: credentials.apiKey,

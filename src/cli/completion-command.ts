@@ -1,6 +1,8 @@
 import { Argument, type Command } from 'commander';
 import type { Context } from '../context.js';
-import { complete } from './complete.js';
+import { complete, completionTree } from './complete.js';
+import { completionSources } from './completion-sources.js';
+import { configDir } from '../config/paths.js';
 import { COMPLETION_SCRIPTS } from './completion-scripts.js';
 
 /** `cnv completion <shell>` and the hidden `cnv __complete -- <words>` the scripts call. */
@@ -25,9 +27,7 @@ Examples:
     .allowUnknownOption()
     .action(async (words: string[] = []) => {
       await loadAll();
-      const candidates = await complete(program, words.length ? words : [''], {
-        profiles: async () => Object.keys((await ctx.config()).profiles()),
-      });
+      const candidates = await complete(completionTree(program), words.length ? words : [''], completionSources(configDir(ctx.env)));
       ctx.io.stdout.write(candidates.map((c) => c + '\n').join(''));
     });
 }

@@ -1,9 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { execa } from 'execa';
 import { mkdtempSync, writeFileSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { completionTable } from '../../src/cli/completion-table.js';
 import { renderReference } from '../../src/cli/reference.js';
 import { BIN, cnv, cnvInProcess, tempConfigDir } from '../helpers/cli.js';
 
@@ -58,6 +59,30 @@ describe('shell completion', () => {
     await cnv(['--profile', 'staging', 'config', 'set-key'], { env: { CNV_CONFIG_DIR: dir }, input: 'sk_live_a_b' });
     const res = await cnv(['__complete', '--', '--profile', ''], { env: { CNV_CONFIG_DIR: dir } });
     expect(res.stdout.split('\n').filter(Boolean).sort()).toEqual(['prod', 'staging']);
+  });
+
+  it('completes state keys, help topics, shells and profiles as arguments', async () => {
+    const dir = tempConfigDir();
+    mkdirSync(join(dir, 'exports'));
+    writeFileSync(join(dir, 'exports', 'nightly.0123456789.json'), JSON.stringify({ key: 'nightly-contacts' }));
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { prod: {}, staging: {} } }));
+    const inProcess = async (...words: string[]) =>
+      (await cnvInProcess(['__complete', '--', ...words], { env: { CNV_CONFIG_DIR: dir } })).stdout.split('\n').filter(Boolean);
+    expect(await inProcess('export', 'state', 'show', '')).toEqual(['nightly-contacts']);
+    expect(await inProcess('export', 'contacts', '--state-key', 'n')).toEqual(['nightly-contacts']);
+    expect(await inProcess('help', 'e')).toEqual(['exit-codes', 'environment', 'events', 'export', 'emulator']);
+    expect(await inProcess('completion', '')).toEqual(['bash', 'zsh', 'fish']);
+    expect(await inProcess('config', 'use', '')).toEqual(['prod', 'staging']);
+    // The built CLI answers from its table (no command loaded): the same answers.
+    for (const words of [['export', 'state', 'show', ''], ['help', 'e'], ['contacts', 'upsert', '--status', ''], ['config', 'use', ''], ['']]) {
+      const res = await cnv(['__complete', '--', ...words], { env: { CNV_CONFIG_DIR: dir } });
+      expect(res.stdout.split('\n').filter(Boolean), words.join(' ')).toEqual(await inProcess(...words));
+    }
+  });
+
+  it('the completion table beside the bundle is the one the program makes', async () => {
+    const onDisk = JSON.parse(readFileSync(resolve(BIN, '../../dist/bundle/completion.json'), 'utf8'));
+    expect(onDisk).toEqual(await completionTable());
   });
 
   it('the bash script works in a real bash', async () => {

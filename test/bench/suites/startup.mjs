@@ -17,6 +17,17 @@ export async function run({ rounds: given }) {
     baselineName: '`node -e 0`',
     target: 1.5,
   });
+  results.push({
+    ...(await compare({
+      name: '`cnv __complete -- contacts up` (one shell TAB)',
+      baseline: node,
+      subject: () => timeCommand(process.execPath, [BIN, '__complete', '--', 'contacts', 'up'], { env: { ...process.env, CNV_CONFIG_DIR: '/tmp/cnv-bench-config' } }),
+      rounds,
+      warmup: 2,
+    })),
+    baselineName: '`node -e 0`',
+    target: 1.5,
+  });
   const emu = await startEmulatorProcess(['--rate-limit', '0']);
   try {
     const env = { ...process.env, CNV_BASE_URL: emu.url, CNV_API_KEY: emu.keys.full, CNV_CONFIG_DIR: '/tmp/cnv-bench-config' };

@@ -1,0 +1,36 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { CompletionSources } from './complete.js';
+import { HELP_TOPICS } from './help-topics.js';
+
+/**
+ * Profile names and export state keys, read straight from the config directory: a TAB must
+ * answer in a few milliseconds and never fail (anything unreadable offers nothing).
+ */
+export function completionSources(configDir: string): CompletionSources {
+  return {
+    profiles: () => {
+      const config = readJson(join(configDir, 'config.json')) as { profiles?: Record<string, unknown> } | undefined;
+      return Object.keys(config?.profiles ?? {});
+    },
+    stateKeys: () => {
+      const dir = join(configDir, 'exports');
+      let names: string[];
+      try {
+        names = readdirSync(dir).filter((n) => n.endsWith('.json'));
+      } catch {
+        return [];
+      }
+      return names.map((n) => (readJson(join(dir, n)) as { key?: unknown } | undefined)?.key).filter((k): k is string => typeof k === 'string');
+    },
+    helpTopics: Object.keys(HELP_TOPICS),
+  };
+}
+
+function readJson(path: string): unknown {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
