@@ -67,6 +67,24 @@ export class ResponseShapeError extends CliError {
   }
 }
 
+/**
+ * The answer is not this API's: not JSON, or JSON without its envelope (`{ data }` on success,
+ * `{ error: { code, message } }` on failure), a redirect, or a body past the size limit. Exit 3:
+ * asking again will not help, the base URL (or a proxy on the way) is wrong.
+ */
+export class NotTheApiError extends CliError {
+  readonly status?: number;
+
+  constructor(message: string, opts: { status?: number; hint?: string; code?: string } = {}) {
+    super(message, {
+      exitCode: ExitCode.rejected,
+      code: opts.code ?? 'not_the_api',
+      hint: opts.hint ?? 'check --base-url (or CNV_BASE_URL, or the profile\'s URL): it is the address the API answers at, without /v2',
+    });
+    this.status = opts.status;
+  }
+}
+
 /** Errno codes of a local file system that refuses a write: full, over quota, read-only, denied or failing. */
 const FILE_SYSTEM_CODES: Record<string, string> = {
   ENOSPC: 'the disk is full',
