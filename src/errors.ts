@@ -60,6 +60,19 @@ export class TransientError extends CliError {
   }
 }
 
+/**
+ * A 5xx or 429 whose body is not the API's (a proxy's or gateway's page) on every attempt:
+ * transient like the API's own 5xx (a gateway hiccup passes), and named for what it was.
+ */
+export class GatewayError extends TransientError {
+  readonly status: number;
+
+  constructor(status: number, message: string, hint?: string) {
+    super(message, { code: `http_${status}`, hint });
+    this.status = status;
+  }
+}
+
 /** The server answered 200 with a body that breaks the contract. */
 export class ResponseShapeError extends CliError {
   constructor(message: string) {

@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import { ApiError, NotTheApiError, TransientError } from '../errors.js';
+import { ApiError, GatewayError, NotTheApiError, TransientError } from '../errors.js';
 import { errorBodySchema } from './envelope.js';
 import { describeBody, redirectTarget } from './foreign.js';
 import { RETRYABLE_STATUSES, neverSent, type FailedAttempt, type Idempotency } from './retry-policy.js';
@@ -70,10 +70,11 @@ export function finalError(
     // A gateway's 502/503/504 page (or a CDN's 429) while the API behind it is down is a
     // hiccup: transient, as the API's own 5xx. Any other foreign answer is the wrong server.
     if (RETRYABLE_STATUSES.has(error.status)) {
-      return new TransientError(`${error.what}, not an answer of the API${after}: a proxy or gateway in front of it failed, or ${target.baseUrl} is not the API`, {
-        code: `http_${error.status}`,
-        hint: 'try again later; if it keeps failing, check --base-url (`cnv doctor` tells whether it is the API)',
-      });
+      return new GatewayError(
+        error.status,
+        `${error.what}, not an answer of the API${after}: a proxy or gateway in front of it failed, or ${target.baseUrl} is not the API`,
+        'try again later; if it keeps failing, check --base-url (`cnv doctor` tells whether it is the API)',
+      );
     }
     return new NotTheApiError(`this does not look like the API at ${target.baseUrl}: ${error.what}`, {
       status: error.status,
