@@ -263,7 +263,7 @@ export class HttpClient {
   }
 
   private tooLarge(target: Target, limit: number, detail?: string): NotTheApiError {
-    return new NotTheApiError(`${target.label}: the answer is larger than cnv reads (${detail ?? `more than ${sizeText(limit)}`}); nothing of it was used`, {
+    return new NotTheApiError(`${target.label}: the answer is larger than cnv reads (${detail ?? `more than ${sizeText(limit)}`})`, {
       code: 'response_too_large',
       hint: `the API's answers are far smaller: check --base-url; the limits are listed in docs/guarantees.md`,
     });

@@ -104,9 +104,9 @@ export class JsonRowSplitter {
     this.stringStart -= keep;
     // An endless row or string, or an endless document around the rows, would be held whole.
     if (this.buf.length > this.maxHeld) {
-      throw new JsonTooLargeError(`${this.mode === 'row' ? `row ${this.index} of data.${this.member}` : 'a value'} is longer than ${this.maxHeld} characters`);
+      throw new JsonTooLargeError(`${this.mode === 'row' ? `row ${this.index} of data.${this.member}` : 'a value'} is longer than ${this.maxHeld.toLocaleString('en-US')} characters`);
     }
-    if (this.skeleton.length > this.maxHeld) throw new JsonTooLargeError(`the members around data.${this.member} are longer than ${this.maxHeld} characters`);
+    if (this.skeleton.length > this.maxHeld) throw new JsonTooLargeError(`the members around data.${this.member} are longer than ${this.maxHeld.toLocaleString('en-US')} characters`);
   }
 
   /** The document without the array's rows (parsed); throws when the text ended early. */
