@@ -92,7 +92,7 @@ export class NotTheApiError extends CliError {
     super(message, {
       exitCode: ExitCode.rejected,
       code: opts.code ?? 'not_the_api',
-      hint: opts.hint ?? 'check --base-url (or CNV_BASE_URL, or the profile\'s URL): it is the address the API answers at, without /v2',
+      hint: opts.hint ?? 'check --base-url (or CNV_BASE_URL, or the profile\'s URL): it must be the address the API answers at',
     });
     this.status = opts.status;
   }

@@ -7,7 +7,7 @@ import { ApiError, CliError, ExitCode, GatewayError, NotTheApiError } from '../e
 import type { HttpClient } from '../http/client.js';
 import { maskKey, redactUrl } from '../http/redact.js';
 import type { CommandResult } from '../io/render.js';
-import { GATED_PROBES, probeVerdict, type Check } from './doctor-probes.js';
+import { GATED_PROBES, probeVerdict, type Check, type Known } from './doctor-probes.js';
 
 export function configure(cmd: Command): void {
   cmd.addHelpText('after', `
@@ -19,11 +19,14 @@ may use it. One line per check on stdout, a summary line on stderr. Exits 0 when
 failed; a gated endpoint that is not enabled is a warning, not a failure.
 
 Gated endpoints are probed with requests that change nothing and that are valid in every
-respect the spec names: a 2xx says enabled and 403 export_not_enabled says not enabled,
-whatever order the server checks things in. Where the only such request names something
-made up (a contact, an audience) or would create something (a field), an answer of the
-API other than 403 (404 contact_not_found, 400 invalid_object_type) is reported as enabled
-"by inference", and says so.
+respect the spec names (the exports read one row, get contact reads the contact the export
+showed, the campaign batch add names a real campaign and a contact that does not exist): a
+2xx says enabled and 403 export_not_enabled says not enabled, whatever order the server
+checks things in. Where the only safe request names something made up (an audience, or a
+contact when the export showed none) or cannot create anything (create field, with an
+object type the spec does not have), an answer of the API other than 403 (404
+audience_not_found, 400 invalid_object_type) is reported as enabled "by inference", and
+says so.
 
 Examples:
   $ cnv doctor
@@ -62,13 +65,15 @@ export async function run(ctx: Context, _input: CommandInput): Promise<CommandRe
   if (http && (await isTheApi(http, ctx, checks, fail, baseUrl))) {
     const campaignId = await authenticated(http, ctx, checks, fail);
     if (campaignId !== false) {
+      const known: Known = { campaignId };
       for (const probe of GATED_PROBES) {
         const check = `endpoint: ${probe.name}`;
         try {
-          await http.request({ ...probe.request(campaignId), data: z.unknown(), idempotency: 'safe', signal: ctx.signal });
-          checks.push(probeVerdict(check, probe, undefined, campaignId));
+          const res = await http.request({ ...probe.request(known), data: z.unknown(), idempotency: 'safe', signal: ctx.signal });
+          probe.learn?.(res.data, known);
+          checks.push(probeVerdict(check, probe, undefined, known));
         } catch (err) {
-          const verdict = probeVerdict(check, probe, err, campaignId);
+          const verdict = probeVerdict(check, probe, err, known);
           if (verdict.status === 'fail') fail(check, err);
           else checks.push(verdict);
         }

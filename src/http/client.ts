@@ -4,7 +4,7 @@ import { request } from './undici.js';
 import type { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { CliError, DryRunStop, NotTheApiError, ResponseShapeError } from '../errors.js';
-import { makeRedactor, maskKey, redactUrl } from './redact.js';
+import { keyMasker, makeRedactor, maskKey, redactUrl } from './redact.js';
 import type { RequestLogger } from './logger.js';
 import type { RateLimiter } from './rate-limiter.js';
 import { backoffDelay, DEFAULT_MAX_RETRY_WAIT_MS, isRetryable, parseRetryAfter, type FailedAttempt, type Idempotency } from './retry-policy.js';
@@ -136,8 +136,11 @@ export class HttpClient {
       const limit = BODY_LIMITS.pageBytes;
       if ((declaredLength(headers) ?? 0) > limit) throw this.tooLarge(target, limit);
       let size = 0;
+      // The key echoed in a row never reaches an export file.
+      const masker = this.opts.apiKey.length >= 8 ? keyMasker(this.opts.apiKey) : undefined;
       for await (const chunk of body) {
-        const text = typeof chunk === 'string' ? chunk : decoder.write(chunk as Buffer);
+        const decoded = typeof chunk === 'string' ? chunk : decoder.write(chunk as Buffer);
+        const text = masker ? masker.push(decoded) : decoded;
         size += (chunk as { length: number }).length;
         if (size > limit) throw this.tooLarge(target, limit);
         // The opening of the answer, to describe it if it is not JSON.
@@ -145,7 +148,8 @@ export class HttpClient {
         settle(() => splitter.write(text));
       }
       const doc = settle(() => {
-        splitter.write(decoder.end());
+        const rest = decoder.end();
+        splitter.write(masker ? masker.push(rest) + masker.end() : rest);
         return splitter.end();
       });
       if (!isEnvelope(doc, 'data')) throw notTheApi(target, `${label} answered ${status} with ${describeBody(JSON.stringify(doc), headers)}`, status);

@@ -79,7 +79,7 @@ export function finalError(
     return new NotTheApiError(`this does not look like the API at ${target.baseUrl}: ${error.what}`, {
       status: error.status,
       hint: error.redirect
-        ? 'cnv does not follow redirects (the key would go along): check --base-url, and use the address the API answers at, without /v2'
+        ? 'cnv does not follow redirects (the key would go along): check --base-url, and use the address the API answers at'
         : undefined,
     });
   }

@@ -33,3 +33,31 @@ export function redactUrl(url: string): string {
 function redactUrlCredentials(text: string): string {
   return text.includes('@') ? text.replace(URL_CREDENTIALS, '$1***@') : text;
 }
+
+/**
+ * Masks `key` in a text that arrives in pieces (an export page as it streams), including a key
+ * cut between two pieces: the last `key.length - 1` characters of each piece are held back
+ * until the next one (or `end()`).
+ */
+export function keyMasker(key: string): { push(text: string): string; end(): string } {
+  const masked = maskKey(key);
+  const hold = key.length - 1;
+  let carry = '';
+  const mask = (text: string) => (text.includes(key) ? text.split(key).join(masked) : text);
+  return {
+    push(text) {
+      const s = mask(carry + text);
+      if (s.length <= hold) {
+        carry = s;
+        return '';
+      }
+      carry = s.slice(s.length - hold);
+      return s.slice(0, s.length - hold);
+    },
+    end() {
+      const rest = carry;
+      carry = '';
+      return rest;
+    },
+  };
+}

@@ -39,6 +39,35 @@ describe('cnv doctor against a server that is not the API', () => {
     }
   });
 
+  it('gated endpoints: decisive whatever order a server checks in (here: body and lookups before enablement)', async () => {
+    const json = (res: import('node:http').ServerResponse, status: number, body: unknown) =>
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    const error = (code: string) => ({ error: { code, message: code } });
+    server.use((req, res, body) => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      if (!req.headers['x-api-key']) return json(res, 401, error('unauthorized'));
+      if (url.pathname === '/v2/campaigns') return json(res, 200, { data: { campaigns: [{ id: 'c-real' }] }, pagination: { nextCursor: null } });
+      // This account has no gated endpoint, but the server validates and looks things up first.
+      if (url.pathname === '/v2/fields' && !/"objectType":"CONTACT"/.test(body)) return json(res, 400, error('invalid_object_type'));
+      if (url.pathname === '/v2/contacts' && url.searchParams.has('email')) return json(res, 404, error('contact_not_found'));
+      if (url.pathname.startsWith('/v2/audiences/00000000-')) return json(res, 404, error('audience_not_found'));
+      if (url.pathname.startsWith('/v2/campaigns/') && !url.pathname.startsWith('/v2/campaigns/c-real/')) return json(res, 404, error('campaign_not_found'));
+      return json(res, 403, error('export_not_enabled'));
+    });
+    const res = await cnv(['doctor'], { env });
+    expect(res.exitCode).toBe(0);
+    const checks = Object.fromEntries((JSON.parse(res.stdout) as Array<{ check: string; status: string; detail: string }>).map((c) => [c.check, `${c.status}: ${c.detail}`]));
+    const notEnabled = 'warn: not enabled for this account (403 export_not_enabled)';
+    expect(checks['endpoint: export contacts']).toBe(notEnabled);
+    expect(checks['endpoint: export custom events']).toBe(notEnabled);
+    expect(checks['endpoint: export email events']).toBe(notEnabled);
+    expect(checks['endpoint: batch add to campaign']).toBe(notEnabled);
+    // Without a safe valid request, the answer is an inference, and says so.
+    expect(checks['endpoint: get contact']).toBe('ok: enabled, by inference: a request naming something made up was answered 404 contact_not_found, not 403 export_not_enabled');
+    expect(checks['endpoint: create field']).toMatch(/^ok: enabled, by inference: .* 400 invalid_object_type/);
+    expect(checks['endpoint: batch add to audience']).toMatch(/^ok: enabled, by inference: .* 404 audience_not_found/);
+  });
+
   it('the emulator passes, its base URL given with or without /v2', async () => {
     for (const url of [fx.emulator.url, `${fx.emulator.url}/v2`, `${fx.emulator.url}/v2/`]) {
       const res = await cnv(['doctor'], { env: { ...fx.env, CNV_BASE_URL: url } });
@@ -46,6 +75,8 @@ describe('cnv doctor against a server that is not the API', () => {
       const checks = JSON.parse(res.stdout) as Array<{ check: string; status: string; detail: string }>;
       expect(checks.find((c) => c.check === 'api')?.detail).toMatch(/401 unauthorized/);
       expect(checks.find((c) => c.check === 'endpoint: export contacts')?.detail).toBe('enabled');
+      // The contact the export showed is read back: decisive, no inference.
+      expect(checks.find((c) => c.check === 'endpoint: get contact')?.detail).toBe('enabled');
       expect(res.stderr).toMatch(/^doctor: 13 ok, 0 warnings, 0 failed: the API at http:\/\/127\.0\.0\.1:\d+ answers and accepts the key\n$/);
     }
   });
@@ -58,7 +89,7 @@ describe('commands against a server that is not the API', () => {
     expect(res.exitCode).toBe(3);
     expect(res.stderr).toBe(
       `error: not_the_api: this does not look like the API at ${server.url}: GET /v2/contacts answered 404 with an HTML page ("Error response")\n` +
-        "hint: check --base-url (or CNV_BASE_URL, or the profile's URL): it is the address the API answers at, without /v2\n",
+        "hint: check --base-url (or CNV_BASE_URL, or the profile's URL): it must be the address the API answers at\n",
     );
   });
 

@@ -137,6 +137,18 @@ describe('HttpClient against a server that is not the API', () => {
     expect(err.message).toBe('bad key sk_live_unit_****');
   });
 
+  it('the key echoed in an export row is masked, even cut between two chunks of the page', async () => {
+    server.use((req, res) => {
+      const text = JSON.stringify({ data: { contacts: [{ id: 'a', note: `key ${req.headers['x-api-key']} end` }] }, pagination: { nextCursor: null } });
+      const cut = text.indexOf('CANARY') + 3;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(text.slice(0, cut), () => setTimeout(() => res.end(text.slice(cut)), 20));
+    });
+    const rows: Array<Record<string, unknown>> = [];
+    await client().requestRows({ method: 'POST', path: '/v2/exports/contacts', body: {}, member: 'contacts', row, idempotency: 'safe' }, () => ({ row: (r) => rows.push(r), end: () => rows }));
+    expect(rows).toEqual([{ id: 'a', note: 'key sk_live_unit_**** end' }]);
+  });
+
   it('the key echoed in a success answer is masked before anyone sees the data', async () => {
     server.use((req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: { ok: true, note: `key ${req.headers['x-api-key']}` } })));
     const res = await client().request({ method: 'GET', path: '/v2/x', data: z.object({ note: z.string() }), idempotency: 'safe' });
