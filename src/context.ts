@@ -7,6 +7,8 @@ import type { ProfileStore } from './config/profiles.js';
 import type { Credentials } from './config/resolve.js';
 import type { HttpClient } from './http/client.js';
 import { makeRedactor, maskKey } from './http/redact.js';
+import { DEFAULT_MAX_RETRY_WAIT_MS } from './http/retry-policy.js';
+import { escapeControl } from './io/terminal-text.js';
 import type { RateLimiter } from './http/rate-limiter.js';
 
 /** The process streams a command may use, and what they are attached to. */
@@ -32,6 +34,8 @@ export interface GlobalOptions {
   color: boolean;
   timeout: number;
   maxRetries: number;
+  /** Longest Retry-After wait honoured, in ms (--max-retry-wait, CNV_MAX_RETRY_WAIT). */
+  maxRetryWaitMs: number;
   /** Print write requests instead of sending them. */
   dryRun: boolean;
 }
@@ -44,6 +48,7 @@ export const DEFAULT_GLOBALS: GlobalOptions = {
   color: true,
   timeout: 30_000,
   maxRetries: 3,
+  maxRetryWaitMs: DEFAULT_MAX_RETRY_WAIT_MS,
   dryRun: false,
 };
 
@@ -79,9 +84,9 @@ export interface Context {
   http(): Promise<HttpClient>;
   /** The process-wide rate limiter. */
   limiter(): Promise<RateLimiter>;
-  /** A line on stderr, prefixed `warning:`, unless --quiet. */
+  /** A line on stderr, prefixed `warning:`, unless --quiet (redacted, control characters escaped). */
   warn(message: string): void;
-  /** A line on stderr unless --quiet. */
+  /** A line on stderr unless --quiet (redacted, control characters escaped). */
   info(message: string): void;
   /** Masks every API key the context knows of. */
   redact(text: string): string;
@@ -164,6 +169,7 @@ export function createContext(deps: ContextDeps): Context {
           logger: ctx.globals.verbose ? stderrLogger(deps.io.stderr, (s) => ctx.redact(s)) : silentLogger,
           maxAttempts: ctx.globals.maxRetries + 1,
           timeoutMs: ctx.globals.timeout,
+          maxRetryWaitMs: ctx.globals.maxRetryWaitMs,
           random: deps.random,
           dryRun: ctx.globals.dryRun
             ? (request) => deps.io.stdout.write(ctx.redact(JSON.stringify({ dryRun: true, ...request }, null, 2)) + '\n')
@@ -173,10 +179,10 @@ export function createContext(deps: ContextDeps): Context {
       return client;
     },
     warn(message) {
-      if (!ctx.globals.quiet) deps.io.stderr.write(ctx.redact(`warning: ${message}`) + '\n');
+      if (!ctx.globals.quiet) deps.io.stderr.write(escapeControl(ctx.redact(`warning: ${message}`), '\n\t') + '\n');
     },
     info(message) {
-      if (!ctx.globals.quiet) deps.io.stderr.write(ctx.redact(message) + '\n');
+      if (!ctx.globals.quiet) deps.io.stderr.write(escapeControl(ctx.redact(message), '\n\t') + '\n');
     },
     redact(text) {
       return redactor(text);

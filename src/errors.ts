@@ -60,10 +60,41 @@ export class TransientError extends CliError {
   }
 }
 
+/**
+ * A 5xx or 429 whose body is not the API's (a proxy's or gateway's page) on every attempt:
+ * transient like the API's own 5xx (a gateway hiccup passes), and named for what it was.
+ */
+export class GatewayError extends TransientError {
+  readonly status: number;
+
+  constructor(status: number, message: string, hint?: string) {
+    super(message, { code: `http_${status}`, hint });
+    this.status = status;
+  }
+}
+
 /** The server answered 200 with a body that breaks the contract. */
 export class ResponseShapeError extends CliError {
   constructor(message: string) {
     super(message, { exitCode: ExitCode.rejected, code: 'invalid_response' });
+  }
+}
+
+/**
+ * The answer is not this API's: not JSON, or JSON without its envelope (`{ data }` on success,
+ * `{ error: { code, message } }` on failure), a redirect, or a body past the size limit. Exit 3:
+ * asking again will not help, the base URL (or a proxy on the way) is wrong.
+ */
+export class NotTheApiError extends CliError {
+  readonly status?: number;
+
+  constructor(message: string, opts: { status?: number; hint?: string; code?: string } = {}) {
+    super(message, {
+      exitCode: ExitCode.rejected,
+      code: opts.code ?? 'not_the_api',
+      hint: opts.hint ?? 'check --base-url (or CNV_BASE_URL, or the profile\'s URL): it must be the address the API answers at',
+    });
+    this.status = opts.status;
   }
 }
 

@@ -1,7 +1,11 @@
 import { Option, type Command } from 'commander';
 import { DEFAULT_GLOBALS, type GlobalOptions } from '../context.js';
 import { OUTPUT_FORMATS } from '../io/format.js';
+import { UsageError } from '../errors.js';
 import { integer } from './parse.js';
+
+/** Upper bound of --max-retry-wait: a day. */
+const MAX_RETRY_WAIT_LIMIT_S = 86_400;
 
 /** Options every command accepts; they may stand before or after the command name. */
 export function addGlobalOptions(program: Command): void {
@@ -17,7 +21,12 @@ export function addGlobalOptions(program: Command): void {
     .option('--no-color', 'no colour (also NO_COLOR)')
     .option('--dry-run', 'print the write request(s) a command would send (key redacted) and send nothing')
     .option('--timeout <ms>', `time limit of each HTTP attempt (default ${DEFAULT_GLOBALS.timeout})`, integer(1))
-    .option('--max-retries <n>', `retries after a transient failure (default ${DEFAULT_GLOBALS.maxRetries})`, integer(0, 20));
+    .option('--max-retries <n>', `retries after a transient failure (default ${DEFAULT_GLOBALS.maxRetries})`, integer(0, 20))
+    .option(
+      '--max-retry-wait <s>',
+      `longest wait, in seconds, a server's Retry-After may ask for; past it cnv gives up at once (exit 7) saying when to try again (default ${DEFAULT_GLOBALS.maxRetryWaitMs / 1000}; also CNV_MAX_RETRY_WAIT)`,
+      integer(0, MAX_RETRY_WAIT_LIMIT_S),
+    );
 }
 
 export function toGlobals(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): GlobalOptions {
@@ -33,6 +42,17 @@ export function toGlobals(raw: Record<string, unknown>, env: NodeJS.ProcessEnv):
     color: raw.color !== false && !('NO_COLOR' in env && env.NO_COLOR !== ''),
     timeout: (raw.timeout as number | undefined) ?? DEFAULT_GLOBALS.timeout,
     maxRetries: (raw.maxRetries as number | undefined) ?? DEFAULT_GLOBALS.maxRetries,
+    maxRetryWaitMs: ((raw.maxRetryWait as number | undefined) ?? envSeconds(env, 'CNV_MAX_RETRY_WAIT') ?? DEFAULT_GLOBALS.maxRetryWaitMs / 1000) * 1000,
     dryRun: raw.dryRun === true,
   };
+}
+
+function envSeconds(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const n = Number(raw);
+  if (!/^\s*\d+\s*$/.test(raw) || n > MAX_RETRY_WAIT_LIMIT_S) {
+    throw new UsageError(`${name} must be a whole number of seconds from 0 to ${MAX_RETRY_WAIT_LIMIT_S}, got "${raw}"`);
+  }
+  return n;
 }

@@ -9,12 +9,16 @@ export const HELP_TOPICS: Record<string, { summary: string; text: string }> = {
   2    usage error or invalid local input (bad flag, malformed file, bad value caught
        before anything was sent)
   3    the API rejected the request (400-class other than 401/403/404), or answered
-       with a body that breaks the contract
+       with a body that breaks the contract; or the answer is not the API's at all
+       (not_the_api: an HTML page, a redirect, a 404 or 501 without the API's error
+       body, a body past the size limits): check --base-url
   4    authentication or permission (401, 403 including export_not_enabled), or no key
   5    not found (404)
   6    partial: a batch or file run finished and some rows failed (see the report)
   7    transient: server error, rate limit or network failure still failing after
-       retries, or another run holds the export lock; try again later
+       retries (a gateway's 502/503/504 page too), a Retry-After longer than
+       --max-retry-wait (the message says when to try again), or another run holds
+       the export lock; try again later
   8    a local file could not be written or read: output, export state, lock or
        report (disk full, quota, read-only, permission, I/O error); the message
        names the path; what was committed stays committed
@@ -30,6 +34,8 @@ export const HELP_TOPICS: Record<string, { summary: string; text: string }> = {
   CNV_API_KEY      API key; wins over the profile, loses to --api-key
   CNV_BASE_URL     API base URL; wins over the profile, loses to --base-url
   CNV_PROFILE      profile to use when --profile is not given
+  CNV_MAX_RETRY_WAIT  longest Retry-After wait honoured, in seconds (default 60);
+                   loses to --max-retry-wait
   CNV_CONFIG_DIR   directory of the config file and export state
                    (default: $XDG_CONFIG_HOME/cnv or ~/.config/cnv)
   HTTPS_PROXY      proxy for https:// requests (also https_proxy)

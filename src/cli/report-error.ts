@@ -1,11 +1,16 @@
 import { CommanderError } from 'commander';
 import type { Context } from '../context.js';
 import { CliError, DryRunStop, ExitCode } from '../errors.js';
+import { escapeControl } from '../io/terminal-text.js';
 
-/** The single error handler: one line on stderr (plus a hint), JSON too with --json; returns the exit code. */
+/**
+ * The single error handler: one line on stderr (plus a hint), JSON too with --json; returns the
+ * exit code. Every line is redacted, and its control characters (a server's message may carry
+ * ESC, OSC, CR, a newline that forges a line) are shown as escapes; the JSON line is JSON-escaped.
+ */
 export function reportError(ctx: Context, err: unknown, argv: string[]): number {
   const json = ctx.globals.json || argv.includes('--json');
-  const write = (line: string) => ctx.io.stderr.write(ctx.redact(line) + '\n');
+  const write = (line: string) => ctx.io.stderr.write(escapeControl(ctx.redact(line)) + '\n');
   const reason = ctx.signal.aborted ? ctx.signal.reason : undefined;
   const error = reason instanceof CliError ? reason : err;
 
@@ -26,7 +31,7 @@ export function reportError(ctx: Context, err: unknown, argv: string[]): number 
   }
   const e = error as Error;
   write(`error: internal: ${e?.message ?? String(error)}`);
-  if (ctx.globals.verbose && e?.stack) write(e.stack);
+  if (ctx.globals.verbose && e?.stack) for (const line of e.stack.split('\n')) write(line);
   else write('hint: this is a bug in cnv; run again with --verbose for details and report it');
   if (json) write(JSON.stringify({ error: { code: 'internal', message: e?.message ?? String(error), exitCode: ExitCode.internal } }));
   return ExitCode.internal;

@@ -3,43 +3,30 @@ import { z } from 'zod';
 import type { CommandInput } from '../cli/registry.js';
 import { checkApiKey } from '../config/api-key.js';
 import type { Context } from '../context.js';
-import { ApiError, CliError, ExitCode } from '../errors.js';
+import { ApiError, CliError, ExitCode, GatewayError, NotTheApiError } from '../errors.js';
 import type { HttpClient } from '../http/client.js';
-import { maskKey } from '../http/redact.js';
+import { maskKey, redactUrl } from '../http/redact.js';
 import type { CommandResult } from '../io/render.js';
-
-type Status = 'ok' | 'warn' | 'fail';
-interface Check {
-  check: string;
-  status: Status;
-  detail: string;
-}
-
-const PROBE_EMAIL = 'cnv-doctor-probe@example.invalid';
-const NIL_UUID = '00000000-0000-0000-0000-000000000000';
-
-/** Requests that tell whether a gated endpoint is enabled without changing anything. */
-const GATED_PROBES: Array<{ name: string; method: 'GET' | 'POST'; path: string; query?: Record<string, string>; body?: unknown }> = [
-  { name: 'get contact', method: 'GET', path: '/v2/contacts', query: { email: PROBE_EMAIL } },
-  { name: 'create field', method: 'POST', path: '/v2/fields', body: {} },
-  { name: 'batch add to audience', method: 'POST', path: `/v2/audiences/${NIL_UUID}/contacts/batch`, body: { contacts: [] } },
-  { name: 'batch add to campaign', method: 'POST', path: `/v2/campaigns/${NIL_UUID}/contacts/batch`, body: { contacts: [] } },
-  { name: 'export contacts', method: 'POST', path: '/v2/exports/contacts', body: { limit: 1 } },
-  {
-    name: 'export custom events',
-    method: 'POST',
-    path: '/v2/exports/custom-events',
-    body: { occurredAt: { start: '1970-01-01T00:00:00.000Z', end: '1970-01-01T00:00:00.001Z' }, limit: 1 },
-  },
-  { name: 'export email events', method: 'POST', path: '/v2/exports/email-events', body: { eventType: 'EMAIL_SEND', limit: 1 } },
-];
+import { GATED_PROBES, probeVerdict, type Check, type Known } from './doctor-probes.js';
 
 export function configure(cmd: Command): void {
   cmd.addHelpText('after', `
 Checks, in order: the config file, the API key's presence and form, the base URL, that the
-API answers, that it accepts the key, and for each gated endpoint whether this key may use it
-(probes change nothing). Exits 0 when nothing failed; a gated endpoint that is not enabled is a
-warning, not a failure.
+server answers, that it is this API (asked without a key it must answer 401 unauthorized in
+the API's error envelope; any other answer, an HTML page, a redirect, a 404 for everything,
+is a failure, exit 3), that it accepts the key, and for each gated endpoint whether this key
+may use it. One line per check on stdout, a summary line on stderr. Exits 0 when nothing
+failed; a gated endpoint that is not enabled is a warning, not a failure.
+
+Gated endpoints are probed with requests that change nothing and that are valid in every
+respect the spec names (the exports read one row, get contact reads the contact the export
+showed, the campaign batch add names a real campaign and a contact that does not exist): a
+2xx says enabled and 403 export_not_enabled says not enabled, whatever order the server
+checks things in. Where the only safe request names something made up (an audience, or a
+contact when the export showed none) or cannot create anything (create field, with an
+object type the spec does not have), an answer of the API other than 403 (404
+audience_not_found, 400 invalid_object_type) is reported as enabled "by inference", and
+says so.
 
 Examples:
   $ cnv doctor
@@ -49,10 +36,10 @@ Examples:
 export async function run(ctx: Context, _input: CommandInput): Promise<CommandResult> {
   const checks: Check[] = [];
   let exitCode: number = ExitCode.ok;
-  const fail = (check: string, err: unknown) => {
+  const fail = (check: string, err: unknown, exit?: number) => {
     const e = err instanceof CliError ? err : undefined;
     checks.push({ check, status: 'fail', detail: e ? `${e.code}: ${e.message}` : String(err) });
-    if (exitCode === ExitCode.ok) exitCode = e?.exitCode ?? ExitCode.internal;
+    if (exitCode === ExitCode.ok) exitCode = exit ?? e?.exitCode ?? ExitCode.internal;
   };
 
   try {
@@ -62,59 +49,91 @@ export async function run(ctx: Context, _input: CommandInput): Promise<CommandRe
     fail('config', err);
   }
   let http: HttpClient | undefined;
+  let baseUrl = '';
   try {
     const creds = await ctx.credentials();
     const { warning } = checkApiKey(creds.apiKey, creds.apiKeySource);
     checks.push({ check: 'api key', status: warning ? 'warn' : 'ok', detail: warning ?? `${maskKey(creds.apiKey)} from ${creds.apiKeySource}` });
-    checks.push({ check: 'base url', status: 'ok', detail: `${creds.baseUrl} from ${creds.baseUrlSource}` });
+    baseUrl = redactUrl(creds.baseUrl);
+    checks.push({ check: 'base url', status: 'ok', detail: `${baseUrl} from ${creds.baseUrlSource}` });
     // Probes should answer fast: one retry at most.
     ctx.globals.maxRetries = Math.min(ctx.globals.maxRetries, 1);
     http = await ctx.http();
   } catch (err) {
     fail('credentials', err);
   }
-  if (http && (await reachAndAuth(http, ctx, checks, fail))) {
-    for (const probe of GATED_PROBES) checks.push(await gated(http, ctx, probe));
+  if (http && (await isTheApi(http, ctx, checks, fail, baseUrl))) {
+    const campaignId = await authenticated(http, ctx, checks, fail);
+    if (campaignId !== false) {
+      const known: Known = { campaignId };
+      for (const probe of GATED_PROBES) {
+        const check = `endpoint: ${probe.name}`;
+        try {
+          const res = await http.request({ ...probe.request(known), data: z.unknown(), idempotency: 'safe', signal: ctx.signal });
+          probe.learn?.(res.data, known);
+          checks.push(probeVerdict(check, probe, undefined, known));
+        } catch (err) {
+          const verdict = probeVerdict(check, probe, err, known);
+          if (verdict.status === 'fail') fail(check, err);
+          else checks.push(verdict);
+        }
+      }
+    }
   }
+  summarize(ctx, checks, baseUrl);
   return { kind: 'list', rows: checks as unknown as Array<Record<string, unknown>>, columns: ['check', 'status', 'detail'], exitCode };
 }
 
-async function reachAndAuth(http: HttpClient, ctx: Context, checks: Check[], fail: (c: string, e: unknown) => void): Promise<boolean> {
+/**
+ * Reachable, and this API: asked without a key, the API answers 401 `unauthorized` in its error
+ * envelope (spec, Authentication 4). A web server, a redirect, a 404 or 502 for everything do not.
+ */
+async function isTheApi(http: HttpClient, ctx: Context, checks: Check[], fail: (c: string, e: unknown, exit?: number) => void, baseUrl: string): Promise<boolean> {
+  const notTheApi = (what: string) => new NotTheApiError(`this does not look like the API at ${baseUrl}: ${what}`);
   try {
-    await http.request({ method: 'GET', path: '/v2/campaigns', query: { limit: 1 }, data: z.unknown(), idempotency: 'safe', signal: ctx.signal });
-    checks.push({ check: 'reachable', status: 'ok', detail: 'the API answered' });
-    checks.push({ check: 'authentication', status: 'ok', detail: 'the key was accepted' });
-    return true;
+    await http.request({ method: 'GET', path: '/v2/campaigns', query: { limit: 1 }, data: z.unknown(), idempotency: 'safe', signal: ctx.signal, auth: false });
+    checks.push({ check: 'reachable', status: 'ok', detail: 'the server answered' });
+    fail('api', notTheApi('GET /v2/campaigns answered 2xx without an API key, where the API answers 401 unauthorized'));
+    return false;
   } catch (err) {
-    if (err instanceof ApiError) {
-      checks.push({ check: 'reachable', status: 'ok', detail: `the API answered ${err.status}` });
-      if (err.status === 401) {
-        fail('authentication', err);
-        return false;
-      }
-      checks.push({ check: 'authentication', status: 'ok', detail: 'the key was accepted' });
+    if (err instanceof NotTheApiError || err instanceof GatewayError || err instanceof ApiError) {
+      checks.push({ check: 'reachable', status: 'ok', detail: 'the server answered' });
+    }
+    if (err instanceof ApiError && err.status === 401 && err.code === 'unauthorized') {
+      checks.push({ check: 'api', status: 'ok', detail: 'without a key it answered 401 unauthorized in the API\'s error envelope' });
       return true;
     }
-    fail('reachable', err);
+    if (err instanceof NotTheApiError) fail('api', err);
+    // A gateway's error page on every attempt: whatever is behind it, doctor cannot call it the API.
+    else if (err instanceof GatewayError) fail('api', notTheApi(err.message), ExitCode.rejected);
+    else if (err instanceof ApiError && err.exitCode !== ExitCode.transient) {
+      fail('api', notTheApi(`without a key GET /v2/campaigns answered ${err.status} ${err.code}, where the API answers 401 unauthorized`));
+    } else fail(err instanceof ApiError ? 'api' : 'reachable', err);
     return false;
   }
 }
 
-async function gated(http: HttpClient, ctx: Context, probe: (typeof GATED_PROBES)[number]): Promise<Check> {
-  const check = `endpoint: ${probe.name}`;
+const campaignsPage = z.looseObject({ campaigns: z.array(z.looseObject({ id: z.string() })) });
+
+/** The key is accepted, and a list answer has the API's shape. Returns a campaign id to probe with (or undefined), false on failure. */
+async function authenticated(http: HttpClient, ctx: Context, checks: Check[], fail: (c: string, e: unknown) => void): Promise<string | undefined | false> {
   try {
-    await http.request({ ...probe, data: z.unknown(), idempotency: 'safe', signal: ctx.signal });
-    return { check, status: 'ok', detail: 'enabled' };
+    const res = await http.request({ method: 'GET', path: '/v2/campaigns', query: { limit: 1 }, data: campaignsPage, paginated: true, idempotency: 'safe', signal: ctx.signal });
+    checks.push({ check: 'authentication', status: 'ok', detail: 'the key was accepted; the campaign list has the API\'s shape' });
+    return res.data.campaigns[0]?.id;
   } catch (err) {
-    if (err instanceof ApiError && err.code === 'export_not_enabled') {
-      return { check, status: 'warn', detail: 'not enabled for this account (403 export_not_enabled)' };
-    }
-    if (err instanceof ApiError && err.status === 403) return { check, status: 'warn', detail: `forbidden: ${err.message}` };
-    // A 404 about the probe's made-up resource proves the route exists; a bare one does not.
-    if (err instanceof ApiError && err.status === 404 && err.code === 'not_found') {
-      return { check, status: 'warn', detail: 'the API does not know this endpoint' };
-    }
-    if (err instanceof ApiError && err.status < 500) return { check, status: 'ok', detail: 'enabled' };
-    return { check, status: 'warn', detail: `could not tell: ${err instanceof Error ? err.message : String(err)}` };
+    fail('authentication', err);
+    return false;
   }
+}
+
+function summarize(ctx: Context, checks: Check[], baseUrl: string): void {
+  const count = (s: Check['status']) => checks.filter((c) => c.status === s).length;
+  const failed = checks.find((c) => c.status === 'fail');
+  const verdict = !failed
+    ? `the API at ${baseUrl} answers and accepts the key`
+    : failed.detail.startsWith('not_the_api:')
+      ? `this does not look like the API at ${baseUrl}`
+      : `the ${failed.check} check failed`;
+  ctx.info(`doctor: ${count('ok')} ok, ${count('warn')} warnings, ${count('fail')} failed: ${verdict}`);
 }

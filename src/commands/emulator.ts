@@ -3,6 +3,7 @@ import type { CommandInput } from '../cli/registry.js';
 import { integer } from '../cli/parse.js';
 import type { Context } from '../context.js';
 import type { CommandResult } from '../io/render.js';
+import { UsageError } from '../errors.js';
 
 function rate(text: string): number {
   const n = Number(text);
@@ -51,6 +52,8 @@ export async function run(ctx: Context, { opts }: CommandInput): Promise<Command
     seedContacts: opts.seedContacts as number,
     seedEvents: opts.seedEvents as number,
     quiet: true,
+  }).catch((err: unknown) => {
+    throw listenError(err, opts.port as number, opts.host as string) ?? err;
   });
   const host = opts.host as string;
   if (!/^(127\.\d+\.\d+\.\d+|::1|localhost)$/i.test(host)) {
@@ -65,4 +68,19 @@ export async function run(ctx: Context, { opts }: CommandInput): Promise<Command
   await emulator.close();
   ctx.info('emulator stopped');
   return { kind: 'none' };
+}
+
+/** A port or interface that cannot be listened on is the user's to change (exit 2), not a bug. */
+function listenError(err: unknown, port: number, host: string): UsageError | undefined {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'EADDRINUSE') {
+    return new UsageError(`port ${port} on ${host} is already in use (EADDRINUSE)`, 'pick another with --port N, or --port 0 to take a free one (the URL is printed)', 'port_in_use');
+  }
+  if (code === 'EACCES') {
+    return new UsageError(`not allowed to listen on port ${port} on ${host} (EACCES)`, 'ports below 1024 need privileges: use --port 4010, or --port 0 to take a free one', 'port_denied');
+  }
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+    return new UsageError(`cannot listen on --host ${host}: no such local interface (${code})`, 'use --host 127.0.0.1 (the default)', 'bad_host');
+  }
+  return undefined;
 }

@@ -1,4 +1,5 @@
 import { AuthError, UsageError } from '../errors.js';
+import { redactUrl } from '../http/redact.js';
 import { checkApiKey } from './api-key.js';
 import type { ProfileStore } from './profiles.js';
 
@@ -66,16 +67,28 @@ function pick(candidates: Array<[string | undefined, string]>): [string, string]
 
 const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
 
-/** A valid http(s) URL; plain http only towards loopback, so a key never crosses a network in clear. */
+/**
+ * A valid http(s) URL; plain http only towards loopback, so a key never crosses a network in
+ * clear; no user or password in it (cnv never sends them, and a URL is printed and stored);
+ * a final `/v2` dropped, since every endpoint path starts with it.
+ */
 export function checkBaseUrl(raw: string, source: string): string {
   let url: URL;
+  const shown = redactUrl(raw);
   try {
     url = new URL(raw);
   } catch {
-    throw new UsageError(`the base URL from ${source} is not a valid URL: ${raw}`);
+    throw new UsageError(`the base URL from ${source} is not a valid URL: ${shown}`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new UsageError(`the base URL from ${source} must use https: ${raw}`);
+    throw new UsageError(`the base URL from ${source} must use https: ${shown}`);
+  }
+  if (url.username || url.password) {
+    throw new UsageError(
+      `the base URL from ${source} contains a user name or password (${redactUrl(url.toString())}); cnv does not send them`,
+      'remove them from the URL: the API is authenticated by the API key alone (`cnv config set-key` or CNV_API_KEY)',
+      'credentials_in_url',
+    );
   }
   if (url.protocol === 'http:' && !LOOPBACK.test(url.hostname)) {
     throw new UsageError(
@@ -84,5 +97,6 @@ export function checkBaseUrl(raw: string, source: string): string {
     );
   }
   if (url.search || url.hash) throw new UsageError(`the base URL from ${source} must not have a query or fragment`);
-  return url.toString().replace(/\/+$/, '');
+  // The emulator's banner says "API at http://…/v2": a URL pasted from there still works.
+  return url.toString().replace(/\/+$/, '').replace(/\/v2$/i, '');
 }

@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import { isLoopbackHost } from './admin-guard.js';
 import { attachBulk } from './bulk.js';
 import { FaultController } from './faults.js';
 import { BUSINESSES, DEMO_KEYS, type DemoKeys } from './keys.js';
@@ -76,6 +77,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     rateLimiter: new RateLimiter(opts.rateLimit ?? 200),
     log,
     verbose: !opts.quiet && !!opts.verbose,
+    listensBeyondLoopback: !isLoopbackHost(host),
   });
   const address = await listen(server, opts.port ?? 0, host);
   const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;

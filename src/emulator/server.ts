@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { handleApiRequest, type ApiDeps } from './api-pipeline.js';
+import { checkAdminRequest } from './admin-guard.js';
 import { EmulatorError, errorBody } from './errors.js';
 import { errorResult, parseJsonObject, readBody, sendJson } from './http-io.js';
 import type { AdminRouter, RouteResult } from './router.js';
@@ -8,11 +9,14 @@ import type { AdminRouter, RouteResult } from './router.js';
 export interface ServerDeps extends ApiDeps {
   adminRouter: AdminRouter;
   verbose: boolean;
+  /** The emulator listens beyond loopback: admin requests may then name an IP address as Host. */
+  listensBeyondLoopback?: boolean;
 }
 
 /**
  * The node:http server: /v2/* goes through the API pipeline, /_emulator/* to the admin
- * router (no key, no faults, not counted), anything else is 404 not_found.
+ * router (no key, no faults, not counted; loopback Host and JSON bodies only, see
+ * admin-guard.ts), anything else is 404 not_found.
  */
 export function createEmulatorServer(deps: ServerDeps): Server {
   const server = createServer({ keepAlive: true }, (req, res) => {
@@ -67,6 +71,7 @@ async function handleAdminRequest(deps: ServerDeps, req: IncomingMessage, res: S
   const raw = await readBody(req);
   let result: RouteResult;
   try {
+    checkAdminRequest(req, method, deps.listensBeyondLoopback ?? false);
     const match = deps.adminRouter.match(method, url.pathname);
     if (match.kind === 'not_found') throw new EmulatorError(404, 'not_found', `No admin route ${url.pathname}`);
     if (match.kind === 'method_not_allowed') {

@@ -3,13 +3,16 @@ import type { Dispatcher } from 'undici';
 import { request } from './undici.js';
 import type { z } from 'zod';
 import type { Clock } from '../clock.js';
-import { ApiError, DryRunStop, ResponseShapeError, TransientError } from '../errors.js';
-import { maskKey } from './redact.js';
+import { CliError, DryRunStop, NotTheApiError, ResponseShapeError } from '../errors.js';
+import { keyMasker, makeRedactor, maskKey, redactUrl } from './redact.js';
 import type { RequestLogger } from './logger.js';
 import type { RateLimiter } from './rate-limiter.js';
-import { backoffDelay, isRetryable, neverSent, parseRetryAfter, type FailedAttempt, type Idempotency } from './retry-policy.js';
-import { describeIssues, envelopeSchema, errorBodySchema, rowsData } from './envelope.js';
-import { JsonRowSplitter, JsonSyntaxError } from '../io/json-rows.js';
+import { backoffDelay, DEFAULT_MAX_RETRY_WAIT_MS, isRetryable, parseRetryAfter, type FailedAttempt, type Idempotency } from './retry-policy.js';
+import { describeIssues, envelopeSchema, rowsData } from './envelope.js';
+import { JsonRowSplitter, JsonSyntaxError, JsonTooLargeError } from '../io/json-rows.js';
+import { BODY_LIMITS, declaredLength, readCapped, sizeText } from './body.js';
+import { describeBody } from './foreign.js';
+import { finalError, notTheApi, parseFailure, waitTooLong, type Target } from './failures.js';
 
 export interface HttpClientOptions {
   baseUrl: string;
@@ -22,6 +25,8 @@ export interface HttpClientOptions {
   maxAttempts: number;
   /** Per-attempt time limit. */
   timeoutMs: number;
+  /** Longest wait a Retry-After may ask for; past it the request gives up at once (default 60 s). */
+  maxRetryWaitMs?: number;
   random?: () => number;
   userAgent?: string;
   /** When set, write requests are handed to it instead of being sent (--dry-run). */
@@ -36,6 +41,8 @@ interface BaseSpec {
   /** `unsafe`: retried only when the request provably never reached the server. */
   idempotency: Idempotency;
   signal?: AbortSignal;
+  /** `false`: sent without the API key (doctor's check that the server asks for one). */
+  auth?: boolean;
 }
 
 export interface RequestSpec<T extends z.ZodType> extends BaseSpec {
@@ -69,15 +76,24 @@ export interface ApiResponse<T> {
 export class HttpClient {
   private readonly opts: HttpClientOptions;
   private readonly random: () => number;
+  private readonly baseUrl: string;
+  /** Masks the key (and any URL credentials) in every text made from what the server sent. */
+  private readonly redact: (text: string) => string;
 
   constructor(opts: HttpClientOptions) {
     this.opts = opts;
     this.random = opts.random ?? Math.random;
+    this.baseUrl = normalizeBaseUrl(opts.baseUrl);
+    this.redact = makeRedactor([opts.apiKey]);
   }
 
   async request<T extends z.ZodType>(spec: RequestSpec<T>): Promise<ApiResponse<z.output<T>>> {
-    return this.run(spec, async (body, label, status, attempts) => {
-      const parsed = this.parseSuccess(spec, label, await body.text());
+    return this.run(spec, async (body, target, status, attempts, headers) => {
+      const limit = BODY_LIMITS.answerBytes;
+      if ((declaredLength(headers) ?? 0) > limit) throw this.tooLarge(target, limit);
+      const { text, complete } = await readCapped(body, limit);
+      if (!complete) throw this.tooLarge(target, limit);
+      const parsed = this.parseSuccess(spec, target, status, headers, this.maskEchoedKey(text));
       return { data: parsed.data as z.output<T>, nextCursor: parsed.nextCursor, status, attempts };
     });
   }
@@ -89,8 +105,9 @@ export class HttpClient {
    * `request` does; each row against `spec.row`.
    */
   async requestRows<P>(spec: RowsSpec, receive: () => RowReceiver<P>): Promise<P> {
-    return this.run(spec, async (body, label) => {
-      const shape = (detail: string) => new ResponseShapeError(`unexpected response from ${label}: ${detail}`);
+    return this.run(spec, async (body, target, status, _attempts, headers) => {
+      const { label } = target;
+      const shape = (detail: string) => new ResponseShapeError(this.redact(`unexpected response from ${label}: ${detail}`));
       const rows = receive();
       const splitter = new JsonRowSplitter(spec.member, (row, index) => {
         const checked = spec.row.safeParse(row);
@@ -98,25 +115,44 @@ export class HttpClient {
         rows.row(row);
       }, (index) => {
         throw shape(`data.${spec.member}.${index}: expected an object`);
-      });
+      }, BODY_LIMITS.rowChars);
+      let head = '';
       // Only the body stream's own failures (a connection lost mid-page) are network errors
       // worth a retry; anything the reading itself throws ends the request.
       const settle = <T>(work: () => T): T => {
         try {
           return work();
         } catch (err) {
-          if (err instanceof JsonSyntaxError) throw shape(`the body is not JSON (${err.message})`);
+          if (err instanceof JsonSyntaxError) {
+            throw notTheApi(target, `${label} answered ${status} with ${describeBody(head, headers)}, not JSON (${err.message})`, status);
+          }
+          if (err instanceof JsonTooLargeError) throw this.tooLarge(target, BODY_LIMITS.rowChars, err.message);
           throw new NotRetried(err);
         }
       };
       // Decoded here, not with setEncoding (which undici's mock bodies ignore): a character may
       // be cut between two chunks.
       const decoder = new StringDecoder('utf8');
-      for await (const chunk of body) settle(() => splitter.write(typeof chunk === 'string' ? chunk : decoder.write(chunk as Buffer)));
+      const limit = BODY_LIMITS.pageBytes;
+      if ((declaredLength(headers) ?? 0) > limit) throw this.tooLarge(target, limit);
+      let size = 0;
+      // The key echoed in a row never reaches an export file.
+      const masker = this.opts.apiKey.length >= 8 ? keyMasker(this.opts.apiKey) : undefined;
+      for await (const chunk of body) {
+        const decoded = typeof chunk === 'string' ? chunk : decoder.write(chunk as Buffer);
+        const text = masker ? masker.push(decoded) : decoded;
+        size += (chunk as { length: number }).length;
+        if (size > limit) throw this.tooLarge(target, limit);
+        // The opening of the answer, to describe it if it is not JSON.
+        if (head.length < 512) head += text.slice(0, 512);
+        settle(() => splitter.write(text));
+      }
       const doc = settle(() => {
-        splitter.write(decoder.end());
+        const rest = decoder.end();
+        splitter.write(masker ? masker.push(rest) + masker.end() : rest);
         return splitter.end();
       });
+      if (!isEnvelope(doc, 'data')) throw notTheApi(target, `${label} answered ${status} with ${describeBody(JSON.stringify(doc), headers)}`, status);
       const parsed = envelopeSchema(rowsData(spec.member), true).safeParse(doc);
       if (!parsed.success) throw shape(describeIssues(parsed.error));
       return settle(() => rows.end(parsed.data.pagination?.nextCursor ?? null));
@@ -124,12 +160,17 @@ export class HttpClient {
   }
 
   /** The attempt loop shared by every request: rate limit, send, retry, typed errors. */
-  private async run<R>(spec: BaseSpec, onSuccess: (body: Dispatcher.ResponseData['body'], label: string, status: number, attempts: number) => Promise<R>): Promise<R> {
+  private async run<R>(
+    spec: BaseSpec,
+    onSuccess: (body: Dispatcher.ResponseData['body'], target: Target, status: number, attempts: number, headers: Dispatcher.ResponseData['headers']) => Promise<R>,
+  ): Promise<R> {
     const url = this.buildUrl(spec.path, spec.query);
     const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
     const label = `${spec.method} ${url.pathname}`;
+    const target: Target = { label, baseUrl: redactUrl(this.baseUrl), redact: this.redact };
+    const maxWaitMs = this.opts.maxRetryWaitMs ?? DEFAULT_MAX_RETRY_WAIT_MS;
     if (this.opts.dryRun && spec.method !== 'GET') {
-      this.opts.dryRun({ method: spec.method, url: url.toString(), headers: this.headers(true), body: spec.body });
+      this.opts.dryRun({ method: spec.method, url: redactUrl(url.toString()), headers: this.headers(true, spec.auth), body: spec.body });
       throw new DryRunStop();
     }
     for (let attempt = 1; ; attempt++) {
@@ -140,9 +181,9 @@ export class HttpClient {
       try {
         const res = await this.send(url, spec, body);
         if (res.statusCode >= 200 && res.statusCode < 300) {
-          const value = await onSuccess(res.body, label, res.statusCode, attempt).catch((err) => {
+          const value = await onSuccess(res.body, target, res.statusCode, attempt, res.headers).catch((err) => {
             res.body.destroy(); // an answer not read to its end would hold the connection
-            if (err instanceof ResponseShapeError || err instanceof NotRetried) {
+            if (err instanceof CliError || err instanceof NotRetried) {
               this.opts.logger.response({ method: spec.method, path: url.pathname, attempt, status: res.statusCode, ms: this.opts.clock.now() - started });
             }
             throw err;
@@ -150,15 +191,16 @@ export class HttpClient {
           this.opts.logger.response({ method: spec.method, path: url.pathname, attempt, status: res.statusCode, ms: this.opts.clock.now() - started });
           return value;
         }
-        const text = await res.body.text();
+        const { text, complete } = await readCapped(res.body, BODY_LIMITS.errorBytes);
         this.opts.logger.response({ method: spec.method, path: url.pathname, attempt, status: res.statusCode, ms: this.opts.clock.now() - started });
-        const error = this.parseFailure(res.statusCode, text);
+        const error = parseFailure(res.statusCode, res.headers, text, complete, target);
         const retryAfterMs = parseRetryAfter(res.headers['retry-after'], Date.now());
-        if (res.statusCode === 429) this.opts.limiter.pause(retryAfterMs ?? 1000);
+        // Never longer than cnv would wait itself: a paused bucket holds every other request too.
+        if (res.statusCode === 429) this.opts.limiter.pause(Math.min(retryAfterMs ?? 1000, maxWaitMs));
         failure = { status: res.statusCode, error, retryAfterMs };
       } catch (err) {
         if (spec.signal?.aborted) throw spec.signal.reason ?? err;
-        if (err instanceof ResponseShapeError) throw err;
+        if (err instanceof CliError) throw err;
         if (err instanceof NotRetried) throw err.error;
         const networkCode = networkErrorCode(err);
         this.opts.logger.response({
@@ -167,7 +209,8 @@ export class HttpClient {
         failure = { networkCode, error: err as Error };
       }
       const retryable = isRetryable(failure, spec.idempotency);
-      if (!retryable || attempt >= this.opts.maxAttempts) throw finalError(failure, label, attempt, retryable, spec.idempotency);
+      if (!retryable || attempt >= this.opts.maxAttempts) throw finalError(failure, target, attempt, retryable, spec.idempotency);
+      if ((failure.retryAfterMs ?? 0) > maxWaitMs) throw waitTooLong(failure.error, target, failure.retryAfterMs!, maxWaitMs, Date.now());
       const delayMs = Math.max(backoffDelay(attempt, this.random), failure.retryAfterMs ?? 0);
       this.opts.logger.retry({
         method: spec.method, path: url.pathname, attempt, delayMs, reason: String(failure.status ?? failure.networkCode),
@@ -177,7 +220,7 @@ export class HttpClient {
   }
 
   private buildUrl(path: string, query?: RequestSpec<z.ZodType>['query']): URL {
-    const url = new URL(this.opts.baseUrl.replace(/\/+$/, '') + path);
+    const url = new URL(this.baseUrl + path);
     for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     return url;
   }
@@ -188,45 +231,57 @@ export class HttpClient {
     return request(url, {
       method: spec.method,
       dispatcher: this.opts.dispatcher,
-      headers: this.headers(false),
+      headers: this.headers(false, spec.auth),
       body,
       signal,
     });
   }
 
-  private headers(masked: boolean): Record<string, string> {
+  private headers(masked: boolean, auth = true): Record<string, string> {
     return {
-      'x-api-key': masked ? maskKey(this.opts.apiKey) : this.opts.apiKey,
+      ...(auth ? { 'x-api-key': masked ? maskKey(this.opts.apiKey) : this.opts.apiKey } : {}),
       'content-type': 'application/json',
       accept: 'application/json',
       'user-agent': this.opts.userAgent ?? 'cnv',
     };
   }
 
-  private parseSuccess(spec: RequestSpec<z.ZodType>, label: string, text: string) {
+  private parseSuccess(spec: RequestSpec<z.ZodType>, target: Target, status: number, headers: Dispatcher.ResponseData['headers'], text: string) {
     let json: unknown;
     try {
       json = JSON.parse(text);
     } catch {
-      throw new ResponseShapeError(`unexpected response from ${label}: the body is not JSON`);
+      throw notTheApi(target, `${target.label} answered ${status} with ${describeBody(text, headers)}, not JSON`, status);
     }
+    if (!isEnvelope(json, 'data')) throw notTheApi(target, `${target.label} answered ${status} with ${describeBody(text, headers)}`, status);
     const parsed = envelopeSchema(spec.data, spec.paginated ?? false).safeParse(json);
     if (!parsed.success) {
-      throw new ResponseShapeError(`unexpected response from ${label}: ${describeIssues(parsed.error)}`);
+      throw new ResponseShapeError(this.redact(`unexpected response from ${target.label}: ${describeIssues(parsed.error)}`));
     }
     return { data: parsed.data.data, nextCursor: parsed.data.pagination?.nextCursor };
   }
 
-  private parseFailure(status: number, text: string): ApiError {
-    try {
-      const parsed = errorBodySchema.safeParse(JSON.parse(text));
-      if (parsed.success) return new ApiError(status, parsed.data.error.code, parsed.data.error.message);
-    } catch {
-      // not JSON: fall through to a generic error
-    }
-    const snippet = text.trim().slice(0, 200);
-    return new ApiError(status, `http_${status}`, snippet === '' ? `HTTP ${status} with no error body` : snippet);
+  /** The key echoed anywhere in a success answer (a batch item's message) never reaches a report or a file. */
+  private maskEchoedKey(text: string): string {
+    return this.opts.apiKey.length >= 8 && text.includes(this.opts.apiKey) ? text.split(this.opts.apiKey).join(maskKey(this.opts.apiKey)) : text;
   }
+
+  private tooLarge(target: Target, limit: number, detail?: string): NotTheApiError {
+    return new NotTheApiError(`${target.label}: the answer is larger than cnv reads (${detail ?? `more than ${sizeText(limit)}`})`, {
+      code: 'response_too_large',
+      hint: `the API's answers are far smaller: check --base-url; the limits are listed in docs/guarantees.md`,
+    });
+  }
+}
+
+/** The base URL without a trailing slash, and without a final `/v2` (every path starts with it). */
+export function normalizeBaseUrl(baseUrl: string): string {
+  return baseUrl.replace(/\/+$/, '').replace(/\/v2$/i, '');
+}
+
+/** An object with the given member: the outline of the API's envelope. */
+function isEnvelope(json: unknown, member: string): boolean {
+  return typeof json === 'object' && json !== null && !Array.isArray(json) && member in json;
 }
 
 /** An error met while reading a success answer that is not the connection's: never retried. */
@@ -238,28 +293,4 @@ function networkErrorCode(err: unknown): string {
   const e = err as { code?: string; name?: string; cause?: { code?: string } };
   if (e?.name === 'TimeoutError') return 'ETIMEDOUT';
   return e?.code ?? e?.cause?.code ?? e?.name ?? 'ENETWORK';
-}
-
-function finalError(
-  failure: FailedAttempt & { error: Error },
-  label: string,
-  attempts: number,
-  retryable: boolean,
-  idempotency: Idempotency,
-): Error {
-  const after = retryable && attempts > 1 ? ` (after ${attempts} attempts)` : '';
-  if (failure.error instanceof ApiError) {
-    if (!after) return failure.error;
-    return new ApiError(failure.error.status, failure.error.code, `${failure.error.message}${after}`);
-  }
-  const code = failure.networkCode ?? 'network_error';
-  const reason = failure.error.message || code;
-  return new TransientError(`${label} failed: ${reason} [${code}]${after}`, {
-    code: 'network_error',
-    // Repeating a request that may have been applied (a workflow trigger) could apply it twice.
-    hint: idempotency === 'unsafe' && !neverSent(failure)
-      ? 'the request may have reached the server and been applied: check before sending it again'
-      : 'check the base URL and your network, then try again',
-    cause: failure.error,
-  });
 }

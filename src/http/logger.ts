@@ -1,6 +1,7 @@
 import type { Writable } from 'node:stream';
+import { escapeControl } from '../io/terminal-text.js';
 
-/** Verbose request log on stderr; every line passes through the redactor. */
+/** Verbose request log on stderr; every line passes through the redactor and is escaped for the terminal. */
 export interface RequestLogger {
   request(info: { method: string; path: string; attempt: number }): void;
   response(info: { method: string; path: string; attempt: number; status: number | string; ms: number }): void;
@@ -10,7 +11,7 @@ export interface RequestLogger {
 export const silentLogger: RequestLogger = { request() {}, response() {}, retry() {} };
 
 export function stderrLogger(stderr: Writable, redact: (s: string) => string): RequestLogger {
-  const write = (line: string) => stderr.write(redact(line) + '\n');
+  const write = (line: string) => stderr.write(escapeControl(redact(line)) + '\n');
   return {
     request: ({ method, path, attempt }) => write(`> ${method} ${path} attempt=${attempt}`),
     response: ({ method, path, attempt, status, ms }) =>

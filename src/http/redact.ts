@@ -1,5 +1,7 @@
 const KEY_SHAPE = /^sk_live_([A-Za-z0-9]+)_(.+)$/;
 const ANY_LIVE_KEY = /sk_live_([A-Za-z0-9]+)_[A-Za-z0-9]{4,}/g;
+/** The user information of a URL (`https://user:password@host`), anywhere in a text. */
+const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]+@/gi;
 
 /** The key as it may be shown: `sk_live_<key_id>_****`, or `****` when it has another shape. */
 export function maskKey(key: string): string {
@@ -16,6 +18,46 @@ export function makeRedactor(secrets: Array<string | undefined>): (text: string)
   return (text) => {
     let out = text;
     for (const key of keys) out = out.split(key).join(maskKey(key));
-    return out.replace(ANY_LIVE_KEY, 'sk_live_$1_****');
+    return redactUrlCredentials(out.replace(ANY_LIVE_KEY, 'sk_live_$1_****'));
+  };
+}
+
+/**
+ * A URL as it may be shown or stored: a user name and password in it become `***`. For every
+ * place that prints or persists a base URL (config show, dry runs, errors, export state).
+ */
+export function redactUrl(url: string): string {
+  return redactUrlCredentials(url);
+}
+
+function redactUrlCredentials(text: string): string {
+  return text.includes('@') ? text.replace(URL_CREDENTIALS, '$1***@') : text;
+}
+
+/**
+ * Masks `key` in a text that arrives in pieces (an export page as it streams), including a key
+ * cut between two pieces: the last `key.length - 1` characters of each piece are held back
+ * until the next one (or `end()`).
+ */
+export function keyMasker(key: string): { push(text: string): string; end(): string } {
+  const masked = maskKey(key);
+  const hold = key.length - 1;
+  let carry = '';
+  const mask = (text: string) => (text.includes(key) ? text.split(key).join(masked) : text);
+  return {
+    push(text) {
+      const s = mask(carry + text);
+      if (s.length <= hold) {
+        carry = s;
+        return '';
+      }
+      carry = s.slice(s.length - hold);
+      return s.slice(0, s.length - hold);
+    },
+    end() {
+      const rest = carry;
+      carry = '';
+      return rest;
+    },
   };
 }

@@ -18,6 +18,12 @@ export interface BackoffOptions {
 
 export const DEFAULT_BACKOFF: BackoffOptions = { baseMs: 500, capMs: 20_000 };
 
+/**
+ * Longest wait a Retry-After may ask for before cnv gives up instead (exit 7, saying when to
+ * try again): an export holds its lock while it waits. `--max-retry-wait` / CNV_MAX_RETRY_WAIT.
+ */
+export const DEFAULT_MAX_RETRY_WAIT_MS = 60_000;
+
 /** Full-jitter exponential backoff: uniform in [0, min(cap, base * 2^(retry-1))]. */
 export function backoffDelay(retry: number, random: () => number, opts: BackoffOptions = DEFAULT_BACKOFF): number {
   const ceiling = Math.min(opts.capMs, opts.baseMs * 2 ** Math.max(0, retry - 1));

@@ -1,4 +1,5 @@
 import type { Context } from '../context.js';
+import { escapeControl } from './terminal-text.js';
 
 export type OutputFormat = 'table' | 'json' | 'ndjson' | 'csv';
 export const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'json', 'ndjson', 'csv'];
@@ -25,6 +26,11 @@ export function cellText(value: unknown): string {
   if (value === null || value === undefined) return '';
   if (typeof value === 'object') return JSON.stringify(value);
   return String(value);
+}
+
+/** A table cell (or heading) as text for a terminal: control characters escaped, line breaks kept. */
+export function tableText(value: unknown): string {
+  return escapeControl(cellText(value), '\n');
 }
 
 /** Nested plain objects become dotted keys (`fields.city`); arrays stay whole. */

@@ -1,6 +1,9 @@
 /** Thrown for text that is not JSON (the caller words it as an unexpected response). */
 export class JsonSyntaxError extends Error {}
 
+/** Thrown when one row, or the document around the rows, is longer than the splitter may hold. */
+export class JsonTooLargeError extends Error {}
+
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const OBJ = 1;
@@ -49,6 +52,8 @@ export class JsonRowSplitter {
     private readonly member: string,
     private readonly onRow: (row: Record<string, unknown>, index: number) => void,
     private readonly onOther: (index: number) => never,
+    /** Characters the splitter may hold at once: one row, or the document around the rows. */
+    private readonly maxHeld = Infinity,
   ) {}
 
   write(text: string): void {
@@ -97,6 +102,11 @@ export class JsonRowSplitter {
     this.i = i - keep;
     this.rowStart -= keep;
     this.stringStart -= keep;
+    // An endless row or string, or an endless document around the rows, would be held whole.
+    if (this.buf.length > this.maxHeld) {
+      throw new JsonTooLargeError(`${this.mode === 'row' ? `row ${this.index} of data.${this.member}` : 'a value'} is longer than ${this.maxHeld.toLocaleString('en-US')} characters`);
+    }
+    if (this.skeleton.length > this.maxHeld) throw new JsonTooLargeError(`the members around data.${this.member} are longer than ${this.maxHeld.toLocaleString('en-US')} characters`);
   }
 
   /** The document without the array's rows (parsed); throws when the text ended early. */

@@ -1,6 +1,6 @@
 import type { Context } from '../context.js';
 import { csvFormatter } from './csv-line.js';
-import { cellText, flatten, resolveFormat, tableStyle } from './format.js';
+import { cellText, flatten, resolveFormat, tableStyle, tableText } from './format.js';
 import { writeWithBackpressure } from './write.js';
 
 /** Rows written one at a time to stdout; json/ndjson/csv stream, a table is laid out at the end. */
@@ -57,8 +57,9 @@ export async function createListWriter(ctx: Context, columns?: string[]): Promis
     async end() {
       const { default: Table } = await import('cli-table3');
       const head = columns ?? [...new Set(rows.flatMap((r) => Object.keys(r)))];
-      const table = new Table({ head, style: tableStyle(ctx) });
-      for (const row of rows) table.push(head.map((c) => cellText(row[c])));
+      // A table is for a terminal: what the server sent cannot act on it (JSON and CSV stay exact).
+      const table = new Table({ head: head.map(tableText), style: tableStyle(ctx) });
+      for (const row of rows) table.push(head.map((c) => tableText(row[c])));
       await writeWithBackpressure(out, rows.length === 0 ? '(no rows)\n' : table.toString() + '\n');
     },
   };

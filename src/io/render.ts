@@ -1,5 +1,5 @@
 import type { Context } from '../context.js';
-import { cellText, flatten, resolveFormat, tableStyle } from './format.js';
+import { flatten, resolveFormat, tableStyle, tableText } from './format.js';
 import { writeWithBackpressure } from './write.js';
 
 /** What a command hands back: data to print, and the exit code when it is not 0. */
@@ -31,7 +31,7 @@ export async function renderResult(ctx: Context, result: CommandResult): Promise
   return writeWithBackpressure(ctx.io.stdout, await recordTable(data as Record<string, unknown>, tableStyle(ctx)));
 }
 
-/** A record as a two-column table, with each array of objects as its own table below. */
+/** A record as a two-column table, with each array of objects as its own table below; text escaped for the terminal. */
 async function recordTable(record: Record<string, unknown>, style: ReturnType<typeof tableStyle>): Promise<string> {
   const { default: Table } = await import('cli-table3');
   const scalars: Record<string, unknown> = {};
@@ -44,14 +44,14 @@ async function recordTable(record: Record<string, unknown>, style: ReturnType<ty
     }
   }
   const main = new Table({ style });
-  for (const [key, value] of Object.entries(scalars)) main.push({ [key]: cellText(value) });
+  for (const [key, value] of Object.entries(scalars)) main.push({ [tableText(key)]: tableText(value) });
   let out = main.toString() + '\n';
   for (const [title, items] of sections) {
     const rows = items.map((item) => flatten(item));
     const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
-    const table = new Table({ head: columns, style });
-    for (const row of rows) table.push(columns.map((c) => cellText(row[c])));
-    out += `\n${title}\n${table.toString()}\n`;
+    const table = new Table({ head: columns.map(tableText), style });
+    for (const row of rows) table.push(columns.map((c) => tableText(row[c])));
+    out += `\n${tableText(title)}\n${table.toString()}\n`;
   }
   return out;
 }

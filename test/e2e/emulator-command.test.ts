@@ -1,3 +1,5 @@
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { BIN, cnv, tempConfigDir } from '../helpers/cli.js';
@@ -53,5 +55,21 @@ describe('cnv emulator (binary)', () => {
     child.kill('SIGTERM');
     await child;
     expect(err).toMatch(/^warning: listening on 0\.0\.0\.0: .*admin routes under \/_emulator, which take no key/);
+  });
+
+  it('a busy port is a usage error (exit 2) naming the port and --port 0, not a bug', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const { port } = blocker.address() as AddressInfo;
+    try {
+      const res = await cnv(['emulator', '--port', String(port)]);
+      expect(res.exitCode).toBe(2);
+      expect(res.stderr).toBe(
+        `error: port_in_use: port ${port} on 127.0.0.1 is already in use (EADDRINUSE)\n` +
+          'hint: pick another with --port N, or --port 0 to take a free one (the URL is printed)\n',
+      );
+    } finally {
+      blocker.close();
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_KEYS, describeEmulator, startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { FIXTURE_CONTACTS as FX } from '../../src/emulator/seed/fixtures.js';
@@ -70,5 +71,45 @@ describe('admin routes', () => {
     await other.close();
     expect(performance.now() - t0).toBeLessThan(1000);
     await expect(fetch(`${other.url}/_emulator/info`)).rejects.toThrow();
+  });
+});
+
+/** A raw request (fetch cannot set Host), answered as status and parsed JSON. */
+function raw(emu: Emulator, method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; json: any }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${emu.url}${path}`, { method, headers }, (res) => {
+      let text = '';
+      res.on('data', (c) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, json: text ? JSON.parse(text) : undefined }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('admin routes refuse what a web page could send', () => {
+  it('a POST with a text/plain (or no) content type is 415, and changes nothing', async () => {
+    await admin(emu, 'DELETE', '/_emulator/faults');
+    const plain = await raw(emu, 'POST', '/_emulator/faults', { 'content-type': 'text/plain' }, JSON.stringify({ failNext: 5 }));
+    expect(plain.status).toBe(415);
+    expect(plain.json.error.code).toBe('unsupported_media_type');
+    const none = await raw(emu, 'POST', '/_emulator/reset', {});
+    expect(none.status).toBe(415);
+    expect((await admin(emu, 'GET', '/_emulator/faults')).json.failNext).toBe(0);
+  });
+
+  it('a Host that is not loopback (a DNS-rebound name) is 403, for reads too', async () => {
+    for (const [method, path] of [['GET', '/_emulator/info'], ['POST', '/_emulator/reset']]) {
+      const res = await raw(emu, method, path, { host: 'evil.example:4010', 'content-type': 'application/json' });
+      expect(res.status, path).toBe(403);
+      expect(res.json.error).toMatchObject({ code: 'forbidden_host' });
+    }
+    expect((await raw(emu, 'GET', '/_emulator/stats', { host: `localhost:${emu.port}` })).status).toBe(200);
+    expect((await raw(emu, 'GET', '/_emulator/stats', { host: '[::1]' })).status).toBe(200);
+  });
+
+  it('the API itself is not affected by the admin guard', async () => {
+    const res = await raw(emu, 'GET', '/v2/campaigns?limit=1', { host: 'api.example', 'x-api-key': DEMO_KEYS.full });
+    expect(res.status).toBe(200);
   });
 });

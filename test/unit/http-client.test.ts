@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Agent, MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ApiError, ResponseShapeError, TransientError } from '../../src/errors.js';
+import { ApiError, NotTheApiError, ResponseShapeError, TransientError } from '../../src/errors.js';
 import { HttpClient } from '../../src/http/client.js';
 import { silentLogger, stderrLogger } from '../../src/http/logger.js';
 import { RateLimiter } from '../../src/http/rate-limiter.js';
@@ -112,8 +112,9 @@ describe('HttpClient', () => {
     const err = await client().request({ method: 'GET', path: '/v2/x', data, idempotency: 'safe' }).catch((e) => e);
     expect(err).toBeInstanceOf(ResponseShapeError);
     expect(err.message).toMatch(/data\.ok/);
+    // A body that is not JSON at all is not the API's (test/unit/http-hostile.test.ts has more).
     pool().intercept({ path: '/v2/x', method: 'GET' }).reply(200, 'not json');
-    expect(await client().request({ method: 'GET', path: '/v2/x', data, idempotency: 'safe' }).catch((e) => e)).toBeInstanceOf(ResponseShapeError);
+    expect(await client().request({ method: 'GET', path: '/v2/x', data, idempotency: 'safe' }).catch((e) => e)).toBeInstanceOf(NotTheApiError);
   });
 
   it('requires pagination when the endpoint is paginated', async () => {
@@ -173,7 +174,8 @@ describe('HttpClient', () => {
       for (const [body, message] of cases) {
         pool().intercept({ path: '/v2/rows', method: 'POST' }).reply(200, typeof body === 'string' ? body : JSON.stringify(body));
         const err = await client().requestRows(rowsSpec, receive).catch((e) => e);
-        expect(err, String(message)).toBeInstanceOf(ResponseShapeError);
+        // Both exit 3: the body is not JSON (not the API), or its envelope breaks the contract.
+        expect(err, String(message)).toBeInstanceOf(/not JSON/.test(String(message)) ? NotTheApiError : ResponseShapeError);
         expect(err.message).toMatch(message);
       }
     });
@@ -187,7 +189,7 @@ describe('HttpClient', () => {
       expect(clock.sleeps).toEqual([]);
       pool().intercept({ path: '/v2/rows', method: 'POST' }).reply(200, '{"bad\\q":1,"data":{"contacts":[]},"pagination":{"nextCursor":null}}');
       const shape = await client().requestRows(rowsSpec, receive).catch((e) => e);
-      expect(shape).toBeInstanceOf(ResponseShapeError);
+      expect(shape).toBeInstanceOf(NotTheApiError);
       expect(shape.message).toMatch(/not JSON/);
       expect(clock.sleeps).toEqual([]);
     });

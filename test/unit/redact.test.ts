@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { makeRedactor, maskKey } from '../../src/http/redact.js';
+import { keyMasker, makeRedactor, maskKey } from '../../src/http/redact.js';
 
 describe('maskKey', () => {
   it('keeps the key id and hides the secret', () => {
@@ -18,5 +18,19 @@ describe('makeRedactor', () => {
 
   it('masks any live-looking key even when it was not configured', () => {
     expect(makeRedactor(['xxxx'])('header sk_live_other_ABCDEFGH')).toBe('header sk_live_other_****');
+  });
+});
+
+describe('keyMasker', () => {
+  it('masks a key cut anywhere between pieces, and gives back every other character', () => {
+    const key = 'sk_live_k1_secretsecret';
+    const text = `a ${key} b ${key}${key} c`;
+    for (let size = 1; size <= text.length; size += 3) {
+      const masker = keyMasker(key);
+      let out = '';
+      for (let i = 0; i < text.length; i += size) out += masker.push(text.slice(i, i + size));
+      out += masker.end();
+      expect(out, `pieces of ${size}`).toBe('a sk_live_k1_**** b sk_live_k1_****sk_live_k1_**** c');
+    }
   });
 });

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { CommandInput } from '../../cli/registry.js';
 import type { Context } from '../../context.js';
-import { maskKey } from '../../http/redact.js';
+import { maskKey, redactUrl } from '../../http/redact.js';
 import type { CommandResult } from '../../io/render.js';
 
 export function configure(cmd: Command): void {
@@ -17,7 +17,7 @@ export async function run(ctx: Context, _input: CommandInput): Promise<CommandRe
   const rows = Object.entries(store.profiles()).map(([name, p]) => ({
     profile: name,
     current: name === current,
-    baseUrl: p.baseUrl ?? null,
+    baseUrl: p.baseUrl === undefined ? null : redactUrl(p.baseUrl),
     apiKey: p.apiKey ? maskKey(p.apiKey) : null,
   }));
   return { kind: 'list', rows, columns: ['profile', 'current', 'baseUrl', 'apiKey'] };

@@ -2,12 +2,13 @@ import type { Command } from 'commander';
 import { profileName } from '../../config/resolve.js';
 import type { CommandInput } from '../../cli/registry.js';
 import type { Context } from '../../context.js';
-import { maskKey } from '../../http/redact.js';
+import { maskKey, redactUrl } from '../../http/redact.js';
 import type { CommandResult } from '../../io/render.js';
 
 export function configure(cmd: Command): void {
   cmd.addHelpText('after', `
-Shows the profile, API key (masked) and base URL in force, and where each comes from.
+Shows the profile, API key (masked) and base URL in force (a user name or password in it
+redacted), and where each comes from.
 
 Examples:
   $ cnv config show
@@ -29,7 +30,8 @@ export async function run(ctx: Context, _input: CommandInput): Promise<CommandRe
       configFile: store.path,
       apiKey: key ? maskKey(key) : null,
       apiKeySource: keySource,
-      baseUrl: baseUrl ?? null,
+      // A URL saved before credentials in it were refused still shows none.
+      baseUrl: baseUrl === undefined ? null : redactUrl(baseUrl),
       baseUrlSource: urlSource,
     },
   };

@@ -1,0 +1,56 @@
+import type { Dispatcher } from 'undici';
+
+const MiB = 1024 * 1024;
+
+/**
+ * Size limits of what cnv reads from the server (the spec names none; these are far above any
+ * answer the API gives, and easy to change here).
+ */
+export const BODY_LIMITS = {
+  /** A whole non-export answer (a record, a list page, a batch result of 1,000 items). */
+  answerBytes: 16 * MiB,
+  /** An error answer: the API's is a few hundred bytes; past this it is not the API's. */
+  errorBytes: 64 * 1024,
+  /** A whole export page, read as it streams (5,000 rows of 50 KiB would be 250 MiB). */
+  pageBytes: 512 * MiB,
+  /** One row of an export page, or the members around the rows, held while it arrives. */
+  rowChars: 8 * MiB,
+};
+
+/** A size in words: `16 MiB`, `64 KiB`. */
+export function sizeText(bytes: number): string {
+  if (bytes >= MiB && bytes % MiB === 0) return `${bytes / MiB} MiB`;
+  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes} bytes`;
+}
+
+/** The Content-Length the server announced, when it is a number. */
+export function declaredLength(headers: Dispatcher.ResponseData['headers']): number | undefined {
+  const raw = headers['content-length'];
+  const n = Number(Array.isArray(raw) ? raw[0] : raw);
+  return raw !== undefined && Number.isFinite(n) && n >= 0 ? n : undefined;
+}
+
+/**
+ * Reads a body up to `limit` bytes: `complete` is false when there was more (the rest is not
+ * read, and the body is destroyed so that the connection is closed rather than drained).
+ */
+export async function readCapped(body: Dispatcher.ResponseData['body'], limit: number): Promise<{ text: string; complete: boolean }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let complete = true;
+  for await (const chunk of body) {
+    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+    if (size + buf.length > limit) {
+      chunks.push(buf.subarray(0, limit - size));
+      complete = false;
+      break;
+    }
+    size += buf.length;
+    chunks.push(buf);
+  }
+  if (!complete) body.destroy();
+  const text = Buffer.concat(chunks).toString('utf8');
+  // undici's text() drops a byte order mark too.
+  return { text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, complete };
+}

@@ -1,0 +1,124 @@
+import type { Dispatcher } from 'undici';
+import { ApiError, GatewayError, NotTheApiError, TransientError } from '../errors.js';
+import { errorBodySchema } from './envelope.js';
+import { describeBody, redirectTarget } from './foreign.js';
+import { RETRYABLE_STATUSES, neverSent, type FailedAttempt, type Idempotency } from './retry-policy.js';
+
+/** Longest error code and message kept from an error body; an API's are short. */
+const MAX_CODE_CHARS = 64;
+const MAX_MESSAGE_CHARS = 1000;
+
+/** What the request is and where it went, for the messages of its errors. */
+export interface Target {
+  label: string;
+  /** The base URL as it may be shown (credentials redacted). */
+  baseUrl: string;
+  redact: (text: string) => string;
+}
+
+/**
+ * An error answer whose body is not the API's error envelope. While the request is retried it is
+ * only a failed attempt; the last one becomes a NotTheApiError, or a TransientError for the
+ * statuses a gateway gives when the API behind it fails (see `finalError`).
+ */
+export class ForeignAnswer extends Error {
+  constructor(readonly status: number, readonly what: string, readonly redirect: boolean) {
+    super(what);
+  }
+}
+
+/** The typed error of one non-2xx answer: the API's own (ApiError) or a foreign one. */
+export function parseFailure(status: number, headers: Dispatcher.ResponseData['headers'], text: string, complete: boolean, target: Target): ApiError | ForeignAnswer {
+  if (complete) {
+    try {
+      const parsed = errorBodySchema.safeParse(JSON.parse(text));
+      if (parsed.success) {
+        const { code, message } = parsed.data.error;
+        return new ApiError(status, target.redact(shorten(code, MAX_CODE_CHARS)), target.redact(shorten(message, MAX_MESSAGE_CHARS)));
+      }
+    } catch {
+      // not JSON: a foreign answer
+    }
+  }
+  if (status >= 300 && status < 400) {
+    const where = redirectTarget(headers);
+    return new ForeignAnswer(status, target.redact(`${target.label} answered ${status}, a redirect${where ? ` to ${where}` : ''}`), true);
+  }
+  return new ForeignAnswer(status, target.redact(`${target.label} answered ${status} with ${describeBody(text, headers, complete)}`), false);
+}
+
+/** A 2xx answer that is not the API's envelope. */
+export function notTheApi(target: Target, what: string, status?: number): NotTheApiError {
+  return new NotTheApiError(target.redact(`this does not look like the API at ${target.baseUrl}: ${what}`), { status });
+}
+
+/** The error a request ends with once it is not (or no longer) retried. */
+export function finalError(
+  failure: FailedAttempt & { error: Error },
+  target: Target,
+  attempts: number,
+  retryable: boolean,
+  idempotency: Idempotency,
+): Error {
+  const after = retryable && attempts > 1 ? ` (after ${attempts} attempts)` : '';
+  const { error } = failure;
+  if (error instanceof ApiError) {
+    if (!after) return error;
+    return new ApiError(error.status, error.code, `${error.message}${after}`);
+  }
+  if (error instanceof ForeignAnswer) {
+    // A gateway's 502/503/504 page (or a CDN's 429) while the API behind it is down is a
+    // hiccup: transient, as the API's own 5xx. Any other foreign answer is the wrong server.
+    if (RETRYABLE_STATUSES.has(error.status)) {
+      return new GatewayError(
+        error.status,
+        `${error.what}, not an answer of the API${after}: a proxy or gateway in front of it failed, or ${target.baseUrl} is not the API`,
+        'try again later; if it keeps failing, check --base-url (`cnv doctor` tells whether it is the API)',
+      );
+    }
+    return new NotTheApiError(`this does not look like the API at ${target.baseUrl}: ${error.what}`, {
+      status: error.status,
+      hint: error.redirect
+        ? 'cnv does not follow redirects (the key would go along): check --base-url, and use the address the API answers at'
+        : undefined,
+    });
+  }
+  const code = failure.networkCode ?? 'network_error';
+  const reason = error.message || code;
+  return new TransientError(target.redact(`${target.label} failed: ${reason} [${code}]${after}`), {
+    code: 'network_error',
+    // Repeating a request that may have been applied (a workflow trigger) could apply it twice.
+    hint: idempotency === 'unsafe' && !neverSent(failure)
+      ? 'the request may have reached the server and been applied: check before sending it again'
+      : 'check the base URL and your network, then try again',
+    cause: error,
+  });
+}
+
+/** The server asks for a longer wait than cnv allows: give up now, saying when to try again. */
+export function waitTooLong(error: Error, target: Target, waitMs: number, maxWaitMs: number, now: number): TransientError {
+  const when = new Date(now + waitMs);
+  const at = Number.isFinite(when.getTime()) ? when.toISOString() : undefined;
+  const base = error instanceof ForeignAnswer ? error.what : error.message;
+  return new TransientError(
+    `${base}; the server asks to wait ${duration(waitMs)} (Retry-After) before trying again, longer than the ${duration(maxWaitMs)} cnv waits at most`,
+    {
+      code: error instanceof ApiError ? error.code : 'retry_later',
+      hint: `${at ? `try again after ${at}` : 'try again much later'}, or allow a longer wait with --max-retry-wait SECONDS (or CNV_MAX_RETRY_WAIT)`,
+    },
+  );
+}
+
+/** A wait in words: `45 s`, `20 min`, `5 h`, `11.6 days`. */
+export function duration(ms: number): string {
+  const s = ms / 1000;
+  if (s < 120) return `${Math.round(s)} s`;
+  if (s < 7200) return `${Math.round(s / 60)} min`;
+  if (s < 172_800) return `${Math.round(s / 3600)} h`;
+  const days = s / 86_400;
+  return days < 1e6 ? `${days.toFixed(1)} days` : 'more than a million days';
+}
+
+function shorten(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}

@@ -1,0 +1,180 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cnv, tempConfigDir } from '../helpers/cli.js';
+import { emulatorFixture } from '../helpers/emulator.js';
+import { behaviours, hostileServer, type HostileServer } from '../helpers/hostile-server.js';
+
+const KEY = 'sk_live_hostile_CANARYCANARY0123';
+let server: HostileServer;
+let fx: Awaited<ReturnType<typeof emulatorFixture>>;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  [server, fx] = await Promise.all([hostileServer(), emulatorFixture()]);
+  env = { CNV_BASE_URL: server.url, CNV_API_KEY: KEY, CNV_CONFIG_DIR: tempConfigDir() };
+});
+afterAll(async () => {
+  await Promise.all([server.close(), fx.close()]);
+});
+
+const ESC = '\u001b';
+
+describe('cnv doctor against a server that is not the API', () => {
+  it('static files, 404 for everything, 502 for everything, redirects, a web page: exit 3, "api" fails, one summary line', async () => {
+    for (const [name, handler] of Object.entries({
+      staticFiles: behaviours.staticFiles,
+      notFound: behaviours.notFound,
+      badGateway: behaviours.badGateway,
+      redirect: behaviours.redirect,
+      html: behaviours.html,
+    })) {
+      server.use(handler);
+      const res = await cnv(['doctor', '--max-retries', '0'], { env });
+      expect(res.exitCode, name).toBe(3);
+      const checks = JSON.parse(res.stdout) as Array<{ check: string; status: string; detail: string }>;
+      const api = checks.find((c) => c.check === 'api');
+      expect(api?.status, name).toBe('fail');
+      expect(api?.detail, name).toMatch(/^not_the_api: this does not look like the API at http:\/\/127\.0\.0\.1:\d+: /);
+      expect(checks.some((c) => c.check.startsWith('endpoint:')), name).toBe(false);
+      expect(res.stderr, name).toBe(`doctor: 4 ok, 0 warnings, 1 failed: this does not look like the API at ${server.url}\n`);
+    }
+  });
+
+  it('gated endpoints: decisive whatever order a server checks in (here: body and lookups before enablement)', async () => {
+    const json = (res: import('node:http').ServerResponse, status: number, body: unknown) =>
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    const error = (code: string) => ({ error: { code, message: code } });
+    server.use((req, res, body) => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      if (!req.headers['x-api-key']) return json(res, 401, error('unauthorized'));
+      if (url.pathname === '/v2/campaigns') return json(res, 200, { data: { campaigns: [{ id: 'c-real' }] }, pagination: { nextCursor: null } });
+      // This account has no gated endpoint, but the server validates and looks things up first.
+      if (url.pathname === '/v2/fields' && !/"objectType":"CONTACT"/.test(body)) return json(res, 400, error('invalid_object_type'));
+      if (url.pathname === '/v2/contacts' && url.searchParams.has('email')) return json(res, 404, error('contact_not_found'));
+      if (url.pathname.startsWith('/v2/audiences/00000000-')) return json(res, 404, error('audience_not_found'));
+      if (url.pathname.startsWith('/v2/campaigns/') && !url.pathname.startsWith('/v2/campaigns/c-real/')) return json(res, 404, error('campaign_not_found'));
+      return json(res, 403, error('export_not_enabled'));
+    });
+    const res = await cnv(['doctor'], { env });
+    expect(res.exitCode).toBe(0);
+    const checks = Object.fromEntries((JSON.parse(res.stdout) as Array<{ check: string; status: string; detail: string }>).map((c) => [c.check, `${c.status}: ${c.detail}`]));
+    const notEnabled = 'warn: not enabled for this account (403 export_not_enabled)';
+    expect(checks['endpoint: export contacts']).toBe(notEnabled);
+    expect(checks['endpoint: export custom events']).toBe(notEnabled);
+    expect(checks['endpoint: export email events']).toBe(notEnabled);
+    expect(checks['endpoint: batch add to campaign']).toBe(notEnabled);
+    // Without a safe valid request, the answer is an inference, and says so.
+    expect(checks['endpoint: get contact']).toBe('ok: enabled, by inference: a request naming something made up was answered 404 contact_not_found, not 403 export_not_enabled');
+    expect(checks['endpoint: create field']).toMatch(/^ok: enabled, by inference: .* 400 invalid_object_type/);
+    expect(checks['endpoint: batch add to audience']).toMatch(/^ok: enabled, by inference: .* 404 audience_not_found/);
+  });
+
+  it('the emulator passes, its base URL given with or without /v2', async () => {
+    for (const url of [fx.emulator.url, `${fx.emulator.url}/v2`, `${fx.emulator.url}/v2/`]) {
+      const res = await cnv(['doctor'], { env: { ...fx.env, CNV_BASE_URL: url } });
+      expect(res.exitCode, url).toBe(0);
+      const checks = JSON.parse(res.stdout) as Array<{ check: string; status: string; detail: string }>;
+      expect(checks.find((c) => c.check === 'api')?.detail).toMatch(/401 unauthorized/);
+      expect(checks.find((c) => c.check === 'endpoint: export contacts')?.detail).toBe('enabled');
+      // The contact the export showed is read back: decisive, no inference.
+      expect(checks.find((c) => c.check === 'endpoint: get contact')?.detail).toBe('enabled');
+      expect(res.stderr).toMatch(/^doctor: 13 ok, 0 warnings, 0 failed: the API at http:\/\/127\.0\.0\.1:\d+ answers and accepts the key\n$/);
+    }
+  });
+});
+
+describe('commands against a server that is not the API', () => {
+  it('contacts get against a static file server: exit 3 not_the_api, not 5, and no HTML in the message', async () => {
+    server.use(behaviours.staticFiles);
+    const res = await cnv(['contacts', 'get', '--email', 'ada@example.com'], { env });
+    expect(res.exitCode).toBe(3);
+    expect(res.stderr).toBe(
+      `error: not_the_api: this does not look like the API at ${server.url}: GET /v2/contacts answered 404 with an HTML page ("Error response")\n` +
+        "hint: check --base-url (or CNV_BASE_URL, or the profile's URL): it must be the address the API answers at\n",
+    );
+  });
+
+  it('export contacts against a server answering 501 exits 3 at once, not 7 (cron would retry forever)', async () => {
+    server.use(behaviours.staticFiles);
+    const res = await cnv(['export', 'contacts', '--out', `${tempConfigDir()}/out.csv`], { env });
+    expect(res.exitCode).toBe(3);
+    expect(res.stderr).toMatch(/not_the_api/);
+  });
+
+  it('contacts get with the emulator URL ending in /v2 works', async () => {
+    const res = await cnv(['contacts', 'get', '--email', 'ada@example.com'], { env: { ...fx.env, CNV_BASE_URL: `${fx.emulator.url}/v2` } });
+    expect(res.exitCode).toBe(0);
+    expect(JSON.parse(res.stdout).email).toBe('ada@example.com');
+  });
+
+  it('Retry-After: 999999 gives up at once with exit 7, saying when to try again', async () => {
+    server.use(behaviours.retryAfterHuge);
+    const before = server.requests;
+    const res = await cnv(['contacts', 'get', '--email', 'ada@example.com'], { env });
+    expect(res.exitCode).toBe(7);
+    expect(res.stderr).toMatch(/^error: rate_limited: slow down; the server asks to wait 11\.6 days \(Retry-After\) before trying again, longer than the 60 s cnv waits at most\nhint: try again after \d{4}-/);
+    expect(server.requests - before).toBe(1);
+    const longer = await cnv(['contacts', 'get', '--email', 'ada@example.com'], { env: { ...env, CNV_MAX_RETRY_WAIT: '5' } });
+    expect(longer.stderr).toMatch(/longer than the 5 s cnv waits at most/);
+    const bad = await cnv(['contacts', 'get', '--email', 'ada@example.com'], { env: { ...env, CNV_MAX_RETRY_WAIT: 'soon' } });
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toMatch(/CNV_MAX_RETRY_WAIT must be a whole number of seconds/);
+  });
+});
+
+describe('what the server sends cannot act on the terminal', () => {
+  const message = 'title \u001b]0;pwned\u0007 cr\rover\nhint: forged line \u202eevil\u009b2J';
+
+  it('escape codes, CR, newlines and bidi overrides in an error are shown escaped; the --json line keeps them exact', async () => {
+    server.use(behaviours.escapes);
+    const res = await cnv(['contacts', 'get', '--email', 'ada@example.com', '--json'], { env });
+    expect(res.exitCode).toBe(3);
+    const [line, json, rest] = res.stderr.split('\n');
+    expect(line).toBe('error: bad\\x1b[31mred: title \\x1b]0;pwned\\x07 cr\\rover\\nhint: forged line \\u202eevil\\u009b2J');
+    expect(JSON.parse(json).error).toMatchObject({ code: 'bad\u001b[31mred', message, status: 400, exitCode: 3 });
+    expect(rest).toBe('');
+    expect(res.stderr).not.toMatch(/[\u001b\r\u0007\u202e\u009b]/);
+  });
+
+  it('control characters in data are escaped in -o table, exact in JSON and CSV', async () => {
+    const contact = {
+      cnvContactId: '11111111-1111-4111-8111-111111111111',
+      email: 'ada@example.com',
+      userId: 'u\u001b[2J',
+      subscriptionStatus: 'SUBSCRIBED',
+      fields: { note: 'bell\u0007 osc\u001b]8;;http://evil/\u001b\\ rtl\u202e' },
+      createdAt: '2024-01-01T00:00:00.000Z',
+      updatedAt: '2024-01-01T00:00:00.000Z',
+    };
+    server.use((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: { contact } })));
+    const table = await cnv(['contacts', 'get', '--email', 'ada@example.com', '-o', 'table'], { env });
+    expect(table.exitCode).toBe(0);
+    expect(table.stdout).not.toMatch(/[\u001b\u0007\u202e]/);
+    expect(table.stdout).toContain('u\\x1b[2J');
+    expect(table.stdout).toContain('bell\\x07 osc\\x1b]8;;http://evil/\\x1b\\ rtl\\u202e');
+    const json = await cnv(['contacts', 'get', '--email', 'ada@example.com', '-o', 'json'], { env });
+    expect(JSON.parse(json.stdout)).toMatchObject({ userId: contact.userId, fields: contact.fields });
+    const csv = await cnv(['contacts', 'get', '--email', 'ada@example.com', '-o', 'csv'], { env });
+    expect(csv.stdout).toContain(contact.userId);
+  });
+});
+
+describe('credentials in the base URL', () => {
+  const withCreds = () => server.url.replace('http://', 'http://admin:hunter2@');
+
+  it('are refused for use (exit 2), never printed, also with --dry-run and --verbose', async () => {
+    for (const args of [['contacts', 'get', '--email', 'ada@example.com'], ['contacts', 'upsert', '--email', 'ada@example.com', '--dry-run'], ['doctor', '--verbose']]) {
+      const res = await cnv(args, { env: { ...env, CNV_BASE_URL: withCreds() } });
+      expect(res.exitCode, args.join(' ')).toBe(2);
+      expect(res.stdout + res.stderr).not.toContain('hunter2');
+      expect(res.stdout + res.stderr).not.toContain('admin:');
+    }
+    const res = await cnv(['contacts', 'get', '--email', 'ada@example.com'], { env: { ...env, CNV_BASE_URL: withCreds() } });
+    expect(res.stderr).toMatch(/^error: credentials_in_url: the base URL from CNV_BASE_URL contains a user name or password \(http:\/\/\*\*\*@127\.0\.0\.1:\d+\/\); cnv does not send them\n/);
+  });
+
+  it('are redacted by config show', async () => {
+    const res = await cnv(['config', 'show', '--json'], { env: { ...env, CNV_BASE_URL: withCreds() } });
+    expect(res.exitCode).toBe(0);
+    expect(JSON.parse(res.stdout).baseUrl).toBe(server.url.replace('http://', 'http://***@'));
+  });
+});

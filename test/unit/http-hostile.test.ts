@@ -1,0 +1,211 @@
+import { Agent, MockAgent } from 'undici';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { ApiError, NotTheApiError, TransientError } from '../../src/errors.js';
+import { HttpClient } from '../../src/http/client.js';
+import { silentLogger } from '../../src/http/logger.js';
+import { RateLimiter } from '../../src/http/rate-limiter.js';
+import { FakeClock } from '../helpers/fake-clock.js';
+import { behaviours, hostileServer, type HostileServer } from '../helpers/hostile-server.js';
+
+const KEY = 'sk_live_unit_CANARY0123456789';
+const data = z.object({ ok: z.boolean() });
+const row = z.custom<Record<string, unknown>>((v) => typeof v === 'object' && v !== null);
+
+describe('HttpClient against a server that is not the API', () => {
+  let server: HostileServer;
+  let agent: Agent;
+  let clock: FakeClock;
+  beforeAll(async () => {
+    server = await hostileServer();
+    agent = new Agent();
+  });
+  afterAll(async () => {
+    await agent.close();
+    await server.close();
+  });
+  beforeEach(() => {
+    clock = new FakeClock();
+  });
+
+  const client = (opts: { maxAttempts?: number; baseUrl?: string; maxRetryWaitMs?: number } = {}) =>
+    new HttpClient({
+      baseUrl: opts.baseUrl ?? server.url,
+      apiKey: KEY,
+      dispatcher: agent,
+      limiter: new RateLimiter({ ratePerSecond: 1000, burst: 10, clock }),
+      clock,
+      logger: silentLogger,
+      maxAttempts: opts.maxAttempts ?? 4,
+      timeoutMs: 10_000,
+      maxRetryWaitMs: opts.maxRetryWaitMs,
+      random: () => 0.5,
+    });
+  const get = (c = client()) => c.request({ method: 'GET', path: '/v2/x', data, idempotency: 'safe' }).catch((e) => e);
+  const post = (c = client()) => c.request({ method: 'POST', path: '/v2/exports/contacts', body: {}, data, idempotency: 'safe' }).catch((e) => e);
+
+  it('a static file server: 404 and 501 pages are "not the API" (exit 3), not not-found or transient, and no page in the message', async () => {
+    server.use(behaviours.staticFiles);
+    for (const err of [await get(), await post()]) {
+      expect(err).toBeInstanceOf(NotTheApiError);
+      expect([err.code, err.exitCode]).toEqual(['not_the_api', 3]);
+      expect(err.message).toMatch(new RegExp(`^this does not look like the API at ${server.url}: (GET /v2/x answered 404|POST /v2/exports/contacts answered 501) with an HTML page \\("Error response"\\)$`));
+      expect(err.message).not.toMatch(/<|DOCTYPE/);
+      expect(err.hint).toMatch(/--base-url/);
+    }
+    expect(clock.sleeps).toEqual([]); // nothing retried
+  });
+
+  it('a 200 HTML page, 200 JSON without the envelope, 404 text and a redirect are each "not the API"', async () => {
+    const cases: Array<[typeof behaviours.html, RegExp]> = [
+      [behaviours.html, /answered 200 with an HTML page \("Welcome to nginx!"\), not JSON$/],
+      [behaviours.otherJson, /answered 200 with JSON that is not the API's envelope \("\{\\"status\\":\\"ok\\",\\"version\\":\\"1\.2\.3\\"\}"\)$/],
+      [behaviours.notFound, /answered 404 with a text\/plain body \("Not Found"\)$/],
+      [behaviours.redirect, /answered 302, a redirect to "https:\/\/login\.example\.com\/sso\?next=%2Fv2"$/],
+    ];
+    for (const [handler, message] of cases) {
+      server.use(handler);
+      const err = await get();
+      expect(err, String(message)).toBeInstanceOf(NotTheApiError);
+      expect(err.exitCode).toBe(3);
+      expect(err.message).toMatch(message);
+    }
+  });
+
+  it('a gateway 502 page is retried like any 502, and in the end is transient (exit 7) naming what answered', async () => {
+    server.use(behaviours.badGateway);
+    const err = await get(client({ maxAttempts: 3 }));
+    expect(err).toBeInstanceOf(TransientError);
+    expect([err.code, err.exitCode]).toEqual(['http_502', 7]);
+    expect(err.message).toBe(`GET /v2/x answered 502 with an HTML page ("502 Bad Gateway"), not an answer of the API (after 3 attempts): a proxy or gateway in front of it failed, or ${server.url} is not the API`);
+    expect(clock.sleeps).toHaveLength(2);
+  });
+
+  it('a base URL ending in /v2 reaches /v2/x, not /v2/v2/x', async () => {
+    let path = '';
+    server.use((req, res) => {
+      path = req.url ?? '';
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"data":{"ok":true}}');
+    });
+    expect((await client({ baseUrl: `${server.url}/v2/` }).request({ method: 'GET', path: '/v2/x', data, idempotency: 'safe' })).data).toEqual({ ok: true });
+    expect(path).toBe('/v2/x');
+  });
+
+  it('an endless answer stops at the answer limit (16 MiB): response_too_large, not retried, not a network error', async () => {
+    server.use(behaviours.endlessJson);
+    const before = server.requests;
+    const err = await get();
+    expect(err).toBeInstanceOf(NotTheApiError);
+    expect([err.code, err.exitCode]).toEqual(['response_too_large', 3]);
+    expect(err.message).toBe('GET /v2/x: the answer is larger than cnv reads (more than 16 MiB)');
+    expect(server.requests - before).toBe(1);
+  });
+
+  it('an endless error body is read up to 64 KiB and is not the API\'s: retried as a 500, memory bounded', async () => {
+    server.use(behaviours.endlessError);
+    const err = await get(client({ maxAttempts: 2 }));
+    expect(err).toBeInstanceOf(TransientError);
+    expect(err.message).toMatch(/^GET \/v2\/x answered 500 with an HTML page/);
+    expect(err.message.length).toBeLessThan(400);
+  });
+
+  it('an export page with an endless row stops at the row limit; the rows before it were handed over', async () => {
+    server.use(behaviours.endlessRow);
+    const rows: unknown[] = [];
+    const err = await client()
+      .requestRows({ method: 'POST', path: '/v2/exports/contacts', body: {}, member: 'contacts', row, idempotency: 'safe' }, () => ({ row: (r) => rows.push(r), end: () => rows }))
+      .catch((e) => e);
+    expect(err).toBeInstanceOf(NotTheApiError);
+    expect(err.code).toBe('response_too_large');
+    expect(err.message).toMatch(/row 0 of data\.contacts is longer than 8,388,608 characters/);
+    expect(clock.sleeps).toEqual([]);
+  });
+
+  it('an export page that is HTML is "not the API"', async () => {
+    server.use(behaviours.html);
+    const err = await client()
+      .requestRows({ method: 'POST', path: '/v2/exports/contacts', body: {}, member: 'contacts', row, idempotency: 'safe' }, () => ({ row: () => {}, end: () => null }))
+      .catch((e) => e);
+    expect(err).toBeInstanceOf(NotTheApiError);
+    expect(err.message).toMatch(/^this does not look like the API at .*: POST \/v2\/exports\/contacts answered 200 with an HTML page \("Welcome to nginx!"\), not JSON/);
+  });
+
+  it('the key echoed in an error message is masked in the error itself', async () => {
+    server.use(behaviours.echoKey);
+    const err = await get();
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err.message).toBe('bad key sk_live_unit_****');
+  });
+
+  it('the key echoed in an export row is masked, even cut between two chunks of the page', async () => {
+    server.use((req, res) => {
+      const text = JSON.stringify({ data: { contacts: [{ id: 'a', note: `key ${req.headers['x-api-key']} end` }] }, pagination: { nextCursor: null } });
+      const cut = text.indexOf('CANARY') + 3;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(text.slice(0, cut), () => setTimeout(() => res.end(text.slice(cut)), 20));
+    });
+    const rows: Array<Record<string, unknown>> = [];
+    await client().requestRows({ method: 'POST', path: '/v2/exports/contacts', body: {}, member: 'contacts', row, idempotency: 'safe' }, () => ({ row: (r) => rows.push(r), end: () => rows }));
+    expect(rows).toEqual([{ id: 'a', note: 'key sk_live_unit_**** end' }]);
+  });
+
+  it('the key echoed in a success answer is masked before anyone sees the data', async () => {
+    server.use((req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: { ok: true, note: `key ${req.headers['x-api-key']}` } })));
+    const res = await client().request({ method: 'GET', path: '/v2/x', data: z.object({ note: z.string() }), idempotency: 'safe' });
+    expect(res.data.note).toBe('key sk_live_unit_****');
+  });
+});
+
+describe('HttpClient: Retry-After is capped', () => {
+  let agent: MockAgent;
+  let clock: FakeClock;
+  beforeEach(() => {
+    agent = new MockAgent();
+    agent.disableNetConnect();
+    clock = new FakeClock();
+  });
+  afterEach(() => agent.close());
+  const client = (maxRetryWaitMs?: number) =>
+    new HttpClient({
+      baseUrl: 'https://api.test',
+      apiKey: KEY,
+      dispatcher: agent,
+      limiter: new RateLimiter({ ratePerSecond: 1000, burst: 10, clock }),
+      clock,
+      logger: silentLogger,
+      maxAttempts: 4,
+      timeoutMs: 5000,
+      maxRetryWaitMs,
+      random: () => 0.5,
+    });
+  const reply = (status: number, retryAfter: string) =>
+    agent.get('https://api.test').intercept({ path: '/v2/x', method: 'GET' }).reply(status, { error: { code: status === 429 ? 'rate_limited' : 'internal_error', message: 'wait' } }, { headers: { 'retry-after': retryAfter } });
+
+  it('Retry-After: 999999 gives up at once (exit 7), saying when to try again; nothing slept', async () => {
+    reply(429, '999999');
+    const err = await client().request({ method: 'GET', path: '/v2/x', data, idempotency: 'safe' }).catch((e) => e);
+    expect(err).toBeInstanceOf(TransientError);
+    expect([err.code, err.exitCode]).toEqual(['rate_limited', 7]);
+    expect(err.message).toBe('wait; the server asks to wait 11.6 days (Retry-After) before trying again, longer than the 60 s cnv waits at most');
+    expect(err.hint).toMatch(/^try again after \d{4}-\d\d-\d\dT.*Z, or allow a longer wait with --max-retry-wait SECONDS/);
+    expect(clock.sleeps).toEqual([]);
+  });
+
+  it('a far-future HTTP-date gives up at once too (no busy loop)', async () => {
+    reply(503, 'Fri, 31 Dec 9999 23:59:59 GMT');
+    const err = await client().request({ method: 'GET', path: '/v2/x', data, idempotency: 'safe' }).catch((e) => e);
+    expect(err).toBeInstanceOf(TransientError);
+    expect(err.hint).toMatch(/^try again after 9999-12-31T23:59:59\.000Z/);
+    expect(clock.sleeps).toEqual([]);
+  });
+
+  it('a wait within the limit is honoured; the limit is adjustable', async () => {
+    reply(429, '30');
+    agent.get('https://api.test').intercept({ path: '/v2/x', method: 'GET' }).reply(200, { data: { ok: true } });
+    await client().request({ method: 'GET', path: '/v2/x', data, idempotency: 'safe' });
+    expect(Math.max(...clock.sleeps)).toBe(30_000);
+    reply(429, '30');
+    const err = await client(10_000).request({ method: 'GET', path: '/v2/x', data, idempotency: 'safe' }).catch((e) => e);
+    expect(err.message).toMatch(/asks to wait 30 s .* longer than the 10 s cnv waits at most/);
+  });
+});
