@@ -1,5 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { batchFiles } from '../helpers/batch-files.js';
 import { cnv } from '../helpers/cli.js';
@@ -147,5 +148,30 @@ describe('concurrency', () => {
     expect(res.exitCode).toBe(0);
     expect(res.stderr).not.toMatch(/Warning/);
     expect(res.stderr).toMatch(/60 rows: 60 succeeded/);
+  });
+});
+
+describe('exports that loaders read without guessing', () => {
+  it('--null-as \\N writes null as \\N and keeps "" empty; the default is unchanged; NDJSON refuses it', async () => {
+    const args = ['export', 'contacts', '--no-state', '-o', 'csv', '--limit', '50', '--max-pages', '1'];
+    const marked = await cnv([...args, '--null-as', '\\N'], { env: fx.env });
+    const plain = await cnv(args, { env: fx.env });
+    expect([marked.exitCode, plain.exitCode]).toEqual([0, 0]);
+    const withNull = parse(marked.stdout, { columns: true }) as Array<Record<string, string>>;
+    const without = parse(plain.stdout, { columns: true }) as Array<Record<string, string>>;
+    const state = (await fx.admin('GET', '/_emulator/state/contacts')) as Array<Record<string, unknown>>;
+    const byId = new Map(state.map((c) => [c.id, c]));
+    let nulls = 0;
+    withNull.forEach((row, i) => {
+      const contact = byId.get(row.id)!;
+      for (const column of ['sfdcLeadId', 'sfdcContactId', 'sfdcAccountId']) {
+        if (contact[column] === null) nulls++;
+        expect(row[column]).toBe(contact[column] === null ? '\\N' : String(contact[column]));
+        expect(without[i][column]).toBe(contact[column] === null ? '' : String(contact[column]));
+      }
+    });
+    expect(nulls).toBeGreaterThan(0);
+    const ndjson = await cnv(['export', 'contacts', '--no-state', '-o', 'ndjson', '--null-as', '\\N'], { env: fx.env });
+    expect([ndjson.exitCode, ndjson.stderr]).toEqual([2, expect.stringContaining('--null-as applies to CSV output only')]);
   });
 });
