@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import { csvRows } from './csv-rows.js';
 import { InputFileError, jsonRow, type InputFormat, type InputRow } from './input-rows.js';
 import { jsonArrayRows } from './json-array-rows.js';
-import { decodeText } from './text-decode.js';
+import { checkFileText, decodeText } from './text-decode.js';
 
 export { INPUT_FORMATS, InputFileError, type InputFormat, type InputRow } from './input-rows.js';
 
@@ -47,7 +47,14 @@ export function formatFromPath(path: string): InputFormat | undefined {
 export async function openInput(stdin: Readable, spec: InputSpec): Promise<OpenedInput> {
   const isStdin = spec.path === '-';
   const name = isStdin ? 'stdin' : spec.path;
-  if (!isStdin) await checkReadable(spec.path);
+  if (!isStdin) {
+    // A regular file is checked whole first; a pipe (`<(...)`) can be read only once.
+    if (await checkReadable(spec.path)) {
+      await checkFileText(spec.path, name, spec.encoding).catch((err: unknown) => {
+        throw err instanceof InputFileError ? err : new InputFileError(name, `cannot read: ${(err as Error).message}`);
+      });
+    }
+  }
   const source = isStdin ? stdin : createReadStream(spec.path);
   let input: AsyncIterable<string> = decodeText(source, name, spec.encoding);
   let format = spec.format ?? (isStdin ? undefined : formatFromPath(spec.path));
@@ -82,10 +89,12 @@ export async function openInput(stdin: Readable, spec: InputSpec): Promise<Opene
   };
 }
 
-async function checkReadable(path: string): Promise<void> {
+/** Whether the path is a regular file; throws when it cannot be read at all. */
+async function checkReadable(path: string): Promise<boolean> {
   try {
     const info = await stat(path);
     if (info.isDirectory()) throw new InputFileError(path, 'is a directory, not a file');
+    return info.isFile();
   } catch (err) {
     if (err instanceof InputFileError) throw err;
     const code = (err as NodeJS.ErrnoException).code;

@@ -1,4 +1,5 @@
 import { isUtf8 } from 'node:buffer';
+import { createReadStream } from 'node:fs';
 import { InputFileError } from './input-rows.js';
 
 /** Encodings `--encoding` accepts (WHATWG labels Node's TextDecoder knows), by the name users type. */
@@ -29,6 +30,35 @@ export async function* decodeText(source: AsyncIterable<unknown>, file: string, 
   };
   if (label === 'utf-8') yield* checkedUtf8(rest(), file);
   else yield* decodedAs(rest(), file, label);
+}
+
+/**
+ * For a file (not stdin): checks that it decodes, before any row is read, so a file that is
+ * not UTF-8 is refused with nothing sent. A fast pass (isUtf8 and a NUL search per chunk);
+ * only a file that fails it is decoded again to name the line.
+ */
+export async function checkFileText(path: string, file: string, encoding?: string): Promise<void> {
+  if (normalEncoding(encoding) !== 'utf-8') return;
+  let carry: Buffer | undefined;
+  let first = true;
+  let bad = false;
+  for await (const chunk of createReadStream(path)) {
+    const buf: Buffer = carry ? Buffer.concat([carry, chunk as Buffer]) : (chunk as Buffer);
+    if (first) {
+      first = false;
+      if (bomOf(buf)?.encoding.startsWith('utf-16')) return;
+    }
+    const whole = wholeLength(buf);
+    const part = whole === buf.length ? buf : buf.subarray(0, whole);
+    carry = whole === buf.length ? undefined : Buffer.from(buf.subarray(whole));
+    if (!isUtf8(part) || part.indexOf(0) >= 0) {
+      bad = true;
+      break;
+    }
+  }
+  if (!bad && !carry) return;
+  // Throws the error that names the line.
+  for await (const text of decodeText(createReadStream(path), file, encoding)) void text;
 }
 
 async function* bytesOf(source: AsyncIterable<unknown>): AsyncGenerator<Buffer> {

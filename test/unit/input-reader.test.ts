@@ -309,3 +309,25 @@ describe('hostile input', () => {
     expect((await rows(file('ok.ndjson', `{"d":${'['.repeat(99)}${']'.repeat(99)}}\n`)))[0].values).toBeDefined();
   });
 });
+
+describe('a file that is not UTF-8 is refused before any row', () => {
+  it('a bad byte far into a file (past the first chunks) stops it before the first row is read', async () => {
+    const good = 'email,city\n' + Array.from({ length: 20_000 }, (_, i) => `u${i}@example.com,Oslo`).join('\n') + '\n';
+    const path = file('late-bad.csv', Buffer.concat([Buffer.from(good), Buffer.from('z@example.com,M\xfcnchen\n', 'latin1')]));
+    const seen: number[] = [];
+    const err = await failure((async () => {
+      const input = await openInput(Readable.from([]), { path });
+      for await (const row of input.rows) seen.push(row.line);
+    })());
+    expect(err.message).toMatch(/not UTF-8 at line 20002/);
+    expect(seen).toEqual([]);
+    // stdin cannot be read twice: there the rows before the bad byte are delivered first.
+    const stdinSeen: number[] = [];
+    await expect((async () => {
+      const bytes = readFileSync(path);
+      const input = await openInput(Readable.from([bytes.subarray(0, 65_536), bytes.subarray(65_536)]), { path: '-' });
+      for await (const row of input.rows) stdinSeen.push(row.line);
+    })()).rejects.toThrow(/not UTF-8 at line 20002/);
+    expect(stdinSeen.length).toBeGreaterThan(0);
+  });
+});
