@@ -42,7 +42,7 @@ export async function checkFileText(path: string, file: string, encoding?: strin
   let carry: Buffer | undefined;
   let first = true;
   let bad = false;
-  for await (const chunk of createReadStream(path)) {
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) {
     const buf: Buffer = carry ? Buffer.concat([carry, chunk as Buffer]) : (chunk as Buffer);
     if (first) {
       first = false;
