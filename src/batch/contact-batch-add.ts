@@ -4,6 +4,7 @@ import { emailSchema, uuidSchema, type ContactIdentifier } from '../cli/identifi
 import type { Context } from '../context.js';
 import { ApiError, ResponseShapeError } from '../errors.js';
 import type { HttpClient } from '../http/client.js';
+import { spellingsOf } from '../io/column-names.js';
 import type { InputRow } from '../io/input-rows.js';
 import type { Prepared } from './file-run.js';
 import { rowBody } from './row-body.js';
@@ -23,9 +24,7 @@ const identifierRowSchema = z
     userId: z.preprocess(blank, z.string({ message: 'expected a string' }).optional()),
     email: z.preprocess(blank, emailSchema.optional()),
   })
-  .refine((row) => row.cnvContactId !== undefined || row.userId !== undefined || row.email !== undefined, {
-    message: 'no identifier: give email, cnvContactId or userId',
-  });
+  .refine((row) => row.cnvContactId !== undefined || row.userId !== undefined || row.email !== undefined, { message: `no identifier: give ${spellingsOf(['email', 'cnvContactId', 'userId'])}, in any case` });
 
 /**
  * A row's contact, checked as the endpoint checks it. Columns email, cnvContactId and userId

@@ -5,6 +5,7 @@ import type { CommandResult } from '../io/render.js';
 import type { BatchRunOptions } from './options.js';
 import { startProgress } from './progress.js';
 import { loadDoneRows, openReport, type DoneRows, type ReportWriter } from './report.js';
+import { InvalidRowError } from './row-body.js';
 import { runBatch } from './run-batch.js';
 import { BatchCounts, summaryData, summaryLine } from './summary.js';
 import type { BatchSender, PreparedRow, RowResult } from './types.js';
@@ -46,7 +47,13 @@ export async function runFileBatch<P>(ctx: Context, spec: FileBatchSpec<P>): Pro
     throw new UsageError('--report: must not be the input file');
   }
   const done = options.resumeFromReport ? await loadDoneRows(options.resumeFromReport, idColumn) : undefined;
-  const input = await openInput(ctx.io.stdin, { path: spec.path, format: options.inputFormat, delimiter: options.delimiter, anyOf: spec.identifierColumns });
+  const input = await openInput(ctx.io.stdin, {
+    path: spec.path,
+    format: options.inputFormat,
+    delimiter: options.delimiter,
+    encoding: options.encoding,
+    anyOf: spec.identifierColumns,
+  });
   const report = options.report ? await openReport(options.report, idColumn, ctx.io.stdout) : undefined;
   const counts = new BatchCounts();
   const started = ctx.clock.now();
@@ -96,7 +103,13 @@ function prepareRow<P>(row: InputRow, spec: FileBatchSpec<P>, done: DoneRows | u
   if (row.error !== undefined) {
     return { line: row.line, identifier: '', outcome: { status: 'invalid', error: 'malformed_row', message: row.error } };
   }
-  const prepared = spec.prepare(row);
+  let prepared: Prepared<P>;
+  try {
+    prepared = spec.prepare(row);
+  } catch (err) {
+    if (!(err instanceof InvalidRowError)) throw err;
+    return { line: row.line, identifier: '', outcome: { status: 'invalid', error: 'malformed_row', message: err.message } };
+  }
   const { identifier } = prepared;
   if (prepared.invalid) return { line: row.line, identifier, outcome: { status: 'invalid', ...prepared.invalid } };
   const earlier = done?.get(row.line);

@@ -3,11 +3,14 @@ import { integer } from '../cli/parse.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { INPUT_FORMATS, type InputFormat } from '../io/input-rows.js';
+import { INPUT_ENCODINGS } from '../io/text-decode.js';
 
 /** Options of every batch or file mode, as `runFileBatch` takes them. */
 export interface BatchRunOptions {
   inputFormat?: InputFormat;
   delimiter?: string;
+  /** --encoding: how to read an input file without a byte order mark (default UTF-8). */
+  encoding?: string;
   report?: string;
   resumeFromReport?: string;
   concurrency: number;
@@ -28,6 +31,7 @@ export function addBatchOptions(cmd: Command, defaults: BatchDefaults): Command 
   cmd
     .addOption(new Option('--input-format <format>', 'input format when the extension does not say (default: by extension, else sniffed)').choices([...INPUT_FORMATS]))
     .option('--delimiter <char>', 'CSV field delimiter: one character, or "tab" (default "," or a tab for .tsv)', delimiter)
+    .addOption(new Option('--encoding <name>', 'text encoding of an input file without a byte order mark (default utf-8; UTF-16 with a BOM is read as such)').choices([...INPUT_ENCODINGS]))
     .option('--report <file>', 'write every row\'s result as CSV (line, identifier, status, ..., error, message); - for stdout')
     .option('--resume-from-report <file>', 'send only the rows that have no success in this earlier report (matched by line and identifier)')
     .option('--concurrency <n>', `requests in flight at once (default ${defaults.concurrency})`, integer(1, 64));
@@ -42,6 +46,7 @@ export function batchRunOptions(ctx: Context, opts: Record<string, unknown>, def
   return {
     inputFormat: opts.inputFormat as InputFormat | undefined,
     delimiter: opts.delimiter as string | undefined,
+    encoding: opts.encoding as string | undefined,
     report: opts.report as string | undefined,
     resumeFromReport: opts.resumeFromReport as string | undefined,
     concurrency: (opts.concurrency as number | undefined) ?? defaults.concurrency,
@@ -57,7 +62,7 @@ function delimiter(text: string): string {
   return text;
 }
 
-const BATCH_ONLY = ['inputFormat', 'delimiter', 'report', 'resumeFromReport', 'concurrency', 'chunkSize'];
+const BATCH_ONLY = ['inputFormat', 'delimiter', 'encoding', 'report', 'resumeFromReport', 'concurrency', 'chunkSize'];
 
 /** Batch options make no sense in single mode: say so rather than ignore them. */
 export function rejectBatchOptions(opts: Record<string, unknown>, fileFlag: string): void {

@@ -1,23 +1,38 @@
 import { looseJson } from '../cli/parse.js';
-import type { InputRow } from '../io/input-rows.js';
+import { columnNamer } from '../io/column-names.js';
+import { quoteInput, type InputRow } from '../io/input-rows.js';
+
+/** A row that cannot become a body (two columns naming one key): an invalid row, never sent. */
+export class InvalidRowError extends Error {}
 
 export interface RowBodyOptions {
-  /** Body keys the API names, by lower-case spelling, so CSV headers may use any case. */
+  /** Body keys the API names: CSV columns and JSON keys match them as src/io/column-names.ts says (any case, common spellings). */
   known: readonly string[];
   /** Keys whose CSV values stay text (identifiers, names); other values are parsed as JSON when they parse. */
   text: readonly string[];
 }
 
 /**
- * A row as a request body. NDJSON and JSON rows are bodies already. A CSV row becomes one:
+ * A row as a request body. NDJSON and JSON rows are bodies already, their top-level keys
+ * named like CSV columns (`Email` is `email`). A CSV row becomes one:
  * empty cells are left out, `parent.key` columns fill nested objects (`fields.city`,
  * `data.plan`), and a value that parses as JSON is sent as JSON (`42`, `true`, `{"a":1}`).
+ * Two columns or keys naming the same body key (`email` and `E-mail`, both given) throw
+ * InvalidRowError: which one was meant is not for cnv to guess.
  */
 export function rowBody(row: InputRow, opts: RowBodyOptions): Record<string, unknown> {
   const values = row.values ?? {};
-  if (!row.textual) return { ...values };
   const { name, text } = lookups(opts);
   const body: Record<string, unknown> = {};
+  if (!row.textual) {
+    for (const column in values) {
+      const key = name(column);
+      if (key !== column && Object.hasOwn(values, key)) clash(column, key);
+      if (key !== column && Object.hasOwn(body, key)) clash(column, key);
+      body[key] = values[column];
+    }
+    return body;
+  }
   for (const column in values) {
     const cell = String(values[column]);
     if (cell.trim() === '') continue;
@@ -29,9 +44,14 @@ export function rowBody(row: InputRow, opts: RowBodyOptions): Record<string, unk
       continue;
     }
     const key = name(column);
+    if (body[key] !== undefined) clash(column, key);
     body[key] = text.has(key) ? cell.trim() : cellValue(cell);
   }
   return body;
+}
+
+function clash(column: string, key: string): never {
+  throw new InvalidRowError(`${quoteInput(column)} and another column or key both name ${key}: keep one`);
 }
 
 interface Lookups {
@@ -47,17 +67,7 @@ function lookups(opts: RowBodyOptions): Lookups {
   if (!byText) cache.set(opts.known, (byText = new WeakMap()));
   let found = byText.get(opts.text);
   if (!found) {
-    const canonical = new Map(opts.known.map((k) => [k.toLowerCase(), k]));
-    const names = new Map<string, string>();
-    const name = (column: string) => {
-      let n = names.get(column);
-      if (n === undefined) {
-        n = canonical.get(column.toLowerCase()) ?? column;
-        if (names.size < 10_000) names.set(column, n);
-      }
-      return n;
-    };
-    found = { name, text: new Set(opts.text) };
+    found = { name: columnNamer(opts.known), text: new Set(opts.text) };
     byText.set(opts.text, found);
   }
   return found;

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { InOrder } from './in-order.js';
 import type { BatchItem, BatchSender, ItemOutcome, PreparedRow, RowResult } from './types.js';
 
@@ -46,6 +47,8 @@ interface ChunkState {
 export async function runBatch<P>(opts: RunBatchOptions<P>): Promise<RunBatchOutcome> {
   const results = new InOrder(opts.onResult);
   const inflight = new AbortController();
+  // Every send in flight waits on this signal (rate limiter, retry backoff): up to `concurrency` listeners at once, not a leak.
+  setMaxListeners(Math.max(1, opts.concurrency) + 10, inflight.signal);
   const slots = new Slots(Math.max(1, opts.concurrency));
   const running = new Set<Promise<void>>();
   const holders = new Map<string, ChunkState>();

@@ -64,9 +64,18 @@ function extraName(kind: ExportKind, column: string): string {
 
 /**
  * Turns rows into cells for a layout. Scalars as the API sent them (booleans `true`/`false`,
- * dates untouched, null empty), objects and arrays (`data`, `topicIds`) as JSON.
+ * dates untouched, null empty or `nullAs` (--null-as)), objects and arrays (`data`, `topicIds`) as JSON.
+ * With `nullAs`, `texts` (when given) collects the indexes of text values equal to it, so the
+ * writer quotes them and a reader can tell them from null.
  */
-export function rowCells(kind: ExportKind, layout: CsvLayout): (row: Record<string, unknown>) => string[] {
+export function rowCells(kind: ExportKind, layout: CsvLayout, nullAs = '', texts?: Set<number>): (row: Record<string, unknown>) => string[] {
+  const cell = nullAs === ''
+    ? cellText
+    : (v: unknown, at: number) => {
+      if (v === null) return nullAs;
+      if (v === nullAs) texts?.add(at);
+      return cellText(v);
+    };
   const top = new Map<string, number>();
   const labels = new Map<string, number>();
   layout.columns.forEach((column, i) => {
@@ -78,19 +87,20 @@ export function rowCells(kind: ExportKind, layout: CsvLayout): (row: Record<stri
   const omitted = new Set(layout.omitted);
   const extraAt = layout.columns.indexOf(EXTRA_COLUMN);
   return (row) => {
+    texts?.clear();
     const cells: string[] = new Array(layout.columns.length).fill('');
     const extra: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(row)) {
       if (kind === 'contacts' && key === 'fields' && isPlainObject(value)) {
         for (const [label, v] of Object.entries(value)) {
           const at = labels.get(label);
-          if (at !== undefined) cells[at] = cellText(v);
+          if (at !== undefined) cells[at] = cell(v, at);
           else if (!omitted.has(FIELD_PREFIX + label)) extra[FIELD_PREFIX + label] = v;
         }
         continue;
       }
       const at = top.get(key);
-      if (at !== undefined) cells[at] = cellText(value);
+      if (at !== undefined) cells[at] = cell(value, at);
       else if (!omitted.has(key)) extra[key] = value;
     }
     if (extraAt >= 0 && Object.keys(extra).length > 0) cells[extraAt] = JSON.stringify(extra);

@@ -25,7 +25,8 @@ export function addExportOptions(cmd: Command, kind: ExportKind): Command {
     .option('--max-rows <n>', 'stop after this many rows (the state keeps the place)', integer(1))
     .option('--defer-commit', 'stdout only: save the new position as pending; `cnv export state commit KEY` makes it current')
     .option('--columns <list>', 'CSV: comma-separated columns to write, in order (default: all; members with no column still go to _extra)')
-    .option('--bom', 'CSV: start a new file (or the stream) with a UTF-8 byte order mark, for spreadsheet programs');
+    .option('--bom', 'CSV: start a new file (or the stream) with a UTF-8 byte order mark, for spreadsheet programs')
+    .option('--null-as <text>', 'CSV: write null values as this text (e.g. \\N, as PostgreSQL COPY and MySQL do), so null and "" differ (default: an empty cell for both)');
 }
 
 /** Reads and checks the common options (usage errors name the flag). */
@@ -39,7 +40,9 @@ export function exportOptionsFrom(ctx: Context, opts: Record<string, unknown>, k
   if (noState && !dryRun && opts.stateKey !== undefined) throw new UsageError('--state-key and --no-state do not go together');
   if (noState && deferCommit) throw new UsageError('--defer-commit needs a state to hold the pending position; drop --no-state');
   if (deferCommit && out !== undefined) throw new UsageError('--defer-commit is for stdout pipelines; a file (--out) is committed page by page already');
-  if (format !== 'csv' && (opts.columns !== undefined || opts.bom)) throw new UsageError(`${opts.columns !== undefined ? '--columns' : '--bom'} applies to CSV output only (-o csv or --out FILE.csv)`);
+  const csvOnly = opts.columns !== undefined ? '--columns' : opts.bom ? '--bom' : opts.nullAs !== undefined ? '--null-as' : undefined;
+  if (format !== 'csv' && csvOnly) throw new UsageError(`${csvOnly} applies to CSV output only (-o csv or --out FILE.csv)`);
+  if (typeof opts.nullAs === 'string' && /[\r\n]/.test(opts.nullAs)) throw new UsageError('--null-as: must not hold a line break');
   const columns = typeof opts.columns === 'string' ? opts.columns.split(',').map((c) => c.trim()).filter((c) => c !== '') : undefined;
   if (columns && columns.length === 0) throw new UsageError('--columns: name at least one column');
   const { max, default: def } = EXPORT_PAGE_LIMITS[kind];
@@ -57,6 +60,7 @@ export function exportOptionsFrom(ctx: Context, opts: Record<string, unknown>, k
     deferCommit,
     columns,
     bom: opts.bom === true,
+    nullAs: typeof opts.nullAs === 'string' ? opts.nullAs : undefined,
   };
 }
 

@@ -17,7 +17,7 @@ const BOM = '\uFEFF';
  * NDJSON: one row object per line exactly as the API sent it (members and their order kept),
  * UTF-8, no BOM. CSV: RFC 4180 with CRLF line ends, the given header, an optional BOM.
  */
-export async function pageFormat(kind: ExportKind, format: FileFormat, layout: CsvLayout | null, bom: boolean): Promise<PageFormat> {
+export async function pageFormat(kind: ExportKind, format: FileFormat, layout: CsvLayout | null, bom: boolean, nullAs = ''): Promise<PageFormat> {
   if (format === 'ndjson') {
     return {
       preamble: () => Buffer.alloc(0),
@@ -25,10 +25,13 @@ export async function pageFormat(kind: ExportKind, format: FileFormat, layout: C
     };
   }
   if (!layout) throw new Error('a CSV export needs a header');
-  const toCsv = await csvFormatter('\r\n');
-  const cells = rowCells(kind, layout);
+  // --null-as: null cells hold the marker; a text equal to it is quoted (texts: its cells in the row at hand).
+  const texts = nullAs === '' ? undefined : new Set<number>();
+  const toCsv = await csvFormatter('\r\n', texts && (() => (texts.size > 0 ? texts : undefined)));
+  const cells = rowCells(kind, layout, nullAs, texts);
+  const toHeader = await csvFormatter('\r\n');
   return {
-    preamble: () => Buffer.from((bom ? BOM : '') + toCsv([layout.columns]), 'utf8'),
+    preamble: () => Buffer.from((bom ? BOM : '') + toHeader([layout.columns]), 'utf8'),
     line: (row) => toCsv([cells(row)]),
   };
 }

@@ -30,6 +30,8 @@ export interface ExportRunOptions {
   deferCommit: boolean;
   columns?: string[];
   bom: boolean;
+  /** --null-as: CSV text for null values (default: an empty cell). */
+  nullAs?: string;
 }
 
 /** Where a run starts and how it writes, once options and the saved state are reconciled. */

@@ -62,7 +62,7 @@ export async function runExport(ctx: Context, opts: ExportRunOptions, reporter: 
       summary.cutBytes = sink.cut;
       manifest.startOffset = sink.offset;
     }
-    const format = await pageFormat(opts.kind, opts.format, plan.layout, opts.bom);
+    const format = await pageFormat(opts.kind, opts.format, plan.layout, opts.bom, opts.nullAs);
     let needPreamble = sink ? sink.offset === 0 : true;
     const hash = createHash('sha256');
     let pos: Position = { ...plan.start, format: opts.format, csv: plan.layout, output: plan.path !== undefined ? { kind: 'file', path: plan.path, bytes: sink!.offset } : { kind: 'stdout' } };

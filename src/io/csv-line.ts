@@ -12,6 +12,11 @@ export function csvCell(value: string): string {
   return CSV_QUOTED_MATCH.test(value) ? `"${value.replace(QUOTES, '""')}"` : value;
 }
 
+/** A cell that is always quoted: a text equal to the --null-as marker is written `"\N"`, as PostgreSQL does. */
+function quotedCell(value: string): string {
+  return `"${value.replace(QUOTES, '""')}"`;
+}
+
 /**
  * A function turning rows of cells into CSV text (RFC 4180 quoting), every record ended by
  * `recordDelimiter`. The same text csv-stringify gives with `quoted_match: CSV_QUOTED_MATCH`
@@ -19,14 +24,21 @@ export function csvCell(value: string): string {
  * and most of an export's garbage collection. (Async for the callers written when it was
  * loaded on first use.)
  */
-export async function csvFormatter(recordDelimiter: '\n' | '\r\n' = '\n'): Promise<(rows: string[][]) => string> {
+export async function csvFormatter(recordDelimiter: '\n' | '\r\n' = '\n', quoted?: QuotedCells): Promise<(rows: string[][]) => string> {
   return (rows) => {
     let out = '';
     for (const cells of rows) {
       let line = '';
-      for (let i = 0; i < cells.length; i++) line += i === 0 ? csvCell(cells[i]) : `,${csvCell(cells[i])}`;
+      const always = quoted?.(cells);
+      for (let i = 0; i < cells.length; i++) {
+        const cell = always?.has(i) ? quotedCell(cells[i]) : csvCell(cells[i]);
+        line += i === 0 ? cell : `,${cell}`;
+      }
       out += line + recordDelimiter;
     }
     return out;
   };
 }
+
+/** For a row of cells, the indexes that must be quoted whatever they hold (undefined: none). */
+export type QuotedCells = (cells: string[]) => ReadonlySet<number> | undefined;

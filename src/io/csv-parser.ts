@@ -1,10 +1,12 @@
+import { quoteInput } from './input-rows.js';
+
 /**
  * A streaming RFC 4180 parser for input files, written for the batch commands' needs and speed
  * (csv-parse with line information cost ~5 µs a row; this is well under 1 µs):
  *
- * - the record delimiter is the first line break met outside quotes: LF (CRLF counts as LF,
- *   also inside quoted values, whose CRLF becomes LF) or, for old Mac files, a bare CR;
- * - a UTF-8 byte order mark at the very start is dropped; wholly empty lines are skipped;
+ * - the record delimiter is the first line break met outside quotes: LF (CRLF counts as LF)
+ *   or, for old Mac files, a bare CR; line breaks inside quoted values are kept exactly;
+ * - a byte order mark at the very start is dropped; wholly empty lines are skipped;
  * - quoted fields hold delimiters, line breaks and doubled quotes;
  * - a quote inside an unquoted field makes that record an error row (the rest still reads);
  * - after a closing quote only a delimiter or a line break may follow, and a quote must be
@@ -61,6 +63,8 @@ export class CsvParser {
   private errorLine = 1;
   /** A CR at the very end of the last chunk, waiting to see whether an LF follows. */
   private heldCr = false;
+  /** In end(): no more text comes, so a CR at the end is a whole line break. */
+  private final = false;
   private started = false;
 
   constructor(delimiter = ',') {
@@ -95,7 +99,7 @@ export class CsvParser {
               continue;
             }
             if (this.error === undefined) {
-              this.error = `Invalid Opening Quote: a quote is found on field ${this.fields.length}, value is ${JSON.stringify(this.field)}`;
+              this.error = `Invalid Opening Quote: a quote is found on field ${this.fields.length}, value is ${quoteInput(this.field)}`;
               this.errorLine = this.line;
             }
             this.field += '"';
@@ -126,14 +130,14 @@ export class CsvParser {
             continue;
           }
           if (c === CR) {
-            if (i + 1 >= n) {
+            if (i + 1 >= n && !this.final) {
               this.heldCr = true;
               i = n;
               continue;
             }
             if (text.charCodeAt(i + 1) === LF) {
-              // CRLF inside a value is kept as LF.
-              this.field += '\n';
+              // CRLF inside a value is kept as it is (one line break).
+              this.field += '\r\n';
               this.line++;
               i += 2;
               continue;
@@ -171,7 +175,7 @@ export class CsvParser {
             i = next;
             continue;
           }
-          throw new CsvFatalError(`Invalid Closing Quote: got "${text[i]}" instead of a delimiter or line end`, this.line, 'CSV_INVALID_CLOSING_QUOTE');
+          throw new CsvFatalError(`Invalid Closing Quote: got ${quoteInput(text[i])} instead of a delimiter or line end`, this.line, 'CSV_INVALID_CLOSING_QUOTE');
         }
       }
     }
@@ -182,7 +186,8 @@ export class CsvParser {
   end(out: CsvRecord[] = []): CsvRecord[] {
     if (this.heldCr) {
       this.heldCr = false;
-      this.push('\n', out);
+      this.final = true;
+      this.push('\r', out);
     }
     if (this.state === State.Quoted) {
       throw new CsvFatalError('Quote Not Closed: the parsing is finished with an opening quote', this.quoteLine, 'CSV_QUOTE_NOT_CLOSED');
@@ -224,7 +229,7 @@ export class CsvParser {
   private lineBreak(text: string, i: number, n: number): number {
     const c = text.charCodeAt(i);
     if (c === CR) {
-      if (i + 1 >= n) return 0;
+      if (i + 1 >= n && !this.final) return 0;
       if (text.charCodeAt(i + 1) === LF) {
         if (this.lineEnd === 'cr') return -1;
         this.lineEnd = 'lf';

@@ -1,19 +1,19 @@
-import type { Readable } from 'node:stream';
-import { StringDecoder } from 'node:string_decoder';
+import { columnNamer, spellingsOf } from './column-names.js';
 import { CsvFatalError, CsvParser, type CsvRecord } from './csv-parser.js';
-import { InputFileError, type InputRow } from './input-rows.js';
+import { InputFileError, MAX_JSON_DEPTH, nestsDeeper, quoteInput, type InputRow } from './input-rows.js';
 
 /**
  * Rows of a CSV file with a header row, streamed (src/io/csv-parser.ts). Line numbers are
  * physical lines where each record starts (the header is line 1), also for quoted values
  * spanning lines. A record that cannot be read, or has another number of fields than the
  * header, is an error row; an unclosed or badly closed quote ends the file (InputFileError).
+ * Records of only empty cells (what a spreadsheet leaves after deleted rows) are skipped, and
+ * so are unnamed columns at the end of the header while they are empty.
  * Rows come in batches (those of one chunk of input), which costs far less than one at a time.
  */
-export async function* csvRows(input: Readable, file: string, delimiter = ',', anyOf?: readonly string[]): AsyncGenerator<InputRow[]> {
+export async function* csvRows(input: AsyncIterable<string>, file: string, delimiter = ',', anyOf?: readonly string[]): AsyncGenerator<InputRow[]> {
   const parser = new CsvParser(delimiter);
-  const decoder = new StringDecoder('utf8');
-  let header: string[] | undefined;
+  let header: Header | undefined;
   let records: CsvRecord[] = [];
   const rowsOf = function* (batch: CsvRecord[]): Generator<InputRow[]> {
     const rows: InputRow[] = [];
@@ -24,16 +24,11 @@ export async function* csvRows(input: Readable, file: string, delimiter = ',', a
         continue;
       }
       if (!header) {
-        header = checkHeader(fields, file, anyOf);
+        header = checkHeader(fields, file, delimiter, anyOf);
         continue;
       }
-      if (fields.length !== header.length) {
-        rows.push({ line, error: `has ${fields.length} field(s), the header has ${header.length}`, textual: true });
-        continue;
-      }
-      const values: Record<string, unknown> = {};
-      for (let i = 0; i < header.length; i++) values[header[i]] = fields[i];
-      rows.push({ line, values, textual: true });
+      const row = rowOf(header, line, fields);
+      if (row) rows.push(row);
     }
     if (rows.length > 0) yield rows;
   };
@@ -41,7 +36,7 @@ export async function* csvRows(input: Readable, file: string, delimiter = ',', a
     for await (const chunk of input) {
       records = [];
       try {
-        parser.push(typeof chunk === 'string' ? chunk : decoder.write(chunk as Buffer), records);
+        parser.push(chunk, records);
       } catch (err) {
         // Rows before the fatal error are still delivered.
         yield* rowsOf(records);
@@ -51,7 +46,6 @@ export async function* csvRows(input: Readable, file: string, delimiter = ',', a
     }
     records = [];
     try {
-      parser.push(decoder.end(), records);
       parser.end(records);
     } catch (err) {
       yield* rowsOf(records);
@@ -66,17 +60,66 @@ export async function* csvRows(input: Readable, file: string, delimiter = ',', a
   if (!header) throw new InputFileError(file, 'the file is empty: expected a header row naming the columns');
 }
 
-/** `anyOf`: the header must name at least one of these columns (any case), else no row could be sent. */
-function checkHeader(record: string[], file: string, anyOf?: readonly string[]): string[] {
-  const names = record.map((name) => name.trim());
+interface Header {
+  names: string[];
+  /** Fields a row may have: the named columns, then unnamed ones that must stay empty. */
+  width: number;
+}
+
+function rowOf(header: Header, line: number, fields: string[]): InputRow | undefined {
+  const { names, width } = header;
+  let blank = true;
+  for (let i = 0; i < fields.length && blank; i++) if (fields[i] !== '' && fields[i].trim() !== '') blank = false;
+  if (blank) return undefined;
+  if (fields.length !== names.length && (fields.length < names.length || fields.length > width)) {
+    return { line, error: `has ${fields.length} field(s), the header has ${width}`, textual: true };
+  }
+  for (let i = names.length; i < fields.length; i++) {
+    if (fields[i].trim() !== '') return { line, error: `column ${i + 1} holds ${quoteInput(fields[i])} but the header does not name it`, textual: true };
+  }
+  const values: Record<string, unknown> = {};
+  for (let i = 0; i < names.length; i++) {
+    const cell = fields[i];
+    // Cells that parse as JSON are sent as JSON: one nested too deep would overflow on the way out.
+    if (cell.length > 2 * MAX_JSON_DEPTH && nestsDeeper(cell)) {
+      return { line, error: `column ${quoteInput(names[i])} holds JSON nested deeper than ${MAX_JSON_DEPTH} levels`, textual: true };
+    }
+    values[names[i]] = cell;
+  }
+  return { line, values, textual: true };
+}
+
+/** `anyOf`: the header must name at least one of these columns (src/io/column-names.ts), else no row could be sent. */
+function checkHeader(record: string[], file: string, delimiter: string, anyOf?: readonly string[]): Header {
+  const all = record.map((name) => name.trim());
+  // Unnamed columns at the end (a spreadsheet's stray empty columns) are allowed while empty.
+  let named = all.length;
+  while (named > 1 && all[named - 1] === '') named--;
+  const names = all.slice(0, named);
+  const hint = delimiterHint(names, delimiter);
+  // No command can use a single column named like "email;name": say what to try at once.
+  if (hint) throw new InputFileError(file, `the header is one column, ${quoteInput(names[0], 80)}`, 1, hint);
   const seen = new Set<string>();
   names.forEach((name, i) => {
     if (name === '') throw new InputFileError(file, `column ${i + 1} of the header has no name`, 1);
-    if (seen.has(name)) throw new InputFileError(file, `column "${name}" appears twice in the header`, 1);
+    if (seen.has(name)) throw new InputFileError(file, `column ${quoteInput(name)} appears twice in the header`, 1);
     seen.add(name);
   });
-  if (anyOf && !names.some((name) => anyOf.some((wanted) => wanted.toLowerCase() === name.toLowerCase()))) {
-    throw new InputFileError(file, `the header names none of the columns ${anyOf.join(', ')} that identify a row (it has: ${names.join(', ')})`, 1);
+  if (anyOf) {
+    const namer = columnNamer(anyOf);
+    if (!names.some((name) => anyOf.includes(namer(name)))) {
+      const shown = names.map((name) => quoteInput(name)).join(', ');
+      throw new InputFileError(file, `the header names none of the columns that identify a row: ${spellingsOf(anyOf)}; any case (it has: ${shown.slice(0, 300)})`, 1);
+    }
   }
-  return names;
+  return { names, width: all.length };
+}
+
+/** A one-column header holding `;` or a tab was most likely written with that delimiter. */
+function delimiterHint(names: string[], delimiter: string): string | undefined {
+  if (names.length !== 1) return undefined;
+  for (const [char, flag] of [[';', "--delimiter ';'"], ['\t', '--delimiter tab'], ['|', "--delimiter '|'"]] as const) {
+    if (char !== delimiter && names[0].includes(char)) return `the header has one column holding "${char === '\t' ? '\\t' : char}": try ${flag}`;
+  }
+  return undefined;
 }

@@ -1,10 +1,10 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { Readable } from 'node:stream';
-import { StringDecoder } from 'node:string_decoder';
+import type { Readable } from 'node:stream';
 import { csvRows } from './csv-rows.js';
-import { InputFileError, objectRow, type InputFormat, type InputRow } from './input-rows.js';
+import { InputFileError, jsonRow, type InputFormat, type InputRow } from './input-rows.js';
 import { jsonArrayRows } from './json-array-rows.js';
+import { checkFileText, decodeText } from './text-decode.js';
 
 export { INPUT_FORMATS, InputFileError, type InputFormat, type InputRow } from './input-rows.js';
 
@@ -15,8 +15,10 @@ export interface InputSpec {
   format?: InputFormat;
   /** CSV field delimiter (default `,`, or a tab for .tsv). */
   delimiter?: string;
-  /** CSV: the header must name one of these columns (any case); a file without any is refused. */
+  /** CSV: the header must name one of these columns (as src/io/column-names.ts matches them); a file without any is refused. */
   anyOf?: readonly string[];
+  /** --encoding: how to read a file that has no byte order mark (default UTF-8, checked). */
+  encoding?: string;
 }
 
 export interface OpenedInput {
@@ -39,16 +41,24 @@ export function formatFromPath(path: string): InputFormat | undefined {
 /**
  * Opens an input file (or stdin) as a stream of rows. The format is --input-format, else the
  * extension, else sniffed from the first character: `[` JSON array, `{` NDJSON, otherwise CSV.
+ * Text is decoded by src/io/text-decode.ts (BOM, --encoding, UTF-8 checked).
  * A missing or unreadable file is an InputFileError (exit 2) before anything is sent.
  */
 export async function openInput(stdin: Readable, spec: InputSpec): Promise<OpenedInput> {
   const isStdin = spec.path === '-';
   const name = isStdin ? 'stdin' : spec.path;
-  if (!isStdin) await checkReadable(spec.path);
+  if (!isStdin) {
+    // A regular file is checked whole first; a pipe (`<(...)`) can be read only once.
+    if (await checkReadable(spec.path)) {
+      await checkFileText(spec.path, name, spec.encoding).catch((err: unknown) => {
+        throw err instanceof InputFileError ? err : new InputFileError(name, `cannot read: ${(err as Error).message}`);
+      });
+    }
+  }
   const source = isStdin ? stdin : createReadStream(spec.path);
-  let input: Readable = source;
+  let input: AsyncIterable<string> = decodeText(source, name, spec.encoding);
   let format = spec.format ?? (isStdin ? undefined : formatFromPath(spec.path));
-  if (!format) ({ format, input } = await sniff(source));
+  if (!format) ({ format, input } = await sniff(input));
   const delimiter = spec.delimiter ?? (/\.tsv$/i.test(spec.path) ? '\t' : ',');
   const batches = async function* (): AsyncGenerator<InputRow[]> {
     try {
@@ -79,10 +89,12 @@ export async function openInput(stdin: Readable, spec: InputSpec): Promise<Opene
   };
 }
 
-async function checkReadable(path: string): Promise<void> {
+/** Whether the path is a regular file; throws when it cannot be read at all. */
+async function checkReadable(path: string): Promise<boolean> {
   try {
     const info = await stat(path);
     if (info.isDirectory()) throw new InputFileError(path, 'is a directory, not a file');
+    return info.isFile();
   } catch (err) {
     if (err instanceof InputFileError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
@@ -94,19 +106,13 @@ async function checkReadable(path: string): Promise<void> {
  * NDJSON: one JSON object per line (LF, CRLF or a bare CR end a line); blank lines are
  * skipped; a bad line is an invalid row. Rows come in batches: the lines of one chunk.
  */
-async function* ndjsonRows(input: Readable, file: string): AsyncGenerator<InputRow[]> {
-  const decoder = new StringDecoder('utf8');
+async function* ndjsonRows(input: AsyncIterable<string>, file: string): AsyncGenerator<InputRow[]> {
   let line = 0;
   let rest = '';
   const rowOf = (text: string): InputRow | undefined => {
     line++;
-    if (line === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     if (text.trim() === '') return undefined;
-    try {
-      return objectRow(line, JSON.parse(text));
-    } catch (err) {
-      return { line, error: `not valid JSON: ${(err as Error).message}` };
-    }
+    return jsonRow(line, text);
   };
   const take = (text: string, final: boolean): InputRow[] => {
     const rows: InputRow[] = [];
@@ -131,32 +137,32 @@ async function* ndjsonRows(input: Readable, file: string): AsyncGenerator<InputR
   };
   try {
     for await (const chunk of input) {
-      const rows = take(rest + (typeof chunk === 'string' ? chunk : decoder.write(chunk as Buffer)), false);
+      const rows = take(rest + chunk, false);
       if (rows.length > 0) yield rows;
     }
-    const rows = take(rest + decoder.end(), true);
+    const rows = take(rest, true);
     if (rows.length > 0) yield rows;
   } catch (err) {
+    if (err instanceof InputFileError) throw err;
     throw new InputFileError(file, `cannot read: ${(err as Error).message}`, line || undefined);
   }
 }
 
-/** Peeks at the first non-blank character and gives back a stream that still starts at the beginning. */
-async function sniff(source: Readable): Promise<{ format: InputFormat; input: Readable }> {
-  const iterator = source[Symbol.asyncIterator]();
-  const seen: Buffer[] = [];
+/** Peeks at the first non-blank character and gives back text that still starts at the beginning. */
+async function sniff(text: AsyncIterable<string>): Promise<{ format: InputFormat; input: AsyncIterable<string> }> {
+  const iterator = text[Symbol.asyncIterator]();
+  const seen: string[] = [];
   let first: string | undefined;
   while (first === undefined) {
     const next = await iterator.next();
     if (next.done) break;
-    const buf = Buffer.isBuffer(next.value) ? next.value : Buffer.from(String(next.value));
-    seen.push(buf);
-    first = /[^\s\uFEFF]/.exec(Buffer.concat(seen).toString('utf8'))?.[0];
+    seen.push(next.value);
+    first = /[^\s\uFEFF]/.exec(next.value)?.[0];
   }
   const format: InputFormat = first === '[' ? 'json' : first === '{' ? 'ndjson' : 'csv';
   const replay = async function* () {
     yield* seen;
-    for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value as Buffer;
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
   };
-  return { format, input: Readable.from(replay(), { objectMode: false }) };
+  return { format, input: replay() };
 }

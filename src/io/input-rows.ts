@@ -21,8 +21,60 @@ export interface InputRow {
 
 /** A file that cannot be read as a whole (missing, bad structure): exit 2, naming the file and line. */
 export class InputFileError extends UsageError {
-  constructor(file: string, message: string, line?: number) {
-    super(`${file}${line !== undefined ? ` line ${line}` : ''}: ${message}`, 'fix the file (or run with --dry-run to check it all first)', 'invalid_input');
+  constructor(file: string, message: string, line?: number, hint = 'fix the file (or run with --dry-run to check it all first)') {
+    super(`${file}${line !== undefined ? ` line ${line}` : ''}: ${message}`, hint, 'invalid_input');
+  }
+}
+
+/** Deeper JSON than this is refused as a row: nothing the API takes nests so far, and deeper values overflow recursive code (JSON.stringify) on the way out. */
+export const MAX_JSON_DEPTH = 100;
+
+/**
+ * Text from an input file as it may appear in a message: JSON-quoted, control characters
+ * (NUL, ESC, C1, line and paragraph separators) escaped, at most `max` characters shown.
+ */
+export function quoteInput(text: string, max = 40): string {
+  const shown = text.length > max ? `${text.slice(0, max)}...` : text;
+  return JSON.stringify(shown).replace(/[\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** A JSON.parse error message made safe to print: V8 quotes the input in it. */
+export function jsonErrorText(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  // "Unexpected token 'x', "...text..." is not valid JSON": the quoted text is input.
+  return message
+    .replace(/, (?:\.\.\.)?"([^]*)"(?:\.\.\.)? is not valid JSON$/, (_, text: string) => `, in ${quoteInput(text)}`)
+    .replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).slice(0, 200);
+}
+
+/**
+ * True when JSON text nests deeper than `limit` (counted outside strings). Text shorter than
+ * twice the limit cannot, so most rows cost one length check.
+ */
+export function nestsDeeper(text: string, limit = MAX_JSON_DEPTH): boolean {
+  if (text.length <= 2 * limit) return false;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++;
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) {
+      if (++depth > limit) return true;
+    } else if (c === 125 || c === 93) depth--;
+  }
+  return false;
+}
+
+/** A JSON row's text as a row: parsed, or why not (bad JSON, too deep, not an object). */
+export function jsonRow(line: number, text: string): InputRow {
+  if (nestsDeeper(text)) return { line, error: `nested deeper than ${MAX_JSON_DEPTH} levels` };
+  try {
+    return objectRow(line, JSON.parse(text));
+  } catch (err) {
+    return { line, error: `not valid JSON: ${jsonErrorText(err)}` };
   }
 }
 

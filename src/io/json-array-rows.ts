@@ -1,6 +1,4 @@
-import type { Readable } from 'node:stream';
-import { StringDecoder } from 'node:string_decoder';
-import { InputFileError, objectRow, type InputRow } from './input-rows.js';
+import { InputFileError, jsonRow, quoteInput, type InputRow } from './input-rows.js';
 
 // One element larger than this is almost surely a file that is not what it claims to be.
 const MAX_ELEMENT_CHARS = 16 * 1024 * 1024;
@@ -13,8 +11,7 @@ type State = 'start' | 'first' | 'value' | 'element' | 'after' | 'end';
  * A malformed element is an invalid row; a broken array structure is an InputFileError.
  * Rows come in batches: those completed by one chunk of input.
  */
-export async function* jsonArrayRows(input: Readable, file: string): AsyncGenerator<InputRow[]> {
-  const decoder = new StringDecoder('utf8');
+export async function* jsonArrayRows(input: AsyncIterable<string>, file: string): AsyncGenerator<InputRow[]> {
   let state: State = 'start';
   let line = 1;
   let elementLine = 0;
@@ -32,15 +29,11 @@ export async function* jsonArrayRows(input: Readable, file: string): AsyncGenera
     const text = parts.join('');
     parts = [];
     size = 0;
-    try {
-      return objectRow(elementLine, JSON.parse(text));
-    } catch (err) {
-      return { line: elementLine, error: `not valid JSON: ${(err as Error).message}` };
-    }
+    return jsonRow(elementLine, text);
   };
 
   for await (const chunk of input) {
-    let text = typeof chunk === 'string' ? chunk : decoder.write(chunk as Buffer);
+    let text = chunk;
     if (!bomChecked && text.length > 0) {
       bomChecked = true;
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
@@ -72,11 +65,11 @@ export async function* jsonArrayRows(input: Readable, file: string): AsyncGenera
         if (c !== '[') fail('expected a JSON array (the file should start with "[")');
         state = 'first';
       } else if (state === 'end') {
-        fail(`unexpected "${c}" after the end of the array`);
+        fail(`unexpected ${quoteInput(c)} after the end of the array`);
       } else if (c === ']' && state === 'first') {
         state = 'end';
       } else if (c === ']' || c === ',') {
-        fail(state === 'value' ? `expected a value after ",", got "${c}"` : `unexpected "${c}"`);
+        fail(state === 'value' ? `expected a value after ",", got ${quoteInput(c)}` : `unexpected ${quoteInput(c)}`);
       } else {
         state = 'element';
         elementLine = line;

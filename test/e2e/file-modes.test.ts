@@ -63,11 +63,11 @@ describe('cnv contacts upsert --file (binary)', () => {
     const path = write('no-id.csv', ['name,phone', 'Ada,123', 'Linus,456'].join('\n'));
     const upsert = await cnv(['contacts', 'upsert', '--file', path], { env: fx.env });
     expect(upsert.exitCode).toBe(2);
-    expect(upsert.stderr).toContain(`${path} line 1: the header names none of the columns email, cnvContactId that identify a row (it has: name, phone)`);
+    expect(upsert.stderr).toContain(`${path} line 1: the header names none of the columns that identify a row: email (or Email Address, E-mail) or cnvContactId (or Contact ID); any case (it has: "name", "phone")`);
     const add = await cnv(['audience', 'add', 'c1000000-0000-4000-8000-000000000003', '--batch', path], { env: fx.env });
-    expect([add.exitCode, add.stderr]).toEqual([2, expect.stringContaining('none of the columns cnvContactId, userId, email')]);
+    expect([add.exitCode, add.stderr]).toEqual([2, expect.stringContaining('none of the columns that identify a row: cnvContactId (or Contact ID), userId (or User ID) or email')]);
     const track = await cnv(['events', 'track', '--file', path, '--event', 'x'], { env: fx.env });
-    expect([track.exitCode, track.stderr]).toEqual([2, expect.stringContaining('none of the columns userId, email')]);
+    expect([track.exitCode, track.stderr]).toEqual([2, expect.stringContaining('none of the columns that identify a row: userId (or User ID) or email')]);
     expect((await fx.stats()).total).toBe(0);
     // Any case counts; and a default identifier from --set lets the rows through to their own checks.
     const upper = write('upper.csv', ['EMAIL', 'header.case@example.com'].join('\n'));

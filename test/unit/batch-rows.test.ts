@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { prepareIdentifierRow } from '../../src/batch/contact-batch-add.js';
-import { rowBody } from '../../src/batch/row-body.js';
-import { derivedClientEventId } from '../../src/commands/events/track-file.js';
+import { InvalidRowError, rowBody } from '../../src/batch/row-body.js';
+import { derivedClientEventId, prepareTrackRow } from '../../src/commands/events/track-file.js';
 import { prepareUpsertRow } from '../../src/commands/contacts/upsert-file.js';
 
 const csv = (values: Record<string, string>, line = 2) => ({ line, values, textual: true });
@@ -18,6 +18,42 @@ describe('rowBody', () => {
   it('NDJSON and JSON rows are bodies already', () => {
     expect(rowBody({ line: 1, values: { 'fields.x': 1, email: 'A@b.co' } }, { known: ['email'], text: ['email'] })).toEqual({ 'fields.x': 1, email: 'A@b.co' });
   });
+
+  it('JSON keys match the API names like CSV headers do: any case, spaces, - and _ ignored, common spellings', () => {
+    const opts = { known: ['email', 'userId', 'cnvContactId', 'subscriptionStatus'], text: [] };
+    expect(rowBody({ line: 1, values: { Email: 'a@b.co', UserId: 'u1', 'Subscription Status': 'x', Other: 1 } }, opts)).toEqual({ email: 'a@b.co', userId: 'u1', subscriptionStatus: 'x', Other: 1 });
+    for (const name of ['E-mail', 'Email Address', 'email address', 'EMAIL_ADDRESS', 'e_mail']) {
+      expect(rowBody(csv({ [name]: 'a@b.co' }), opts), name).toEqual({ email: 'a@b.co' });
+    }
+    for (const name of ['User ID', 'user_id', 'USERID', 'user-id']) expect(rowBody({ line: 1, values: { [name]: 'u1' } }, opts), name).toEqual({ userId: 'u1' });
+    for (const name of ['Contact ID', 'contact_id', 'cnv_contact_id']) expect(rowBody(csv({ [name]: 'x' }), opts), name).toEqual({ cnvContactId: 'x' });
+  });
+
+  it('two columns or keys naming one key, both given, is an invalid row (which was meant is not guessed)', () => {
+    const opts = { known: ['email'], text: ['email'] };
+    expect(() => rowBody({ line: 1, values: { Email: 'a@b.co', email: 'c@d.co' } }, opts)).toThrow(InvalidRowError);
+    expect(() => rowBody(csv({ 'E-mail': 'a@b.co', 'Email Address': 'c@d.co' }), opts)).toThrow(/"Email Address" and another column or key both name email/);
+    expect(rowBody(csv({ 'E-mail': 'a@b.co', email: '' }), opts)).toEqual({ email: 'a@b.co' });
+  });
+});
+
+describe('identifiers as users spell them', () => {
+  it('batch adds, upserts and events find the identifier in capitalised JSON keys and alias CSV headers', () => {
+    expect(prepareIdentifierRow({ line: 1, values: { Email: 'a@example.com' } })).toEqual({ identifier: 'a@example.com', payload: { email: 'a@example.com' } });
+    expect(prepareIdentifierRow({ line: 1, values: { UserId: 'u-2' } })).toEqual({ identifier: 'u-2', payload: { userId: 'u-2' } });
+    expect(prepareIdentifierRow(csv({ 'Email Address': 'a@example.com', 'First Name': 'Ann' }))).toEqual({ identifier: 'a@example.com', payload: { email: 'a@example.com' } });
+    expect(prepareUpsertRow({ line: 1, values: { Email: 'a@example.com', SubscriptionStatus: 'subscribed' } }, {})).toEqual({
+      identifier: 'a@example.com',
+      payload: { email: 'a@example.com', subscriptionStatus: 'SUBSCRIBED' },
+    });
+    expect(prepareTrackRow({ line: 1, values: { Event: 'signup', 'User ID': 'u-1', ClientEventId: 'e1' } }, {})).toEqual({
+      identifier: 'e1',
+      payload: { event: 'signup', userId: 'u-1', clientEventId: 'e1' },
+    });
+    expect(prepareTrackRow({ line: 1, values: { event: 'x', Mail: 'a@example.com' } }, {})).toMatchObject({
+      invalid: { error: 'missing_identifier', message: 'no identifier: give userId (or User ID) or email (or Email Address, E-mail), in any case' },
+    });
+  });
 });
 
 describe('prepareIdentifierRow (batch adds)', () => {
@@ -30,7 +66,10 @@ describe('prepareIdentifierRow (batch adds)', () => {
   it('gives the API error code of what is wrong', () => {
     expect(prepareIdentifierRow(csv({ email: 'nope' }))).toMatchObject({ identifier: 'nope', invalid: { error: 'invalid_email' } });
     expect(prepareIdentifierRow(csv({ cnvContactId: 'x' }))).toMatchObject({ invalid: { error: 'invalid_request', message: expect.stringMatching(/^cnvContactId: expected a UUID/) } });
-    expect(prepareIdentifierRow(csv({ email: '', other: 'x' }))).toEqual({ identifier: '', invalid: { error: 'missing_identifier', message: 'no identifier: give email, cnvContactId or userId' } });
+    expect(prepareIdentifierRow(csv({ email: '', other: 'x' }))).toEqual({
+      identifier: '',
+      invalid: { error: 'missing_identifier', message: 'no identifier: give email (or Email Address, E-mail), cnvContactId (or Contact ID) or userId (or User ID), in any case' },
+    });
     expect(prepareIdentifierRow({ line: 1, values: { userId: 42 } })).toMatchObject({ invalid: { error: 'invalid_request' } });
   });
 });

@@ -61,6 +61,22 @@ describe('CSV output (RFC 4180)', () => {
     expect(text.split('\r\n')[0]).toBe('\uFEFF' + csvLayout('custom-events', []).columns.join(','));
   });
 
+  it('--null-as: null cells hold the marker, empty strings stay empty, a text equal to the marker is quoted', async () => {
+    const layout = csvLayout('contacts', ['City', 'Note']);
+    const format = await pageFormat('contacts', 'csv', layout, false, '\\N');
+    const rows = [
+      { id: 'c1', email: null, sfdcLeadId: '', fields: { City: null, Note: '\\N' } },
+      { id: 'c2', email: 'a@b.c', fields: { City: 'Oslo', Note: 'x' }, gone: null },
+    ];
+    const text = pageOf(format, rows).toString('utf8');
+    // Columns: id, sfdcLeadId, sfdcContactId, sfdcAccountId, email, subscriptionStatus, createdAt, updatedAt, City, Note, _extra.
+    // null is \\N; "" and a member the row does not have are empty; the text "\\N" is quoted (PostgreSQL COPY reads it as text).
+    expect(text.split('\r\n')).toEqual(['c1,,,,\\N,,,,\\N,"\\N",', 'c2,,,,a@b.c,,,,Oslo,x,"{""gone"":null}"', '']);
+    // The default is unchanged: null and "" are both an empty cell.
+    const plain = await pageFormat('contacts', 'csv', layout, false);
+    expect(pageOf(plain, rows.slice(0, 1)).toString('utf8')).toBe('c1,,,,,,,,,\\N,\r\n');
+  });
+
   it('NDJSON is one row per line exactly as sent (unknown members and their order kept), no BOM', async () => {
     const format = await pageFormat('contacts', 'ndjson', null, false);
     const rows = [{ zeta: 1, id: 'x', fields: { 'A b': 'line\u2028two' } }, { id: 'y' }];

@@ -1,9 +1,10 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { formatFromPath, InputFileError, openInput, type InputRow } from '../../src/io/input-reader.js';
+import { formatFromPath, InputFileError, openInput, type InputRow, type InputSpec } from '../../src/io/input-reader.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cnv-input-'));
 let n = 0;
@@ -13,8 +14,8 @@ function file(name: string, content: string | Buffer): string {
   return path;
 }
 
-async function rows(path: string, opts: { format?: 'csv' | 'ndjson' | 'json'; delimiter?: string; stdin?: Readable } = {}): Promise<InputRow[]> {
-  const input = await openInput(opts.stdin ?? Readable.from([]), { path, format: opts.format, delimiter: opts.delimiter });
+async function rows(path: string, opts: Omit<InputSpec, 'path'> & { stdin?: Readable } = {}): Promise<InputRow[]> {
+  const input = await openInput(opts.stdin ?? Readable.from([]), { ...opts, path });
   const out: InputRow[] = [];
   for await (const row of input.rows) out.push(row);
   return out;
@@ -48,11 +49,11 @@ describe('CSV input', () => {
     ]);
   });
 
-  it('CRLF line ends, also inside quoted values, and a last row without a line end', async () => {
+  it('CRLF line ends, a CRLF inside a quoted value kept exactly, and a last row without a line end', async () => {
     const path = file('crlf.csv', 'email,note\r\na@example.com,"x\r\ny"\r\nb@example.com,z');
     const got = await rows(path);
     expect(got.map((r) => [r.line, r.values?.email, r.values?.note])).toEqual([
-      [2, 'a@example.com', 'x\ny'],
+      [2, 'a@example.com', 'x\r\ny'],
       [4, 'b@example.com', 'z'],
     ]);
   });
@@ -91,6 +92,7 @@ describe('CSV input', () => {
   it('a bad header is an error: empty file, unnamed or repeated column', async () => {
     expect((await failure(rows(file('empty.csv', '')))).message).toMatch(/empty: expected a header row/);
     expect((await failure(rows(file('unnamed.csv', 'email,,x\n')))).message).toMatch(/line 1: column 2 of the header has no name/);
+    expect((await failure(rows(file('unnamed-first.csv', ',email\n')))).message).toMatch(/line 1: column 1 of the header has no name/);
     expect((await failure(rows(file('twice.csv', 'email,email\n')))).message).toMatch(/"email" appears twice/);
   });
 
@@ -182,5 +184,150 @@ describe('format choice', () => {
 
   it('--input-format wins over the extension', async () => {
     expect(await rows(file('data.txt', '{"a":1}\n'), { format: 'ndjson' })).toEqual([{ line: 1, values: { a: 1 } }]);
+  });
+});
+
+const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/inputs/${name}`, import.meta.url));
+const valuesOf = (got: InputRow[]) => got.map((r) => r.values ?? r.error);
+
+describe('files as spreadsheets write them (test/fixtures/inputs)', () => {
+  it('CR-only line ends: the last value gains nothing, a quoted last value reads, however the text is cut', async () => {
+    const expected = [
+      { email: 'a@example.com', name: 'Ann', city: 'Bergen' },
+      { email: 'b@example.com', name: 'Bob', city: 'Oslo' },
+    ];
+    expect(valuesOf(await rows(fixture('excel-mac-cr.csv')))).toEqual(expected);
+    const quoted = [expected[0], { ...expected[1], city: 'Oslo, Norway' }];
+    expect(valuesOf(await rows(fixture('excel-mac-cr-quoted.csv')))).toEqual(quoted);
+    for (const size of [1, 2, 5]) {
+      const text = readFileSync(fixture('excel-mac-cr-quoted.csv'), 'utf8');
+      expect(valuesOf(await rows('-', { stdin: trickle(text, size), format: 'csv' }))).toEqual(quoted);
+    }
+    expect((await rows(fixture('excel-mac-cr.csv'))).map((r) => r.line)).toEqual([2, 3]);
+  });
+
+  it('UTF-16LE with a BOM (Excel "Unicode Text") is read as such; UTF-16BE too', async () => {
+    const got = await rows(fixture('excel-unicode-text.txt'), { delimiter: '\t' });
+    expect(got).toEqual([
+      { line: 2, values: { email: 'a@example.com', name: 'Zoë', city: 'München' }, textual: true },
+      { line: 3, values: { email: 'b@example.com', name: '李', city: 'Tōkyō' }, textual: true },
+    ]);
+    const le = readFileSync(fixture('excel-unicode-text.txt'));
+    const be = Buffer.from(le);
+    be.swap16();
+    expect(valuesOf(await rows(file('be.tsv', be)))).toEqual(valuesOf(got));
+    // Cut at odd bytes: a character split between chunks is joined again.
+    expect(valuesOf(await rows('-', { stdin: Readable.from([le.subarray(0, 7), le.subarray(7, 50), le.subarray(50)]), delimiter: '\t' }))).toEqual(valuesOf(got));
+    // Without the tab delimiter the header is one column: the error says what to try.
+    const err = await failure(rows(fixture('excel-unicode-text.txt')));
+    expect(err.message).toMatch(/line 1: the header is one column, "email\\tname\\tcity"/);
+    expect(err.hint).toMatch(/try --delimiter tab/);
+  });
+
+  it('windows-1252 is refused without --encoding, naming the line and the encoding, and read right with it', async () => {
+    const err = await failure(rows(fixture('excel-windows-1252.csv')));
+    expect(err.message).toMatch(/excel-windows-1252\.csv: not UTF-8 at line 2 \(byte 0xeb\)/);
+    expect(err.hint).toMatch(/windows-1252.*try --encoding windows-1252/);
+    expect(valuesOf(await rows(fixture('excel-windows-1252.csv'), { encoding: 'windows-1252' }))).toEqual([
+      { email: 'a@example.com', name: 'Zoë', city: 'München' },
+      { email: 'b@example.com', name: 'Renée', city: 'Café €' },
+    ]);
+    expect(valuesOf(await rows(fixture('excel-windows-1252.csv'), { encoding: 'latin1' }))[0]).toMatchObject({ city: 'München' });
+  });
+
+  it('invalid UTF-8 is never read as U+FFFD, in CSV, NDJSON and JSON alike; rows before it are delivered', async () => {
+    const munchen = Buffer.from('M\xfcnchen', 'latin1');
+    const csv = file('bad.csv', Buffer.concat([Buffer.from('email,city\na@example.com,Oslo\nb@example.com,'), munchen, Buffer.from('\n')]));
+    const ndjson = file('bad.ndjson', Buffer.concat([Buffer.from('{"email":"a@example.com"}\n\n{"city":"'), munchen, Buffer.from('"}\n')]));
+    const json = file('bad.json', Buffer.concat([Buffer.from('[\n{"email":"a@example.com"},\n{"city":"'), munchen, Buffer.from('"}]')]));
+    for (const path of [csv, ndjson, json]) {
+      expect((await failure(rows(path))).message).toMatch(/: not UTF-8 at line 3 \(byte 0xfc\)/);
+    }
+    // A character cut between chunks is not mistaken for an invalid one; a cut-off one at the end is.
+    const zoe = Buffer.from('email,name\na@example.com,Zoë 😀\n');
+    const cut = [zoe.subarray(0, zoe.length - 4), zoe.subarray(zoe.length - 4, zoe.length - 2), zoe.subarray(zoe.length - 2)];
+    expect(valuesOf(await rows('-', { stdin: Readable.from(cut) }))).toEqual([{ email: 'a@example.com', name: 'Zoë 😀' }]);
+    expect((await failure(rows('-', { stdin: Readable.from([zoe.subarray(0, zoe.length - 3)]) }))).message).toMatch(/not UTF-8 at line 2/);
+    expect((await failure(rows(file('enc.csv', 'email\n'), { encoding: 'ebcdic' }))).message).toMatch(/unknown encoding "ebcdic"/);
+  });
+
+  it('rows of only empty cells are skipped, and so are unnamed trailing columns while empty', async () => {
+    expect(await rows(fixture('empty-cells.csv'))).toEqual([
+      { line: 2, values: { email: 'a@example.com', name: 'Ann' }, textual: true },
+      { line: 5, values: { email: 'b@example.com', name: 'Bob' }, textual: true },
+    ]);
+    const filled = await rows(file('filled.csv', 'email,name,,\na@example.com,Ann,,x\nb@example.com,Bob\n'));
+    expect(filled).toEqual([
+      { line: 2, error: 'column 4 holds "x" but the header does not name it', textual: true },
+      { line: 3, values: { email: 'b@example.com', name: 'Bob' }, textual: true },
+    ]);
+  });
+
+  it('a semicolon (or tab) file read with "," gets the hint to try --delimiter', async () => {
+    const err = await failure(rows(fixture('excel-semicolon.csv')));
+    expect(err.message).toMatch(/line 1: the header is one column, "email;name;city"/);
+    expect(err.hint).toBe("the header has one column holding \";\": try --delimiter ';'");
+    expect(valuesOf(await rows(fixture('excel-semicolon.csv'), { delimiter: ';' }))).toEqual([{ email: 'a@example.com', name: 'Ann', city: 'Bergen' }]);
+  });
+});
+
+describe('hostile input', () => {
+  it('a binary file is refused without echoing its bytes', async () => {
+    const binary = file('image.csv', Buffer.from([0x65, 0x6d, 0x61, 0x69, 0x6c, 0x0a, 0x1b, 0x5d, 0x30, 0x3b, 0x00, 0x07, 0x0a]));
+    const err = await failure(rows(binary));
+    expect(err.message).toMatch(/image\.csv: a NUL character at line 2: this is not a text file/);
+    expect(err.message + err.hint).not.toMatch(/[\u0000-\u0008\u000b-\u001f]/);
+    const png = file('image.png.csv', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00]));
+    expect((await failure(rows(png))).message).toMatch(/not UTF-8 at line 1 \(byte 0x89\)/);
+  });
+
+  it('input quoted in errors is escaped and cut short', async () => {
+    const long = 'x'.repeat(5000);
+    const got = await rows(file('esc.csv', `email,note\na@example.com,ab"\u001b]0;pwned\u0007${long}\n`));
+    expect(got[0].error).toMatch(/^malformed CSV: Invalid Opening Quote/);
+    expect(got[0].error!.length).toBeLessThan(200);
+    expect(got[0].error).not.toMatch(/[\u0000-\u001f]/);
+    const json = await rows(file('esc.ndjson', `{"a": \u001b[31m${long}}\n`));
+    expect(json[0].error).toMatch(/^not valid JSON: /);
+    expect(json[0].error!.length).toBeLessThan(260);
+    expect(json[0].error).not.toMatch(/[\u0000-\u001f]/);
+    const header = await failure(rows(file('esc-header.csv', `a\u001b[2J;b\n1;2\n`)));
+    expect(header.message).toContain('"a\\u001b[2J;b"');
+  });
+
+  it('a row nested 20,000 levels deep is an invalid row (line named); the others read', async () => {
+    const deep = `{"email":"d@example.com","data":${'['.repeat(20_000)}${']'.repeat(20_000)}}`;
+    const expected = (line: number) => ({ line, error: 'nested deeper than 100 levels' });
+    const nd = await rows(file('deep.ndjson', `{"email":"a@example.com"}\n${deep}\n{"email":"b@example.com"}\n`));
+    expect(nd).toEqual([{ line: 1, values: { email: 'a@example.com' } }, expected(2), { line: 3, values: { email: 'b@example.com' } }]);
+    const arr = await rows(file('deep.json', `[{"email":"a@example.com"},\n${deep},\n{"email":"b@example.com"}]`));
+    expect(arr.map((r) => r.error ?? r.values?.email)).toEqual(['a@example.com', expected(2).error, 'b@example.com']);
+    const csv = await rows(file('deep.csv', `email,data\na@example.com,${'['.repeat(20_000)}\nb@example.com,[[1]]\n`));
+    expect(csv[0]).toEqual({ line: 2, error: 'column "data" holds JSON nested deeper than 100 levels', textual: true });
+    expect(csv[1].values).toEqual({ email: 'b@example.com', data: '[[1]]' });
+    // 100 levels are fine.
+    expect((await rows(file('ok.ndjson', `{"d":${'['.repeat(99)}${']'.repeat(99)}}\n`)))[0].values).toBeDefined();
+  });
+});
+
+describe('a file that is not UTF-8 is refused before any row', () => {
+  it('a bad byte far into a file (past the first chunks) stops it before the first row is read', async () => {
+    const good = 'email,city\n' + Array.from({ length: 20_000 }, (_, i) => `u${i}@example.com,Oslo`).join('\n') + '\n';
+    const path = file('late-bad.csv', Buffer.concat([Buffer.from(good), Buffer.from('z@example.com,M\xfcnchen\n', 'latin1')]));
+    const seen: number[] = [];
+    const err = await failure((async () => {
+      const input = await openInput(Readable.from([]), { path });
+      for await (const row of input.rows) seen.push(row.line);
+    })());
+    expect(err.message).toMatch(/not UTF-8 at line 20002/);
+    expect(seen).toEqual([]);
+    // stdin cannot be read twice: there the rows before the bad byte are delivered first.
+    const stdinSeen: number[] = [];
+    await expect((async () => {
+      const bytes = readFileSync(path);
+      const input = await openInput(Readable.from([bytes.subarray(0, 65_536), bytes.subarray(65_536)]), { path: '-' });
+      for await (const row of input.rows) stdinSeen.push(row.line);
+    })()).rejects.toThrow(/not UTF-8 at line 20002/);
+    expect(stdinSeen.length).toBeGreaterThan(0);
   });
 });

@@ -10,6 +10,7 @@ import { emailSchema, uuidSchema } from '../../cli/identifier.js';
 import { pairsToObject } from '../../cli/parse.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { spellingsOf } from '../../io/column-names.js';
 import type { InputRow } from '../../io/input-rows.js';
 import type { CommandResult } from '../../io/render.js';
 
@@ -35,7 +36,7 @@ const rowSchema = z
     companyFields: fieldMap.optional(),
     updateOnly: z.boolean({ message: 'expected true or false' }).optional(),
   })
-  .refine((b) => b.email !== undefined || b.cnvContactId !== undefined, { message: 'no identifier: give email or cnvContactId' });
+  .refine((b) => b.email !== undefined || b.cnvContactId !== undefined, { message: `no identifier: give ${spellingsOf(['email', 'cnvContactId'])}, in any case` });
 
 /** Flags that stand for every row in file mode (a row's own values win). */
 function defaultsFrom(opts: Record<string, unknown>): Record<string, unknown> {

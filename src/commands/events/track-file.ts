@@ -10,6 +10,7 @@ import { blank, checkRow, identifierColumns } from '../../batch/row-check.js';
 import { emailSchema } from '../../cli/identifier.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { spellingsOf } from '../../io/column-names.js';
 import type { InputRow } from '../../io/input-rows.js';
 import type { CommandResult } from '../../io/render.js';
 
@@ -29,7 +30,7 @@ const rowSchema = z
     clientEventId: z.preprocess(blank, z.string({ message: 'expected a string' })),
     data: z.record(z.string(), z.unknown(), { message: 'expected a JSON object' }).optional(),
   })
-  .refine((b) => b.userId !== undefined || b.email !== undefined, { message: 'no identifier: give userId or email' });
+  .refine((b) => b.userId !== undefined || b.email !== undefined, { message: `no identifier: give ${spellingsOf(['userId', 'email'])}, in any case` });
 
 /**
  * The clientEventId of a row that has none: derived from the row as read (its values and its
