@@ -30,8 +30,9 @@ export interface ReportOptions {
   redact?: (text: string) => string;
 }
 
-// Rows are gathered into chunks of about this many characters before they are written.
-const CHUNK_CHARS = 64 * 1024;
+// Rows are gathered into chunks of about this many characters before they are written: big
+// for stdout (throughput), smaller for a device or a FIFO, so that a failing one is seen early.
+const CHUNK_CHARS = { stdout: 64 * 1024, other: 16 * 1024 };
 
 /**
  * A CSV report (RFC 4180: a value holding a comma, quote, CR or LF is quoted). A regular file
@@ -62,6 +63,7 @@ async function streamReport(path: string, stdout: Writable | undefined, header: 
   }
   let failure: unknown;
   out.on('error', (err: Error) => (failure ??= reportError(path, err)));
+  const chunkChars = stdout ? CHUNK_CHARS.stdout : CHUNK_CHARS.other;
   let chunk = header;
   const flush = (): Promise<void> | undefined => {
     const text = chunk;
@@ -73,7 +75,7 @@ async function streamReport(path: string, stdout: Writable | undefined, header: 
     write(r) {
       if (failure) throw failure;
       chunk += format(r);
-      return chunk.length >= CHUNK_CHARS ? flush() : undefined;
+      return chunk.length >= chunkChars ? flush() : undefined;
     },
     async close() {
       await flush();

@@ -138,6 +138,8 @@ export async function runBatch<P>(opts: RunBatchOptions<P>): Promise<RunBatchOut
   try {
     for await (const item of opts.rows) {
       for (const row of Array.isArray(item) ? (item as ReadonlyArray<PreparedRow<P>>) : [item as PreparedRow<P>]) {
+        if (results.error !== undefined) sinkFailed(results.error);
+        if (sinkError !== undefined) break;
         const s = seq++;
         if (row.outcome) {
           results.put(s, { line: row.line, identifier: row.identifier, ...row.outcome });
