@@ -161,7 +161,7 @@ async function writeAside(path: string, text: string, fail: (err: unknown) => Er
 async function createAside(path: string, fail: (err: unknown) => Error): Promise<Aside> {
   const temp = join(dirname(path), `${tempPrefix(path)}${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
   // O_EXCL fails on anything already there, a symbolic link included; O_NOFOLLOW says it twice.
-  const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+  const flags = constants.O_RDWR | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
   const handle = await open(temp, flags, 0o666).catch((err: unknown) => Promise.reject(fail(err)));
   return { handle, temp };
 }
