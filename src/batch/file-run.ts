@@ -4,7 +4,7 @@ import { openInput, type InputRow } from '../io/input-reader.js';
 import type { CommandResult } from '../io/render.js';
 import type { BatchRunOptions } from './options.js';
 import { startProgress } from './progress.js';
-import { loadDoneRows, openReport, type DoneRows, type ReportWriter } from './report.js';
+import { loadDoneRows, openReport, type DoneRows } from './report.js';
 import { InvalidRowError } from './row-body.js';
 import { runBatch } from './run-batch.js';
 import { BatchCounts, summaryData, summaryLine } from './summary.js';
@@ -54,7 +54,7 @@ export async function runFileBatch<P>(ctx: Context, spec: FileBatchSpec<P>): Pro
     encoding: options.encoding,
     anyOf: spec.identifierColumns,
   });
-  const report = options.report ? await openReport(options.report, idColumn, ctx.io.stdout) : undefined;
+  const report = options.report ? await openReport(options.report, idColumn, ctx.io.stdout, { done, redact: (text) => ctx.redact(text) }) : undefined;
   const counts = new BatchCounts();
   const started = ctx.clock.now();
   const progress = await startProgress(ctx, counts, started);
@@ -79,6 +79,7 @@ export async function runFileBatch<P>(ctx: Context, spec: FileBatchSpec<P>): Pro
       orderKey: spec.orderKey,
       signal: ctx.signal,
       dryRun: options.dryRun,
+      record: report?.record,
       onResult: (result) => {
         counts.add(result);
         if ((result.status === 'failed' || result.status === 'invalid') && problems.length <= MAX_LISTED_PROBLEMS) problems.push(result);
@@ -94,7 +95,7 @@ export async function runFileBatch<P>(ctx: Context, spec: FileBatchSpec<P>): Pro
   if (!options.report) listProblems(ctx, problems, counts);
   const info = { elapsedMs: ctx.clock.now() - started, dryRun: options.dryRun, report: options.report, stopped: stoppedBy === undefined ? undefined : messageOf(stoppedBy) };
   ctx.info(summaryLine(counts, info));
-  if (ctx.globals.json) ctx.io.stderr.write(JSON.stringify({ summary: { ...summaryData(counts, info), exitCode } }) + '\n');
+  if (ctx.globals.json) ctx.io.stderr.write(ctx.redact(JSON.stringify({ summary: { ...summaryData(counts, info), exitCode } })) + '\n');
   if (stoppedBy !== undefined) throw stopError(ctx, stoppedBy, options.report);
   return { kind: 'none', exitCode };
 }

@@ -20,6 +20,11 @@ export class InOrder {
     return this.waiting.size + this.ready.length - this.readyAt;
   }
 
+  /** Whether the sink is writing (drain() then waits for it). */
+  get busy(): boolean {
+    return this.pumping !== undefined;
+  }
+
   /** The first error the sink threw, if any. */
   get error(): unknown {
     return this.failure;

@@ -1,10 +1,12 @@
 import { createReadStream, createWriteStream, statSync } from 'node:fs';
-import { rename } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
-import { UsageError } from '../errors.js';
+import { LocalFileError, UsageError } from '../errors.js';
 import { csvCell } from '../io/csv-line.js';
+import { openReportFile } from './report-file.js';
+import type { ResultRecord } from './run-batch.js';
 import { SUCCESS_STATUSES, type ItemOutcome, type RowResult } from './types.js';
 
 /** Report columns; `idColumn` names the service id (cnvContactId for contacts, id for records). */
@@ -17,31 +19,52 @@ export interface ReportWriter {
   write(result: RowResult): Promise<void> | undefined;
   /** Flushes and closes the file (stdout is flushed, not closed). */
   close(): Promise<void>;
+  /** How far the results are on disk: only for a regular file, the one kind that can be resumed from. */
+  record?: ResultRecord;
 }
 
-// Rows are gathered into chunks of about this many characters before they are written.
-const CHUNK_CHARS = 64 * 1024;
+export interface ReportOptions {
+  /** Rows done in an earlier run (--resume-from-report): they are in the file from the start. */
+  done?: DoneRows;
+  /** Masks secrets in what the server sent (error codes, messages, ids) before it is written. */
+  redact?: (text: string) => string;
+}
+
+// Rows are gathered into chunks of about this many characters before they are written: big
+// for stdout (throughput), smaller for a device or a FIFO, so that a failing one is seen early.
+const CHUNK_CHARS = { stdout: 64 * 1024, other: 16 * 1024 };
 
 /**
- * A CSV report (RFC 4180: a value holding a comma, quote, CR or LF is quoted), written in
- * chunks with back-pressure; `-` writes to `stdout`. A file is written beside its final name
- * and renamed on close, so an earlier report (maybe the one being resumed from) stays whole if
- * the process is killed mid-run.
+ * A CSV report (RFC 4180: a value holding a comma, quote, CR or LF is quoted). A regular file
+ * (or a new one) is always a valid, resumable report, even after kill -9 (see report-file.ts).
+ * `-` writes to `stdout`; a device or a FIFO (--report /dev/stderr, a pipe) is written as a
+ * stream, in input order.
  */
-export async function openReport(path: string, idColumn: string, stdout: Writable): Promise<ReportWriter> {
+export async function openReport(path: string, idColumn: string, stdout: Writable, opts: ReportOptions = {}): Promise<ReportWriter> {
+  const redact = opts.redact ?? ((text: string) => text);
+  const format = (r: RowResult) =>
+    `${r.line},${csvCell(r.identifier)},${r.status},${csvCell(redact(r.id ?? ''))},${csvCell(redact(r.error ?? ''))},${csvCell(redact(r.message ?? ''))}\n`;
+  const header = reportColumns(idColumn).map(csvCell).join(',') + '\n';
   const toStdout = path === '-';
-  // Only a regular file (or a new one) is written aside and renamed: renaming over a device or
-  // a FIFO (--report /dev/stderr, /dev/null, a pipe) would replace it with a plain file.
-  const aside = !toStdout && isRegularOrMissing(path);
-  const partial = aside ? `${path}.partial` : path;
-  const out = toStdout ? stdout : createWriteStream(partial);
-  if (!toStdout) {
+  // Renaming over a device or a FIFO would replace it with a plain file: those are streamed to.
+  if (toStdout || !isRegularOrMissing(path)) return streamReport(path, toStdout ? stdout : undefined, header, format);
+  const carried = [...(opts.done ?? new Map()).entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([line, { identifier, outcome }]): RowResult => ({ line, identifier, ...outcome }));
+  const file = await openReportFile({ path, header, format, carried, fail: (err) => reportError(path, err), records: reportRecords });
+  return { write: (r) => file.write(r), close: () => file.close(), record: file };
+}
+
+async function streamReport(path: string, stdout: Writable | undefined, header: string, format: (r: RowResult) => string): Promise<ReportWriter> {
+  const out = stdout ?? createWriteStream(path);
+  if (!stdout) {
     // once() rejects with the stream's error: a missing directory, no permission.
     await once(out, 'open').catch((err: unknown) => Promise.reject(reportError(path, err)));
   }
   let failure: unknown;
   out.on('error', (err: Error) => (failure ??= reportError(path, err)));
-  let chunk = reportColumns(idColumn).map(csvCell).join(',') + '\n';
+  const chunkChars = stdout ? CHUNK_CHARS.stdout : CHUNK_CHARS.other;
+  let chunk = header;
   const flush = (): Promise<void> | undefined => {
     const text = chunk;
     chunk = '';
@@ -51,21 +74,29 @@ export async function openReport(path: string, idColumn: string, stdout: Writabl
   return {
     write(r) {
       if (failure) throw failure;
-      chunk += `${r.line},${csvCell(r.identifier)},${r.status},${csvCell(r.id ?? '')},${csvCell(r.error ?? '')},${csvCell(r.message ?? '')}\n`;
-      return chunk.length >= CHUNK_CHARS ? flush() : undefined;
+      chunk += format(r);
+      return chunk.length >= chunkChars ? flush() : undefined;
     },
     async close() {
       await flush();
-      if (!toStdout) {
+      if (!stdout) {
         out.end();
         await finished(out).catch(() => {});
       } else {
         await new Promise<void>((resolve) => (out.writableLength === 0 ? resolve() : out.write('', () => resolve())));
       }
       if (failure) throw failure;
-      if (aside) await rename(partial, path).catch((err: unknown) => Promise.reject(reportError(path, err)));
     },
   };
+}
+
+/** The rows of a report file from byte `start` (no header there): line number and raw CSV record. */
+async function* reportRecords(file: FileHandle, start: number): AsyncGenerator<[number, string]> {
+  const { parse } = await import('csv-parse');
+  const input = file.createReadStream({ start, autoClose: false });
+  const parser = input.pipe(parse({ raw: true, relax_column_count: true }));
+  input.on('error', (err) => parser.destroy(err));
+  for await (const { record, raw } of parser as AsyncIterable<{ record: string[]; raw: string }>) yield [Number(record[0]), raw];
 }
 
 function isRegularOrMissing(path: string): boolean {
@@ -75,7 +106,6 @@ function isRegularOrMissing(path: string): boolean {
     return true;
   }
 }
-
 
 /** Waits for 'drain', or for an error (reported through `failure`). */
 function waitForDrain(out: Writable, failure: () => unknown): Promise<void> {
@@ -92,8 +122,13 @@ function waitForDrain(out: Writable, failure: () => unknown): Promise<void> {
   });
 }
 
+/** A full disk, a read-only file system or no permission: exit 8; anything else (no such directory): exit 2. */
 function reportError(path: string, err: unknown): Error {
-  return new UsageError(`--report ${path}: cannot write the report: ${(err as Error).message}`, undefined, 'report_unwritable');
+  if (err instanceof Error && (err instanceof UsageError || err instanceof LocalFileError)) return err;
+  return (
+    LocalFileError.from(err, 'report', path, 'rows recorded so far stay in the report: fix the cause, then run again with --resume-from-report') ??
+    new UsageError(`--report ${path}: cannot write the report: ${(err as Error).message}`, undefined, 'report_unwritable')
+  );
 }
 
 /** Rows an earlier report marks as done, by line: the identifier must match too. */
@@ -107,7 +142,7 @@ export async function loadDoneRows(path: string, idColumn: string): Promise<Done
   const { parse } = await import('csv-parse');
   const done: DoneRows = new Map();
   const input = createReadStream(path);
-  const parser = input.pipe(parse({ bom: true, columns: true, relax_column_count: true, skip_empty_lines: true }));
+  const parser = input.pipe(parse({ bom: true, columns: true, relax_column_count: true, skip_empty_lines: true, skip_records_with_error: true }));
   input.on('error', (err) => parser.destroy(err));
   try {
     let checked = false;
@@ -121,7 +156,8 @@ export async function loadDoneRows(path: string, idColumn: string): Promise<Done
       if (!SUCCESS_STATUSES.has(row.status)) continue;
       const line = Number(row.line);
       const id = row[idColumn] || undefined;
-      done.set(line, { identifier: row.identifier, outcome: { status: row.status as ItemOutcome['status'], ...(id ? { id } : {}), message: 'done in an earlier run (--resume-from-report)' } });
+      // A report left by a killed run may hold a line more than once: a later success wins.
+      done.set(line, { identifier: row.identifier, outcome: { status: row.status as ItemOutcome['status'], ...(id ? { id } : {}), message: 'done in an earlier run (--resume-from-report)', earlier: true } });
     }
   } catch (err) {
     if (err instanceof UsageError) throw err;

@@ -27,6 +27,23 @@ export interface RunBatchOptions<P> {
   graceMs?: number;
   /** Validate only: every sendable row gets `valid`, nothing is sent. */
   dryRun?: boolean;
+  /**
+   * Where results become durable (the report file): with it, at most `maxUnrecorded` sent rows
+   * are ever without a recorded result, so a crash re-sends at most that many.
+   */
+  record?: ResultRecord;
+  /** Most sent rows without a recorded result (default: concurrency x chunkSize). */
+  maxUnrecorded?: number;
+}
+
+/** How far the results handed to onResult are recorded. */
+export interface ResultRecord {
+  /** Results recorded so far, counted from the first in input order. */
+  recorded(): number;
+  /** Resolves once more than `count` results are recorded, or recording failed. */
+  waitBeyond(count: number): Promise<void>;
+  /** Why recording failed, if it did. */
+  error(): unknown;
 }
 
 export interface RunBatchOutcome {
@@ -54,8 +71,11 @@ export async function runBatch<P>(opts: RunBatchOptions<P>): Promise<RunBatchOut
   const holders = new Map<string, ChunkState>();
   const maxPending = Math.max(2, opts.concurrency * 2);
   const maxBuffered = Math.max(10_000, opts.chunkSize * maxPending * 2);
+  const unrecorded = new Unrecorded(opts.record, opts.maxUnrecorded ?? Math.max(1, opts.concurrency) * opts.chunkSize);
   let stoppedBy: unknown;
   let stopped = false;
+  // The sink (the report) failed: nothing more can be recorded, so nothing more is read.
+  let sinkError: unknown;
   let seq = 0;
 
   const stop = (reason: unknown) => {
@@ -72,10 +92,17 @@ export async function runBatch<P>(opts: RunBatchOptions<P>): Promise<RunBatchOut
 
   const skip = (item: BatchItem<P>, s: number, failed?: unknown) => results.put(s, skippedResult(item, failed, stoppedBy));
   const waitForOne = () => (running.size > 0 ? Promise.race(running) : Promise.resolve());
+  const sinkFailed = (err: unknown) => {
+    sinkError ??= err;
+    stop(err);
+  };
 
   const dispatch = async (chunk: Array<{ seq: number; item: BatchItem<P> }>) => {
-    while (running.size >= maxPending) await waitForOne();
+    // Once stopped, a chunk is skipped at once: its rows must not hold back the results after them.
+    if (!stopped) while (running.size >= maxPending) await waitForOne();
+    if (!stopped) await unrecorded.room(chunk.length, () => (running.size > 0 ? Promise.race(running) : undefined)).catch(sinkFailed);
     if (stopped) return chunk.forEach(({ item, seq: s }) => skip(item, s));
+    unrecorded.sent(chunk[chunk.length - 1].seq, chunk.length);
     const keys = opts.orderKey ? [...new Set(chunk.flatMap(({ item }) => keysOf(opts.orderKey, item.payload)))] : [];
     const deps = keys.length ? [...new Set(keys.map((k) => holders.get(k)).filter((d): d is ChunkState => d !== undefined))] : [];
     const state: ChunkState = { done: Promise.resolve() };
@@ -106,40 +133,92 @@ export async function runBatch<P>(opts: RunBatchOptions<P>): Promise<RunBatchOut
   };
 
   let chunk: Array<{ seq: number; item: BatchItem<P> }> = [];
+  const dispatchOpen = async () => {
+    const open = chunk;
+    chunk = [];
+    if (open.length > 0) await dispatch(open);
+  };
   try {
     for await (const item of opts.rows) {
       for (const row of Array.isArray(item) ? (item as ReadonlyArray<PreparedRow<P>>) : [item as PreparedRow<P>]) {
+        if (results.error !== undefined) sinkFailed(results.error);
+        if (sinkError !== undefined) break;
         const s = seq++;
         if (row.outcome) {
           results.put(s, { line: row.line, identifier: row.identifier, ...row.outcome });
         } else if (opts.dryRun) {
           results.put(s, { line: row.line, identifier: row.identifier, status: 'valid' });
         } else if (stopped) {
+          if (chunk.length > 0) await dispatchOpen();
           skip(row, s);
         } else {
           chunk.push({ seq: s, item: row });
-          if (chunk.length >= opts.chunkSize) {
-            const full = chunk;
-            chunk = [];
-            await dispatch(full);
-          }
+          if (chunk.length >= opts.chunkSize) await dispatchOpen();
         }
-        if (results.error !== undefined) stop(results.error);
-        // Let the report catch up; with nothing in flight only the writes can make progress.
-        while (results.buffered > maxBuffered) await (running.size > 0 ? Promise.race([waitForOne(), results.drain()]) : results.drain());
+      }
+      if (results.error !== undefined) sinkFailed(results.error);
+      if (sinkError !== undefined) break;
+      // Let the report catch up. The open chunk holds back every result after it: send it (or
+      // skip it, once stopped) rather than wait for rows that will not come.
+      while (results.buffered > maxBuffered && results.error === undefined) {
+        if (chunk.length > 0) await dispatchOpen();
+        // (drain() resolves at once when the sink is idle: racing it would spin without yielding.)
+        else if (running.size > 0) await (results.busy ? Promise.race([waitForOne(), results.drain()]) : waitForOne());
+        else if (results.busy) await results.drain();
+        // Nothing can make progress: yield to the event loop rather than spin on microtasks.
+        else await new Promise((resolve) => setImmediate(resolve));
       }
     }
   } catch (err) {
     // The input broke mid-way: what was read still gets its results, the rest cannot.
     stop(err);
   }
-  if (chunk.length > 0) await dispatch(chunk);
+  if (chunk.length > 0) await dispatchOpen();
   while (running.size > 0) await waitForOne();
   opts.signal?.removeEventListener('abort', onAbort);
   await results.drain();
   // The sink (the report) failing is not a row's problem: it ends the command.
   if (results.error !== undefined) throw results.error;
+  if (sinkError !== undefined) throw sinkError;
   return { stoppedBy };
+}
+
+/**
+ * Sent rows whose results are not recorded yet, chunk by chunk in input order: a new chunk
+ * waits while sending it would put more than `limit` rows at risk of a re-send after a crash.
+ */
+class Unrecorded {
+  private readonly chunks: Array<{ last: number; size: number }> = [];
+  private rows = 0;
+
+  constructor(private readonly record: ResultRecord | undefined, private readonly limit: number) {}
+
+  sent(lastSeq: number, size: number): void {
+    if (this.record) {
+      this.chunks.push({ last: lastSeq, size });
+      this.rows += size;
+    }
+  }
+
+  /**
+   * Waits until `size` more rows fit (at once when nothing is at risk). `settled` is a send
+   * finishing, or undefined when none runs; throws when recording failed.
+   */
+  async room(size: number, settled: () => Promise<void> | undefined): Promise<void> {
+    const record = this.record;
+    if (!record) return;
+    for (this.prune(); this.rows > 0 && this.rows + size > this.limit; this.prune()) {
+      if (record.error() !== undefined) throw record.error();
+      const next = record.waitBeyond(record.recorded());
+      await Promise.race([settled() ?? next, next]);
+    }
+    if (record.error() !== undefined) throw record.error();
+  }
+
+  private prune(): void {
+    const recorded = this.record!.recorded();
+    while (this.chunks.length > 0 && this.chunks[0].last < recorded) this.rows -= this.chunks.shift()!.size;
+  }
 }
 
 function keysOf<P>(orderKey: RunBatchOptions<P>['orderKey'], payload: P): readonly string[] {

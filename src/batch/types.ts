@@ -22,6 +22,8 @@ export interface ItemOutcome {
   /** Error code (API code, local validation code, or why it was skipped). */
   error?: string;
   message?: string;
+  /** Carried over from --resume-from-report: already in the report file, not sent again. */
+  earlier?: boolean;
 }
 
 /** One row's result: its line and identifier plus the outcome. */

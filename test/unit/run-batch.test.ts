@@ -214,3 +214,101 @@ describe('runBatch', () => {
     expect(results.every((r) => r.status === 'skipped')).toBe(true);
   });
 });
+
+describe('runBatch: stopping and back-pressure never spin', () => {
+  async function* inArrays(rows: Array<PreparedRow<Payload>>, size = 1000, counter?: { read: number }): AsyncGenerator<Array<PreparedRow<Payload>>> {
+    for (let i = 0; i < rows.length; i += size) {
+      const batch = rows.slice(i, i + size);
+      if (counter) counter.read += batch.length;
+      yield batch;
+    }
+  }
+
+  it('an abort with a send in flight and 20,000 rows after it: timers still run, and the run ends once the send settles', async () => {
+    const controller = new AbortController();
+    const sender = controlledSender();
+    const done = run({ rows: inArrays(items(20_000)), chunkSize: 10, concurrency: 1, send: sender.send, signal: controller.signal });
+    await sender.untilCalls(1);
+    controller.abort(new Error('interrupted'));
+    // Before the fix the engine waited on a drain() that resolved at once: a microtask loop that
+    // starved every timer and I/O (the send in flight could never settle).
+    let timerRan = false;
+    await new Promise<void>((resolve) => setTimeout(() => ((timerRan = true), resolve()), 20));
+    expect(timerRan).toBe(true);
+    sender.calls[0].release();
+    const { results } = await done;
+    expect(sender.calls).toHaveLength(1);
+    expect(results).toHaveLength(20_000);
+    expect(results.filter((r) => r.status === 'added')).toHaveLength(10);
+    expect(results.slice(10).every((r) => r.status === 'skipped' && r.error === 'not_sent')).toBe(true);
+  });
+
+  it('an open chunk holding back 20,000 known outcomes is sent rather than waited for', async () => {
+    // One row to send, then rows done in an earlier run: the open chunk (1 of 10) held back every
+    // result after it, and the engine waited for it forever.
+    const rows: Array<PreparedRow<Payload>> = [
+      ...items(1),
+      ...Array.from({ length: 20_000 }, (_, i) => ({ line: i + 3, identifier: `done${i}`, outcome: { status: 'added' as const } })),
+    ];
+    const calls: number[] = [];
+    const { results } = await run({ rows: inArrays(rows), chunkSize: 10, send: async (b) => (calls.push(b.length), ok(b)) });
+    expect(calls).toEqual([1]);
+    expect(results).toHaveLength(20_001);
+    expect(results.map((r) => r.line)).toEqual(rows.map((r) => r.line));
+  });
+
+  it('a sink that fails stops the run promptly: the rest of the input is not read', async () => {
+    const counter = { read: 0 };
+    let written = 0;
+    const failure = new Error('ENOSPC: no space left on device');
+    const pending = runBatch<Payload>({
+      rows: inArrays(items(200_000), 1000, counter),
+      chunkSize: 10,
+      concurrency: 4,
+      send: async (b) => ok(b),
+      onResult: () => {
+        if (++written > 500) throw failure;
+      },
+    });
+    await expect(pending).rejects.toBe(failure);
+    expect(counter.read).toBeLessThan(20_000);
+  });
+
+  it('with a record, at most maxUnrecorded sent rows are ever without a recorded result', async () => {
+    let recorded = 0;
+    const waiters: Array<() => void> = [];
+    const record = {
+      recorded: () => recorded,
+      error: () => undefined,
+      waitBeyond: (n: number) => (recorded > n ? Promise.resolve() : new Promise<void>((r) => waiters.push(r))),
+    };
+    const released: RowResult[] = [];
+    let maxAtRisk = 0;
+    let sentRows = 0;
+    const pending = run({
+      rows: rowsOf(items(100)),
+      chunkSize: 10,
+      concurrency: 8,
+      record,
+      maxUnrecorded: 20,
+      onResult: (r) => void released.push(r),
+      send: async (b) => {
+        sentRows += b.length;
+        maxAtRisk = Math.max(maxAtRisk, sentRows - recorded);
+        return ok(b);
+      },
+    });
+    // The "disk" records what was released, a little later, until the run is over.
+    let over = false;
+    void pending.then(() => (over = true));
+    while (!over) {
+      await tick();
+      recorded = released.length;
+      waiters.splice(0).forEach((w) => w());
+    }
+    await pending;
+    expect(released.map((r) => r.status)).toEqual(Array(100).fill('added'));
+    expect(sentRows).toBe(100);
+    expect(maxAtRisk).toBeLessThanOrEqual(20);
+  });
+});

@@ -1,0 +1,220 @@
+import { constants } from 'node:fs';
+import { open, readdir, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { basename, dirname, join } from 'node:path';
+import type { ResultRecord } from './run-batch.js';
+import type { RowResult } from './types.js';
+
+/**
+ * The report as a file that is resumable at every moment (docs/batches.md, "Crashes"):
+ *
+ * 1. A new file is written beside the report (O_EXCL | O_NOFOLLOW: never a file or a link
+ *    someone else placed there) with the header and the rows carried over from
+ *    --resume-from-report, synced, and renamed over the report path.
+ * 2. Every other row is appended as its result is released (in input order) and synced, a few
+ *    rows at a time: `recorded()` counts the results on disk.
+ * 3. On close, when rows were carried over, the file is rewritten the same way (temp, sync,
+ *    rename) with the carried rows merged back into input order.
+ *
+ * A kill at any point leaves at the report path a valid report holding every result recorded
+ * so far (rows may repeat; the later entry wins), and maybe a temporary file that the next run
+ * on this report removes.
+ */
+export interface ReportFile extends ResultRecord {
+  /** Queues one result; a promise when the writer wants the caller to wait. Throws once writing failed. */
+  write(result: RowResult): Promise<void> | undefined;
+  close(): Promise<void>;
+}
+
+export interface ReportFileSpec {
+  path: string;
+  header: string;
+  format: (result: RowResult) => string;
+  /** Rows an earlier report marks as done, in line order: written first, so nothing done is ever lost. */
+  carried: readonly RowResult[];
+  /** Turns a failed file operation into the error the command ends with. */
+  fail: (err: unknown) => Error;
+  /** Re-reads the appended rows to merge the carried ones back in: [line, raw CSV record] in file order. */
+  records: (file: FileHandle, start: number) => AsyncIterable<[number, string]>;
+}
+
+// Above this many characters waiting, write() asks the caller to wait.
+const HIGH_WATER = 1024 * 1024;
+
+export async function openReportFile(spec: ReportFileSpec): Promise<ReportFile> {
+  const { path, fail } = spec;
+  await removeStaleTemps(path);
+  const carriedText = spec.carried.map(spec.format).join('');
+  const file = await writeAside(path, spec.header + carriedText, fail);
+  const appendStart = Buffer.byteLength(spec.header + carriedText);
+
+  let pending = '';
+  let queued = 0;
+  let recorded = 0;
+  let flushing: Promise<void> | undefined;
+  let scheduled = false;
+  let failure: Error | undefined;
+  let waiters: Array<() => void> = [];
+  const carriedUsed: RowResult[] = [];
+  const wake = () => waiters.splice(0).forEach((w) => w());
+
+  const flush = () => {
+    scheduled = false;
+    if (flushing || failure) return;
+    if (pending === '') {
+      recorded = queued;
+      return wake();
+    }
+    const text = pending;
+    const upTo = queued;
+    pending = '';
+    flushing = (async () => {
+      await writeAll(file, text);
+      await file.datasync();
+    })().then(
+      () => {
+        flushing = undefined;
+        recorded = upTo;
+        wake();
+        flush();
+      },
+      (err: unknown) => {
+        flushing = undefined;
+        failure = fail(err);
+        wake();
+      },
+    );
+  };
+  // Results released together (a whole chunk) go out in one write.
+  const schedule = () => {
+    if (scheduled) return;
+    scheduled = true;
+    queueMicrotask(flush);
+  };
+
+  return {
+    write(result) {
+      if (failure) throw failure;
+      queued++;
+      if (result.earlier) carriedUsed.push(result);
+      else pending += spec.format(result);
+      schedule();
+      return pending.length > HIGH_WATER && flushing ? flushing : undefined;
+    },
+    recorded: () => recorded,
+    error: () => failure,
+    waitBeyond(count) {
+      if (recorded > count || failure) return Promise.resolve();
+      return new Promise((resolve) => waiters.push(resolve));
+    },
+    async close() {
+      flush();
+      while ((flushing || pending !== '') && !failure) {
+        await flushing;
+        flush();
+      }
+      try {
+        if (failure) throw failure;
+        if (spec.carried.length > 0) await compact(spec, file, appendStart, carriedUsed);
+      } finally {
+        await file.close().catch(() => {});
+        waiters = [];
+      }
+    },
+  };
+}
+
+/** Rewrites the report in input order: the appended rows merged with the carried rows still in use. */
+async function compact(spec: ReportFileSpec, file: FileHandle, start: number, carried: readonly RowResult[]): Promise<void> {
+  let i = 0;
+  let text = spec.header;
+  let out: Aside | undefined;
+  const parts: string[] = [];
+  for await (const [line, raw] of spec.records(file, start)) {
+    while (i < carried.length && carried[i].line < line) parts.push(spec.format(carried[i++]));
+    parts.push(raw);
+    if (parts.length >= 1000) text += parts.splice(0).join('');
+    if (text.length > HIGH_WATER) {
+      out ??= await createAside(spec.path, spec.fail);
+      await writeAll(out.handle, text).catch((err: unknown) => Promise.reject(spec.fail(err)));
+      text = '';
+    }
+  }
+  while (i < carried.length) parts.push(spec.format(carried[i++]));
+  text += parts.join('');
+  out ??= await createAside(spec.path, spec.fail);
+  await finishAside(out, text, spec.path, spec.fail);
+}
+
+interface Aside {
+  handle: FileHandle;
+  temp: string;
+}
+
+/** Writes `text` to a new file beside `path` and renames it over `path`; returns the open file for appending. */
+async function writeAside(path: string, text: string, fail: (err: unknown) => Error): Promise<FileHandle> {
+  const aside = await createAside(path, fail);
+  await finishAside(aside, text, path, fail, true);
+  return aside.handle;
+}
+
+async function createAside(path: string, fail: (err: unknown) => Error): Promise<Aside> {
+  const temp = join(dirname(path), `${tempPrefix(path)}${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
+  // O_EXCL fails on anything already there, a symbolic link included; O_NOFOLLOW says it twice.
+  const flags = constants.O_RDWR | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+  const handle = await open(temp, flags, 0o666).catch((err: unknown) => Promise.reject(fail(err)));
+  return { handle, temp };
+}
+
+async function finishAside(aside: Aside, text: string, path: string, fail: (err: unknown) => Error, keepOpen = false): Promise<void> {
+  try {
+    await writeAll(aside.handle, text);
+    await aside.handle.datasync();
+    await rename(aside.temp, path);
+  } catch (err) {
+    await aside.handle.close().catch(() => {});
+    await unlink(aside.temp).catch(() => {});
+    throw fail(err);
+  }
+  await syncDirectory(dirname(path));
+  if (!keepOpen) await aside.handle.close();
+}
+
+async function writeAll(file: FileHandle, text: string): Promise<void> {
+  const bytes = Buffer.from(text);
+  for (let at = 0; at < bytes.length; ) at += (await file.write(bytes, at)).bytesWritten;
+}
+
+// The rename must survive a power cut too; some file systems cannot sync a directory.
+async function syncDirectory(dir: string): Promise<void> {
+  const handle = await open(dir, constants.O_RDONLY).catch(() => undefined);
+  await handle?.sync().catch(() => {});
+  await handle?.close().catch(() => {});
+}
+
+function tempPrefix(path: string): string {
+  return `.${basename(path)}.cnv-`;
+}
+
+/** Removes temporary files a killed run left beside this report (those of a process still running stay). */
+export async function removeStaleTemps(path: string): Promise<void> {
+  const prefix = tempPrefix(path);
+  const names = await readdir(dirname(path)).catch(() => [] as string[]);
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !name.endsWith('.tmp')) continue;
+    const pid = Number(/^(\d+)-/.exec(name.slice(prefix.length))?.[1]);
+    if (Number.isInteger(pid) && pid !== process.pid && !isRunning(pid)) {
+      // unlink removes a link itself, never what it points to.
+      await unlink(join(dirname(path), name)).catch(() => {});
+    }
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -1,0 +1,143 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { execa, type ResultPromise } from 'execa';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { FIXTURE_AUDIENCES as AU, FIXTURE_CAMPAIGNS as CA, FIXTURE_CUSTOM_OBJECT as CO } from '../../src/emulator/seed/fixtures.js';
+import { batchFiles } from '../helpers/batch-files.js';
+import { BIN, cnv } from '../helpers/cli.js';
+import { emulatorFixture } from '../helpers/emulator.js';
+
+// Every batch and file mode stops on SIGINT/SIGTERM once the requests in flight settle, with a
+// report that accounts for every input row; an unwritable report stops the run with exit 8.
+
+let fx: Awaited<ReturnType<typeof emulatorFixture>>;
+const { dir, write, reportPath, readReport } = batchFiles('cnv-stop-');
+const ROWS = 20_000;
+
+beforeAll(async () => {
+  fx = await emulatorFixture();
+});
+afterAll(() => fx.close());
+beforeEach(async () => {
+  await fx.clearFaults();
+  await fx.resetStats();
+});
+
+const emails = (name: string, header = 'email') => write(name, `${header}\n${Array.from({ length: ROWS }, (_, i) => `stop-${i}@example.com`).join('\n')}\n`);
+
+interface Mode {
+  name: string;
+  route: string;
+  args: (file: string) => string[];
+  file: () => string;
+}
+
+const MODES: Mode[] = [
+  {
+    name: 'audience add --batch',
+    route: 'POST /v2/audiences/:audienceId/contacts/batch',
+    args: (f) => ['audience', 'add', AU.followUp.id, '--batch', f, '--chunk-size', '10', '--concurrency', '2'],
+    file: () => emails('audience.csv'),
+  },
+  {
+    name: 'campaigns add --batch',
+    route: 'POST /v2/campaigns/:campaignId/contacts/batch',
+    args: (f) => ['campaigns', 'add', CA.tradeShow.id, '--batch', f, '--chunk-size', '10', '--concurrency', '2'],
+    file: () => emails('campaign.csv'),
+  },
+  {
+    name: 'contacts upsert --file',
+    route: 'POST /v2/contacts',
+    args: (f) => ['contacts', 'upsert', '--file', f, '--concurrency', '4'],
+    file: () => emails('contacts.csv'),
+  },
+  {
+    name: 'events track --file',
+    route: 'POST /v2/events',
+    args: (f) => ['events', 'track', '--file', f, '--event', 'stop_test', '--concurrency', '4'],
+    file: () => emails('events.csv'),
+  },
+  {
+    name: 'records upsert --file',
+    route: 'POST /v2/custom-objects/:customObjectId/records/batch',
+    args: (f) => ['records', 'upsert', CO.id, '--file', f, '--no-coerce', '--chunk-size', '10', '--concurrency', '2'],
+    file: () => write('records.csv', `clientDedupKey,planName\n${Array.from({ length: ROWS }, (_, i) => `stop-${i},basic`).join('\n')}\n`),
+  },
+];
+
+function start(args: string[], timeout = 30_000): ResultPromise<{ reject: false; timeout: number }> {
+  return execa('node', [BIN, ...args], { env: fx.env, reject: false, timeout, stdin: 'ignore' } as const) as never;
+}
+
+async function untilRequests(route: string, n = 1): Promise<void> {
+  while (((await fx.stats()).byRoute?.[route] ?? 0) < n) await new Promise((r) => setTimeout(r, 25));
+}
+
+describe('a signal ends every batch and file mode (binary, slow emulator, 20,000 rows)', () => {
+  for (const [i, mode] of MODES.entries()) {
+    const signal = i % 2 === 0 ? 'SIGINT' : 'SIGTERM';
+    it(`${mode.name}: ${signal} exits ${signal === 'SIGINT' ? 130 : 143} with a result for every row`, async () => {
+      await fx.faults({ latencyMs: 300 });
+      const report = reportPath();
+      const child = start([...mode.args(mode.file()), '--report', report]);
+      await untilRequests(mode.route);
+      child.kill(signal);
+      const res = await child;
+      // Before the fix the batch adds never exited (one core busy, memory growing): the
+      // execa timeout above ends such a run, and timedOut says so.
+      expect(res.timedOut).toBe(false);
+      expect(res.exitCode).toBe(signal === 'SIGINT' ? 130 : 143);
+      expect(String(res.stderr)).toMatch(/interrupted/);
+      const rows = readReport(report);
+      expect(rows).toHaveLength(ROWS);
+      const sent = rows.filter((r) => r.status !== 'skipped');
+      expect(sent.length).toBeGreaterThan(0);
+      expect(sent.length).toBeLessThan(ROWS);
+      expect(rows.filter((r) => r.status === 'skipped').every((r) => r.error === 'not_sent' || r.error === 'interrupted')).toBe(true);
+    });
+  }
+
+  it('a second Ctrl-C exits at once, and the report path is still a resumable report', async () => {
+    await fx.faults({ latencyMs: 20_000 });
+    const report = reportPath();
+    const file = MODES[0].file();
+    const args = ['audience', 'add', AU.followUp.id, '--batch', file, '--report', report];
+    const child = start(args, 15_000);
+    // The answers take 20 s: wait until the first request has reached the emulator.
+    await new Promise((r) => setTimeout(r, 800));
+    child.kill('SIGINT');
+    await new Promise((r) => setTimeout(r, 200));
+    child.kill('SIGINT');
+    const res = await child;
+    expect(res.timedOut).toBe(false);
+    expect(res.exitCode).toBe(130);
+    expect(readFileSync(report, 'utf8').split('\n')[0]).toBe('line,identifier,status,cnvContactId,error,message');
+    await fx.clearFaults();
+    const resumed = await cnv([...args, '--resume-from-report', report], { env: fx.env });
+    expect(resumed.exitCode).toBe(6); // the emails name no contact: every row "failed", none lost
+    expect(readReport(report)).toHaveLength(ROWS);
+  });
+});
+
+describe('an unwritable report stops the run (binary)', () => {
+  it('disk full under the report (/dev/full): exit 8 naming the report, promptly', async () => {
+    const res = await cnv([...MODES[0].args(MODES[0].file()), '--report', '/dev/full'], { env: fx.env, timeoutMs: 30_000 });
+    expect(res.exitCode).toBe(8);
+    expect(res.stderr).toMatch(/error: disk_full: cannot write the report \/dev\/full: the disk is full \(ENOSPC\)/);
+    // It stopped at the first failed write: most of the 20,000 rows were never sent (2,000 requests otherwise).
+    expect((await fx.stats()).byRoute[MODES[0].route]).toBeLessThan(500);
+  });
+
+  it('contacts upsert --file with the report on a full disk: exit 8', async () => {
+    const res = await cnv([...MODES[2].args(MODES[2].file()), '--report', '/dev/full'], { env: fx.env, timeoutMs: 30_000 });
+    expect(res.exitCode).toBe(8);
+    expect(res.stderr).toMatch(/cannot write the report \/dev\/full/);
+  });
+
+  it('a report in a directory that does not exist: exit 2 report_unwritable, nothing sent', async () => {
+    const res = await cnv([...MODES[0].args(MODES[0].file()), '--report', join(dir, 'no-such-dir', 'r.csv')], { env: fx.env });
+    expect(res.exitCode).toBe(2);
+    expect(res.stderr).toMatch(/report_unwritable/);
+    expect((await fx.stats()).total).toBe(0);
+  });
+});
