@@ -1,6 +1,8 @@
 import { MonotonicClock } from './clock.js';
 import { ContactBook } from './contact-book.js';
 import { FieldRegistry } from './field-registry.js';
+import { KeyedTargets } from './keyed-targets.js';
+import { RelationshipLinks } from './relationship-links.js';
 import type {
   Audience,
   Campaign,
@@ -34,6 +36,12 @@ export class BusinessStore {
   readonly customObjects = new Map<string, CustomObject>();
   /** customObjectId -> clientDedupKey -> record. */
   readonly records = new Map<string, Map<string, CustomObjectRecord>>();
+  /** Record id -> record, for relationships that point at records. */
+  readonly recordsById = new Map<string, CustomObjectRecord>();
+  /** Written relationship values, resolved or pending (relationships.ts). */
+  readonly links = new RelationshipLinks();
+  /** clientDedupKeys of companies, opportunities, campaigns and campaign members. */
+  readonly targets = new KeyedTargets();
 
   constructor(
     readonly id: string,
@@ -62,6 +70,9 @@ export class BusinessStore {
     for (const m of [this.audiences, this.campaignTypes, this.campaigns, this.forms, this.workflows]) m.clear();
     this.customObjects.clear();
     this.records.clear();
+    this.recordsById.clear();
+    this.links.clear();
+    this.targets.clear();
   }
 }
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { EmulatorError, invalidRequest } from '../errors.js';
 import type { Contact } from '../model.js';
 import type { ApiContext, ApiRouter, RouteResult } from '../router.js';
+import { settlePending } from '../relationships.js';
 import type { BusinessStore } from '../store.js';
 import { checkIdentifierFormats, contactNotFound, missingIdentifier, readIdentifier } from '../identifiers.js';
 import { isIsoDateTime, optionalBoolean, optionalObject } from '../validate.js';
@@ -69,7 +70,10 @@ function resolveContact(store: BusinessStore, userId: string | undefined, email:
   if (email === undefined) {
     throw missingIdentifier('Creating a contact (createContact: true) requires an email');
   }
-  return store.contacts.create({ email, userId: userId ?? null });
+  const created = store.contacts.create({ email, userId: userId ?? null });
+  // A contact that appears resolves the relationships waiting for its userId or email.
+  settlePending(store, 'CONTACT');
+  return created;
 }
 
 /** Normalises occurredAt to ISO 8601 UTC with milliseconds; 400 invalid_request when malformed. */

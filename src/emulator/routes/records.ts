@@ -3,6 +3,7 @@ import { EmulatorError, invalidRequest } from '../errors.js';
 import { validateFieldWrites, type FieldWrite } from '../field-values.js';
 import type { CustomObject } from '../model.js';
 import { writeRecord } from '../record-writer.js';
+import { linksOf } from '../relationships.js';
 import type { ApiContext, ApiRouter, RouteResult } from '../router.js';
 import type { BusinessStore } from '../store.js';
 import { isPlainObject } from '../validate.js';
@@ -52,7 +53,7 @@ function upsertOne(store: BusinessStore, customObject: CustomObject, item: unkno
   }
 
   const { record, operation } = writeRecord(store, customObject.id, key, writes);
-  const pending = Object.keys(record.pendingRelationships);
+  const pending = Object.keys(linksOf(store, record.id).pending);
   return { success: true, id: record.id, clientDedupKey: key, operation, ...(pending.length ? { pendingRelationships: pending } : {}) };
 }
 
