@@ -31,7 +31,8 @@ export function configure(cmd: Command): void {
 Each row is a clientDedupKey plus field values: in CSV every other column is a field key; in
 NDJSON/JSON the fields sit beside clientDedupKey or in a "fields" object. Values are coerced
 to each field's dataType (NUMBER, BOOLEAN, DATE, DATETIME, STRING) using the definitions read
-once from the API; a value that does not coerce makes its row invalid (line and reason).
+once from the API; a value that does not coerce makes its row invalid (line and reason). When
+the definitions cannot be read, a warning says so and values are sent as with --no-coerce.
 Rows go in chunks of up to ${MAX_RECORDS_PER_BATCH}, concurrently; rows sharing a clientDedupKey are applied in file
 order even across chunks. Exit 0 all ok, 6 some failed or invalid, 7 could not finish.
 See docs/records.md.
@@ -78,18 +79,26 @@ export async function run(ctx: Context, { args, opts }: CommandInput): Promise<C
 
 /**
  * The custom object's field definitions. When they cannot be read (the API refuses the list,
- * answers off-contract, or stays unreachable), a run warns and goes on without coercion, as
- * --no-coerce would, and the API judges each record; a --check, which exists to compare the
- * file with the definitions, fails instead.
+ * answers off-contract, or stays unreachable) or none is listed for this custom object (an
+ * unknown one, or a server whose list does not show it), a run warns and goes on without
+ * coercion, as --no-coerce would, and the API judges each record (an unknown custom object
+ * then stops the run at the first chunk). A --check, which exists to compare the file with the
+ * definitions, fails when they cannot be read.
  */
 async function readDefinitions(ctx: Context, customObjectId: string, check: boolean): Promise<Map<string, FieldDefinition> | undefined> {
+  let fields: FieldDefinition[];
   try {
-    return definitionMap(await listCustomObjectFields(await ctx.http(), customObjectId, ctx.signal));
+    fields = await listCustomObjectFields(await ctx.http(), customObjectId, ctx.signal);
   } catch (err) {
     if (check || !(err instanceof ApiError || err instanceof TransientError || err instanceof ResponseShapeError)) throw err;
     ctx.warn(`could not read the field definitions (${err.code}: ${err.message}); values are sent as they are in the file, as with --no-coerce`);
     return undefined;
   }
+  if (fields.length === 0) {
+    ctx.warn(`no field definitions are listed for custom object ${customObjectId} (unknown, or without fields); ${check ? 'every column is unknown' : 'values are sent as they are in the file, as with --no-coerce'}`);
+    if (!check) return undefined;
+  }
+  return definitionMap(fields);
 }
 
 // Before the definitions are read: a missing file is a local error, even offline.
