@@ -1,5 +1,6 @@
 import { MonotonicClock } from './clock.js';
 import { ContactBook } from './contact-book.js';
+import { cursorSecretFor } from './cursor.js';
 import { FieldRegistry } from './field-registry.js';
 import { KeyedTargets } from './keyed-targets.js';
 import { RelationshipLinks } from './relationship-links.js';
@@ -47,6 +48,8 @@ export class BusinessStore {
     readonly id: string,
     readonly name: string,
     readonly clock: MonotonicClock,
+    /** Key that signs this emulator's cursors (cursor.ts: cursorSecretFor). */
+    readonly cursorSecret: Buffer = cursorSecretFor('seed=demo'),
   ) {
     this.contacts = new ContactBook(clock);
   }
@@ -93,8 +96,9 @@ export class EmulatorStore {
   constructor(
     businesses: readonly BusinessInfo[],
     private readonly seeder: (store: EmulatorStore) => void = () => {},
+    cursorSecret: Buffer = cursorSecretFor('seed=demo'),
   ) {
-    for (const b of businesses) this.businesses.set(b.id, new BusinessStore(b.id, b.name, this.clock));
+    for (const b of businesses) this.businesses.set(b.id, new BusinessStore(b.id, b.name, this.clock, cursorSecret));
     this.seeder(this);
   }
 

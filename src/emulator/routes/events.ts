@@ -47,25 +47,19 @@ function trackEvent({ body, store }: ApiContext): RouteResult {
   return { body: { data: { cnvEventId: event.eventId, cnvContactId: contact.id } } };
 }
 
-/** userId first; else the most recently updated contact with the email; else create or 404. */
+/**
+ * An email that matches a contact with another userId is conflicting_identifier, whether or not
+ * the userId matched (the spec's rule reads unconditionally; a contact without userId does not
+ * conflict). Then: userId first; else the most recently updated contact with the email; else
+ * create (createContact) or 404.
+ */
 function resolveContact(store: BusinessStore, userId: string | undefined, email: string | undefined, create: boolean): Contact {
-  if (userId !== undefined) {
-    const byUser = store.contacts.findByUserId(userId);
-    if (byUser) return byUser;
+  const byEmail = email !== undefined ? store.contacts.findByEmail(email) : undefined;
+  if (byEmail && userId !== undefined && byEmail.userId !== null && byEmail.userId !== userId) {
+    throw new EmulatorError(400, 'conflicting_identifier', `email ${email} belongs to a contact with a different userId`);
   }
-  if (email !== undefined) {
-    const byEmail = store.contacts.findByEmail(email);
-    if (byEmail) {
-      if (userId !== undefined && byEmail.userId !== null && byEmail.userId !== userId) {
-        throw new EmulatorError(
-          400,
-          'conflicting_identifier',
-          `email ${email} belongs to a contact with a different userId`,
-        );
-      }
-      return byEmail;
-    }
-  }
+  const byUser = userId !== undefined ? store.contacts.findByUserId(userId) : undefined;
+  if (byUser ?? byEmail) return (byUser ?? byEmail)!;
   if (!create) throw contactNotFound();
   if (email === undefined) {
     throw missingIdentifier('Creating a contact (createContact: true) requires an email');

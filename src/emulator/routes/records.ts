@@ -6,7 +6,7 @@ import { writeRecord } from '../record-writer.js';
 import { linksOf } from '../relationships.js';
 import type { ApiContext, ApiRouter, RouteResult } from '../router.js';
 import type { BusinessStore } from '../store.js';
-import { isPlainObject } from '../validate.js';
+import { isPlainObject, isUuid } from '../validate.js';
 
 /** Records per batch request (the spec's limit). */
 export const RECORDS_PER_BATCH = { min: 1, max: 200 } as const;
@@ -22,6 +22,8 @@ type RecordResult =
 
 function batchUpsert({ params, body, store }: ApiContext): RouteResult {
   assertCustomObjectsEnabled(store);
+  // A path id that is not a UUID names nothing: 404, as for every resource in a path.
+  if (!isUuid(params.customObjectId)) throw new EmulatorError(404, 'custom_object_not_found', `No custom object ${params.customObjectId} in this workspace`);
   const customObject = requireCustomObject(store, params.customObjectId);
   const records = body.records;
   if (!Array.isArray(records) || records.length < RECORDS_PER_BATCH.min || records.length > RECORDS_PER_BATCH.max) {
