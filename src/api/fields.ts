@@ -38,9 +38,9 @@ export interface RelationshipSide {
   customObjectId?: string;
 }
 
+/** The query parameters the spec names for GET /v2/fields (and no other). */
 export interface ListFieldsQuery {
   objectType?: string;
-  customObjectId?: string;
   limit?: number;
   cursor?: string;
 }
@@ -78,19 +78,23 @@ export async function* allFieldPages(http: HttpClient, query: ListFieldsQuery, s
 }
 
 /**
- * The query that lists a custom object's own field definitions. The spec does not show how
- * they are listed; this is the emulator's convention (docs/records.md), kept here alone so it
- * is one line to change.
+ * Every field definition of one custom object (all pages). The spec names only `objectType`,
+ * `limit` and `cursor` for GET /v2/fields, so this lists every CUSTOM_OBJECT field and keeps,
+ * client-side, those of this custom object. An item without `customObjectId` is kept too (the
+ * spec shows no item shape; keys are unique in the account, so it cannot shadow another).
  */
-export function customObjectFieldsQuery(customObjectId: string): ListFieldsQuery {
-  return { objectType: 'CUSTOM_OBJECT', customObjectId };
-}
-
-/** Every field definition of one custom object (all pages). */
 export async function listCustomObjectFields(http: HttpClient, customObjectId: string, signal?: AbortSignal) {
   const fields: FieldDefinition[] = [];
-  for await (const page of allFieldPages(http, { ...customObjectFieldsQuery(customObjectId), limit: 1000 }, signal)) fields.push(...page);
+  for await (const page of allFieldPages(http, { objectType: 'CUSTOM_OBJECT', limit: 1000 }, signal)) {
+    fields.push(...page.filter((f) => isFieldOfCustomObject(f, customObjectId)));
+  }
   return fields;
+}
+
+/** True when a listed definition belongs to this custom object (or does not say which it belongs to). */
+export function isFieldOfCustomObject(field: FieldDefinition, customObjectId: string): boolean {
+  if (field.objectType.toUpperCase() !== 'CUSTOM_OBJECT') return false;
+  return field.customObjectId === undefined || field.customObjectId.toLowerCase() === customObjectId.toLowerCase();
 }
 
 /** POST /v2/fields/relationships. Creates definitions, so retried only when it never left. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { BatchItemResult } from '../api/memberships.js';
-import { emailSchema, uuidSchema, type ContactIdentifier } from '../cli/identifier.js';
+import { emailSchema, isPlausibleEmail, uuidSchema, type ContactIdentifier } from '../cli/identifier.js';
 import type { Context } from '../context.js';
 import { ApiError, ResponseShapeError } from '../errors.js';
 import type { HttpClient } from '../http/client.js';
@@ -69,11 +69,10 @@ export function batchAddSender(ctx: Context, add: BatchAdd): BatchSender<Contact
 }
 
 const GUID = z.regexes.guid;
-const EMAIL = z.regexes.email;
 
 /**
  * The common case without the schema: every identifier given is a string the schema accepts
- * (the same regexes as uuidSchema and emailSchema), so the answer is the one checkRow would
+ * (the same checks as uuidSchema and emailSchema), so the answer is the one checkRow would
  * give. Anything else (no identifier, a bad or non-string value) returns undefined and takes
  * the schema's path, with its messages.
  */
@@ -83,7 +82,7 @@ function validIdentifier(body: Record<string, unknown>): Prepared<ContactIdentif
   const email = blank(body.email);
   if (cnvContactId !== undefined && (typeof cnvContactId !== 'string' || !GUID.test(cnvContactId))) return undefined;
   if (userId !== undefined && typeof userId !== 'string') return undefined;
-  if (email !== undefined && (typeof email !== 'string' || !EMAIL.test(email))) return undefined;
+  if (email !== undefined && (typeof email !== 'string' || !isPlausibleEmail(email))) return undefined;
   if (cnvContactId !== undefined) return { identifier: cnvContactId, payload: { cnvContactId } };
   if (userId !== undefined) return { identifier: userId, payload: { userId } };
   if (email !== undefined) return { identifier: email, payload: { email } };

@@ -46,6 +46,16 @@ export function integer(min: number, max = Number.MAX_SAFE_INTEGER) {
   };
 }
 
+/**
+ * Commander parser for a page size: any whole number, clamped into min..max as the spec says
+ * the API does with out-of-range page sizes (the exports clamp the same way), so `--limit 0`
+ * asks for the smallest page instead of failing.
+ */
+export function pageSize(min: number, max = Number.MAX_SAFE_INTEGER) {
+  const whole = integer(Number.MIN_SAFE_INTEGER);
+  return (text: string): number => Math.min(max, Math.max(min, whole(text)));
+}
+
 /** Commander parser for a case-insensitive choice; returns the canonical (upper-case) spelling. */
 export function caseInsensitiveChoice(values: readonly string[]) {
   const parse = (text: string): string => {

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { assertEnabled, assertPermission, authenticate } from './auth.js';
 import { EmulatorError } from './errors.js';
 import { rateLimited, type FaultController } from './faults.js';
-import { dropConnection, errorResult, parseJsonObject, readBody, sendJson, sleep } from './http-io.js';
+import { assertJsonContentType, dropConnection, errorResult, parseJsonObject, readBody, sendJson, sleep } from './http-io.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { ApiRouter, RouteResult } from './router.js';
 import type { Stats } from './stats.js';
@@ -19,7 +19,8 @@ export interface ApiDeps {
 
 /**
  * Serves one /v2 request. Order: read body, latency, injected faults, auth (401),
- * rate limit (429), route (404/405), enablement (403), permission (403), JSON body (400),
+ * rate limit (429), route (404/405), enablement (403), permission (403), JSON body and its
+ * content type (400),
  * handler; then an optional drop-after fault.
  */
 export async function handleApiRequest(deps: ApiDeps, req: IncomingMessage, res: ServerResponse, url: URL): Promise<number | 'dropped'> {
@@ -56,6 +57,7 @@ export async function handleApiRequest(deps: ApiDeps, req: IncomingMessage, res:
     if (route.options.gated) assertEnabled(key);
     if (route.options.permission) assertPermission(key, route.options.permission);
     const store = deps.store.business(key.businessId);
+    assertJsonContentType(req.headers['content-type'], raw);
     result = await route.handler({
       params,
       query: url.searchParams,

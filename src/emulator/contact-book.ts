@@ -91,10 +91,15 @@ export class ContactBook {
     return contact;
   }
 
-  /** Applies `mutate`, re-indexes and bumps updatedAt. */
+  /** Applies `mutate`, re-indexes and bumps updatedAt, unless nothing changed (a no-op write keeps updatedAt). */
   update(contact: Contact, mutate: (c: Contact) => void): Contact {
+    const before = snapshot(contact);
     this.unindex(contact);
     mutate(contact);
+    if (snapshot(contact) === before) {
+      this.index(contact);
+      return contact;
+    }
     contact.updatedAt = this.clock.now();
     this.index(contact);
     this.changes.record(contact.id, contact.updatedAt);
@@ -132,6 +137,12 @@ export class ContactBook {
     removeFrom(this.emailIndex, normalizeEmail(c.email), c.id);
     if (c.userId !== null) removeFrom(this.userIndex, c.userId, c.id);
   }
+}
+
+// Everything a write can change, in a fixed order (fields sorted: key order is not data).
+function snapshot(c: Contact): string {
+  const fields = Object.keys(c.fields).sort().map((k) => [k, c.fields[k]]);
+  return JSON.stringify([c.email, c.userId, c.subscriptionStatus, c.companyId, c.sfdcLeadId, c.sfdcContactId, c.sfdcAccountId, fields]);
 }
 
 function addTo(map: Map<string, Set<string>>, key: string, id: string): void {

@@ -67,3 +67,9 @@ export function applyFieldWrites(target: FieldMap, writes: FieldWrite[], preserv
     else target[def.key] = value;
   }
 }
+
+/** True when two field maps hold the same keys with the same values. */
+export function sameFieldMaps(a: FieldMap, b: FieldMap): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && a[k] === b[k]);
+}

@@ -35,6 +35,19 @@ export function parseJsonObject(raw: { text: string; tooLarge: boolean }): Recor
   return value as Record<string, unknown>;
 }
 
+/**
+ * The spec: requests with a body send `Content-Type: application/json`. A non-empty body with
+ * another (or no) media type is 400 invalid_request (the spec's code for a malformed request;
+ * a 415 is not in its status table). Parameters such as `charset=utf-8` are accepted.
+ */
+export function assertJsonContentType(contentType: string | undefined, raw: { text: string; tooLarge: boolean }): void {
+  if (raw.text === '' && !raw.tooLarge) return;
+  const mediaType = (contentType ?? '').split(';')[0].trim().toLowerCase();
+  if (mediaType !== 'application/json') {
+    throw new EmulatorError(400, 'invalid_request', `A request body needs Content-Type: application/json (got ${contentType ? `"${contentType}"` : 'none'})`);
+  }
+}
+
 /** Sends a JSON answer; `cut`: announces its whole length, sends half of it, then drops the socket. */
 export function sendJson(res: ServerResponse, result: RouteResult, cut = false): number {
   const status = result.status ?? 200;

@@ -5,6 +5,7 @@ import { FaultController } from './faults.js';
 import { BUSINESSES, DEMO_KEYS, type DemoKeys } from './keys.js';
 import { RateLimiter } from './rate-limit.js';
 import { buildAdminRouter, buildApiRouter } from './routes/index.js';
+import { cursorSecretFor } from './cursor.js';
 import { seedStore, type SeedSpec } from './seed/index.js';
 import { closeServer, createEmulatorServer, listen } from './server.js';
 import { Stats } from './stats.js';
@@ -65,7 +66,8 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   const host = opts.host ?? '127.0.0.1';
   const seed = opts.seed ?? 'demo';
   checkOptions(opts);
-  const store = new EmulatorStore(BUSINESSES, (s) => seedStore(s, seed));
+  const dataSpec = `seed=${seed}|contacts=${opts.seedContacts ?? 0}|events=${opts.seedEvents ?? 0}`;
+  const store = new EmulatorStore(BUSINESSES, (s) => seedStore(s, seed), cursorSecretFor(dataSpec));
   attachBulk(store.business('acme'), { contacts: opts.seedContacts ?? 0, events: opts.seedEvents ?? 0 });
   const log = opts.quiet ? () => {} : (line: string) => process.stderr.write(`${line}\n`);
   const server: Server = createEmulatorServer({

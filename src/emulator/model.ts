@@ -186,11 +186,8 @@ export interface CustomObjectRecord {
   id: string;
   customObjectId: string;
   clientDedupKey: string;
+  /** Field values, reverse relationship values included (relationship links: store.links). */
   fields: FieldMap;
-  /** Relationship field key -> unresolved target value. */
-  pendingRelationships: Record<string, string>;
-  /** Relationship field key -> id of the resolved target (contact, record, company...). */
-  relationships: Record<string, string>;
   createdAt: string;
   updatedAt: string;
 }

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { recordsOf } from './custom-objects.js';
-import { applyFieldWrites, type FieldWrite } from './field-values.js';
+import { applyFieldWrites, sameFieldMaps, type FieldWrite } from './field-values.js';
 import type { CustomObjectRecord } from './model.js';
-import { resolveRelationship } from './relationships.js';
+import { settlePending, syncSourceLinks } from './relationships.js';
 import type { BusinessStore } from './store.js';
 
 /** What one record write did. */
@@ -13,8 +13,10 @@ export interface RecordWrite {
 
 /**
  * Creates or updates the record with this clientDedupKey from validated writes: fields not
- * written are kept, null clears, relationship values are resolved or left pending.
- * `init` fixes the id and timestamp (seed data); otherwise a new UUID and the clock.
+ * written are kept, null clears, relationship values are resolved or left pending, the
+ * reverse side of their targets is maintained, and relationships pending on this record
+ * (its clientDedupKey) resolve. A write that changes nothing keeps `updatedAt`.
+ * `init` fixes the id and timestamp (seed data: no timestamp moves); otherwise a new UUID and the clock.
  */
 export function writeRecord(
   store: BusinessStore,
@@ -24,37 +26,19 @@ export function writeRecord(
   init: { id?: string; at?: string } = {},
 ): RecordWrite {
   const all = recordsOf(store, customObjectId);
-  const now = init.at ?? store.clock.now();
+  const stamp = init.at === undefined;
   let record = all.get(clientDedupKey);
   const operation = record ? 'UPDATE' : 'CREATE';
   if (!record) {
-    record = {
-      id: init.id ?? randomUUID(),
-      customObjectId,
-      clientDedupKey,
-      fields: {},
-      pendingRelationships: {},
-      relationships: {},
-      createdAt: now,
-      updatedAt: now,
-    };
+    const now = init.at ?? store.clock.now();
+    record = { id: init.id ?? randomUUID(), customObjectId, clientDedupKey, fields: {}, createdAt: now, updatedAt: now };
     all.set(clientDedupKey, record);
+    store.recordsById.set(record.id, record);
   }
+  const before = { ...record.fields };
   applyFieldWrites(record.fields, writes, false);
-  linkRelationships(store, record, writes);
-  record.updatedAt = now;
+  if (operation === 'UPDATE' && !sameFieldMaps(before, record.fields)) record.updatedAt = init.at ?? store.clock.now();
+  syncSourceLinks(store, 'CUSTOM_OBJECT', record.id, record.fields, writes.map((w) => w.def), { stamp });
+  if (operation === 'CREATE') settlePending(store, 'CUSTOM_OBJECT', { stamp });
   return { record, operation };
-}
-
-/** Resolves written relationship values; a missing target is kept pending (never created). */
-function linkRelationships(store: BusinessStore, record: CustomObjectRecord, writes: FieldWrite[]): void {
-  for (const { def, value } of writes) {
-    if (!def.relationship) continue;
-    delete record.pendingRelationships[def.key];
-    delete record.relationships[def.key];
-    if (value === null || value === '') continue;
-    const targetId = resolveRelationship(store, def.relationship, String(value));
-    if (targetId) record.relationships[def.key] = targetId;
-    else record.pendingRelationships[def.key] = String(value);
-  }
 }

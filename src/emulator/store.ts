@@ -1,6 +1,9 @@
 import { MonotonicClock } from './clock.js';
 import { ContactBook } from './contact-book.js';
+import { cursorSecretFor } from './cursor.js';
 import { FieldRegistry } from './field-registry.js';
+import { KeyedTargets } from './keyed-targets.js';
+import { RelationshipLinks } from './relationship-links.js';
 import type {
   Audience,
   Campaign,
@@ -34,11 +37,19 @@ export class BusinessStore {
   readonly customObjects = new Map<string, CustomObject>();
   /** customObjectId -> clientDedupKey -> record. */
   readonly records = new Map<string, Map<string, CustomObjectRecord>>();
+  /** Record id -> record, for relationships that point at records. */
+  readonly recordsById = new Map<string, CustomObjectRecord>();
+  /** Written relationship values, resolved or pending (relationships.ts). */
+  readonly links = new RelationshipLinks();
+  /** clientDedupKeys of companies, opportunities, campaigns and campaign members. */
+  readonly targets = new KeyedTargets();
 
   constructor(
     readonly id: string,
     readonly name: string,
     readonly clock: MonotonicClock,
+    /** Key that signs this emulator's cursors (cursor.ts: cursorSecretFor). */
+    readonly cursorSecret: Buffer = cursorSecretFor('seed=demo'),
   ) {
     this.contacts = new ContactBook(clock);
   }
@@ -62,6 +73,9 @@ export class BusinessStore {
     for (const m of [this.audiences, this.campaignTypes, this.campaigns, this.forms, this.workflows]) m.clear();
     this.customObjects.clear();
     this.records.clear();
+    this.recordsById.clear();
+    this.links.clear();
+    this.targets.clear();
   }
 }
 
@@ -82,8 +96,9 @@ export class EmulatorStore {
   constructor(
     businesses: readonly BusinessInfo[],
     private readonly seeder: (store: EmulatorStore) => void = () => {},
+    cursorSecret: Buffer = cursorSecretFor('seed=demo'),
   ) {
-    for (const b of businesses) this.businesses.set(b.id, new BusinessStore(b.id, b.name, this.clock));
+    for (const b of businesses) this.businesses.set(b.id, new BusinessStore(b.id, b.name, this.clock, cursorSecret));
     this.seeder(this);
   }
 

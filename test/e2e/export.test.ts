@@ -182,9 +182,9 @@ describe('cnv export: the file and the state disagree (binary)', () => {
     expect(readFileSync(path, 'utf8')).toBe(before);
   });
 
-  it('a stored cursor from an earlier emulator process is rejected after a restart (new secret)', async () => {
-    const start = async (port = 0) => {
-      const child = execa('node', [BIN, 'emulator', '--port', String(port), '--json', '--seed-contacts', '3000'], { reject: false });
+  it('a stored cursor is rejected by an emulator restarted with other data (cursor keys derive from the seed)', async () => {
+    const start = async (port = 0, seed = 'demo') => {
+      const child = execa('node', [BIN, 'emulator', '--port', String(port), '--json', '--seed-contacts', '3000', '--seed', seed], { reject: false });
       const line = await new Promise<string>((resolve) => child.stdout!.once('data', (c) => resolve(String(c))));
       return { child, url: JSON.parse(line).url as string };
     };
@@ -195,7 +195,7 @@ describe('cnv export: the file and the state disagree (binary)', () => {
     expect(ndjsonRows(out).filter((r) => /^bulk\.\d+@example\.com$/.test(r.email))).toHaveLength(3000); // --seed-contacts
     a.child.kill('SIGTERM');
     await a.child;
-    const b = await start(Number(new URL(a.url).port));
+    const b = await start(Number(new URL(a.url).port), '2');
     try {
       const res = await exportCnv(['contacts', '--out', out, '--state-key', 'restart'], { CNV_BASE_URL: b.url });
       expect(res.exitCode).toBe(3);

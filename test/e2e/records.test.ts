@@ -213,10 +213,11 @@ describe('cnv records upsert (binary)', () => {
     expect((await fx.stats()).total).toBe(0);
   });
 
-  it('an unknown custom object exits 5 before reading the file; a key without edit-records access exits 4', async () => {
+  it('an unknown custom object (no definitions listed: a warning, no coercion) exits 5 at the first chunk; a key without edit-records access exits 4', async () => {
     const path = file('perm.csv', 'clientDedupKey,seats\nperm-1,1\n');
     const missing = await cnv(['records', 'upsert', 'c0000000-0000-4000-8000-0000000000ff', '--file', path], { env: fx.env });
     expect(missing.exitCode).toBe(5);
+    expect(missing.stderr).toMatch(/warning: no field definitions are listed for custom object c0000000-0000-4000-8000-0000000000ff/);
     expect(missing.stderr).toMatch(/custom_object_not_found/);
     const limited = await upsert(['--file', path, '--report', '-'], { env: { CNV_API_KEY: fx.emulator.keys.limited } });
     expect(limited.exitCode).toBe(4);

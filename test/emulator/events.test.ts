@@ -54,6 +54,10 @@ describe('POST /v2/events', () => {
     // A contact without a userId does not conflict.
     const ok = await track({ event: 'x', userId: 'user-unlinked', email: FX.unsubscribed.email });
     expect(ok.json.data.cnvContactId).toBe(FX.unsubscribed.id);
+    // Unconditional, as the spec's rule reads: also when the userId matched a contact.
+    expectError(await track({ event: 'x', userId: FX.grace.userId, email: FX.ada.email }), 400, 'conflicting_identifier');
+    // The email of the userId's own contact is no conflict.
+    expect((await track({ event: 'x', userId: FX.ada.userId, email: FX.ada.email })).json.data.cnvContactId).toBe(FX.ada.id);
   });
 
   it('is idempotent on clientEventId: duplicate true, original ids, nothing stored', async () => {

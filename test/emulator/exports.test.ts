@@ -94,21 +94,25 @@ describe('POST /v2/exports/contacts', () => {
 describe('POST /v2/exports/custom-events', () => {
   const start = '2024-11-01T00:00:00Z';
 
-  it('needs a window first, then the cursor alone: both is invalid_window, a reversed window too', async () => {
+  it('needs a window first, then the cursor alone: both is invalid_window; a reversed window is invalid_request', async () => {
     expectError(await post(emu, 'custom-events', {}), 400, 'invalid_request');
     expectError(await post(emu, 'custom-events', { occurredAt: { start: 'yesterday' } }), 400, 'invalid_request');
-    expectError(await post(emu, 'custom-events', { occurredAt: { start: '2025-02-01T00:00:00Z', end: '2025-01-01T00:00:00Z' } }), 400, 'invalid_window');
+    expectError(await post(emu, 'custom-events', { occurredAt: { start: '2025-02-01T00:00:00Z', end: '2025-01-01T00:00:00Z' } }), 400, 'invalid_request');
     const first = await post(emu, 'custom-events', { occurredAt: { start } });
     const cursor = first.json.pagination.nextCursor;
     expectError(await post(emu, 'custom-events', { occurredAt: { start }, cursor }), 400, 'invalid_window');
     expectError(await post(emu, 'custom-events', { cursor: cursor.slice(0, -2) + 'AA' }), 400, 'invalid_cursor');
   });
 
-  it('walks the window in segments: empty pages with a non-null cursor, every event once, by occurredAt', async () => {
+  it('fills pages across segments: every event once, by occurredAt, in about rows/limit calls', async () => {
     const { rows, pages } = await walk(emu, 'custom-events', { occurredAt: { start } }, 'events');
-    expect(pages[0]).toEqual([]); // November 2024 has no events, but the walk goes on
-    expect(pages.filter((p) => p.length === 0).length).toBeGreaterThan(3);
-    expect(rows.length).toBe(emu.store.business('acme').customEvents.length);
+    const total = emu.store.business('acme').customEvents.length;
+    expect(rows.length).toBe(total);
+    expect(pages.length).toBeLessThanOrEqual(Math.ceil(total / 1000) + 1);
+    expect(pages[0]).toHaveLength(1000); // November 2024 has no events: the page goes on into later weeks
+    const small = await walk(emu, 'custom-events', { occurredAt: { start }, limit: 100 }, 'events');
+    expect(small.pages.slice(0, -2).every((p) => p.length === 100)).toBe(true); // then the last rows, then the empty page after the present
+    expect(small.rows.map((r) => r.eventId)).toEqual(rows.map((r) => r.eventId));
     expect(sortedBy(rows, 'occurredAt', 'eventId')).toBe(true);
     expect(rows[0]).toEqual({
       eventId: FIXTURE_EVENTS.adaSignedUp.eventId, contactId: FIXTURE_CONTACTS.ada.id, occurredAt: '2024-12-10T10:00:00.000Z',
@@ -117,6 +121,17 @@ describe('POST /v2/exports/custom-events', () => {
     });
     const orphan = rows.find((r) => r.eventId === FIXTURE_EVENTS.orphan.eventId)!;
     expect(orphan).toMatchObject({ contactId: FIXTURE_DELETED_CONTACT_ID, contactEmail: null, userId: null });
+  });
+
+  it('a long empty window costs a call per ~19 years (segments are bounded per page), with an empty page and a cursor between', async () => {
+    const empty = await walk(emu, 'custom-events', { occurredAt: { start: '1990-01-01T00:00:00Z', end: '2016-01-01T00:00:00Z' } }, 'events');
+    expect(empty.pages).toEqual([[], []]);
+    expect(empty.lastCursor).toEqual(expect.any(String));
+    // Events after ~19 empty years: an empty page with a cursor, then the events.
+    const late = await walk(emu, 'custom-events', { occurredAt: { start: '2005-01-01T00:00:00Z', end: '2025-01-01T00:00:00Z' } }, 'events');
+    expect(late.pages[0]).toEqual([]);
+    expect(late.pages).toHaveLength(2);
+    expect(late.rows.length).toBeGreaterThan(0);
   });
 
   it('the window is half-open: an event at start is in, one at end is out', async () => {
@@ -131,7 +146,10 @@ describe('POST /v2/exports/custom-events', () => {
     const who = await call(emu, 'POST', '/v2/contacts', { body: { email: 'short.lived@example.com' } });
     const id = who.json.data.cnvContactId;
     const window = { occurredAt: { start: '2026-01-01T00:00:00Z' } };
+    await call(emu, 'POST', '/v2/events', { body: { event: 'was_here', email: 'short.lived@example.com', clientEventId: 'export-test-0' } });
     const before = await walk(emu, 'custom-events', window, 'events');
+    expect(before.rows.map((r) => r.clientEventId)).toContain('export-test-0');
+    expect(before.pages.at(-1)).toEqual([]); // the page after the present ends the walk
     await call(emu, 'POST', '/v2/events', { body: { event: 'came_and_went', email: 'short.lived@example.com', clientEventId: 'export-test-1' } });
     await admin(emu, 'POST', `/_emulator/contacts/${id}/delete`);
     const resumed = await walk(emu, 'custom-events', { cursor: before.lastCursor }, 'events');

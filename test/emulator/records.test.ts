@@ -128,7 +128,7 @@ describe('POST /v2/custom-objects/:id/records/batch', () => {
     expectError(await batch(one, emu.keys.limited), 403, 'forbidden');
     expectError(await batch(one, emu.keys.basic), 403, 'forbidden');
     expectError(await batch(one, undefined, '/v2/custom-objects/c0000000-0000-4000-8000-0000000000ff/records/batch'), 404, 'custom_object_not_found');
-    expectError(await batch(one, undefined, '/v2/custom-objects/nope/records/batch'), 400, 'invalid_request');
+    expectError(await batch(one, undefined, '/v2/custom-objects/nope/records/batch'), 404, 'custom_object_not_found');
     expect(await stateOf('perm')).toBeUndefined();
   });
 });

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { listCampaigns } from '../../api/campaigns.js';
-import { integer } from '../../cli/parse.js';
+import { pageSize } from '../../cli/parse.js';
 import type { CommandInput } from '../../cli/registry.js';
 import type { Context } from '../../context.js';
 import { createListWriter } from '../../io/list-writer.js';
@@ -9,9 +9,12 @@ import type { CommandResult } from '../../io/render.js';
 /** Columns of the table and of CSV (json and ndjson print each campaign as the API sent it). */
 export const CAMPAIGN_COLUMNS = ['id', 'name', 'type.id', 'type.name', 'type.systemType', 'sfdcCampaignId', 'memberCount', 'createdAt', 'updatedAt'];
 
+/** The spec's page size range of List campaigns (out-of-range values are clamped). */
+export const CAMPAIGN_PAGE = { min: 1, max: 100 } as const;
+
 export function configure(cmd: Command): void {
   cmd
-    .option('--limit <n>', 'page size, 1 to 100 (the API clamps other values)', integer(1))
+    .option('--limit <n>', `page size, ${CAMPAIGN_PAGE.min} to ${CAMPAIGN_PAGE.max} (other values are clamped, as the API does)`, pageSize(CAMPAIGN_PAGE.min, CAMPAIGN_PAGE.max))
     .option('--cursor <cursor>', 'continue from the cursor a previous page printed')
     .option('--all', 'walk every page, printing rows as they come')
     .addHelpText('after', `

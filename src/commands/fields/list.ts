@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { allFieldPages, listFields, RELATIONSHIP_OBJECT_TYPES, type ListFieldsQuery } from '../../api/fields.js';
+import { allFieldPages, isFieldOfCustomObject, listFields, RELATIONSHIP_OBJECT_TYPES, type FieldDefinition, type ListFieldsQuery } from '../../api/fields.js';
 import { uuidSchema } from '../../cli/identifier.js';
-import { caseInsensitiveChoice, integer } from '../../cli/parse.js';
+import { caseInsensitiveChoice, pageSize } from '../../cli/parse.js';
 import type { CommandInput } from '../../cli/registry.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
@@ -21,12 +21,13 @@ export function configure(cmd: Command): void {
   cmd
     .option('--object-type <type>', `only fields of this object: ${RELATIONSHIP_OBJECT_TYPES.join(', ')} (any case)`, caseInsensitiveChoice(RELATIONSHIP_OBJECT_TYPES))
     .option('--custom-object-id <uuid>', 'only the fields of this custom object (implies --object-type CUSTOM_OBJECT)')
-    .option('--limit <n>', 'page size (the API clamps it)', integer(1))
+    .option('--limit <n>', 'page size, at least 1 (smaller values are clamped; the API clamps the top)', pageSize(1))
     .option('--cursor <cursor>', 'continue from the cursor a previous page printed')
     .option('--all', 'walk every page (streamed)')
     .addHelpText('after', `
 Without --all one page is printed and, when more follow, the cursor of the next page goes to
-stderr. Output: a table on a terminal, else JSON; -o ndjson|csv|json|table.
+stderr. --custom-object-id lists CUSTOM_OBJECT fields and keeps that object's (the API has no
+such filter), so a page may hold fewer rows than --limit. Output: a table on a terminal, else JSON; -o ndjson|csv|json|table.
 
 Examples:
   $ cnv fields list --object-type contact
@@ -34,9 +35,10 @@ Examples:
   $ cnv fields list --custom-object-id c0000000-0000-4000-8000-000000000001 --json | jq '.[].key'`);
 }
 
-/** The list query from the flags. */
-export function listQuery(opts: Record<string, unknown>): ListFieldsQuery {
+/** The list query from the flags, and the custom object whose fields are kept (client-side). */
+export function listQuery(opts: Record<string, unknown>): { query: ListFieldsQuery; customObjectId?: string } {
   const query: ListFieldsQuery = {};
+  let customObjectId: string | undefined;
   if (opts.objectType !== undefined) query.objectType = String(opts.objectType);
   if (opts.customObjectId !== undefined) {
     const id = uuidSchema.safeParse(String(opts.customObjectId).trim());
@@ -44,26 +46,28 @@ export function listQuery(opts: Record<string, unknown>): ListFieldsQuery {
     if (query.objectType !== undefined && query.objectType !== 'CUSTOM_OBJECT') {
       throw new UsageError('--custom-object-id: goes only with --object-type CUSTOM_OBJECT');
     }
+    // The spec names no customObjectId parameter: list CUSTOM_OBJECT fields and filter here.
     query.objectType = 'CUSTOM_OBJECT';
-    query.customObjectId = id.data;
+    customObjectId = id.data;
   }
   if (opts.limit !== undefined) query.limit = opts.limit as number;
   if (opts.cursor !== undefined) query.cursor = String(opts.cursor);
-  return query;
+  return { query, customObjectId };
 }
 
 export async function run(ctx: Context, { opts }: CommandInput): Promise<CommandResult> {
-  const query = listQuery(opts);
+  const { query, customObjectId } = listQuery(opts);
+  const keep = (fields: FieldDefinition[]) => (customObjectId ? fields.filter((f) => isFieldOfCustomObject(f, customObjectId)) : fields);
   const columns = resolveFormat(ctx) === 'table' ? TABLE_COLUMNS : FIELD_COLUMNS;
   const http = await ctx.http();
   if (!opts.all) {
     const page = await listFields(http, query, ctx.signal);
     if (page.nextCursor) ctx.info(`more fields follow: add --cursor ${page.nextCursor} (or --all)`);
-    return { kind: 'list', rows: page.fields, columns };
+    return { kind: 'list', rows: keep(page.fields), columns };
   }
   const writer = await createListWriter(ctx, columns);
   for await (const fields of allFieldPages(http, query, ctx.signal)) {
-    for (const field of fields) await writer.write(field);
+    for (const field of keep(fields)) await writer.write(field);
   }
   await writer.end();
   return { kind: 'none' };

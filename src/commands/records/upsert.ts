@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { listCustomObjectFields } from '../../api/fields.js';
+import { listCustomObjectFields, type FieldDefinition } from '../../api/fields.js';
 import { MAX_RECORDS_PER_BATCH, upsertRecords, type RecordInput } from '../../api/records.js';
 import { addBatchOptions, batchRunOptions } from '../../batch/options.js';
 import { runFileBatch } from '../../batch/file-run.js';
@@ -9,7 +9,7 @@ import { uuidSchema } from '../../cli/identifier.js';
 import { caseInsensitiveChoice } from '../../cli/parse.js';
 import type { CommandInput } from '../../cli/registry.js';
 import type { Context } from '../../context.js';
-import { ApiError, ExitCode, UsageError } from '../../errors.js';
+import { ApiError, ExitCode, ResponseShapeError, TransientError, UsageError } from '../../errors.js';
 import { InputFileError } from '../../io/input-reader.js';
 import type { CommandResult } from '../../io/render.js';
 import { CheckCollector } from '../../records/check.js';
@@ -31,7 +31,8 @@ export function configure(cmd: Command): void {
 Each row is a clientDedupKey plus field values: in CSV every other column is a field key; in
 NDJSON/JSON the fields sit beside clientDedupKey or in a "fields" object. Values are coerced
 to each field's dataType (NUMBER, BOOLEAN, DATE, DATETIME, STRING) using the definitions read
-once from the API; a value that does not coerce makes its row invalid (line and reason).
+once from the API; a value that does not coerce makes its row invalid (line and reason). When
+the definitions cannot be read, a warning says so and values are sent as with --no-coerce.
 Rows go in chunks of up to ${MAX_RECORDS_PER_BATCH}, concurrently; rows sharing a clientDedupKey are applied in file
 order even across chunks. Exit 0 all ok, 6 some failed or invalid, 7 could not finish.
 See docs/records.md.
@@ -50,9 +51,8 @@ export async function run(ctx: Context, { args, opts }: CommandInput): Promise<C
   if (opts.file !== '-') await assertReadable(opts.file);
   const check = opts.check === true || ctx.globals.dryRun;
   const options = { ...batchRunOptions(ctx, opts, DEFAULTS), dryRun: check };
-  const http = await ctx.http();
-  // Read once, before any row: an unknown custom object fails here, with nothing sent.
-  const definitions = opts.coerce !== false || check ? definitionMap(await listCustomObjectFields(http, customObjectId, ctx.signal)) : undefined;
+  // Read once, before any row.
+  const definitions = opts.coerce !== false || check ? await readDefinitions(ctx, customObjectId, check) : undefined;
   const collector = check && definitions ? new CheckCollector(definitions) : undefined;
   // A check validates as a coercing run would, even with --no-coerce.
   const prepareOptions = { definitions: opts.coerce === false && !check ? undefined : definitions, emptyCells: opts.emptyCells as EmptyCells };
@@ -75,6 +75,30 @@ export async function run(ctx: Context, { args, opts }: CommandInput): Promise<C
   const report = collector.report();
   const exitCode = Math.max(result.exitCode ?? 0, report.ok ? ExitCode.ok : ExitCode.partial);
   return { kind: 'record', data: report, exitCode };
+}
+
+/**
+ * The custom object's field definitions. When they cannot be read (the API refuses the list,
+ * answers off-contract, or stays unreachable) or none is listed for this custom object (an
+ * unknown one, or a server whose list does not show it), a run warns and goes on without
+ * coercion, as --no-coerce would, and the API judges each record (an unknown custom object
+ * then stops the run at the first chunk). A --check, which exists to compare the file with the
+ * definitions, fails when they cannot be read.
+ */
+async function readDefinitions(ctx: Context, customObjectId: string, check: boolean): Promise<Map<string, FieldDefinition> | undefined> {
+  let fields: FieldDefinition[];
+  try {
+    fields = await listCustomObjectFields(await ctx.http(), customObjectId, ctx.signal);
+  } catch (err) {
+    if (check || !(err instanceof ApiError || err instanceof TransientError || err instanceof ResponseShapeError)) throw err;
+    ctx.warn(`could not read the field definitions (${err.code}: ${err.message}); values are sent as they are in the file, as with --no-coerce`);
+    return undefined;
+  }
+  if (fields.length === 0) {
+    ctx.warn(`no field definitions are listed for custom object ${customObjectId} (unknown, or without fields); ${check ? 'every column is unknown' : 'values are sent as they are in the file, as with --no-coerce'}`);
+    if (!check) return undefined;
+  }
+  return definitionMap(fields);
 }
 
 // Before the definitions are read: a missing file is a local error, even offline.

@@ -48,14 +48,14 @@ interface PageCursor {
 function listCampaigns({ query, store }: ApiContext): RouteResult {
   const limit = readLimit(queryParam(query, 'limit'));
   const cursor = queryParam(query, 'cursor');
-  const after = cursor === undefined ? undefined : decodeCursor<PageCursor>(cursor, CURSOR_KIND);
+  const after = cursor === undefined ? undefined : decodeCursor<PageCursor>(cursor, CURSOR_KIND, store.cursorSecret);
   const sorted = [...store.campaigns.values()]
     .filter((c) => !c.archived)
     .sort((a, b) => compareKey(a, b.createdAt, b.id));
   const rest = after ? sorted.filter((c) => compareKey(c, after.createdAt, after.id) > 0) : sorted;
   const page = rest.slice(0, limit);
   const last = page[page.length - 1];
-  const nextCursor = rest.length > limit && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }, CURSOR_KIND) : null;
+  const nextCursor = rest.length > limit && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }, CURSOR_KIND, store.cursorSecret) : null;
   return { body: { data: { campaigns: page.map((c) => listView(store, c)) }, pagination: { nextCursor } } };
 }
 

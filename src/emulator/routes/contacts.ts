@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { EmulatorError } from '../errors.js';
-import { applyFieldWrites, validateFieldWrites, type FieldWrite } from '../field-values.js';
+import { applyFieldWrites, sameFieldMaps, validateFieldWrites, type FieldWrite } from '../field-values.js';
+import { settlePending, syncSourceLinks } from '../relationships.js';
 import { SETTABLE_STATUSES, type Contact, type SettableStatus } from '../model.js';
 import type { ApiContext, ApiRouter, RouteResult } from '../router.js';
 import type { BusinessStore } from '../store.js';
@@ -63,6 +64,7 @@ function upsertContact({ body, store }: ApiContext): RouteResult {
       companyId: writeCompany(store, null, companyWrites, false),
       sfdcLeadId: syncToCrm ? fakeLeadId() : null,
     });
+    linkContact(store, created, fieldWrites, companyWrites);
     return { body: { data: { cnvContactId: created.id, contactCreated: true } } };
   }
 
@@ -73,6 +75,7 @@ function upsertContact({ body, store }: ApiContext): RouteResult {
     c.companyId = writeCompany(store, c.companyId, companyWrites, preserveExisting);
     if (syncToCrm && !c.sfdcLeadId && !c.sfdcContactId) c.sfdcLeadId = fakeLeadId();
   });
+  linkContact(store, contact, fieldWrites, companyWrites);
   return { body: { data: { cnvContactId: contact.id, contactCreated: false } } };
 }
 
@@ -106,6 +109,18 @@ function settableStatus(v: unknown): SettableStatus | undefined {
   return v as SettableStatus;
 }
 
+/**
+ * Relationship values written through `fields` (and `companyFields`) link the contact (and its
+ * company) to their targets; then relationships pending on this contact (its userId or email)
+ * resolve.
+ */
+function linkContact(store: BusinessStore, contact: Contact, fieldWrites: FieldWrite[], companyWrites: FieldWrite[]): void {
+  syncSourceLinks(store, 'CONTACT', contact.id, contact.fields, fieldWrites.map((w) => w.def));
+  const company = contact.companyId ? store.companies.get(contact.companyId) : undefined;
+  if (company) syncSourceLinks(store, 'COMPANY', company.id, company.fields, companyWrites.map((w) => w.def));
+  settlePending(store, 'CONTACT');
+}
+
 /** Writes company fields, creating the contact's company when needed; returns its id. */
 function writeCompany(store: BusinessStore, companyId: string | null, writes: FieldWrite[], preserve: boolean): string | null {
   if (writes.length === 0) return companyId;
@@ -115,8 +130,9 @@ function writeCompany(store: BusinessStore, companyId: string | null, writes: Fi
     company = { id: randomUUID(), fields: {}, createdAt: now, updatedAt: now };
     store.companies.set(company.id, company);
   }
+  const before = { ...company.fields };
   applyFieldWrites(company.fields, writes, preserve);
-  company.updatedAt = now;
+  if (!sameFieldMaps(before, company.fields)) company.updatedAt = now;
   return company.id;
 }
 

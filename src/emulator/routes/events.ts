@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { EmulatorError, invalidRequest } from '../errors.js';
 import type { Contact } from '../model.js';
 import type { ApiContext, ApiRouter, RouteResult } from '../router.js';
+import { settlePending } from '../relationships.js';
 import type { BusinessStore } from '../store.js';
 import { checkIdentifierFormats, contactNotFound, missingIdentifier, readIdentifier } from '../identifiers.js';
 import { isIsoDateTime, optionalBoolean, optionalObject } from '../validate.js';
@@ -46,30 +47,27 @@ function trackEvent({ body, store }: ApiContext): RouteResult {
   return { body: { data: { cnvEventId: event.eventId, cnvContactId: contact.id } } };
 }
 
-/** userId first; else the most recently updated contact with the email; else create or 404. */
+/**
+ * An email that matches a contact with another userId is conflicting_identifier, whether or not
+ * the userId matched (the spec's rule reads unconditionally; a contact without userId does not
+ * conflict). Then: userId first; else the most recently updated contact with the email; else
+ * create (createContact) or 404.
+ */
 function resolveContact(store: BusinessStore, userId: string | undefined, email: string | undefined, create: boolean): Contact {
-  if (userId !== undefined) {
-    const byUser = store.contacts.findByUserId(userId);
-    if (byUser) return byUser;
+  const byEmail = email !== undefined ? store.contacts.findByEmail(email) : undefined;
+  if (byEmail && userId !== undefined && byEmail.userId !== null && byEmail.userId !== userId) {
+    throw new EmulatorError(400, 'conflicting_identifier', `email ${email} belongs to a contact with a different userId`);
   }
-  if (email !== undefined) {
-    const byEmail = store.contacts.findByEmail(email);
-    if (byEmail) {
-      if (userId !== undefined && byEmail.userId !== null && byEmail.userId !== userId) {
-        throw new EmulatorError(
-          400,
-          'conflicting_identifier',
-          `email ${email} belongs to a contact with a different userId`,
-        );
-      }
-      return byEmail;
-    }
-  }
+  const byUser = userId !== undefined ? store.contacts.findByUserId(userId) : undefined;
+  if (byUser ?? byEmail) return (byUser ?? byEmail)!;
   if (!create) throw contactNotFound();
   if (email === undefined) {
     throw missingIdentifier('Creating a contact (createContact: true) requires an email');
   }
-  return store.contacts.create({ email, userId: userId ?? null });
+  const created = store.contacts.create({ email, userId: userId ?? null });
+  // A contact that appears resolves the relationships waiting for its userId or email.
+  settlePending(store, 'CONTACT');
+  return created;
 }
 
 /** Normalises occurredAt to ISO 8601 UTC with milliseconds; 400 invalid_request when malformed. */

@@ -5,12 +5,15 @@ import { takeOrdered, type Taken } from '../export-index.js';
 import { contactSources, customEventSources, emailEventSources, type Row } from '../export-rows.js';
 import { EMAIL_EVENT_TYPES, type EmailEventType } from '../model.js';
 import type { ApiContext, ApiRouter, RouteResult } from '../router.js';
+import type { BusinessStore } from '../store.js';
 import { isIsoDateTime, isPlainObject } from '../validate.js';
 
 /** Page sizes of the three exports: default, and the maximum values are clamped to. */
 export const EXPORT_LIMITS = { default: 1000, contacts: 5000, customEvents: 1000, emailEvents: 5000 } as const;
-/** The custom event export walks its window in segments of this length; a page never spans two. */
+/** The custom event export walks its window in segments of this length. */
 export const CUSTOM_EVENT_SEGMENT_MS = 7 * 86_400_000;
+/** Segments one custom event page may scan (about 19 years): beyond, an empty page with a cursor. */
+export const MAX_SEGMENTS_PER_PAGE = 1000;
 
 /** The three export endpoints (all gated: 403 export_not_enabled without enablement). */
 export function exportRoutes(router: ApiRouter): void {
@@ -42,9 +45,9 @@ interface EmailEventsCursor {
 
 function exportContacts({ body, store }: ApiContext): RouteResult {
   const limit = readLimit(body, EXPORT_LIMITS.contacts);
-  const cursor = readCursor<ContactsCursor>(body, 'export-contacts', store.id);
+  const cursor = readCursor<ContactsCursor>(body, 'export-contacts', store);
   const rows = takeOrdered(contactSources(store), { after: cursor?.p ?? null }, limit);
-  const next = rows.length === limit ? encodeCursor({ b: store.id, p: lastPosition(rows) } satisfies ContactsCursor, 'export-contacts') : null;
+  const next = rows.length === limit ? encodeCursor({ b: store.id, p: lastPosition(rows) } satisfies ContactsCursor, 'export-contacts', store.cursorSecret) : null;
   return page('contacts', rows, next);
 }
 
@@ -53,30 +56,34 @@ function exportCustomEvents({ body, store }: ApiContext): RouteResult {
   const hasWindow = body.occurredAt !== undefined && body.occurredAt !== null;
   const hasCursor = body.cursor !== undefined && body.cursor !== null && body.cursor !== '';
   if (hasCursor && hasWindow) throw new EmulatorError(400, 'invalid_window', 'Send occurredAt on the first call only; later calls send the cursor alone');
-  const saved = readCursor<CustomEventsCursor>(body, 'export-custom-events', store.id);
+  const saved = readCursor<CustomEventsCursor>(body, 'export-custom-events', store);
   const cur: CustomEventsCursor = saved ?? firstSegment(store.id, readWindow(body.occurredAt));
   const [, end] = cur.w;
-  const segmentEnd = Math.min(cur.g + CUSTOM_EVENT_SEGMENT_MS, end ?? Infinity);
   const { sources, lastMs } = customEventSources(store);
-  const rows = takeOrdered(sources, { after: cur.p, fromMs: cur.g, toMs: segmentEnd }, limit);
+  // An open window ends with the segment holding the present (or the latest event).
+  const windowEnd = end ?? segmentAfter(cur.g, Math.max(Date.now(), lastMs));
+  // A page fills across segments, up to a bounded number of them: a long empty stretch costs
+  // one call per MAX_SEGMENTS_PER_PAGE segments (an empty page with a cursor), not one per segment.
+  const scanEnd = Math.min(cur.g + CUSTOM_EVENT_SEGMENT_MS * MAX_SEGMENTS_PER_PAGE, windowEnd);
+  const rows = takeOrdered(sources, { after: cur.p, fromMs: cur.g, toMs: scanEnd }, limit);
+  const after = (last: Position): CustomEventsCursor => ({ ...cur, g: cur.g + Math.floor((last[0] - cur.g) / CUSTOM_EVENT_SEGMENT_MS) * CUSTOM_EVENT_SEGMENT_MS, p: last });
   let next: CustomEventsCursor | null;
-  if (rows.length === limit) {
-    next = { ...cur, p: lastPosition(rows) };
-  } else {
-    // An open window ends with the segment holding the present (or the latest event).
-    const done = end !== null ? segmentEnd >= end : segmentEnd > Math.max(Date.now(), lastMs);
-    next = done ? null : { ...cur, g: segmentEnd, p: null };
-  }
-  return page('events', rows, next && encodeCursor(next, 'export-custom-events'));
+  if (rows.length === limit) next = after(lastPosition(rows));
+  else if (scanEnd < windowEnd) next = { ...cur, g: scanEnd, p: null };
+  // An open window that reached the present: a cursor after the last row, so the walk's last
+  // non-null cursor later returns the events that occurred since (the next page is empty, null).
+  else if (end === null && rows.length > 0) next = after(lastPosition(rows));
+  else next = null;
+  return page('events', rows, next && encodeCursor(next, 'export-custom-events', store.cursorSecret));
 }
 
 function exportEmailEvents({ body, store }: ApiContext): RouteResult {
   const type = readEventType(body.eventType);
   const limit = readLimit(body, EXPORT_LIMITS.emailEvents);
-  const cursor = readCursor<EmailEventsCursor>(body, 'export-email-events', store.id);
+  const cursor = readCursor<EmailEventsCursor>(body, 'export-email-events', store);
   if (cursor && cursor.t !== type) throw new EmulatorError(400, 'invalid_cursor', `Cursor was made for eventType ${cursor.t}`);
   const rows = takeOrdered(emailEventSources(store, type), { after: cursor?.p ?? null }, limit);
-  const next = rows.length === limit ? encodeCursor({ b: store.id, t: type, p: lastPosition(rows) } satisfies EmailEventsCursor, 'export-email-events') : null;
+  const next = rows.length === limit ? encodeCursor({ b: store.id, t: type, p: lastPosition(rows) } satisfies EmailEventsCursor, 'export-email-events', store.cursorSecret) : null;
   return page('events', rows, next);
 }
 
@@ -97,12 +104,12 @@ function readLimit(body: Record<string, unknown>, max: number): number {
 }
 
 /** A cursor of this endpoint and business, or undefined for the first page (absent or ""). */
-function readCursor<T extends { b: string }>(body: Record<string, unknown>, kind: string, businessId: string): T | undefined {
+function readCursor<T extends { b: string }>(body: Record<string, unknown>, kind: string, store: BusinessStore): T | undefined {
   const v = body.cursor;
   if (v === undefined || v === null || v === '') return undefined;
   if (typeof v !== 'string') throw new EmulatorError(400, 'invalid_cursor', 'Cursor is invalid or malformed');
-  const payload = decodeCursor<T>(v, kind);
-  if (payload?.b !== businessId) throw new EmulatorError(400, 'invalid_cursor', 'Cursor is invalid or malformed');
+  const payload = decodeCursor<T>(v, kind, store.cursorSecret);
+  if (payload?.b !== store.id) throw new EmulatorError(400, 'invalid_cursor', 'Cursor is invalid or malformed');
   return payload;
 }
 
@@ -112,7 +119,7 @@ function readWindow(v: unknown): [number, number | null] {
   const start = readInstant(v.start, 'occurredAt.start');
   if (start === null) throw invalidRequest('occurredAt.start is required');
   const end = readInstant(v.end, 'occurredAt.end');
-  if (end !== null && end < start) throw new EmulatorError(400, 'invalid_window', 'occurredAt.end is before occurredAt.start');
+  if (end !== null && end < start) throw invalidRequest('occurredAt.end is before occurredAt.start');
   return [start, end];
 }
 
@@ -120,6 +127,11 @@ function readInstant(v: unknown, name: string): number | null {
   if (v === undefined || v === null) return null;
   if (typeof v !== 'string' || !isIsoDateTime(v)) throw invalidRequest(`${name} must be an ISO 8601 date-time with a time zone`);
   return Date.parse(v);
+}
+
+/** The end of the segment (counted from `start`) that holds `ms`. */
+function segmentAfter(start: number, ms: number): number {
+  return start + (Math.floor((ms - start) / CUSTOM_EVENT_SEGMENT_MS) + 1) * CUSTOM_EVENT_SEGMENT_MS;
 }
 
 function firstSegment(businessId: string, window: [number, number | null]): CustomEventsCursor {

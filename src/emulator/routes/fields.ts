@@ -9,9 +9,12 @@ import { queryParam } from '../validate.js';
 /** Default and maximum page size of GET /v2/fields (out-of-range values are clamped). */
 export const FIELDS_PAGE = { default: 100, max: 1000 } as const;
 
-/** POST /v2/fields (gated, field creation permission) and GET /v2/fields. */
+/**
+ * POST /v2/fields (gated; the spec ties the field creation permission to relationship fields
+ * only, so a plain field needs none) and GET /v2/fields.
+ */
 export function fieldRoutes(router: ApiRouter): void {
-  router.add('POST', '/v2/fields', createField, { gated: true, permission: 'fields:create' });
+  router.add('POST', '/v2/fields', createField, { gated: true });
   router.add('GET', '/v2/fields', listFields);
 }
 
@@ -54,7 +57,7 @@ function listFields({ query, store }: ApiContext): RouteResult {
   let offset = 0;
   const cursor = queryParam(query, 'cursor');
   if (cursor !== undefined) {
-    const p = decodeCursor<FieldsCursor>(cursor, 'fields');
+    const p = decodeCursor<FieldsCursor>(cursor, 'fields', store.cursorSecret);
     // A cursor carries its filter; a query filter that disagrees with it is a misuse.
     if ((rawType !== undefined && p.o !== objectType) || (customObjectId !== undefined && p.c !== customObjectId)) {
       throw new EmulatorError(400, 'invalid_cursor', 'Cursor was made for another objectType or customObjectId');
@@ -67,7 +70,7 @@ function listFields({ query, store }: ApiContext): RouteResult {
   const page = all.slice(offset, offset + limit);
   const next = offset + page.length;
   const nextCursor =
-    next < all.length ? encodeCursor({ o: objectType ?? null, c: customObjectId ?? null, n: next } satisfies FieldsCursor, 'fields') : null;
+    next < all.length ? encodeCursor({ o: objectType ?? null, c: customObjectId ?? null, n: next } satisfies FieldsCursor, 'fields', store.cursorSecret) : null;
   return { body: { data: { fields: page.map(fieldView) }, pagination: { nextCursor } } };
 }
 

@@ -3,9 +3,10 @@ import { EmulatorError, invalidRequest } from '../errors.js';
 import { validateFieldWrites, type FieldWrite } from '../field-values.js';
 import type { CustomObject } from '../model.js';
 import { writeRecord } from '../record-writer.js';
+import { linksOf } from '../relationships.js';
 import type { ApiContext, ApiRouter, RouteResult } from '../router.js';
 import type { BusinessStore } from '../store.js';
-import { isPlainObject } from '../validate.js';
+import { isPlainObject, isUuid } from '../validate.js';
 
 /** Records per batch request (the spec's limit). */
 export const RECORDS_PER_BATCH = { min: 1, max: 200 } as const;
@@ -21,6 +22,8 @@ type RecordResult =
 
 function batchUpsert({ params, body, store }: ApiContext): RouteResult {
   assertCustomObjectsEnabled(store);
+  // A path id that is not a UUID names nothing: 404, as for every resource in a path.
+  if (!isUuid(params.customObjectId)) throw new EmulatorError(404, 'custom_object_not_found', `No custom object ${params.customObjectId} in this workspace`);
   const customObject = requireCustomObject(store, params.customObjectId);
   const records = body.records;
   if (!Array.isArray(records) || records.length < RECORDS_PER_BATCH.min || records.length > RECORDS_PER_BATCH.max) {
@@ -52,7 +55,7 @@ function upsertOne(store: BusinessStore, customObject: CustomObject, item: unkno
   }
 
   const { record, operation } = writeRecord(store, customObject.id, key, writes);
-  const pending = Object.keys(record.pendingRelationships);
+  const pending = Object.keys(linksOf(store, record.id).pending);
   return { success: true, id: record.id, clientDedupKey: key, operation, ...(pending.length ? { pendingRelationships: pending } : {}) };
 }
 

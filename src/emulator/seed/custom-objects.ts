@@ -2,7 +2,7 @@ import { validateFieldWrites } from '../field-values.js';
 import { writeRecord } from '../record-writer.js';
 import type { DataType, FieldDefinition } from '../model.js';
 import type { SeedContext } from './context.js';
-import { FIXTURE_CUSTOM_OBJECT as CO, FIXTURE_RECORDS, SUBSCRIPTION_FIELDS as F } from './fixtures.js';
+import { FIXTURE_CUSTOM_OBJECT as CO, FIXTURE_RECORDS, FIXTURE_TARGETS, SUBSCRIPTION_FIELDS as F } from './fixtures.js';
 
 const DEFINED_AT = '2024-11-15T00:00:00.000Z';
 const RECORDS_AT = '2024-12-15T09:00:00.000Z';
@@ -19,8 +19,8 @@ const field = (key: string, label: string, dataType: DataType, readOnly = false)
 
 /**
  * The custom object "Subscription" of business "acme" (the only business with custom objects
- * enabled): its fields, two relationship pairs and the fixture records. Runs after contacts,
- * whose fixtures the records point at.
+ * enabled): its fields, two relationship pairs, the keyed standard targets (FIXTURE_TARGETS) and
+ * the fixture records. Runs after contacts and campaigns, whose fixtures they point at.
  */
 export function seedCustomObjects({ business }: SeedContext): void {
   if (business.id !== 'acme') return;
@@ -55,6 +55,8 @@ export function seedCustomObjects({ business }: SeedContext): void {
   };
   relate(F.subscriber, 'Subscriber', 'subscriptions', 'Subscriptions', true);
   relate(F.parent, 'Parent subscription', 'childSubscriptions', 'Child subscriptions', false);
+
+  for (const t of Object.values(FIXTURE_TARGETS)) business.targets.add({ ...t, fields: {}, createdAt: DEFINED_AT });
 
   for (const fx of Object.values(FIXTURE_RECORDS)) {
     const writes = validateFieldWrites(business, 'CUSTOM_OBJECT', fx.fields, 'fields', CO.id);

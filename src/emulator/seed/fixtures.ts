@@ -404,3 +404,17 @@ export const FIXTURE_FORMS = {
 export const FIXTURE_BASIC_FORMS = {
   basicSignup: form(101, 'Basic sign-up'),
 } as const satisfies Record<string, FixtureForm>;
+
+/**
+ * clientDedupKeys of business "acme"'s standard relationship targets (no API creates them;
+ * `POST /_emulator/targets` adds more): a relationship to COMPANY, CAMPAIGN, OPPORTUNITY or
+ * CAMPAIGN_MEMBER resolves by these keys.
+ */
+export const FIXTURE_TARGETS = {
+  /** Ada's company ("Analytical Engines Ltd"). */
+  company: { objectType: 'COMPANY', clientDedupKey: 'analytical-engines', id: `c${FIXTURE_CONTACTS.ada.id.slice(1)}` },
+  campaign: { objectType: 'CAMPAIGN', clientDedupKey: 'spring-webinar', id: FIXTURE_CAMPAIGNS.springWebinar.id },
+  opportunity: { objectType: 'OPPORTUNITY', clientDedupKey: 'opp-1001', id: fixtureId('e0', 1) },
+  /** Ada's membership of the spring webinar. */
+  campaignMember: { objectType: 'CAMPAIGN_MEMBER', clientDedupKey: 'spring-webinar-ada', id: fixtureId('e0', 2) },
+} as const;
