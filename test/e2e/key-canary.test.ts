@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cnv, tempConfigDir } from '../helpers/cli.js';
@@ -42,11 +42,12 @@ describe('the API key never appears in output', () => {
     expect(everything).toContain('sk_live_demo_****');
     for (const secret of [secretOf(full), 'CANARYSECRET0123456789', odd]) expect(everything).not.toContain(secret);
 
-    // Files written: only the profile store holds the key, by design.
-    for (const name of readdirSync(dir)) {
-      if (name === 'config.json') continue;
-      const text = readFileSync(join(dir, name), 'utf8');
-      expect(text).not.toContain(secretOf(full));
+    // Files written (and their names, the rate-share leases' included): only the profile store holds the key, by design.
+    const files = (readdirSync(dir, { recursive: true }) as string[]).filter((name) => name !== 'config.json');
+    for (const name of files) {
+      expect(name).not.toContain(secretOf(full));
+      if (statSync(join(dir, name)).isDirectory()) continue;
+      expect(readFileSync(join(dir, name), 'utf8')).not.toContain(secretOf(full));
     }
   });
 });
