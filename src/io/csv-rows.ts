@@ -115,10 +115,10 @@ function checkHeader(record: string[], file: string, delimiter: string, anyOf?: 
   return { names, width: all.length };
 }
 
-/** A one-column header holding `;` or a tab was most likely written with that delimiter. */
+/** A one-column header holding `;`, a tab, `|` or `,` (not the delimiter) was most likely written with that delimiter. */
 function delimiterHint(names: string[], delimiter: string): string | undefined {
   if (names.length !== 1) return undefined;
-  for (const [char, flag] of [[';', "--delimiter ';'"], ['\t', '--delimiter tab'], ['|', "--delimiter '|'"]] as const) {
+  for (const [char, flag] of [[';', "--delimiter ';'"], ['\t', '--delimiter tab'], ['|', "--delimiter '|'"], [',', "--delimiter ','"]] as const) {
     if (char !== delimiter && names[0].includes(char)) return `the header has one column holding "${char === '\t' ? '\\t' : char}": try ${flag}`;
   }
   return undefined;

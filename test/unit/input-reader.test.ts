@@ -268,6 +268,8 @@ describe('files as spreadsheets write them (test/fixtures/inputs)', () => {
     expect(err.message).toMatch(/line 1: the header is one column, "email;name;city"/);
     expect(err.hint).toBe("the header has one column holding \";\": try --delimiter ';'");
     expect(valuesOf(await rows(fixture('excel-semicolon.csv'), { delimiter: ';' }))).toEqual([{ email: 'a@example.com', name: 'Ann', city: 'Bergen' }]);
+    expect((await failure(rows(file('commas.tsv', 'email,name\na@example.com,Ann\n')))).hint).toBe("the header has one column holding \",\": try --delimiter ','");
+    expect((await failure(rows(file('pipes.csv', 'email|name\na@example.com|Ann\n')))).hint).toMatch(/try --delimiter '\|'/);
   });
 });
 
