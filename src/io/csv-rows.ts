@@ -81,7 +81,7 @@ function rowOf(header: Header, line: number, fields: string[]): InputRow | undef
   for (let i = 0; i < names.length; i++) {
     const cell = fields[i];
     // Cells that parse as JSON are sent as JSON: one nested too deep would overflow on the way out.
-    if (cell.length > 2 * MAX_JSON_DEPTH && nestsDeeper(cell)) {
+    if (cell.length > 2 * MAX_JSON_DEPTH && /^\s*[[{]/.test(cell) && nestsDeeper(cell)) {
       return { line, error: `column ${quoteInput(names[i])} holds JSON nested deeper than ${MAX_JSON_DEPTH} levels`, textual: true };
     }
     values[names[i]] = cell;
