@@ -1,6 +1,7 @@
 import type { Context } from '../context.js';
 import { CliError, ExitCode, TransientError, UsageError } from '../errors.js';
 import { openInput, type InputRow } from '../io/input-reader.js';
+import { safeText } from '../io/input-rows.js';
 import type { CommandResult } from '../io/render.js';
 import type { BatchRunOptions } from './options.js';
 import { startProgress } from './progress.js';
@@ -123,7 +124,8 @@ function prepareRow<P>(row: InputRow, spec: FileBatchSpec<P>, done: DoneRows | u
 
 function listProblems(ctx: Context, problems: RowResult[], counts: BatchCounts): void {
   for (const p of problems.slice(0, MAX_LISTED_PROBLEMS)) {
-    ctx.info(`line ${p.line}: ${p.status}: ${p.error ?? ''}: ${p.message ?? ''}${p.identifier ? ` (${p.identifier})` : ''}`);
+    // Identifiers and messages may hold the file's text: escaped here (the report keeps them exact).
+    ctx.info(`line ${p.line}: ${p.status}: ${safeText(p.error ?? '')}: ${safeText(p.message ?? '', 300)}${p.identifier ? ` (${safeText(p.identifier)})` : ''}`);
   }
   const more = counts.count('failed') + counts.count('invalid') - MAX_LISTED_PROBLEMS;
   if (more > 0) ctx.info(`... and ${more} more; --report FILE lists every row`);

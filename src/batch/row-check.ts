@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { showValue } from '../io/input-rows.js';
 import type { Prepared } from './file-run.js';
 
 /** Blank text and null count as absent; text is trimmed. For z.preprocess on row values. */
@@ -29,7 +30,7 @@ export function checkRow<S extends z.ZodType<Record<string, unknown>>>(
   const issue = parsed.error.issues[0];
   const key = issue.path[0];
   if (typeof key !== 'string') return { identifier, invalid: { error: noKeyCode, message: issue.message } };
-  const shown = body[key] === undefined ? 'nothing' : JSON.stringify(body[key]);
+  const shown = body[key] === undefined ? 'nothing' : showValue(body[key]);
   return { identifier, invalid: { error: codes[key] ?? 'invalid_request', message: `${key}: ${issue.message}, got ${shown}` } };
 }
 

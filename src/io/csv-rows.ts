@@ -81,7 +81,7 @@ function rowOf(header: Header, line: number, fields: string[]): InputRow | undef
   for (let i = 0; i < names.length; i++) {
     const cell = fields[i];
     // Cells that parse as JSON are sent as JSON: one nested too deep would overflow on the way out.
-    if (cell.length > 2 * MAX_JSON_DEPTH && nestsDeeper(cell)) {
+    if (cell.length > 2 * MAX_JSON_DEPTH && /^\s*[[{]/.test(cell) && nestsDeeper(cell)) {
       return { line, error: `column ${quoteInput(names[i])} holds JSON nested deeper than ${MAX_JSON_DEPTH} levels`, textual: true };
     }
     values[names[i]] = cell;
@@ -115,10 +115,10 @@ function checkHeader(record: string[], file: string, delimiter: string, anyOf?: 
   return { names, width: all.length };
 }
 
-/** A one-column header holding `;` or a tab was most likely written with that delimiter. */
+/** A one-column header holding `;`, a tab, `|` or `,` (not the delimiter) was most likely written with that delimiter. */
 function delimiterHint(names: string[], delimiter: string): string | undefined {
   if (names.length !== 1) return undefined;
-  for (const [char, flag] of [[';', "--delimiter ';'"], ['\t', '--delimiter tab'], ['|', "--delimiter '|'"]] as const) {
+  for (const [char, flag] of [[';', "--delimiter ';'"], ['\t', '--delimiter tab'], ['|', "--delimiter '|'"], [',', "--delimiter ','"]] as const) {
     if (char !== delimiter && names[0].includes(char)) return `the header has one column holding "${char === '\t' ? '\\t' : char}": try ${flag}`;
   }
   return undefined;

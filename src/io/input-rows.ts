@@ -29,13 +29,28 @@ export class InputFileError extends UsageError {
 /** Deeper JSON than this is refused as a row: nothing the API takes nests so far, and deeper values overflow recursive code (JSON.stringify) on the way out. */
 export const MAX_JSON_DEPTH = 100;
 
+// Characters that must not reach a terminal raw: C0 and C1 controls, DEL, line and paragraph
+// separators, bidirectional overrides.
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const escapeChar = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}...` : text);
+
 /**
  * Text from an input file as it may appear in a message: JSON-quoted, control characters
  * (NUL, ESC, C1, line and paragraph separators) escaped, at most `max` characters shown.
  */
 export function quoteInput(text: string, max = 40): string {
-  const shown = text.length > max ? `${text.slice(0, max)}...` : text;
-  return JSON.stringify(shown).replace(/[\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(cut(text, max)).replace(UNSAFE, escapeChar);
+}
+
+/** Input shown without quotes (an identifier in a summary line): unsafe characters escaped, at most `max` shown. */
+export function safeText(text: string, max = 80): string {
+  return cut(text, max).replace(UNSAFE, escapeChar);
+}
+
+/** Any value of a row as it may appear in a message: text quoted, other values as JSON; escaped and cut. */
+export function showValue(value: unknown, max = 60): string {
+  return typeof value === 'string' ? quoteInput(value, max) : safeText(JSON.stringify(value) ?? String(value), max);
 }
 
 /** A JSON.parse error message made safe to print: V8 quotes the input in it. */
@@ -44,7 +59,8 @@ export function jsonErrorText(err: unknown): string {
   // "Unexpected token 'x', "...text..." is not valid JSON": the quoted text is input.
   return message
     .replace(/, (?:\.\.\.)?"([^]*)"(?:\.\.\.)? is not valid JSON$/, (_, text: string) => `, in ${quoteInput(text)}`)
-    .replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).slice(0, 200);
+    .replace(UNSAFE, escapeChar)
+    .slice(0, 200);
 }
 
 /**

@@ -7,8 +7,10 @@ export class JsonTooLargeError extends Error {}
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const OBJ = 1;
-/** A row's opening up to its first key, when written compactly and without escapes. */
-const FIRST_KEY = /^\{"[^"\\]*":/;
+/** A row's opening up to its first key (its whitespace kept), when the key has no escapes. */
+const FIRST_KEY = /^\{[ \t\r\n]*"[^"\\]*":/;
+/** Longest text between two rows learnt for `manyRows` (`, ` or a newline and indent). */
+const MAX_GAP = 64;
 /** Failed `manyRows` attempts before giving up on them (rows that nest arrays of alike objects). */
 const MAX_MISSES = 3;
 const ARR = 2;
@@ -38,8 +40,16 @@ export class JsonRowSplitter {
   private rowStart = 0;
   private depth = 0;
   private index = 0;
-  /** `},{"<first key>":`, learnt from the first row, for `manyRows`. */
+  /**
+   * `},{"<first key>":` with the whitespace the page puts between rows (`}, {"id":` from
+   * Python's json.dumps, a newline and indent when pretty-printed), learnt from the first two
+   * rows, for `manyRows`; `afterComma`: from the boundary's start to just past its comma.
+   */
   private boundary: string | undefined;
+  private afterComma = 2;
+  /** The first row's opening up to its first key, and the text after it up to the second row. */
+  private firstKey: string | undefined;
+  private gap = '';
   private misses = 0;
   private started = false;
   private found = false;
@@ -86,6 +96,7 @@ export class JsonRowSplitter {
       const c = s.charCodeAt(i);
       if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) {
         if (this.mode === 'outside') this.skeleton += s[i];
+        else if (this.firstKey !== undefined) this.learnGap(s[i]);
         i++;
         continue;
       }
@@ -164,6 +175,14 @@ export class JsonRowSplitter {
 
   /** Between the rows of the array: `{` starts a row, `,` and `]` where JSON allows them. */
   private between(s: string, c: number, i: number): number {
+    if (this.firstKey !== undefined) {
+      if (c === 0x2c) this.learnGap(',');
+      else if (c === 0x7b && this.mode === 'elem' && this.index === 1) {
+        this.boundary = '}' + this.gap + this.firstKey;
+        this.afterComma = 1 + this.gap.indexOf(',') + 1;
+        this.firstKey = undefined;
+      } else this.firstKey = undefined;
+    }
     if (c === 0x7b && this.mode !== 'next') {
       const after = this.manyRows(s, i);
       if (after >= 0) return after;
@@ -212,7 +231,16 @@ export class JsonRowSplitter {
       this.onRow(row as Record<string, unknown>, this.index++);
     }
     this.mode = 'elem';
-    return at + 2;
+    return at + this.afterComma;
+  }
+
+  /** Between the first two rows: the text that separates rows, for the boundary. */
+  private learnGap(c: string): void {
+    if (this.index !== 1 || this.gap.length >= MAX_GAP) {
+      this.firstKey = undefined;
+      return;
+    }
+    this.gap += c;
   }
 
   /** Inside a row: counts nesting, skips strings; emits the row when its braces close. */
@@ -239,10 +267,7 @@ export class JsonRowSplitter {
         if (--depth === 0) {
           const text = s.slice(this.rowStart, i + 1);
           const row = parse(text) as Record<string, unknown>;
-          if (this.index === 0) {
-            const first = FIRST_KEY.exec(text);
-            if (first) this.boundary = `},${first[0]}`;
-          }
+          if (this.index === 0) this.firstKey = FIRST_KEY.exec(text)?.[0];
           this.onRow(row, this.index++);
           this.mode = 'next';
           return i + 1;

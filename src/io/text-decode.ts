@@ -152,7 +152,7 @@ function refuseUtf8(file: string, buf: Buffer, linesBefore: number): never {
   const hint = nul
     ? `it looks like ${guess} without a byte order mark (or not a text file): try --encoding ${guess}`
     : 'it looks like windows-1252 (Excel\'s "CSV" on Windows; latin1 is close): try --encoding windows-1252, or save the file as "CSV UTF-8"';
-  throw new InputFileError(file, `not UTF-8 at line ${line} (byte 0x${buf[at].toString(16).padStart(2, '0')}); nothing after it was read`, undefined, hint);
+  throw new InputFileError(file, `not UTF-8 at line ${line} (byte 0x${buf[at].toString(16).padStart(2, '0')})`, undefined, hint);
 }
 
 function refuseNul(file: string, text: string, linesBefore: number): never {

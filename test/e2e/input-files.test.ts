@@ -130,6 +130,17 @@ describe('hostile input', () => {
     expect((await fx.stats()).byRoute['POST /v2/events']).toBe(2);
   });
 
+  it('a row whose values hold terminal escapes is listed on stderr with them escaped; the report keeps them exact', async () => {
+    const evil = 'x\u001b]0;owned\u0007@\u009bexample';
+    const report = reportPath();
+    const res = await cnv(['contacts', 'upsert', '--file', write('evil.csv', `email\n"${evil}"\n`), '--dry-run'], { env: fx.env });
+    expect(res.exitCode).toBe(6);
+    expect(res.stderr).toContain('line 2: invalid: invalid_email: email: expected an email address, got "x\\u001b]0;owned\\u0007@\\u009bexample" (x\\u001b]0;owned\\u0007@\\u009bexample)');
+    expect(res.stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    await cnv(['contacts', 'upsert', '--file', write('evil2.csv', `email\n"${evil}"\n`), '--dry-run', '--report', report], { env: fx.env });
+    expect(readReport(report)[0].identifier).toBe(evil);
+  });
+
   it('a binary file is refused without its bytes reaching the terminal', async () => {
     const path = write('binary.csv', '');
     writeFileSync(path, Buffer.from('email\n\u001b]0;owned\u0007\u0000\u0001\u0002\n', 'latin1'));

@@ -88,6 +88,16 @@ describe('prepareUpsertRow', () => {
   });
 });
 
+describe('messages that quote a row', () => {
+  it('escape control characters and cut long values', () => {
+    const hostile = `\u001b]0;owned\u0007${'y'.repeat(5000)}`;
+    const prepared = prepareUpsertRow(csv({ email: hostile }), {});
+    expect(prepared).toMatchObject({ invalid: { error: 'invalid_email', message: expect.stringMatching(/^email: expected an email address, got "\\u001b\]0;owned\\u0007y+\.\.\."$/) } });
+    expect(prepared.invalid!.message.length).toBeLessThan(120);
+    expect(prepareUpsertRow({ line: 1, values: { email: 'a@example.com', updateOnly: { deep: ['\u009b', 'z'.repeat(500)] } } }, {}).invalid!.message).toMatch(/^updateOnly: expected true or false, got \{"deep":\["\\u009b","z+\.\.\.$/);
+  });
+});
+
 describe('derivedClientEventId', () => {
   it('is stable for the same row and line, and differs by line or content', () => {
     const a = derivedClientEventId({ line: 3, values: { event: 'x', email: 'a@example.com' } });

@@ -268,6 +268,8 @@ describe('files as spreadsheets write them (test/fixtures/inputs)', () => {
     expect(err.message).toMatch(/line 1: the header is one column, "email;name;city"/);
     expect(err.hint).toBe("the header has one column holding \";\": try --delimiter ';'");
     expect(valuesOf(await rows(fixture('excel-semicolon.csv'), { delimiter: ';' }))).toEqual([{ email: 'a@example.com', name: 'Ann', city: 'Bergen' }]);
+    expect((await failure(rows(file('commas.tsv', 'email,name\na@example.com,Ann\n')))).hint).toBe("the header has one column holding \",\": try --delimiter ','");
+    expect((await failure(rows(file('pipes.csv', 'email|name\na@example.com|Ann\n')))).hint).toMatch(/try --delimiter '\|'/);
   });
 });
 
@@ -305,7 +307,8 @@ describe('hostile input', () => {
     const csv = await rows(file('deep.csv', `email,data\na@example.com,${'['.repeat(20_000)}\nb@example.com,[[1]]\n`));
     expect(csv[0]).toEqual({ line: 2, error: 'column "data" holds JSON nested deeper than 100 levels', textual: true });
     expect(csv[1].values).toEqual({ email: 'b@example.com', data: '[[1]]' });
-    // 100 levels are fine.
+    // Text that is not JSON may hold brackets; 100 levels are fine.
+    expect((await rows(file('brackets.csv', `email,note\na@example.com,x${'['.repeat(300)}\n`)))[0].values).toMatchObject({ note: `x${'['.repeat(300)}` });
     expect((await rows(file('ok.ndjson', `{"d":${'['.repeat(99)}${']'.repeat(99)}}\n`)))[0].values).toBeDefined();
   });
 });

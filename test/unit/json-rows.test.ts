@@ -115,16 +115,37 @@ describe('JsonRowSplitter (rows of data.<member> as the answer streams)', () => 
     expect(() => split(text, 'events')).toThrow('element 2 is not an object');
   });
 
-  it('rows split by ",\\n" after a compact first row: right rows, one boundary search per chunk', () => {
+  it('rows split by ",\\n" after a compact first row: right rows, at most two boundary searches per chunk', () => {
     const rows = Array.from({ length: 3000 }, (_, i) => ({ id: `r${i}`, n: i }));
     const text = '{"data":{"contacts":[' + rows.map((r) => JSON.stringify(r)).join(',\n') + ']}}';
     const search = vi.spyOn(String.prototype, 'lastIndexOf');
     try {
       expect(split(text, 'contacts', [4096]).rows).toEqual(rows);
-      expect(search.mock.calls.length).toBeLessThanOrEqual(Math.ceil(text.length / 4096) + 1);
+      expect(search.mock.calls.length).toBeLessThanOrEqual(2 * Math.ceil(text.length / 4096) + 2);
     } finally {
       search.mockRestore();
     }
+  });
+
+  it('learns the text between rows: Python json.dumps spacing and pretty-printed pages take the bulk path too', () => {
+    const rows = Array.from({ length: 1000 }, (_, i) => ({ id: `r${i}`, n: i, tags: i % 7 === 0 ? [{ id: 'x' }, { id: 'y' }] : [] }));
+    const pythonic = '{"data": {"contacts": [' + rows.map((r) => JSON.stringify(r).replace(/,"/g, ', "').replace(/":/g, '": ')).join(', ') + ']}, "pagination": {"nextCursor": null}}';
+    const pretty = JSON.stringify({ data: { contacts: rows }, pagination: { nextCursor: null } }, null, 2);
+    for (const text of [pythonic, pretty]) {
+      expect(JSON.parse(text).data.contacts).toEqual(rows);
+      const parse = vi.spyOn(JSON, 'parse');
+      try {
+        const got = split(text, 'contacts', [8192]);
+        expect(got.rows).toEqual(rows);
+        expect(got.indexes).toEqual(rows.map((_, i) => i));
+        expect(parse.mock.calls.length).toBeLessThan(Math.ceil(text.length / 8192) * 3 + 10);
+      } finally {
+        parse.mockRestore();
+      }
+    }
+    // Gaps that change after the first two rows still read right, row by row.
+    const uneven = '{"data":{"contacts":[{"id":"a"}, {"id":"b"},{"id":"c"} ,\n {"id":"d"}, {"id":"e"}]}}';
+    for (const sizes of [[uneven.length], [1], [5, 3]]) expect(split(uneven, 'contacts', sizes).rows.map((r) => r.id)).toEqual(['a', 'b', 'c', 'd', 'e']);
   });
 
   it('skips a byte order mark before the document', () => {
