@@ -79,6 +79,10 @@ describe('HttpClient against a server that is not the API', () => {
     expect([err.code, err.exitCode]).toEqual(['http_502', 7]);
     expect(err.message).toBe(`GET /v2/x answered 502 with an HTML page ("502 Bad Gateway"), not an answer of the API (after 3 attempts): a proxy or gateway in front of it failed, or ${server.url} is not the API`);
     expect(clock.sleeps).toHaveLength(2);
+    // A workflow trigger is not repeated, and the hint says it may have been applied.
+    const unsafe = await client().request({ method: 'POST', path: '/v2/w', body: {}, data, idempotency: 'unsafe' }).catch((e) => e);
+    expect([unsafe.exitCode, unsafe.hint]).toEqual([7, 'the request may have reached the server and been applied: check before sending it again']);
+    expect(clock.sleeps).toHaveLength(2);
   });
 
   it('a base URL ending in /v2 reaches /v2/x, not /v2/v2/x', async () => {
@@ -197,6 +201,16 @@ describe('HttpClient: Retry-After is capped', () => {
     expect(err).toBeInstanceOf(TransientError);
     expect(err.hint).toMatch(/^try again after 9999-12-31T23:59:59\.000Z/);
     expect(clock.sleeps).toEqual([]);
+  });
+
+  it('when the retries are used up, the hint still says when the server wants to be asked again', async () => {
+    reply(429, '30');
+    const err = await new HttpClient({
+      baseUrl: 'https://api.test', apiKey: KEY, dispatcher: agent, limiter: new RateLimiter({ ratePerSecond: 1000, burst: 10, clock }),
+      clock, logger: silentLogger, maxAttempts: 1, timeoutMs: 5000,
+    }).request({ method: 'GET', path: '/v2/x', data, idempotency: 'safe' }).catch((e) => e);
+    expect([err.code, err.exitCode]).toEqual(['rate_limited', 7]);
+    expect(err.hint).toMatch(/^try again after \d{4}-\d\d-\d\dT/);
   });
 
   it('a wait within the limit is honoured; the limit is adjustable', async () => {
