@@ -6,7 +6,7 @@ import { HttpClient } from '../../src/http/client.js';
 import { silentLogger } from '../../src/http/logger.js';
 import { RateLimiter } from '../../src/http/rate-limiter.js';
 import { FakeClock } from '../helpers/fake-clock.js';
-import { behaviours, hostileServer, type HostileServer } from '../helpers/hostile-server.js';
+import { behaviours, endlessBytes, hostileServer, type HostileServer } from '../helpers/hostile-server.js';
 
 const KEY = 'sk_live_unit_CANARY0123456789';
 const data = z.object({ ok: z.boolean() });
@@ -98,11 +98,15 @@ describe('HttpClient against a server that is not the API', () => {
   it('an endless answer stops at the answer limit (16 MiB): response_too_large, not retried, not a network error', async () => {
     server.use(behaviours.endlessJson);
     const before = server.requests;
+    endlessBytes.sent = 0;
     const err = await get();
     expect(err).toBeInstanceOf(NotTheApiError);
     expect([err.code, err.exitCode]).toEqual(['response_too_large', 3]);
     expect(err.message).toBe('GET /v2/x: the answer is larger than cnv reads (more than 16 MiB)');
     expect(server.requests - before).toBe(1);
+    // The client hung up: what the server could write is the limit plus what socket buffers hold.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(endlessBytes.sent).toBeLessThan(64 * 1024 * 1024);
   });
 
   it('an endless error body is read up to 64 KiB and is not the API\'s: retried as a 500, memory bounded', async () => {
