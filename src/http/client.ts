@@ -124,6 +124,9 @@ export class HttpClient {
           return work();
         } catch (err) {
           if (err instanceof JsonSyntaxError) {
+            // A page that began as a JSON object broke on the way (the API's, cut or corrupted);
+            // anything else (an HTML page) was never the API's.
+            if (head.trimStart().startsWith('{')) throw shape(`the body is not JSON (${err.message})`);
             throw notTheApi(target, `${label} answered ${status} with ${describeBody(head, headers)}, not JSON (${err.message})`, status);
           }
           if (err instanceof JsonTooLargeError) throw this.tooLarge(target, BODY_LIMITS.rowChars, err.message);
@@ -250,7 +253,9 @@ export class HttpClient {
     let json: unknown;
     try {
       json = JSON.parse(text);
-    } catch {
+    } catch (err) {
+      // As for pages: a JSON object that broke is the API's answer damaged, anything else not the API's.
+      if (text.trimStart().startsWith('{')) throw new ResponseShapeError(this.redact(`unexpected response from ${target.label}: the body is not JSON (${(err as Error).message})`));
       throw notTheApi(target, `${target.label} answered ${status} with ${describeBody(text, headers)}, not JSON`, status);
     }
     if (!isEnvelope(json, 'data')) throw notTheApi(target, `${target.label} answered ${status} with ${describeBody(text, headers)}`, status);

@@ -72,6 +72,13 @@ describe('HttpClient against a server that is not the API', () => {
     }
   });
 
+  it('a JSON object that breaks off is the API\'s answer damaged (invalid_response), not another server', async () => {
+    server.use((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"data":{"ok":tr'));
+    const err = await get();
+    expect([err.constructor.name, err.code, err.exitCode]).toEqual(['ResponseShapeError', 'invalid_response', 3]);
+    expect(err.message).toMatch(/^unexpected response from GET \/v2\/x: the body is not JSON/);
+  });
+
   it('a gateway 502 page is retried like any 502, and in the end is transient (exit 7) naming what answered', async () => {
     server.use(behaviours.badGateway);
     const err = await get(client({ maxAttempts: 3 }));
