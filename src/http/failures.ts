@@ -1,6 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { ApiError, ExitCode, GatewayError, NotTheApiError, TransientError } from '../errors.js';
 import { errorBodySchema } from './envelope.js';
+import { sizeText } from './body.js';
 import { describeBody, redirectTarget } from './foreign.js';
 import { RETRYABLE_STATUSES, neverSent, type FailedAttempt, type Idempotency } from './retry-policy.js';
 
@@ -50,6 +51,14 @@ export function parseFailure(status: number, headers: Dispatcher.ResponseData['h
 /** A 2xx answer that is not the API's envelope. */
 export function notTheApi(target: Target, what: string, status?: number): NotTheApiError {
   return new NotTheApiError(target.redact(`this does not look like the API at ${target.baseUrl}: ${what}`), { status });
+}
+
+/** An answer past a size limit (src/http/body.ts): not retried, the rest is not read. */
+export function tooLarge(target: Target, limit: number, detail?: string): NotTheApiError {
+  return new NotTheApiError(`${target.label}: the answer is larger than cnv reads (${detail ?? `more than ${sizeText(limit)}`})`, {
+    code: 'response_too_large',
+    hint: `the API's answers are far smaller: check --base-url; the limits are listed in docs/guarantees.md`,
+  });
 }
 
 /** The error a request ends with once it is not (or no longer) retried. */
