@@ -10,7 +10,7 @@ import type { RateLimiter } from './rate-limiter.js';
 import { backoffDelay, DEFAULT_MAX_RETRY_WAIT_MS, isRetryable, parseRetryAfter, type FailedAttempt, type Idempotency } from './retry-policy.js';
 import { describeIssues, envelopeSchema, rowsData } from './envelope.js';
 import { JsonRowSplitter, JsonSyntaxError, JsonTooLargeError } from '../io/json-rows.js';
-import { BODY_LIMITS, declaredLength, readCapped } from './body.js';
+import { BODY_LIMITS, declaredLength, MAX_DEPTH, nestedDeeperThan, readCapped } from './body.js';
 import { describeBody } from './foreign.js';
 import { finalError, notTheApi, parseFailure, tooLarge, waitTooLong, type Target } from './failures.js';
 
@@ -115,7 +115,7 @@ export class HttpClient {
         rows.row(row);
       }, (index) => {
         throw shape(`data.${spec.member}.${index}: expected an object`);
-      }, BODY_LIMITS.rowChars);
+      }, BODY_LIMITS.rowChars, MAX_DEPTH);
       let head = '';
       // Only the body stream's own failures (a connection lost mid-page) are network errors
       // worth a retry; anything the reading itself throws ends the request.
@@ -259,6 +259,7 @@ export class HttpClient {
       throw notTheApi(target, `${target.label} answered ${status} with ${describeBody(text, headers)}, not JSON`, status);
     }
     if (!isEnvelope(json, 'data')) throw notTheApi(target, `${target.label} answered ${status} with ${describeBody(text, headers)}`, status);
+    if (nestedDeeperThan(json, MAX_DEPTH)) throw tooLarge(target, 0, `it nests arrays and objects deeper than ${MAX_DEPTH} levels`);
     const parsed = envelopeSchema(spec.data, spec.paginated ?? false).safeParse(json);
     if (!parsed.success) {
       throw new ResponseShapeError(this.redact(`unexpected response from ${target.label}: ${describeIssues(parsed.error)}`));

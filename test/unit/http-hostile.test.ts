@@ -72,6 +72,22 @@ describe('HttpClient against a server that is not the API', () => {
     }
   });
 
+  it('an answer nested deeper than 256 levels is refused, not a stack overflow later (exit 1)', async () => {
+    const deep = '['.repeat(100_000) + ']'.repeat(100_000);
+    server.use((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(`{"data":{"ok":true,"x":${deep}}}`));
+    const err = await get();
+    expect([err.code, err.exitCode]).toEqual(['response_too_large', 3]);
+    expect(err.message).toBe('GET /v2/x: the answer is larger than cnv reads (it nests arrays and objects deeper than 256 levels)');
+    const rows: unknown[] = [];
+    server.use((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(`{"data":{"contacts":[{"id":"a","x":${deep}}]},"pagination":{"nextCursor":null}}`));
+    const page = await client()
+      .requestRows({ method: 'POST', path: '/v2/exports/contacts', body: {}, member: 'contacts', row, idempotency: 'safe' }, () => ({ row: (r) => rows.push(r), end: () => rows }))
+      .catch((e) => e);
+    expect(page.message).toMatch(/row 0 of data\.contacts nests deeper than 256 levels/);
+    server.use((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(`{"data":{"ok":true,"x":${'['.repeat(200)}${']'.repeat(200)}}}`));
+    expect((await client().request({ method: 'GET', path: '/v2/x', data, idempotency: 'safe' })).data).toEqual({ ok: true });
+  });
+
   it('a JSON object that breaks off is the API\'s answer damaged (invalid_response), not another server', async () => {
     server.use((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"data":{"ok":tr'));
     const err = await get();
