@@ -11,7 +11,8 @@ type ProbeRequest = { method: 'GET' | 'POST'; path: string; query?: Record<strin
 /** Real ids met on the way (a campaign from the list, a contact from the contacts export). */
 export interface Known {
   campaignId?: string;
-  contactId?: string;
+  /** How to ask for a contact that exists. */
+  contact?: { cnvContactId: string } | { email: string };
 }
 
 export interface Probe {
@@ -41,14 +42,16 @@ export const GATED_PROBES: Probe[] = [
     request: () => ({ method: 'POST', path: '/v2/exports/contacts', body: { limit: 1 } }),
     decisive: () => true,
     learn(data, known) {
-      const id = (data as { contacts?: Array<{ cnvContactId?: unknown }> } | undefined)?.contacts?.[0]?.cnvContactId;
-      if (typeof id === 'string' && id !== '') known.contactId = id;
+      // The spec does not show an exported row's members; the contact's own are likely there.
+      const first = (data as { contacts?: Array<{ cnvContactId?: unknown; email?: unknown }> } | undefined)?.contacts?.[0];
+      if (typeof first?.cnvContactId === 'string' && first.cnvContactId !== '') known.contact = { cnvContactId: first.cnvContactId };
+      else if (typeof first?.email === 'string' && first.email.includes('@')) known.contact = { email: first.email };
     },
   },
   {
     name: 'get contact',
-    request: (known) => ({ method: 'GET', path: '/v2/contacts', query: (known.contactId ? { cnvContactId: known.contactId } : { email: PROBE_EMAIL }) as Record<string, string> }),
-    decisive: (known) => known.contactId !== undefined,
+    request: (known) => ({ method: 'GET', path: '/v2/contacts', query: known.contact ?? { email: PROBE_EMAIL } }),
+    decisive: (known) => known.contact !== undefined,
   },
   {
     name: 'create field',

@@ -54,3 +54,20 @@ export async function readCapped(body: Dispatcher.ResponseData['body'], limit: n
   // undici's text() drops a byte order mark too.
   return { text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, complete };
 }
+
+/** Deepest nesting of arrays and objects accepted in an answer: printing deeper data would overflow the stack. */
+export const MAX_DEPTH = 256;
+
+/** Whether a parsed JSON value nests arrays and objects deeper than `limit` (walked without recursion). */
+export function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    if (item === null || typeof item !== 'object') continue;
+    if (depth >= limit) return true;
+    for (const child of Array.isArray(item) ? item : Object.values(item)) {
+      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+    }
+  }
+  return false;
+}

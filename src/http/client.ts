@@ -3,16 +3,16 @@ import type { Dispatcher } from 'undici';
 import { request } from './undici.js';
 import type { z } from 'zod';
 import type { Clock } from '../clock.js';
-import { CliError, DryRunStop, NotTheApiError, ResponseShapeError } from '../errors.js';
+import { CliError, DryRunStop, ResponseShapeError } from '../errors.js';
 import { keyMasker, makeRedactor, maskKey, redactUrl } from './redact.js';
 import type { RequestLogger } from './logger.js';
 import type { RateLimiter } from './rate-limiter.js';
 import { backoffDelay, DEFAULT_MAX_RETRY_WAIT_MS, isRetryable, parseRetryAfter, type FailedAttempt, type Idempotency } from './retry-policy.js';
 import { describeIssues, envelopeSchema, rowsData } from './envelope.js';
 import { JsonRowSplitter, JsonSyntaxError, JsonTooLargeError } from '../io/json-rows.js';
-import { BODY_LIMITS, declaredLength, readCapped, sizeText } from './body.js';
+import { BODY_LIMITS, declaredLength, MAX_DEPTH, nestedDeeperThan, readCapped } from './body.js';
 import { describeBody } from './foreign.js';
-import { finalError, notTheApi, parseFailure, waitTooLong, type Target } from './failures.js';
+import { finalError, notTheApi, parseFailure, tooLarge, waitTooLong, type Target } from './failures.js';
 
 export interface HttpClientOptions {
   baseUrl: string;
@@ -90,9 +90,9 @@ export class HttpClient {
   async request<T extends z.ZodType>(spec: RequestSpec<T>): Promise<ApiResponse<z.output<T>>> {
     return this.run(spec, async (body, target, status, attempts, headers) => {
       const limit = BODY_LIMITS.answerBytes;
-      if ((declaredLength(headers) ?? 0) > limit) throw this.tooLarge(target, limit);
+      if ((declaredLength(headers) ?? 0) > limit) throw tooLarge(target, limit);
       const { text, complete } = await readCapped(body, limit);
-      if (!complete) throw this.tooLarge(target, limit);
+      if (!complete) throw tooLarge(target, limit);
       const parsed = this.parseSuccess(spec, target, status, headers, this.maskEchoedKey(text));
       return { data: parsed.data as z.output<T>, nextCursor: parsed.nextCursor, status, attempts };
     });
@@ -115,7 +115,7 @@ export class HttpClient {
         rows.row(row);
       }, (index) => {
         throw shape(`data.${spec.member}.${index}: expected an object`);
-      }, BODY_LIMITS.rowChars);
+      }, BODY_LIMITS.rowChars, MAX_DEPTH);
       let head = '';
       // Only the body stream's own failures (a connection lost mid-page) are network errors
       // worth a retry; anything the reading itself throws ends the request.
@@ -124,9 +124,12 @@ export class HttpClient {
           return work();
         } catch (err) {
           if (err instanceof JsonSyntaxError) {
+            // A page that began as a JSON object broke on the way (the API's, cut or corrupted);
+            // anything else (an HTML page) was never the API's.
+            if (head.trimStart().startsWith('{')) throw shape(`the body is not JSON (${err.message})`);
             throw notTheApi(target, `${label} answered ${status} with ${describeBody(head, headers)}, not JSON (${err.message})`, status);
           }
-          if (err instanceof JsonTooLargeError) throw this.tooLarge(target, BODY_LIMITS.rowChars, err.message);
+          if (err instanceof JsonTooLargeError) throw tooLarge(target, BODY_LIMITS.rowChars, err.message);
           throw new NotRetried(err);
         }
       };
@@ -134,7 +137,7 @@ export class HttpClient {
       // be cut between two chunks.
       const decoder = new StringDecoder('utf8');
       const limit = BODY_LIMITS.pageBytes;
-      if ((declaredLength(headers) ?? 0) > limit) throw this.tooLarge(target, limit);
+      if ((declaredLength(headers) ?? 0) > limit) throw tooLarge(target, limit);
       let size = 0;
       // The key echoed in a row never reaches an export file.
       const masker = this.opts.apiKey.length >= 8 ? keyMasker(this.opts.apiKey) : undefined;
@@ -142,7 +145,7 @@ export class HttpClient {
         const decoded = typeof chunk === 'string' ? chunk : decoder.write(chunk as Buffer);
         const text = masker ? masker.push(decoded) : decoded;
         size += (chunk as { length: number }).length;
-        if (size > limit) throw this.tooLarge(target, limit);
+        if (size > limit) throw tooLarge(target, limit);
         // The opening of the answer, to describe it if it is not JSON.
         if (head.length < 512) head += text.slice(0, 512);
         settle(() => splitter.write(text));
@@ -250,10 +253,13 @@ export class HttpClient {
     let json: unknown;
     try {
       json = JSON.parse(text);
-    } catch {
+    } catch (err) {
+      // As for pages: a JSON object that broke is the API's answer damaged, anything else not the API's.
+      if (text.trimStart().startsWith('{')) throw new ResponseShapeError(this.redact(`unexpected response from ${target.label}: the body is not JSON (${(err as Error).message})`));
       throw notTheApi(target, `${target.label} answered ${status} with ${describeBody(text, headers)}, not JSON`, status);
     }
     if (!isEnvelope(json, 'data')) throw notTheApi(target, `${target.label} answered ${status} with ${describeBody(text, headers)}`, status);
+    if (nestedDeeperThan(json, MAX_DEPTH)) throw tooLarge(target, 0, `it nests arrays and objects deeper than ${MAX_DEPTH} levels`);
     const parsed = envelopeSchema(spec.data, spec.paginated ?? false).safeParse(json);
     if (!parsed.success) {
       throw new ResponseShapeError(this.redact(`unexpected response from ${target.label}: ${describeIssues(parsed.error)}`));
@@ -266,12 +272,6 @@ export class HttpClient {
     return this.opts.apiKey.length >= 8 && text.includes(this.opts.apiKey) ? text.split(this.opts.apiKey).join(maskKey(this.opts.apiKey)) : text;
   }
 
-  private tooLarge(target: Target, limit: number, detail?: string): NotTheApiError {
-    return new NotTheApiError(`${target.label}: the answer is larger than cnv reads (${detail ?? `more than ${sizeText(limit)}`})`, {
-      code: 'response_too_large',
-      hint: `the API's answers are far smaller: check --base-url; the limits are listed in docs/guarantees.md`,
-    });
-  }
 }
 
 /** The base URL without a trailing slash, and without a final `/v2` (every path starts with it). */

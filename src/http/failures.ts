@@ -1,6 +1,7 @@
 import type { Dispatcher } from 'undici';
-import { ApiError, GatewayError, NotTheApiError, TransientError } from '../errors.js';
+import { ApiError, ExitCode, GatewayError, NotTheApiError, TransientError } from '../errors.js';
 import { errorBodySchema } from './envelope.js';
+import { sizeText } from './body.js';
 import { describeBody, redirectTarget } from './foreign.js';
 import { RETRYABLE_STATUSES, neverSent, type FailedAttempt, type Idempotency } from './retry-policy.js';
 
@@ -52,9 +53,17 @@ export function notTheApi(target: Target, what: string, status?: number): NotThe
   return new NotTheApiError(target.redact(`this does not look like the API at ${target.baseUrl}: ${what}`), { status });
 }
 
+/** An answer past a size limit (src/http/body.ts): not retried, the rest is not read. */
+export function tooLarge(target: Target, limit: number, detail?: string): NotTheApiError {
+  return new NotTheApiError(`${target.label}: the answer is larger than cnv reads (${detail ?? `more than ${sizeText(limit)}`})`, {
+    code: 'response_too_large',
+    hint: `the API's answers are far smaller: check --base-url; the limits are listed in docs/guarantees.md`,
+  });
+}
+
 /** The error a request ends with once it is not (or no longer) retried. */
 export function finalError(
-  failure: FailedAttempt & { error: Error },
+  failure: FailedAttempt & { error: Error; retryAfterMs?: number },
   target: Target,
   attempts: number,
   retryable: boolean,
@@ -62,9 +71,14 @@ export function finalError(
 ): Error {
   const after = retryable && attempts > 1 ? ` (after ${attempts} attempts)` : '';
   const { error } = failure;
+  const applied = idempotency === 'unsafe' && !neverSent(failure)
+    ? 'the request may have reached the server and been applied: check before sending it again'
+    : undefined;
   if (error instanceof ApiError) {
-    if (!after) return error;
-    return new ApiError(error.status, error.code, `${error.message}${after}`);
+    // The server said when to come back: say it (retries used up, or none allowed).
+    const when = failure.retryAfterMs !== undefined && error.exitCode === ExitCode.transient ? retryAt(failure.retryAfterMs, Date.now()) : undefined;
+    if (!after && !when && !applied) return error;
+    return new ApiError(error.status, error.code, `${error.message}${after}`, applied ?? (when ? `try again after ${when}` : undefined));
   }
   if (error instanceof ForeignAnswer) {
     // A gateway's 502/503/504 page (or a CDN's 429) while the API behind it is down is a
@@ -73,7 +87,7 @@ export function finalError(
       return new GatewayError(
         error.status,
         `${error.what}, not an answer of the API${after}: a proxy or gateway in front of it failed, or ${target.baseUrl} is not the API`,
-        'try again later; if it keeps failing, check --base-url (`cnv doctor` tells whether it is the API)',
+        applied ?? 'try again later; if it keeps failing, check --base-url (`cnv doctor` tells whether it is the API)',
       );
     }
     return new NotTheApiError(`this does not look like the API at ${target.baseUrl}: ${error.what}`, {
@@ -88,17 +102,14 @@ export function finalError(
   return new TransientError(target.redact(`${target.label} failed: ${reason} [${code}]${after}`), {
     code: 'network_error',
     // Repeating a request that may have been applied (a workflow trigger) could apply it twice.
-    hint: idempotency === 'unsafe' && !neverSent(failure)
-      ? 'the request may have reached the server and been applied: check before sending it again'
-      : 'check the base URL and your network, then try again',
+    hint: applied ?? 'check the base URL and your network, then try again',
     cause: error,
   });
 }
 
 /** The server asks for a longer wait than cnv allows: give up now, saying when to try again. */
 export function waitTooLong(error: Error, target: Target, waitMs: number, maxWaitMs: number, now: number): TransientError {
-  const when = new Date(now + waitMs);
-  const at = Number.isFinite(when.getTime()) ? when.toISOString() : undefined;
+  const at = retryAt(waitMs, now);
   const base = error instanceof ForeignAnswer ? error.what : error.message;
   return new TransientError(
     `${base}; the server asks to wait ${duration(waitMs)} (Retry-After) before trying again, longer than the ${duration(maxWaitMs)} cnv waits at most`,
@@ -121,4 +132,10 @@ export function duration(ms: number): string {
 
 function shorten(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+/** When a wait of `waitMs` from `now` ends, as an ISO time; undefined past what a date can hold. */
+function retryAt(waitMs: number, now: number): string | undefined {
+  const when = new Date(now + waitMs);
+  return Number.isFinite(when.getTime()) ? when.toISOString() : undefined;
 }

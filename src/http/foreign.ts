@@ -17,8 +17,7 @@ export function describeBody(text: string, headers: Dispatcher.ResponseData['hea
     const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(trimmed)?.[1] ?? /<h1[^>]*>([\s\S]*?)<\/h1>/i.exec(trimmed)?.[1];
     return `an HTML page${title ? ` (${quote(title.replace(/<[^>]*>/g, ''))})` : ''}`;
   }
-  const kind = type.includes('json') || /^[[{]/.test(trimmed) ? 'JSON that is not the API\'s envelope' : `a ${type || 'text'} body`;
-  return `${kind} (${quote(trimmed)})`;
+  return `${parsesAsJson(trimmed) ? 'JSON that is not the API\'s envelope' : `a ${type || 'text'} body`} (${quote(trimmed)})`;
 }
 
 /** Where a redirect points, for a message: redacted, escaped and short. */
@@ -33,4 +32,14 @@ export function quote(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   const cut = flat.length > SNIPPET_CHARS ? `${flat.slice(0, SNIPPET_CHARS)}…` : flat;
   return `"${escapeControl(cut).replace(/"/g, '\\"')}"`;
+}
+
+function parsesAsJson(text: string): boolean {
+  if (!/^[[{]/.test(text)) return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }

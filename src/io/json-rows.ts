@@ -1,7 +1,7 @@
 /** Thrown for text that is not JSON (the caller words it as an unexpected response). */
 export class JsonSyntaxError extends Error {}
 
-/** Thrown when one row, or the document around the rows, is longer than the splitter may hold. */
+/** Thrown when one row, or the document around the rows, is longer (or deeper) than the splitter may hold. */
 export class JsonTooLargeError extends Error {}
 
 const QUOTE = 0x22;
@@ -64,6 +64,8 @@ export class JsonRowSplitter {
     private readonly onOther: (index: number) => never,
     /** Characters the splitter may hold at once: one row, or the document around the rows. */
     private readonly maxHeld = Infinity,
+    /** Deepest nesting of a row read character by character (printing deeper data overflows the stack). */
+    private readonly maxDepth = Infinity,
   ) {}
 
   write(text: string): void {
@@ -262,7 +264,9 @@ export class JsonRowSplitter {
           return n;
         }
         i = j;
-      } else if (c === 0x7b || c === 0x5b) depth++;
+      } else if (c === 0x7b || c === 0x5b) {
+        if (++depth > this.maxDepth) throw new JsonTooLargeError(`row ${this.index} of data.${this.member} nests deeper than ${this.maxDepth} levels`);
+      }
       else if (c === 0x7d || c === 0x5d) {
         if (--depth === 0) {
           const text = s.slice(this.rowStart, i + 1);

@@ -94,10 +94,16 @@ describe('commands against a server that is not the API', () => {
   });
 
   it('export contacts against a server answering 501 exits 3 at once, not 7 (cron would retry forever)', async () => {
-    server.use(behaviours.staticFiles);
+    // The field list the export reads first is answered; the export page itself gets a 501 page.
+    server.use((req, res) => {
+      if (req.method === 'GET') return res.writeHead(200, { 'content-type': 'application/json' }).end('{"data":{"fields":[]},"pagination":{"nextCursor":null}}');
+      behaviours.staticFiles(req, res, '');
+    });
+    const before = server.requests;
     const res = await cnv(['export', 'contacts', '--out', `${tempConfigDir()}/out.csv`], { env });
     expect(res.exitCode).toBe(3);
-    expect(res.stderr).toMatch(/not_the_api/);
+    expect(res.stderr).toMatch(/^error: not_the_api: this does not look like the API at http:\/\/127\.0\.0\.1:\d+: POST \/v2\/exports\/contacts answered 501 with an HTML page \("Error response"\)$/m);
+    expect(server.requests - before).toBe(2); // one field list, one page: no retry
   });
 
   it('contacts get with the emulator URL ending in /v2 works', async () => {

@@ -11,6 +11,9 @@ const send = (res: ServerResponse, status: number, type: string, body: string, h
   res.end(body);
 };
 
+/** Bytes the endless answers wrote so far (all servers together): a client that stops reading bounds it. */
+export const endlessBytes = { sent: 0 };
+
 /** Writes `chunk` again and again until the client goes away (or `max` bytes went out). */
 const endless = (res: ServerResponse, chunk: string, max = 4 * 1024 ** 3) => {
   const buf = Buffer.from(chunk);
@@ -18,6 +21,7 @@ const endless = (res: ServerResponse, chunk: string, max = 4 * 1024 ** 3) => {
   const more = () => {
     while (sent < max && !res.destroyed) {
       sent += buf.length;
+      endlessBytes.sent += buf.length;
       if (!res.write(buf)) return void res.once('drain', more);
     }
     if (!res.destroyed) res.end();

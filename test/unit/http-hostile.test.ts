@@ -6,7 +6,7 @@ import { HttpClient } from '../../src/http/client.js';
 import { silentLogger } from '../../src/http/logger.js';
 import { RateLimiter } from '../../src/http/rate-limiter.js';
 import { FakeClock } from '../helpers/fake-clock.js';
-import { behaviours, hostileServer, type HostileServer } from '../helpers/hostile-server.js';
+import { behaviours, endlessBytes, hostileServer, type HostileServer } from '../helpers/hostile-server.js';
 
 const KEY = 'sk_live_unit_CANARY0123456789';
 const data = z.object({ ok: z.boolean() });
@@ -72,12 +72,39 @@ describe('HttpClient against a server that is not the API', () => {
     }
   });
 
+  it('an answer nested deeper than 256 levels is refused, not a stack overflow later (exit 1)', async () => {
+    const deep = '['.repeat(100_000) + ']'.repeat(100_000);
+    server.use((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(`{"data":{"ok":true,"x":${deep}}}`));
+    const err = await get();
+    expect([err.code, err.exitCode]).toEqual(['response_too_large', 3]);
+    expect(err.message).toBe('GET /v2/x: the answer is larger than cnv reads (it nests arrays and objects deeper than 256 levels)');
+    const rows: unknown[] = [];
+    server.use((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(`{"data":{"contacts":[{"id":"a","x":${deep}}]},"pagination":{"nextCursor":null}}`));
+    const page = await client()
+      .requestRows({ method: 'POST', path: '/v2/exports/contacts', body: {}, member: 'contacts', row, idempotency: 'safe' }, () => ({ row: (r) => rows.push(r), end: () => rows }))
+      .catch((e) => e);
+    expect(page.message).toMatch(/row 0 of data\.contacts nests deeper than 256 levels/);
+    server.use((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(`{"data":{"ok":true,"x":${'['.repeat(200)}${']'.repeat(200)}}}`));
+    expect((await client().request({ method: 'GET', path: '/v2/x', data, idempotency: 'safe' })).data).toEqual({ ok: true });
+  });
+
+  it('a JSON object that breaks off is the API\'s answer damaged (invalid_response), not another server', async () => {
+    server.use((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"data":{"ok":tr'));
+    const err = await get();
+    expect([err.constructor.name, err.code, err.exitCode]).toEqual(['ResponseShapeError', 'invalid_response', 3]);
+    expect(err.message).toMatch(/^unexpected response from GET \/v2\/x: the body is not JSON/);
+  });
+
   it('a gateway 502 page is retried like any 502, and in the end is transient (exit 7) naming what answered', async () => {
     server.use(behaviours.badGateway);
     const err = await get(client({ maxAttempts: 3 }));
     expect(err).toBeInstanceOf(TransientError);
     expect([err.code, err.exitCode]).toEqual(['http_502', 7]);
     expect(err.message).toBe(`GET /v2/x answered 502 with an HTML page ("502 Bad Gateway"), not an answer of the API (after 3 attempts): a proxy or gateway in front of it failed, or ${server.url} is not the API`);
+    expect(clock.sleeps).toHaveLength(2);
+    // A workflow trigger is not repeated, and the hint says it may have been applied.
+    const unsafe = await client().request({ method: 'POST', path: '/v2/w', body: {}, data, idempotency: 'unsafe' }).catch((e) => e);
+    expect([unsafe.exitCode, unsafe.hint]).toEqual([7, 'the request may have reached the server and been applied: check before sending it again']);
     expect(clock.sleeps).toHaveLength(2);
   });
 
@@ -94,11 +121,15 @@ describe('HttpClient against a server that is not the API', () => {
   it('an endless answer stops at the answer limit (16 MiB): response_too_large, not retried, not a network error', async () => {
     server.use(behaviours.endlessJson);
     const before = server.requests;
+    endlessBytes.sent = 0;
     const err = await get();
     expect(err).toBeInstanceOf(NotTheApiError);
     expect([err.code, err.exitCode]).toEqual(['response_too_large', 3]);
     expect(err.message).toBe('GET /v2/x: the answer is larger than cnv reads (more than 16 MiB)');
     expect(server.requests - before).toBe(1);
+    // The client hung up: what the server could write is the limit plus what socket buffers hold.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(endlessBytes.sent).toBeLessThan(64 * 1024 * 1024);
   });
 
   it('an endless error body is read up to 64 KiB and is not the API\'s: retried as a 500, memory bounded', async () => {
@@ -197,6 +228,16 @@ describe('HttpClient: Retry-After is capped', () => {
     expect(err).toBeInstanceOf(TransientError);
     expect(err.hint).toMatch(/^try again after 9999-12-31T23:59:59\.000Z/);
     expect(clock.sleeps).toEqual([]);
+  });
+
+  it('when the retries are used up, the hint still says when the server wants to be asked again', async () => {
+    reply(429, '30');
+    const err = await new HttpClient({
+      baseUrl: 'https://api.test', apiKey: KEY, dispatcher: agent, limiter: new RateLimiter({ ratePerSecond: 1000, burst: 10, clock }),
+      clock, logger: silentLogger, maxAttempts: 1, timeoutMs: 5000,
+    }).request({ method: 'GET', path: '/v2/x', data, idempotency: 'safe' }).catch((e) => e);
+    expect([err.code, err.exitCode]).toEqual(['rate_limited', 7]);
+    expect(err.hint).toMatch(/^try again after \d{4}-\d\d-\d\dT/);
   });
 
   it('a wait within the limit is honoured; the limit is adjustable', async () => {

@@ -13,7 +13,8 @@ const AUDIENCE = 'c1000000-0000-4000-8000-000000000003';
 const CUSTOM_OBJECT = 'c0000000-0000-4000-8000-000000000001';
 
 const admin = async (emu, path, init) => {
-  const res = await fetch(emu.url + path, init);
+  // Admin writes need a JSON content type (the emulator's guard against cross-site requests).
+  const res = await fetch(emu.url + path, { ...init, headers: { 'content-type': 'application/json' } });
   if (!res.ok) throw new Error(`${path}: HTTP ${res.status}`);
   return res.json();
 };
