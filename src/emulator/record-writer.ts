@@ -39,6 +39,6 @@ export function writeRecord(
   applyFieldWrites(record.fields, writes, false);
   if (operation === 'UPDATE' && !sameFieldMaps(before, record.fields)) record.updatedAt = init.at ?? store.clock.now();
   syncSourceLinks(store, 'CUSTOM_OBJECT', record.id, record.fields, writes.map((w) => w.def), { stamp });
-  if (operation === 'CREATE') settlePending(store, 'CUSTOM_OBJECT', { stamp });
+  if (operation === 'CREATE') settlePending(store, 'CUSTOM_OBJECT', [clientDedupKey], { stamp });
   return { record, operation };
 }

@@ -69,12 +69,12 @@ export function syncSourceLinks(
 }
 
 /**
- * Resolves the pending relationships whose target is of this object type and now exists
- * (a contact, record or keyed target that appeared or changed key), and maintains the
- * reverse side of the targets found.
+ * Resolves the pending relationships whose target is of this object type and now exists (a
+ * contact, record or keyed target that appeared or changed key: `keys` are its userId, email
+ * or clientDedupKey), and maintains the reverse side of the targets found.
  */
-export function settlePending(store: BusinessStore, targetType: ObjectType, opts: LinkOptions = { stamp: true }): void {
-  for (const link of store.links.pending(targetType)) {
+export function settlePending(store: BusinessStore, targetType: ObjectType, keys: ReadonlyArray<string | null>, opts: LinkOptions = { stamp: true }): void {
+  for (const link of store.links.pending(targetType, keys.filter((k): k is string => !!k))) {
     const rel = store.fields.get(link.sourceType, link.fieldKey)?.relationship;
     if (!rel) continue;
     const targetId = resolveRelationship(store, rel, link.value);
