@@ -91,12 +91,15 @@ export class ContactBook {
     return contact;
   }
 
-  /** Applies `mutate`, re-indexes and bumps updatedAt, unless nothing changed (a no-op write keeps updatedAt). */
-  update(contact: Contact, mutate: (c: Contact) => void): Contact {
-    const before = snapshot(contact);
+  /**
+   * Applies `mutate`, re-indexes and bumps updatedAt, unless nothing changed (a no-op write
+   * keeps updatedAt). `changes: true` skips the comparison when the caller knows it changes.
+   */
+  update(contact: Contact, mutate: (c: Contact) => void, changes = false): Contact {
+    const before = changes ? '' : snapshot(contact);
     this.unindex(contact);
     mutate(contact);
-    if (snapshot(contact) === before) {
+    if (!changes && snapshot(contact) === before) {
       this.index(contact);
       return contact;
     }

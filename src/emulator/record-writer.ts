@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { recordsOf } from './custom-objects.js';
 import { applyFieldWrites, sameFieldMaps, type FieldWrite } from './field-values.js';
 import type { CustomObjectRecord } from './model.js';
-import { settlePending, syncSourceLinks } from './relationships.js';
+import { settlePending, syncSourceLinks, type Touched } from './relationships.js';
 import type { BusinessStore } from './store.js';
 
 /** What one record write did. */
@@ -17,6 +17,7 @@ export interface RecordWrite {
  * reverse side of their targets is maintained, and relationships pending on this record
  * (its clientDedupKey) resolve. A write that changes nothing keeps `updatedAt`.
  * `init` fixes the id and timestamp (seed data: no timestamp moves); otherwise a new UUID and the clock.
+ * With `touched`, the reverse side of the targets is left for the caller to refresh (a batch does it once).
  */
 export function writeRecord(
   store: BusinessStore,
@@ -24,9 +25,10 @@ export function writeRecord(
   clientDedupKey: string,
   writes: FieldWrite[],
   init: { id?: string; at?: string } = {},
+  touched?: Touched,
 ): RecordWrite {
   const all = recordsOf(store, customObjectId);
-  const stamp = init.at === undefined;
+  const opts = { stamp: init.at === undefined, touched };
   let record = all.get(clientDedupKey);
   const operation = record ? 'UPDATE' : 'CREATE';
   if (!record) {
@@ -38,7 +40,7 @@ export function writeRecord(
   const before = { ...record.fields };
   applyFieldWrites(record.fields, writes, false);
   if (operation === 'UPDATE' && !sameFieldMaps(before, record.fields)) record.updatedAt = init.at ?? store.clock.now();
-  syncSourceLinks(store, 'CUSTOM_OBJECT', record.id, record.fields, writes.map((w) => w.def), { stamp });
-  if (operation === 'CREATE') settlePending(store, 'CUSTOM_OBJECT', { stamp });
+  syncSourceLinks(store, 'CUSTOM_OBJECT', record.id, record.fields, writes.map((w) => w.def), opts);
+  if (operation === 'CREATE') settlePending(store, 'CUSTOM_OBJECT', [clientDedupKey], opts);
   return { record, operation };
 }

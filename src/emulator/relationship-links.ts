@@ -15,6 +15,9 @@ export interface RelationshipLink {
 }
 
 const linkId = (sourceId: string, fieldKey: string) => `${sourceId}\u0000${fieldKey}`;
+// Pending links are found by their value folded like an email (trimmed, lower case): a superset
+// of the exact matches (userId, clientDedupKey) and of the case-insensitive email fallback.
+const fold = (value: string) => value.trim().toLowerCase();
 
 /**
  * Every relationship value of one business, indexed by source, by resolved target and, for
@@ -24,7 +27,7 @@ export class RelationshipLinks {
   private readonly bySource = new Map<string, RelationshipLink>();
   private readonly sourceIndex = new Map<string, Set<string>>();
   private readonly byTarget = new Map<string, Set<RelationshipLink>>();
-  private readonly pendingByType = new Map<ObjectType, Set<RelationshipLink>>();
+  private readonly pendingByType = new Map<ObjectType, Map<string, Set<RelationshipLink>>>();
 
   get(sourceId: string, fieldKey: string): RelationshipLink | undefined {
     return this.bySource.get(linkId(sourceId, fieldKey));
@@ -40,9 +43,15 @@ export class RelationshipLinks {
     return [...(this.byTarget.get(targetId) ?? [])];
   }
 
-  /** Pending links whose target is of this object type. */
-  pending(targetType: ObjectType): RelationshipLink[] {
-    return [...(this.pendingByType.get(targetType) ?? [])];
+  /**
+   * Pending links whose target is of this object type and whose value may name a target with
+   * one of these keys (the caller confirms); every pending link of the type without keys.
+   */
+  pending(targetType: ObjectType, keys?: readonly string[]): RelationshipLink[] {
+    const byValue = this.pendingByType.get(targetType);
+    if (!byValue) return [];
+    if (!keys) return [...byValue.values()].flatMap((set) => [...set]);
+    return [...new Set(keys.flatMap((k) => [...(byValue.get(fold(k)) ?? [])]))];
   }
 
   /** Stores a link (replacing the source field's earlier one, which the caller removed). */
@@ -53,12 +62,12 @@ export class RelationshipLinks {
     if (!ids) this.sourceIndex.set(link.sourceId, (ids = new Set()));
     ids.add(id);
     if (link.targetId) addTo(this.byTarget, link.targetId, link);
-    else addTo(this.pendingByType, targetType, link);
+    else this.addPending(link, targetType);
   }
 
   /** Marks a pending link resolved. */
   resolve(link: RelationshipLink, targetType: ObjectType, targetId: string): void {
-    this.pendingByType.get(targetType)?.delete(link);
+    this.removePending(link, targetType);
     link.targetId = targetId;
     addTo(this.byTarget, targetId, link);
   }
@@ -71,8 +80,21 @@ export class RelationshipLinks {
     this.bySource.delete(id);
     this.sourceIndex.get(sourceId)?.delete(id);
     if (link.targetId) this.byTarget.get(link.targetId)?.delete(link);
-    else this.pendingByType.get(targetType)?.delete(link);
+    else this.removePending(link, targetType);
     return link;
+  }
+
+  private addPending(link: RelationshipLink, targetType: ObjectType): void {
+    let byValue = this.pendingByType.get(targetType);
+    if (!byValue) this.pendingByType.set(targetType, (byValue = new Map()));
+    addTo(byValue, fold(link.value), link);
+  }
+
+  private removePending(link: RelationshipLink, targetType: ObjectType): void {
+    const byValue = this.pendingByType.get(targetType);
+    const set = byValue?.get(fold(link.value));
+    set?.delete(link);
+    if (set?.size === 0) byValue!.delete(fold(link.value));
   }
 
   clear(): void {

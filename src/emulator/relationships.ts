@@ -3,10 +3,18 @@ import type { RelationshipLink } from './relationship-links.js';
 import type { BusinessStore } from './store.js';
 import { isValidEmail } from './validate.js';
 
-/** `stamp: false` (seeding) maintains reverse values without moving any updatedAt. */
+/**
+ * `stamp: false` (seeding) maintains reverse values without moving any updatedAt. `touched`
+ * collects the targets whose reverse side changed instead of refreshing them at once: a batch
+ * refreshes each target once (refreshTargets), not once per record linking to it.
+ */
 export interface LinkOptions {
   stamp: boolean;
+  touched?: Touched;
 }
+
+/** Targets whose reverse side needs refreshing: target id -> object type. */
+export type Touched = Map<string, ObjectType>;
 
 /**
  * The id of the record a relationship value points at (spec rule 2: the target's
@@ -48,7 +56,7 @@ export function syncSourceLinks(
   defs: readonly FieldDefinition[],
   opts: LinkOptions = { stamp: true },
 ): void {
-  const touched = new Map<string, ObjectType>();
+  const touched: Touched = opts.touched ?? new Map();
   for (const def of defs) {
     const rel = def.relationship;
     if (!rel || rel.reverse) continue;
@@ -65,22 +73,29 @@ export function syncSourceLinks(
     store.links.add({ sourceType, sourceId, fieldKey: def.key, value, targetId }, rel.targetObjectType);
     if (targetId) touched.set(targetId, rel.targetObjectType);
   }
+  if (!opts.touched) refreshTargets(store, touched, opts);
+}
+
+/** Rewrites the reverse side of every touched target once. */
+export function refreshTargets(store: BusinessStore, touched: Touched, opts: LinkOptions = { stamp: true }): void {
   for (const [id, type] of touched) refreshReverse(store, type, id, opts);
+  touched.clear();
 }
 
 /**
- * Resolves the pending relationships whose target is of this object type and now exists
- * (a contact, record or keyed target that appeared or changed key), and maintains the
- * reverse side of the targets found.
+ * Resolves the pending relationships whose target is of this object type and now exists (a
+ * contact, record or keyed target that appeared or changed key: `keys` are its userId, email
+ * or clientDedupKey), and maintains the reverse side of the targets found.
  */
-export function settlePending(store: BusinessStore, targetType: ObjectType, opts: LinkOptions = { stamp: true }): void {
-  for (const link of store.links.pending(targetType)) {
+export function settlePending(store: BusinessStore, targetType: ObjectType, keys: ReadonlyArray<string | null>, opts: LinkOptions = { stamp: true }): void {
+  for (const link of store.links.pending(targetType, keys.filter((k): k is string => !!k))) {
     const rel = store.fields.get(link.sourceType, link.fieldKey)?.relationship;
     if (!rel) continue;
     const targetId = resolveRelationship(store, rel, link.value);
     if (!targetId) continue;
     store.links.resolve(link, targetType, targetId);
-    refreshReverse(store, targetType, targetId, opts);
+    if (opts.touched) opts.touched.set(targetId, targetType);
+    else refreshReverse(store, targetType, targetId, opts);
   }
 }
 
@@ -150,7 +165,7 @@ function targetFields(store: BusinessStore, type: ObjectType, id: string): Targe
       return {
         fields: c.fields,
         // Unstamped (seeding) writes touch only fields, which the contact book does not index.
-        write: (mutate, stamp) => (stamp ? store.contacts.update(c, (x) => mutate(x.fields)) : mutate(c.fields)),
+        write: (mutate, stamp) => (stamp ? store.contacts.update(c, (x) => mutate(x.fields), true) : mutate(c.fields)),
       };
     }
     case 'CUSTOM_OBJECT': {

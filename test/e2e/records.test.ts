@@ -138,6 +138,17 @@ describe('cnv records upsert (binary)', () => {
     expect((await recordOf('rel-1')).relationships).toEqual({ subscriber: FIXTURE_CONTACTS.grace.id, parentSubscription: 'd0000000-0000-4000-8000-000000000001' });
     expect((await recordOf('rel-2')).pendingRelationships).toEqual({ subscriber: 'ghost@example.com', parentSubscription: 'no-such-record' });
     expect(await fx.admin('GET', '/_emulator/state/contacts?email=ghost@example.com')).toEqual([]);
+
+    // The reverse side, read with the CLI: grace lists the records that name her.
+    const grace = await cnv(['contacts', 'get', '--email', FIXTURE_CONTACTS.grace.email, '--json'], { env: fx.env });
+    expect(JSON.parse(grace.stdout).fields.subscriptions).toBe('sub-grace;rel-1');
+    // The missing targets appear: the pending relationships resolve, on the record and on the reverse side.
+    expect((await cnv(['contacts', 'upsert', '--email', 'ghost@example.com'], { env: fx.env })).exitCode).toBe(0);
+    expect((await upsert(['--file', file('rel-2.csv', 'clientDedupKey,planName\nno-such-record,Late\n')])).exitCode).toBe(0);
+    expect((await recordOf('rel-2')).pendingRelationships).toEqual({});
+    expect((await recordOf('no-such-record')).fields.childSubscriptions).toBe('rel-2');
+    const ghost = await cnv(['contacts', 'get', '--email', 'ghost@example.com', '--json'], { env: fx.env });
+    expect(JSON.parse(ghost.stdout).fields).toEqual({ subscriptions: 'rel-2' });
   });
 
   it('--check compares columns with the definitions and sends nothing; the global --dry-run does the same', async () => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cursorSecretFor, encodeCursor } from '../../src/emulator/cursor.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { FIXTURE_CONTACTS as FX } from '../../src/emulator/seed/fixtures.js';
 import { admin, call, expectError } from './helpers.js';
@@ -49,6 +50,23 @@ describe('cursors across restarts', () => {
     } finally {
       await same.close();
       await other.close();
+    }
+  });
+
+  it('the key is not secret (it derives from the seed), so a forged cursor of the wrong shape is invalid_cursor, not a crash', async () => {
+    const secret = cursorSecretFor('seed=demo|contacts=0|events=0');
+    const forged = (payload: unknown, kind: string) => encodeCursor(payload, kind, secret);
+    const good = forged({ b: 'acme', w: [0, null], g: 0, p: null }, 'export-custom-events');
+    expect((await call(emu, 'POST', '/v2/exports/custom-events', { body: { cursor: good, limit: 1 } })).status).toBe(200);
+    for (const [payload, kind, path] of [
+      [{ b: 'acme', w: 'x', g: 0, p: null }, 'export-custom-events', 'custom-events'],
+      [{ b: 'acme', w: [0, null], g: 'soon', p: null }, 'export-custom-events', 'custom-events'],
+      [{ b: 'acme', w: [0, null], g: 0, p: [1] }, 'export-custom-events', 'custom-events'],
+      [{ b: 'acme', p: 'x' }, 'export-contacts', 'contacts'],
+      [{ b: 'acme', t: 'EMAIL_NOPE', p: [1, 'a'] }, 'export-email-events', 'email-events'],
+    ] as const) {
+      const body = { cursor: forged(payload, kind), ...(path === 'email-events' ? { eventType: 'EMAIL_SEND' } : {}) };
+      expectError(await call(emu, 'POST', `/v2/exports/${path}`, { body }), 400, 'invalid_cursor');
     }
   });
 });

@@ -118,7 +118,7 @@ function linkContact(store: BusinessStore, contact: Contact, fieldWrites: FieldW
   syncSourceLinks(store, 'CONTACT', contact.id, contact.fields, fieldWrites.map((w) => w.def));
   const company = contact.companyId ? store.companies.get(contact.companyId) : undefined;
   if (company) syncSourceLinks(store, 'COMPANY', company.id, company.fields, companyWrites.map((w) => w.def));
-  settlePending(store, 'CONTACT');
+  settlePending(store, 'CONTACT', [contact.userId, contact.email]);
 }
 
 /** Writes company fields, creating the contact's company when needed; returns its id. */

@@ -66,7 +66,7 @@ function resolveContact(store: BusinessStore, userId: string | undefined, email:
   }
   const created = store.contacts.create({ email, userId: userId ?? null });
   // A contact that appears resolves the relationships waiting for its userId or email.
-  settlePending(store, 'CONTACT');
+  settlePending(store, 'CONTACT', [created.userId, created.email]);
   return created;
 }
 

@@ -109,8 +109,23 @@ function readCursor<T extends { b: string }>(body: Record<string, unknown>, kind
   if (v === undefined || v === null || v === '') return undefined;
   if (typeof v !== 'string') throw new EmulatorError(400, 'invalid_cursor', 'Cursor is invalid or malformed');
   const payload = decodeCursor<T>(v, kind, store.cursorSecret);
-  if (payload?.b !== store.id) throw new EmulatorError(400, 'invalid_cursor', 'Cursor is invalid or malformed');
+  // The signing key derives from the seed (not secret), so a cursor's shape is checked too.
+  if (payload?.b !== store.id || !wellFormed(payload as unknown as Record<string, unknown>)) throw new EmulatorError(400, 'invalid_cursor', 'Cursor is invalid or malformed');
   return payload;
+}
+
+const isPosition = (p: unknown) => Array.isArray(p) && p.length === 2 && Number.isFinite(p[0]) && typeof p[1] === 'string';
+const isInstant = (n: unknown) => typeof n === 'number' && Number.isFinite(n);
+
+/** The members a cursor of any of the three exports may hold, of the right types. */
+function wellFormed(c: Record<string, unknown>): boolean {
+  if ('p' in c && !(c.p === null ? 'g' in c : isPosition(c.p))) return false;
+  if ('t' in c && !(EMAIL_EVENT_TYPES as readonly unknown[]).includes(c.t)) return false;
+  if ('g' in c) {
+    const w = c.w;
+    if (!isInstant(c.g) || !Array.isArray(w) || w.length !== 2 || !isInstant(w[0]) || !(w[1] === null || isInstant(w[1]))) return false;
+  }
+  return true;
 }
 
 function readWindow(v: unknown): [number, number | null] {

@@ -56,7 +56,7 @@ function addTarget(ctx: AdminContext): RouteResult {
   if (id !== undefined && (typeof id !== 'string' || !isUuid(id))) throw invalidRequest('id must be a UUID');
   const targetId = resolveTargetId(business, type, id as string | undefined);
   const target = business.targets.add({ objectType: type, id: targetId, clientDedupKey, fields: {}, createdAt: business.clock.now() });
-  settlePending(business, type);
+  settlePending(business, type, [clientDedupKey]);
   return ok(structuredClone(target));
 }
 

@@ -3,7 +3,7 @@ import { EmulatorError, invalidRequest } from '../errors.js';
 import { validateFieldWrites, type FieldWrite } from '../field-values.js';
 import type { CustomObject } from '../model.js';
 import { writeRecord } from '../record-writer.js';
-import { linksOf } from '../relationships.js';
+import { linksOf, refreshTargets, type Touched } from '../relationships.js';
 import type { ApiContext, ApiRouter, RouteResult } from '../router.js';
 import type { BusinessStore } from '../store.js';
 import { isPlainObject, isUuid } from '../validate.js';
@@ -30,14 +30,17 @@ function batchUpsert({ params, body, store }: ApiContext): RouteResult {
     throw invalidRequest(`records must be an array of ${RECORDS_PER_BATCH.min} to ${RECORDS_PER_BATCH.max} items`);
   }
   // Sequential, in input order: a repeated clientDedupKey sees the earlier item's write.
-  const results = records.map((item, i) => upsertOne(store, customObject, item, i));
+  // The reverse side of every target is refreshed once, after the batch.
+  const touched: Touched = new Map();
+  const results = records.map((item, i) => upsertOne(store, customObject, item, i, touched));
+  refreshTargets(store, touched);
   const succeeded = results.filter((r) => r.success).length;
   return {
     body: { data: { processed: results.length, succeeded, failed: results.length - succeeded, results } },
   };
 }
 
-function upsertOne(store: BusinessStore, customObject: CustomObject, item: unknown, index: number): RecordResult {
+function upsertOne(store: BusinessStore, customObject: CustomObject, item: unknown, index: number, touched: Touched): RecordResult {
   const at = `records[${index}]`;
   if (!isPlainObject(item)) return failed(null, 'invalid_request', `${at} must be an object`);
   const key = item.clientDedupKey;
@@ -54,7 +57,7 @@ function upsertOne(store: BusinessStore, customObject: CustomObject, item: unkno
     throw err;
   }
 
-  const { record, operation } = writeRecord(store, customObject.id, key, writes);
+  const { record, operation } = writeRecord(store, customObject.id, key, writes, {}, touched);
   const pending = Object.keys(linksOf(store, record.id).pending);
   return { success: true, id: record.id, clientDedupKey: key, operation, ...(pending.length ? { pendingRelationships: pending } : {}) };
 }
