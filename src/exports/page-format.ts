@@ -17,7 +17,7 @@ const BOM = '\uFEFF';
  * NDJSON: one row object per line exactly as the API sent it (members and their order kept),
  * UTF-8, no BOM. CSV: RFC 4180 with CRLF line ends, the given header, an optional BOM.
  */
-export async function pageFormat(kind: ExportKind, format: FileFormat, layout: CsvLayout | null, bom: boolean): Promise<PageFormat> {
+export async function pageFormat(kind: ExportKind, format: FileFormat, layout: CsvLayout | null, bom: boolean, excelSafe = false): Promise<PageFormat> {
   if (format === 'ndjson') {
     return {
       preamble: () => Buffer.alloc(0),
@@ -26,11 +26,22 @@ export async function pageFormat(kind: ExportKind, format: FileFormat, layout: C
   }
   if (!layout) throw new Error('a CSV export needs a header');
   const toCsv = await csvFormatter('\r\n');
-  const cells = rowCells(kind, layout);
+  const rowCells_ = rowCells(kind, layout);
+  const cells = excelSafe ? (row: ExportRow) => rowCells_(row).map(excelSafeCell) : rowCells_;
+  const header = excelSafe ? layout.columns.map(excelSafeCell) : layout.columns;
   return {
-    preamble: () => Buffer.from((bom ? BOM : '') + toCsv([layout.columns]), 'utf8'),
+    preamble: () => Buffer.from((bom ? BOM : '') + toCsv([header]), 'utf8'),
     line: (row) => toCsv([cells(row)]),
   };
+}
+
+/**
+ * --excel-safe: a cell a spreadsheet would read as a formula (it starts with =, +, -, @, tab or
+ * CR) gets a leading `'`, as OWASP recommends against CSV injection. Off by default: exports
+ * are data, and the value is then no longer exact.
+ */
+export function excelSafeCell(value: string): string {
+  return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
 }
 
 const BLOCK_BYTES = 256 * 1024;

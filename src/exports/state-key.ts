@@ -4,13 +4,26 @@ import type { ExportKind } from './state.js';
 
 /**
  * The default key of an export's state: profile, API host and path, kind and email type, e.g.
- * `default@api.example.com/email-events/EMAIL_OPEN`. Two profiles or two base URLs never share
- * a cursor.
+ * `default@api.example.com/email-events/EMAIL_OPEN`, and `/stdout` for an export to stdout. Two
+ * profiles or two base URLs never share a cursor, and a pipeline never moves a file's position.
  */
-export function defaultStateKey(profile: string, baseUrl: string, kind: ExportKind, emailType?: string): string {
+export function defaultStateKey(profile: string, baseUrl: string, kind: ExportKind, emailType?: string, stdout = false): string {
   const url = new URL(baseUrl);
   const where = url.host + url.pathname.replace(/\/+$/, '');
-  return `${profile}@${where}/${kind}${emailType ? `/${emailType}` : ''}`;
+  return `${profile}@${where}/${kind}${emailType ? `/${emailType}` : ''}${stdout ? '/stdout' : ''}`;
+}
+
+/** A base URL as a state may keep and show it: without a user name or password. */
+export function urlWithoutCredentials(baseUrl: string): string {
+  try {
+    const url = new URL(baseUrl);
+    if (!url.username && !url.password) return baseUrl;
+    url.username = '';
+    url.password = '';
+    return url.toString().replace(/\/$/, baseUrl.endsWith('/') ? '/' : '');
+  } catch {
+    return baseUrl;
+  }
 }
 
 /** Checks a --state-key NAME (or a KEY argument). */

@@ -10,6 +10,7 @@ import { cnvInProcess, tempConfigDir } from '../helpers/cli.js';
 // In-process runs against undici's MockAgent: the server behaviours the emulator does not show.
 const BASE = 'https://api.test';
 const KEY = 'default@api.test/contacts';
+const STDOUT_KEY = `${KEY}/stdout`;
 let agent: MockAgent;
 let env: Record<string, string>;
 let dir: string;
@@ -32,7 +33,7 @@ function page(cursor: string | undefined, rows: unknown[], next: string | null, 
     .times(times);
 }
 const run = (args: string[], opts: { signal?: AbortSignal } = {}) => cnvInProcess(['export', 'contacts', ...args], { env, dispatcher: agent, ...opts });
-const state = async () => (await ExportStateStore.open(dir)).read(KEY);
+const state = async (key = KEY) => (await ExportStateStore.open(dir)).read(key);
 const outFile = () => join(mkdtempSync(join(dir, 'out-')), 'contacts.ndjson');
 
 describe('export runner (in-process, MockAgent)', () => {
@@ -68,7 +69,7 @@ describe('export runner (in-process, MockAgent)', () => {
     page('c1', [], 'c1', MAX_STUCK_PAGES);
     const res = await run(['--out', outFile()]);
     expect(res.exitCode).toBe(7);
-    expect(res.stderr).toMatch(/stuck_cursor: .*empty pages in a row without moving the cursor/);
+    expect(res.stderr).toMatch(/stuck_cursor: .*pages in a row without moving the cursor or sending a new row/);
     expect((await state())?.current).toMatchObject({ cursor: 'c1', rows: 1 });
   });
 
@@ -104,9 +105,9 @@ describe('export runner (in-process, MockAgent)', () => {
 
   it('--max-pages and --max-rows bound a run; the state keeps the place', async () => {
     page(undefined, [contact('a'), contact('bb')], 'c1');
-    const res = await run(['--out', outFile(), '--max-pages', '1', '--json']);
+    const res = await run(['--max-pages', '1', '--json']);
     expect(res.exitCode).toBe(0);
-    expect(JSON.parse(res.stderr.trim()).summary).toMatchObject({ status: 'stopped', rows: 2, pages: 1, moreRemains: true, stateKey: KEY });
+    expect(JSON.parse(res.stderr.trim()).summary).toMatchObject({ status: 'stopped', rows: 2, pages: 1, moreRemains: true, stateKey: `${KEY}/stdout` });
     // --max-rows asks the server for no more than what is left.
     agent.get(BASE).intercept({ path: '/v2/exports/contacts', method: 'POST', body: (b) => JSON.parse(b).cursor === 'c1' && JSON.parse(b).limit === 1 })
       .reply(200, { data: { contacts: [contact('ccc')] }, pagination: { nextCursor: 'c2' } });
@@ -141,23 +142,27 @@ describe('export runner (in-process, MockAgent)', () => {
   it('--defer-commit to stdout writes a pending position that `export state commit` makes current', async () => {
     page(undefined, [contact('a'), contact('bb')], 'c1');
     page('c1', [], null);
-    const res = await run(['--defer-commit']);
+    const res = await run(['--defer-commit', '--run', 'r1']);
     expect(res.exitCode, res.stderr).toBe(0);
     expect(res.stdout.trim().split('\n')).toHaveLength(2);
-    expect(res.stderr).toMatch(/pending until `cnv export state commit default@api.test\/contacts`/);
-    let s = await state();
+    expect(res.stderr).toMatch(/pending until `cnv export state commit default@api.test\/contacts\/stdout --run r1`/);
+    let s = await state(STDOUT_KEY);
     expect(s?.current).toMatchObject({ cursor: null, rows: 0 });
     expect(s?.pending).toMatchObject({ cursor: 'c1', rows: 2 });
-    const commit = await cnvInProcess(['export', 'state', 'commit', KEY, '--json'], { env });
+    const commit = await cnvInProcess(['export', 'state', 'commit', STDOUT_KEY, '--run', 'r1', '--json'], { env });
     expect(commit.exitCode, commit.stderr).toBe(0);
     expect(JSON.parse(commit.stdout)).toMatchObject({ committed: true, rows: 2, added: 2 });
-    s = await state();
+    s = await state(STDOUT_KEY);
     expect(s?.pending).toBeUndefined();
     expect(s?.current).toMatchObject({ cursor: 'c1', rows: 2 });
     expect(s?.runs.at(-1)?.status).toBe('committed');
-    const twice = await cnvInProcess(['export', 'state', 'commit', KEY], { env });
+    const twice = await cnvInProcess(['export', 'state', 'commit', STDOUT_KEY, '--run', 'r1'], { env });
     expect(twice.exitCode).toBe(0);
-    expect(twice.stderr).toMatch(/nothing pending/);
+    expect(twice.stderr).toMatch(/run r1 is committed already/);
+    const unnamed = await cnvInProcess(['export', 'state', 'commit', STDOUT_KEY], { env });
+    expect([unnamed.exitCode, unnamed.stderr]).toEqual([2, expect.stringMatching(/--run is required/)]);
+    const unknown = await cnvInProcess(['export', 'state', 'commit', STDOUT_KEY, '--run', 'nope'], { env });
+    expect([unknown.exitCode, unknown.stderr]).toEqual([5, expect.stringMatching(/run_not_found/)]);
   });
 
   it('usage errors: a table format, --columns with NDJSON, --defer-commit with a file, --until without --since', async () => {

@@ -46,6 +46,8 @@ describe('FileSink (the commit protocol on the data side)', () => {
     await expect(FileSink.open(file('someone else\n'), { mode: 'new' })).rejects.toMatchObject({ code: 'file_not_empty' });
     const path = file('old content\n');
     const sink = await FileSink.open(path, { mode: 'replace' });
+    expect(readFileSync(path, 'utf8')).toBe('old content\n'); // emptied only once the state names it
+    await sink.empty();
     expect(sink.offset).toBe(0);
     await sink.close();
     expect(readFileSync(path, 'utf8')).toBe('');

@@ -20,5 +20,5 @@ export async function run(ctx: Context, { args }: CommandInput): Promise<Command
   const { store, key } = await openStateStore(ctx, args[0]);
   const state = store.read(key);
   if (!state) throw stateNotFound(key);
-  return { kind: 'record', data: stateDetail(state, ctx.clock.now(), store.pathOf(key), lockHolder(store.pathOf(key))) };
+  return { kind: 'record', data: stateDetail(state, ctx.clock.now(), store.pathOf(key), lockHolder(store.pathOf(key)), (text) => ctx.redact(text)) };
 }
