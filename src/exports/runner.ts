@@ -17,7 +17,7 @@ import { withManifest, type ExportState, type Manifest, type Position } from './
 
 /** Empty pages in a row that return the cursor they were asked with, before the run gives up. */
 export const MAX_STUCK_PAGES = 50;
-/** Cap on remembered row identities (they only outgrow a page when rows vanished between runs). */
+/** Cap on remembered row identities (at most a page under the contract; more only from a server that repeats a cursor). */
 export const MAX_SEEN = 20_000;
 
 /**
@@ -51,6 +51,9 @@ export async function runExport(ctx: Context, opts: ExportRunOptions, reporter: 
     committedOnce = true;
   };
   let sink: FileSink | undefined;
+  // Ends a page fetched ahead that the run will not use (it stopped or failed meanwhile).
+  const ended = new AbortController();
+  const signal = AbortSignal.any([ctx.signal, ended.signal]);
   try {
     if (plan.path !== undefined) {
       const path = plan.path;
@@ -83,7 +86,7 @@ export async function runExport(ctx: Context, opts: ExportRunOptions, reporter: 
       ctx.signal.throwIfAborted();
       const limit = opts.maxRows !== undefined ? Math.min(opts.limit, opts.maxRows - summary.rows) : opts.limit;
       const receive = (ids: ReadonlySet<string>) => receiver(opts.kind, format, ids, pool, limit, label);
-      const fetching = ahead?.cursor === pos.cursor ? ahead.page : fetchPage(http, plan.target, pos.cursor, limit, receive(skip), ctx.signal);
+      const fetching = ahead?.cursor === pos.cursor ? ahead.page : fetchPage(http, plan.target, pos.cursor, limit, receive(skip), signal);
       ahead = undefined;
       const page = await fetching.catch((err) => Promise.reject(cursorRejected(err, plan, pos)));
       // A cursor that moves replaces the saved one, and the rows met after it are what to skip.
@@ -97,7 +100,7 @@ export async function runExport(ctx: Context, opts: ExportRunOptions, reporter: 
       // Fetch the next page while this one is written and committed (exports are reads: a page
       // fetched and never used costs nothing). Not when a bound may stop the run after this page.
       if (!last && opts.maxRows === undefined && (opts.maxPages === undefined || summary.pages + 1 < opts.maxPages)) {
-        const next = fetchPage(http, plan.target, page.nextCursor!, limit, receive(nextSkip), ctx.signal);
+        const next = fetchPage(http, plan.target, page.nextCursor!, limit, receive(nextSkip), signal);
         next.catch(() => {}); // its error, if any, is the next iteration's
         ahead = { cursor: page.nextCursor!, page: next };
       }
@@ -175,6 +178,7 @@ export async function runExport(ctx: Context, opts: ExportRunOptions, reporter: 
     manifest.error = ctx.redact(err instanceof Error ? err.message : String(err));
     throw err;
   } finally {
+    ended.abort();
     summary.elapsedMs = ctx.clock.now() - started;
     manifest.finishedAt = new Date(ctx.clock.now()).toISOString();
     manifest.moreRemains = summary.moreRemains;
@@ -187,22 +191,20 @@ export async function runExport(ctx: Context, opts: ExportRunOptions, reporter: 
 }
 
 /**
- * The identities to skip after a page whose cursor did not move: those skipped already plus
- * this page's new ones. Beyond the cap, identities not met again on this page go first (rows
- * that changed or vanished since); if the rows of this cursor alone exceed it, the server broke
- * the page size, and the run stops before writing the page rather than forget one.
+ * The identities to skip after a page whose cursor did not move. After the last page (a null
+ * cursor) that page held every row from the saved cursor to the end: exactly its rows. After a
+ * page that handed back the cursor it was asked with, the next fetch may send any row already
+ * delivered from that cursor again: all of them. Should they outgrow the cap, the server broke
+ * the contract, and the run stops before writing the page rather than forget one.
  */
 function remembered(skip: ReadonlySet<string>, page: ReceivedPage, label: string): string[] {
+  if (page.nextCursor === null) return [...[...skip].filter((id) => page.hits.has(id)), ...page.freshIds()];
   const all = [...skip, ...page.freshIds()];
-  if (all.length <= MAX_SEEN) return all;
-  const needed = all.filter((id) => page.hits.has(id) || !skip.has(id));
-  if (needed.length > MAX_SEEN) {
+  if (all.length > MAX_SEEN) {
     page.release();
-    throw new ResponseShapeError(`${label}: the server kept the cursor where it was while sending ${needed.length} distinct rows from it, more than the ${MAX_SEEN} a state remembers; stopped before writing that page (everything before is committed)`);
+    throw new ResponseShapeError(`${label}: the server kept the cursor where it was while sending ${all.length} distinct rows from it, more than the ${MAX_SEEN} a state remembers; stopped before writing that page (everything before is committed)`);
   }
-  const drop = all.length - MAX_SEEN;
-  let dropped = 0;
-  return all.filter((id) => (dropped < drop && skip.has(id) && !page.hits.has(id) ? (dropped++, false) : true));
+  return all;
 }
 
 /** The first page of a run without a state yet, of a --full run, or of a --defer-commit run (its pending position) is always saved, even when empty. */

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InterruptedError } from '../../src/errors.js';
-import { MAX_STUCK_PAGES } from '../../src/exports/runner.js';
+import { MAX_SEEN, MAX_STUCK_PAGES } from '../../src/exports/runner.js';
 import { ExportStateStore } from '../../src/exports/state-store.js';
 import { cnvInProcess, tempConfigDir } from '../helpers/cli.js';
 
@@ -201,5 +201,64 @@ describe('export runner (in-process, MockAgent)', () => {
     ]);
     const before = await events(['--full', '--until', '2024-12-01']);
     expect([before.exitCode, before.stderr]).toEqual([2, expect.stringMatching(/--until: must not be before the window's start \(2025-01-01T00:00:00.000Z\)/)]);
+  });
+});
+
+describe('export runner: a server that breaks the pagination contract cannot duplicate a row', () => {
+  const ids = (path: string) => readFileSync(path, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l).id);
+
+  it('a non-empty page that returns the cursor it was asked with: its rows once, then stuck_cursor (exit 7), nothing wrong committed', async () => {
+    page(undefined, [contact('a')], 'c1');
+    page('c1', [contact('bb'), contact('ccc')], 'c1', MAX_STUCK_PAGES + 1);
+    const out = outFile();
+    const res = await run(['--out', out]);
+    expect(res.exitCode, res.stderr).toBe(7);
+    expect(res.stderr).toMatch(/stuck_cursor/);
+    expect(ids(out)).toEqual(['a', 'bb', 'ccc']);
+    expect((await state())?.current).toMatchObject({ cursor: 'c1', rows: 3, seen: ['bb@2025-01-01T00:00:02Z', 'ccc@2025-01-01T00:00:03Z'] });
+    // The server recovers: the next run skips what that cursor gave already.
+    page('c1', [contact('bb'), contact('ccc'), contact('dddd')], null);
+    const next = await run(['--out', out]);
+    expect(next.exitCode, next.stderr).toBe(0);
+    expect(next.stderr).toMatch(/complete: 1 rows \(2 already delivered, skipped\)/);
+    expect(ids(out)).toEqual(['a', 'bb', 'ccc', 'dddd']);
+  });
+
+  it('the same row twice within one page is written once (with a warning)', async () => {
+    page(undefined, [contact('a'), contact('bb'), contact('a')], null);
+    const out = outFile();
+    const res = await run(['--out', out]);
+    expect(res.exitCode, res.stderr).toBe(0);
+    expect(res.stderr).toMatch(/sent 1 rows of page 1 twice within the page; each was written once/);
+    expect(ids(out)).toEqual(['a', 'bb']);
+    expect((await state())?.current.seen).toEqual(['a@2025-01-01T00:00:01Z', 'bb@2025-01-01T00:00:02Z']);
+  });
+
+  it('a page with more rows than asked for is refused before anything of it is written (exit 3)', async () => {
+    page(undefined, [contact('a')], 'c1');
+    page('c1', [contact('bb'), contact('ccc'), contact('dddd')], null);
+    const out = outFile();
+    const res = await run(['--out', out, '--limit', '2']);
+    expect(res.exitCode).toBe(3);
+    expect(res.stderr).toMatch(/invalid_response: export contacts: the server sent more than the 2 rows asked for in one page/);
+    expect(ids(out)).toEqual(['a']);
+    expect((await state())?.current).toMatchObject({ cursor: 'c1', rows: 1 });
+  });
+
+  it(`a cursor that stays put while new rows keep coming stops before the ${MAX_SEEN} remembered rows would be forgotten`, async () => {
+    let served = 0;
+    const rows = (n: number) => Array.from({ length: n }, () => contact(`r${served++}`));
+    page(undefined, [contact('a')], 'c1');
+    agent.get(BASE).intercept({ path: '/v2/exports/contacts', method: 'POST', body: (b) => JSON.parse(b).cursor === 'c1' })
+      .reply(200, () => ({ data: { contacts: rows(5000) }, pagination: { nextCursor: 'c1' } })).persist();
+    const out = outFile();
+    const res = await run(['--out', out, '--limit', '5000']);
+    expect(res.exitCode, res.stderr).toBe(3);
+    expect(res.stderr).toMatch(/kept the cursor where it was while sending 25000 distinct rows from it, more than the 20000 a state remembers/);
+    const written = ids(out);
+    expect(written).toHaveLength(1 + MAX_SEEN);
+    expect(new Set(written).size).toBe(written.length);
+    expect((await state())?.current).toMatchObject({ cursor: 'c1', rows: 1 + MAX_SEEN });
+    expect((await state())?.current.seen).toHaveLength(MAX_SEEN);
   });
 });
