@@ -68,9 +68,11 @@ export class FileSink {
       const size = Number(st.size);
       let tail: Buffer = Buffer.alloc(0);
       if (start.mode === 'resume') {
+        const identity = start.identity ?? {};
+        checkIdentity(path, { file: identity.file }, { file: fileId, tail }, start.committed);
         if (size < start.committed) throw shorter(path, size, start.committed);
         tail = await readTail(fh, start.committed);
-        if (start.identity) checkIdentity(path, start.identity, { file: fileId, tail }, start.committed);
+        checkIdentity(path, identity, { file: fileId, tail }, start.committed);
       }
       if (start.mode === 'new' && size > 0) {
         throw new UsageError(`--out ${path} already holds ${size} bytes that this export state did not write`, 'choose a new file, or pass --full to replace its content', 'file_not_empty');
