@@ -56,11 +56,16 @@ export class ExportStateStore {
     });
     const checked = stateSchema.parse(state);
     try {
-      conf.store = { state: checked };
+      this.persist(conf, checked);
     } catch (err) {
       throw LocalFileError.from(err, 'export state', this.pathOf(state.key), 'free space or fix the permissions of the config directory, then run again: what was committed stays committed') ?? err;
     }
     this.syncDir();
+  }
+
+  /** The one write of a state file (conf: temporary file, fsync, rename). */
+  private persist(conf: Conf<StateFile>, state: ExportState): void {
+    conf.store = { state };
   }
 
   /**
