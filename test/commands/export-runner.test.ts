@@ -1,5 +1,6 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
 import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InterruptedError } from '../../src/errors.js';
@@ -260,5 +261,65 @@ describe('export runner: a server that breaks the pagination contract cannot dup
     expect(new Set(written).size).toBe(written.length);
     expect((await state())?.current).toMatchObject({ cursor: 'c1', rows: 1 + MAX_SEEN });
     expect((await state())?.current.seen).toHaveLength(MAX_SEEN);
+  });
+});
+
+describe('export state: nothing secret is persisted or shown', () => {
+  it('a key the server echoes in a failed page is redacted in runs[].error and in `state show`', async () => {
+    page(undefined, [contact('a')], 'c1');
+    agent.get(BASE).intercept({ path: '/v2/exports/contacts', method: 'POST' })
+      .reply(503, { error: { code: 'unavailable', message: `backend refused key ${env.CNV_API_KEY}` } }).times(4);
+    const res = await run(['--out', outFile()]);
+    expect(res.exitCode).toBe(7);
+    const store = await ExportStateStore.open(dir);
+    const text = readFileSync(store.pathOf(KEY), 'utf8');
+    expect(text).toContain('sk_live_mock_****');
+    expect(text).not.toContain(env.CNV_API_KEY);
+    const show = await cnvInProcess(['export', 'state', 'show', KEY, '--json'], { env });
+    expect(JSON.parse(show.stdout).runs.at(-1).error).toMatch(/backend refused key sk_live_mock_\*\*\*\*/);
+    expect(show.stdout).not.toContain(env.CNV_API_KEY);
+  });
+
+  it('a user and password in the base URL are not stored in the state', async () => {
+    page(undefined, [contact('a')], null);
+    const res = await cnvInProcess(['export', 'contacts', '--out', outFile(), '--state-key', 'creds'], { env: { ...env, CNV_BASE_URL: 'https://ops:hunter2@api.test' }, dispatcher: agent });
+    expect(res.exitCode, res.stderr).toBe(0);
+    const store = await ExportStateStore.open(dir);
+    expect(readFileSync(store.pathOf('creds'), 'utf8')).not.toContain('hunter2');
+    expect(store.read('creds')?.baseUrl).toBe('https://api.test');
+  });
+
+  it('a state written by an older version (a key in an error, a password in baseUrl) is shown redacted', async () => {
+    page(undefined, [contact('a')], null);
+    expect((await run(['--out', outFile()])).exitCode).toBe(0);
+    const store = await ExportStateStore.open(dir);
+    const saved = JSON.parse(readFileSync(store.pathOf(KEY), 'utf8'));
+    saved.state.baseUrl = 'https://ops:hunter2@api.test';
+    saved.state.runs[0].error = `echo ${env.CNV_API_KEY}`;
+    writeFileSync(store.pathOf(KEY), JSON.stringify(saved));
+    const show = await cnvInProcess(['export', 'state', 'show', KEY, '--json'], { env: { ...env, CNV_API_KEY: undefined as unknown as string } });
+    expect(show.exitCode, show.stderr).toBe(0);
+    expect(show.stdout).not.toMatch(/hunter2|sk_live_mock_0123456789/);
+    expect(JSON.parse(show.stdout)).toMatchObject({ baseUrl: 'https://api.test' });
+  });
+});
+
+describe('--excel-safe (CSV)', () => {
+  const risky = { id: '=1+2', email: '+x@example.com', sfdcLeadId: '-3', sfdcContactId: '@SUM(A1)', sfdcAccountId: '\tx', subscriptionStatus: '\rx', createdAt: 'a=b', updatedAt: '2025-01-01T00:00:00Z' };
+  it('prefixes a quote to values a spreadsheet would run; exact by default; NDJSON refuses the flag', async () => {
+    agent.get(BASE).intercept({ path: (p) => p.startsWith('/v2/fields'), method: 'GET' }).reply(200, { data: { fields: [] }, pagination: { nextCursor: null } }).persist();
+    page(undefined, [risky], null, 2);
+    const csv = async (args: string[]) => {
+      const res = await cnvInProcess(['export', 'contacts', '--no-state', '-o', 'csv', ...args], { env, dispatcher: agent });
+      expect(res.exitCode, res.stderr).toBe(0);
+      const [header, row] = parse(res.stdout) as string[][];
+      return Object.fromEntries(header.map((h, i) => [h, row[i]]));
+    };
+    expect(await csv(['--excel-safe'])).toMatchObject({
+      id: "'=1+2", email: "'+x@example.com", sfdcLeadId: "'-3", sfdcContactId: "'@SUM(A1)", sfdcAccountId: "'\tx", subscriptionStatus: "'\rx", createdAt: 'a=b', updatedAt: '2025-01-01T00:00:00Z',
+    });
+    expect(await csv([])).toMatchObject(risky);
+    const ndjson = await cnvInProcess(['export', 'contacts', '--no-state', '-o', 'ndjson', '--excel-safe'], { env, dispatcher: agent });
+    expect([ndjson.exitCode, ndjson.stderr]).toEqual([2, expect.stringMatching(/--excel-safe applies to CSV output only/)]);
   });
 });
