@@ -65,8 +65,8 @@ export async function planExport(ctx: Context, http: HttpClient, opts: ExportRun
   let lock: ExportLock | undefined;
   let prior: ExportState | undefined;
   if (!opts.noState) {
-    key = opts.stateKey ?? defaultStateKey(creds.profile, baseUrl, opts.kind, opts.emailType, path === undefined);
     store = await ExportStateStore.open(configDir(ctx.env));
+    key = opts.stateKey ?? defaultKey(store, creds.profile, baseUrl, opts, path);
     lock = await acquireExportLock(store.pathOf(key), key);
     ctx.onDispose(() => lock!.release());
   }
@@ -103,6 +103,22 @@ export async function planExport(ctx: Context, http: HttpClient, opts: ExportRun
   } catch (err) {
     await lock?.release();
     throw err;
+  }
+}
+
+/**
+ * The default key of this export and output. A file that a state under the key of earlier
+ * versions (no output part) writes to keeps that state, so existing cron lines continue.
+ */
+function defaultKey(store: ExportStateStore, profile: string, baseUrl: string, opts: ExportRunOptions, path: string | undefined): string {
+  const key = defaultStateKey(profile, baseUrl, opts.kind, opts.emailType, path === undefined ? 'stdout' : { file: path });
+  if (path === undefined) return key;
+  const legacy = defaultStateKey(profile, baseUrl, opts.kind, opts.emailType);
+  try {
+    const old = store.read(key) ? undefined : store.read(legacy);
+    return old?.current.output.kind === 'file' && old.current.output.path === path ? legacy : key;
+  } catch {
+    return key; // a damaged legacy state is not this export's concern
   }
 }
 

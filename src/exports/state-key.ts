@@ -3,14 +3,18 @@ import { UsageError } from '../errors.js';
 import type { ExportKind } from './state.js';
 
 /**
- * The default key of an export's state: profile, API host and path, kind and email type, e.g.
- * `default@api.example.com/email-events/EMAIL_OPEN`, and `/stdout` for an export to stdout. Two
- * profiles or two base URLs never share a cursor, and a pipeline never moves a file's position.
+ * The default key of an export's state: profile, API host and path, kind and email type, then
+ * where it writes: `:<absolute path>` for a file, `/stdout` for stdout, e.g.
+ * `default@api.example.com/email-events/EMAIL_OPEN:/data/opens.ndjson`. Two profiles, two base
+ * URLs or two outputs never share a cursor: each file is its own incremental export, and a
+ * pipeline never moves a file's position. Without `output`, the key of versions before 0.2
+ * (no output part), which a state of that file keeps using.
  */
-export function defaultStateKey(profile: string, baseUrl: string, kind: ExportKind, emailType?: string, stdout = false): string {
+export function defaultStateKey(profile: string, baseUrl: string, kind: ExportKind, emailType?: string, output?: { file: string } | 'stdout'): string {
   const url = new URL(baseUrl);
   const where = url.host + url.pathname.replace(/\/+$/, '');
-  return `${profile}@${where}/${kind}${emailType ? `/${emailType}` : ''}${stdout ? '/stdout' : ''}`;
+  const to = output === undefined ? '' : output === 'stdout' ? '/stdout' : `:${output.file}`;
+  return `${profile}@${where}/${kind}${emailType ? `/${emailType}` : ''}${to}`;
 }
 
 /** A base URL as a state may keep and show it: without a user name or password. */

@@ -31,7 +31,7 @@ function page(cursor: string | undefined, rows: unknown[], next: string | null) 
   agent.get(BASE).intercept({ path: '/v2/exports/contacts', method: 'POST', body: (b) => JSON.parse(b).cursor === cursor }).reply(200, { data: { contacts: rows }, pagination: { nextCursor: next } });
 }
 const run = (args: string[]) => cnvInProcess(['export', 'contacts', ...args], { env, dispatcher: agent });
-const state = async () => (await ExportStateStore.open(dir)).read(KEY);
+const state = async () => (await ExportStateStore.open(dir)).list()[0];
 const errno = (code: string) => Object.assign(new Error(`${code}: injected, write`), { code });
 const lines = (path: string) => readFileSync(path, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l).id);
 
@@ -70,14 +70,14 @@ describe('export: local file system failures are exit 8, not a bug', () => {
       if (++saves >= 3) throw errno('ENOSPC');
       return real.apply(this, args);
     });
-    const path = (await ExportStateStore.open(dir)).pathOf(KEY);
+    const path = (await ExportStateStore.open(dir)).pathOf(`${KEY}:${out}`);
     const res = await run(['--out', out]);
     expect(res.exitCode, res.stderr).toBe(8);
     expect(res.stderr).toContain(`error: disk_full: cannot write the export state ${path}: the disk is full (ENOSPC)`);
     vi.restoreAllMocks();
     expect(lines(out)).toEqual(['a', 'bb']); // page 2 written, never committed
     expect((await state())?.runs.at(-1)?.status).toBe('running');
-    const show = await cnvInProcess(['export', 'state', 'show', KEY, '--json'], { env });
+    const show = await cnvInProcess(['export', 'state', 'show', `${KEY}:${out}`, '--json'], { env });
     expect(JSON.parse(show.stdout).runs.at(-1).status).toBe('interrupted');
 
     page('c1', [contact('bb')], null);

@@ -34,7 +34,15 @@ function page(cursor: string | undefined, rows: unknown[], next: string | null, 
     .times(times);
 }
 const run = (args: string[], opts: { signal?: AbortSignal } = {}) => cnvInProcess(['export', 'contacts', ...args], { env, dispatcher: agent, ...opts });
-const state = async (key = KEY) => (await ExportStateStore.open(dir)).read(key);
+/** The state of `key`, or the one state of the test (file exports' default keys name the file). */
+const state = async (key?: string) => {
+  const store = await ExportStateStore.open(dir);
+  if (key) return store.read(key);
+  const all = store.list();
+  expect(all).toHaveLength(1);
+  return all[0];
+};
+const fileKey = (out: string) => `${KEY}:${out}`;
 const outFile = () => join(mkdtempSync(join(dir, 'out-')), 'contacts.ndjson');
 
 describe('export runner (in-process, MockAgent)', () => {
@@ -95,13 +103,13 @@ describe('export runner (in-process, MockAgent)', () => {
     const out = outFile();
     expect((await run(['--out', out])).exitCode).toBe(0);
     const store = await ExportStateStore.open(dir);
-    const before = readFileSync(store.pathOf(KEY), 'utf8');
+    const before = readFileSync(store.pathOf(fileKey(out)), 'utf8');
     agent.get(BASE).intercept({ path: '/v2/exports/contacts', method: 'POST' }).reply(400, { error: { code: 'invalid_cursor', message: 'Cursor is invalid or malformed' } });
     const res = await run(['--out', out]);
     expect(res.exitCode).toBe(3);
-    expect(res.stderr).toMatch(/invalid_cursor: the server rejected the saved cursor of export state "default@api.test\/contacts".*unchanged/);
+    expect(res.stderr).toMatch(/invalid_cursor: the server rejected the saved cursor of export state "default@api.test\/contacts:\/.*contacts.ndjson".*unchanged/);
     expect(res.stderr).toMatch(/hint: .*--full/);
-    expect(readFileSync(store.pathOf(KEY), 'utf8')).toBe(before);
+    expect(readFileSync(store.pathOf(fileKey(out)), 'utf8')).toBe(before);
   });
 
   it('--max-pages and --max-rows bound a run; the state keeps the place', async () => {
@@ -205,6 +213,31 @@ describe('export runner (in-process, MockAgent)', () => {
   });
 });
 
+describe('export runner: default state keys per output', () => {
+  it('each file, and stdout, has its own default key; a file state is not moved to stdout', async () => {
+    page(undefined, [contact('a')], null, 4);
+    const one = outFile();
+    const two = outFile();
+    const json = (res: { stderr: string }) => JSON.parse(res.stderr.trim().split('\n').at(-1)!).summary;
+    expect(json(await run(['--out', one, '--json']))).toMatchObject({ stateKey: fileKey(one), rows: 1 });
+    expect(json(await run(['--out', two, '--json']))).toMatchObject({ stateKey: fileKey(two), rows: 1 });
+    const piped = await run(['--json']);
+    expect(json(piped)).toMatchObject({ stateKey: STDOUT_KEY, rows: 1 });
+    const moved = await run(['--state-key', fileKey(one)]);
+    expect(moved.exitCode).toBe(2);
+    expect(moved.stderr).toMatch(/error: state_belongs_to_file: export state ".*" writes to .*contacts\.ndjson; exporting it to stdout would move its position/);
+  });
+
+  it('a file written under the default key of earlier versions keeps that state', async () => {
+    page(undefined, [contact('a')], null, 2);
+    const out = outFile();
+    expect((await run(['--out', out, '--state-key', KEY])).exitCode).toBe(0);
+    const again = await run(['--out', out, '--json']);
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(JSON.parse(again.stderr.trim()).summary).toMatchObject({ stateKey: KEY, rows: 0, skipped: 1 });
+  });
+});
+
 describe('export runner: a server that breaks the pagination contract cannot duplicate a row', () => {
   const ids = (path: string) => readFileSync(path, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l).id);
 
@@ -269,13 +302,14 @@ describe('export state: nothing secret is persisted or shown', () => {
     page(undefined, [contact('a')], 'c1');
     agent.get(BASE).intercept({ path: '/v2/exports/contacts', method: 'POST' })
       .reply(503, { error: { code: 'unavailable', message: `backend refused key ${env.CNV_API_KEY}` } }).times(4);
-    const res = await run(['--out', outFile()]);
+    const out = outFile();
+    const res = await run(['--out', out]);
     expect(res.exitCode).toBe(7);
     const store = await ExportStateStore.open(dir);
-    const text = readFileSync(store.pathOf(KEY), 'utf8');
+    const text = readFileSync(store.pathOf(fileKey(out)), 'utf8');
     expect(text).toContain('sk_live_mock_****');
     expect(text).not.toContain(env.CNV_API_KEY);
-    const show = await cnvInProcess(['export', 'state', 'show', KEY, '--json'], { env });
+    const show = await cnvInProcess(['export', 'state', 'show', fileKey(out), '--json'], { env });
     expect(JSON.parse(show.stdout).runs.at(-1).error).toMatch(/backend refused key sk_live_mock_\*\*\*\*/);
     expect(show.stdout).not.toContain(env.CNV_API_KEY);
   });
@@ -291,13 +325,14 @@ describe('export state: nothing secret is persisted or shown', () => {
 
   it('a state written by an older version (a key in an error, a password in baseUrl) is shown redacted', async () => {
     page(undefined, [contact('a')], null);
-    expect((await run(['--out', outFile()])).exitCode).toBe(0);
+    const out = outFile();
+    expect((await run(['--out', out])).exitCode).toBe(0);
     const store = await ExportStateStore.open(dir);
-    const saved = JSON.parse(readFileSync(store.pathOf(KEY), 'utf8'));
+    const saved = JSON.parse(readFileSync(store.pathOf(fileKey(out)), 'utf8'));
     saved.state.baseUrl = 'https://ops:hunter2@api.test';
     saved.state.runs[0].error = `echo ${env.CNV_API_KEY}`;
-    writeFileSync(store.pathOf(KEY), JSON.stringify(saved));
-    const show = await cnvInProcess(['export', 'state', 'show', KEY, '--json'], { env: { ...env, CNV_API_KEY: undefined as unknown as string } });
+    writeFileSync(store.pathOf(fileKey(out)), JSON.stringify(saved));
+    const show = await cnvInProcess(['export', 'state', 'show', fileKey(out), '--json'], { env: { ...env, CNV_API_KEY: undefined as unknown as string } });
     expect(show.exitCode, show.stderr).toBe(0);
     expect(show.stdout).not.toMatch(/hunter2|sk_live_mock_0123456789/);
     expect(JSON.parse(show.stdout)).toMatchObject({ baseUrl: 'https://api.test' });
