@@ -37,9 +37,9 @@ function outputOf(state: ExportState): string {
   return o.kind === 'file' ? `${o.path} (${o.bytes} bytes)` : 'stdout';
 }
 
-/** One line of `cnv export state list`. */
-export function stateRow(state: ExportState, nowMs: number): Record<string, unknown> {
-  const last = state.runs.at(-1);
+/** One line of `cnv export state list` (`locked`: whether a run holds the key now). */
+export function stateRow(state: ExportState, nowMs: number, locked = false): Record<string, unknown> {
+  const last = (locked ? state : closeDeadRuns(state)).runs.at(-1);
   return {
     key: state.key,
     kind: state.emailType ? `${state.kind} ${state.emailType}` : state.kind,

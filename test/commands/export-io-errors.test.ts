@@ -105,13 +105,17 @@ describe('export: local file system failures are exit 8, not a bug', () => {
     }
   });
 
-  it('temporary files a killed state write left are removed by the next run of that key', async () => {
+  it('temporary files a killed state write or lock left are removed by the next run of that key', async () => {
     const store = await ExportStateStore.open(dir);
     const leftover = `${store.pathOf(`${KEY}/stdout`)}.tmp-1732000000abcdef`;
     writeFileSync(leftover, '{"state":');
+    // A lock directory half made by a process that is gone (pid 999999).
+    const making = `${store.pathOf(`${KEY}/stdout`)}.lock.999999.deadbeef`;
+    fs.mkdirSync(making);
+    writeFileSync(join(making, 'owner.json'), '{}');
     page(undefined, [contact('a')], null);
     const res = await run(['-o', 'ndjson']);
     expect(res.exitCode, res.stderr).toBe(0);
-    expect(readdirSync(store.dir).filter((n) => n.includes('.tmp-'))).toEqual([]);
+    expect(readdirSync(store.dir).filter((n) => n.includes('.tmp-') || n.includes('.lock.'))).toEqual([]);
   });
 });
