@@ -18,8 +18,8 @@ export type FileStart =
   | { mode: 'replace' }
   | { mode: 'temp' };
 
-/** Locks an output file by its `<dev>:<ino>` before anything is cut or written. */
-export type LockFile = (fileId: string) => Promise<ExportLock>;
+/** Locks an output file by its `<dev>:<ino>` before anything is cut or written (undefined: no lock could be had, and none is needed). */
+export type LockFile = (fileId: string) => Promise<ExportLock | undefined>;
 
 /** The state's record of the file at a length. */
 export interface FileRecord extends FileIdentity {

@@ -65,7 +65,11 @@ export async function acquireExportLock(statePath: string, key: string): Promise
  */
 export async function acquireFileLock(configDir: string, fileId: string, path: string): Promise<ExportLock> {
   const dir = join(configDir, 'exports', 'files');
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (err) {
+    throw LocalFileError.from(err, 'lock directory', dir) ?? err;
+  }
   const base = join(dir, fileId.replace(/[^0-9a-z]+/gi, '-'));
   return acquireLock(base, `${base}.lock`, `output file ${path}`, 'one run per output file at a time, whatever its state key');
 }

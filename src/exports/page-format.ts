@@ -26,8 +26,8 @@ export async function pageFormat(kind: ExportKind, format: FileFormat, layout: C
   }
   if (!layout) throw new Error('a CSV export needs a header');
   const toCsv = await csvFormatter('\r\n');
-  const rowCells_ = rowCells(kind, layout);
-  const cells = excelSafe ? (row: ExportRow) => rowCells_(row).map(excelSafeCell) : rowCells_;
+  const exact = rowCells(kind, layout);
+  const cells = excelSafe ? (row: ExportRow) => exact(row).map(excelSafeCell) : exact;
   const header = excelSafe ? layout.columns.map(excelSafeCell) : layout.columns;
   return {
     preamble: () => Buffer.from((bom ? BOM : '') + toCsv([header]), 'utf8'),

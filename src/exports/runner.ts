@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { configDir } from '../config/paths.js';
 import type { Context } from '../context.js';
-import { ApiError, OutputClosedError, ResponseShapeError, TransientError } from '../errors.js';
+import { ApiError, LocalFileError, OutputClosedError, ResponseShapeError, TransientError } from '../errors.js';
 import { writeFlushed } from '../io/write.js';
 import { armCrashPoints, crashPoint } from './crash-points.js';
 import { FileSink } from './file-sink.js';
@@ -57,7 +57,10 @@ export async function runExport(ctx: Context, opts: ExportRunOptions, reporter: 
   try {
     if (plan.path !== undefined) {
       const path = plan.path;
-      sink = await FileSink.open(path, plan.fileStart!, (fileId) => acquireFileLock(configDir(ctx.env), fileId, path));
+      // A one-off export needs no config directory: where none can be written, it replaces the file unlocked.
+      const oneOff = plan.fileStart?.mode === 'temp';
+      sink = await FileSink.open(path, plan.fileStart!, (fileId) =>
+        acquireFileLock(configDir(ctx.env), fileId, path).catch((err) => (oneOff && err instanceof LocalFileError ? undefined : Promise.reject(err))));
       summary.cutBytes = sink.cut;
       manifest.startOffset = sink.offset;
       if (plan.fileStart?.mode === 'replace') {

@@ -78,18 +78,23 @@ describe('the state proves its file before cutting or appending (binary)', () =>
     expect(readFileSync(out, 'utf8')).toBe(edited);
   });
 
-  it('two state keys on one file at once: the second exits 7 naming the holder; the file is one clean export', async () => {
+  it('two state keys (or a one-off export) on one file at once: the second exits 7 naming the holder; the file is one clean export', async () => {
     const out = join(outDir(), 'shared.ndjson');
     await fx.faults({ latencyMs: 150 });
     const first = execa('node', [BIN, 'export', 'contacts', '--out', out, '--state-key', 'one', '--limit', '200'], { reject: false, env: { ...fx.env } });
     // Wait until the first run holds the file (it exists once opened and locked).
     for (let i = 0; i < 200 && !existsSync(out); i++) await new Promise((r) => setTimeout(r, 25));
-    const second = await exportCnv(['--out', out, '--state-key', 'two', '--limit', '200']);
+    const [second, oneOff] = await Promise.all([
+      exportCnv(['--out', out, '--state-key', 'two', '--limit', '200']),
+      exportCnv(['--out', out, '--no-state']),
+    ]);
     const done = await first;
     await fx.clearFaults();
     expect(done.exitCode, String(done.stderr)).toBe(0);
     expect(second.exitCode, second.stderr).toBe(7);
     expect(second.stderr).toMatch(/error: locked: another run holds the lock of output file .*shared\.ndjson \(pid \d+ on /);
+    // A one-off export would replace the file under it: refused the same way.
+    expect([oneOff.exitCode, oneOff.stderr]).toEqual([7, expect.stringMatching(/another run holds the lock of output file/)]);
     expect(readFileSync(out, 'utf8')).toBe(clean);
     expect(await exportState(fx.configDir, 'two')).toBeUndefined();
   });
