@@ -80,6 +80,8 @@ export async function runExport(ctx: Context, opts: ExportRunOptions, reporter: 
     const pool = new BlockPool();
     const label = `export ${opts.kind}${opts.emailType ? ` ${opts.emailType}` : ''}`;
     let stuck = 0;
+    // Cursors this run has fetched from: one handed back again later is a cycle, not progress.
+    const visited = new Set<string | null>([pos.cursor]);
     let ahead: { cursor: string; page: Promise<ReceivedPage> } | undefined;
     for (;;) {
       if ((opts.maxPages !== undefined && summary.pages >= opts.maxPages) || (opts.maxRows !== undefined && summary.rows >= opts.maxRows)) {
@@ -98,6 +100,11 @@ export async function runExport(ctx: Context, opts: ExportRunOptions, reporter: 
       // remembered with the others already delivered from that cursor.
       const last = page.nextCursor === null;
       const moved = !last && page.nextCursor !== pos.cursor;
+      if (moved && visited.has(page.nextCursor)) {
+        page.release();
+        throw new ResponseShapeError(`${label}: the server handed back a cursor it had already given in this run (a cycle); stopped before writing page ${summary.pages + 1} (everything before is committed)`);
+      }
+      if (moved) visited.add(page.nextCursor);
       const seen = moved ? [...skip].filter((id) => !page.hits.has(id)) : remembered(skip, page, label);
       const nextSkip = new Set(seen);
       // Fetch the next page while this one is written and committed (exports are reads: a page

@@ -258,6 +258,18 @@ describe('export runner: a server that breaks the pagination contract cannot dup
     expect(ids(out)).toEqual(['a', 'bb', 'ccc', 'dddd']);
   });
 
+  it('a cursor that cycles back to one this run already fetched from stops the run (exit 3) instead of looping', async () => {
+    page(undefined, [contact('a')], 'c1');
+    page('c1', [contact('bb')], 'c2');
+    page('c2', [contact('ccc')], 'c1');
+    const out = outFile();
+    const res = await run(['--out', out]);
+    expect(res.exitCode, res.stderr).toBe(3);
+    expect(res.stderr).toMatch(/handed back a cursor it had already given in this run \(a cycle\); stopped before writing page 3/);
+    expect(ids(out)).toEqual(['a', 'bb']);
+    expect((await state())?.current).toMatchObject({ cursor: 'c2', rows: 2 });
+  });
+
   it('the same row twice within one page is written once (with a warning)', async () => {
     page(undefined, [contact('a'), contact('bb'), contact('a')], null);
     const out = outFile();
