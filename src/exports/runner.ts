@@ -76,7 +76,11 @@ export async function runExport(ctx: Context, opts: ExportRunOptions, reporter: 
     let needPreamble = sink ? sink.offset === 0 : true;
     const hash = createHash('sha256');
     let pos: Position = { ...plan.start, format: opts.format, csv: plan.layout, output: sink ? sink.record() : { kind: 'stdout' } };
-    let skip = new Set(pos.seen);
+    // `saved`: the identities the state says were delivered after the cursor. `skip` adds the
+    // rows of the page before (in memory only): a server that sends a row again on the next page
+    // (an overlapping page boundary) does not get it written twice.
+    let saved: ReadonlySet<string> = new Set(pos.seen);
+    let skip = saved;
     const pool = new BlockPool();
     const label = `export ${opts.kind}${opts.emailType ? ` ${opts.emailType}` : ''}`;
     let stuck = 0;
@@ -105,8 +109,10 @@ export async function runExport(ctx: Context, opts: ExportRunOptions, reporter: 
         throw new ResponseShapeError(`${label}: the server handed back a cursor it had already given in this run (a cycle); stopped before writing page ${summary.pages + 1} (everything before is committed)`);
       }
       if (moved) visited.add(page.nextCursor);
-      const seen = moved ? [...skip].filter((id) => !page.hits.has(id)) : remembered(skip, page, label);
-      const nextSkip = new Set(seen);
+      const again = [...page.hits].filter((id) => !saved.has(id));
+      const seen = moved ? [...saved].filter((id) => !page.hits.has(id)) : remembered(saved, again, page, label);
+      const nextSaved = new Set(seen);
+      const nextSkip = new Set([...seen, ...page.hits, ...page.freshIds()]);
       // Fetch the next page while this one is written and committed (exports are reads: a page
       // fetched and never used costs nothing). Not when a bound may stop the run after this page.
       if (!last && opts.maxRows === undefined && (opts.maxPages === undefined || summary.pages + 1 < opts.maxPages)) {
@@ -117,6 +123,7 @@ export async function runExport(ctx: Context, opts: ExportRunOptions, reporter: 
       const n = summary.pages + 1;
       crashPoint('after-fetch', n, true);
       if (page.repeated > 0) ctx.warn(`${label}: the server sent ${page.repeated} rows of page ${n} twice within the page; each was written once`);
+      if (again.length > 0) ctx.warn(`${label}: the server sent ${again.length} rows on page ${n} that page ${n - 1} delivered already; each was written once`);
 
       let pieces = page.pieces;
       let size = page.bytes;
@@ -150,6 +157,7 @@ export async function runExport(ctx: Context, opts: ExportRunOptions, reporter: 
         rows: pos.rows + fresh,
         pages: pos.pages + 1,
       };
+      saved = nextSaved;
       skip = nextSkip;
       summary.rows += fresh;
       summary.skipped += page.hits.size + page.repeated;
@@ -204,12 +212,13 @@ export async function runExport(ctx: Context, opts: ExportRunOptions, reporter: 
  * The identities to skip after a page whose cursor did not move. After the last page (a null
  * cursor) that page held every row from the saved cursor to the end: exactly its rows. After a
  * page that handed back the cursor it was asked with, the next fetch may send any row already
- * delivered from that cursor again: all of them. Should they outgrow the cap, the server broke
- * the contract, and the run stops before writing the page rather than forget one.
+ * delivered from that cursor again: all of them (`again`: those this page repeated from the
+ * page before). Should they outgrow the cap, the server broke the contract, and the run stops
+ * before writing the page rather than forget one.
  */
-function remembered(skip: ReadonlySet<string>, page: ReceivedPage, label: string): string[] {
-  if (page.nextCursor === null) return [...[...skip].filter((id) => page.hits.has(id)), ...page.freshIds()];
-  const all = [...skip, ...page.freshIds()];
+function remembered(saved: ReadonlySet<string>, again: readonly string[], page: ReceivedPage, label: string): string[] {
+  if (page.nextCursor === null) return [...page.hits, ...page.freshIds()];
+  const all = [...saved, ...again, ...page.freshIds()];
   if (all.length > MAX_SEEN) {
     page.release();
     throw new ResponseShapeError(`${label}: the server kept the cursor where it was while sending ${all.length} distinct rows from it, more than the ${MAX_SEEN} a state remembers; stopped before writing that page (everything before is committed)`);

@@ -270,6 +270,20 @@ describe('export runner: a server that breaks the pagination contract cannot dup
     expect((await state())?.current).toMatchObject({ cursor: 'c2', rows: 2 });
   });
 
+  it('a row the next page sends again (an overlapping page boundary) is written once (with a warning)', async () => {
+    page(undefined, [contact('a'), contact('bb')], 'c1');
+    page('c1', [contact('bb'), contact('ccc')], null);
+    const out = outFile();
+    const res = await run(['--out', out]);
+    expect(res.exitCode, res.stderr).toBe(0);
+    expect(res.stderr).toMatch(/sent 1 rows on page 2 that page 1 delivered already; each was written once/);
+    expect(ids(out)).toEqual(['a', 'bb', 'ccc']);
+    expect((await state())?.current.seen).toEqual(['bb@2025-01-01T00:00:02Z', 'ccc@2025-01-01T00:00:03Z']);
+    page('c1', [contact('bb'), contact('ccc')], null);
+    const again = await run(['--out', out]);
+    expect(again.stderr).toMatch(/complete: 0 rows \(2 already delivered, skipped\)/);
+  });
+
   it('the same row twice within one page is written once (with a warning)', async () => {
     page(undefined, [contact('a'), contact('bb'), contact('a')], null);
     const out = outFile();
