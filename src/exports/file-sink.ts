@@ -41,7 +41,8 @@ export class FileSink {
   private constructor(
     readonly path: string,
     private readonly fh: FileHandle,
-    private readonly fileId: string,
+    /** `<dev>:<ino>` of the file written. */
+    readonly fileId: string,
     private end: number,
     /** Bytes of uncommitted tail cut when resuming (a replaced file does not count). */
     readonly cut: number,

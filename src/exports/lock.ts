@@ -64,14 +64,19 @@ export async function acquireExportLock(statePath: string, key: string): Promise
  * so no two runs (two state keys, or a one-off export) write one file whatever path names it.
  */
 export async function acquireFileLock(configDir: string, fileId: string, path: string): Promise<ExportLock> {
+  const base = fileRecordBase(configDir, fileId);
+  return acquireLock(base, `${base}.lock`, `output file ${path}`, 'one run per output file at a time, whatever its state key');
+}
+
+/** `<config dir>/exports/files/<dev>-<ino>`: where an output file's lock and owner live (the directory made). */
+export function fileRecordBase(configDir: string, fileId: string): string {
   const dir = join(configDir, 'exports', 'files');
   try {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   } catch (err) {
     throw LocalFileError.from(err, 'lock directory', dir) ?? err;
   }
-  const base = join(dir, fileId.replace(/[^0-9a-z]+/gi, '-'));
-  return acquireLock(base, `${base}.lock`, `output file ${path}`, 'one run per output file at a time, whatever its state key');
+  return join(dir, fileId.replace(/[^0-9a-z]+/gi, '-'));
 }
 
 async function acquireLock(file: string, lockPath: string, what: string, rule: string): Promise<ExportLock> {

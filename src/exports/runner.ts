@@ -4,6 +4,7 @@ import type { Context } from '../context.js';
 import { ApiError, LocalFileError, OutputClosedError, ResponseShapeError, TransientError } from '../errors.js';
 import { writeFlushed } from '../io/write.js';
 import { armCrashPoints, crashPoint } from './crash-points.js';
+import { checkFileOwner, claimFile } from './file-owner.js';
 import { FileSink } from './file-sink.js';
 import { holdHeapSize } from './heap-size.js';
 import { fetchPage } from './kinds.js';
@@ -56,11 +57,7 @@ export async function runExport(ctx: Context, opts: ExportRunOptions, reporter: 
   const signal = AbortSignal.any([ctx.signal, ended.signal]);
   try {
     if (plan.path !== undefined) {
-      const path = plan.path;
-      // A one-off export needs no config directory: where none can be written, it replaces the file unlocked.
-      const oneOff = plan.fileStart?.mode === 'temp';
-      sink = await FileSink.open(path, plan.fileStart!, (fileId) =>
-        acquireFileLock(configDir(ctx.env), fileId, path).catch((err) => (oneOff && err instanceof LocalFileError ? undefined : Promise.reject(err))));
+      sink = await openOutput(ctx, plan, plan.path);
       summary.cutBytes = sink.cut;
       manifest.startOffset = sink.offset;
       if (plan.fileStart?.mode === 'replace') {
@@ -224,6 +221,34 @@ function remembered(saved: ReadonlySet<string>, again: readonly string[], page: 
     throw new ResponseShapeError(`${label}: the server kept the cursor where it was while sending ${all.length} distinct rows from it, more than the ${MAX_SEEN} a state remembers; stopped before writing that page (everything before is committed)`);
   }
   return all;
+}
+
+/**
+ * Opens the output file under its own lock (by device and inode). A state resuming a file that
+ * another state writes now is refused before anything is cut; any other state run claims it.
+ */
+async function openOutput(ctx: Context, plan: RunPlan, path: string): Promise<FileSink> {
+  const dir = configDir(ctx.env);
+  // A one-off export needs no config directory: where none can be written, it replaces the file unlocked.
+  const oneOff = plan.fileStart?.mode === 'temp';
+  const resuming = plan.fileStart?.mode === 'resume';
+  const sink = await FileSink.open(path, plan.fileStart!, async (fileId) => {
+    const lock = await acquireFileLock(dir, fileId, path).catch((err) => (oneOff && err instanceof LocalFileError ? undefined : Promise.reject(err)));
+    try {
+      if (resuming) checkFileOwner(dir, fileId, plan.key!, path);
+    } catch (err) {
+      await lock?.release();
+      throw err;
+    }
+    return lock;
+  });
+  try {
+    if (plan.key) claimFile(dir, sink.fileId, plan.key);
+  } catch (err) {
+    await sink.close();
+    throw err;
+  }
+  return sink;
 }
 
 /** The first page of a run without a state yet, of a --full run, or of a --defer-commit run (its pending position) is always saved, even when empty. */

@@ -78,6 +78,19 @@ describe('the state proves its file before cutting or appending (binary)', () =>
     expect(readFileSync(out, 'utf8')).toBe(edited);
   });
 
+  it('a file another state key took over (--full) is refused to the first key, even with the same bytes; nothing is cut', async () => {
+    const out = join(outDir(), 'taken.ndjson');
+    expect((await exportCnv(['--out', out, '--state-key', 'first'])).exitCode).toBe(0);
+    expect((await exportCnv(['--out', out, '--state-key', 'second', '--full'])).exitCode).toBe(0);
+    await writeContact('taken.later@example.com');
+    expect((await exportCnv(['--out', out, '--state-key', 'second'])).exitCode).toBe(0);
+    const before = readFileSync(out, 'utf8');
+    const res = await exportCnv(['--out', out, '--state-key', 'first']);
+    expect(res.exitCode).toBe(2);
+    expect(res.stderr).toMatch(/error: file_taken: --out .*taken\.ndjson is written by export state "second" now/);
+    expect(readFileSync(out, 'utf8')).toBe(before);
+  });
+
   it('two state keys (or a one-off export) on one file at once: the second exits 7 naming the holder; the file is one clean export', async () => {
     const out = join(outDir(), 'shared.ndjson');
     await fx.faults({ latencyMs: 150 });
