@@ -107,16 +107,17 @@ export async function planExport(ctx: Context, http: HttpClient, opts: ExportRun
 }
 
 /**
- * The default key of this export and output. A file that a state under the key of earlier
- * versions (no output part) writes to keeps that state, so existing cron lines continue.
+ * The default key of this export and output. An output that a state under the key of earlier
+ * versions (no output part) writes to keeps that state, so existing cron lines and pipelines
+ * continue where they were.
  */
 function defaultKey(store: ExportStateStore, profile: string, baseUrl: string, opts: ExportRunOptions, path: string | undefined): string {
   const key = defaultStateKey(profile, baseUrl, opts.kind, opts.emailType, path === undefined ? 'stdout' : { file: path });
-  if (path === undefined) return key;
   const legacy = defaultStateKey(profile, baseUrl, opts.kind, opts.emailType);
   try {
-    const old = store.read(key) ? undefined : store.read(legacy);
-    return old?.current.output.kind === 'file' && old.current.output.path === path ? legacy : key;
+    const out = (store.read(key) ? undefined : store.read(legacy))?.current.output;
+    const same = out !== undefined && (out.kind === 'file' ? out.path === path : path === undefined);
+    return same ? legacy : key;
   } catch {
     return key; // a damaged legacy state is not this export's concern
   }

@@ -228,13 +228,23 @@ describe('export runner: default state keys per output', () => {
     expect(moved.stderr).toMatch(/error: state_belongs_to_file: export state ".*" writes to .*contacts\.ndjson; exporting it to stdout would move its position/);
   });
 
-  it('a file written under the default key of earlier versions keeps that state', async () => {
+  it('a file (or stdout) written under the default key of earlier versions keeps that state', async () => {
     page(undefined, [contact('a')], null, 2);
     const out = outFile();
     expect((await run(['--out', out, '--state-key', KEY])).exitCode).toBe(0);
     const again = await run(['--out', out, '--json']);
     expect(again.exitCode, again.stderr).toBe(0);
     expect(JSON.parse(again.stderr.trim()).summary).toMatchObject({ stateKey: KEY, rows: 0, skipped: 1 });
+    // Another file, or stdout, gets its own new default state.
+    page(undefined, [contact('a')], null);
+    expect(JSON.parse((await run(['--json'])).stderr.trim()).summary).toMatchObject({ stateKey: STDOUT_KEY, rows: 1 });
+  });
+
+  it('stdout under the default key of earlier versions keeps that state', async () => {
+    page(undefined, [contact('a')], null, 2);
+    expect((await run(['--state-key', KEY])).exitCode).toBe(0);
+    const again = await run(['--json']);
+    expect(JSON.parse(again.stderr.trim().split('\n').at(-1)!).summary).toMatchObject({ stateKey: KEY, rows: 0, skipped: 1 });
   });
 });
 
