@@ -7,8 +7,8 @@ import type { ExportKind } from './state.js';
  * where it writes: `:<absolute path>` for a file, `/stdout` for stdout, e.g.
  * `default@api.example.com/email-events/EMAIL_OPEN:/data/opens.ndjson`. Two profiles, two base
  * URLs or two outputs never share a cursor: each file is its own incremental export, and a
- * pipeline never moves a file's position. Without `output`, the key of versions before 0.2
- * (no output part), which a state of that file keeps using.
+ * pipeline never moves a file's position. Without `output`, the key of earlier versions
+ * (no output part), which a state of that output keeps using.
  */
 export function defaultStateKey(profile: string, baseUrl: string, kind: ExportKind, emailType?: string, output?: { file: string } | 'stdout'): string {
   const url = new URL(baseUrl);
