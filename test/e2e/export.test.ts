@@ -119,6 +119,10 @@ describe('cnv export: full, then incremental (binary)', () => {
     const since = await exportCnv(['custom-events', '--since', '2025-01-01', '--out', out, '--state-key', 'inc-events']);
     expect(since.exitCode).toBe(2);
     expect(since.stderr).toMatch(/continues from its saved cursor.*\nhint: .*--full/);
+    // The saved --since repeated (a cron line that carries it) continues, in any spelling of that instant.
+    const same = await exportCnv(['custom-events', '--since', '2024-12-01T01:00:00+01:00', '--out', out, '--state-key', 'inc-events']);
+    expect(same.exitCode, same.stderr).toBe(0);
+    expect(same.stderr).toMatch(/complete: 0 rows/);
   });
 
   it('every email event type, in any case, one state per type; appended events come next', async () => {
