@@ -18,9 +18,9 @@ export function addExportOptions(cmd: Command, kind: ExportKind): Command {
   return cmd
     .option('--out <file>', 'write to this file (default: stdout); with a state, each run adds the new rows under the exactly-once protocol')
     .option('--limit <n>', `rows per page, 1 to ${max} (other values are clamped, as the API does; default ${def})`, integer(Number.MIN_SAFE_INTEGER))
-    .option('--full', 'ignore the saved state and export everything again (a file given with --out is replaced)')
+    .option('--full', 'ignore the saved state and export everything again (a file given with --out is emptied first)')
     .option('--no-state', 'neither read nor write any state: a one-off export; --out FILE is written beside FILE and renamed over it only once the export succeeded (a failure or a kill leaves FILE as it was)')
-    .option('--state-key <name>', 'name of the saved state (default: profile@host/kind[/type])')
+    .option('--state-key <name>', 'name of the saved state (default: profile@host/kind[/type] then :FILE for --out FILE, or /stdout)')
     .option('--max-pages <n>', 'stop after this many pages (the state keeps the place)', integer(1))
     .option('--max-rows <n>', 'stop after this many rows (the state keeps the place)', integer(1))
     .option('--defer-commit', 'stdout only: save the new position as pending; `cnv export state commit KEY --run ID` makes it current')
