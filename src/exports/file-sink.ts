@@ -91,7 +91,7 @@ export class FileSink {
     } catch (err) {
       await fh.close();
       await lock?.release();
-      throw err;
+      throw fileError(err, path);
     }
   }
 

@@ -106,7 +106,7 @@ export class ExportStateStore {
       text = readFileSync(path, 'utf8');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw err;
+      throw LocalFileError.from(err, 'export state', path) ?? err;
     }
     let raw: StateFile;
     try {
