@@ -1,13 +1,14 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { configDir } from '../config/paths.js';
 import type { Context } from '../context.js';
-import { ApiError, LocalFileError, OutputClosedError, ResponseShapeError, TransientError } from '../errors.js';
+import { ApiError, LocalFileError, OutputClosedError, TransientError } from '../errors.js';
 import { writeFlushed } from '../io/write.js';
 import { armCrashPoints, crashPoint } from './crash-points.js';
 import { checkFileOwner, claimFile } from './file-owner.js';
 import { FileSink } from './file-sink.js';
 import { holdHeapSize } from './heap-size.js';
 import { fetchPage } from './kinds.js';
+import { advance, type Step } from './advance.js';
 import { acquireFileLock } from './lock.js';
 import { BlockPool, pageFormat } from './page-format.js';
 import { receiver, type ReceivedPage } from './page-receiver.js';
@@ -18,8 +19,7 @@ import { withManifest, type ExportState, type Manifest, type Position } from './
 
 /** Empty pages in a row that return the cursor they were asked with, before the run gives up. */
 export const MAX_STUCK_PAGES = 50;
-/** Cap on remembered row identities (at most a page under the contract; more only from a server that repeats a cursor). */
-export const MAX_SEEN = 20_000;
+export { MAX_SEEN } from './advance.js';
 
 /**
  * One export run: fetch a page, drop rows already delivered, write, and commit after each page.
@@ -95,25 +95,18 @@ export async function runExport(ctx: Context, opts: ExportRunOptions, reporter: 
       const fetching = ahead?.cursor === pos.cursor ? ahead.page : fetchPage(http, plan.target, pos.cursor, limit, receive(skip), signal);
       ahead = undefined;
       const page = await fetching.catch((err) => Promise.reject(cursorRejected(err, plan, pos)));
-      // A cursor that moves replaces the saved one, and the rows met after it are what to skip.
-      // A null cursor ends the export and never replaces the saved one; nor does a cursor that
-      // comes back unchanged: the next fetch from it returns this page's rows again, so they are
-      // remembered with the others already delivered from that cursor.
-      const last = page.nextCursor === null;
-      const moved = !last && page.nextCursor !== pos.cursor;
-      if (moved && visited.has(page.nextCursor)) {
+      let step: Step;
+      try {
+        step = advance(pos.cursor, saved, { nextCursor: page.nextCursor, hits: page.hits, fresh: page.freshIds() }, visited, label);
+      } catch (err) {
         page.release();
-        throw new ResponseShapeError(`${label}: the server handed back a cursor it had already given in this run (a cycle); stopped before writing page ${summary.pages + 1} (everything before is committed)`);
+        throw err;
       }
-      if (moved) visited.add(page.nextCursor);
-      const again = [...page.hits].filter((id) => !saved.has(id));
-      const seen = moved ? [...saved].filter((id) => !page.hits.has(id)) : remembered(saved, again, page, label);
-      const nextSaved = new Set(seen);
-      const nextSkip = new Set([...seen, ...page.hits, ...page.freshIds()]);
+      const { last, moved, seen, again } = step;
       // Fetch the next page while this one is written and committed (exports are reads: a page
       // fetched and never used costs nothing). Not when a bound may stop the run after this page.
       if (!last && opts.maxRows === undefined && (opts.maxPages === undefined || summary.pages + 1 < opts.maxPages)) {
-        const next = fetchPage(http, plan.target, page.nextCursor!, limit, receive(nextSkip), signal);
+        const next = fetchPage(http, plan.target, page.nextCursor!, limit, receive(step.nextSkip), signal);
         next.catch(() => {}); // its error, if any, is the next iteration's
         ahead = { cursor: page.nextCursor!, page: next };
       }
@@ -154,8 +147,8 @@ export async function runExport(ctx: Context, opts: ExportRunOptions, reporter: 
         rows: pos.rows + fresh,
         pages: pos.pages + 1,
       };
-      saved = nextSaved;
-      skip = nextSkip;
+      saved = new Set(seen);
+      skip = step.nextSkip;
       summary.rows += fresh;
       summary.skipped += page.hits.size + page.repeated;
       summary.pages = n;
@@ -203,24 +196,6 @@ export async function runExport(ctx: Context, opts: ExportRunOptions, reporter: 
     await plan.lock?.release();
     reporter.done(summary);
   }
-}
-
-/**
- * The identities to skip after a page whose cursor did not move. After the last page (a null
- * cursor) that page held every row from the saved cursor to the end: exactly its rows. After a
- * page that handed back the cursor it was asked with, the next fetch may send any row already
- * delivered from that cursor again: all of them (`again`: those this page repeated from the
- * page before). Should they outgrow the cap, the server broke the contract, and the run stops
- * before writing the page rather than forget one.
- */
-function remembered(saved: ReadonlySet<string>, again: readonly string[], page: ReceivedPage, label: string): string[] {
-  if (page.nextCursor === null) return [...page.hits, ...page.freshIds()];
-  const all = [...saved, ...again, ...page.freshIds()];
-  if (all.length > MAX_SEEN) {
-    page.release();
-    throw new ResponseShapeError(`${label}: the server kept the cursor where it was while sending ${all.length} distinct rows from it, more than the ${MAX_SEEN} a state remembers; stopped before writing that page (everything before is committed)`);
-  }
-  return all;
 }
 
 /**

@@ -275,7 +275,7 @@ describe('export runner: a server that breaks the pagination contract cannot dup
     const out = outFile();
     const res = await run(['--out', out]);
     expect(res.exitCode, res.stderr).toBe(3);
-    expect(res.stderr).toMatch(/handed back a cursor it had already given in this run \(a cycle\); stopped before writing page 3/);
+    expect(res.stderr).toMatch(/handed back a cursor it had already given in this run \(a cycle\); stopped before writing that page/);
     expect(ids(out)).toEqual(['a', 'bb']);
     expect((await state())?.current).toMatchObject({ cursor: 'c2', rows: 2 });
   });
