@@ -111,6 +111,8 @@ export class FileSink {
       const temp = tempPathBeside(target);
       const mode = existing ? Number(existing.mode) & 0o777 : 0o666;
       const fh = await open(temp, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL, mode).catch((err) => Promise.reject(fileError(err, temp)));
+      // The file it replaces keeps its permissions (the umask does not narrow them).
+      if (existing) await fh.chmod(mode).catch(() => {});
       const st = await fh.stat({ bigint: true });
       return new FileSink(target, fh, fileIdOf(st), 0, 0, lock, temp);
     } catch (err) {

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -114,10 +114,11 @@ describe('the state proves its file before cutting or appending (binary)', () =>
 });
 
 describe('--no-state --out FILE: written beside FILE, renamed over it on success (binary)', () => {
-  it('a failure leaves the previous file intact and no temporary file; success replaces it', async () => {
+  it('a failure leaves the previous file intact and no temporary file; success replaces it, keeping its permissions', async () => {
     const dir = outDir();
     const out = join(dir, 'one-off.ndjson');
     writeFileSync(out, 'yesterday\n');
+    chmodSync(out, 0o640);
     await fx.faults({ status5xxNext: [{ status: 503, count: 100 }] });
     const failed = await exportCnv(['--no-state', '--out', out, '--max-retries', '0']);
     await fx.clearFaults();
@@ -128,6 +129,7 @@ describe('--no-state --out FILE: written beside FILE, renamed over it on success
     expect(ok.exitCode, ok.stderr).toBe(0);
     expect(readFileSync(out, 'utf8')).toBe(clean);
     expect(readdirSync(dir)).toEqual(['one-off.ndjson']);
+    expect(statSync(out).mode & 0o777).toBe(0o640);
   });
 
   it('a kill leaves the old file; the next run removes the dead temporary file (never following a planted symlink)', async () => {
