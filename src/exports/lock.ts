@@ -1,8 +1,9 @@
 import * as fs from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
-import { TransientError } from '../errors.js';
+import { basename, dirname, join } from 'node:path';
+import { LocalFileError, TransientError } from '../errors.js';
+import { isAlive } from './temp-files.js';
 
 /** Who holds a lock: written inside the lock directory right after it was taken. */
 export interface LockOwner {
@@ -55,8 +56,33 @@ type Release = () => Promise<void>;
  * else when proper-lockfile finds it stale (not refreshed for 10 s).
  */
 export async function acquireExportLock(statePath: string, key: string): Promise<ExportLock> {
+  return acquireLock(statePath, `${statePath}.lock`, `export state "${key}"`, 'one run per state key at a time');
+}
+
+/**
+ * Takes the lock of an output file, keyed by its device and inode (`<config dir>/exports/files/`),
+ * so no two runs (two state keys, or a one-off export) write one file whatever path names it.
+ */
+export async function acquireFileLock(configDir: string, fileId: string, path: string): Promise<ExportLock> {
+  const base = fileRecordBase(configDir, fileId);
+  return acquireLock(base, `${base}.lock`, `output file ${path}`, 'one run per output file at a time, whatever its state key');
+}
+
+/** `<config dir>/exports/files/<dev>-<ino>`: where an output file's lock and owner live (the directory made). */
+export function fileRecordBase(configDir: string, fileId: string): string {
+  const dir = join(configDir, 'exports', 'files');
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (err) {
+    throw LocalFileError.from(err, 'lock directory', dir) ?? err;
+  }
+  return join(dir, fileId.replace(/[^0-9a-z]+/gi, '-'));
+}
+
+async function acquireLock(file: string, lockPath: string, what: string, rule: string): Promise<ExportLock> {
+  removeDeadMakings(lockPath);
   let lostWith: Error | undefined;
-  const release = await takeOrTakeOver(statePath, `${statePath}.lock`, key, true, (err) => {
+  const release = await takeOrTakeOver(file, lockPath, { what, rule }, true, (err) => {
     lostWith = err;
   });
   let released = false;
@@ -71,13 +97,13 @@ export async function acquireExportLock(statePath: string, key: string): Promise
 }
 
 /** Takes a lock; one left by a dead holder is removed and taken, a short guard lock serialising takeovers. */
-async function takeOrTakeOver(file: string, lockPath: string, key: string, guarded: boolean, onCompromised: (err: Error) => void): Promise<Release> {
+async function takeOrTakeOver(file: string, lockPath: string, key: Holding, guarded: boolean, onCompromised: (err: Error) => void): Promise<Release> {
   const lockfile = await import('proper-lockfile');
   const take = () => lockfile.lock(file, { lockfilePath: lockPath, realpath: false, retries: 0, stale: STALE_MS, fs: lockFs, onCompromised });
   try {
     return await take();
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw err;
+    if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw LocalFileError.from(err, 'lock', lockPath) ?? err;
   }
   const owner = readOwner(lockPath);
   if (!owner || owner.hostname !== hostname() || isAlive(owner.pid)) throw heldBy(key, owner);
@@ -95,17 +121,39 @@ async function takeOrTakeOver(file: string, lockPath: string, key: string, guard
   }
 }
 
+/** Removes the half-made lock directories (`<lock>.<pid>.<hex>`) of processes of this host that died making them. */
+function removeDeadMakings(lockPath: string): void {
+  const dir = dirname(lockPath);
+  const prefix = `${basename(lockPath)}.`;
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const m = name.startsWith(prefix) ? /^(\d+)\.[0-9a-f]{8}$/.exec(name.slice(prefix.length)) : null;
+    if (m && !isAlive(Number(m[1]))) fs.rmSync(join(dir, name), { recursive: true, force: true });
+  }
+}
+
 /** The holder of a key's lock, if one is held and known; not a dead process of this host (its lock is taken over). */
 export function lockHolder(statePath: string): LockOwner | undefined {
   const owner = fs.existsSync(`${statePath}.lock`) ? readOwner(`${statePath}.lock`) : undefined;
   return owner && owner.hostname === hostname() && !isAlive(owner.pid) ? undefined : owner;
 }
 
-function heldBy(key: string, owner: LockOwner | undefined): TransientError {
+/** What a lock guards, for the message of a run that finds it held. */
+interface Holding {
+  what: string;
+  rule: string;
+}
+
+function heldBy(key: Holding, owner: LockOwner | undefined): TransientError {
   const who = owner ? `pid ${owner.pid} on ${owner.hostname}, since ${owner.startedAt}` : 'a process that has just started';
-  return new TransientError(`another run holds the lock of export state "${key}" (${who})`, {
+  return new TransientError(`another run holds the lock of ${key.what} (${who})`, {
     code: 'locked',
-    hint: 'one run per state key at a time: wait for it to finish (a lock left by a killed run is taken over)',
+    hint: `${key.rule}: wait for it to finish (a lock left by a killed run is taken over)`,
   });
 }
 
@@ -115,14 +163,5 @@ function readOwner(lockPath: string): LockOwner | undefined {
     return typeof owner.pid === 'number' && typeof owner.hostname === 'string' ? owner : undefined;
   } catch {
     return undefined;
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

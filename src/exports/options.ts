@@ -16,17 +16,19 @@ export const FORMAT_HELP = 'Format: -o csv|ndjson; by default CSV when --out end
 export function addExportOptions(cmd: Command, kind: ExportKind): Command {
   const { max, default: def } = EXPORT_PAGE_LIMITS[kind];
   return cmd
-    .option('--out <file>', 'append to this file under the exactly-once protocol (default: stdout)')
+    .option('--out <file>', 'write to this file (default: stdout); with a state, each run adds the new rows under the exactly-once protocol')
     .option('--limit <n>', `rows per page, 1 to ${max} (other values are clamped, as the API does; default ${def})`, integer(Number.MIN_SAFE_INTEGER))
-    .option('--full', 'ignore the saved state and export everything again (a file given with --out is replaced)')
-    .option('--no-state', 'neither read nor write any state (and no lock): a one-off export')
-    .option('--state-key <name>', 'name of the saved state (default: profile@host/kind[/type])')
+    .option('--full', 'ignore the saved state and export everything again (a file given with --out is emptied first)')
+    .option('--no-state', 'neither read nor write any state: a one-off export; --out FILE is written beside FILE and renamed over it only once the export succeeded (a failure or a kill leaves FILE as it was)')
+    .option('--state-key <name>', 'name of the saved state (default: profile@host/kind[/type] then :FILE for --out FILE, or /stdout)')
     .option('--max-pages <n>', 'stop after this many pages (the state keeps the place)', integer(1))
     .option('--max-rows <n>', 'stop after this many rows (the state keeps the place)', integer(1))
-    .option('--defer-commit', 'stdout only: save the new position as pending; `cnv export state commit KEY` makes it current')
+    .option('--defer-commit', 'stdout only: save the new position as pending; `cnv export state commit KEY --run ID` makes it current')
+    .option('--run <id>', 'name this run (letters, digits, . _ : -; default: a random id, shown in the summary); `export state commit KEY --run ID` commits a --defer-commit run by it')
     .option('--columns <list>', 'CSV: comma-separated columns to write, in order (default: all; members with no column still go to _extra)')
     .option('--bom', 'CSV: start a new file (or the stream) with a UTF-8 byte order mark, for spreadsheet programs')
-    .option('--null-as <text>', 'CSV: write null values as this text (e.g. \\N, as PostgreSQL COPY and MySQL do), so null and "" differ (default: an empty cell for both)');
+    .option('--null-as <text>', 'CSV: write null values as this text (e.g. \\N, as PostgreSQL COPY and MySQL do), so null and "" differ (default: an empty cell for both)')
+    .option('--excel-safe', "CSV: prefix ' to values starting with = + - @ tab or CR, so spreadsheets do not run them as formulas (values are then not exact)");
 }
 
 /** Reads and checks the common options (usage errors name the flag). */
@@ -40,9 +42,10 @@ export function exportOptionsFrom(ctx: Context, opts: Record<string, unknown>, k
   if (noState && !dryRun && opts.stateKey !== undefined) throw new UsageError('--state-key and --no-state do not go together');
   if (noState && deferCommit) throw new UsageError('--defer-commit needs a state to hold the pending position; drop --no-state');
   if (deferCommit && out !== undefined) throw new UsageError('--defer-commit is for stdout pipelines; a file (--out) is committed page by page already');
-  const csvOnly = opts.columns !== undefined ? '--columns' : opts.bom ? '--bom' : opts.nullAs !== undefined ? '--null-as' : undefined;
+  const csvOnly = opts.columns !== undefined ? '--columns' : opts.bom ? '--bom' : opts.nullAs !== undefined ? '--null-as' : opts.excelSafe ? '--excel-safe' : undefined;
   if (format !== 'csv' && csvOnly) throw new UsageError(`${csvOnly} applies to CSV output only (-o csv or --out FILE.csv)`);
   if (typeof opts.nullAs === 'string' && /[\r\n]/.test(opts.nullAs)) throw new UsageError('--null-as: must not hold a line break');
+  if (opts.run !== undefined && noState) throw new UsageError('--run names a run in a state; drop --no-state');
   const columns = typeof opts.columns === 'string' ? opts.columns.split(',').map((c) => c.trim()).filter((c) => c !== '') : undefined;
   if (columns && columns.length === 0) throw new UsageError('--columns: name at least one column');
   const { max, default: def } = EXPORT_PAGE_LIMITS[kind];
@@ -61,7 +64,15 @@ export function exportOptionsFrom(ctx: Context, opts: Record<string, unknown>, k
     columns,
     bom: opts.bom === true,
     nullAs: typeof opts.nullAs === 'string' ? opts.nullAs : undefined,
+    excelSafe: opts.excelSafe === true,
+    runId: opts.run === undefined ? undefined : checkRunId(String(opts.run), '--run'),
   };
+}
+
+/** Checks a run id (--run): what a shell passes around unquoted. */
+export function checkRunId(id: string, flag: string): string {
+  if (!/^[A-Za-z0-9._:-]{1,100}$/.test(id)) throw new UsageError(`${flag}: expected 1 to 100 letters, digits, '.', '_', ':' or '-', got ${JSON.stringify(id)}`);
+  return id;
 }
 
 /** -o/--format csv|ndjson; else from the file's extension (.csv), else NDJSON. */

@@ -17,7 +17,7 @@ const BOM = '\uFEFF';
  * NDJSON: one row object per line exactly as the API sent it (members and their order kept),
  * UTF-8, no BOM. CSV: RFC 4180 with CRLF line ends, the given header, an optional BOM.
  */
-export async function pageFormat(kind: ExportKind, format: FileFormat, layout: CsvLayout | null, bom: boolean, nullAs = ''): Promise<PageFormat> {
+export async function pageFormat(kind: ExportKind, format: FileFormat, layout: CsvLayout | null, bom: boolean, nullAs = '', excelSafe = false): Promise<PageFormat> {
   if (format === 'ndjson') {
     return {
       preamble: () => Buffer.alloc(0),
@@ -28,12 +28,23 @@ export async function pageFormat(kind: ExportKind, format: FileFormat, layout: C
   // --null-as: null cells hold the marker; a text equal to it is quoted (texts: its cells in the row at hand).
   const texts = nullAs === '' ? undefined : new Set<number>();
   const toCsv = await csvFormatter('\r\n', texts && (() => (texts.size > 0 ? texts : undefined)));
-  const cells = rowCells(kind, layout, nullAs, texts);
+  const exact = rowCells(kind, layout, nullAs, texts);
+  const cells = excelSafe ? (row: ExportRow) => exact(row).map(excelSafeCell) : exact;
+  const header = excelSafe ? layout.columns.map(excelSafeCell) : layout.columns;
   const toHeader = await csvFormatter('\r\n');
   return {
-    preamble: () => Buffer.from((bom ? BOM : '') + toHeader([layout.columns]), 'utf8'),
+    preamble: () => Buffer.from((bom ? BOM : '') + toHeader([header]), 'utf8'),
     line: (row) => toCsv([cells(row)]),
   };
+}
+
+/**
+ * --excel-safe: a cell a spreadsheet would read as a formula (it starts with =, +, -, @, tab or
+ * CR) gets a leading `'`, as OWASP recommends against CSV injection. Off by default: exports
+ * are data, and the value is then no longer exact.
+ */
+export function excelSafeCell(value: string): string {
+  return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
 }
 
 const BLOCK_BYTES = 256 * 1024;

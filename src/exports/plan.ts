@@ -8,7 +8,8 @@ import { csvLayout, type CsvLayout } from './csv-columns.js';
 import type { FileStart } from './file-sink.js';
 import type { ExportTarget } from './kinds.js';
 import { acquireExportLock, type ExportLock } from './lock.js';
-import { defaultStateKey } from './state-key.js';
+import { closeDeadRuns } from './run-record.js';
+import { defaultStateKey, urlWithoutCredentials } from './state-key.js';
 import { ExportStateStore } from './state-store.js';
 import type { ExportKind, ExportState, FileFormat, Position } from './state.js';
 
@@ -32,6 +33,10 @@ export interface ExportRunOptions {
   bom: boolean;
   /** --null-as: CSV text for null values (default: an empty cell). */
   nullAs?: string;
+  /** CSV: neutralise values a spreadsheet would run as formulas. */
+  excelSafe: boolean;
+  /** --run: the run's id (else a random one). */
+  runId?: string;
 }
 
 /** Where a run starts and how it writes, once options and the saved state are reconciled. */
@@ -54,28 +59,39 @@ export interface RunPlan {
 /** Takes the lock, reads the state, and checks the options against it (usage errors, exit 2). */
 export async function planExport(ctx: Context, http: HttpClient, opts: ExportRunOptions): Promise<RunPlan> {
   const creds = await ctx.credentials();
+  // A user name or password in the base URL is never kept in a state.
+  const baseUrl = urlWithoutCredentials(creds.baseUrl);
   const path = opts.out === undefined ? undefined : resolve(opts.out);
   let key: string | null = null;
   let store: ExportStateStore | undefined;
   let lock: ExportLock | undefined;
   let prior: ExportState | undefined;
   if (!opts.noState) {
-    key = opts.stateKey ?? defaultStateKey(creds.profile, creds.baseUrl, opts.kind, opts.emailType);
     store = await ExportStateStore.open(configDir(ctx.env));
+    key = opts.stateKey ?? defaultKey(store, creds.profile, baseUrl, opts, path);
     lock = await acquireExportLock(store.pathOf(key), key);
     ctx.onDispose(() => lock!.release());
-    prior = store.read(key);
-    if (prior?.pending) ctx.warn(`export state "${key}" has a pending position (saved ${prior.pending.savedAt}) that was never committed; this run starts from the committed one and replaces it`);
   }
   try {
-    if (prior) checkSameExport(prior, opts, creds.baseUrl);
+    if (store && key) {
+      await store.removeDeadTemps(key);
+      const read = store.read(key);
+      prior = read && closeDeadRuns(read);
+    }
+    if (prior) checkSameExport(prior, opts, baseUrl, path);
+    if (prior?.pending) {
+      ctx.warn(`export state "${key}": run ${prior.pending.runId} has a pending position (saved ${prior.pending.savedAt}) that was never committed; this run starts again from the committed position (so it sends those rows again) and supersedes it: \`state commit --run ${prior.pending.runId}\` will refuse`);
+    }
     const continuing = prior !== undefined && !opts.full;
     const base = continuing ? prior!.current : undefined;
     const window = customEventWindow(opts, key, continuing ? base!.window : null, prior?.current.window ?? null);
     let fileStart: FileStart | undefined;
     if (path !== undefined) {
-      const recorded = base?.output.kind === 'file' && base.output.path === path ? base.output.bytes : undefined;
-      fileStart = opts.noState || opts.full ? { mode: 'replace' } : recorded !== undefined ? { mode: 'resume', committed: recorded } : { mode: 'new' };
+      const recorded = base?.output.kind === 'file' && base.output.path === path ? base.output : undefined;
+      fileStart = opts.noState ? { mode: 'temp' }
+        : opts.full ? { mode: 'replace' }
+        : recorded ? { mode: 'resume', committed: recorded.bytes, identity: { file: recorded.file, tail: recorded.tail } }
+        : { mode: 'new' };
     }
     const appending = fileStart?.mode === 'resume' && fileStart.committed > 0;
     if (appending && base!.format !== opts.format) {
@@ -85,14 +101,31 @@ export async function planExport(ctx: Context, http: HttpClient, opts: ExportRun
     const start: Position = base ?? {
       cursor: null, cursorAt: null, seen: [], output: { kind: 'stdout' }, format: opts.format, csv: null, window, rows: 0, pages: 0,
     };
-    return { key, profile: creds.profile, baseUrl: creds.baseUrl, store, lock, prior, start: { ...start, window }, target: { kind: opts.kind, emailType: opts.emailType, window: window ?? undefined }, path, fileStart, layout, restarted: prior !== undefined && !continuing };
+    return { key, profile: creds.profile, baseUrl, store, lock, prior, start: { ...start, window }, target: { kind: opts.kind, emailType: opts.emailType, window: window ?? undefined }, path, fileStart, layout, restarted: prior !== undefined && !continuing };
   } catch (err) {
     await lock?.release();
     throw err;
   }
 }
 
-function checkSameExport(prior: ExportState, opts: ExportRunOptions, baseUrl: string): void {
+/**
+ * The default key of this export and output. An output that a state under the key of earlier
+ * versions (no output part) writes to keeps that state, so existing cron lines and pipelines
+ * continue where they were.
+ */
+function defaultKey(store: ExportStateStore, profile: string, baseUrl: string, opts: ExportRunOptions, path: string | undefined): string {
+  const key = defaultStateKey(profile, baseUrl, opts.kind, opts.emailType, path === undefined ? 'stdout' : { file: path });
+  const legacy = defaultStateKey(profile, baseUrl, opts.kind, opts.emailType);
+  try {
+    const out = (store.read(key) ? undefined : store.read(legacy))?.current.output;
+    const same = out !== undefined && (out.kind === 'file' ? out.path === path : path === undefined);
+    return same ? legacy : key;
+  } catch {
+    return key; // a damaged legacy state is not this export's concern
+  }
+}
+
+function checkSameExport(prior: ExportState, opts: ExportRunOptions, baseUrl: string, path: string | undefined): void {
   const what = (kind: string, type?: string) => (type ? `${kind} ${type}` : kind);
   if (prior.kind !== opts.kind || (prior.emailType ?? undefined) !== opts.emailType) {
     throw new UsageError(
@@ -100,8 +133,19 @@ function checkSameExport(prior: ExportState, opts: ExportRunOptions, baseUrl: st
       'use another --state-key',
     );
   }
-  if (prior.baseUrl !== baseUrl && !opts.full) {
-    throw new UsageError(`export state "${prior.key}" was made against ${prior.baseUrl}, not ${baseUrl}; its cursor means nothing there`, 'use another --state-key, or --full');
+  if (urlWithoutCredentials(prior.baseUrl) !== baseUrl && !opts.full) {
+    throw new UsageError(`export state "${prior.key}" was made against ${urlWithoutCredentials(prior.baseUrl)}, not ${baseUrl}; its cursor means nothing there`, 'use another --state-key, or --full');
+  }
+  const out = prior.current.output;
+  if (out.kind === 'file' && path === undefined && !opts.full) {
+    throw new UsageError(
+      `export state "${prior.key}" writes to ${out.path}; exporting it to stdout would move its position past rows the file never got`,
+      'give the pipeline its own --state-key (without one, exports to stdout use their own default key), or --out the file',
+      'state_belongs_to_file',
+    );
+  }
+  if (opts.runId !== undefined && (prior.runs.some((m) => m.runId === opts.runId) || prior.pending?.runId === opts.runId)) {
+    throw new UsageError(`--run ${opts.runId}: export state "${prior.key}" has a run of that id already`, 'give each run a new id (e.g. --run "$(date +%Y%m%dT%H%M%S)-$$")');
   }
 }
 
@@ -109,10 +153,12 @@ function checkSameExport(prior: ExportState, opts: ExportRunOptions, baseUrl: st
 function customEventWindow(opts: ExportRunOptions, key: string | null, saved: Position['window'], previous: Position['window']): Position['window'] {
   if (opts.kind !== 'custom-events') return null;
   if (saved) {
-    if (opts.since !== undefined || opts.until !== undefined) {
+    // A cron line that repeats the first run's --since (and --until) continues; another window needs --full.
+    const same = (opts.since === undefined || opts.since === saved.since) && (opts.until === undefined || opts.until === saved.until) && (opts.since !== undefined || opts.until === undefined);
+    if (!same) {
       throw new UsageError(
         `${opts.since !== undefined ? '--since' : '--until'}: export state "${key}" continues from its saved cursor, whose window is fixed (since ${saved.since}${saved.until ? `, until ${saved.until}` : ''})`,
-        'leave --since/--until out to continue, or add --full to start again with a new window',
+        'leave --since/--until out (or repeat the saved ones) to continue, or add --full to start again with a new window',
       );
     }
     return saved;

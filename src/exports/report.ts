@@ -10,6 +10,8 @@ export interface ExportSummary {
   bytes: number;
   elapsedMs: number;
   stateKey: string | null;
+  /** The run's id (with a state): `cnv export state commit KEY --run ID` commits a --defer-commit run by it. */
+  runId: string | null;
   /** Whether the export has more to give (a non-null cursor when the run stopped). */
   moreRemains: boolean;
   output: string;
@@ -59,7 +61,7 @@ export function summaryLine(label: string, s: ExportSummary): string {
   const state =
     s.stateKey === null ? 'no state kept'
     : !ok ? `state "${s.stateKey}" keeps what was committed before`
-    : s.pending ? `state "${s.stateKey}" pending until \`cnv export state commit ${quoteKey(s.stateKey)}\``
+    : s.pending ? `state "${s.stateKey}" pending until \`cnv export state commit ${quoteKey(s.stateKey)} --run ${quoteKey(s.runId ?? '')}\``
     : `state "${s.stateKey}" saved`;
   return `${label} ${s.status}: ${s.rows.toLocaleString('en-US')} rows${skipped} in ${s.pages} pages to ${s.output} (${seconds.toFixed(1)} s${rate})${cut}; ${state}; more remains: ${s.moreRemains ? 'yes' : 'no'}`;
 }

@@ -1,21 +1,25 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { configDir } from '../config/paths.js';
 import type { Context } from '../context.js';
-import { ApiError, OutputClosedError, TransientError } from '../errors.js';
+import { ApiError, LocalFileError, OutputClosedError, TransientError } from '../errors.js';
 import { writeFlushed } from '../io/write.js';
 import { armCrashPoints, crashPoint } from './crash-points.js';
+import { checkFileOwner, claimFile } from './file-owner.js';
 import { FileSink } from './file-sink.js';
 import { holdHeapSize } from './heap-size.js';
-import type { PageReceiver } from '../api/exports.js';
-import { fetchPage, rowIdentity } from './kinds.js';
-import { BlockPool, PageBytes, pageFormat, type PageFormat } from './page-format.js';
+import { fetchPage } from './kinds.js';
+import { advance, type Step } from './advance.js';
+import { acquireFileLock } from './lock.js';
+import { BlockPool, pageFormat } from './page-format.js';
+import { receiver, type ReceivedPage } from './page-receiver.js';
 import { planExport, type ExportRunOptions, type RunPlan } from './plan.js';
 import type { ExportReporter, ExportSummary } from './report.js';
-import { withManifest, type ExportKind, type ExportState, type Manifest, type Position } from './state.js';
+import { nextState } from './run-record.js';
+import { withManifest, type ExportState, type Manifest, type Position } from './state.js';
 
 /** Empty pages in a row that return the cursor they were asked with, before the run gives up. */
 export const MAX_STUCK_PAGES = 50;
-/** Cap on remembered row identities (they only outgrow a page when rows vanished between runs). */
-const MAX_SEEN = 20_000;
+export { MAX_SEEN } from './advance.js';
 
 /**
  * One export run: fetch a page, drop rows already delivered, write, and commit after each page.
@@ -29,9 +33,9 @@ export async function runExport(ctx: Context, opts: ExportRunOptions, reporter: 
   const started = ctx.clock.now();
   const http = await ctx.http();
   const plan = await planExport(ctx, http, opts);
-  const runId = randomUUID();
+  const runId = opts.runId ?? randomUUID();
   const summary: ExportSummary = {
-    status: 'failed', rows: 0, skipped: 0, pages: 0, bytes: 0, elapsedMs: 0, stateKey: plan.key,
+    status: 'failed', rows: 0, skipped: 0, pages: 0, bytes: 0, elapsedMs: 0, stateKey: plan.key, runId: plan.key ? runId : null,
     moreRemains: true, output: plan.path ?? 'stdout', pending: opts.deferCommit, cutBytes: 0,
   };
   const manifest: Manifest = {
@@ -43,32 +47,42 @@ export async function runExport(ctx: Context, opts: ExportRunOptions, reporter: 
   let committedOnce = false;
   const save = async (pos: Position | null) => {
     if (!plan.store) return;
-    state = nextState(plan, state, pos, opts.deferCommit, runId, manifest, ctx.clock.now());
+    state = nextState(plan, state, pos, opts.deferCommit, manifest, ctx.clock.now());
     await plan.store.write(state);
     committedOnce = true;
   };
   let sink: FileSink | undefined;
+  // Ends a page fetched ahead that the run will not use (it stopped or failed meanwhile).
+  const ended = new AbortController();
+  const signal = AbortSignal.any([ctx.signal, ended.signal]);
   try {
-    // The state must name the file (at its committed length) before anything is written to it,
-    // so that a crash during the first page leaves a tail the next run knows to cut.
-    let fileRecorded = plan.fileStart?.mode === 'resume' || !plan.store;
-    if (plan.path !== undefined && plan.fileStart?.mode === 'replace' && plan.store) {
-      // --full into a file: record the empty file before emptying it, so a crash cannot mix old and new.
-      fileRecorded = true;
-      await save({ ...plan.start, cursor: null, cursorAt: null, seen: [], rows: 0, pages: 0, output: { kind: 'file', path: plan.path, bytes: 0 } });
-    }
     if (plan.path !== undefined) {
-      sink = await FileSink.open(plan.path, plan.fileStart!);
+      sink = await openOutput(ctx, plan, plan.path);
       summary.cutBytes = sink.cut;
       manifest.startOffset = sink.offset;
+      if (plan.fileStart?.mode === 'replace') {
+        // --full into a file: record the empty file before emptying it, so a crash cannot mix old and new.
+        await save({ ...plan.start, cursor: null, cursorAt: null, seen: [], rows: 0, pages: 0, output: sink.record(0) });
+        await sink.empty();
+      }
     }
-    const format = await pageFormat(opts.kind, opts.format, plan.layout, opts.bom, opts.nullAs);
+    // The state must name the file (at its committed length) before anything is written to it,
+    // so that a crash during the first page leaves a tail the next run knows to cut.
+    let fileRecorded = plan.fileStart?.mode !== 'new' || !plan.store;
+    const format = await pageFormat(opts.kind, opts.format, plan.layout, opts.bom, opts.nullAs, opts.excelSafe);
     let needPreamble = sink ? sink.offset === 0 : true;
     const hash = createHash('sha256');
-    let pos: Position = { ...plan.start, format: opts.format, csv: plan.layout, output: plan.path !== undefined ? { kind: 'file', path: plan.path, bytes: sink!.offset } : { kind: 'stdout' } };
-    let skip = new Set(pos.seen);
+    let pos: Position = { ...plan.start, format: opts.format, csv: plan.layout, output: sink ? sink.record() : { kind: 'stdout' } };
+    // `saved`: the identities the state says were delivered after the cursor. `skip` adds the
+    // rows of the page before (in memory only): a server that sends a row again on the next page
+    // (an overlapping page boundary) does not get it written twice.
+    let saved: ReadonlySet<string> = new Set(pos.seen);
+    let skip = saved;
     const pool = new BlockPool();
+    const label = `export ${opts.kind}${opts.emailType ? ` ${opts.emailType}` : ''}`;
     let stuck = 0;
+    // Cursors this run has fetched from: one handed back again later is a cycle, not progress.
+    const visited = new Set<string | null>([pos.cursor]);
     let ahead: { cursor: string; page: Promise<ReceivedPage> } | undefined;
     for (;;) {
       if ((opts.maxPages !== undefined && summary.pages >= opts.maxPages) || (opts.maxRows !== undefined && summary.rows >= opts.maxRows)) {
@@ -77,24 +91,29 @@ export async function runExport(ctx: Context, opts: ExportRunOptions, reporter: 
       }
       ctx.signal.throwIfAborted();
       const limit = opts.maxRows !== undefined ? Math.min(opts.limit, opts.maxRows - summary.rows) : opts.limit;
-      const fetching = ahead?.cursor === pos.cursor ? ahead.page : fetchPage(http, plan.target, pos.cursor, limit, receiver(opts.kind, format, skip, pool), ctx.signal);
+      const receive = (ids: ReadonlySet<string>) => receiver(opts.kind, format, ids, pool, limit, label);
+      const fetching = ahead?.cursor === pos.cursor ? ahead.page : fetchPage(http, plan.target, pos.cursor, limit, receive(skip), signal);
       ahead = undefined;
       const page = await fetching.catch((err) => Promise.reject(cursorRejected(err, plan, pos)));
-      // A null cursor ends the export and never replaces the saved one: the rows of this page
-      // are then remembered, because the next run fetches them again from that cursor.
-      const advanced = page.nextCursor !== null;
-      const remaining = [...skip].filter((id) => !page.hits.has(id));
-      const seen = advanced ? remaining : [...skip, ...page.freshIds()];
-      const nextSkip = new Set(seen);
+      let step: Step;
+      try {
+        step = advance(pos.cursor, saved, { nextCursor: page.nextCursor, hits: page.hits, fresh: page.freshIds() }, visited, label);
+      } catch (err) {
+        page.release();
+        throw err;
+      }
+      const { last, moved, seen, again } = step;
       // Fetch the next page while this one is written and committed (exports are reads: a page
       // fetched and never used costs nothing). Not when a bound may stop the run after this page.
-      if (page.nextCursor !== null && opts.maxRows === undefined && (opts.maxPages === undefined || summary.pages + 1 < opts.maxPages)) {
-        const next = fetchPage(http, plan.target, page.nextCursor, limit, receiver(opts.kind, format, nextSkip, pool), ctx.signal);
+      if (!last && opts.maxRows === undefined && (opts.maxPages === undefined || summary.pages + 1 < opts.maxPages)) {
+        const next = fetchPage(http, plan.target, page.nextCursor!, limit, receive(step.nextSkip), signal);
         next.catch(() => {}); // its error, if any, is the next iteration's
-        ahead = { cursor: page.nextCursor, page: next };
+        ahead = { cursor: page.nextCursor!, page: next };
       }
       const n = summary.pages + 1;
       crashPoint('after-fetch', n, true);
+      if (page.repeated > 0) ctx.warn(`${label}: the server sent ${page.repeated} rows of page ${n} twice within the page; each was written once`);
+      if (again.length > 0) ctx.warn(`${label}: the server sent ${again.length} rows on page ${n} that page ${n - 1} delivered already; each was written once`);
 
       let pieces = page.pieces;
       let size = page.bytes;
@@ -105,7 +124,7 @@ export async function runExport(ctx: Context, opts: ExportRunOptions, reporter: 
       ctx.signal.throwIfAborted();
       let bytes = pos.output.kind === 'file' ? pos.output.bytes : 0;
       if (sink && size > 0 && !fileRecorded) {
-        await save({ ...pos, output: { kind: 'file', path: sink.path, bytes: sink.offset } });
+        await save({ ...pos, output: sink.record() });
         fileRecorded = true;
       }
       if (sink) bytes = size > 0 ? await sink.write(pieces, n) : sink.offset;
@@ -117,20 +136,21 @@ export async function runExport(ctx: Context, opts: ExportRunOptions, reporter: 
       page.release();
 
       const fresh = page.fresh;
-      stuck = page.rows === 0 && advanced && page.nextCursor === pos.cursor ? stuck + 1 : 0;
-      const changed = fresh > 0 || page.nextCursor !== pos.cursor || seen.length !== pos.seen.length || needsFirstSave(plan, committedOnce);
+      stuck = !last && !moved && fresh === 0 ? stuck + 1 : 0;
+      const changed = fresh > 0 || page.nextCursor !== pos.cursor || seen.length !== pos.seen.length || needsFirstSave(plan, committedOnce, opts.deferCommit);
       pos = {
         ...pos,
-        cursor: advanced ? page.nextCursor : pos.cursor,
-        cursorAt: advanced ? new Date(ctx.clock.now()).toISOString() : pos.cursorAt,
-        seen: seen.slice(-MAX_SEEN),
-        output: sink ? { kind: 'file', path: sink.path, bytes } : { kind: 'stdout' },
+        cursor: moved ? page.nextCursor : pos.cursor,
+        cursorAt: moved ? new Date(ctx.clock.now()).toISOString() : pos.cursorAt,
+        seen,
+        output: sink ? sink.record(bytes) : { kind: 'stdout' },
         rows: pos.rows + fresh,
         pages: pos.pages + 1,
       };
-      skip = nextSkip;
+      saved = new Set(seen);
+      skip = step.nextSkip;
       summary.rows += fresh;
-      summary.skipped += page.hits.size;
+      summary.skipped += page.hits.size + page.repeated;
       summary.pages = n;
       summary.bytes += size;
       Object.assign(manifest, { rows: summary.rows, pages: n, bytes: summary.bytes, sha256: hash.copy().digest('hex'), lastCursor: pos.cursor });
@@ -145,26 +165,28 @@ export async function runExport(ctx: Context, opts: ExportRunOptions, reporter: 
       sink?.committed(bytes);
       reporter.page(summary.rows, n);
       checkHeap();
-      if (!advanced) {
+      if (last) {
         summary.status = 'complete';
         summary.moreRemains = false;
         break;
       }
       if (stuck >= MAX_STUCK_PAGES) {
-        throw new TransientError(`the server returned ${stuck} empty pages in a row without moving the cursor; stopped (everything before is committed)`, {
+        throw new TransientError(`the server returned ${stuck} pages in a row without moving the cursor or sending a new row; stopped (everything before is committed)`, {
           code: 'stuck_cursor',
           hint: 'try again later; if it persists, report it to the API provider',
         });
       }
     }
+    await sink?.finish();
     manifest.status = opts.deferCommit ? 'pending' : summary.status === 'complete' ? 'complete' : 'stopped';
     return summary;
   } catch (err) {
     summary.status = ctx.signal.aborted ? 'interrupted' : 'failed';
     manifest.status = summary.status;
-    manifest.error = err instanceof Error ? err.message : String(err);
+    manifest.error = ctx.redact(err instanceof Error ? err.message : String(err));
     throw err;
   } finally {
+    ended.abort();
     summary.elapsedMs = ctx.clock.now() - started;
     manifest.finishedAt = new Date(ctx.clock.now()).toISOString();
     manifest.moreRemains = summary.moreRemains;
@@ -176,86 +198,37 @@ export async function runExport(ctx: Context, opts: ExportRunOptions, reporter: 
   }
 }
 
-/** A page as received: its output bytes, and what deduplication found. */
-interface ReceivedPage {
-  pieces: Buffer[];
-  bytes: number;
-  /** Rows the server sent, delivered before or not. */
-  rows: number;
-  /** Rows written (not delivered before). */
-  fresh: number;
-  /** Identities of the rows written (decoded on demand: only the last page of a run needs them). */
-  freshIds(): string[];
-  hits: Set<string>;
-  nextCursor: string | null;
-  /** Hands the page's memory back for later pages: call once it is written and its ids read. */
-  release(): void;
-}
-
 /**
- * Drops the rows of `skip` and formats the others as they stream in: no page is held parsed.
- * The identities of the rows written go into pooled bytes too, not 5,000 strings a page that
- * would outlive young collections and wait, dead, for a full one.
+ * Opens the output file under its own lock (by device and inode). A state resuming a file that
+ * another state writes now is refused before anything is cut; any other state run claims it.
  */
-function receiver(kind: ExportKind, format: PageFormat, skip: ReadonlySet<string>, pool: BlockPool): () => PageReceiver<ReceivedPage> {
-  return () => {
-    const out = new PageBytes(pool);
-    const ids = new PageBytes(pool);
-    const hits = new Set<string>();
-    let rows = 0;
-    let fresh = 0;
-    return {
-      row(row) {
-        rows++;
-        const id = rowIdentity(kind, row);
-        if (skip.size > 0 && skip.has(id)) hits.add(id);
-        else {
-          fresh++;
-          ids.add(encodeId(id));
-          out.add(format.line(row));
-        }
-      },
-      end: (nextCursor) => {
-        const written = out.done();
-        const idBytes = ids.done();
-        return {
-          pieces: written.pieces, bytes: written.bytes, rows, fresh, hits, nextCursor,
-          freshIds: () => (idBytes.bytes === 0 ? [] : Buffer.concat(idBytes.pieces).toString('utf8').slice(0, -1).split('\n').map(decodeId)),
-          release: () => {
-            written.release();
-            idBytes.release();
-          },
-        };
-      },
-    };
-  };
-}
-
-// One identity a line as UTF-8; as JSON the rare one that would not come back the same (a line
-// break, a leading quote, a lone surrogate, which UTF-8 cannot hold).
-const encodeId = (id: string) => (id.charCodeAt(0) === 0x22 || id.includes('\n') || !(id as WellFormed).isWellFormed() ? JSON.stringify(id) : id) + '\n';
-type WellFormed = string & { isWellFormed(): boolean };
-const decodeId = (line: string) => (line.charCodeAt(0) === 0x22 ? (JSON.parse(line) as string) : line);
-
-/** The first page of a run without a state yet, or of a --full run, is always saved, even when empty. */
-function needsFirstSave(plan: RunPlan, committedOnce: boolean): boolean {
-  return plan.store !== undefined && !committedOnce && (plan.prior === undefined || plan.restarted);
-}
-
-function nextState(plan: RunPlan, state: ExportState | undefined, pos: Position | null, defer: boolean, runId: string, manifest: Manifest, nowMs: number): ExportState {
-  const now = new Date(nowMs).toISOString();
-  const base: ExportState = state ?? {
-    version: 1, key: plan.key!, kind: plan.target.kind, ...(plan.target.emailType ? { emailType: plan.target.emailType } : {}),
-    profile: plan.profile, baseUrl: plan.baseUrl, createdAt: now, updatedAt: now, current: { ...plan.start, cursor: null, seen: [], rows: 0, pages: 0 }, runs: [],
-  };
-  const next: ExportState = { ...base, profile: plan.profile, baseUrl: plan.baseUrl, updatedAt: now, runs: withManifest(base.runs, { ...manifest, status: manifest.status }) };
-  if (pos && defer) next.pending = { ...pos, runId, savedAt: now };
-  else if (pos) {
-    next.current = pos;
-    // A pending position was based on an older current one: committing it later would go back.
-    delete next.pending;
+async function openOutput(ctx: Context, plan: RunPlan, path: string): Promise<FileSink> {
+  const dir = configDir(ctx.env);
+  // A one-off export needs no config directory: where none can be written, it replaces the file unlocked.
+  const oneOff = plan.fileStart?.mode === 'temp';
+  const resuming = plan.fileStart?.mode === 'resume';
+  const sink = await FileSink.open(path, plan.fileStart!, async (fileId) => {
+    const lock = await acquireFileLock(dir, fileId, path).catch((err) => (oneOff && err instanceof LocalFileError ? undefined : Promise.reject(err)));
+    try {
+      if (resuming) checkFileOwner(dir, fileId, plan.key!, path);
+    } catch (err) {
+      await lock?.release();
+      throw err;
+    }
+    return lock;
+  });
+  try {
+    if (plan.key) claimFile(dir, sink.fileId, plan.key);
+  } catch (err) {
+    await sink.close();
+    throw err;
   }
-  return next;
+  return sink;
+}
+
+/** The first page of a run without a state yet, of a --full run, or of a --defer-commit run (its pending position) is always saved, even when empty. */
+function needsFirstSave(plan: RunPlan, committedOnce: boolean, defer: boolean): boolean {
+  return plan.store !== undefined && !committedOnce && (plan.prior === undefined || plan.restarted || defer);
 }
 
 async function finishManifest(plan: RunPlan, state: ExportState, manifest: Manifest): Promise<void> {

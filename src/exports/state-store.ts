@@ -2,7 +2,7 @@ import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, rea
 import { join } from 'node:path';
 import type Conf from 'conf';
 import { loadConf } from '../config/load-conf.js';
-import { CliError, ExitCode } from '../errors.js';
+import { CliError, ExitCode, LocalFileError } from '../errors.js';
 import { stateFileStem } from './state-key.js';
 import { stateSchema, type ExportState } from './state.js';
 
@@ -54,8 +54,27 @@ export class ExportStateStore {
       accessPropertiesByDotNotation: false,
       clearInvalidConfig: true, // a damaged file is replaced whole: we write every member anyway
     });
-    conf.store = { state: stateSchema.parse(state) };
+    const checked = stateSchema.parse(state);
+    try {
+      this.persist(conf, checked);
+    } catch (err) {
+      throw LocalFileError.from(err, 'export state', this.pathOf(state.key), 'free space or fix the permissions of the config directory, then run again: what was committed stays committed') ?? err;
+    }
     this.syncDir();
+  }
+
+  /** The one write of a state file (conf: temporary file, fsync, rename). */
+  private persist(conf: Conf<StateFile>, state: ExportState): void {
+    conf.store = { state };
+  }
+
+  /**
+   * Removes the temporary files a killed write of this key's state left (`<file>.tmp-…`). Only
+   * under the key's lock: then no other process is writing that state.
+   */
+  async removeDeadTemps(key: string): Promise<void> {
+    const prefix = `${stateFileStem(key)}.json.tmp-`;
+    for (const name of readdirSync(this.dir)) if (name.startsWith(prefix)) rmSync(join(this.dir, name), { force: true });
   }
 
   /** Deletes a key's state (even an unreadable one); false when there was none. */
@@ -87,7 +106,7 @@ export class ExportStateStore {
       text = readFileSync(path, 'utf8');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw err;
+      throw LocalFileError.from(err, 'export state', path) ?? err;
     }
     let raw: StateFile;
     try {

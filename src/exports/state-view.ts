@@ -1,7 +1,8 @@
 import { configDir } from '../config/paths.js';
 import type { Context } from '../context.js';
 import { CliError, ExitCode } from '../errors.js';
-import { checkStateKey } from './state-key.js';
+import { closeDeadRuns } from './run-record.js';
+import { checkStateKey, urlWithoutCredentials } from './state-key.js';
 import { ExportStateStore } from './state-store.js';
 import type { ExportState } from './state.js';
 
@@ -36,9 +37,9 @@ function outputOf(state: ExportState): string {
   return o.kind === 'file' ? `${o.path} (${o.bytes} bytes)` : 'stdout';
 }
 
-/** One line of `cnv export state list`. */
-export function stateRow(state: ExportState, nowMs: number): Record<string, unknown> {
-  const last = state.runs.at(-1);
+/** One line of `cnv export state list` (`locked`: whether a run holds the key now). */
+export function stateRow(state: ExportState, nowMs: number, locked = false): Record<string, unknown> {
+  const last = (locked ? state : closeDeadRuns(state)).runs.at(-1);
   return {
     key: state.key,
     kind: state.emailType ? `${state.kind} ${state.emailType}` : state.kind,
@@ -51,8 +52,16 @@ export function stateRow(state: ExportState, nowMs: number): Record<string, unkn
   };
 }
 
-/** One state for `cnv export state show`: the committed position first, then pending and runs. */
-export function stateDetail(state: ExportState, nowMs: number, file: string, holder?: { pid: number; hostname: string; startedAt: string }): Record<string, unknown> {
+/**
+ * One state for `cnv export state show`: the committed position first, then pending and runs.
+ * A run left `running` while no process holds the lock is shown as the interrupted run it is;
+ * what a state written by an older version may hold (a key echoed in an error, a password in
+ * the base URL) is redacted.
+ */
+export function stateDetail(
+  saved: ExportState, nowMs: number, file: string, holder: { pid: number; hostname: string; startedAt: string } | undefined, redact: (s: string) => string,
+): Record<string, unknown> {
+  const state = holder ? saved : closeDeadRuns(saved);
   const c = state.current;
   const p = state.pending;
   return {
@@ -60,7 +69,7 @@ export function stateDetail(state: ExportState, nowMs: number, file: string, hol
     kind: state.kind,
     ...(state.emailType ? { emailType: state.emailType } : {}),
     profile: state.profile,
-    baseUrl: state.baseUrl,
+    baseUrl: urlWithoutCredentials(state.baseUrl),
     stateFile: file,
     lockedBy: holder ?? null,
     cursor: c.cursor,
@@ -75,6 +84,6 @@ export function stateDetail(state: ExportState, nowMs: number, file: string, hol
     pending: p ? { cursor: p.cursor, rows: p.rows, pages: p.pages, savedAt: p.savedAt, runId: p.runId } : null,
     createdAt: state.createdAt,
     updatedAt: state.updatedAt,
-    runs: state.runs,
+    runs: state.runs.map((m) => (m.error === undefined ? m : { ...m, error: redact(m.error) })),
   };
 }

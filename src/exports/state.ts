@@ -12,7 +12,7 @@ const manifestSchema = z.object({
   startedAt: z.string(),
   /** Set when the run ended; a manifest still "running" without it belongs to a killed run. */
   finishedAt: z.string().nullable(),
-  status: z.enum(['running', 'complete', 'stopped', 'failed', 'interrupted', 'pending', 'committed']),
+  status: z.enum(['running', 'complete', 'stopped', 'failed', 'interrupted', 'pending', 'committed', 'superseded']),
   /** Rows, pages and bytes this run delivered and committed (or made pending). */
   rows: z.number(),
   pages: z.number(),
@@ -29,7 +29,14 @@ const manifestSchema = z.object({
 export type Manifest = z.infer<typeof manifestSchema>;
 
 const outputSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('file'), path: z.string(), bytes: z.number() }),
+  z.object({
+    kind: z.literal('file'),
+    path: z.string(),
+    bytes: z.number(),
+    /** `<dev>:<ino>` of the file, and the SHA-256 of its last 64 KiB before `bytes`: a replaced or rewritten file is refused. */
+    file: z.string().optional(),
+    tail: z.string().optional(),
+  }),
   z.object({ kind: z.literal('stdout') }),
 ]);
 

@@ -1,15 +1,17 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
 import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InterruptedError } from '../../src/errors.js';
-import { MAX_STUCK_PAGES } from '../../src/exports/runner.js';
+import { MAX_SEEN, MAX_STUCK_PAGES } from '../../src/exports/runner.js';
 import { ExportStateStore } from '../../src/exports/state-store.js';
 import { cnvInProcess, tempConfigDir } from '../helpers/cli.js';
 
 // In-process runs against undici's MockAgent: the server behaviours the emulator does not show.
 const BASE = 'https://api.test';
 const KEY = 'default@api.test/contacts';
+const STDOUT_KEY = `${KEY}/stdout`;
 let agent: MockAgent;
 let env: Record<string, string>;
 let dir: string;
@@ -32,7 +34,15 @@ function page(cursor: string | undefined, rows: unknown[], next: string | null, 
     .times(times);
 }
 const run = (args: string[], opts: { signal?: AbortSignal } = {}) => cnvInProcess(['export', 'contacts', ...args], { env, dispatcher: agent, ...opts });
-const state = async () => (await ExportStateStore.open(dir)).read(KEY);
+/** The state of `key`, or the one state of the test (file exports' default keys name the file). */
+const state = async (key?: string) => {
+  const store = await ExportStateStore.open(dir);
+  if (key) return store.read(key);
+  const all = store.list();
+  expect(all).toHaveLength(1);
+  return all[0];
+};
+const fileKey = (out: string) => `${KEY}:${out}`;
 const outFile = () => join(mkdtempSync(join(dir, 'out-')), 'contacts.ndjson');
 
 describe('export runner (in-process, MockAgent)', () => {
@@ -68,7 +78,7 @@ describe('export runner (in-process, MockAgent)', () => {
     page('c1', [], 'c1', MAX_STUCK_PAGES);
     const res = await run(['--out', outFile()]);
     expect(res.exitCode).toBe(7);
-    expect(res.stderr).toMatch(/stuck_cursor: .*empty pages in a row without moving the cursor/);
+    expect(res.stderr).toMatch(/stuck_cursor: .*pages in a row without moving the cursor or sending a new row/);
     expect((await state())?.current).toMatchObject({ cursor: 'c1', rows: 1 });
   });
 
@@ -93,20 +103,20 @@ describe('export runner (in-process, MockAgent)', () => {
     const out = outFile();
     expect((await run(['--out', out])).exitCode).toBe(0);
     const store = await ExportStateStore.open(dir);
-    const before = readFileSync(store.pathOf(KEY), 'utf8');
+    const before = readFileSync(store.pathOf(fileKey(out)), 'utf8');
     agent.get(BASE).intercept({ path: '/v2/exports/contacts', method: 'POST' }).reply(400, { error: { code: 'invalid_cursor', message: 'Cursor is invalid or malformed' } });
     const res = await run(['--out', out]);
     expect(res.exitCode).toBe(3);
-    expect(res.stderr).toMatch(/invalid_cursor: the server rejected the saved cursor of export state "default@api.test\/contacts".*unchanged/);
+    expect(res.stderr).toMatch(/invalid_cursor: the server rejected the saved cursor of export state "default@api.test\/contacts:\/.*contacts.ndjson".*unchanged/);
     expect(res.stderr).toMatch(/hint: .*--full/);
-    expect(readFileSync(store.pathOf(KEY), 'utf8')).toBe(before);
+    expect(readFileSync(store.pathOf(fileKey(out)), 'utf8')).toBe(before);
   });
 
   it('--max-pages and --max-rows bound a run; the state keeps the place', async () => {
     page(undefined, [contact('a'), contact('bb')], 'c1');
-    const res = await run(['--out', outFile(), '--max-pages', '1', '--json']);
+    const res = await run(['--max-pages', '1', '--json']);
     expect(res.exitCode).toBe(0);
-    expect(JSON.parse(res.stderr.trim()).summary).toMatchObject({ status: 'stopped', rows: 2, pages: 1, moreRemains: true, stateKey: KEY });
+    expect(JSON.parse(res.stderr.trim()).summary).toMatchObject({ status: 'stopped', rows: 2, pages: 1, moreRemains: true, stateKey: `${KEY}/stdout` });
     // --max-rows asks the server for no more than what is left.
     agent.get(BASE).intercept({ path: '/v2/exports/contacts', method: 'POST', body: (b) => JSON.parse(b).cursor === 'c1' && JSON.parse(b).limit === 1 })
       .reply(200, { data: { contacts: [contact('ccc')] }, pagination: { nextCursor: 'c2' } });
@@ -141,23 +151,27 @@ describe('export runner (in-process, MockAgent)', () => {
   it('--defer-commit to stdout writes a pending position that `export state commit` makes current', async () => {
     page(undefined, [contact('a'), contact('bb')], 'c1');
     page('c1', [], null);
-    const res = await run(['--defer-commit']);
+    const res = await run(['--defer-commit', '--run', 'r1']);
     expect(res.exitCode, res.stderr).toBe(0);
     expect(res.stdout.trim().split('\n')).toHaveLength(2);
-    expect(res.stderr).toMatch(/pending until `cnv export state commit default@api.test\/contacts`/);
-    let s = await state();
+    expect(res.stderr).toMatch(/pending until `cnv export state commit default@api.test\/contacts\/stdout --run r1`/);
+    let s = await state(STDOUT_KEY);
     expect(s?.current).toMatchObject({ cursor: null, rows: 0 });
     expect(s?.pending).toMatchObject({ cursor: 'c1', rows: 2 });
-    const commit = await cnvInProcess(['export', 'state', 'commit', KEY, '--json'], { env });
+    const commit = await cnvInProcess(['export', 'state', 'commit', STDOUT_KEY, '--run', 'r1', '--json'], { env });
     expect(commit.exitCode, commit.stderr).toBe(0);
     expect(JSON.parse(commit.stdout)).toMatchObject({ committed: true, rows: 2, added: 2 });
-    s = await state();
+    s = await state(STDOUT_KEY);
     expect(s?.pending).toBeUndefined();
     expect(s?.current).toMatchObject({ cursor: 'c1', rows: 2 });
     expect(s?.runs.at(-1)?.status).toBe('committed');
-    const twice = await cnvInProcess(['export', 'state', 'commit', KEY], { env });
+    const twice = await cnvInProcess(['export', 'state', 'commit', STDOUT_KEY, '--run', 'r1'], { env });
     expect(twice.exitCode).toBe(0);
-    expect(twice.stderr).toMatch(/nothing pending/);
+    expect(twice.stderr).toMatch(/run r1 is committed already/);
+    const unnamed = await cnvInProcess(['export', 'state', 'commit', STDOUT_KEY], { env });
+    expect([unnamed.exitCode, unnamed.stderr]).toEqual([2, expect.stringMatching(/--run is required/)]);
+    const unknown = await cnvInProcess(['export', 'state', 'commit', STDOUT_KEY, '--run', 'nope'], { env });
+    expect([unknown.exitCode, unknown.stderr]).toEqual([5, expect.stringMatching(/run_not_found/)]);
   });
 
   it('usage errors: a table format, --columns with NDJSON, --defer-commit with a file, --until without --since', async () => {
@@ -196,5 +210,187 @@ describe('export runner (in-process, MockAgent)', () => {
     ]);
     const before = await events(['--full', '--until', '2024-12-01']);
     expect([before.exitCode, before.stderr]).toEqual([2, expect.stringMatching(/--until: must not be before the window's start \(2025-01-01T00:00:00.000Z\)/)]);
+  });
+});
+
+describe('export runner: default state keys per output', () => {
+  it('each file, and stdout, has its own default key; a file state is not moved to stdout', async () => {
+    page(undefined, [contact('a')], null, 4);
+    const one = outFile();
+    const two = outFile();
+    const json = (res: { stderr: string }) => JSON.parse(res.stderr.trim().split('\n').at(-1)!).summary;
+    expect(json(await run(['--out', one, '--json']))).toMatchObject({ stateKey: fileKey(one), rows: 1 });
+    expect(json(await run(['--out', two, '--json']))).toMatchObject({ stateKey: fileKey(two), rows: 1 });
+    const piped = await run(['--json']);
+    expect(json(piped)).toMatchObject({ stateKey: STDOUT_KEY, rows: 1 });
+    const moved = await run(['--state-key', fileKey(one)]);
+    expect(moved.exitCode).toBe(2);
+    expect(moved.stderr).toMatch(/error: state_belongs_to_file: export state ".*" writes to .*contacts\.ndjson; exporting it to stdout would move its position/);
+  });
+
+  it('a file (or stdout) written under the default key of earlier versions keeps that state', async () => {
+    page(undefined, [contact('a')], null, 2);
+    const out = outFile();
+    expect((await run(['--out', out, '--state-key', KEY])).exitCode).toBe(0);
+    const again = await run(['--out', out, '--json']);
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(JSON.parse(again.stderr.trim()).summary).toMatchObject({ stateKey: KEY, rows: 0, skipped: 1 });
+    // Another file, or stdout, gets its own new default state.
+    page(undefined, [contact('a')], null);
+    expect(JSON.parse((await run(['--json'])).stderr.trim()).summary).toMatchObject({ stateKey: STDOUT_KEY, rows: 1 });
+  });
+
+  it('stdout under the default key of earlier versions keeps that state', async () => {
+    page(undefined, [contact('a')], null, 2);
+    expect((await run(['--state-key', KEY])).exitCode).toBe(0);
+    const again = await run(['--json']);
+    expect(JSON.parse(again.stderr.trim().split('\n').at(-1)!).summary).toMatchObject({ stateKey: KEY, rows: 0, skipped: 1 });
+  });
+});
+
+describe('export runner: a server that breaks the pagination contract cannot duplicate a row', () => {
+  const ids = (path: string) => readFileSync(path, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l).id);
+
+  it('a non-empty page that returns the cursor it was asked with: its rows once, then stuck_cursor (exit 7), nothing wrong committed', async () => {
+    page(undefined, [contact('a')], 'c1');
+    page('c1', [contact('bb'), contact('ccc')], 'c1', MAX_STUCK_PAGES + 1);
+    const out = outFile();
+    const res = await run(['--out', out]);
+    expect(res.exitCode, res.stderr).toBe(7);
+    expect(res.stderr).toMatch(/stuck_cursor/);
+    expect(ids(out)).toEqual(['a', 'bb', 'ccc']);
+    expect((await state())?.current).toMatchObject({ cursor: 'c1', rows: 3, seen: ['bb@2025-01-01T00:00:02Z', 'ccc@2025-01-01T00:00:03Z'] });
+    // The server recovers: the next run skips what that cursor gave already.
+    page('c1', [contact('bb'), contact('ccc'), contact('dddd')], null);
+    const next = await run(['--out', out]);
+    expect(next.exitCode, next.stderr).toBe(0);
+    expect(next.stderr).toMatch(/complete: 1 rows \(2 already delivered, skipped\)/);
+    expect(ids(out)).toEqual(['a', 'bb', 'ccc', 'dddd']);
+  });
+
+  it('a cursor that cycles back to one this run already fetched from stops the run (exit 3) instead of looping', async () => {
+    page(undefined, [contact('a')], 'c1');
+    page('c1', [contact('bb')], 'c2');
+    page('c2', [contact('ccc')], 'c1');
+    const out = outFile();
+    const res = await run(['--out', out]);
+    expect(res.exitCode, res.stderr).toBe(3);
+    expect(res.stderr).toMatch(/handed back a cursor it had already given in this run \(a cycle\); stopped before writing that page/);
+    expect(ids(out)).toEqual(['a', 'bb']);
+    expect((await state())?.current).toMatchObject({ cursor: 'c2', rows: 2 });
+  });
+
+  it('a row the next page sends again (an overlapping page boundary) is written once (with a warning)', async () => {
+    page(undefined, [contact('a'), contact('bb')], 'c1');
+    page('c1', [contact('bb'), contact('ccc')], null);
+    const out = outFile();
+    const res = await run(['--out', out]);
+    expect(res.exitCode, res.stderr).toBe(0);
+    expect(res.stderr).toMatch(/sent 1 rows on page 2 that page 1 delivered already; each was written once/);
+    expect(ids(out)).toEqual(['a', 'bb', 'ccc']);
+    expect((await state())?.current.seen).toEqual(['bb@2025-01-01T00:00:02Z', 'ccc@2025-01-01T00:00:03Z']);
+    page('c1', [contact('bb'), contact('ccc')], null);
+    const again = await run(['--out', out]);
+    expect(again.stderr).toMatch(/complete: 0 rows \(2 already delivered, skipped\)/);
+  });
+
+  it('the same row twice within one page is written once (with a warning)', async () => {
+    page(undefined, [contact('a'), contact('bb'), contact('a')], null);
+    const out = outFile();
+    const res = await run(['--out', out]);
+    expect(res.exitCode, res.stderr).toBe(0);
+    expect(res.stderr).toMatch(/sent 1 rows of page 1 twice within the page; each was written once/);
+    expect(ids(out)).toEqual(['a', 'bb']);
+    expect((await state())?.current.seen).toEqual(['a@2025-01-01T00:00:01Z', 'bb@2025-01-01T00:00:02Z']);
+  });
+
+  it('a page with more rows than asked for is refused before anything of it is written (exit 3)', async () => {
+    page(undefined, [contact('a')], 'c1');
+    page('c1', [contact('bb'), contact('ccc'), contact('dddd')], null);
+    const out = outFile();
+    const res = await run(['--out', out, '--limit', '2']);
+    expect(res.exitCode).toBe(3);
+    expect(res.stderr).toMatch(/invalid_response: export contacts: the server sent more than the 2 rows asked for in one page/);
+    expect(ids(out)).toEqual(['a']);
+    expect((await state())?.current).toMatchObject({ cursor: 'c1', rows: 1 });
+  });
+
+  it(`a cursor that stays put while new rows keep coming stops before the ${MAX_SEEN} remembered rows would be forgotten`, async () => {
+    let served = 0;
+    const rows = (n: number) => Array.from({ length: n }, () => contact(`r${served++}`));
+    page(undefined, [contact('a')], 'c1');
+    agent.get(BASE).intercept({ path: '/v2/exports/contacts', method: 'POST', body: (b) => JSON.parse(b).cursor === 'c1' })
+      .reply(200, () => ({ data: { contacts: rows(5000) }, pagination: { nextCursor: 'c1' } })).persist();
+    const out = outFile();
+    const res = await run(['--out', out, '--limit', '5000']);
+    expect(res.exitCode, res.stderr).toBe(3);
+    expect(res.stderr).toMatch(/kept the cursor where it was while sending 25000 distinct rows from it, more than the 20000 a state remembers/);
+    const written = ids(out);
+    expect(written).toHaveLength(1 + MAX_SEEN);
+    expect(new Set(written).size).toBe(written.length);
+    expect((await state())?.current).toMatchObject({ cursor: 'c1', rows: 1 + MAX_SEEN });
+    expect((await state())?.current.seen).toHaveLength(MAX_SEEN);
+  });
+});
+
+describe('export state: nothing secret is persisted or shown', () => {
+  it('a key the server echoes in a failed page is redacted in runs[].error and in `state show`', async () => {
+    page(undefined, [contact('a')], 'c1');
+    agent.get(BASE).intercept({ path: '/v2/exports/contacts', method: 'POST' })
+      .reply(503, { error: { code: 'unavailable', message: `backend refused key ${env.CNV_API_KEY}` } }).times(4);
+    const out = outFile();
+    const res = await run(['--out', out]);
+    expect(res.exitCode).toBe(7);
+    const store = await ExportStateStore.open(dir);
+    const text = readFileSync(store.pathOf(fileKey(out)), 'utf8');
+    expect(text).toContain('sk_live_mock_****');
+    expect(text).not.toContain(env.CNV_API_KEY);
+    const show = await cnvInProcess(['export', 'state', 'show', fileKey(out), '--json'], { env });
+    expect(JSON.parse(show.stdout).runs.at(-1).error).toMatch(/backend refused key sk_live_mock_\*\*\*\*/);
+    expect(show.stdout).not.toContain(env.CNV_API_KEY);
+  });
+
+  it('a user and password in the base URL are not stored in the state', async () => {
+    page(undefined, [contact('a')], null);
+    const res = await cnvInProcess(['export', 'contacts', '--out', outFile(), '--state-key', 'creds'], { env: { ...env, CNV_BASE_URL: 'https://ops:hunter2@api.test' }, dispatcher: agent });
+    expect(res.exitCode, res.stderr).toBe(0);
+    const store = await ExportStateStore.open(dir);
+    expect(readFileSync(store.pathOf('creds'), 'utf8')).not.toContain('hunter2');
+    expect(store.read('creds')?.baseUrl).toBe('https://api.test');
+  });
+
+  it('a state written by an older version (a key in an error, a password in baseUrl) is shown redacted', async () => {
+    page(undefined, [contact('a')], null);
+    const out = outFile();
+    expect((await run(['--out', out])).exitCode).toBe(0);
+    const store = await ExportStateStore.open(dir);
+    const saved = JSON.parse(readFileSync(store.pathOf(fileKey(out)), 'utf8'));
+    saved.state.baseUrl = 'https://ops:hunter2@api.test';
+    saved.state.runs[0].error = `echo ${env.CNV_API_KEY}`;
+    writeFileSync(store.pathOf(fileKey(out)), JSON.stringify(saved));
+    const show = await cnvInProcess(['export', 'state', 'show', fileKey(out), '--json'], { env: { ...env, CNV_API_KEY: undefined as unknown as string } });
+    expect(show.exitCode, show.stderr).toBe(0);
+    expect(show.stdout).not.toMatch(/hunter2|sk_live_mock_0123456789/);
+    expect(JSON.parse(show.stdout)).toMatchObject({ baseUrl: 'https://api.test' });
+  });
+});
+
+describe('--excel-safe (CSV)', () => {
+  const risky = { id: '=1+2', email: '+x@example.com', sfdcLeadId: '-3', sfdcContactId: '@SUM(A1)', sfdcAccountId: '\tx', subscriptionStatus: '\rx', createdAt: 'a=b', updatedAt: '2025-01-01T00:00:00Z' };
+  it('prefixes a quote to values a spreadsheet would run; exact by default; NDJSON refuses the flag', async () => {
+    agent.get(BASE).intercept({ path: (p) => p.startsWith('/v2/fields'), method: 'GET' }).reply(200, { data: { fields: [] }, pagination: { nextCursor: null } }).persist();
+    page(undefined, [risky], null, 2);
+    const csv = async (args: string[]) => {
+      const res = await cnvInProcess(['export', 'contacts', '--no-state', '-o', 'csv', ...args], { env, dispatcher: agent });
+      expect(res.exitCode, res.stderr).toBe(0);
+      const [header, row] = parse(res.stdout) as string[][];
+      return Object.fromEntries(header.map((h, i) => [h, row[i]]));
+    };
+    expect(await csv(['--excel-safe'])).toMatchObject({
+      id: "'=1+2", email: "'+x@example.com", sfdcLeadId: "'-3", sfdcContactId: "'@SUM(A1)", sfdcAccountId: "'\tx", subscriptionStatus: "'\rx", createdAt: 'a=b', updatedAt: '2025-01-01T00:00:00Z',
+    });
+    expect(await csv([])).toMatchObject(risky);
+    const ndjson = await cnvInProcess(['export', 'contacts', '--no-state', '-o', 'ndjson', '--excel-safe'], { env, dispatcher: agent });
+    expect([ndjson.exitCode, ndjson.stderr]).toEqual([2, expect.stringMatching(/--excel-safe applies to CSV output only/)]);
   });
 });

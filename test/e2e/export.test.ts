@@ -119,6 +119,10 @@ describe('cnv export: full, then incremental (binary)', () => {
     const since = await exportCnv(['custom-events', '--since', '2025-01-01', '--out', out, '--state-key', 'inc-events']);
     expect(since.exitCode).toBe(2);
     expect(since.stderr).toMatch(/continues from its saved cursor.*\nhint: .*--full/);
+    // The saved --since repeated (a cron line that carries it) continues, in any spelling of that instant.
+    const same = await exportCnv(['custom-events', '--since', '2024-12-01T01:00:00+01:00', '--out', out, '--state-key', 'inc-events']);
+    expect(same.exitCode, same.stderr).toBe(0);
+    expect(same.stderr).toMatch(/complete: 0 rows/);
   });
 
   it('every email event type, in any case, one state per type; appended events come next', async () => {
@@ -134,7 +138,7 @@ describe('cnv export: full, then incremental (binary)', () => {
     }
     const list = await cnv(['export', 'state', 'list', '--json'], { env: fx.env });
     const keys = JSON.parse(list.stdout).map((s: { key: string }) => s.key);
-    for (const type of EMAIL_EVENT_TYPES) expect(keys).toContain(`default@${new URL(fx.emulator.url).host}/email-events/${type}`);
+    for (const type of EMAIL_EVENT_TYPES) expect(keys).toContain(`default@${new URL(fx.emulator.url).host}/email-events/${type}:${join(dir, `${type}.csv`)}`);
 
     await fx.admin('POST', '/_emulator/email-events', { eventType: 'EMAIL_OPEN', email: FIXTURE_CONTACTS.ada.email, link: 'x\ny' });
     const more = await exportCnv(['email-events', '--type', 'Email_Open', '--out', join(dir, 'EMAIL_OPEN.csv')]);
@@ -226,12 +230,12 @@ describe('cnv export to stdout (binary, real pipes)', () => {
   });
 
   it('--defer-commit: commits only when the consumer succeeded', async () => {
-    const ok = await sh('set -o pipefail; $CNV export contacts --state-key deferred --defer-commit -q | wc -l && $CNV export state commit deferred -q');
+    const ok = await sh('set -o pipefail; $CNV export contacts --state-key deferred --defer-commit --run ok-1 -q | wc -l && $CNV export state commit deferred --run ok-1 -q');
     expect(ok.exitCode, ok.stderr).toBe(0);
     expect(Number(ok.stdout.split('\n')[0].trim())).toBe(acme().contacts.size);
     expect((await exportState(fx.configDir, 'deferred'))?.current.rows).toBe(acme().contacts.size);
 
-    const failing = await sh('set -o pipefail; $CNV export contacts --state-key failing --defer-commit -q | (cat > /dev/null; exit 1) && $CNV export state commit failing');
+    const failing = await sh('set -o pipefail; $CNV export contacts --state-key failing --defer-commit --run f-1 -q | (cat > /dev/null; exit 1) && $CNV export state commit failing --run f-1');
     expect(failing.exitCode).toBe(1);
     const state = (await exportState(fx.configDir, 'failing'))!;
     expect(state.current.rows).toBe(0);
@@ -239,7 +243,33 @@ describe('cnv export to stdout (binary, real pipes)', () => {
     // The consumer failed, so the next run delivers the same rows again.
     const retry = await sh('set -o pipefail; $CNV export contacts --state-key failing --defer-commit | wc -l');
     expect(Number(retry.stdout.trim())).toBe(acme().contacts.size);
-    expect(retry.stderr).toMatch(/pending until `cnv export state commit failing`/);
+    expect(retry.stderr).toMatch(/run f-1 has a pending position .* supersedes it/);
+    expect(retry.stderr).toMatch(/pending until `cnv export state commit failing --run [0-9a-f-]{36}`/);
+  });
+
+  it('--defer-commit, overlapping pipelines: A\'s commit cannot commit B\'s position; no row B\'s failed consumer saw is lost', async () => {
+    const dir = outDir();
+    // Pipeline A: its export ends, its consumer is still loading.
+    const a = await sh(`$CNV export contacts --state-key overlap --defer-commit --run A > ${dir}/a.ndjson`);
+    expect(a.exitCode, a.stderr).toBe(0);
+    await writeContact({ email: 'overlap.new@example.com' });
+    // Pipeline B starts meanwhile; its consumer will fail (no commit).
+    const b = await sh(`$CNV export contacts --state-key overlap --defer-commit --run B > ${dir}/b.ndjson`);
+    expect(b.exitCode, b.stderr).toBe(0);
+    expect(b.stderr).toMatch(/run A has a pending position/);
+    // A's consumer succeeded: its commit is refused, since B superseded it.
+    const commitA = await cnv(['export', 'state', 'commit', 'overlap', '--run', 'A'], { env: fx.env });
+    expect(commitA.exitCode).toBe(7);
+    expect(commitA.stderr).toMatch(/error: run_not_pending: export state "overlap": run A is not pending \(superseded; run B is pending instead\); nothing was committed/);
+    const shown = JSON.parse((await cnv(['export', 'state', 'show', 'overlap', '--json'], { env: fx.env })).stdout);
+    expect(shown.runs.map((r: { runId: string; status: string }) => [r.runId, r.status])).toEqual([['A', 'superseded'], ['B', 'pending']]);
+    // The next run sends every row B's consumer saw (and A's) again.
+    const c = await sh(`$CNV export contacts --state-key overlap --defer-commit --run C > ${dir}/c.ndjson`);
+    expect(c.exitCode, c.stderr).toBe(0);
+    const cIds = new Set(ndjsonRows(`${dir}/c.ndjson`).map((r) => r.id));
+    expect(ndjsonRows(`${dir}/a.ndjson`).filter((r) => !cIds.has(r.id))).toEqual([]);
+    expect(ndjsonRows(`${dir}/c.ndjson`)).toEqual(ndjsonRows(`${dir}/b.ndjson`));
+    expect((await cnv(['export', 'state', 'commit', 'overlap', '--run', 'C'], { env: fx.env })).exitCode).toBe(0);
   });
 
   it('state show and reset', async () => {
@@ -247,7 +277,7 @@ describe('cnv export to stdout (binary, real pipes)', () => {
     expect(show.exitCode).toBe(0);
     const detail = JSON.parse(show.stdout);
     expect(detail).toMatchObject({ key: 'deferred', kind: 'contacts', cursorAge: expect.any(String), lockedBy: null });
-    expect(detail.runs.at(-1)).toMatchObject({ status: 'committed', rows: acme().contacts.size, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(detail.runs.at(-1)).toMatchObject({ runId: 'ok-1', status: 'committed', rows: detail.rows, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
     expect((await cnv(['export', 'state', 'show', 'nope'], { env: fx.env })).exitCode).toBe(5);
     const reset = await cnv(['export', 'state', 'reset', 'deferred', '--json'], { env: fx.env });
     expect(JSON.parse(reset.stdout)).toEqual({ key: 'deferred', removed: true });

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { defaultStateKey, checkStateKey, stateFileStem } from '../../src/exports/state-key.js';
+import { defaultStateKey, checkStateKey, stateFileStem, urlWithoutCredentials } from '../../src/exports/state-key.js';
 import { ExportStateStore } from '../../src/exports/state-store.js';
 import { MANIFESTS_KEPT, withManifest, type ExportState, type Manifest } from '../../src/exports/state.js';
 
@@ -25,6 +25,17 @@ describe('state keys', () => {
   it('are keyed by profile, host and path of the base URL, kind and email type', () => {
     expect(defaultStateKey('default', 'https://api.example.com/', 'contacts')).toBe('default@api.example.com/contacts');
     expect(defaultStateKey('prod', 'http://127.0.0.1:4010/base', 'email-events', 'EMAIL_OPEN')).toBe('prod@127.0.0.1:4010/base/email-events/EMAIL_OPEN');
+  });
+
+  it('name their output: a file by its absolute path, or stdout', () => {
+    expect(defaultStateKey('default', 'https://api.example.com', 'contacts', undefined, { file: '/data/c.csv' })).toBe('default@api.example.com/contacts:/data/c.csv');
+    expect(defaultStateKey('default', 'https://api.example.com', 'email-events', 'EMAIL_OPEN', 'stdout')).toBe('default@api.example.com/email-events/EMAIL_OPEN/stdout');
+  });
+
+  it('base URLs are kept without a user or password', () => {
+    expect(urlWithoutCredentials('https://ops:hunter2@api.example.com/v2')).toBe('https://api.example.com/v2');
+    expect(urlWithoutCredentials('http://ops@127.0.0.1:4010')).toBe('http://127.0.0.1:4010');
+    expect(urlWithoutCredentials('https://api.example.com/')).toBe('https://api.example.com/');
   });
 
   it('map to readable file stems that never collide, and names are checked', () => {

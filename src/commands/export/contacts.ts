@@ -10,7 +10,8 @@ export function configure(cmd: Command): void {
   addExportOptions(cmd, 'contacts').addHelpText('after', `
 Exports contacts in updatedAt order. The first run exports them all; each later run exports
 only the contacts created or updated since (the state keeps the last cursor). Into a file every
-row lands exactly once, across crashes, kills and resumed runs (see docs/exports.md).
+row lands exactly once, across crashes, kills and resumed runs, and only into the file the
+state committed to; each file (and stdout) has its own default state (see docs/exports.md).
 CSV columns: id, sfdcLeadId, sfdcContactId, sfdcAccountId, email, subscriptionStatus,
 createdAt, updatedAt, one column per contact field label, and _extra (JSON of anything else).
 ${FORMAT_HELP}
@@ -19,7 +20,8 @@ Examples:
   $ cnv export contacts --out contacts.csv
   $ cnv export contacts -o ndjson --limit 5000 > contacts.ndjson
   $ cnv export contacts --out contacts.csv --columns 'id,email,updatedAt,First name'
-  $ set -o pipefail; cnv export contacts --state-key crm --defer-commit | load-into-crm && cnv export state commit crm`);
+  $ set -o pipefail; run=$(date +%s)-$$
+  $ cnv export contacts --state-key crm --defer-commit --run $run | load-into-crm && cnv export state commit crm --run $run`);
 }
 
 export async function run(ctx: Context, { opts }: CommandInput): Promise<CommandResult> {

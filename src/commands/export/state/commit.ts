@@ -1,35 +1,59 @@
 import type { Command } from 'commander';
 import type { CommandInput } from '../../../cli/registry.js';
 import type { Context } from '../../../context.js';
+import { CliError, ExitCode, UsageError } from '../../../errors.js';
 import { acquireExportLock } from '../../../exports/lock.js';
+import { checkRunId } from '../../../exports/options.js';
 import { openStateStore, stateNotFound } from '../../../exports/state-view.js';
 import type { CommandResult } from '../../../io/render.js';
 
 export function configure(cmd: Command): void {
-  cmd.argument('<key>', 'the state key (see `cnv export state list`)').addHelpText('after', `
+  cmd
+    .argument('<key>', 'the state key (see `cnv export state list`)')
+    .option('--run <id>', 'the --defer-commit run to commit (its summary names it; or the id you gave it with --run)')
+    .addHelpText('after', `
 Makes the pending position of a --defer-commit run current, once its consumer has succeeded.
-Nothing pending is not an error (exit 0, with a warning), so a retried commit is harmless.
+The commit names its run and refuses any other: when a later run superseded it (it started
+again from the committed position and sends the same rows again), nothing is committed (exit 7).
+Committing a run already committed is not an error (exit 0, with a warning).
 
 Examples:
-  $ cnv export state commit crm
-  $ set -o pipefail; cnv export contacts --state-key crm --defer-commit | load-into-crm && cnv export state commit crm`);
+  $ cnv export state commit crm --run 20250101T0700-4242
+  $ set -o pipefail; run=$(date +%Y%m%dT%H%M%S)-$$
+  $ cnv export contacts --state-key crm --defer-commit --run "$run" | load-into-crm && cnv export state commit crm --run "$run"`);
 }
 
-export async function run(ctx: Context, { args }: CommandInput): Promise<CommandResult> {
+export async function run(ctx: Context, { args, opts }: CommandInput): Promise<CommandResult> {
+  if (opts.run === undefined) {
+    throw new UsageError('--run is required: name the --defer-commit run to commit', 'its summary line names it (`--run ID`); or give the export your own id with --run');
+  }
+  const runId = checkRunId(String(opts.run), '--run');
   const { store, key } = await openStateStore(ctx, args[0]);
   const lock = await acquireExportLock(store.pathOf(key), key);
   try {
     const state = store.read(key);
     if (!state) throw stateNotFound(key);
-    if (!state.pending) {
-      ctx.warn(`export state "${key}" has nothing pending`);
-      return { kind: 'record', data: { key, committed: false, rows: state.current.rows, cursor: state.current.cursor } };
+    const manifest = state.runs.find((m) => m.runId === runId);
+    if (state.pending?.runId !== runId) {
+      if (manifest?.status === 'committed') {
+        ctx.warn(`export state "${key}": run ${runId} is committed already`);
+        return { kind: 'record', data: { key, run: runId, committed: false, rows: state.current.rows, cursor: state.current.cursor } };
+      }
+      if (manifest) {
+        const by = state.pending ? `run ${state.pending.runId} is pending instead` : 'nothing is pending';
+        throw new CliError(`export state "${key}": run ${runId} is not pending (${manifest.status}; ${by}); nothing was committed`, {
+          exitCode: ExitCode.transient,
+          code: 'run_not_pending',
+          hint: 'no row is lost: a later run started again from the committed position and sends these rows again (commit that run once its consumer succeeded)',
+        });
+      }
+      throw new CliError(`export state "${key}" has no run ${runId}`, { exitCode: ExitCode.notFound, code: 'run_not_found', hint: `\`cnv export state show ${key}\` lists its recent runs` });
     }
-    const { runId, savedAt: _savedAt, ...position } = state.pending;
+    const { runId: _runId, savedAt: _savedAt, ...position } = state.pending;
     const runs = state.runs.map((m) => (m.runId === runId ? { ...m, status: 'committed' as const } : m));
     const now = new Date(ctx.clock.now()).toISOString();
     await store.write({ ...state, current: position, pending: undefined, runs, updatedAt: now });
-    return { kind: 'record', data: { key, committed: true, rows: position.rows, added: position.rows - state.current.rows, cursor: position.cursor } };
+    return { kind: 'record', data: { key, run: runId, committed: true, rows: position.rows, added: position.rows - state.current.rows, cursor: position.cursor } };
   } finally {
     await lock.release();
   }

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { CommandInput } from '../../../cli/registry.js';
 import type { Context } from '../../../context.js';
+import { lockHolder } from '../../../exports/lock.js';
 import { openStateStore, stateRow } from '../../../exports/state-view.js';
 import type { CommandResult } from '../../../io/render.js';
 
@@ -17,6 +18,6 @@ Examples:
 export async function run(ctx: Context, _input: CommandInput): Promise<CommandResult> {
   const { store } = await openStateStore(ctx);
   const now = ctx.clock.now();
-  const rows = store.list((err) => ctx.warn(err.message)).map((s) => stateRow(s, now));
+  const rows = store.list((err) => ctx.warn(err.message)).map((s) => stateRow(s, now, lockHolder(store.pathOf(s.key)) !== undefined));
   return { kind: 'list', rows, columns: ['key', 'kind', 'format', 'rows', 'cursorAge', 'output', 'lastRun', 'pending'] };
 }

@@ -11,7 +11,7 @@ Deletes an export state (under its lock: exit 7 while a run holds it). The next 
 key starts from the beginning and, into a file, needs an empty file or --full.
 
 Examples:
-  $ cnv export state reset default@api.example.com/contacts`);
+  $ cnv export state reset default@api.example.com/contacts:/data/contacts.csv`);
 }
 
 export async function run(ctx: Context, { args }: CommandInput): Promise<CommandResult> {

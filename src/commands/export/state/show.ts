@@ -12,7 +12,7 @@ the pending position of a --defer-commit run, and the manifest of recent runs (r
 bytes, sha256 of the bytes each appended, first and last cursor).
 
 Examples:
-  $ cnv export state show default@api.example.com/contacts
+  $ cnv export state show default@api.example.com/contacts:/data/contacts.csv
   $ cnv export state show crm --json | jq '.runs[-1]'`);
 }
 
@@ -20,5 +20,5 @@ export async function run(ctx: Context, { args }: CommandInput): Promise<Command
   const { store, key } = await openStateStore(ctx, args[0]);
   const state = store.read(key);
   if (!state) throw stateNotFound(key);
-  return { kind: 'record', data: stateDetail(state, ctx.clock.now(), store.pathOf(key), lockHolder(store.pathOf(key))) };
+  return { kind: 'record', data: stateDetail(state, ctx.clock.now(), store.pathOf(key), lockHolder(store.pathOf(key)), (text) => ctx.redact(text)) };
 }

@@ -1,0 +1,56 @@
+import { ResponseShapeError } from '../errors.js';
+
+/** Cap on remembered row identities (at most a page under the contract; more only from a server that repeats a cursor). */
+export const MAX_SEEN = 20_000;
+
+/** What a page tells the position: its next cursor, and the identities it skipped (`hits`) and wrote (`fresh`). */
+export interface PageOutcome {
+  nextCursor: string | null;
+  hits: ReadonlySet<string>;
+  fresh: readonly string[];
+}
+
+/** Where a page leaves the export. */
+export interface Step {
+  /** A null cursor: the export is complete. */
+  last: boolean;
+  /** The cursor moved on (it replaces the saved one). */
+  moved: boolean;
+  /** The identities to save as `seen` with the position. */
+  seen: string[];
+  /** What the next page skips: `seen`, plus (in memory only) this page's rows. */
+  nextSkip: Set<string>;
+  /** Rows this page repeated from the page before (not from the saved `seen`). */
+  again: string[];
+}
+
+/**
+ * The pure step of the export protocol: from the cursor a page was fetched with, the identities
+ * saved with it, and what the page held, where the export stands after it.
+ * - A cursor that moves replaces the saved one; `seen` keeps what was saved and not met yet.
+ * - A null cursor ends the export and never replaces the saved one: the next run fetches that
+ *   page again from it, so `seen` is exactly its rows.
+ * - A cursor handed back unchanged keeps the saved one, and every row delivered from it is
+ *   remembered; more than MAX_SEEN of them is the server breaking the contract.
+ * - A cursor this run fetched from before (`visited`) is a cycle, not progress.
+ * Both refusals come before anything of the page is written.
+ */
+export function advance(cursor: string | null, saved: ReadonlySet<string>, page: PageOutcome, visited: Set<string | null>, label: string): Step {
+  const last = page.nextCursor === null;
+  const moved = !last && page.nextCursor !== cursor;
+  if (moved && visited.has(page.nextCursor)) {
+    throw new ResponseShapeError(`${label}: the server handed back a cursor it had already given in this run (a cycle); stopped before writing that page (everything before is committed)`);
+  }
+  if (moved) visited.add(page.nextCursor);
+  const again = [...page.hits].filter((id) => !saved.has(id));
+  let seen: string[];
+  if (moved) seen = [...saved].filter((id) => !page.hits.has(id));
+  else if (last) seen = [...page.hits, ...page.fresh];
+  else {
+    seen = [...saved, ...again, ...page.fresh];
+    if (seen.length > MAX_SEEN) {
+      throw new ResponseShapeError(`${label}: the server kept the cursor where it was while sending ${seen.length} distinct rows from it, more than the ${MAX_SEEN} a state remembers; stopped before writing that page (everything before is committed)`);
+    }
+  }
+  return { last, moved, seen, again, nextSkip: new Set([...seen, ...page.hits, ...page.fresh]) };
+}

@@ -1,0 +1,38 @@
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { LocalFileError, UsageError } from '../errors.js';
+import { fileRecordBase } from './lock.js';
+
+const ownerPath = (configDir: string, fileId: string) => `${fileRecordBase(configDir, fileId)}.owner`;
+
+/**
+ * Which export state writes an output file, by device and inode, beside its lock. A state that
+ * resumes a file another state has since started or taken over with --full is refused before
+ * anything is cut: the bytes after its committed length are the other state's. Call under the
+ * file's lock.
+ */
+export function checkFileOwner(configDir: string, fileId: string, key: string, path: string): void {
+  let owner: string | undefined;
+  try {
+    owner = (JSON.parse(readFileSync(ownerPath(configDir, fileId), 'utf8')) as { key?: string }).key;
+  } catch {
+    return; // none yet (or a file of an earlier version): the state's own checks decide
+  }
+  if (owner !== undefined && owner !== key) {
+    throw new UsageError(
+      `--out ${path} is written by export state "${owner}" now (it started the file or took it over with --full); export state "${key}" would cut or mix its rows`,
+      'give this export another --out (it continues from its saved cursor), or --full to take the file back',
+      'file_taken',
+    );
+  }
+}
+
+/** Records `key` as the state that writes the file (once the file passed every check, before a byte is written). */
+export function claimFile(configDir: string, fileId: string, key: string): void {
+  const at = ownerPath(configDir, fileId);
+  try {
+    writeFileSync(`${at}.${process.pid}.tmp`, JSON.stringify({ key }), { mode: 0o600 });
+    renameSync(`${at}.${process.pid}.tmp`, at);
+  } catch (err) {
+    throw LocalFileError.from(err, 'output file record', at) ?? err;
+  }
+}

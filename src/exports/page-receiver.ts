@@ -1,0 +1,63 @@
+import type { PageReceiver } from '../api/exports.js';
+import { ResponseShapeError } from '../errors.js';
+import { rowIdentity } from './kinds.js';
+import { BlockPool, PageBytes, type PageFormat } from './page-format.js';
+import type { ExportKind } from './state.js';
+
+/** A page as received: its output bytes, and what deduplication found. */
+export interface ReceivedPage {
+  pieces: Buffer[];
+  bytes: number;
+  /** Rows the server sent, delivered before or not. */
+  rows: number;
+  /** Rows written (not delivered before). */
+  fresh: number;
+  /** Rows the server sent twice within this page (written once). */
+  repeated: number;
+  /** Identities of the rows written, in order. */
+  freshIds(): string[];
+  hits: Set<string>;
+  nextCursor: string | null;
+  /** Hands the page's memory back for later pages: call once it is written and its ids read. */
+  release(): void;
+}
+
+/**
+ * Drops the rows of `skip` and the repeats within the page, and formats the others as they
+ * stream in: no page is held parsed. A page with more rows than `limit` breaks the contract
+ * (the API clamps the page size): it stops the run before anything of it is written.
+ */
+export function receiver(kind: ExportKind, format: PageFormat, skip: ReadonlySet<string>, pool: BlockPool, limit: number, label: string): () => PageReceiver<ReceivedPage> {
+  return () => {
+    const out = new PageBytes(pool);
+    const hits = new Set<string>();
+    const inPage = new Set<string>();
+    let rows = 0;
+    let fresh = 0;
+    let repeated = 0;
+    return {
+      row(row) {
+        rows++;
+        if (rows > limit) {
+          throw new ResponseShapeError(`${label}: the server sent more than the ${limit} rows asked for in one page (off-contract); stopped before writing that page`);
+        }
+        const id = rowIdentity(kind, row);
+        if (skip.size > 0 && skip.has(id)) hits.add(id);
+        else if (inPage.has(id)) repeated++;
+        else {
+          fresh++;
+          inPage.add(id);
+          out.add(format.line(row));
+        }
+      },
+      end: (nextCursor) => {
+        const written = out.done();
+        return {
+          pieces: written.pieces, bytes: written.bytes, rows, fresh, repeated, hits, nextCursor,
+          freshIds: () => [...inPage],
+          release: written.release,
+        };
+      },
+    };
+  };
+}
