@@ -41,7 +41,7 @@ const CHUNK_CHARS = { stdout: 64 * 1024, other: 16 * 1024 };
  * stream, in input order.
  */
 export async function openReport(path: string, idColumn: string, stdout: Writable, opts: ReportOptions = {}): Promise<ReportWriter> {
-  const redact = opts.redact ?? ((text: string) => text);
+  const redact = memoized(opts.redact ?? ((text: string) => text));
   const format = (r: RowResult) =>
     `${r.line},${csvCell(r.identifier)},${r.status},${csvCell(redact(r.id ?? ''))},${csvCell(redact(r.error ?? ''))},${csvCell(redact(r.message ?? ''))}\n`;
   const header = reportColumns(idColumn).map(csvCell).join(',') + '\n';
@@ -97,6 +97,21 @@ async function* reportRecords(file: FileHandle, start: number): AsyncGenerator<[
   const parser = input.pipe(parse({ raw: true, relax_column_count: true }));
   input.on('error', (err) => parser.destroy(err));
   for await (const { record, raw } of parser as AsyncIterable<{ record: string[]; raw: string }>) yield [Number(record[0]), raw];
+}
+
+/** Remembers the last few texts: a stopped run's rows share one message, a failing server's rows a few. */
+function memoized(redact: (text: string) => string): (text: string) => string {
+  const seen = new Map<string, string>();
+  return (text) => {
+    if (text === '') return text;
+    let out = seen.get(text);
+    if (out === undefined) {
+      out = redact(text);
+      if (seen.size >= 256) seen.clear();
+      seen.set(text, out);
+    }
+    return out;
+  };
 }
 
 function isRegularOrMissing(path: string): boolean {
