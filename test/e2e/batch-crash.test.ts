@@ -35,7 +35,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('kill -9 and resume (binary)', () => {
   it('5 rounds of kill -9 at random points, then a final resume: one result per row, re-sends within rounds x (concurrency x chunk size)', async () => {
-    const ROWS = 400;
+    const ROWS = 300;
     const CONCURRENCY = 4; // one row per request: the bound is 4 rows per crash
     const event = `crash_${Date.now()}`;
     const path = write('events.csv', `email,createContact\n${Array.from({ length: ROWS }, (_, i) => `crash-${i}@example.com,true`).join('\n')}\n`);
@@ -46,7 +46,7 @@ describe('kill -9 and resume (binary)', () => {
     for (let round = 0; round < ROUNDS; round++) {
       const before = await sends(EVENTS);
       const child = execa('node', [BIN, ...args, ...(round > 0 ? ['--resume-from-report', report] : [])], { env: fx.env, reject: false, stdin: 'ignore' });
-      const at = before + 10 + Math.floor(Math.random() * 40);
+      const at = before + 5 + Math.floor(Math.random() * 30);
       while ((await sends(EVENTS)) < at && child.exitCode === null) await sleep(5);
       child.kill('SIGKILL');
       const res = await child;

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -102,9 +102,11 @@ describe('a signal ends every batch and file mode (binary, slow emulator, 20,000
     const report = reportPath();
     const file = MODES[0].file();
     const args = ['audience', 'add', AU.followUp.id, '--batch', file, '--report', report];
-    const child = start(args, 15_000);
-    // The answers take 20 s: wait until the first request has reached the emulator.
-    await new Promise((r) => setTimeout(r, 800));
+    // Under the 10 s grace a first Ctrl-C gives the requests in flight: only the second ends it in time.
+    const child = start(args, 8_000);
+    // The answers take 20 s: wait until the run has created its report and sent its first requests.
+    while (!existsSync(report)) await new Promise((r) => setTimeout(r, 25));
+    await new Promise((r) => setTimeout(r, 300));
     child.kill('SIGINT');
     await new Promise((r) => setTimeout(r, 200));
     child.kill('SIGINT');
