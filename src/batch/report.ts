@@ -51,7 +51,7 @@ export async function openReport(path: string, idColumn: string, stdout: Writabl
   const carried = [...(opts.done ?? new Map()).entries()]
     .sort(([a], [b]) => a - b)
     .map(([line, { identifier, outcome }]): RowResult => ({ line, identifier, ...outcome }));
-  const file = await openReportFile({ path, header, format, carried, fail: (err) => reportError(path, err), records: reportRecords });
+  const file = await openReportFile({ path, header, format, carried, fail: (err) => reportError(path, err, true), records: reportRecords });
   return { write: (r) => file.write(r), close: () => file.close(), record: file };
 }
 
@@ -138,10 +138,11 @@ function waitForDrain(out: Writable, failure: () => unknown): Promise<void> {
 }
 
 /** A full disk, a read-only file system or no permission: exit 8; anything else (no such directory): exit 2. */
-function reportError(path: string, err: unknown): Error {
+function reportError(path: string, err: unknown, resumable = false): Error {
   if (err instanceof Error && (err instanceof UsageError || err instanceof LocalFileError)) return err;
+  const hint = resumable ? `free space or fix the permissions, then run again with --resume-from-report ${path}: what the report holds is not sent again` : undefined;
   return (
-    LocalFileError.from(err, 'report', path, 'rows recorded so far stay in the report: fix the cause, then run again with --resume-from-report') ??
+    LocalFileError.from(err, 'report', path, hint) ??
     new UsageError(`--report ${path}: cannot write the report: ${(err as Error).message}`, undefined, 'report_unwritable')
   );
 }
