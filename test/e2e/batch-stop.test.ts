@@ -65,8 +65,9 @@ const MODES: Mode[] = [
   },
 ];
 
+// A capped heap: memory must stay bounded while stopping (before the fix it grew until the heap ran out).
 function start(args: string[], timeout = 30_000): ResultPromise<{ reject: false; timeout: number }> {
-  return execa('node', [BIN, ...args], { env: fx.env, reject: false, timeout, stdin: 'ignore' } as const) as never;
+  return execa('node', ['--max-old-space-size=64', BIN, ...args], { env: fx.env, reject: false, timeout, stdin: 'ignore' } as const) as never;
 }
 
 async function untilRequests(route: string, n = 1): Promise<void> {
@@ -123,9 +124,11 @@ describe('a signal ends every batch and file mode (binary, slow emulator, 20,000
 
 describe('an unwritable report stops the run (binary)', () => {
   it('disk full under the report (/dev/full): exit 8 naming the report, promptly', async () => {
-    const res = await cnv([...MODES[0].args(MODES[0].file()), '--report', '/dev/full'], { env: fx.env, timeoutMs: 30_000 });
+    const res = await cnv([...MODES[0].args(MODES[0].file()), '--report', '/dev/full', '--json'], { env: fx.env, timeoutMs: 30_000 });
     expect(res.exitCode).toBe(8);
     expect(res.stderr).toMatch(/error: disk_full: cannot write the report \/dev\/full: the disk is full \(ENOSPC\)/);
+    expect(res.stderr).toMatch(/^stopped early: \d+ rows: /m);
+    expect(res.stderr).toMatch(/"summary":\{.*"exitCode":8\}/);
     // It stopped at the first failed write: most of the 20,000 rows were never sent (2,000 requests otherwise).
     expect((await fx.stats()).byRoute[MODES[0].route]).toBeLessThan(500);
   });
