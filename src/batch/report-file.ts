@@ -124,25 +124,33 @@ export async function openReportFile(spec: ReportFileSpec): Promise<ReportFile> 
   };
 }
 
-/** Rewrites the report in input order: the appended rows merged with the carried rows still in use. */
+/**
+ * Rewrites the report in input order: the appended rows merged with the carried rows still in
+ * use. On failure the report stays as it was (a valid, unmerged report) and the temporary file
+ * is removed.
+ */
 async function compact(spec: ReportFileSpec, file: FileHandle, start: number, carried: readonly RowResult[]): Promise<void> {
-  let i = 0;
+  const out = await createAside(spec.path, spec.fail);
   let text = spec.header;
-  let out: Aside | undefined;
-  const parts: string[] = [];
-  for await (const [line, raw] of spec.records(file, start)) {
-    while (i < carried.length && carried[i].line < line) parts.push(spec.format(carried[i++]));
-    parts.push(raw);
-    if (parts.length >= 1000) text += parts.splice(0).join('');
-    if (text.length > HIGH_WATER) {
-      out ??= await createAside(spec.path, spec.fail);
-      await writeAll(out.handle, text).catch((err: unknown) => Promise.reject(spec.fail(err)));
-      text = '';
+  try {
+    let i = 0;
+    const parts: string[] = [];
+    for await (const [line, raw] of spec.records(file, start)) {
+      while (i < carried.length && carried[i].line < line) parts.push(spec.format(carried[i++]));
+      parts.push(raw);
+      if (parts.length >= 1000) text += parts.splice(0).join('');
+      if (text.length > HIGH_WATER) {
+        await writeAll(out.handle, text);
+        text = '';
+      }
     }
+    while (i < carried.length) parts.push(spec.format(carried[i++]));
+    text += parts.join('');
+  } catch (err) {
+    await out.handle.close().catch(() => {});
+    await unlink(out.temp).catch(() => {});
+    throw spec.fail(err);
   }
-  while (i < carried.length) parts.push(spec.format(carried[i++]));
-  text += parts.join('');
-  out ??= await createAside(spec.path, spec.fail);
   await finishAside(out, text, spec.path, spec.fail);
 }
 
