@@ -2,7 +2,9 @@ import { constants } from 'node:fs';
 import { open, readdir, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
+import { isRunning, lockReport } from './report-lock.js';
 import type { ResultRecord } from './run-batch.js';
+import { TransientError } from '../errors.js';
 import type { RowResult } from './types.js';
 
 /**
@@ -43,9 +45,16 @@ const HIGH_WATER = 1024 * 1024;
 
 export async function openReportFile(spec: ReportFileSpec): Promise<ReportFile> {
   const { path, fail } = spec;
-  await removeStaleTemps(path);
+  const unlock = await lockReport(path).catch((err: unknown) => Promise.reject(err instanceof TransientError ? err : fail(err)));
+  let file: FileHandle;
   const carriedText = spec.carried.map(spec.format).join('');
-  const file = await writeAside(path, spec.header + carriedText, fail);
+  try {
+    await removeStaleTemps(path);
+    file = await writeAside(path, spec.header + carriedText, fail);
+  } catch (err) {
+    await unlock();
+    throw err;
+  }
   const appendStart = Buffer.byteLength(spec.header + carriedText);
 
   let pending = '';
@@ -118,6 +127,7 @@ export async function openReportFile(spec: ReportFileSpec): Promise<ReportFile> 
         if (spec.carried.length > 0) await compact(spec, file, appendStart, carriedUsed);
       } finally {
         await file.close().catch(() => {});
+        await unlock();
         waiters = [];
       }
     },
@@ -215,14 +225,5 @@ export async function removeStaleTemps(path: string): Promise<void> {
       // unlink removes a link itself, never what it points to.
       await unlink(join(dirname(path), name)).catch(() => {});
     }
-  }
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

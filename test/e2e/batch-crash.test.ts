@@ -103,8 +103,10 @@ describe('kill -9 and resume (binary)', () => {
     const staleFile = join(dir, `.${name}.cnv-2147480002-cafebabe.tmp`);
     symlinkSync(victim, staleLink);
     writeFileSync(staleFile, 'left by a killed run\n');
-    // The report path itself a link placed there: replaced, its target untouched.
+    // The report path itself a link placed there: replaced, its target untouched. The same for
+    // a link where the lock goes.
     symlinkSync(victim, report);
+    symlinkSync(victim, join(dir, `.${name}.cnv-lock`));
     const res = await cnv(['audience', 'add', AU.followUp.id, '--batch', path, '--report', report], { env: fx.env });
     expect(res.exitCode).toBe(0);
     expect(readFileSync(victim, 'utf8')).toBe('precious\n');
@@ -113,6 +115,23 @@ describe('kill -9 and resume (binary)', () => {
     expect(existsSync(staleFile)).toBe(false);
     expect(() => lstatSync(staleLink)).toThrow(/ENOENT/);
     expect(readlinkSync(`${report}.partial`)).toBe(victim); // not ours: left alone
+    expect(readdirSync(dir).filter((n) => n.startsWith(`.${name}.`))).toEqual([]);
+  });
+
+  it('two runs on one report: the second stops at once (exit 7, naming the first), the first is not disturbed', async () => {
+    const ids = ((await fx.admin('GET', '/_emulator/state/contacts')) as Array<{ id: string }>).slice(0, 20).map((c) => c.id);
+    const path = write('twice.csv', `cnvContactId\n${ids.join('\n')}\n`);
+    const report = reportPath();
+    const args = ['audience', 'add', AU.followUp.id, '--batch', path, '--chunk-size', '5', '--concurrency', '1', '--report', report];
+    await fx.faults({ latencyMs: 300 });
+    const first = execa('node', [BIN, ...args], { env: fx.env, reject: false, stdin: 'ignore' });
+    while (!existsSync(report)) await sleep(20);
+    const second = await cnv([...args, '--resume-from-report', report], { env: fx.env });
+    expect(second.exitCode).toBe(7);
+    expect(second.stderr).toMatch(new RegExp(`report_locked: another cnv run \\(pid ${first.pid}\\) is writing the report`));
+    expect((await first).exitCode).toBe(0);
+    expect(readReport(report).map((r) => r.status)).toEqual(Array(20).fill('added'));
+    expect(readdirSync(dirname(report)).filter((n) => n.startsWith(`.${basename(report)}.`))).toEqual([]);
   });
 });
 

@@ -5,6 +5,7 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { loadDoneRows, openReport } from '../../src/batch/report.js';
 import { removeStaleTemps } from '../../src/batch/report-file.js';
+import { lockReport } from '../../src/batch/report-lock.js';
 import type { RowResult } from '../../src/batch/types.js';
 
 const HEADER = 'line,identifier,status,cnvContactId,error,message\n';
@@ -73,5 +74,20 @@ describe('the report file', () => {
     for (const f of [gone, running, other]) writeFileSync(f, 'x');
     await removeStaleTemps(path);
     expect(readdirSync(dir).sort()).toEqual([running, other].map((f) => f.slice(dir.length + 1)).sort());
+  });
+});
+
+describe('the report lock', () => {
+  it('refuses while a live process holds it, takes it over from a process gone, and releases it', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'r.csv');
+    const lock = join(dir, '.r.csv.cnv-lock');
+    writeFileSync(lock, `${process.ppid} abcd\n`);
+    await expect(lockReport(path)).rejects.toMatchObject({ exitCode: 7, code: 'report_locked', message: `another cnv run (pid ${process.ppid}) is writing the report ${path}` });
+    writeFileSync(lock, '2147480009 abcd\n');
+    const release = await lockReport(path);
+    expect(readFileSync(lock, 'utf8')).toMatch(new RegExp(`^${process.pid} `));
+    await release();
+    expect(readdirSync(dir)).toEqual([]);
   });
 });
