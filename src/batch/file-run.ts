@@ -93,7 +93,8 @@ export async function runFileBatch<P>(ctx: Context, spec: FileBatchSpec<P>): Pro
   await report?.close().catch((err: unknown) => (reportFailed ??= err));
   if (reportFailed !== undefined) stoppedBy = reportFailed;
 
-  const ending = reportFailed ?? (ctx.signal.aborted ? ctx.signal.reason : stoppedBy);
+  // An interruption (or stdout closed) wins: a report on a closed stdout fails because of it.
+  const ending = ctx.signal.aborted ? ctx.signal.reason : stoppedBy;
   const exitCode = stoppedBy === undefined ? counts.exitCode() : ending instanceof CliError ? ending.exitCode : ExitCode.internal;
   if (!options.report) listProblems(ctx, problems, counts);
   const info = { elapsedMs: ctx.clock.now() - started, dryRun: options.dryRun, report: options.report, stopped: stoppedBy === undefined ? undefined : messageOf(stoppedBy) };

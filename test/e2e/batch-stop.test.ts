@@ -140,6 +140,14 @@ describe('an unwritable report stops the run (binary)', () => {
     expect(res.stderr).toMatch(/cannot write the report \/dev\/full/);
   });
 
+  it('a report on stdout whose reader goes away (| head -1): exit 141, not a report error', async () => {
+    const cmd = `node ${BIN} ${MODES[0].args(MODES[0].file()).join(' ')} --report - | head -1; exit \${PIPESTATUS[0]}`;
+    const res = await execa('bash', ['-c', cmd], { env: fx.env, reject: false, timeout: 30_000 });
+    expect(res.stdout).toBe('line,identifier,status,cnvContactId,error,message');
+    expect(res.exitCode).toBe(141);
+    expect(res.stderr).toMatch(/output_closed/);
+  });
+
   it('a report in a directory that does not exist: exit 2 report_unwritable, nothing sent', async () => {
     const res = await cnv([...MODES[0].args(MODES[0].file()), '--report', join(dir, 'no-such-dir', 'r.csv')], { env: fx.env });
     expect(res.exitCode).toBe(2);
