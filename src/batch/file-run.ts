@@ -71,6 +71,8 @@ export async function runFileBatch<P>(ctx: Context, spec: FileBatchSpec<P>): Pro
   };
 
   let stoppedBy: unknown;
+  // The report could not be written (exit 8, or 2): the run ends with that, after its summary.
+  let reportFailed: unknown;
   try {
     ({ stoppedBy } = await runBatch({
       rows: rows(),
@@ -87,17 +89,26 @@ export async function runFileBatch<P>(ctx: Context, spec: FileBatchSpec<P>): Pro
         return report?.write(result);
       },
     }));
-  } finally {
-    progress.stop();
-    await report?.close();
+  } catch (err) {
+    if (!(err instanceof CliError)) {
+      progress.stop();
+      await report?.close().catch(() => {});
+      throw err;
+    }
+    reportFailed = err;
   }
+  progress.stop();
+  await report?.close().catch((err: unknown) => (reportFailed ??= err));
+  if (reportFailed !== undefined) stoppedBy = reportFailed;
 
-  const exitCode = stoppedBy === undefined ? counts.exitCode() : exitCodeOf(ctx, stoppedBy);
+  // An interruption (or stdout closed) wins: a report on a closed stdout fails because of it.
+  const ending = ctx.signal.aborted ? ctx.signal.reason : stoppedBy;
+  const exitCode = stoppedBy === undefined ? counts.exitCode() : ending instanceof CliError ? ending.exitCode : ExitCode.internal;
   if (!options.report) listProblems(ctx, problems, counts);
   const info = { elapsedMs: ctx.clock.now() - started, dryRun: options.dryRun, report: options.report, stopped: stoppedBy === undefined ? undefined : messageOf(stoppedBy) };
   ctx.info(summaryLine(counts, info));
   if (ctx.globals.json) ctx.io.stderr.write(ctx.redact(JSON.stringify({ summary: { ...summaryData(counts, info), exitCode } })) + '\n');
-  if (stoppedBy !== undefined) throw stopError(ctx, stoppedBy, options.report);
+  if (stoppedBy !== undefined) throw stopError(ending, options.report);
   return { kind: 'none', exitCode };
 }
 
@@ -131,18 +142,12 @@ function listProblems(ctx: Context, problems: RowResult[], counts: BatchCounts):
   if (more > 0) ctx.info(`... and ${more} more; --report FILE lists every row`);
 }
 
-function exitCodeOf(ctx: Context, err: unknown): number {
-  const reason = ctx.signal.aborted ? ctx.signal.reason : err;
-  return reason instanceof CliError ? reason.exitCode : ExitCode.internal;
-}
-
 function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-// The error the command ends with: the interruption, a transient failure (with how to resume), or the fatal error itself.
-function stopError(ctx: Context, err: unknown, report: string | undefined): unknown {
-  if (ctx.signal.aborted) return ctx.signal.reason;
+// The error the command ends with: a transient failure gets how to resume; any other as it is.
+function stopError(err: unknown, report: string | undefined): unknown {
   if (err instanceof CliError && err.exitCode === ExitCode.transient) {
     const hint = report && report !== '-'
       ? `rows without a confirmed result are "skipped" in ${report}; send them later with --resume-from-report ${report}`

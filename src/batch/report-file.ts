@@ -2,7 +2,9 @@ import { constants } from 'node:fs';
 import { open, readdir, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
+import { isRunning, lockReport } from './report-lock.js';
 import type { ResultRecord } from './run-batch.js';
+import { TransientError } from '../errors.js';
 import type { RowResult } from './types.js';
 
 /**
@@ -43,9 +45,16 @@ const HIGH_WATER = 1024 * 1024;
 
 export async function openReportFile(spec: ReportFileSpec): Promise<ReportFile> {
   const { path, fail } = spec;
-  await removeStaleTemps(path);
+  const unlock = await lockReport(path).catch((err: unknown) => Promise.reject(err instanceof TransientError ? err : fail(err)));
+  let file: FileHandle;
   const carriedText = spec.carried.map(spec.format).join('');
-  const file = await writeAside(path, spec.header + carriedText, fail);
+  try {
+    await removeStaleTemps(path);
+    file = await writeAside(path, spec.header + carriedText, fail);
+  } catch (err) {
+    await unlock();
+    throw err;
+  }
   const appendStart = Buffer.byteLength(spec.header + carriedText);
 
   let pending = '';
@@ -118,31 +127,40 @@ export async function openReportFile(spec: ReportFileSpec): Promise<ReportFile> 
         if (spec.carried.length > 0) await compact(spec, file, appendStart, carriedUsed);
       } finally {
         await file.close().catch(() => {});
+        await unlock();
         waiters = [];
       }
     },
   };
 }
 
-/** Rewrites the report in input order: the appended rows merged with the carried rows still in use. */
+/**
+ * Rewrites the report in input order: the appended rows merged with the carried rows still in
+ * use. On failure the report stays as it was (a valid, unmerged report) and the temporary file
+ * is removed.
+ */
 async function compact(spec: ReportFileSpec, file: FileHandle, start: number, carried: readonly RowResult[]): Promise<void> {
-  let i = 0;
+  const out = await createAside(spec.path, spec.fail);
   let text = spec.header;
-  let out: Aside | undefined;
-  const parts: string[] = [];
-  for await (const [line, raw] of spec.records(file, start)) {
-    while (i < carried.length && carried[i].line < line) parts.push(spec.format(carried[i++]));
-    parts.push(raw);
-    if (parts.length >= 1000) text += parts.splice(0).join('');
-    if (text.length > HIGH_WATER) {
-      out ??= await createAside(spec.path, spec.fail);
-      await writeAll(out.handle, text).catch((err: unknown) => Promise.reject(spec.fail(err)));
-      text = '';
+  try {
+    let i = 0;
+    const parts: string[] = [];
+    for await (const [line, raw] of spec.records(file, start)) {
+      while (i < carried.length && carried[i].line < line) parts.push(spec.format(carried[i++]));
+      parts.push(raw);
+      if (parts.length >= 1000) text += parts.splice(0).join('');
+      if (text.length > HIGH_WATER) {
+        await writeAll(out.handle, text);
+        text = '';
+      }
     }
+    while (i < carried.length) parts.push(spec.format(carried[i++]));
+    text += parts.join('');
+  } catch (err) {
+    await out.handle.close().catch(() => {});
+    await unlink(out.temp).catch(() => {});
+    throw spec.fail(err);
   }
-  while (i < carried.length) parts.push(spec.format(carried[i++]));
-  text += parts.join('');
-  out ??= await createAside(spec.path, spec.fail);
   await finishAside(out, text, spec.path, spec.fail);
 }
 
@@ -207,14 +225,5 @@ export async function removeStaleTemps(path: string): Promise<void> {
       // unlink removes a link itself, never what it points to.
       await unlink(join(dirname(path), name)).catch(() => {});
     }
-  }
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

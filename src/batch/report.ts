@@ -41,7 +41,7 @@ const CHUNK_CHARS = { stdout: 64 * 1024, other: 16 * 1024 };
  * stream, in input order.
  */
 export async function openReport(path: string, idColumn: string, stdout: Writable, opts: ReportOptions = {}): Promise<ReportWriter> {
-  const redact = opts.redact ?? ((text: string) => text);
+  const redact = memoized(opts.redact ?? ((text: string) => text));
   const format = (r: RowResult) =>
     `${r.line},${csvCell(r.identifier)},${r.status},${csvCell(redact(r.id ?? ''))},${csvCell(redact(r.error ?? ''))},${csvCell(redact(r.message ?? ''))}\n`;
   const header = reportColumns(idColumn).map(csvCell).join(',') + '\n';
@@ -51,7 +51,7 @@ export async function openReport(path: string, idColumn: string, stdout: Writabl
   const carried = [...(opts.done ?? new Map()).entries()]
     .sort(([a], [b]) => a - b)
     .map(([line, { identifier, outcome }]): RowResult => ({ line, identifier, ...outcome }));
-  const file = await openReportFile({ path, header, format, carried, fail: (err) => reportError(path, err), records: reportRecords });
+  const file = await openReportFile({ path, header, format, carried, fail: (err) => reportError(path, err, true), records: reportRecords });
   return { write: (r) => file.write(r), close: () => file.close(), record: file };
 }
 
@@ -99,6 +99,21 @@ async function* reportRecords(file: FileHandle, start: number): AsyncGenerator<[
   for await (const { record, raw } of parser as AsyncIterable<{ record: string[]; raw: string }>) yield [Number(record[0]), raw];
 }
 
+/** Remembers the last few texts: a stopped run's rows share one message, a failing server's rows a few. */
+function memoized(redact: (text: string) => string): (text: string) => string {
+  const seen = new Map<string, string>();
+  return (text) => {
+    if (text === '') return text;
+    let out = seen.get(text);
+    if (out === undefined) {
+      out = redact(text);
+      if (seen.size >= 256) seen.clear();
+      seen.set(text, out);
+    }
+    return out;
+  };
+}
+
 function isRegularOrMissing(path: string): boolean {
   try {
     return statSync(path).isFile();
@@ -123,10 +138,11 @@ function waitForDrain(out: Writable, failure: () => unknown): Promise<void> {
 }
 
 /** A full disk, a read-only file system or no permission: exit 8; anything else (no such directory): exit 2. */
-function reportError(path: string, err: unknown): Error {
+function reportError(path: string, err: unknown, resumable = false): Error {
   if (err instanceof Error && (err instanceof UsageError || err instanceof LocalFileError)) return err;
+  const hint = resumable ? `free space or fix the permissions, then run again with --resume-from-report ${path}: what the report holds is not sent again` : undefined;
   return (
-    LocalFileError.from(err, 'report', path, 'rows recorded so far stay in the report: fix the cause, then run again with --resume-from-report') ??
+    LocalFileError.from(err, 'report', path, hint) ??
     new UsageError(`--report ${path}: cannot write the report: ${(err as Error).message}`, undefined, 'report_unwritable')
   );
 }

@@ -90,7 +90,14 @@ export async function runBatch<P>(opts: RunBatchOptions<P>): Promise<RunBatchOut
   if (opts.signal?.aborted) onAbort();
   else opts.signal?.addEventListener('abort', onAbort, { once: true });
 
-  const skip = (item: BatchItem<P>, s: number, failed?: unknown) => results.put(s, skippedResult(item, failed, stoppedBy));
+  // After a stop every remaining row is skipped for the same reason: one message for them all.
+  let notSent: { error: string; message: string } | undefined;
+  const skip = (item: BatchItem<P>, s: number, failed?: unknown) => {
+    const { line, identifier } = item;
+    if (failed !== undefined) return results.put(s, { line, identifier, status: 'skipped', error: codeOf(failed), message: `no confirmed answer: ${messageOf(failed)}` });
+    notSent ??= { error: 'not_sent', message: `not sent: the run stopped (${messageOf(stoppedBy)})` };
+    results.put(s, { line, identifier, status: 'skipped', error: notSent.error, message: notSent.message });
+  };
   const waitForOne = () => (running.size > 0 ? Promise.race(running) : Promise.resolve());
   const sinkFailed = (err: unknown) => {
     sinkError ??= err;
@@ -225,13 +232,6 @@ function keysOf<P>(orderKey: RunBatchOptions<P>['orderKey'], payload: P): readon
   const key = orderKey?.(payload);
   if (key === undefined) return [];
   return typeof key === 'string' ? [key] : key;
-}
-
-/** `failed`: the error of this row's own chunk (sent, no confirmed answer); else the row was never sent. */
-function skippedResult(item: { line: number; identifier: string }, failed: unknown, stoppedBy: unknown): RowResult {
-  const base = { line: item.line, identifier: item.identifier, status: 'skipped' as const };
-  if (failed !== undefined) return { ...base, error: codeOf(failed), message: `no confirmed answer: ${messageOf(failed)}` };
-  return { ...base, error: 'not_sent', message: `not sent: the run stopped (${messageOf(stoppedBy)})` };
 }
 
 function codeOf(err: unknown): string {

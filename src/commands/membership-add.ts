@@ -56,8 +56,9 @@ userId; other columns are ignored), NDJSON or a JSON array of objects; - reads s
 checked locally first (a bad row is "invalid", never sent), then sent ${MAX_BATCH_CONTACTS} per request
 (--chunk-size) with --concurrency requests in flight. Every row gets one result in --report
 (added, failed, invalid, skipped); a summary goes to stderr. Exit 0 when every row was added,
-6 when some failed or were invalid, 7 when the run could not finish (then
---resume-from-report sends only what is missing). --dry-run checks the file and sends nothing.
+6 when some failed or were invalid, 7 when the run could not finish, 8 when the report cannot
+be written, 130/143 when interrupted; then --resume-from-report sends only what is missing
+(the report file is resumable even after kill -9). --dry-run checks the file and sends nothing.
 The batch endpoint must be enabled for the account (exit 4, export_not_enabled, otherwise).
 See docs/batches.md.
 

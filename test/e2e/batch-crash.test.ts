@@ -35,7 +35,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('kill -9 and resume (binary)', () => {
   it('5 rounds of kill -9 at random points, then a final resume: one result per row, re-sends within rounds x (concurrency x chunk size)', async () => {
-    const ROWS = 400;
+    const ROWS = 300;
     const CONCURRENCY = 4; // one row per request: the bound is 4 rows per crash
     const event = `crash_${Date.now()}`;
     const path = write('events.csv', `email,createContact\n${Array.from({ length: ROWS }, (_, i) => `crash-${i}@example.com,true`).join('\n')}\n`);
@@ -46,7 +46,7 @@ describe('kill -9 and resume (binary)', () => {
     for (let round = 0; round < ROUNDS; round++) {
       const before = await sends(EVENTS);
       const child = execa('node', [BIN, ...args, ...(round > 0 ? ['--resume-from-report', report] : [])], { env: fx.env, reject: false, stdin: 'ignore' });
-      const at = before + 10 + Math.floor(Math.random() * 40);
+      const at = before + 5 + Math.floor(Math.random() * 30);
       while ((await sends(EVENTS)) < at && child.exitCode === null) await sleep(5);
       child.kill('SIGKILL');
       const res = await child;
@@ -83,12 +83,10 @@ describe('kill -9 and resume (binary)', () => {
     expect(done1.length).toBeGreaterThan(0);
     await fx.faults({ latencyMs: 5_000 });
     const run2 = execa('node', [BIN, ...base, '--report', second, '--resume-from-report', first], { env: fx.env, reject: false, stdin: 'ignore' });
-    const before = (await fx.stats()).total;
     while (!existsSync(second)) await sleep(20);
     await sleep(300);
     run2.kill('SIGKILL');
     await run2;
-    expect((await fx.stats()).total).toBe(before);
     const done2 = readReport(second).filter((r) => r.status === 'added').map((r) => r.line);
     expect(done2).toEqual(done1);
   });
@@ -105,8 +103,10 @@ describe('kill -9 and resume (binary)', () => {
     const staleFile = join(dir, `.${name}.cnv-2147480002-cafebabe.tmp`);
     symlinkSync(victim, staleLink);
     writeFileSync(staleFile, 'left by a killed run\n');
-    // The report path itself a link placed there: replaced, its target untouched.
+    // The report path itself a link placed there: replaced, its target untouched. The same for
+    // a link where the lock goes.
     symlinkSync(victim, report);
+    symlinkSync(victim, join(dir, `.${name}.cnv-lock`));
     const res = await cnv(['audience', 'add', AU.followUp.id, '--batch', path, '--report', report], { env: fx.env });
     expect(res.exitCode).toBe(0);
     expect(readFileSync(victim, 'utf8')).toBe('precious\n');
@@ -115,6 +115,23 @@ describe('kill -9 and resume (binary)', () => {
     expect(existsSync(staleFile)).toBe(false);
     expect(() => lstatSync(staleLink)).toThrow(/ENOENT/);
     expect(readlinkSync(`${report}.partial`)).toBe(victim); // not ours: left alone
+    expect(readdirSync(dir).filter((n) => n.startsWith(`.${name}.`))).toEqual([]);
+  });
+
+  it('two runs on one report: the second stops at once (exit 7, naming the first), the first is not disturbed', async () => {
+    const ids = ((await fx.admin('GET', '/_emulator/state/contacts')) as Array<{ id: string }>).slice(0, 20).map((c) => c.id);
+    const path = write('twice.csv', `cnvContactId\n${ids.join('\n')}\n`);
+    const report = reportPath();
+    const args = ['audience', 'add', AU.followUp.id, '--batch', path, '--chunk-size', '5', '--concurrency', '1', '--report', report];
+    await fx.faults({ latencyMs: 300 });
+    const first = execa('node', [BIN, ...args], { env: fx.env, reject: false, stdin: 'ignore' });
+    while (!existsSync(report)) await sleep(20);
+    const second = await cnv([...args, '--resume-from-report', report], { env: fx.env });
+    expect(second.exitCode).toBe(7);
+    expect(second.stderr).toMatch(new RegExp(`report_locked: another cnv run \\(pid ${first.pid}\\) is writing the report`));
+    expect((await first).exitCode).toBe(0);
+    expect(readReport(report).map((r) => r.status)).toEqual(Array(20).fill('added'));
+    expect(readdirSync(dirname(report)).filter((n) => n.startsWith(`.${basename(report)}.`))).toEqual([]);
   });
 });
 

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -36,37 +36,38 @@ const MODES: Mode[] = [
   {
     name: 'audience add --batch',
     route: 'POST /v2/audiences/:audienceId/contacts/batch',
-    args: (f) => ['audience', 'add', AU.followUp.id, '--batch', f, '--chunk-size', '10', '--concurrency', '2'],
+    args: (f) => ['audience', 'add', AU.followUp.id, '--batch', f, '--chunk-size', '10'],
     file: () => emails('audience.csv'),
   },
   {
     name: 'campaigns add --batch',
     route: 'POST /v2/campaigns/:campaignId/contacts/batch',
-    args: (f) => ['campaigns', 'add', CA.tradeShow.id, '--batch', f, '--chunk-size', '10', '--concurrency', '2'],
+    args: (f) => ['campaigns', 'add', CA.tradeShow.id, '--batch', f, '--chunk-size', '10'],
     file: () => emails('campaign.csv'),
   },
   {
     name: 'contacts upsert --file',
     route: 'POST /v2/contacts',
-    args: (f) => ['contacts', 'upsert', '--file', f, '--concurrency', '4'],
+    args: (f) => ['contacts', 'upsert', '--file', f],
     file: () => emails('contacts.csv'),
   },
   {
     name: 'events track --file',
     route: 'POST /v2/events',
-    args: (f) => ['events', 'track', '--file', f, '--event', 'stop_test', '--concurrency', '4'],
+    args: (f) => ['events', 'track', '--file', f, '--event', 'stop_test'],
     file: () => emails('events.csv'),
   },
   {
     name: 'records upsert --file',
     route: 'POST /v2/custom-objects/:customObjectId/records/batch',
-    args: (f) => ['records', 'upsert', CO.id, '--file', f, '--no-coerce', '--chunk-size', '10', '--concurrency', '2'],
+    args: (f) => ['records', 'upsert', CO.id, '--file', f, '--no-coerce', '--chunk-size', '10'],
     file: () => write('records.csv', `clientDedupKey,planName\n${Array.from({ length: ROWS }, (_, i) => `stop-${i},basic`).join('\n')}\n`),
   },
 ];
 
+// A capped heap: memory must stay bounded while stopping (before the fix it grew until the heap ran out).
 function start(args: string[], timeout = 30_000): ResultPromise<{ reject: false; timeout: number }> {
-  return execa('node', [BIN, ...args], { env: fx.env, reject: false, timeout, stdin: 'ignore' } as const) as never;
+  return execa('node', ['--max-old-space-size=64', BIN, ...args], { env: fx.env, reject: false, timeout, stdin: 'ignore' } as const) as never;
 }
 
 async function untilRequests(route: string, n = 1): Promise<void> {
@@ -77,10 +78,11 @@ describe('a signal ends every batch and file mode (binary, slow emulator, 20,000
   for (const [i, mode] of MODES.entries()) {
     const signal = i % 2 === 0 ? 'SIGINT' : 'SIGTERM';
     it(`${mode.name}: ${signal} exits ${signal === 'SIGINT' ? 130 : 143} with a result for every row`, async () => {
-      await fx.faults({ latencyMs: 300 });
+      // The runaway of issue 11: default concurrency, 150 ms answers, stopped mid-run.
+      await fx.faults({ latencyMs: 150 });
       const report = reportPath();
       const child = start([...mode.args(mode.file()), '--report', report]);
-      await untilRequests(mode.route);
+      await untilRequests(mode.route, 20);
       child.kill(signal);
       const res = await child;
       // Before the fix the batch adds never exited (one core busy, memory growing): the
@@ -102,9 +104,11 @@ describe('a signal ends every batch and file mode (binary, slow emulator, 20,000
     const report = reportPath();
     const file = MODES[0].file();
     const args = ['audience', 'add', AU.followUp.id, '--batch', file, '--report', report];
-    const child = start(args, 15_000);
-    // The answers take 20 s: wait until the first request has reached the emulator.
-    await new Promise((r) => setTimeout(r, 800));
+    // Under the 10 s grace a first Ctrl-C gives the requests in flight: only the second ends it in time.
+    const child = start(args, 8_000);
+    // The answers take 20 s: wait until the run has created its report and sent its first requests.
+    while (!existsSync(report)) await new Promise((r) => setTimeout(r, 25));
+    await new Promise((r) => setTimeout(r, 300));
     child.kill('SIGINT');
     await new Promise((r) => setTimeout(r, 200));
     child.kill('SIGINT');
@@ -121,9 +125,11 @@ describe('a signal ends every batch and file mode (binary, slow emulator, 20,000
 
 describe('an unwritable report stops the run (binary)', () => {
   it('disk full under the report (/dev/full): exit 8 naming the report, promptly', async () => {
-    const res = await cnv([...MODES[0].args(MODES[0].file()), '--report', '/dev/full'], { env: fx.env, timeoutMs: 30_000 });
+    const res = await cnv([...MODES[0].args(MODES[0].file()), '--report', '/dev/full', '--json'], { env: fx.env, timeoutMs: 30_000 });
     expect(res.exitCode).toBe(8);
     expect(res.stderr).toMatch(/error: disk_full: cannot write the report \/dev\/full: the disk is full \(ENOSPC\)/);
+    expect(res.stderr).toMatch(/^stopped early: \d+ rows: /m);
+    expect(res.stderr).toMatch(/"summary":\{.*"exitCode":8\}/);
     // It stopped at the first failed write: most of the 20,000 rows were never sent (2,000 requests otherwise).
     expect((await fx.stats()).byRoute[MODES[0].route]).toBeLessThan(500);
   });
@@ -132,6 +138,14 @@ describe('an unwritable report stops the run (binary)', () => {
     const res = await cnv([...MODES[2].args(MODES[2].file()), '--report', '/dev/full'], { env: fx.env, timeoutMs: 30_000 });
     expect(res.exitCode).toBe(8);
     expect(res.stderr).toMatch(/cannot write the report \/dev\/full/);
+  });
+
+  it('a report on stdout whose reader goes away (| head -1): exit 141, not a report error', async () => {
+    const cmd = `node ${BIN} ${MODES[0].args(MODES[0].file()).join(' ')} --report - | head -1; exit \${PIPESTATUS[0]}`;
+    const res = await execa('bash', ['-c', cmd], { env: fx.env, reject: false, timeout: 30_000 });
+    expect(res.stdout).toBe('line,identifier,status,cnvContactId,error,message');
+    expect(res.exitCode).toBe(141);
+    expect(res.stderr).toMatch(/output_closed/);
   });
 
   it('a report in a directory that does not exist: exit 2 report_unwritable, nothing sent', async () => {
