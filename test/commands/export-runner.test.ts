@@ -350,13 +350,14 @@ describe('export state: nothing secret is persisted or shown', () => {
     expect(show.stdout).not.toContain(env.CNV_API_KEY);
   });
 
-  it('a user and password in the base URL are not stored in the state', async () => {
+  it('a user and password in the base URL are refused before any state is written', async () => {
     page(undefined, [contact('a')], null);
     const res = await cnvInProcess(['export', 'contacts', '--out', outFile(), '--state-key', 'creds'], { env: { ...env, CNV_BASE_URL: 'https://ops:hunter2@api.test' }, dispatcher: agent });
-    expect(res.exitCode, res.stderr).toBe(0);
+    expect(res.exitCode).toBe(2);
+    expect(res.stderr).toMatch(/^error: credentials_in_url: /);
+    expect(res.stderr).not.toContain('hunter2');
     const store = await ExportStateStore.open(dir);
-    expect(readFileSync(store.pathOf('creds'), 'utf8')).not.toContain('hunter2');
-    expect(store.read('creds')?.baseUrl).toBe('https://api.test');
+    expect(store.read('creds')).toBeUndefined();
   });
 
   it('a state written by an older version (a key in an error, a password in baseUrl) is shown redacted', async () => {
