@@ -16,6 +16,7 @@ export function addGlobalOptions(program: Command): void {
     .option('--json', 'print JSON (records, lists, summaries and errors)')
     .addOption(new Option('-o, --format <format>', 'output format').choices([...OUTPUT_FORMATS]))
     .option('-v, --verbose', 'log each request and response on stderr (API key redacted)')
+    .option('--debug', 'log each request and response in full on stderr: URL, headers, bodies (first 4 KiB), timing, attempts; key redacted (also CNV_DEBUG=api)')
     .option('-q, --quiet', 'no progress, warnings or summaries on stderr')
     .option('--no-progress', 'no progress display')
     .option('--no-color', 'no colour (also NO_COLOR)')
@@ -36,7 +37,8 @@ export function toGlobals(raw: Record<string, unknown>, env: NodeJS.ProcessEnv):
     baseUrl: raw.baseUrl as string | undefined,
     json: raw.json === true,
     format: raw.format as GlobalOptions['format'],
-    verbose: raw.verbose === true,
+    verbose: raw.verbose === true || debugEnv(env) === 'verbose',
+    debug: raw.debug === true || debugEnv(env) === 'api',
     quiet: raw.quiet === true,
     progress: raw.progress !== false,
     color: raw.color !== false && !('NO_COLOR' in env && env.NO_COLOR !== ''),
@@ -45,6 +47,13 @@ export function toGlobals(raw: Record<string, unknown>, env: NodeJS.ProcessEnv):
     maxRetryWaitMs: ((raw.maxRetryWait as number | undefined) ?? envSeconds(env, 'CNV_MAX_RETRY_WAIT') ?? DEFAULT_GLOBALS.maxRetryWaitMs / 1000) * 1000,
     dryRun: raw.dryRun === true,
   };
+}
+
+/** CNV_DEBUG, as gh reads GH_DEBUG: `api` for the full HTTP log, another true value for --verbose. */
+function debugEnv(env: NodeJS.ProcessEnv): 'api' | 'verbose' | undefined {
+  const raw = (env.CNV_DEBUG ?? '').trim().toLowerCase();
+  if (raw === 'api') return 'api';
+  return raw === '' || raw === '0' || raw === 'false' || raw === 'no' || raw === 'off' ? undefined : 'verbose';
 }
 
 function envSeconds(env: NodeJS.ProcessEnv, name: string): number | undefined {
