@@ -7,6 +7,7 @@ import { CliError, DryRunStop, ResponseShapeError } from '../errors.js';
 import { keyMasker, makeRedactor, maskKey, redactUrl } from './redact.js';
 import type { RequestLogger } from './logger.js';
 import { BodyCapture } from './debug-logger.js';
+import { attemptDeadline } from './deadline.js';
 import type { RateLimiter } from './rate-limiter.js';
 import { backoffDelay, DEFAULT_MAX_RETRY_WAIT_MS, isRetryable, parseRetryAfter, type FailedAttempt, type Idempotency } from './retry-policy.js';
 import { describeIssues, envelopeSchema, rowsData } from './envelope.js';
@@ -183,8 +184,10 @@ export class HttpClient {
       const started = this.opts.clock.now();
       logger.request({ method: spec.method, path: url.pathname + url.search, attempt, ...(logger.wantsBodies ? this.debugRequest(url, spec, body) : {}) });
       let failure: FailedAttempt & { error: Error; retryAfterMs?: number };
+      // The per-attempt time limit covers the answer's body too: released when the attempt is over.
+      const deadline = attemptDeadline(this.opts.timeoutMs, spec.signal);
       try {
-        const res = await this.send(url, spec, body);
+        const res = await this.send(url, spec, body, deadline.signal);
         // The debug log sees the body as its reader takes it (only then: a cost per chunk).
         const capture = logger.wantsBodies ? new BodyCapture() : undefined;
         const resBody = capture ? capture.wrap(res.body) : res.body;
@@ -217,6 +220,8 @@ export class HttpClient {
           method: spec.method, path: url.pathname, attempt, status: networkCode, ms: this.opts.clock.now() - started,
         });
         failure = { networkCode, error: err as Error };
+      } finally {
+        deadline.release();
       }
       const retryable = isRetryable(failure, spec.idempotency);
       if (!retryable || attempt >= this.opts.maxAttempts) throw finalError(failure, target, attempt, retryable, spec.idempotency);
@@ -235,9 +240,7 @@ export class HttpClient {
     return url;
   }
 
-  private send(url: URL, spec: BaseSpec, body: string | undefined) {
-    const timeout = AbortSignal.timeout(this.opts.timeoutMs);
-    const signal = spec.signal ? AbortSignal.any([spec.signal, timeout]) : timeout;
+  private send(url: URL, spec: BaseSpec, body: string | undefined, signal: AbortSignal) {
     return request(url, {
       method: spec.method,
       dispatcher: this.opts.dispatcher,
