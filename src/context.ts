@@ -198,7 +198,8 @@ export function createContext(deps: ContextDeps): Context {
       // A terminal that reports no width (script, docker -t without a size) makes a spinner redraw endlessly.
       const columns = (deps.io.stderr as { columns?: number }).columns;
       const sized = columns === undefined || columns > 0;
-      return deps.io.stderrIsTTY && sized && !ctx.globals.quiet && ctx.globals.progress && !ci;
+      // The debug log's many lines on stderr and a spinner redrawing over them would garble both.
+      return deps.io.stderrIsTTY && sized && !ctx.globals.quiet && ctx.globals.progress && !ctx.globals.debug && !ci;
     },
     onDispose(fn) {
       disposers.push(fn);
