@@ -1,3 +1,4 @@
+import { lstat } from 'node:fs/promises';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { CommandInput } from '../cli/registry.js';
 import { integer } from '../cli/parse.js';
@@ -52,6 +53,8 @@ emulator in CI", has the whole recipe and a GitHub Actions job):
 }
 
 export async function run(ctx: Context, { opts }: CommandInput): Promise<CommandResult> {
+  const readyFile = opts.readyFile as string | undefined;
+  if (readyFile !== undefined) await checkReadyFilePath(readyFile);
   const { startEmulator, describeEmulator } = await import('../emulator/index.js');
   const emulator = await startEmulator({
     port: opts.port as number,
@@ -73,7 +76,6 @@ export async function run(ctx: Context, { opts }: CommandInput): Promise<Command
   if (!/^(127\.\d+\.\d+\.\d+|::1|localhost)$/i.test(host)) {
     ctx.warn(`listening on ${host}: anyone who can reach it may use the demo keys printed here and the admin routes under /_emulator, which take no key`);
   }
-  const readyFile = opts.readyFile as string | undefined;
   let readyText: string | undefined;
   if (readyFile !== undefined) {
     const { readyFileText, writeReadyFile } = await import('../emulator/ready-file.js');
@@ -98,6 +100,18 @@ export async function run(ctx: Context, { opts }: CommandInput): Promise<Command
   }
   ctx.info('emulator stopped');
   return { kind: 'none' };
+}
+
+/**
+ * The ready file replaces a regular file or nothing: replacing a symlink, a device or a directory
+ * (`--ready-file /dev/stdout` run as root) would do harm the user did not ask for.
+ */
+async function checkReadyFilePath(path: string): Promise<void> {
+  const existing = await lstat(path).catch(() => undefined);
+  if (existing && !existing.isFile()) {
+    const what = existing.isSymbolicLink() ? 'a symbolic link' : existing.isDirectory() ? 'a directory' : 'a device or other special file';
+    throw new UsageError(`--ready-file ${path}: is ${what}`, 'name a new file (it is written once the emulator listens)');
+  }
 }
 
 /** A ready file that cannot be written: the disk's fault (exit 8) or a path that cannot be one (exit 2). */

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
@@ -93,6 +93,19 @@ describe('cnv emulator --ready-file', () => {
     expect(res.exitCode).toBe(2);
     expect(res.stdout).toBe('');
     expect(res.stderr).toBe(`error: usage: --ready-file ${file}: its directory does not exist (ENOENT)\n`);
+  });
+
+  it('replaces only a regular file: a symlink, a directory or a device is exit 2, before it listens', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cnv-ready-special-'));
+    const link = join(dir, 'link.env');
+    symlinkSync(join(dir, 'target'), link);
+    for (const [path, what] of [[link, 'a symbolic link'], [dir, 'a directory'], ['/dev/null', 'a device or other special file']]) {
+      const res = await cnv(['emulator', '--port', '0', '--ready-file', path], { timeoutMs: 10_000 });
+      expect(res.exitCode, path).toBe(2);
+      expect(res.stdout).toBe('');
+      expect(res.stderr).toBe(`error: usage: --ready-file ${path}: is ${what}\nhint: name a new file (it is written once the emulator listens)\n`);
+    }
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
   });
 
   it('an empty --ready-file is a usage error', async () => {
