@@ -29,7 +29,7 @@ export interface GlobalOptions {
   json: boolean;
   format?: 'table' | 'json' | 'ndjson' | 'csv';
   verbose: boolean;
-  /** Each request and response in full on stderr (--debug, CNV_DEBUG=api). */
+  /** Each request and response in full on stderr (--debug, CNV_DEBUG=api); implies `verbose`. */
   debug: boolean;
   quiet: boolean;
   progress: boolean;

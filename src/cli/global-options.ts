@@ -37,7 +37,8 @@ export function toGlobals(raw: Record<string, unknown>, env: NodeJS.ProcessEnv):
     baseUrl: raw.baseUrl as string | undefined,
     json: raw.json === true,
     format: raw.format as GlobalOptions['format'],
-    verbose: raw.verbose === true || debugEnv(env) === 'verbose',
+    // --debug is --verbose and more: a bug's stack trace, the emulator's request log.
+    verbose: raw.verbose === true || raw.debug === true || debugEnv(env) !== undefined,
     debug: raw.debug === true || debugEnv(env) === 'api',
     quiet: raw.quiet === true,
     progress: raw.progress !== false,

@@ -1,5 +1,6 @@
 import { PassThrough, Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { toGlobals } from '../../src/cli/global-options.js';
 import { createContext } from '../../src/context.js';
 import { BodyCapture, debugLogger } from '../../src/http/debug-logger.js';
 import { makeRedactor } from '../../src/http/redact.js';
@@ -68,5 +69,18 @@ describe('debug logger', () => {
     expect(ctx.showProgress()).toBe(true);
     ctx.globals = { ...ctx.globals, debug: true };
     expect(ctx.showProgress()).toBe(false);
+  });
+
+  it('--debug implies --verbose (a bug\'s stack trace, the emulator\'s log); CNV_DEBUG reads as gh reads GH_DEBUG', () => {
+    const pick = (raw: Record<string, unknown>, env: Record<string, string> = {}) => {
+      const g = toGlobals(raw, env);
+      return { verbose: g.verbose, debug: g.debug };
+    };
+    expect(pick({ debug: true })).toEqual({ verbose: true, debug: true });
+    expect(pick({}, { CNV_DEBUG: 'api' })).toEqual({ verbose: true, debug: true });
+    expect(pick({}, { CNV_DEBUG: ' API ' })).toEqual({ verbose: true, debug: true });
+    for (const on of ['1', 'true', 'yes']) expect(pick({}, { CNV_DEBUG: on })).toEqual({ verbose: true, debug: false });
+    for (const off of ['', '0', 'false', 'no', 'off']) expect(pick({}, { CNV_DEBUG: off })).toEqual({ verbose: false, debug: false });
+    expect(pick({ verbose: true })).toEqual({ verbose: true, debug: false });
   });
 });
