@@ -169,7 +169,7 @@ describe('README "Use the emulator in CI"', () => {
     const githubEnv = join(temp, 'github-env');
     writeFileSync(githubEnv, '');
     const carried: Record<string, string> = {};
-    const base = shellEnv({ RUNNER_TEMP: temp, GITHUB_ENV: githubEnv });
+    const base = shellEnv({ RUNNER_TEMP: temp, GITHUB_ENV: githubEnv, CI: 'true', GITHUB_ACTIONS: 'true' });
     const results: Array<{ name: string; exitCode: number | undefined; stdout: string; stderr: string }> = [];
     let failed = false;
     for (const step of runs.slice(1)) {
