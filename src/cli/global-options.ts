@@ -16,11 +16,11 @@ export function addGlobalOptions(program: Command): void {
     .option('--json', 'print JSON (records, lists, summaries and errors)')
     .addOption(new Option('-o, --format <format>', 'output format').choices([...OUTPUT_FORMATS]))
     .option('-v, --verbose', 'log each request and response on stderr (API key redacted)')
-    .option('--debug', 'log each request and response in full on stderr: URL, headers, bodies (first 4 KiB), timing, attempts; key redacted (also CNV_DEBUG=api)')
     .option('-q, --quiet', 'no progress, warnings or summaries on stderr')
     .option('--no-progress', 'no progress display')
     .option('--no-color', 'no colour (also NO_COLOR)')
     .option('--dry-run', 'print the write request(s) a command would send (key redacted) and send nothing')
+    .option('--debug', 'log each request and response in full on stderr: URL, headers, bodies (first 4 KiB), timing, attempts; key redacted (also CNV_DEBUG=api)')
     .option('--timeout <ms>', `time limit of each HTTP attempt (default ${DEFAULT_GLOBALS.timeout})`, integer(1))
     .option('--max-retries <n>', `retries after a transient failure (default ${DEFAULT_GLOBALS.maxRetries})`, integer(0, 20))
     .option(
