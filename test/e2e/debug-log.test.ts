@@ -1,5 +1,7 @@
 import { createServer, type Server } from 'node:http';
+import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cnv, tempConfigDir } from '../helpers/cli.js';
 import { emulatorFixture } from '../helpers/emulator.js';
@@ -75,6 +77,18 @@ describe('--debug', () => {
     const bodyLine = res.stderr.split('\n').find((l) => l.startsWith('< {"data":'))!;
     expect(bodyLine.length).toBe(2 + 4096);
     expect(JSON.parse(res.stdout)).toHaveLength(40); // the data itself is whole
+  });
+
+  it('an export streamed through the debug capture writes the same file', async () => {
+    const dir = tempConfigDir();
+    const plain = await cnv(['export', 'contacts', '--out', join(dir, 'plain.ndjson'), '--limit', '500'], { env: { ...fx.env, CNV_CONFIG_DIR: tempConfigDir() } });
+    const debug = await cnv(['export', 'contacts', '--out', join(dir, 'debug.ndjson'), '--limit', '500', '--debug'], { env: { ...fx.env, CNV_CONFIG_DIR: tempConfigDir() } });
+    expect([plain.exitCode, debug.exitCode], debug.stderr.slice(-500)).toEqual([0, 0]);
+    const written = readFileSync(join(dir, 'debug.ndjson'), 'utf8');
+    expect(written.split('\n').length).toBeGreaterThan(500);
+    expect(written).toBe(readFileSync(join(dir, 'plain.ndjson'), 'utf8'));
+    expect(debug.stderr).toMatch(/^< 200 POST \/v2\/exports\/contacts \(attempt 1, \d+ ms\)$/m);
+    expect(debug.stderr).toMatch(/^< \{"data":\{"contacts":\[/m);
   });
 
   it('never shows the key: not in headers, not in an echoed body, not cut in half at 4 KiB (canary keys)', async () => {
