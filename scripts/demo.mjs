@@ -23,9 +23,13 @@ function cnv(args, extraEnv = {}) {
   });
 }
 
-async function step(title, args, extraEnv) {
+const shellWord = (a) => (/[\s{}"'$]/.test(a) ? `'${a}'` : a);
+
+/** Runs one step, printed as the user would type it: variables set for this command only come first. */
+async function step(title, args, extraEnv = {}) {
   console.log(`\n${bold('# ' + title)}`);
-  console.log(bold(`$ cnv ${args.map((a) => (/[\s{}"']/.test(a) ? `'${a}'` : a)).join(' ')}`));
+  const assignments = Object.entries(extraEnv).map(([name, value]) => `${name}=${shellWord(value)} `).join('');
+  console.log(bold(`$ ${assignments}cnv ${args.map(shellWord).join(' ')}`));
   const { code, stdout, stderr } = await cnv(args, extraEnv);
   if (stdout.trim()) console.log(stdout.trimEnd());
   if (stderr.trim()) console.log(dim(stderr.trimEnd()));
@@ -42,7 +46,7 @@ try {
   await step('Track it again: the clientEventId makes it a duplicate, not a second event', ['events', 'track', '--event', 'demo_signup', '--email', 'demo.user@example.com', '--client-event-id', 'demo-1']);
   await step('A bad value is caught before anything is sent (exit 2)', ['contacts', 'upsert', '--email', 'not-an-email']);
   await step('No match (exit 5)', ['contacts', 'get', '--email', 'nobody@example.com']);
-  await step('A key whose account lacks the endpoint (exit 4)', ['contacts', 'get', '--email', 'demo.user@example.com'], { CNV_API_KEY: emulator.keys.basic });
+  await step('A key whose account lacks the endpoint (exit 4): the emulator\'s "basic" key, for this one command', ['contacts', 'get', '--email', 'demo.user@example.com'], { CNV_API_KEY: emulator.keys.basic });
 
   const people = join(configDir, 'people.csv');
   writeFileSync(people, 'email\nada@example.com\ngrace@example.com\nnot-an-email\nnobody@example.com\n');

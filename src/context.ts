@@ -29,6 +29,8 @@ export interface GlobalOptions {
   json: boolean;
   format?: 'table' | 'json' | 'ndjson' | 'csv';
   verbose: boolean;
+  /** Each request and response in full on stderr (--debug, CNV_DEBUG=api); implies `verbose`. */
+  debug: boolean;
   quiet: boolean;
   progress: boolean;
   color: boolean;
@@ -43,6 +45,7 @@ export interface GlobalOptions {
 export const DEFAULT_GLOBALS: GlobalOptions = {
   json: false,
   verbose: false,
+  debug: false,
   quiet: false,
   progress: true,
   color: true,
@@ -152,9 +155,10 @@ export function createContext(deps: ContextDeps): Context {
     http() {
       client ??= (async () => {
         const credentials = await ctx.credentials();
-        const [{ HttpClient }, { stderrLogger, silentLogger }, dispatcher] = await Promise.all([
+        const [{ HttpClient }, { stderrLogger, silentLogger }, { debugLogger }, dispatcher] = await Promise.all([
           import('./http/client.js'),
           import('./http/logger.js'),
+          import('./http/debug-logger.js'),
           deps.dispatcher ?? import('./http/agent.js').then(({ createAgent }) => createAgent()),
         ]);
         if (!deps.dispatcher) disposers.push(() => dispatcher.close());
@@ -166,7 +170,9 @@ export function createContext(deps: ContextDeps): Context {
           dispatcher,
           limiter,
           clock,
-          logger: ctx.globals.verbose ? stderrLogger(deps.io.stderr, (s) => ctx.redact(s)) : silentLogger,
+          logger: ctx.globals.debug
+            ? debugLogger(deps.io.stderr, (s) => ctx.redact(s))
+            : ctx.globals.verbose ? stderrLogger(deps.io.stderr, (s) => ctx.redact(s)) : silentLogger,
           maxAttempts: ctx.globals.maxRetries + 1,
           timeoutMs: ctx.globals.timeout,
           maxRetryWaitMs: ctx.globals.maxRetryWaitMs,
@@ -192,7 +198,8 @@ export function createContext(deps: ContextDeps): Context {
       // A terminal that reports no width (script, docker -t without a size) makes a spinner redraw endlessly.
       const columns = (deps.io.stderr as { columns?: number }).columns;
       const sized = columns === undefined || columns > 0;
-      return deps.io.stderrIsTTY && sized && !ctx.globals.quiet && ctx.globals.progress && !ci;
+      // The debug log's many lines on stderr and a spinner redrawing over them would garble both.
+      return deps.io.stderrIsTTY && sized && !ctx.globals.quiet && ctx.globals.progress && !ctx.globals.debug && !ci;
     },
     onDispose(fn) {
       disposers.push(fn);

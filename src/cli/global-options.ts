@@ -20,6 +20,7 @@ export function addGlobalOptions(program: Command): void {
     .option('--no-progress', 'no progress display')
     .option('--no-color', 'no colour (also NO_COLOR)')
     .option('--dry-run', 'print the write request(s) a command would send (key redacted) and send nothing')
+    .option('--debug', 'log each request and response in full on stderr: URL, headers, bodies (first 4 KiB), timing, attempts; key redacted (also CNV_DEBUG=api)')
     .option('--timeout <ms>', `time limit of each HTTP attempt (default ${DEFAULT_GLOBALS.timeout})`, integer(1))
     .option('--max-retries <n>', `retries after a transient failure (default ${DEFAULT_GLOBALS.maxRetries})`, integer(0, 20))
     .option(
@@ -36,7 +37,9 @@ export function toGlobals(raw: Record<string, unknown>, env: NodeJS.ProcessEnv):
     baseUrl: raw.baseUrl as string | undefined,
     json: raw.json === true,
     format: raw.format as GlobalOptions['format'],
-    verbose: raw.verbose === true,
+    // --debug is --verbose and more: a bug's stack trace, the emulator's request log.
+    verbose: raw.verbose === true || raw.debug === true || debugEnv(env) !== undefined,
+    debug: raw.debug === true || debugEnv(env) === 'api',
     quiet: raw.quiet === true,
     progress: raw.progress !== false,
     color: raw.color !== false && !('NO_COLOR' in env && env.NO_COLOR !== ''),
@@ -45,6 +48,13 @@ export function toGlobals(raw: Record<string, unknown>, env: NodeJS.ProcessEnv):
     maxRetryWaitMs: ((raw.maxRetryWait as number | undefined) ?? envSeconds(env, 'CNV_MAX_RETRY_WAIT') ?? DEFAULT_GLOBALS.maxRetryWaitMs / 1000) * 1000,
     dryRun: raw.dryRun === true,
   };
+}
+
+/** CNV_DEBUG, as gh reads GH_DEBUG: `api` for the full HTTP log, another true value for --verbose. */
+function debugEnv(env: NodeJS.ProcessEnv): 'api' | 'verbose' | undefined {
+  const raw = (env.CNV_DEBUG ?? '').trim().toLowerCase();
+  if (raw === 'api') return 'api';
+  return raw === '' || raw === '0' || raw === 'false' || raw === 'no' || raw === 'off' ? undefined : 'verbose';
 }
 
 function envSeconds(env: NodeJS.ProcessEnv, name: string): number | undefined {

@@ -41,6 +41,9 @@ export const HELP_TOPICS: Record<string, { summary: string; text: string }> = {
   HTTPS_PROXY      proxy for https:// requests (also https_proxy)
   HTTP_PROXY       proxy for http:// requests (also http_proxy)
   NO_PROXY         hosts that bypass the proxy (also no_proxy)
+  CNV_DEBUG        "api": log each request and response in full on stderr, as --debug
+                   (URL, headers, bodies cut at 4 KiB, timing; key redacted); any other
+                   true value ("1"): as --verbose
   CNV_RATE_SHARE   "off": do not split the account's 195 requests/s with the
                    other cnv processes of this machine (see docs/performance.md)
   NO_COLOR         any non-empty value turns colour off (as --no-color)

@@ -1,14 +1,20 @@
+import { lstat } from 'node:fs/promises';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { CommandInput } from '../cli/registry.js';
 import { integer } from '../cli/parse.js';
 import type { Context } from '../context.js';
 import type { CommandResult } from '../io/render.js';
-import { UsageError } from '../errors.js';
+import { LocalFileError, UsageError } from '../errors.js';
 
 function rate(text: string): number {
   const n = Number(text);
   if (text.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError(`expected a share from 0 to 1, got "${text}"`);
   return n;
+}
+
+function filePath(text: string): string {
+  if (text.trim() === '') throw new InvalidArgumentError('expected a file path, got ""');
+  return text;
 }
 
 function seed(text: string): 'demo' | 'none' | number {
@@ -28,18 +34,27 @@ export function configure(cmd: Command): void {
     .option('--rate-limit <n>', 'requests per second per business before 429 (0: no limit)', integer(0), 200)
     .option('--seed-contacts <n>', 'extra generated contacts for export benchmarks (read-only, seen only by the exports)', integer(0, 100_000_000), 0)
     .option('--seed-events <n>', 'extra generated custom events, and as many email events, for export benchmarks', integer(0, 100_000_000), 0)
+    .option('--ready-file <path>', 'once listening, write CNV_BASE_URL=... and CNV_API_KEY=... lines to this file (atomically; removed on a clean stop)', filePath)
     .addHelpText('after', `
-Prints the base URL and the demo API keys, then serves until Ctrl-C. Admin routes for tests
-live under /_emulator (see docs/emulator.md).
+Prints the base URL and the demo API keys, then serves until Ctrl-C or SIGTERM. With
+--verbose, one line per request on stderr (method, path, status, time). GET /_emulator/health
+answers {"ok":true} while it serves. Admin routes for tests live under /_emulator (see
+docs/emulator.md).
 
 Examples:
   $ cnv emulator --port 4010
-  $ cnv emulator --port 0 --fail-rate 0.1 --latency 50
+  $ cnv emulator --port 0 --fail-rate 0.1 --latency 50 --verbose
   $ cnv emulator --seed-contacts 1000000 --seed-events 1000000 --rate-limit 0
-  $ eval "$(cnv emulator --port 4010 --json | jq -r '"export CNV_BASE_URL=\\(.url) CNV_API_KEY=\\(.keys.full)"')"`);
+
+In the background (a script, CI): wait for the ready file, then load it (README.md, "Use the
+emulator in CI", has the whole recipe and a GitHub Actions job):
+  $ rm -f emu.env; cnv emulator --port 0 --ready-file emu.env >emu.log 2>&1 &
+  $ until [ -f emu.env ]; do sleep 0.1; done; set -a; . ./emu.env; set +a`);
 }
 
 export async function run(ctx: Context, { opts }: CommandInput): Promise<CommandResult> {
+  const readyFile = opts.readyFile as string | undefined;
+  if (readyFile !== undefined) await checkReadyFilePath(readyFile);
   const { startEmulator, describeEmulator } = await import('../emulator/index.js');
   const emulator = await startEmulator({
     port: opts.port as number,
@@ -51,13 +66,26 @@ export async function run(ctx: Context, { opts }: CommandInput): Promise<Command
     rateLimit: opts.rateLimit as number,
     seedContacts: opts.seedContacts as number,
     seedEvents: opts.seedEvents as number,
-    quiet: true,
+    verbose: ctx.globals.verbose,
+    quiet: ctx.globals.quiet,
+    log: (line) => ctx.io.stderr.write(`${line}\n`),
   }).catch((err: unknown) => {
     throw listenError(err, opts.port as number, opts.host as string) ?? err;
   });
   const host = opts.host as string;
   if (!/^(127\.\d+\.\d+\.\d+|::1|localhost)$/i.test(host)) {
     ctx.warn(`listening on ${host}: anyone who can reach it may use the demo keys printed here and the admin routes under /_emulator, which take no key`);
+  }
+  let readyText: string | undefined;
+  if (readyFile !== undefined) {
+    const { readyFileText, writeReadyFile } = await import('../emulator/ready-file.js');
+    readyText = readyFileText(emulator);
+    try {
+      await writeReadyFile(readyFile, readyText);
+    } catch (err) {
+      await emulator.close();
+      throw readyFileError(err, readyFile);
+    }
   }
   const summary = { url: emulator.url, keys: emulator.keys };
   ctx.io.stdout.write(ctx.globals.json ? JSON.stringify(summary) + '\n' : describeEmulator(emulator) + '\n');
@@ -66,8 +94,34 @@ export async function run(ctx: Context, { opts }: CommandInput): Promise<Command
     ctx.signal.addEventListener('abort', () => resolve(), { once: true });
   });
   await emulator.close();
+  if (readyFile !== undefined && readyText !== undefined) {
+    const { removeReadyFile } = await import('../emulator/ready-file.js');
+    await removeReadyFile(readyFile, readyText);
+  }
   ctx.info('emulator stopped');
   return { kind: 'none' };
+}
+
+/**
+ * The ready file replaces a regular file or nothing: replacing a symlink, a device or a directory
+ * (`--ready-file /dev/stdout` run as root) would do harm the user did not ask for.
+ */
+async function checkReadyFilePath(path: string): Promise<void> {
+  const existing = await lstat(path).catch(() => undefined);
+  if (existing && !existing.isFile()) {
+    const what = existing.isSymbolicLink() ? 'a symbolic link' : existing.isDirectory() ? 'a directory' : 'a device or other special file';
+    throw new UsageError(`--ready-file ${path}: is ${what}`, 'name a new file (it is written once the emulator listens)');
+  }
+}
+
+/** A ready file that cannot be written: the disk's fault (exit 8) or a path that cannot be one (exit 2). */
+export function readyFileError(err: unknown, path: string): unknown {
+  const local = LocalFileError.from(err, 'ready file', path);
+  if (local) return local;
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'ENOENT' || code === 'ENOTDIR') return new UsageError(`--ready-file ${path}: its directory does not exist (${code})`);
+  if (code === 'EISDIR') return new UsageError(`--ready-file ${path}: is a directory (EISDIR)`);
+  return err;
 }
 
 /** A port or interface that cannot be listened on is the user's to change (exit 2), not a bug. */

@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import { escapeControl } from '../io/terminal-text.js';
 import { isLoopbackHost } from './admin-guard.js';
 import { attachBulk } from './bulk.js';
 import { FaultController } from './faults.js';
@@ -15,6 +16,7 @@ export { DEMO_KEYS, type DemoKeys } from './keys.js';
 export { EmulatorStore, BusinessStore } from './store.js';
 export { EmulatorError } from './errors.js';
 export { describeEmulator } from './cli.js';
+export { HEALTH_PATH } from './routes/health.js';
 export type { SeedSpec } from './seed/index.js';
 export {
   FIXTURE_BASIC_CONTACTS,
@@ -45,8 +47,10 @@ export interface EmulatorOptions {
   seedEvents?: number;
   /** No logging at all (by default only unexpected handler errors are logged to stderr). */
   quiet?: boolean;
-  /** Log one line per request to stderr (ignored when quiet). */
+  /** Log one line per request: method, path and query, status, milliseconds (ignored when quiet). */
   verbose?: boolean;
+  /** Where log lines go (default: process.stderr); each line comes with control characters escaped. */
+  log?: (line: string) => void;
 }
 
 /** A running emulator. */
@@ -69,7 +73,9 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   const dataSpec = `seed=${seed}|contacts=${opts.seedContacts ?? 0}|events=${opts.seedEvents ?? 0}`;
   const store = new EmulatorStore(BUSINESSES, (s) => seedStore(s, seed), cursorSecretFor(dataSpec));
   attachBulk(store.business('acme'), { contacts: opts.seedContacts ?? 0, events: opts.seedEvents ?? 0 });
-  const log = opts.quiet ? () => {} : (line: string) => process.stderr.write(`${line}\n`);
+  const sink = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  // What a client sent (a path, an error's message) cannot act on the terminal.
+  const log = opts.quiet ? () => {} : (line: string) => sink(escapeControl(line, '\n\t'));
   const server: Server = createEmulatorServer({
     router: buildApiRouter(),
     adminRouter: buildAdminRouter(),

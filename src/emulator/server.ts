@@ -5,6 +5,8 @@ import { checkAdminRequest } from './admin-guard.js';
 import { EmulatorError, errorBody } from './errors.js';
 import { errorResult, parseJsonObject, readBody, sendJson } from './http-io.js';
 import type { AdminRouter, RouteResult } from './router.js';
+import { HEALTH_PATH } from './routes/health.js';
+import { escapeControl } from '../io/terminal-text.js';
 
 export interface ServerDeps extends ApiDeps {
   adminRouter: AdminRouter;
@@ -23,10 +25,7 @@ export function createEmulatorServer(deps: ServerDeps): Server {
     const started = performance.now();
     dispatch(deps, req, res)
       .then((outcome) => {
-        if (deps.verbose) {
-          const ms = (performance.now() - started).toFixed(1);
-          deps.log(`emulator: ${req.method} ${req.url} -> ${outcome} (${ms} ms)`);
-        }
+        if (deps.verbose) deps.log(requestLine(req, outcome, performance.now() - started));
       })
       .catch((err: unknown) => {
         // Only reachable when the socket broke mid-answer; nothing left to tell the client.
@@ -37,6 +36,11 @@ export function createEmulatorServer(deps: ServerDeps): Server {
   // Longer than common client keep-alive timeouts, so the client closes idle sockets first.
   server.keepAliveTimeout = 10_000;
   return server;
+}
+
+/** The --verbose line of one request: method, path and query, status (or `dropped`), time; escaped. */
+export function requestLine(req: Pick<IncomingMessage, 'method' | 'url'>, outcome: number | 'dropped', ms: number): string {
+  return escapeControl(`emulator: ${req.method ?? '?'} ${req.url ?? '/'} ${outcome} ${ms.toFixed(1)}ms`);
 }
 
 /** Starts listening; resolves with the bound address. */
@@ -71,7 +75,8 @@ async function handleAdminRequest(deps: ServerDeps, req: IncomingMessage, res: S
   const raw = await readBody(req);
   let result: RouteResult;
   try {
-    checkAdminRequest(req, method, deps.listensBeyondLoopback ?? false);
+    // The health probe tells nothing and changes nothing: a container check may use any Host.
+    if (!(method === 'GET' && url.pathname === HEALTH_PATH)) checkAdminRequest(req, method, deps.listensBeyondLoopback ?? false);
     const match = deps.adminRouter.match(method, url.pathname);
     if (match.kind === 'not_found') throw new EmulatorError(404, 'not_found', `No admin route ${url.pathname}`);
     if (match.kind === 'method_not_allowed') {

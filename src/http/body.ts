@@ -24,6 +24,9 @@ export function sizeText(bytes: number): string {
   return `${bytes} bytes`;
 }
 
+/** A response body as its readers use it: chunks in order, and a way to stop reading. */
+export type ResponseBody = AsyncIterable<unknown> & { destroy(): unknown };
+
 /** The Content-Length the server announced, when it is a number. */
 export function declaredLength(headers: Dispatcher.ResponseData['headers']): number | undefined {
   const raw = headers['content-length'];
@@ -35,7 +38,7 @@ export function declaredLength(headers: Dispatcher.ResponseData['headers']): num
  * Reads a body up to `limit` bytes: `complete` is false when there was more (the rest is not
  * read, and the body is destroyed so that the connection is closed rather than drained).
  */
-export async function readCapped(body: Dispatcher.ResponseData['body'], limit: number): Promise<{ text: string; complete: boolean }> {
+export async function readCapped(body: ResponseBody, limit: number): Promise<{ text: string; complete: boolean }> {
   const chunks: Buffer[] = [];
   let size = 0;
   let complete = true;

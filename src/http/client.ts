@@ -6,11 +6,13 @@ import type { Clock } from '../clock.js';
 import { CliError, DryRunStop, ResponseShapeError } from '../errors.js';
 import { keyMasker, makeRedactor, maskKey, redactUrl } from './redact.js';
 import type { RequestLogger } from './logger.js';
+import { BodyCapture } from './debug-logger.js';
+import { attemptDeadline } from './deadline.js';
 import type { RateLimiter } from './rate-limiter.js';
 import { backoffDelay, DEFAULT_MAX_RETRY_WAIT_MS, isRetryable, parseRetryAfter, type FailedAttempt, type Idempotency } from './retry-policy.js';
 import { describeIssues, envelopeSchema, rowsData } from './envelope.js';
 import { JsonRowSplitter, JsonSyntaxError, JsonTooLargeError } from '../io/json-rows.js';
-import { BODY_LIMITS, declaredLength, MAX_DEPTH, nestedDeeperThan, readCapped } from './body.js';
+import { BODY_LIMITS, declaredLength, MAX_DEPTH, nestedDeeperThan, readCapped, type ResponseBody } from './body.js';
 import { describeBody } from './foreign.js';
 import { finalError, notTheApi, parseFailure, tooLarge, waitTooLong, type Target } from './failures.js';
 
@@ -165,7 +167,7 @@ export class HttpClient {
   /** The attempt loop shared by every request: rate limit, send, retry, typed errors. */
   private async run<R>(
     spec: BaseSpec,
-    onSuccess: (body: Dispatcher.ResponseData['body'], target: Target, status: number, attempts: number, headers: Dispatcher.ResponseData['headers']) => Promise<R>,
+    onSuccess: (body: ResponseBody, target: Target, status: number, attempts: number, headers: Dispatcher.ResponseData['headers']) => Promise<R>,
   ): Promise<R> {
     const url = this.buildUrl(spec.path, spec.query);
     const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
@@ -176,26 +178,34 @@ export class HttpClient {
       this.opts.dryRun({ method: spec.method, url: redactUrl(url.toString()), headers: this.headers(true, spec.auth), body: spec.body });
       throw new DryRunStop();
     }
+    const { logger } = this.opts;
     for (let attempt = 1; ; attempt++) {
       await this.opts.limiter.take(spec.signal);
       const started = this.opts.clock.now();
-      this.opts.logger.request({ method: spec.method, path: url.pathname + url.search, attempt });
+      logger.request({ method: spec.method, path: url.pathname + url.search, attempt, ...(logger.wantsBodies ? this.debugRequest(url, spec, body) : {}) });
       let failure: FailedAttempt & { error: Error; retryAfterMs?: number };
+      // The per-attempt time limit covers the answer's body too: released when the attempt is over.
+      const deadline = attemptDeadline(this.opts.timeoutMs, spec.signal);
       try {
-        const res = await this.send(url, spec, body);
+        const res = await this.send(url, spec, body, deadline.signal);
+        // The debug log sees the body as its reader takes it (only then: a cost per chunk).
+        const capture = logger.wantsBodies ? new BodyCapture() : undefined;
+        const resBody = capture ? capture.wrap(res.body) : res.body;
+        const answered = () => logger.response({
+          method: spec.method, path: url.pathname, attempt, status: res.statusCode, ms: this.opts.clock.now() - started,
+          ...(capture ? { headers: res.headers, body: capture.snapshot() } : {}),
+        });
         if (res.statusCode >= 200 && res.statusCode < 300) {
-          const value = await onSuccess(res.body, target, res.statusCode, attempt, res.headers).catch((err) => {
+          const value = await onSuccess(resBody, target, res.statusCode, attempt, res.headers).catch((err) => {
             res.body.destroy(); // an answer not read to its end would hold the connection
-            if (err instanceof CliError || err instanceof NotRetried) {
-              this.opts.logger.response({ method: spec.method, path: url.pathname, attempt, status: res.statusCode, ms: this.opts.clock.now() - started });
-            }
+            if (err instanceof CliError || err instanceof NotRetried) answered();
             throw err;
           });
-          this.opts.logger.response({ method: spec.method, path: url.pathname, attempt, status: res.statusCode, ms: this.opts.clock.now() - started });
+          answered();
           return value;
         }
-        const { text, complete } = await readCapped(res.body, BODY_LIMITS.errorBytes);
-        this.opts.logger.response({ method: spec.method, path: url.pathname, attempt, status: res.statusCode, ms: this.opts.clock.now() - started });
+        const { text, complete } = await readCapped(resBody, BODY_LIMITS.errorBytes);
+        answered();
         const error = parseFailure(res.statusCode, res.headers, text, complete, target);
         const retryAfterMs = parseRetryAfter(res.headers['retry-after'], Date.now());
         // Never longer than cnv would wait itself: a paused bucket holds every other request too.
@@ -206,16 +216,18 @@ export class HttpClient {
         if (err instanceof CliError) throw err;
         if (err instanceof NotRetried) throw err.error;
         const networkCode = networkErrorCode(err);
-        this.opts.logger.response({
+        logger.response({
           method: spec.method, path: url.pathname, attempt, status: networkCode, ms: this.opts.clock.now() - started,
         });
         failure = { networkCode, error: err as Error };
+      } finally {
+        deadline.release();
       }
       const retryable = isRetryable(failure, spec.idempotency);
       if (!retryable || attempt >= this.opts.maxAttempts) throw finalError(failure, target, attempt, retryable, spec.idempotency);
       if ((failure.retryAfterMs ?? 0) > maxWaitMs) throw waitTooLong(failure.error, target, failure.retryAfterMs!, maxWaitMs, Date.now());
       const delayMs = Math.max(backoffDelay(attempt, this.random), failure.retryAfterMs ?? 0);
-      this.opts.logger.retry({
+      logger.retry({
         method: spec.method, path: url.pathname, attempt, delayMs, reason: String(failure.status ?? failure.networkCode),
       });
       await this.opts.clock.sleep(delayMs, spec.signal);
@@ -228,9 +240,7 @@ export class HttpClient {
     return url;
   }
 
-  private send(url: URL, spec: BaseSpec, body: string | undefined) {
-    const timeout = AbortSignal.timeout(this.opts.timeoutMs);
-    const signal = spec.signal ? AbortSignal.any([spec.signal, timeout]) : timeout;
+  private send(url: URL, spec: BaseSpec, body: string | undefined, signal: AbortSignal) {
     return request(url, {
       method: spec.method,
       dispatcher: this.opts.dispatcher,
@@ -238,6 +248,13 @@ export class HttpClient {
       body,
       signal,
     });
+  }
+
+  /** What the debug log shows of a request: the URL and headers as they may be shown (key masked), the body. */
+  private debugRequest(url: URL, spec: BaseSpec, body: string | undefined) {
+    const headers = this.headers(true, spec.auth);
+    if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
+    return { url: redactUrl(url.toString()), headers, body };
   }
 
   private headers(masked: boolean, auth = true): Record<string, string> {

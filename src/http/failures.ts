@@ -35,7 +35,8 @@ export function parseFailure(status: number, headers: Dispatcher.ResponseData['h
       const parsed = errorBodySchema.safeParse(JSON.parse(text));
       if (parsed.success) {
         const { code, message } = parsed.data.error;
-        return new ApiError(status, target.redact(shorten(code, MAX_CODE_CHARS)), target.redact(shorten(message, MAX_MESSAGE_CHARS)));
+        // Redacted before it is shortened: a key cut in two would no longer be recognised.
+        return new ApiError(status, shorten(target.redact(code), MAX_CODE_CHARS), shorten(target.redact(message), MAX_MESSAGE_CHARS));
       }
     } catch {
       // not JSON: a foreign answer

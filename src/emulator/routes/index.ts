@@ -9,6 +9,7 @@ import { exportRoutes } from './exports.js';
 import { relationshipRoutes } from './field-relationships.js';
 import { fieldRoutes } from './fields.js';
 import { formRoutes } from './forms.js';
+import { healthRoutes } from './health.js';
 import { membershipAdminRoutes } from './membership-admin.js';
 import { recordAdminRoutes } from './records-admin.js';
 import { recordRoutes } from './records.js';
@@ -35,6 +36,7 @@ export const API_ROUTE_MODULES: ApiRouteModule[] = [
 
 /** Admin route modules: add one line per admin file. */
 export const ADMIN_ROUTE_MODULES: AdminRouteModule[] = [
+  healthRoutes,
   adminRoutes,
   recordAdminRoutes,
   membershipAdminRoutes,
