@@ -28,6 +28,8 @@ export interface GlobalOptions {
   baseUrl?: string;
   json: boolean;
   format?: 'table' | 'json' | 'ndjson' | 'csv';
+  /** -q/--query: a JMESPath expression applied to the JSON output. */
+  query?: string;
   verbose: boolean;
   quiet: boolean;
   progress: boolean;

@@ -13,10 +13,11 @@ export function addGlobalOptions(program: Command): void {
     .option('--profile <name>', 'profile to use (default: the one `cnv config use` chose, or "default")')
     .option('--api-key <key>', 'API key (prefer CNV_API_KEY or `cnv config set-key`: flags show up in process lists)')
     .option('--base-url <url>', 'API base URL (also CNV_BASE_URL)')
-    .option('--json', 'print JSON (records, lists, summaries and errors)')
+    .option('--json', 'print JSON (the same document as when stdout is not a terminal; see each command\'s "JSON output")')
     .addOption(new Option('-o, --format <format>', 'output format').choices([...OUTPUT_FORMATS]))
+    .option('-q, --query <expr>', 'print what this JMESPath expression selects from the JSON output (e.g. -q \'[].name\'; a string prints bare)')
     .option('-v, --verbose', 'log each request and response on stderr (API key redacted)')
-    .option('-q, --quiet', 'no progress, warnings or summaries on stderr')
+    .option('--quiet', 'no progress, warnings or summaries on stderr')
     .option('--no-progress', 'no progress display')
     .option('--no-color', 'no colour (also NO_COLOR)')
     .option('--dry-run', 'print the write request(s) a command would send (key redacted) and send nothing')
@@ -30,12 +31,22 @@ export function addGlobalOptions(program: Command): void {
 }
 
 export function toGlobals(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): GlobalOptions {
+  const json = raw.json === true;
+  const format = raw.format as GlobalOptions['format'];
+  const query = raw.query as string | undefined;
+  // One output format: a second one is refused rather than silently losing to the first.
+  if (json && format !== undefined && format !== 'json') throw new UsageError(`--json and -o ${format} ask for two output formats: give one`);
+  if (query !== undefined && (format === 'csv' || format === 'table')) {
+    throw new UsageError(`-q/--query and -o ${format}: a query selects from the JSON output; drop -o ${format} (or use -o json|ndjson)`);
+  }
+  if (query !== undefined && query.trim() === '') throw new UsageError('-q/--query: the expression is empty');
   return {
     profile: raw.profile as string | undefined,
     apiKey: raw.apiKey as string | undefined,
     baseUrl: raw.baseUrl as string | undefined,
-    json: raw.json === true,
-    format: raw.format as GlobalOptions['format'],
+    json,
+    format,
+    query,
     verbose: raw.verbose === true,
     quiet: raw.quiet === true,
     progress: raw.progress !== false,

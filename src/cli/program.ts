@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { Command } from 'commander';
 import type { Context } from '../context.js';
 import { renderResult } from '../io/render.js';
+import { UsageError } from '../errors.js';
 import { addCompletionCommands } from './completion-command.js';
 import { addGlobalOptions, toGlobals } from './global-options.js';
 import { addHelpCommand } from './help-command.js';
@@ -30,8 +31,16 @@ export function buildProgram(ctx: Context, setExitCode: (code: number) => void):
   addGlobalOptions(program);
   program.addHelpText('after', '\nExit codes: 0 ok, 2 usage, 3 rejected, 4 auth, 5 not found, 6 partial, 7 transient (see `cnv help exit-codes`).');
 
-  program.hook('preAction', (_root, action) => {
+  program.hook('preAction', async (_root, action) => {
     ctx.globals = toGlobals(action.optsWithGlobals(), ctx.env);
+    if (ctx.globals.query !== undefined) {
+      const entry = leaves.get(action);
+      if (entry && entry.json === undefined) {
+        throw new UsageError(`-q/--query: \`${commandPath(action)}\` prints no JSON document to query`);
+      }
+      // Compiled now: a bad expression is refused before anything is sent.
+      await (await import('../io/query.js')).loadQuery(ctx.globals.query);
+    }
   });
   const loadOnDispatch = async (_parent: Command, sub: Command) => {
     await loadLeaf(ctx, sub, setExitCode);
@@ -41,6 +50,13 @@ export function buildProgram(ctx: Context, setExitCode: (code: number) => void):
   addHelpCommand(program, ctx, (cmd) => loadLeaf(ctx, cmd, setExitCode));
   addCompletionCommands(program, ctx, () => loadAllCommands(ctx, program));
   return program;
+}
+
+/** `cnv export state list`, for messages. */
+function commandPath(cmd: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = cmd; c; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
 }
 
 function addEntry(parent: Command, entry: Entry, hook: (p: Command, s: Command) => Promise<void>): void {
@@ -61,6 +77,7 @@ export async function loadLeaf(ctx: Context, cmd: Command, setExitCode: (code: n
   loaded.add(cmd);
   const mod = await entry.load();
   mod.configure(cmd);
+  if (entry.json !== undefined) cmd.addHelpText('after', `\nJSON output (piped, --json, and what -q selects from): ${entry.json}.`);
   cmd.action(async (...params: unknown[]) => {
     const command = params[params.length - 1] as Command;
     const result = await mod.run(ctx, { args: command.processedArgs, opts: command.opts() });

@@ -34,7 +34,7 @@ export interface HttpClientOptions {
 }
 
 interface BaseSpec {
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'DELETE' | 'PUT' | 'PATCH';
   path: string;
   query?: Record<string, string | number | undefined>;
   body?: unknown;
@@ -63,6 +63,13 @@ export interface RowsSpec extends BaseSpec {
 export interface RowReceiver<P> {
   row(row: Record<string, unknown>): void;
   end(nextCursor: string | null): P;
+}
+
+/** A 2xx answer of `requestRaw`: its status, headers (key masked) and JSON body as it came. */
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[]>;
+  json: unknown;
 }
 
 export interface ApiResponse<T> {
@@ -95,6 +102,33 @@ export class HttpClient {
       if (!complete) throw tooLarge(target, limit);
       const parsed = this.parseSuccess(spec, target, status, headers, this.maskEchoedKey(text));
       return { data: parsed.data as z.output<T>, nextCursor: parsed.nextCursor, status, attempts };
+    });
+  }
+
+  /**
+   * Any request (`cnv api`), through the same path as every other: auth, limiter, retries by
+   * `idempotency`, dry-run, verbose log, typed errors. A 2xx answer must be JSON (an HTML page is
+   * not the API's); its shape is not checked, and the key echoed in it or its headers is masked.
+   */
+  async requestRaw(spec: BaseSpec): Promise<RawResponse> {
+    return this.run(spec, async (body, target, status, _attempts, headers) => {
+      const limit = BODY_LIMITS.answerBytes;
+      if ((declaredLength(headers) ?? 0) > limit) throw tooLarge(target, limit);
+      const { text, complete } = await readCapped(body, limit);
+      if (!complete) throw tooLarge(target, limit);
+      const masked = this.maskEchoedKey(text);
+      let json: unknown;
+      try {
+        json = masked.trim() === '' ? null : JSON.parse(masked);
+      } catch {
+        throw notTheApi(target, `${target.label} answered ${status} with ${describeBody(masked, headers)}, not JSON`, status);
+      }
+      if (nestedDeeperThan(json, MAX_DEPTH)) throw tooLarge(target, 0, `it nests arrays and objects deeper than ${MAX_DEPTH} levels`);
+      const shown: Record<string, string | string[]> = {};
+      for (const [name, value] of Object.entries(headers)) {
+        if (value !== undefined) shown[name] = Array.isArray(value) ? value.map((v) => this.redact(v)) : this.redact(String(value));
+      }
+      return { status, headers: shown, json };
     });
   }
 

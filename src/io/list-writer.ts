@@ -1,6 +1,6 @@
 import type { Context } from '../context.js';
 import { csvFormatter } from './csv-line.js';
-import { cellText, flatten, resolveFormat, tableStyle, tableText } from './format.js';
+import { cellText, flatten, resolveFormat, statusPaint, tableWidth } from './format.js';
 import { writeWithBackpressure } from './write.js';
 
 /** Rows written one at a time to stdout; json/ndjson/csv stream, a table is laid out at the end. */
@@ -10,12 +10,23 @@ export interface ListWriter {
 }
 
 /**
- * Columns: the given ones, else those of the first row (flattened). In CSV a row's keys that have
- * no column are never dropped silently: they land, as JSON, in a last `_extra` column.
+ * Columns: the given ones, else those of the first row (flattened); a table shows `tableColumns`
+ * when given (the command's default set, or --columns). In CSV a row's keys that have no column
+ * are never dropped silently: they land, as JSON, in a last `_extra` column. JSON is one array
+ * of the rows as they came, NDJSON one row a line; with -q the query selects from that array
+ * (from each row in NDJSON).
  */
-export async function createListWriter(ctx: Context, columns?: string[]): Promise<ListWriter> {
+export async function createListWriter(ctx: Context, columns?: string[], tableColumns?: string[]): Promise<ListWriter> {
   const format = resolveFormat(ctx);
   const out = ctx.io.stdout;
+  if (ctx.globals.query !== undefined && (format === 'json' || format === 'ndjson')) {
+    const { loadQuery, queryText } = await import('./query.js');
+    const query = await loadQuery(ctx.globals.query);
+    if (format === 'ndjson') return { write: (row) => writeWithBackpressure(out, queryText(query(row), true)), end: async () => {} };
+    // A query sees the whole array, so the rows are held until the end.
+    const rows: Array<Record<string, unknown>> = [];
+    return { write: async (row) => void rows.push(row), end: () => writeWithBackpressure(out, queryText(query(rows), false)) };
+  }
   if (format === 'ndjson') {
     return { write: (row) => writeWithBackpressure(out, JSON.stringify(row) + '\n'), end: async () => {} };
   }
@@ -55,12 +66,11 @@ export async function createListWriter(ctx: Context, columns?: string[]): Promis
   return {
     write: async (row) => void rows.push(flatten(row)),
     async end() {
-      const { default: Table } = await import('cli-table3');
-      const head = columns ?? [...new Set(rows.flatMap((r) => Object.keys(r)))];
+      if (rows.length === 0) return writeWithBackpressure(out, '(no rows)\n');
+      const { layoutTable } = await import('./table.js');
+      const head = tableColumns ?? columns ?? [...new Set(rows.flatMap((r) => Object.keys(r)))];
       // A table is for a terminal: what the server sent cannot act on it (JSON and CSV stay exact).
-      const table = new Table({ head: head.map(tableText), style: tableStyle(ctx) });
-      for (const row of rows) table.push(head.map((c) => tableText(row[c])));
-      await writeWithBackpressure(out, rows.length === 0 ? '(no rows)\n' : table.toString() + '\n');
+      await writeWithBackpressure(out, layoutTable(head, rows, { width: tableWidth(ctx), paint: statusPaint(ctx) }));
     },
   };
 }

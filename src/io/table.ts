@@ -1,0 +1,57 @@
+import { escapeControl } from './terminal-text.js';
+import { cellText } from './format.js';
+
+/** Space between two columns. */
+const GAP = '  ';
+/** A column is narrowed to this before any column goes narrower. */
+const SOFT_FLOOR = 8;
+
+export interface TableLayout {
+  /** Terminal width to fit in; undefined: no limit (a table written to a file or pipe). */
+  width?: number;
+  /** Colours a cell's (already fitted) text; the padding stays outside the colour. */
+  paint?: (column: string, value: unknown, text: string, row: Record<string, unknown>) => string;
+  /** false: no heading line (a record's name/value lines). */
+  heading?: boolean;
+}
+
+/** A table cell as one line of terminal-safe text (line breaks shown as `\n`). */
+export function cellLine(value: unknown): string {
+  return escapeControl(cellText(value));
+}
+
+/**
+ * A borderless table: a heading line, then one line per row, columns two spaces apart. Fitted to
+ * `width` by narrowing the widest columns first; a cut value ends in an ellipsis, never wraps.
+ */
+export function layoutTable(head: string[], rows: Array<Record<string, unknown>>, layout: TableLayout = {}): string {
+  const texts = rows.map((row) => head.map((c) => [...cellLine(row[c])]));
+  const heads = head.map((h) => [...escapeControl(h)]);
+  const widths = head.map((_, i) => texts.reduce((w, t) => Math.max(w, t[i].length), layout.heading === false ? 1 : heads[i].length));
+  if (layout.width !== undefined && layout.width > 0) fit(widths, layout.width);
+  const line = (cells: string[][], row?: Record<string, unknown>) =>
+    cells
+      .map((chars, i) => {
+        const shown = chars.length > widths[i] ? chars.slice(0, Math.max(0, widths[i] - 1)).join('') + '…' : chars.join('');
+        const painted = row && layout.paint ? layout.paint(head[i], row[head[i]], shown, row) : shown;
+        return i === cells.length - 1 ? painted : painted + ' '.repeat(widths[i] - [...shown].length);
+      })
+      .join(GAP)
+      .trimEnd();
+  const out = layout.heading === false ? [] : [line(heads)];
+  rows.forEach((row, r) => out.push(line(texts[r], row)));
+  return out.join('\n') + '\n';
+}
+
+/** Narrows the widest column, one character at a time, until the line fits (or every column is 1 wide). */
+function fit(widths: number[], width: number): void {
+  const total = () => widths.reduce((a, b) => a + b, 0) + GAP.length * (widths.length - 1);
+  for (const floor of [SOFT_FLOOR, 1]) {
+    while (total() > width) {
+      let widest = -1;
+      for (let i = 0; i < widths.length; i++) if (widths[i] > floor && (widest < 0 || widths[i] > widths[widest])) widest = i;
+      if (widest < 0) break;
+      widths[widest]--;
+    }
+  }
+}
