@@ -226,12 +226,12 @@ describe('cnv export to stdout (binary, real pipes)', () => {
   });
 
   it('--defer-commit: commits only when the consumer succeeded', async () => {
-    const ok = await sh('set -o pipefail; $CNV export contacts --state-key deferred --defer-commit -q | wc -l && $CNV export state commit deferred -q');
+    const ok = await sh('set -o pipefail; $CNV export contacts --state-key deferred --defer-commit --quiet | wc -l && $CNV export state commit deferred --quiet');
     expect(ok.exitCode, ok.stderr).toBe(0);
     expect(Number(ok.stdout.split('\n')[0].trim())).toBe(acme().contacts.size);
     expect((await exportState(fx.configDir, 'deferred'))?.current.rows).toBe(acme().contacts.size);
 
-    const failing = await sh('set -o pipefail; $CNV export contacts --state-key failing --defer-commit -q | (cat > /dev/null; exit 1) && $CNV export state commit failing');
+    const failing = await sh('set -o pipefail; $CNV export contacts --state-key failing --defer-commit --quiet | (cat > /dev/null; exit 1) && $CNV export state commit failing');
     expect(failing.exitCode).toBe(1);
     const state = (await exportState(fx.configDir, 'failing'))!;
     expect(state.current.rows).toBe(0);
