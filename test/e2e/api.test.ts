@@ -151,6 +151,7 @@ describe('cnv api (binary)', () => {
     [['GET', '/v2/campaigns', '--slurp'], /--slurp goes with --paginate/],
     [['GET', '/v2/campaigns', '-o', 'csv'], /-o csv: cnv api prints JSON/],
     [['POST', '/v2/contacts', '-f', 'novalue'], /-f novalue: expected key=value/],
+    [['POST', '/v2/contacts', '-F', 'email=@/nonexistent/x'], /^error: usage: -F email=@\/nonexistent\/x: cannot read it \(ENOENT\)$/m],
   ])('bad input %j is exit 2, nothing sent', async (args, message) => {
     const res = await cnv(['api', ...args], { env: fx.env });
     expect(res.exitCode).toBe(2);

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { LocalFileError, UsageError } from '../../errors.js';
 
@@ -28,29 +28,30 @@ export async function fieldValue(arg: FieldArg, value: string, stdin: Readable):
   return value;
 }
 
-/** Reads `--input FILE|-` or an `-F k=@file` value: the whole text, at most MAX_INPUT_BYTES. */
+/**
+ * Reads `--input FILE|-` or an `-F k=@file` value: the whole text, at most MAX_INPUT_BYTES, read
+ * as a stream so that a huge file or an endless FIFO is refused without being held.
+ */
 export async function readValueFile(path: string, flag: string, stdin: Readable): Promise<string> {
   if (path === '') throw new UsageError(`${flag}: give a file name (or - for stdin)`);
-  let buffer: Buffer;
-  if (path === '-') {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of stdin) {
+  const name = path === '-' ? 'stdin' : path;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const source = path === '-' ? stdin : createReadStream(path);
+  try {
+    for await (const chunk of source) {
       const b = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
       size += b.length;
-      if (size > MAX_INPUT_BYTES) throw new UsageError(`${flag}-: stdin holds more than ${MAX_INPUT_BYTES / 1024 / 1024} MiB`);
+      if (size > MAX_INPUT_BYTES) throw new UsageError(`${flag}${name}: larger than ${MAX_INPUT_BYTES / 1024 / 1024} MiB`);
       chunks.push(b);
     }
-    buffer = Buffer.concat(chunks);
-  } else {
-    try {
-      buffer = await readFile(path);
-    } catch (err) {
-      throw LocalFileError.from(err, 'read', path) ?? new UsageError(`${flag}${path}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
-    }
-    if (buffer.length > MAX_INPUT_BYTES) throw new UsageError(`${flag}${path}: larger than ${MAX_INPUT_BYTES / 1024 / 1024} MiB`);
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    throw LocalFileError.from(err, 'read', path) ?? new UsageError(`${flag}${name}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  } finally {
+    if (source !== stdin) (source as ReturnType<typeof createReadStream>).destroy();
   }
-  return buffer.toString('utf8').replace(/^\uFEFF/, '');
+  return Buffer.concat(chunks).toString('utf8').replace(/^\uFEFF/, '');
 }
 
 /**
