@@ -21,7 +21,7 @@ export function configure(cmd: Command): void {
     .option('--input <file>', 'the request body, a JSON file (- for stdin); -f/-F then go to the query string')
     .option('--paginate', 'follow pagination.nextCursor to the last page and print the rows of every page, one JSON line each')
     .option('--slurp', 'with --paginate: print all rows as one JSON array instead')
-    .option('-i, --include', 'print the status line and the response headers (key masked) before the body')
+    .option('-i, --include', 'print the status line and the response headers (key masked) before the body of a 2xx answer')
     .addHelpText('after', `
 Sends one request through the same path as every command: the key and base URL of the profile
 in force, the rate limit, retries, --dry-run (writes are printed, not sent), --verbose and the

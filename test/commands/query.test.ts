@@ -73,6 +73,14 @@ describe('output flags that conflict', () => {
     expect(JSON.parse(ok.stdout)).toHaveLength(1);
   });
 
+  it('every list names its next page the same way on stderr, and stdout stays the bare array', async () => {
+    for (const list of [['campaigns', 'list'], ['fields', 'list']]) {
+      const res = await cnvInProcess([...list, '--limit', '1', '--json'], { env: fx.env });
+      expect(res.stderr).toMatch(/^next page: --cursor \S+$/m);
+      expect(JSON.parse(res.stdout)).toHaveLength(1);
+    }
+  });
+
   it('--quiet keeps its long name (-q is the query)', async () => {
     const res = await cnvInProcess(['campaigns', 'list', '--limit', '1', '--quiet'], { env: fx.env });
     expect(res.exitCode).toBe(0);

@@ -64,7 +64,7 @@ export async function run(ctx: Context, { opts }: CommandInput): Promise<Command
   const http = await ctx.http();
   if (!opts.all) {
     const page = await listFields(http, query, ctx.signal);
-    if (page.nextCursor) ctx.info(`more fields follow: add --cursor ${page.nextCursor} (or --all)`);
+    if (page.nextCursor) ctx.info(`next page: --cursor ${page.nextCursor}`);
     return { kind: 'list', rows: keep(page.fields), columns, tableColumns };
   }
   const writer = await createListWriter(ctx, columns, tableColumns);
