@@ -8,6 +8,7 @@ import type { Credentials } from './config/resolve.js';
 import type { HttpClient } from './http/client.js';
 import { makeRedactor, maskKey } from './http/redact.js';
 import { DEFAULT_MAX_RETRY_WAIT_MS } from './http/retry-policy.js';
+import { compiledQuery, queryText } from './io/query.js';
 import { escapeControl } from './io/terminal-text.js';
 import type { RateLimiter } from './http/rate-limiter.js';
 
@@ -99,6 +100,12 @@ export interface Context {
   dispose(): Promise<void>;
 }
 
+/** A dry run's request as printed: JSON, or what -q selects from it (compiled before the command ran). */
+function dryRunText(request: Record<string, unknown>, query: string | undefined): string {
+  const compiled = query === undefined ? undefined : compiledQuery(query);
+  return compiled ? queryText(compiled(request), false) : JSON.stringify(request, null, 2) + '\n';
+}
+
 export function createContext(deps: ContextDeps): Context {
   const clock = deps.clock ?? systemClock;
   const signal = deps.signal ?? new AbortController().signal;
@@ -174,7 +181,7 @@ export function createContext(deps: ContextDeps): Context {
           maxRetryWaitMs: ctx.globals.maxRetryWaitMs,
           random: deps.random,
           dryRun: ctx.globals.dryRun
-            ? (request) => deps.io.stdout.write(ctx.redact(JSON.stringify({ dryRun: true, ...request }, null, 2)) + '\n')
+            ? (request) => deps.io.stdout.write(ctx.redact(dryRunText({ dryRun: true, ...request }, ctx.globals.query)))
             : undefined,
         });
       })();

@@ -31,6 +31,11 @@ export async function loadQuery(expression: string): Promise<Query> {
   return query;
 }
 
+/** A query `loadQuery` compiled already (every -q is, before its command runs). */
+export function compiledQuery(expression: string): Query | undefined {
+  return compiled.get(expression);
+}
+
 /** A query's result as output text: a string as it is (like gh --jq and jq -r), anything else as JSON. */
 export function queryText(value: unknown, compact: boolean): string {
   if (typeof value === 'string') return value + '\n';

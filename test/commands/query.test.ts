@@ -37,6 +37,13 @@ describe('-q/--query (JMESPath)', () => {
     ]);
   });
 
+  it('applies to what --dry-run prints, too', async () => {
+    const res = await cnvInProcess(['contacts', 'upsert', '--email', 'dry.query@example.com', '--dry-run', '-q', 'body.email'], { env: fx.env });
+    expect(res.exitCode).toBe(0);
+    expect(res.stdout).toBe('dry.query@example.com\n');
+    expect(await requests()).toBe(0);
+  });
+
   it('a bad expression is exit 2 naming -q, before anything is sent', async () => {
     const res = await cnvInProcess(['campaigns', 'list', '-q', '[.name'], { env: fx.env });
     expect(res.exitCode).toBe(2);
