@@ -9,14 +9,20 @@ export interface ListWriter {
   end(): Promise<void>;
 }
 
+export interface ListLayout {
+  /** The columns a terminal table shows (the command's default set, or --columns). */
+  table?: string[];
+  /** The user named the columns (--columns): CSV has those only, without `_extra`. */
+  chosen?: boolean;
+}
+
 /**
- * Columns: the given ones, else those of the first row (flattened); a table shows `tableColumns`
- * when given (the command's default set, or --columns). In CSV a row's keys that have no column
- * are never dropped silently: they land, as JSON, in a last `_extra` column. JSON is one array
- * of the rows as they came, NDJSON one row a line; with -q the query selects from that array
- * (from each row in NDJSON).
+ * Columns: the given ones, else those of the first row (flattened). In CSV a row's keys that have
+ * no column are never dropped silently: they land, as JSON, in a last `_extra` column (unless
+ * the user chose the columns). JSON is one array of the rows as they came, NDJSON one row a
+ * line; with -q the query selects from that array (from each row in NDJSON).
  */
-export async function createListWriter(ctx: Context, columns?: string[], tableColumns?: string[]): Promise<ListWriter> {
+export async function createListWriter(ctx: Context, columns?: string[], layout: ListLayout = {}): Promise<ListWriter> {
   const format = resolveFormat(ctx);
   const out = ctx.io.stdout;
   if (ctx.globals.query !== undefined && (format === 'json' || format === 'ndjson')) {
@@ -44,7 +50,7 @@ export async function createListWriter(ctx: Context, columns?: string[], tableCo
     let started = false;
     const start = () => {
       started = true;
-      return writeWithBackpressure(out, line([...header!, '_extra']));
+      return writeWithBackpressure(out, line(layout.chosen ? header! : [...header!, '_extra']));
     };
     return {
       async write(row) {
@@ -54,7 +60,7 @@ export async function createListWriter(ctx: Context, columns?: string[], tableCo
         const known = new Set(header);
         const rest = Object.fromEntries(Object.entries(flat).filter(([k]) => !known.has(k)));
         const cells = header.map((c) => cellText(flat[c]));
-        cells.push(Object.keys(rest).length ? JSON.stringify(rest) : '');
+        if (!layout.chosen) cells.push(Object.keys(rest).length ? JSON.stringify(rest) : '');
         await writeWithBackpressure(out, line(cells));
       },
       async end() {
@@ -68,7 +74,7 @@ export async function createListWriter(ctx: Context, columns?: string[], tableCo
     async end() {
       if (rows.length === 0) return writeWithBackpressure(out, '(no rows)\n');
       const { layoutTable } = await import('./table.js');
-      const head = tableColumns ?? columns ?? [...new Set(rows.flatMap((r) => Object.keys(r)))];
+      const head = layout.table ?? columns ?? [...new Set(rows.flatMap((r) => Object.keys(r)))];
       // A table is for a terminal: what the server sent cannot act on it (JSON and CSV stay exact).
       await writeWithBackpressure(out, layoutTable(head, rows, { width: tableWidth(ctx), paint: statusPaint(ctx) }));
     },

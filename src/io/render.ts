@@ -12,6 +12,8 @@ export type CommandResult =
       columns?: string[];
       /** The columns a terminal table shows (the command's default set, or --columns). */
       tableColumns?: string[];
+      /** The user named the columns (--columns): CSV has only those. */
+      chosen?: boolean;
       exitCode?: number;
     }
   | { kind: 'none'; exitCode?: number };
@@ -24,7 +26,7 @@ export async function renderResult(ctx: Context, result: CommandResult): Promise
   if (result.kind === 'none') return;
   if (result.kind === 'list') {
     const { createListWriter } = await import('./list-writer.js');
-    const writer = await createListWriter(ctx, result.columns, result.tableColumns);
+    const writer = await createListWriter(ctx, result.columns, { table: result.tableColumns, chosen: result.chosen });
     for (const row of result.rows) await writer.write(row);
     await writer.end();
     return;

@@ -36,7 +36,9 @@ describe('tables on a terminal (fake TTY, in-process)', () => {
     const table = await cnvInProcess(['campaigns', 'list', '--limit', '2', '--columns', 'name,TYPE.SYSTEMTYPE'], { env: fx.env, stdoutIsTTY: true, columns: 100 });
     expect(lines(table.stdout)[0]).toMatch(/^name {2,}type\.systemType$/);
     const csv = await cnvInProcess(['campaigns', 'list', '--limit', '1', '--columns', 'id,name', '-o', 'csv'], { env: fx.env });
-    expect(lines(csv.stdout)[0]).toBe('id,name,_extra');
+    expect(lines(csv.stdout)).toEqual(['id,name', expect.stringMatching(/^c4000000-0000-4000-8000-000000000001,Spring product webinar$/)]);
+    const defaults = await cnvInProcess(['campaigns', 'list', '--limit', '1', '-o', 'csv'], { env: fx.env });
+    expect(lines(defaults.stdout)[0]).toBe('id,name,type.id,type.name,type.systemType,sfdcCampaignId,memberCount,createdAt,updatedAt,_extra');
     const bad = await cnvInProcess(['campaigns', 'list', '--columns', 'id,colour'], { env: fx.env, stdoutIsTTY: true });
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toMatch(/^error: usage: --columns: no column "colour" \(there are: id, name, /m);

@@ -40,13 +40,13 @@ Examples:
 export async function run(ctx: Context, { opts }: CommandInput): Promise<CommandResult> {
   const http = await ctx.http();
   const limit = opts.limit as number | undefined;
-  const { columns, tableColumns } = chosenColumns(opts, CAMPAIGN_COLUMNS);
+  const { columns, tableColumns, chosen } = chosenColumns(opts, CAMPAIGN_COLUMNS);
   if (!opts.all) {
     const page = await listCampaigns(http, { limit, cursor: opts.cursor as string | undefined }, ctx.signal);
     if (page.nextCursor) ctx.info(`next page: --cursor ${page.nextCursor}`);
-    return { kind: 'list', rows: page.campaigns, columns, tableColumns };
+    return { kind: 'list', rows: page.campaigns, columns, tableColumns, chosen };
   }
-  const writer = await createListWriter(ctx, columns, tableColumns);
+  const writer = await createListWriter(ctx, columns, { table: tableColumns, chosen });
   let cursor = opts.cursor as string | undefined;
   do {
     const page = await listCampaigns(http, { limit, cursor }, ctx.signal);

@@ -60,14 +60,14 @@ export function listQuery(opts: Record<string, unknown>): { query: ListFieldsQue
 export async function run(ctx: Context, { opts }: CommandInput): Promise<CommandResult> {
   const { query, customObjectId } = listQuery(opts);
   const keep = (fields: FieldDefinition[]) => (customObjectId ? fields.filter((f) => isFieldOfCustomObject(f, customObjectId)) : fields);
-  const { columns, tableColumns } = chosenColumns(opts, FIELD_COLUMNS);
+  const { columns, tableColumns, chosen } = chosenColumns(opts, FIELD_COLUMNS);
   const http = await ctx.http();
   if (!opts.all) {
     const page = await listFields(http, query, ctx.signal);
     if (page.nextCursor) ctx.info(`next page: --cursor ${page.nextCursor}`);
-    return { kind: 'list', rows: keep(page.fields), columns, tableColumns };
+    return { kind: 'list', rows: keep(page.fields), columns, tableColumns, chosen };
   }
-  const writer = await createListWriter(ctx, columns, tableColumns);
+  const writer = await createListWriter(ctx, columns, { table: tableColumns, chosen });
   for await (const fields of allFieldPages(http, query, ctx.signal)) {
     for (const field of keep(fields)) await writer.write(field);
   }
