@@ -20,6 +20,36 @@ export function cellLine(value: unknown): string {
   return escapeControl(cellText(value));
 }
 
+// East Asian wide and fullwidth characters and emoji take two terminal columns; combining marks
+// and zero-width joiners none. Close enough for a table not to overflow into a wrap.
+const WIDE = /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6\u{1f300}-\u{1f64f}\u{1f900}-\u{1f9ff}\u{20000}-\u{3fffd}]/u;
+const ZERO = /[\u0300-\u036f\u200b-\u200d\ufe00-\ufe0f]/u;
+
+function charWidth(ch: string): number {
+  return ZERO.test(ch) ? 0 : WIDE.test(ch) ? 2 : 1;
+}
+
+/** Columns a text takes on a terminal. */
+export function textWidth(chars: string[]): number {
+  let w = 0;
+  for (const ch of chars) w += charWidth(ch);
+  return w;
+}
+
+/** The text cut to `width` columns, ending in `…` when it was cut. */
+function cut(chars: string[], width: number): string {
+  if (textWidth(chars) <= width) return chars.join('');
+  let out = '';
+  let used = 0;
+  for (const ch of chars) {
+    const w = charWidth(ch);
+    if (used + w > width - 1) break;
+    out += ch;
+    used += w;
+  }
+  return out + '…';
+}
+
 /**
  * A borderless table: a heading line, then one line per row, columns two spaces apart. Fitted to
  * `width` by narrowing the widest columns first; a cut value ends in an ellipsis, never wraps.
@@ -27,14 +57,14 @@ export function cellLine(value: unknown): string {
 export function layoutTable(head: string[], rows: Array<Record<string, unknown>>, layout: TableLayout = {}): string {
   const texts = rows.map((row) => head.map((c) => [...cellLine(row[c])]));
   const heads = head.map((h) => [...escapeControl(h)]);
-  const widths = head.map((_, i) => texts.reduce((w, t) => Math.max(w, t[i].length), layout.heading === false ? 1 : heads[i].length));
+  const widths = head.map((_, i) => texts.reduce((w, t) => Math.max(w, textWidth(t[i])), layout.heading === false ? 1 : textWidth(heads[i])));
   if (layout.width !== undefined && layout.width > 0) fit(widths, layout.width);
   const line = (cells: string[][], row?: Record<string, unknown>) =>
     cells
       .map((chars, i) => {
-        const shown = chars.length > widths[i] ? chars.slice(0, Math.max(0, widths[i] - 1)).join('') + '…' : chars.join('');
+        const shown = cut(chars, widths[i]);
         const painted = row && layout.paint ? layout.paint(head[i], row[head[i]], shown, row) : shown;
-        return i === cells.length - 1 ? painted : painted + ' '.repeat(widths[i] - [...shown].length);
+        return i === cells.length - 1 ? painted : painted + ' '.repeat(Math.max(0, widths[i] - textWidth([...shown])));
       })
       .join(GAP)
       .trimEnd();

@@ -29,6 +29,13 @@ describe('layoutTable', () => {
     for (const line of out.trimEnd().split('\n')) expect([...line].length).toBeLessThanOrEqual(10);
   });
 
+  it('counts wide characters as two columns, so a CJK or emoji value still fits', () => {
+    const out = layoutTable(['name', 'n'], [{ name: '東京都渋谷区神南一丁目', n: 1 }, { name: 'ab', n: 2 }], { width: 12 });
+    const lines = out.trimEnd().split('\n');
+    expect(lines[1]).toBe('東京都渋…  1');
+    expect(lines[2]).toBe(`ab${' '.repeat(9)}2`);
+  });
+
   it('escapes control characters and line breaks from the server', () => {
     const out = layoutTable(['v'], [{ v: 'a\x1b[31mred\nnext' }]);
     expect(out).toBe('v\na\\x1b[31mred\\nnext\n');
