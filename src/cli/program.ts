@@ -80,8 +80,12 @@ export async function loadLeaf(ctx: Context, cmd: Command, setExitCode: (code: n
   if (entry.json !== undefined) cmd.addHelpText('after', `\nJSON output (piped, --json, and what -q selects from): ${entry.json}.`);
   cmd.action(async (...params: unknown[]) => {
     const command = params[params.length - 1] as Command;
+    const queried = ctx.globals.query === undefined ? undefined : (await import('../io/query.js')).queryApplications;
+    const before = queried?.();
     const result = await mod.run(ctx, { args: command.processedArgs, opts: command.opts() });
     await renderResult(ctx, result);
+    // A run that printed no JSON document (a --file or --batch run) says so rather than ignore -q.
+    if (queried && queried() === before) ctx.warn('-q/--query: this run printed no JSON for the query to apply to');
     setExitCode(result.exitCode ?? 0);
   });
 }

@@ -4,6 +4,12 @@ import { UsageError } from '../errors.js';
 export type Query = (data: unknown) => unknown;
 
 const compiled = new Map<string, Query>();
+let applications = 0;
+
+/** How many times a query was applied in this process (a command that printed no JSON applied none). */
+export function queryApplications(): number {
+  return applications;
+}
 
 /**
  * Compiles a JMESPath expression (imported only when -q is given, so start-up stays lean). A bad
@@ -20,6 +26,7 @@ export async function loadQuery(expression: string): Promise<Query> {
     throw new UsageError(`-q/--query: not a valid JMESPath expression "${expression}": ${(err as Error).message}`, 'see https://jmespath.org for the syntax, e.g. -q \'[].name\'');
   }
   const query: Query = (data) => {
+    applications++;
     try {
       return TreeInterpreter.search(ast, data as never);
     } catch (err) {

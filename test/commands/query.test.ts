@@ -44,6 +44,14 @@ describe('-q/--query (JMESPath)', () => {
     expect(await requests()).toBe(0);
   });
 
+  it('a file run prints no JSON: it says the query had nothing to apply to', async () => {
+    const res = await cnvInProcess(['contacts', 'upsert', '--file', '-', '-q', '@'], { env: fx.env, input: 'email\nq.file@example.com\n' });
+    expect(res.exitCode).toBe(0);
+    expect(res.stderr).toMatch(/^warning: -q\/--query: this run printed no JSON for the query to apply to$/m);
+    const listed = await cnvInProcess(['campaigns', 'list', '--all', '-q', '[0].id'], { env: fx.env });
+    expect(listed.stderr).not.toMatch(/-q/);
+  });
+
   it('a bad expression is exit 2 naming -q, before anything is sent', async () => {
     const res = await cnvInProcess(['campaigns', 'list', '-q', '[.name'], { env: fx.env });
     expect(res.exitCode).toBe(2);
