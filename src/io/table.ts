@@ -5,6 +5,8 @@ import { cellText } from './format.js';
 const GAP = '  ';
 /** A column is narrowed to this before any column goes narrower. */
 const SOFT_FLOOR = 8;
+/** Identifiers (id, cnvContactId, key) are what one copies from a table: cut last. */
+const IDENTIFIER = /(^|\.)(id|key|[a-z]+Id)$/;
 
 export interface TableLayout {
   /** Terminal width to fit in; undefined: no limit (a table written to a file or pipe). */
@@ -58,7 +60,7 @@ export function layoutTable(head: string[], rows: Array<Record<string, unknown>>
   const texts = rows.map((row) => head.map((c) => [...cellLine(row[c])]));
   const heads = head.map((h) => [...escapeControl(h)]);
   const widths = head.map((_, i) => texts.reduce((w, t) => Math.max(w, textWidth(t[i])), layout.heading === false ? 1 : textWidth(heads[i])));
-  if (layout.width !== undefined && layout.width > 0) fit(widths, layout.width);
+  if (layout.width !== undefined && layout.width > 0) fit(widths, layout.width, head.map((h) => IDENTIFIER.test(h)));
   const line = (cells: string[][], row?: Record<string, unknown>) =>
     cells
       .map((chars, i) => {
@@ -73,13 +75,19 @@ export function layoutTable(head: string[], rows: Array<Record<string, unknown>>
   return out.join('\n') + '\n';
 }
 
-/** Narrows the widest column, one character at a time, until the line fits (or every column is 1 wide). */
-function fit(widths: number[], width: number): void {
+/**
+ * Narrows the widest column, one character at a time, until the line fits: first the columns
+ * that are not identifiers down to a few characters, then every column, at last down to 1.
+ */
+function fit(widths: number[], width: number, identifiers: boolean[]): void {
   const total = () => widths.reduce((a, b) => a + b, 0) + GAP.length * (widths.length - 1);
-  for (const floor of [SOFT_FLOOR, 1]) {
+  const passes = [{ floor: SOFT_FLOOR, ids: false }, { floor: SOFT_FLOOR, ids: true }, { floor: 1, ids: true }];
+  for (const { floor, ids } of passes) {
     while (total() > width) {
       let widest = -1;
-      for (let i = 0; i < widths.length; i++) if (widths[i] > floor && (widest < 0 || widths[i] > widths[widest])) widest = i;
+      for (let i = 0; i < widths.length; i++) {
+        if (widths[i] > floor && (ids || !identifiers[i]) && (widest < 0 || widths[i] > widths[widest])) widest = i;
+      }
       if (widest < 0) break;
       widths[widest]--;
     }

@@ -23,6 +23,11 @@ describe('layoutTable', () => {
     expect(lines[2]).toMatch(/^22  a much longer name$/);
   });
 
+  it('cuts identifier columns last', () => {
+    const out = layoutTable(['id', 'label'], [{ id: 'c4000000-0000-4000-8000-000000000001', label: 'a rather long label here' }], { width: 52 });
+    expect(out.split('\n')[1]).toBe('c4000000-0000-4000-8000-000000000001  a rather long…');
+  });
+
   it('never wraps: a tiny width still gives one line per row', () => {
     const out = layoutTable(['id', 'name', 'note'], rows, { width: 10 });
     expect(out.trimEnd().split('\n')).toHaveLength(3);
