@@ -31,7 +31,8 @@ Parameters: -f key=value is a string; -F key=value is typed like gh's (true, fal
 @file reads a file). key[sub]=v nests and key[]=v appends: -F 'occurredAt[start]=2025-01-01T00:00:00Z'.
 For GET they go to the query string, otherwise into a JSON body (or, with --input, the query).
 
-Retries: GET and DELETE are retried after a transient failure. A POST is retried only on the
+Retries: GET and DELETE are retried after a transient failure; PUT and PATCH (no endpoint of the
+spec has them) never are. A POST is retried only on the
 endpoints where a repeat changes nothing (upsert contact, add to audience or campaign and their
 batches, record batches, the exports, track event with a clientEventId); any other POST (create
 field, relationship fields, trigger workflow, unknown paths) only when it provably never reached
@@ -49,7 +50,7 @@ Examples:
   $ cnv api GET campaigns --paginate -q name
   $ cnv api POST /v2/contacts -f email=ada@example.com -F 'fields[score]=42'
   $ cnv api POST /v2/exports/email-events -f eventType=EMAIL_OPEN --paginate --slurp
-  $ echo '{"email":"ada@example.com"}' | cnv api DELETE /v2/audiences/a5000000-0000-4000-8000-000000000001/contacts --input -
+  $ echo '{"email":"ada@example.com"}' | cnv api DELETE /v2/audiences/c1000000-0000-4000-8000-000000000002/contacts --input -
   $ cnv api GET /v2/contacts -f email=ada@example.com --include`);
 }
 
