@@ -31,12 +31,11 @@ Parameters: -f key=value is a string; -F key=value is typed like gh's (true, fal
 @file reads a file). key[sub]=v nests and key[]=v appends: -F 'occurredAt[start]=2025-01-01T00:00:00Z'.
 For GET they go to the query string, otherwise into a JSON body (or, with --input, the query).
 
-Retries: GET and DELETE are retried after a transient failure; PUT and PATCH (no endpoint of the
-spec has them) never are. A POST is retried only on the
+Retries: GET and DELETE are retried after a transient failure. A POST is retried only on the
 endpoints where a repeat changes nothing (upsert contact, add to audience or campaign and their
 batches, record batches, the exports, track event with a clientEventId); any other POST (create
-field, relationship fields, trigger workflow, unknown paths) only when it provably never reached
-the server, so it never runs twice.
+field, relationship fields, trigger workflow, unknown paths), PUT and PATCH only when it
+provably never reached the server, so it never runs twice.
 
 --paginate sends the cursor of pagination.nextCursor as the \`cursor\` query parameter (GET) or body
 member (POST; a custom event export's occurredAt is dropped, as the cursor carries it) until it is
