@@ -5,6 +5,7 @@ import type { Context } from '../context.js';
 import { ResponseShapeError, UsageError } from '../errors.js';
 import type { HttpClient, RawResponse } from '../http/client.js';
 import type { CommandResult } from '../io/render.js';
+import { escapeControl } from '../io/terminal-text.js';
 import { writeWithBackpressure } from '../io/write.js';
 import { collectField, fieldsObject, queryValue, readValueFile, type FieldArg } from './api/fields.js';
 import { apiIdempotency } from './api/idempotency.js';
@@ -21,7 +22,7 @@ export function configure(cmd: Command): void {
     .option('--input <file>', 'the request body, a JSON file (- for stdin); -f/-F then go to the query string')
     .option('--paginate', 'follow pagination.nextCursor to the last page and print the rows of every page, one JSON line each')
     .option('--slurp', 'with --paginate: print all rows as one JSON array instead')
-    .option('-i, --include', 'print the status line and the response headers (key masked) before the body of a 2xx answer')
+    .option('-i, --include', 'print the status line and the response headers (key masked) before the body; an error answer too, as it came, before the error line on stderr')
     .addHelpText('after', `
 Sends one request through the same path as every command: the key and base URL of the profile
 in force, the rate limit, retries, --dry-run (writes are printed, not sent), --verbose and the
@@ -73,9 +74,17 @@ export async function run(ctx: Context, { args, opts }: CommandInput): Promise<C
     body = fields;
   }
   const pathname = path.split('?')[0];
-  const spec = { method, path, query, body, idempotency: apiIdempotency(method, pathname, body), signal: ctx.signal };
-  const http = await ctx.http();
   const printer = await makePrinter(ctx, opts.include === true);
+  // With --include an error answer is shown as it came too (like gh), before the usual error line.
+  const onErrorAnswer = opts.include
+    ? (answer: { status: number; headers: RawResponse['headers']; text: string }) => {
+        const text = answer.text + (answer.text.endsWith('\n') ? '' : '\n');
+        // Not JSON made by cnv but the server's text: on a terminal it cannot act on it.
+        ctx.io.stdout.write(printer.headText(answer) + (ctx.io.stdoutIsTTY ? escapeControl(text, '\n\t') : text));
+      }
+    : undefined;
+  const spec = { method, path, query, body, idempotency: apiIdempotency(method, pathname, body), signal: ctx.signal, onErrorAnswer };
+  const http = await ctx.http();
   if (!opts.paginate) {
     const res = await http.requestRaw(spec);
     await printer.head(res);
@@ -162,6 +171,8 @@ function pageItems(json: unknown): unknown[] | undefined {
 }
 
 interface Printer {
+  /** The status line and headers, and the blank line after them. */
+  headText(res: Pick<RawResponse, 'status' | 'headers'>): string;
   head(res: RawResponse): Promise<void>;
   /** A whole JSON document (pretty, or one line with -o ndjson). */
   document(value: unknown): Promise<void>;
@@ -173,12 +184,15 @@ async function makePrinter(ctx: Context, include: boolean): Promise<Printer> {
   const out = ctx.io.stdout;
   const compact = ctx.globals.format === 'ndjson';
   const query = ctx.globals.query === undefined ? undefined : await import('../io/query.js').then(async (q) => ({ run: await q.loadQuery(ctx.globals.query!), text: q.queryText }));
+  const headText = (res: Pick<RawResponse, 'status' | 'headers'>) => {
+    let text = `HTTP ${res.status} ${STATUS_CODES[res.status] ?? ''}`.trimEnd() + '\n';
+    for (const [name, value] of Object.entries(res.headers)) for (const v of [value].flat()) text += `${name}: ${v}\n`;
+    return (ctx.io.stdoutIsTTY ? escapeControl(ctx.redact(text), '\n') : ctx.redact(text)) + '\n';
+  };
   return {
+    headText,
     async head(res) {
-      if (!include) return;
-      let text = `HTTP ${res.status} ${STATUS_CODES[res.status] ?? ''}`.trimEnd() + '\n';
-      for (const [name, value] of Object.entries(res.headers)) for (const v of [value].flat()) text += `${name}: ${v}\n`;
-      await writeWithBackpressure(out, ctx.redact(text) + '\n');
+      if (include) await writeWithBackpressure(out, headText(res));
     },
     document: (value) =>
       writeWithBackpressure(out, query ? query.text(query.run(value), compact) : (compact ? JSON.stringify(value) : JSON.stringify(value, null, 2)) + '\n'),

@@ -43,6 +43,8 @@ interface BaseSpec {
   signal?: AbortSignal;
   /** `false`: sent without the API key (doctor's check that the server asks for one). */
   auth?: boolean;
+  /** Shown the last error answer (status, headers, body; key masked) before its error is thrown (`cnv api --include`). */
+  onErrorAnswer?: (answer: { status: number; headers: Record<string, string | string[]>; text: string }) => void;
 }
 
 export interface RequestSpec<T extends z.ZodType> extends BaseSpec {
@@ -124,11 +126,7 @@ export class HttpClient {
         throw notTheApi(target, `${target.label} answered ${status} with ${describeBody(masked, headers)}, not JSON`, status);
       }
       if (nestedDeeperThan(json, MAX_DEPTH)) throw tooLarge(target, 0, `it nests arrays and objects deeper than ${MAX_DEPTH} levels`);
-      const shown: Record<string, string | string[]> = {};
-      for (const [name, value] of Object.entries(headers)) {
-        if (value !== undefined) shown[name] = Array.isArray(value) ? value.map((v) => this.redact(v)) : this.redact(String(value));
-      }
-      return { status, headers: shown, json };
+      return { status, headers: this.shownHeaders(headers), json };
     });
   }
 
@@ -214,7 +212,7 @@ export class HttpClient {
       await this.opts.limiter.take(spec.signal);
       const started = this.opts.clock.now();
       this.opts.logger.request({ method: spec.method, path: url.pathname + url.search, attempt });
-      let failure: FailedAttempt & { error: Error; retryAfterMs?: number };
+      let failure: FailedAttempt & { error: Error; retryAfterMs?: number; answer?: { headers: Dispatcher.ResponseData['headers']; text: string } };
       try {
         const res = await this.send(url, spec, body);
         if (res.statusCode >= 200 && res.statusCode < 300) {
@@ -234,7 +232,7 @@ export class HttpClient {
         const retryAfterMs = parseRetryAfter(res.headers['retry-after'], Date.now());
         // Never longer than cnv would wait itself: a paused bucket holds every other request too.
         if (res.statusCode === 429) this.opts.limiter.pause(Math.min(retryAfterMs ?? 1000, maxWaitMs));
-        failure = { status: res.statusCode, error, retryAfterMs };
+        failure = { status: res.statusCode, error, retryAfterMs, answer: { headers: res.headers, text } };
       } catch (err) {
         if (spec.signal?.aborted) throw spec.signal.reason ?? err;
         if (err instanceof CliError) throw err;
@@ -246,7 +244,10 @@ export class HttpClient {
         failure = { networkCode, error: err as Error };
       }
       const retryable = isRetryable(failure, spec.idempotency);
-      if (!retryable || attempt >= this.opts.maxAttempts) throw finalError(failure, target, attempt, retryable, spec.idempotency);
+      if (!retryable || attempt >= this.opts.maxAttempts) {
+        if (failure.answer && failure.status !== undefined) spec.onErrorAnswer?.({ status: failure.status, headers: this.shownHeaders(failure.answer.headers), text: this.redact(failure.answer.text) });
+        throw finalError(failure, target, attempt, retryable, spec.idempotency);
+      }
       if ((failure.retryAfterMs ?? 0) > maxWaitMs) throw waitTooLong(failure.error, target, failure.retryAfterMs!, maxWaitMs, Date.now());
       const delayMs = Math.max(backoffDelay(attempt, this.random), failure.retryAfterMs ?? 0);
       this.opts.logger.retry({
@@ -299,6 +300,15 @@ export class HttpClient {
       throw new ResponseShapeError(this.redact(`unexpected response from ${target.label}: ${describeIssues(parsed.error)}`));
     }
     return { data: parsed.data.data, nextCursor: parsed.data.pagination?.nextCursor };
+  }
+
+  /** An answer's headers as they may be shown: the key masked. */
+  private shownHeaders(headers: Dispatcher.ResponseData['headers']): Record<string, string | string[]> {
+    const shown: Record<string, string | string[]> = {};
+    for (const [name, value] of Object.entries(headers)) {
+      if (value !== undefined) shown[name] = Array.isArray(value) ? value.map((v) => this.redact(v)) : this.redact(String(value));
+    }
+    return shown;
   }
 
   /** The key echoed anywhere in a success answer (a batch item's message) never reaches a report or a file. */

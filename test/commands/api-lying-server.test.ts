@@ -39,6 +39,16 @@ describe('cnv api against a lying server (in-process)', () => {
     expect(res.stderr).toMatch(/not_the_api/);
   });
 
+  it('--include on a terminal shows a hostile error page escaped, with the key masked', async () => {
+    agent.get(BASE).intercept({ path: '/v2/things', method: 'GET' }).reply(502, `<h1>\x1b]0;pwned\x07 ${KEY}</h1>`, { headers: { 'content-type': 'text/html' } });
+    const res = await cnvInProcess(['api', 'GET', 'things', '--include', '--max-retries', '0'], { env, dispatcher: agent, stdoutIsTTY: true });
+    expect(res.exitCode).toBe(7);
+    expect(res.stdout).toMatch(/^HTTP 502 Bad Gateway\n/);
+    expect(res.stdout).toContain('\\x1b]0;pwned\\x07');
+    expect(res.stdout).not.toMatch(/\x1b/);
+    expect(res.stdout).not.toContain(KEY);
+  });
+
   it('the key echoed in a body or a header is masked in what --include prints', async () => {
     agent.get(BASE).intercept({ path: '/v2/echo', method: 'GET' }).reply(200, { data: { youSent: KEY } }, { headers: { 'x-echo': KEY } });
     const res = await run(['GET', 'echo', '--include']);

@@ -107,6 +107,15 @@ describe('cnv api (binary)', () => {
     expect(JSON.parse(body).data.campaign.id).toBe(FIXTURE_CAMPAIGNS.springWebinar.id);
   });
 
+  it('--include shows an error answer as it came on stdout, and still exits by its code', async () => {
+    const res = await cnv(['api', 'GET', '/v2/campaigns/c4000000-0000-4000-8000-0000000000ff', '--include'], { env: fx.env });
+    expect(res.exitCode).toBe(5);
+    const [head, body] = res.stdout.split('\n\n');
+    expect(head).toMatch(/^HTTP 404 Not Found\n/);
+    expect(JSON.parse(body).error.code).toBe('campaign_not_found');
+    expect(res.stderr).toMatch(/^error: campaign_not_found: /m);
+  });
+
   it('errors exit by the usual codes with the usual line: 404 is 5, a bad key 4', async () => {
     const missing = await cnv(['api', 'GET', '/v2/campaigns/c4000000-0000-4000-8000-0000000000ff'], { env: fx.env });
     expect(missing.exitCode).toBe(5);
