@@ -34,11 +34,6 @@ export function toGlobals(raw: Record<string, unknown>, env: NodeJS.ProcessEnv):
   const json = raw.json === true;
   const format = raw.format as GlobalOptions['format'];
   const query = raw.query as string | undefined;
-  // One output format: a second one is refused rather than silently losing to the first.
-  if (json && format !== undefined && format !== 'json') throw new UsageError(`--json and -o ${format} ask for two output formats: give one`);
-  if (query !== undefined && (format === 'csv' || format === 'table')) {
-    throw new UsageError(`-q/--query and -o ${format}: a query selects from the JSON output; drop -o ${format} (or use -o json|ndjson)`);
-  }
   if (query !== undefined && query.trim() === '') throw new UsageError('-q/--query: the expression is empty');
   return {
     profile: raw.profile as string | undefined,
@@ -56,6 +51,19 @@ export function toGlobals(raw: Record<string, unknown>, env: NodeJS.ProcessEnv):
     maxRetryWaitMs: ((raw.maxRetryWait as number | undefined) ?? envSeconds(env, 'CNV_MAX_RETRY_WAIT') ?? DEFAULT_GLOBALS.maxRetryWaitMs / 1000) * 1000,
     dryRun: raw.dryRun === true,
   };
+}
+
+/**
+ * For a command that prints a JSON document: one output format. A second one is refused rather
+ * than silently losing to the first. (An export's -o is its file format and --json its summary's,
+ * so this is not checked there.)
+ */
+export function checkOutputFlags(globals: GlobalOptions): void {
+  const { json, format, query } = globals;
+  if (json && format !== undefined && format !== 'json') throw new UsageError(`--json and -o ${format} ask for two output formats: give one`);
+  if (query !== undefined && (format === 'csv' || format === 'table')) {
+    throw new UsageError(`-q/--query and -o ${format}: a query selects from the JSON output; drop -o ${format} (or use -o json|ndjson)`);
+  }
 }
 
 function envSeconds(env: NodeJS.ProcessEnv, name: string): number | undefined {

@@ -4,7 +4,7 @@ import type { Context } from '../context.js';
 import { renderResult } from '../io/render.js';
 import { UsageError } from '../errors.js';
 import { addCompletionCommands } from './completion-command.js';
-import { addGlobalOptions, toGlobals } from './global-options.js';
+import { addGlobalOptions, checkOutputFlags, toGlobals } from './global-options.js';
 import { addHelpCommand } from './help-command.js';
 import { COMMANDS, isGroup, type Entry, type LeafEntry } from './registry.js';
 
@@ -33,8 +33,9 @@ export function buildProgram(ctx: Context, setExitCode: (code: number) => void):
 
   program.hook('preAction', async (_root, action) => {
     ctx.globals = toGlobals(action.optsWithGlobals(), ctx.env);
+    const entry = leaves.get(action);
+    if (entry?.json !== undefined) checkOutputFlags(ctx.globals);
     if (ctx.globals.query !== undefined) {
-      const entry = leaves.get(action);
       if (entry && entry.json === undefined) {
         throw new UsageError(`-q/--query: \`${commandPath(action)}\` prints no JSON document to query`);
       }

@@ -88,6 +88,13 @@ describe('output flags that conflict', () => {
     expect(JSON.parse(ok.stdout)).toHaveLength(1);
   });
 
+  it('an export keeps -o as its file format and --json for its summary: no conflict there', async () => {
+    const res = await cnvInProcess(['export', 'contacts', '--no-state', '--limit', '5', '--max-pages', '1', '-o', 'csv', '--json'], { env: fx.env });
+    expect(res.exitCode).toBe(0);
+    expect(res.stdout.split('\n')[0].split(',')).toEqual(expect.arrayContaining(['id', 'email']));
+    expect(res.stderr).toMatch(/"summary"/);
+  });
+
   it('every list names its next page the same way on stderr, and stdout stays the bare array', async () => {
     for (const list of [['campaigns', 'list'], ['fields', 'list']]) {
       const res = await cnvInProcess([...list, '--limit', '1', '--json'], { env: fx.env });
