@@ -125,6 +125,15 @@ describe('cnv api (binary)', () => {
     expect(badKey.exitCode).toBe(4);
   });
 
+  it('uses the profile in force: a profile with the basic key gets 403 export_not_enabled (exit 4)', async () => {
+    const env = { CNV_CONFIG_DIR: fx.configDir };
+    expect((await cnv(['config', 'set-key', '--profile', 'basic'], { env, input: fx.emulator.keys.basic })).exitCode).toBe(0);
+    expect((await cnv(['config', 'set-url', fx.emulator.url, '--profile', 'basic'], { env })).exitCode).toBe(0);
+    const res = await cnv(['api', 'GET', '/v2/contacts', '-f', 'email=ada@example.com', '--profile', 'basic'], { env });
+    expect(res.exitCode).toBe(4);
+    expect(res.stderr).toMatch(/^error: export_not_enabled: /m);
+  });
+
   it('--dry-run prints a write request with the key masked and sends nothing', async () => {
     const res = await cnv(['api', 'POST', '/v2/contacts', '-f', 'email=dry@example.com', '--dry-run'], { env: fx.env });
     expect(res.exitCode).toBe(0);
