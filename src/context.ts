@@ -8,6 +8,7 @@ import type { Credentials } from './config/resolve.js';
 import type { HttpClient } from './http/client.js';
 import { makeRedactor, maskKey } from './http/redact.js';
 import { DEFAULT_MAX_RETRY_WAIT_MS } from './http/retry-policy.js';
+import { compiledQuery, queryText } from './io/query.js';
 import { escapeControl } from './io/terminal-text.js';
 import type { RateLimiter } from './http/rate-limiter.js';
 
@@ -28,6 +29,8 @@ export interface GlobalOptions {
   baseUrl?: string;
   json: boolean;
   format?: 'table' | 'json' | 'ndjson' | 'csv';
+  /** -q/--query: a JMESPath expression applied to the JSON output. */
+  query?: string;
   verbose: boolean;
   /** Each request and response in full on stderr (--debug, CNV_DEBUG=api); implies `verbose`. */
   debug: boolean;
@@ -98,6 +101,12 @@ export interface Context {
   /** Registers cleanup to run before the process exits (closing the agent, releasing locks). */
   onDispose(fn: () => Promise<void> | void): void;
   dispose(): Promise<void>;
+}
+
+/** A dry run's request as printed: JSON, or what -q selects from it (compiled before the command ran). */
+function dryRunText(request: Record<string, unknown>, query: string | undefined): string {
+  const compiled = query === undefined ? undefined : compiledQuery(query);
+  return compiled ? queryText(compiled(request), false) : JSON.stringify(request, null, 2) + '\n';
 }
 
 export function createContext(deps: ContextDeps): Context {
@@ -178,7 +187,7 @@ export function createContext(deps: ContextDeps): Context {
           maxRetryWaitMs: ctx.globals.maxRetryWaitMs,
           random: deps.random,
           dryRun: ctx.globals.dryRun
-            ? (request) => deps.io.stdout.write(ctx.redact(JSON.stringify({ dryRun: true, ...request }, null, 2)) + '\n')
+            ? (request) => deps.io.stdout.write(ctx.redact(dryRunText({ dryRun: true, ...request }, ctx.globals.query)))
             : undefined,
         });
       })();

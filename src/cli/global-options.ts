@@ -13,10 +13,11 @@ export function addGlobalOptions(program: Command): void {
     .option('--profile <name>', 'profile to use (default: the one `cnv config use` chose, or "default")')
     .option('--api-key <key>', 'API key (prefer CNV_API_KEY or `cnv config set-key`: flags show up in process lists)')
     .option('--base-url <url>', 'API base URL (also CNV_BASE_URL)')
-    .option('--json', 'print JSON (records, lists, summaries and errors)')
+    .option('--json', 'print JSON (the same document as when stdout is not a terminal; see each command\'s "JSON output")')
     .addOption(new Option('-o, --format <format>', 'output format').choices([...OUTPUT_FORMATS]))
+    .option('-q, --query <expr>', 'print what this JMESPath expression selects from the JSON output (e.g. -q \'[].name\'; a string prints bare)')
     .option('-v, --verbose', 'log each request and response on stderr (API key redacted)')
-    .option('-q, --quiet', 'no progress, warnings or summaries on stderr')
+    .option('--quiet', 'no progress, warnings or summaries on stderr')
     .option('--no-progress', 'no progress display')
     .option('--no-color', 'no colour (also NO_COLOR)')
     .option('--dry-run', 'print the write request(s) a command would send (key redacted) and send nothing')
@@ -31,12 +32,17 @@ export function addGlobalOptions(program: Command): void {
 }
 
 export function toGlobals(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): GlobalOptions {
+  const json = raw.json === true;
+  const format = raw.format as GlobalOptions['format'];
+  const query = raw.query as string | undefined;
+  if (query !== undefined && query.trim() === '') throw new UsageError('-q/--query: the expression is empty');
   return {
     profile: raw.profile as string | undefined,
     apiKey: raw.apiKey as string | undefined,
     baseUrl: raw.baseUrl as string | undefined,
-    json: raw.json === true,
-    format: raw.format as GlobalOptions['format'],
+    json,
+    format,
+    query,
     // --debug is --verbose and more: a bug's stack trace, the emulator's request log.
     verbose: raw.verbose === true || raw.debug === true || debugEnv(env) !== undefined,
     debug: raw.debug === true || debugEnv(env) === 'api',
@@ -55,6 +61,19 @@ function debugEnv(env: NodeJS.ProcessEnv): 'api' | 'verbose' | undefined {
   const raw = (env.CNV_DEBUG ?? '').trim().toLowerCase();
   if (raw === 'api') return 'api';
   return raw === '' || raw === '0' || raw === 'false' || raw === 'no' || raw === 'off' ? undefined : 'verbose';
+}
+
+/**
+ * For a command that prints a JSON document: one output format. A second one is refused rather
+ * than silently losing to the first. (An export's -o is its file format and --json its summary's,
+ * so this is not checked there.)
+ */
+export function checkOutputFlags(globals: GlobalOptions): void {
+  const { json, format, query } = globals;
+  if (json && format !== undefined && format !== 'json') throw new UsageError(`--json and -o ${format} ask for two output formats: give one`);
+  if (query !== undefined && (format === 'csv' || format === 'table')) {
+    throw new UsageError(`-q/--query and -o ${format}: a query selects from the JSON output; drop -o ${format} (or use -o json|ndjson)`);
+  }
 }
 
 function envSeconds(env: NodeJS.ProcessEnv, name: string): number | undefined {

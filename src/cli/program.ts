@@ -2,8 +2,9 @@ import { createRequire } from 'node:module';
 import { Command } from 'commander';
 import type { Context } from '../context.js';
 import { renderResult } from '../io/render.js';
+import { UsageError } from '../errors.js';
 import { addCompletionCommands } from './completion-command.js';
-import { addGlobalOptions, toGlobals } from './global-options.js';
+import { addGlobalOptions, checkOutputFlags, toGlobals } from './global-options.js';
 import { addHelpCommand } from './help-command.js';
 import { COMMANDS, isGroup, type Entry, type LeafEntry } from './registry.js';
 
@@ -30,8 +31,17 @@ export function buildProgram(ctx: Context, setExitCode: (code: number) => void):
   addGlobalOptions(program);
   program.addHelpText('after', '\nExit codes: 0 ok, 2 usage, 3 rejected, 4 auth, 5 not found, 6 partial, 7 transient (see `cnv help exit-codes`).');
 
-  program.hook('preAction', (_root, action) => {
+  program.hook('preAction', async (_root, action) => {
     ctx.globals = toGlobals(action.optsWithGlobals(), ctx.env);
+    const entry = leaves.get(action);
+    if (entry?.json !== undefined) checkOutputFlags(ctx.globals);
+    if (ctx.globals.query !== undefined) {
+      if (entry && entry.json === undefined) {
+        throw new UsageError(`-q/--query: \`${commandPath(action)}\` prints no JSON document to query`);
+      }
+      // Compiled now: a bad expression is refused before anything is sent.
+      await (await import('../io/query.js')).loadQuery(ctx.globals.query);
+    }
   });
   const loadOnDispatch = async (_parent: Command, sub: Command) => {
     await loadLeaf(ctx, sub, setExitCode);
@@ -41,6 +51,13 @@ export function buildProgram(ctx: Context, setExitCode: (code: number) => void):
   addHelpCommand(program, ctx, (cmd) => loadLeaf(ctx, cmd, setExitCode));
   addCompletionCommands(program, ctx, () => loadAllCommands(ctx, program));
   return program;
+}
+
+/** `cnv export state list`, for messages. */
+function commandPath(cmd: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = cmd; c; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
 }
 
 function addEntry(parent: Command, entry: Entry, hook: (p: Command, s: Command) => Promise<void>): void {
@@ -61,10 +78,15 @@ export async function loadLeaf(ctx: Context, cmd: Command, setExitCode: (code: n
   loaded.add(cmd);
   const mod = await entry.load();
   mod.configure(cmd);
+  if (entry.json !== undefined) cmd.addHelpText('after', `\nJSON output (piped, --json, and what -q selects from): ${entry.json}.`);
   cmd.action(async (...params: unknown[]) => {
     const command = params[params.length - 1] as Command;
+    const queried = ctx.globals.query === undefined ? undefined : (await import('../io/query.js')).queryApplications;
+    const before = queried?.();
     const result = await mod.run(ctx, { args: command.processedArgs, opts: command.opts() });
     await renderResult(ctx, result);
+    // A run that printed no JSON document (a --file or --batch run) says so rather than ignore -q.
+    if (queried && queried() === before) ctx.warn('-q/--query: this run printed no JSON for the query to apply to');
     setExitCode(result.exitCode ?? 0);
   });
 }

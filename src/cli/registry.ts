@@ -20,6 +20,12 @@ export interface LeafEntry {
   name: string;
   summary: string;
   aliases?: string[];
+  /**
+   * The command's JSON output contract: the one document it prints when stdout is not a
+   * terminal, with --json, and what -q/--query selects from. Absent: the command prints no JSON
+   * document (export rows, the emulator's banner) and -q is refused.
+   */
+  json?: string;
   load: () => Promise<CommandModule>;
 }
 
@@ -44,8 +50,8 @@ export const COMMANDS: Entry[] = [
     summary: 'Create, update and look up contacts',
     aliases: ['contact'],
     children: [
-      { name: 'upsert', summary: 'Create or update a contact (or many, from a file)', load: () => import('../commands/contacts/upsert.js') },
-      { name: 'get', summary: 'Look a contact up by id or email', load: () => import('../commands/contacts/get.js') },
+      { name: 'upsert', summary: 'Create or update a contact (or many, from a file)', json: "{cnvContactId, contactCreated} (the API's data); with --file nothing (the summary is on stderr, rows in --report)", load: () => import('../commands/contacts/upsert.js') },
+      { name: 'get', summary: 'Look a contact up by id or email', json: 'the contact object {cnvContactId, email, userId, subscriptionStatus, fields, createdAt, updatedAt}', load: () => import('../commands/contacts/get.js') },
     ],
   },
   {
@@ -53,7 +59,7 @@ export const COMMANDS: Entry[] = [
     summary: 'Record custom events',
     aliases: ['event'],
     children: [
-      { name: 'track', summary: 'Record a custom event for a contact (or many, from a file)', load: () => import('../commands/events/track.js') },
+      { name: 'track', summary: 'Record a custom event for a contact (or many, from a file)', json: '{cnvEventId, cnvContactId, duplicate?, clientEventId}; with --file nothing (summary on stderr, rows in --report)', load: () => import('../commands/events/track.js') },
     ],
   },
   {
@@ -61,7 +67,7 @@ export const COMMANDS: Entry[] = [
     summary: 'Trigger API-triggered workflows',
     aliases: ['workflow'],
     children: [
-      { name: 'trigger', summary: 'Trigger a workflow for one contact (never retried when it may have run)', load: () => import('../commands/workflows/trigger.js') },
+      { name: 'trigger', summary: 'Trigger a workflow for one contact (never retried when it may have run)', json: '{workflowId, triggered}', load: () => import('../commands/workflows/trigger.js') },
     ],
   },
   {
@@ -69,8 +75,8 @@ export const COMMANDS: Entry[] = [
     summary: 'Static audience membership',
     aliases: ['audiences'],
     children: [
-      { name: 'add', summary: 'Add a contact to a static audience (or many, with --batch FILE)', load: () => import('../commands/audience/add.js') },
-      { name: 'remove', summary: 'Remove a contact from a static audience', load: () => import('../commands/audience/remove.js') },
+      { name: 'add', summary: 'Add a contact to a static audience (or many, with --batch FILE)', json: '{added, cnvContactId}; with --batch nothing (summary on stderr, rows in --report)', load: () => import('../commands/audience/add.js') },
+      { name: 'remove', summary: 'Remove a contact from a static audience', json: '{removed, cnvContactId, outcome}', load: () => import('../commands/audience/remove.js') },
     ],
   },
   {
@@ -78,9 +84,9 @@ export const COMMANDS: Entry[] = [
     summary: 'Custom campaigns: list, read, add contacts',
     aliases: ['campaign'],
     children: [
-      { name: 'list', summary: 'List custom campaigns (one page, or --all)', load: () => import('../commands/campaigns/list.js') },
-      { name: 'get', summary: 'Show a campaign with its statuses and description', load: () => import('../commands/campaigns/get.js') },
-      { name: 'add', summary: 'Add a contact to a campaign (or many, with --batch FILE)', load: () => import('../commands/campaigns/add.js') },
+      { name: 'list', summary: 'List custom campaigns (one page, or --all)', json: "an array of campaigns as the API sends them [{id, name, type, sfdcCampaignId, memberCount, createdAt, updatedAt}]; the next page's cursor goes to stderr", load: () => import('../commands/campaigns/list.js') },
+      { name: 'get', summary: 'Show a campaign with its statuses and description', json: 'the campaign object, with description and type.statuses', load: () => import('../commands/campaigns/get.js') },
+      { name: 'add', summary: 'Add a contact to a campaign (or many, with --batch FILE)', json: '{added, cnvContactId}; with --batch nothing (summary on stderr, rows in --report)', load: () => import('../commands/campaigns/add.js') },
     ],
   },
   {
@@ -88,7 +94,7 @@ export const COMMANDS: Entry[] = [
     summary: 'Published forms and their fields',
     aliases: ['form'],
     children: [
-      { name: 'get', summary: 'Show a form and its fields', load: () => import('../commands/forms/get.js') },
+      { name: 'get', summary: 'Show a form and its fields', json: 'the form object, with fields[] as the API sends them', load: () => import('../commands/forms/get.js') },
     ],
   },
   {
@@ -96,9 +102,9 @@ export const COMMANDS: Entry[] = [
     summary: 'Field definitions and relationship fields',
     aliases: ['field'],
     children: [
-      { name: 'create', summary: 'Create a custom field', load: () => import('../commands/fields/create.js') },
-      { name: 'list', summary: 'List field definitions', load: () => import('../commands/fields/list.js') },
-      { name: 'relate', summary: 'Create a relationship field pair (source and reverse)', load: () => import('../commands/fields/relate.js') },
+      { name: 'create', summary: 'Create a custom field', json: 'the field {key, label, objectType, dataType}', load: () => import('../commands/fields/create.js') },
+      { name: 'list', summary: 'List field definitions', json: "an array of field definitions as the API sends them; the next page's cursor goes to stderr", load: () => import('../commands/fields/list.js') },
+      { name: 'relate', summary: 'Create a relationship field pair (source and reverse)', json: "{sourceField, relatedFields} (the API's data)", load: () => import('../commands/fields/relate.js') },
     ],
   },
   {
@@ -106,7 +112,7 @@ export const COMMANDS: Entry[] = [
     summary: 'Custom-object records',
     aliases: ['record'],
     children: [
-      { name: 'upsert', summary: 'Create or update custom-object records from a file, in chunks of 200', load: () => import('../commands/records/upsert.js') },
+      { name: 'upsert', summary: 'Create or update custom-object records from a file, in chunks of 200', json: 'with --check the check report object; otherwise nothing (summary on stderr, rows in --report)', load: () => import('../commands/records/upsert.js') },
     ],
   },
   {
@@ -121,10 +127,10 @@ export const COMMANDS: Entry[] = [
         name: 'state',
         summary: 'Saved export positions: list, show, reset, commit',
         children: [
-          { name: 'list', summary: 'List saved export states', load: () => import('../commands/export/state/list.js') },
-          { name: 'show', summary: 'Show one export state and its run manifests', load: () => import('../commands/export/state/show.js') },
-          { name: 'reset', summary: 'Delete an export state (the next run starts over)', load: () => import('../commands/export/state/reset.js') },
-          { name: 'commit', summary: 'Make the pending position of a --defer-commit run current', load: () => import('../commands/export/state/commit.js') },
+          { name: 'list', summary: 'List saved export states', json: 'an array of states [{key, kind, format, rows, cursorAge, output, lastRun, pending}]', load: () => import('../commands/export/state/list.js') },
+          { name: 'show', summary: 'Show one export state and its run manifests', json: 'the state object {key, kind, profile, baseUrl, stateFile, lockedBy, cursor, cursorAge, rows, pages, ...}', load: () => import('../commands/export/state/show.js') },
+          { name: 'reset', summary: 'Delete an export state (the next run starts over)', json: '{key, removed}', load: () => import('../commands/export/state/reset.js') },
+          { name: 'commit', summary: 'Make the pending position of a --defer-commit run current', json: '{key, committed, rows, added?, cursor}', load: () => import('../commands/export/state/commit.js') },
         ],
       },
     ],
@@ -136,10 +142,16 @@ export const COMMANDS: Entry[] = [
       { name: 'set-key', summary: 'Store an API key for a profile (read from stdin or a hidden prompt)', load: () => import('../commands/config/set-key.js') },
       { name: 'set-url', summary: 'Store the base URL for a profile', load: () => import('../commands/config/set-url.js') },
       { name: 'use', summary: 'Make a profile the default', load: () => import('../commands/config/use.js') },
-      { name: 'list', summary: 'List profiles', load: () => import('../commands/config/list.js') },
-      { name: 'show', summary: 'Show the settings in force (key masked)', load: () => import('../commands/config/show.js') },
+      { name: 'list', summary: 'List profiles', json: 'an array of profiles [{profile, current, baseUrl, apiKey (masked)}]', load: () => import('../commands/config/list.js') },
+      { name: 'show', summary: 'Show the settings in force (key masked)', json: '{profile, configFile, apiKey (masked), apiKeySource, baseUrl, baseUrlSource}', load: () => import('../commands/config/show.js') },
     ],
   },
-  { name: 'doctor', summary: 'Check config, key, reachability, auth and which gated endpoints this key may use', load: () => import('../commands/doctor.js') },
+  {
+    name: 'api',
+    summary: 'Send any request to the API (like gh api): auth, retries, rate limit and exit codes included',
+    json: "the API's answer as it came ({data, pagination?}); with --paginate the items of every page, one JSON line each, or with --slurp one array of them; -q applies to the answer, to each item, or to the --slurp array",
+    load: () => import('../commands/api.js'),
+  },
+  { name: 'doctor', summary: 'Check config, key, reachability, auth and which gated endpoints this key may use', json: 'an array of checks [{check, status, detail}]', load: () => import('../commands/doctor.js') },
   { name: 'emulator', summary: 'Run a local emulator of the API (for demos, tests and CI)', load: () => import('../commands/emulator.js') },
 ];

@@ -36,7 +36,7 @@ export interface HttpClientOptions {
 }
 
 interface BaseSpec {
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'DELETE' | 'PUT' | 'PATCH';
   path: string;
   query?: Record<string, string | number | undefined>;
   body?: unknown;
@@ -45,6 +45,8 @@ interface BaseSpec {
   signal?: AbortSignal;
   /** `false`: sent without the API key (doctor's check that the server asks for one). */
   auth?: boolean;
+  /** Shown the last error answer (status, headers, body; key masked) before its error is thrown (`cnv api --include`). */
+  onErrorAnswer?: (answer: { status: number; headers: Record<string, string | string[]>; text: string }) => void;
 }
 
 export interface RequestSpec<T extends z.ZodType> extends BaseSpec {
@@ -65,6 +67,13 @@ export interface RowsSpec extends BaseSpec {
 export interface RowReceiver<P> {
   row(row: Record<string, unknown>): void;
   end(nextCursor: string | null): P;
+}
+
+/** A 2xx answer of `requestRaw`: its status, headers (key masked) and JSON body as it came. */
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[]>;
+  json: unknown;
 }
 
 export interface ApiResponse<T> {
@@ -97,6 +106,29 @@ export class HttpClient {
       if (!complete) throw tooLarge(target, limit);
       const parsed = this.parseSuccess(spec, target, status, headers, this.maskEchoedKey(text));
       return { data: parsed.data as z.output<T>, nextCursor: parsed.nextCursor, status, attempts };
+    });
+  }
+
+  /**
+   * Any request (`cnv api`), through the same path as every other: auth, limiter, retries by
+   * `idempotency`, dry-run, verbose log, typed errors. A 2xx answer must be JSON (an HTML page is
+   * not the API's); its shape is not checked, and the key echoed in it or its headers is masked.
+   */
+  async requestRaw(spec: BaseSpec): Promise<RawResponse> {
+    return this.run(spec, async (body, target, status, _attempts, headers) => {
+      const limit = BODY_LIMITS.answerBytes;
+      if ((declaredLength(headers) ?? 0) > limit) throw tooLarge(target, limit);
+      const { text, complete } = await readCapped(body, limit);
+      if (!complete) throw tooLarge(target, limit);
+      const masked = this.maskEchoedKey(text);
+      let json: unknown;
+      try {
+        json = masked.trim() === '' ? null : JSON.parse(masked);
+      } catch {
+        throw notTheApi(target, `${target.label} answered ${status} with ${describeBody(masked, headers)}, not JSON`, status);
+      }
+      if (nestedDeeperThan(json, MAX_DEPTH)) throw tooLarge(target, 0, `it nests arrays and objects deeper than ${MAX_DEPTH} levels`);
+      return { status, headers: this.shownHeaders(headers), json };
     });
   }
 
@@ -183,7 +215,7 @@ export class HttpClient {
       await this.opts.limiter.take(spec.signal);
       const started = this.opts.clock.now();
       logger.request({ method: spec.method, path: url.pathname + url.search, attempt, ...(logger.wantsBodies ? this.debugRequest(url, spec, body) : {}) });
-      let failure: FailedAttempt & { error: Error; retryAfterMs?: number };
+      let failure: FailedAttempt & { error: Error; retryAfterMs?: number; answer?: { headers: Dispatcher.ResponseData['headers']; text: string } };
       // The per-attempt time limit covers the answer's body too: released when the attempt is over.
       const deadline = attemptDeadline(this.opts.timeoutMs, spec.signal);
       try {
@@ -210,7 +242,7 @@ export class HttpClient {
         const retryAfterMs = parseRetryAfter(res.headers['retry-after'], Date.now());
         // Never longer than cnv would wait itself: a paused bucket holds every other request too.
         if (res.statusCode === 429) this.opts.limiter.pause(Math.min(retryAfterMs ?? 1000, maxWaitMs));
-        failure = { status: res.statusCode, error, retryAfterMs };
+        failure = { status: res.statusCode, error, retryAfterMs, answer: { headers: res.headers, text } };
       } catch (err) {
         if (spec.signal?.aborted) throw spec.signal.reason ?? err;
         if (err instanceof CliError) throw err;
@@ -224,7 +256,10 @@ export class HttpClient {
         deadline.release();
       }
       const retryable = isRetryable(failure, spec.idempotency);
-      if (!retryable || attempt >= this.opts.maxAttempts) throw finalError(failure, target, attempt, retryable, spec.idempotency);
+      if (!retryable || attempt >= this.opts.maxAttempts) {
+        if (failure.answer && failure.status !== undefined) spec.onErrorAnswer?.({ status: failure.status, headers: this.shownHeaders(failure.answer.headers), text: this.redact(failure.answer.text) });
+        throw finalError(failure, target, attempt, retryable, spec.idempotency);
+      }
       if ((failure.retryAfterMs ?? 0) > maxWaitMs) throw waitTooLong(failure.error, target, failure.retryAfterMs!, maxWaitMs, Date.now());
       const delayMs = Math.max(backoffDelay(attempt, this.random), failure.retryAfterMs ?? 0);
       logger.retry({
@@ -282,6 +317,15 @@ export class HttpClient {
       throw new ResponseShapeError(this.redact(`unexpected response from ${target.label}: ${describeIssues(parsed.error)}`));
     }
     return { data: parsed.data.data, nextCursor: parsed.data.pagination?.nextCursor };
+  }
+
+  /** An answer's headers as they may be shown: the key masked. */
+  private shownHeaders(headers: Dispatcher.ResponseData['headers']): Record<string, string | string[]> {
+    const shown: Record<string, string | string[]> = {};
+    for (const [name, value] of Object.entries(headers)) {
+      if (value !== undefined) shown[name] = Array.isArray(value) ? value.map((v) => this.redact(v)) : this.redact(String(value));
+    }
+    return shown;
   }
 
   /** The key echoed anywhere in a success answer (a batch item's message) never reaches a report or a file. */

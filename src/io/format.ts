@@ -1,13 +1,15 @@
 import type { Context } from '../context.js';
-import { escapeControl } from './terminal-text.js';
 
 export type OutputFormat = 'table' | 'json' | 'ndjson' | 'csv';
 export const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'json', 'ndjson', 'csv'];
 
-/** --json wins, then -o/--format, then a table on a terminal and JSON everywhere else. */
+/**
+ * --json (or -q) asks for JSON, -o/--format for its format (the two never conflict: see
+ * toGlobals), else a table on a terminal and JSON everywhere else.
+ */
 export function resolveFormat(ctx: Context): OutputFormat {
-  if (ctx.globals.json) return 'json';
   if (ctx.globals.format) return ctx.globals.format;
+  if (ctx.globals.json || ctx.globals.query !== undefined) return 'json';
   return ctx.io.stdoutIsTTY ? 'table' : 'json';
 }
 
@@ -16,9 +18,30 @@ export function useColor(ctx: Context): boolean {
   return ctx.globals.color && ctx.io.stdoutIsTTY;
 }
 
-/** Table style for cli-table3: its default colours, or none. */
-export function tableStyle(ctx: Context): { head?: string[]; border?: string[] } {
-  return useColor(ctx) ? {} : { head: [], border: [] };
+/** The width a table fits in: the terminal's, and none when stdout is not a terminal (nothing changes when piped). */
+export function tableWidth(ctx: Context): number | undefined {
+  if (!ctx.io.stdoutIsTTY) return undefined;
+  const columns = (ctx.io.stdout as { columns?: number }).columns;
+  return columns !== undefined && columns > 0 ? columns : 80;
+}
+
+const STATUS_COLUMN = /(^|\.)(status|[a-z]+Status|outcome|result|lastRun)$/;
+const GREEN = /^(ok|succeeded|success|completed|subscribed|added|removed|committed|done|true)\b/i;
+const RED = /^(fail|failed|error|unsubscribed|bounced|aborted|interrupted|unknown|read-only)\b/i;
+const YELLOW = /^(warn|warning|skipped|pending|no_status|not_a_member|no_such_contact|partial)\b/i;
+
+/**
+ * Colours for status-like values only (a `status` column's ok/warn/fail, a subscription status),
+ * and only on a terminal with colour allowed; everything else stays plain.
+ */
+export function statusPaint(ctx: Context): ((column: string, value: unknown, text: string, row?: Record<string, unknown>) => string) | undefined {
+  if (!useColor(ctx)) return undefined;
+  return (column, value, text) => {
+    if (!STATUS_COLUMN.test(column) || (typeof value !== 'string' && typeof value !== 'boolean')) return text;
+    const v = String(value);
+    const code = GREEN.test(v) ? 32 : RED.test(v) ? 31 : YELLOW.test(v) ? 33 : undefined;
+    return code === undefined ? text : `\x1b[${code}m${text}\x1b[39m`;
+  };
 }
 
 /** A cell as text: scalars as they are, null as empty, objects and arrays as JSON. */
@@ -26,11 +49,6 @@ export function cellText(value: unknown): string {
   if (value === null || value === undefined) return '';
   if (typeof value === 'object') return JSON.stringify(value);
   return String(value);
-}
-
-/** A table cell (or heading) as text for a terminal: control characters escaped, line breaks kept. */
-export function tableText(value: unknown): string {
-  return escapeControl(cellText(value), '\n');
 }
 
 /** Nested plain objects become dotted keys (`fields.city`); arrays stay whole. */

@@ -1,6 +1,6 @@
 import type { Context } from '../context.js';
 import { csvFormatter } from './csv-line.js';
-import { cellText, flatten, resolveFormat, tableStyle, tableText } from './format.js';
+import { cellText, flatten, resolveFormat, statusPaint, tableWidth } from './format.js';
 import { writeWithBackpressure } from './write.js';
 
 /** Rows written one at a time to stdout; json/ndjson/csv stream, a table is laid out at the end. */
@@ -9,13 +9,30 @@ export interface ListWriter {
   end(): Promise<void>;
 }
 
+export interface ListLayout {
+  /** The columns a terminal table shows (the command's default set, or --columns). */
+  table?: string[];
+  /** The user named the columns (--columns): CSV has those only, without `_extra`. */
+  chosen?: boolean;
+}
+
 /**
  * Columns: the given ones, else those of the first row (flattened). In CSV a row's keys that have
- * no column are never dropped silently: they land, as JSON, in a last `_extra` column.
+ * no column are never dropped silently: they land, as JSON, in a last `_extra` column (unless
+ * the user chose the columns). JSON is one array of the rows as they came, NDJSON one row a
+ * line; with -q the query selects from that array (from each row in NDJSON).
  */
-export async function createListWriter(ctx: Context, columns?: string[]): Promise<ListWriter> {
+export async function createListWriter(ctx: Context, columns?: string[], layout: ListLayout = {}): Promise<ListWriter> {
   const format = resolveFormat(ctx);
   const out = ctx.io.stdout;
+  if (ctx.globals.query !== undefined && (format === 'json' || format === 'ndjson')) {
+    const { loadQuery, queryText } = await import('./query.js');
+    const query = await loadQuery(ctx.globals.query);
+    if (format === 'ndjson') return { write: (row) => writeWithBackpressure(out, queryText(query(row), true)), end: async () => {} };
+    // A query sees the whole array, so the rows are held until the end.
+    const rows: Array<Record<string, unknown>> = [];
+    return { write: async (row) => void rows.push(row), end: () => writeWithBackpressure(out, queryText(query(rows), false)) };
+  }
   if (format === 'ndjson') {
     return { write: (row) => writeWithBackpressure(out, JSON.stringify(row) + '\n'), end: async () => {} };
   }
@@ -33,7 +50,7 @@ export async function createListWriter(ctx: Context, columns?: string[]): Promis
     let started = false;
     const start = () => {
       started = true;
-      return writeWithBackpressure(out, line([...header!, '_extra']));
+      return writeWithBackpressure(out, line(layout.chosen ? header! : [...header!, '_extra']));
     };
     return {
       async write(row) {
@@ -43,7 +60,7 @@ export async function createListWriter(ctx: Context, columns?: string[]): Promis
         const known = new Set(header);
         const rest = Object.fromEntries(Object.entries(flat).filter(([k]) => !known.has(k)));
         const cells = header.map((c) => cellText(flat[c]));
-        cells.push(Object.keys(rest).length ? JSON.stringify(rest) : '');
+        if (!layout.chosen) cells.push(Object.keys(rest).length ? JSON.stringify(rest) : '');
         await writeWithBackpressure(out, line(cells));
       },
       async end() {
@@ -55,12 +72,11 @@ export async function createListWriter(ctx: Context, columns?: string[]): Promis
   return {
     write: async (row) => void rows.push(flatten(row)),
     async end() {
-      const { default: Table } = await import('cli-table3');
-      const head = columns ?? [...new Set(rows.flatMap((r) => Object.keys(r)))];
+      if (rows.length === 0) return writeWithBackpressure(out, '(no rows)\n');
+      const { layoutTable } = await import('./table.js');
+      const head = layout.table ?? columns ?? [...new Set(rows.flatMap((r) => Object.keys(r)))];
       // A table is for a terminal: what the server sent cannot act on it (JSON and CSV stay exact).
-      const table = new Table({ head: head.map(tableText), style: tableStyle(ctx) });
-      for (const row of rows) table.push(head.map((c) => tableText(row[c])));
-      await writeWithBackpressure(out, rows.length === 0 ? '(no rows)\n' : table.toString() + '\n');
+      await writeWithBackpressure(out, layoutTable(head, rows, { width: tableWidth(ctx), paint: statusPaint(ctx) }));
     },
   };
 }

@@ -1,25 +1,43 @@
 import type { Context } from '../context.js';
-import { flatten, resolveFormat, tableStyle, tableText } from './format.js';
+import { flatten, resolveFormat, statusPaint, tableWidth } from './format.js';
 import { writeWithBackpressure } from './write.js';
 
 /** What a command hands back: data to print, and the exit code when it is not 0. */
 export type CommandResult =
   | { kind: 'record'; data: unknown; exitCode?: number }
-  | { kind: 'list'; rows: Array<Record<string, unknown>>; columns?: string[]; exitCode?: number }
+  | {
+      kind: 'list';
+      rows: Array<Record<string, unknown>>;
+      /** Columns of CSV (and of a table when `tableColumns` is not given). */
+      columns?: string[];
+      /** The columns a terminal table shows (the command's default set, or --columns). */
+      tableColumns?: string[];
+      /** The user named the columns (--columns): CSV has only those. */
+      chosen?: boolean;
+      exitCode?: number;
+    }
   | { kind: 'none'; exitCode?: number };
 
-/** Prints a command's result on stdout in the format in force. */
+/**
+ * Prints a command's result on stdout in the format in force. The JSON document is the same
+ * whatever the terminal or flag: a record as one object, a list as one array.
+ */
 export async function renderResult(ctx: Context, result: CommandResult): Promise<void> {
   if (result.kind === 'none') return;
   if (result.kind === 'list') {
     const { createListWriter } = await import('./list-writer.js');
-    const writer = await createListWriter(ctx, result.columns);
+    const writer = await createListWriter(ctx, result.columns, { table: result.tableColumns, chosen: result.chosen });
     for (const row of result.rows) await writer.write(row);
     await writer.end();
     return;
   }
   const format = resolveFormat(ctx);
   const data = result.data;
+  if (ctx.globals.query !== undefined && (format === 'json' || format === 'ndjson')) {
+    const { loadQuery, queryText } = await import('./query.js');
+    const query = await loadQuery(ctx.globals.query);
+    return writeWithBackpressure(ctx.io.stdout, queryText(query(data), format === 'ndjson'));
+  }
   if (format === 'json') return writeWithBackpressure(ctx.io.stdout, JSON.stringify(data, null, 2) + '\n');
   if (format === 'ndjson') return writeWithBackpressure(ctx.io.stdout, JSON.stringify(data) + '\n');
   if (format === 'csv' || typeof data !== 'object' || data === null) {
@@ -28,30 +46,36 @@ export async function renderResult(ctx: Context, result: CommandResult): Promise
     await writer.write(typeof data === 'object' && data !== null ? (data as Record<string, unknown>) : { value: data });
     return writer.end();
   }
-  return writeWithBackpressure(ctx.io.stdout, await recordTable(data as Record<string, unknown>, tableStyle(ctx)));
+  return writeWithBackpressure(ctx.io.stdout, await recordTable(ctx, data as Record<string, unknown>));
 }
 
-/** A record as a two-column table, with each array of objects as its own table below; text escaped for the terminal. */
-async function recordTable(record: Record<string, unknown>, style: ReturnType<typeof tableStyle>): Promise<string> {
-  const { default: Table } = await import('cli-table3');
-  const scalars: Record<string, unknown> = {};
+/**
+ * A record for a terminal: one `name  value` line per scalar (dotted names for nested objects),
+ * then each array of objects as its own table under its name; fitted to the terminal width.
+ */
+async function recordTable(ctx: Context, record: Record<string, unknown>): Promise<string> {
+  const { layoutTable } = await import('./table.js');
+  const layout = { width: tableWidth(ctx), paint: statusPaint(ctx) };
+  const scalars: Array<Record<string, unknown>> = [];
   const sections: Array<[string, Array<Record<string, unknown>>]> = [];
   for (const [key, value] of Object.entries(flatten(record))) {
     if (Array.isArray(value) && value.length > 0 && value.every((v) => v !== null && typeof v === 'object')) {
       sections.push([key, value as Array<Record<string, unknown>>]);
     } else {
-      scalars[key] = value;
+      scalars.push({ name: key, value });
     }
   }
-  const main = new Table({ style });
-  for (const [key, value] of Object.entries(scalars)) main.push({ [tableText(key)]: tableText(value) });
-  let out = main.toString() + '\n';
+  // The value column is painted by its name: a `status` line reads as a status.
+  const paint = layout.paint;
+  let out = layoutTable(['name', 'value'], scalars, {
+    ...layout,
+    heading: false,
+    paint: paint && ((column, value, text, row) => (column === 'value' ? paint(String(row.name), value, text) : text)),
+  });
   for (const [title, items] of sections) {
     const rows = items.map((item) => flatten(item));
     const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
-    const table = new Table({ head: columns.map(tableText), style });
-    for (const row of rows) table.push(columns.map((c) => tableText(row[c])));
-    out += `\n${tableText(title)}\n${table.toString()}\n`;
+    out += `\n${title}:\n${layoutTable(columns, rows, layout)}`;
   }
   return out;
 }

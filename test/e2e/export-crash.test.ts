@@ -17,7 +17,7 @@ const LIMIT = '300'; // ~2,000 demo contacts: 7 pages
 
 beforeAll(async () => {
   fx = await emulatorFixture({ rateLimit: 0 });
-  const clean = await cnv(['export', 'contacts', '--no-state', '-o', 'csv', '-q'], { env: fx.env });
+  const clean = await cnv(['export', 'contacts', '--no-state', '-o', 'csv', '--quiet'], { env: fx.env });
   expect(clean.exitCode, clean.stderr).toBe(0);
   reference = clean.stdout;
 });

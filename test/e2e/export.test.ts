@@ -230,12 +230,12 @@ describe('cnv export to stdout (binary, real pipes)', () => {
   });
 
   it('--defer-commit: commits only when the consumer succeeded', async () => {
-    const ok = await sh('set -o pipefail; $CNV export contacts --state-key deferred --defer-commit --run ok-1 -q | wc -l && $CNV export state commit deferred --run ok-1 -q');
+    const ok = await sh('set -o pipefail; $CNV export contacts --state-key deferred --defer-commit --run ok-1 --quiet | wc -l && $CNV export state commit deferred --run ok-1 --quiet');
     expect(ok.exitCode, ok.stderr).toBe(0);
     expect(Number(ok.stdout.split('\n')[0].trim())).toBe(acme().contacts.size);
     expect((await exportState(fx.configDir, 'deferred'))?.current.rows).toBe(acme().contacts.size);
 
-    const failing = await sh('set -o pipefail; $CNV export contacts --state-key failing --defer-commit --run f-1 -q | (cat > /dev/null; exit 1) && $CNV export state commit failing --run f-1');
+    const failing = await sh('set -o pipefail; $CNV export contacts --state-key failing --defer-commit --run f-1 --quiet | (cat > /dev/null; exit 1) && $CNV export state commit failing --run f-1');
     expect(failing.exitCode).toBe(1);
     const state = (await exportState(fx.configDir, 'failing'))!;
     expect(state.current.rows).toBe(0);

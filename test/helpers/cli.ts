@@ -51,12 +51,15 @@ export async function cnvInProcess(
     stdoutIsTTY?: boolean;
     stderrIsTTY?: boolean;
     stdinIsTTY?: boolean;
+    /** The fake terminal's width (stdout.columns), as a TTY reports it. */
+    columns?: number;
     dispatcher?: Dispatcher;
     signal?: AbortSignal;
   } = {},
 ): Promise<CliResult> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
+  if (opts.columns !== undefined) Object.assign(stdout, { columns: opts.columns });
   let out = '';
   let err = '';
   stdout.on('data', (c) => (out += c));

@@ -1,19 +1,23 @@
 import type { Command } from 'commander';
 import { listCampaigns } from '../../api/campaigns.js';
+import { addColumnsOption, chosenColumns, type ListColumns } from '../../cli/columns-option.js';
 import { pageSize } from '../../cli/parse.js';
 import type { CommandInput } from '../../cli/registry.js';
 import type { Context } from '../../context.js';
 import { createListWriter } from '../../io/list-writer.js';
 import type { CommandResult } from '../../io/render.js';
 
-/** Columns of the table and of CSV (json and ndjson print each campaign as the API sent it). */
-export const CAMPAIGN_COLUMNS = ['id', 'name', 'type.id', 'type.name', 'type.systemType', 'sfdcCampaignId', 'memberCount', 'createdAt', 'updatedAt'];
+/** Columns of CSV, and the table's default few (json and ndjson print each campaign as the API sent it). */
+export const CAMPAIGN_COLUMNS: ListColumns = {
+  all: ['id', 'name', 'type.id', 'type.name', 'type.systemType', 'sfdcCampaignId', 'memberCount', 'createdAt', 'updatedAt'],
+  table: ['id', 'name', 'type.name', 'memberCount'],
+};
 
 /** The spec's page size range of List campaigns (out-of-range values are clamped). */
 export const CAMPAIGN_PAGE = { min: 1, max: 100 } as const;
 
 export function configure(cmd: Command): void {
-  cmd
+  addColumnsOption(cmd, CAMPAIGN_COLUMNS)
     .option('--limit <n>', `page size, ${CAMPAIGN_PAGE.min} to ${CAMPAIGN_PAGE.max} (other values are clamped, as the API does)`, pageSize(CAMPAIGN_PAGE.min, CAMPAIGN_PAGE.max))
     .option('--cursor <cursor>', 'continue from the cursor a previous page printed')
     .option('--all', 'walk every page, printing rows as they come')
@@ -22,26 +26,27 @@ Custom campaigns only (archived ones are not listed). Statuses and descriptions 
 \`cnv campaigns get\`.
 
 Without --all one page is printed and, when more follow, "next page: --cursor X" goes to
-stderr. With --json (and no --all) stdout is the page as one object,
-{"campaigns": [...], "nextCursor": "..." | null}, so a script can page on its own.
--o json|ndjson|csv|table always prints rows only.
+stderr. stdout is always the rows only (a JSON array, piped or with --json), so \`jq '.[]'\` and
+-q '[].name' work on any page; a script that pages by itself reads the cursor from
+\`cnv api GET /v2/campaigns\` (pagination.nextCursor), or lets --all walk every page.
 
 Examples:
   $ cnv campaigns list
-  $ cnv campaigns list --all -o csv > campaigns.csv
-  $ cnv campaigns list --limit 50 --json | jq -r .nextCursor`);
+  $ cnv campaigns list -q '[].name'
+  $ cnv campaigns list --columns id,name,type.systemType
+  $ cnv campaigns list --all -o csv > campaigns.csv`);
 }
 
 export async function run(ctx: Context, { opts }: CommandInput): Promise<CommandResult> {
   const http = await ctx.http();
   const limit = opts.limit as number | undefined;
+  const { columns, tableColumns, chosen } = chosenColumns(opts, CAMPAIGN_COLUMNS);
   if (!opts.all) {
     const page = await listCampaigns(http, { limit, cursor: opts.cursor as string | undefined }, ctx.signal);
     if (page.nextCursor) ctx.info(`next page: --cursor ${page.nextCursor}`);
-    if (ctx.globals.json) return { kind: 'record', data: page };
-    return { kind: 'list', rows: page.campaigns, columns: CAMPAIGN_COLUMNS };
+    return { kind: 'list', rows: page.campaigns, columns, tableColumns, chosen };
   }
-  const writer = await createListWriter(ctx, CAMPAIGN_COLUMNS);
+  const writer = await createListWriter(ctx, columns, { table: tableColumns, chosen });
   let cursor = opts.cursor as string | undefined;
   do {
     const page = await listCampaigns(http, { limit, cursor }, ctx.signal);

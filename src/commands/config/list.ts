@@ -1,17 +1,21 @@
 import type { Command } from 'commander';
+import { addColumnsOption, chosenColumns, type ListColumns } from '../../cli/columns-option.js';
 import type { CommandInput } from '../../cli/registry.js';
 import type { Context } from '../../context.js';
 import { maskKey, redactUrl } from '../../http/redact.js';
 import type { CommandResult } from '../../io/render.js';
 
+const PROFILE_COLUMNS: ListColumns = { all: ['profile', 'current', 'baseUrl', 'apiKey'], table: ['profile', 'current', 'baseUrl', 'apiKey'] };
+
 export function configure(cmd: Command): void {
-  cmd.addHelpText('after', `
+  addColumnsOption(cmd, PROFILE_COLUMNS).addHelpText('after', `
 Examples:
   $ cnv config list
   $ cnv config list --json`);
 }
 
-export async function run(ctx: Context, _input: CommandInput): Promise<CommandResult> {
+export async function run(ctx: Context, { opts }: CommandInput): Promise<CommandResult> {
+  const picked = chosenColumns(opts, PROFILE_COLUMNS);
   const store = await ctx.config();
   const current = store.currentProfile();
   const rows = Object.entries(store.profiles()).map(([name, p]) => ({
@@ -20,5 +24,5 @@ export async function run(ctx: Context, _input: CommandInput): Promise<CommandRe
     baseUrl: p.baseUrl === undefined ? null : redactUrl(p.baseUrl),
     apiKey: p.apiKey ? maskKey(p.apiKey) : null,
   }));
-  return { kind: 'list', rows, columns: ['profile', 'current', 'baseUrl', 'apiKey'] };
+  return { kind: 'list', rows, ...picked };
 }

@@ -1,24 +1,25 @@
 import type { Command } from 'commander';
 import { allFieldPages, isFieldOfCustomObject, listFields, RELATIONSHIP_OBJECT_TYPES, type FieldDefinition, type ListFieldsQuery } from '../../api/fields.js';
 import { uuidSchema } from '../../cli/identifier.js';
+import { addColumnsOption, chosenColumns, type ListColumns } from '../../cli/columns-option.js';
 import { caseInsensitiveChoice, pageSize } from '../../cli/parse.js';
 import type { CommandInput } from '../../cli/registry.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { resolveFormat } from '../../io/format.js';
 import { createListWriter } from '../../io/list-writer.js';
 import type { CommandResult } from '../../io/render.js';
 
-/** CSV columns (JSON and NDJSON print each item as the API sent it). */
-export const FIELD_COLUMNS = [
-  'key', 'label', 'objectType', 'dataType', 'readOnly', 'customObjectId',
-  'relationship.objectType', 'relationship.customObjectId', 'relationship.pairedKey', 'relationship.reverse',
-];
-// A terminal table keeps to what fits on a screen.
-const TABLE_COLUMNS = ['key', 'label', 'objectType', 'dataType', 'readOnly', 'relationship.objectType'];
+/** CSV columns, and the table's default few (JSON and NDJSON print each item as the API sent it). */
+export const FIELD_COLUMNS: ListColumns = {
+  all: [
+    'key', 'label', 'objectType', 'dataType', 'readOnly', 'customObjectId',
+    'relationship.objectType', 'relationship.customObjectId', 'relationship.pairedKey', 'relationship.reverse',
+  ],
+  table: ['key', 'label', 'objectType', 'dataType', 'readOnly', 'relationship.objectType'],
+};
 
 export function configure(cmd: Command): void {
-  cmd
+  addColumnsOption(cmd, FIELD_COLUMNS)
     .option('--object-type <type>', `only fields of this object: ${RELATIONSHIP_OBJECT_TYPES.join(', ')} (any case)`, caseInsensitiveChoice(RELATIONSHIP_OBJECT_TYPES))
     .option('--custom-object-id <uuid>', 'only the fields of this custom object (implies --object-type CUSTOM_OBJECT)')
     .option('--limit <n>', 'page size, at least 1 (smaller values are clamped; the API clamps the top)', pageSize(1))
@@ -27,12 +28,13 @@ export function configure(cmd: Command): void {
     .addHelpText('after', `
 Without --all one page is printed and, when more follow, the cursor of the next page goes to
 stderr. --custom-object-id lists CUSTOM_OBJECT fields and keeps that object's (the API has no
-such filter), so a page may hold fewer rows than --limit. Output: a table on a terminal, else JSON; -o ndjson|csv|json|table.
+such filter), so a page may hold fewer rows than --limit. Output: a table on a terminal, else a
+JSON array of the fields (the cursor stays on stderr); -o ndjson|csv|json|table.
 
 Examples:
   $ cnv fields list --object-type contact
   $ cnv fields list --all -o csv > fields.csv
-  $ cnv fields list --custom-object-id c0000000-0000-4000-8000-000000000001 --json | jq '.[].key'`);
+  $ cnv fields list --custom-object-id c0000000-0000-4000-8000-000000000001 -q '[].key'`);
 }
 
 /** The list query from the flags, and the custom object whose fields are kept (client-side). */
@@ -58,14 +60,14 @@ export function listQuery(opts: Record<string, unknown>): { query: ListFieldsQue
 export async function run(ctx: Context, { opts }: CommandInput): Promise<CommandResult> {
   const { query, customObjectId } = listQuery(opts);
   const keep = (fields: FieldDefinition[]) => (customObjectId ? fields.filter((f) => isFieldOfCustomObject(f, customObjectId)) : fields);
-  const columns = resolveFormat(ctx) === 'table' ? TABLE_COLUMNS : FIELD_COLUMNS;
+  const { columns, tableColumns, chosen } = chosenColumns(opts, FIELD_COLUMNS);
   const http = await ctx.http();
   if (!opts.all) {
     const page = await listFields(http, query, ctx.signal);
-    if (page.nextCursor) ctx.info(`more fields follow: add --cursor ${page.nextCursor} (or --all)`);
-    return { kind: 'list', rows: keep(page.fields), columns };
+    if (page.nextCursor) ctx.info(`next page: --cursor ${page.nextCursor}`);
+    return { kind: 'list', rows: keep(page.fields), columns, tableColumns, chosen };
   }
-  const writer = await createListWriter(ctx, columns);
+  const writer = await createListWriter(ctx, columns, { table: tableColumns, chosen });
   for await (const fields of allFieldPages(http, query, ctx.signal)) {
     for (const field of keep(fields)) await writer.write(field);
   }

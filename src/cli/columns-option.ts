@@ -1,0 +1,33 @@
+import type { Command } from 'commander';
+import { UsageError } from '../errors.js';
+
+/** A list command's columns: every one it knows (CSV), and the few a terminal table shows by default. */
+export interface ListColumns {
+  all: string[];
+  table: string[];
+}
+
+/** Adds `--columns a,b,c` to a list command, naming the default and the choices in its help. */
+export function addColumnsOption(cmd: Command, columns: ListColumns): Command {
+  return cmd.option(
+    '--columns <list>',
+    `columns of the table and of CSV (then without _extra), comma-separated (table default: ${columns.table.join(',')}; any of: ${columns.all.join(', ')})`,
+  );
+}
+
+/**
+ * The columns in force: --columns for both the table and CSV (then CSV has no `_extra`), else the command's defaults. An
+ * unknown name is a usage error naming --columns and the names there are.
+ */
+export function chosenColumns(opts: Record<string, unknown>, columns: ListColumns): { columns: string[]; tableColumns: string[]; chosen: boolean } {
+  if (opts.columns === undefined) return { columns: columns.all, tableColumns: columns.table, chosen: false };
+  const names = String(opts.columns).split(',').map((n) => n.trim()).filter((n) => n !== '');
+  if (names.length === 0) throw new UsageError('--columns: give at least one column name');
+  const known = new Map(columns.all.map((c) => [c.toLowerCase(), c]));
+  const picked = names.map((name) => {
+    const column = known.get(name.toLowerCase());
+    if (!column) throw new UsageError(`--columns: no column "${name}" (there are: ${columns.all.join(', ')})`);
+    return column;
+  });
+  return { columns: picked, tableColumns: picked, chosen: true };
+}

@@ -1,0 +1,201 @@
+import { STATUS_CODES } from 'node:http';
+import type { Command } from 'commander';
+import type { CommandInput } from '../cli/registry.js';
+import type { Context } from '../context.js';
+import { ResponseShapeError, UsageError } from '../errors.js';
+import type { HttpClient, RawResponse } from '../http/client.js';
+import type { CommandResult } from '../io/render.js';
+import { escapeControl } from '../io/terminal-text.js';
+import { writeWithBackpressure } from '../io/write.js';
+import { collectField, fieldsObject, queryValue, readValueFile, type FieldArg } from './api/fields.js';
+import { apiIdempotency } from './api/idempotency.js';
+
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+type Method = (typeof METHODS)[number];
+
+export function configure(cmd: Command): void {
+  cmd
+    .argument('<method>', `HTTP method: ${METHODS.join(', ')} (any case)`)
+    .argument('<path>', 'API path, e.g. /v2/campaigns or campaigns (the /v2 prefix is added); never a full URL')
+    .option('-f, --raw-field <key=value>', 'a string parameter (repeatable): query string for GET, JSON body otherwise', collectField('-f'))
+    .option('-F, --field <key=value>', 'a typed parameter (repeatable): true, false, null and numbers as JSON, @file (@- stdin) as the file\'s text', collectField('-F'))
+    .option('--input <file>', 'the request body, a JSON file (- for stdin); -f/-F then go to the query string')
+    .option('--paginate', 'follow pagination.nextCursor to the last page and print the rows of every page, one JSON line each')
+    .option('--slurp', 'with --paginate: print all rows as one JSON array instead')
+    .option('-i, --include', 'print the status line and the response headers (key masked) before the body; an error answer too, as it came, before the error line on stderr')
+    .addHelpText('after', `
+Sends one request through the same path as every command: the key and base URL of the profile
+in force, the rate limit, retries, --dry-run (writes are printed, not sent), --verbose and the
+usual exit codes (an error answer exits 3, 4, 5 or 7 with "error: <code>: <message>" on stderr).
+
+Parameters: -f key=value is a string; -F key=value is typed like gh's (true, false, null, numbers;
+@file reads a file). key[sub]=v nests and key[]=v appends: -F 'occurredAt[start]=2025-01-01T00:00:00Z'.
+For GET they go to the query string, otherwise into a JSON body (or, with --input, the query).
+
+Retries: GET and DELETE are retried after a transient failure. A POST is retried only on the
+endpoints where a repeat changes nothing (upsert contact, add to audience or campaign and their
+batches, record batches, the exports, track event with a clientEventId); any other POST (create
+field, relationship fields, trigger workflow, unknown paths), PUT and PATCH only when it
+provably never reached the server, so it never runs twice.
+
+--paginate sends the cursor of pagination.nextCursor as the \`cursor\` query parameter (GET) or body
+member (POST; a custom event export's occurredAt is dropped, as the cursor carries it) until it is
+null, and prints the items of each page's data array as they come, one JSON line each
+(NDJSON, constant memory); --slurp collects them into one array. A page whose data has no
+single array is printed whole, one line a page. -q applies to the answer, to each item, or to
+the --slurp array.
+
+Examples:
+  $ cnv api GET /v2/campaigns -f limit=2
+  $ cnv api GET campaigns --paginate -q name
+  $ cnv api POST /v2/contacts -f email=ada@example.com -F 'fields[score]=42'
+  $ cnv api POST /v2/exports/email-events -f eventType=EMAIL_OPEN --paginate --slurp
+  $ echo '{"email":"ada@example.com"}' | cnv api DELETE /v2/audiences/c1000000-0000-4000-8000-000000000002/contacts --input -
+  $ cnv api GET /v2/contacts -f email=ada@example.com --include`);
+}
+
+export async function run(ctx: Context, { args, opts }: CommandInput): Promise<CommandResult> {
+  const method = checkMethod(String(args[0]));
+  const path = checkPath(String(args[1]));
+  if (opts.slurp && !opts.paginate) throw new UsageError('--slurp goes with --paginate');
+  const format = ctx.globals.format;
+  if (format === 'csv' || format === 'table') throw new UsageError(`-o ${format}: cnv api prints JSON (-o json or ndjson)`);
+  const fieldArgs = [...((opts.rawField as FieldArg[] | undefined) ?? []), ...((opts.field as FieldArg[] | undefined) ?? [])];
+  const fields = await fieldsObject(fieldArgs, ctx.io.stdin);
+  let body: unknown;
+  let query: Record<string, string> = {};
+  if (opts.input !== undefined) {
+    if (method === 'GET') throw new UsageError('--input: a GET request sends no body; give its parameters with -f/-F');
+    body = parseBody(await readValueFile(String(opts.input), '--input ', ctx.io.stdin), String(opts.input));
+    query = toQuery(fields);
+  } else if (method === 'GET') {
+    query = toQuery(fields);
+  } else if (Object.keys(fields).length > 0) {
+    body = fields;
+  }
+  const pathname = path.split('?')[0];
+  const printer = await makePrinter(ctx, opts.include === true);
+  // With --include an error answer is shown as it came too (like gh), before the usual error line.
+  const onErrorAnswer = opts.include
+    ? (answer: { status: number; headers: RawResponse['headers']; text: string }) => {
+        const text = answer.text + (answer.text.endsWith('\n') ? '' : '\n');
+        // Not JSON made by cnv but the server's text: on a terminal it cannot act on it.
+        ctx.io.stdout.write(printer.headText(answer) + (ctx.io.stdoutIsTTY ? escapeControl(text, '\n\t') : text));
+      }
+    : undefined;
+  const spec = { method, path, query, body, idempotency: apiIdempotency(method, pathname, body), signal: ctx.signal, onErrorAnswer };
+  const http = await ctx.http();
+  if (!opts.paginate) {
+    const res = await http.requestRaw(spec);
+    await printer.head(res);
+    await printer.document(res.json);
+    return { kind: 'none' };
+  }
+  if (method !== 'GET' && body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) {
+    throw new UsageError('--paginate: the body must be a JSON object, to carry the cursor');
+  }
+  const slurped: unknown[] = [];
+  const emit = opts.slurp ? async (item: unknown) => void slurped.push(item) : (item: unknown) => printer.line(item);
+  for await (const page of pages(http, spec)) {
+    if (!opts.slurp) await printer.head(page);
+    const items = pageItems(page.json);
+    for (const item of items ?? [page.json]) await emit(item);
+  }
+  if (opts.slurp) await printer.document(slurped);
+  return { kind: 'none' };
+}
+
+function checkMethod(text: string): Method {
+  const method = text.trim().toUpperCase();
+  if (!(METHODS as readonly string[]).includes(method)) throw new UsageError(`method "${text}": expected one of ${METHODS.join(', ')}`);
+  return method as Method;
+}
+
+/** A path below the base URL in force: never a URL of another host (the key goes with it), never `..`. */
+function checkPath(text: string): string {
+  const raw = text.trim();
+  if (/^[a-z][a-z0-9+.-]*:/i.test(raw) || raw.startsWith('//')) {
+    throw new UsageError(`path "${text}": give a path like /v2/campaigns, not a URL`, 'the key is sent only to the base URL in force (--base-url, CNV_BASE_URL or the profile)');
+  }
+  if (raw === '' || /[\s\x00-\x1f\x7f#]/.test(raw)) throw new UsageError(`path "${text}": empty, or holds spaces, control characters or #`);
+  let path = raw.startsWith('/') ? raw : `/${raw}`;
+  if (!/^\/v2(\/|\?|$)/i.test(path)) path = `/v2${path}`;
+  const segments = path.split('?')[0].split('/');
+  if (segments.some((s) => /^(\.|%2e){1,2}$/i.test(s))) throw new UsageError(`path "${text}": "." and ".." segments are not allowed`);
+  return path;
+}
+
+function toQuery(fields: Record<string, unknown>): Record<string, string> {
+  return Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, queryValue(v)]));
+}
+
+function parseBody(text: string, path: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    const message = (err as Error).message;
+    const at = /position (\d+)/.exec(message);
+    const line = at ? text.slice(0, Number(at[1])).split('\n').length : undefined;
+    throw new UsageError(`--input ${path === '-' ? 'stdin' : path}${line ? ` line ${line}` : ''}: not valid JSON (${message})`);
+  }
+}
+
+/** Each page of a paginated answer, following pagination.nextCursor until it is null. */
+async function* pages(http: HttpClient, first: Parameters<HttpClient['requestRaw']>[0]): AsyncGenerator<RawResponse> {
+  let spec = first;
+  const seen = new Set<string>();
+  for (;;) {
+    const res = await http.requestRaw(spec);
+    yield res;
+    const next = (res.json as { pagination?: { nextCursor?: unknown } } | null)?.pagination?.nextCursor;
+    if (next === null || next === undefined || next === '') return;
+    if (typeof next !== 'string') throw new ResponseShapeError(`unexpected response from ${spec.method} ${spec.path}: pagination.nextCursor is not a string`);
+    // A server handing the same cursor back would keep cnv paging forever.
+    if (seen.has(next)) throw new ResponseShapeError(`unexpected response from ${spec.method} ${spec.path}: pagination.nextCursor repeats an earlier one`);
+    seen.add(next);
+    if (spec.method === 'GET') {
+      spec = { ...spec, query: { ...spec.query, cursor: next } };
+    } else {
+      const { occurredAt: _window, ...rest } = (spec.body ?? {}) as Record<string, unknown>;
+      spec = { ...spec, body: { ...rest, cursor: next } };
+    }
+  }
+}
+
+/** The items of a page: the one array member of its `data` (data.campaigns, data.events), if there is exactly one. */
+function pageItems(json: unknown): unknown[] | undefined {
+  const data = (json as { data?: unknown } | null)?.data;
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) return undefined;
+  const arrays = Object.values(data).filter(Array.isArray);
+  return arrays.length === 1 ? arrays[0] : undefined;
+}
+
+interface Printer {
+  /** The status line and headers, and the blank line after them. */
+  headText(res: Pick<RawResponse, 'status' | 'headers'>): string;
+  head(res: RawResponse): Promise<void>;
+  /** A whole JSON document (pretty, or one line with -o ndjson). */
+  document(value: unknown): Promise<void>;
+  /** One JSON line. */
+  line(value: unknown): Promise<void>;
+}
+
+async function makePrinter(ctx: Context, include: boolean): Promise<Printer> {
+  const out = ctx.io.stdout;
+  const compact = ctx.globals.format === 'ndjson';
+  const query = ctx.globals.query === undefined ? undefined : await import('../io/query.js').then(async (q) => ({ run: await q.loadQuery(ctx.globals.query!), text: q.queryText }));
+  const headText = (res: Pick<RawResponse, 'status' | 'headers'>) => {
+    let text = `HTTP ${res.status} ${STATUS_CODES[res.status] ?? ''}`.trimEnd() + '\n';
+    for (const [name, value] of Object.entries(res.headers)) for (const v of [value].flat()) text += `${name}: ${v}\n`;
+    return (ctx.io.stdoutIsTTY ? escapeControl(ctx.redact(text), '\n') : ctx.redact(text)) + '\n';
+  };
+  return {
+    headText,
+    async head(res) {
+      if (include) await writeWithBackpressure(out, headText(res));
+    },
+    document: (value) =>
+      writeWithBackpressure(out, query ? query.text(query.run(value), compact) : (compact ? JSON.stringify(value) : JSON.stringify(value, null, 2)) + '\n'),
+    line: (value) => writeWithBackpressure(out, query ? query.text(query.run(value), true) : JSON.stringify(value) + '\n'),
+  };
+}

@@ -1,0 +1,108 @@
+import { createReadStream } from 'node:fs';
+import type { Readable } from 'node:stream';
+import { LocalFileError, UsageError } from '../../errors.js';
+
+/** Largest --input body or -F @file value read (the API's bodies are far smaller). */
+export const MAX_INPUT_BYTES = 16 * 1024 * 1024;
+
+/** One -f/-F as given: its flag, key path and raw value. */
+export interface FieldArg {
+  flag: '-f' | '-F';
+  text: string;
+}
+
+/** Commander collector keeping -f and -F in the order given. */
+export const collectField = (flag: FieldArg['flag']) => (text: string, previous: FieldArg[] = []): FieldArg[] => [...previous, { flag, text }];
+
+/**
+ * -F's typing, as gh's: true, false, null and numbers become JSON values, `@file` the file's
+ * content (`@-` stdin), anything else stays a string. -f is always a string.
+ */
+export async function fieldValue(arg: FieldArg, value: string, stdin: Readable): Promise<unknown> {
+  if (arg.flag === '-f') return value;
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  if (value === 'null') return null;
+  if (/^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/.test(value) && Number.isFinite(Number(value))) return Number(value);
+  if (value.startsWith('@')) return readValueFile(value.slice(1), `-F ${arg.text.slice(0, arg.text.indexOf('='))}=@`, stdin);
+  return value;
+}
+
+/**
+ * Reads `--input FILE|-` or an `-F k=@file` value: the whole text, at most MAX_INPUT_BYTES, read
+ * as a stream so that a huge file or an endless FIFO is refused without being held.
+ */
+export async function readValueFile(path: string, flag: string, stdin: Readable): Promise<string> {
+  if (path === '') throw new UsageError(`${flag}: give a file name (or - for stdin)`);
+  const name = path === '-' ? 'stdin' : path;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const source = path === '-' ? stdin : createReadStream(path);
+  try {
+    for await (const chunk of source) {
+      const b = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+      size += b.length;
+      if (size > MAX_INPUT_BYTES) throw new UsageError(`${flag}${name}: larger than ${MAX_INPUT_BYTES / 1024 / 1024} MiB`);
+      chunks.push(b);
+    }
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    throw LocalFileError.from(err, 'read', path) ?? new UsageError(`${flag}${name}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  } finally {
+    if (source !== stdin) (source as ReturnType<typeof createReadStream>).destroy();
+  }
+  return Buffer.concat(chunks).toString('utf8').replace(/^\uFEFF/, '');
+}
+
+/**
+ * The -f/-F pairs as one object. `key[sub]=v` nests and `key[]=v` appends, as in gh, so a body
+ * like `{"occurredAt":{"start":"…"}}` needs no file.
+ */
+export async function fieldsObject(args: FieldArg[], stdin: Readable): Promise<Record<string, unknown>> {
+  const out: Record<string, unknown> = {};
+  for (const arg of args) {
+    const eq = arg.text.indexOf('=');
+    if (eq <= 0) throw new UsageError(`${arg.flag} ${arg.text}: expected key=value`);
+    const path = keyPath(arg.text.slice(0, eq), arg);
+    const value = await fieldValue(arg, arg.text.slice(eq + 1), stdin);
+    place(out, path, value, arg);
+  }
+  return out;
+}
+
+/** `a[b][]` as ['a', 'b', '']; '' means "append". */
+function keyPath(key: string, arg: FieldArg): string[] {
+  const m = /^([^[\]]+)((?:\[[^[\]]*\])*)$/.exec(key);
+  if (!m) throw new UsageError(`${arg.flag} ${arg.text}: a key is a name, optionally followed by [sub] or [] parts`);
+  const rest = [...m[2].matchAll(/\[([^[\]]*)\]/g)].map((p) => p[1]);
+  if (rest.slice(0, -1).includes('')) throw new UsageError(`${arg.flag} ${arg.text}: [] may only end a key`);
+  return [m[1], ...rest];
+}
+
+function place(target: Record<string, unknown>, path: string[], value: unknown, arg: FieldArg): void {
+  let node: Record<string, unknown> = target;
+  for (let i = 0; i < path.length - 1; i++) {
+    const key = path[i];
+    const appending = path[i + 1] === '' && i + 1 === path.length - 1;
+    if (appending) {
+      const list = node[key] ?? [];
+      if (!Array.isArray(list)) throw new UsageError(`${arg.flag} ${arg.text}: "${key}" is already set to a value that is not a list`);
+      list.push(value);
+      node[key] = list;
+      return;
+    }
+    const child = node[key] ?? {};
+    if (typeof child !== 'object' || child === null || Array.isArray(child)) {
+      throw new UsageError(`${arg.flag} ${arg.text}: "${key}" is already set to a value that is not an object`);
+    }
+    node[key] = child;
+    node = child as Record<string, unknown>;
+  }
+  node[path[path.length - 1]] = value;
+}
+
+/** A query string value: objects and arrays as JSON, null as empty. */
+export function queryValue(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  return typeof value === 'object' ? JSON.stringify(value) : String(value);
+}

@@ -1,0 +1,103 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { COMMANDS, isGroup, type Entry } from '../../src/cli/registry.js';
+import {
+  FIXTURE_AUDIENCES, FIXTURE_CAMPAIGNS, FIXTURE_CONTACTS, FIXTURE_CUSTOM_OBJECT, FIXTURE_FORMS, FIXTURE_WORKFLOWS,
+} from '../../src/emulator/seed/fixtures.js';
+import { cnvInProcess } from '../helpers/cli.js';
+import { emulatorFixture } from '../helpers/emulator.js';
+
+// One JSON document per command, the same piped and with --json on a terminal: each command
+// that prints data is run both ways here and checked against the shape its help documents.
+
+let fx: Awaited<ReturnType<typeof emulatorFixture>>;
+beforeAll(async () => {
+  fx = await emulatorFixture();
+  writeFileSync(join(fx.configDir, 'records.csv'), 'clientDedupKey,planName,seats\nsub-json-1,Pro,3\n');
+});
+afterAll(() => fx.close());
+
+const str = z.string();
+const campaign = z.looseObject({ id: str, name: str, type: z.looseObject({ id: str, name: str }), memberCount: z.number(), createdAt: str, updatedAt: str });
+const field = z.looseObject({ key: str, label: str, objectType: str, dataType: str });
+const contact = z.looseObject({ cnvContactId: str, email: str.nullable(), subscriptionStatus: str, fields: z.record(str, z.unknown()), createdAt: str, updatedAt: str });
+const membership = z.strictObject({ added: z.boolean(), cnvContactId: str });
+const reference = z.looseObject({ key: str, objectType: str });
+
+interface Case {
+  /** The command's path in the registry. */
+  command: string;
+  /** The arguments, or one set per run (a create cannot be repeated as is). */
+  args: string[] | ((run: number) => string[]);
+  schema: z.ZodType;
+  /** A read: the two runs print the same bytes. */
+  read?: boolean;
+}
+
+const relate = (n: number) => [
+  'fields', 'relate', '--source', `CONTACT:jsonRelate${n}:Json relate ${n}`, '--target', `COMPANY:jsonRelateBack${n}:Json relate back ${n}`,
+];
+
+const CASES: Case[] = [
+  { command: 'contacts upsert', args: ['contacts', 'upsert', '--email', 'json.contract@example.com'], schema: z.strictObject({ cnvContactId: str, contactCreated: z.boolean() }) },
+  { command: 'contacts get', args: ['contacts', 'get', '--email', FIXTURE_CONTACTS.grace.email], schema: contact, read: true },
+  {
+    command: 'events track',
+    args: ['events', 'track', '--event', 'json_contract', '--email', FIXTURE_CONTACTS.ada.email],
+    schema: z.strictObject({ cnvEventId: str, cnvContactId: str, duplicate: z.boolean().optional(), clientEventId: str }),
+  },
+  { command: 'workflows trigger', args: ['workflows', 'trigger', FIXTURE_WORKFLOWS.reengage.id, '--email', FIXTURE_CONTACTS.ada.email], schema: z.strictObject({ workflowId: str, triggered: z.boolean() }) },
+  { command: 'audience add', args: ['audience', 'add', FIXTURE_AUDIENCES.newsletter.id, '--email', FIXTURE_CONTACTS.ada.email], schema: membership },
+  {
+    command: 'audience remove',
+    args: ['audience', 'remove', FIXTURE_AUDIENCES.newsletter.id, '--email', 'nobody.json@example.com'],
+    schema: z.strictObject({ removed: z.boolean(), cnvContactId: str.nullable().optional(), outcome: z.enum(['removed', 'not_a_member', 'no_such_contact']) }),
+  },
+  { command: 'campaigns list', args: ['campaigns', 'list', '--limit', '3'], schema: z.array(campaign).length(3), read: true },
+  { command: 'campaigns get', args: ['campaigns', 'get', FIXTURE_CAMPAIGNS.springWebinar.id], schema: campaign.extend({ description: str.nullable(), type: z.looseObject({ statuses: z.array(z.looseObject({ id: str, name: str })) }) }), read: true },
+  { command: 'campaigns add', args: ['campaigns', 'add', FIXTURE_CAMPAIGNS.springWebinar.id, '--email', FIXTURE_CONTACTS.grace.email], schema: membership },
+  { command: 'forms get', args: ['forms', 'get', FIXTURE_FORMS.contactUs.id], schema: z.looseObject({ id: str, name: str, fields: z.array(z.looseObject({ fieldId: str, name: str, type: str })) }), read: true },
+  { command: 'fields create', args: (n) => ['fields', 'create', '--label', `Json contract ${n}`, '--object-type', 'contact', '--data-type', 'string'], schema: field },
+  { command: 'fields list', args: ['fields', 'list', '--object-type', 'contact'], schema: z.array(field).min(1), read: true },
+  { command: 'fields relate', args: relate, schema: z.looseObject({ sourceField: reference, relatedFields: z.array(reference) }) },
+  {
+    command: 'records upsert',
+    args: ['records', 'upsert', FIXTURE_CUSTOM_OBJECT.id, '--file', 'RECORDS', '--check'],
+    schema: z.looseObject({ ok: z.boolean(), rows: z.number(), validRows: z.number(), invalidRows: z.number(), columns: z.array(z.unknown()), problems: z.array(z.unknown()) }),
+    read: true,
+  },
+  { command: 'export state list', args: ['export', 'state', 'list'], schema: z.array(z.strictObject({ key: str, kind: str, format: str, rows: z.number(), cursorAge: str.nullable(), output: str.nullable(), lastRun: str.nullable(), pending: str.nullable() })).min(1), read: true },
+  { command: 'export state show', args: ['export', 'state', 'show', 'json-contract'], schema: z.looseObject({ key: str, kind: str, profile: str, stateFile: str, cursor: str.nullable(), rows: z.number(), pages: z.number() }), read: true },
+  { command: 'export state commit', args: ['export', 'state', 'commit', 'json-contract'], schema: z.strictObject({ key: str, committed: z.boolean(), rows: z.number(), added: z.number().optional(), cursor: str.nullable() }), read: true },
+  { command: 'export state reset', args: ['export', 'state', 'reset', 'json-contract-gone'], schema: z.strictObject({ key: str, removed: z.boolean() }), read: true },
+  { command: 'config list', args: ['config', 'list'], schema: z.array(z.strictObject({ profile: str, current: z.boolean(), baseUrl: str.nullable(), apiKey: str.nullable() })), read: true },
+  { command: 'config show', args: ['config', 'show'], schema: z.strictObject({ profile: str, configFile: str, apiKey: str.nullable(), apiKeySource: str.nullable(), baseUrl: str.nullable(), baseUrlSource: str.nullable() }), read: true },
+  { command: 'doctor', args: ['doctor'], schema: z.array(z.strictObject({ check: str, status: z.enum(['ok', 'warn', 'fail']), detail: str })).min(1), read: true },
+  { command: 'api', args: ['api', 'GET', '/v2/campaigns', '-f', 'limit=1'], schema: z.looseObject({ data: z.looseObject({ campaigns: z.array(campaign) }), pagination: z.object({ nextCursor: str.nullable() }) }), read: true },
+];
+
+/** Every leaf of the registry that documents a JSON contract, by its path. */
+function documented(entries: Entry[], prefix: string[] = []): string[] {
+  return entries.flatMap((e) => (isGroup(e) ? documented(e.children, [...prefix, e.name]) : e.json === undefined ? [] : [[...prefix, e.name].join(' ')]));
+}
+
+describe('one JSON contract per command', () => {
+  it('every command with a documented JSON output has a schema case here', () => {
+    expect(CASES.map((c) => c.command).sort()).toEqual(documented(COMMANDS).sort());
+  });
+
+  it.each(CASES)('$command: piped and --json on a terminal print the documented shape', async ({ args, schema, read }) => {
+    const argv = (run: number) => (typeof args === 'function' ? args(run) : args).map((a) => (a === 'RECORDS' ? join(fx.configDir, 'records.csv') : a));
+    if (argv(1)[0] === 'export') await cnvInProcess(['export', 'contacts', '--state-key', 'json-contract', '--out', join(fx.configDir, 'json-contract.csv'), '--quiet'], { env: fx.env });
+    const piped = await cnvInProcess(argv(1), { env: fx.env });
+    const flagged = await cnvInProcess([...argv(2), '--json'], { env: fx.env, stdoutIsTTY: true, columns: 80 });
+    for (const res of [piped, flagged]) {
+      expect(res.exitCode, res.stderr).toBe(0);
+      const parsed = schema.safeParse(JSON.parse(res.stdout));
+      expect(parsed.success, parsed.error?.message).toBe(true);
+    }
+    if (read) expect(flagged.stdout).toBe(piped.stdout);
+  });
+});

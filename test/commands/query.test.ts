@@ -1,0 +1,111 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { FIXTURE_CAMPAIGNS, FIXTURE_CONTACTS } from '../../src/emulator/seed/fixtures.js';
+import { cnvInProcess } from '../helpers/cli.js';
+import { emulatorFixture } from '../helpers/emulator.js';
+
+let fx: Awaited<ReturnType<typeof emulatorFixture>>;
+beforeAll(async () => {
+  fx = await emulatorFixture();
+});
+afterAll(() => fx.close());
+beforeEach(() => fx.resetStats());
+
+const requests = async () => ((await fx.stats()) as { total: number }).total;
+
+describe('-q/--query (JMESPath)', () => {
+  it('cnv campaigns list -q \'[].name\' prints the names as a JSON array, on a terminal too', async () => {
+    for (const stdoutIsTTY of [false, true]) {
+      const res = await cnvInProcess(['campaigns', 'list', '--limit', '2', '-q', '[].name'], { env: fx.env, stdoutIsTTY });
+      expect(res.exitCode).toBe(0);
+      expect(JSON.parse(res.stdout)).toEqual([FIXTURE_CAMPAIGNS.springWebinar.name, FIXTURE_CAMPAIGNS.tradeShow.name]);
+    }
+  });
+
+  it('a string result prints bare, like gh --jq; --query is the long name', async () => {
+    const res = await cnvInProcess(['contacts', 'get', '--email', FIXTURE_CONTACTS.ada.email, '--query', 'cnvContactId'], { env: fx.env });
+    expect(res.stdout).toBe(`${FIXTURE_CONTACTS.ada.id}\n`);
+  });
+
+  it('with --all the query sees every row; with -o ndjson it applies to each row', async () => {
+    const all = await cnvInProcess(['campaigns', 'list', '--all', '--limit', '2', '-q', 'length(@)'], { env: fx.env });
+    const active = [...fx.emulator.store.business('acme').campaigns.values()].filter((c) => !c.archived).length;
+    expect(JSON.parse(all.stdout)).toBe(active);
+    const lines = await cnvInProcess(['campaigns', 'list', '--limit', '2', '-o', 'ndjson', '-q', '{id: id, members: memberCount}'], { env: fx.env });
+    expect(lines.stdout.trim().split('\n').map((l) => JSON.parse(l))).toEqual([
+      { id: FIXTURE_CAMPAIGNS.springWebinar.id, members: 1 },
+      { id: FIXTURE_CAMPAIGNS.tradeShow.id, members: 0 },
+    ]);
+  });
+
+  it('applies to what --dry-run prints, too', async () => {
+    const res = await cnvInProcess(['contacts', 'upsert', '--email', 'dry.query@example.com', '--dry-run', '-q', 'body.email'], { env: fx.env });
+    expect(res.exitCode).toBe(0);
+    expect(res.stdout).toBe('dry.query@example.com\n');
+    expect(await requests()).toBe(0);
+  });
+
+  it('a file run prints no JSON: it says the query had nothing to apply to', async () => {
+    const res = await cnvInProcess(['contacts', 'upsert', '--file', '-', '-q', '@'], { env: fx.env, input: 'email\nq.file@example.com\n' });
+    expect(res.exitCode).toBe(0);
+    expect(res.stderr).toMatch(/^warning: -q\/--query: this run printed no JSON for the query to apply to$/m);
+    const listed = await cnvInProcess(['campaigns', 'list', '--all', '-q', '[0].id'], { env: fx.env });
+    expect(listed.stderr).not.toMatch(/-q/);
+  });
+
+  it('a bad expression is exit 2 naming -q, before anything is sent', async () => {
+    const res = await cnvInProcess(['campaigns', 'list', '-q', '[.name'], { env: fx.env });
+    expect(res.exitCode).toBe(2);
+    expect(res.stderr).toMatch(/^error: usage: -q\/--query: not a valid JMESPath expression "\[\.name"/m);
+    expect(res.stdout).toBe('');
+    expect(await requests()).toBe(0);
+  });
+
+  it('an expression that fails on the data (a function given the wrong type) is exit 2 too', async () => {
+    const res = await cnvInProcess(['contacts', 'get', '--email', FIXTURE_CONTACTS.ada.email, '-q', 'length(createdAt == `1`)'], { env: fx.env });
+    expect(res.exitCode).toBe(2);
+    expect(res.stderr).toMatch(/-q\/--query "length/);
+  });
+
+  it('-q with -o csv or table, and on a command that prints no JSON, is refused naming both', async () => {
+    const csv = await cnvInProcess(['campaigns', 'list', '-q', '[].name', '-o', 'csv'], { env: fx.env });
+    expect(csv.exitCode).toBe(2);
+    expect(csv.stderr).toMatch(/-q\/--query and -o csv/);
+    const exp = await cnvInProcess(['export', 'contacts', '--no-state', '-q', '[]'], { env: fx.env });
+    expect(exp.exitCode).toBe(2);
+    expect(exp.stderr).toMatch(/-q\/--query: `cnv export contacts` prints no JSON document/);
+    expect(await requests()).toBe(0);
+  });
+});
+
+describe('output flags that conflict', () => {
+  it('--json -o csv is exit 2 naming both; --json -o json is fine', async () => {
+    const res = await cnvInProcess(['campaigns', 'list', '--json', '-o', 'csv'], { env: fx.env });
+    expect(res.exitCode).toBe(2);
+    expect(res.stderr).toMatch(/^error: usage: --json and -o csv ask for two output formats/m);
+    expect(await requests()).toBe(0);
+    const ok = await cnvInProcess(['campaigns', 'list', '--json', '-o', 'json', '--limit', '1'], { env: fx.env });
+    expect(ok.exitCode).toBe(0);
+    expect(JSON.parse(ok.stdout)).toHaveLength(1);
+  });
+
+  it('an export keeps -o as its file format and --json for its summary: no conflict there', async () => {
+    const res = await cnvInProcess(['export', 'contacts', '--no-state', '--limit', '5', '--max-pages', '1', '-o', 'csv', '--json'], { env: fx.env });
+    expect(res.exitCode).toBe(0);
+    expect(res.stdout.split('\n')[0].split(',')).toEqual(expect.arrayContaining(['id', 'email']));
+    expect(res.stderr).toMatch(/"summary"/);
+  });
+
+  it('every list names its next page the same way on stderr, and stdout stays the bare array', async () => {
+    for (const list of [['campaigns', 'list'], ['fields', 'list']]) {
+      const res = await cnvInProcess([...list, '--limit', '1', '--json'], { env: fx.env });
+      expect(res.stderr).toMatch(/^next page: --cursor \S+$/m);
+      expect(JSON.parse(res.stdout)).toHaveLength(1);
+    }
+  });
+
+  it('--quiet keeps its long name (-q is the query)', async () => {
+    const res = await cnvInProcess(['campaigns', 'list', '--limit', '1', '--quiet'], { env: fx.env });
+    expect(res.exitCode).toBe(0);
+    expect(res.stderr).toBe('');
+  });
+});
