@@ -130,7 +130,7 @@ export const COMMANDS: Entry[] = [
           { name: 'list', summary: 'List saved export states', json: 'an array of states [{key, kind, format, rows, cursorAge, output, lastRun, pending}]', load: () => import('../commands/export/state/list.js') },
           { name: 'show', summary: 'Show one export state and its run manifests', json: 'the state object {key, kind, profile, baseUrl, stateFile, lockedBy, cursor, cursorAge, rows, pages, ...}', load: () => import('../commands/export/state/show.js') },
           { name: 'reset', summary: 'Delete an export state (the next run starts over)', json: '{key, removed}', load: () => import('../commands/export/state/reset.js') },
-          { name: 'commit', summary: 'Make the pending position of a --defer-commit run current', json: '{key, committed, rows, added?, cursor}', load: () => import('../commands/export/state/commit.js') },
+          { name: 'commit', summary: 'Make the pending position of a --defer-commit run current', json: '{key, run, committed, rows, added?, cursor}', load: () => import('../commands/export/state/commit.js') },
         ],
       },
     ],

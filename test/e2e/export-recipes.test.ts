@@ -88,7 +88,7 @@ function run(block: Block) {
 }
 
 describe('the README and docs/exports.md recipes work, in their order (binary)', () => {
-  const all = [...blocks('README.md', 'Exports resume where the last run stopped', '## Output'), ...blocks('docs/exports.md')];
+  const all = [...blocks('README.md', 'Exports resume where the last run stopped', '\n## '), ...blocks('docs/exports.md')];
 
   it('finds the blocks: the README export part and every docs/exports.md command block', () => {
     expect(all.filter((b) => b.doc === 'README.md').length).toBeGreaterThanOrEqual(3);
