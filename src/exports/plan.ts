@@ -22,6 +22,8 @@ export interface ExportRunOptions {
   /** Output file; undefined for stdout. */
   out?: string;
   format: FileFormat;
+  /** gzip: every page written as its own gzip member (--out FILE.gz, --compress gzip). */
+  compress?: 'gzip';
   limit: number;
   full: boolean;
   noState: boolean;
@@ -97,11 +99,16 @@ export async function planExport(ctx: Context, http: HttpClient, opts: ExportRun
     if (appending && base!.format !== opts.format) {
       throw new UsageError(`${path} holds ${base!.format} written by this export; it cannot continue in ${opts.format}`, 'use the same --format, a new --out file, or --full');
     }
+    if (appending && (base!.compress ?? undefined) !== opts.compress) {
+      throw new UsageError(`${path} holds ${base!.compress ? 'gzip' : 'uncompressed'} pages written by this export; it cannot continue ${opts.compress ? 'in gzip' : 'uncompressed'}`, 'use the same --compress, a new --out file, or --full');
+    }
     const layout = opts.format === 'csv' ? await chooseLayout(ctx, http, opts, appending ? base!.csv : null, base?.csv ?? null) : null;
     const start: Position = base ?? {
       cursor: null, cursorAt: null, seen: [], output: { kind: 'stdout' }, format: opts.format, csv: null, window, rows: 0, pages: 0,
     };
-    return { key, profile: creds.profile, baseUrl, store, lock, prior, start: { ...start, window }, target: { kind: opts.kind, emailType: opts.emailType, window: window ?? undefined }, path, fileStart, layout, restarted: prior !== undefined && !continuing };
+    const compress = opts.compress ? { compress: opts.compress } : {};
+    const { compress: _was, ...started } = start;
+    return { key, profile: creds.profile, baseUrl, store, lock, prior, start: { ...started, ...compress, window }, target: { kind: opts.kind, emailType: opts.emailType, window: window ?? undefined }, path, fileStart, layout, restarted: prior !== undefined && !continuing };
   } catch (err) {
     await lock?.release();
     throw err;

@@ -6,6 +6,7 @@ import { writeFlushed } from '../io/write.js';
 import { armCrashPoints, crashPoint } from './crash-points.js';
 import { checkFileOwner, claimFile } from './file-owner.js';
 import { FileSink } from './file-sink.js';
+import { gzipMember } from './gzip-pages.js';
 import { holdHeapSize } from './heap-size.js';
 import { fetchPage } from './kinds.js';
 import { advance, type Step } from './advance.js';
@@ -120,6 +121,12 @@ export async function runExport(ctx: Context, opts: ExportRunOptions, reporter: 
       if (needPreamble) {
         const preamble = format.preamble();
         if (preamble.length > 0) [pieces, size] = [[preamble, ...pieces], size + preamble.length];
+      }
+      // gzip: the page (with the preamble, on the first) is one complete member; the file's
+      // committed lengths, tail hash and manifest checksum are of these bytes, as on disk.
+      if (opts.compress === 'gzip' && size > 0) {
+        const member = await gzipMember(pieces, size);
+        [pieces, size] = [[member], member.length];
       }
       ctx.signal.throwIfAborted();
       let bytes = pos.output.kind === 'file' ? pos.output.bytes : 0;

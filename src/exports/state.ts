@@ -49,6 +49,8 @@ const positionSchema = z.object({
   seen: z.array(z.string()),
   output: outputSchema,
   format: z.enum(['csv', 'ndjson']),
+  /** gzip: each page is one gzip member (absent: plain bytes). */
+  compress: z.literal('gzip').optional(),
   /** The CSV header in force (and what --columns left out on purpose), stable across runs. */
   csv: z.object({ columns: z.array(z.string()), omitted: z.array(z.string()) }).nullable(),
   /** Custom events: the occurredAt window of the first call (the cursor carries it after). */
