@@ -40,6 +40,16 @@ const outputSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('stdout') }),
 ]);
 
+/** Where one email event type of a multi-type export stands (its own cursor). */
+const laneSchema = z.object({
+  cursor: z.string().nullable(),
+  cursorAt: z.string().nullable(),
+  seen: z.array(z.string()),
+  rows: z.number(),
+  pages: z.number(),
+});
+export type LanePosition = z.infer<typeof laneSchema>;
+
 /** Where an export stands: everything needed to continue with no row lost or repeated. */
 const positionSchema = z.object({
   /** The last non-null cursor; null until the first one (a run then starts from the beginning). */
@@ -58,6 +68,11 @@ const positionSchema = z.object({
   /** Totals since the state began. */
   rows: z.number(),
   pages: z.number(),
+  /**
+   * Several email event types into one output (--type all or a list): each type's cursor, saved
+   * in the same atomic write as the file's length; the top-level cursor and `seen` stay unused.
+   */
+  lanes: z.record(z.string(), laneSchema).optional(),
 });
 export type Position = z.infer<typeof positionSchema>;
 
