@@ -4,7 +4,7 @@ import type { Context } from '../context.js';
 import { ApiError, CliError, ResponseShapeError, TransientError } from '../errors.js';
 import { writeFlushed } from '../io/write.js';
 import { advance } from './advance.js';
-import { armCrashPoints, crashPoint } from './crash-points.js';
+import { armCrashPoints, crashPage, crashPoint, type CrashStep } from './crash-points.js';
 import type { FileSink } from './file-sink.js';
 import { gzipMember } from './gzip-pages.js';
 import { fetchPage } from './kinds.js';
@@ -74,53 +74,79 @@ export async function runEmailTypes(ctx: Context, opts: ExportRunOptions, report
     };
     const pool = new BlockPool();
 
-    /** Writes one lane's page and commits it with the lane's new position: one page at a time, in arrival order. */
-    const commitPage = async (type: EmailEventType, page: ReceivedPage, lane: LanePosition, next: LanePosition): Promise<void> => {
-      let pieces = page.pieces;
-      let size = page.bytes;
+    /**
+     * Group commit: the pages that arrived while the previous commit ran are written together
+     * at the committed offset (each page its own gzip member), fsynced once, and committed by
+     * one state write holding the file's new length and each of their types' new cursors.
+     */
+    const commitPages = async (batch: readonly Queued[]): Promise<void> => {
+      const first = summary.pages + 1;
+      const last = summary.pages + batch.length;
+      const each = (step: CrashStep) => { for (let n = first; n <= last; n++) crashPoint(step, n, true); };
+      const parts = batch.map((q) => ({ pieces: q.page.pieces, size: q.page.bytes }));
       if (needPreamble) {
         const preamble = format.preamble();
-        if (preamble.length > 0) [pieces, size] = [[preamble, ...pieces], size + preamble.length];
+        if (preamble.length > 0) parts[0] = { pieces: [preamble, ...parts[0].pieces], size: parts[0].size + preamble.length };
       }
-      if (opts.compress === 'gzip' && size > 0) {
-        const member = await gzipMember(pieces, size);
-        [pieces, size] = [[member], member.length];
+      if (opts.compress === 'gzip') {
+        await Promise.all(parts.map(async (part, i) => {
+          if (part.size === 0) return;
+          const member = await gzipMember(part.pieces, part.size);
+          parts[i] = { pieces: [member], size: member.length };
+        }));
       }
-      const n = summary.pages + 1;
-      crashPoint('after-fetch', n, true);
+      const pieces = parts.flatMap((part) => part.pieces);
+      const size = parts.reduce((sum, part) => sum + part.size, 0);
+      each('after-fetch');
       signal.throwIfAborted();
       let bytes = pos.output.kind === 'file' ? pos.output.bytes : 0;
       if (sink && size > 0 && !fileRecorded) {
         await save({ ...pos, output: sink.record() });
         fileRecorded = true;
       }
-      if (sink) bytes = size > 0 ? await sink.write(pieces, n) : sink.offset;
+      if (sink) bytes = size > 0 ? await sink.write(pieces, crashPage(first, last)) : sink.offset;
       else if (size > 0) await writeFlushed(ctx.io.stdout, Buffer.concat(pieces, size)).catch((err) => Promise.reject(outputError(err)));
       needPreamble = false;
       for (const piece of pieces) hash.update(piece);
-      const changed = page.fresh > 0 || next.cursor !== lane.cursor || next.seen.length !== lane.seen.length || needsFirstSave(plan, committedOnce, false);
-      pos = { ...pos, lanes: { ...pos.lanes, [type]: next }, output: sink ? sink.record(bytes) : { kind: 'stdout' }, rows: pos.rows + page.fresh, pages: pos.pages + 1 };
-      summary.rows += page.fresh;
-      summary.skipped += page.hits.size + page.repeated;
-      summary.pages = n;
+      let changed = needsFirstSave(plan, committedOnce, false);
+      const lanes = { ...pos.lanes };
+      let fresh = 0;
+      for (const { type, page, lane, next } of batch) {
+        changed ||= page.fresh > 0 || next.cursor !== lane.cursor || next.seen.length !== lane.seen.length;
+        lanes[type] = next;
+        fresh += page.fresh;
+        summary.skipped += page.hits.size + page.repeated;
+      }
+      pos = { ...pos, lanes, output: sink ? sink.record(bytes) : { kind: 'stdout' }, rows: pos.rows + fresh, pages: pos.pages + batch.length };
+      summary.rows += fresh;
+      summary.pages = last;
       summary.bytes += size;
-      Object.assign(manifest, { rows: summary.rows, pages: n, bytes: summary.bytes, sha256: hash.copy().digest('hex') });
+      Object.assign(manifest, { rows: summary.rows, pages: last, bytes: summary.bytes, sha256: hash.copy().digest('hex') });
       if (changed) {
-        crashPoint('before-state', n, true);
+        each('before-state');
         const lost = plan.lock?.lost();
         if (lost) throw new TransientError(`the lock of export state "${plan.key}" was lost (${lost.message}); nothing more committed`, { code: 'lock_lost' });
         await save(pos);
-        crashPoint('after-state', n, true);
+        each('after-state');
       }
       sink?.committed(bytes);
-      reporter.page(summary.rows, n);
+      reporter.page(summary.rows, last);
     };
-    let queue: Promise<unknown> = Promise.resolve();
-    const serially = (task: () => Promise<void>): Promise<void> => {
-      const run = queue.then(task);
-      queue = run.catch(() => {});
-      return run;
-    };
+    const waiting: Queued[] = [];
+    let committing = false;
+    const commit = (q: Omit<Queued, 'done'>): Promise<void> => new Promise<void>((resolve, reject) => {
+      waiting.push({ ...q, done: (err) => (err === undefined ? resolve() : reject(err)) });
+      if (committing) return;
+      committing = true;
+      void (async () => {
+        while (waiting.length > 0) {
+          const batch = waiting.splice(0);
+          const err = await commitPages(batch).then(() => undefined, (e: unknown) => e ?? new Error('commit failed'));
+          for (const b of batch) b.done(err);
+        }
+        committing = false;
+      })();
+    });
 
     const runLane = async (type: EmailEventType): Promise<void> => {
       const label = `export email-events ${type}`;
@@ -130,19 +156,27 @@ export async function runEmailTypes(ctx: Context, opts: ExportRunOptions, report
       let skip = saved;
       const visited = new Set<string | null>([lane.cursor]);
       let stuck = 0;
+      let ahead: { cursor: string; page: Promise<ReceivedPage> } | undefined;
       try {
         for (;;) {
           if (fatal !== undefined) return void (outcome.status = 'stopped');
           signal.throwIfAborted();
-          const receive = receiver(opts.kind, format, skip, pool, opts.limit, label);
-          const page = await fetchPage(http, { kind: 'email-events', emailType: type }, lane.cursor, opts.limit, receive, signal)
-            .catch((err) => Promise.reject(cursorRejected(err, plan, lane)));
+          const receive = (ids: ReadonlySet<string>) => receiver(opts.kind, format, ids, pool, opts.limit, label);
+          const fetching = ahead?.cursor === lane.cursor ? ahead.page : fetchPage(http, { kind: 'email-events', emailType: type }, lane.cursor, opts.limit, receive(skip), signal);
+          ahead = undefined;
+          const page = await fetching.catch((err) => Promise.reject(cursorRejected(err, plan, lane)));
           let step;
           try {
             step = advance(lane.cursor, saved, { nextCursor: page.nextCursor, hits: page.hits, fresh: page.freshIds() }, visited, label);
           } catch (err) {
             page.release();
             throw err;
+          }
+          // This type's next page is fetched while this one waits for its commit (exports are reads).
+          if (!step.last) {
+            const nextPage = fetchPage(http, { kind: 'email-events', emailType: type }, page.nextCursor!, opts.limit, receive(step.nextSkip), signal);
+            nextPage.catch(() => {}); // its error, if any, is the next iteration's
+            ahead = { cursor: page.nextCursor!, page: nextPage };
           }
           if (page.repeated > 0) ctx.warn(`${label}: the server sent ${page.repeated} rows of a page twice within the page; each was written once`);
           if (step.again.length > 0) ctx.warn(`${label}: the server sent ${step.again.length} rows that its page before delivered already; each was written once`);
@@ -152,7 +186,7 @@ export async function runEmailTypes(ctx: Context, opts: ExportRunOptions, report
             seen: step.seen, rows: lane.rows + page.fresh, pages: lane.pages + 1,
           };
           try {
-            await serially(() => commitPage(type, page, lane, next));
+            await commit({ type, page, lane, next });
           } finally {
             page.release();
           }
@@ -218,6 +252,15 @@ export function withTypeLines(ctx: Context, reporter: ExportReporter): ExportRep
       reporter.done(summary);
     },
   };
+}
+
+/** A lane's page waiting for the group commit. */
+interface Queued {
+  type: EmailEventType;
+  page: ReceivedPage;
+  lane: LanePosition;
+  next: LanePosition;
+  done(err?: unknown): void;
 }
 
 /** Failures of one type's requests (the API, the network after retries, an off-contract answer): the other types go on. */

@@ -80,7 +80,9 @@ describe('--type all into one file', () => {
       const crashed = await cnv(args(out, key), { env: { ...fx.env, CNV_TEST_CRASH_AT: `${step}:${page}` } });
       expect(crashed.exitCode, crashed.stderr).toBe(-1);
       const state = (await exportState(fx.configDir, key))!;
-      expect(state.current.pages).toBe(step === 'after-state' ? page : page - 1);
+      // Pages that arrive together are committed together (group commit): the kill falls in the one holding page N.
+      if (step === 'after-state') expect(state.current.pages).toBeGreaterThanOrEqual(page);
+      else expect(state.current.pages).toBeLessThan(page);
       const resumed = await cnv(args(out, key), { env: fx.env });
       expect(resumed.exitCode, resumed.stderr).toBe(0);
       expect(sortedLines(gunzipSync(readFileSync(out)).toString('utf8'))).toEqual(reference);
