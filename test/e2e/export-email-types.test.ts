@@ -62,6 +62,22 @@ describe('--type all into one file', () => {
     expect(readFileSync(out, 'utf8')).toBe(text);
   });
 
+  it('to stdout with a state: every row once, the next run sends nothing; --json summary and state show list each type', async () => {
+    const first = await cnv(['export', 'email-events', '--type', 'all', '--limit', '500', '--json'], { env: fx.env });
+    expect(first.exitCode, first.stderr).toBe(0);
+    expect(sortedLines(first.stdout)).toEqual(reference);
+    const summary = JSON.parse(first.stderr.trim().split('\n').at(-1)!).summary;
+    expect(summary).toMatchObject({ status: 'complete', rows: reference.length, moreRemains: false });
+    expect(summary.types.EMAIL_OPEN).toMatchObject({ status: 'complete', rows: perType.EMAIL_OPEN });
+    const second = await cnv(['export', 'email-events', '--type', 'all', '--limit', '500', '-q'], { env: fx.env });
+    expect(second.exitCode, second.stderr).toBe(0);
+    expect(second.stdout).toBe('');
+    const show = await cnv(['export', 'state', 'show', summary.stateKey, '--json'], { env: fx.env });
+    expect(show.exitCode, show.stderr).toBe(0);
+    expect(show.stdout).toContain('"EMAIL_TOPIC_UNSUBSCRIBE"');
+    expect(show.stdout).toContain(`"rows": ${perType.EMAIL_TOPIC_UNSUBSCRIBE}`);
+  });
+
   it('a comma list, CSV: one header, only those types', async () => {
     const out = join(outDir(), 'events.csv');
     const res = await cnv(['export', 'email-events', '--type', 'email_click,EMAIL_OPEN', '--out', out, '--limit', LIMIT], { env: fx.env });
