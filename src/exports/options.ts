@@ -75,11 +75,11 @@ export function exportOptionsFrom(ctx: Context, opts: Record<string, unknown>, k
 
 type Compression = 'gzip' | 'none';
 
-function compressChoice(value: string): Compression {
+const compressChoice = Object.assign((value: string): Compression => {
   const v = value.trim().toLowerCase();
   if (v !== 'gzip' && v !== 'none') throw new UsageError(`--compress: expected gzip or none, got ${JSON.stringify(value)}`);
   return v;
-}
+}, { choices: ['gzip', 'none'] }); // read by shell completion and the generated reference
 
 /** gzip for --out FILE.gz or --compress gzip; a file's name must say what it holds. */
 function compression(asked: Compression | undefined, out: string | undefined): 'gzip' | undefined {
