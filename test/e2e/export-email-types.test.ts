@@ -187,6 +187,49 @@ describe('a type that fails', () => {
   });
 });
 
+describe('a type that fails, --out-dir', () => {
+  it('the other files complete; exit 7 names the failed type; the next run finishes its file', async () => {
+    // EMAIL_COMPLAINT (82 demo rows) fails from its second page on: pages of 50.
+    let failing = true;
+    const proxy = createServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      const body = Buffer.concat(chunks);
+      const asked = body.length > 0 ? JSON.parse(body.toString('utf8')) : {};
+      if (failing && asked.eventType === 'EMAIL_COMPLAINT' && asked.cursor) {
+        res.writeHead(503, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { code: 'service_unavailable', message: 'Service unavailable' } }));
+        return;
+      }
+      const headers = { ...req.headers } as Record<string, string>;
+      delete headers.host;
+      delete headers['content-length'];
+      const answer = await fetch(fx.emulator.url + req.url, { method: req.method, headers, body: body.length > 0 ? body : undefined });
+      res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
+      res.end(Buffer.from(await answer.arrayBuffer()));
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    try {
+      const env = { ...fx.env, CNV_BASE_URL: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` };
+      const dir = join(outDir(), 'by-type');
+      const argv = ['export', 'email-events', '--type', 'EMAIL_COMPLAINT,EMAIL_BOUNCE,EMAIL_OPEN', '--out-dir', dir, '--limit', '50'];
+      const failed = await cnv([...argv, '--max-retries', '0'], { env });
+      expect(failed.exitCode, failed.stderr).toBe(7);
+      expect(failed.stderr).toMatch(/1 of 3 types did not complete: EMAIL_COMPLAINT \(.*\); completed: EMAIL_OPEN, EMAIL_BOUNCE/);
+      expect(ndjsonRows(join(dir, 'EMAIL_OPEN.ndjson'))).toHaveLength(perType.EMAIL_OPEN);
+      expect(ndjsonRows(join(dir, 'EMAIL_COMPLAINT.ndjson'))).toHaveLength(50);
+      failing = false;
+      const next = await cnv(argv, { env });
+      expect(next.exitCode, next.stderr).toBe(0);
+      const complaints = ndjsonRows(join(dir, 'EMAIL_COMPLAINT.ndjson'));
+      expect(complaints).toHaveLength(perType.EMAIL_COMPLAINT);
+      expect(duplicates(complaints.map((r) => r.eventId))).toEqual([]);
+    } finally {
+      await new Promise<void>((r) => proxy.close(() => r()));
+    }
+  });
+});
+
 describe('--out-dir: one file per type', () => {
   it('files named by type, gzip with --compress gzip, each its own state; a second run adds nothing', async () => {
     const dir = join(outDir(), 'by-type');
