@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -128,6 +128,28 @@ describe('--type all into one file', () => {
     }
     expect(kills).toBeGreaterThanOrEqual(2);
   }, 60_000);
+
+  it('SIGTERM stops every type, keeps what is committed (the file is its committed length), exits 143; the resume completes', async () => {
+    await fx.faults({ latencyMs: 100 });
+    const out = join(outDir(), 'term.ndjson');
+    const child = spawn(args(out, 'all-term', '100'));
+    const until = Date.now() + 10_000;
+    while (((await exportState(fx.configDir, 'all-term'))?.current.pages ?? 0) < 3) {
+      if (Date.now() > until) throw new Error('timed out waiting for 3 committed pages');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    child.kill('SIGTERM');
+    const res = await child;
+    expect(res.exitCode, String(res.stderr)).toBe(143);
+    expect(String(res.stderr)).toMatch(/export email-events all interrupted: /);
+    const state = (await exportState(fx.configDir, 'all-term'))!;
+    expect(state.runs.at(-1)?.status).toBe('interrupted');
+    expect(statSync(out).size).toBe(state.current.output.kind === 'file' ? state.current.output.bytes : -1);
+    await fx.clearFaults();
+    const resumed = await cnv(args(out, 'all-term'), { env: fx.env });
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    expect(sortedLines(readFileSync(out, 'utf8'))).toEqual(reference);
+  });
 
   it('refuses --max-rows (one type at a time) and an unknown type in the list (exit 2)', async () => {
     const a = await cnv(['export', 'email-events', '--type', 'all', '--max-rows', '10'], { env: fx.env });
