@@ -26,3 +26,9 @@ export function crashPoint(step: CrashStep, page: number, kill = false): boolean
   if (hit && kill) process.kill(process.pid, 'SIGKILL');
   return hit;
 }
+
+/** The page the hooks see for one write of pages `first`..`last` together: the armed one when among them. */
+export function crashPage(first: number, last: number): number {
+  const page = armed?.page;
+  return page !== undefined && page >= first && page <= last ? page : first;
+}

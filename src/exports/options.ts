@@ -6,17 +6,19 @@ import type { Context } from '../context.js';
 import { isIsoDate } from '../dates.js';
 import { UsageError } from '../errors.js';
 import type { ExportRunOptions } from './plan.js';
+import { gzipName } from './gzip-pages.js';
 import { checkStateKey } from './state-key.js';
 import type { ExportKind, FileFormat } from './state.js';
 
 /** One help line on the file format, which is the global -o/--format. */
-export const FORMAT_HELP = 'Format: -o csv|ndjson; by default CSV when --out ends in .csv, else NDJSON.';
+export const FORMAT_HELP = 'Format: -o csv|ndjson; by default CSV when --out ends in .csv (or .csv.gz), else NDJSON. --out FILE.gz (or --compress gzip) writes gzip: one gzip member per page.';
 
 /** The options every export command takes. The file format is the global -o/--format (csv or ndjson). */
 export function addExportOptions(cmd: Command, kind: ExportKind): Command {
   const { max, default: def } = EXPORT_PAGE_LIMITS[kind];
   return cmd
     .option('--out <file>', 'write to this file (default: stdout); with a state, each run adds the new rows under the exactly-once protocol')
+    .option('--compress <type>', 'gzip: write gzip, one complete member per committed page (default: gzip when --out ends in .gz, else none); for stdout pipelines', compressChoice)
     .option('--limit <n>', `rows per page, 1 to ${max} (other values are clamped, as the API does; default ${def})`, integer(Number.MIN_SAFE_INTEGER))
     .option('--full', 'ignore the saved state and export everything again (a file given with --out is emptied first)')
     .option('--no-state', 'neither read nor write any state: a one-off export; --out FILE is written beside FILE and renamed over it only once the export succeeded (a failure or a kill leaves FILE as it was)')
@@ -36,7 +38,8 @@ export function exportOptionsFrom(ctx: Context, opts: Record<string, unknown>, k
   // --dry-run prints the first request a stateless run would send: no state, no file touched.
   const dryRun = ctx.globals.dryRun;
   const out = typeof opts.out === 'string' && opts.out !== '-' && !dryRun ? opts.out : undefined;
-  const format = fileFormat(ctx, typeof opts.out === 'string' ? opts.out : undefined);
+  const format = fileFormat(ctx, typeof opts.out === 'string' ? gzipName(opts.out).inner : undefined);
+  const compress = compression(opts.compress as Compression | undefined, out);
   const noState = opts.state === false || dryRun;
   const deferCommit = opts.deferCommit === true && !dryRun;
   if (noState && !dryRun && opts.stateKey !== undefined) throw new UsageError('--state-key and --no-state do not go together');
@@ -54,6 +57,7 @@ export function exportOptionsFrom(ctx: Context, opts: Record<string, unknown>, k
     ...extra,
     out,
     format,
+    compress,
     limit: Math.max(1, Math.min(max, (opts.limit as number | undefined) ?? def)),
     full: opts.full === true,
     noState,
@@ -67,6 +71,22 @@ export function exportOptionsFrom(ctx: Context, opts: Record<string, unknown>, k
     excelSafe: opts.excelSafe === true,
     runId: opts.run === undefined ? undefined : checkRunId(String(opts.run), '--run'),
   };
+}
+
+type Compression = 'gzip' | 'none';
+
+const compressChoice = Object.assign((value: string): Compression => {
+  const v = value.trim().toLowerCase();
+  if (v !== 'gzip' && v !== 'none') throw new UsageError(`--compress: expected gzip or none, got ${JSON.stringify(value)}`);
+  return v;
+}, { choices: ['gzip', 'none'] }); // read by shell completion and the generated reference
+
+/** gzip for --out FILE.gz or --compress gzip; a file's name must say what it holds. */
+function compression(asked: Compression | undefined, out: string | undefined): 'gzip' | undefined {
+  const named = out !== undefined && gzipName(out).gzip;
+  if (asked === 'gzip' && out !== undefined && !named) throw new UsageError(`--compress gzip: name the file ${out}.gz, so that readers know it is gzip`);
+  if (asked === 'none' && named) throw new UsageError(`--compress none: --out ${out} ends in .gz; drop .gz for a plain file`);
+  return asked === 'gzip' || named ? 'gzip' : undefined;
 }
 
 /** Checks a run id (--run): what a shell passes around unquoted. */

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import type { EmailEventType } from '../api/exports.js';
+import { EMAIL_EVENT_TYPES, type EmailEventType } from '../api/exports.js';
 import { configDir } from '../config/paths.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
@@ -17,11 +17,15 @@ import type { ExportKind, ExportState, FileFormat, Position } from './state.js';
 export interface ExportRunOptions {
   kind: ExportKind;
   emailType?: EmailEventType;
+  /** Several email event types into one output (--type all or a list): see multi-type.ts. */
+  emailTypes?: readonly EmailEventType[];
   since?: string;
   until?: string;
   /** Output file; undefined for stdout. */
   out?: string;
   format: FileFormat;
+  /** gzip: every page written as its own gzip member (--out FILE.gz, --compress gzip). */
+  compress?: 'gzip';
   limit: number;
   full: boolean;
   noState: boolean;
@@ -54,6 +58,13 @@ export interface RunPlan {
   layout: CsvLayout | null;
   /** --full over an existing state: its first page is saved even when empty (a new start, a new window). */
   restarted: boolean;
+  /** What the state names as its email type: one type, `all`, or a comma list. */
+  emailLabel?: string;
+}
+
+/** The state's email type of a multi-type export: `all` for the nine, else the comma list. */
+export function emailTypesLabel(types: readonly EmailEventType[]): string {
+  return types.length === EMAIL_EVENT_TYPES.length ? 'all' : types.join(',');
 }
 
 /** Takes the lock, reads the state, and checks the options against it (usage errors, exit 2). */
@@ -62,13 +73,14 @@ export async function planExport(ctx: Context, http: HttpClient, opts: ExportRun
   // A user name or password in the base URL is never kept in a state.
   const baseUrl = urlWithoutCredentials(creds.baseUrl);
   const path = opts.out === undefined ? undefined : resolve(opts.out);
+  const emailLabel = opts.emailTypes ? emailTypesLabel(opts.emailTypes) : opts.emailType;
   let key: string | null = null;
   let store: ExportStateStore | undefined;
   let lock: ExportLock | undefined;
   let prior: ExportState | undefined;
   if (!opts.noState) {
     store = await ExportStateStore.open(configDir(ctx.env));
-    key = opts.stateKey ?? defaultKey(store, creds.profile, baseUrl, opts, path);
+    key = opts.stateKey ?? defaultKey(store, creds.profile, baseUrl, opts, emailLabel, path);
     lock = await acquireExportLock(store.pathOf(key), key);
     ctx.onDispose(() => lock!.release());
   }
@@ -78,7 +90,7 @@ export async function planExport(ctx: Context, http: HttpClient, opts: ExportRun
       const read = store.read(key);
       prior = read && closeDeadRuns(read);
     }
-    if (prior) checkSameExport(prior, opts, baseUrl, path);
+    if (prior) checkSameExport(prior, opts, emailLabel, baseUrl, path);
     if (prior?.pending) {
       ctx.warn(`export state "${key}": run ${prior.pending.runId} has a pending position (saved ${prior.pending.savedAt}) that was never committed; this run starts again from the committed position (so it sends those rows again) and supersedes it: \`state commit --run ${prior.pending.runId}\` will refuse`);
     }
@@ -97,11 +109,16 @@ export async function planExport(ctx: Context, http: HttpClient, opts: ExportRun
     if (appending && base!.format !== opts.format) {
       throw new UsageError(`${path} holds ${base!.format} written by this export; it cannot continue in ${opts.format}`, 'use the same --format, a new --out file, or --full');
     }
+    if (appending && (base!.compress ?? undefined) !== opts.compress) {
+      throw new UsageError(`${path} holds ${base!.compress ? 'gzip' : 'uncompressed'} pages written by this export; it cannot continue ${opts.compress ? 'in gzip' : 'uncompressed'}`, 'use the same --compress, a new --out file, or --full');
+    }
     const layout = opts.format === 'csv' ? await chooseLayout(ctx, http, opts, appending ? base!.csv : null, base?.csv ?? null) : null;
     const start: Position = base ?? {
       cursor: null, cursorAt: null, seen: [], output: { kind: 'stdout' }, format: opts.format, csv: null, window, rows: 0, pages: 0,
     };
-    return { key, profile: creds.profile, baseUrl, store, lock, prior, start: { ...start, window }, target: { kind: opts.kind, emailType: opts.emailType, window: window ?? undefined }, path, fileStart, layout, restarted: prior !== undefined && !continuing };
+    const compress = opts.compress ? { compress: opts.compress } : {};
+    const { compress: _was, ...started } = start;
+    return { key, profile: creds.profile, baseUrl, store, lock, prior, start: { ...started, ...compress, window }, target: { kind: opts.kind, emailType: opts.emailType, window: window ?? undefined }, path, fileStart, layout, restarted: prior !== undefined && !continuing, emailLabel };
   } catch (err) {
     await lock?.release();
     throw err;
@@ -113,8 +130,9 @@ export async function planExport(ctx: Context, http: HttpClient, opts: ExportRun
  * versions (no output part) writes to keeps that state, so existing cron lines and pipelines
  * continue where they were.
  */
-function defaultKey(store: ExportStateStore, profile: string, baseUrl: string, opts: ExportRunOptions, path: string | undefined): string {
-  const key = defaultStateKey(profile, baseUrl, opts.kind, opts.emailType, path === undefined ? 'stdout' : { file: path });
+function defaultKey(store: ExportStateStore, profile: string, baseUrl: string, opts: ExportRunOptions, emailLabel: string | undefined, path: string | undefined): string {
+  const key = defaultStateKey(profile, baseUrl, opts.kind, emailLabel, path === undefined ? 'stdout' : { file: path });
+  if (opts.emailTypes) return key; // new in this version: no key of earlier versions to keep
   const legacy = defaultStateKey(profile, baseUrl, opts.kind, opts.emailType);
   try {
     const out = (store.read(key) ? undefined : store.read(legacy))?.current.output;
@@ -125,11 +143,11 @@ function defaultKey(store: ExportStateStore, profile: string, baseUrl: string, o
   }
 }
 
-function checkSameExport(prior: ExportState, opts: ExportRunOptions, baseUrl: string, path: string | undefined): void {
+function checkSameExport(prior: ExportState, opts: ExportRunOptions, emailLabel: string | undefined, baseUrl: string, path: string | undefined): void {
   const what = (kind: string, type?: string) => (type ? `${kind} ${type}` : kind);
-  if (prior.kind !== opts.kind || (prior.emailType ?? undefined) !== opts.emailType) {
+  if (prior.kind !== opts.kind || (prior.emailType ?? undefined) !== emailLabel) {
     throw new UsageError(
-      `export state "${prior.key}" belongs to a ${what(prior.kind, prior.emailType)} export, not ${what(opts.kind, opts.emailType)}`,
+      `export state "${prior.key}" belongs to a ${what(prior.kind, prior.emailType)} export, not ${what(opts.kind, emailLabel)}`,
       'use another --state-key',
     );
   }

@@ -19,6 +19,16 @@ export interface ExportSummary {
   pending: boolean;
   /** Uncommitted bytes cut from the end of the file before writing. */
   cutBytes: number;
+  /** Several email event types in one run: how each type ended. */
+  types?: Record<string, TypeOutcome>;
+}
+
+/** How one email event type of a multi-type run ended (`stopped`: another type's failure stopped the run). */
+export interface TypeOutcome {
+  status: 'complete' | 'failed' | 'stopped';
+  rows: number;
+  pages: number;
+  error?: string;
 }
 
 /** Progress on a TTY (rows, pages, rows/s), then the summary. */

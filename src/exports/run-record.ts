@@ -9,7 +9,7 @@ import { withManifest, type ExportState, type Manifest, type Position } from './
 export function nextState(plan: RunPlan, state: ExportState | undefined, pos: Position | null, defer: boolean, manifest: Manifest, nowMs: number): ExportState {
   const now = new Date(nowMs).toISOString();
   const base: ExportState = state ?? {
-    version: 1, key: plan.key!, kind: plan.target.kind, ...(plan.target.emailType ? { emailType: plan.target.emailType } : {}),
+    version: 1, key: plan.key!, kind: plan.target.kind, ...(plan.emailLabel ? { emailType: plan.emailLabel } : {}),
     profile: plan.profile, baseUrl: plan.baseUrl, createdAt: now, updatedAt: now, current: { ...plan.start, cursor: null, seen: [], rows: 0, pages: 0 }, runs: [],
   };
   let runs = withManifest(base.runs, manifest);

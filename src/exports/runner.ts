@@ -6,6 +6,7 @@ import { writeFlushed } from '../io/write.js';
 import { armCrashPoints, crashPoint } from './crash-points.js';
 import { checkFileOwner, claimFile } from './file-owner.js';
 import { FileSink } from './file-sink.js';
+import { gzipMember } from './gzip-pages.js';
 import { holdHeapSize } from './heap-size.js';
 import { fetchPage } from './kinds.js';
 import { advance, type Step } from './advance.js';
@@ -121,6 +122,12 @@ export async function runExport(ctx: Context, opts: ExportRunOptions, reporter: 
         const preamble = format.preamble();
         if (preamble.length > 0) [pieces, size] = [[preamble, ...pieces], size + preamble.length];
       }
+      // gzip: the page (with the preamble, on the first) is one complete member; the file's
+      // committed lengths, tail hash and manifest checksum are of these bytes, as on disk.
+      if (opts.compress === 'gzip' && size > 0) {
+        const member = await gzipMember(pieces, size);
+        [pieces, size] = [[member], member.length];
+      }
       ctx.signal.throwIfAborted();
       let bytes = pos.output.kind === 'file' ? pos.output.bytes : 0;
       if (sink && size > 0 && !fileRecorded) {
@@ -202,7 +209,7 @@ export async function runExport(ctx: Context, opts: ExportRunOptions, reporter: 
  * Opens the output file under its own lock (by device and inode). A state resuming a file that
  * another state writes now is refused before anything is cut; any other state run claims it.
  */
-async function openOutput(ctx: Context, plan: RunPlan, path: string): Promise<FileSink> {
+export async function openOutput(ctx: Context, plan: RunPlan, path: string): Promise<FileSink> {
   const dir = configDir(ctx.env);
   // A one-off export needs no config directory: where none can be written, it replaces the file unlocked.
   const oneOff = plan.fileStart?.mode === 'temp';
@@ -227,11 +234,11 @@ async function openOutput(ctx: Context, plan: RunPlan, path: string): Promise<Fi
 }
 
 /** The first page of a run without a state yet, of a --full run, or of a --defer-commit run (its pending position) is always saved, even when empty. */
-function needsFirstSave(plan: RunPlan, committedOnce: boolean, defer: boolean): boolean {
+export function needsFirstSave(plan: RunPlan, committedOnce: boolean, defer: boolean): boolean {
   return plan.store !== undefined && !committedOnce && (plan.prior === undefined || plan.restarted || defer);
 }
 
-async function finishManifest(plan: RunPlan, state: ExportState, manifest: Manifest): Promise<void> {
+export async function finishManifest(plan: RunPlan, state: ExportState, manifest: Manifest): Promise<void> {
   try {
     await plan.store!.write({ ...state, runs: withManifest(state.runs, manifest) });
   } catch {
@@ -240,13 +247,13 @@ async function finishManifest(plan: RunPlan, state: ExportState, manifest: Manif
 }
 
 /** invalid_cursor on a saved cursor: exit 3, state untouched, and say how to start over. */
-function cursorRejected(err: unknown, plan: RunPlan, pos: Position): unknown {
+export function cursorRejected(err: unknown, plan: RunPlan, pos: Pick<Position, 'cursor'>): unknown {
   if (!(err instanceof ApiError) || err.code !== 'invalid_cursor' || pos.cursor === null) return err;
   const whose = plan.key ? `the saved cursor of export state "${plan.key}"` : 'the cursor';
   return new ApiError(err.status, err.code, `the server rejected ${whose} (${err.message}); the state is unchanged`,
     `nothing was restarted silently: run again with --full to export everything from the beginning${plan.key ? `, or \`cnv export state show ${plan.key}\` to inspect it` : ''}`);
 }
 
-function outputError(err: unknown): unknown {
+export function outputError(err: unknown): unknown {
   return (err as NodeJS.ErrnoException)?.code === 'EPIPE' ? new OutputClosedError() : err;
 }

@@ -81,6 +81,8 @@ export function stateDetail(
     ...(c.window ? { window: c.window } : {}),
     csvColumns: c.csv?.columns ?? null,
     seenAfterCursor: c.seen.length,
+    // Several email event types in one state: each type's own cursor.
+    ...(c.lanes ? { types: Object.fromEntries(Object.entries(c.lanes).map(([t, l]) => [t, { cursor: l.cursor, cursorAge: age(l.cursorAt, nowMs), rows: l.rows, pages: l.pages, seenAfterCursor: l.seen.length }])) } : {}),
     pending: p ? { cursor: p.cursor, rows: p.rows, pages: p.pages, savedAt: p.savedAt, runId: p.runId } : null,
     createdAt: state.createdAt,
     updatedAt: state.updatedAt,

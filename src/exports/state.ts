@@ -40,6 +40,16 @@ const outputSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('stdout') }),
 ]);
 
+/** Where one email event type of a multi-type export stands (its own cursor). */
+const laneSchema = z.object({
+  cursor: z.string().nullable(),
+  cursorAt: z.string().nullable(),
+  seen: z.array(z.string()),
+  rows: z.number(),
+  pages: z.number(),
+});
+export type LanePosition = z.infer<typeof laneSchema>;
+
 /** Where an export stands: everything needed to continue with no row lost or repeated. */
 const positionSchema = z.object({
   /** The last non-null cursor; null until the first one (a run then starts from the beginning). */
@@ -49,6 +59,8 @@ const positionSchema = z.object({
   seen: z.array(z.string()),
   output: outputSchema,
   format: z.enum(['csv', 'ndjson']),
+  /** gzip: each page is one gzip member (absent: plain bytes). */
+  compress: z.literal('gzip').optional(),
   /** The CSV header in force (and what --columns left out on purpose), stable across runs. */
   csv: z.object({ columns: z.array(z.string()), omitted: z.array(z.string()) }).nullable(),
   /** Custom events: the occurredAt window of the first call (the cursor carries it after). */
@@ -56,6 +68,11 @@ const positionSchema = z.object({
   /** Totals since the state began. */
   rows: z.number(),
   pages: z.number(),
+  /**
+   * Several email event types into one output (--type all or a list): each type's cursor, saved
+   * in the same atomic write as the file's length; the top-level cursor and `seen` stay unused.
+   */
+  lanes: z.record(z.string(), laneSchema).optional(),
 });
 export type Position = z.infer<typeof positionSchema>;
 

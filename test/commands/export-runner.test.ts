@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { MockAgent } from 'undici';
@@ -183,7 +183,7 @@ describe('export runner (in-process, MockAgent)', () => {
       [['export', 'custom-events', '--until', '2025-01-01'], /--until goes with --since/],
       [['export', 'custom-events', '--since', 'last tuesday'], /--since: expected an ISO 8601/],
       [['export', 'email-events'], /--type is required/],
-      [['export', 'email-events', '--type', 'EMAIL_FORWARD'], /expected one of EMAIL_SEND/],
+      [['export', 'email-events', '--type', 'EMAIL_FORWARD'], /--type: expected all, or one or a comma list of EMAIL_SEND.*got "EMAIL_FORWARD"/],
     ];
     for (const [args, message] of cases) {
       const res = await cnvInProcess(args, { env, dispatcher: agent });

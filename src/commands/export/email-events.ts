@@ -1,32 +1,78 @@
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { EMAIL_EVENT_TYPES, type EmailEventType } from '../../api/exports.js';
-import { caseInsensitiveChoice } from '../../cli/parse.js';
 import type { CommandInput } from '../../cli/registry.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { runEmailTypes, withTypeLines } from '../../exports/multi-type.js';
 import { FORMAT_HELP, addExportOptions, exportOptionsFrom } from '../../exports/options.js';
+import { runTypesToDir } from '../../exports/per-type-files.js';
+import { emailTypesLabel } from '../../exports/plan.js';
 import { createReporter } from '../../exports/report.js';
 import { runExport } from '../../exports/runner.js';
 import type { CommandResult } from '../../io/render.js';
 
 export function configure(cmd: Command): void {
   addExportOptions(
-    cmd.option('--type <type>', `email event type, any case: ${EMAIL_EVENT_TYPES.join(', ')}`, caseInsensitiveChoice(EMAIL_EVENT_TYPES)),
+    cmd
+      .option('--type <types>', `email event type, any case: all, or one or a comma list of ${EMAIL_EVENT_TYPES.join(', ')}`, emailTypes)
+      .option('--out-dir <dir>', 'several types: one file per type in DIR (DIR/EMAIL_OPEN.ndjson, .csv with -o csv, .gz with --compress gzip), each with its own state'),
     'email-events',
   ).addHelpText('after', `
-Exports the email events of one type in occurredAt order; each type keeps its own state. CSV
-columns: eventId, contactId, occurredAt, eventType, sourceType, sourceId, emailId, emailName,
-sentEmailId, isBot, link, topicIds (JSON), bounceType, errorMessage, _extra.
+Exports the email events of one type, several (a comma list) or all nine (--type all), each
+type in occurredAt order from its own cursor. Several types run concurrently (within the one
+rate limit) into one output (rows carry eventType; ONE state holds every type's cursor, committed
+with the file's length after each page) or, with --out-dir, into one file per type. A type
+that fails does not lose the others' progress; the summary lists how each type ended and the
+exit code is the first failed type's (7: try again later). CSV columns: eventId, contactId,
+occurredAt, eventType, sourceType, sourceId, emailId, emailName, sentEmailId, isBot, link,
+topicIds (JSON), bounceType, errorMessage, _extra.
 ${FORMAT_HELP}
 
 Examples:
   $ cnv export email-events --type email_open --out opens.ndjson
-  $ for t in EMAIL_SEND EMAIL_OPEN EMAIL_CLICK; do cnv export email-events --type $t --out "$t.csv" || exit; done`);
+  $ cnv export email-events --type all --out email-events.ndjson.gz
+  $ cnv export email-events --type EMAIL_OPEN,EMAIL_CLICK -o csv --out-dir exports/`);
 }
 
+/** --type: `all`, or one type or a comma list (any case), in the API's order without repeats. */
+function emailTypes(text: string): EmailEventType[] {
+  const asked = text.split(',').map((t) => t.trim().toUpperCase()).filter((t) => t !== '');
+  if (asked.length === 1 && asked[0] === 'ALL') return [...EMAIL_EVENT_TYPES];
+  const unknown = asked.find((t) => !(EMAIL_EVENT_TYPES as readonly string[]).includes(t));
+  if (unknown !== undefined || asked.length === 0) {
+    throw new UsageError(`--type: expected all, or one or a comma list of ${EMAIL_EVENT_TYPES.join(', ')} (any case), got ${JSON.stringify(unknown ?? text)}`);
+  }
+  return EMAIL_EVENT_TYPES.filter((t) => asked.includes(t));
+}
+Object.assign(emailTypes, { choices: ['all', ...EMAIL_EVENT_TYPES] });
+
 export async function run(ctx: Context, { opts }: CommandInput): Promise<CommandResult> {
-  if (opts.type === undefined) throw new UsageError(`--type is required: one of ${EMAIL_EVENT_TYPES.join(', ')}`);
-  const options = exportOptionsFrom(ctx, opts, 'email-events', { emailType: opts.type as EmailEventType });
-  await runExport(ctx, options, await createReporter(ctx, `export email-events ${opts.type}`));
+  if (opts.type === undefined) throw new UsageError(`--type is required: all, or one or a comma list of ${EMAIL_EVENT_TYPES.join(', ')}`);
+  const types = opts.type as EmailEventType[];
+  const outDir = typeof opts.outDir === 'string' ? opts.outDir : undefined;
+  if (outDir !== undefined) {
+    if (opts.out !== undefined) throw new UsageError('--out and --out-dir do not go together: one file for every type, or one file per type');
+    if (opts.stateKey !== undefined) throw new UsageError('--state-key: with --out-dir each type keeps the default state of its own file', 'leave --state-key out');
+    if (opts.deferCommit) throw new UsageError('--defer-commit is for stdout pipelines; --out-dir files are committed page by page already');
+    const options = exportOptionsFrom(ctx, opts, 'email-events');
+    if (ctx.globals.dryRun) {
+      await runExport(ctx, { ...options, emailType: types[0] }, await createReporter(ctx, `export email-events ${types[0]}`));
+      return { kind: 'none' };
+    }
+    await runTypesToDir(ctx, options, types, resolve(outDir));
+    return { kind: 'none' };
+  }
+  if (types.length === 1) {
+    const options = exportOptionsFrom(ctx, opts, 'email-events', { emailType: types[0] });
+    await runExport(ctx, options, await createReporter(ctx, `export email-events ${types[0]}`));
+    return { kind: 'none' };
+  }
+  const label = emailTypesLabel(types);
+  for (const [flag, given] of [['--max-pages', opts.maxPages], ['--max-rows', opts.maxRows], ['--defer-commit', opts.deferCommit]] as const) {
+    if (given !== undefined && given !== false) throw new UsageError(`${flag} applies to one type at a time; --type ${label} runs every type to its end (or use --out-dir)`);
+  }
+  const options = { ...exportOptionsFrom(ctx, opts, 'email-events'), emailTypes: types };
+  await runEmailTypes(ctx, options, withTypeLines(ctx, await createReporter(ctx, `export email-events ${label}`)));
   return { kind: 'none' };
 }
