@@ -30,6 +30,7 @@ export function addHelpCommand(
         cmd = next;
         await loadLeaf(cmd);
       }
-      ctx.io.stdout.write(cmd.helpInformation());
+      // outputHelp, not helpInformation: the notes and examples are added help text.
+      cmd.outputHelp();
     });
 }

@@ -27,6 +27,8 @@ export interface GroupEntry {
   name: string;
   summary: string;
   aliases?: string[];
+  /** Shown under the group's help (`cnv contacts --help`, `cnv help contacts`). */
+  examples: string[];
   children: Entry[];
 }
 
@@ -43,6 +45,7 @@ export const COMMANDS: Entry[] = [
     name: 'contacts',
     summary: 'Create, update and look up contacts',
     aliases: ['contact'],
+    examples: ['cnv contacts get --email ada@example.com', 'cnv contacts upsert --email ada@example.com --field firstName=Ada', 'cnv contacts upsert --file contacts.csv --report report.csv'],
     children: [
       { name: 'upsert', summary: 'Create or update a contact (or many, from a file)', load: () => import('../commands/contacts/upsert.js') },
       { name: 'get', summary: 'Look a contact up by id or email', load: () => import('../commands/contacts/get.js') },
@@ -52,6 +55,7 @@ export const COMMANDS: Entry[] = [
     name: 'events',
     summary: 'Record custom events',
     aliases: ['event'],
+    examples: ['cnv events track --event plan_upgraded --user-id user-ada --data \'{"plan":"pro"}\'', 'cnv events track --file backfill.ndjson --report events-report.csv'],
     children: [
       { name: 'track', summary: 'Record a custom event for a contact (or many, from a file)', load: () => import('../commands/events/track.js') },
     ],
@@ -60,6 +64,7 @@ export const COMMANDS: Entry[] = [
     name: 'workflows',
     summary: 'Trigger API-triggered workflows',
     aliases: ['workflow'],
+    examples: ['cnv workflows trigger WORKFLOW_ID --email ada@example.com'],
     children: [
       { name: 'trigger', summary: 'Trigger a workflow for one contact (never retried when it may have run)', load: () => import('../commands/workflows/trigger.js') },
     ],
@@ -68,6 +73,7 @@ export const COMMANDS: Entry[] = [
     name: 'audience',
     summary: 'Static audience membership',
     aliases: ['audiences'],
+    examples: ['cnv audience add AUDIENCE_ID --email ada@example.com', 'cnv audience add AUDIENCE_ID --batch people.csv --report report.csv'],
     children: [
       { name: 'add', summary: 'Add a contact to a static audience (or many, with --batch FILE)', load: () => import('../commands/audience/add.js') },
       { name: 'remove', summary: 'Remove a contact from a static audience', load: () => import('../commands/audience/remove.js') },
@@ -77,6 +83,7 @@ export const COMMANDS: Entry[] = [
     name: 'campaigns',
     summary: 'Custom campaigns: list, read, add contacts',
     aliases: ['campaign'],
+    examples: ['cnv campaigns list --all', 'cnv campaigns get CAMPAIGN_ID', 'cnv campaigns add CAMPAIGN_ID --batch attendees.ndjson --report report.csv'],
     children: [
       { name: 'list', summary: 'List custom campaigns (one page, or --all)', load: () => import('../commands/campaigns/list.js') },
       { name: 'get', summary: 'Show a campaign with its statuses and description', load: () => import('../commands/campaigns/get.js') },
@@ -87,6 +94,7 @@ export const COMMANDS: Entry[] = [
     name: 'forms',
     summary: 'Published forms and their fields',
     aliases: ['form'],
+    examples: ['cnv forms get FORM_ID'],
     children: [
       { name: 'get', summary: 'Show a form and its fields', load: () => import('../commands/forms/get.js') },
     ],
@@ -95,6 +103,7 @@ export const COMMANDS: Entry[] = [
     name: 'fields',
     summary: 'Field definitions and relationship fields',
     aliases: ['field'],
+    examples: ['cnv fields list --object-type contact', 'cnv fields create --help'],
     children: [
       { name: 'create', summary: 'Create a custom field', load: () => import('../commands/fields/create.js') },
       { name: 'list', summary: 'List field definitions', load: () => import('../commands/fields/list.js') },
@@ -105,6 +114,7 @@ export const COMMANDS: Entry[] = [
     name: 'records',
     summary: 'Custom-object records',
     aliases: ['record'],
+    examples: ['cnv records upsert CUSTOM_OBJECT_ID --file subscriptions.csv --check'],
     children: [
       { name: 'upsert', summary: 'Create or update custom-object records from a file, in chunks of 200', load: () => import('../commands/records/upsert.js') },
     ],
@@ -113,6 +123,7 @@ export const COMMANDS: Entry[] = [
     name: 'export',
     summary: 'Incremental, resumable exports of contacts and events (exactly once into files)',
     aliases: ['exports'],
+    examples: ['cnv export contacts --out contacts.ndjson', 'cnv export email-events --type EMAIL_OPEN --out opens.ndjson', 'cnv export state list'],
     children: [
       { name: 'contacts', summary: 'Export contacts created or updated since the last run', load: () => import('../commands/export/contacts.js') },
       { name: 'custom-events', summary: 'Export custom events of an occurredAt window, then what is new', load: () => import('../commands/export/custom-events.js') },
@@ -120,6 +131,7 @@ export const COMMANDS: Entry[] = [
       {
         name: 'state',
         summary: 'Saved export positions: list, show, reset, commit',
+        examples: ['cnv export state list', 'cnv export state show KEY', 'cnv export state reset KEY --yes'],
         children: [
           { name: 'list', summary: 'List saved export states', load: () => import('../commands/export/state/list.js') },
           { name: 'show', summary: 'Show one export state and its run manifests', load: () => import('../commands/export/state/show.js') },
@@ -132,6 +144,7 @@ export const COMMANDS: Entry[] = [
   {
     name: 'config',
     summary: 'Profiles: API keys and base URLs',
+    examples: ['printf %s "$CNV_KEY" | cnv config set-key --profile prod --base-url https://api.example.com', 'cnv config use prod', 'cnv config list'],
     children: [
       { name: 'set-key', summary: 'Store an API key for a profile (read from stdin or a hidden prompt)', load: () => import('../commands/config/set-key.js') },
       { name: 'set-url', summary: 'Store the base URL for a profile', load: () => import('../commands/config/set-url.js') },
@@ -141,5 +154,6 @@ export const COMMANDS: Entry[] = [
     ],
   },
   { name: 'doctor', summary: 'Check config, key, reachability, auth and which gated endpoints this key may use', load: () => import('../commands/doctor.js') },
+  { name: 'version', summary: 'Print the version (--json: with the Node.js version and platform)', load: () => import('../commands/version.js') },
   { name: 'emulator', summary: 'Run a local emulator of the API (for demos, tests and CI)', load: () => import('../commands/emulator.js') },
 ];

@@ -15,8 +15,10 @@ export function reportError(ctx: Context, err: unknown, argv: string[]): number 
   const error = reason instanceof CliError ? reason : err;
 
   if (error instanceof CommanderError) {
-    // commander has printed its message already
-    if (json) write(JSON.stringify({ error: { code: 'usage', message: error.message.replace(/^error: /, ''), exitCode: ExitCode.usage } }));
+    // CnvCommand turns parse errors into UsageErrors; this is what else commander may throw.
+    const message = error.message.replace(/^error: /, '');
+    write(`error: usage: ${message}`);
+    if (json) write(JSON.stringify({ error: { code: 'usage', message, exitCode: ExitCode.usage } }));
     return ExitCode.usage;
   }
   if (error instanceof DryRunStop) return ExitCode.ok;
