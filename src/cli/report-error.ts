@@ -1,6 +1,6 @@
 import { CommanderError } from 'commander';
 import type { Context } from '../context.js';
-import { CliError, DryRunStop, ExitCode } from '../errors.js';
+import { CliError, DryRunStop, ExitCode, OutputClosedError } from '../errors.js';
 import { escapeControl } from '../io/terminal-text.js';
 
 /**
@@ -22,6 +22,8 @@ export function reportError(ctx: Context, err: unknown, argv: string[]): number 
     return ExitCode.usage;
   }
   if (error instanceof DryRunStop) return ExitCode.ok;
+  // `| head` closed the pipe: the reader has what it wanted; an error line would be noise.
+  if (error instanceof OutputClosedError) return error.exitCode;
   if (error instanceof CliError) {
     write(`error: ${error.code}: ${error.message}`);
     if (error.hint) write(`hint: ${error.hint}`);

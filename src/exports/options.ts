@@ -6,6 +6,7 @@ import type { Context } from '../context.js';
 import { isIsoDate } from '../dates.js';
 import { UsageError } from '../errors.js';
 import type { ExportRunOptions } from './plan.js';
+import { summaryJsonTarget } from '../io/summary-json.js';
 import { checkStateKey } from './state-key.js';
 import type { ExportKind, FileFormat } from './state.js';
 
@@ -26,7 +27,8 @@ export function addExportOptions(cmd: Command, kind: ExportKind): Command {
     .option('--defer-commit', 'stdout only: save the new position as pending; `cnv export state commit KEY` makes it current')
     .option('--columns <list>', 'CSV: comma-separated columns to write, in order (default: all; members with no column still go to _extra)')
     .option('--bom', 'CSV: start a new file (or the stream) with a UTF-8 byte order mark, for spreadsheet programs')
-    .option('--null-as <text>', 'CSV: write null values as this text (e.g. \\N, as PostgreSQL COPY and MySQL do), so null and "" differ (default: an empty cell for both)');
+    .option('--null-as <text>', 'CSV: write null values as this text (e.g. \\N, as PostgreSQL COPY and MySQL do), so null and "" differ (default: an empty cell for both)')
+    .option('--summary-json <file>', 'write the run summary as JSON to this file at the end (also when the run fails or is interrupted); - for stdout when the rows go to --out');
 }
 
 /** Reads and checks the common options (usage errors name the flag). */
@@ -61,6 +63,8 @@ export function exportOptionsFrom(ctx: Context, opts: Record<string, unknown>, k
     columns,
     bom: opts.bom === true,
     nullAs: typeof opts.nullAs === 'string' ? opts.nullAs : undefined,
+    // A dry run prints its request on stdout, like rows to stdout: no room for the summary there.
+    summaryJson: summaryJsonTarget(opts.summaryJson, out === undefined),
   };
 }
 

@@ -32,6 +32,8 @@ export interface ExportRunOptions {
   bom: boolean;
   /** --null-as: CSV text for null values (default: an empty cell). */
   nullAs?: string;
+  /** --summary-json: where the run summary goes as JSON (a file, or - when rows go to a file). */
+  summaryJson?: string;
 }
 
 /** Where a run starts and how it writes, once options and the saved state are reconciled. */

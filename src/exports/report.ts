@@ -1,4 +1,7 @@
 import type { Context } from '../context.js';
+import { OutputClosedError } from '../errors.js';
+import { writeSummaryJson } from '../io/summary-json.js';
+import { duration, plural, rate } from '../io/wording.js';
 
 /** What a run did, printed on stderr at the end (a line, or JSON with --json). */
 export interface ExportSummary {
@@ -27,7 +30,7 @@ export interface ExportReporter {
 
 type Spinner = { text: string; stop(): void };
 
-export async function createReporter(ctx: Context, label: string): Promise<ExportReporter> {
+export async function createReporter(ctx: Context, label: string, summaryJson?: string): Promise<ExportReporter> {
   const started = ctx.clock.now();
   let spinner: Spinner | undefined;
   if (ctx.showProgress()) {
@@ -44,24 +47,37 @@ export async function createReporter(ctx: Context, label: string): Promise<Expor
     },
     done(summary) {
       spinner?.stop();
-      if (ctx.globals.json) ctx.info(JSON.stringify({ summary }));
-      else ctx.info(summaryLine(label, summary));
+      // `| head` closed stdout: the reader has what it wanted; stay quiet (exit 141).
+      if (!(ctx.signal.reason instanceof OutputClosedError)) {
+        if (ctx.globals.json) ctx.info(JSON.stringify({ summary }));
+        else ctx.info(summaryLine(label, summary));
+      }
+      if (summaryJson) writeSummaryFile(ctx, label, summaryJson, summary);
     },
   };
 }
 
+/** The --summary-json file; a run that failed anyway keeps its own error and only warns about this one. */
+function writeSummaryFile(ctx: Context, label: string, path: string, summary: ExportSummary): void {
+  try {
+    writeSummaryJson(ctx, path, { command: label, ...summary });
+  } catch (err) {
+    if (summary.status === 'complete' || summary.status === 'stopped') throw err;
+    ctx.warn(`could not write the summary to ${path}: ${(err as Error).message}`);
+  }
+}
+
 export function summaryLine(label: string, s: ExportSummary): string {
-  const seconds = s.elapsedMs / 1000;
-  const rate = seconds > 0 ? `, ${Math.round(s.rows / seconds).toLocaleString('en-US')} rows/s` : '';
-  const skipped = s.skipped ? ` (${s.skipped} already delivered, skipped)` : '';
-  const cut = s.cutBytes ? `; cut ${s.cutBytes} uncommitted bytes first` : '';
+  // Rows a resumed run fetched again (the page an interrupted run had half written) are dropped, not written twice.
+  const skipped = s.skipped ? ` (${plural(s.skipped, 'more row')} ${s.skipped === 1 ? 'was' : 'were'} already written by an earlier run and left out)` : '';
+  const cut = s.cutBytes ? `; first cut ${plural(s.cutBytes, 'byte')} an interrupted run had written but not committed` : '';
   const ok = s.status === 'complete' || s.status === 'stopped';
   const state =
     s.stateKey === null ? 'no state kept'
     : !ok ? `state "${s.stateKey}" keeps what was committed before`
     : s.pending ? `state "${s.stateKey}" pending until \`cnv export state commit ${quoteKey(s.stateKey)}\``
     : `state "${s.stateKey}" saved`;
-  return `${label} ${s.status}: ${s.rows.toLocaleString('en-US')} rows${skipped} in ${s.pages} pages to ${s.output} (${seconds.toFixed(1)} s${rate})${cut}; ${state}; more remains: ${s.moreRemains ? 'yes' : 'no'}`;
+  return `${label} ${s.status}: ${plural(s.rows, 'row')}${skipped} in ${plural(s.pages, 'page')} to ${s.output} (${duration(s.elapsedMs)}${rate(s.rows, s.elapsedMs)})${cut}; ${state}; more remains: ${s.moreRemains ? 'yes' : 'no'}`;
 }
 
 function quoteKey(key: string): string {
