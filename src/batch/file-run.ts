@@ -49,6 +49,8 @@ export async function runFileBatch<P>(ctx: Context, spec: FileBatchSpec<P>): Pro
     throw new UsageError('--report: must not be the input file');
   }
   const done = options.resumeFromReport ? await loadDoneRows(options.resumeFromReport, idColumn) : undefined;
+  // `--batch -` typed at a terminal would otherwise wait in silence.
+  if (spec.path === '-' && ctx.io.stdinIsTTY) ctx.io.stderr.write('reading rows from stdin (the terminal): paste them, then press Ctrl-D on a new line to end\n');
   const input = await openInput(ctx.io.stdin, {
     path: spec.path,
     format: options.inputFormat,
