@@ -97,7 +97,7 @@ function reword(text: string): { text: string; hint?: string } {
   if (bad) {
     const [, name, value, rest] = bad;
     const choices = /^Allowed choices are (.*)\.$/s.exec(rest)?.[1];
-    if (choices) return { text: `${name}: "${value}" is not one of ${choices}`, hint: didYouMean(value, choices.split(', ')) };
+    if (choices) return { text: `${name}: expected one of ${choices}, got "${value}"`, hint: didYouMean(value, choices.split(', ')) };
     return { text: `${name}: ${rest}` };
   }
   return { text: text.replace(/^option '(?:-\w, )?([^' ]+)[^']*' argument missing$/, '$1 needs a value') };

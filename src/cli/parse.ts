@@ -63,7 +63,7 @@ export function caseInsensitiveChoice(values: readonly string[]) {
     const found = values.find((v) => v.toLowerCase() === text.trim().toLowerCase());
     if (!found) {
       const hint = didYouMean(text.trim(), values);
-      throw new InvalidArgumentError(`"${text}" is not one of ${values.join(', ')} (any case)${hint ? HINT_MARK + hint : ''}`);
+      throw new InvalidArgumentError(`expected one of ${values.join(', ')} (any case), got "${text}"${hint ? HINT_MARK + hint : ''}`);
     }
     return found;
   };
