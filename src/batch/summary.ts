@@ -1,5 +1,5 @@
 import { ExitCode } from '../errors.js';
-import { duration, plural, rate } from '../io/wording.js';
+import { duration, hasRate } from '../io/wording.js';
 import { SUCCESS_STATUSES, type RowResult, type RowStatus } from './types.js';
 
 const STATUS_ORDER: RowStatus[] = ['added', 'created', 'updated', 'tracked', 'duplicate', 'valid', 'failed', 'invalid', 'skipped'];
@@ -60,17 +60,18 @@ export function summaryData(counts: BatchCounts, info: SummaryInfo): Record<stri
   };
 }
 
-/** One line: `2,500 rows: 2,490 succeeded (added 2,490), 5 failed, 5 invalid, 0 skipped in 3.2 s (781 rows/s)`. */
+/** One line: `2500 rows: 2490 succeeded (added 2490), 5 failed, 5 invalid, 0 skipped in 3.2 s (781 rows/s)`. */
 export function summaryLine(counts: BatchCounts, info: SummaryInfo): string {
-  const n = (v: number) => v.toLocaleString('en-US');
+  // Plain digits (no grouping): these lines are grepped by scripts.
+  const n = (v: number) => String(v);
+  const rows = `${counts.rows} ${counts.rows === 1 ? 'row' : 'rows'}`;
   const detail = STATUS_ORDER.filter((s) => SUCCESS_STATUSES.has(s) && counts.count(s) > 0).map((s) => `${s} ${n(counts.count(s))}`);
   const ok = info.dryRun ? `${n(counts.count('valid'))} valid` : `${n(counts.succeeded)} succeeded${detail.length ? ` (${detail.join(', ')})` : ''}`;
   const earlier = counts.earlier > 0 ? `, ${n(counts.earlier)} of them done in an earlier run` : '';
   const head = info.dryRun ? 'dry run, nothing sent: ' : info.stopped ? 'stopped early: ' : '';
   const report = info.report && info.report !== '-' ? `; report: ${info.report}` : '';
-  const speed = rate(counts.rows, info.elapsedMs);
-  const timing = `${duration(info.elapsedMs)}${speed ? ` (${speed.slice(2)})` : ''}`;
-  return `${head}${plural(counts.rows, 'row')}: ${ok}${earlier}, ${n(counts.count('failed'))} failed, ${n(counts.count('invalid'))} invalid, ${n(counts.count('skipped'))} skipped in ${timing}${report}`;
+  const timing = `${duration(info.elapsedMs)}${hasRate(counts.rows, info.elapsedMs) ? ` (${Math.round(counts.rows / (info.elapsedMs / 1000))} rows/s)` : ''}`;
+  return `${head}${rows}: ${ok}${earlier}, ${n(counts.count('failed'))} failed, ${n(counts.count('invalid'))} invalid, ${n(counts.count('skipped'))} skipped in ${timing}${report}`;
 }
 
 /**
@@ -82,7 +83,7 @@ export function quietFailureLine(counts: BatchCounts, info: SummaryInfo): string
   const where = info.report === '-' ? 'the report is on stdout'
     : info.report ? `report: ${info.report}`
     : 'run again without --quiet to see them, or with --report FILE to keep every row\'s result';
-  return `${bad.toLocaleString('en-US')} of ${plural(counts.rows, 'row')} failed or were invalid; ${where}`;
+  return `${bad} of ${counts.rows} ${counts.rows === 1 ? 'row' : 'rows'} failed or were invalid; ${where}`;
 }
 
 /** `status` of the --summary-json file: complete, partial (exit 6), interrupted or failed. */

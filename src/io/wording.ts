@@ -13,5 +13,10 @@ export function duration(ms: number): string {
  * rows); else nothing, rather than `75 rows/s` for 3 rows in 40 ms.
  */
 export function rate(rows: number, ms: number): string {
-  return ms >= 1000 && rows > 0 ? `, ${Math.round(rows / (ms / 1000)).toLocaleString('en-US')} rows/s` : '';
+  return hasRate(rows, ms) ? `, ${Math.round(rows / (ms / 1000)).toLocaleString('en-US')} rows/s` : '';
+}
+
+/** Whether a rate means something: a second or more, and some rows. */
+export function hasRate(rows: number, ms: number): boolean {
+  return ms >= 1000 && rows > 0;
 }
