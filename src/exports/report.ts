@@ -70,7 +70,7 @@ function writeSummaryFile(ctx: Context, label: string, path: string, summary: Ex
 export function summaryLine(label: string, s: ExportSummary): string {
   // Rows a resumed run fetched again (the page an interrupted run had half written) are dropped, not written twice.
   const skipped = s.skipped ? ` (${plural(s.skipped, 'more row')} ${s.skipped === 1 ? 'was' : 'were'} already written by an earlier run and left out)` : '';
-  const cut = s.cutBytes ? `; first cut ${plural(s.cutBytes, 'byte')} an interrupted run had written but not committed` : '';
+  const cut = s.cutBytes ? `; cut ${s.cutBytes} uncommitted bytes first` : '';
   const ok = s.status === 'complete' || s.status === 'stopped';
   const state =
     s.stateKey === null ? 'no state kept'
