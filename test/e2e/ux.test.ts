@@ -28,10 +28,13 @@ describe('one error format: error: <code>: <message>, then at most a hint line',
     [['config', 'use'], 'missing_argument', /^hint: /],
     [['contacts', 'get', '--contact-id'], 'missing_value', /^hint: /],
     [['-v'], 'missing_command', /cnv version/],
+    [['--json'], 'missing_command', /cnv --help/],
+    [['help', 'exit-code'], 'unknown_topic', /^hint: did you mean exit-codes\? /],
+    [['help', 'contacts', 'gte'], 'unknown_topic', /^hint: did you mean get\? /],
   ])('cnv %j', async (args, code, hint) => {
     const res = await cnv(args, { env: fx.env });
     expect(res.exitCode).toBe(2);
-    const err = lines(res.stderr);
+    const err = lines(res.stderr).filter((l) => !l.startsWith('{'));
     expect(err).toHaveLength(2);
     expect(err[0]).toMatch(new RegExp(`^error: ${code}: \\S`));
     expect(err[1]).toMatch(hint);
