@@ -56,7 +56,7 @@ export function batchRunOptions(ctx: Context, opts: Record<string, unknown>, def
     concurrency: (opts.concurrency as number | undefined) ?? defaults.concurrency,
     chunkSize: (opts.chunkSize as number | undefined) ?? defaults.maxChunkSize,
     dryRun: ctx.globals.dryRun,
-    summaryJson: summaryJsonTarget(opts.summaryJson, opts.report === '-'),
+    summaryJson: summaryJsonTarget(opts.summaryJson, opts.report === '-', { '--report': opts.report, '--resume-from-report': opts.resumeFromReport, '--file/--batch': opts.file ?? opts.batch }),
   };
 }
 

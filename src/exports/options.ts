@@ -64,7 +64,7 @@ export function exportOptionsFrom(ctx: Context, opts: Record<string, unknown>, k
     bom: opts.bom === true,
     nullAs: typeof opts.nullAs === 'string' ? opts.nullAs : undefined,
     // A dry run prints its request on stdout, like rows to stdout: no room for the summary there.
-    summaryJson: summaryJsonTarget(opts.summaryJson, out === undefined),
+    summaryJson: summaryJsonTarget(opts.summaryJson, out === undefined, { '--out': opts.out }),
   };
 }
 

@@ -1,4 +1,5 @@
 import type { Context } from '../context.js';
+import type { ExportRunOptions } from './plan.js';
 import { OutputClosedError } from '../errors.js';
 import { writeSummaryJson } from '../io/summary-json.js';
 import { duration, plural, rate } from '../io/wording.js';
@@ -30,7 +31,8 @@ export interface ExportReporter {
 
 type Spinner = { text: string; stop(): void };
 
-export async function createReporter(ctx: Context, label: string, summaryJson?: string): Promise<ExportReporter> {
+export async function createReporter(ctx: Context, label: string, options: Pick<ExportRunOptions, 'summaryJson' | 'out' | 'stateKey'> = {}): Promise<ExportReporter> {
+  const { summaryJson } = options;
   const started = ctx.clock.now();
   let spinner: Spinner | undefined;
   if (ctx.showProgress()) {
@@ -39,6 +41,19 @@ export async function createReporter(ctx: Context, label: string, summaryJson?: 
       text: `${label}: starting`, stream: ctx.io.stderr as NodeJS.WriteStream, isEnabled: true, discardStdin: false, color: ctx.globals.color ? 'cyan' : false,
     }).start();
   }
+  let finished = false;
+  // A run that fails before its first page (the plan: state, lock, field definitions) never
+  // reaches done(); its --summary-json still says how it ended.
+  if (summaryJson) {
+    ctx.onDispose(() => {
+      if (finished) return;
+      const status = ctx.signal.aborted ? 'interrupted' : 'failed';
+      writeSummaryFile(ctx, label, summaryJson, {
+        status, rows: 0, skipped: 0, pages: 0, bytes: 0, elapsedMs: ctx.clock.now() - started, stateKey: options.stateKey ?? null,
+        moreRemains: true, output: options.out ?? 'stdout', pending: false, cutBytes: 0,
+      });
+    });
+  }
   return {
     page(rows, pages) {
       if (!spinner) return;
@@ -46,6 +61,7 @@ export async function createReporter(ctx: Context, label: string, summaryJson?: 
       spinner.text = `${label}: ${rows.toLocaleString('en-US')} rows, ${pages} pages, ${Math.round(rows / seconds).toLocaleString('en-US')} rows/s`;
     },
     done(summary) {
+      finished = true;
       spinner?.stop();
       // `| head` closed stdout: the reader has what it wanted; stay quiet (exit 141).
       if (!(ctx.signal.reason instanceof OutputClosedError)) {

@@ -1,5 +1,5 @@
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { LocalFileError, UsageError } from '../errors.js';
@@ -11,12 +11,19 @@ export function addSummaryJsonOption(cmd: Command): Command {
 
 /**
  * The --summary-json target, checked: `-` (stdout) only when the run prints no data there,
- * so stdout never mixes rows and a summary.
+ * so stdout never mixes rows and a summary; never one of the run's other files (`others`,
+ * by flag).
  */
-export function summaryJsonTarget(value: unknown, stdoutCarriesData: boolean): string | undefined {
+export function summaryJsonTarget(value: unknown, stdoutCarriesData: boolean, others: Record<string, unknown> = {}): string | undefined {
   if (value === undefined) return undefined;
   const path = String(value);
   if (path.trim() === '') throw new UsageError('--summary-json: expected a file name, or - for stdout');
+  // Renamed over its target: naming the output, the report or the input would replace that file.
+  for (const [flag, other] of Object.entries(others)) {
+    if (typeof other === 'string' && other !== '-' && path !== '-' && resolve(other) === resolve(path)) {
+      throw new UsageError(`--summary-json: must not be the same file as ${flag}`);
+    }
+  }
   if (path === '-' && stdoutCarriesData) {
     throw new UsageError('--summary-json -: stdout already carries this run\'s data', 'give a file name, or send the data to a file (--out / --report FILE)', 'conflicting_options');
   }

@@ -63,10 +63,14 @@ describe('one error format: error: <code>: <message>, then at most a hint line',
   it('a failed export prints its summary first and the error (then its hint) last', async () => {
     await fx.faults({ failNext: 5 });
     try {
-      const res = await cnv(['export', 'contacts', '--no-state', '--max-retries', '0', '--out', join(dir, 'failed.csv')], { env: fx.env });
+      const summary = join(dir, 'failed-summary.json');
+      const res = await cnv(['export', 'contacts', '--no-state', '--max-retries', '0', '--out', join(dir, 'failed.ndjson'), '--summary-json', summary], { env: fx.env });
       expect(res.exitCode).toBe(7);
+      expect(JSON.parse(readFileSync(summary, 'utf8'))).toMatchObject({ command: 'export contacts', status: 'failed', rows: 0 });
+      // Failing in the first page (NDJSON) prints the summary, then the error and its hint.
       const err = lines(res.stderr);
       const at = err.findIndex((l) => l.startsWith('error: '));
+      expect(at).toBeGreaterThan(0);
       expect(err.findIndex((l) => l.startsWith('export contacts failed: '))).toBe(at - 1);
       expect(err.slice(at + 1).every((l) => l.startsWith('hint: '))).toBe(true);
     } finally {
@@ -144,6 +148,18 @@ describe('summaries', () => {
     expect(JSON.parse(readFileSync(exportSummary, 'utf8'))).toMatchObject({ command: 'export contacts', status: 'complete', moreRemains: false });
   });
 
+  it('--summary-json is written when the run fails before its first page too', async () => {
+    await fx.faults({ failNext: 5 });
+    try {
+      const summary = join(dir, 'early-summary.json');
+      const res = await cnv(['export', 'contacts', '--no-state', '--max-retries', '0', '--out', join(dir, 'early.csv'), '--summary-json', summary], { env: fx.env });
+      expect(res.exitCode).toBe(7);
+      expect(JSON.parse(readFileSync(summary, 'utf8'))).toMatchObject({ command: 'export contacts', status: 'failed', rows: 0, output: join(dir, 'early.csv') });
+    } finally {
+      await fx.clearFaults();
+    }
+  });
+
   it('--summary-json - goes to stdout when the rows go to a file, and is refused when stdout carries rows', async () => {
     const res = await cnv(['export', 'contacts', '--no-state', '--max-rows', '2', '--out', join(dir, 'two.csv'), '--summary-json', '-'], { env: fx.env });
     expect(JSON.parse(res.stdout)).toMatchObject({ status: 'stopped', rows: 2 });
@@ -151,6 +167,18 @@ describe('summaries', () => {
     expect(refused.exitCode).toBe(2);
     expect(refused.stderr).toMatch(/^error: conflicting_options: --summary-json -/);
     expect(refused.stdout).toBe('');
+  });
+
+  it('--summary-json naming the output, report or input file is refused (it would replace it)', async () => {
+    const out = join(dir, 'same.csv');
+    const exp = await cnv(['export', 'contacts', '--no-state', '--out', out, '--summary-json', out], { env: fx.env });
+    expect(exp.exitCode).toBe(2);
+    expect(exp.stderr).toMatch(/^error: usage: --summary-json: must not be the same file as --out$/m);
+    const input = join(dir, 'in.csv');
+    writeFileSync(input, 'email\nada@example.com\n');
+    const batch = await cnv(['contacts', 'upsert', '--file', input, '--summary-json', input], { env: fx.env });
+    expect(batch.exitCode).toBe(2);
+    expect(readFileSync(input, 'utf8')).toBe('email\nada@example.com\n');
   });
 
   it('--summary-json into a missing directory is refused before the run', async () => {

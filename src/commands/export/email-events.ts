@@ -27,6 +27,6 @@ Examples:
 export async function run(ctx: Context, { opts }: CommandInput): Promise<CommandResult> {
   if (opts.type === undefined) throw new UsageError(`--type is required: one of ${EMAIL_EVENT_TYPES.join(', ')}`);
   const options = exportOptionsFrom(ctx, opts, 'email-events', { emailType: opts.type as EmailEventType });
-  await runExport(ctx, options, await createReporter(ctx, `export email-events ${opts.type}`, options.summaryJson));
+  await runExport(ctx, options, await createReporter(ctx, `export email-events ${opts.type}`, options));
   return { kind: 'none' };
 }
