@@ -50,3 +50,20 @@ describe('questions and notices on a terminal (in-process)', () => {
     expect(res.stderr).toMatch(/^warning: --contact-id finds the contact; --email does not look it up but sets its address to ada@example.com$/m);
   });
 });
+
+describe('--summary-json on interrupt (in-process)', () => {
+  it('a batch interrupted by SIGINT writes its summary with status interrupted and exits 130', async () => {
+    const { InterruptedError } = await import('../../src/errors.js');
+    const { readFileSync, writeFileSync } = await import('node:fs');
+    const work = mkdtempSync(join(tmpdir(), 'cnv-ux-'));
+    const input = join(work, 'in.csv');
+    writeFileSync(input, 'email\nada@example.com\nbob@example.com\n');
+    const controller = new AbortController();
+    controller.abort(new InterruptedError('SIGINT'));
+    const summary = join(work, 'summary.json');
+    const res = await cnvInProcess(['contacts', 'upsert', '--file', input, '--summary-json', summary], { env: fx.env, signal: controller.signal });
+    expect(res.exitCode).toBe(130);
+    expect(JSON.parse(readFileSync(summary, 'utf8'))).toMatchObject({ status: 'interrupted', exitCode: 130, stopped: expect.any(String) });
+    expect(res.stderr.trim().split('\n').at(-1)).toMatch(/^(error|hint): /);
+  });
+});
