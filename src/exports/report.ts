@@ -58,7 +58,7 @@ export async function createReporter(ctx: Context, label: string, options: Pick<
     page(rows, pages) {
       if (!spinner) return;
       const seconds = Math.max(0.001, (ctx.clock.now() - started) / 1000);
-      spinner.text = `${label}: ${rows.toLocaleString('en-US')} rows, ${pages} pages, ${Math.round(rows / seconds).toLocaleString('en-US')} rows/s`;
+      spinner.text = `${label}: ${plural(rows, 'row')}, ${plural(pages, 'page')}${rate(rows, seconds * 1000)}`;
     },
     done(summary) {
       finished = true;
