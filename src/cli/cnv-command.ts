@@ -1,6 +1,6 @@
 import { Command, type HelpContext } from 'commander';
 import { UsageError } from '../errors.js';
-import { didYouMean, HINT_MARK } from './suggest.js';
+import { didYouMean, guessText, HINT_MARK, suggest } from './suggest.js';
 
 /** cnv's error codes for commander's parse errors. */
 const CODES: Record<string, string> = {
@@ -69,25 +69,22 @@ export class CnvCommand extends Command {
     // `--colour` is close to `--no-color` once both lose their `--no-`.
     const bare = (f: string) => f.replace(/^--(no-)?/, '');
     const byBare = new Map(candidates.map((f) => [bare(f), f]));
-    const hit = didYouMean(bare(flag), [...byBare.keys()]);
-    const named = hit?.replace(/did you mean (.*)\?/, (_, list: string) => `did you mean ${list.split(/, | or /).map((b) => byBare.get(b)).join(' or ')}?`);
-    return named ? `${named} (see \`${this.path()} --help\`)` : `see \`${this.path()} --help\``;
+    const guess = guessText(suggest(bare(flag), [...byBare.keys()]).map((b) => byBare.get(b)!));
+    return withHelp(guess, this.path());
   }
 
   private commandHint(name: string): string {
-    const names = this.commands.filter((c) => !(c as unknown as { _hidden?: boolean })._hidden).map((c) => c.name());
     // An alias counts as its command: `contactz` suggests `contacts`, not also `contact`.
     const byName = new Map<string, string>();
-    for (const c of this.commands) for (const n of [c.name(), ...c.aliases()]) if (names.includes(c.name())) byName.set(n, c.name());
-    const hit = [...new Set(suggestAll(name, [...byName.keys()]).map((n) => byName.get(n)!))];
-    const list = hit.length === 0 ? '' : `did you mean ${hit.slice(0, 3).join(' or ')}? `;
-    return `${list}(see \`${this.path()} --help\`)`;
+    for (const c of this.commands) for (const n of [c.name(), ...c.aliases()]) byName.set(n, c.name());
+    const guess = guessText(suggest(name, [...byName.keys()]).map((n) => byName.get(n)!));
+    return withHelp(guess, this.path());
   }
 }
 
-function suggestAll(input: string, candidates: string[]): string[] {
-  const text = didYouMean(input, candidates);
-  return text ? text.replace(/^did you mean /, '').replace(/\?$/, '').split(/, | or /) : [];
+/** `did you mean X? (see `cnv … --help`)`, or just the pointer to the help. */
+function withHelp(guess: string | undefined, path: string): string {
+  return guess ? `${guess} (see \`${path} --help\`)` : `see \`${path} --help\``;
 }
 
 /** commander's wording, made shorter and naming the flag first; a choice gets a suggestion. */

@@ -39,9 +39,14 @@ export function suggest(input: string, candidates: readonly string[]): string[] 
   return found;
 }
 
-/** `did you mean X?` / `did you mean X or Y?`, or undefined. */
-export function didYouMean(input: string, candidates: readonly string[]): string | undefined {
-  const found = suggest(input, candidates).slice(0, 3);
+/** `did you mean X?` / `did you mean X or Y?` for up to three names, or undefined for none. */
+export function guessText(names: readonly string[]): string | undefined {
+  const found = [...new Set(names)].slice(0, 3);
   if (found.length === 0) return undefined;
   return `did you mean ${found.length === 1 ? found[0] : `${found.slice(0, -1).join(', ')} or ${found[found.length - 1]}`}?`;
+}
+
+/** `did you mean X?` for the candidates closest to `input`, or undefined. */
+export function didYouMean(input: string, candidates: readonly string[]): string | undefined {
+  return guessText(suggest(input, candidates));
 }
