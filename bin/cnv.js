@@ -18,9 +18,13 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
     controller.abort(new InterruptedError(signal));
   });
 }
-process.stdout.on('error', (err) => {
-  if (err.code === 'EPIPE') controller.abort(new OutputClosedError());
-});
+// The reader went away (`| head`, also `2>&1 | head` for stderr): stop quietly, exit 141.
+// Without a listener an EPIPE on stderr would be an uncaught error, exit 1.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err) => {
+    if (err.code === 'EPIPE') controller.abort(new OutputClosedError());
+  });
+}
 
 const code = await run(argv, {
   io: {

@@ -8,7 +8,8 @@ import { startProgress } from './progress.js';
 import { loadDoneRows, openReport, type DoneRows } from './report.js';
 import { InvalidRowError } from './row-body.js';
 import { runBatch } from './run-batch.js';
-import { BatchCounts, summaryData, summaryLine } from './summary.js';
+import { writeSummaryJson } from '../io/summary-json.js';
+import { BatchCounts, batchStatus, quietFailureLine, summaryData, summaryLine } from './summary.js';
 import type { BatchSender, PreparedRow, RowResult } from './types.js';
 
 /** A validated row: what to send, or why it is invalid. `identifier` names the row in the report either way. */
@@ -48,6 +49,8 @@ export async function runFileBatch<P>(ctx: Context, spec: FileBatchSpec<P>): Pro
     throw new UsageError('--report: must not be the input file');
   }
   const done = options.resumeFromReport ? await loadDoneRows(options.resumeFromReport, idColumn) : undefined;
+  // `--batch -` typed at a terminal would otherwise wait in silence.
+  if (spec.path === '-' && ctx.io.stdinIsTTY) ctx.io.stderr.write('reading rows from stdin (the terminal): paste them, then press Ctrl-D on a new line to end\n');
   const input = await openInput(ctx.io.stdin, {
     path: spec.path,
     format: options.inputFormat,
@@ -107,7 +110,9 @@ export async function runFileBatch<P>(ctx: Context, spec: FileBatchSpec<P>): Pro
   if (!options.report) listProblems(ctx, problems, counts);
   const info = { elapsedMs: ctx.clock.now() - started, dryRun: options.dryRun, report: options.report, stopped: stoppedBy === undefined ? undefined : messageOf(stoppedBy) };
   ctx.info(summaryLine(counts, info));
+  if (ctx.globals.quiet && exitCode === ExitCode.partial) ctx.io.stderr.write(ctx.redact(quietFailureLine(counts, info)) + '\n');
   if (ctx.globals.json) ctx.io.stderr.write(ctx.redact(JSON.stringify({ summary: { ...summaryData(counts, info), exitCode } })) + '\n');
+  if (options.summaryJson) writeSummaryJson(ctx, options.summaryJson, { ...batchStatus(ctx, stoppedBy, exitCode), ...summaryData(counts, info), exitCode });
   if (stoppedBy !== undefined) throw stopError(ending, options.report);
   return { kind: 'none', exitCode };
 }

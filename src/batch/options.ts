@@ -4,6 +4,7 @@ import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { INPUT_FORMATS, type InputFormat } from '../io/input-rows.js';
 import { INPUT_ENCODINGS } from '../io/text-decode.js';
+import { addSummaryJsonOption, summaryJsonTarget } from '../io/summary-json.js';
 
 /** Options of every batch or file mode, as `runFileBatch` takes them. */
 export interface BatchRunOptions {
@@ -17,6 +18,8 @@ export interface BatchRunOptions {
   chunkSize: number;
   /** The global --dry-run: validate every row and report, send nothing. */
   dryRun: boolean;
+  /** --summary-json: where the run summary goes as JSON (a file, or - for stdout). */
+  summaryJson?: string;
 }
 
 export interface BatchDefaults {
@@ -35,6 +38,7 @@ export function addBatchOptions(cmd: Command, defaults: BatchDefaults): Command 
     .option('--report <file>', 'write every row\'s result as CSV (line, identifier, status, ..., error, message); - for stdout')
     .option('--resume-from-report <file>', 'send only the rows that have no success in this earlier report (matched by line and identifier)')
     .option('--concurrency <n>', `requests in flight at once (default ${defaults.concurrency})`, integer(1, 64));
+  addSummaryJsonOption(cmd);
   if (defaults.maxChunkSize > 1) {
     cmd.option('--chunk-size <n>', `rows per request, 1 to ${defaults.maxChunkSize} (default ${defaults.maxChunkSize})`, integer(1, defaults.maxChunkSize));
   }
@@ -52,6 +56,7 @@ export function batchRunOptions(ctx: Context, opts: Record<string, unknown>, def
     concurrency: (opts.concurrency as number | undefined) ?? defaults.concurrency,
     chunkSize: (opts.chunkSize as number | undefined) ?? defaults.maxChunkSize,
     dryRun: ctx.globals.dryRun,
+    summaryJson: summaryJsonTarget(opts.summaryJson, opts.report === '-', { '--report': opts.report, '--resume-from-report': opts.resumeFromReport, '--file/--batch': opts.file ?? opts.batch }),
   };
 }
 
@@ -62,7 +67,7 @@ function delimiter(text: string): string {
   return text;
 }
 
-const BATCH_ONLY = ['inputFormat', 'delimiter', 'encoding', 'report', 'resumeFromReport', 'concurrency', 'chunkSize'];
+const BATCH_ONLY = ['inputFormat', 'delimiter', 'encoding', 'report', 'resumeFromReport', 'concurrency', 'chunkSize', 'summaryJson'];
 
 /** Batch options make no sense in single mode: say so rather than ignore them. */
 export function rejectBatchOptions(opts: Record<string, unknown>, fileFlag: string): void {

@@ -1,4 +1,5 @@
 import { ExitCode } from '../errors.js';
+import { duration, hasRate } from '../io/wording.js';
 import { SUCCESS_STATUSES, type RowResult, type RowStatus } from './types.js';
 
 const STATUS_ORDER: RowStatus[] = ['added', 'created', 'updated', 'tracked', 'duplicate', 'valid', 'failed', 'invalid', 'skipped'];
@@ -61,11 +62,32 @@ export function summaryData(counts: BatchCounts, info: SummaryInfo): Record<stri
 
 /** One line: `2500 rows: 2490 succeeded (added 2490), 5 failed, 5 invalid, 0 skipped in 3.2 s (781 rows/s)`. */
 export function summaryLine(counts: BatchCounts, info: SummaryInfo): string {
-  const data = summaryData(counts, info);
-  const detail = STATUS_ORDER.filter((s) => SUCCESS_STATUSES.has(s) && counts.count(s) > 0).map((s) => `${s} ${counts.count(s)}`);
-  const ok = info.dryRun ? `${counts.count('valid')} valid` : `${counts.succeeded} succeeded${detail.length ? ` (${detail.join(', ')})` : ''}`;
-  const earlier = counts.earlier > 0 ? `, ${counts.earlier} of them done in an earlier run` : '';
+  // Plain digits (no grouping): these lines are grepped by scripts.
+  const n = (v: number) => String(v);
+  const rows = `${counts.rows} ${counts.rows === 1 ? 'row' : 'rows'}`;
+  const detail = STATUS_ORDER.filter((s) => SUCCESS_STATUSES.has(s) && counts.count(s) > 0).map((s) => `${s} ${n(counts.count(s))}`);
+  const ok = info.dryRun ? `${n(counts.count('valid'))} valid` : `${n(counts.succeeded)} succeeded${detail.length ? ` (${detail.join(', ')})` : ''}`;
+  const earlier = counts.earlier > 0 ? `, ${n(counts.earlier)} of them done in an earlier run` : '';
   const head = info.dryRun ? 'dry run, nothing sent: ' : info.stopped ? 'stopped early: ' : '';
   const report = info.report && info.report !== '-' ? `; report: ${info.report}` : '';
-  return `${head}${counts.rows} rows: ${ok}${earlier}, ${data.failed} failed, ${data.invalid} invalid, ${data.skipped} skipped in ${(info.elapsedMs / 1000).toFixed(1)} s (${data.rowsPerSecond} rows/s)${report}`;
+  const timing = `${duration(info.elapsedMs)}${hasRate(counts.rows, info.elapsedMs) ? ` (${Math.round(counts.rows / (info.elapsedMs / 1000))} rows/s)` : ''}`;
+  return `${head}${rows}: ${ok}${earlier}, ${n(counts.count('failed'))} failed, ${n(counts.count('invalid'))} invalid, ${n(counts.count('skipped'))} skipped in ${timing}${report}`;
+}
+
+/**
+ * What --quiet still says when rows failed (exit 6): how many, and where their results are,
+ * since a quiet run that exits 6 with no word leaves the operator guessing.
+ */
+export function quietFailureLine(counts: BatchCounts, info: SummaryInfo): string {
+  const bad = counts.count('failed') + counts.count('invalid');
+  const where = info.report === '-' ? 'the report is on stdout'
+    : info.report ? `report: ${info.report}`
+    : 'run again without --quiet to see them, or with --report FILE to keep every row\'s result';
+  return `${bad} of ${counts.rows} ${counts.rows === 1 ? 'row' : 'rows'} failed or were invalid; ${where}`;
+}
+
+/** `status` of the --summary-json file: complete, partial (exit 6), interrupted or failed. */
+export function batchStatus(ctx: { signal: AbortSignal }, stoppedBy: unknown, exitCode: number): { status: string } {
+  if (stoppedBy !== undefined) return { status: ctx.signal.aborted ? 'interrupted' : 'failed' };
+  return { status: exitCode === ExitCode.partial ? 'partial' : 'complete' };
 }

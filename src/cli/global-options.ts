@@ -2,7 +2,7 @@ import { Option, type Command } from 'commander';
 import { DEFAULT_GLOBALS, type GlobalOptions } from '../context.js';
 import { OUTPUT_FORMATS } from '../io/format.js';
 import { UsageError } from '../errors.js';
-import { integer } from './parse.js';
+import { caseInsensitiveChoice, integer } from './parse.js';
 
 /** Upper bound of --max-retry-wait: a day. */
 const MAX_RETRY_WAIT_LIMIT_S = 86_400;
@@ -14,7 +14,7 @@ export function addGlobalOptions(program: Command): void {
     .option('--api-key <key>', 'API key (prefer CNV_API_KEY or `cnv config set-key`: flags show up in process lists)')
     .option('--base-url <url>', 'API base URL (also CNV_BASE_URL)')
     .option('--json', 'print JSON (the same document as when stdout is not a terminal; see each command\'s "JSON output")')
-    .addOption(new Option('-o, --format <format>', 'output format').choices([...OUTPUT_FORMATS]))
+    .addOption(new Option('-o, --format <format>', 'output format (any case)').choices([...OUTPUT_FORMATS]).argParser(caseInsensitiveChoice(OUTPUT_FORMATS)))
     .option('-q, --query <expr>', 'print what this JMESPath expression selects from the JSON output (e.g. -q \'[].name\'; a string prints bare)')
     .option('-v, --verbose', 'log each request and response on stderr (API key redacted)')
     .option('--quiet', 'no progress, warnings or summaries on stderr')

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { HELP_TOPICS } from './help-topics.js';
+import { didYouMean } from './suggest.js';
 
 /** `cnv help [topic | command...]`: topics, or a command's own help. */
 export function addHelpCommand(
@@ -26,10 +27,20 @@ export function addHelpCommand(
       let cmd = program;
       for (const name of path) {
         const next = cmd.commands.find((c) => c.name() === name || c.aliases().includes(name));
-        if (!next) throw new UsageError(`no command or help topic "${path.join(' ')}"`, `topics: ${Object.keys(HELP_TOPICS).join(', ')}; commands: cnv --help`);
+        if (!next) {
+          // Suggest among canonical names (an alias is its command) and, at the top, the topics.
+          const names = [...cmd.commands.map((c) => c.name()), ...(cmd === program ? Object.keys(HELP_TOPICS) : [])];
+          const guess = didYouMean(name, names);
+          throw new UsageError(
+            `no command or help topic "${path.join(' ')}"`,
+            `${guess ? `${guess} ` : ''}(topics: ${Object.keys(HELP_TOPICS).join(', ')}; commands: cnv --help)`,
+            'unknown_topic',
+          );
+        }
         cmd = next;
         await loadLeaf(cmd);
       }
-      ctx.io.stdout.write(cmd.helpInformation());
+      // outputHelp, not helpInformation: the notes and examples are added help text.
+      cmd.outputHelp();
     });
 }

@@ -7,7 +7,8 @@ export const HELP_TOPICS: Record<string, { summary: string; text: string }> = {
   0    success
   1    unexpected internal error (a bug: please report it, with --verbose output)
   2    usage error or invalid local input (bad flag, malformed file, bad value caught
-       before anything was sent)
+       before anything was sent, a --profile that does not exist, a question on a
+       terminal not answered yes)
   3    the API rejected the request (400-class other than 401/403/404), or answered
        with a body that breaks the contract; or the answer is not the API's at all
        (not_the_api: an HTML page, a redirect, a 404 or 501 without the API's error
@@ -23,7 +24,8 @@ export const HELP_TOPICS: Record<string, { summary: string; text: string }> = {
        report (disk full, quota, read-only, permission, I/O error); the message
        names the path; what was committed stays committed
   130  interrupted (SIGINT, Ctrl-C); what was committed stays committed
-  141  stdout was closed by its reader (EPIPE), e.g. piped into head
+  141  stdout (or stderr) was closed by its reader (EPIPE), e.g. piped into head;
+       no error line is printed
   143  terminated (SIGTERM)
 `,
   },

@@ -42,8 +42,16 @@ export function isPlausibleEmail(text: string): boolean {
 
 export const emailSchema = z.string().refine(isPlausibleEmail, { message: 'expected an email address' });
 
-/** Reads and checks the identifier flags; at least one is required. */
-export function identifierFrom(opts: Record<string, unknown>, kinds: IdentifierKind[] = ['contactId', 'userId', 'email']): ContactIdentifier {
+/**
+ * Reads and checks the identifier flags; at least one is required. With `warn`, several given
+ * are a warning: the API resolves cnvContactId, then userId, then email, so the later ones
+ * play no part in finding the contact (and may name another one).
+ */
+export function identifierFrom(
+  opts: Record<string, unknown>,
+  kinds: IdentifierKind[] = ['contactId', 'userId', 'email'],
+  warn?: (message: string) => void,
+): ContactIdentifier {
   const id: ContactIdentifier = {};
   if (kinds.includes('contactId') && opts.contactId !== undefined) {
     const parsed = uuidSchema.safeParse(opts.contactId);
@@ -62,6 +70,12 @@ export function identifierFrom(opts: Record<string, unknown>, kinds: IdentifierK
   if (Object.keys(id).length === 0) {
     const flags = kinds.map((k) => FLAGS[k][0].split(' ')[0]).join(', ');
     throw new UsageError(`identify the contact with one of ${flags}`, undefined, 'missing_identifier');
+  }
+  const given = (['contactId', 'userId', 'email'] as const).filter((k) => id[k === 'contactId' ? 'cnvContactId' : k] !== undefined);
+  if (warn && given.length > 1) {
+    const flag = (k: IdentifierKind) => FLAGS[k][0].split(' ')[0];
+    const ignored = given.slice(1).map(flag);
+    warn(`${ignored.join(' and ')} ${ignored.length > 1 ? 'are' : 'is'} ignored: the API finds the contact by ${flag(given[0])} alone (precedence ${given.map(flag).join(', ')}); if they name different contacts, ${flag(given[0])} wins`);
   }
   return id;
 }

@@ -1,5 +1,6 @@
 import { InvalidArgumentError } from 'commander';
 import { UsageError } from '../errors.js';
+import { didYouMean, HINT_MARK } from './suggest.js';
 
 /** A value as JSON when it parses, else the raw string (`--field score=42` sends a number). */
 export function looseJson(text: string): unknown {
@@ -56,11 +57,14 @@ export function pageSize(min: number, max = Number.MAX_SAFE_INTEGER) {
   return (text: string): number => Math.min(max, Math.max(min, whole(text)));
 }
 
-/** Commander parser for a case-insensitive choice; returns the canonical (upper-case) spelling. */
+/** Commander parser for a case-insensitive choice; returns the canonical spelling (as listed). */
 export function caseInsensitiveChoice(values: readonly string[]) {
   const parse = (text: string): string => {
     const found = values.find((v) => v.toLowerCase() === text.trim().toLowerCase());
-    if (!found) throw new InvalidArgumentError(`expected one of ${values.join(', ')} (any case), got "${text}"`);
+    if (!found) {
+      const hint = didYouMean(text.trim(), values);
+      throw new InvalidArgumentError(`expected one of ${values.join(', ')} (any case), got "${text}"${hint ? HINT_MARK + hint : ''}`);
+    }
     return found;
   };
   // Read by shell completion and the generated reference.

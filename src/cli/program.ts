@@ -1,21 +1,22 @@
-import { createRequire } from 'node:module';
-import { Command } from 'commander';
+import type { Command } from 'commander';
+import { CnvCommand } from './cnv-command.js';
 import type { Context } from '../context.js';
 import { renderResult } from '../io/render.js';
 import { UsageError } from '../errors.js';
 import { addCompletionCommands } from './completion-command.js';
 import { addGlobalOptions, checkOutputFlags, toGlobals } from './global-options.js';
 import { addHelpCommand } from './help-command.js';
+import { VERSION } from './version.js';
 import { COMMANDS, isGroup, type Entry, type LeafEntry } from './registry.js';
 
-export const VERSION: string = createRequire(import.meta.url)('../../package.json').version;
+export { VERSION } from './version.js';
 
 const leaves = new WeakMap<Command, LeafEntry>();
 const loaded = new WeakSet<Command>();
 
 /** The commander tree, with every leaf as a stub until it is about to run. */
 export function buildProgram(ctx: Context, setExitCode: (code: number) => void): Command {
-  const program = new Command('cnv')
+  const program = new CnvCommand('cnv')
     .description('Command-line client for the Marketing Automation Service API v2')
     .version(VERSION, '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
@@ -26,8 +27,8 @@ export function buildProgram(ctx: Context, setExitCode: (code: number) => void):
       outputError: (s, write) => write(ctx.redact(s)),
     })
     .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
-    .showHelpAfterError('(add --help for usage)')
-    .showSuggestionAfterError(true);
+    // CnvCommand.error makes parse errors cnv's one format, with its own suggestions.
+    .showSuggestionAfterError(false);
   addGlobalOptions(program);
   program.addHelpText('after', '\nExit codes: 0 ok, 2 usage, 3 rejected, 4 auth, 5 not found, 6 partial, 7 transient (see `cnv help exit-codes`).');
 
@@ -64,6 +65,7 @@ function addEntry(parent: Command, entry: Entry, hook: (p: Command, s: Command) 
   const cmd = parent.command(entry.name).description(entry.summary);
   for (const alias of entry.aliases ?? []) cmd.alias(alias);
   if (isGroup(entry)) {
+    cmd.addHelpText('after', `\nExamples:\n${entry.examples.map((e) => `  $ ${e}`).join('\n')}`);
     cmd.hook('preSubcommand', hook);
     for (const child of entry.children) addEntry(cmd, child, hook);
   } else {

@@ -33,6 +33,8 @@ export interface GroupEntry {
   name: string;
   summary: string;
   aliases?: string[];
+  /** Shown under the group's help (`cnv contacts --help`, `cnv help contacts`). */
+  examples: string[];
   children: Entry[];
 }
 
@@ -49,6 +51,7 @@ export const COMMANDS: Entry[] = [
     name: 'contacts',
     summary: 'Create, update and look up contacts',
     aliases: ['contact'],
+    examples: ['cnv contacts get --email ada@example.com', 'cnv contacts upsert --email ada@example.com --field firstName=Ada', 'cnv contacts upsert --file contacts.csv --report report.csv'],
     children: [
       { name: 'upsert', summary: 'Create or update a contact (or many, from a file)', json: "{cnvContactId, contactCreated} (the API's data); with --file nothing (the summary is on stderr, rows in --report)", load: () => import('../commands/contacts/upsert.js') },
       { name: 'get', summary: 'Look a contact up by id or email', json: 'the contact object {cnvContactId, email, userId, subscriptionStatus, fields, createdAt, updatedAt}', load: () => import('../commands/contacts/get.js') },
@@ -58,6 +61,7 @@ export const COMMANDS: Entry[] = [
     name: 'events',
     summary: 'Record custom events',
     aliases: ['event'],
+    examples: ['cnv events track --event plan_upgraded --user-id user-ada --data \'{"plan":"pro"}\'', 'cnv events track --file backfill.ndjson --report events-report.csv'],
     children: [
       { name: 'track', summary: 'Record a custom event for a contact (or many, from a file)', json: '{cnvEventId, cnvContactId, duplicate?, clientEventId}; with --file nothing (summary on stderr, rows in --report)', load: () => import('../commands/events/track.js') },
     ],
@@ -66,6 +70,7 @@ export const COMMANDS: Entry[] = [
     name: 'workflows',
     summary: 'Trigger API-triggered workflows',
     aliases: ['workflow'],
+    examples: ['cnv workflows trigger WORKFLOW_ID --email ada@example.com'],
     children: [
       { name: 'trigger', summary: 'Trigger a workflow for one contact (never retried when it may have run)', json: '{workflowId, triggered}', load: () => import('../commands/workflows/trigger.js') },
     ],
@@ -74,6 +79,7 @@ export const COMMANDS: Entry[] = [
     name: 'audience',
     summary: 'Static audience membership',
     aliases: ['audiences'],
+    examples: ['cnv audience add AUDIENCE_ID --email ada@example.com', 'cnv audience add AUDIENCE_ID --batch people.csv --report report.csv'],
     children: [
       { name: 'add', summary: 'Add a contact to a static audience (or many, with --batch FILE)', json: '{added, cnvContactId}; with --batch nothing (summary on stderr, rows in --report)', load: () => import('../commands/audience/add.js') },
       { name: 'remove', summary: 'Remove a contact from a static audience', json: '{removed, cnvContactId, outcome}', load: () => import('../commands/audience/remove.js') },
@@ -83,6 +89,7 @@ export const COMMANDS: Entry[] = [
     name: 'campaigns',
     summary: 'Custom campaigns: list, read, add contacts',
     aliases: ['campaign'],
+    examples: ['cnv campaigns list --all', 'cnv campaigns get CAMPAIGN_ID', 'cnv campaigns add CAMPAIGN_ID --batch attendees.ndjson --report report.csv'],
     children: [
       { name: 'list', summary: 'List custom campaigns (one page, or --all)', json: "an array of campaigns as the API sends them [{id, name, type, sfdcCampaignId, memberCount, createdAt, updatedAt}]; the next page's cursor goes to stderr", load: () => import('../commands/campaigns/list.js') },
       { name: 'get', summary: 'Show a campaign with its statuses and description', json: 'the campaign object, with description and type.statuses', load: () => import('../commands/campaigns/get.js') },
@@ -93,6 +100,7 @@ export const COMMANDS: Entry[] = [
     name: 'forms',
     summary: 'Published forms and their fields',
     aliases: ['form'],
+    examples: ['cnv forms get FORM_ID'],
     children: [
       { name: 'get', summary: 'Show a form and its fields', json: 'the form object, with fields[] as the API sends them', load: () => import('../commands/forms/get.js') },
     ],
@@ -101,6 +109,7 @@ export const COMMANDS: Entry[] = [
     name: 'fields',
     summary: 'Field definitions and relationship fields',
     aliases: ['field'],
+    examples: ['cnv fields list --object-type contact', 'cnv fields create --help'],
     children: [
       { name: 'create', summary: 'Create a custom field', json: 'the field {key, label, objectType, dataType}', load: () => import('../commands/fields/create.js') },
       { name: 'list', summary: 'List field definitions', json: "an array of field definitions as the API sends them; the next page's cursor goes to stderr", load: () => import('../commands/fields/list.js') },
@@ -111,6 +120,7 @@ export const COMMANDS: Entry[] = [
     name: 'records',
     summary: 'Custom-object records',
     aliases: ['record'],
+    examples: ['cnv records upsert CUSTOM_OBJECT_ID --file subscriptions.csv --check'],
     children: [
       { name: 'upsert', summary: 'Create or update custom-object records from a file, in chunks of 200', json: 'with --check the check report object; otherwise nothing (summary on stderr, rows in --report)', load: () => import('../commands/records/upsert.js') },
     ],
@@ -119,6 +129,7 @@ export const COMMANDS: Entry[] = [
     name: 'export',
     summary: 'Incremental, resumable exports of contacts and events (exactly once into files)',
     aliases: ['exports'],
+    examples: ['cnv export contacts --out contacts.ndjson', 'cnv export email-events --type EMAIL_OPEN --out opens.ndjson', 'cnv export state list'],
     children: [
       { name: 'contacts', summary: 'Export contacts created or updated since the last run', load: () => import('../commands/export/contacts.js') },
       { name: 'custom-events', summary: 'Export custom events of an occurredAt window, then what is new', load: () => import('../commands/export/custom-events.js') },
@@ -126,6 +137,7 @@ export const COMMANDS: Entry[] = [
       {
         name: 'state',
         summary: 'Saved export positions: list, show, reset, commit',
+        examples: ['cnv export state list', 'cnv export state show KEY', 'cnv export state reset KEY --yes'],
         children: [
           { name: 'list', summary: 'List saved export states', json: 'an array of states [{key, kind, format, rows, cursorAge, output, lastRun, pending}]', load: () => import('../commands/export/state/list.js') },
           { name: 'show', summary: 'Show one export state and its run manifests', json: 'the state object {key, kind, profile, baseUrl, stateFile, lockedBy, cursor, cursorAge, rows, pages, ...}', load: () => import('../commands/export/state/show.js') },
@@ -138,6 +150,7 @@ export const COMMANDS: Entry[] = [
   {
     name: 'config',
     summary: 'Profiles: API keys and base URLs',
+    examples: ['printf %s "$CNV_KEY" | cnv config set-key --profile prod --base-url https://api.example.com', 'cnv config use prod', 'cnv config list'],
     children: [
       { name: 'set-key', summary: 'Store an API key for a profile (read from stdin or a hidden prompt)', load: () => import('../commands/config/set-key.js') },
       { name: 'set-url', summary: 'Store the base URL for a profile', load: () => import('../commands/config/set-url.js') },
@@ -153,5 +166,6 @@ export const COMMANDS: Entry[] = [
     load: () => import('../commands/api.js'),
   },
   { name: 'doctor', summary: 'Check config, key, reachability, auth and which gated endpoints this key may use', json: 'an array of checks [{check, status, detail}]', load: () => import('../commands/doctor.js') },
+  { name: 'version', summary: 'Print the version (--json: with the Node.js version and platform)', load: () => import('../commands/version.js') },
   { name: 'emulator', summary: 'Run a local emulator of the API (for demos, tests and CI)', load: () => import('../commands/emulator.js') },
 ];

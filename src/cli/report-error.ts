@@ -1,6 +1,6 @@
 import { CommanderError } from 'commander';
 import type { Context } from '../context.js';
-import { CliError, DryRunStop, ExitCode } from '../errors.js';
+import { CliError, DryRunStop, ExitCode, OutputClosedError } from '../errors.js';
 import { escapeControl } from '../io/terminal-text.js';
 
 /**
@@ -15,11 +15,15 @@ export function reportError(ctx: Context, err: unknown, argv: string[]): number 
   const error = reason instanceof CliError ? reason : err;
 
   if (error instanceof CommanderError) {
-    // commander has printed its message already
-    if (json) write(JSON.stringify({ error: { code: 'usage', message: error.message.replace(/^error: /, ''), exitCode: ExitCode.usage } }));
+    // CnvCommand turns parse errors into UsageErrors; this is what else commander may throw.
+    const message = error.message.replace(/^error: /, '');
+    write(`error: usage: ${message}`);
+    if (json) write(JSON.stringify({ error: { code: 'usage', message, exitCode: ExitCode.usage } }));
     return ExitCode.usage;
   }
   if (error instanceof DryRunStop) return ExitCode.ok;
+  // `| head` closed the pipe: the reader has what it wanted; an error line would be noise.
+  if (error instanceof OutputClosedError) return error.exitCode;
   if (error instanceof CliError) {
     write(`error: ${error.code}: ${error.message}`);
     if (error.hint) write(`hint: ${error.hint}`);

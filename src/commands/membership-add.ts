@@ -33,7 +33,7 @@ export async function runMembershipAdd(ctx: Context, { args, opts }: CommandInpu
   const targetId = args[0] as string;
   if (opts.batch === undefined) {
     rejectBatchOptions(opts, '--batch');
-    const result = await target.single(await ctx.http(), targetId, identifierFrom(opts), ctx.signal);
+    const result = await target.single(await ctx.http(), targetId, identifierFrom(opts, undefined, (m) => ctx.warn(m)), ctx.signal);
     if (!result.added) ctx.info(`note: the contact was already in this ${target.noun}; nothing changed`);
     return { kind: 'record', data: result };
   }

@@ -28,6 +28,9 @@ export function profileName(inputs: CredentialInputs, store: ProfileStore): stri
 export function resolveCredentials(inputs: CredentialInputs, store: ProfileStore): Credentials {
   const profile = profileName(inputs, store);
   const saved = store.profile(profile) ?? {};
+  const named = inputs.profileFlag ? '--profile' : inputs.env.CNV_PROFILE ? 'CNV_PROFILE' : undefined;
+  // A profile asked for by name that does not exist is a typo, not "no key": never fall back to another account.
+  if (named && store.profile(profile) === undefined) throw unknownProfile(profile, named, Object.keys(store.profiles()));
   const warnings: string[] = [];
 
   const [apiKey, apiKeySource] = pick([
@@ -58,6 +61,14 @@ export function resolveCredentials(inputs: CredentialInputs, store: ProfileStore
     );
   }
   return { apiKey, apiKeySource, baseUrl: checkBaseUrl(baseUrl, baseUrlSource), baseUrlSource, profile, warnings };
+}
+
+export function unknownProfile(name: string, source: string, known: string[]): UsageError {
+  return new UsageError(
+    `no profile named "${name}" (from ${source})`,
+    known.length ? `profiles: ${known.join(', ')} (\`cnv config list\`); create one with \`cnv --profile ${name} config set-key\`` : `no profiles yet; create one with \`cnv --profile ${name} config set-key\``,
+    'unknown_profile',
+  );
 }
 
 function pick(candidates: Array<[string | undefined, string]>): [string, string] | [undefined, undefined] {

@@ -7,6 +7,7 @@ import { isIsoDate } from '../dates.js';
 import { UsageError } from '../errors.js';
 import type { ExportRunOptions } from './plan.js';
 import { gzipName } from './gzip-pages.js';
+import { summaryJsonTarget } from '../io/summary-json.js';
 import { checkStateKey } from './state-key.js';
 import type { ExportKind, FileFormat } from './state.js';
 
@@ -30,7 +31,8 @@ export function addExportOptions(cmd: Command, kind: ExportKind): Command {
     .option('--columns <list>', 'CSV: comma-separated columns to write, in order (default: all; members with no column still go to _extra)')
     .option('--bom', 'CSV: start a new file (or the stream) with a UTF-8 byte order mark, for spreadsheet programs')
     .option('--null-as <text>', 'CSV: write null values as this text (e.g. \\N, as PostgreSQL COPY and MySQL do), so null and "" differ (default: an empty cell for both)')
-    .option('--excel-safe', "CSV: prefix ' to values starting with = + - @ tab or CR, so spreadsheets do not run them as formulas (values are then not exact)");
+    .option('--excel-safe', "CSV: prefix ' to values starting with = + - @ tab or CR, so spreadsheets do not run them as formulas (values are then not exact)")
+    .option('--summary-json <file>', 'write the run summary as JSON to this file at the end (also when the run fails or is interrupted); - for stdout when the rows go to --out');
 }
 
 /** Reads and checks the common options (usage errors name the flag). */
@@ -70,6 +72,8 @@ export function exportOptionsFrom(ctx: Context, opts: Record<string, unknown>, k
     nullAs: typeof opts.nullAs === 'string' ? opts.nullAs : undefined,
     excelSafe: opts.excelSafe === true,
     runId: opts.run === undefined ? undefined : checkRunId(String(opts.run), '--run'),
+    // A dry run prints its request on stdout, like rows to stdout: no room for the summary there.
+    summaryJson: summaryJsonTarget(opts.summaryJson, out === undefined, { '--out': opts.out }),
   };
 }
 

@@ -41,6 +41,8 @@ export interface ExportRunOptions {
   excelSafe: boolean;
   /** --run: the run's id (else a random one). */
   runId?: string;
+  /** --summary-json: where the run summary goes as JSON (a file, or - when rows go to a file). */
+  summaryJson?: string;
 }
 
 /** Where a run starts and how it writes, once options and the saved state are reconciled. */

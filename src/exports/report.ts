@@ -1,4 +1,8 @@
 import type { Context } from '../context.js';
+import type { ExportRunOptions } from './plan.js';
+import { OutputClosedError } from '../errors.js';
+import { writeSummaryJson } from '../io/summary-json.js';
+import { duration, plural, rate } from '../io/wording.js';
 
 /** What a run did, printed on stderr at the end (a line, or JSON with --json). */
 export interface ExportSummary {
@@ -39,7 +43,8 @@ export interface ExportReporter {
 
 type Spinner = { text: string; stop(): void };
 
-export async function createReporter(ctx: Context, label: string): Promise<ExportReporter> {
+export async function createReporter(ctx: Context, label: string, options: Pick<ExportRunOptions, 'summaryJson' | 'out' | 'stateKey'> = {}): Promise<ExportReporter> {
+  const { summaryJson } = options;
   const started = ctx.clock.now();
   let spinner: Spinner | undefined;
   if (ctx.showProgress()) {
@@ -48,24 +53,51 @@ export async function createReporter(ctx: Context, label: string): Promise<Expor
       text: `${label}: starting`, stream: ctx.io.stderr as NodeJS.WriteStream, isEnabled: true, discardStdin: false, color: ctx.globals.color ? 'cyan' : false,
     }).start();
   }
+  let finished = false;
+  // A run that fails before its first page (the plan: state, lock, field definitions) never
+  // reaches done(); its --summary-json still says how it ended.
+  if (summaryJson) {
+    ctx.onDispose(() => {
+      if (finished) return;
+      const status = ctx.signal.aborted ? 'interrupted' : 'failed';
+      writeSummaryFile(ctx, label, summaryJson, {
+        status, rows: 0, skipped: 0, pages: 0, bytes: 0, elapsedMs: ctx.clock.now() - started, stateKey: options.stateKey ?? null,
+        runId: null, moreRemains: true, output: options.out ?? 'stdout', pending: false, cutBytes: 0,
+      });
+    });
+  }
   return {
     page(rows, pages) {
       if (!spinner) return;
       const seconds = Math.max(0.001, (ctx.clock.now() - started) / 1000);
-      spinner.text = `${label}: ${rows.toLocaleString('en-US')} rows, ${pages} pages, ${Math.round(rows / seconds).toLocaleString('en-US')} rows/s`;
+      spinner.text = `${label}: ${plural(rows, 'row')}, ${plural(pages, 'page')}${rate(rows, seconds * 1000)}`;
     },
     done(summary) {
+      finished = true;
       spinner?.stop();
-      if (ctx.globals.json) ctx.info(JSON.stringify({ summary }));
-      else ctx.info(summaryLine(label, summary));
+      // `| head` closed stdout: the reader has what it wanted; stay quiet (exit 141).
+      if (!(ctx.signal.reason instanceof OutputClosedError)) {
+        if (ctx.globals.json) ctx.info(JSON.stringify({ summary }));
+        else ctx.info(summaryLine(label, summary));
+      }
+      if (summaryJson) writeSummaryFile(ctx, label, summaryJson, summary);
     },
   };
 }
 
+/** The --summary-json file; a run that failed anyway keeps its own error and only warns about this one. */
+function writeSummaryFile(ctx: Context, label: string, path: string, summary: ExportSummary): void {
+  try {
+    writeSummaryJson(ctx, path, { command: label, ...summary });
+  } catch (err) {
+    if (summary.status === 'complete' || summary.status === 'stopped') throw err;
+    ctx.warn(`could not write the summary to ${path}: ${(err as Error).message}`);
+  }
+}
+
 export function summaryLine(label: string, s: ExportSummary): string {
-  const seconds = s.elapsedMs / 1000;
-  const rate = seconds > 0 ? `, ${Math.round(s.rows / seconds).toLocaleString('en-US')} rows/s` : '';
-  const skipped = s.skipped ? ` (${s.skipped} already delivered, skipped)` : '';
+  // Rows a resumed run fetched again (the page an interrupted run had half written) are dropped, not written twice.
+  const skipped = s.skipped ? ` (${plural(s.skipped, 'more row')} ${s.skipped === 1 ? 'was' : 'were'} already written by an earlier run and left out)` : '';
   const cut = s.cutBytes ? `; cut ${s.cutBytes} uncommitted bytes first` : '';
   const ok = s.status === 'complete' || s.status === 'stopped';
   const state =
@@ -73,7 +105,7 @@ export function summaryLine(label: string, s: ExportSummary): string {
     : !ok ? `state "${s.stateKey}" keeps what was committed before`
     : s.pending ? `state "${s.stateKey}" pending until \`cnv export state commit ${quoteKey(s.stateKey)} --run ${quoteKey(s.runId ?? '')}\``
     : `state "${s.stateKey}" saved`;
-  return `${label} ${s.status}: ${s.rows.toLocaleString('en-US')} rows${skipped} in ${s.pages} pages to ${s.output} (${seconds.toFixed(1)} s${rate})${cut}; ${state}; more remains: ${s.moreRemains ? 'yes' : 'no'}`;
+  return `${label} ${s.status}: ${plural(s.rows, 'row')}${skipped} in ${plural(s.pages, 'page')} to ${s.output} (${duration(s.elapsedMs)}${rate(s.rows, s.elapsedMs)})${cut}; ${state}; more remains: ${s.moreRemains ? 'yes' : 'no'}`;
 }
 
 function quoteKey(key: string): string {

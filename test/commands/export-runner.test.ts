@@ -69,7 +69,7 @@ describe('export runner (in-process, MockAgent)', () => {
     expect((await state())?.current.seen).toEqual(odd.map((c) => `${c.id}@${c.updatedAt}`));
     const again = await run(['--out', out]);
     expect(again.exitCode, again.stderr).toBe(0);
-    expect(again.stderr).toMatch(/complete: 0 rows \(4 already delivered, skipped\)/);
+    expect(again.stderr).toMatch(/complete: 0 rows \(4 more rows were already written by an earlier run and left out\)/);
     expect(readFileSync(out, 'utf8').trim().split('\n')).toHaveLength(4);
   });
 
@@ -145,7 +145,7 @@ describe('export runner (in-process, MockAgent)', () => {
     expect(res.exitCode).toBe(130);
     expect(readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l).id)).toEqual(['a']);
     expect((await state())?.runs.at(-1)).toMatchObject({ status: 'interrupted', rows: 1 });
-    expect(res.stderr).toMatch(/interrupted: 1 rows in 1 pages/);
+    expect(res.stderr).toMatch(/interrupted: 1 row in 1 page /);
   });
 
   it('--defer-commit to stdout writes a pending position that `export state commit` makes current', async () => {

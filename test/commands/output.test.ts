@@ -36,7 +36,7 @@ describe('output formats (in-process)', () => {
   it('an unknown -o value is a usage error', async () => {
     const res = await cnvInProcess(['contacts', 'get', '--email', 'a@example.com', '-o', 'xml'], { env: fx.env });
     expect(res.exitCode).toBe(2);
-    expect(res.stderr).toMatch(/Allowed choices are table, json, ndjson, csv/);
+    expect(res.stderr).toMatch(/^error: invalid_value: --format: expected one of table, json, ndjson, csv \(any case\), got "xml"$/m);
   });
 
   it('--quiet silences warnings but not errors', async () => {

@@ -42,7 +42,7 @@ describe('cnv export: full, then incremental (binary)', () => {
 
     const nothing = await exportCnv(['contacts', '--out', out, '--state-key', 'inc-contacts', '--limit', '700']);
     expect(nothing.exitCode).toBe(0);
-    expect(nothing.stderr).toMatch(/complete: 0 rows \(\d+ already delivered, skipped\)/);
+    expect(nothing.stderr).toMatch(/complete: 0 rows \(\d+ more rows? (was|were) already written by an earlier run and left out\)/);
 
     await writeContact({ email: FIXTURE_CONTACTS.linus.email, fields: { city: 'Helsinki' } });
     const created = await writeContact({ email: 'incremental.one@example.com', subscriptionStatus: 'SUBSCRIBED' });
@@ -143,7 +143,7 @@ describe('cnv export: full, then incremental (binary)', () => {
     await fx.admin('POST', '/_emulator/email-events', { eventType: 'EMAIL_OPEN', email: FIXTURE_CONTACTS.ada.email, link: 'x\ny' });
     const more = await exportCnv(['email-events', '--type', 'Email_Open', '--out', join(dir, 'EMAIL_OPEN.csv')]);
     expect(more.exitCode).toBe(0);
-    expect(more.stderr).toMatch(/complete: 1 rows/);
+    expect(more.stderr).toMatch(/complete: 1 row[ (]/);
   });
 });
 
@@ -218,7 +218,8 @@ describe('cnv export to stdout (binary, real pipes)', () => {
     const res = await sh('$CNV export contacts --state-key head --limit 50 | head -n 3; exit ${PIPESTATUS[0]}');
     expect(res.exitCode).toBe(141);
     expect(res.stdout.split('\n')).toHaveLength(3);
-    expect(res.stderr).toMatch(/output_closed/);
+    // The reader has what it wanted: exit 141 and no error line.
+    expect(res.stderr).toBe('');
     const state = (await exportState(fx.configDir, 'head'))!;
     expect(state.current.rows % 50).toBe(0);
     expect(state.current.rows).toBe(state.current.pages * 50);

@@ -21,7 +21,7 @@ Examples:
 
 export async function run(ctx: Context, { args, opts }: CommandInput): Promise<CommandResult> {
   const audienceId = args[0] as string;
-  const result = await removeFromAudience(await ctx.http(), audienceId, identifierFrom(opts), ctx.signal);
+  const result = await removeFromAudience(await ctx.http(), audienceId, identifierFrom(opts, undefined, (m) => ctx.warn(m)), ctx.signal);
   // The spec only says "success when absent"; a null cnvContactId is how we learn no contact matched.
   const outcome = result.removed ? 'removed' : result.cnvContactId ? 'not_a_member' : 'no_such_contact';
   if (outcome === 'not_a_member') ctx.info('note: the contact was not a member of this audience; nothing changed');

@@ -10,18 +10,29 @@ import type { CommandResult } from '../../io/render.js';
 import { readSecret } from '../../io/read-secret.js';
 
 export function configure(cmd: Command): void {
-  cmd.addHelpText('after', `
+  // Declared only to refuse it: a key typed as an argument lands in shell history and process lists.
+  cmd.argument('[key]', 'not accepted: pipe the key on stdin instead').addHelpText('after', `
 The key is read from stdin when it is piped, else from a hidden prompt; it is never a
 command-line argument and never echoed. Use the global --profile to pick the profile and
---base-url to store the base URL with it.
+--base-url to store the base URL with it. The first profile saved into an empty config
+becomes the default.
 
 Examples:
   $ cnv config set-key                         # prompts, input hidden
   $ printf %s "$CNV_KEY" | cnv config set-key --profile prod --base-url https://api.example.com`);
 }
 
-export async function run(ctx: Context, _input: CommandInput): Promise<CommandResult> {
+export async function run(ctx: Context, { args }: CommandInput): Promise<CommandResult> {
+  if (args[0] !== undefined) {
+    // Never echo it back: the message names what happened, not the value.
+    throw new UsageError(
+      'the API key is not taken as an argument (it would stay in shell history and process lists)',
+      'pipe it in: printf %s "$KEY" | cnv config set-key   (or run `cnv config set-key` alone for a hidden prompt)',
+      'key_as_argument',
+    );
+  }
   const store = await ctx.config();
+  const first = Object.keys(store.profiles()).length === 0;
   const profile = profileName({ profileFlag: ctx.globals.profile, env: ctx.env }, store);
   const key = (await readSecret(ctx, `API key for profile "${profile}": `)).trim();
   if (key === '') throw new UsageError('no API key was given on stdin', 'pipe the key in: printf %s "$KEY" | cnv config set-key');
@@ -30,5 +41,10 @@ export async function run(ctx: Context, _input: CommandInput): Promise<CommandRe
   const baseUrl = ctx.globals.baseUrl ? checkBaseUrl(ctx.globals.baseUrl, '--base-url') : undefined;
   await store.update(profile, baseUrl ? { apiKey: key, baseUrl } : { apiKey: key });
   ctx.info(`saved API key ${maskKey(key)} for profile "${profile}"${baseUrl ? ` with base URL ${baseUrl}` : ''}`);
+  // An empty config's first profile is the one meant: `--profile p` alone must not leave "default" current.
+  if (first && store.currentProfile() !== profile) {
+    await store.use(profile);
+    ctx.info(`profile "${profile}" is now the default (\`cnv config use NAME\` changes it)`);
+  }
   return { kind: 'none' };
 }

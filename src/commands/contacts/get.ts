@@ -18,7 +18,7 @@ Examples:
 }
 
 export async function run(ctx: Context, { opts }: CommandInput): Promise<CommandResult> {
-  const id = identifierFrom(opts, ['contactId', 'email']);
+  const id = identifierFrom(opts, ['contactId', 'email'], (m) => ctx.warn(m));
   const contact = await getContact(await ctx.http(), id, ctx.signal);
   return { kind: 'record', data: contact };
 }

@@ -69,6 +69,8 @@ export async function run(ctx: Context, { opts }: CommandInput): Promise<Command
   if (opts.file !== undefined) return runUpsertFile(ctx, opts);
   rejectBatchOptions(opts, '--file');
   const body = upsertBody(opts);
+  // The spec: with both, cnvContactId finds the contact and email becomes its address.
+  if (body.cnvContactId && body.email) ctx.warn(`--contact-id finds the contact; --email does not look it up but sets its address to ${body.email}`);
   const result = await upsertContact(await ctx.http(), body, ctx.signal);
   return { kind: 'record', data: result };
 }

@@ -26,6 +26,6 @@ Examples:
 
 export async function run(ctx: Context, { opts }: CommandInput): Promise<CommandResult> {
   const options = exportOptionsFrom(ctx, opts, 'contacts');
-  await runExport(ctx, options, await createReporter(ctx, 'export contacts'));
+  await runExport(ctx, options, await createReporter(ctx, 'export contacts', options));
   return { kind: 'none' };
 }

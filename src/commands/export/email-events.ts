@@ -57,7 +57,7 @@ export async function run(ctx: Context, { opts }: CommandInput): Promise<Command
     if (opts.deferCommit) throw new UsageError('--defer-commit is for stdout pipelines; --out-dir files are committed page by page already');
     const options = exportOptionsFrom(ctx, opts, 'email-events');
     if (ctx.globals.dryRun) {
-      await runExport(ctx, { ...options, emailType: types[0] }, await createReporter(ctx, `export email-events ${types[0]}`));
+      await runExport(ctx, { ...options, emailType: types[0] }, await createReporter(ctx, `export email-events ${types[0]}`, options));
       return { kind: 'none' };
     }
     await runTypesToDir(ctx, options, types, resolve(outDir));
@@ -65,7 +65,7 @@ export async function run(ctx: Context, { opts }: CommandInput): Promise<Command
   }
   if (types.length === 1) {
     const options = exportOptionsFrom(ctx, opts, 'email-events', { emailType: types[0] });
-    await runExport(ctx, options, await createReporter(ctx, `export email-events ${types[0]}`));
+    await runExport(ctx, options, await createReporter(ctx, `export email-events ${types[0]}`, options));
     return { kind: 'none' };
   }
   const label = emailTypesLabel(types);
@@ -73,6 +73,6 @@ export async function run(ctx: Context, { opts }: CommandInput): Promise<Command
     if (given !== undefined && given !== false) throw new UsageError(`${flag} applies to one type at a time; --type ${label} runs every type to its end (or use --out-dir)`);
   }
   const options = { ...exportOptionsFrom(ctx, opts, 'email-events'), emailTypes: types };
-  await runEmailTypes(ctx, options, withTypeLines(ctx, await createReporter(ctx, `export email-events ${label}`)));
+  await runEmailTypes(ctx, options, withTypeLines(ctx, await createReporter(ctx, `export email-events ${label}`, options)));
   return { kind: 'none' };
 }

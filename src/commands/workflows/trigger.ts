@@ -23,7 +23,7 @@ Examples:
 
 export async function run(ctx: Context, { args, opts }: CommandInput): Promise<CommandResult> {
   const workflowId = args[0] as string;
-  const body: TriggerWorkflowBody = identifierFrom(opts);
+  const body: TriggerWorkflowBody = identifierFrom(opts, undefined, (m) => ctx.warn(m));
   if (opts.data !== undefined) body.data = opts.data as Record<string, unknown>;
   const result = await triggerWorkflow(await ctx.http(), workflowId, body, ctx.signal);
   if (!result.triggered) ctx.warn('the API answered triggered: false (the workflow did not start; is it active?)');

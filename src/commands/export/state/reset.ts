@@ -1,26 +1,39 @@
 import type { Command } from 'commander';
 import type { CommandInput } from '../../../cli/registry.js';
 import type { Context } from '../../../context.js';
+import { CliError, ExitCode } from '../../../errors.js';
 import { acquireExportLock } from '../../../exports/lock.js';
-import { openStateStore } from '../../../exports/state-view.js';
+import { openStateStore, stateNotFound } from '../../../exports/state-view.js';
+import { canAsk, confirm } from '../../../io/confirm.js';
 import type { CommandResult } from '../../../io/render.js';
 
 export function configure(cmd: Command): void {
-  cmd.argument('<key>', 'the state key (see `cnv export state list`)').addHelpText('after', `
+  cmd.argument('<key>', 'the state key (see `cnv export state list`)')
+    .option('-y, --yes', 'do not ask for confirmation on a terminal')
+    .addHelpText('after', `
 Deletes an export state (under its lock: exit 7 while a run holds it). The next run of that
-key starts from the beginning and, into a file, needs an empty file or --full.
+key starts from the beginning and, into a file, needs an empty file or --full. On a terminal
+it asks first (--yes skips the question); off a terminal (cron, CI, a pipe) it never asks and
+deletes, as a script expects. A key that does not exist is exit 5, like \`state commit\`.
 
 Examples:
-  $ cnv export state reset default@api.example.com/contacts:/data/contacts.csv`);
+  $ cnv export state reset default@api.example.com/contacts:/data/contacts.csv
+  $ cnv export state reset crm --yes`);
 }
 
-export async function run(ctx: Context, { args }: CommandInput): Promise<CommandResult> {
+export async function run(ctx: Context, { args, opts }: CommandInput): Promise<CommandResult> {
   const { store, key } = await openStateStore(ctx, args[0]);
+  const state = store.read(key);
+  if (!state) throw stateNotFound(key);
+  // Asked before taking the lock, so a person thinking it over does not hold up a run.
+  if (opts.yes !== true && canAsk(ctx)) {
+    const ok = await confirm(ctx, `delete export state "${key}" (${state.current.rows.toLocaleString('en-US')} rows exported, last saved ${state.updatedAt})? The next run starts over.`);
+    if (!ok) throw new CliError('not deleted: the question was not answered yes', { exitCode: ExitCode.usage, code: 'not_confirmed', hint: 'pass --yes to delete without asking' });
+  }
   const lock = await acquireExportLock(store.pathOf(key), key);
   try {
-    const removed = store.remove(key);
-    if (!removed) ctx.warn(`there was no export state "${key}"`);
-    return { kind: 'record', data: { key, removed } };
+    if (!store.remove(key)) throw stateNotFound(key);
+    return { kind: 'record', data: { key, removed: true } };
   } finally {
     await lock.release();
   }

@@ -1,0 +1,25 @@
+import type { Command } from 'commander';
+import type { CommandInput } from '../cli/registry.js';
+import { VERSION, versionInfo } from '../cli/version.js';
+import type { Context } from '../context.js';
+import type { CommandResult } from '../io/render.js';
+import { writeWithBackpressure } from '../io/write.js';
+
+export function configure(cmd: Command): void {
+  cmd.addHelpText('after', `
+Prints the version alone (like \`cnv --version\`); with --json (or -o json) an object with the
+version, the Node.js version and the platform, for bug reports.
+
+Examples:
+  $ cnv version
+  $ cnv version --json`);
+}
+
+export async function run(ctx: Context, _input: CommandInput): Promise<CommandResult> {
+  const format = ctx.globals.json ? 'json' : ctx.globals.format;
+  if (format === undefined || format === 'table') {
+    await writeWithBackpressure(ctx.io.stdout, `${VERSION}\n`);
+    return { kind: 'none' };
+  }
+  return { kind: 'record', data: versionInfo() };
+}
