@@ -264,7 +264,7 @@ describe('export runner: a server that breaks the pagination contract cannot dup
     page('c1', [contact('bb'), contact('ccc'), contact('dddd')], null);
     const next = await run(['--out', out]);
     expect(next.exitCode, next.stderr).toBe(0);
-    expect(next.stderr).toMatch(/complete: 1 rows \(2 already delivered, skipped\)/);
+    expect(next.stderr).toMatch(/complete: 1 row \(2 more rows were already written by an earlier run and left out\)/);
     expect(ids(out)).toEqual(['a', 'bb', 'ccc', 'dddd']);
   });
 
@@ -291,7 +291,7 @@ describe('export runner: a server that breaks the pagination contract cannot dup
     expect((await state())?.current.seen).toEqual(['bb@2025-01-01T00:00:02Z', 'ccc@2025-01-01T00:00:03Z']);
     page('c1', [contact('bb'), contact('ccc')], null);
     const again = await run(['--out', out]);
-    expect(again.stderr).toMatch(/complete: 0 rows \(2 already delivered, skipped\)/);
+    expect(again.stderr).toMatch(/complete: 0 rows \(2 more rows were already written by an earlier run and left out\)/);
   });
 
   it('the same row twice within one page is written once (with a warning)', async () => {

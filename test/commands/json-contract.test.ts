@@ -72,7 +72,8 @@ const CASES: Case[] = [
   { command: 'export state show', args: ['export', 'state', 'show', 'json-contract'], schema: z.looseObject({ key: str, kind: str, profile: str, stateFile: str, cursor: str.nullable(), rows: z.number(), pages: z.number() }), read: true },
   // A --defer-commit run committed in the set-up below: committing it again is a no-op (exit 0).
   { command: 'export state commit', args: ['export', 'state', 'commit', 'json-contract-deferred', '--run', 'jc-1'], schema: z.strictObject({ key: str, run: str, committed: z.boolean(), rows: z.number(), added: z.number().optional(), cursor: str.nullable() }), read: true },
-  { command: 'export state reset', args: ['export', 'state', 'reset', 'json-contract-gone'], schema: z.strictObject({ key: str, removed: z.boolean() }), read: true },
+  // Two states made in the set-up below, one for each run (an unknown key is exit 5).
+  { command: 'export state reset', args: (run: number) => ['export', 'state', 'reset', `json-contract-reset-${run}`, '--yes'], schema: z.strictObject({ key: str, removed: z.boolean() }), read: false },
   { command: 'config list', args: ['config', 'list'], schema: z.array(z.strictObject({ profile: str, current: z.boolean(), baseUrl: str.nullable(), apiKey: str.nullable() })), read: true },
   { command: 'config show', args: ['config', 'show'], schema: z.strictObject({ profile: str, configFile: str, apiKey: str.nullable(), apiKeySource: str.nullable(), baseUrl: str.nullable(), baseUrlSource: str.nullable() }), read: true },
   { command: 'doctor', args: ['doctor'], schema: z.array(z.strictObject({ check: str, status: z.enum(['ok', 'warn', 'fail']), detail: str })).min(1), read: true },
@@ -92,6 +93,12 @@ describe('one JSON contract per command', () => {
   it.each(CASES)('$command: piped and --json on a terminal print the documented shape', async ({ args, schema, read }) => {
     const argv = (run: number) => (typeof args === 'function' ? args(run) : args).map((a) => (a === 'RECORDS' ? join(fx.configDir, 'records.csv') : a));
     if (argv(1)[0] === 'export') await cnvInProcess(['export', 'contacts', '--state-key', 'json-contract', '--out', join(fx.configDir, 'json-contract.csv'), '--quiet'], { env: fx.env });
+    if (argv(1)[2] === 'reset') {
+      for (const run of [1, 2]) {
+        const made = await cnvInProcess(['export', 'contacts', '--state-key', `json-contract-reset-${run}`, '--out', join(fx.configDir, `reset-${run}.csv`), '--quiet'], { env: fx.env });
+        expect(made.exitCode, made.stderr).toBe(0);
+      }
+    }
     if (argv(1)[2] === 'commit') {
       expect((await cnvInProcess(['export', 'contacts', '--state-key', 'json-contract-deferred', '--defer-commit', '--run', 'jc-1', '--quiet'], { env: fx.env })).exitCode).toBe(0);
       expect((await cnvInProcess(['export', 'state', 'commit', 'json-contract-deferred', '--run', 'jc-1'], { env: fx.env })).exitCode).toBe(0);

@@ -50,7 +50,7 @@ describe('one error format: error: <code>: <message>, then at most a hint line',
   it('names the flag and the value for enum errors, and --json adds the same error as JSON', async () => {
     const res = await cnv(['export', 'email-events', '--type', 'OPEN', '--json'], { env: fx.env });
     const err = lines(res.stderr);
-    expect(err[0]).toMatch(/^error: invalid_value: --type: expected one of EMAIL_SEND, .*EMAIL_OPEN.* \(any case\), got "OPEN"$/);
+    expect(err[0]).toMatch(/^error: invalid_value: --type: expected all, or one or a comma list of EMAIL_SEND, .*EMAIL_OPEN.* \(any case\), got "OPEN"$/);
     expect(JSON.parse(err[2]).error).toMatchObject({ code: 'invalid_value', exitCode: 2, hint: 'did you mean EMAIL_OPEN?' });
   });
 

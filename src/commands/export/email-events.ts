@@ -1,7 +1,8 @@
 import { resolve } from 'node:path';
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { EMAIL_EVENT_TYPES, type EmailEventType } from '../../api/exports.js';
 import type { CommandInput } from '../../cli/registry.js';
+import { didYouMean, HINT_MARK } from '../../cli/suggest.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { runEmailTypes, withTypeLines } from '../../exports/multi-type.js';
@@ -41,7 +42,8 @@ function emailTypes(text: string): EmailEventType[] {
   if (asked.length === 1 && asked[0] === 'ALL') return [...EMAIL_EVENT_TYPES];
   const unknown = asked.find((t) => !(EMAIL_EVENT_TYPES as readonly string[]).includes(t));
   if (unknown !== undefined || asked.length === 0) {
-    throw new UsageError(`--type: expected all, or one or a comma list of ${EMAIL_EVENT_TYPES.join(', ')} (any case), got ${JSON.stringify(unknown ?? text)}`);
+    const hint = unknown === undefined ? undefined : didYouMean(unknown, EMAIL_EVENT_TYPES);
+    throw new InvalidArgumentError(`expected all, or one or a comma list of ${EMAIL_EVENT_TYPES.join(', ')} (any case), got ${JSON.stringify(unknown ?? text)}${hint ? HINT_MARK + hint : ''}`);
   }
   return EMAIL_EVENT_TYPES.filter((t) => asked.includes(t));
 }
