@@ -7,9 +7,9 @@ import { perRowSender } from '../../batch/per-row.js';
 import { rowBody } from '../../batch/row-body.js';
 import { blank, checkRow, identifierColumns } from '../../batch/row-check.js';
 import { emailSchema, uuidSchema } from '../../cli/identifier.js';
-import { pairsToObject } from '../../cli/parse.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { resolveFieldFlags, type FlagFields } from './field-flags.js';
 import { spellingsOf } from '../../io/column-names.js';
 import type { InputRow } from '../../io/input-rows.js';
 import type { CommandResult } from '../../io/render.js';
@@ -39,17 +39,12 @@ const rowSchema = z
   .refine((b) => b.email !== undefined || b.cnvContactId !== undefined, { message: `no identifier: give ${spellingsOf(['email', 'cnvContactId'])}, in any case` });
 
 /** Flags that stand for every row in file mode (a row's own values win). */
-function defaultsFrom(opts: Record<string, unknown>): Record<string, unknown> {
-  for (const flag of ['email', 'contactId'] as const) {
-    if (opts[flag] !== undefined) throw new UsageError(`--file: each row names its contact; drop --${flag === 'contactId' ? 'contact-id' : 'email'}`);
-  }
+function defaultsFrom(opts: Record<string, unknown>, flagFields: FlagFields): Record<string, unknown> {
   const defaults: Record<string, unknown> = Object.fromEntries((opts.set as Array<[string, unknown]> | undefined) ?? []);
   if (opts.status !== undefined) defaults.subscriptionStatus = opts.status;
   if (opts.updateOnly) defaults.updateOnly = true;
-  const fields = pairsToObject(opts.field as Array<[string, unknown]> | undefined);
-  if (fields) defaults.fields = fields;
-  const companyFields = pairsToObject(opts.companyField as Array<[string, unknown]> | undefined);
-  if (companyFields) defaults.companyFields = companyFields;
+  if (flagFields.fields) defaults.fields = flagFields.fields;
+  if (flagFields.companyFields) defaults.companyFields = flagFields.companyFields;
   return defaults;
 }
 
@@ -64,8 +59,11 @@ export function prepareUpsertRow(row: InputRow, defaults: Record<string, unknown
   return checkRow(rowSchema, body, identifier, CODES) as Prepared<UpsertContactBody>;
 }
 
-export function runUpsertFile(ctx: Context, opts: Record<string, unknown>): Promise<CommandResult> {
-  const defaults = defaultsFrom(opts);
+export async function runUpsertFile(ctx: Context, opts: Record<string, unknown>): Promise<CommandResult> {
+  for (const flag of ['email', 'contactId'] as const) {
+    if (opts[flag] !== undefined) throw new UsageError(`--file: each row names its contact; drop --${flag === 'contactId' ? 'contact-id' : 'email'}`);
+  }
+  const defaults = defaultsFrom(opts, await resolveFieldFlags(ctx, opts));
   return runFileBatch(ctx, {
     path: String(opts.file),
     options: batchRunOptions(ctx, opts, UPSERT_FILE_DEFAULTS),

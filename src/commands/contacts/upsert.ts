@@ -1,12 +1,13 @@
 import type { Command } from 'commander';
 import { upsertContact, type UpsertContactBody } from '../../api/contacts.js';
 import { emailSchema, uuidSchema } from '../../cli/identifier.js';
-import { caseInsensitiveChoice, collectPair, pairsToObject, applySetPairs } from '../../cli/parse.js';
+import { caseInsensitiveChoice, collectPair, applySetPairs } from '../../cli/parse.js';
 import type { CommandInput } from '../../cli/registry.js';
 import { UsageError } from '../../errors.js';
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../io/render.js';
 import { addBatchOptions, rejectBatchOptions } from '../../batch/options.js';
+import { collectRawPair, resolveFieldFlags, type FlagFields } from './field-flags.js';
 import { runUpsertFile, UPSERT_FILE_DEFAULTS } from './upsert-file.js';
 
 export const SETTABLE_STATUSES = ['SUBSCRIBED', 'UNSUBSCRIBED', 'NO_STATUS'] as const;
@@ -17,8 +18,12 @@ export function configure(cmd: Command): void {
     .option('--email <address>', 'identifies the contact; with --contact-id it becomes the new address')
     .option('--contact-id <uuid>', 'identifies the contact by cnvContactId (wins over --email)')
     .option('--status <status>', `subscription status: ${SETTABLE_STATUSES.join(', ')} (any case)`, caseInsensitiveChoice(SETTABLE_STATUSES))
-    .option('--field <key=value>', 'contact field (repeatable); value parsed as JSON when it parses', collectPair)
-    .option('--company-field <key=value>', 'field of the contact\'s company (repeatable)', collectPair)
+    .option('--field <key=value>', 'contact field (repeatable); value converted to the field\'s data type', collectRawPair)
+    .option('-f, --raw-field <key=value>', 'contact field sent as a string, as typed (repeatable)', collectRawPair)
+    .option('-F, --typed-field <key=value>', 'contact field sent as JSON when it parses: true, false, null, numbers, objects (repeatable)', collectRawPair)
+    .option('--company-field <key=value>', 'field of the contact\'s company (repeatable); converted like --field', collectRawPair)
+    .option('--company-raw-field <key=value>', 'company field sent as a string (repeatable)', collectRawPair)
+    .option('--company-typed-field <key=value>', 'company field sent as JSON when it parses (repeatable)', collectRawPair)
     .option('--update-only', 'never create: fail with exit 5 when no contact matches')
     .option('--set <name=value>', 'any other body field, e.g. a flag the spec names but does not spell (repeatable)', collectPair)
     .option('--file <file>', 'upsert every row of a CSV, NDJSON or JSON file (- for stdin), one request per row');
@@ -32,15 +37,24 @@ the shared rate limit; rows for the same contact keep their file order. Report s
 created, updated, failed, invalid, skipped. Exit 0, 6 (some failed or invalid) or 7 (stopped;
 --resume-from-report sends what is missing). See docs/batches.md.
 
+--field and --company-field values are converted by the field's definition (GET /v2/fields,
+cached 5 minutes in the config directory's cache/): --field city=10115 sends the string
+"10115" to a STRING field, --field score=42 the number 42 to a NUMBER field, yes/no/true/false
+to a BOOLEAN one; a value that does not fit is exit 2, nothing sent. A key the definitions do
+not list, or definitions that cannot be read (a warning), fall back to JSON when it parses,
+else the string. -f/--raw-field always sends a string, -F/--typed-field JSON (as gh api's -F;
+-F key=null clears a field); --company-raw-field and --company-typed-field likewise.
+
 Examples:
   $ cnv contacts upsert --email ada@example.com --status subscribed --field firstName=Ada --field score=42
   $ cnv contacts upsert --contact-id 7f0c2f4e-1b2a-4c3d-9e8f-0a1b2c3d4e5f --email new@example.com --update-only
   $ cnv contacts upsert --email ada@example.com --set preserveExisting=true --field city=London
+  $ cnv contacts upsert --email ada@example.com --field zip=10115 -F tags='["a","b"]' -f note=true
   $ cnv contacts upsert --file contacts.csv --report report.csv`);
 }
 
-/** Builds the request body from the flags, checking locally what the API would refuse. */
-export function upsertBody(opts: Record<string, unknown>): UpsertContactBody {
+/** Builds the request body from the flags (fields already resolved), checking locally what the API would refuse. */
+export function upsertBody(opts: Record<string, unknown>, flagFields: FlagFields = {}): UpsertContactBody {
   const body: UpsertContactBody = {};
   if (opts.contactId !== undefined) {
     const id = uuidSchema.safeParse(opts.contactId);
@@ -56,10 +70,8 @@ export function upsertBody(opts: Record<string, unknown>): UpsertContactBody {
     throw new UsageError('identify the contact with --email or --contact-id', undefined, 'missing_identifier');
   }
   if (opts.status !== undefined) body.subscriptionStatus = String(opts.status);
-  const fields = pairsToObject(opts.field as Array<[string, unknown]> | undefined);
-  if (fields) body.fields = fields;
-  const companyFields = pairsToObject(opts.companyField as Array<[string, unknown]> | undefined);
-  if (companyFields) body.companyFields = companyFields;
+  if (flagFields.fields) body.fields = flagFields.fields;
+  if (flagFields.companyFields) body.companyFields = flagFields.companyFields;
   if (opts.updateOnly) body.updateOnly = true;
   applySetPairs(body, opts.set, NAMED_BODY_KEYS);
   return body;
@@ -68,7 +80,8 @@ export function upsertBody(opts: Record<string, unknown>): UpsertContactBody {
 export async function run(ctx: Context, { opts }: CommandInput): Promise<CommandResult> {
   if (opts.file !== undefined) return runUpsertFile(ctx, opts);
   rejectBatchOptions(opts, '--file');
-  const body = upsertBody(opts);
+  upsertBody(opts); // the identifiers are checked before the definitions are read
+  const body = upsertBody(opts, await resolveFieldFlags(ctx, opts));
   // The spec: with both, cnvContactId finds the contact and email becomes its address.
   if (body.cnvContactId && body.email) ctx.warn(`--contact-id finds the contact; --email does not look it up but sets its address to ${body.email}`);
   const result = await upsertContact(await ctx.http(), body, ctx.signal);

@@ -1,0 +1,96 @@
+import { InvalidArgumentError } from 'commander';
+import { DATA_TYPES, type DataType } from '../../api/fields.js';
+import { looseJson } from '../../cli/parse.js';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { coerceValue } from '../../records/coerce.js';
+import { readFieldDefinitions, type DefinitionsByType } from '../../records/field-cache.js';
+
+/** Commander collector for repeatable `key=value` options, the value kept as typed. */
+export function collectRawPair(value: string, previous: Array<[string, string]> = []): Array<[string, string]> {
+  const eq = value.indexOf('=');
+  if (eq <= 0) throw new InvalidArgumentError(`expected key=value, got "${value}"`);
+  return [...previous, [value.slice(0, eq).trim(), value.slice(eq + 1)]];
+}
+
+/** The three spellings of one map: by definition, raw string (-f) and typed (-F), as gh's api. */
+interface FieldGroup {
+  body: 'fields' | 'companyFields';
+  objectType: 'CONTACT' | 'COMPANY';
+  byDefinition: { opt: string; flag: string };
+  raw: { opt: string; flag: string };
+  typed: { opt: string; flag: string };
+}
+
+const GROUPS: readonly FieldGroup[] = [
+  {
+    body: 'fields',
+    objectType: 'CONTACT',
+    byDefinition: { opt: 'field', flag: '--field' },
+    raw: { opt: 'rawField', flag: '-f/--raw-field' },
+    typed: { opt: 'typedField', flag: '-F/--typed-field' },
+  },
+  {
+    body: 'companyFields',
+    objectType: 'COMPANY',
+    byDefinition: { opt: 'companyField', flag: '--company-field' },
+    raw: { opt: 'companyRawField', flag: '--company-raw-field' },
+    typed: { opt: 'companyTypedField', flag: '--company-typed-field' },
+  },
+];
+
+export type FlagFields = { fields?: Record<string, unknown>; companyFields?: Record<string, unknown> };
+
+const pairsOf = (opts: Record<string, unknown>, opt: string) => (opts[opt] as Array<[string, string]> | undefined) ?? [];
+
+/**
+ * The `fields` and `companyFields` the flags give. `--field`/`--company-field` values are
+ * converted by the field's definition (dataType), read once and cached; a key the definitions
+ * do not list, or definitions that cannot be read, fall back to JSON when it parses, else the
+ * string. `-f` is always a string, `-F` typed as JSON (true, false, null, numbers, objects).
+ * A value that does not fit its field's type is a usage error, before anything is sent.
+ */
+export async function resolveFieldFlags(ctx: Context, opts: Record<string, unknown>): Promise<FlagFields> {
+  const result: FlagFields = {};
+  for (const group of GROUPS) assertNoRepeats(opts, group);
+  const needed = GROUPS.filter((g) => pairsOf(opts, g.byDefinition.opt).length > 0);
+  let read = needed.length > 0 ? await readFieldDefinitions(ctx, needed.map((g) => g.objectType)) : undefined;
+  // A field created since the cache was written: ask the server once more.
+  if (read?.fromCache && needed.some((g) => pairsOf(opts, g.byDefinition.opt).some(([k]) => !read!.definitions.get(g.objectType)?.has(k)))) {
+    read = await readFieldDefinitions(ctx, needed.map((g) => g.objectType), { refresh: true });
+  }
+  for (const group of GROUPS) {
+    const values: Record<string, unknown> = {};
+    for (const [key, raw] of pairsOf(opts, group.byDefinition.opt)) values[key] = byDefinition(group, key, raw, read?.definitions);
+    for (const [key, raw] of pairsOf(opts, group.raw.opt)) values[key] = raw;
+    for (const [key, raw] of pairsOf(opts, group.typed.opt)) values[key] = looseJson(raw);
+    if (Object.keys(values).length > 0) result[group.body] = values;
+  }
+  return result;
+}
+
+function byDefinition(group: FieldGroup, key: string, raw: string, definitions: DefinitionsByType | undefined): unknown {
+  const def = definitions?.get(group.objectType)?.get(key);
+  const dataType = def && (DATA_TYPES as readonly string[]).includes(def.dataType) ? (def.dataType as DataType) : undefined;
+  // Unknown to the definitions (the API judges the key) or of a type this client does not know.
+  if (!dataType) return looseJson(raw);
+  const coerced = coerceValue(raw, dataType);
+  if (coerced.ok) return coerced.value;
+  throw new UsageError(
+    `${group.byDefinition.flag} ${key}: field "${key}" (${dataType}): ${coerced.reason}`,
+    `${group.typed.flag} sends the value as JSON, ${group.raw.flag} as a string, without checking its type`,
+    'invalid_field',
+  );
+}
+
+/** One key under two spellings would make the result depend on which flag is read last. */
+function assertNoRepeats(opts: Record<string, unknown>, group: FieldGroup): void {
+  const seen = new Map<string, string>();
+  for (const { opt, flag } of [group.byDefinition, group.raw, group.typed]) {
+    for (const key of new Set(pairsOf(opts, opt).map(([k]) => k))) {
+      const other = seen.get(key);
+      if (other) throw new UsageError(`${other} and ${flag} both set field "${key}"; give it once`, undefined, 'invalid_field');
+      seen.set(key, flag);
+    }
+  }
+}

@@ -1,0 +1,107 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { allFieldPages, fieldSchema, type FieldDefinition } from '../api/fields.js';
+import { configDir } from '../config/paths.js';
+import type { Context } from '../context.js';
+import { ApiError, ResponseShapeError, TransientError } from '../errors.js';
+import { maskKey } from '../http/redact.js';
+import { definitionMap } from './prepare.js';
+
+/** How long cached field definitions are trusted (a field created since shows up after this). */
+export const FIELD_CACHE_TTL_MS = 5 * 60_000;
+
+const cacheSchema = z.object({
+  version: z.literal(1),
+  objectTypes: z.record(z.string(), z.object({ savedAt: z.number(), fields: z.array(fieldSchema) })),
+});
+type CacheFile = z.output<typeof cacheSchema>;
+
+/** Field definitions by object type, then by key. */
+export type DefinitionsByType = Map<string, Map<string, FieldDefinition>>;
+
+/**
+ * The cache file of one account: `<config dir>/cache/fields-<hash>.json`, the hash of the base URL
+ * and the masked key id (never the key). A key of another shape has no id to mask, so a hash of
+ * it stands in (the file name is a hash of that hash, so the key cannot be read back).
+ */
+export function fieldCachePath(dir: string, baseUrl: string, apiKey: string): string {
+  const masked = maskKey(apiKey);
+  const keyId = masked === '****' ? createHash('sha256').update(apiKey).digest('hex') : masked;
+  const id = createHash('sha256').update(`${baseUrl}\n${keyId}`).digest('hex').slice(0, 24);
+  return join(dir, 'cache', `fields-${id}.json`);
+}
+
+/**
+ * The definitions of these object types: from the cache when fresh (and `refresh` is not set),
+ * else from GET /v2/fields (all pages), then cached. When they cannot be read (refused, e.g. no
+ * permission, off-contract answer, network) this warns once and returns undefined; the caller
+ * falls back to sending values as given.
+ */
+export async function readFieldDefinitions(
+  ctx: Context,
+  objectTypes: readonly string[],
+  opts: { refresh?: boolean } = {},
+): Promise<{ definitions: DefinitionsByType; fromCache: boolean } | undefined> {
+  const { baseUrl, apiKey } = await ctx.credentials();
+  const path = fieldCachePath(configDir(ctx.env), baseUrl, apiKey);
+  const now = ctx.clock.now();
+  const cache = await readCache(path);
+  const definitions: DefinitionsByType = new Map();
+  const missing: string[] = [];
+  for (const type of objectTypes) {
+    const entry = cache?.objectTypes[type];
+    // A savedAt in the future (a clock set back) counts as stale.
+    const fresh = entry && now - entry.savedAt >= 0 && now - entry.savedAt < FIELD_CACHE_TTL_MS;
+    if (fresh && !opts.refresh) definitions.set(type, definitionMap(entry.fields));
+    else missing.push(type);
+  }
+  if (missing.length === 0) return { definitions, fromCache: true };
+
+  const listed: Record<string, FieldDefinition[]> = {};
+  try {
+    const http = await ctx.http();
+    for (const type of missing) {
+      listed[type] = [];
+      for await (const page of allFieldPages(http, { objectType: type, limit: 1000 }, ctx.signal)) listed[type].push(...page);
+    }
+  } catch (err) {
+    if (!(err instanceof ApiError || err instanceof TransientError || err instanceof ResponseShapeError)) throw err;
+    ctx.warn(`could not read the field definitions (${err.code}: ${err.message}); --field values are sent as JSON when they parse, else as strings`);
+    return undefined;
+  }
+  const next: CacheFile = { version: 1, objectTypes: { ...cache?.objectTypes } };
+  for (const type of missing) {
+    definitions.set(type, definitionMap(listed[type]));
+    next.objectTypes[type] = { savedAt: now, fields: listed[type] };
+  }
+  await writeCache(path, next).catch((err: NodeJS.ErrnoException) => {
+    // Only a cache: the run goes on; the next one reads the definitions again.
+    if (ctx.globals.verbose) ctx.info(`cannot write the field cache ${path}: ${err.code ?? err.message}`);
+  });
+  return { definitions, fromCache: false };
+}
+
+/** The cache, or undefined when it is missing, unreadable or not what this version writes. */
+async function readCache(path: string): Promise<CacheFile | undefined> {
+  try {
+    const parsed = cacheSchema.safeParse(JSON.parse(await readFile(path, 'utf8')));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Written to a new temporary file (0600, never through an existing name) and renamed over. */
+async function writeCache(path: string, cache: CacheFile): Promise<void> {
+  await mkdir(join(path, '..'), { recursive: true, mode: 0o700 });
+  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    await writeFile(tmp, JSON.stringify(cache) + '\n', { flag: 'wx', mode: 0o600 });
+    await rename(tmp, path);
+  } catch (err) {
+    await unlink(tmp).catch(() => {});
+    throw err;
+  }
+}
