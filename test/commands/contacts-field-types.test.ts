@@ -1,0 +1,185 @@
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { MockAgent } from 'undici';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FIELD_CACHE_TTL_MS } from '../../src/records/field-cache.js';
+import { cnvInProcess, tempConfigDir } from '../helpers/cli.js';
+
+// `contacts upsert --field` against a server that is only the spec (undici's MockAgent):
+// values are converted by the definitions GET /v2/fields lists, which are cached.
+const BASE = 'https://api.test';
+const KEY = 'sk_live_mock_0123456789abcdef';
+let agent: MockAgent;
+let env: Record<string, string>;
+let dir: string;
+let fieldPaths: string[];
+let bodies: Array<Record<string, unknown>>;
+
+const def = (objectType: string, key: string, dataType: string) => ({ key, label: key, objectType, dataType });
+const CONTACT_FIELDS = [def('CONTACT', 'city', 'STRING'), def('CONTACT', 'score', 'NUMBER'), def('CONTACT', 'vip', 'BOOLEAN'), def('CONTACT', 'birthday', 'DATE')];
+const COMPANY_FIELDS = [def('COMPANY', 'employees', 'NUMBER'), def('COMPANY', 'companyName', 'STRING')];
+
+beforeEach(() => {
+  agent = new MockAgent();
+  agent.disableNetConnect();
+  dir = tempConfigDir();
+  env = { CNV_BASE_URL: BASE, CNV_API_KEY: KEY, CNV_CONFIG_DIR: dir, CNV_RATE_SHARE: 'off' };
+  fieldPaths = [];
+  bodies = [];
+  agent
+    .get(BASE)
+    .intercept({ path: '/v2/contacts', method: 'POST' })
+    .reply((req) => {
+      bodies.push(JSON.parse(String(req.body)));
+      return { statusCode: 200, data: { data: { cnvContactId: '00000000-0000-4000-8000-000000000001', contactCreated: true } } };
+    })
+    .persist();
+});
+afterEach(() => agent.close());
+
+/** Answers GET /v2/fields by objectType with these definitions, `times` times, recording each path. */
+function fieldsServer(times = 1, byType: Record<string, unknown[]> = { CONTACT: CONTACT_FIELDS, COMPANY: COMPANY_FIELDS }) {
+  agent
+    .get(BASE)
+    .intercept({ path: (p) => p.startsWith('/v2/fields?'), method: 'GET' })
+    .reply((req) => {
+      fieldPaths.push(req.path);
+      const type = new URL(req.path, BASE).searchParams.get('objectType') ?? '';
+      return { statusCode: 200, data: { data: { fields: byType[type] ?? [] }, pagination: { nextCursor: null } } };
+    })
+    .times(times);
+}
+
+const run = (args: string[]) => cnvInProcess(['contacts', 'upsert', '--email', 'a@example.com', ...args], { env, dispatcher: agent });
+const cacheDir = () => join(dir, 'cache');
+const cacheFile = () => join(cacheDir(), readdirSync(cacheDir()).find((f) => f.endsWith('.json'))!);
+
+describe('contacts upsert --field: typed by the field definitions', () => {
+  it('converts each value to its dataType, asking only the spec-named parameters', async () => {
+    fieldsServer();
+    const res = await run(['--field', 'city=10115', '--field', 'score=42', '--field', 'vip=yes', '--field', 'birthday=1990-05-01']);
+    expect(res.exitCode).toBe(0);
+    expect(res.stderr).toBe('');
+    expect(bodies[0].fields).toEqual({ city: '10115', score: 42, vip: true, birthday: '1990-05-01' });
+    expect(fieldPaths).toEqual(['/v2/fields?objectType=CONTACT&limit=1000']);
+  });
+
+  it('converts --company-field by the COMPANY definitions', async () => {
+    fieldsServer();
+    const res = await run(['--company-field', 'employees=12', '--company-field', 'companyName=007']);
+    expect(res.exitCode).toBe(0);
+    expect(bodies[0].companyFields).toEqual({ employees: 12, companyName: '007' });
+    expect(fieldPaths).toEqual(['/v2/fields?objectType=COMPANY&limit=1000']);
+  });
+
+  it('-f sends a string and -F JSON, without reading the definitions', async () => {
+    const res = await run(['-f', 'city=10115', '-F', 'score=7', '-F', 'tags=["a"]', '-f', 'vip=true', '--company-raw-field', 'employees=12', '--company-typed-field', 'companyName=null']);
+    expect(res.exitCode).toBe(0);
+    expect(bodies[0]).toMatchObject({ fields: { city: '10115', score: 7, tags: ['a'], vip: 'true' }, companyFields: { employees: '12', companyName: null } });
+    expect(fieldPaths).toEqual([]);
+  });
+
+  it('a value that does not fit its type is exit 2 naming the flag and field, nothing sent', async () => {
+    fieldsServer();
+    const res = await run(['--field', 'city=Rome', '--field', 'score=abc']);
+    expect(res.exitCode).toBe(2);
+    expect(res.stderr).toMatch(/^error: invalid_field: --field score: field "score" \(NUMBER\): "abc" is not a number\n/);
+    expect(bodies).toEqual([]);
+  });
+
+  it('one key under two spellings is exit 2, nothing read or sent', async () => {
+    const res = await run(['--field', 'city=1', '-f', 'city=2']);
+    expect(res.exitCode).toBe(2);
+    expect(res.stderr).toContain('--field and -f/--raw-field both set field "city"');
+    expect(fieldPaths).toEqual([]);
+    expect(bodies).toEqual([]);
+  });
+
+  it('a key the definitions do not list is sent as JSON when it parses (the API judges it)', async () => {
+    fieldsServer(2);
+    const res = await run(['--field', 'nope=12']);
+    expect(res.exitCode).toBe(0);
+    expect(bodies[0].fields).toEqual({ nope: 12 });
+  });
+});
+
+describe('the definitions cache', () => {
+  it('a second run makes no fields request; the file is 0600 and holds no key', async () => {
+    fieldsServer(1);
+    expect((await run(['--field', 'city=10115'])).exitCode).toBe(0);
+    const second = await run(['--field', 'score=5']);
+    expect(second.exitCode).toBe(0);
+    expect(fieldPaths).toHaveLength(1);
+    expect(bodies[1].fields).toEqual({ score: 5 });
+    const file = cacheFile();
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readFileSync(file, 'utf8')).not.toContain(KEY);
+    expect(readFileSync(file, 'utf8')).not.toContain('0123456789abcdef');
+    expect(readdirSync(cacheDir())).toHaveLength(1); // no temporary file left behind
+  });
+
+  it('is read again once older than the TTL', async () => {
+    fieldsServer(2);
+    await run(['--field', 'city=x']);
+    const file = cacheFile();
+    const cache = JSON.parse(readFileSync(file, 'utf8'));
+    cache.objectTypes.CONTACT.savedAt = Date.now() - FIELD_CACHE_TTL_MS - 1000;
+    writeFileSync(file, JSON.stringify(cache));
+    expect((await run(['--field', 'city=y'])).exitCode).toBe(0);
+    expect(fieldPaths).toHaveLength(2);
+    expect(JSON.parse(readFileSync(file, 'utf8')).objectTypes.CONTACT.savedAt).toBeGreaterThan(cache.objectTypes.CONTACT.savedAt);
+  });
+
+  it('a corrupt cache file is ignored and replaced', async () => {
+    fieldsServer(2);
+    await run(['--field', 'city=x']);
+    writeFileSync(cacheFile(), '{"version":1,"objectTypes":{"CONTACT":{"savedAt":');
+    const res = await run(['--field', 'score=3']);
+    expect(res.exitCode).toBe(0);
+    expect(res.stderr).toBe('');
+    expect(bodies[1].fields).toEqual({ score: 3 });
+    expect(fieldPaths).toHaveLength(2);
+    expect(JSON.parse(readFileSync(cacheFile(), 'utf8')).version).toBe(1);
+  });
+
+  it('a cached list without the key is read again once (a field created since)', async () => {
+    fieldsServer(1, { CONTACT: [def('CONTACT', 'city', 'STRING')] });
+    await run(['--field', 'city=x']);
+    fieldsServer(1, { CONTACT: [def('CONTACT', 'city', 'STRING'), def('CONTACT', 'zip', 'STRING')] });
+    expect((await run(['--field', 'zip=10115'])).exitCode).toBe(0);
+    expect(bodies[1].fields).toEqual({ zip: '10115' });
+    expect(fieldPaths).toHaveLength(2);
+  });
+
+  it('caches per account: another key does not reuse it', async () => {
+    fieldsServer(2);
+    await run(['--field', 'city=x']);
+    env.CNV_API_KEY = 'sk_live_other_0123456789abcdef';
+    await run(['--field', 'city=y']);
+    expect(fieldPaths).toHaveLength(2);
+    expect(readdirSync(cacheDir())).toHaveLength(2);
+  });
+});
+
+describe('definitions that cannot be read', () => {
+  it('no permission: one warning, then values as JSON when they parse, else strings', async () => {
+    agent
+      .get(BASE)
+      .intercept({ path: (p) => p.startsWith('/v2/fields?'), method: 'GET' })
+      .reply(403, { error: { code: 'forbidden', message: 'Missing permission' } });
+    const res = await run(['--field', 'city=10115', '--field', 'name=Ada', '--company-field', 'employees=3']);
+    expect(res.exitCode).toBe(0);
+    expect(res.stderr.match(/warning:/g)).toHaveLength(1);
+    expect(res.stderr).toContain('warning: could not read the field definitions (forbidden: Missing permission)');
+    expect(bodies[0]).toMatchObject({ fields: { city: 10115, name: 'Ada' }, companyFields: { employees: 3 } });
+    expect(readdirSync(dir)).not.toContain('cache');
+  });
+
+  it('an off-contract answer: warning and fallback', async () => {
+    agent.get(BASE).intercept({ path: (p) => p.startsWith('/v2/fields?'), method: 'GET' }).reply(200, { data: { fields: 'nope' } });
+    const res = await run(['--field', 'score=1']);
+    expect(res.exitCode).toBe(0);
+    expect(res.stderr).toContain('warning: could not read the field definitions');
+    expect(bodies[0].fields).toEqual({ score: 1 });
+  });
+});
