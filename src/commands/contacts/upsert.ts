@@ -49,7 +49,7 @@ Examples:
   $ cnv contacts upsert --email ada@example.com --status subscribed --field firstName=Ada --field score=42
   $ cnv contacts upsert --contact-id 7f0c2f4e-1b2a-4c3d-9e8f-0a1b2c3d4e5f --email new@example.com --update-only
   $ cnv contacts upsert --email ada@example.com --set preserveExisting=true --field city=London
-  $ cnv contacts upsert --email ada@example.com --field zip=10115 -F tags='["a","b"]' -f note=true
+  $ cnv contacts upsert --email ada@example.com --field city=10115 --field vip=yes -f lastName=007 -F score=null
   $ cnv contacts upsert --file contacts.csv --report report.csv`);
 }
 

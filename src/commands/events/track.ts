@@ -18,7 +18,7 @@ export function configure(cmd: Command): void {
     .option('--user-id <id>', 'the contact by your user id (falls back to --email when it matches no contact)')
     .option('--email <address>', 'the contact by email')
     .option('--client-event-id <id>', 'your id for this event; repeats are ignored by the API (default: a new UUID, reused on every retry)')
-    .option('--data <json>', 'event payload, a JSON object', jsonObject)
+    .option('--data <json>', 'event payload, a JSON object, sent as written (event data has no field definitions to convert by)', jsonObject)
     .option('--set <name=value>', 'any other body field, e.g. the occurred-at time or create-contact flag the spec names but does not spell (repeatable)', collectPair)
     .option('--file <file>', 'track every row of a CSV, NDJSON or JSON file (- for stdin), one request per row');
   addBatchOptions(cmd, TRACK_FILE_DEFAULTS).addHelpText('after', `
