@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { constants } from 'node:fs';
+import { lstat, mkdir, open, rename, unlink, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { allFieldPages, fieldSchema, type FieldDefinition } from '../api/fields.js';
 import { configDir } from '../config/paths.js';
@@ -36,13 +37,13 @@ export function fieldCachePath(dir: string, baseUrl: string, apiKey: string): st
 /**
  * The definitions of these object types: from the cache when fresh (and `refresh` is not set),
  * else from GET /v2/fields (all pages), then cached. When they cannot be read (refused, e.g. no
- * permission, off-contract answer, network) this warns once and returns undefined; the caller
- * falls back to sending values as given.
+ * permission, off-contract answer, network) this warns once (unless `quiet`) and returns
+ * undefined; the caller falls back to sending values as given.
  */
 export async function readFieldDefinitions(
   ctx: Context,
   objectTypes: readonly string[],
-  opts: { refresh?: boolean } = {},
+  opts: { refresh?: boolean; quiet?: boolean } = {},
 ): Promise<{ definitions: DefinitionsByType; fromCache: boolean } | undefined> {
   const { baseUrl, apiKey } = await ctx.credentials();
   const path = fieldCachePath(configDir(ctx.env), baseUrl, apiKey);
@@ -68,7 +69,7 @@ export async function readFieldDefinitions(
     }
   } catch (err) {
     if (!(err instanceof ApiError || err instanceof TransientError || err instanceof ResponseShapeError)) throw err;
-    ctx.warn(`could not read the field definitions (${err.code}: ${err.message}); --field values are sent as JSON when they parse, else as strings`);
+    if (!opts.quiet) ctx.warn(`could not read the field definitions (${err.code}: ${err.message}); --field values are sent as JSON when they parse, else as strings`);
     return undefined;
   }
   const next: CacheFile = { version: 1, objectTypes: { ...cache?.objectTypes } };
@@ -83,11 +84,20 @@ export async function readFieldDefinitions(
   return { definitions, fromCache: false };
 }
 
-/** The cache, or undefined when it is missing, unreadable or not what this version writes. */
+/**
+ * The cache, or undefined when it is missing, unreadable, not what this version writes, or
+ * reached through a symlink (cnv follows none it did not create).
+ */
 async function readCache(path: string): Promise<CacheFile | undefined> {
   try {
-    const parsed = cacheSchema.safeParse(JSON.parse(await readFile(path, 'utf8')));
-    return parsed.success ? parsed.data : undefined;
+    if ((await lstat(dirname(path))).isSymbolicLink()) return undefined;
+    const file = await open(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+    try {
+      const parsed = cacheSchema.safeParse(JSON.parse(await file.readFile('utf8')));
+      return parsed.success ? parsed.data : undefined;
+    } finally {
+      await file.close();
+    }
   } catch {
     return undefined;
   }
@@ -95,7 +105,8 @@ async function readCache(path: string): Promise<CacheFile | undefined> {
 
 /** Written to a new temporary file (0600, never through an existing name) and renamed over. */
 async function writeCache(path: string, cache: CacheFile): Promise<void> {
-  await mkdir(join(path, '..'), { recursive: true, mode: 0o700 });
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  if ((await lstat(dirname(path))).isSymbolicLink()) throw new Error('the cache directory is a symlink');
   const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
     await writeFile(tmp, JSON.stringify(cache) + '\n', { flag: 'wx', mode: 0o600 });

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { lstatSync, unlinkSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -148,6 +148,41 @@ describe('the definitions cache', () => {
     fieldsServer(1, { CONTACT: [def('CONTACT', 'city', 'STRING'), def('CONTACT', 'zip', 'STRING')] });
     expect((await run(['--field', 'zip=10115'])).exitCode).toBe(0);
     expect(bodies[1].fields).toEqual({ zip: '10115' });
+    expect(fieldPaths).toHaveLength(2);
+  });
+
+  it('a cached list without the key whose refresh fails keeps converting the keys it lists', async () => {
+    fieldsServer(1);
+    await run(['--field', 'city=x']);
+    agent.get(BASE).intercept({ path: (p) => p.startsWith('/v2/fields?'), method: 'GET' }).reply(403, { error: { code: 'forbidden', message: 'no' } });
+    const res = await run(['--field', 'city=10115', '--field', 'zip=10115']);
+    expect(res.exitCode).toBe(0);
+    expect(res.stderr).toBe('');
+    expect(bodies[1].fields).toEqual({ city: '10115', zip: 10115 });
+  });
+
+  it('a symlink at the cache path is neither read nor written through', async () => {
+    fieldsServer(2);
+    await run(['--field', 'city=x']);
+    const file = cacheFile();
+    const planted = join(dir, 'planted.json');
+    const fake = { version: 1, objectTypes: { CONTACT: { savedAt: Date.now(), fields: [def('CONTACT', 'city', 'NUMBER')] } } };
+    writeFileSync(planted, JSON.stringify(fake));
+    unlinkSync(file);
+    symlinkSync(planted, file);
+    const res = await run(['--field', 'city=10115']);
+    expect(res.exitCode).toBe(0);
+    expect(bodies[1].fields).toEqual({ city: '10115' });
+    expect(fieldPaths).toHaveLength(2);
+    expect(JSON.parse(readFileSync(planted, 'utf8'))).toEqual(fake);
+    expect(lstatSync(file).isSymbolicLink()).toBe(false);
+  });
+
+  it('a cache that cannot be written does not stop the run', async () => {
+    fieldsServer(2);
+    writeFileSync(join(dir, 'cache'), 'not a directory');
+    for (const value of ['1', '2']) expect((await run(['--field', `score=${value}`])).exitCode).toBe(0);
+    expect(bodies.map((b) => b.fields)).toEqual([{ score: 1 }, { score: 2 }]);
     expect(fieldPaths).toHaveLength(2);
   });
 

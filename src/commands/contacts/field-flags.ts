@@ -57,7 +57,8 @@ export async function resolveFieldFlags(ctx: Context, opts: Record<string, unkno
   let read = needed.length > 0 ? await readFieldDefinitions(ctx, needed.map((g) => g.objectType)) : undefined;
   // A field created since the cache was written: ask the server once more.
   if (read?.fromCache && needed.some((g) => pairsOf(opts, g.byDefinition.opt).some(([k]) => !read!.definitions.get(g.objectType)?.has(k)))) {
-    read = await readFieldDefinitions(ctx, needed.map((g) => g.objectType), { refresh: true });
+    // Unreadable now: the cached definitions still hold for the keys they list.
+    read = (await readFieldDefinitions(ctx, needed.map((g) => g.objectType), { refresh: true, quiet: true })) ?? read;
   }
   for (const group of GROUPS) {
     const values: Record<string, unknown> = {};
