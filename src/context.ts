@@ -120,19 +120,24 @@ export function createContext(deps: ContextDeps): Context {
   let client: Promise<HttpClient> | undefined;
   let rateLimiter: Promise<RateLimiter> | undefined;
   let redactor = makeRedactor([deps.env.CNV_API_KEY]);
-  // The account's rate is split with the other cnv processes of this machine that use it. Not
-  // waited for: a one-request command should not pay for it, and a joining run's first few
-  // milliseconds at the full rate fit in the server's bucket.
+  // The account's rate is split with the other cnv processes of this machine that use it, from
+  // a process's second request on: one request cannot strain the limit, so a one-shot command
+  // (contacts get) never pays for the lease, and a run's first requests fit in the server's bucket.
   const shareRate = (limiter: RateLimiter, credentials: Credentials) => {
-    const joined = import('./http/rate-share.js').then(({ RateShare }) =>
-      RateShare.join({
-        configDir: configDir(deps.env),
-        account: { baseUrl: credentials.baseUrl, keyId: maskKey(credentials.apiKey) },
-        limiter,
-        fullRate: CLIENT_RATE.ratePerSecond,
-      }),
-    );
-    disposers.push(() => joined.then((share) => share.stop(), () => {}));
+    let joined: Promise<{ stop(): Promise<void> } | undefined> | undefined;
+    let reservations = 0;
+    limiter.onReserve = () => {
+      if (++reservations < 2 || joined) return;
+      joined = import('./http/rate-share.js').then(({ RateShare }) =>
+        RateShare.join({
+          configDir: configDir(deps.env),
+          account: { baseUrl: credentials.baseUrl, keyId: maskKey(credentials.apiKey) },
+          limiter,
+          fullRate: CLIENT_RATE.ratePerSecond,
+        }),
+      );
+    };
+    disposers.push(() => joined?.then((share) => share?.stop(), () => {}));
   };
   const ctx: Context = {
     io: deps.io,

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cnv, tempConfigDir } from '../helpers/cli.js';
@@ -42,6 +42,13 @@ describe('one rate limit for every cnv process of an account', () => {
     expect(stats.rateLimited).toBe(0);
     expect(stats.total).toBe(4 * ROWS);
   }, 60_000);
+
+  it('a one-request command takes no lease (nothing to share, nothing to pay for)', async () => {
+    const configDir = tempConfigDir();
+    const res = await cnv(['contacts', 'get', '--email', 'ada@example.com'], { env: { ...fx.env, CNV_CONFIG_DIR: configDir } });
+    expect(res.exitCode, res.stderr).toBe(0);
+    expect(existsSync(join(configDir, 'rate'))).toBe(false);
+  });
 
   it('without sharing (CNV_RATE_SHARE=off) the same four runs collect 429s', async () => {
     const { runs, stats } = await fourAtOnce('alone', { CNV_RATE_SHARE: 'off' });
