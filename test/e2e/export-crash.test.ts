@@ -7,7 +7,7 @@ import { mulberry32 } from '../../src/emulator/seed/prng.js';
 import { CRASH_STEPS } from '../../src/exports/crash-points.js';
 import { BIN, cnv } from '../helpers/cli.js';
 import { emulatorFixture } from '../helpers/emulator.js';
-import { exportState, outDir, statePath } from '../helpers/exports.js';
+import { exportState, outDir, statePath, killUntilDone } from '../helpers/exports.js';
 
 // Exactly once into a file, whatever kills the run: every scenario resumes and must end with a
 // file equal, byte for byte, to one clean export.
@@ -73,18 +73,8 @@ describe('kill -9 from outside, at random moments', () => {
     for (let seed = 1; seed <= 8; seed++) {
       const random = mulberry32(seed);
       const out = join(outDir(), `random-${seed}.csv`);
-      let finished = false;
-      for (let attempt = 0; attempt < 15 && !finished; attempt++) {
-        const child = spawn(args(out, `random-${seed}`, '100'));
-        const timer = setTimeout(() => child.kill('SIGKILL'), 150 + random() * 600 + attempt * 400);
-        const res = await child;
-        clearTimeout(timer);
-        if (res.exitCode === 0) finished = true;
-        else {
-          expect(res.signal, String(res.stderr)).toBe('SIGKILL');
-          kills += 1;
-        }
-      }
+      const { finished, kills: killed } = await killUntilDone(() => spawn(args(out, `random-${seed}`, '100')), random, { attempts: 15, base: 150, spread: 600, step: 400 });
+      kills += killed;
       expect(finished, `seed ${seed}`).toBe(true);
       expect(readFileSync(out, 'utf8'), `seed ${seed}`).toBe(reference);
     }

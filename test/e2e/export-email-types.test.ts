@@ -9,7 +9,7 @@ import { EMAIL_EVENT_TYPES } from '../../src/api/exports.js';
 import { mulberry32 } from '../../src/emulator/seed/prng.js';
 import { BIN, cnv } from '../helpers/cli.js';
 import { emulatorFixture } from '../helpers/emulator.js';
-import { duplicates, exportState, ndjsonRows, outDir } from '../helpers/exports.js';
+import { duplicates, exportState, ndjsonRows, outDir, killUntilDone } from '../helpers/exports.js';
 
 // Every email event type in one command: one state holding each type's cursor, committed with
 // the file's length after each page. Pages of the types interleave in any order, so "exactly
@@ -111,18 +111,8 @@ describe('--type all into one file', () => {
     for (let seed = 1; seed <= 2; seed++) {
       const random = mulberry32(seed);
       const out = join(outDir(), `random-${seed}.ndjson`);
-      let finished = false;
-      for (let attempt = 0; attempt < 12 && !finished; attempt++) {
-        const child = spawn(args(out, `all-random-${seed}`, '100'));
-        const timer = setTimeout(() => child.kill('SIGKILL'), 250 + random() * 400 + attempt * 300);
-        const res = await child;
-        clearTimeout(timer);
-        if (res.exitCode === 0) finished = true;
-        else {
-          expect(res.signal, String(res.stderr)).toBe('SIGKILL');
-          kills += 1;
-        }
-      }
+      const { finished, kills: killed } = await killUntilDone(() => spawn(args(out, `all-random-${seed}`, '100')), random, { attempts: 12, base: 250, spread: 400, step: 300 });
+      kills += killed;
       expect(finished, `seed ${seed}`).toBe(true);
       expect(sortedLines(readFileSync(out, 'utf8')), `seed ${seed}`).toEqual(reference);
     }

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../src/emulator/seed/prng.js';
 import { BIN, cnv } from '../helpers/cli.js';
 import { emulatorFixture } from '../helpers/emulator.js';
-import { exportState, outDir } from '../helpers/exports.js';
+import { exportState, outDir, killUntilDone } from '../helpers/exports.js';
 
 // gzip output under the exactly-once protocol: each committed page is one gzip member, so a
 // file cut back to its committed length is whole gzip, and a resumed file decompresses to
@@ -89,18 +89,8 @@ describe('--out FILE.csv.gz', () => {
     for (let seed = 1; seed <= 2; seed++) {
       const random = mulberry32(seed);
       const out = join(outDir(), `random-${seed}.csv.gz`);
-      let finished = false;
-      for (let attempt = 0; attempt < 12 && !finished; attempt++) {
-        const child = spawn(args(out, `gz-random-${seed}`, '100'));
-        const timer = setTimeout(() => child.kill('SIGKILL'), 150 + random() * 500 + attempt * 400);
-        const res = await child;
-        clearTimeout(timer);
-        if (res.exitCode === 0) finished = true;
-        else {
-          expect(res.signal, String(res.stderr)).toBe('SIGKILL');
-          kills += 1;
-        }
-      }
+      const { finished, kills: killed } = await killUntilDone(() => spawn(args(out, `gz-random-${seed}`, '100')), random, { attempts: 12, base: 150, spread: 500, step: 400 });
+      kills += killed;
       expect(finished, `seed ${seed}`).toBe(true);
       expect(readGzip(out), `seed ${seed}`).toBe(reference);
     }

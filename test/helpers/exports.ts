@@ -1,7 +1,9 @@
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ResultPromise } from 'execa';
 import { parse } from 'csv-parse/sync';
+import { expect } from 'vitest';
 import { ExportStateStore } from '../../src/exports/state-store.js';
 import type { ExportState } from '../../src/exports/state.js';
 
@@ -34,4 +36,27 @@ export function csvRecords(path: string): string[][] {
 export function duplicates(lines: string[]): string[] {
   const seen = new Set<string>();
   return lines.filter((l) => (seen.has(l) ? true : (seen.add(l), false)));
+}
+
+/**
+ * Runs `start()` again and again, SIGKILLing each run after a random delay that grows with the
+ * attempt (`base + random() * spread + attempt * step` ms), until one run exits 0. Any run that
+ * ends otherwise must have been killed. Returns whether a run finished and how many were killed.
+ */
+export async function killUntilDone(
+  start: () => ResultPromise,
+  random: () => number,
+  { attempts, base, spread, step }: { attempts: number; base: number; spread: number; step: number },
+): Promise<{ finished: boolean; kills: number }> {
+  let kills = 0;
+  for (let attempt = 0; attempt < attempts; attempt++) {
+    const child = start();
+    const timer = setTimeout(() => child.kill('SIGKILL'), base + random() * spread + attempt * step);
+    const res = await child;
+    clearTimeout(timer);
+    if (res.exitCode === 0) return { finished: true, kills };
+    expect(res.signal, String(res.stderr)).toBe('SIGKILL');
+    kills += 1;
+  }
+  return { finished: false, kills };
 }
