@@ -1,4 +1,5 @@
 import { UsageError } from '../errors.js';
+import { escapeControl } from './terminal-text.js';
 
 /** Input file formats the batch commands read. */
 export type InputFormat = 'csv' | 'ndjson' | 'json';
@@ -29,10 +30,6 @@ export class InputFileError extends UsageError {
 /** Deeper JSON than this is refused as a row: nothing the API takes nests so far, and deeper values overflow recursive code (JSON.stringify) on the way out. */
 export const MAX_JSON_DEPTH = 100;
 
-// Characters that must not reach a terminal raw: C0 and C1 controls, DEL, line and paragraph
-// separators, bidirectional overrides.
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-const escapeChar = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
 const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}...` : text);
 
 /**
@@ -40,12 +37,12 @@ const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0,
  * (NUL, ESC, C1, line and paragraph separators) escaped, at most `max` characters shown.
  */
 export function quoteInput(text: string, max = 40): string {
-  return JSON.stringify(cut(text, max)).replace(UNSAFE, escapeChar);
+  return escapeControl(JSON.stringify(cut(text, max)));
 }
 
 /** Input shown without quotes (an identifier in a summary line): unsafe characters escaped, at most `max` shown. */
 export function safeText(text: string, max = 80): string {
-  return cut(text, max).replace(UNSAFE, escapeChar);
+  return escapeControl(cut(text, max));
 }
 
 /** Any value of a row as it may appear in a message: text quoted, other values as JSON; escaped and cut. */
@@ -57,10 +54,7 @@ export function showValue(value: unknown, max = 60): string {
 export function jsonErrorText(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
   // "Unexpected token 'x', "...text..." is not valid JSON": the quoted text is input.
-  return message
-    .replace(/, (?:\.\.\.)?"([^]*)"(?:\.\.\.)? is not valid JSON$/, (_, text: string) => `, in ${quoteInput(text)}`)
-    .replace(UNSAFE, escapeChar)
-    .slice(0, 200);
+  return escapeControl(message.replace(/, (?:\.\.\.)?"([^]*)"(?:\.\.\.)? is not valid JSON$/, (_, text: string) => `, in ${quoteInput(text)}`)).slice(0, 200);
 }
 
 /**
