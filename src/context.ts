@@ -9,7 +9,7 @@ import type { HttpClient } from './http/client.js';
 import { makeRedactor, maskKey } from './http/redact.js';
 import { DEFAULT_MAX_RETRY_WAIT_MS } from './http/retry-policy.js';
 import { compiledQuery, queryText } from './io/query.js';
-import { escapeControl } from './io/terminal-text.js';
+import { escapeControl } from './lib/terminal-text.js';
 import type { RateLimiter } from './http/rate-limiter.js';
 
 /** The process streams a command may use, and what they are attached to. */

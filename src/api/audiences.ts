@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ContactIdentifier } from '../cli/identifier.js';
+import type { ContactIdentifier } from './identifiers.js';
 import type { HttpClient } from '../http/client.js';
 import { addContactAt, batchAddContactsAt } from './memberships.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ContactIdentifier } from '../cli/identifier.js';
+import type { ContactIdentifier } from './identifiers.js';
 import type { HttpClient } from '../http/client.js';
 
 // Shared by static audiences and custom campaigns: the add, batch-add answers are the same.

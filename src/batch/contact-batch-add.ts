@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { BatchItemResult } from '../api/memberships.js';
-import { emailSchema, isPlausibleEmail, uuidSchema, type ContactIdentifier } from '../cli/identifier.js';
+import { emailSchema, isPlausibleEmail, uuidSchema, type ContactIdentifier } from '../api/identifiers.js';
 import type { Context } from '../context.js';
 import { ApiError, ResponseShapeError } from '../errors.js';
 import type { HttpClient } from '../http/client.js';

@@ -1,10 +1,10 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { integer } from '../cli/parse.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { INPUT_FORMATS, type InputFormat } from '../io/input-rows.js';
 import { INPUT_ENCODINGS } from '../io/text-decode.js';
 import { addSummaryJsonOption, summaryJsonTarget } from '../io/summary-json.js';
+import { integer } from '../lib/option-values.js';
 
 /** Options of every batch or file mode, as `runFileBatch` takes them. */
 export interface BatchRunOptions {

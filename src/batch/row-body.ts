@@ -1,6 +1,6 @@
-import { looseJson } from '../cli/parse.js';
 import { columnNamer } from '../io/column-names.js';
 import { quoteInput, type InputRow } from '../io/input-rows.js';
+import { looseJson } from '../lib/option-values.js';
 
 /** A row that cannot become a body (two columns naming one key): an invalid row, never sent. */
 export class InvalidRowError extends Error {}

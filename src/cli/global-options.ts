@@ -2,7 +2,8 @@ import { Option, type Command } from 'commander';
 import { DEFAULT_GLOBALS, type GlobalOptions } from '../context.js';
 import { OUTPUT_FORMATS } from '../io/format.js';
 import { UsageError } from '../errors.js';
-import { caseInsensitiveChoice, integer } from './parse.js';
+import { integer } from '../lib/option-values.js';
+import { caseInsensitiveChoice } from './parse.js';
 
 /** Upper bound of --max-retry-wait: a day. */
 const MAX_RETRY_WAIT_LIMIT_S = 86_400;

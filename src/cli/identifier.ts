@@ -1,14 +1,8 @@
 import type { Command } from 'commander';
-import { z } from 'zod';
+import { emailSchema, uuidSchema, type ContactIdentifier } from '../api/identifiers.js';
 import { UsageError } from '../errors.js';
 
 export type IdentifierKind = 'contactId' | 'userId' | 'email';
-
-export interface ContactIdentifier {
-  cnvContactId?: string;
-  userId?: string;
-  email?: string;
-}
 
 const FLAGS: Record<IdentifierKind, [string, string]> = {
   contactId: ['--contact-id <uuid>', 'the contact by its cnvContactId'],
@@ -21,26 +15,6 @@ export function addIdentifierOptions(cmd: Command, kinds: IdentifierKind[] = ['c
   for (const kind of kinds) cmd.option(...FLAGS[kind]);
   return cmd;
 }
-
-export const uuidSchema = z.guid({ message: 'expected a UUID like 7f0c2f4e-1b2a-4c3d-9e8f-0a1b2c3d4e5f' });
-// Whitespace (Unicode included) or a control character never belongs in an address.
-const SPACE_OR_CONTROL = /[\s\p{Cc}]/u;
-
-/**
- * True unless the text is surely not an email address: whitespace or a control character, no
- * "@", an empty local part or domain, or a domain with an empty label (`a@.com`, `a@b..c`).
- * Everything else (`jörg@example.com`, `user@bücher.de`, `a!b@example.com`, quoted local
- * parts) is left for the API to judge: a stricter local check would make such contacts
- * unreachable by email.
- */
-export function isPlausibleEmail(text: string): boolean {
-  if (SPACE_OR_CONTROL.test(text)) return false;
-  const at = text.lastIndexOf('@');
-  if (at <= 0 || at === text.length - 1) return false;
-  return text.slice(at + 1).split('.').every((label) => label.length > 0);
-}
-
-export const emailSchema = z.string().refine(isPlausibleEmail, { message: 'expected an email address' });
 
 /**
  * Reads and checks the identifier flags; at least one is required. With `warn`, several given

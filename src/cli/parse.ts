@@ -1,15 +1,7 @@
 import { InvalidArgumentError } from 'commander';
 import { UsageError } from '../errors.js';
+import { integer, looseJson } from '../lib/option-values.js';
 import { didYouMean, HINT_MARK } from './suggest.js';
-
-/** A value as JSON when it parses, else the raw string (`--field score=42` sends a number). */
-export function looseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
 
 /** Commander collector for repeatable `key=value` options. */
 export function collectPair(value: string, previous: Array<[string, unknown]> = []): Array<[string, unknown]> {
@@ -35,16 +27,6 @@ export function jsonObject(text: string): Record<string, unknown> {
     throw new InvalidArgumentError('expected a JSON object, like {"plan":"pro"}');
   }
   return parsed as Record<string, unknown>;
-}
-
-/** Commander parser for a whole number within bounds. */
-export function integer(min: number, max = Number.MAX_SAFE_INTEGER) {
-  return (text: string): number => {
-    if (!/^-?\d+$/.test(text.trim())) throw new InvalidArgumentError(`expected a whole number, got "${text}"`);
-    const n = Number(text);
-    if (n < min || n > max) throw new InvalidArgumentError(`expected a number from ${min} to ${max}, got ${n}`);
-    return n;
-  };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { CommanderError } from 'commander';
 import type { Context } from '../context.js';
 import { CliError, DryRunStop, ExitCode, OutputClosedError } from '../errors.js';
-import { escapeControl } from '../io/terminal-text.js';
+import { escapeControl } from '../lib/terminal-text.js';
 
 /**
  * The single error handler: one line on stderr (plus a hint), JSON too with --json; returns the

@@ -5,7 +5,7 @@ import type { Context } from '../context.js';
 import { ResponseShapeError, UsageError } from '../errors.js';
 import type { HttpClient, RawResponse } from '../http/client.js';
 import type { CommandResult } from '../io/render.js';
-import { escapeControl } from '../io/terminal-text.js';
+import { escapeControl } from '../lib/terminal-text.js';
 import { writeWithBackpressure } from '../io/write.js';
 import { collectField, fieldsObject, queryValue, readValueFile, type FieldArg } from './api/fields.js';
 import { apiIdempotency } from './api/idempotency.js';

@@ -1,10 +1,10 @@
 import { lstat } from 'node:fs/promises';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { CommandInput } from '../cli/registry.js';
-import { integer } from '../cli/parse.js';
 import type { Context } from '../context.js';
 import type { CommandResult } from '../io/render.js';
 import { LocalFileError, UsageError } from '../errors.js';
+import { integer } from '../lib/option-values.js';
 
 function rate(text: string): number {
   const n = Number(text);

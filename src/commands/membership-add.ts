@@ -1,10 +1,11 @@
 import type { Command } from 'commander';
 import type { AddContactResult, BatchItemResult } from '../api/memberships.js';
 import { MAX_BATCH_CONTACTS } from '../api/memberships.js';
+import type { ContactIdentifier } from '../api/identifiers.js';
 import { batchAddSender, IDENTIFIER_COLUMNS, prepareIdentifierRow } from '../batch/contact-batch-add.js';
 import { runFileBatch } from '../batch/file-run.js';
 import { addBatchOptions, batchRunOptions, rejectBatchOptions } from '../batch/options.js';
-import { addIdentifierOptions, identifierFrom, type ContactIdentifier } from '../cli/identifier.js';
+import { addIdentifierOptions, identifierFrom } from '../cli/identifier.js';
 import { uuidArgument } from '../cli/parse.js';
 import type { CommandInput } from '../cli/registry.js';
 import type { Context } from '../context.js';

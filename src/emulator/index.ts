@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import { escapeControl } from '../io/terminal-text.js';
+import { escapeControl } from '../lib/terminal-text.js';
 import { isLoopbackHost } from './admin-guard.js';
 import { attachBulk } from './bulk.js';
 import { FaultController } from './faults.js';

@@ -6,7 +6,7 @@ import { EmulatorError, errorBody } from './errors.js';
 import { errorResult, parseJsonObject, readBody, sendJson } from './http-io.js';
 import type { AdminRouter, RouteResult } from './router.js';
 import { HEALTH_PATH } from './routes/health.js';
-import { escapeControl } from '../io/terminal-text.js';
+import { escapeControl } from '../lib/terminal-text.js';
 
 export interface ServerDeps extends ApiDeps {
   adminRouter: AdminRouter;

@@ -1,13 +1,13 @@
 import { extname } from 'node:path';
 import type { Command } from 'commander';
 import { EXPORT_PAGE_LIMITS, type EmailEventType } from '../api/exports.js';
-import { integer } from '../cli/parse.js';
 import type { Context } from '../context.js';
 import { isIsoDate } from '../dates.js';
 import { UsageError } from '../errors.js';
 import type { ExportRunOptions } from './plan.js';
 import { gzipName } from './gzip-pages.js';
 import { summaryJsonTarget } from '../io/summary-json.js';
+import { integer } from '../lib/option-values.js';
 import { checkStateKey } from './state-key.js';
 import type { ExportKind, FileFormat } from './state.js';
 

@@ -11,7 +11,7 @@ import { attemptDeadline } from './deadline.js';
 import type { RateLimiter } from './rate-limiter.js';
 import { backoffDelay, DEFAULT_MAX_RETRY_WAIT_MS, isRetryable, parseRetryAfter, type FailedAttempt, type Idempotency } from './retry-policy.js';
 import { describeIssues, envelopeSchema, rowsData } from './envelope.js';
-import { JsonRowSplitter, JsonSyntaxError, JsonTooLargeError } from '../io/json-rows.js';
+import { JsonRowSplitter, JsonSyntaxError, JsonTooLargeError } from '../lib/json-rows.js';
 import { BODY_LIMITS, declaredLength, MAX_DEPTH, nestedDeeperThan, readCapped, type ResponseBody } from './body.js';
 import { describeBody } from './foreign.js';
 import { finalError, notTheApi, parseFailure, tooLarge, waitTooLong, type Target } from './failures.js';

@@ -1,5 +1,5 @@
 import type { Writable } from 'node:stream';
-import { escapeControl } from '../io/terminal-text.js';
+import { escapeControl } from '../lib/terminal-text.js';
 import type { RequestLogger } from './logger.js';
 
 /** Characters of a body the debug log shows (request and response alike). */

@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import { escapeControl } from '../io/terminal-text.js';
+import { escapeControl } from '../lib/terminal-text.js';
 import { redactUrl } from './redact.js';
 
 const SNIPPET_CHARS = 80;

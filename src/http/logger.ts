@@ -1,5 +1,5 @@
 import type { Writable } from 'node:stream';
-import { escapeControl } from '../io/terminal-text.js';
+import { escapeControl } from '../lib/terminal-text.js';
 
 /** What was sent in one attempt. `url`, `headers` and `body` are for the debug log; the key in `headers` is already masked. */
 export interface RequestLog {

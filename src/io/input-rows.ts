@@ -1,5 +1,5 @@
 import { UsageError } from '../errors.js';
-import { escapeControl } from './terminal-text.js';
+import { escapeControl } from '../lib/terminal-text.js';
 
 /** Input file formats the batch commands read. */
 export type InputFormat = 'csv' | 'ndjson' | 'json';

@@ -1,4 +1,4 @@
-import { escapeControl } from './terminal-text.js';
+import { escapeControl } from '../lib/terminal-text.js';
 import { cellText } from './format.js';
 
 /** Space between two columns. */

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { JsonRowSplitter, JsonSyntaxError } from '../../src/io/json-rows.js';
+import { JsonRowSplitter, JsonSyntaxError } from '../../src/lib/json-rows.js';
 
 /** Feeds `text` in pieces cut at the given sizes (cycled) and returns rows and the rest. */
 function split(text: string, member: string, sizes: number[] = [text.length]) {

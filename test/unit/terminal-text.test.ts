@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createContext } from '../../src/context.js';
 import { stderrLogger } from '../../src/http/logger.js';
 import { makeRedactor, redactUrl } from '../../src/http/redact.js';
-import { escapeControl } from '../../src/io/terminal-text.js';
+import { escapeControl } from '../../src/lib/terminal-text.js';
 
 describe('escapeControl', () => {
   it('shows C0, DEL, C1, line separators and bidi controls as escapes; plain text is untouched', () => {

@@ -1,8 +1,8 @@
 import { InvalidArgumentError } from 'commander';
 import { DATA_TYPES, type DataType } from '../../api/fields.js';
-import { looseJson } from '../../cli/parse.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { looseJson } from '../../lib/option-values.js';
 import { coerceValue } from '../../records/coerce.js';
 import { readFieldDefinitions, type DefinitionsByType } from '../../records/field-cache.js';
 

@@ -6,7 +6,7 @@ import { batchRunOptions } from '../../batch/options.js';
 import { perRowSender } from '../../batch/per-row.js';
 import { rowBody } from '../../batch/row-body.js';
 import { blank, checkRow, identifierColumns } from '../../batch/row-check.js';
-import { emailSchema, uuidSchema } from '../../cli/identifier.js';
+import { emailSchema, uuidSchema } from '../../api/identifiers.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { resolveFieldFlags, type FlagFields } from './field-flags.js';

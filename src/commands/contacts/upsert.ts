@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { upsertContact, type UpsertContactBody } from '../../api/contacts.js';
-import { emailSchema, uuidSchema } from '../../cli/identifier.js';
+import { emailSchema, uuidSchema } from '../../api/identifiers.js';
 import { caseInsensitiveChoice, collectPair, applySetPairs } from '../../cli/parse.js';
 import type { CommandInput } from '../../cli/registry.js';
 import { UsageError } from '../../errors.js';

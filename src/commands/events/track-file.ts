@@ -7,7 +7,7 @@ import { batchRunOptions } from '../../batch/options.js';
 import { perRowSender } from '../../batch/per-row.js';
 import { rowBody } from '../../batch/row-body.js';
 import { blank, checkRow, identifierColumns } from '../../batch/row-check.js';
-import { emailSchema } from '../../cli/identifier.js';
+import { emailSchema } from '../../api/identifiers.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { spellingsOf } from '../../io/column-names.js';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { allFieldPages, isFieldOfCustomObject, listFields, RELATIONSHIP_OBJECT_TYPES, type FieldDefinition, type ListFieldsQuery } from '../../api/fields.js';
-import { uuidSchema } from '../../cli/identifier.js';
+import { uuidSchema } from '../../api/identifiers.js';
 import { addColumnsOption, chosenColumns, type ListColumns } from '../../cli/columns-option.js';
 import { caseInsensitiveChoice, pageSize } from '../../cli/parse.js';
 import type { CommandInput } from '../../cli/registry.js';

@@ -5,7 +5,7 @@ import { MAX_RECORDS_PER_BATCH, upsertRecords, type RecordInput } from '../../ap
 import { addBatchOptions, batchRunOptions } from '../../batch/options.js';
 import { runFileBatch } from '../../batch/file-run.js';
 import type { BatchItem, ItemOutcome } from '../../batch/types.js';
-import { uuidSchema } from '../../cli/identifier.js';
+import { uuidSchema } from '../../api/identifiers.js';
 import { caseInsensitiveChoice } from '../../cli/parse.js';
 import type { CommandInput } from '../../cli/registry.js';
 import type { Context } from '../../context.js';

@@ -1,13 +1,13 @@
 // One measurement of export page parsing, in a fresh process (so one way's heap does not tax
 // the other's): `node page-parse.mjs splitter|parse compact|spaced PAGES`, prints JSON
 // { usPerRow } on stdout. Used by test/bench/suites/parsers.mjs.
-//   splitter: src/io/json-rows.ts, rows handed over as the 64 KiB chunks arrive (what cnv does);
+//   splitter: src/lib/json-rows.ts, rows handed over as the 64 KiB chunks arrive (what cnv does);
 //   parse:    the chunks gathered, then one JSON.parse of the whole page (undici's body.json()).
 import { StringDecoder } from 'node:string_decoder';
 
 const [way, layout, pagesArg] = process.argv.slice(2);
 const pages = Number(pagesArg);
-const { JsonRowSplitter } = await import(new URL('../../../dist/io/json-rows.js', import.meta.url).href);
+const { JsonRowSplitter } = await import(new URL('../../../dist/lib/json-rows.js', import.meta.url).href);
 
 /** A contacts row as the export endpoint sends it. */
 function contact(i) {

@@ -1,6 +1,6 @@
 // Hand-written parsers and writers beside the library (or plain code) they replace, in the same
 // run, so the choice to keep each one stays measured (issue 15):
-// - export pages: src/io/json-rows.ts (rows split out as the page streams) vs JSON.parse of the page;
+// - export pages: src/lib/json-rows.ts (rows split out as the page streams) vs JSON.parse of the page;
 // - CSV writer (src/io/csv-line.ts) vs csv-stringify's stream API with the same quoting;
 // - CSV parser (src/io/csv-parser.ts) vs csv-parse's stream API with the line information cnv needs.
 // Each figure is the median of alternating runs (after a warm-up), in µs per row: page parsing in
