@@ -1,5 +1,6 @@
 import { UsageError } from '../errors.js';
 import { escapeControl } from '../lib/terminal-text.js';
+import { scanJson, TOO_DEEP, type ScanState } from '../lib/json-rows.js';
 
 /** Input file formats the batch commands read. */
 export type InputFormat = 'csv' | 'ndjson' | 'json';
@@ -63,17 +64,13 @@ export function jsonErrorText(err: unknown): string {
  */
 export function nestsDeeper(text: string, limit = MAX_JSON_DEPTH): boolean {
   if (text.length <= 2 * limit) return false;
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92) i++;
-      else if (c === 34) inString = false;
-    } else if (c === 34) inString = true;
-    else if (c === 123 || c === 91) {
-      if (++depth > limit) return true;
-    } else if (c === 125 || c === 93) depth--;
+  // Value after value: text that is not one JSON value is looked at whole all the same.
+  const state: ScanState = { depth: 0, inString: false };
+  for (let i = 0; i < text.length; ) {
+    const end = scanJson(text, i, text.length, state, false, limit);
+    if (end === TOO_DEEP) return true;
+    if (end < 0) return false;
+    i = end + 1;
   }
   return false;
 }

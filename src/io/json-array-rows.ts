@@ -1,35 +1,28 @@
+import { scanJson, type ScanState } from '../lib/json-rows.js';
 import { InputFileError, jsonRow, quoteInput, type InputRow } from './input-rows.js';
 
 // One element larger than this is almost surely a file that is not what it claims to be.
 const MAX_ELEMENT_CHARS = 16 * 1024 * 1024;
 
-type State = 'start' | 'first' | 'value' | 'element' | 'after' | 'end';
+type State = 'start' | 'first' | 'value' | 'element' | 'end';
 
 /**
  * Elements of a top-level JSON array, streamed: only the element being read is held in memory.
- * The scanner finds each element's extent (strings, escapes and nesting); JSON.parse reads it.
- * A malformed element is an invalid row; a broken array structure is an InputFileError.
- * Rows come in batches: those completed by one chunk of input.
+ * The scanner of src/lib/json-rows.ts finds each element's extent (strings, escapes and
+ * nesting); JSON.parse reads it. A malformed element is an invalid row; a broken array
+ * structure is an InputFileError. Rows come in batches: those completed by one chunk of input.
  */
 export async function* jsonArrayRows(input: AsyncIterable<string>, file: string): AsyncGenerator<InputRow[]> {
   let state: State = 'start';
   let line = 1;
   let elementLine = 0;
-  let parts: string[] = [];
-  let size = 0;
-  let depth = 0;
-  let inString = false;
-  let escaped = false;
+  // The element being read, from its first character, when it goes on in the next chunk.
+  let pending = '';
+  const scan: ScanState = { depth: 0, inString: false };
   let bomChecked = false;
 
   const fail = (message: string): never => {
     throw new InputFileError(file, message, line);
-  };
-  const finishElement = (): InputRow => {
-    const text = parts.join('');
-    parts = [];
-    size = 0;
-    return jsonRow(elementLine, text);
   };
 
   for await (const chunk of input) {
@@ -39,28 +32,31 @@ export async function* jsonArrayRows(input: AsyncIterable<string>, file: string)
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     }
     const rows: InputRow[] = [];
-    let from = state === 'element' ? 0 : -1;
-    for (let i = 0; i < text.length; i++) {
-      const c = text[i];
+    // An element's text stays whole, so the scanner can look back over a string's escapes.
+    const s: string = state === 'element' ? pending + text : text;
+    let i = state === 'element' ? pending.length : 0;
+    let from = 0;
+    pending = '';
+    while (i < s.length) {
       if (state === 'element') {
-        if (c === '\n') line++;
-        if (inString) {
-          if (escaped) escaped = false;
-          else if (c === '\\') escaped = true;
-          else if (c === '"') inString = false;
-        } else if (c === '"') inString = true;
-        else if (c === '{' || c === '[') depth++;
-        else if (depth > 0 && (c === '}' || c === ']')) depth--;
-        else if (depth === 0 && (c === ',' || c === ']')) {
-          parts.push(text.slice(from, i));
-          rows.push(finishElement());
-          state = c === ',' ? 'value' : 'end';
-          from = -1;
-        } else if (depth === 0 && c === '}') fail('unexpected "}"');
+        const j = scanJson(s, i, s.length, scan, true);
+        line += newlines(s, i, j < 0 ? s.length : j);
+        if (j < 0) {
+          i = s.length;
+          break;
+        }
+        if (s[j] === '}') fail('unexpected "}"');
+        rows.push(jsonRow(elementLine, s.slice(from, j)));
+        state = s[j] === ',' ? 'value' : 'end';
+        i = j + 1;
         continue;
       }
+      const c = s[i];
       if (c === '\n') line++;
-      if (c === ' ' || c === '\t' || c === '\r' || c === '\n') continue;
+      if (c === ' ' || c === '\t' || c === '\r' || c === '\n') {
+        i++;
+        continue;
+      }
       if (state === 'start') {
         if (c !== '[') fail('expected a JSON array (the file should start with "[")');
         state = 'first';
@@ -74,22 +70,28 @@ export async function* jsonArrayRows(input: AsyncIterable<string>, file: string)
         state = 'element';
         elementLine = line;
         from = i;
-        depth = c === '{' || c === '[' ? 1 : 0;
-        inString = c === '"';
-        escaped = false;
+        scan.depth = c === '{' || c === '[' ? 1 : 0;
+        scan.inString = c === '"';
       }
+      i++;
     }
     if (state === 'element') {
-      parts.push(text.slice(from));
-      size += text.length - from;
-      if (size > MAX_ELEMENT_CHARS) fail(`the element starting at line ${elementLine} is larger than 16 MB`);
+      pending = s.slice(from);
+      if (pending.length > MAX_ELEMENT_CHARS) fail(`the element starting at line ${elementLine} is larger than 16 MB`);
     }
     if (rows.length > 0) yield rows;
   }
   if (state === 'element') {
-    if (depth > 0 || inString) fail(`the element starting at line ${elementLine} is not closed`);
+    if (scan.depth > 0 || scan.inString) fail(`the element starting at line ${elementLine} is not closed`);
     fail('the array is not closed (missing "]")');
   }
   const final = state as State;
   if (final !== 'end') fail(final === 'start' ? 'the file is empty: expected a JSON array' : 'the array is not closed (missing "]")');
+}
+
+/** Line breaks in `s` from `from` to `to` (an element's lines, for the next element's line number). */
+function newlines(s: string, from: number, to: number): number {
+  let count = 0;
+  for (let k = s.indexOf('\n', from); k >= 0 && k < to; k = s.indexOf('\n', k + 1)) count++;
+  return count;
 }

@@ -38,7 +38,8 @@ export class JsonRowSplitter {
   private readonly keys: (string | undefined)[] = [];
   private skeleton = '';
   private rowStart = 0;
-  private depth = 0;
+  /** Where the scan of the row being read stands. */
+  private readonly row: ScanState = { depth: 0, inString: false };
   private index = 0;
   /**
    * `},{"<first key>":` with the whitespace the page puts between rows (`}, {"id":` from
@@ -190,7 +191,8 @@ export class JsonRowSplitter {
       if (after >= 0) return after;
       this.mode = 'row';
       this.rowStart = i;
-      this.depth = 0;
+      this.row.depth = 0;
+      this.row.inString = false;
       return i;
     }
     if (c === 0x2c && this.mode === 'next') {
@@ -247,39 +249,15 @@ export class JsonRowSplitter {
 
   /** Inside a row: counts nesting, skips strings; emits the row when its braces close. */
   private scanRow(s: string, i: number, n: number): number {
-    let depth = this.depth;
-    if (this.inString) {
-      const j = closingQuote(s, i);
-      if (j < 0) return n;
-      this.inString = false;
-      i = j + 1;
-    }
-    for (; i < n; i++) {
-      const c = s.charCodeAt(i);
-      if (c === QUOTE) {
-        const j = closingQuote(s, i + 1);
-        if (j < 0) {
-          this.inString = true;
-          this.depth = depth;
-          return n;
-        }
-        i = j;
-      } else if (c === 0x7b || c === 0x5b) {
-        if (++depth > this.maxDepth) throw new JsonTooLargeError(`row ${this.index} of data.${this.member} nests deeper than ${this.maxDepth} levels`);
-      }
-      else if (c === 0x7d || c === 0x5d) {
-        if (--depth === 0) {
-          const text = s.slice(this.rowStart, i + 1);
-          const row = parse(text) as Record<string, unknown>;
-          if (this.index === 0) this.firstKey = FIRST_KEY.exec(text)?.[0];
-          this.onRow(row, this.index++);
-          this.mode = 'next';
-          return i + 1;
-        }
-      }
-    }
-    this.depth = depth;
-    return n;
+    const j = scanJson(s, i, n, this.row, false, this.maxDepth);
+    if (j === TOO_DEEP) throw new JsonTooLargeError(`row ${this.index} of data.${this.member} nests deeper than ${this.maxDepth} levels`);
+    if (j < 0) return n;
+    const text = s.slice(this.rowStart, j + 1);
+    const row = parse(text) as Record<string, unknown>;
+    if (this.index === 0) this.firstKey = FIRST_KEY.exec(text)?.[0];
+    this.onRow(row, this.index++);
+    this.mode = 'next';
+    return j + 1;
   }
 }
 
@@ -301,4 +279,62 @@ function closingQuote(s: string, from: number): number {
     if ((j - 1 - k) % 2 === 0) return j;
     from = j + 1;
   }
+}
+
+/** Where a scan through a JSON value stands when its text stops: nesting depth, inside a string. */
+export interface ScanState {
+  depth: number;
+  inString: boolean;
+}
+
+/** What `scanJson` returns when the value nests deeper than its `maxDepth`. */
+export const TOO_DEEP = -2;
+
+/**
+ * The JSON scanner: finds where a value's text ends, for the export page rows (JsonRowSplitter)
+ * and the elements of an input file's array (src/io/json-array-rows.ts). From `i`, it skips
+ * strings (by `indexOf`, so a string costs no step per character) and counts `{ [` against
+ * `} ]`, and returns the index of the bracket that brings the depth back to 0, or, with
+ * `separators`, instead of that, of the first `,` `]` or `}` met at depth 0 (what ends an
+ * element of an array). -1: the text ended first, and `state` holds where the scan stands; the
+ * next call must pass text that still holds the current string from its opening quote (the
+ * quote's escapes are counted backwards). Brackets are counted, not matched: JSON.parse of the
+ * value's text judges it.
+ */
+export function scanJson(s: string, i: number, n: number, state: ScanState, separators: boolean, maxDepth = Infinity): number {
+  let depth = state.depth;
+  if (state.inString) {
+    const j = closingQuote(s, i);
+    if (j < 0) return -1;
+    state.inString = false;
+    i = j + 1;
+  }
+  for (; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c === QUOTE) {
+      const j = closingQuote(s, i + 1);
+      if (j < 0) {
+        state.inString = true;
+        state.depth = depth;
+        return -1;
+      }
+      i = j;
+    } else if (c === 0x7b || c === 0x5b) {
+      if (++depth > maxDepth) return TOO_DEEP;
+    } else if (c === 0x7d || c === 0x5d) {
+      if (depth === 0) {
+        state.depth = 0;
+        return i;
+      }
+      if (--depth === 0 && !separators) {
+        state.depth = 0;
+        return i;
+      }
+    } else if (c === 0x2c && depth === 0) {
+      state.depth = 0;
+      return i;
+    }
+  }
+  state.depth = depth;
+  return -1;
 }

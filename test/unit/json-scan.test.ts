@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { jsonArrayRows } from '../../src/io/json-array-rows.js';
+import { nestsDeeper } from '../../src/io/input-rows.js';
+import { scanJson, TOO_DEEP, type ScanState } from '../../src/lib/json-rows.js';
+
+const fresh = (): ScanState => ({ depth: 0, inString: false });
+
+describe('scanJson (the one JSON scanner)', () => {
+  it('finds the bracket that closes a value, strings and escapes skipped', () => {
+    const text = '{"a":"}\\"]","b":[1,{"c":"\\\\"}]} tail';
+    expect(scanJson(text, 0, text.length, fresh(), false)).toBe(text.indexOf(' tail') - 1);
+  });
+
+  it('with separators, stops at the first , ] or } at depth 0', () => {
+    expect(scanJson('{"a":[1,2]}, 3', 0, 14, fresh(), true)).toBe(11);
+    expect(scanJson('"x,]" ]', 0, 7, fresh(), true)).toBe(6);
+    expect(scanJson('12}', 0, 3, fresh(), true)).toBe(2);
+  });
+
+  it('goes on where a chunk ended, inside a string or a nesting', () => {
+    const state = fresh();
+    const text = '{"a":"x\\';
+    expect(scanJson(text, 0, text.length, state, false)).toBe(-1);
+    expect(state).toEqual({ depth: 1, inString: true });
+    // The next text holds the string from its opening quote, so the escape is seen.
+    const more = '"a":"x\\"y"}';
+    expect(scanJson(more, 5, more.length, state, false)).toBe(more.length - 1);
+  });
+
+  it('says when a value nests deeper than allowed', () => {
+    expect(scanJson('[[[1]]]', 0, 7, fresh(), false, 2)).toBe(TOO_DEEP);
+    expect(scanJson('[[[1]]]', 0, 7, fresh(), false, 3)).toBe(6);
+    expect(nestsDeeper(`{"a":${'['.repeat(101)}${']'.repeat(101)}}`)).toBe(true);
+    expect(nestsDeeper(`{"a":"${'['.repeat(300)}"}`)).toBe(false);
+  });
+});
+
+describe('jsonArrayRows', () => {
+  async function rowsOf(chunks: string[]) {
+    const out: unknown[] = [];
+    for await (const rows of jsonArrayRows((async function* () { yield* chunks; })(), 'f.json')) out.push(...rows);
+    return out;
+  }
+
+  it('reads the same rows and lines however the text is cut', async () => {
+    const text = '\uFEFF[\n{"a":"x\\\\"},\n  {"b":"q\\"\\n", "c":[1,{"d":"]"}]},\n42, {"bad": tru},\n"s,]"\n]\n';
+    const whole = await rowsOf([text]);
+    expect(whole).toEqual([
+      { line: 2, values: { a: 'x\\' } },
+      { line: 3, values: { b: 'q"\n', c: [1, { d: ']' }] } },
+      { line: 4, error: 'expected a JSON object, got a number' },
+      { line: 4, error: expect.stringMatching(/^not valid JSON/) },
+      { line: 5, error: 'expected a JSON object, got a string' },
+    ]);
+    for (let size = 1; size <= 7; size++) {
+      const chunks: string[] = [];
+      for (let at = 0; at < text.length; at += size) chunks.push(text.slice(at, at + size));
+      expect(await rowsOf(chunks)).toEqual(whole);
+    }
+  });
+});
