@@ -7,7 +7,8 @@ import { addCompletionCommands } from './completion-command.js';
 import { addGlobalOptions, checkOutputFlags, toGlobals } from './global-options.js';
 import { addHelpCommand } from './help-command.js';
 import { VERSION } from './version.js';
-import { COMMANDS, isGroup, type Entry, type LeafEntry } from './registry.js';
+import { COMMANDS, isGroup } from './registry.js';
+import type { Entry, LeafEntry } from '../commands/contract.js';
 
 export { VERSION } from './version.js';
 

@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { Command } from 'commander';
-import type { CommandInput } from '../cli/registry.js';
+import type { CommandInput } from './contract.js';
 import type { Context } from '../context.js';
 import { ResponseShapeError, UsageError } from '../errors.js';
 import type { HttpClient, RawResponse } from '../http/client.js';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
-import type { CommandInput } from '../cli/registry.js';
+import type { CommandInput } from './contract.js';
 import { checkApiKey } from '../config/api-key.js';
 import type { Context } from '../context.js';
 import { ApiError, CliError, ExitCode, GatewayError, NotTheApiError } from '../errors.js';

@@ -1,6 +1,6 @@
 import { lstat } from 'node:fs/promises';
 import { InvalidArgumentError, type Command } from 'commander';
-import type { CommandInput } from '../cli/registry.js';
+import type { CommandInput } from './contract.js';
 import { integer } from '../cli/parse.js';
 import type { Context } from '../context.js';
 import type { CommandResult } from '../io/render.js';

@@ -6,7 +6,7 @@ import { runFileBatch } from '../batch/file-run.js';
 import { addBatchOptions, batchRunOptions, rejectBatchOptions } from '../batch/options.js';
 import { addIdentifierOptions, identifierFrom, type ContactIdentifier } from '../cli/identifier.js';
 import { uuidArgument } from '../cli/parse.js';
-import type { CommandInput } from '../cli/registry.js';
+import type { CommandInput } from './contract.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import type { HttpClient } from '../http/client.js';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { CommandInput } from '../cli/registry.js';
+import type { CommandInput } from './contract.js';
 import { VERSION, versionInfo } from '../cli/version.js';
 import type { Context } from '../context.js';
 import type { CommandResult } from '../io/render.js';

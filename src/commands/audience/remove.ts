@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { removeFromAudience } from '../../api/audiences.js';
 import { addIdentifierOptions, identifierFrom } from '../../cli/identifier.js';
 import { uuidArgument } from '../../cli/parse.js';
-import type { CommandInput } from '../../cli/registry.js';
+import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../io/render.js';
 

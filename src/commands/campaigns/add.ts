@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { addToCampaign, batchAddToCampaign } from '../../api/campaigns.js';
-import type { CommandInput } from '../../cli/registry.js';
+import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../io/render.js';
 import { batchHelp, configureMembershipAdd, runMembershipAdd } from '../membership-add.js';

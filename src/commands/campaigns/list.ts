@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { listCampaigns } from '../../api/campaigns.js';
 import { addColumnsOption, chosenColumns, type ListColumns } from '../../cli/columns-option.js';
 import { pageSize } from '../../cli/parse.js';
-import type { CommandInput } from '../../cli/registry.js';
+import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import { createListWriter } from '../../io/list-writer.js';
 import type { CommandResult } from '../../io/render.js';

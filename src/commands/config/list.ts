@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { addColumnsOption, chosenColumns, type ListColumns } from '../../cli/columns-option.js';
-import type { CommandInput } from '../../cli/registry.js';
+import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import { maskKey, redactUrl } from '../../http/redact.js';
 import type { CommandResult } from '../../io/render.js';

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { checkApiKey } from '../../config/api-key.js';
 import { profileName } from '../../config/resolve.js';
 import { checkBaseUrl } from '../../config/resolve.js';
-import type { CommandInput } from '../../cli/registry.js';
+import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { maskKey } from '../../http/redact.js';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { checkBaseUrl, profileName } from '../../config/resolve.js';
-import type { CommandInput } from '../../cli/registry.js';
+import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../io/render.js';
 

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { getContact } from '../../api/contacts.js';
 import { identifierFrom } from '../../cli/identifier.js';
-import type { CommandInput } from '../../cli/registry.js';
+import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../io/render.js';
 

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { upsertContact, type UpsertContactBody } from '../../api/contacts.js';
 import { emailSchema, uuidSchema } from '../../cli/identifier.js';
 import { caseInsensitiveChoice, collectPair, applySetPairs } from '../../cli/parse.js';
-import type { CommandInput } from '../../cli/registry.js';
+import type { CommandInput } from '../contract.js';
 import { UsageError } from '../../errors.js';
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../io/render.js';

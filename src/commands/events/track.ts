@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { trackEvent, type TrackEventBody } from '../../api/events.js';
 import { identifierFrom } from '../../cli/identifier.js';
 import { collectPair, jsonObject, applySetPairs } from '../../cli/parse.js';
-import type { CommandInput } from '../../cli/registry.js';
+import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { CommandResult } from '../../io/render.js';

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { EMAIL_EVENT_TYPES, type EmailEventType } from '../../api/exports.js';
-import type { CommandInput } from '../../cli/registry.js';
+import type { CommandInput } from '../contract.js';
 import { didYouMean, HINT_MARK } from '../../cli/suggest.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';

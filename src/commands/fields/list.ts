@@ -3,7 +3,7 @@ import { allFieldPages, isFieldOfCustomObject, listFields, RELATIONSHIP_OBJECT_T
 import { uuidSchema } from '../../cli/identifier.js';
 import { addColumnsOption, chosenColumns, type ListColumns } from '../../cli/columns-option.js';
 import { caseInsensitiveChoice, pageSize } from '../../cli/parse.js';
-import type { CommandInput } from '../../cli/registry.js';
+import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { createListWriter } from '../../io/list-writer.js';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { createRelationship, RELATIONSHIP_OBJECT_TYPES, type RelationshipSide } from '../../api/fields.js';
-import type { CommandInput } from '../../cli/registry.js';
+import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { CommandResult } from '../../io/render.js';

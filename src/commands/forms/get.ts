@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { getForm, type Form, type FormField } from '../../api/forms.js';
 import { uuidArgument } from '../../cli/parse.js';
-import type { CommandInput } from '../../cli/registry.js';
+import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import { resolveFormat } from '../../io/format.js';
 import type { CommandResult } from '../../io/render.js';

@@ -7,7 +7,7 @@ import { runFileBatch } from '../../batch/file-run.js';
 import type { BatchItem, ItemOutcome } from '../../batch/types.js';
 import { uuidSchema } from '../../cli/identifier.js';
 import { caseInsensitiveChoice } from '../../cli/parse.js';
-import type { CommandInput } from '../../cli/registry.js';
+import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import { ApiError, ExitCode, ResponseShapeError, TransientError, UsageError } from '../../errors.js';
 import { InputFileError } from '../../io/input-reader.js';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { CommandInput } from '../../../cli/registry.js';
+import type { CommandInput } from '../../contract.js';
 import type { Context } from '../../../context.js';
 import { CliError, ExitCode, UsageError } from '../../../errors.js';
 import { acquireExportLock } from '../../../exports/lock.js';
