@@ -16,6 +16,13 @@ const FLAGS: Record<IdentifierKind, [string, string]> = {
   email: ['--email <address>', 'the contact by email (the most recently updated one when several share it)'],
 };
 
+/** The identifier flags as commander produces them (each command declares the ones it takes). */
+export const identifierOptionShape = {
+  contactId: z.string().optional(),
+  userId: z.string().optional(),
+  email: z.string().optional(),
+};
+
 /** Adds the identifier flags a command accepts, in the API's precedence order. */
 export function addIdentifierOptions(cmd: Command, kinds: IdentifierKind[] = ['contactId', 'userId', 'email']): Command {
   for (const kind of kinds) cmd.option(...FLAGS[kind]);
@@ -48,7 +55,7 @@ export const emailSchema = z.string().refine(isPlausibleEmail, { message: 'expec
  * play no part in finding the contact (and may name another one).
  */
 export function identifierFrom(
-  opts: Record<string, unknown>,
+  opts: Partial<Record<IdentifierKind, string>>,
   kinds: IdentifierKind[] = ['contactId', 'userId', 'email'],
   warn?: (message: string) => void,
 ): ContactIdentifier {

@@ -9,6 +9,9 @@ import { maskKey, redactUrl } from '../http/redact.js';
 import type { CommandResult } from '../io/render.js';
 import { GATED_PROBES, probeVerdict, type Check, type Known } from './doctor-probes.js';
 
+/** No options of its own. */
+export const options = z.object({});
+
 export function configure(cmd: Command): void {
   cmd.addHelpText('after', `
 Checks, in order: the config file, the API key's presence and form, the base URL, that the
@@ -33,7 +36,7 @@ Examples:
   $ cnv doctor --json | jq '.[] | select(.status != "ok")'`);
 }
 
-export async function run(ctx: Context, _input: CommandInput): Promise<CommandResult> {
+export async function run(ctx: Context, _input: CommandInput<typeof options>): Promise<CommandResult> {
   const checks: Check[] = [];
   let exitCode: number = ExitCode.ok;
   const fail = (check: string, err: unknown, exit?: number) => {

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { z } from 'zod';
 import type { CommandInput } from '../../contract.js';
 import type { Context } from '../../../context.js';
 import { CliError, ExitCode } from '../../../errors.js';
@@ -6,6 +7,8 @@ import { acquireExportLock } from '../../../exports/lock.js';
 import { openStateStore, stateNotFound } from '../../../exports/state-view.js';
 import { canAsk, confirm } from '../../../io/confirm.js';
 import type { CommandResult } from '../../../io/render.js';
+
+export const options = z.object({ yes: z.boolean().optional() });
 
 export function configure(cmd: Command): void {
   cmd.argument('<key>', 'the state key (see `cnv export state list`)')
@@ -21,7 +24,7 @@ Examples:
   $ cnv export state reset crm --yes`);
 }
 
-export async function run(ctx: Context, { args, opts }: CommandInput): Promise<CommandResult> {
+export async function run(ctx: Context, { args, opts }: CommandInput<typeof options>): Promise<CommandResult> {
   const { store, key } = await openStateStore(ctx, args[0]);
   const state = store.read(key);
   if (!state) throw stateNotFound(key);
