@@ -1,4 +1,5 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import { z } from 'zod';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { INPUT_FORMATS, type InputFormat } from '../io/input-rows.js';
@@ -29,6 +30,23 @@ export interface BatchDefaults {
   maxChunkSize: number;
 }
 
+/** The options `addBatchOptions` adds (less --chunk-size), as commander produces them. */
+export const batchOptionShape = {
+  inputFormat: z.enum(['csv', 'ndjson', 'json']).optional(),
+  delimiter: z.string().optional(),
+  encoding: z.string().optional(),
+  report: z.string().optional(),
+  resumeFromReport: z.string().optional(),
+  concurrency: z.number().optional(),
+  summaryJson: z.string().optional(),
+};
+
+/** --chunk-size, which `addBatchOptions` adds when the endpoint takes more than one item. */
+export const chunkSizeShape = { chunkSize: z.number().optional() };
+
+/** A batch command's options, as `batchRunOptions` reads them (the file flag is --file or --batch). */
+export type BatchOptionValues = z.output<z.ZodObject<typeof batchOptionShape & typeof chunkSizeShape>> & { file?: string; batch?: string };
+
 /** Adds the input, report and concurrency options shared by every batch or file mode. */
 export function addBatchOptions(cmd: Command, defaults: BatchDefaults): Command {
   cmd
@@ -46,15 +64,15 @@ export function addBatchOptions(cmd: Command, defaults: BatchDefaults): Command 
 }
 
 /** The batch options of a command, with defaults applied. */
-export function batchRunOptions(ctx: Context, opts: Record<string, unknown>, defaults: BatchDefaults): BatchRunOptions {
+export function batchRunOptions(ctx: Context, opts: BatchOptionValues, defaults: BatchDefaults): BatchRunOptions {
   return {
-    inputFormat: opts.inputFormat as InputFormat | undefined,
-    delimiter: opts.delimiter as string | undefined,
-    encoding: opts.encoding as string | undefined,
-    report: opts.report as string | undefined,
-    resumeFromReport: opts.resumeFromReport as string | undefined,
-    concurrency: (opts.concurrency as number | undefined) ?? defaults.concurrency,
-    chunkSize: (opts.chunkSize as number | undefined) ?? defaults.maxChunkSize,
+    inputFormat: opts.inputFormat,
+    delimiter: opts.delimiter,
+    encoding: opts.encoding,
+    report: opts.report,
+    resumeFromReport: opts.resumeFromReport,
+    concurrency: opts.concurrency ?? defaults.concurrency,
+    chunkSize: opts.chunkSize ?? defaults.maxChunkSize,
     dryRun: ctx.globals.dryRun,
     summaryJson: summaryJsonTarget(opts.summaryJson, opts.report === '-', { '--report': opts.report, '--resume-from-report': opts.resumeFromReport, '--file/--batch': opts.file ?? opts.batch }),
   };
@@ -67,10 +85,10 @@ function delimiter(text: string): string {
   return text;
 }
 
-const BATCH_ONLY = ['inputFormat', 'delimiter', 'encoding', 'report', 'resumeFromReport', 'concurrency', 'chunkSize', 'summaryJson'];
+const BATCH_ONLY = ['inputFormat', 'delimiter', 'encoding', 'report', 'resumeFromReport', 'concurrency', 'chunkSize', 'summaryJson'] as const;
 
 /** Batch options make no sense in single mode: say so rather than ignore them. */
-export function rejectBatchOptions(opts: Record<string, unknown>, fileFlag: string): void {
+export function rejectBatchOptions(opts: Partial<Record<(typeof BATCH_ONLY)[number], unknown>>, fileFlag: string): void {
   const given = BATCH_ONLY.find((key) => opts[key] !== undefined);
   if (given) throw new UsageError(`--${given.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: goes only with ${fileFlag}`);
 }

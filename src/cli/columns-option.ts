@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { z } from 'zod';
 import { UsageError } from '../errors.js';
 
 /** A list command's columns: every one it knows (CSV), and the few a terminal table shows by default. */
@@ -6,6 +7,9 @@ export interface ListColumns {
   all: string[];
   table: string[];
 }
+
+/** --columns as commander produces it. */
+export const columnsOptionShape = { columns: z.string().optional() };
 
 /** Adds `--columns a,b,c` to a list command, naming the default and the choices in its help. */
 export function addColumnsOption(cmd: Command, columns: ListColumns): Command {
@@ -19,9 +23,9 @@ export function addColumnsOption(cmd: Command, columns: ListColumns): Command {
  * The columns in force: --columns for both the table and CSV (then CSV has no `_extra`), else the command's defaults. An
  * unknown name is a usage error naming --columns and the names there are.
  */
-export function chosenColumns(opts: Record<string, unknown>, columns: ListColumns): { columns: string[]; tableColumns: string[]; chosen: boolean } {
+export function chosenColumns(opts: { columns?: string }, columns: ListColumns): { columns: string[]; tableColumns: string[]; chosen: boolean } {
   if (opts.columns === undefined) return { columns: columns.all, tableColumns: columns.table, chosen: false };
-  const names = String(opts.columns).split(',').map((n) => n.trim()).filter((n) => n !== '');
+  const names = opts.columns.split(',').map((n) => n.trim()).filter((n) => n !== '');
   if (names.length === 0) throw new UsageError('--columns: give at least one column name');
   const known = new Map(columns.all.map((c) => [c.toLowerCase(), c]));
   const picked = names.map((name) => {

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { z } from 'zod';
 import { emailSchema, uuidSchema, type ContactIdentifier } from '../api/identifiers.js';
 import { UsageError } from '../errors.js';
 
@@ -8,6 +9,13 @@ const FLAGS: Record<IdentifierKind, [string, string]> = {
   contactId: ['--contact-id <uuid>', 'the contact by its cnvContactId'],
   userId: ['--user-id <id>', 'the contact by your external user id'],
   email: ['--email <address>', 'the contact by email (the most recently updated one when several share it)'],
+};
+
+/** The identifier flags as commander produces them (each command declares the ones it takes). */
+export const identifierOptionShape = {
+  contactId: z.string().optional(),
+  userId: z.string().optional(),
+  email: z.string().optional(),
 };
 
 /** Adds the identifier flags a command accepts, in the API's precedence order. */
@@ -22,7 +30,7 @@ export function addIdentifierOptions(cmd: Command, kinds: IdentifierKind[] = ['c
  * play no part in finding the contact (and may name another one).
  */
 export function identifierFrom(
-  opts: Record<string, unknown>,
+  opts: Partial<Record<IdentifierKind, string>>,
   kinds: IdentifierKind[] = ['contactId', 'userId', 'email'],
   warn?: (message: string) => void,
 ): ContactIdentifier {

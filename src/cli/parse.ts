@@ -63,8 +63,8 @@ export function uuidArgument(text: string): string {
 }
 
 /** Copies `--set name=value` pairs into a request body; names that have their own flag are refused. */
-export function applySetPairs(body: Record<string, unknown>, pairs: unknown, named: ReadonlySet<string>): void {
-  for (const [name, value] of (pairs as Array<[string, unknown]> | undefined) ?? []) {
+export function applySetPairs(body: Record<string, unknown>, pairs: Array<[string, unknown]> | undefined, named: ReadonlySet<string>): void {
+  for (const [name, value] of pairs ?? []) {
     if (named.has(name)) throw new UsageError(`--set ${name}: use the dedicated flag for ${name}`);
     body[name] = value;
   }

@@ -6,8 +6,10 @@ import { UsageError } from '../errors.js';
 import { addCompletionCommands } from './completion-command.js';
 import { addGlobalOptions, checkOutputFlags, toGlobals } from './global-options.js';
 import { addHelpCommand } from './help-command.js';
+import { validateOptions } from './validate.js';
 import { VERSION } from './version.js';
-import { COMMANDS, isGroup, type Entry, type LeafEntry } from './registry.js';
+import { COMMANDS, isGroup } from './registry.js';
+import type { Entry, LeafEntry } from '../commands/contract.js';
 
 export { VERSION } from './version.js';
 
@@ -85,7 +87,9 @@ export async function loadLeaf(ctx: Context, cmd: Command, setExitCode: (code: n
     const command = params[params.length - 1] as Command;
     const queried = ctx.globals.query === undefined ? undefined : (await import('../io/query.js')).queryApplications;
     const before = queried?.();
-    const result = await mod.run(ctx, { args: command.processedArgs, opts: command.opts() });
+    // Validated before anything runs: a bad value is a usage error (exit 2) naming its flag.
+    const opts = validateOptions(mod.options, command.opts());
+    const result = await mod.run(ctx, { args: command.processedArgs, opts });
     await renderResult(ctx, result);
     // A run that printed no JSON document (a --file or --batch run) says so rather than ignore -q.
     if (queried && queried() === before) ctx.warn('-q/--query: this run printed no JSON for the query to apply to');

@@ -1,44 +1,4 @@
-import type { Command } from 'commander';
-import type { Context } from '../context.js';
-import type { CommandResult } from '../io/render.js';
-
-/** What a command file under src/commands exports. */
-export interface CommandModule {
-  /** Arguments, options and help text (with at least one example). */
-  configure(cmd: Command): void;
-  run(ctx: Context, input: CommandInput): Promise<CommandResult>;
-}
-
-export interface CommandInput {
-  /** Declared positional arguments, in order. */
-  args: unknown[];
-  /** The command's own options (camelCase keys), before validation. */
-  opts: Record<string, unknown>;
-}
-
-export interface LeafEntry {
-  name: string;
-  summary: string;
-  aliases?: string[];
-  /**
-   * The command's JSON output contract: the one document it prints when stdout is not a
-   * terminal, with --json, and what -q/--query selects from. Absent: the command prints no JSON
-   * document (export rows, the emulator's banner) and -q is refused.
-   */
-  json?: string;
-  load: () => Promise<CommandModule>;
-}
-
-export interface GroupEntry {
-  name: string;
-  summary: string;
-  aliases?: string[];
-  /** Shown under the group's help (`cnv contacts --help`, `cnv help contacts`). */
-  examples: string[];
-  children: Entry[];
-}
-
-export type Entry = LeafEntry | GroupEntry;
+import type { Entry, GroupEntry } from '../commands/contract.js';
 
 export const isGroup = (entry: Entry): entry is GroupEntry => 'children' in entry;
 

@@ -1,17 +1,29 @@
 import { STATUS_CODES } from 'node:http';
 import type { Command } from 'commander';
-import type { CommandInput } from '../cli/registry.js';
+import { z } from 'zod';
+import type { CommandInput } from './contract.js';
 import type { Context } from '../context.js';
 import { ResponseShapeError, UsageError } from '../errors.js';
 import type { HttpClient, RawResponse } from '../http/client.js';
 import type { CommandResult } from '../io/render.js';
 import { escapeControl } from '../lib/terminal-text.js';
 import { writeWithBackpressure } from '../io/write.js';
-import { collectField, fieldsObject, queryValue, readValueFile, type FieldArg } from './api/fields.js';
+import { collectField, fieldsObject, queryValue, readValueFile } from './api/fields.js';
 import { apiIdempotency } from './api/idempotency.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 type Method = (typeof METHODS)[number];
+
+/** -f and -F in the order given (collectField), the rest as commander gives them. */
+const fieldArgs = z.array(z.object({ flag: z.enum(['-f', '-F']), text: z.string() })).optional();
+export const options = z.object({
+  rawField: fieldArgs,
+  field: fieldArgs,
+  input: z.string().optional(),
+  paginate: z.boolean().optional(),
+  slurp: z.boolean().optional(),
+  include: z.boolean().optional(),
+});
 
 export function configure(cmd: Command): void {
   cmd
@@ -54,19 +66,18 @@ Examples:
   $ cnv api GET /v2/contacts -f email=ada@example.com --include`);
 }
 
-export async function run(ctx: Context, { args, opts }: CommandInput): Promise<CommandResult> {
+export async function run(ctx: Context, { args, opts }: CommandInput<typeof options>): Promise<CommandResult> {
   const method = checkMethod(String(args[0]));
   const path = checkPath(String(args[1]));
   if (opts.slurp && !opts.paginate) throw new UsageError('--slurp goes with --paginate');
   const format = ctx.globals.format;
   if (format === 'csv' || format === 'table') throw new UsageError(`-o ${format}: cnv api prints JSON (-o json or ndjson)`);
-  const fieldArgs = [...((opts.rawField as FieldArg[] | undefined) ?? []), ...((opts.field as FieldArg[] | undefined) ?? [])];
-  const fields = await fieldsObject(fieldArgs, ctx.io.stdin);
+  const fields = await fieldsObject([...(opts.rawField ?? []), ...(opts.field ?? [])], ctx.io.stdin);
   let body: unknown;
   let query: Record<string, string> = {};
   if (opts.input !== undefined) {
     if (method === 'GET') throw new UsageError('--input: a GET request sends no body; give its parameters with -f/-F');
-    body = parseBody(await readValueFile(String(opts.input), '--input ', ctx.io.stdin), String(opts.input));
+    body = parseBody(await readValueFile(opts.input, '--input ', ctx.io.stdin), opts.input);
     query = toQuery(fields);
   } else if (method === 'GET') {
     query = toQuery(fields);

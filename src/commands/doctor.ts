@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
-import type { CommandInput } from '../cli/registry.js';
+import type { CommandInput } from './contract.js';
 import { checkApiKey } from '../config/api-key.js';
 import type { Context } from '../context.js';
 import { ApiError, CliError, ExitCode, GatewayError, NotTheApiError } from '../errors.js';
@@ -8,6 +8,9 @@ import type { HttpClient } from '../http/client.js';
 import { maskKey, redactUrl } from '../http/redact.js';
 import type { CommandResult } from '../io/render.js';
 import { GATED_PROBES, probeVerdict, type Check, type Known } from './doctor-probes.js';
+
+/** No options of its own. */
+export const options = z.object({});
 
 export function configure(cmd: Command): void {
   cmd.addHelpText('after', `
@@ -33,7 +36,7 @@ Examples:
   $ cnv doctor --json | jq '.[] | select(.status != "ok")'`);
 }
 
-export async function run(ctx: Context, _input: CommandInput): Promise<CommandResult> {
+export async function run(ctx: Context, _input: CommandInput<typeof options>): Promise<CommandResult> {
   const checks: Check[] = [];
   let exitCode: number = ExitCode.ok;
   const fail = (check: string, err: unknown, exit?: number) => {

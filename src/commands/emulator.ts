@@ -1,6 +1,7 @@
 import { lstat } from 'node:fs/promises';
 import { InvalidArgumentError, type Command } from 'commander';
-import type { CommandInput } from '../cli/registry.js';
+import { z } from 'zod';
+import type { CommandInput } from './contract.js';
 import type { Context } from '../context.js';
 import type { CommandResult } from '../io/render.js';
 import { LocalFileError, UsageError } from '../errors.js';
@@ -22,6 +23,20 @@ function seed(text: string): 'demo' | 'none' | number {
   if (/^\d+$/.test(text)) return Number(text);
   throw new InvalidArgumentError(`expected demo, none or a number, got "${text}"`);
 }
+
+/** Every option has a default, so each is always present. */
+export const options = z.object({
+  port: z.number(),
+  host: z.string(),
+  seed: z.union([z.literal('demo'), z.literal('none'), z.number()]),
+  failRate: z.number(),
+  dropRate: z.number(),
+  latency: z.number(),
+  rateLimit: z.number(),
+  seedContacts: z.number(),
+  seedEvents: z.number(),
+  readyFile: z.string().optional(),
+});
 
 export function configure(cmd: Command): void {
   cmd
@@ -52,27 +67,27 @@ emulator in CI", has the whole recipe and a GitHub Actions job):
   $ until [ -f emu.env ]; do sleep 0.1; done; set -a; . ./emu.env; set +a`);
 }
 
-export async function run(ctx: Context, { opts }: CommandInput): Promise<CommandResult> {
-  const readyFile = opts.readyFile as string | undefined;
+export async function run(ctx: Context, { opts }: CommandInput<typeof options>): Promise<CommandResult> {
+  const readyFile = opts.readyFile;
   if (readyFile !== undefined) await checkReadyFilePath(readyFile);
   const { startEmulator, describeEmulator } = await import('../emulator/index.js');
   const emulator = await startEmulator({
-    port: opts.port as number,
-    host: opts.host as string,
-    seed: opts.seed as 'demo' | 'none' | number,
-    failRate: opts.failRate as number,
-    dropRate: opts.dropRate as number,
-    latencyMs: opts.latency as number,
-    rateLimit: opts.rateLimit as number,
-    seedContacts: opts.seedContacts as number,
-    seedEvents: opts.seedEvents as number,
+    port: opts.port,
+    host: opts.host,
+    seed: opts.seed,
+    failRate: opts.failRate,
+    dropRate: opts.dropRate,
+    latencyMs: opts.latency,
+    rateLimit: opts.rateLimit,
+    seedContacts: opts.seedContacts,
+    seedEvents: opts.seedEvents,
     verbose: ctx.globals.verbose,
     quiet: ctx.globals.quiet,
     log: (line) => ctx.io.stderr.write(`${line}\n`),
   }).catch((err: unknown) => {
-    throw listenError(err, opts.port as number, opts.host as string) ?? err;
+    throw listenError(err, opts.port, opts.host) ?? err;
   });
-  const host = opts.host as string;
+  const host = opts.host;
   if (!/^(127\.\d+\.\d+\.\d+|::1|localhost)$/i.test(host)) {
     ctx.warn(`listening on ${host}: anyone who can reach it may use the demo keys printed here and the admin routes under /_emulator, which take no key`);
   }

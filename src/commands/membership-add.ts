@@ -1,13 +1,14 @@
 import type { Command } from 'commander';
+import { z } from 'zod';
 import type { AddContactResult, BatchItemResult } from '../api/memberships.js';
 import { MAX_BATCH_CONTACTS } from '../api/memberships.js';
-import type { ContactIdentifier } from '../api/identifiers.js';
 import { batchAddSender, IDENTIFIER_COLUMNS, prepareIdentifierRow } from '../batch/contact-batch-add.js';
 import { runFileBatch } from '../batch/file-run.js';
-import { addBatchOptions, batchRunOptions, rejectBatchOptions } from '../batch/options.js';
-import { addIdentifierOptions, identifierFrom } from '../cli/identifier.js';
+import { addBatchOptions, batchOptionShape, batchRunOptions, chunkSizeShape, rejectBatchOptions } from '../batch/options.js';
+import { addIdentifierOptions, identifierFrom, identifierOptionShape } from '../cli/identifier.js';
+import type { ContactIdentifier } from '../api/identifiers.js';
 import { uuidArgument } from '../cli/parse.js';
-import type { CommandInput } from '../cli/registry.js';
+import type { CommandInput } from './contract.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import type { HttpClient } from '../http/client.js';
@@ -16,6 +17,9 @@ import type { CommandResult } from '../io/render.js';
 // `audience add` and `campaigns add`: one contact by flags, or many from a file with --batch.
 
 export const BATCH_DEFAULTS = { concurrency: 8, maxChunkSize: MAX_BATCH_CONTACTS };
+
+/** The options of both commands: one contact by its identifier flags, or --batch FILE. */
+export const membershipAddOptions = z.object({ ...identifierOptionShape, batch: z.string().optional(), ...batchOptionShape, ...chunkSizeShape });
 
 export interface MembershipTarget {
   /** "audience" or "campaign", for messages. */
@@ -30,7 +34,7 @@ export function configureMembershipAdd(cmd: Command, argName: string, argHelp: s
   return addBatchOptions(cmd, BATCH_DEFAULTS);
 }
 
-export async function runMembershipAdd(ctx: Context, { args, opts }: CommandInput, target: MembershipTarget): Promise<CommandResult> {
+export async function runMembershipAdd(ctx: Context, { args, opts }: CommandInput<typeof membershipAddOptions>, target: MembershipTarget): Promise<CommandResult> {
   const targetId = args[0] as string;
   if (opts.batch === undefined) {
     rejectBatchOptions(opts, '--batch');
@@ -38,10 +42,10 @@ export async function runMembershipAdd(ctx: Context, { args, opts }: CommandInpu
     if (!result.added) ctx.info(`note: the contact was already in this ${target.noun}; nothing changed`);
     return { kind: 'record', data: result };
   }
-  const flag = ['contactId', 'userId', 'email'].find((k) => opts[k] !== undefined);
+  const flag = (['contactId', 'userId', 'email'] as const).find((k) => opts[k] !== undefined);
   if (flag) throw new UsageError(`--batch: the contacts come from the file; drop --${flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
   return runFileBatch(ctx, {
-    path: String(opts.batch),
+    path: opts.batch,
     options: batchRunOptions(ctx, opts, BATCH_DEFAULTS),
     prepare: prepareIdentifierRow,
     identifierColumns: IDENTIFIER_COLUMNS,

@@ -1,9 +1,13 @@
 import type { Command } from 'commander';
-import type { CommandInput } from '../cli/registry.js';
+import { z } from 'zod';
+import type { CommandInput } from './contract.js';
 import { VERSION, versionInfo } from '../cli/version.js';
 import type { Context } from '../context.js';
 import type { CommandResult } from '../io/render.js';
 import { writeWithBackpressure } from '../io/write.js';
+
+/** No options of its own. */
+export const options = z.object({});
 
 export function configure(cmd: Command): void {
   cmd.addHelpText('after', `
@@ -15,7 +19,7 @@ Examples:
   $ cnv version --json`);
 }
 
-export async function run(ctx: Context, _input: CommandInput): Promise<CommandResult> {
+export async function run(ctx: Context, _input: CommandInput<typeof options>): Promise<CommandResult> {
   const format = ctx.globals.json ? 'json' : ctx.globals.format;
   if (format === undefined || format === 'table') {
     await writeWithBackpressure(ctx.io.stdout, `${VERSION}\n`);

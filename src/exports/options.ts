@@ -1,5 +1,6 @@
 import { extname } from 'node:path';
 import type { Command } from 'commander';
+import { z } from 'zod';
 import { EXPORT_PAGE_LIMITS, type EmailEventType } from '../api/exports.js';
 import type { Context } from '../context.js';
 import { isIsoDate } from '../dates.js';
@@ -35,13 +36,36 @@ export function addExportOptions(cmd: Command, kind: ExportKind): Command {
     .option('--summary-json <file>', 'write the run summary as JSON to this file at the end (also when the run fails or is interrupted); - for stdout when the rows go to --out');
 }
 
+/** The options `addExportOptions` adds, as commander produces them. */
+export const exportOptionShape = {
+  out: z.string().optional(),
+  compress: z.enum(['gzip', 'none']).optional(),
+  limit: z.number().optional(),
+  full: z.boolean().optional(),
+  /** false with --no-state. */
+  state: z.boolean(),
+  stateKey: z.string().optional(),
+  maxPages: z.number().optional(),
+  maxRows: z.number().optional(),
+  deferCommit: z.boolean().optional(),
+  run: z.string().optional(),
+  columns: z.string().optional(),
+  bom: z.boolean().optional(),
+  // A line break would end the CSV record.
+  nullAs: z.string().refine((text) => !/[\r\n]/.test(text), 'must not hold a line break').optional(),
+  excelSafe: z.boolean().optional(),
+  summaryJson: z.string().optional(),
+};
+
+export type ExportOptionValues = z.output<z.ZodObject<typeof exportOptionShape>>;
+
 /** Reads and checks the common options (usage errors name the flag). */
-export function exportOptionsFrom(ctx: Context, opts: Record<string, unknown>, kind: ExportKind, extra: { emailType?: EmailEventType; since?: string; until?: string } = {}): ExportRunOptions {
+export function exportOptionsFrom(ctx: Context, opts: ExportOptionValues, kind: ExportKind, extra: { emailType?: EmailEventType; since?: string; until?: string } = {}): ExportRunOptions {
   // --dry-run prints the first request a stateless run would send: no state, no file touched.
   const dryRun = ctx.globals.dryRun;
-  const out = typeof opts.out === 'string' && opts.out !== '-' && !dryRun ? opts.out : undefined;
-  const format = fileFormat(ctx, typeof opts.out === 'string' ? gzipName(opts.out).inner : undefined);
-  const compress = compression(opts.compress as Compression | undefined, out);
+  const out = opts.out !== undefined && opts.out !== '-' && !dryRun ? opts.out : undefined;
+  const format = fileFormat(ctx, opts.out === undefined ? undefined : gzipName(opts.out).inner);
+  const compress = compression(opts.compress, out);
   const noState = opts.state === false || dryRun;
   const deferCommit = opts.deferCommit === true && !dryRun;
   if (noState && !dryRun && opts.stateKey !== undefined) throw new UsageError('--state-key and --no-state do not go together');
@@ -49,9 +73,8 @@ export function exportOptionsFrom(ctx: Context, opts: Record<string, unknown>, k
   if (deferCommit && out !== undefined) throw new UsageError('--defer-commit is for stdout pipelines; a file (--out) is committed page by page already');
   const csvOnly = opts.columns !== undefined ? '--columns' : opts.bom ? '--bom' : opts.nullAs !== undefined ? '--null-as' : opts.excelSafe ? '--excel-safe' : undefined;
   if (format !== 'csv' && csvOnly) throw new UsageError(`${csvOnly} applies to CSV output only (-o csv or --out FILE.csv)`);
-  if (typeof opts.nullAs === 'string' && /[\r\n]/.test(opts.nullAs)) throw new UsageError('--null-as: must not hold a line break');
   if (opts.run !== undefined && noState) throw new UsageError('--run names a run in a state; drop --no-state');
-  const columns = typeof opts.columns === 'string' ? opts.columns.split(',').map((c) => c.trim()).filter((c) => c !== '') : undefined;
+  const columns = opts.columns?.split(',').map((c) => c.trim()).filter((c) => c !== '');
   if (columns && columns.length === 0) throw new UsageError('--columns: name at least one column');
   const { max, default: def } = EXPORT_PAGE_LIMITS[kind];
   return {
@@ -60,18 +83,18 @@ export function exportOptionsFrom(ctx: Context, opts: Record<string, unknown>, k
     out,
     format,
     compress,
-    limit: Math.max(1, Math.min(max, (opts.limit as number | undefined) ?? def)),
+    limit: Math.max(1, Math.min(max, opts.limit ?? def)),
     full: opts.full === true,
     noState,
-    stateKey: opts.stateKey === undefined ? undefined : checkStateKey(String(opts.stateKey)),
-    maxPages: opts.maxPages as number | undefined,
-    maxRows: opts.maxRows as number | undefined,
+    stateKey: opts.stateKey === undefined ? undefined : checkStateKey(opts.stateKey),
+    maxPages: opts.maxPages,
+    maxRows: opts.maxRows,
     deferCommit,
     columns,
     bom: opts.bom === true,
-    nullAs: typeof opts.nullAs === 'string' ? opts.nullAs : undefined,
+    nullAs: opts.nullAs,
     excelSafe: opts.excelSafe === true,
-    runId: opts.run === undefined ? undefined : checkRunId(String(opts.run), '--run'),
+    runId: opts.run === undefined ? undefined : checkRunId(opts.run, '--run'),
     // A dry run prints its request on stdout, like rows to stdout: no room for the summary there.
     summaryJson: summaryJsonTarget(opts.summaryJson, out === undefined, { '--out': opts.out }),
   };

@@ -2,7 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { COMMANDS, isGroup, type Entry } from '../../src/cli/registry.js';
+import { COMMANDS, isGroup } from '../../src/cli/registry.js';
+import type { Entry } from '../../src/commands/contract.js';
 import {
   FIXTURE_AUDIENCES, FIXTURE_CAMPAIGNS, FIXTURE_CONTACTS, FIXTURE_CUSTOM_OBJECT, FIXTURE_FORMS, FIXTURE_WORKFLOWS,
 } from '../../src/emulator/seed/fixtures.js';

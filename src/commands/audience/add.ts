@@ -1,9 +1,11 @@
 import type { Command } from 'commander';
 import { addToAudience, batchAddToAudience } from '../../api/audiences.js';
-import type { CommandInput } from '../../cli/registry.js';
+import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../io/render.js';
-import { batchHelp, configureMembershipAdd, runMembershipAdd } from '../membership-add.js';
+import { batchHelp, configureMembershipAdd, membershipAddOptions, runMembershipAdd } from '../membership-add.js';
+
+export const options = membershipAddOptions;
 
 export function configure(cmd: Command): void {
   configureMembershipAdd(cmd, 'audienceId', 'id (UUID) of the static audience').addHelpText('after', `
@@ -14,6 +16,6 @@ ${batchHelp(`  $ cnv audience add c1000000-0000-4000-8000-000000000003 --email a
   $ cnv audience add c1000000-0000-4000-8000-000000000003 --batch people.csv --report report.csv --resume-from-report report.csv`)}`);
 }
 
-export function run(ctx: Context, input: CommandInput): Promise<CommandResult> {
+export function run(ctx: Context, input: CommandInput<typeof options>): Promise<CommandResult> {
   return runMembershipAdd(ctx, input, { noun: 'audience', single: addToAudience, batch: batchAddToAudience });
 }

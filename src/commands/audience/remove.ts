@@ -1,10 +1,13 @@
 import type { Command } from 'commander';
+import { z } from 'zod';
 import { removeFromAudience } from '../../api/audiences.js';
-import { addIdentifierOptions, identifierFrom } from '../../cli/identifier.js';
+import { addIdentifierOptions, identifierFrom, identifierOptionShape } from '../../cli/identifier.js';
 import { uuidArgument } from '../../cli/parse.js';
-import type { CommandInput } from '../../cli/registry.js';
+import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../io/render.js';
+
+export const options = z.object(identifierOptionShape);
 
 export function configure(cmd: Command): void {
   cmd.argument('<audienceId>', 'id (UUID) of the static audience', uuidArgument);
@@ -19,7 +22,7 @@ Examples:
   $ cnv audiences remove c1000000-0000-4000-8000-000000000001 --user-id user-ada --json`);
 }
 
-export async function run(ctx: Context, { args, opts }: CommandInput): Promise<CommandResult> {
+export async function run(ctx: Context, { args, opts }: CommandInput<typeof options>): Promise<CommandResult> {
   const audienceId = args[0] as string;
   const result = await removeFromAudience(await ctx.http(), audienceId, identifierFrom(opts, undefined, (m) => ctx.warn(m)), ctx.signal);
   // The spec only says "success when absent"; a null cnvContactId is how we learn no contact matched.

@@ -1,9 +1,11 @@
 import type { Command } from 'commander';
 import { addToCampaign, batchAddToCampaign } from '../../api/campaigns.js';
-import type { CommandInput } from '../../cli/registry.js';
+import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../io/render.js';
-import { batchHelp, configureMembershipAdd, runMembershipAdd } from '../membership-add.js';
+import { batchHelp, configureMembershipAdd, membershipAddOptions, runMembershipAdd } from '../membership-add.js';
+
+export const options = membershipAddOptions;
 
 export function configure(cmd: Command): void {
   configureMembershipAdd(cmd, 'campaignId', 'id (UUID) of the custom campaign').addHelpText('after', `
@@ -14,6 +16,6 @@ ${batchHelp(`  $ cnv campaigns add c4000000-0000-4000-8000-000000000002 --user-i
   $ cat attendees.csv | cnv campaigns add c4000000-0000-4000-8000-000000000002 --batch - --input-format csv`)}`);
 }
 
-export function run(ctx: Context, input: CommandInput): Promise<CommandResult> {
+export function run(ctx: Context, input: CommandInput<typeof options>): Promise<CommandResult> {
   return runMembershipAdd(ctx, input, { noun: 'campaign', single: addToCampaign, batch: batchAddToCampaign });
 }

@@ -1,9 +1,13 @@
 import type { Command } from 'commander';
+import { z } from 'zod';
 import { getCampaign } from '../../api/campaigns.js';
 import { uuidArgument } from '../../cli/parse.js';
-import type { CommandInput } from '../../cli/registry.js';
+import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../io/render.js';
+
+/** No options of its own. */
+export const options = z.object({});
 
 export function configure(cmd: Command): void {
   cmd.argument('<campaignId>', 'id (UUID) of the custom campaign', uuidArgument).addHelpText('after', `
@@ -16,7 +20,7 @@ Examples:
   $ cnv campaigns get c4000000-0000-4000-8000-000000000001 --json | jq -r '.type.statuses[].name'`);
 }
 
-export async function run(ctx: Context, { args }: CommandInput): Promise<CommandResult> {
+export async function run(ctx: Context, { args }: CommandInput<typeof options>): Promise<CommandResult> {
   const campaign = await getCampaign(await ctx.http(), args[0] as string, ctx.signal);
   return { kind: 'record', data: campaign };
 }

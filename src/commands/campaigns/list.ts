@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
+import { z } from 'zod';
 import { listCampaigns } from '../../api/campaigns.js';
-import { addColumnsOption, chosenColumns, type ListColumns } from '../../cli/columns-option.js';
+import { addColumnsOption, chosenColumns, columnsOptionShape, type ListColumns } from '../../cli/columns-option.js';
 import { pageSize } from '../../cli/parse.js';
-import type { CommandInput } from '../../cli/registry.js';
+import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import { createListWriter } from '../../io/list-writer.js';
 import type { CommandResult } from '../../io/render.js';
@@ -15,6 +16,8 @@ export const CAMPAIGN_COLUMNS: ListColumns = {
 
 /** The spec's page size range of List campaigns (out-of-range values are clamped). */
 export const CAMPAIGN_PAGE = { min: 1, max: 100 } as const;
+
+export const options = z.object({ ...columnsOptionShape, limit: z.number().optional(), cursor: z.string().optional(), all: z.boolean().optional() });
 
 export function configure(cmd: Command): void {
   addColumnsOption(cmd, CAMPAIGN_COLUMNS)
@@ -37,17 +40,17 @@ Examples:
   $ cnv campaigns list --all -o csv > campaigns.csv`);
 }
 
-export async function run(ctx: Context, { opts }: CommandInput): Promise<CommandResult> {
+export async function run(ctx: Context, { opts }: CommandInput<typeof options>): Promise<CommandResult> {
   const http = await ctx.http();
-  const limit = opts.limit as number | undefined;
+  const limit = opts.limit;
   const { columns, tableColumns, chosen } = chosenColumns(opts, CAMPAIGN_COLUMNS);
   if (!opts.all) {
-    const page = await listCampaigns(http, { limit, cursor: opts.cursor as string | undefined }, ctx.signal);
+    const page = await listCampaigns(http, { limit, cursor: opts.cursor }, ctx.signal);
     if (page.nextCursor) ctx.info(`next page: --cursor ${page.nextCursor}`);
     return { kind: 'list', rows: page.campaigns, columns, tableColumns, chosen };
   }
   const writer = await createListWriter(ctx, columns, { table: tableColumns, chosen });
-  let cursor = opts.cursor as string | undefined;
+  let cursor = opts.cursor;
   do {
     const page = await listCampaigns(http, { limit, cursor }, ctx.signal);
     for (const campaign of page.campaigns) await writer.write(campaign);

@@ -1,11 +1,14 @@
 import type { Command } from 'commander';
-import { addColumnsOption, chosenColumns, type ListColumns } from '../../cli/columns-option.js';
-import type { CommandInput } from '../../cli/registry.js';
+import { z } from 'zod';
+import { addColumnsOption, chosenColumns, columnsOptionShape, type ListColumns } from '../../cli/columns-option.js';
+import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import { maskKey, redactUrl } from '../../http/redact.js';
 import type { CommandResult } from '../../io/render.js';
 
 const PROFILE_COLUMNS: ListColumns = { all: ['profile', 'current', 'baseUrl', 'apiKey'], table: ['profile', 'current', 'baseUrl', 'apiKey'] };
+
+export const options = z.object(columnsOptionShape);
 
 export function configure(cmd: Command): void {
   addColumnsOption(cmd, PROFILE_COLUMNS).addHelpText('after', `
@@ -14,7 +17,7 @@ Examples:
   $ cnv config list --json`);
 }
 
-export async function run(ctx: Context, { opts }: CommandInput): Promise<CommandResult> {
+export async function run(ctx: Context, { opts }: CommandInput<typeof options>): Promise<CommandResult> {
   const picked = chosenColumns(opts, PROFILE_COLUMNS);
   const store = await ctx.config();
   const current = store.currentProfile();

@@ -1,13 +1,17 @@
 import type { Command } from 'commander';
+import { z } from 'zod';
 import { checkApiKey } from '../../config/api-key.js';
 import { profileName } from '../../config/resolve.js';
 import { checkBaseUrl } from '../../config/resolve.js';
-import type { CommandInput } from '../../cli/registry.js';
+import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { maskKey } from '../../http/redact.js';
 import type { CommandResult } from '../../io/render.js';
 import { readSecret } from '../../io/read-secret.js';
+
+/** No options of its own. */
+export const options = z.object({});
 
 export function configure(cmd: Command): void {
   // Declared only to refuse it: a key typed as an argument lands in shell history and process lists.
@@ -22,7 +26,7 @@ Examples:
   $ printf %s "$CNV_KEY" | cnv config set-key --profile prod --base-url https://api.example.com`);
 }
 
-export async function run(ctx: Context, { args }: CommandInput): Promise<CommandResult> {
+export async function run(ctx: Context, { args }: CommandInput<typeof options>): Promise<CommandResult> {
   if (args[0] !== undefined) {
     // Never echo it back: the message names what happened, not the value.
     throw new UsageError(

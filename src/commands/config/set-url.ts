@@ -1,8 +1,12 @@
 import type { Command } from 'commander';
+import { z } from 'zod';
 import { checkBaseUrl, profileName } from '../../config/resolve.js';
-import type { CommandInput } from '../../cli/registry.js';
+import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../io/render.js';
+
+/** No options of its own. */
+export const options = z.object({});
 
 export function configure(cmd: Command): void {
   cmd.argument('<url>', 'base URL of the API (https; http only for loopback)').addHelpText('after', `
@@ -11,7 +15,7 @@ Examples:
   $ cnv --profile local config set-url http://127.0.0.1:4010`);
 }
 
-export async function run(ctx: Context, { args }: CommandInput): Promise<CommandResult> {
+export async function run(ctx: Context, { args }: CommandInput<typeof options>): Promise<CommandResult> {
   const store = await ctx.config();
   const profile = profileName({ profileFlag: ctx.globals.profile, env: ctx.env }, store);
   const baseUrl = checkBaseUrl(String(args[0]), 'the argument');

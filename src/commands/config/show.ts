@@ -1,9 +1,13 @@
 import type { Command } from 'commander';
+import { z } from 'zod';
 import { profileName } from '../../config/resolve.js';
-import type { CommandInput } from '../../cli/registry.js';
+import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import { maskKey, redactUrl } from '../../http/redact.js';
 import type { CommandResult } from '../../io/render.js';
+
+/** No options of its own. */
+export const options = z.object({});
 
 export function configure(cmd: Command): void {
   cmd.addHelpText('after', `
@@ -15,7 +19,7 @@ Examples:
   $ CNV_API_KEY=... cnv config show --json`);
 }
 
-export async function run(ctx: Context, _input: CommandInput): Promise<CommandResult> {
+export async function run(ctx: Context, _input: CommandInput<typeof options>): Promise<CommandResult> {
   const store = await ctx.config();
   const profile = profileName({ profileFlag: ctx.globals.profile, env: ctx.env }, store);
   const saved = store.profile(profile) ?? {};

@@ -1,8 +1,12 @@
 import type { Command } from 'commander';
-import type { CommandInput } from '../../cli/registry.js';
+import { z } from 'zod';
+import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { CommandResult } from '../../io/render.js';
+
+/** No options of its own. */
+export const options = z.object({});
 
 export function configure(cmd: Command): void {
   cmd.argument('<profile>', 'profile to make the default').addHelpText('after', `
@@ -10,7 +14,7 @@ Examples:
   $ cnv config use prod`);
 }
 
-export async function run(ctx: Context, { args }: CommandInput): Promise<CommandResult> {
+export async function run(ctx: Context, { args }: CommandInput<typeof options>): Promise<CommandResult> {
   const store = await ctx.config();
   const name = String(args[0]);
   if (!store.profile(name)) {

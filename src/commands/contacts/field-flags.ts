@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from 'commander';
+import { z } from 'zod';
 import { DATA_TYPES, type DataType } from '../../api/fields.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
@@ -13,13 +14,21 @@ export function collectRawPair(value: string, previous: Array<[string, string]> 
   return [...previous, [value.slice(0, eq).trim(), value.slice(eq + 1)]];
 }
 
+const pairs = z.array(z.tuple([z.string(), z.string()])).optional();
+
+/** The field flags as commander produces them (collectRawPair): key and raw value, in order. */
+export const fieldFlagShape = { field: pairs, rawField: pairs, typedField: pairs, companyField: pairs, companyRawField: pairs, companyTypedField: pairs };
+
+type FieldFlagOpt = keyof typeof fieldFlagShape;
+export type FieldFlagValues = Partial<Record<FieldFlagOpt, Array<[string, string]>>>;
+
 /** The three spellings of one map: by definition, raw string (-f) and typed (-F), as gh's api. */
 interface FieldGroup {
   body: 'fields' | 'companyFields';
   objectType: 'CONTACT' | 'COMPANY';
-  byDefinition: { opt: string; flag: string };
-  raw: { opt: string; flag: string };
-  typed: { opt: string; flag: string };
+  byDefinition: { opt: FieldFlagOpt; flag: string };
+  raw: { opt: FieldFlagOpt; flag: string };
+  typed: { opt: FieldFlagOpt; flag: string };
 }
 
 const GROUPS: readonly FieldGroup[] = [
@@ -41,7 +50,7 @@ const GROUPS: readonly FieldGroup[] = [
 
 export type FlagFields = { fields?: Record<string, unknown>; companyFields?: Record<string, unknown> };
 
-const pairsOf = (opts: Record<string, unknown>, opt: string) => (opts[opt] as Array<[string, string]> | undefined) ?? [];
+const pairsOf = (opts: FieldFlagValues, opt: FieldFlagOpt) => opts[opt] ?? [];
 
 /**
  * The `fields` and `companyFields` the flags give. `--field`/`--company-field` values are
@@ -50,7 +59,7 @@ const pairsOf = (opts: Record<string, unknown>, opt: string) => (opts[opt] as Ar
  * string. `-f` is always a string, `-F` typed as JSON (true, false, null, numbers, objects).
  * A value that does not fit its field's type is a usage error, before anything is sent.
  */
-export async function resolveFieldFlags(ctx: Context, opts: Record<string, unknown>): Promise<FlagFields> {
+export async function resolveFieldFlags(ctx: Context, opts: FieldFlagValues): Promise<FlagFields> {
   const result: FlagFields = {};
   for (const group of GROUPS) assertNoRepeats(opts, group);
   const needed = GROUPS.filter((g) => pairsOf(opts, g.byDefinition.opt).length > 0);
@@ -85,7 +94,7 @@ function byDefinition(group: FieldGroup, key: string, raw: string, definitions: 
 }
 
 /** One key under two spellings would make the result depend on which flag is read last. */
-function assertNoRepeats(opts: Record<string, unknown>, group: FieldGroup): void {
+function assertNoRepeats(opts: FieldFlagValues, group: FieldGroup): void {
   const seen = new Map<string, string>();
   for (const { opt, flag } of [group.byDefinition, group.raw, group.typed]) {
     for (const key of new Set(pairsOf(opts, opt).map(([k]) => k))) {

@@ -1,9 +1,12 @@
 import type { Command } from 'commander';
 import { getContact } from '../../api/contacts.js';
-import { identifierFrom } from '../../cli/identifier.js';
-import type { CommandInput } from '../../cli/registry.js';
+import { z } from 'zod';
+import { identifierFrom, identifierOptionShape } from '../../cli/identifier.js';
+import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../io/render.js';
+
+export const options = z.object({ contactId: identifierOptionShape.contactId, email: identifierOptionShape.email });
 
 export function configure(cmd: Command): void {
   cmd
@@ -17,7 +20,7 @@ Examples:
   $ cnv contacts get --contact-id 7f0c2f4e-1b2a-4c3d-9e8f-0a1b2c3d4e5f --json | jq .fields`);
 }
 
-export async function run(ctx: Context, { opts }: CommandInput): Promise<CommandResult> {
+export async function run(ctx: Context, { opts }: CommandInput<typeof options>): Promise<CommandResult> {
   const id = identifierFrom(opts, ['contactId', 'email'], (m) => ctx.warn(m));
   const contact = await getContact(await ctx.http(), id, ctx.signal);
   return { kind: 'record', data: contact };

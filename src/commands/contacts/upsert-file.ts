@@ -10,6 +10,7 @@ import { emailSchema, uuidSchema } from '../../api/identifiers.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { resolveFieldFlags, type FlagFields } from './field-flags.js';
+import type { UpsertOptions } from './upsert.js';
 import { spellingsOf } from '../../io/column-names.js';
 import type { InputRow } from '../../io/input-rows.js';
 import type { CommandResult } from '../../io/render.js';
@@ -39,8 +40,8 @@ const rowSchema = z
   .refine((b) => b.email !== undefined || b.cnvContactId !== undefined, { message: `no identifier: give ${spellingsOf(['email', 'cnvContactId'])}, in any case` });
 
 /** Flags that stand for every row in file mode (a row's own values win). */
-function defaultsFrom(opts: Record<string, unknown>, flagFields: FlagFields): Record<string, unknown> {
-  const defaults: Record<string, unknown> = Object.fromEntries((opts.set as Array<[string, unknown]> | undefined) ?? []);
+function defaultsFrom(opts: UpsertOptions, flagFields: FlagFields): Record<string, unknown> {
+  const defaults: Record<string, unknown> = Object.fromEntries(opts.set ?? []);
   if (opts.status !== undefined) defaults.subscriptionStatus = opts.status;
   if (opts.updateOnly) defaults.updateOnly = true;
   if (flagFields.fields) defaults.fields = flagFields.fields;
@@ -59,13 +60,13 @@ export function prepareUpsertRow(row: InputRow, defaults: Record<string, unknown
   return checkRow(rowSchema, body, identifier, CODES) as Prepared<UpsertContactBody>;
 }
 
-export async function runUpsertFile(ctx: Context, opts: Record<string, unknown>): Promise<CommandResult> {
+export async function runUpsertFile(ctx: Context, opts: UpsertOptions & { file: string }): Promise<CommandResult> {
   for (const flag of ['email', 'contactId'] as const) {
     if (opts[flag] !== undefined) throw new UsageError(`--file: each row names its contact; drop --${flag === 'contactId' ? 'contact-id' : 'email'}`);
   }
   const defaults = defaultsFrom(opts, await resolveFieldFlags(ctx, opts));
   return runFileBatch(ctx, {
-    path: String(opts.file),
+    path: opts.file,
     options: batchRunOptions(ctx, opts, UPSERT_FILE_DEFAULTS),
     prepare: (row) => prepareUpsertRow(row, defaults),
     identifierColumns: identifierColumns(defaults, ['email', 'cnvContactId']),

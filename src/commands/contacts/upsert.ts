@@ -1,17 +1,32 @@
 import type { Command } from 'commander';
+import { z } from 'zod';
 import { upsertContact, type UpsertContactBody } from '../../api/contacts.js';
 import { emailSchema, uuidSchema } from '../../api/identifiers.js';
 import { caseInsensitiveChoice, collectPair, applySetPairs } from '../../cli/parse.js';
-import type { CommandInput } from '../../cli/registry.js';
+import type { CommandInput } from '../contract.js';
 import { UsageError } from '../../errors.js';
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../io/render.js';
-import { addBatchOptions, rejectBatchOptions } from '../../batch/options.js';
-import { collectRawPair, resolveFieldFlags, type FlagFields } from './field-flags.js';
+import { addBatchOptions, batchOptionShape, rejectBatchOptions } from '../../batch/options.js';
+import { setPairsOption } from '../../cli/option-schemas.js';
+import { collectRawPair, fieldFlagShape, resolveFieldFlags, type FlagFields } from './field-flags.js';
 import { runUpsertFile, UPSERT_FILE_DEFAULTS } from './upsert-file.js';
 
 export const SETTABLE_STATUSES = ['SUBSCRIBED', 'UNSUBSCRIBED', 'NO_STATUS'] as const;
 const NAMED_BODY_KEYS = new Set(['email', 'cnvContactId', 'subscriptionStatus', 'fields', 'companyFields', 'updateOnly']);
+
+export const options = z.object({
+  email: z.string().optional(),
+  contactId: z.string().optional(),
+  status: z.enum(SETTABLE_STATUSES).optional(),
+  ...fieldFlagShape,
+  updateOnly: z.boolean().optional(),
+  set: setPairsOption,
+  file: z.string().optional(),
+  ...batchOptionShape,
+});
+
+export type UpsertOptions = z.output<typeof options>;
 
 export function configure(cmd: Command): void {
   cmd
@@ -54,7 +69,7 @@ Examples:
 }
 
 /** Builds the request body from the flags (fields already resolved), checking locally what the API would refuse. */
-export function upsertBody(opts: Record<string, unknown>, flagFields: FlagFields = {}): UpsertContactBody {
+export function upsertBody(opts: UpsertOptions, flagFields: FlagFields = {}): UpsertContactBody {
   const body: UpsertContactBody = {};
   if (opts.contactId !== undefined) {
     const id = uuidSchema.safeParse(opts.contactId);
@@ -69,7 +84,7 @@ export function upsertBody(opts: Record<string, unknown>, flagFields: FlagFields
   if (!body.email && !body.cnvContactId) {
     throw new UsageError('identify the contact with --email or --contact-id', undefined, 'missing_identifier');
   }
-  if (opts.status !== undefined) body.subscriptionStatus = String(opts.status);
+  if (opts.status !== undefined) body.subscriptionStatus = opts.status;
   if (flagFields.fields) body.fields = flagFields.fields;
   if (flagFields.companyFields) body.companyFields = flagFields.companyFields;
   if (opts.updateOnly) body.updateOnly = true;
@@ -77,8 +92,8 @@ export function upsertBody(opts: Record<string, unknown>, flagFields: FlagFields
   return body;
 }
 
-export async function run(ctx: Context, { opts }: CommandInput): Promise<CommandResult> {
-  if (opts.file !== undefined) return runUpsertFile(ctx, opts);
+export async function run(ctx: Context, { opts }: CommandInput<typeof options>): Promise<CommandResult> {
+  if (opts.file !== undefined) return runUpsertFile(ctx, { ...opts, file: opts.file });
   rejectBatchOptions(opts, '--file');
   upsertBody(opts); // the identifiers are checked before the definitions are read
   const body = upsertBody(opts, await resolveFieldFlags(ctx, opts));

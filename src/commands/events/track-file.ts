@@ -13,6 +13,7 @@ import { UsageError } from '../../errors.js';
 import { spellingsOf } from '../../io/column-names.js';
 import type { InputRow } from '../../io/input-rows.js';
 import type { CommandResult } from '../../io/render.js';
+import type { TrackOptions } from './track.js';
 
 // `events track --file`: one request per row (there is no batch endpoint for events).
 
@@ -52,11 +53,11 @@ function stableJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-function defaultsFrom(opts: Record<string, unknown>): Record<string, unknown> {
+function defaultsFrom(opts: TrackOptions): Record<string, unknown> {
   for (const [key, flag] of [['userId', '--user-id'], ['email', '--email'], ['clientEventId', '--client-event-id']] as const) {
     if (opts[key] !== undefined) throw new UsageError(`--file: each row names its contact and event id; drop ${flag}`);
   }
-  const defaults: Record<string, unknown> = Object.fromEntries((opts.set as Array<[string, unknown]> | undefined) ?? []);
+  const defaults: Record<string, unknown> = Object.fromEntries(opts.set ?? []);
   if (opts.event !== undefined) defaults.event = opts.event;
   if (opts.data !== undefined) defaults.data = opts.data;
   return defaults;
@@ -69,10 +70,10 @@ export function prepareTrackRow(row: InputRow, defaults: Record<string, unknown>
   return checkRow(rowSchema, body, identifier, CODES) as Prepared<TrackEventBody>;
 }
 
-export function runTrackFile(ctx: Context, opts: Record<string, unknown>): Promise<CommandResult> {
+export function runTrackFile(ctx: Context, opts: TrackOptions & { file: string }): Promise<CommandResult> {
   const defaults = defaultsFrom(opts);
   return runFileBatch(ctx, {
-    path: String(opts.file),
+    path: opts.file,
     options: batchRunOptions(ctx, opts, TRACK_FILE_DEFAULTS),
     prepare: (row) => prepareTrackRow(row, defaults),
     identifierColumns: identifierColumns(defaults, ['userId', 'email']),

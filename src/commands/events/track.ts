@@ -1,16 +1,31 @@
 import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
+import { z } from 'zod';
 import { trackEvent, type TrackEventBody } from '../../api/events.js';
 import { identifierFrom } from '../../cli/identifier.js';
+import { jsonObjectOption, setPairsOption } from '../../cli/option-schemas.js';
 import { collectPair, jsonObject, applySetPairs } from '../../cli/parse.js';
-import type { CommandInput } from '../../cli/registry.js';
+import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { CommandResult } from '../../io/render.js';
-import { addBatchOptions, rejectBatchOptions } from '../../batch/options.js';
+import { addBatchOptions, batchOptionShape, rejectBatchOptions } from '../../batch/options.js';
 import { runTrackFile, TRACK_FILE_DEFAULTS } from './track-file.js';
 
 const NAMED_BODY_KEYS = new Set(['event', 'userId', 'email', 'clientEventId', 'data']);
+
+export const options = z.object({
+  event: z.string().optional(),
+  userId: z.string().optional(),
+  email: z.string().optional(),
+  clientEventId: z.string().optional(),
+  data: jsonObjectOption,
+  set: setPairsOption,
+  file: z.string().optional(),
+  ...batchOptionShape,
+});
+
+export type TrackOptions = z.output<typeof options>;
 
 export function configure(cmd: Command): void {
   cmd
@@ -37,20 +52,20 @@ Examples:
 }
 
 /** The request body; a clientEventId is always present so a retried request is deduplicated. */
-export function trackBody(opts: Record<string, unknown>, newId: () => string = randomUUID): TrackEventBody {
-  const event = typeof opts.event === 'string' ? opts.event.trim() : '';
+export function trackBody(opts: TrackOptions, newId: () => string = randomUUID): TrackEventBody {
+  const event = opts.event?.trim() ?? '';
   if (event === '') throw new UsageError('--event: the event name is required', undefined, 'invalid_request');
   const id = identifierFrom(opts, ['userId', 'email']);
-  const clientEventId = opts.clientEventId === undefined ? newId() : String(opts.clientEventId);
+  const clientEventId = opts.clientEventId ?? newId();
   if (clientEventId.trim() === '') throw new UsageError('--client-event-id: must not be empty');
   const body: TrackEventBody = { event, ...id, clientEventId };
-  if (opts.data !== undefined) body.data = opts.data as Record<string, unknown>;
+  if (opts.data !== undefined) body.data = opts.data;
   applySetPairs(body, opts.set, NAMED_BODY_KEYS);
   return body;
 }
 
-export async function run(ctx: Context, { opts }: CommandInput): Promise<CommandResult> {
-  if (opts.file !== undefined) return runTrackFile(ctx, opts);
+export async function run(ctx: Context, { opts }: CommandInput<typeof options>): Promise<CommandResult> {
+  if (opts.file !== undefined) return runTrackFile(ctx, { ...opts, file: opts.file });
   rejectBatchOptions(opts, '--file');
   const body = trackBody(opts);
   const result = await trackEvent(await ctx.http(), body, ctx.signal);

@@ -1,10 +1,13 @@
 import type { Command } from 'commander';
-import type { CommandInput } from '../../cli/registry.js';
+import { z } from 'zod';
+import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
-import { FORMAT_HELP, addExportOptions, exportOptionsFrom } from '../../exports/options.js';
+import { FORMAT_HELP, addExportOptions, exportOptionShape, exportOptionsFrom } from '../../exports/options.js';
 import { createReporter } from '../../exports/report.js';
 import { runExport } from '../../exports/runner.js';
 import type { CommandResult } from '../../io/render.js';
+
+export const options = z.object(exportOptionShape);
 
 export function configure(cmd: Command): void {
   addExportOptions(cmd, 'contacts').addHelpText('after', `
@@ -24,7 +27,7 @@ Examples:
   $ cnv export contacts --state-key crm --defer-commit --run $run | load-into-crm && cnv export state commit crm --run $run`);
 }
 
-export async function run(ctx: Context, { opts }: CommandInput): Promise<CommandResult> {
+export async function run(ctx: Context, { opts }: CommandInput<typeof options>): Promise<CommandResult> {
   const options = exportOptionsFrom(ctx, opts, 'contacts');
   await runExport(ctx, options, await createReporter(ctx, 'export contacts', options));
   return { kind: 'none' };

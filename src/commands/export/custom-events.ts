@@ -1,11 +1,15 @@
 import type { Command } from 'commander';
-import type { CommandInput } from '../../cli/registry.js';
+import { z } from 'zod';
+import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { FORMAT_HELP, addExportOptions, exportOptionsFrom, instant } from '../../exports/options.js';
+import { FORMAT_HELP, addExportOptions, exportOptionShape, exportOptionsFrom, instant } from '../../exports/options.js';
 import { createReporter } from '../../exports/report.js';
 import { runExport } from '../../exports/runner.js';
 import type { CommandResult } from '../../io/render.js';
+
+/** --since and --until are normalised to UTC ISO text by their parser (`instant`). */
+export const options = z.object({ since: z.string().optional(), until: z.string().optional(), ...exportOptionShape });
 
 export function configure(cmd: Command): void {
   addExportOptions(
@@ -27,9 +31,8 @@ Examples:
   $ cnv export custom-events --since 2025-01-01 --until 2025-02-01 --no-state -o csv > january.csv`);
 }
 
-export async function run(ctx: Context, { opts }: CommandInput): Promise<CommandResult> {
-  const since = opts.since as string | undefined;
-  const until = opts.until as string | undefined;
+export async function run(ctx: Context, { opts }: CommandInput<typeof options>): Promise<CommandResult> {
+  const { since, until } = opts;
   if (since !== undefined && until !== undefined && until < since) throw new UsageError('--until: must not be before --since');
   if (until !== undefined && since === undefined && opts.full !== true) throw new UsageError('--until goes with --since (it is part of the first run\'s window)');
   const options = exportOptionsFrom(ctx, opts, 'custom-events', { since, until });

@@ -1,17 +1,21 @@
 import { resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
+import { z } from 'zod';
 import { EMAIL_EVENT_TYPES, type EmailEventType } from '../../api/exports.js';
-import type { CommandInput } from '../../cli/registry.js';
+import type { CommandInput } from '../contract.js';
 import { didYouMean, HINT_MARK } from '../../cli/suggest.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { runEmailTypes, withTypeLines } from '../../exports/multi-type.js';
-import { FORMAT_HELP, addExportOptions, exportOptionsFrom } from '../../exports/options.js';
+import { FORMAT_HELP, addExportOptions, exportOptionShape, exportOptionsFrom } from '../../exports/options.js';
 import { runTypesToDir } from '../../exports/per-type-files.js';
 import { emailTypesLabel } from '../../exports/plan.js';
 import { createReporter } from '../../exports/report.js';
 import { runExport } from '../../exports/runner.js';
 import type { CommandResult } from '../../io/render.js';
+
+/** --type is parsed by `emailTypes` into the API's types, in its order. */
+export const options = z.object({ type: z.array(z.enum(EMAIL_EVENT_TYPES)).optional(), outDir: z.string().optional(), ...exportOptionShape });
 
 export function configure(cmd: Command): void {
   addExportOptions(
@@ -49,10 +53,10 @@ function emailTypes(text: string): EmailEventType[] {
 }
 Object.assign(emailTypes, { choices: ['all', ...EMAIL_EVENT_TYPES] });
 
-export async function run(ctx: Context, { opts }: CommandInput): Promise<CommandResult> {
+export async function run(ctx: Context, { opts }: CommandInput<typeof options>): Promise<CommandResult> {
   if (opts.type === undefined) throw new UsageError(`--type is required: all, or one or a comma list of ${EMAIL_EVENT_TYPES.join(', ')}`);
-  const types = opts.type as EmailEventType[];
-  const outDir = typeof opts.outDir === 'string' ? opts.outDir : undefined;
+  const types = opts.type;
+  const outDir = opts.outDir;
   if (outDir !== undefined) {
     if (opts.out !== undefined) throw new UsageError('--out and --out-dir do not go together: one file for every type, or one file per type');
     if (opts.stateKey !== undefined) throw new UsageError('--state-key: with --out-dir each type keeps the default state of its own file', 'leave --state-key out');

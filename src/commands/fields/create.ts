@@ -1,11 +1,19 @@
 import type { Command } from 'commander';
+import { z } from 'zod';
 import { DATA_TYPES, FIELD_OBJECT_TYPES, createField, type CreateFieldBody } from '../../api/fields.js';
 import { caseInsensitiveChoice } from '../../cli/parse.js';
-import type { CommandInput } from '../../cli/registry.js';
+import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { CommandResult } from '../../io/render.js';
 import { FIELD_KEY_RE } from './relationship-side.js';
+
+export const options = z.object({
+  label: z.string().optional(),
+  objectType: z.enum(FIELD_OBJECT_TYPES).optional(),
+  dataType: z.enum(DATA_TYPES).optional(),
+  key: z.string().optional(),
+});
 
 export function configure(cmd: Command): void {
   cmd
@@ -23,21 +31,21 @@ Examples:
 }
 
 /** The request body from the flags; every problem the API would refuse for sure is caught here. */
-export function createBody(opts: Record<string, unknown>): CreateFieldBody {
-  const label = typeof opts.label === 'string' ? opts.label.trim() : '';
+export function createBody(opts: z.output<typeof options>): CreateFieldBody {
+  const label = opts.label?.trim() ?? '';
   if (label === '') throw new UsageError('--label: required (the field\'s display name)');
   if (opts.objectType === undefined) throw new UsageError(`--object-type: required, one of ${FIELD_OBJECT_TYPES.join(', ')}`);
   if (opts.dataType === undefined) throw new UsageError(`--data-type: required, one of ${DATA_TYPES.join(', ')}`);
-  const body: CreateFieldBody = { label, objectType: String(opts.objectType), dataType: String(opts.dataType) };
+  const body: CreateFieldBody = { label, objectType: opts.objectType, dataType: opts.dataType };
   if (opts.key !== undefined) {
-    const key = String(opts.key).trim();
+    const key = opts.key.trim();
     if (!FIELD_KEY_RE.test(key)) throw new UsageError(`--key: only letters, digits and underscores are allowed, got "${opts.key}"`);
     body.key = key;
   }
   return body;
 }
 
-export async function run(ctx: Context, { opts }: CommandInput): Promise<CommandResult> {
+export async function run(ctx: Context, { opts }: CommandInput<typeof options>): Promise<CommandResult> {
   const field = await createField(await ctx.http(), createBody(opts), ctx.signal);
   return { kind: 'record', data: field };
 }

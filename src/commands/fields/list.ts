@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
+import { z } from 'zod';
 import { allFieldPages, isFieldOfCustomObject, listFields, RELATIONSHIP_OBJECT_TYPES, type FieldDefinition, type ListFieldsQuery } from '../../api/fields.js';
 import { uuidSchema } from '../../api/identifiers.js';
-import { addColumnsOption, chosenColumns, type ListColumns } from '../../cli/columns-option.js';
+import { addColumnsOption, chosenColumns, columnsOptionShape, type ListColumns } from '../../cli/columns-option.js';
 import { caseInsensitiveChoice, pageSize } from '../../cli/parse.js';
-import type { CommandInput } from '../../cli/registry.js';
+import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { createListWriter } from '../../io/list-writer.js';
@@ -17,6 +18,15 @@ export const FIELD_COLUMNS: ListColumns = {
   ],
   table: ['key', 'label', 'objectType', 'dataType', 'readOnly', 'relationship.objectType'],
 };
+
+export const options = z.object({
+  ...columnsOptionShape,
+  objectType: z.enum(RELATIONSHIP_OBJECT_TYPES).optional(),
+  customObjectId: z.string().optional(),
+  limit: z.number().optional(),
+  cursor: z.string().optional(),
+  all: z.boolean().optional(),
+});
 
 export function configure(cmd: Command): void {
   addColumnsOption(cmd, FIELD_COLUMNS)
@@ -38,12 +48,12 @@ Examples:
 }
 
 /** The list query from the flags, and the custom object whose fields are kept (client-side). */
-export function listQuery(opts: Record<string, unknown>): { query: ListFieldsQuery; customObjectId?: string } {
+export function listQuery(opts: z.output<typeof options>): { query: ListFieldsQuery; customObjectId?: string } {
   const query: ListFieldsQuery = {};
   let customObjectId: string | undefined;
-  if (opts.objectType !== undefined) query.objectType = String(opts.objectType);
+  if (opts.objectType !== undefined) query.objectType = opts.objectType;
   if (opts.customObjectId !== undefined) {
-    const id = uuidSchema.safeParse(String(opts.customObjectId).trim());
+    const id = uuidSchema.safeParse(opts.customObjectId.trim());
     if (!id.success) throw new UsageError(`--custom-object-id: ${id.error.issues[0].message}, got "${opts.customObjectId}"`);
     if (query.objectType !== undefined && query.objectType !== 'CUSTOM_OBJECT') {
       throw new UsageError('--custom-object-id: goes only with --object-type CUSTOM_OBJECT');
@@ -52,12 +62,12 @@ export function listQuery(opts: Record<string, unknown>): { query: ListFieldsQue
     query.objectType = 'CUSTOM_OBJECT';
     customObjectId = id.data;
   }
-  if (opts.limit !== undefined) query.limit = opts.limit as number;
-  if (opts.cursor !== undefined) query.cursor = String(opts.cursor);
+  if (opts.limit !== undefined) query.limit = opts.limit;
+  if (opts.cursor !== undefined) query.cursor = opts.cursor;
   return { query, customObjectId };
 }
 
-export async function run(ctx: Context, { opts }: CommandInput): Promise<CommandResult> {
+export async function run(ctx: Context, { opts }: CommandInput<typeof options>): Promise<CommandResult> {
   const { query, customObjectId } = listQuery(opts);
   const keep = (fields: FieldDefinition[]) => (customObjectId ? fields.filter((f) => isFieldOfCustomObject(f, customObjectId)) : fields);
   const { columns, tableColumns, chosen } = chosenColumns(opts, FIELD_COLUMNS);

@@ -1,12 +1,20 @@
 import type { Command } from 'commander';
+import { z } from 'zod';
 import { createRelationship, RELATIONSHIP_OBJECT_TYPES, type RelationshipSide } from '../../api/fields.js';
-import type { CommandInput } from '../../cli/registry.js';
+import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { CommandResult } from '../../io/render.js';
 import { checkSide, parseSideSpec } from './relationship-side.js';
 
 const SIDES = ['source', 'target'] as const;
+
+const text = z.string().optional();
+/** Each side: its spec flag, or its four separate flags. */
+export const options = z.object({
+  source: text, sourceObject: text, sourceKey: text, sourceLabel: text, sourceCustomObjectId: text,
+  target: text, targetObject: text, targetKey: text, targetLabel: text, targetCustomObjectId: text,
+});
 
 export function configure(cmd: Command): void {
   for (const side of SIDES) {
@@ -31,13 +39,13 @@ Examples:
 }
 
 /** One side from either its spec flag or its separate flags (never both). */
-export function sideFrom(opts: Record<string, unknown>, side: (typeof SIDES)[number]): RelationshipSide {
-  const spec = opts[side] as string | undefined;
+export function sideFrom(opts: z.output<typeof options>, side: (typeof SIDES)[number]): RelationshipSide {
+  const spec = opts[side];
   const parts = {
-    objectType: opts[`${side}Object`] as string | undefined,
-    key: opts[`${side}Key`] as string | undefined,
-    label: opts[`${side}Label`] as string | undefined,
-    customObjectId: opts[`${side}CustomObjectId`] as string | undefined,
+    objectType: opts[`${side}Object`],
+    key: opts[`${side}Key`],
+    label: opts[`${side}Label`],
+    customObjectId: opts[`${side}CustomObjectId`],
   };
   const anyPart = Object.values(parts).some((v) => v !== undefined);
   if (spec !== undefined && anyPart) throw new UsageError(`--${side}: give either --${side} or the --${side}-* flags, not both`);
@@ -46,7 +54,7 @@ export function sideFrom(opts: Record<string, unknown>, side: (typeof SIDES)[num
   return checkSide(parts, `--${side}`);
 }
 
-export async function run(ctx: Context, { opts }: CommandInput): Promise<CommandResult> {
+export async function run(ctx: Context, { opts }: CommandInput<typeof options>): Promise<CommandResult> {
   const source = sideFrom(opts, 'source');
   const target = sideFrom(opts, 'target');
   if (source.key === target.key) throw new UsageError('--target: the two keys must differ');

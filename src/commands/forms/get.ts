@@ -1,10 +1,14 @@
 import type { Command } from 'commander';
+import { z } from 'zod';
 import { getForm, type Form, type FormField } from '../../api/forms.js';
 import { uuidArgument } from '../../cli/parse.js';
-import type { CommandInput } from '../../cli/registry.js';
+import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import { resolveFormat } from '../../io/format.js';
 import type { CommandResult } from '../../io/render.js';
+
+/** No options of its own. */
+export const options = z.object({});
 
 export function configure(cmd: Command): void {
   cmd.argument('<formId>', 'id (UUID) of the form', uuidArgument).addHelpText('after', `
@@ -19,7 +23,7 @@ Examples:
   $ cnv forms get f1000000-0000-4000-8000-000000000001 --json | jq '.fields[] | {name, type}'`);
 }
 
-export async function run(ctx: Context, { args }: CommandInput): Promise<CommandResult> {
+export async function run(ctx: Context, { args }: CommandInput<typeof options>): Promise<CommandResult> {
   const form = await getForm(await ctx.http(), args[0] as string, ctx.signal);
   return { kind: 'record', data: resolveFormat(ctx) === 'table' ? forTable(form) : form };
 }

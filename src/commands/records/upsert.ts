@@ -1,13 +1,14 @@
 import { stat } from 'node:fs/promises';
 import type { Command } from 'commander';
+import { z } from 'zod';
 import { listCustomObjectFields, type FieldDefinition } from '../../api/fields.js';
 import { MAX_RECORDS_PER_BATCH, upsertRecords, type RecordInput } from '../../api/records.js';
-import { addBatchOptions, batchRunOptions } from '../../batch/options.js';
+import { addBatchOptions, batchOptionShape, batchRunOptions, chunkSizeShape } from '../../batch/options.js';
 import { runFileBatch } from '../../batch/file-run.js';
 import type { BatchItem, ItemOutcome } from '../../batch/types.js';
 import { uuidSchema } from '../../api/identifiers.js';
 import { caseInsensitiveChoice } from '../../cli/parse.js';
-import type { CommandInput } from '../../cli/registry.js';
+import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import { ApiError, ExitCode, ResponseShapeError, TransientError, UsageError } from '../../errors.js';
 import { InputFileError } from '../../io/input-reader.js';
@@ -18,6 +19,16 @@ import { recordOutcome, toFileRow } from '../../records/outcome.js';
 
 const DEFAULTS = { concurrency: 4, maxChunkSize: MAX_RECORDS_PER_BATCH };
 const EMPTY_CELLS: readonly EmptyCells[] = ['skip', 'null'];
+
+export const options = z.object({
+  file: z.string().optional(),
+  check: z.boolean().optional(),
+  /** false with --no-coerce. */
+  coerce: z.boolean(),
+  emptyCells: z.enum(['skip', 'null']),
+  ...batchOptionShape,
+  ...chunkSizeShape,
+});
 
 export function configure(cmd: Command): void {
   cmd
@@ -43,11 +54,11 @@ Examples:
   $ cat records.ndjson | cnv records upsert c0000000-0000-4000-8000-000000000001 --file - --no-coerce`);
 }
 
-export async function run(ctx: Context, { args, opts }: CommandInput): Promise<CommandResult> {
+export async function run(ctx: Context, { args, opts }: CommandInput<typeof options>): Promise<CommandResult> {
   const id = uuidSchema.safeParse(String(args[0]).trim());
   if (!id.success) throw new UsageError(`customObjectId: ${id.error.issues[0].message}, got "${args[0]}"`);
   const customObjectId = id.data;
-  if (typeof opts.file !== 'string' || opts.file === '') throw new UsageError('--file: required (a CSV, NDJSON or JSON file, or - for stdin)');
+  if (opts.file === undefined || opts.file === '') throw new UsageError('--file: required (a CSV, NDJSON or JSON file, or - for stdin)');
   if (opts.file !== '-') await assertReadable(opts.file);
   const check = opts.check === true || ctx.globals.dryRun;
   const options = { ...batchRunOptions(ctx, opts, DEFAULTS), dryRun: check };
@@ -55,7 +66,7 @@ export async function run(ctx: Context, { args, opts }: CommandInput): Promise<C
   const definitions = opts.coerce !== false || check ? await readDefinitions(ctx, customObjectId, check) : undefined;
   const collector = check && definitions ? new CheckCollector(definitions) : undefined;
   // A check validates as a coercing run would, even with --no-coerce.
-  const prepareOptions = { definitions: opts.coerce === false && !check ? undefined : definitions, emptyCells: opts.emptyCells as EmptyCells };
+  const prepareOptions = { definitions: opts.coerce === false && !check ? undefined : definitions, emptyCells: opts.emptyCells };
 
   const result = await runFileBatch<RecordInput>(ctx, {
     path: opts.file,

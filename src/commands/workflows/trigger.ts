@@ -1,10 +1,14 @@
 import type { Command } from 'commander';
+import { z } from 'zod';
 import { triggerWorkflow, type TriggerWorkflowBody } from '../../api/workflows.js';
-import { addIdentifierOptions, identifierFrom } from '../../cli/identifier.js';
+import { addIdentifierOptions, identifierFrom, identifierOptionShape } from '../../cli/identifier.js';
+import { jsonObjectOption } from '../../cli/option-schemas.js';
 import { jsonObject, uuidArgument } from '../../cli/parse.js';
-import type { CommandInput } from '../../cli/registry.js';
+import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../io/render.js';
+
+export const options = z.object({ ...identifierOptionShape, data: jsonObjectOption });
 
 export function configure(cmd: Command): void {
   cmd.argument('<workflowId>', 'id (UUID) of an API-triggered workflow', uuidArgument);
@@ -21,10 +25,10 @@ Examples:
   $ cnv workflows trigger d1000000-0000-4000-8000-000000000001 --user-id user-ada --data '{"plan":"pro"}'`);
 }
 
-export async function run(ctx: Context, { args, opts }: CommandInput): Promise<CommandResult> {
+export async function run(ctx: Context, { args, opts }: CommandInput<typeof options>): Promise<CommandResult> {
   const workflowId = args[0] as string;
   const body: TriggerWorkflowBody = identifierFrom(opts, undefined, (m) => ctx.warn(m));
-  if (opts.data !== undefined) body.data = opts.data as Record<string, unknown>;
+  if (opts.data !== undefined) body.data = opts.data;
   const result = await triggerWorkflow(await ctx.http(), workflowId, body, ctx.signal);
   if (!result.triggered) ctx.warn('the API answered triggered: false (the workflow did not start; is it active?)');
   return { kind: 'record', data: { workflowId, ...result } };

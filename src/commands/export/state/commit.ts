@@ -1,11 +1,14 @@
 import type { Command } from 'commander';
-import type { CommandInput } from '../../../cli/registry.js';
+import { z } from 'zod';
+import type { CommandInput } from '../../contract.js';
 import type { Context } from '../../../context.js';
 import { CliError, ExitCode, UsageError } from '../../../errors.js';
 import { acquireExportLock } from '../../../exports/lock.js';
 import { checkRunId } from '../../../exports/options.js';
 import { openStateStore, stateNotFound } from '../../../exports/state-view.js';
 import type { CommandResult } from '../../../io/render.js';
+
+export const options = z.object({ run: z.string().optional() });
 
 export function configure(cmd: Command): void {
   cmd
@@ -23,11 +26,11 @@ Examples:
   $ cnv export contacts --state-key crm --defer-commit --run "$run" | load-into-crm && cnv export state commit crm --run "$run"`);
 }
 
-export async function run(ctx: Context, { args, opts }: CommandInput): Promise<CommandResult> {
+export async function run(ctx: Context, { args, opts }: CommandInput<typeof options>): Promise<CommandResult> {
   if (opts.run === undefined) {
     throw new UsageError('--run is required: name the --defer-commit run to commit', 'its summary line names it (`--run ID`); or give the export your own id with --run');
   }
-  const runId = checkRunId(String(opts.run), '--run');
+  const runId = checkRunId(opts.run, '--run');
   const { store, key } = await openStateStore(ctx, args[0]);
   const lock = await acquireExportLock(store.pathOf(key), key);
   try {

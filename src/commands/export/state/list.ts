@@ -1,9 +1,13 @@
 import type { Command } from 'commander';
-import type { CommandInput } from '../../../cli/registry.js';
+import { z } from 'zod';
+import type { CommandInput } from '../../contract.js';
 import type { Context } from '../../../context.js';
 import { lockHolder } from '../../../exports/lock.js';
 import { openStateStore, stateRow } from '../../../exports/state-view.js';
 import type { CommandResult } from '../../../io/render.js';
+
+/** No options of its own. */
+export const options = z.object({});
 
 export function configure(cmd: Command): void {
   cmd.addHelpText('after', `
@@ -15,7 +19,7 @@ Examples:
   $ cnv export state list --json | jq -r '.[].key'`);
 }
 
-export async function run(ctx: Context, _input: CommandInput): Promise<CommandResult> {
+export async function run(ctx: Context, _input: CommandInput<typeof options>): Promise<CommandResult> {
   const { store } = await openStateStore(ctx);
   const now = ctx.clock.now();
   const rows = store.list((err) => ctx.warn(err.message)).map((s) => stateRow(s, now, lockHolder(store.pathOf(s.key)) !== undefined));

@@ -1,11 +1,14 @@
 import type { Command } from 'commander';
-import type { CommandInput } from '../../../cli/registry.js';
+import { z } from 'zod';
+import type { CommandInput } from '../../contract.js';
 import type { Context } from '../../../context.js';
 import { CliError, ExitCode } from '../../../errors.js';
 import { acquireExportLock } from '../../../exports/lock.js';
 import { openStateStore, stateNotFound } from '../../../exports/state-view.js';
 import { canAsk, confirm } from '../../../io/confirm.js';
 import type { CommandResult } from '../../../io/render.js';
+
+export const options = z.object({ yes: z.boolean().optional() });
 
 export function configure(cmd: Command): void {
   cmd.argument('<key>', 'the state key (see `cnv export state list`)')
@@ -21,7 +24,7 @@ Examples:
   $ cnv export state reset crm --yes`);
 }
 
-export async function run(ctx: Context, { args, opts }: CommandInput): Promise<CommandResult> {
+export async function run(ctx: Context, { args, opts }: CommandInput<typeof options>): Promise<CommandResult> {
   const { store, key } = await openStateStore(ctx, args[0]);
   const state = store.read(key);
   if (!state) throw stateNotFound(key);

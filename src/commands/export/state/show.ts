@@ -1,9 +1,13 @@
 import type { Command } from 'commander';
-import type { CommandInput } from '../../../cli/registry.js';
+import { z } from 'zod';
+import type { CommandInput } from '../../contract.js';
 import type { Context } from '../../../context.js';
 import { lockHolder } from '../../../exports/lock.js';
 import { openStateStore, stateDetail, stateNotFound } from '../../../exports/state-view.js';
 import type { CommandResult } from '../../../io/render.js';
+
+/** No options of its own. */
+export const options = z.object({});
 
 export function configure(cmd: Command): void {
   cmd.argument('<key>', 'the state key (see `cnv export state list`)').addHelpText('after', `
@@ -16,7 +20,7 @@ Examples:
   $ cnv export state show crm --json | jq '.runs[-1]'`);
 }
 
-export async function run(ctx: Context, { args }: CommandInput): Promise<CommandResult> {
+export async function run(ctx: Context, { args }: CommandInput<typeof options>): Promise<CommandResult> {
   const { store, key } = await openStateStore(ctx, args[0]);
   const state = store.read(key);
   if (!state) throw stateNotFound(key);
