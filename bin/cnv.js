@@ -6,7 +6,7 @@ if (argv[0] === '__complete') {
   const { completeFast } = await import('../dist/bundle/complete-fast.js');
   if (await completeFast(argv.slice(1), process.env, process.stdout)) process.exit(0);
 }
-const { run } = await import('../dist/bundle/main.js');
+const { run, applyRuntime } = await import('../dist/bundle/main.js');
 const { InterruptedError, OutputClosedError } = await import('../dist/bundle/errors.js');
 
 const controller = new AbortController();
@@ -18,6 +18,9 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
     controller.abort(new InterruptedError(signal));
   });
 }
+// The process-wide side effects (src/runtime), once the listeners above are there: from now on
+// SIGINT/SIGTERM are theirs alone. CNV_RUNTIME_TUNING=off leaves out the optional tuning.
+applyRuntime(process.env);
 // The reader went away (`| head`, also `2>&1 | head` for stderr): stop quietly, exit 141.
 // Without a listener an EPIPE on stderr would be an uncaught error, exit 1.
 for (const stream of [process.stdout, process.stderr]) {

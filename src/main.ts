@@ -28,3 +28,5 @@ export async function run(argv: string[], deps: RunDeps): Promise<number> {
   }
   return exitCode;
 }
+
+export { applyRuntime } from './runtime/index.js';

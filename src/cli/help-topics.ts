@@ -48,6 +48,8 @@ export const HELP_TOPICS: Record<string, { summary: string; text: string }> = {
                    true value ("1"): as --verbose
   CNV_RATE_SHARE   "off": do not split the account's 195 requests/s with the
                    other cnv processes of this machine (see docs/performance.md)
+  CNV_RUNTIME_TUNING  "off": no V8 engine tuning (faster start-up, flatter memory of
+                   long exports); for diagnosing an engine problem (docs/architecture.md)
   NO_COLOR         any non-empty value turns colour off (as --no-color)
   CI               when set (and not "false" or "0"), no progress display
 `,

@@ -44,6 +44,13 @@ describe('HTTP(S)_PROXY and NO_PROXY (binary)', () => {
     expect(tunnels.slice(before)).toContain(new URL(fx.emulator.url).host);
   });
 
+  it('goes through the proxy with CNV_RUNTIME_TUNING=off too (the undici wiring it needs is not tuning)', async () => {
+    const before = tunnels.length;
+    const res = await cnv(['contacts', 'get', '--email', 'ada@example.com'], { env: { ...fx.env, HTTP_PROXY: proxyUrl, NO_PROXY: '', CNV_RUNTIME_TUNING: 'off' } });
+    expect(res.exitCode, res.stderr).toBe(0);
+    expect(tunnels.slice(before)).toContain(new URL(fx.emulator.url).host);
+  });
+
   it('bypasses the proxy for hosts in NO_PROXY', async () => {
     const before = tunnels.length;
     const res = await cnv(['contacts', 'get', '--email', 'ada@example.com'], { env: { ...fx.env, HTTP_PROXY: proxyUrl, NO_PROXY: '127.0.0.1' } });
