@@ -1,4 +1,4 @@
-// Bundles the CLI (our code, commander, and the parts of undici and zod it uses) into
+// Bundles the CLI (our code, commander, p-limit, and the parts of undici and zod it uses) into
 // dist/bundle with code splitting, so start-up resolves and compiles a handful of files
 // instead of dozens; the other dependencies stay external and are imported lazily.
 import { build } from 'esbuild';
@@ -6,7 +6,7 @@ import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { basename } from 'node:path';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-const BUNDLED = new Set(['commander', 'undici', 'zod']);
+const BUNDLED = new Set(['commander', 'p-limit', 'undici', 'zod']);
 const external = Object.keys(pkg.dependencies).filter((name) => !BUNDLED.has(name));
 
 // zod's namespace re-exports its ~40 message locales (360 kB, half of zod once bundled) as

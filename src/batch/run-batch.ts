@@ -1,4 +1,5 @@
 import { setMaxListeners } from 'node:events';
+import pLimit from 'p-limit';
 import { InOrder } from './in-order.js';
 import type { BatchItem, BatchSender, ItemOutcome, PreparedRow, RowResult } from './types.js';
 
@@ -66,7 +67,8 @@ export async function runBatch<P>(opts: RunBatchOptions<P>): Promise<RunBatchOut
   const inflight = new AbortController();
   // Every send in flight waits on this signal (rate limiter, retry backoff): up to `concurrency` listeners at once, not a leak.
   setMaxListeners(Math.max(1, opts.concurrency) + 10, inflight.signal);
-  const slots = new Slots(Math.max(1, opts.concurrency));
+  // The send slots: first come, first served, so chunks go in the order their dependencies allow.
+  const slot = pLimit(Math.max(1, opts.concurrency));
   const running = new Set<Promise<void>>();
   const holders = new Map<string, ChunkState>();
   const maxPending = Math.max(2, opts.concurrency * 2);
@@ -116,23 +118,23 @@ export async function runBatch<P>(opts: RunBatchOptions<P>): Promise<RunBatchOut
     for (const key of keys) holders.set(key, state);
     const task = (async () => {
       await Promise.all(deps.map((d) => d.done));
-      await slots.acquire();
-      try {
-        if (stopped) return chunk.forEach(({ item, seq: s }) => skip(item, s));
-        const items = chunk.map((c) => c.item);
-        let outcomes: ItemOutcome[];
+      await slot(async () => {
         try {
-          outcomes = await opts.send(items, inflight.signal);
-          if (outcomes.length !== items.length) throw new Error(`the sender gave ${outcomes.length} results for ${items.length} items`);
-        } catch (err) {
-          stop(err);
-          return chunk.forEach(({ item, seq: s }) => skip(item, s, err));
+          if (stopped) return chunk.forEach(({ item, seq: s }) => skip(item, s));
+          const items = chunk.map((c) => c.item);
+          let outcomes: ItemOutcome[];
+          try {
+            outcomes = await opts.send(items, inflight.signal);
+            if (outcomes.length !== items.length) throw new Error(`the sender gave ${outcomes.length} results for ${items.length} items`);
+          } catch (err) {
+            stop(err);
+            return chunk.forEach(({ item, seq: s }) => skip(item, s, err));
+          }
+          chunk.forEach(({ item, seq: s }, i) => results.put(s, { line: item.line, identifier: item.identifier, ...outcomes[i] }));
+        } finally {
+          for (const key of keys) if (holders.get(key) === state) holders.delete(key);
         }
-        chunk.forEach(({ item, seq: s }, i) => results.put(s, { line: item.line, identifier: item.identifier, ...outcomes[i] }));
-      } finally {
-        slots.release();
-        for (const key of keys) if (holders.get(key) === state) holders.delete(key);
-      }
+      });
     })();
     state.done = task;
     running.add(task);
@@ -242,28 +244,4 @@ function codeOf(err: unknown): string {
 function messageOf(err: unknown): string {
   const message = (err as { message?: unknown } | undefined)?.message;
   return typeof message === 'string' && message !== '' ? message : String(err ?? 'stopped');
-}
-
-/** A counting semaphore with first-come, first-served waiters. */
-class Slots {
-  private free: number;
-  private readonly waiters: Array<() => void> = [];
-
-  constructor(size: number) {
-    this.free = size;
-  }
-
-  async acquire(): Promise<void> {
-    if (this.free > 0) {
-      this.free--;
-      return;
-    }
-    await new Promise<void>((resolve) => this.waiters.push(resolve));
-  }
-
-  release(): void {
-    const next = this.waiters.shift();
-    if (next) next();
-    else this.free++;
-  }
 }
