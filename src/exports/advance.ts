@@ -1,4 +1,5 @@
 import { ResponseShapeError } from '../errors.js';
+import { joinIds, type Ids } from './id-table.js';
 
 /** Cap on remembered row identities (at most a page under the contract; more only from a server that repeats a cursor). */
 export const MAX_SEEN = 20_000;
@@ -7,7 +8,8 @@ export const MAX_SEEN = 20_000;
 export interface PageOutcome {
   nextCursor: string | null;
   hits: ReadonlySet<string>;
-  fresh: readonly string[];
+  /** In the order written (a page's `IdTable`: read as strings only when they are saved). */
+  fresh: Ids;
 }
 
 /** Where a page leaves the export. */
@@ -18,8 +20,8 @@ export interface Step {
   moved: boolean;
   /** The identities to save as `seen` with the position. */
   seen: string[];
-  /** What the next page skips: `seen`, plus (in memory only) this page's rows. */
-  nextSkip: Set<string>;
+  /** What the next page skips: `seen`, plus (in memory only) this page's rows; `fresh` is composed in, not copied. */
+  nextSkip: Ids;
   /** Rows this page repeated from the page before (not from the saved `seen`). */
   again: string[];
 }
@@ -52,5 +54,10 @@ export function advance(cursor: string | null, saved: ReadonlySet<string>, page:
       throw new ResponseShapeError(`${label}: the server kept the cursor where it was while sending ${seen.length} distinct rows from it, more than the ${MAX_SEEN} a state remembers; stopped before writing that page (everything before is committed)`);
     }
   }
-  return { last, moved, seen, again, nextSkip: new Set([...seen, ...page.hits, ...page.fresh]) };
+  // `seen` and the hits are few (unless the server misbehaves); no fresh id is among the hits, and
+  // `seen` holds fresh ids only when the cursor did not move, so the two parts stay disjoint.
+  const rest = new Set<string>();
+  for (const id of seen) if (!page.fresh.has(id)) rest.add(id);
+  for (const id of page.hits) rest.add(id);
+  return { last, moved, seen, again, nextSkip: joinIds(rest, page.fresh) };
 }

@@ -7,6 +7,7 @@ import { advance } from './advance.js';
 import { armCrashPoints, crashPage, crashPoint, type CrashStep } from './crash-points.js';
 import type { FileSink } from './file-sink.js';
 import { gzipMember } from './gzip-pages.js';
+import type { Ids } from './id-table.js';
 import { fetchPage } from './kinds.js';
 import { BlockPool, pageFormat } from './page-format.js';
 import { receiver, type ReceivedPage } from './page-receiver.js';
@@ -153,7 +154,7 @@ export async function runEmailTypes(ctx: Context, opts: ExportRunOptions, report
       const outcome = outcomes[type];
       let lane: LanePosition = pos.lanes?.[type] ?? { cursor: null, cursorAt: null, seen: [], rows: 0, pages: 0 };
       let saved: ReadonlySet<string> = new Set(lane.seen);
-      let skip = saved;
+      let skip: Ids = saved;
       const visited = new Set<string | null>([lane.cursor]);
       let stuck = 0;
       let ahead: { cursor: string; page: Promise<ReceivedPage> } | undefined;
@@ -161,13 +162,13 @@ export async function runEmailTypes(ctx: Context, opts: ExportRunOptions, report
         for (;;) {
           if (fatal !== undefined) return void (outcome.status = 'stopped');
           signal.throwIfAborted();
-          const receive = (ids: ReadonlySet<string>) => receiver(opts.kind, format, ids, pool, opts.limit, label);
+          const receive = (ids: Ids) => receiver(opts.kind, format, ids, pool, opts.limit, label);
           const fetching = ahead?.cursor === lane.cursor ? ahead.page : fetchPage(http, { kind: 'email-events', emailType: type }, lane.cursor, opts.limit, receive(skip), signal);
           ahead = undefined;
           const page = await fetching.catch((err) => Promise.reject(cursorRejected(err, plan, lane)));
           let step;
           try {
-            step = advance(lane.cursor, saved, { nextCursor: page.nextCursor, hits: page.hits, fresh: page.freshIds() }, visited, label);
+            step = advance(lane.cursor, saved, { nextCursor: page.nextCursor, hits: page.hits, fresh: page.freshIds }, visited, label);
           } catch (err) {
             page.release();
             throw err;

@@ -1,5 +1,6 @@
 import type { PageReceiver } from '../api/exports.js';
 import { ResponseShapeError } from '../errors.js';
+import { hashId, IdTable, type Ids } from './id-table.js';
 import { rowIdentity } from './kinds.js';
 import { BlockPool, PageBytes, type PageFormat } from './page-format.js';
 import type { ExportKind } from './state.js';
@@ -14,8 +15,8 @@ export interface ReceivedPage {
   fresh: number;
   /** Rows the server sent twice within this page (written once). */
   repeated: number;
-  /** Identities of the rows written, in order. */
-  freshIds(): string[];
+  /** Identities of the rows written, in order (kept as bytes, not strings: see IdTable). */
+  freshIds: IdTable;
   hits: Set<string>;
   nextCursor: string | null;
   /** Hands the page's memory back for later pages: call once it is written and its ids read. */
@@ -27,11 +28,11 @@ export interface ReceivedPage {
  * stream in: no page is held parsed. A page with more rows than `limit` breaks the contract
  * (the API clamps the page size): it stops the run before anything of it is written.
  */
-export function receiver(kind: ExportKind, format: PageFormat, skip: ReadonlySet<string>, pool: BlockPool, limit: number, label: string): () => PageReceiver<ReceivedPage> {
+export function receiver(kind: ExportKind, format: PageFormat, skip: Ids, pool: BlockPool, limit: number, label: string): () => PageReceiver<ReceivedPage> {
   return () => {
     const out = new PageBytes(pool);
     const hits = new Set<string>();
-    const inPage = new Set<string>();
+    const inPage = new IdTable(limit);
     let rows = 0;
     let fresh = 0;
     let repeated = 0;
@@ -42,11 +43,11 @@ export function receiver(kind: ExportKind, format: PageFormat, skip: ReadonlySet
           throw new ResponseShapeError(`${label}: the server sent more than the ${limit} rows asked for in one page (off-contract); stopped before writing that page`);
         }
         const id = rowIdentity(kind, row);
-        if (skip.size > 0 && skip.has(id)) hits.add(id);
-        else if (inPage.has(id)) repeated++;
+        const hash = hashId(id);
+        if (skip.size > 0 && skip.has(id, hash)) hits.add(id);
+        else if (!inPage.add(id, hash)) repeated++;
         else {
           fresh++;
-          inPage.add(id);
           out.add(format.line(row));
         }
       },
@@ -54,7 +55,7 @@ export function receiver(kind: ExportKind, format: PageFormat, skip: ReadonlySet
         const written = out.done();
         return {
           pieces: written.pieces, bytes: written.bytes, rows, fresh, repeated, hits, nextCursor,
-          freshIds: () => [...inPage],
+          freshIds: inPage,
           release: written.release,
         };
       },

@@ -8,6 +8,7 @@ import { checkFileOwner, claimFile } from './file-owner.js';
 import { FileSink } from './file-sink.js';
 import { gzipMember } from './gzip-pages.js';
 import { holdHeapSize } from './heap-size.js';
+import type { Ids } from './id-table.js';
 import { fetchPage } from './kinds.js';
 import { advance, type Step } from './advance.js';
 import { acquireFileLock } from './lock.js';
@@ -78,7 +79,7 @@ export async function runExport(ctx: Context, opts: ExportRunOptions, reporter: 
     // rows of the page before (in memory only): a server that sends a row again on the next page
     // (an overlapping page boundary) does not get it written twice.
     let saved: ReadonlySet<string> = new Set(pos.seen);
-    let skip = saved;
+    let skip: Ids = saved;
     const pool = new BlockPool();
     const label = `export ${opts.kind}${opts.emailType ? ` ${opts.emailType}` : ''}`;
     let stuck = 0;
@@ -92,13 +93,13 @@ export async function runExport(ctx: Context, opts: ExportRunOptions, reporter: 
       }
       ctx.signal.throwIfAborted();
       const limit = opts.maxRows !== undefined ? Math.min(opts.limit, opts.maxRows - summary.rows) : opts.limit;
-      const receive = (ids: ReadonlySet<string>) => receiver(opts.kind, format, ids, pool, limit, label);
+      const receive = (ids: Ids) => receiver(opts.kind, format, ids, pool, limit, label);
       const fetching = ahead?.cursor === pos.cursor ? ahead.page : fetchPage(http, plan.target, pos.cursor, limit, receive(skip), signal);
       ahead = undefined;
       const page = await fetching.catch((err) => Promise.reject(cursorRejected(err, plan, pos)));
       let step: Step;
       try {
-        step = advance(pos.cursor, saved, { nextCursor: page.nextCursor, hits: page.hits, fresh: page.freshIds() }, visited, label);
+        step = advance(pos.cursor, saved, { nextCursor: page.nextCursor, hits: page.hits, fresh: page.freshIds }, visited, label);
       } catch (err) {
         page.release();
         throw err;

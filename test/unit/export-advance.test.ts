@@ -3,7 +3,7 @@ import { advance, MAX_SEEN } from '../../src/exports/advance.js';
 
 // The pure step of the protocol: where a page leaves the position, whatever the server sent.
 const step = (cursor: string | null, saved: string[], nextCursor: string | null, hits: string[], fresh: string[], visited = new Set<string | null>([cursor])) =>
-  advance(cursor, new Set(saved), { nextCursor, hits: new Set(hits), fresh }, visited, 'export contacts');
+  advance(cursor, new Set(saved), { nextCursor, hits: new Set(hits), fresh: new Set(fresh) }, visited, 'export contacts');
 
 describe('advance(position, page)', () => {
   it('a moved cursor keeps only the saved rows not met yet; the next page also skips this page\'s rows', () => {
