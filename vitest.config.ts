@@ -7,5 +7,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Proxy variables are stripped before any test file loads (see the file).
+    setupFiles: ['test/setup/proxy-env.ts'],
   },
 });

@@ -55,8 +55,8 @@ describe('shell completion', () => {
 
   it('completes profile names from the config', async () => {
     const dir = tempConfigDir();
-    await cnv(['--profile', 'prod', 'config', 'set-key'], { env: { CNV_CONFIG_DIR: dir }, input: 'sk_live_a_b' });
-    await cnv(['--profile', 'staging', 'config', 'set-key'], { env: { CNV_CONFIG_DIR: dir }, input: 'sk_live_a_b' });
+    await cnvInProcess(['--profile', 'prod', 'config', 'set-key'], { env: { CNV_CONFIG_DIR: dir }, input: 'sk_live_a_b' });
+    await cnvInProcess(['--profile', 'staging', 'config', 'set-key'], { env: { CNV_CONFIG_DIR: dir }, input: 'sk_live_a_b' });
     const res = await cnv(['__complete', '--', '--profile', ''], { env: { CNV_CONFIG_DIR: dir } });
     expect(res.stdout.split('\n').filter(Boolean).sort()).toEqual(['prod', 'staging']);
   });

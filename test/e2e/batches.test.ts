@@ -4,7 +4,7 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FIXTURE_AUDIENCES as AU, FIXTURE_CAMPAIGNS as CA, FIXTURE_CONTACTS as FX } from '../../src/emulator/seed/fixtures.js';
 import { batchFiles, type ReportRow } from '../helpers/batch-files.js';
-import { BIN, cnv } from '../helpers/cli.js';
+import { BIN, cnv, cnvInProcess } from '../helpers/cli.js';
 import { emulatorFixture } from '../helpers/emulator.js';
 
 let fx: Awaited<ReturnType<typeof emulatorFixture>>;
@@ -31,7 +31,7 @@ function idFile(n: number, name = 'ids.csv'): { path: string; ids: string[] } {
   return { path: write(name, `cnvContactId\n${ids.join('\n')}\n`), ids };
 }
 
-describe('audience add --batch (binary)', () => {
+describe('audience add --batch (in-process)', () => {
   it('2,500 rows with bad rows mixed in: the report accounts for every line, and valid rows are added once', async () => {
     const lines: string[] = ['email,cnvContactId,userId,note'];
     const expected = new Map<number, string>(); // line -> status
@@ -53,7 +53,7 @@ describe('audience add --batch (binary)', () => {
     const path = write('big.csv', lines.join('\n') + '\n');
     const report = reportPath();
     const started = Date.now();
-    const res = await cnv(['audience', 'add', AU.followUp.id, '--batch', path, '--report', report, '--json'], { env: fx.env });
+    const res = await cnvInProcess(['audience', 'add', AU.followUp.id, '--batch', path, '--report', report, '--json'], { env: fx.env });
     expect(Date.now() - started).toBeLessThan(15_000);
     expect(res.exitCode).toBe(6);
     const rows = readReport(report);
@@ -79,7 +79,7 @@ describe('audience add --batch (binary)', () => {
   it('a file with a BOM and quoted fields holding commas, quotes and newlines', async () => {
     const path = write('bom.csv', `\uFEFF"email","comment"\r\n"${FX.ada.email}","Hello, ""world"""\r\n"${FX.grace.email}","line one\r\nline two, still one field"\r\n${FX.linus.email},last\r\n`);
     const report = reportPath();
-    const res = await cnv(['audience', 'add', AU.followUp.id, '--batch', path, '--report', report], { env: fx.env });
+    const res = await cnvInProcess(['audience', 'add', AU.followUp.id, '--batch', path, '--report', report], { env: fx.env });
     expect(res.exitCode).toBe(0);
     expect(readReport(report).map((r) => [r.line, r.identifier, r.status, r.cnvContactId])).toEqual([
       ['2', FX.ada.email, 'added', FX.ada.id],
@@ -92,7 +92,7 @@ describe('audience add --batch (binary)', () => {
     const { path, ids } = idFile(1000);
     await fx.faults({ failRate: 0.2, dropAfterNext: 2 });
     const report = reportPath();
-    const res = await cnv(['audience', 'add', AU.followUp.id, '--batch', path, '--chunk-size', '100', '--report', report, '--max-retries', '10'], { env: fx.env, timeoutMs: 15_000 });
+    const res = await cnvInProcess(['audience', 'add', AU.followUp.id, '--batch', path, '--chunk-size', '100', '--report', report, '--max-retries', '10'], { env: fx.env });
     expect(res.exitCode).toBe(0);
     expect(readReport(report).every((r) => r.status === 'added')).toBe(true);
     const got = await members(AU.followUp.id);
@@ -107,7 +107,7 @@ describe('audience add --batch (binary)', () => {
     const report = reportPath();
     // Two chunks go out at once; one fails for good, the other lands; the third is never sent.
     await fx.faults({ failNext: 1, latencyMs: 150 });
-    const first = await cnv(['audience', 'add', AU.followUp.id, '--batch', path, '--chunk-size', '100', '--concurrency', '2', '--max-retries', '0', '--report', report], { env: fx.env });
+    const first = await cnvInProcess(['audience', 'add', AU.followUp.id, '--batch', path, '--chunk-size', '100', '--concurrency', '2', '--max-retries', '0', '--report', report], { env: fx.env });
     expect(first.exitCode).toBe(7);
     expect(first.stderr).toMatch(/^error: internal_error: the run stopped: /m);
     expect(first.stderr).toMatch(/--resume-from-report/);
@@ -120,7 +120,7 @@ describe('audience add --batch (binary)', () => {
 
     await fx.clearFaults();
     await fx.resetStats();
-    const second = await cnv(['audience', 'add', AU.followUp.id, '--batch', path, '--chunk-size', '100', '--report', report, '--resume-from-report', report], { env: fx.env });
+    const second = await cnvInProcess(['audience', 'add', AU.followUp.id, '--batch', path, '--chunk-size', '100', '--report', report, '--resume-from-report', report], { env: fx.env });
     expect(second.exitCode).toBe(0);
     expect((await fx.stats()).total).toBe(2);
     const after = readReport(report);
@@ -134,14 +134,14 @@ describe('audience add --batch (binary)', () => {
   it('--dry-run validates the whole file and sends nothing', async () => {
     const path = write('dry.csv', `email\n${FX.ada.email}\nnot-an-email\n${FX.grace.email}\n`);
     const report = reportPath();
-    const res = await cnv(['audience', 'add', AU.followUp.id, '--batch', path, '--report', report, '--dry-run'], { env: fx.env });
+    const res = await cnvInProcess(['audience', 'add', AU.followUp.id, '--batch', path, '--report', report, '--dry-run'], { env: fx.env });
     expect(res.exitCode).toBe(6);
     expect((await fx.stats()).total).toBe(0);
     expect(readReport(report).map((r) => r.status)).toEqual(['valid', 'invalid', 'valid']);
     expect(res.stderr).toMatch(/^dry run, nothing sent: 3 rows: 2 valid, 0 failed, 1 invalid/m);
   });
 
-  it('reads NDJSON from stdin and prints the report on stdout with --report -', async () => {
+  it('reads NDJSON from stdin and prints the report on stdout with --report - (the binary: a real pipe)', async () => {
     const input = `{"email":"${FX.ada.email}"}\n{"userId":"user-grace"}\n{"cnvContactId":"not-a-uuid"}\n`;
     const res = await cnv(['audience', 'add', AU.followUp.id, '--batch', '-', '--report', '-'], { env: fx.env, input });
     expect(res.exitCode).toBe(6);
@@ -151,14 +151,14 @@ describe('audience add --batch (binary)', () => {
 
   it('reads a JSON array', async () => {
     const path = write('people.json', JSON.stringify([{ email: FX.ada.email }, { email: FX.linus.email }], null, 2));
-    const res = await cnv(['audience', 'add', AU.followUp.id, '--batch', path], { env: fx.env });
+    const res = await cnvInProcess(['audience', 'add', AU.followUp.id, '--batch', path], { env: fx.env });
     expect(res.exitCode).toBe(0);
     expect(await members(AU.followUp.id)).toEqual([FX.ada.id, FX.linus.id]);
   });
 
   it('without --report, failed and invalid rows are listed on stderr with their lines', async () => {
     const path = write('few.csv', `email\n${FX.ada.email}\nghost@example.com\n`);
-    const res = await cnv(['audience', 'add', AU.followUp.id, '--batch', path], { env: fx.env });
+    const res = await cnvInProcess(['audience', 'add', AU.followUp.id, '--batch', path], { env: fx.env });
     expect(res.exitCode).toBe(6);
     expect(res.stderr).toMatch(/^line 3: failed: contact_not_found: .*\(ghost@example\.com\)$/m);
   });
@@ -166,7 +166,7 @@ describe('audience add --batch (binary)', () => {
   it('a key without the batch endpoint enabled: exit 4 export_not_enabled, rows skipped', async () => {
     const path = write('basic.csv', 'email\nbasic.user@example.com\n');
     const report = reportPath();
-    const res = await cnv(['audience', 'add', AU.followUp.id, '--batch', path, '--report', report], { env: { ...fx.env, CNV_API_KEY: fx.emulator.keys.basic } });
+    const res = await cnvInProcess(['audience', 'add', AU.followUp.id, '--batch', path, '--report', report], { env: { ...fx.env, CNV_API_KEY: fx.emulator.keys.basic } });
     expect(res.exitCode).toBe(4);
     expect(res.stderr).toMatch(/export_not_enabled/);
     expect(readReport(report)).toEqual([expect.objectContaining({ line: '2', status: 'skipped', error: 'export_not_enabled' })]);
@@ -174,17 +174,17 @@ describe('audience add --batch (binary)', () => {
 
   it('an unreadable file exits 2 naming the file and line; a missing file sends nothing', async () => {
     const broken = write('broken.json', `[{"email":"${FX.ada.email}"},\n{"email": "x"\n`);
-    const res = await cnv(['audience', 'add', AU.followUp.id, '--batch', broken], { env: fx.env });
+    const res = await cnvInProcess(['audience', 'add', AU.followUp.id, '--batch', broken], { env: fx.env });
     expect(res.exitCode).toBe(2);
     expect(res.stderr).toMatch(/broken\.json line \d+: .*not closed/);
-    const missing = await cnv(['audience', 'add', AU.followUp.id, '--batch', join(dir, 'nope.csv')], { env: fx.env });
+    const missing = await cnvInProcess(['audience', 'add', AU.followUp.id, '--batch', join(dir, 'nope.csv')], { env: fx.env });
     expect(missing.exitCode).toBe(2);
     expect(missing.stderr).toMatch(/nope\.csv: no such file/);
     expect((await fx.stats()).total).toBe(0);
   });
 
   it('--batch goes without identifier flags', async () => {
-    const res = await cnv(['audience', 'add', AU.followUp.id, '--batch', 'x.csv', '--email', FX.ada.email], { env: fx.env });
+    const res = await cnvInProcess(['audience', 'add', AU.followUp.id, '--batch', 'x.csv', '--email', FX.ada.email], { env: fx.env });
     expect(res.exitCode).toBe(2);
     expect(res.stderr).toMatch(/--batch: the contacts come from the file; drop --email/);
   });
@@ -211,13 +211,13 @@ describe('audience add --batch (binary)', () => {
   });
 });
 
-describe('campaigns add --batch (binary)', () => {
+describe('campaigns add --batch (in-process)', () => {
   it('adds every contact of the file; an unknown campaign stops with exit 5', async () => {
     const { path, ids } = idFile(120);
-    const res = await cnv(['campaigns', 'add', CA.tradeShow.id, '--batch', path, '--chunk-size', '50'], { env: fx.env });
+    const res = await cnvInProcess(['campaigns', 'add', CA.tradeShow.id, '--batch', path, '--chunk-size', '50'], { env: fx.env });
     expect(res.exitCode).toBe(0);
     expect(new Set(await campaignMembers(CA.tradeShow.id))).toEqual(new Set(ids));
-    const archived = await cnv(['campaigns', 'add', CA.archived.id, '--batch', path], { env: fx.env });
+    const archived = await cnvInProcess(['campaigns', 'add', CA.archived.id, '--batch', path], { env: fx.env });
     expect(archived.exitCode).toBe(5);
     expect(archived.stderr).toMatch(/campaign_not_found/);
   });

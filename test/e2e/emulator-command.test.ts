@@ -2,9 +2,9 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { BIN, cnv, tempConfigDir } from '../helpers/cli.js';
+import { BIN, cnvInProcess, tempConfigDir } from '../helpers/cli.js';
 
-describe('cnv emulator (binary)', () => {
+describe('cnv emulator (in-process)', () => {
   it('serves on a free port, prints its URL and keys, and stops cleanly on SIGTERM', async () => {
     const child = execa('node', [BIN, 'emulator', '--port', '0', '--json'], { reject: false });
     const line = await new Promise<string>((resolve, reject) => {
@@ -17,7 +17,7 @@ describe('cnv emulator (binary)', () => {
     });
     const { url, keys } = JSON.parse(line);
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    const res = await cnv(['contacts', 'get', '--email', 'ada@example.com'], {
+    const res = await cnvInProcess(['contacts', 'get', '--email', 'ada@example.com'], {
       env: { CNV_BASE_URL: url, CNV_API_KEY: keys.full, CNV_CONFIG_DIR: tempConfigDir() },
     });
     expect(res.exitCode).toBe(0);
@@ -62,7 +62,7 @@ describe('cnv emulator (binary)', () => {
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const { port } = blocker.address() as AddressInfo;
     try {
-      const res = await cnv(['emulator', '--port', String(port)]);
+      const res = await cnvInProcess(['emulator', '--port', String(port)]);
       expect(res.exitCode).toBe(2);
       expect(res.stderr).toBe(
         `error: port_in_use: port ${port} on 127.0.0.1 is already in use (EADDRINUSE)\n` +

@@ -7,7 +7,7 @@ import { execa, type ResultPromise } from 'execa';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { EMAIL_EVENT_TYPES } from '../../src/api/exports.js';
 import { mulberry32 } from '../../src/emulator/seed/prng.js';
-import { BIN, cnv } from '../helpers/cli.js';
+import { BIN, cnv, cnvInProcess } from '../helpers/cli.js';
 import { emulatorFixture } from '../helpers/emulator.js';
 import { duplicates, exportState, ndjsonRows, outDir, killUntilDone } from '../helpers/exports.js';
 
@@ -24,7 +24,7 @@ beforeAll(async () => {
   reference = [];
   perType = {};
   for (const type of EMAIL_EVENT_TYPES) {
-    const res = await cnv(['export', 'email-events', '--type', type, '--no-state', '--quiet'], { env: fx.env });
+    const res = await cnvInProcess(['export', 'email-events', '--type', type, '--no-state', '--quiet'], { env: fx.env });
     expect(res.exitCode, res.stderr).toBe(0);
     const lines = res.stdout.split('\n').filter((l) => l !== '');
     perType[type] = lines.length;
@@ -43,7 +43,7 @@ const sortedLines = (text: string) => text.split('\n').filter((l) => l !== '').s
 describe('--type all into one file', () => {
   it('every row of every type exactly once, rows carry eventType; one state with nine cursors; the next run adds nothing', async () => {
     const out = join(outDir(), 'events.ndjson');
-    const res = await cnv(args(out, 'all-clean'), { env: fx.env });
+    const res = await cnvInProcess(args(out, 'all-clean'), { env: fx.env });
     expect(res.exitCode, res.stderr).toBe(0);
     const text = readFileSync(out, 'utf8');
     expect(sortedLines(text)).toEqual(reference);
@@ -57,22 +57,22 @@ describe('--type all into one file', () => {
     expect(state.current.output).toMatchObject({ kind: 'file', bytes: Buffer.byteLength(text) });
     for (const type of EMAIL_EVENT_TYPES) expect(state.current.lanes![type].rows).toBe(perType[type]);
 
-    const again = await cnv(args(out, 'all-clean'), { env: fx.env });
+    const again = await cnvInProcess(args(out, 'all-clean'), { env: fx.env });
     expect(again.exitCode, again.stderr).toBe(0);
     expect(readFileSync(out, 'utf8')).toBe(text);
   });
 
   it('to stdout with a state: every row once, the next run sends nothing; --json summary and state show list each type', async () => {
-    const first = await cnv(['export', 'email-events', '--type', 'all', '--limit', '500', '--json'], { env: fx.env });
+    const first = await cnvInProcess(['export', 'email-events', '--type', 'all', '--limit', '500', '--json'], { env: fx.env });
     expect(first.exitCode, first.stderr).toBe(0);
     expect(sortedLines(first.stdout)).toEqual(reference);
     const summary = JSON.parse(first.stderr.trim().split('\n').at(-1)!).summary;
     expect(summary).toMatchObject({ status: 'complete', rows: reference.length, moreRemains: false });
     expect(summary.types.EMAIL_OPEN).toMatchObject({ status: 'complete', rows: perType.EMAIL_OPEN });
-    const second = await cnv(['export', 'email-events', '--type', 'all', '--limit', '500', '--quiet'], { env: fx.env });
+    const second = await cnvInProcess(['export', 'email-events', '--type', 'all', '--limit', '500', '--quiet'], { env: fx.env });
     expect(second.exitCode, second.stderr).toBe(0);
     expect(second.stdout).toBe('');
-    const show = await cnv(['export', 'state', 'show', summary.stateKey, '--json'], { env: fx.env });
+    const show = await cnvInProcess(['export', 'state', 'show', summary.stateKey, '--json'], { env: fx.env });
     expect(show.exitCode, show.stderr).toBe(0);
     expect(show.stdout).toContain('"EMAIL_TOPIC_UNSUBSCRIBE"');
     expect(show.stdout).toContain(`"rows": ${perType.EMAIL_TOPIC_UNSUBSCRIBE}`);
@@ -80,7 +80,7 @@ describe('--type all into one file', () => {
 
   it('a comma list, CSV: one header, only those types', async () => {
     const out = join(outDir(), 'events.csv');
-    const res = await cnv(['export', 'email-events', '--type', 'email_click,EMAIL_OPEN', '--out', out, '--limit', LIMIT], { env: fx.env });
+    const res = await cnvInProcess(['export', 'email-events', '--type', 'email_click,EMAIL_OPEN', '--out', out, '--limit', LIMIT], { env: fx.env });
     expect(res.exitCode, res.stderr).toBe(0);
     const lines = readFileSync(out, 'utf8').split('\r\n').filter((l) => l !== '');
     expect(lines.filter((l) => l.startsWith('eventId,'))).toHaveLength(1);
@@ -99,7 +99,7 @@ describe('--type all into one file', () => {
       // Pages that arrive together are committed together (group commit): the kill falls in the one holding page N.
       if (step === 'after-state') expect(state.current.pages).toBeGreaterThanOrEqual(page);
       else expect(state.current.pages).toBeLessThan(page);
-      const resumed = await cnv(args(out, key), { env: fx.env });
+      const resumed = await cnvInProcess(args(out, key), { env: fx.env });
       expect(resumed.exitCode, resumed.stderr).toBe(0);
       expect(sortedLines(gunzipSync(readFileSync(out)).toString('utf8'))).toEqual(reference);
     },
@@ -136,16 +136,16 @@ describe('--type all into one file', () => {
     expect(state.runs.at(-1)?.status).toBe('interrupted');
     expect(statSync(out).size).toBe(state.current.output.kind === 'file' ? state.current.output.bytes : -1);
     await fx.clearFaults();
-    const resumed = await cnv(args(out, 'all-term'), { env: fx.env });
+    const resumed = await cnvInProcess(args(out, 'all-term'), { env: fx.env });
     expect(resumed.exitCode, resumed.stderr).toBe(0);
     expect(sortedLines(readFileSync(out, 'utf8'))).toEqual(reference);
   });
 
   it('refuses --max-rows (one type at a time) and an unknown type in the list (exit 2)', async () => {
-    const a = await cnv(['export', 'email-events', '--type', 'all', '--max-rows', '10'], { env: fx.env });
+    const a = await cnvInProcess(['export', 'email-events', '--type', 'all', '--max-rows', '10'], { env: fx.env });
     expect(a.exitCode).toBe(2);
     expect(a.stderr).toContain('--max-rows applies to one type at a time');
-    const b = await cnv(['export', 'email-events', '--type', 'EMAIL_OPEN,bogus'], { env: fx.env });
+    const b = await cnvInProcess(['export', 'email-events', '--type', 'EMAIL_OPEN,bogus'], { env: fx.env });
     expect(b.exitCode).toBe(2);
     expect(b.stderr).toContain('--type: expected all, or one or a comma list');
   });
@@ -183,7 +183,7 @@ describe('a type that fails', () => {
     const env = { ...fx.env, CNV_BASE_URL: proxyUrl };
     const out = join(outDir(), 'events.ndjson');
     failClicks = true;
-    const failed = await cnv([...args(out, 'all-fail'), '--max-retries', '0'], { env });
+    const failed = await cnvInProcess([...args(out, 'all-fail'), '--max-retries', '0'], { env });
     expect(failed.exitCode, failed.stderr).toBe(7);
     expect(failed.stderr).toMatch(/1 of 9 types did not complete: EMAIL_CLICK \(.*\); completed: EMAIL_SEND, EMAIL_DELIVERY, EMAIL_OPEN, EMAIL_BOUNCE/);
     expect(failed.stderr).toContain(`  EMAIL_CLICK: failed, 200 rows in 1 pages`);
@@ -193,7 +193,7 @@ describe('a type that fails', () => {
     expect(state.current.rows).toBe(reference.length - (perType.EMAIL_CLICK - 200));
 
     failClicks = false;
-    const next = await cnv(args(out, 'all-fail'), { env });
+    const next = await cnvInProcess(args(out, 'all-fail'), { env });
     expect(next.exitCode, next.stderr).toBe(0);
     expect(sortedLines(readFileSync(out, 'utf8'))).toEqual(reference);
   });
@@ -225,13 +225,13 @@ describe('a type that fails, --out-dir', () => {
       const env = { ...fx.env, CNV_BASE_URL: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` };
       const dir = join(outDir(), 'by-type');
       const argv = ['export', 'email-events', '--type', 'EMAIL_COMPLAINT,EMAIL_BOUNCE,EMAIL_OPEN', '--out-dir', dir, '--limit', '50'];
-      const failed = await cnv([...argv, '--max-retries', '0'], { env });
+      const failed = await cnvInProcess([...argv, '--max-retries', '0'], { env });
       expect(failed.exitCode, failed.stderr).toBe(7);
       expect(failed.stderr).toMatch(/1 of 3 types did not complete: EMAIL_COMPLAINT \(.*\); completed: EMAIL_OPEN, EMAIL_BOUNCE/);
       expect(ndjsonRows(join(dir, 'EMAIL_OPEN.ndjson'))).toHaveLength(perType.EMAIL_OPEN);
       expect(ndjsonRows(join(dir, 'EMAIL_COMPLAINT.ndjson'))).toHaveLength(50);
       failing = false;
-      const next = await cnv(argv, { env });
+      const next = await cnvInProcess(argv, { env });
       expect(next.exitCode, next.stderr).toBe(0);
       const complaints = ndjsonRows(join(dir, 'EMAIL_COMPLAINT.ndjson'));
       expect(complaints).toHaveLength(perType.EMAIL_COMPLAINT);
@@ -245,7 +245,7 @@ describe('a type that fails, --out-dir', () => {
 describe('--out-dir: one file per type', () => {
   it('files named by type, gzip with --compress gzip, each its own state; a second run adds nothing', async () => {
     const dir = join(outDir(), 'by-type');
-    const res = await cnv(['export', 'email-events', '--type', 'all', '--out-dir', dir, '--compress', 'gzip', '--limit', '500'], { env: fx.env });
+    const res = await cnvInProcess(['export', 'email-events', '--type', 'all', '--out-dir', dir, '--compress', 'gzip', '--limit', '500'], { env: fx.env });
     expect(res.exitCode, res.stderr).toBe(0);
     expect(readdirSync(dir).sort()).toEqual(EMAIL_EVENT_TYPES.map((t) => `${t}.ndjson.gz`).sort());
     const all: string[] = [];
@@ -256,16 +256,16 @@ describe('--out-dir: one file per type', () => {
       all.push(...rows.map((r) => JSON.stringify(r)));
     }
     expect(all.sort()).toEqual(reference);
-    const again = await cnv(['export', 'email-events', '--type', 'all', '--out-dir', dir, '--compress', 'gzip', '--limit', '500'], { env: fx.env });
+    const again = await cnvInProcess(['export', 'email-events', '--type', 'all', '--out-dir', dir, '--compress', 'gzip', '--limit', '500'], { env: fx.env });
     expect(again.exitCode, again.stderr).toBe(0);
     expect(again.stderr.match(/complete: 0 rows/g)).toHaveLength(9);
   });
 
   it('refuses --out with --out-dir, and --state-key (exit 2)', async () => {
-    const a = await cnv(['export', 'email-events', '--type', 'all', '--out-dir', outDir(), '--out', 'x.ndjson'], { env: fx.env });
+    const a = await cnvInProcess(['export', 'email-events', '--type', 'all', '--out-dir', outDir(), '--out', 'x.ndjson'], { env: fx.env });
     expect(a.exitCode).toBe(2);
     expect(a.stderr).toContain('--out and --out-dir do not go together');
-    const b = await cnv(['export', 'email-events', '--type', 'all', '--out-dir', outDir(), '--state-key', 'k'], { env: fx.env });
+    const b = await cnvInProcess(['export', 'email-events', '--type', 'all', '--out-dir', outDir(), '--state-key', 'k'], { env: fx.env });
     expect(b.exitCode).toBe(2);
   });
 });

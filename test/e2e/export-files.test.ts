@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BIN, cnv } from '../helpers/cli.js';
+import { BIN, cnvInProcess } from '../helpers/cli.js';
 import { emulatorFixture } from '../helpers/emulator.js';
 import { exportState, ndjsonRows, outDir } from '../helpers/exports.js';
 
@@ -17,10 +17,10 @@ afterAll(() => fx.close());
 // One clean export of what the emulator holds now (tests add contacts).
 beforeEach(async () => {
   await fx.clearFaults();
-  clean = (await cnv(['export', 'contacts', '--no-state', '-o', 'ndjson'], { env: fx.env })).stdout;
+  clean = (await cnvInProcess(['export', 'contacts', '--no-state', '-o', 'ndjson'], { env: fx.env })).stdout;
 });
 
-const exportCnv = (args: string[]) => cnv(['export', 'contacts', ...args], { env: fx.env });
+const exportCnv = (args: string[]) => cnvInProcess(['export', 'contacts', ...args], { env: fx.env });
 const writeContact = (email: string) =>
   fetch(`${fx.emulator.url}/v2/contacts`, {
     method: 'POST',
@@ -28,7 +28,7 @@ const writeContact = (email: string) =>
     body: JSON.stringify({ email }),
   });
 
-describe('the state proves its file before cutting or appending (binary)', () => {
+describe('the state proves its file before cutting or appending (in-process)', () => {
   it('a rotated file (moved away, a new one written at the path) is refused with exit 2; neither file is touched', async () => {
     const dir = outDir();
     const out = join(dir, 'rot.ndjson');
@@ -113,7 +113,7 @@ describe('the state proves its file before cutting or appending (binary)', () =>
   });
 });
 
-describe('--no-state --out FILE: written beside FILE, renamed over it on success (binary)', () => {
+describe('--no-state --out FILE: written beside FILE, renamed over it on success (in-process)', () => {
   it('a failure leaves the previous file intact and no temporary file; success replaces it, keeping its permissions', async () => {
     const dir = outDir();
     const out = join(dir, 'one-off.ndjson');
@@ -168,7 +168,7 @@ describe('--no-state --out FILE: written beside FILE, renamed over it on success
   });
 
   it('--help says what happens to the file', async () => {
-    const help = await cnv(['export', 'contacts', '--help']);
+    const help = await cnvInProcess(['export', 'contacts', '--help']);
     expect(help.stdout).toMatch(/--no-state[\s\S]*renamed over it\s+only once the export succeeded/);
     expect(help.stdout).not.toMatch(/append to this file/);
   });

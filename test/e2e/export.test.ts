@@ -4,7 +4,7 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { EMAIL_EVENT_TYPES } from '../../src/emulator/model.js';
 import { FIXTURE_CONTACTS } from '../../src/emulator/seed/fixtures.js';
-import { BIN, cnv } from '../helpers/cli.js';
+import { BIN, cnvInProcess } from '../helpers/cli.js';
 import { emulatorFixture } from '../helpers/emulator.js';
 import { csvRecords, duplicates, exportState, ndjsonRows, outDir, statePath } from '../helpers/exports.js';
 
@@ -16,7 +16,7 @@ afterAll(() => fx.close());
 beforeEach(() => fx.clearFaults());
 
 const acme = () => fx.emulator.store.business('acme');
-const exportCnv = (args: string[], env: Record<string, string> = {}) => cnv(['export', ...args], { env: { ...fx.env, ...env } });
+const exportCnv = (args: string[], env: Record<string, string> = {}) => cnvInProcess(['export', ...args], { env: { ...fx.env, ...env } });
 const upsert = (body: Record<string, unknown>) => fx.admin('POST', '/v2/contacts', body);
 const track = (event: string, email: string, clientEventId: string) =>
   fetch(`${fx.emulator.url}/v2/events`, {
@@ -32,7 +32,7 @@ const writeContact = (body: Record<string, unknown>) =>
   }).then((r) => r.json());
 void upsert;
 
-describe('cnv export: full, then incremental (binary)', () => {
+describe('cnv export: full, then incremental (in-process)', () => {
   it('contacts NDJSON: the second run appends exactly the new and changed contacts, none twice', async () => {
     const out = join(outDir(), 'contacts.ndjson');
     const first = await exportCnv(['contacts', '--out', out, '--state-key', 'inc-contacts', '--limit', '700']);
@@ -136,7 +136,7 @@ describe('cnv export: full, then incremental (binary)', () => {
       expect(rows.length, type).toBe(acme().emailEvents.filter((e) => e.eventType === type).length);
       expect(rows.every((r) => r[header.indexOf('eventType')] === type)).toBe(true);
     }
-    const list = await cnv(['export', 'state', 'list', '--json'], { env: fx.env });
+    const list = await cnvInProcess(['export', 'state', 'list', '--json'], { env: fx.env });
     const keys = JSON.parse(list.stdout).map((s: { key: string }) => s.key);
     for (const type of EMAIL_EVENT_TYPES) expect(keys).toContain(`default@${new URL(fx.emulator.url).host}/email-events/${type}:${join(dir, `${type}.csv`)}`);
 
@@ -147,7 +147,7 @@ describe('cnv export: full, then incremental (binary)', () => {
   });
 });
 
-describe('cnv export: the file and the state disagree (binary)', () => {
+describe('cnv export: the file and the state disagree (in-process)', () => {
   it('a file shorter than committed is refused naming --full; --full starts it over', async () => {
     const out = join(outDir(), 'short.ndjson');
     expect((await exportCnv(['contacts', '--out', out, '--state-key', 'short'])).exitCode).toBe(0);
@@ -259,10 +259,10 @@ describe('cnv export to stdout (binary, real pipes)', () => {
     expect(b.exitCode, b.stderr).toBe(0);
     expect(b.stderr).toMatch(/run A has a pending position/);
     // A's consumer succeeded: its commit is refused, since B superseded it.
-    const commitA = await cnv(['export', 'state', 'commit', 'overlap', '--run', 'A'], { env: fx.env });
+    const commitA = await cnvInProcess(['export', 'state', 'commit', 'overlap', '--run', 'A'], { env: fx.env });
     expect(commitA.exitCode).toBe(7);
     expect(commitA.stderr).toMatch(/error: run_not_pending: export state "overlap": run A is not pending \(superseded; run B is pending instead\); nothing was committed/);
-    const shown = JSON.parse((await cnv(['export', 'state', 'show', 'overlap', '--json'], { env: fx.env })).stdout);
+    const shown = JSON.parse((await cnvInProcess(['export', 'state', 'show', 'overlap', '--json'], { env: fx.env })).stdout);
     expect(shown.runs.map((r: { runId: string; status: string }) => [r.runId, r.status])).toEqual([['A', 'superseded'], ['B', 'pending']]);
     // The next run sends every row B's consumer saw (and A's) again.
     const c = await sh(`$CNV export contacts --state-key overlap --defer-commit --run C > ${dir}/c.ndjson`);
@@ -270,17 +270,17 @@ describe('cnv export to stdout (binary, real pipes)', () => {
     const cIds = new Set(ndjsonRows(`${dir}/c.ndjson`).map((r) => r.id));
     expect(ndjsonRows(`${dir}/a.ndjson`).filter((r) => !cIds.has(r.id))).toEqual([]);
     expect(ndjsonRows(`${dir}/c.ndjson`)).toEqual(ndjsonRows(`${dir}/b.ndjson`));
-    expect((await cnv(['export', 'state', 'commit', 'overlap', '--run', 'C'], { env: fx.env })).exitCode).toBe(0);
+    expect((await cnvInProcess(['export', 'state', 'commit', 'overlap', '--run', 'C'], { env: fx.env })).exitCode).toBe(0);
   });
 
   it('state show and reset', async () => {
-    const show = await cnv(['export', 'state', 'show', 'deferred', '--json'], { env: fx.env });
+    const show = await cnvInProcess(['export', 'state', 'show', 'deferred', '--json'], { env: fx.env });
     expect(show.exitCode).toBe(0);
     const detail = JSON.parse(show.stdout);
     expect(detail).toMatchObject({ key: 'deferred', kind: 'contacts', cursorAge: expect.any(String), lockedBy: null });
     expect(detail.runs.at(-1)).toMatchObject({ runId: 'ok-1', status: 'committed', rows: detail.rows, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
-    expect((await cnv(['export', 'state', 'show', 'nope'], { env: fx.env })).exitCode).toBe(5);
-    const reset = await cnv(['export', 'state', 'reset', 'deferred', '--json'], { env: fx.env });
+    expect((await cnvInProcess(['export', 'state', 'show', 'nope'], { env: fx.env })).exitCode).toBe(5);
+    const reset = await cnvInProcess(['export', 'state', 'reset', 'deferred', '--json'], { env: fx.env });
     expect(JSON.parse(reset.stdout)).toEqual({ key: 'deferred', removed: true });
     expect(existsSync(await statePath(fx.configDir, 'deferred'))).toBe(false);
   });

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cnv, tempConfigDir } from '../helpers/cli.js';
+import { cnv, cnvInProcess, tempConfigDir } from '../helpers/cli.js';
 import { emulatorFixture } from '../helpers/emulator.js';
 
 let fx: Awaited<ReturnType<typeof emulatorFixture>>;
@@ -20,22 +20,23 @@ describe('the API key never appears in output', () => {
     const dir = tempConfigDir();
     const base = { CNV_CONFIG_DIR: dir, CNV_BASE_URL: fx.emulator.url };
     const runs = [
-      await cnv(['contacts', 'upsert', '--email', 'canary@example.com', '--verbose'], { env: { ...base, CNV_API_KEY: full } }),
-      await cnv(['contacts', 'get', '--email', 'canary@example.com', '--verbose', '--json'], { env: { ...base, CNV_API_KEY: full } }),
-      await cnv(['contacts', 'get', '--email', 'canary@example.com', '--verbose', '--json', '--api-key', canary], { env: base }),
-      await cnv(['events', 'track', '--event', 'e', '--email', 'canary@example.com', '--verbose'], { env: { ...base, CNV_API_KEY: canary } }),
-      await cnv(['contacts', 'get', '--email', 'canary@example.com', '--verbose'], { env: { ...base, CNV_API_KEY: odd } }),
-      await cnv(['contacts', 'get', '--email', 'canary@example.com', '--verbose', '--bogus-flag'], { env: { ...base, CNV_API_KEY: full } }),
-      await cnv(['doctor', '--verbose'], { env: { ...base, CNV_API_KEY: full } }),
-      await cnv(['doctor', '--verbose', '--json'], { env: { ...base, CNV_API_KEY: canary } }),
+      await cnvInProcess(['contacts', 'upsert', '--email', 'canary@example.com', '--verbose'], { env: { ...base, CNV_API_KEY: full } }),
+      await cnvInProcess(['contacts', 'get', '--email', 'canary@example.com', '--verbose', '--json'], { env: { ...base, CNV_API_KEY: full } }),
+      await cnvInProcess(['contacts', 'get', '--email', 'canary@example.com', '--verbose', '--json', '--api-key', canary], { env: base }),
+      await cnvInProcess(['events', 'track', '--event', 'e', '--email', 'canary@example.com', '--verbose'], { env: { ...base, CNV_API_KEY: canary } }),
+      await cnvInProcess(['contacts', 'get', '--email', 'canary@example.com', '--verbose'], { env: { ...base, CNV_API_KEY: odd } }),
+      await cnvInProcess(['contacts', 'get', '--email', 'canary@example.com', '--verbose', '--bogus-flag'], { env: { ...base, CNV_API_KEY: full } }),
+      await cnvInProcess(['doctor', '--verbose'], { env: { ...base, CNV_API_KEY: full } }),
+      await cnvInProcess(['doctor', '--verbose', '--json'], { env: { ...base, CNV_API_KEY: canary } }),
+      // The key arrives on a real pipe, as a user gives it (the runs around it are in-process).
       await cnv(['config', 'set-key', '--verbose'], { env: { CNV_CONFIG_DIR: dir }, input: full }),
-      await cnv(['config', 'show', '--verbose'], { env: { CNV_CONFIG_DIR: dir } }),
-      await cnv(['config', 'show', '--api-key', canary], { env: { CNV_CONFIG_DIR: dir } }),
-      await cnv(['config', 'list', '-o', 'csv'], { env: { CNV_CONFIG_DIR: dir } }),
-      await cnv(['contacts', 'get', '--email', 'canary@example.com', '--base-url', 'http://127.0.0.1:9', '--max-retries', '1', '--verbose'], { env: { CNV_CONFIG_DIR: dir } }),
+      await cnvInProcess(['config', 'show', '--verbose'], { env: { CNV_CONFIG_DIR: dir } }),
+      await cnvInProcess(['config', 'show', '--api-key', canary], { env: { CNV_CONFIG_DIR: dir } }),
+      await cnvInProcess(['config', 'list', '-o', 'csv'], { env: { CNV_CONFIG_DIR: dir } }),
+      await cnvInProcess(['contacts', 'get', '--email', 'canary@example.com', '--base-url', 'http://127.0.0.1:9', '--max-retries', '1', '--verbose'], { env: { CNV_CONFIG_DIR: dir } }),
     ];
     await fx.faults({ failNext: 1, dropAfterNext: 1 });
-    runs.push(await cnv(['events', 'track', '--event', 'e', '--email', 'canary@example.com', '--verbose'], { env: { ...base, CNV_API_KEY: full } }));
+    runs.push(await cnvInProcess(['events', 'track', '--event', 'e', '--email', 'canary@example.com', '--verbose'], { env: { ...base, CNV_API_KEY: full } }));
 
     const everything = runs.map((r) => r.stdout + r.stderr).join('\n');
     expect(everything).toContain('> GET /v2/contacts'); // the verbose paths did run

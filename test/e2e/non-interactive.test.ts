@@ -9,9 +9,9 @@ beforeAll(async () => {
 afterAll(() => fx.close());
 beforeEach(() => fx.resetStats());
 
-describe('--dry-run (binary)', () => {
+describe('--dry-run (in-process)', () => {
   it('prints the write request with the key redacted and sends nothing', async () => {
-    const res = await cnv(['contacts', 'upsert', '--email', 'dry@example.com', '--field', 'score=3', '--dry-run'], { env: fx.env });
+    const res = await cnvInProcess(['contacts', 'upsert', '--email', 'dry@example.com', '--field', 'score=3', '--dry-run'], { env: fx.env });
     expect(res.exitCode).toBe(0);
     const printed = JSON.parse(res.stdout);
     expect(printed).toEqual({
@@ -27,14 +27,14 @@ describe('--dry-run (binary)', () => {
   });
 
   it('shows the clientEventId an event would carry', async () => {
-    const res = await cnv(['--dry-run', 'events', 'track', '--event', 'x', '--email', 'a@example.com'], { env: fx.env });
+    const res = await cnvInProcess(['--dry-run', 'events', 'track', '--event', 'x', '--email', 'a@example.com'], { env: fx.env });
     expect(res.exitCode).toBe(0);
     expect(JSON.parse(res.stdout).body.clientEventId).toMatch(/^[0-9a-f-]{36}$/);
     expect((await fx.stats()).total).toBe(0);
   });
 
   it('still validates locally first', async () => {
-    const res = await cnv(['contacts', 'upsert', '--email', 'nope', '--dry-run'], { env: fx.env });
+    const res = await cnvInProcess(['contacts', 'upsert', '--email', 'nope', '--dry-run'], { env: fx.env });
     expect(res.exitCode).toBe(2);
   });
 });

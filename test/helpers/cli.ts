@@ -4,7 +4,9 @@ import { join, resolve } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { execa } from 'execa';
 import type { Dispatcher } from 'undici';
+import type { Clock } from '../../src/clock.js';
 import { run } from '../../src/main.js';
+import { PROXY_VARIABLES } from './proxy-env.js';
 
 export const BIN = resolve(import.meta.dirname, '../../bin/cnv.js');
 
@@ -19,9 +21,11 @@ export function tempConfigDir(): string {
   return mkdtempSync(join(tmpdir(), 'cnv-test-'));
 }
 
+/** The test process's env without anything that changes cnv's behaviour; `extra` is added last (proxy tests set their proxy there). */
 function cleanEnv(extra: Record<string, string | undefined>): Record<string, string | undefined> {
   const env: Record<string, string | undefined> = { ...process.env };
   for (const key of Object.keys(env)) if (key.startsWith('CNV_') || key === 'NO_COLOR' || key === 'CI') delete env[key];
+  for (const key of PROXY_VARIABLES) delete env[key];
   return { ...env, ...extra };
 }
 
@@ -55,6 +59,8 @@ export async function cnvInProcess(
     columns?: number;
     dispatcher?: Dispatcher;
     signal?: AbortSignal;
+    /** Replaces the system clock (test/helpers/fake-clock.ts): Retry-After and backoff waits take no time. */
+    clock?: Clock;
   } = {},
 ): Promise<CliResult> {
   const stdout = new PassThrough();
@@ -76,6 +82,7 @@ export async function cnvInProcess(
     env: cleanEnv(opts.env ?? {}) as NodeJS.ProcessEnv,
     dispatcher: opts.dispatcher,
     signal: opts.signal,
+    clock: opts.clock,
     random: () => 0,
   });
   return { exitCode, stdout: out, stderr: err };

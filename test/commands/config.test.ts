@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cnv, tempConfigDir } from '../helpers/cli.js';
+import { cnvInProcess, tempConfigDir } from '../helpers/cli.js';
 import { emulatorFixture } from '../helpers/emulator.js';
 
 let fx: Awaited<ReturnType<typeof emulatorFixture>>;
@@ -10,11 +10,11 @@ beforeAll(async () => {
 });
 afterAll(() => fx.close());
 
-describe('cnv config (binary)', () => {
+describe('cnv config (in-process)', () => {
   it('set-key reads stdin, stores the key in a 0600 file, and never prints it', async () => {
     const dir = tempConfigDir();
     const key = fx.emulator.keys.full;
-    const set = await cnv(['config', 'set-key', '--base-url', fx.emulator.url], { env: { CNV_CONFIG_DIR: dir }, input: key + '\n' });
+    const set = await cnvInProcess(['config', 'set-key', '--base-url', fx.emulator.url], { env: { CNV_CONFIG_DIR: dir }, input: key + '\n' });
     expect(set.exitCode).toBe(0);
     expect(set.stderr).toMatch(/saved API key sk_live_demo_\*\*\*\* for profile "default"/);
     expect(set.stdout + set.stderr).not.toContain(key);
@@ -23,7 +23,7 @@ describe('cnv config (binary)', () => {
     expect(JSON.parse(readFileSync(file, 'utf8')).profiles.default.apiKey).toBe(key);
 
     // the stored profile is used with no flag or env
-    const got = await cnv(['contacts', 'get', '--email', 'ada@example.com'], { env: { CNV_CONFIG_DIR: dir } });
+    const got = await cnvInProcess(['contacts', 'get', '--email', 'ada@example.com'], { env: { CNV_CONFIG_DIR: dir } });
     expect(got.exitCode).toBe(0);
     expect(JSON.parse(got.stdout).email).toBe('ada@example.com');
   });
@@ -31,47 +31,47 @@ describe('cnv config (binary)', () => {
   it('profiles: use, list and show, with precedence flag > env > profile', async () => {
     const dir = tempConfigDir();
     const env = { CNV_CONFIG_DIR: dir };
-    await cnv(['--profile', 'basic', 'config', 'set-key'], { env, input: fx.emulator.keys.basic });
-    await cnv(['--profile', 'basic', 'config', 'set-url', fx.emulator.url], { env });
-    await cnv(['--profile', 'full', 'config', 'set-key', '--base-url', fx.emulator.url], { env, input: fx.emulator.keys.full });
-    expect((await cnv(['config', 'use', 'nope'], { env })).exitCode).toBe(2);
-    expect((await cnv(['config', 'use', 'basic'], { env })).exitCode).toBe(0);
+    await cnvInProcess(['--profile', 'basic', 'config', 'set-key'], { env, input: fx.emulator.keys.basic });
+    await cnvInProcess(['--profile', 'basic', 'config', 'set-url', fx.emulator.url], { env });
+    await cnvInProcess(['--profile', 'full', 'config', 'set-key', '--base-url', fx.emulator.url], { env, input: fx.emulator.keys.full });
+    expect((await cnvInProcess(['config', 'use', 'nope'], { env })).exitCode).toBe(2);
+    expect((await cnvInProcess(['config', 'use', 'basic'], { env })).exitCode).toBe(0);
 
-    const list = JSON.parse((await cnv(['config', 'list'], { env })).stdout);
+    const list = JSON.parse((await cnvInProcess(['config', 'list'], { env })).stdout);
     expect(list).toEqual([
       { profile: 'basic', current: true, baseUrl: fx.emulator.url, apiKey: 'sk_live_basic_****' },
       { profile: 'full', current: false, baseUrl: fx.emulator.url, apiKey: 'sk_live_demo_****' },
     ]);
 
-    const show = JSON.parse((await cnv(['config', 'show'], { env })).stdout);
+    const show = JSON.parse((await cnvInProcess(['config', 'show'], { env })).stdout);
     expect(show).toMatchObject({ profile: 'basic', apiKey: 'sk_live_basic_****', apiKeySource: 'profile', baseUrlSource: 'profile' });
-    const envWins = JSON.parse((await cnv(['config', 'show'], { env: { ...env, CNV_API_KEY: fx.emulator.keys.limited } })).stdout);
+    const envWins = JSON.parse((await cnvInProcess(['config', 'show'], { env: { ...env, CNV_API_KEY: fx.emulator.keys.limited } })).stdout);
     expect(envWins).toMatchObject({ apiKey: 'sk_live_limited_****', apiKeySource: 'CNV_API_KEY' });
-    const flagWins = JSON.parse((await cnv(['config', 'show', '--api-key', fx.emulator.keys.full], { env: { ...env, CNV_API_KEY: fx.emulator.keys.limited } })).stdout);
+    const flagWins = JSON.parse((await cnvInProcess(['config', 'show', '--api-key', fx.emulator.keys.full], { env: { ...env, CNV_API_KEY: fx.emulator.keys.limited } })).stdout);
     expect(flagWins).toMatchObject({ apiKey: 'sk_live_demo_****', apiKeySource: '--api-key' });
 
     // the current profile (basic) has no gated endpoints; --profile full does
-    expect((await cnv(['contacts', 'get', '--email', 'ada@example.com'], { env })).exitCode).toBe(4);
-    expect((await cnv(['--profile', 'full', 'contacts', 'get', '--email', 'ada@example.com'], { env })).exitCode).toBe(0);
+    expect((await cnvInProcess(['contacts', 'get', '--email', 'ada@example.com'], { env })).exitCode).toBe(4);
+    expect((await cnvInProcess(['--profile', 'full', 'contacts', 'get', '--email', 'ada@example.com'], { env })).exitCode).toBe(0);
   });
 
   it('set-key refuses an empty or whitespace key', async () => {
     const env = { CNV_CONFIG_DIR: tempConfigDir() };
-    expect((await cnv(['config', 'set-key'], { env, input: '' })).exitCode).toBe(2);
-    const spaced = await cnv(['config', 'set-key'], { env, input: 'sk_live_a b_c' });
+    expect((await cnvInProcess(['config', 'set-key'], { env, input: '' })).exitCode).toBe(2);
+    const spaced = await cnvInProcess(['config', 'set-key'], { env, input: 'sk_live_a b_c' });
     expect(spaced.exitCode).toBe(2);
     expect(spaced.stderr).toMatch(/whitespace/);
   });
 
   it('set-url refuses plain http to a remote host', async () => {
-    const res = await cnv(['config', 'set-url', 'http://api.example.com'], { env: { CNV_CONFIG_DIR: tempConfigDir() } });
+    const res = await cnvInProcess(['config', 'set-url', 'http://api.example.com'], { env: { CNV_CONFIG_DIR: tempConfigDir() } });
     expect(res.exitCode).toBe(2);
   });
 });
 
-describe('cnv doctor (binary)', () => {
+describe('cnv doctor (in-process)', () => {
   it('all well with the full key: exit 0, every gated endpoint enabled', async () => {
-    const res = await cnv(['doctor'], { env: fx.env });
+    const res = await cnvInProcess(['doctor'], { env: fx.env });
     expect(res.exitCode).toBe(0);
     const checks = JSON.parse(res.stdout) as Array<{ check: string; status: string }>;
     expect(checks.filter((c) => c.status !== 'ok')).toEqual([]);
@@ -79,7 +79,7 @@ describe('cnv doctor (binary)', () => {
   });
 
   it('with the basic key: gated endpoints are reported as not enabled', async () => {
-    const res = await cnv(['doctor'], { env: { ...fx.env, CNV_API_KEY: fx.emulator.keys.basic } });
+    const res = await cnvInProcess(['doctor'], { env: { ...fx.env, CNV_API_KEY: fx.emulator.keys.basic } });
     expect(res.exitCode).toBe(0);
     const checks = JSON.parse(res.stdout) as Array<{ check: string; status: string; detail: string }>;
     const gated = checks.filter((c) => c.check.startsWith('endpoint:'));
@@ -87,14 +87,14 @@ describe('cnv doctor (binary)', () => {
   });
 
   it('a refused key exits 4; an unreachable API exits 7', async () => {
-    const bad = await cnv(['doctor'], { env: { ...fx.env, CNV_API_KEY: 'sk_live_bad_0000000000' } });
+    const bad = await cnvInProcess(['doctor'], { env: { ...fx.env, CNV_API_KEY: 'sk_live_bad_0000000000' } });
     expect(bad.exitCode).toBe(4);
-    const down = await cnv(['doctor', '--base-url', 'http://127.0.0.1:9'], { env: fx.env });
+    const down = await cnvInProcess(['doctor', '--base-url', 'http://127.0.0.1:9'], { env: fx.env });
     expect(down.exitCode).toBe(7);
   });
 
   it('prints a table on a TTY-less stdout only when asked', async () => {
-    const res = await cnv(['doctor', '-o', 'table'], { env: fx.env });
+    const res = await cnvInProcess(['doctor', '-o', 'table'], { env: fx.env });
     expect(res.stdout).toMatch(/check.*status.*detail/);
   });
 });

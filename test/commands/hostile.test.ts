@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cnv, tempConfigDir } from '../helpers/cli.js';
+import { cnvInProcess, tempConfigDir } from '../helpers/cli.js';
 import { emulatorFixture } from '../helpers/emulator.js';
 import { behaviours, hostileServer, type HostileServer } from '../helpers/hostile-server.js';
 
@@ -28,7 +28,7 @@ describe('cnv doctor against a server that is not the API', () => {
       html: behaviours.html,
     })) {
       server.use(handler);
-      const res = await cnv(['doctor', '--max-retries', '0'], { env });
+      const res = await cnvInProcess(['doctor', '--max-retries', '0'], { env });
       expect(res.exitCode, name).toBe(3);
       const checks = JSON.parse(res.stdout) as Array<{ check: string; status: string; detail: string }>;
       const api = checks.find((c) => c.check === 'api');
@@ -54,7 +54,7 @@ describe('cnv doctor against a server that is not the API', () => {
       if (url.pathname.startsWith('/v2/campaigns/') && !url.pathname.startsWith('/v2/campaigns/c-real/')) return json(res, 404, error('campaign_not_found'));
       return json(res, 403, error('export_not_enabled'));
     });
-    const res = await cnv(['doctor'], { env });
+    const res = await cnvInProcess(['doctor'], { env });
     expect(res.exitCode).toBe(0);
     const checks = Object.fromEntries((JSON.parse(res.stdout) as Array<{ check: string; status: string; detail: string }>).map((c) => [c.check, `${c.status}: ${c.detail}`]));
     const notEnabled = 'warn: not enabled for this account (403 export_not_enabled)';
@@ -70,7 +70,7 @@ describe('cnv doctor against a server that is not the API', () => {
 
   it('the emulator passes, its base URL given with or without /v2', async () => {
     for (const url of [fx.emulator.url, `${fx.emulator.url}/v2`, `${fx.emulator.url}/v2/`]) {
-      const res = await cnv(['doctor'], { env: { ...fx.env, CNV_BASE_URL: url } });
+      const res = await cnvInProcess(['doctor'], { env: { ...fx.env, CNV_BASE_URL: url } });
       expect(res.exitCode, url).toBe(0);
       const checks = JSON.parse(res.stdout) as Array<{ check: string; status: string; detail: string }>;
       expect(checks.find((c) => c.check === 'api')?.detail).toMatch(/401 unauthorized/);
@@ -85,7 +85,7 @@ describe('cnv doctor against a server that is not the API', () => {
 describe('commands against a server that is not the API', () => {
   it('contacts get against a static file server: exit 3 not_the_api, not 5, and no HTML in the message', async () => {
     server.use(behaviours.staticFiles);
-    const res = await cnv(['contacts', 'get', '--email', 'ada@example.com'], { env });
+    const res = await cnvInProcess(['contacts', 'get', '--email', 'ada@example.com'], { env });
     expect(res.exitCode).toBe(3);
     expect(res.stderr).toBe(
       `error: not_the_api: this does not look like the API at ${server.url}: GET /v2/contacts answered 404 with an HTML page ("Error response")\n` +
@@ -100,14 +100,14 @@ describe('commands against a server that is not the API', () => {
       behaviours.staticFiles(req, res, '');
     });
     const before = server.requests;
-    const res = await cnv(['export', 'contacts', '--out', `${tempConfigDir()}/out.csv`], { env });
+    const res = await cnvInProcess(['export', 'contacts', '--out', `${tempConfigDir()}/out.csv`], { env });
     expect(res.exitCode).toBe(3);
     expect(res.stderr).toMatch(/^error: not_the_api: this does not look like the API at http:\/\/127\.0\.0\.1:\d+: POST \/v2\/exports\/contacts answered 501 with an HTML page \("Error response"\)$/m);
     expect(server.requests - before).toBe(2); // one field list, one page: no retry
   });
 
   it('contacts get with the emulator URL ending in /v2 works', async () => {
-    const res = await cnv(['contacts', 'get', '--email', 'ada@example.com'], { env: { ...fx.env, CNV_BASE_URL: `${fx.emulator.url}/v2` } });
+    const res = await cnvInProcess(['contacts', 'get', '--email', 'ada@example.com'], { env: { ...fx.env, CNV_BASE_URL: `${fx.emulator.url}/v2` } });
     expect(res.exitCode).toBe(0);
     expect(JSON.parse(res.stdout).email).toBe('ada@example.com');
   });
@@ -115,13 +115,13 @@ describe('commands against a server that is not the API', () => {
   it('Retry-After: 999999 gives up at once with exit 7, saying when to try again', async () => {
     server.use(behaviours.retryAfterHuge);
     const before = server.requests;
-    const res = await cnv(['contacts', 'get', '--email', 'ada@example.com'], { env });
+    const res = await cnvInProcess(['contacts', 'get', '--email', 'ada@example.com'], { env });
     expect(res.exitCode).toBe(7);
     expect(res.stderr).toMatch(/^error: rate_limited: slow down; the server asks to wait 11\.6 days \(Retry-After\) before trying again, longer than the 60 s cnv waits at most\nhint: try again after \d{4}-/);
     expect(server.requests - before).toBe(1);
-    const longer = await cnv(['contacts', 'get', '--email', 'ada@example.com'], { env: { ...env, CNV_MAX_RETRY_WAIT: '5' } });
+    const longer = await cnvInProcess(['contacts', 'get', '--email', 'ada@example.com'], { env: { ...env, CNV_MAX_RETRY_WAIT: '5' } });
     expect(longer.stderr).toMatch(/longer than the 5 s cnv waits at most/);
-    const bad = await cnv(['contacts', 'get', '--email', 'ada@example.com'], { env: { ...env, CNV_MAX_RETRY_WAIT: 'soon' } });
+    const bad = await cnvInProcess(['contacts', 'get', '--email', 'ada@example.com'], { env: { ...env, CNV_MAX_RETRY_WAIT: 'soon' } });
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toMatch(/CNV_MAX_RETRY_WAIT must be a whole number of seconds/);
   });
@@ -132,7 +132,7 @@ describe('what the server sends cannot act on the terminal', () => {
 
   it('escape codes, CR, newlines and bidi overrides in an error are shown escaped; the --json line keeps them exact', async () => {
     server.use(behaviours.escapes);
-    const res = await cnv(['contacts', 'get', '--email', 'ada@example.com', '--json'], { env });
+    const res = await cnvInProcess(['contacts', 'get', '--email', 'ada@example.com', '--json'], { env });
     expect(res.exitCode).toBe(3);
     const [line, json, rest] = res.stderr.split('\n');
     expect(line).toBe('error: bad\\x1b[31mred: title \\x1b]0;pwned\\x07 cr\\rover\\nhint: forged line \\u202eevil\\u009b2J');
@@ -152,14 +152,14 @@ describe('what the server sends cannot act on the terminal', () => {
       updatedAt: '2024-01-01T00:00:00.000Z',
     };
     server.use((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: { contact } })));
-    const table = await cnv(['contacts', 'get', '--email', 'ada@example.com', '-o', 'table'], { env });
+    const table = await cnvInProcess(['contacts', 'get', '--email', 'ada@example.com', '-o', 'table'], { env });
     expect(table.exitCode).toBe(0);
     expect(table.stdout).not.toMatch(/[\u001b\u0007\u202e]/);
     expect(table.stdout).toContain('u\\x1b[2J');
     expect(table.stdout).toContain('bell\\x07 osc\\x1b]8;;http://evil/\\x1b\\ rtl\\u202e');
-    const json = await cnv(['contacts', 'get', '--email', 'ada@example.com', '-o', 'json'], { env });
+    const json = await cnvInProcess(['contacts', 'get', '--email', 'ada@example.com', '-o', 'json'], { env });
     expect(JSON.parse(json.stdout)).toMatchObject({ userId: contact.userId, fields: contact.fields });
-    const csv = await cnv(['contacts', 'get', '--email', 'ada@example.com', '-o', 'csv'], { env });
+    const csv = await cnvInProcess(['contacts', 'get', '--email', 'ada@example.com', '-o', 'csv'], { env });
     expect(csv.stdout).toContain(contact.userId);
   });
 });
@@ -169,17 +169,17 @@ describe('credentials in the base URL', () => {
 
   it('are refused for use (exit 2), never printed, also with --dry-run and --verbose', async () => {
     for (const args of [['contacts', 'get', '--email', 'ada@example.com'], ['contacts', 'upsert', '--email', 'ada@example.com', '--dry-run'], ['doctor', '--verbose']]) {
-      const res = await cnv(args, { env: { ...env, CNV_BASE_URL: withCreds() } });
+      const res = await cnvInProcess(args, { env: { ...env, CNV_BASE_URL: withCreds() } });
       expect(res.exitCode, args.join(' ')).toBe(2);
       expect(res.stdout + res.stderr).not.toContain('hunter2');
       expect(res.stdout + res.stderr).not.toContain('admin:');
     }
-    const res = await cnv(['contacts', 'get', '--email', 'ada@example.com'], { env: { ...env, CNV_BASE_URL: withCreds() } });
+    const res = await cnvInProcess(['contacts', 'get', '--email', 'ada@example.com'], { env: { ...env, CNV_BASE_URL: withCreds() } });
     expect(res.stderr).toMatch(/^error: credentials_in_url: the base URL from CNV_BASE_URL contains a user name or password \(http:\/\/\*\*\*@127\.0\.0\.1:\d+\/\); cnv does not send them\n/);
   });
 
   it('are redacted by config show', async () => {
-    const res = await cnv(['config', 'show', '--json'], { env: { ...env, CNV_BASE_URL: withCreds() } });
+    const res = await cnvInProcess(['config', 'show', '--json'], { env: { ...env, CNV_BASE_URL: withCreds() } });
     expect(res.exitCode).toBe(0);
     expect(JSON.parse(res.stdout).baseUrl).toBe(server.url.replace('http://', 'http://***@'));
   });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FIXTURE_CONTACTS } from '../../src/emulator/seed/fixtures.js';
-import { cnv } from '../helpers/cli.js';
+import { cnvInProcess } from '../helpers/cli.js';
 import { emulatorFixture } from '../helpers/emulator.js';
 
 let fx: Awaited<ReturnType<typeof emulatorFixture>>;
@@ -12,41 +12,41 @@ beforeEach(() => fx.clearFaults());
 
 const json = (s: string) => JSON.parse(s);
 
-describe('cnv contacts upsert (binary)', () => {
+describe('cnv contacts upsert (in-process)', () => {
   it('creates a contact, then updates it, printing the API data as JSON when not on a TTY', async () => {
-    const created = await cnv(['contacts', 'upsert', '--email', 'new.person@example.com', '--status', 'subscribed', '--field', 'firstName=New', '--field', 'score=7'], { env: fx.env });
+    const created = await cnvInProcess(['contacts', 'upsert', '--email', 'new.person@example.com', '--status', 'subscribed', '--field', 'firstName=New', '--field', 'score=7'], { env: fx.env });
     expect(created.exitCode).toBe(0);
     const data = json(created.stdout);
     expect(data).toEqual({ cnvContactId: expect.any(String), contactCreated: true });
     expect(created.stderr).toBe('');
 
-    const updated = await cnv(['contacts', 'upsert', '--email', 'new.person@example.com', '--field', 'city=Paris'], { env: fx.env });
+    const updated = await cnvInProcess(['contacts', 'upsert', '--email', 'new.person@example.com', '--field', 'city=Paris'], { env: fx.env });
     expect(json(updated.stdout)).toEqual({ cnvContactId: data.cnvContactId, contactCreated: false });
 
-    const got = json((await cnv(['contacts', 'get', '--email', 'new.person@example.com'], { env: fx.env })).stdout);
+    const got = json((await cnvInProcess(['contacts', 'get', '--email', 'new.person@example.com'], { env: fx.env })).stdout);
     expect(got).toMatchObject({ cnvContactId: data.cnvContactId, subscriptionStatus: 'SUBSCRIBED', fields: { firstName: 'New', score: 7, city: 'Paris' } });
   });
 
   it('with --contact-id and --email, updates the address of that contact', async () => {
-    const { stdout } = await cnv(['contacts', 'upsert', '--email', 'rename.me@example.com'], { env: fx.env });
+    const { stdout } = await cnvInProcess(['contacts', 'upsert', '--email', 'rename.me@example.com'], { env: fx.env });
     const id = json(stdout).cnvContactId;
-    const res = await cnv(['contacts', 'upsert', '--contact-id', id, '--email', 'renamed@example.com'], { env: fx.env });
+    const res = await cnvInProcess(['contacts', 'upsert', '--contact-id', id, '--email', 'renamed@example.com'], { env: fx.env });
     expect(json(res.stdout)).toEqual({ cnvContactId: id, contactCreated: false });
-    const got = json((await cnv(['contacts', 'get', '--contact-id', id], { env: fx.env })).stdout);
+    const got = json((await cnvInProcess(['contacts', 'get', '--contact-id', id], { env: fx.env })).stdout);
     expect(got.email).toBe('renamed@example.com');
   });
 
   it('--update-only never creates: exit 5 with contact_not_found', async () => {
-    const res = await cnv(['contacts', 'upsert', '--email', 'nobody.here@example.com', '--update-only'], { env: fx.env });
+    const res = await cnvInProcess(['contacts', 'upsert', '--email', 'nobody.here@example.com', '--update-only'], { env: fx.env });
     expect(res.exitCode).toBe(5);
     expect(res.stdout).toBe('');
     expect(res.stderr).toMatch(/^error: contact_not_found: /m);
   });
 
   it('sends --set fields the spec does not name (preserveExisting keeps non-empty values)', async () => {
-    await cnv(['contacts', 'upsert', '--email', 'keep@example.com', '--field', 'city=Rome'], { env: fx.env });
-    await cnv(['contacts', 'upsert', '--email', 'keep@example.com', '--field', 'city=Oslo', '--field', 'firstName=Kim', '--set', 'preserveExisting=true'], { env: fx.env });
-    const got = json((await cnv(['contacts', 'get', '--email', 'keep@example.com'], { env: fx.env })).stdout);
+    await cnvInProcess(['contacts', 'upsert', '--email', 'keep@example.com', '--field', 'city=Rome'], { env: fx.env });
+    await cnvInProcess(['contacts', 'upsert', '--email', 'keep@example.com', '--field', 'city=Oslo', '--field', 'firstName=Kim', '--set', 'preserveExisting=true'], { env: fx.env });
+    const got = json((await cnvInProcess(['contacts', 'get', '--email', 'keep@example.com'], { env: fx.env })).stdout);
     expect(got.fields).toMatchObject({ city: 'Rome', firstName: 'Kim' });
   });
 
@@ -59,7 +59,7 @@ describe('cnv contacts upsert (binary)', () => {
     [['--email', 'a@example.com', '--set', 'email=x@y.z'], /--set email: use the dedicated flag/],
   ])('refuses bad input locally with exit 2 and sends nothing: %j', async (args, message) => {
     await fx.resetStats();
-    const res = await cnv(['contacts', 'upsert', ...args], { env: fx.env });
+    const res = await cnvInProcess(['contacts', 'upsert', ...args], { env: fx.env });
     expect(res.exitCode).toBe(2);
     expect(res.stdout).toBe('');
     expect(res.stderr).toMatch(message);
@@ -67,79 +67,79 @@ describe('cnv contacts upsert (binary)', () => {
   });
 
   it('reports API rejections with exit 3 and the code', async () => {
-    const res = await cnv(['contacts', 'upsert', '--email', FIXTURE_CONTACTS.ada.email, '--field', 'leadScore=5'], { env: fx.env });
+    const res = await cnvInProcess(['contacts', 'upsert', '--email', FIXTURE_CONTACTS.ada.email, '--field', 'leadScore=5'], { env: fx.env });
     expect(res.exitCode).toBe(3);
     expect(res.stderr).toMatch(/^error: invalid_field: .*leadScore/m);
-    const unknown = await cnv(['contacts', 'upsert', '--email', FIXTURE_CONTACTS.ada.email, '--company-field', 'nope=1'], { env: fx.env });
+    const unknown = await cnvInProcess(['contacts', 'upsert', '--email', FIXTURE_CONTACTS.ada.email, '--company-field', 'nope=1'], { env: fx.env });
     expect(unknown.exitCode).toBe(3);
     expect(unknown.stderr).toMatch(/invalid_field/);
   });
 
   it('with --json, the error is also one JSON line on stderr', async () => {
-    const res = await cnv(['contacts', 'upsert', '--email', 'nobody.json@example.com', '--update-only', '--json'], { env: fx.env });
+    const res = await cnvInProcess(['contacts', 'upsert', '--email', 'nobody.json@example.com', '--update-only', '--json'], { env: fx.env });
     const line = res.stderr.trim().split('\n').at(-1)!;
     expect(json(line)).toEqual({ error: expect.objectContaining({ code: 'contact_not_found', status: 404, exitCode: 5 }) });
   });
 });
 
-describe('cnv contacts get (binary)', () => {
+describe('cnv contacts get (in-process)', () => {
   it('returns the most recently updated contact when several share an email', async () => {
-    const res = await cnv(['contacts', 'get', '--email', 'shared@example.com'], { env: fx.env });
+    const res = await cnvInProcess(['contacts', 'get', '--email', 'shared@example.com'], { env: fx.env });
     expect(res.exitCode).toBe(0);
     expect(json(res.stdout).cnvContactId).toBe(FIXTURE_CONTACTS.sharedNewer.id);
   });
 
   it('shows system-managed statuses as they come', async () => {
-    const res = await cnv(['contacts', 'get', '--email', FIXTURE_CONTACTS.bounced.email], { env: fx.env });
+    const res = await cnvInProcess(['contacts', 'get', '--email', FIXTURE_CONTACTS.bounced.email], { env: fx.env });
     expect(json(res.stdout).subscriptionStatus).toBe('BOUNCED');
   });
 
   it('exits 5 when no contact matches', async () => {
-    const res = await cnv(['contacts', 'get', '--email', 'nobody@example.com'], { env: fx.env });
+    const res = await cnvInProcess(['contacts', 'get', '--email', 'nobody@example.com'], { env: fx.env });
     expect(res.exitCode).toBe(5);
     expect(res.stderr).toMatch(/contact_not_found/);
   });
 
   it('exits 4 with a hint when the endpoint is not enabled for the key', async () => {
-    const res = await cnv(['contacts', 'get', '--email', 'basic.user@example.com'], { env: { ...fx.env, CNV_API_KEY: fx.emulator.keys.basic } });
+    const res = await cnvInProcess(['contacts', 'get', '--email', 'basic.user@example.com'], { env: { ...fx.env, CNV_API_KEY: fx.emulator.keys.basic } });
     expect(res.exitCode).toBe(4);
     expect(res.stderr).toMatch(/^error: export_not_enabled: /m);
     expect(res.stderr).toMatch(/^hint: .*not enabled/m);
   });
 
   it('exits 2 without an identifier', async () => {
-    const res = await cnv(['contacts', 'get'], { env: fx.env });
+    const res = await cnvInProcess(['contacts', 'get'], { env: fx.env });
     expect(res.exitCode).toBe(2);
     expect(res.stderr).toMatch(/--contact-id, --email/);
   });
 });
 
-describe('authentication (binary)', () => {
+describe('authentication (in-process)', () => {
   it('no key anywhere: exit 4 and how to set one', async () => {
-    const res = await cnv(['contacts', 'get', '--email', 'a@example.com'], { env: { ...fx.env, CNV_API_KEY: undefined } });
+    const res = await cnvInProcess(['contacts', 'get', '--email', 'a@example.com'], { env: { ...fx.env, CNV_API_KEY: undefined } });
     expect(res.exitCode).toBe(4);
     expect(res.stderr).toMatch(/no API key configured/);
     expect(res.stderr).toMatch(/cnv config set-key/);
   });
 
   it('an invalid key: exit 4 unauthorized', async () => {
-    const res = await cnv(['contacts', 'get', '--email', 'a@example.com'], { env: { ...fx.env, CNV_API_KEY: 'sk_live_nope_0000000000000000' } });
+    const res = await cnvInProcess(['contacts', 'get', '--email', 'a@example.com'], { env: { ...fx.env, CNV_API_KEY: 'sk_live_nope_0000000000000000' } });
     expect(res.exitCode).toBe(4);
     expect(res.stderr).toMatch(/^error: unauthorized: /m);
     expect(res.stderr).not.toContain('0000000000000000');
   });
 
   it('a key with whitespace is refused locally (exit 2); an odd-looking one gets a warning', async () => {
-    const spaced = await cnv(['contacts', 'get', '--email', 'a@example.com'], { env: { ...fx.env, CNV_API_KEY: 'sk_live_a_b c' } });
+    const spaced = await cnvInProcess(['contacts', 'get', '--email', 'a@example.com'], { env: { ...fx.env, CNV_API_KEY: 'sk_live_a_b c' } });
     expect(spaced.exitCode).toBe(2);
     expect(spaced.stderr).toMatch(/whitespace or control characters/);
-    const odd = await cnv(['contacts', 'get', '--email', 'a@example.com'], { env: { ...fx.env, CNV_API_KEY: 'weird-key-value' } });
+    const odd = await cnvInProcess(['contacts', 'get', '--email', 'a@example.com'], { env: { ...fx.env, CNV_API_KEY: 'weird-key-value' } });
     expect(odd.stderr).toMatch(/^warning: .*does not have the form sk_live_<key_id>_<secret>/m);
     expect(odd.exitCode).toBe(4);
   });
 
   it('refuses plain http to a non-loopback host', async () => {
-    const res = await cnv(['contacts', 'get', '--email', 'a@example.com', '--base-url', 'http://api.example.com'], { env: fx.env });
+    const res = await cnvInProcess(['contacts', 'get', '--email', 'a@example.com', '--base-url', 'http://api.example.com'], { env: fx.env });
     expect(res.exitCode).toBe(2);
     expect(res.stderr).toMatch(/plain http is refused/);
   });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FIXTURE_CONTACTS, FIXTURE_CUSTOM_OBJECT as CO } from '../../src/emulator/seed/fixtures.js';
-import { cnv, tempConfigDir } from '../helpers/cli.js';
+import { cnvInProcess, tempConfigDir } from '../helpers/cli.js';
 import { emulatorFixture } from '../helpers/emulator.js';
 
 let fx: Awaited<ReturnType<typeof emulatorFixture>>;
@@ -24,7 +24,7 @@ const file = (name: string, text: string) => {
   return path;
 };
 const upsert = (args: string[], opts: { input?: string; env?: Record<string, string> } = {}) =>
-  cnv(['records', 'upsert', CO.id, ...args], { env: { ...fx.env, ...opts.env }, input: opts.input });
+  cnvInProcess(['records', 'upsert', CO.id, ...args], { env: { ...fx.env, ...opts.env }, input: opts.input });
 const records = async (prefix: string) =>
   ((await fx.admin('GET', `/_emulator/state/records?customObjectId=${CO.id}`)) as any[]).filter((r) => r.clientDedupKey.startsWith(prefix));
 const recordOf = async (key: string) => (await fx.admin('GET', `/_emulator/state/records?customObjectId=${CO.id}&clientDedupKey=${encodeURIComponent(key)}`))[0];
@@ -35,7 +35,7 @@ const parseReport = (text: string) => {
 const BATCH_ROUTE = 'POST /v2/custom-objects/:customObjectId/records/batch';
 const batchRequests = async () => (await fx.stats()).byRoute?.[BATCH_ROUTE] ?? 0;
 
-describe('cnv records upsert (binary)', () => {
+describe('cnv records upsert (in-process)', () => {
   it('applies 5,000 rows whose keys recur across concurrent chunks so that the last row per key wins, despite retried chunks', async () => {
     const header = 'clientDedupKey,planName,seats,autoRenew,startDate,renewedAt';
     const rows: string[] = [];
@@ -140,14 +140,14 @@ describe('cnv records upsert (binary)', () => {
     expect(await fx.admin('GET', '/_emulator/state/contacts?email=ghost@example.com')).toEqual([]);
 
     // The reverse side, read with the CLI: grace lists the records that name her.
-    const grace = await cnv(['contacts', 'get', '--email', FIXTURE_CONTACTS.grace.email, '--json'], { env: fx.env });
+    const grace = await cnvInProcess(['contacts', 'get', '--email', FIXTURE_CONTACTS.grace.email, '--json'], { env: fx.env });
     expect(JSON.parse(grace.stdout).fields.subscriptions).toBe('sub-grace;rel-1');
     // The missing targets appear: the pending relationships resolve, on the record and on the reverse side.
-    expect((await cnv(['contacts', 'upsert', '--email', 'ghost@example.com'], { env: fx.env })).exitCode).toBe(0);
+    expect((await cnvInProcess(['contacts', 'upsert', '--email', 'ghost@example.com'], { env: fx.env })).exitCode).toBe(0);
     expect((await upsert(['--file', file('rel-2.csv', 'clientDedupKey,planName\nno-such-record,Late\n')])).exitCode).toBe(0);
     expect((await recordOf('rel-2')).pendingRelationships).toEqual({});
     expect((await recordOf('no-such-record')).fields.childSubscriptions).toBe('rel-2');
-    const ghost = await cnv(['contacts', 'get', '--email', 'ghost@example.com', '--json'], { env: fx.env });
+    const ghost = await cnvInProcess(['contacts', 'get', '--email', 'ghost@example.com', '--json'], { env: fx.env });
     expect(JSON.parse(ghost.stdout).fields).toEqual({ subscriptions: 'rel-2' });
   });
 
@@ -218,7 +218,7 @@ describe('cnv records upsert (binary)', () => {
     [[CO.id, '--file', 'x.csv', '--empty-cells', 'zero'], 2, /--empty-cells.*expected one of skip, null/],
     [[CO.id, '--file', 'x.csv', '--chunk-size', '201'], 2, /--chunk-size/],
   ])('refuses bad input locally with exit 2: %j', async (args, code, message) => {
-    const res = await cnv(['records', 'upsert', ...args], { env: fx.env });
+    const res = await cnvInProcess(['records', 'upsert', ...args], { env: fx.env });
     expect(res.exitCode).toBe(code);
     expect(res.stderr).toMatch(message);
     expect((await fx.stats()).total).toBe(0);
@@ -226,7 +226,7 @@ describe('cnv records upsert (binary)', () => {
 
   it('an unknown custom object (no definitions listed: a warning, no coercion) exits 5 at the first chunk; a key without edit-records access exits 4', async () => {
     const path = file('perm.csv', 'clientDedupKey,seats\nperm-1,1\n');
-    const missing = await cnv(['records', 'upsert', 'c0000000-0000-4000-8000-0000000000ff', '--file', path], { env: fx.env });
+    const missing = await cnvInProcess(['records', 'upsert', 'c0000000-0000-4000-8000-0000000000ff', '--file', path], { env: fx.env });
     expect(missing.exitCode).toBe(5);
     expect(missing.stderr).toMatch(/warning: no field definitions are listed for custom object c0000000-0000-4000-8000-0000000000ff/);
     expect(missing.stderr).toMatch(/custom_object_not_found/);
@@ -238,7 +238,7 @@ describe('cnv records upsert (binary)', () => {
   });
 
   it('--help names the formats, the ordering guarantee and an example', async () => {
-    const res = await cnv(['records', 'upsert', '--help']);
+    const res = await cnvInProcess(['records', 'upsert', '--help']);
     expect(res.exitCode).toBe(0);
     expect(res.stdout).toMatch(/\$ cnv records upsert c0000000-0000-4000-8000-000000000001 --file subscriptions.csv --check/);
     expect(res.stdout.replace(/\s+/g, ' ')).toMatch(/rows sharing a clientDedupKey are applied in file order even across chunks/);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FIXTURE_CONTACTS as FX } from '../../src/emulator/seed/fixtures.js';
 import { batchFiles } from '../helpers/batch-files.js';
-import { cnv } from '../helpers/cli.js';
+import { cnvInProcess } from '../helpers/cli.js';
 import { emulatorFixture } from '../helpers/emulator.js';
 
 let fx: Awaited<ReturnType<typeof emulatorFixture>>;
@@ -19,7 +19,7 @@ beforeEach(async () => {
 const contactsByEmail = async (email: string) => (await fx.admin('GET', `/_emulator/state/contacts?email=${encodeURIComponent(email)}`)) as Array<Record<string, any>>;
 const eventsNamed = async (event: string) => (await fx.admin('GET', `/_emulator/state/events?event=${event}`)) as Array<Record<string, any>>;
 
-describe('cnv contacts upsert --file (binary)', () => {
+describe('cnv contacts upsert --file (in-process)', () => {
   it('one request per row: created, updated in file order, invalid and failed rows reported', async () => {
     const path = write('contacts.csv', [
       'email,subscriptionStatus,fields.city,fields.score,syncToCrm',
@@ -31,7 +31,7 @@ describe('cnv contacts upsert --file (binary)', () => {
       'batch.four@example.com,no_status,"Saint-Denis, Réunion",3,',
     ].join('\n') + '\n');
     const report = reportPath();
-    const res = await cnv(['contacts', 'upsert', '--file', path, '--report', report, '--field', 'firstName=Batch'], { env: fx.env });
+    const res = await cnvInProcess(['contacts', 'upsert', '--file', path, '--report', report, '--field', 'firstName=Batch'], { env: fx.env });
     expect(res.exitCode).toBe(6);
     const rows = readReport(report);
     expect(rows.map((r) => [r.line, r.status, r.error])).toEqual([
@@ -53,7 +53,7 @@ describe('cnv contacts upsert --file (binary)', () => {
   it('many rows for the same contact apply in file order under concurrency', async () => {
     const lines = ['{"email":"ordered@example.com","fields":{"score":0}}'];
     for (let i = 1; i <= 60; i++) lines.push(JSON.stringify({ email: i % 2 ? 'ordered@example.com' : `other-${i}@example.com`, fields: { score: i } }));
-    const res = await cnv(['contacts', 'upsert', '--file', write('ordered.ndjson', lines.join('\n')), '--concurrency', '16'], { env: fx.env });
+    const res = await cnvInProcess(['contacts', 'upsert', '--file', write('ordered.ndjson', lines.join('\n')), '--concurrency', '16'], { env: fx.env });
     expect(res.exitCode).toBe(0);
     const [contact] = await contactsByEmail('ordered@example.com');
     expect(contact.fields.score).toBe(59);
@@ -61,29 +61,29 @@ describe('cnv contacts upsert --file (binary)', () => {
 
   it('a CSV whose header names no identifier column is refused at once (exit 2), unless --set gives one', async () => {
     const path = write('no-id.csv', ['name,phone', 'Ada,123', 'Linus,456'].join('\n'));
-    const upsert = await cnv(['contacts', 'upsert', '--file', path], { env: fx.env });
+    const upsert = await cnvInProcess(['contacts', 'upsert', '--file', path], { env: fx.env });
     expect(upsert.exitCode).toBe(2);
     expect(upsert.stderr).toContain(`${path} line 1: the header names none of the columns that identify a row: email (or Email Address, E-mail) or cnvContactId (or Contact ID); any case (it has: "name", "phone")`);
-    const add = await cnv(['audience', 'add', 'c1000000-0000-4000-8000-000000000003', '--batch', path], { env: fx.env });
+    const add = await cnvInProcess(['audience', 'add', 'c1000000-0000-4000-8000-000000000003', '--batch', path], { env: fx.env });
     expect([add.exitCode, add.stderr]).toEqual([2, expect.stringContaining('none of the columns that identify a row: cnvContactId (or Contact ID), userId (or User ID) or email')]);
-    const track = await cnv(['events', 'track', '--file', path, '--event', 'x'], { env: fx.env });
+    const track = await cnvInProcess(['events', 'track', '--file', path, '--event', 'x'], { env: fx.env });
     expect([track.exitCode, track.stderr]).toEqual([2, expect.stringContaining('none of the columns that identify a row: userId (or User ID) or email')]);
     expect((await fx.stats()).total).toBe(0);
     // Any case counts; and a default identifier from --set lets the rows through to their own checks.
     const upper = write('upper.csv', ['EMAIL', 'header.case@example.com'].join('\n'));
-    expect((await cnv(['contacts', 'upsert', '--file', upper], { env: fx.env })).exitCode).toBe(0);
-    const withSet = await cnv(['contacts', 'upsert', '--file', path, '--set', 'email=set.default@example.com'], { env: fx.env });
+    expect((await cnvInProcess(['contacts', 'upsert', '--file', upper], { env: fx.env })).exitCode).toBe(0);
+    const withSet = await cnvInProcess(['contacts', 'upsert', '--file', path, '--set', 'email=set.default@example.com'], { env: fx.env });
     expect(withSet.exitCode, withSet.stderr).toBe(0);
   });
 
   it('single-mode identifier flags do not mix with --file', async () => {
-    const res = await cnv(['contacts', 'upsert', '--file', 'x.csv', '--email', FX.ada.email], { env: fx.env });
+    const res = await cnvInProcess(['contacts', 'upsert', '--file', 'x.csv', '--email', FX.ada.email], { env: fx.env });
     expect(res.exitCode).toBe(2);
     expect(res.stderr).toMatch(/--file: each row names its contact; drop --email/);
   });
 });
 
-describe('cnv events track --file (binary)', () => {
+describe('cnv events track --file (in-process)', () => {
   it('running the same file twice records each event once; rows without clientEventId get a stable one', async () => {
     const path = write('events.csv', [
       'event,email,userId,clientEventId,data.amount',
@@ -94,7 +94,7 @@ describe('cnv events track --file (binary)', () => {
       `,${FX.ada.email},,,1`,
     ].join('\n') + '\n');
     const report1 = reportPath();
-    const first = await cnv(['events', 'track', '--file', path, '--report', report1], { env: fx.env });
+    const first = await cnvInProcess(['events', 'track', '--file', path, '--report', report1], { env: fx.env });
     expect(first.exitCode).toBe(6);
     const rows1 = readReport(report1);
     expect(rows1.map((r) => [r.line, r.status, r.error])).toEqual([
@@ -111,7 +111,7 @@ describe('cnv events track --file (binary)', () => {
     expect(await eventsNamed('file_purchase')).toHaveLength(3);
 
     const report2 = reportPath();
-    const second = await cnv(['events', 'track', '--file', path, '--report', report2], { env: fx.env });
+    const second = await cnvInProcess(['events', 'track', '--file', path, '--report', report2], { env: fx.env });
     expect(second.exitCode).toBe(6);
     const rows2 = readReport(report2);
     expect(rows2.slice(0, 3).map((r) => r.status)).toEqual(['duplicate', 'duplicate', 'duplicate']);
@@ -125,7 +125,7 @@ describe('cnv events track --file (binary)', () => {
     const lines = Array.from({ length: 40 }, (_, i) => JSON.stringify({ event: 'flaky_file', email: FX.grace.email, data: { i } }));
     const path = write('flaky.ndjson', lines.join('\n') + '\n');
     await fx.faults({ dropAfterNext: 3, failRate: 0.2 });
-    const res = await cnv(['events', 'track', '--file', path, '--max-retries', '10'], { env: fx.env, timeoutMs: 15_000 });
+    const res = await cnvInProcess(['events', 'track', '--file', path, '--max-retries', '10'], { env: fx.env });
     expect(res.exitCode).toBe(0);
     const stored = await eventsNamed('flaky_file');
     expect(stored).toHaveLength(40);
@@ -134,10 +134,10 @@ describe('cnv events track --file (binary)', () => {
 
   it('--event gives rows without one their name; --dry-run sends nothing', async () => {
     const path = write('named.ndjson', `{"email":"${FX.ada.email}"}\n`);
-    const dry = await cnv(['events', 'track', '--file', path, '--event', 'from_flag', '--dry-run'], { env: fx.env });
+    const dry = await cnvInProcess(['events', 'track', '--file', path, '--event', 'from_flag', '--dry-run'], { env: fx.env });
     expect(dry.exitCode).toBe(0);
     expect((await fx.stats()).total).toBe(0);
-    const res = await cnv(['events', 'track', '--file', path, '--event', 'from_flag'], { env: fx.env });
+    const res = await cnvInProcess(['events', 'track', '--file', path, '--event', 'from_flag'], { env: fx.env });
     expect(res.exitCode).toBe(0);
     expect(await eventsNamed('from_flag')).toHaveLength(1);
   });

@@ -3,10 +3,11 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { batchFiles } from '../helpers/batch-files.js';
-import { cnv } from '../helpers/cli.js';
+import { cnvInProcess } from '../helpers/cli.js';
 import { emulatorFixture } from '../helpers/emulator.js';
 
-// Input files as spreadsheets and other tools write them, through the built binary.
+// Input files as spreadsheets and other tools write them (in-process; the MaxListeners check
+// needs a real process and is in test/e2e/smoke.test.ts).
 
 let fx: Awaited<ReturnType<typeof emulatorFixture>>;
 const { write, reportPath, readReport } = batchFiles('cnv-inputs-');
@@ -30,13 +31,13 @@ describe('encodings', () => {
     const text = readFileSync(fixture('excel-windows-1252.csv'), 'latin1').replace('email,name,city', 'email,fields.firstName,fields.city').replace(/@example/g, '.cp1252@example');
     const path = write('cp1252.csv', '');
     writeFileSync(path, Buffer.from(text, 'latin1'));
-    const refused = await cnv(['contacts', 'upsert', '--file', path], { env: fx.env });
+    const refused = await cnvInProcess(['contacts', 'upsert', '--file', path], { env: fx.env });
     expect(refused.exitCode).toBe(2);
     expect(refused.stderr).toMatch(/cp1252\.csv: not UTF-8 at line 2 \(byte 0xeb\)/);
     expect(refused.stderr).toMatch(/hint: .*try --encoding windows-1252/);
     expect(await upserts()).toBe(0);
 
-    const read = await cnv(['contacts', 'upsert', '--file', path, '--encoding', 'windows-1252'], { env: fx.env });
+    const read = await cnvInProcess(['contacts', 'upsert', '--file', path, '--encoding', 'windows-1252'], { env: fx.env });
     expect(read.exitCode).toBe(0);
     const [a] = await contactsByEmail('a.cp1252@example.com');
     const [b] = await contactsByEmail('b.cp1252@example.com');
@@ -45,7 +46,7 @@ describe('encodings', () => {
   });
 
   it('UTF-16LE with a BOM (Excel "Unicode Text"): the hint says --delimiter tab; with it, values arrive exact', async () => {
-    const refused = await cnv(['audience', 'add', AUDIENCE, '--batch', fixture('excel-unicode-text.txt'), '--dry-run'], { env: fx.env });
+    const refused = await cnvInProcess(['audience', 'add', AUDIENCE, '--batch', fixture('excel-unicode-text.txt'), '--dry-run'], { env: fx.env });
     expect(refused.exitCode).toBe(2);
     expect(refused.stderr).toMatch(/the header is one column, "email\\tname\\tcity"/);
     expect(refused.stderr).toMatch(/hint: .*try --delimiter tab/);
@@ -53,7 +54,7 @@ describe('encodings', () => {
     const text = readFileSync(fixture('excel-unicode-text.txt'), 'utf16le').replace('email\tname\tcity', 'email\tfields.firstName\tfields.city').replace(/@example/g, '.utf16@example');
     const path = write('utf16.tsv', '');
     writeFileSync(path, Buffer.from(text, 'utf16le'));
-    const read = await cnv(['contacts', 'upsert', '--file', path], { env: fx.env });
+    const read = await cnvInProcess(['contacts', 'upsert', '--file', path], { env: fx.env });
     expect(read.exitCode).toBe(0);
     expect((await contactsByEmail('b.utf16@example.com'))[0].fields).toMatchObject({ firstName: '李', city: 'Tōkyō' });
   });
@@ -61,7 +62,7 @@ describe('encodings', () => {
   it('invalid UTF-8 in an NDJSON row is never sent as U+FFFD', async () => {
     const path = write('bad.ndjson', '');
     writeFileSync(path, Buffer.concat([Buffer.from('{"email":"m\\u00fcnchen.ok@example.com","fields":{"city":"'), Buffer.from('M\xfcnchen', 'latin1'), Buffer.from('"}}\n')]));
-    const res = await cnv(['contacts', 'upsert', '--file', path], { env: fx.env });
+    const res = await cnvInProcess(['contacts', 'upsert', '--file', path], { env: fx.env });
     expect(res.exitCode).toBe(2);
     expect(res.stderr).toMatch(/not UTF-8 at line 1/);
     expect(await upserts()).toBe(0);
@@ -71,23 +72,23 @@ describe('encodings', () => {
 describe('spreadsheet layouts', () => {
   it('CR-only line ends: the last value arrives without a line break, a quoted last value reads', async () => {
     const path = write('mac.csv', 'email,fields.city\rmac.one@example.com,Bergen\rmac.two@example.com,"Oslo, Norway"');
-    const res = await cnv(['contacts', 'upsert', '--file', path], { env: fx.env });
+    const res = await cnvInProcess(['contacts', 'upsert', '--file', path], { env: fx.env });
     expect(res.exitCode).toBe(0);
     expect((await contactsByEmail('mac.two@example.com'))[0].fields.city).toBe('Oslo, Norway');
     const plain = write('mac2.csv', 'email,fields.city\rmac.three@example.com,Oslo\r');
-    expect((await cnv(['contacts', 'upsert', '--file', plain], { env: fx.env })).exitCode).toBe(0);
+    expect((await cnvInProcess(['contacts', 'upsert', '--file', plain], { env: fx.env })).exitCode).toBe(0);
     expect((await contactsByEmail('mac.three@example.com'))[0].fields.city).toBe('Oslo');
   });
 
   it('empty-cell rows and empty unnamed trailing columns are skipped, not invalid', async () => {
     const report = reportPath();
-    const res = await cnv(['audience', 'add', AUDIENCE, '--batch', fixture('empty-cells.csv'), '--dry-run', '--report', report], { env: fx.env });
+    const res = await cnvInProcess(['audience', 'add', AUDIENCE, '--batch', fixture('empty-cells.csv'), '--dry-run', '--report', report], { env: fx.env });
     expect(res.exitCode).toBe(0);
     expect(readReport(report).map((r) => [r.line, r.status])).toEqual([['2', 'valid'], ['5', 'valid']]);
   });
 
   it('a semicolon CSV gets the --delimiter hint', async () => {
-    const res = await cnv(['audience', 'add', AUDIENCE, '--batch', fixture('excel-semicolon.csv'), '--dry-run'], { env: fx.env });
+    const res = await cnvInProcess(['audience', 'add', AUDIENCE, '--batch', fixture('excel-semicolon.csv'), '--dry-run'], { env: fx.env });
     expect(res.exitCode).toBe(2);
     expect(res.stderr).toMatch(/hint: the header has one column holding ";": try --delimiter ';'/);
   });
@@ -97,11 +98,11 @@ describe('identifiers as users spell them', () => {
   it('alias headers and capitalised JSON keys are read; a header with none names the accepted spellings', async () => {
     for (const name of ['alias-headers.csv', 'capitalised-keys.ndjson', 'capitalised-keys.json']) {
       const report = reportPath();
-      const res = await cnv(['audience', 'add', AUDIENCE, '--batch', fixture(name), '--dry-run', '--report', report], { env: fx.env });
+      const res = await cnvInProcess(['audience', 'add', AUDIENCE, '--batch', fixture(name), '--dry-run', '--report', report], { env: fx.env });
       expect(res.exitCode, `${name}: ${res.stderr}`).toBe(0);
       expect(readReport(report).every((r) => r.status === 'valid')).toBe(true);
     }
-    const none = await cnv(['audience', 'add', AUDIENCE, '--batch', write('none.csv', 'Mail,Name\na@example.com,Ann\n'), '--dry-run'], { env: fx.env });
+    const none = await cnvInProcess(['audience', 'add', AUDIENCE, '--batch', write('none.csv', 'Mail,Name\na@example.com,Ann\n'), '--dry-run'], { env: fx.env });
     expect(none.exitCode).toBe(2);
     expect(none.stderr).toContain('the header names none of the columns that identify a row: cnvContactId (or Contact ID), userId (or User ID) or email (or Email Address, E-mail); any case (it has: "Mail", "Name")');
   });
@@ -119,7 +120,7 @@ describe('hostile input', () => {
     const path = write('deep.ndjson', rows.join('\n') + '\n');
     for (const dry of [true, false]) {
       const report = reportPath();
-      const res = await cnv(['events', 'track', '--file', path, '--report', report, ...(dry ? ['--dry-run'] : [])], { env: fx.env });
+      const res = await cnvInProcess(['events', 'track', '--file', path, '--report', report, ...(dry ? ['--dry-run'] : [])], { env: fx.env });
       expect(res.exitCode, res.stderr).toBe(6);
       expect(readReport(report).map((r) => [r.line, r.status, r.message])).toEqual([
         ['1', dry ? 'valid' : 'tracked', ''],
@@ -133,40 +134,29 @@ describe('hostile input', () => {
   it('a row whose values hold terminal escapes is listed on stderr with them escaped; the report keeps them exact', async () => {
     const evil = 'x\u001b]0;owned\u0007@\u009bexample';
     const report = reportPath();
-    const res = await cnv(['contacts', 'upsert', '--file', write('evil.csv', `email\n"${evil}"\n`), '--dry-run'], { env: fx.env });
+    const res = await cnvInProcess(['contacts', 'upsert', '--file', write('evil.csv', `email\n"${evil}"\n`), '--dry-run'], { env: fx.env });
     expect(res.exitCode).toBe(6);
     expect(res.stderr).toContain('line 2: invalid: invalid_email: email: expected an email address, got "x\\u001b]0;owned\\u0007@\\u009bexample" (x\\x1b]0;owned\\x07@\\u009bexample)');
     expect(res.stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
-    await cnv(['contacts', 'upsert', '--file', write('evil2.csv', `email\n"${evil}"\n`), '--dry-run', '--report', report], { env: fx.env });
+    await cnvInProcess(['contacts', 'upsert', '--file', write('evil2.csv', `email\n"${evil}"\n`), '--dry-run', '--report', report], { env: fx.env });
     expect(readReport(report)[0].identifier).toBe(evil);
   });
 
   it('a binary file is refused without its bytes reaching the terminal', async () => {
     const path = write('binary.csv', '');
     writeFileSync(path, Buffer.from('email\n\u001b]0;owned\u0007\u0000\u0001\u0002\n', 'latin1'));
-    const res = await cnv(['contacts', 'upsert', '--file', path], { env: fx.env });
+    const res = await cnvInProcess(['contacts', 'upsert', '--file', path], { env: fx.env });
     expect(res.exitCode).toBe(2);
     expect(res.stderr).toMatch(/a NUL character at line 2/);
     expect(res.stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f]/);
   });
 });
 
-describe('concurrency', () => {
-  it('contacts upsert --file at the default --concurrency 16 prints no MaxListenersExceededWarning', async () => {
-    const lines = ['email'];
-    for (let i = 0; i < 60; i++) lines.push(`listeners.${i}@example.com`);
-    const res = await cnv(['contacts', 'upsert', '--file', write('many.csv', lines.join('\n') + '\n')], { env: fx.env });
-    expect(res.exitCode).toBe(0);
-    expect(res.stderr).not.toMatch(/Warning/);
-    expect(res.stderr).toMatch(/60 rows: 60 succeeded/);
-  });
-});
-
 describe('exports that loaders read without guessing', () => {
   it('--null-as \\N writes null as \\N and keeps "" empty; the default is unchanged; NDJSON refuses it', async () => {
     const args = ['export', 'contacts', '--no-state', '-o', 'csv', '--limit', '50', '--max-pages', '1'];
-    const marked = await cnv([...args, '--null-as', '\\N'], { env: fx.env });
-    const plain = await cnv(args, { env: fx.env });
+    const marked = await cnvInProcess([...args, '--null-as', '\\N'], { env: fx.env });
+    const plain = await cnvInProcess(args, { env: fx.env });
     expect([marked.exitCode, plain.exitCode]).toEqual([0, 0]);
     const withNull = parse(marked.stdout, { columns: true }) as Array<Record<string, string>>;
     const without = parse(plain.stdout, { columns: true }) as Array<Record<string, string>>;
@@ -182,7 +172,7 @@ describe('exports that loaders read without guessing', () => {
       }
     });
     expect(nulls).toBeGreaterThan(0);
-    const ndjson = await cnv(['export', 'contacts', '--no-state', '-o', 'ndjson', '--null-as', '\\N'], { env: fx.env });
+    const ndjson = await cnvInProcess(['export', 'contacts', '--no-state', '-o', 'ndjson', '--null-as', '\\N'], { env: fx.env });
     expect([ndjson.exitCode, ndjson.stderr]).toEqual([2, expect.stringContaining('--null-as applies to CSV output only')]);
   });
 });

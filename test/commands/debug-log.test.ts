@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cnv, tempConfigDir } from '../helpers/cli.js';
+import { cnvInProcess, tempConfigDir } from '../helpers/cli.js';
 import { emulatorFixture } from '../helpers/emulator.js';
 
 let fx: Awaited<ReturnType<typeof emulatorFixture>>;
@@ -32,8 +32,8 @@ const secretOf = (key: string) => key.split('_').slice(3).join('_');
 
 describe('--debug', () => {
   it('shows host, request and response headers and bodies, status, time and attempt; stdout stays the data', async () => {
-    const plain = await cnv(['contacts', 'upsert', '--email', 'debug.one@example.com', '--field', 'city=Oslo'], { env: fx.env });
-    const res = await cnv(['contacts', 'upsert', '--email', 'debug.one@example.com', '--field', 'city=Oslo', '--debug'], { env: fx.env });
+    const plain = await cnvInProcess(['contacts', 'upsert', '--email', 'debug.one@example.com', '--field', 'city=Oslo'], { env: fx.env });
+    const res = await cnvInProcess(['contacts', 'upsert', '--email', 'debug.one@example.com', '--field', 'city=Oslo', '--debug'], { env: fx.env });
     expect(res.exitCode).toBe(0);
     expect(JSON.parse(res.stdout)).toEqual({ ...JSON.parse(plain.stdout), contactCreated: false });
     const host = new URL(fx.emulator.url).host;
@@ -48,18 +48,18 @@ describe('--debug', () => {
   });
 
   it('CNV_DEBUG=api is --debug; CNV_DEBUG=1 is --verbose', async () => {
-    const api = await cnv(['contacts', 'get', '--email', 'ada@example.com'], { env: { ...fx.env, CNV_DEBUG: 'api' } });
+    const api = await cnvInProcess(['contacts', 'get', '--email', 'ada@example.com'], { env: { ...fx.env, CNV_DEBUG: 'api' } });
     expect(api.exitCode).toBe(0);
     expect(api.stderr).toMatch(/^< \{"data":\{"contact":\{"cnvContactId":"a0000000-0000-4000-8000-000000000001"/m);
-    const one = await cnv(['contacts', 'get', '--email', 'ada@example.com'], { env: { ...fx.env, CNV_DEBUG: '1' } });
+    const one = await cnvInProcess(['contacts', 'get', '--email', 'ada@example.com'], { env: { ...fx.env, CNV_DEBUG: '1' } });
     expect(one.stderr).toMatch(/^> GET \/v2\/contacts\?email=ada%40example\.com attempt=1\n< 200 GET \/v2\/contacts attempt=1 \d+ms\n$/);
-    const off = await cnv(['contacts', 'get', '--email', 'ada@example.com'], { env: { ...fx.env, CNV_DEBUG: '0' } });
+    const off = await cnvInProcess(['contacts', 'get', '--email', 'ada@example.com'], { env: { ...fx.env, CNV_DEBUG: '0' } });
     expect(off.stderr).toBe('');
   });
 
   it('numbers the attempts and shows the retry between them', async () => {
     await fx.faults({ failNext: 1 });
-    const res = await cnv(['contacts', 'get', '--email', 'ada@example.com', '--debug'], { env: fx.env });
+    const res = await cnvInProcess(['contacts', 'get', '--email', 'ada@example.com', '--debug'], { env: fx.env });
     expect(res.exitCode).toBe(0);
     expect(res.stderr).toMatch(/^< 500 GET \/v2\/contacts \(attempt 1, \d+ ms\)$/m);
     expect(res.stderr).toMatch(/^< \{"error":\{"code":"internal_error"/m);
@@ -69,7 +69,7 @@ describe('--debug', () => {
   });
 
   it('cuts a body at 4 KiB and says how large it was', async () => {
-    const res = await cnv(['campaigns', 'list', '--limit', '40', '--debug'], { env: fx.env });
+    const res = await cnvInProcess(['campaigns', 'list', '--limit', '40', '--debug'], { env: fx.env });
     expect(res.exitCode).toBe(0);
     const size = Number(/^< content-length: (\d+)$/m.exec(res.stderr)![1]);
     expect(size).toBeGreaterThan(8192);
@@ -81,8 +81,8 @@ describe('--debug', () => {
 
   it('an export streamed through the debug capture writes the same file', async () => {
     const dir = tempConfigDir();
-    const plain = await cnv(['export', 'contacts', '--out', join(dir, 'plain.ndjson'), '--limit', '500'], { env: { ...fx.env, CNV_CONFIG_DIR: tempConfigDir() } });
-    const debug = await cnv(['export', 'contacts', '--out', join(dir, 'debug.ndjson'), '--limit', '500', '--debug'], { env: { ...fx.env, CNV_CONFIG_DIR: tempConfigDir() } });
+    const plain = await cnvInProcess(['export', 'contacts', '--out', join(dir, 'plain.ndjson'), '--limit', '500'], { env: { ...fx.env, CNV_CONFIG_DIR: tempConfigDir() } });
+    const debug = await cnvInProcess(['export', 'contacts', '--out', join(dir, 'debug.ndjson'), '--limit', '500', '--debug'], { env: { ...fx.env, CNV_CONFIG_DIR: tempConfigDir() } });
     expect([plain.exitCode, debug.exitCode], debug.stderr.slice(-500)).toEqual([0, 0]);
     const written = readFileSync(join(dir, 'debug.ndjson'), 'utf8');
     expect(written.split('\n').length).toBeGreaterThan(500);
@@ -96,14 +96,14 @@ describe('--debug', () => {
     const odd = 'CANARY-odd-shaped-SECRET-9876';
     const dir = tempConfigDir();
     const runs = [
-      await cnv(['contacts', 'get', '--email', 'a@example.com', '--debug', '--max-retries', '0'], { env: { CNV_CONFIG_DIR: dir, CNV_BASE_URL: echoUrl, CNV_API_KEY: canary } }),
-      await cnv(['contacts', 'get', '--email', 'a@example.com', '--debug', '--max-retries', '0', '--api-key', odd], { env: { CNV_CONFIG_DIR: dir, CNV_BASE_URL: echoUrl } }),
-      await cnv(['events', 'track', '--event', 'e', '--email', 'a@example.com', '--data', `{"note":"${canary}"}`], {
+      await cnvInProcess(['contacts', 'get', '--email', 'a@example.com', '--debug', '--max-retries', '0'], { env: { CNV_CONFIG_DIR: dir, CNV_BASE_URL: echoUrl, CNV_API_KEY: canary } }),
+      await cnvInProcess(['contacts', 'get', '--email', 'a@example.com', '--debug', '--max-retries', '0', '--api-key', odd], { env: { CNV_CONFIG_DIR: dir, CNV_BASE_URL: echoUrl } }),
+      await cnvInProcess(['events', 'track', '--event', 'e', '--email', 'a@example.com', '--data', `{"note":"${canary}"}`], {
         env: { CNV_CONFIG_DIR: dir, CNV_BASE_URL: echoUrl, CNV_API_KEY: canary, CNV_DEBUG: 'api' },
       }),
     ];
     // Without --debug too: the error line's message is cut at 1,000 characters, inside a key.
-    const plain = await cnv(['contacts', 'get', '--email', 'a@example.com', '--max-retries', '0', '--api-key', odd], { env: { CNV_CONFIG_DIR: dir, CNV_BASE_URL: echoUrl } });
+    const plain = await cnvInProcess(['contacts', 'get', '--email', 'a@example.com', '--max-retries', '0', '--api-key', odd], { env: { CNV_CONFIG_DIR: dir, CNV_BASE_URL: echoUrl } });
     expect(plain.stderr).toMatch(/^error: echoed: \\x1b\[31mred\\x1b\[0m (\*\*\*\* )+/m);
     for (const run of runs) {
       expect(run.exitCode, run.stderr).toBe(3);

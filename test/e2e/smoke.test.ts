@@ -1,0 +1,116 @@
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  FIXTURE_AUDIENCES as AU,
+  FIXTURE_CONTACTS as FX,
+  FIXTURE_CUSTOM_OBJECT as CO,
+  FIXTURE_FORMS as FORMS,
+  FIXTURE_WORKFLOWS as WF,
+} from '../../src/emulator/seed/fixtures.js';
+import { batchFiles } from '../helpers/batch-files.js';
+import { cnv, tempConfigDir } from '../helpers/cli.js';
+import { emulatorFixture } from '../helpers/emulator.js';
+
+// One run per command group through bin/cnv.js, as a user starts it: the launcher, real pipes
+// and the bundle. What each command does is tested in-process (test/commands/), where it is cheap.
+
+let fx: Awaited<ReturnType<typeof emulatorFixture>>;
+const { write } = batchFiles('cnv-smoke-');
+beforeAll(async () => {
+  fx = await emulatorFixture();
+});
+afterAll(() => fx.close());
+
+const json = (s: string) => JSON.parse(s);
+
+describe('each command group through the binary', () => {
+  it('contacts: upsert, then get prints only the data on stdout', async () => {
+    const up = await cnv(['contacts', 'upsert', '--email', 'smoke@example.com', '--field', 'city=Oslo'], { env: fx.env });
+    expect(up.exitCode, up.stderr).toBe(0);
+    expect(json(up.stdout).contactCreated).toBe(true);
+    const got = await cnv(['contacts', 'get', '--email', 'smoke@example.com'], { env: fx.env });
+    expect([got.exitCode, got.stderr]).toEqual([0, '']);
+    expect(json(got.stdout)).toMatchObject({ email: 'smoke@example.com', fields: { city: 'Oslo' } });
+  });
+
+  // The warning is Node's own, printed by the process: only a real process can show it.
+  it('contacts upsert --file at the default --concurrency 16 prints no MaxListenersExceededWarning', async () => {
+    const lines = ['email'];
+    for (let i = 0; i < 60; i++) lines.push(`listeners.${i}@example.com`);
+    const res = await cnv(['contacts', 'upsert', '--file', write('many.csv', lines.join('\n') + '\n')], { env: fx.env });
+    expect(res.exitCode).toBe(0);
+    expect(res.stderr).not.toMatch(/Warning/);
+    expect(res.stderr).toMatch(/60 rows: 60 succeeded/);
+  });
+
+  it('events track', async () => {
+    const res = await cnv(['events', 'track', '--event', 'smoke_tested', '--email', FX.ada.email], { env: fx.env });
+    expect(res.exitCode, res.stderr).toBe(0);
+    expect(json(res.stdout)).toMatchObject({ cnvContactId: FX.ada.id, cnvEventId: expect.any(String) });
+  });
+
+  it('fields list', async () => {
+    const res = await cnv(['fields', 'list', '--limit', '100'], { env: fx.env });
+    expect(res.exitCode, res.stderr).toBe(0);
+    expect(json(res.stdout).map((f: { key: string }) => f.key)).toContain('city');
+  });
+
+  it('records upsert --file - reads NDJSON from a real pipe', async () => {
+    const input = JSON.stringify({ clientDedupKey: 'smoke-1', seats: 2 }) + '\n';
+    const res = await cnv(['records', 'upsert', CO.id, '--file', '-'], { env: fx.env, input });
+    expect(res.exitCode, res.stderr).toBe(0);
+    const [record] = await fx.admin('GET', `/_emulator/state/records?customObjectId=${CO.id}&clientDedupKey=smoke-1`);
+    expect(record.fields).toEqual({ seats: 2 });
+  });
+
+  it('workflows trigger', async () => {
+    const res = await cnv(['workflows', 'trigger', WF.welcome.id, '--email', FX.grace.email], { env: fx.env });
+    expect(res.exitCode, res.stderr).toBe(0);
+    expect(json(res.stdout)).toEqual({ workflowId: WF.welcome.id, triggered: true });
+  });
+
+  it('audience add', async () => {
+    const res = await cnv(['audience', 'add', AU.followUp.id, '--email', FX.grace.email], { env: fx.env });
+    expect(res.exitCode, res.stderr).toBe(0);
+    expect(json(res.stdout)).toEqual({ added: true, cnvContactId: FX.grace.id });
+  });
+
+  it('campaigns list', async () => {
+    const res = await cnv(['campaigns', 'list', '--limit', '2', '--json'], { env: fx.env });
+    expect(res.exitCode, res.stderr).toBe(0);
+    expect(json(res.stdout)).toHaveLength(2);
+  });
+
+  it('forms get', async () => {
+    const res = await cnv(['forms', 'get', FORMS.contactUs.id], { env: fx.env });
+    expect(res.exitCode, res.stderr).toBe(0);
+    expect(json(res.stdout).id).toBe(FORMS.contactUs.id);
+  });
+
+  it('api --input - sends the body read from a real pipe', async () => {
+    const input = JSON.stringify({ email: FX.linus.email });
+    const res = await cnv(['api', 'POST', `/v2/audiences/${AU.followUp.id}/contacts`, '--input', '-'], { env: fx.env, input });
+    expect(res.exitCode, res.stderr).toBe(0);
+    expect(json(res.stdout).data).toMatchObject({ cnvContactId: FX.linus.id });
+  });
+
+  it('config set-key reads the key from a real pipe, stores it 0600 and never prints it', async () => {
+    const dir = tempConfigDir();
+    const key = fx.emulator.keys.full;
+    const set = await cnv(['config', 'set-key', '--base-url', fx.emulator.url], { env: { CNV_CONFIG_DIR: dir }, input: key + '\n' });
+    expect(set.exitCode, set.stderr).toBe(0);
+    expect(set.stdout + set.stderr).not.toContain(key);
+    const file = join(dir, 'config.json');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(file, 'utf8')).profiles.default.apiKey).toBe(key);
+  });
+
+  it('help and version', async () => {
+    const help = await cnv(['contacts', '--help']);
+    expect(help.exitCode).toBe(0);
+    expect(help.stdout).toMatch(/Examples:/);
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    expect(await cnv(['--version'])).toMatchObject({ exitCode: 0, stdout: `${pkg.version}\n` });
+  });
+});
