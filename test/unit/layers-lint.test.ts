@@ -32,7 +32,7 @@ describe('layer boundaries (ESLint no-restricted-imports)', () => {
 
   it.each([
     ['src/http/probe.ts', "import { escapeControl } from '../lib/terminal-text.js';\nimport { ApiError } from '../errors.js';\nexport const x = [escapeControl, ApiError];\n"],
-    ['src/api/probe.ts', "import type { HttpClient } from '../http/client.js';\nimport { scanJson } from '../lib/json-rows.js';\nexport type H = HttpClient;\nexport const s = scanJson;\n"],
+    ['src/api/probe.ts', "import type { HttpClient } from '../http/client.js';\nimport { scanJson } from '../lib/json-scan.js';\nexport type H = HttpClient;\nexport const s = scanJson;\n"],
     ['src/lib/probe.ts', "import { readFile } from 'node:fs/promises';\nimport { escapeControl } from './terminal-text.js';\nexport const x = [readFile, escapeControl];\n"],
     ['src/emulator/routes/probe.ts', "import { escapeControl } from '../../lib/terminal-text.js';\nimport { Router } from '../router.js';\nexport const x = [escapeControl, Router];\n"],
     ['src/exports/probe.ts', "import { writeFlushed } from '../io/write.js';\nexport const w = writeFlushed;\n"],
