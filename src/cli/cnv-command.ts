@@ -57,12 +57,14 @@ export class CnvCommand extends Command {
   /** `cnv contacts get`, for hints. */
   path(): string {
     const names: string[] = [];
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- walks up the parents from this command
     for (let c: Command | null = this; c; c = c.parent) names.unshift(c.name());
     return names.join(' ');
   }
 
   private optionHint(flag: string): string {
     const candidates: string[] = [];
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- walks up the parents from this command
     for (let c: Command | null = this; c; c = c.parent) {
       for (const o of c.options) if (o.long && !o.hidden) candidates.push(o.long);
     }

@@ -33,7 +33,6 @@ export function urlWithoutCredentials(baseUrl: string): string {
 /** Checks a --state-key NAME (or a KEY argument). */
 export function checkStateKey(name: string, flag = '--state-key'): string {
   const key = name.trim();
-  // eslint-disable-next-line no-control-regex
   if (key === '' || key.length > 200 || /[\u0000-\u001f\u007f]/.test(key)) {
     throw new UsageError(`${flag}: expected 1 to 200 printable characters, got ${JSON.stringify(name)}`);
   }

@@ -1,6 +1,6 @@
 import { UsageError } from '../errors.js';
 import { escapeControl } from '../lib/terminal-text.js';
-import { scanJson, TOO_DEEP, type ScanState } from '../lib/json-rows.js';
+import { scanJson, TOO_DEEP, type ScanState } from '../lib/json-scan.js';
 
 /** Input file formats the batch commands read. */
 export type InputFormat = 'csv' | 'ndjson' | 'json';

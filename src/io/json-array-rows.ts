@@ -1,4 +1,4 @@
-import { scanJson, type ScanState } from '../lib/json-rows.js';
+import { scanJson, type ScanState } from '../lib/json-scan.js';
 import { InputFileError, jsonRow, quoteInput, type InputRow } from './input-rows.js';
 
 // One element larger than this is almost surely a file that is not what it claims to be.
@@ -8,7 +8,7 @@ type State = 'start' | 'first' | 'value' | 'element' | 'end';
 
 /**
  * Elements of a top-level JSON array, streamed: only the element being read is held in memory.
- * The scanner of src/lib/json-rows.ts finds each element's extent (strings, escapes and
+ * The scanner of src/lib/json-scan.ts finds each element's extent (strings, escapes and
  * nesting); JSON.parse reads it. A malformed element is an invalid row; a broken array
  * structure is an InputFileError. Rows come in batches: those completed by one chunk of input.
  */

@@ -25,6 +25,7 @@ export function cellLine(value: unknown): string {
 // East Asian wide and fullwidth characters and emoji take two terminal columns; combining marks
 // and zero-width joiners none. Close enough for a table not to overflow into a wrap.
 const WIDE = /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6\u{1f300}-\u{1f64f}\u{1f900}-\u{1f9ff}\u{20000}-\u{3fffd}]/u;
+// eslint-disable-next-line no-misleading-character-class -- one code point is tested at a time, variation selectors alone
 const ZERO = /[\u0300-\u036f\u200b-\u200d\ufe00-\ufe0f]/u;
 
 function charWidth(ch: string): number {

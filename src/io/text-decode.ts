@@ -171,7 +171,11 @@ function refuseNul(file: string, text: string, linesBefore: number): never {
 function utf16Guess(buf: Buffer): string {
   let even = 0;
   let odd = 0;
-  for (let i = 0; i < Math.min(buf.length, 4096); i++) if (buf[i] === 0) (i % 2 === 0 ? even++ : odd++);
+  for (let i = 0; i < Math.min(buf.length, 4096); i++) {
+    if (buf[i] !== 0) continue;
+    if (i % 2 === 0) even++;
+    else odd++;
+  }
   return even > odd ? 'utf-16be' : 'utf-16le';
 }
 

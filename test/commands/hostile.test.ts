@@ -16,8 +16,6 @@ afterAll(async () => {
   await Promise.all([server.close(), fx.close()]);
 });
 
-const ESC = '\u001b';
-
 describe('cnv doctor against a server that is not the API', () => {
   it('static files, 404 for everything, 502 for everything, redirects, a web page: exit 3, "api" fails, one summary line', async () => {
     for (const [name, handler] of Object.entries({

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { jsonArrayRows } from '../../src/io/json-array-rows.js';
 import { nestsDeeper } from '../../src/io/input-rows.js';
-import { scanJson, TOO_DEEP, type ScanState } from '../../src/lib/json-rows.js';
+import { scanJson, TOO_DEEP, type ScanState } from '../../src/lib/json-scan.js';
 
 const fresh = (): ScanState => ({ depth: 0, inString: false });
 

@@ -1,0 +1,73 @@
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/** Index of the quote that ends the string being read from `from`, or -1 if not yet arrived. */
+export function closingQuote(s: string, from: number): number {
+  for (;;) {
+    const j = s.indexOf('"', from);
+    if (j < 0) return -1;
+    let k = j - 1;
+    while (s.charCodeAt(k) === BACKSLASH) k--;
+    if ((j - 1 - k) % 2 === 0) return j;
+    from = j + 1;
+  }
+}
+
+/** Where a scan through a JSON value stands when its text stops: nesting depth, inside a string. */
+export interface ScanState {
+  depth: number;
+  inString: boolean;
+}
+
+/** What `scanJson` returns when the value nests deeper than its `maxDepth`. */
+export const TOO_DEEP = -2;
+
+/**
+ * The JSON scanner: finds where a value's text ends, for the export page rows (JsonRowSplitter
+ * in ./json-rows.ts), the elements of an input file's array (src/io/json-array-rows.ts) and the
+ * depth check of input rows (nestsDeeper in src/io/input-rows.ts). From `i`, it skips
+ * strings (by `indexOf`, so a string costs no step per character) and counts `{ [` against
+ * `} ]`, and returns the index of the bracket that brings the depth back to 0, or, with
+ * `separators`, instead of that, of the first `,` `]` or `}` met at depth 0 (what ends an
+ * element of an array). -1: the text ended first, and `state` holds where the scan stands; the
+ * next call must pass text that still holds the current string from its opening quote (the
+ * quote's escapes are counted backwards). Brackets are counted, not matched: JSON.parse of the
+ * value's text judges it.
+ */
+export function scanJson(s: string, i: number, n: number, state: ScanState, separators: boolean, maxDepth = Infinity): number {
+  let depth = state.depth;
+  if (state.inString) {
+    const j = closingQuote(s, i);
+    if (j < 0) return -1;
+    state.inString = false;
+    i = j + 1;
+  }
+  for (; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c === QUOTE) {
+      const j = closingQuote(s, i + 1);
+      if (j < 0) {
+        state.inString = true;
+        state.depth = depth;
+        return -1;
+      }
+      i = j;
+    } else if (c === 0x7b || c === 0x5b) {
+      if (++depth > maxDepth) return TOO_DEEP;
+    } else if (c === 0x7d || c === 0x5d) {
+      if (depth === 0) {
+        state.depth = 0;
+        return i;
+      }
+      if (--depth === 0 && !separators) {
+        state.depth = 0;
+        return i;
+      }
+    } else if (c === 0x2c && depth === 0) {
+      state.depth = 0;
+      return i;
+    }
+  }
+  state.depth = depth;
+  return -1;
+}

@@ -1,0 +1,43 @@
+import { fileURLToPath } from 'node:url';
+import { ESLint } from 'eslint';
+import { describe, expect, it } from 'vitest';
+
+// The import boundaries of eslint.config.js (docs/architecture.md, "Layers"), run on snippets so
+// that a changed glob or pattern cannot silently stop the rule from firing.
+const eslint = new ESLint({ cwd: fileURLToPath(new URL('../..', import.meta.url)) });
+
+/** Messages of the boundary rule for `code` linted as if it were the file `path`. */
+async function boundaryErrors(path: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath: path });
+  return result.messages.filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message);
+}
+
+describe('layer boundaries (ESLint no-restricted-imports)', () => {
+  it.each([
+    ['src/http/probe.ts', "import { integer } from '../cli/parse.js';\nexport const n = integer;\n", /cli\/, commands\//],
+    ['src/http/probe.ts', "import { writeFlushed } from '../io/write.js';\nexport const w = writeFlushed;\n", /src\/http knows no terminal/],
+    ['src/http/probe.ts', "import { getContact } from '../api/contacts.js';\nexport const g = getContact;\n", /src\/api builds on src\/http/],
+    ['src/api/probe.ts', "import type { IdentifierKind } from '../cli/identifier.js';\nexport type K = IdentifierKind;\n", /cli\/, commands\//],
+    ['src/api/probe.ts', "import { csvCell } from '../io/csv-line.js';\nexport const c = csvCell;\n", /src\/api knows no terminal/],
+    ['src/lib/probe.ts', "import { UsageError } from '../errors.js';\nexport const e = UsageError;\n", /imports nothing from src\/ outside lib/],
+    ['src/lib/probe.ts', "import { z } from 'zod';\nexport const s = z.string();\n", /no packages/],
+    ['src/exports/probe.ts', "export { integer } from '../cli/parse.js';\n", /cli\/, commands\//],
+    ['src/emulator/routes/probe.ts', "import { run } from '../../commands/version.js';\nexport const r = run;\n", /cli\/, commands\//],
+    ['src/batch/probe.ts', "import { looseJson } from '../cli/parse.js';\nexport const l = looseJson;\n", /cli\/, commands\//],
+  ])('%s: %s is refused', async (path, code, message) => {
+    const errors = await boundaryErrors(path, code);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(message);
+  });
+
+  it.each([
+    ['src/http/probe.ts', "import { escapeControl } from '../lib/terminal-text.js';\nimport { ApiError } from '../errors.js';\nexport const x = [escapeControl, ApiError];\n"],
+    ['src/api/probe.ts', "import type { HttpClient } from '../http/client.js';\nimport { scanJson } from '../lib/json-scan.js';\nexport type H = HttpClient;\nexport const s = scanJson;\n"],
+    ['src/lib/probe.ts', "import { readFile } from 'node:fs/promises';\nimport { escapeControl } from './terminal-text.js';\nexport const x = [readFile, escapeControl];\n"],
+    ['src/emulator/routes/probe.ts', "import { escapeControl } from '../../lib/terminal-text.js';\nimport { Router } from '../router.js';\nexport const x = [escapeControl, Router];\n"],
+    ['src/exports/probe.ts', "import { writeFlushed } from '../io/write.js';\nexport const w = writeFlushed;\n"],
+    ['src/commands/probe.ts', "import { integer } from '../lib/option-values.js';\nimport { uuidArgument } from '../cli/parse.js';\nexport const x = [integer, uuidArgument];\n"],
+  ])('%s: allowed imports pass', async (path, code) => {
+    expect(await boundaryErrors(path, code)).toEqual([]);
+  });
+});
