@@ -102,10 +102,10 @@ function judge(path: string, stat: fs.Stats): Found {
   return { owner, stale, identity: stat.isFile() && text ? `file ${text}` : `${stat.isFile() ? 'file' : 'directory'} ${inode}` };
 }
 
-/** A file's text, never through a symlink; undefined when it cannot be read. */
+/** A file's text, never through a symlink (nor waiting on a fifo); undefined when it cannot be read. */
 function readText(file: string): string | undefined {
   try {
-    const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+    const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
     try {
       return fs.readFileSync(fd, 'utf8');
     } finally {
@@ -122,7 +122,7 @@ function parseOwner(text: string): LockOwner | undefined {
   if (legacy) return { pid: Number(legacy[1]), hostname: hostname(), startedAt: '' };
   try {
     const { pid, hostname: host, startedAt } = JSON.parse(text) as LockOwner;
-    return Number.isInteger(pid) && typeof host === 'string' ? { pid, hostname: host, startedAt: String(startedAt) } : undefined;
+    return Number.isInteger(pid) && typeof host === 'string' ? { pid, hostname: host, startedAt: typeof startedAt === 'string' ? startedAt : '' } : undefined;
   } catch {
     return undefined;
   }
