@@ -2,7 +2,8 @@ import { constants } from 'node:fs';
 import { open, readdir, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
-import { isRunning, lockReport } from './report-lock.js';
+import { isAlive } from '../io/process-alive.js';
+import { lockReport } from './report-lock.js';
 import type { ResultRecord } from './run-batch.js';
 import { TransientError } from '../errors.js';
 import type { RowResult } from './types.js';
@@ -221,7 +222,7 @@ export async function removeStaleTemps(path: string): Promise<void> {
   for (const name of names) {
     if (!name.startsWith(prefix) || !name.endsWith('.tmp')) continue;
     const pid = Number(/^(\d+)-/.exec(name.slice(prefix.length))?.[1]);
-    if (Number.isInteger(pid) && pid !== process.pid && !isRunning(pid)) {
+    if (Number.isInteger(pid) && pid !== process.pid && !isAlive(pid)) {
       // unlink removes a link itself, never what it points to.
       await unlink(join(dirname(path), name)).catch(() => {});
     }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readdir, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { isAlive } from '../io/process-alive.js';
 
 // `.<name>.cnv-<pid>-<hex>.tmp`: hidden, beside the file it will replace, naming its maker.
 const TEMP = /^\.(.+)\.cnv-(\d+)-[0-9a-f]{8}\.tmp$/;
@@ -16,14 +17,5 @@ export async function removeDeadTemps(dir: string, name: string): Promise<void> 
   for (const n of names) {
     const m = TEMP.exec(n);
     if (m && m[1] === name && !isAlive(Number(m[2]))) await unlink(join(dir, n)).catch(() => {});
-  }
-}
-
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

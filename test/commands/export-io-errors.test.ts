@@ -89,18 +89,18 @@ describe('export: local file system failures are exit 8, not a bug', () => {
   });
 
   it('EACCES taking the lock: exit 8 naming the lock', async () => {
-    const real = fs.mkdirSync;
-    fs.mkdirSync = ((p: fs.PathLike, ...rest: unknown[]) => {
+    const real = fs.writeFileSync;
+    fs.writeFileSync = ((p: fs.PathLike, ...rest: unknown[]) => {
       if (String(p).includes('.json.lock.')) throw errno('EACCES');
       return (real as (...a: unknown[]) => unknown)(p, ...rest);
-    }) as typeof fs.mkdirSync;
+    }) as typeof fs.writeFileSync;
     syncBuiltinESMExports();
     try {
       const res = await run(['-o', 'ndjson']);
       expect(res.exitCode, res.stderr).toBe(8);
       expect(res.stderr).toMatch(/error: file_system_error: cannot write the lock .*\.json\.lock: permission denied \(EACCES\)/);
     } finally {
-      fs.mkdirSync = real;
+      fs.writeFileSync = real;
       syncBuiltinESMExports();
     }
   });
@@ -109,10 +109,11 @@ describe('export: local file system failures are exit 8, not a bug', () => {
     const store = await ExportStateStore.open(dir);
     const leftover = `${store.pathOf(`${KEY}/stdout`)}.tmp-1732000000abcdef`;
     writeFileSync(leftover, '{"state":');
-    // A lock directory half made by a process that is gone (pid 999999).
+    // A lock file half made by a process that is gone (pid 999999), and a directory an older cnv left so.
     const making = `${store.pathOf(`${KEY}/stdout`)}.lock.999999.deadbeef`;
-    fs.mkdirSync(making);
-    writeFileSync(join(making, 'owner.json'), '{}');
+    writeFileSync(making, '{}');
+    fs.mkdirSync(`${making.slice(0, -8)}cafebabe`);
+    writeFileSync(join(`${making.slice(0, -8)}cafebabe`, 'owner.json'), '{}');
     page(undefined, [contact('a')], null);
     const res = await run(['-o', 'ndjson']);
     expect(res.exitCode, res.stderr).toBe(0);

@@ -1,5 +1,5 @@
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
@@ -86,7 +86,7 @@ describe('the report lock', () => {
     await expect(lockReport(path)).rejects.toMatchObject({ exitCode: 7, code: 'report_locked', message: `another cnv run (pid ${process.ppid}) is writing the report ${path}` });
     writeFileSync(lock, '2147480009 abcd\n');
     const release = await lockReport(path);
-    expect(readFileSync(lock, 'utf8')).toMatch(new RegExp(`^${process.pid} `));
+    expect(JSON.parse(readFileSync(lock, 'utf8'))).toMatchObject({ pid: process.pid, hostname: hostname() });
     await release();
     expect(readdirSync(dir)).toEqual([]);
   });

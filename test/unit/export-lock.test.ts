@@ -1,18 +1,21 @@
 import { execa } from 'execa';
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { acquireExportLock, lockHolder } from '../../src/exports/lock.js';
 import { TransientError } from '../../src/errors.js';
 
 const statePath = () => join(mkdtempSync(join(tmpdir(), 'cnv-lock-')), 'k.json');
+const deadPid = async () => Number((await execa('node', ['-e', 'console.log(process.pid)'])).stdout);
+const ROOT = resolve(import.meta.dirname, '../..');
 
-describe('export lock (proper-lockfile sidecar)', () => {
+describe('export lock (src/io/owner-lock.ts: an owner file linked into place)', () => {
   it('a second taker fails at once with exit 7, naming the holder; release frees it', async () => {
     const path = statePath();
     const first = await acquireExportLock(path, 'k');
     expect(lockHolder(path)).toMatchObject({ pid: process.pid, hostname: hostname() });
+    expect(JSON.parse(readFileSync(`${path}.lock`, 'utf8'))).toMatchObject({ pid: process.pid, hostname: hostname(), startedAt: expect.any(String) });
     const started = Date.now();
     const err = await acquireExportLock(path, 'k').catch((e) => e);
     expect(Date.now() - started).toBeLessThan(1000);
@@ -24,24 +27,83 @@ describe('export lock (proper-lockfile sidecar)', () => {
     const again = await acquireExportLock(path, 'k');
     expect(again.lost()).toBeUndefined();
     await again.release();
+    expect(readdirSync(join(path, '..'))).toEqual([]); // nothing left beside it
   });
 
   it('takes over at once a lock whose holder died (SIGKILL leaves it behind)', async () => {
     const path = statePath();
-    const child = await execa('node', ['-e', 'console.log(process.pid)']);
-    const deadPid = Number(child.stdout);
-    mkdirSync(`${path}.lock`);
-    writeFileSync(join(`${path}.lock`, 'owner.json'), JSON.stringify({ pid: deadPid, hostname: hostname(), startedAt: '2026-01-01T00:00:00.000Z' }));
+    writeFileSync(`${path}.lock`, JSON.stringify({ pid: await deadPid(), hostname: hostname(), startedAt: '2026-01-01T00:00:00.000Z' }));
     expect(lockHolder(path)).toBeUndefined(); // `state show` does not name a dead holder
     const lock = await acquireExportLock(path, 'k');
     expect(lockHolder(path)?.pid).toBe(process.pid);
     await lock.release();
   });
 
-  it('does not take over a live holder, nor one on another host before it goes stale', async () => {
+  it("takes over an older cnv's lock directory (owner.json inside) whose holder died", async () => {
     const path = statePath();
     mkdirSync(`${path}.lock`);
-    writeFileSync(join(`${path}.lock`, 'owner.json'), JSON.stringify({ pid: 1, hostname: 'elsewhere', startedAt: '2026-01-01T00:00:00.000Z' }));
+    writeFileSync(join(`${path}.lock`, 'owner.json'), JSON.stringify({ pid: await deadPid(), hostname: hostname(), startedAt: '2026-01-01T00:00:00.000Z' }));
+    const lock = await acquireExportLock(path, 'k');
+    expect(lstatSync(`${path}.lock`).isFile()).toBe(true);
+    await lock.release();
+  });
+
+  it('does not take over a live holder, nor one on another host before it goes stale; takes that one once stale (10 s)', async () => {
+    const path = statePath();
+    writeFileSync(`${path}.lock`, JSON.stringify({ pid: 1, hostname: 'elsewhere', startedAt: '2026-01-01T00:00:00.000Z' }));
     await expect(acquireExportLock(path, 'k')).rejects.toThrow(/pid 1 on elsewhere/);
+    const old = new Date(Date.now() - 11_000);
+    utimesSync(`${path}.lock`, old, old);
+    expect(lockHolder(path)).toBeUndefined();
+    const lock = await acquireExportLock(path, 'k');
+    expect(lockHolder(path)?.pid).toBe(process.pid);
+    await lock.release();
+
+    writeFileSync(`${path}.lock`, JSON.stringify({ pid: process.ppid, hostname: hostname(), startedAt: '2026-01-01T00:00:00.000Z' }));
+    utimesSync(`${path}.lock`, old, old); // a live pid of this host holds it, refreshed or not
+    await expect(acquireExportLock(path, 'k')).rejects.toThrow(new RegExp(`pid ${process.ppid} on `));
+  });
+
+  it('never follows a symlink where the lock goes: the link is replaced, its target untouched', async () => {
+    const path = statePath();
+    const victim = join(path, '..', 'victim.txt');
+    writeFileSync(victim, 'precious\n');
+    symlinkSync(victim, `${path}.lock`);
+    const lock = await acquireExportLock(path, 'k');
+    expect(readFileSync(victim, 'utf8')).toBe('precious\n');
+    expect(lstatSync(`${path}.lock`).isFile()).toBe(true);
+    await lock.release();
+    expect(readFileSync(victim, 'utf8')).toBe('precious\n');
+  });
+
+  it('lost(): a holder whose lock another process took over knows it', async () => {
+    const path = statePath();
+    const lock = await acquireExportLock(path, 'k');
+    expect(lock.lost()).toBeUndefined();
+    // As a takeover does: the lock replaced by another's.
+    writeFileSync(`${path}.lock.new`, JSON.stringify({ pid: 1, hostname: 'elsewhere', startedAt: 'now' }));
+    (await import('node:fs')).renameSync(`${path}.lock.new`, `${path}.lock`);
+    expect(lock.lost()?.message).toMatch(/took it over/);
+    await lock.release();
+    expect(JSON.parse(readFileSync(`${path}.lock`, 'utf8')).hostname).toBe('elsewhere'); // not removed: not its lock
+  });
+
+  it('of eight processes racing to take over one stale lock, exactly one holds it', async () => {
+    const path = statePath();
+    writeFileSync(`${path}.lock`, JSON.stringify({ pid: await deadPid(), hostname: hostname(), startedAt: '2026-01-01T00:00:00.000Z' }));
+    // The built module (npm test builds first): eight node processes, no TypeScript loader. They
+    // start at one instant, and all say at one later instant whether they (still) hold it.
+    const at = Date.now() + 2500;
+    const script = `
+      import { takeLock } from '${ROOT}/dist/io/owner-lock.js';
+      while (Date.now() < ${at});
+      let lock;
+      try { lock = takeLock(${JSON.stringify(`${path}.lock`)}, () => new Error('held')); } catch (err) { console.log(err.message); }
+      if (lock) setTimeout(() => console.log(lock.lost() ? 'lost' : 'holds'), ${at + 3000} - Date.now());
+    `;
+    const runs = await Promise.all(Array.from({ length: 8 }, () => execa('node', ['--input-type=module', '-e', script], { cwd: ROOT, reject: false })));
+    const outcomes = runs.map((r) => r.stdout || r.stderr);
+    expect(outcomes.filter((o) => o === 'holds'), outcomes.join('\n')).toHaveLength(1);
+    expect(outcomes.filter((o) => o !== 'holds' && o !== 'held' && o !== 'lost'), outcomes.join('\n')).toEqual([]);
   });
 });

@@ -1,0 +1,200 @@
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import { hostname } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import { isAlive } from './process-alive.js';
+
+/** Who holds a lock: the content of the lock file. */
+export interface LockOwner {
+  pid: number;
+  hostname: string;
+  startedAt: string;
+}
+
+/** A held lock: release it once; `lost()` says whether it is no longer this process's. */
+export interface HeldLock {
+  release(): Promise<void>;
+  lost(): Error | undefined;
+}
+
+/** A lock whose holder cannot be checked (another host) is stale once not refreshed for this long. */
+const STALE_MS = 10_000;
+const REFRESH_MS = 3_000;
+const TAKE_ATTEMPTS = 5;
+
+// The one lock of cnv (export state and output file, batch report): a file at `path` holding
+// its owner as JSON (pid, host, start time). It is written complete under a name of its own
+// (`<path>.<pid>.<hex>`) and hard-linked into place: link() fails if anything is at `path` (a
+// file, a directory, a symlink, which is never followed), so taking is atomic and a lock never
+// exists without its owner, even when its maker is killed. The holder refreshes its mtime, so a
+// holder on another machine of a shared disk is recognisably gone once that stops.
+//
+// A lock is stale, and taken over, when its pid is gone on this host (at once), or when it is
+// of another host (or holds no owner) and was not refreshed for STALE_MS. Something that is not
+// a file or a directory (a symlink, a fifo) is no lock: replaced at once. A directory is the
+// lock of an older cnv (proper-lockfile's, with owner.json inside), judged the same way.
+// Taking over renames the stale lock aside and checks that what moved is the lock judged stale
+// (its text, unique by a random token); if another run took it over in between, its lock is put
+// back and this run is refused. A holder checks the text at `path` is still its own in lost().
+
+/**
+ * Takes the lock at `path` for this process, or throws `heldBy(owner)` at once when another
+ * live process holds it (owner undefined: a lock without a readable owner). Errors of the file
+ * system (EACCES, ENOSPC...) are thrown as they are.
+ */
+export function takeLock(path: string, heldBy: (owner: LockOwner | undefined) => Error): HeldLock {
+  removeDeadMakings(path);
+  const making = `${path}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  // The token makes this lock's text unique: what is at `path` is this lock if it reads the same
+  // (an inode number is no identity: a file system reuses it as soon as a file is removed).
+  const owner = { pid: process.pid, hostname: hostname(), startedAt: new Date().toISOString(), token: randomBytes(8).toString('hex') };
+  const text = `${JSON.stringify(owner)}\n`;
+  fs.writeFileSync(making, text, { flag: 'wx', mode: 0o644 });
+  try {
+    for (let attempt = 0; attempt < TAKE_ATTEMPTS; attempt++) {
+      try {
+        fs.linkSync(making, path);
+        return hold(path, text);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      }
+      const found = inspect(path);
+      if (!found) continue; // released meanwhile
+      if (!found.stale) throw heldBy(found.owner);
+      takeAside(path, found.identity);
+    }
+    throw heldBy(inspect(path)?.owner);
+  } finally {
+    fs.rmSync(making, { force: true });
+  }
+}
+
+/** The live holder of the lock at `path`; undefined when there is none, or it is stale. */
+export function lockHolder(path: string): LockOwner | undefined {
+  const found = inspect(path);
+  return found && !found.stale ? found.owner : undefined;
+}
+
+interface Found {
+  owner: LockOwner | undefined;
+  stale: boolean;
+  /** What tells this lock from a later one at the same path. */
+  identity: string;
+}
+
+function inspect(path: string): Found | undefined {
+  let stat: fs.Stats;
+  try {
+    stat = fs.lstatSync(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+  return judge(path, stat);
+}
+
+function judge(path: string, stat: fs.Stats): Found {
+  const inode = `${stat.dev}:${stat.ino}`;
+  if (!stat.isFile() && !stat.isDirectory()) return { owner: undefined, stale: true, identity: `other ${inode}` };
+  const text = readText(stat.isDirectory() ? join(path, 'owner.json') : path);
+  const owner = text === undefined ? undefined : parseOwner(text);
+  const stale = owner?.hostname === hostname() ? !isAlive(owner.pid) : Date.now() - stat.mtimeMs > STALE_MS;
+  return { owner, stale, identity: stat.isFile() && text ? `file ${text}` : `${stat.isFile() ? 'file' : 'directory'} ${inode}` };
+}
+
+/** A file's text, never through a symlink (nor waiting on a fifo); undefined when it cannot be read. */
+function readText(file: string): string | undefined {
+  try {
+    const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+    try {
+      return fs.readFileSync(fd, 'utf8');
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return undefined;
+  }
+}
+
+function parseOwner(text: string): LockOwner | undefined {
+  // An older cnv's report lock: "<pid> <hex>", of this host.
+  const legacy = /^(\d+) [0-9a-f]+\n?$/.exec(text);
+  if (legacy) return { pid: Number(legacy[1]), hostname: hostname(), startedAt: '' };
+  try {
+    const { pid, hostname: host, startedAt } = JSON.parse(text) as LockOwner;
+    return Number.isInteger(pid) && typeof host === 'string' ? { pid, hostname: host, startedAt: typeof startedAt === 'string' ? startedAt : '' } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Removes the stale lock judged; if what is at `path` by now is another (a run took it over meanwhile), it stays. */
+function takeAside(path: string, judged: string): void {
+  const aside = `${path}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  try {
+    fs.renameSync(path, aside);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw err;
+  }
+  if (judge(aside, fs.lstatSync(aside)).identity !== judged) {
+    // Another run's fresh lock: put back, unless yet another run has taken the place meanwhile
+    // (then the run whose lock this was finds it lost before it commits anything more).
+    try {
+      fs.linkSync(aside, path);
+    } catch {
+      // Left as it is.
+    }
+  }
+  fs.rmSync(aside, { recursive: true, force: true });
+}
+
+function hold(path: string, text: string): HeldLock {
+  let lostWith: Error | undefined;
+  let released = false;
+  const check = () => {
+    if (lostWith || released) return;
+    const now = readText(path);
+    if (now !== text) lostWith = new Error(now === undefined ? 'it is gone' : 'another process took it over');
+  };
+  // The refresh that tells other hosts this holder is alive.
+  const timer = setInterval(() => {
+    check();
+    if (lostWith) return clearInterval(timer);
+    const now = new Date();
+    try {
+      fs.lutimesSync(path, now, now);
+    } catch {
+      // Checked again on the next beat and by lost().
+    }
+  }, REFRESH_MS);
+  timer.unref();
+  return {
+    lost() {
+      check();
+      return lostWith;
+    },
+    async release() {
+      if (released) return;
+      check();
+      released = true;
+      clearInterval(timer);
+      if (!lostWith) fs.rmSync(path, { force: true });
+    },
+  };
+}
+
+/** Removes the lock files (`<lock>.<pid>.<hex>`) half made or set aside by processes of this host that are gone. */
+function removeDeadMakings(path: string): void {
+  const prefix = `${basename(path)}.`;
+  let names: string[];
+  try {
+    names = fs.readdirSync(dirname(path));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const m = name.startsWith(prefix) ? /^(\d+)\.[0-9a-f]{8}$/.exec(name.slice(prefix.length)) : null;
+    if (m && !isAlive(Number(m[1]))) fs.rmSync(join(dirname(path), name), { recursive: true, force: true });
+  }
+}
