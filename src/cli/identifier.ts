@@ -41,8 +41,8 @@ export function identifierFrom(
     id.cnvContactId = parsed.data;
   }
   if (kinds.includes('userId') && opts.userId !== undefined) {
-    if (String(opts.userId).trim() === '') throw new UsageError('--user-id: must not be empty', undefined, 'missing_identifier');
-    id.userId = String(opts.userId);
+    if (opts.userId.trim() === '') throw new UsageError('--user-id: must not be empty', undefined, 'missing_identifier');
+    id.userId = opts.userId;
   }
   if (kinds.includes('email') && opts.email !== undefined) {
     const parsed = emailSchema.safeParse(opts.email);

@@ -28,7 +28,7 @@ Examples:
 }
 
 export async function run(ctx: Context, { opts }: CommandInput<typeof options>): Promise<CommandResult> {
-  const options = exportOptionsFrom(ctx, opts, 'contacts');
-  await runExport(ctx, options, await createReporter(ctx, 'export contacts', options));
+  const runOptions = exportOptionsFrom(ctx, opts, 'contacts');
+  await runExport(ctx, runOptions, await createReporter(ctx, 'export contacts', runOptions));
   return { kind: 'none' };
 }

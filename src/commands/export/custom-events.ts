@@ -35,7 +35,7 @@ export async function run(ctx: Context, { opts }: CommandInput<typeof options>):
   const { since, until } = opts;
   if (since !== undefined && until !== undefined && until < since) throw new UsageError('--until: must not be before --since');
   if (until !== undefined && since === undefined && opts.full !== true) throw new UsageError('--until goes with --since (it is part of the first run\'s window)');
-  const options = exportOptionsFrom(ctx, opts, 'custom-events', { since, until });
-  await runExport(ctx, options, await createReporter(ctx, 'export custom-events', options));
+  const runOptions = exportOptionsFrom(ctx, opts, 'custom-events', { since, until });
+  await runExport(ctx, runOptions, await createReporter(ctx, 'export custom-events', runOptions));
   return { kind: 'none' };
 }

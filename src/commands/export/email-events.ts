@@ -61,24 +61,24 @@ export async function run(ctx: Context, { opts }: CommandInput<typeof options>):
     if (opts.out !== undefined) throw new UsageError('--out and --out-dir do not go together: one file for every type, or one file per type');
     if (opts.stateKey !== undefined) throw new UsageError('--state-key: with --out-dir each type keeps the default state of its own file', 'leave --state-key out');
     if (opts.deferCommit) throw new UsageError('--defer-commit is for stdout pipelines; --out-dir files are committed page by page already');
-    const options = exportOptionsFrom(ctx, opts, 'email-events');
+    const runOptions = exportOptionsFrom(ctx, opts, 'email-events');
     if (ctx.globals.dryRun) {
-      await runExport(ctx, { ...options, emailType: types[0] }, await createReporter(ctx, `export email-events ${types[0]}`, options));
+      await runExport(ctx, { ...runOptions, emailType: types[0] }, await createReporter(ctx, `export email-events ${types[0]}`, runOptions));
       return { kind: 'none' };
     }
-    await runTypesToDir(ctx, options, types, resolve(outDir));
+    await runTypesToDir(ctx, runOptions, types, resolve(outDir));
     return { kind: 'none' };
   }
   if (types.length === 1) {
-    const options = exportOptionsFrom(ctx, opts, 'email-events', { emailType: types[0] });
-    await runExport(ctx, options, await createReporter(ctx, `export email-events ${types[0]}`, options));
+    const runOptions = exportOptionsFrom(ctx, opts, 'email-events', { emailType: types[0] });
+    await runExport(ctx, runOptions, await createReporter(ctx, `export email-events ${types[0]}`, runOptions));
     return { kind: 'none' };
   }
   const label = emailTypesLabel(types);
   for (const [flag, given] of [['--max-pages', opts.maxPages], ['--max-rows', opts.maxRows], ['--defer-commit', opts.deferCommit]] as const) {
     if (given !== undefined && given !== false) throw new UsageError(`${flag} applies to one type at a time; --type ${label} runs every type to its end (or use --out-dir)`);
   }
-  const options = { ...exportOptionsFrom(ctx, opts, 'email-events'), emailTypes: types };
-  await runEmailTypes(ctx, options, withTypeLines(ctx, await createReporter(ctx, `export email-events ${label}`, options)));
+  const runOptions = { ...exportOptionsFrom(ctx, opts, 'email-events'), emailTypes: types };
+  await runEmailTypes(ctx, runOptions, withTypeLines(ctx, await createReporter(ctx, `export email-events ${label}`, runOptions)));
   return { kind: 'none' };
 }

@@ -61,7 +61,7 @@ export async function run(ctx: Context, { args, opts }: CommandInput<typeof opti
   if (opts.file === undefined || opts.file === '') throw new UsageError('--file: required (a CSV, NDJSON or JSON file, or - for stdin)');
   if (opts.file !== '-') await assertReadable(opts.file);
   const check = opts.check === true || ctx.globals.dryRun;
-  const options = { ...batchRunOptions(ctx, opts, DEFAULTS), dryRun: check };
+  const runOptions = { ...batchRunOptions(ctx, opts, DEFAULTS), dryRun: check };
   // Read once, before any row.
   const definitions = opts.coerce !== false || check ? await readDefinitions(ctx, customObjectId, check) : undefined;
   const collector = check && definitions ? new CheckCollector(definitions) : undefined;
@@ -70,7 +70,7 @@ export async function run(ctx: Context, { args, opts }: CommandInput<typeof opti
 
   const result = await runFileBatch<RecordInput>(ctx, {
     path: opts.file,
-    options,
+    options: runOptions,
     idColumn: 'id',
     prepare(row) {
       const values = row.values ?? {};
