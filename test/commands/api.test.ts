@@ -4,10 +4,12 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FIXTURE_AUDIENCES, FIXTURE_CAMPAIGNS, FIXTURE_CONTACTS, FIXTURE_WORKFLOWS } from '../../src/emulator/seed/fixtures.js';
 import { cnvInProcess } from '../helpers/cli.js';
 import { emulatorFixture } from '../helpers/emulator.js';
+import { FakeClock } from '../helpers/fake-clock.js';
 
 let fx: Awaited<ReturnType<typeof emulatorFixture>>;
 beforeAll(async () => {
-  fx = await emulatorFixture();
+  // No server-side limit: the --paginate walk below sends ~1,500 requests on a fake clock.
+  fx = await emulatorFixture({ rateLimit: 0 });
 });
 afterAll(() => fx.close());
 beforeEach(async () => {
@@ -94,7 +96,8 @@ describe('cnv api (in-process)', () => {
   it('--paginate (POST) puts the cursor in the body and drops the custom event window it carries', async () => {
     const all = await cnvInProcess(['export', 'custom-events', '--since', '2024-01-01', '--no-state', '-o', 'ndjson', '--quiet'], { env: fx.env });
     const expected = all.stdout.trim().split('\n').length;
-    const res = await cnvInProcess(['api', 'POST', '/v2/exports/custom-events', '-f', 'occurredAt[start]=2024-01-01T00:00:00Z', '-F', 'limit=1', '--paginate'], { env: fx.env });
+    // One request per event: the client's own rate limit (195/s) would hold it ~8 s of real time.
+    const res = await cnvInProcess(['api', 'POST', '/v2/exports/custom-events', '-f', 'occurredAt[start]=2024-01-01T00:00:00Z', '-F', 'limit=1', '--paginate'], { env: fx.env, clock: new FakeClock() });
     expect(res.exitCode).toBe(0);
     expect(res.stdout.trim().split('\n')).toHaveLength(expected);
   });

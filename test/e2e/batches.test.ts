@@ -31,7 +31,7 @@ function idFile(n: number, name = 'ids.csv'): { path: string; ids: string[] } {
   return { path: write(name, `cnvContactId\n${ids.join('\n')}\n`), ids };
 }
 
-describe('audience add --batch (in-process)', () => {
+describe('audience add --batch', () => {
   it('2,500 rows with bad rows mixed in: the report accounts for every line, and valid rows are added once', async () => {
     const lines: string[] = ['email,cnvContactId,userId,note'];
     const expected = new Map<number, string>(); // line -> status

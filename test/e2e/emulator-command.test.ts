@@ -4,7 +4,7 @@ import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { BIN, cnvInProcess, tempConfigDir } from '../helpers/cli.js';
 
-describe('cnv emulator (in-process)', () => {
+describe('cnv emulator (binary)', () => {
   it('serves on a free port, prints its URL and keys, and stops cleanly on SIGTERM', async () => {
     const child = execa('node', [BIN, 'emulator', '--port', '0', '--json'], { reject: false });
     const line = await new Promise<string>((resolve, reject) => {

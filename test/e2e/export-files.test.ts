@@ -28,7 +28,7 @@ const writeContact = (email: string) =>
     body: JSON.stringify({ email }),
   });
 
-describe('the state proves its file before cutting or appending (in-process)', () => {
+describe('the state proves its file before cutting or appending', () => {
   it('a rotated file (moved away, a new one written at the path) is refused with exit 2; neither file is touched', async () => {
     const dir = outDir();
     const out = join(dir, 'rot.ndjson');
@@ -113,7 +113,7 @@ describe('the state proves its file before cutting or appending (in-process)', (
   });
 });
 
-describe('--no-state --out FILE: written beside FILE, renamed over it on success (in-process)', () => {
+describe('--no-state --out FILE: written beside FILE, renamed over it on success', () => {
   it('a failure leaves the previous file intact and no temporary file; success replaces it, keeping its permissions', async () => {
     const dir = outDir();
     const out = join(dir, 'one-off.ndjson');

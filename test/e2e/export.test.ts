@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { EMAIL_EVENT_TYPES } from '../../src/emulator/model.js';
+import { startEmulator } from '../../src/emulator/index.js';
 import { FIXTURE_CONTACTS } from '../../src/emulator/seed/fixtures.js';
 import { BIN, cnvInProcess } from '../helpers/cli.js';
 import { emulatorFixture } from '../helpers/emulator.js';
@@ -187,26 +188,21 @@ describe('cnv export: the file and the state disagree (in-process)', () => {
   });
 
   it('a stored cursor is rejected by an emulator restarted with other data (cursor keys derive from the seed)', async () => {
-    const start = async (port = 0, seed = 'demo') => {
-      const child = execa('node', [BIN, 'emulator', '--port', String(port), '--json', '--seed-contacts', '3000', '--seed', seed], { reject: false });
-      const line = await new Promise<string>((resolve) => child.stdout!.once('data', (c) => resolve(String(c))));
-      return { child, url: JSON.parse(line).url as string };
-    };
+    // In this process, as `cnv emulator --port P --seed-contacts 3000 --seed S` starts it.
+    const start = (port = 0, seed: 'demo' | number = 'demo') => startEmulator({ port, seed, seedContacts: 3000, quiet: true });
     const a = await start();
     const env = { CNV_BASE_URL: a.url };
     const out = join(outDir(), 'restart.ndjson');
     expect((await exportCnv(['contacts', '--out', out, '--state-key', 'restart'], env)).exitCode).toBe(0);
     expect(ndjsonRows(out).filter((r) => /^bulk\.\d+@example\.com$/.test(r.email))).toHaveLength(3000); // --seed-contacts
-    a.child.kill('SIGTERM');
-    await a.child;
-    const b = await start(Number(new URL(a.url).port), '2');
+    await a.close();
+    const b = await start(a.port, 2);
     try {
       const res = await exportCnv(['contacts', '--out', out, '--state-key', 'restart'], { CNV_BASE_URL: b.url });
       expect(res.exitCode).toBe(3);
       expect(res.stderr).toMatch(/invalid_cursor: .*state is unchanged/);
     } finally {
-      b.child.kill('SIGTERM');
-      await b.child;
+      await b.close();
     }
   });
 });
