@@ -215,7 +215,7 @@ export class HttpClient {
       await this.opts.limiter.take(spec.signal);
       const started = this.opts.clock.now();
       logger.request({ method: spec.method, path: url.pathname + url.search, attempt, ...(logger.wantsBodies ? this.debugRequest(url, spec, body) : {}) });
-      let failure: FailedAttempt & { error: Error; retryAfterMs?: number; answer?: { headers: Dispatcher.ResponseData['headers']; text: string } };
+      let failure: FailedAttempt & { error: Error; retryAfterMs?: number; answeredAt?: number; answer?: { headers: Dispatcher.ResponseData['headers']; text: string } };
       // The per-attempt time limit covers the answer's body too: released when the attempt is over.
       const deadline = attemptDeadline(this.opts.timeoutMs, spec.signal);
       try {
@@ -239,10 +239,12 @@ export class HttpClient {
         const { text, complete } = await readCapped(resBody, BODY_LIMITS.errorBytes);
         answered();
         const error = parseFailure(res.statusCode, res.headers, text, complete, target);
-        const retryAfterMs = parseRetryAfter(res.headers['retry-after'], Date.now());
+        // One reading of the wall clock: "try again after" must name the moment the server named.
+        const answeredAt = Date.now();
+        const retryAfterMs = parseRetryAfter(res.headers['retry-after'], answeredAt);
         // Never longer than cnv would wait itself: a paused bucket holds every other request too.
         if (res.statusCode === 429) this.opts.limiter.pause(Math.min(retryAfterMs ?? 1000, maxWaitMs));
-        failure = { status: res.statusCode, error, retryAfterMs, answer: { headers: res.headers, text } };
+        failure = { status: res.statusCode, error, retryAfterMs, answeredAt, answer: { headers: res.headers, text } };
       } catch (err) {
         if (spec.signal?.aborted) throw spec.signal.reason ?? err;
         if (err instanceof CliError) throw err;
@@ -260,7 +262,7 @@ export class HttpClient {
         if (failure.answer && failure.status !== undefined) spec.onErrorAnswer?.({ status: failure.status, headers: this.shownHeaders(failure.answer.headers), text: this.redact(failure.answer.text) });
         throw finalError(failure, target, attempt, retryable, spec.idempotency);
       }
-      if ((failure.retryAfterMs ?? 0) > maxWaitMs) throw waitTooLong(failure.error, target, failure.retryAfterMs!, maxWaitMs, Date.now());
+      if ((failure.retryAfterMs ?? 0) > maxWaitMs) throw waitTooLong(failure.error, target, failure.retryAfterMs!, maxWaitMs, failure.answeredAt ?? Date.now());
       const delayMs = Math.max(backoffDelay(attempt, this.random), failure.retryAfterMs ?? 0);
       logger.retry({
         method: spec.method, path: url.pathname, attempt, delayMs, reason: String(failure.status ?? failure.networkCode),

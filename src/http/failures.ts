@@ -64,7 +64,7 @@ export function tooLarge(target: Target, limit: number, detail?: string): NotThe
 
 /** The error a request ends with once it is not (or no longer) retried. */
 export function finalError(
-  failure: FailedAttempt & { error: Error; retryAfterMs?: number },
+  failure: FailedAttempt & { error: Error; retryAfterMs?: number; answeredAt?: number },
   target: Target,
   attempts: number,
   retryable: boolean,
@@ -77,7 +77,7 @@ export function finalError(
     : undefined;
   if (error instanceof ApiError) {
     // The server said when to come back: say it (retries used up, or none allowed).
-    const when = failure.retryAfterMs !== undefined && error.exitCode === ExitCode.transient ? retryAt(failure.retryAfterMs, Date.now()) : undefined;
+    const when = failure.retryAfterMs !== undefined && error.exitCode === ExitCode.transient ? retryAt(failure.retryAfterMs, failure.answeredAt ?? Date.now()) : undefined;
     if (!after && !when && !applied) return error;
     return new ApiError(error.status, error.code, `${error.message}${after}`, applied ?? (when ? `try again after ${when}` : undefined));
   }
