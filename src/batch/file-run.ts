@@ -33,6 +33,8 @@ export interface FileBatchSpec<P> {
   orderKey?: (payload: P) => string | readonly string[] | undefined;
   /** Report column of ItemOutcome.id (default cnvContactId). */
   idColumn?: string;
+  /** Awaited once, with the first row read, before any row is prepared (e.g. to read what typing its columns needs). */
+  beforeFirstRow?(row: InputRow): Promise<void>;
 }
 
 const MAX_LISTED_PROBLEMS = 20;
@@ -67,6 +69,7 @@ export async function runFileBatch<P>(ctx: Context, spec: FileBatchSpec<P>): Pro
   const rows = async function* (): AsyncGenerator<Array<PreparedRow<P>>> {
     let read = 0;
     for await (const batch of input.batches) {
+      if (read === 0 && batch.length > 0) await spec.beforeFirstRow?.(batch[0]);
       read += batch.length;
       yield batch.map((row) => prepareRow(row, spec, done, counts));
     }

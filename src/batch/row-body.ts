@@ -10,6 +10,11 @@ export interface RowBodyOptions {
   known: readonly string[];
   /** Keys whose CSV values stay text (identifiers, names); other values are parsed as JSON when they parse. */
   text: readonly string[];
+  /**
+   * A CSV cell of a `parent.key` column, when the caller knows better than "JSON when it parses"
+   * (a field's definition); undefined leaves the cell to that rule.
+   */
+  nestedCell?: (parent: string, key: string, cell: string) => unknown;
 }
 
 /**
@@ -40,7 +45,8 @@ export function rowBody(row: InputRow, opts: RowBodyOptions): Record<string, unk
     if (dot > 0 && dot < column.length - 1) {
       const parent = name(column.slice(0, dot));
       const nested = (body[parent] ??= {}) as Record<string, unknown>;
-      if (typeof nested === 'object' && nested !== null) nested[column.slice(dot + 1)] = cellValue(cell);
+      const key = column.slice(dot + 1);
+      if (typeof nested === 'object' && nested !== null) nested[key] = opts.nestedCell?.(parent, key, cell) ?? cellValue(cell);
       continue;
     }
     const key = name(column);

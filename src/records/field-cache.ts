@@ -43,7 +43,7 @@ export function fieldCachePath(dir: string, baseUrl: string, apiKey: string): st
 export async function readFieldDefinitions(
   ctx: Context,
   objectTypes: readonly string[],
-  opts: { refresh?: boolean; quiet?: boolean } = {},
+  opts: { refresh?: boolean; quiet?: boolean; fallback?: string } = {},
 ): Promise<{ definitions: DefinitionsByType; fromCache: boolean } | undefined> {
   const { baseUrl, apiKey } = await ctx.credentials();
   const path = fieldCachePath(configDir(ctx.env), baseUrl, apiKey);
@@ -69,7 +69,7 @@ export async function readFieldDefinitions(
     }
   } catch (err) {
     if (!(err instanceof ApiError || err instanceof TransientError || err instanceof ResponseShapeError)) throw err;
-    if (!opts.quiet) ctx.warn(`could not read the field definitions (${err.code}: ${err.message}); --field values are sent as JSON when they parse, else as strings`);
+    if (!opts.quiet) ctx.warn(`could not read the field definitions (${err.code}: ${err.message}); ${opts.fallback ?? '--field values are sent as JSON when they parse, else as strings'}`);
     return undefined;
   }
   const next: CacheFile = { version: 1, objectTypes: { ...cache?.objectTypes } };

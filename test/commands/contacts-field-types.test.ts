@@ -218,3 +218,65 @@ describe('definitions that cannot be read', () => {
     expect(bodies[0].fields).toEqual({ score: 1 });
   });
 });
+
+describe('contacts upsert --file: CSV field cells typed by the field definitions', () => {
+  const upsertFile = (csv: string, extra: string[] = []) => {
+    const file = join(dir, 'contacts.csv');
+    writeFileSync(file, csv);
+    return cnvInProcess(['contacts', 'upsert', '--file', file, '--report', join(dir, 'report.csv'), ...extra], { env, dispatcher: agent });
+  };
+  const report = () => readFileSync(join(dir, 'report.csv'), 'utf8');
+
+  it('a spreadsheet zip code stays text in a STRING field, with or without a leading zero; numbers and yes/no convert', async () => {
+    fieldsServer(2);
+    const res = await upsertFile('email,fields.city,fields.score,fields.vip,companyFields.employees\na@example.com,10115,42,yes,12\nb@example.com,01067, 7 ,no,\nc@example.com,"""80331""",1e3,n,3\n');
+    expect(res.exitCode).toBe(0);
+    expect(bodies.map((b) => [b.fields, b.companyFields])).toEqual([
+      [{ city: '10115', score: 42, vip: true }, { employees: 12 }],
+      [{ city: '01067', score: 7, vip: false }, undefined],
+      [{ city: '80331', score: 1000, vip: false }, { employees: 3 }],
+    ]);
+    expect(fieldPaths.map((p) => new URL(p, BASE).searchParams.get('objectType')).sort()).toEqual(['COMPANY', 'CONTACT']);
+  });
+
+  it('a cell that does not fit its field makes that row invalid (invalid_field, naming the column); the other rows are sent', async () => {
+    fieldsServer(2);
+    const res = await upsertFile('email,fields.score,fields.birthday\na@example.com,abc,1990-05-01\nb@example.com,5,1990-02-31\nc@example.com,6,1990-05-01\n');
+    expect(res.exitCode).toBe(6);
+    expect(bodies.map((b) => b.email)).toEqual(['c@example.com']);
+    const lines = report().trim().split('\n');
+    expect(lines[1]).toMatch(/^2,a@example\.com,invalid,,invalid_field,"fields\.score: field ""score"" \(NUMBER\): ""abc"" is not a number"$/);
+    expect(lines[2]).toMatch(/^3,b@example\.com,invalid,,invalid_field,"fields\.birthday: field ""birthday"" \(DATE\): /);
+  });
+
+  it('a key the definitions do not list keeps the JSON-when-it-parses rule; NDJSON rows are sent as written', async () => {
+    fieldsServer(2);
+    const res = await upsertFile('email,fields.custom\na@example.com,10115\n');
+    expect(res.exitCode).toBe(0);
+    const ndjson = join(dir, 'rows.ndjson');
+    writeFileSync(ndjson, '{"email":"b@example.com","fields":{"city":10115}}\n');
+    const second = await cnvInProcess(['contacts', 'upsert', '--file', ndjson], { env, dispatcher: agent });
+    expect(second.exitCode).toBe(0);
+    expect(bodies.map((b) => b.fields)).toEqual([{ custom: 10115 }, { city: 10115 }]);
+    // The NDJSON run read no definitions: two GETs in all, one per object type, from the CSV run.
+    expect(fieldPaths).toHaveLength(2);
+  });
+
+  it('a CSV without field columns reads no definitions', async () => {
+    fieldsServer(2);
+    const res = await upsertFile('email,subscriptionStatus\na@example.com,subscribed\n');
+    expect(res.exitCode).toBe(0);
+    expect(bodies).toEqual([{ email: 'a@example.com', subscriptionStatus: 'SUBSCRIBED' }]);
+    expect(fieldPaths).toEqual([]);
+  });
+
+  it('definitions that cannot be read: one warning, and cells follow the JSON-when-it-parses rule', async () => {
+    agent.get(BASE).intercept({ path: (p) => p.startsWith('/v2/fields?'), method: 'GET' })
+      .reply(403, { error: { code: 'forbidden', message: 'this key cannot read fields' } }).times(2);
+    const res = await upsertFile('email,fields.city\na@example.com,10115\n');
+    expect(res.exitCode).toBe(0);
+    expect(res.stderr.match(/could not read the field definitions/g)).toHaveLength(1);
+    expect(res.stderr).toContain('CSV field cells are sent as JSON when they parse');
+    expect(bodies[0].fields).toEqual({ city: 10115 });
+  });
+});

@@ -22,13 +22,14 @@ const eventsNamed = async (event: string) => (await fx.admin('GET', `/_emulator/
 describe('cnv contacts upsert --file (in-process)', () => {
   it('one request per row: created, updated in file order, invalid and failed rows reported', async () => {
     const path = write('contacts.csv', [
-      'email,subscriptionStatus,fields.city,fields.score,syncToCrm',
-      'batch.one@example.com,subscribed,Paris,7,true',
-      'BATCH.ONE@example.com,,Rome,,',
-      'not-an-email,,,,',
-      'batch.two@example.com,bounced,,,',
-      'batch.three@example.com,,,"""12""",',
-      'batch.four@example.com,no_status,"Saint-Denis, Réunion",3,',
+      'email,subscriptionStatus,fields.city,fields.score,syncToCrm,fields.zip',
+      'batch.one@example.com,subscribed,Paris,7,true,',
+      'BATCH.ONE@example.com,,Rome,,,',
+      'not-an-email,,,,,',
+      'batch.two@example.com,bounced,,,,',
+      // score "12" fits its NUMBER field (typed by the definitions); zip is no field: the API refuses the row
+      'batch.three@example.com,,,"""12""",,10115',
+      'batch.four@example.com,no_status,"Saint-Denis, Réunion",3,,',
     ].join('\n') + '\n');
     const report = reportPath();
     const res = await cnvInProcess(['contacts', 'upsert', '--file', path, '--report', report, '--field', 'firstName=Batch'], { env: fx.env });

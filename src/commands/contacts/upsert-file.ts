@@ -10,6 +10,8 @@ import { emailSchema, uuidSchema } from '../../api/identifiers.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { resolveFieldFlags, type FlagFields } from './field-flags.js';
+import { cellMismatch, FILE_FIELD_OBJECT_TYPES, fieldCellTyper } from './file-field-cells.js';
+import { readFieldDefinitions } from '../../records/field-cache.js';
 import type { UpsertOptions } from './upsert.js';
 import { spellingsOf } from '../../io/column-names.js';
 import type { InputRow } from '../../io/input-rows.js';
@@ -50,13 +52,19 @@ function defaultsFrom(opts: UpsertOptions, flagFields: FlagFields): Record<strin
 }
 
 /** Validates one row as the endpoint would; the body is the flag defaults overlaid with the row. */
-export function prepareUpsertRow(row: InputRow, defaults: Record<string, unknown>): Prepared<UpsertContactBody> {
-  const own = rowBody(row, { known: KNOWN, text: TEXT });
+export function prepareUpsertRow(
+  row: InputRow,
+  defaults: Record<string, unknown>,
+  nestedCell?: (parent: string, key: string, cell: string) => unknown,
+): Prepared<UpsertContactBody> {
+  const own = rowBody(row, { known: KNOWN, text: TEXT, nestedCell });
   const body: Record<string, unknown> = { ...defaults, ...own };
   for (const key of ['fields', 'companyFields']) {
     if (isObject(defaults[key]) && isObject(own[key])) body[key] = { ...defaults[key], ...own[key] };
   }
   const identifier = String(blank(body.cnvContactId) ?? blank(body.email) ?? '');
+  const mismatch = cellMismatch(own);
+  if (mismatch) return { identifier, invalid: { error: 'invalid_field', message: mismatch.message } };
   return checkRow(rowSchema, body, identifier, CODES) as Prepared<UpsertContactBody>;
 }
 
@@ -65,10 +73,17 @@ export async function runUpsertFile(ctx: Context, opts: UpsertOptions & { file: 
     if (opts[flag] !== undefined) throw new UsageError(`--file: each row names its contact; drop --${flag === 'contactId' ? 'contact-id' : 'email'}`);
   }
   const defaults = defaultsFrom(opts, await resolveFieldFlags(ctx, opts));
+  let nestedCell: ((parent: string, key: string, cell: string) => unknown) | undefined;
   return runFileBatch(ctx, {
     path: opts.file,
     options: batchRunOptions(ctx, opts, UPSERT_FILE_DEFAULTS),
-    prepare: (row) => prepareUpsertRow(row, defaults),
+    // The definitions are read only for a CSV with `parent.key` columns: NDJSON and JSON rows carry their types.
+    beforeFirstRow: async (row) => {
+      if (!row.textual || !Object.keys(row.values ?? {}).some((column) => column.includes('.'))) return;
+      const read = await readFieldDefinitions(ctx, FILE_FIELD_OBJECT_TYPES, { fallback: 'CSV field cells are sent as JSON when they parse, else as strings' });
+      nestedCell = fieldCellTyper(read?.definitions);
+    },
+    prepare: (row) => prepareUpsertRow(row, defaults, nestedCell),
     identifierColumns: identifierColumns(defaults, ['email', 'cnvContactId']),
     send: perRowSender(async (body: UpsertContactBody, signal) => {
       const result = await upsertContact(await ctx.http(), body, signal);

@@ -44,8 +44,9 @@ export function configure(cmd: Command): void {
     .option('--file <file>', 'upsert every row of a CSV, NDJSON or JSON file (- for stdin), one request per row');
   addBatchOptions(cmd, UPSERT_FILE_DEFAULTS).addHelpText('after', `
 With --file, each row is a request body: CSV columns email, cnvContactId, subscriptionStatus,
-updateOnly, fields.<key> and companyFields.<key> (any other column is sent as a body field);
-NDJSON and JSON rows are sent as they are. --status, --field, --company-field, --update-only
+updateOnly, fields.<key> and companyFields.<key> (any other column is sent as a body field),
+the field cells typed by the field's definition like --field values (a cell that does not fit
+makes its row invalid); NDJSON and JSON rows are sent as they are. --status, --field, --company-field, --update-only
 and --set then apply to every row (a row's own values win). Rows are checked locally (bad
 rows are "invalid", never sent), then sent one request each, --concurrency at a time, under
 the shared rate limit; rows for the same contact keep their file order. Report statuses:
