@@ -88,6 +88,13 @@ export interface Context {
   credentials(): Promise<Credentials>;
   /** The HTTP client for the credentials in force (built once). */
   http(): Promise<HttpClient>;
+  /**
+   * Starts loading the HTTP stack (modules, agent) in the background, so that a command with
+   * local work to do first (a batch reading its file) sends its first request sooner. Never
+   * fails: a failure surfaces at http(). Credentials are not resolved here (their errors and
+   * warnings come with the first request, as without it).
+   */
+  prepareHttp(): void;
   /** The process-wide rate limiter. */
   limiter(): Promise<RateLimiter>;
   /** A line on stderr, prefixed `warning:`, unless --quiet (redacted, control characters escaped). */
@@ -109,6 +116,21 @@ function dryRunText(request: Record<string, unknown>, query: string | undefined)
   return compiled ? queryText(compiled(request), false) : JSON.stringify(request, null, 2) + '\n';
 }
 
+/** The modules an HttpClient needs, and the agent (closed on dispose). */
+function loadHttpStack(deps: ContextDeps, disposers: Array<() => Promise<void> | void>) {
+  return Promise.all([
+    import('./http/client.js'),
+    import('./http/logger.js'),
+    import('./http/debug-logger.js'),
+    deps.dispatcher ??
+      import('./http/agent.js').then(({ createAgent }) => {
+        const agent = createAgent();
+        disposers.push(() => agent.close());
+        return agent;
+      }),
+  ]);
+}
+
 export function createContext(deps: ContextDeps): Context {
   const clock = deps.clock ?? systemClock;
   const signal = deps.signal ?? new AbortController().signal;
@@ -118,6 +140,7 @@ export function createContext(deps: ContextDeps): Context {
   let store: Promise<ProfileStore> | undefined;
   let creds: Promise<Credentials> | undefined;
   let client: Promise<HttpClient> | undefined;
+  let stack: ReturnType<typeof loadHttpStack> | undefined;
   let rateLimiter: Promise<RateLimiter> | undefined;
   let redactor = makeRedactor([deps.env.CNV_API_KEY]);
   // The account's rate is split with the other cnv processes of this machine that use it, from
@@ -169,13 +192,7 @@ export function createContext(deps: ContextDeps): Context {
     http() {
       client ??= (async () => {
         const credentials = await ctx.credentials();
-        const [{ HttpClient }, { stderrLogger, silentLogger }, { debugLogger }, dispatcher] = await Promise.all([
-          import('./http/client.js'),
-          import('./http/logger.js'),
-          import('./http/debug-logger.js'),
-          deps.dispatcher ?? import('./http/agent.js').then(({ createAgent }) => createAgent()),
-        ]);
-        if (!deps.dispatcher) disposers.push(() => dispatcher.close());
+        const [{ HttpClient }, { stderrLogger, silentLogger }, { debugLogger }, dispatcher] = await (stack ??= loadHttpStack(deps, disposers));
         const limiter = await ctx.limiter();
         if (!ctx.globals.dryRun && deps.env.CNV_RATE_SHARE !== 'off') shareRate(limiter, credentials);
         return new HttpClient({
@@ -197,6 +214,13 @@ export function createContext(deps: ContextDeps): Context {
         });
       })();
       return client;
+    },
+    prepareHttp() {
+      (stack ??= loadHttpStack(deps, disposers)).catch(() => {});
+      ctx.limiter().catch(() => {});
+      // What credentials() loads, without resolving them.
+      ctx.config().catch(() => {});
+      import('./config/resolve.js').catch(() => {});
     },
     warn(message) {
       if (!ctx.globals.quiet) deps.io.stderr.write(escapeControl(ctx.redact(`warning: ${message}`), '\n\t') + '\n');

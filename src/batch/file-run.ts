@@ -50,6 +50,8 @@ export async function runFileBatch<P>(ctx: Context, spec: FileBatchSpec<P>): Pro
   if (options.report && options.report !== '-' && options.report === spec.path) {
     throw new UsageError('--report: must not be the input file');
   }
+  // The HTTP stack loads while the file is opened and its first rows are read and checked.
+  if (!options.dryRun) ctx.prepareHttp();
   const done = options.resumeFromReport ? await loadDoneRows(options.resumeFromReport, idColumn) : undefined;
   // `--batch -` typed at a terminal would otherwise wait in silence.
   if (spec.path === '-' && ctx.io.stdinIsTTY) ctx.io.stderr.write('reading rows from stdin (the terminal): paste them, then press Ctrl-D on a new line to end\n');
