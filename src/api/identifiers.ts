@@ -22,7 +22,10 @@ export function isPlausibleEmail(text: string): boolean {
   if (SPACE_OR_CONTROL.test(text)) return false;
   const at = text.lastIndexOf('@');
   if (at <= 0 || at === text.length - 1) return false;
-  return text.slice(at + 1).split('.').every((label) => label.length > 0);
+  // No empty label: the domain neither starts nor ends with a dot nor holds two in a row
+  // (run on every row of a batch file, so without slicing and splitting).
+  if (text.charCodeAt(at + 1) === 46 || text.charCodeAt(text.length - 1) === 46) return false;
+  return !text.includes('..', at + 1);
 }
 
 export const emailSchema = z.string().refine(isPlausibleEmail, { message: 'expected an email address' });
