@@ -16,7 +16,9 @@ const YOUNG_GENERATION_HELD_AT = 16 * 2 ** 20;
  * Best effort and process-wide (an export is the process's one job): if a later V8 ignores either
  * flag, memory is what it was before, nothing else changes.
  */
-export function holdHeapSize(): () => void {
+export function holdHeapSize(env: NodeJS.ProcessEnv): () => void {
+  // CNV_HEAP_HOLD=off: V8's own sizing (to measure what this pays).
+  if (env.CNV_HEAP_HOLD === 'off') return () => {};
   setFlagsFromString('--heap-growing-percent=20');
   let held = false;
   return () => {
