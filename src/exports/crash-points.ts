@@ -8,27 +8,31 @@
 export const CRASH_STEPS = ['after-fetch', 'mid-write', 'after-fsync', 'before-state', 'after-state'] as const;
 export type CrashStep = (typeof CRASH_STEPS)[number];
 
-let armed: { step: CrashStep; page?: number } | undefined;
+/** Where a run may be killed (tests only): made once from the environment by the export command and passed in its options. */
+export interface CrashHook {
+  /** Whether the hook is set for this step and page; with `kill`, dies there and then. */
+  at(step: CrashStep, page: number, kill?: boolean): boolean;
+  /** The page the hooks see for one write of pages `first`..`last` together: the armed one when among them. */
+  page(first: number, last: number): number;
+}
+
+/** No crash points (every run outside the crash tests). */
+export const NO_CRASH: CrashHook = { at: () => false, page: (first) => first };
 
 /** Reads CNV_TEST_CRASH_AT from the command's environment. */
-export function armCrashPoints(env: NodeJS.ProcessEnv): void {
+export function crashHookFromEnv(env: NodeJS.ProcessEnv): CrashHook {
   const raw = env.CNV_TEST_CRASH_AT;
-  armed = undefined;
-  if (!raw) return;
-  const [step, page] = raw.split(':');
-  if (!(CRASH_STEPS as readonly string[]).includes(step)) return;
-  armed = { step: step as CrashStep, page: page ? Number(page) : undefined };
-}
-
-/** Whether the hook is set for this step and page; with `kill`, dies there and then. */
-export function crashPoint(step: CrashStep, page: number, kill = false): boolean {
-  const hit = armed !== undefined && armed.step === step && (armed.page === undefined || armed.page === page);
-  if (hit && kill) process.kill(process.pid, 'SIGKILL');
-  return hit;
-}
-
-/** The page the hooks see for one write of pages `first`..`last` together: the armed one when among them. */
-export function crashPage(first: number, last: number): number {
-  const page = armed?.page;
-  return page !== undefined && page >= first && page <= last ? page : first;
+  if (!raw) return NO_CRASH;
+  const [name, pageText] = raw.split(':');
+  if (!(CRASH_STEPS as readonly string[]).includes(name)) return NO_CRASH;
+  const step = name as CrashStep;
+  const armed = pageText ? Number(pageText) : undefined;
+  return {
+    at(at, page, kill = false) {
+      const hit = at === step && (armed === undefined || armed === page);
+      if (hit && kill) process.kill(process.pid, 'SIGKILL');
+      return hit;
+    },
+    page: (first, last) => (armed !== undefined && armed >= first && armed <= last ? armed : first),
+  };
 }

@@ -2,7 +2,7 @@ import { constants } from 'node:fs';
 import { open, realpath, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { LocalFileError, UsageError } from '../errors.js';
-import { crashPoint } from './crash-points.js';
+import { NO_CRASH, type CrashHook } from './crash-points.js';
 import { checkIdentity, fileIdOf, nextTail, readTail, tailHash, type FileIdentity } from './file-check.js';
 import type { ExportLock } from './lock.js';
 import { removeDeadTemps, tempPathBeside } from './temp-files.js';
@@ -133,14 +133,14 @@ export class FileSink {
   }
 
   /** Writes a page (its pieces in order) at the committed offset and fsyncs it; returns the length to commit. */
-  async write(pieces: readonly Buffer[], page: number): Promise<number> {
+  async write(pieces: readonly Buffer[], page: number, crash: CrashHook = NO_CRASH): Promise<number> {
     try {
-      if (crashPoint('mid-write', page)) {
+      if (crash.at('mid-write', page)) {
         // Test hook: half a page on disk, then SIGKILL.
         const whole = Buffer.concat(pieces);
         await this.fh.write(whole, 0, whole.length >> 1, this.end);
         await this.fh.sync();
-        crashPoint('mid-write', page, true);
+        crash.at('mid-write', page, true);
       }
       let at = this.end;
       for (const piece of pieces) {
@@ -152,7 +152,7 @@ export class FileSink {
         at += piece.length;
       }
       await this.fh.sync();
-      crashPoint('after-fsync', page, true);
+      crash.at('after-fsync', page, true);
       this.written = { end: at, tail: nextTail(this.tail, pieces) };
       return at;
     } catch (err) {

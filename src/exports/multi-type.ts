@@ -1,21 +1,12 @@
-import { createHash, randomUUID } from 'node:crypto';
 import type { EmailEventType } from '../api/exports.js';
 import type { Context } from '../context.js';
 import { ApiError, CliError, ResponseShapeError, TransientError } from '../errors.js';
-import { writeFlushed } from '../io/write.js';
-import { advance } from './advance.js';
-import { armCrashPoints, crashPage, crashPoint, type CrashStep } from './crash-points.js';
-import type { FileSink } from './file-sink.js';
-import { gzipMember } from './gzip-pages.js';
-import type { Ids } from './id-table.js';
-import { fetchPage } from './kinds.js';
-import { BlockPool, pageFormat } from './page-format.js';
-import { receiver, type ReceivedPage } from './page-receiver.js';
-import { planExport, type ExportRunOptions } from './plan.js';
+import { withExportRun } from './export-run.js';
+import type { ReceivedPage } from './page-receiver.js';
+import { pageSource, stuckCursor } from './page-source.js';
+import type { ExportRunOptions } from './plan.js';
 import type { ExportReporter, ExportSummary, TypeOutcome } from './report.js';
-import { nextState } from './run-record.js';
-import { cursorRejected, finishManifest, MAX_STUCK_PAGES, needsFirstSave, openOutput, outputError } from './runner.js';
-import type { ExportState, LanePosition, Manifest, Position } from './state.js';
+import type { LanePosition } from './state.js';
 
 /**
  * Several email event types into one output (`--type all` or a list). The API takes one type
@@ -28,52 +19,11 @@ import type { ExportState, LanePosition, Manifest, Position } from './state.js';
  */
 export async function runEmailTypes(ctx: Context, opts: ExportRunOptions, reporter: ExportReporter): Promise<ExportSummary> {
   const types = opts.emailTypes!;
-  armCrashPoints(ctx.env);
-  const started = ctx.clock.now();
-  const http = await ctx.http();
-  const plan = await planExport(ctx, http, opts);
-  const runId = opts.runId ?? randomUUID();
   const outcomes: Record<string, TypeOutcome> = Object.fromEntries(types.map((t) => [t, { status: 'failed', rows: 0, pages: 0 }]));
-  const summary: ExportSummary = {
-    status: 'failed', rows: 0, skipped: 0, pages: 0, bytes: 0, elapsedMs: 0, stateKey: plan.key, runId: plan.key ? runId : null,
-    moreRemains: true, output: plan.path ?? 'stdout', pending: false, cutBytes: 0, types: outcomes,
-  };
-  const manifest: Manifest = {
-    runId, startedAt: new Date(started).toISOString(), finishedAt: null, status: 'running', rows: 0, pages: 0, bytes: 0,
-    sha256: createHash('sha256').digest('hex'), firstCursor: null, lastCursor: null, output: summary.output, startOffset: null, moreRemains: true,
-  };
-  let state = plan.prior;
-  let committedOnce = false;
-  const save = async (p: Position) => {
-    if (!plan.store) return;
-    state = nextState(plan, state, p, false, manifest, ctx.clock.now());
-    await plan.store.write(state);
-    committedOnce = true;
-  };
-  let sink: FileSink | undefined;
-  // Ends every lane's request in flight once one lane hit a failure that stops them all.
-  const ended = new AbortController();
-  const signal = AbortSignal.any([ctx.signal, ended.signal]);
-  let fatal: unknown;
-  const failures = new Map<string, unknown>();
-  try {
-    if (plan.path !== undefined) {
-      sink = await openOutput(ctx, plan, plan.path);
-      summary.cutBytes = sink.cut;
-      manifest.startOffset = sink.offset;
-      if (plan.fileStart?.mode === 'replace') {
-        await save({ ...plan.start, cursor: null, cursorAt: null, seen: [], rows: 0, pages: 0, lanes: {}, output: sink.record(0) });
-        await sink.empty();
-      }
-    }
-    let fileRecorded = plan.fileStart?.mode !== 'new' || !plan.store;
-    const format = await pageFormat(opts.kind, opts.format, plan.layout, opts.bom, opts.nullAs, opts.excelSafe);
-    let needPreamble = sink ? sink.offset === 0 : true;
-    const hash = createHash('sha256');
-    let pos: Position = {
-      ...plan.start, format: opts.format, csv: plan.layout, output: sink ? sink.record() : { kind: 'stdout' }, lanes: { ...plan.start.lanes },
-    };
-    const pool = new BlockPool();
+  return withExportRun(ctx, opts, reporter, { types: outcomes }, async ({ summary, log, output, start, crash, signal, stop, pages }) => {
+    let pos = start;
+    let fatal: unknown;
+    const failures = new Map<string, unknown>();
 
     /**
      * Group commit: the pages that arrived while the previous commit ran are written together
@@ -83,33 +33,11 @@ export async function runEmailTypes(ctx: Context, opts: ExportRunOptions, report
     const commitPages = async (batch: readonly Queued[]): Promise<void> => {
       const first = summary.pages + 1;
       const last = summary.pages + batch.length;
-      const each = (step: CrashStep) => { for (let n = first; n <= last; n++) crashPoint(step, n, true); };
-      const parts = batch.map((q) => ({ pieces: q.page.pieces, size: q.page.bytes }));
-      if (needPreamble) {
-        const preamble = format.preamble();
-        if (preamble.length > 0) parts[0] = { pieces: [preamble, ...parts[0].pieces], size: parts[0].size + preamble.length };
-      }
-      if (opts.compress === 'gzip') {
-        await Promise.all(parts.map(async (part, i) => {
-          if (part.size === 0) return;
-          const member = await gzipMember(part.pieces, part.size);
-          parts[i] = { pieces: [member], size: member.length };
-        }));
-      }
-      const pieces = parts.flatMap((part) => part.pieces);
-      const size = parts.reduce((sum, part) => sum + part.size, 0);
-      each('after-fetch');
+      const out = await output.prepare(batch.map((q) => ({ pieces: q.page.pieces, size: q.page.bytes })));
+      for (let n = first; n <= last; n++) crash.at('after-fetch', n, true);
       signal.throwIfAborted();
-      let bytes = pos.output.kind === 'file' ? pos.output.bytes : 0;
-      if (sink && size > 0 && !fileRecorded) {
-        await save({ ...pos, output: sink.record() });
-        fileRecorded = true;
-      }
-      if (sink) bytes = size > 0 ? await sink.write(pieces, crashPage(first, last)) : sink.offset;
-      else if (size > 0) await writeFlushed(ctx.io.stdout, Buffer.concat(pieces, size)).catch((err) => Promise.reject(outputError(err)));
-      needPreamble = false;
-      for (const piece of pieces) hash.update(piece);
-      let changed = needsFirstSave(plan, committedOnce, false);
+      const bytes = await output.write(out, pos, crash.page(first, last));
+      let changed = log.needsFirstSave();
       const lanes = { ...pos.lanes };
       let fresh = 0;
       for (const { type, page, lane, next } of batch) {
@@ -118,19 +46,13 @@ export async function runEmailTypes(ctx: Context, opts: ExportRunOptions, report
         fresh += page.fresh;
         summary.skipped += page.hits.size + page.repeated;
       }
-      pos = { ...pos, lanes, output: sink ? sink.record(bytes) : { kind: 'stdout' }, rows: pos.rows + fresh, pages: pos.pages + batch.length };
+      pos = { ...pos, lanes, output: output.record(bytes), rows: pos.rows + fresh, pages: pos.pages + batch.length };
       summary.rows += fresh;
       summary.pages = last;
-      summary.bytes += size;
-      Object.assign(manifest, { rows: summary.rows, pages: last, bytes: summary.bytes, sha256: hash.copy().digest('hex') });
-      if (changed) {
-        each('before-state');
-        const lost = plan.lock?.lost();
-        if (lost) throw new TransientError(`the lock of export state "${plan.key}" was lost (${lost.message}); nothing more committed`, { code: 'lock_lost' });
-        await save(pos);
-        each('after-state');
-      }
-      sink?.committed(bytes);
+      summary.bytes += out.size;
+      log.progress(summary);
+      if (changed) await log.commit(pos, first, last);
+      output.committed(bytes);
       reporter.page(summary.rows, last);
     };
     const waiting: Queued[] = [];
@@ -153,32 +75,19 @@ export async function runEmailTypes(ctx: Context, opts: ExportRunOptions, report
       const label = `export email-events ${type}`;
       const outcome = outcomes[type];
       let lane: LanePosition = pos.lanes?.[type] ?? { cursor: null, cursorAt: null, seen: [], rows: 0, pages: 0 };
-      let saved: ReadonlySet<string> = new Set(lane.seen);
-      let skip: Ids = saved;
-      const visited = new Set<string | null>([lane.cursor]);
-      let stuck = 0;
-      let ahead: { cursor: string; page: Promise<ReceivedPage> } | undefined;
+      // This type's next page is fetched while this one waits for its commit (exports are reads).
+      const source = pageSource({
+        fetch: pages({ kind: 'email-events', emailType: type }, label),
+        start: lane,
+        label,
+        signal,
+        limit: () => opts.limit,
+        prefetch: () => true,
+        until: () => fatal !== undefined,
+        stuck: (n) => stuckCursor(label, n),
+      });
       try {
-        for (;;) {
-          if (fatal !== undefined) return void (outcome.status = 'stopped');
-          signal.throwIfAborted();
-          const receive = (ids: Ids) => receiver(opts.kind, format, ids, pool, opts.limit, label);
-          const fetching = ahead?.cursor === lane.cursor ? ahead.page : fetchPage(http, { kind: 'email-events', emailType: type }, lane.cursor, opts.limit, receive(skip), signal);
-          ahead = undefined;
-          const page = await fetching.catch((err) => Promise.reject(cursorRejected(err, plan, lane)));
-          let step;
-          try {
-            step = advance(lane.cursor, saved, { nextCursor: page.nextCursor, hits: page.hits, fresh: page.freshIds }, visited, label);
-          } catch (err) {
-            page.release();
-            throw err;
-          }
-          // This type's next page is fetched while this one waits for its commit (exports are reads).
-          if (!step.last) {
-            const nextPage = fetchPage(http, { kind: 'email-events', emailType: type }, page.nextCursor!, opts.limit, receive(step.nextSkip), signal);
-            nextPage.catch(() => {}); // its error, if any, is the next iteration's
-            ahead = { cursor: page.nextCursor!, page: nextPage };
-          }
+        for await (const { page, step } of source) {
           if (page.repeated > 0) ctx.warn(`${label}: the server sent ${page.repeated} rows of a page twice within the page; each was written once`);
           if (step.again.length > 0) ctx.warn(`${label}: the server sent ${step.again.length} rows that its page before delivered already; each was written once`);
           const next: LanePosition = {
@@ -191,24 +100,19 @@ export async function runEmailTypes(ctx: Context, opts: ExportRunOptions, report
           } finally {
             page.release();
           }
-          stuck = !step.last && !step.moved && page.fresh === 0 ? stuck + 1 : 0;
           outcome.rows += page.fresh;
           outcome.pages += 1;
           lane = next;
-          saved = new Set(step.seen);
-          skip = step.nextSkip;
           if (step.last) return void (outcome.status = 'complete');
-          if (stuck >= MAX_STUCK_PAGES) {
-            throw new TransientError(`${label}: the server returned ${stuck} pages in a row without moving the cursor or sending a new row; stopped (everything before is committed)`, { code: 'stuck_cursor' });
-          }
         }
+        outcome.status = 'stopped';
       } catch (err) {
         outcome.status = 'failed';
         outcome.error = ctx.redact(err instanceof Error ? err.message : String(err));
         // The API failed this type (after the client's retries): the others go on. Anything else stops them all.
         if (!laneOnly(err) || ctx.signal.aborted || fatal !== undefined) {
           fatal ??= err;
-          ended.abort();
+          stop();
           if (fatal !== err) outcome.status = 'stopped';
         } else failures.set(type, err);
       }
@@ -219,25 +123,8 @@ export async function runEmailTypes(ctx: Context, opts: ExportRunOptions, report
     const failed = types.filter((t) => outcomes[t].status !== 'complete');
     summary.moreRemains = failed.length > 0;
     if (failed.length > 0) throw typesFailed(types, outcomes, failures.get(failed[0]));
-    await sink?.finish();
     summary.status = 'complete';
-    manifest.status = 'complete';
-    return summary;
-  } catch (err) {
-    summary.status = ctx.signal.aborted ? 'interrupted' : 'failed';
-    manifest.status = summary.status;
-    manifest.error = ctx.redact(err instanceof Error ? err.message : String(err));
-    throw err;
-  } finally {
-    ended.abort();
-    summary.elapsedMs = ctx.clock.now() - started;
-    manifest.finishedAt = new Date(ctx.clock.now()).toISOString();
-    manifest.moreRemains = summary.moreRemains;
-    if (state && (committedOnce || summary.status === 'complete')) await finishManifest(plan, state as ExportState, manifest);
-    await sink?.close();
-    await plan.lock?.release();
-    reporter.done(summary);
-  }
+  });
 }
 
 /** The run's reporter, with a line per type before the summary (text output; --json has them in `types`). */

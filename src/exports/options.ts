@@ -5,6 +5,7 @@ import { EXPORT_PAGE_LIMITS, type EmailEventType } from '../api/exports.js';
 import type { Context } from '../context.js';
 import { isIsoDate } from '../dates.js';
 import { UsageError } from '../errors.js';
+import { crashHookFromEnv } from './crash-points.js';
 import type { ExportRunOptions } from './plan.js';
 import { gzipName } from './gzip-pages.js';
 import { summaryJsonTarget } from '../io/summary-json.js';
@@ -97,6 +98,7 @@ export function exportOptionsFrom(ctx: Context, opts: ExportOptionValues, kind: 
     runId: opts.run === undefined ? undefined : checkRunId(opts.run, '--run'),
     // A dry run prints its request on stdout, like rows to stdout: no room for the summary there.
     summaryJson: summaryJsonTarget(opts.summaryJson, out === undefined, { '--out': opts.out }),
+    crash: crashHookFromEnv(ctx.env),
   };
 }
 

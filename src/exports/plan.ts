@@ -4,6 +4,7 @@ import { configDir } from '../config/paths.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import type { HttpClient } from '../http/client.js';
+import type { CrashHook } from './crash-points.js';
 import { csvLayout, type CsvLayout } from './csv-columns.js';
 import type { FileStart } from './file-sink.js';
 import type { ExportTarget } from './kinds.js';
@@ -43,6 +44,8 @@ export interface ExportRunOptions {
   runId?: string;
   /** --summary-json: where the run summary goes as JSON (a file, or - when rows go to a file). */
   summaryJson?: string;
+  /** Test-only kill points of the commit protocol (CNV_TEST_CRASH_AT); none when absent. */
+  crash?: CrashHook;
 }
 
 /** Where a run starts and how it writes, once options and the saved state are reconciled. */

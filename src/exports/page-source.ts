@@ -1,0 +1,107 @@
+import { ApiError, TransientError } from '../errors.js';
+import { advance, type Step } from './advance.js';
+import type { Ids } from './id-table.js';
+import type { ReceivedPage } from './page-receiver.js';
+import type { RunPlan } from './plan.js';
+import type { Position } from './state.js';
+
+/** Empty pages in a row that return the cursor they were asked with, before the run gives up. */
+export const MAX_STUCK_PAGES = 50;
+
+/** One page from `cursor` (null: the first), skipping the rows of `skip`, at most `limit` rows. */
+export type FetchPage = (cursor: string | null, limit: number, skip: Ids, signal: AbortSignal) => Promise<ReceivedPage>;
+
+/** A page and where it leaves the export (from `advance`). */
+export interface SourcedPage {
+  page: ReceivedPage;
+  step: Step;
+  /** The cursor it was fetched with. */
+  cursor: string | null;
+}
+
+export interface PageSourceOptions {
+  fetch: FetchPage;
+  /** The committed position: its cursor and the identities saved with it. */
+  start: { cursor: string | null; seen: readonly string[] };
+  label: string;
+  signal: AbortSignal;
+  /** Rows to ask for in the next request (--max-rows asks for no more than it takes). */
+  limit: () => number;
+  /** Whether the run may go on past the page at hand, so that the next one is worth fetching ahead. */
+  prefetch: () => boolean;
+  /** Checked before each page: true ends the pages (a bound was reached, or the run is stopping). */
+  until?: () => boolean;
+  /** The error after MAX_STUCK_PAGES empty pages that kept the cursor. */
+  stuck: (pages: number) => Error;
+}
+
+/**
+ * The pages of one export, from its committed position: each fetched (the next one ahead of
+ * time, while the consumer writes and commits the one at hand: exports are reads, a page fetched
+ * and never used costs nothing) and checked by `advance` before it is handed out. The consumer
+ * takes the next page only once it committed this one; the position moves on then. The pages
+ * end after the last one (a null cursor) or when `until` says so; a consumer that stops early,
+ * or fails, ends the page fetched ahead. Refusals (a cycle, too many rows from one cursor, a
+ * stuck cursor) are thrown before anything of that page is handed out.
+ */
+export async function* pageSource(opts: PageSourceOptions): AsyncGenerator<SourcedPage, void, undefined> {
+  const ended = new AbortController();
+  const signal = AbortSignal.any([opts.signal, ended.signal]);
+  let cursor = opts.start.cursor;
+  // `saved`: the identities the state says were delivered after the cursor. `skip` adds the
+  // rows of the page before (in memory only): a server that sends a row again on the next page
+  // (an overlapping page boundary) does not get it written twice.
+  let saved: ReadonlySet<string> = new Set(opts.start.seen);
+  let skip: Ids = saved;
+  // Cursors this run has fetched from: one handed back again later is a cycle, not progress.
+  const visited = new Set<string | null>([cursor]);
+  let stuck = 0;
+  let ahead: { cursor: string; page: Promise<ReceivedPage> } | undefined;
+  try {
+    for (;;) {
+      if (opts.until?.()) return;
+      opts.signal.throwIfAborted();
+      const limit = opts.limit();
+      const fetching = ahead?.cursor === cursor ? ahead.page : opts.fetch(cursor, limit, skip, signal);
+      ahead = undefined;
+      const page = await fetching;
+      let step: Step;
+      try {
+        step = advance(cursor, saved, { nextCursor: page.nextCursor, hits: page.hits, fresh: page.freshIds }, visited, opts.label);
+      } catch (err) {
+        page.release();
+        throw err;
+      }
+      if (!step.last && opts.prefetch()) {
+        const next = opts.fetch(page.nextCursor!, limit, step.nextSkip, signal);
+        next.catch(() => {}); // its error, if any, is the next page's
+        ahead = { cursor: page.nextCursor!, page: next };
+      }
+      yield { page, step, cursor };
+      if (step.last) return;
+      stuck = !step.moved && page.fresh === 0 ? stuck + 1 : 0;
+      cursor = page.nextCursor;
+      saved = new Set(step.seen);
+      skip = step.nextSkip;
+      if (stuck >= MAX_STUCK_PAGES) throw opts.stuck(stuck);
+    }
+  } finally {
+    ended.abort();
+  }
+}
+
+/** invalid_cursor on a saved cursor: exit 3, state untouched, and say how to start over. */
+export function cursorRejected(err: unknown, plan: RunPlan, pos: Pick<Position, 'cursor'>): unknown {
+  if (!(err instanceof ApiError) || err.code !== 'invalid_cursor' || pos.cursor === null) return err;
+  const whose = plan.key ? `the saved cursor of export state "${plan.key}"` : 'the cursor';
+  return new ApiError(err.status, err.code, `the server rejected ${whose} (${err.message}); the state is unchanged`,
+    `nothing was restarted silently: run again with --full to export everything from the beginning${plan.key ? `, or \`cnv export state show ${plan.key}\` to inspect it` : ''}`);
+}
+
+/** The error of a cursor that stopped moving. */
+export function stuckCursor(label: string | undefined, pages: number, hint?: string): TransientError {
+  return new TransientError(`${label ? `${label}: ` : ''}the server returned ${pages} pages in a row without moving the cursor or sending a new row; stopped (everything before is committed)`, {
+    code: 'stuck_cursor',
+    ...(hint ? { hint } : {}),
+  });
+}
