@@ -24,6 +24,9 @@ const FIELD_PREFIX = 'fields.';
 export interface CsvLayout {
   columns: string[];
   omitted: string[];
+  /** --null-as and --excel-safe as the file was written (a file keeps one way of writing cells). */
+  nullAs?: string;
+  excelSafe?: boolean;
 }
 
 /** The column of a contact field label: the label itself, unless it would be mistaken for another column. */

@@ -117,7 +117,9 @@ export async function planExport(ctx: Context, http: HttpClient, opts: ExportRun
     if (appending && (base!.compress ?? undefined) !== opts.compress) {
       throw new UsageError(`${path} holds ${base!.compress ? 'gzip' : 'uncompressed'} pages written by this export; it cannot continue ${opts.compress ? 'in gzip' : 'uncompressed'}`, 'use the same --compress, a new --out file, or --full');
     }
-    const layout = opts.format === 'csv' ? await chooseLayout(ctx, http, opts, appending ? base!.csv : null, base?.csv ?? null) : null;
+    const chosen = opts.format === 'csv' ? await chooseLayout(ctx, http, opts, appending ? base!.csv : null, base?.csv ?? null) : null;
+    if (appending && chosen) checkSameCells(path!, chosen, opts);
+    const layout = chosen && { ...chosen, nullAs: opts.nullAs ?? '', excelSafe: opts.excelSafe };
     const start: Position = base ?? {
       cursor: null, cursorAt: null, seen: [], output: { kind: 'stdout' }, format: opts.format, csv: null, window, rows: 0, pages: 0,
     };
@@ -196,6 +198,23 @@ function customEventWindow(opts: ExportRunOptions, key: string | null, saved: Po
     throw new UsageError(`--since is required on the first run of ${key ? `export state "${key}"` : 'an export without state'}`, 'e.g. --since 2025-01-01T00:00:00Z');
   }
   return { since: opts.since, ...(opts.until !== undefined ? { until: opts.until } : {}) };
+}
+
+/**
+ * A CSV file keeps one way of writing cells: appending with another --null-as or --excel-safe
+ * would mix `null` markers or formula guards within one file. States of older versions did not
+ * record them: not checked.
+ */
+function checkSameCells(path: string, file: CsvLayout, opts: ExportRunOptions): void {
+  const nullAs = opts.nullAs ?? '';
+  if (file.nullAs !== undefined && file.nullAs !== nullAs) {
+    const shown = (v: string) => (v === '' ? 'without --null-as' : `with --null-as ${JSON.stringify(v)}`);
+    throw new UsageError(`--null-as: ${path} was written ${shown(file.nullAs)}; it cannot continue ${shown(nullAs)}`, 'use the same --null-as, a new --out file, or --full');
+  }
+  if (file.excelSafe !== undefined && file.excelSafe !== opts.excelSafe) {
+    const shown = (v: boolean) => (v ? 'with --excel-safe' : 'without --excel-safe');
+    throw new UsageError(`--excel-safe: ${path} was written ${shown(file.excelSafe)}; it cannot continue ${shown(opts.excelSafe)}`, 'use the same --excel-safe, a new --out file, or --full');
+  }
 }
 
 /** The CSV header: the file's own when appending, else --columns, else the saved one, else every column. */

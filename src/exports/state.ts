@@ -62,7 +62,13 @@ const positionSchema = z.object({
   /** gzip: each page is one gzip member (absent: plain bytes). */
   compress: z.literal('gzip').optional(),
   /** The CSV header in force (and what --columns left out on purpose), stable across runs. */
-  csv: z.object({ columns: z.array(z.string()), omitted: z.array(z.string()) }).nullable(),
+  csv: z.object({
+    columns: z.array(z.string()),
+    omitted: z.array(z.string()),
+    /** The cell rules the file was written with (absent in states of older versions: not checked). */
+    nullAs: z.string().optional(),
+    excelSafe: z.boolean().optional(),
+  }).nullable(),
   /** Custom events: the occurredAt window of the first call (the cursor carries it after). */
   window: z.object({ since: z.string(), until: z.string().optional() }).nullable(),
   /** Totals since the state began. */

@@ -1,4 +1,6 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -174,5 +176,24 @@ describe('exports that loaders read without guessing', () => {
     expect(nulls).toBeGreaterThan(0);
     const ndjson = await cnvInProcess(['export', 'contacts', '--no-state', '-o', 'ndjson', '--null-as', '\\N'], { env: fx.env });
     expect([ndjson.exitCode, ndjson.stderr]).toEqual([2, expect.stringContaining('--null-as applies to CSV output only')]);
+  });
+
+  it('a CSV file keeps its --null-as and --excel-safe: a resumed run with others is refused (exit 2), the file untouched', async () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'cnv-null-as-')), 'contacts.csv');
+    const args = ['export', 'contacts', '-o', 'csv', '--out', out, '--limit', '20', '--max-pages', '1'];
+    const first = await cnvInProcess([...args, '--null-as', '\\N'], { env: fx.env });
+    expect(first.exitCode, first.stderr).toBe(0);
+    const written = readFileSync(out);
+    const plain = await cnvInProcess(args, { env: fx.env });
+    expect([plain.exitCode, plain.stderr]).toEqual([2, expect.stringContaining(`--null-as: ${out} was written with --null-as "\\\\N"; it cannot continue without --null-as`)]);
+    const guarded = await cnvInProcess([...args, '--null-as', '\\N', '--excel-safe'], { env: fx.env });
+    expect([guarded.exitCode, guarded.stderr]).toEqual([2, expect.stringContaining('--excel-safe: ')]);
+    expect(readFileSync(out).equals(written)).toBe(true);
+    const same = await cnvInProcess([...args, '--null-as', '\\N'], { env: fx.env });
+    expect(same.exitCode, same.stderr).toBe(0);
+    expect(readFileSync(out).length).toBeGreaterThan(written.length);
+    // --full starts the file again, so any cell rules may be chosen.
+    const full = await cnvInProcess([...args, '--full'], { env: fx.env });
+    expect(full.exitCode, full.stderr).toBe(0);
   });
 });
