@@ -45,8 +45,10 @@ to each field's dataType (NUMBER, BOOLEAN, DATE, DATETIME, STRING) using the def
 once from the API; a value that does not coerce makes its row invalid (line and reason). When
 the definitions cannot be read, a warning says so and values are sent as with --no-coerce.
 Rows go in chunks of up to ${MAX_RECORDS_PER_BATCH}, concurrently; rows sharing a clientDedupKey are applied in file
-order even across chunks. Exit 0 all ok, 6 some failed or invalid, 7 could not finish.
-See docs/records.md.
+order even across chunks. Exit 0 all ok, 6 some failed or invalid, 7 stopped or could not
+finish (--resume-from-report sends what is missing), 8 the report could not be written,
+2 bad flags or file (nothing sent), 4 the key may not write records, 5 no such custom
+object (both at the first chunk). Every code: cnv help exit-codes. See docs/records.md.
 
 Examples:
   $ cnv records upsert c0000000-0000-4000-8000-000000000001 --file subscriptions.csv --check
