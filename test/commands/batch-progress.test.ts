@@ -15,7 +15,9 @@ describe('batch progress (in-process)', () => {
   const path = () => files.write('p.csv', `email\nghost@example.com\n${FX.ada.email}\n${FX.grace.email}\n`);
 
   it('on a terminal: a spinner with rows done, total, rate and failures, on stderr only', async () => {
-    await fx.faults({ latencyMs: 250 });
+    // The total is known once the last row is read, which (one in flight) is while the third request
+    // waits: latency long enough for the spinner to draw a frame then, even on a loaded machine.
+    await fx.faults({ latencyMs: 600 });
     const res = await cnvInProcess(['audience', 'add', AU.followUp.id, '--batch', path(), '--chunk-size', '1', '--concurrency', '1', '--report', files.reportPath()], { env: fx.env, stderrIsTTY: true });
     await fx.clearFaults();
     expect(res.exitCode).toBe(6);
