@@ -1,15 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FIXTURE_AUDIENCES as AU, FIXTURE_CONTACTS as FX } from '../../src/emulator/seed/fixtures.js';
 import { batchFiles } from '../helpers/batch-files.js';
 import { cnvInProcess } from '../helpers/cli.js';
-import { emulatorFixture } from '../helpers/emulator.js';
+import { useEmulator } from '../helpers/emulator.js';
 
-let fx: Awaited<ReturnType<typeof emulatorFixture>>;
 const files = batchFiles('cnv-progress-');
-beforeAll(async () => {
-  fx = await emulatorFixture();
-});
-afterAll(() => fx.close());
+const fx = useEmulator();
 
 describe('batch progress (in-process)', () => {
   const path = () => files.write('p.csv', `email\nghost@example.com\n${FX.ada.email}\n${FX.grace.email}\n`);

@@ -1,13 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { cnvInProcess } from '../helpers/cli.js';
-import { emulatorFixture } from '../helpers/emulator.js';
+import { useEmulator } from '../helpers/emulator.js';
 
 // The emulator's demo business: city STRING, score NUMBER, vip BOOLEAN; company employees NUMBER.
-let fx: Awaited<ReturnType<typeof emulatorFixture>>;
-beforeAll(async () => {
-  fx = await emulatorFixture();
-});
-afterAll(() => fx.close());
+const fx = useEmulator();
 
 const fieldsOf = async (email: string) => {
   const got = await cnvInProcess(['contacts', 'get', '--email', email], { env: fx.env });

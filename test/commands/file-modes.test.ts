@@ -1,20 +1,12 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FIXTURE_CONTACTS as FX } from '../../src/emulator/seed/fixtures.js';
 import { batchFiles } from '../helpers/batch-files.js';
 import { cnvInProcess } from '../helpers/cli.js';
-import { emulatorFixture } from '../helpers/emulator.js';
+import { useEmulator } from '../helpers/emulator.js';
 
-let fx: Awaited<ReturnType<typeof emulatorFixture>>;
 const { write, reportPath, readReport } = batchFiles('cnv-files-');
 
-beforeAll(async () => {
-  fx = await emulatorFixture();
-});
-afterAll(() => fx.close());
-beforeEach(async () => {
-  await fx.clearFaults();
-  await fx.resetStats();
-});
+const fx = useEmulator({}, { faults: true, stats: true });
 
 const contactsByEmail = async (email: string) => (await fx.admin('GET', `/_emulator/state/contacts?email=${encodeURIComponent(email)}`)) as Array<Record<string, any>>;
 const eventsNamed = async (event: string) => (await fx.admin('GET', `/_emulator/state/events?event=${event}`)) as Array<Record<string, any>>;

@@ -3,27 +3,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse/sync';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { batchFiles } from '../helpers/batch-files.js';
 import { cnvInProcess } from '../helpers/cli.js';
-import { emulatorFixture } from '../helpers/emulator.js';
+import { useEmulator } from '../helpers/emulator.js';
 
 // Input files as spreadsheets and other tools write them (in-process; the MaxListeners check
 // needs a real process and is in test/e2e/smoke.test.ts).
 
-let fx: Awaited<ReturnType<typeof emulatorFixture>>;
 const { write, reportPath, readReport } = batchFiles('cnv-inputs-');
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/inputs/${name}`, import.meta.url));
 const AUDIENCE = 'c1000000-0000-4000-8000-000000000003';
 
-beforeAll(async () => {
-  fx = await emulatorFixture();
-});
-afterAll(() => fx.close());
-beforeEach(async () => {
-  await fx.clearFaults();
-  await fx.resetStats();
-});
+const fx = useEmulator({}, { faults: true, stats: true });
 
 const contactsByEmail = async (email: string) => (await fx.admin('GET', `/_emulator/state/contacts?email=${encodeURIComponent(email)}`)) as Array<Record<string, any>>;
 const upserts = async () => ((await fx.stats()).byRoute['POST /v2/contacts'] as number | undefined) ?? 0;

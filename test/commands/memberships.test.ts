@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import {
   FIXTURE_AUDIENCES as AU,
   FIXTURE_CAMPAIGNS as CA,
@@ -7,13 +7,9 @@ import {
   FIXTURE_WORKFLOWS as WF,
 } from '../../src/emulator/seed/fixtures.js';
 import { cnvInProcess } from '../helpers/cli.js';
-import { emulatorFixture } from '../helpers/emulator.js';
+import { useEmulator } from '../helpers/emulator.js';
 
-let fx: Awaited<ReturnType<typeof emulatorFixture>>;
-beforeAll(async () => {
-  fx = await emulatorFixture();
-});
-afterAll(() => fx.close());
+const fx = useEmulator();
 // A reset re-seeds the emulator (a few hundred ms): only the groups whose tests write take one.
 const resetEmulator = async () => {
   await fx.clearFaults();

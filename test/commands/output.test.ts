@@ -1,14 +1,10 @@
 import { MockAgent } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FIXTURE_CONTACTS } from '../../src/emulator/seed/fixtures.js';
 import { cnvInProcess } from '../helpers/cli.js';
-import { emulatorFixture } from '../helpers/emulator.js';
+import { useEmulator } from '../helpers/emulator.js';
 
-let fx: Awaited<ReturnType<typeof emulatorFixture>>;
-beforeAll(async () => {
-  fx = await emulatorFixture();
-});
-afterAll(() => fx.close());
+const fx = useEmulator();
 
 describe('output formats (in-process)', () => {
   it('a record prints as a readable table on a TTY', async () => {
@@ -49,7 +45,7 @@ describe('output formats (in-process)', () => {
 describe('contacts get against a mocked API (in-process)', () => {
   const agent = new MockAgent();
   agent.disableNetConnect();
-  const env = { CNV_BASE_URL: 'https://api.test', CNV_API_KEY: 'sk_live_mock_0123456789', CNV_CONFIG_DIR: fx?.configDir };
+  const env = { CNV_BASE_URL: 'https://api.test', CNV_API_KEY: 'sk_live_mock_0123456789' };
 
   it('an empty 200 answer is treated as no match (exit 5)', async () => {
     agent.get('https://api.test').intercept({ path: '/v2/contacts?email=ghost%40example.com', method: 'GET' }).reply(200, { data: { contact: null } });

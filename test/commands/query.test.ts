@@ -1,13 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { FIXTURE_CAMPAIGNS, FIXTURE_CONTACTS } from '../../src/emulator/seed/fixtures.js';
 import { cnvInProcess } from '../helpers/cli.js';
-import { emulatorFixture } from '../helpers/emulator.js';
+import { useEmulator } from '../helpers/emulator.js';
 
-let fx: Awaited<ReturnType<typeof emulatorFixture>>;
-beforeAll(async () => {
-  fx = await emulatorFixture();
-});
-afterAll(() => fx.close());
+const fx = useEmulator();
 beforeEach(() => fx.resetStats());
 
 const requests = async () => ((await fx.stats()) as { total: number }).total;

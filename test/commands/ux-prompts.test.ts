@@ -1,15 +1,11 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { cnvInProcess, tempConfigDir } from '../helpers/cli.js';
-import { emulatorFixture } from '../helpers/emulator.js';
+import { useEmulator } from '../helpers/emulator.js';
 
-let fx: Awaited<ReturnType<typeof emulatorFixture>>;
-beforeAll(async () => {
-  fx = await emulatorFixture();
-});
-afterAll(() => fx.close());
+const fx = useEmulator();
 
 const terminal = { stdinIsTTY: true, stderrIsTTY: true } as const;
 

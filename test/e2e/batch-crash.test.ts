@@ -3,27 +3,19 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { basename, dirname, join } from 'node:path';
 import { execa } from 'execa';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE_AUDIENCES as AU } from '../../src/emulator/seed/fixtures.js';
 import { batchFiles } from '../helpers/batch-files.js';
 import { BIN, cnv } from '../helpers/cli.js';
-import { emulatorFixture } from '../helpers/emulator.js';
+import { useEmulator } from '../helpers/emulator.js';
 
 // The report path the user named is resumable after any crash (kill -9), progress never goes
 // back, re-sends are bounded by the rows in flight, and no pre-placed link is followed.
 
-let fx: Awaited<ReturnType<typeof emulatorFixture>>;
 const { write, reportPath, readReport } = batchFiles('cnv-crash-');
 const EVENTS = 'POST /v2/events';
 
-beforeAll(async () => {
-  fx = await emulatorFixture();
-});
-afterAll(() => fx.close());
-beforeEach(async () => {
-  await fx.clearFaults();
-  await fx.resetStats();
-});
+const fx = useEmulator({}, { faults: true, stats: true });
 
 /** Requests the emulator answered (a 429 was not processed, so it is no send). */
 async function sends(route: string): Promise<number> {

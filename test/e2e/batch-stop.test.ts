@@ -1,27 +1,19 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FIXTURE_AUDIENCES as AU, FIXTURE_CAMPAIGNS as CA, FIXTURE_CUSTOM_OBJECT as CO } from '../../src/emulator/seed/fixtures.js';
 import { batchFiles } from '../helpers/batch-files.js';
 import { BIN, cnv } from '../helpers/cli.js';
-import { emulatorFixture } from '../helpers/emulator.js';
+import { useEmulator } from '../helpers/emulator.js';
 
 // Every batch and file mode stops on SIGINT/SIGTERM once the requests in flight settle, with a
 // report that accounts for every input row; an unwritable report stops the run with exit 8.
 
-let fx: Awaited<ReturnType<typeof emulatorFixture>>;
 const { dir, write, reportPath, readReport } = batchFiles('cnv-stop-');
 const ROWS = 20_000;
 
-beforeAll(async () => {
-  fx = await emulatorFixture();
-});
-afterAll(() => fx.close());
-beforeEach(async () => {
-  await fx.clearFaults();
-  await fx.resetStats();
-});
+const fx = useEmulator({}, { faults: true, stats: true });
 
 const emails = (name: string, header = 'email') => write(name, `${header}\n${Array.from({ length: ROWS }, (_, i) => `stop-${i}@example.com`).join('\n')}\n`);
 

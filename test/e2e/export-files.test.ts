@@ -1,19 +1,15 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { BIN, cnvInProcess } from '../helpers/cli.js';
-import { emulatorFixture } from '../helpers/emulator.js';
+import { useEmulator } from '../helpers/emulator.js';
 import { exportState, ndjsonRows, outDir } from '../helpers/exports.js';
 
 // The output file is the one the state committed to, or nothing is written; one-off exports
 // never destroy the file they replace.
-let fx: Awaited<ReturnType<typeof emulatorFixture>>;
 let clean: string;
-beforeAll(async () => {
-  fx = await emulatorFixture({ rateLimit: 0 });
-});
-afterAll(() => fx.close());
+const fx = useEmulator({ rateLimit: 0 });
 // One clean export of what the emulator holds now (tests add contacts).
 beforeEach(async () => {
   await fx.clearFaults();

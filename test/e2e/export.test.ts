@@ -1,20 +1,15 @@
 import { existsSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EMAIL_EVENT_TYPES } from '../../src/emulator/model.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import { FIXTURE_CONTACTS } from '../../src/emulator/seed/fixtures.js';
 import { BIN, cnvInProcess } from '../helpers/cli.js';
-import { emulatorFixture } from '../helpers/emulator.js';
+import { useEmulator } from '../helpers/emulator.js';
 import { csvRecords, duplicates, exportState, ndjsonRows, outDir, statePath } from '../helpers/exports.js';
 
-let fx: Awaited<ReturnType<typeof emulatorFixture>>;
-beforeAll(async () => {
-  fx = await emulatorFixture({ rateLimit: 0 });
-});
-afterAll(() => fx.close());
-beforeEach(() => fx.clearFaults());
+const fx = useEmulator({ rateLimit: 0 }, { faults: true });
 
 const acme = () => fx.emulator.store.business('acme');
 const exportCnv = (args: string[], env: Record<string, string> = {}) => cnvInProcess(['export', ...args], { env: { ...fx.env, ...env } });

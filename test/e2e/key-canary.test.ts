@@ -1,14 +1,10 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { cnv, cnvInProcess, tempConfigDir } from '../helpers/cli.js';
-import { emulatorFixture } from '../helpers/emulator.js';
+import { useEmulator } from '../helpers/emulator.js';
 
-let fx: Awaited<ReturnType<typeof emulatorFixture>>;
-beforeAll(async () => {
-  fx = await emulatorFixture();
-});
-afterAll(() => fx.close());
+const fx = useEmulator();
 
 const secretOf = (key: string) => key.split('_').slice(3).join('_');
 

@@ -2,15 +2,11 @@ import { execa } from 'execa';
 import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emulatorFixture } from '../helpers/emulator.js';
+import { describe, expect, it } from 'vitest';
+import { useEmulator } from '../helpers/emulator.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-let fx: Awaited<ReturnType<typeof emulatorFixture>>;
-beforeAll(async () => {
-  fx = await emulatorFixture();
-});
-afterAll(() => fx.close());
+const fx = useEmulator();
 
 describe('npm pack', () => {
   it('yields a package that installs globally and runs --version, doctor and emulator', async () => {

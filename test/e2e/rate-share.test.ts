@@ -1,14 +1,10 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { cnv, tempConfigDir } from '../helpers/cli.js';
-import { emulatorFixture } from '../helpers/emulator.js';
+import { useEmulator } from '../helpers/emulator.js';
 
-let fx: Awaited<ReturnType<typeof emulatorFixture>>;
-beforeAll(async () => {
-  fx = await emulatorFixture({ rateLimit: 200 });
-});
-afterAll(() => fx.close());
+const fx = useEmulator({ rateLimit: 200 });
 
 const ROWS = 250;
 

@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   FIXTURE_AUDIENCES as AU,
   FIXTURE_CONTACTS as FX,
@@ -10,17 +10,13 @@ import {
 } from '../../src/emulator/seed/fixtures.js';
 import { batchFiles } from '../helpers/batch-files.js';
 import { cnv, tempConfigDir } from '../helpers/cli.js';
-import { emulatorFixture } from '../helpers/emulator.js';
+import { useEmulator } from '../helpers/emulator.js';
 
 // One run per command group through bin/cnv.js, as a user starts it: the launcher, real pipes
 // and the bundle. What each command does is tested in-process (test/commands/), where it is cheap.
 
-let fx: Awaited<ReturnType<typeof emulatorFixture>>;
 const { write } = batchFiles('cnv-smoke-');
-beforeAll(async () => {
-  fx = await emulatorFixture();
-});
-afterAll(() => fx.close());
+const fx = useEmulator();
 
 const json = (s: string) => JSON.parse(s);
 

@@ -1,3 +1,4 @@
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { startEmulator, type Emulator, type EmulatorOptions } from '../../src/emulator/index.js';
 import { tempConfigDir } from './cli.js';
 
@@ -26,4 +27,31 @@ export async function emulatorFixture(opts: EmulatorOptions = {}) {
     resetStats: () => admin('POST', '/_emulator/stats/reset'),
     close: () => emulator.close(),
   };
+}
+
+export type EmulatorFixture = Awaited<ReturnType<typeof emulatorFixture>>;
+
+/**
+ * One emulator for the whole test file: started before its first test, stopped after its last,
+ * with faults (and, with `stats`, the request counts) cleared before each test when asked.
+ * Returns the fixture itself, usable from inside tests and hooks.
+ */
+export function useEmulator(opts: EmulatorOptions = {}, before: { faults?: boolean; stats?: boolean } = {}): EmulatorFixture {
+  let fx: EmulatorFixture | undefined;
+  beforeAll(async () => {
+    fx = await emulatorFixture(opts);
+  });
+  afterAll(() => fx?.close());
+  if (before.faults || before.stats) {
+    beforeEach(async () => {
+      if (before.faults) await fx!.clearFaults();
+      if (before.stats) await fx!.resetStats();
+    });
+  }
+  return new Proxy({} as EmulatorFixture, {
+    get(_, key) {
+      if (!fx) throw new Error('the emulator starts in beforeAll: use it inside a test or a hook');
+      return Reflect.get(fx, key);
+    },
+  });
 }
