@@ -7,8 +7,18 @@ import tseslint from 'typescript-eslint';
 /** A relative import of one of these folders of src/, at any depth (`../cli/x.js`, `../../io/y.js`). */
 const folders = (...names) => `^(\\.\\./)+(${names.join('|')})/`;
 
-/** `no-restricted-imports` with one message per forbidden group of imports. */
-const forbid = (...groups) => ['error', { patterns: groups.map(([regex, message]) => ({ regex, message })) }];
+/**
+ * The rules for one layer, one message per forbidden group of imports: `no-restricted-imports`
+ * for static imports and re-exports, `no-restricted-syntax` for `import()` of a literal path
+ * (commands and heavy dependencies are loaded lazily, so a dynamic import is an import too).
+ */
+const forbid = (...groups) => ({
+  'no-restricted-imports': ['error', { patterns: groups.map(([regex, message]) => ({ regex, message })) }],
+  'no-restricted-syntax': [
+    'error',
+    ...groups.map(([regex, message]) => ({ selector: `ImportExpression[source.value=/${regex.replaceAll('/', '\\/')}/]`, message })),
+  ],
+});
 
 const UI = 'user-interface code (cli/, commands/) is for the layer that talks to commander, not this one';
 
@@ -27,40 +37,32 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
     },
   },
-  // The layers: what each folder of src/ may import. Dynamic import() is not checked.
+  // The layers: what each folder of src/ may import (statically or with import() of a literal path).
   {
     files: ['src/lib/**/*.ts'],
-    rules: {
-      'no-restricted-imports': forbid(
-        ['^\\.\\./', 'src/lib is dependency-free: it imports nothing from src/ outside lib/'],
-        ['^(?!node:|\\.)', 'src/lib is dependency-free: node: built-ins only, no packages'],
-      ),
-    },
+    rules: forbid(
+      ['^\\.\\./', 'src/lib is dependency-free: it imports nothing from src/ outside lib/'],
+      ['^(?!node:|\\.)', 'src/lib is dependency-free: node: built-ins only, no packages'],
+    ),
   },
   {
     files: ['src/http/**/*.ts'],
-    rules: {
-      'no-restricted-imports': forbid(
-        [folders('cli', 'commands'), UI],
-        [folders('io'), 'src/http knows no terminal or file formats: move the primitive to src/lib'],
-        [folders('api'), 'src/api builds on src/http, not the other way round'],
-      ),
-    },
+    rules: forbid(
+      [folders('cli', 'commands'), UI],
+      [folders('io'), 'src/http knows no terminal or file formats: move the primitive to src/lib'],
+      [folders('api'), 'src/api builds on src/http, not the other way round'],
+    ),
   },
   {
     files: ['src/api/**/*.ts'],
-    rules: {
-      'no-restricted-imports': forbid(
-        [folders('cli', 'commands'), UI],
-        [folders('io'), 'src/api knows no terminal or file formats: move the primitive to src/lib'],
-      ),
-    },
+    rules: forbid(
+      [folders('cli', 'commands'), UI],
+      [folders('io'), 'src/api knows no terminal or file formats: move the primitive to src/lib'],
+    ),
   },
   {
     files: ['src/{batch,exports,records,config,emulator}/**/*.ts'],
-    rules: {
-      'no-restricted-imports': forbid([folders('cli', 'commands'), UI]),
-    },
+    rules: forbid([folders('cli', 'commands'), UI]),
   },
   {
     files: ['test/**/*.ts'],

@@ -9,10 +9,10 @@ const eslint = new ESLint({ cwd: fileURLToPath(new URL('../..', import.meta.url)
 /** Messages of the boundary rule for `code` linted as if it were the file `path`. */
 async function boundaryErrors(path: string, code: string): Promise<string[]> {
   const [result] = await eslint.lintText(code, { filePath: path });
-  return result.messages.filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message);
+  return result.messages.filter((m) => m.ruleId === 'no-restricted-imports' || m.ruleId === 'no-restricted-syntax').map((m) => m.message);
 }
 
-describe('layer boundaries (ESLint no-restricted-imports)', () => {
+describe('layer boundaries (ESLint no-restricted-imports, and no-restricted-syntax for import())', () => {
   it.each([
     ['src/http/probe.ts', "import { integer } from '../cli/parse.js';\nexport const n = integer;\n", /cli\/, commands\//],
     ['src/http/probe.ts', "import { writeFlushed } from '../io/write.js';\nexport const w = writeFlushed;\n", /src\/http knows no terminal/],
@@ -24,6 +24,9 @@ describe('layer boundaries (ESLint no-restricted-imports)', () => {
     ['src/exports/probe.ts', "export { integer } from '../cli/parse.js';\n", /cli\/, commands\//],
     ['src/emulator/routes/probe.ts', "import { run } from '../../commands/version.js';\nexport const r = run;\n", /cli\/, commands\//],
     ['src/batch/probe.ts', "import { looseJson } from '../cli/parse.js';\nexport const l = looseJson;\n", /cli\/, commands\//],
+    ['src/exports/probe.ts', "export const load = () => import('../commands/version.js');\n", /cli\/, commands\//],
+    ['src/http/probe.ts', "export const load = async () => (await import('../io/write.js')).writeFlushed;\n", /src\/http knows no terminal/],
+    ['src/lib/probe.ts', "export const load = () => import('zod');\n", /no packages/],
   ])('%s: %s is refused', async (path, code, message) => {
     const errors = await boundaryErrors(path, code);
     expect(errors).toHaveLength(1);
@@ -36,6 +39,8 @@ describe('layer boundaries (ESLint no-restricted-imports)', () => {
     ['src/lib/probe.ts', "import { readFile } from 'node:fs/promises';\nimport { escapeControl } from './terminal-text.js';\nexport const x = [readFile, escapeControl];\n"],
     ['src/emulator/routes/probe.ts', "import { escapeControl } from '../../lib/terminal-text.js';\nimport { Router } from '../router.js';\nexport const x = [escapeControl, Router];\n"],
     ['src/exports/probe.ts', "import { writeFlushed } from '../io/write.js';\nexport const w = writeFlushed;\n"],
+    ['src/exports/probe.ts', "export const load = () => import('../api/fields.js');\n"],
+    ['src/lib/probe.ts', "export const load = () => import('node:zlib');\n"],
     ['src/commands/probe.ts', "import { integer } from '../lib/option-values.js';\nimport { uuidArgument } from '../cli/parse.js';\nexport const x = [integer, uuidArgument];\n"],
   ])('%s: allowed imports pass', async (path, code) => {
     expect(await boundaryErrors(path, code)).toEqual([]);
