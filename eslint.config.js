@@ -61,6 +61,10 @@ export default tseslint.config(
     ),
   },
   {
+    files: ['src/io/**/*.ts'],
+    rules: forbid([folders('cli', 'commands'), 'src/io reads and writes data for any layer: it knows no commands (cli/, commands/)']),
+  },
+  {
     files: ['src/{batch,exports,records,config,emulator}/**/*.ts'],
     rules: forbid([folders('cli', 'commands'), UI]),
   },

@@ -27,6 +27,7 @@ describe('layer boundaries (ESLint no-restricted-imports, and no-restricted-synt
     ['src/exports/probe.ts', "export const load = () => import('../commands/version.js');\n", /cli\/, commands\//],
     ['src/http/probe.ts', "export const load = async () => (await import('../io/write.js')).writeFlushed;\n", /src\/http knows no terminal/],
     ['src/lib/probe.ts', "export const load = () => import('zod');\n", /no packages/],
+    ['src/io/probe.ts', "import { COMMANDS } from '../cli/registry.js';\nexport const c = COMMANDS;\n", /src\/io reads and writes data for any layer/],
   ])('%s: %s is refused', async (path, code, message) => {
     const errors = await boundaryErrors(path, code);
     expect(errors).toHaveLength(1);
