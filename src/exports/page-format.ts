@@ -1,4 +1,5 @@
 import { csvFormatter } from '../io/csv-line.js';
+import { oneLine } from '../lib/json-scan.js';
 import { rowCells, type CsvLayout } from './csv-columns.js';
 import type { ExportKind, FileFormat } from './state.js';
 import type { ExportRow } from '../api/exports.js';
@@ -7,21 +8,23 @@ import type { ExportRow } from '../api/exports.js';
 export interface PageFormat {
   /** What starts a file (or a stdout stream): BOM and header for CSV, nothing for NDJSON. */
   preamble(): Buffer;
-  /** One row's line, its line end included. */
-  line(row: ExportRow): string;
+  /** One row's line, its line end included; `text`: the row's JSON text as the API sent it, when known. */
+  line(row: ExportRow, text?: string): string;
 }
 
 const BOM = '\uFEFF';
 
 /**
  * NDJSON: one row object per line exactly as the API sent it (members and their order kept),
- * UTF-8, no BOM. CSV: RFC 4180 with CRLF line ends, the given header, an optional BOM.
+ * UTF-8, no BOM: the row's own text (not parsed and printed again: its numbers, escapes and
+ * members stay as sent, and no row costs a JSON.stringify), on one line. CSV: RFC 4180 with CRLF
+ * line ends, the given header, an optional BOM.
  */
 export async function pageFormat(kind: ExportKind, format: FileFormat, layout: CsvLayout | null, bom: boolean, nullAs = '', excelSafe = false): Promise<PageFormat> {
   if (format === 'ndjson') {
     return {
       preamble: () => Buffer.alloc(0),
-      line: (row) => JSON.stringify(row) + '\n',
+      line: (row, text) => (text === undefined ? JSON.stringify(row) : oneLine(text)) + '\n',
     };
   }
   if (!layout) throw new Error('a CSV export needs a header');

@@ -37,7 +37,7 @@ export function receiver(kind: ExportKind, format: PageFormat, skip: Ids, pool: 
     let fresh = 0;
     let repeated = 0;
     return {
-      row(row) {
+      row(row, text) {
         rows++;
         if (rows > limit) {
           throw new ResponseShapeError(`${label}: the server sent more than the ${limit} rows asked for in one page (off-contract); stopped before writing that page`);
@@ -48,7 +48,7 @@ export function receiver(kind: ExportKind, format: PageFormat, skip: Ids, pool: 
         else if (!inPage.add(id, hash)) repeated++;
         else {
           fresh++;
-          out.add(format.line(row));
+          out.add(format.line(row, text));
         }
       },
       end: (nextCursor) => {

@@ -65,7 +65,8 @@ export interface RowsSpec extends BaseSpec {
 
 /** Takes the rows of one attempt at a page, then makes the caller's page of them. */
 export interface RowReceiver<P> {
-  row(row: Record<string, unknown>): void;
+  /** `text`: the row's own JSON text as the server sent it (the key masked), from `{` to `}`. */
+  row(row: Record<string, unknown>, text: string): void;
   end(nextCursor: string | null): P;
 }
 
@@ -143,10 +144,10 @@ export class HttpClient {
       const { label } = target;
       const shape = (detail: string) => new ResponseShapeError(this.redact(`unexpected response from ${label}: ${detail}`));
       const rows = receive();
-      const splitter = new JsonRowSplitter(spec.member, (row, index) => {
+      const splitter = new JsonRowSplitter(spec.member, (row, index, text) => {
         const checked = spec.row.safeParse(row);
         if (!checked.success) throw shape(describeIssues(checked.error, 3, `data.${spec.member}.${index}`));
-        rows.row(row);
+        rows.row(row, text);
       }, (index) => {
         throw shape(`data.${spec.member}.${index}: expected an object`);
       }, BODY_LIMITS.rowChars, MAX_DEPTH);

@@ -46,6 +46,14 @@ export function keyMasker(key: string): { push(text: string): string; end(): str
   const mask = (text: string) => (text.includes(key) ? text.split(key).join(masked) : text);
   return {
     push(text) {
+      // Mostly no key at all: then the piece is not copied into one string with the carry (a
+      // page's worth of copying). A key in carry + text lies in text, or ends in its first `hold`
+      // characters (carry is shorter than the key).
+      if (text.length >= hold && !text.includes(key) && !(carry + text.slice(0, hold)).includes(key)) {
+        const out = carry + text.slice(0, text.length - hold);
+        carry = text.slice(text.length - hold);
+        return out;
+      }
       const s = mask(carry + text);
       if (s.length <= hold) {
         carry = s;

@@ -21,11 +21,12 @@ type Mode = 'outside' | 'first' | 'elem' | 'row' | 'next';
 
 /**
  * Reads a JSON document shaped `{ …, "data": { …, "<member>": [ {row}, … ] }, … }` as its text
- * arrives, handing each object of that array to `onRow` as soon as its text is complete, and
- * keeping the rest of the document, with the array emptied, for `end()`. So a page of thousands
- * of rows is never held whole, neither as text nor parsed: the live set is one chunk and one row.
- * Rows are parsed by `JSON.parse` (native speed), many at a time where they can be (`manyRows`);
- * only boundaries are scanned here, with strings skipped by `indexOf`.
+ * arrives, handing each object of that array to `onRow` as soon as its text is complete (parsed,
+ * and its own text as sent), and keeping the rest of the document, with the array emptied, for
+ * `end()`. So a page of thousands of rows is never held whole, neither as text nor parsed: the
+ * live set is one chunk and one row. Rows are parsed by `JSON.parse` (native speed); where they
+ * start alike their bounds are found by `indexOf` (`manyRows`), otherwise scanned here, with
+ * strings skipped by `indexOf`.
  */
 export class JsonRowSplitter {
   private buf = '';
@@ -49,6 +50,8 @@ export class JsonRowSplitter {
    */
   private boundary: string | undefined;
   private afterComma = 2;
+  /** From the boundary's start to the next row's `{`. */
+  private toNextRow = 2;
   /** The first row's opening up to its first key, and the text after it up to the second row. */
   private firstKey: string | undefined;
   private gap = '';
@@ -59,10 +62,13 @@ export class JsonRowSplitter {
   private writes = 0;
   private searchedAt = -1;
 
-  /** `onRow` receives each element parsed, and its index; an element that is not an object goes to `onOther`. */
+  /**
+   * `onRow` receives each element parsed, its index, and its text (from its `{` to its `}`,
+   * exactly as it came); an element that is not an object goes to `onOther`.
+   */
   constructor(
     private readonly member: string,
-    private readonly onRow: (row: Record<string, unknown>, index: number) => void,
+    private readonly onRow: (row: Record<string, unknown>, index: number, text: string) => void,
     private readonly onOther: (index: number) => never,
     /** Characters the splitter may hold at once: one row, or the document around the rows. */
     private readonly maxHeld = Infinity,
@@ -184,17 +190,13 @@ export class JsonRowSplitter {
       else if (c === 0x7b && this.mode === 'elem' && this.index === 1) {
         this.boundary = '}' + this.gap + this.firstKey;
         this.afterComma = 1 + this.gap.indexOf(',') + 1;
+        this.toNextRow = 1 + this.gap.length;
         this.firstKey = undefined;
       } else this.firstKey = undefined;
     }
     if (c === 0x7b && this.mode !== 'next') {
       const after = this.manyRows(s, i);
-      if (after >= 0) return after;
-      this.mode = 'row';
-      this.rowStart = i;
-      this.row.depth = 0;
-      this.row.inString = false;
-      return i;
+      return after >= 0 ? after : this.startRow(i);
     }
     if (c === 0x2c && this.mode === 'next') {
       this.mode = 'elem';
@@ -211,32 +213,50 @@ export class JsonRowSplitter {
   }
 
   /**
-   * Many rows in one `JSON.parse`. Rows that start like the first one (`{"id":`) follow `},`
-   * directly, and `},{"id":` with that quote unescaped can only stand between two objects of an
-   * array; parsing up to the last one as `[…]` succeeds only if they were all rows of this array
-   * (a boundary inside a row leaves its braces open). If it fails, the scan goes row by row.
+   * Many rows without the scan. Rows that start like the first one (`{"id":`) follow `},`
+   * directly, and `},{"id":` with that quote unescaped can only stand between two objects: of
+   * this array, or of an array nested in a row. So the text up to each such boundary is taken
+   * as a row, and it is one only if it parses as one JSON value: a boundary inside a row leaves
+   * that row's braces open (or two rows in one piece), and its parse fails. From the first
+   * piece that fails, the scan goes character by character; the rows before it were whole.
    */
   private manyRows(s: string, i: number): number {
-    if (this.boundary === undefined || this.misses > MAX_MISSES || this.searchedAt === this.writes) return -1;
-    const at = s.lastIndexOf(this.boundary);
-    if (at < i) {
+    const boundary = this.boundary;
+    if (boundary === undefined || this.misses > MAX_MISSES || this.searchedAt === this.writes) return -1;
+    const last = s.lastIndexOf(boundary);
+    if (last < i) {
       // Nothing ahead in this text (rows split otherwise, or the last one): search again when more arrives.
       this.searchedAt = this.writes;
       return -1;
     }
-    let rows: unknown[];
-    try {
-      rows = JSON.parse('[' + s.slice(i, at + 1) + ']') as unknown[];
-    } catch {
-      this.misses++;
-      return -1;
-    }
-    for (const row of rows) {
-      if (typeof row !== 'object' || row === null || Array.isArray(row)) return this.onOther(this.index);
-      this.onRow(row as Record<string, unknown>, this.index++);
+    for (let from = i; ;) {
+      const at = s.indexOf(boundary, from);
+      // (Only a first key holding `}` could make boundaries overlap: then the scan takes over.)
+      if (at < 0) return this.startRow(from);
+      const text = s.slice(from, at + 1);
+      let row: unknown;
+      try {
+        row = JSON.parse(text);
+      } catch {
+        this.misses++;
+        return this.startRow(from);
+      }
+      // From `{` to `}` and one JSON value: an object.
+      this.onRow(row as Record<string, unknown>, this.index++, text);
+      if (at === last) break;
+      from = at + this.toNextRow;
     }
     this.mode = 'elem';
-    return at + this.afterComma;
+    return last + this.afterComma;
+  }
+
+  /** A row read character by character from its `{` at `i`. */
+  private startRow(i: number): number {
+    this.mode = 'row';
+    this.rowStart = i;
+    this.row.depth = 0;
+    this.row.inString = false;
+    return i;
   }
 
   /** Between the first two rows: the text that separates rows, for the boundary. */
@@ -256,7 +276,7 @@ export class JsonRowSplitter {
     const text = s.slice(this.rowStart, j + 1);
     const row = parse(text) as Record<string, unknown>;
     if (this.index === 0) this.firstKey = FIRST_KEY.exec(text)?.[0];
-    this.onRow(row, this.index++);
+    this.onRow(row, this.index++, text);
     this.mode = 'next';
     return j + 1;
   }

@@ -71,3 +71,26 @@ export function scanJson(s: string, i: number, n: number, state: ScanState, sepa
   state.depth = depth;
   return -1;
 }
+
+/**
+ * A JSON value's text on one line, for NDJSON: as it is when it holds no line break, otherwise
+ * with the whitespace between its tokens dropped (a string holds no raw line break: JSON escapes
+ * them), so members, numbers and escapes stay exactly as written. `text` must be a whole value.
+ */
+export function oneLine(text: string): string {
+  if (text.indexOf('\n') < 0 && text.indexOf('\r') < 0) return text;
+  let out = '';
+  let from = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      const j = closingQuote(text, i + 1);
+      if (j < 0) break;
+      i = j;
+    } else if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) {
+      out += text.slice(from, i);
+      from = i + 1;
+    }
+  }
+  return out + text.slice(from);
+}

@@ -180,6 +180,20 @@ describe('HttpClient against a server that is not the API', () => {
     expect(rows).toEqual([{ id: 'a', note: 'key sk_live_unit_**** end' }]);
   });
 
+  it('the key echoed in an export row is masked in the row\'s text too (what NDJSON writes), cut between chunks, on either path', async () => {
+    server.use((req, res) => {
+      // Rows 0-1 are read by the scan; from row 2 on the rows start alike and take the bulk path.
+      const rows = Array.from({ length: 6 }, (_, i) => ({ id: `r${i}`, note: i % 2 ? `key ${req.headers['x-api-key']} end` : 'plain' }));
+      const text = JSON.stringify({ data: { contacts: rows }, pagination: { nextCursor: null } });
+      const cuts = [text.indexOf('CANARY') + 3, text.lastIndexOf('CANARY') + 2];
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(text.slice(0, cuts[0]), () => setTimeout(() => res.write(text.slice(cuts[0], cuts[1]), () => setTimeout(() => res.end(text.slice(cuts[1])), 20)), 20));
+    });
+    const texts: string[] = [];
+    await client().requestRows({ method: 'POST', path: '/v2/exports/contacts', body: {}, member: 'contacts', row, idempotency: 'safe' }, () => ({ row: (_r, text) => texts.push(text), end: () => null }));
+    expect(texts).toEqual(Array.from({ length: 6 }, (_, i) => JSON.stringify({ id: `r${i}`, note: i % 2 ? 'key sk_live_unit_**** end' : 'plain' })));
+  });
+
   it('the key echoed in a success answer is masked before anyone sees the data', async () => {
     server.use((req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: { ok: true, note: `key ${req.headers['x-api-key']}` } })));
     const res = await client().request({ method: 'GET', path: '/v2/x', data: z.object({ note: z.string() }), idempotency: 'safe' });

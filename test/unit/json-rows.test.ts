@@ -5,9 +5,11 @@ import { JsonRowSplitter, JsonSyntaxError } from '../../src/lib/json-rows.js';
 function split(text: string, member: string, sizes: number[] = [text.length]) {
   const rows: unknown[] = [];
   const indexes: number[] = [];
-  const splitter = new JsonRowSplitter(member, (row, i) => {
+  const texts: string[] = [];
+  const splitter = new JsonRowSplitter(member, (row, i, rowText) => {
     rows.push(row);
     indexes.push(i);
+    texts.push(rowText);
   }, (i) => {
     throw new Error(`element ${i} is not an object`);
   });
@@ -16,7 +18,7 @@ function split(text: string, member: string, sizes: number[] = [text.length]) {
     splitter.write(text.slice(at, at + size));
     at += size;
   }
-  return { rows, indexes, rest: splitter.end() };
+  return { rows, indexes, texts, rest: splitter.end() };
 }
 
 // A deterministic generator, so a failure names a seed that reproduces it.
@@ -74,6 +76,14 @@ describe('JsonRowSplitter (rows of data.<member> as the answer streams)', () => 
       const sizes = Array.from({ length: 5 }, () => 1 + Math.floor(r() * 12));
       const got = split(text, 'events', sizes);
       expect(got.rows, `seed ${seed}`).toEqual(rows);
+      // Each row's text as it stands in the document, whichever path read it.
+      expect(got.texts.map((t) => JSON.parse(t)), `seed ${seed}`).toEqual(rows);
+      let at = 0;
+      for (const t of got.texts) {
+        const found = text.indexOf(t, at);
+        expect(found, `seed ${seed}`).toBeGreaterThanOrEqual(at);
+        at = found + t.length;
+      }
       const expected = JSON.parse(text) as { data: Record<string, unknown> };
       expected.data.events = [];
       expect(got.rest, `seed ${seed}`).toEqual(expected);
@@ -92,18 +102,26 @@ describe('JsonRowSplitter (rows of data.<member> as the answer streams)', () => 
       const got = split(text, 'contacts', sizes);
       expect(got.rows, String(sizes)).toEqual(rows);
       expect(got.indexes).toEqual(rows.map((_, i) => i));
+      expect(got.texts).toEqual(rows.map((r) => JSON.stringify(r)));
     }
   });
 
-  it('parses rows that start alike in bulk, not one JSON.parse a row', () => {
+  it('reads rows that start alike without the character scan: each row found by indexOf, one JSON.parse a row', () => {
     const rows = Array.from({ length: 1000 }, (_, i) => ({ id: `r${i}`, n: i }));
     const text = JSON.stringify({ data: { contacts: rows }, pagination: { nextCursor: 'c' } });
     const parse = vi.spyOn(JSON, 'parse');
+    const charAt = vi.spyOn(String.prototype, 'charCodeAt');
     try {
-      expect(split(text, 'contacts', [8192]).rows).toEqual(rows);
-      expect(parse.mock.calls.length).toBeLessThan(40); // a few per 8 KB chunk, not 1,000
+      const got = split(text, 'contacts', [8192]);
+      expect(got.rows).toEqual(rows);
+      expect(got.texts).toEqual(rows.map((r) => JSON.stringify(r)));
+      // One parse a row, and a few for what the scan read and the skeleton: none parsed twice.
+      expect(parse.mock.calls.length).toBeLessThan(rows.length + 10);
+      // The scan reads about one row a chunk (the one cut by its end), not every character.
+      expect(charAt.mock.calls.length).toBeLessThan(text.length / 20);
     } finally {
       parse.mockRestore();
+      charAt.mockRestore();
     }
   });
 
@@ -133,14 +151,16 @@ describe('JsonRowSplitter (rows of data.<member> as the answer streams)', () => 
     const pretty = JSON.stringify({ data: { contacts: rows }, pagination: { nextCursor: null } }, null, 2);
     for (const text of [pythonic, pretty]) {
       expect(JSON.parse(text).data.contacts).toEqual(rows);
-      const parse = vi.spyOn(JSON, 'parse');
+      const charAt = vi.spyOn(String.prototype, 'charCodeAt');
       try {
         const got = split(text, 'contacts', [8192]);
         expect(got.rows).toEqual(rows);
         expect(got.indexes).toEqual(rows.map((_, i) => i));
-        expect(parse.mock.calls.length).toBeLessThan(Math.ceil(text.length / 8192) * 3 + 10);
+        // The rows' own texts, their spacing kept.
+        expect(text).toContain(got.texts.join(text === pretty ? ',\n      ' : ', '));
+        expect(charAt.mock.calls.length).toBeLessThan(text.length / 10);
       } finally {
-        parse.mockRestore();
+        charAt.mockRestore();
       }
     }
     // Gaps that change after the first two rows still read right, row by row.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { jsonArrayRows } from '../../src/io/json-array-rows.js';
 import { nestsDeeper } from '../../src/io/input-rows.js';
-import { scanJson, TOO_DEEP, type ScanState } from '../../src/lib/json-scan.js';
+import { oneLine, scanJson, TOO_DEEP, type ScanState } from '../../src/lib/json-scan.js';
 
 const fresh = (): ScanState => ({ depth: 0, inString: false });
 
@@ -57,5 +57,18 @@ describe('jsonArrayRows', () => {
       for (let at = 0; at < text.length; at += size) chunks.push(text.slice(at, at + size));
       expect(await rowsOf(chunks)).toEqual(whole);
     }
+  });
+});
+
+describe('oneLine (a row on one NDJSON line)', () => {
+  it('keeps a text without line breaks as it is, spacing, escapes and numbers included', () => {
+    const text = '{"id": "a",\t"n": 1.50, "big": 12345678901234567890, "e": "\\u00e9\\/ \\n"}';
+    expect(oneLine(text)).toBe(text);
+  });
+
+  it('drops the whitespace between tokens of a text spread over lines, never inside strings', () => {
+    const value = { id: 'a b', s: ' x\n\t"y" ', list: [1, { 'k k': [] }], n: null };
+    expect(oneLine(JSON.stringify(value, null, 2))).toBe(JSON.stringify(value));
+    expect(oneLine('{\r\n "a" :\t"\\" ",\n"b": 1e2 }')).toBe('{"a":"\\" ","b":1e2}');
   });
 });

@@ -33,4 +33,12 @@ describe('keyMasker', () => {
       expect(out, `pieces of ${size}`).toBe('a sk_live_k1_**** b sk_live_k1_****sk_live_k1_**** c');
     }
   });
+
+  it('pieces longer than the key, without it, come back whole; a key across their seam is still masked', () => {
+    const key = 'sk_live_k1_secretsecret';
+    const masker = keyMasker(key);
+    const pieces = ['x'.repeat(40), `${'y'.repeat(30)}${key.slice(0, 9)}`, `${key.slice(9)}${'z'.repeat(30)}`, 'w'.repeat(25)];
+    const out = pieces.map((p) => masker.push(p)).join('') + masker.end();
+    expect(out).toBe(`${'x'.repeat(40)}${'y'.repeat(30)}sk_live_k1_****${'z'.repeat(30)}${'w'.repeat(25)}`);
+  });
 });

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { IdTable } from '../../src/exports/id-table.js';
+import { BlockPool, pageFormat } from '../../src/exports/page-format.js';
+import { receiver } from '../../src/exports/page-receiver.js';
+import { JsonRowSplitter } from '../../src/lib/json-rows.js';
+
+/** A page's NDJSON as the export makes it: the text split as it streams, rows through the receiver. */
+async function ndjsonOf(text: string, chunk = 7, skip = new IdTable()) {
+  const format = await pageFormat('contacts', 'ndjson', null, false);
+  const page = receiver('contacts', format, skip, new BlockPool(), 5000, 'test')();
+  const splitter = new JsonRowSplitter('contacts', (row, _i, rowText) => page.row(row, rowText), () => {
+    throw new Error('not an object');
+  });
+  for (let at = 0; at < text.length; at += chunk) splitter.write(text.slice(at, at + chunk));
+  splitter.end();
+  const got = page.end(null);
+  return { lines: Buffer.concat(got.pieces).toString('utf8'), got };
+}
+
+const doc = (rows: string[]) => `{"data":{"contacts":[${rows.join(',')}]},"pagination":{"nextCursor":null}}`;
+
+describe('NDJSON lines: each row exactly as the API sent it', () => {
+  it('numbers, escapes and member order as sent (not parsed and printed again)', async () => {
+    const rows = [
+      '{"id":"a","updatedAt":"t","big":12345678901234567890,"b":1,"2":"two","x":1.50}',
+      '{"id":"b","updatedAt":"t","name":"caf\\u00e9 \\/ \\"q\\"","n":1e2}',
+      '{"id":"c","updatedAt":"t","n":-0}',
+      '{"id":"d","updatedAt":"t","fields":{"Score":0}}',
+    ];
+    for (const chunk of [1, 7, 4096]) expect((await ndjsonOf(doc(rows), chunk)).lines).toBe(rows.map((r) => r + '\n').join(''));
+  });
+
+  it('a row spread over lines is written on one line; Python spacing is kept', async () => {
+    const pretty = JSON.stringify({ id: 'a', updatedAt: 't', tags: ['x y', 'z'] }, null, 2);
+    const spaced = '{"id": "b", "updatedAt": "t"}';
+    const { lines } = await ndjsonOf(doc([pretty, spaced, spaced.replace('"b"', '"c"')]));
+    expect(lines).toBe('{"id":"a","updatedAt":"t","tags":["x y","z"]}\n{"id": "b", "updatedAt": "t"}\n{"id": "c", "updatedAt": "t"}\n');
+  });
+
+  it('a row twice in the page, or delivered before, is written once (ids read from the parsed row)', async () => {
+    const row = (id: string) => `{"id":"${id}","updatedAt":"t","n":1}`;
+    const skip = new IdTable();
+    skip.add('s@t');
+    const { lines, got } = await ndjsonOf(doc([row('a'), row('b'), row('a'), row('s'), row('c'), row('b')]), 9, skip);
+    expect(lines).toBe([row('a'), row('b'), row('c')].map((r) => r + '\n').join(''));
+    expect([got.rows, got.fresh, got.repeated, [...got.hits]]).toEqual([6, 3, 2, ['s@t']]);
+  });
+});
