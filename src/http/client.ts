@@ -125,6 +125,7 @@ export class HttpClient {
       let json: unknown;
       try {
         json = masked.trim() === '' ? null : JSON.parse(masked);
+        json = this.maskEscapedKey(json, masked)?.value ?? json;
       } catch {
         throw notTheApi(target, `${target.label} answered ${status} with ${describeBody(masked, headers)}, not JSON`, status);
       }
@@ -144,7 +145,9 @@ export class HttpClient {
       const { label } = target;
       const shape = (detail: string) => new ResponseShapeError(this.redact(`unexpected response from ${label}: ${detail}`));
       const rows = receive();
-      const splitter = new JsonRowSplitter(spec.member, (row, index, text) => {
+      const splitter = new JsonRowSplitter(spec.member, (sent, index, sentText) => {
+        const hidden = this.maskEscapedKey(sent, sentText);
+        const [row, text] = hidden ? [hidden.value, hidden.text] : [sent, sentText];
         const checked = spec.row.safeParse(row);
         if (!checked.success) throw shape(describeIssues(checked.error, 3, `data.${spec.member}.${index}`));
         rows.row(row, text);
@@ -308,6 +311,7 @@ export class HttpClient {
     let json: unknown;
     try {
       json = JSON.parse(text);
+      json = this.maskEscapedKey(json, text)?.value ?? json;
     } catch (err) {
       // As for pages: a JSON object that broke is the API's answer damaged, anything else not the API's.
       if (text.trimStart().startsWith('{')) throw new ResponseShapeError(this.redact(`unexpected response from ${target.label}: the body is not JSON (${(err as Error).message})`));
@@ -329,6 +333,19 @@ export class HttpClient {
       if (value !== undefined) shown[name] = Array.isArray(value) ? value.map((v) => this.redact(v)) : this.redact(String(value));
     }
     return shown;
+  }
+
+  /**
+   * The key echoed behind JSON escapes (`\u0073k_live_…`) is not in the text the masker read, but
+   * is in the parsed value. Only a text with a `\u` escape can hide it: its value is printed, and
+   * when the key is there, printed again masked and parsed back. Undefined when nothing was hidden.
+   */
+  private maskEscapedKey<T>(value: T, text: string): { value: T; text: string } | undefined {
+    if (this.opts.apiKey.length < 8 || !text.includes('\\u')) return undefined;
+    const printed = JSON.stringify(value);
+    if (!printed.includes(this.opts.apiKey)) return undefined;
+    const masked = this.maskEchoedKey(printed);
+    return { value: JSON.parse(masked) as T, text: masked };
   }
 
   /** The key echoed anywhere in a success answer (a batch item's message) never reaches a report or a file. */

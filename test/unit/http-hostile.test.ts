@@ -194,6 +194,29 @@ describe('HttpClient against a server that is not the API', () => {
     expect(texts).toEqual(Array.from({ length: 6 }, (_, i) => JSON.stringify({ id: `r${i}`, note: i % 2 ? 'key sk_live_unit_**** end' : 'plain' })));
   });
 
+  // JSON may spell any character as \uXXXX: the key written that way is not in the text, only in the value.
+  const escaped = (key: string) => key.replace(/[a-z]/g, (c) => `\\u00${c.charCodeAt(0).toString(16)}`);
+
+  it('the key echoed behind JSON escapes in an export row is masked in the row and in its text', async () => {
+    server.use((req, res) => {
+      const row = `{"id":"a","note":"key ${escaped(String(req.headers['x-api-key']))} end","city":"K\\u00f6ln"}`;
+      res.writeHead(200, { 'content-type': 'application/json' }).end(`{"data":{"contacts":[${row},{"id":"b","note":"plain \\u00e9"}]},"pagination":{"nextCursor":null}}`);
+    });
+    const got: Array<[Record<string, unknown>, string]> = [];
+    await client().requestRows({ method: 'POST', path: '/v2/exports/contacts', body: {}, member: 'contacts', row, idempotency: 'safe' }, () => ({ row: (r, text) => got.push([r, text]), end: () => null }));
+    expect(got[0][0]).toEqual({ id: 'a', note: 'key sk_live_unit_**** end', city: 'Köln' });
+    expect(got[0][1]).toBe(JSON.stringify(got[0][0]));
+    expect(got[0][1]).not.toContain('CANARY');
+    // A row with escapes but no key is left as it was sent.
+    expect(got[1]).toEqual([{ id: 'b', note: 'plain é' }, '{"id":"b","note":"plain \\u00e9"}']);
+  });
+
+  it('the key echoed behind JSON escapes in a success answer is masked too', async () => {
+    server.use((req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(`{"data":{"note":"key ${escaped(String(req.headers['x-api-key']))}"}}`));
+    const res = await client().request({ method: 'GET', path: '/v2/x', data: z.object({ note: z.string() }), idempotency: 'safe' });
+    expect(res.data.note).toBe('key sk_live_unit_****');
+  });
+
   it('the key echoed in a success answer is masked before anyone sees the data', async () => {
     server.use((req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: { ok: true, note: `key ${req.headers['x-api-key']}` } })));
     const res = await client().request({ method: 'GET', path: '/v2/x', data: z.object({ note: z.string() }), idempotency: 'safe' });
