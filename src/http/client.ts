@@ -145,8 +145,11 @@ export class HttpClient {
       const { label } = target;
       const shape = (detail: string) => new ResponseShapeError(this.redact(`unexpected response from ${label}: ${detail}`));
       const rows = receive();
+      // Whether the page has shown a `\u` escape yet (only then can a row hide the key): looked
+      // for once per chunk, not once per row.
+      let escapes = false;
       const splitter = new JsonRowSplitter(spec.member, (sent, index, sentText) => {
-        const hidden = this.maskEscapedKey(sent, sentText);
+        const hidden = escapes ? this.maskEscapedKey(sent, sentText) : undefined;
         const [row, text] = hidden ? [hidden.value, hidden.text] : [sent, sentText];
         const checked = spec.row.safeParse(row);
         if (!checked.success) throw shape(describeIssues(checked.error, 3, `data.${spec.member}.${index}`));
@@ -186,11 +189,15 @@ export class HttpClient {
         if (size > limit) throw tooLarge(target, limit);
         // The opening of the answer, to describe it if it is not JSON.
         if (head.length < 512) head += text.slice(0, 512);
+        // A chunk ending in `\` may be cut inside an escape.
+        escapes ||= text.includes('\\u') || text.endsWith('\\');
         settle(() => splitter.write(text));
       }
       const doc = settle(() => {
         const rest = decoder.end();
-        splitter.write(masker ? masker.push(rest) + masker.end() : rest);
+        const last = masker ? masker.push(rest) + masker.end() : rest;
+        escapes ||= last.includes('\\u');
+        splitter.write(last);
         return splitter.end();
       });
       if (!isEnvelope(doc, 'data')) throw notTheApi(target, `${label} answered ${status} with ${describeBody(JSON.stringify(doc), headers)}`, status);

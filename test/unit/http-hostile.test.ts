@@ -211,6 +211,18 @@ describe('HttpClient against a server that is not the API', () => {
     expect(got[1]).toEqual([{ id: 'b', note: 'plain é' }, '{"id":"b","note":"plain \\u00e9"}']);
   });
 
+  it('the key behind one JSON escape is masked when the page is cut inside that escape', async () => {
+    server.use((req, res) => {
+      const text = `{"data":{"contacts":[{"id":"a","note":"plain"},{"id":"b","note":"key \\u0073${String(req.headers['x-api-key']).slice(1)}"}]},"pagination":{"nextCursor":null}}`;
+      const cut = text.indexOf('\\u') + 1;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(text.slice(0, cut), () => setTimeout(() => res.end(text.slice(cut)), 20));
+    });
+    const texts: string[] = [];
+    await client().requestRows({ method: 'POST', path: '/v2/exports/contacts', body: {}, member: 'contacts', row, idempotency: 'safe' }, () => ({ row: (_r, text) => texts.push(text), end: () => null }));
+    expect(texts).toEqual(['{"id":"a","note":"plain"}', '{"id":"b","note":"key sk_live_unit_****"}']);
+  });
+
   it('the key echoed behind JSON escapes in a success answer is masked too', async () => {
     server.use((req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(`{"data":{"note":"key ${escaped(String(req.headers['x-api-key']))}"}}`));
     const res = await client().request({ method: 'GET', path: '/v2/x', data: z.object({ note: z.string() }), idempotency: 'safe' });
