@@ -1,33 +1,14 @@
-import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { execa, type ResultPromise } from 'execa';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../src/emulator/seed/prng.js';
 import { CRASH_STEPS } from '../../src/exports/crash-points.js';
-import { BIN, cnv } from '../helpers/cli.js';
-import { emulatorFixture } from '../helpers/emulator.js';
-import { exportState, outDir, statePath, killUntilDone } from '../helpers/exports.js';
+import { cnv } from '../helpers/cli.js';
+import { exportState, outDir, statePath, killUntilDone, resumableExports, sha256 } from '../helpers/exports.js';
 
 // Exactly once into a file, whatever kills the run: every scenario resumes and must end with a
 // file equal, byte for byte, to one clean export.
-let fx: Awaited<ReturnType<typeof emulatorFixture>>;
-let reference: string;
-const LIMIT = '300'; // ~2,000 demo contacts: 7 pages
-
-beforeAll(async () => {
-  fx = await emulatorFixture({ rateLimit: 0 });
-  const clean = await cnv(['export', 'contacts', '--no-state', '-o', 'csv', '--quiet'], { env: fx.env });
-  expect(clean.exitCode, clean.stderr).toBe(0);
-  reference = clean.stdout;
-});
-afterAll(() => fx.close());
-beforeEach(() => fx.clearFaults());
-
-const args = (out: string, key: string, limit = LIMIT) => ['export', 'contacts', '--out', out, '--state-key', key, '--limit', limit];
-const spawn = (argv: string[], env: Record<string, string> = {}): ResultPromise =>
-  execa('node', [BIN, ...argv], { reject: false, env: { ...fx.env, ...env } }) as unknown as ResultPromise;
-const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+const { fx, reference, args, spawn } = resumableExports();
 
 async function waitFor(check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
   const until = Date.now() + ms;
@@ -57,7 +38,7 @@ describe('SIGKILL injected at each step of the commit protocol (CNV_TEST_CRASH_A
     expect(resumed.exitCode, resumed.stderr).toBe(0);
     if (size > committed) expect(resumed.stderr).toContain(`cut ${size - committed} uncommitted bytes first`);
     const file = readFileSync(out);
-    expect(file.toString('utf8')).toBe(reference);
+    expect(file.toString('utf8')).toBe(reference());
     const run = (await exportState(fx.configDir, key))!.runs.at(-1)!;
     expect(run).toMatchObject({ status: 'complete', startOffset: committed, bytes: file.length - committed });
     expect(run.sha256).toBe(sha256(file.subarray(committed)));
@@ -76,7 +57,7 @@ describe('kill -9 from outside, at random moments', () => {
       const { finished, kills: killed } = await killUntilDone(() => spawn(args(out, `random-${seed}`, '100')), random, { attempts: 15, base: 150, spread: 600, step: 400 });
       kills += killed;
       expect(finished, `seed ${seed}`).toBe(true);
-      expect(readFileSync(out, 'utf8'), `seed ${seed}`).toBe(reference);
+      expect(readFileSync(out, 'utf8'), `seed ${seed}`).toBe(reference());
     }
     expect(kills).toBeGreaterThanOrEqual(8);
   }, 90_000);
@@ -103,7 +84,7 @@ describe('one run per state key', () => {
     await fx.clearFaults();
     const next = await cnv(args(out, 'locked', '100'), { env: fx.env });
     expect(next.exitCode, next.stderr).toBe(0);
-    expect(readFileSync(out, 'utf8')).toBe(reference);
+    expect(readFileSync(out, 'utf8')).toBe(reference());
     expect(existsSync(lock)).toBe(false);
   });
 
@@ -121,6 +102,6 @@ describe('one run per state key', () => {
     expect(statSync(out).size).toBe(state.current.output.kind === 'file' ? state.current.output.bytes : -1);
     await fx.clearFaults();
     expect((await cnv(args(out, 'term', '100'), { env: fx.env })).exitCode).toBe(0);
-    expect(readFileSync(out, 'utf8')).toBe(reference);
+    expect(readFileSync(out, 'utf8')).toBe(reference());
   });
 });

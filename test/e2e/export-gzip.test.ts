@@ -1,35 +1,17 @@
 import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { execa, type ResultPromise } from 'execa';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../src/emulator/seed/prng.js';
 import { BIN, cnv } from '../helpers/cli.js';
-import { emulatorFixture } from '../helpers/emulator.js';
-import { exportState, outDir, killUntilDone } from '../helpers/exports.js';
+import { exportState, outDir, killUntilDone, resumableExports, sha256 } from '../helpers/exports.js';
 
 // gzip output under the exactly-once protocol: each committed page is one gzip member, so a
 // file cut back to its committed length is whole gzip, and a resumed file decompresses to
 // exactly one clean export.
-let fx: Awaited<ReturnType<typeof emulatorFixture>>;
-let reference: string;
-const LIMIT = '300'; // ~2,000 demo contacts: 7 pages
-
-beforeAll(async () => {
-  fx = await emulatorFixture({ rateLimit: 0 });
-  const clean = await cnv(['export', 'contacts', '--no-state', '-o', 'csv', '--quiet'], { env: fx.env });
-  expect(clean.exitCode, clean.stderr).toBe(0);
-  reference = clean.stdout;
-});
-afterAll(() => fx.close());
-beforeEach(() => fx.clearFaults());
-
-const args = (out: string, key: string, limit = LIMIT) => ['export', 'contacts', '--out', out, '--state-key', key, '--limit', limit];
-const spawn = (argv: string[], env: Record<string, string> = {}): ResultPromise =>
-  execa('node', [BIN, ...argv], { reject: false, env: { ...fx.env, ...env } }) as unknown as ResultPromise;
-const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+const { fx, reference, args, spawn } = resumableExports();
 
 /** The file read by three gzip readers; each must give the same text. */
 function readGzip(path: string): string {
@@ -47,7 +29,7 @@ describe('--out FILE.csv.gz', () => {
     const res = await cnv(args(out, 'gz-clean'), { env: fx.env });
     expect(res.exitCode, res.stderr).toBe(0);
     const file = readFileSync(out);
-    expect(readGzip(out)).toBe(reference);
+    expect(readGzip(out)).toBe(reference());
     // Each page is its own member: 7 pages, 7 gzip headers (1f 8b 08) at member starts.
     const state = (await exportState(fx.configDir, 'gz-clean'))!;
     expect(state.current).toMatchObject({ format: 'csv', compress: 'gzip', pages: 7, output: { bytes: file.length } });
@@ -58,7 +40,7 @@ describe('--out FILE.csv.gz', () => {
     // The next run adds nothing but keeps the file whole gzip.
     const again = await cnv(args(out, 'gz-clean'), { env: fx.env });
     expect(again.exitCode, again.stderr).toBe(0);
-    expect(readGzip(out)).toBe(reference);
+    expect(readGzip(out)).toBe(reference());
   });
 
   it.each([['mid-write', 3], ['after-fsync', 2], ['before-state', 1], ['after-state', 4]])(
@@ -75,7 +57,7 @@ describe('--out FILE.csv.gz', () => {
       const resumed = await cnv(args(out, key), { env: fx.env });
       expect(resumed.exitCode, resumed.stderr).toBe(0);
       if (size > committed) expect(resumed.stderr).toContain(`cut ${size - committed} uncommitted bytes first`);
-      expect(readGzip(out)).toBe(reference);
+      expect(readGzip(out)).toBe(reference());
       const file = readFileSync(out);
       const run = (await exportState(fx.configDir, key))!.runs.at(-1)!;
       expect(run).toMatchObject({ status: 'complete', startOffset: committed, bytes: file.length - committed });
@@ -92,7 +74,7 @@ describe('--out FILE.csv.gz', () => {
       const { finished, kills: killed } = await killUntilDone(() => spawn(args(out, `gz-random-${seed}`, '100')), random, { attempts: 12, base: 150, spread: 500, step: 400 });
       kills += killed;
       expect(finished, `seed ${seed}`).toBe(true);
-      expect(readGzip(out), `seed ${seed}`).toBe(reference);
+      expect(readGzip(out), `seed ${seed}`).toBe(reference());
     }
     expect(kills).toBeGreaterThanOrEqual(2);
   }, 60_000);
@@ -112,7 +94,7 @@ describe('gzip without a file state', () => {
   it('--compress gzip to stdout; a pipeline reads the same rows', async () => {
     const res = await execa('node', [BIN, 'export', 'contacts', '--no-state', '--compress', 'gzip', '-o', 'csv', '--quiet'], { env: fx.env, encoding: 'buffer', reject: false });
     expect(res.exitCode).toBe(0);
-    expect(gunzipSync(res.stdout as unknown as Buffer).toString('utf8')).toBe(reference);
+    expect(gunzipSync(res.stdout as unknown as Buffer).toString('utf8')).toBe(reference());
   });
 
   it('refuses names that lie: --compress gzip into a plain name, --compress none into .gz (exit 2)', async () => {

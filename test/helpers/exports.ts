@@ -1,11 +1,14 @@
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ResultPromise } from 'execa';
+import { execa, type ResultPromise } from 'execa';
 import { parse } from 'csv-parse/sync';
-import { expect } from 'vitest';
+import { beforeAll, expect } from 'vitest';
 import { ExportStateStore } from '../../src/exports/state-store.js';
 import type { ExportState } from '../../src/exports/state.js';
+import { BIN, cnv } from './cli.js';
+import { useEmulator } from './emulator.js';
 
 /** A fresh directory for export output files. */
 export function outDir(): string {
@@ -60,3 +63,28 @@ export async function killUntilDone(
   }
   return { finished: false, kills };
 }
+
+/**
+ * The setup of the kill-and-resume files: one emulator without a rate limit (faults cleared before
+ * each test), the clean CSV export every resumed file must equal, and how to start an export
+ * into a file (7 pages of the ~2,000 demo contacts) through the built binary.
+ */
+export function resumableExports() {
+  const fx = useEmulator({ rateLimit: 0 }, { faults: true });
+  let reference = '';
+  beforeAll(async () => {
+    const clean = await cnv(['export', 'contacts', '--no-state', '-o', 'csv', '--quiet'], { env: fx.env });
+    expect(clean.exitCode, clean.stderr).toBe(0);
+    reference = clean.stdout;
+  });
+  return {
+    fx,
+    /** One clean export's CSV text. */
+    reference: () => reference,
+    args: (out: string, key: string, limit = '300') => ['export', 'contacts', '--out', out, '--state-key', key, '--limit', limit],
+    spawn: (argv: string[], env: Record<string, string> = {}): ResultPromise =>
+      execa('node', [BIN, ...argv], { reject: false, env: { ...fx.env, ...env } }) as unknown as ResultPromise,
+  };
+}
+
+export const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
