@@ -208,7 +208,9 @@ function customEventWindow(opts: ExportRunOptions, key: string | null, saved: Po
 function checkSameCells(path: string, file: CsvLayout, opts: ExportRunOptions): void {
   const nullAs = opts.nullAs ?? '';
   if (file.nullAs !== undefined && file.nullAs !== nullAs) {
-    const shown = (v: string) => (v === '' ? 'without --null-as' : `with --null-as ${JSON.stringify(v)}`);
+    // Quoted as the operator would type it in a shell (JSON quoting would show `\N` as "\\N").
+    const quoted = (v: string) => (v.includes("'") ? JSON.stringify(v) : `'${v}'`);
+    const shown = (v: string) => (v === '' ? 'without --null-as' : `with --null-as ${quoted(v)}`);
     throw new UsageError(`--null-as: ${path} was written ${shown(file.nullAs)}; it cannot continue ${shown(nullAs)}`, 'use the same --null-as, a new --out file, or --full');
   }
   if (file.excelSafe !== undefined && file.excelSafe !== opts.excelSafe) {

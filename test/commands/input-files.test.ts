@@ -177,7 +177,7 @@ describe('exports that loaders read without guessing', () => {
     expect(first.exitCode, first.stderr).toBe(0);
     const written = readFileSync(out);
     const plain = await cnvInProcess(args, { env: fx.env });
-    expect([plain.exitCode, plain.stderr]).toEqual([2, expect.stringContaining(`--null-as: ${out} was written with --null-as "\\\\N"; it cannot continue without --null-as`)]);
+    expect([plain.exitCode, plain.stderr]).toEqual([2, expect.stringContaining(`--null-as: ${out} was written with --null-as '\\N'; it cannot continue without --null-as`)]);
     const guarded = await cnvInProcess([...args, '--null-as', '\\N', '--excel-safe'], { env: fx.env });
     expect([guarded.exitCode, guarded.stderr]).toEqual([2, expect.stringContaining('--excel-safe: ')]);
     expect(readFileSync(out).equals(written)).toBe(true);
