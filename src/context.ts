@@ -9,6 +9,7 @@ import type { HttpClient } from './http/client.js';
 import { makeRedactor, maskKey } from './http/redact.js';
 import { DEFAULT_MAX_RETRY_WAIT_MS } from './http/retry-policy.js';
 import { compiledQuery, queryText } from './io/query.js';
+import { stringifyJson } from './lib/exact-number.js';
 import { escapeControl } from './lib/terminal-text.js';
 import type { RateLimiter } from './http/rate-limiter.js';
 
@@ -113,7 +114,7 @@ export interface Context {
 /** A dry run's request as printed: JSON, or what -q selects from it (compiled before the command ran). */
 function dryRunText(request: Record<string, unknown>, query: string | undefined): string {
   const compiled = query === undefined ? undefined : compiledQuery(query);
-  return compiled ? queryText(compiled(request), false) : JSON.stringify(request, null, 2) + '\n';
+  return compiled ? queryText(compiled(request), false) : stringifyJson(request, 2) + '\n';
 }
 
 /** The modules an HttpClient needs, and the agent (closed on dispose). */

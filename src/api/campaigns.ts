@@ -49,12 +49,15 @@ export async function getCampaign(http: HttpClient, campaignId: string, signal?:
   return res.data.campaign;
 }
 
+/** The path of a campaign's members (the batch add appends /batch). */
+export const campaignContactsPath = (campaignId: string) => `${campaignPath(campaignId)}/contacts`;
+
 /** POST /v2/campaigns/{id}/contacts. */
 export function addToCampaign(http: HttpClient, campaignId: string, contact: ContactIdentifier, signal?: AbortSignal) {
-  return addContactAt(http, `${campaignPath(campaignId)}/contacts`, contact, signal);
+  return addContactAt(http, campaignContactsPath(campaignId), contact, signal);
 }
 
 /** POST /v2/campaigns/{id}/contacts/batch (gated). */
 export function batchAddToCampaign(http: HttpClient, campaignId: string, contacts: ContactIdentifier[], signal?: AbortSignal) {
-  return batchAddContactsAt(http, `${campaignPath(campaignId)}/contacts`, contacts, signal);
+  return batchAddContactsAt(http, campaignContactsPath(campaignId), contacts, signal);
 }

@@ -26,11 +26,14 @@ export interface UpsertContactBody {
   [extra: string]: unknown;
 }
 
+/** The upsert request (what a --dry-run shows and upsertContact sends). */
+export function upsertContactRequest(body: UpsertContactBody) {
+  return { method: 'POST' as const, path: '/v2/contacts', body };
+}
+
 /** POST /v2/contacts. An upsert converges to the same state when repeated, so it is retried. */
 export async function upsertContact(http: HttpClient, body: UpsertContactBody, signal?: AbortSignal) {
-  const res = await http.request({
-    method: 'POST', path: '/v2/contacts', body, data: upsertResultSchema, idempotency: 'safe', signal,
-  });
+  const res = await http.request({ ...upsertContactRequest(body), data: upsertResultSchema, idempotency: 'safe', signal });
   return res.data;
 }
 

@@ -18,10 +18,13 @@ export interface TrackEventBody {
   [extra: string]: unknown;
 }
 
+/** The track request (what a --dry-run shows and trackEvent sends). */
+export function trackEventRequest(body: TrackEventBody) {
+  return { method: 'POST' as const, path: '/v2/events', body };
+}
+
 /** POST /v2/events. Safe to retry because the body always carries a clientEventId. */
 export async function trackEvent(http: HttpClient, body: TrackEventBody, signal?: AbortSignal) {
-  const res = await http.request({
-    method: 'POST', path: '/v2/events', body, data: trackResultSchema, idempotency: 'safe', signal,
-  });
+  const res = await http.request({ ...trackEventRequest(body), data: trackResultSchema, idempotency: 'safe', signal });
   return res.data;
 }

@@ -38,10 +38,13 @@ export async function addContactAt(http: HttpClient, path: string, contact: Cont
   return res.data;
 }
 
+/** The batch add request (what a --dry-run shows and batchAddContactsAt sends). */
+export function batchAddRequest(path: string, contacts: ContactIdentifier[]) {
+  return { method: 'POST' as const, path: `${path}/batch`, body: { contacts } };
+}
+
 /** POST {path}/batch with 1..1000 contacts; one result per contact, in order. */
 export async function batchAddContactsAt(http: HttpClient, path: string, contacts: ContactIdentifier[], signal?: AbortSignal) {
-  const res = await http.request({
-    method: 'POST', path: `${path}/batch`, body: { contacts }, data: batchResultSchema, idempotency: 'safe', signal,
-  });
+  const res = await http.request({ ...batchAddRequest(path, contacts), data: batchResultSchema, idempotency: 'safe', signal });
   return res.data.results.map((r) => (r.added || typeof r.message === 'string' ? r : { ...r, message: '' }));
 }

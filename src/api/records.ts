@@ -35,13 +35,11 @@ export interface RecordInput {
 
 /** POST /v2/custom-objects/{id}/records/batch. An upsert by key converges when repeated, so it is retried. */
 export async function upsertRecords(http: HttpClient, customObjectId: string, records: RecordInput[], signal?: AbortSignal) {
-  const res = await http.request({
-    method: 'POST',
-    path: `/v2/custom-objects/${encodeURIComponent(customObjectId)}/records/batch`,
-    body: { records },
-    data: batchResultSchema,
-    idempotency: 'safe',
-    signal,
-  });
+  const res = await http.request({ ...upsertRecordsRequest(customObjectId, records), data: batchResultSchema, idempotency: 'safe', signal });
   return res.data;
+}
+
+/** The records request (what a --dry-run shows and upsertRecords sends). */
+export function upsertRecordsRequest(customObjectId: string, records: RecordInput[]) {
+  return { method: 'POST' as const, path: `/v2/custom-objects/${encodeURIComponent(customObjectId)}/records/batch`, body: { records } };
 }

@@ -6,8 +6,9 @@ import { ApiError, ResponseShapeError } from '../errors.js';
 import type { HttpClient } from '../http/client.js';
 import { spellingsOf } from '../io/column-names.js';
 import type { InputRow } from '../io/input-rows.js';
+import type { ColumnResolver, ColumnRules } from './columns.js';
 import type { Prepared } from './file-run.js';
-import { rowBody } from './row-body.js';
+import { shapeRow } from './row-body.js';
 import { blank, checkRow } from './row-check.js';
 import type { BatchSender, ItemOutcome } from './types.js';
 
@@ -16,6 +17,11 @@ import type { BatchSender, ItemOutcome } from './types.js';
 const IDENTIFIERS = ['cnvContactId', 'userId', 'email'] as const;
 /** The columns that name a row's contact: a CSV needs one of them. */
 export const IDENTIFIER_COLUMNS: readonly string[] = IDENTIFIERS;
+
+/** A batch add file: only the identifier columns are used (the rest are named once as not used). */
+export function batchAddColumns(endpoint: string): ColumnRules {
+  return { endpoint, keys: IDENTIFIERS, identifiers: IDENTIFIERS, text: IDENTIFIERS, objects: [], identifiersOnly: true };
+}
 const CODES: Record<string, string> = { cnvContactId: 'invalid_request', userId: 'invalid_request', email: 'invalid_email' };
 
 const identifierRowSchema = z
@@ -28,20 +34,20 @@ const identifierRowSchema = z
 
 /**
  * A row's contact, checked as the endpoint checks it. Columns email, cnvContactId and userId
- * (any case); other columns are ignored. Only the identifier that takes precedence is sent
+ * (any case); other columns are not used. Only the identifier that takes precedence is sent
  * (cnvContactId, then userId, then email): the batch endpoints take one identifier per item.
  */
-export function prepareIdentifierRow(row: InputRow): Prepared<ContactIdentifier> {
-  const body = rowBody(row, { known: IDENTIFIERS, text: IDENTIFIERS });
+export function prepareIdentifierRow(row: InputRow, columns: ColumnResolver): Prepared<ContactIdentifier> {
+  const { body, note } = shapeRow(row, columns);
   const fast = validIdentifier(body);
-  if (fast) return fast;
+  if (fast) return note === undefined ? fast : { ...fast, note };
   const raw = IDENTIFIERS.map((k) => blank(body[k])).find((v) => v !== undefined);
   const checked = checkRow(identifierRowSchema, body, raw === undefined ? '' : String(raw), CODES);
   if (checked.invalid) return checked;
   const id = checked.payload;
   if (id.cnvContactId !== undefined) return { identifier: id.cnvContactId, payload: { cnvContactId: id.cnvContactId } };
-  if (id.userId !== undefined) return { identifier: id.userId, payload: { userId: id.userId } };
-  return { identifier: id.email!, payload: { email: id.email } };
+  if (id.userId !== undefined) return { identifier: id.userId, payload: { userId: id.userId }, note };
+  return { identifier: id.email!, payload: { email: id.email }, note };
 }
 
 type BatchAdd = (http: HttpClient, contacts: ContactIdentifier[], signal: AbortSignal) => Promise<BatchItemResult[]>;
@@ -76,7 +82,7 @@ const GUID = z.regexes.guid;
  * give. Anything else (no identifier, a bad or non-string value) returns undefined and takes
  * the schema's path, with its messages.
  */
-function validIdentifier(body: Record<string, unknown>): Prepared<ContactIdentifier> | undefined {
+function validIdentifier(body: Record<string, unknown>): { identifier: string; payload: ContactIdentifier } | undefined {
   const cnvContactId = blank(body.cnvContactId);
   const userId = blank(body.userId);
   const email = blank(body.email);

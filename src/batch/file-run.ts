@@ -2,6 +2,10 @@ import type { Context } from '../context.js';
 import { CliError, ExitCode, TransientError, UsageError } from '../errors.js';
 import { openInput, type InputRow } from '../io/input-reader.js';
 import { safeText } from '../io/input-rows.js';
+import { stringifyJson } from '../lib/exact-number.js';
+import { columnTableLines } from './column-table.js';
+import type { ColumnResolver } from './columns.js';
+import { FileColumns, type FileColumnsSpec } from './file-columns.js';
 import type { CommandResult } from '../io/render.js';
 import type { BatchRunOptions } from './options.js';
 import { startProgress } from './progress.js';
@@ -10,31 +14,35 @@ import { InvalidRowError } from './row-body.js';
 import { runBatch } from './run-batch.js';
 import { writeSummaryJson } from '../io/summary-json.js';
 import { BatchCounts, batchStatus, quietFailureLine, summaryData, summaryLine } from './summary.js';
-import type { BatchSender, PreparedRow, RowResult } from './types.js';
+import type { BatchItem, BatchSender, PreparedRow, RowResult } from './types.js';
 
 /** A validated row: what to send, or why it is invalid. `identifier` names the row in the report either way. */
 export type Prepared<P> =
-  | { identifier: string; payload: P; invalid?: undefined }
+  | { identifier: string; payload: P; invalid?: undefined; note?: string }
   | { identifier: string; invalid: { error: string; message: string } };
+
+/** One request as a --dry-run shows it (one NDJSON line each). */
+export interface RequestPreview {
+  method: string;
+  path: string;
+  body: unknown;
+}
 
 export interface FileBatchSpec<P> {
   /** The input file, or `-` for stdin. */
   path: string;
   options: BatchRunOptions;
-  /** Local validation of one readable row (zod at the edge); never throws for a bad row. */
-  prepare(row: InputRow): Prepared<P>;
+  /** How the file's columns resolve, checked before any row is sent (src/batch/file-columns.ts). */
+  columns: FileColumnsSpec;
+  /** Local validation of one readable row (zod at the edge); never throws for a bad row but an InvalidRowError. */
+  prepare(row: InputRow, columns: ColumnResolver): Prepared<P>;
   send: BatchSender<P>;
-  /**
-   * Columns of which a row needs one to be sendable: a CSV whose header has none is refused
-   * (exit 2) at once, rather than reported invalid row by row.
-   */
-  identifierColumns?: readonly string[];
+  /** The request a chunk is sent as: what --dry-run prints. */
+  request(items: BatchItem<P>[]): RequestPreview;
   /** Optional per-key ordering across chunks (see runBatch). */
   orderKey?: (payload: P) => string | readonly string[] | undefined;
   /** Report column of ItemOutcome.id (default cnvContactId). */
   idColumn?: string;
-  /** Awaited once, with the first row read, before any row is prepared (e.g. to read what typing its columns needs). */
-  beforeFirstRow?(row: InputRow): Promise<void>;
 }
 
 const MAX_LISTED_PROBLEMS = 20;
@@ -55,25 +63,41 @@ export async function runFileBatch<P>(ctx: Context, spec: FileBatchSpec<P>): Pro
   const done = options.resumeFromReport ? await loadDoneRows(options.resumeFromReport, idColumn) : undefined;
   // `--batch -` typed at a terminal would otherwise wait in silence.
   if (spec.path === '-' && ctx.io.stdinIsTTY) ctx.io.stderr.write('reading rows from stdin (the terminal): paste them, then press Ctrl-D on a new line to end\n');
+  const columns = await FileColumns.open(spec.columns, options.columns, spec.path === '-' ? 'stdin' : spec.path);
+  let header: readonly string[] | undefined;
   const input = await openInput(ctx.io.stdin, {
     path: spec.path,
     format: options.inputFormat,
     delimiter: options.delimiter,
     encoding: options.encoding,
-    anyOf: spec.identifierColumns,
+    unnamedOk: options.columns.ignoreColumn?.includes(''),
+    onHeader: (names) => (header = names),
   });
+  // The columns are resolved from the header (or the first rows) before anything is sent or written.
+  const batches = limitRows(input.batches, options.maxRows);
+  const first = await batches.next();
+  await columns.start(header, first.done ? [] : first.value).catch(async (err: unknown) => {
+    await batches.return();
+    throw err;
+  });
+  showColumns(ctx, input.name, spec.columns.rules.endpoint, columns);
   const report = options.report ? await openReport(options.report, idColumn, ctx.io.stdout, { done, redact: (text) => ctx.redact(text) }) : undefined;
   const counts = new BatchCounts();
   const started = ctx.clock.now();
   const progress = await startProgress(ctx, counts, started);
   const problems: RowResult[] = [];
 
+  const notes = new Notes();
   const rows = async function* (): AsyncGenerator<Array<PreparedRow<P>>> {
     let read = 0;
-    for await (const batch of input.batches) {
-      if (read === 0 && batch.length > 0) await spec.beforeFirstRow?.(batch[0]);
-      read += batch.length;
-      yield batch.map((row) => prepareRow(row, spec, done, counts));
+    try {
+      for (let next = first; !next.done; next = await batches.next()) {
+        await columns.more(next.value);
+        read += next.value.length;
+        yield next.value.map((row) => notes.see(prepareRow(row, spec, columns, done, counts)));
+      }
+    } finally {
+      await batches.return();
     }
     progress.setTotal(read);
   };
@@ -90,6 +114,7 @@ export async function runFileBatch<P>(ctx: Context, spec: FileBatchSpec<P>): Pro
       orderKey: spec.orderKey,
       signal: ctx.signal,
       dryRun: options.dryRun,
+      preview: options.dryRun && options.printRequests ? previewPrinter(ctx, spec, options) : undefined,
       record: report?.record,
       onResult: (result) => {
         counts.add(result);
@@ -113,25 +138,28 @@ export async function runFileBatch<P>(ctx: Context, spec: FileBatchSpec<P>): Pro
   const ending = ctx.signal.aborted ? ctx.signal.reason : stoppedBy;
   const exitCode = stoppedBy === undefined ? counts.exitCode() : ending instanceof CliError ? ending.exitCode : ExitCode.internal;
   if (!options.report) listProblems(ctx, problems, counts);
+  notes.show(ctx);
   const info = { elapsedMs: ctx.clock.now() - started, dryRun: options.dryRun, report: options.report, stopped: stoppedBy === undefined ? undefined : messageOf(stoppedBy) };
   ctx.info(summaryLine(counts, info));
   if (ctx.globals.quiet && exitCode === ExitCode.partial) ctx.io.stderr.write(ctx.redact(quietFailureLine(counts, info)) + '\n');
   if (ctx.globals.json) ctx.io.stderr.write(ctx.redact(JSON.stringify({ summary: { ...summaryData(counts, info), exitCode } })) + '\n');
-  if (options.summaryJson) writeSummaryJson(ctx, options.summaryJson, { ...batchStatus(ctx, stoppedBy, exitCode), ...summaryData(counts, info), exitCode });
+  if (options.summaryJson) {
+    writeSummaryJson(ctx, options.summaryJson, { ...batchStatus(ctx, stoppedBy, exitCode), ...summaryData(counts, info), exitCode, columns: columns.entries() });
+  }
   if (stoppedBy !== undefined) throw stopError(ending, options.report);
   return { kind: 'none', exitCode };
 }
 
-function prepareRow<P>(row: InputRow, spec: FileBatchSpec<P>, done: DoneRows | undefined, counts: BatchCounts): PreparedRow<P> {
+function prepareRow<P>(row: InputRow, spec: FileBatchSpec<P>, columns: FileColumns, done: DoneRows | undefined, counts: BatchCounts): PreparedRow<P> {
   if (row.error !== undefined) {
     return { line: row.line, identifier: '', outcome: { status: 'invalid', error: 'malformed_row', message: row.error } };
   }
   let prepared: Prepared<P>;
   try {
-    prepared = spec.prepare(row);
+    prepared = spec.prepare(row, columns.resolver);
   } catch (err) {
     if (!(err instanceof InvalidRowError)) throw err;
-    return { line: row.line, identifier: '', outcome: { status: 'invalid', error: 'malformed_row', message: err.message } };
+    return { line: row.line, identifier: '', outcome: { status: 'invalid', error: err.code, message: err.message } };
   }
   const { identifier } = prepared;
   if (prepared.invalid) return { line: row.line, identifier, outcome: { status: 'invalid', ...prepared.invalid } };
@@ -140,7 +168,56 @@ function prepareRow<P>(row: InputRow, spec: FileBatchSpec<P>, done: DoneRows | u
     counts.earlier++;
     return { line: row.line, identifier, outcome: earlier.outcome };
   }
-  return { line: row.line, identifier, payload: prepared.payload };
+  return { line: row.line, identifier, payload: prepared.payload, ...(prepared.note !== undefined ? { note: prepared.note } : {}) };
+}
+
+/** The input's batches, ending after `max` rows (--max-rows); the rest of the file is not read. */
+async function* limitRows(batches: AsyncIterable<InputRow[]>, max: number | undefined): AsyncGenerator<InputRow[], void, undefined> {
+  let left = max ?? Infinity;
+  for await (const batch of batches) {
+    if (batch.length >= left) {
+      if (left > 0) yield batch.slice(0, left);
+      return;
+    }
+    left -= batch.length;
+    yield batch;
+  }
+}
+
+/** The column table, once, on stderr (not with --quiet). */
+function showColumns(ctx: Context, file: string, endpoint: string, columns: FileColumns): void {
+  for (const line of columnTableLines(file, endpoint, columns.entries())) ctx.info(line);
+}
+
+/** --dry-run: each request as one NDJSON line on stdout (exact numbers, key masked), unless stdout holds the report or summary. */
+function previewPrinter<P>(ctx: Context, spec: FileBatchSpec<P>, options: BatchRunOptions): ((items: BatchItem<P>[]) => void) | undefined {
+  if (options.report === '-' || options.summaryJson === '-') {
+    ctx.info(`dry run: the requests are not printed, as stdout holds the ${options.report === '-' ? 'report' : 'summary'}`);
+    return undefined;
+  }
+  return (items) => {
+    const { method, path, body } = spec.request(items);
+    ctx.io.stdout.write(ctx.redact(stringifyJson({ dryRun: true, method, path, lines: items.map((i) => i.line), body })) + '\n');
+  };
+}
+
+/** Rows whose report line carries a note (identified by another column): counted, the first shown, at the end. */
+class Notes {
+  private count = 0;
+  private first: string | undefined;
+
+  see<P>(row: PreparedRow<P>): PreparedRow<P> {
+    if (row.outcome === undefined && row.note !== undefined) {
+      this.count++;
+      this.first ??= row.note;
+    }
+    return row;
+  }
+
+  show(ctx: Context): void {
+    if (this.first === undefined) return;
+    ctx.info(`note: ${this.count === 1 ? '1 row' : `${this.count} rows`}: ${this.first}${this.count > 1 ? ' (or alike; each row\'s report message says)' : ''}`);
+  }
 }
 
 function listProblems(ctx: Context, problems: RowResult[], counts: BatchCounts): void {

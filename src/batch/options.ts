@@ -6,6 +6,7 @@ import { INPUT_FORMATS, type InputFormat } from '../io/input-rows.js';
 import { INPUT_ENCODINGS } from '../io/text-decode.js';
 import { addSummaryJsonOption, summaryJsonTarget } from '../io/summary-json.js';
 import { integer } from '../lib/option-values.js';
+import type { ColumnFlagValues } from './column-flags.js';
 
 /** Options of every batch or file mode, as `runFileBatch` takes them. */
 export interface BatchRunOptions {
@@ -19,8 +20,16 @@ export interface BatchRunOptions {
   chunkSize: number;
   /** The global --dry-run: validate every row and report, send nothing. */
   dryRun: boolean;
+  /** With dryRun: print each request that would be sent on stdout (not for records --check, which prints its report). */
+  printRequests: boolean;
   /** --summary-json: where the run summary goes as JSON (a file, or - for stdout). */
   summaryJson?: string;
+  /** --max-rows: read (and send, or show with --dry-run) only the first N rows. */
+  maxRows?: number;
+  /** --map, --map-file, --ignore-column, --ignore-unknown-columns, --pass-column, as given. */
+  columns: ColumnFlagValues;
+  /** --decimal-comma: NUMBER cells written `3,5`. */
+  decimalComma: boolean;
 }
 
 export interface BatchDefaults {
@@ -28,6 +37,10 @@ export interface BatchDefaults {
   concurrency: number;
   /** The endpoint's item limit; adds --chunk-size when above 1. */
   maxChunkSize: number;
+  /** Which column flags apply (default `body`). */
+  columns?: ColumnMode;
+  /** Whether the file's NUMBER cells are typed by field definitions (adds --decimal-comma). */
+  typedNumbers?: boolean;
 }
 
 /** The options `addBatchOptions` adds (less --chunk-size), as commander produces them. */
@@ -39,13 +52,28 @@ export const batchOptionShape = {
   resumeFromReport: z.string().optional(),
   concurrency: z.number().optional(),
   summaryJson: z.string().optional(),
+  maxRows: z.number().optional(),
+  map: z.array(z.string()).optional(),
+  mapFile: z.string().optional(),
+  ignoreColumn: z.array(z.string()).optional(),
 };
+
+/** What a file mode does with columns beyond the identifiers: `body` (upserts, events) adds every column flag, `records` all but --pass-column, `identifiers` (batch adds) only --map, --map-file and --ignore-column. */
+export type ColumnMode = 'body' | 'records' | 'identifiers';
+
+/** The column flags `addBatchOptions` adds beyond the shared ones, by ColumnMode. */
+export const ignoreUnknownShape = { ignoreUnknownColumns: z.boolean().optional() };
+export const passColumnShape = { passColumn: z.array(z.string()).optional() };
+export const decimalCommaShape = { decimalComma: z.boolean().optional() };
 
 /** --chunk-size, which `addBatchOptions` adds when the endpoint takes more than one item. */
 export const chunkSizeShape = { chunkSize: z.number().optional() };
 
 /** A batch command's options, as `batchRunOptions` reads them (the file flag is --file or --batch). */
-export type BatchOptionValues = z.output<z.ZodObject<typeof batchOptionShape & typeof chunkSizeShape>> & { file?: string; batch?: string };
+export type BatchOptionValues = z.output<z.ZodObject<typeof batchOptionShape & typeof chunkSizeShape>> &
+  Partial<z.output<z.ZodObject<typeof ignoreUnknownShape & typeof passColumnShape & typeof decimalCommaShape>>> & { file?: string; batch?: string };
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 /** Adds the input, report and concurrency options shared by every batch or file mode. */
 export function addBatchOptions(cmd: Command, defaults: BatchDefaults): Command {
@@ -55,7 +83,15 @@ export function addBatchOptions(cmd: Command, defaults: BatchDefaults): Command 
     .addOption(new Option('--encoding <name>', 'text encoding of an input file without a byte order mark (default utf-8; UTF-16 with a BOM is read as such)').choices([...INPUT_ENCODINGS]))
     .option('--report <file>', 'write every row\'s result as CSV (line, identifier, status, ..., error, message); - for stdout')
     .option('--resume-from-report <file>', 'send only the rows that have no success in this earlier report (matched by line and identifier)')
-    .option('--concurrency <n>', `requests in flight at once (default ${defaults.concurrency})`, integer(1, 64));
+    .option('--concurrency <n>', `requests in flight at once (default ${defaults.concurrency})`, integer(1, 64))
+    .option('--max-rows <n>', 'read only the first N rows of the file (with --dry-run: look at what the first few would send)', integer(1))
+    .option('--map <column=target>', "send a column as a target: a body key, fields.KEY, a field key or label, body.NAME (as it is), or - (left out); repeatable, e.g. --map 'First Name=firstName'", collect)
+    .option('--map-file <file>', 'column=target lines, as --map (# comments); see docs/batches.md for HubSpot, Mailchimp and Klaviyo recipes')
+    .option('--ignore-column <name>', "leave this column out (repeatable; '' names an unnamed column, such as a pandas or R row index)", collect);
+  const mode = defaults.columns ?? 'body';
+  if (mode !== 'identifiers') cmd.option('--ignore-unknown-columns', 'leave out every column that names nothing the endpoint takes (listed in the column table) instead of refusing the file');
+  if (mode === 'body') cmd.option('--pass-column <name>', 'send this column as a top-level body member under its own name, unchecked (the members the spec names but does not spell); repeatable', collect);
+  if (defaults.typedNumbers) cmd.option('--decimal-comma', 'read NUMBER cells written with a decimal comma (3,5 and 1.234,5), as German or French spreadsheets save them');
   addSummaryJsonOption(cmd);
   if (defaults.maxChunkSize > 1) {
     cmd.option('--chunk-size <n>', `rows per request, 1 to ${defaults.maxChunkSize} (default ${defaults.maxChunkSize})`, integer(1, defaults.maxChunkSize));
@@ -74,7 +110,11 @@ export function batchRunOptions(ctx: Context, opts: BatchOptionValues, defaults:
     concurrency: opts.concurrency ?? defaults.concurrency,
     chunkSize: opts.chunkSize ?? defaults.maxChunkSize,
     dryRun: ctx.globals.dryRun,
+    printRequests: ctx.globals.dryRun,
     summaryJson: summaryJsonTarget(opts.summaryJson, opts.report === '-', { '--report': opts.report, '--resume-from-report': opts.resumeFromReport, '--file/--batch': opts.file ?? opts.batch }),
+    maxRows: opts.maxRows,
+    columns: { map: opts.map, mapFile: opts.mapFile, ignoreColumn: opts.ignoreColumn, ignoreUnknownColumns: opts.ignoreUnknownColumns, passColumn: opts.passColumn },
+    decimalComma: opts.decimalComma === true,
   };
 }
 
@@ -85,7 +125,10 @@ function delimiter(text: string): string {
   return text;
 }
 
-const BATCH_ONLY = ['inputFormat', 'delimiter', 'encoding', 'report', 'resumeFromReport', 'concurrency', 'chunkSize', 'summaryJson'] as const;
+const BATCH_ONLY = [
+  'inputFormat', 'delimiter', 'encoding', 'report', 'resumeFromReport', 'concurrency', 'chunkSize', 'summaryJson',
+  'maxRows', 'map', 'mapFile', 'ignoreColumn', 'ignoreUnknownColumns', 'passColumn', 'decimalComma',
+] as const;
 
 /** Batch options make no sense in single mode: say so rather than ignore them. */
 export function rejectBatchOptions(opts: Partial<Record<(typeof BATCH_ONLY)[number], unknown>>, fileFlag: string): void {

@@ -1,87 +1,151 @@
-import { columnNamer } from '../io/column-names.js';
+import { DATA_TYPES, type DataType } from '../api/fields.js';
+import { looseJson } from '../io/exact-json.js';
 import { quoteInput, type InputRow } from '../io/input-rows.js';
-import { looseJson } from '../lib/option-values.js';
+import { coerceValue, type CoerceOptions } from '../records/coerce.js';
+import type { ColumnResolver, ColumnTarget } from './columns.js';
 
-/** A row that cannot become a body (two columns naming one key): an invalid row, never sent. */
-export class InvalidRowError extends Error {}
+/** A row that cannot become a body: an invalid row (`malformed_row`, or `code`), never sent. */
+export class InvalidRowError extends Error {
+  constructor(message: string, readonly code = 'malformed_row') {
+    super(message);
+  }
+}
 
-export interface RowBodyOptions {
-  /** Body keys the API names: CSV columns and JSON keys match them as src/io/column-names.ts says (any case, common spellings). */
-  known: readonly string[];
-  /** Keys whose CSV values stay text (identifiers, names); other values are parsed as JSON when they parse. */
-  text: readonly string[];
-  /**
-   * A CSV cell of a `parent.key` column, when the caller knows better than "JSON when it parses"
-   * (a field's definition); undefined leaves the cell to that rule.
-   */
-  nestedCell?: (parent: string, key: string, cell: string) => unknown;
+/** A row as a request body, and a note for its report line (which column identified it). */
+export interface ShapedRow {
+  body: Record<string, unknown>;
+  note?: string;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * A row as the body its columns resolve to (src/batch/columns.ts). A CSV cell is text: empty
+ * cells are left out; an identifier or name stays text (trimmed); a field's cell is typed by its
+ * definition (a STRING keeps every character, quotes included; a NUMBER keeps every digit); any
+ * other cell is JSON when it parses (numbers exact), else text. NDJSON and JSON values are sent
+ * as they are. Two columns naming one destination, or a column the rules do not know (a key
+ * first seen after the file was checked), make the row invalid.
+ */
+export function shapeRow(row: InputRow, resolver: ColumnResolver, coerce: CoerceOptions = {}): ShapedRow {
+  const values = row.values ?? {};
+  const text = resolver.rules.text;
+  const body: Record<string, unknown> = {};
+  let lenient: { column: string; value: string } | undefined;
+  let unknown: string[] | undefined;
+  for (const column in values) {
+    const raw = values[column];
+    if (row.textual && String(raw).trim() === '') continue;
+    const { target } = resolver.resolve(column);
+    switch (target.kind) {
+      case 'skip':
+        continue;
+      case 'unknown':
+        (unknown ??= []).push(column);
+        continue;
+      case 'key': {
+        const value = row.textual ? (text.includes(target.key) ? String(raw).trim() : looseJson(String(raw))) : raw;
+        if (target.lenient && typeof value === 'string' && !UUID.test(value.trim())) {
+          lenient = { column, value };
+          continue;
+        }
+        if (isObject(value) && resolver.rules.objects.includes(target.key)) mergeInto(body, target.key, value, column);
+        else put(body, target.key, value, column);
+        continue;
+      }
+      case 'pass':
+        put(body, target.key, row.textual ? looseJson(String(raw)) : raw, column);
+        continue;
+      default:
+        put(objectIn(body, target.parent, column), target.key, row.textual ? cellOf(target, String(raw), column, coerce) : raw, column, `${target.parent}.${target.key}`);
+    }
+  }
+  if (unknown) throw new InvalidRowError(`${unknown.map((c) => quoteInput(c)).join(', ')}: not a column ${resolver.rules.endpoint} takes (first seen after the file was checked)`, 'unknown_column');
+  return lenient ? withLenientId(body, lenient, resolver) : { body };
 }
 
 /**
- * A row as a request body. NDJSON and JSON rows are bodies already, their top-level keys
- * named like CSV columns (`Email` is `email`). A CSV row becomes one:
- * empty cells are left out, `parent.key` columns fill nested objects (`fields.city`,
- * `data.plan`), and a value that parses as JSON is sent as JSON (`42`, `true`, `{"a":1}`).
- * Two columns or keys naming the same body key (`email` and `E-mail`, both given) throw
- * InvalidRowError: which one was meant is not for cnv to guess.
+ * A row with its columns renamed to the keys they resolve to, values untouched (records: the
+ * clientDedupKey and field keys, typed later by src/records/prepare.ts). Left-out columns are
+ * dropped; with `keepUnknown` (a --check) an unknown column keeps its name, to be reported.
  */
-export function rowBody(row: InputRow, opts: RowBodyOptions): Record<string, unknown> {
+export function renameRow(row: InputRow, resolver: ColumnResolver, keepUnknown = false): InputRow {
   const values = row.values ?? {};
-  const { name, text } = lookups(opts);
-  const body: Record<string, unknown> = {};
-  if (!row.textual) {
-    for (const column in values) {
-      const key = name(column);
-      if (key !== column && Object.hasOwn(values, key)) clash(column, key);
-      if (key !== column && Object.hasOwn(body, key)) clash(column, key);
-      body[key] = values[column];
-    }
-    return body;
-  }
+  const out: Record<string, unknown> = {};
   for (const column in values) {
-    const cell = String(values[column]);
-    if (cell.trim() === '') continue;
-    const dot = column.indexOf('.');
-    if (dot > 0 && dot < column.length - 1) {
-      const parent = name(column.slice(0, dot));
-      const nested = (body[parent] ??= {}) as Record<string, unknown>;
-      const key = column.slice(dot + 1);
-      if (typeof nested === 'object' && nested !== null) nested[key] = opts.nestedCell?.(parent, key, cell) ?? cellValue(cell);
-      continue;
+    const { target } = resolver.resolve(column);
+    if (target.kind === 'skip') continue;
+    if (target.kind === 'unknown' && !keepUnknown) {
+      throw new InvalidRowError(`${quoteInput(column)}: not a column ${resolver.rules.endpoint} takes (first seen after the file was checked)`, 'unknown_column');
     }
-    const key = name(column);
-    if (body[key] !== undefined) clash(column, key);
-    body[key] = text.has(key) ? cell.trim() : cellValue(cell);
+    const key = target.kind === 'unknown' ? column : target.key;
+    // An empty cell of another column naming the same key (a CSV with `seats` and `Seats`) is no clash.
+    if (Object.hasOwn(out, key) && !(row.textual && (String(values[column]).trim() === '' || String(out[key]).trim() === ''))) clash(column, key);
+    if (!Object.hasOwn(out, key) || String(out[key]).trim() === '') out[key] = values[column];
   }
-  return body;
+  return { ...row, values: out };
+}
+
+/** A cell that does not fit its field's type: the row is invalid (`invalid_field`) and never sent. */
+export class CellMismatch {
+  constructor(readonly message: string) {}
+}
+
+/** The first cell of the body that did not fit its field, if any. */
+export function cellMismatch(body: Record<string, unknown>, parents: readonly string[]): CellMismatch | undefined {
+  for (const parent of parents) {
+    const values = body[parent];
+    if (!isObject(values)) continue;
+    for (const value of Object.values(values)) if (value instanceof CellMismatch) return value;
+  }
+  return undefined;
+}
+
+function cellOf(target: Extract<ColumnTarget, { kind: 'nested' | 'field' }>, cell: string, column: string, coerce: CoerceOptions): unknown {
+  if (target.kind === 'nested') return looseJson(cell);
+  const dataType = (DATA_TYPES as readonly string[]).includes(target.def.dataType) ? (target.def.dataType as DataType) : undefined;
+  // A data type this client does not know: the old rule, and the API judges.
+  if (!dataType) return looseJson(cell);
+  const coerced = coerceValue(cell, dataType, coerce);
+  if (coerced.ok) return coerced.value;
+  const named = column === `${target.parent}.${target.key}` ? '' : ` (column ${quoteInput(column)})`;
+  return new CellMismatch(`${target.parent}.${target.key}${named}: field "${target.key}" (${dataType}): ${coerced.reason}`);
+}
+
+/**
+ * A lenient id column (`Contact ID`, `id`) that holds no UUID: another identifier of the row
+ * identifies it and the note says so; without one, the value is sent to be judged (invalid).
+ */
+function withLenientId(body: Record<string, unknown>, lenient: { column: string; value: string }, resolver: ColumnResolver): ShapedRow {
+  const other = resolver.rules.identifiers.find((key) => key !== 'cnvContactId' && body[key] !== undefined);
+  if (other === undefined) {
+    put(body, 'cnvContactId', lenient.value, lenient.column);
+    return { body };
+  }
+  return { body, note: `identified by ${other}: ${quoteInput(lenient.column)} holds ${quoteInput(lenient.value)}, not a cnvContactId (UUID), so it was not sent` };
+}
+
+function put(target: Record<string, unknown>, key: string, value: unknown, column: string, shown = key): void {
+  if (Object.hasOwn(target, key)) clash(column, shown);
+  target[key] = value;
+}
+
+function objectIn(body: Record<string, unknown>, parent: string, column: string): Record<string, unknown> {
+  const existing = body[parent];
+  if (existing === undefined) return (body[parent] = {}) as Record<string, unknown>;
+  if (!isObject(existing)) clash(column, parent);
+  return existing;
+}
+
+function mergeInto(body: Record<string, unknown>, parent: string, value: Record<string, unknown>, column: string): void {
+  const target = objectIn(body, parent, column);
+  for (const key of Object.keys(value)) put(target, key, value[key], `${column}.${key}`, `${parent}.${key}`);
 }
 
 function clash(column: string, key: string): never {
   throw new InvalidRowError(`${quoteInput(column)} and another column or key both name ${key}: keep one`);
 }
 
-interface Lookups {
-  name: (column: string) => string;
-  text: ReadonlySet<string>;
-}
-
-// Built once per options (the callers pass constant arrays), not once per row.
-const cache = new WeakMap<readonly string[], WeakMap<readonly string[], Lookups>>();
-
-function lookups(opts: RowBodyOptions): Lookups {
-  let byText = cache.get(opts.known);
-  if (!byText) cache.set(opts.known, (byText = new WeakMap()));
-  let found = byText.get(opts.text);
-  if (!found) {
-    found = { name: columnNamer(opts.known), text: new Set(opts.text) };
-    byText.set(opts.text, found);
-  }
-  return found;
-}
-
-// Only text that can start a JSON value is tried: a failed JSON.parse (an exception) per cell is slow.
-const JSON_START = /^\s*(?:[-0-9{["]|(?:true|false|null)\s*$)/;
-
-function cellValue(cell: string): unknown {
-  return JSON_START.test(cell) ? looseJson(cell) : cell;
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

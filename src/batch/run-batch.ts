@@ -28,6 +28,8 @@ export interface RunBatchOptions<P> {
   graceMs?: number;
   /** Validate only: every sendable row gets `valid`, nothing is sent. */
   dryRun?: boolean;
+  /** With dryRun: shown each chunk that would be sent, in input order. */
+  preview?: (items: BatchItem<P>[]) => void;
   /**
    * Where results become durable (the report file): with it, at most `maxUnrecorded` sent rows
    * are ever without a recorded result, so a crash re-sends at most that many.
@@ -130,7 +132,7 @@ export async function runBatch<P>(opts: RunBatchOptions<P>): Promise<RunBatchOut
             stop(err);
             return chunk.forEach(({ item, seq: s }) => skip(item, s, err));
           }
-          chunk.forEach(({ item, seq: s }, i) => results.put(s, { line: item.line, identifier: item.identifier, ...outcomes[i] }));
+          chunk.forEach(({ item, seq: s }, i) => results.put(s, resultOf(item, outcomes[i])));
         } finally {
           for (const key of keys) if (holders.get(key) === state) holders.delete(key);
         }
@@ -142,6 +144,11 @@ export async function runBatch<P>(opts: RunBatchOptions<P>): Promise<RunBatchOut
   };
 
   let chunk: Array<{ seq: number; item: BatchItem<P> }> = [];
+  let dryChunk: BatchItem<P>[] = [];
+  const showDry = () => {
+    if (dryChunk.length > 0) opts.preview?.(dryChunk);
+    dryChunk = [];
+  };
   const dispatchOpen = async () => {
     const open = chunk;
     chunk = [];
@@ -156,7 +163,9 @@ export async function runBatch<P>(opts: RunBatchOptions<P>): Promise<RunBatchOut
         if (row.outcome) {
           results.put(s, { line: row.line, identifier: row.identifier, ...row.outcome });
         } else if (opts.dryRun) {
-          results.put(s, { line: row.line, identifier: row.identifier, status: 'valid' });
+          dryChunk.push(row);
+          if (dryChunk.length >= opts.chunkSize) showDry();
+          results.put(s, resultOf(row, { status: 'valid' }));
         } else if (stopped) {
           if (chunk.length > 0) await dispatchOpen();
           skip(row, s);
@@ -183,6 +192,7 @@ export async function runBatch<P>(opts: RunBatchOptions<P>): Promise<RunBatchOut
     stop(err);
   }
   if (chunk.length > 0) await dispatchOpen();
+  showDry();
   while (running.size > 0) await waitForOne();
   opts.signal?.removeEventListener('abort', onAbort);
   await results.drain();
@@ -228,6 +238,13 @@ class Unrecorded {
     const recorded = this.record!.recorded();
     while (this.chunks.length > 0 && this.chunks[0].last < recorded) this.rows -= this.chunks.shift()!.size;
   }
+}
+
+/** A row's result: a note of its own (which column identified it) unless the outcome says more. */
+function resultOf<P>(item: BatchItem<P>, outcome: ItemOutcome): RowResult {
+  const result: RowResult = { line: item.line, identifier: item.identifier, ...outcome };
+  if (item.note !== undefined && result.message === undefined) result.message = item.note;
+  return result;
 }
 
 function keysOf<P>(orderKey: RunBatchOptions<P>['orderKey'], payload: P): readonly string[] {

@@ -38,6 +38,8 @@ export interface BatchItem<P> {
   line: number;
   identifier: string;
   payload: P;
+  /** Said in the row's report message when its outcome has none (`identified by email: ...`). */
+  note?: string;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { InvalidArgumentError } from 'commander';
 import { UsageError } from '../errors.js';
-import { integer, looseJson } from '../lib/option-values.js';
+import { looseJson } from '../io/exact-json.js';
+import { integer } from '../lib/option-values.js';
 import { didYouMean, HINT_MARK } from './suggest.js';
 
 /** Commander collector for repeatable `key=value` options. */

@@ -5,6 +5,7 @@ import type { CommandInput } from './contract.js';
 import type { Context } from '../context.js';
 import { ResponseShapeError, UsageError } from '../errors.js';
 import type { HttpClient, RawResponse } from '../http/client.js';
+import { parseJson } from '../io/exact-json.js';
 import type { CommandResult } from '../io/render.js';
 import { escapeControl } from '../lib/terminal-text.js';
 import { writeWithBackpressure } from '../io/write.js';
@@ -142,7 +143,7 @@ function toQuery(fields: Record<string, unknown>): Record<string, string> {
 
 function parseBody(text: string, path: string): unknown {
   try {
-    return JSON.parse(text);
+    return parseJson(text);
   } catch (err) {
     const message = (err as Error).message;
     const at = /position (\d+)/.exec(message);

@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import type { AddContactResult, BatchItemResult } from '../api/memberships.js';
 import { MAX_BATCH_CONTACTS } from '../api/memberships.js';
-import { batchAddSender, IDENTIFIER_COLUMNS, prepareIdentifierRow } from '../batch/contact-batch-add.js';
+import { batchAddRequest } from '../api/memberships.js';
+import { batchAddColumns, batchAddSender, IDENTIFIER_COLUMNS, prepareIdentifierRow } from '../batch/contact-batch-add.js';
 import { runFileBatch } from '../batch/file-run.js';
 import { addBatchOptions, batchOptionShape, batchRunOptions, chunkSizeShape, rejectBatchOptions } from '../batch/options.js';
 import { addIdentifierOptions, identifierFrom, identifierOptionShape } from '../cli/identifier.js';
@@ -16,7 +17,7 @@ import type { CommandResult } from '../io/render.js';
 
 // `audience add` and `campaigns add`: one contact by flags, or many from a file with --batch.
 
-export const BATCH_DEFAULTS = { concurrency: 8, maxChunkSize: MAX_BATCH_CONTACTS };
+export const BATCH_DEFAULTS = { concurrency: 8, maxChunkSize: MAX_BATCH_CONTACTS, columns: 'identifiers' as const };
 
 /** The options of both commands: one contact by its identifier flags, or --batch FILE. */
 export const membershipAddOptions = z.object({ ...identifierOptionShape, batch: z.string().optional(), ...batchOptionShape, ...chunkSizeShape });
@@ -24,6 +25,8 @@ export const membershipAddOptions = z.object({ ...identifierOptionShape, batch: 
 export interface MembershipTarget {
   /** "audience" or "campaign", for messages. */
   noun: string;
+  /** The path of the target's members (the batch endpoint is below it). */
+  path(targetId: string): string;
   single(http: HttpClient, targetId: string, contact: ContactIdentifier, signal: AbortSignal): Promise<AddContactResult>;
   batch(http: HttpClient, targetId: string, contacts: ContactIdentifier[], signal: AbortSignal): Promise<BatchItemResult[]>;
 }
@@ -47,8 +50,9 @@ export async function runMembershipAdd(ctx: Context, { args, opts }: CommandInpu
   return runFileBatch(ctx, {
     path: opts.batch,
     options: batchRunOptions(ctx, opts, BATCH_DEFAULTS),
+    columns: { rules: batchAddColumns(`POST ${target.path(targetId)}/batch`), identifierColumns: IDENTIFIER_COLUMNS },
     prepare: prepareIdentifierRow,
-    identifierColumns: IDENTIFIER_COLUMNS,
+    request: (items) => batchAddRequest(target.path(targetId), items.map((i) => i.payload)),
     send: batchAddSender(ctx, (http, contacts, signal) => target.batch(http, targetId, contacts, signal)),
   });
 }
@@ -57,13 +61,15 @@ export async function runMembershipAdd(ctx: Context, { args, opts }: CommandInpu
 export function batchHelp(example: string): string {
   return `
 With --batch FILE the contacts come from a file: CSV with a header (columns email, cnvContactId,
-userId; other columns are ignored), NDJSON or a JSON array of objects; - reads stdin. Rows are
+userId, as other tools spell them too, or --map 'Work Email=email'; other columns are not used,
+and the run says so once), NDJSON or a JSON array of objects; - reads stdin. Rows are
 checked locally first (a bad row is "invalid", never sent), then sent ${MAX_BATCH_CONTACTS} per request
 (--chunk-size) with --concurrency requests in flight. Every row gets one result in --report
 (added, failed, invalid, skipped); a summary goes to stderr. Exit 0 when every row was added,
 6 when some failed or were invalid, 7 when the run could not finish, 8 when the report cannot
 be written, 130/143 when interrupted; then --resume-from-report sends only what is missing
-(the report file is resumable even after kill -9). --dry-run checks the file and sends nothing.
+(the report file is resumable even after kill -9). --dry-run checks the file, prints each
+request it would send (one JSON line each; --max-rows N looks at the first N rows) and sends nothing.
 The batch endpoint must be enabled for the account (exit 4, export_not_enabled, otherwise).
 See docs/batches.md.
 

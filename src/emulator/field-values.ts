@@ -1,3 +1,4 @@
+import { isExactNumber, sameScalar } from '../lib/exact-number.js';
 import { EmulatorError } from './errors.js';
 import type { FieldDefinition, FieldMap, FieldValue, ObjectType } from './model.js';
 import type { BusinessStore } from './store.js';
@@ -16,7 +17,7 @@ export function valueProblem(def: FieldDefinition, value: unknown): string | und
     case 'STRING':
       return typeof value === 'string' ? undefined : 'expects a string';
     case 'NUMBER':
-      return typeof value === 'number' && Number.isFinite(value) ? undefined : 'expects a number';
+      return (typeof value === 'number' && Number.isFinite(value)) || isExactNumber(value) ? undefined : 'expects a number';
     case 'BOOLEAN':
       return typeof value === 'boolean' ? undefined : 'expects a boolean';
     case 'DATE':
@@ -71,5 +72,5 @@ export function applyFieldWrites(target: FieldMap, writes: FieldWrite[], preserv
 /** True when two field maps hold the same keys with the same values. */
 export function sameFieldMaps(a: FieldMap, b: FieldMap): boolean {
   const keys = Object.keys(a);
-  return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && a[k] === b[k]);
+  return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && sameScalar(a[k], b[k]));
 }

@@ -1,4 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parseJson } from '../io/exact-json.js';
+import { stringifyJson } from '../lib/exact-number.js';
 import { EmulatorError, errorBody } from './errors.js';
 import type { RouteResult } from './router.js';
 
@@ -25,7 +27,8 @@ export function parseJsonObject(raw: { text: string; tooLarge: boolean }): Recor
   if (raw.text.trim() === '') return {};
   let value: unknown;
   try {
-    value = JSON.parse(raw.text);
+    // Numbers keep every digit (a field holding 9007199254740993 is stored and exported as sent).
+    value = parseJson(raw.text);
   } catch {
     throw new EmulatorError(400, 'invalid_request', 'Request body is not valid JSON');
   }
@@ -52,7 +55,7 @@ export function assertJsonContentType(contentType: string | undefined, raw: { te
 export function sendJson(res: ServerResponse, result: RouteResult, cut = false): number {
   const status = result.status ?? 200;
   // Encoded once: Buffer.byteLength and then end(string) would each go through the text.
-  const payload = Buffer.from(JSON.stringify(result.body ?? null), 'utf8');
+  const payload = Buffer.from(stringifyJson(result.body ?? null), 'utf8');
   res.writeHead(status, {
     ...result.headers,
     'content-type': 'application/json',

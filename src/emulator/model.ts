@@ -1,4 +1,5 @@
 import { EMAIL_EVENT_TYPES, type EmailEventType } from '../api/email-event-types.js';
+import type { ExactNumber } from '../lib/exact-number.js';
 export { EMAIL_EVENT_TYPES, type EmailEventType };
 // Resource types held by the store. Shapes follow the spec's field tables; fields the spec
 // does not show (archived flags, workspace ids, memberships...) are emulator bookkeeping.
@@ -21,7 +22,8 @@ export const DATA_TYPES = ['STRING', 'NUMBER', 'BOOLEAN', 'DATE', 'DATETIME'] as
 export type DataType = (typeof DATA_TYPES)[number];
 
 /** A stored field value; null means "unset". */
-export type FieldValue = string | number | boolean | null;
+/** A stored field value; a number a double cannot hold keeps its digits (ExactNumber). */
+export type FieldValue = string | number | ExactNumber | boolean | null;
 export type FieldMap = Record<string, FieldValue>;
 
 export interface Contact {

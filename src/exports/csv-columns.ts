@@ -1,5 +1,6 @@
 import { UsageError } from '../errors.js';
 import { cellText } from '../io/format.js';
+import { stringifyJson } from '../lib/exact-number.js';
 import type { ExportKind } from './state.js';
 
 /** The columns of each export's rows, in the spec's order (contact fields come after). */
@@ -69,15 +70,28 @@ function extraName(kind: ExportKind, column: string): string {
  * Turns rows into cells for a layout. Scalars as the API sent them (booleans `true`/`false`,
  * dates untouched, null empty or `nullAs` (--null-as)), objects and arrays (`data`, `topicIds`) as JSON.
  * With `nullAs`, `texts` (when given) collects the indexes of text values equal to it, so the
- * writer quotes them and a reader can tell them from null.
+ * writer quotes them and a reader can tell them from null. A number JSON.parse could not hold
+ * (an integer beyond 2^53, or one out of range) makes the row's text, when given, be parsed
+ * again by `exact`, so its cell holds the digits the API sent.
  */
-export function rowCells(kind: ExportKind, layout: CsvLayout, nullAs = '', texts?: Set<number>): (row: Record<string, unknown>) => string[] {
+export function rowCells(
+  kind: ExportKind,
+  layout: CsvLayout,
+  nullAs = '',
+  texts?: Set<number>,
+  exact?: (text: string) => Record<string, unknown>,
+): (row: Record<string, unknown>, text?: string) => string[] {
+  let inexact = false;
+  const text = (v: unknown) => {
+    if (typeof v === 'number' && !Number.isSafeInteger(v) && (Number.isInteger(v) || !Number.isFinite(v))) inexact = true;
+    return cellText(v);
+  };
   const cell = nullAs === ''
-    ? cellText
+    ? text
     : (v: unknown, at: number) => {
       if (v === null) return nullAs;
       if (v === nullAs) texts?.add(at);
-      return cellText(v);
+      return text(v);
     };
   const top = new Map<string, number>();
   const labels = new Map<string, number>();
@@ -89,7 +103,7 @@ export function rowCells(kind: ExportKind, layout: CsvLayout, nullAs = '', texts
   });
   const omitted = new Set(layout.omitted);
   const extraAt = layout.columns.indexOf(EXTRA_COLUMN);
-  return (row) => {
+  const format = (row: Record<string, unknown>) => {
     texts?.clear();
     const cells: string[] = new Array(layout.columns.length).fill('');
     const extra: Record<string, unknown> = {};
@@ -106,8 +120,15 @@ export function rowCells(kind: ExportKind, layout: CsvLayout, nullAs = '', texts
       if (at !== undefined) cells[at] = cell(value, at);
       else if (!omitted.has(key)) extra[key] = value;
     }
-    if (extraAt >= 0 && Object.keys(extra).length > 0) cells[extraAt] = JSON.stringify(extra);
+    if (extraAt >= 0 && Object.keys(extra).length > 0) cells[extraAt] = stringifyJson(extra);
     return cells;
+  };
+  return (row, rowText) => {
+    inexact = false;
+    const first = format(row);
+    if (!inexact || rowText === undefined || !exact) return first;
+    inexact = false;
+    return format(exact(rowText));
   };
 }
 

@@ -4,6 +4,7 @@ import { request } from './undici.js';
 import type { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { CliError, DryRunStop, ResponseShapeError } from '../errors.js';
+import { stringifyJson } from '../lib/exact-number.js';
 import { keyMasker, makeRedactor, maskKey, redactUrl } from './redact.js';
 import type { RequestLogger } from './logger.js';
 import { BodyCapture } from './debug-logger.js';
@@ -213,7 +214,7 @@ export class HttpClient {
     onSuccess: (body: ResponseBody, target: Target, status: number, attempts: number, headers: Dispatcher.ResponseData['headers']) => Promise<R>,
   ): Promise<R> {
     const url = this.buildUrl(spec.path, spec.query);
-    const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
+    const body = spec.body === undefined ? undefined : stringifyJson(spec.body);
     const label = `${spec.method} ${url.pathname}`;
     const target: Target = { label, baseUrl: redactUrl(this.baseUrl), redact: this.redact };
     const maxWaitMs = this.opts.maxRetryWaitMs ?? DEFAULT_MAX_RETRY_WAIT_MS;

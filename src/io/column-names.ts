@@ -8,7 +8,8 @@
 export const COLUMN_ALIASES: Readonly<Record<string, readonly string[]>> = {
   email: ['Email Address', 'E-mail'],
   userId: ['User ID'],
-  cnvContactId: ['Contact ID'],
+  // `id` is the contact's column in cnv's own export; both hold a contact id only when a UUID.
+  cnvContactId: ['Contact ID', 'id'],
 };
 
 /** The comparison form of a name: lower case, without spaces, `-` and `_`. */

@@ -67,7 +67,9 @@ export class CsvParser {
   private final = false;
   private started = false;
 
-  constructor(delimiter = ',') {
+  /** `firstLine`: the line number of the text's first line (2 after an Excel `sep=` line the caller took off). */
+  constructor(delimiter = ',', firstLine = 1) {
+    this.line = firstLine;
     this.delimiter = delimiter;
     this.delimiterCode = delimiter.length === 1 ? delimiter.charCodeAt(0) : -1;
   }

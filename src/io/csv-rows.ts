@@ -1,4 +1,3 @@
-import { columnNamer, spellingsOf } from './column-names.js';
 import { CsvFatalError, CsvParser, type CsvRecord } from './csv-parser.js';
 import { InputFileError, MAX_JSON_DEPTH, nestsDeeper, quoteInput, type InputRow } from './input-rows.js';
 
@@ -11,8 +10,11 @@ import { InputFileError, MAX_JSON_DEPTH, nestsDeeper, quoteInput, type InputRow 
  * so are unnamed columns at the end of the header while they are empty.
  * Rows come in batches (those of one chunk of input), which costs far less than one at a time.
  */
-export async function* csvRows(input: AsyncIterable<string>, file: string, delimiter = ',', anyOf?: readonly string[]): AsyncGenerator<InputRow[]> {
-  const parser = new CsvParser(delimiter);
+export async function* csvRows(input: AsyncIterable<string>, file: string, delimiter = ',', opts: CsvRowOptions = {}): AsyncGenerator<InputRow[]> {
+  const sep = await excelSepLine(input);
+  input = sep.input;
+  if (sep.delimiter !== undefined && !opts.delimiterGiven) delimiter = sep.delimiter;
+  const parser = new CsvParser(delimiter, sep.delimiter === undefined ? 1 : 2);
   let header: Header | undefined;
   let records: CsvRecord[] = [];
   const rowsOf = function* (batch: CsvRecord[]): Generator<InputRow[]> {
@@ -24,7 +26,8 @@ export async function* csvRows(input: AsyncIterable<string>, file: string, delim
         continue;
       }
       if (!header) {
-        header = checkHeader(fields, file, delimiter, anyOf);
+        header = checkHeader(fields, file, delimiter, opts.unnamedOk, line);
+        opts.onHeader?.(header.names);
         continue;
       }
       const row = rowOf(header, line, fields);
@@ -60,6 +63,38 @@ export async function* csvRows(input: AsyncIterable<string>, file: string, delim
   if (!header) throw new InputFileError(file, 'the file is empty: expected a header row naming the columns');
 }
 
+export interface CsvRowOptions {
+  /** --delimiter was given: it wins over an Excel `sep=` first line (which is still taken off). */
+  delimiterGiven?: boolean;
+  /** An unnamed column is allowed and named '' (--ignore-column '' leaves out a pandas or R row index). */
+  unnamedOk?: boolean;
+  /** Called with the header's column names once it is read. */
+  onHeader?(names: readonly string[]): void;
+}
+
+/**
+ * Excel's "sep=;" first line (what it writes, and reads, to name a file's delimiter): taken off
+ * the text and its delimiter returned, so the header is the line after it.
+ */
+async function excelSepLine(input: AsyncIterable<string>): Promise<{ input: AsyncIterable<string>; delimiter?: string }> {
+  const iterator = input[Symbol.asyncIterator]();
+  let head = '';
+  let done = false;
+  while (!done && !/[\r\n]/.test(head) && head.length < 64) {
+    const next = await iterator.next();
+    if (next.done) done = true;
+    else head += next.value;
+  }
+  const m = /^\uFEFF?sep=([^\r\n])(\r\n|\r|\n|$)/i.exec(head);
+  if (m) head = head.slice(m[0].length);
+  const rest = async function* () {
+    if (head !== '') yield head;
+    if (done) return;
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
+  };
+  return { input: rest(), delimiter: m?.[1] };
+}
+
 interface Header {
   names: string[];
   /** Fields a row may have: the named columns, then unnamed ones that must stay empty. */
@@ -89,8 +124,7 @@ function rowOf(header: Header, line: number, fields: string[]): InputRow | undef
   return { line, values, textual: true };
 }
 
-/** `anyOf`: the header must name at least one of these columns (src/io/column-names.ts), else no row could be sent. */
-function checkHeader(record: string[], file: string, delimiter: string, anyOf?: readonly string[]): Header {
+function checkHeader(record: string[], file: string, delimiter: string, unnamedOk: boolean | undefined, line: number): Header {
   const all = record.map((name) => name.trim());
   // Unnamed columns at the end (a spreadsheet's stray empty columns) are allowed while empty.
   let named = all.length;
@@ -98,20 +132,24 @@ function checkHeader(record: string[], file: string, delimiter: string, anyOf?: 
   const names = all.slice(0, named);
   const hint = delimiterHint(names, delimiter);
   // No command can use a single column named like "email;name": say what to try at once.
-  if (hint) throw new InputFileError(file, `the header is one column, ${quoteInput(names[0], 80)}`, 1, hint);
+  if (hint) throw new InputFileError(file, `the header is one column, ${quoteInput(names[0], 80)}`, line, hint);
   const seen = new Set<string>();
   names.forEach((name, i) => {
-    if (name === '') throw new InputFileError(file, `column ${i + 1} of the header has no name`, 1);
-    if (seen.has(name)) throw new InputFileError(file, `column ${quoteInput(name)} appears twice in the header`, 1);
+    if (name === '' && !unnamedOk) {
+      // pandas' to_csv() and R's write.csv() write the row index as a first column without a name.
+      const index = i === 0 && names.length > 1;
+      throw new InputFileError(
+        file,
+        `column ${i + 1} of the header has no name${index ? ' (it looks like a pandas or R row index)' : ''}`,
+        line,
+        index
+          ? "leave it out with --ignore-column '' (or write the file with index=False in pandas, row.names=FALSE in R)"
+          : "name it in the header, or leave it out with --ignore-column ''",
+      );
+    }
+    if (seen.has(name)) throw new InputFileError(file, `column ${name === '' ? 'without a name' : quoteInput(name)} appears twice in the header`, line);
     seen.add(name);
   });
-  if (anyOf) {
-    const namer = columnNamer(anyOf);
-    if (!names.some((name) => anyOf.includes(namer(name)))) {
-      const shown = names.map((name) => quoteInput(name)).join(', ');
-      throw new InputFileError(file, `the header names none of the columns that identify a row: ${spellingsOf(anyOf)}; any case (it has: ${shown.slice(0, 300)})`, 1);
-    }
-  }
   return { names, width: all.length };
 }
 

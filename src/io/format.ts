@@ -1,4 +1,5 @@
 import type { Context } from '../context.js';
+import { stringifyJson } from '../lib/exact-number.js';
 
 export type OutputFormat = 'table' | 'json' | 'ndjson' | 'csv';
 export const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'json', 'ndjson', 'csv'];
@@ -47,7 +48,8 @@ export function statusPaint(ctx: Context): ((column: string, value: unknown, tex
 /** A cell as text: scalars as they are, null as empty, objects and arrays as JSON. */
 export function cellText(value: unknown): string {
   if (value === null || value === undefined) return '';
-  if (typeof value === 'object') return JSON.stringify(value);
+  // An ExactNumber (a number kept as its digits) is an object that writes itself as text.
+  if (typeof value === 'object') return stringifyJson(value);
   return String(value);
 }
 

@@ -15,8 +15,10 @@ export interface InputSpec {
   format?: InputFormat;
   /** CSV field delimiter (default `,`, or a tab for .tsv). */
   delimiter?: string;
-  /** CSV: the header must name one of these columns (as src/io/column-names.ts matches them); a file without any is refused. */
-  anyOf?: readonly string[];
+  /** CSV: an unnamed column is allowed and named '' (it is then left out by --ignore-column ''). */
+  unnamedOk?: boolean;
+  /** CSV: called with the header's column names once it is read. */
+  onHeader?(names: readonly string[]): void;
   /** --encoding: how to read a file that has no byte order mark (default UTF-8, checked). */
   encoding?: string;
 }
@@ -62,7 +64,7 @@ export async function openInput(stdin: Readable, spec: InputSpec): Promise<Opene
   const delimiter = spec.delimiter ?? (/\.tsv$/i.test(spec.path) ? '\t' : ',');
   const batches = async function* (): AsyncGenerator<InputRow[]> {
     try {
-      if (format === 'csv') yield* csvRows(input, name, delimiter, spec.anyOf);
+      if (format === 'csv') yield* csvRows(input, name, delimiter, { delimiterGiven: spec.delimiter !== undefined, unnamedOk: spec.unnamedOk, onHeader: spec.onHeader });
       else if (format === 'ndjson') yield* ndjsonRows(input, name);
       else yield* jsonArrayRows(input, name);
     } finally {

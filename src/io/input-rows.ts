@@ -1,4 +1,5 @@
 import { UsageError } from '../errors.js';
+import { parseJson } from './exact-json.js';
 import { escapeControl } from '../lib/terminal-text.js';
 import { scanJson, TOO_DEEP, type ScanState } from '../lib/json-scan.js';
 
@@ -79,7 +80,7 @@ export function nestsDeeper(text: string, limit = MAX_JSON_DEPTH): boolean {
 export function jsonRow(line: number, text: string): InputRow {
   if (nestsDeeper(text)) return { line, error: `nested deeper than ${MAX_JSON_DEPTH} levels` };
   try {
-    return objectRow(line, JSON.parse(text));
+    return objectRow(line, parseJson(text));
   } catch (err) {
     return { line, error: `not valid JSON: ${jsonErrorText(err)}` };
   }

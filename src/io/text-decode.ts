@@ -3,7 +3,7 @@ import { createReadStream } from 'node:fs';
 import { InputFileError } from './input-rows.js';
 
 /** Encodings `--encoding` accepts (WHATWG labels Node's TextDecoder knows), by the name users type. */
-export const INPUT_ENCODINGS: readonly string[] = ['utf-8', 'utf-16le', 'utf-16be', 'windows-1252', 'latin1', 'iso-8859-15'];
+export const INPUT_ENCODINGS: readonly string[] = ['utf-8', 'utf-16le', 'utf-16be', 'windows-1252', 'latin1', 'iso-8859-15', 'macintosh'];
 
 /**
  * The text of an input file, decoded as it streams. A byte order mark decides (UTF-8, UTF-16LE,
@@ -149,9 +149,13 @@ function refuseUtf8(file: string, buf: Buffer, linesBefore: number): never {
   const line = linesBefore + lineBreaks(buf.subarray(0, at).toString('latin1'));
   const nul = buf.indexOf(0) >= 0;
   const guess = nul ? utf16Guess(buf) : 'windows-1252';
+  // Line ends of CR alone are the old Mac's: Excel 2011 for Mac saves "CSV" in Mac OS Roman.
+  const mac = !nul && buf.indexOf(13) >= 0 && buf.indexOf(10) < 0;
   const hint = nul
     ? `it looks like ${guess} without a byte order mark (or not a text file): try --encoding ${guess}`
-    : 'it looks like windows-1252 (Excel\'s "CSV" on Windows; latin1 is close): try --encoding windows-1252, or save the file as "CSV UTF-8"';
+    : mac
+      ? 'it looks like Mac OS Roman (line ends of CR alone: Excel for Mac\'s "CSV"): try --encoding macintosh, or save the file as "CSV UTF-8"'
+      : 'it looks like windows-1252 (Excel\'s "CSV" on Windows; latin1 is close): try --encoding windows-1252, or save the file as "CSV UTF-8"';
   throw new InputFileError(file, `not UTF-8 at line ${line} (byte 0x${buf[at].toString(16).padStart(2, '0')})`, undefined, hint);
 }
 

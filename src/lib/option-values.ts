@@ -8,15 +8,6 @@ export class InvalidValueError extends Error {
   readonly exitCode = 1;
 }
 
-/** A value as JSON when it parses, else the raw string (`--field score=42` sends a number). */
-export function looseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
-
 /** Parser for a whole number within bounds (a flag's value, as commander's argParser takes it). */
 export function integer(min: number, max = Number.MAX_SAFE_INTEGER) {
   return (text: string): number => {

@@ -1,14 +1,22 @@
 import type { DataType } from '../api/fields.js';
 import { isIsoDate, isIsoDateTime } from '../dates.js';
+import { exactNumber } from '../io/exact-json.js';
+import { ExactNumber } from '../lib/exact-number.js';
 
 /** A coerced value, or why the raw value does not fit the data type. */
-export type Coerced = { ok: true; value: string | number | boolean | null } | { ok: false; reason: string };
+export type Coerced = { ok: true; value: string | number | ExactNumber | boolean | null } | { ok: false; reason: string };
 
-const NUMBER_RE = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+export interface CoerceOptions {
+  /** --decimal-comma: a NUMBER written `3,5` or `1.234,5` (German, French... spreadsheets). */
+  decimalComma?: boolean;
+}
+
+// `3,5`, `-0,25`, `1.234,5`, `1.234.567`: a decimal comma, with dots grouping thousands.
+const DECIMAL_COMMA = /^[+-]?(\d{1,3}(\.\d{3})+|\d+)(,\d+)?$/;
 const TRUE_WORDS = new Set(['true', 'yes', 'y', '1']);
 const FALSE_WORDS = new Set(['false', 'no', 'n', '0']);
 
-const ok = (value: string | number | boolean | null): Coerced => ({ ok: true, value });
+const ok = (value: string | number | ExactNumber | boolean | null): Coerced => ({ ok: true, value });
 const bad = (reason: string): Coerced => ({ ok: false, reason });
 const show = (v: unknown) => JSON.stringify(v);
 
@@ -16,27 +24,23 @@ const show = (v: unknown) => JSON.stringify(v);
  * Coerces one value (a CSV string, or a JSON value) to a field's data type:
  * - null stays null (it clears the field);
  * - STRING: strings as they are, numbers and booleans as their text;
- * - NUMBER: a decimal number (`42`, `-1.5`, `2e3`, surrounding spaces ignored);
+ * - NUMBER: a decimal number (`42`, `-1.5`, `2e3`, surrounding spaces ignored), sent with every
+ *   digit it was written with (an ExactNumber when a double would round it); `3,5` only with
+ *   `decimalComma`, else refused with a hint;
  * - BOOLEAN: true/false, yes/no, y/n, 1/0 in any case;
  * - DATE: a real calendar date YYYY-MM-DD;
  * - DATETIME: ISO 8601 with a zone (Z or an offset); a space instead of T is accepted and
  *   replaced, the rest is sent as written.
  */
-export function coerceValue(raw: unknown, dataType: DataType): Coerced {
+export function coerceValue(raw: unknown, dataType: DataType, opts: CoerceOptions = {}): Coerced {
   if (raw === null) return ok(null);
   switch (dataType) {
     case 'STRING':
       if (typeof raw === 'string') return ok(raw);
-      if (typeof raw === 'number' || typeof raw === 'boolean') return ok(String(raw));
+      if (typeof raw === 'number' || typeof raw === 'boolean' || raw instanceof ExactNumber) return ok(String(raw));
       return bad(`${show(raw)} is not a string`);
     case 'NUMBER':
-      if (typeof raw === 'number') return Number.isFinite(raw) ? ok(raw) : bad(`${raw} is not a finite number`);
-      if (typeof raw === 'string' && NUMBER_RE.test(raw.trim())) {
-        // 1e400 parses to Infinity, which JSON would send as null and so clear the field.
-        const n = Number(raw.trim());
-        return Number.isFinite(n) ? ok(n) : bad(`${show(raw)} is out of range for a number`);
-      }
-      return bad(`${show(raw)} is not a number`);
+      return numberOf(raw, opts);
     case 'BOOLEAN': {
       if (typeof raw === 'boolean') return ok(raw);
       const word = typeof raw === 'string' || typeof raw === 'number' ? String(raw).trim().toLowerCase() : undefined;
@@ -54,4 +58,19 @@ export function coerceValue(raw: unknown, dataType: DataType): Coerced {
       return bad(`${show(raw)} is not an ISO 8601 date-time with a zone (like 2025-03-01T12:00:00Z)`);
     }
   }
+}
+
+function numberOf(raw: unknown, opts: CoerceOptions): Coerced {
+  if (raw instanceof ExactNumber) return ok(raw);
+  if (typeof raw === 'number') return Number.isFinite(raw) ? ok(raw) : bad(`${raw} is not a finite number`);
+  if (typeof raw !== 'string') return bad(`${show(raw)} is not a number`);
+  const text = raw.trim();
+  const comma = DECIMAL_COMMA.test(text) && (text.includes(',') || opts.decimalComma);
+  if (comma && opts.decimalComma) {
+    const n = exactNumber(text.replace(/\./g, '').replace(',', '.'));
+    if (n !== undefined) return ok(n);
+  }
+  const n = exactNumber(text);
+  if (n !== undefined) return ok(n);
+  return bad(comma ? `${show(raw)} is not a number (a decimal comma? --decimal-comma reads 3,5 as 3.5)` : `${show(raw)} is not a number`);
 }

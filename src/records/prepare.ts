@@ -1,6 +1,6 @@
 import { DATA_TYPES, type DataType, type FieldDefinition } from '../api/fields.js';
 import type { RecordInput } from '../api/records.js';
-import { coerceValue } from './coerce.js';
+import { coerceValue, type CoerceOptions } from './coerce.js';
 
 /** The column (or JSON member) that identifies a record. */
 export const DEDUP_KEY = 'clientDedupKey';
@@ -14,6 +14,7 @@ export interface PrepareOptions {
   emptyCells: EmptyCells;
   /** CSV rows are flat strings; JSON rows may also carry a `fields` object. */
   csv: boolean;
+  coerce?: CoerceOptions;
 }
 
 /** One thing wrong with a row, tied to a field (or to the dedup key) for the --check report. */
@@ -69,7 +70,7 @@ export function prepareRecord(row: Record<string, unknown>, opts: PrepareOptions
     }
     const dataType = (DATA_TYPES as readonly string[]).includes(def!.dataType) ? (def!.dataType as DataType) : undefined;
     // A data type this client does not know is sent as it is; the API decides.
-    const coerced = dataType ? coerceValue(value, dataType) : { ok: true as const, value };
+    const coerced = dataType ? coerceValue(value, dataType, opts.coerce) : { ok: true as const, value };
     if (coerced.ok) fields[key] = coerced.value;
     else problems.push({ field: key, kind: 'type', reason: `field "${key}" (${dataType}): ${coerced.reason}` });
   }

@@ -234,7 +234,8 @@ describe('contacts upsert --file: CSV field cells typed by the field definitions
     expect(bodies.map((b) => [b.fields, b.companyFields])).toEqual([
       [{ city: '10115', score: 42, vip: true }, { employees: 12 }],
       [{ city: '01067', score: 7, vip: false }, undefined],
-      [{ city: '80331', score: 1000, vip: false }, { employees: 3 }],
+      // A STRING field gets the cell's text unchanged, quotes included (no JSON-literal rule once the field is known).
+      [{ city: '"80331"', score: 1000, vip: false }, { employees: 3 }],
     ]);
     expect(fieldPaths.map((p) => new URL(p, BASE).searchParams.get('objectType')).sort()).toEqual(['COMPANY', 'CONTACT']);
   });
@@ -249,17 +250,21 @@ describe('contacts upsert --file: CSV field cells typed by the field definitions
     expect(lines[2]).toMatch(/^3,b@example\.com,invalid,,invalid_field,"fields\.birthday: field ""birthday"" \(DATE\): /);
   });
 
-  it('a key the definitions do not list keeps the JSON-when-it-parses rule; NDJSON rows are sent as written', async () => {
-    fieldsServer(2);
-    const res = await upsertFile('email,fields.custom\na@example.com,10115\n');
-    expect(res.exitCode).toBe(0);
+  it('a key the definitions do not list refuses the file before a request, naming the nearest field; NDJSON rows are sent as written', async () => {
+    fieldsServer(4);
+    const res = await upsertFile('email,fields.cty\na@example.com,10115\n');
+    expect(res.exitCode).toBe(2);
+    expect(res.stderr).toContain('a column that names nothing POST /v2/contacts takes: "fields.cty" (nearest: fields.city)');
+    expect(bodies).toEqual([]);
+    // Definitions from the cache lack it: asked once more (a field created since), then refused.
+    expect(fieldPaths).toHaveLength(4);
     const ndjson = join(dir, 'rows.ndjson');
     writeFileSync(ndjson, '{"email":"b@example.com","fields":{"city":10115}}\n');
     const second = await cnvInProcess(['contacts', 'upsert', '--file', ndjson], { env, dispatcher: agent });
     expect(second.exitCode).toBe(0);
-    expect(bodies.map((b) => b.fields)).toEqual([{ custom: 10115 }, { city: 10115 }]);
-    // The NDJSON run read no definitions: two GETs in all, one per object type, from the CSV run.
-    expect(fieldPaths).toHaveLength(2);
+    expect(bodies.map((b) => b.fields)).toEqual([{ city: 10115 }]);
+    // The NDJSON run (its keys all the API's) read no definitions.
+    expect(fieldPaths).toHaveLength(4);
   });
 
   it('a CSV without field columns reads no definitions', async () => {
@@ -276,7 +281,7 @@ describe('contacts upsert --file: CSV field cells typed by the field definitions
     const res = await upsertFile('email,fields.city\na@example.com,10115\n');
     expect(res.exitCode).toBe(0);
     expect(res.stderr.match(/could not read the field definitions/g)).toHaveLength(1);
-    expect(res.stderr).toContain('CSV field cells are sent as JSON when they parse');
+    expect(res.stderr).toContain('fields.KEY columns are sent as JSON when they parse, else as strings, and other columns cannot be matched to fields');
     expect(bodies[0].fields).toEqual({ city: 10115 });
   });
 });

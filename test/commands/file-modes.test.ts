@@ -14,17 +14,17 @@ const eventsNamed = async (event: string) => (await fx.admin('GET', `/_emulator/
 describe('cnv contacts upsert --file (in-process)', () => {
   it('one request per row: created, updated in file order, invalid and failed rows reported', async () => {
     const path = write('contacts.csv', [
-      'email,subscriptionStatus,fields.city,fields.score,syncToCrm,fields.zip',
+      'email,subscriptionStatus,fields.city,fields.score,syncToCrm,updateOnly',
       'batch.one@example.com,subscribed,Paris,7,true,',
       'BATCH.ONE@example.com,,Rome,,,',
       'not-an-email,,,,,',
-      'batch.two@example.com,bounced,,,,',
-      // score "12" fits its NUMBER field (typed by the definitions); zip is no field: the API refuses the row
-      'batch.three@example.com,,,"""12""",,10115',
+      'batch.two@example.com,unsubscribd,,,,',
+      // no such contact, and updateOnly: the API refuses the row
+      'batch.three@example.com,,,12,,true',
       'batch.four@example.com,no_status,"Saint-Denis, Réunion",3,,',
     ].join('\n') + '\n');
     const report = reportPath();
-    const res = await cnvInProcess(['contacts', 'upsert', '--file', path, '--report', report, '--field', 'firstName=Batch'], { env: fx.env });
+    const res = await cnvInProcess(['contacts', 'upsert', '--file', path, '--report', report, '--field', 'firstName=Batch', '--pass-column', 'syncToCrm'], { env: fx.env });
     expect(res.exitCode).toBe(6);
     const rows = readReport(report);
     expect(rows.map((r) => [r.line, r.status, r.error])).toEqual([
@@ -32,7 +32,7 @@ describe('cnv contacts upsert --file (in-process)', () => {
       ['3', 'updated', ''],
       ['4', 'invalid', 'invalid_email'],
       ['5', 'invalid', 'invalid_subscription_status'],
-      ['6', 'failed', 'invalid_field'],
+      ['6', 'failed', 'contact_not_found'],
       ['7', 'created', ''],
     ]);
     const [one] = await contactsByEmail('batch.one@example.com');
@@ -56,17 +56,21 @@ describe('cnv contacts upsert --file (in-process)', () => {
     const path = write('no-id.csv', ['name,phone', 'Ada,123', 'Linus,456'].join('\n'));
     const upsert = await cnvInProcess(['contacts', 'upsert', '--file', path], { env: fx.env });
     expect(upsert.exitCode).toBe(2);
-    expect(upsert.stderr).toContain(`${path} line 1: the header names none of the columns that identify a row: email (or Email Address, E-mail) or cnvContactId (or Contact ID); any case (it has: "name", "phone")`);
+    expect(upsert.stderr).toContain(`${path} line 1: the header names none of the columns that identify a row: email (or Email Address, E-mail) or cnvContactId (or Contact ID, id); any case (it has: "name", "phone")`);
+    expect(upsert.stderr).toContain("hint: name one, or map one (--map 'Work Email=email')");
     const add = await cnvInProcess(['audience', 'add', 'c1000000-0000-4000-8000-000000000003', '--batch', path], { env: fx.env });
-    expect([add.exitCode, add.stderr]).toEqual([2, expect.stringContaining('none of the columns that identify a row: cnvContactId (or Contact ID), userId (or User ID) or email')]);
+    expect([add.exitCode, add.stderr]).toEqual([2, expect.stringContaining('none of the columns that identify a row: cnvContactId (or Contact ID, id), userId (or User ID) or email')]);
     const track = await cnvInProcess(['events', 'track', '--file', path, '--event', 'x'], { env: fx.env });
     expect([track.exitCode, track.stderr]).toEqual([2, expect.stringContaining('none of the columns that identify a row: userId (or User ID) or email')]);
     expect((await fx.stats()).total).toBe(0);
     // Any case counts; and a default identifier from --set lets the rows through to their own checks.
     const upper = write('upper.csv', ['EMAIL', 'header.case@example.com'].join('\n'));
     expect((await cnvInProcess(['contacts', 'upsert', '--file', upper], { env: fx.env })).exitCode).toBe(0);
-    const withSet = await cnvInProcess(['contacts', 'upsert', '--file', path, '--set', 'email=set.default@example.com'], { env: fx.env });
+    const withSet = await cnvInProcess(['contacts', 'upsert', '--file', path, '--set', 'email=set.default@example.com', '--ignore-unknown-columns'], { env: fx.env });
     expect(withSet.exitCode, withSet.stderr).toBe(0);
+    // A --map names the identifier a header spells its own way.
+    const mapped = await cnvInProcess(['audience', 'add', 'c1000000-0000-4000-8000-000000000003', '--batch', write('work.csv', 'Work Email,name\nada@example.com,Ada\n'), '--map', 'Work Email=email'], { env: fx.env });
+    expect([mapped.exitCode, mapped.stderr], mapped.stderr).toEqual([0, expect.stringMatching(/name +-> not sent +\(not used: a batch add sends only the identifier\)/)]);
   });
 
   it('single-mode identifier flags do not mix with --file', async () => {

@@ -98,7 +98,7 @@ describe('identifiers as users spell them', () => {
     }
     const none = await cnvInProcess(['audience', 'add', AUDIENCE, '--batch', write('none.csv', 'Mail,Name\na@example.com,Ann\n'), '--dry-run'], { env: fx.env });
     expect(none.exitCode).toBe(2);
-    expect(none.stderr).toContain('the header names none of the columns that identify a row: cnvContactId (or Contact ID), userId (or User ID) or email (or Email Address, E-mail); any case (it has: "Mail", "Name")');
+    expect(none.stderr).toContain('the header names none of the columns that identify a row: cnvContactId (or Contact ID, id), userId (or User ID) or email (or Email Address, E-mail); any case (it has: "Mail", "Name")');
   });
 });
 

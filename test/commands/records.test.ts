@@ -151,25 +151,35 @@ describe('cnv records upsert (in-process)', () => {
     expect(JSON.parse(ghost.stdout).fields).toEqual({ subscriptions: 'rel-2' });
   });
 
-  it('--check compares columns with the definitions and sends nothing; the global --dry-run does the same', async () => {
-    const path = file('check.csv', ['clientDedupKey,seats,nope,syncedAt,planName', 'ch-1,1,,,x', 'ch-2,two,y,,x', 'ch-3,3,,2025-01-01T00:00:00Z,x'].join('\n') + '\n');
-    for (const flag of ['--check', '--dry-run']) {
-      await fx.resetStats();
-      const res = await upsert(['--file', path, flag]);
-      expect(res.exitCode).toBe(6);
-      const report = JSON.parse(res.stdout);
-      expect(report).toMatchObject({ ok: false, rows: 3, validRows: 1, invalidRows: 2 });
-      expect(report.columns).toEqual([
-        { column: 'clientDedupKey', status: 'key', dataType: null, mismatches: 0, example: null },
-        { column: 'seats', status: 'ok', dataType: 'NUMBER', mismatches: 1, example: 'line 3: field "seats" (NUMBER): "two" is not a number' },
-        { column: 'nope', status: 'unknown', dataType: null, mismatches: 0, example: null },
-        { column: 'syncedAt', status: 'read-only', dataType: 'DATETIME', mismatches: 0, example: null },
-        { column: 'planName', status: 'ok', dataType: 'STRING', mismatches: 0, example: null },
-      ]);
-      expect(report.problems).toEqual(['line 3: field "seats" (NUMBER): "two" is not a number; unknown field "nope"', 'line 4: field "syncedAt" is read-only']);
-      expect(res.stderr).toMatch(/dry run, nothing sent: 3 rows: 1 valid, 0 failed, 2 invalid/);
-      expect(await batchRequests()).toBe(0);
-    }
+  it('--check compares columns with the definitions and sends nothing; --dry-run prints the requests a run would send', async () => {
+    const path = file('check.csv', ['clientDedupKey,Seats,nope,syncedAt,planName', 'ch-1,1,,,x', 'ch-2,two,y,,x', 'ch-3,3,,2025-01-01T00:00:00Z,x'].join('\n') + '\n');
+    const res = await upsert(['--file', path, '--check']);
+    expect(res.exitCode).toBe(6);
+    const report = JSON.parse(res.stdout);
+    expect(report).toMatchObject({ ok: false, rows: 3, validRows: 2, invalidRows: 1 });
+    expect(report.columns).toEqual([
+      { column: 'clientDedupKey', status: 'key', dataType: null, mismatches: 0, example: null },
+      { column: 'Seats', status: 'ok', dataType: 'NUMBER', mismatches: 1, example: 'line 3: field "seats" (NUMBER): "two" is not a number' },
+      { column: 'nope', status: 'unknown', dataType: null, mismatches: 0, example: null },
+      // A read-only field is recognised and not sent (as a run leaves it out): its rows stay valid.
+      { column: 'syncedAt', status: 'read-only', dataType: 'DATETIME', mismatches: 0, example: null },
+      { column: 'planName', status: 'ok', dataType: 'STRING', mismatches: 0, example: null },
+    ]);
+    expect(report.problems).toEqual(['line 3: field "seats" (NUMBER): "two" is not a number; unknown field "nope"']);
+    expect(res.stderr).toMatch(/dry run, nothing sent: 3 rows: 2 valid, 0 failed, 1 invalid/);
+    expect(await batchRequests()).toBe(0);
+
+    // A real run refuses the unknown column before sending; --dry-run shows each request's body.
+    const refused = await upsert(['--file', path]);
+    expect([refused.exitCode, refused.stderr]).toEqual([2, expect.stringContaining('a column that names nothing POST /v2/custom-objects/c0000000-0000-4000-8000-000000000001/records/batch takes: "nope"')]);
+    const dry = await upsert(['--file', path, '--dry-run', '--ignore-column', 'nope', '--chunk-size', '1']);
+    expect(dry.exitCode).toBe(6);
+    expect(dry.stdout.trim().split('\n').map((l) => JSON.parse(l))).toEqual([
+      { dryRun: true, method: 'POST', path: '/v2/custom-objects/c0000000-0000-4000-8000-000000000001/records/batch', lines: [2], body: { records: [{ clientDedupKey: 'ch-1', fields: { seats: 1, planName: 'x' } }] } },
+      { dryRun: true, method: 'POST', path: '/v2/custom-objects/c0000000-0000-4000-8000-000000000001/records/batch', lines: [4], body: { records: [{ clientDedupKey: 'ch-3', fields: { seats: 3, planName: 'x' } }] } },
+    ]);
+    expect(dry.stderr).toMatch(/syncedAt +-> not sent +\(read-only field fields\.syncedAt\)/);
+    expect(await batchRequests()).toBe(0);
     expect(await recordOf('ch-1')).toBeUndefined();
 
     const clean = file('clean.csv', 'clientDedupKey,seats\nok-1,1\n');

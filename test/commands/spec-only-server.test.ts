@@ -68,10 +68,14 @@ describe('records upsert against a server that is only the spec', () => {
     }
     expect(paths).toHaveLength(2);
     expect(new URL(paths[1], BASE).searchParams.get('cursor')).toBe('page-1');
-    // otherSeats belongs to another custom object: row 1 is invalid locally, row 2 leaves it empty.
-    expect(res.exitCode).toBe(6);
-    expect(res.stderr).toMatch(/line 2: .*unknown field "otherSeats"/);
-    expect(bodies.flatMap((b) => b.records)).toEqual([{ clientDedupKey: 'r-2', fields: { seats: 5, autoRenew: false } }]);
+    // otherSeats belongs to another custom object: the file is refused before any record is sent.
+    expect(res.exitCode).toBe(2);
+    expect(res.stderr).toContain('a column that names nothing POST /v2/custom-objects/c0000000-0000-4000-8000-000000000001/records/batch takes: "otherSeats" (no key or field is near it)');
+    expect(bodies).toEqual([]);
+    fieldPages([[field('seats', 'NUMBER', CO), field('otherSeats', 'NUMBER', OTHER_CO)], [field('autoRenew', 'BOOLEAN', CO)]]);
+    const left = await run(['records', 'upsert', CO, '--file', csv('clientDedupKey,seats,autoRenew,otherSeats\nr-1,3,yes,4\nr-2,5,no,\n'), '--ignore-column', 'otherSeats']);
+    expect(left.exitCode, left.stderr).toBe(0);
+    expect(bodies.flatMap((b) => b.records)).toEqual([{ clientDedupKey: 'r-1', fields: { seats: 3, autoRenew: true } }, { clientDedupKey: 'r-2', fields: { seats: 5, autoRenew: false } }]);
   });
 
   it.each([

@@ -32,7 +32,7 @@ describe('kill -9 and resume (binary)', () => {
     const event = `crash_${Date.now()}`;
     const path = write('events.csv', `email,createContact\n${Array.from({ length: ROWS }, (_, i) => `crash-${i}@example.com,true`).join('\n')}\n`);
     const report = reportPath();
-    const args = ['events', 'track', '--file', path, '--event', event, '--concurrency', String(CONCURRENCY), '--report', report];
+    const args = ['events', 'track', '--file', path, '--event', event, '--concurrency', String(CONCURRENCY), '--report', report, '--pass-column', 'createContact'];
     await fx.faults({ latencyMs: 5 });
     const ROUNDS = 5;
     for (let round = 0; round < ROUNDS; round++) {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { CnvCommand } from '../../src/cli/cnv-command.js';
 import { UsageError } from '../../src/errors.js';
-import { integer, InvalidValueError, looseJson } from '../../src/lib/option-values.js';
+import { looseJson } from '../../src/io/exact-json.js';
+import { integer, InvalidValueError } from '../../src/lib/option-values.js';
 
 describe('integer', () => {
   it('reads whole numbers within bounds', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { coerceValue } from '../../src/records/coerce.js';
+import { ExactNumber, stringifyJson } from '../../src/lib/exact-number.js';
 import { isIsoDate } from '../../src/dates.js';
 
 const good = (raw: unknown, type: Parameters<typeof coerceValue>[1], value: unknown) => {
@@ -65,9 +66,29 @@ describe('coerceValue', () => {
   });
 });
 
-describe('coerceValue: numbers out of range', () => {
-  it('refuses a number that would overflow to Infinity (and be sent as null)', () => {
-    expect(coerceValue('1e400', 'NUMBER')).toEqual(expect.objectContaining({ ok: false }));
-    expect(coerceValue('1e3', 'NUMBER')).toEqual(expect.objectContaining({ ok: true, value: 1000 }));
+describe('coerceValue: numbers a double cannot hold', () => {
+  it('keeps every digit as written (never rounded, never Infinity sent as null)', () => {
+    const sent = (text: string) => {
+      const c = coerceValue(text, 'NUMBER');
+      return c.ok ? stringifyJson({ n: c.value }) : c.reason;
+    };
+    expect(sent('9007199254740993')).toBe('{"n":9007199254740993}');
+    expect(sent('1e400')).toBe('{"n":1e400}');
+    expect(sent('-0.1000000000000000055511151231257827')).toBe('{"n":-0.1000000000000000055511151231257827}');
+    // Only respelled where JSON needs it: a sign, leading zeros, a bare point.
+    expect(sent(' +007 ')).toBe('{"n":7}');
+    expect(sent('.5')).toBe('{"n":0.5}');
+    expect(sent('+12345678901234567890.')).toBe('{"n":12345678901234567890}');
+    expect(coerceValue('1e3', 'NUMBER')).toEqual({ ok: true, value: 1000 });
+    expect(coerceValue(new ExactNumber('12345678901234567890'), 'STRING')).toEqual({ ok: true, value: '12345678901234567890' });
+  });
+
+  it('reads a decimal comma only when asked, and says so when a cell looks like one', () => {
+    expect(coerceValue('3,5', 'NUMBER')).toEqual({ ok: false, reason: '"3,5" is not a number (a decimal comma? --decimal-comma reads 3,5 as 3.5)' });
+    expect(coerceValue('1.234,5', 'NUMBER', { decimalComma: true })).toEqual({ ok: true, value: 1234.5 });
+    expect(coerceValue('-0,25', 'NUMBER', { decimalComma: true })).toEqual({ ok: true, value: -0.25 });
+    expect(coerceValue('1.234.567', 'NUMBER', { decimalComma: true })).toEqual({ ok: true, value: 1234567 });
+    expect(coerceValue('1,234.5', 'NUMBER', { decimalComma: true })).toEqual(expect.objectContaining({ ok: false }));
+    expect(coerceValue('12', 'NUMBER', { decimalComma: true })).toEqual({ ok: true, value: 12 });
   });
 });

@@ -1,6 +1,8 @@
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { LocalFileError, UsageError } from '../../errors.js';
+import { exactNumber } from '../../io/exact-json.js';
+import { stringifyJson } from '../../lib/exact-number.js';
 
 /** Largest --input body or -F @file value read (the API's bodies are far smaller). */
 export const MAX_INPUT_BYTES = 16 * 1024 * 1024;
@@ -23,7 +25,8 @@ export async function fieldValue(arg: FieldArg, value: string, stdin: Readable):
   if (value === 'true') return true;
   if (value === 'false') return false;
   if (value === 'null') return null;
-  if (/^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/.test(value) && Number.isFinite(Number(value))) return Number(value);
+  // Every digit kept: 9007199254740993 goes out as written, not as the double nearest it.
+  if (/^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/.test(value)) return exactNumber(value);
   if (value.startsWith('@')) return readValueFile(value.slice(1), `-F ${arg.text.slice(0, arg.text.indexOf('='))}=@`, stdin);
   return value;
 }
@@ -104,5 +107,5 @@ function place(target: Record<string, unknown>, path: string[], value: unknown, 
 /** A query string value: objects and arrays as JSON, null as empty. */
 export function queryValue(value: unknown): string {
   if (value === null || value === undefined) return '';
-  return typeof value === 'object' ? JSON.stringify(value) : String(value);
+  return typeof value === 'object' ? stringifyJson(value) : String(value);
 }

@@ -1,29 +1,42 @@
 import { z } from 'zod';
-import { upsertContact, type UpsertContactBody } from '../../api/contacts.js';
+import { upsertContact, upsertContactRequest, type UpsertContactBody } from '../../api/contacts.js';
 import type { Prepared } from '../../batch/file-run.js';
 import { runFileBatch } from '../../batch/file-run.js';
+import type { ColumnResolver, ColumnRules, FieldsByParent } from '../../batch/columns.js';
 import { batchRunOptions } from '../../batch/options.js';
 import { perRowSender } from '../../batch/per-row.js';
-import { rowBody } from '../../batch/row-body.js';
+import { cellMismatch, shapeRow } from '../../batch/row-body.js';
 import { blank, checkRow, identifierColumns } from '../../batch/row-check.js';
 import { emailSchema, uuidSchema } from '../../api/identifiers.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { resolveFieldFlags, type FlagFields } from './field-flags.js';
-import { cellMismatch, FILE_FIELD_OBJECT_TYPES, fieldCellTyper } from './file-field-cells.js';
 import { readFieldDefinitions } from '../../records/field-cache.js';
+import type { CoerceOptions } from '../../records/coerce.js';
 import type { UpsertOptions } from './upsert.js';
+import { quoteInput, type InputRow } from '../../io/input-rows.js';
 import { spellingsOf } from '../../io/column-names.js';
-import type { InputRow } from '../../io/input-rows.js';
 import type { CommandResult } from '../../io/render.js';
 
 // `contacts upsert --file`: one request per row (the API has no batch upsert of contacts).
 
-export const UPSERT_FILE_DEFAULTS = { concurrency: 16, maxChunkSize: 1 };
+export const UPSERT_FILE_DEFAULTS = { concurrency: 16, maxChunkSize: 1, typedNumbers: true };
 const SETTABLE = ['SUBSCRIBED', 'UNSUBSCRIBED', 'NO_STATUS'] as const;
-const KNOWN = ['email', 'cnvContactId', 'subscriptionStatus', 'fields', 'companyFields', 'updateOnly'];
-const TEXT = ['email', 'cnvContactId', 'subscriptionStatus'];
+// The spec's examples of statuses the system sets: what an export holds, and the API refuses.
+const SYSTEM_MANAGED = new Set(['BOUNCED', 'COMPLAINED']);
 const CODES: Record<string, string> = { email: 'invalid_email', subscriptionStatus: 'invalid_subscription_status', fields: 'invalid_field', companyFields: 'invalid_field' };
+const READ_ONLY = 'read-only: a column of cnv\'s contact export';
+
+/** How a contacts file names its columns: body keys, CONTACT fields and COMPANY fields by key or label, and the export's own columns. */
+export const UPSERT_COLUMNS: ColumnRules = {
+  endpoint: 'POST /v2/contacts',
+  keys: ['email', 'cnvContactId', 'subscriptionStatus', 'fields', 'companyFields', 'updateOnly'],
+  identifiers: ['cnvContactId', 'email'],
+  text: ['email', 'cnvContactId', 'subscriptionStatus'],
+  objects: ['fields', 'companyFields'],
+  fieldParents: ['fields', 'companyFields'],
+  notSent: Object.fromEntries(['createdAt', 'updatedAt', 'sfdcLeadId', 'sfdcContactId', 'sfdcAccountId', '_extra'].map((c) => [c, READ_ONLY])),
+};
 
 const fieldMap = z.record(z.string(), z.unknown(), { message: 'expected an object of field key to value' });
 
@@ -52,20 +65,35 @@ function defaultsFrom(opts: UpsertOptions, flagFields: FlagFields): Record<strin
 }
 
 /** Validates one row as the endpoint would; the body is the flag defaults overlaid with the row. */
-export function prepareUpsertRow(
-  row: InputRow,
-  defaults: Record<string, unknown>,
-  nestedCell?: (parent: string, key: string, cell: string) => unknown,
-): Prepared<UpsertContactBody> {
-  const own = rowBody(row, { known: KNOWN, text: TEXT, nestedCell });
+export function prepareUpsertRow(row: InputRow, defaults: Record<string, unknown>, columns: ColumnResolver, coerce: CoerceOptions = {}): Prepared<UpsertContactBody> {
+  const { body: own, note: idNote } = shapeRow(row, columns, coerce);
   const body: Record<string, unknown> = { ...defaults, ...own };
   for (const key of ['fields', 'companyFields']) {
     if (isObject(defaults[key]) && isObject(own[key])) body[key] = { ...defaults[key], ...own[key] };
   }
   const identifier = String(blank(body.cnvContactId) ?? blank(body.email) ?? '');
-  const mismatch = cellMismatch(own);
+  const mismatch = cellMismatch(own, ['fields', 'companyFields']);
   if (mismatch) return { identifier, invalid: { error: 'invalid_field', message: mismatch.message } };
-  return checkRow(rowSchema, body, identifier, CODES) as Prepared<UpsertContactBody>;
+  const status = blank(own.subscriptionStatus);
+  let note = idNote;
+  if (typeof status === 'string' && SYSTEM_MANAGED.has(status.toUpperCase())) {
+    // An export's BOUNCED contact re-imported: the API sets it, a client cannot; leave it as it is.
+    delete body.subscriptionStatus;
+    note = [idNote, `subscriptionStatus ${quoteInput(status)} is set by the system, not through the API: not sent`].filter(Boolean).join('; ');
+  }
+  const checked = checkRow(rowSchema, body, identifier, CODES) as Prepared<UpsertContactBody>;
+  return note !== undefined && !checked.invalid ? { ...checked, note } : checked;
+}
+
+/** The CONTACT and COMPANY definitions, as the column resolver takes them. */
+export async function contactFieldDefinitions(ctx: Context, fresh: boolean): Promise<FieldsByParent | undefined> {
+  const read = await readFieldDefinitions(ctx, ['CONTACT', 'COMPANY'], {
+    refresh: fresh,
+    quiet: fresh,
+    fallback: 'fields.KEY columns are sent as JSON when they parse, else as strings, and other columns cannot be matched to fields',
+  });
+  if (!read) return undefined;
+  return new Map([['fields', read.definitions.get('CONTACT') ?? new Map()], ['companyFields', read.definitions.get('COMPANY') ?? new Map()]]);
 }
 
 export async function runUpsertFile(ctx: Context, opts: UpsertOptions & { file: string }): Promise<CommandResult> {
@@ -73,18 +101,18 @@ export async function runUpsertFile(ctx: Context, opts: UpsertOptions & { file: 
     if (opts[flag] !== undefined) throw new UsageError(`--file: each row names its contact; drop --${flag === 'contactId' ? 'contact-id' : 'email'}`);
   }
   const defaults = defaultsFrom(opts, await resolveFieldFlags(ctx, opts));
-  let nestedCell: ((parent: string, key: string, cell: string) => unknown) | undefined;
+  const options = batchRunOptions(ctx, opts, UPSERT_FILE_DEFAULTS);
+  const coerce = { decimalComma: options.decimalComma };
   return runFileBatch(ctx, {
     path: opts.file,
-    options: batchRunOptions(ctx, opts, UPSERT_FILE_DEFAULTS),
-    // The definitions are read only for a CSV with `parent.key` columns: NDJSON and JSON rows carry their types.
-    beforeFirstRow: async (row) => {
-      if (!row.textual || !Object.keys(row.values ?? {}).some((column) => column.includes('.'))) return;
-      const read = await readFieldDefinitions(ctx, FILE_FIELD_OBJECT_TYPES, { fallback: 'CSV field cells are sent as JSON when they parse, else as strings' });
-      nestedCell = fieldCellTyper(read?.definitions);
+    options,
+    columns: {
+      rules: UPSERT_COLUMNS,
+      definitions: (fresh) => contactFieldDefinitions(ctx, fresh),
+      identifierColumns: identifierColumns(defaults, ['email', 'cnvContactId']),
     },
-    prepare: (row) => prepareUpsertRow(row, defaults, nestedCell),
-    identifierColumns: identifierColumns(defaults, ['email', 'cnvContactId']),
+    prepare: (row, columns) => prepareUpsertRow(row, defaults, columns, coerce),
+    request: (items) => upsertContactRequest(items[0].payload),
     send: perRowSender(async (body: UpsertContactBody, signal) => {
       const result = await upsertContact(await ctx.http(), body, signal);
       return { status: result.contactCreated ? 'created' : 'updated', id: result.cnvContactId };

@@ -7,7 +7,7 @@ import type { CommandInput } from '../contract.js';
 import { UsageError } from '../../errors.js';
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../io/render.js';
-import { addBatchOptions, batchOptionShape, rejectBatchOptions } from '../../batch/options.js';
+import { addBatchOptions, batchOptionShape, decimalCommaShape, ignoreUnknownShape, passColumnShape, rejectBatchOptions } from '../../batch/options.js';
 import { setPairsOption } from '../../cli/option-schemas.js';
 import { collectRawPair, fieldFlagShape, resolveFieldFlags, type FlagFields } from './field-flags.js';
 import { runUpsertFile, UPSERT_FILE_DEFAULTS } from './upsert-file.js';
@@ -24,6 +24,9 @@ export const options = z.object({
   set: setPairsOption,
   file: z.string().optional(),
   ...batchOptionShape,
+  ...ignoreUnknownShape,
+  ...passColumnShape,
+  ...decimalCommaShape,
 });
 
 export type UpsertOptions = z.output<typeof options>;
@@ -43,11 +46,17 @@ export function configure(cmd: Command): void {
     .option('--set <name=value>', 'any other body field, e.g. a flag the spec names but does not spell (repeatable)', collectPair)
     .option('--file <file>', 'upsert every row of a CSV, NDJSON or JSON file (- for stdin), one request per row');
   addBatchOptions(cmd, UPSERT_FILE_DEFAULTS).addHelpText('after', `
-With --file, each row is a request body: CSV columns email, cnvContactId, subscriptionStatus,
-updateOnly, fields.<key> and companyFields.<key> (any other column is sent as a body field),
-the field cells typed by the field's definition like --field values (a cell that does not fit
-makes its row invalid); NDJSON and JSON rows are sent as they are. --status, --field, --company-field, --update-only
-and --set then apply to every row (a row's own values win). Rows are checked locally (bad
+With --file, each row is a request body. Every column resolves, before anything is sent, to a
+body key (email, cnvContactId or id, subscriptionStatus, updateOnly), a field by key or label
+(city, "First name", fields.<key>, companyFields.<key>), a --map or --pass-column target, or is
+left out (--ignore-column, --ignore-unknown-columns, the read-only columns of cnv's own export);
+any other column refuses the file (exit 2), and the run prints where each column went. Field
+cells are typed by the field's definition like --field values (a STRING keeps the cell's text,
+a NUMBER every digit; a cell that does not fit makes its row invalid); NDJSON and JSON rows are
+sent as they are. So an export edited in a spreadsheet imports back:
+  cnv export contacts --out c.csv --no-state; (edit c.csv); cnv contacts upsert --file c.csv
+--status, --field, --company-field, --update-only and --set then apply to every row (a row's
+own values win). --dry-run prints each request body (--max-rows N: the first N rows). Rows are checked locally (bad
 rows are "invalid", never sent), then sent one request each, --concurrency at a time, under
 the shared rate limit; rows for the same contact keep their file order. Report statuses:
 created, updated, failed, invalid, skipped. Exit 0, 6 (some failed or invalid) or 7 (stopped;
@@ -66,7 +75,8 @@ Examples:
   $ cnv contacts upsert --contact-id 7f0c2f4e-1b2a-4c3d-9e8f-0a1b2c3d4e5f --email new@example.com --update-only
   $ cnv contacts upsert --email ada@example.com --set preserveExisting=true --field city=London
   $ cnv contacts upsert --email ada@example.com --field city=10115 --field vip=yes -f lastName=007 -F score=null
-  $ cnv contacts upsert --file contacts.csv --report report.csv`);
+  $ cnv contacts upsert --file contacts.csv --report report.csv
+  $ cnv contacts upsert --file hubspot.csv --map-file docs/maps/hubspot.map --dry-run --max-rows 3`);
 }
 
 /** Builds the request body from the flags (fields already resolved), checking locally what the API would refuse. */

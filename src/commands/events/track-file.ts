@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { trackEvent, type TrackEventBody } from '../../api/events.js';
+import { trackEvent, trackEventRequest, type TrackEventBody } from '../../api/events.js';
+import type { ColumnResolver, ColumnRules } from '../../batch/columns.js';
 import type { Prepared } from '../../batch/file-run.js';
 import { runFileBatch } from '../../batch/file-run.js';
 import { batchRunOptions } from '../../batch/options.js';
 import { perRowSender } from '../../batch/per-row.js';
-import { rowBody } from '../../batch/row-body.js';
+import { shapeRow } from '../../batch/row-body.js';
 import { blank, checkRow, identifierColumns } from '../../batch/row-check.js';
 import { emailSchema } from '../../api/identifiers.js';
 import type { Context } from '../../context.js';
@@ -18,9 +19,16 @@ import type { TrackOptions } from './track.js';
 // `events track --file`: one request per row (there is no batch endpoint for events).
 
 export const TRACK_FILE_DEFAULTS = { concurrency: 16, maxChunkSize: 1 };
-const KNOWN = ['event', 'userId', 'email', 'clientEventId', 'data'];
-const TEXT = ['event', 'userId', 'email', 'clientEventId'];
 const CODES: Record<string, string> = { email: 'invalid_email' };
+
+/** How an events file names its columns: the body keys, and `data.KEY` for the payload. */
+export const TRACK_COLUMNS: ColumnRules = {
+  endpoint: 'POST /v2/events',
+  keys: ['event', 'userId', 'email', 'clientEventId', 'data'],
+  identifiers: ['userId', 'email'],
+  text: ['event', 'userId', 'email', 'clientEventId'],
+  objects: ['data'],
+};
 
 
 const rowSchema = z
@@ -63,11 +71,13 @@ function defaultsFrom(opts: TrackOptions): Record<string, unknown> {
   return defaults;
 }
 
-export function prepareTrackRow(row: InputRow, defaults: Record<string, unknown>): Prepared<TrackEventBody> {
-  const body: Record<string, unknown> = { ...defaults, ...rowBody(row, { known: KNOWN, text: TEXT }) };
+export function prepareTrackRow(row: InputRow, defaults: Record<string, unknown>, columns: ColumnResolver): Prepared<TrackEventBody> {
+  const { body: own, note } = shapeRow(row, columns);
+  const body: Record<string, unknown> = { ...defaults, ...own };
   if (blank(body.clientEventId) === undefined) body.clientEventId = derivedClientEventId(row);
   const identifier = String(body.clientEventId);
-  return checkRow(rowSchema, body, identifier, CODES) as Prepared<TrackEventBody>;
+  const checked = checkRow(rowSchema, body, identifier, CODES) as Prepared<TrackEventBody>;
+  return note !== undefined && !checked.invalid ? { ...checked, note } : checked;
 }
 
 export function runTrackFile(ctx: Context, opts: TrackOptions & { file: string }): Promise<CommandResult> {
@@ -75,8 +85,9 @@ export function runTrackFile(ctx: Context, opts: TrackOptions & { file: string }
   return runFileBatch(ctx, {
     path: opts.file,
     options: batchRunOptions(ctx, opts, TRACK_FILE_DEFAULTS),
-    prepare: (row) => prepareTrackRow(row, defaults),
-    identifierColumns: identifierColumns(defaults, ['userId', 'email']),
+    columns: { rules: TRACK_COLUMNS, identifierColumns: identifierColumns(defaults, ['userId', 'email']) },
+    prepare: (row, columns) => prepareTrackRow(row, defaults, columns),
+    request: (items) => trackEventRequest(items[0].payload),
     send: perRowSender(async (body: TrackEventBody, signal) => {
       const result = await trackEvent(await ctx.http(), body, signal);
       return { status: result.duplicate ? 'duplicate' : 'tracked', id: result.cnvContactId };

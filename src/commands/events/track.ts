@@ -9,7 +9,7 @@ import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { CommandResult } from '../../io/render.js';
-import { addBatchOptions, batchOptionShape, rejectBatchOptions } from '../../batch/options.js';
+import { addBatchOptions, batchOptionShape, ignoreUnknownShape, passColumnShape, rejectBatchOptions } from '../../batch/options.js';
 import { runTrackFile, TRACK_FILE_DEFAULTS } from './track-file.js';
 
 const NAMED_BODY_KEYS = new Set(['event', 'userId', 'email', 'clientEventId', 'data']);
@@ -23,6 +23,8 @@ export const options = z.object({
   set: setPairsOption,
   file: z.string().optional(),
   ...batchOptionShape,
+  ...ignoreUnknownShape,
+  ...passColumnShape,
 });
 
 export type TrackOptions = z.output<typeof options>;
@@ -38,7 +40,9 @@ export function configure(cmd: Command): void {
     .option('--file <file>', 'track every row of a CSV, NDJSON or JSON file (- for stdin), one request per row');
   addBatchOptions(cmd, TRACK_FILE_DEFAULTS).addHelpText('after', `
 With --file, each row is a request body: CSV columns event, userId, email, clientEventId, data
-(a JSON object) or data.<key>; any other column is sent as a body field. --event, --data and
+(a JSON object) or data.<key>; any other column refuses the file (exit 2) unless --map names its
+target (--map 'plan=data.plan'), --pass-column sends it as it is (the spec's unnamed members:
+--pass-column occurredAt) or --ignore-column leaves it out. --event, --data and
 --set apply to every row (a row's own values win). A row without clientEventId gets one
 derived from the row's content and line number, so running the same file twice records each
 event once (the second run reports "duplicate"). The report's identifier is the

@@ -2,9 +2,11 @@ import { stat } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { listCustomObjectFields, type FieldDefinition } from '../../api/fields.js';
-import { MAX_RECORDS_PER_BATCH, upsertRecords, type RecordInput } from '../../api/records.js';
-import { addBatchOptions, batchOptionShape, batchRunOptions, chunkSizeShape } from '../../batch/options.js';
+import { MAX_RECORDS_PER_BATCH, upsertRecords, upsertRecordsRequest, type RecordInput } from '../../api/records.js';
+import type { ColumnResolver, ColumnRules } from '../../batch/columns.js';
+import { addBatchOptions, batchOptionShape, batchRunOptions, chunkSizeShape, decimalCommaShape, ignoreUnknownShape } from '../../batch/options.js';
 import { runFileBatch } from '../../batch/file-run.js';
+import { renameRow } from '../../batch/row-body.js';
 import type { BatchItem, ItemOutcome } from '../../batch/types.js';
 import { uuidSchema } from '../../api/identifiers.js';
 import { caseInsensitiveChoice } from '../../cli/parse.js';
@@ -14,10 +16,23 @@ import { ApiError, ExitCode, ResponseShapeError, TransientError, UsageError } fr
 import { InputFileError } from '../../io/input-reader.js';
 import type { CommandResult } from '../../io/render.js';
 import { CheckCollector } from '../../records/check.js';
-import { definitionMap, prepareRecord, type EmptyCells } from '../../records/prepare.js';
+import { DEDUP_KEY, definitionMap, prepareRecord, type EmptyCells } from '../../records/prepare.js';
 import { recordOutcome, toFileRow } from '../../records/outcome.js';
 
-const DEFAULTS = { concurrency: 4, maxChunkSize: MAX_RECORDS_PER_BATCH };
+const DEFAULTS = { concurrency: 4, maxChunkSize: MAX_RECORDS_PER_BATCH, columns: 'records' as const, typedNumbers: true };
+
+/** How a records file names its columns: clientDedupKey, and the custom object's fields by key or label. */
+function recordColumns(customObjectId: string): ColumnRules {
+  return {
+    endpoint: `POST /v2/custom-objects/${customObjectId}/records/batch`,
+    keys: [DEDUP_KEY, 'fields'],
+    identifiers: [DEDUP_KEY],
+    text: [DEDUP_KEY],
+    objects: ['fields'],
+    fieldParents: ['fields'],
+    bareColumnsAreFields: true,
+  };
+}
 const EMPTY_CELLS: readonly EmptyCells[] = ['skip', 'null'];
 
 export const options = z.object({
@@ -28,19 +43,24 @@ export const options = z.object({
   emptyCells: z.enum(['skip', 'null']),
   ...batchOptionShape,
   ...chunkSizeShape,
+  ...ignoreUnknownShape,
+  ...decimalCommaShape,
 });
 
 export function configure(cmd: Command): void {
   cmd
     .argument('<customObjectId>', 'the custom object (UUID)')
     .option('--file <file>', 'records: CSV (header row), NDJSON or a JSON array; - for stdin (required)')
-    .option('--check', 'compare the file with the field definitions and validate every row; send nothing (also: the global --dry-run)')
+    .option('--check', 'compare the file with the field definitions and validate every row; send nothing (the global --dry-run prints the requests instead)')
     .option('--no-coerce', 'send values as they are in the file (no field definitions are read)')
     .option('--empty-cells <mode>', 'an empty CSV cell: skip (leave the field unchanged) or null (clear it)', caseInsensitiveChoice(EMPTY_CELLS), 'skip');
   addBatchOptions(cmd, DEFAULTS);
   cmd.addHelpText('after', `
-Each row is a clientDedupKey plus field values: in CSV every other column is a field key; in
-NDJSON/JSON the fields sit beside clientDedupKey or in a "fields" object. Values are coerced
+Each row is a clientDedupKey plus field values: in CSV every other column names a field by its
+key or label (any case; --map 'COLUMN=key' for others; a column that names no field refuses the
+file, exit 2, unless --ignore-column or --ignore-unknown-columns leaves it out; a read-only field
+is left out with a note); in NDJSON/JSON the fields sit beside clientDedupKey or in a "fields"
+object. --check compares the columns with the definitions; --dry-run prints each request. Values are coerced
 to each field's dataType (NUMBER, BOOLEAN, DATE, DATETIME, STRING) using the definitions read
 once from the API; a value that does not coerce makes its row invalid (line and reason). When
 the definitions cannot be read, a warning says so and values are sent as with --no-coerce.
@@ -62,24 +82,35 @@ export async function run(ctx: Context, { args, opts }: CommandInput<typeof opti
   const customObjectId = id.data;
   if (opts.file === undefined || opts.file === '') throw new UsageError('--file: required (a CSV, NDJSON or JSON file, or - for stdin)');
   if (opts.file !== '-') await assertReadable(opts.file);
-  const check = opts.check === true || ctx.globals.dryRun;
-  const runOptions = { ...batchRunOptions(ctx, opts, DEFAULTS), dryRun: check };
+  const check = opts.check === true;
+  const runOptions = { ...batchRunOptions(ctx, opts, DEFAULTS), dryRun: check || ctx.globals.dryRun, printRequests: ctx.globals.dryRun && !check };
   // Read once, before any row.
   const definitions = opts.coerce !== false || check ? await readDefinitions(ctx, customObjectId, check) : undefined;
-  const collector = check && definitions ? new CheckCollector(definitions) : undefined;
+  // The check judges each column by what the run's resolver makes of it (a label, a --map, a left-out column).
+  let resolver: ColumnResolver | undefined;
+  const collector = check && definitions ? new CheckCollector(definitions, (column) => resolver!.resolve(column).target) : undefined;
   // A check validates as a coercing run would, even with --no-coerce.
-  const prepareOptions = { definitions: opts.coerce === false && !check ? undefined : definitions, emptyCells: opts.emptyCells };
+  const coercing = opts.coerce !== false || check;
+  const prepareOptions = { definitions: coercing ? definitions : undefined, emptyCells: opts.emptyCells, coerce: { decimalComma: runOptions.decimalComma } };
 
   const result = await runFileBatch<RecordInput>(ctx, {
     path: opts.file,
     options: runOptions,
     idColumn: 'id',
-    prepare(row) {
-      const values = row.values ?? {};
-      const prepared = prepareRecord(values, { ...prepareOptions, csv: row.textual === true });
-      collector?.observe(row.line, values, prepared);
+    columns: {
+      rules: recordColumns(customObjectId),
+      // Without coercion (--no-coerce, or definitions that cannot be read) every other column is a field key as written.
+      definitions: async () => (coercing && definitions ? new Map([['fields', definitions]]) : undefined),
+      keepUnknown: check,
+      identifierColumns: [DEDUP_KEY],
+    },
+    prepare(row, columns) {
+      resolver = columns;
+      const prepared = prepareRecord(renameRow(row, columns, check).values ?? {}, { ...prepareOptions, csv: row.textual === true });
+      collector?.observe(row.line, row.values ?? {}, prepared);
       return toFileRow(prepared);
     },
+    request: (items) => upsertRecordsRequest(customObjectId, items.map((i) => i.payload)),
     // Rows of one record wait for the earlier chunk holding it: the last row in the file wins.
     orderKey: (record) => record.clientDedupKey,
     send: (items, signal) => sendChunk(ctx, customObjectId, items, signal),

@@ -5,6 +5,7 @@ import type { Contact } from '../model.js';
 import type { AdminContext, AdminRouter, RouteResult } from '../router.js';
 import type { BusinessStore } from '../store.js';
 import { queryParam } from '../validate.js';
+import { cloneJson } from '../../lib/exact-number.js';
 
 /**
  * Core admin routes under /_emulator (no API key): faults, stats, state inspection,
@@ -54,8 +55,8 @@ function stateContacts(ctx: AdminContext): RouteResult {
   // Most recently updated first, like the API's email lookup.
   list.sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : -1));
   const contacts = list.map((c) => ({
-    ...structuredClone(c),
-    company: c.companyId ? structuredClone(business.companies.get(c.companyId) ?? null) : null,
+    ...cloneJson(c),
+    company: c.companyId ? cloneJson(business.companies.get(c.companyId) ?? null) : null,
   }));
   return ok(contacts);
 }
@@ -78,7 +79,7 @@ function stateEvents(ctx: AdminContext): RouteResult {
       (contactId === undefined || e.contactId === contactId) &&
       (clientEventId === undefined || e.clientEventId === clientEventId),
   );
-  return ok(structuredClone(events));
+  return ok(cloneJson(events));
 }
 
 function deleteContact({ store, params }: AdminContext): RouteResult {

@@ -6,6 +6,7 @@ import { settlePending } from '../relationships.js';
 import type { BusinessStore } from '../store.js';
 import { checkIdentifierFormats, contactNotFound, missingIdentifier, readIdentifier } from '../identifiers.js';
 import { isIsoDateTime, optionalBoolean, optionalObject } from '../validate.js';
+import { cloneJson } from '../../lib/exact-number.js';
 
 /** POST /v2/events (track a custom event). */
 export function eventRoutes(router: ApiRouter): void {
@@ -42,7 +43,7 @@ function trackEvent({ body, store }: ApiContext): RouteResult {
     eventName,
     source: 'PUBLIC_API',
     clientEventId: clientEventId ?? randomUUID(),
-    data: structuredClone(data),
+    data: cloneJson(data),
   });
   return { body: { data: { cnvEventId: event.eventId, cnvContactId: contact.id } } };
 }

@@ -2,6 +2,7 @@ import { EmulatorError } from '../errors.js';
 import type { AdminContext, AdminRouter, RouteResult } from '../router.js';
 import type { BusinessStore } from '../store.js';
 import { businessOf, ok } from './admin.js';
+import { cloneJson } from '../../lib/exact-number.js';
 
 /**
  * Admin routes for audiences, campaigns and workflows: archiving a campaign (not an API
@@ -24,7 +25,7 @@ export function membershipAdminRoutes(router: AdminRouter): void {
   });
   router.add('GET', '/_emulator/state/workflows/:id', (ctx) => {
     const w = found(businessOf(ctx).workflows.get(ctx.params.id), 'workflow', ctx.params.id);
-    return ok(structuredClone({ id: w.id, name: w.name, apiTriggered: w.apiTriggered, active: w.active, triggers: w.triggers }));
+    return ok(cloneJson({ id: w.id, name: w.name, apiTriggered: w.apiTriggered, active: w.active, triggers: w.triggers }));
   });
 }
 

@@ -7,10 +7,11 @@ import type { AdminContext, AdminRouter, RouteResult } from '../router.js';
 import type { BusinessStore } from '../store.js';
 import { isUuid, queryParam } from '../validate.js';
 import { businessOf, ok } from './admin.js';
+import { cloneJson } from '../../lib/exact-number.js';
 
 /** Admin state of custom objects, their records and the keyed relationship targets (for tests and demos). */
 export function recordAdminRoutes(router: AdminRouter): void {
-  router.add('GET', '/_emulator/state/custom-objects', (ctx) => ok(structuredClone([...businessOf(ctx).customObjects.values()])));
+  router.add('GET', '/_emulator/state/custom-objects', (ctx) => ok(cloneJson([...businessOf(ctx).customObjects.values()])));
   router.add('GET', '/_emulator/state/records', stateRecords);
   router.add('GET', '/_emulator/state/targets', stateTargets);
   router.add('POST', '/_emulator/targets', addTarget);
@@ -33,12 +34,12 @@ function stateTargets(ctx: AdminContext): RouteResult {
   const business = businessOf(ctx);
   const type = queryParam(ctx.query, 'objectType')?.toUpperCase();
   const list = business.targets.list().filter((t) => type === undefined || t.objectType === type);
-  return ok(list.map((t) => ({ ...structuredClone(t), fields: { ...(t.objectType === 'COMPANY' ? business.companies.get(t.id)?.fields : t.fields) } })));
+  return ok(list.map((t) => ({ ...cloneJson(t), fields: { ...(t.objectType === 'COMPANY' ? business.companies.get(t.id)?.fields : t.fields) } })));
 }
 
 function recordState(business: BusinessStore, r: CustomObjectRecord): Record<string, unknown> {
   const { relationships, pending } = linksOf(business, r.id);
-  return { ...structuredClone(r), pendingRelationships: pending, relationships };
+  return { ...cloneJson(r), pendingRelationships: pending, relationships };
 }
 
 /**
@@ -57,7 +58,7 @@ function addTarget(ctx: AdminContext): RouteResult {
   const targetId = resolveTargetId(business, type, id as string | undefined);
   const target = business.targets.add({ objectType: type, id: targetId, clientDedupKey, fields: {}, createdAt: business.clock.now() });
   settlePending(business, type, [clientDedupKey]);
-  return ok(structuredClone(target));
+  return ok(cloneJson(target));
 }
 
 function resolveTargetId(business: BusinessStore, type: KeyedTargetType, id: string | undefined): string {

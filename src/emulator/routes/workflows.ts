@@ -3,6 +3,7 @@ import { lookupById, requireIdentifiers } from '../membership.js';
 import { contactNotFound, findContact } from '../identifiers.js';
 import type { ApiContext, ApiRouter, RouteResult } from '../router.js';
 import { optionalObject } from '../validate.js';
+import { cloneJson } from '../../lib/exact-number.js';
 
 /** POST /v2/workflows/:workflowId/trigger. */
 export function workflowRoutes(router: ApiRouter): void {
@@ -21,6 +22,6 @@ function triggerWorkflow({ params, body, store }: ApiContext): RouteResult {
   const contact = findContact(store, ids);
   if (!contact) throw contactNotFound();
   if (!workflow.active) return { body: { data: { triggered: false } } };
-  workflow.triggers.push({ contactId: contact.id, data: structuredClone(data), triggeredAt: store.clock.now() });
+  workflow.triggers.push({ contactId: contact.id, data: cloneJson(data), triggeredAt: store.clock.now() });
   return { body: { data: { triggered: true } } };
 }

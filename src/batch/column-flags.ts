@@ -1,0 +1,47 @@
+import { readFile } from 'node:fs/promises';
+import { UsageError } from '../errors.js';
+import { quoteInput } from '../io/input-rows.js';
+import type { ColumnFlags } from './columns.js';
+
+/** The column flags as commander collects them. */
+export interface ColumnFlagValues {
+  map?: string[];
+  mapFile?: string;
+  ignoreColumn?: string[];
+  ignoreUnknownColumns?: boolean;
+  passColumn?: string[];
+}
+
+/**
+ * The column flags, with --map-file read: `COLUMN=TARGET` lines (split at the last `=`, since a
+ * target never holds one and a column may), blank lines and `#` comments skipped. A --map
+ * given on the command line wins over the file's line for the same column.
+ */
+export async function readColumnFlags(opts: ColumnFlagValues): Promise<ColumnFlags> {
+  const map: Array<{ column: string; target: string; source: string }> = [];
+  for (const pair of opts.map ?? []) map.push({ ...splitPair(pair, '--map'), source: '--map' });
+  if (opts.mapFile !== undefined) {
+    const text = await readFile(opts.mapFile, 'utf8').catch((err: NodeJS.ErrnoException) => {
+      throw new UsageError(`--map-file: cannot read ${opts.mapFile}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`, undefined, 'invalid_input');
+    });
+    text.replace(/^\uFEFF/, '').split(/\r\n|\r|\n/).forEach((line, i) => {
+      if (line.trim() === '' || line.trimStart().startsWith('#')) return;
+      const source = `${opts.mapFile} line ${i + 1}`;
+      const pair = splitPair(line, source);
+      if (!map.some((m) => m.column === pair.column)) map.push({ ...pair, source });
+    });
+  }
+  const seen = new Map<string, string>();
+  for (const m of map) {
+    const before = seen.get(m.column);
+    if (before && m.source === '--map') throw new UsageError(`--map: column ${quoteInput(m.column)} is mapped twice (${before} and ${m.target}); give it once`);
+    seen.set(m.column, m.target);
+  }
+  return { map, ignore: opts.ignoreColumn ?? [], ignoreUnknown: opts.ignoreUnknownColumns === true, pass: opts.passColumn ?? [] };
+}
+
+function splitPair(text: string, source: string): { column: string; target: string } {
+  const eq = text.lastIndexOf('=');
+  if (eq <= 0) throw new UsageError(`${source}: expected COLUMN=TARGET (e.g. 'First Name=firstName', or 'Record ID=-' to leave it out), got ${quoteInput(text)}`);
+  return { column: text.slice(0, eq).trim(), target: text.slice(eq + 1).trim() };
+}

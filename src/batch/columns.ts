@@ -1,0 +1,219 @@
+import type { FieldDefinition } from '../api/fields.js';
+import { columnForm, columnNamer } from '../io/column-names.js';
+import { quoteInput } from '../io/input-rows.js';
+import { suggest } from '../lib/suggest.js';
+import { UsageError } from '../errors.js';
+
+/** How an endpoint names the columns of its input files. */
+export interface ColumnRules {
+  /** The request, for messages: `POST /v2/contacts`. */
+  endpoint: string;
+  /** Top-level body keys, matched in any case and spacing and by src/io/column-names.ts's aliases. */
+  keys: readonly string[];
+  /** The keys that identify a row. */
+  identifiers: readonly string[];
+  /** Keys whose CSV cell is sent as trimmed text; the other keys' cells are JSON when they parse. */
+  text: readonly string[];
+  /** Keys holding objects that `parent.key` columns fill (`fields.city`, `data.plan`). */
+  objects: readonly string[];
+  /** Objects whose keys are fields: a bare column, or `parent.X`, names a field by its key or label. */
+  fieldParents?: readonly string[];
+  /** Without field definitions, a bare column is a key of the first field parent (records: "every other column is a field"). */
+  bareColumnsAreFields?: boolean;
+  /** Columns recognised and never sent (the read-only columns of cnv's own export), by name: why. */
+  notSent?: Readonly<Record<string, string>>;
+  /** Batch adds: columns other than the identifiers are not used (said once), never refused. */
+  identifiersOnly?: boolean;
+}
+
+/** What the user said about the file's columns. */
+export interface ColumnFlags {
+  /** --map and --map-file: column -> target (a key, `fields.KEY`, a field key or label, `body.NAME`, or `-`). */
+  map: ReadonlyArray<{ column: string; target: string; source: string }>;
+  /** --ignore-column: never sent (`''` names an unnamed column, a pandas or R row index). */
+  ignore: readonly string[];
+  /** --ignore-unknown-columns. */
+  ignoreUnknown: boolean;
+  /** --pass-column: sent as a top-level body key under its own name (the spec's unnamed members). */
+  pass: readonly string[];
+}
+
+export const NO_COLUMN_FLAGS: ColumnFlags = { map: [], ignore: [], ignoreUnknown: false, pass: [] };
+
+/** Field definitions by field parent (`fields`, `companyFields`), then by key. */
+export type FieldsByParent = ReadonlyMap<string, ReadonlyMap<string, FieldDefinition>>;
+
+/** Where one column's cells go. */
+export type ColumnTarget =
+  | { kind: 'key'; key: string; lenient?: boolean }
+  | { kind: 'nested'; parent: string; key: string }
+  | { kind: 'field'; parent: string; key: string; def: FieldDefinition; by: 'key' | 'label' }
+  | { kind: 'pass'; key: string }
+  | { kind: 'skip'; why: string; readOnly?: FieldDefinition }
+  | { kind: 'unknown'; nearest?: string; why?: string };
+
+/** A column and where it goes, as the run shows it. */
+export interface ResolvedColumn {
+  column: string;
+  target: ColumnTarget;
+  /** How it was decided: `--map`, `map file line 3`, or undefined for the column's own name. */
+  via?: string;
+}
+
+// A column named like this holds a contact id only when it is one (a UUID): a CRM's own
+// "Contact ID" (HubSpot's numbers) must not hide the row's email.
+const LENIENT_ID = new Set(['contactid', 'id']);
+
+/**
+ * Resolves column names (a CSV header, the top-level keys of JSON rows) to what the endpoint
+ * takes, once per name. Without definitions, a name that could only be a field resolves to
+ * `{ kind: 'unknown', why: 'definitions' }`: the caller reads them and asks again.
+ */
+export class ColumnResolver {
+  private readonly namer: (name: string) => string;
+  private readonly objectNamer: (name: string) => string;
+  private readonly cache = new Map<string, ResolvedColumn>();
+
+  constructor(
+    readonly rules: ColumnRules,
+    private readonly flags: ColumnFlags = NO_COLUMN_FLAGS,
+    private definitions?: FieldsByParent,
+  ) {
+    this.namer = columnNamer(rules.keys);
+    this.objectNamer = columnNamer(rules.objects);
+    for (const { target, source } of flags.map) this.checkTarget(target, source);
+  }
+
+  /** Whether field definitions could change how `names` resolve. */
+  needsDefinitions(names: Iterable<string>): boolean {
+    if (!this.rules.fieldParents?.length || this.definitions) return false;
+    for (const name of names) {
+      const t = this.resolve(name).target;
+      if ((t.kind === 'unknown' && t.why === 'definitions') || (t.kind === 'nested' && this.rules.fieldParents.includes(t.parent))) return true;
+    }
+    return false;
+  }
+
+  /** Supplies the definitions (undefined: they cannot be read); names resolve anew. */
+  useDefinitions(definitions: FieldsByParent | undefined): void {
+    this.definitions = definitions ?? new Map();
+    this.cache.clear();
+    for (const { target, source } of this.flags.map) this.checkTarget(target, source);
+  }
+
+  get hasDefinitions(): boolean {
+    return this.definitions !== undefined && this.definitions.size > 0;
+  }
+
+  resolve(name: string): ResolvedColumn {
+    let found = this.cache.get(name);
+    if (!found) {
+      found = this.decide(name);
+      if (this.cache.size < 10_000) this.cache.set(name, found);
+    }
+    return found;
+  }
+
+  private decide(name: string): ResolvedColumn {
+    const mapped = this.flags.map.find((m) => m.column === name) ?? uniqueByForm(this.flags.map, name);
+    if (mapped) return { column: name, target: this.targetOf(mapped.target, mapped.source), via: mapped.source };
+    if (this.flags.ignore.includes(name) || (name !== '' && this.flags.ignore.some((i) => i !== '' && columnForm(i) === columnForm(name)))) {
+      return { column: name, target: { kind: 'skip', why: 'ignored (--ignore-column)' } };
+    }
+    if (this.flags.pass.includes(name)) return { column: name, target: { kind: 'pass', key: name }, via: '--pass-column' };
+    const own = this.byName(name);
+    if (own.kind !== 'unknown') return { column: name, target: own };
+    if (this.rules.identifiersOnly) return { column: name, target: { kind: 'skip', why: 'not used: a batch add sends only the identifier' } };
+    if (this.flags.ignoreUnknown && own.why !== 'definitions') return { column: name, target: { kind: 'skip', why: 'ignored (--ignore-unknown-columns)' } };
+    return { column: name, target: own };
+  }
+
+  /** A name resolved by the endpoint's rules alone (no flags). */
+  private byName(name: string): ColumnTarget {
+    const key = this.namer(name);
+    if (this.rules.keys.includes(key)) {
+      if (this.rules.identifiersOnly && !this.rules.identifiers.includes(key)) return { kind: 'skip', why: 'not used: a batch add sends only the identifier' };
+      return { kind: 'key', key, ...(key === 'cnvContactId' && LENIENT_ID.has(columnForm(name)) ? { lenient: true } : {}) };
+    }
+    const notSent = Object.entries(this.rules.notSent ?? {}).find(([column]) => columnForm(column) === columnForm(name));
+    if (notSent) return { kind: 'skip', why: notSent[1] };
+    const dot = name.indexOf('.');
+    if (dot > 0 && dot < name.length - 1) {
+      const parent = this.objectNamer(name.slice(0, dot));
+      if (this.rules.objects.includes(parent)) return this.nested(parent, name.slice(dot + 1));
+    }
+    const parents = this.rules.fieldParents ?? [];
+    if (parents.length === 0 || this.rules.identifiersOnly) return { kind: 'unknown', nearest: this.nearest(name) };
+    if (!this.definitions) return { kind: 'unknown', why: 'definitions' };
+    if (!this.hasDefinitions && this.rules.bareColumnsAreFields) return { kind: 'nested', parent: parents[0], key: name };
+    return this.field(parents, name);
+  }
+
+  private nested(parent: string, key: string): ColumnTarget {
+    if (!this.rules.fieldParents?.includes(parent) || !this.hasDefinitions) return { kind: 'nested', parent, key };
+    return this.field([parent], key);
+  }
+
+  /** A field of these parents by key, then label: exact first, then in any case and spacing. */
+  private field(parents: readonly string[], name: string): ColumnTarget {
+    const defs = parents.flatMap((parent) => [...(this.definitions?.get(parent)?.values() ?? [])].map((def) => ({ parent, def })));
+    const tiers: Array<[(d: FieldDefinition) => boolean, 'key' | 'label']> = [
+      [(d) => d.key === name, 'key'],
+      [(d) => d.label === name, 'label'],
+      [(d) => columnForm(d.key) === columnForm(name), 'key'],
+      [(d) => columnForm(d.label) === columnForm(name), 'label'],
+    ];
+    for (const [matches, by] of tiers) {
+      const found = defs.filter(({ def }) => matches(def));
+      if (found.length > 1) {
+        return { kind: 'unknown', why: `names ${found.map(({ parent, def }) => `${parent}.${def.key}`).join(' and ')}: say which with --map` };
+      }
+      if (found.length === 1) {
+        const { parent, def } = found[0];
+        if (def.readOnly || (def as { relationship?: { reverse?: boolean } }).relationship?.reverse) return { kind: 'skip', why: `read-only field ${parent}.${def.key}`, readOnly: def };
+        return { kind: 'field', parent, key: def.key, def, by };
+      }
+    }
+    return { kind: 'unknown', nearest: this.nearest(name) };
+  }
+
+  /** The closest key, field key or label, for "did you mean". */
+  private nearest(name: string): string | undefined {
+    const candidates = new Map<string, string>();
+    for (const key of this.rules.keys) if (!this.rules.identifiersOnly || this.rules.identifiers.includes(key)) candidates.set(columnForm(key), key);
+    for (const [parent, defs] of this.definitions ?? []) {
+      for (const def of defs.values()) {
+        if (!candidates.has(columnForm(def.key))) candidates.set(columnForm(def.key), `${parent}.${def.key}`);
+        if (!candidates.has(columnForm(def.label))) candidates.set(columnForm(def.label), `${parent}.${def.key} (label ${quoteInput(def.label)})`);
+      }
+    }
+    const [best] = suggest(columnForm(name), [...candidates.keys()]);
+    return best === undefined ? undefined : candidates.get(best);
+  }
+
+  /** A --map target: `-` (leave out), `body.NAME` (pass through), or anything a column could be named. */
+  private targetOf(target: string, source: string): ColumnTarget {
+    if (target === '-') return { kind: 'skip', why: `ignored (${source})` };
+    if (target.startsWith('body.') && target.length > 5) return { kind: 'pass', key: target.slice(5) };
+    const t = this.byName(target);
+    if (t.kind === 'unknown' && t.why === 'definitions') return t;
+    if (t.kind === 'unknown' || t.kind === 'skip') {
+      throw new UsageError(
+        `${source}: ${quoteInput(target)} is not something ${this.rules.endpoint} takes${t.kind === 'skip' ? ` (${t.why})` : ''}${t.kind === 'unknown' && t.nearest ? `; nearest: ${t.nearest}` : ''}`,
+        'a target is a body key, fields.KEY, a field key or label, body.NAME (sent as it is), or - (left out)',
+        'unknown_column',
+      );
+    }
+    return t;
+  }
+
+  /** Targets that need no definitions are checked at once, before the file is read. */
+  private checkTarget(target: string, source: string): void {
+    this.targetOf(target, source);
+  }
+}
+
+function uniqueByForm<T extends { column: string }>(list: readonly T[], name: string): T | undefined {
+  const found = list.filter((m) => columnForm(m.column) === columnForm(name));
+  return found.length === 1 ? found[0] : undefined;
+}

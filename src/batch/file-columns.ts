@@ -1,0 +1,115 @@
+import { UsageError } from '../errors.js';
+import { spellingsOf } from '../io/column-names.js';
+import { InputFileError, quoteInput, type InputRow } from '../io/input-rows.js';
+import { readColumnFlags, type ColumnFlagValues } from './column-flags.js';
+import { columnEntries, type ColumnEntry } from './column-table.js';
+import { ColumnResolver, type ColumnRules, type FieldsByParent, type ResolvedColumn } from './columns.js';
+
+/** How a file run's columns are resolved (src/batch/columns.ts) and what reads the definitions. */
+export interface FileColumnsSpec {
+  rules: ColumnRules;
+  /**
+   * Field definitions by parent, read only when a column may name a field; undefined when they
+   * cannot be read. `fresh`: not from a cache (asked once when a column names no field).
+   */
+  definitions?(fresh: boolean): Promise<FieldsByParent | undefined>;
+  /** Unknown columns are kept (for a --check that reports them) instead of refusing the file. */
+  keepUnknown?: boolean;
+  /** Columns of which a CSV needs one (none when a flag default gives every row one). */
+  identifierColumns?: readonly string[];
+}
+
+/**
+ * The columns of one file run: resolved once from the CSV header (or the keys of the first rows
+ * of a JSON file) before any request, refusing the file (exit 2) when a column names nothing the
+ * endpoint takes; keys first seen in later JSON rows are resolved as they come.
+ */
+export class FileColumns {
+  private readonly seen = new Set<string>();
+  private readonly order: ResolvedColumn[] = [];
+
+  private constructor(
+    readonly resolver: ColumnResolver,
+    private readonly spec: FileColumnsSpec,
+    private readonly file: string,
+  ) {}
+
+  static async open(spec: FileColumnsSpec, flags: ColumnFlagValues, file: string): Promise<FileColumns> {
+    return new FileColumns(new ColumnResolver(spec.rules, await readColumnFlags(flags)), spec, file);
+  }
+
+  /** Resolves the header (CSV) or the first rows' keys; throws a UsageError for unknown columns. */
+  async start(header: readonly string[] | undefined, rows: readonly InputRow[]): Promise<void> {
+    const names = header ?? keysOf(rows);
+    await this.learn(names);
+    // A file that names no identifier: said first (an unknown column may be the identifier, spelt otherwise).
+    if (header) this.checkIdentifiers(header);
+    let unknown = this.order.filter((c) => c.target.kind === 'unknown');
+    // A field created since the cached definitions were saved: ask the API once more.
+    if (unknown.length > 0 && this.resolver.hasDefinitions && this.spec.definitions) {
+      this.relearn(await this.spec.definitions(true));
+      unknown = this.order.filter((c) => c.target.kind === 'unknown');
+    }
+    if (unknown.length > 0 && !this.spec.keepUnknown) throw this.unknownError(unknown);
+  }
+
+  /** Resolves the keys of later JSON rows first seen now (reading definitions when they need them). */
+  async more(rows: readonly InputRow[]): Promise<void> {
+    if (rows.length === 0 || rows[0].textual) return;
+    const fresh = keysOf(rows).filter((k) => !this.seen.has(k));
+    if (fresh.length > 0) await this.learn(fresh);
+  }
+
+  /** The table of what each column became, in the order the columns were met. */
+  entries(): ColumnEntry[] {
+    return columnEntries(this.order, this.spec.rules.identifiers);
+  }
+
+  private async learn(names: readonly string[]): Promise<void> {
+    if (this.resolver.needsDefinitions(names)) this.relearn(await this.spec.definitions?.(false));
+    for (const name of names) {
+      if (this.seen.has(name)) continue;
+      this.seen.add(name);
+      this.order.push({ ...this.resolver.resolve(name) });
+    }
+  }
+
+  /** What was resolved before these definitions came may now resolve otherwise. */
+  private relearn(definitions: FieldsByParent | undefined): void {
+    // Fresh definitions that cannot be read leave the cached ones in place.
+    if (definitions === undefined && this.resolver.hasDefinitions) return;
+    this.resolver.useDefinitions(definitions);
+    for (const c of this.order) Object.assign(c, this.resolver.resolve(c.column));
+  }
+
+  private unknownError(unknown: readonly ResolvedColumn[]): UsageError {
+    const definitions = unknown.some((c) => c.target.kind === 'unknown' && c.target.why === 'definitions');
+    const each = unknown.map(({ column, target }) => {
+      const t = target as Extract<typeof target, { kind: 'unknown' }>;
+      const why = t.why === 'definitions' ? '' : t.why ? ` (${t.why})` : t.nearest ? ` (nearest: ${t.nearest})` : ' (no key or field is near it)';
+      return `${quoteInput(column)}${why}`;
+    });
+    const what = unknown.length === 1 ? 'a column that names' : `${unknown.length} columns that name`;
+    return new UsageError(
+      `${this.file}: ${what} nothing ${this.spec.rules.endpoint} takes: ${each.join(', ')}`,
+      definitions
+        ? 'the field definitions could not be read to resolve them (see the warning): name them fields.KEY, or --map COLUMN=fields.KEY'
+        : `map a column (--map 'COLUMN=target', --map-file), leave it out (--ignore-column COLUMN, or --ignore-unknown-columns)${this.spec.rules.fieldParents?.length ? ', or create the field (cnv fields create)' : ''}; docs/batches.md "Columns"`,
+      'unknown_column',
+    );
+  }
+
+  private checkIdentifiers(header: readonly string[]): void {
+    const wanted = this.spec.identifierColumns;
+    if (!wanted) return;
+    if (this.order.some((c) => c.target.kind === 'key' && wanted.includes(c.target.key))) return;
+    const shown = header.map((name) => quoteInput(name)).join(', ');
+    throw new InputFileError(this.file, `the header names none of the columns that identify a row: ${spellingsOf(wanted)}; any case (it has: ${shown.slice(0, 300)})`, 1, "name one, or map one (--map 'Work Email=email')");
+  }
+}
+
+function keysOf(rows: readonly InputRow[]): string[] {
+  const keys = new Set<string>();
+  for (const row of rows) for (const key in row.values ?? {}) keys.add(key);
+  return [...keys];
+}

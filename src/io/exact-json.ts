@@ -1,0 +1,46 @@
+import { isNumber, isSafeNumber, parse } from 'lossless-json';
+import { ExactNumber } from '../lib/exact-number.js';
+
+// What a user wrote reaches the server unchanged: a number a double cannot hold
+// (9007199254740993, 1e400) is kept as its digits (ExactNumber) instead of being rounded.
+
+// JSON.parse is exact unless a number has more than 15 significant digits or a three-digit
+// exponent: only text holding such a run (in a number or, harmlessly, in a string) takes the
+// slower lossless parser.
+const MAYBE_INEXACT = /\d[\d.]{15}|[eE][+-]?\d{3}/;
+
+const parseNumber = (text: string): number | ExactNumber => (isSafeNumber(text) ? Number(text) : new ExactNumber(text));
+// As JSON.parse: the last of two equal keys wins.
+const OPTIONS = { parseNumber, onDuplicateKey: ({ newValue }: { newValue: unknown }) => newValue };
+
+/** JSON.parse, except that numbers a double cannot hold exactly become ExactNumbers. Throws SyntaxError. */
+export function parseJson(text: string): unknown {
+  if (!MAYBE_INEXACT.test(text)) return JSON.parse(text);
+  // Invalid JSON gets JSON.parse's error (what the messages quote), not the other parser's.
+  const plain: unknown = JSON.parse(text);
+  return typeof plain === 'string' || typeof plain === 'boolean' || plain === null ? plain : parse(text, null, OPTIONS);
+}
+
+/** A value as JSON when it parses (numbers exact), else the text itself: `-F score=42`, a CSV cell. */
+export function looseJson(text: string): unknown {
+  try {
+    return parseJson(text);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * A decimal number written in a file or a flag (`42`, `-1.5`, `+3`, `.5`, `2e3`, `007`) as the
+ * JSON number with the same digits: a number when a double holds it exactly, else an
+ * ExactNumber. Undefined when the text is not such a number. The digits are only respelled
+ * (sign, leading zeros, a bare point), never rounded.
+ */
+export function exactNumber(text: string): number | ExactNumber | undefined {
+  const m = /^([+-]?)(\d*)(?:\.(\d*))?([eE][+-]?\d+)?$/.exec(text.trim());
+  if (!m || (m[2] === '' && (m[3] ?? '') === '')) return undefined;
+  const [, sign, whole, fraction, exponent] = m;
+  const json = `${sign === '-' ? '-' : ''}${whole.replace(/^0+(?=\d)/, '') || '0'}${fraction ? `.${fraction}` : ''}${exponent ?? ''}`;
+  if (!isNumber(json)) return undefined;
+  return parseNumber(json);
+}

@@ -1,0 +1,270 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { stringify } from 'csv-stringify/sync';
+import { describe, expect, it } from 'vitest';
+import { FIXTURE_AUDIENCES as AU } from '../../src/emulator/seed/fixtures.js';
+import { batchFiles } from '../helpers/batch-files.js';
+import { cnv, tempConfigDir } from '../helpers/cli.js';
+import { useEmulator } from '../helpers/emulator.js';
+
+// Issue 21: every column of an import lands where it belongs, or the run says why; values
+// reach the server unchanged. Everything here runs the built binary against the emulator.
+
+const fx = useEmulator({}, { faults: true, stats: true });
+const { dir, write, reportPath, readReport } = batchFiles('cnv-imports-');
+const FIXTURES = resolve(import.meta.dirname, '../fixtures/inputs');
+const MAPS = resolve(import.meta.dirname, '../../docs/maps');
+const RECORDS_OBJECT = 'c0000000-0000-4000-8000-000000000001';
+
+const run = (args: string[], input?: string) => cnv(args, { env: { ...fx.env, CNV_CONFIG_DIR: tempConfigDir() }, input });
+const contact = async (email: string) => ((await fx.admin('GET', `/_emulator/state/contacts?email=${encodeURIComponent(email)}`)) as Array<Record<string, any>>)[0];
+/** The raw text the emulator holds for a contact's fields (numbers with every digit, as stored). */
+const storedFieldsText = async (email: string) => {
+  const res = await fetch(`${fx.emulator.url}/_emulator/state/contacts?email=${encodeURIComponent(email)}`);
+  const text = await res.text();
+  return text.slice(text.indexOf('"fields":'), text.indexOf('}', text.indexOf('"fields":')) + 1);
+};
+const requests = async () => (await fx.stats()).total;
+/** Write requests (what a dry run must never send). */
+const writes = async () => Object.entries((await fx.stats()).byRoute as Record<string, number>).filter(([route]) => route.startsWith('POST')).reduce((n, [, c]) => n + c, 0);
+
+describe('no column is dropped silently', () => {
+  it('a bare column and a label land in their fields, and the run shows where each column went', async () => {
+    const res = await run(['contacts', 'upsert', '--file', write('t.csv', 'email,city,First name\nz@example.org,Oslo,Zed\n')]);
+    expect(res.exitCode, res.stderr).toBe(0);
+    expect((await contact('z@example.org')).fields).toEqual({ city: 'Oslo', firstName: 'Zed' });
+    expect(res.stderr).toMatch(/city +-> fields\.city +\(CONTACT field "City", STRING, by key\)/);
+    expect(res.stderr).toMatch(/First name +-> fields\.firstName +\(CONTACT field "First name", STRING, by label\)/);
+  });
+
+  it('an unknown column refuses the file before any request (exit 2), naming it and the nearest field; flags leave columns out', async () => {
+    const path = write('u.csv', 'email,nonsense,Frist name\nu@example.org,x,Ann\n');
+    const res = await run(['contacts', 'upsert', '--file', path]);
+    expect(res.exitCode).toBe(2);
+    expect(res.stderr).toContain(`error: unknown_column: ${path}: 2 columns that name nothing POST /v2/contacts takes: "nonsense" (no key or field is near it), "Frist name" (nearest: fields.firstName)`);
+    expect(res.stderr.trim().split('\n').filter((l) => l.startsWith('error:'))).toHaveLength(1);
+    // The field definitions were read to resolve the columns; nothing was written.
+    expect(await writes()).toBe(0);
+    const ignored = await run(['contacts', 'upsert', '--file', path, '--ignore-column', 'nonsense', '--map', 'Frist name=firstName']);
+    expect(ignored.exitCode, ignored.stderr).toBe(0);
+    expect(ignored.stderr).toMatch(/nonsense +-> not sent +\(ignored \(--ignore-column\)\)/);
+    expect((await contact('u@example.org')).fields).toEqual({ firstName: 'Ann' });
+    const all = await run(['contacts', 'upsert', '--file', path, '--ignore-unknown-columns']);
+    expect(all.exitCode, all.stderr).toBe(0);
+    expect(all.stderr).toMatch(/Frist name +-> not sent +\(ignored \(--ignore-unknown-columns\)\)/);
+  });
+
+  it('events: an unknown column is refused; the spec\'s unnamed members pass only when named (--pass-column)', async () => {
+    const path = write('e.csv', 'email,event,occurredAt,plan\nada@example.com,imported,2025-02-03T04:05:06.000Z,pro\n');
+    const res = await run(['events', 'track', '--file', path]);
+    expect([res.exitCode, res.stderr]).toEqual([2, expect.stringContaining('2 columns that name nothing POST /v2/events takes: "occurredAt"')]);
+    const ok = await run(['events', 'track', '--file', path, '--pass-column', 'occurredAt', '--map', 'plan=data.plan']);
+    expect(ok.exitCode, ok.stderr).toBe(0);
+    const [event] = (await fx.admin('GET', '/_emulator/state/events?event=imported')) as Array<Record<string, any>>;
+    expect(event).toMatchObject({ occurredAt: '2025-02-03T04:05:06.000Z', data: { plan: 'pro' } });
+  });
+
+  it('records: columns resolve to the custom object\'s fields by key or label; an unknown one is refused', async () => {
+    const res = await run(['records', 'upsert', RECORDS_OBJECT, '--file', write('r.csv', 'Client Dedup Key,Plan name,SEATS\nimp-1,Pro,3\n')]);
+    expect(res.exitCode, res.stderr).toBe(0);
+    const [record] = (await fx.admin('GET', `/_emulator/state/records?customObjectId=${RECORDS_OBJECT}&clientDedupKey=imp-1`)) as Array<Record<string, any>>;
+    expect(record.fields).toMatchObject({ planName: 'Pro', seats: 3 });
+    const bad = await run(['records', 'upsert', RECORDS_OBJECT, '--file', write('r2.csv', 'clientDedupKey,plan_nme\nimp-2,Pro\n')]);
+    expect([bad.exitCode, bad.stderr]).toEqual([2, expect.stringContaining('"plan_nme" (nearest: fields.planName')]);
+  });
+
+  it('a batch add says once which columns it did not use', async () => {
+    const res = await run(['audience', 'add', AU.newsletter.id, '--batch', write('b.csv', 'email,First name,city\nada@example.com,Ada,London\n')]);
+    expect(res.exitCode, res.stderr).toBe(0);
+    expect(res.stderr.match(/not used: a batch add sends only the identifier/g)).toHaveLength(2);
+    expect(res.stderr).toMatch(/First name +-> not sent/);
+  });
+
+  it('JSON rows: a key of the first rows that names nothing refuses the file; one first met later makes only its row invalid', async () => {
+    const first = await run(['contacts', 'upsert', '--file', write('k.ndjson', '{"email":"k@example.org","nonsense":1}\n')]);
+    expect([first.exitCode, first.stderr]).toEqual([2, expect.stringContaining('a column that names nothing POST /v2/contacts takes: "nonsense"')]);
+    // Far past the first block read (about 64 KiB): rows before it may already be sent.
+    const rows = Array.from({ length: 3000 }, (_, i) => `{"email":"late-${i}@example.org","City":"Oslo"}`);
+    rows.push('{"email":"late-x@example.org","nonsense":1}');
+    const report = reportPath();
+    const res = await run(['contacts', 'upsert', '--file', write('late.ndjson', rows.join('\n') + '\n'), '--report', report, '--dry-run']);
+    expect(res.exitCode).toBe(6);
+    const last = readReport(report).at(-1)!;
+    expect(last).toMatchObject({ line: '3001', status: 'invalid', error: 'unknown_column', message: '"nonsense": not a column POST /v2/contacts takes (first seen after the file was checked)' });
+  });
+
+  it('--map and --map-file: a target that names nothing, or a line that is no COLUMN=TARGET, is refused naming where it was', async () => {
+    const path = write('m.csv', 'Mail,Vorname\nm@example.org,Max\n');
+    const bad = await run(['contacts', 'upsert', '--file', path, '--map', 'Mail=email', '--map', 'Vorname=frstName']);
+    expect([bad.exitCode, bad.stderr]).toEqual([2, expect.stringContaining('--map: "frstName" is not something POST /v2/contacts takes; nearest: fields.firstName')]);
+    const mapFile = write('de.map', '# German headers\nMail=email\n\nVorname\n');
+    const badFile = await run(['contacts', 'upsert', '--file', path, '--map-file', mapFile]);
+    expect([badFile.exitCode, badFile.stderr]).toEqual([2, expect.stringContaining(`${mapFile} line 4: expected COLUMN=TARGET`)]);
+    writeFileSync(mapFile, '# German headers\nMail=email\nVorname=First name\n');
+    const ok = await run(['contacts', 'upsert', '--file', path, '--map-file', mapFile]);
+    expect(ok.exitCode, ok.stderr).toBe(0);
+    expect(ok.stderr).toMatch(new RegExp(`Vorname +-> fields\\.firstName +\\(CONTACT field "First name", STRING, by label; ${mapFile.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} line 3\\)`));
+    expect((await contact('m@example.org')).fields).toEqual({ firstName: 'Max' });
+  });
+
+  it('--summary-json holds the column table', async () => {
+    const summary = join(dir, 'summary.json');
+    const res = await run(['contacts', 'upsert', '--file', write('s.csv', 'Email,Score,createdAt\ns@example.org,5,2020-01-01T00:00:00Z\n'), '--summary-json', summary]);
+    expect(res.exitCode, res.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(summary, 'utf8')).columns).toEqual([
+      { column: 'Email', sentAs: 'email', note: 'identifier' },
+      { column: 'Score', sentAs: 'fields.score', note: 'CONTACT field "Score", NUMBER, by label' },
+      { column: 'createdAt', sentAs: null, note: 'read-only: a column of cnv\'s contact export' },
+    ]);
+  });
+});
+
+describe('other tools\' exports, with the recipes of docs/maps', () => {
+  it.each([
+    ['HubSpot', 'hubspot-contacts.csv', 'hubspot.map', 'hub.spot@example.com', { firstName: 'Hub', lastName: 'Spot', city: 'Hamburg' }],
+    ['Mailchimp', 'mailchimp-subscribed.csv', 'mailchimp.map', 'mail.chimp@example.com', { firstName: 'Mail', lastName: 'Chimp' }],
+    ['Klaviyo', 'klaviyo-profiles.csv', 'klaviyo.map', 'kla.viyo@example.com', { firstName: 'Kla', lastName: 'Viyo', city: 'Oslo' }],
+  ])('%s: every column is mapped or left out, and the fields land', async (_, file, map, email, fields) => {
+    const path = join(FIXTURES, file);
+    const bare = await run(['contacts', 'upsert', '--file', path, '--dry-run']);
+    expect(bare.exitCode, 'without the recipe some columns name nothing').toBe(2);
+    const res = await run(['contacts', 'upsert', '--file', path, '--map-file', join(MAPS, map), '--status', 'subscribed']);
+    expect(res.exitCode, res.stderr).toBe(0);
+    expect(await contact(email)).toMatchObject({ subscriptionStatus: 'SUBSCRIBED', fields });
+  });
+
+  it('HubSpot without a recipe: its numeric Contact ID does not hide the Email, and each row says what identified it', async () => {
+    const report = reportPath();
+    const res = await run(['contacts', 'upsert', '--file', join(FIXTURES, 'hubspot-contacts.csv'), '--ignore-unknown-columns', '--report', report]);
+    expect(res.exitCode, res.stderr).toBe(0);
+    const rows = readReport(report);
+    expect(rows.map((r) => [r.status, r.message])).toEqual([
+      [expect.stringMatching(/^(created|updated)$/), 'identified by email: "Contact ID" holds "51", not a cnvContactId (UUID), so it was not sent'],
+      [expect.stringMatching(/^(created|updated)$/), 'identified by email: "Contact ID" holds "52", not a cnvContactId (UUID), so it was not sent'],
+    ]);
+    expect(res.stderr).toContain('note: 2 rows: identified by email: "Contact ID" holds "51"');
+    expect((await contact('zoe.obrien@example.com')).fields).toEqual({ firstName: 'Zoë', lastName: "O'Brien, Jr.", city: 'Saint-Denis, Réunion' });
+  });
+});
+
+describe('cnv\'s own CSV export re-imports: export, edit, upsert', () => {
+  it('every field type and the hard values come back as edited, read-only columns left out with one note', async () => {
+    const email = 'round.trip@example.org';
+    const hard = { firstName: 'Zoë "Z" 🎉', lastName: 'line\nbreak, and\r\nCRLF', city: '01067', score: 9007199254740993n, vip: true, birthday: '1990-02-28', lastSeenAt: '2025-03-01T12:00:00.000Z' };
+    const ndjson = `{"email":"${email}","fields":{"firstName":${JSON.stringify(hard.firstName)},"lastName":${JSON.stringify(hard.lastName)},"city":"01067","score":9007199254740993,"vip":true,"birthday":"1990-02-28","lastSeenAt":"2025-03-01T12:00:00.000Z"}}\n`;
+    expect((await run(['contacts', 'upsert', '--file', write('seed.ndjson', ndjson)])).exitCode).toBe(0);
+    const out = join(dir, 'contacts.csv');
+    const exported = await run(['export', 'contacts', '--out', out, '--no-state']);
+    expect(exported.exitCode, exported.stderr).toBe(0);
+
+    // Edited as a spreadsheet would write it back: every cell text, the header as it was.
+    const rows = parse(readFileSync(out), { columns: true, bom: true }) as Array<Record<string, string>>;
+    const mine = rows.find((r) => r.email === email)!;
+    expect(mine).toMatchObject({ 'First name': hard.firstName, 'Last name': hard.lastName, City: '01067', Score: '9007199254740993', VIP: 'true' });
+    Object.assign(mine, { 'First name': 'Zoë, "edited"', City: '0815', Score: '12345678901234567890', VIP: 'false', Birthday: '2000-01-31', 'Last seen at': '2026-01-01T00:00:00Z' });
+    const edited = write('edited.csv', stringify([mine], { header: true, columns: Object.keys(rows[0]) }));
+
+    const res = await run(['contacts', 'upsert', '--file', edited]);
+    expect(res.exitCode, res.stderr).toBe(0);
+    expect(res.stderr).toMatch(/1 row: 1 succeeded \(updated 1\)/);
+    for (const column of ['sfdcLeadId', 'createdAt', 'updatedAt', '_extra']) expect(res.stderr).toMatch(new RegExp(`${column} +-> not sent +\\(read-only: a column of cnv's contact export\\)`));
+    expect(res.stderr).toMatch(/id +-> cnvContactId/);
+    expect(await storedFieldsText(email)).toBe(
+      `"fields":{"firstName":"Zoë, \\"edited\\"","lastName":${JSON.stringify(hard.lastName)},"city":"0815","score":12345678901234567890,"vip":false,"birthday":"2000-01-31","lastSeenAt":"2026-01-01T00:00:00Z"}`,
+    );
+  });
+
+  it('a system-managed status in the export (BOUNCED) is left as the server has it, and the row is still updated', async () => {
+    const out = join(dir, 'bounced.csv');
+    expect((await run(['export', 'contacts', '--out', out, '--no-state'])).exitCode).toBe(0);
+    const rows = (parse(readFileSync(out), { columns: true, bom: true }) as Array<Record<string, string>>).filter((r) => r.email === 'bounced@example.com');
+    rows[0]['Last name'] = 'Returned';
+    const report = reportPath();
+    const res = await run(['contacts', 'upsert', '--file', write('b.csv', stringify(rows, { header: true })), '--report', report]);
+    expect(res.exitCode, res.stderr).toBe(0);
+    expect(readReport(report)[0]).toMatchObject({ status: 'updated', message: 'subscriptionStatus "BOUNCED" is set by the system, not through the API: not sent' });
+    expect(await contact('bounced@example.com')).toMatchObject({ subscriptionStatus: 'BOUNCED', fields: { lastName: 'Returned' } });
+  });
+});
+
+describe('values exact', () => {
+  it('a number above 2^53 is sent with every digit, from NDJSON, CSV and --field', async () => {
+    const big = '9007199254740993';
+    expect((await run(['contacts', 'upsert', '--file', write('n.ndjson', `{"email":"n1@example.org","fields":{"score":${big}}}\n`)])).exitCode).toBe(0);
+    expect((await run(['contacts', 'upsert', '--file', write('n.csv', `email,score\nn2@example.org,${big}\n`)])).exitCode).toBe(0);
+    expect((await run(['contacts', 'upsert', '--email', 'n3@example.org', '--field', `score=${big}`])).exitCode).toBe(0);
+    expect((await run(['contacts', 'upsert', '--email', 'n4@example.org', '-F', `score=${big}`])).exitCode).toBe(0);
+    for (const n of [1, 2, 3, 4]) expect(await storedFieldsText(`n${n}@example.org`)).toBe(`"fields":{"score":${big}}`);
+    // and back out: the CSV export writes the same digits
+    const csv = await run(['export', 'contacts', '--no-state', '-o', 'csv']);
+    expect(csv.stdout.split('\r\n').filter((l) => l.includes('@example.org,') && /n[1-4]@/.test(l)).every((l) => l.includes(`,${big},`))).toBe(true);
+  });
+
+  it('a CSV cell "Bob" (quotes and all) reaches a STRING field unchanged', async () => {
+    expect((await run(['contacts', 'upsert', '--file', write('q.csv', 'email,firstName\nq@example.org,"""Bob"""\n')])).exitCode).toBe(0);
+    expect((await contact('q@example.org')).fields).toEqual({ firstName: '"Bob"' });
+  });
+});
+
+describe('encodings and locales', () => {
+  it('a Mac OS Roman file (CR line ends) is hinted --encoding macintosh, which reads it right', async () => {
+    // Excel 2011 for Mac "CSV": Mac OS Roman (ü is 0x9F), CR alone ends a line.
+    const path = join(dir, 'mac-roman.csv');
+    writeFileSync(path, Buffer.concat([Buffer.from('email,lastName\rmac@example.org,M'), Buffer.from([0x9f]), Buffer.from('ller\r')]));
+    const res = await run(['contacts', 'upsert', '--file', path]);
+    expect(res.exitCode).toBe(2);
+    expect(res.stderr).toContain('try --encoding macintosh');
+    expect(await requests()).toBe(0);
+    const ok = await run(['contacts', 'upsert', '--file', path, '--encoding', 'macintosh']);
+    expect(ok.exitCode, ok.stderr).toBe(0);
+    expect((await contact('mac@example.org')).fields).toEqual({ lastName: 'Müller' });
+  });
+
+  it('a German Excel file: its sep=; line is honoured, a decimal comma is hinted, and --decimal-comma reads it', async () => {
+    const path = write('de.csv', 'sep=;\r\nemail;Score;City\r\nde@example.org;3,5;Köln\r\nde2@example.org;1.234,5;Bonn\r\n');
+    const report = reportPath();
+    const res = await run(['contacts', 'upsert', '--file', path, '--report', report]);
+    expect(res.exitCode).toBe(6);
+    expect(readReport(report).map((r) => [r.line, r.status, r.message])).toEqual([
+      ['3', 'invalid', 'fields.score (column "Score"): field "score" (NUMBER): "3,5" is not a number (a decimal comma? --decimal-comma reads 3,5 as 3.5)'],
+      ['4', 'invalid', 'fields.score (column "Score"): field "score" (NUMBER): "1.234,5" is not a number (a decimal comma? --decimal-comma reads 3,5 as 3.5)'],
+    ]);
+    const ok = await run(['contacts', 'upsert', '--file', path, '--decimal-comma']);
+    expect(ok.exitCode, ok.stderr).toBe(0);
+    expect((await contact('de@example.org')).fields).toEqual({ score: 3.5, city: 'Köln' });
+    expect((await contact('de2@example.org')).fields).toEqual({ score: 1234.5, city: 'Bonn' });
+  });
+
+  it('a pandas or R row index (an unnamed first column) is named as such, and --ignore-column \'\' leaves it out', async () => {
+    const path = write('pandas.csv', ',email,city\n0,pd@example.org,Rome\n');
+    const res = await run(['contacts', 'upsert', '--file', path]);
+    expect(res.exitCode).toBe(2);
+    expect(res.stderr).toContain('line 1: column 1 of the header has no name (it looks like a pandas or R row index)');
+    expect(res.stderr).toContain("hint: leave it out with --ignore-column ''");
+    const ok = await run(['contacts', 'upsert', '--file', path, '--ignore-column', '']);
+    expect(ok.exitCode, ok.stderr).toBe(0);
+    expect((await contact('pd@example.org')).fields).toEqual({ city: 'Rome' });
+  });
+});
+
+describe('--dry-run of a file run', () => {
+  it('prints each request as one NDJSON line (key masked), --max-rows looks at the first few, nothing is sent', async () => {
+    const key = fx.env.CNV_API_KEY!;
+    const path = write('dry.csv', `email,city,Score\nd1@example.org,"${key}",1\nd2@example.org,Rome,9007199254740993\nd3@example.org,Oslo,3\n`);
+    const res = await run(['contacts', 'upsert', '--file', path, '--dry-run']);
+    expect(res.exitCode, res.stderr).toBe(0);
+    const lines = res.stdout.trim().split('\n');
+    expect(lines).toHaveLength(3);
+    expect(res.stdout).not.toContain(key);
+    expect(lines[1]).toBe('{"dryRun":true,"method":"POST","path":"/v2/contacts","lines":[3],"body":{"email":"d2@example.org","fields":{"city":"Rome","score":9007199254740993}}}');
+    const few = await run(['contacts', 'upsert', '--file', path, '--dry-run', '--max-rows', '1']);
+    expect(few.stdout.trim().split('\n')).toHaveLength(1);
+    expect(few.stderr).toMatch(/1 row: 1 valid/);
+    // A batch add: one line per request of up to --chunk-size contacts.
+    const add = await run(['audience', 'add', AU.newsletter.id, '--batch', path, '--dry-run', '--chunk-size', '2', '--ignore-column', 'Score']);
+    expect(add.stdout.trim().split('\n').map((l) => JSON.parse(l).lines)).toEqual([[2, 3], [4]]);
+    // The field definitions were read (GET), nothing was written.
+    expect(await writes()).toBe(0);
+  });
+});
