@@ -4,7 +4,7 @@ import { DEDUP_KEY, fieldProblem, type Prepared } from './prepare.js';
 /** One column of the file against the account's field definitions. */
 export interface ColumnCheck {
   column: string;
-  status: 'ok' | 'unknown' | 'read-only' | 'key';
+  status: 'ok' | 'unknown' | 'read-only' | 'key' | 'mismatch';
   dataType: string | null;
   /** Values that do not coerce to the dataType. */
   mismatches: number;
@@ -53,7 +53,8 @@ export class CheckCollector {
   }
 
   report(): CheckReport {
-    const columns = [...this.columns.values()];
+    // A known column with values that do not coerce is not "ok" (nor green in the table).
+    const columns = [...this.columns.values()].map((c) => (c.status === 'ok' && c.mismatches > 0 ? { ...c, status: 'mismatch' as const } : c));
     const ok = this.invalid === 0 && columns.every((c) => c.status === 'ok' || c.status === 'key');
     return { ok, rows: this.rows, validRows: this.rows - this.invalid, invalidRows: this.invalid, columns, problems: this.problems };
   }
