@@ -65,7 +65,7 @@ export async function runFileBatch<P>(ctx: Context, spec: FileBatchSpec<P>): Pro
   const report = options.report ? await openReport(options.report, idColumn, ctx.io.stdout, { done, redact: (text) => ctx.redact(text) }) : undefined;
   const counts = new BatchCounts();
   const started = ctx.clock.now();
-  const progress = await startProgress(ctx, counts, started);
+  const progress = await startProgress(ctx, counts, started, input);
   const problems: RowResult[] = [];
 
   const rows = async function* (): AsyncGenerator<Array<PreparedRow<P>>> {
@@ -73,6 +73,7 @@ export async function runFileBatch<P>(ctx: Context, spec: FileBatchSpec<P>): Pro
     for await (const batch of input.batches) {
       if (read === 0 && batch.length > 0) await spec.beforeFirstRow?.(batch[0]);
       read += batch.length;
+      progress.setRead(read);
       yield batch.map((row) => prepareRow(row, spec, done, counts));
     }
     progress.setTotal(read);
