@@ -47,6 +47,9 @@ describe('JSON is for machines', () => {
     expect(chosen.stdout.split('\n')[0]).toMatch(/^output +rows$/);
     expect(chosen.stdout).toMatch(/north\.ndjson \(\d+ bytes\)/);
     expect(JSON.parse((await cnv(['export', 'state', 'list', '--columns', 'rows,output'], { env })).stdout)[0]).toEqual({ rows: items[0].rows, output: items[0].output });
+    const csv = (await cnv(['export', 'state', 'list', '--columns', 'rows,output', '-o', 'csv'], { env })).stdout.split('\n');
+    expect(csv[0]).toBe('rows,output');
+    expect(csv[1]).toBe(`${items[0].rows},"${JSON.stringify(items[0].output).replace(/"/g, '""')}"`);
   });
 
   it('list commands: --paginate walks every page like --all; --summary-json holds the next cursor; on a terminal the cursor line comes after the table', async () => {
@@ -66,6 +69,10 @@ describe('JSON is for machines', () => {
     // Past the last page: no cursor left.
     await cnv(['campaigns', 'list', '--all', '--limit', '50', '--summary-json', summary], { env });
     expect(JSON.parse(readFileSync(summary, 'utf8'))).toMatchObject({ rows: all.length, pages: Math.ceil(all.length / 50), nextCursor: null, moreRemains: false });
+    // A run that fails says so, with the cursor of the page it failed on, to retry from.
+    await fx.faults({ failNext: 1 });
+    expect((await cnv(['campaigns', 'list', '--all', '--cursor', page.nextCursor, '--max-retries', '0', '--summary-json', summary], { env })).exitCode).toBe(7);
+    expect(JSON.parse(readFileSync(summary, 'utf8'))).toMatchObject({ status: 'failed', rows: 0, pages: 0, nextCursor: page.nextCursor, moreRemains: true });
     // stdout carries the rows: the summary cannot go there.
     expect((await cnv(['campaigns', 'list', '--summary-json', '-'], { env })).exitCode).toBe(2);
 
@@ -148,6 +155,8 @@ describe('state and exports a newcomer understands', () => {
     expect(shown.exitCode).toBe(0);
     expect(shown.stdout).toMatch(/note: export state .* keeps this position/);
     expect((await cnv(['export', 'contacts', '--max-rows', '3', '--no-state'], { env })).stderr).not.toMatch(/note:/);
+    // --json keeps stderr to JSON lines: no note there.
+    expect((await cnv(['export', 'contacts', '--max-rows', '3', '--json'], { env: freshEnv() })).stderr).not.toMatch(/note:/);
   });
 
   it('completion offers the keys of real state files', async () => {
@@ -209,6 +218,9 @@ describe('state and exports a newcomer understands', () => {
       expect(JSON.parse(week.stderr.trim().split('\n').at(-1)!).summary.window.since).toMatch(ISO);
     }
     expect(ndjsonRows(out).length).toBeGreaterThan(0);
+    const window = await cnv(['export', 'custom-events', '--since', '400w', '--until', '1h', '--no-state'], { env });
+    expect(window.exitCode, window.stderr).toBe(0);
+    expect(window.stderr).toMatch(/occurredAt from \S+Z until \S+Z \(--since 400w, --until 1h\)/);
     const word = await cnv(['export', 'custom-events', '--since', 'yesterday', '--no-state'], { env });
     expect(word.exitCode).toBe(2);
     expect(word.stderr).toMatch(/--since: expected a duration before now \(24h, 7d, 30m, 2w\).*got "yesterday" \(a word is not read: 24h says it\)/);
