@@ -28,11 +28,7 @@ const LEARN_MORE = [
  */
 export function formatHelp(cmd: Command, helper: Help, parts: HelpParts): string {
   const root = cmd.parent === null;
-  const termWidth = helper.padWidth(cmd, helper);
   const width = helper.helpWidth ?? 80;
-  const item = (term: string, description: string) => helper.formatItem(term, termWidth, description, helper);
-  const optionItem = (o: Option) => item(helper.optionTerm(o), helper.optionDescription(o));
-  const section = (title: string, lines: string[]) => (lines.length === 0 ? [] : [title, ...lines, '']);
   const { prose, examples } = splitNotes(parts.notes);
 
   const own = helper.visibleOptions(cmd).filter((o) => root || o.long !== '--help');
@@ -41,7 +37,19 @@ export function formatHelp(cmd: Command, helper: Help, parts: HelpParts): string
     ? [...helper.visibleGlobalOptions(cmd).filter((o) => o.long !== '--version' && (!parts.globals || parts.globals.includes(o.long ?? ''))), ...helpOptionOf(cmd)]
     : [];
   const subcommands = helper.visibleCommands(cmd).filter((c) => root || c.name() !== 'help');
+  const topics = root ? Object.entries(HELP_TOPICS) : [];
   const topLevel = parts.examples?.map((e) => `  $ ${e}`) ?? [];
+  // One column for the terms of every section, as wide as the widest term shown.
+  const terms = [
+    ...[...own, ...inherited].map((o) => helper.optionTerm(o)),
+    ...helper.visibleArguments(cmd).map((a) => helper.argumentTerm(a)),
+    ...subcommands.map((c) => c.name()),
+    ...topics.map(([name]) => name),
+  ];
+  const termWidth = Math.max(0, ...terms.map((t) => helper.displayWidth(t)));
+  const item = (term: string, description: string) => helper.formatItem(term, termWidth, description, helper);
+  const optionItem = (o: Option) => item(helper.optionTerm(o), helper.optionDescription(o));
+  const section = (title: string, lines: string[]) => (lines.length === 0 ? [] : [title, ...lines, '']);
 
   return [
     helper.boxWrap(helper.commandDescription(cmd), width),
@@ -50,8 +58,8 @@ export function formatHelp(cmd: Command, helper: Help, parts: HelpParts): string
     ...section('USAGE', [`  ${usage(cmd)}`]),
     ...section('ALIASES', cmd.aliases().map((a) => `  ${[...pathOf(cmd).slice(0, -1), a].join(' ')}`)),
     ...section('ARGUMENTS', helper.visibleArguments(cmd).map((a) => item(helper.argumentTerm(a), helper.argumentDescription(a)))),
-    ...section('COMMANDS', subcommands.map((c) => item(helper.subcommandTerm(c).split(' ')[0].split('|')[0], helper.subcommandDescription(c)))),
-    ...section('HELP TOPICS (cnv help <topic>)', root ? Object.entries(HELP_TOPICS).map(([name, t]) => item(name, t.summary)) : []),
+    ...section('COMMANDS', subcommands.map((c) => item(c.name(), helper.subcommandDescription(c)))),
+    ...section('HELP TOPICS (cnv help <topic>)', topics.map(([name, t]) => item(name, t.summary))),
     ...section(root ? 'FLAGS (every command takes them, before or after its name)' : 'FLAGS', own.map(optionItem)),
     ...section('EXAMPLES', [...topLevel, ...examples]),
     ...section('JSON OUTPUT (piped, --json, and what -q selects from)', parts.json ? [helper.boxWrap(parts.json + '.', width - 2).replace(/^/gm, '  ')] : []),
