@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
 import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
 import { createListWriter } from '../io/list-writer.js';
 import type { CommandResult } from '../io/render.js';
 import { summaryJsonTarget, writeSummaryJson } from '../io/summary-json.js';
@@ -39,6 +40,7 @@ export interface PagedList {
  * is in a file a script reads, whatever the end (a run that failed names the page it failed on).
  */
 export async function listPages(ctx: Context, opts: PagingOptions, list: PagedList): Promise<CommandResult> {
+  if (opts.summaryJson === '-') throw new UsageError('--summary-json -: stdout carries the rows', 'give --summary-json a file name', 'conflicting_options');
   const summaryJson = summaryJsonTarget(opts.summaryJson, true);
   const figures = { rows: 0, pages: 0, nextCursor: list.cursor ?? null };
   const summarise = (status: string) => {

@@ -163,8 +163,11 @@ export function isDuration(value: string): boolean {
   return DURATION.test(value);
 }
 
-/** An `instant` value as a UTC ISO time: a duration counts back from `nowMs`. */
-export function windowTime(value: string, nowMs: number): string {
+/** An `instant` value (of `flag`) as a UTC ISO time: a duration counts back from `nowMs`, not past 1970. */
+export function windowTime(flag: string, value: string, nowMs: number): string {
   const duration = DURATION.exec(value);
-  return duration ? new Date(nowMs - Number(duration[1]) * UNIT_MS[duration[2].toLowerCase()]).toISOString() : value;
+  if (!duration) return value;
+  const ms = nowMs - Number(duration[1]) * UNIT_MS[duration[2].toLowerCase()];
+  if (ms < 0) throw new UsageError(`${flag}: ${value} before now is before 1970; give a date`);
+  return new Date(ms).toISOString();
 }

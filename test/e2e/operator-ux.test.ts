@@ -74,7 +74,9 @@ describe('JSON is for machines', () => {
     expect((await cnv(['campaigns', 'list', '--all', '--cursor', page.nextCursor, '--max-retries', '0', '--summary-json', summary], { env })).exitCode).toBe(7);
     expect(JSON.parse(readFileSync(summary, 'utf8'))).toMatchObject({ status: 'failed', rows: 0, pages: 0, nextCursor: page.nextCursor, moreRemains: true });
     // stdout carries the rows: the summary cannot go there.
-    expect((await cnv(['campaigns', 'list', '--summary-json', '-'], { env })).exitCode).toBe(2);
+    const dash = await cnv(['campaigns', 'list', '--summary-json', '-'], { env });
+    expect(dash.exitCode).toBe(2);
+    expect(dash.stderr).toMatch(/^error: conflicting_options: --summary-json -: stdout carries the rows\nhint: give --summary-json a file name\n$/);
 
     const shown = await cnvOnTerminal(['campaigns', 'list', '--limit', '2'], { env });
     const lines = shown.stdout.trimEnd().split('\n');
@@ -224,6 +226,9 @@ describe('state and exports a newcomer understands', () => {
     const word = await cnv(['export', 'custom-events', '--since', 'yesterday', '--no-state'], { env });
     expect(word.exitCode).toBe(2);
     expect(word.stderr).toMatch(/--since: expected a duration before now \(24h, 7d, 30m, 2w\).*got "yesterday" \(a word is not read: 24h says it\)/);
+    const ancient = await cnv(['export', 'custom-events', '--since', '999999w', '--no-state'], { env });
+    expect(ancient.exitCode).toBe(2);
+    expect(ancient.stderr).toMatch(/--since: 999999w before now is before 1970; give a date/);
   });
 
   it('a second run says why rows an earlier run wrote were left out', async () => {

@@ -36,8 +36,8 @@ Examples:
 
 export async function run(ctx: Context, { opts }: CommandInput<typeof options>): Promise<CommandResult> {
   const now = ctx.clock.now();
-  const since = opts.since === undefined ? undefined : windowTime(opts.since, now);
-  const until = opts.until === undefined ? undefined : windowTime(opts.until, now);
+  const since = opts.since === undefined ? undefined : windowTime('--since', opts.since, now);
+  const until = opts.until === undefined ? undefined : windowTime('--until', opts.until, now);
   if (since !== undefined && until !== undefined && until < since) throw new UsageError('--until: must not be before --since');
   if (until !== undefined && since === undefined && opts.full !== true) throw new UsageError('--until goes with --since (it is part of the first run\'s window)');
   const asTyped = (value: string | undefined) => (value !== undefined && isDuration(value) ? value : undefined);
