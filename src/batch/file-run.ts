@@ -84,7 +84,7 @@ export async function runFileBatch<P>(ctx: Context, spec: FileBatchSpec<P>): Pro
   const report = options.report ? await openReport(options.report, idColumn, ctx.io.stdout, { done, redact: (text) => ctx.redact(text) }) : undefined;
   const counts = new BatchCounts();
   const started = ctx.clock.now();
-  const progress = await startProgress(ctx, counts, started);
+  const progress = await startProgress(ctx, counts, started, input);
   const problems: RowResult[] = [];
 
   const notes = new Notes();
@@ -94,6 +94,7 @@ export async function runFileBatch<P>(ctx: Context, spec: FileBatchSpec<P>): Pro
       for (let next = first; !next.done; next = await batches.next()) {
         await columns.more(next.value);
         read += next.value.length;
+        progress.setRead(read);
         yield next.value.map((row) => notes.see(prepareRow(row, spec, columns, done, counts)));
       }
     } finally {

@@ -2,35 +2,86 @@ import type { Context } from '../context.js';
 import type { BatchCounts } from './summary.js';
 
 export interface Progress {
+  /** Rows read from the input so far (the total once the whole input has been read). */
+  setRead(rows: number): void;
   /** The total once the whole input has been read. */
   setTotal(total: number): void;
   stop(): void;
 }
 
-const NONE: Progress = { setTotal() {}, stop() {} };
+/** What the input says of how far it got: its size (a regular file) and the bytes its rows so far came from. */
+export interface InputExtent {
+  size?: number;
+  bytesRead(): number;
+}
 
-/** A spinner on stderr with rows done / total, rate and failures so far; nothing unless ctx.showProgress(). */
-export async function startProgress(ctx: Context, counts: BatchCounts, started: number): Promise<Progress> {
+const NONE: Progress = { setRead() {}, setTotal() {}, stop() {} };
+
+/**
+ * A spinner on stderr: rows done, of how many (exact once the input was read, else estimated
+ * from the share of the file's bytes read), the share done, rate, time left and failures so
+ * far; nothing unless ctx.showProgress().
+ */
+export async function startProgress(ctx: Context, counts: BatchCounts, started: number, input?: InputExtent): Promise<Progress> {
   if (!ctx.showProgress()) return NONE;
   const { default: ora } = await import('ora');
   const spinner = ora({ stream: ctx.io.stderr, isEnabled: true, discardStdin: false, color: ctx.globals.color ? 'cyan' : false }).start();
-  let total: number | undefined;
+  const reading = { rows: 0, total: undefined as number | undefined };
   const render = () => {
-    const seconds = (ctx.clock.now() - started) / 1000;
-    const rate = seconds > 0 ? Math.round(counts.rows / seconds) : 0;
-    const bad = counts.count('failed') + counts.count('invalid');
-    spinner.text = `${counts.rows.toLocaleString('en')}${total !== undefined ? ` / ${total.toLocaleString('en')}` : ''} rows · ${rate} rows/s · ${bad} failed or invalid`;
+    spinner.text = progressText(counts.rows, counts.count('failed') + counts.count('invalid'), ctx.clock.now() - started, { ...reading, size: input?.size, bytes: input?.bytesRead() ?? 0 });
   };
   const timer = setInterval(render, 200);
   timer.unref();
   render();
   return {
+    setRead(n) {
+      reading.rows = n;
+    },
     setTotal(n) {
-      total = n;
+      reading.total = n;
     },
     stop() {
       clearInterval(timer);
       spinner.stop();
     },
   };
+}
+
+/** How far the input was read: rows, the exact total once known, and bytes of the file's size. */
+export interface ReadSoFar {
+  rows: number;
+  total?: number;
+  size?: number;
+  bytes: number;
+}
+
+/**
+ * The progress line: `969 / ~1,000 rows (97%) · 192 rows/s · about 1s left · 0 failed or invalid`.
+ * Until the input is read whole, the total is the rows read so far scaled by the file's share read
+ * (`~`); without a size (stdin) there is no total, share or time left.
+ */
+export function progressText(done: number, bad: number, elapsedMs: number, read: ReadSoFar): string {
+  const seconds = elapsedMs / 1000;
+  const rate = seconds > 0 ? done / seconds : 0;
+  const estimate = read.total ?? (read.size && read.bytes > 0 && read.rows > 0 ? Math.max(read.rows, Math.round((read.rows * read.size) / read.bytes)) : undefined);
+  const parts = [`${done.toLocaleString('en-US')} rows`];
+  if (estimate !== undefined && estimate > 0) {
+    const exact = read.total !== undefined;
+    // An estimate never reads 100% before the last row is done.
+    const share = Math.min(exact ? 100 : 99, Math.floor((done / estimate) * 100));
+    parts[0] = `${done.toLocaleString('en-US')} / ${exact ? '' : '~'}${estimate.toLocaleString('en-US')} rows (${share}%)`;
+  }
+  parts.push(`${Math.round(rate)} rows/s`);
+  if (estimate !== undefined && rate > 0 && seconds >= 1 && done < estimate) parts.push(`about ${timeLeft((estimate - done) / rate)} left`);
+  parts.push(`${bad} failed or invalid`);
+  return parts.join(' · ');
+}
+
+/** `45s`, `3m 10s`, `2h 5m`. */
+function timeLeft(seconds: number): string {
+  const s = Math.ceil(seconds);
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m ${s % 60}s`;
+  return `${Math.floor(m / 60)}h ${m % 60}m`;
 }

@@ -1,5 +1,7 @@
-import { Command, type HelpContext } from 'commander';
+import { Command, type AddHelpTextContext, type AddHelpTextPosition, type HelpContext } from 'commander';
+import type { HelpParts } from './help-layout.js';
 import { UsageError } from '../errors.js';
+import { MISSING_COMMANDS } from './missing-commands.js';
 import { didYouMean, guessText, HINT_MARK, suggest } from './suggest.js';
 
 /** cnv's error codes for commander's parse errors. */
@@ -21,8 +23,22 @@ const CODES: Record<string, string> = {
  * pointer, or a suggestion that names canonical names only, never an alias).
  */
 export class CnvCommand extends Command {
+  /** What its help shows besides commander's parts, laid out by help-layout.ts. */
+  readonly helpParts: HelpParts = { notes: [] };
+
   override createCommand(name?: string): Command {
     return new CnvCommand(name);
+  }
+
+  /** Text after the help goes into the help's own layout (notes, EXAMPLES), before INHERITED FLAGS. */
+  override addHelpText(position: AddHelpTextPosition, text: string): this;
+  override addHelpText(position: AddHelpTextPosition, text: (context: AddHelpTextContext) => string): this;
+  override addHelpText(position: AddHelpTextPosition, text: string | ((context: AddHelpTextContext) => string)): this {
+    if (position === 'after' && typeof text === 'string') {
+      this.helpParts.notes.push(text);
+      return this;
+    }
+    return typeof text === 'string' ? super.addHelpText(position, text) : super.addHelpText(position, text);
   }
 
   override error(message: string, errorOptions?: { code?: string; exitCode?: number }): never {
@@ -76,6 +92,8 @@ export class CnvCommand extends Command {
   }
 
   private commandHint(name: string): string {
+    const missing = MISSING_COMMANDS[`${this.path()} ${name}`];
+    if (missing) return `\`${this.path()} ${name}\` does not exist: ${missing}`;
     // An alias counts as its command: `contactz` suggests `contacts`, not also `contact`.
     const byName = new Map<string, string>();
     for (const c of this.commands) for (const n of [c.name(), ...c.aliases()]) byName.set(n, c.name());

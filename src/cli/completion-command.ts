@@ -4,10 +4,11 @@ import { complete, completionTree } from './complete.js';
 import { completionSources } from './completion-sources.js';
 import { configDir } from '../config/paths.js';
 import { COMPLETION_SCRIPTS } from './completion-scripts.js';
+import type { CnvCommand } from './cnv-command.js';
 
 /** `cnv completion <shell>` and the hidden `cnv __complete -- <words>` the scripts call. */
 export function addCompletionCommands(program: Command, ctx: Context, loadAll: () => Promise<void>): void {
-  program
+  const completion = program
     .command('completion')
     .description('Print a shell completion script (bash, zsh, fish)')
     .addArgument(new Argument('<shell>', 'the shell').choices(Object.keys(COMPLETION_SCRIPTS)))
@@ -20,6 +21,7 @@ Examples:
     .action((shell: keyof typeof COMPLETION_SCRIPTS) => {
       ctx.io.stdout.write(COMPLETION_SCRIPTS[shell]);
     });
+  (completion as CnvCommand).helpParts.globals = [];
 
   program
     .command('__complete [words...]', { hidden: true })

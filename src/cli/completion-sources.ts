@@ -21,7 +21,8 @@ export function completionSources(configDir: string): CompletionSources {
       } catch {
         return [];
       }
-      return names.map((n) => (readJson(join(dir, n)) as { key?: unknown } | undefined)?.key).filter((k): k is string => typeof k === 'string');
+      // A state file holds `{ "state": { "key", ... } }` (docs/exports.md, "The state").
+      return names.map((n) => (readJson(join(dir, n)) as { state?: { key?: unknown } } | undefined)?.state?.key).filter((k): k is string => typeof k === 'string');
     },
     helpTopics: Object.keys(HELP_TOPICS),
   };

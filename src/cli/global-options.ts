@@ -14,7 +14,7 @@ export function addGlobalOptions(program: Command): void {
     .option('--profile <name>', 'profile to use (default: the one `cnv config use` chose, or "default")')
     .option('--api-key <key>', 'API key (prefer CNV_API_KEY or `cnv config set-key`: flags show up in process lists)')
     .option('--base-url <url>', 'API base URL (also CNV_BASE_URL)')
-    .option('--json', 'print JSON (the same document as when stdout is not a terminal; see each command\'s "JSON output")')
+    .option('--json', 'print JSON (the same document as when stdout is not a terminal; see each command\'s JSON OUTPUT)')
     .addOption(new Option('-o, --format <format>', 'output format (any case)').choices([...OUTPUT_FORMATS]).argParser(caseInsensitiveChoice(OUTPUT_FORMATS)))
     .option('-q, --query <expr>', 'print what this JMESPath expression selects from the JSON output (e.g. -q \'[].name\'; a string prints bare)')
     .option('-v, --verbose', 'log each request and response on stderr (API key redacted)')

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { HELP_TOPICS } from './help-topics.js';
+import type { CnvCommand } from './cnv-command.js';
 import { didYouMean } from './suggest.js';
 
 /** `cnv help [topic | command...]`: topics, or a command's own help. */
@@ -14,7 +15,7 @@ export function addHelpCommand(
   const topics = Object.entries(HELP_TOPICS)
     .map(([name, t]) => `  ${name.padEnd(12)} ${t.summary}`)
     .join('\n');
-  program
+  const help = program
     .command('help [topic...]')
     .description('Show help for a command, or a topic (exit-codes, environment)')
     .addHelpText('after', `\nTopics:\n${topics}\n\nExamples:\n  $ cnv help exit-codes\n  $ cnv help contacts upsert`)
@@ -43,4 +44,5 @@ export function addHelpCommand(
       // outputHelp, not helpInformation: the notes and examples are added help text.
       cmd.outputHelp();
     });
+  (help as CnvCommand).helpParts.globals = [];
 }

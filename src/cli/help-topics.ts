@@ -5,7 +5,8 @@ export const HELP_TOPICS: Record<string, { summary: string; text: string }> = {
     text: `Exit codes (the same in every command)
 
   0    success
-  1    unexpected internal error (a bug: please report it, with --verbose output)
+  1    unexpected internal error (a bug: please report it, with the output of the
+       same command run with --debug: its stack trace and requests, key redacted)
   2    usage error or invalid local input (bad flag, malformed file, bad value caught
        before anything was sent, a --profile that does not exist, a question on a
        terminal not answered yes)

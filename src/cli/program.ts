@@ -6,6 +6,7 @@ import { UsageError } from '../errors.js';
 import { addCompletionCommands } from './completion-command.js';
 import { addGlobalOptions, checkOutputFlags, toGlobals } from './global-options.js';
 import { addHelpCommand } from './help-command.js';
+import { formatHelp } from './help-layout.js';
 import { validateOptions } from './validate.js';
 import { VERSION } from './version.js';
 import { COMMANDS, isGroup } from './registry.js';
@@ -14,6 +15,17 @@ import type { Entry, LeafEntry } from '../commands/contract.js';
 export { VERSION } from './version.js';
 
 const leaves = new WeakMap<Command, LeafEntry>();
+
+/** The top-level help's examples: a first command of each kind. */
+const ROOT_EXAMPLES = [
+  'cnv config set-key --profile prod --base-url https://api.example.com < key.txt',
+  'cnv contacts get --email ada@example.com',
+  'cnv contacts upsert --file contacts.csv --report report.csv',
+  'cnv campaigns list --all -q \'[].name\'',
+  'cnv export contacts --out contacts.csv      # every run adds what is new',
+  'cnv api GET /v2/fields -f limit=5',
+  'cnv emulator --port 4010                    # a local API to try it all on',
+];
 const loaded = new WeakSet<Command>();
 
 /** The commander tree, with every leaf as a stub until it is about to run. */
@@ -28,11 +40,12 @@ export function buildProgram(ctx: Context, setExitCode: (code: number) => void):
       writeErr: (s) => ctx.io.stderr.write(s),
       outputError: (s, write) => write(ctx.redact(s)),
     })
-    .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
+    // gh's layout: own flags and commands first, examples, inherited (global) flags last (help-layout.ts).
+    .configureHelp({ showGlobalOptions: true, sortSubcommands: false, formatHelp: (cmd, helper) => formatHelp(cmd, helper, (cmd as CnvCommand).helpParts) })
     // CnvCommand.error makes parse errors cnv's one format, with its own suggestions.
     .showSuggestionAfterError(false);
   addGlobalOptions(program);
-  program.addHelpText('after', '\nExit codes: 0 ok, 2 usage, 3 rejected, 4 auth, 5 not found, 6 partial, 7 transient (see `cnv help exit-codes`).');
+  program.helpParts.examples = ROOT_EXAMPLES;
 
   program.hook('preAction', async (_root, action) => {
     ctx.globals = toGlobals(action.optsWithGlobals(), ctx.env);
@@ -64,7 +77,7 @@ function commandPath(cmd: Command): string {
 }
 
 function addEntry(parent: Command, entry: Entry, hook: (p: Command, s: Command) => Promise<void>): void {
-  const cmd = parent.command(entry.name).description(entry.summary);
+  const cmd = parent.command(entry.name).description(entry.summary) as CnvCommand;
   for (const alias of entry.aliases ?? []) cmd.alias(alias);
   if (isGroup(entry)) {
     cmd.addHelpText('after', `\nExamples:\n${entry.examples.map((e) => `  $ ${e}`).join('\n')}`);
@@ -72,6 +85,8 @@ function addEntry(parent: Command, entry: Entry, hook: (p: Command, s: Command) 
     for (const child of entry.children) addEntry(cmd, child, hook);
   } else {
     leaves.set(cmd, entry);
+    cmd.helpParts.json = entry.json;
+    cmd.helpParts.globals = entry.globals;
   }
 }
 
@@ -82,7 +97,6 @@ export async function loadLeaf(ctx: Context, cmd: Command, setExitCode: (code: n
   loaded.add(cmd);
   const mod = await entry.load();
   mod.configure(cmd);
-  if (entry.json !== undefined) cmd.addHelpText('after', `\nJSON output (piped, --json, and what -q selects from): ${entry.json}.`);
   cmd.action(async (...params: unknown[]) => {
     const command = params[params.length - 1] as Command;
     const queried = ctx.globals.query === undefined ? undefined : (await import('../io/query.js')).queryApplications;

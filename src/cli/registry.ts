@@ -51,7 +51,7 @@ export const COMMANDS: Entry[] = [
     aliases: ['campaign'],
     examples: ['cnv campaigns list --all', 'cnv campaigns get CAMPAIGN_ID', 'cnv campaigns add CAMPAIGN_ID --batch attendees.ndjson --report report.csv'],
     children: [
-      { name: 'list', summary: 'List custom campaigns (one page, or --all)', json: "an array of campaigns as the API sends them [{id, name, type, sfdcCampaignId, memberCount, createdAt, updatedAt}]; the next page's cursor goes to stderr", load: () => import('../commands/campaigns/list.js') },
+      { name: 'list', summary: 'List custom campaigns (one page, or --all)', json: "an array of campaigns as the API sends them [{id, name, type, sfdcCampaignId, memberCount, createdAt, updatedAt}] (with --columns only those members); the next page's cursor goes to stderr, and to --summary-json FILE as nextCursor", load: () => import('../commands/campaigns/list.js') },
       { name: 'get', summary: 'Show a campaign with its statuses and description', json: 'the campaign object, with description and type.statuses', load: () => import('../commands/campaigns/get.js') },
       { name: 'add', summary: 'Add a contact to a campaign (or many, with --batch FILE)', json: '{added, cnvContactId}; with --batch nothing (summary on stderr, rows in --report)', load: () => import('../commands/campaigns/add.js') },
     ],
@@ -72,7 +72,7 @@ export const COMMANDS: Entry[] = [
     examples: ['cnv fields list --object-type contact', 'cnv fields create --help'],
     children: [
       { name: 'create', summary: 'Create a custom field', json: 'the field {key, label, objectType, dataType}', load: () => import('../commands/fields/create.js') },
-      { name: 'list', summary: 'List field definitions', json: "an array of field definitions as the API sends them; the next page's cursor goes to stderr", load: () => import('../commands/fields/list.js') },
+      { name: 'list', summary: 'List field definitions', json: "an array of field definitions as the API sends them (with --columns only those members); the next page's cursor goes to stderr, and to --summary-json FILE as nextCursor", load: () => import('../commands/fields/list.js') },
       { name: 'relate', summary: 'Create a relationship field pair (source and reverse)', json: "{sourceField, relatedFields} (the API's data)", load: () => import('../commands/fields/relate.js') },
     ],
   },
@@ -99,8 +99,8 @@ export const COMMANDS: Entry[] = [
         summary: 'Saved export positions: list, show, reset, commit',
         examples: ['cnv export state list', 'cnv export state show KEY', 'cnv export state reset KEY --yes'],
         children: [
-          { name: 'list', summary: 'List saved export states', json: 'an array of states [{key, kind, format, rows, cursorAge, output, lastRun, pending}]', load: () => import('../commands/export/state/list.js') },
-          { name: 'show', summary: 'Show one export state and its run manifests', json: 'the state object {key, kind, profile, baseUrl, stateFile, lockedBy, cursor, cursorAge, rows, pages, ...}', load: () => import('../commands/export/state/show.js') },
+          { name: 'list', summary: 'List saved export states', json: 'an array of states [{key, kind, emailType, format, rows, pages, cursorAt, output: {kind, path?, bytes?}, lastRun: {runId, status, startedAt, finishedAt, rows}, pending: {runId, rows, savedAt}}] (times ISO 8601, null when none; with --columns only those members)', load: () => import('../commands/export/state/list.js') },
+          { name: 'show', summary: 'Show one export state and its run manifests', json: 'the state object {key, kind, profile, baseUrl, stateFile, lockedBy, cursor, cursorAt, rows, pages, format, output: {kind, path?, bytes?}, ...}', load: () => import('../commands/export/state/show.js') },
           { name: 'reset', summary: 'Delete an export state (the next run starts over)', json: '{key, removed}', load: () => import('../commands/export/state/reset.js') },
           { name: 'commit', summary: 'Make the pending position of a --defer-commit run current', json: '{key, run, committed, rows, added?, cursor}', load: () => import('../commands/export/state/commit.js') },
         ],
@@ -126,6 +126,7 @@ export const COMMANDS: Entry[] = [
     load: () => import('../commands/api.js'),
   },
   { name: 'doctor', summary: 'Check config, key, reachability, auth and which gated endpoints this key may use', json: 'an array of checks [{check, status, detail}]', load: () => import('../commands/doctor.js') },
-  { name: 'version', summary: 'Print the version (--json: with the Node.js version and platform)', load: () => import('../commands/version.js') },
-  { name: 'emulator', summary: 'Run a local emulator of the API (for demos, tests and CI)', load: () => import('../commands/emulator.js') },
+  { name: 'version', summary: 'Print the version (--json: with the Node.js version and platform)', globals: ['--json', '--format', '--query'], json: '{version, node, platform} with --json, -o json or -q (without them, piped too, the bare version)', load: () => import('../commands/version.js') },
+  // The emulator serves the API: no profile, key, output format or request options of the client apply.
+  { name: 'emulator', summary: 'Run a local emulator of the API (for demos, tests and CI)', globals: ['--json', '--verbose', '--debug', '--quiet'], load: () => import('../commands/emulator.js') },
 ];

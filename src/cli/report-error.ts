@@ -36,7 +36,7 @@ export function reportError(ctx: Context, err: unknown, argv: string[]): number 
   const e = error as Error;
   write(`error: internal: ${e?.message ?? String(error)}`);
   if (ctx.globals.verbose && e?.stack) for (const line of e.stack.split('\n')) write(line);
-  else write('hint: this is a bug in cnv; run again with --verbose for details and report it');
+  else write('hint: this is a bug in cnv; run again with --debug (stack trace and requests, key redacted) and report it with that output');
   if (json) write(JSON.stringify({ error: { code: 'internal', message: e?.message ?? String(error), exitCode: ExitCode.internal } }));
   return ExitCode.internal;
 }

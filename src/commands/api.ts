@@ -44,6 +44,8 @@ usual exit codes (an error answer exits 3, 4, 5 or 7 with "error: <code>: <messa
 Parameters: -f key=value is a string; -F key=value is typed like gh's (true, false, null, numbers;
 @file reads a file). key[sub]=v nests and key[]=v appends: -F 'occurredAt[start]=2025-01-01T00:00:00Z'.
 For GET they go to the query string, otherwise into a JSON body (or, with --input, the query).
+-f and -F mean the same in \`cnv contacts upsert\` (a string, JSON when it parses); there the long
+--field (no short name) is another flag: it converts the value by the field's definition.
 
 Retries: GET and DELETE are retried after a transient failure. A POST is retried only on the
 endpoints where a repeat changes nothing (upsert contact, add to audience or campaign and their

@@ -37,6 +37,8 @@ export interface LeafEntry {
    * document (export rows, the emulator's banner) and -q is refused.
    */
   json?: string;
+  /** The global flags (long names) that mean something to this command; its help lists only these. Default: all. */
+  globals?: readonly string[];
   load: () => Promise<CommandModule>;
 }
 

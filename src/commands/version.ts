@@ -11,16 +11,17 @@ export const options = z.object({});
 
 export function configure(cmd: Command): void {
   cmd.addHelpText('after', `
-Prints the version alone (like \`cnv --version\`); with --json (or -o json) an object with the
-version, the Node.js version and the platform, for bug reports.
+Prints the version alone (like \`cnv --version\`), piped too; with --json, -o json|ndjson or
+-q an object with the version, the Node.js version and the platform, for bug reports.
 
 Examples:
   $ cnv version
-  $ cnv version --json`);
+  $ cnv version --json
+  $ cnv version -q node`);
 }
 
 export async function run(ctx: Context, _input: CommandInput<typeof options>): Promise<CommandResult> {
-  const format = ctx.globals.json ? 'json' : ctx.globals.format;
+  const format = ctx.globals.json || ctx.globals.query !== undefined ? 'json' : ctx.globals.format;
   if (format === undefined || format === 'table') {
     await writeWithBackpressure(ctx.io.stdout, `${VERSION}\n`);
     return { kind: 'none' };

@@ -1,5 +1,6 @@
 import { AuthError, UsageError } from '../errors.js';
 import { redactUrl } from '../http/redact.js';
+import { shellWord } from '../lib/shell-word.js';
 import { checkApiKey } from './api-key.js';
 import type { ProfileStore } from './profiles.js';
 
@@ -41,7 +42,7 @@ export function resolveCredentials(inputs: CredentialInputs, store: ProfileStore
   if (apiKey === undefined) {
     throw new AuthError(
       `no API key configured for profile "${profile}"`,
-      'run `cnv config set-key` (reads the key from stdin), or set CNV_API_KEY',
+      `run \`cnv ${profileWord(named, profile)}config set-key\` (reads the key from stdin), or set CNV_API_KEY`,
       'no_api_key',
     );
   }
@@ -56,11 +57,19 @@ export function resolveCredentials(inputs: CredentialInputs, store: ProfileStore
   if (baseUrl === undefined) {
     throw new UsageError(
       `no base URL configured for profile "${profile}"`,
-      'pass --base-url, set CNV_BASE_URL, or run `cnv config set-url URL`',
+      `pass --base-url, set CNV_BASE_URL, or run \`cnv ${profileWord(named, profile)}config set-url URL\``,
       'no_base_url',
     );
   }
   return { apiKey, apiKeySource, baseUrl: checkBaseUrl(baseUrl, baseUrlSource), baseUrlSource, profile, warnings };
+}
+
+/**
+ * `--profile NAME ` when the profile was named (flag or CNV_PROFILE), for a hint's `cnv config`
+ * command: without it, that command would write to the current profile, not this one.
+ */
+function profileWord(named: string | undefined, profile: string): string {
+  return named ? `--profile ${shellWord(profile)} ` : '';
 }
 
 export function unknownProfile(name: string, source: string, known: string[]): UsageError {

@@ -5,7 +5,7 @@ import { NO_CRASH, type CrashHook } from './crash-points.js';
 import type { FileSink } from './file-sink.js';
 import { fetchPage, type ExportTarget } from './kinds.js';
 import { BlockPool, pageFormat } from './page-format.js';
-import { openOutput, PageOutput } from './page-output.js';
+import { discardUnusedOutput, openOutput, PageOutput } from './page-output.js';
 import { receiver } from './page-receiver.js';
 import { cursorRejected, type FetchPage } from './page-source.js';
 import { planExport, type ExportRunOptions, type RunPlan } from './plan.js';
@@ -53,6 +53,7 @@ export async function withExportRun(
   const summary: ExportSummary = {
     status: 'failed', rows: 0, skipped: 0, pages: 0, bytes: 0, elapsedMs: 0, stateKey: plan.key, runId: plan.key ? runId : null,
     moreRemains: true, output: plan.path ?? 'stdout', pending: defer, cutBytes: 0, ...(multi ? { types: shape.types } : {}),
+    ...(plan.target.window ? { window: plan.target.window } : {}),
   };
   const log = new CommitLog(plan, { runId, startedMs: started, output: summary.output, firstCursor: multi ? null : plan.start.cursor, defer, now: () => ctx.clock.now(), crash });
   const ended = new AbortController();
@@ -89,8 +90,9 @@ export async function withExportRun(
     ended.abort();
     summary.elapsedMs = ctx.clock.now() - started;
     await log.close(summary, ctx.clock.now());
+    if (sink && !log.committedOnce && summary.status !== 'complete' && summary.status !== 'stopped') await discardUnusedOutput(ctx, plan, sink);
     await sink?.close();
     await plan.lock?.release();
-    reporter.done(summary);
+    reporter.done(summary, { newState: plan.key !== null && plan.prior === undefined });
   }
 }

@@ -1,4 +1,4 @@
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { LocalFileError, UsageError } from '../errors.js';
 import { fileRecordBase } from './lock.js';
 
@@ -34,5 +34,15 @@ export function claimFile(configDir: string, fileId: string, key: string): void 
     renameSync(`${at}.${process.pid}.tmp`, at);
   } catch (err) {
     throw LocalFileError.from(err, 'output file record', at) ?? err;
+  }
+}
+
+/** Forgets the record of a file `key` wrote that is gone (removed unused), so a later file with that inode is not taken for it. */
+export function releaseFile(configDir: string, fileId: string, key: string): void {
+  const at = ownerPath(configDir, fileId);
+  try {
+    if ((JSON.parse(readFileSync(at, 'utf8')) as { key?: string }).key === key) rmSync(at, { force: true });
+  } catch {
+    // no record, or unreadable: nothing to forget
   }
 }

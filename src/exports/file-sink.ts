@@ -56,10 +56,18 @@ export class FileSink {
     const fail = (err: unknown) => Promise.reject(fileError(err, path));
     // Opened first and checked through the descriptor: the path cannot change under the checks.
     const flags = constants.O_RDWR | (start.mode === 'resume' ? 0 : constants.O_CREAT);
-    const fh = await open(path, flags, 0o666).catch((err: NodeJS.ErrnoException) => {
-      if (err.code === 'ENOENT' && start.mode === 'resume') throw shorter(path, undefined, start.committed);
-      return fail(err);
-    });
+    // Made new (O_EXCL) or found: a file this run made and never wrote to is removed again by discardUnused().
+    let created = start.mode !== 'resume';
+    const fh = await open(path, flags | (created ? constants.O_EXCL : 0), 0o666)
+      .catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== 'EEXIST') return Promise.reject(err);
+        created = false;
+        return open(path, flags, 0o666);
+      })
+      .catch((err: NodeJS.ErrnoException) => {
+        if (err.code === 'ENOENT' && start.mode === 'resume') throw shorter(path, undefined, start.committed);
+        return fail(err);
+      });
     let lock: ExportLock | undefined;
     try {
       const st = await fh.stat({ bigint: true });
@@ -87,6 +95,7 @@ export class FileSink {
       }
       const sink = new FileSink(path, fh, fileId, keep, start.mode === 'resume' ? Math.max(0, size - keep) : 0, lock);
       sink.tail = tail;
+      sink.created = created;
       return sink;
     } catch (err) {
       await fh.close();
@@ -189,6 +198,26 @@ export class FileSink {
   }
 
   private renamed = false;
+  /** This run made the file (it was not there before). */
+  private created = false;
+
+  /**
+   * A file this run made and never wrote a page to (the run failed before its first page: a key
+   * without the endpoint) is removed, so a failed first export leaves no empty file behind.
+   * Call before close(), under the file's lock. Whether it was removed.
+   */
+  async discardUnused(): Promise<boolean> {
+    if (!this.created || this.written !== undefined || this.end !== 0 || this.temp) return false;
+    try {
+      const [mine, there] = await Promise.all([this.fh.stat({ bigint: true }), stat(this.path, { bigint: true })]);
+      // Only the file this run made: not one that replaced it at the path meanwhile, nor one with content.
+      if (fileIdOf(mine) !== fileIdOf(there) || mine.size !== 0n) return false;
+      await unlink(this.path);
+      return true;
+    } catch {
+      return false; // gone already, or not ours to remove: leave it
+    }
+  }
 
   /** Closes the file and releases its lock; a one-off export that did not finish removes its temporary file. */
   async close(): Promise<void> {

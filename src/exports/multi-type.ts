@@ -131,13 +131,13 @@ export async function runEmailTypes(ctx: Context, opts: ExportRunOptions, report
 export function withTypeLines(ctx: Context, reporter: ExportReporter): ExportReporter {
   return {
     page: (rows, pages) => reporter.page(rows, pages),
-    done(summary) {
+    done(summary, run) {
       if (!ctx.globals.json) {
         for (const [type, o] of Object.entries(summary.types ?? {})) {
           ctx.info(`  ${type}: ${o.status}, ${o.rows.toLocaleString('en-US')} rows in ${o.pages} pages${o.error ? ` (${o.error})` : ''}`);
         }
       }
-      reporter.done(summary);
+      reporter.done(summary, run);
     },
   };
 }

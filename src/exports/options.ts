@@ -61,7 +61,9 @@ export const exportOptionShape = {
 export type ExportOptionValues = z.output<z.ZodObject<typeof exportOptionShape>>;
 
 /** Reads and checks the common options (usage errors name the flag). */
-export function exportOptionsFrom(ctx: Context, opts: ExportOptionValues, kind: ExportKind, extra: { emailType?: EmailEventType; since?: string; until?: string } = {}): ExportRunOptions {
+export function exportOptionsFrom(
+  ctx: Context, opts: ExportOptionValues, kind: ExportKind, extra: { emailType?: EmailEventType; since?: string; until?: string; windowAsTyped?: ExportRunOptions['windowAsTyped'] } = {},
+): ExportRunOptions {
   // --dry-run prints the first request a stateless run would send: no state, no file touched.
   const dryRun = ctx.globals.dryRun;
   const out = opts.out !== undefined && opts.out !== '-' && !dryRun ? opts.out : undefined;
@@ -132,14 +134,40 @@ function fileFormat(ctx: Context, out: string | undefined): FileFormat {
   return out !== undefined && extname(out).toLowerCase() === '.csv' ? 'csv' : 'ndjson';
 }
 
-/** --since/--until: an ISO 8601 date-time with a zone, or a date (midnight UTC); normalised to UTC. */
+const DURATION = /^(\d{1,6})\s*(s|m|h|d|w)$/i;
+const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+
+/**
+ * --since/--until: an ISO 8601 date-time with a zone, a date (midnight UTC), normalised to UTC;
+ * or a duration before now (`24h`, `7d`, `30m`, `2w`), kept as typed until `windowTime` makes it
+ * a time with the run's clock.
+ */
 export function instant(flag: string) {
   return (text: string): string => {
     const t = text.trim();
+    const duration = DURATION.exec(t);
+    if (duration) return `${Number(duration[1])}${duration[2].toLowerCase()}`;
     const ok = /^\d{4}-\d{2}-\d{2}$/.test(t) || /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i.test(t);
     const ms = Date.parse(t.length === 10 ? `${t}T00:00:00Z` : t);
     // Date.parse rolls 2025-02-30 over to March; refuse dates that are not on the calendar.
-    if (!ok || !Number.isFinite(ms) || !isIsoDate(t.slice(0, 10))) throw new UsageError(`${flag}: expected an ISO 8601 date-time with a zone (2025-01-31T00:00:00Z) or a date, got "${text}"`);
+    if (!ok || !Number.isFinite(ms) || !isIsoDate(t.slice(0, 10))) {
+      const word = /^(yesterday|today|now|last\s*week)$/i.test(t) ? ` (a word is not read: ${/today|now/i.test(t) ? 'a date, or 0h' : /week/i.test(t) ? '7d' : '24h'} says it)` : '';
+      throw new UsageError(`${flag}: expected a duration before now (24h, 7d, 30m, 2w), an ISO 8601 date-time with a zone (2025-01-31T00:00:00Z) or a date, got "${text}"${word}`);
+    }
     return new Date(ms).toISOString();
   };
+}
+
+/** Whether an `instant` value is a duration before now (`24h`) rather than a time. */
+export function isDuration(value: string): boolean {
+  return DURATION.test(value);
+}
+
+/** An `instant` value (of `flag`) as a UTC ISO time: a duration counts back from `nowMs`, not past 1970. */
+export function windowTime(flag: string, value: string, nowMs: number): string {
+  const duration = DURATION.exec(value);
+  if (!duration) return value;
+  const ms = nowMs - Number(duration[1]) * UNIT_MS[duration[2].toLowerCase()];
+  if (ms < 0) throw new UsageError(`${flag}: ${value} before now is before 1970; give a date`);
+  return new Date(ms).toISOString();
 }

@@ -1,10 +1,11 @@
 import { configDir } from '../config/paths.js';
 import type { Context } from '../context.js';
-import { LocalFileError, OutputClosedError } from '../errors.js';
+import { LocalFileError, OutputClosedError, UsageError } from '../errors.js';
 import { writeFlushed } from '../io/write.js';
 import type { CommitLog } from './commit-log.js';
 import { NO_CRASH, type CrashHook } from './crash-points.js';
-import { checkFileOwner, claimFile } from './file-owner.js';
+import { shellWord } from '../lib/shell-word.js';
+import { checkFileOwner, claimFile, releaseFile } from './file-owner.js';
 import { FileSink, type FileRecord } from './file-sink.js';
 import { gzipMember } from './gzip-pages.js';
 import { acquireFileLock } from './lock.js';
@@ -110,7 +111,7 @@ export async function openOutput(ctx: Context, plan: RunPlan, path: string): Pro
       throw err;
     }
     return lock;
-  });
+  }).catch((err) => Promise.reject(namingTheFilesState(err, plan, path)));
   try {
     if (plan.key) claimFile(dir, sink.fileId, plan.key);
   } catch (err) {
@@ -118,6 +119,26 @@ export async function openOutput(ctx: Context, plan: RunPlan, path: string): Pro
     throw err;
   }
   return sink;
+}
+
+/**
+ * A file another state key writes (the same file under another profile's default key, say) is
+ * `file_not_empty` for this key: the hint names that key, which continues it.
+ */
+function namingTheFilesState(err: unknown, plan: RunPlan, path: string): unknown {
+  if (!(err instanceof UsageError) || err.code !== 'file_not_empty' || !plan.store) return err;
+  const owner = plan.store.list(() => {}).find((s) => s.key !== plan.key && s.current.output.kind === 'file' && s.current.output.path === path);
+  if (!owner) return err;
+  return new UsageError(
+    err.message,
+    `export state "${owner.key}" (profile "${owner.profile}") writes this file: --state-key ${shellWord(owner.key)} continues it; or choose a new file, or pass --full to replace its content`,
+    err.code,
+  );
+}
+
+/** The output file this run made and never wrote a page to is removed, with its record (a failed first run leaves no empty file). */
+export async function discardUnusedOutput(ctx: Context, plan: RunPlan, sink: FileSink): Promise<void> {
+  if ((await sink.discardUnused()) && plan.key) releaseFile(configDir(ctx.env), sink.fileId, plan.key);
 }
 
 export function outputError(err: unknown): unknown {

@@ -22,6 +22,11 @@ export interface ExportRunOptions {
   emailTypes?: readonly EmailEventType[];
   since?: string;
   until?: string;
+  /**
+   * --since/--until given as a duration before now (`7d`): as typed. A cron line may carry one on
+   * every run; a state that continues keeps its saved window rather than refuse a new one.
+   */
+  windowAsTyped?: { since?: string; until?: string };
   /** Output file; undefined for stdout. */
   out?: string;
   format: FileFormat;
@@ -179,10 +184,13 @@ function customEventWindow(opts: ExportRunOptions, key: string | null, saved: Po
   if (opts.kind !== 'custom-events') return null;
   if (saved) {
     // A cron line that repeats the first run's --since (and --until) continues; another window needs --full.
-    const same = (opts.since === undefined || opts.since === saved.since) && (opts.until === undefined || opts.until === saved.until) && (opts.since !== undefined || opts.until === undefined);
+    // A duration (`--since 7d`) means another time on each run: on a continuing state it is the saved window.
+    const since = opts.windowAsTyped?.since ? undefined : opts.since;
+    const until = opts.windowAsTyped?.until ? undefined : opts.until;
+    const same = (since === undefined || since === saved.since) && (until === undefined || until === saved.until) && (since !== undefined || until === undefined || opts.since !== undefined);
     if (!same) {
       throw new UsageError(
-        `${opts.since !== undefined ? '--since' : '--until'}: export state "${key}" continues from its saved cursor, whose window is fixed (since ${saved.since}${saved.until ? `, until ${saved.until}` : ''})`,
+        `${since !== undefined ? '--since' : '--until'}: export state "${key}" continues from its saved cursor, whose window is fixed (since ${saved.since}${saved.until ? `, until ${saved.until}` : ''})`,
         'leave --since/--until out (or repeat the saved ones) to continue, or add --full to start again with a new window',
       );
     }

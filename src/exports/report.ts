@@ -3,6 +3,7 @@ import type { ExportRunOptions } from './plan.js';
 import { OutputClosedError } from '../errors.js';
 import { writeSummaryJson } from '../io/summary-json.js';
 import { duration, plural, rate } from '../io/wording.js';
+import { shellWord } from '../lib/shell-word.js';
 
 /** What a run did, printed on stderr at the end (a line, or JSON with --json). */
 export interface ExportSummary {
@@ -25,6 +26,8 @@ export interface ExportSummary {
   cutBytes: number;
   /** Several email event types in one run: how each type ended. */
   types?: Record<string, TypeOutcome>;
+  /** Custom events: the occurredAt window the run used (ISO times; a --since 7d made absolute). */
+  window?: { since: string; until?: string };
 }
 
 /** How one email event type of a multi-type run ended (`stopped`: another type's failure stopped the run). */
@@ -38,12 +41,13 @@ export interface TypeOutcome {
 /** Progress on a TTY (rows, pages, rows/s), then the summary. */
 export interface ExportReporter {
   page(rows: number, pages: number): void;
-  done(summary: ExportSummary): void;
+  /** `newState`: this run created its state key (a first run). */
+  done(summary: ExportSummary, run?: { newState?: boolean }): void;
 }
 
 type Spinner = { text: string; stop(): void };
 
-export async function createReporter(ctx: Context, label: string, options: Pick<ExportRunOptions, 'summaryJson' | 'out' | 'stateKey'> = {}): Promise<ExportReporter> {
+export async function createReporter(ctx: Context, label: string, options: Pick<ExportRunOptions, 'summaryJson' | 'out' | 'stateKey' | 'windowAsTyped'> = {}): Promise<ExportReporter> {
   const { summaryJson } = options;
   const started = ctx.clock.now();
   let spinner: Spinner | undefined;
@@ -72,13 +76,16 @@ export async function createReporter(ctx: Context, label: string, options: Pick<
       const seconds = Math.max(0.001, (ctx.clock.now() - started) / 1000);
       spinner.text = `${label}: ${plural(rows, 'row')}, ${plural(pages, 'page')}${rate(rows, seconds * 1000)}`;
     },
-    done(summary) {
+    done(summary, run = {}) {
       finished = true;
       spinner?.stop();
       // `| head` closed stdout: the reader has what it wanted; stay quiet (exit 141).
       if (!(ctx.signal.reason instanceof OutputClosedError)) {
         if (ctx.globals.json) ctx.info(JSON.stringify({ summary }));
-        else ctx.info(summaryLine(label, summary));
+        // Refused before a page came (a key without the endpoint, a bad cursor): the error line says it all.
+        else if (summary.status !== 'failed' || summary.pages > 0 || summary.cutBytes > 0) ctx.info(summaryLine(label, summary, options.windowAsTyped));
+        const note = stdoutStateNote(summary, run.newState === true, ctx.io.stderrIsTTY);
+        if (note && !ctx.globals.json) ctx.info(note);
       }
       if (summaryJson) writeSummaryFile(ctx, label, summaryJson, summary);
     },
@@ -95,19 +102,31 @@ function writeSummaryFile(ctx: Context, label: string, path: string, summary: Ex
   }
 }
 
-export function summaryLine(label: string, s: ExportSummary): string {
+/**
+ * An export to stdout keeps a state too, so the same command prints only what is new the next
+ * time (`| wc -l` says 3010, then 0): said on a terminal, and the first time a key is made.
+ */
+export function stdoutStateNote(s: ExportSummary, newState: boolean, terminal: boolean): string | undefined {
+  if (s.output !== 'stdout' || s.stateKey === null || s.pending || (s.status !== 'complete' && s.status !== 'stopped')) return undefined;
+  if (!terminal && !newState) return undefined;
+  return `note: export state "${s.stateKey}" keeps this position: the next run of this command prints only what is new since. For a one-off export of everything, add --no-state (--full starts the state over).`;
+}
+
+export function summaryLine(label: string, s: ExportSummary, asTyped: ExportRunOptions['windowAsTyped'] = {}): string {
   // Rows a resumed run fetched again (the page an interrupted run had half written) are dropped, not written twice.
-  const skipped = s.skipped ? ` (${plural(s.skipped, 'more row')} ${s.skipped === 1 ? 'was' : 'were'} already written by an earlier run and left out)` : '';
+  // docs/exports.md, "The state": a run resumes from the last non-null cursor, which fetches the last page written again.
+  const skipped = s.skipped
+    ? ` (${plural(s.skipped, 'more row')} ${s.skipped === 1 ? 'was' : 'were'} left out: already written by an earlier run; resuming from the saved cursor fetches that run's last page again)`
+    : '';
   const cut = s.cutBytes ? `; cut ${s.cutBytes} uncommitted bytes first` : '';
   const ok = s.status === 'complete' || s.status === 'stopped';
   const state =
     s.stateKey === null ? 'no state kept'
     : !ok ? `state "${s.stateKey}" keeps what was committed before`
-    : s.pending ? `state "${s.stateKey}" pending until \`cnv export state commit ${quoteKey(s.stateKey)} --run ${quoteKey(s.runId ?? '')}\``
+    : s.pending ? `state "${s.stateKey}" pending until \`cnv export state commit ${shellWord(s.stateKey)} --run ${shellWord(s.runId ?? '')}\``
     : `state "${s.stateKey}" saved`;
-  return `${label} ${s.status}: ${plural(s.rows, 'row')}${skipped} in ${plural(s.pages, 'page')} to ${s.output} (${duration(s.elapsedMs)}${rate(s.rows, s.elapsedMs)})${cut}; ${state}; more remains: ${s.moreRemains ? 'yes' : 'no'}`;
-}
-
-function quoteKey(key: string): string {
-  return /^[\w@./:-]+$/.test(key) ? key : `'${key.replace(/'/g, `'\\''`)}'`;
+  // A duration (--since 24h) says which time it was.
+  const typed = [asTyped.since && `--since ${asTyped.since}`, asTyped.until && `--until ${asTyped.until}`].filter(Boolean).join(', ');
+  const window = typed && s.window ? `; occurredAt from ${s.window.since}${s.window.until ? ` until ${s.window.until}` : ''} (${typed})` : '';
+  return `${label} ${s.status}: ${plural(s.rows, 'row')}${skipped} in ${plural(s.pages, 'page')} to ${s.output} (${duration(s.elapsedMs)}${rate(s.rows, s.elapsedMs)})${cut}${window}; ${state}; more remains: ${s.moreRemains ? 'yes' : 'no'}`;
 }

@@ -32,23 +32,55 @@ export function age(iso: string | null | undefined, nowMs: number): string | nul
   return `${Math.floor(h / 24)}d ${h % 24}h`;
 }
 
-function outputOf(state: ExportState): string {
+/** The output a state writes to, for JSON: `{kind: 'file', path, bytes}` (bytes committed) or `{kind: 'stdout'}`. */
+function outputOf(state: ExportState): Record<string, unknown> {
   const o = state.current.output;
-  return o.kind === 'file' ? `${o.path} (${o.bytes} bytes)` : 'stdout';
+  return o.kind === 'file' ? { kind: 'file', path: o.path, bytes: o.bytes } : { kind: 'stdout' };
 }
 
-/** One line of `cnv export state list` (`locked`: whether a run holds the key now). */
-export function stateRow(state: ExportState, nowMs: number, locked = false): Record<string, unknown> {
+/** An ISO time as `1m 8s ago`, for a terminal. */
+export function agoText(iso: string | null, nowMs: number): string | null {
+  return iso ? `${age(iso, nowMs)} ago` : null;
+}
+
+/** The columns of `cnv export state list`, in order: JSON members, CSV and table columns alike. */
+export const STATE_LIST_COLUMNS = ['key', 'kind', 'emailType', 'format', 'rows', 'pages', 'cursorAt', 'output', 'lastRun', 'pending'] as const;
+
+/**
+ * One item of `cnv export state list` for machines (`locked`: whether a run holds the key now):
+ * ISO times, numbers and objects (docs/output.md); `stateListCells` makes the table's text of it.
+ */
+export function stateItem(state: ExportState, locked = false): Record<string, unknown> {
   const last = (locked ? state : closeDeadRuns(state)).runs.at(-1);
+  const c = state.current;
+  const p = state.pending;
   return {
     key: state.key,
-    kind: state.emailType ? `${state.kind} ${state.emailType}` : state.kind,
-    format: state.current.format,
-    rows: state.current.rows,
-    cursorAge: age(state.current.cursorAt, nowMs),
+    kind: state.kind,
+    emailType: state.emailType ?? null,
+    format: c.format,
+    rows: c.rows,
+    pages: c.pages,
+    cursorAt: c.cursorAt,
     output: outputOf(state),
-    lastRun: last ? `${last.status} ${last.finishedAt ?? last.startedAt}` : null,
-    pending: state.pending ? `${state.pending.rows - state.current.rows} rows since ${state.pending.savedAt}` : null,
+    lastRun: last ? { runId: last.runId, status: last.status, startedAt: last.startedAt, finishedAt: last.finishedAt, rows: last.rows } : null,
+    pending: p ? { runId: p.runId, rows: p.rows - c.rows, savedAt: p.savedAt } : null,
+  };
+}
+
+/** The table's text of a `stateItem`: ages instead of times, `path (N bytes)`, `complete 5m ago`. */
+export function stateListCells(item: Record<string, unknown>, nowMs: number): Record<string, unknown> {
+  const output = item.output as { kind: string; path?: string; bytes?: number };
+  const last = item.lastRun as { status: string; startedAt: string; finishedAt: string | null } | null;
+  const pending = item.pending as { rows: number; savedAt: string } | null;
+  const ago = (iso: string | null) => agoText(iso, nowMs);
+  return {
+    ...item,
+    kind: item.emailType ? `${item.kind} ${item.emailType}` : item.kind,
+    cursorAt: ago(item.cursorAt as string | null),
+    output: output.kind === 'file' ? `${output.path} (${output.bytes} bytes)` : 'stdout',
+    lastRun: last ? `${last.status} ${ago(last.finishedAt ?? last.startedAt)}` : null,
+    pending: pending ? `${pending.rows} rows, ${ago(pending.savedAt)}` : null,
   };
 }
 
@@ -59,7 +91,7 @@ export function stateRow(state: ExportState, nowMs: number, locked = false): Rec
  * the base URL) is redacted.
  */
 export function stateDetail(
-  saved: ExportState, nowMs: number, file: string, holder: { pid: number; hostname: string; startedAt: string } | undefined, redact: (s: string) => string,
+  saved: ExportState, file: string, holder: { pid: number; hostname: string; startedAt: string } | undefined, redact: (s: string) => string,
 ): Record<string, unknown> {
   const state = holder ? saved : closeDeadRuns(saved);
   const c = state.current;
@@ -73,7 +105,7 @@ export function stateDetail(
     stateFile: file,
     lockedBy: holder ?? null,
     cursor: c.cursor,
-    cursorAge: age(c.cursorAt, nowMs),
+    cursorAt: c.cursorAt,
     rows: c.rows,
     pages: c.pages,
     format: c.format,
@@ -82,7 +114,7 @@ export function stateDetail(
     csvColumns: c.csv?.columns ?? null,
     seenAfterCursor: c.seen.length,
     // Several email event types in one state: each type's own cursor.
-    ...(c.lanes ? { types: Object.fromEntries(Object.entries(c.lanes).map(([t, l]) => [t, { cursor: l.cursor, cursorAge: age(l.cursorAt, nowMs), rows: l.rows, pages: l.pages, seenAfterCursor: l.seen.length }])) } : {}),
+    ...(c.lanes ? { types: Object.fromEntries(Object.entries(c.lanes).map(([t, l]) => [t, { cursor: l.cursor, cursorAt: l.cursorAt, rows: l.rows, pages: l.pages, seenAfterCursor: l.seen.length }])) } : {}),
     pending: p ? { cursor: p.cursor, rows: p.rows, pages: p.pages, savedAt: p.savedAt, runId: p.runId } : null,
     createdAt: state.createdAt,
     updatedAt: state.updatedAt,

@@ -30,6 +30,10 @@ export interface OpenedInput {
   rows: AsyncIterable<InputRow>;
   /** The same rows in batches (read this or `rows`, not both): much cheaper for large files. */
   batches: AsyncIterable<InputRow[]>;
+  /** Bytes of a regular file (undefined for stdin or a pipe), for progress. */
+  size?: number;
+  /** Bytes the rows handed out so far were read from (a chunk at a time), for progress. */
+  bytesRead(): number;
 }
 
 const EXTENSIONS: Record<string, InputFormat> = { csv: 'csv', tsv: 'csv', ndjson: 'ndjson', jsonl: 'ndjson', json: 'json' };
@@ -49,16 +53,26 @@ export function formatFromPath(path: string): InputFormat | undefined {
 export async function openInput(stdin: Readable, spec: InputSpec): Promise<OpenedInput> {
   const isStdin = spec.path === '-';
   const name = isStdin ? 'stdin' : spec.path;
+  let size: number | undefined;
   if (!isStdin) {
     // A regular file is checked whole first; a pipe (`<(...)`) can be read only once.
-    if (await checkReadable(spec.path)) {
+    size = await checkReadable(spec.path);
+    if (size !== undefined) {
       await checkFileText(spec.path, name, spec.encoding).catch((err: unknown) => {
         throw err instanceof InputFileError ? err : new InputFileError(name, `cannot read: ${(err as Error).message}`);
       });
     }
   }
   const source = isStdin ? stdin : createReadStream(spec.path);
-  let input: AsyncIterable<string> = decodeText(source, name, spec.encoding);
+  // Counted as the decoder pulls them, which is as the rows of the chunk before are handed out.
+  let consumed = 0;
+  const counted = async function* (): AsyncGenerator<unknown> {
+    for await (const chunk of source) {
+      consumed += (chunk as Buffer | string).length;
+      yield chunk;
+    }
+  };
+  let input: AsyncIterable<string> = decodeText(counted(), name, spec.encoding);
   let format = spec.format ?? (isStdin ? undefined : formatFromPath(spec.path));
   if (!format) ({ format, input } = await sniff(input));
   const delimiter = spec.delimiter ?? (/\.tsv$/i.test(spec.path) ? '\t' : ',');
@@ -82,6 +96,8 @@ export async function openInput(stdin: Readable, spec: InputSpec): Promise<Opene
   return {
     name,
     format,
+    size,
+    bytesRead: () => consumed,
     get rows() {
       return rows();
     },
@@ -91,12 +107,12 @@ export async function openInput(stdin: Readable, spec: InputSpec): Promise<Opene
   };
 }
 
-/** Whether the path is a regular file; throws when it cannot be read at all. */
-async function checkReadable(path: string): Promise<boolean> {
+/** The size of a regular file (undefined for a pipe or device); throws when it cannot be read at all. */
+async function checkReadable(path: string): Promise<number | undefined> {
   try {
     const info = await stat(path);
     if (info.isDirectory()) throw new InputFileError(path, 'is a directory, not a file');
-    return info.isFile();
+    return info.isFile() ? info.size : undefined;
   } catch (err) {
     if (err instanceof InputFileError) throw err;
     const code = (err as NodeJS.ErrnoException).code;

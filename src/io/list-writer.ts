@@ -25,6 +25,11 @@ export interface ListLayout {
 export async function createListWriter(ctx: Context, columns?: string[], layout: ListLayout = {}): Promise<ListWriter> {
   const format = resolveFormat(ctx);
   const out = ctx.io.stdout;
+  // --columns chooses the members of JSON too (nested as the API sent them: type.name is {type: {name}}).
+  if (layout.chosen && columns && (format === 'json' || format === 'ndjson')) {
+    const inner = await createListWriter(ctx, undefined, {});
+    return { write: (row) => inner.write(pick(row, columns)), end: () => inner.end() };
+  }
   if (ctx.globals.query !== undefined && (format === 'json' || format === 'ndjson')) {
     const { loadQuery, queryText } = await import('./query.js');
     const query = await loadQuery(ctx.globals.query);
@@ -59,7 +64,8 @@ export async function createListWriter(ctx: Context, columns?: string[], layout:
         if (!started) await start();
         const known = new Set(header);
         const rest = Object.fromEntries(Object.entries(flat).filter(([k]) => !known.has(k)));
-        const cells = header.map((c) => cellText(flat[c]));
+        // A column naming an object (--columns output) holds it whole, as JSON.
+        const cells = header.map((c) => cellText(c in flat ? flat[c] : valueAt(row, c)));
         if (!layout.chosen) cells.push(Object.keys(rest).length ? JSON.stringify(rest) : '');
         await writeWithBackpressure(out, line(cells));
       },
@@ -79,4 +85,25 @@ export async function createListWriter(ctx: Context, columns?: string[], layout:
       await writeWithBackpressure(out, layoutTable(head, rows, { width: tableWidth(ctx), paint: statusPaint(ctx) }));
     },
   };
+}
+
+/** The members of `row` that `columns` (dotted paths) name, nested as they are in `row`; members it lacks are left out. */
+export function pick(row: Record<string, unknown>, columns: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const column of columns) {
+    const path = column.split('.');
+    const value = valueAt(row, column);
+    if (value === undefined) continue;
+    let into = out;
+    for (const name of path.slice(0, -1)) into = (into[name] ??= {}) as Record<string, unknown>;
+    into[path[path.length - 1]] = value;
+  }
+  return out;
+}
+
+/** The value at a dotted path (`type.name`) of a row, or undefined. */
+function valueAt(row: Record<string, unknown>, column: string): unknown {
+  let value: unknown = row;
+  for (const name of column.split('.')) value = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>)[name] : undefined;
+  return value;
 }

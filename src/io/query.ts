@@ -23,7 +23,7 @@ export async function loadQuery(expression: string): Promise<Query> {
   try {
     ast = compile(expression);
   } catch (err) {
-    throw new UsageError(`-q/--query: not a valid JMESPath expression "${expression}": ${(err as Error).message}`, 'see https://jmespath.org for the syntax, e.g. -q \'[].name\'');
+    throw new UsageError(`-q/--query: not a valid JMESPath expression "${expression}": ${(err as Error).message}`, jqHint(expression, compile) ?? 'see https://jmespath.org for the syntax, e.g. -q \'[].name\'');
   }
   const query: Query = (data) => {
     applications++;
@@ -36,6 +36,28 @@ export async function loadQuery(expression: string): Promise<Query> {
   };
   compiled.set(expression, query);
   return query;
+}
+
+/**
+ * For an expression written as jq (`.data[0]`, `.[] | .name`, `select(...)`): the JMESPath
+ * spelling when a plain rewrite compiles, else what differs. Undefined when it does not look like jq.
+ */
+export function jqHint(expression: string, compile: (e: string) => unknown): string | undefined {
+  const e = expression.trim();
+  const jqish = e.startsWith('.') || /\|\s*\./.test(e) || /\b(select|map|to_entries|keys)\(/.test(e);
+  if (!jqish) return undefined;
+  const rewritten = e === '.' ? '@' : e
+    .replace(/\[\]\s*\|\s*\./g, '[].') // .[] | .name -> [].name
+    .replace(/(^|\|\s*)\.(?=[[\w"])/g, '$1') // a leading dot, also after a pipe
+    .replace(/\.\[/g, '['); // .a.[0] -> a[0]
+  let compiles = !/\b(select|map|to_entries|keys)\(/.test(rewritten);
+  try {
+    if (compiles) compile(rewritten);
+  } catch {
+    compiles = false;
+  }
+  const rules = 'no leading dot (.data[0] is data[0], .[] is [], . is @), a filter is [?name==\'x\'], see https://jmespath.org';
+  return compiles ? `-q is JMESPath (as in the AWS CLI), not jq: did you mean -q '${rewritten}'? (${rules})` : `-q is JMESPath (as in the AWS CLI), not jq: ${rules}; or pipe --json into jq`;
 }
 
 /** A query `loadQuery` compiled already (every -q is, before its command runs). */

@@ -14,6 +14,8 @@ export type CommandResult =
       tableColumns?: string[];
       /** The user named the columns (--columns): CSV has only those. */
       chosen?: boolean;
+      /** A line for stderr once the rows are printed (the next page's cursor): below the table, not above it. */
+      trailer?: string;
       exitCode?: number;
     }
   | { kind: 'none'; exitCode?: number };
@@ -29,6 +31,7 @@ export async function renderResult(ctx: Context, result: CommandResult): Promise
     const writer = await createListWriter(ctx, result.columns, { table: result.tableColumns, chosen: result.chosen });
     for (const row of result.rows) await writer.write(row);
     await writer.end();
+    if (result.trailer !== undefined) ctx.info(result.trailer);
     return;
   }
   const format = resolveFormat(ctx);

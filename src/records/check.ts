@@ -5,8 +5,8 @@ import { DEDUP_KEY, fieldProblem, type Prepared } from './prepare.js';
 /** One column of the file against the account's field definitions. */
 export interface ColumnCheck {
   column: string;
-  /** `read-only` and `ignored` columns are not sent; `unknown` ones refuse a real run. */
-  status: 'ok' | 'unknown' | 'read-only' | 'key' | 'ignored';
+  /** `read-only` and `ignored` columns are not sent; `unknown` ones refuse a real run; `mismatch`: known, with values that do not coerce. */
+  status: 'ok' | 'unknown' | 'read-only' | 'key' | 'ignored' | 'mismatch';
   dataType: string | null;
   /** Values that do not coerce to the dataType. */
   mismatches: number;
@@ -63,7 +63,8 @@ export class CheckCollector {
   }
 
   report(): CheckReport {
-    const columns = [...this.columns.values()];
+    // A known column with values that do not coerce is not "ok" (nor green in the table).
+    const columns = [...this.columns.values()].map((c) => (c.status === 'ok' && c.mismatches > 0 ? { ...c, status: 'mismatch' as const } : c));
     const ok = this.invalid === 0 && columns.every((c) => c.status === 'ok' || c.status === 'key' || c.status === 'ignored');
     return { ok, rows: this.rows, validRows: this.rows - this.invalid, invalidRows: this.invalid, columns, problems: this.problems };
   }

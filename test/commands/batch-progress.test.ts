@@ -10,7 +10,7 @@ const fx = useEmulator();
 describe('batch progress (in-process)', () => {
   const path = () => files.write('p.csv', `email\nghost@example.com\n${FX.ada.email}\n${FX.grace.email}\n`);
 
-  it('on a terminal: a spinner with rows done, total, rate and failures, on stderr only', async () => {
+  it('on a terminal: a spinner with rows done, total, share, rate and failures, on stderr only', async () => {
     // The total is known once the last row is read, which (one in flight) is while the third request
     // waits: latency long enough for the spinner to draw a frame then, even on a loaded machine.
     await fx.faults({ latencyMs: 600 });
@@ -18,7 +18,7 @@ describe('batch progress (in-process)', () => {
     await fx.clearFaults();
     expect(res.exitCode).toBe(6);
     expect(res.stdout).toBe('');
-    expect(res.stderr).toMatch(/\d+ \/ 3 rows · \d+ rows\/s · 1 failed or invalid/);
+    expect(res.stderr).toMatch(/\d+ \/ ~?3 rows \(\d+%\) · \d+ rows\/s · (about \d+s left · )?1 failed or invalid/);
     expect(res.stderr).toMatch(/3 rows: 2 succeeded \(added 2\), 1 failed/);
   });
 

@@ -69,7 +69,18 @@ const CASES: Case[] = [
     schema: z.looseObject({ ok: z.boolean(), rows: z.number(), validRows: z.number(), invalidRows: z.number(), columns: z.array(z.unknown()), problems: z.array(z.unknown()) }),
     read: true,
   },
-  { command: 'export state list', args: ['export', 'state', 'list'], schema: z.array(z.strictObject({ key: str, kind: str, format: str, rows: z.number(), cursorAge: str.nullable(), output: str.nullable(), lastRun: str.nullable(), pending: str.nullable() })).min(1), read: true },
+  {
+    command: 'export state list',
+    args: ['export', 'state', 'list'],
+    schema: z.array(z.strictObject({
+      key: str, kind: z.enum(['contacts', 'custom-events', 'email-events']), emailType: str.nullable(), format: z.enum(['csv', 'ndjson']), rows: z.number(), pages: z.number(),
+      cursorAt: z.iso.datetime().nullable(),
+      output: z.union([z.strictObject({ kind: z.literal('file'), path: str, bytes: z.number() }), z.strictObject({ kind: z.literal('stdout') })]),
+      lastRun: z.strictObject({ runId: str, status: str, startedAt: z.iso.datetime(), finishedAt: z.iso.datetime().nullable(), rows: z.number() }).nullable(),
+      pending: z.strictObject({ runId: str, rows: z.number(), savedAt: z.iso.datetime() }).nullable(),
+    })).min(1),
+    read: true,
+  },
   { command: 'export state show', args: ['export', 'state', 'show', 'json-contract'], schema: z.looseObject({ key: str, kind: str, profile: str, stateFile: str, cursor: str.nullable(), rows: z.number(), pages: z.number() }), read: true },
   // A --defer-commit run committed in the set-up below: committing it again is a no-op (exit 0).
   { command: 'export state commit', args: ['export', 'state', 'commit', 'json-contract-deferred', '--run', 'jc-1'], schema: z.strictObject({ key: str, run: str, committed: z.boolean(), rows: z.number(), added: z.number().optional(), cursor: str.nullable() }), read: true },
@@ -78,6 +89,8 @@ const CASES: Case[] = [
   { command: 'config list', args: ['config', 'list'], schema: z.array(z.strictObject({ profile: str, current: z.boolean(), baseUrl: str.nullable(), apiKey: str.nullable() })), read: true },
   { command: 'config show', args: ['config', 'show'], schema: z.strictObject({ profile: str, configFile: str, apiKey: str.nullable(), apiKeySource: str.nullable(), baseUrl: str.nullable(), baseUrlSource: str.nullable() }), read: true },
   { command: 'doctor', args: ['doctor'], schema: z.array(z.strictObject({ check: str, status: z.enum(['ok', 'warn', 'fail']), detail: str })).min(1), read: true },
+  // Bare `cnv version` prints the version alone, piped too (like `cnv --version`): JSON is asked for.
+  { command: 'version', args: ['version', '-o', 'json'], schema: z.strictObject({ version: str, node: str, platform: str }), read: true },
   { command: 'api', args: ['api', 'GET', '/v2/campaigns', '-f', 'limit=1'], schema: z.looseObject({ data: z.looseObject({ campaigns: z.array(campaign) }), pagination: z.object({ nextCursor: str.nullable() }) }), read: true },
 ];
 

@@ -128,7 +128,7 @@ describe('cnv campaigns (in-process)', () => {
     const rows = json(res.stdout);
     expect(rows).toHaveLength(5);
     expect(rows[0]).toMatchObject({ id: CA.springWebinar.id, type: { name: 'Webinar' }, memberCount: 1 });
-    expect(res.stderr).toMatch(/^next page: --cursor \S+$/m);
+    expect(res.stderr).toMatch(/^next page: --cursor \S+ \(or --all for every page\)$/m);
   });
 
   it('list --json: the same array as piped, the cursor on stderr; the cursor continues', async () => {
@@ -136,7 +136,7 @@ describe('cnv campaigns (in-process)', () => {
     const first = await cnvInProcess(['campaigns', 'list', '--limit', '2', '--json'], { env: fx.env });
     expect(first.stdout).toBe(piped.stdout);
     expect(json(first.stdout)).toEqual([expect.objectContaining({ id: CA.springWebinar.id }), expect.objectContaining({ id: CA.tradeShow.id })]);
-    const cursor = /^next page: --cursor (\S+)$/m.exec(first.stderr)![1];
+    const cursor = /^next page: --cursor (\S+) /m.exec(first.stderr)![1];
     const second = json((await cnvInProcess(['campaigns', 'list', '--limit', '2', '--json', '--cursor', cursor], { env: fx.env })).stdout);
     expect(second[0].id).not.toBe(CA.tradeShow.id);
   });

@@ -94,7 +94,7 @@ describe('output flags that conflict', () => {
   it('every list names its next page the same way on stderr, and stdout stays the bare array', async () => {
     for (const list of [['campaigns', 'list'], ['fields', 'list']]) {
       const res = await cnvInProcess([...list, '--limit', '1', '--json'], { env: fx.env });
-      expect(res.stderr).toMatch(/^next page: --cursor \S+$/m);
+      expect(res.stderr).toMatch(/^next page: --cursor \S+ \(or --all for every page\)$/m);
       expect(JSON.parse(res.stdout)).toHaveLength(1);
     }
   });

@@ -159,7 +159,7 @@ describe('cnv records upsert (in-process)', () => {
     expect(report).toMatchObject({ ok: false, rows: 3, validRows: 2, invalidRows: 1 });
     expect(report.columns).toEqual([
       { column: 'clientDedupKey', status: 'key', dataType: null, mismatches: 0, example: null },
-      { column: 'Seats', status: 'ok', dataType: 'NUMBER', mismatches: 1, example: 'line 3: field "seats" (NUMBER): "two" is not a number' },
+      { column: 'Seats', status: 'mismatch', dataType: 'NUMBER', mismatches: 1, example: 'line 3: field "seats" (NUMBER): "two" is not a number' },
       { column: 'nope', status: 'unknown', dataType: null, mismatches: 0, example: null },
       // A read-only field is recognised and not sent (as a run leaves it out): its rows stay valid.
       { column: 'syncedAt', status: 'read-only', dataType: 'DATETIME', mismatches: 0, example: null },

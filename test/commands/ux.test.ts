@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cnvInProcess, tempConfigDir } from '../helpers/cli.js';
 import { emulatorFixture } from '../helpers/emulator.js';
+import { hostileServer } from '../helpers/hostile-server.js';
 
 let fx: Awaited<ReturnType<typeof emulatorFixture>>;
 let dir: string;
@@ -59,21 +60,43 @@ describe('one error format: error: <code>: <message>, then at most a hint line',
     expect(res.stdout.split('\n')[0]).toMatch(/^profile,current,baseUrl,apiKey/);
   });
 
-  it('a failed export prints its summary first and the error (then its hint) last', async () => {
+  it('an export refused before its first page prints the error and its hint only; its --summary-json says failed', async () => {
     await fx.faults({ failNext: 5 });
     try {
       const summary = join(dir, 'failed-summary.json');
       const res = await cnvInProcess(['export', 'contacts', '--no-state', '--max-retries', '0', '--out', join(dir, 'failed.ndjson'), '--summary-json', summary], { env: fx.env });
       expect(res.exitCode).toBe(7);
       expect(JSON.parse(readFileSync(summary, 'utf8'))).toMatchObject({ command: 'export contacts', status: 'failed', rows: 0 });
-      // Failing in the first page (NDJSON) prints the summary, then the error and its hint.
+      const err = lines(res.stderr);
+      expect(err[0]).toMatch(/^error: /);
+      expect(err.slice(1).every((l) => l.startsWith('hint: '))).toBe(true);
+    } finally {
+      await fx.clearFaults();
+    }
+  });
+
+  it('an export that fails after some pages prints its summary first and the error (then its hint) last', async () => {
+    // Page 1 from the emulator, then a server error.
+    let requests = 0;
+    const server = await hostileServer(async (req, res, body) => {
+      if (++requests > 1) {
+        res.writeHead(500, { 'content-type': 'application/json' });
+        return void res.end(JSON.stringify({ error: { code: 'internal_error', message: 'injected' } }));
+      }
+      const answer = await fetch(fx.emulator.url + req.url, { method: req.method, headers: { 'x-api-key': String(req.headers['x-api-key']), 'content-type': 'application/json' }, body });
+      res.writeHead(answer.status, { 'content-type': 'application/json' });
+      res.end(await answer.text());
+    });
+    try {
+      const res = await cnvInProcess(['export', 'contacts', '--no-state', '--max-retries', '0', '--limit', '100', '--out', join(dir, 'failed-later.ndjson')], { env: { ...fx.env, CNV_BASE_URL: server.url } });
+      expect(res.exitCode).toBe(7);
       const err = lines(res.stderr);
       const at = err.findIndex((l) => l.startsWith('error: '));
       expect(at).toBeGreaterThan(0);
-      expect(err.findIndex((l) => l.startsWith('export contacts failed: '))).toBe(at - 1);
+      expect(err[at - 1]).toMatch(/^export contacts failed: 100 rows in 1 page /);
       expect(err.slice(at + 1).every((l) => l.startsWith('hint: '))).toBe(true);
     } finally {
-      await fx.clearFaults();
+      await server.close();
     }
   });
 });
@@ -84,12 +107,12 @@ describe('help and version', () => {
     const viaFlag = await cnvInProcess(['contacts', 'get', '--help']);
     expect(viaHelp.exitCode).toBe(0);
     expect(viaHelp.stdout).toBe(viaFlag.stdout);
-    expect(viaHelp.stdout).toContain('Examples:');
+    expect(viaHelp.stdout).toContain('\nEXAMPLES\n');
   });
 
   it.each([['contacts'], ['export'], ['config'], ['export', 'state']])('cnv %j --help has examples', async (...path) => {
     const res = await cnvInProcess([...path, '--help']);
-    expect(res.stdout).toMatch(/Examples:\n {2}\$ \S/);
+    expect(res.stdout).toMatch(/EXAMPLES\n {2}\$ \S/);
   });
 
   it('cnv version prints the version; --json adds node and platform', async () => {

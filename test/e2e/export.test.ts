@@ -38,7 +38,7 @@ describe('cnv export: full, then incremental (in-process)', () => {
 
     const nothing = await exportCnv(['contacts', '--out', out, '--state-key', 'inc-contacts', '--limit', '700']);
     expect(nothing.exitCode).toBe(0);
-    expect(nothing.stderr).toMatch(/complete: 0 rows \(\d+ more rows? (was|were) already written by an earlier run and left out\)/);
+    expect(nothing.stderr).toMatch(/complete: 0 rows \(\d+ more rows? (was|were) left out: already written by an earlier run; resuming from the saved cursor fetches that run's last page again\)/);
 
     await writeContact({ email: FIXTURE_CONTACTS.linus.email, fields: { city: 'Helsinki' } });
     const created = await writeContact({ email: 'incremental.one@example.com', subscriptionStatus: 'SUBSCRIBED' });
@@ -268,7 +268,7 @@ describe('cnv export to stdout (binary, real pipes)', () => {
     const show = await cnvInProcess(['export', 'state', 'show', 'deferred', '--json'], { env: fx.env });
     expect(show.exitCode).toBe(0);
     const detail = JSON.parse(show.stdout);
-    expect(detail).toMatchObject({ key: 'deferred', kind: 'contacts', cursorAge: expect.any(String), lockedBy: null });
+    expect(detail).toMatchObject({ key: 'deferred', kind: 'contacts', cursorAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), output: { kind: 'stdout' }, lockedBy: null });
     expect(detail.runs.at(-1)).toMatchObject({ runId: 'ok-1', status: 'committed', rows: detail.rows, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
     expect((await cnvInProcess(['export', 'state', 'show', 'nope'], { env: fx.env })).exitCode).toBe(5);
     const reset = await cnvInProcess(['export', 'state', 'reset', 'deferred', '--json'], { env: fx.env });

@@ -105,7 +105,7 @@ describe('each command group through the binary', () => {
   it('help and version', async () => {
     const help = await cnv(['contacts', '--help']);
     expect(help.exitCode).toBe(0);
-    expect(help.stdout).toMatch(/Examples:/);
+    expect(help.stdout).toMatch(/\nEXAMPLES\n/);
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
     expect(await cnv(['--version'])).toMatchObject({ exitCode: 0, stdout: `${pkg.version}\n` });
   });

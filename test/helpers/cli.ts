@@ -22,7 +22,7 @@ export function tempConfigDir(): string {
 }
 
 /** The test process's env without anything that changes cnv's behaviour; `extra` is added last (proxy tests set their proxy there). */
-function cleanEnv(extra: Record<string, string | undefined>): Record<string, string | undefined> {
+export function cleanEnv(extra: Record<string, string | undefined>): Record<string, string | undefined> {
   const env: Record<string, string | undefined> = { ...process.env };
   for (const key of Object.keys(env)) if (key.startsWith('CNV_') || key === 'NO_COLOR' || key === 'CI') delete env[key];
   for (const key of PROXY_VARIABLES) delete env[key];

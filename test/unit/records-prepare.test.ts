@@ -74,7 +74,7 @@ describe('CheckCollector', () => {
     expect(report).toMatchObject({ ok: false, rows: 3, validRows: 1, invalidRows: 2 });
     expect(report.columns).toEqual([
       { column: 'clientDedupKey', status: 'key', dataType: null, mismatches: 0, example: null },
-      { column: 'seats', status: 'ok', dataType: 'NUMBER', mismatches: 2, example: 'line 3: field "seats" (NUMBER): "two" is not a number' },
+      { column: 'seats', status: 'mismatch', dataType: 'NUMBER', mismatches: 2, example: 'line 3: field "seats" (NUMBER): "two" is not a number' },
       { column: 'nope', status: 'unknown', dataType: null, mismatches: 0, example: null },
       { column: 'syncedAt', status: 'read-only', dataType: 'DATETIME', mismatches: 0, example: null },
       { column: 'planName', status: 'ok', dataType: 'STRING', mismatches: 0, example: null },

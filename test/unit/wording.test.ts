@@ -30,13 +30,13 @@ describe('wording', () => {
     expect(quietFailureLine(counts, { elapsedMs: 1, dryRun: false })).toMatch(/^1 of 2 rows failed or were invalid; run again without --quiet/);
   });
 
-  it('an export summary explains rows an earlier run had already written', () => {
+  it('an export summary explains rows an earlier run had already written, and why they came again', () => {
     const s: ExportSummary = {
       status: 'complete', rows: 1, skipped: 9, pages: 1, bytes: 10, elapsedMs: 75, stateKey: 'crm',
       moreRemains: false, output: 'out.csv', pending: false, cutBytes: 0,
     };
     expect(exportLine('export contacts', s)).toBe(
-      'export contacts complete: 1 row (9 more rows were already written by an earlier run and left out) in 1 page to out.csv (75 ms); state "crm" saved; more remains: no',
+      `export contacts complete: 1 row (9 more rows were left out: already written by an earlier run; resuming from the saved cursor fetches that run's last page again) in 1 page to out.csv (75 ms); state "crm" saved; more remains: no`,
     );
   });
 });

@@ -2,10 +2,10 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { listCampaigns } from '../../api/campaigns.js';
 import { addColumnsOption, chosenColumns, columnsOptionShape, type ListColumns } from '../../cli/columns-option.js';
+import { addPagingOptions, listPages, pagingOptionShape } from '../../cli/paging-option.js';
 import { pageSize } from '../../cli/parse.js';
 import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
-import { createListWriter } from '../../io/list-writer.js';
 import type { CommandResult } from '../../io/render.js';
 
 /** Columns of CSV, and the table's default few (json and ndjson print each campaign as the API sent it). */
@@ -17,46 +17,38 @@ export const CAMPAIGN_COLUMNS: ListColumns = {
 /** The spec's page size range of List campaigns (out-of-range values are clamped). */
 export const CAMPAIGN_PAGE = { min: 1, max: 100 } as const;
 
-export const options = z.object({ ...columnsOptionShape, limit: z.number().optional(), cursor: z.string().optional(), all: z.boolean().optional() });
+export const options = z.object({ ...columnsOptionShape, limit: z.number().optional(), cursor: z.string().optional(), ...pagingOptionShape });
 
 export function configure(cmd: Command): void {
   addColumnsOption(cmd, CAMPAIGN_COLUMNS)
     .option('--limit <n>', `page size, ${CAMPAIGN_PAGE.min} to ${CAMPAIGN_PAGE.max} (other values are clamped, as the API does)`, pageSize(CAMPAIGN_PAGE.min, CAMPAIGN_PAGE.max))
-    .option('--cursor <cursor>', 'continue from the cursor a previous page printed')
-    .option('--all', 'walk every page, printing rows as they come')
-    .addHelpText('after', `
+    .option('--cursor <cursor>', 'continue from the cursor a previous page printed');
+  addPagingOptions(cmd).addHelpText('after', `
 Custom campaigns only (archived ones are not listed). Statuses and descriptions are read with
 \`cnv campaigns get\`.
 
-Without --all one page is printed and, when more follow, "next page: --cursor X" goes to
-stderr. stdout is always the rows only (a JSON array, piped or with --json), so \`jq '.[]'\` and
--q '[].name' work on any page; a script that pages by itself reads the cursor from
-\`cnv api GET /v2/campaigns\` (pagination.nextCursor), or lets --all walk every page.
+Without --all (or --paginate) one page is printed and, when more follow, "next page: --cursor
+X" goes to stderr below it. stdout is always the rows only (a JSON array, piped or with
+--json), so \`jq '.[]'\` and -q '[].name' work on any page; a script that pages by itself reads
+the cursor from --summary-json FILE (nextCursor, null on the last page).
 
 Examples:
   $ cnv campaigns list
   $ cnv campaigns list -q '[].name'
   $ cnv campaigns list --columns id,name,type.systemType
-  $ cnv campaigns list --all -o csv > campaigns.csv`);
+  $ cnv campaigns list --all -o csv > campaigns.csv
+  $ cnv campaigns list --limit 50 --summary-json page.json > rows.json; jq -r .nextCursor page.json`);
 }
 
 export async function run(ctx: Context, { opts }: CommandInput<typeof options>): Promise<CommandResult> {
   const http = await ctx.http();
-  const limit = opts.limit;
-  const { columns, tableColumns, chosen } = chosenColumns(opts, CAMPAIGN_COLUMNS);
-  if (!opts.all) {
-    const page = await listCampaigns(http, { limit, cursor: opts.cursor }, ctx.signal);
-    if (page.nextCursor) ctx.info(`next page: --cursor ${page.nextCursor}`);
-    return { kind: 'list', rows: page.campaigns, columns, tableColumns, chosen };
-  }
-  const writer = await createListWriter(ctx, columns, { table: tableColumns, chosen });
-  let cursor = opts.cursor;
-  do {
-    const page = await listCampaigns(http, { limit, cursor }, ctx.signal);
-    for (const campaign of page.campaigns) await writer.write(campaign);
-    cursor = page.nextCursor ?? undefined;
-  } while (cursor);
-  await writer.end();
-  return { kind: 'none' };
+  return listPages(ctx, opts, {
+    label: 'campaigns list',
+    cursor: opts.cursor,
+    fetch: async (cursor) => {
+      const page = await listCampaigns(http, { limit: opts.limit, cursor }, ctx.signal);
+      return { rows: page.campaigns, nextCursor: page.nextCursor };
+    },
+    ...chosenColumns(opts, CAMPAIGN_COLUMNS),
+  });
 }
-

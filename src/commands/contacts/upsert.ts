@@ -69,6 +69,8 @@ to a BOOLEAN one; a value that does not fit is exit 2, nothing sent. A key the d
 not list, or definitions that cannot be read (a warning), fall back to JSON when it parses,
 else the string. -f/--raw-field always sends a string, -F/--typed-field JSON (as gh api's -F;
 -F key=null clears a field); --company-raw-field and --company-typed-field likewise.
+-f and -F mean what they mean in \`cnv api\` (string; JSON when it parses); --field, without a
+short name, is the one that converts by the field's definition (\`cnv api\`'s --field is its -F).
 
 Examples:
   $ cnv contacts upsert --email ada@example.com --status subscribed --field firstName=Ada --field score=42

@@ -3,24 +3,26 @@ import { z } from 'zod';
 import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { FORMAT_HELP, addExportOptions, exportOptionShape, exportOptionsFrom, instant } from '../../exports/options.js';
+import { FORMAT_HELP, addExportOptions, exportOptionShape, exportOptionsFrom, instant, isDuration, windowTime } from '../../exports/options.js';
 import { createReporter } from '../../exports/report.js';
 import { runExport } from '../../exports/runner.js';
 import type { CommandResult } from '../../io/render.js';
 
-/** --since and --until are normalised to UTC ISO text by their parser (`instant`). */
+/** --since and --until are normalised to UTC ISO text by their parser (`instant`), or a duration (`7d`) as typed. */
 export const options = z.object({ since: z.string().optional(), until: z.string().optional(), ...exportOptionShape });
 
 export function configure(cmd: Command): void {
   addExportOptions(
     cmd
-      .option('--since <ts>', 'start of the occurredAt window, inclusive (first run of a state, or with --full)', instant('--since'))
-      .option('--until <ts>', 'end of the window, exclusive (default: open, so later runs pick up new events)', instant('--until')),
+      .option('--since <ts>', 'start of the occurredAt window, inclusive (first run of a state, or with --full): a time, a date, or a duration before now (24h, 7d)', instant('--since'))
+      .option('--until <ts>', 'end of the window, exclusive (default: open, so later runs pick up new events); a time, a date or a duration before now', instant('--until')),
     'custom-events',
   ).addHelpText('after', `
 Exports custom events in occurredAt order, from --since up to (not including) --until. The first
 run of a state needs --since; later runs continue from the saved cursor, so they refuse
---since/--until unless --full starts over. The window is walked in segments: empty pages are
+another --since/--until unless --full starts over (a duration such as --since 7d counts back from
+now, so a cron line may carry it: a state that continues keeps its saved window; the summary
+says which times were used). The window is walked in segments: empty pages are
 normal. CSV columns: eventId, contactId, occurredAt, createdAt, eventName, source, contactEmail,
 userId, clientEventId, data (JSON), _extra.
 ${FORMAT_HELP}
@@ -28,14 +30,19 @@ ${FORMAT_HELP}
 Examples:
   $ cnv export custom-events --since 2025-01-01T00:00:00Z --out events.ndjson
   $ cnv export custom-events --out events.ndjson                   # hourly from cron: only what is new
-  $ cnv export custom-events --since 2025-01-01 --until 2025-02-01 --no-state -o csv > january.csv`);
+  $ cnv export custom-events --since 2025-01-01 --until 2025-02-01 --no-state -o csv > january.csv
+  $ cnv export custom-events --since 24h --no-state                 # the last day, once`);
 }
 
 export async function run(ctx: Context, { opts }: CommandInput<typeof options>): Promise<CommandResult> {
-  const { since, until } = opts;
+  const now = ctx.clock.now();
+  const since = opts.since === undefined ? undefined : windowTime('--since', opts.since, now);
+  const until = opts.until === undefined ? undefined : windowTime('--until', opts.until, now);
   if (since !== undefined && until !== undefined && until < since) throw new UsageError('--until: must not be before --since');
   if (until !== undefined && since === undefined && opts.full !== true) throw new UsageError('--until goes with --since (it is part of the first run\'s window)');
-  const runOptions = exportOptionsFrom(ctx, opts, 'custom-events', { since, until });
+  const asTyped = (value: string | undefined) => (value !== undefined && isDuration(value) ? value : undefined);
+  const windowAsTyped = { since: asTyped(opts.since), until: asTyped(opts.until) };
+  const runOptions = exportOptionsFrom(ctx, opts, 'custom-events', { since, until, windowAsTyped });
   await runExport(ctx, runOptions, await createReporter(ctx, 'export custom-events', runOptions));
   return { kind: 'none' };
 }

@@ -1,13 +1,13 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { allFieldPages, isFieldOfCustomObject, listFields, RELATIONSHIP_OBJECT_TYPES, type FieldDefinition, type ListFieldsQuery } from '../../api/fields.js';
+import { isFieldOfCustomObject, listFields, RELATIONSHIP_OBJECT_TYPES, type FieldDefinition, type ListFieldsQuery } from '../../api/fields.js';
 import { uuidSchema } from '../../api/identifiers.js';
 import { addColumnsOption, chosenColumns, columnsOptionShape, type ListColumns } from '../../cli/columns-option.js';
+import { addPagingOptions, listPages, pagingOptionShape } from '../../cli/paging-option.js';
 import { caseInsensitiveChoice, pageSize } from '../../cli/parse.js';
 import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { createListWriter } from '../../io/list-writer.js';
 import type { CommandResult } from '../../io/render.js';
 
 /** CSV columns, and the table's default few (JSON and NDJSON print each item as the API sent it). */
@@ -25,7 +25,7 @@ export const options = z.object({
   customObjectId: z.string().optional(),
   limit: z.number().optional(),
   cursor: z.string().optional(),
-  all: z.boolean().optional(),
+  ...pagingOptionShape,
 });
 
 export function configure(cmd: Command): void {
@@ -33,13 +33,12 @@ export function configure(cmd: Command): void {
     .option('--object-type <type>', `only fields of this object: ${RELATIONSHIP_OBJECT_TYPES.join(', ')} (any case)`, caseInsensitiveChoice(RELATIONSHIP_OBJECT_TYPES))
     .option('--custom-object-id <uuid>', 'only the fields of this custom object (implies --object-type CUSTOM_OBJECT)')
     .option('--limit <n>', 'page size, at least 1 (smaller values are clamped; the API clamps the top)', pageSize(1))
-    .option('--cursor <cursor>', 'continue from the cursor a previous page printed')
-    .option('--all', 'walk every page (streamed)')
-    .addHelpText('after', `
-Without --all one page is printed and, when more follow, the cursor of the next page goes to
-stderr. --custom-object-id lists CUSTOM_OBJECT fields and keeps that object's (the API has no
+    .option('--cursor <cursor>', 'continue from the cursor a previous page printed');
+  addPagingOptions(cmd).addHelpText('after', `
+Without --all (or --paginate) one page is printed and, when more follow, the cursor of the
+next page goes to stderr below it (and to --summary-json FILE, nextCursor). --custom-object-id lists CUSTOM_OBJECT fields and keeps that object's (the API has no
 such filter), so a page may hold fewer rows than --limit. Output: a table on a terminal, else a
-JSON array of the fields (the cursor stays on stderr); -o ndjson|csv|json|table.
+JSON array of the fields; -o ndjson|csv|json|table.
 
 Examples:
   $ cnv fields list --object-type contact
@@ -70,17 +69,14 @@ export function listQuery(opts: z.output<typeof options>): { query: ListFieldsQu
 export async function run(ctx: Context, { opts }: CommandInput<typeof options>): Promise<CommandResult> {
   const { query, customObjectId } = listQuery(opts);
   const keep = (fields: FieldDefinition[]) => (customObjectId ? fields.filter((f) => isFieldOfCustomObject(f, customObjectId)) : fields);
-  const { columns, tableColumns, chosen } = chosenColumns(opts, FIELD_COLUMNS);
   const http = await ctx.http();
-  if (!opts.all) {
-    const page = await listFields(http, query, ctx.signal);
-    if (page.nextCursor) ctx.info(`next page: --cursor ${page.nextCursor}`);
-    return { kind: 'list', rows: keep(page.fields), columns, tableColumns, chosen };
-  }
-  const writer = await createListWriter(ctx, columns, { table: tableColumns, chosen });
-  for await (const fields of allFieldPages(http, query, ctx.signal)) {
-    for (const field of keep(fields)) await writer.write(field);
-  }
-  await writer.end();
-  return { kind: 'none' };
+  return listPages(ctx, opts, {
+    label: 'fields list',
+    cursor: query.cursor,
+    fetch: async (cursor) => {
+      const page = await listFields(http, { ...query, cursor }, ctx.signal);
+      return { rows: keep(page.fields), nextCursor: page.nextCursor };
+    },
+    ...chosenColumns(opts, FIELD_COLUMNS),
+  });
 }

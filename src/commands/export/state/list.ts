@@ -1,27 +1,58 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
+import { addColumnsOption, chosenColumns, columnsOptionShape, type ListColumns } from '../../../cli/columns-option.js';
 import type { CommandInput } from '../../contract.js';
 import type { Context } from '../../../context.js';
 import { lockHolder } from '../../../exports/lock.js';
-import { openStateStore, stateRow } from '../../../exports/state-view.js';
+import { openStateStore, STATE_LIST_COLUMNS, stateItem, stateListCells } from '../../../exports/state-view.js';
+import { cellText, resolveFormat, tableWidth } from '../../../io/format.js';
 import type { CommandResult } from '../../../io/render.js';
 
-/** No options of its own. */
-export const options = z.object({});
+const COLUMNS: ListColumns = { all: [...STATE_LIST_COLUMNS], table: ['key', 'kind', 'rows', 'cursorAt', 'lastRun'] };
+
+export const options = z.object({ ...columnsOptionShape });
 
 export function configure(cmd: Command): void {
-  cmd.addHelpText('after', `
-Lists the saved export states of this config directory: key, rows exported, age of the saved
-cursor, output, last run and any pending (--defer-commit) position.
+  addColumnsOption(cmd, COLUMNS).addHelpText('after', `
+Lists the saved export states of this config directory. JSON (piped, --json) has ISO times,
+numbers and objects: {key, kind, emailType, format, rows, pages, cursorAt, output: {kind, path,
+bytes}, lastRun: {runId, status, startedAt, finishedAt, rows}, pending: {runId, rows, savedAt}}
+(docs/output.md). The table shows ages instead of times, and a key too long for the terminal
+by its end (the output file), as …/contacts:/data/contacts.csv; --columns key,output shows
+more of both, -q '[].key' prints the keys whole.
 
 Examples:
   $ cnv export state list
-  $ cnv export state list --json | jq -r '.[].key'`);
+  $ cnv export state list --columns key,rows,output
+  $ cnv export state list --json | jq -r '.[] | select(.lastRun.status != "complete") | .key'`);
 }
 
-export async function run(ctx: Context, _input: CommandInput<typeof options>): Promise<CommandResult> {
+export async function run(ctx: Context, { opts }: CommandInput<typeof options>): Promise<CommandResult> {
   const { store } = await openStateStore(ctx);
+  const items = store.list((err) => ctx.warn(err.message)).map((s) => stateItem(s, lockHolder(store.pathOf(s.key)) !== undefined));
+  const columns = chosenColumns(opts, COLUMNS);
+  if (resolveFormat(ctx) !== 'table') return { kind: 'list', rows: items, ...columns };
   const now = ctx.clock.now();
-  const rows = store.list((err) => ctx.warn(err.message)).map((s) => stateRow(s, now, lockHolder(store.pathOf(s.key)) !== undefined));
-  return { kind: 'list', rows, columns: ['key', 'kind', 'format', 'rows', 'cursorAge', 'output', 'lastRun', 'pending'] };
+  const rows = items.map((item) => stateListCells(item, now));
+  return { kind: 'list', rows: keysByTheirEnd(rows, columns.tableColumns, tableWidth(ctx)), ...columns };
+}
+
+/** Narrowest a key is cut to here; below it the table's own fitting takes over. */
+const MIN_KEY_WIDTH = 20;
+
+/**
+ * Default keys share their start (`profile@host/kind:`) and differ at the end (the output file):
+ * a key too wide for what the terminal leaves it is shown by its end, `…` first, so each row
+ * still says which export it is (the table itself would cut every key to the same start).
+ */
+function keysByTheirEnd(rows: Array<Record<string, unknown>>, columns: string[], width: number | undefined): Array<Record<string, unknown>> {
+  if (width === undefined || !columns.includes('key')) return rows;
+  const widthOf = (column: string) => rows.reduce((w, r) => Math.max(w, [...cellText(r[column])].length), column.length);
+  const others = columns.filter((c) => c !== 'key').reduce((sum, c) => sum + widthOf(c) + 2, 0);
+  const room = width - others;
+  if (room < MIN_KEY_WIDTH) return rows;
+  return rows.map((r) => {
+    const key = [...String(r.key)];
+    return key.length <= room ? r : { ...r, key: `…${key.slice(key.length - room + 1).join('')}` };
+  });
 }

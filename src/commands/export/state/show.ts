@@ -3,7 +3,8 @@ import { z } from 'zod';
 import type { CommandInput } from '../../contract.js';
 import type { Context } from '../../../context.js';
 import { lockHolder } from '../../../exports/lock.js';
-import { openStateStore, stateDetail, stateNotFound } from '../../../exports/state-view.js';
+import { agoText, openStateStore, stateDetail, stateNotFound } from '../../../exports/state-view.js';
+import { resolveFormat } from '../../../io/format.js';
 import type { CommandResult } from '../../../io/render.js';
 
 /** No options of its own. */
@@ -24,5 +25,8 @@ export async function run(ctx: Context, { args }: CommandInput<typeof options>):
   const { store, key } = await openStateStore(ctx, args[0]);
   const state = store.read(key);
   if (!state) throw stateNotFound(key);
-  return { kind: 'record', data: stateDetail(state, ctx.clock.now(), store.pathOf(key), lockHolder(store.pathOf(key)), (text) => ctx.redact(text)) };
+  const detail = stateDetail(state, store.pathOf(key), lockHolder(store.pathOf(key)), (text) => ctx.redact(text));
+  // JSON keeps the ISO time; a terminal reads an age beside it.
+  if (resolveFormat(ctx) === 'table' && typeof detail.cursorAt === 'string') detail.cursorAt = `${detail.cursorAt} (${agoText(detail.cursorAt, ctx.clock.now())})`;
+  return { kind: 'record', data: detail };
 }

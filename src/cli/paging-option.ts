@@ -1,0 +1,77 @@
+import type { Command } from 'commander';
+import { z } from 'zod';
+import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
+import { createListWriter } from '../io/list-writer.js';
+import type { CommandResult } from '../io/render.js';
+import { summaryJsonTarget, writeSummaryJson } from '../io/summary-json.js';
+
+/** --all, --paginate and --summary-json as commander produces them. */
+export const pagingOptionShape = { all: z.boolean().optional(), paginate: z.boolean().optional(), summaryJson: z.string().optional() };
+
+type PagingOptions = z.output<z.ZodObject<typeof pagingOptionShape>>;
+
+/** Adds --all (and its gh-style name --paginate) and --summary-json to a list command. */
+export function addPagingOptions(cmd: Command): Command {
+  return cmd
+    .option('--all', 'walk every page, printing rows as they come')
+    .option('--paginate', 'the same as --all (the name `cnv api` and `gh api` use)')
+    .option('--summary-json <file>', 'write {rows, pages, nextCursor, status} to this file at the end (also when the run fails): the cursor to continue from, for a script that pages by itself');
+}
+
+/** One page of a list: its items and the cursor of the next page (null: the last page). */
+export interface ListPage {
+  rows: Array<Record<string, unknown>>;
+  nextCursor: string | null;
+}
+
+export interface PagedList {
+  label: string;
+  cursor?: string;
+  fetch(cursor: string | undefined): Promise<ListPage>;
+  columns: string[];
+  tableColumns: string[];
+  chosen: boolean;
+}
+
+/**
+ * A list command's pages: one page (the next page's cursor on stderr once the rows are printed),
+ * or every page with --all/--paginate, streamed. With --summary-json the cursor to continue from
+ * is in a file a script reads, whatever the end (a run that failed names the page it failed on).
+ */
+export async function listPages(ctx: Context, opts: PagingOptions, list: PagedList): Promise<CommandResult> {
+  if (opts.summaryJson === '-') throw new UsageError('--summary-json -: stdout carries the rows', 'give --summary-json a file name', 'conflicting_options');
+  const summaryJson = summaryJsonTarget(opts.summaryJson, true);
+  const figures = { rows: 0, pages: 0, nextCursor: list.cursor ?? null };
+  const summarise = (status: string) => {
+    if (summaryJson) writeSummaryJson(ctx, summaryJson, { command: list.label, status, ...figures, moreRemains: figures.nextCursor !== null });
+  };
+  try {
+    if (!(opts.all || opts.paginate)) {
+      const page = await list.fetch(list.cursor);
+      Object.assign(figures, { rows: page.rows.length, pages: 1, nextCursor: page.nextCursor });
+      summarise('complete');
+      const more = page.nextCursor ? `next page: --cursor ${page.nextCursor} (or --all for every page)` : undefined;
+      return { kind: 'list', rows: page.rows, columns: list.columns, tableColumns: list.tableColumns, chosen: list.chosen, ...(more ? { trailer: more } : {}) };
+    }
+    const writer = await createListWriter(ctx, list.columns, { table: list.tableColumns, chosen: list.chosen });
+    do {
+      const page = await list.fetch(figures.nextCursor ?? undefined);
+      for (const row of page.rows) await writer.write(row);
+      figures.rows += page.rows.length;
+      figures.pages++;
+      figures.nextCursor = page.nextCursor;
+    } while (figures.nextCursor);
+    await writer.end();
+    summarise('complete');
+    return { kind: 'none' };
+  } catch (err) {
+    try {
+      summarise(ctx.signal.aborted ? 'interrupted' : 'failed');
+    } catch (failed) {
+      // The run's own error is the one to report; the summary file's is a warning.
+      ctx.warn(`could not write the summary to ${summaryJson}: ${(failed as Error).message}`);
+    }
+    throw err;
+  }
+}

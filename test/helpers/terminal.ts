@@ -1,0 +1,28 @@
+import { execa } from 'execa';
+import { BIN, cleanEnv, type CliResult } from './cli.js';
+
+/** A word the shell reads back as it is. */
+const quote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * Runs the built binary on a real terminal (a pseudo-terminal made by util-linux `script`), as an
+ * operator at a shell would: stdout and stderr are both the terminal, so what is shown only on a
+ * terminal (tables, colour, spinners, notes) shows. `stdout` is what the terminal displayed
+ * (both streams, CRLF made LF); `stdoutFile` sends stdout to a file instead, stderr staying on the
+ * terminal.
+ */
+export async function cnvOnTerminal(
+  args: string[],
+  opts: { env?: Record<string, string | undefined>; columns?: number; stdoutFile?: string; timeoutMs?: number } = {},
+): Promise<CliResult> {
+  const redirect = opts.stdoutFile === undefined ? '' : ` > ${quote(opts.stdoutFile)}`;
+  const command = `stty cols ${opts.columns ?? 100} rows 40; exec node ${quote(BIN)} ${args.map(quote).join(' ')}${redirect}`;
+  const res = await execa('script', ['-q', '-e', '-c', command, '/dev/null'], {
+    reject: false,
+    env: cleanEnv(opts.env ?? {}),
+    extendEnv: false,
+    stdin: 'ignore',
+    timeout: opts.timeoutMs ?? 60_000,
+  });
+  return { exitCode: res.exitCode ?? -1, stdout: String(res.stdout).replace(/\r\n/g, '\n'), stderr: String(res.stderr) };
+}
