@@ -28,7 +28,9 @@ export async function readColumnFlags(opts: ColumnFlagValues): Promise<ColumnFla
       if (line.trim() === '' || line.trimStart().startsWith('#')) return;
       const source = `${opts.mapFile} line ${i + 1}`;
       const pair = splitPair(line, source);
-      if (!map.some((m) => m.column === pair.column)) map.push({ ...pair, source });
+      const earlier = map.find((m) => m.column === pair.column);
+      if (earlier?.source.startsWith(`${opts.mapFile} line`)) throw new UsageError(`${source}: column ${quoteInput(pair.column)} is mapped already (${earlier.source}); give it once`);
+      if (!earlier) map.push({ ...pair, source });
     });
   }
   const seen = new Map<string, string>();

@@ -12,9 +12,9 @@ export interface ColumnEntry {
   via?: string;
 }
 
-/** The table's rows: what each column became. */
+/** The table's rows: what each column became; columns sharing a destination say so (a row may fill only one). */
 export function columnEntries(columns: readonly ResolvedColumn[], identifiers: readonly string[]): ColumnEntry[] {
-  return columns.map(({ column, target, via }) => {
+  const entries = columns.map(({ column, target, via }) => {
     const entry = (sentAs: string | null, note: string): ColumnEntry => ({ column, sentAs, note, ...(via ? { via } : {}) });
     switch (target.kind) {
       case 'key':
@@ -32,15 +32,23 @@ export function columnEntries(columns: readonly ResolvedColumn[], identifiers: r
         return entry(null, 'unknown');
     }
   });
+  for (const e of entries) {
+    const others = entries.filter((o) => o !== e && o.sentAs !== null && o.sentAs === e.sentAs).map((o) => JSON.stringify(o.column));
+    if (others.length > 0) e.note += `; so does ${others.join(', ')}: a row filling both is invalid`;
+  }
+  return entries;
 }
 
-/** The table as stderr lines: `  First name  -> fields.firstName  (CONTACT field "First name", STRING, by label)`. */
-export function columnTableLines(file: string, endpoint: string, entries: readonly ColumnEntry[]): string[] {
-  const shown = entries.map((e) => ({ name: escapeControl(JSON.stringify(e.column).slice(1, -1)) || '(unnamed)', e }));
+/**
+ * The table as stderr lines under `title`: `  First name  -> fields.firstName  (CONTACT field
+ * "First name", STRING, by label)`; names masked (`redact`) before they are padded.
+ */
+export function columnTableLines(title: string, entries: readonly ColumnEntry[], redact: (text: string) => string = (t) => t): string[] {
+  const shown = entries.map((e) => ({ name: escapeControl(redact(JSON.stringify(e.column).slice(1, -1))) || '(unnamed)', e }));
   const width = Math.min(28, Math.max(...shown.map((s) => s.name.length)));
   const sentWidth = Math.min(28, Math.max(...entries.map((e) => (e.sentAs ?? 'not sent').length)));
   return [
-    `columns of ${escapeControl(file)} for ${endpoint}:`,
+    `${escapeControl(title)}:`,
     ...shown.map(({ name, e }) => {
       const sent = e.sentAs ?? 'not sent';
       return `  ${name.padEnd(width)}  -> ${sent.padEnd(sentWidth)}  (${escapeControl(e.note)}${e.via ? `; ${e.via}` : ''})`;

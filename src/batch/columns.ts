@@ -24,6 +24,12 @@ export interface ColumnRules {
   notSent?: Readonly<Record<string, string>>;
   /** Batch adds: columns other than the identifiers are not used (said once), never refused. */
   identifiersOnly?: boolean;
+  /**
+   * The columns cnv's own export writes before its field columns (contacts: `id` ... `updatedAt`,
+   * `_extra`). A header holding them all is that export: its other columns are the field labels
+   * it wrote (`fields.<label>` where a label clashed), matched to their fields first.
+   */
+  exportColumns?: readonly string[];
 }
 
 /** What the user said about the file's columns. */
@@ -63,6 +69,8 @@ export interface ResolvedColumn {
 // A column named like this holds a contact id only when it is one (a UUID): a CRM's own
 // "Contact ID" (HubSpot's numbers) must not hide the row's email.
 const LENIENT_ID = new Set(['contactid', 'id']);
+// Enough for any real header; a JSON file inventing keys row after row is not cached without end.
+const CACHED_NAMES = 100_000;
 
 /**
  * Resolves column names (a CSV header, the top-level keys of JSON rows) to what the endpoint
@@ -73,6 +81,12 @@ export class ColumnResolver {
   private readonly namer: (name: string) => string;
   private readonly objectNamer: (name: string) => string;
   private readonly cache = new Map<string, ResolvedColumn>();
+  /** The file's column names met so far: a flag names a column by its form only when none is spelt exactly so. */
+  private readonly names = new Set<string>();
+  /** The definitions were asked for and could not be read. */
+  private unreadable = false;
+  /** The header is cnv's own export: its field columns are labels. */
+  private exportHeader = false;
 
   constructor(
     readonly rules: ColumnRules,
@@ -88,17 +102,40 @@ export class ColumnResolver {
   needsDefinitions(names: Iterable<string>): boolean {
     if (!this.rules.fieldParents?.length || this.definitions) return false;
     for (const name of names) {
+      // cnv's export: its field columns are labels, told from body keys only by the definitions.
+      if (this.exportHeader && !this.rules.exportColumns!.includes(name)) return true;
       const t = this.resolve(name).target;
       if ((t.kind === 'unknown' && t.why === 'definitions') || (t.kind === 'nested' && this.rules.fieldParents.includes(t.parent))) return true;
     }
     return false;
   }
 
-  /** Supplies the definitions (undefined: they cannot be read); names resolve anew. */
+  /** Supplies the definitions (undefined: they could not be read); names resolve anew. */
   useDefinitions(definitions: FieldsByParent | undefined): void {
     this.definitions = definitions ?? new Map();
+    this.unreadable = definitions === undefined;
     this.cache.clear();
     for (const { target, source } of this.flags.map) this.checkTarget(target, source);
+  }
+
+  /** The file's column names (a header, or JSON keys as they are met); a header of cnv's export switches to its labels. */
+  meet(names: readonly string[], header = false): void {
+    for (const name of names) this.names.add(name);
+    const marks = this.rules.exportColumns;
+    if (header && marks?.length && marks.every((c) => names.includes(c))) {
+      this.exportHeader = true;
+      this.cache.clear();
+    }
+  }
+
+  /** The --map and --map-file entries. */
+  flagMaps(): ColumnFlags['map'] {
+    return this.flags.map;
+  }
+
+  /** Whether the header was recognised as cnv's own export. */
+  get isExportHeader(): boolean {
+    return this.exportHeader;
   }
 
   get hasDefinitions(): boolean {
@@ -109,15 +146,15 @@ export class ColumnResolver {
     let found = this.cache.get(name);
     if (!found) {
       found = this.decide(name);
-      if (this.cache.size < 10_000) this.cache.set(name, found);
+      if (this.cache.size < CACHED_NAMES) this.cache.set(name, found);
     }
     return found;
   }
 
   private decide(name: string): ResolvedColumn {
-    const mapped = this.flags.map.find((m) => m.column === name) ?? uniqueByForm(this.flags.map, name);
+    const mapped = this.flags.map.find((m) => m.column === name) ?? this.byForm(this.flags.map.map((m) => m.column), name, (c) => this.flags.map.find((m) => m.column === c));
     if (mapped) return { column: name, target: this.targetOf(mapped.target, mapped.source), via: mapped.source };
-    if (this.flags.ignore.includes(name) || (name !== '' && this.flags.ignore.some((i) => i !== '' && columnForm(i) === columnForm(name)))) {
+    if (this.flags.ignore.includes(name) || (name !== '' && this.byForm(this.flags.ignore.filter((i) => i !== ''), name, (c) => c) !== undefined)) {
       return { column: name, target: { kind: 'skip', why: 'ignored (--ignore-column)' } };
     }
     if (this.flags.pass.includes(name)) return { column: name, target: { kind: 'pass', key: name }, via: '--pass-column' };
@@ -128,8 +165,24 @@ export class ColumnResolver {
     return { column: name, target: own };
   }
 
+  /**
+   * What a flag names by a column's form (`--ignore-column 'record id'` for `Record ID`): only
+   * when the file has no column spelt exactly as the flag, and no other column of that form.
+   */
+  private byForm<T>(flagged: readonly string[], name: string, pick: (column: string) => T | undefined): T | undefined {
+    const form = columnForm(name);
+    const candidates = flagged.filter((c) => !this.names.has(c) && columnForm(c) === form);
+    if (candidates.length !== 1) return undefined;
+    const rivals = [...this.names].filter((n) => n !== name && columnForm(n) === form);
+    return rivals.length === 0 ? pick(candidates[0]) : undefined;
+  }
+
   /** A name resolved by the endpoint's rules alone (no flags). */
   private byName(name: string): ColumnTarget {
+    if (this.exportHeader && !this.rules.exportColumns!.includes(name)) {
+      const label = this.exportLabel(name);
+      if (label) return label;
+    }
     const key = this.namer(name);
     if (this.rules.keys.includes(key)) {
       if (this.rules.identifiersOnly && !this.rules.identifiers.includes(key)) return { kind: 'skip', why: 'not used: a batch add sends only the identifier' };
@@ -144,9 +197,21 @@ export class ColumnResolver {
     }
     const parents = this.rules.fieldParents ?? [];
     if (parents.length === 0 || this.rules.identifiersOnly) return { kind: 'unknown', nearest: this.nearest(name) };
-    if (!this.definitions) return { kind: 'unknown', why: 'definitions' };
-    if (!this.hasDefinitions && this.rules.bareColumnsAreFields) return { kind: 'nested', parent: parents[0], key: name };
+    if (!this.hasDefinitions && this.rules.bareColumnsAreFields && this.definitions) return { kind: 'nested', parent: parents[0], key: name };
+    // Without definitions (not read yet, or unreadable) a bare name cannot be matched to a field.
+    if (!this.definitions || this.unreadable) return { kind: 'unknown', why: 'definitions' };
     return this.field(parents, name);
+  }
+
+  /** A column of cnv's export: the label it wrote for a field of the first parent (`fields.<label>` where it clashed). */
+  private exportLabel(name: string): ColumnTarget | undefined {
+    const parent = this.rules.fieldParents?.[0];
+    const defs = parent ? this.definitions?.get(parent) : undefined;
+    if (!parent || !defs) return undefined;
+    const label = (name.startsWith('fields.') ? name.slice('fields.'.length) : name).normalize('NFC');
+    const found = [...defs.values()].filter((d) => d.label.normalize('NFC') === label);
+    if (found.length > 1) return { kind: 'unknown', why: `the label of ${found.map((d) => `${parent}.${d.key}`).join(' and ')}: say which with --map` };
+    return found.length === 1 ? this.fieldTarget(parent, found[0], 'label') : undefined;
   }
 
   private nested(parent: string, key: string): ColumnTarget {
@@ -154,27 +219,33 @@ export class ColumnResolver {
     return this.field([parent], key);
   }
 
-  /** A field of these parents by key, then label: exact first, then in any case and spacing. */
+  /**
+   * A field by key, then label: exact first, then in any case and spacing; the parents in order
+   * (CONTACT fields before COMPANY fields), so only two fields of one parent are ambiguous.
+   */
   private field(parents: readonly string[], name: string): ColumnTarget {
-    const defs = parents.flatMap((parent) => [...(this.definitions?.get(parent)?.values() ?? [])].map((def) => ({ parent, def })));
+    const exact = name.normalize('NFC');
+    const form = columnForm(name);
     const tiers: Array<[(d: FieldDefinition) => boolean, 'key' | 'label']> = [
-      [(d) => d.key === name, 'key'],
-      [(d) => d.label === name, 'label'],
-      [(d) => columnForm(d.key) === columnForm(name), 'key'],
-      [(d) => columnForm(d.label) === columnForm(name), 'label'],
+      [(d) => d.key.normalize('NFC') === exact, 'key'],
+      [(d) => d.label.normalize('NFC') === exact, 'label'],
+      [(d) => columnForm(d.key) === form, 'key'],
+      [(d) => columnForm(d.label) === form, 'label'],
     ];
-    for (const [matches, by] of tiers) {
-      const found = defs.filter(({ def }) => matches(def));
-      if (found.length > 1) {
-        return { kind: 'unknown', why: `names ${found.map(({ parent, def }) => `${parent}.${def.key}`).join(' and ')}: say which with --map` };
-      }
-      if (found.length === 1) {
-        const { parent, def } = found[0];
-        if (def.readOnly || (def as { relationship?: { reverse?: boolean } }).relationship?.reverse) return { kind: 'skip', why: `read-only field ${parent}.${def.key}`, readOnly: def };
-        return { kind: 'field', parent, key: def.key, def, by };
+    for (const parent of parents) {
+      const defs = [...(this.definitions?.get(parent)?.values() ?? [])];
+      for (const [matches, by] of tiers) {
+        const found = defs.filter(matches);
+        if (found.length > 1) return { kind: 'unknown', why: `names ${found.map((d) => `${parent}.${d.key}`).join(' and ')}: say which with --map` };
+        if (found.length === 1) return this.fieldTarget(parent, found[0], by);
       }
     }
     return { kind: 'unknown', nearest: this.nearest(name) };
+  }
+
+  private fieldTarget(parent: string, def: FieldDefinition, by: 'key' | 'label'): ColumnTarget {
+    if (def.readOnly || (def as { relationship?: { reverse?: boolean } }).relationship?.reverse) return { kind: 'skip', why: `read-only field ${parent}.${def.key}`, readOnly: def };
+    return { kind: 'field', parent, key: def.key, def, by };
   }
 
   /** The closest key, field key or label, for "did you mean". */
@@ -213,7 +284,3 @@ export class ColumnResolver {
   }
 }
 
-function uniqueByForm<T extends { column: string }>(list: readonly T[], name: string): T | undefined {
-  const found = list.filter((m) => columnForm(m.column) === columnForm(name));
-  return found.length === 1 ? found[0] : undefined;
-}

@@ -1,5 +1,6 @@
 import { UsageError } from '../errors.js';
-import { spellingsOf } from '../io/column-names.js';
+import { columnForm, spellingsOf } from '../io/column-names.js';
+import { suggest } from '../lib/suggest.js';
 import { InputFileError, quoteInput, type InputRow } from '../io/input-rows.js';
 import { readColumnFlags, type ColumnFlagValues } from './column-flags.js';
 import { columnEntries, type ColumnEntry } from './column-table.js';
@@ -38,12 +39,19 @@ export class FileColumns {
     return new FileColumns(new ColumnResolver(spec.rules, await readColumnFlags(flags)), spec, file);
   }
 
-  /** Resolves the header (CSV) or the first rows' keys; throws a UsageError for unknown columns. */
-  async start(header: readonly string[] | undefined, rows: readonly InputRow[]): Promise<void> {
+  /**
+   * Resolves the header (CSV, `headerLine` its line) or the first rows' keys; throws a
+   * UsageError for unknown columns, a --map naming no column of the header, or no identifier.
+   */
+  async start(header: readonly string[] | undefined, rows: readonly InputRow[], headerLine = 1): Promise<void> {
     const names = header ?? keysOf(rows);
-    await this.learn(names);
-    // A file that names no identifier: said first (an unknown column may be the identifier, spelt otherwise).
-    if (header) this.checkIdentifiers(header);
+    this.resolver.meet(names, header !== undefined);
+    await this.learnOrRefresh(names);
+    if (header) {
+      // A file that names no identifier: said first (an unknown column may be the identifier, spelt otherwise).
+      this.checkIdentifiers(header, headerLine);
+      this.checkMaps(header);
+    }
     let unknown = this.order.filter((c) => c.target.kind === 'unknown');
     // A field created since the cached definitions were saved: ask the API once more.
     if (unknown.length > 0 && this.resolver.hasDefinitions && this.spec.definitions) {
@@ -53,16 +61,34 @@ export class FileColumns {
     if (unknown.length > 0 && !this.spec.keepUnknown) throw this.unknownError(unknown);
   }
 
-  /** Resolves the keys of later JSON rows first seen now (reading definitions when they need them). */
-  async more(rows: readonly InputRow[]): Promise<void> {
-    if (rows.length === 0 || rows[0].textual) return;
+  /**
+   * Resolves the keys of later JSON rows first seen now (reading definitions when they need
+   * them); returns their table entries, for the run to show (the table was printed already).
+   */
+  async more(rows: readonly InputRow[]): Promise<ColumnEntry[]> {
+    if (rows.length === 0 || rows[0].textual) return [];
     const fresh = keysOf(rows).filter((k) => !this.seen.has(k));
-    if (fresh.length > 0) await this.learn(fresh);
+    if (fresh.length === 0) return [];
+    this.resolver.meet(fresh);
+    const before = this.order.length;
+    await this.learn(fresh);
+    return columnEntries(this.order.slice(before), this.spec.rules.identifiers);
   }
 
   /** The table of what each column became, in the order the columns were met. */
   entries(): ColumnEntry[] {
     return columnEntries(this.order, this.spec.rules.identifiers);
+  }
+
+  /** learn(), asking for fresh definitions once when a --map target names a field the cached ones lack. */
+  private async learnOrRefresh(names: readonly string[]): Promise<void> {
+    try {
+      await this.learn(names);
+    } catch (err) {
+      if (!(err instanceof UsageError && err.code === 'unknown_column' && this.resolver.hasDefinitions && this.spec.definitions)) throw err;
+      this.relearn(await this.spec.definitions(true));
+      await this.learn(names);
+    }
   }
 
   private async learn(names: readonly string[]): Promise<void> {
@@ -84,14 +110,15 @@ export class FileColumns {
 
   private unknownError(unknown: readonly ResolvedColumn[]): UsageError {
     const definitions = unknown.some((c) => c.target.kind === 'unknown' && c.target.why === 'definitions');
-    const each = unknown.map(({ column, target }) => {
+    const each = unknown.slice(0, MAX_LISTED).map(({ column, target }) => {
       const t = target as Extract<typeof target, { kind: 'unknown' }>;
       const why = t.why === 'definitions' ? '' : t.why ? ` (${t.why})` : t.nearest ? ` (nearest: ${t.nearest})` : ' (no key or field is near it)';
       return `${quoteInput(column)}${why}`;
     });
     const what = unknown.length === 1 ? 'a column that names' : `${unknown.length} columns that name`;
+    const more = unknown.length > MAX_LISTED ? `, and ${unknown.length - MAX_LISTED} more` : '';
     return new UsageError(
-      `${this.file}: ${what} nothing ${this.spec.rules.endpoint} takes: ${each.join(', ')}`,
+      `${this.file}: ${what} nothing ${this.spec.rules.endpoint} takes: ${each.join(', ')}${more}`,
       definitions
         ? 'the field definitions could not be read to resolve them (see the warning): name them fields.KEY, or --map COLUMN=fields.KEY'
         : `map a column (--map 'COLUMN=target', --map-file), leave it out (--ignore-column COLUMN, or --ignore-unknown-columns)${this.spec.rules.fieldParents?.length ? ', or create the field (cnv fields create)' : ''}; docs/batches.md "Columns"`,
@@ -99,14 +126,26 @@ export class FileColumns {
     );
   }
 
-  private checkIdentifiers(header: readonly string[]): void {
+  /** A --map for a column the header does not have is a typo, not a no-op (a map file may name columns a file lacks). */
+  private checkMaps(header: readonly string[]): void {
+    for (const m of this.resolver.flagMaps()) {
+      if (m.source !== '--map' || header.includes(m.column) || header.some((h) => columnForm(h) === columnForm(m.column))) continue;
+      const [near] = suggest(columnForm(m.column), header.map(columnForm));
+      const nearest = near === undefined ? undefined : header.find((h) => columnForm(h) === near);
+      throw new UsageError(`--map: ${this.file} has no column ${quoteInput(m.column)}${nearest !== undefined ? ` (nearest: ${quoteInput(nearest)})` : ''}`, undefined, 'unknown_column');
+    }
+  }
+
+  private checkIdentifiers(header: readonly string[], line: number): void {
     const wanted = this.spec.identifierColumns;
     if (!wanted) return;
     if (this.order.some((c) => c.target.kind === 'key' && wanted.includes(c.target.key))) return;
     const shown = header.map((name) => quoteInput(name)).join(', ');
-    throw new InputFileError(this.file, `the header names none of the columns that identify a row: ${spellingsOf(wanted)}; any case (it has: ${shown.slice(0, 300)})`, 1, "name one, or map one (--map 'Work Email=email')");
+    throw new InputFileError(this.file, `the header names none of the columns that identify a row: ${spellingsOf(wanted)}; any case (it has: ${shown.slice(0, 300)})`, line, "name one, or map one (--map 'Work Email=email')");
   }
 }
+
+const MAX_LISTED = 20;
 
 function keysOf(rows: readonly InputRow[]): string[] {
   const keys = new Set<string>();

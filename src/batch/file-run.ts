@@ -3,7 +3,7 @@ import { CliError, ExitCode, TransientError, UsageError } from '../errors.js';
 import { openInput, type InputRow } from '../io/input-reader.js';
 import { safeText } from '../io/input-rows.js';
 import { stringifyJson } from '../lib/exact-number.js';
-import { columnTableLines } from './column-table.js';
+import { columnTableLines, type ColumnEntry } from './column-table.js';
 import type { ColumnResolver } from './columns.js';
 import { FileColumns, type FileColumnsSpec } from './file-columns.js';
 import type { CommandResult } from '../io/render.js';
@@ -65,22 +65,26 @@ export async function runFileBatch<P>(ctx: Context, spec: FileBatchSpec<P>): Pro
   if (spec.path === '-' && ctx.io.stdinIsTTY) ctx.io.stderr.write('reading rows from stdin (the terminal): paste them, then press Ctrl-D on a new line to end\n');
   const columns = await FileColumns.open(spec.columns, options.columns, spec.path === '-' ? 'stdin' : spec.path);
   let header: readonly string[] | undefined;
+  let headerLine = 1;
   const input = await openInput(ctx.io.stdin, {
     path: spec.path,
     format: options.inputFormat,
     delimiter: options.delimiter,
     encoding: options.encoding,
     unnamedOk: options.columns.ignoreColumn?.includes(''),
-    onHeader: (names) => (header = names),
+    onHeader: (names, line) => {
+      header = names;
+      headerLine = line;
+    },
   });
   // The columns are resolved from the header (or the first rows) before anything is sent or written.
   const batches = limitRows(input.batches, options.maxRows);
   const first = await batches.next();
-  await columns.start(header, first.done ? [] : first.value).catch(async (err: unknown) => {
+  await columns.start(header, first.done ? [] : first.value, headerLine).catch(async (err: unknown) => {
     await batches.return();
     throw err;
   });
-  showColumns(ctx, input.name, spec.columns.rules.endpoint, columns);
+  showColumns(ctx, `columns of ${input.name} for ${spec.columns.rules.endpoint}`, columns.entries());
   const report = options.report ? await openReport(options.report, idColumn, ctx.io.stdout, { done, redact: (text) => ctx.redact(text) }) : undefined;
   const counts = new BatchCounts();
   const started = ctx.clock.now();
@@ -92,7 +96,7 @@ export async function runFileBatch<P>(ctx: Context, spec: FileBatchSpec<P>): Pro
     let read = 0;
     try {
       for (let next = first; !next.done; next = await batches.next()) {
-        await columns.more(next.value);
+        showColumns(ctx, `columns first met at line ${next.value[0].line} of ${input.name}`, await columns.more(next.value));
         read += next.value.length;
         progress.setRead(read);
         yield next.value.map((row) => notes.see(prepareRow(row, spec, columns, done, counts)));
@@ -185,9 +189,10 @@ async function* limitRows(batches: AsyncIterable<InputRow[]>, max: number | unde
   }
 }
 
-/** The column table, once, on stderr (not with --quiet). */
-function showColumns(ctx: Context, file: string, endpoint: string, columns: FileColumns): void {
-  for (const line of columnTableLines(file, endpoint, columns.entries())) ctx.info(line);
+/** The column table, once, on stderr (not with --quiet); columns of JSON rows met later, as they come. */
+function showColumns(ctx: Context, title: string, entries: readonly ColumnEntry[]): void {
+  if (entries.length === 0) return;
+  for (const line of columnTableLines(title, entries, (text) => ctx.redact(text))) ctx.info(line);
 }
 
 /** --dry-run: each request as one NDJSON line on stdout (exact numbers, key masked), unless stdout holds the report or summary. */

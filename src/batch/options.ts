@@ -101,6 +101,10 @@ export function addBatchOptions(cmd: Command, defaults: BatchDefaults): Command 
 
 /** The batch options of a command, with defaults applied. */
 export function batchRunOptions(ctx: Context, opts: BatchOptionValues, defaults: BatchDefaults): BatchRunOptions {
+  // A resume carries over every row of the earlier report: one that reads only the first rows would drop the rest.
+  if (opts.maxRows !== undefined && opts.resumeFromReport !== undefined) {
+    throw new UsageError('--max-rows: not with --resume-from-report (a resume reads the whole file, so that the rows done before stay in the report)', undefined, 'conflicting_options');
+  }
   return {
     inputFormat: opts.inputFormat,
     delimiter: opts.delimiter,

@@ -1,6 +1,6 @@
 import { DATA_TYPES, type DataType } from '../api/fields.js';
-import { looseJson } from '../io/exact-json.js';
-import { quoteInput, type InputRow } from '../io/input-rows.js';
+import { looseJson } from '../http/exact-json.js';
+import { quoteInput, showValue, type InputRow } from '../io/input-rows.js';
 import { coerceValue, type CoerceOptions } from '../records/coerce.js';
 import type { ColumnResolver, ColumnTarget } from './columns.js';
 
@@ -31,7 +31,7 @@ export function shapeRow(row: InputRow, resolver: ColumnResolver, coerce: Coerce
   const values = row.values ?? {};
   const text = resolver.rules.text;
   const body: Record<string, unknown> = {};
-  let lenient: { column: string; value: string } | undefined;
+  let lenient: { column: string; value: unknown } | undefined;
   let unknown: string[] | undefined;
   for (const column in values) {
     const raw = values[column];
@@ -45,7 +45,7 @@ export function shapeRow(row: InputRow, resolver: ColumnResolver, coerce: Coerce
         continue;
       case 'key': {
         const value = row.textual ? (text.includes(target.key) ? String(raw).trim() : looseJson(String(raw))) : raw;
-        if (target.lenient && typeof value === 'string' && !UUID.test(value.trim())) {
+        if (target.lenient && !(typeof value === 'string' && UUID.test(value.trim()))) {
           lenient = { column, value };
           continue;
         }
@@ -116,18 +116,20 @@ function cellOf(target: Extract<ColumnTarget, { kind: 'nested' | 'field' }>, cel
  * A lenient id column (`Contact ID`, `id`) that holds no UUID: another identifier of the row
  * identifies it and the note says so; without one, the value is sent to be judged (invalid).
  */
-function withLenientId(body: Record<string, unknown>, lenient: { column: string; value: string }, resolver: ColumnResolver): ShapedRow {
+function withLenientId(body: Record<string, unknown>, lenient: { column: string; value: unknown }, resolver: ColumnResolver): ShapedRow {
   const other = resolver.rules.identifiers.find((key) => key !== 'cnvContactId' && body[key] !== undefined);
   if (other === undefined) {
     put(body, 'cnvContactId', lenient.value, lenient.column);
     return { body };
   }
-  return { body, note: `identified by ${other}: ${quoteInput(lenient.column)} holds ${quoteInput(lenient.value)}, not a cnvContactId (UUID), so it was not sent` };
+  return { body, note: `identified by ${other}: ${quoteInput(lenient.column)} holds ${showValue(lenient.value)}, not a cnvContactId (UUID), so it was not sent` };
 }
 
 function put(target: Record<string, unknown>, key: string, value: unknown, column: string, shown = key): void {
   if (Object.hasOwn(target, key)) clash(column, shown);
-  target[key] = value;
+  // A key "__proto__" is a member like any other (as JSON.parse makes it), never the object's prototype.
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
 }
 
 function objectIn(body: Record<string, unknown>, parent: string, column: string): Record<string, unknown> {

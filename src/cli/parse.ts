@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from 'commander';
 import { UsageError } from '../errors.js';
-import { looseJson } from '../io/exact-json.js';
+import { looseJson } from '../http/exact-json.js';
 import { integer } from '../lib/option-values.js';
 import { didYouMean, HINT_MARK } from './suggest.js';
 

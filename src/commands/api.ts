@@ -5,12 +5,13 @@ import type { CommandInput } from './contract.js';
 import type { Context } from '../context.js';
 import { ResponseShapeError, UsageError } from '../errors.js';
 import type { HttpClient, RawResponse } from '../http/client.js';
-import { parseJson } from '../io/exact-json.js';
+import { parseJson } from '../http/exact-json.js';
 import type { CommandResult } from '../io/render.js';
 import { escapeControl } from '../lib/terminal-text.js';
 import { writeWithBackpressure } from '../io/write.js';
 import { collectField, fieldsObject, queryValue, readValueFile } from './api/fields.js';
 import { apiIdempotency } from './api/idempotency.js';
+import { stringifyJson } from '../lib/exact-number.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 type Method = (typeof METHODS)[number];
@@ -209,7 +210,7 @@ async function makePrinter(ctx: Context, include: boolean): Promise<Printer> {
       if (include) await writeWithBackpressure(out, headText(res));
     },
     document: (value) =>
-      writeWithBackpressure(out, query ? query.text(query.run(value), compact) : (compact ? JSON.stringify(value) : JSON.stringify(value, null, 2)) + '\n'),
-    line: (value) => writeWithBackpressure(out, query ? query.text(query.run(value), true) : JSON.stringify(value) + '\n'),
+      writeWithBackpressure(out, query ? query.text(query.run(value), compact) : (compact ? stringifyJson(value) : stringifyJson(value, 2)) + '\n'),
+    line: (value) => writeWithBackpressure(out, query ? query.text(query.run(value), true) : stringifyJson(value) + '\n'),
   };
 }

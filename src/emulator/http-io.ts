@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { parseJson } from '../io/exact-json.js';
+import { parseJson } from '../http/exact-json.js';
 import { stringifyJson } from '../lib/exact-number.js';
 import { EmulatorError, errorBody } from './errors.js';
 import type { RouteResult } from './router.js';

@@ -70,28 +70,16 @@ function extraName(kind: ExportKind, column: string): string {
  * Turns rows into cells for a layout. Scalars as the API sent them (booleans `true`/`false`,
  * dates untouched, null empty or `nullAs` (--null-as)), objects and arrays (`data`, `topicIds`) as JSON.
  * With `nullAs`, `texts` (when given) collects the indexes of text values equal to it, so the
- * writer quotes them and a reader can tell them from null. A number JSON.parse could not hold
- * (an integer beyond 2^53, or one out of range) makes the row's text, when given, be parsed
- * again by `exact`, so its cell holds the digits the API sent.
+ * writer quotes them and a reader can tell them from null. A number kept as its digits
+ * (ExactNumber) is written as those digits.
  */
-export function rowCells(
-  kind: ExportKind,
-  layout: CsvLayout,
-  nullAs = '',
-  texts?: Set<number>,
-  exact?: (text: string) => Record<string, unknown>,
-): (row: Record<string, unknown>, text?: string) => string[] {
-  let inexact = false;
-  const text = (v: unknown) => {
-    if (typeof v === 'number' && !Number.isSafeInteger(v) && (Number.isInteger(v) || !Number.isFinite(v))) inexact = true;
-    return cellText(v);
-  };
+export function rowCells(kind: ExportKind, layout: CsvLayout, nullAs = '', texts?: Set<number>): (row: Record<string, unknown>) => string[] {
   const cell = nullAs === ''
-    ? text
+    ? cellText
     : (v: unknown, at: number) => {
       if (v === null) return nullAs;
       if (v === nullAs) texts?.add(at);
-      return text(v);
+      return cellText(v);
     };
   const top = new Map<string, number>();
   const labels = new Map<string, number>();
@@ -103,7 +91,7 @@ export function rowCells(
   });
   const omitted = new Set(layout.omitted);
   const extraAt = layout.columns.indexOf(EXTRA_COLUMN);
-  const format = (row: Record<string, unknown>) => {
+  return (row) => {
     texts?.clear();
     const cells: string[] = new Array(layout.columns.length).fill('');
     const extra: Record<string, unknown> = {};
@@ -122,13 +110,6 @@ export function rowCells(
     }
     if (extraAt >= 0 && Object.keys(extra).length > 0) cells[extraAt] = stringifyJson(extra);
     return cells;
-  };
-  return (row, rowText) => {
-    inexact = false;
-    const first = format(row);
-    if (!inexact || rowText === undefined || !exact) return first;
-    inexact = false;
-    return format(exact(rowText));
   };
 }
 

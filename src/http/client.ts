@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { CliError, DryRunStop, ResponseShapeError } from '../errors.js';
 import { stringifyJson } from '../lib/exact-number.js';
+import { parseJson } from './exact-json.js';
 import { keyMasker, makeRedactor, maskKey, redactUrl } from './redact.js';
 import type { RequestLogger } from './logger.js';
 import { BodyCapture } from './debug-logger.js';
@@ -125,7 +126,7 @@ export class HttpClient {
       const masked = this.maskEchoedKey(text);
       let json: unknown;
       try {
-        json = masked.trim() === '' ? null : JSON.parse(masked);
+        json = masked.trim() === '' ? null : parseJson(masked);
         json = this.maskEscapedKey(json, masked)?.value ?? json;
       } catch {
         throw notTheApi(target, `${target.label} answered ${status} with ${describeBody(masked, headers)}, not JSON`, status);
@@ -318,7 +319,7 @@ export class HttpClient {
   private parseSuccess(spec: RequestSpec<z.ZodType>, target: Target, status: number, headers: Dispatcher.ResponseData['headers'], text: string) {
     let json: unknown;
     try {
-      json = JSON.parse(text);
+      json = parseJson(text);
       json = this.maskEscapedKey(json, text)?.value ?? json;
     } catch (err) {
       // As for pages: a JSON object that broke is the API's answer damaged, anything else not the API's.
@@ -350,10 +351,10 @@ export class HttpClient {
    */
   private maskEscapedKey<T>(value: T, text: string): { value: T; text: string } | undefined {
     if (this.opts.apiKey.length < 8 || !text.includes('\\u')) return undefined;
-    const printed = JSON.stringify(value);
+    const printed = stringifyJson(value);
     if (!printed.includes(this.opts.apiKey)) return undefined;
     const masked = this.maskEchoedKey(printed);
-    return { value: JSON.parse(masked) as T, text: masked };
+    return { value: parseJson(masked) as T, text: masked };
   }
 
   /** The key echoed anywhere in a success answer (a batch item's message) never reaches a report or a file. */

@@ -12,9 +12,9 @@ export const COLUMN_ALIASES: Readonly<Record<string, readonly string[]>> = {
   cnvContactId: ['Contact ID', 'id'],
 };
 
-/** The comparison form of a name: lower case, without spaces, `-` and `_`. */
+/** The comparison form of a name: Unicode NFC (a decomposed `é` is the same letter), lower case, without spaces, `-` and `_`. */
 export function columnForm(name: string): string {
-  return name.trim().toLowerCase().replace(/[\s_-]+/g, '');
+  return name.normalize('NFC').trim().toLowerCase().replace(/[\s_-]+/g, '');
 }
 
 /**

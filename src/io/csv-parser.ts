@@ -70,6 +70,7 @@ export class CsvParser {
   /** `firstLine`: the line number of the text's first line (2 after an Excel `sep=` line the caller took off). */
   constructor(delimiter = ',', firstLine = 1) {
     this.line = firstLine;
+    this.recordLine = firstLine;
     this.delimiter = delimiter;
     this.delimiterCode = delimiter.length === 1 ? delimiter.charCodeAt(0) : -1;
   }

@@ -27,7 +27,7 @@ export async function* csvRows(input: AsyncIterable<string>, file: string, delim
       }
       if (!header) {
         header = checkHeader(fields, file, delimiter, opts.unnamedOk, line);
-        opts.onHeader?.(header.names);
+        opts.onHeader?.(header.names, line);
         continue;
       }
       const row = rowOf(header, line, fields);
@@ -68,8 +68,8 @@ export interface CsvRowOptions {
   delimiterGiven?: boolean;
   /** An unnamed column is allowed and named '' (--ignore-column '' leaves out a pandas or R row index). */
   unnamedOk?: boolean;
-  /** Called with the header's column names once it is read. */
-  onHeader?(names: readonly string[]): void;
+  /** Called with the header's column names, and its line, once it is read. */
+  onHeader?(names: readonly string[], line: number): void;
 }
 
 /**
@@ -112,7 +112,8 @@ function rowOf(header: Header, line: number, fields: string[]): InputRow | undef
   for (let i = names.length; i < fields.length; i++) {
     if (fields[i].trim() !== '') return { line, error: `column ${i + 1} holds ${quoteInput(fields[i])} but the header does not name it`, textual: true };
   }
-  const values: Record<string, unknown> = {};
+  // No prototype: a column named __proto__ is a value like any other.
+  const values: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   for (let i = 0; i < names.length; i++) {
     const cell = fields[i];
     // Cells that parse as JSON are sent as JSON: one nested too deep would overflow on the way out.

@@ -1,5 +1,5 @@
 import type { Context } from '../context.js';
-import { stringifyJson } from '../lib/exact-number.js';
+import { isExactNumber, stringifyJson } from '../lib/exact-number.js';
 
 export type OutputFormat = 'table' | 'json' | 'ndjson' | 'csv';
 export const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'json', 'ndjson', 'csv'];
@@ -57,7 +57,7 @@ export function cellText(value: unknown): string {
 export function flatten(value: Record<string, unknown>, prefix = '', out: Record<string, unknown> = {}): Record<string, unknown> {
   for (const [key, v] of Object.entries(value)) {
     const name = prefix ? `${prefix}.${key}` : key;
-    if (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length > 0) {
+    if (v !== null && typeof v === 'object' && !Array.isArray(v) && !isExactNumber(v) && Object.keys(v).length > 0) {
       flatten(v as Record<string, unknown>, name, out);
     } else {
       out[name] = v;

@@ -17,8 +17,8 @@ export interface InputSpec {
   delimiter?: string;
   /** CSV: an unnamed column is allowed and named '' (it is then left out by --ignore-column ''). */
   unnamedOk?: boolean;
-  /** CSV: called with the header's column names once it is read. */
-  onHeader?(names: readonly string[]): void;
+  /** CSV: called with the header's column names, and its line, once it is read. */
+  onHeader?(names: readonly string[], line: number): void;
   /** --encoding: how to read a file that has no byte order mark (default UTF-8, checked). */
   encoding?: string;
 }

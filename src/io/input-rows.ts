@@ -1,7 +1,8 @@
 import { UsageError } from '../errors.js';
-import { parseJson } from './exact-json.js';
+import { parseJson } from '../http/exact-json.js';
 import { escapeControl } from '../lib/terminal-text.js';
 import { scanJson, TOO_DEEP, type ScanState } from '../lib/json-scan.js';
+import { stringifyJson } from '../lib/exact-number.js';
 
 /** Input file formats the batch commands read. */
 export type InputFormat = 'csv' | 'ndjson' | 'json';
@@ -49,7 +50,7 @@ export function safeText(text: string, max = 80): string {
 
 /** Any value of a row as it may appear in a message: text quoted, other values as JSON; escaped and cut. */
 export function showValue(value: unknown, max = 60): string {
-  return typeof value === 'string' ? quoteInput(value, max) : safeText(JSON.stringify(value) ?? String(value), max);
+  return typeof value === 'string' ? quoteInput(value, max) : safeText(stringifyJson(value) ?? String(value), max);
 }
 
 /** A JSON.parse error message made safe to print: V8 quotes the input in it. */

@@ -2,6 +2,7 @@ import type { Context } from '../context.js';
 import { csvFormatter } from './csv-line.js';
 import { cellText, flatten, resolveFormat, statusPaint, tableWidth } from './format.js';
 import { writeWithBackpressure } from './write.js';
+import { stringifyJson } from '../lib/exact-number.js';
 
 /** Rows written one at a time to stdout; json/ndjson/csv stream, a table is laid out at the end. */
 export interface ListWriter {
@@ -39,12 +40,12 @@ export async function createListWriter(ctx: Context, columns?: string[], layout:
     return { write: async (row) => void rows.push(row), end: () => writeWithBackpressure(out, queryText(query(rows), false)) };
   }
   if (format === 'ndjson') {
-    return { write: (row) => writeWithBackpressure(out, JSON.stringify(row) + '\n'), end: async () => {} };
+    return { write: (row) => writeWithBackpressure(out, stringifyJson(row) + '\n'), end: async () => {} };
   }
   if (format === 'json') {
     let count = 0;
     return {
-      write: (row) => writeWithBackpressure(out, (count++ === 0 ? '[\n  ' : ',\n  ') + JSON.stringify(row)),
+      write: (row) => writeWithBackpressure(out, (count++ === 0 ? '[\n  ' : ',\n  ') + stringifyJson(row)),
       end: () => writeWithBackpressure(out, count === 0 ? '[]\n' : '\n]\n'),
     };
   }
@@ -66,7 +67,7 @@ export async function createListWriter(ctx: Context, columns?: string[], layout:
         const rest = Object.fromEntries(Object.entries(flat).filter(([k]) => !known.has(k)));
         // A column naming an object (--columns output) holds it whole, as JSON.
         const cells = header.map((c) => cellText(c in flat ? flat[c] : valueAt(row, c)));
-        if (!layout.chosen) cells.push(Object.keys(rest).length ? JSON.stringify(rest) : '');
+        if (!layout.chosen) cells.push(Object.keys(rest).length ? stringifyJson(rest) : '');
         await writeWithBackpressure(out, line(cells));
       },
       async end() {

@@ -1,4 +1,5 @@
 import { UsageError } from '../errors.js';
+import { stringifyJson } from '../lib/exact-number.js';
 
 /** A compiled -q/--query expression: the JSON document in, what it selects out. */
 export type Query = (data: unknown) => unknown;
@@ -68,5 +69,5 @@ export function compiledQuery(expression: string): Query | undefined {
 /** A query's result as output text: a string as it is (like gh --jq and jq -r), anything else as JSON. */
 export function queryText(value: unknown, compact: boolean): string {
   if (typeof value === 'string') return value + '\n';
-  return (compact ? JSON.stringify(value ?? null) : JSON.stringify(value ?? null, null, 2)) + '\n';
+  return (compact ? stringifyJson(value ?? null) : stringifyJson(value ?? null, 2)) + '\n';
 }

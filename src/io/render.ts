@@ -1,6 +1,7 @@
 import type { Context } from '../context.js';
 import { flatten, resolveFormat, statusPaint, tableWidth } from './format.js';
 import { writeWithBackpressure } from './write.js';
+import { stringifyJson } from '../lib/exact-number.js';
 
 /** What a command hands back: data to print, and the exit code when it is not 0. */
 export type CommandResult =
@@ -41,8 +42,8 @@ export async function renderResult(ctx: Context, result: CommandResult): Promise
     const query = await loadQuery(ctx.globals.query);
     return writeWithBackpressure(ctx.io.stdout, queryText(query(data), format === 'ndjson'));
   }
-  if (format === 'json') return writeWithBackpressure(ctx.io.stdout, JSON.stringify(data, null, 2) + '\n');
-  if (format === 'ndjson') return writeWithBackpressure(ctx.io.stdout, JSON.stringify(data) + '\n');
+  if (format === 'json') return writeWithBackpressure(ctx.io.stdout, stringifyJson(data, 2) + '\n');
+  if (format === 'ndjson') return writeWithBackpressure(ctx.io.stdout, stringifyJson(data) + '\n');
   if (format === 'csv' || typeof data !== 'object' || data === null) {
     const { createListWriter } = await import('./list-writer.js');
     const writer = await createListWriter(ctx);

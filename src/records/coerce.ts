@@ -1,7 +1,7 @@
 import type { DataType } from '../api/fields.js';
 import { isIsoDate, isIsoDateTime } from '../dates.js';
-import { exactNumber } from '../io/exact-json.js';
-import { ExactNumber } from '../lib/exact-number.js';
+import { exactNumber } from '../http/exact-json.js';
+import { ExactNumber, stringifyJson } from '../lib/exact-number.js';
 
 /** A coerced value, or why the raw value does not fit the data type. */
 export type Coerced = { ok: true; value: string | number | ExactNumber | boolean | null } | { ok: false; reason: string };
@@ -11,14 +11,15 @@ export interface CoerceOptions {
   decimalComma?: boolean;
 }
 
-// `3,5`, `-0,25`, `1.234,5`, `1.234.567`: a decimal comma, with dots grouping thousands.
-const DECIMAL_COMMA = /^[+-]?(\d{1,3}(\.\d{3})+|\d+)(,\d+)?$/;
+// `3,5`, `-0,25`, `1.234,5`, `1.234.567`: a decimal comma, with dots grouping thousands (a group
+// never starts a number with 0: `0.125` is no thousands group).
+const DECIMAL_COMMA = /^[+-]?([1-9]\d{0,2}(\.\d{3})+|\d+)(,\d+)?$/;
 const TRUE_WORDS = new Set(['true', 'yes', 'y', '1']);
 const FALSE_WORDS = new Set(['false', 'no', 'n', '0']);
 
 const ok = (value: string | number | ExactNumber | boolean | null): Coerced => ({ ok: true, value });
 const bad = (reason: string): Coerced => ({ ok: false, reason });
-const show = (v: unknown) => JSON.stringify(v);
+const show = (v: unknown) => stringifyJson(v);
 
 /**
  * Coerces one value (a CSV string, or a JSON value) to a field's data type:
@@ -65,12 +66,16 @@ function numberOf(raw: unknown, opts: CoerceOptions): Coerced {
   if (typeof raw === 'number') return Number.isFinite(raw) ? ok(raw) : bad(`${raw} is not a finite number`);
   if (typeof raw !== 'string') return bad(`${show(raw)} is not a number`);
   const text = raw.trim();
-  const comma = DECIMAL_COMMA.test(text) && (text.includes(',') || opts.decimalComma);
-  if (comma && opts.decimalComma) {
-    const n = exactNumber(text.replace(/\./g, '').replace(',', '.'));
-    if (n !== undefined) return ok(n);
+  if (opts.decimalComma) {
+    // Declared: a dot only ever groups thousands, so a dot-decimal (0.125, 1.5) is refused, not misread.
+    if (DECIMAL_COMMA.test(text)) return ok(exactNumber(text.replace(/\./g, '').replace(',', '.'))!);
+    if (!text.includes('.')) {
+      const n = exactNumber(text);
+      if (n !== undefined) return ok(n);
+    }
+    return bad(`${show(raw)} is not a number written with a decimal comma (--decimal-comma reads 3,5 and 1.234,5)`);
   }
   const n = exactNumber(text);
   if (n !== undefined) return ok(n);
-  return bad(comma ? `${show(raw)} is not a number (a decimal comma? --decimal-comma reads 3,5 as 3.5)` : `${show(raw)} is not a number`);
+  return bad(DECIMAL_COMMA.test(text) && text.includes(',') ? `${show(raw)} is not a number (a decimal comma? --decimal-comma reads 3,5 as 3.5)` : `${show(raw)} is not a number`);
 }

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { FIXTURE_AUDIENCES as AU } from '../../src/emulator/seed/fixtures.js';
 import { batchFiles } from '../helpers/batch-files.js';
 import { cnv, tempConfigDir } from '../helpers/cli.js';
-import { useEmulator } from '../helpers/emulator.js';
+import { emulatorFixture, useEmulator } from '../helpers/emulator.js';
 
 // Issue 21: every column of an import lands where it belongs, or the run says why; values
 // reach the server unchanged. Everything here runs the built binary against the emulator.
@@ -92,6 +92,34 @@ describe('no column is dropped silently', () => {
     expect(res.exitCode).toBe(6);
     const last = readReport(report).at(-1)!;
     expect(last).toMatchObject({ line: '3001', status: 'invalid', error: 'unknown_column', message: '"nonsense": not a column POST /v2/contacts takes (first seen after the file was checked)' });
+    // Left out by --ignore-unknown-columns: still said on stderr, when it is met.
+    const ignored = await run(['contacts', 'upsert', '--file', write('late2.ndjson', rows.join('\n') + '\n'), '--dry-run', '--ignore-unknown-columns']);
+    expect(ignored.exitCode).toBe(0);
+    expect(ignored.stderr).toMatch(/columns first met at line \d+ of .*late2\.ndjson:\n {2}nonsense +-> not sent +\(ignored \(--ignore-unknown-columns\)\)/);
+  });
+
+  it('numeric ids in JSON (a CRM\'s Contact ID, an id) do not hide the email either', async () => {
+    const res = await run(['contacts', 'upsert', '--file', write('num-id.ndjson', '{"Contact ID":12345,"email":"numid@example.org"}\n'), '--dry-run']);
+    expect(res.exitCode, res.stderr).toBe(0);
+    expect(JSON.parse(res.stdout).body).toEqual({ email: 'numid@example.org' });
+  });
+
+  it('--ignore-column and --map name a column exactly when the file spells one so; columns sharing a destination are said', async () => {
+    const path = write('twin.csv', 'email,City,city\ntwin@example.org,Oslo,Bergen\n');
+    const res = await run(['contacts', 'upsert', '--file', path, '--ignore-column', 'City']);
+    expect(res.exitCode, res.stderr).toBe(0);
+    expect((await contact('twin@example.org')).fields).toEqual({ city: 'Bergen' });
+    const both = await run(['contacts', 'upsert', '--file', path, '--dry-run']);
+    expect(both.exitCode).toBe(6);
+    expect(both.stderr).toContain('(CONTACT field "City", STRING, by label; so does "city": a row filling both is invalid)');
+    const typo = await run(['contacts', 'upsert', '--file', path, '--map', 'Ctiy=-']);
+    expect([typo.exitCode, typo.stderr]).toEqual([2, expect.stringContaining(`--map: ${path} has no column "Ctiy" (nearest: "City")`)]);
+  });
+
+  it('a decomposed (NFD) header names the same field as its composed form', async () => {
+    const res = await run(['contacts', 'upsert', '--file', write('nfd.csv', `email,${'First name'.normalize('NFD')},Ci\u0074y\nnfd@example.org,Ren\u0065\u0301e,Köln\n`.replace('First name', 'Fi\u0072st name'))]);
+    expect(res.exitCode, res.stderr).toBe(0);
+    expect((await contact('nfd@example.org')).fields).toMatchObject({ city: 'Köln' });
   });
 
   it('--map and --map-file: a target that names nothing, or a line that is no COLUMN=TARGET, is refused naming where it was', async () => {
@@ -196,6 +224,16 @@ describe('values exact', () => {
     expect((await run(['contacts', 'upsert', '--email', 'n3@example.org', '--field', `score=${big}`])).exitCode).toBe(0);
     expect((await run(['contacts', 'upsert', '--email', 'n4@example.org', '-F', `score=${big}`])).exitCode).toBe(0);
     for (const n of [1, 2, 3, 4]) expect(await storedFieldsText(`n${n}@example.org`)).toBe(`"fields":{"score":${big}}`);
+    // Digits a double rounds away, and numbers it cannot hold at all, both ways.
+    const odd = ['0.1234567890123456789', '1e-400', '-12345678901234567890.5'];
+    const file = odd.map((n, i) => `{"email":"odd${i}@example.org","fields":{"score":${n}}}`).join('\n') + '\n';
+    expect((await run(['contacts', 'upsert', '--file', write('odd.ndjson', file)])).exitCode).toBe(0);
+    for (const [i, n] of odd.entries()) expect(await storedFieldsText(`odd${i}@example.org`)).toBe(`"fields":{"score":${n}}`);
+    const oddCsv = await run(['export', 'contacts', '--no-state', '-o', 'csv']);
+    for (const [i, n] of odd.entries()) expect(oddCsv.stdout.split('\r\n').find((l) => l.includes(`odd${i}@`))).toContain(`,${n},`);
+    // and the read path: contacts get and cnv api print the digits stored
+    expect((await run(['contacts', 'get', '--email', 'n1@example.org', '-q', 'fields.score'])).stdout.trim()).toBe(big);
+    expect((await run(['api', 'GET', '/v2/contacts', '-f', 'email=odd0@example.org', '-q', 'data.contact.fields'])).stdout.replace(/\s/g, '')).toBe(`{"score":${odd[0]}}`);
     // and back out: the CSV export writes the same digits
     const csv = await run(['export', 'contacts', '--no-state', '-o', 'csv']);
     expect(csv.stdout.split('\r\n').filter((l) => l.includes('@example.org,') && /n[1-4]@/.test(l)).every((l) => l.includes(`,${big},`))).toBe(true);
@@ -245,6 +283,63 @@ describe('encodings and locales', () => {
     const ok = await run(['contacts', 'upsert', '--file', path, '--ignore-column', '']);
     expect(ok.exitCode, ok.stderr).toBe(0);
     expect((await contact('pd@example.org')).fields).toEqual({ city: 'Rome' });
+  });
+});
+
+describe('flags that cannot go together, files that cannot be read', () => {
+  it('--max-rows with --resume-from-report is refused (the resume would drop the rows done after them)', async () => {
+    const res = await run(['contacts', 'upsert', '--file', write('mr.csv', 'email\nmr@example.org\n'), '--max-rows', '1', '--resume-from-report', write('r.csv', 'line,identifier,status,cnvContactId,error,message\n')]);
+    expect([res.exitCode, res.stderr]).toEqual([2, expect.stringContaining('--max-rows: not with --resume-from-report')]);
+  });
+
+  it('a map file that maps a column twice, or a header error after a sep= line, names the right line', async () => {
+    const map = write('twice.map', 'Vorname=firstName\n# comment\nVorname=lastName\n');
+    const twice = await run(['contacts', 'upsert', '--file', write('v.csv', 'email,Vorname\nv@example.org,V\n'), '--map-file', map]);
+    expect([twice.exitCode, twice.stderr]).toEqual([2, expect.stringContaining(`${map} line 3: column "Vorname" is mapped already (${map} line 1)`)]);
+    const sep = write('sep.csv', 'sep=;\nemail;email\na@example.org;b@example.org\n');
+    const dup = await run(['contacts', 'upsert', '--file', sep]);
+    expect([dup.exitCode, dup.stderr]).toEqual([2, expect.stringContaining(`${sep} line 2: column "email" appears twice in the header`)]);
+  });
+
+  it('field definitions that cannot be read: a column that may be a field is refused, even with --ignore-unknown-columns', async () => {
+    await fx.faults({ status5xxNext: [{ status: 503, count: 2 }] });
+    const res = await run(['contacts', 'upsert', '--file', write('nodefs.csv', 'email,city\nnodefs@example.org,Oslo\n'), '--ignore-unknown-columns', '--max-retries', '0']);
+    expect(res.exitCode).toBe(2);
+    expect(res.stderr).toContain('warning: could not read the field definitions');
+    expect(res.stderr).toContain('hint: the field definitions could not be read to resolve them (see the warning): name them fields.KEY, or --map COLUMN=fields.KEY');
+    expect(await contact('nodefs@example.org')).toBeUndefined();
+  });
+});
+
+describe('labels that look like something else (an account of its own)', () => {
+  it('cnv\'s export of fields labelled like keys, aliases or export columns imports back to those fields; a field created a minute ago is found', async () => {
+    const own = await emulatorFixture();
+    try {
+      const env = { ...own.env, CNV_CONFIG_DIR: tempConfigDir() };
+      const go = (args: string[]) => cnv(args, { env });
+      for (const [label, key, type, object] of [['score', 'rating', 'number', 'contact'], ['Update only', 'uo', 'boolean', 'contact'], ['Contact ID', 'crmContactId', 'string', 'contact'], ['Created at', 'signupDate', 'date', 'contact'], ['City', 'hqCity', 'string', 'company']]) {
+        const made = await go(['fields', 'create', '--label', label, '--key', key, '--data-type', type, '--object-type', object]);
+        expect(made.exitCode, made.stderr).toBe(0);
+      }
+      const seed = '{"email":"r1@example.org","fields":{"rating":5,"score":1,"uo":true,"crmContactId":"HS-51","signupDate":"2024-01-02","city":"Oslo"}}\n';
+      expect((await go(['contacts', 'upsert', '--file', write('lab.ndjson', seed)])).exitCode).toBe(0);
+      const out = join(dir, 'labels.csv');
+      expect((await go(['export', 'contacts', '--out', out, '--no-state'])).exitCode).toBe(0);
+      const rows = (parse(readFileSync(out), { columns: true, bom: true }) as Array<Record<string, string>>).filter((r) => r.email === 'r1@example.org');
+      Object.assign(rows[0], { score: '4', Score: '2', 'Update only': 'false', 'Contact ID': 'HS-52', 'Created at': '2024-01-03', City: 'Bergen' });
+      const edited = write('labels-edited.csv', stringify(rows, { header: true }));
+      const res = await go(['contacts', 'upsert', '--file', edited]);
+      expect(res.exitCode, res.stderr).toBe(0);
+      const stored = ((await own.admin('GET', '/_emulator/state/contacts?email=r1%40example.org')) as Array<Record<string, any>>)[0];
+      expect(stored.fields).toMatchObject({ rating: 4, score: 2, uo: false, crmContactId: 'HS-52', signupDate: '2024-01-03', city: 'Bergen' });
+      // A field created after the cache was written, named by --map: asked for once more.
+      expect((await go(['fields', 'create', '--label', 'Loyalty tier', '--key', 'tier', '--data-type', 'string', '--object-type', 'contact'])).exitCode).toBe(0);
+      const mapped = await go(['contacts', 'upsert', '--file', write('tier.csv', 'email,Stufe\nr1@example.org,gold\n'), '--map', 'Stufe=fields.tier']);
+      expect(mapped.exitCode, mapped.stderr).toBe(0);
+      expect(((await own.admin('GET', '/_emulator/state/contacts?email=r1%40example.org')) as Array<Record<string, any>>)[0].fields.tier).toBe('gold');
+    } finally {
+      await own.close();
+    }
   });
 });
 

@@ -90,5 +90,11 @@ describe('coerceValue: numbers a double cannot hold', () => {
     expect(coerceValue('1.234.567', 'NUMBER', { decimalComma: true })).toEqual({ ok: true, value: 1234567 });
     expect(coerceValue('1,234.5', 'NUMBER', { decimalComma: true })).toEqual(expect.objectContaining({ ok: false }));
     expect(coerceValue('12', 'NUMBER', { decimalComma: true })).toEqual({ ok: true, value: 12 });
+    expect(coerceValue('2e3', 'NUMBER', { decimalComma: true })).toEqual({ ok: true, value: 2000 });
+    // Declared decimal comma: a dot-decimal is refused rather than read as thousands (0.125 is not 125).
+    for (const dot of ['0.125', '-0.001', '1.5', '1.2345']) {
+      expect(coerceValue(dot, 'NUMBER', { decimalComma: true }), dot).toEqual({ ok: false, reason: `"${dot}" is not a number written with a decimal comma (--decimal-comma reads 3,5 and 1.234,5)` });
+    }
+    expect(coerceValue('1.500', 'NUMBER', { decimalComma: true })).toEqual({ ok: true, value: 1500 });
   });
 });

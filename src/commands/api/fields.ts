@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { LocalFileError, UsageError } from '../../errors.js';
-import { exactNumber } from '../../io/exact-json.js';
+import { exactNumber } from '../../http/exact-json.js';
 import { stringifyJson } from '../../lib/exact-number.js';
 
 /** Largest --input body or -F @file value read (the API's bodies are far smaller). */

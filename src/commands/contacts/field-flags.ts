@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { DATA_TYPES, type DataType } from '../../api/fields.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { looseJson } from '../../io/exact-json.js';
+import { looseJson } from '../../http/exact-json.js';
 import { coerceValue } from '../../records/coerce.js';
 import { readFieldDefinitions, type DefinitionsByType } from '../../records/field-cache.js';
 

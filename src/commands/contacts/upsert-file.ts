@@ -17,6 +17,7 @@ import type { UpsertOptions } from './upsert.js';
 import { quoteInput, type InputRow } from '../../io/input-rows.js';
 import { spellingsOf } from '../../io/column-names.js';
 import type { CommandResult } from '../../io/render.js';
+import { EXTRA_COLUMN, FIXED_COLUMNS } from '../../exports/csv-columns.js';
 
 // `contacts upsert --file`: one request per row (the API has no batch upsert of contacts).
 
@@ -35,7 +36,8 @@ export const UPSERT_COLUMNS: ColumnRules = {
   text: ['email', 'cnvContactId', 'subscriptionStatus'],
   objects: ['fields', 'companyFields'],
   fieldParents: ['fields', 'companyFields'],
-  notSent: Object.fromEntries(['createdAt', 'updatedAt', 'sfdcLeadId', 'sfdcContactId', 'sfdcAccountId', '_extra'].map((c) => [c, READ_ONLY])),
+  notSent: Object.fromEntries(['createdAt', 'updatedAt', 'sfdcLeadId', 'sfdcContactId', 'sfdcAccountId', EXTRA_COLUMN].map((c) => [c, READ_ONLY])),
+  exportColumns: [...FIXED_COLUMNS.contacts, EXTRA_COLUMN],
 };
 
 const fieldMap = z.record(z.string(), z.unknown(), { message: 'expected an object of field key to value' });

@@ -15,6 +15,7 @@ import { spellingsOf } from '../../io/column-names.js';
 import type { InputRow } from '../../io/input-rows.js';
 import type { CommandResult } from '../../io/render.js';
 import type { TrackOptions } from './track.js';
+import { ExactNumber } from '../../lib/exact-number.js';
 
 // `events track --file`: one request per row (there is no batch endpoint for events).
 
@@ -53,6 +54,8 @@ export function derivedClientEventId(row: InputRow): string {
 }
 
 function stableJson(value: unknown): string {
+  // A number kept as its digits hashes as those digits (as a number, not as the object holding them).
+  if (value instanceof ExactNumber) return value.text;
   if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const entries = Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${stableJson((value as Record<string, unknown>)[k])}`);

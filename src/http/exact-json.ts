@@ -1,8 +1,10 @@
 import { isNumber, isSafeNumber, parse } from 'lossless-json';
 import { ExactNumber } from '../lib/exact-number.js';
 
-// What a user wrote reaches the server unchanged: a number a double cannot hold
-// (9007199254740993, 1e400) is kept as its digits (ExactNumber) instead of being rounded.
+// JSON text read with every digit: what a user wrote reaches the server unchanged, and what the
+// server sent reaches the user unchanged. A number a double cannot hold (9007199254740993,
+// 1e400) is kept as its digits (ExactNumber) instead of being rounded. Here, below io/, because
+// the HTTP core reads answers with it too.
 
 // JSON.parse is exact unless a number has more than 15 significant digits or a three-digit
 // exponent: only text holding such a run (in a number or, harmlessly, in a string) takes the
@@ -12,6 +14,11 @@ const MAYBE_INEXACT = /\d[\d.]{15}|[eE][+-]?\d{3}/;
 const parseNumber = (text: string): number | ExactNumber => (isSafeNumber(text) ? Number(text) : new ExactNumber(text));
 // As JSON.parse: the last of two equal keys wins.
 const OPTIONS = { parseNumber, onDuplicateKey: ({ newValue }: { newValue: unknown }) => newValue };
+
+/** Whether JSON text may hold a number JSON.parse would not keep exactly (a cheap test of the text). */
+export function mayLoseDigits(text: string): boolean {
+  return MAYBE_INEXACT.test(text);
+}
 
 /** JSON.parse, except that numbers a double cannot hold exactly become ExactNumbers. Throws SyntaxError. */
 export function parseJson(text: string): unknown {
