@@ -70,16 +70,30 @@ function extraName(kind: ExportKind, column: string): string {
  * Turns rows into cells for a layout. Scalars as the API sent them (booleans `true`/`false`,
  * dates untouched, null empty or `nullAs` (--null-as)), objects and arrays (`data`, `topicIds`) as JSON.
  * With `nullAs`, `texts` (when given) collects the indexes of text values equal to it, so the
- * writer quotes them and a reader can tell them from null. A number kept as its digits
- * (ExactNumber) is written as those digits.
+ * writer quotes them and a reader can tell them from null. A number JSON.parse may have
+ * rounded (one whose shortest spelling has 16 digits or more, or out of range) makes the row's
+ * text, when given, be parsed again by `exact`, so its cell holds the digits the API sent; found
+ * by the value, not by scanning every row's text (which costs as much as parsing it).
  */
-export function rowCells(kind: ExportKind, layout: CsvLayout, nullAs = '', texts?: Set<number>): (row: Record<string, unknown>) => string[] {
+export function rowCells(
+  kind: ExportKind,
+  layout: CsvLayout,
+  nullAs = '',
+  texts?: Set<number>,
+  exact?: (text: string) => Record<string, unknown>,
+): (row: Record<string, unknown>, text?: string) => string[] {
+  let inexact = false;
+  const text = (v: unknown) => {
+    const t = cellText(v);
+    if (typeof v === 'number' && (!Number.isFinite(v) || (Number.isInteger(v) ? !Number.isSafeInteger(v) : t.length > 16))) inexact = true;
+    return t;
+  };
   const cell = nullAs === ''
-    ? cellText
+    ? text
     : (v: unknown, at: number) => {
       if (v === null) return nullAs;
       if (v === nullAs) texts?.add(at);
-      return cellText(v);
+      return text(v);
     };
   const top = new Map<string, number>();
   const labels = new Map<string, number>();
@@ -91,7 +105,7 @@ export function rowCells(kind: ExportKind, layout: CsvLayout, nullAs = '', texts
   });
   const omitted = new Set(layout.omitted);
   const extraAt = layout.columns.indexOf(EXTRA_COLUMN);
-  return (row) => {
+  const format = (row: Record<string, unknown>) => {
     texts?.clear();
     const cells: string[] = new Array(layout.columns.length).fill('');
     const extra: Record<string, unknown> = {};
@@ -110,6 +124,12 @@ export function rowCells(kind: ExportKind, layout: CsvLayout, nullAs = '', texts
     }
     if (extraAt >= 0 && Object.keys(extra).length > 0) cells[extraAt] = stringifyJson(extra);
     return cells;
+  };
+  return (row, rowText) => {
+    inexact = false;
+    const first = format(row);
+    if (!inexact || rowText === undefined || !exact) return first;
+    return format(exact(rowText));
   };
 }
 

@@ -1,5 +1,5 @@
 import { csvFormatter } from '../io/csv-line.js';
-import { mayLoseDigits, parseJson } from '../http/exact-json.js';
+import { parseJson } from '../http/exact-json.js';
 import { oneLine } from '../lib/json-scan.js';
 import { rowCells, type CsvLayout } from './csv-columns.js';
 import type { ExportKind, FileFormat } from './state.js';
@@ -32,15 +32,13 @@ export async function pageFormat(kind: ExportKind, format: FileFormat, layout: C
   // --null-as: null cells hold the marker; a text equal to it is quoted (texts: its cells in the row at hand).
   const texts = nullAs === '' ? undefined : new Set<number>();
   const toCsv = await csvFormatter('\r\n', texts && (() => (texts.size > 0 ? texts : undefined)));
-  const exact = rowCells(kind, layout, nullAs, texts);
-  const cells = excelSafe ? (row: ExportRow) => exact(row).map(excelSafeCell) : exact;
+  const exact = rowCells(kind, layout, nullAs, texts, (text) => parseJson(text) as ExportRow);
+  const cells = excelSafe ? (row: ExportRow, text?: string) => exact(row, text).map(excelSafeCell) : exact;
   const header = excelSafe ? layout.columns.map(excelSafeCell) : layout.columns;
   const toHeader = await csvFormatter('\r\n');
   return {
     preamble: () => Buffer.from((bom ? BOM : '') + toHeader([header]), 'utf8'),
-    // A row whose text may hold a number JSON.parse rounded (9007199254740993, 0.1234567890123456789,
-    // 1e-400) is parsed again, every digit kept: its cell holds what the API sent.
-    line: (row, text) => toCsv([cells(text !== undefined && mayLoseDigits(text) ? (parseJson(text) as ExportRow) : row)]),
+    line: (row, text) => toCsv([cells(row, text)]),
   };
 }
 

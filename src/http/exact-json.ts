@@ -15,11 +15,6 @@ const parseNumber = (text: string): number | ExactNumber => (isSafeNumber(text) 
 // As JSON.parse: the last of two equal keys wins.
 const OPTIONS = { parseNumber, onDuplicateKey: ({ newValue }: { newValue: unknown }) => newValue };
 
-/** Whether JSON text may hold a number JSON.parse would not keep exactly (a cheap test of the text). */
-export function mayLoseDigits(text: string): boolean {
-  return MAYBE_INEXACT.test(text);
-}
-
 /** JSON.parse, except that numbers a double cannot hold exactly become ExactNumbers. Throws SyntaxError. */
 export function parseJson(text: string): unknown {
   if (!MAYBE_INEXACT.test(text)) return JSON.parse(text);
