@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Context } from '../context.js';
 import { CliError, ExitCode, TransientError, UsageError } from '../errors.js';
 import { openInput, type InputRow } from '../io/input-reader.js';
@@ -5,7 +6,9 @@ import { safeText } from '../io/input-rows.js';
 import type { CommandResult } from '../io/render.js';
 import type { BatchRunOptions } from './options.js';
 import { startProgress } from './progress.js';
-import { loadDoneRows, openReport, type DoneRows } from './report.js';
+import { openReport } from './report.js';
+import type { ReportJob } from './report-job.js';
+import { loadDoneRows, type DoneRows } from './resume.js';
 import { InvalidRowError } from './row-body.js';
 import { runBatch } from './run-batch.js';
 import { writeSummaryJson } from '../io/summary-json.js';
@@ -20,6 +23,8 @@ export type Prepared<P> =
 export interface FileBatchSpec<P> {
   /** The input file, or `-` for stdin. */
   path: string;
+  /** The command and what it writes to, as its report names them (--resume-from-report checks them). */
+  job: Omit<ReportJob, 'input'>;
   options: BatchRunOptions;
   /** Local validation of one readable row (zod at the edge); never throws for a bad row. */
   prepare(row: InputRow): Prepared<P>;
@@ -52,7 +57,8 @@ export async function runFileBatch<P>(ctx: Context, spec: FileBatchSpec<P>): Pro
   }
   // The HTTP stack loads while the file is opened and its first rows are read and checked.
   if (!options.dryRun) ctx.prepareHttp();
-  const done = options.resumeFromReport ? await loadDoneRows(options.resumeFromReport, idColumn) : undefined;
+  const job: ReportJob = { ...spec.job, input: spec.path };
+  const done = options.resumeFromReport ? await loadDoneRows(options.resumeFromReport, idColumn, job, ctx.signal) : undefined;
   // `--batch -` typed at a terminal would otherwise wait in silence.
   if (spec.path === '-' && ctx.io.stdinIsTTY) ctx.io.stderr.write('reading rows from stdin (the terminal): paste them, then press Ctrl-D on a new line to end\n');
   const input = await openInput(ctx.io.stdin, {
@@ -61,8 +67,11 @@ export async function runFileBatch<P>(ctx: Context, spec: FileBatchSpec<P>): Pro
     delimiter: options.delimiter,
     encoding: options.encoding,
     anyOf: spec.identifierColumns,
+    signal: ctx.signal,
   });
-  const report = options.report ? await openReport(options.report, idColumn, ctx.io.stdout, { done, redact: (text) => ctx.redact(text) }) : undefined;
+  const report = options.report ? await openReport(options.report, idColumn, ctx.io.stdout, { job, done, redact: (text) => ctx.redact(text), signal: ctx.signal }) : undefined;
+  // What a later resume compares: only worth its cost when a report records it or one is read.
+  const hashing = report !== undefined || done !== undefined;
   const counts = new BatchCounts();
   const started = ctx.clock.now();
   const progress = await startProgress(ctx, counts, started);
@@ -73,7 +82,7 @@ export async function runFileBatch<P>(ctx: Context, spec: FileBatchSpec<P>): Pro
     for await (const batch of input.batches) {
       if (read === 0 && batch.length > 0) await spec.beforeFirstRow?.(batch[0]);
       read += batch.length;
-      yield batch.map((row) => prepareRow(row, spec, done, counts));
+      yield batch.map((row) => prepareRow(row, spec, done, counts, hashing));
     }
     progress.setTotal(read);
   };
@@ -122,25 +131,33 @@ export async function runFileBatch<P>(ctx: Context, spec: FileBatchSpec<P>): Pro
   return { kind: 'none', exitCode };
 }
 
-function prepareRow<P>(row: InputRow, spec: FileBatchSpec<P>, done: DoneRows | undefined, counts: BatchCounts): PreparedRow<P> {
+function prepareRow<P>(row: InputRow, spec: FileBatchSpec<P>, done: DoneRows | undefined, counts: BatchCounts, hashing: boolean): PreparedRow<P> {
+  const at = { line: row.line, row: row.index === undefined ? undefined : row.index + 1 };
   if (row.error !== undefined) {
-    return { line: row.line, identifier: '', outcome: { status: 'invalid', error: 'malformed_row', message: row.error } };
+    return { ...at, identifier: '', outcome: { status: 'invalid', error: 'malformed_row', message: row.error } };
   }
   let prepared: Prepared<P>;
   try {
     prepared = spec.prepare(row);
   } catch (err) {
     if (!(err instanceof InvalidRowError)) throw err;
-    return { line: row.line, identifier: '', outcome: { status: 'invalid', error: 'malformed_row', message: err.message } };
+    return { ...at, identifier: '', outcome: { status: 'invalid', error: 'malformed_row', message: err.message } };
   }
   const { identifier } = prepared;
-  if (prepared.invalid) return { line: row.line, identifier, outcome: { status: 'invalid', ...prepared.invalid } };
-  const earlier = done?.get(row.line);
-  if (earlier && earlier.identifier === identifier) {
+  if (prepared.invalid) return { ...at, identifier, outcome: { status: 'invalid', ...prepared.invalid } };
+  const hash = hashing ? payloadHash(prepared.payload) : undefined;
+  // Done earlier only when this same row (its place) sent exactly this (its hash): an edited row goes again.
+  const earlier = at.row === undefined ? undefined : done?.get(at.row);
+  if (earlier && earlier.hash === hash && earlier.identifier === identifier) {
     counts.earlier++;
-    return { line: row.line, identifier, outcome: earlier.outcome };
+    return { ...at, identifier, hash, outcome: earlier.outcome };
   }
-  return { line: row.line, identifier, payload: prepared.payload };
+  return { ...at, identifier, hash, payload: prepared.payload };
+}
+
+/** A digest of what a row sends (its request body, flag defaults included): 16 hex digits. */
+function payloadHash(payload: unknown): string {
+  return createHash('sha256').update(JSON.stringify(payload)).digest('hex').slice(0, 16);
 }
 
 function listProblems(ctx: Context, problems: RowResult[], counts: BatchCounts): void {

@@ -53,8 +53,8 @@ export function addBatchOptions(cmd: Command, defaults: BatchDefaults): Command 
     .addOption(new Option('--input-format <format>', 'input format when the extension does not say (default: by extension, else sniffed)').choices([...INPUT_FORMATS]))
     .option('--delimiter <char>', 'CSV field delimiter: one character, or "tab" (default "," or a tab for .tsv)', delimiter)
     .addOption(new Option('--encoding <name>', 'text encoding of an input file without a byte order mark (default utf-8; UTF-16 with a BOM is read as such)').choices([...INPUT_ENCODINGS]))
-    .option('--report <file>', 'write every row\'s result as CSV (line, identifier, status, ..., error, message); - for stdout')
-    .option('--resume-from-report <file>', 'send only the rows that have no success in this earlier report (matched by line and identifier)')
+    .option('--report <file>', 'write every row\'s result as CSV (line, identifier, status, ..., error, message, row, hash) after a first line naming the run; - for stdout')
+    .option('--resume-from-report <file>', 'send only the rows that have no success in this earlier report of the same command, target and input (matched by row and content)')
     .option('--concurrency <n>', `requests in flight at once (default ${defaults.concurrency})`, integer(1, 64));
   addSummaryJsonOption(cmd);
   if (defaults.maxChunkSize > 1) {

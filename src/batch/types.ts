@@ -26,17 +26,22 @@ export interface ItemOutcome {
   earlier?: boolean;
 }
 
-/** One row's result: its line and identifier plus the outcome. */
-export interface RowResult extends ItemOutcome {
+/** What names one input row in its result and in the report. */
+export interface RowTag {
   line: number;
   /** The row's identifier as the user gave it (email, cnvContactId, userId, clientDedupKey...). */
   identifier: string;
+  /** 1-based place of the row among the input's rows (a JSON array on one line has one line, many rows). */
+  row?: number;
+  /** A digest of what the row sends (docs/batches.md, "Resuming"): a resume skips the row only when it is unchanged. */
+  hash?: string;
 }
 
+/** One row's result: its tag plus the outcome. */
+export interface RowResult extends ItemOutcome, RowTag {}
+
 /** A valid row, ready for a sender. */
-export interface BatchItem<P> {
-  line: number;
-  identifier: string;
+export interface BatchItem<P> extends RowTag {
   payload: P;
 }
 
@@ -46,7 +51,12 @@ export interface BatchItem<P> {
  */
 export type PreparedRow<P> =
   | (BatchItem<P> & { outcome?: undefined })
-  | { line: number; identifier: string; payload?: undefined; outcome: ItemOutcome };
+  | (RowTag & { payload?: undefined; outcome: ItemOutcome });
+
+/** The tag of a row or item, as its result carries it. */
+export function tagOf(row: RowTag): RowTag {
+  return { line: row.line, identifier: row.identifier, row: row.row, hash: row.hash };
+}
 
 /**
  * Sends one chunk and returns one outcome per item, in order. Per-item failures (a 200 answer

@@ -72,12 +72,12 @@ export async function run(ctx: Context, { args, opts }: CommandInput<typeof opti
   if (opts.slurp && !opts.paginate) throw new UsageError('--slurp goes with --paginate');
   const format = ctx.globals.format;
   if (format === 'csv' || format === 'table') throw new UsageError(`-o ${format}: cnv api prints JSON (-o json or ndjson)`);
-  const fields = await fieldsObject([...(opts.rawField ?? []), ...(opts.field ?? [])], ctx.io.stdin);
+  const fields = await fieldsObject([...(opts.rawField ?? []), ...(opts.field ?? [])], ctx.io.stdin, ctx.signal);
   let body: unknown;
   let query: Record<string, string> = {};
   if (opts.input !== undefined) {
     if (method === 'GET') throw new UsageError('--input: a GET request sends no body; give its parameters with -f/-F');
-    body = parseBody(await readValueFile(opts.input, '--input ', ctx.io.stdin), opts.input);
+    body = parseBody(await readValueFile(opts.input, '--input ', ctx.io.stdin, ctx.signal), opts.input);
     query = toQuery(fields);
   } else if (method === 'GET') {
     query = toQuery(fields);

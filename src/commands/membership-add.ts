@@ -24,6 +24,8 @@ export const membershipAddOptions = z.object({ ...identifierOptionShape, batch: 
 export interface MembershipTarget {
   /** "audience" or "campaign", for messages. */
   noun: string;
+  /** The command, as a report names it: `audience add`, `campaigns add`. */
+  command: string;
   single(http: HttpClient, targetId: string, contact: ContactIdentifier, signal: AbortSignal): Promise<AddContactResult>;
   batch(http: HttpClient, targetId: string, contacts: ContactIdentifier[], signal: AbortSignal): Promise<BatchItemResult[]>;
 }
@@ -46,6 +48,7 @@ export async function runMembershipAdd(ctx: Context, { args, opts }: CommandInpu
   if (flag) throw new UsageError(`--batch: the contacts come from the file; drop --${flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
   return runFileBatch(ctx, {
     path: opts.batch,
+    job: { command: target.command, target: targetId },
     options: batchRunOptions(ctx, opts, BATCH_DEFAULTS),
     prepare: prepareIdentifierRow,
     identifierColumns: IDENTIFIER_COLUMNS,

@@ -1,5 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import { openReadStream } from './file-streams.js';
 import type { Readable } from 'node:stream';
 import { csvRows } from './csv-rows.js';
 import { InputFileError, jsonRow, type InputFormat, type InputRow } from './input-rows.js';
@@ -19,6 +20,8 @@ export interface InputSpec {
   anyOf?: readonly string[];
   /** --encoding: how to read a file that has no byte order mark (default UTF-8, checked). */
   encoding?: string;
+  /** Ends the wait on a FIFO (for a writer, for data): its reading stops there. A regular file is read to its end. */
+  signal?: AbortSignal;
 }
 
 export interface OpenedInput {
@@ -47,15 +50,14 @@ export function formatFromPath(path: string): InputFormat | undefined {
 export async function openInput(stdin: Readable, spec: InputSpec): Promise<OpenedInput> {
   const isStdin = spec.path === '-';
   const name = isStdin ? 'stdin' : spec.path;
-  if (!isStdin) {
+  const regular = !isStdin && (await checkReadable(spec.path));
+  if (regular) {
     // A regular file is checked whole first; a pipe (`<(...)`) can be read only once.
-    if (await checkReadable(spec.path)) {
-      await checkFileText(spec.path, name, spec.encoding).catch((err: unknown) => {
-        throw err instanceof InputFileError ? err : new InputFileError(name, `cannot read: ${(err as Error).message}`);
-      });
-    }
+    await checkFileText(spec.path, name, spec.encoding).catch((err: unknown) => {
+      throw err instanceof InputFileError ? err : new InputFileError(name, `cannot read: ${(err as Error).message}`);
+    });
   }
-  const source = isStdin ? stdin : createReadStream(spec.path);
+  const source = isStdin ? stdin : regular ? createReadStream(spec.path) : await openReadStream(spec.path, spec.signal);
   let input: AsyncIterable<string> = decodeText(source, name, spec.encoding);
   let format = spec.format ?? (isStdin ? undefined : formatFromPath(spec.path));
   if (!format) ({ format, input } = await sniff(input));

@@ -76,6 +76,7 @@ export async function runUpsertFile(ctx: Context, opts: UpsertOptions & { file: 
   let nestedCell: ((parent: string, key: string, cell: string) => unknown) | undefined;
   return runFileBatch(ctx, {
     path: opts.file,
+    job: { command: 'contacts upsert' },
     options: batchRunOptions(ctx, opts, UPSERT_FILE_DEFAULTS),
     // The definitions are read only for a CSV with `parent.key` columns: NDJSON and JSON rows carry their types.
     beforeFirstRow: async (row) => {
