@@ -10,6 +10,7 @@ import { escapeControl } from '../lib/terminal-text.js';
 import { writeWithBackpressure } from '../io/write.js';
 import { collectField, fieldsObject, queryValue, readValueFile } from './api/fields.js';
 import { apiIdempotency } from './api/idempotency.js';
+import { CursorTrail } from '../lib/cursor-trail.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 type Method = (typeof METHODS)[number];
@@ -154,7 +155,8 @@ function parseBody(text: string, path: string): unknown {
 /** Each page of a paginated answer, following pagination.nextCursor until it is null. */
 async function* pages(http: HttpClient, first: Parameters<HttpClient['requestRaw']>[0]): AsyncGenerator<RawResponse> {
   let spec = first;
-  const seen = new Set<string>();
+  // Digests of the cursors followed, not the cursors (a server may make them megabytes long).
+  const seen = new CursorTrail();
   for (;;) {
     const res = await http.requestRaw(spec);
     yield res;
