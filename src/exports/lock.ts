@@ -10,9 +10,10 @@ export type ExportLock = HeldLock;
 
 /**
  * Takes the sidecar lock `<statePath>.lock` (src/io/owner-lock.ts), failing at once when
- * another run holds it: TransientError (exit 7) naming the holder. A lock whose holder died
- * (SIGKILL, power loss) is taken over: at once when the holder's pid is gone on this host, else
- * once it was not refreshed for 10 s (a holder on another machine of a shared disk).
+ * another run holds it: TransientError (exit 7) naming the holder and the lock file. A lock
+ * whose holder died (SIGKILL, power loss, a reboot) is taken over: at once when the holder's
+ * pid is gone on this host or belongs to a process that started at another time, else once it
+ * was not refreshed for 10 s (a holder on another machine of a shared disk).
  */
 export async function acquireExportLock(statePath: string, key: string): Promise<ExportLock> {
   return acquire(`${statePath}.lock`, { what: `export state "${key}"`, rule: 'one run per state key at a time' });
@@ -55,16 +56,16 @@ interface Holding {
 
 async function acquire(lockPath: string, key: Holding): Promise<ExportLock> {
   try {
-    return takeLock(lockPath, (owner) => heldBy(key, owner));
+    return takeLock(lockPath, (owner) => heldBy(key, owner, lockPath));
   } catch (err) {
     throw LocalFileError.from(err, 'lock', lockPath) ?? err;
   }
 }
 
-function heldBy(key: Holding, owner: LockOwner | undefined): TransientError {
+function heldBy(key: Holding, owner: LockOwner | undefined, lockPath: string): TransientError {
   const who = owner ? `pid ${owner.pid} on ${owner.hostname}, since ${owner.startedAt}` : 'a process that left no owner in it';
   return new TransientError(`another run holds the lock of ${key.what} (${who})`, {
     code: 'locked',
-    hint: `${key.rule}: wait for it to finish (a lock left by a killed run is taken over)`,
+    hint: `${key.rule}: wait for it to finish (a lock left by a killed run is taken over); if no cnv run is that process, remove ${lockPath}`,
   });
 }
