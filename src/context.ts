@@ -157,6 +157,8 @@ export function createContext(deps: ContextDeps): Context {
           account: { baseUrl: credentials.baseUrl, keyId: maskKey(credentials.apiKey) },
           limiter,
           fullRate: CLIENT_RATE.ratePerSecond,
+          // A run slowed by other processes says so once, and where to look (a lease left behind).
+          onShared: ({ peers, rate, dir }) => ctx.warn(`${peers - 1} other cnv process${peers > 2 ? 'es' : ''} of this machine send${peers > 2 ? '' : 's'} with this account: this run shares its rate, at most ${Math.round(rate)} requests/s (leases in ${dir}; CNV_RATE_SHARE=off stops sharing)`),
         }),
       );
     };

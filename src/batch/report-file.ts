@@ -2,7 +2,7 @@ import { constants } from 'node:fs';
 import { open, readdir, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
-import { isAlive } from '../io/process-alive.js';
+import { isAlive } from '../lib/process-alive.js';
 import { lockReport } from './report-lock.js';
 import type { ResultRecord } from './run-batch.js';
 import { TransientError } from '../errors.js';

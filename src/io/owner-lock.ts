@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { isAlive, processStartTicks } from './process-alive.js';
+import { isAlive, processStartTicks } from '../lib/process-alive.js';
 
 /** Who holds a lock: the content of the lock file. */
 export interface LockOwner {

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { acquireExportLock, lockHolder } from '../../src/exports/lock.js';
 import { TransientError } from '../../src/errors.js';
-import { processStartTicks } from '../../src/io/process-alive.js';
+import { processStartTicks } from '../../src/lib/process-alive.js';
 
 const statePath = () => join(mkdtempSync(join(tmpdir(), 'cnv-lock-')), 'k.json');
 const deadPid = async () => Number((await execa('node', ['-e', 'console.log(process.pid)'])).stdout);
