@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { systemClock, type Clock } from './clock.js';
-import { configDir } from './config/paths.js';
+import { configDir, configDirWhere } from './config/paths.js';
 import type { ProfileStore } from './config/profiles.js';
 import type { Credentials } from './config/resolve.js';
 import type { HttpClient } from './http/client.js';
@@ -171,7 +171,7 @@ export function createContext(deps: ContextDeps): Context {
     signal,
     globals: { ...DEFAULT_GLOBALS },
     config() {
-      store ??= import('./config/profiles.js').then(({ ProfileStore }) => ProfileStore.open(configDir(deps.env)));
+      store ??= import('./config/profiles.js').then(({ ProfileStore }) => ProfileStore.open(configDir(deps.env), configDirWhere(deps.env)));
       return store;
     },
     credentials() {

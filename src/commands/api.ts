@@ -11,6 +11,7 @@ import { writeWithBackpressure } from '../io/write.js';
 import { collectField, fieldsObject, queryValue, readValueFile } from './api/fields.js';
 import { apiIdempotency } from './api/idempotency.js';
 import { CursorTrail } from '../lib/cursor-trail.js';
+import { MAX_JSON_DEPTH, nestsDeeper } from '../io/input-rows.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 type Method = (typeof METHODS)[number];
@@ -142,6 +143,8 @@ function toQuery(fields: Record<string, unknown>): Record<string, string> {
 }
 
 function parseBody(text: string, path: string): unknown {
+  // Deeper would overflow recursive code (JSON.stringify) on the way out: exit 1, "a bug".
+  if (nestsDeeper(text)) throw new UsageError(`--input ${path === '-' ? 'stdin' : path}: nested deeper than ${MAX_JSON_DEPTH} levels`);
   try {
     return JSON.parse(text);
   } catch (err) {

@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { configDirError } from '../config/paths.js';
 import { LocalFileError, TransientError } from '../errors.js';
 import { lockHolder as holderOf, takeLock, type HeldLock, type LockOwner } from '../io/owner-lock.js';
 
@@ -34,7 +35,7 @@ export function fileRecordBase(configDir: string, fileId: string): string {
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
   } catch (err) {
-    throw LocalFileError.from(err, 'lock directory', dir) ?? err;
+    throw LocalFileError.from(err, 'lock directory', dir) ?? configDirError(err, dir, { dir: configDir }) ?? err;
   }
   return join(dir, fileId.replace(/[^0-9a-z]+/gi, '-'));
 }

@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import { LocalFileError, UsageError } from '../../errors.js';
 import { openReadStream } from '../../io/file-streams.js';
+import { MAX_JSON_DEPTH } from '../../io/input-rows.js';
 
 /** Largest --input body or -F @file value read (the API's bodies are far smaller). */
 export const MAX_INPUT_BYTES = 16 * 1024 * 1024;
@@ -59,10 +60,11 @@ export async function readValueFile(path: string, flag: string, stdin: Readable,
 
 /**
  * The -f/-F pairs as one object. `key[sub]=v` nests and `key[]=v` appends, as in gh, so a body
- * like `{"occurredAt":{"start":"…"}}` needs no file.
+ * like `{"occurredAt":{"start":"…"}}` needs no file. Objects made from the user's keys have no
+ * prototype: `__proto__[email]=x` is a member named `__proto__`, never Object.prototype.
  */
 export async function fieldsObject(args: FieldArg[], stdin: Readable, signal?: AbortSignal): Promise<Record<string, unknown>> {
-  const out: Record<string, unknown> = {};
+  const out = record();
   for (const arg of args) {
     const eq = arg.text.indexOf('=');
     if (eq <= 0) throw new UsageError(`${arg.flag} ${arg.text}: expected key=value`);
@@ -79,7 +81,14 @@ function keyPath(key: string, arg: FieldArg): string[] {
   if (!m) throw new UsageError(`${arg.flag} ${arg.text}: a key is a name, optionally followed by [sub] or [] parts`);
   const rest = [...m[2].matchAll(/\[([^[\]]*)\]/g)].map((p) => p[1]);
   if (rest.slice(0, -1).includes('')) throw new UsageError(`${arg.flag} ${arg.text}: [] may only end a key`);
+  // As for an input file's rows: deeper would overflow recursive code (JSON.stringify) on the way out.
+  if (rest.length >= MAX_JSON_DEPTH) throw new UsageError(`${arg.flag} ${arg.text.slice(0, 40)}...: a key nests at most ${MAX_JSON_DEPTH} levels`);
   return [m[1], ...rest];
+}
+
+/** An object for the user's keys: without a prototype, so no key reaches Object.prototype. */
+function record(): Record<string, unknown> {
+  return Object.create(null) as Record<string, unknown>;
 }
 
 function place(target: Record<string, unknown>, path: string[], value: unknown, arg: FieldArg): void {
@@ -94,7 +103,7 @@ function place(target: Record<string, unknown>, path: string[], value: unknown, 
       node[key] = list;
       return;
     }
-    const child = node[key] ?? {};
+    const child = node[key] ?? record();
     if (typeof child !== 'object' || child === null || Array.isArray(child)) {
       throw new UsageError(`${arg.flag} ${arg.text}: "${key}" is already set to a value that is not an object`);
     }
