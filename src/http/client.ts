@@ -154,7 +154,7 @@ export class HttpClient {
         rows.row(row, text);
       }, (index) => {
         throw shape(`data.${spec.member}.${index}: expected an object`);
-      }, BODY_LIMITS.rowChars, MAX_DEPTH);
+      }, BODY_LIMITS.rowChars, MAX_DEPTH, BODY_LIMITS.aroundChars);
       let head = '';
       // Only the body stream's own failures (a connection lost mid-page) are network errors
       // worth a retry; anything the reading itself throws ends the request.
@@ -168,7 +168,7 @@ export class HttpClient {
             if (head.trimStart().startsWith('{')) throw shape(`the body is not JSON (${err.message})`);
             throw notTheApi(target, `${label} answered ${status} with ${describeBody(head, headers)}, not JSON (${err.message})`, status);
           }
-          if (err instanceof JsonTooLargeError) throw tooLarge(target, BODY_LIMITS.rowChars, err.message);
+          if (err instanceof JsonTooLargeError) throw tooLarge(target, BODY_LIMITS.rowChars, err.message, err.message.startsWith('row '));
           throw new NotRetried(err);
         }
       };
@@ -192,6 +192,8 @@ export class HttpClient {
       const doc = settle(() => {
         const rest = decoder.end();
         const last = masker ? masker.push(rest) + masker.end() : rest;
+        // (A short answer is all held back by the masker until here.)
+        if (head.length < 512) head += last.slice(0, 512);
         splitter.write(last);
         return splitter.end();
       });

@@ -192,3 +192,21 @@ describe('--resume-from-report cannot lie (in-process)', () => {
     ]);
   });
 });
+
+describe('what cnv writes, cnv reads back (in-process)', () => {
+  it('a field value of 15 MiB stored by contacts upsert --file: contacts get and export contacts read it back', async () => {
+    const email = 'huge-field@example.com';
+    const value = 'v'.repeat(15 * 1024 * 1024);
+    const path = write('huge.ndjson', `${JSON.stringify({ email, fields: { city: value } })}\n`);
+    expect((await cnvInProcess(['contacts', 'upsert', '--file', path], { env: fx.env })).exitCode).toBe(0);
+    const got = await cnvInProcess(['contacts', 'get', '--email', email], { env: fx.env });
+    expect(got.exitCode, got.stderr.slice(0, 300)).toBe(0);
+    expect(JSON.parse(got.stdout).fields.city).toHaveLength(value.length);
+    // Before: every later export failed here, response_too_large with the hint "check --base-url".
+    const exported = await cnvInProcess(['export', 'contacts', '--no-state'], { env: fx.env });
+    expect(exported.exitCode, exported.stderr.slice(0, 300)).toBe(0);
+    const row = exported.stdout.split('\n').find((line) => line.includes(email));
+    // (Export rows name fields by their label.)
+    expect((JSON.parse(row!) as { fields: { City: string } }).fields.City).toHaveLength(value.length);
+  });
+});

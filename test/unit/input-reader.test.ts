@@ -106,6 +106,26 @@ describe('CSV input', () => {
   });
 });
 
+describe('CSV record size', () => {
+  it('an unclosed quote that would swallow the file ends it once 16 MB of one record were read (exit 2, naming where the quote opened)', async () => {
+    let read = 0;
+    async function* text() {
+      yield 'email,note\na@example.com,ok\nb@example.com,"oops\n';
+      for (let i = 0; i < 1024; i++) {
+        read += 65_536;
+        yield 'y'.repeat(65_535) + '\n';
+      }
+    }
+    const seen: InputRow[] = [];
+    const err = await failure((async () => {
+      for await (const row of (await openInput(Readable.from(text()), { path: '-', format: 'csv' })).rows) seen.push(row);
+    })());
+    expect(err.message).toBe('stdin line 3: the record is longer than 16 MB: a quote opened on line 3 is not closed, or not a CSV file?');
+    expect(seen.map((r) => r.values)).toEqual([{ email: 'a@example.com', note: 'ok' }]);
+    expect(read).toBeLessThan(17 * 1024 * 1024);
+  });
+});
+
 describe('NDJSON input', () => {
   it('one object per line, blank lines skipped, a bad line is an invalid row with its line', async () => {
     const path = file('a.ndjson', '\uFEFF{"email":"a@example.com","n":1}\n\n{oops\n[1,2]\r\n{"email":"b@example.com"}');
