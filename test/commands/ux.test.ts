@@ -210,6 +210,18 @@ describe('identifiers, state reset, profiles', () => {
     expect((await exportState(env.CNV_CONFIG_DIR, 'd2'))?.current.rows).toBe(1);
   });
 
+  it('-q written for its old meaning (quiet) is exit 2 with a hint that -q is --query; a real query with another mistake is not', async () => {
+    const hint = 'hint: -q is --query (a JMESPath expression for the JSON output), no longer --quiet: for a run without progress, warnings and summaries write --quiet';
+    for (const args of [['campaigns', 'list', '-q'], ['campaigns', 'list', '-q', '--json'], ['campaigns', 'list', '-q', '-o', 'json'], ['-q', 'campaigns', 'list']]) {
+      const res = await cnvInProcess(args, { env: fx.env });
+      expect(res.exitCode, args.join(' ')).toBe(2);
+      expect(lines(res.stderr), args.join(' ')).toContain(hint);
+    }
+    const real = await cnvInProcess(['campaigns', 'list', '-q', '[].name', '--bogus'], { env: fx.env });
+    expect(real.exitCode).toBe(2);
+    expect(real.stderr).not.toContain('no longer --quiet');
+  });
+
   it('set-key --profile p on an empty config makes p current; --profile nosuch lists the profiles (exit 2)', async () => {
     const env = { CNV_CONFIG_DIR: tempConfigDir() };
     const set = await cnvInProcess(['--profile', 'p', 'config', 'set-key', '--base-url', fx.emulator.url], { env, input: fx.emulator.keys.full });
