@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash as digest } from 'node:crypto';
 import type { Context } from '../context.js';
 import { CliError, ExitCode, TransientError, UsageError } from '../errors.js';
 import { openInput, type InputRow } from '../io/input-reader.js';
@@ -131,33 +131,35 @@ export async function runFileBatch<P>(ctx: Context, spec: FileBatchSpec<P>): Pro
   return { kind: 'none', exitCode };
 }
 
+// (Object literals, not spreads: this runs once a row, and a spread costs a micro-second here.)
 function prepareRow<P>(row: InputRow, spec: FileBatchSpec<P>, done: DoneRows | undefined, counts: BatchCounts, hashing: boolean): PreparedRow<P> {
-  const at = { line: row.line, row: row.index === undefined ? undefined : row.index + 1 };
+  const { line } = row;
+  const place = row.index === undefined ? undefined : row.index + 1;
   if (row.error !== undefined) {
-    return { ...at, identifier: '', outcome: { status: 'invalid', error: 'malformed_row', message: row.error } };
+    return { line, row: place, identifier: '', outcome: { status: 'invalid', error: 'malformed_row', message: row.error } };
   }
   let prepared: Prepared<P>;
   try {
     prepared = spec.prepare(row);
   } catch (err) {
     if (!(err instanceof InvalidRowError)) throw err;
-    return { ...at, identifier: '', outcome: { status: 'invalid', error: 'malformed_row', message: err.message } };
+    return { line, row: place, identifier: '', outcome: { status: 'invalid', error: 'malformed_row', message: err.message } };
   }
   const { identifier } = prepared;
-  if (prepared.invalid) return { ...at, identifier, outcome: { status: 'invalid', ...prepared.invalid } };
+  if (prepared.invalid) return { line, row: place, identifier, outcome: { status: 'invalid', ...prepared.invalid } };
   const hash = hashing ? payloadHash(prepared.payload) : undefined;
   // Done earlier only when this same row (its place) sent exactly this (its hash): an edited row goes again.
-  const earlier = at.row === undefined ? undefined : done?.get(at.row);
+  const earlier = place === undefined ? undefined : done?.get(place);
   if (earlier && earlier.hash === hash && earlier.identifier === identifier) {
     counts.earlier++;
-    return { ...at, identifier, hash, outcome: earlier.outcome };
+    return { line, row: place, identifier, hash, outcome: earlier.outcome };
   }
-  return { ...at, identifier, hash, payload: prepared.payload };
+  return { line, row: place, identifier, hash, payload: prepared.payload };
 }
 
-/** A digest of what a row sends (its request body, flag defaults included): 16 hex digits. */
+/** A digest of what a row sends (its request body, flag defaults included): 16 hex digits (the one-shot hash costs half of createHash's). */
 function payloadHash(payload: unknown): string {
-  return createHash('sha256').update(JSON.stringify(payload)).digest('hex').slice(0, 16);
+  return digest('sha256', JSON.stringify(payload), 'hex').slice(0, 16);
 }
 
 function listProblems(ctx: Context, problems: RowResult[], counts: BatchCounts): void {

@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import pLimit from 'p-limit';
 import { InOrder } from './in-order.js';
-import { tagOf, type BatchItem, type BatchSender, type ItemOutcome, type PreparedRow, type RowResult } from './types.js';
+import { resultOf, type BatchItem, type BatchSender, type ItemOutcome, type PreparedRow, type RowResult } from './types.js';
 
 export interface RunBatchOptions<P> {
   /**
@@ -95,10 +95,9 @@ export async function runBatch<P>(opts: RunBatchOptions<P>): Promise<RunBatchOut
   // After a stop every remaining row is skipped for the same reason: one message for them all.
   let notSent: { error: string; message: string } | undefined;
   const skip = (item: BatchItem<P>, s: number, failed?: unknown) => {
-    const tag = tagOf(item);
-    if (failed !== undefined) return results.put(s, { ...tag, status: 'skipped', error: codeOf(failed), message: `no confirmed answer: ${messageOf(failed)}` });
+    if (failed !== undefined) return results.put(s, resultOf(item, { status: 'skipped', error: codeOf(failed), message: `no confirmed answer: ${messageOf(failed)}` }));
     notSent ??= { error: 'not_sent', message: `not sent: the run stopped (${messageOf(stoppedBy)})` };
-    results.put(s, { ...tag, status: 'skipped', error: notSent.error, message: notSent.message });
+    results.put(s, resultOf(item, { status: 'skipped', error: notSent.error, message: notSent.message }));
   };
   const waitForOne = () => (running.size > 0 ? Promise.race(running) : Promise.resolve());
   const sinkFailed = (err: unknown) => {
@@ -130,7 +129,7 @@ export async function runBatch<P>(opts: RunBatchOptions<P>): Promise<RunBatchOut
             stop(err);
             return chunk.forEach(({ item, seq: s }) => skip(item, s, err));
           }
-          chunk.forEach(({ item, seq: s }, i) => results.put(s, { ...tagOf(item), ...outcomes[i] }));
+          chunk.forEach(({ item, seq: s }, i) => results.put(s, resultOf(item, outcomes[i])));
         } finally {
           for (const key of keys) if (holders.get(key) === state) holders.delete(key);
         }
@@ -154,9 +153,9 @@ export async function runBatch<P>(opts: RunBatchOptions<P>): Promise<RunBatchOut
         if (sinkError !== undefined) break;
         const s = seq++;
         if (row.outcome) {
-          results.put(s, { ...tagOf(row), ...row.outcome });
+          results.put(s, resultOf(row, row.outcome));
         } else if (opts.dryRun) {
-          results.put(s, { ...tagOf(row), status: 'valid' });
+          results.put(s, resultOf(row, VALID));
         } else if (stopped) {
           if (chunk.length > 0) await dispatchOpen();
           skip(row, s);
@@ -191,6 +190,8 @@ export async function runBatch<P>(opts: RunBatchOptions<P>): Promise<RunBatchOut
   if (sinkError !== undefined) throw sinkError;
   return { stoppedBy };
 }
+
+const VALID: ItemOutcome = { status: 'valid' };
 
 /**
  * Sent rows whose results are not recorded yet, chunk by chunk in input order: a new chunk

@@ -53,9 +53,9 @@ export type PreparedRow<P> =
   | (BatchItem<P> & { outcome?: undefined })
   | (RowTag & { payload?: undefined; outcome: ItemOutcome });
 
-/** The tag of a row or item, as its result carries it. */
-export function tagOf(row: RowTag): RowTag {
-  return { line: row.line, identifier: row.identifier, row: row.row, hash: row.hash };
+/** A row's result: its tag and the outcome (a literal, not spreads: it runs once a row). */
+export function resultOf(tag: RowTag, outcome: ItemOutcome): RowResult {
+  return { line: tag.line, identifier: tag.identifier, row: tag.row, hash: tag.hash, status: outcome.status, id: outcome.id, error: outcome.error, message: outcome.message, earlier: outcome.earlier };
 }
 
 /**
