@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { systemClock, type Clock } from './clock.js';
-import { configDir } from './config/paths.js';
+import { configDir, configDirWhere } from './config/paths.js';
 import type { ProfileStore } from './config/profiles.js';
 import type { Credentials } from './config/resolve.js';
 import type { HttpClient } from './http/client.js';
@@ -158,6 +158,8 @@ export function createContext(deps: ContextDeps): Context {
           account: { baseUrl: credentials.baseUrl, keyId: maskKey(credentials.apiKey) },
           limiter,
           fullRate: CLIENT_RATE.ratePerSecond,
+          // A run slowed by other processes says so once, and where to look (a lease left behind).
+          onShared: ({ peers, rate, dir }) => ctx.warn(`${peers - 1} other cnv process${peers > 2 ? 'es' : ''} of this machine send${peers > 2 ? '' : 's'} with this account: this run shares its rate, at most ${Math.round(rate)} requests/s (leases in ${dir}; CNV_RATE_SHARE=off stops sharing)`),
         }),
       );
     };
@@ -170,7 +172,7 @@ export function createContext(deps: ContextDeps): Context {
     signal,
     globals: { ...DEFAULT_GLOBALS },
     config() {
-      store ??= import('./config/profiles.js').then(({ ProfileStore }) => ProfileStore.open(configDir(deps.env)));
+      store ??= import('./config/profiles.js').then(({ ProfileStore }) => ProfileStore.open(configDir(deps.env), configDirWhere(deps.env)));
       return store;
     },
     credentials() {

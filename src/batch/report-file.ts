@@ -2,7 +2,7 @@ import { constants } from 'node:fs';
 import { open, readdir, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
-import { isAlive } from '../io/process-alive.js';
+import { isAlive } from '../lib/process-alive.js';
 import { lockReport } from './report-lock.js';
 import type { ResultRecord } from './run-batch.js';
 import { TransientError } from '../errors.js';
@@ -33,11 +33,11 @@ export interface ReportFileSpec {
   path: string;
   header: string;
   format: (result: RowResult) => string;
-  /** Rows an earlier report marks as done, in line order: written first, so nothing done is ever lost. */
+  /** Rows an earlier report marks as done, in input order (`row`): written first, so nothing done is ever lost. */
   carried: readonly RowResult[];
   /** Turns a failed file operation into the error the command ends with. */
   fail: (err: unknown) => Error;
-  /** Re-reads the appended rows to merge the carried ones back in: [line, raw CSV record] in file order. */
+  /** Re-reads the appended rows to merge the carried ones back in: [row, raw CSV record] in file order. */
   records: (file: FileHandle, start: number) => AsyncIterable<[number, string]>;
 }
 
@@ -146,8 +146,8 @@ async function compact(spec: ReportFileSpec, file: FileHandle, start: number, ca
   try {
     let i = 0;
     const parts: string[] = [];
-    for await (const [line, raw] of spec.records(file, start)) {
-      while (i < carried.length && carried[i].line < line) parts.push(spec.format(carried[i++]));
+    for await (const [row, raw] of spec.records(file, start)) {
+      while (i < carried.length && (carried[i].row ?? 0) < row) parts.push(spec.format(carried[i++]));
       parts.push(raw);
       if (parts.length >= 1000) text += parts.splice(0).join('');
       if (text.length > HIGH_WATER) {

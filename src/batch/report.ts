@@ -1,17 +1,19 @@
-import { createReadStream, createWriteStream, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { LocalFileError, UsageError } from '../errors.js';
 import { csvCell } from '../io/csv-line.js';
+import { openWriteStream } from '../io/file-streams.js';
 import { openReportFile } from './report-file.js';
+import { jobLine, type ReportJob } from './report-job.js';
+import type { DoneRows } from './resume.js';
 import type { ResultRecord } from './run-batch.js';
-import { SUCCESS_STATUSES, type ItemOutcome, type RowResult } from './types.js';
+import type { RowResult } from './types.js';
 
 /** Report columns; `idColumn` names the service id (cnvContactId for contacts, id for records). */
 export function reportColumns(idColumn: string): string[] {
-  return ['line', 'identifier', 'status', idColumn, 'error', 'message'];
+  return ['line', 'identifier', 'status', idColumn, 'error', 'message', 'row', 'hash'];
 }
 
 export interface ReportWriter {
@@ -24,8 +26,12 @@ export interface ReportWriter {
 }
 
 export interface ReportOptions {
+  /** The run the report is of: named on its first line, for --resume-from-report to check. */
+  job: ReportJob;
   /** Rows done in an earlier run (--resume-from-report): they are in the file from the start. */
   done?: DoneRows;
+  /** Ends the wait for a reader of a FIFO. */
+  signal?: AbortSignal;
   /** Masks secrets in what the server sent (error codes, messages, ids) before it is written. */
   redact?: (text: string) => string;
 }
@@ -40,26 +46,34 @@ const CHUNK_CHARS = { stdout: 64 * 1024, other: 16 * 1024 };
  * `-` writes to `stdout`; a device or a FIFO (--report /dev/stderr, a pipe) is written as a
  * stream, in input order.
  */
-export async function openReport(path: string, idColumn: string, stdout: Writable, opts: ReportOptions = {}): Promise<ReportWriter> {
+export async function openReport(path: string, idColumn: string, stdout: Writable, opts: ReportOptions): Promise<ReportWriter> {
   const redact = memoized(opts.redact ?? ((text: string) => text));
   const format = (r: RowResult) =>
-    `${r.line},${csvCell(r.identifier)},${r.status},${csvCell(redact(r.id ?? ''))},${csvCell(redact(r.error ?? ''))},${csvCell(redact(r.message ?? ''))}\n`;
-  const header = reportColumns(idColumn).map(csvCell).join(',') + '\n';
+    `${r.line},${csvCell(r.identifier)},${r.status},${csvCell(redact(r.id ?? ''))},${csvCell(redact(r.error ?? ''))},${csvCell(redact(r.message ?? ''))},${r.row ?? ''},${r.hash ?? ''}\n`;
+  const header = jobLine(opts.job) + reportColumns(idColumn).map(csvCell).join(',') + '\n';
   const toStdout = path === '-';
   // Renaming over a device or a FIFO would replace it with a plain file: those are streamed to.
-  if (toStdout || !isRegularOrMissing(path)) return streamReport(path, toStdout ? stdout : undefined, header, format);
+  if (toStdout || !isRegularOrMissing(path)) return streamReport(path, toStdout ? stdout : undefined, header, format, opts.signal);
   const carried = [...(opts.done ?? new Map()).entries()]
     .sort(([a], [b]) => a - b)
-    .map(([line, { identifier, outcome }]): RowResult => ({ line, identifier, ...outcome }));
+    .map(([row, { line, identifier, hash, outcome }]): RowResult => ({ line, identifier, row, hash, ...outcome }));
   const file = await openReportFile({ path, header, format, carried, fail: (err) => reportError(path, err, true), records: reportRecords });
   return { write: (r) => file.write(r), close: () => file.close(), record: file };
 }
 
-async function streamReport(path: string, stdout: Writable | undefined, header: string, format: (r: RowResult) => string): Promise<ReportWriter> {
-  const out = stdout ?? createWriteStream(path);
-  if (!stdout) {
-    // once() rejects with the stream's error: a missing directory, no permission.
-    await once(out, 'open').catch((err: unknown) => Promise.reject(reportError(path, err)));
+async function streamReport(path: string, stdout: Writable | undefined, header: string, format: (r: RowResult) => string, signal?: AbortSignal): Promise<ReportWriter> {
+  let out: Writable;
+  try {
+    out = stdout ?? (await openWriteStream(path, signal));
+  } catch (err) {
+    throw signal?.aborted ? signal.reason : reportError(path, err);
+  }
+  if (!stdout && 'pending' in out && out.pending) {
+    // A file stream opens in the background: its error (a missing directory, no permission) comes now.
+    await new Promise<void>((resolve, reject) => {
+      out.once('ready', resolve);
+      out.once('error', (err) => reject(reportError(path, err)));
+    });
   }
   let failure: unknown;
   out.on('error', (err: Error) => (failure ??= reportError(path, err)));
@@ -90,13 +104,13 @@ async function streamReport(path: string, stdout: Writable | undefined, header: 
   };
 }
 
-/** The rows of a report file from byte `start` (no header there): line number and raw CSV record. */
+/** The rows of a report file from byte `start` (no header there): the row's place (column `row`) and its raw CSV record. */
 async function* reportRecords(file: FileHandle, start: number): AsyncGenerator<[number, string]> {
   const { parse } = await import('csv-parse');
   const input = file.createReadStream({ start, autoClose: false });
   const parser = input.pipe(parse({ raw: true, relax_column_count: true }));
   input.on('error', (err) => parser.destroy(err));
-  for await (const { record, raw } of parser as AsyncIterable<{ record: string[]; raw: string }>) yield [Number(record[0]), raw];
+  for await (const { record, raw } of parser as AsyncIterable<{ record: string[]; raw: string }>) yield [Number(record[6]), raw];
 }
 
 /** Remembers the last few texts: a stopped run's rows share one message, a failing server's rows a few. */
@@ -145,44 +159,4 @@ function reportError(path: string, err: unknown, resumable = false): Error {
     LocalFileError.from(err, 'report', path, hint) ??
     new UsageError(`--report ${path}: cannot write the report: ${(err as Error).message}`, undefined, 'report_unwritable')
   );
-}
-
-/** Rows an earlier report marks as done, by line: the identifier must match too. */
-export type DoneRows = Map<number, { identifier: string; outcome: ItemOutcome }>;
-
-/**
- * Reads an earlier report for --resume-from-report and keeps its successful rows. Read whole
- * before the new report is opened, so both may name the same file.
- */
-export async function loadDoneRows(path: string, idColumn: string): Promise<DoneRows> {
-  const { parse } = await import('csv-parse');
-  const done: DoneRows = new Map();
-  const input = createReadStream(path);
-  const parser = input.pipe(parse({ bom: true, columns: true, relax_column_count: true, skip_empty_lines: true, skip_records_with_error: true }));
-  input.on('error', (err) => parser.destroy(err));
-  try {
-    let checked = false;
-    for await (const row of parser as AsyncIterable<Record<string, string>>) {
-      if (!checked) {
-        checked = true;
-        if (!('line' in row && 'identifier' in row && 'status' in row)) {
-          throw resumeError(path, 'not a cnv report: expected the columns line, identifier and status');
-        }
-      }
-      if (!SUCCESS_STATUSES.has(row.status)) continue;
-      const line = Number(row.line);
-      const id = row[idColumn] || undefined;
-      // A report left by a killed run may hold a line more than once: a later success wins.
-      done.set(line, { identifier: row.identifier, outcome: { status: row.status as ItemOutcome['status'], ...(id ? { id } : {}), message: 'done in an earlier run (--resume-from-report)', earlier: true } });
-    }
-  } catch (err) {
-    if (err instanceof UsageError) throw err;
-    const code = (err as NodeJS.ErrnoException).code;
-    throw resumeError(path, code === 'ENOENT' ? 'no such file' : `cannot read the report: ${(err as Error).message}`);
-  }
-  return done;
-}
-
-function resumeError(path: string, message: string): UsageError {
-  return new UsageError(`--resume-from-report ${path}: ${message}`, 'give the --report file of an earlier run of the same input', 'invalid_input');
 }

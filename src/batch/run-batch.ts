@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import pLimit from 'p-limit';
 import { InOrder } from './in-order.js';
-import type { BatchItem, BatchSender, ItemOutcome, PreparedRow, RowResult } from './types.js';
+import { resultOf, type BatchItem, type BatchSender, type ItemOutcome, type PreparedRow, type RowResult } from './types.js';
 
 export interface RunBatchOptions<P> {
   /**
@@ -97,10 +97,9 @@ export async function runBatch<P>(opts: RunBatchOptions<P>): Promise<RunBatchOut
   // After a stop every remaining row is skipped for the same reason: one message for them all.
   let notSent: { error: string; message: string } | undefined;
   const skip = (item: BatchItem<P>, s: number, failed?: unknown) => {
-    const { line, identifier } = item;
-    if (failed !== undefined) return results.put(s, { line, identifier, status: 'skipped', error: codeOf(failed), message: `no confirmed answer: ${messageOf(failed)}` });
+    if (failed !== undefined) return results.put(s, resultOf(item, { status: 'skipped', error: codeOf(failed), message: `no confirmed answer: ${messageOf(failed)}` }));
     notSent ??= { error: 'not_sent', message: `not sent: the run stopped (${messageOf(stoppedBy)})` };
-    results.put(s, { line, identifier, status: 'skipped', error: notSent.error, message: notSent.message });
+    results.put(s, resultOf(item, { status: 'skipped', error: notSent.error, message: notSent.message }));
   };
   const waitForOne = () => (running.size > 0 ? Promise.race(running) : Promise.resolve());
   const sinkFailed = (err: unknown) => {
@@ -161,11 +160,11 @@ export async function runBatch<P>(opts: RunBatchOptions<P>): Promise<RunBatchOut
         if (sinkError !== undefined) break;
         const s = seq++;
         if (row.outcome) {
-          results.put(s, { line: row.line, identifier: row.identifier, ...row.outcome });
+          results.put(s, resultOf(row, row.outcome));
         } else if (opts.dryRun) {
           dryChunk.push(row);
           if (dryChunk.length >= opts.chunkSize) showDry();
-          results.put(s, resultOf(row, { status: 'valid' }));
+          results.put(s, resultOf(row, VALID));
         } else if (stopped) {
           if (chunk.length > 0) await dispatchOpen();
           skip(row, s);
@@ -201,6 +200,8 @@ export async function runBatch<P>(opts: RunBatchOptions<P>): Promise<RunBatchOut
   if (sinkError !== undefined) throw sinkError;
   return { stoppedBy };
 }
+
+const VALID: ItemOutcome = { status: 'valid' };
 
 /**
  * Sent rows whose results are not recorded yet, chunk by chunk in input order: a new chunk
@@ -238,13 +239,6 @@ class Unrecorded {
     const recorded = this.record!.recorded();
     while (this.chunks.length > 0 && this.chunks[0].last < recorded) this.rows -= this.chunks.shift()!.size;
   }
-}
-
-/** A row's result: a note of its own (which column identified it) unless the outcome says more. */
-function resultOf<P>(item: BatchItem<P>, outcome: ItemOutcome): RowResult {
-  const result: RowResult = { line: item.line, identifier: item.identifier, ...outcome };
-  if (item.note !== undefined && result.message === undefined) result.message = item.note;
-  return result;
 }
 
 function keysOf<P>(orderKey: RunBatchOptions<P>['orderKey'], payload: P): readonly string[] {

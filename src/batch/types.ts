@@ -26,20 +26,25 @@ export interface ItemOutcome {
   earlier?: boolean;
 }
 
-/** One row's result: its line and identifier plus the outcome. */
-export interface RowResult extends ItemOutcome {
+/** What names one input row in its result and in the report. */
+export interface RowTag {
   line: number;
   /** The row's identifier as the user gave it (email, cnvContactId, userId, clientDedupKey...). */
   identifier: string;
-}
-
-/** A valid row, ready for a sender. */
-export interface BatchItem<P> {
-  line: number;
-  identifier: string;
-  payload: P;
+  /** 1-based place of the row among the input's rows (a JSON array on one line has one line, many rows). */
+  row?: number;
+  /** A digest of what the row sends (docs/batches.md, "Resuming"): a resume skips the row only when it is unchanged. */
+  hash?: string;
   /** Said in the row's report message when its outcome has none (`identified by email: ...`). */
   note?: string;
+}
+
+/** One row's result: its tag plus the outcome. */
+export interface RowResult extends ItemOutcome, RowTag {}
+
+/** A valid row, ready for a sender. */
+export interface BatchItem<P> extends RowTag {
+  payload: P;
 }
 
 /**
@@ -48,7 +53,13 @@ export interface BatchItem<P> {
  */
 export type PreparedRow<P> =
   | (BatchItem<P> & { outcome?: undefined })
-  | { line: number; identifier: string; payload?: undefined; outcome: ItemOutcome };
+  | (RowTag & { payload?: undefined; outcome: ItemOutcome });
+
+/** A row's result: its tag and the outcome, the tag's note the message when the outcome has none (a literal, not spreads: it runs once a row). */
+export function resultOf(tag: RowTag, outcome: ItemOutcome): RowResult {
+  const message = outcome.message ?? tag.note;
+  return { line: tag.line, identifier: tag.identifier, row: tag.row, hash: tag.hash, status: outcome.status, id: outcome.id, error: outcome.error, message, earlier: outcome.earlier };
+}
 
 /**
  * Sends one chunk and returns one outcome per item, in order. Per-item failures (a 200 answer

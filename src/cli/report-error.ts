@@ -2,6 +2,7 @@ import { CommanderError } from 'commander';
 import type { Context } from '../context.js';
 import { CliError, DryRunStop, ExitCode, OutputClosedError } from '../errors.js';
 import { escapeControl } from '../lib/terminal-text.js';
+import { COMMANDS } from './registry.js';
 
 /**
  * The single error handler: one line on stderr (plus a hint), JSON too with --json; returns the
@@ -25,11 +26,12 @@ export function reportError(ctx: Context, err: unknown, argv: string[]): number 
   // `| head` closed the pipe: the reader has what it wanted; an error line would be noise.
   if (error instanceof OutputClosedError) return error.exitCode;
   if (error instanceof CliError) {
+    const hint = (error.exitCode === ExitCode.usage ? quietMeant(argv) : undefined) ?? error.hint;
     write(`error: ${error.code}: ${error.message}`);
-    if (error.hint) write(`hint: ${error.hint}`);
+    if (hint) write(`hint: ${hint}`);
     if (json) {
       const status = (error as { status?: number }).status;
-      write(JSON.stringify({ error: { code: error.code, message: error.message, status, exitCode: error.exitCode, hint: error.hint } }));
+      write(JSON.stringify({ error: { code: error.code, message: error.message, status, exitCode: error.exitCode, hint } }));
     }
     return error.exitCode;
   }
@@ -39,4 +41,17 @@ export function reportError(ctx: Context, err: unknown, argv: string[]): number 
   else write('hint: this is a bug in cnv; run again with --debug (stack trace and requests, key redacted) and report it with that output');
   if (json) write(JSON.stringify({ error: { code: 'internal', message: e?.message ?? String(error), exitCode: ExitCode.internal } }));
   return ExitCode.internal;
+}
+
+/**
+ * `-q` meant "quiet" in older versions; it is `--query` now. A command line refused where `-q`
+ * has no expression after it (the end, another flag, a command name) was most likely written
+ * for the old meaning: a cron line that now exits 2 says why.
+ */
+function quietMeant(argv: string[]): string | undefined {
+  const at = argv.indexOf('-q');
+  if (at < 0) return undefined;
+  const next = argv[at + 1];
+  if (next !== undefined && !next.startsWith('-') && !COMMANDS.some((c) => c.name === next)) return undefined;
+  return '-q is --query (a JMESPath expression for the JSON output), no longer --quiet: for a run without progress, warnings and summaries write --quiet';
 }

@@ -12,6 +12,8 @@ import { writeWithBackpressure } from '../io/write.js';
 import { collectField, fieldsObject, queryValue, readValueFile } from './api/fields.js';
 import { apiIdempotency } from './api/idempotency.js';
 import { stringifyJson } from '../lib/exact-number.js';
+import { CursorTrail } from '../lib/cursor-trail.js';
+import { MAX_JSON_DEPTH, nestsDeeper } from '../io/input-rows.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 type Method = (typeof METHODS)[number];
@@ -76,12 +78,12 @@ export async function run(ctx: Context, { args, opts }: CommandInput<typeof opti
   if (opts.slurp && !opts.paginate) throw new UsageError('--slurp goes with --paginate');
   const format = ctx.globals.format;
   if (format === 'csv' || format === 'table') throw new UsageError(`-o ${format}: cnv api prints JSON (-o json or ndjson)`);
-  const fields = await fieldsObject([...(opts.rawField ?? []), ...(opts.field ?? [])], ctx.io.stdin);
+  const fields = await fieldsObject([...(opts.rawField ?? []), ...(opts.field ?? [])], ctx.io.stdin, ctx.signal);
   let body: unknown;
   let query: Record<string, string> = {};
   if (opts.input !== undefined) {
     if (method === 'GET') throw new UsageError('--input: a GET request sends no body; give its parameters with -f/-F');
-    body = parseBody(await readValueFile(opts.input, '--input ', ctx.io.stdin), opts.input);
+    body = parseBody(await readValueFile(opts.input, '--input ', ctx.io.stdin, ctx.signal), opts.input);
     query = toQuery(fields);
   } else if (method === 'GET') {
     query = toQuery(fields);
@@ -145,6 +147,8 @@ function toQuery(fields: Record<string, unknown>): Record<string, string> {
 }
 
 function parseBody(text: string, path: string): unknown {
+  // Deeper would overflow recursive code (JSON.stringify) on the way out: exit 1, "a bug".
+  if (nestsDeeper(text)) throw new UsageError(`--input ${path === '-' ? 'stdin' : path}: nested deeper than ${MAX_JSON_DEPTH} levels`);
   try {
     return parseJson(text);
   } catch (err) {
@@ -158,7 +162,8 @@ function parseBody(text: string, path: string): unknown {
 /** Each page of a paginated answer, following pagination.nextCursor until it is null. */
 async function* pages(http: HttpClient, first: Parameters<HttpClient['requestRaw']>[0]): AsyncGenerator<RawResponse> {
   let spec = first;
-  const seen = new Set<string>();
+  // Digests of the cursors followed, not the cursors (a server may make them megabytes long).
+  const seen = new CursorTrail();
   for (;;) {
     const res = await http.requestRaw(spec);
     yield res;

@@ -27,6 +27,8 @@ export interface MembershipTarget {
   noun: string;
   /** The path of the target's members (the batch endpoint is below it). */
   path(targetId: string): string;
+  /** The command, as a report names it: `audience add`, `campaigns add`. */
+  command: string;
   single(http: HttpClient, targetId: string, contact: ContactIdentifier, signal: AbortSignal): Promise<AddContactResult>;
   batch(http: HttpClient, targetId: string, contacts: ContactIdentifier[], signal: AbortSignal): Promise<BatchItemResult[]>;
 }
@@ -49,6 +51,7 @@ export async function runMembershipAdd(ctx: Context, { args, opts }: CommandInpu
   if (flag) throw new UsageError(`--batch: the contacts come from the file; drop --${flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
   return runFileBatch(ctx, {
     path: opts.batch,
+    job: { command: target.command, target: targetId },
     options: batchRunOptions(ctx, opts, BATCH_DEFAULTS),
     columns: { rules: batchAddColumns(`POST ${target.path(targetId)}/batch`), identifierColumns: IDENTIFIER_COLUMNS },
     prepare: prepareIdentifierRow,

@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { loadConf } from './load-conf.js';
+import { configDirError, type ConfigDirWhere } from './paths.js';
 
 export interface Profile {
   apiKey?: string;
@@ -24,12 +25,13 @@ const FILE_NAME = 'config.json';
 export class ProfileStore {
   readonly path: string;
 
-  private constructor(private readonly dir: string) {
+  private constructor(private readonly dir: string, private readonly where: ConfigDirWhere) {
     this.path = join(dir, FILE_NAME);
   }
 
-  static async open(dir: string): Promise<ProfileStore> {
-    return new ProfileStore(dir);
+  /** `where`: how messages name the directory (by default, as CNV_CONFIG_DIR). */
+  static async open(dir: string, where: ConfigDirWhere = { dir, source: 'CNV_CONFIG_DIR' }): Promise<ProfileStore> {
+    return new ProfileStore(dir, where);
   }
 
   private read(): ConfigShape {
@@ -38,7 +40,7 @@ export class ProfileStore {
       text = readFileSync(this.path, 'utf8');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { profiles: {} };
-      throw err;
+      throw configDirError(err, this.path, this.where) ?? err;
     }
     let parsed: Partial<ConfigShape>;
     try {
@@ -73,7 +75,11 @@ export class ProfileStore {
   }
 
   private async writer() {
-    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    try {
+      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    } catch (err) {
+      throw configDirError(err, this.dir, this.where) ?? err;
+    }
     const Conf = await loadConf();
     return new Conf<ConfigShape>({
       cwd: this.dir,

@@ -1,4 +1,5 @@
 import { ResponseShapeError } from '../errors.js';
+import type { CursorTrail } from '../lib/cursor-trail.js';
 import { joinIds, type Ids } from './id-table.js';
 
 /** Cap on remembered row identities (at most a page under the contract; more only from a server that repeats a cursor). */
@@ -37,7 +38,7 @@ export interface Step {
  * - A cursor this run fetched from before (`visited`) is a cycle, not progress.
  * Both refusals come before anything of the page is written.
  */
-export function advance(cursor: string | null, saved: ReadonlySet<string>, page: PageOutcome, visited: Set<string | null>, label: string): Step {
+export function advance(cursor: string | null, saved: ReadonlySet<string>, page: PageOutcome, visited: CursorTrail, label: string): Step {
   const last = page.nextCursor === null;
   const moved = !last && page.nextCursor !== cursor;
   if (moved && visited.has(page.nextCursor)) {

@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { configDirError } from '../config/paths.js';
 import { LocalFileError, TransientError } from '../errors.js';
 import { lockHolder as holderOf, takeLock, type HeldLock, type LockOwner } from '../io/owner-lock.js';
 
@@ -10,9 +11,10 @@ export type ExportLock = HeldLock;
 
 /**
  * Takes the sidecar lock `<statePath>.lock` (src/io/owner-lock.ts), failing at once when
- * another run holds it: TransientError (exit 7) naming the holder. A lock whose holder died
- * (SIGKILL, power loss) is taken over: at once when the holder's pid is gone on this host, else
- * once it was not refreshed for 10 s (a holder on another machine of a shared disk).
+ * another run holds it: TransientError (exit 7) naming the holder and the lock file. A lock
+ * whose holder died (SIGKILL, power loss, a reboot) is taken over: at once when the holder's
+ * pid is gone on this host or belongs to a process that started at another time, else once it
+ * was not refreshed for 10 s (a holder on another machine of a shared disk).
  */
 export async function acquireExportLock(statePath: string, key: string): Promise<ExportLock> {
   return acquire(`${statePath}.lock`, { what: `export state "${key}"`, rule: 'one run per state key at a time' });
@@ -33,7 +35,7 @@ export function fileRecordBase(configDir: string, fileId: string): string {
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
   } catch (err) {
-    throw LocalFileError.from(err, 'lock directory', dir) ?? err;
+    throw LocalFileError.from(err, 'lock directory', dir) ?? configDirError(err, dir, { dir: configDir }) ?? err;
   }
   return join(dir, fileId.replace(/[^0-9a-z]+/gi, '-'));
 }
@@ -55,16 +57,16 @@ interface Holding {
 
 async function acquire(lockPath: string, key: Holding): Promise<ExportLock> {
   try {
-    return takeLock(lockPath, (owner) => heldBy(key, owner));
+    return takeLock(lockPath, (owner) => heldBy(key, owner, lockPath));
   } catch (err) {
     throw LocalFileError.from(err, 'lock', lockPath) ?? err;
   }
 }
 
-function heldBy(key: Holding, owner: LockOwner | undefined): TransientError {
+function heldBy(key: Holding, owner: LockOwner | undefined, lockPath: string): TransientError {
   const who = owner ? `pid ${owner.pid} on ${owner.hostname}, since ${owner.startedAt}` : 'a process that left no owner in it';
   return new TransientError(`another run holds the lock of ${key.what} (${who})`, {
     code: 'locked',
-    hint: `${key.rule}: wait for it to finish (a lock left by a killed run is taken over)`,
+    hint: `${key.rule}: wait for it to finish (a lock left by a killed run is taken over); if no cnv run is that process, remove ${lockPath}`,
   });
 }

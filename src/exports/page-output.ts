@@ -103,7 +103,7 @@ export async function openOutput(ctx: Context, plan: RunPlan, path: string): Pro
   const oneOff = plan.fileStart?.mode === 'temp';
   const resuming = plan.fileStart?.mode === 'resume';
   const sink = await FileSink.open(path, plan.fileStart!, async (fileId) => {
-    const lock = await acquireFileLock(dir, fileId, path).catch((err) => (oneOff && err instanceof LocalFileError ? undefined : Promise.reject(err)));
+    const lock = await acquireFileLock(dir, fileId, path).catch((err) => (oneOff && (err instanceof LocalFileError || err?.code === 'config_dir_unusable') ? undefined : Promise.reject(err)));
     try {
       if (resuming) checkFileOwner(dir, fileId, plan.key!, path);
     } catch (err) {

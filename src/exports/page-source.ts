@@ -4,6 +4,7 @@ import type { Ids } from './id-table.js';
 import type { ReceivedPage } from './page-receiver.js';
 import type { RunPlan } from './plan.js';
 import type { Position } from './state.js';
+import { CursorTrail } from '../lib/cursor-trail.js';
 
 /** Empty pages in a row that return the cursor they were asked with, before the run gives up. */
 export const MAX_STUCK_PAGES = 50;
@@ -53,8 +54,8 @@ export async function* pageSource(opts: PageSourceOptions): AsyncGenerator<Sourc
   // (an overlapping page boundary) does not get it written twice.
   let saved: ReadonlySet<string> = new Set(opts.start.seen);
   let skip: Ids = saved;
-  // Cursors this run has fetched from: one handed back again later is a cycle, not progress.
-  const visited = new Set<string | null>([cursor]);
+  // Cursors this run has fetched from (their digests): one handed back again later is a cycle, not progress.
+  const visited = new CursorTrail(cursor);
   let stuck = 0;
   let ahead: { cursor: string; page: Promise<ReceivedPage> } | undefined;
   try {

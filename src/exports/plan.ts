@@ -1,14 +1,14 @@
 import { resolve } from 'node:path';
 import { EMAIL_EVENT_TYPES, type EmailEventType } from '../api/exports.js';
-import { configDir } from '../config/paths.js';
+import { configDir, configDirWhere } from '../config/paths.js';
 import type { Context } from '../context.js';
-import { UsageError } from '../errors.js';
+import { CliError, UsageError } from '../errors.js';
 import type { HttpClient } from '../http/client.js';
 import type { CrashHook } from './crash-points.js';
 import { csvLayout, type CsvLayout } from './csv-columns.js';
 import type { FileStart } from './file-sink.js';
 import type { ExportTarget } from './kinds.js';
-import { acquireExportLock, type ExportLock } from './lock.js';
+import type { ExportLock } from './lock.js';
 import { closeDeadRuns } from './run-record.js';
 import { defaultStateKey, urlWithoutCredentials } from './state-key.js';
 import { ExportStateStore } from './state-store.js';
@@ -89,15 +89,15 @@ export async function planExport(ctx: Context, http: HttpClient, opts: ExportRun
   let lock: ExportLock | undefined;
   let prior: ExportState | undefined;
   if (!opts.noState) {
-    store = await ExportStateStore.open(configDir(ctx.env));
+    store = await ExportStateStore.open(configDir(ctx.env), configDirWhere(ctx.env));
     key = opts.stateKey ?? defaultKey(store, creds.profile, baseUrl, opts, emailLabel, path);
-    lock = await acquireExportLock(store.pathOf(key), key);
+    lock = await store.lock(key);
     ctx.onDispose(() => lock!.release());
   }
   try {
     if (store && key) {
       await store.removeDeadTemps(key);
-      const read = store.read(key);
+      const read = readPrior(ctx, store, key, opts.full === true);
       prior = read && closeDeadRuns(read);
     }
     if (prior) checkSameExport(prior, opts, emailLabel, baseUrl, path);
@@ -134,6 +134,17 @@ export async function planExport(ctx: Context, http: HttpClient, opts: ExportRun
   } catch (err) {
     await lock?.release();
     throw err;
+  }
+}
+
+/** The saved state of a key; with --full, a damaged one is replaced (said so) rather than refused. */
+function readPrior(ctx: Context, store: ExportStateStore, key: string, full: boolean): ExportState | undefined {
+  try {
+    return store.read(key);
+  } catch (err) {
+    if (!full || !(err instanceof CliError) || err.code !== 'state_corrupt') throw err;
+    ctx.warn(`${err.message}; --full starts over and replaces it`);
+    return undefined;
   }
 }
 

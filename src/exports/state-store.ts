@@ -2,7 +2,9 @@ import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, rea
 import { join } from 'node:path';
 import type Conf from 'conf';
 import { loadConf } from '../config/load-conf.js';
+import { configDirError, type ConfigDirWhere } from '../config/paths.js';
 import { CliError, ExitCode, LocalFileError } from '../errors.js';
+import { acquireExportLock, type ExportLock } from './lock.js';
 import { stateFileStem } from './state-key.js';
 import { stateSchema, type ExportState } from './state.js';
 
@@ -22,12 +24,33 @@ type ConfClass = typeof Conf<StateFile>;
 export class ExportStateStore {
   private confClass?: ConfClass;
 
-  private constructor(readonly dir: string) {}
+  private constructor(readonly dir: string, private readonly where: ConfigDirWhere) {}
 
-  static async open(configDir: string): Promise<ExportStateStore> {
-    const dir = join(configDir, 'exports');
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    return new ExportStateStore(dir);
+  /**
+   * The store of a config directory. Its directory is made here if it can be; if not, listing or
+   * showing states still works and locking a key says why (`lock`). `where`: how messages name
+   * the directory (by default, as CNV_CONFIG_DIR).
+   */
+  static async open(configDir: string, where: ConfigDirWhere = { dir: configDir, source: 'CNV_CONFIG_DIR' }): Promise<ExportStateStore> {
+    const store = new ExportStateStore(join(configDir, 'exports'), where);
+    store.makeDir(() => {});
+    return store;
+  }
+
+  private makeDir(failed: (err: unknown) => void): void {
+    try {
+      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    } catch (err) {
+      failed(err);
+    }
+  }
+
+  /** Takes a key's lock (src/exports/lock.ts), making the directory first (a config directory that cannot hold it: exit 2 or 8, naming it). */
+  async lock(key: string): Promise<ExportLock> {
+    this.makeDir((err) => {
+      throw configDirError(err, this.dir, this.where) ?? err;
+    });
+    return acquireExportLock(this.pathOf(key), key);
   }
 
   /** The state file of a key (its lock sits beside it, with `.lock` appended). */
@@ -58,7 +81,7 @@ export class ExportStateStore {
     try {
       this.persist(conf, checked);
     } catch (err) {
-      throw LocalFileError.from(err, 'export state', this.pathOf(state.key), 'free space or fix the permissions of the config directory, then run again: what was committed stays committed') ?? err;
+      throw LocalFileError.from(err, 'export state', this.pathOf(state.key), 'free space or fix the permissions of the config directory, then run again: what was committed stays committed') ?? configDirError(err, this.dir, this.where) ?? err;
     }
     this.syncDir();
   }
@@ -74,7 +97,7 @@ export class ExportStateStore {
    */
   async removeDeadTemps(key: string): Promise<void> {
     const prefix = `${stateFileStem(key)}.json.tmp-`;
-    for (const name of readdirSync(this.dir)) if (name.startsWith(prefix)) rmSync(join(this.dir, name), { force: true });
+    for (const name of this.names()) if (name.startsWith(prefix)) rmSync(join(this.dir, name), { force: true });
   }
 
   /** Deletes a key's state (even an unreadable one); false when there was none. */
@@ -89,7 +112,7 @@ export class ExportStateStore {
   /** Every saved state, by key. A file that cannot be read goes to `onDamaged` (default: throw). */
   list(onDamaged: (err: Error) => void = (err) => { throw err; }): ExportState[] {
     const states: ExportState[] = [];
-    for (const f of readdirSync(this.dir).filter((name) => name.endsWith('.json'))) {
+    for (const f of this.names().filter((name) => name.endsWith('.json'))) {
       try {
         const state = this.parse(join(this.dir, f));
         if (state) states.push(state);
@@ -100,13 +123,23 @@ export class ExportStateStore {
     return states.sort((a, b) => a.key.localeCompare(b.key));
   }
 
+  /** The directory's entries; none before the first state was locked. */
+  private names(): string[] {
+    try {
+      return readdirSync(this.dir);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw configDirError(err, this.dir, this.where) ?? err;
+    }
+  }
+
   private parse(path: string): ExportState | undefined {
     let text: string;
     try {
       text = readFileSync(path, 'utf8');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw LocalFileError.from(err, 'export state', path) ?? err;
+      throw LocalFileError.from(err, 'export state', path) ?? configDirError(err, path, this.where) ?? err;
     }
     let raw: StateFile;
     try {
@@ -137,6 +170,6 @@ function corrupt(path: string, why: string): CliError {
   return new CliError(`the export state file ${path} cannot be used: ${why}`, {
     exitCode: ExitCode.usage,
     code: 'state_corrupt',
-    hint: 'inspect it, or remove it with `cnv export state reset KEY` (the next run then needs --full)',
+    hint: 'inspect it; `cnv export state reset KEY` removes it, or run the export with --full to start over and replace it',
   });
 }

@@ -1,4 +1,4 @@
-import { configDir } from '../config/paths.js';
+import { configDir, configDirWhere } from '../config/paths.js';
 import type { Context } from '../context.js';
 import { CliError, ExitCode } from '../errors.js';
 import { closeDeadRuns } from './run-record.js';
@@ -8,7 +8,7 @@ import type { ExportState } from './state.js';
 
 /** The store of the config directory in force, and the checked KEY argument. */
 export async function openStateStore(ctx: Context, rawKey?: unknown): Promise<{ store: ExportStateStore; key: string }> {
-  const store = await ExportStateStore.open(configDir(ctx.env));
+  const store = await ExportStateStore.open(configDir(ctx.env), configDirWhere(ctx.env));
   return { store, key: rawKey === undefined ? '' : checkStateKey(String(rawKey), 'KEY') };
 }
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readdir, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { isAlive } from '../io/process-alive.js';
+import { isAlive } from '../lib/process-alive.js';
 
 // `.<name>.cnv-<pid>-<hex>.tmp`: hidden, beside the file it will replace, naming its maker.
 const TEMP = /^\.(.+)\.cnv-(\d+)-[0-9a-f]{8}\.tmp$/;

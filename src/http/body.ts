@@ -1,20 +1,30 @@
+import { StringDecoder } from 'node:string_decoder';
 import type { Dispatcher } from 'undici';
 
 const MiB = 1024 * 1024;
 
 /**
+ * The most cnv writes in one input row (a JSON array element, an NDJSON line, a CSV record, a
+ * `cnv api --input` body): what a record can hold that cnv stored.
+ */
+export const MAX_WRITE_CHARS = 16 * MiB;
+
+/**
  * Size limits of what cnv reads from the server (the spec names none; these are far above any
- * answer the API gives, and easy to change here).
+ * answer the API gives, and easy to change here). A record holding what cnv wrote in one row
+ * (MAX_WRITE_CHARS), even spelled with escapes by the server, fits in an answer and in a row.
  */
 export const BODY_LIMITS = {
   /** A whole non-export answer (a record, a list page, a batch result of 1,000 items). */
-  answerBytes: 16 * MiB,
+  answerBytes: 4 * MAX_WRITE_CHARS,
   /** An error answer: the API's is a few hundred bytes; past this it is not the API's. */
   errorBytes: 64 * 1024,
   /** A whole export page, read as it streams (5,000 rows of 50 KiB would be 250 MiB). */
   pageBytes: 512 * MiB,
-  /** One row of an export page, or the members around the rows, held while it arrives. */
-  rowChars: 8 * MiB,
+  /** One row of an export page, held while it arrives. */
+  rowChars: 4 * MAX_WRITE_CHARS,
+  /** The members around an export page's rows (and one string there: a cursor), held while they arrive. */
+  aroundChars: 8 * MiB,
 };
 
 /** A size in words: `16 MiB`, `64 KiB`. */
@@ -39,21 +49,25 @@ export function declaredLength(headers: Dispatcher.ResponseData['headers']): num
  * read, and the body is destroyed so that the connection is closed rather than drained).
  */
 export async function readCapped(body: ResponseBody, limit: number): Promise<{ text: string; complete: boolean }> {
-  const chunks: Buffer[] = [];
+  // Decoded as it comes (a character cut between chunks waits in the decoder): the bytes are
+  // not held again as one buffer beside the text.
+  const decoder = new StringDecoder('utf8');
+  const parts: string[] = [];
   let size = 0;
   let complete = true;
   for await (const chunk of body) {
     const buf = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
     if (size + buf.length > limit) {
-      chunks.push(buf.subarray(0, limit - size));
+      parts.push(decoder.write(buf.subarray(0, limit - size)));
       complete = false;
       break;
     }
     size += buf.length;
-    chunks.push(buf);
+    parts.push(decoder.write(buf));
   }
   if (!complete) body.destroy();
-  const text = Buffer.concat(chunks).toString('utf8');
+  parts.push(decoder.end());
+  const text = parts.join('');
   // undici's text() drops a byte order mark too.
   return { text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, complete };
 }

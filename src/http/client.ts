@@ -7,6 +7,7 @@ import { CliError, DryRunStop, ResponseShapeError } from '../errors.js';
 import { stringifyJson } from '../lib/exact-number.js';
 import { parseJson } from './exact-json.js';
 import { keyMasker, makeRedactor, maskKey, redactUrl } from './redact.js';
+import { keyForms, type KeyForms } from './key-forms.js';
 import type { RequestLogger } from './logger.js';
 import { BodyCapture } from './debug-logger.js';
 import { attemptDeadline } from './deadline.js';
@@ -93,12 +94,15 @@ export class HttpClient {
   private readonly baseUrl: string;
   /** Masks the key (and any URL credentials) in every text made from what the server sent. */
   private readonly redact: (text: string) => string;
+  /** The key's forms, masked in a success answer's text before it is parsed (undefined for a key too short to mask). */
+  private readonly keyForms: KeyForms | undefined;
 
   constructor(opts: HttpClientOptions) {
     this.opts = opts;
     this.random = opts.random ?? Math.random;
     this.baseUrl = normalizeBaseUrl(opts.baseUrl);
     this.redact = makeRedactor([opts.apiKey]);
+    this.keyForms = opts.apiKey.length >= 8 ? keyForms(opts.apiKey) : undefined;
   }
 
   async request<T extends z.ZodType>(spec: RequestSpec<T>): Promise<ApiResponse<z.output<T>>> {
@@ -127,7 +131,6 @@ export class HttpClient {
       let json: unknown;
       try {
         json = masked.trim() === '' ? null : parseJson(masked);
-        json = this.maskEscapedKey(json, masked)?.value ?? json;
       } catch {
         throw notTheApi(target, `${target.label} answered ${status} with ${describeBody(masked, headers)}, not JSON`, status);
       }
@@ -147,18 +150,13 @@ export class HttpClient {
       const { label } = target;
       const shape = (detail: string) => new ResponseShapeError(this.redact(`unexpected response from ${label}: ${detail}`));
       const rows = receive();
-      // Whether the page has shown a `\u` escape yet (only then can a row hide the key): looked
-      // for once per chunk, not once per row.
-      let escapes = false;
-      const splitter = new JsonRowSplitter(spec.member, (sent, index, sentText) => {
-        const hidden = escapes ? this.maskEscapedKey(sent, sentText) : undefined;
-        const [row, text] = hidden ? [hidden.value, hidden.text] : [sent, sentText];
+      const splitter = new JsonRowSplitter(spec.member, (row, index, text) => {
         const checked = spec.row.safeParse(row);
         if (!checked.success) throw shape(describeIssues(checked.error, 3, `data.${spec.member}.${index}`));
         rows.row(row, text);
       }, (index) => {
         throw shape(`data.${spec.member}.${index}: expected an object`);
-      }, BODY_LIMITS.rowChars, MAX_DEPTH);
+      }, BODY_LIMITS.rowChars, MAX_DEPTH, BODY_LIMITS.aroundChars);
       let head = '';
       // Only the body stream's own failures (a connection lost mid-page) are network errors
       // worth a retry; anything the reading itself throws ends the request.
@@ -172,7 +170,7 @@ export class HttpClient {
             if (head.trimStart().startsWith('{')) throw shape(`the body is not JSON (${err.message})`);
             throw notTheApi(target, `${label} answered ${status} with ${describeBody(head, headers)}, not JSON (${err.message})`, status);
           }
-          if (err instanceof JsonTooLargeError) throw tooLarge(target, BODY_LIMITS.rowChars, err.message);
+          if (err instanceof JsonTooLargeError) throw tooLarge(target, BODY_LIMITS.rowChars, err.message, err.message.startsWith('row '));
           throw new NotRetried(err);
         }
       };
@@ -182,7 +180,7 @@ export class HttpClient {
       const limit = BODY_LIMITS.pageBytes;
       if ((declaredLength(headers) ?? 0) > limit) throw tooLarge(target, limit);
       let size = 0;
-      // The key echoed in a row never reaches an export file.
+      // The key echoed in a row, in any of its forms (escaped too), never reaches an export file.
       const masker = this.opts.apiKey.length >= 8 ? keyMasker(this.opts.apiKey) : undefined;
       for await (const chunk of body) {
         const decoded = typeof chunk === 'string' ? chunk : decoder.write(chunk as Buffer);
@@ -191,14 +189,13 @@ export class HttpClient {
         if (size > limit) throw tooLarge(target, limit);
         // The opening of the answer, to describe it if it is not JSON.
         if (head.length < 512) head += text.slice(0, 512);
-        // A chunk ending in `\` may be cut inside an escape.
-        escapes ||= text.includes('\\u') || text.endsWith('\\');
         settle(() => splitter.write(text));
       }
       const doc = settle(() => {
         const rest = decoder.end();
         const last = masker ? masker.push(rest) + masker.end() : rest;
-        escapes ||= last.includes('\\u');
+        // (A short answer is all held back by the masker until here.)
+        if (head.length < 512) head += last.slice(0, 512);
         splitter.write(last);
         return splitter.end();
       });
@@ -320,7 +317,6 @@ export class HttpClient {
     let json: unknown;
     try {
       json = parseJson(text);
-      json = this.maskEscapedKey(json, text)?.value ?? json;
     } catch (err) {
       // As for pages: a JSON object that broke is the API's answer damaged, anything else not the API's.
       if (text.trimStart().startsWith('{')) throw new ResponseShapeError(this.redact(`unexpected response from ${target.label}: the body is not JSON (${(err as Error).message})`));
@@ -345,21 +341,12 @@ export class HttpClient {
   }
 
   /**
-   * The key echoed behind JSON escapes (`\u0073k_live_…`) is not in the text the masker read, but
-   * is in the parsed value. Only a text with a `\u` escape can hide it: its value is printed, and
-   * when the key is there, printed again masked and parsed back. Undefined when nothing was hidden.
+   * The key echoed anywhere in a success answer (a batch item's message), in any of its forms,
+   * never reaches a report or a file: masked in the text before it is parsed (JSON can spell a
+   * character only as itself or an escape, and both are masked).
    */
-  private maskEscapedKey<T>(value: T, text: string): { value: T; text: string } | undefined {
-    if (this.opts.apiKey.length < 8 || !text.includes('\\u')) return undefined;
-    const printed = stringifyJson(value);
-    if (!printed.includes(this.opts.apiKey)) return undefined;
-    const masked = this.maskEchoedKey(printed);
-    return { value: parseJson(masked) as T, text: masked };
-  }
-
-  /** The key echoed anywhere in a success answer (a batch item's message) never reaches a report or a file. */
   private maskEchoedKey(text: string): string {
-    return this.opts.apiKey.length >= 8 && text.includes(this.opts.apiKey) ? text.split(this.opts.apiKey).join(maskKey(this.opts.apiKey)) : text;
+    return this.keyForms?.mayHold(text) ? this.keyForms.mask(text) : text;
   }
 
 }

@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { ApiError, ExitCode, GatewayError, NotTheApiError, TransientError } from '../errors.js';
 import { errorBodySchema } from './envelope.js';
-import { sizeText } from './body.js';
+import { MAX_WRITE_CHARS, sizeText } from './body.js';
 import { describeBody, redirectTarget } from './foreign.js';
 import { RETRYABLE_STATUSES, neverSent, type FailedAttempt, type Idempotency } from './retry-policy.js';
 
@@ -54,12 +54,17 @@ export function notTheApi(target: Target, what: string, status?: number): NotThe
   return new NotTheApiError(target.redact(`this does not look like the API at ${target.baseUrl}: ${what}`), { status });
 }
 
-/** An answer past a size limit (src/http/body.ts): not retried, the rest is not read. */
-export function tooLarge(target: Target, limit: number, detail?: string): NotTheApiError {
-  return new NotTheApiError(`${target.label}: the answer is larger than cnv reads (${detail ?? `more than ${sizeText(limit)}`})`, {
-    code: 'response_too_large',
-    hint: `the API's answers are far smaller: check --base-url; the limits are listed in docs/guarantees.md`,
-  });
+/**
+ * An answer past a limit (src/http/body.ts): not retried, the rest is not read. `row`: an export
+ * row past its limit, which is more likely the API's answer about a huge record than another
+ * server's. `limit` 0: past the nesting limit.
+ */
+export function tooLarge(target: Target, limit: number, detail?: string, row = false): NotTheApiError {
+  const huge = `a record holds values larger than the ${sizeText(MAX_WRITE_CHARS)} cnv writes in one row (stored by another tool?)`;
+  const hint = row ? `${huge}; the limits are listed in docs/guarantees.md`
+    : limit === 0 ? "the API's answers nest far less: check --base-url; the limits are listed in docs/guarantees.md"
+    : `the API's answers are far smaller, unless ${huge}: check --base-url; the limits are listed in docs/guarantees.md`;
+  return new NotTheApiError(`${target.label}: the answer is larger than cnv reads (${detail ?? `more than ${sizeText(limit)}`})`, { code: 'response_too_large', hint });
 }
 
 /** The error a request ends with once it is not (or no longer) retried. */

@@ -1,6 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, readdir, stat, unlink, utimes, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { lstat, lutimes, mkdir, open, readdir, unlink, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { isAlive, processStartTicks } from '../lib/process-alive.js';
 import type { RateLimiter } from './rate-limiter.js';
 
 export interface RateShareOptions {
@@ -20,17 +23,32 @@ export interface RateShareOptions {
   staleMs?: number;
   /** Wall clock (lease ages are file times). */
   now?: () => number;
+  /** Told once, the first time another process's lease lowers this one's rate: how many share it, the new rate, where the leases are. */
+  onShared?: (info: { peers: number; rate: number; dir: string }) => void;
 }
 
 const LEASE = '.lease';
+/** A renewal a little ahead of this clock (a file system's own time) still counts; further ahead is a clock that went back. */
+const FUTURE_SLACK_MS = 1_000;
+
+/** What a lease file holds: its process, so that its life ends with that process's on this host. */
+interface LeaseOwner {
+  pid: number;
+  host: string;
+  procStart?: number;
+}
 
 /**
  * Splits one account's request rate between the cnv processes of this machine that are sending.
  * Each sending process keeps a lease file (renewed by touching it every `heartbeatMs`) and runs at
  * fullRate / (live leases). A process that stops sending stops renewing, so after `staleMs` its
- * share goes back to the others; a killed one's too, with no daemon and no lock. A process alone
- * sees only its own lease and keeps the full rate. Best effort: if the directory cannot be used,
- * the process keeps the full rate, as before processes shared anything.
+ * share goes back to the others; a killed one's too, with no daemon and no lock. A lease names
+ * its process (pid, host, start time): one of this host whose process is gone counts no more,
+ * whatever its time says, and a renewal time in the future (a clock set back since) is not
+ * counted either, so a clock step cannot throttle a run. A process alone sees only its own
+ * lease and keeps the full rate. Best effort: if the directory cannot be used (or `rate/` or
+ * its account directory is a symbolic link, which is never followed), the process keeps the
+ * full rate, as before processes shared anything.
  */
 export class RateShare {
   private timer: NodeJS.Timeout | undefined;
@@ -39,19 +57,22 @@ export class RateShare {
   private peersSeen = 1;
   /** Wall time of this process's last reservation. */
   private lastSent = -Infinity;
+  private told = false;
 
   private constructor(
     private readonly dir: string,
     private readonly file: string,
-    private readonly opts: Required<Omit<RateShareOptions, 'configDir' | 'account'>>,
+    private readonly opts: Required<Omit<RateShareOptions, 'configDir' | 'account' | 'onShared'>> & Pick<RateShareOptions, 'onShared'>,
+    private readonly rateDir: string,
   ) {}
 
   /** Takes a lease and sets the limiter's rate to this process's share; resolves once the share is known. */
   static async join(options: RateShareOptions): Promise<RateShare> {
     const id = createHash('sha256').update(`${options.account.baseUrl}\n${options.account.keyId}`).digest('hex').slice(0, 24);
-    const dir = join(options.configDir, 'rate', id);
+    const rateDir = join(options.configDir, 'rate');
+    const dir = join(rateDir, id);
     const opts = { heartbeatMs: 250, staleMs: 2_000, now: Date.now, ...options };
-    const share = new RateShare(dir, join(dir, `${process.pid}-${randomBytes(4).toString('hex')}${LEASE}`), opts);
+    const share = new RateShare(dir, join(dir, `${process.pid}-${randomBytes(4).toString('hex')}${LEASE}`), opts, rateDir);
     share.lastSent = opts.now();
     opts.limiter.onReserve = () => {
       const t = opts.now();
@@ -84,11 +105,18 @@ export class RateShare {
       const { limiter, now, staleMs, fullRate } = this.opts;
       // Renew only while sending: an idle process's share returns to the others.
       const sending = force || now() - this.lastSent < staleMs / 2;
+      // Nothing is read or written through a link someone put where cnv keeps its leases.
+      for (const dir of [this.rateDir, this.dir]) if ((await lstat(dir).catch(() => undefined))?.isSymbolicLink()) throw new Error(`${dir} is a symbolic link`);
       if (sending) await this.renew();
       const { live, own } = await this.countLive(now(), staleMs);
       // The share this process would have if it sent now, itself counted once.
       this.peersSeen = Math.max(1, live + (own ? 0 : 1));
-      if (!this.stopped) limiter.setRate(fullRate / this.peersSeen);
+      if (this.stopped) return;
+      limiter.setRate(fullRate / this.peersSeen);
+      if (this.peersSeen > 1 && !this.told) {
+        this.told = true;
+        this.opts.onShared?.({ peers: this.peersSeen, rate: fullRate / this.peersSeen, dir: this.dir });
+      }
     } catch {
       // Best effort: an unusable directory leaves the rate as it is.
     } finally {
@@ -98,28 +126,62 @@ export class RateShare {
 
   private async renew(): Promise<void> {
     const t = new Date(this.opts.now());
-    await utimes(this.file, t, t).catch(async (err: NodeJS.ErrnoException) => {
+    await lutimes(this.file, t, t).catch(async (err: NodeJS.ErrnoException) => {
       if (err.code !== 'ENOENT') throw err;
       await mkdir(this.dir, { recursive: true, mode: 0o700 });
-      await writeFile(this.file, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });
+      const procStart = processStartTicks(process.pid);
+      const owner: LeaseOwner = { pid: process.pid, host: hostname(), ...(procStart === undefined ? {} : { procStart }) };
+      await writeFile(this.file, `${JSON.stringify(owner)}\n`, { flag: 'wx', mode: 0o600 });
     });
   }
 
-  /** Leases renewed within `staleMs`; leases dead for much longer are removed on the way. */
+  /**
+   * Leases renewed within `staleMs` (and not in the future) whose process, when it is of this
+   * host, is still running; leases dead for much longer, or of a process gone, are removed.
+   */
   private async countLive(now: number, staleMs: number): Promise<{ live: number; own: boolean }> {
     let live = 0;
     let own = false;
     for (const name of await readdir(this.dir).catch(() => [] as string[])) {
       if (!name.endsWith(LEASE)) continue;
       const path = join(this.dir, name);
-      const age = await stat(path).then((s) => now - s.mtimeMs, () => undefined);
-      if (age === undefined) continue;
-      if (age < staleMs) {
+      const info = await lstat(path).catch(() => undefined);
+      if (!info?.isFile()) continue;
+      const age = now - info.mtimeMs;
+      if (path !== this.file && (await leaseOwnerGone(path))) {
+        await unlink(path).catch(() => {});
+      } else if (age < staleMs && age >= -FUTURE_SLACK_MS) {
         live++;
         own ||= path === this.file;
+      } else if (Math.abs(age) > staleMs * 30 && path !== this.file) {
+        await unlink(path).catch(() => {});
       }
-      else if (age > staleMs * 30 && path !== this.file) await unlink(path).catch(() => {});
     }
     return { live, own };
   }
+}
+
+/** Whether a lease names a process of this host that is gone (its pid free, or taken by another process). */
+async function leaseOwnerGone(path: string): Promise<boolean> {
+  let text: string;
+  try {
+    const file = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    try {
+      text = await file.readFile('utf8');
+    } finally {
+      await file.close();
+    }
+  } catch {
+    return false;
+  }
+  let owner: Partial<LeaseOwner>;
+  try {
+    owner = JSON.parse(text) as Partial<LeaseOwner>;
+  } catch {
+    return false; // an older cnv's lease (its pid alone): judged by its time
+  }
+  if (owner.host !== hostname() || !Number.isInteger(owner.pid)) return false;
+  if (!isAlive(owner.pid!)) return true;
+  const start = owner.procStart === undefined ? undefined : processStartTicks(owner.pid!);
+  return start !== undefined && start !== owner.procStart;
 }

@@ -1,3 +1,5 @@
+import { keyForms } from './key-forms.js';
+
 const KEY_SHAPE = /^sk_live_([A-Za-z0-9]+)_(.+)$/;
 const ANY_LIVE_KEY = /sk_live_([A-Za-z0-9]+)_[A-Za-z0-9]{4,}/g;
 /** The user information of a URL (`https://user:password@host`), anywhere in a text. */
@@ -10,14 +12,15 @@ export function maskKey(key: string): string {
 }
 
 /**
- * Returns a function that replaces every occurrence of the given keys with their masked form,
- * and masks any other live-looking key that slipped into a text (an echoed header, a pasted value).
+ * Returns a function that masks every form of the given keys (src/http/key-forms.ts: whole or
+ * its secret alone, plain, JSON-escaped or percent-encoded), and any other live-looking key that
+ * slipped into a text (an echoed header, a pasted value).
  */
 export function makeRedactor(secrets: Array<string | undefined>): (text: string) => string {
-  const keys = secrets.filter((s): s is string => typeof s === 'string' && s.length >= 4);
+  const forms = [...new Set(secrets.filter((s): s is string => typeof s === 'string' && s.length >= 4))].map(keyForms);
   return (text) => {
     let out = text;
-    for (const key of keys) out = out.split(key).join(maskKey(key));
+    for (const form of forms) if (form.mayHold(out)) out = form.mask(out);
     return redactUrlCredentials(out.replace(ANY_LIVE_KEY, 'sk_live_$1_****'));
   };
 }
@@ -35,26 +38,25 @@ function redactUrlCredentials(text: string): string {
 }
 
 /**
- * Masks `key` in a text that arrives in pieces (an export page as it streams), including a key
- * cut between two pieces: the last `key.length - 1` characters of each piece are held back
- * until the next one (or `end()`).
+ * Masks every form of `key` (src/http/key-forms.ts) in a text that arrives in pieces (an export
+ * page as it streams), including a form cut between two pieces: the last `maxLength - 1`
+ * characters of each piece are held back until the next one (or `end()`).
  */
 export function keyMasker(key: string): { push(text: string): string; end(): string } {
-  const masked = maskKey(key);
-  const hold = key.length - 1;
+  const forms = keyForms(key);
+  const hold = forms.maxLength - 1;
   let carry = '';
-  const mask = (text: string) => (text.includes(key) ? text.split(key).join(masked) : text);
   return {
     push(text) {
       // Mostly no key at all: then the piece is not copied into one string with the carry (a
-      // page's worth of copying). A key in carry + text lies in text, or ends in its first `hold`
-      // characters (carry is shorter than the key).
-      if (text.length >= hold && !text.includes(key) && !(carry + text.slice(0, hold)).includes(key)) {
+      // page's worth of copying). A form in carry + text lies in text, or ends in its first
+      // `hold` characters (carry is shorter than any form).
+      if (text.length >= hold && !forms.mayHold(text) && !forms.mayHold(carry + text.slice(0, hold))) {
         const out = carry + text.slice(0, text.length - hold);
         carry = text.slice(text.length - hold);
         return out;
       }
-      const s = mask(carry + text);
+      const s = forms.mask(carry + text);
       if (s.length <= hold) {
         carry = s;
         return '';

@@ -27,12 +27,14 @@ export class CsvFatalError extends Error {
   constructor(
     message: string,
     readonly line: number,
-    readonly code: 'CSV_INVALID_CLOSING_QUOTE' | 'CSV_QUOTE_NOT_CLOSED',
+    readonly code: 'CSV_INVALID_CLOSING_QUOTE' | 'CSV_QUOTE_NOT_CLOSED' | 'CSV_RECORD_TOO_LONG',
   ) {
     super(message);
   }
 }
 
+/** A record longer than this (an unclosed quote that swallows the file, or no CSV) ends the file: it is never held whole. */
+const MAX_RECORD_CHARS = 16 * 1024 * 1024;
 const QUOTE = 34;
 const LF = 10;
 const CR = 13;
@@ -58,6 +60,8 @@ export class CsvParser {
   private recordLine = 1;
   private quoteLine = 1;
   private fields: string[] = [];
+  /** Characters of the fields of the record being read, the open one left out. */
+  private fieldsChars = 0;
   private field = '';
   private error: string | undefined;
   private errorLine = 1;
@@ -182,6 +186,10 @@ export class CsvParser {
         }
       }
     }
+    if (this.fieldsChars + this.field.length > MAX_RECORD_CHARS) {
+      const why = this.state === State.Quoted ? `a quote opened on line ${this.quoteLine} is not closed, or ` : '';
+      throw new CsvFatalError(`the record is longer than 16 MB: ${why}not a CSV file?`, this.recordLine, 'CSV_RECORD_TOO_LONG');
+    }
     return out;
   }
 
@@ -218,6 +226,7 @@ export class CsvParser {
     }
     if (c === this.delimiterCode || (this.delimiterCode === -1 && text.startsWith(this.delimiter, i))) {
       this.fields.push(this.field);
+      this.fieldsChars += this.field.length;
       this.field = '';
       this.state = State.FieldStart;
       return i + this.delimiter.length;
@@ -257,6 +266,7 @@ export class CsvParser {
       out.push(record);
     }
     this.fields = [];
+    this.fieldsChars = 0;
     this.field = '';
     this.error = undefined;
     this.state = State.FieldStart;

@@ -1,5 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import { openReadStream } from './file-streams.js';
 import type { Readable } from 'node:stream';
 import { csvRows } from './csv-rows.js';
 import { InputFileError, jsonRow, type InputFormat, type InputRow } from './input-rows.js';
@@ -21,6 +22,8 @@ export interface InputSpec {
   onHeader?(names: readonly string[], line: number): void;
   /** --encoding: how to read a file that has no byte order mark (default UTF-8, checked). */
   encoding?: string;
+  /** Ends the wait on a FIFO (for a writer, for data): its reading stops there. A regular file is read to its end. */
+  signal?: AbortSignal;
 }
 
 export interface OpenedInput {
@@ -63,7 +66,7 @@ export async function openInput(stdin: Readable, spec: InputSpec): Promise<Opene
       });
     }
   }
-  const source = isStdin ? stdin : createReadStream(spec.path);
+  const source = isStdin ? stdin : size !== undefined ? createReadStream(spec.path) : await openReadStream(spec.path, spec.signal);
   // Counted as the decoder pulls them, which is as the rows of the chunk before are handed out.
   let consumed = 0;
   const counted = async function* (): AsyncGenerator<unknown> {
@@ -78,9 +81,15 @@ export async function openInput(stdin: Readable, spec: InputSpec): Promise<Opene
   const delimiter = spec.delimiter ?? (/\.tsv$/i.test(spec.path) ? '\t' : ',');
   const batches = async function* (): AsyncGenerator<InputRow[]> {
     try {
-      if (format === 'csv') yield* csvRows(input, name, delimiter, { delimiterGiven: spec.delimiter !== undefined, unnamedOk: spec.unnamedOk, onHeader: spec.onHeader });
-      else if (format === 'ndjson') yield* ndjsonRows(input, name);
-      else yield* jsonArrayRows(input, name);
+      const read = format === 'csv'
+        ? csvRows(input, name, delimiter, { delimiterGiven: spec.delimiter !== undefined, unnamedOk: spec.unnamedOk, onHeader: spec.onHeader })
+        : format === 'ndjson' ? ndjsonRows(input, name) : jsonArrayRows(input, name);
+      // Each row's place among the rows: what names a record whatever its line (a JSON array on one line).
+      let index = 0;
+      for await (const batch of read) {
+        for (const row of batch) row.index = index++;
+        yield batch;
+      }
     } finally {
       if (!isStdin) source.destroy();
     }
@@ -120,46 +129,57 @@ async function checkReadable(path: string): Promise<number | undefined> {
   }
 }
 
+/** A line longer than this is almost surely not NDJSON (as for a JSON array's element). */
+const MAX_LINE_CHARS = 16 * 1024 * 1024;
+
 /**
  * NDJSON: one JSON object per line (LF, CRLF or a bare CR end a line); blank lines are
- * skipped; a bad line is an invalid row. Rows come in batches: the lines of one chunk.
+ * skipped; a bad line is an invalid row; a line longer than 16 MB ends the file (InputFileError).
+ * Rows come in batches: the lines of one chunk. Each character is looked at once: a line that
+ * goes on over many chunks is kept in pieces and joined once, when its end comes.
  */
 async function* ndjsonRows(input: AsyncIterable<string>, file: string): AsyncGenerator<InputRow[]> {
   let line = 0;
-  let rest = '';
-  const rowOf = (text: string): InputRow | undefined => {
-    line++;
-    if (text.trim() === '') return undefined;
-    return jsonRow(line, text);
+  let pieces: string[] = [];
+  let size = 0;
+  // The last chunk ended with a CR: an LF opening the next one belongs to it.
+  let afterCr = false;
+  const grow = (more: number) => {
+    size += more;
+    if (size > MAX_LINE_CHARS) throw new InputFileError(file, 'the line is longer than 16 MB: not NDJSON?', line + 1);
   };
-  const take = (text: string, final: boolean): InputRow[] => {
+  const take = (chunk: string): InputRow[] => {
     const rows: InputRow[] = [];
-    let from = 0;
-    for (let i = 0; i < text.length; i++) {
-      const c = text.charCodeAt(i);
+    let from = afterCr && chunk.charCodeAt(0) === 10 ? 1 : 0;
+    afterCr = false;
+    for (let i = from; i < chunk.length; i++) {
+      const c = chunk.charCodeAt(i);
       if (c !== 10 && c !== 13) continue;
-      // A CR at the end may be the first half of a CRLF: wait for the next chunk.
-      if (c === 13 && i + 1 === text.length && !final) break;
-      const row = rowOf(text.slice(from, i));
-      if (row) rows.push(row);
-      if (c === 13 && text.charCodeAt(i + 1) === 10) i++;
+      grow(i - from);
+      const text = pieces.length > 0 ? pieces.join('') + chunk.slice(from, i) : chunk.slice(from, i);
+      pieces = [];
+      size = 0;
+      line++;
+      if (text.trim() !== '') rows.push(jsonRow(line, text));
+      if (c === 13) {
+        if (i + 1 === chunk.length) afterCr = true;
+        else if (chunk.charCodeAt(i + 1) === 10) i++;
+      }
       from = i + 1;
     }
-    rest = text.slice(from);
-    if (final && rest !== '') {
-      const row = rowOf(rest);
-      if (row) rows.push(row);
-      rest = '';
+    if (from < chunk.length) {
+      grow(chunk.length - from);
+      pieces.push(chunk.slice(from));
     }
     return rows;
   };
   try {
     for await (const chunk of input) {
-      const rows = take(rest + chunk, false);
+      const rows = take(chunk);
       if (rows.length > 0) yield rows;
     }
-    const rows = take(rest, true);
-    if (rows.length > 0) yield rows;
+    const rest = pieces.join('');
+    if (rest.trim() !== '') yield [jsonRow(++line, rest)];
   } catch (err) {
     if (err instanceof InputFileError) throw err;
     throw new InputFileError(file, `cannot read: ${(err as Error).message}`, line || undefined);

@@ -15,6 +15,12 @@ export interface InputRow {
    * every line, a JSON array gives the line of the element's first character.
    */
   line: number;
+  /**
+   * 0-based place of the row among the file's rows (blank lines and empty CSV records are not
+   * rows), set by openInput: what identifies a record whatever its line, as every element of a
+   * JSON array on one line shares line 1.
+   */
+  index?: number;
   /** Column (or key) to value: strings for CSV, parsed JSON values for NDJSON and JSON. */
   values?: Record<string, unknown>;
   /** Why the row could not be read; such a row becomes an `invalid` result and is never sent. */

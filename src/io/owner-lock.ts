@@ -2,13 +2,15 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { isAlive } from './process-alive.js';
+import { isAlive, processStartTicks } from '../lib/process-alive.js';
 
 /** Who holds a lock: the content of the lock file. */
 export interface LockOwner {
   pid: number;
   hostname: string;
   startedAt: string;
+  /** The holder's start in clock ticks since boot (Linux), to tell it from a later process given its pid. */
+  procStart?: number;
 }
 
 /** A held lock: release it once; `lost()` says whether it is no longer this process's. */
@@ -30,7 +32,12 @@ const TAKE_ATTEMPTS = 5;
 // holder on another machine of a shared disk is recognisably gone once that stops.
 //
 // A lock is stale, and taken over, when its pid is gone on this host (at once), or when it is
-// of another host (or holds no owner) and was not refreshed for STALE_MS. Something that is not
+// of another host (or holds no owner) and was not refreshed for STALE_MS. A pid of this host
+// that is alive may belong to another process by now (a reboot, a container restart): the
+// lock records its holder's start time (Linux), and a process that started at another time is
+// not its holder; where no start time can be compared, a lock not refreshed for STALE_MS is
+// stale too (its holder refreshes it every REFRESH_MS). Only an older cnv's report lock, which
+// was never refreshed, is held for as long as its pid lives. Something that is not
 // a file or a directory (a symlink, a fifo) is no lock: replaced at once. A directory is the
 // lock of an older cnv (proper-lockfile's, with owner.json inside), judged the same way.
 // Taking over renames the stale lock aside and checks that what moved is the lock judged stale
@@ -47,7 +54,8 @@ export function takeLock(path: string, heldBy: (owner: LockOwner | undefined) =>
   const making = `${path}.${process.pid}.${randomBytes(4).toString('hex')}`;
   // The token makes this lock's text unique: what is at `path` is this lock if it reads the same
   // (an inode number is no identity: a file system reuses it as soon as a file is removed).
-  const owner = { pid: process.pid, hostname: hostname(), startedAt: new Date().toISOString(), token: randomBytes(8).toString('hex') };
+  const procStart = processStartTicks(process.pid);
+  const owner = { pid: process.pid, hostname: hostname(), startedAt: new Date().toISOString(), ...(procStart === undefined ? {} : { procStart }), token: randomBytes(8).toString('hex') };
   const text = `${JSON.stringify(owner)}\n`;
   fs.writeFileSync(making, text, { flag: 'wx', mode: 0o644 });
   try {
@@ -98,7 +106,7 @@ function judge(path: string, stat: fs.Stats): Found {
   if (!stat.isFile() && !stat.isDirectory()) return { owner: undefined, stale: true, identity: `other ${inode}` };
   const text = readText(stat.isDirectory() ? join(path, 'owner.json') : path);
   const owner = text === undefined ? undefined : parseOwner(text);
-  const stale = owner?.hostname === hostname() ? !isAlive(owner.pid) : Date.now() - stat.mtimeMs > STALE_MS;
+  const stale = owner?.hostname === hostname() ? holderGone(owner, stat) : Date.now() - stat.mtimeMs > STALE_MS;
   return { owner, stale, identity: stat.isFile() && text ? `file ${text}` : `${stat.isFile() ? 'file' : 'directory'} ${inode}` };
 }
 
@@ -116,13 +124,23 @@ function readText(file: string): string | undefined {
   }
 }
 
+/** Whether the holder a lock of this host names is gone: its pid free, or taken by another process. */
+function holderGone(owner: LockOwner, stat: fs.Stats): boolean {
+  if (!isAlive(owner.pid)) return true;
+  const start = owner.procStart === undefined ? undefined : processStartTicks(owner.pid);
+  if (start !== undefined) return start !== owner.procStart;
+  // Nothing to compare: a holder refreshes its lock; an older cnv's report lock (no start time) did not.
+  return owner.startedAt !== '' && Date.now() - stat.mtimeMs > STALE_MS;
+}
+
 function parseOwner(text: string): LockOwner | undefined {
   // An older cnv's report lock: "<pid> <hex>", of this host.
   const legacy = /^(\d+) [0-9a-f]+\n?$/.exec(text);
   if (legacy) return { pid: Number(legacy[1]), hostname: hostname(), startedAt: '' };
   try {
-    const { pid, hostname: host, startedAt } = JSON.parse(text) as LockOwner;
-    return Number.isInteger(pid) && typeof host === 'string' ? { pid, hostname: host, startedAt: typeof startedAt === 'string' ? startedAt : '' } : undefined;
+    const { pid, hostname: host, startedAt, procStart } = JSON.parse(text) as LockOwner;
+    if (!Number.isInteger(pid) || typeof host !== 'string') return undefined;
+    return { pid, hostname: host, startedAt: typeof startedAt === 'string' ? startedAt : '', ...(Number.isSafeInteger(procStart) ? { procStart } : {}) };
   } catch {
     return undefined;
   }

@@ -7,6 +7,9 @@ export class JsonSyntaxError extends Error {}
 export class JsonTooLargeError extends Error {}
 
 const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+/** A row read past this many characters is kept in pieces: joined once at its end, not copied again with every chunk. */
+const PIECE_CHARS = 256 * 1024;
 const OBJ = 1;
 /** A row's opening up to its first key (its whitespace kept), when the key has no escapes. */
 const FIRST_KEY = /^\{[ \t\r\n]*"[^"\\]*":/;
@@ -40,6 +43,9 @@ export class JsonRowSplitter {
   private readonly keys: (string | undefined)[] = [];
   private skeleton = '';
   private rowStart = 0;
+  /** The start of a long row being read, scanned already (before `buf`), and its length. */
+  private rowHead: string[] = [];
+  private rowHeadChars = 0;
   /** Where the scan of the row being read stands. */
   private readonly row: ScanState = { depth: 0, inString: false };
   private index = 0;
@@ -70,10 +76,12 @@ export class JsonRowSplitter {
     private readonly member: string,
     private readonly onRow: (row: Record<string, unknown>, index: number, text: string) => void,
     private readonly onOther: (index: number) => never,
-    /** Characters the splitter may hold at once: one row, or the document around the rows. */
+    /** Characters the splitter may hold at once of one row. */
     private readonly maxHeld = Infinity,
     /** Deepest nesting of a row read character by character (printing deeper data overflows the stack). */
     private readonly maxDepth = Infinity,
+    /** Characters of the document around the rows (and of one string there) it may hold. */
+    private readonly maxAround = maxHeld,
   ) {}
 
   write(text: string): void {
@@ -118,16 +126,26 @@ export class JsonRowSplitter {
       i++;
     }
     // Keep only what is still needed: the row being read, or the string being read.
-    const keep = this.mode === 'row' ? this.rowStart : this.inString ? this.stringStart : i;
+    let keep = this.mode === 'row' ? this.rowStart : this.inString ? this.stringStart : i;
+    if (this.mode === 'row' && i - keep > PIECE_CHARS) {
+      // A long row (scanned up to i): its text so far goes to the pieces, but for the backslashes
+      // that end it, which a closing quote in the next chunk looks back over.
+      let cut = i;
+      while (cut > keep && s.charCodeAt(cut - 1) === BACKSLASH) cut--;
+      this.rowHead.push(s.slice(keep, cut));
+      this.rowHeadChars += cut - keep;
+      this.rowStart = keep = cut;
+    }
     this.buf = s.slice(keep);
     this.i = i - keep;
     this.rowStart -= keep;
     this.stringStart -= keep;
     // An endless row or string, or an endless document around the rows, would be held whole.
-    if (this.buf.length > this.maxHeld) {
-      throw new JsonTooLargeError(`${this.mode === 'row' ? `row ${this.index} of data.${this.member}` : 'a value'} is longer than ${this.maxHeld.toLocaleString('en-US')} characters`);
+    if (this.mode === 'row' && this.buf.length + this.rowHeadChars > this.maxHeld) {
+      throw new JsonTooLargeError(`row ${this.index} of data.${this.member} is longer than ${this.maxHeld.toLocaleString('en-US')} characters`);
     }
-    if (this.skeleton.length > this.maxHeld) throw new JsonTooLargeError(`the members around data.${this.member} are longer than ${this.maxHeld.toLocaleString('en-US')} characters`);
+    if (this.mode !== 'row' && this.buf.length > this.maxAround) throw new JsonTooLargeError(`a value is longer than ${this.maxAround.toLocaleString('en-US')} characters`);
+    if (this.skeleton.length > this.maxAround) throw new JsonTooLargeError(`the members around data.${this.member} are longer than ${this.maxAround.toLocaleString('en-US')} characters`);
   }
 
   /** The document without the array's rows (parsed); throws when the text ended early. */
@@ -273,7 +291,12 @@ export class JsonRowSplitter {
     const j = scanJson(s, i, n, this.row, false, this.maxDepth);
     if (j === TOO_DEEP) throw new JsonTooLargeError(`row ${this.index} of data.${this.member} nests deeper than ${this.maxDepth} levels`);
     if (j < 0) return n;
-    const text = s.slice(this.rowStart, j + 1);
+    let text = s.slice(this.rowStart, j + 1);
+    if (this.rowHead.length > 0) {
+      text = this.rowHead.join('') + text;
+      this.rowHead = [];
+      this.rowHeadChars = 0;
+    }
     const row = parse(text) as Record<string, unknown>;
     if (this.index === 0) this.firstKey = FIRST_KEY.exec(text)?.[0];
     this.onRow(row, this.index++, text);

@@ -75,6 +75,30 @@ describe('cnv api (in-process)', () => {
     expect(await requests()).toBe(0);
   });
 
+  it('a body nested 20,000 levels (--input, or -f key parts) is exit 2 naming the flag, not a crash; nothing is sent', async () => {
+    const file = join(fx.configDir, 'deep.json');
+    writeFileSync(file, `{"a":${'['.repeat(20_000)}${']'.repeat(20_000)}}`);
+    const input = await cnvInProcess(['api', 'POST', '/v2/contacts', '--input', file], { env: fx.env });
+    expect([input.exitCode, input.stderr.split('\n')[0]]).toEqual([2, `error: usage: --input ${file}: nested deeper than 100 levels`]);
+    for (const method of ['POST', 'GET']) {
+      const keys = await cnvInProcess(['api', method, '/v2/contacts', '-f', `a${'[x]'.repeat(20_000)}=1`], { env: fx.env });
+      expect(keys.exitCode, keys.stderr).toBe(2);
+      expect(keys.stderr).toMatch(/^error: usage: -f a\[x\]\[x\].*: a key nests at most 100 levels$/m);
+    }
+    expect(await requests()).toBe(0);
+  });
+
+  it('-f __proto__[email]=x is a member named __proto__, sent as such: no prototype is touched, no crash', async () => {
+    const res = await cnvInProcess(['api', 'POST', '/v2/contacts', '-f', '__proto__[email]=x', '-f', 'email=proto@example.com', '-F', 'constructor[prototype][polluted]=true', '--dry-run'], { env: fx.env });
+    expect(res.exitCode, res.stderr).toBe(0);
+    expect(JSON.parse(res.stdout).body).toEqual(JSON.parse('{"__proto__":{"email":"x"},"email":"proto@example.com","constructor":{"prototype":{"polluted":true}}}'));
+    expect(({} as Record<string, unknown>).email).toBeUndefined();
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    const sent = await cnvInProcess(['api', 'POST', '/v2/contacts', '-f', '__proto__[email]=x'], { env: fx.env });
+    expect(sent.stderr).not.toMatch(/internal/);
+    expect([3, 0]).toContain(sent.exitCode);
+  });
+
   it('--paginate (GET) follows the cursor and prints every campaign once, one JSON line each', async () => {
     const res = await cnvInProcess(['api', 'GET', '/v2/campaigns', '-F', 'limit=3', '--paginate'], { env: fx.env });
     expect(res.exitCode).toBe(0);

@@ -1,10 +1,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FIXTURE_CONTACTS, FIXTURE_CUSTOM_OBJECT as CO } from '../../src/emulator/seed/fixtures.js';
 import { cnvInProcess, tempConfigDir } from '../helpers/cli.js';
 import { emulatorFixture } from '../helpers/emulator.js';
+import { reportCsv, reportRows } from '../helpers/batch-files.js';
 
 let fx: Awaited<ReturnType<typeof emulatorFixture>>;
 let dir: string;
@@ -29,8 +29,8 @@ const records = async (prefix: string) =>
   ((await fx.admin('GET', `/_emulator/state/records?customObjectId=${CO.id}`)) as any[]).filter((r) => r.clientDedupKey.startsWith(prefix));
 const recordOf = async (key: string) => (await fx.admin('GET', `/_emulator/state/records?customObjectId=${CO.id}&clientDedupKey=${encodeURIComponent(key)}`))[0];
 const parseReport = (text: string) => {
-  expect(text.split('\n')[0]).toBe('line,identifier,status,id,error,message');
-  return (parse(text, { columns: true }) as Array<Record<string, string>>).map((r) => ({ ...r, line: Number(r.line) }));
+  expect(reportCsv(text).split('\n')[0]).toBe('line,identifier,status,id,error,message,row,hash');
+  return reportRows<Record<string, string>>(text).map((r) => ({ ...r, line: Number(r.line) }));
 };
 const BATCH_ROUTE = 'POST /v2/custom-objects/:customObjectId/records/batch';
 const batchRequests = async () => (await fx.stats()).byRoute?.[BATCH_ROUTE] ?? 0;
@@ -212,7 +212,7 @@ describe('cnv records upsert (in-process)', () => {
     expect(parseReport(readFileSync(report, 'utf8')).every((r) => r.status === 'skipped')).toBe(true);
     await fx.clearFaults();
 
-    const partial = file('resume-partial.csv', readFileSync(report, 'utf8').replace(/^2,res-0,skipped,[^\n]*$/m, '2,res-0,created,x,,'));
+    const partial = file('resume-partial.csv', readFileSync(report, 'utf8').replace(/^2,res-0,skipped,.*,(1),([0-9a-f]{16})$/m, '2,res-0,created,x,,,$1,$2'));
     await fx.resetStats();
     const resumed = await upsert(['--file', path, '--no-coerce', '--resume-from-report', partial, '--report', report]);
     expect(resumed.exitCode).toBe(0);

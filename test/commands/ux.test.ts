@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cnvInProcess, tempConfigDir } from '../helpers/cli.js';
 import { emulatorFixture } from '../helpers/emulator.js';
 import { hostileServer } from '../helpers/hostile-server.js';
+import { exportState, statePath } from '../helpers/exports.js';
 
 let fx: Awaited<ReturnType<typeof emulatorFixture>>;
 let dir: string;
@@ -208,6 +209,40 @@ describe('identifiers, state reset, profiles', () => {
     expect(reset.exitCode).toBe(0);
     expect(JSON.parse(reset.stdout)).toEqual({ key: 'k1', removed: true });
     expect((await cnvInProcess(['export', 'state', 'reset', 'k1'], { env })).exitCode).toBe(5);
+  });
+
+  it('a damaged state: the error names reset and --full, and both work (reset --yes, --full)', async () => {
+    const env = { ...fx.env, CNV_CONFIG_DIR: tempConfigDir() };
+    const out = join(dir, 'damaged.ndjson');
+    for (const key of ['d1', 'd2']) {
+      expect((await cnvInProcess(['export', 'contacts', '--state-key', key, '--max-rows', '1', '--out', out.replace('.ndjson', `-${key}.ndjson`)], { env })).exitCode).toBe(0);
+      writeFileSync(await statePath(env.CNV_CONFIG_DIR, key), '{"state": {"key": "' + key + '", "kind": "contacts", "current": {"cursor": ');
+    }
+    const refused = await cnvInProcess(['export', 'contacts', '--state-key', 'd1', '--out', out.replace('.ndjson', '-d1.ndjson')], { env });
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toMatch(/^error: state_corrupt: the export state file .* cannot be used/m);
+    expect(refused.stderr).toMatch(/^hint: .*`cnv export state reset KEY` removes it, or run the export with --full/m);
+    for (const flags of [['--yes'], []]) {
+      const reset = await cnvInProcess(['export', 'state', 'reset', 'd1', '--json', ...flags], { env });
+      expect(reset.exitCode, reset.stderr).toBe(flags.length ? 0 : 5);
+      if (flags.length) expect(JSON.parse(reset.stdout)).toEqual({ key: 'd1', removed: true });
+    }
+    const full = await cnvInProcess(['export', 'contacts', '--state-key', 'd2', '--full', '--max-rows', '1', '--out', out.replace('.ndjson', '-d2.ndjson')], { env });
+    expect(full.exitCode, full.stderr).toBe(0);
+    expect(full.stderr).toMatch(/^warning: the export state file .* cannot be used: .*; --full starts over and replaces it$/m);
+    expect((await exportState(env.CNV_CONFIG_DIR, 'd2'))?.current.rows).toBe(1);
+  });
+
+  it('-q written for its old meaning (quiet) is exit 2 with a hint that -q is --query; a real query with another mistake is not', async () => {
+    const hint = 'hint: -q is --query (a JMESPath expression for the JSON output), no longer --quiet: for a run without progress, warnings and summaries write --quiet';
+    for (const args of [['campaigns', 'list', '-q'], ['campaigns', 'list', '-q', '--json'], ['campaigns', 'list', '-q', '-o', 'json'], ['-q', 'campaigns', 'list']]) {
+      const res = await cnvInProcess(args, { env: fx.env });
+      expect(res.exitCode, args.join(' ')).toBe(2);
+      expect(lines(res.stderr), args.join(' ')).toContain(hint);
+    }
+    const real = await cnvInProcess(['campaigns', 'list', '-q', '[].name', '--bogus'], { env: fx.env });
+    expect(real.exitCode).toBe(2);
+    expect(real.stderr).not.toContain('no longer --quiet');
   });
 
   it('set-key --profile p on an empty config makes p current; --profile nosuch lists the profiles (exit 2)', async () => {

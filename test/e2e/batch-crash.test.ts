@@ -5,7 +5,7 @@ import { basename, dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE_AUDIENCES as AU } from '../../src/emulator/seed/fixtures.js';
-import { batchFiles } from '../helpers/batch-files.js';
+import { batchFiles, reportCsv } from '../helpers/batch-files.js';
 import { BIN, cnv } from '../helpers/cli.js';
 import { useEmulator } from '../helpers/emulator.js';
 
@@ -44,7 +44,7 @@ describe('kill -9 and resume (binary)', () => {
       const res = await child;
       expect(res.signal).toBe('SIGKILL');
       // The path itself is a report at every moment: what --resume-from-report reads.
-      expect(readFileSync(report, 'utf8').startsWith('line,identifier,status,cnvContactId,error,message\n')).toBe(true);
+      expect(reportCsv(readFileSync(report, 'utf8')).startsWith('line,identifier,status,cnvContactId,error,message,row,hash\n')).toBe(true);
     }
     await sleep(50); // requests the killed process left in flight reach the emulator
     const final = await cnv([...args, '--resume-from-report', report], { env: fx.env });
@@ -58,6 +58,40 @@ describe('kill -9 and resume (binary)', () => {
     expect(await sends(EVENTS)).toBeLessThanOrEqual(ROWS + ROUNDS * CONCURRENCY);
     // No temporary file is left beside the report.
     expect(readdirSync(dirname(report)).filter((n) => n.startsWith(`.${basename(report)}.`))).toEqual([]);
+  });
+
+  it('a JSON array on one line (identical events in pairs): 3 rounds of kill -9, then a resume; progress never goes back, re-sends within the bound', async () => {
+    const ROWS = 600;
+    const CONCURRENCY = 8;
+    const event = `oneline_${Date.now()}`;
+    // Every row twice: the pairs are two events each, although they share line 1 and their values.
+    const path = write('events.json', JSON.stringify(Array.from({ length: ROWS }, (_, i) => ({ email: `line-${i >> 1}@example.com`, createContact: true, data: { pair: i >> 1 } }))));
+    const report = reportPath();
+    const args = ['events', 'track', '--file', path, '--event', event, '--concurrency', String(CONCURRENCY), '--report', report, '--pass-column', 'createContact'];
+    await fx.faults({ latencyMs: 5 });
+    const ROUNDS = 3;
+    let doneBefore = 0;
+    for (let round = 0; round < ROUNDS; round++) {
+      const before = await sends(EVENTS);
+      const child = execa('node', [BIN, ...args, ...(round > 0 ? ['--resume-from-report', report] : [])], { env: fx.env, reject: false, stdin: 'ignore' });
+      const at = before + 60 + Math.floor(Math.random() * 60);
+      while ((await sends(EVENTS)) < at && child.exitCode === null) await sleep(5);
+      child.kill('SIGKILL');
+      expect((await child).signal).toBe('SIGKILL');
+      const done = new Set(readReport(report).filter((r) => r.status === 'tracked' || r.status === 'duplicate').map((r) => r.row));
+      // Before: rows were matched by line, every one of them line 1: a resume kept one and sent the rest again.
+      expect(done.size, `round ${round}`).toBeGreaterThanOrEqual(doneBefore);
+      doneBefore = done.size;
+    }
+    await sleep(50);
+    const final = await cnv([...args, '--resume-from-report', report], { env: fx.env });
+    expect(final.exitCode).toBe(0);
+    const rows = readReport(report);
+    expect(rows.map((r) => Number(r.row))).toEqual(Array.from({ length: ROWS }, (_, i) => i + 1));
+    expect(rows.every((r) => r.line === '1' && (r.status === 'tracked' || r.status === 'duplicate'))).toBe(true);
+    expect(new Set(rows.map((r) => r.identifier)).size).toBe(ROWS);
+    expect((await fx.admin('GET', `/_emulator/state/events?event=${event}`)) as unknown[]).toHaveLength(ROWS);
+    expect(await sends(EVENTS)).toBeLessThanOrEqual(ROWS + ROUNDS * CONCURRENCY);
   });
 
   it('a killed resume into another report keeps every row the earlier report had done', async () => {

@@ -1,9 +1,8 @@
 import { join } from 'node:path';
-import { parse } from 'csv-parse/sync';
 import { execa } from 'execa';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FIXTURE_AUDIENCES as AU, FIXTURE_CAMPAIGNS as CA, FIXTURE_CONTACTS as FX } from '../../src/emulator/seed/fixtures.js';
-import { batchFiles, type ReportRow } from '../helpers/batch-files.js';
+import { batchFiles, reportRows } from '../helpers/batch-files.js';
 import { BIN, cnv, cnvInProcess } from '../helpers/cli.js';
 import { emulatorFixture } from '../helpers/emulator.js';
 
@@ -145,7 +144,7 @@ describe('audience add --batch', () => {
     const input = `{"email":"${FX.ada.email}"}\n{"userId":"user-grace"}\n{"cnvContactId":"not-a-uuid"}\n`;
     const res = await cnv(['audience', 'add', AU.followUp.id, '--batch', '-', '--report', '-'], { env: fx.env, input });
     expect(res.exitCode).toBe(6);
-    const rows = parse(res.stdout, { columns: true }) as ReportRow[];
+    const rows = reportRows(res.stdout);
     expect(rows.map((r) => [r.line, r.status, r.error])).toEqual([['1', 'added', ''], ['2', 'added', ''], ['3', 'invalid', 'invalid_request']]);
   });
 

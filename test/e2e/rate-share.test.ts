@@ -37,6 +37,10 @@ describe('one rate limit for every cnv process of an account', () => {
     }
     expect(stats.rateLimited).toBe(0);
     expect(stats.total).toBe(4 * ROWS);
+    // A run slowed by the others says so, once.
+    const told = runs.filter((r) => /warning: \d other cnv process(es)? of this machine sends? with this account: this run shares its rate, at most \d+ requests\/s \(leases in .*\/rate\/[0-9a-f]{24}; CNV_RATE_SHARE=off stops sharing\)/.test(r.stderr));
+    expect(told.length).toBeGreaterThan(0);
+    for (const r of runs) expect(r.stderr.match(/shares its rate/g)?.length ?? 0).toBeLessThanOrEqual(1);
   }, 60_000);
 
   it('a one-request command takes no lease (nothing to share, nothing to pay for)', async () => {
@@ -49,6 +53,7 @@ describe('one rate limit for every cnv process of an account', () => {
   it('without sharing (CNV_RATE_SHARE=off) the same four runs collect 429s', async () => {
     const { runs, stats } = await fourAtOnce('alone', { CNV_RATE_SHARE: 'off' });
     for (const r of runs) expect(r.exitCode, r.stderr).toBe(0);
+    for (const r of runs) expect(r.stderr).not.toMatch(/shares its rate/);
     expect(stats.rateLimited).toBeGreaterThan(0);
   }, 60_000);
 });

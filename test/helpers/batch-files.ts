@@ -4,7 +4,19 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 
 /** A row of a batch report (docs/batches.md), as read back from its CSV. */
-export type ReportRow = { line: string; identifier: string; status: string; cnvContactId: string; error: string; message: string };
+export type ReportRow = { line: string; identifier: string; status: string; cnvContactId: string; error: string; message: string; row: string; hash: string };
+
+/** A report's text without its first line (`#cnv-report {...}`, checked to be there): the CSV itself. */
+export function reportCsv(text: string): string {
+  const end = text.indexOf('\n');
+  if (!text.startsWith('#cnv-report {')) throw new Error(`not a report: ${JSON.stringify(text.slice(0, 80))}`);
+  return text.slice(end + 1);
+}
+
+/** The rows of a report's text. */
+export function reportRows<R = ReportRow>(text: string | Buffer): R[] {
+  return parse(reportCsv(String(text)), { columns: true });
+}
 
 /** A temp dir for input files and reports; every name is made unique. */
 export function batchFiles(prefix = 'cnv-batch-') {
@@ -18,6 +30,6 @@ export function batchFiles(prefix = 'cnv-batch-') {
       return path;
     },
     reportPath: () => join(dir, `${n++}-report.csv`),
-    readReport: (path: string): ReportRow[] => parse(readFileSync(path), { columns: true }),
+    readReport: (path: string): ReportRow[] => reportRows(readFileSync(path)),
   };
 }

@@ -3,13 +3,17 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { loadDoneRows, openReport } from '../../src/batch/report.js';
+import { openReport } from '../../src/batch/report.js';
+import { loadDoneRows } from '../../src/batch/resume.js';
 import { removeStaleTemps } from '../../src/batch/report-file.js';
 import { lockReport } from '../../src/batch/report-lock.js';
 import type { RowResult } from '../../src/batch/types.js';
 
-const HEADER = 'line,identifier,status,cnvContactId,error,message\n';
+const JOB = { command: 'audience add', target: 'c1000000-0000-4000-8000-000000000002', input: 'people.csv' };
+const JOB_LINE = '#cnv-report {"version":2,"command":"audience add","target":"c1000000-0000-4000-8000-000000000002","input":"people.csv"}\n';
+const HEADER = `${JOB_LINE}line,identifier,status,cnvContactId,error,message,row,hash\n`;
 const tempDir = () => mkdtempSync(join(tmpdir(), 'cnv-report-'));
+const DONE = 'done in an earlier run (--resume-from-report)';
 
 async function recordedAll(report: Awaited<ReturnType<typeof openReport>>, n: number): Promise<void> {
   while (report.record!.recorded() < n) await report.record!.waitBeyond(report.record!.recorded());
@@ -18,51 +22,90 @@ async function recordedAll(report: Awaited<ReturnType<typeof openReport>>, n: nu
 describe('the report file', () => {
   it('is a valid, resumable report before close, and in input order with one row per line after', async () => {
     const path = join(tempDir(), 'r.csv');
-    writeFileSync(path, `${HEADER}2,a@x.io,added,id-a,,\n3,b@x.io,failed,,contact_not_found,no\n5,d@x.io,added,id-d,,\n`);
-    const done = await loadDoneRows(path, 'cnvContactId');
-    expect([...done.keys()]).toEqual([2, 5]);
-    const report = await openReport(path, 'cnvContactId', new PassThrough(), { done });
+    // Rows 1, 2 and 4 of a JSON array on one line: done, failed, done.
+    writeFileSync(path, `${HEADER}1,a@x.io,added,id-a,,,1,aaaa\n1,b@x.io,failed,,contact_not_found,no,2,bbbb\n1,d@x.io,added,id-d,,,4,dddd\n`);
+    const done = await loadDoneRows(path, 'cnvContactId', JOB);
+    expect([...done.keys()]).toEqual([1, 4]);
+    const report = await openReport(path, 'cnvContactId', new PassThrough(), { job: JOB, done });
     // Carried over at once: a crash now loses nothing the earlier report had.
-    expect(readFileSync(path, 'utf8')).toBe(`${HEADER}2,a@x.io,added,id-a,,done in an earlier run (--resume-from-report)\n5,d@x.io,added,id-d,,done in an earlier run (--resume-from-report)\n`);
+    expect(readFileSync(path, 'utf8')).toBe(`${HEADER}1,a@x.io,added,id-a,,${DONE},1,aaaa\n1,d@x.io,added,id-d,,${DONE},4,dddd\n`);
     const results: RowResult[] = [
-      { line: 2, identifier: 'a@x.io', ...done.get(2)!.outcome },
-      { line: 3, identifier: 'b@x.io', status: 'added', id: 'id-b' },
-      { line: 4, identifier: 'c@x.io', status: 'failed', error: 'bad', message: 'two\nlines, "quoted"' },
-      { line: 5, identifier: 'd@x.io', ...done.get(5)!.outcome },
-      { line: 6, identifier: 'e@x.io', status: 'skipped', error: 'not_sent', message: 'not sent' },
+      { line: 1, row: 1, hash: 'aaaa', identifier: 'a@x.io', ...done.get(1)!.outcome },
+      { line: 1, row: 2, hash: 'bbbb', identifier: 'b@x.io', status: 'added', id: 'id-b' },
+      { line: 1, row: 3, hash: 'cccc', identifier: 'c@x.io', status: 'failed', error: 'bad', message: 'two\nlines, "quoted"' },
+      { line: 1, row: 4, hash: 'dddd', identifier: 'd@x.io', ...done.get(4)!.outcome },
+      { line: 1, row: 5, hash: 'eeee', identifier: 'e@x.io', status: 'skipped', error: 'not_sent', message: 'not sent' },
     ];
     for (const r of results) await report.write(r);
     await recordedAll(report, results.length);
     // What a kill now would leave: carried rows, then this run's rows; resumable as it is.
-    const resumable = await loadDoneRows(path, 'cnvContactId');
-    expect([...resumable.keys()].sort()).toEqual([2, 3, 5]);
+    const resumable = await loadDoneRows(path, 'cnvContactId', JOB);
+    expect([...resumable.keys()].sort()).toEqual([1, 2, 4]);
     await report.close();
+    // Merged back by place among the rows (every line is 1 here).
     expect(readFileSync(path, 'utf8')).toBe(
       HEADER +
-        '2,a@x.io,added,id-a,,done in an earlier run (--resume-from-report)\n' +
-        '3,b@x.io,added,id-b,,\n' +
-        '4,c@x.io,failed,,bad,"two\nlines, ""quoted"""\n' +
-        '5,d@x.io,added,id-d,,done in an earlier run (--resume-from-report)\n' +
-        '6,e@x.io,skipped,,not_sent,not sent\n',
+        `1,a@x.io,added,id-a,,${DONE},1,aaaa\n` +
+        '1,b@x.io,added,id-b,,,2,bbbb\n' +
+        '1,c@x.io,failed,,bad,"two\nlines, ""quoted""",3,cccc\n' +
+        `1,d@x.io,added,id-d,,${DONE},4,dddd\n` +
+        '1,e@x.io,skipped,,not_sent,not sent,5,eeee\n',
     );
     expect(readdirSync(join(path, '..')).filter((n) => n.endsWith('.tmp'))).toEqual([]);
   });
 
-  it('a line listed twice (a killed run appended it again): a later success wins, a later failure does not undo one', async () => {
+  it('a row listed twice (a killed run appended it again): a later success wins, a later failure does not undo one', async () => {
     const path = join(tempDir(), 'log.csv');
-    writeFileSync(path, `${HEADER}2,a,added,1,,\n3,b,failed,,x,\n2,a,skipped,,not_sent,\n3,b,added,2,,\n4,c,add`);
-    const done = await loadDoneRows(path, 'cnvContactId');
-    expect([...done.entries()].map(([line, d]) => [line, d.identifier, d.outcome.id])).toEqual([[2, 'a', '1'], [3, 'b', '2']]);
+    writeFileSync(path, `${HEADER}2,a,added,1,,,1,h1\n3,b,failed,,x,,2,h2\n2,a,skipped,,not_sent,,1,h1\n3,b,added,2,,,2,h2\n4,c,add`);
+    const done = await loadDoneRows(path, 'cnvContactId', JOB);
+    expect([...done.entries()].map(([row, d]) => [row, d.line, d.identifier, d.hash, d.outcome.id])).toEqual([[1, 2, 'a', 'h1', '1'], [2, 3, 'b', 'h2', '2']]);
+  });
+
+  it('a report of another command, target or input file is refused (exit 2), naming both', async () => {
+    const path = join(tempDir(), 'r.csv');
+    writeFileSync(path, `${HEADER}2,a,added,1,,,1,h1\n`);
+    for (const other of [{ ...JOB, command: 'contacts upsert', target: undefined }, { ...JOB, target: 'c1000000-0000-4000-8000-000000000003' }, { ...JOB, input: 'others.csv' }]) {
+      const err = await loadDoneRows(path, 'cnvContactId', other).catch((e) => e);
+      expect(err).toMatchObject({ exitCode: 2, code: 'report_mismatch' });
+      expect(err.message).toContain('it reports `audience add c1000000-0000-4000-8000-000000000002` on people.csv, not `');
+    }
+    // The same file name in another directory is the same input.
+    expect((await loadDoneRows(path, 'cnvContactId', { ...JOB, input: '/data/people.csv' })).size).toBe(1);
+  });
+
+  it("an older cnv's report (no first line naming its run), or something that is no report, is refused (exit 2)", async () => {
+    const dir = tempDir();
+    const cases: Array<[string, RegExp]> = [
+      ['line,identifier,status,cnvContactId,error,message\n2,a,added,1,,\n', /written by an older cnv: it does not say which command, target and input it reports/],
+      ['email\na@x.io\n', /not a cnv report: its first line does not start with "#cnv-report"/],
+      ['', /not a cnv report: no first line/],
+      [`${JOB_LINE}email,name\na,b\n`, /expected the columns line, identifier, status, row and hash/],
+    ];
+    for (const [i, [text, message]] of cases.entries()) {
+      writeFileSync(join(dir, `${i}.csv`), text);
+      const err = await loadDoneRows(join(dir, `${i}.csv`), 'cnvContactId', JOB).catch((e) => e);
+      expect(err, text).toMatchObject({ exitCode: 2 });
+      expect(err.message, text).toMatch(message);
+    }
+  });
+
+  it('endless junk is refused after its first 64 KiB; reading stops at an abort', async () => {
+    const err = await loadDoneRows('/dev/zero', 'cnvContactId', JOB).catch((e) => e);
+    expect(err).toMatchObject({ exitCode: 2, message: expect.stringMatching(/not a cnv report/) });
+    const aborted = new AbortController();
+    const reason = new Error('interrupted');
+    aborted.abort(reason);
+    await expect(loadDoneRows('/dev/zero', 'cnvContactId', JOB, aborted.signal)).rejects.toBe(reason);
   });
 
   it('masks keys the server echoed, in every column it sent', async () => {
     const path = join(tempDir(), 'redacted.csv');
     const redact = (t: string) => t.replace(/sk_live_\w+/g, 'sk_live_x_****');
-    const report = await openReport(path, 'cnvContactId', new PassThrough(), { redact });
-    await report.write({ line: 2, identifier: 'a', status: 'failed', id: 'sk_live_id_1234', error: 'e_sk_live_k_abcd', message: 'key sk_live_k_abcdef' });
+    const report = await openReport(path, 'cnvContactId', new PassThrough(), { job: JOB, redact });
+    await report.write({ line: 2, row: 1, identifier: 'a', status: 'failed', id: 'sk_live_id_1234', error: 'e_sk_live_k_abcd', message: 'key sk_live_k_abcdef' });
     await report.close();
     const text = readFileSync(path, 'utf8');
-    expect(text).toBe(`${HEADER}2,a,failed,sk_live_x_****,e_sk_live_x_****,key sk_live_x_****\n`);
+    expect(text).toBe(`${HEADER}2,a,failed,sk_live_x_****,e_sk_live_x_****,key sk_live_x_****,1,\n`);
   });
 
   it('stale temporary files: those of a process gone are removed, those of a running one kept', async () => {

@@ -115,7 +115,7 @@ describe('prepare functions', () => {
       identifier: 'e1',
       payload: { event: 'signup', userId: 'u-1', clientEventId: 'e1' },
     });
-    expect(prepareTrackRow({ line: 1, values: { event: 'x', email: '' } }, {}, TRACK)).toMatchObject({
+    expect(prepareTrackRow({ line: 1, index: 0, values: { event: 'x', email: '' } }, {}, TRACK)).toMatchObject({
       invalid: { error: 'missing_identifier', message: 'no identifier: give userId (or User ID) or email (or Email Address, E-mail), in any case' },
     });
   });
@@ -168,11 +168,13 @@ describe('prepare functions', () => {
 });
 
 describe('derivedClientEventId', () => {
-  it('is stable for the same row and line, and differs by line or content', () => {
-    const a = derivedClientEventId({ line: 3, values: { event: 'x', email: 'a@example.com' } });
+  it('is stable for the same values at the same place among the rows, whatever the line; differs by place or content', () => {
+    const a = derivedClientEventId({ line: 1, index: 2, values: { event: 'x', email: 'a@example.com' } });
     expect(a).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-    expect(derivedClientEventId({ line: 3, values: { email: 'a@example.com', event: 'x' } })).toBe(a);
-    expect(derivedClientEventId({ line: 4, values: { event: 'x', email: 'a@example.com' } })).not.toBe(a);
-    expect(derivedClientEventId({ line: 3, values: { event: 'y', email: 'a@example.com' } })).not.toBe(a);
+    expect(derivedClientEventId({ line: 7, index: 2, values: { email: 'a@example.com', event: 'x' } })).toBe(a);
+    // Two identical elements of a JSON array on one line are two events.
+    expect(derivedClientEventId({ line: 1, index: 3, values: { event: 'x', email: 'a@example.com' } })).not.toBe(a);
+    expect(derivedClientEventId({ line: 1, index: 2, values: { event: 'y', email: 'a@example.com' } })).not.toBe(a);
+    expect(() => derivedClientEventId({ line: 1, values: { event: 'x' } })).toThrow(/place/);
   });
 });

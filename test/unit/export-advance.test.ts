@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { advance, MAX_SEEN } from '../../src/exports/advance.js';
+import { CursorTrail } from '../../src/lib/cursor-trail.js';
 
 // The pure step of the protocol: where a page leaves the position, whatever the server sent.
-const step = (cursor: string | null, saved: string[], nextCursor: string | null, hits: string[], fresh: string[], visited = new Set<string | null>([cursor])) =>
+const step = (cursor: string | null, saved: string[], nextCursor: string | null, hits: string[], fresh: string[], visited = new CursorTrail(cursor)) =>
   advance(cursor, new Set(saved), { nextCursor, hits: new Set(hits), fresh: new Set(fresh) }, visited, 'export contacts');
 
 describe('advance(position, page)', () => {
@@ -24,6 +25,6 @@ describe('advance(position, page)', () => {
 
   it('rows repeated from the page before are named; a cursor seen before in the run is a cycle', () => {
     expect(step('c2', [], null, ['b'], ['c']).again).toEqual(['b']);
-    expect(() => step('c2', [], 'c1', [], ['c'], new Set([null, 'c1', 'c2']))).toThrow(/a cycle/);
+    expect(() => step('c2', [], 'c1', [], ['c'], new CursorTrail(null, 'c1', 'c2'))).toThrow(/a cycle/);
   });
 });

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { acquireExportLock, lockHolder } from '../../src/exports/lock.js';
 import { TransientError } from '../../src/errors.js';
+import { processStartTicks } from '../../src/lib/process-alive.js';
 
 const statePath = () => join(mkdtempSync(join(tmpdir(), 'cnv-lock-')), 'k.json');
 const deadPid = async () => Number((await execa('node', ['-e', 'console.log(process.pid)'])).stdout);
@@ -15,7 +16,7 @@ describe('export lock (src/io/owner-lock.ts: an owner file linked into place)', 
     const path = statePath();
     const first = await acquireExportLock(path, 'k');
     expect(lockHolder(path)).toMatchObject({ pid: process.pid, hostname: hostname() });
-    expect(JSON.parse(readFileSync(`${path}.lock`, 'utf8'))).toMatchObject({ pid: process.pid, hostname: hostname(), startedAt: expect.any(String) });
+    expect(JSON.parse(readFileSync(`${path}.lock`, 'utf8'))).toMatchObject({ pid: process.pid, hostname: hostname(), startedAt: expect.any(String), procStart: processStartTicks(process.pid) });
     const started = Date.now();
     const err = await acquireExportLock(path, 'k').catch((e) => e);
     expect(Date.now() - started).toBeLessThan(1000);
@@ -59,9 +60,36 @@ describe('export lock (src/io/owner-lock.ts: an owner file linked into place)', 
     expect(lockHolder(path)?.pid).toBe(process.pid);
     await lock.release();
 
-    writeFileSync(`${path}.lock`, JSON.stringify({ pid: process.ppid, hostname: hostname(), startedAt: '2026-01-01T00:00:00.000Z' }));
-    utimesSync(`${path}.lock`, old, old); // a live pid of this host holds it, refreshed or not
+    // A live pid of this host that is the holder (its start time is the one recorded) holds it, refreshed or not.
+    writeFileSync(`${path}.lock`, JSON.stringify({ pid: process.ppid, hostname: hostname(), startedAt: '2026-01-01T00:00:00.000Z', procStart: processStartTicks(process.ppid) }));
+    utimesSync(`${path}.lock`, old, old);
     await expect(acquireExportLock(path, 'k')).rejects.toThrow(new RegExp(`pid ${process.ppid} on `));
+  });
+
+  it('a pid of this host now used by another process (a reboot, a container restart) is no holder: taken over at once, or once not refreshed', async () => {
+    const path = statePath();
+    const other = execa('sleep', ['30']);
+    try {
+      const pid = other.pid!;
+      // The lock of a process that had this pid before: it started at another time.
+      writeFileSync(`${path}.lock`, JSON.stringify({ pid, hostname: hostname(), startedAt: '2026-01-01T00:00:00.000Z', procStart: processStartTicks(pid)! - 12345 }));
+      expect(lockHolder(path)).toBeUndefined();
+      const taken = await acquireExportLock(path, 'k');
+      expect(lockHolder(path)?.pid).toBe(process.pid);
+      await taken.release();
+      // Without a start time to compare (another system, an older cnv): by its age, as for another host.
+      writeFileSync(`${path}.lock`, JSON.stringify({ pid, hostname: hostname(), startedAt: '2026-01-01T00:00:00.000Z' }));
+      const err = await acquireExportLock(path, 'k').catch((e) => e);
+      expect(err).toBeInstanceOf(TransientError);
+      expect(err.hint).toContain(`if no cnv run is that process, remove ${path}.lock`);
+      const old = new Date(Date.now() - 11_000);
+      utimesSync(`${path}.lock`, old, old);
+      const again = await acquireExportLock(path, 'k');
+      await again.release();
+    } finally {
+      other.kill();
+      await other.catch(() => {});
+    }
   });
 
   it('never follows a symlink where the lock goes: the link is replaced, its target untouched', async () => {

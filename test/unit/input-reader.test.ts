@@ -17,7 +17,11 @@ function file(name: string, content: string | Buffer): string {
 async function rows(path: string, opts: Omit<InputSpec, 'path'> & { stdin?: Readable } = {}): Promise<InputRow[]> {
   const input = await openInput(opts.stdin ?? Readable.from([]), { ...opts, path });
   const out: InputRow[] = [];
-  for await (const row of input.rows) out.push(row);
+  // Every row gets its place among the rows, in order; the tests below compare the rest.
+  for await (const { index, ...row } of input.rows) {
+    expect(index).toBe(out.length);
+    out.push(row);
+  }
   return out;
 }
 
@@ -102,6 +106,26 @@ describe('CSV input', () => {
   });
 });
 
+describe('CSV record size', () => {
+  it('an unclosed quote that would swallow the file ends it once 16 MB of one record were read (exit 2, naming where the quote opened)', async () => {
+    let read = 0;
+    async function* text() {
+      yield 'email,note\na@example.com,ok\nb@example.com,"oops\n';
+      for (let i = 0; i < 1024; i++) {
+        read += 65_536;
+        yield 'y'.repeat(65_535) + '\n';
+      }
+    }
+    const seen: InputRow[] = [];
+    const err = await failure((async () => {
+      for await (const row of (await openInput(Readable.from(text()), { path: '-', format: 'csv' })).rows) seen.push(row);
+    })());
+    expect(err.message).toBe('stdin line 3: the record is longer than 16 MB: a quote opened on line 3 is not closed, or not a CSV file?');
+    expect(seen.map((r) => r.values)).toEqual([{ email: 'a@example.com', note: 'ok' }]);
+    expect(read).toBeLessThan(17 * 1024 * 1024);
+  });
+});
+
 describe('NDJSON input', () => {
   it('one object per line, blank lines skipped, a bad line is an invalid row with its line', async () => {
     const path = file('a.ndjson', '\uFEFF{"email":"a@example.com","n":1}\n\n{oops\n[1,2]\r\n{"email":"b@example.com"}');
@@ -111,6 +135,35 @@ describe('NDJSON input', () => {
       { line: 4, error: 'expected a JSON object, got an array' },
       { line: 5, values: { email: 'b@example.com' } },
     ]);
+  });
+
+  it('reads the same however the text is cut: a CRLF split between chunks is one line end, a bare CR one too', async () => {
+    const text = '{"a":1}\r\n{"a":2}\r{"a":3}\n\r\n{"a":4}';
+    for (const size of [1, 2, 3, 5, 8]) {
+      expect(await rows('-', { stdin: trickle(text, size), format: 'ndjson' }), `pieces of ${size}`).toEqual([
+        { line: 1, values: { a: 1 } }, { line: 2, values: { a: 2 } }, { line: 3, values: { a: 3 } }, { line: 5, values: { a: 4 } },
+      ]);
+    }
+  });
+
+  it('a line longer than 16 MB ends the file (exit 2, its line named) once 16 MB of it were read: never held whole', async () => {
+    let read = 0;
+    async function* endless() {
+      yield '{"email":"a@example.com"}\n{"note":"';
+      // 64 MB at most, in 64 KiB pieces; the reader must stop long before.
+      for (let i = 0; i < 1024; i++) {
+        read += 65_536;
+        yield 'x'.repeat(65_536);
+      }
+    }
+    const seen: InputRow[] = [];
+    const err = await failure((async () => {
+      for await (const row of (await openInput(Readable.from(endless()), { path: '-', format: 'ndjson' })).rows) seen.push(row);
+    })());
+    expect(err.message).toBe('stdin line 2: the line is longer than 16 MB: not NDJSON?');
+    expect(err.exitCode).toBe(2);
+    expect(seen).toEqual([{ line: 1, index: 0, values: { email: 'a@example.com' } }]);
+    expect(read).toBeLessThan(17 * 1024 * 1024);
   });
 });
 
@@ -159,7 +212,13 @@ describe('JSON array input', () => {
       last = row;
     }
     expect(count).toBe(50_000);
-    expect(last).toEqual({ line: 50_001, values: { email: 'u49999@example.com' } });
+    expect(last).toEqual({ line: 50_001, index: 49_999, values: { email: 'u49999@example.com' } });
+  });
+
+  it('elements on one line share the line and keep their own place: two identical rows are two rows', async () => {
+    const got: InputRow[] = [];
+    for await (const row of (await openInput(Readable.from(['[{"e":"x"},{"e":"x"},', '{"e":"y"}]']), { path: '-' })).rows) got.push(row);
+    expect(got).toEqual([{ line: 1, index: 0, values: { e: 'x' } }, { line: 1, index: 1, values: { e: 'x' } }, { line: 1, index: 2, values: { e: 'y' } }]);
   });
 });
 
@@ -179,7 +238,7 @@ describe('format choice', () => {
     expect(csv.format).toBe('csv');
     const got: InputRow[] = [];
     for await (const row of csv.rows) got.push(row);
-    expect(got).toEqual([{ line: 2, values: { email: 'a@example.com' }, textual: true }]);
+    expect(got).toEqual([{ line: 2, index: 0, values: { email: 'a@example.com' }, textual: true }]);
   });
 
   it('--input-format wins over the extension', async () => {

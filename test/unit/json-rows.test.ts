@@ -190,4 +190,34 @@ describe('JsonRowSplitter (rows of data.<member> as the answer streams)', () => 
   it('reports an element that is not an object, with its index', () => {
     expect(() => split('{"data":{"contacts":[{"id":"a"},"b"]}}', 'contacts')).toThrow('element 1 is not an object');
   });
+
+  it('a row longer than many chunks (escapes and runs of backslashes cut anywhere) is read whole, its text exact', () => {
+    // Past the piece size (256 Ki characters), so the row is kept in pieces between chunks.
+    const note = Array.from({ length: 120_000 }, (_, k) => (k % 7 === 0 ? 'q\\"\\\\' : k % 5 === 0 ? '\\\\\\' : 'abcdefgh')).join('');
+    expect(note).toContain('\\\\\\');
+    const rows = [{ id: 'a', note }, { id: 'b', note: 'short' }];
+    const text = JSON.stringify({ data: { contacts: rows }, pagination: { nextCursor: null } });
+    for (const sizes of [[65_536], [1_000, 7, 33_333], [4097]]) {
+      const got = split(text, 'contacts', sizes);
+      expect(got.rows, `pieces of ${sizes}`).toEqual(rows);
+      expect(got.texts).toEqual(rows.map((r) => JSON.stringify(r)));
+    }
+  });
+
+  it('a row past the limit stops once the limit is read, whatever the chunking; the document around the rows has its own limit', () => {
+    const big = (n: number) => `{"data":{"contacts":[{"id":"a","note":"${'x'.repeat(n)}"}]}}`;
+    const splitter = (around: number) => new JsonRowSplitter('contacts', () => {}, () => { throw new Error('not an object'); }, 1_000_000, Infinity, around);
+    for (const size of [65_536, 300_000]) {
+      const s = splitter(1_000);
+      const text = big(2_000_000);
+      let read = 0;
+      expect(() => {
+        for (; read < text.length; read += size) s.write(text.slice(read, read + size));
+      }).toThrow('row 0 of data.contacts is longer than 1,000,000 characters');
+      expect(read).toBeLessThan(1_000_000 + 2 * size);
+    }
+    // An endless string there (a cursor), and members around the rows past the limit.
+    expect(() => splitter(1_000).write(`{"pagination":{"nextCursor":"${'c'.repeat(5_000)}`)).toThrow('a value is longer than 1,000 characters');
+    expect(() => splitter(1_000).write(`{"pagination":{"nextCursor":"${'c'.repeat(5_000)}"},"data":{"contacts":[]}}`)).toThrow('the members around data.contacts are longer than 1,000 characters');
+  });
 });

@@ -1,4 +1,5 @@
-import { mkdtempSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -9,9 +10,9 @@ import { FakeClock } from '../helpers/fake-clock.js';
 const account = { baseUrl: 'http://127.0.0.1:4010', keyId: 'sk_live_demo_****' };
 const shares: RateShare[] = [];
 
-async function join2(configDir: string, acct = account) {
+async function join2(configDir: string, acct = account, onShared?: (info: { peers: number; rate: number; dir: string }) => void) {
   const limiter = new RateLimiter({ ratePerSecond: 195, burst: 3, clock: new FakeClock() });
-  const share = await RateShare.join({ configDir, account: acct, limiter, fullRate: 195, heartbeatMs: 10, staleMs: 300 });
+  const share = await RateShare.join({ configDir, account: acct, limiter, fullRate: 195, heartbeatMs: 10, staleMs: 300, onShared });
   shares.push(share);
   return { limiter, share };
 }
@@ -103,5 +104,70 @@ describe('RateShare', () => {
     await join2(dir);
     const [name] = readdirSync(join(dir, 'rate'));
     expect(name).toMatch(/^[0-9a-f]{24}$/);
+  });
+
+  it('leases renewed "in the future" (a clock set back since) or left by a process gone do not count, and are removed', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cnv-rate-'));
+    const a = await join2(dir);
+    const leaseDir = join(dir, 'rate', readdirSync(join(dir, 'rate'))[0]);
+    const stop = keepSending(a.limiter);
+    const hour = new Date(Date.now() + 3_600_000);
+    // 21 leases of killed processes, written while the clock was an hour ahead; one of an older cnv (its pid alone).
+    const planted = Array.from({ length: 21 }, (_, i) => join(leaseDir, `${2147480000 + i}-0000000${i % 10}.lease`));
+    for (const [i, path] of planted.entries()) {
+      writeFileSync(path, i === 0 ? '2147480000\n' : JSON.stringify({ pid: 2147480000 + i, host: hostname() }));
+      utimesSync(path, hour, hour);
+    }
+    // Before: every one of them counted until the clock caught up: 195 / 22 requests/s.
+    for (let i = 0; i < 20; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      expect(a.limiter.rate).toBeCloseTo(195);
+    }
+    await until(() => planted.slice(1).every((p) => !existsSync(p)));
+    // A live process's lease (this one's pid) still counts.
+    writeFileSync(join(leaseDir, `${process.pid}-abcdef01.lease`), JSON.stringify({ pid: process.pid, host: hostname() }));
+    await until(() => Math.abs(a.limiter.rate - 97.5) < 0.01);
+    stop();
+  });
+
+  it('says once, when another process first lowers the rate, how many share it and where the leases are', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cnv-rate-'));
+    const told: Array<{ peers: number; rate: number; dir: string }> = [];
+    const a = await join2(dir, account, (info) => told.push(info));
+    const stopA = keepSending(a.limiter);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(told).toEqual([]);
+    const b = await join2(dir);
+    const stopB = keepSending(b.limiter);
+    await until(() => told.length > 0);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(told).toEqual([{ peers: 2, rate: 97.5, dir: join(dir, 'rate', readdirSync(join(dir, 'rate'))[0]) }]);
+    stopA();
+    stopB();
+  });
+
+  it('a lease directory (or rate/) that is a symbolic link is not followed: no lease is written there, the rate stays whole', async () => {
+    for (const linked of ['rate', 'account']) {
+      const dir = mkdtempSync(join(tmpdir(), 'cnv-rate-'));
+      const elsewhere = mkdtempSync(join(tmpdir(), 'cnv-elsewhere-'));
+      if (linked === 'rate') symlinkSync(elsewhere, join(dir, 'rate'));
+      else {
+        // Made by a first process, then replaced by a link.
+        const first = await join2(dir);
+        const name = readdirSync(join(dir, 'rate'))[0];
+        await first.share.stop();
+        const { rmSync } = await import('node:fs');
+        rmSync(join(dir, 'rate', name), { recursive: true });
+        symlinkSync(elsewhere, join(dir, 'rate', name));
+      }
+      mkdirSync(join(elsewhere, 'x'), { recursive: true });
+      const a = await join2(dir);
+      const stop = keepSending(a.limiter);
+      await new Promise((r) => setTimeout(r, 60));
+      expect(a.limiter.rate).toBeCloseTo(195);
+      expect(readdirSync(elsewhere, { recursive: true }).filter((n) => String(n).endsWith('.lease'))).toEqual([]);
+      expect(lstatSync(join(dir, 'rate')).isSymbolicLink()).toBe(linked === 'rate');
+      stop();
+    }
   });
 });

@@ -42,3 +42,47 @@ describe('keyMasker', () => {
     expect(out).toBe(`${'x'.repeat(40)}${'y'.repeat(30)}sk_live_k1_****${'z'.repeat(30)}${'w'.repeat(25)}`);
   });
 });
+
+describe('every form of the key (src/http/key-forms.ts)', () => {
+  const key = 'sk_live_canary_ZXQ9c3VwZXJzZWNyZXQ0MmNhbmFyeQ';
+  const secret = 'ZXQ9c3VwZXJzZWNyZXQ0MmNhbmFyeQ';
+  // Spellings a server may echo: JSON escapes (any character, any case of hex), percent-encoding, and a mix.
+  const hex = (c: string, digits: number, upper: boolean) => c.charCodeAt(0).toString(16).padStart(digits, '0')[upper ? 'toUpperCase' : 'toLowerCase']();
+  const jsonEscaped = (s: string, every = 1, upper = false) => [...s].map((c, i) => (i % every === 0 ? `\\u${hex(c, 4, upper)}` : c)).join('');
+  const percent = (s: string, every = 1, upper = true) => [...s].map((c, i) => (i % every === 0 ? `%${hex(c, 2, upper)}` : c)).join('');
+  const forms: Array<[string, string, string]> = [
+    ['the whole key', key, 'sk_live_canary_****'],
+    ['the secret alone', secret, '****'],
+    ['the whole key, JSON-escaped', jsonEscaped(key), 'sk_live_canary_****'],
+    ['the secret alone, JSON-escaped (some characters, upper-case hex)', jsonEscaped(secret, 3, true), '****'],
+    ['the whole key, percent-encoded', percent(key), 'sk_live_canary_****'],
+    ['the secret alone, percent-encoded (every other character, lower-case hex)', percent(secret, 2, false), '****'],
+    ['the whole key, escaped prefix and encoded secret', jsonEscaped('sk_live_canary_') + percent(secret), 'sk_live_canary_****'],
+  ];
+  for (const [name, form, shown] of forms) {
+    it(`masks ${name}: in one text, and streamed in pieces of any size`, () => {
+      const text = `a ${form} b "${form}" ${form}${form} c`;
+      const expected = `a ${shown} b "${shown}" ${shown}${shown} c`;
+      expect(makeRedactor([key])(text)).toBe(expected);
+      for (const size of [1, 2, 7, 50, 1000]) {
+        const masker = keyMasker(key);
+        let out = '';
+        for (let i = 0; i < text.length; i += size) out += masker.push(text.slice(i, i + size));
+        expect(out + masker.end(), `pieces of ${size}`).toBe(expected);
+      }
+    });
+  }
+
+  it('a short last segment is no secret: only the whole key is masked then', () => {
+    const redact = makeRedactor(['sk_live_k1_short']);
+    expect(redact('sk_live_k1_short and short alone')).toBe('sk_live_k1_**** and short alone');
+  });
+
+  it('a key of another shape: its part after the last "_" when long enough, and escaped forms; text without a form is left as it is', () => {
+    const odd = 'vendor-key_0123456789abcdefXYZ';
+    const redact = makeRedactor([odd]);
+    expect(redact(`x ${odd} y 0123456789abcdefXYZ z ${jsonEscaped(odd)}`)).toBe('x **** y **** z ****');
+    const plain = 'no key here: 100% sure, caf\\u00e9 and %41';
+    expect(redact(plain)).toBe(plain);
+  });
+});

@@ -1,7 +1,8 @@
-import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { LocalFileError, UsageError } from '../../errors.js';
 import { exactNumber } from '../../http/exact-json.js';
+import { openReadStream } from '../../io/file-streams.js';
+import { MAX_JSON_DEPTH } from '../../io/input-rows.js';
 import { stringifyJson } from '../../lib/exact-number.js';
 
 /** Largest --input body or -F @file value read (the API's bodies are far smaller). */
@@ -20,28 +21,30 @@ export const collectField = (flag: FieldArg['flag']) => (text: string, previous:
  * -F's typing, as gh's: true, false, null and numbers become JSON values, `@file` the file's
  * content (`@-` stdin), anything else stays a string. -f is always a string.
  */
-export async function fieldValue(arg: FieldArg, value: string, stdin: Readable): Promise<unknown> {
+export async function fieldValue(arg: FieldArg, value: string, stdin: Readable, signal?: AbortSignal): Promise<unknown> {
   if (arg.flag === '-f') return value;
   if (value === 'true') return true;
   if (value === 'false') return false;
   if (value === 'null') return null;
   // Every digit kept: 9007199254740993 goes out as written, not as the double nearest it.
   if (/^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/.test(value)) return exactNumber(value);
-  if (value.startsWith('@')) return readValueFile(value.slice(1), `-F ${arg.text.slice(0, arg.text.indexOf('='))}=@`, stdin);
+  if (value.startsWith('@')) return readValueFile(value.slice(1), `-F ${arg.text.slice(0, arg.text.indexOf('='))}=@`, stdin, signal);
   return value;
 }
 
 /**
  * Reads `--input FILE|-` or an `-F k=@file` value: the whole text, at most MAX_INPUT_BYTES, read
- * as a stream so that a huge file or an endless FIFO is refused without being held.
+ * as a stream so that a huge file or an endless FIFO is refused without being held; a FIFO that
+ * no one writes to is waited on only until `signal`.
  */
-export async function readValueFile(path: string, flag: string, stdin: Readable): Promise<string> {
+export async function readValueFile(path: string, flag: string, stdin: Readable, signal?: AbortSignal): Promise<string> {
   if (path === '') throw new UsageError(`${flag}: give a file name (or - for stdin)`);
   const name = path === '-' ? 'stdin' : path;
   const chunks: Buffer[] = [];
   let size = 0;
-  const source = path === '-' ? stdin : createReadStream(path);
+  let source: Readable | undefined;
   try {
+    source = path === '-' ? stdin : await openReadStream(path, signal);
     for await (const chunk of source) {
       const b = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
       size += b.length;
@@ -50,24 +53,26 @@ export async function readValueFile(path: string, flag: string, stdin: Readable)
     }
   } catch (err) {
     if (err instanceof UsageError) throw err;
+    if (signal?.aborted) throw signal.reason;
     throw LocalFileError.from(err, 'read', path) ?? new UsageError(`${flag}${name}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
   } finally {
-    if (source !== stdin) (source as ReturnType<typeof createReadStream>).destroy();
+    if (source !== stdin) source?.destroy();
   }
   return Buffer.concat(chunks).toString('utf8').replace(/^\uFEFF/, '');
 }
 
 /**
  * The -f/-F pairs as one object. `key[sub]=v` nests and `key[]=v` appends, as in gh, so a body
- * like `{"occurredAt":{"start":"…"}}` needs no file.
+ * like `{"occurredAt":{"start":"…"}}` needs no file. Objects made from the user's keys have no
+ * prototype: `__proto__[email]=x` is a member named `__proto__`, never Object.prototype.
  */
-export async function fieldsObject(args: FieldArg[], stdin: Readable): Promise<Record<string, unknown>> {
-  const out: Record<string, unknown> = {};
+export async function fieldsObject(args: FieldArg[], stdin: Readable, signal?: AbortSignal): Promise<Record<string, unknown>> {
+  const out = record();
   for (const arg of args) {
     const eq = arg.text.indexOf('=');
     if (eq <= 0) throw new UsageError(`${arg.flag} ${arg.text}: expected key=value`);
     const path = keyPath(arg.text.slice(0, eq), arg);
-    const value = await fieldValue(arg, arg.text.slice(eq + 1), stdin);
+    const value = await fieldValue(arg, arg.text.slice(eq + 1), stdin, signal);
     place(out, path, value, arg);
   }
   return out;
@@ -79,7 +84,14 @@ function keyPath(key: string, arg: FieldArg): string[] {
   if (!m) throw new UsageError(`${arg.flag} ${arg.text}: a key is a name, optionally followed by [sub] or [] parts`);
   const rest = [...m[2].matchAll(/\[([^[\]]*)\]/g)].map((p) => p[1]);
   if (rest.slice(0, -1).includes('')) throw new UsageError(`${arg.flag} ${arg.text}: [] may only end a key`);
+  // As for an input file's rows: deeper would overflow recursive code (JSON.stringify) on the way out.
+  if (rest.length >= MAX_JSON_DEPTH) throw new UsageError(`${arg.flag} ${arg.text.slice(0, 40)}...: a key nests at most ${MAX_JSON_DEPTH} levels`);
   return [m[1], ...rest];
+}
+
+/** An object for the user's keys: without a prototype, so no key reaches Object.prototype. */
+function record(): Record<string, unknown> {
+  return Object.create(null) as Record<string, unknown>;
 }
 
 function place(target: Record<string, unknown>, path: string[], value: unknown, arg: FieldArg): void {
@@ -94,7 +106,7 @@ function place(target: Record<string, unknown>, path: string[], value: unknown, 
       node[key] = list;
       return;
     }
-    const child = node[key] ?? {};
+    const child = node[key] ?? record();
     if (typeof child !== 'object' || child === null || Array.isArray(child)) {
       throw new UsageError(`${arg.flag} ${arg.text}: "${key}" is already set to a value that is not an object`);
     }

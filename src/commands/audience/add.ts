@@ -17,5 +17,5 @@ ${batchHelp(`  $ cnv audience add c1000000-0000-4000-8000-000000000003 --email a
 }
 
 export function run(ctx: Context, input: CommandInput<typeof options>): Promise<CommandResult> {
-  return runMembershipAdd(ctx, input, { noun: 'audience', path: audienceContactsPath, single: addToAudience, batch: batchAddToAudience });
+  return runMembershipAdd(ctx, input, { noun: 'audience', command: 'audience add', path: audienceContactsPath, single: addToAudience, batch: batchAddToAudience });
 }

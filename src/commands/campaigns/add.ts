@@ -17,5 +17,5 @@ ${batchHelp(`  $ cnv campaigns add c4000000-0000-4000-8000-000000000002 --user-i
 }
 
 export function run(ctx: Context, input: CommandInput<typeof options>): Promise<CommandResult> {
-  return runMembershipAdd(ctx, input, { noun: 'campaign', path: campaignContactsPath, single: addToCampaign, batch: batchAddToCampaign });
+  return runMembershipAdd(ctx, input, { noun: 'campaign', command: 'campaigns add', path: campaignContactsPath, single: addToCampaign, batch: batchAddToCampaign });
 }

@@ -107,6 +107,7 @@ export async function runUpsertFile(ctx: Context, opts: UpsertOptions & { file: 
   const coerce = { decimalComma: options.decimalComma };
   return runFileBatch(ctx, {
     path: opts.file,
+    job: { command: 'contacts upsert' },
     options,
     columns: {
       rules: UPSERT_COLUMNS,

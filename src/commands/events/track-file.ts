@@ -44,10 +44,12 @@ const rowSchema = z
 
 /**
  * The clientEventId of a row that has none: derived from the row as read (its values and its
- * line), so running the same file again sends the same ids and the API records each event once.
+ * place among the file's rows, not its line: every element of a JSON array on one line shares
+ * line 1), so running the same file again sends the same ids and the API records each event once.
  */
 export function derivedClientEventId(row: InputRow): string {
-  const hex = createHash('sha256').update(`cnv-events-file\n${row.line}\n${stableJson(row.values ?? {})}`).digest('hex');
+  if (row.index === undefined) throw new Error('a row without its place in the file');
+  const hex = createHash('sha256').update(`cnv-events-file\nrow ${row.index}\n${stableJson(row.values ?? {})}`).digest('hex');
   // UUID-shaped, version 5 and RFC 4122 variant bits, like a name-based UUID.
   const variant = ((parseInt(hex[16], 16) & 0x3) | 0x8).toString(16);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
@@ -87,6 +89,7 @@ export function runTrackFile(ctx: Context, opts: TrackOptions & { file: string }
   const defaults = defaultsFrom(opts);
   return runFileBatch(ctx, {
     path: opts.file,
+    job: { command: 'events track' },
     options: batchRunOptions(ctx, opts, TRACK_FILE_DEFAULTS),
     columns: { rules: TRACK_COLUMNS, identifierColumns: identifierColumns(defaults, ['userId', 'email']) },
     prepare: (row, columns) => prepareTrackRow(row, defaults, columns),

@@ -95,6 +95,7 @@ export async function run(ctx: Context, { args, opts }: CommandInput<typeof opti
 
   const result = await runFileBatch<RecordInput>(ctx, {
     path: opts.file,
+    job: { command: 'records upsert', target: customObjectId },
     options: runOptions,
     idColumn: 'id',
     columns: {

@@ -3,7 +3,6 @@ import { z } from 'zod';
 import type { CommandInput } from '../../contract.js';
 import type { Context } from '../../../context.js';
 import { CliError, ExitCode, UsageError } from '../../../errors.js';
-import { acquireExportLock } from '../../../exports/lock.js';
 import { checkRunId } from '../../../exports/options.js';
 import { openStateStore, stateNotFound } from '../../../exports/state-view.js';
 import type { CommandResult } from '../../../io/render.js';
@@ -32,7 +31,7 @@ export async function run(ctx: Context, { args, opts }: CommandInput<typeof opti
   }
   const runId = checkRunId(opts.run, '--run');
   const { store, key } = await openStateStore(ctx, args[0]);
-  const lock = await acquireExportLock(store.pathOf(key), key);
+  const lock = await store.lock(key);
   try {
     const state = store.read(key);
     if (!state) throw stateNotFound(key);

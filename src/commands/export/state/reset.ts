@@ -3,8 +3,9 @@ import { z } from 'zod';
 import type { CommandInput } from '../../contract.js';
 import type { Context } from '../../../context.js';
 import { CliError, ExitCode } from '../../../errors.js';
-import { acquireExportLock } from '../../../exports/lock.js';
 import { openStateStore, stateNotFound } from '../../../exports/state-view.js';
+import type { ExportStateStore } from '../../../exports/state-store.js';
+import type { ExportState } from '../../../exports/state.js';
 import { canAsk, confirm } from '../../../io/confirm.js';
 import type { CommandResult } from '../../../io/render.js';
 
@@ -26,18 +27,32 @@ Examples:
 
 export async function run(ctx: Context, { args, opts }: CommandInput<typeof options>): Promise<CommandResult> {
   const { store, key } = await openStateStore(ctx, args[0]);
-  const state = store.read(key);
+  // A damaged state is what reset is for: its error names this command.
+  const state = readOrDamaged(store, key);
   if (!state) throw stateNotFound(key);
   // Asked before taking the lock, so a person thinking it over does not hold up a run.
   if (opts.yes !== true && canAsk(ctx)) {
-    const ok = await confirm(ctx, `delete export state "${key}" (${state.current.rows.toLocaleString('en-US')} rows exported, last saved ${state.updatedAt})? The next run starts over.`);
+    const what = state === DAMAGED ? 'the damaged export state' : 'export state';
+    const about = state === DAMAGED ? 'it cannot be read' : `${state.current.rows.toLocaleString('en-US')} rows exported, last saved ${state.updatedAt}`;
+    const ok = await confirm(ctx, `delete ${what} "${key}" (${about})? The next run starts over.`);
     if (!ok) throw new CliError('not deleted: the question was not answered yes', { exitCode: ExitCode.usage, code: 'not_confirmed', hint: 'pass --yes to delete without asking' });
   }
-  const lock = await acquireExportLock(store.pathOf(key), key);
+  const lock = await store.lock(key);
   try {
     if (!store.remove(key)) throw stateNotFound(key);
     return { kind: 'record', data: { key, removed: true } };
   } finally {
     await lock.release();
+  }
+}
+
+const DAMAGED = Symbol('damaged');
+
+function readOrDamaged(store: ExportStateStore, key: string): ExportState | typeof DAMAGED | undefined {
+  try {
+    return store.read(key);
+  } catch (err) {
+    if (err instanceof CliError && err.code === 'state_corrupt') return DAMAGED;
+    throw err;
   }
 }
