@@ -56,9 +56,10 @@ a NUMBER every digit; a cell that does not fit makes its row invalid); NDJSON an
 sent as they are. So an export edited in a spreadsheet imports back:
   cnv export contacts --out c.csv --no-state; (edit c.csv); cnv contacts upsert --file c.csv
 --status, --field, --company-field, --update-only and --set then apply to every row (a row's
-own values win). --dry-run prints each request body (--max-rows N: the first N rows). Rows are checked locally (bad
-rows are "invalid", never sent), then sent one request each, --concurrency at a time, under
-the shared rate limit; rows for the same contact keep their file order. Report statuses:
+own values win). --dry-run prints each request body (--max-rows N: the first N rows). Rows
+are checked locally (bad rows are "invalid", never sent), then sent one request each,
+--concurrency at a time, under the shared rate limit; rows for the same contact keep their
+file order. Report statuses:
 created, updated, failed, invalid, skipped. Exit 0, 6 (some failed or invalid) or 7 (stopped;
 --resume-from-report sends what is missing). See docs/batches.md.
 
