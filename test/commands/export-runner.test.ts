@@ -213,6 +213,34 @@ describe('export runner (in-process, MockAgent)', () => {
   });
 });
 
+describe('export runner: page size', () => {
+  it("asks for the API's largest page by default (5,000 contacts and email events, 1,000 custom events); --limit overrides, clamped", async () => {
+    const limits: Array<[string, unknown]> = [];
+    for (const [path, member] of [['/v2/exports/contacts', 'contacts'], ['/v2/exports/email-events', 'events'], ['/v2/exports/custom-events', 'events']]) {
+      agent
+        .get(BASE)
+        .intercept({ path, method: 'POST', body: (b) => (limits.push([path.slice('/v2/exports/'.length), JSON.parse(b).limit]), true) })
+        .reply(200, { data: { [member]: [] }, pagination: { nextCursor: null } })
+        .persist();
+    }
+    const cases: Array<[string[], [string, number]]> = [
+      [['contacts'], ['contacts', 5000]],
+      [['email-events', '--type', 'EMAIL_OPEN'], ['email-events', 5000]],
+      [['custom-events', '--since', '2025-01-01'], ['custom-events', 1000]],
+      [['contacts', '--limit', '700'], ['contacts', 700]],
+      [['contacts', '--limit', '9000'], ['contacts', 5000]],
+      [['custom-events', '--since', '2025-01-01', '--limit', '5000'], ['custom-events', 1000]],
+      [['email-events', '--type', 'EMAIL_OPEN', '--limit', '0'], ['email-events', 1]],
+    ];
+    for (const [args, asked] of cases) {
+      limits.length = 0;
+      const res = await cnvInProcess(['export', ...args, '--no-state', '-o', 'ndjson'], { env, dispatcher: agent });
+      expect(res.exitCode, res.stderr).toBe(0);
+      expect(limits, args.join(' ')).toEqual([asked]);
+    }
+  });
+});
+
 describe('export runner: default state keys per output', () => {
   it('each file, and stdout, has its own default key; a file state is not moved to stdout', async () => {
     page(undefined, [contact('a')], null, 4);
