@@ -1,6 +1,5 @@
 import { StringDecoder } from 'node:string_decoder';
 import type { Dispatcher } from 'undici';
-import { request } from './undici.js';
 import type { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { CliError, DryRunStop, ResponseShapeError } from '../errors.js';
@@ -16,11 +15,19 @@ import { JsonRowSplitter, JsonSyntaxError, JsonTooLargeError } from '../lib/json
 import { BODY_LIMITS, declaredLength, MAX_DEPTH, nestedDeeperThan, readCapped, type ResponseBody } from './body.js';
 import { describeBody } from './foreign.js';
 import { finalError, notTheApi, parseFailure, tooLarge, waitTooLong, type Target } from './failures.js';
+import type { Answer, Send } from './transport.js';
 
 export interface HttpClientOptions {
   baseUrl: string;
   apiKey: string;
-  dispatcher: Dispatcher;
+  /** The undici dispatcher requests go through (the keep-alive agent; tests: MockAgent), or how to make it on first use. */
+  dispatcher: Dispatcher | (() => Promise<Dispatcher>);
+  /**
+   * Carries the first attempt of the process's first request instead of the dispatcher, which is
+   * then not made until a second is sent (src/http/first-request.ts: node:http, for the many
+   * commands that send one request). Everything else is the same path.
+   */
+  firstRequest?: Send;
   limiter: RateLimiter;
   clock: Clock;
   logger: RequestLogger;
@@ -92,9 +99,12 @@ export class HttpClient {
   private readonly baseUrl: string;
   /** Masks the key (and any URL credentials) in every text made from what the server sent. */
   private readonly redact: (text: string) => string;
+  private firstRequest: Send | undefined;
+  private undici: Promise<Send> | undefined;
 
   constructor(opts: HttpClientOptions) {
     this.opts = opts;
+    this.firstRequest = opts.firstRequest;
     this.random = opts.random ?? Math.random;
     this.baseUrl = normalizeBaseUrl(opts.baseUrl);
     this.redact = makeRedactor([opts.apiKey]);
@@ -289,14 +299,18 @@ export class HttpClient {
     return url;
   }
 
-  private send(url: URL, spec: BaseSpec, body: string | undefined, signal: AbortSignal) {
-    return request(url, {
-      method: spec.method,
-      dispatcher: this.opts.dispatcher,
-      headers: this.headers(false, spec.auth),
-      body,
-      signal,
-    });
+  private async send(url: URL, spec: BaseSpec, body: string | undefined, signal: AbortSignal): Promise<Answer> {
+    const first = this.firstRequest;
+    this.firstRequest = undefined;
+    const send = first ?? (await (this.undici ??= this.loadUndici()));
+    return send(url, { method: spec.method, headers: this.headers(false, spec.auth), body, signal });
+  }
+
+  /** undici's request() through the dispatcher, both loaded on first use. */
+  private async loadUndici(): Promise<Send> {
+    const { dispatcher } = this.opts;
+    const [{ request }, agent] = await Promise.all([import('./undici.js'), typeof dispatcher === 'function' ? dispatcher() : dispatcher]);
+    return (url, opts) => request(url, { ...opts, dispatcher: agent });
   }
 
   /** What the debug log shows of a request: the URL and headers as they may be shown (key masked), the body. */
