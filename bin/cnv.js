@@ -22,7 +22,9 @@ async function main() {
   // V8 flags first: the code cache of the CLI bundle is valid only under the flags it was made with.
   tuneEngine(process.env);
   const bundle = loadBundle(require('node:path').join(__dirname, '../dist/bundle/cnv.cjs'), process.env, argv, (specifier) => import(specifier));
-  const { run, applyRuntime, InterruptedError, OutputClosedError } = bundle.cli;
+  const { run, applyRuntime, beforeEngineFlagsChange, InterruptedError, OutputClosedError } = bundle.cli;
+  // An export changes V8's flags for its heap: what it compiled until then is saved first.
+  beforeEngineFlagsChange(() => bundle.saveCache(0));
 
   const controller = new AbortController();
   let signals = 0;

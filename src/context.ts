@@ -217,6 +217,8 @@ export function createContext(deps: ContextDeps): Context {
           maxAttempts: ctx.globals.maxRetries + 1,
           timeoutMs: ctx.globals.timeout,
           maxRetryWaitMs: ctx.globals.maxRetryWaitMs,
+          // Only to measure the export page splitter against (docs/performance.md).
+          pageReader: deps.env.CNV_PAGE_READER === 'whole' ? 'whole' : 'stream',
           random: deps.random,
           dryRun: ctx.globals.dryRun
             ? (request) => deps.io.stdout.write(ctx.redact(dryRunText({ dryRun: true, ...request }, ctx.globals.query)))

@@ -23,3 +23,19 @@ export function tuneEngine(env: NodeJS.ProcessEnv): void {
   // compiled afterwards: llhttp is compiled on the first connection.
   setFlagsFromString('--liftoff-only');
 }
+
+const beforeChange: Array<() => void> = [];
+
+/**
+ * Runs `fn` once, just before the run changes V8's flags (the launcher saves the code cache
+ * then: a cache records the flags it was made under, and the next run starts without these).
+ */
+export function beforeEngineFlagsChange(fn: () => void): void {
+  beforeChange.push(fn);
+}
+
+/** Sets V8 flags mid-run (an export's heap sizing), after the hooks above. */
+export function setEngineFlags(flags: string): void {
+  for (const fn of beforeChange.splice(0)) fn();
+  setFlagsFromString(flags);
+}

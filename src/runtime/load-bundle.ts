@@ -9,6 +9,7 @@ import { cacheFileName, compileCacheDir, privateDir, readCache, writeCache } fro
 export interface CliBundle {
   run: typeof import('../main.js').run;
   applyRuntime: typeof import('../main.js').applyRuntime;
+  beforeEngineFlagsChange: typeof import('../main.js').beforeEngineFlagsChange;
   InterruptedError: typeof import('../errors.js').InterruptedError;
   OutputClosedError: typeof import('../errors.js').OutputClosedError;
 }
@@ -44,13 +45,15 @@ export function loadBundle(file: string, env: NodeJS.ProcessEnv, argv: readonly 
   // them (an export sizes its heap) would leave a cache the next run refuses. A cache of an empty
   // script, taken now and tried when saving, tells whether the flags are still those of the start.
   const probe = usable && !hit ? new vm.Script('', { filename: `${file}?flags` }).createCachedData() : undefined;
+  let saved = false;
   const module = { exports: {} as CliBundle };
   script.runInThisContext()(module.exports, createRequire(file), module, file, dirname(file), pathToFileURL(file).href, importer);
   return {
     cli: module.exports,
     saveCache(exitCode) {
       // Not after a bug, a usage error (a mistyped command is not worth a file) or an interruption.
-      if (!usable || hit || exitCode === 1 || exitCode === 2 || exitCode >= 128) return;
+      if (!usable || hit || saved || exitCode === 1 || exitCode === 2 || exitCode >= 128) return;
+      saved = true;
       try {
         // Tried under another name: V8 would find the script compiled above by its name and source
         // in its own table, and not look at the data at all.

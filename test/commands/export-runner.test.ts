@@ -241,6 +241,27 @@ describe('export runner: page size', () => {
   });
 });
 
+describe('export runner: NDJSON rows are the bytes the API sent', () => {
+  it('numbers past 2^53, escapes and member order are kept; reading the page whole (CNV_PAGE_READER=whole, what the splitter is measured against) loses them', async () => {
+    const rows = [
+      '{"id":"a","updatedAt":"t","big":12345678901234567890,"b":1,"2":"two","x":1.50}',
+      '{"id":"b","updatedAt":"t","name":"caf\\u00e9 \\/ \\"q\\"","n":1e2,"z":-0}',
+    ];
+    agent
+      .get(BASE)
+      .intercept({ path: '/v2/exports/contacts', method: 'POST' })
+      .reply(200, `{"data":{"contacts":[${rows.join(',')}]},"pagination":{"nextCursor":null}}`)
+      .persist();
+    const asSent = await cnvInProcess(['export', 'contacts', '--no-state', '-o', 'ndjson'], { env, dispatcher: agent });
+    expect(asSent.exitCode, asSent.stderr).toBe(0);
+    expect(asSent.stdout).toBe(rows.map((r) => r + '\n').join(''));
+    const whole = await cnvInProcess(['export', 'contacts', '--no-state', '-o', 'ndjson'], { env: { ...env, CNV_PAGE_READER: 'whole' }, dispatcher: agent });
+    expect(whole.exitCode, whole.stderr).toBe(0);
+    expect(whole.stdout).toBe(rows.map((r) => JSON.stringify(JSON.parse(r)) + '\n').join(''));
+    expect(whole.stdout.split('\n').filter(Boolean).every((line, i) => line !== rows[i])).toBe(true);
+  });
+});
+
 describe('export runner: default state keys per output', () => {
   it('each file, and stdout, has its own default key; a file state is not moved to stdout', async () => {
     page(undefined, [contact('a')], null, 4);
