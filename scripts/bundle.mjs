@@ -1,5 +1,5 @@
 // Bundles the CLI for start-up speed (docs/architecture.md, "The bundle"):
-// - dist/bundle/cnv.cjs: the whole CLI (our code, commander, p-limit, lossless-json and the
+// - dist/bundle/cnv.cjs: the whole CLI (our code, commander, p-limit, lossless-json, string-width and the
 //   parts of undici and zod it uses) as one CommonJS file, which bin/cnv.js compiles with a V8
 //   code cache (src/runtime/load-bundle.ts). Its first line names a hash of the rest, the key of
 //   that cache. The other dependencies stay external and are imported lazily.
@@ -13,7 +13,7 @@ import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync 
 import { PassThrough } from 'node:stream';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-const BUNDLED = new Set(['commander', 'lossless-json', 'p-limit', 'undici', 'zod']);
+const BUNDLED = new Set(['commander', 'lossless-json', 'p-limit', 'string-width', 'undici', 'zod']);
 const external = Object.keys(pkg.dependencies).filter((name) => !BUNDLED.has(name));
 
 // zod's namespace re-exports its ~40 message locales (360 kB, half of zod once bundled) as
