@@ -107,6 +107,19 @@ function chunksOf(text, size = 64 * 1024) {
   return out;
 }
 
+/** Writes `items` into a library's stream, minding backpressure, and waits for its end: the ms it took. */
+async function throughStream(stream, items) {
+  const started = process.hrtime.bigint();
+  const done = new Promise((resolve, reject) => {
+    stream.on('end', resolve);
+    stream.on('error', reject);
+  });
+  for (const item of items) if (!stream.write(item)) await new Promise((r) => stream.once('drain', r));
+  stream.end();
+  await done;
+  return Number(process.hrtime.bigint() - started) / 1e6;
+}
+
 function timed(rows, work) {
   return () => {
     const started = process.hrtime.bigint();
@@ -160,18 +173,10 @@ async function csvWriter(rounds, quick) {
   const options = { record_delimiter: 'windows', quoted_match: CSV_QUOTED_MATCH };
   const sync = timed(n, () => (csvStringifySync(rows, options).length > 0 ? n : 0));
   const stream = async () => {
-    const started = process.hrtime.bigint();
     const stringifier = csvStringify(options);
     let bytes = 0;
     stringifier.on('data', (chunk) => (bytes += chunk.length));
-    const done = new Promise((resolve, reject) => {
-      stringifier.on('end', resolve);
-      stringifier.on('error', reject);
-    });
-    for (const row of rows) if (!stringifier.write(row)) await new Promise((r) => stringifier.once('drain', r));
-    stringifier.end();
-    await done;
-    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    const ms = await throughStream(stringifier, rows);
     if (bytes === 0) throw new Error('csv-stringify wrote nothing');
     return { ms, usPerRow: (ms * 1000) / n };
   };
@@ -220,7 +225,6 @@ async function csvReader(rounds, quick) {
     // Whole text in, every record with its line information out (what `info: true` costs is what cnv needs).
     const sync = timed(n + 1, () => csvParseSync(text, options).length);
     const stream = async () => {
-      const started = process.hrtime.bigint();
       const parser = csvParse(options);
       let count = 0;
       let lines = 0;
@@ -228,14 +232,7 @@ async function csvReader(rounds, quick) {
         count++;
         lines = r.info.lines;
       });
-      const done = new Promise((resolve, reject) => {
-        parser.on('end', resolve);
-        parser.on('error', reject);
-      });
-      for (const chunk of chunks) if (!parser.write(chunk)) await new Promise((r) => parser.once('drain', r));
-      parser.end();
-      await done;
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const ms = await throughStream(parser, chunks);
       if (count !== n + 1 || lines === 0) throw new Error(`csv-parse read ${count} records`);
       return { ms, usPerRow: (ms * 1000) / (n + 1) };
     };
