@@ -1,12 +1,19 @@
-// Bundles the CLI (our code, commander, p-limit, and the parts of undici and zod it uses) into
-// dist/bundle with code splitting, so start-up resolves and compiles a handful of files
-// instead of dozens; the other dependencies stay external and are imported lazily.
-import { build } from 'esbuild';
-import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { basename } from 'node:path';
+// Bundles the CLI for start-up speed (docs/architecture.md, "The bundle"):
+// - dist/bundle/cnv.cjs: the whole CLI (our code, commander, p-limit, lossless-json, string-width and the
+//   parts of undici and zod it uses) as one CommonJS file, which bin/cnv.js compiles with a V8
+//   code cache (src/runtime/load-bundle.ts). Its first line names a hash of the rest, the key of
+//   that cache. The other dependencies stay external and are imported lazily.
+// - dist/bundle/launcher.cjs: what bin/cnv.js needs before the CLI (the code cache, the answers
+//   known at build time); dist/bundle/complete-fast.cjs: a shell TAB, without the CLI.
+// - dist/bundle/launch.json: those answers (the version; the help a pipe gets);
+//   dist/bundle/completion.json: the completion table.
+import { build, transform } from 'esbuild';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { PassThrough } from 'node:stream';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-const BUNDLED = new Set(['commander', 'p-limit', 'undici', 'zod']);
+const BUNDLED = new Set(['commander', 'lossless-json', 'p-limit', 'string-width', 'undici', 'zod']);
 const external = Object.keys(pkg.dependencies).filter((name) => !BUNDLED.has(name));
 
 // zod's namespace re-exports its ~40 message locales (360 kB, half of zod once bundled) as
@@ -74,28 +81,74 @@ const zodWithoutJsonSchema = {
   },
 };
 
-const result = await build({
-  entryPoints: { main: 'src/main.ts', errors: 'src/errors.ts', 'complete-fast': 'src/cli/complete-fast.ts' },
-  outdir: 'dist/bundle',
+const dir = new URL('../dist/bundle/', import.meta.url);
+
+/** Writes a file whole or not at all: a process starting meanwhile reads the old one or the new one. */
+function writeAtomic(url, text) {
+  const temp = new URL(`${url.href}.tmp-${process.pid}`);
+  writeFileSync(temp, text);
+  renameSync(temp, url);
+}
+
+// The CLI. CommonJS, since Node 20 has a code cache (vm.Script cachedData) for scripts only,
+// not for ES modules; one file, since esbuild splits only ES modules.
+const cli = await build({
+  stdin: {
+    contents: "export { run, applyRuntime, beforeEngineFlagsChange } from './src/main.ts'; export { InterruptedError, OutputClosedError } from './src/errors.ts';",
+    resolveDir: new URL('..', import.meta.url).pathname,
+    loader: 'ts',
+    sourcefile: 'cnv-entry.ts',
+  },
+  outfile: 'dist/bundle/cnv.cjs',
+  write: false,
   bundle: true,
-  splitting: true,
-  format: 'esm',
+  format: 'cjs',
   platform: 'node',
   target: 'node20',
   external,
   plugins: [englishOnlyZod, lazyModules, zodWithoutJsonSchema],
-  // commander and undici are CommonJS: give their require() of node built-ins a real require.
-  banner: { js: "import { createRequire as __cnvRequire } from 'node:module'; const require = __cnvRequire(import.meta.url);" },
+  // The launcher gives the script its file's URL, and a way to import the external packages
+  // (ES modules, which a script compiled by vm cannot import() itself).
+  define: { 'import.meta.url': '__cnvUrl', CNV_BUNDLED_VERSION: JSON.stringify(pkg.version) },
   logLevel: 'warning',
   metafile: true,
 });
-// CNV_BUNDLE_META=FILE: what each chunk holds (https://esbuild.github.io/analyze/), for start-up work.
-if (process.env.CNV_BUNDLE_META) writeFileSync(process.env.CNV_BUNDLE_META, JSON.stringify(result.metafile));
+let code = cli.outputFiles[0].text;
+// esbuild leaves `import("conf")` of an external package as it is: the launcher's import does it
+// (an ES module), and require() a built-in (at once; the ES module loader would take a few ms).
+code = code.replace(/\bimport\(("[^"./][^"]*")\)/g, (_, name) =>
+  name.startsWith('"node:') ? `Promise.resolve().then(() => require(${name}))` : `__cnvImport(${name})`);
+// Only comments may still hold non-ASCII (esbuild escapes it in code), so the launcher reads the
+// file as Latin-1, the cheap one-byte string that a code cache expects of it.
+code = code.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+const bare = (await transform(code, { minifyWhitespace: true, format: 'cjs' })).code;
+if (/\bimport\(|\bimport\.meta\b/.test(bare)) throw new Error('dist/bundle/cnv.cjs: an import() or import.meta is left that a vm script cannot run');
+const statics = Object.values(cli.metafile.outputs)[0].imports.filter((i) => i.external && !i.path.startsWith('node:') && i.kind !== 'dynamic-import');
+if (statics.length) throw new Error(`dist/bundle/cnv.cjs: packages required at load, not bundled: ${statics.map((i) => i.path).join(', ')}`);
+const hash = createHash('sha256').update(code).digest('hex').slice(0, 16);
+writeAtomic(new URL('cnv.cjs', dir), `// cnv ${hash}\n${code}`);
+// CNV_BUNDLE_META=FILE: what the bundle holds (https://esbuild.github.io/analyze/), for start-up work.
+if (process.env.CNV_BUNDLE_META) writeFileSync(process.env.CNV_BUNDLE_META, JSON.stringify(cli.metafile));
 
-// Chunk names are content hashes: remove those of earlier builds, but not in the middle of a
-// process started from them a moment ago (it may still import a chunk lazily).
-const current = new Set(Object.keys(result.metafile.outputs).map((out) => basename(out)));
-const dir = new URL('../dist/bundle/', import.meta.url);
+// The launcher's part and the TAB's: small files of their own, CommonJS like bin/cnv.js (an ES
+// module would start Node's ES module loader, a few milliseconds of every run).
+await build({
+  entryPoints: { launcher: 'src/runtime/launcher.ts', 'complete-fast': 'src/cli/complete-fast.ts' },
+  outdir: 'dist/bundle',
+  outExtension: { '.js': '.cjs' },
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  external,
+  define: { 'import.meta.url': '__cnvUrl' },
+  banner: { js: "const __cnvUrl = require('node:url').pathToFileURL(__filename).href;" },
+  logLevel: 'warning',
+});
+
+// Files of earlier builds (the code-split chunks of earlier versions), but not in the middle of a
+// process started from them a moment ago (it may still import one lazily).
+const current = new Set(['cnv.cjs', 'launcher.cjs', 'complete-fast.cjs', 'launch.json', 'completion.json']);
 for (const name of readdirSync(dir)) {
   const file = new URL(name, dir);
   if (!current.has(name) && Date.now() - statSync(file).mtimeMs > 60_000) rmSync(file, { force: true });
@@ -103,4 +156,14 @@ for (const name of readdirSync(dir)) {
 
 // The completion table: `cnv __complete` (run on every TAB) answers from it without loading a command.
 const { completionTable } = await import('../dist/cli/completion-table.js');
-writeFileSync(new URL('completion.json', dir), JSON.stringify(await completionTable()));
+writeAtomic(new URL('completion.json', dir), JSON.stringify(await completionTable()));
+
+// What `cnv --version` and `cnv --help` print (the help as a pipe gets it, stdout not a terminal),
+// from the program itself: the launcher prints them without loading it.
+const { run } = await import('../dist/main.js');
+const stdout = new PassThrough();
+let help = '';
+stdout.on('data', (c) => (help += c));
+const io = { stdin: new PassThrough(), stdout, stderr: new PassThrough(), stdinIsTTY: false, stdoutIsTTY: false, stderrIsTTY: false };
+if ((await run(['--help'], { io, env: {} })) !== 0) throw new Error('cnv --help failed at build time');
+writeAtomic(new URL('launch.json', dir), JSON.stringify({ version: pkg.version, help }));

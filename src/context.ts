@@ -7,6 +7,7 @@ import type { ProfileStore } from './config/profiles.js';
 import type { Credentials } from './config/resolve.js';
 import type { HttpClient } from './http/client.js';
 import { makeRedactor, maskKey } from './http/redact.js';
+import { firstRequestAllowed, sendFirst } from './http/first-request.js';
 import { DEFAULT_MAX_RETRY_WAIT_MS } from './http/retry-policy.js';
 import { compiledQuery, queryText } from './io/query.js';
 import { stringifyJson } from './lib/exact-number.js';
@@ -117,19 +118,22 @@ function dryRunText(request: Record<string, unknown>, query: string | undefined)
   return compiled ? queryText(compiled(request), false) : stringifyJson(request, 2) + '\n';
 }
 
-/** The modules an HttpClient needs, and the agent (closed on dispose). */
-function loadHttpStack(deps: ContextDeps, disposers: Array<() => Promise<void> | void>) {
-  return Promise.all([
-    import('./http/client.js'),
-    import('./http/logger.js'),
-    import('./http/debug-logger.js'),
-    deps.dispatcher ??
-      import('./http/agent.js').then(({ createAgent }) => {
-        const agent = createAgent();
-        disposers.push(() => agent.close());
-        return agent;
-      }),
-  ]);
+/** The modules an HttpClient needs. */
+function loadHttpStack() {
+  return Promise.all([import('./http/client.js'), import('./http/logger.js'), import('./http/debug-logger.js')]);
+}
+
+/** The undici dispatcher, made on first use: the keep-alive agent (closed on dispose), or the one the caller gave. */
+function dispatcherOnce(deps: ContextDeps, disposers: Array<() => Promise<void> | void>): () => Promise<Dispatcher> {
+  let made: Promise<Dispatcher> | undefined;
+  return () =>
+    (made ??= deps.dispatcher
+      ? Promise.resolve(deps.dispatcher)
+      : import('./http/agent.js').then(({ createAgent }) => {
+          const agent = createAgent();
+          disposers.push(() => agent.close());
+          return agent;
+        }));
 }
 
 export function createContext(deps: ContextDeps): Context {
@@ -142,6 +146,10 @@ export function createContext(deps: ContextDeps): Context {
   let creds: Promise<Credentials> | undefined;
   let client: Promise<HttpClient> | undefined;
   let stack: ReturnType<typeof loadHttpStack> | undefined;
+  const dispatcher = dispatcherOnce(deps, disposers);
+  // The first request goes through node:http unless undici is wanted from the start: a proxy
+  // (only undici's agent tunnels), a dispatcher given (tests), or a batch that prepared it.
+  let firstRequest = deps.dispatcher === undefined && firstRequestAllowed(deps.env);
   let rateLimiter: Promise<RateLimiter> | undefined;
   let redactor = makeRedactor([deps.env.CNV_API_KEY]);
   // The account's rate is split with the other cnv processes of this machine that use it, from
@@ -195,13 +203,14 @@ export function createContext(deps: ContextDeps): Context {
     http() {
       client ??= (async () => {
         const credentials = await ctx.credentials();
-        const [{ HttpClient }, { stderrLogger, silentLogger }, { debugLogger }, dispatcher] = await (stack ??= loadHttpStack(deps, disposers));
+        const [{ HttpClient }, { stderrLogger, silentLogger }, { debugLogger }] = await (stack ??= loadHttpStack());
         const limiter = await ctx.limiter();
         if (!ctx.globals.dryRun && deps.env.CNV_RATE_SHARE !== 'off') shareRate(limiter, credentials);
         return new HttpClient({
           baseUrl: credentials.baseUrl,
           apiKey: credentials.apiKey,
           dispatcher,
+          firstRequest: firstRequest ? sendFirst : undefined,
           limiter,
           clock,
           logger: ctx.globals.debug
@@ -210,6 +219,8 @@ export function createContext(deps: ContextDeps): Context {
           maxAttempts: ctx.globals.maxRetries + 1,
           timeoutMs: ctx.globals.timeout,
           maxRetryWaitMs: ctx.globals.maxRetryWaitMs,
+          // Only to measure the export page splitter against (docs/performance.md).
+          pageReader: deps.env.CNV_PAGE_READER === 'whole' ? 'whole' : 'stream',
           random: deps.random,
           dryRun: ctx.globals.dryRun
             ? (request) => deps.io.stdout.write(ctx.redact(dryRunText({ dryRun: true, ...request }, ctx.globals.query)))
@@ -219,7 +230,9 @@ export function createContext(deps: ContextDeps): Context {
       return client;
     },
     prepareHttp() {
-      (stack ??= loadHttpStack(deps, disposers)).catch(() => {});
+      (stack ??= loadHttpStack()).catch(() => {});
+      firstRequest = false;
+      dispatcher().catch(() => {});
       ctx.limiter().catch(() => {});
       // What credentials() loads, without resolving them.
       ctx.config().catch(() => {});

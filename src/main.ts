@@ -30,3 +30,4 @@ export async function run(argv: string[], deps: RunDeps): Promise<number> {
 }
 
 export { applyRuntime } from './runtime/index.js';
+export { beforeEngineFlagsChange } from './runtime/engine-flags.js';

@@ -51,6 +51,8 @@ export const HELP_TOPICS: Record<string, { summary: string; text: string }> = {
                    other cnv processes of this machine (see docs/performance.md)
   CNV_RUNTIME_TUNING  "off": no V8 engine tuning (faster start-up, flatter memory of
                    long exports); for diagnosing an engine problem (docs/architecture.md)
+  CNV_COMPILE_CACHE  directory of the compiled code kept for faster start-up, or "off"
+                   (default: $XDG_CACHE_HOME/cnv/compile-cache or ~/.cache/cnv/compile-cache)
   NO_COLOR         any non-empty value turns colour off (as --no-color)
   CI               when set (and not "false" or "0"), no progress display
 `,

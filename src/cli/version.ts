@@ -1,7 +1,11 @@
 import { createRequire } from 'node:module';
 
-/** cnv's version, from package.json. */
-export const VERSION: string = createRequire(import.meta.url)('../../package.json').version;
+/** Set by scripts/bundle.mjs in the bundle (package.json's version); undefined when run from dist/ or src/. */
+declare const CNV_BUNDLED_VERSION: string | undefined;
+
+/** cnv's version, from package.json (in the bundle, written into it at build time: no file to read at start-up). */
+export const VERSION: string =
+  typeof CNV_BUNDLED_VERSION === 'string' ? CNV_BUNDLED_VERSION : createRequire(import.meta.url)('../../package.json').version;
 
 /** The version with the runtime it runs on (`cnv version --json`, bug reports). */
 export function versionInfo(): { version: string; node: string; platform: string } {

@@ -1,6 +1,5 @@
 import { StringDecoder } from 'node:string_decoder';
 import type { Dispatcher } from 'undici';
-import { request } from './undici.js';
 import type { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { CliError, DryRunStop, ResponseShapeError } from '../errors.js';
@@ -18,11 +17,19 @@ import { JsonRowSplitter, JsonSyntaxError, JsonTooLargeError } from '../lib/json
 import { BODY_LIMITS, declaredLength, MAX_DEPTH, nestedDeeperThan, readCapped, type ResponseBody } from './body.js';
 import { describeBody } from './foreign.js';
 import { finalError, notTheApi, parseFailure, tooLarge, waitTooLong, type Target } from './failures.js';
+import type { Answer, Send } from './transport.js';
 
 export interface HttpClientOptions {
   baseUrl: string;
   apiKey: string;
-  dispatcher: Dispatcher;
+  /** The undici dispatcher requests go through (the keep-alive agent; tests: MockAgent), or how to make it on first use. */
+  dispatcher: Dispatcher | (() => Promise<Dispatcher>);
+  /**
+   * Carries the first attempt of the process's first request instead of the dispatcher, which is
+   * then not made until a second is sent (src/http/first-request.ts: node:http, for the many
+   * commands that send one request). Everything else is the same path.
+   */
+  firstRequest?: Send;
   limiter: RateLimiter;
   clock: Clock;
   logger: RequestLogger;
@@ -34,6 +41,13 @@ export interface HttpClientOptions {
   maxRetryWaitMs?: number;
   random?: () => number;
   userAgent?: string;
+  /**
+   * `whole`: an export page is read whole, parsed with one JSON.parse, and each row's text made
+   * again with JSON.stringify, as before the row splitter. Only to measure the splitter against
+   * (CNV_PAGE_READER=whole, the `parsers` bench suite): numbers past 2^53, escapes and
+   * integer-like member names are then not written as sent.
+   */
+  pageReader?: 'stream' | 'whole';
   /** When set, write requests are handed to it instead of being sent (--dry-run). */
   dryRun?: (request: { method: string; url: string; headers: Record<string, string>; body?: unknown }) => void;
 }
@@ -96,9 +110,12 @@ export class HttpClient {
   private readonly redact: (text: string) => string;
   /** The key's forms, masked in a success answer's text before it is parsed (undefined for a key too short to mask). */
   private readonly keyForms: KeyForms | undefined;
+  private firstRequest: Send | undefined;
+  private undici: Promise<Send> | undefined;
 
   constructor(opts: HttpClientOptions) {
     this.opts = opts;
+    this.firstRequest = opts.firstRequest;
     this.random = opts.random ?? Math.random;
     this.baseUrl = normalizeBaseUrl(opts.baseUrl);
     this.redact = makeRedactor([opts.apiKey]);
@@ -150,6 +167,7 @@ export class HttpClient {
       const { label } = target;
       const shape = (detail: string) => new ResponseShapeError(this.redact(`unexpected response from ${label}: ${detail}`));
       const rows = receive();
+      if (this.opts.pageReader === 'whole') return this.wholePage(spec, body, target, status, headers, rows, shape);
       const splitter = new JsonRowSplitter(spec.member, (row, index, text) => {
         const checked = spec.row.safeParse(row);
         if (!checked.success) throw shape(describeIssues(checked.error, 3, `data.${spec.member}.${index}`));
@@ -204,6 +222,23 @@ export class HttpClient {
       if (!parsed.success) throw shape(describeIssues(parsed.error));
       return settle(() => rows.end(parsed.data.pagination?.nextCursor ?? null));
     });
+  }
+
+  /** A page read whole (pageReader `whole`): the same checks, each row's text made by JSON.stringify. */
+  private async wholePage<P>(
+    spec: RowsSpec, body: ResponseBody, target: Target, status: number, headers: Dispatcher.ResponseData['headers'], rows: RowReceiver<P>, shape: (detail: string) => Error,
+  ): Promise<P> {
+    const limit = BODY_LIMITS.pageBytes;
+    const { text, complete } = await readCapped(body, limit);
+    if (!complete) throw tooLarge(target, limit);
+    const doc = this.parseSuccess({ ...spec, data: rowsData(spec.member), paginated: true }, target, status, headers, this.maskEchoedKey(text));
+    const list = (doc.data as Record<string, unknown[]>)[spec.member];
+    list.forEach((row, index) => {
+      const checked = spec.row.safeParse(row);
+      if (!checked.success) throw shape(describeIssues(checked.error, 3, `data.${spec.member}.${index}`));
+      rows.row(row as Record<string, unknown>, stringifyJson(row));
+    });
+    return rows.end(doc.nextCursor ?? null);
   }
 
   /** The attempt loop shared by every request: rate limit, send, retry, typed errors. */
@@ -287,14 +322,18 @@ export class HttpClient {
     return url;
   }
 
-  private send(url: URL, spec: BaseSpec, body: string | undefined, signal: AbortSignal) {
-    return request(url, {
-      method: spec.method,
-      dispatcher: this.opts.dispatcher,
-      headers: this.headers(false, spec.auth),
-      body,
-      signal,
-    });
+  private async send(url: URL, spec: BaseSpec, body: string | undefined, signal: AbortSignal): Promise<Answer> {
+    const first = this.firstRequest;
+    this.firstRequest = undefined;
+    const send = first ?? (await (this.undici ??= this.loadUndici()));
+    return send(url, { method: spec.method, headers: this.headers(false, spec.auth), body, signal });
+  }
+
+  /** undici's request() through the dispatcher, both loaded on first use. */
+  private async loadUndici(): Promise<Send> {
+    const { dispatcher } = this.opts;
+    const [{ request }, agent] = await Promise.all([import('./undici.js'), typeof dispatcher === 'function' ? dispatcher() : dispatcher]);
+    return (url, opts) => request(url, { ...opts, dispatcher: agent });
   }
 
   /** What the debug log shows of a request: the URL and headers as they may be shown (key masked), the body. */

@@ -1,3 +1,4 @@
+import stringWidth from 'string-width';
 import { escapeControl } from '../lib/terminal-text.js';
 import { cellText } from './format.js';
 
@@ -22,30 +23,38 @@ export function cellLine(value: unknown): string {
   return escapeControl(cellText(value));
 }
 
-// East Asian wide and fullwidth characters and emoji take two terminal columns; combining marks
-// and zero-width joiners none. Close enough for a table not to overflow into a wrap.
-const WIDE = /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6\u{1f300}-\u{1f64f}\u{1f900}-\u{1f9ff}\u{20000}-\u{3fffd}]/u;
-// eslint-disable-next-line no-misleading-character-class -- one code point is tested at a time, variation selectors alone
-const ZERO = /[\u0300-\u036f\u200b-\u200d\ufe00-\ufe0f]/u;
+// What a terminal draws as one character is a grapheme cluster (an emoji with its skin tone or
+// ZWJ sequence, a letter with its combining marks); string-width gives each its columns: two for
+// East Asian wide and emoji presentation, none for marks and joiners. test/unit/table.test.ts
+// holds the cases the hand-written ranges cnv had before got wrong.
+const segmenter = new Intl.Segmenter();
 
-function charWidth(ch: string): number {
-  return ZERO.test(ch) ? 0 : WIDE.test(ch) ? 2 : 1;
+/** A text as terminal characters: each grapheme cluster with the columns it takes. */
+function cells(text: string): Cell[] {
+  // Printable ASCII, nearly every table's text, is one column a character.
+  if (/^[\x20-\x7e]*$/.test(text)) return [...text].map((ch) => [ch, 1]);
+  return Array.from(segmenter.segment(text), ({ segment }) => [segment, stringWidth(segment)]);
 }
 
+type Cell = [text: string, columns: number];
+
 /** Columns a text takes on a terminal. */
-export function textWidth(chars: string[]): number {
+export function displayWidth(text: string): number {
+  return textWidth(cells(text));
+}
+
+function textWidth(chars: readonly Cell[]): number {
   let w = 0;
-  for (const ch of chars) w += charWidth(ch);
+  for (const [, columns] of chars) w += columns;
   return w;
 }
 
-/** The text cut to `width` columns, ending in `…` when it was cut. */
-function cut(chars: string[], width: number): string {
-  if (textWidth(chars) <= width) return chars.join('');
+/** The text cut to `width` columns, ending in `…` when it was cut; a cluster is never split. */
+function cut(chars: readonly Cell[], width: number): string {
+  if (textWidth(chars) <= width) return chars.map(([ch]) => ch).join('');
   let out = '';
   let used = 0;
-  for (const ch of chars) {
-    const w = charWidth(ch);
+  for (const [ch, w] of chars) {
     if (used + w > width - 1) break;
     out += ch;
     used += w;
@@ -58,16 +67,16 @@ function cut(chars: string[], width: number): string {
  * `width` by narrowing the widest columns first; a cut value ends in an ellipsis, never wraps.
  */
 export function layoutTable(head: string[], rows: Array<Record<string, unknown>>, layout: TableLayout = {}): string {
-  const texts = rows.map((row) => head.map((c) => [...cellLine(row[c])]));
-  const heads = head.map((h) => [...escapeControl(h)]);
+  const texts = rows.map((row) => head.map((c) => cells(cellLine(row[c]))));
+  const heads = head.map((h) => cells(escapeControl(h)));
   const widths = head.map((_, i) => texts.reduce((w, t) => Math.max(w, textWidth(t[i])), layout.heading === false ? 1 : textWidth(heads[i])));
   if (layout.width !== undefined && layout.width > 0) fit(widths, layout.width, head.map((h) => IDENTIFIER.test(h)));
-  const line = (cells: string[][], row?: Record<string, unknown>) =>
-    cells
+  const line = (columns: Cell[][], row?: Record<string, unknown>) =>
+    columns
       .map((chars, i) => {
         const shown = cut(chars, widths[i]);
         const painted = row && layout.paint ? layout.paint(head[i], row[head[i]], shown, row) : shown;
-        return i === cells.length - 1 ? painted : painted + ' '.repeat(Math.max(0, widths[i] - textWidth([...shown])));
+        return i === columns.length - 1 ? painted : painted + ' '.repeat(Math.max(0, widths[i] - textWidth(cells(shown))));
       })
       .join(GAP)
       .trimEnd();

@@ -1,13 +1,16 @@
-import { randomBytes } from 'node:crypto';
-
 // A number a double cannot hold (9007199254740993, 0.10000000000000000555) travels as its text
 // and is written into JSON as those digits. JSON.stringify cannot write raw text (JSON.rawJSON
 // needs a newer V8), so toJSON leaves a marker, a string no input can hold (a random nonce
 // behind a NUL), and stringifyJson puts the digits in its place.
 
-const NONCE = randomBytes(8).toString('hex');
-const MARKER = `\u0000cnv-number-${NONCE}:`;
-const MARKED = new RegExp(`"\\\\u0000cnv-number-${NONCE}:([-+.0-9eE]+)"`, 'g');
+// Made when the first ExactNumber is written, not on import: loading node:crypto costs a few
+// milliseconds, and most runs never write one (the global Web Crypto loads it on first use).
+let nonce: { marker: string; marked: RegExp } | undefined;
+function marks() {
+  if (nonce) return nonce;
+  const hex = Buffer.from(crypto.getRandomValues(new Uint8Array(8))).toString('hex');
+  return (nonce = { marker: `\u0000cnv-number-${hex}:`, marked: new RegExp(`"\\\\u0000cnv-number-${hex}:([-+.0-9eE]+)"`, 'g') });
+}
 let marked = 0;
 
 /** A JSON number kept as the digits it was written with. */
@@ -17,7 +20,7 @@ export class ExactNumber {
 
   toJSON(): string {
     marked++;
-    return MARKER + this.text;
+    return marks().marker + this.text;
   }
 
   toString(): string {
@@ -34,7 +37,7 @@ export function stringifyJson(value: unknown, space?: number): string {
   const before = marked;
   const text = JSON.stringify(value, null, space);
   // Only text that holds an ExactNumber is searched: the common body pays nothing.
-  return marked === before || text === undefined ? text : text.replace(MARKED, '$1');
+  return marked === before || text === undefined ? text : text.replace(marks().marked, '$1');
 }
 
 /** True when two values are the same JSON number, string, boolean or null (ExactNumbers by their text). */

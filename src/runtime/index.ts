@@ -1,14 +1,7 @@
-import { setFlagsFromString } from 'node:v8';
+import { tuneEngine } from './engine-flags.js';
 import { ownSignals } from './own-signals.js';
 
-/**
- * Whether cnv may tune the V8 engine for itself (the `--liftoff-only` flag here, the heap limits
- * of a long export). `CNV_RUNTIME_TUNING=off` turns every such tuning off; required wiring
- * (signal ownership, the undici prototype methods) stays, as cnv does not work without it.
- */
-export function runtimeTuning(env: NodeJS.ProcessEnv): boolean {
-  return env.CNV_RUNTIME_TUNING?.trim().toLowerCase() !== 'off';
-}
+export { runtimeTuning } from './engine-flags.js';
 
 /**
  * The process-wide side effects of the cnv executable, applied once by the launcher (bin/cnv.js)
@@ -17,12 +10,6 @@ export function runtimeTuning(env: NodeJS.ProcessEnv): boolean {
  */
 export function applyRuntime(env: NodeJS.ProcessEnv): void {
   ownSignals();
-  if (!runtimeTuning(env)) return;
-  // undici parses HTTP with llhttp compiled to WebAssembly. V8 compiles it at once with its
-  // baseline compiler, then optimises it again in the background, and a process cannot exit
-  // before that background job is done: ~130 ms added to every short command (measured with
-  // strace: the main thread waits on the compiler thread at exit). The baseline code parses
-  // headers fast enough (bodies are not parsed, only framed); keep it. Takes effect for what is
-  // compiled afterwards: llhttp is compiled on the first connection.
-  setFlagsFromString('--liftoff-only');
+  // Set already by the launcher before it compiled the CLI; the same flags again change nothing.
+  tuneEngine(env);
 }

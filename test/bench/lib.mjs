@@ -1,15 +1,21 @@
 // Benchmark helpers: alternate baseline and subject, take medians, report ratios.
 import { spawn } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
 
-/** Runs a command to completion; resolves to wall time (ms), peak RSS (KiB) and output. */
+/**
+ * Runs a command to completion; resolves to wall time (ms), peak RSS (KiB) and output.
+ * `stdout`: 'ignore', 'pipe' (collected), or a file path the output is written into.
+ */
 export function timeCommand(cmd, args, { env = process.env, input, stdout = 'ignore' } = {}) {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
+    const fd = stdout === 'ignore' || stdout === 'pipe' ? undefined : openSync(stdout, 'w');
     // /usr/bin/time -f reports the child's peak RSS without instrumenting it.
     const child = spawn('/usr/bin/time', ['-f', '__RSS_KB=%M', cmd, ...args], {
       env,
-      stdio: [input === undefined ? 'ignore' : 'pipe', stdout, 'pipe'],
+      stdio: [input === undefined ? 'ignore' : 'pipe', fd ?? stdout, 'pipe'],
     });
+    if (fd !== undefined) closeSync(fd);
     let stderr = '';
     let out = '';
     child.stderr.on('data', (c) => (stderr += c));

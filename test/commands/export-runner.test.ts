@@ -7,6 +7,8 @@ import { InterruptedError } from '../../src/errors.js';
 import { MAX_SEEN, MAX_STUCK_PAGES } from '../../src/exports/runner.js';
 import { ExportStateStore } from '../../src/exports/state-store.js';
 import { cnvInProcess, tempConfigDir } from '../helpers/cli.js';
+import { parseJson } from '../../src/http/exact-json.js';
+import { stringifyJson } from '../../src/lib/exact-number.js';
 
 // In-process runs against undici's MockAgent: the server behaviours the emulator does not show.
 const BASE = 'https://api.test';
@@ -211,6 +213,58 @@ describe('export runner (in-process, MockAgent)', () => {
     ]);
     const before = await events(['--full', '--until', '2024-12-01']);
     expect([before.exitCode, before.stderr]).toEqual([2, expect.stringMatching(/--until: must not be before the window's start \(2025-01-01T00:00:00.000Z\)/)]);
+  });
+});
+
+describe('export runner: page size', () => {
+  it("asks for the API's largest page by default (5,000 contacts and email events, 1,000 custom events); --limit overrides, clamped", async () => {
+    const limits: Array<[string, unknown]> = [];
+    for (const [path, member] of [['/v2/exports/contacts', 'contacts'], ['/v2/exports/email-events', 'events'], ['/v2/exports/custom-events', 'events']]) {
+      agent
+        .get(BASE)
+        .intercept({ path, method: 'POST', body: (b) => (limits.push([path.slice('/v2/exports/'.length), JSON.parse(b).limit]), true) })
+        .reply(200, { data: { [member]: [] }, pagination: { nextCursor: null } })
+        .persist();
+    }
+    const cases: Array<[string[], [string, number]]> = [
+      [['contacts'], ['contacts', 5000]],
+      [['email-events', '--type', 'EMAIL_OPEN'], ['email-events', 5000]],
+      [['custom-events', '--since', '2025-01-01'], ['custom-events', 1000]],
+      [['contacts', '--limit', '700'], ['contacts', 700]],
+      [['contacts', '--limit', '9000'], ['contacts', 5000]],
+      [['custom-events', '--since', '2025-01-01', '--limit', '5000'], ['custom-events', 1000]],
+      [['email-events', '--type', 'EMAIL_OPEN', '--limit', '0'], ['email-events', 1]],
+    ];
+    for (const [args, asked] of cases) {
+      limits.length = 0;
+      const res = await cnvInProcess(['export', ...args, '--no-state', '-o', 'ndjson'], { env, dispatcher: agent });
+      expect(res.exitCode, res.stderr).toBe(0);
+      expect(limits, args.join(' ')).toEqual([asked]);
+    }
+  });
+});
+
+describe('export runner: NDJSON rows are the bytes the API sent', () => {
+  it('numbers past 2^53, escapes and member order are kept; reading the page whole (CNV_PAGE_READER=whole, what the splitter is measured against) loses escapes and order', async () => {
+    const rows = [
+      '{"id":"a","updatedAt":"t","big":12345678901234567890,"b":1,"2":"two","x":1.50}',
+      '{"id":"b","updatedAt":"t","name":"caf\\u00e9 \\/ \\"q\\"","n":1e2,"z":-0}',
+    ];
+    agent
+      .get(BASE)
+      .intercept({ path: '/v2/exports/contacts', method: 'POST' })
+      .reply(200, `{"data":{"contacts":[${rows.join(',')}]},"pagination":{"nextCursor":null}}`)
+      .persist();
+    const asSent = await cnvInProcess(['export', 'contacts', '--no-state', '-o', 'ndjson'], { env, dispatcher: agent });
+    expect(asSent.exitCode, asSent.stderr).toBe(0);
+    expect(asSent.stdout).toBe(rows.map((r) => r + '\n').join(''));
+    const whole = await cnvInProcess(['export', 'contacts', '--no-state', '-o', 'ndjson'], { env: { ...env, CNV_PAGE_READER: 'whole' }, dispatcher: agent });
+    expect(whole.exitCode, whole.stderr).toBe(0);
+    // Read whole, a page keeps its numbers' digits (the HTTP core reads every answer so) but
+    // not the API's spelling: escapes, member order, 1.50 and 1e2.
+    expect(whole.stdout).toBe(rows.map((r) => stringifyJson(parseJson(r)) + '\n').join(''));
+    expect(whole.stdout).toContain('"big":12345678901234567890');
+    expect(whole.stdout.split('\n').filter(Boolean).every((line, i) => line !== rows[i])).toBe(true);
   });
 });
 

@@ -222,7 +222,8 @@ describe('cnv export to stdout (binary, real pipes)', () => {
   });
 
   it('--defer-commit: commits only when the consumer succeeded', async () => {
-    const ok = await sh('set -o pipefail; $CNV export contacts --state-key deferred --defer-commit --run ok-1 --quiet | wc -l && $CNV export state commit deferred --run ok-1 --quiet');
+    // Pages of 1,000 (the default is one page of 5,000 here): the state then holds a cursor, whose age `state show` gives below.
+    const ok = await sh('set -o pipefail; $CNV export contacts --state-key deferred --defer-commit --run ok-1 --limit 1000 --quiet | wc -l && $CNV export state commit deferred --run ok-1 --quiet');
     expect(ok.exitCode, ok.stderr).toBe(0);
     expect(Number(ok.stdout.split('\n')[0].trim())).toBe(acme().contacts.size);
     expect((await exportState(fx.configDir, 'deferred'))?.current.rows).toBe(acme().contacts.size);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { layoutTable } from '../../src/io/table.js';
+import { displayWidth, layoutTable } from '../../src/io/table.js';
 
 describe('layoutTable', () => {
   const rows = [
@@ -49,5 +49,46 @@ describe('layoutTable', () => {
   it('paints only the fitted text, padding outside the colour', () => {
     const out = layoutTable(['status', 'x'], [{ status: 'ok', x: 1 }], { paint: (c, _v, t) => (c === 'status' ? `<${t}>` : t) });
     expect(out.split('\n')[1]).toBe('<ok>      1');
+  });
+
+  it('lines up a column whose values hold emoji sequences, marks and East Asian text', () => {
+    const names = ['👨‍👩‍👧 family', 'Zoë', '東京', 'ok ✅', 'e\u0301clair'];
+    const out = layoutTable(['name', 'n'], names.map((name, n) => ({ name, n })));
+    const columnOfN = out.trimEnd().split('\n').map((line) => displayWidth(line.slice(0, line.lastIndexOf(' ') + 1)));
+    expect(new Set(columnOfN).size).toBe(1);
+  });
+
+  it('a cut never splits a cluster: a ZWJ sequence or a skin tone stays whole or goes whole', () => {
+    const out = layoutTable(['v'], [{ v: '👨‍👩‍👧👍🏽👍🏽' }], { width: 5, heading: false });
+    expect(out).toBe('👨‍👩‍👧👍🏽…\n');
+    expect(layoutTable(['v'], [{ v: '👨‍👩‍👧👍🏽👍🏽' }], { width: 4, heading: false })).toBe('👨‍👩‍👧…\n');
+  });
+});
+
+// The widths a terminal gives, measured with string-width (src/io/table.ts). cnv's own ranges
+// before (a regex of wide blocks and zero-width marks, one code point at a time) gave what the
+// last column says: a table with such values was misaligned or ran past the screen's edge.
+describe('display width by string-width, where the hand-written ranges were wrong', () => {
+  const cases: Array<[string, string, number, number]> = [
+    ['thumbs up with a skin tone (modifier)', '👍🏽', 2, 4],
+    ['a family (ZWJ sequence)', '👨‍👩‍👧', 2, 6],
+    ['rainbow flag (VS16 + ZWJ)', '🏳️‍🌈', 2, 4],
+    ['red heart with VS16 (emoji presentation)', '❤️', 2, 1],
+    ['watch U+231A (emoji presentation by default)', '⌚', 2, 1],
+    ['hourglass U+23F3', '⏳', 2, 1],
+    ['check mark button U+2705', '✅', 2, 1],
+    ['ballet shoes U+1FA70 (a newer emoji block)', '🩰', 2, 1],
+    ['Thai letter with a tone mark (nonspacing)', 'ก่', 1, 2],
+    ['Hangul jamo L+V (one syllable block)', '\u1100\u1161', 2, 3],
+    ['word joiner U+2060 (invisible)', 'a\u2060b', 2, 3],
+  ];
+  for (const [name, text, width, before] of cases) {
+    it(`${name}: ${width} columns (the ranges said ${before})`, () => {
+      expect(displayWidth(text)).toBe(width);
+    });
+  }
+
+  it('and where both agree: CJK, halfwidth kana, combining accents, flags, plain text', () => {
+    expect(['東京', 'ｱ', 'e\u0301', '🇫🇷', 'plain text'].map(displayWidth)).toEqual([4, 1, 1, 2, 10]);
   });
 });

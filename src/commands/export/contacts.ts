@@ -21,7 +21,7 @@ ${FORMAT_HELP}
 
 Examples:
   $ cnv export contacts --out contacts.csv
-  $ cnv export contacts -o ndjson --limit 5000 > contacts.ndjson
+  $ cnv export contacts -o ndjson > contacts.ndjson
   $ cnv export contacts --out contacts.csv --columns 'id,email,updatedAt,First name'
   $ set -o pipefail; run=$(date +%s)-$$
   $ cnv export contacts --state-key crm --defer-commit --run $run | load-into-crm && cnv export state commit crm --run $run`);
