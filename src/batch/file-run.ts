@@ -11,7 +11,8 @@ import type { CommandResult } from '../io/render.js';
 import type { BatchRunOptions } from './options.js';
 import { startProgress } from './progress.js';
 import { openReport } from './report.js';
-import type { ReportJob } from './report-job.js';
+import { accountOf, type ReportJob } from './report-job.js';
+import { maskKey } from '../http/redact.js';
 import { loadDoneRows, type DoneRows } from './resume.js';
 import { InvalidRowError } from './row-body.js';
 import { runBatch } from './run-batch.js';
@@ -65,11 +66,13 @@ export async function runFileBatch<P>(ctx: Context, spec: FileBatchSpec<P>): Pro
   }
   // The HTTP stack loads while the file is opened and its first rows are read and checked.
   if (!options.dryRun) ctx.prepareHttp();
-  const job: ReportJob = { ...spec.job, input: spec.path };
+  // The account too: a report of the same audience id in another business is no report of this run.
+  const credentials = await ctx.credentials().catch(() => undefined);
+  const job: ReportJob = { ...spec.job, input: spec.path, ...(credentials ? { account: accountOf(credentials.baseUrl, maskKey(credentials.apiKey)) } : {}) };
   const done = options.resumeFromReport ? await loadDoneRows(options.resumeFromReport, idColumn, job, ctx.signal) : undefined;
   // `--batch -` typed at a terminal would otherwise wait in silence.
   if (spec.path === '-' && ctx.io.stdinIsTTY) ctx.io.stderr.write('reading rows from stdin (the terminal): paste them, then press Ctrl-D on a new line to end\n');
-  const columns = await FileColumns.open(spec.columns, options.columns, spec.path === '-' ? 'stdin' : spec.path);
+  const columns = await FileColumns.open(spec.columns, options.columns, spec.path === '-' ? 'stdin' : spec.path, ctx.signal);
   let header: readonly string[] | undefined;
   let headerLine = 1;
   const input = await openInput(ctx.io.stdin, {

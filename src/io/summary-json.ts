@@ -1,8 +1,9 @@
-import { closeSync, fsyncSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, constants, fsyncSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { LocalFileError, UsageError } from '../errors.js';
+import { isStreamTarget } from './file-streams.js';
 
 /** Adds `--summary-json <file>` to a batch or export command. */
 export function addSummaryJsonOption(cmd: Command): Command {
@@ -51,9 +52,14 @@ export function writeSummaryJson(ctx: Context, path: string, summary: Record<str
     ctx.io.stdout.write(text);
     return;
   }
+  if (isStreamTarget(path)) {
+    writeToStream(path, text);
+    return;
+  }
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
   try {
-    const fd = openSync(tmp, 'w', 0o644);
+    // O_EXCL: never through a file or a link someone placed under the temporary name.
+    const fd = openSync(tmp, 'wx', 0o644);
     try {
       writeSync(fd, text);
       fsyncSync(fd);
@@ -64,5 +70,21 @@ export function writeSummaryJson(ctx: Context, path: string, summary: Record<str
   } catch (err) {
     rmSync(tmp, { force: true });
     throw LocalFileError.from(err, 'summary file', path) ?? err;
+  }
+}
+
+/** A summary to a device, a FIFO or a pipe (`/dev/stderr`, `>(jq ...)`): written into it, never replaced. */
+function writeToStream(path: string, text: string): void {
+  let fd: number | undefined;
+  try {
+    // Non-blocking: a FIFO nobody reads is an error (ENXIO), not a wait no signal can end.
+    fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_NONBLOCK);
+    writeSync(fd, text);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENXIO') throw new UsageError(`--summary-json ${path}: nothing reads this FIFO`, 'start its reader first, or give a file name', 'summary_unwritable');
+    throw LocalFileError.from(err, 'summary file', path) ?? err;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }

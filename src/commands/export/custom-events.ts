@@ -41,7 +41,7 @@ export async function run(ctx: Context, { opts }: CommandInput<typeof options>):
   if (since !== undefined && until !== undefined && until < since) throw new UsageError('--until: must not be before --since');
   if (until !== undefined && since === undefined && opts.full !== true) throw new UsageError('--until goes with --since (it is part of the first run\'s window)');
   const asTyped = (value: string | undefined) => (value !== undefined && isDuration(value) ? value : undefined);
-  const windowAsTyped = { since: asTyped(opts.since), until: asTyped(opts.until) };
+  const windowAsTyped = { since: asTyped(opts.since), until: asTyped(opts.until), sinceAt: since };
   const runOptions = exportOptionsFrom(ctx, opts, 'custom-events', { since, until, windowAsTyped });
   await runExport(ctx, runOptions, await createReporter(ctx, 'export custom-events', runOptions));
   return { kind: 'none' };
