@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type Conf from 'conf';
 import { loadConf } from '../config/load-conf.js';
 import { configDirError, type ConfigDirWhere } from '../config/paths.js';
+import { shellWord } from '../lib/shell-word.js';
 import { CliError, ExitCode, LocalFileError } from '../errors.js';
 import { acquireExportLock, type ExportLock } from './lock.js';
 import { stateFileStem } from './state-key.js';
@@ -60,9 +61,9 @@ export class ExportStateStore {
 
   read(key: string): ExportState | undefined {
     const path = this.pathOf(key);
-    const state = this.parse(path);
+    const state = this.parse(path, key);
     // A hash collision, or a file copied by hand under another key.
-    if (state && state.key !== key) throw corrupt(path, `it holds state "${state.key}"`);
+    if (state && state.key !== key) throw corrupt(path, `it holds state "${state.key}"`, key);
     return state;
   }
 
@@ -133,7 +134,7 @@ export class ExportStateStore {
     }
   }
 
-  private parse(path: string): ExportState | undefined {
+  private parse(path: string, key?: string): ExportState | undefined {
     let text: string;
     try {
       text = readFileSync(path, 'utf8');
@@ -145,11 +146,11 @@ export class ExportStateStore {
     try {
       raw = JSON.parse(text) as StateFile;
     } catch (err) {
-      throw corrupt(path, (err as Error).message);
+      throw corrupt(path, (err as Error).message, key);
     }
     if (raw?.state === undefined) return undefined;
     const parsed = stateSchema.safeParse(raw.state);
-    if (!parsed.success) throw corrupt(path, parsed.error.issues[0]?.message ?? 'unexpected content');
+    if (!parsed.success) throw corrupt(path, parsed.error.issues[0]?.message ?? 'unexpected content', key);
     return parsed.data;
   }
 
@@ -166,10 +167,11 @@ export class ExportStateStore {
   }
 }
 
-function corrupt(path: string, why: string): CliError {
+/** `key`, when known, is named in the hint so it can be pasted as it is. */
+function corrupt(path: string, why: string, key?: string): CliError {
   return new CliError(`the export state file ${path} cannot be used: ${why}`, {
     exitCode: ExitCode.usage,
     code: 'state_corrupt',
-    hint: 'inspect it; `cnv export state reset KEY` removes it, or run the export with --full to start over and replace it',
+    hint: `inspect it; \`cnv export state reset ${key === undefined ? 'KEY' : shellWord(key)}\` removes it, or run the export with --full to start over and replace it`,
   });
 }

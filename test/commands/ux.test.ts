@@ -226,7 +226,7 @@ describe('identifiers, state reset, profiles', () => {
     const refused = await cnvInProcess(['export', 'contacts', '--state-key', 'd1', '--out', out.replace('.ndjson', '-d1.ndjson')], { env });
     expect(refused.exitCode).toBe(2);
     expect(refused.stderr).toMatch(/^error: state_corrupt: the export state file .* cannot be used/m);
-    expect(refused.stderr).toMatch(/^hint: .*`cnv export state reset KEY` removes it, or run the export with --full/m);
+    expect(refused.stderr).toMatch(/^hint: .*`cnv export state reset d1` removes it, or run the export with --full/m);
     for (const flags of [['--yes'], []]) {
       const reset = await cnvInProcess(['export', 'state', 'reset', 'd1', '--json', ...flags], { env });
       expect(reset.exitCode, reset.stderr).toBe(flags.length ? 0 : 5);
