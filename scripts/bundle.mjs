@@ -9,7 +9,7 @@
 //   dist/bundle/completion.json: the completion table.
 import { build, transform } from 'esbuild';
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
@@ -82,6 +82,8 @@ const zodWithoutJsonSchema = {
 };
 
 const dir = new URL('../dist/bundle/', import.meta.url);
+// A fresh checkout has no dist/bundle/ yet (the CLI's build is not written by esbuild itself).
+mkdirSync(dir, { recursive: true });
 
 /** Writes a file whole or not at all: a process starting meanwhile reads the old one or the new one. */
 function writeAtomic(url, text) {
