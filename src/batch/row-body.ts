@@ -1,7 +1,7 @@
 import { DATA_TYPES, type DataType } from '../api/fields.js';
 import { looseJson } from '../http/exact-json.js';
 import { quoteInput, showValue, type InputRow } from '../io/input-rows.js';
-import { coerceValue, type CoerceOptions } from '../records/coerce.js';
+import { coerceValue, type CoerceOptions } from '../io/coerce.js';
 import type { ColumnResolver, ColumnTarget } from './columns.js';
 
 /** A row that cannot become a body: an invalid row (`malformed_row`, or `code`), never sent. */

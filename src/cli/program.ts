@@ -8,11 +8,12 @@ import { addGlobalOptions, checkOutputFlags, toGlobals } from './global-options.
 import { addHelpCommand } from './help-command.js';
 import { formatHelp } from './help-layout.js';
 import { validateOptions } from './validate.js';
-import { VERSION } from './version.js';
+import { VERSION } from '../cmdutil/version.js';
 import { COMMANDS, isGroup } from './registry.js';
 import type { Entry, LeafEntry } from '../commands/contract.js';
+import { outputOf } from '../cmdutil/deps.js';
 
-export { VERSION } from './version.js';
+export { VERSION } from '../cmdutil/version.js';
 
 const leaves = new WeakMap<Command, LeafEntry>();
 
@@ -104,7 +105,7 @@ export async function loadLeaf(ctx: Context, cmd: Command, setExitCode: (code: n
     // Validated before anything runs: a bad value is a usage error (exit 2) naming its flag.
     const opts = validateOptions(mod.options, command.opts());
     const result = await mod.run(ctx, { args: command.processedArgs, opts });
-    await renderResult(ctx, result);
+    await renderResult(outputOf(ctx), result, (line) => ctx.info(line));
     // A run that printed no JSON document (a --file or --batch run) says so rather than ignore -q.
     if (queried && queried() === before) ctx.warn('-q/--query: this run printed no JSON for the query to apply to');
     setExitCode(result.exitCode ?? 0);

@@ -2,18 +2,18 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import type { AddContactResult, BatchItemResult } from '../api/memberships.js';
 import { MAX_BATCH_CONTACTS } from '../api/memberships.js';
-import { batchAddRequest } from '../api/memberships.js';
 import { batchAddColumns, batchAddSender, IDENTIFIER_COLUMNS, prepareIdentifierRow } from '../batch/contact-batch-add.js';
 import { runFileBatch } from '../batch/file-run.js';
-import { addBatchOptions, batchOptionShape, batchRunOptions, chunkSizeShape, rejectBatchOptions } from '../batch/options.js';
-import { addIdentifierOptions, identifierFrom, identifierOptionShape } from '../cli/identifier.js';
+import { addBatchOptions, batchOptionShape, batchRunOptions, chunkSizeShape, rejectBatchOptions } from '../cmdutil/batch-options.js';
+import { addIdentifierOptions, identifierFrom, identifierOptionShape } from '../cmdutil/identifier.js';
 import type { ContactIdentifier } from '../api/identifiers.js';
-import { uuidArgument } from '../cli/parse.js';
+import { uuidArgument } from '../cmdutil/parse.js';
 import type { CommandInput } from './contract.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import type { HttpClient } from '../http/client.js';
 import type { CommandResult } from '../io/render.js';
+import { batchDepsOf } from '../cmdutil/deps.js';
 
 // `audience add` and `campaigns add`: one contact by flags, or many from a file with --batch.
 
@@ -25,8 +25,8 @@ export const membershipAddOptions = z.object({ ...identifierOptionShape, batch: 
 export interface MembershipTarget {
   /** "audience" or "campaign", for messages. */
   noun: string;
-  /** The path of the target's members (the batch endpoint is below it). */
-  path(targetId: string): string;
+  /** The batch add request of these contacts (what a --dry-run shows). */
+  batchRequest(targetId: string, contacts: ContactIdentifier[]): { method: string; path: string; body: unknown };
   /** The command, as a report names it: `audience add`, `campaigns add`. */
   command: string;
   single(http: HttpClient, targetId: string, contact: ContactIdentifier, signal: AbortSignal): Promise<AddContactResult>;
@@ -49,14 +49,14 @@ export async function runMembershipAdd(ctx: Context, { args, opts }: CommandInpu
   }
   const flag = (['contactId', 'userId', 'email'] as const).find((k) => opts[k] !== undefined);
   if (flag) throw new UsageError(`--batch: the contacts come from the file; drop --${flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
-  return runFileBatch(ctx, {
+  return runFileBatch(batchDepsOf(ctx), {
     path: opts.batch,
     job: { command: target.command, target: targetId },
     options: batchRunOptions(ctx, opts, BATCH_DEFAULTS),
-    columns: { rules: batchAddColumns(`POST ${target.path(targetId)}/batch`), identifierColumns: IDENTIFIER_COLUMNS },
+    columns: { rules: batchAddColumns(requestLine(target.batchRequest(targetId, []))), identifierColumns: IDENTIFIER_COLUMNS },
     prepare: prepareIdentifierRow,
-    request: (items) => batchAddRequest(target.path(targetId), items.map((i) => i.payload)),
-    send: batchAddSender(ctx, (http, contacts, signal) => target.batch(http, targetId, contacts, signal)),
+    request: (items) => target.batchRequest(targetId, items.map((i) => i.payload)),
+    send: batchAddSender(() => ctx.http(), (http, contacts, signal) => target.batch(http, targetId, contacts, signal)),
   });
 }
 
@@ -78,4 +78,9 @@ See docs/batches.md.
 
 Examples:
 ${example}`;
+}
+
+/** `POST /v2/audiences/…/contacts/batch`, as the column table names the endpoint. */
+function requestLine(request: { method: string; path: string }): string {
+  return `${request.method} ${request.path}`;
 }

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
 import type { CommandInput } from './contract.js';
-import { VERSION, versionInfo } from '../cli/version.js';
+import { VERSION, versionInfo } from '../cmdutil/version.js';
 import type { Context } from '../context.js';
 import type { CommandResult } from '../io/render.js';
 import { writeWithBackpressure } from '../io/write.js';

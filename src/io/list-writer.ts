@@ -1,6 +1,5 @@
-import type { Context } from '../context.js';
 import { csvFormatter } from './csv-line.js';
-import { cellText, flatten, resolveFormat, statusPaint, tableWidth } from './format.js';
+import { cellText, flatten, resolveFormat, statusPaint, tableWidth, type Output } from './format.js';
 import { writeWithBackpressure } from './write.js';
 import { stringifyJson } from '../lib/exact-number.js';
 
@@ -23,17 +22,17 @@ export interface ListLayout {
  * the user chose the columns). JSON is one array of the rows as they came, NDJSON one row a
  * line; with -q the query selects from that array (from each row in NDJSON).
  */
-export async function createListWriter(ctx: Context, columns?: string[], layout: ListLayout = {}): Promise<ListWriter> {
-  const format = resolveFormat(ctx);
-  const out = ctx.io.stdout;
+export async function createListWriter(output: Output, columns?: string[], layout: ListLayout = {}): Promise<ListWriter> {
+  const format = resolveFormat(output);
+  const out = output.stdout;
   // --columns chooses the members of JSON too (nested as the API sent them: type.name is {type: {name}}).
   if (layout.chosen && columns && (format === 'json' || format === 'ndjson')) {
-    const inner = await createListWriter(ctx, undefined, {});
+    const inner = await createListWriter(output, undefined, {});
     return { write: (row) => inner.write(pick(row, columns)), end: () => inner.end() };
   }
-  if (ctx.globals.query !== undefined && (format === 'json' || format === 'ndjson')) {
+  if (output.query !== undefined && (format === 'json' || format === 'ndjson')) {
     const { loadQuery, queryText } = await import('./query.js');
-    const query = await loadQuery(ctx.globals.query);
+    const query = await loadQuery(output.query);
     if (format === 'ndjson') return { write: (row) => writeWithBackpressure(out, queryText(query(row), true)), end: async () => {} };
     // A query sees the whole array, so the rows are held until the end.
     const rows: Array<Record<string, unknown>> = [];
@@ -83,7 +82,7 @@ export async function createListWriter(ctx: Context, columns?: string[], layout:
       const { layoutTable } = await import('./table.js');
       const head = layout.table ?? columns ?? [...new Set(rows.flatMap((r) => Object.keys(r)))];
       // A table is for a terminal: what the server sent cannot act on it (JSON and CSV stay exact).
-      await writeWithBackpressure(out, layoutTable(head, rows, { width: tableWidth(ctx), paint: statusPaint(ctx) }));
+      await writeWithBackpressure(out, layoutTable(head, rows, { width: tableWidth(output), paint: statusPaint(output) }));
     },
   };
 }

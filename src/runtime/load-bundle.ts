@@ -8,8 +8,8 @@ import { cacheFileName, compileCacheDir, privateDir, readCache, writeCache } fro
 /** What the CLI bundle (dist/bundle/cnv.cjs) exports to the launcher. */
 export interface CliBundle {
   run: typeof import('../main.js').run;
-  applyRuntime: typeof import('../main.js').applyRuntime;
-  beforeEngineFlagsChange: typeof import('../main.js').beforeEngineFlagsChange;
+  applyRuntime: typeof import('./index.js').applyRuntime;
+  beforeEngineFlagsChange: typeof import('./engine-flags.js').beforeEngineFlagsChange;
   InterruptedError: typeof import('../errors.js').InterruptedError;
   OutputClosedError: typeof import('../errors.js').OutputClosedError;
 }

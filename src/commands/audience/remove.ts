@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { removeFromAudience } from '../../api/audiences.js';
-import { addIdentifierOptions, identifierFrom, identifierOptionShape } from '../../cli/identifier.js';
-import { uuidArgument } from '../../cli/parse.js';
+import { addIdentifierOptions, identifierFrom, identifierOptionShape } from '../../cmdutil/identifier.js';
+import { uuidArgument } from '../../cmdutil/parse.js';
 import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../io/render.js';

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { getCampaign } from '../../api/campaigns.js';
-import { uuidArgument } from '../../cli/parse.js';
+import { uuidArgument } from '../../cmdutil/parse.js';
 import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../io/render.js';

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { listCampaigns } from '../../api/campaigns.js';
-import { addColumnsOption, chosenColumns, columnsOptionShape, type ListColumns } from '../../cli/columns-option.js';
-import { addPagingOptions, listPages, pagingOptionShape } from '../../cli/paging-option.js';
-import { pageSize } from '../../cli/parse.js';
+import { addColumnsOption, chosenColumns, columnsOptionShape, type ListColumns } from '../../cmdutil/columns-option.js';
+import { addPagingOptions, listPages, pagingOptionShape } from '../../cmdutil/paging-option.js';
+import { pageSize } from '../../cmdutil/parse.js';
 import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../io/render.js';

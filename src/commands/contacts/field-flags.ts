@@ -4,8 +4,9 @@ import { DATA_TYPES, type DataType } from '../../api/fields.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { looseJson } from '../../http/exact-json.js';
-import { coerceValue } from '../../records/coerce.js';
+import { coerceValue } from '../../io/coerce.js';
 import { readFieldDefinitions, type DefinitionsByType } from '../../records/field-cache.js';
+import { fieldCacheDepsOf } from '../../cmdutil/deps.js';
 
 /** Commander collector for repeatable `key=value` options, the value kept as typed. */
 export function collectRawPair(value: string, previous: Array<[string, string]> = []): Array<[string, string]> {
@@ -63,11 +64,11 @@ export async function resolveFieldFlags(ctx: Context, opts: FieldFlagValues): Pr
   const result: FlagFields = {};
   for (const group of GROUPS) assertNoRepeats(opts, group);
   const needed = GROUPS.filter((g) => pairsOf(opts, g.byDefinition.opt).length > 0);
-  let read = needed.length > 0 ? await readFieldDefinitions(ctx, needed.map((g) => g.objectType)) : undefined;
+  let read = needed.length > 0 ? await readFieldDefinitions(fieldCacheDepsOf(ctx), needed.map((g) => g.objectType)) : undefined;
   // A field created since the cache was written: ask the server once more.
   if (read?.fromCache && needed.some((g) => pairsOf(opts, g.byDefinition.opt).some(([k]) => !read!.definitions.get(g.objectType)?.has(k)))) {
     // Unreadable now: the cached definitions still hold for the keys they list.
-    read = (await readFieldDefinitions(ctx, needed.map((g) => g.objectType), { refresh: true, quiet: true })) ?? read;
+    read = (await readFieldDefinitions(fieldCacheDepsOf(ctx), needed.map((g) => g.objectType), { refresh: true, quiet: true })) ?? read;
   }
   for (const group of GROUPS) {
     const values: Record<string, unknown> = {};

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { getContact } from '../../api/contacts.js';
 import { z } from 'zod';
-import { identifierFrom, identifierOptionShape } from '../../cli/identifier.js';
+import { identifierFrom, identifierOptionShape } from '../../cmdutil/identifier.js';
 import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../io/render.js';

@@ -3,7 +3,7 @@ import { upsertContact, upsertContactRequest, type UpsertContactBody } from '../
 import type { Prepared } from '../../batch/file-run.js';
 import { runFileBatch } from '../../batch/file-run.js';
 import type { ColumnResolver, ColumnRules, FieldsByParent } from '../../batch/columns.js';
-import { batchRunOptions } from '../../batch/options.js';
+import { batchRunOptions } from '../../cmdutil/batch-options.js';
 import { perRowSender } from '../../batch/per-row.js';
 import { cellMismatch, shapeRow } from '../../batch/row-body.js';
 import { blank, checkRow, identifierColumns } from '../../batch/row-check.js';
@@ -12,12 +12,13 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { resolveFieldFlags, type FlagFields } from './field-flags.js';
 import { readFieldDefinitions } from '../../records/field-cache.js';
-import type { CoerceOptions } from '../../records/coerce.js';
+import type { CoerceOptions } from '../../io/coerce.js';
 import type { UpsertOptions } from './upsert.js';
 import { quoteInput, type InputRow } from '../../io/input-rows.js';
 import { spellingsOf } from '../../io/column-names.js';
 import type { CommandResult } from '../../io/render.js';
 import { EXTRA_COLUMN, FIXED_COLUMNS } from '../../exports/csv-columns.js';
+import { batchDepsOf, fieldCacheDepsOf } from '../../cmdutil/deps.js';
 
 // `contacts upsert --file`: one request per row (the API has no batch upsert of contacts).
 
@@ -89,7 +90,7 @@ export function prepareUpsertRow(row: InputRow, defaults: Record<string, unknown
 
 /** The CONTACT and COMPANY definitions, as the column resolver takes them. */
 export async function contactFieldDefinitions(ctx: Context, fresh: boolean): Promise<FieldsByParent | undefined> {
-  const read = await readFieldDefinitions(ctx, ['CONTACT', 'COMPANY'], {
+  const read = await readFieldDefinitions(fieldCacheDepsOf(ctx), ['CONTACT', 'COMPANY'], {
     refresh: fresh,
     quiet: fresh,
     fallback: 'fields.KEY columns are sent as JSON when they parse, else as strings, and other columns cannot be matched to fields',
@@ -105,7 +106,7 @@ export async function runUpsertFile(ctx: Context, opts: UpsertOptions & { file: 
   const defaults = defaultsFrom(opts, await resolveFieldFlags(ctx, opts));
   const options = batchRunOptions(ctx, opts, UPSERT_FILE_DEFAULTS);
   const coerce = { decimalComma: options.decimalComma };
-  return runFileBatch(ctx, {
+  return runFileBatch(batchDepsOf(ctx), {
     path: opts.file,
     job: { command: 'contacts upsert' },
     options,

@@ -2,13 +2,13 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { upsertContact, type UpsertContactBody } from '../../api/contacts.js';
 import { emailSchema, uuidSchema } from '../../api/identifiers.js';
-import { caseInsensitiveChoice, collectPair, applySetPairs } from '../../cli/parse.js';
+import { caseInsensitiveChoice, collectPair, applySetPairs } from '../../cmdutil/parse.js';
 import type { CommandInput } from '../contract.js';
 import { UsageError } from '../../errors.js';
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../io/render.js';
-import { addBatchOptions, batchOptionShape, decimalCommaShape, ignoreUnknownShape, passColumnShape, rejectBatchOptions } from '../../batch/options.js';
-import { setPairsOption } from '../../cli/option-schemas.js';
+import { addBatchOptions, batchOptionShape, decimalCommaShape, ignoreUnknownShape, passColumnShape, rejectBatchOptions } from '../../cmdutil/batch-options.js';
+import { setPairsOption } from '../../cmdutil/option-schemas.js';
 import { collectRawPair, fieldFlagShape, resolveFieldFlags, type FlagFields } from './field-flags.js';
 import { runUpsertFile, UPSERT_FILE_DEFAULTS } from './upsert-file.js';
 

@@ -4,7 +4,7 @@ import { trackEvent, trackEventRequest, type TrackEventBody } from '../../api/ev
 import type { ColumnResolver, ColumnRules } from '../../batch/columns.js';
 import type { Prepared } from '../../batch/file-run.js';
 import { runFileBatch } from '../../batch/file-run.js';
-import { batchRunOptions } from '../../batch/options.js';
+import { batchRunOptions } from '../../cmdutil/batch-options.js';
 import { perRowSender } from '../../batch/per-row.js';
 import { shapeRow } from '../../batch/row-body.js';
 import { blank, checkRow, identifierColumns } from '../../batch/row-check.js';
@@ -16,6 +16,7 @@ import type { InputRow } from '../../io/input-rows.js';
 import type { CommandResult } from '../../io/render.js';
 import type { TrackOptions } from './track.js';
 import { ExactNumber } from '../../lib/exact-number.js';
+import { batchDepsOf } from '../../cmdutil/deps.js';
 
 // `events track --file`: one request per row (there is no batch endpoint for events).
 
@@ -87,7 +88,7 @@ export function prepareTrackRow(row: InputRow, defaults: Record<string, unknown>
 
 export function runTrackFile(ctx: Context, opts: TrackOptions & { file: string }): Promise<CommandResult> {
   const defaults = defaultsFrom(opts);
-  return runFileBatch(ctx, {
+  return runFileBatch(batchDepsOf(ctx), {
     path: opts.file,
     job: { command: 'events track' },
     options: batchRunOptions(ctx, opts, TRACK_FILE_DEFAULTS),

@@ -2,14 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { trackEvent, type TrackEventBody } from '../../api/events.js';
-import { identifierFrom } from '../../cli/identifier.js';
-import { jsonObjectOption, setPairsOption } from '../../cli/option-schemas.js';
-import { collectPair, jsonObject, applySetPairs } from '../../cli/parse.js';
+import { identifierFrom } from '../../cmdutil/identifier.js';
+import { jsonObjectOption, setPairsOption } from '../../cmdutil/option-schemas.js';
+import { collectPair, jsonObject, applySetPairs } from '../../cmdutil/parse.js';
 import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { CommandResult } from '../../io/render.js';
-import { addBatchOptions, batchOptionShape, ignoreUnknownShape, passColumnShape, rejectBatchOptions } from '../../batch/options.js';
+import { addBatchOptions, batchOptionShape, ignoreUnknownShape, passColumnShape, rejectBatchOptions } from '../../cmdutil/batch-options.js';
 import { runTrackFile, TRACK_FILE_DEFAULTS } from './track-file.js';
 
 const NAMED_BODY_KEYS = new Set(['event', 'userId', 'email', 'clientEventId', 'data']);

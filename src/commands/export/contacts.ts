@@ -2,10 +2,11 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
-import { FORMAT_HELP, addExportOptions, exportOptionShape, exportOptionsFrom } from '../../exports/options.js';
+import { FORMAT_HELP, addExportOptions, exportOptionShape, exportOptionsFrom } from '../../cmdutil/export-options.js';
 import { createReporter } from '../../exports/report.js';
 import { runExport } from '../../exports/runner.js';
 import type { CommandResult } from '../../io/render.js';
+import { exportDepsOf, reporterDepsOf } from '../../cmdutil/deps.js';
 
 export const options = z.object(exportOptionShape);
 
@@ -29,6 +30,6 @@ Examples:
 
 export async function run(ctx: Context, { opts }: CommandInput<typeof options>): Promise<CommandResult> {
   const runOptions = exportOptionsFrom(ctx, opts, 'contacts');
-  await runExport(ctx, runOptions, await createReporter(ctx, 'export contacts', runOptions));
+  await runExport(exportDepsOf(ctx), runOptions, await createReporter(reporterDepsOf(ctx), 'export contacts', runOptions));
   return { kind: 'none' };
 }

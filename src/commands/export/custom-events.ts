@@ -3,10 +3,11 @@ import { z } from 'zod';
 import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { FORMAT_HELP, addExportOptions, exportOptionShape, exportOptionsFrom, instant, isDuration, windowTime } from '../../exports/options.js';
+import { FORMAT_HELP, addExportOptions, exportOptionShape, exportOptionsFrom, instant, isDuration, windowTime } from '../../cmdutil/export-options.js';
 import { createReporter } from '../../exports/report.js';
 import { runExport } from '../../exports/runner.js';
 import type { CommandResult } from '../../io/render.js';
+import { exportDepsOf, reporterDepsOf } from '../../cmdutil/deps.js';
 
 /** --since and --until are normalised to UTC ISO text by their parser (`instant`), or a duration (`7d`) as typed. */
 export const options = z.object({ since: z.string().optional(), until: z.string().optional(), ...exportOptionShape });
@@ -43,6 +44,6 @@ export async function run(ctx: Context, { opts }: CommandInput<typeof options>):
   const asTyped = (value: string | undefined) => (value !== undefined && isDuration(value) ? value : undefined);
   const windowAsTyped = { since: asTyped(opts.since), until: asTyped(opts.until) };
   const runOptions = exportOptionsFrom(ctx, opts, 'custom-events', { since, until, windowAsTyped });
-  await runExport(ctx, runOptions, await createReporter(ctx, 'export custom-events', runOptions));
+  await runExport(exportDepsOf(ctx), runOptions, await createReporter(reporterDepsOf(ctx), 'export custom-events', runOptions));
   return { kind: 'none' };
 }

@@ -3,16 +3,17 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { z } from 'zod';
 import { EMAIL_EVENT_TYPES, type EmailEventType } from '../../api/exports.js';
 import type { CommandInput } from '../contract.js';
-import { didYouMean, HINT_MARK } from '../../cli/suggest.js';
+import { didYouMean, HINT_MARK } from '../../cmdutil/suggest.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { runEmailTypes, withTypeLines } from '../../exports/multi-type.js';
-import { FORMAT_HELP, addExportOptions, exportOptionShape, exportOptionsFrom } from '../../exports/options.js';
+import { FORMAT_HELP, addExportOptions, exportOptionShape, exportOptionsFrom } from '../../cmdutil/export-options.js';
 import { runTypesToDir } from '../../exports/per-type-files.js';
 import { emailTypesLabel } from '../../exports/plan.js';
 import { createReporter } from '../../exports/report.js';
 import { runExport } from '../../exports/runner.js';
 import type { CommandResult } from '../../io/render.js';
+import { exportDepsOf, noticesOf, reporterDepsOf } from '../../cmdutil/deps.js';
 
 /** --type is parsed by `emailTypes` into the API's types, in its order. */
 export const options = z.object({ type: z.array(z.enum(EMAIL_EVENT_TYPES)).optional(), outDir: z.string().optional(), ...exportOptionShape });
@@ -63,15 +64,15 @@ export async function run(ctx: Context, { opts }: CommandInput<typeof options>):
     if (opts.deferCommit) throw new UsageError('--defer-commit is for stdout pipelines; --out-dir files are committed page by page already');
     const runOptions = exportOptionsFrom(ctx, opts, 'email-events');
     if (ctx.globals.dryRun) {
-      await runExport(ctx, { ...runOptions, emailType: types[0] }, await createReporter(ctx, `export email-events ${types[0]}`, runOptions));
+      await runExport(exportDepsOf(ctx), { ...runOptions, emailType: types[0] }, await createReporter(reporterDepsOf(ctx), `export email-events ${types[0]}`, runOptions));
       return { kind: 'none' };
     }
-    await runTypesToDir(ctx, runOptions, types, resolve(outDir));
+    await runTypesToDir(exportDepsOf(ctx), ctx.globals.json, runOptions, types, resolve(outDir));
     return { kind: 'none' };
   }
   if (types.length === 1) {
     const runOptions = exportOptionsFrom(ctx, opts, 'email-events', { emailType: types[0] });
-    await runExport(ctx, runOptions, await createReporter(ctx, `export email-events ${types[0]}`, runOptions));
+    await runExport(exportDepsOf(ctx), runOptions, await createReporter(reporterDepsOf(ctx), `export email-events ${types[0]}`, runOptions));
     return { kind: 'none' };
   }
   const label = emailTypesLabel(types);
@@ -79,6 +80,6 @@ export async function run(ctx: Context, { opts }: CommandInput<typeof options>):
     if (given !== undefined && given !== false) throw new UsageError(`${flag} applies to one type at a time; --type ${label} runs every type to its end (or use --out-dir)`);
   }
   const runOptions = { ...exportOptionsFrom(ctx, opts, 'email-events'), emailTypes: types };
-  await runEmailTypes(ctx, runOptions, withTypeLines(ctx, await createReporter(ctx, `export email-events ${label}`, runOptions)));
+  await runEmailTypes(exportDepsOf(ctx), runOptions, withTypeLines({ json: ctx.globals.json, notices: noticesOf(ctx) }, await createReporter(reporterDepsOf(ctx), `export email-events ${label}`, runOptions)));
   return { kind: 'none' };
 }

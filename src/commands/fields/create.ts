@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { DATA_TYPES, FIELD_OBJECT_TYPES, createField, type CreateFieldBody } from '../../api/fields.js';
-import { caseInsensitiveChoice } from '../../cli/parse.js';
+import { caseInsensitiveChoice } from '../../cmdutil/parse.js';
 import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';

@@ -4,12 +4,12 @@ import { z } from 'zod';
 import { listCustomObjectFields, type FieldDefinition } from '../../api/fields.js';
 import { MAX_RECORDS_PER_BATCH, upsertRecords, upsertRecordsRequest, type RecordInput } from '../../api/records.js';
 import type { ColumnResolver, ColumnRules } from '../../batch/columns.js';
-import { addBatchOptions, batchOptionShape, batchRunOptions, chunkSizeShape, decimalCommaShape, ignoreUnknownShape } from '../../batch/options.js';
+import { addBatchOptions, batchOptionShape, batchRunOptions, chunkSizeShape, decimalCommaShape, ignoreUnknownShape } from '../../cmdutil/batch-options.js';
 import { runFileBatch } from '../../batch/file-run.js';
 import { renameRow } from '../../batch/row-body.js';
 import type { BatchItem, ItemOutcome } from '../../batch/types.js';
 import { uuidSchema } from '../../api/identifiers.js';
-import { caseInsensitiveChoice } from '../../cli/parse.js';
+import { caseInsensitiveChoice } from '../../cmdutil/parse.js';
 import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import { ApiError, ExitCode, ResponseShapeError, TransientError, UsageError } from '../../errors.js';
@@ -18,6 +18,7 @@ import type { CommandResult } from '../../io/render.js';
 import { CheckCollector } from '../../records/check.js';
 import { DEDUP_KEY, definitionMap, prepareRecord, type EmptyCells } from '../../records/prepare.js';
 import { recordOutcome, toFileRow } from '../../records/outcome.js';
+import { batchDepsOf } from '../../cmdutil/deps.js';
 
 const DEFAULTS = { concurrency: 4, maxChunkSize: MAX_RECORDS_PER_BATCH, columns: 'records' as const, typedNumbers: true };
 
@@ -93,7 +94,7 @@ export async function run(ctx: Context, { args, opts }: CommandInput<typeof opti
   const coercing = opts.coerce !== false || check;
   const prepareOptions = { definitions: coercing ? definitions : undefined, emptyCells: opts.emptyCells, coerce: { decimalComma: runOptions.decimalComma } };
 
-  const result = await runFileBatch<RecordInput>(ctx, {
+  const result = await runFileBatch<RecordInput>(batchDepsOf(ctx), {
     path: opts.file,
     job: { command: 'records upsert', target: customObjectId },
     options: runOptions,

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { triggerWorkflow, type TriggerWorkflowBody } from '../../api/workflows.js';
-import { addIdentifierOptions, identifierFrom, identifierOptionShape } from '../../cli/identifier.js';
-import { jsonObjectOption } from '../../cli/option-schemas.js';
-import { jsonObject, uuidArgument } from '../../cli/parse.js';
+import { addIdentifierOptions, identifierFrom, identifierOptionShape } from '../../cmdutil/identifier.js';
+import { jsonObjectOption } from '../../cmdutil/option-schemas.js';
+import { jsonObject, uuidArgument } from '../../cmdutil/parse.js';
 import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../io/render.js';

@@ -3,9 +3,10 @@ import { z } from 'zod';
 import type { CommandInput } from '../../contract.js';
 import type { Context } from '../../../context.js';
 import { CliError, ExitCode, UsageError } from '../../../errors.js';
-import { checkRunId } from '../../../exports/options.js';
+import { checkRunId } from '../../../cmdutil/export-options.js';
 import { openStateStore, stateNotFound } from '../../../exports/state-view.js';
 import type { CommandResult } from '../../../io/render.js';
+import { stateDirOf } from '../../../cmdutil/deps.js';
 
 export const options = z.object({ run: z.string().optional() });
 
@@ -30,7 +31,7 @@ export async function run(ctx: Context, { args, opts }: CommandInput<typeof opti
     throw new UsageError('--run is required: name the --defer-commit run to commit', 'its summary line names it (`--run ID`); or give the export your own id with --run');
   }
   const runId = checkRunId(opts.run, '--run');
-  const { store, key } = await openStateStore(ctx, args[0]);
+  const { store, key } = await openStateStore(stateDirOf(ctx), args[0]);
   const lock = await store.lock(key);
   try {
     const state = store.read(key);

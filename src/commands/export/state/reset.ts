@@ -8,6 +8,7 @@ import type { ExportStateStore } from '../../../exports/state-store.js';
 import type { ExportState } from '../../../exports/state.js';
 import { canAsk, confirm } from '../../../io/confirm.js';
 import type { CommandResult } from '../../../io/render.js';
+import { stateDirOf } from '../../../cmdutil/deps.js';
 
 export const options = z.object({ yes: z.boolean().optional() });
 
@@ -26,15 +27,15 @@ Examples:
 }
 
 export async function run(ctx: Context, { args, opts }: CommandInput<typeof options>): Promise<CommandResult> {
-  const { store, key } = await openStateStore(ctx, args[0]);
+  const { store, key } = await openStateStore(stateDirOf(ctx), args[0]);
   // A damaged state is what reset is for: its error names this command.
   const state = readOrDamaged(store, key);
   if (!state) throw stateNotFound(key);
   // Asked before taking the lock, so a person thinking it over does not hold up a run.
-  if (opts.yes !== true && canAsk(ctx)) {
+  if (opts.yes !== true && canAsk(ctx.io)) {
     const what = state === DAMAGED ? 'the damaged export state' : 'export state';
     const about = state === DAMAGED ? 'it cannot be read' : `${state.current.rows.toLocaleString('en-US')} rows exported, last saved ${state.updatedAt}`;
-    const ok = await confirm(ctx, `delete ${what} "${key}" (${about})? The next run starts over.`);
+    const ok = await confirm(ctx.io, `delete ${what} "${key}" (${about})? The next run starts over.`);
     if (!ok) throw new CliError('not deleted: the question was not answered yes', { exitCode: ExitCode.usage, code: 'not_confirmed', hint: 'pass --yes to delete without asking' });
   }
   const lock = await store.lock(key);

@@ -5,6 +5,7 @@ import { UsageError } from '../errors.js';
 import { createListWriter } from '../io/list-writer.js';
 import type { CommandResult } from '../io/render.js';
 import { summaryJsonTarget, writeSummaryJson } from '../io/summary-json.js';
+import { outputOf } from './deps.js';
 
 /** --all, --paginate and --summary-json as commander produces them. */
 export const pagingOptionShape = { all: z.boolean().optional(), paginate: z.boolean().optional(), summaryJson: z.string().optional() };
@@ -44,7 +45,7 @@ export async function listPages(ctx: Context, opts: PagingOptions, list: PagedLi
   const summaryJson = summaryJsonTarget(opts.summaryJson, true);
   const figures = { rows: 0, pages: 0, nextCursor: list.cursor ?? null };
   const summarise = (status: string) => {
-    if (summaryJson) writeSummaryJson(ctx, summaryJson, { command: list.label, status, ...figures, moreRemains: figures.nextCursor !== null });
+    if (summaryJson) writeSummaryJson({ stdout: ctx.io.stdout, redact: (text) => ctx.redact(text) }, summaryJson, { command: list.label, status, ...figures, moreRemains: figures.nextCursor !== null });
   };
   try {
     if (!(opts.all || opts.paginate)) {
@@ -54,7 +55,7 @@ export async function listPages(ctx: Context, opts: PagingOptions, list: PagedLi
       const more = page.nextCursor ? `next page: --cursor ${page.nextCursor} (or --all for every page)` : undefined;
       return { kind: 'list', rows: page.rows, columns: list.columns, tableColumns: list.tableColumns, chosen: list.chosen, ...(more ? { trailer: more } : {}) };
     }
-    const writer = await createListWriter(ctx, list.columns, { table: list.tableColumns, chosen: list.chosen });
+    const writer = await createListWriter(outputOf(ctx), list.columns, { table: list.tableColumns, chosen: list.chosen });
     do {
       const page = await list.fetch(figures.nextCursor ?? undefined);
       for (const row of page.rows) await writer.write(row);

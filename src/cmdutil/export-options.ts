@@ -5,13 +5,13 @@ import { EXPORT_PAGE_LIMITS, type EmailEventType } from '../api/exports.js';
 import type { Context } from '../context.js';
 import { isIsoDate } from '../dates.js';
 import { UsageError } from '../errors.js';
-import { crashHookFromEnv } from './crash-points.js';
-import type { ExportRunOptions } from './plan.js';
-import { gzipName } from './gzip-pages.js';
+import { crashHookFromEnv } from '../exports/crash-points.js';
+import type { ExportRunOptions } from '../exports/run-options.js';
+import { gzipName } from '../exports/gzip-pages.js';
 import { summaryJsonTarget } from '../io/summary-json.js';
 import { integer } from '../lib/option-values.js';
-import { checkStateKey } from './state-key.js';
-import type { ExportKind, FileFormat } from './state.js';
+import { checkStateKey } from '../exports/state-key.js';
+import type { ExportKind, FileFormat } from '../exports/state.js';
 
 /** One help line on the file format, which is the global -o/--format. */
 export const FORMAT_HELP = 'Format: -o csv|ndjson; by default CSV when --out ends in .csv (or .csv.gz), else NDJSON. --out FILE.gz (or --compress gzip) writes gzip: one gzip member per page.';

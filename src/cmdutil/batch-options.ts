@@ -2,46 +2,11 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { z } from 'zod';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { INPUT_FORMATS, type InputFormat } from '../io/input-rows.js';
+import { INPUT_FORMATS } from '../io/input-rows.js';
 import { INPUT_ENCODINGS } from '../io/text-decode.js';
-import { addSummaryJsonOption, summaryJsonTarget } from '../io/summary-json.js';
+import { summaryJsonTarget } from '../io/summary-json.js';
 import { integer } from '../lib/option-values.js';
-import type { ColumnFlagValues } from './column-flags.js';
-
-/** Options of every batch or file mode, as `runFileBatch` takes them. */
-export interface BatchRunOptions {
-  inputFormat?: InputFormat;
-  delimiter?: string;
-  /** --encoding: how to read an input file without a byte order mark (default UTF-8). */
-  encoding?: string;
-  report?: string;
-  resumeFromReport?: string;
-  concurrency: number;
-  chunkSize: number;
-  /** The global --dry-run: validate every row and report, send nothing. */
-  dryRun: boolean;
-  /** With dryRun: print each request that would be sent on stdout (not for records --check, which prints its report). */
-  printRequests: boolean;
-  /** --summary-json: where the run summary goes as JSON (a file, or - for stdout). */
-  summaryJson?: string;
-  /** --max-rows: read (and send, or show with --dry-run) only the first N rows. */
-  maxRows?: number;
-  /** --map, --map-file, --ignore-column, --ignore-unknown-columns, --pass-column, as given. */
-  columns: ColumnFlagValues;
-  /** --decimal-comma: NUMBER cells written `3,5`. */
-  decimalComma: boolean;
-}
-
-export interface BatchDefaults {
-  /** Default --concurrency (requests in flight). */
-  concurrency: number;
-  /** The endpoint's item limit; adds --chunk-size when above 1. */
-  maxChunkSize: number;
-  /** Which column flags apply (default `body`). */
-  columns?: ColumnMode;
-  /** Whether the file's NUMBER cells are typed by field definitions (adds --decimal-comma). */
-  typedNumbers?: boolean;
-}
+import type { BatchDefaults, BatchRunOptions } from '../batch/run-options.js';
 
 /** The options `addBatchOptions` adds (less --chunk-size), as commander produces them. */
 export const batchOptionShape = {
@@ -57,9 +22,6 @@ export const batchOptionShape = {
   mapFile: z.string().optional(),
   ignoreColumn: z.array(z.string()).optional(),
 };
-
-/** What a file mode does with columns beyond the identifiers: `body` (upserts, events) adds every column flag, `records` all but --pass-column, `identifiers` (batch adds) only --map, --map-file and --ignore-column. */
-export type ColumnMode = 'body' | 'records' | 'identifiers';
 
 /** The column flags `addBatchOptions` adds beyond the shared ones, by ColumnMode. */
 export const ignoreUnknownShape = { ignoreUnknownColumns: z.boolean().optional() };
@@ -92,7 +54,7 @@ export function addBatchOptions(cmd: Command, defaults: BatchDefaults): Command 
   if (mode !== 'identifiers') cmd.option('--ignore-unknown-columns', 'leave out every column that names nothing the endpoint takes (listed in the column table) instead of refusing the file');
   if (mode === 'body') cmd.option('--pass-column <name>', 'send this column as a top-level body member under its own name, unchecked (the members the spec names but does not spell); repeatable', collect);
   if (defaults.typedNumbers) cmd.option('--decimal-comma', 'read NUMBER cells written with a decimal comma (3,5 and 1.234,5), as German or French spreadsheets save them');
-  addSummaryJsonOption(cmd);
+  cmd.option('--summary-json <file>', 'write the run summary as JSON to this file at the end (also when the run fails or is interrupted); - for stdout when stdout carries no other data');
   if (defaults.maxChunkSize > 1) {
     cmd.option('--chunk-size <n>', `rows per request, 1 to ${defaults.maxChunkSize} (default ${defaults.maxChunkSize})`, integer(1, defaults.maxChunkSize));
   }
@@ -100,7 +62,7 @@ export function addBatchOptions(cmd: Command, defaults: BatchDefaults): Command 
 }
 
 /** The batch options of a command, with defaults applied. */
-export function batchRunOptions(ctx: Context, opts: BatchOptionValues, defaults: BatchDefaults): BatchRunOptions {
+export function batchRunOptions(ctx: Pick<Context, 'globals'>, opts: BatchOptionValues, defaults: BatchDefaults): BatchRunOptions {
   // A resume carries over every row of the earlier report: one that reads only the first rows would drop the rest.
   if (opts.maxRows !== undefined && opts.resumeFromReport !== undefined) {
     throw new UsageError('--max-rows: not with --resume-from-report (a resume reads the whole file, so that the rows done before stay in the report)', undefined, 'conflicting_options');
