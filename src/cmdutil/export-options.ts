@@ -1,8 +1,7 @@
 import { extname } from 'node:path';
-import type { Command } from 'commander';
 import { z } from 'zod';
 import { EXPORT_PAGE_LIMITS, type EmailEventType } from '../api/exports.js';
-import type { Context } from '../context.js';
+import type { GlobalOptions } from '../context.js';
 import { isIsoDate } from '../dates.js';
 import { UsageError } from '../errors.js';
 import { crashHookFromEnv } from '../exports/crash-points.js';
@@ -10,82 +9,81 @@ import type { ExportRunOptions } from '../exports/run-options.js';
 import { gzipName } from '../exports/gzip-pages.js';
 import { summaryJsonTarget } from '../io/summary-json.js';
 import { integer } from '../lib/option-values.js';
+import { flag, numberFlag, switchFlag, textFlag, type OptionValues } from './flags.js';
 import { checkStateKey } from '../exports/state-key.js';
 import type { ExportKind, FileFormat } from '../exports/state.js';
 
 /** One help line on the file format, which is the global -o/--format. */
 export const FORMAT_HELP = 'Format: -o csv|ndjson; by default CSV when --out ends in .csv (or .csv.gz), else NDJSON. --out FILE.gz (or --compress gzip) writes gzip: one gzip member per page.';
 
-/** The options every export command takes. The file format is the global -o/--format (csv or ndjson). */
-export function addExportOptions(cmd: Command, kind: ExportKind): Command {
+/** The flags every export command takes. The file format is the global -o/--format (csv or ndjson). */
+export function exportFlags(kind: ExportKind) {
   const { max, default: def } = EXPORT_PAGE_LIMITS[kind];
-  return cmd
-    .option('--out <file>', 'write to this file (default: stdout); with a state, each run adds the new rows under the exactly-once protocol')
-    .option('--compress <type>', 'gzip: write gzip, one complete member per committed page (default: gzip when --out ends in .gz, else none); for stdout pipelines', compressChoice)
-    .option('--limit <n>', `rows per page, 1 to ${max} (other values are clamped, as the API does; default ${def})`, integer(Number.MIN_SAFE_INTEGER))
-    .option('--full', 'ignore the saved state and export everything again (a file given with --out is emptied first)')
-    .option('--no-state', 'neither read nor write any state: a one-off export; --out FILE is written beside FILE and renamed over it only once the export succeeded (a failure or a kill leaves FILE as it was)')
-    .option('--state-key <name>', 'name of the saved state (default: profile@host/kind[/type] then :FILE for --out FILE, or /stdout)')
-    .option('--max-pages <n>', 'stop after this many pages (the state keeps the place)', integer(1))
-    .option('--max-rows <n>', 'stop after this many rows (the state keeps the place)', integer(1))
-    .option('--defer-commit', 'stdout only: save the new position as pending; `cnv export state commit KEY --run ID` makes it current')
-    .option('--run <id>', 'name this run (letters, digits, . _ : -; default: a random id, shown in the summary); `export state commit KEY --run ID` commits a --defer-commit run by it')
-    .option('--columns <list>', 'CSV: comma-separated columns to write, in order (default: all; members with no column still go to _extra)')
-    .option('--bom', 'CSV: start a new file (or the stream) with a UTF-8 byte order mark, for spreadsheet programs')
-    .option('--null-as <text>', 'CSV: write null values as this text (e.g. \\N, as PostgreSQL COPY and MySQL do), so null and "" differ (default: an empty cell for both)')
-    .option('--excel-safe', "CSV: prefix ' to values starting with = + - @ tab or CR, so spreadsheets do not run them as formulas (values are then not exact)")
-    .option('--summary-json <file>', 'write the run summary as JSON to this file at the end (also when the run fails or is interrupted); - for stdout when the rows go to --out');
+  return {
+    out: textFlag('--out <file>', 'write to this file (default: stdout); with a state, each run adds the new rows under the exactly-once protocol'),
+    compress: flag('--compress <type>', 'gzip: write gzip, one complete member per committed page (default: gzip when --out ends in .gz, else none); for stdout pipelines', z.enum(['gzip', 'none']).optional(), { parse: compressChoice }),
+    limit: numberFlag('--limit <n>', `rows per page, 1 to ${max} (other values are clamped, as the API does; default ${def})`, integer(Number.MIN_SAFE_INTEGER)),
+    full: switchFlag('--full', 'ignore the saved state and export everything again (a file given with --out is emptied first)'),
+    /** false with --no-state. */
+    state: flag('--no-state', 'neither read nor write any state: a one-off export; --out FILE is written beside FILE and renamed over it only once the export succeeded (a failure or a kill leaves FILE as it was)', z.boolean()),
+    stateKey: textFlag('--state-key <name>', 'name of the saved state (default: profile@host/kind[/type] then :FILE for --out FILE, or /stdout)'),
+    maxPages: numberFlag('--max-pages <n>', 'stop after this many pages (the state keeps the place)', integer(1)),
+    maxRows: numberFlag('--max-rows <n>', 'stop after this many rows (the state keeps the place)', integer(1)),
+    deferCommit: switchFlag('--defer-commit', 'stdout only: save the new position as pending; `cnv export state commit KEY --run ID` makes it current'),
+    run: textFlag('--run <id>', 'name this run (letters, digits, . _ : -; default: a random id, shown in the summary); `export state commit KEY --run ID` commits a --defer-commit run by it'),
+    columns: textFlag('--columns <list>', 'CSV: comma-separated columns to write, in order (default: all; members with no column still go to _extra)'),
+    bom: switchFlag('--bom', 'CSV: start a new file (or the stream) with a UTF-8 byte order mark, for spreadsheet programs'),
+    // A line break would end the CSV record.
+    nullAs: flag('--null-as <text>', 'CSV: write null values as this text (e.g. \\N, as PostgreSQL COPY and MySQL do), so null and "" differ (default: an empty cell for both)', z.string().refine((text) => !/[\r\n]/.test(text), 'must not hold a line break').optional()),
+    excelSafe: switchFlag('--excel-safe', "CSV: prefix ' to values starting with = + - @ tab or CR, so spreadsheets do not run them as formulas (values are then not exact)"),
+    summaryJson: textFlag('--summary-json <file>', 'write the run summary as JSON to this file at the end (also when the run fails or is interrupted); - for stdout when the rows go to --out'),
+  };
 }
 
-/** The options `addExportOptions` adds, as commander produces them. */
-export const exportOptionShape = {
-  out: z.string().optional(),
-  compress: z.enum(['gzip', 'none']).optional(),
-  limit: z.number().optional(),
-  full: z.boolean().optional(),
-  /** false with --no-state. */
-  state: z.boolean(),
-  stateKey: z.string().optional(),
-  maxPages: z.number().optional(),
-  maxRows: z.number().optional(),
-  deferCommit: z.boolean().optional(),
-  run: z.string().optional(),
-  columns: z.string().optional(),
-  bom: z.boolean().optional(),
-  // A line break would end the CSV record.
-  nullAs: z.string().refine((text) => !/[\r\n]/.test(text), 'must not hold a line break').optional(),
-  excelSafe: z.boolean().optional(),
-  summaryJson: z.string().optional(),
-};
+/** The global options an export's rules read: --dry-run (no state, no file) and -o/--format (the file format). */
+export const EXPORT_GLOBALS = ['dryRun', 'format'] as const;
 
-export type ExportOptionValues = z.output<z.ZodObject<typeof exportOptionShape>>;
+/** What an export command's options hold: its export flags, and the globals its rules read. */
+export type ExportOptionValues = OptionValues<ReturnType<typeof exportFlags>, (typeof EXPORT_GLOBALS)[number]>;
 
-/** Reads and checks the common options (usage errors name the flag). */
-export function exportOptionsFrom(
-  ctx: Context, opts: ExportOptionValues, kind: ExportKind, extra: { emailType?: EmailEventType; since?: string; until?: string; windowAsTyped?: ExportRunOptions['windowAsTyped'] } = {},
-): ExportRunOptions {
+/** What the flags mean once the global --dry-run and -o/--format are taken into account. */
+function derived(opts: ExportOptionValues) {
   // --dry-run prints the first request a stateless run would send: no state, no file touched.
-  const dryRun = ctx.globals.dryRun;
+  const { dryRun } = opts;
   const out = opts.out !== undefined && opts.out !== '-' && !dryRun ? opts.out : undefined;
-  const format = fileFormat(ctx, opts.out === undefined ? undefined : gzipName(opts.out).inner);
-  const compress = compression(opts.compress, out);
-  const noState = opts.state === false || dryRun;
-  const deferCommit = opts.deferCommit === true && !dryRun;
-  if (noState && !dryRun && opts.stateKey !== undefined) throw new UsageError('--state-key and --no-state do not go together');
+  return { out, noState: opts.state === false || dryRun, deferCommit: opts.deferCommit === true && !dryRun };
+}
+
+/** The export flags' rules, across flags and with the globals (usage errors name the flag): a cross-flag check of the command's options. */
+export function checkExportOptions(opts: ExportOptionValues): void {
+  const { out, noState, deferCommit } = derived(opts);
+  const format = fileFormat(opts.format, opts.out === undefined ? undefined : gzipName(opts.out).inner);
+  compression(opts.compress, out);
+  if (noState && !opts.dryRun && opts.stateKey !== undefined) throw new UsageError('--state-key and --no-state do not go together');
   if (noState && deferCommit) throw new UsageError('--defer-commit needs a state to hold the pending position; drop --no-state');
   if (deferCommit && out !== undefined) throw new UsageError('--defer-commit is for stdout pipelines; a file (--out) is committed page by page already');
   const csvOnly = opts.columns !== undefined ? '--columns' : opts.bom ? '--bom' : opts.nullAs !== undefined ? '--null-as' : opts.excelSafe ? '--excel-safe' : undefined;
   if (format !== 'csv' && csvOnly) throw new UsageError(`${csvOnly} applies to CSV output only (-o csv or --out FILE.csv)`);
   if (opts.run !== undefined && noState) throw new UsageError('--run names a run in a state; drop --no-state');
-  const columns = opts.columns?.split(',').map((c) => c.trim()).filter((c) => c !== '');
-  if (columns && columns.length === 0) throw new UsageError('--columns: name at least one column');
+  if (columnList(opts.columns)?.length === 0) throw new UsageError('--columns: name at least one column');
+  if (opts.stateKey !== undefined) checkStateKey(opts.stateKey);
+  if (opts.run !== undefined) checkRunId(opts.run, '--run');
+  // A dry run prints its request on stdout, like rows to stdout: no room for the summary there.
+  summaryJsonTarget(opts.summaryJson, out === undefined, { '--out': opts.out });
+}
+
+/** The run options of checked export flags. `env`: the test-only crash points (CNV_TEST_CRASH_AT). */
+export function exportRunOptions(
+  opts: ExportOptionValues, kind: ExportKind, env: NodeJS.ProcessEnv, extra: { emailType?: EmailEventType; since?: string; until?: string; windowAsTyped?: ExportRunOptions['windowAsTyped'] } = {},
+): ExportRunOptions {
+  const { out, noState, deferCommit } = derived(opts);
   const { max, default: def } = EXPORT_PAGE_LIMITS[kind];
   return {
     kind,
     ...extra,
     out,
-    format,
-    compress,
+    format: fileFormat(opts.format, opts.out === undefined ? undefined : gzipName(opts.out).inner),
+    compress: compression(opts.compress, out),
     limit: Math.max(1, Math.min(max, opts.limit ?? def)),
     full: opts.full === true,
     noState,
@@ -93,16 +91,17 @@ export function exportOptionsFrom(
     maxPages: opts.maxPages,
     maxRows: opts.maxRows,
     deferCommit,
-    columns,
+    columns: columnList(opts.columns),
     bom: opts.bom === true,
     nullAs: opts.nullAs,
     excelSafe: opts.excelSafe === true,
-    runId: opts.run === undefined ? undefined : checkRunId(opts.run, '--run'),
-    // A dry run prints its request on stdout, like rows to stdout: no room for the summary there.
-    summaryJson: summaryJsonTarget(opts.summaryJson, out === undefined, { '--out': opts.out }),
-    crash: crashHookFromEnv(ctx.env),
+    runId: opts.run,
+    summaryJson: opts.summaryJson,
+    crash: crashHookFromEnv(env),
   };
 }
+
+const columnList = (text: string | undefined) => text?.split(',').map((c) => c.trim()).filter((c) => c !== '');
 
 type Compression = 'gzip' | 'none';
 
@@ -127,8 +126,7 @@ export function checkRunId(id: string, flag: string): string {
 }
 
 /** -o/--format csv|ndjson; else from the file's extension (.csv), else NDJSON. */
-function fileFormat(ctx: Context, out: string | undefined): FileFormat {
-  const asked = ctx.globals.format;
+function fileFormat(asked: GlobalOptions['format'], out: string | undefined): FileFormat {
   if (asked === 'csv' || asked === 'ndjson') return asked;
   if (asked !== undefined) throw new UsageError(`--format ${asked}: an export writes csv or ndjson`);
   return out !== undefined && extname(out).toLowerCase() === '.csv' ? 'csv' : 'ndjson';

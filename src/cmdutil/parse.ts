@@ -1,7 +1,9 @@
 import { InvalidArgumentError } from 'commander';
+import { z } from 'zod';
 import { UsageError } from '../errors.js';
 import { looseJson } from '../http/exact-json.js';
 import { integer } from '../lib/option-values.js';
+import { flag } from './flags.js';
 import { didYouMean, HINT_MARK } from './suggest.js';
 
 /** Commander collector for repeatable `key=value` options. */
@@ -9,11 +11,6 @@ export function collectPair(value: string, previous: Array<[string, unknown]> = 
   const eq = value.indexOf('=');
   if (eq <= 0) throw new InvalidArgumentError(`expected key=value, got "${value}"`);
   return [...previous, [value.slice(0, eq).trim(), looseJson(value.slice(eq + 1))]];
-}
-
-export function pairsToObject(pairs: Array<[string, unknown]> | undefined): Record<string, unknown> | undefined {
-  if (!pairs || pairs.length === 0) return undefined;
-  return Object.fromEntries(pairs);
 }
 
 /** Commander parser for a JSON object argument (`--data '{"plan":"pro"}'`). */
@@ -70,3 +67,9 @@ export function applySetPairs(body: Record<string, unknown>, pairs: Array<[strin
     body[name] = value;
   }
 }
+
+/** A repeatable `--set name=value` (collectPair): the pairs in order, values parsed loosely. */
+export const setFlag = (description: string) => flag('--set <name=value>', description, z.array(z.tuple([z.string(), z.unknown()])).optional(), { parse: collectPair });
+
+/** `--data '{...}'` (jsonObject): a JSON object. */
+export const dataFlag = (description: string) => flag('--data <json>', description, z.record(z.string(), z.unknown()).optional(), { parse: jsonObject });

@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
-import { z } from 'zod';
 import type { AddContactResult, BatchItemResult } from '../api/memberships.js';
 import { MAX_BATCH_CONTACTS } from '../api/memberships.js';
 import { batchAddColumns, batchAddSender, IDENTIFIER_COLUMNS, prepareIdentifierRow } from '../batch/contact-batch-add.js';
 import { runFileBatch } from '../batch/file-run.js';
-import { addBatchOptions, batchOptionShape, batchRunOptions, chunkSizeShape, rejectBatchOptions } from '../cmdutil/batch-options.js';
-import { addIdentifierOptions, identifierFrom, identifierOptionShape } from '../cmdutil/identifier.js';
+import { batchFlags, batchRunOptions, checkBatchOptions, chunkSizeFlag, rejectBatchOptions, SUMMARY_JSON_FLAG } from '../cmdutil/batch-options.js';
+import { IDENTIFIER_FLAGS, identifierFrom } from '../cmdutil/identifier.js';
+import { commandOptions, textFlag } from '../cmdutil/flags.js';
 import type { ContactIdentifier } from '../api/identifiers.js';
 import { uuidArgument } from '../cmdutil/parse.js';
 import type { CommandInput } from './contract.js';
@@ -20,7 +20,23 @@ import { batchDepsOf } from '../cmdutil/deps.js';
 export const BATCH_DEFAULTS = { concurrency: 8, maxChunkSize: MAX_BATCH_CONTACTS, columns: 'identifiers' as const };
 
 /** The options of both commands: one contact by its identifier flags, or --batch FILE. */
-export const membershipAddOptions = z.object({ ...identifierOptionShape, batch: z.string().optional(), ...batchOptionShape, ...chunkSizeShape });
+export const membershipAddOptions = commandOptions(
+  {
+    ...IDENTIFIER_FLAGS,
+    batch: textFlag('--batch <file>', 'add every contact of a CSV, NDJSON or JSON file (- for stdin) through the batch endpoint'),
+    ...batchFlags(BATCH_DEFAULTS),
+    ...SUMMARY_JSON_FLAG,
+    ...chunkSizeFlag(BATCH_DEFAULTS.maxChunkSize),
+  },
+  {
+    check(opts) {
+      if (opts.batch === undefined) return rejectBatchOptions(opts, '--batch');
+      const flag = (['contactId', 'userId', 'email'] as const).find((k) => opts[k] !== undefined);
+      if (flag) throw new UsageError(`--batch: the contacts come from the file; drop --${flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
+      checkBatchOptions(opts);
+    },
+  },
+);
 
 export interface MembershipTarget {
   /** "audience" or "campaign", for messages. */
@@ -34,25 +50,20 @@ export interface MembershipTarget {
 }
 
 export function configureMembershipAdd(cmd: Command, argName: string, argHelp: string): Command {
-  cmd.argument(`<${argName}>`, argHelp, uuidArgument);
-  addIdentifierOptions(cmd).option('--batch <file>', 'add every contact of a CSV, NDJSON or JSON file (- for stdin) through the batch endpoint');
-  return addBatchOptions(cmd, BATCH_DEFAULTS);
+  return cmd.argument(`<${argName}>`, argHelp, uuidArgument);
 }
 
 export async function runMembershipAdd(ctx: Context, { args, opts }: CommandInput<typeof membershipAddOptions>, target: MembershipTarget): Promise<CommandResult> {
   const targetId = args[0] as string;
   if (opts.batch === undefined) {
-    rejectBatchOptions(opts, '--batch');
     const result = await target.single(await ctx.http(), targetId, identifierFrom(opts, undefined, (m) => ctx.warn(m)), ctx.signal);
     if (!result.added) ctx.info(`note: the contact was already in this ${target.noun}; nothing changed`);
     return { kind: 'record', data: result };
   }
-  const flag = (['contactId', 'userId', 'email'] as const).find((k) => opts[k] !== undefined);
-  if (flag) throw new UsageError(`--batch: the contacts come from the file; drop --${flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
   return runFileBatch(batchDepsOf(ctx), {
     path: opts.batch,
     job: { command: target.command, target: targetId },
-    options: batchRunOptions(ctx, opts, BATCH_DEFAULTS),
+    options: batchRunOptions(opts, BATCH_DEFAULTS, ctx.globals.dryRun),
     columns: { rules: batchAddColumns(requestLine(target.batchRequest(targetId, []))), identifierColumns: IDENTIFIER_COLUMNS },
     prepare: prepareIdentifierRow,
     request: (items) => target.batchRequest(targetId, items.map((i) => i.payload)),

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { z } from 'zod';
 import { checkApiKey } from '../../config/api-key.js';
 import { profileName } from '../../config/resolve.js';
 import { checkBaseUrl } from '../../config/resolve.js';
@@ -9,9 +8,10 @@ import { UsageError } from '../../errors.js';
 import { maskKey } from '../../http/redact.js';
 import type { CommandResult } from '../../io/render.js';
 import { readSecret } from '../../io/read-secret.js';
+import { commandOptions } from '../../cmdutil/flags.js';
 
 /** No options of its own. */
-export const options = z.object({});
+export const options = commandOptions({});
 
 export function configure(cmd: Command): void {
   // Declared only to refuse it: a key typed as an argument lands in shell history and process lists.

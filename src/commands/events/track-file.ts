@@ -10,17 +10,15 @@ import { shapeRow } from '../../batch/row-body.js';
 import { blank, checkRow, identifierColumns } from '../../batch/row-check.js';
 import { emailSchema } from '../../api/identifiers.js';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
 import { spellingsOf } from '../../io/column-names.js';
 import type { InputRow } from '../../io/input-rows.js';
 import type { CommandResult } from '../../io/render.js';
-import type { TrackOptions } from './track.js';
+import { TRACK_FILE_DEFAULTS, type TrackOptions } from './track-flags.js';
 import { ExactNumber } from '../../lib/exact-number.js';
 import { batchDepsOf } from '../../cmdutil/deps.js';
 
 // `events track --file`: one request per row (there is no batch endpoint for events).
 
-export const TRACK_FILE_DEFAULTS = { concurrency: 16, maxChunkSize: 1 };
 const CODES: Record<string, string> = { email: 'invalid_email' };
 
 /** How an events file names its columns: the body keys, and `data.KEY` for the payload. */
@@ -68,9 +66,6 @@ function stableJson(value: unknown): string {
 }
 
 function defaultsFrom(opts: TrackOptions): Record<string, unknown> {
-  for (const [key, flag] of [['userId', '--user-id'], ['email', '--email'], ['clientEventId', '--client-event-id']] as const) {
-    if (opts[key] !== undefined) throw new UsageError(`--file: each row names its contact and event id; drop ${flag}`);
-  }
   const defaults: Record<string, unknown> = Object.fromEntries(opts.set ?? []);
   if (opts.event !== undefined) defaults.event = opts.event;
   if (opts.data !== undefined) defaults.data = opts.data;
@@ -91,7 +86,7 @@ export function runTrackFile(ctx: Context, opts: TrackOptions & { file: string }
   return runFileBatch(batchDepsOf(ctx), {
     path: opts.file,
     job: { command: 'events track' },
-    options: batchRunOptions(ctx, opts, TRACK_FILE_DEFAULTS),
+    options: batchRunOptions(opts, TRACK_FILE_DEFAULTS, ctx.globals.dryRun),
     columns: { rules: TRACK_COLUMNS, identifierColumns: identifierColumns(defaults, ['userId', 'email']) },
     prepare: (row, columns) => prepareTrackRow(row, defaults, columns),
     request: (items) => trackEventRequest(items[0].payload),

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { z } from 'zod';
 import { getForm, type Form, type FormField } from '../../api/forms.js';
 import { uuidArgument } from '../../cmdutil/parse.js';
 import type { CommandInput } from '../contract.js';
@@ -7,9 +6,10 @@ import type { Context } from '../../context.js';
 import { resolveFormat } from '../../io/format.js';
 import { outputOf } from '../../cmdutil/deps.js';
 import type { CommandResult } from '../../io/render.js';
+import { commandOptions } from '../../cmdutil/flags.js';
 
 /** No options of its own. */
-export const options = z.object({});
+export const options = commandOptions({});
 
 export function configure(cmd: Command): void {
   cmd.argument('<formId>', 'id (UUID) of the form', uuidArgument).addHelpText('after', `

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { z } from 'zod';
-import { addColumnsOption, chosenColumns, columnsOptionShape, type ListColumns } from '../../../cmdutil/columns-option.js';
+import { chosenColumns, columnsFlag, type ListColumns } from '../../../cmdutil/columns-option.js';
+import { commandOptions } from '../../../cmdutil/flags.js';
 import type { CommandInput } from '../../contract.js';
 import type { Context } from '../../../context.js';
 import { lockHolder } from '../../../exports/lock.js';
@@ -11,10 +11,10 @@ import { outputOf, stateDirOf } from '../../../cmdutil/deps.js';
 
 const COLUMNS: ListColumns = { all: [...STATE_LIST_COLUMNS], table: ['key', 'kind', 'rows', 'cursorAt', 'lastRun'] };
 
-export const options = z.object({ ...columnsOptionShape });
+export const options = commandOptions(columnsFlag(COLUMNS));
 
 export function configure(cmd: Command): void {
-  addColumnsOption(cmd, COLUMNS).addHelpText('after', `
+  cmd.addHelpText('after', `
 Lists the saved export states of this config directory. JSON (piped, --json) has ISO times,
 numbers and objects: {key, kind, emailType, format, rows, pages, cursorAt, output: {kind, path,
 bytes}, lastRun: {runId, status, startedAt, finishedAt, rows}, pending: {runId, rows, savedAt}}

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { z } from 'zod';
 import type { CommandInput } from '../../contract.js';
 import type { Context } from '../../../context.js';
 import { CliError, ExitCode } from '../../../errors.js';
@@ -8,13 +7,13 @@ import type { ExportStateStore } from '../../../exports/state-store.js';
 import type { ExportState } from '../../../exports/state.js';
 import { canAsk, confirm } from '../../../io/confirm.js';
 import type { CommandResult } from '../../../io/render.js';
+import { commandOptions, switchFlag } from '../../../cmdutil/flags.js';
 import { stateDirOf } from '../../../cmdutil/deps.js';
 
-export const options = z.object({ yes: z.boolean().optional() });
+export const options = commandOptions({ yes: switchFlag('-y, --yes', 'do not ask for confirmation on a terminal') });
 
 export function configure(cmd: Command): void {
   cmd.argument('<key>', 'the state key (see `cnv export state list`)')
-    .option('-y, --yes', 'do not ask for confirmation on a terminal')
     .addHelpText('after', `
 Deletes an export state (under its lock: exit 7 while a run holds it). The next run of that
 key starts from the beginning and, into a file, needs an empty file or --full. On a terminal

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { z } from 'zod';
 import type { CommandInput } from '../../contract.js';
 import type { Context } from '../../../context.js';
 import { lockHolder } from '../../../exports/lock.js';
@@ -7,9 +6,10 @@ import { agoText, openStateStore, stateDetail, stateNotFound } from '../../../ex
 import { resolveFormat } from '../../../io/format.js';
 import type { CommandResult } from '../../../io/render.js';
 import { outputOf, stateDirOf } from '../../../cmdutil/deps.js';
+import { commandOptions } from '../../../cmdutil/flags.js';
 
 /** No options of its own. */
-export const options = z.object({});
+export const options = commandOptions({});
 
 export function configure(cmd: Command): void {
   cmd.argument('<key>', 'the state key (see `cnv export state list`)').addHelpText('after', `
