@@ -1,5 +1,5 @@
-import { readFile } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
+import { openReadStream } from '../io/file-streams.js';
 import { quoteInput } from '../io/input-rows.js';
 import type { ColumnFlags } from './columns.js';
 
@@ -17,13 +17,11 @@ export interface ColumnFlagValues {
  * target never holds one and a column may), blank lines and `#` comments skipped. A --map
  * given on the command line wins over the file's line for the same column.
  */
-export async function readColumnFlags(opts: ColumnFlagValues): Promise<ColumnFlags> {
+export async function readColumnFlags(opts: ColumnFlagValues, signal?: AbortSignal): Promise<ColumnFlags> {
   const map: Array<{ column: string; target: string; source: string }> = [];
   for (const pair of opts.map ?? []) map.push({ ...splitPair(pair, '--map'), source: '--map' });
   if (opts.mapFile !== undefined) {
-    const text = await readFile(opts.mapFile, 'utf8').catch((err: NodeJS.ErrnoException) => {
-      throw new UsageError(`--map-file: cannot read ${opts.mapFile}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`, undefined, 'invalid_input');
-    });
+    const text = await readMapFile(opts.mapFile, signal);
     text.replace(/^\uFEFF/, '').split(/\r\n|\r|\n/).forEach((line, i) => {
       if (line.trim() === '' || line.trimStart().startsWith('#')) return;
       const source = `${opts.mapFile} line ${i + 1}`;
@@ -41,6 +39,26 @@ export async function readColumnFlags(opts: ColumnFlagValues): Promise<ColumnFla
   }
   return { map, ignore: opts.ignoreColumn ?? [], ignoreUnknown: opts.ignoreUnknownColumns === true, pass: opts.passColumn ?? [] };
 }
+
+/** A map file is small: read as a stream (a FIFO's wait ends with a signal), at most 1 MiB (`/dev/zero` is no map). */
+async function readMapFile(path: string, signal?: AbortSignal): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of await openReadStream(path, signal)) {
+      size += (chunk as Buffer).length;
+      if (size > MAX_MAP_FILE_BYTES) throw new UsageError(`--map-file: ${path} is larger than 1 MiB: not a map file`, undefined, 'invalid_input');
+      chunks.push(chunk as Buffer);
+    }
+  } catch (err) {
+    if (err instanceof UsageError || signal?.aborted) throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new UsageError(`--map-file: cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'a directory' : (err as Error).message}`, undefined, 'invalid_input');
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+const MAX_MAP_FILE_BYTES = 1024 * 1024;
 
 function splitPair(text: string, source: string): { column: string; target: string } {
   const eq = text.lastIndexOf('=');

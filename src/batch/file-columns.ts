@@ -35,8 +35,8 @@ export class FileColumns {
     private readonly file: string,
   ) {}
 
-  static async open(spec: FileColumnsSpec, flags: ColumnFlagValues, file: string): Promise<FileColumns> {
-    return new FileColumns(new ColumnResolver(spec.rules, await readColumnFlags(flags)), spec, file);
+  static async open(spec: FileColumnsSpec, flags: ColumnFlagValues, file: string, signal?: AbortSignal): Promise<FileColumns> {
+    return new FileColumns(new ColumnResolver(spec.rules, await readColumnFlags(flags, signal)), spec, file);
   }
 
   /**

@@ -66,7 +66,9 @@ export async function runFileBatch<P>(deps: BatchDeps, spec: FileBatchSpec<P>): 
   }
   // The HTTP stack loads while the file is opened and its first rows are read and checked.
   if (!options.dryRun) deps.prepareHttp();
-  const job: ReportJob = { ...spec.job, input: spec.path };
+  // The account too: a report of the same audience id in another business is no report of this run.
+  const account = await deps.account();
+  const job: ReportJob = { ...spec.job, input: spec.path, ...(account ? { account } : {}) };
   const done = options.resumeFromReport ? await loadDoneRows(options.resumeFromReport, idColumn, job, deps.signal) : undefined;
   const source = await openRows(deps, spec);
   const report = options.report ? await openReport(options.report, idColumn, deps.io.stdout, { job, done, redact: (text) => deps.notices.redact(text), signal: deps.signal }) : undefined;
@@ -102,7 +104,7 @@ async function openRows<P>(deps: BatchDeps, spec: FileBatchSpec<P>): Promise<Row
   const { options } = spec;
   // `--batch -` typed at a terminal would otherwise wait in silence.
   if (spec.path === '-' && deps.io.stdinIsTTY) deps.io.stderr.write('reading rows from stdin (the terminal): paste them, then press Ctrl-D on a new line to end\n');
-  const columns = await FileColumns.open(spec.columns, options.columns, spec.path === '-' ? 'stdin' : spec.path);
+  const columns = await FileColumns.open(spec.columns, options.columns, spec.path === '-' ? 'stdin' : spec.path, deps.signal);
   let header: readonly string[] | undefined;
   let headerLine = 1;
   const input = await openInput(deps.io.stdin, {

@@ -1,10 +1,9 @@
-import { statSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { LocalFileError, UsageError } from '../errors.js';
 import { csvCell } from '../io/csv-line.js';
-import { openWriteStream } from '../io/file-streams.js';
+import { isStreamTarget, openWriteStream } from '../io/file-streams.js';
 import { openReportFile } from './report-file.js';
 import { jobLine, type ReportJob } from './report-job.js';
 import type { DoneRows } from './resume.js';
@@ -53,7 +52,7 @@ export async function openReport(path: string, idColumn: string, stdout: Writabl
   const header = jobLine(opts.job) + reportColumns(idColumn).map(csvCell).join(',') + '\n';
   const toStdout = path === '-';
   // Renaming over a device or a FIFO would replace it with a plain file: those are streamed to.
-  if (toStdout || !isRegularOrMissing(path)) return streamReport(path, toStdout ? stdout : undefined, header, format, opts.signal);
+  if (toStdout || isStreamTarget(path)) return streamReport(path, toStdout ? stdout : undefined, header, format, opts.signal);
   const carried = [...(opts.done ?? new Map()).entries()]
     .sort(([a], [b]) => a - b)
     .map(([row, { line, identifier, hash, outcome }]): RowResult => ({ line, identifier, row, hash, ...outcome }));
@@ -126,14 +125,6 @@ function memoized(redact: (text: string) => string): (text: string) => string {
     }
     return out;
   };
-}
-
-function isRegularOrMissing(path: string): boolean {
-  try {
-    return statSync(path).isFile();
-  } catch {
-    return true;
-  }
 }
 
 /** Waits for 'drain', or for an error (reported through `failure`). */

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { UsageError } from '../errors.js';
 import { openReadStream } from '../io/file-streams.js';
-import { describeJob, JOB_MARK, parseJobLine, sameJob, type ReportJob } from './report-job.js';
+import { describeJob, JOB_MARK, parseJobLine, REPORT_VERSION, sameJob, type ReportJob } from './report-job.js';
 import { SUCCESS_STATUSES, type ItemOutcome } from './types.js';
 
 /** A row an earlier report marks as done, by its place among the input's rows (`row`, 1-based). */
@@ -28,10 +28,12 @@ export async function loadDoneRows(path: string, idColumn: string, job: ReportJo
     const { first, rest } = await firstLine(input);
     const earlier = first === undefined ? undefined : parseJobLine(first);
     if (!earlier) throw resumeError(path, notAReport(first));
+    if (earlier.version !== REPORT_VERSION) throw resumeError(path, 'written by an older cnv: it does not say which account it reports, so it cannot be checked against this run');
     if (!sameJob(earlier, job)) {
+      const withAccount = earlier.account !== undefined && job.account !== undefined && earlier.account !== job.account;
       throw new UsageError(
-        `--resume-from-report ${path}: it reports ${describeJob(earlier)}, not ${describeJob(job)}; resuming from it would skip rows this run never sent`,
-        'give the --report file of an earlier run of the same command, target and input file',
+        `--resume-from-report ${path}: it reports ${describeJob(earlier, withAccount)}, not ${describeJob(job, withAccount)}; resuming from it would skip rows this run never sent`,
+        'give the --report file of an earlier run of the same command, target, input file and account',
         'report_mismatch',
       );
     }

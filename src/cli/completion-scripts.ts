@@ -2,11 +2,26 @@
 export const COMPLETION_SCRIPTS: Record<'bash' | 'zsh' | 'fish', string> = {
   bash: `# cnv completion for bash. Load with: source <(cnv completion bash)
 _cnv_complete() {
-  local cur="\${COMP_WORDS[COMP_CWORD]}"
+  # The words as typed, from the line itself: bash splits COMP_WORDS at ':' too (COMP_WORDBREAKS),
+  # and state keys hold colons (default@host:4010/contacts:/data/c.csv).
+  local -a words
+  if [ -n "\${COMP_LINE+x}" ]; then
+    local line="\${COMP_LINE:0:\${COMP_POINT:-\${#COMP_LINE}}}"
+    read -r -a words <<< "$line"
+    case "$line" in *[[:space:]]) words+=("") ;; esac
+  else
+    words=("\${COMP_WORDS[@]:0:COMP_CWORD+1}")
+  fi
+  local cur="\${words[\${#words[@]}-1]}"
   local IFS=$'\\n'
   local candidates
-  candidates=$(cnv __complete -- "\${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null)
+  candidates=$(cnv __complete -- "\${words[@]:1}" 2>/dev/null)
   COMPREPLY=( $(compgen -W "$candidates" -- "$cur") )
+  # bash replaces only what follows the word's last ':': give it the candidates from there.
+  if [[ "$cur" == *:* && "\${COMP_WORDBREAKS:-:}" == *:* ]]; then
+    local prefix="\${cur%"\${cur##*:}"}" i
+    for i in "\${!COMPREPLY[@]}"; do COMPREPLY[$i]="\${COMPREPLY[$i]#"$prefix"}"; done
+  fi
   if [ \${#COMPREPLY[@]} -eq 0 ]; then
     compopt -o default 2>/dev/null
     COMPREPLY=()

@@ -20,6 +20,8 @@ export const DEFAULT_GLOBALS: GlobalOptions = {
   dryRun: false,
 };
 
+/** Upper bound of --timeout: the longest a Node.js timer waits (about 24.8 days); a longer one fires at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 /** Upper bound of --max-retry-wait: a day. */
 const MAX_RETRY_WAIT_LIMIT_S = 86_400;
 
@@ -38,7 +40,7 @@ export function addGlobalOptions(program: Command): void {
     .option('--no-color', 'no colour (also NO_COLOR)')
     .option('--dry-run', 'print the write request(s) a command would send (key redacted) and send nothing')
     .option('--debug', 'log each request and response in full on stderr: URL, headers, bodies (first 4 KiB), timing, attempts; key redacted (also CNV_DEBUG=api)')
-    .option('--timeout <ms>', `time limit of each HTTP attempt (default ${DEFAULT_GLOBALS.timeout})`, integer(1))
+    .option('--timeout <ms>', `time limit of each HTTP attempt (default ${DEFAULT_GLOBALS.timeout})`, integer(1, MAX_TIMER_MS))
     .option('--max-retries <n>', `retries after a transient failure (default ${DEFAULT_GLOBALS.maxRetries})`, integer(0, 20))
     .option(
       '--max-retry-wait <s>',

@@ -1,10 +1,12 @@
 import { configDir, configDirWhere } from '../config/paths.js';
 import type { Context } from '../context.js';
 import type { BatchDeps } from '../batch/deps.js';
+import { accountOf } from '../batch/report-job.js';
 import type { ExportDeps, ReporterDeps, StateDir } from '../exports/deps.js';
 import type { Output } from '../io/format.js';
 import type { Notices, ProgressDisplay } from '../io/notices.js';
 import type { FieldCacheDeps } from '../records/field-cache.js';
+import { maskKey } from '../http/redact.js';
 
 // The narrow inputs of the layers below the commands, made from a command's Context. A command
 // hands exports/, batch/, records/ and io/ these, never the Context itself.
@@ -67,6 +69,10 @@ export function batchDepsOf(ctx: Context): BatchDeps {
     json: ctx.globals.json,
     progress: progressOf(ctx),
     prepareHttp: () => ctx.prepareHttp(),
+    account: async () => {
+      const credentials = await ctx.credentials().catch(() => undefined);
+      return credentials && accountOf(credentials.baseUrl, maskKey(credentials.apiKey));
+    },
   };
 }
 

@@ -1,5 +1,6 @@
+import { accessSync, constants, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { CliError, ExitCode, UsageError } from '../errors.js';
 
 /**
@@ -41,7 +42,9 @@ const REFUSED: Record<string, string> = {
  * Undefined for any other error.
  */
 export function configDirError(err: unknown, path: string, where: ConfigDirWhere): CliError | undefined {
-  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  let code = (err as NodeJS.ErrnoException | undefined)?.code;
+  // A recursive mkdir on a read-only file system says ENOENT: the nearest directory that exists tells the truth.
+  if (code === 'ENOENT') code = refusalAbove(path) ?? code;
   const from = where.source ? ` (from ${where.source})` : '';
   if (code === 'ENOTDIR' || code === 'ENOENT' || code === 'EEXIST') {
     const what = code === 'ENOENT' ? 'cannot be made' : 'is not a directory: a file stands at that path or above it';
@@ -59,4 +62,19 @@ export function configDirError(err: unknown, path: string, where: ConfigDirWhere
     });
   }
   return undefined;
+}
+
+/** Why the nearest existing directory above `path` cannot be written to (EROFS, EACCES), if it cannot. */
+function refusalAbove(path: string): string | undefined {
+  for (let dir = dirname(path); ; dir = dirname(dir)) {
+    try {
+      if (!statSync(dir).isDirectory()) return undefined;
+      accessSync(dir, constants.W_OK);
+      return undefined;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT') return code === 'EROFS' || code === 'EACCES' || code === 'EPERM' ? code : undefined;
+    }
+    if (dirname(dir) === dir) return undefined;
+  }
 }

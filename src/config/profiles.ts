@@ -67,11 +67,21 @@ export class ProfileStore {
     const conf = await this.writer();
     const profiles = { ...conf.get('profiles') };
     profiles[name] = { ...profiles[name], ...patch };
-    conf.set('profiles', profiles);
+    this.saving(() => conf.set('profiles', profiles));
   }
 
   async use(name: string): Promise<void> {
-    (await this.writer()).set('currentProfile', name);
+    const conf = await this.writer();
+    this.saving(() => conf.set('currentProfile', name));
+  }
+
+  /** A write of the config file (conf's temporary file, then a rename): a refusal is exit 8 naming the file, not a bug. */
+  private saving(write: () => void): void {
+    try {
+      write();
+    } catch (err) {
+      throw configDirError(err, this.path, this.where) ?? err;
+    }
   }
 
   private async writer() {
@@ -81,13 +91,18 @@ export class ProfileStore {
       throw configDirError(err, this.dir, this.where) ?? err;
     }
     const Conf = await loadConf();
-    return new Conf<ConfigShape>({
-      cwd: this.dir,
-      configName: FILE_NAME.replace(/\.json$/, ''),
-      projectName: 'cnv',
-      configFileMode: 0o600,
-      accessPropertiesByDotNotation: false,
-      defaults: { profiles: {} },
+    let conf: InstanceType<typeof Conf<ConfigShape>> | undefined;
+    // conf writes its defaults at once when the file is missing: that write may be refused too.
+    this.saving(() => {
+      conf = new Conf<ConfigShape>({
+        cwd: this.dir,
+        configName: FILE_NAME.replace(/\.json$/, ''),
+        projectName: 'cnv',
+        configFileMode: 0o600,
+        accessPropertiesByDotNotation: false,
+        defaults: { profiles: {} },
+      });
     });
+    return conf!;
   }
 }

@@ -75,7 +75,7 @@ function profileWord(named: string | undefined, profile: string): string {
 export function unknownProfile(name: string, source: string, known: string[]): UsageError {
   return new UsageError(
     `no profile named "${name}" (from ${source})`,
-    known.length ? `profiles: ${known.join(', ')} (\`cnv config list\`); create one with \`cnv --profile ${name} config set-key\`` : `no profiles yet; create one with \`cnv --profile ${name} config set-key\``,
+    known.length ? `profiles: ${known.join(', ')} (\`cnv config list\`); create one with \`cnv --profile ${shellWord(name)} config set-key\`` : `no profiles yet; create one with \`cnv --profile ${shellWord(name)} config set-key\``,
     'unknown_profile',
   );
 }

@@ -128,6 +128,9 @@ export function summaryLine(label: string, s: ExportSummary, asTyped: ExportRunO
     : `state "${s.stateKey}" saved`;
   // A duration (--since 24h) says which time it was.
   const typed = [asTyped.since && `--since ${asTyped.since}`, asTyped.until && `--until ${asTyped.until}`].filter(Boolean).join(', ');
-  const window = typed && s.window ? `; occurredAt from ${s.window.since}${s.window.until ? ` until ${s.window.until}` : ''} (${typed})` : '';
+  // A state that continues keeps its saved window: the duration did not make it, and must not be named as if it had.
+  const made = asTyped.sinceAt === undefined || s.window?.since === asTyped.sinceAt;
+  const named = made ? typed : `the saved window; ${typed} was for a first run or --full`;
+  const window = typed && s.window ? `; occurredAt from ${s.window.since}${s.window.until ? ` until ${s.window.until}` : ''} (${named})` : '';
   return `${label} ${s.status}: ${plural(s.rows, 'row')}${skipped} in ${plural(s.pages, 'page')} to ${s.output} (${duration(s.elapsedMs)}${rate(s.rows, s.elapsedMs)})${cut}${window}; ${state}; more remains: ${s.moreRemains ? 'yes' : 'no'}`;
 }

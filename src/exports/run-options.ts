@@ -19,7 +19,7 @@ export interface ExportRunOptions {
    * --since/--until given as a duration before now (`7d`): as typed. A cron line may carry one on
    * every run; a state that continues keeps its saved window rather than refuse a new one.
    */
-  windowAsTyped?: { since?: string; until?: string };
+  windowAsTyped?: { since?: string; until?: string; sinceAt?: string };
   /** Output file; undefined for stdout. */
   out?: string;
   format: FileFormat;

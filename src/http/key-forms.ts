@@ -30,10 +30,24 @@ export function keyForms(key: string): KeyForms {
   // JSON spells `"`, `\` and `/` with a short escape too; every other character needs `\u`.
   const escape = /["\\/]/.test(key) ? '\\' : '\\u';
   return {
-    mask: (text) => (text.length === 0 ? text : text.replace(pattern, (_m, withPrefix?: string) => (withPrefix !== undefined || !hasSecret ? masked : '****'))),
+    mask: (text) => (text.length === 0 ? text : text.replace(pattern, (...args: unknown[]) => {
+      // (match, the prefix group when the pattern has one, offset, text)
+      const match = args[0] as string;
+      const at = args[args.length - 2] as number;
+      const shown = !hasSecret || args[1] !== undefined ? masked : '****';
+      // `\\u0073k_…` in JSON is an escaped backslash, then the letters `u0073k_…`: the match took
+      // the escape's second half, which must stay, or the text would end in a stray `\` (invalid JSON).
+      return match.startsWith('\\') && backslashesBefore(text, at) % 2 === 1 ? `\\${shown}` : shown;
+    })),
     mayHold: (text) => text.includes(core) || text.includes(escape) || text.includes('%'),
     maxLength: spelled(key).max,
   };
+}
+
+function backslashesBefore(text: string, at: number): number {
+  let n = 0;
+  while (at - n - 1 >= 0 && text.charCodeAt(at - n - 1) === 92) n++;
+  return n;
 }
 
 /** A pattern matching `text` with each character in any of its spellings, and the longest match. */

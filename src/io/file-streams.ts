@@ -1,6 +1,7 @@
-import { constants, createReadStream, createWriteStream, open as openFd } from 'node:fs';
+import { constants, createReadStream, createWriteStream, lstatSync, open as openFd, readlinkSync, statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { Socket } from 'node:net';
+import { dirname, resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 
 // A FIFO opened the usual way blocks a thread of libuv's pool until the other side opens it,
@@ -10,6 +11,26 @@ import type { Readable, Writable } from 'node:stream';
 // loop, like a pipe, where a wait ends the moment the stream is destroyed.
 
 const RETRY_MS = 100;
+
+/**
+ * Whether an output path is to be written as a stream rather than replaced by a file renamed
+ * over it: a device, a FIFO or a socket (followed through a link: `/dev/stderr`, `/dev/fd/63`
+ * of a `>(...)`), or any path under /dev or /proc, where renaming would replace the system's own
+ * link (`/dev/stderr` made a plain file, when run as root).
+ */
+export function isStreamTarget(path: string): boolean {
+  const full = resolve(path);
+  const system = (p: string) => /^\/(dev|proc)\//.test(p);
+  if (system(full)) return true;
+  try {
+    // A link of one's own to /dev/stderr or /proc/self/fd/2 is as good as the name it links to.
+    if (lstatSync(full).isSymbolicLink() && system(resolve(dirname(full), readlinkSync(full)))) return true;
+    return !statSync(full).isFile();
+  } catch {
+    // Missing, or a link to nothing: a new file.
+    return false;
+  }
+}
 
 /**
  * A file read once, from its start: a regular file or a device through fs, a FIFO through the
@@ -30,7 +51,8 @@ export async function openReadStream(path: string, signal?: AbortSignal): Promis
  */
 export async function openWriteStream(path: string, signal?: AbortSignal): Promise<Writable> {
   const fifo = await stat(path).then((s) => s.isFIFO(), () => false);
-  if (!fifo) return createWriteStream(path);
+  // Appended to: /dev/stderr of a `2>>log` is that log, which a report must not empty first.
+  if (!fifo) return createWriteStream(path, { flags: 'a' });
   for (;;) {
     signal?.throwIfAborted();
     try {

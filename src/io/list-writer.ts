@@ -63,7 +63,9 @@ export async function createListWriter(output: Output, columns?: string[], layou
         header ??= Object.keys(flat);
         if (!started) await start();
         const known = new Set(header);
-        const rest = Object.fromEntries(Object.entries(flat).filter(([k]) => !known.has(k)));
+        // A member under a column that holds its object whole (`output.path` under `output`) has its column.
+        const covered = (k: string) => known.has(k) || header!.some((c) => k.startsWith(`${c}.`));
+        const rest = Object.fromEntries(Object.entries(flat).filter(([k]) => !covered(k)));
         // A column naming an object (--columns output) holds it whole, as JSON.
         const cells = header.map((c) => cellText(c in flat ? flat[c] : valueAt(row, c)));
         if (!layout.chosen) cells.push(Object.keys(rest).length ? stringifyJson(rest) : '');

@@ -51,7 +51,8 @@ export function jqHint(expression: string, compile: (e: string) => unknown): str
     .replace(/\[\]\s*\|\s*\./g, '[].') // .[] | .name -> [].name
     .replace(/(^|\|\s*)\.(?=[[\w"])/g, '$1') // a leading dot, also after a pipe
     .replace(/\.\[/g, '['); // .a.[0] -> a[0]
-  let compiles = !/\b(select|map|to_entries|keys)\(/.test(rewritten);
+  // jq's own operators have no plain rewrite: `//` (a default), `[.x | ...]` (building an array).
+  let compiles = !/\b(select|map|to_entries|keys)\(/.test(rewritten) && !e.includes('//') && !/\[\s*\./.test(e);
   try {
     if (compiles) compile(rewritten);
   } catch {

@@ -1,7 +1,8 @@
-import { closeSync, fsyncSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, constants, fsyncSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { LocalFileError, UsageError } from '../errors.js';
+import { isStreamTarget } from './file-streams.js';
 
 /**
  * The --summary-json target, checked: `-` (stdout) only when the run prints no data there,
@@ -45,9 +46,14 @@ export function writeSummaryJson(to: { stdout: Writable; redact(text: string): s
     to.stdout.write(text);
     return;
   }
+  if (isStreamTarget(path)) {
+    writeToStream(path, text);
+    return;
+  }
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
   try {
-    const fd = openSync(tmp, 'w', 0o644);
+    // O_EXCL: never through a file or a link someone placed under the temporary name.
+    const fd = openSync(tmp, 'wx', 0o644);
     try {
       writeSync(fd, text);
       fsyncSync(fd);
@@ -58,5 +64,21 @@ export function writeSummaryJson(to: { stdout: Writable; redact(text: string): s
   } catch (err) {
     rmSync(tmp, { force: true });
     throw LocalFileError.from(err, 'summary file', path) ?? err;
+  }
+}
+
+/** A summary to a device, a FIFO or a pipe (`/dev/stderr`, `>(jq ...)`): written into it, never replaced. */
+function writeToStream(path: string, text: string): void {
+  let fd: number | undefined;
+  try {
+    // Non-blocking: a FIFO nobody reads is an error (ENXIO), not a wait no signal can end.
+    fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_NONBLOCK);
+    writeSync(fd, text);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENXIO') throw new UsageError(`--summary-json ${path}: nothing reads this FIFO`, 'start its reader first, or give a file name', 'summary_unwritable');
+    throw LocalFileError.from(err, 'summary file', path) ?? err;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }

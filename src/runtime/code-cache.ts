@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +11,12 @@ export const MAX_DIR_FILES = 48;
 const STALE_MS = 7 * 24 * 3600 * 1000;
 /** Larger than any cache of cnv's bundle (about 1 MB): not one of ours. */
 const MAX_CACHE_BYTES = 64 * 2 ** 20;
+/** A cache file of cnv's, or a temporary one being written: the only names this code ever counts or removes. */
+const OUR_FILE = /^[0-9a-f]{16}-v\d+\.\d+\.\d+-[a-z0-9]+-[a-z0-9.-]+\.v8(\.tmp-\d+)?$/;
+/** A file's first bytes: the SHA-1 of the rest. V8 in release builds does not check a cache's bytes, and a damaged one crashes it. */
+const DIGEST_BYTES = 20;
+/** A temporary file older than this was left by a run that died writing it. */
+const TEMP_STALE_MS = 60_000;
 
 /**
  * Where the V8 code caches of the CLI bundle are kept: `CNV_COMPILE_CACHE=DIR`, off with
@@ -58,16 +65,31 @@ export function privateDir(dir: string): boolean {
   }
 }
 
-/** The cache file's bytes, if it is a plain file of this user's of a plausible size. */
+/**
+ * The cache's bytes, if the file is a plain file of this user's of a plausible size whose
+ * digest matches: one bit flipped on disk would make V8 run damaged code (a crash, or a command
+ * that does something else), so a file that fails the check is removed and the bundle compiles.
+ */
 export function readCache(file: string): Buffer | undefined {
   try {
     const stat = lstatSync(file);
-    if (!stat.isFile() || stat.size === 0 || stat.size > MAX_CACHE_BYTES) return undefined;
+    if (!stat.isFile() || stat.size <= DIGEST_BYTES || stat.size > MAX_CACHE_BYTES) return undefined;
     if (process.platform !== 'win32' && stat.uid !== process.getuid?.()) return undefined;
-    return readFileSync(file);
+    const bytes = readFileSync(file);
+    const data = bytes.subarray(DIGEST_BYTES);
+    if (!digestOf(data).equals(bytes.subarray(0, DIGEST_BYTES))) {
+      rmSync(file, { force: true });
+      return undefined;
+    }
+    return data;
   } catch {
     return undefined;
   }
+}
+
+function digestOf(data: Buffer): Buffer {
+  // The one-shot hash: about 1 ms for a 1 MB cache, a small part of what the cache saves.
+  return hash('sha1', data, 'buffer') as unknown as Buffer;
 }
 
 /**
@@ -78,23 +100,30 @@ export function readCache(file: string): Buffer | undefined {
  * written is no error.
  */
 export function writeCache(dir: string, name: string, data: Buffer, bundleHash: string): void {
+  const temp = join(dir, `${name}.tmp-${process.pid}`);
   try {
     const prefix = versionPrefix(bundleHash);
     const others: Array<{ path: string; mtimeMs: number }> = [];
     let ours = 0;
+    // Only cnv's own files are counted or removed: CNV_COMPILE_CACHE may name a directory that holds other things.
     for (const entry of readdirSync(dir)) {
-      if (entry.startsWith(prefix)) ours++;
-      else others.push({ path: join(dir, entry), mtimeMs: lstatSync(join(dir, entry)).mtimeMs });
+      if (!OUR_FILE.test(entry)) continue;
+      const path = join(dir, entry);
+      const mtimeMs = lstatSync(path).mtimeMs;
+      if (entry.includes('.tmp-')) {
+        if (Date.now() - mtimeMs > TEMP_STALE_MS) rmSync(path, { force: true });
+      } else if (entry.startsWith(prefix)) ours++;
+      else others.push({ path, mtimeMs });
     }
     if (ours >= MAX_CACHE_FILES) return;
     others.sort((a, b) => a.mtimeMs - b.mtimeMs);
     others.forEach((file, i) => {
       if (Date.now() - file.mtimeMs > STALE_MS || ours + others.length - i >= MAX_DIR_FILES) rmSync(file.path, { force: true });
     });
-    const temp = join(dir, `${name}.tmp-${process.pid}`);
-    writeFileSync(temp, data, { mode: 0o600 });
+    writeFileSync(temp, Buffer.concat([digestOf(data), data]), { mode: 0o600, flag: 'wx' });
     renameSync(temp, join(dir, name));
   } catch {
     // A cache is an optimisation: a full disk or a read-only home only costs the next start-up.
+    rmSync(temp, { force: true });
   }
 }

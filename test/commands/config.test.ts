@@ -121,4 +121,11 @@ describe('a config directory that cannot be used is an error naming it, never "a
     expect(oneOff.exitCode, oneOff.stderr).toBe(0);
     expect(readFileSync(out, 'utf8').length).toBeGreaterThan(0);
   });
+
+  it('a config file that cannot be written (a directory that exists, read-only): config set-url is exit 8 naming the file, not a bug', async () => {
+    // /sys exists and refuses new files (EACCES or EROFS), even to root.
+    const res = await cnvInProcess(['config', 'set-url', 'http://127.0.0.1:9'], { env: { CNV_CONFIG_DIR: '/sys' } });
+    expect(res.exitCode, res.stderr).toBe(8);
+    expect(res.stderr).toMatch(/^error: file_system_error: cannot use \/sys\/config\.json, in the config directory \/sys \(from CNV_CONFIG_DIR\): /m);
+  });
 });

@@ -97,6 +97,18 @@ describe('shell completion', () => {
     };
     expect(await run(['cnv', 'contacts', 'upsert', '--status', 'U'])).toBe('UNSUBSCRIBED');
     expect(await run(['cnv', 'contacts', 'g'])).toBe('get');
+    // As bash calls it on a TAB: COMP_LINE and COMP_POINT, and COMP_WORDS split at ':' as well.
+    mkdirSync(join(env.CNV_CONFIG_DIR, 'exports'));
+    writeFileSync(join(env.CNV_CONFIG_DIR, 'exports', 'k.0123456789.json'), JSON.stringify({ state: { key: 'default@127.0.0.1:4010/contacts:/data/c.csv' } }));
+    const typed = async (line: string) => {
+      const script = `source <(cnv completion bash); COMP_LINE='${line}'; COMP_POINT=${line.length}; COMP_WORDBREAKS=$' \\t\\n"\\'><=;|&(:'; _cnv_complete; printf '%s\\n' "\${COMPREPLY[@]}"`;
+      return (await execa('bash', ['-c', script], { env })).stdout.trim();
+    };
+    // bash replaces what follows the last ':' of the word: the candidate from there.
+    expect(await typed('cnv export state show def')).toBe('default@127.0.0.1:4010/contacts:/data/c.csv');
+    expect(await typed('cnv export state show default@127.0.0.1:4010/con')).toBe('4010/contacts:/data/c.csv');
+    expect(await typed('cnv export state show default@127.0.0.1:4010/contacts:/d')).toBe('/data/c.csv');
+    expect(await typed('cnv contacts g')).toBe('get');
   });
 
   it('prints zsh and fish scripts; an unknown shell is a usage error', async () => {

@@ -55,6 +55,11 @@ describe('one error format: error: <code>: <message>, then at most a hint line',
     expect(JSON.parse(err[2]).error).toMatchObject({ code: 'invalid_value', exitCode: 2, hint: 'did you mean EMAIL_OPEN?' });
   });
 
+  it('--timeout past what a timer can wait (2^31-1 ms) is refused, not turned into 1 ms by Node.js', async () => {
+    const res = await cnvInProcess(['contacts', 'get', '--email', 'a@example.com', '--timeout', '99999999999'], { env: fx.env });
+    expect([res.exitCode, lines(res.stderr)[0]]).toEqual([2, 'error: invalid_value: --timeout: expected a number from 1 to 2147483647, got 99999999999']);
+  });
+
   it('-o takes any case like every other enum', async () => {
     const res = await cnvInProcess(['-o', 'CSV', 'config', 'list'], { env: { CNV_CONFIG_DIR: tempConfigDir() } });
     expect(res.exitCode).toBe(0);

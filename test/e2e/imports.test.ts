@@ -1,11 +1,13 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { lstatSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import { describe, expect, it } from 'vitest';
 import { FIXTURE_AUDIENCES as AU } from '../../src/emulator/seed/fixtures.js';
 import { batchFiles } from '../helpers/batch-files.js';
-import { cnv, tempConfigDir } from '../helpers/cli.js';
+import { execa } from 'execa';
+import { BIN, cnv, tempConfigDir } from '../helpers/cli.js';
 import { emulatorFixture, useEmulator } from '../helpers/emulator.js';
 
 // Issue 21: every column of an import lands where it belongs, or the run says why; values
@@ -296,6 +298,28 @@ describe('flags that cannot go together, files that cannot be read', () => {
     expect([res.exitCode, res.stderr]).toEqual([2, expect.stringContaining('--max-rows: not with --resume-from-report')]);
   });
 
+  it('--map-file: a FIFO nobody writes ends at Ctrl-C (exit 130); /dev/zero is refused, not read into memory', async () => {
+    const fifo = join(dir, 'map.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const input = write('fifo.csv', 'email\nfifo@example.org\n');
+    const child = execa('node', [BIN, 'contacts', 'upsert', '--file', input, '--map-file', fifo], { reject: false, env: { ...fx.env, CNV_CONFIG_DIR: tempConfigDir() } });
+    await new Promise((r) => setTimeout(r, 700));
+    child.kill('SIGINT');
+    const ended = await child;
+    expect(ended.exitCode).toBe(130);
+    const zero = await run(['contacts', 'upsert', '--file', input, '--map-file', '/dev/zero']);
+    expect([zero.exitCode, zero.stderr]).toEqual([2, expect.stringContaining('--map-file: /dev/zero is larger than 1 MiB: not a map file')]);
+  });
+
+  it('a resume from a report of another account (another key) is refused: its rows were not sent to this one', async () => {
+    const input = write('acct.csv', 'email\nacct@example.org\n');
+    const report = reportPath();
+    expect((await run(['contacts', 'upsert', '--file', input, '--report', report])).exitCode).toBe(0);
+    const other = await cnv(['contacts', 'upsert', '--file', input, '--resume-from-report', report], { env: { ...fx.env, CNV_API_KEY: fx.emulator.keys.basic, CNV_CONFIG_DIR: tempConfigDir() } });
+    expect([other.exitCode, other.stderr]).toEqual([2, expect.stringMatching(/report_mismatch: .*sk_live_demo_\*{4}\), not .*sk_live_basic_\*{4}\)/)]);
+    expect(other.stderr).not.toContain(fx.emulator.keys.basic);
+  });
+
   it('a map file that maps a column twice, or a header error after a sep= line, names the right line', async () => {
     const map = write('twice.map', 'Vorname=firstName\n# comment\nVorname=lastName\n');
     const twice = await run(['contacts', 'upsert', '--file', write('v.csv', 'email,Vorname\nv@example.org,V\n'), '--map-file', map]);
@@ -365,5 +389,24 @@ describe('--dry-run of a file run', () => {
     expect(add.stdout.trim().split('\n').map((l) => JSON.parse(l).lines)).toEqual([[2, 3], [4]]);
     // The field definitions were read (GET), nothing was written.
     expect(await writes()).toBe(0);
+  });
+});
+
+describe('reports and summaries to a device through a link', () => {
+  it('--report and --summary-json to a link to /proc/self/fd/2 (what /dev/stderr is) write into it, append to a 2>>log, and leave the link as it was', async () => {
+    const [link, other, log] = [join(dir, 'my-stderr'), join(dir, 'my-stderr-2'), join(dir, 'stderr.log')];
+    symlinkSync('/proc/self/fd/2', link);
+    symlinkSync('/proc/self/fd/2', other);
+    writeFileSync(log, 'written before\n');
+    const input = write('dev.csv', 'email\ndev@example.org\n');
+    const res = await execa('bash', ['-c', `node "$0" contacts upsert --file "$1" --report "$2" --summary-json "$3" 2>>"$4"`, BIN, input, link, other, log], {
+      reject: false, env: { ...fx.env, CNV_CONFIG_DIR: tempConfigDir() },
+    });
+    const written = readFileSync(log, 'utf8');
+    expect(res.exitCode, written).toBe(0);
+    expect([lstatSync(link).isSymbolicLink(), lstatSync(other).isSymbolicLink()]).toEqual([true, true]);
+    expect(written.startsWith('written before\n')).toBe(true);
+    expect(written).toContain('line,identifier,status,cnvContactId,error,message,row,hash');
+    expect(written).toMatch(/"status": "complete"/);
   });
 });

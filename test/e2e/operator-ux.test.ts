@@ -6,6 +6,7 @@ import { cnv, tempConfigDir } from '../helpers/cli.js';
 import { useEmulator } from '../helpers/emulator.js';
 import { ndjsonRows, outDir } from '../helpers/exports.js';
 import { cnvOnTerminal } from '../helpers/terminal.js';
+import { parse } from 'csv-parse/sync';
 
 // Issue 22, through the built binary as an operator meets it: machine-first JSON, gh's help
 // layout, exports a newcomer understands, progress that knows the end, and the small things.
@@ -50,6 +51,10 @@ describe('JSON is for machines', () => {
     const csv = (await cnv(['export', 'state', 'list', '--columns', 'rows,output', '-o', 'csv'], { env })).stdout.split('\n');
     expect(csv[0]).toBe('rows,output');
     expect(csv[1]).toBe(`${items[0].rows},"${JSON.stringify(items[0].output).replace(/"/g, '""')}"`);
+    // Without --columns: an object's column holds it whole, and its members are not repeated in _extra.
+    const whole = parse((await cnv(['export', 'state', 'list', '-o', 'csv'], { env })).stdout, { columns: true }) as Array<Record<string, string>>;
+    expect(JSON.parse(whole[0].output)).toEqual(items[0].output);
+    expect(whole[0]._extra === '' || !Object.keys(JSON.parse(whole[0]._extra)).some((k) => k.startsWith('output.') || k.startsWith('lastRun.'))).toBe(true);
   });
 
   it('list commands: --paginate walks every page like --all; --summary-json holds the next cursor; on a terminal the cursor line comes after the table', async () => {
@@ -131,6 +136,12 @@ describe('help like gh', () => {
     expect(jq.exitCode).toBe(2);
     expect(jq.stderr).toMatch(/hint: -q is JMESPath .*not jq: did you mean -q 'data\[0\]'\?/);
     expect((await cnv(['campaigns', 'list', '-q', '.[] | .name'])).stderr).toMatch(/did you mean -q '\[\]\.name'\?/);
+    // jq's own operators have no plain rewrite: no wrong "did you mean", the rules instead.
+    for (const q of ['.name // "x"', '[.[] | .id]']) {
+      const res = await cnv(['campaigns', 'list', '-q', q]);
+      expect(res.stderr, q).toMatch(/hint: -q is JMESPath \(as in the AWS CLI\), not jq: no leading dot/);
+      expect(res.stderr, q).not.toContain('did you mean');
+    }
     expect((await cnv(['api', '--help'])).stdout).toMatch(/-f and -F mean the same in `cnv contacts upsert`.*\n.*--field \(no short name\) is another flag: it converts the value by the field's definition/);
     expect((await cnv(['contacts', 'upsert', '--help'])).stdout).toMatch(/-f and -F mean what they mean in `cnv api` .*--field, without a\s+short name, is the one that converts/);
   });
@@ -219,6 +230,10 @@ describe('state and exports a newcomer understands', () => {
       expect(week.exitCode, week.stderr).toBe(0);
       expect(JSON.parse(week.stderr.trim().split('\n').at(-1)!).summary.window.since).toMatch(ISO);
     }
+    // The later run kept the first run's window: its summary does not name the duration as what made it.
+    await new Promise((r) => setTimeout(r, 1100));
+    const later = await cnv(['export', 'custom-events', '--since', '400w', '--out', out], { env });
+    expect(later.stderr).toMatch(/occurredAt from \S+Z \(the saved window; --since 400w was for a first run or --full\)/);
     expect(ndjsonRows(out).length).toBeGreaterThan(0);
     const window = await cnv(['export', 'custom-events', '--since', '400w', '--until', '1h', '--no-state'], { env });
     expect(window.exitCode, window.stderr).toBe(0);

@@ -10,7 +10,7 @@ import { lockReport } from '../../src/batch/report-lock.js';
 import type { RowResult } from '../../src/batch/types.js';
 
 const JOB = { command: 'audience add', target: 'c1000000-0000-4000-8000-000000000002', input: 'people.csv' };
-const JOB_LINE = '#cnv-report {"version":2,"command":"audience add","target":"c1000000-0000-4000-8000-000000000002","input":"people.csv"}\n';
+const JOB_LINE = '#cnv-report {"version":3,"command":"audience add","target":"c1000000-0000-4000-8000-000000000002","input":"people.csv","account":null}\n';
 const HEADER = `${JOB_LINE}line,identifier,status,cnvContactId,error,message,row,hash\n`;
 const tempDir = () => mkdtempSync(join(tmpdir(), 'cnv-report-'));
 const DONE = 'done in an earlier run (--resume-from-report)';

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -54,15 +54,26 @@ describe.skipIf(process.platform === 'win32')('a code cache is code: only a priv
     expect(privateDir(file)).toBe(false);
   });
 
-  it('reads a plain non-empty file only: not a symlink, not an empty one', () => {
+  it('reads a plain file it wrote only: not a symlink, not an empty one, not one whose digest fails', () => {
     const dir = temp();
-    writeFileSync(join(dir, 'real'), 'bytes');
-    symlinkSync(join(dir, 'real'), join(dir, 'link'));
+    writeCache(dir, ours('real'), Buffer.from('bytes'), HASH);
+    symlinkSync(join(dir, ours('real')), join(dir, 'link'));
     writeFileSync(join(dir, 'empty'), '');
-    expect(readCache(join(dir, 'real'))?.toString()).toBe('bytes');
+    expect(readCache(join(dir, ours('real')))?.toString()).toBe('bytes');
     expect(readCache(join(dir, 'link'))).toBeUndefined();
     expect(readCache(join(dir, 'empty'))).toBeUndefined();
     expect(readCache(join(dir, 'none'))).toBeUndefined();
+  });
+
+  it('a cache damaged on disk (one bit) is refused and removed, not run: V8 does not check the bytes itself', () => {
+    const dir = temp();
+    const file = join(dir, ours('contacts'));
+    writeCache(dir, ours('contacts'), Buffer.alloc(4096, 7), HASH);
+    const bytes = readFileSync(file);
+    bytes[3000] ^= 0x10;
+    writeFileSync(file, bytes);
+    expect(readCache(file)).toBeUndefined();
+    expect(existsSync(file)).toBe(false);
   });
 });
 
@@ -84,10 +95,11 @@ describe('writing a cache: whole, private, bounded', () => {
   it(`other bundles' files go when a week old, or oldest first past ${MAX_DIR_FILES} in all`, () => {
     const dir = temp();
     const old = Date.now() / 1000 - 8 * 24 * 3600;
-    writeFileSync(join(dir, 'stale.v8'), 'x');
-    utimesSync(join(dir, 'stale.v8'), old, old);
+    const other = (word: string) => cacheFileName('fedcba9876543210', [word]);
+    writeFileSync(join(dir, other('stale')), 'x');
+    utimesSync(join(dir, other('stale')), old, old);
     for (let i = 0; i < MAX_DIR_FILES; i++) {
-      const file = join(dir, `other-${String(i).padStart(2, '0')}.v8`);
+      const file = join(dir, other(`other-${String(i).padStart(2, '0')}`));
       writeFileSync(file, 'x');
       const at = Date.now() / 1000 - 3600 + i;
       utimesSync(file, at, at);
@@ -95,10 +107,35 @@ describe('writing a cache: whole, private, bounded', () => {
     writeCache(dir, ours('contacts'), Buffer.from('cache'), HASH);
     const left = readdirSync(dir).sort();
     expect(left).toHaveLength(MAX_DIR_FILES);
-    expect(left).not.toContain('stale.v8');
-    expect(left).not.toContain('other-00.v8');
-    expect(left).toContain('other-01.v8');
+    expect(left).not.toContain(other('stale'));
+    expect(left).not.toContain(other('other-00'));
+    expect(left).toContain(other('other-01'));
     expect(left).toContain(ours('contacts'));
+  });
+
+  it('never counts or removes a file it did not write: CNV_COMPILE_CACHE may name a directory with other things in it', () => {
+    const dir = temp();
+    const old = Date.now() / 1000 - 30 * 24 * 3600;
+    for (let i = 0; i < MAX_DIR_FILES + 10; i++) {
+      writeFileSync(join(dir, `doc${i}.txt`), 'mine');
+      utimesSync(join(dir, `doc${i}.txt`), old, old);
+    }
+    writeCache(dir, ours('contacts'), Buffer.from('cache'), HASH);
+    const left = readdirSync(dir);
+    expect(left.filter((f) => f.startsWith('doc'))).toHaveLength(MAX_DIR_FILES + 10);
+    expect(left).toContain(ours('contacts'));
+  });
+
+  it('a temporary file a failed write left is removed (at once, or by a later run once stale), and never counts as a cache', () => {
+    const dir = temp();
+    const stale = join(dir, `${ours('old')}.tmp-99999`);
+    writeFileSync(stale, 'half');
+    const old = Date.now() / 1000 - 3600;
+    utimesSync(stale, old, old);
+    for (let i = 0; i < MAX_CACHE_FILES - 1; i++) writeFileSync(join(dir, `${ours(`t${i}`)}.tmp-${i}`), 'x');
+    writeCache(dir, ours('contacts'), Buffer.from('cache'), HASH);
+    expect(existsSync(stale)).toBe(false);
+    expect(existsSync(join(dir, ours('contacts')))).toBe(true);
   });
 
   it('a directory that cannot be written is no error', () => {

@@ -73,6 +73,15 @@ describe('every form of the key (src/http/key-forms.ts)', () => {
     });
   }
 
+  it('JSON text stays JSON: a match that starts inside an escaped backslash (\\\\u0073k_…) keeps that backslash', () => {
+    // A value holding a backslash, then the letters u0073k_live_…: JSON writes the backslash as \\.
+    const text = JSON.stringify({ lastName: `x\\u0073k_live_canary_${secret} y` });
+    expect(text).toContain('x\\\\u0073k_live');
+    const masked = makeRedactor([key])(text);
+    expect(() => JSON.parse(masked)).not.toThrow();
+    expect(masked).not.toContain(secret);
+  });
+
   it('a short last segment is no secret: only the whole key is masked then', () => {
     const redact = makeRedactor(['sk_live_k1_short']);
     expect(redact('sk_live_k1_short and short alone')).toBe('sk_live_k1_**** and short alone');

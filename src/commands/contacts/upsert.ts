@@ -28,9 +28,9 @@ sent as they are. So an export edited in a spreadsheet imports back:
 own values win). --dry-run prints each request body (--max-rows N: the first N rows). Rows
 are checked locally (bad rows are "invalid", never sent), then sent one request each,
 --concurrency at a time, under the shared rate limit; rows for the same contact keep their
-file order. Report statuses:
-created, updated, failed, invalid, skipped. Exit 0, 6 (some failed or invalid) or 7 (stopped;
---resume-from-report sends what is missing). See docs/batches.md.
+file order. Report statuses: created, updated, failed, invalid, skipped. Exit 0, 6 (some
+failed or invalid) or 7 (stopped; --resume-from-report sends what is missing). See
+docs/batches.md.
 
 --field and --company-field values are converted by the field's definition (GET /v2/fields,
 cached 5 minutes in the config directory's cache/): --field city=10115 sends the string

@@ -50,7 +50,7 @@ export async function run(ctx: Context, { opts }: CommandInput<typeof options>):
   // (A duration counts back from the run's clock: checked here, not with the other flags.)
   if (since !== undefined && until !== undefined && until < since) throw new UsageError('--until: must not be before --since');
   const asTyped = (value: string | undefined) => (value !== undefined && isDuration(value) ? value : undefined);
-  const windowAsTyped = { since: asTyped(opts.since), until: asTyped(opts.until) };
+  const windowAsTyped = { since: asTyped(opts.since), until: asTyped(opts.until), sinceAt: since };
   const runOptions = exportRunOptions(opts, 'custom-events', ctx.env, { since, until, windowAsTyped });
   await runExport(exportDepsOf(ctx), runOptions, await createReporter(reporterDepsOf(ctx), 'export custom-events', runOptions));
   return { kind: 'none' };
