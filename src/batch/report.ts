@@ -7,7 +7,7 @@ import { isStreamTarget, openWriteStream } from '../io/file-streams.js';
 import { openReportFile } from './report-file.js';
 import { jobLine, type ReportJob } from './report-job.js';
 import type { DoneRows } from './resume.js';
-import type { ResultRecord } from './run-batch.js';
+import type { ResultRecord } from './unrecorded.js';
 import type { RowResult } from './types.js';
 
 /** Report columns; `idColumn` names the service id (cnvContactId for contacts, id for records). */

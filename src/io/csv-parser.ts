@@ -81,6 +81,24 @@ export class CsvParser {
 
   /** Parses the next piece of text; returns the records it completed. */
   push(text: string, out: CsvRecord[] = []): CsvRecord[] {
+    text = this.continued(text);
+    const n = text.length;
+    let i = 0;
+    while (i < n) {
+      const state = this.state;
+      if (state === State.Quoted) i = this.quoted(text, i, n);
+      else if (state === State.QuoteInQuoted) i = this.afterQuote(text, i, n, out);
+      else i = this.unquoted(text, i, n, out);
+    }
+    if (this.fieldsChars + this.field.length > MAX_RECORD_CHARS) {
+      const why = this.state === State.Quoted ? `a quote opened on line ${this.quoteLine} is not closed, or ` : '';
+      throw new CsvFatalError(`the record is longer than 16 MB: ${why}not a CSV file?`, this.recordLine, 'CSV_RECORD_TOO_LONG');
+    }
+    return out;
+  }
+
+  /** The text as it continues the input: the byte order mark off the very start, a CR held from the last piece put back. */
+  private continued(text: string): string {
     if (!this.started && text.length > 0) {
       this.started = true;
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
@@ -89,108 +107,87 @@ export class CsvParser {
       this.heldCr = false;
       text = '\r' + text;
     }
-    const n = text.length;
+    return text;
+  }
+
+  /** At the start of a field or inside an unquoted one: reads on from `i`; returns where it stopped. */
+  private unquoted(text: string, i: number, n: number, out: CsvRecord[]): number {
+    if (text.charCodeAt(i) === QUOTE) {
+      if (this.state === State.FieldStart && this.field === '') {
+        this.state = State.Quoted;
+        this.quoteLine = this.line;
+        return i + 1;
+      }
+      if (this.error === undefined) {
+        this.error = `Invalid Opening Quote: a quote is found on field ${this.fields.length}, value is ${quoteInput(this.field)}`;
+        this.errorLine = this.line;
+      }
+      this.field += '"';
+      return i + 1;
+    }
+    const next = this.fieldEnd(text, i, n, out);
+    if (next >= 0) return next;
+    // Plain text: take the run up to the next special character at once.
     const delim = this.delimiter;
     const dc = this.delimiterCode;
-    let i = 0;
-    while (i < n) {
-      const c = text.charCodeAt(i);
-      switch (this.state) {
-        case State.FieldStart:
-        case State.Unquoted: {
-          if (c === QUOTE) {
-            if (this.state === State.FieldStart && this.field === '') {
-              this.state = State.Quoted;
-              this.quoteLine = this.line;
-              i++;
-              continue;
-            }
-            if (this.error === undefined) {
-              this.error = `Invalid Opening Quote: a quote is found on field ${this.fields.length}, value is ${quoteInput(this.field)}`;
-              this.errorLine = this.line;
-            }
-            this.field += '"';
-            i++;
-            continue;
-          }
-          const next = this.fieldEnd(text, i, n, out);
-          if (next >= 0) {
-            i = next;
-            continue;
-          }
-          // Plain text: take the run up to the next special character at once.
-          let j = i + 1;
-          while (j < n) {
-            const d = text.charCodeAt(j);
-            if (d === QUOTE || d === LF || d === CR || d === dc || (dc === -1 && text.startsWith(delim, j))) break;
-            j++;
-          }
-          this.field += text.slice(i, j);
-          this.state = State.Unquoted;
-          i = j;
-          continue;
-        }
-        case State.Quoted: {
-          if (c === QUOTE) {
-            this.state = State.QuoteInQuoted;
-            i++;
-            continue;
-          }
-          if (c === CR) {
-            if (i + 1 >= n && !this.final) {
-              this.heldCr = true;
-              i = n;
-              continue;
-            }
-            if (text.charCodeAt(i + 1) === LF) {
-              // CRLF inside a value is kept as it is (one line break).
-              this.field += '\r\n';
-              this.line++;
-              i += 2;
-              continue;
-            }
-            if (this.lineEnd === 'cr') this.line++;
-            this.field += '\r';
-            i++;
-            continue;
-          }
-          if (c === LF) {
-            if (this.lineEnd !== 'cr') this.line++;
-            this.field += '\n';
-            i++;
-            continue;
-          }
-          let j = i + 1;
-          while (j < n) {
-            const d = text.charCodeAt(j);
-            if (d === QUOTE || d === LF || d === CR) break;
-            j++;
-          }
-          this.field += text.slice(i, j);
-          i = j;
-          continue;
-        }
-        case State.QuoteInQuoted: {
-          if (c === QUOTE) {
-            this.field += '"';
-            this.state = State.Quoted;
-            i++;
-            continue;
-          }
-          const next = this.fieldEnd(text, i, n, out);
-          if (next >= 0) {
-            i = next;
-            continue;
-          }
-          throw new CsvFatalError(`Invalid Closing Quote: got ${quoteInput(text[i])} instead of a delimiter or line end`, this.line, 'CSV_INVALID_CLOSING_QUOTE');
-        }
+    let j = i + 1;
+    while (j < n) {
+      const d = text.charCodeAt(j);
+      if (d === QUOTE || d === LF || d === CR || d === dc || (dc === -1 && text.startsWith(delim, j))) break;
+      j++;
+    }
+    this.field += text.slice(i, j);
+    this.state = State.Unquoted;
+    return j;
+  }
+
+  /** Inside a quoted field: text and line breaks are the value's, a quote may close it. */
+  private quoted(text: string, i: number, n: number): number {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      this.state = State.QuoteInQuoted;
+      return i + 1;
+    }
+    if (c === CR) {
+      if (i + 1 >= n && !this.final) {
+        this.heldCr = true;
+        return n;
       }
+      if (text.charCodeAt(i + 1) === LF) {
+        // CRLF inside a value is kept as it is (one line break).
+        this.field += '\r\n';
+        this.line++;
+        return i + 2;
+      }
+      if (this.lineEnd === 'cr') this.line++;
+      this.field += '\r';
+      return i + 1;
     }
-    if (this.fieldsChars + this.field.length > MAX_RECORD_CHARS) {
-      const why = this.state === State.Quoted ? `a quote opened on line ${this.quoteLine} is not closed, or ` : '';
-      throw new CsvFatalError(`the record is longer than 16 MB: ${why}not a CSV file?`, this.recordLine, 'CSV_RECORD_TOO_LONG');
+    if (c === LF) {
+      if (this.lineEnd !== 'cr') this.line++;
+      this.field += '\n';
+      return i + 1;
     }
-    return out;
+    let j = i + 1;
+    while (j < n) {
+      const d = text.charCodeAt(j);
+      if (d === QUOTE || d === LF || d === CR) break;
+      j++;
+    }
+    this.field += text.slice(i, j);
+    return j;
+  }
+
+  /** After a quote in a quoted field: a doubled quote, or the field's end; anything else is fatal. */
+  private afterQuote(text: string, i: number, n: number, out: CsvRecord[]): number {
+    if (text.charCodeAt(i) === QUOTE) {
+      this.field += '"';
+      this.state = State.Quoted;
+      return i + 1;
+    }
+    const next = this.fieldEnd(text, i, n, out);
+    if (next >= 0) return next;
+    throw new CsvFatalError(`Invalid Closing Quote: got ${quoteInput(text[i])} instead of a delimiter or line end`, this.line, 'CSV_INVALID_CLOSING_QUOTE');
   }
 
   /** The end of the input: the last record (without a line end), or the fatal unclosed quote. */
