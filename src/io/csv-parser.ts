@@ -39,6 +39,9 @@ const QUOTE = 34;
 const LF = 10;
 const CR = 13;
 
+/** A quote or a line break: what ends a run of plain text inside quotes (outside, the delimiter too). */
+const isQuotedSpecial = (c: number) => c === QUOTE || c === LF || c === CR;
+
 const enum State {
   /** At the start of a field. */
   FieldStart,
@@ -83,12 +86,35 @@ export class CsvParser {
   push(text: string, out: CsvRecord[] = []): CsvRecord[] {
     text = this.continued(text);
     const n = text.length;
+    const dc = this.delimiterCode;
     let i = 0;
+    // The runs of plain text are read here, at once; each special character goes to its state's method.
     while (i < n) {
-      const state = this.state;
-      if (state === State.Quoted) i = this.quoted(text, i, n);
-      else if (state === State.QuoteInQuoted) i = this.afterQuote(text, i, n, out);
-      else i = this.unquoted(text, i, n, out);
+      const c = text.charCodeAt(i);
+      if (this.state === State.Quoted) {
+        if (c === QUOTE || c === LF || c === CR) {
+          i = this.quotedSpecial(c, text, i, n);
+          continue;
+        }
+        let j = i + 1;
+        while (j < n && !isQuotedSpecial(text.charCodeAt(j))) j++;
+        this.field += text.slice(i, j);
+        i = j;
+      } else if (this.state === State.QuoteInQuoted) {
+        i = this.afterQuote(text, i, n, out);
+      } else if (c === QUOTE || c === LF || c === CR || c === dc || (dc === -1 && text.startsWith(this.delimiter, i))) {
+        i = this.unquotedSpecial(text, i, n, out);
+      } else {
+        let j = i + 1;
+        while (j < n) {
+          const d = text.charCodeAt(j);
+          if (isQuotedSpecial(d) || d === dc || (dc === -1 && text.startsWith(this.delimiter, j))) break;
+          j++;
+        }
+        this.field += text.slice(i, j);
+        this.state = State.Unquoted;
+        i = j;
+      }
     }
     if (this.fieldsChars + this.field.length > MAX_RECORD_CHARS) {
       const why = this.state === State.Quoted ? `a quote opened on line ${this.quoteLine} is not closed, or ` : '';
@@ -110,8 +136,11 @@ export class CsvParser {
     return text;
   }
 
-  /** At the start of a field or inside an unquoted one: reads on from `i`; returns where it stopped. */
-  private unquoted(text: string, i: number, n: number, out: CsvRecord[]): number {
+  /**
+   * At the start of a field or inside an unquoted one, at a quote, a line break or a delimiter:
+   * returns the index after what it read.
+   */
+  private unquotedSpecial(text: string, i: number, n: number, out: CsvRecord[]): number {
     if (text.charCodeAt(i) === QUOTE) {
       if (this.state === State.FieldStart && this.field === '') {
         this.state = State.Quoted;
@@ -127,40 +156,16 @@ export class CsvParser {
     }
     const next = this.fieldEnd(text, i, n, out);
     if (next >= 0) return next;
-    // Plain text: take the run up to the next special character at once.
-    const delim = this.delimiter;
-    const dc = this.delimiterCode;
-    let j = i + 1;
-    while (j < n) {
-      const d = text.charCodeAt(j);
-      if (d === QUOTE || d === LF || d === CR || d === dc || (dc === -1 && text.startsWith(delim, j))) break;
-      j++;
-    }
-    this.field += text.slice(i, j);
+    // Data after all (a line break of the other style): one character of the field.
+    this.field += text[i];
     this.state = State.Unquoted;
-    return j;
+    return i + 1;
   }
 
-  /** Inside a quoted field: text and line breaks are the value's, a quote may close it. */
-  private quoted(text: string, i: number, n: number): number {
-    const c = text.charCodeAt(i);
+  /** Inside a quoted field, at a quote (closing, or the first of a pair) or a line break (the value's). */
+  private quotedSpecial(c: number, text: string, i: number, n: number): number {
     if (c === QUOTE) {
       this.state = State.QuoteInQuoted;
-      return i + 1;
-    }
-    if (c === CR) {
-      if (i + 1 >= n && !this.final) {
-        this.heldCr = true;
-        return n;
-      }
-      if (text.charCodeAt(i + 1) === LF) {
-        // CRLF inside a value is kept as it is (one line break).
-        this.field += '\r\n';
-        this.line++;
-        return i + 2;
-      }
-      if (this.lineEnd === 'cr') this.line++;
-      this.field += '\r';
       return i + 1;
     }
     if (c === LF) {
@@ -168,14 +173,19 @@ export class CsvParser {
       this.field += '\n';
       return i + 1;
     }
-    let j = i + 1;
-    while (j < n) {
-      const d = text.charCodeAt(j);
-      if (d === QUOTE || d === LF || d === CR) break;
-      j++;
+    if (i + 1 >= n && !this.final) {
+      this.heldCr = true;
+      return n;
     }
-    this.field += text.slice(i, j);
-    return j;
+    if (text.charCodeAt(i + 1) === LF) {
+      // CRLF inside a value is kept as it is (one line break).
+      this.field += '\r\n';
+      this.line++;
+      return i + 2;
+    }
+    if (this.lineEnd === 'cr') this.line++;
+    this.field += '\r';
+    return i + 1;
   }
 
   /** After a quote in a quoted field: a doubled quote, or the field's end; anything else is fatal. */
