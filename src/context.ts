@@ -8,8 +8,6 @@ import type { HttpClient } from './http/client.js';
 import type { IO } from './io/streams.js';
 import type { Dispatcher } from 'undici';
 
-export type { IO } from './io/streams.js';
-
 /** Options every command accepts (see src/cli/global-options.ts). */
 export interface GlobalOptions {
   profile?: string;
@@ -38,7 +36,7 @@ export interface GlobalOptions {
  * bin/cnv.js hands it to run()). Absent in-process: a test or a program calling run() keeps its
  * V8 as it was.
  */
-export interface RuntimeTuning {
+interface RuntimeTuning {
   /** A long export starts: hold V8's heap sizes. Returns the check to run after each page. */
   holdHeap(): () => void;
 }

@@ -142,7 +142,7 @@ export class InterruptedError extends CliError {
   }
 }
 
-export function exitCodeForStatus(status: number): number {
+function exitCodeForStatus(status: number): number {
   if (status === 401 || status === 403) return ExitCode.auth;
   if (status === 404) return ExitCode.notFound;
   if (status === 408 || status === 429 || status >= 500) return ExitCode.transient;

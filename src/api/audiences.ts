@@ -7,7 +7,6 @@ import { addContactAt, batchAddContactsAt, batchAddRequest } from './memberships
 
 // cnvContactId may be null (or absent) when no contact matched: the spec only says removing is a success then.
 const removeResultSchema = z.looseObject({ removed: z.boolean(), cnvContactId: z.string().nullable().optional() });
-export type RemoveFromAudienceResult = z.output<typeof removeResultSchema>;
 
 /** POST /v2/audiences/{id}/contacts. */
 export function addToAudience(http: HttpClient, audienceId: string, contact: ContactIdentifier, signal?: AbortSignal) {

@@ -14,7 +14,7 @@ const campaignTypeSchema = z.looseObject({
   statuses: z.array(statusSchema).optional(),
 });
 
-export const campaignSchema = z.looseObject({
+const campaignSchema = z.looseObject({
   id: z.string(),
   name: z.string(),
   type: campaignTypeSchema,
@@ -24,7 +24,6 @@ export const campaignSchema = z.looseObject({
   updatedAt: z.string(),
   description: z.string().nullable().optional(),
 });
-export type Campaign = z.output<typeof campaignSchema>;
 
 /** GET /v2/campaigns: one page. The server clamps limit to 1..100. */
 export async function listCampaigns(http: HttpClient, page: { limit?: number; cursor?: string }, signal?: AbortSignal) {

@@ -3,7 +3,7 @@ import { ApiError } from '../errors.js';
 import type { HttpClient } from '../http/client.js';
 import { ENDPOINTS, idempotencyOf } from './endpoints.js';
 
-export const contactSchema = z.looseObject({
+const contactSchema = z.looseObject({
   cnvContactId: z.string(),
   email: z.string().nullable().optional(),
   userId: z.string().nullable().optional(),
@@ -12,10 +12,8 @@ export const contactSchema = z.looseObject({
   createdAt: z.string(),
   updatedAt: z.string(),
 });
-export type Contact = z.output<typeof contactSchema>;
 
 const upsertResultSchema = z.looseObject({ cnvContactId: z.string(), contactCreated: z.boolean() });
-export type UpsertContactResult = z.output<typeof upsertResultSchema>;
 
 export interface UpsertContactBody {
   email?: string;

@@ -6,7 +6,7 @@ import type { Idempotency } from '../http/retry-policy.js';
  * repeat may act twice: retried only when the request provably never left), `keyed` (safe
  * when the body carries the key the API drops a repeat by, else unsafe).
  */
-export type Repeat = Idempotency | { keyedBy: string };
+type Repeat = Idempotency | { keyedBy: string };
 
 /** One endpoint of the spec, as the client, `cnv api` and the emulator read it. */
 export interface Endpoint {
@@ -49,8 +49,6 @@ export const ENDPOINTS = {
   exportEmailEvents: { method: 'POST', path: '/v2/exports/email-events', repeat: 'safe', gated: true, page: { min: 1, max: 5000, default: 1000 } },
   exportContacts: { method: 'POST', path: '/v2/exports/contacts', repeat: 'safe', gated: true, page: { min: 1, max: 5000, default: 1000 } },
 } as const satisfies Record<string, Endpoint>;
-
-export type EndpointName = keyof typeof ENDPOINTS;
 
 /** The path of an endpoint with its parameters filled in (each encoded as one path segment). */
 export function pathOf(endpoint: Pick<Endpoint, 'path'>, params: Record<string, string> = {}): string {

@@ -7,7 +7,6 @@ const trackResultSchema = z.looseObject({
   cnvContactId: z.string(),
   duplicate: z.boolean().optional(),
 });
-export type TrackEventResult = z.output<typeof trackResultSchema>;
 
 export interface TrackEventBody {
   event: string;

@@ -22,7 +22,6 @@ export type FieldDefinition = z.output<typeof fieldSchema>;
 
 const referenceSchema = z.looseObject({ key: z.string(), objectType: z.string(), customObjectId: z.string().optional() });
 const relationshipResultSchema = z.looseObject({ sourceField: referenceSchema, relatedFields: z.array(referenceSchema) });
-export type RelationshipResult = z.output<typeof relationshipResultSchema>;
 
 export interface CreateFieldBody {
   label: string;

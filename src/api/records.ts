@@ -9,7 +9,7 @@ export const MAX_RECORDS_PER_BATCH = ENDPOINTS.upsertRecords.items.max;
  * One per-record result. The spec shows only the success shape; the failed shape and
  * `pendingRelationships` are tolerated loosely so another server's variant still parses.
  */
-export const recordResultSchema = z.looseObject({
+const recordResultSchema = z.looseObject({
   success: z.boolean(),
   id: z.string().optional(),
   clientDedupKey: z.string().nullable().optional(),
@@ -26,7 +26,6 @@ const batchResultSchema = z.looseObject({
   failed: z.number().int(),
   results: z.array(recordResultSchema),
 });
-export type RecordBatchResult = z.output<typeof batchResultSchema>;
 
 /** One record of a batch request. */
 export interface RecordInput {

@@ -26,13 +26,13 @@ export type Prepared<P> =
   | { identifier: string; invalid: { error: string; message: string } };
 
 /** One request as a --dry-run shows it (one NDJSON line each). */
-export interface RequestPreview {
+interface RequestPreview {
   method: string;
   path: string;
   body: unknown;
 }
 
-export interface FileBatchSpec<P> {
+interface FileBatchSpec<P> {
   /** The input file, or `-` for stdin. */
   path: string;
   /** The command and what it writes to, as its report names them (--resume-from-report checks them). */

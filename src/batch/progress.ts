@@ -11,7 +11,7 @@ export interface Progress {
 }
 
 /** What the input says of how far it got: its size (a regular file) and the bytes its rows so far came from. */
-export interface InputExtent {
+interface InputExtent {
   size?: number;
   bytesRead(): number;
 }
@@ -50,7 +50,7 @@ export async function startProgress(deps: { progress?: ProgressDisplay; clock: C
 }
 
 /** How far the input was read: rows, the exact total once known, and bytes of the file's size. */
-export interface ReadSoFar {
+interface ReadSoFar {
   rows: number;
   total?: number;
   size?: number;

@@ -23,13 +23,13 @@ import type { RowResult } from './types.js';
  * so far (rows may repeat; the later entry wins), and maybe a temporary file that the next run
  * on this report removes.
  */
-export interface ReportFile extends ResultRecord {
+interface ReportFile extends ResultRecord {
   /** Queues one result; a promise when the writer wants the caller to wait. Throws once writing failed. */
   write(result: RowResult): Promise<void> | undefined;
   close(): Promise<void>;
 }
 
-export interface ReportFileSpec {
+interface ReportFileSpec {
   path: string;
   header: string;
   format: (result: RowResult) => string;

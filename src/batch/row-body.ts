@@ -12,7 +12,7 @@ export class InvalidRowError extends Error {
 }
 
 /** A row as a request body, and a note for its report line (which column identified it). */
-export interface ShapedRow {
+interface ShapedRow {
   body: Record<string, unknown>;
   note?: string;
 }
@@ -87,7 +87,7 @@ export function renameRow(row: InputRow, resolver: ColumnResolver, keepUnknown =
 }
 
 /** A cell that does not fit its field's type: the row is invalid (`invalid_field`) and never sent. */
-export class CellMismatch {
+class CellMismatch {
   constructor(readonly message: string) {}
 }
 

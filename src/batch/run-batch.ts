@@ -40,7 +40,7 @@ export interface RunBatchOptions<P> {
   maxUnrecorded?: number;
 }
 
-export interface RunBatchOutcome {
+interface RunBatchOutcome {
   /** Why the run stopped early (a sender's error, an input error, the abort reason); undefined when it ran to the end. */
   stoppedBy?: unknown;
 }

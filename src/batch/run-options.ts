@@ -37,4 +37,4 @@ export interface BatchDefaults {
 }
 
 /** What a file mode does with columns beyond the identifiers: `body` (upserts, events) adds every column flag, `records` all but --pass-column, `identifiers` (batch adds) only --map, --map-file and --ignore-column. */
-export type ColumnMode = 'body' | 'records' | 'identifiers';
+type ColumnMode = 'body' | 'records' | 'identifiers';

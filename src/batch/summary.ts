@@ -32,7 +32,7 @@ export class BatchCounts {
   }
 }
 
-export interface SummaryInfo {
+interface SummaryInfo {
   elapsedMs: number;
   dryRun: boolean;
   report?: string;

@@ -15,10 +15,10 @@ import { stringifyJson } from '../lib/exact-number.js';
  * with a small burst, so that a server enforcing the limit with a small bucket never sees a spike.
  * Processes of one account on one machine split it (src/http/rate-share.ts).
  */
-export const CLIENT_RATE = { ratePerSecond: 195, burst: 3 };
+const CLIENT_RATE = { ratePerSecond: 195, burst: 3 };
 
 /** What the HTTP stack of a context needs from the context around it. */
-export interface HttpStackDeps {
+interface HttpStackDeps {
   deps: ContextDeps;
   clock: Clock;
   globals(): GlobalOptions;

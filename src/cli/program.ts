@@ -13,8 +13,6 @@ import type { Entry, LeafEntry } from '../commands/contract.js';
 import { outputOf } from '../cmdutil/deps.js';
 import { validateOptions } from '../cmdutil/flags.js';
 
-export { VERSION } from '../cmdutil/version.js';
-
 const leaves = new WeakMap<Command, LeafEntry>();
 
 /** The top-level help's examples: a first command of each kind. */
@@ -92,7 +90,7 @@ function addEntry(parent: Command, entry: Entry, hook: (p: Command, s: Command) 
 }
 
 /** Imports a leaf's module and gives it its options and action. */
-export async function loadLeaf(ctx: Context, cmd: Command, setExitCode: (code: number) => void): Promise<void> {
+async function loadLeaf(ctx: Context, cmd: Command, setExitCode: (code: number) => void): Promise<void> {
   const entry = leaves.get(cmd);
   if (!entry || loaded.has(cmd)) return;
   loaded.add(cmd);

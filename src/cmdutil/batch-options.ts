@@ -57,7 +57,7 @@ export function chunkSizeFlag(max: number) {
 }
 
 /** A batch command's values of those flags (the file flag is --file or --batch). */
-export interface BatchOptionValues {
+interface BatchOptionValues {
   inputFormat?: BatchRunOptions['inputFormat'];
   delimiter?: string;
   encoding?: string;

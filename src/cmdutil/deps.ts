@@ -23,7 +23,7 @@ export function outputOf(ctx: Context): Output {
 }
 
 /** Where a spinner draws, when progress display is allowed. */
-export function progressOf(ctx: Context): ProgressDisplay | undefined {
+function progressOf(ctx: Context): ProgressDisplay | undefined {
   return ctx.showProgress() ? { stream: ctx.io.stderr, color: ctx.globals.color } : undefined;
 }
 

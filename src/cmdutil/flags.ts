@@ -8,7 +8,7 @@ import { UsageError } from '../errors.js';
  * (a parser, choices, a default), and the zod schema of the value that reading produces. A
  * command's table of them (`commandOptions`) gives commander its options and `run` its schema.
  */
-export interface Flag<S extends z.ZodType = z.ZodType> {
+interface Flag<S extends z.ZodType = z.ZodType> {
   readonly flags: string;
   readonly description: string;
   readonly schema: S;

@@ -2,7 +2,7 @@ import { emailSchema, uuidSchema, type ContactIdentifier } from '../api/identifi
 import { UsageError } from '../errors.js';
 import { textFlag } from './flags.js';
 
-export type IdentifierKind = 'contactId' | 'userId' | 'email';
+type IdentifierKind = 'contactId' | 'userId' | 'email';
 
 /** The identifier flags, in the API's precedence order (a command takes the ones it accepts). */
 export const IDENTIFIER_FLAGS = {

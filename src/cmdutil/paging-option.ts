@@ -26,12 +26,12 @@ export function checkPaging(opts: Pick<PagingOptions, 'summaryJson'>): void {
 }
 
 /** One page of a list: its items and the cursor of the next page (null: the last page). */
-export interface ListPage {
+interface ListPage {
   rows: Array<Record<string, unknown>>;
   nextCursor: string | null;
 }
 
-export interface PagedList {
+interface PagedList {
   label: string;
   cursor?: string;
   fetch(cursor: string | undefined): Promise<ListPage>;

@@ -7,14 +7,14 @@ import { flag } from './flags.js';
 import { didYouMean, HINT_MARK } from './suggest.js';
 
 /** Commander collector for repeatable `key=value` options. */
-export function collectPair(value: string, previous: Array<[string, unknown]> = []): Array<[string, unknown]> {
+function collectPair(value: string, previous: Array<[string, unknown]> = []): Array<[string, unknown]> {
   const eq = value.indexOf('=');
   if (eq <= 0) throw new InvalidArgumentError(`expected key=value, got "${value}"`);
   return [...previous, [value.slice(0, eq).trim(), looseJson(value.slice(eq + 1))]];
 }
 
 /** Commander parser for a JSON object argument (`--data '{"plan":"pro"}'`). */
-export function jsonObject(text: string): Record<string, unknown> {
+function jsonObject(text: string): Record<string, unknown> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

@@ -13,7 +13,7 @@ import type { CommandResult } from '../io/render.js';
  * read with the schema made from the same table, cross-flag rules included (a failure is a usage
  * error naming the flag), so `run` receives them typed.
  */
-export interface CommandModule<T = unknown> {
+interface CommandModule<T = unknown> {
   options: CommandOptions<T>;
   /** Arguments and help text (with at least one example); the flags come from `options`. */
   configure(cmd: Command): void;

@@ -17,7 +17,7 @@ import { batchDepsOf } from '../cmdutil/deps.js';
 
 // `audience add` and `campaigns add`: one contact by flags, or many from a file with --batch.
 
-export const BATCH_DEFAULTS = { concurrency: 8, maxChunkSize: MAX_BATCH_CONTACTS, columns: 'identifiers' as const };
+const BATCH_DEFAULTS = { concurrency: 8, maxChunkSize: MAX_BATCH_CONTACTS, columns: 'identifiers' as const };
 
 /** The options of both commands: one contact by its identifier flags, or --batch FILE. */
 export const membershipAddOptions = commandOptions(
@@ -38,7 +38,7 @@ export const membershipAddOptions = commandOptions(
   },
 );
 
-export interface MembershipTarget {
+interface MembershipTarget {
   /** "audience" or "campaign", for messages. */
   noun: string;
   /** The batch add request of these contacts (what a --dry-run shows). */

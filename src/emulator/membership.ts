@@ -41,7 +41,7 @@ export function readBatchContacts(body: Record<string, unknown>): unknown[] {
   return list;
 }
 
-export type BatchItemResult = { added: true; cnvContactId: string } | { added: false; error: string; message: string };
+type BatchItemResult = { added: true; cnvContactId: string } | { added: false; error: string; message: string };
 
 /** Processes each item independently: a bad or unmatched item fails alone, the rest still apply. */
 export function addEach(store: BusinessStore, items: unknown[], add: (contact: Contact) => void): BatchItemResult[] {

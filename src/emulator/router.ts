@@ -13,7 +13,7 @@ export interface RouteResult {
 }
 
 /** The business a request acts for. */
-export interface Account {
+interface Account {
   id: string;
   name: string;
 }
@@ -41,16 +41,16 @@ export interface AdminContext {
 }
 
 /** Checks the server applies before a /v2 handler runs. */
-export interface ApiRouteOptions {
+interface ApiRouteOptions {
   /** Endpoint must be enabled for the account (else 403 export_not_enabled). */
   gated?: boolean;
   /** Key must hold this permission (else 403 forbidden). */
   permission?: Permission;
 }
 
-export type Handler<C> = (ctx: C) => RouteResult | Promise<RouteResult>;
+type Handler<C> = (ctx: C) => RouteResult | Promise<RouteResult>;
 
-export interface Route<C, O> {
+interface Route<C, O> {
   method: string;
   pattern: string;
   handler: Handler<C>;
@@ -59,7 +59,7 @@ export interface Route<C, O> {
   staticCount: number;
 }
 
-export type MatchResult<C, O> =
+type MatchResult<C, O> =
   | { kind: 'found'; route: Route<C, O>; params: Record<string, string> }
   | { kind: 'method_not_allowed'; pattern: string; allowed: string[] }
   | { kind: 'not_found' };

@@ -6,7 +6,7 @@ import { joinIds, type Ids } from './id-table.js';
 export const MAX_SEEN = 20_000;
 
 /** What a page tells the position: its next cursor, and the identities it skipped (`hits`) and wrote (`fresh`). */
-export interface PageOutcome {
+interface PageOutcome {
   nextCursor: string | null;
   hits: ReadonlySet<string>;
   /** In the order written (a page's `IdTable`: read as strings only when they are saved). */

@@ -7,7 +7,7 @@ import { nextState } from './run-record.js';
 import { withManifest, type ExportState, type Manifest, type Position } from './state.js';
 
 /** What a commit log needs to know of its run. */
-export interface CommitLogOptions {
+interface CommitLogOptions {
   runId: string;
   startedMs: number;
   /** The output's name in the manifest (a path, or `stdout`). */

@@ -11,7 +11,7 @@ export interface StateDir {
 }
 
 /** The account a run sends with, as its state key and state name it. */
-export interface Account {
+interface Account {
   profile: string;
   baseUrl: string;
 }

@@ -31,7 +31,7 @@ export interface ExportRun {
 }
 
 /** How a run differs by shape: one cursor, or one lane per email type. */
-export interface RunShape {
+interface RunShape {
   /** Multi-type: the types' outcomes in the summary, a lane per type in the position, no --defer-commit. */
   types?: Record<string, TypeOutcome>;
 }

@@ -5,7 +5,7 @@ import type { ExportReporter } from './report.js';
 import type { LanePosition, Position } from './state.js';
 
 /** A lane's page waiting for the group commit, and where it leaves its lane. */
-export interface LanePage {
+interface LanePage {
   type: EmailEventType;
   page: ReceivedPage;
   lane: LanePosition;

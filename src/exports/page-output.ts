@@ -13,7 +13,7 @@ import type { RunPlan } from './run-options.js';
 import type { Position } from './state.js';
 
 /** Bytes of one page (or several), in order. */
-export interface PageBytesOut {
+interface PageBytesOut {
   pieces: Buffer[];
   size: number;
 }
@@ -139,6 +139,6 @@ export async function discardUnusedOutput(dir: string, plan: RunPlan, sink: File
   if ((await sink.discardUnused()) && plan.key) releaseFile(dir, sink.fileId, plan.key);
 }
 
-export function outputError(err: unknown): unknown {
+function outputError(err: unknown): unknown {
   return (err as NodeJS.ErrnoException)?.code === 'EPIPE' ? new OutputClosedError() : err;
 }

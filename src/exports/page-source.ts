@@ -13,7 +13,7 @@ export const MAX_STUCK_PAGES = 50;
 export type FetchPage = (cursor: string | null, limit: number, skip: Ids, signal: AbortSignal) => Promise<ReceivedPage>;
 
 /** A page and where it leaves the export (from `advance`). */
-export interface SourcedPage {
+interface SourcedPage {
   page: ReceivedPage;
   step: Step;
   /** The cursor it was fetched with. */

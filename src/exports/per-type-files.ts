@@ -10,7 +10,7 @@ import { summaryLine, type ExportReporter, type ExportSummary, type TypeOutcome 
 import { runExport } from './runner.js';
 
 /** The file of one type in --out-dir: `DIR/EMAIL_OPEN.ndjson`, `.csv`, with `.gz` for gzip. */
-export function typeFileName(type: EmailEventType, opts: Pick<ExportRunOptions, 'format' | 'compress'>): string {
+function typeFileName(type: EmailEventType, opts: Pick<ExportRunOptions, 'format' | 'compress'>): string {
   return `${type}.${opts.format}${opts.compress === 'gzip' ? '.gz' : ''}`;
 }
 

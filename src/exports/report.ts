@@ -107,7 +107,7 @@ function writeSummaryFile(deps: Pick<ReporterDeps, 'notices' | 'stdout'>, label:
  * An export to stdout keeps a state too, so the same command prints only what is new the next
  * time (`| wc -l` says 3010, then 0): said on a terminal, and the first time a key is made.
  */
-export function stdoutStateNote(s: ExportSummary, newState: boolean, terminal: boolean): string | undefined {
+function stdoutStateNote(s: ExportSummary, newState: boolean, terminal: boolean): string | undefined {
   if (s.output !== 'stdout' || s.stateKey === null || s.pending || (s.status !== 'complete' && s.status !== 'stopped')) return undefined;
   if (!terminal && !newState) return undefined;
   return `note: export state "${s.stateKey}" keeps this position: the next run of this command prints only what is new since. For a one-off export of everything, add --no-state (--full starts the state over).`;

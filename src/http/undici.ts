@@ -14,7 +14,7 @@ import dispatcherConnect from 'undici/lib/api/api-connect.js';
 // (src/http/agent.ts). No side effects here.
 export { EnvHttpProxyAgent, Pool, dispatcherConnect };
 
-export type RequestOptions = Omit<Dispatcher.RequestOptions, 'origin' | 'path' | 'method'> & {
+type RequestOptions = Omit<Dispatcher.RequestOptions, 'origin' | 'path' | 'method'> & {
   method: Dispatcher.HttpMethod;
   dispatcher: Dispatcher;
 };

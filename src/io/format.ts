@@ -1,7 +1,7 @@
 import type { Writable } from 'node:stream';
 import { isExactNumber, stringifyJson } from '../lib/exact-number.js';
 
-export type OutputFormat = 'table' | 'json' | 'ndjson' | 'csv';
+type OutputFormat = 'table' | 'json' | 'ndjson' | 'csv';
 export const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'json', 'ndjson', 'csv'];
 
 /** What decides how a result is printed: stdout, what it is attached to, and the output flags in force. */

@@ -4,12 +4,12 @@ import { writeWithBackpressure } from './write.js';
 import { stringifyJson } from '../lib/exact-number.js';
 
 /** Rows written one at a time to stdout; json/ndjson/csv stream, a table is laid out at the end. */
-export interface ListWriter {
+interface ListWriter {
   write(row: Record<string, unknown>): Promise<void>;
   end(): Promise<void>;
 }
 
-export interface ListLayout {
+interface ListLayout {
   /** The columns a terminal table shows (the command's default set, or --columns). */
   table?: string[];
   /** The user named the columns (--columns): CSV has those only, without `_extra`. */
@@ -90,7 +90,7 @@ export async function createListWriter(output: Output, columns?: string[], layou
 }
 
 /** The members of `row` that `columns` (dotted paths) name, nested as they are in `row`; members it lacks are left out. */
-export function pick(row: Record<string, unknown>, columns: readonly string[]): Record<string, unknown> {
+function pick(row: Record<string, unknown>, columns: readonly string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const column of columns) {
     const path = column.split('.');

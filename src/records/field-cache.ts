@@ -28,7 +28,7 @@ export type DefinitionsByType = Map<string, Map<string, FieldDefinition>>;
  * and the masked key id (never the key). A key of another shape has no id to mask, so a hash of
  * it stands in (the file name is a hash of that hash, so the key cannot be read back).
  */
-export function fieldCachePath(dir: string, baseUrl: string, apiKey: string): string {
+function fieldCachePath(dir: string, baseUrl: string, apiKey: string): string {
   const masked = maskKey(apiKey);
   const keyId = masked === '****' ? createHash('sha256').update(apiKey).digest('hex') : masked;
   const id = createHash('sha256').update(`${baseUrl}\n${keyId}`).digest('hex').slice(0, 24);

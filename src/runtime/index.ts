@@ -2,13 +2,11 @@ import { tuneEngine } from './engine-flags.js';
 import { holdHeapSize } from './heap-hold.js';
 import { ownSignals } from './own-signals.js';
 
-export { runtimeTuning } from './engine-flags.js';
-
 /**
  * What the executable lets a run tune in its process once the run knows what it is: the shape
  * of src/context.ts's RuntimeTuning (not imported: src/runtime imports nothing of the CLI).
  */
-export interface RuntimeTuning {
+interface RuntimeTuning {
   /** A long export starts: hold V8's heap sizes (src/runtime/heap-hold.ts). Returns the check to run after each page. */
   holdHeap(): () => void;
 }

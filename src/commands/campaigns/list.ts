@@ -10,7 +10,7 @@ import type { Context } from '../../context.js';
 import type { CommandResult } from '../../io/render.js';
 
 /** Columns of CSV, and the table's default few (json and ndjson print each campaign as the API sent it). */
-export const CAMPAIGN_COLUMNS: ListColumns = {
+const CAMPAIGN_COLUMNS: ListColumns = {
   all: ['id', 'name', 'type.id', 'type.name', 'type.systemType', 'sfdcCampaignId', 'memberCount', 'createdAt', 'updatedAt'],
   table: ['id', 'name', 'type.name', 'memberCount'],
 };

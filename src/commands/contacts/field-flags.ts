@@ -30,7 +30,7 @@ export const FIELD_FLAGS = {
 };
 
 type FieldFlagOpt = keyof typeof FIELD_FLAGS;
-export type FieldFlagValues = Partial<Record<FieldFlagOpt, Array<[string, string]>>>;
+type FieldFlagValues = Partial<Record<FieldFlagOpt, Array<[string, string]>>>;
 
 /** The three spellings of one map: by definition, raw string (-f) and typed (-F), as gh's api. */
 interface FieldGroup {

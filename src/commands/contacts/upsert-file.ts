@@ -87,7 +87,7 @@ export function prepareUpsertRow(row: InputRow, defaults: Record<string, unknown
 }
 
 /** The CONTACT and COMPANY definitions, as the column resolver takes them. */
-export async function contactFieldDefinitions(ctx: Context, fresh: boolean): Promise<FieldsByParent | undefined> {
+async function contactFieldDefinitions(ctx: Context, fresh: boolean): Promise<FieldsByParent | undefined> {
   const read = await readFieldDefinitions(fieldCacheDepsOf(ctx), ['CONTACT', 'COMPANY'], {
     refresh: fresh,
     quiet: fresh,

@@ -7,7 +7,7 @@ import { FIELD_FLAGS } from './field-flags.js';
 
 // The flags of `contacts upsert`, for one contact (upsert.ts) and for a file (upsert-file.ts).
 
-export const SETTABLE_STATUSES = ['SUBSCRIBED', 'UNSUBSCRIBED', 'NO_STATUS'] as const;
+const SETTABLE_STATUSES = ['SUBSCRIBED', 'UNSUBSCRIBED', 'NO_STATUS'] as const;
 
 export const UPSERT_FILE_DEFAULTS = { concurrency: 16, maxChunkSize: 1, typedNumbers: true };
 

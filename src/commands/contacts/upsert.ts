@@ -52,7 +52,7 @@ Examples:
 }
 
 /** Builds the request body from the flags (fields already resolved), checking locally what the API would refuse. */
-export function upsertBody(opts: UpsertOptions, flagFields: FlagFields = {}): UpsertContactBody {
+function upsertBody(opts: UpsertOptions, flagFields: FlagFields = {}): UpsertContactBody {
   const body: UpsertContactBody = {};
   if (opts.contactId !== undefined) {
     const id = uuidSchema.safeParse(opts.contactId);

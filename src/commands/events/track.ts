@@ -33,7 +33,7 @@ Examples:
 }
 
 /** The request body; a clientEventId is always present so a retried request is deduplicated. */
-export function trackBody(opts: TrackOptions, newId: () => string = randomUUID): TrackEventBody {
+function trackBody(opts: TrackOptions, newId: () => string = randomUUID): TrackEventBody {
   const event = opts.event?.trim() ?? '';
   if (event === '') throw new UsageError('--event: the event name is required', undefined, 'invalid_request');
   const id = identifierFrom(opts, ['userId', 'email']);

@@ -12,7 +12,7 @@ import { UsageError } from '../../errors.js';
 import type { CommandResult } from '../../io/render.js';
 
 /** CSV columns, and the table's default few (JSON and NDJSON print each item as the API sent it). */
-export const FIELD_COLUMNS: ListColumns = {
+const FIELD_COLUMNS: ListColumns = {
   all: [
     'key', 'label', 'objectType', 'dataType', 'readOnly', 'customObjectId',
     'relationship.objectType', 'relationship.customObjectId', 'relationship.pairedKey', 'relationship.reverse',
@@ -55,7 +55,7 @@ Examples:
 }
 
 /** The list query from the flags, and the custom object whose fields are kept (client-side). */
-export function listQuery(opts: Pick<ValuesOf<typeof options>, 'objectType' | 'customObjectId' | 'limit' | 'cursor'>): { query: ListFieldsQuery; customObjectId?: string } {
+function listQuery(opts: Pick<ValuesOf<typeof options>, 'objectType' | 'customObjectId' | 'limit' | 'cursor'>): { query: ListFieldsQuery; customObjectId?: string } {
   const query: ListFieldsQuery = {};
   let customObjectId: string | undefined;
   if (opts.objectType !== undefined) query.objectType = opts.objectType;

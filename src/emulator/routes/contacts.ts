@@ -16,7 +16,7 @@ export function contactRoutes(router: ApiRouter): void {
 }
 
 /** The Get contact shape. */
-export function contactView(c: Contact): Record<string, unknown> {
+function contactView(c: Contact): Record<string, unknown> {
   return {
     cnvContactId: c.id,
     email: c.email,

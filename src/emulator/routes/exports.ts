@@ -11,9 +11,9 @@ import { ENDPOINTS } from '../../api/endpoints.js';
 
 
 /** The custom event export walks its window in segments of this length. */
-export const CUSTOM_EVENT_SEGMENT_MS = 7 * 86_400_000;
+const CUSTOM_EVENT_SEGMENT_MS = 7 * 86_400_000;
 /** Segments one custom event page may scan (about 19 years): beyond, an empty page with a cursor. */
-export const MAX_SEGMENTS_PER_PAGE = 1000;
+const MAX_SEGMENTS_PER_PAGE = 1000;
 
 /** The three export endpoints (all gated: 403 export_not_enabled without enablement). */
 export function exportRoutes(router: ApiRouter): void {

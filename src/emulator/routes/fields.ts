@@ -8,7 +8,7 @@ import { queryParam } from '../validate.js';
 import { ENDPOINTS } from '../../api/endpoints.js';
 
 /** Default and maximum page size of GET /v2/fields (the spec shows neither: the emulator's choice; out-of-range values are clamped). */
-export const FIELDS_PAGE = { default: 100, max: 1000 } as const;
+const FIELDS_PAGE = { default: 100, max: 1000 } as const;
 
 /**
  * POST /v2/fields (gated; the spec ties the field creation permission to relationship fields
