@@ -1,4 +1,4 @@
-/** Exit codes shared by every command (documented in README.md and docs/exit-codes.md). */
+/** Exit codes shared by every command (documented in README.md, `cnv help exit-codes` (src/cli/help-topics.ts) and docs/architecture.md). */
 export const ExitCode = {
   ok: 0,
   internal: 1,
