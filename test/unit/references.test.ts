@@ -26,6 +26,17 @@ describe('references', () => {
     expect(missing).toEqual([]);
   });
 
+  it('every src/ file that README.md and docs/ name exists', () => {
+    const missing: string[] = [];
+    for (const file of [...files(join(ROOT, 'docs')), join(ROOT, 'README.md'), join(ROOT, 'test/bench/analysis.md')]) {
+      for (const [path] of readFileSync(file, 'utf8').matchAll(/\bsrc\/[\w./-]+\.(?:ts|js)\b/g)) {
+        // A built path (dist/emulator/index.js) is named by its source, src/emulator/index.ts.
+        if (!existsSync(join(ROOT, path.replace(/\.js$/, '.ts')))) missing.push(`${relative(ROOT, file)}: ${path}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
   it('every exit code is in `cnv help exit-codes` and README.md\'s table', () => {
     const topic = HELP_TOPICS['exit-codes'].text;
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
