@@ -11,7 +11,7 @@ import { VERSION } from '../cmdutil/version.js';
 import { COMMANDS, isGroup } from './registry.js';
 import type { Entry, LeafEntry } from '../commands/contract.js';
 import { outputOf } from '../cmdutil/deps.js';
-import { validateOptions } from '../cmdutil/flags.js';
+import { validateOptions } from '../cmdutil/validate-options.js';
 
 const leaves = new WeakMap<Command, LeafEntry>();
 

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { batchFlags, checkBatchOptions, DECIMAL_COMMA_FLAG, IGNORE_UNKNOWN_COLUMNS_FLAG, PASS_COLUMN_FLAG, rejectBatchOptions, SUMMARY_JSON_FLAG } from '../../cmdutil/batch-options.js';
 import { commandOptions, flag, switchFlag, textFlag, type ValuesOf } from '../../cmdutil/flags.js';
-import { caseInsensitiveChoice, setFlag } from '../../cmdutil/parse.js';
+import { caseInsensitiveChoice } from '../../cmdutil/parse.js';
+import { setFlag } from '../../cmdutil/body-flags.js';
 import { UsageError } from '../../errors.js';
 import { FIELD_FLAGS } from './field-flags.js';
 

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { upsertContact, type UpsertContactBody } from '../../api/contacts.js';
 import { emailSchema, uuidSchema } from '../../api/identifiers.js';
-import { applySetPairs } from '../../cmdutil/parse.js';
+import { applySetPairs } from '../../cmdutil/body-flags.js';
 import type { CommandInput } from '../contract.js';
 import { UsageError } from '../../errors.js';
 import type { Context } from '../../context.js';

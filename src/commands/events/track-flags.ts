@@ -1,6 +1,6 @@
 import { batchFlags, checkBatchOptions, IGNORE_UNKNOWN_COLUMNS_FLAG, PASS_COLUMN_FLAG, rejectBatchOptions, SUMMARY_JSON_FLAG } from '../../cmdutil/batch-options.js';
 import { commandOptions, textFlag, type ValuesOf } from '../../cmdutil/flags.js';
-import { dataFlag, setFlag } from '../../cmdutil/parse.js';
+import { dataFlag, setFlag } from '../../cmdutil/body-flags.js';
 import { UsageError } from '../../errors.js';
 
 // The flags of `events track`, for one event (track.ts) and for a file (track-file.ts).

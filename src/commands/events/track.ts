@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
 import { trackEvent, type TrackEventBody } from '../../api/events.js';
 import { identifierFrom } from '../../cmdutil/identifier.js';
-import { applySetPairs } from '../../cmdutil/parse.js';
+import { applySetPairs } from '../../cmdutil/body-flags.js';
 import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { triggerWorkflow, type TriggerWorkflowBody } from '../../api/workflows.js';
 import { IDENTIFIER_FLAGS, identifierFrom } from '../../cmdutil/identifier.js';
-import { dataFlag, uuidArgument } from '../../cmdutil/parse.js';
+import { uuidArgument } from '../../cmdutil/parse.js';
+import { dataFlag } from '../../cmdutil/body-flags.js';
 import { commandOptions } from '../../cmdutil/flags.js';
 import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
