@@ -6,6 +6,12 @@ import tseslint from 'typescript-eslint';
 
 /** A relative import of one of these folders of src/, at any depth (`../cli/x.js`, `../../io/y.js`). */
 const folders = (...names) => `^(\\.\\./)+(${names.join('|')})/`;
+/** The same from a top-level module of src/ (`./cli/x.js`). */
+const siblingFolders = (...names) => `^\\./(${names.join('|')})/`;
+/** A relative import of a top-level module of src/ from a folder (`../context.js`, `../../context.js`). */
+const topLevel = (...names) => `^(\\.\\./)+(${names.join('|')})\\.js$`;
+/** An import of one of these packages (or a file of one). */
+const packages = (...names) => `^(${names.join('|')})(/|$)`;
 
 /**
  * The rules for one layer, one message per forbidden group of imports: `no-restricted-imports`
@@ -20,7 +26,13 @@ const forbid = (...groups) => ({
   ],
 });
 
-const UI = 'user-interface code (cli/, commands/) is for the layer that talks to commander, not this one';
+const UI = 'user-interface code (cli/, commands/, cmdutil/) is for the layer that talks to commander, not this one';
+/** What the layers below the commands are never given: the CLI's Context and commander (docs/architecture.md, "Layers"). */
+const NARROW = [
+  [folders('cli', 'commands', 'cmdutil'), UI],
+  [topLevel('context'), "the CLI's Context stays with the commands: take narrow inputs (src/cmdutil/deps.ts builds them from it)"],
+  [packages('commander'), 'commander is for the program and the command helpers (cli/, cmdutil/, commands/): take plain options'],
+];
 
 export default tseslint.config(
   { ignores: ['dist/', 'coverage/', '.tmp/', 'node_modules/'] },
@@ -52,27 +64,62 @@ export default tseslint.config(
     ),
   },
   {
+    // The launcher's part: what bin/cnv.js applies to its process, before and around the CLI.
+    files: ['src/runtime/**/*.ts'],
+    rules: forbid(
+      [folders('cli', 'commands', 'cmdutil', 'http', 'api', 'io', 'exports', 'batch', 'records', 'config', 'emulator'), 'src/runtime is the process around the CLI: it imports lib/, errors.ts and (for types) main.ts, nothing of the program'],
+      [topLevel('context'), 'src/runtime is the process around the CLI: the Context is the program\'s'],
+    ),
+  },
+  {
     files: ['src/http/**/*.ts'],
     rules: forbid(
-      [folders('cli', 'commands'), UI],
+      ...NARROW,
       [folders('io'), 'src/http knows no terminal or file formats: move the primitive to src/lib'],
       [folders('api'), 'src/api builds on src/http, not the other way round'],
+      [folders('exports', 'batch', 'records', 'config', 'emulator', 'runtime'), 'src/http is below every other layer but lib/: it imports none of them'],
     ),
   },
   {
     files: ['src/api/**/*.ts'],
     rules: forbid(
-      [folders('cli', 'commands'), UI],
+      ...NARROW,
       [folders('io'), 'src/api knows no terminal or file formats: move the primitive to src/lib'],
+      [folders('exports', 'batch', 'records', 'config', 'emulator', 'runtime'), 'src/api is below the layers that use the API: it imports none of them'],
     ),
   },
   {
     files: ['src/io/**/*.ts'],
-    rules: forbid([folders('cli', 'commands'), 'src/io reads and writes data for any layer: it knows no commands (cli/, commands/)']),
+    rules: forbid(
+      [folders('cli', 'commands', 'cmdutil'), 'src/io reads and writes data for any layer: it knows no commands (cli/, commands/, cmdutil/)'],
+      ...NARROW.slice(1),
+      [folders('exports', 'batch', 'records', 'emulator', 'runtime'), 'src/io is below exports/, batch/ and records/: they use it, not the other way round'],
+    ),
   },
   {
-    files: ['src/{batch,exports,records,config,emulator}/**/*.ts'],
-    rules: forbid([folders('cli', 'commands'), UI]),
+    files: ['src/{batch,exports,records}/**/*.ts'],
+    rules: forbid(...NARROW, [folders('runtime'), 'tuning the process is the launcher\'s (src/runtime, through bin/cnv.js): take the hook as an input']),
+  },
+  {
+    files: ['src/{config,emulator}/**/*.ts'],
+    rules: forbid(...NARROW),
+  },
+  {
+    // The top-level modules (errors.ts, clock.ts, context.ts...) are below the program; main.ts is the program's entry.
+    files: ['src/*.ts'],
+    ignores: ['src/main.ts'],
+    rules: forbid(
+      [siblingFolders('cli', 'commands', 'cmdutil'), 'a top-level module of src/ is below the program: it imports no cli/, commands/ or cmdutil/'],
+      [siblingFolders('runtime'), 'src/runtime is the launcher\'s: a top-level module does not reach it'],
+    ),
+  },
+  {
+    files: ['src/cmdutil/**/*.ts'],
+    rules: forbid([folders('cli', 'commands'), 'src/cmdutil holds the commands\' helpers: it is below commands/ and cli/, and imports neither']),
+  },
+  {
+    files: ['src/commands/**/*.ts'],
+    rules: forbid([folders('cli'), 'a command is loaded by the program (src/cli): it imports helpers from src/cmdutil, never the program']),
   },
   {
     files: ['test/**/*.ts'],

@@ -36,8 +36,9 @@ async function main() {
     });
   }
   // The process-wide side effects (src/runtime), once the listeners above are there: from now on
-  // SIGINT/SIGTERM are theirs alone. CNV_RUNTIME_TUNING=off leaves out the optional tuning.
-  applyRuntime(process.env);
+  // SIGINT/SIGTERM are theirs alone. CNV_RUNTIME_TUNING=off leaves out the optional tuning; what
+  // a command may tune later (an export's heap) goes to run() as `tuning`, and only from here.
+  const tuning = applyRuntime(process.env);
   // The reader went away (`| head`, also `2>&1 | head` for stderr): stop quietly, exit 141.
   // Without a listener an EPIPE on stderr would be an uncaught error, exit 1.
   for (const stream of [process.stdout, process.stderr]) {
@@ -62,6 +63,7 @@ async function main() {
     },
     env: process.env,
     signal: controller.signal,
+    tuning,
   });
   process.exitCode = code;
   // Flush what is still buffered for pipes, then leave at once: undici's idle sockets would

@@ -9,7 +9,7 @@
 //   dist/bundle/completion.json: the completion table.
 import { build, transform } from 'esbuild';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
@@ -82,7 +82,7 @@ const zodWithoutJsonSchema = {
 };
 
 const dir = new URL('../dist/bundle/', import.meta.url);
-// A clean checkout has no dist/bundle yet (tsc makes dist/, not this): the first build makes it.
+// A fresh checkout has no dist/bundle/ yet (the CLI's build is not written by esbuild itself).
 mkdirSync(dir, { recursive: true });
 
 /** Writes a file whole or not at all: a process starting meanwhile reads the old one or the new one. */
@@ -96,7 +96,7 @@ function writeAtomic(url, text) {
 // not for ES modules; one file, since esbuild splits only ES modules.
 const cli = await build({
   stdin: {
-    contents: "export { run, applyRuntime, beforeEngineFlagsChange } from './src/main.ts'; export { InterruptedError, OutputClosedError } from './src/errors.ts';",
+    contents: "export { run } from './src/main.ts'; export { applyRuntime } from './src/runtime/index.ts'; export { beforeEngineFlagsChange } from './src/runtime/engine-flags.ts'; export { InterruptedError, OutputClosedError } from './src/errors.ts';",
     resolveDir: new URL('..', import.meta.url).pathname,
     loader: 'ts',
     sourcefile: 'cnv-entry.ts',

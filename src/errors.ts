@@ -1,4 +1,4 @@
-/** Exit codes shared by every command (documented in README.md and docs/exit-codes.md). */
+/** Exit codes shared by every command (documented in README.md, `cnv help exit-codes` (src/cli/help-topics.ts) and docs/architecture.md). */
 export const ExitCode = {
   ok: 0,
   internal: 1,
@@ -142,7 +142,7 @@ export class InterruptedError extends CliError {
   }
 }
 
-export function exitCodeForStatus(status: number): number {
+function exitCodeForStatus(status: number): number {
   if (status === 401 || status === 403) return ExitCode.auth;
   if (status === 404) return ExitCode.notFound;
   if (status === 408 || status === 429 || status >= 500) return ExitCode.transient;

@@ -1,5 +1,6 @@
 import { CommanderError } from 'commander';
-import { createContext, type ContextDeps } from './context.js';
+import type { ContextDeps } from './context.js';
+import { createContext } from './cli/create-context.js';
 import { buildProgram } from './cli/program.js';
 import { reportError } from './cli/report-error.js';
 
@@ -28,6 +29,3 @@ export async function run(argv: string[], deps: RunDeps): Promise<number> {
   }
   return exitCode;
 }
-
-export { applyRuntime } from './runtime/index.js';
-export { beforeEngineFlagsChange } from './runtime/engine-flags.js';

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { ApiError } from '../errors.js';
 import type { HttpClient } from '../http/client.js';
+import { ENDPOINTS, idempotencyOf } from './endpoints.js';
 
-export const contactSchema = z.looseObject({
+const contactSchema = z.looseObject({
   cnvContactId: z.string(),
   email: z.string().nullable().optional(),
   userId: z.string().nullable().optional(),
@@ -11,10 +12,8 @@ export const contactSchema = z.looseObject({
   createdAt: z.string(),
   updatedAt: z.string(),
 });
-export type Contact = z.output<typeof contactSchema>;
 
 const upsertResultSchema = z.looseObject({ cnvContactId: z.string(), contactCreated: z.boolean() });
-export type UpsertContactResult = z.output<typeof upsertResultSchema>;
 
 export interface UpsertContactBody {
   email?: string;
@@ -28,23 +27,23 @@ export interface UpsertContactBody {
 
 /** The upsert request (what a --dry-run shows and upsertContact sends). */
 export function upsertContactRequest(body: UpsertContactBody) {
-  return { method: 'POST' as const, path: '/v2/contacts', body };
+  return { method: ENDPOINTS.upsertContact.method, path: ENDPOINTS.upsertContact.path, body };
 }
 
 /** POST /v2/contacts. An upsert converges to the same state when repeated, so it is retried. */
 export async function upsertContact(http: HttpClient, body: UpsertContactBody, signal?: AbortSignal) {
-  const res = await http.request({ ...upsertContactRequest(body), data: upsertResultSchema, idempotency: 'safe', signal });
+  const res = await http.request({ ...upsertContactRequest(body), data: upsertResultSchema, idempotency: idempotencyOf(ENDPOINTS.upsertContact), signal });
   return res.data;
 }
 
 /** GET /v2/contacts by cnvContactId or email (the API gives cnvContactId precedence). */
 export async function getContact(http: HttpClient, query: { cnvContactId?: string; email?: string }, signal?: AbortSignal) {
   const res = await http.request({
-    method: 'GET',
-    path: '/v2/contacts',
+    method: ENDPOINTS.getContact.method,
+    path: ENDPOINTS.getContact.path,
     query: query.cnvContactId ? { cnvContactId: query.cnvContactId } : { email: query.email },
     data: z.looseObject({ contact: contactSchema.nullable().optional() }),
-    idempotency: 'safe',
+    idempotency: idempotencyOf(ENDPOINTS.getContact),
     signal,
   });
   // The spec does not show the no-match answer: a 404 arrives as an ApiError, an empty one is mapped here.

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { HttpClient } from '../http/client.js';
+import { ENDPOINTS, idempotencyOf } from './endpoints.js';
 
 /** Object types Create field accepts. */
 export const FIELD_OBJECT_TYPES = ['CONTACT', 'COMPANY', 'OPPORTUNITY', 'CAMPAIGN_MEMBER'] as const;
@@ -21,7 +22,6 @@ export type FieldDefinition = z.output<typeof fieldSchema>;
 
 const referenceSchema = z.looseObject({ key: z.string(), objectType: z.string(), customObjectId: z.string().optional() });
 const relationshipResultSchema = z.looseObject({ sourceField: referenceSchema, relatedFields: z.array(referenceSchema) });
-export type RelationshipResult = z.output<typeof relationshipResultSchema>;
 
 export interface CreateFieldBody {
   label: string;
@@ -48,7 +48,7 @@ export interface ListFieldsQuery {
 /** POST /v2/fields. Not repeatable (a second call is a duplicate key), so retried only when it never left. */
 export async function createField(http: HttpClient, body: CreateFieldBody, signal?: AbortSignal) {
   const res = await http.request({
-    method: 'POST', path: '/v2/fields', body, data: z.looseObject({ field: fieldSchema }), idempotency: 'unsafe', signal,
+    method: ENDPOINTS.createField.method, path: ENDPOINTS.createField.path, body, data: z.looseObject({ field: fieldSchema }), idempotency: idempotencyOf(ENDPOINTS.createField), signal,
   });
   return res.data.field;
 }
@@ -56,12 +56,12 @@ export async function createField(http: HttpClient, body: CreateFieldBody, signa
 /** GET /v2/fields: one page. */
 export async function listFields(http: HttpClient, query: ListFieldsQuery, signal?: AbortSignal) {
   const res = await http.request({
-    method: 'GET',
-    path: '/v2/fields',
+    method: ENDPOINTS.listFields.method,
+    path: ENDPOINTS.listFields.path,
     query: { ...query },
     data: z.looseObject({ fields: z.array(fieldSchema) }),
     paginated: true,
-    idempotency: 'safe',
+    idempotency: idempotencyOf(ENDPOINTS.listFields),
     signal,
   });
   return { fields: res.data.fields, nextCursor: res.nextCursor ?? null };
@@ -104,7 +104,7 @@ export async function createRelationship(
   signal?: AbortSignal,
 ) {
   const res = await http.request({
-    method: 'POST', path: '/v2/fields/relationships', body, data: relationshipResultSchema, idempotency: 'unsafe', signal,
+    method: ENDPOINTS.createRelationship.method, path: ENDPOINTS.createRelationship.path, body, data: relationshipResultSchema, idempotency: idempotencyOf(ENDPOINTS.createRelationship), signal,
   });
   return res.data;
 }

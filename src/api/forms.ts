@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { HttpClient } from '../http/client.js';
+import { ENDPOINTS, idempotencyOf, pathOf } from './endpoints.js';
 
 // The set of field types is open: any string is accepted and shown as it comes.
 const formFieldSchema = z.looseObject({
@@ -26,7 +27,7 @@ export type Form = z.output<typeof formSchema>;
 /** GET /v2/forms/{id}: tracked, published native forms only (everything else is 404 form_not_found). */
 export async function getForm(http: HttpClient, formId: string, signal?: AbortSignal) {
   const res = await http.request({
-    method: 'GET', path: `/v2/forms/${encodeURIComponent(formId)}`, data: z.looseObject({ form: formSchema }), idempotency: 'safe', signal,
+    method: ENDPOINTS.getForm.method, path: pathOf(ENDPOINTS.getForm, { formId }), data: z.looseObject({ form: formSchema }), idempotency: idempotencyOf(ENDPOINTS.getForm), signal,
   });
   return res.data.form;
 }

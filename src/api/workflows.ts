@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ContactIdentifier } from './identifiers.js';
 import type { HttpClient } from '../http/client.js';
+import { ENDPOINTS, idempotencyOf, pathOf } from './endpoints.js';
 
 const triggerResultSchema = z.looseObject({ triggered: z.boolean() });
 
@@ -14,11 +15,11 @@ export interface TriggerWorkflowBody extends ContactIdentifier {
  */
 export async function triggerWorkflow(http: HttpClient, workflowId: string, body: TriggerWorkflowBody, signal?: AbortSignal) {
   const res = await http.request({
-    method: 'POST',
-    path: `/v2/workflows/${encodeURIComponent(workflowId)}/trigger`,
+    method: ENDPOINTS.triggerWorkflow.method,
+    path: pathOf(ENDPOINTS.triggerWorkflow, { workflowId }),
     body,
     data: triggerResultSchema,
-    idempotency: 'unsafe',
+    idempotency: idempotencyOf(ENDPOINTS.triggerWorkflow),
     signal,
   });
   return res.data;

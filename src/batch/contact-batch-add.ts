@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { BatchItemResult } from '../api/memberships.js';
 import { emailSchema, isPlausibleEmail, uuidSchema, type ContactIdentifier } from '../api/identifiers.js';
-import type { Context } from '../context.js';
 import { ApiError, ResponseShapeError } from '../errors.js';
 import type { HttpClient } from '../http/client.js';
 import { spellingsOf } from '../io/column-names.js';
@@ -57,9 +56,9 @@ type BatchAdd = (http: HttpClient, contacts: ContactIdentifier[], signal: AbortS
  * chunk fails its rows and the run goes on; anything else (403, 404 of the audience or
  * campaign, transient failures) stops the run.
  */
-export function batchAddSender(ctx: Context, add: BatchAdd): BatchSender<ContactIdentifier> {
+export function batchAddSender(client: () => Promise<HttpClient>, add: BatchAdd): BatchSender<ContactIdentifier> {
   return async (items, signal) => {
-    const http = await ctx.http();
+    const http = await client();
     let results: BatchItemResult[];
     try {
       results = await add(http, items.map((i) => i.payload), signal);

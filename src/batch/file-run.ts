@@ -1,18 +1,18 @@
 import { hash as digest } from 'node:crypto';
-import type { Context } from '../context.js';
 import { CliError, ExitCode, TransientError, UsageError } from '../errors.js';
-import { openInput, type InputRow } from '../io/input-reader.js';
+import { openInput, type InputRow, type OpenedInput } from '../io/input-reader.js';
+import type { Notices } from '../io/notices.js';
 import { safeText } from '../io/input-rows.js';
 import { stringifyJson } from '../lib/exact-number.js';
 import { columnTableLines, type ColumnEntry } from './column-table.js';
 import type { ColumnResolver } from './columns.js';
+import type { BatchDeps } from './deps.js';
 import { FileColumns, type FileColumnsSpec } from './file-columns.js';
 import type { CommandResult } from '../io/render.js';
-import type { BatchRunOptions } from './options.js';
-import { startProgress } from './progress.js';
-import { openReport } from './report.js';
-import { accountOf, type ReportJob } from './report-job.js';
-import { maskKey } from '../http/redact.js';
+import type { BatchRunOptions } from './run-options.js';
+import { startProgress, type Progress } from './progress.js';
+import { openReport, type ReportWriter } from './report.js';
+import type { ReportJob } from './report-job.js';
 import { loadDoneRows, type DoneRows } from './resume.js';
 import { InvalidRowError } from './row-body.js';
 import { runBatch } from './run-batch.js';
@@ -26,13 +26,13 @@ export type Prepared<P> =
   | { identifier: string; invalid: { error: string; message: string } };
 
 /** One request as a --dry-run shows it (one NDJSON line each). */
-export interface RequestPreview {
+interface RequestPreview {
   method: string;
   path: string;
   body: unknown;
 }
 
-export interface FileBatchSpec<P> {
+interface FileBatchSpec<P> {
   /** The input file, or `-` for stdin. */
   path: string;
   /** The command and what it writes to, as its report names them (--resume-from-report checks them). */
@@ -58,24 +58,56 @@ const MAX_LISTED_PROBLEMS = 20;
  * reading, validation, --resume-from-report, the report, progress, the summary on stderr
  * (also as JSON with --json) and the exit code (0, 6, or the error that stopped the run).
  */
-export async function runFileBatch<P>(ctx: Context, spec: FileBatchSpec<P>): Promise<CommandResult> {
+export async function runFileBatch<P>(deps: BatchDeps, spec: FileBatchSpec<P>): Promise<CommandResult> {
   const { options } = spec;
   const idColumn = spec.idColumn ?? 'cnvContactId';
   if (options.report && options.report !== '-' && options.report === spec.path) {
     throw new UsageError('--report: must not be the input file');
   }
   // The HTTP stack loads while the file is opened and its first rows are read and checked.
-  if (!options.dryRun) ctx.prepareHttp();
+  if (!options.dryRun) deps.prepareHttp();
   // The account too: a report of the same audience id in another business is no report of this run.
-  const credentials = await ctx.credentials().catch(() => undefined);
-  const job: ReportJob = { ...spec.job, input: spec.path, ...(credentials ? { account: accountOf(credentials.baseUrl, maskKey(credentials.apiKey)) } : {}) };
-  const done = options.resumeFromReport ? await loadDoneRows(options.resumeFromReport, idColumn, job, ctx.signal) : undefined;
+  const account = await deps.account();
+  const job: ReportJob = { ...spec.job, input: spec.path, ...(account ? { account } : {}) };
+  const done = options.resumeFromReport ? await loadDoneRows(options.resumeFromReport, idColumn, job, deps.signal) : undefined;
+  const source = await openRows(deps, spec);
+  const report = options.report ? await openReport(options.report, idColumn, deps.io.stdout, { job, done, redact: (text) => deps.notices.redact(text), signal: deps.signal }) : undefined;
+  const run: FileRun<P> = { deps, spec, source, report, done, counts: new BatchCounts(), problems: [], notes: new Notes(), started: deps.clock.now() };
+  const stoppedBy = await sendRows(run);
+  return finish(run, stoppedBy);
+}
+
+/** The input once its columns are resolved: its first batch read, the rest to come. */
+interface RowSource {
+  input: OpenedInput;
+  columns: FileColumns;
+  batches: AsyncGenerator<InputRow[], void, undefined>;
+  first: IteratorResult<InputRow[], void>;
+}
+
+/** One file run, as its parts share it. */
+interface FileRun<P> {
+  deps: BatchDeps;
+  spec: FileBatchSpec<P>;
+  source: RowSource;
+  report: ReportWriter | undefined;
+  done: DoneRows | undefined;
+  counts: BatchCounts;
+  /** The first failed or invalid rows, listed at the end without a report. */
+  problems: RowResult[];
+  notes: Notes;
+  started: number;
+}
+
+/** Opens the input and resolves its columns from the header (or the first rows) before anything is sent or written. */
+async function openRows<P>(deps: BatchDeps, spec: FileBatchSpec<P>): Promise<RowSource> {
+  const { options } = spec;
   // `--batch -` typed at a terminal would otherwise wait in silence.
-  if (spec.path === '-' && ctx.io.stdinIsTTY) ctx.io.stderr.write('reading rows from stdin (the terminal): paste them, then press Ctrl-D on a new line to end\n');
-  const columns = await FileColumns.open(spec.columns, options.columns, spec.path === '-' ? 'stdin' : spec.path, ctx.signal);
+  if (spec.path === '-' && deps.io.stdinIsTTY) deps.io.stderr.write('reading rows from stdin (the terminal): paste them, then press Ctrl-D on a new line to end\n');
+  const columns = await FileColumns.open(spec.columns, options.columns, spec.path === '-' ? 'stdin' : spec.path, deps.signal);
   let header: readonly string[] | undefined;
   let headerLine = 1;
-  const input = await openInput(ctx.io.stdin, {
+  const input = await openInput(deps.io.stdin, {
     path: spec.path,
     format: options.inputFormat,
     delimiter: options.delimiter,
@@ -85,53 +117,36 @@ export async function runFileBatch<P>(ctx: Context, spec: FileBatchSpec<P>): Pro
       header = names;
       headerLine = line;
     },
-    signal: ctx.signal,
+    signal: deps.signal,
   });
-  // The columns are resolved from the header (or the first rows) before anything is sent or written.
   const batches = limitRows(input.batches, options.maxRows);
   const first = await batches.next();
   await columns.start(header, first.done ? [] : first.value, headerLine).catch(async (err: unknown) => {
     await batches.return();
     throw err;
   });
-  showColumns(ctx, `columns of ${input.name} for ${spec.columns.rules.endpoint}`, columns.entries());
-  const report = options.report ? await openReport(options.report, idColumn, ctx.io.stdout, { job, done, redact: (text) => ctx.redact(text), signal: ctx.signal }) : undefined;
-  // What a later resume compares: only worth its cost when a report records it or one is read.
-  const hashing = report !== undefined || done !== undefined;
-  const counts = new BatchCounts();
-  const started = ctx.clock.now();
-  const progress = await startProgress(ctx, counts, started, input);
-  const problems: RowResult[] = [];
+  showColumns(deps.notices, `columns of ${input.name} for ${spec.columns.rules.endpoint}`, columns.entries());
+  return { input, columns, batches, first };
+}
 
-  const notes = new Notes();
-  const rows = async function* (): AsyncGenerator<Array<PreparedRow<P>>> {
-    let read = 0;
-    try {
-      for (let next = first; !next.done; next = await batches.next()) {
-        showColumns(ctx, `columns first met at line ${next.value[0].line} of ${input.name}`, await columns.more(next.value));
-        read += next.value.length;
-        progress.setRead(read);
-        yield next.value.map((row) => notes.see(prepareRow(row, spec, columns, done, counts, hashing)));
-      }
-    } finally {
-      await batches.return();
-    }
-    progress.setTotal(read);
-  };
-
+/** The rows through the batch engine into the report: returns what stopped the run early, if anything did. */
+async function sendRows<P>(run: FileRun<P>): Promise<unknown> {
+  const { deps, spec, report, counts, problems } = run;
+  const { options } = spec;
+  const progress = await startProgress(deps, counts, run.started, run.source.input);
   let stoppedBy: unknown;
   // The report could not be written (exit 8, or 2): the run ends with that, after its summary.
   let reportFailed: unknown;
   try {
     ({ stoppedBy } = await runBatch({
-      rows: rows(),
+      rows: preparedRows(run, progress),
       send: spec.send,
       chunkSize: options.chunkSize,
       concurrency: options.concurrency,
       orderKey: spec.orderKey,
-      signal: ctx.signal,
+      signal: deps.signal,
       dryRun: options.dryRun,
-      preview: options.dryRun && options.printRequests ? previewPrinter(ctx, spec, options) : undefined,
+      preview: options.dryRun && options.printRequests ? previewPrinter(deps, spec, options) : undefined,
       record: report?.record,
       onResult: (result) => {
         counts.add(result);
@@ -149,19 +164,44 @@ export async function runFileBatch<P>(ctx: Context, spec: FileBatchSpec<P>): Pro
   }
   progress.stop();
   await report?.close().catch((err: unknown) => (reportFailed ??= err));
-  if (reportFailed !== undefined) stoppedBy = reportFailed;
+  return reportFailed ?? stoppedBy;
+}
 
+/** The input's rows, checked and prepared, batch by batch (columns first met in a later JSON row are shown as they come). */
+async function* preparedRows<P>(run: FileRun<P>, progress: Progress): AsyncGenerator<Array<PreparedRow<P>>> {
+  const { source, spec, notes, counts, done } = run;
+  // What a later resume compares: only worth its cost when a report records it or one is read.
+  const hashing = run.report !== undefined || done !== undefined;
+  let read = 0;
+  try {
+    for (let next = source.first; !next.done; next = await source.batches.next()) {
+      showColumns(run.deps.notices, `columns first met at line ${next.value[0].line} of ${source.input.name}`, await source.columns.more(next.value));
+      read += next.value.length;
+      progress.setRead(read);
+      yield next.value.map((row) => notes.see(prepareRow(row, spec, source.columns, done, counts, hashing)));
+    }
+  } finally {
+    await source.batches.return();
+  }
+  progress.setTotal(read);
+}
+
+/** The run's end: the problems and notes, the summary (a line, --quiet's failure line, --json, --summary-json), the exit code or the error. */
+function finish<P>(run: FileRun<P>, stoppedBy: unknown): CommandResult {
+  const { deps, counts } = run;
+  const { options } = run.spec;
   // An interruption (or stdout closed) wins: a report on a closed stdout fails because of it.
-  const ending = ctx.signal.aborted ? ctx.signal.reason : stoppedBy;
+  const ending = deps.signal.aborted ? deps.signal.reason : stoppedBy;
   const exitCode = stoppedBy === undefined ? counts.exitCode() : ending instanceof CliError ? ending.exitCode : ExitCode.internal;
-  if (!options.report) listProblems(ctx, problems, counts);
-  notes.show(ctx);
-  const info = { elapsedMs: ctx.clock.now() - started, dryRun: options.dryRun, report: options.report, stopped: stoppedBy === undefined ? undefined : messageOf(stoppedBy) };
-  ctx.info(summaryLine(counts, info));
-  if (ctx.globals.quiet && exitCode === ExitCode.partial) ctx.io.stderr.write(ctx.redact(quietFailureLine(counts, info)) + '\n');
-  if (ctx.globals.json) ctx.io.stderr.write(ctx.redact(JSON.stringify({ summary: { ...summaryData(counts, info), exitCode } })) + '\n');
+  if (!options.report) listProblems(deps.notices, run.problems, counts);
+  run.notes.show(deps.notices);
+  const info = { elapsedMs: deps.clock.now() - run.started, dryRun: options.dryRun, report: options.report, stopped: stoppedBy === undefined ? undefined : messageOf(stoppedBy) };
+  deps.notices.info(summaryLine(counts, info));
+  const redact = (text: string) => deps.notices.redact(text);
+  if (deps.quiet && exitCode === ExitCode.partial) deps.io.stderr.write(redact(quietFailureLine(counts, info)) + '\n');
+  if (deps.json) deps.io.stderr.write(redact(JSON.stringify({ summary: { ...summaryData(counts, info), exitCode } })) + '\n');
   if (options.summaryJson) {
-    writeSummaryJson(ctx, options.summaryJson, { ...batchStatus(ctx, stoppedBy, exitCode), ...summaryData(counts, info), exitCode, columns: columns.entries() });
+    writeSummaryJson({ stdout: deps.io.stdout, redact }, options.summaryJson, { ...batchStatus(deps, stoppedBy, exitCode), ...summaryData(counts, info), exitCode, columns: run.source.columns.entries() });
   }
   if (stoppedBy !== undefined) throw stopError(ending, options.report);
   return { kind: 'none', exitCode };
@@ -212,20 +252,20 @@ async function* limitRows(batches: AsyncIterable<InputRow[]>, max: number | unde
 }
 
 /** The column table, once, on stderr (not with --quiet); columns of JSON rows met later, as they come. */
-function showColumns(ctx: Context, title: string, entries: readonly ColumnEntry[]): void {
+function showColumns(notices: Notices, title: string, entries: readonly ColumnEntry[]): void {
   if (entries.length === 0) return;
-  for (const line of columnTableLines(title, entries, (text) => ctx.redact(text))) ctx.info(line);
+  for (const line of columnTableLines(title, entries, (text) => notices.redact(text))) notices.info(line);
 }
 
 /** --dry-run: each request as one NDJSON line on stdout (exact numbers, key masked), unless stdout holds the report or summary. */
-function previewPrinter<P>(ctx: Context, spec: FileBatchSpec<P>, options: BatchRunOptions): ((items: BatchItem<P>[]) => void) | undefined {
+function previewPrinter<P>(deps: BatchDeps, spec: FileBatchSpec<P>, options: BatchRunOptions): ((items: BatchItem<P>[]) => void) | undefined {
   if (options.report === '-' || options.summaryJson === '-') {
-    ctx.info(`dry run: the requests are not printed, as stdout holds the ${options.report === '-' ? 'report' : 'summary'}`);
+    deps.notices.info(`dry run: the requests are not printed, as stdout holds the ${options.report === '-' ? 'report' : 'summary'}`);
     return undefined;
   }
   return (items) => {
     const { method, path, body } = spec.request(items);
-    ctx.io.stdout.write(ctx.redact(stringifyJson({ dryRun: true, method, path, lines: items.map((i) => i.line), body })) + '\n');
+    deps.io.stdout.write(deps.notices.redact(stringifyJson({ dryRun: true, method, path, lines: items.map((i) => i.line), body })) + '\n');
   };
 }
 
@@ -242,19 +282,19 @@ class Notes {
     return row;
   }
 
-  show(ctx: Context): void {
+  show(notices: Notices): void {
     if (this.first === undefined) return;
-    ctx.info(`note: ${this.count === 1 ? '1 row' : `${this.count} rows`}: ${this.first}${this.count > 1 ? ' (or alike; each row\'s report message says)' : ''}`);
+    notices.info(`note: ${this.count === 1 ? '1 row' : `${this.count} rows`}: ${this.first}${this.count > 1 ? ' (or alike; each row\'s report message says)' : ''}`);
   }
 }
 
-function listProblems(ctx: Context, problems: RowResult[], counts: BatchCounts): void {
+function listProblems(notices: Notices, problems: RowResult[], counts: BatchCounts): void {
   for (const p of problems.slice(0, MAX_LISTED_PROBLEMS)) {
     // Identifiers and messages may hold the file's text: escaped here (the report keeps them exact).
-    ctx.info(`line ${p.line}: ${p.status}: ${safeText(p.error ?? '')}: ${safeText(p.message ?? '', 300)}${p.identifier ? ` (${safeText(p.identifier)})` : ''}`);
+    notices.info(`line ${p.line}: ${p.status}: ${safeText(p.error ?? '')}: ${safeText(p.message ?? '', 300)}${p.identifier ? ` (${safeText(p.identifier)})` : ''}`);
   }
   const more = counts.count('failed') + counts.count('invalid') - MAX_LISTED_PROBLEMS;
-  if (more > 0) ctx.info(`... and ${more} more; --report FILE lists every row`);
+  if (more > 0) notices.info(`... and ${more} more; --report FILE lists every row`);
 }
 
 function messageOf(err: unknown): string {

@@ -21,7 +21,7 @@ export function perRowSender<P>(call: (payload: P, signal: AbortSignal) => Promi
   };
 }
 
-export function isRowRejection(err: unknown): err is ApiError {
+function isRowRejection(err: unknown): err is ApiError {
   return err instanceof ApiError && [400, 404, 409, 422].includes(err.status);
 }
 

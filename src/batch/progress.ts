@@ -1,4 +1,5 @@
-import type { Context } from '../context.js';
+import type { Clock } from '../clock.js';
+import type { ProgressDisplay } from '../io/notices.js';
 import type { BatchCounts } from './summary.js';
 
 export interface Progress {
@@ -10,7 +11,7 @@ export interface Progress {
 }
 
 /** What the input says of how far it got: its size (a regular file) and the bytes its rows so far came from. */
-export interface InputExtent {
+interface InputExtent {
   size?: number;
   bytesRead(): number;
 }
@@ -20,15 +21,16 @@ const NONE: Progress = { setRead() {}, setTotal() {}, stop() {} };
 /**
  * A spinner on stderr: rows done, of how many (exact once the input was read, else estimated
  * from the share of the file's bytes read), the share done, rate, time left and failures so
- * far; nothing unless ctx.showProgress().
+ * far; nothing without a progress display.
  */
-export async function startProgress(ctx: Context, counts: BatchCounts, started: number, input?: InputExtent): Promise<Progress> {
-  if (!ctx.showProgress()) return NONE;
+export async function startProgress(deps: { progress?: ProgressDisplay; clock: Clock }, counts: BatchCounts, started: number, input?: InputExtent): Promise<Progress> {
+  const display = deps.progress;
+  if (!display) return NONE;
   const { default: ora } = await import('ora');
-  const spinner = ora({ stream: ctx.io.stderr, isEnabled: true, discardStdin: false, color: ctx.globals.color ? 'cyan' : false }).start();
+  const spinner = ora({ stream: display.stream, isEnabled: true, discardStdin: false, color: display.color ? 'cyan' : false }).start();
   const reading = { rows: 0, total: undefined as number | undefined };
   const render = () => {
-    spinner.text = progressText(counts.rows, counts.count('failed') + counts.count('invalid'), ctx.clock.now() - started, { ...reading, size: input?.size, bytes: input?.bytesRead() ?? 0 });
+    spinner.text = progressText(counts.rows, counts.count('failed') + counts.count('invalid'), deps.clock.now() - started, { ...reading, size: input?.size, bytes: input?.bytesRead() ?? 0 });
   };
   const timer = setInterval(render, 200);
   timer.unref();
@@ -48,7 +50,7 @@ export async function startProgress(ctx: Context, counts: BatchCounts, started: 
 }
 
 /** How far the input was read: rows, the exact total once known, and bytes of the file's size. */
-export interface ReadSoFar {
+interface ReadSoFar {
   rows: number;
   total?: number;
   size?: number;

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import { isAlive } from '../lib/process-alive.js';
 import { lockReport } from './report-lock.js';
-import type { ResultRecord } from './run-batch.js';
+import type { ResultRecord } from './unrecorded.js';
 import { TransientError } from '../errors.js';
 import type { RowResult } from './types.js';
 
@@ -23,13 +23,13 @@ import type { RowResult } from './types.js';
  * so far (rows may repeat; the later entry wins), and maybe a temporary file that the next run
  * on this report removes.
  */
-export interface ReportFile extends ResultRecord {
+interface ReportFile extends ResultRecord {
   /** Queues one result; a promise when the writer wants the caller to wait. Throws once writing failed. */
   write(result: RowResult): Promise<void> | undefined;
   close(): Promise<void>;
 }
 
-export interface ReportFileSpec {
+interface ReportFileSpec {
   path: string;
   header: string;
   format: (result: RowResult) => string;
@@ -47,92 +47,113 @@ const HIGH_WATER = 1024 * 1024;
 export async function openReportFile(spec: ReportFileSpec): Promise<ReportFile> {
   const { path, fail } = spec;
   const unlock = await lockReport(path).catch((err: unknown) => Promise.reject(err instanceof TransientError ? err : fail(err)));
-  let file: FileHandle;
-  const carriedText = spec.carried.map(spec.format).join('');
+  const start = spec.header + spec.carried.map(spec.format).join('');
   try {
     await removeStaleTemps(path);
-    file = await writeAside(path, spec.header + carriedText, fail);
+    return new AppendedReport(spec, await writeAside(path, start, fail), Buffer.byteLength(start), unlock);
   } catch (err) {
     await unlock();
     throw err;
   }
-  const appendStart = Buffer.byteLength(spec.header + carriedText);
+}
 
-  let pending = '';
-  let queued = 0;
-  let recorded = 0;
-  let flushing: Promise<void> | undefined;
-  let scheduled = false;
-  let failure: Error | undefined;
-  let waiters: Array<() => void> = [];
-  const carriedUsed: RowResult[] = [];
-  const wake = () => waiters.splice(0).forEach((w) => w());
+/** The open report: results appended and synced a few at a time, `recorded()` counting those on disk. */
+class AppendedReport implements ReportFile {
+  private pending = '';
+  private queued = 0;
+  private done = 0;
+  private flushing: Promise<void> | undefined;
+  private scheduled = false;
+  private failure: Error | undefined;
+  private waiters: Array<() => void> = [];
+  /** The carried rows this run released again (their results are the earlier ones): merged back on close. */
+  private readonly carriedUsed: RowResult[] = [];
 
-  const flush = () => {
-    scheduled = false;
-    if (flushing || failure) return;
-    if (pending === '') {
-      recorded = queued;
-      return wake();
+  constructor(
+    private readonly spec: ReportFileSpec,
+    private readonly file: FileHandle,
+    /** Where the appended rows start (after the header and the carried rows). */
+    private readonly appendStart: number,
+    private readonly unlock: () => Promise<void>,
+  ) {}
+
+  write(result: RowResult): Promise<void> | undefined {
+    if (this.failure) throw this.failure;
+    this.queued++;
+    if (result.earlier) this.carriedUsed.push(result);
+    else this.pending += this.spec.format(result);
+    this.schedule();
+    return this.pending.length > HIGH_WATER && this.flushing ? this.flushing : undefined;
+  }
+
+  recorded(): number {
+    return this.done;
+  }
+
+  error(): unknown {
+    return this.failure;
+  }
+
+  waitBeyond(count: number): Promise<void> {
+    if (this.done > count || this.failure) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  async close(): Promise<void> {
+    this.flush();
+    while ((this.flushing || this.pending !== '') && !this.failure) {
+      await this.flushing;
+      this.flush();
     }
-    const text = pending;
-    const upTo = queued;
-    pending = '';
-    flushing = (async () => {
-      await writeAll(file, text);
-      await file.datasync();
+    try {
+      if (this.failure) throw this.failure;
+      if (this.spec.carried.length > 0) await compact(this.spec, this.file, this.appendStart, this.carriedUsed);
+    } finally {
+      await this.file.close().catch(() => {});
+      await this.unlock();
+      this.waiters = [];
+    }
+  }
+
+  /** Results released together (a whole chunk) go out in one write. */
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    queueMicrotask(() => this.flush());
+  }
+
+  /** Writes and syncs what is pending, unless a write is under way (it flushes again when done). */
+  private flush(): void {
+    this.scheduled = false;
+    if (this.flushing || this.failure) return;
+    if (this.pending === '') {
+      this.done = this.queued;
+      return this.wake();
+    }
+    const text = this.pending;
+    const upTo = this.queued;
+    this.pending = '';
+    this.flushing = (async () => {
+      await writeAll(this.file, text);
+      await this.file.datasync();
     })().then(
       () => {
-        flushing = undefined;
-        recorded = upTo;
-        wake();
-        flush();
+        this.flushing = undefined;
+        this.done = upTo;
+        this.wake();
+        this.flush();
       },
       (err: unknown) => {
-        flushing = undefined;
-        failure = fail(err);
-        wake();
+        this.flushing = undefined;
+        this.failure = this.spec.fail(err);
+        this.wake();
       },
     );
-  };
-  // Results released together (a whole chunk) go out in one write.
-  const schedule = () => {
-    if (scheduled) return;
-    scheduled = true;
-    queueMicrotask(flush);
-  };
+  }
 
-  return {
-    write(result) {
-      if (failure) throw failure;
-      queued++;
-      if (result.earlier) carriedUsed.push(result);
-      else pending += spec.format(result);
-      schedule();
-      return pending.length > HIGH_WATER && flushing ? flushing : undefined;
-    },
-    recorded: () => recorded,
-    error: () => failure,
-    waitBeyond(count) {
-      if (recorded > count || failure) return Promise.resolve();
-      return new Promise((resolve) => waiters.push(resolve));
-    },
-    async close() {
-      flush();
-      while ((flushing || pending !== '') && !failure) {
-        await flushing;
-        flush();
-      }
-      try {
-        if (failure) throw failure;
-        if (spec.carried.length > 0) await compact(spec, file, appendStart, carriedUsed);
-      } finally {
-        await file.close().catch(() => {});
-        await unlock();
-        waiters = [];
-      }
-    },
-  };
+  private wake(): void {
+    this.waiters.splice(0).forEach((w) => w());
+  }
 }
 
 /**

@@ -7,11 +7,11 @@ import { isStreamTarget, openWriteStream } from '../io/file-streams.js';
 import { openReportFile } from './report-file.js';
 import { jobLine, type ReportJob } from './report-job.js';
 import type { DoneRows } from './resume.js';
-import type { ResultRecord } from './run-batch.js';
+import type { ResultRecord } from './unrecorded.js';
 import type { RowResult } from './types.js';
 
 /** Report columns; `idColumn` names the service id (cnvContactId for contacts, id for records). */
-export function reportColumns(idColumn: string): string[] {
+function reportColumns(idColumn: string): string[] {
   return ['line', 'identifier', 'status', idColumn, 'error', 'message', 'row', 'hash'];
 }
 
@@ -24,7 +24,7 @@ export interface ReportWriter {
   record?: ResultRecord;
 }
 
-export interface ReportOptions {
+interface ReportOptions {
   /** The run the report is of: named on its first line, for --resume-from-report to check. */
   job: ReportJob;
   /** Rows done in an earlier run (--resume-from-report): they are in the file from the start. */

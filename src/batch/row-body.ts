@@ -1,7 +1,7 @@
 import { DATA_TYPES, type DataType } from '../api/fields.js';
 import { looseJson } from '../http/exact-json.js';
 import { quoteInput, showValue, type InputRow } from '../io/input-rows.js';
-import { coerceValue, type CoerceOptions } from '../records/coerce.js';
+import { coerceValue, type CoerceOptions } from '../io/coerce.js';
 import type { ColumnResolver, ColumnTarget } from './columns.js';
 
 /** A row that cannot become a body: an invalid row (`malformed_row`, or `code`), never sent. */
@@ -12,7 +12,7 @@ export class InvalidRowError extends Error {
 }
 
 /** A row as a request body, and a note for its report line (which column identified it). */
-export interface ShapedRow {
+interface ShapedRow {
   body: Record<string, unknown>;
   note?: string;
 }
@@ -87,7 +87,7 @@ export function renameRow(row: InputRow, resolver: ColumnResolver, keepUnknown =
 }
 
 /** A cell that does not fit its field's type: the row is invalid (`invalid_field`) and never sent. */
-export class CellMismatch {
+class CellMismatch {
   constructor(readonly message: string) {}
 }
 

@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import pLimit from 'p-limit';
 import { InOrder } from './in-order.js';
+import { Unrecorded, type ResultRecord } from './unrecorded.js';
 import { resultOf, type BatchItem, type BatchSender, type ItemOutcome, type PreparedRow, type RowResult } from './types.js';
 
 export interface RunBatchOptions<P> {
@@ -39,17 +40,7 @@ export interface RunBatchOptions<P> {
   maxUnrecorded?: number;
 }
 
-/** How far the results handed to onResult are recorded. */
-export interface ResultRecord {
-  /** Results recorded so far, counted from the first in input order. */
-  recorded(): number;
-  /** Resolves once more than `count` results are recorded, or recording failed. */
-  waitBeyond(count: number): Promise<void>;
-  /** Why recording failed, if it did. */
-  error(): unknown;
-}
-
-export interface RunBatchOutcome {
+interface RunBatchOutcome {
   /** Why the run stopped early (a sender's error, an input error, the abort reason); undefined when it ran to the end. */
   stoppedBy?: unknown;
 }
@@ -65,181 +56,210 @@ interface ChunkState {
  * is `skipped`, and the remaining input is still read so that it gets its results.
  */
 export async function runBatch<P>(opts: RunBatchOptions<P>): Promise<RunBatchOutcome> {
-  const results = new InOrder(opts.onResult);
-  const inflight = new AbortController();
-  // Every send in flight waits on this signal (rate limiter, retry backoff): up to `concurrency` listeners at once, not a leak.
-  setMaxListeners(Math.max(1, opts.concurrency) + 10, inflight.signal);
-  // The send slots: first come, first served, so chunks go in the order their dependencies allow.
-  const slot = pLimit(Math.max(1, opts.concurrency));
-  const running = new Set<Promise<void>>();
-  const holders = new Map<string, ChunkState>();
-  const maxPending = Math.max(2, opts.concurrency * 2);
-  const maxBuffered = Math.max(10_000, opts.chunkSize * maxPending * 2);
-  const unrecorded = new Unrecorded(opts.record, opts.maxUnrecorded ?? Math.max(1, opts.concurrency) * opts.chunkSize);
-  let stoppedBy: unknown;
-  let stopped = false;
-  // The sink (the report) failed: nothing more can be recorded, so nothing more is read.
-  let sinkError: unknown;
-  let seq = 0;
-
-  const stop = (reason: unknown) => {
-    if (stopped) return;
-    stopped = true;
-    stoppedBy = reason;
-  };
-  const onAbort = () => {
-    stop(opts.signal?.reason);
-    setTimeout(() => inflight.abort(opts.signal?.reason), opts.graceMs ?? 10_000).unref();
-  };
+  const run = new BatchRun(opts);
+  const onAbort = () => run.abort();
   if (opts.signal?.aborted) onAbort();
   else opts.signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    await run.readAll();
+  } catch (err) {
+    // The input broke mid-way: what was read still gets its results, the rest cannot.
+    run.stop(err);
+  }
+  await run.settle();
+  opts.signal?.removeEventListener('abort', onAbort);
+  return run.finish();
+}
 
-  // After a stop every remaining row is skipped for the same reason: one message for them all.
-  let notSent: { error: string; message: string } | undefined;
-  const skip = (item: BatchItem<P>, s: number, failed?: unknown) => {
-    if (failed !== undefined) return results.put(s, resultOf(item, { status: 'skipped', error: codeOf(failed), message: `no confirmed answer: ${messageOf(failed)}` }));
-    notSent ??= { error: 'not_sent', message: `not sent: the run stopped (${messageOf(stoppedBy)})` };
-    results.put(s, resultOf(item, { status: 'skipped', error: notSent.error, message: notSent.message }));
-  };
-  const waitForOne = () => (running.size > 0 ? Promise.race(running) : Promise.resolve());
-  const sinkFailed = (err: unknown) => {
-    sinkError ??= err;
-    stop(err);
-  };
+type Numbered<P> = { seq: number; item: BatchItem<P> };
 
-  const dispatch = async (chunk: Array<{ seq: number; item: BatchItem<P> }>) => {
+/** One run of the engine: what is read, open, in flight and released, and why it stopped. */
+class BatchRun<P> {
+  private readonly results: InOrder;
+  private readonly inflight = new AbortController();
+  /** The send slots: first come, first served, so chunks go in the order their dependencies allow. */
+  private readonly slot: ReturnType<typeof pLimit>;
+  private readonly running = new Set<Promise<void>>();
+  /** The unfinished chunk holding each order key. */
+  private readonly holders = new Map<string, ChunkState>();
+  private readonly maxPending: number;
+  private readonly maxBuffered: number;
+  private readonly unrecorded: Unrecorded;
+  private stoppedBy: unknown;
+  private stopped = false;
+  /** The sink (the report) failed: nothing more can be recorded, so nothing more is read. */
+  private sinkError: unknown;
+  private seq = 0;
+  /** The chunk being filled. */
+  private chunk: Array<Numbered<P>> = [];
+  /** With dryRun: the chunk that would be sent, for the preview. */
+  private dryChunk: BatchItem<P>[] = [];
+  /** After a stop every remaining row is skipped for the same reason: one message for them all. */
+  private notSent: { error: string; message: string } | undefined;
+
+  constructor(private readonly opts: RunBatchOptions<P>) {
+    this.results = new InOrder(opts.onResult);
+    // Every send in flight waits on this signal (rate limiter, retry backoff): up to `concurrency` listeners at once, not a leak.
+    setMaxListeners(Math.max(1, opts.concurrency) + 10, this.inflight.signal);
+    this.slot = pLimit(Math.max(1, opts.concurrency));
+    this.maxPending = Math.max(2, opts.concurrency * 2);
+    this.maxBuffered = Math.max(10_000, opts.chunkSize * this.maxPending * 2);
+    this.unrecorded = new Unrecorded(opts.record, opts.maxUnrecorded ?? Math.max(1, opts.concurrency) * opts.chunkSize);
+  }
+
+  stop(reason: unknown): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.stoppedBy = reason;
+  }
+
+  /** The caller's signal: stop now; sends in flight get `graceMs` before they are aborted too. */
+  abort(): void {
+    const reason = this.opts.signal?.reason;
+    this.stop(reason);
+    setTimeout(() => this.inflight.abort(reason), this.opts.graceMs ?? 10_000).unref();
+  }
+
+  /** Reads every row (until the sink fails), giving each its result or its place in a chunk. */
+  async readAll(): Promise<void> {
+    for await (const item of this.opts.rows) {
+      for (const row of Array.isArray(item) ? (item as ReadonlyArray<PreparedRow<P>>) : [item as PreparedRow<P>]) {
+        if (this.sinkBroke()) break;
+        const sending = this.take(row, this.seq++);
+        if (sending) await sending;
+      }
+      if (this.sinkBroke()) break;
+      await this.catchUp();
+    }
+  }
+
+  /** Sends what is open, waits for every send, shows the last dry-run chunk. */
+  async settle(): Promise<void> {
+    await this.dispatchOpen();
+    this.showDry();
+    while (this.running.size > 0) await this.waitForOne();
+  }
+
+  async finish(): Promise<RunBatchOutcome> {
+    await this.results.drain();
+    // The sink (the report) failing is not a row's problem: it ends the command.
+    if (this.results.error !== undefined) throw this.results.error;
+    if (this.sinkError !== undefined) throw this.sinkError;
+    return { stoppedBy: this.stoppedBy };
+  }
+
+  private sinkBroke(): boolean {
+    if (this.results.error !== undefined) this.sinkFailed(this.results.error);
+    return this.sinkError !== undefined;
+  }
+
+  private sinkFailed(err: unknown): void {
+    this.sinkError ??= err;
+    this.stop(err);
+  }
+
+  /**
+   * One row: its own outcome (invalid), valid (dry run), skipped (stopped), or into the open
+   * chunk. A promise only when a chunk goes out (most rows cost no await).
+   */
+  private take(row: PreparedRow<P>, s: number): Promise<void> | undefined {
+    if (row.outcome) {
+      this.results.put(s, resultOf(row, row.outcome));
+    } else if (this.opts.dryRun) {
+      this.dryChunk.push(row);
+      if (this.dryChunk.length >= this.opts.chunkSize) this.showDry();
+      this.results.put(s, resultOf(row, VALID));
+    } else if (this.stopped) {
+      if (this.chunk.length > 0) return this.dispatchOpen().then(() => this.skip(row, s));
+      this.skip(row, s);
+    } else {
+      this.chunk.push({ seq: s, item: row });
+      if (this.chunk.length >= this.opts.chunkSize) return this.dispatchOpen();
+    }
+    return undefined;
+  }
+
+  /**
+   * Lets the report catch up. The open chunk holds back every result after it: send it (or skip
+   * it, once stopped) rather than wait for rows that will not come.
+   */
+  private async catchUp(): Promise<void> {
+    const results = this.results;
+    while (results.buffered > this.maxBuffered && results.error === undefined) {
+      if (this.chunk.length > 0) await this.dispatchOpen();
+      // (drain() resolves at once when the sink is idle: racing it would spin without yielding.)
+      else if (this.running.size > 0) await (results.busy ? Promise.race([this.waitForOne(), results.drain()]) : this.waitForOne());
+      else if (results.busy) await results.drain();
+      // Nothing can make progress: yield to the event loop rather than spin on microtasks.
+      else await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  private showDry(): void {
+    if (this.dryChunk.length > 0) this.opts.preview?.(this.dryChunk);
+    this.dryChunk = [];
+  }
+
+  private async dispatchOpen(): Promise<void> {
+    const open = this.chunk;
+    this.chunk = [];
+    if (open.length > 0) await this.dispatch(open);
+  }
+
+  private waitForOne(): Promise<void> {
+    return this.running.size > 0 ? Promise.race(this.running) : Promise.resolve();
+  }
+
+  /** Waits for room (sends in flight, unrecorded rows), then starts the chunk's send once the chunks it follows are done. */
+  private async dispatch(chunk: Array<Numbered<P>>): Promise<void> {
     // Once stopped, a chunk is skipped at once: its rows must not hold back the results after them.
-    if (!stopped) while (running.size >= maxPending) await waitForOne();
-    if (!stopped) await unrecorded.room(chunk.length, () => (running.size > 0 ? Promise.race(running) : undefined)).catch(sinkFailed);
-    if (stopped) return chunk.forEach(({ item, seq: s }) => skip(item, s));
-    unrecorded.sent(chunk[chunk.length - 1].seq, chunk.length);
-    const keys = opts.orderKey ? [...new Set(chunk.flatMap(({ item }) => keysOf(opts.orderKey, item.payload)))] : [];
-    const deps = keys.length ? [...new Set(keys.map((k) => holders.get(k)).filter((d): d is ChunkState => d !== undefined))] : [];
+    if (!this.stopped) while (this.running.size >= this.maxPending) await this.waitForOne();
+    if (!this.stopped) await this.unrecorded.room(chunk.length, () => (this.running.size > 0 ? Promise.race(this.running) : undefined)).catch((err: unknown) => this.sinkFailed(err));
+    if (this.stopped) return chunk.forEach(({ item, seq: s }) => this.skip(item, s));
+    this.unrecorded.sent(chunk[chunk.length - 1].seq, chunk.length);
+    const orderKey = this.opts.orderKey;
+    const keys = orderKey ? [...new Set(chunk.flatMap(({ item }) => keysOf(orderKey, item.payload)))] : [];
+    const deps = keys.length ? [...new Set(keys.map((k) => this.holders.get(k)).filter((d): d is ChunkState => d !== undefined))] : [];
     const state: ChunkState = { done: Promise.resolve() };
-    for (const key of keys) holders.set(key, state);
+    for (const key of keys) this.holders.set(key, state);
     const task = (async () => {
       await Promise.all(deps.map((d) => d.done));
-      await slot(async () => {
+      await this.slot(async () => {
         try {
-          if (stopped) return chunk.forEach(({ item, seq: s }) => skip(item, s));
-          const items = chunk.map((c) => c.item);
-          let outcomes: ItemOutcome[];
-          try {
-            outcomes = await opts.send(items, inflight.signal);
-            if (outcomes.length !== items.length) throw new Error(`the sender gave ${outcomes.length} results for ${items.length} items`);
-          } catch (err) {
-            stop(err);
-            return chunk.forEach(({ item, seq: s }) => skip(item, s, err));
-          }
-          chunk.forEach(({ item, seq: s }, i) => results.put(s, resultOf(item, outcomes[i])));
+          await this.send(chunk);
         } finally {
-          for (const key of keys) if (holders.get(key) === state) holders.delete(key);
+          for (const key of keys) if (this.holders.get(key) === state) this.holders.delete(key);
         }
       });
     })();
     state.done = task;
-    running.add(task);
-    void task.finally(() => running.delete(task));
-  };
-
-  let chunk: Array<{ seq: number; item: BatchItem<P> }> = [];
-  let dryChunk: BatchItem<P>[] = [];
-  const showDry = () => {
-    if (dryChunk.length > 0) opts.preview?.(dryChunk);
-    dryChunk = [];
-  };
-  const dispatchOpen = async () => {
-    const open = chunk;
-    chunk = [];
-    if (open.length > 0) await dispatch(open);
-  };
-  try {
-    for await (const item of opts.rows) {
-      for (const row of Array.isArray(item) ? (item as ReadonlyArray<PreparedRow<P>>) : [item as PreparedRow<P>]) {
-        if (results.error !== undefined) sinkFailed(results.error);
-        if (sinkError !== undefined) break;
-        const s = seq++;
-        if (row.outcome) {
-          results.put(s, resultOf(row, row.outcome));
-        } else if (opts.dryRun) {
-          dryChunk.push(row);
-          if (dryChunk.length >= opts.chunkSize) showDry();
-          results.put(s, resultOf(row, VALID));
-        } else if (stopped) {
-          if (chunk.length > 0) await dispatchOpen();
-          skip(row, s);
-        } else {
-          chunk.push({ seq: s, item: row });
-          if (chunk.length >= opts.chunkSize) await dispatchOpen();
-        }
-      }
-      if (results.error !== undefined) sinkFailed(results.error);
-      if (sinkError !== undefined) break;
-      // Let the report catch up. The open chunk holds back every result after it: send it (or
-      // skip it, once stopped) rather than wait for rows that will not come.
-      while (results.buffered > maxBuffered && results.error === undefined) {
-        if (chunk.length > 0) await dispatchOpen();
-        // (drain() resolves at once when the sink is idle: racing it would spin without yielding.)
-        else if (running.size > 0) await (results.busy ? Promise.race([waitForOne(), results.drain()]) : waitForOne());
-        else if (results.busy) await results.drain();
-        // Nothing can make progress: yield to the event loop rather than spin on microtasks.
-        else await new Promise((resolve) => setImmediate(resolve));
-      }
-    }
-  } catch (err) {
-    // The input broke mid-way: what was read still gets its results, the rest cannot.
-    stop(err);
+    this.running.add(task);
+    void task.finally(() => this.running.delete(task));
   }
-  if (chunk.length > 0) await dispatchOpen();
-  showDry();
-  while (running.size > 0) await waitForOne();
-  opts.signal?.removeEventListener('abort', onAbort);
-  await results.drain();
-  // The sink (the report) failing is not a row's problem: it ends the command.
-  if (results.error !== undefined) throw results.error;
-  if (sinkError !== undefined) throw sinkError;
-  return { stoppedBy };
+
+  /** Sends one chunk and releases its rows' results; a sender's error stops the run. */
+  private async send(chunk: Array<Numbered<P>>): Promise<void> {
+    if (this.stopped) return chunk.forEach(({ item, seq: s }) => this.skip(item, s));
+    const items = chunk.map((c) => c.item);
+    let outcomes: ItemOutcome[];
+    try {
+      outcomes = await this.opts.send(items, this.inflight.signal);
+      if (outcomes.length !== items.length) throw new Error(`the sender gave ${outcomes.length} results for ${items.length} items`);
+    } catch (err) {
+      this.stop(err);
+      return chunk.forEach(({ item, seq: s }) => this.skip(item, s, err));
+    }
+    chunk.forEach(({ item, seq: s }, i) => this.results.put(s, resultOf(item, outcomes[i])));
+  }
+
+  private skip(item: BatchItem<P>, s: number, failed?: unknown): void {
+    if (failed !== undefined) return this.results.put(s, resultOf(item, { status: 'skipped', error: codeOf(failed), message: `no confirmed answer: ${messageOf(failed)}` }));
+    this.notSent ??= { error: 'not_sent', message: `not sent: the run stopped (${messageOf(this.stoppedBy)})` };
+    this.results.put(s, resultOf(item, { status: 'skipped', error: this.notSent.error, message: this.notSent.message }));
+  }
 }
 
 const VALID: ItemOutcome = { status: 'valid' };
-
-/**
- * Sent rows whose results are not recorded yet, chunk by chunk in input order: a new chunk
- * waits while sending it would put more than `limit` rows at risk of a re-send after a crash.
- */
-class Unrecorded {
-  private readonly chunks: Array<{ last: number; size: number }> = [];
-  private rows = 0;
-
-  constructor(private readonly record: ResultRecord | undefined, private readonly limit: number) {}
-
-  sent(lastSeq: number, size: number): void {
-    if (this.record) {
-      this.chunks.push({ last: lastSeq, size });
-      this.rows += size;
-    }
-  }
-
-  /**
-   * Waits until `size` more rows fit (at once when nothing is at risk). `settled` is a send
-   * finishing, or undefined when none runs; throws when recording failed.
-   */
-  async room(size: number, settled: () => Promise<void> | undefined): Promise<void> {
-    const record = this.record;
-    if (!record) return;
-    for (this.prune(); this.rows > 0 && this.rows + size > this.limit; this.prune()) {
-      if (record.error() !== undefined) throw record.error();
-      const next = record.waitBeyond(record.recorded());
-      await Promise.race([settled() ?? next, next]);
-    }
-    if (record.error() !== undefined) throw record.error();
-  }
-
-  private prune(): void {
-    const recorded = this.record!.recorded();
-    while (this.chunks.length > 0 && this.chunks[0].last < recorded) this.rows -= this.chunks.shift()!.size;
-  }
-}
 
 function keysOf<P>(orderKey: RunBatchOptions<P>['orderKey'], payload: P): readonly string[] {
   const key = orderKey?.(payload);

@@ -32,7 +32,7 @@ export class BatchCounts {
   }
 }
 
-export interface SummaryInfo {
+interface SummaryInfo {
   elapsedMs: number;
   dryRun: boolean;
   report?: string;
@@ -87,7 +87,7 @@ export function quietFailureLine(counts: BatchCounts, info: SummaryInfo): string
 }
 
 /** `status` of the --summary-json file: complete, partial (exit 6), interrupted or failed. */
-export function batchStatus(ctx: { signal: AbortSignal }, stoppedBy: unknown, exitCode: number): { status: string } {
-  if (stoppedBy !== undefined) return { status: ctx.signal.aborted ? 'interrupted' : 'failed' };
+export function batchStatus(run: { signal: AbortSignal }, stoppedBy: unknown, exitCode: number): { status: string } {
+  if (stoppedBy !== undefined) return { status: run.signal.aborted ? 'interrupted' : 'failed' };
   return { status: exitCode === ExitCode.partial ? 'partial' : 'complete' };
 }

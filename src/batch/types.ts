@@ -27,7 +27,7 @@ export interface ItemOutcome {
 }
 
 /** What names one input row in its result and in the report. */
-export interface RowTag {
+interface RowTag {
   line: number;
   /** The row's identifier as the user gave it (email, cnvContactId, userId, clientDedupKey...). */
   identifier: string;

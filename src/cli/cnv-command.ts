@@ -2,7 +2,7 @@ import { Command, type AddHelpTextContext, type AddHelpTextPosition, type HelpCo
 import type { HelpParts } from './help-layout.js';
 import { UsageError } from '../errors.js';
 import { MISSING_COMMANDS } from './missing-commands.js';
-import { didYouMean, guessText, HINT_MARK, suggest } from './suggest.js';
+import { didYouMean, guessText, HINT_MARK, suggest } from '../cmdutil/suggest.js';
 
 /** cnv's error codes for commander's parse errors. */
 const CODES: Record<string, string> = {

@@ -1,10 +1,10 @@
 import type { Argument, Command, Option } from 'commander';
 
 /** Where the values of an option or argument come from, when they are not a fixed list. */
-export type ValueSource = 'profile' | 'state-key' | 'help' | 'file';
+type ValueSource = 'profile' | 'state-key' | 'help' | 'file';
 
 /** One option as completion sees it. */
-export interface CompletionOption {
+interface CompletionOption {
   flags: string[];
   /** Whether the next word is its value. */
   value: boolean;
@@ -37,7 +37,7 @@ const OPTION_SOURCES: Record<string, ValueSource> = { '--profile': 'profile', '-
 const ARG_SOURCES: Record<string, ValueSource> = { key: 'state-key', profile: 'profile', topic: 'help' };
 
 /** The fixed values an option accepts (commander choices, or case-insensitive choices). */
-export function optionChoices(option: Option): readonly string[] | undefined {
+function optionChoices(option: Option): readonly string[] | undefined {
   const parser = (option as unknown as { parseArg?: { choices?: readonly string[] } }).parseArg;
   return option.argChoices ?? parser?.choices;
 }

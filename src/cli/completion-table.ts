@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream';
-import { createContext } from '../context.js';
+import { createContext } from './create-context.js';
 import { completionTree, type CompletionNode } from './complete.js';
 import { buildProgram, loadAllCommands } from './program.js';
 

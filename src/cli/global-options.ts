@@ -1,9 +1,24 @@
 import { Option, type Command } from 'commander';
-import { DEFAULT_GLOBALS, type GlobalOptions } from '../context.js';
+import type { GlobalOptions } from '../context.js';
+import { DEFAULT_MAX_RETRY_WAIT_MS } from '../http/retry-policy.js';
 import { OUTPUT_FORMATS } from '../io/format.js';
 import { UsageError } from '../errors.js';
 import { integer } from '../lib/option-values.js';
-import { caseInsensitiveChoice } from './parse.js';
+import { caseInsensitiveChoice } from '../cmdutil/parse.js';
+
+/** The global options when none is given. */
+export const DEFAULT_GLOBALS: GlobalOptions = {
+  json: false,
+  verbose: false,
+  debug: false,
+  quiet: false,
+  progress: true,
+  color: true,
+  timeout: 30_000,
+  maxRetries: 3,
+  maxRetryWaitMs: DEFAULT_MAX_RETRY_WAIT_MS,
+  dryRun: false,
+};
 
 /** Upper bound of --timeout: the longest a Node.js timer waits (about 24.8 days); a longer one fires at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1;

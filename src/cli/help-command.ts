@@ -3,7 +3,7 @@ import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { HELP_TOPICS } from './help-topics.js';
 import type { CnvCommand } from './cnv-command.js';
-import { didYouMean } from './suggest.js';
+import { didYouMean } from '../cmdutil/suggest.js';
 
 /** `cnv help [topic | command...]`: topics, or a command's own help. */
 export function addHelpCommand(

@@ -7,12 +7,11 @@ import { addCompletionCommands } from './completion-command.js';
 import { addGlobalOptions, checkOutputFlags, toGlobals } from './global-options.js';
 import { addHelpCommand } from './help-command.js';
 import { formatHelp } from './help-layout.js';
-import { validateOptions } from './validate.js';
-import { VERSION } from './version.js';
+import { VERSION } from '../cmdutil/version.js';
 import { COMMANDS, isGroup } from './registry.js';
 import type { Entry, LeafEntry } from '../commands/contract.js';
-
-export { VERSION } from './version.js';
+import { outputOf } from '../cmdutil/deps.js';
+import { validateOptions } from '../cmdutil/validate-options.js';
 
 const leaves = new WeakMap<Command, LeafEntry>();
 
@@ -91,20 +90,23 @@ function addEntry(parent: Command, entry: Entry, hook: (p: Command, s: Command) 
 }
 
 /** Imports a leaf's module and gives it its options and action. */
-export async function loadLeaf(ctx: Context, cmd: Command, setExitCode: (code: number) => void): Promise<void> {
+async function loadLeaf(ctx: Context, cmd: Command, setExitCode: (code: number) => void): Promise<void> {
   const entry = leaves.get(cmd);
   if (!entry || loaded.has(cmd)) return;
   loaded.add(cmd);
   const mod = await entry.load();
+  mod.options.addTo(cmd);
   mod.configure(cmd);
   cmd.action(async (...params: unknown[]) => {
     const command = params[params.length - 1] as Command;
     const queried = ctx.globals.query === undefined ? undefined : (await import('../io/query.js')).queryApplications;
     const before = queried?.();
-    // Validated before anything runs: a bad value is a usage error (exit 2) naming its flag.
-    const opts = validateOptions(mod.options, command.opts());
+    // Validated before anything runs, with the global options the command's rules read: a bad
+    // value or combination is a usage error (exit 2) naming its flag.
+    const globals = Object.fromEntries(mod.options.globals.map((key) => [key, ctx.globals[key]]));
+    const opts = validateOptions(mod.options, { ...globals, ...command.opts() });
     const result = await mod.run(ctx, { args: command.processedArgs, opts });
-    await renderResult(ctx, result);
+    await renderResult(outputOf(ctx), result, (line) => ctx.info(line));
     // A run that printed no JSON document (a --file or --batch run) says so rather than ignore -q.
     if (queried && queried() === before) ctx.warn('-q/--query: this run printed no JSON for the query to apply to');
     setExitCode(result.exitCode ?? 0);

@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import type { Command } from 'commander';
-import { createContext } from '../context.js';
+import { createContext } from './create-context.js';
 import { HELP_TOPICS } from './help-topics.js';
 import { buildProgram, loadAllCommands } from './program.js';
 

@@ -14,31 +14,36 @@ import { apiIdempotency } from './api/idempotency.js';
 import { stringifyJson } from '../lib/exact-number.js';
 import { CursorTrail } from '../lib/cursor-trail.js';
 import { MAX_JSON_DEPTH, nestsDeeper } from '../io/input-rows.js';
+import { commandOptions, flag, switchFlag, textFlag } from '../cmdutil/flags.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 type Method = (typeof METHODS)[number];
 
 /** -f and -F in the order given (collectField), the rest as commander gives them. */
 const fieldArgs = z.array(z.object({ flag: z.enum(['-f', '-F']), text: z.string() })).optional();
-export const options = z.object({
-  rawField: fieldArgs,
-  field: fieldArgs,
-  input: z.string().optional(),
-  paginate: z.boolean().optional(),
-  slurp: z.boolean().optional(),
-  include: z.boolean().optional(),
-});
+export const options = commandOptions(
+  {
+    rawField: flag('-f, --raw-field <key=value>', 'a string parameter (repeatable): query string for GET, JSON body otherwise', fieldArgs, { parse: collectField('-f') }),
+    field: flag('-F, --field <key=value>', 'a typed parameter (repeatable): true, false, null and numbers as JSON, @file (@- stdin) as the file\'s text', fieldArgs, { parse: collectField('-F') }),
+    input: textFlag('--input <file>', 'the request body, a JSON file (- for stdin); -f/-F then go to the query string'),
+    paginate: switchFlag('--paginate', 'follow pagination.nextCursor to the last page and print the rows of every page, one JSON line each'),
+    slurp: switchFlag('--slurp', 'with --paginate: print all rows as one JSON array instead'),
+    include: switchFlag('-i, --include', 'print the status line and the response headers (key masked) before the body; an error answer too, as it came, before the error line on stderr'),
+  },
+  {
+    globals: ['format'],
+    check(opts) {
+      if (opts.slurp && !opts.paginate) throw new UsageError('--slurp goes with --paginate');
+      const { format } = opts;
+      if (format === 'csv' || format === 'table') throw new UsageError(`-o ${format}: cnv api prints JSON (-o json or ndjson)`);
+    },
+  },
+);
 
 export function configure(cmd: Command): void {
   cmd
     .argument('<method>', `HTTP method: ${METHODS.join(', ')} (any case)`)
     .argument('<path>', 'API path, e.g. /v2/campaigns or campaigns (the /v2 prefix is added); never a full URL')
-    .option('-f, --raw-field <key=value>', 'a string parameter (repeatable): query string for GET, JSON body otherwise', collectField('-f'))
-    .option('-F, --field <key=value>', 'a typed parameter (repeatable): true, false, null and numbers as JSON, @file (@- stdin) as the file\'s text', collectField('-F'))
-    .option('--input <file>', 'the request body, a JSON file (- for stdin); -f/-F then go to the query string')
-    .option('--paginate', 'follow pagination.nextCursor to the last page and print the rows of every page, one JSON line each')
-    .option('--slurp', 'with --paginate: print all rows as one JSON array instead')
-    .option('-i, --include', 'print the status line and the response headers (key masked) before the body; an error answer too, as it came, before the error line on stderr')
     .addHelpText('after', `
 Sends one request through the same path as every command: the key and base URL of the profile
 in force, the rate limit, retries, --dry-run (writes are printed, not sent), --verbose and the
@@ -75,9 +80,6 @@ Examples:
 export async function run(ctx: Context, { args, opts }: CommandInput<typeof options>): Promise<CommandResult> {
   const method = checkMethod(String(args[0]));
   const path = checkPath(String(args[1]));
-  if (opts.slurp && !opts.paginate) throw new UsageError('--slurp goes with --paginate');
-  const format = ctx.globals.format;
-  if (format === 'csv' || format === 'table') throw new UsageError(`-o ${format}: cnv api prints JSON (-o json or ndjson)`);
   const fields = await fieldsObject([...(opts.rawField ?? []), ...(opts.field ?? [])], ctx.io.stdin, ctx.signal);
   let body: unknown;
   let query: Record<string, string> = {};

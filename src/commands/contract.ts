@@ -3,28 +3,29 @@
  * at start-up. The command tree itself (names, summaries, loaders) is src/cli/registry.ts.
  */
 import type { Command } from 'commander';
-import type { z } from 'zod';
+import type { CommandOptions } from '../cmdutil/flags.js';
 import type { Context } from '../context.js';
 import type { CommandResult } from '../io/render.js';
 
 /**
- * What a command file under src/commands exports. `S` is its options schema: the loader
- * validates commander's options with it (a failure is a usage error naming the flag), so `run`
- * receives them typed.
+ * What a command file under src/commands exports. `options` is its table of flags (declared
+ * once: src/cmdutil/flags.ts): the loader adds them to commander and validates what commander
+ * read with the schema made from the same table, cross-flag rules included (a failure is a usage
+ * error naming the flag), so `run` receives them typed.
  */
-export interface CommandModule<S extends z.ZodType = z.ZodType> {
-  /** The command's own options as commander produces them (camelCase keys, parsers applied). */
-  options: S;
-  /** Arguments, options and help text (with at least one example). */
+interface CommandModule<T = unknown> {
+  options: CommandOptions<T>;
+  /** Arguments and help text (with at least one example); the flags come from `options`. */
   configure(cmd: Command): void;
-  run(ctx: Context, input: CommandInput<S>): Promise<CommandResult>;
+  run(ctx: Context, input: CommandInput<T>): Promise<CommandResult>;
 }
 
-export interface CommandInput<S extends z.ZodType = z.ZodType> {
+/** What `run` receives; `typeof options` of the command's own module names its options' type. */
+export interface CommandInput<T = unknown> {
   /** Declared positional arguments, in order. */
   args: unknown[];
-  /** The command's own options (camelCase keys), validated by its schema. */
-  opts: z.output<S>;
+  /** The command's own options (camelCase keys), and the global ones its rules read, validated. */
+  opts: T extends CommandOptions<infer V> ? V : T;
 }
 
 export interface LeafEntry {
@@ -39,7 +40,8 @@ export interface LeafEntry {
   json?: string;
   /** The global flags (long names) that mean something to this command; its help lists only these. Default: all. */
   globals?: readonly string[];
-  load: () => Promise<CommandModule>;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each module has its own options type
+  load: () => Promise<CommandModule<any>>;
 }
 
 export interface GroupEntry {

@@ -15,7 +15,7 @@ export interface Known {
   contact?: { cnvContactId: string } | { email: string };
 }
 
-export interface Probe {
+interface Probe {
   name: string;
   request(known: Known): ProbeRequest;
   /**

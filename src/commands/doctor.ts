@@ -8,9 +8,10 @@ import type { HttpClient } from '../http/client.js';
 import { maskKey, redactUrl } from '../http/redact.js';
 import type { CommandResult } from '../io/render.js';
 import { GATED_PROBES, probeVerdict, type Check, type Known } from './doctor-probes.js';
+import { commandOptions } from '../cmdutil/flags.js';
 
 /** No options of its own. */
-export const options = z.object({});
+export const options = commandOptions({});
 
 export function configure(cmd: Command): void {
   cmd.addHelpText('after', `

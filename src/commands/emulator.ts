@@ -6,6 +6,7 @@ import type { Context } from '../context.js';
 import type { CommandResult } from '../io/render.js';
 import { LocalFileError, UsageError } from '../errors.js';
 import { integer } from '../lib/option-values.js';
+import { commandOptions, flag, textFlag } from '../cmdutil/flags.js';
 
 function rate(text: string): number {
   const n = Number(text);
@@ -24,33 +25,24 @@ function seed(text: string): 'demo' | 'none' | number {
   throw new InvalidArgumentError(`expected demo, none or a number, got "${text}"`);
 }
 
-/** Every option has a default, so each is always present. */
-export const options = z.object({
-  port: z.number(),
-  host: z.string(),
-  seed: z.union([z.literal('demo'), z.literal('none'), z.number()]),
-  failRate: z.number(),
-  dropRate: z.number(),
-  latency: z.number(),
-  rateLimit: z.number(),
-  seedContacts: z.number(),
-  seedEvents: z.number(),
-  readyFile: z.string().optional(),
+const whole = (flags: string, description: string, parse: (text: string) => number, defaultValue: number) => flag(flags, description, z.number(), { parse, defaultValue });
+
+/** Every option but --ready-file has a default, so each is always present. */
+export const options = commandOptions({
+  port: whole('--port <n>', 'port to listen on (0 picks a free one)', integer(0, 65535), 4010),
+  host: flag('--host <host>', 'interface to listen on (loopback only is sensible)', z.string(), { defaultValue: '127.0.0.1' }),
+  seed: flag('--seed <demo|none|N>', 'demo data, none, or demo data generated from seed N', z.union([z.literal('demo'), z.literal('none'), z.number()]), { parse: seed, defaultValue: 'demo' }),
+  failRate: whole('--fail-rate <r>', 'share of /v2 requests answered 500 internal_error', rate, 0),
+  dropRate: whole('--drop-rate <r>', 'share of /v2 requests whose connection is dropped without an answer', rate, 0),
+  latency: whole('--latency <ms>', 'delay added to every /v2 answer', integer(0), 0),
+  rateLimit: whole('--rate-limit <n>', 'requests per second per business before 429 (0: no limit)', integer(0), 200),
+  seedContacts: whole('--seed-contacts <n>', 'extra generated contacts for export benchmarks (read-only, seen only by the exports)', integer(0, 100_000_000), 0),
+  seedEvents: whole('--seed-events <n>', 'extra generated custom events, and as many email events, for export benchmarks', integer(0, 100_000_000), 0),
+  readyFile: textFlag('--ready-file <path>', 'once listening, write CNV_BASE_URL=... and CNV_API_KEY=... lines to this file (atomically; removed on a clean stop)', filePath),
 });
 
 export function configure(cmd: Command): void {
-  cmd
-    .option('--port <n>', 'port to listen on (0 picks a free one)', integer(0, 65535), 4010)
-    .option('--host <host>', 'interface to listen on (loopback only is sensible)', '127.0.0.1')
-    .option('--seed <demo|none|N>', 'demo data, none, or demo data generated from seed N', seed, 'demo' as const)
-    .option('--fail-rate <r>', 'share of /v2 requests answered 500 internal_error', rate, 0)
-    .option('--drop-rate <r>', 'share of /v2 requests whose connection is dropped without an answer', rate, 0)
-    .option('--latency <ms>', 'delay added to every /v2 answer', integer(0), 0)
-    .option('--rate-limit <n>', 'requests per second per business before 429 (0: no limit)', integer(0), 200)
-    .option('--seed-contacts <n>', 'extra generated contacts for export benchmarks (read-only, seen only by the exports)', integer(0, 100_000_000), 0)
-    .option('--seed-events <n>', 'extra generated custom events, and as many email events, for export benchmarks', integer(0, 100_000_000), 0)
-    .option('--ready-file <path>', 'once listening, write CNV_BASE_URL=... and CNV_API_KEY=... lines to this file (atomically; removed on a clean stop)', filePath)
-    .addHelpText('after', `
+  cmd.addHelpText('after', `
 Prints the base URL and the demo API keys, then serves until Ctrl-C or SIGTERM. With
 --verbose, one line per request on stderr (method, path, status, time). GET /_emulator/health
 answers {"ok":true} while it serves. Admin routes for tests live under /_emulator (see

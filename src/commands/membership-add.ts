@@ -1,32 +1,48 @@
 import type { Command } from 'commander';
-import { z } from 'zod';
 import type { AddContactResult, BatchItemResult } from '../api/memberships.js';
 import { MAX_BATCH_CONTACTS } from '../api/memberships.js';
-import { batchAddRequest } from '../api/memberships.js';
 import { batchAddColumns, batchAddSender, IDENTIFIER_COLUMNS, prepareIdentifierRow } from '../batch/contact-batch-add.js';
 import { runFileBatch } from '../batch/file-run.js';
-import { addBatchOptions, batchOptionShape, batchRunOptions, chunkSizeShape, rejectBatchOptions } from '../batch/options.js';
-import { addIdentifierOptions, identifierFrom, identifierOptionShape } from '../cli/identifier.js';
+import { batchFlags, batchRunOptions, checkBatchOptions, chunkSizeFlag, rejectBatchOptions, SUMMARY_JSON_FLAG } from '../cmdutil/batch-options.js';
+import { IDENTIFIER_FLAGS, identifierFrom } from '../cmdutil/identifier.js';
+import { commandOptions, textFlag } from '../cmdutil/flags.js';
 import type { ContactIdentifier } from '../api/identifiers.js';
-import { uuidArgument } from '../cli/parse.js';
+import { uuidArgument } from '../cmdutil/parse.js';
 import type { CommandInput } from './contract.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import type { HttpClient } from '../http/client.js';
 import type { CommandResult } from '../io/render.js';
+import { batchDepsOf } from '../cmdutil/deps.js';
 
 // `audience add` and `campaigns add`: one contact by flags, or many from a file with --batch.
 
-export const BATCH_DEFAULTS = { concurrency: 8, maxChunkSize: MAX_BATCH_CONTACTS, columns: 'identifiers' as const };
+const BATCH_DEFAULTS = { concurrency: 8, maxChunkSize: MAX_BATCH_CONTACTS, columns: 'identifiers' as const };
 
 /** The options of both commands: one contact by its identifier flags, or --batch FILE. */
-export const membershipAddOptions = z.object({ ...identifierOptionShape, batch: z.string().optional(), ...batchOptionShape, ...chunkSizeShape });
+export const membershipAddOptions = commandOptions(
+  {
+    ...IDENTIFIER_FLAGS,
+    batch: textFlag('--batch <file>', 'add every contact of a CSV, NDJSON or JSON file (- for stdin) through the batch endpoint'),
+    ...batchFlags(BATCH_DEFAULTS),
+    ...SUMMARY_JSON_FLAG,
+    ...chunkSizeFlag(BATCH_DEFAULTS.maxChunkSize),
+  },
+  {
+    check(opts) {
+      if (opts.batch === undefined) return rejectBatchOptions(opts, '--batch');
+      const flag = (['contactId', 'userId', 'email'] as const).find((k) => opts[k] !== undefined);
+      if (flag) throw new UsageError(`--batch: the contacts come from the file; drop --${flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
+      checkBatchOptions(opts);
+    },
+  },
+);
 
-export interface MembershipTarget {
+interface MembershipTarget {
   /** "audience" or "campaign", for messages. */
   noun: string;
-  /** The path of the target's members (the batch endpoint is below it). */
-  path(targetId: string): string;
+  /** The batch add request of these contacts (what a --dry-run shows). */
+  batchRequest(targetId: string, contacts: ContactIdentifier[]): { method: string; path: string; body: unknown };
   /** The command, as a report names it: `audience add`, `campaigns add`. */
   command: string;
   single(http: HttpClient, targetId: string, contact: ContactIdentifier, signal: AbortSignal): Promise<AddContactResult>;
@@ -34,29 +50,24 @@ export interface MembershipTarget {
 }
 
 export function configureMembershipAdd(cmd: Command, argName: string, argHelp: string): Command {
-  cmd.argument(`<${argName}>`, argHelp, uuidArgument);
-  addIdentifierOptions(cmd).option('--batch <file>', 'add every contact of a CSV, NDJSON or JSON file (- for stdin) through the batch endpoint');
-  return addBatchOptions(cmd, BATCH_DEFAULTS);
+  return cmd.argument(`<${argName}>`, argHelp, uuidArgument);
 }
 
 export async function runMembershipAdd(ctx: Context, { args, opts }: CommandInput<typeof membershipAddOptions>, target: MembershipTarget): Promise<CommandResult> {
   const targetId = args[0] as string;
   if (opts.batch === undefined) {
-    rejectBatchOptions(opts, '--batch');
     const result = await target.single(await ctx.http(), targetId, identifierFrom(opts, undefined, (m) => ctx.warn(m)), ctx.signal);
     if (!result.added) ctx.info(`note: the contact was already in this ${target.noun}; nothing changed`);
     return { kind: 'record', data: result };
   }
-  const flag = (['contactId', 'userId', 'email'] as const).find((k) => opts[k] !== undefined);
-  if (flag) throw new UsageError(`--batch: the contacts come from the file; drop --${flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
-  return runFileBatch(ctx, {
+  return runFileBatch(batchDepsOf(ctx), {
     path: opts.batch,
     job: { command: target.command, target: targetId },
-    options: batchRunOptions(ctx, opts, BATCH_DEFAULTS),
-    columns: { rules: batchAddColumns(`POST ${target.path(targetId)}/batch`), identifierColumns: IDENTIFIER_COLUMNS },
+    options: batchRunOptions(opts, BATCH_DEFAULTS, ctx.globals.dryRun),
+    columns: { rules: batchAddColumns(requestLine(target.batchRequest(targetId, []))), identifierColumns: IDENTIFIER_COLUMNS },
     prepare: prepareIdentifierRow,
-    request: (items) => batchAddRequest(target.path(targetId), items.map((i) => i.payload)),
-    send: batchAddSender(ctx, (http, contacts, signal) => target.batch(http, targetId, contacts, signal)),
+    request: (items) => target.batchRequest(targetId, items.map((i) => i.payload)),
+    send: batchAddSender(() => ctx.http(), (http, contacts, signal) => target.batch(http, targetId, contacts, signal)),
   });
 }
 
@@ -78,4 +89,9 @@ See docs/batches.md.
 
 Examples:
 ${example}`;
+}
+
+/** `POST /v2/audiences/…/contacts/batch`, as the column table names the endpoint. */
+function requestLine(request: { method: string; path: string }): string {
+  return `${request.method} ${request.path}`;
 }

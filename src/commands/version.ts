@@ -1,13 +1,13 @@
 import type { Command } from 'commander';
-import { z } from 'zod';
 import type { CommandInput } from './contract.js';
-import { VERSION, versionInfo } from '../cli/version.js';
+import { VERSION, versionInfo } from '../cmdutil/version.js';
 import type { Context } from '../context.js';
 import type { CommandResult } from '../io/render.js';
 import { writeWithBackpressure } from '../io/write.js';
+import { commandOptions } from '../cmdutil/flags.js';
 
 /** No options of its own. */
-export const options = z.object({});
+export const options = commandOptions({});
 
 export function configure(cmd: Command): void {
   cmd.addHelpText('after', `

@@ -14,7 +14,7 @@ interface ConfigShape {
   profiles: Record<string, Profile>;
 }
 
-export const DEFAULT_PROFILE = 'default';
+const DEFAULT_PROFILE = 'default';
 const FILE_NAME = 'config.json';
 
 /**

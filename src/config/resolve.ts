@@ -4,7 +4,7 @@ import { shellWord } from '../lib/shell-word.js';
 import { checkApiKey } from './api-key.js';
 import type { ProfileStore } from './profiles.js';
 
-export interface CredentialInputs {
+interface CredentialInputs {
   apiKeyFlag?: string;
   baseUrlFlag?: string;
   profileFlag?: string;
@@ -72,7 +72,7 @@ function profileWord(named: string | undefined, profile: string): string {
   return named ? `--profile ${shellWord(profile)} ` : '';
 }
 
-export function unknownProfile(name: string, source: string, known: string[]): UsageError {
+function unknownProfile(name: string, source: string, known: string[]): UsageError {
   return new UsageError(
     `no profile named "${name}" (from ${source})`,
     known.length ? `profiles: ${known.join(', ')} (\`cnv config list\`); create one with \`cnv --profile ${shellWord(name)} config set-key\`` : `no profiles yet; create one with \`cnv --profile ${shellWord(name)} config set-key\``,

@@ -6,7 +6,7 @@ import { CITIES, EVENT_NAMES, FIRST_NAMES, LAST_NAMES, PAGES } from './seed/name
 import type { BusinessStore } from './store.js';
 
 /** Bulk rows are timed from here, before the fixtures and the demo data. */
-export const BULK_EPOCH_MS = Date.parse('2024-06-01T00:00:00.000Z');
+const BULK_EPOCH_MS = Date.parse('2024-06-01T00:00:00.000Z');
 const CONTACT_STEP_MS = 10;
 const EVENT_STEP_MS = 50;
 const CONTACT_TAG = 'f0000000';
@@ -15,7 +15,7 @@ const FIXTURE_IDS = Object.values(FIXTURE_CONTACTS).map((c) => c.id);
 const TYPES = EMAIL_EVENT_TYPES.length;
 
 /** How many bulk rows to generate (`seedContacts`, `seedEvents`). */
-export interface BulkSpec {
+interface BulkSpec {
   contacts: number;
   events: number;
 }

@@ -1,7 +1,7 @@
-import type { Emulator } from './index.js';
+import type { DemoKeys } from './keys.js';
 
 /** A few human lines about a running emulator: base URL, keys and a ready-to-paste export line. */
-export function describeEmulator(emu: Pick<Emulator, 'url' | 'keys'>): string {
+export function describeEmulator(emu: { url: string; keys: DemoKeys }): string {
   return [
     `cnv emulator listening on ${emu.url}  (API at ${emu.url}/v2, admin at ${emu.url}/_emulator)`,
     'API keys:',

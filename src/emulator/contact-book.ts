@@ -4,7 +4,7 @@ import type { MonotonicClock } from './clock.js';
 import type { Contact, FieldMap, SubscriptionStatus } from './model.js';
 
 /** Values accepted when creating a contact; omitted timestamps come from the clock. */
-export interface NewContact {
+interface NewContact {
   id?: string;
   email: string;
   userId?: string | null;

@@ -9,7 +9,7 @@ export interface OrderedSource<R> {
 }
 
 /** Rows strictly after `after`, with a timestamp in [fromMs, toMs). */
-export interface Range {
+interface Range {
   after: Position | null;
   fromMs?: number;
   toMs?: number;

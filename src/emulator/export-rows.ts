@@ -7,7 +7,7 @@ import type { BusinessStore } from './store.js';
 export type Row = Record<string, unknown>;
 
 /** Contact field key -> the label it is exported under (a label used twice gets its key appended). */
-export function contactFieldLabels(store: BusinessStore): Map<string, string> {
+function contactFieldLabels(store: BusinessStore): Map<string, string> {
   const labels = new Map<string, string>();
   const used = new Set<string>();
   for (const def of store.fields.list('CONTACT')) {
@@ -19,7 +19,7 @@ export function contactFieldLabels(store: BusinessStore): Map<string, string> {
 }
 
 /** The export row of a contact: CRM ids, and the set fields keyed by label. */
-export function contactRow(c: Contact, labels: Map<string, string>): Row {
+function contactRow(c: Contact, labels: Map<string, string>): Row {
   const fields: Row = {};
   for (const [key, value] of Object.entries(c.fields)) if (value !== null) fields[labels.get(key) ?? key] = value;
   return exportRow(c, fields);
@@ -54,7 +54,7 @@ function bulkContactRows(bulk: BulkRows, labels: Map<string, string>): (i: numbe
 }
 
 /** The export row of a custom event; email and userId resolved now, null once the contact is gone. */
-export function customEventRow(e: CustomEvent, contact: Contact | undefined): Row {
+function customEventRow(e: CustomEvent, contact: Contact | undefined): Row {
   return {
     eventId: e.eventId,
     contactId: e.contactId,
@@ -69,7 +69,7 @@ export function customEventRow(e: CustomEvent, contact: Contact | undefined): Ro
   };
 }
 
-export function emailEventRow(e: EmailEvent): Row {
+function emailEventRow(e: EmailEvent): Row {
   return {
     eventId: e.eventId,
     contactId: e.contactId,

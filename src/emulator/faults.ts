@@ -1,14 +1,14 @@
 import { EmulatorError } from './errors.js';
 
 /** Steady fault settings (also the startup options). */
-export interface FaultRates {
+interface FaultRates {
   failRate: number;
   latencyMs: number;
   dropRate: number;
 }
 
 /** Current fault state, as returned by the admin faults routes. */
-export interface FaultSnapshot extends FaultRates {
+interface FaultSnapshot extends FaultRates {
   failNext: number;
   dropBeforeNext: number;
   dropAfterNext: number;
@@ -19,7 +19,7 @@ export interface FaultSnapshot extends FaultRates {
 }
 
 /** What to do with a /v2 request before handling it. */
-export type FaultDecision =
+type FaultDecision =
   | { kind: 'none' }
   | { kind: 'drop' }
   | { kind: 'error'; error: EmulatorError };

@@ -11,7 +11,7 @@ export interface FieldWrite {
 }
 
 /** Why a value does not fit a field's dataType, or undefined when it fits. Null always fits. */
-export function valueProblem(def: FieldDefinition, value: unknown): string | undefined {
+function valueProblem(def: FieldDefinition, value: unknown): string | undefined {
   if (value === null) return undefined;
   switch (def.dataType) {
     case 'STRING':
@@ -53,7 +53,7 @@ export function validateFieldWrites(
 }
 
 /** A field counts as empty when unset, null or the empty string. */
-export function isEmptyValue(v: FieldValue | undefined): boolean {
+function isEmptyValue(v: FieldValue | undefined): boolean {
   return v === undefined || v === null || v === '';
 }
 

@@ -12,18 +12,10 @@ import { closeServer, createEmulatorServer, listen } from './server.js';
 import { Stats } from './stats.js';
 import { EmulatorStore } from './store.js';
 
-export { DEMO_KEYS, type DemoKeys } from './keys.js';
-export { EmulatorStore, BusinessStore } from './store.js';
-export { EmulatorError } from './errors.js';
+export { DEMO_KEYS } from './keys.js';
 export { describeEmulator } from './cli.js';
 export { HEALTH_PATH } from './routes/health.js';
-export type { SeedSpec } from './seed/index.js';
-export {
-  FIXTURE_BASIC_CONTACTS,
-  FIXTURE_CONTACTS,
-  FIXTURE_DELETED_CONTACT_ID,
-  FIXTURE_EVENTS,
-} from './seed/fixtures.js';
+export { FIXTURE_CONTACTS, FIXTURE_DELETED_CONTACT_ID, FIXTURE_EVENTS } from './seed/fixtures.js';
 
 /** Options of startEmulator. */
 export interface EmulatorOptions {

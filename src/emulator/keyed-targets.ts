@@ -10,7 +10,7 @@ export type KeyedTargetType = (typeof KEYED_TARGET_TYPES)[number];
  * keeps only what relationships need: the key, the object's id, and the reverse relationship
  * values maintained on it (`fields`; a company's live in the company itself).
  */
-export interface KeyedTarget {
+interface KeyedTarget {
   objectType: KeyedTargetType;
   id: string;
   clientDedupKey: string;

@@ -3,7 +3,7 @@
 /** Permissions the spec names for some operations. */
 export type Permission = 'audience:edit' | 'fields:create' | 'customObjects:edit' | 'records:edit';
 
-export const ALL_PERMISSIONS: readonly Permission[] = [
+const ALL_PERMISSIONS: readonly Permission[] = [
   'audience:edit',
   'fields:create',
   'customObjects:edit',

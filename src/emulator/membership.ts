@@ -1,3 +1,4 @@
+import { ENDPOINTS } from '../api/endpoints.js';
 import { EmulatorError, invalidRequest } from './errors.js';
 import { contactNotFound, findContact, readIdentifiers, type ContactIdentifiers } from './identifiers.js';
 import type { Contact } from './model.js';
@@ -7,7 +8,7 @@ import { isPlainObject, isUuid } from './validate.js';
 // Shared by the audience and campaign membership routes.
 
 /** The spec's bound on a batch add. */
-export const MAX_BATCH_CONTACTS = 1000;
+const MAX_BATCH_CONTACTS = ENDPOINTS.batchAddToAudience.items.max;
 
 /** Path ids that are not UUIDs cannot name anything: they answer the resource's 404. */
 export function lookupById<T>(map: Map<string, T>, id: string): T | undefined {
@@ -40,7 +41,7 @@ export function readBatchContacts(body: Record<string, unknown>): unknown[] {
   return list;
 }
 
-export type BatchItemResult = { added: true; cnvContactId: string } | { added: false; error: string; message: string };
+type BatchItemResult = { added: true; cnvContactId: string } | { added: false; error: string; message: string };
 
 /** Processes each item independently: a bad or unmatched item fails alone, the rest still apply. */
 export function addEach(store: BusinessStore, items: unknown[], add: (contact: Contact) => void): BatchItemResult[] {

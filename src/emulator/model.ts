@@ -104,7 +104,7 @@ export interface Audience {
   updatedAt: string;
 }
 
-export interface CampaignStatus {
+interface CampaignStatus {
   id: string;
   name: string;
   isSuccess: boolean;
@@ -131,12 +131,12 @@ export interface Campaign {
   updatedAt: string;
 }
 
-export interface FormFieldOption {
+interface FormFieldOption {
   label: string;
   value: string;
 }
 
-export interface FormField {
+interface FormField {
   fieldId: string;
   name: string;
   type: string;
@@ -160,7 +160,7 @@ export interface Form {
   updatedAt: string;
 }
 
-export interface WorkflowTrigger {
+interface WorkflowTrigger {
   contactId: string;
   data: Record<string, unknown>;
   triggeredAt: string;

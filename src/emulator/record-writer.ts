@@ -6,7 +6,7 @@ import { settlePending, syncSourceLinks, type Touched } from './relationships.js
 import type { BusinessStore } from './store.js';
 
 /** What one record write did. */
-export interface RecordWrite {
+interface RecordWrite {
   record: CustomObjectRecord;
   operation: 'CREATE' | 'UPDATE';
 }

@@ -8,7 +8,7 @@ import { isValidEmail } from './validate.js';
  * collects the targets whose reverse side changed instead of refreshing them at once: a batch
  * refreshes each target once (refreshTargets), not once per record linking to it.
  */
-export interface LinkOptions {
+interface LinkOptions {
   stamp: boolean;
   touched?: Touched;
 }
@@ -26,7 +26,7 @@ export type Touched = Map<string, ObjectType>;
  * - COMPANY, OPPORTUNITY, CAMPAIGN, CAMPAIGN_MEMBER: the clientDedupKey registered for the
  *   object (keyed-targets.ts); an archived campaign is not found.
  */
-export function resolveRelationship(store: BusinessStore, rel: RelationshipInfo, value: string): string | undefined {
+function resolveRelationship(store: BusinessStore, rel: RelationshipInfo, value: string): string | undefined {
   switch (rel.targetObjectType) {
     case 'CONTACT': {
       const contact = store.contacts.findByUserId(value) ?? (isValidEmail(value.trim()) ? store.contacts.findByEmail(value) : undefined);
@@ -111,7 +111,7 @@ export function linksOf(store: BusinessStore, sourceId: string): { relationships
 }
 
 /** The separator of a reverse value that names several sources (as the spec's multi-value form submissions). */
-export const REVERSE_SEPARATOR = ';';
+const REVERSE_SEPARATOR = ';';
 
 /**
  * Rewrites the reverse relationship fields of one target from the links pointing at it: each

@@ -1,3 +1,4 @@
+import type { Endpoint } from '../api/endpoints.js';
 import type { FaultController } from './faults.js';
 import type { KeyInfo, Permission } from './keys.js';
 import type { RateLimiter } from './rate-limit.js';
@@ -12,7 +13,7 @@ export interface RouteResult {
 }
 
 /** The business a request acts for. */
-export interface Account {
+interface Account {
   id: string;
   name: string;
 }
@@ -40,16 +41,16 @@ export interface AdminContext {
 }
 
 /** Checks the server applies before a /v2 handler runs. */
-export interface ApiRouteOptions {
+interface ApiRouteOptions {
   /** Endpoint must be enabled for the account (else 403 export_not_enabled). */
   gated?: boolean;
   /** Key must hold this permission (else 403 forbidden). */
   permission?: Permission;
 }
 
-export type Handler<C> = (ctx: C) => RouteResult | Promise<RouteResult>;
+type Handler<C> = (ctx: C) => RouteResult | Promise<RouteResult>;
 
-export interface Route<C, O> {
+interface Route<C, O> {
   method: string;
   pattern: string;
   handler: Handler<C>;
@@ -58,7 +59,7 @@ export interface Route<C, O> {
   staticCount: number;
 }
 
-export type MatchResult<C, O> =
+type MatchResult<C, O> =
   | { kind: 'found'; route: Route<C, O>; params: Record<string, string> }
   | { kind: 'method_not_allowed'; pattern: string; allowed: string[] }
   | { kind: 'not_found' };
@@ -129,4 +130,12 @@ function safeDecode(s: string): string {
   } catch {
     return s;
   }
+}
+
+/**
+ * Serves one endpoint of the client's table (src/api/endpoints.ts) at its method and path,
+ * gated as the table says, so the emulator and cnv never disagree on a route.
+ */
+export function serve(router: ApiRouter, endpoint: Pick<Endpoint, 'method' | 'path' | 'gated'>, handler: Handler<ApiContext>, options: Omit<ApiRouteOptions, 'gated'> = {}): void {
+  router.add(endpoint.method, endpoint.path, handler, endpoint.gated ? { ...options, gated: true } : options);
 }

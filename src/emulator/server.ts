@@ -8,7 +8,7 @@ import type { AdminRouter, RouteResult } from './router.js';
 import { HEALTH_PATH } from './routes/health.js';
 import { escapeControl } from '../lib/terminal-text.js';
 
-export interface ServerDeps extends ApiDeps {
+interface ServerDeps extends ApiDeps {
   adminRouter: AdminRouter;
   verbose: boolean;
   /** The emulator listens beyond loopback: admin requests may then name an IP address as Host. */

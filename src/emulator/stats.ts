@@ -1,5 +1,5 @@
 /** A snapshot of /v2 traffic, as served by GET /_emulator/stats. */
-export interface StatsSnapshot {
+interface StatsSnapshot {
   total: number;
   rateLimited: number;
   dropped: number;

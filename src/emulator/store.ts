@@ -80,7 +80,7 @@ export class BusinessStore {
 }
 
 /** A business known to the emulator. */
-export interface BusinessInfo {
+interface BusinessInfo {
   id: string;
   name: string;
 }

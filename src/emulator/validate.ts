@@ -18,14 +18,6 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** A string body value; undefined when absent or null; 400 invalid_request for another type. */
-export function optionalString(body: Record<string, unknown>, key: string): string | undefined {
-  const v = body[key];
-  if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'string') throw invalidRequest(`${key} must be a string`);
-  return v;
-}
-
 /** A boolean body value; undefined when absent or null; 400 invalid_request for another type. */
 export function optionalBoolean(body: Record<string, unknown>, key: string): boolean | undefined {
   const v = body[key];

@@ -6,7 +6,7 @@ import { joinIds, type Ids } from './id-table.js';
 export const MAX_SEEN = 20_000;
 
 /** What a page tells the position: its next cursor, and the identities it skipped (`hits`) and wrote (`fresh`). */
-export interface PageOutcome {
+interface PageOutcome {
   nextCursor: string | null;
   hits: ReadonlySet<string>;
   /** In the order written (a page's `IdTable`: read as strings only when they are saved). */
@@ -35,16 +35,16 @@ export interface Step {
  *   page again from it, so `seen` is exactly its rows.
  * - A cursor handed back unchanged keeps the saved one, and every row delivered from it is
  *   remembered; more than MAX_SEEN of them is the server breaking the contract.
- * - A cursor this run fetched from before (`visited`) is a cycle, not progress.
+ * - A cursor this run fetched from before (`visited`) is a cycle, not progress (the caller adds
+ *   each cursor it moves to).
  * Both refusals come before anything of the page is written.
  */
-export function advance(cursor: string | null, saved: ReadonlySet<string>, page: PageOutcome, visited: CursorTrail, label: string): Step {
+export function advance(cursor: string | null, saved: ReadonlySet<string>, page: PageOutcome, visited: Pick<CursorTrail, 'has'>, label: string): Step {
   const last = page.nextCursor === null;
   const moved = !last && page.nextCursor !== cursor;
   if (moved && visited.has(page.nextCursor)) {
     throw new ResponseShapeError(`${label}: the server handed back a cursor it had already given in this run (a cycle); stopped before writing that page (everything before is committed)`);
   }
-  if (moved) visited.add(page.nextCursor);
   const again = [...page.hits].filter((id) => !saved.has(id));
   let seen: string[];
   if (moved) seen = [...saved].filter((id) => !page.hits.has(id));

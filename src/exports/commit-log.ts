@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import { TransientError } from '../errors.js';
 import { NO_CRASH, type CrashHook } from './crash-points.js';
-import type { RunPlan } from './plan.js';
+import type { RunPlan } from './run-options.js';
 import type { ExportSummary } from './report.js';
 import { nextState } from './run-record.js';
 import { withManifest, type ExportState, type Manifest, type Position } from './state.js';
 
 /** What a commit log needs to know of its run. */
-export interface CommitLogOptions {
+interface CommitLogOptions {
   runId: string;
   startedMs: number;
   /** The output's name in the manifest (a path, or `stdout`). */

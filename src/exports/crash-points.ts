@@ -6,7 +6,7 @@
  * after-state. Never set it outside tests.
  */
 export const CRASH_STEPS = ['after-fetch', 'mid-write', 'after-fsync', 'before-state', 'after-state'] as const;
-export type CrashStep = (typeof CRASH_STEPS)[number];
+type CrashStep = (typeof CRASH_STEPS)[number];
 
 /** Where a run may be killed (tests only): made once from the environment by the export command and passed in its options. */
 export interface CrashHook {

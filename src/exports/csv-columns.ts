@@ -37,7 +37,7 @@ function labelColumn(label: string): string {
 }
 
 /** Every column a kind offers: fixed ones, then (contacts) one per field label. */
-export function availableColumns(kind: ExportKind, fieldLabels: readonly string[]): string[] {
+function availableColumns(kind: ExportKind, fieldLabels: readonly string[]): string[] {
   const labels = kind === 'contacts' ? [...new Set(fieldLabels)].map(labelColumn) : [];
   return [...FIXED_COLUMNS[kind], ...labels];
 }

@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import type { Context } from '../context.js';
 import { CommitLog } from './commit-log.js';
 import { NO_CRASH, type CrashHook } from './crash-points.js';
+import type { ExportDeps } from './deps.js';
 import type { FileSink } from './file-sink.js';
 import { fetchPage, type ExportTarget } from './kinds.js';
 import { BlockPool, pageFormat } from './page-format.js';
 import { discardUnusedOutput, openOutput, PageOutput } from './page-output.js';
 import { receiver } from './page-receiver.js';
 import { cursorRejected, type FetchPage } from './page-source.js';
-import { planExport, type ExportRunOptions, type RunPlan } from './plan.js';
+import { planExport } from './plan.js';
+import type { ExportRunOptions, RunPlan } from './run-options.js';
 import type { ExportReporter, ExportSummary, TypeOutcome } from './report.js';
 import type { Position } from './state.js';
 
@@ -21,7 +22,7 @@ export interface ExportRun {
   /** The committed position the run starts from. */
   start: Position;
   crash: CrashHook;
-  /** The context's signal, and the end of the run: requests still in flight then are ended. */
+  /** The run's signal (the deps'), and the end of the run: requests still in flight then are ended. */
   signal: AbortSignal;
   /** Ends the run's requests in flight now (a failure that stops every type of a multi-type run). */
   stop(): void;
@@ -30,7 +31,7 @@ export interface ExportRun {
 }
 
 /** How a run differs by shape: one cursor, or one lane per email type. */
-export interface RunShape {
+interface RunShape {
   /** Multi-type: the types' outcomes in the summary, a lane per type in the position, no --defer-commit. */
   types?: Record<string, TypeOutcome>;
 }
@@ -41,12 +42,13 @@ export interface RunShape {
  * reporter told. `loop` sets the summary's status (complete or stopped) when it returns.
  */
 export async function withExportRun(
-  ctx: Context, opts: ExportRunOptions, reporter: ExportReporter, shape: RunShape, loop: (run: ExportRun) => Promise<void>,
+  deps: ExportDeps, opts: ExportRunOptions, reporter: ExportReporter, shape: RunShape, loop: (run: ExportRun) => Promise<void>,
 ): Promise<ExportSummary> {
   const crash = opts.crash ?? NO_CRASH;
-  const started = ctx.clock.now();
-  const http = await ctx.http();
-  const plan = await planExport(ctx, http, opts);
+  const { clock } = deps;
+  const started = clock.now();
+  const http = await deps.http();
+  const plan = await planExport(deps, http, opts);
   const multi = shape.types !== undefined;
   const defer = multi ? false : opts.deferCommit;
   const runId = opts.runId ?? randomUUID();
@@ -55,18 +57,18 @@ export async function withExportRun(
     moreRemains: true, output: plan.path ?? 'stdout', pending: defer, cutBytes: 0, ...(multi ? { types: shape.types } : {}),
     ...(plan.target.window ? { window: plan.target.window } : {}),
   };
-  const log = new CommitLog(plan, { runId, startedMs: started, output: summary.output, firstCursor: multi ? null : plan.start.cursor, defer, now: () => ctx.clock.now(), crash });
+  const log = new CommitLog(plan, { runId, startedMs: started, output: summary.output, firstCursor: multi ? null : plan.start.cursor, defer, now: () => clock.now(), crash });
   const ended = new AbortController();
-  const signal = AbortSignal.any([ctx.signal, ended.signal]);
+  const signal = AbortSignal.any([deps.signal, ended.signal]);
   let sink: FileSink | undefined;
   try {
-    sink = plan.path !== undefined ? await openOutput(ctx, plan, plan.path) : undefined;
+    sink = plan.path !== undefined ? await openOutput(deps.stateDir.path, plan, plan.path) : undefined;
     if (sink) {
       summary.cutBytes = sink.cut;
       log.manifest.startOffset = sink.offset;
     }
     const format = await pageFormat(opts.kind, opts.format, plan.layout, opts.bom, opts.nullAs, opts.excelSafe);
-    const output = new PageOutput(ctx, sink, format, opts.compress, log, plan, crash);
+    const output = new PageOutput(deps.stdout, sink, format, opts.compress, log, plan, crash);
     if (sink && plan.fileStart?.mode === 'replace') {
       // --full into a file: record the empty file before emptying it, so a crash cannot mix old and new.
       await log.save({ ...plan.start, cursor: null, cursorAt: null, seen: [], rows: 0, pages: 0, ...(multi ? { lanes: {} } : {}), output: sink.record(0) });
@@ -82,15 +84,15 @@ export async function withExportRun(
     log.manifest.status = defer ? 'pending' : summary.status === 'complete' ? 'complete' : 'stopped';
     return summary;
   } catch (err) {
-    summary.status = ctx.signal.aborted ? 'interrupted' : 'failed';
+    summary.status = deps.signal.aborted ? 'interrupted' : 'failed';
     log.manifest.status = summary.status;
-    log.manifest.error = ctx.redact(err instanceof Error ? err.message : String(err));
+    log.manifest.error = deps.notices.redact(err instanceof Error ? err.message : String(err));
     throw err;
   } finally {
     ended.abort();
-    summary.elapsedMs = ctx.clock.now() - started;
-    await log.close(summary, ctx.clock.now());
-    if (sink && !log.committedOnce && summary.status !== 'complete' && summary.status !== 'stopped') await discardUnusedOutput(ctx, plan, sink);
+    summary.elapsedMs = clock.now() - started;
+    await log.close(summary, clock.now());
+    if (sink && !log.committedOnce && summary.status !== 'complete' && summary.status !== 'stopped') await discardUnusedOutput(deps.stateDir.path, plan, sink);
     await sink?.close();
     await plan.lock?.release();
     reporter.done(summary, { newState: plan.key !== null && plan.prior === undefined });

@@ -19,7 +19,7 @@ export type FileStart =
   | { mode: 'temp' };
 
 /** Locks an output file by its `<dev>:<ino>` before anything is cut or written (undefined: no lock could be had, and none is needed). */
-export type LockFile = (fileId: string) => Promise<ExportLock | undefined>;
+type LockFile = (fileId: string) => Promise<ExportLock | undefined>;
 
 /** The state's record of the file at a length. */
 export interface FileRecord extends FileIdentity {

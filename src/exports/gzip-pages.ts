@@ -7,7 +7,7 @@ const gzipAsync = promisify(gzip);
  * gzip level of export pages: 3 compresses a 5,000-row NDJSON page (1.2 MB) to 8% in ~8 ms, about
  * as small as level 6 (which takes three times as long) and faster than level 1 on such text.
  */
-export const GZIP_LEVEL = 3;
+const GZIP_LEVEL = 3;
 
 /**
  * A page as one complete gzip member. Members appended one after another are one valid gzip

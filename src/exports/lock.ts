@@ -4,8 +4,6 @@ import { configDirError } from '../config/paths.js';
 import { LocalFileError, TransientError } from '../errors.js';
 import { lockHolder as holderOf, takeLock, type HeldLock, type LockOwner } from '../io/owner-lock.js';
 
-export type { LockOwner };
-
 /** A held lock: release it once; `lost()` says whether another process took it over meanwhile. */
 export type ExportLock = HeldLock;
 

@@ -1,5 +1,4 @@
-import { configDir } from '../config/paths.js';
-import type { Context } from '../context.js';
+import type { Writable } from 'node:stream';
 import { LocalFileError, OutputClosedError, UsageError } from '../errors.js';
 import { writeFlushed } from '../io/write.js';
 import type { CommitLog } from './commit-log.js';
@@ -10,11 +9,11 @@ import { FileSink, type FileRecord } from './file-sink.js';
 import { gzipMember } from './gzip-pages.js';
 import { acquireFileLock } from './lock.js';
 import type { PageFormat } from './page-format.js';
-import type { RunPlan } from './plan.js';
+import type { RunPlan } from './run-options.js';
 import type { Position } from './state.js';
 
 /** Bytes of one page (or several), in order. */
-export interface PageBytesOut {
+interface PageBytesOut {
   pieces: Buffer[];
   size: number;
 }
@@ -31,7 +30,7 @@ export class PageOutput {
   private fileRecorded: boolean;
 
   constructor(
-    private readonly ctx: Context,
+    private readonly stdout: Writable,
     readonly sink: FileSink | undefined,
     private readonly format: PageFormat,
     private readonly compress: 'gzip' | undefined,
@@ -81,7 +80,7 @@ export class PageOutput {
     if (sink) bytes = out.size > 0 ? await sink.write(out.pieces, page, this.crash) : sink.offset;
     // One copy for a stream: its write callback may come before a consumer read the bytes, and
     // the pooled blocks are about to serve the next page.
-    else if (out.size > 0) await writeFlushed(this.ctx.io.stdout, Buffer.concat(out.pieces, out.size)).catch((err) => Promise.reject(outputError(err)));
+    else if (out.size > 0) await writeFlushed(this.stdout, Buffer.concat(out.pieces, out.size)).catch((err) => Promise.reject(outputError(err)));
     this.needPreamble = false;
     this.log.wrote(out.pieces);
     return bytes;
@@ -94,11 +93,10 @@ export class PageOutput {
 }
 
 /**
- * Opens the output file under its own lock (by device and inode). A state resuming a file that
+ * Opens the output file under its own lock (by device and inode; `dir`: the config directory). A state resuming a file that
  * another state writes now is refused before anything is cut; any other state run claims it.
  */
-export async function openOutput(ctx: Context, plan: RunPlan, path: string): Promise<FileSink> {
-  const dir = configDir(ctx.env);
+export async function openOutput(dir: string, plan: RunPlan, path: string): Promise<FileSink> {
   // A one-off export needs no config directory: where none can be written, it replaces the file unlocked.
   const oneOff = plan.fileStart?.mode === 'temp';
   const resuming = plan.fileStart?.mode === 'resume';
@@ -137,10 +135,10 @@ function namingTheFilesState(err: unknown, plan: RunPlan, path: string): unknown
 }
 
 /** The output file this run made and never wrote a page to is removed, with its record (a failed first run leaves no empty file). */
-export async function discardUnusedOutput(ctx: Context, plan: RunPlan, sink: FileSink): Promise<void> {
-  if ((await sink.discardUnused()) && plan.key) releaseFile(configDir(ctx.env), sink.fileId, plan.key);
+export async function discardUnusedOutput(dir: string, plan: RunPlan, sink: FileSink): Promise<void> {
+  if ((await sink.discardUnused()) && plan.key) releaseFile(dir, sink.fileId, plan.key);
 }
 
-export function outputError(err: unknown): unknown {
+function outputError(err: unknown): unknown {
   return (err as NodeJS.ErrnoException)?.code === 'EPIPE' ? new OutputClosedError() : err;
 }

@@ -2,7 +2,7 @@ import { ApiError, TransientError } from '../errors.js';
 import { advance, type Step } from './advance.js';
 import type { Ids } from './id-table.js';
 import type { ReceivedPage } from './page-receiver.js';
-import type { RunPlan } from './plan.js';
+import type { RunPlan } from './run-options.js';
 import type { Position } from './state.js';
 import { CursorTrail } from '../lib/cursor-trail.js';
 
@@ -13,7 +13,7 @@ export const MAX_STUCK_PAGES = 50;
 export type FetchPage = (cursor: string | null, limit: number, skip: Ids, signal: AbortSignal) => Promise<ReceivedPage>;
 
 /** A page and where it leaves the export (from `advance`). */
-export interface SourcedPage {
+interface SourcedPage {
   page: ReceivedPage;
   step: Step;
   /** The cursor it was fetched with. */
@@ -73,6 +73,7 @@ export async function* pageSource(opts: PageSourceOptions): AsyncGenerator<Sourc
         page.release();
         throw err;
       }
+      if (step.moved) visited.add(page.nextCursor);
       if (!step.last && opts.prefetch()) {
         const next = opts.fetch(page.nextCursor!, limit, step.nextSkip, signal);
         next.catch(() => {}); // its error, if any, is the next page's

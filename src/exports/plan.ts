@@ -1,76 +1,16 @@
 import { resolve } from 'node:path';
 import { EMAIL_EVENT_TYPES, type EmailEventType } from '../api/exports.js';
-import { configDir, configDirWhere } from '../config/paths.js';
-import type { Context } from '../context.js';
 import { CliError, UsageError } from '../errors.js';
 import type { HttpClient } from '../http/client.js';
-import type { CrashHook } from './crash-points.js';
 import { csvLayout, type CsvLayout } from './csv-columns.js';
+import type { ExportDeps } from './deps.js';
 import type { FileStart } from './file-sink.js';
-import type { ExportTarget } from './kinds.js';
 import type { ExportLock } from './lock.js';
 import { closeDeadRuns } from './run-record.js';
+import type { ExportRunOptions, RunPlan } from './run-options.js';
 import { defaultStateKey, urlWithoutCredentials } from './state-key.js';
 import { ExportStateStore } from './state-store.js';
-import type { ExportKind, ExportState, FileFormat, Position } from './state.js';
-
-/** Everything an export run was asked for, validated. */
-export interface ExportRunOptions {
-  kind: ExportKind;
-  emailType?: EmailEventType;
-  /** Several email event types into one output (--type all or a list): see multi-type.ts. */
-  emailTypes?: readonly EmailEventType[];
-  since?: string;
-  until?: string;
-  /**
-   * --since/--until given as a duration before now (`7d`): as typed. A cron line may carry one on
-   * every run; a state that continues keeps its saved window rather than refuse a new one.
-   */
-  windowAsTyped?: { since?: string; until?: string; sinceAt?: string };
-  /** Output file; undefined for stdout. */
-  out?: string;
-  format: FileFormat;
-  /** gzip: every page written as its own gzip member (--out FILE.gz, --compress gzip). */
-  compress?: 'gzip';
-  limit: number;
-  full: boolean;
-  noState: boolean;
-  stateKey?: string;
-  maxPages?: number;
-  maxRows?: number;
-  deferCommit: boolean;
-  columns?: string[];
-  bom: boolean;
-  /** --null-as: CSV text for null values (default: an empty cell). */
-  nullAs?: string;
-  /** CSV: neutralise values a spreadsheet would run as formulas. */
-  excelSafe: boolean;
-  /** --run: the run's id (else a random one). */
-  runId?: string;
-  /** --summary-json: where the run summary goes as JSON (a file, or - when rows go to a file). */
-  summaryJson?: string;
-  /** Test-only kill points of the commit protocol (CNV_TEST_CRASH_AT); none when absent. */
-  crash?: CrashHook;
-}
-
-/** Where a run starts and how it writes, once options and the saved state are reconciled. */
-export interface RunPlan {
-  key: string | null;
-  profile: string;
-  baseUrl: string;
-  store?: ExportStateStore;
-  lock?: ExportLock;
-  prior?: ExportState;
-  start: Position;
-  target: ExportTarget;
-  path?: string;
-  fileStart?: FileStart;
-  layout: CsvLayout | null;
-  /** --full over an existing state: its first page is saved even when empty (a new start, a new window). */
-  restarted: boolean;
-  /** What the state names as its email type: one type, `all`, or a comma list. */
-  emailLabel?: string;
-}
+import type { ExportState, Position } from './state.js';
 
 /** The state's email type of a multi-type export: `all` for the nine, else the comma list. */
 export function emailTypesLabel(types: readonly EmailEventType[]): string {
@@ -78,8 +18,8 @@ export function emailTypesLabel(types: readonly EmailEventType[]): string {
 }
 
 /** Takes the lock, reads the state, and checks the options against it (usage errors, exit 2). */
-export async function planExport(ctx: Context, http: HttpClient, opts: ExportRunOptions): Promise<RunPlan> {
-  const creds = await ctx.credentials();
+export async function planExport(deps: ExportDeps, http: HttpClient, opts: ExportRunOptions): Promise<RunPlan> {
+  const creds = await deps.account();
   // A user name or password in the base URL is never kept in a state.
   const baseUrl = urlWithoutCredentials(creds.baseUrl);
   const path = opts.out === undefined ? undefined : resolve(opts.out);
@@ -89,20 +29,20 @@ export async function planExport(ctx: Context, http: HttpClient, opts: ExportRun
   let lock: ExportLock | undefined;
   let prior: ExportState | undefined;
   if (!opts.noState) {
-    store = await ExportStateStore.open(configDir(ctx.env), configDirWhere(ctx.env));
+    store = await ExportStateStore.open(deps.stateDir.path, deps.stateDir.where);
     key = opts.stateKey ?? defaultKey(store, creds.profile, baseUrl, opts, emailLabel, path);
     lock = await store.lock(key);
-    ctx.onDispose(() => lock!.release());
+    deps.onDispose(() => lock!.release());
   }
   try {
     if (store && key) {
       await store.removeDeadTemps(key);
-      const read = readPrior(ctx, store, key, opts.full === true);
+      const read = readPrior(deps, store, key, opts.full === true);
       prior = read && closeDeadRuns(read);
     }
     if (prior) checkSameExport(prior, opts, emailLabel, baseUrl, path);
     if (prior?.pending) {
-      ctx.warn(`export state "${key}": run ${prior.pending.runId} has a pending position (saved ${prior.pending.savedAt}) that was never committed; this run starts again from the committed position (so it sends those rows again) and supersedes it: \`state commit --run ${prior.pending.runId}\` will refuse`);
+      deps.notices.warn(`export state "${key}": run ${prior.pending.runId} has a pending position (saved ${prior.pending.savedAt}) that was never committed; this run starts again from the committed position (so it sends those rows again) and supersedes it: \`state commit --run ${prior.pending.runId}\` will refuse`);
     }
     const continuing = prior !== undefined && !opts.full;
     const base = continuing ? prior!.current : undefined;
@@ -122,7 +62,7 @@ export async function planExport(ctx: Context, http: HttpClient, opts: ExportRun
     if (appending && (base!.compress ?? undefined) !== opts.compress) {
       throw new UsageError(`${path} holds ${base!.compress ? 'gzip' : 'uncompressed'} pages written by this export; it cannot continue ${opts.compress ? 'in gzip' : 'uncompressed'}`, 'use the same --compress, a new --out file, or --full');
     }
-    const chosen = opts.format === 'csv' ? await chooseLayout(ctx, http, opts, appending ? base!.csv : null, base?.csv ?? null) : null;
+    const chosen = opts.format === 'csv' ? await chooseLayout(deps.signal, http, opts, appending ? base!.csv : null, base?.csv ?? null) : null;
     if (appending && chosen) checkSameCells(path!, chosen, opts);
     const layout = chosen && { ...chosen, nullAs: opts.nullAs ?? '', excelSafe: opts.excelSafe };
     const start: Position = base ?? {
@@ -138,12 +78,12 @@ export async function planExport(ctx: Context, http: HttpClient, opts: ExportRun
 }
 
 /** The saved state of a key; with --full, a damaged one is replaced (said so) rather than refused. */
-function readPrior(ctx: Context, store: ExportStateStore, key: string, full: boolean): ExportState | undefined {
+function readPrior(deps: Pick<ExportDeps, 'notices'>, store: ExportStateStore, key: string, full: boolean): ExportState | undefined {
   try {
     return store.read(key);
   } catch (err) {
     if (!full || !(err instanceof CliError) || err.code !== 'state_corrupt') throw err;
-    ctx.warn(`${err.message}; --full starts over and replaces it`);
+    deps.notices.warn(`${err.message}; --full starts over and replaces it`);
     return undefined;
   }
 }
@@ -239,8 +179,8 @@ function checkSameCells(path: string, file: CsvLayout, opts: ExportRunOptions): 
 }
 
 /** The CSV header: the file's own when appending, else --columns, else the saved one, else every column. */
-async function chooseLayout(ctx: Context, http: HttpClient, opts: ExportRunOptions, fileLayout: CsvLayout | null, saved: CsvLayout | null): Promise<CsvLayout> {
-  const labels = opts.kind === 'contacts' && (opts.columns || (!fileLayout && (!saved || opts.full))) ? await contactFieldLabels(http, ctx.signal) : [];
+async function chooseLayout(signal: AbortSignal, http: HttpClient, opts: ExportRunOptions, fileLayout: CsvLayout | null, saved: CsvLayout | null): Promise<CsvLayout> {
+  const labels = opts.kind === 'contacts' && (opts.columns || (!fileLayout && (!saved || opts.full))) ? await contactFieldLabels(http, signal) : [];
   const asked = opts.columns ? csvLayout(opts.kind, labels, opts.columns) : undefined;
   if (fileLayout) {
     if (asked && asked.columns.join('\u0000') !== fileLayout.columns.join('\u0000')) {

@@ -1,5 +1,5 @@
-import type { Context } from '../context.js';
-import type { ExportRunOptions } from './plan.js';
+import type { ReporterDeps } from './deps.js';
+import type { ExportRunOptions } from './run-options.js';
 import { OutputClosedError } from '../errors.js';
 import { writeSummaryJson } from '../io/summary-json.js';
 import { duration, plural, rate } from '../io/wording.js';
@@ -47,25 +47,26 @@ export interface ExportReporter {
 
 type Spinner = { text: string; stop(): void };
 
-export async function createReporter(ctx: Context, label: string, options: Pick<ExportRunOptions, 'summaryJson' | 'out' | 'stateKey' | 'windowAsTyped'> = {}): Promise<ExportReporter> {
+export async function createReporter(deps: ReporterDeps, label: string, options: Pick<ExportRunOptions, 'summaryJson' | 'out' | 'stateKey' | 'windowAsTyped'> = {}): Promise<ExportReporter> {
   const { summaryJson } = options;
-  const started = ctx.clock.now();
+  const { clock, signal, notices } = deps;
+  const started = clock.now();
   let spinner: Spinner | undefined;
-  if (ctx.showProgress()) {
+  if (deps.progress) {
     const { default: ora } = await import('ora');
     spinner = ora({
-      text: `${label}: starting`, stream: ctx.io.stderr as NodeJS.WriteStream, isEnabled: true, discardStdin: false, color: ctx.globals.color ? 'cyan' : false,
+      text: `${label}: starting`, stream: deps.progress.stream, isEnabled: true, discardStdin: false, color: deps.progress.color ? 'cyan' : false,
     }).start();
   }
   let finished = false;
   // A run that fails before its first page (the plan: state, lock, field definitions) never
   // reaches done(); its --summary-json still says how it ended.
   if (summaryJson) {
-    ctx.onDispose(() => {
+    deps.onDispose(() => {
       if (finished) return;
-      const status = ctx.signal.aborted ? 'interrupted' : 'failed';
-      writeSummaryFile(ctx, label, summaryJson, {
-        status, rows: 0, skipped: 0, pages: 0, bytes: 0, elapsedMs: ctx.clock.now() - started, stateKey: options.stateKey ?? null,
+      const status = signal.aborted ? 'interrupted' : 'failed';
+      writeSummaryFile(deps, label, summaryJson, {
+        status, rows: 0, skipped: 0, pages: 0, bytes: 0, elapsedMs: clock.now() - started, stateKey: options.stateKey ?? null,
         runId: null, moreRemains: true, output: options.out ?? 'stdout', pending: false, cutBytes: 0,
       });
     });
@@ -73,32 +74,32 @@ export async function createReporter(ctx: Context, label: string, options: Pick<
   return {
     page(rows, pages) {
       if (!spinner) return;
-      const seconds = Math.max(0.001, (ctx.clock.now() - started) / 1000);
+      const seconds = Math.max(0.001, (clock.now() - started) / 1000);
       spinner.text = `${label}: ${plural(rows, 'row')}, ${plural(pages, 'page')}${rate(rows, seconds * 1000)}`;
     },
     done(summary, run = {}) {
       finished = true;
       spinner?.stop();
       // `| head` closed stdout: the reader has what it wanted; stay quiet (exit 141).
-      if (!(ctx.signal.reason instanceof OutputClosedError)) {
-        if (ctx.globals.json) ctx.info(JSON.stringify({ summary }));
+      if (!(signal.reason instanceof OutputClosedError)) {
+        if (deps.json) notices.info(JSON.stringify({ summary }));
         // Refused before a page came (a key without the endpoint, a bad cursor): the error line says it all.
-        else if (summary.status !== 'failed' || summary.pages > 0 || summary.cutBytes > 0) ctx.info(summaryLine(label, summary, options.windowAsTyped));
-        const note = stdoutStateNote(summary, run.newState === true, ctx.io.stderrIsTTY);
-        if (note && !ctx.globals.json) ctx.info(note);
+        else if (summary.status !== 'failed' || summary.pages > 0 || summary.cutBytes > 0) notices.info(summaryLine(label, summary, options.windowAsTyped));
+        const note = stdoutStateNote(summary, run.newState === true, deps.stderrIsTTY);
+        if (note && !deps.json) notices.info(note);
       }
-      if (summaryJson) writeSummaryFile(ctx, label, summaryJson, summary);
+      if (summaryJson) writeSummaryFile(deps, label, summaryJson, summary);
     },
   };
 }
 
 /** The --summary-json file; a run that failed anyway keeps its own error and only warns about this one. */
-function writeSummaryFile(ctx: Context, label: string, path: string, summary: ExportSummary): void {
+function writeSummaryFile(deps: Pick<ReporterDeps, 'notices' | 'stdout'>, label: string, path: string, summary: ExportSummary): void {
   try {
-    writeSummaryJson(ctx, path, { command: label, ...summary });
+    writeSummaryJson({ stdout: deps.stdout, redact: (text) => deps.notices.redact(text) }, path, { command: label, ...summary });
   } catch (err) {
     if (summary.status === 'complete' || summary.status === 'stopped') throw err;
-    ctx.warn(`could not write the summary to ${path}: ${(err as Error).message}`);
+    deps.notices.warn(`could not write the summary to ${path}: ${(err as Error).message}`);
   }
 }
 
@@ -106,7 +107,7 @@ function writeSummaryFile(ctx: Context, label: string, path: string, summary: Ex
  * An export to stdout keeps a state too, so the same command prints only what is new the next
  * time (`| wc -l` says 3010, then 0): said on a terminal, and the first time a key is made.
  */
-export function stdoutStateNote(s: ExportSummary, newState: boolean, terminal: boolean): string | undefined {
+function stdoutStateNote(s: ExportSummary, newState: boolean, terminal: boolean): string | undefined {
   if (s.output !== 'stdout' || s.stateKey === null || s.pending || (s.status !== 'complete' && s.status !== 'stopped')) return undefined;
   if (!terminal && !newState) return undefined;
   return `note: export state "${s.stateKey}" keeps this position: the next run of this command prints only what is new since. For a one-off export of everything, add --no-state (--full starts the state over).`;

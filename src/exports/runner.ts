@@ -1,9 +1,9 @@
-import type { Context } from '../context.js';
+import type { ExportDeps } from './deps.js';
 import { withExportRun } from './export-run.js';
-import { holdHeapSize } from './heap-size.js';
+import { nextPosition, repeatWarnings } from './next-position.js';
 import { pageSource, stuckCursor } from './page-source.js';
-import type { ExportRunOptions } from './plan.js';
 import type { ExportReporter, ExportSummary } from './report.js';
+import type { ExportRunOptions } from './run-options.js';
 import type { Position } from './state.js';
 
 export { MAX_SEEN } from './advance.js';
@@ -16,9 +16,9 @@ export { MAX_STUCK_PAGES } from './page-source.js';
  * exactly once across crashes and resumed runs. To stdout: the state advances only after the page
  * was flushed, or (--defer-commit) into a pending position.
  */
-export async function runExport(ctx: Context, opts: ExportRunOptions, reporter: ExportReporter): Promise<ExportSummary> {
-  const checkHeap = holdHeapSize(ctx.env);
-  return withExportRun(ctx, opts, reporter, {}, async ({ plan, summary, log, output, start, crash, signal, pages }) => {
+export async function runExport(deps: ExportDeps, opts: ExportRunOptions, reporter: ExportReporter): Promise<ExportSummary> {
+  const checkHeap = deps.holdHeap?.() ?? (() => {});
+  return withExportRun(deps, opts, reporter, {}, async ({ plan, summary, log, output, start, crash, signal, pages }) => {
     const label = `export ${opts.kind}${opts.emailType ? ` ${opts.emailType}` : ''}`;
     const bound = () => (opts.maxPages !== undefined && summary.pages >= opts.maxPages) || (opts.maxRows !== undefined && summary.rows >= opts.maxRows);
     const source = pageSource({
@@ -36,24 +36,15 @@ export async function runExport(ctx: Context, opts: ExportRunOptions, reporter: 
     for await (const { page, step } of source) {
       const n = summary.pages + 1;
       crash.at('after-fetch', n, true);
-      if (page.repeated > 0) ctx.warn(`${label}: the server sent ${page.repeated} rows of page ${n} twice within the page; each was written once`);
-      if (step.again.length > 0) ctx.warn(`${label}: the server sent ${step.again.length} rows on page ${n} that page ${n - 1} delivered already; each was written once`);
+      for (const warning of repeatWarnings(label, page, step, n)) deps.notices.warn(warning);
 
       const out = await output.prepare([{ pieces: page.pieces, size: page.bytes }]);
-      ctx.signal.throwIfAborted();
+      deps.signal.throwIfAborted();
       const bytes = await output.write(out, pos, n);
       page.release();
 
       const changed = page.fresh > 0 || page.nextCursor !== pos.cursor || step.seen.length !== pos.seen.length || log.needsFirstSave();
-      pos = {
-        ...pos,
-        cursor: step.moved ? page.nextCursor : pos.cursor,
-        cursorAt: step.moved ? new Date(ctx.clock.now()).toISOString() : pos.cursorAt,
-        seen: step.seen,
-        output: output.record(bytes),
-        rows: pos.rows + page.fresh,
-        pages: pos.pages + 1,
-      };
+      pos = { ...pos, ...nextPosition(pos, page, step, deps.clock.now()), output: output.record(bytes) };
       summary.rows += page.fresh;
       summary.skipped += page.hits.size + page.repeated;
       summary.pages = n;

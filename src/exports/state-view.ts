@@ -1,14 +1,13 @@
-import { configDir, configDirWhere } from '../config/paths.js';
-import type { Context } from '../context.js';
 import { CliError, ExitCode } from '../errors.js';
+import type { StateDir } from './deps.js';
 import { closeDeadRuns } from './run-record.js';
 import { checkStateKey, urlWithoutCredentials } from './state-key.js';
 import { ExportStateStore } from './state-store.js';
 import type { ExportState } from './state.js';
 
 /** The store of the config directory in force, and the checked KEY argument. */
-export async function openStateStore(ctx: Context, rawKey?: unknown): Promise<{ store: ExportStateStore; key: string }> {
-  const store = await ExportStateStore.open(configDir(ctx.env), configDirWhere(ctx.env));
+export async function openStateStore(dir: StateDir, rawKey?: unknown): Promise<{ store: ExportStateStore; key: string }> {
+  const store = await ExportStateStore.open(dir.path, dir.where);
   return { store, key: rawKey === undefined ? '' : checkStateKey(String(rawKey), 'KEY') };
 }
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-export const EXPORT_KINDS = ['contacts', 'custom-events', 'email-events'] as const;
+const EXPORT_KINDS = ['contacts', 'custom-events', 'email-events'] as const;
 export type ExportKind = (typeof EXPORT_KINDS)[number];
 export type FileFormat = 'csv' | 'ndjson';
 
@@ -97,7 +97,6 @@ export const stateSchema = z.object({
   runs: z.array(manifestSchema),
 });
 export type ExportState = z.infer<typeof stateSchema>;
-export type PendingPosition = NonNullable<ExportState['pending']>;
 
 /** Adds or replaces a run's manifest, keeping the latest MANIFESTS_KEPT. */
 export function withManifest(runs: Manifest[], manifest: Manifest): Manifest[] {

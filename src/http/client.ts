@@ -19,7 +19,7 @@ import { describeBody } from './foreign.js';
 import { finalError, notTheApi, parseFailure, tooLarge, waitTooLong, type Target } from './failures.js';
 import type { Answer, Send } from './transport.js';
 
-export interface HttpClientOptions {
+interface HttpClientOptions {
   baseUrl: string;
   apiKey: string;
   /** The undici dispatcher requests go through (the keep-alive agent; tests: MockAgent), or how to make it on first use. */
@@ -66,7 +66,7 @@ interface BaseSpec {
   onErrorAnswer?: (answer: { status: number; headers: Record<string, string | string[]>; text: string }) => void;
 }
 
-export interface RequestSpec<T extends z.ZodType> extends BaseSpec {
+interface RequestSpec<T extends z.ZodType> extends BaseSpec {
   /** Schema of the `data` member of a success answer. */
   data: T;
   /** Whether the answer carries `pagination.nextCursor`. */
@@ -74,7 +74,7 @@ export interface RequestSpec<T extends z.ZodType> extends BaseSpec {
 }
 
 /** A paginated answer `{ data: { <member>: [row, …] }, pagination: { nextCursor } }`. */
-export interface RowsSpec extends BaseSpec {
+interface RowsSpec extends BaseSpec {
   member: string;
   /** Schema each row must match. */
   row: z.ZodType<Record<string, unknown>>;
@@ -94,7 +94,7 @@ export interface RawResponse {
   json: unknown;
 }
 
-export interface ApiResponse<T> {
+interface ApiResponse<T> {
   data: T;
   nextCursor?: string | null;
   status: number;
@@ -391,7 +391,7 @@ export class HttpClient {
 }
 
 /** The base URL without a trailing slash, and without a final `/v2` (every path starts with it). */
-export function normalizeBaseUrl(baseUrl: string): string {
+function normalizeBaseUrl(baseUrl: string): string {
   return baseUrl.replace(/\/+$/, '').replace(/\/v2$/i, '');
 }
 

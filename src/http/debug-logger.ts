@@ -3,7 +3,7 @@ import { escapeControl } from '../lib/terminal-text.js';
 import type { RequestLogger } from './logger.js';
 
 /** Characters of a body the debug log shows (request and response alike). */
-export const DEBUG_BODY_CHARS = 4096;
+const DEBUG_BODY_CHARS = 4096;
 /** Bytes of a response body captured for it: more than is shown, as redaction shortens the text. */
 const CAPTURE_BYTES = 2 * DEBUG_BODY_CHARS;
 /**

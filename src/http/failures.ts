@@ -22,7 +22,7 @@ export interface Target {
  * only a failed attempt; the last one becomes a NotTheApiError, or a TransientError for the
  * statuses a gateway gives when the API behind it fails (see `finalError`).
  */
-export class ForeignAnswer extends Error {
+class ForeignAnswer extends Error {
   constructor(readonly status: number, readonly what: string, readonly redirect: boolean) {
     super(what);
   }
@@ -127,7 +127,7 @@ export function waitTooLong(error: Error, target: Target, waitMs: number, maxWai
 }
 
 /** A wait in words: `45 s`, `20 min`, `5 h`, `11.6 days`. */
-export function duration(ms: number): string {
+function duration(ms: number): string {
   const s = ms / 1000;
   if (s < 120) return `${Math.round(s)} s`;
   if (s < 7200) return `${Math.round(s / 60)} min`;

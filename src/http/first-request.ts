@@ -3,7 +3,7 @@ import type { Answer, SendOptions } from './transport.js';
 
 /** What undici gives up connecting after (its `connect.timeout`), and the code it says so with. */
 const CONNECT_TIMEOUT_MS = 10_000;
-export const CONNECT_TIMEOUT_CODE = 'UND_ERR_CONNECT_TIMEOUT';
+const CONNECT_TIMEOUT_CODE = 'UND_ERR_CONNECT_TIMEOUT';
 
 /**
  * Whether a process's first request may go through node:http instead of undici: undici's

@@ -28,7 +28,7 @@ export function redirectTarget(headers: Dispatcher.ResponseData['headers']): str
 }
 
 /** A short, escaped, double-quoted excerpt: whitespace runs folded, control characters shown as escapes. */
-export function quote(text: string): string {
+function quote(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   const cut = flat.length > SNIPPET_CHARS ? `${flat.slice(0, SNIPPET_CHARS)}…` : flat;
   return `"${escapeControl(cut).replace(/"/g, '\\"')}"`;

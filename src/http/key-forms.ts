@@ -1,7 +1,7 @@
 const LIVE_KEY = /^(sk_live_[A-Za-z0-9]+_)(.+)$/;
 
 /** A secret part shorter than this is not masked alone: it could be an ordinary word. */
-export const MIN_SECRET_CHARS = 16;
+const MIN_SECRET_CHARS = 16;
 
 /**
  * Every form of one API key a text may hold, each matched and masked: the whole key and its

@@ -2,7 +2,7 @@ import type { Writable } from 'node:stream';
 import { escapeControl } from '../lib/terminal-text.js';
 
 /** What was sent in one attempt. `url`, `headers` and `body` are for the debug log; the key in `headers` is already masked. */
-export interface RequestLog {
+interface RequestLog {
   method: string;
   path: string;
   attempt: number;
@@ -12,7 +12,7 @@ export interface RequestLog {
 }
 
 /** How one attempt ended: a status, or a network error code. `headers` and `body` are for the debug log. */
-export interface ResponseLog {
+interface ResponseLog {
   method: string;
   path: string;
   attempt: number;

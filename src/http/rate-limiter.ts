@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 
-export interface RateLimiterOptions {
+interface RateLimiterOptions {
   /** Steady requests per second. */
   ratePerSecond: number;
   /** Requests that may go at once after an idle spell. */

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { isAlive, processStartTicks } from '../lib/process-alive.js';
 import type { RateLimiter } from './rate-limiter.js';
 
-export interface RateShareOptions {
+interface RateShareOptions {
   /** The config directory; leases live in `<dir>/rate/<account>/`. */
   configDir: string;
   /**

@@ -11,12 +11,12 @@ const NEVER_SENT_CODES: ReadonlySet<string> = new Set([
   'ENETUNREACH',
 ]);
 
-export interface BackoffOptions {
+interface BackoffOptions {
   baseMs: number;
   capMs: number;
 }
 
-export const DEFAULT_BACKOFF: BackoffOptions = { baseMs: 500, capMs: 20_000 };
+const DEFAULT_BACKOFF: BackoffOptions = { baseMs: 500, capMs: 20_000 };
 
 /**
  * Longest wait a Retry-After may ask for before cnv gives up instead (exit 7, saying when to

@@ -1,9 +1,15 @@
-// Types for the two undici files cnv imports directly (src/http/undici.ts); their shapes are
-// those undici's own typings give the same functions.
+// Types for the undici files cnv imports directly (src/http/undici.ts); their shapes are those
+// undici's own typings give the same classes and functions.
 declare module 'undici/lib/dispatcher/env-http-proxy-agent.js' {
   import type { EnvHttpProxyAgent } from 'undici';
   const EnvHttpProxyAgentClass: typeof EnvHttpProxyAgent;
   export default EnvHttpProxyAgentClass;
+}
+
+declare module 'undici/lib/dispatcher/pool.js' {
+  import type { Pool } from 'undici';
+  const PoolClass: typeof Pool;
+  export default PoolClass;
 }
 
 declare module 'undici/lib/api/api-request.js' {
@@ -14,13 +20,8 @@ declare module 'undici/lib/api/api-request.js' {
 }
 
 declare module 'undici/lib/api/api-connect.js' {
+  import type { Dispatcher } from 'undici';
   /** Dispatcher.prototype.connect, unbound. */
-  const connect: (...args: unknown[]) => unknown;
+  const connect: Dispatcher['connect'];
   export default connect;
-}
-
-declare module 'undici/lib/dispatcher/dispatcher.js' {
-  /** The base class every undici dispatcher extends. */
-  const Dispatcher: { prototype: object };
-  export default Dispatcher;
 }

@@ -5,7 +5,7 @@
  * `email_address`, `e-mail`, `User ID`, `user_id`, `contact_id` all match by that rule.
  * The list is in docs/batches.md ("Column names"); keep the two in step.
  */
-export const COLUMN_ALIASES: Readonly<Record<string, readonly string[]>> = {
+const COLUMN_ALIASES: Readonly<Record<string, readonly string[]>> = {
   email: ['Email Address', 'E-mail'],
   userId: ['User ID'],
   // `id` is the contact's column in cnv's own export; both hold a contact id only when a UUID.

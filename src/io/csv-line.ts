@@ -41,4 +41,4 @@ export async function csvFormatter(recordDelimiter: '\n' | '\r\n' = '\n', quoted
 }
 
 /** For a row of cells, the indexes that must be quoted whatever they hold (undefined: none). */
-export type QuotedCells = (cells: string[]) => ReadonlySet<number> | undefined;
+type QuotedCells = (cells: string[]) => ReadonlySet<number> | undefined;

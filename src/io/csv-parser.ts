@@ -39,6 +39,9 @@ const QUOTE = 34;
 const LF = 10;
 const CR = 13;
 
+/** A quote or a line break: what ends a run of plain text inside quotes (outside, the delimiter too). */
+const isQuotedSpecial = (c: number) => c === QUOTE || c === LF || c === CR;
+
 const enum State {
   /** At the start of a field. */
   FieldStart,
@@ -81,6 +84,47 @@ export class CsvParser {
 
   /** Parses the next piece of text; returns the records it completed. */
   push(text: string, out: CsvRecord[] = []): CsvRecord[] {
+    text = this.continued(text);
+    const n = text.length;
+    const dc = this.delimiterCode;
+    let i = 0;
+    // The runs of plain text are read here, at once; each special character goes to its state's method.
+    while (i < n) {
+      const c = text.charCodeAt(i);
+      if (this.state === State.Quoted) {
+        if (c === QUOTE || c === LF || c === CR) {
+          i = this.quotedSpecial(c, text, i, n);
+          continue;
+        }
+        let j = i + 1;
+        while (j < n && !isQuotedSpecial(text.charCodeAt(j))) j++;
+        this.field += text.slice(i, j);
+        i = j;
+      } else if (this.state === State.QuoteInQuoted) {
+        i = this.afterQuote(text, i, n, out);
+      } else if (c === QUOTE || c === LF || c === CR || c === dc || (dc === -1 && text.startsWith(this.delimiter, i))) {
+        i = this.unquotedSpecial(text, i, n, out);
+      } else {
+        let j = i + 1;
+        while (j < n) {
+          const d = text.charCodeAt(j);
+          if (isQuotedSpecial(d) || d === dc || (dc === -1 && text.startsWith(this.delimiter, j))) break;
+          j++;
+        }
+        this.field += text.slice(i, j);
+        this.state = State.Unquoted;
+        i = j;
+      }
+    }
+    if (this.fieldsChars + this.field.length > MAX_RECORD_CHARS) {
+      const why = this.state === State.Quoted ? `a quote opened on line ${this.quoteLine} is not closed, or ` : '';
+      throw new CsvFatalError(`the record is longer than 16 MB: ${why}not a CSV file?`, this.recordLine, 'CSV_RECORD_TOO_LONG');
+    }
+    return out;
+  }
+
+  /** The text as it continues the input: the byte order mark off the very start, a CR held from the last piece put back. */
+  private continued(text: string): string {
     if (!this.started && text.length > 0) {
       this.started = true;
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
@@ -89,108 +133,71 @@ export class CsvParser {
       this.heldCr = false;
       text = '\r' + text;
     }
-    const n = text.length;
-    const delim = this.delimiter;
-    const dc = this.delimiterCode;
-    let i = 0;
-    while (i < n) {
-      const c = text.charCodeAt(i);
-      switch (this.state) {
-        case State.FieldStart:
-        case State.Unquoted: {
-          if (c === QUOTE) {
-            if (this.state === State.FieldStart && this.field === '') {
-              this.state = State.Quoted;
-              this.quoteLine = this.line;
-              i++;
-              continue;
-            }
-            if (this.error === undefined) {
-              this.error = `Invalid Opening Quote: a quote is found on field ${this.fields.length}, value is ${quoteInput(this.field)}`;
-              this.errorLine = this.line;
-            }
-            this.field += '"';
-            i++;
-            continue;
-          }
-          const next = this.fieldEnd(text, i, n, out);
-          if (next >= 0) {
-            i = next;
-            continue;
-          }
-          // Plain text: take the run up to the next special character at once.
-          let j = i + 1;
-          while (j < n) {
-            const d = text.charCodeAt(j);
-            if (d === QUOTE || d === LF || d === CR || d === dc || (dc === -1 && text.startsWith(delim, j))) break;
-            j++;
-          }
-          this.field += text.slice(i, j);
-          this.state = State.Unquoted;
-          i = j;
-          continue;
-        }
-        case State.Quoted: {
-          if (c === QUOTE) {
-            this.state = State.QuoteInQuoted;
-            i++;
-            continue;
-          }
-          if (c === CR) {
-            if (i + 1 >= n && !this.final) {
-              this.heldCr = true;
-              i = n;
-              continue;
-            }
-            if (text.charCodeAt(i + 1) === LF) {
-              // CRLF inside a value is kept as it is (one line break).
-              this.field += '\r\n';
-              this.line++;
-              i += 2;
-              continue;
-            }
-            if (this.lineEnd === 'cr') this.line++;
-            this.field += '\r';
-            i++;
-            continue;
-          }
-          if (c === LF) {
-            if (this.lineEnd !== 'cr') this.line++;
-            this.field += '\n';
-            i++;
-            continue;
-          }
-          let j = i + 1;
-          while (j < n) {
-            const d = text.charCodeAt(j);
-            if (d === QUOTE || d === LF || d === CR) break;
-            j++;
-          }
-          this.field += text.slice(i, j);
-          i = j;
-          continue;
-        }
-        case State.QuoteInQuoted: {
-          if (c === QUOTE) {
-            this.field += '"';
-            this.state = State.Quoted;
-            i++;
-            continue;
-          }
-          const next = this.fieldEnd(text, i, n, out);
-          if (next >= 0) {
-            i = next;
-            continue;
-          }
-          throw new CsvFatalError(`Invalid Closing Quote: got ${quoteInput(text[i])} instead of a delimiter or line end`, this.line, 'CSV_INVALID_CLOSING_QUOTE');
-        }
+    return text;
+  }
+
+  /**
+   * At the start of a field or inside an unquoted one, at a quote, a line break or a delimiter:
+   * returns the index after what it read.
+   */
+  private unquotedSpecial(text: string, i: number, n: number, out: CsvRecord[]): number {
+    if (text.charCodeAt(i) === QUOTE) {
+      if (this.state === State.FieldStart && this.field === '') {
+        this.state = State.Quoted;
+        this.quoteLine = this.line;
+        return i + 1;
       }
+      if (this.error === undefined) {
+        this.error = `Invalid Opening Quote: a quote is found on field ${this.fields.length}, value is ${quoteInput(this.field)}`;
+        this.errorLine = this.line;
+      }
+      this.field += '"';
+      return i + 1;
     }
-    if (this.fieldsChars + this.field.length > MAX_RECORD_CHARS) {
-      const why = this.state === State.Quoted ? `a quote opened on line ${this.quoteLine} is not closed, or ` : '';
-      throw new CsvFatalError(`the record is longer than 16 MB: ${why}not a CSV file?`, this.recordLine, 'CSV_RECORD_TOO_LONG');
+    const next = this.fieldEnd(text, i, n, out);
+    if (next >= 0) return next;
+    // Data after all (a line break of the other style): one character of the field.
+    this.field += text[i];
+    this.state = State.Unquoted;
+    return i + 1;
+  }
+
+  /** Inside a quoted field, at a quote (closing, or the first of a pair) or a line break (the value's). */
+  private quotedSpecial(c: number, text: string, i: number, n: number): number {
+    if (c === QUOTE) {
+      this.state = State.QuoteInQuoted;
+      return i + 1;
     }
-    return out;
+    if (c === LF) {
+      if (this.lineEnd !== 'cr') this.line++;
+      this.field += '\n';
+      return i + 1;
+    }
+    if (i + 1 >= n && !this.final) {
+      this.heldCr = true;
+      return n;
+    }
+    if (text.charCodeAt(i + 1) === LF) {
+      // CRLF inside a value is kept as it is (one line break).
+      this.field += '\r\n';
+      this.line++;
+      return i + 2;
+    }
+    if (this.lineEnd === 'cr') this.line++;
+    this.field += '\r';
+    return i + 1;
+  }
+
+  /** After a quote in a quoted field: a doubled quote, or the field's end; anything else is fatal. */
+  private afterQuote(text: string, i: number, n: number, out: CsvRecord[]): number {
+    if (text.charCodeAt(i) === QUOTE) {
+      this.field += '"';
+      this.state = State.Quoted;
+      return i + 1;
+    }
+    const next = this.fieldEnd(text, i, n, out);
+    if (next >= 0) return next;
+    throw new CsvFatalError(`Invalid Closing Quote: got ${quoteInput(text[i])} instead of a delimiter or line end`, this.line, 'CSV_INVALID_CLOSING_QUOTE');
   }
 
   /** The end of the input: the last record (without a line end), or the fatal unclosed quote. */

@@ -63,7 +63,7 @@ export async function* csvRows(input: AsyncIterable<string>, file: string, delim
   if (!header) throw new InputFileError(file, 'the file is empty: expected a header row naming the columns');
 }
 
-export interface CsvRowOptions {
+interface CsvRowOptions {
   /** --delimiter was given: it wins over an Excel `sep=` first line (which is still taken off). */
   delimiterGiven?: boolean;
   /** An unnamed column is allowed and named '' (--ignore-column '' leaves out a pandas or R row index). */

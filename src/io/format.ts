@@ -1,28 +1,42 @@
-import type { Context } from '../context.js';
+import type { Writable } from 'node:stream';
 import { isExactNumber, stringifyJson } from '../lib/exact-number.js';
 
-export type OutputFormat = 'table' | 'json' | 'ndjson' | 'csv';
+type OutputFormat = 'table' | 'json' | 'ndjson' | 'csv';
 export const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'json', 'ndjson', 'csv'];
+
+/** What decides how a result is printed: stdout, what it is attached to, and the output flags in force. */
+export interface Output {
+  stdout: Writable;
+  stdoutIsTTY: boolean;
+  /** -o/--format. */
+  format?: OutputFormat;
+  /** --json. */
+  json: boolean;
+  /** -q/--query: a JMESPath expression applied to the JSON output. */
+  query?: string;
+  /** Colour allowed (not --no-color, not NO_COLOR). */
+  color: boolean;
+}
 
 /**
  * --json (or -q) asks for JSON, -o/--format for its format (the two never conflict: see
  * toGlobals), else a table on a terminal and JSON everywhere else.
  */
-export function resolveFormat(ctx: Context): OutputFormat {
-  if (ctx.globals.format) return ctx.globals.format;
-  if (ctx.globals.json || ctx.globals.query !== undefined) return 'json';
-  return ctx.io.stdoutIsTTY ? 'table' : 'json';
+export function resolveFormat(out: Output): OutputFormat {
+  if (out.format) return out.format;
+  if (out.json || out.query !== undefined) return 'json';
+  return out.stdoutIsTTY ? 'table' : 'json';
 }
 
 /** Colour only on a terminal, and never with --no-color or NO_COLOR. */
-export function useColor(ctx: Context): boolean {
-  return ctx.globals.color && ctx.io.stdoutIsTTY;
+function useColor(out: Output): boolean {
+  return out.color && out.stdoutIsTTY;
 }
 
 /** The width a table fits in: the terminal's, and none when stdout is not a terminal (nothing changes when piped). */
-export function tableWidth(ctx: Context): number | undefined {
-  if (!ctx.io.stdoutIsTTY) return undefined;
-  const columns = (ctx.io.stdout as { columns?: number }).columns;
+export function tableWidth(out: Output): number | undefined {
+  if (!out.stdoutIsTTY) return undefined;
+  const columns = (out.stdout as { columns?: number }).columns;
   return columns !== undefined && columns > 0 ? columns : 80;
 }
 
@@ -35,8 +49,8 @@ const YELLOW = /^(warn|warning|skipped|pending|no_status|not_a_member|no_such_co
  * Colours for status-like values only (a `status` column's ok/warn/fail, a subscription status),
  * and only on a terminal with colour allowed; everything else stays plain.
  */
-export function statusPaint(ctx: Context): ((column: string, value: unknown, text: string, row?: Record<string, unknown>) => string) | undefined {
-  if (!useColor(ctx)) return undefined;
+export function statusPaint(out: Output): ((column: string, value: unknown, text: string, row?: Record<string, unknown>) => string) | undefined {
+  if (!useColor(out)) return undefined;
   return (column, value, text) => {
     if (!STATUS_COLUMN.test(column) || (typeof value !== 'string' && typeof value !== 'boolean')) return text;
     const v = String(value);

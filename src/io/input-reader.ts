@@ -7,7 +7,7 @@ import { InputFileError, jsonRow, type InputFormat, type InputRow } from './inpu
 import { jsonArrayRows } from './json-array-rows.js';
 import { checkFileText, decodeText } from './text-decode.js';
 
-export { INPUT_FORMATS, InputFileError, type InputFormat, type InputRow } from './input-rows.js';
+export { InputFileError, type InputRow } from './input-rows.js';
 
 export interface InputSpec {
   /** A file path, or `-` for stdin. */

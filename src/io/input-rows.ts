@@ -60,7 +60,7 @@ export function showValue(value: unknown, max = 60): string {
 }
 
 /** A JSON.parse error message made safe to print: V8 quotes the input in it. */
-export function jsonErrorText(err: unknown): string {
+function jsonErrorText(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
   // "Unexpected token 'x', "...text..." is not valid JSON": the quoted text is input.
   return escapeControl(message.replace(/, (?:\.\.\.)?"([^]*)"(?:\.\.\.)? is not valid JSON$/, (_, text: string) => `, in ${quoteInput(text)}`)).slice(0, 200);
@@ -94,7 +94,7 @@ export function jsonRow(line: number, text: string): InputRow {
 }
 
 /** A JSON value that is a row must be an object. */
-export function objectRow(line: number, value: unknown): InputRow {
+function objectRow(line: number, value: unknown): InputRow {
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) return { line, values: value as Record<string, unknown> };
   const kind = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
   return { line, error: `expected a JSON object, got ${kind}` };

@@ -1,16 +1,15 @@
-import type { Context } from '../context.js';
 import { csvFormatter } from './csv-line.js';
-import { cellText, flatten, resolveFormat, statusPaint, tableWidth } from './format.js';
+import { cellText, flatten, resolveFormat, statusPaint, tableWidth, type Output } from './format.js';
 import { writeWithBackpressure } from './write.js';
 import { stringifyJson } from '../lib/exact-number.js';
 
 /** Rows written one at a time to stdout; json/ndjson/csv stream, a table is laid out at the end. */
-export interface ListWriter {
+interface ListWriter {
   write(row: Record<string, unknown>): Promise<void>;
   end(): Promise<void>;
 }
 
-export interface ListLayout {
+interface ListLayout {
   /** The columns a terminal table shows (the command's default set, or --columns). */
   table?: string[];
   /** The user named the columns (--columns): CSV has those only, without `_extra`. */
@@ -23,17 +22,17 @@ export interface ListLayout {
  * the user chose the columns). JSON is one array of the rows as they came, NDJSON one row a
  * line; with -q the query selects from that array (from each row in NDJSON).
  */
-export async function createListWriter(ctx: Context, columns?: string[], layout: ListLayout = {}): Promise<ListWriter> {
-  const format = resolveFormat(ctx);
-  const out = ctx.io.stdout;
+export async function createListWriter(output: Output, columns?: string[], layout: ListLayout = {}): Promise<ListWriter> {
+  const format = resolveFormat(output);
+  const out = output.stdout;
   // --columns chooses the members of JSON too (nested as the API sent them: type.name is {type: {name}}).
   if (layout.chosen && columns && (format === 'json' || format === 'ndjson')) {
-    const inner = await createListWriter(ctx, undefined, {});
+    const inner = await createListWriter(output, undefined, {});
     return { write: (row) => inner.write(pick(row, columns)), end: () => inner.end() };
   }
-  if (ctx.globals.query !== undefined && (format === 'json' || format === 'ndjson')) {
+  if (output.query !== undefined && (format === 'json' || format === 'ndjson')) {
     const { loadQuery, queryText } = await import('./query.js');
-    const query = await loadQuery(ctx.globals.query);
+    const query = await loadQuery(output.query);
     if (format === 'ndjson') return { write: (row) => writeWithBackpressure(out, queryText(query(row), true)), end: async () => {} };
     // A query sees the whole array, so the rows are held until the end.
     const rows: Array<Record<string, unknown>> = [];
@@ -85,13 +84,13 @@ export async function createListWriter(ctx: Context, columns?: string[], layout:
       const { layoutTable } = await import('./table.js');
       const head = layout.table ?? columns ?? [...new Set(rows.flatMap((r) => Object.keys(r)))];
       // A table is for a terminal: what the server sent cannot act on it (JSON and CSV stay exact).
-      await writeWithBackpressure(out, layoutTable(head, rows, { width: tableWidth(ctx), paint: statusPaint(ctx) }));
+      await writeWithBackpressure(out, layoutTable(head, rows, { width: tableWidth(output), paint: statusPaint(output) }));
     },
   };
 }
 
 /** The members of `row` that `columns` (dotted paths) name, nested as they are in `row`; members it lacks are left out. */
-export function pick(row: Record<string, unknown>, columns: readonly string[]): Record<string, unknown> {
+function pick(row: Record<string, unknown>, columns: readonly string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const column of columns) {
     const path = column.split('.');

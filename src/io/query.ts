@@ -2,7 +2,7 @@ import { UsageError } from '../errors.js';
 import { stringifyJson } from '../lib/exact-number.js';
 
 /** A compiled -q/--query expression: the JSON document in, what it selects out. */
-export type Query = (data: unknown) => unknown;
+type Query = (data: unknown) => unknown;
 
 const compiled = new Map<string, Query>();
 let applications = 0;
@@ -43,7 +43,7 @@ export async function loadQuery(expression: string): Promise<Query> {
  * For an expression written as jq (`.data[0]`, `.[] | .name`, `select(...)`): the JMESPath
  * spelling when a plain rewrite compiles, else what differs. Undefined when it does not look like jq.
  */
-export function jqHint(expression: string, compile: (e: string) => unknown): string | undefined {
+function jqHint(expression: string, compile: (e: string) => unknown): string | undefined {
   const e = expression.trim();
   const jqish = e.startsWith('.') || /\|\s*\./.test(e) || /\b(select|map|to_entries|keys)\(/.test(e);
   if (!jqish) return undefined;

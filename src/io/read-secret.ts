@@ -1,15 +1,15 @@
 import { UsageError } from '../errors.js';
-import type { Context } from '../context.js';
+import type { IO } from './streams.js';
 
 /** Reads a secret: all of stdin when piped, else one line from a prompt that does not echo. */
-export async function readSecret(ctx: Context, prompt: string): Promise<string> {
-  const { stdin, stderr } = ctx.io;
-  if (!ctx.io.stdinIsTTY) {
+export async function readSecret(io: IO, prompt: string): Promise<string> {
+  const { stdin, stderr } = io;
+  if (!io.stdinIsTTY) {
     const chunks: Buffer[] = [];
     for await (const chunk of stdin) chunks.push(Buffer.from(chunk));
     return Buffer.concat(chunks).toString('utf8');
   }
-  if (!ctx.io.stderrIsTTY) throw new UsageError('cannot prompt for the key without a terminal', 'pipe the key on stdin');
+  if (!io.stderrIsTTY) throw new UsageError('cannot prompt for the key without a terminal', 'pipe the key on stdin');
   stderr.write(prompt);
   const tty = stdin as NodeJS.ReadStream;
   tty.setRawMode?.(true);

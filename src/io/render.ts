@@ -1,5 +1,4 @@
-import type { Context } from '../context.js';
-import { flatten, resolveFormat, statusPaint, tableWidth } from './format.js';
+import { flatten, resolveFormat, statusPaint, tableWidth, type Output } from './format.js';
 import { writeWithBackpressure } from './write.js';
 import { stringifyJson } from '../lib/exact-number.js';
 
@@ -23,43 +22,44 @@ export type CommandResult =
 
 /**
  * Prints a command's result on stdout in the format in force. The JSON document is the same
- * whatever the terminal or flag: a record as one object, a list as one array.
+ * whatever the terminal or flag: a record as one object, a list as one array. A list's trailer
+ * goes to `info` (stderr), below the rows.
  */
-export async function renderResult(ctx: Context, result: CommandResult): Promise<void> {
+export async function renderResult(output: Output, result: CommandResult, info: (line: string) => void): Promise<void> {
   if (result.kind === 'none') return;
   if (result.kind === 'list') {
     const { createListWriter } = await import('./list-writer.js');
-    const writer = await createListWriter(ctx, result.columns, { table: result.tableColumns, chosen: result.chosen });
+    const writer = await createListWriter(output, result.columns, { table: result.tableColumns, chosen: result.chosen });
     for (const row of result.rows) await writer.write(row);
     await writer.end();
-    if (result.trailer !== undefined) ctx.info(result.trailer);
+    if (result.trailer !== undefined) info(result.trailer);
     return;
   }
-  const format = resolveFormat(ctx);
+  const format = resolveFormat(output);
   const data = result.data;
-  if (ctx.globals.query !== undefined && (format === 'json' || format === 'ndjson')) {
+  if (output.query !== undefined && (format === 'json' || format === 'ndjson')) {
     const { loadQuery, queryText } = await import('./query.js');
-    const query = await loadQuery(ctx.globals.query);
-    return writeWithBackpressure(ctx.io.stdout, queryText(query(data), format === 'ndjson'));
+    const query = await loadQuery(output.query);
+    return writeWithBackpressure(output.stdout, queryText(query(data), format === 'ndjson'));
   }
-  if (format === 'json') return writeWithBackpressure(ctx.io.stdout, stringifyJson(data, 2) + '\n');
-  if (format === 'ndjson') return writeWithBackpressure(ctx.io.stdout, stringifyJson(data) + '\n');
+  if (format === 'json') return writeWithBackpressure(output.stdout, stringifyJson(data, 2) + '\n');
+  if (format === 'ndjson') return writeWithBackpressure(output.stdout, stringifyJson(data) + '\n');
   if (format === 'csv' || typeof data !== 'object' || data === null) {
     const { createListWriter } = await import('./list-writer.js');
-    const writer = await createListWriter(ctx);
+    const writer = await createListWriter(output);
     await writer.write(typeof data === 'object' && data !== null ? (data as Record<string, unknown>) : { value: data });
     return writer.end();
   }
-  return writeWithBackpressure(ctx.io.stdout, await recordTable(ctx, data as Record<string, unknown>));
+  return writeWithBackpressure(output.stdout, await recordTable(output, data as Record<string, unknown>));
 }
 
 /**
  * A record for a terminal: one `name  value` line per scalar (dotted names for nested objects),
  * then each array of objects as its own table under its name; fitted to the terminal width.
  */
-async function recordTable(ctx: Context, record: Record<string, unknown>): Promise<string> {
+async function recordTable(output: Output, record: Record<string, unknown>): Promise<string> {
   const { layoutTable } = await import('./table.js');
-  const layout = { width: tableWidth(ctx), paint: statusPaint(ctx) };
+  const layout = { width: tableWidth(output), paint: statusPaint(output) };
   const scalars: Array<Record<string, unknown>> = [];
   const sections: Array<[string, Array<Record<string, unknown>>]> = [];
   for (const [key, value] of Object.entries(flatten(record))) {

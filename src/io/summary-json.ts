@@ -1,14 +1,8 @@
 import { closeSync, constants, fsyncSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import type { Command } from 'commander';
-import type { Context } from '../context.js';
+import type { Writable } from 'node:stream';
 import { LocalFileError, UsageError } from '../errors.js';
 import { isStreamTarget } from './file-streams.js';
-
-/** Adds `--summary-json <file>` to a batch or export command. */
-export function addSummaryJsonOption(cmd: Command): Command {
-  return cmd.option('--summary-json <file>', 'write the run summary as JSON to this file at the end (also when the run fails or is interrupted); - for stdout when stdout carries no other data');
-}
 
 /**
  * The --summary-json target, checked: `-` (stdout) only when the run prints no data there,
@@ -46,10 +40,10 @@ function isDirectory(path: string): boolean {
  * Writes the summary: to stdout for `-`, else to a temporary file in the same directory renamed
  * over `path`, so a reader never sees half a summary (a crash leaves the previous one or none).
  */
-export function writeSummaryJson(ctx: Context, path: string, summary: Record<string, unknown>): void {
-  const text = ctx.redact(JSON.stringify(summary, null, 2)) + '\n';
+export function writeSummaryJson(to: { stdout: Writable; redact(text: string): string }, path: string, summary: Record<string, unknown>): void {
+  const text = to.redact(JSON.stringify(summary, null, 2)) + '\n';
   if (path === '-') {
-    ctx.io.stdout.write(text);
+    to.stdout.write(text);
     return;
   }
   if (isStreamTarget(path)) {

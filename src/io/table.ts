@@ -9,7 +9,7 @@ const SOFT_FLOOR = 8;
 /** Identifiers (id, cnvContactId, key) are what one copies from a table: cut last. */
 const IDENTIFIER = /(^|\.)(id|key|[a-z]+Id)$/;
 
-export interface TableLayout {
+interface TableLayout {
   /** Terminal width to fit in; undefined: no limit (a table written to a file or pipe). */
   width?: number;
   /** Colours a cell's (already fitted) text; the padding stays outside the colour. */
@@ -19,7 +19,7 @@ export interface TableLayout {
 }
 
 /** A table cell as one line of terminal-safe text (line breaks shown as `\n`). */
-export function cellLine(value: unknown): string {
+function cellLine(value: unknown): string {
   return escapeControl(cellText(value));
 }
 

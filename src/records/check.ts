@@ -3,7 +3,7 @@ import type { ColumnTarget } from '../batch/columns.js';
 import { DEDUP_KEY, fieldProblem, type Prepared } from './prepare.js';
 
 /** One column of the file against the account's field definitions. */
-export interface ColumnCheck {
+interface ColumnCheck {
   column: string;
   /** `read-only` and `ignored` columns are not sent; `unknown` ones refuse a real run; `mismatch`: known, with values that do not coerce. */
   status: 'ok' | 'unknown' | 'read-only' | 'key' | 'ignored' | 'mismatch';
@@ -15,7 +15,7 @@ export interface ColumnCheck {
 }
 
 /** What `records upsert --check` prints. */
-export interface CheckReport {
+interface CheckReport {
   ok: boolean;
   rows: number;
   validRows: number;

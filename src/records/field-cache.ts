@@ -4,10 +4,11 @@ import { lstat, mkdir, open, rename, unlink, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { allFieldPages, fieldSchema, type FieldDefinition } from '../api/fields.js';
-import { configDir } from '../config/paths.js';
-import type { Context } from '../context.js';
+import type { Clock } from '../clock.js';
 import { ApiError, ResponseShapeError, TransientError } from '../errors.js';
+import type { HttpClient } from '../http/client.js';
 import { maskKey } from '../http/redact.js';
+import type { Notices } from '../io/notices.js';
 import { definitionMap } from './prepare.js';
 
 /** How long cached field definitions are trusted (a field created since shows up after this). */
@@ -27,11 +28,25 @@ export type DefinitionsByType = Map<string, Map<string, FieldDefinition>>;
  * and the masked key id (never the key). A key of another shape has no id to mask, so a hash of
  * it stands in (the file name is a hash of that hash, so the key cannot be read back).
  */
-export function fieldCachePath(dir: string, baseUrl: string, apiKey: string): string {
+function fieldCachePath(dir: string, baseUrl: string, apiKey: string): string {
   const masked = maskKey(apiKey);
   const keyId = masked === '****' ? createHash('sha256').update(apiKey).digest('hex') : masked;
   const id = createHash('sha256').update(`${baseUrl}\n${keyId}`).digest('hex').slice(0, 24);
   return join(dir, 'cache', `fields-${id}.json`);
+}
+
+/** What reading the definitions takes from the command around it (never the CLI's Context). */
+export interface FieldCacheDeps {
+  /** The account in force: the cache file is its own. */
+  account(): Promise<{ baseUrl: string; apiKey: string }>;
+  http(): Promise<HttpClient>;
+  /** The config directory, where `cache/` is. */
+  configDir: string;
+  clock: Clock;
+  signal: AbortSignal;
+  notices: Notices;
+  /** --verbose: say when the cache cannot be written. */
+  verbose: boolean;
 }
 
 /**
@@ -41,13 +56,13 @@ export function fieldCachePath(dir: string, baseUrl: string, apiKey: string): st
  * undefined; the caller falls back to sending values as given.
  */
 export async function readFieldDefinitions(
-  ctx: Context,
+  deps: FieldCacheDeps,
   objectTypes: readonly string[],
   opts: { refresh?: boolean; quiet?: boolean; fallback?: string } = {},
 ): Promise<{ definitions: DefinitionsByType; fromCache: boolean } | undefined> {
-  const { baseUrl, apiKey } = await ctx.credentials();
-  const path = fieldCachePath(configDir(ctx.env), baseUrl, apiKey);
-  const now = ctx.clock.now();
+  const { baseUrl, apiKey } = await deps.account();
+  const path = fieldCachePath(deps.configDir, baseUrl, apiKey);
+  const now = deps.clock.now();
   const cache = await readCache(path);
   const definitions: DefinitionsByType = new Map();
   const missing: string[] = [];
@@ -62,14 +77,14 @@ export async function readFieldDefinitions(
 
   const listed: Record<string, FieldDefinition[]> = {};
   try {
-    const http = await ctx.http();
+    const http = await deps.http();
     for (const type of missing) {
       listed[type] = [];
-      for await (const page of allFieldPages(http, { objectType: type, limit: 1000 }, ctx.signal)) listed[type].push(...page);
+      for await (const page of allFieldPages(http, { objectType: type, limit: 1000 }, deps.signal)) listed[type].push(...page);
     }
   } catch (err) {
     if (!(err instanceof ApiError || err instanceof TransientError || err instanceof ResponseShapeError)) throw err;
-    if (!opts.quiet) ctx.warn(`could not read the field definitions (${err.code}: ${err.message}); ${opts.fallback ?? '--field values are sent as JSON when they parse, else as strings'}`);
+    if (!opts.quiet) deps.notices.warn(`could not read the field definitions (${err.code}: ${err.message}); ${opts.fallback ?? '--field values are sent as JSON when they parse, else as strings'}`);
     return undefined;
   }
   const next: CacheFile = { version: 1, objectTypes: { ...cache?.objectTypes } };
@@ -79,7 +94,7 @@ export async function readFieldDefinitions(
   }
   await writeCache(path, next).catch((err: NodeJS.ErrnoException) => {
     // Only a cache: the run goes on; the next one reads the definitions again.
-    if (ctx.globals.verbose) ctx.info(`cannot write the field cache ${path}: ${err.code ?? err.message}`);
+    if (deps.verbose) deps.notices.info(`cannot write the field cache ${path}: ${err.code ?? err.message}`);
   });
   return { definitions, fromCache: false };
 }

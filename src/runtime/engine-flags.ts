@@ -5,7 +5,7 @@ import { setFlagsFromString } from 'node:v8';
  * of a long export). `CNV_RUNTIME_TUNING=off` turns every such tuning off; required wiring
  * (signal ownership, the undici prototype methods) stays, as cnv does not work without it.
  */
-export function runtimeTuning(env: NodeJS.ProcessEnv): boolean {
+function runtimeTuning(env: NodeJS.ProcessEnv): boolean {
   return env.CNV_RUNTIME_TUNING?.trim().toLowerCase() !== 'off';
 }
 

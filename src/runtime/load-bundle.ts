@@ -6,15 +6,15 @@ import vm from 'node:vm';
 import { cacheFileName, compileCacheDir, privateDir, readCache, writeCache } from './code-cache.js';
 
 /** What the CLI bundle (dist/bundle/cnv.cjs) exports to the launcher. */
-export interface CliBundle {
+interface CliBundle {
   run: typeof import('../main.js').run;
-  applyRuntime: typeof import('../main.js').applyRuntime;
-  beforeEngineFlagsChange: typeof import('../main.js').beforeEngineFlagsChange;
+  applyRuntime: typeof import('./index.js').applyRuntime;
+  beforeEngineFlagsChange: typeof import('./engine-flags.js').beforeEngineFlagsChange;
   InterruptedError: typeof import('../errors.js').InterruptedError;
   OutputClosedError: typeof import('../errors.js').OutputClosedError;
 }
 
-export interface LoadedBundle {
+interface LoadedBundle {
   cli: CliBundle;
   /** After the run: keeps what it compiled for the next run of the command, when there was no usable cache. */
   saveCache(exitCode: number): void;

@@ -5,7 +5,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { execa } from 'execa';
 import type { Dispatcher } from 'undici';
 import type { Clock } from '../../src/clock.js';
-import { run } from '../../src/main.js';
+import { run, type RunDeps } from '../../src/main.js';
 import { PROXY_VARIABLES } from './proxy-env.js';
 
 export const BIN = resolve(import.meta.dirname, '../../bin/cnv.js');
@@ -61,6 +61,8 @@ export async function cnvInProcess(
     signal?: AbortSignal;
     /** Replaces the system clock (test/helpers/fake-clock.ts): Retry-After and backoff waits take no time. */
     clock?: Clock;
+    /** What the launcher lets the run tune (src/runtime: applyRuntime); none by default, as in-process. */
+    tuning?: RunDeps['tuning'];
   } = {},
 ): Promise<CliResult> {
   const stdout = new PassThrough();
@@ -84,6 +86,7 @@ export async function cnvInProcess(
     signal: opts.signal,
     clock: opts.clock,
     random: () => 0,
+    tuning: opts.tuning,
   });
   return { exitCode, stdout: out, stderr: err };
 }

@@ -1,7 +1,7 @@
 import { PassThrough, Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { toGlobals } from '../../src/cli/global-options.js';
-import { createContext } from '../../src/context.js';
+import { createContext } from '../../src/cli/create-context.js';
 import { BodyCapture, debugLogger } from '../../src/http/debug-logger.js';
 import { makeRedactor } from '../../src/http/redact.js';
 

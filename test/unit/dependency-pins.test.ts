@@ -36,15 +36,17 @@ describe('undici and zod: pinned, and the files cnv reaches into are where it ex
     expect(deepPaths).toEqual([
       'undici/lib/api/api-connect.js',
       'undici/lib/api/api-request.js',
-      'undici/lib/dispatcher/dispatcher.js',
       'undici/lib/dispatcher/env-http-proxy-agent.js',
+      'undici/lib/dispatcher/pool.js',
     ]);
     for (const path of deepPaths) expect(() => require.resolve(path), path).not.toThrow();
-    const undici = require('undici') as { EnvHttpProxyAgent: unknown; Dispatcher: { prototype: Record<string, unknown> } };
+    const undici = require('undici') as { EnvHttpProxyAgent: unknown; Pool: unknown; Dispatcher: { prototype: Record<string, unknown> } };
     expect(require('undici/lib/dispatcher/env-http-proxy-agent.js')).toBe(undici.EnvHttpProxyAgent);
-    expect(require('undici/lib/dispatcher/dispatcher.js')).toBe(undici.Dispatcher);
+    expect(require('undici/lib/dispatcher/pool.js')).toBe(undici.Pool);
     expect(require('undici/lib/api/api-request.js')).toBe(undici.Dispatcher.prototype.request);
     expect(require('undici/lib/api/api-connect.js')).toBe(undici.Dispatcher.prototype.connect);
+    // The proxy agent makes its client to the proxy with the `clientFactory` option (src/http/agent.ts).
+    expect(readFileSync(require.resolve('undici/lib/dispatcher/proxy-agent.js'), 'utf8')).toMatch(/clientFactory\(url, \{ connect \}\)/);
   });
 
   it('the files scripts/bundle.mjs leaves out or replaces by path exist', () => {

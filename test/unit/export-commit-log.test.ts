@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { CommitLog } from '../../src/exports/commit-log.js';
 import type { CrashHook } from '../../src/exports/crash-points.js';
-import type { RunPlan } from '../../src/exports/plan.js';
+import type { RunPlan } from '../../src/exports/run-options.js';
 import type { ExportSummary } from '../../src/exports/report.js';
 import type { ExportStateStore } from '../../src/exports/state-store.js';
 import type { ExportState, Position } from '../../src/exports/state.js';

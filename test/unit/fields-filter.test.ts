@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isFieldOfCustomObject } from '../../src/api/fields.js';
-import { pageSize } from '../../src/cli/parse.js';
+import { pageSize } from '../../src/cmdutil/parse.js';
 
 const CO = 'c0000000-0000-4000-8000-000000000001';
 const def = (extra: Record<string, unknown>) => ({ key: 'k', label: 'K', objectType: 'CUSTOM_OBJECT', dataType: 'STRING', ...extra });

@@ -28,6 +28,32 @@ describe('layer boundaries (ESLint no-restricted-imports, and no-restricted-synt
     ['src/http/probe.ts', "export const load = async () => (await import('../io/write.js')).writeFlushed;\n", /src\/http knows no terminal/],
     ['src/lib/probe.ts', "export const load = () => import('zod');\n", /no packages/],
     ['src/io/probe.ts', "import { COMMANDS } from '../cli/registry.js';\nexport const c = COMMANDS;\n", /src\/io reads and writes data for any layer/],
+    // The Context and commander stay above the domain layers (issue 24): each layer, static and import().
+    ['src/exports/probe.ts', "import type { Context } from '../context.js';\nexport type C = Context;\n", /Context stays with the commands/],
+    ['src/batch/probe.ts', "import type { Context } from '../context.js';\nexport type C = Context;\n", /Context stays with the commands/],
+    ['src/records/probe.ts', "export const load = () => import('../context.js');\n", /Context stays with the commands/],
+    ['src/io/probe.ts', "import type { Context } from '../context.js';\nexport type C = Context;\n", /Context stays with the commands/],
+    ['src/http/probe.ts', "import type { Context } from '../context.js';\nexport type C = Context;\n", /Context stays with the commands/],
+    ['src/api/probe.ts', "import type { Context } from '../context.js';\nexport type C = Context;\n", /Context stays with the commands/],
+    ['src/exports/probe.ts', "import type { Command } from 'commander';\nexport type C = Command;\n", /commander is for the program/],
+    ['src/batch/probe.ts', "import { Option } from 'commander';\nexport const o = Option;\n", /commander is for the program/],
+    ['src/io/probe.ts', "import type { Command } from 'commander';\nexport type C = Command;\n", /commander is for the program/],
+    ['src/records/probe.ts', "import type { Command } from 'commander';\nexport type C = Command;\n", /commander is for the program/],
+    ['src/http/probe.ts', "export const load = () => import('commander');\n", /commander is for the program/],
+    ['src/api/probe.ts', "import { Command } from 'commander';\nexport const c = Command;\n", /commander is for the program/],
+    ['src/exports/probe.ts', "import { outputOf } from '../cmdutil/deps.js';\nexport const o = outputOf;\n", /cli\/, commands\/, cmdutil\//],
+    // The three probes that slipped through before: runtime -> cli, context.ts -> cli, io -> exports.
+    ['src/runtime/probe.ts', "import { COMMANDS } from '../cli/registry.js';\nexport const c = COMMANDS;\n", /src\/runtime is the process around the CLI/],
+    ['src/runtime/probe.ts', "import { createAgent } from '../http/agent.js';\nexport const a = createAgent;\n", /src\/runtime is the process around the CLI/],
+    ['src/context.ts', "import type { Entry } from './commands/contract.js';\nexport type E = Entry;\n", /a top-level module of src\/ is below the program/],
+    ['src/errors.ts', "export const load = () => import('./cli/program.js');\n", /a top-level module of src\/ is below the program/],
+    ['src/io/probe.ts', "import type { ExportSummary } from '../exports/report.js';\nexport type S = ExportSummary;\n", /src\/io is below exports/],
+    ['src/io/probe.ts', "import type { BatchDeps } from '../batch/deps.js';\nexport type D = BatchDeps;\n", /src\/io is below exports/],
+    // Helpers below the commands, the program above them; tuning only through the launcher.
+    ['src/cmdutil/probe.ts', "import { COMMANDS } from '../cli/registry.js';\nexport const c = COMMANDS;\n", /src\/cmdutil holds the commands' helpers/],
+    ['src/commands/probe.ts', "import { COMMANDS } from '../cli/registry.js';\nexport const c = COMMANDS;\n", /imports helpers from src\/cmdutil, never the program/],
+    ['src/exports/probe.ts', "import { holdHeapSize } from '../runtime/heap-hold.js';\nexport const h = holdHeapSize;\n", /tuning the process is the launcher's/],
+    ['src/http/probe.ts', "import { ENDPOINTS } from '../api/endpoints.js';\nexport const e = ENDPOINTS;\n", /src\/api builds on src\/http/],
   ])('%s: %s is refused', async (path, code, message) => {
     const errors = await boundaryErrors(path, code);
     expect(errors).toHaveLength(1);
@@ -42,7 +68,12 @@ describe('layer boundaries (ESLint no-restricted-imports, and no-restricted-synt
     ['src/exports/probe.ts', "import { writeFlushed } from '../io/write.js';\nexport const w = writeFlushed;\n"],
     ['src/exports/probe.ts', "export const load = () => import('../api/fields.js');\n"],
     ['src/lib/probe.ts', "export const load = () => import('node:zlib');\n"],
-    ['src/commands/probe.ts', "import { integer } from '../lib/option-values.js';\nimport { uuidArgument } from '../cli/parse.js';\nexport const x = [integer, uuidArgument];\n"],
+    ['src/commands/probe.ts', "import { integer } from '../lib/option-values.js';\nimport { uuidArgument } from '../cmdutil/parse.js';\nexport const x = [integer, uuidArgument];\n"],
+    ['src/cmdutil/probe.ts', "import type { Command } from 'commander';\nimport type { Context } from '../context.js';\nimport type { ExportDeps } from '../exports/deps.js';\nexport type X = [Command, Context, ExportDeps];\n"],
+    ['src/cli/probe.ts', "import type { Entry } from '../commands/contract.js';\nimport { outputOf } from '../cmdutil/deps.js';\nexport type E = Entry;\nexport const o = outputOf;\n"],
+    ['src/runtime/probe.ts', "import { isAlive } from '../lib/process-alive.js';\nimport type { run } from '../main.js';\nexport const x = isAlive;\nexport type R = typeof run;\n"],
+    ['src/emulator/seed/probe.ts', "import type { SeedContext } from './context.js';\nexport type S = SeedContext;\n"],
+    ['src/exports/probe.ts', "import type { Notices } from '../io/notices.js';\nimport { configDir } from '../config/paths.js';\nexport type N = Notices;\nexport const c = configDir;\n"],
   ])('%s: allowed imports pass', async (path, code) => {
     expect(await boundaryErrors(path, code)).toEqual([]);
   });

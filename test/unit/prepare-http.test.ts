@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { MockAgent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createContext } from '../../src/context.js';
+import { createContext } from '../../src/cli/create-context.js';
 
 // ctx.prepareHttp() (a file batch calls it before reading its file) loads the HTTP stack early,
 // but credentials are still resolved, and their errors and warnings shown, at the first request.

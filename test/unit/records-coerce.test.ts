@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { coerceValue } from '../../src/records/coerce.js';
+import { coerceValue } from '../../src/io/coerce.js';
 import { ExactNumber, stringifyJson } from '../../src/lib/exact-number.js';
 import { isIsoDate } from '../../src/dates.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BatchCounts, quietFailureLine, summaryLine } from '../../src/batch/summary.js';
-import { didYouMean, suggest } from '../../src/cli/suggest.js';
+import { didYouMean, suggest } from '../../src/cmdutil/suggest.js';
 import { summaryLine as exportLine, type ExportSummary } from '../../src/exports/report.js';
 import { duration, plural, rate } from '../../src/io/wording.js';
 

@@ -6,7 +6,7 @@ import { MAX_JSON_DEPTH } from '../../io/input-rows.js';
 import { stringifyJson } from '../../lib/exact-number.js';
 
 /** Largest --input body or -F @file value read (the API's bodies are far smaller). */
-export const MAX_INPUT_BYTES = 16 * 1024 * 1024;
+const MAX_INPUT_BYTES = 16 * 1024 * 1024;
 
 /** One -f/-F as given: its flag, key path and raw value. */
 export interface FieldArg {
@@ -21,7 +21,7 @@ export const collectField = (flag: FieldArg['flag']) => (text: string, previous:
  * -F's typing, as gh's: true, false, null and numbers become JSON values, `@file` the file's
  * content (`@-` stdin), anything else stays a string. -f is always a string.
  */
-export async function fieldValue(arg: FieldArg, value: string, stdin: Readable, signal?: AbortSignal): Promise<unknown> {
+async function fieldValue(arg: FieldArg, value: string, stdin: Readable, signal?: AbortSignal): Promise<unknown> {
   if (arg.flag === '-f') return value;
   if (value === 'true') return true;
   if (value === 'false') return false;

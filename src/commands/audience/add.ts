@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { addToAudience, audienceContactsPath, batchAddToAudience } from '../../api/audiences.js';
+import { addToAudience, batchAddToAudience, batchAddToAudienceRequest } from '../../api/audiences.js';
 import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../io/render.js';
@@ -17,5 +17,5 @@ ${batchHelp(`  $ cnv audience add c1000000-0000-4000-8000-000000000003 --email a
 }
 
 export function run(ctx: Context, input: CommandInput<typeof options>): Promise<CommandResult> {
-  return runMembershipAdd(ctx, input, { noun: 'audience', command: 'audience add', path: audienceContactsPath, single: addToAudience, batch: batchAddToAudience });
+  return runMembershipAdd(ctx, input, { noun: 'audience', command: 'audience add', batchRequest: batchAddToAudienceRequest, single: addToAudience, batch: batchAddToAudience });
 }

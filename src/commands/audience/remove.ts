@@ -1,17 +1,16 @@
 import type { Command } from 'commander';
-import { z } from 'zod';
 import { removeFromAudience } from '../../api/audiences.js';
-import { addIdentifierOptions, identifierFrom, identifierOptionShape } from '../../cli/identifier.js';
-import { uuidArgument } from '../../cli/parse.js';
+import { IDENTIFIER_FLAGS, identifierFrom } from '../../cmdutil/identifier.js';
+import { commandOptions } from '../../cmdutil/flags.js';
+import { uuidArgument } from '../../cmdutil/parse.js';
 import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../io/render.js';
 
-export const options = z.object(identifierOptionShape);
+export const options = commandOptions(IDENTIFIER_FLAGS);
 
 export function configure(cmd: Command): void {
-  cmd.argument('<audienceId>', 'id (UUID) of the static audience', uuidArgument);
-  addIdentifierOptions(cmd).addHelpText('after', `
+  cmd.argument('<audienceId>', 'id (UUID) of the static audience', uuidArgument).addHelpText('after', `
 Removes the membership in this audience only: the contact, its fields, its subscription status
 and its other audiences stay. A contact that is not a member, or no contact at all, is a
 success too; the printed "outcome" says which (removed, not_a_member, no_such_contact).

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { addToCampaign, batchAddToCampaign, campaignContactsPath } from '../../api/campaigns.js';
+import { addToCampaign, batchAddToCampaign, batchAddToCampaignRequest } from '../../api/campaigns.js';
 import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../io/render.js';
@@ -17,5 +17,5 @@ ${batchHelp(`  $ cnv campaigns add c4000000-0000-4000-8000-000000000002 --user-i
 }
 
 export function run(ctx: Context, input: CommandInput<typeof options>): Promise<CommandResult> {
-  return runMembershipAdd(ctx, input, { noun: 'campaign', command: 'campaigns add', path: campaignContactsPath, single: addToCampaign, batch: batchAddToCampaign });
+  return runMembershipAdd(ctx, input, { noun: 'campaign', command: 'campaigns add', batchRequest: batchAddToCampaignRequest, single: addToCampaign, batch: batchAddToCampaign });
 }

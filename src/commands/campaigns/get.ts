@@ -1,13 +1,13 @@
 import type { Command } from 'commander';
-import { z } from 'zod';
 import { getCampaign } from '../../api/campaigns.js';
-import { uuidArgument } from '../../cli/parse.js';
+import { uuidArgument } from '../../cmdutil/parse.js';
 import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../io/render.js';
+import { commandOptions } from '../../cmdutil/flags.js';
 
 /** No options of its own. */
-export const options = z.object({});
+export const options = commandOptions({});
 
 export function configure(cmd: Command): void {
   cmd.argument('<campaignId>', 'id (UUID) of the custom campaign', uuidArgument).addHelpText('after', `

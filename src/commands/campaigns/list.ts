@@ -1,29 +1,35 @@
 import type { Command } from 'commander';
-import { z } from 'zod';
 import { listCampaigns } from '../../api/campaigns.js';
-import { addColumnsOption, chosenColumns, columnsOptionShape, type ListColumns } from '../../cli/columns-option.js';
-import { addPagingOptions, listPages, pagingOptionShape } from '../../cli/paging-option.js';
-import { pageSize } from '../../cli/parse.js';
+import { ENDPOINTS } from '../../api/endpoints.js';
+import { chosenColumns, columnsFlag, type ListColumns } from '../../cmdutil/columns-option.js';
+import { checkPaging, listPages, PAGING_FLAGS } from '../../cmdutil/paging-option.js';
+import { pageSize } from '../../cmdutil/parse.js';
+import { commandOptions, numberFlag, textFlag } from '../../cmdutil/flags.js';
 import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../io/render.js';
 
 /** Columns of CSV, and the table's default few (json and ndjson print each campaign as the API sent it). */
-export const CAMPAIGN_COLUMNS: ListColumns = {
+const CAMPAIGN_COLUMNS: ListColumns = {
   all: ['id', 'name', 'type.id', 'type.name', 'type.systemType', 'sfdcCampaignId', 'memberCount', 'createdAt', 'updatedAt'],
   table: ['id', 'name', 'type.name', 'memberCount'],
 };
 
 /** The spec's page size range of List campaigns (out-of-range values are clamped). */
-export const CAMPAIGN_PAGE = { min: 1, max: 100 } as const;
+const PAGE = ENDPOINTS.listCampaigns.page;
 
-export const options = z.object({ ...columnsOptionShape, limit: z.number().optional(), cursor: z.string().optional(), ...pagingOptionShape });
+export const options = commandOptions(
+  {
+    ...columnsFlag(CAMPAIGN_COLUMNS),
+    limit: numberFlag('--limit <n>', `page size, ${PAGE.min} to ${PAGE.max} (other values are clamped, as the API does)`, pageSize(PAGE.min, PAGE.max)),
+    cursor: textFlag('--cursor <cursor>', 'continue from the cursor a previous page printed'),
+    ...PAGING_FLAGS,
+  },
+  { check: checkPaging },
+);
 
 export function configure(cmd: Command): void {
-  addColumnsOption(cmd, CAMPAIGN_COLUMNS)
-    .option('--limit <n>', `page size, ${CAMPAIGN_PAGE.min} to ${CAMPAIGN_PAGE.max} (other values are clamped, as the API does)`, pageSize(CAMPAIGN_PAGE.min, CAMPAIGN_PAGE.max))
-    .option('--cursor <cursor>', 'continue from the cursor a previous page printed');
-  addPagingOptions(cmd).addHelpText('after', `
+  cmd.addHelpText('after', `
 Custom campaigns only (archived ones are not listed). Statuses and descriptions are read with
 \`cnv campaigns get\`.
 

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { z } from 'zod';
-import { addColumnsOption, chosenColumns, columnsOptionShape, type ListColumns } from '../../cli/columns-option.js';
+import { chosenColumns, columnsFlag, type ListColumns } from '../../cmdutil/columns-option.js';
+import { commandOptions } from '../../cmdutil/flags.js';
 import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import { maskKey, redactUrl } from '../../http/redact.js';
@@ -8,10 +8,10 @@ import type { CommandResult } from '../../io/render.js';
 
 const PROFILE_COLUMNS: ListColumns = { all: ['profile', 'current', 'baseUrl', 'apiKey'], table: ['profile', 'current', 'baseUrl', 'apiKey'] };
 
-export const options = z.object(columnsOptionShape);
+export const options = commandOptions(columnsFlag(PROFILE_COLUMNS));
 
 export function configure(cmd: Command): void {
-  addColumnsOption(cmd, PROFILE_COLUMNS).addHelpText('after', `
+  cmd.addHelpText('after', `
 Examples:
   $ cnv config list
   $ cnv config list --json`);

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { z } from 'zod';
 import { checkApiKey } from '../../config/api-key.js';
 import { profileName } from '../../config/resolve.js';
 import { checkBaseUrl } from '../../config/resolve.js';
@@ -9,9 +8,10 @@ import { UsageError } from '../../errors.js';
 import { maskKey } from '../../http/redact.js';
 import type { CommandResult } from '../../io/render.js';
 import { readSecret } from '../../io/read-secret.js';
+import { commandOptions } from '../../cmdutil/flags.js';
 
 /** No options of its own. */
-export const options = z.object({});
+export const options = commandOptions({});
 
 export function configure(cmd: Command): void {
   // Declared only to refuse it: a key typed as an argument lands in shell history and process lists.
@@ -38,7 +38,7 @@ export async function run(ctx: Context, { args }: CommandInput<typeof options>):
   const store = await ctx.config();
   const first = Object.keys(store.profiles()).length === 0;
   const profile = profileName({ profileFlag: ctx.globals.profile, env: ctx.env }, store);
-  const key = (await readSecret(ctx, `API key for profile "${profile}": `)).trim();
+  const key = (await readSecret(ctx.io, `API key for profile "${profile}": `)).trim();
   if (key === '') throw new UsageError('no API key was given on stdin', 'pipe the key in: printf %s "$KEY" | cnv config set-key');
   const { warning } = checkApiKey(key, 'stdin');
   if (warning) ctx.warn(warning);

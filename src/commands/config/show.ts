@@ -1,13 +1,13 @@
 import type { Command } from 'commander';
-import { z } from 'zod';
 import { profileName } from '../../config/resolve.js';
 import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import { maskKey, redactUrl } from '../../http/redact.js';
 import type { CommandResult } from '../../io/render.js';
+import { commandOptions } from '../../cmdutil/flags.js';
 
 /** No options of its own. */
-export const options = z.object({});
+export const options = commandOptions({});
 
 export function configure(cmd: Command): void {
   cmd.addHelpText('after', `

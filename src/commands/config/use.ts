@@ -1,12 +1,12 @@
 import type { Command } from 'commander';
-import { z } from 'zod';
 import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { CommandResult } from '../../io/render.js';
+import { commandOptions } from '../../cmdutil/flags.js';
 
 /** No options of its own. */
-export const options = z.object({});
+export const options = commandOptions({});
 
 export function configure(cmd: Command): void {
   cmd.argument('<profile>', 'profile to make the default').addHelpText('after', `

@@ -4,23 +4,33 @@ import { DATA_TYPES, type DataType } from '../../api/fields.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { looseJson } from '../../http/exact-json.js';
-import { coerceValue } from '../../records/coerce.js';
+import { coerceValue } from '../../io/coerce.js';
 import { readFieldDefinitions, type DefinitionsByType } from '../../records/field-cache.js';
+import { fieldCacheDepsOf } from '../../cmdutil/deps.js';
+import { flag } from '../../cmdutil/flags.js';
 
 /** Commander collector for repeatable `key=value` options, the value kept as typed. */
-export function collectRawPair(value: string, previous: Array<[string, string]> = []): Array<[string, string]> {
+function collectRawPair(value: string, previous: Array<[string, string]> = []): Array<[string, string]> {
   const eq = value.indexOf('=');
   if (eq <= 0) throw new InvalidArgumentError(`expected key=value, got "${value}"`);
   return [...previous, [value.slice(0, eq).trim(), value.slice(eq + 1)]];
 }
 
-const pairs = z.array(z.tuple([z.string(), z.string()])).optional();
+/** A repeatable `key=value` field flag: key and raw value, in order (collectRawPair). */
+const pairsFlag = (flags: string, description: string) => flag(flags, description, z.array(z.tuple([z.string(), z.string()])).optional(), { parse: collectRawPair });
 
-/** The field flags as commander produces them (collectRawPair): key and raw value, in order. */
-export const fieldFlagShape = { field: pairs, rawField: pairs, typedField: pairs, companyField: pairs, companyRawField: pairs, companyTypedField: pairs };
+/** The field flags of `contacts upsert`: by definition, as a string (-f) or as JSON (-F), for the contact and its company. */
+export const FIELD_FLAGS = {
+  field: pairsFlag('--field <key=value>', 'contact field (repeatable); value converted to the field\'s data type'),
+  rawField: pairsFlag('-f, --raw-field <key=value>', 'contact field sent as a string, as typed (repeatable)'),
+  typedField: pairsFlag('-F, --typed-field <key=value>', 'contact field sent as JSON when it parses: true, false, null, numbers, objects (repeatable)'),
+  companyField: pairsFlag('--company-field <key=value>', 'field of the contact\'s company (repeatable); converted like --field'),
+  companyRawField: pairsFlag('--company-raw-field <key=value>', 'company field sent as a string (repeatable)'),
+  companyTypedField: pairsFlag('--company-typed-field <key=value>', 'company field sent as JSON when it parses (repeatable)'),
+};
 
-type FieldFlagOpt = keyof typeof fieldFlagShape;
-export type FieldFlagValues = Partial<Record<FieldFlagOpt, Array<[string, string]>>>;
+type FieldFlagOpt = keyof typeof FIELD_FLAGS;
+type FieldFlagValues = Partial<Record<FieldFlagOpt, Array<[string, string]>>>;
 
 /** The three spellings of one map: by definition, raw string (-f) and typed (-F), as gh's api. */
 interface FieldGroup {
@@ -63,11 +73,11 @@ export async function resolveFieldFlags(ctx: Context, opts: FieldFlagValues): Pr
   const result: FlagFields = {};
   for (const group of GROUPS) assertNoRepeats(opts, group);
   const needed = GROUPS.filter((g) => pairsOf(opts, g.byDefinition.opt).length > 0);
-  let read = needed.length > 0 ? await readFieldDefinitions(ctx, needed.map((g) => g.objectType)) : undefined;
+  let read = needed.length > 0 ? await readFieldDefinitions(fieldCacheDepsOf(ctx), needed.map((g) => g.objectType)) : undefined;
   // A field created since the cache was written: ask the server once more.
   if (read?.fromCache && needed.some((g) => pairsOf(opts, g.byDefinition.opt).some(([k]) => !read!.definitions.get(g.objectType)?.has(k)))) {
     // Unreadable now: the cached definitions still hold for the keys they list.
-    read = (await readFieldDefinitions(ctx, needed.map((g) => g.objectType), { refresh: true, quiet: true })) ?? read;
+    read = (await readFieldDefinitions(fieldCacheDepsOf(ctx), needed.map((g) => g.objectType), { refresh: true, quiet: true })) ?? read;
   }
   for (const group of GROUPS) {
     const values: Record<string, unknown> = {};

@@ -1,18 +1,18 @@
 import type { Command } from 'commander';
 import { getContact } from '../../api/contacts.js';
-import { z } from 'zod';
-import { identifierFrom, identifierOptionShape } from '../../cli/identifier.js';
+import { identifierFrom } from '../../cmdutil/identifier.js';
+import { commandOptions, textFlag } from '../../cmdutil/flags.js';
 import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../io/render.js';
 
-export const options = z.object({ contactId: identifierOptionShape.contactId, email: identifierOptionShape.email });
+export const options = commandOptions({
+  contactId: textFlag('--contact-id <uuid>', 'the contact by cnvContactId (wins over --email)'),
+  email: textFlag('--email <address>', 'the contact by email (the most recently updated one when several share it)'),
+});
 
 export function configure(cmd: Command): void {
-  cmd
-    .option('--contact-id <uuid>', 'the contact by cnvContactId (wins over --email)')
-    .option('--email <address>', 'the contact by email (the most recently updated one when several share it)')
-    .addHelpText('after', `
+  cmd.addHelpText('after', `
 No match exits with code 5.
 
 Examples:

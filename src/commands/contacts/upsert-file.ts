@@ -3,25 +3,24 @@ import { upsertContact, upsertContactRequest, type UpsertContactBody } from '../
 import type { Prepared } from '../../batch/file-run.js';
 import { runFileBatch } from '../../batch/file-run.js';
 import type { ColumnResolver, ColumnRules, FieldsByParent } from '../../batch/columns.js';
-import { batchRunOptions } from '../../batch/options.js';
+import { batchRunOptions } from '../../cmdutil/batch-options.js';
 import { perRowSender } from '../../batch/per-row.js';
 import { cellMismatch, shapeRow } from '../../batch/row-body.js';
 import { blank, checkRow, identifierColumns } from '../../batch/row-check.js';
 import { emailSchema, uuidSchema } from '../../api/identifiers.js';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
 import { resolveFieldFlags, type FlagFields } from './field-flags.js';
 import { readFieldDefinitions } from '../../records/field-cache.js';
-import type { CoerceOptions } from '../../records/coerce.js';
-import type { UpsertOptions } from './upsert.js';
+import type { CoerceOptions } from '../../io/coerce.js';
+import { UPSERT_FILE_DEFAULTS, type UpsertOptions } from './upsert-flags.js';
 import { quoteInput, type InputRow } from '../../io/input-rows.js';
 import { spellingsOf } from '../../io/column-names.js';
 import type { CommandResult } from '../../io/render.js';
 import { EXTRA_COLUMN, FIXED_COLUMNS } from '../../exports/csv-columns.js';
+import { batchDepsOf, fieldCacheDepsOf } from '../../cmdutil/deps.js';
 
 // `contacts upsert --file`: one request per row (the API has no batch upsert of contacts).
 
-export const UPSERT_FILE_DEFAULTS = { concurrency: 16, maxChunkSize: 1, typedNumbers: true };
 const SETTABLE = ['SUBSCRIBED', 'UNSUBSCRIBED', 'NO_STATUS'] as const;
 // The spec's examples of statuses the system sets: what an export holds, and the API refuses.
 const SYSTEM_MANAGED = new Set(['BOUNCED', 'COMPLAINED']);
@@ -88,8 +87,8 @@ export function prepareUpsertRow(row: InputRow, defaults: Record<string, unknown
 }
 
 /** The CONTACT and COMPANY definitions, as the column resolver takes them. */
-export async function contactFieldDefinitions(ctx: Context, fresh: boolean): Promise<FieldsByParent | undefined> {
-  const read = await readFieldDefinitions(ctx, ['CONTACT', 'COMPANY'], {
+async function contactFieldDefinitions(ctx: Context, fresh: boolean): Promise<FieldsByParent | undefined> {
+  const read = await readFieldDefinitions(fieldCacheDepsOf(ctx), ['CONTACT', 'COMPANY'], {
     refresh: fresh,
     quiet: fresh,
     fallback: 'fields.KEY columns are sent as JSON when they parse, else as strings, and other columns cannot be matched to fields',
@@ -99,13 +98,10 @@ export async function contactFieldDefinitions(ctx: Context, fresh: boolean): Pro
 }
 
 export async function runUpsertFile(ctx: Context, opts: UpsertOptions & { file: string }): Promise<CommandResult> {
-  for (const flag of ['email', 'contactId'] as const) {
-    if (opts[flag] !== undefined) throw new UsageError(`--file: each row names its contact; drop --${flag === 'contactId' ? 'contact-id' : 'email'}`);
-  }
   const defaults = defaultsFrom(opts, await resolveFieldFlags(ctx, opts));
-  const options = batchRunOptions(ctx, opts, UPSERT_FILE_DEFAULTS);
+  const options = batchRunOptions(opts, UPSERT_FILE_DEFAULTS, ctx.globals.dryRun);
   const coerce = { decimalComma: options.decimalComma };
-  return runFileBatch(ctx, {
+  return runFileBatch(batchDepsOf(ctx), {
     path: opts.file,
     job: { command: 'contacts upsert' },
     options,

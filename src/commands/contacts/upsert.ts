@@ -1,51 +1,20 @@
 import type { Command } from 'commander';
-import { z } from 'zod';
 import { upsertContact, type UpsertContactBody } from '../../api/contacts.js';
 import { emailSchema, uuidSchema } from '../../api/identifiers.js';
-import { caseInsensitiveChoice, collectPair, applySetPairs } from '../../cli/parse.js';
+import { applySetPairs } from '../../cmdutil/body-flags.js';
 import type { CommandInput } from '../contract.js';
 import { UsageError } from '../../errors.js';
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../io/render.js';
-import { addBatchOptions, batchOptionShape, decimalCommaShape, ignoreUnknownShape, passColumnShape, rejectBatchOptions } from '../../batch/options.js';
-import { setPairsOption } from '../../cli/option-schemas.js';
-import { collectRawPair, fieldFlagShape, resolveFieldFlags, type FlagFields } from './field-flags.js';
-import { runUpsertFile, UPSERT_FILE_DEFAULTS } from './upsert-file.js';
-
-export const SETTABLE_STATUSES = ['SUBSCRIBED', 'UNSUBSCRIBED', 'NO_STATUS'] as const;
+import { resolveFieldFlags, type FlagFields } from './field-flags.js';
+import { runUpsertFile } from './upsert-file.js';
+import { options, type UpsertOptions } from './upsert-flags.js';
 const NAMED_BODY_KEYS = new Set(['email', 'cnvContactId', 'subscriptionStatus', 'fields', 'companyFields', 'updateOnly']);
 
-export const options = z.object({
-  email: z.string().optional(),
-  contactId: z.string().optional(),
-  status: z.enum(SETTABLE_STATUSES).optional(),
-  ...fieldFlagShape,
-  updateOnly: z.boolean().optional(),
-  set: setPairsOption,
-  file: z.string().optional(),
-  ...batchOptionShape,
-  ...ignoreUnknownShape,
-  ...passColumnShape,
-  ...decimalCommaShape,
-});
-
-export type UpsertOptions = z.output<typeof options>;
+export { options };
 
 export function configure(cmd: Command): void {
-  cmd
-    .option('--email <address>', 'identifies the contact; with --contact-id it becomes the new address')
-    .option('--contact-id <uuid>', 'identifies the contact by cnvContactId (wins over --email)')
-    .option('--status <status>', `subscription status: ${SETTABLE_STATUSES.join(', ')} (any case)`, caseInsensitiveChoice(SETTABLE_STATUSES))
-    .option('--field <key=value>', 'contact field (repeatable); value converted to the field\'s data type', collectRawPair)
-    .option('-f, --raw-field <key=value>', 'contact field sent as a string, as typed (repeatable)', collectRawPair)
-    .option('-F, --typed-field <key=value>', 'contact field sent as JSON when it parses: true, false, null, numbers, objects (repeatable)', collectRawPair)
-    .option('--company-field <key=value>', 'field of the contact\'s company (repeatable); converted like --field', collectRawPair)
-    .option('--company-raw-field <key=value>', 'company field sent as a string (repeatable)', collectRawPair)
-    .option('--company-typed-field <key=value>', 'company field sent as JSON when it parses (repeatable)', collectRawPair)
-    .option('--update-only', 'never create: fail with exit 5 when no contact matches')
-    .option('--set <name=value>', 'any other body field, e.g. a flag the spec names but does not spell (repeatable)', collectPair)
-    .option('--file <file>', 'upsert every row of a CSV, NDJSON or JSON file (- for stdin), one request per row');
-  addBatchOptions(cmd, UPSERT_FILE_DEFAULTS).addHelpText('after', `
+  cmd.addHelpText('after', `
 With --file, each row is a request body. Every column resolves, before anything is sent, to a
 body key (email, cnvContactId or id, subscriptionStatus, updateOnly), a field by key or label
 (city, "First name", fields.<key>, companyFields.<key>), a --map or --pass-column target, or is
@@ -83,7 +52,7 @@ Examples:
 }
 
 /** Builds the request body from the flags (fields already resolved), checking locally what the API would refuse. */
-export function upsertBody(opts: UpsertOptions, flagFields: FlagFields = {}): UpsertContactBody {
+function upsertBody(opts: UpsertOptions, flagFields: FlagFields = {}): UpsertContactBody {
   const body: UpsertContactBody = {};
   if (opts.contactId !== undefined) {
     const id = uuidSchema.safeParse(opts.contactId);
@@ -108,7 +77,6 @@ export function upsertBody(opts: UpsertOptions, flagFields: FlagFields = {}): Up
 
 export async function run(ctx: Context, { opts }: CommandInput<typeof options>): Promise<CommandResult> {
   if (opts.file !== undefined) return runUpsertFile(ctx, { ...opts, file: opts.file });
-  rejectBatchOptions(opts, '--file');
   upsertBody(opts); // the identifiers are checked before the definitions are read
   const body = upsertBody(opts, await resolveFieldFlags(ctx, opts));
   // The spec: with both, cnvContactId finds the contact and email becomes its address.

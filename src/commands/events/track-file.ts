@@ -4,22 +4,21 @@ import { trackEvent, trackEventRequest, type TrackEventBody } from '../../api/ev
 import type { ColumnResolver, ColumnRules } from '../../batch/columns.js';
 import type { Prepared } from '../../batch/file-run.js';
 import { runFileBatch } from '../../batch/file-run.js';
-import { batchRunOptions } from '../../batch/options.js';
+import { batchRunOptions } from '../../cmdutil/batch-options.js';
 import { perRowSender } from '../../batch/per-row.js';
 import { shapeRow } from '../../batch/row-body.js';
 import { blank, checkRow, identifierColumns } from '../../batch/row-check.js';
 import { emailSchema } from '../../api/identifiers.js';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
 import { spellingsOf } from '../../io/column-names.js';
 import type { InputRow } from '../../io/input-rows.js';
 import type { CommandResult } from '../../io/render.js';
-import type { TrackOptions } from './track.js';
+import { TRACK_FILE_DEFAULTS, type TrackOptions } from './track-flags.js';
 import { ExactNumber } from '../../lib/exact-number.js';
+import { batchDepsOf } from '../../cmdutil/deps.js';
 
 // `events track --file`: one request per row (there is no batch endpoint for events).
 
-export const TRACK_FILE_DEFAULTS = { concurrency: 16, maxChunkSize: 1 };
 const CODES: Record<string, string> = { email: 'invalid_email' };
 
 /** How an events file names its columns: the body keys, and `data.KEY` for the payload. */
@@ -67,9 +66,6 @@ function stableJson(value: unknown): string {
 }
 
 function defaultsFrom(opts: TrackOptions): Record<string, unknown> {
-  for (const [key, flag] of [['userId', '--user-id'], ['email', '--email'], ['clientEventId', '--client-event-id']] as const) {
-    if (opts[key] !== undefined) throw new UsageError(`--file: each row names its contact and event id; drop ${flag}`);
-  }
   const defaults: Record<string, unknown> = Object.fromEntries(opts.set ?? []);
   if (opts.event !== undefined) defaults.event = opts.event;
   if (opts.data !== undefined) defaults.data = opts.data;
@@ -87,10 +83,10 @@ export function prepareTrackRow(row: InputRow, defaults: Record<string, unknown>
 
 export function runTrackFile(ctx: Context, opts: TrackOptions & { file: string }): Promise<CommandResult> {
   const defaults = defaultsFrom(opts);
-  return runFileBatch(ctx, {
+  return runFileBatch(batchDepsOf(ctx), {
     path: opts.file,
     job: { command: 'events track' },
-    options: batchRunOptions(ctx, opts, TRACK_FILE_DEFAULTS),
+    options: batchRunOptions(opts, TRACK_FILE_DEFAULTS, ctx.globals.dryRun),
     columns: { rules: TRACK_COLUMNS, identifierColumns: identifierColumns(defaults, ['userId', 'email']) },
     prepare: (row, columns) => prepareTrackRow(row, defaults, columns),
     request: (items) => trackEventRequest(items[0].payload),

@@ -1,44 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
-import { z } from 'zod';
 import { trackEvent, type TrackEventBody } from '../../api/events.js';
-import { identifierFrom } from '../../cli/identifier.js';
-import { jsonObjectOption, setPairsOption } from '../../cli/option-schemas.js';
-import { collectPair, jsonObject, applySetPairs } from '../../cli/parse.js';
+import { identifierFrom } from '../../cmdutil/identifier.js';
+import { applySetPairs } from '../../cmdutil/body-flags.js';
 import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { CommandResult } from '../../io/render.js';
-import { addBatchOptions, batchOptionShape, ignoreUnknownShape, passColumnShape, rejectBatchOptions } from '../../batch/options.js';
-import { runTrackFile, TRACK_FILE_DEFAULTS } from './track-file.js';
+import { runTrackFile } from './track-file.js';
+import { options, type TrackOptions } from './track-flags.js';
 
 const NAMED_BODY_KEYS = new Set(['event', 'userId', 'email', 'clientEventId', 'data']);
 
-export const options = z.object({
-  event: z.string().optional(),
-  userId: z.string().optional(),
-  email: z.string().optional(),
-  clientEventId: z.string().optional(),
-  data: jsonObjectOption,
-  set: setPairsOption,
-  file: z.string().optional(),
-  ...batchOptionShape,
-  ...ignoreUnknownShape,
-  ...passColumnShape,
-});
-
-export type TrackOptions = z.output<typeof options>;
+export { options };
 
 export function configure(cmd: Command): void {
-  cmd
-    .option('--event <name>', 'event name (free-form)')
-    .option('--user-id <id>', 'the contact by your user id (falls back to --email when it matches no contact)')
-    .option('--email <address>', 'the contact by email')
-    .option('--client-event-id <id>', 'your id for this event; repeats are ignored by the API (default: a new UUID, reused on every retry)')
-    .option('--data <json>', 'event payload, a JSON object, sent as written (event data has no field definitions to convert by)', jsonObject)
-    .option('--set <name=value>', 'any other body field, e.g. the occurred-at time or create-contact flag the spec names but does not spell (repeatable)', collectPair)
-    .option('--file <file>', 'track every row of a CSV, NDJSON or JSON file (- for stdin), one request per row');
-  addBatchOptions(cmd, TRACK_FILE_DEFAULTS).addHelpText('after', `
+  cmd.addHelpText('after', `
 With --file, each row is a request body: CSV columns event, userId, email, clientEventId, data
 (a JSON object) or data.<key>; any other column refuses the file (exit 2) unless --map names its
 target (--map 'plan=data.plan'), --pass-column sends it as it is (the spec's unnamed members:
@@ -56,7 +33,7 @@ Examples:
 }
 
 /** The request body; a clientEventId is always present so a retried request is deduplicated. */
-export function trackBody(opts: TrackOptions, newId: () => string = randomUUID): TrackEventBody {
+function trackBody(opts: TrackOptions, newId: () => string = randomUUID): TrackEventBody {
   const event = opts.event?.trim() ?? '';
   if (event === '') throw new UsageError('--event: the event name is required', undefined, 'invalid_request');
   const id = identifierFrom(opts, ['userId', 'email']);
@@ -70,7 +47,6 @@ export function trackBody(opts: TrackOptions, newId: () => string = randomUUID):
 
 export async function run(ctx: Context, { opts }: CommandInput<typeof options>): Promise<CommandResult> {
   if (opts.file !== undefined) return runTrackFile(ctx, { ...opts, file: opts.file });
-  rejectBatchOptions(opts, '--file');
   const body = trackBody(opts);
   const result = await trackEvent(await ctx.http(), body, ctx.signal);
   return { kind: 'record', data: { ...result, clientEventId: body.clientEventId } };

@@ -1,16 +1,17 @@
 import type { Command } from 'commander';
-import { z } from 'zod';
 import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
-import { FORMAT_HELP, addExportOptions, exportOptionShape, exportOptionsFrom } from '../../exports/options.js';
+import { checkExportOptions, EXPORT_GLOBALS, exportFlags, exportRunOptions, FORMAT_HELP } from '../../cmdutil/export-options.js';
+import { commandOptions } from '../../cmdutil/flags.js';
 import { createReporter } from '../../exports/report.js';
 import { runExport } from '../../exports/runner.js';
 import type { CommandResult } from '../../io/render.js';
+import { exportDepsOf, reporterDepsOf } from '../../cmdutil/deps.js';
 
-export const options = z.object(exportOptionShape);
+export const options = commandOptions(exportFlags('contacts'), { globals: EXPORT_GLOBALS, check: checkExportOptions });
 
 export function configure(cmd: Command): void {
-  addExportOptions(cmd, 'contacts').addHelpText('after', `
+  cmd.addHelpText('after', `
 Exports contacts in updatedAt order. The first run exports them all; each later run exports
 only the contacts created or updated since (the state keeps the last cursor). Into a file every
 row lands exactly once, across crashes, kills and resumed runs, and only into the file the
@@ -28,7 +29,7 @@ Examples:
 }
 
 export async function run(ctx: Context, { opts }: CommandInput<typeof options>): Promise<CommandResult> {
-  const runOptions = exportOptionsFrom(ctx, opts, 'contacts');
-  await runExport(ctx, runOptions, await createReporter(ctx, 'export contacts', runOptions));
+  const runOptions = exportRunOptions(opts, 'contacts', ctx.env);
+  await runExport(exportDepsOf(ctx), runOptions, await createReporter(reporterDepsOf(ctx), 'export contacts', runOptions));
   return { kind: 'none' };
 }

@@ -1,23 +1,32 @@
 import type { Command } from 'commander';
-import { z } from 'zod';
 import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { FORMAT_HELP, addExportOptions, exportOptionShape, exportOptionsFrom, instant, isDuration, windowTime } from '../../exports/options.js';
+import { checkExportOptions, EXPORT_GLOBALS, exportFlags, exportRunOptions, FORMAT_HELP, instant, isDuration, windowTime } from '../../cmdutil/export-options.js';
+import { commandOptions, textFlag } from '../../cmdutil/flags.js';
 import { createReporter } from '../../exports/report.js';
 import { runExport } from '../../exports/runner.js';
 import type { CommandResult } from '../../io/render.js';
+import { exportDepsOf, reporterDepsOf } from '../../cmdutil/deps.js';
 
 /** --since and --until are normalised to UTC ISO text by their parser (`instant`), or a duration (`7d`) as typed. */
-export const options = z.object({ since: z.string().optional(), until: z.string().optional(), ...exportOptionShape });
+export const options = commandOptions(
+  {
+    since: textFlag('--since <ts>', 'start of the occurredAt window, inclusive (first run of a state, or with --full): a time, a date, or a duration before now (24h, 7d)', instant('--since')),
+    until: textFlag('--until <ts>', 'end of the window, exclusive (default: open, so later runs pick up new events); a time, a date or a duration before now', instant('--until')),
+    ...exportFlags('custom-events'),
+  },
+  {
+    globals: EXPORT_GLOBALS,
+    check(opts) {
+      if (opts.until !== undefined && opts.since === undefined && opts.full !== true) throw new UsageError('--until goes with --since (it is part of the first run\'s window)');
+      checkExportOptions(opts);
+    },
+  },
+);
 
 export function configure(cmd: Command): void {
-  addExportOptions(
-    cmd
-      .option('--since <ts>', 'start of the occurredAt window, inclusive (first run of a state, or with --full): a time, a date, or a duration before now (24h, 7d)', instant('--since'))
-      .option('--until <ts>', 'end of the window, exclusive (default: open, so later runs pick up new events); a time, a date or a duration before now', instant('--until')),
-    'custom-events',
-  ).addHelpText('after', `
+  cmd.addHelpText('after', `
 Exports custom events in occurredAt order, from --since up to (not including) --until. The first
 run of a state needs --since; later runs continue from the saved cursor, so they refuse
 another --since/--until unless --full starts over (a duration such as --since 7d counts back from
@@ -38,11 +47,11 @@ export async function run(ctx: Context, { opts }: CommandInput<typeof options>):
   const now = ctx.clock.now();
   const since = opts.since === undefined ? undefined : windowTime('--since', opts.since, now);
   const until = opts.until === undefined ? undefined : windowTime('--until', opts.until, now);
+  // (A duration counts back from the run's clock: checked here, not with the other flags.)
   if (since !== undefined && until !== undefined && until < since) throw new UsageError('--until: must not be before --since');
-  if (until !== undefined && since === undefined && opts.full !== true) throw new UsageError('--until goes with --since (it is part of the first run\'s window)');
   const asTyped = (value: string | undefined) => (value !== undefined && isDuration(value) ? value : undefined);
   const windowAsTyped = { since: asTyped(opts.since), until: asTyped(opts.until), sinceAt: since };
-  const runOptions = exportOptionsFrom(ctx, opts, 'custom-events', { since, until, windowAsTyped });
-  await runExport(ctx, runOptions, await createReporter(ctx, 'export custom-events', runOptions));
+  const runOptions = exportRunOptions(opts, 'custom-events', ctx.env, { since, until, windowAsTyped });
+  await runExport(exportDepsOf(ctx), runOptions, await createReporter(reporterDepsOf(ctx), 'export custom-events', runOptions));
   return { kind: 'none' };
 }

@@ -3,27 +3,47 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { z } from 'zod';
 import { EMAIL_EVENT_TYPES, type EmailEventType } from '../../api/exports.js';
 import type { CommandInput } from '../contract.js';
-import { didYouMean, HINT_MARK } from '../../cli/suggest.js';
+import { didYouMean, HINT_MARK } from '../../cmdutil/suggest.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { runEmailTypes, withTypeLines } from '../../exports/multi-type.js';
-import { FORMAT_HELP, addExportOptions, exportOptionShape, exportOptionsFrom } from '../../exports/options.js';
+import { checkExportOptions, EXPORT_GLOBALS, exportFlags, exportRunOptions, FORMAT_HELP, type ExportOptionValues } from '../../cmdutil/export-options.js';
+import { commandOptions, flag, textFlag } from '../../cmdutil/flags.js';
 import { runTypesToDir } from '../../exports/per-type-files.js';
 import { emailTypesLabel } from '../../exports/plan.js';
 import { createReporter } from '../../exports/report.js';
 import { runExport } from '../../exports/runner.js';
 import type { CommandResult } from '../../io/render.js';
+import { exportDepsOf, noticesOf, reporterDepsOf } from '../../cmdutil/deps.js';
 
 /** --type is parsed by `emailTypes` into the API's types, in its order. */
-export const options = z.object({ type: z.array(z.enum(EMAIL_EVENT_TYPES)).optional(), outDir: z.string().optional(), ...exportOptionShape });
+export const options = commandOptions(
+  {
+    type: flag('--type <types>', `email event type, any case: all, or one or a comma list of ${EMAIL_EVENT_TYPES.join(', ')}`, z.array(z.enum(EMAIL_EVENT_TYPES)).optional(), { parse: emailTypes }),
+    outDir: textFlag('--out-dir <dir>', 'several types: one file per type in DIR (DIR/EMAIL_OPEN.ndjson, .csv with -o csv, .gz with --compress gzip), each with its own state'),
+    ...exportFlags('email-events'),
+  },
+  { globals: EXPORT_GLOBALS, check: checkTypes },
+);
+
+/** --type, and the flags that go with one type, several, or --out-dir; then the export flags' rules. */
+function checkTypes(opts: ExportOptionValues & { type?: readonly EmailEventType[]; outDir?: string }): void {
+  if (opts.type === undefined) throw new UsageError(`--type is required: all, or one or a comma list of ${EMAIL_EVENT_TYPES.join(', ')}`);
+  if (opts.outDir !== undefined) {
+    if (opts.out !== undefined) throw new UsageError('--out and --out-dir do not go together: one file for every type, or one file per type');
+    if (opts.stateKey !== undefined) throw new UsageError('--state-key: with --out-dir each type keeps the default state of its own file', 'leave --state-key out');
+    if (opts.deferCommit) throw new UsageError('--defer-commit is for stdout pipelines; --out-dir files are committed page by page already');
+  } else if (opts.type.length > 1) {
+    const label = emailTypesLabel(opts.type);
+    for (const [flag, given] of [['--max-pages', opts.maxPages], ['--max-rows', opts.maxRows], ['--defer-commit', opts.deferCommit]] as const) {
+      if (given !== undefined && given !== false) throw new UsageError(`${flag} applies to one type at a time; --type ${label} runs every type to its end (or use --out-dir)`);
+    }
+  }
+  checkExportOptions(opts);
+}
 
 export function configure(cmd: Command): void {
-  addExportOptions(
-    cmd
-      .option('--type <types>', `email event type, any case: all, or one or a comma list of ${EMAIL_EVENT_TYPES.join(', ')}`, emailTypes)
-      .option('--out-dir <dir>', 'several types: one file per type in DIR (DIR/EMAIL_OPEN.ndjson, .csv with -o csv, .gz with --compress gzip), each with its own state'),
-    'email-events',
-  ).addHelpText('after', `
+  cmd.addHelpText('after', `
 Exports the email events of one type, several (a comma list) or all nine (--type all), each
 type in occurredAt order from its own cursor. Several types run concurrently (within the one
 rate limit) into one output (rows carry eventType; ONE state holds every type's cursor, committed
@@ -54,31 +74,24 @@ function emailTypes(text: string): EmailEventType[] {
 Object.assign(emailTypes, { choices: ['all', ...EMAIL_EVENT_TYPES] });
 
 export async function run(ctx: Context, { opts }: CommandInput<typeof options>): Promise<CommandResult> {
-  if (opts.type === undefined) throw new UsageError(`--type is required: all, or one or a comma list of ${EMAIL_EVENT_TYPES.join(', ')}`);
-  const types = opts.type;
+  const types = opts.type!;
   const outDir = opts.outDir;
   if (outDir !== undefined) {
-    if (opts.out !== undefined) throw new UsageError('--out and --out-dir do not go together: one file for every type, or one file per type');
-    if (opts.stateKey !== undefined) throw new UsageError('--state-key: with --out-dir each type keeps the default state of its own file', 'leave --state-key out');
-    if (opts.deferCommit) throw new UsageError('--defer-commit is for stdout pipelines; --out-dir files are committed page by page already');
-    const runOptions = exportOptionsFrom(ctx, opts, 'email-events');
+    const runOptions = exportRunOptions(opts, 'email-events', ctx.env);
     if (ctx.globals.dryRun) {
-      await runExport(ctx, { ...runOptions, emailType: types[0] }, await createReporter(ctx, `export email-events ${types[0]}`, runOptions));
+      await runExport(exportDepsOf(ctx), { ...runOptions, emailType: types[0] }, await createReporter(reporterDepsOf(ctx), `export email-events ${types[0]}`, runOptions));
       return { kind: 'none' };
     }
-    await runTypesToDir(ctx, runOptions, types, resolve(outDir));
+    await runTypesToDir(exportDepsOf(ctx), ctx.globals.json, runOptions, types, resolve(outDir));
     return { kind: 'none' };
   }
   if (types.length === 1) {
-    const runOptions = exportOptionsFrom(ctx, opts, 'email-events', { emailType: types[0] });
-    await runExport(ctx, runOptions, await createReporter(ctx, `export email-events ${types[0]}`, runOptions));
+    const runOptions = exportRunOptions(opts, 'email-events', ctx.env, { emailType: types[0] });
+    await runExport(exportDepsOf(ctx), runOptions, await createReporter(reporterDepsOf(ctx), `export email-events ${types[0]}`, runOptions));
     return { kind: 'none' };
   }
   const label = emailTypesLabel(types);
-  for (const [flag, given] of [['--max-pages', opts.maxPages], ['--max-rows', opts.maxRows], ['--defer-commit', opts.deferCommit]] as const) {
-    if (given !== undefined && given !== false) throw new UsageError(`${flag} applies to one type at a time; --type ${label} runs every type to its end (or use --out-dir)`);
-  }
-  const runOptions = { ...exportOptionsFrom(ctx, opts, 'email-events'), emailTypes: types };
-  await runEmailTypes(ctx, runOptions, withTypeLines(ctx, await createReporter(ctx, `export email-events ${label}`, runOptions)));
+  const runOptions = { ...exportRunOptions(opts, 'email-events', ctx.env), emailTypes: types };
+  await runEmailTypes(exportDepsOf(ctx), runOptions, withTypeLines({ json: ctx.globals.json, notices: noticesOf(ctx) }, await createReporter(reporterDepsOf(ctx), `export email-events ${label}`, runOptions)));
   return { kind: 'none' };
 }

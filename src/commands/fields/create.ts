@@ -1,27 +1,23 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { DATA_TYPES, FIELD_OBJECT_TYPES, createField, type CreateFieldBody } from '../../api/fields.js';
-import { caseInsensitiveChoice } from '../../cli/parse.js';
+import { caseInsensitiveChoice } from '../../cmdutil/parse.js';
+import { commandOptions, flag, textFlag, type ValuesOf } from '../../cmdutil/flags.js';
 import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { CommandResult } from '../../io/render.js';
 import { FIELD_KEY_RE } from './relationship-side.js';
 
-export const options = z.object({
-  label: z.string().optional(),
-  objectType: z.enum(FIELD_OBJECT_TYPES).optional(),
-  dataType: z.enum(DATA_TYPES).optional(),
-  key: z.string().optional(),
+export const options = commandOptions({
+  label: textFlag('--label <text>', 'display name (required)'),
+  objectType: flag('--object-type <type>', `object the field belongs to: ${FIELD_OBJECT_TYPES.join(', ')} (any case)`, z.enum(FIELD_OBJECT_TYPES).optional(), { parse: caseInsensitiveChoice(FIELD_OBJECT_TYPES) }),
+  dataType: flag('--data-type <type>', `value type: ${DATA_TYPES.join(', ')} (any case)`, z.enum(DATA_TYPES).optional(), { parse: caseInsensitiveChoice(DATA_TYPES) }),
+  key: textFlag('--key <key>', 'key used in `fields` maps (letters, digits, underscores); default: derived from the label by the API'),
 });
 
 export function configure(cmd: Command): void {
-  cmd
-    .option('--label <text>', 'display name (required)')
-    .option('--object-type <type>', `object the field belongs to: ${FIELD_OBJECT_TYPES.join(', ')} (any case)`, caseInsensitiveChoice(FIELD_OBJECT_TYPES))
-    .option('--data-type <type>', `value type: ${DATA_TYPES.join(', ')} (any case)`, caseInsensitiveChoice(DATA_TYPES))
-    .option('--key <key>', 'key used in `fields` maps (letters, digits, underscores); default: derived from the label by the API')
-    .addHelpText('after', `
+  cmd.addHelpText('after', `
 The key must be unique in the account; a taken key exits 3 (invalid_field).
 Needs the endpoint enabled for the account (else exit 4, export_not_enabled).
 
@@ -31,7 +27,7 @@ Examples:
 }
 
 /** The request body from the flags; every problem the API would refuse for sure is caught here. */
-export function createBody(opts: z.output<typeof options>): CreateFieldBody {
+export function createBody(opts: ValuesOf<typeof options>): CreateFieldBody {
   const label = opts.label?.trim() ?? '';
   if (label === '') throw new UsageError('--label: required (the field\'s display name)');
   if (opts.objectType === undefined) throw new UsageError(`--object-type: required, one of ${FIELD_OBJECT_TYPES.join(', ')}`);

@@ -2,16 +2,17 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { isFieldOfCustomObject, listFields, RELATIONSHIP_OBJECT_TYPES, type FieldDefinition, type ListFieldsQuery } from '../../api/fields.js';
 import { uuidSchema } from '../../api/identifiers.js';
-import { addColumnsOption, chosenColumns, columnsOptionShape, type ListColumns } from '../../cli/columns-option.js';
-import { addPagingOptions, listPages, pagingOptionShape } from '../../cli/paging-option.js';
-import { caseInsensitiveChoice, pageSize } from '../../cli/parse.js';
+import { chosenColumns, columnsFlag, type ListColumns } from '../../cmdutil/columns-option.js';
+import { checkPaging, listPages, PAGING_FLAGS } from '../../cmdutil/paging-option.js';
+import { caseInsensitiveChoice, pageSize } from '../../cmdutil/parse.js';
+import { commandOptions, flag, numberFlag, textFlag, type ValuesOf } from '../../cmdutil/flags.js';
 import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { CommandResult } from '../../io/render.js';
 
 /** CSV columns, and the table's default few (JSON and NDJSON print each item as the API sent it). */
-export const FIELD_COLUMNS: ListColumns = {
+const FIELD_COLUMNS: ListColumns = {
   all: [
     'key', 'label', 'objectType', 'dataType', 'readOnly', 'customObjectId',
     'relationship.objectType', 'relationship.customObjectId', 'relationship.pairedKey', 'relationship.reverse',
@@ -19,22 +20,29 @@ export const FIELD_COLUMNS: ListColumns = {
   table: ['key', 'label', 'objectType', 'dataType', 'readOnly', 'relationship.objectType'],
 };
 
-export const options = z.object({
-  ...columnsOptionShape,
-  objectType: z.enum(RELATIONSHIP_OBJECT_TYPES).optional(),
-  customObjectId: z.string().optional(),
-  limit: z.number().optional(),
-  cursor: z.string().optional(),
-  ...pagingOptionShape,
-});
+export const options = commandOptions(
+  {
+    ...columnsFlag(FIELD_COLUMNS),
+    objectType: flag('--object-type <type>', `only fields of this object: ${RELATIONSHIP_OBJECT_TYPES.join(', ')} (any case)`, z.enum(RELATIONSHIP_OBJECT_TYPES).optional(), {
+      parse: caseInsensitiveChoice(RELATIONSHIP_OBJECT_TYPES),
+    }),
+    customObjectId: textFlag('--custom-object-id <uuid>', 'only the fields of this custom object (implies --object-type CUSTOM_OBJECT)'),
+    // The spec does not show List fields' maximum: the API clamps the top.
+    limit: numberFlag('--limit <n>', 'page size, at least 1 (smaller values are clamped; the API clamps the top)', pageSize(1)),
+    cursor: textFlag('--cursor <cursor>', 'continue from the cursor a previous page printed'),
+    ...PAGING_FLAGS,
+  },
+  {
+    // --custom-object-id with --object-type (listQuery), then the paging flags.
+    check(opts) {
+      listQuery(opts);
+      checkPaging(opts);
+    },
+  },
+);
 
 export function configure(cmd: Command): void {
-  addColumnsOption(cmd, FIELD_COLUMNS)
-    .option('--object-type <type>', `only fields of this object: ${RELATIONSHIP_OBJECT_TYPES.join(', ')} (any case)`, caseInsensitiveChoice(RELATIONSHIP_OBJECT_TYPES))
-    .option('--custom-object-id <uuid>', 'only the fields of this custom object (implies --object-type CUSTOM_OBJECT)')
-    .option('--limit <n>', 'page size, at least 1 (smaller values are clamped; the API clamps the top)', pageSize(1))
-    .option('--cursor <cursor>', 'continue from the cursor a previous page printed');
-  addPagingOptions(cmd).addHelpText('after', `
+  cmd.addHelpText('after', `
 Without --all (or --paginate) one page is printed and, when more follow, the cursor of the
 next page goes to stderr below it (and to --summary-json FILE, nextCursor). --custom-object-id lists CUSTOM_OBJECT fields and keeps that object's (the API has no
 such filter), so a page may hold fewer rows than --limit. Output: a table on a terminal, else a
@@ -47,7 +55,7 @@ Examples:
 }
 
 /** The list query from the flags, and the custom object whose fields are kept (client-side). */
-export function listQuery(opts: z.output<typeof options>): { query: ListFieldsQuery; customObjectId?: string } {
+function listQuery(opts: Pick<ValuesOf<typeof options>, 'objectType' | 'customObjectId' | 'limit' | 'cursor'>): { query: ListFieldsQuery; customObjectId?: string } {
   const query: ListFieldsQuery = {};
   let customObjectId: string | undefined;
   if (opts.objectType !== undefined) query.objectType = opts.objectType;

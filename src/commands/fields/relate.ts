@@ -1,30 +1,39 @@
 import type { Command } from 'commander';
-import { z } from 'zod';
 import { createRelationship, RELATIONSHIP_OBJECT_TYPES, type RelationshipSide } from '../../api/fields.js';
 import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { CommandResult } from '../../io/render.js';
+import { commandOptions, textFlag } from '../../cmdutil/flags.js';
 import { checkSide, parseSideSpec } from './relationship-side.js';
 
-const SIDES = ['source', 'target'] as const;
+type Side = 'source' | 'target';
 
-const text = z.string().optional();
-/** Each side: its spec flag, or its four separate flags. */
-export const options = z.object({
-  source: text, sourceObject: text, sourceKey: text, sourceLabel: text, sourceCustomObjectId: text,
-  target: text, targetObject: text, targetKey: text, targetLabel: text, targetCustomObjectId: text,
-});
+/** One side's flags: its spec, or its four separate flags. */
+function sideFlags<S extends Side>(side: S) {
+  return {
+    [side]: textFlag(`--${side} <spec>`, `${side} side as OBJECT:key:label[:customObjectId]`),
+    [`${side}Object`]: textFlag(`--${side}-object <type>`, `${side} object type: ${RELATIONSHIP_OBJECT_TYPES.join(', ')} (any case)`),
+    [`${side}Key`]: textFlag(`--${side}-key <key>`, `${side} field key (letters, digits, underscores; trimmed)`),
+    [`${side}Label`]: textFlag(`--${side}-label <label>`, `${side} field label (trimmed; may hold colons)`),
+    [`${side}CustomObjectId`]: textFlag(`--${side}-custom-object-id <uuid>`, `${side} custom object id (CUSTOM_OBJECT only)`),
+  } as Record<S | `${S}${'Object' | 'Key' | 'Label' | 'CustomObjectId'}`, ReturnType<typeof textFlag>>;
+}
+
+/** Each side: its spec flag, or its four separate flags (never both); the two keys differ. */
+export const options = commandOptions({ ...sideFlags('source'), ...sideFlags('target') }, { check: (opts) => void sides(opts) });
+
+/** Both sides, checked. */
+function sides(opts: SideValues): { source: RelationshipSide; target: RelationshipSide } {
+  const source = sideFrom(opts, 'source');
+  const target = sideFrom(opts, 'target');
+  if (source.key === target.key) throw new UsageError('--target: the two keys must differ');
+  return { source, target };
+}
+
+type SideValues = Partial<Record<keyof ReturnType<typeof sideFlags<'source'>> | keyof ReturnType<typeof sideFlags<'target'>>, string>>;
 
 export function configure(cmd: Command): void {
-  for (const side of SIDES) {
-    cmd
-      .option(`--${side} <spec>`, `${side} side as OBJECT:key:label[:customObjectId]`)
-      .option(`--${side}-object <type>`, `${side} object type: ${RELATIONSHIP_OBJECT_TYPES.join(', ')} (any case)`)
-      .option(`--${side}-key <key>`, `${side} field key (letters, digits, underscores; trimmed)`)
-      .option(`--${side}-label <label>`, `${side} field label (trimmed; may hold colons)`)
-      .option(`--${side}-custom-object-id <uuid>`, `${side} custom object id (CUSTOM_OBJECT only)`);
-  }
   cmd.addHelpText('after', `
 Creates a writable source field and the reverse field the service maintains. Each side is
 given either as one spec OBJECT:key:label[:customObjectId] or with the four separate flags.
@@ -39,7 +48,7 @@ Examples:
 }
 
 /** One side from either its spec flag or its separate flags (never both). */
-export function sideFrom(opts: z.output<typeof options>, side: (typeof SIDES)[number]): RelationshipSide {
+export function sideFrom(opts: SideValues, side: Side): RelationshipSide {
   const spec = opts[side];
   const parts = {
     objectType: opts[`${side}Object`],
@@ -55,9 +64,6 @@ export function sideFrom(opts: z.output<typeof options>, side: (typeof SIDES)[nu
 }
 
 export async function run(ctx: Context, { opts }: CommandInput<typeof options>): Promise<CommandResult> {
-  const source = sideFrom(opts, 'source');
-  const target = sideFrom(opts, 'target');
-  if (source.key === target.key) throw new UsageError('--target: the two keys must differ');
-  const result = await createRelationship(await ctx.http(), { source, target }, ctx.signal);
+  const result = await createRelationship(await ctx.http(), sides(opts), ctx.signal);
   return { kind: 'record', data: result };
 }

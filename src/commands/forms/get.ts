@@ -1,14 +1,15 @@
 import type { Command } from 'commander';
-import { z } from 'zod';
 import { getForm, type Form, type FormField } from '../../api/forms.js';
-import { uuidArgument } from '../../cli/parse.js';
+import { uuidArgument } from '../../cmdutil/parse.js';
 import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import { resolveFormat } from '../../io/format.js';
+import { outputOf } from '../../cmdutil/deps.js';
 import type { CommandResult } from '../../io/render.js';
+import { commandOptions } from '../../cmdutil/flags.js';
 
 /** No options of its own. */
-export const options = z.object({});
+export const options = commandOptions({});
 
 export function configure(cmd: Command): void {
   cmd.argument('<formId>', 'id (UUID) of the form', uuidArgument).addHelpText('after', `
@@ -25,7 +26,7 @@ Examples:
 
 export async function run(ctx: Context, { args }: CommandInput<typeof options>): Promise<CommandResult> {
   const form = await getForm(await ctx.http(), args[0] as string, ctx.signal);
-  return { kind: 'record', data: resolveFormat(ctx) === 'table' ? forTable(form) : form };
+  return { kind: 'record', data: resolveFormat(outputOf(ctx)) === 'table' ? forTable(form) : form };
 }
 
 // On a terminal: one row per field with fixed columns, options as "Label (value)" text.

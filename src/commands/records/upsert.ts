@@ -4,12 +4,13 @@ import { z } from 'zod';
 import { listCustomObjectFields, type FieldDefinition } from '../../api/fields.js';
 import { MAX_RECORDS_PER_BATCH, upsertRecords, upsertRecordsRequest, type RecordInput } from '../../api/records.js';
 import type { ColumnResolver, ColumnRules } from '../../batch/columns.js';
-import { addBatchOptions, batchOptionShape, batchRunOptions, chunkSizeShape, decimalCommaShape, ignoreUnknownShape } from '../../batch/options.js';
+import { batchFlags, batchRunOptions, checkBatchOptions, chunkSizeFlag, DECIMAL_COMMA_FLAG, IGNORE_UNKNOWN_COLUMNS_FLAG, SUMMARY_JSON_FLAG } from '../../cmdutil/batch-options.js';
+import { commandOptions, flag, switchFlag, textFlag } from '../../cmdutil/flags.js';
 import { runFileBatch } from '../../batch/file-run.js';
 import { renameRow } from '../../batch/row-body.js';
 import type { BatchItem, ItemOutcome } from '../../batch/types.js';
 import { uuidSchema } from '../../api/identifiers.js';
-import { caseInsensitiveChoice } from '../../cli/parse.js';
+import { caseInsensitiveChoice } from '../../cmdutil/parse.js';
 import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import { ApiError, ExitCode, ResponseShapeError, TransientError, UsageError } from '../../errors.js';
@@ -18,6 +19,7 @@ import type { CommandResult } from '../../io/render.js';
 import { CheckCollector } from '../../records/check.js';
 import { DEDUP_KEY, definitionMap, prepareRecord, type EmptyCells } from '../../records/prepare.js';
 import { recordOutcome, toFileRow } from '../../records/outcome.js';
+import { batchDepsOf } from '../../cmdutil/deps.js';
 
 const DEFAULTS = { concurrency: 4, maxChunkSize: MAX_RECORDS_PER_BATCH, columns: 'records' as const, typedNumbers: true };
 
@@ -35,27 +37,26 @@ function recordColumns(customObjectId: string): ColumnRules {
 }
 const EMPTY_CELLS: readonly EmptyCells[] = ['skip', 'null'];
 
-export const options = z.object({
-  file: z.string().optional(),
-  check: z.boolean().optional(),
-  /** false with --no-coerce. */
-  coerce: z.boolean(),
-  emptyCells: z.enum(['skip', 'null']),
-  ...batchOptionShape,
-  ...chunkSizeShape,
-  ...ignoreUnknownShape,
-  ...decimalCommaShape,
-});
+export const options = commandOptions(
+  {
+    file: textFlag('--file <file>', 'records: CSV (header row), NDJSON or a JSON array; - for stdin (required)'),
+    check: switchFlag('--check', 'compare the file with the field definitions and validate every row; send nothing (the global --dry-run prints the requests instead)'),
+    /** false with --no-coerce. */
+    coerce: flag('--no-coerce', 'send values as they are in the file (no field definitions are read)', z.boolean()),
+    emptyCells: flag('--empty-cells <mode>', 'an empty CSV cell: skip (leave the field unchanged) or null (clear it)', z.enum(['skip', 'null']), { parse: caseInsensitiveChoice(EMPTY_CELLS), defaultValue: 'skip' }),
+    ...batchFlags(DEFAULTS),
+    ...IGNORE_UNKNOWN_COLUMNS_FLAG,
+    ...DECIMAL_COMMA_FLAG,
+    ...SUMMARY_JSON_FLAG,
+    ...chunkSizeFlag(DEFAULTS.maxChunkSize),
+  },
+  { check: checkBatchOptions },
+);
 
 export function configure(cmd: Command): void {
   cmd
     .argument('<customObjectId>', 'the custom object (UUID)')
-    .option('--file <file>', 'records: CSV (header row), NDJSON or a JSON array; - for stdin (required)')
-    .option('--check', 'compare the file with the field definitions and validate every row; send nothing (the global --dry-run prints the requests instead)')
-    .option('--no-coerce', 'send values as they are in the file (no field definitions are read)')
-    .option('--empty-cells <mode>', 'an empty CSV cell: skip (leave the field unchanged) or null (clear it)', caseInsensitiveChoice(EMPTY_CELLS), 'skip');
-  addBatchOptions(cmd, DEFAULTS);
-  cmd.addHelpText('after', `
+    .addHelpText('after', `
 Each row is a clientDedupKey plus field values: in CSV every other column names a field by its
 key or label (any case; --map 'COLUMN=key' for others; a column that names no field refuses the
 file, exit 2, unless --ignore-column or --ignore-unknown-columns leaves it out; a read-only field
@@ -83,7 +84,7 @@ export async function run(ctx: Context, { args, opts }: CommandInput<typeof opti
   if (opts.file === undefined || opts.file === '') throw new UsageError('--file: required (a CSV, NDJSON or JSON file, or - for stdin)');
   if (opts.file !== '-') await assertReadable(opts.file);
   const check = opts.check === true;
-  const runOptions = { ...batchRunOptions(ctx, opts, DEFAULTS), dryRun: check || ctx.globals.dryRun, printRequests: ctx.globals.dryRun && !check };
+  const runOptions = { ...batchRunOptions(opts, DEFAULTS, ctx.globals.dryRun), dryRun: check || ctx.globals.dryRun, printRequests: ctx.globals.dryRun && !check };
   // Read once, before any row.
   const definitions = opts.coerce !== false || check ? await readDefinitions(ctx, customObjectId, check) : undefined;
   // The check judges each column by what the run's resolver makes of it (a label, a --map, a left-out column).
@@ -93,7 +94,7 @@ export async function run(ctx: Context, { args, opts }: CommandInput<typeof opti
   const coercing = opts.coerce !== false || check;
   const prepareOptions = { definitions: coercing ? definitions : undefined, emptyCells: opts.emptyCells, coerce: { decimalComma: runOptions.decimalComma } };
 
-  const result = await runFileBatch<RecordInput>(ctx, {
+  const result = await runFileBatch<RecordInput>(batchDepsOf(ctx), {
     path: opts.file,
     job: { command: 'records upsert', target: customObjectId },
     options: runOptions,

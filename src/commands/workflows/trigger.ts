@@ -1,20 +1,17 @@
 import type { Command } from 'commander';
-import { z } from 'zod';
 import { triggerWorkflow, type TriggerWorkflowBody } from '../../api/workflows.js';
-import { addIdentifierOptions, identifierFrom, identifierOptionShape } from '../../cli/identifier.js';
-import { jsonObjectOption } from '../../cli/option-schemas.js';
-import { jsonObject, uuidArgument } from '../../cli/parse.js';
+import { IDENTIFIER_FLAGS, identifierFrom } from '../../cmdutil/identifier.js';
+import { uuidArgument } from '../../cmdutil/parse.js';
+import { dataFlag } from '../../cmdutil/body-flags.js';
+import { commandOptions } from '../../cmdutil/flags.js';
 import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../io/render.js';
 
-export const options = z.object({ ...identifierOptionShape, data: jsonObjectOption });
+export const options = commandOptions({ ...IDENTIFIER_FLAGS, data: dataFlag('trigger data passed to the workflow, a JSON object') });
 
 export function configure(cmd: Command): void {
-  cmd.argument('<workflowId>', 'id (UUID) of an API-triggered workflow', uuidArgument);
-  addIdentifierOptions(cmd)
-    .option('--data <json>', 'trigger data passed to the workflow, a JSON object', jsonObject)
-    .addHelpText('after', `
+  cmd.argument('<workflowId>', 'id (UUID) of an API-triggered workflow', uuidArgument).addHelpText('after', `
 A trigger is not idempotent: cnv retries it only when the request provably never reached the
 server (connection refused, 429), so a workflow never runs twice because of a retry. If the
 outcome is unknown (timeout, dropped connection) the command fails with exit 7; check before

@@ -2,14 +2,15 @@ import { EmulatorError } from '../errors.js';
 import { findContact } from '../identifiers.js';
 import { addEach, lookupById, readBatchContacts, requireIdentifiers, resolveContact } from '../membership.js';
 import type { Audience } from '../model.js';
-import type { ApiContext, ApiRouter, RouteResult } from '../router.js';
+import { serve, type ApiContext, type ApiRouter, type RouteResult } from '../router.js';
 import type { BusinessStore } from '../store.js';
+import { ENDPOINTS } from '../../api/endpoints.js';
 
 /** Static audience membership: add one, remove one (audience edit permission), batch add (gated). */
 export function audienceRoutes(router: ApiRouter): void {
-  router.add('POST', '/v2/audiences/:audienceId/contacts', addContact);
-  router.add('DELETE', '/v2/audiences/:audienceId/contacts', removeContact, { permission: 'audience:edit' });
-  router.add('POST', '/v2/audiences/:audienceId/contacts/batch', batchAdd, { gated: true });
+  serve(router, ENDPOINTS.addToAudience, addContact);
+  serve(router, ENDPOINTS.removeFromAudience, removeContact, { permission: 'audience:edit' });
+  serve(router, ENDPOINTS.batchAddToAudience, batchAdd);
 }
 
 function audienceOf(store: BusinessStore, id: string): Audience {

@@ -2,21 +2,21 @@ import { decodeCursor, encodeCursor } from '../cursor.js';
 import { EmulatorError, invalidRequest } from '../errors.js';
 import { addEach, lookupById, readBatchContacts, resolveContact } from '../membership.js';
 import type { Campaign, Contact } from '../model.js';
-import type { ApiContext, ApiRouter, RouteResult } from '../router.js';
+import { serve, type ApiContext, type ApiRouter, type RouteResult } from '../router.js';
 import type { BusinessStore } from '../store.js';
 import { queryParam } from '../validate.js';
+import { ENDPOINTS } from '../../api/endpoints.js';
 
-/** Page size of GET /v2/campaigns when no limit is sent; values are clamped to 1..100. */
+/** Page size of GET /v2/campaigns when no limit is sent (the spec does not show it: the emulator's choice); values are clamped to the table's 1..100. */
 export const DEFAULT_CAMPAIGN_LIMIT = 20;
-export const MAX_CAMPAIGN_LIMIT = 100;
 const CURSOR_KIND = 'campaigns';
 
 /** Custom campaigns: list, read, add one contact, batch add (gated). Archived ones are invisible. */
 export function campaignRoutes(router: ApiRouter): void {
-  router.add('GET', '/v2/campaigns', listCampaigns);
-  router.add('GET', '/v2/campaigns/:campaignId', getCampaign);
-  router.add('POST', '/v2/campaigns/:campaignId/contacts', addContact);
-  router.add('POST', '/v2/campaigns/:campaignId/contacts/batch', batchAdd, { gated: true });
+  serve(router, ENDPOINTS.listCampaigns, listCampaigns);
+  serve(router, ENDPOINTS.getCampaign, getCampaign);
+  serve(router, ENDPOINTS.addToCampaign, addContact);
+  serve(router, ENDPOINTS.batchAddToCampaign, batchAdd);
 }
 
 function activeCampaign(store: BusinessStore, id: string): Campaign {
@@ -90,7 +90,8 @@ function addMember(store: BusinessStore, campaign: Campaign, contact: Contact): 
 function readLimit(raw: string | undefined): number {
   if (raw === undefined) return DEFAULT_CAMPAIGN_LIMIT;
   if (!/^-?\d+$/.test(raw)) throw invalidRequest('limit must be an integer');
-  return Math.min(MAX_CAMPAIGN_LIMIT, Math.max(1, Number(raw)));
+  const { min, max } = ENDPOINTS.listCampaigns.page;
+  return Math.min(max, Math.max(min, Number(raw)));
 }
 
 function compareKey(c: Campaign, createdAt: string, id: string): number {

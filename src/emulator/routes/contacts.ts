@@ -3,19 +3,20 @@ import { EmulatorError } from '../errors.js';
 import { applyFieldWrites, sameFieldMaps, validateFieldWrites, type FieldWrite } from '../field-values.js';
 import { settlePending, syncSourceLinks } from '../relationships.js';
 import { SETTABLE_STATUSES, type Contact, type SettableStatus } from '../model.js';
-import type { ApiContext, ApiRouter, RouteResult } from '../router.js';
+import { serve, type ApiContext, type ApiRouter, type RouteResult } from '../router.js';
 import type { BusinessStore } from '../store.js';
 import { checkIdentifierFormats, contactNotFound, missingIdentifier, readIdentifier } from '../identifiers.js';
 import { optionalBoolean, optionalObject, queryParam } from '../validate.js';
+import { ENDPOINTS } from '../../api/endpoints.js';
 
 /** POST /v2/contacts (upsert) and GET /v2/contacts (gated). */
 export function contactRoutes(router: ApiRouter): void {
-  router.add('POST', '/v2/contacts', upsertContact);
-  router.add('GET', '/v2/contacts', getContact, { gated: true });
+  serve(router, ENDPOINTS.upsertContact, upsertContact);
+  serve(router, ENDPOINTS.getContact, getContact);
 }
 
 /** The Get contact shape. */
-export function contactView(c: Contact): Record<string, unknown> {
+function contactView(c: Contact): Record<string, unknown> {
   return {
     cnvContactId: c.id,
     email: c.email,

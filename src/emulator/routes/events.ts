@@ -1,16 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { EmulatorError, invalidRequest } from '../errors.js';
 import type { Contact } from '../model.js';
-import type { ApiContext, ApiRouter, RouteResult } from '../router.js';
+import { serve, type ApiContext, type ApiRouter, type RouteResult } from '../router.js';
 import { settlePending } from '../relationships.js';
 import type { BusinessStore } from '../store.js';
 import { checkIdentifierFormats, contactNotFound, missingIdentifier, readIdentifier } from '../identifiers.js';
 import { isIsoDateTime, optionalBoolean, optionalObject } from '../validate.js';
 import { cloneJson } from '../../lib/exact-number.js';
+import { ENDPOINTS } from '../../api/endpoints.js';
 
 /** POST /v2/events (track a custom event). */
 export function eventRoutes(router: ApiRouter): void {
-  router.add('POST', '/v2/events', trackEvent);
+  serve(router, ENDPOINTS.trackEvent, trackEvent);
 }
 
 function trackEvent({ body, store }: ApiContext): RouteResult {

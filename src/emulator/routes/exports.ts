@@ -4,22 +4,22 @@ import { EmulatorError, invalidRequest } from '../errors.js';
 import { takeOrdered, type Taken } from '../export-index.js';
 import { contactSources, customEventSources, emailEventSources, type Row } from '../export-rows.js';
 import { EMAIL_EVENT_TYPES, type EmailEventType } from '../model.js';
-import type { ApiContext, ApiRouter, RouteResult } from '../router.js';
+import { serve, type ApiContext, type ApiRouter, type RouteResult } from '../router.js';
 import type { BusinessStore } from '../store.js';
 import { isIsoDateTime, isPlainObject } from '../validate.js';
+import { ENDPOINTS } from '../../api/endpoints.js';
 
-/** Page sizes of the three exports: default, and the maximum values are clamped to. */
-export const EXPORT_LIMITS = { default: 1000, contacts: 5000, customEvents: 1000, emailEvents: 5000 } as const;
+
 /** The custom event export walks its window in segments of this length. */
-export const CUSTOM_EVENT_SEGMENT_MS = 7 * 86_400_000;
+const CUSTOM_EVENT_SEGMENT_MS = 7 * 86_400_000;
 /** Segments one custom event page may scan (about 19 years): beyond, an empty page with a cursor. */
-export const MAX_SEGMENTS_PER_PAGE = 1000;
+const MAX_SEGMENTS_PER_PAGE = 1000;
 
 /** The three export endpoints (all gated: 403 export_not_enabled without enablement). */
 export function exportRoutes(router: ApiRouter): void {
-  router.add('POST', '/v2/exports/contacts', exportContacts, { gated: true });
-  router.add('POST', '/v2/exports/custom-events', exportCustomEvents, { gated: true });
-  router.add('POST', '/v2/exports/email-events', exportEmailEvents, { gated: true });
+  serve(router, ENDPOINTS.exportContacts, exportContacts);
+  serve(router, ENDPOINTS.exportCustomEvents, exportCustomEvents);
+  serve(router, ENDPOINTS.exportEmailEvents, exportEmailEvents);
 }
 
 interface ContactsCursor {
@@ -44,7 +44,7 @@ interface EmailEventsCursor {
 }
 
 function exportContacts({ body, store }: ApiContext): RouteResult {
-  const limit = readLimit(body, EXPORT_LIMITS.contacts);
+  const limit = readLimit(body, ENDPOINTS.exportContacts.page);
   const cursor = readCursor<ContactsCursor>(body, 'export-contacts', store);
   const rows = takeOrdered(contactSources(store), { after: cursor?.p ?? null }, limit);
   const next = rows.length === limit ? encodeCursor({ b: store.id, p: lastPosition(rows) } satisfies ContactsCursor, 'export-contacts', store.cursorSecret) : null;
@@ -52,7 +52,7 @@ function exportContacts({ body, store }: ApiContext): RouteResult {
 }
 
 function exportCustomEvents({ body, store }: ApiContext): RouteResult {
-  const limit = readLimit(body, EXPORT_LIMITS.customEvents);
+  const limit = readLimit(body, ENDPOINTS.exportCustomEvents.page);
   const hasWindow = body.occurredAt !== undefined && body.occurredAt !== null;
   const hasCursor = body.cursor !== undefined && body.cursor !== null && body.cursor !== '';
   if (hasCursor && hasWindow) throw new EmulatorError(400, 'invalid_window', 'Send occurredAt on the first call only; later calls send the cursor alone');
@@ -79,7 +79,7 @@ function exportCustomEvents({ body, store }: ApiContext): RouteResult {
 
 function exportEmailEvents({ body, store }: ApiContext): RouteResult {
   const type = readEventType(body.eventType);
-  const limit = readLimit(body, EXPORT_LIMITS.emailEvents);
+  const limit = readLimit(body, ENDPOINTS.exportEmailEvents.page);
   const cursor = readCursor<EmailEventsCursor>(body, 'export-email-events', store);
   if (cursor && cursor.t !== type) throw new EmulatorError(400, 'invalid_cursor', `Cursor was made for eventType ${cursor.t}`);
   const rows = takeOrdered(emailEventSources(store, type), { after: cursor?.p ?? null }, limit);
@@ -95,12 +95,12 @@ function lastPosition(rows: Taken<Row>[]): Position {
   return rows[rows.length - 1].position;
 }
 
-/** Default 1000; numbers outside 1..max are clamped; anything but a number is invalid_request. */
-function readLimit(body: Record<string, unknown>, max: number): number {
+/** The page's default (1000) without one; numbers outside min..max are clamped; anything but a number is invalid_request. */
+function readLimit(body: Record<string, unknown>, page: { min: number; max: number; default: number }): number {
   const v = body.limit;
-  if (v === undefined || v === null) return Math.min(EXPORT_LIMITS.default, max);
+  if (v === undefined || v === null) return page.default;
   if (typeof v !== 'number' || !Number.isFinite(v)) throw invalidRequest('limit must be a number');
-  return Math.min(max, Math.max(1, Math.trunc(v)));
+  return Math.min(page.max, Math.max(page.min, Math.trunc(v)));
 }
 
 /** A cursor of this endpoint and business, or undefined for the first page (absent or ""). */

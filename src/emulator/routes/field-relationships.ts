@@ -3,12 +3,13 @@ import { assertCustomObjectsEnabled, requireCustomObject } from '../custom-objec
 import { EmulatorError, invalidRequest } from '../errors.js';
 import { FIELD_KEY_RE, assertKeyFree, readObjectType, requiredTrimmed } from '../field-definitions.js';
 import { RELATIONSHIP_OBJECT_TYPES, type FieldDefinition, type ObjectType } from '../model.js';
-import type { ApiContext, ApiRouter, RouteResult } from '../router.js';
+import { serve, type ApiContext, type ApiRouter, type RouteResult } from '../router.js';
 import { isPlainObject } from '../validate.js';
+import { ENDPOINTS } from '../../api/endpoints.js';
 
 /** POST /v2/fields/relationships (field creation permission; custom-object edit for CUSTOM_OBJECT sides). */
 export function relationshipRoutes(router: ApiRouter): void {
-  router.add('POST', '/v2/fields/relationships', createRelationship, { permission: 'fields:create' });
+  serve(router, ENDPOINTS.createRelationship, createRelationship, { permission: 'fields:create' });
 }
 
 interface Side {

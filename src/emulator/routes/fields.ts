@@ -3,19 +3,20 @@ import { decodeCursor, encodeCursor } from '../cursor.js';
 import { EmulatorError, invalidRequest } from '../errors.js';
 import { FIELD_KEY_RE, assertKeyFree, deriveFieldKey, fieldView, readDataType, readObjectType, requiredTrimmed } from '../field-definitions.js';
 import { FIELD_OBJECT_TYPES, RELATIONSHIP_OBJECT_TYPES, type FieldDefinition, type ObjectType } from '../model.js';
-import type { ApiContext, ApiRouter, RouteResult } from '../router.js';
+import { serve, type ApiContext, type ApiRouter, type RouteResult } from '../router.js';
 import { queryParam } from '../validate.js';
+import { ENDPOINTS } from '../../api/endpoints.js';
 
-/** Default and maximum page size of GET /v2/fields (out-of-range values are clamped). */
-export const FIELDS_PAGE = { default: 100, max: 1000 } as const;
+/** Default and maximum page size of GET /v2/fields (the spec shows neither: the emulator's choice; out-of-range values are clamped). */
+const FIELDS_PAGE = { default: 100, max: 1000 } as const;
 
 /**
  * POST /v2/fields (gated; the spec ties the field creation permission to relationship fields
  * only, so a plain field needs none) and GET /v2/fields.
  */
 export function fieldRoutes(router: ApiRouter): void {
-  router.add('POST', '/v2/fields', createField, { gated: true });
-  router.add('GET', '/v2/fields', listFields);
+  serve(router, ENDPOINTS.createField, createField);
+  serve(router, ENDPOINTS.listFields, listFields);
 }
 
 function createField({ body, store }: ApiContext): RouteResult {

@@ -1,12 +1,13 @@
 import { EmulatorError } from '../errors.js';
 import { lookupById } from '../membership.js';
 import type { Form } from '../model.js';
-import type { ApiContext, ApiRouter, RouteResult } from '../router.js';
+import { serve, type ApiContext, type ApiRouter, type RouteResult } from '../router.js';
 import { FIXTURE_WORKSPACE_ID } from '../seed/fixtures.js';
+import { ENDPOINTS } from '../../api/endpoints.js';
 
 /** GET /v2/forms/:formId: tracked, published, unarchived native forms of the key's workspace only. */
 export function formRoutes(router: ApiRouter): void {
-  router.add('GET', '/v2/forms/:formId', getForm);
+  serve(router, ENDPOINTS.getForm, getForm);
 }
 
 function readable(form: Form | undefined): form is Form {

@@ -16,12 +16,12 @@ import { recordRoutes } from './records.js';
 import { workflowRoutes } from './workflows.js';
 
 /** A module that registers /v2 routes. */
-export type ApiRouteModule = (router: ApiRouter) => void;
+type ApiRouteModule = (router: ApiRouter) => void;
 /** A module that registers /_emulator admin routes. */
-export type AdminRouteModule = (router: AdminRouter) => void;
+type AdminRouteModule = (router: AdminRouter) => void;
 
 /** /v2 route modules: add one line per resource file. */
-export const API_ROUTE_MODULES: ApiRouteModule[] = [
+const API_ROUTE_MODULES: ApiRouteModule[] = [
   contactRoutes,
   eventRoutes,
   workflowRoutes,
@@ -35,7 +35,7 @@ export const API_ROUTE_MODULES: ApiRouteModule[] = [
 ];
 
 /** Admin route modules: add one line per admin file. */
-export const ADMIN_ROUTE_MODULES: AdminRouteModule[] = [
+const ADMIN_ROUTE_MODULES: AdminRouteModule[] = [
   healthRoutes,
   adminRoutes,
   recordAdminRoutes,

@@ -4,16 +4,17 @@ import { validateFieldWrites, type FieldWrite } from '../field-values.js';
 import type { CustomObject } from '../model.js';
 import { writeRecord } from '../record-writer.js';
 import { linksOf, refreshTargets, type Touched } from '../relationships.js';
-import type { ApiContext, ApiRouter, RouteResult } from '../router.js';
+import { serve, type ApiContext, type ApiRouter, type RouteResult } from '../router.js';
 import type { BusinessStore } from '../store.js';
 import { isPlainObject, isUuid } from '../validate.js';
+import { ENDPOINTS } from '../../api/endpoints.js';
 
 /** Records per batch request (the spec's limit). */
-export const RECORDS_PER_BATCH = { min: 1, max: 200 } as const;
+const RECORDS_PER_BATCH = ENDPOINTS.upsertRecords.items;
 
 /** POST /v2/custom-objects/:customObjectId/records/batch (edit-records permission). */
 export function recordRoutes(router: ApiRouter): void {
-  router.add('POST', '/v2/custom-objects/:customObjectId/records/batch', batchUpsert, { permission: 'records:edit' });
+  serve(router, ENDPOINTS.upsertRecords, batchUpsert, { permission: 'records:edit' });
 }
 
 type RecordResult =

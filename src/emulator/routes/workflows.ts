@@ -1,13 +1,14 @@
 import { EmulatorError } from '../errors.js';
 import { lookupById, requireIdentifiers } from '../membership.js';
 import { contactNotFound, findContact } from '../identifiers.js';
-import type { ApiContext, ApiRouter, RouteResult } from '../router.js';
+import { serve, type ApiContext, type ApiRouter, type RouteResult } from '../router.js';
 import { optionalObject } from '../validate.js';
 import { cloneJson } from '../../lib/exact-number.js';
+import { ENDPOINTS } from '../../api/endpoints.js';
 
 /** POST /v2/workflows/:workflowId/trigger. */
 export function workflowRoutes(router: ApiRouter): void {
-  router.add('POST', '/v2/workflows/:workflowId/trigger', triggerWorkflow);
+  serve(router, ENDPOINTS.triggerWorkflow, triggerWorkflow);
 }
 
 // Order: workflow (404), API-triggered (400), body (400), contact (404); a paused workflow answers triggered: false.

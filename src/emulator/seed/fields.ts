@@ -2,7 +2,7 @@ import type { DataType, ObjectType } from '../model.js';
 import type { SeedContext } from './context.js';
 
 /** A demo field definition (without createdAt). */
-export interface DemoField {
+interface DemoField {
   key: string;
   label: string;
   objectType: ObjectType;

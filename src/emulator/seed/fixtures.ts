@@ -90,7 +90,7 @@ export const FIXTURE_BASIC_CONTACTS = {
 export const FIXTURE_DELETED_CONTACT_ID = 'a0000000-0000-4000-8000-0000000000de';
 
 /** A fixture custom event as seeded in business "acme". */
-export interface FixtureEvent {
+interface FixtureEvent {
   eventId: string;
   clientEventId: string;
   contactId: string;
@@ -150,11 +150,6 @@ export const FIXTURE_RECORDS = {
     fields: { planName: 'Team', seats: 12, autoRenew: false, subscriber: 'grace@example.com', parentSubscription: 'sub-ada' },
   },
 } as const;
-
-/** Contact field keys of business "acme" that are read-only. */
-export const READ_ONLY_CONTACT_FIELDS = ['leadScore', 'createdBy'] as const;
-/** Company field key of business "acme" that is read-only. */
-export const READ_ONLY_COMPANY_FIELD = 'accountOwner';
 
 // --- Audiences, campaigns, workflows and forms -------------------------------------------------
 // Ids use one 8-hex prefix per kind: c1 audiences, c2 campaign types, c3 campaign statuses,
@@ -312,7 +307,7 @@ export const FIXTURE_BASIC_WORKFLOWS = {
 export const FIXTURE_WORKSPACE_ID = 'main';
 
 /** A fixture form field. */
-export interface FixtureFormField {
+interface FixtureFormField {
   fieldId: string;
   name: string;
   type: string;

@@ -11,19 +11,17 @@ import { seedForms } from './forms.js';
 import { rngFor } from './prng.js';
 import { seedWorkflows } from './workflows.js';
 
-export type { SeedContext, Seeder } from './context.js';
-
 /** What to seed: demo data, nothing, or demo data generated from a numeric PRNG seed. */
 export type SeedSpec = 'demo' | 'none' | number;
 
 /** The numeric seed behind 'demo'. */
-export const DEMO_SEED = 1;
+const DEMO_SEED = 1;
 
 /**
  * Per-resource seeders, run in this order for every business. Add one line per resource
  * (audiences, campaigns, forms, ...); order matters only where a seeder reads another's data.
  */
-export const SEEDERS: Seeder[] = [
+const SEEDERS: Seeder[] = [
   { name: 'fields', run: seedFields },
   { name: 'contacts', run: seedContacts },
   { name: 'custom-events', run: seedCustomEvents },

@@ -111,7 +111,7 @@ export async function run({ rounds, quick }) {
       note: `peak RSS per run (MiB): ${ndjson.runs.subject.map((r) => fmt(r.rssKiB / MiB, 0)).join(', ')}; 10,000 rows: ${small.map((k) => fmt(k / MiB, 0)).join(', ')}; the minimal script: ${ndjson.runs.baseline.map((r) => fmt(r.rssKiB / MiB, 0)).join(', ')}.`,
     });
 
-    // src/exports/heap-size.ts holds V8's heap sizes mid-run: the same export with it off (CNV_HEAP_HOLD=off), alternated.
+    // src/runtime/heap-hold.ts holds V8's heap sizes mid-run: the same export with it off (CNV_HEAP_HOLD=off), alternated.
     const hold = await compare({
       name: `peak RSS of that NDJSON export without the heap hold (${label})`, metric: 'rssKiB',
       baseline: cnv('ndjson', out('cnv.ndjson')), subject: cnv('ndjson', out('hold-off.ndjson'), [], { CNV_HEAP_HOLD: 'off' }), rounds: n, warmup: 1,

@@ -1,18 +1,28 @@
 import type { Command } from 'commander';
-import { z } from 'zod';
 import type { CommandInput } from '../../contract.js';
 import type { Context } from '../../../context.js';
 import { CliError, ExitCode, UsageError } from '../../../errors.js';
-import { checkRunId } from '../../../exports/options.js';
+import { checkRunId } from '../../../cmdutil/export-options.js';
 import { openStateStore, stateNotFound } from '../../../exports/state-view.js';
 import type { CommandResult } from '../../../io/render.js';
+import { commandOptions, textFlag } from '../../../cmdutil/flags.js';
+import { stateDirOf } from '../../../cmdutil/deps.js';
 
-export const options = z.object({ run: z.string().optional() });
+export const options = commandOptions(
+  { run: textFlag('--run <id>', 'the --defer-commit run to commit (its summary names it; or the id you gave it with --run)') },
+  {
+    check(opts) {
+      if (opts.run === undefined) {
+        throw new UsageError('--run is required: name the --defer-commit run to commit', 'its summary line names it (`--run ID`); or give the export your own id with --run');
+      }
+      checkRunId(opts.run, '--run');
+    },
+  },
+);
 
 export function configure(cmd: Command): void {
   cmd
     .argument('<key>', 'the state key (see `cnv export state list`)')
-    .option('--run <id>', 'the --defer-commit run to commit (its summary names it; or the id you gave it with --run)')
     .addHelpText('after', `
 Makes the pending position of a --defer-commit run current, once its consumer has succeeded.
 The commit names its run and refuses any other: when a later run superseded it (it started
@@ -26,11 +36,8 @@ Examples:
 }
 
 export async function run(ctx: Context, { args, opts }: CommandInput<typeof options>): Promise<CommandResult> {
-  if (opts.run === undefined) {
-    throw new UsageError('--run is required: name the --defer-commit run to commit', 'its summary line names it (`--run ID`); or give the export your own id with --run');
-  }
-  const runId = checkRunId(opts.run, '--run');
-  const { store, key } = await openStateStore(ctx, args[0]);
+  const runId = opts.run!;
+  const { store, key } = await openStateStore(stateDirOf(ctx), args[0]);
   const lock = await store.lock(key);
   try {
     const state = store.read(key);

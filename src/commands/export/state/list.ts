@@ -1,19 +1,20 @@
 import type { Command } from 'commander';
-import { z } from 'zod';
-import { addColumnsOption, chosenColumns, columnsOptionShape, type ListColumns } from '../../../cli/columns-option.js';
+import { chosenColumns, columnsFlag, type ListColumns } from '../../../cmdutil/columns-option.js';
+import { commandOptions } from '../../../cmdutil/flags.js';
 import type { CommandInput } from '../../contract.js';
 import type { Context } from '../../../context.js';
 import { lockHolder } from '../../../exports/lock.js';
 import { openStateStore, STATE_LIST_COLUMNS, stateItem, stateListCells } from '../../../exports/state-view.js';
 import { cellText, resolveFormat, tableWidth } from '../../../io/format.js';
 import type { CommandResult } from '../../../io/render.js';
+import { outputOf, stateDirOf } from '../../../cmdutil/deps.js';
 
 const COLUMNS: ListColumns = { all: [...STATE_LIST_COLUMNS], table: ['key', 'kind', 'rows', 'cursorAt', 'lastRun'] };
 
-export const options = z.object({ ...columnsOptionShape });
+export const options = commandOptions(columnsFlag(COLUMNS));
 
 export function configure(cmd: Command): void {
-  addColumnsOption(cmd, COLUMNS).addHelpText('after', `
+  cmd.addHelpText('after', `
 Lists the saved export states of this config directory. JSON (piped, --json) has ISO times,
 numbers and objects: {key, kind, emailType, format, rows, pages, cursorAt, output: {kind, path,
 bytes}, lastRun: {runId, status, startedAt, finishedAt, rows}, pending: {runId, rows, savedAt}}
@@ -28,13 +29,13 @@ Examples:
 }
 
 export async function run(ctx: Context, { opts }: CommandInput<typeof options>): Promise<CommandResult> {
-  const { store } = await openStateStore(ctx);
+  const { store } = await openStateStore(stateDirOf(ctx));
   const items = store.list((err) => ctx.warn(err.message)).map((s) => stateItem(s, lockHolder(store.pathOf(s.key)) !== undefined));
   const columns = chosenColumns(opts, COLUMNS);
-  if (resolveFormat(ctx) !== 'table') return { kind: 'list', rows: items, ...columns };
+  if (resolveFormat(outputOf(ctx)) !== 'table') return { kind: 'list', rows: items, ...columns };
   const now = ctx.clock.now();
   const rows = items.map((item) => stateListCells(item, now));
-  return { kind: 'list', rows: keysByTheirEnd(rows, columns.tableColumns, tableWidth(ctx)), ...columns };
+  return { kind: 'list', rows: keysByTheirEnd(rows, columns.tableColumns, tableWidth(outputOf(ctx))), ...columns };
 }
 
 /** Narrowest a key is cut to here; below it the table's own fitting takes over. */

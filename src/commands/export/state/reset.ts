@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { z } from 'zod';
 import type { CommandInput } from '../../contract.js';
 import type { Context } from '../../../context.js';
 import { CliError, ExitCode } from '../../../errors.js';
@@ -8,12 +7,13 @@ import type { ExportStateStore } from '../../../exports/state-store.js';
 import type { ExportState } from '../../../exports/state.js';
 import { canAsk, confirm } from '../../../io/confirm.js';
 import type { CommandResult } from '../../../io/render.js';
+import { commandOptions, switchFlag } from '../../../cmdutil/flags.js';
+import { stateDirOf } from '../../../cmdutil/deps.js';
 
-export const options = z.object({ yes: z.boolean().optional() });
+export const options = commandOptions({ yes: switchFlag('-y, --yes', 'do not ask for confirmation on a terminal') });
 
 export function configure(cmd: Command): void {
   cmd.argument('<key>', 'the state key (see `cnv export state list`)')
-    .option('-y, --yes', 'do not ask for confirmation on a terminal')
     .addHelpText('after', `
 Deletes an export state (under its lock: exit 7 while a run holds it). The next run of that
 key starts from the beginning and, into a file, needs an empty file or --full. On a terminal
@@ -26,15 +26,15 @@ Examples:
 }
 
 export async function run(ctx: Context, { args, opts }: CommandInput<typeof options>): Promise<CommandResult> {
-  const { store, key } = await openStateStore(ctx, args[0]);
+  const { store, key } = await openStateStore(stateDirOf(ctx), args[0]);
   // A damaged state is what reset is for: its error names this command.
   const state = readOrDamaged(store, key);
   if (!state) throw stateNotFound(key);
   // Asked before taking the lock, so a person thinking it over does not hold up a run.
-  if (opts.yes !== true && canAsk(ctx)) {
+  if (opts.yes !== true && canAsk(ctx.io)) {
     const what = state === DAMAGED ? 'the damaged export state' : 'export state';
     const about = state === DAMAGED ? 'it cannot be read' : `${state.current.rows.toLocaleString('en-US')} rows exported, last saved ${state.updatedAt}`;
-    const ok = await confirm(ctx, `delete ${what} "${key}" (${about})? The next run starts over.`);
+    const ok = await confirm(ctx.io, `delete ${what} "${key}" (${about})? The next run starts over.`);
     if (!ok) throw new CliError('not deleted: the question was not answered yes', { exitCode: ExitCode.usage, code: 'not_confirmed', hint: 'pass --yes to delete without asking' });
   }
   const lock = await store.lock(key);

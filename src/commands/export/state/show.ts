@@ -1,14 +1,15 @@
 import type { Command } from 'commander';
-import { z } from 'zod';
 import type { CommandInput } from '../../contract.js';
 import type { Context } from '../../../context.js';
 import { lockHolder } from '../../../exports/lock.js';
 import { agoText, openStateStore, stateDetail, stateNotFound } from '../../../exports/state-view.js';
 import { resolveFormat } from '../../../io/format.js';
 import type { CommandResult } from '../../../io/render.js';
+import { outputOf, stateDirOf } from '../../../cmdutil/deps.js';
+import { commandOptions } from '../../../cmdutil/flags.js';
 
 /** No options of its own. */
-export const options = z.object({});
+export const options = commandOptions({});
 
 export function configure(cmd: Command): void {
   cmd.argument('<key>', 'the state key (see `cnv export state list`)').addHelpText('after', `
@@ -22,11 +23,11 @@ Examples:
 }
 
 export async function run(ctx: Context, { args }: CommandInput<typeof options>): Promise<CommandResult> {
-  const { store, key } = await openStateStore(ctx, args[0]);
+  const { store, key } = await openStateStore(stateDirOf(ctx), args[0]);
   const state = store.read(key);
   if (!state) throw stateNotFound(key);
   const detail = stateDetail(state, store.pathOf(key), lockHolder(store.pathOf(key)), (text) => ctx.redact(text));
   // JSON keeps the ISO time; a terminal reads an age beside it.
-  if (resolveFormat(ctx) === 'table' && typeof detail.cursorAt === 'string') detail.cursorAt = `${detail.cursorAt} (${agoText(detail.cursorAt, ctx.clock.now())})`;
+  if (resolveFormat(outputOf(ctx)) === 'table' && typeof detail.cursorAt === 'string') detail.cursorAt = `${detail.cursorAt} (${agoText(detail.cursorAt, ctx.clock.now())})`;
   return { kind: 'record', data: detail };
 }

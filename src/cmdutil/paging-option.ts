@@ -1,31 +1,37 @@
-import type { Command } from 'commander';
-import { z } from 'zod';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { createListWriter } from '../io/list-writer.js';
 import type { CommandResult } from '../io/render.js';
 import { summaryJsonTarget, writeSummaryJson } from '../io/summary-json.js';
+import { switchFlag, textFlag } from './flags.js';
+import { outputOf } from './deps.js';
 
-/** --all, --paginate and --summary-json as commander produces them. */
-export const pagingOptionShape = { all: z.boolean().optional(), paginate: z.boolean().optional(), summaryJson: z.string().optional() };
+/** --all (and its gh-style name --paginate) and --summary-json of a list command. */
+export const PAGING_FLAGS = {
+  all: switchFlag('--all', 'walk every page, printing rows as they come'),
+  paginate: switchFlag('--paginate', 'the same as --all (the name `cnv api` and `gh api` use)'),
+  summaryJson: textFlag('--summary-json <file>', 'write {rows, pages, nextCursor, status} to this file at the end (also when the run fails): the cursor to continue from, for a script that pages by itself'),
+};
 
-type PagingOptions = z.output<z.ZodObject<typeof pagingOptionShape>>;
+interface PagingOptions {
+  all?: boolean;
+  paginate?: boolean;
+  summaryJson?: string;
+}
 
-/** Adds --all (and its gh-style name --paginate) and --summary-json to a list command. */
-export function addPagingOptions(cmd: Command): Command {
-  return cmd
-    .option('--all', 'walk every page, printing rows as they come')
-    .option('--paginate', 'the same as --all (the name `cnv api` and `gh api` use)')
-    .option('--summary-json <file>', 'write {rows, pages, nextCursor, status} to this file at the end (also when the run fails): the cursor to continue from, for a script that pages by itself');
+/** The paging flags' rule: stdout carries the rows, so the summary goes to a file, in a directory that exists. */
+export function checkPaging(opts: Pick<PagingOptions, 'summaryJson'>): void {
+  if (opts.summaryJson === '-') throw new UsageError('--summary-json -: stdout carries the rows', 'give --summary-json a file name', 'conflicting_options');
+  summaryJsonTarget(opts.summaryJson, true);
 }
 
 /** One page of a list: its items and the cursor of the next page (null: the last page). */
-export interface ListPage {
+interface ListPage {
   rows: Array<Record<string, unknown>>;
   nextCursor: string | null;
 }
 
-export interface PagedList {
+interface PagedList {
   label: string;
   cursor?: string;
   fetch(cursor: string | undefined): Promise<ListPage>;
@@ -40,11 +46,11 @@ export interface PagedList {
  * is in a file a script reads, whatever the end (a run that failed names the page it failed on).
  */
 export async function listPages(ctx: Context, opts: PagingOptions, list: PagedList): Promise<CommandResult> {
-  if (opts.summaryJson === '-') throw new UsageError('--summary-json -: stdout carries the rows', 'give --summary-json a file name', 'conflicting_options');
-  const summaryJson = summaryJsonTarget(opts.summaryJson, true);
+  // (Checked before the run: checkPaging.)
+  const summaryJson = opts.summaryJson;
   const figures = { rows: 0, pages: 0, nextCursor: list.cursor ?? null };
   const summarise = (status: string) => {
-    if (summaryJson) writeSummaryJson(ctx, summaryJson, { command: list.label, status, ...figures, moreRemains: figures.nextCursor !== null });
+    if (summaryJson) writeSummaryJson({ stdout: ctx.io.stdout, redact: (text) => ctx.redact(text) }, summaryJson, { command: list.label, status, ...figures, moreRemains: figures.nextCursor !== null });
   };
   try {
     if (!(opts.all || opts.paginate)) {
@@ -54,7 +60,7 @@ export async function listPages(ctx: Context, opts: PagingOptions, list: PagedLi
       const more = page.nextCursor ? `next page: --cursor ${page.nextCursor} (or --all for every page)` : undefined;
       return { kind: 'list', rows: page.rows, columns: list.columns, tableColumns: list.tableColumns, chosen: list.chosen, ...(more ? { trailer: more } : {}) };
     }
-    const writer = await createListWriter(ctx, list.columns, { table: list.tableColumns, chosen: list.chosen });
+    const writer = await createListWriter(outputOf(ctx), list.columns, { table: list.tableColumns, chosen: list.chosen });
     do {
       const page = await list.fetch(figures.nextCursor ?? undefined);
       for (const row of page.rows) await writer.write(row);

@@ -1,28 +1,17 @@
-import type { Command } from 'commander';
-import { z } from 'zod';
 import { emailSchema, uuidSchema, type ContactIdentifier } from '../api/identifiers.js';
 import { UsageError } from '../errors.js';
+import { textFlag } from './flags.js';
 
-export type IdentifierKind = 'contactId' | 'userId' | 'email';
+type IdentifierKind = 'contactId' | 'userId' | 'email';
 
-const FLAGS: Record<IdentifierKind, [string, string]> = {
-  contactId: ['--contact-id <uuid>', 'the contact by its cnvContactId'],
-  userId: ['--user-id <id>', 'the contact by your external user id'],
-  email: ['--email <address>', 'the contact by email (the most recently updated one when several share it)'],
+/** The identifier flags, in the API's precedence order (a command takes the ones it accepts). */
+export const IDENTIFIER_FLAGS = {
+  contactId: textFlag('--contact-id <uuid>', 'the contact by its cnvContactId'),
+  userId: textFlag('--user-id <id>', 'the contact by your external user id'),
+  email: textFlag('--email <address>', 'the contact by email (the most recently updated one when several share it)'),
 };
 
-/** The identifier flags as commander produces them (each command declares the ones it takes). */
-export const identifierOptionShape = {
-  contactId: z.string().optional(),
-  userId: z.string().optional(),
-  email: z.string().optional(),
-};
-
-/** Adds the identifier flags a command accepts, in the API's precedence order. */
-export function addIdentifierOptions(cmd: Command, kinds: IdentifierKind[] = ['contactId', 'userId', 'email']): Command {
-  for (const kind of kinds) cmd.option(...FLAGS[kind]);
-  return cmd;
-}
+const flagOf = (kind: IdentifierKind) => IDENTIFIER_FLAGS[kind].flags.split(' ')[0];
 
 /**
  * Reads and checks the identifier flags; at least one is required. With `warn`, several given
@@ -50,14 +39,13 @@ export function identifierFrom(
     id.email = parsed.data;
   }
   if (Object.keys(id).length === 0) {
-    const flags = kinds.map((k) => FLAGS[k][0].split(' ')[0]).join(', ');
+    const flags = kinds.map(flagOf).join(', ');
     throw new UsageError(`identify the contact with one of ${flags}`, undefined, 'missing_identifier');
   }
   const given = (['contactId', 'userId', 'email'] as const).filter((k) => id[k === 'contactId' ? 'cnvContactId' : k] !== undefined);
   if (warn && given.length > 1) {
-    const flag = (k: IdentifierKind) => FLAGS[k][0].split(' ')[0];
-    const ignored = given.slice(1).map(flag);
-    warn(`${ignored.join(' and ')} ${ignored.length > 1 ? 'are' : 'is'} ignored: the API finds the contact by ${flag(given[0])} alone (precedence ${given.map(flag).join(', ')}); if they name different contacts, ${flag(given[0])} wins`);
+    const ignored = given.slice(1).map(flagOf);
+    warn(`${ignored.join(' and ')} ${ignored.length > 1 ? 'are' : 'is'} ignored: the API finds the contact by ${flagOf(given[0])} alone (precedence ${given.map(flagOf).join(', ')}); if they name different contacts, ${flagOf(given[0])} wins`);
   }
   return id;
 }

@@ -6,7 +6,7 @@ vi.mock('node:v8', () => ({
   setFlagsFromString: v8.setFlagsFromString,
   getHeapSpaceStatistics: () => [{ space_name: 'new_space', space_size: v8.young }],
 }));
-const { holdHeapSize } = await import('../../src/exports/heap-size.js');
+const { holdHeapSize } = await import('../../src/runtime/heap-hold.js');
 
 describe('holdHeapSize', () => {
   beforeEach(() => {

@@ -1,6 +1,5 @@
-import type { Command } from 'commander';
-import { z } from 'zod';
 import { UsageError } from '../errors.js';
+import { textFlag } from './flags.js';
 
 /** A list command's columns: every one it knows (CSV), and the few a terminal table shows by default. */
 export interface ListColumns {
@@ -8,15 +7,11 @@ export interface ListColumns {
   table: string[];
 }
 
-/** --columns as commander produces it. */
-export const columnsOptionShape = { columns: z.string().optional() };
-
-/** Adds `--columns a,b,c` to a list command, naming the default and the choices in its help. */
-export function addColumnsOption(cmd: Command, columns: ListColumns): Command {
-  return cmd.option(
-    '--columns <list>',
-    `columns of the table and of CSV (then without _extra), comma-separated (table default: ${columns.table.join(',')}; any of: ${columns.all.join(', ')})`,
-  );
+/** `--columns a,b,c` of a list command, naming the default and the choices in its help. */
+export function columnsFlag(columns: ListColumns) {
+  return {
+    columns: textFlag('--columns <list>', `columns of the table and of CSV (then without _extra), comma-separated (table default: ${columns.table.join(',')}; any of: ${columns.all.join(', ')})`),
+  };
 }
 
 /**

@@ -4,7 +4,7 @@ import { exactNumber } from '../http/exact-json.js';
 import { ExactNumber, stringifyJson } from '../lib/exact-number.js';
 
 /** A coerced value, or why the raw value does not fit the data type. */
-export type Coerced = { ok: true; value: string | number | ExactNumber | boolean | null } | { ok: false; reason: string };
+type Coerced = { ok: true; value: string | number | ExactNumber | boolean | null } | { ok: false; reason: string };
 
 export interface CoerceOptions {
   /** --decimal-comma: a NUMBER written `3,5` or `1.234,5` (German, French... spreadsheets). */

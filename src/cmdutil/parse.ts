@@ -1,34 +1,6 @@
 import { InvalidArgumentError } from 'commander';
-import { UsageError } from '../errors.js';
-import { looseJson } from '../http/exact-json.js';
 import { integer } from '../lib/option-values.js';
 import { didYouMean, HINT_MARK } from './suggest.js';
-
-/** Commander collector for repeatable `key=value` options. */
-export function collectPair(value: string, previous: Array<[string, unknown]> = []): Array<[string, unknown]> {
-  const eq = value.indexOf('=');
-  if (eq <= 0) throw new InvalidArgumentError(`expected key=value, got "${value}"`);
-  return [...previous, [value.slice(0, eq).trim(), looseJson(value.slice(eq + 1))]];
-}
-
-export function pairsToObject(pairs: Array<[string, unknown]> | undefined): Record<string, unknown> | undefined {
-  if (!pairs || pairs.length === 0) return undefined;
-  return Object.fromEntries(pairs);
-}
-
-/** Commander parser for a JSON object argument (`--data '{"plan":"pro"}'`). */
-export function jsonObject(text: string): Record<string, unknown> {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (err) {
-    throw new InvalidArgumentError(`not valid JSON: ${(err as Error).message}`);
-  }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw new InvalidArgumentError('expected a JSON object, like {"plan":"pro"}');
-  }
-  return parsed as Record<string, unknown>;
-}
 
 /**
  * Commander parser for a page size: any whole number, clamped into min..max as the spec says
@@ -61,12 +33,4 @@ export function uuidArgument(text: string): string {
   const value = text.trim();
   if (!UUID_RE.test(value)) throw new InvalidArgumentError(`expected a UUID like 7f0c2f4e-1b2a-4c3d-9e8f-0a1b2c3d4e5f, got "${text}"`);
   return value;
-}
-
-/** Copies `--set name=value` pairs into a request body; names that have their own flag are refused. */
-export function applySetPairs(body: Record<string, unknown>, pairs: Array<[string, unknown]> | undefined, named: ReadonlySet<string>): void {
-  for (const [name, value] of pairs ?? []) {
-    if (named.has(name)) throw new UsageError(`--set ${name}: use the dedicated flag for ${name}`);
-    body[name] = value;
-  }
 }

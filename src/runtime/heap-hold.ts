@@ -1,5 +1,5 @@
 import { getHeapSpaceStatistics } from 'node:v8';
-import { setEngineFlags } from '../runtime/engine-flags.js';
+import { setEngineFlags } from './engine-flags.js';
 
 /** The young generation's size (both halves) that an export of a few pages reaches by itself. */
 const YOUNG_GENERATION_HELD_AT = 16 * 2 ** 20;
@@ -15,7 +15,8 @@ const YOUNG_GENERATION_HELD_AT = 16 * 2 ** 20;
  * grow as far as a short export lets it (fewer collections), no further. V8 reads both flags
  * when it resizes, so setting them now takes effect. Returns the check to run after each page.
  * Best effort and process-wide (an export is the process's one job): if a later V8 ignores either
- * flag, memory is what it was before, nothing else changes.
+ * flag, memory is what it was before, nothing else changes. Only the executable holds the heap
+ * (`applyRuntime` hands this to the run); an export run in-process leaves its process's V8 alone.
  */
 export function holdHeapSize(env: NodeJS.ProcessEnv): () => void {
   // CNV_RUNTIME_TUNING=off (every process-wide tuning) or CNV_HEAP_HOLD=off (this one, for the

@@ -1,0 +1,28 @@
+import type { Clock } from '../clock.js';
+import type { Notices, ProgressDisplay } from '../io/notices.js';
+import type { IO } from '../io/streams.js';
+
+/** What a file run takes from the command around it: narrow on purpose (never the CLI's Context). */
+export interface BatchDeps {
+  /**
+   * stdin (the input as `-`), stdout (`--report -`, `--summary-json -`, --dry-run's requests) and
+   * stderr (the line asking for rows at a terminal, --quiet's failure line, --json's summary).
+   */
+  io: IO;
+  clock: Clock;
+  signal: AbortSignal;
+  notices: Notices;
+  /** --quiet: notices print nothing; a partial run still says so in one line. */
+  quiet: boolean;
+  /** --json: the summary also as one JSON line on stderr. */
+  json: boolean;
+  /** The spinner's place; none when progress display is not allowed. */
+  progress?: ProgressDisplay;
+  /** Starts loading the HTTP stack in the background while the file is opened and checked. */
+  prepareHttp(): void;
+  /**
+   * The account the rows go to, as a report names it (report-job.ts `accountOf`: host, path and
+   * the key's masked id, never the key); undefined when no key is set (a dry run).
+   */
+  account(): Promise<string | undefined>;
+}

@@ -1,0 +1,40 @@
+import type { InputFormat } from '../io/input-rows.js';
+import type { ColumnFlagValues } from './column-flags.js';
+
+/** Options of every batch or file mode, as `runFileBatch` takes them. */
+export interface BatchRunOptions {
+  inputFormat?: InputFormat;
+  delimiter?: string;
+  /** --encoding: how to read an input file without a byte order mark (default UTF-8). */
+  encoding?: string;
+  report?: string;
+  resumeFromReport?: string;
+  concurrency: number;
+  chunkSize: number;
+  /** The global --dry-run: validate every row and report, send nothing. */
+  dryRun: boolean;
+  /** With dryRun: print each request that would be sent on stdout (not for records --check, which prints its report). */
+  printRequests: boolean;
+  /** --summary-json: where the run summary goes as JSON (a file, or - for stdout). */
+  summaryJson?: string;
+  /** --max-rows: read (and send, or show with --dry-run) only the first N rows. */
+  maxRows?: number;
+  /** --map, --map-file, --ignore-column, --ignore-unknown-columns, --pass-column, as given. */
+  columns: ColumnFlagValues;
+  /** --decimal-comma: NUMBER cells written `3,5`. */
+  decimalComma: boolean;
+}
+
+export interface BatchDefaults {
+  /** Default --concurrency (requests in flight). */
+  concurrency: number;
+  /** The endpoint's item limit; adds --chunk-size when above 1. */
+  maxChunkSize: number;
+  /** Which column flags apply (default `body`). */
+  columns?: ColumnMode;
+  /** Whether the file's NUMBER cells are typed by field definitions (adds --decimal-comma). */
+  typedNumbers?: boolean;
+}
+
+/** What a file mode does with columns beyond the identifiers: `body` (upserts, events) adds every column flag, `records` all but --pass-column, `identifiers` (batch adds) only --map, --map-file and --ignore-column. */
+type ColumnMode = 'body' | 'records' | 'identifiers';

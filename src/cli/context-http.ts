@@ -1,0 +1,136 @@
+import type { Dispatcher } from 'undici';
+import type { Clock } from '../clock.js';
+import { configDir } from '../config/paths.js';
+import type { Credentials } from '../config/resolve.js';
+import type { ContextDeps, GlobalOptions } from '../context.js';
+import type { HttpClient } from '../http/client.js';
+import { firstRequestAllowed, sendFirst } from '../http/first-request.js';
+import type { RateLimiter } from '../http/rate-limiter.js';
+import { maskKey } from '../http/redact.js';
+import { compiledQuery, queryText } from '../io/query.js';
+import { stringifyJson } from '../lib/exact-number.js';
+
+/**
+ * Requests per second the client allows itself: a steady rate a little under the documented 200,
+ * with a small burst, so that a server enforcing the limit with a small bucket never sees a spike.
+ * Processes of one account on one machine split it (src/http/rate-share.ts).
+ */
+const CLIENT_RATE = { ratePerSecond: 195, burst: 3 };
+
+/** What the HTTP stack of a context needs from the context around it. */
+interface HttpStackDeps {
+  deps: ContextDeps;
+  clock: Clock;
+  globals(): GlobalOptions;
+  credentials(): Promise<Credentials>;
+  redact(text: string): string;
+  warn(message: string): void;
+  onDispose(fn: () => Promise<void> | void): void;
+}
+
+/** The modules an HttpClient needs. */
+function loadHttpStack() {
+  return Promise.all([import('../http/client.js'), import('../http/logger.js'), import('../http/debug-logger.js')]);
+}
+
+/** A dry run's request as printed: JSON, or what -q selects from it (compiled before the command ran). */
+function dryRunText(request: Record<string, unknown>, query: string | undefined): string {
+  const compiled = query === undefined ? undefined : compiledQuery(query);
+  return compiled ? queryText(compiled(request), false) : stringifyJson(request, 2) + '\n';
+}
+
+/**
+ * The context's one HttpClient and what it is made of, each made on first use: the modules, the
+ * undici dispatcher (the keep-alive agent, closed on dispose, or the one the caller gave), the
+ * process-wide rate limiter, and the share of the account's rate with other processes.
+ */
+export class HttpStack {
+  private client: Promise<HttpClient> | undefined;
+  private modules: ReturnType<typeof loadHttpStack> | undefined;
+  private agent: Promise<Dispatcher> | undefined;
+  private rateLimiter: Promise<RateLimiter> | undefined;
+  // The first request goes through node:http unless undici is wanted from the start: a proxy
+  // (only undici's agent tunnels), a dispatcher given (tests), or a batch that prepared it.
+  private firstRequest: boolean;
+
+  constructor(private readonly of: HttpStackDeps) {
+    this.firstRequest = of.deps.dispatcher === undefined && firstRequestAllowed(of.deps.env);
+  }
+
+  http(): Promise<HttpClient> {
+    return (this.client ??= this.make());
+  }
+
+  /** See Context.prepareHttp. */
+  prepare(): void {
+    (this.modules ??= loadHttpStack()).catch(() => {});
+    this.firstRequest = false;
+    this.dispatcher().catch(() => {});
+    this.limiter().catch(() => {});
+  }
+
+  private limiter(): Promise<RateLimiter> {
+    return (this.rateLimiter ??= import('../http/rate-limiter.js').then(({ RateLimiter }) => new RateLimiter({ ...CLIENT_RATE, clock: this.of.clock })));
+  }
+
+  private dispatcher(): Promise<Dispatcher> {
+    const given = this.of.deps.dispatcher;
+    return (this.agent ??= given
+      ? Promise.resolve(given)
+      : import('../http/agent.js').then(({ createAgent }) => {
+          const agent = createAgent();
+          this.of.onDispose(() => agent.close());
+          return agent;
+        }));
+  }
+
+  private async make(): Promise<HttpClient> {
+    const { deps, clock, redact } = this.of;
+    const credentials = await this.of.credentials();
+    const [{ HttpClient }, { stderrLogger, silentLogger }, { debugLogger }] = await (this.modules ??= loadHttpStack());
+    const limiter = await this.limiter();
+    const globals = this.of.globals();
+    if (!globals.dryRun && deps.env.CNV_RATE_SHARE !== 'off') this.shareRate(limiter, credentials);
+    return new HttpClient({
+      baseUrl: credentials.baseUrl,
+      apiKey: credentials.apiKey,
+      dispatcher: () => this.dispatcher(),
+      firstRequest: this.firstRequest ? sendFirst : undefined,
+      limiter,
+      clock,
+      logger: globals.debug ? debugLogger(deps.io.stderr, redact) : globals.verbose ? stderrLogger(deps.io.stderr, redact) : silentLogger,
+      maxAttempts: globals.maxRetries + 1,
+      timeoutMs: globals.timeout,
+      maxRetryWaitMs: globals.maxRetryWaitMs,
+      // Only to measure the export page splitter against (docs/performance.md).
+      pageReader: deps.env.CNV_PAGE_READER === 'whole' ? 'whole' : 'stream',
+      random: deps.random,
+      dryRun: globals.dryRun ? (request) => deps.io.stdout.write(redact(dryRunText({ dryRun: true, ...request }, globals.query))) : undefined,
+    });
+  }
+
+  /**
+   * The account's rate is split with the other cnv processes of this machine that use it, from
+   * a process's second request on: one request cannot strain the limit, so a one-shot command
+   * (contacts get) never pays for the lease, and a run's first requests fit in the server's bucket.
+   */
+  private shareRate(limiter: RateLimiter, credentials: Credentials): void {
+    const { deps, warn } = this.of;
+    let joined: Promise<{ stop(): Promise<void> } | undefined> | undefined;
+    let reservations = 0;
+    limiter.onReserve = () => {
+      if (++reservations < 2 || joined) return;
+      joined = import('../http/rate-share.js').then(({ RateShare }) =>
+        RateShare.join({
+          configDir: configDir(deps.env),
+          account: { baseUrl: credentials.baseUrl, keyId: maskKey(credentials.apiKey) },
+          limiter,
+          fullRate: CLIENT_RATE.ratePerSecond,
+          // A run slowed by other processes says so once, and where to look (a lease left behind).
+          onShared: ({ peers, rate, dir }) => warn(`${peers - 1} other cnv process${peers > 2 ? 'es' : ''} of this machine send${peers > 2 ? '' : 's'} with this account: this run shares its rate, at most ${Math.round(rate)} requests/s (leases in ${dir}; CNV_RATE_SHARE=off stops sharing)`),
+        }),
+      );
+    };
+    this.of.onDispose(() => joined?.then((share) => share?.stop(), () => {}));
+  }
+}

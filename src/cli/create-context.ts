@@ -1,0 +1,116 @@
+import { setMaxListeners } from 'node:events';
+import { systemClock } from '../clock.js';
+import { configDir, configDirWhere } from '../config/paths.js';
+import type { ProfileStore } from '../config/profiles.js';
+import type { Credentials } from '../config/resolve.js';
+import type { Context, ContextDeps, GlobalOptions } from '../context.js';
+import { makeRedactor } from '../http/redact.js';
+import { escapeControl } from '../lib/terminal-text.js';
+import { HttpStack } from './context-http.js';
+import { DEFAULT_GLOBALS } from './global-options.js';
+
+/** The Context of one run of the program (src/context.ts says what each member is). */
+export function createContext(deps: ContextDeps): Context {
+  const clock = deps.clock ?? systemClock;
+  const signal = deps.signal ?? new AbortController().signal;
+  // Every request waiting on the rate limiter listens to this one signal.
+  setMaxListeners(0, signal);
+  const disposers: Array<() => Promise<void> | void> = [];
+  const onDispose = (fn: () => Promise<void> | void) => void disposers.push(fn);
+  const redaction = new Redaction(deps.env.CNV_API_KEY);
+  const redact = (text: string) => redaction.redact(text);
+  const account = new Account(deps, () => ctx.globals, redaction, (message) => ctx.warn(message));
+  const stack = new HttpStack({ deps, clock, globals: () => ctx.globals, credentials: () => account.credentials(), redact, warn: (m) => ctx.warn(m), onDispose });
+  const ctx: Context = {
+    io: deps.io,
+    env: deps.env,
+    clock,
+    signal,
+    tuning: deps.tuning,
+    globals: { ...DEFAULT_GLOBALS },
+    config: () => account.config(),
+    credentials: () => account.credentials(),
+    http: () => stack.http(),
+    prepareHttp() {
+      stack.prepare();
+      account.prepare();
+    },
+    warn: (message) => say(ctx, `warning: ${message}`),
+    info: (message) => say(ctx, message),
+    redact,
+    showProgress: () => progressAllowed(deps, ctx.globals),
+    onDispose,
+    async dispose() {
+      for (const fn of disposers.splice(0).reverse()) await fn();
+    },
+  };
+  return ctx;
+}
+
+/** A line on stderr unless --quiet, redacted, its control characters escaped. */
+function say(ctx: Context, line: string): void {
+  if (!ctx.globals.quiet) ctx.io.stderr.write(escapeControl(ctx.redact(line), '\n\t') + '\n');
+}
+
+function progressAllowed(deps: ContextDeps, globals: GlobalOptions): boolean {
+  const ci = deps.env.CI !== undefined && deps.env.CI !== '' && deps.env.CI !== 'false' && deps.env.CI !== '0';
+  // A terminal that reports no width (script, docker -t without a size) makes a spinner redraw endlessly.
+  const columns = (deps.io.stderr as { columns?: number }).columns;
+  const sized = columns === undefined || columns > 0;
+  // The debug log's many lines on stderr and a spinner redrawing over them would garble both.
+  return deps.io.stderrIsTTY && sized && !globals.quiet && globals.progress && !globals.debug && !ci;
+}
+
+/** Masks the API keys the run knows of: CNV_API_KEY from the start, the key in force once resolved. */
+class Redaction {
+  private redactor: (text: string) => string;
+
+  constructor(envKey: string | undefined) {
+    this.redactor = makeRedactor([envKey]);
+  }
+
+  redact(text: string): string {
+    return this.redactor(text);
+  }
+
+  learn(keys: Array<string | undefined>): void {
+    this.redactor = makeRedactor(keys);
+  }
+}
+
+/** The profile store and the credentials in force, each loaded once, on first use. */
+class Account {
+  private store: Promise<ProfileStore> | undefined;
+  private creds: Promise<Credentials> | undefined;
+
+  constructor(
+    private readonly deps: ContextDeps,
+    private readonly globals: () => GlobalOptions,
+    private readonly redaction: Redaction,
+    private readonly warn: (message: string) => void,
+  ) {}
+
+  config(): Promise<ProfileStore> {
+    const { env } = this.deps;
+    return (this.store ??= import('../config/profiles.js').then(({ ProfileStore }) => ProfileStore.open(configDir(env), configDirWhere(env))));
+  }
+
+  credentials(): Promise<Credentials> {
+    return (this.creds ??= this.resolve());
+  }
+
+  /** What credentials() loads, without resolving them (their errors and warnings come with the first request). */
+  prepare(): void {
+    this.config().catch(() => {});
+    import('../config/resolve.js').catch(() => {});
+  }
+
+  private async resolve(): Promise<Credentials> {
+    const { resolveCredentials } = await import('../config/resolve.js');
+    const globals = this.globals();
+    const resolved = resolveCredentials({ apiKeyFlag: globals.apiKey, baseUrlFlag: globals.baseUrl, profileFlag: globals.profile, env: this.deps.env }, await this.config());
+    this.redaction.learn([resolved.apiKey, this.deps.env.CNV_API_KEY, globals.apiKey]);
+    for (const w of resolved.warnings) this.warn(w);
+    return resolved;
+  }
+}

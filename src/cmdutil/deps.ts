@@ -1,0 +1,89 @@
+import { configDir, configDirWhere } from '../config/paths.js';
+import type { Context } from '../context.js';
+import type { BatchDeps } from '../batch/deps.js';
+import { accountOf } from '../batch/report-job.js';
+import type { ExportDeps, ReporterDeps, StateDir } from '../exports/deps.js';
+import type { Output } from '../io/format.js';
+import type { Notices, ProgressDisplay } from '../io/notices.js';
+import type { FieldCacheDeps } from '../records/field-cache.js';
+import { maskKey } from '../http/redact.js';
+
+// The narrow inputs of the layers below the commands, made from a command's Context. A command
+// hands exports/, batch/, records/ and io/ these, never the Context itself.
+
+/** The context's warn/info/redact (what --quiet and the key in force decide, at each call). */
+export function noticesOf(ctx: Context): Notices {
+  return { warn: (message) => ctx.warn(message), info: (message) => ctx.info(message), redact: (text) => ctx.redact(text) };
+}
+
+/** stdout and the output flags in force, for io/render.ts and io/list-writer.ts. */
+export function outputOf(ctx: Context): Output {
+  const { format, json, query, color } = ctx.globals;
+  return { stdout: ctx.io.stdout, stdoutIsTTY: ctx.io.stdoutIsTTY, format, json, query, color };
+}
+
+/** Where a spinner draws, when progress display is allowed. */
+function progressOf(ctx: Context): ProgressDisplay | undefined {
+  return ctx.showProgress() ? { stream: ctx.io.stderr, color: ctx.globals.color } : undefined;
+}
+
+/** The config directory in force (states, locks, caches). */
+export function stateDirOf(ctx: Context): StateDir {
+  return { path: configDir(ctx.env), where: configDirWhere(ctx.env) };
+}
+
+export function exportDepsOf(ctx: Context): ExportDeps {
+  return {
+    http: () => ctx.http(),
+    account: () => ctx.credentials(),
+    clock: ctx.clock,
+    signal: ctx.signal,
+    stateDir: stateDirOf(ctx),
+    notices: noticesOf(ctx),
+    stdout: ctx.io.stdout,
+    onDispose: (fn) => ctx.onDispose(fn),
+    holdHeap: ctx.tuning && (() => ctx.tuning!.holdHeap()),
+  };
+}
+
+export function reporterDepsOf(ctx: Context): ReporterDeps {
+  return {
+    clock: ctx.clock,
+    signal: ctx.signal,
+    notices: noticesOf(ctx),
+    stdout: ctx.io.stdout,
+    stderrIsTTY: ctx.io.stderrIsTTY,
+    json: ctx.globals.json,
+    progress: progressOf(ctx),
+    onDispose: (fn) => ctx.onDispose(fn),
+  };
+}
+
+export function batchDepsOf(ctx: Context): BatchDeps {
+  return {
+    io: ctx.io,
+    clock: ctx.clock,
+    signal: ctx.signal,
+    notices: noticesOf(ctx),
+    quiet: ctx.globals.quiet,
+    json: ctx.globals.json,
+    progress: progressOf(ctx),
+    prepareHttp: () => ctx.prepareHttp(),
+    account: async () => {
+      const credentials = await ctx.credentials().catch(() => undefined);
+      return credentials && accountOf(credentials.baseUrl, maskKey(credentials.apiKey));
+    },
+  };
+}
+
+export function fieldCacheDepsOf(ctx: Context): FieldCacheDeps {
+  return {
+    account: () => ctx.credentials(),
+    http: () => ctx.http(),
+    configDir: configDir(ctx.env),
+    clock: ctx.clock,
+    signal: ctx.signal,
+    notices: noticesOf(ctx),
+    verbose: ctx.globals.verbose,
+  };
+}

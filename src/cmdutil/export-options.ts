@@ -1,0 +1,171 @@
+import { extname } from 'node:path';
+import { z } from 'zod';
+import { EXPORT_PAGE_LIMITS, type EmailEventType } from '../api/exports.js';
+import type { GlobalOptions } from '../context.js';
+import { isIsoDate } from '../dates.js';
+import { UsageError } from '../errors.js';
+import { crashHookFromEnv } from '../exports/crash-points.js';
+import type { ExportRunOptions } from '../exports/run-options.js';
+import { gzipName } from '../exports/gzip-pages.js';
+import { summaryJsonTarget } from '../io/summary-json.js';
+import { integer } from '../lib/option-values.js';
+import { flag, numberFlag, switchFlag, textFlag, type OptionValues } from './flags.js';
+import { checkStateKey } from '../exports/state-key.js';
+import type { ExportKind, FileFormat } from '../exports/state.js';
+
+/** One help line on the file format, which is the global -o/--format. */
+export const FORMAT_HELP = 'Format: -o csv|ndjson; by default CSV when --out ends in .csv (or .csv.gz), else NDJSON. --out FILE.gz (or --compress gzip) writes gzip: one gzip member per page.';
+
+/** The flags every export command takes. The file format is the global -o/--format (csv or ndjson). */
+export function exportFlags(kind: ExportKind) {
+  const { max, default: def } = EXPORT_PAGE_LIMITS[kind];
+  return {
+    out: textFlag('--out <file>', 'write to this file (default: stdout); with a state, each run adds the new rows under the exactly-once protocol'),
+    compress: flag('--compress <type>', 'gzip: write gzip, one complete member per committed page (default: gzip when --out ends in .gz, else none); for stdout pipelines', z.enum(['gzip', 'none']).optional(), { parse: compressChoice }),
+    limit: numberFlag('--limit <n>', `rows per page, 1 to ${max} (other values are clamped, as the API does; default ${def})`, integer(Number.MIN_SAFE_INTEGER)),
+    full: switchFlag('--full', 'ignore the saved state and export everything again (a file given with --out is emptied first)'),
+    /** false with --no-state. */
+    state: flag('--no-state', 'neither read nor write any state: a one-off export; --out FILE is written beside FILE and renamed over it only once the export succeeded (a failure or a kill leaves FILE as it was)', z.boolean()),
+    stateKey: textFlag('--state-key <name>', 'name of the saved state (default: profile@host/kind[/type] then :FILE for --out FILE, or /stdout)'),
+    maxPages: numberFlag('--max-pages <n>', 'stop after this many pages (the state keeps the place)', integer(1)),
+    maxRows: numberFlag('--max-rows <n>', 'stop after this many rows (the state keeps the place)', integer(1)),
+    deferCommit: switchFlag('--defer-commit', 'stdout only: save the new position as pending; `cnv export state commit KEY --run ID` makes it current'),
+    run: textFlag('--run <id>', 'name this run (letters, digits, . _ : -; default: a random id, shown in the summary); `export state commit KEY --run ID` commits a --defer-commit run by it'),
+    columns: textFlag('--columns <list>', 'CSV: comma-separated columns to write, in order (default: all; members with no column still go to _extra)'),
+    bom: switchFlag('--bom', 'CSV: start a new file (or the stream) with a UTF-8 byte order mark, for spreadsheet programs'),
+    // A line break would end the CSV record.
+    nullAs: flag('--null-as <text>', 'CSV: write null values as this text (e.g. \\N, as PostgreSQL COPY and MySQL do), so null and "" differ (default: an empty cell for both)', z.string().refine((text) => !/[\r\n]/.test(text), 'must not hold a line break').optional()),
+    excelSafe: switchFlag('--excel-safe', "CSV: prefix ' to values starting with = + - @ tab or CR, so spreadsheets do not run them as formulas (values are then not exact)"),
+    summaryJson: textFlag('--summary-json <file>', 'write the run summary as JSON to this file at the end (also when the run fails or is interrupted); - for stdout when the rows go to --out'),
+  };
+}
+
+/** The global options an export's rules read: --dry-run (no state, no file) and -o/--format (the file format). */
+export const EXPORT_GLOBALS = ['dryRun', 'format'] as const;
+
+/** What an export command's options hold: its export flags, and the globals its rules read. */
+export type ExportOptionValues = OptionValues<ReturnType<typeof exportFlags>, (typeof EXPORT_GLOBALS)[number]>;
+
+/** What the flags mean once the global --dry-run and -o/--format are taken into account. */
+function derived(opts: ExportOptionValues) {
+  // --dry-run prints the first request a stateless run would send: no state, no file touched.
+  const { dryRun } = opts;
+  const out = opts.out !== undefined && opts.out !== '-' && !dryRun ? opts.out : undefined;
+  return { out, noState: opts.state === false || dryRun, deferCommit: opts.deferCommit === true && !dryRun };
+}
+
+/** The export flags' rules, across flags and with the globals (usage errors name the flag): a cross-flag check of the command's options. */
+export function checkExportOptions(opts: ExportOptionValues): void {
+  const { out, noState, deferCommit } = derived(opts);
+  const format = fileFormat(opts.format, opts.out === undefined ? undefined : gzipName(opts.out).inner);
+  compression(opts.compress, out);
+  if (noState && !opts.dryRun && opts.stateKey !== undefined) throw new UsageError('--state-key and --no-state do not go together');
+  if (noState && deferCommit) throw new UsageError('--defer-commit needs a state to hold the pending position; drop --no-state');
+  if (deferCommit && out !== undefined) throw new UsageError('--defer-commit is for stdout pipelines; a file (--out) is committed page by page already');
+  const csvOnly = opts.columns !== undefined ? '--columns' : opts.bom ? '--bom' : opts.nullAs !== undefined ? '--null-as' : opts.excelSafe ? '--excel-safe' : undefined;
+  if (format !== 'csv' && csvOnly) throw new UsageError(`${csvOnly} applies to CSV output only (-o csv or --out FILE.csv)`);
+  if (opts.run !== undefined && noState) throw new UsageError('--run names a run in a state; drop --no-state');
+  if (columnList(opts.columns)?.length === 0) throw new UsageError('--columns: name at least one column');
+  if (opts.stateKey !== undefined) checkStateKey(opts.stateKey);
+  if (opts.run !== undefined) checkRunId(opts.run, '--run');
+  // A dry run prints its request on stdout, like rows to stdout: no room for the summary there.
+  summaryJsonTarget(opts.summaryJson, out === undefined, { '--out': opts.out });
+}
+
+/** The run options of checked export flags. `env`: the test-only crash points (CNV_TEST_CRASH_AT). */
+export function exportRunOptions(
+  opts: ExportOptionValues, kind: ExportKind, env: NodeJS.ProcessEnv, extra: { emailType?: EmailEventType; since?: string; until?: string; windowAsTyped?: ExportRunOptions['windowAsTyped'] } = {},
+): ExportRunOptions {
+  const { out, noState, deferCommit } = derived(opts);
+  const { max, default: def } = EXPORT_PAGE_LIMITS[kind];
+  return {
+    kind,
+    ...extra,
+    out,
+    format: fileFormat(opts.format, opts.out === undefined ? undefined : gzipName(opts.out).inner),
+    compress: compression(opts.compress, out),
+    limit: Math.max(1, Math.min(max, opts.limit ?? def)),
+    full: opts.full === true,
+    noState,
+    stateKey: opts.stateKey === undefined ? undefined : checkStateKey(opts.stateKey),
+    maxPages: opts.maxPages,
+    maxRows: opts.maxRows,
+    deferCommit,
+    columns: columnList(opts.columns),
+    bom: opts.bom === true,
+    nullAs: opts.nullAs,
+    excelSafe: opts.excelSafe === true,
+    runId: opts.run,
+    summaryJson: opts.summaryJson,
+    crash: crashHookFromEnv(env),
+  };
+}
+
+const columnList = (text: string | undefined) => text?.split(',').map((c) => c.trim()).filter((c) => c !== '');
+
+type Compression = 'gzip' | 'none';
+
+const compressChoice = Object.assign((value: string): Compression => {
+  const v = value.trim().toLowerCase();
+  if (v !== 'gzip' && v !== 'none') throw new UsageError(`--compress: expected gzip or none, got ${JSON.stringify(value)}`);
+  return v;
+}, { choices: ['gzip', 'none'] }); // read by shell completion and the generated reference
+
+/** gzip for --out FILE.gz or --compress gzip; a file's name must say what it holds. */
+function compression(asked: Compression | undefined, out: string | undefined): 'gzip' | undefined {
+  const named = out !== undefined && gzipName(out).gzip;
+  if (asked === 'gzip' && out !== undefined && !named) throw new UsageError(`--compress gzip: name the file ${out}.gz, so that readers know it is gzip`);
+  if (asked === 'none' && named) throw new UsageError(`--compress none: --out ${out} ends in .gz; drop .gz for a plain file`);
+  return asked === 'gzip' || named ? 'gzip' : undefined;
+}
+
+/** Checks a run id (--run): what a shell passes around unquoted. */
+export function checkRunId(id: string, flag: string): string {
+  if (!/^[A-Za-z0-9._:-]{1,100}$/.test(id)) throw new UsageError(`${flag}: expected 1 to 100 letters, digits, '.', '_', ':' or '-', got ${JSON.stringify(id)}`);
+  return id;
+}
+
+/** -o/--format csv|ndjson; else from the file's extension (.csv), else NDJSON. */
+function fileFormat(asked: GlobalOptions['format'], out: string | undefined): FileFormat {
+  if (asked === 'csv' || asked === 'ndjson') return asked;
+  if (asked !== undefined) throw new UsageError(`--format ${asked}: an export writes csv or ndjson`);
+  return out !== undefined && extname(out).toLowerCase() === '.csv' ? 'csv' : 'ndjson';
+}
+
+const DURATION = /^(\d{1,6})\s*(s|m|h|d|w)$/i;
+const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+
+/**
+ * --since/--until: an ISO 8601 date-time with a zone, a date (midnight UTC), normalised to UTC;
+ * or a duration before now (`24h`, `7d`, `30m`, `2w`), kept as typed until `windowTime` makes it
+ * a time with the run's clock.
+ */
+export function instant(flag: string) {
+  return (text: string): string => {
+    const t = text.trim();
+    const duration = DURATION.exec(t);
+    if (duration) return `${Number(duration[1])}${duration[2].toLowerCase()}`;
+    const ok = /^\d{4}-\d{2}-\d{2}$/.test(t) || /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i.test(t);
+    const ms = Date.parse(t.length === 10 ? `${t}T00:00:00Z` : t);
+    // Date.parse rolls 2025-02-30 over to March; refuse dates that are not on the calendar.
+    if (!ok || !Number.isFinite(ms) || !isIsoDate(t.slice(0, 10))) {
+      const word = /^(yesterday|today|now|last\s*week)$/i.test(t) ? ` (a word is not read: ${/today|now/i.test(t) ? 'a date, or 0h' : /week/i.test(t) ? '7d' : '24h'} says it)` : '';
+      throw new UsageError(`${flag}: expected a duration before now (24h, 7d, 30m, 2w), an ISO 8601 date-time with a zone (2025-01-31T00:00:00Z) or a date, got "${text}"${word}`);
+    }
+    return new Date(ms).toISOString();
+  };
+}
+
+/** Whether an `instant` value is a duration before now (`24h`) rather than a time. */
+export function isDuration(value: string): boolean {
+  return DURATION.test(value);
+}
+
+/** An `instant` value (of `flag`) as a UTC ISO time: a duration counts back from `nowMs`, not past 1970. */
+export function windowTime(flag: string, value: string, nowMs: number): string {
+  const duration = DURATION.exec(value);
+  if (!duration) return value;
+  const ms = nowMs - Number(duration[1]) * UNIT_MS[duration[2].toLowerCase()];
+  if (ms < 0) throw new UsageError(`${flag}: ${value} before now is before 1970; give a date`);
+  return new Date(ms).toISOString();
+}

@@ -1,0 +1,11 @@
+import type { Readable, Writable } from 'node:stream';
+
+/** The process streams a run may use, and what they are attached to. */
+export interface IO {
+  stdin: Readable;
+  stdout: Writable;
+  stderr: Writable;
+  stdinIsTTY: boolean;
+  stdoutIsTTY: boolean;
+  stderrIsTTY: boolean;
+}

@@ -1,0 +1,57 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { HELP_TOPICS } from '../../src/cli/help-topics.js';
+import { ExitCode } from '../../src/errors.js';
+import { cnvInProcess } from '../helpers/cli.js';
+
+// References that go stale when a file moves or a code is added: each doc a comment or a doc
+// names exists, and every exit code of src/errors.ts is where a user looks for it.
+const ROOT = resolve(import.meta.dirname, '../..');
+
+function files(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : /\.(ts|mjs|js|md)$/.test(e.name) ? [join(dir, e.name)] : []));
+}
+
+const CODES = [...new Set(Object.values(ExitCode))];
+
+describe('references', () => {
+  it('every docs/*.md that src/, scripts/, bin/, README.md or docs/ names exists', () => {
+    const missing: string[] = [];
+    for (const file of [...files(join(ROOT, 'src')), ...files(join(ROOT, 'scripts')), ...files(join(ROOT, 'bin')), ...files(join(ROOT, 'docs')), join(ROOT, 'README.md')]) {
+      for (const [doc] of readFileSync(file, 'utf8').matchAll(/\bdocs\/[\w./-]+\.md\b/g)) {
+        if (!existsSync(join(ROOT, doc))) missing.push(`${relative(ROOT, file)}: ${doc}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it('every src/ file that README.md and docs/ name exists', () => {
+    const missing: string[] = [];
+    for (const file of [...files(join(ROOT, 'docs')), join(ROOT, 'README.md'), join(ROOT, 'test/bench/analysis.md')]) {
+      for (const [path] of readFileSync(file, 'utf8').matchAll(/\bsrc\/[\w./-]+\.(?:ts|js)\b/g)) {
+        // A built path (dist/emulator/index.js) is named by its source, src/emulator/index.ts.
+        if (!existsSync(join(ROOT, path.replace(/\.js$/, '.ts')))) missing.push(`${relative(ROOT, file)}: ${path}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it('every exit code is in `cnv help exit-codes` and README.md\'s table', () => {
+    const topic = HELP_TOPICS['exit-codes'].text;
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    for (const code of CODES) {
+      expect(topic).toMatch(new RegExp(`^ {2}${code} `, 'm'));
+      expect(readme).toMatch(new RegExp(`^\\| (\\d+ / )?${code}( / \\d+)? \\|`, 'm'));
+    }
+  });
+
+  it('the exit-code line of every help page names each code a command ends with (all but 1, a bug, and the signals)', async () => {
+    // (The line wraps with the page's width: read as one line.)
+    const help = (await cnvInProcess(['--help'])).stdout.replace(/\s+/g, ' ');
+    const line = /Exit codes \(`cnv help exit-codes`\): [^.]*\./.exec(help)?.[0];
+    expect(line).toBeDefined();
+    const named = [...line!.matchAll(/\b(\d+) [a-z]/g)].map((m) => Number(m[1]));
+    expect(named).toEqual(CODES.filter((c) => c !== ExitCode.internal && c < 100));
+  });
+});
