@@ -7,9 +7,15 @@ import { ExactNumber } from '../lib/exact-number.js';
 // the HTTP core reads answers with it too.
 
 // JSON.parse is exact unless a number has more than 15 significant digits or a three-digit
-// exponent: only text holding such a run (in a number or, harmlessly, in a string) takes the
-// slower lossless parser.
-const MAYBE_INEXACT = /\d[\d.]{15}|[eE][+-]?\d{3}/;
+// exponent: only text holding such a run where a value starts (the start, or after `:`, `[` or
+// `,`; inside a string it is harmless) takes the lossless parser, about ten times slower. A run
+// anywhere matched every UUID with an `e` and three digits, so batch answers all went the slow way.
+const MAYBE_INEXACT = /(?:^|[:[,])\s*-?\d(?:[\d.]{15}|[\d.]*[eE][+-]?\d{3})/;
+
+/** Whether JSON text may hold a number JSON.parse would round (and so takes the lossless parser). */
+export function mayHoldInexactNumber(text: string): boolean {
+  return MAYBE_INEXACT.test(text);
+}
 
 const parseNumber = (text: string): number | ExactNumber => (isSafeNumber(text) ? Number(text) : new ExactNumber(text));
 // As JSON.parse: the last of two equal keys wins.
@@ -17,7 +23,7 @@ const OPTIONS = { parseNumber, onDuplicateKey: ({ newValue }: { newValue: unknow
 
 /** JSON.parse, except that numbers a double cannot hold exactly become ExactNumbers. Throws SyntaxError. */
 export function parseJson(text: string): unknown {
-  if (!MAYBE_INEXACT.test(text)) return JSON.parse(text);
+  if (!mayHoldInexactNumber(text)) return JSON.parse(text);
   // Invalid JSON gets JSON.parse's error (what the messages quote), not the other parser's.
   const plain: unknown = JSON.parse(text);
   return typeof plain === 'string' || typeof plain === 'boolean' || plain === null ? plain : parse(text, null, OPTIONS);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exactNumber, looseJson, parseJson } from '../../src/http/exact-json.js';
+import { exactNumber, looseJson, mayHoldInexactNumber, parseJson } from '../../src/http/exact-json.js';
 import { cloneJson, ExactNumber, sameScalar, stringifyJson } from '../../src/lib/exact-number.js';
 
 describe('parseJson and stringifyJson: numbers keep every digit', () => {
@@ -16,6 +16,25 @@ describe('parseJson and stringifyJson: numbers keep every digit', () => {
     const big = parseJson('{"b":9007199254740993,"small":7}') as Record<string, unknown>;
     expect(big.b).toBeInstanceOf(ExactNumber);
     expect(big.small).toBe(7);
+  });
+
+  it.each([
+    ' 12345678901234567',
+    '[ 1e400 ]',
+    '{"a": [1,\n  -9007199254740993]}',
+    '{"id":"c1e12345-6789-4000-8000-000000000001","e":"x1e999","n":1E-400}',
+    '[0.12345678901234567]',
+  ])('%s: a number a double cannot hold is kept wherever a value starts (with spaces, line breaks, a sign)', (text) => {
+    expect(stringifyJson(parseJson(text))).toBe(text.trim().replace(/\s+/g, ''));
+  });
+
+  it('only numbers send text to the lossless parser: UUIDs and digit runs inside strings do not', () => {
+    // A batch answer: 1,000 ids holding `e` and three digits, and long digit runs in strings.
+    const items = Array.from({ length: 1000 }, (_, i) => ({ contactId: `c${i}e123456-0000-4000-8000-${String(i).padStart(12, '0')}`, phone: '12345678901234567890', status: 'added' }));
+    const text = JSON.stringify({ items });
+    expect(mayHoldInexactNumber(text)).toBe(false);
+    expect(parseJson(text)).toEqual(JSON.parse(text));
+    for (const inexact of ['9007199254740993', '{"n":1e400}', '[1,\n 0.12345678901234567]', '{"a": -1.5E-308}']) expect(mayHoldInexactNumber(inexact), inexact).toBe(true);
   });
 
   it('behaves as JSON.parse otherwise: the last of two keys wins, __proto__ stays an own member, errors are its errors', () => {
