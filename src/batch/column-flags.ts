@@ -1,5 +1,5 @@
 import { UsageError } from '../errors.js';
-import { openReadStream } from '../io/file-streams.js';
+import { openReadStream, readWhole } from '../io/file-streams.js';
 import { quoteInput } from '../io/input-rows.js';
 import type { ColumnFlags } from './columns.js';
 
@@ -42,20 +42,14 @@ export async function readColumnFlags(opts: ColumnFlagValues, signal?: AbortSign
 
 /** A map file is small: read as a stream (a FIFO's wait ends with a signal), at most 1 MiB (`/dev/zero` is no map). */
 async function readMapFile(path: string, signal?: AbortSignal): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
   try {
-    for await (const chunk of await openReadStream(path, signal)) {
-      size += (chunk as Buffer).length;
-      if (size > MAX_MAP_FILE_BYTES) throw new UsageError(`--map-file: ${path} is larger than 1 MiB: not a map file`, undefined, 'invalid_input');
-      chunks.push(chunk as Buffer);
-    }
+    const tooLarge = () => new UsageError(`--map-file: ${path} is larger than 1 MiB: not a map file`, undefined, 'invalid_input');
+    return (await readWhole(await openReadStream(path, signal), MAX_MAP_FILE_BYTES, tooLarge)).toString('utf8');
   } catch (err) {
     if (err instanceof UsageError || signal?.aborted) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     throw new UsageError(`--map-file: cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'a directory' : (err as Error).message}`, undefined, 'invalid_input');
   }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 const MAX_MAP_FILE_BYTES = 1024 * 1024;

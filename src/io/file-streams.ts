@@ -89,3 +89,19 @@ function stopOnAbort<S extends Readable | Writable>(stream: S, signal: AbortSign
   stream.once('close', () => signal.removeEventListener('abort', stop));
   return stream;
 }
+
+/**
+ * The whole of a small input, read chunk by chunk so that a huge file or an endless one
+ * (`/dev/zero`, a FIFO) is refused with `tooLarge()` once past `limit` bytes, not held.
+ */
+export async function readWhole(source: AsyncIterable<unknown>, limit: number, tooLarge: () => Error): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of source) {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+    size += bytes.length;
+    if (size > limit) throw tooLarge();
+    chunks.push(bytes);
+  }
+  return Buffer.concat(chunks);
+}

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { LocalFileError, UsageError } from '../../errors.js';
 import { exactNumber } from '../../http/exact-json.js';
-import { openReadStream } from '../../io/file-streams.js';
+import { openReadStream, readWhole } from '../../io/file-streams.js';
 import { MAX_JSON_DEPTH } from '../../io/input-rows.js';
 import { stringifyJson } from '../../lib/exact-number.js';
 
@@ -40,17 +40,11 @@ async function fieldValue(arg: FieldArg, value: string, stdin: Readable, signal?
 export async function readValueFile(path: string, flag: string, stdin: Readable, signal?: AbortSignal): Promise<string> {
   if (path === '') throw new UsageError(`${flag}: give a file name (or - for stdin)`);
   const name = path === '-' ? 'stdin' : path;
-  const chunks: Buffer[] = [];
-  let size = 0;
   let source: Readable | undefined;
+  let bytes: Buffer;
   try {
     source = path === '-' ? stdin : await openReadStream(path, signal);
-    for await (const chunk of source) {
-      const b = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
-      size += b.length;
-      if (size > MAX_INPUT_BYTES) throw new UsageError(`${flag}${name}: larger than ${MAX_INPUT_BYTES / 1024 / 1024} MiB`);
-      chunks.push(b);
-    }
+    bytes = await readWhole(source, MAX_INPUT_BYTES, () => new UsageError(`${flag}${name}: larger than ${MAX_INPUT_BYTES / 1024 / 1024} MiB`));
   } catch (err) {
     if (err instanceof UsageError) throw err;
     if (signal?.aborted) throw signal.reason;
@@ -58,7 +52,7 @@ export async function readValueFile(path: string, flag: string, stdin: Readable,
   } finally {
     if (source !== stdin) source?.destroy();
   }
-  return Buffer.concat(chunks).toString('utf8').replace(/^\uFEFF/, '');
+  return bytes.toString('utf8').replace(/^\uFEFF/, '');
 }
 
 /**
