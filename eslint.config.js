@@ -67,7 +67,7 @@ export default tseslint.config(
     // The launcher's part: what bin/cnv.js applies to its process, before and around the CLI.
     files: ['src/runtime/**/*.ts'],
     rules: forbid(
-      [folders('cli', 'commands', 'cmdutil', 'http', 'api', 'io', 'exports', 'batch', 'records', 'config', 'emulator'), 'src/runtime is the process around the CLI: it imports lib/, errors.ts and (for types) main.ts, nothing of the program'],
+      [folders('cli', 'commands', 'cmdutil', 'http', 'api', 'io', 'exports', 'batch', 'records', 'sync', 'config', 'emulator'), 'src/runtime is the process around the CLI: it imports lib/, errors.ts and (for types) main.ts, nothing of the program'],
       [topLevel('context'), 'src/runtime is the process around the CLI: the Context is the program\'s'],
     ),
   },
@@ -77,7 +77,7 @@ export default tseslint.config(
       ...NARROW,
       [folders('io'), 'src/http knows no terminal or file formats: move the primitive to src/lib'],
       [folders('api'), 'src/api builds on src/http, not the other way round'],
-      [folders('exports', 'batch', 'records', 'config', 'emulator', 'runtime'), 'src/http is below every other layer but lib/: it imports none of them'],
+      [folders('exports', 'batch', 'records', 'sync', 'config', 'emulator', 'runtime'), 'src/http is below every other layer but lib/: it imports none of them'],
     ),
   },
   {
@@ -85,7 +85,7 @@ export default tseslint.config(
     rules: forbid(
       ...NARROW,
       [folders('io'), 'src/api knows no terminal or file formats: move the primitive to src/lib'],
-      [folders('exports', 'batch', 'records', 'config', 'emulator', 'runtime'), 'src/api is below the layers that use the API: it imports none of them'],
+      [folders('exports', 'batch', 'records', 'sync', 'config', 'emulator', 'runtime'), 'src/api is below the layers that use the API: it imports none of them'],
     ),
   },
   {
@@ -93,11 +93,20 @@ export default tseslint.config(
     rules: forbid(
       [folders('cli', 'commands', 'cmdutil'), 'src/io reads and writes data for any layer: it knows no commands (cli/, commands/, cmdutil/)'],
       ...NARROW.slice(1),
-      [folders('exports', 'batch', 'records', 'emulator', 'runtime'), 'src/io is below exports/, batch/ and records/: they use it, not the other way round'],
+      [folders('exports', 'batch', 'records', 'sync', 'emulator', 'runtime'), 'src/io is below exports/, batch/ and records/: they use it, not the other way round'],
     ),
   },
   {
     files: ['src/{batch,exports,records}/**/*.ts'],
+    rules: forbid(
+      ...NARROW,
+      [folders('runtime'), 'tuning the process is the launcher\'s (src/runtime, through bin/cnv.js): take the hook as an input'],
+      [folders('sync'), 'src/sync builds on batch/ and exports/ (a file run over a snapshot export), not the other way round'],
+    ),
+  },
+  {
+    // contacts sync: a file run (batch/) deciding each row against a snapshot kept by an export (exports/).
+    files: ['src/sync/**/*.ts'],
     rules: forbid(...NARROW, [folders('runtime'), 'tuning the process is the launcher\'s (src/runtime, through bin/cnv.js): take the hook as an input']),
   },
   {

@@ -18,12 +18,15 @@ import { InvalidRowError } from './row-body.js';
 import { runBatch } from './run-batch.js';
 import { writeSummaryJson } from '../io/summary-json.js';
 import { BatchCounts, batchStatus, quietFailureLine, summaryData, summaryLine } from './summary.js';
-import type { BatchItem, BatchSender, PreparedRow, RowResult } from './types.js';
+import type { BatchItem, BatchSender, ItemOutcome, PreparedRow, RowResult } from './types.js';
 
 /** A validated row: what to send, or why it is invalid. `identifier` names the row in the report either way. */
 export type Prepared<P> =
-  | { identifier: string; payload: P; invalid?: undefined; note?: string }
-  | { identifier: string; invalid: { error: string; message: string } };
+  | { identifier: string; payload: P; invalid?: undefined; done?: undefined; note?: string }
+  | { identifier: string; invalid: { error: string; message: string }; done?: undefined };
+
+/** A row whose outcome is known without sending it (a sync's `unchanged`), or a Prepared row. */
+export type Decided<P> = Prepared<P> | { identifier: string; invalid?: undefined; done: ItemOutcome };
 
 /** One request as a --dry-run shows it (one NDJSON line each). */
 interface RequestPreview {
@@ -32,7 +35,8 @@ interface RequestPreview {
   body: unknown;
 }
 
-interface FileBatchSpec<P> {
+/** A file run: the input, how its rows become requests, and how they are sent. */
+export interface FileBatchSpec<P> {
   /** The input file, or `-` for stdin. */
   path: string;
   /** The command and what it writes to, as its report names them (--resume-from-report checks them). */
@@ -41,7 +45,7 @@ interface FileBatchSpec<P> {
   /** How the file's columns resolve, checked before any row is sent (src/batch/file-columns.ts). */
   columns: FileColumnsSpec;
   /** Local validation of one readable row (zod at the edge); never throws for a bad row but an InvalidRowError. */
-  prepare(row: InputRow, columns: ColumnResolver): Prepared<P>;
+  prepare(row: InputRow, columns: ColumnResolver): Decided<P>;
   send: BatchSender<P>;
   /** The request a chunk is sent as: what --dry-run prints. */
   request(items: BatchItem<P>[]): RequestPreview;
@@ -49,6 +53,10 @@ interface FileBatchSpec<P> {
   orderKey?: (payload: P) => string | readonly string[] | undefined;
   /** Report column of ItemOutcome.id (default cnvContactId). */
   idColumn?: string;
+  /** Runs once the columns resolved, before any row is prepared or sent (a sync's snapshot refresh). */
+  beforeRows?: () => Promise<void>;
+  /** What the command adds to the summary (a sync's counts), and its exit code in place of 0. */
+  summary?: { line(counts: BatchCounts): string | undefined; data(counts: BatchCounts): Record<string, unknown>; exitCode?(code: number): number };
 }
 
 const MAX_LISTED_PROBLEMS = 20;
@@ -71,6 +79,10 @@ export async function runFileBatch<P>(deps: BatchDeps, spec: FileBatchSpec<P>): 
   const job: ReportJob = { ...spec.job, input: spec.path, ...(account ? { account } : {}) };
   const done = options.resumeFromReport ? await loadDoneRows(options.resumeFromReport, idColumn, job, deps.signal) : undefined;
   const source = await openRows(deps, spec);
+  await spec.beforeRows?.().catch(async (err: unknown) => {
+    await source.batches.return();
+    throw err;
+  });
   const report = options.report ? await openReport(options.report, idColumn, deps.io.stdout, { job, done, redact: (text) => deps.notices.redact(text), signal: deps.signal }) : undefined;
   const run: FileRun<P> = { deps, spec, source, report, done, counts: new BatchCounts(), problems: [], notes: new Notes(), started: deps.clock.now() };
   const stoppedBy = await sendRows(run);
@@ -192,16 +204,20 @@ function finish<P>(run: FileRun<P>, stoppedBy: unknown): CommandResult {
   const { options } = run.spec;
   // An interruption (or stdout closed) wins: a report on a closed stdout fails because of it.
   const ending = deps.signal.aborted ? deps.signal.reason : stoppedBy;
-  const exitCode = stoppedBy === undefined ? counts.exitCode() : ending instanceof CliError ? ending.exitCode : ExitCode.internal;
+  const base = stoppedBy === undefined ? counts.exitCode() : ending instanceof CliError ? ending.exitCode : ExitCode.internal;
+  const exitCode = base === ExitCode.ok && run.spec.summary?.exitCode ? run.spec.summary.exitCode(base) : base;
   if (!options.report) listProblems(deps.notices, run.problems, counts);
   run.notes.show(deps.notices);
   const info = { elapsedMs: deps.clock.now() - run.started, dryRun: options.dryRun, report: options.report, stopped: stoppedBy === undefined ? undefined : messageOf(stoppedBy) };
   deps.notices.info(summaryLine(counts, info));
+  const extra = run.spec.summary?.line(counts);
+  if (extra) deps.notices.info(extra);
+  const more = run.spec.summary?.data(counts) ?? {};
   const redact = (text: string) => deps.notices.redact(text);
   if (deps.quiet && exitCode === ExitCode.partial) deps.io.stderr.write(redact(quietFailureLine(counts, info)) + '\n');
-  if (deps.json) deps.io.stderr.write(redact(JSON.stringify({ summary: { ...summaryData(counts, info), exitCode } })) + '\n');
+  if (deps.json) deps.io.stderr.write(redact(JSON.stringify({ summary: { ...summaryData(counts, info), ...more, exitCode } })) + '\n');
   if (options.summaryJson) {
-    writeSummaryJson({ stdout: deps.io.stdout, redact }, options.summaryJson, { ...batchStatus(deps, stoppedBy, exitCode), ...summaryData(counts, info), exitCode, columns: run.source.columns.entries() });
+    writeSummaryJson({ stdout: deps.io.stdout, redact }, options.summaryJson, { ...batchStatus(deps, stoppedBy, exitCode), ...summaryData(counts, info), ...more, exitCode, columns: run.source.columns.entries() });
   }
   if (stoppedBy !== undefined) throw stopError(ending, options.report);
   return { kind: 'none', exitCode };
@@ -214,7 +230,7 @@ function prepareRow<P>(row: InputRow, spec: FileBatchSpec<P>, columns: FileColum
   if (row.error !== undefined) {
     return { line, row: place, identifier: '', outcome: { status: 'invalid', error: 'malformed_row', message: row.error } };
   }
-  let prepared: Prepared<P>;
+  let prepared: Decided<P>;
   try {
     prepared = spec.prepare(row, columns.resolver);
   } catch (err) {
@@ -223,6 +239,7 @@ function prepareRow<P>(row: InputRow, spec: FileBatchSpec<P>, columns: FileColum
   }
   const { identifier } = prepared;
   if (prepared.invalid) return { line, row: place, identifier, outcome: { status: 'invalid', ...prepared.invalid } };
+  if (prepared.done) return { line, row: place, identifier, outcome: prepared.done };
   const hash = hashing ? payloadHash(prepared.payload) : undefined;
   // Done earlier only when this same row (its place) sent exactly this (its hash): an edited row goes again.
   const earlier = place === undefined ? undefined : done?.get(place);

@@ -2,7 +2,7 @@ import { ExitCode } from '../errors.js';
 import { duration, hasRate } from '../io/wording.js';
 import { SUCCESS_STATUSES, type RowResult, type RowStatus } from './types.js';
 
-const STATUS_ORDER: RowStatus[] = ['added', 'created', 'updated', 'tracked', 'duplicate', 'valid', 'failed', 'invalid', 'skipped'];
+const STATUS_ORDER: RowStatus[] = ['added', 'created', 'updated', 'unchanged', 'tracked', 'duplicate', 'valid', 'failed', 'invalid', 'skipped'];
 
 /** Running counts of a batch run. */
 export class BatchCounts {

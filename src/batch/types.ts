@@ -3,16 +3,17 @@
  * - added: the contact is a member of the audience or campaign (new or already);
  * - created / updated: the upsert created or updated the record;
  * - tracked / duplicate: the event was recorded, or was there already (same clientEventId);
+ * - unchanged: contacts sync: the account holds what the row says already; not sent;
  * - valid: --dry-run only: the row passed local validation and would be sent;
  * - failed: the API refused this row (the error column holds its code);
  * - invalid: local validation refused the row; it was never sent;
  * - skipped: not sent, or sent without a confirmed answer, because the run stopped
  *   (retries exhausted, interrupted, or a fatal error); --resume-from-report sends it again.
  */
-export type RowStatus = 'added' | 'created' | 'updated' | 'tracked' | 'duplicate' | 'valid' | 'failed' | 'invalid' | 'skipped';
+export type RowStatus = 'added' | 'created' | 'updated' | 'unchanged' | 'tracked' | 'duplicate' | 'valid' | 'failed' | 'invalid' | 'skipped';
 
 /** Statuses that mean "done": --resume-from-report does not send these rows again. */
-export const SUCCESS_STATUSES: ReadonlySet<string> = new Set(['added', 'created', 'updated', 'tracked', 'duplicate']);
+export const SUCCESS_STATUSES: ReadonlySet<string> = new Set(['added', 'created', 'updated', 'unchanged', 'tracked', 'duplicate']);
 
 /** What happened to one item. */
 export interface ItemOutcome {

@@ -11,9 +11,10 @@ export const COMMANDS: Entry[] = [
     name: 'contacts',
     summary: 'Create, update and look up contacts',
     aliases: ['contact'],
-    examples: ['cnv contacts get --email ada@example.com', 'cnv contacts upsert --email ada@example.com --field firstName=Ada', 'cnv contacts upsert --file contacts.csv --report report.csv'],
+    examples: ['cnv contacts get --email ada@example.com', 'cnv contacts upsert --email ada@example.com --field firstName=Ada', 'cnv contacts upsert --file contacts.csv --report report.csv', 'cnv contacts sync --file contacts.csv --plan'],
     children: [
       { name: 'upsert', summary: 'Create or update a contact (or many, from a file)', json: "{cnvContactId, contactCreated} (the API's data); with --file nothing (the summary is on stderr, rows in --report)", load: () => import('../commands/contacts/upsert.js') },
+      { name: 'sync', summary: 'Send only the rows of a file that differ from the live account (--plan shows them first)', json: "with --plan: NDJSON, one {type: 'change', line, action, contact, cnvContactId, changes: [{field, old, new}], unsure} per contact that would change, then {type: 'summary', create, update, unchanged, invalid, unsure, unsureReasons}; otherwise nothing (the summary is on stderr, rows in --report)", load: () => import('../commands/contacts/sync.js') },
       { name: 'get', summary: 'Look a contact up by id or email', json: 'the contact object {cnvContactId, email, userId, subscriptionStatus, fields, createdAt, updatedAt}', load: () => import('../commands/contacts/get.js') },
     ],
   },

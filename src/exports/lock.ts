@@ -53,7 +53,8 @@ interface Holding {
   rule: string;
 }
 
-async function acquire(lockPath: string, key: Holding): Promise<ExportLock> {
+/** Takes a lock file of another kind of run (a contacts sync), with the same rules and messages. */
+export async function acquire(lockPath: string, key: Holding): Promise<ExportLock> {
   try {
     return takeLock(lockPath, (owner) => heldBy(key, owner, lockPath));
   } catch (err) {

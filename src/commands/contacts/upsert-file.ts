@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { upsertContact, upsertContactRequest, type UpsertContactBody } from '../../api/contacts.js';
-import type { Prepared } from '../../batch/file-run.js';
-import { runFileBatch } from '../../batch/file-run.js';
+import { runFileBatch, type FileBatchSpec, type Prepared } from '../../batch/file-run.js';
 import type { ColumnResolver, ColumnRules, FieldsByParent } from '../../batch/columns.js';
 import { batchRunOptions } from '../../cmdutil/batch-options.js';
 import { perRowSender } from '../../batch/per-row.js';
@@ -12,7 +11,7 @@ import type { Context } from '../../context.js';
 import { resolveFieldFlags, type FlagFields } from './field-flags.js';
 import { readFieldDefinitions } from '../../records/field-cache.js';
 import type { CoerceOptions } from '../../io/coerce.js';
-import { UPSERT_FILE_DEFAULTS, type UpsertOptions } from './upsert-flags.js';
+import { UPSERT_FILE_DEFAULTS, type FileRowOptions } from './upsert-flags.js';
 import { quoteInput, type InputRow } from '../../io/input-rows.js';
 import { spellingsOf } from '../../io/column-names.js';
 import type { CommandResult } from '../../io/render.js';
@@ -56,7 +55,7 @@ const rowSchema = z
   .refine((b) => b.email !== undefined || b.cnvContactId !== undefined, { message: `no identifier: give ${spellingsOf(['email', 'cnvContactId'])}, in any case` });
 
 /** Flags that stand for every row in file mode (a row's own values win). */
-function defaultsFrom(opts: UpsertOptions, flagFields: FlagFields): Record<string, unknown> {
+function defaultsFrom(opts: FileRowOptions, flagFields: FlagFields): Record<string, unknown> {
   const defaults: Record<string, unknown> = Object.fromEntries(opts.set ?? []);
   if (opts.status !== undefined) defaults.subscriptionStatus = opts.status;
   if (opts.updateOnly) defaults.updateOnly = true;
@@ -87,23 +86,29 @@ export function prepareUpsertRow(row: InputRow, defaults: Record<string, unknown
 }
 
 /** The CONTACT and COMPANY definitions, as the column resolver takes them. */
-async function contactFieldDefinitions(ctx: Context, fresh: boolean): Promise<FieldsByParent | undefined> {
+export async function contactFieldDefinitions(ctx: Context, fresh: boolean, quiet = fresh): Promise<FieldsByParent | undefined> {
   const read = await readFieldDefinitions(fieldCacheDepsOf(ctx), ['CONTACT', 'COMPANY'], {
     refresh: fresh,
-    quiet: fresh,
+    quiet,
     fallback: 'fields.KEY columns are sent as JSON when they parse, else as strings, and other columns cannot be matched to fields',
   });
   if (!read) return undefined;
   return new Map([['fields', read.definitions.get('CONTACT') ?? new Map()], ['companyFields', read.definitions.get('COMPANY') ?? new Map()]]);
 }
 
-export async function runUpsertFile(ctx: Context, opts: UpsertOptions & { file: string }): Promise<CommandResult> {
+export async function runUpsertFile(ctx: Context, opts: FileRowOptions): Promise<CommandResult> {
+  return runFileBatch(batchDepsOf(ctx), await upsertFileSpec(ctx, opts, 'contacts upsert'));
+}
+
+/** A file of contact upserts as a file run: `contacts upsert --file`, and `contacts sync`, which decides per row whether to send it. */
+export async function upsertFileSpec(ctx: Context, opts: FileRowOptions, command: string, plan = false): Promise<FileBatchSpec<UpsertContactBody>> {
   const defaults = defaultsFrom(opts, await resolveFieldFlags(ctx, opts));
-  const options = batchRunOptions(opts, UPSERT_FILE_DEFAULTS, ctx.globals.dryRun);
+  // A plan sends nothing and prints itself, not the requests.
+  const options = { ...batchRunOptions(opts, UPSERT_FILE_DEFAULTS, ctx.globals.dryRun || plan), ...(plan ? { printRequests: false } : {}) };
   const coerce = { decimalComma: options.decimalComma };
-  return runFileBatch(batchDepsOf(ctx), {
+  return {
     path: opts.file,
-    job: { command: 'contacts upsert' },
+    job: { command },
     options,
     columns: {
       rules: UPSERT_COLUMNS,
@@ -118,7 +123,7 @@ export async function runUpsertFile(ctx: Context, opts: UpsertOptions & { file: 
     }),
     // Rows for the same contact apply in file order, even when sent concurrently.
     orderKey: (body) => [body.cnvContactId && `id:${body.cnvContactId.toLowerCase()}`, body.email && `email:${body.email.toLowerCase()}`].filter((k): k is string => !!k),
-  });
+  };
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { batchFlags, checkBatchOptions, DECIMAL_COMMA_FLAG, IGNORE_UNKNOWN_COLUMNS_FLAG, PASS_COLUMN_FLAG, rejectBatchOptions, SUMMARY_JSON_FLAG } from '../../cmdutil/batch-options.js';
-import { commandOptions, flag, switchFlag, textFlag, type ValuesOf } from '../../cmdutil/flags.js';
+import { commandOptions, flag, switchFlag, textFlag, type OptionValues, type ValuesOf } from '../../cmdutil/flags.js';
 import { caseInsensitiveChoice } from '../../cmdutil/parse.js';
 import { setFlag } from '../../cmdutil/body-flags.js';
 import { UsageError } from '../../errors.js';
@@ -12,20 +12,25 @@ const SETTABLE_STATUSES = ['SUBSCRIBED', 'UNSUBSCRIBED', 'NO_STATUS'] as const;
 
 export const UPSERT_FILE_DEFAULTS = { concurrency: 16, maxChunkSize: 1, typedNumbers: true };
 
+/** The flags that apply to every row of a file: `contacts upsert --file` and `contacts sync`. */
+export const FILE_ROW_FLAGS = {
+  status: flag('--status <status>', `subscription status: ${SETTABLE_STATUSES.join(', ')} (any case)`, z.enum(SETTABLE_STATUSES).optional(), { parse: caseInsensitiveChoice(SETTABLE_STATUSES) }),
+  ...FIELD_FLAGS,
+  updateOnly: switchFlag('--update-only', 'never create: fail with exit 5 when no contact matches'),
+  set: setFlag('any other body field, e.g. a flag the spec names but does not spell (repeatable)'),
+  ...batchFlags(UPSERT_FILE_DEFAULTS),
+  ...IGNORE_UNKNOWN_COLUMNS_FLAG,
+  ...PASS_COLUMN_FLAG,
+  ...DECIMAL_COMMA_FLAG,
+  ...SUMMARY_JSON_FLAG,
+};
+
 export const options = commandOptions(
   {
     email: textFlag('--email <address>', 'identifies the contact; with --contact-id it becomes the new address'),
     contactId: textFlag('--contact-id <uuid>', 'identifies the contact by cnvContactId (wins over --email)'),
-    status: flag('--status <status>', `subscription status: ${SETTABLE_STATUSES.join(', ')} (any case)`, z.enum(SETTABLE_STATUSES).optional(), { parse: caseInsensitiveChoice(SETTABLE_STATUSES) }),
-    ...FIELD_FLAGS,
-    updateOnly: switchFlag('--update-only', 'never create: fail with exit 5 when no contact matches'),
-    set: setFlag('any other body field, e.g. a flag the spec names but does not spell (repeatable)'),
     file: textFlag('--file <file>', 'upsert every row of a CSV, NDJSON or JSON file (- for stdin), one request per row'),
-    ...batchFlags(UPSERT_FILE_DEFAULTS),
-    ...IGNORE_UNKNOWN_COLUMNS_FLAG,
-    ...PASS_COLUMN_FLAG,
-    ...DECIMAL_COMMA_FLAG,
-    ...SUMMARY_JSON_FLAG,
+    ...FILE_ROW_FLAGS,
   },
   {
     check(opts) {
@@ -39,3 +44,6 @@ export const options = commandOptions(
 );
 
 export type UpsertOptions = ValuesOf<typeof options>;
+
+/** What a file run of contact upserts reads of its options (`contacts upsert --file`, `contacts sync`). */
+export type FileRowOptions = OptionValues<typeof FILE_ROW_FLAGS> & { file: string };

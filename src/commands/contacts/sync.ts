@@ -1,0 +1,100 @@
+import type { Command } from 'commander';
+import type { FieldsByParent } from '../../batch/columns.js';
+import { runFileBatch } from '../../batch/file-run.js';
+import { checkBatchOptions } from '../../cmdutil/batch-options.js';
+import { batchDepsOf, exportDepsOf, outputOf, reporterDepsOf } from '../../cmdutil/deps.js';
+import { commandOptions, switchFlag, textFlag } from '../../cmdutil/flags.js';
+import type { Context } from '../../context.js';
+import { ApiError, UsageError } from '../../errors.js';
+import { crashHookFromEnv } from '../../exports/crash-points.js';
+import type { CommandResult } from '../../io/render.js';
+import { PlanOutput } from '../../sync/plan-output.js';
+import { syncFileSpec, syncStateKey } from '../../sync/sync-run.js';
+import { refreshReporter } from '../../sync/refresh-reporter.js';
+import type { CommandInput } from '../contract.js';
+import { contactFieldDefinitions, upsertFileSpec } from './upsert-file.js';
+import { FILE_ROW_FLAGS } from './upsert-flags.js';
+
+export const options = commandOptions(
+  {
+    file: textFlag('--file <file>', 'the contacts: a CSV, NDJSON or JSON file (- for stdin), read as `contacts upsert --file` reads it'),
+    plan: switchFlag('--plan', 'send nothing: show, for each contact that would change, create or update and each value old -> new, then the counts'),
+    exitCode: switchFlag('--exit-code', 'exit 9 when the file and the account differ (rows to create or update), as git diff --exit-code; with --plan, CI can assert "in sync"'),
+    fullRefresh: switchFlag('--full-refresh', 'read every contact of the account again (the snapshot is rebuilt), instead of only what changed since the last sync'),
+    ...FILE_ROW_FLAGS,
+  },
+  {
+    globals: ['dryRun'],
+    check(opts) {
+      if (opts.file === undefined) throw new UsageError('--file: required (the contacts to sync)', 'e.g. cnv contacts sync --file contacts.csv --plan', 'missing_file');
+      if (opts.plan && opts.report === '-') throw new UsageError('--report -: not with --plan, which prints the plan on stdout', 'write the report to a file');
+      if (opts.plan && opts.summaryJson === '-') throw new UsageError('--summary-json -: not with --plan, which prints the plan on stdout', 'write the summary to a file');
+      checkBatchOptions(opts);
+    },
+  },
+);
+
+export function configure(cmd: Command): void {
+  cmd.addHelpText('after', `
+Sends only the rows that would change something in the account. Before any row is sent, a
+local snapshot of the account's contacts is refreshed from the contacts export (the first run
+reads every contact, 5,000 a request; later runs only what changed since the last one), and
+each row of the file is compared with it: a new contact, or a status, email (with
+cnvContactId) or field value that differs, is sent as \`contacts upsert --file\` sends it; a row
+that changes nothing is "unchanged" in the report, and costs no request. Columns the file does
+not have are neither compared nor sent.
+
+Skip only when sure: values are compared as the API stores them (by each field's data type,
+every digit). A row is sent anyway when cnv cannot be sure (a label two fields share, a field
+created after the contact was fetched, a value the export shows otherwise, companyFields,
+several contacts with one email updated at the same time, an earlier row of the same
+contact); the summary counts them by reason. A change made in the account since the last sync
+(drift) is seen by the refresh, and the file's value is sent again.
+
+--plan sends nothing: a table on a terminal (one line per changed value; "update?" when sent
+because unsure), else NDJSON: {"type":"change","line","action","contact","cnvContactId",
+"changes":[{"field","old","new"}],"unsure"} per contact that would change, then
+{"type":"summary","create","update","unchanged","invalid","unsure","unsureReasons"}. -q
+applies to each line. --exit-code: exit 9 when rows would be (or were) sent.
+
+The snapshot is an export state (\`cnv export state list\` shows it, "contacts-sync@..."), its file
+under the config directory's sync/ (mode 0600); one sync per account runs at a time (exit 7).
+A damaged snapshot is never trusted: it is rebuilt by a full refresh, with a note. Needs the
+contacts export (403 export_not_enabled: exit 4; use \`contacts upsert --file\` there).
+Report statuses: created, updated, unchanged, failed, invalid, skipped (valid with --plan or
+--dry-run). See docs/sync.md.
+
+Examples:
+  $ cnv contacts sync --file contacts.csv --plan
+  $ cnv contacts sync --file contacts.csv --report sync-report.csv
+  $ cnv contacts sync --file warehouse.ndjson --plan --exit-code --quiet || echo "account drifted"
+  $ cnv contacts sync --file hubspot.csv --map-file docs/maps/hubspot.map --plan --json -q 'changes[].field'`);
+}
+
+export async function run(ctx: Context, { opts }: CommandInput<typeof options>): Promise<CommandResult> {
+  const file = opts.file!;
+  const plan = opts.plan === true;
+  const base = await upsertFileSpec(ctx, { ...opts, file }, 'contacts sync', plan);
+  // Sure or not depends on the field list as it is now: read afresh once, for the columns and the comparison.
+  let definitions: Promise<FieldsByParent | undefined> | undefined;
+  const fresh = () => (definitions ??= contactFieldDefinitions(ctx, true, false));
+  const credentials = await ctx.credentials();
+  const output = plan ? await PlanOutput.open(outputOf(ctx)) : undefined;
+  const { spec, counts } = syncFileSpec({ ...exportDepsOf(ctx), reporter: await refreshReporter(reporterDepsOf(ctx)) }, { ...base, columns: { ...base.columns, definitions: () => fresh() } }, {
+    key: syncStateKey(credentials.baseUrl, credentials.apiKey),
+    fullRefresh: opts.fullRefresh === true,
+    crash: crashHookFromEnv(ctx.env),
+    exitCode: opts.exitCode === true,
+    plan: output,
+    fields: async () => (await fresh())?.get('fields'),
+  });
+  const result = await runFileBatch(batchDepsOf(ctx), spec).catch((err: unknown) => Promise.reject(notEnabled(err)));
+  await output?.end(counts);
+  return result;
+}
+
+/** A business without the contacts export cannot sync: say what it can do instead. */
+function notEnabled(err: unknown): unknown {
+  if (!(err instanceof ApiError) || err.code !== 'export_not_enabled') return err;
+  return new ApiError(err.status, err.code, `contacts sync reads the account through the contacts export, which this account does not have (${err.message})`, 'send every row with `cnv contacts upsert --file FILE` instead (one request per row), or ask the provider to enable the export');
+}

@@ -1,0 +1,144 @@
+import type { FieldDefinition } from '../api/fields.js';
+import { sameValue } from './same-value.js';
+import type { Snapshot } from './snapshot.js';
+import type { SnapshotContact } from './snapshot-file.js';
+import { normalizeEmail } from './snapshot-index.js';
+
+/** One value a row changes: `email`, `subscriptionStatus` or `fields.<key>`, from old to new (null: unset). */
+export interface Change {
+  field: string;
+  old: unknown;
+  new: unknown;
+}
+
+/** Why a row is sent although cnv cannot tell whether it changes anything (counted in the summary). */
+export type UnsureReason =
+  | 'shared label'
+  | 'field newer than snapshot'
+  | 'not in field list'
+  | 'value not exact in export'
+  | 'id not in snapshot'
+  | 'update-only, not in snapshot'
+  | 'same email, same time'
+  | 'company fields'
+  | 'other body member'
+  | 'earlier row, same contact';
+
+/** What a row would do to the account. */
+export interface Decision {
+  action: 'create' | 'update' | 'unchanged';
+  /** The contact it matched in the snapshot. */
+  cnvContactId?: string;
+  changes: Change[];
+  /** Set when the row is sent because cnv cannot be sure: the reason, and the words for it. */
+  unsure?: { reason: UnsureReason; detail: string };
+}
+
+/** The body of a contact upsert, as a row of the file prepares it. */
+type UpsertBody = Record<string, unknown> & { email?: string; cnvContactId?: string; subscriptionStatus?: string; fields?: Record<string, unknown> };
+
+const COMPARED = new Set(['email', 'cnvContactId', 'subscriptionStatus', 'fields', 'companyFields', 'updateOnly']);
+
+/**
+ * Decides, against the snapshot, what one upsert body would change. Skips (`unchanged`) only
+ * when sure: every member compared, every field read back exactly by a label only it has.
+ * Rows of one file that name one contact apply in order: once a row of a contact is sent, the
+ * later rows of that contact are sent too (the snapshot no longer tells their effect).
+ */
+export class SyncDecider {
+  private readonly labelOwners = new Map<string, string[]>();
+  /** Snapshot slots of contacts an earlier row changes, and emails an earlier row creates. */
+  private readonly touched = new Set<number>();
+  private readonly created = new Set<string>();
+
+  constructor(private readonly snapshot: Snapshot, private readonly fields: ReadonlyMap<string, FieldDefinition>) {
+    for (const def of fields.values()) this.labelOwners.set(def.label, [...(this.labelOwners.get(def.label) ?? []), def.key]);
+  }
+
+  decide(body: UpsertBody): Decision {
+    const found = this.find(body);
+    if (found.unsure) return this.sent({ action: 'update', changes: [], unsure: found.unsure }, found.slot, body);
+    const { contact, slot } = found;
+    if (!contact) {
+      if (body.updateOnly === true) return this.sent({ action: 'update', changes: [], unsure: { reason: 'update-only, not in snapshot', detail: 'update-only, and no contact with this email in the snapshot (the API answers contact_not_found unless one was made since)' } }, undefined, body);
+      const email = normalizeEmail(body.email ?? '');
+      if (this.created.has(email)) return this.sent({ action: 'update', changes: [], unsure: { reason: 'earlier row, same contact', detail: 'an earlier row of the file creates this contact' } }, undefined, body);
+      return this.sent({ action: 'create', changes: creations(body) }, undefined, body);
+    }
+    const decision = this.compare(body, contact);
+    if (decision.action === 'unchanged') return decision;
+    return this.sent(decision, slot, body);
+  }
+
+  private sent(decision: Decision, slot: number | undefined, body: UpsertBody): Decision {
+    if (slot !== undefined) this.touched.add(slot);
+    else if (body.email !== undefined && body.cnvContactId === undefined) this.created.add(normalizeEmail(body.email));
+    return decision;
+  }
+
+  private find(body: UpsertBody): { contact?: SnapshotContact; slot?: number; unsure?: Decision['unsure'] } {
+    const { index, reader } = this.snapshot;
+    if (body.cnvContactId !== undefined) {
+      const slot = index.slotsById(body.cnvContactId).find((s) => reader.read(s).id === body.cnvContactId);
+      if (slot === undefined) return { unsure: { reason: 'id not in snapshot', detail: 'its cnvContactId is not in the snapshot (the API answers contact_not_found unless the contact was made since)' } };
+      return this.touching({ contact: reader.read(slot), slot });
+    }
+    const email = normalizeEmail(body.email ?? '');
+    const matches = index.slotsByEmail(email)
+      .map((slot) => ({ slot, contact: reader.read(slot) }))
+      .filter((m) => m.contact.email !== null && normalizeEmail(m.contact.email) === email);
+    if (matches.length === 0) return {};
+    // The spec: a lookup by email finds the most recently updated contact.
+    matches.sort((a, b) => b.contact.updatedMs - a.contact.updatedMs);
+    const [best, next] = matches;
+    if (Number.isNaN(best.contact.updatedMs) || (next && !(best.contact.updatedMs > next.contact.updatedMs))) {
+      return { slot: best.slot, unsure: { reason: 'same email, same time', detail: `${matches.length} contacts have this email, and which one was updated last is not certain` } };
+    }
+    return this.touching(best);
+  }
+
+  private touching(found: { contact: SnapshotContact; slot: number }): { contact?: SnapshotContact; slot?: number; unsure?: Decision['unsure'] } {
+    if (!this.touched.has(found.slot)) return found;
+    return { ...found, unsure: { reason: 'earlier row, same contact', detail: 'an earlier row of the file changes this contact' } };
+  }
+
+  private compare(body: UpsertBody, contact: SnapshotContact): Decision {
+    const changes: Change[] = [];
+    let unsure: Decision['unsure'];
+    const doubt = (reason: UnsureReason, detail: string) => (unsure ??= { reason, detail });
+    for (const key of Object.keys(body)) {
+      if (!COMPARED.has(key)) doubt('other body member', `the body member "${key}" is not in the export`);
+    }
+    if (body.companyFields !== undefined && Object.keys(body.companyFields as object).length > 0) doubt('company fields', 'companyFields are not in the contacts export');
+    // With cnvContactId, email is the new address; alone it only finds the contact (any case).
+    if (body.cnvContactId !== undefined && body.email !== undefined && body.email !== contact.email) changes.push({ field: 'email', old: contact.email, new: body.email });
+    const status = body.subscriptionStatus;
+    if (status !== undefined && status !== contact.subscriptionStatus) changes.push({ field: 'subscriptionStatus', old: contact.subscriptionStatus ?? null, new: status });
+    const known = this.snapshot.fieldKeysAt(contact.offset);
+    for (const [key, value] of Object.entries(body.fields ?? {})) {
+      const def = this.fields.get(key);
+      const owners = def ? this.labelOwners.get(def.label) ?? [] : [];
+      const stored = def && Object.hasOwn(contact.fields, def.label) ? contact.fields[def.label] : null;
+      if (!def) doubt('not in field list', `field "${key}" is not in the field list`);
+      else if (!known.has(key)) doubt('field newer than snapshot', `field "${key}" was created after this contact was fetched`);
+      else if (owners.length > 1) doubt('shared label', `the export shows fields ${owners.join(' and ')} under one label, "${def.label}"`);
+      else {
+        const verdict = sameValue(def.dataType, stored, value);
+        if (verdict === 'same') continue;
+        if (verdict === 'unsure') doubt('value not exact in export', `the export shows field "${key}" as ${JSON.stringify(stored)}, which may or may not be ${JSON.stringify(value)} as stored`);
+      }
+      changes.push({ field: `fields.${key}`, old: stored, new: value });
+    }
+    if (unsure) return { action: 'update', cnvContactId: contact.id, changes, unsure };
+    return { action: changes.length > 0 ? 'update' : 'unchanged', cnvContactId: contact.id, changes };
+  }
+}
+
+/** What a new contact gets: every value the row gives. */
+function creations(body: UpsertBody): Change[] {
+  const changes: Change[] = [];
+  if (body.email !== undefined) changes.push({ field: 'email', old: null, new: body.email });
+  if (body.subscriptionStatus !== undefined) changes.push({ field: 'subscriptionStatus', old: null, new: body.subscriptionStatus });
+  for (const [key, value] of Object.entries(body.fields ?? {})) changes.push({ field: `fields.${key}`, old: null, new: value });
+  return changes;
+}

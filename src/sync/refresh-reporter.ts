@@ -1,0 +1,22 @@
+import type { ReporterDeps } from '../exports/deps.js';
+import type { ExportReporter } from '../exports/report.js';
+import { plural, rate } from '../io/wording.js';
+
+/**
+ * How a snapshot refresh shows itself: a spinner on a terminal (a first refresh of a large
+ * account takes a while), and nothing at the end: the sync's summary says what it fetched.
+ */
+export async function refreshReporter(deps: Pick<ReporterDeps, 'progress' | 'clock'>): Promise<ExportReporter> {
+  if (!deps.progress) return { page: () => {}, done: () => {} };
+  const { default: ora } = await import('ora');
+  const started = deps.clock.now();
+  const spinner = ora({ text: 'sync: refreshing the snapshot of the account', stream: deps.progress.stream, isEnabled: true, discardStdin: false, color: deps.progress.color ? 'cyan' : false }).start();
+  return {
+    page(rows, pages) {
+      spinner.text = `sync: refreshing the snapshot: ${plural(rows, 'contact')}, ${plural(pages, 'page')}${rate(rows, deps.clock.now() - started)}`;
+    },
+    done() {
+      spinner.stop();
+    },
+  };
+}

@@ -1,0 +1,67 @@
+import { closeSync, constants, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { z } from 'zod';
+import { LocalFileError } from '../errors.js';
+
+/** Which CONTACT field keys existed when the lines from byte `from` on were exported. */
+const segmentSchema = z.object({ from: z.number().int().nonnegative(), keys: z.array(z.string()) });
+
+const recordSchema = z.object({
+  version: z.literal(1),
+  /** The export state key whose file this is. */
+  key: z.string(),
+  /** Bytes of the file this record vouches for, and their SHA-256. */
+  bytes: z.number().int().nonnegative(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  lines: z.number().int().nonnegative(),
+  contacts: z.number().int().nonnegative(),
+  /** When the last full refresh started the file. */
+  fullAt: z.string(),
+  fields: z.array(segmentSchema),
+});
+
+/**
+ * What a sync knows of its snapshot file beyond the export state: a SHA-256 of every committed
+ * byte (the state checks only the last 64 KiB), and the field keys in force when each part of
+ * the file was fetched. Written whole (temp file, fsync, rename), mode 0600, beside the file.
+ */
+export type SnapshotRecord = z.infer<typeof recordSchema>;
+
+/** The record beside a snapshot, or undefined when it is missing or does not parse (then the snapshot is not trusted). */
+export function readSnapshotRecord(path: string): SnapshotRecord | undefined {
+  let text: string;
+  try {
+    // O_NONBLOCK: a FIFO put in its place answers at once instead of holding the run.
+    const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+    try {
+      text = readFileSync(fd, 'utf8');
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return undefined;
+  }
+  try {
+    const parsed = recordSchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function writeSnapshotRecord(path: string, record: SnapshotRecord): void {
+  const temp = `${path}.${process.pid}.tmp`;
+  try {
+    rmSync(temp, { force: true });
+    const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
+    try {
+      writeSync(fd, JSON.stringify(record));
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, path);
+  } catch (err) {
+    rmSync(temp, { force: true });
+    throw LocalFileError.from(err, 'sync snapshot record', path) ?? err;
+  }
+}

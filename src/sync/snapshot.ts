@@ -1,0 +1,216 @@
+import { createHash } from 'node:crypto';
+import { closeSync, constants, lstatSync, mkdirSync, openSync } from 'node:fs';
+import { join } from 'node:path';
+import { EXPORT_PAGE_LIMITS } from '../api/exports.js';
+import { CliError, LocalFileError } from '../errors.js';
+import type { CrashHook } from '../exports/crash-points.js';
+import type { ExportDeps } from '../exports/deps.js';
+import { acquire, type ExportLock } from '../exports/lock.js';
+import type { ExportReporter } from '../exports/report.js';
+import { runExport } from '../exports/runner.js';
+import type { ExportRunOptions } from '../exports/run-options.js';
+import { stateFileStem } from '../exports/state-key.js';
+import { ExportStateStore } from '../exports/state-store.js';
+import type { ExportState } from '../exports/state.js';
+import { indexRange, SnapshotDamage, SnapshotReader } from './snapshot-file.js';
+import { SnapshotIndex } from './snapshot-index.js';
+import { readSnapshotRecord, writeSnapshotRecord, type SnapshotRecord } from './snapshot-record.js';
+
+/** Errors of the export's file checks that mean the snapshot file is not the one its state wrote. */
+const DAMAGE_CODES = new Set(['file_replaced', 'file_changed', 'file_shorter_than_committed', 'file_not_empty', 'state_corrupt']);
+/** A snapshot holding more than twice as many lines as contacts (old versions) is refreshed whole. */
+const COMPACT_RATIO = 2;
+const COMPACT_MIN_LINES = 10_000;
+
+/** The snapshot of an account's contacts, refreshed and indexed: what a sync compares a file with. */
+export interface Snapshot {
+  index: SnapshotIndex;
+  reader: SnapshotReader;
+  /** The field keys that existed when the line at this byte offset was fetched. */
+  fieldKeysAt(offset: number): ReadonlySet<string>;
+  /** What the refresh did, for the summary. */
+  refresh: RefreshStats;
+  close(): void;
+}
+
+export interface RefreshStats {
+  /** Contacts in the snapshot. */
+  contacts: number;
+  /** Rows and pages this run fetched (a full refresh: all of them). */
+  rows: number;
+  pages: number;
+  full: boolean;
+  /** Why the refresh was full, when it was not a first run: damage, compaction, --full-refresh. */
+  reason?: string;
+  stateKey: string;
+  path: string;
+  elapsedMs: number;
+}
+
+/** What a refresh takes: the export's deps, and how to show its pages. */
+export interface SnapshotDeps extends ExportDeps {
+  reporter: ExportReporter;
+}
+
+/** Where a sync keeps its snapshot of one account: the export state key, the file and the record beside it, the run lock. */
+export function snapshotPaths(configDir: string, key: string): { dir: string; file: string; record: string; lock: string } {
+  const dir = join(configDir, 'sync');
+  const file = join(dir, `${stateFileStem(key)}.ndjson`);
+  return { dir, file, record: `${file}.json`, lock: `${file}.lock` };
+}
+
+/** One sync per account at a time: the snapshot and what is sent from it belong to one run. */
+export async function lockSync(configDir: string, key: string): Promise<ExportLock> {
+  const paths = makeDir(configDir, key);
+  return acquire(paths.lock, { what: `the contacts sync of ${key}`, rule: 'one sync per account at a time' });
+}
+
+/**
+ * Brings the snapshot up to date and indexes it. A later run reads only what changed since the
+ * saved cursor (the export's exactly-once protocol appends it to the file); the first run, a
+ * damaged snapshot (the whole file's SHA-256, the export's own file checks, a line that is not a
+ * contact) and a file mostly made of old versions are refreshed whole, with a note.
+ */
+export async function refreshSnapshot(deps: SnapshotDeps, key: string, fieldKeys: readonly string[], opts: { full: boolean; crash?: CrashHook }): Promise<Snapshot> {
+  const started = deps.clock.now();
+  const paths = makeDir(deps.stateDir.path, key);
+  checkRegular(paths.file, 'sync snapshot');
+  checkRegular(paths.record, 'sync snapshot record');
+  const store = await ExportStateStore.open(deps.stateDir.path, deps.stateDir.where);
+  // Why a run that could continue refreshes everything instead (said in a note; not for --full-refresh, which the user asked for).
+  let reason: string | undefined;
+  const prior = readState(store, key, (why) => (reason ??= why));
+  const record = prior && !opts.full ? trustedRecord(readSnapshotRecord(paths.record), prior, paths.file, key, (why) => (reason ??= why)) : undefined;
+  let full = opts.full || reason !== undefined || prior === undefined;
+
+  let index = new SnapshotIndex();
+  let digest = createHash('sha256');
+  let segments: SnapshotRecord['fields'] = [];
+  let verified = 0;
+  if (!full && record) {
+    try {
+      await indexRange(paths.file, 0, record.bytes, index, digest, deps.signal);
+      if (digest.copy().digest('hex') !== record.sha256) throw new SnapshotDamage('its SHA-256 is not the one recorded when it was written');
+      verified = record.bytes;
+      segments = record.fields;
+    } catch (err) {
+      if (!(err instanceof SnapshotDamage)) throw err;
+      reason = `the snapshot ${paths.file} is damaged (${err.message})`;
+      full = true;
+    }
+  }
+  if (full) {
+    index = new SnapshotIndex();
+    digest = createHash('sha256');
+    segments = [];
+    verified = 0;
+    if (reason) deps.notices.info(`note: ${reason}: rebuilding it from a full refresh`);
+  }
+  ensureFile(paths.file);
+  let run = await exportInto(deps, key, paths.file, full, opts.crash).catch((err: unknown) => {
+    if (full || !(err instanceof CliError) || !DAMAGE_CODES.has(err.code)) throw err;
+    reason = `the snapshot ${paths.file} is not the file its state wrote (${err.code})`;
+    deps.notices.info(`note: ${reason}: rebuilding it from a full refresh`);
+    return undefined;
+  });
+  if (run === undefined) {
+    full = true;
+    index = new SnapshotIndex();
+    digest = createHash('sha256');
+    segments = [];
+    verified = 0;
+    run = await exportInto(deps, key, paths.file, true, opts.crash);
+  }
+  const committed = committedBytes(store, key);
+  const keys = [...fieldKeys].sort();
+  const last = segments.at(-1);
+  if (!last || last.keys.join('\u0000') !== keys.join('\u0000')) segments = [...segments, { from: verified, keys }];
+  try {
+    // Lines a killed run committed after the record was written are the export's, checked by its protocol.
+    await indexRange(paths.file, verified, committed, index, digest, deps.signal);
+  } catch (err) {
+    if (!(err instanceof SnapshotDamage)) throw err;
+    throw new LocalFileError('sync snapshot', paths.file, 'EIO', `the refreshed snapshot does not read back (${err.message}); run again with --full-refresh`);
+  }
+  writeSnapshotRecord(paths.record, {
+    version: 1, key, bytes: committed, sha256: digest.digest('hex'), lines: index.lines, contacts: index.size,
+    fullAt: full || !record ? new Date(started).toISOString() : record.fullAt, fields: segments,
+  });
+  const sets = segments.map((s) => ({ from: s.from, keys: new Set(s.keys) }));
+  const reader = new SnapshotReader(paths.file, index);
+  return {
+    index,
+    reader,
+    fieldKeysAt: (offset) => {
+      let found = sets[0].keys;
+      for (const s of sets) if (s.from <= offset) found = s.keys;
+      return found;
+    },
+    refresh: { contacts: index.size, rows: run.rows, pages: run.pages, full, ...(reason ? { reason } : {}), stateKey: key, path: paths.file, elapsedMs: deps.clock.now() - started },
+    close: () => reader.close(),
+  };
+}
+
+function makeDir(configDir: string, key: string): ReturnType<typeof snapshotPaths> {
+  const paths = snapshotPaths(configDir, key);
+  try {
+    mkdirSync(paths.dir, { recursive: true, mode: 0o700 });
+  } catch (err) {
+    throw LocalFileError.from(err, 'sync directory', paths.dir) ?? err;
+  }
+  return paths;
+}
+
+/** A FIFO, a device or a symlink where the snapshot belongs is refused (exit 8), never opened. */
+function checkRegular(path: string, what: string): void {
+  let st;
+  try {
+    st = lstatSync(path);
+  } catch {
+    return;
+  }
+  if (!st.isFile()) throw new LocalFileError(what, path, 'EEXIST', `it is not a regular file (a ${st.isSymbolicLink() ? 'symlink' : st.isFIFO() ? 'FIFO' : 'special file'}); remove it, and the next sync rebuilds the snapshot`);
+}
+
+/** The snapshot file, made private (0600) before the export writes into it. */
+function ensureFile(path: string): void {
+  try {
+    closeSync(openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o600));
+  } catch (err) {
+    throw LocalFileError.from(err, 'sync snapshot', path) ?? err;
+  }
+}
+
+function readState(store: ExportStateStore, key: string, damaged: (why: string) => void): ExportState | undefined {
+  try {
+    return store.read(key);
+  } catch (err) {
+    if (!(err instanceof CliError) || err.code !== 'state_corrupt') throw err;
+    damaged(`the snapshot's state is damaged (${err.message})`);
+    return undefined;
+  }
+}
+
+/** The record, when it vouches for a prefix of what the state committed to this file; else why it cannot. */
+function trustedRecord(record: SnapshotRecord | undefined, prior: ExportState, file: string, key: string, untrusted: (why: string) => void): SnapshotRecord | undefined {
+  const out = prior.current.output;
+  if (out.kind !== 'file' || out.path !== file) untrusted(`export state "${key}" does not write the snapshot file`);
+  else if (!record || record.key !== key) untrusted(`the snapshot ${file} has no record of its checksum`);
+  else if (record.bytes > out.bytes) untrusted(`the snapshot ${file} is shorter than its record says`);
+  else if (record.lines > COMPACT_RATIO * record.contacts + COMPACT_MIN_LINES) untrusted(`the snapshot holds ${record.lines} lines for ${record.contacts} contacts (old versions)`);
+  else return record;
+  return undefined;
+}
+
+function committedBytes(store: ExportStateStore, key: string): number {
+  const out = store.read(key)?.current.output;
+  return out?.kind === 'file' ? out.bytes : 0;
+}
+
+async function exportInto(deps: SnapshotDeps, key: string, file: string, full: boolean, crash: CrashHook | undefined): Promise<{ rows: number; pages: number }> {
+  const options: ExportRunOptions = {
+    kind: 'contacts', out: file, format: 'ndjson', limit: EXPORT_PAGE_LIMITS.contacts.max, full, noState: false, stateKey: key, deferCommit: false, bom: false, excelSafe: false, crash,
+  };
+  const summary = await runExport(deps, options, deps.reporter);
+  return { rows: summary.rows, pages: summary.pages };
+}

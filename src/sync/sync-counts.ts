@@ -1,0 +1,72 @@
+import type { BatchCounts } from '../batch/summary.js';
+import type { Decision, UnsureReason } from './decide.js';
+import type { RefreshStats } from './snapshot.js';
+
+/** What a sync decided for its rows, and what its snapshot refresh did: the summary's `sync` member and the plan's counts. */
+export class SyncCounts {
+  create = 0;
+  update = 0;
+  unchanged = 0;
+  /** Rows the file had that were invalid (counted by the file run; set at the end for the plan). */
+  invalid = 0;
+  /** Rows sent although they may change nothing, by reason. */
+  readonly unsure = new Map<UnsureReason, number>();
+  refresh?: RefreshStats;
+
+  /** Takes the invalid rows from the file run's counts (rows that never reached a decision). */
+  settle(batch: BatchCounts): this {
+    this.invalid = batch.count('invalid');
+    return this;
+  }
+
+  see(decision: Decision): void {
+    this[decision.action]++;
+    if (decision.unsure) this.unsure.set(decision.unsure.reason, (this.unsure.get(decision.unsure.reason) ?? 0) + 1);
+  }
+
+  /** Rows that are (or would be) sent. */
+  get pending(): number {
+    return this.create + this.update;
+  }
+
+  get unsureTotal(): number {
+    let n = 0;
+    for (const count of this.unsure.values()) n += count;
+    return n;
+  }
+
+  /** The plan's counts (its NDJSON `summary` line). */
+  plan(): Record<string, unknown> {
+    return { create: this.create, update: this.update, unchanged: this.unchanged, invalid: this.invalid, unsure: this.unsureTotal, unsureReasons: Object.fromEntries(this.unsure) };
+  }
+
+  /** The plan's last line on a terminal. */
+  planLine(): string {
+    const unsure = this.unsureTotal > 0 ? ` (${this.unsureTotal} of them because cnv cannot be sure they match: ${this.reasons()})` : '';
+    return `Plan: ${this.create} to create, ${this.update} to update${unsure}, ${this.unchanged} unchanged, ${this.invalid} invalid.`;
+  }
+
+  /** The summary's `sync` member (--json, --summary-json). */
+  data(): Record<string, unknown> {
+    const r = this.refresh;
+    return {
+      sync: {
+        ...this.plan(),
+        snapshot: r ? { contacts: r.contacts, fetchedRows: r.rows, pages: r.pages, full: r.full, reason: r.reason ?? null, stateKey: r.stateKey, elapsedMs: Math.round(r.elapsedMs) } : null,
+      },
+    };
+  }
+
+  /** The summary's second line. */
+  line(dryRun: boolean): string {
+    const r = this.refresh;
+    const verb = dryRun ? 'would send' : 'sent';
+    const unsure = this.unsureTotal > 0 ? `; ${this.unsureTotal} ${verb} because cnv cannot be sure they match (${this.reasons()})` : '';
+    const snapshot = r ? `; snapshot: ${r.contacts} contacts, ${r.full ? 'full refresh' : 'refreshed'}: ${r.rows} ${r.rows === 1 ? 'row' : 'rows'} in ${r.pages} ${r.pages === 1 ? 'page' : 'pages'}` : '';
+    return `sync: ${this.create} to create, ${this.update} to update, ${this.unchanged} unchanged (not sent)${unsure}${snapshot}`;
+  }
+
+  private reasons(): string {
+    return [...this.unsure].map(([reason, n]) => `${n} ${reason}`).join(', ');
+  }
+}

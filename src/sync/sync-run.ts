@@ -1,0 +1,79 @@
+import { createHash } from 'node:crypto';
+import type { FieldDefinition } from '../api/fields.js';
+import { accountOf } from '../batch/report-job.js';
+import type { Decided, FileBatchSpec } from '../batch/file-run.js';
+import { ExitCode } from '../errors.js';
+import type { CrashHook } from '../exports/crash-points.js';
+import { maskKey } from '../http/redact.js';
+import { SyncDecider } from './decide.js';
+import type { PlanOutput } from './plan-output.js';
+import { lockSync, refreshSnapshot, type Snapshot, type SnapshotDeps } from './snapshot.js';
+import { SyncCounts } from './sync-counts.js';
+
+/** How a sync runs, beyond the file run it wraps. */
+export interface SyncOptions {
+  /** The snapshot's export state key (`syncStateKey`). */
+  key: string;
+  /** --full-refresh: read the whole account again. */
+  fullRefresh: boolean;
+  /** --exit-code: a run that found differences exits 9. */
+  exitCode: boolean;
+  /** --plan: where the plan goes (nothing is sent). */
+  plan?: PlanOutput;
+  /** Test-only kill points of the snapshot's export (CNV_TEST_CRASH_AT). */
+  crash?: CrashHook;
+  /** The CONTACT field definitions as the API lists them now, by key; undefined when they cannot be read. */
+  fields(): Promise<ReadonlyMap<string, FieldDefinition> | undefined>;
+}
+
+/**
+ * The default state key of an account's snapshot: base URL and the key's masked id (a key of
+ * another shape: a hash of it), never the key. Every way of reaching one account (environment,
+ * default or named profile) shares it; two accounts never do.
+ */
+export function syncStateKey(baseUrl: string, apiKey: string): string {
+  const masked = maskKey(apiKey);
+  const id = masked === '****' ? `key-${createHash('sha256').update(apiKey).digest('hex').slice(0, 16)}` : masked;
+  return `contacts-sync@${accountOf(baseUrl, id).replace(' ', '#')}`;
+}
+
+/**
+ * A contacts file run that sends only the rows that change something: before the rows, the
+ * snapshot is refreshed (src/sync/snapshot.ts) under the sync's lock; each valid row is then
+ * decided against it (src/sync/decide.ts): `unchanged` rows get that result without a request,
+ * the others are sent as `contacts upsert --file` sends them (or, with --plan, shown).
+ */
+export function syncFileSpec<B extends Record<string, unknown>>(deps: SnapshotDeps, base: FileBatchSpec<B>, opts: SyncOptions): { spec: FileBatchSpec<B>; counts: SyncCounts } {
+  const counts = new SyncCounts();
+  let snapshot: Snapshot | undefined;
+  let decider: SyncDecider | undefined;
+  const spec: FileBatchSpec<B> = {
+    ...base,
+    async beforeRows() {
+      await base.beforeRows?.();
+      const lock = await lockSync(deps.stateDir.path, opts.key);
+      deps.onDispose(() => lock.release());
+      const fields = (await opts.fields()) ?? new Map<string, FieldDefinition>();
+      snapshot = await refreshSnapshot(deps, opts.key, [...fields.keys()], { full: opts.fullRefresh, crash: opts.crash });
+      deps.onDispose(() => snapshot?.close());
+      counts.refresh = snapshot.refresh;
+      decider = new SyncDecider(snapshot, fields);
+    },
+    prepare(row, columns): Decided<B> {
+      const prepared = base.prepare(row, columns);
+      if (prepared.invalid || prepared.done) return prepared;
+      const decision = decider!.decide(prepared.payload);
+      counts.see(decision);
+      opts.plan?.add(row.line, prepared.identifier, decision);
+      if (decision.action === 'unchanged') return { identifier: prepared.identifier, done: { status: 'unchanged', id: decision.cnvContactId } };
+      const why = decision.unsure && `sent because cnv cannot be sure it changes nothing: ${decision.unsure.detail}`;
+      return why ? { ...prepared, note: [prepared.note, why].filter(Boolean).join('; ') } : prepared;
+    },
+    summary: {
+      line: (batch) => counts.settle(batch).line(base.options.dryRun),
+      data: (batch) => counts.settle(batch).data(),
+      exitCode: (code) => (opts.exitCode && counts.pending > 0 ? ExitCode.pendingChanges : code),
+    },
+  };
+  return { spec, counts };
+}

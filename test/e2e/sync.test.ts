@@ -1,0 +1,255 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+import { batchFiles } from '../helpers/batch-files.js';
+import { BIN, cnv, cleanEnv, tempConfigDir } from '../helpers/cli.js';
+import { useEmulator } from '../helpers/emulator.js';
+
+// `contacts sync` through the binary: only what differs is sent, the plan says what would be,
+// and what the account holds in the end is what the file says, across drift, kills, damage,
+// duplicates and labels two fields share.
+
+const fx = useEmulator({}, { faults: true, stats: true });
+const { write, reportPath, readReport } = batchFiles('cnv-sync-');
+const UPSERT = 'POST /v2/contacts';
+const EXPORT = 'POST /v2/exports/contacts';
+
+/** Requests the emulator processed on a route since the last stats reset. */
+async function count(route: string): Promise<number> {
+  const byStatus: Record<string, number> = (await fx.stats()).byRouteStatus?.[route] ?? {};
+  return Object.entries(byStatus).reduce((n, [status, c]) => (status === '429' ? n : n + c), 0);
+}
+
+/** A config dir of its own: each test starts without a snapshot unless it says otherwise. */
+function envWith(configDir = tempConfigDir(), extra: Record<string, string> = {}) {
+  return { ...fx.env, CNV_CONFIG_DIR: configDir, ...extra };
+}
+
+const csv = (rows: Array<[string, string]>) => `email,city\n${rows.map(([e, c]) => `${e},${c}`).join('\n')}\n`;
+const people = (tag: string, n: number, city = (i: number) => `City ${i}`) => Array.from({ length: n }, (_, i): [string, string] => [`${tag}-${i}@example.com`, city(i)]);
+
+async function city(email: string): Promise<unknown> {
+  const got = await cnv(['contacts', 'get', '--email', email, '-q', 'fields.city'], { env: fx.env });
+  return got.stdout.trim();
+}
+
+function planLines(stdout: string): Array<Record<string, any>> {
+  return stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+}
+
+describe('contacts sync (binary)', () => {
+  it('sends only the rows that differ; --plan shows them first and sends nothing; a second run fetches only what changed', async () => {
+    const rows = people('only', 40);
+    expect((await cnv(['contacts', 'upsert', '--file', write('seed.csv', csv(rows))], { env: fx.env })).exitCode).toBe(0);
+    const edited = rows.map(([e, c], i): [string, string] => [e, i % 10 === 3 ? `Moved ${i}` : c]);
+    const file = write('edited.csv', csv([...edited, ['only-new@example.com', 'Oslo'], ['not-an-email', 'Nowhere']]));
+    const env = envWith();
+    await fx.resetStats();
+
+    const plan = await cnv(['contacts', 'sync', '--file', file, '--plan', '--exit-code'], { env });
+    expect(plan.exitCode).toBe(6); // the invalid row wins over --exit-code's 9
+    expect(await count(UPSERT)).toBe(0);
+    const lines = planLines(plan.stdout);
+    const changes = lines.filter((l) => l.type === 'change');
+    expect(changes.map((c) => [c.line, c.action])).toEqual([[5, 'update'], [15, 'update'], [25, 'update'], [35, 'update'], [42, 'create']]);
+    expect(changes[0]).toMatchObject({ contact: 'only-3@example.com', changes: [{ field: 'fields.city', old: 'City 3', new: 'Moved 3' }], unsure: null });
+    expect(changes[4].changes).toEqual([{ field: 'email', old: null, new: 'only-new@example.com' }, { field: 'fields.city', old: null, new: 'Oslo' }]);
+    expect(lines.at(-1)).toMatchObject({ type: 'summary', create: 1, update: 4, unchanged: 36, invalid: 1, unsure: 0 });
+
+    const report = reportPath();
+    const sent = await cnv(['contacts', 'sync', '--file', file, '--report', report, '--json'], { env });
+    expect(sent.exitCode).toBe(6);
+    expect(await count(UPSERT)).toBe(5);
+    const byStatus = readReport(report).reduce<Record<string, number>>((m, r) => ({ ...m, [r.status]: (m[r.status] ?? 0) + 1 }), {});
+    expect(byStatus).toEqual({ unchanged: 36, updated: 4, created: 1, invalid: 1 });
+    const summary = JSON.parse(sent.stderr.trim().split('\n').filter((l) => l.startsWith('{"summary"')).at(-1)!).summary;
+    expect(summary.sync).toMatchObject({ create: 1, update: 4, unchanged: 36, snapshot: { full: false, fetchedRows: 0 } });
+    expect(await city('only-13@example.com')).toBe('Moved 13');
+    expect(await city('only-new@example.com')).toBe('Oslo');
+
+    // The next run reads only the 5 contacts this one changed, and finds nothing to send.
+    await fx.resetStats();
+    const again = await cnv(['contacts', 'sync', '--file', file, '--plan', '--summary-json', `${report}.json`], { env });
+    expect(again.exitCode).toBe(6);
+    expect(planLines(again.stdout)).toEqual([expect.objectContaining({ type: 'summary', create: 0, update: 0, unchanged: 41, invalid: 1 })]);
+    expect(JSON.parse(readFileSync(`${report}.json`, 'utf8')).sync.snapshot).toMatchObject({ full: false, fetchedRows: 5, pages: 1 });
+    expect(await count(EXPORT)).toBe(1);
+  });
+
+  it('--exit-code: 9 while the account differs, 0 once in sync; a table with the counts on a terminal', async () => {
+    const env = envWith();
+    const file = write('exit.csv', csv(people('exit', 3)));
+    const first = await cnv(['contacts', 'sync', '--file', file, '--plan', '--exit-code', '--quiet'], { env });
+    expect(first.exitCode).toBe(9);
+    expect(first.stderr).toBe('');
+    expect((await cnv(['contacts', 'sync', '--file', file, '--exit-code'], { env })).exitCode).toBe(9);
+    const inSync = await cnv(['contacts', 'sync', '--file', file, '--plan', '--exit-code'], { env });
+    expect(inSync.exitCode).toBe(0);
+    expect(planLines(inSync.stdout)).toEqual([expect.objectContaining({ type: 'summary', create: 0, update: 0, unchanged: 3 })]);
+  });
+
+  it('drift: a value changed in the account after the last sync is seen by the refresh, and the same file sets it back', async () => {
+    const env = envWith();
+    const file = write('drift.csv', csv(people('drift', 5)));
+    expect((await cnv(['contacts', 'sync', '--file', file], { env })).exitCode).toBe(0);
+    expect((await cnv(['contacts', 'upsert', '--email', 'drift-2@example.com', '--field', 'city=Changed in the dashboard'], { env: fx.env })).exitCode).toBe(0);
+    const plan = await cnv(['contacts', 'sync', '--file', file, '--plan'], { env });
+    expect(planLines(plan.stdout).filter((l) => l.type === 'change')).toEqual([
+      expect.objectContaining({ action: 'update', contact: 'drift-2@example.com', changes: [{ field: 'fields.city', old: 'Changed in the dashboard', new: 'City 2' }] }),
+    ]);
+    await fx.resetStats();
+    expect((await cnv(['contacts', 'sync', '--file', file], { env })).exitCode).toBe(0);
+    expect(await count(UPSERT)).toBe(1);
+    expect(await city('drift-2@example.com')).toBe('City 2');
+  });
+
+  it('a file naming one contact twice applies its rows in order: once a row is sent, the later rows of that contact are sent too', async () => {
+    const env = envWith();
+    expect((await cnv(['contacts', 'upsert', '--file', write('dup-seed.csv', csv([['dup-a@example.com', 'B'], ['dup-c@example.com', 'X']]))], { env: fx.env })).exitCode).toBe(0);
+    const file = write('dups.csv', csv([['dup-a@example.com', 'A'], ['dup-c@example.com', 'X'], ['DUP-A@example.com', 'B'], ['dup-c@example.com', 'X']]));
+    const report = reportPath();
+    await fx.resetStats();
+    const res = await cnv(['contacts', 'sync', '--file', file, '--report', report], { env });
+    expect(res.exitCode).toBe(0);
+    expect(readReport(report).map((r) => r.status)).toEqual(['updated', 'unchanged', 'updated', 'unchanged']);
+    expect(readReport(report)[2].message).toMatch(/cannot be sure.*an earlier row of the file changes this contact/);
+    expect(await count(UPSERT)).toBe(2);
+    expect(await city('dup-a@example.com')).toBe('B');
+    expect(res.stderr).toMatch(/1 sent because cnv cannot be sure they match \(1 earlier row, same contact\)/);
+  });
+
+  it('values compare as the API stores them: every digit of a NUMBER, 1.50 as 1.5, booleans and dates by their type', async () => {
+    const env = envWith();
+    const seed = write('digits-seed.ndjson', '{"email":"digits@example.com","fields":{"score":9007199254740993}}\n{"email":"decimal@example.com","fields":{"score":1.5,"vip":true}}\n');
+    expect((await cnv(['contacts', 'upsert', '--file', seed], { env: fx.env })).exitCode).toBe(0);
+    const same = write('digits.csv', 'email,score,vip\ndigits@example.com,9007199254740993,\ndecimal@example.com,1.50,yes\n');
+    expect(planLines((await cnv(['contacts', 'sync', '--file', same, '--plan'], { env })).stdout)).toEqual([expect.objectContaining({ type: 'summary', unchanged: 2, update: 0 })]);
+    const off = write('digits-off.csv', 'email,score\ndigits@example.com,9007199254740992\n');
+    const plan = await cnv(['contacts', 'sync', '--file', off, '--plan'], { env });
+    expect(plan.stdout).toContain('"changes":[{"field":"fields.score","old":9007199254740993,"new":9007199254740992}]');
+  });
+
+  it("cnv's own CSV export, synced back as it is, changes nothing and sends nothing", async () => {
+    const env = envWith();
+    const exported = `${write('x', '')}.csv`;
+    expect((await cnv(['export', 'contacts', '--no-state', '--out', exported], { env: fx.env })).exitCode).toBe(0);
+    await fx.resetStats();
+    const res = await cnv(['contacts', 'sync', '--file', exported, '--plan', '--exit-code'], { env });
+    expect(res.exitCode).toBe(0);
+    const summary = planLines(res.stdout).at(-1)!;
+    expect(summary).toMatchObject({ create: 0, update: 0, invalid: 0 });
+    expect(summary.unchanged).toBeGreaterThan(2000);
+    expect(await count(UPSERT)).toBe(0);
+  });
+
+  it('a kill -9 while sending loses nothing: the next run sends what still differs, and then the account holds the file', async () => {
+    const env = envWith();
+    const rows = people('kill', 120, (i) => `Killed ${i}`);
+    const file = write('kill.csv', csv(rows));
+    await fx.faults({ latencyMs: 10 });
+    await fx.resetStats();
+    const child = execa('node', [BIN, 'contacts', 'sync', '--file', file, '--concurrency', '2'], { env: cleanEnv(env), extendEnv: false, reject: false, stdin: 'ignore' });
+    while ((await count(UPSERT)) < 30 && child.exitCode === null) await new Promise((r) => setTimeout(r, 5));
+    child.kill('SIGKILL');
+    expect((await child).signal).toBe('SIGKILL');
+    await new Promise((r) => setTimeout(r, 50));
+    const before = await count(UPSERT);
+    await fx.clearFaults();
+    const rerun = await cnv(['contacts', 'sync', '--file', file], { env });
+    expect(rerun.exitCode).toBe(0);
+    // Only what the killed run had not applied is sent again.
+    expect(await count(UPSERT)).toBeLessThanOrEqual(rows.length + 2);
+    expect(await count(UPSERT)).toBeGreaterThanOrEqual(rows.length);
+    expect(before).toBeLessThan(rows.length);
+    const inSync = await cnv(['contacts', 'sync', '--file', file, '--plan', '--exit-code'], { env });
+    expect(inSync.exitCode).toBe(0);
+  });
+
+  it('a kill -9 at each step of the snapshot refresh: the next run resumes the snapshot and decides right', async () => {
+    const file = write('crash.csv', csv([['crash-sync@example.com', 'Before'], ['ada@example.com', 'London']]));
+    for (const step of ['mid-write', 'before-state', 'after-state']) {
+      const env = envWith();
+      const killed = await cnv(['contacts', 'sync', '--file', file], { env: { ...env, CNV_TEST_CRASH_AT: `${step}:1` } });
+      expect(killed.exitCode, step).not.toBe(0);
+      const res = await cnv(['contacts', 'sync', '--file', file, '--plan'], { env });
+      expect(res.exitCode, step).toBe(0);
+      expect(planLines(res.stdout).at(-1), step).toMatchObject({ create: 1, update: 0, unchanged: 1 });
+    }
+  });
+
+  it('a damaged snapshot is never trusted: rebuilt by a full refresh, with a note', async () => {
+    const configDir = tempConfigDir();
+    const env = envWith(configDir);
+    const file = write('damage.csv', csv([['ada@example.com', 'London']]));
+    expect((await cnv(['contacts', 'sync', '--file', file], { env })).exitCode).toBe(0);
+    const states = JSON.parse((await cnv(['export', 'state', 'list', '--json'], { env })).stdout) as Array<{ key: string; output: { path: string } }>;
+    const state = states.find((s) => s.key.startsWith('contacts-sync@'))!;
+    expect(state.output.path).toContain(`${configDir}/sync/`);
+    expect(statSync(state.output.path).mode & 0o777).toBe(0o600);
+    // One value changed in place, far from the end (the export's own check reads only the last 64 KiB).
+    const text = readFileSync(state.output.path, 'utf8');
+    expect(text.indexOf('"City":"London"')).toBeLessThan(text.length - 100_000);
+    writeFileSync(state.output.path, text.replace('"City":"London"', '"City":"Paris!"'));
+    const res = await cnv(['contacts', 'sync', '--file', file, '--plan', '--exit-code'], { env });
+    expect(res.stderr).toMatch(/note: the snapshot .* is damaged \(its SHA-256 is not the one recorded when it was written\): rebuilding it from a full refresh/);
+    expect(res.exitCode).toBe(0);
+    expect(planLines(res.stdout).at(-1)).toMatchObject({ unchanged: 1 });
+
+    // Cut short, or its state reset: rebuilt too, never refused.
+    writeFileSync(state.output.path, readFileSync(state.output.path).subarray(0, 5000));
+    const cut = await cnv(['contacts', 'sync', '--file', file, '--plan', '--exit-code'], { env });
+    expect(cut.stderr).toMatch(/note: the snapshot .* is damaged \(it ends at byte \d+, before the \d+ bytes its state committed\): rebuilding/);
+    expect(cut.exitCode).toBe(0);
+    expect((await cnv(['export', 'state', 'reset', state.key, '--yes'], { env })).exitCode).toBe(0);
+    const reset = await cnv(['contacts', 'sync', '--file', file, '--plan', '--exit-code', '--json'], { env });
+    expect(reset.exitCode).toBe(0);
+    expect(reset.stderr).toContain('"full":true');
+  });
+
+  it('a FIFO where the snapshot belongs is refused at once (exit 8, naming it); two syncs of one account never run at once (exit 7)', async () => {
+    const configDir = tempConfigDir();
+    const env = envWith(configDir);
+    const file = write('fifo.csv', csv([['fifo@example.com', 'Here']]));
+    expect((await cnv(['contacts', 'sync', '--file', file], { env })).exitCode).toBe(0);
+    const states = JSON.parse((await cnv(['export', 'state', 'list', '--json'], { env })).stdout) as Array<{ key: string; output: { path: string } }>;
+    const path = states.find((s) => s.key.startsWith('contacts-sync@'))!.output.path;
+    rmSync(path);
+    execFileSync('mkfifo', [path]);
+    const fifo = await cnv(['contacts', 'sync', '--file', file, '--plan'], { env, timeoutMs: 10_000 });
+    expect(fifo.exitCode).toBe(8);
+    expect(fifo.stderr).toContain(path);
+    rmSync(path);
+
+    await fx.faults({ latencyMs: 400 });
+    const slow = execa('node', [BIN, 'contacts', 'sync', '--file', file, '--full-refresh'], { env: cleanEnv(env), extendEnv: false, reject: false, stdin: 'ignore' });
+    await new Promise((r) => setTimeout(r, 600));
+    const second = await cnv(['contacts', 'sync', '--file', file, '--plan'], { env });
+    await fx.clearFaults();
+    expect(second.exitCode).toBe(7);
+    expect(second.stderr).toMatch(/error: locked: another run holds the lock of the contacts sync of contacts-sync@/);
+    expect((await slow).exitCode).toBe(0);
+  });
+
+  it('an account without the contacts export: exit 4, and the hint names contacts upsert --file', async () => {
+    const env = envWith(tempConfigDir(), { CNV_API_KEY: fx.emulator.keys.basic });
+    const res = await cnv(['contacts', 'sync', '--file', write('gated.csv', csv([['gated@example.com', 'Oslo']])), '--plan'], { env });
+    expect(res.exitCode).toBe(4);
+    expect(res.stderr).toMatch(/error: export_not_enabled: contacts sync reads the account through the contacts export/);
+    expect(res.stderr).toMatch(/hint: send every row with `cnv contacts upsert --file FILE` instead/);
+  });
+
+  it('a label two fields share: rows with either field are sent, counted as unsure, and the account ends as the file says', async () => {
+    for (const key of ['tier1', 'tier2']) {
+      expect((await cnv(['fields', 'create', '--label', 'Tier', '--key', key, '--object-type', 'CONTACT', '--data-type', 'STRING'], { env: fx.env })).exitCode).toBe(0);
+    }
+    const seed = write('tier-seed.ndjson', '{"email":"tier@example.com","fields":{"tier1":"gold","tier2":"silver"}}\n');
+    expect((await cnv(['contacts', 'upsert', '--file', seed], { env: fx.env })).exitCode).toBe(0);
+    const env = envWith();
+    const file = write('tier.csv', 'email,fields.tier1\ntier@example.com,gold\n');
+    const plan = await cnv(['contacts', 'sync', '--file', file, '--plan'], { env });
+    const [change, summary] = planLines(plan.stdout);
+    expect(change).toMatchObject({ action: 'update', unsure: 'the export shows fields tier1 and tier2 under one label, "Tier"' });
+    expect(summary).toMatchObject({ update: 1, unsure: 1, unsureReasons: { 'shared label': 1 } });
+  });
+});
