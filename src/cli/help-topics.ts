@@ -24,6 +24,8 @@ export const HELP_TOPICS: Record<string, { summary: string; text: string }> = {
   8    a local file could not be written or read: output, export state, lock or
        report (disk full, quota, read-only, permission, I/O error); the message
        names the path; what was committed stays committed
+  9    contacts sync --exit-code: the file and the account differ (rows were, or with
+       --plan would be, sent), as git diff --exit-code; 6, 7 and the others win over it
   130  interrupted (SIGINT, Ctrl-C); what was committed stays committed
   141  stdout (or stderr) was closed by its reader (EPIPE), e.g. piped into head;
        no error line is printed

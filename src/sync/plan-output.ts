@@ -6,7 +6,7 @@ import type { Change, Decision } from './decide.js';
 import type { SyncCounts } from './sync-counts.js';
 
 /** One line of `contacts sync --plan` (NDJSON, as Terraform's `plan -json` streams typed messages). */
-export interface PlanChange {
+interface PlanChange {
   type: 'change';
   line: number;
   action: 'create' | 'update';

@@ -1,7 +1,7 @@
 import { closingQuote, scanJson } from '../lib/json-scan.js';
 
 /** What the snapshot index needs of one exported contact row. */
-export interface RowKeys {
+interface RowKeys {
   id: string;
   /** null when the row has none (or not a string). */
   email: string | null;

@@ -1,7 +1,7 @@
 import { isExactNumber } from '../lib/exact-number.js';
 
 /** How a value in the file compares with the one the snapshot holds. */
-export type Verdict = 'same' | 'differs' | 'unsure';
+type Verdict = 'same' | 'differs' | 'unsure';
 
 /**
  * Compares a field's value as the API would store it (by the field's dataType) with the value

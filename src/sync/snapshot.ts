@@ -53,7 +53,7 @@ export interface SnapshotDeps extends ExportDeps {
 }
 
 /** Where a sync keeps its snapshot of one account: the export state key, the file and the record beside it, the run lock. */
-export function snapshotPaths(configDir: string, key: string): { dir: string; file: string; record: string; lock: string } {
+function snapshotPaths(configDir: string, key: string): { dir: string; file: string; record: string; lock: string } {
   const dir = join(configDir, 'sync');
   const file = join(dir, `${stateFileStem(key)}.ndjson`);
   return { dir, file, record: `${file}.json`, lock: `${file}.lock` };

@@ -11,7 +11,7 @@ import { lockSync, refreshSnapshot, type Snapshot, type SnapshotDeps } from './s
 import { SyncCounts } from './sync-counts.js';
 
 /** How a sync runs, beyond the file run it wraps. */
-export interface SyncOptions {
+interface SyncOptions {
   /** The snapshot's export state key (`syncStateKey`). */
   key: string;
   /** --full-refresh: read the whole account again. */

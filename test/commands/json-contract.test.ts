@@ -17,6 +17,7 @@ let fx: Awaited<ReturnType<typeof emulatorFixture>>;
 beforeAll(async () => {
   fx = await emulatorFixture();
   writeFileSync(join(fx.configDir, 'records.csv'), 'clientDedupKey,planName,seats\nsub-json-1,Pro,3\n');
+  writeFileSync(join(fx.configDir, 'sync.csv'), `email\n${FIXTURE_CONTACTS.ada.email}\n`);
 });
 afterAll(() => fx.close());
 
@@ -44,6 +45,13 @@ const relate = (n: number) => [
 const CASES: Case[] = [
   { command: 'contacts upsert', args: ['contacts', 'upsert', '--email', 'json.contract@example.com'], schema: z.strictObject({ cnvContactId: str, contactCreated: z.boolean() }) },
   { command: 'contacts get', args: ['contacts', 'get', '--email', FIXTURE_CONTACTS.grace.email], schema: contact, read: true },
+  // A file in sync: the plan is its summary line alone (NDJSON: a change line per row that would be sent comes first).
+  {
+    command: 'contacts sync',
+    args: ['contacts', 'sync', '--file', 'SYNC', '--plan'],
+    schema: z.strictObject({ type: z.literal('summary'), create: z.number(), update: z.number(), unchanged: z.literal(1), invalid: z.number(), unsure: z.number(), unsureReasons: z.record(str, z.number()) }),
+    read: true,
+  },
   {
     command: 'events track',
     args: ['events', 'track', '--event', 'json_contract', '--email', FIXTURE_CONTACTS.ada.email],
@@ -105,7 +113,7 @@ describe('one JSON contract per command', () => {
   });
 
   it.each(CASES)('$command: piped and --json on a terminal print the documented shape', async ({ args, schema, read }) => {
-    const argv = (run: number) => (typeof args === 'function' ? args(run) : args).map((a) => (a === 'RECORDS' ? join(fx.configDir, 'records.csv') : a));
+    const argv = (run: number) => (typeof args === 'function' ? args(run) : args).map((a) => (a === 'RECORDS' ? join(fx.configDir, 'records.csv') : a === 'SYNC' ? join(fx.configDir, 'sync.csv') : a));
     if (argv(1)[0] === 'export') await cnvInProcess(['export', 'contacts', '--state-key', 'json-contract', '--out', join(fx.configDir, 'json-contract.csv'), '--quiet'], { env: fx.env });
     if (argv(1)[2] === 'reset') {
       for (const run of [1, 2]) {
