@@ -1,4 +1,5 @@
 import type { Position } from './change-log.js';
+import type { ComputedContacts } from './computed-contacts.js';
 import { EMAIL_EVENT_TYPES, type Contact, type CustomEvent, type EmailEvent, type EmailEventType, type SubscriptionStatus } from './model.js';
 import { blast, emailEventExtras, numberedUuid } from './seed/email-events.js';
 import { FIXTURE_CONTACTS } from './seed/fixtures.js';
@@ -46,14 +47,24 @@ const contactId = (i: number): string => {
   return lastId;
 };
 
+// Bulk contact i's email and userId, as lookups receive them (the email normalised).
+const BULK_EMAIL = /^bulk\.(0|[1-9]\d{0,8})@example\.com$/;
+const BULK_USER = /^bulk-user-(0|[1-9]\d{0,8})$/;
+const bulkUserId = (i: number): string | null => (i % 3 === 0 ? `bulk-user-${i}` : null);
+
 /**
- * Benchmark-sized data for the exports: nothing is stored, row i is computed from i when a page
- * needs it, so a million rows cost no memory and no start-up time. Bulk rows are read-only and
- * seen only by the three export endpoints: `contacts` contacts, `events` custom events and
- * `events` email events spread over the nine types (global row g has type g mod 9).
+ * Benchmark-sized data: nothing is stored, row i is computed from i when needed, so a million
+ * rows cost no memory and no start-up time: `contacts` contacts, `events` custom events and
+ * `events` email events spread over the nine types (global row g has type g mod 9). The bulk
+ * contacts are the business's contacts (ComputedContacts: the contact book finds them, and
+ * stores one once it is written); the events are seen by the exports.
  */
-export class BulkRows {
+export class BulkRows implements ComputedContacts {
   constructor(readonly spec: BulkSpec) {}
+
+  get count(): number {
+    return this.spec.contacts;
+  }
 
   contactPosition(i: number): Position {
     return [BULK_EPOCH_MS + i * CONTACT_STEP_MS, contactId(i)];
@@ -64,7 +75,7 @@ export class BulkRows {
     return {
       id: contactId(i),
       email: `bulk.${i}@example.com`,
-      userId: i % 3 === 0 ? `bulk-user-${i}` : null,
+      userId: bulkUserId(i),
       subscriptionStatus: STATUSES[i % STATUSES.length],
       fields: { firstName: FIRST_NAMES[i % FIRST_NAMES.length], lastName: LAST_NAMES[(i >> 3) % LAST_NAMES.length], city: CITIES[i % CITIES.length], score: i % 101 },
       companyId: null,
@@ -76,11 +87,26 @@ export class BulkRows {
     };
   }
 
-  /** The bulk contact with this id, if it is one. */
-  contactById(id: string): Contact | undefined {
+  indexOfId(id: string): number | undefined {
     if (!id.startsWith(`${CONTACT_TAG}-`)) return undefined;
-    const i = Number.parseInt(id.slice(-12), 16);
-    return Number.isInteger(i) && i < this.spec.contacts && numberedUuid(CONTACT_TAG, i) === id ? this.contact(i) : undefined;
+    const i = this.inRange(Number.parseInt(id.slice(-12), 16));
+    // Only the spelling numberedUuid writes (lower case) names the contact, as for stored ids.
+    return i !== undefined && contactId(i) === id ? i : undefined;
+  }
+
+  indexOfEmail(normalizedEmail: string): number | undefined {
+    const m = BULK_EMAIL.exec(normalizedEmail);
+    return m ? this.inRange(Number(m[1])) : undefined;
+  }
+
+  indexOfUserId(userId: string): number | undefined {
+    const m = BULK_USER.exec(userId);
+    const i = m ? this.inRange(Number(m[1])) : undefined;
+    return i !== undefined && bulkUserId(i) === userId ? i : undefined;
+  }
+
+  private inRange(i: number): number | undefined {
+    return i < this.spec.contacts ? i : undefined;
   }
 
   customEventPosition(i: number): Position {
@@ -131,9 +157,15 @@ export class BulkRows {
 
 const attached = new WeakMap<BusinessStore, BulkRows>();
 
-/** Gives a business bulk rows (kept across resets: they are configuration, not data). */
+/**
+ * Gives a business bulk rows, its bulk contacts to its contact book (kept across resets: they
+ * are configuration, not data; a reset forgets their writes).
+ */
 export function attachBulk(business: BusinessStore, spec: BulkSpec): void {
-  if (spec.contacts > 0 || spec.events > 0) attached.set(business, new BulkRows(spec));
+  if (spec.contacts === 0 && spec.events === 0) return;
+  const rows = new BulkRows(spec);
+  attached.set(business, rows);
+  if (spec.contacts > 0) business.contacts.useComputed(rows);
 }
 
 /** The bulk rows of a business, if it has any. */

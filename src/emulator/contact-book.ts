@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ContactChangeLog } from './change-log.js';
 import type { MonotonicClock } from './clock.js';
+import { ComputedOverlay, type ComputedContacts } from './computed-contacts.js';
 import type { Contact, FieldMap, SubscriptionStatus } from './model.js';
 
 /** Values accepted when creating a contact; omitted timestamps come from the clock. */
@@ -26,37 +27,60 @@ export function normalizeEmail(email: string): string {
 /**
  * The contacts of one business, indexed by id, email (several contacts may share one)
  * and userId. Every mutation goes through `update` so indexes and updatedAt stay right.
+ *
+ * Besides the stored contacts, a book may have computed ones (`useComputed`: the bulk
+ * contacts). Lookups find them as they are computed until they are written: a write stores
+ * the contact here like any other (and logs it), a delete removes it; only those take memory.
  */
 export class ContactBook {
   private readonly byId = new Map<string, Contact>();
   private readonly emailIndex = new Map<string, Set<string>>();
   private readonly userIndex = new Map<string, Set<string>>();
-  /** Every write in updatedAt order, walked by the contacts export. */
+  private readonly computed = new ComputedOverlay();
+  /** Every write in updatedAt order, walked by the contacts export (with the computed contacts). */
   readonly changes = new ContactChangeLog((id, at) => this.byId.get(id)?.updatedAt === at, () => this.byId.size);
 
   constructor(private readonly clock: MonotonicClock) {}
 
+  /** Gives the book computed contacts (kept across `clear()`: configuration, not data). */
+  useComputed(source: ComputedContacts): void {
+    this.computed.use(source);
+  }
+
+  /** Whether computed contact i is still as computed (not written, not deleted since). */
+  isComputedLive(i: number): boolean {
+    return this.computed.isLive(i);
+  }
+
+  /** Whether some computed contact was written or deleted (else every index is live). */
+  get anyComputedReplaced(): boolean {
+    return this.computed.anyReplaced;
+  }
+
+  /** Every contact: stored and computed. */
   get size(): number {
-    return this.byId.size;
+    return this.byId.size + this.computed.liveCount;
   }
 
+  /** The contact with this id; a computed one is a new object each call, until written. */
   get(id: string): Contact | undefined {
-    return this.byId.get(id);
+    return this.byId.get(id) ?? this.computed.byId(id);
   }
 
-  /** All contacts in insertion order. */
-  all(): Contact[] {
+  /** The stored contacts in insertion order: seeded, created, and computed ones once written. */
+  stored(): Contact[] {
     return [...this.byId.values()];
   }
 
   /** Every contact with this email, most recently updated first. */
   allByEmail(email: string): Contact[] {
-    return this.collect(this.emailIndex.get(normalizeEmail(email)));
+    const key = normalizeEmail(email);
+    return this.collect(this.emailIndex.get(key), this.computed.byEmail(key));
   }
 
   /** Every contact with this userId, most recently updated first. */
   allByUserId(userId: string): Contact[] {
-    return this.collect(this.userIndex.get(userId));
+    return this.collect(this.userIndex.get(userId), this.computed.byUserId(userId));
   }
 
   /** The most recently updated contact with this email (the spec's lookup rule). */
@@ -83,7 +107,7 @@ export class ContactBook {
       createdAt: now,
       updatedAt: init.updatedAt ?? now,
     };
-    if (this.byId.has(contact.id)) throw new Error(`duplicate contact id ${contact.id}`);
+    if (this.byId.has(contact.id) || this.computed.hasId(contact.id)) throw new Error(`duplicate contact id ${contact.id}`);
     this.clock.observe(contact.updatedAt);
     this.byId.set(contact.id, contact);
     this.index(contact);
@@ -94,39 +118,51 @@ export class ContactBook {
   /**
    * Applies `mutate`, re-indexes and bumps updatedAt, unless nothing changed (a no-op write
    * keeps updatedAt). `changes: true` skips the comparison when the caller knows it changes.
+   * A computed contact that changes is stored from then on (and leaves its computed place);
+   * one that does not change stays computed. Returns the stored contact: a copy of a computed
+   * contact written since it was read is applied to the stored one.
    */
   update(contact: Contact, mutate: (c: Contact) => void, changes = false): Contact {
-    const before = changes ? '' : snapshot(contact);
-    this.unindex(contact);
-    mutate(contact);
-    if (!changes && snapshot(contact) === before) {
-      this.index(contact);
-      return contact;
+    const stored = this.byId.get(contact.id);
+    const target = stored ?? contact;
+    const computed = stored === undefined && this.computed.hasId(contact.id);
+    const before = changes ? '' : snapshot(target);
+    if (!computed) this.unindex(target);
+    mutate(target);
+    if (!changes && snapshot(target) === before) {
+      if (!computed) this.index(target);
+      return target;
     }
-    contact.updatedAt = this.clock.now();
-    this.index(contact);
-    this.changes.record(contact.id, contact.updatedAt);
-    return contact;
+    target.updatedAt = this.clock.now();
+    if (computed) {
+      this.computed.replace(target.id);
+      this.byId.set(target.id, target);
+    }
+    this.index(target);
+    this.changes.record(target.id, target.updatedAt);
+    return target;
   }
 
   delete(id: string): boolean {
     const contact = this.byId.get(id);
-    if (!contact) return false;
+    if (!contact) return this.computed.replace(id);
     this.unindex(contact);
     this.byId.delete(id);
     return true;
   }
 
+  /** Drops every stored contact; computed ones are as computed again. */
   clear(): void {
     this.byId.clear();
     this.emailIndex.clear();
     this.userIndex.clear();
     this.changes.clear();
+    this.computed.clear();
   }
 
-  private collect(ids: Set<string> | undefined): Contact[] {
-    if (!ids) return [];
-    const list = [...ids].map((id) => this.byId.get(id)).filter((c): c is Contact => !!c);
+  private collect(ids: Set<string> | undefined, computed: Contact | undefined): Contact[] {
+    const list = ids ? [...ids].map((id) => this.byId.get(id)).filter((c): c is Contact => !!c) : [];
+    if (computed) list.push(computed);
     // ISO strings of one format sort chronologically.
     return list.sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0));
   }

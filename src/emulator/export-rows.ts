@@ -105,26 +105,28 @@ function indexesOf(store: BusinessStore): Indexes {
   return found;
 }
 
-/** The contact behind an id: stored, or a bulk one. */
-function contactOf(store: BusinessStore, id: string): Contact | undefined {
-  return store.contacts.get(id) ?? bulkOf(store)?.contactById(id);
-}
-
-/** Contacts in (updatedAt, id) order: the change log, plus bulk contacts if any. */
+/**
+ * Contacts in (updatedAt, id) order: the change log (every stored contact, written bulk ones
+ * included, at their latest write), plus the bulk contacts still as computed, if any.
+ */
 export function contactSources(store: BusinessStore): OrderedSource<Row>[] {
   const labels = contactFieldLabels(store);
-  const log = store.contacts.changes;
+  const book = store.contacts;
+  const log = book.changes;
   const sources: OrderedSource<Row>[] = [{
     size: log.length,
     position: (i) => log.position(i),
     row: (i) => {
       const id = log.liveId(i);
-      return id === undefined ? undefined : contactRow(store.contacts.get(id)!, labels);
+      return id === undefined ? undefined : contactRow(book.get(id)!, labels);
     },
   }];
   const bulk = bulkOf(store);
-  if (bulk) {
-    sources.push({ size: bulk.spec.contacts, position: (i) => bulk.contactPosition(i), row: bulkContactRows(bulk, labels) });
+  if (bulk && bulk.spec.contacts > 0) {
+    const computed = bulkContactRows(bulk, labels);
+    // A bulk contact written since is exported at its write (the log), one deleted not at all.
+    const row = book.anyComputedReplaced ? (i: number) => (book.isComputedLive(i) ? computed(i) : undefined) : computed;
+    sources.push({ size: bulk.spec.contacts, position: (i) => bulk.contactPosition(i), row });
   }
   return sources;
 }
@@ -132,7 +134,7 @@ export function contactSources(store: BusinessStore): OrderedSource<Row>[] {
 /** Custom events in (occurredAt, eventId) order, and the latest occurredAt among them. */
 export function customEventSources(store: BusinessStore): { sources: OrderedSource<Row>[]; lastMs: number } {
   const index = indexesOf(store).custom.sync(store.customEvents);
-  const view = (e: CustomEvent) => customEventRow(e, contactOf(store, e.contactId));
+  const view = (e: CustomEvent) => customEventRow(e, store.contacts.get(e.contactId));
   const sources = [index.source(view)];
   let lastMs = index.lastMs;
   const bulk = bulkOf(store);

@@ -33,7 +33,7 @@ export interface EmulatorOptions {
   dropRate?: number;
   /** Requests per second per business (token bucket); default 200; 0 disables. */
   rateLimit?: number;
-  /** Bulk contacts for export benchmarks (business acme): computed on demand, read-only, seen only by the exports. */
+  /** Bulk contacts of business acme (benchmarks): computed on demand, real contacts, stored only once written. */
   seedContacts?: number;
   /** Bulk custom events, and as many email events (over the nine types), for export benchmarks; like seedContacts. */
   seedEvents?: number;

@@ -12,7 +12,7 @@ const snapshot = (store: EmulatorStore) =>
   store.businessIds().map((id) => {
     const b = store.business(id);
     return {
-      contacts: b.contacts.all(),
+      contacts: b.contacts.stored(),
       companies: [...b.companies.values()],
       fields: b.fields.list(),
       events: b.customEvents,
@@ -53,7 +53,7 @@ describe('seed', () => {
 
   it('demo data for acme: ~2,000 contacts with the advertised variety', () => {
     const acme = build('demo').business('acme');
-    const contacts = acme.contacts.all();
+    const contacts = acme.contacts.stored();
     expect(contacts.length).toBe(2000 + Object.keys(FIXTURE_CONTACTS).length);
     const statuses = new Set(contacts.map((c) => c.subscriptionStatus));
     for (const s of ['SUBSCRIBED', 'UNSUBSCRIBED', 'NO_STATUS', ...SYSTEM_STATUSES]) expect(statuses).toContain(s);

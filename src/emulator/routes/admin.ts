@@ -48,9 +48,14 @@ function stateContacts(ctx: AdminContext): RouteResult {
   const email = queryParam(ctx.query, 'email');
   const id = queryParam(ctx.query, 'id');
   const userId = queryParam(ctx.query, 'userId');
-  let list: Contact[] = business.contacts.all();
+  // A filter looks the contacts up (bulk ones too); no filter lists the stored ones.
+  const book = business.contacts;
+  let list: Contact[];
+  if (id !== undefined) list = [book.get(id)].filter((c): c is Contact => c !== undefined);
+  else if (email !== undefined) list = book.allByEmail(email);
+  else if (userId !== undefined) list = book.allByUserId(userId);
+  else list = book.stored();
   if (email !== undefined) list = list.filter((c) => normalizeEmail(c.email) === normalizeEmail(email));
-  if (id !== undefined) list = list.filter((c) => c.id === id);
   if (userId !== undefined) list = list.filter((c) => c.userId === userId);
   // Most recently updated first, like the API's email lookup.
   list.sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : -1));

@@ -11,7 +11,7 @@ export function seedAudiences(ctx: SeedContext): void {
   for (const fx of fixtures) {
     business.audiences.set(fx.id, { id: fx.id, name: fx.name, memberIds: new Set(fx.memberIds), createdAt: fx.createdAt, updatedAt: fx.createdAt });
   }
-  const contacts = business.contacts.all().filter((c) => c.createdAt >= iso(SEED_EPOCH_MS));
+  const contacts = business.contacts.stored().filter((c) => c.createdAt >= iso(SEED_EPOCH_MS));
   const count = contacts.length > 0 ? (GENERATED[business.id] ?? 0) : 0;
   for (let i = 1; i <= count; i++) {
     const at = iso(SEED_EPOCH_MS + i * 3_600_000);

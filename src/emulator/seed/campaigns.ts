@@ -16,7 +16,7 @@ export function seedCampaigns(ctx: SeedContext): void {
   for (const fx of fixtures) business.campaigns.set(fx.id, fromFixture(fx));
 
   const types: FixtureCampaignType[] = Object.values(FIXTURE_CAMPAIGN_TYPES);
-  const contacts = business.contacts.all().filter((c) => c.createdAt >= iso(SEED_EPOCH_MS));
+  const contacts = business.contacts.stored().filter((c) => c.createdAt >= iso(SEED_EPOCH_MS));
   const count = contacts.length > 0 ? (GENERATED[business.id] ?? 0) : 0;
   for (let i = 1; i <= count; i++) {
     const type = rng.pick(types);

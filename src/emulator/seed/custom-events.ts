@@ -14,7 +14,7 @@ export function seedCustomEvents(ctx: SeedContext): void {
       business.addCustomEvent({ ...fx, source: 'PUBLIC_API', data: structuredClone(fx.data) });
     }
   }
-  const contacts = business.contacts.all().filter((c) => c.createdAt >= iso(SEED_EPOCH_MS));
+  const contacts = business.contacts.stored().filter((c) => c.createdAt >= iso(SEED_EPOCH_MS));
   const n = contacts.length > 0 ? (GENERATED[business.id] ?? 0) : 0;
   const events: CustomEvent[] = [];
   for (let i = 1; i <= n; i++) {

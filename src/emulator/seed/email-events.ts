@@ -49,7 +49,7 @@ export function blast(n: number): Pick<EmailEvent, 'sourceType' | 'sourceId' | '
 /** Seeds email engagement events of every type over the demo period, in occurredAt order. */
 export function seedEmailEvents(ctx: SeedContext): void {
   const { business, rng } = ctx;
-  const contacts = business.contacts.all();
+  const contacts = business.contacts.stored();
   const n = contacts.length > 0 ? (GENERATED[business.id] ?? 0) : 0;
   const events: EmailEvent[] = [];
   for (let i = 0; i < n; i++) {
