@@ -36,7 +36,7 @@ export const options = commandOptions({
   dropRate: whole('--drop-rate <r>', 'share of /v2 requests whose connection is dropped without an answer', rate, 0),
   latency: whole('--latency <ms>', 'delay added to every /v2 answer', integer(0), 0),
   rateLimit: whole('--rate-limit <n>', 'requests per second per business before 429 (0: no limit)', integer(0), 200),
-  seedContacts: whole('--seed-contacts <n>', 'extra generated contacts for export benchmarks (read-only, seen only by the exports)', integer(0, 100_000_000), 0),
+  seedContacts: whole('--seed-contacts <n>', 'extra generated contacts of acme (bulk.<i>@example.com): real contacts, stored only once written, so a million cost no memory', integer(0, 100_000_000), 0),
   seedEvents: whole('--seed-events <n>', 'extra generated custom events, and as many email events, for export benchmarks', integer(0, 100_000_000), 0),
   readyFile: textFlag('--ready-file <path>', 'once listening, write CNV_BASE_URL=... and CNV_API_KEY=... lines to this file (atomically; removed on a clean stop)', filePath),
 });
