@@ -5,14 +5,12 @@ interface RowKeys {
   id: string;
   /** null when the row has none (or not a string). */
   email: string | null;
-  /** updatedAt in ms since the epoch; NaN when missing or not a time. */
-  updatedMs: number;
 }
 
-const WANTED = new Set(['id', 'email', 'updatedAt']);
+const WANTED = new Set(['id', 'email']);
 
 /**
- * The id, email and updatedAt of one export row (one NDJSON line), read from its top-level
+ * The id and email of one export row (one NDJSON line), read from its top-level
  * members only: a field labelled "email" inside `fields` is never taken for the contact's.
  * Nested values are skipped by the JSON scanner, strings by `indexOf`; only the three wanted
  * values are decoded. Undefined when the line is not an object with a string id.
@@ -24,13 +22,12 @@ export function rowKeys(line: string): RowKeys | undefined {
 const ID_START = '{"id":"';
 
 /**
- * The common row, as the API writes it: compact, `id` first, `email` and `updatedAt` before any
- * nested value. A `"` in a JSON string is always escaped, so `,"email":` is a member's key
+ * The common row, as the API writes it: compact, `id` first, `email` before any nested value. A `"` in a JSON string is always escaped, so `,"email":` is a member's key
  * wherever it stands, and a top-level one when no `{` or `[` comes before it. Undefined when
  * the row is not that shape (the member walk reads it then).
  */
 function fastRowKeys(line: string): RowKeys | undefined {
-  if (!line.startsWith(ID_START)) return undefined;
+  if (!line.startsWith(ID_START) || line.charCodeAt(line.length - 1) !== 0x7d) return undefined;
   const idEnd = line.indexOf('"', ID_START.length);
   if (idEnd < 0) return undefined;
   const id = line.slice(ID_START.length, idEnd);
@@ -39,9 +36,8 @@ function fastRowKeys(line: string): RowKeys | undefined {
   const bracket = line.indexOf('[', 1);
   const nested = Math.min(brace < 0 ? line.length : brace, bracket < 0 ? line.length : bracket);
   const email = memberValue(line, ',"email":', nested);
-  const updatedAt = memberValue(line, ',"updatedAt":', nested);
-  if (email === undefined || updatedAt === undefined) return undefined;
-  return { id, email: typeof email === 'string' ? email : null, updatedMs: typeof updatedAt === 'string' ? Date.parse(updatedAt) : Number.NaN };
+  if (email === undefined) return undefined;
+  return { id, email };
 }
 
 /** The value of a top-level member found by its `,"key":` text before `limit`: a string without escapes, or null; else undefined. */
@@ -82,9 +78,9 @@ function walkRowKeys(line: string): RowKeys | undefined {
     if (c !== 0x2c) return undefined;
     i = skipSpace(line, i + 1);
   }
-  const { id, email, updatedAt } = found;
+  const { id, email } = found;
   if (typeof id !== 'string' || id === '') return undefined;
-  return { id, email: typeof email === 'string' ? email : null, updatedMs: typeof updatedAt === 'string' ? Date.parse(updatedAt) : Number.NaN };
+  return { id, email: typeof email === 'string' ? email : null };
 }
 
 /** Index just past the value starting at `i`, or -1 when the text ends first. */

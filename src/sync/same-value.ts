@@ -16,7 +16,10 @@ export function sameValue(dataType: string, stored: unknown, given: unknown): Ve
   switch (dataType) {
     case 'NUMBER':
       if (!isNumeric(old)) return 'unsure';
-      return isNumeric(given) ? (decimalKey(String(old)) === decimalKey(String(given)) ? 'same' : 'differs') : 'differs';
+      if (!isNumeric(given)) return 'differs';
+      // Two doubles are one number exactly when equal; an ExactNumber (digits a double cannot hold) by its digits.
+      if (typeof old === 'number' && typeof given === 'number') return old === given ? 'same' : 'differs';
+      return decimalKey(String(old)) === decimalKey(String(given)) ? 'same' : 'differs';
     case 'BOOLEAN':
       if (typeof old !== 'boolean') return 'unsure';
       return old === given ? 'same' : 'differs';

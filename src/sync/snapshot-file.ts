@@ -1,6 +1,7 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { Hash } from 'node:crypto';
+import { LocalFileError } from '../errors.js';
 import { parseJson } from '../http/exact-json.js';
 import { rowKeys } from './row-keys.js';
 import type { SnapshotIndex } from './snapshot-index.js';
@@ -28,7 +29,7 @@ const CHUNK = 1 << 20;
  * `digest`. Stops at the first signal. Throws SnapshotDamage at a line that is not an export
  * row, or when the range does not end with a whole line.
  */
-export async function indexRange(path: string, from: number, to: number, index: SnapshotIndex, digest: Hash, signal: AbortSignal): Promise<void> {
+export async function indexRange(path: string, from: number, to: number, index: SnapshotIndex, digest: Hash, signal: AbortSignal, keep?: KeptBytes): Promise<void> {
   if (to <= from) return;
   const fh = await open(path, 'r');
   try {
@@ -42,6 +43,7 @@ export async function indexRange(path: string, from: number, to: number, index: 
       if (bytesRead === 0) throw new SnapshotDamage(`it ends at byte ${at}, before the ${to} bytes its state committed`);
       const got = chunk.subarray(0, bytesRead);
       digest.update(got);
+      keep?.add(got);
       at += bytesRead;
       const buf = carry.length === 0 ? got : Buffer.concat([carry, got]);
       // Read as latin1: one character a byte, so a line's place in the text is its place in the file.
@@ -67,21 +69,63 @@ function indexLine(index: SnapshotIndex, latin1: string, offset: number, length:
   let keys = rowKeys(latin1);
   if (keys && (NOT_ASCII.test(keys.id) || (keys.email !== null && NOT_ASCII.test(keys.email)))) keys = rowKeys(Buffer.from(latin1, 'latin1').toString('utf8'));
   if (!keys) throw new SnapshotDamage(`the line at byte ${offset} is not an exported contact`);
-  index.add(keys.id, keys.email, keys.updatedMs, offset, length);
+  index.add(keys.id, keys.email, offset, length);
 }
 
-/** Reads contacts back from the snapshot file by their index slots (one read of one line each). */
+/**
+ * The bytes of a small snapshot, kept as they are read for the index, so that rows are read
+ * back from memory rather than by a system call each; dropped past `limit` (a large snapshot
+ * is read from its file).
+ */
+export class KeptBytes {
+  private chunks: Buffer[] | undefined = [];
+  private size = 0;
+
+  constructor(private readonly limit: number) {}
+
+  add(chunk: Buffer): void {
+    if (!this.chunks) return;
+    this.size += chunk.length;
+    if (this.size > this.limit) this.chunks = undefined;
+    else this.chunks.push(Buffer.from(chunk));
+  }
+
+  /** The whole file, when it was kept from its first byte to its last. */
+  whole(): Buffer | undefined {
+    return this.chunks && Buffer.concat(this.chunks);
+  }
+}
+
+/** Reads contacts back from the snapshot by their index slots: from the kept bytes, else one read of one line each. */
 export class SnapshotReader {
   private fd: number | undefined;
   private buf = Buffer.alloc(64 * 1024);
 
-  constructor(path: string, private readonly index: SnapshotIndex) {
-    this.fd = openSync(path, 'r');
+  constructor(private readonly path: string, private readonly index: SnapshotIndex, private readonly whole?: Buffer) {
+    this.fd = whole ? undefined : openSync(path, 'r');
   }
 
-  /** The contact in a slot. Throws SnapshotDamage when its line no longer parses as one. */
+  /** The contact in a slot. Throws (exit 8) when its line no longer parses as one. */
   read(slot: number): SnapshotContact {
-    const { offset, length, updatedMs } = this.index.line(slot);
+    const { offset, length } = this.index.line(slot);
+    let row: unknown;
+    try {
+      row = parseJson(this.text(offset, length));
+    } catch {
+      row = undefined;
+    }
+    if (typeof row !== 'object' || row === null || typeof (row as { id?: unknown }).id !== 'string') {
+      // The file passed its checksum when indexed: changed since, under this run's lock.
+      throw new LocalFileError('sync snapshot', this.path, 'EIO', `the line at byte ${offset} no longer holds an exported contact (changed during the run?); run again with --full-refresh`);
+    }
+    const r = row as Record<string, unknown>;
+    const fields = typeof r.fields === 'object' && r.fields !== null && !Array.isArray(r.fields) ? (r.fields as Record<string, unknown>) : {};
+    const updatedMs = typeof r.updatedAt === 'string' ? Date.parse(r.updatedAt) : Number.NaN;
+    return { id: r.id as string, email: typeof r.email === 'string' ? r.email : null, subscriptionStatus: r.subscriptionStatus, updatedAt: r.updatedAt, fields, offset, updatedMs };
+  }
+
+  private text(offset: number, length: number): string {
+    if (this.whole) return this.whole.toString('utf8', offset, offset + length);
     if (this.buf.length < length) this.buf = Buffer.alloc(length);
     let done = 0;
     while (done < length) {
@@ -89,18 +133,7 @@ export class SnapshotReader {
       if (n === 0) break;
       done += n;
     }
-    let row: unknown;
-    try {
-      row = parseJson(this.buf.toString('utf8', 0, done));
-    } catch {
-      row = undefined;
-    }
-    if (typeof row !== 'object' || row === null || typeof (row as { id?: unknown }).id !== 'string') {
-      throw new SnapshotDamage(`the line at byte ${offset} no longer holds an exported contact`);
-    }
-    const r = row as Record<string, unknown>;
-    const fields = typeof r.fields === 'object' && r.fields !== null && !Array.isArray(r.fields) ? (r.fields as Record<string, unknown>) : {};
-    return { id: r.id as string, email: typeof r.email === 'string' ? r.email : null, subscriptionStatus: r.subscriptionStatus, updatedAt: r.updatedAt, fields, offset, updatedMs };
+    return this.buf.toString('utf8', 0, done);
   }
 
   /** Closes the file (once: a second call does nothing). */

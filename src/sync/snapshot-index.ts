@@ -1,6 +1,6 @@
 /**
- * Where each contact of the snapshot file is: its latest line (byte offset and length), its
- * updatedAt, and 64-bit hashes of its id and email, in typed arrays (a million contacts in
+ * Where each contact of the snapshot file is: its latest line (byte offset and length), and
+ * 64-bit hashes of its id and email, in typed arrays (a million contacts in
  * about 40 MB; as strings in Maps they took several times that). Two open-addressing tables
  * map an id hash, and an email hash, to slots. A hash only narrows the search: callers read
  * the line and check the id or email itself (`SnapshotFile`), so a collision can never match
@@ -17,7 +17,6 @@ export class SnapshotIndex {
   private emailLo = new Int32Array(1024);
   private emailHi = new Int32Array(1024);
   private hasEmail = new Uint8Array(1024);
-  private updated = new Float64Array(1024);
   private offsets = new Float64Array(1024);
   private lengths = new Uint32Array(1024);
   /** Slot + 1 by id hash (0: empty). */
@@ -27,7 +26,7 @@ export class SnapshotIndex {
   private emailEntries = 0;
 
   /** Records one line: a new contact, or a later version of one already indexed. */
-  add(id: string, email: string | null, updatedMs: number, offset: number, length: number): void {
+  add(id: string, email: string | null, offset: number, length: number): void {
     this.lines++;
     hash(id);
     const lo = h1;
@@ -41,7 +40,6 @@ export class SnapshotIndex {
       this.insert(this.idTable, lo, slot);
       if (this.size * 2 > this.idTable.length) this.idTable = this.rehash(this.idTable, (s) => this.idLo[s]);
     }
-    this.updated[slot] = updatedMs;
     this.offsets[slot] = offset;
     this.lengths[slot] = length;
     const had = this.hasEmail[slot] === 1;
@@ -75,8 +73,8 @@ export class SnapshotIndex {
   }
 
   /** Where a slot's latest line is in the file. */
-  line(slot: number): { offset: number; length: number; updatedMs: number } {
-    return { offset: this.offsets[slot], length: this.lengths[slot], updatedMs: this.updated[slot] };
+  line(slot: number): { offset: number; length: number } {
+    return { offset: this.offsets[slot], length: this.lengths[slot] };
   }
 
   private findId(lo: number, hi: number): number {
@@ -138,7 +136,6 @@ export class SnapshotIndex {
     this.emailLo = more(this.emailLo, Int32Array);
     this.emailHi = more(this.emailHi, Int32Array);
     this.hasEmail = more(this.hasEmail, Uint8Array);
-    this.updated = more(this.updated, Float64Array);
     this.offsets = more(this.offsets, Float64Array);
     this.lengths = more(this.lengths, Uint32Array);
   }

@@ -12,7 +12,7 @@ import type { ExportRunOptions } from '../exports/run-options.js';
 import { stateFileStem } from '../exports/state-key.js';
 import { ExportStateStore } from '../exports/state-store.js';
 import type { ExportState } from '../exports/state.js';
-import { indexRange, SnapshotDamage, SnapshotReader } from './snapshot-file.js';
+import { indexRange, KeptBytes, SnapshotDamage, SnapshotReader } from './snapshot-file.js';
 import { SnapshotIndex } from './snapshot-index.js';
 import { readSnapshotRecord, writeSnapshotRecord, type SnapshotRecord } from './snapshot-record.js';
 
@@ -21,6 +21,8 @@ const DAMAGE_CODES = new Set(['file_replaced', 'file_changed', 'file_shorter_tha
 /** A snapshot holding more than twice as many lines as contacts (old versions) is refreshed whole. */
 const COMPACT_RATIO = 2;
 const COMPACT_MIN_LINES = 10_000;
+/** A snapshot up to this size is kept in memory for the comparisons (about 200,000 contacts). */
+const IN_MEMORY_BYTES = 64 * 2 ** 20;
 
 /** The snapshot of an account's contacts, refreshed and indexed: what a sync compares a file with. */
 export interface Snapshot {
@@ -87,9 +89,10 @@ export async function refreshSnapshot(deps: SnapshotDeps, key: string, fieldKeys
   let digest = createHash('sha256');
   let segments: SnapshotRecord['fields'] = [];
   let verified = 0;
+  let kept = new KeptBytes(IN_MEMORY_BYTES);
   if (!full && record) {
     try {
-      await indexRange(paths.file, 0, record.bytes, index, digest, deps.signal);
+      await indexRange(paths.file, 0, record.bytes, index, digest, deps.signal, kept);
       if (digest.copy().digest('hex') !== record.sha256) throw new SnapshotDamage('its SHA-256 is not the one recorded when it was written');
       verified = record.bytes;
       segments = record.fields;
@@ -102,6 +105,7 @@ export async function refreshSnapshot(deps: SnapshotDeps, key: string, fieldKeys
   if (full) {
     index = new SnapshotIndex();
     digest = createHash('sha256');
+    kept = new KeptBytes(IN_MEMORY_BYTES);
     segments = [];
     verified = 0;
     if (reason) deps.notices.info(`note: ${reason}: rebuilding it from a full refresh`);
@@ -117,6 +121,7 @@ export async function refreshSnapshot(deps: SnapshotDeps, key: string, fieldKeys
     full = true;
     index = new SnapshotIndex();
     digest = createHash('sha256');
+    kept = new KeptBytes(IN_MEMORY_BYTES);
     segments = [];
     verified = 0;
     run = await exportInto(deps, key, paths.file, true, opts.crash);
@@ -127,7 +132,7 @@ export async function refreshSnapshot(deps: SnapshotDeps, key: string, fieldKeys
   if (!last || last.keys.join('\u0000') !== keys.join('\u0000')) segments = [...segments, { from: verified, keys }];
   try {
     // Lines a killed run committed after the record was written are the export's, checked by its protocol.
-    await indexRange(paths.file, verified, committed, index, digest, deps.signal);
+    await indexRange(paths.file, verified, committed, index, digest, deps.signal, kept);
   } catch (err) {
     if (!(err instanceof SnapshotDamage)) throw err;
     throw new LocalFileError('sync snapshot', paths.file, 'EIO', `the refreshed snapshot does not read back (${err.message}); run again with --full-refresh`);
@@ -137,7 +142,7 @@ export async function refreshSnapshot(deps: SnapshotDeps, key: string, fieldKeys
     fullAt: full || !record ? new Date(started).toISOString() : record.fullAt, fields: segments,
   });
   const sets = segments.map((s) => ({ from: s.from, keys: new Set(s.keys) }));
-  const reader = new SnapshotReader(paths.file, index);
+  const reader = new SnapshotReader(paths.file, index, kept.whole());
   return {
     index,
     reader,
