@@ -23,5 +23,5 @@ export async function run(ctx: Context, { args }: CommandInput<typeof options>):
   }
   await store.use(name);
   ctx.info(`profile "${name}" is now the default`);
-  return { kind: 'none' };
+  return { kind: 'document', data: { profile: name, default: true, configFile: store.path } };
 }
