@@ -133,7 +133,7 @@ export const COMMANDS: Entry[] = [
   {
     name: 'api',
     summary: 'Send any request to the API (like gh api): auth, retries, rate limit and exit codes included',
-    json: "the API's answer as it came ({data, pagination?}); with --paginate the items of every page, one JSON line each, or with --slurp one array of them; -q applies to the answer, to each item, or to the --slurp array",
+    json: "the API's answer as it came ({data, pagination?}); with --paginate the items of every page, one JSON line each, or with --slurp one array of them; -q applies to the answer, to each item, or to the --slurp array; with --silent no body (-q and --json are refused)",
     load: () => import('../commands/api.js'),
   },
   { name: 'doctor', summary: 'Check config, key, reachability, auth and which gated endpoints this key may use', json: 'an array of checks [{check, status, detail}]', load: () => import('../commands/doctor.js') },
