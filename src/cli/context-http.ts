@@ -9,6 +9,7 @@ import type { RateLimiter } from '../http/rate-limiter.js';
 import { maskKey } from '../http/redact.js';
 import { compiledQuery, documentQueryText } from '../io/query.js';
 import { stringifyJson } from '../lib/exact-number.js';
+import { userAgent } from '../cmdutil/version.js';
 
 /**
  * Requests per second the client allows itself: a steady rate a little under the documented 200,
@@ -104,6 +105,7 @@ export class HttpStack {
       // Only to measure the export page splitter against (docs/performance.md).
       pageReader: deps.env.CNV_PAGE_READER === 'whole' ? 'whole' : 'stream',
       random: deps.random,
+      userAgent: userAgent(),
       dryRun: globals.dryRun ? (request) => deps.io.stdout.write(redact(dryRunText({ dryRun: true, ...request }, globals.query, (message) => this.of.warn(message)))) : undefined,
     });
   }
