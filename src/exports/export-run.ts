@@ -9,6 +9,7 @@ import { discardUnusedOutput, openOutput, PageOutput } from './page-output.js';
 import { receiver } from './page-receiver.js';
 import { cursorRejected, type FetchPage } from './page-source.js';
 import { planExport } from './plan.js';
+import { assertParentDirectory } from '../io/file-streams.js';
 import type { ExportRunOptions, RunPlan } from './run-options.js';
 import type { ExportReporter, ExportSummary, TypeOutcome } from './report.js';
 import type { Position } from './state.js';
@@ -47,6 +48,7 @@ export async function withExportRun(
   const crash = opts.crash ?? NO_CRASH;
   const { clock } = deps;
   const started = clock.now();
+  if (opts.out !== undefined) assertParentDirectory('output file', opts.out);
   const http = await deps.http();
   const plan = await planExport(deps, http, opts);
   const multi = shape.types !== undefined;
