@@ -113,7 +113,7 @@ const CASES: Case[] = [
   { command: 'export state reset', args: (run: number) => ['export', 'state', 'reset', `json-contract-reset-${run}`, '--yes'], schema: z.strictObject({ key: str, removed: z.boolean() }), read: false },
   { command: 'config list', args: ['config', 'list'], schema: z.array(z.strictObject({ profile: str, current: z.boolean(), baseUrl: str.nullable(), apiKey: str.nullable() })), read: true },
   { command: 'config show', args: ['config', 'show'], schema: z.strictObject({ profile: str, configFile: str, apiKey: str.nullable(), apiKeySource: str.nullable(), baseUrl: str.nullable(), baseUrlSource: str.nullable() }), read: true },
-  { command: 'doctor', args: ['doctor'], schema: z.array(z.strictObject({ check: str, status: z.enum(['ok', 'warn', 'fail']), detail: str })).min(1), read: true },
+  { command: 'doctor', args: ['doctor'], schema: z.array(z.strictObject({ check: str, status: z.enum(['ok', 'inferred', 'unchecked', 'warn', 'fail']), detail: str })).min(1), read: true },
   // Bare `cnv version` prints the version alone, piped too (like `cnv --version`): JSON is asked for.
   { command: 'version', args: ['version', '-o', 'json'], schema: z.strictObject({ version: str, node: str, platform: str }), read: true },
   { command: 'api', args: ['api', 'GET', '/v2/campaigns', '-f', 'limit=1'], schema: z.looseObject({ data: z.looseObject({ campaigns: z.array(campaign) }), pagination: z.object({ nextCursor: str.nullable() }) }), read: true },

@@ -48,4 +48,16 @@ describe('checked before sending (binary)', () => {
     expect(under.stderr).toMatch(/cannot write the output file .*a-file\/e\.ndjson: .*a-file is not a directory \(ENOTDIR\)/);
     expect(((await fx.stats()) as { total: number }).total).toBe(0);
   });
+
+  it('doctor with the demo key that has no permissions: what it checked, and what it did not, never "ok" for that', async () => {
+    const res = await cnv(['doctor', '-q', "[?status!='ok'].[check, status]"], { env: { ...fx.env, CNV_API_KEY: fx.emulator.keys.limited } });
+    expect(res.exitCode, res.stderr).toBe(0);
+    expect(JSON.parse(res.stdout)).toEqual([
+      ['endpoint: create field', 'inferred'],
+      ['endpoint: batch add to audience', 'inferred'],
+      ['permission: audience edit', 'warn'],
+      ['permission: field creation and custom-object edit', 'warn'],
+      ['permission: edit records', 'warn'],
+    ]);
+  });
 });
