@@ -69,7 +69,7 @@ export async function withExportRun(
       summary.cutBytes = sink.cut;
       log.manifest.startOffset = sink.offset;
     }
-    const format = await pageFormat(opts.kind, opts.format, plan.layout, opts.bom, opts.nullAs, opts.excelSafe);
+    const format = await pageFormat(opts.kind, opts.format, plan.layout, opts.bom, opts.nullAs, opts.excelSafe, plan.fieldKeys);
     const output = new PageOutput(deps.stdout, sink, format, opts.compress, log, plan, crash);
     if (sink && plan.fileStart?.mode === 'replace') {
       // --full into a file: record the empty file before emptying it, so a crash cannot mix old and new.
