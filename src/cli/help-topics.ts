@@ -22,8 +22,9 @@ export const HELP_TOPICS: Record<string, { summary: string; text: string }> = {
        --max-retry-wait (the message says when to try again), or another run holds
        the export lock; try again later
   8    a local file could not be written or read: output, export state, lock or
-       report (disk full, quota, read-only, permission, I/O error); the message
-       names the path; what was committed stays committed
+       report (disk full, quota, read-only, permission, I/O error; --out in a
+       directory that does not exist); the message names the path; what was
+       committed stays committed
   130  interrupted (SIGINT, Ctrl-C); what was committed stays committed
   141  stdout (or stderr) was closed by its reader (EPIPE), e.g. piped into head;
        no error line is printed
