@@ -16,7 +16,6 @@ import { BIG_NUMBER, HARD_VALUES, makeHardFiles } from './hard-values.mjs';
 const GUIDE = resolve(import.meta.dirname, '../../docs/exports.md');
 const DUCKDB_DIR = join(tmpdir(), 'cnv-readers-duckdb');
 const sh = (cmd, args, opts = {}) => execFileSync(cmd, args, { encoding: 'utf8', maxBuffer: 64 << 20, ...opts });
-const has = (cmd) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
 
 /** What the file holds, as text: every hard value, the big number's digits, a null (sfdcLeadId). */
 const EXPECTED = { ...HARD_VALUES, big: BIG_NUMBER };

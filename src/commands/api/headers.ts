@@ -9,7 +9,7 @@ export function collectHeader(text: string, previous: Array<[string, string]> = 
   const colon = text.indexOf(':');
   const name = text.slice(0, colon).trim().toLowerCase();
   const value = text.slice(colon + 1).trim();
-  if (colon <= 0 || !/^[!#$%&'*+.^_\`|~0-9a-z-]+$/.test(name)) throw new InvalidArgumentError(`expected 'Name: value', got ${JSON.stringify(text)}`);
+  if (colon <= 0 || !/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(name)) throw new InvalidArgumentError(`expected 'Name: value', got ${JSON.stringify(text)}`);
   if (/[\r\n\0]/.test(value)) throw new InvalidArgumentError(`${name}: a header value cannot hold a line break`);
   if (name === 'x-api-key') {
     throw new InvalidArgumentError(`X-API-Key is cnv's: the key in force (--api-key, CNV_API_KEY or the profile's) is sent, never a header's${HINT_MARK}cnv api --profile NAME, or CNV_API_KEY=... cnv api, sends another key`);
