@@ -63,6 +63,14 @@ export class ProfileStore {
     return this.read().profiles;
   }
 
+  /** The profile `name` (`config use`, `config remove`): one that does not exist is a usage error listing those that do. */
+  existing(name: string): Profile {
+    const found = this.profile(name);
+    if (found) return found;
+    const known = Object.keys(this.profiles());
+    throw new UsageError(`no profile named "${name}"`, known.length ? `known profiles: ${known.join(', ')}` : 'create one with `cnv --profile NAME config set-key`');
+  }
+
   async update(name: string, patch: Profile): Promise<void> {
     const conf = await this.writer();
     const profiles = { ...conf.get('profiles') };

@@ -35,6 +35,7 @@ function differences(row, nulls) {
 }
 
 const python = (interpreter, code, file) => JSON.parse(sh(interpreter, ['-c', code, file]));
+const pythonCsv = (file, newline) => python('python3', `import csv, json, sys\nwith open(sys.argv[1], ${newline}encoding="utf-8-sig") as f: print(json.dumps(next(csv.DictReader(f))))`, file);
 
 /**
  * The readers, as the guide's table names them (its first column starts with the name), each
@@ -45,13 +46,10 @@ const READERS = [
   {
     name: 'Python csv',
     version: () => sh('python3', ['-c', 'import sys; print(sys.version.split()[0])']).trim(),
-    read: ({ csv }) => python('python3', 'import csv, json, sys\nwith open(sys.argv[1], newline="", encoding="utf-8-sig") as f: print(json.dumps(next(csv.DictReader(f))))', csv),
+    read: ({ csv }) => pythonCsv(csv, 'newline="", '),
     nulls: 'marker', differs: [],
-    more: ({ csv }) => {
-      // Without newline="" a CR and a CRLF inside a value become LF (the guide says so).
-      const row = python('python3', 'import csv, json, sys\nwith open(sys.argv[1], encoding="utf-8-sig") as f: print(json.dumps(next(csv.DictReader(f))))', csv);
-      return differences(row, 'marker').join(',') === 'crlf,cr' ? [] : ['without newline="": expected crlf and cr to change'];
-    },
+    // Without newline="" a CR and a CRLF inside a value become LF (the guide says so).
+    more: ({ csv }) => (differences(pythonCsv(csv, ''), 'marker').join(',') === 'crlf,cr' ? [] : ['without newline="": expected crlf and cr to change']),
   },
   {
     name: 'pandas',

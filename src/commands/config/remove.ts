@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
 import type { CommandResult } from '../../io/render.js';
 import { commandOptions } from '../../cmdutil/flags.js';
 
@@ -23,10 +22,7 @@ Examples:
 export async function run(ctx: Context, { args }: CommandInput<typeof options>): Promise<CommandResult> {
   const store = await ctx.config();
   const name = String(args[0]);
-  if (!store.profile(name)) {
-    const known = Object.keys(store.profiles());
-    throw new UsageError(`no profile named "${name}"`, known.length ? `known profiles: ${known.join(', ')}` : 'there are no profiles (`cnv config list`)');
-  }
+  store.existing(name);
   const wasDefault = store.currentProfile() === name;
   const after = await store.remove(name);
   // One line: what went, and where the default is now (only when it changed).
