@@ -28,7 +28,7 @@ export function outputOf(ctx: Context): Output {
  * one) there: undefined unless JSON is asked for (--json, -q; -o json|ndjson unless -o is the
  * command's file format, as an export's is). Redacted like every summary.
  */
-export function documentPrinterOf(ctx: Context, how: DocumentForm = {}): ((document: Record<string, unknown>) => void) | undefined {
+function documentPrinterOf(ctx: Context, how: DocumentForm = {}): ((document: Record<string, unknown>) => void) | undefined {
   const out = outputOf(ctx);
   if (!asksForDocument(out, how.formatIsFile)) return undefined;
   return (document) => {

@@ -37,7 +37,8 @@ export interface LeafEntry {
    * one document it prints with --json (and when stdout is not a terminal, for a command whose
    * data is that document), and what -q/--query selects from. Every command has one. A command
    * that writes no data to stdout (a file run, an export into --out) prints its result document
-   * (the --summary-json one) with --json or -q (`documentPrinterOf` in src/cmdutil/deps.ts, or a
+   * (the --summary-json one) with --json or -q (a file or batch run through `batchDepsOf(ctx)`,
+   * an export's reporter through `reporterDepsOf(ctx)`: their `printDocument`; else a
    * `{ kind: 'document' }` result); where stdout carries its data (rows, a report) its option
    * check refuses --json and -q naming the flag to use instead (`refuseJsonWhenStdoutIsData`).
    */

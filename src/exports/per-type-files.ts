@@ -16,7 +16,7 @@ function typeFileName(type: EmailEventType, opts: Pick<ExportRunOptions, 'format
 }
 
 /** How the run's summary goes out: the --json document on stdout, the --summary-json file. */
-export interface DirSummary {
+interface DirSummary {
   printDocument?: (document: Record<string, unknown>) => void;
   label: string;
 }

@@ -128,7 +128,7 @@ describe('help like gh', () => {
 
   it('the emulator\'s help lists only the global flags that mean something to it', async () => {
     const inherited = section((await cnv(['emulator', '--help'])).stdout, 'INHERITED FLAGS');
-    expect(inherited.match(/^ {2}(-\w, )?--[\w-]+/gm)?.map((f) => f.trim().split(', ').at(-1))).toEqual(['--json', '--verbose', '--quiet', '--debug', '--help']);
+    expect(inherited.match(/^ {2}(-\w, )?--[\w-]+/gm)?.map((f) => f.trim().split(', ').at(-1))).toEqual(['--json', '--query', '--verbose', '--quiet', '--debug', '--help']);
   });
 
   it('-q written as jq gets the JMESPath spelling; -f/-F and --field are told apart in one line each', async () => {

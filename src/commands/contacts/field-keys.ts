@@ -9,7 +9,7 @@ import { suggest } from '../../lib/suggest.js';
 // exit 2 naming the nearest one, not a 400 from the server (or a member it ignores).
 
 /** One flag's keys, and the object type whose fields they name. */
-export interface FlagKeys {
+interface FlagKeys {
   flag: string;
   objectType: string;
   keys: readonly string[];
