@@ -198,7 +198,7 @@ async function* preparedRows<P>(run: FileRun<P>, progress: Progress): AsyncGener
   progress.setTotal(read);
 }
 
-/** The run's end: the problems and notes, the summary (a line, --quiet's failure line, --json, --summary-json), the exit code or the error. */
+/** The run's end: the problems and notes, the summary (a line, --quiet's failure line, the --json document, --summary-json), the exit code or the error. */
 function finish<P>(run: FileRun<P>, stoppedBy: unknown): CommandResult {
   const { deps, counts } = run;
   const { options } = run.spec;
@@ -215,10 +215,10 @@ function finish<P>(run: FileRun<P>, stoppedBy: unknown): CommandResult {
   const more = run.spec.summary?.data(counts) ?? {};
   const redact = (text: string) => deps.notices.redact(text);
   if (deps.quiet && exitCode === ExitCode.partial) deps.io.stderr.write(redact(quietFailureLine(counts, info)) + '\n');
-  if (deps.json) deps.io.stderr.write(redact(JSON.stringify({ summary: { ...summaryData(counts, info), ...more, exitCode } })) + '\n');
-  if (options.summaryJson) {
-    writeSummaryJson({ stdout: deps.io.stdout, redact }, options.summaryJson, { ...batchStatus(deps, stoppedBy, exitCode), ...summaryData(counts, info), ...more, exitCode, columns: run.source.columns.entries() });
-  }
+  const document = { ...batchStatus(deps, stoppedBy, exitCode), ...summaryData(counts, info), ...more, exitCode, columns: run.source.columns.entries() };
+  // --json and -q: the same document on stdout (once, when --summary-json - names stdout too).
+  deps.printDocument?.(document);
+  if (options.summaryJson && !(options.summaryJson === '-' && deps.printDocument)) writeSummaryJson({ stdout: deps.io.stdout, redact }, options.summaryJson, document);
   if (stoppedBy !== undefined) throw stopError(ending, options.report);
   return { kind: 'none', exitCode };
 }
@@ -276,7 +276,7 @@ function showColumns(notices: Notices, title: string, entries: readonly ColumnEn
 
 /** --dry-run: each request as one NDJSON line on stdout (exact numbers, key masked), unless stdout holds the report or summary. */
 function previewPrinter<P>(deps: BatchDeps, spec: FileBatchSpec<P>, options: BatchRunOptions): ((items: BatchItem<P>[]) => void) | undefined {
-  if (options.report === '-' || options.summaryJson === '-') {
+  if (options.report === '-' || options.summaryJson === '-' || deps.printDocument) {
     deps.notices.info(`dry run: the requests are not printed, as stdout holds the ${options.report === '-' ? 'report' : 'summary'}`);
     return undefined;
   }

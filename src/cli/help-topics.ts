@@ -22,8 +22,9 @@ export const HELP_TOPICS: Record<string, { summary: string; text: string }> = {
        --max-retry-wait (the message says when to try again), or another run holds
        the export lock; try again later
   8    a local file could not be written or read: output, export state, lock or
-       report (disk full, quota, read-only, permission, I/O error); the message
-       names the path; what was committed stays committed
+       report (disk full, quota, read-only, permission, I/O error; --out in a
+       directory that does not exist); the message names the path; what was
+       committed stays committed
   9    contacts sync --exit-code: the file and the account differ (rows were, or with
        --plan would be, sent), as git diff --exit-code; 6, 7 and the others win over it
   130  interrupted (SIGINT, Ctrl-C); what was committed stays committed

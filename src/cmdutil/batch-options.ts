@@ -7,6 +7,7 @@ import { summaryJsonTarget } from '../io/summary-json.js';
 import { INPUT_ENCODINGS } from '../io/text-decode.js';
 import { integer } from '../lib/option-values.js';
 import { flag, listFlag, numberFlag, switchFlag, textFlag } from './flags.js';
+import { refuseJsonWhenStdoutIsData } from './stdout-data.js';
 
 function delimiter(text: string): string {
   if (text === 'tab' || text === '\\t') return '\t';
@@ -48,7 +49,7 @@ export const DECIMAL_COMMA_FLAG = {
 
 /** The run's summary as JSON. */
 export const SUMMARY_JSON_FLAG = {
-  summaryJson: textFlag('--summary-json <file>', 'write the run summary as JSON to this file at the end (also when the run fails or is interrupted); - for stdout when stdout carries no other data'),
+  summaryJson: textFlag('--summary-json <file>', 'write the run summary as JSON to this file at the end (also when the run fails or is interrupted); - for stdout when stdout carries no other data (as --json does)'),
 };
 
 /** Rows per request, for an endpoint that takes more than one item. */
@@ -75,7 +76,13 @@ interface BatchOptionValues {
   decimalComma?: boolean;
   file?: string;
   batch?: string;
+  /** The globals the rules read (BATCH_GLOBALS): the summary document has no room on a stdout that carries the report. */
+  json?: boolean;
+  query?: string;
 }
+
+/** The global options a batch command's rules read: --json and -q. */
+export const BATCH_GLOBALS = ['json', 'query'] as const;
 
 /**
  * The batch flags' rules (a cross-flag check of the command's options): a resume reads the whole
@@ -86,6 +93,7 @@ export function checkBatchOptions(opts: BatchOptionValues): void {
   if (opts.maxRows !== undefined && opts.resumeFromReport !== undefined) {
     throw new UsageError('--max-rows: not with --resume-from-report (a resume reads the whole file, so that the rows done before stay in the report)', undefined, 'conflicting_options');
   }
+  if (opts.report === '-') refuseJsonWhenStdoutIsData(opts, 'the report (--report -)', '--report FILE (then --json prints the summary on stdout), or --summary-json FILE');
   summaryJsonTarget(opts.summaryJson, opts.report === '-', { '--report': opts.report, '--resume-from-report': opts.resumeFromReport, '--file/--batch': opts.file ?? opts.batch });
 }
 

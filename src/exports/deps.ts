@@ -42,8 +42,8 @@ export interface ReporterDeps {
   stdout: Writable;
   /** Whether a person reads stderr (a note on the state an export to stdout keeps). */
   stderrIsTTY: boolean;
-  /** --json: the summary as one JSON line. */
-  json: boolean;
+  /** --json or -q: prints the run's summary document (the --summary-json one) on stdout. */
+  printDocument?: (document: Record<string, unknown>) => void;
   /** The spinner's place; none when progress display is not allowed. */
   progress?: ProgressDisplay;
   onDispose(fn: () => Promise<void> | void): void;

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { EMAIL_EVENT_TYPES, type EmailEventType } from '../api/exports.js';
 import { CliError, UsageError } from '../errors.js';
+import { readFieldKeys } from './fields-by-key.js';
 import type { HttpClient } from '../http/client.js';
 import { csvLayout, type CsvLayout } from './csv-columns.js';
 import type { ExportDeps } from './deps.js';
@@ -62,6 +63,14 @@ export async function planExport(deps: ExportDeps, http: HttpClient, opts: Expor
     if (appending && (base!.compress ?? undefined) !== opts.compress) {
       throw new UsageError(`${path} holds ${base!.compress ? 'gzip' : 'uncompressed'} pages written by this export; it cannot continue ${opts.compress ? 'in gzip' : 'uncompressed'}`, 'use the same --compress, a new --out file, or --full');
     }
+    if (appending && (base!.fieldsBy ?? 'label') !== (opts.fieldsBy ?? 'label')) {
+      throw new UsageError(`--fields-by: ${path} holds rows with fields keyed by ${base!.fieldsBy ?? 'label'}; it cannot continue keyed by ${opts.fieldsBy ?? 'label'}`, 'use the same --fields-by, a new --out file, or --full');
+    }
+    const fieldKeys = opts.fieldsBy === 'key' ? await readFieldKeys(http, deps.signal) : undefined;
+    if (fieldKeys && fieldKeys.shared.size > 0) {
+      const named = [...fieldKeys.shared].map(([label, keys]) => `"${label}" (${keys.join(', ')})`).join('; ');
+      deps.notices.warn(`--fields-by key: labels two fields share cannot name one field: ${named}; a member named by such a label goes to unresolvedFields`);
+    }
     const chosen = opts.format === 'csv' ? await chooseLayout(deps.signal, http, opts, appending ? base!.csv : null, base?.csv ?? null) : null;
     if (appending && chosen) checkSameCells(path!, chosen, opts);
     const layout = chosen && { ...chosen, nullAs: opts.nullAs ?? '', excelSafe: opts.excelSafe };
@@ -69,8 +78,9 @@ export async function planExport(deps: ExportDeps, http: HttpClient, opts: Expor
       cursor: null, cursorAt: null, seen: [], output: { kind: 'stdout' }, format: opts.format, csv: null, window, rows: 0, pages: 0,
     };
     const compress = opts.compress ? { compress: opts.compress } : {};
-    const { compress: _was, ...started } = start;
-    return { key, profile: creds.profile, baseUrl, store, lock, prior, start: { ...started, ...compress, window }, target: { kind: opts.kind, emailType: opts.emailType, window: window ?? undefined }, path, fileStart, layout, restarted: prior !== undefined && !continuing, emailLabel };
+    const keyed = opts.fieldsBy === 'key' ? { fieldsBy: 'key' as const } : {};
+    const { compress: _was, fieldsBy: _by, ...started } = start;
+    return { key, profile: creds.profile, baseUrl, store, lock, prior, fieldKeys, start: { ...started, ...compress, ...keyed, window }, target: { kind: opts.kind, emailType: opts.emailType, window: window ?? undefined }, path, fileStart, layout, restarted: prior !== undefined && !continuing, emailLabel };
   } catch (err) {
     await lock?.release();
     throw err;

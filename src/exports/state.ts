@@ -61,6 +61,8 @@ const positionSchema = z.object({
   format: z.enum(['csv', 'ndjson']),
   /** gzip: each page is one gzip member (absent: plain bytes). */
   compress: z.literal('gzip').optional(),
+  /** Contacts NDJSON written with `fields` keyed by field key (--fields-by key); absent: by label, as the API sends them. */
+  fieldsBy: z.literal('key').optional(),
   /** The CSV header in force (and what --columns left out on purpose), stable across runs. */
   csv: z.object({
     columns: z.array(z.string()),

@@ -62,6 +62,8 @@ interface BaseSpec {
   signal?: AbortSignal;
   /** `false`: sent without the API key (doctor's check that the server asks for one). */
   auth?: boolean;
+  /** More request headers, lower-case names (`cnv api -H`); never the key's, which stays the client's. */
+  headers?: Record<string, string>;
   /** Shown the last error answer (status, headers, body; key masked) before its error is thrown (`cnv api --include`). */
   onErrorAnswer?: (answer: { status: number; headers: Record<string, string | string[]>; text: string }) => void;
 }
@@ -252,7 +254,7 @@ export class HttpClient {
     const target: Target = { label, baseUrl: redactUrl(this.baseUrl), redact: this.redact };
     const maxWaitMs = this.opts.maxRetryWaitMs ?? DEFAULT_MAX_RETRY_WAIT_MS;
     if (this.opts.dryRun && spec.method !== 'GET') {
-      this.opts.dryRun({ method: spec.method, url: redactUrl(url.toString()), headers: this.headers(true, spec.auth), body: spec.body });
+      this.opts.dryRun({ method: spec.method, url: redactUrl(url.toString()), headers: this.headers(true, spec), body: spec.body });
       throw new DryRunStop();
     }
     const { logger } = this.opts;
@@ -326,7 +328,7 @@ export class HttpClient {
     const first = this.firstRequest;
     this.firstRequest = undefined;
     const send = first ?? (await (this.undici ??= this.loadUndici()));
-    return send(url, { method: spec.method, headers: this.headers(false, spec.auth), body, signal });
+    return send(url, { method: spec.method, headers: this.headers(false, spec), body, signal });
   }
 
   /** undici's request() through the dispatcher, both loaded on first use. */
@@ -338,18 +340,21 @@ export class HttpClient {
 
   /** What the debug log shows of a request: the URL and headers as they may be shown (key masked), the body. */
   private debugRequest(url: URL, spec: BaseSpec, body: string | undefined) {
-    const headers = this.headers(true, spec.auth);
+    const headers = this.headers(true, spec);
     if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
     return { url: redactUrl(url.toString()), headers, body };
   }
 
-  private headers(masked: boolean, auth = true): Record<string, string> {
-    return {
-      ...(auth ? { 'x-api-key': masked ? maskKey(this.opts.apiKey) : this.opts.apiKey } : {}),
+  /** cnv's headers, the spec's own over them (`cnv api -H`), and the key's, which is always cnv's. */
+  private headers(masked: boolean, spec: Pick<BaseSpec, 'auth' | 'headers'>): Record<string, string> {
+    const headers: Record<string, string> = {
+      ...(spec.auth !== false ? { 'x-api-key': masked ? maskKey(this.opts.apiKey) : this.opts.apiKey } : {}),
       'content-type': 'application/json',
       accept: 'application/json',
       'user-agent': this.opts.userAgent ?? 'cnv',
     };
+    for (const [name, value] of Object.entries(spec.headers ?? {})) if (name !== 'x-api-key') headers[name] = value;
+    return headers;
   }
 
   private parseSuccess(spec: RequestSpec<z.ZodType>, target: Target, status: number, headers: Dispatcher.ResponseData['headers'], text: string) {

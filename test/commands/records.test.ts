@@ -63,7 +63,7 @@ describe('cnv records upsert (in-process)', () => {
     await fx.clearFaults();
     expect(res.stderr).toMatch(/5000 rows: 5000 succeeded \(created 250, updated 4750\), 0 failed, 0 invalid, 0 skipped/);
     expect(res.exitCode).toBe(0);
-    const summary = JSON.parse(res.stderr.trim().split('\n').pop()!).summary;
+    const summary = JSON.parse(res.stdout);
     expect(summary).toMatchObject({ rows: 5000, succeeded: 5000, failed: 0, exitCode: 0 });
 
     const results = parseReport(readFileSync(report, 'utf8'));

@@ -121,7 +121,8 @@ describe('an unwritable report stops the run (binary)', () => {
     expect(res.exitCode).toBe(8);
     expect(res.stderr).toMatch(/error: disk_full: cannot write the report \/dev\/full: the disk is full \(ENOSPC\)/);
     expect(res.stderr).toMatch(/^stopped early: \d+ rows: /m);
-    expect(res.stderr).toMatch(/"summary":\{.*"exitCode":8\}/);
+    // --json: the summary document on stdout says how it ended, also when it failed.
+    expect(JSON.parse(res.stdout)).toMatchObject({ status: 'failed', exitCode: 8 });
     // It stopped at the first failed write: most of the 20,000 rows were never sent (2,000 requests otherwise).
     expect((await fx.stats()).byRoute[MODES[0].route]).toBeLessThan(500);
   });

@@ -51,7 +51,7 @@ describe('cnv export: full, then incremental (in-process)', () => {
     expect(appended[1].id).toBe(created.data.cnvContactId);
     expect(appended[0].fields.City).toBe('Helsinki');
     expect(duplicates(rows.map((r) => `${r.id}@${r.updatedAt}`))).toEqual([]);
-    expect(JSON.parse(second.stderr.trim().split('\n').at(-1)!).summary).toMatchObject({ status: 'complete', rows: 2, stateKey: 'inc-contacts', moreRemains: false });
+    expect(JSON.parse(second.stdout)).toMatchObject({ status: 'complete', rows: 2, stateKey: 'inc-contacts', moreRemains: false });
   });
 
   it('a page cut off mid-body is fetched again from its start: every row once, into a file and to stdout', async () => {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { FieldsByParent } from '../../batch/columns.js';
 import { runFileBatch } from '../../batch/file-run.js';
-import { checkBatchOptions } from '../../cmdutil/batch-options.js';
+import { BATCH_GLOBALS, checkBatchOptions } from '../../cmdutil/batch-options.js';
 import { batchDepsOf, exportDepsOf, outputOf, reporterDepsOf } from '../../cmdutil/deps.js';
 import { commandOptions, switchFlag, textFlag } from '../../cmdutil/flags.js';
 import type { Context } from '../../context.js';
@@ -24,7 +24,7 @@ export const options = commandOptions(
     ...FILE_ROW_FLAGS,
   },
   {
-    globals: ['dryRun'],
+    globals: ['dryRun', ...BATCH_GLOBALS],
     check(opts) {
       if (opts.file === undefined) throw new UsageError('--file: required (the contacts to sync)', 'e.g. cnv contacts sync --file contacts.csv --plan', 'missing_file');
       if (opts.plan && opts.report === '-') throw new UsageError('--report -: not with --plan, which prints the plan on stdout', 'write the report to a file');
@@ -55,7 +55,9 @@ contact); the summary counts them by reason. A change made in the account since 
 because unsure), else NDJSON: {"type":"change","line","action","contact","cnvContactId",
 "changes":[{"field","old","new"}],"unsure"} per contact that would change, then
 {"type":"summary","create","update","unchanged","invalid","unsure","unsureReasons"}. -q
-applies to each line. --exit-code: exit 9 when rows would be (or were) sent.
+applies to each line. Without --plan, --json or -q prints the run's summary document on stdout
+(with its "sync" member: the counts and what the refresh read). --exit-code: exit 9 when rows
+would be (or were) sent.
 
 The snapshot is an export state (\`cnv export state list\` shows it, "contacts-sync@..."), its file
 under the config directory's sync/ (mode 0600); one sync per account runs at a time (exit 7).
@@ -88,7 +90,9 @@ export async function run(ctx: Context, { opts }: CommandInput<typeof options>):
     plan: output,
     fields: async () => (await fresh())?.get('fields'),
   });
-  const result = await runFileBatch(batchDepsOf(ctx), spec).catch((err: unknown) => Promise.reject(notEnabled(err)));
+  // With --plan, stdout is the plan (--json and -q apply to its lines): no summary document after it.
+  const deps = plan ? { ...batchDepsOf(ctx), printDocument: undefined } : batchDepsOf(ctx);
+  const result = await runFileBatch(deps, spec).catch((err: unknown) => Promise.reject(notEnabled(err)));
   await output?.end(counts);
   return result;
 }

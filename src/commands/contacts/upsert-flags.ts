@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { batchFlags, checkBatchOptions, DECIMAL_COMMA_FLAG, IGNORE_UNKNOWN_COLUMNS_FLAG, PASS_COLUMN_FLAG, rejectBatchOptions, SUMMARY_JSON_FLAG } from '../../cmdutil/batch-options.js';
+import { BATCH_GLOBALS, batchFlags, checkBatchOptions, DECIMAL_COMMA_FLAG, IGNORE_UNKNOWN_COLUMNS_FLAG, PASS_COLUMN_FLAG, rejectBatchOptions, SUMMARY_JSON_FLAG } from '../../cmdutil/batch-options.js';
 import { commandOptions, flag, switchFlag, textFlag, type OptionValues, type ValuesOf } from '../../cmdutil/flags.js';
 import { caseInsensitiveChoice } from '../../cmdutil/parse.js';
 import { setFlag } from '../../cmdutil/body-flags.js';
@@ -33,6 +33,7 @@ export const options = commandOptions(
     ...FILE_ROW_FLAGS,
   },
   {
+    globals: BATCH_GLOBALS,
     check(opts) {
       if (opts.file === undefined) return rejectBatchOptions(opts, '--file');
       for (const key of ['email', 'contactId'] as const) {

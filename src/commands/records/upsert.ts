@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { listCustomObjectFields, type FieldDefinition } from '../../api/fields.js';
 import { MAX_RECORDS_PER_BATCH, upsertRecords, upsertRecordsRequest, type RecordInput } from '../../api/records.js';
 import type { ColumnResolver, ColumnRules } from '../../batch/columns.js';
-import { batchFlags, batchRunOptions, checkBatchOptions, chunkSizeFlag, DECIMAL_COMMA_FLAG, IGNORE_UNKNOWN_COLUMNS_FLAG, SUMMARY_JSON_FLAG } from '../../cmdutil/batch-options.js';
+import { BATCH_GLOBALS, batchFlags, batchRunOptions, checkBatchOptions, chunkSizeFlag, DECIMAL_COMMA_FLAG, IGNORE_UNKNOWN_COLUMNS_FLAG, SUMMARY_JSON_FLAG } from '../../cmdutil/batch-options.js';
 import { commandOptions, flag, switchFlag, textFlag } from '../../cmdutil/flags.js';
 import { runFileBatch } from '../../batch/file-run.js';
 import { renameRow } from '../../batch/row-body.js';
@@ -50,7 +50,7 @@ export const options = commandOptions(
     ...SUMMARY_JSON_FLAG,
     ...chunkSizeFlag(DEFAULTS.maxChunkSize),
   },
-  { check: checkBatchOptions },
+  { globals: BATCH_GLOBALS, check: checkBatchOptions },
 );
 
 export function configure(cmd: Command): void {
@@ -94,7 +94,8 @@ export async function run(ctx: Context, { args, opts }: CommandInput<typeof opti
   const coercing = opts.coerce !== false || check;
   const prepareOptions = { definitions: coercing ? definitions : undefined, emptyCells: opts.emptyCells, coerce: { decimalComma: runOptions.decimalComma } };
 
-  const result = await runFileBatch<RecordInput>(batchDepsOf(ctx), {
+  // A check's document is its report (below), not the run's summary.
+  const result = await runFileBatch<RecordInput>({ ...batchDepsOf(ctx), ...(check ? { printDocument: undefined } : {}) }, {
     path: opts.file,
     job: { command: 'records upsert', target: customObjectId },
     options: runOptions,

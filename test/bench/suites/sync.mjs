@@ -16,7 +16,7 @@ const admin = async (emu, path, init) => {
   return res.json();
 };
 const env = (emu, config) => ({ ...process.env, CNV_BASE_URL: emu.url, CNV_API_KEY: emu.keys.full, CNV_CONFIG_DIR: config, NO_COLOR: '1' });
-const summaryOf = (stderr) => JSON.parse(stderr.split('\n').find((l) => l.startsWith('{"summary"')) ?? '{}').summary ?? {};
+const summaryOf = (stdout) => JSON.parse(stdout || '{}');
 
 export async function run({ quick }) {
   const dir = mkdtempSync(join(tmpdir(), 'cnv-bench-sync-'));
@@ -59,9 +59,9 @@ async function accountState(emu, dir, name) {
 
 async function timed(emu, args, config) {
   await admin(emu, '/_emulator/stats/reset', { method: 'POST' });
-  const r = await timeCommand(process.execPath, [BIN, ...args, '--json', '--no-progress'], { env: env(emu, config) });
+  const r = await timeCommand(process.execPath, [BIN, ...args, '--json', '--no-progress'], { env: env(emu, config), stdout: 'pipe' });
   const stats = await admin(emu, '/_emulator/stats');
-  return { ...r, requests: stats.total, rateLimited: stats.rateLimited, summary: summaryOf(r.stderr) };
+  return { ...r, requests: stats.total, rateLimited: stats.rateLimited, summary: summaryOf(r.stdout) };
 }
 
 async function recurringImport(dir, contacts, diffs) {
