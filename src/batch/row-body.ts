@@ -1,5 +1,6 @@
 import { DATA_TYPES, type DataType } from '../api/fields.js';
 import { looseJson } from '../http/exact-json.js';
+import { repeatedKey } from '../lib/json-scan.js';
 import { quoteInput, showValue, type InputRow } from '../io/input-rows.js';
 import { coerceValue, type CoerceOptions } from '../io/coerce.js';
 import type { ColumnResolver, ColumnTarget } from './columns.js';
@@ -49,6 +50,7 @@ export function shapeRow(row: InputRow, resolver: ColumnResolver, coerce: Coerce
           lenient = { column, value };
           continue;
         }
+        if (isObject(value) && row.textual) twiceInCell(String(raw), column);
         if (isObject(value) && resolver.rules.objects.includes(target.key)) mergeInto(body, target.key, value, column);
         else put(body, target.key, value, column);
         continue;
@@ -142,6 +144,12 @@ function objectIn(body: Record<string, unknown>, parent: string, column: string)
 function mergeInto(body: Record<string, unknown>, parent: string, value: Record<string, unknown>, column: string): void {
   const target = objectIn(body, parent, column);
   for (const key of Object.keys(value)) put(target, key, value[key], `${column}.${key}`, `${parent}.${key}`);
+}
+
+/** A CSV cell holding a JSON object that names one key twice (JSON.parse would keep the last). */
+function twiceInCell(cell: string, column: string): void {
+  const twice = repeatedKey(cell);
+  if (twice !== undefined) throw new InvalidRowError(`${quoteInput(column)}: the key ${quoteInput(twice)} appears twice in one object: keep one`);
 }
 
 function clash(column: string, key: string): never {

@@ -1,7 +1,7 @@
 import { UsageError } from '../errors.js';
 import { parseJson } from '../http/exact-json.js';
 import { escapeControl } from '../lib/terminal-text.js';
-import { scanJson, TOO_DEEP, type ScanState } from '../lib/json-scan.js';
+import { repeatedKey, scanJson, TOO_DEEP, type ScanState } from '../lib/json-scan.js';
 import { stringifyJson } from '../lib/exact-number.js';
 
 /** Input file formats the batch commands read. */
@@ -83,14 +83,18 @@ export function nestsDeeper(text: string, limit = MAX_JSON_DEPTH): boolean {
   return false;
 }
 
-/** A JSON row's text as a row: parsed, or why not (bad JSON, too deep, not an object). */
+/** A JSON row's text as a row: parsed, or why not (bad JSON, too deep, not an object, a key named twice). */
 export function jsonRow(line: number, text: string): InputRow {
   if (nestsDeeper(text)) return { line, error: `nested deeper than ${MAX_JSON_DEPTH} levels` };
+  let row: InputRow;
   try {
-    return objectRow(line, parseJson(text));
+    row = objectRow(line, parseJson(text));
   } catch (err) {
     return { line, error: `not valid JSON: ${jsonErrorText(err)}` };
   }
+  // JSON.parse keeps the last of two members of one name: which one was meant is not cnv's guess.
+  const twice = row.values && repeatedKey(text);
+  return twice ? { line, error: `the key ${quoteInput(twice)} appears twice in one object: keep one` } : row;
 }
 
 /** A JSON value that is a row must be an object. */
