@@ -1,7 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { batchFiles } from '../helpers/batch-files.js';
 import { cnv, tempConfigDir } from '../helpers/cli.js';
 import { useEmulator } from '../helpers/emulator.js';
+import { hostileServer } from '../helpers/hostile-server.js';
 
 // Issue 29: nothing guessed on the write path. Each case runs the built binary against the
 // emulator, as a user meets it.
@@ -41,5 +43,35 @@ describe('a key named twice in one JSON object', () => {
     expect(res.exitCode, res.stderr).toBe(6);
     expect(readReport(report)[0]).toMatchObject({ status: 'invalid', error: 'malformed_row', message: '"fields": the key "city" appears twice in one object: keep one' });
     expect(await upserts()).toBe(0);
+  });
+});
+
+describe('the key echoed back base64-encoded', () => {
+  it('is masked on stderr, in --debug and in the report\'s message column: whole key and secret part', async () => {
+    const KEY = 'sk_live_echo_Q2FuYXJ5U2VjcmV0VmFsdWUxMjM0NTY';
+    const SECRET = KEY.slice('sk_live_echo_'.length);
+    const echoes = [Buffer.from(KEY).toString('base64'), Buffer.from(SECRET).toString('base64url'), Buffer.from(`Basic ${KEY}:`).toString('base64')];
+    const server = await hostileServer((req, res) => {
+      const message = `key ${echoes.join(' / ')} refused`;
+      const body = req.url?.endsWith('/contacts/batch')
+        ? `{"data":{"results":[{"added":false,"error":"invalid_request","message":"${message}"}]}}`
+        : `{"error":{"code":"invalid_field","message":"${message}"}}`;
+      res.writeHead(req.url?.endsWith('/contacts/batch') ? 200 : 400, { 'content-type': 'application/json' }).end(body);
+    });
+    try {
+      const env = { CNV_BASE_URL: server.url, CNV_API_KEY: KEY, CNV_RATE_SHARE: 'off' };
+      const report = reportPath();
+      const runs = [
+        await run(['contacts', 'upsert', '--email', 'a@example.com', '--debug'], env),
+        await run(['audience', 'add', 'c1000000-0000-4000-8000-000000000002', '--batch', write('one.csv', 'email\na@example.com\n'), '--report', report, '--debug'], env),
+      ];
+      const seen = [...runs.map((r) => r.stdout + r.stderr), readFileSync(report, 'utf8')];
+      for (const text of seen) {
+        expect(text).toMatch(/key \*\*\*\* \/ \*\*\*\* \/ [\w+/]*\*\*\*\*[\w+/=]* refused/);
+        for (const echo of echoes) expect(text).not.toContain(echo.slice(8, 24));
+      }
+    } finally {
+      await server.close();
+    }
   });
 });
