@@ -8,7 +8,7 @@ import type { FileStart } from './file-sink.js';
 import type { ExportLock } from './lock.js';
 import { closeDeadRuns } from './run-record.js';
 import type { ExportRunOptions, RunPlan } from './run-options.js';
-import { defaultStateKey, urlWithoutCredentials } from './state-key.js';
+import { accountIdentity, defaultStateKey, profileAccount, urlWithoutCredentials } from './state-key.js';
 import { ExportStateStore } from './state-store.js';
 import type { ExportState, Position } from './state.js';
 
@@ -24,13 +24,14 @@ export async function planExport(deps: ExportDeps, http: HttpClient, opts: Expor
   const baseUrl = urlWithoutCredentials(creds.baseUrl);
   const path = opts.out === undefined ? undefined : resolve(opts.out);
   const emailLabel = opts.emailTypes ? emailTypesLabel(opts.emailTypes) : opts.emailType;
+  const account = accountIdentity(baseUrl, creds.apiKey);
   let key: string | null = null;
   let store: ExportStateStore | undefined;
   let lock: ExportLock | undefined;
   let prior: ExportState | undefined;
   if (!opts.noState) {
     store = await ExportStateStore.open(deps.stateDir.path, deps.stateDir.where);
-    key = opts.stateKey ?? defaultKey(store, creds.profile, baseUrl, opts, emailLabel, path);
+    key = opts.stateKey ?? (await defaultKey(deps, store, { ...creds, baseUrl, account }, opts, emailLabel, path));
     lock = await store.lock(key);
     deps.onDispose(() => lock!.release());
   }
@@ -40,7 +41,7 @@ export async function planExport(deps: ExportDeps, http: HttpClient, opts: Expor
       const read = readPrior(deps, store, key, opts.full === true);
       prior = read && closeDeadRuns(read);
     }
-    if (prior) checkSameExport(prior, opts, emailLabel, baseUrl, path);
+    if (prior) checkSameExport(prior, opts, emailLabel, { baseUrl, account }, path);
     if (prior?.pending) {
       deps.notices.warn(`export state "${key}": run ${prior.pending.runId} has a pending position (saved ${prior.pending.savedAt}) that was never committed; this run starts again from the committed position (so it sends those rows again) and supersedes it: \`state commit --run ${prior.pending.runId}\` will refuse`);
     }
@@ -70,7 +71,7 @@ export async function planExport(deps: ExportDeps, http: HttpClient, opts: Expor
     };
     const compress = opts.compress ? { compress: opts.compress } : {};
     const { compress: _was, ...started } = start;
-    return { key, profile: creds.profile, baseUrl, store, lock, prior, start: { ...started, ...compress, window }, target: { kind: opts.kind, emailType: opts.emailType, window: window ?? undefined }, path, fileStart, layout, restarted: prior !== undefined && !continuing, emailLabel };
+    return { key, profile: creds.profile, baseUrl, account, store, lock, prior, start: { ...started, ...compress, window }, target: { kind: opts.kind, emailType: opts.emailType, window: window ?? undefined }, path, fileStart, layout, restarted: prior !== undefined && !continuing, emailLabel };
   } catch (err) {
     await lock?.release();
     throw err;
@@ -88,25 +89,60 @@ function readPrior(deps: Pick<ExportDeps, 'notices'>, store: ExportStateStore, k
   }
 }
 
-/**
- * The default key of this export and output. An output that a state under the key of earlier
- * versions (no output part) writes to keeps that state, so existing cron lines and pipelines
- * continue where they were.
- */
-function defaultKey(store: ExportStateStore, profile: string, baseUrl: string, opts: ExportRunOptions, emailLabel: string | undefined, path: string | undefined): string {
-  const key = defaultStateKey(profile, baseUrl, opts.kind, emailLabel, path === undefined ? 'stdout' : { file: path });
-  if (opts.emailTypes) return key; // new in this version: no key of earlier versions to keep
-  const legacy = defaultStateKey(profile, baseUrl, opts.kind, opts.emailType);
-  try {
-    const out = (store.read(key) ? undefined : store.read(legacy))?.current.output;
-    const same = out !== undefined && (out.kind === 'file' ? out.path === path : path === undefined);
-    return same ? legacy : key;
-  } catch {
-    return key; // a damaged legacy state is not this export's concern
-  }
+/** The account in force, as the default key needs it. */
+interface KeyAccount {
+  profile: string;
+  baseUrl: string;
+  apiKey: string;
+  apiKeySource: string;
+  /** accountIdentity(baseUrl, apiKey). */
+  account: string;
 }
 
-function checkSameExport(prior: ExportState, opts: ExportRunOptions, emailLabel: string | undefined, baseUrl: string, path: string | undefined): void {
+/**
+ * The default key of this export and output: the account's (state-key.ts). When no state is
+ * saved under it, a state of an earlier version for the same export and output continues under
+ * its own key, if it is this account's (ownedHere): earlier versions named the profile, not the
+ * account (`default@host/kind:FILE`), and before that had no output part. So a cron line keeps
+ * its state when a profile is added, and an account never continues another's.
+ */
+async function defaultKey(deps: Pick<ExportDeps, 'savedProfile'>, store: ExportStateStore, now: KeyAccount, opts: ExportRunOptions, emailLabel: string | undefined, path: string | undefined): Promise<string> {
+  const key = defaultStateKey(now.account, opts.kind, emailLabel, path === undefined ? 'stdout' : { file: path });
+  try {
+    if (store.read(key)) return key;
+  } catch {
+    return key; // damaged: the run says so
+  }
+  // The part after `<profile>@` of the keys earlier versions gave this export.
+  const tails = [defaultStateKey(profileAccount('', now.baseUrl), opts.kind, emailLabel, path === undefined ? 'stdout' : { file: path })];
+  if (!opts.emailTypes) tails.push(defaultStateKey(profileAccount('', now.baseUrl), opts.kind, opts.emailType));
+  const mine: Array<{ key: string; profile: string }> = [];
+  for (const state of store.list(() => {})) {
+    const tail = tails.find((t) => state.key.endsWith(t) && !state.key.slice(0, -t.length).includes('/'));
+    const out = state.current.output;
+    if (tail === undefined || !(out.kind === 'file' ? out.path === path : path === undefined)) continue;
+    const profile = state.key.slice(0, -tail.length);
+    if (await ownedHere(deps, state, profile, now)) mine.push({ key: state.key, profile });
+  }
+  // Two (exports to stdout under two profiles of this account): the one of the profile in force, or none is guessed.
+  const chosen = mine.length === 1 ? mine[0] : mine.find((m) => m.profile === now.profile);
+  return chosen?.key ?? key;
+}
+
+/**
+ * Whether a state found under a profile's name is this account's: by the account it records;
+ * a state of an earlier version records none, so by its profile: that profile's saved key must be
+ * this one, and a profile with no saved key (the run used CNV_API_KEY or --api-key) continues
+ * only where this run's key does not come from a profile either.
+ */
+async function ownedHere(deps: Pick<ExportDeps, 'savedProfile'>, state: ExportState, profile: string, now: KeyAccount): Promise<boolean> {
+  if (state.account !== undefined) return state.account === now.account;
+  const saved = await deps.savedProfile(profile);
+  if (saved?.apiKey) return accountIdentity(now.baseUrl, saved.apiKey) === now.account;
+  return !now.apiKeySource.startsWith('profile ');
+}
+
+function checkSameExport(prior: ExportState, opts: ExportRunOptions, emailLabel: string | undefined, { baseUrl, account }: { baseUrl: string; account: string }, path: string | undefined): void {
   const what = (kind: string, type?: string) => (type ? `${kind} ${type}` : kind);
   if (prior.kind !== opts.kind || (prior.emailType ?? undefined) !== emailLabel) {
     throw new UsageError(
@@ -116,6 +152,10 @@ function checkSameExport(prior: ExportState, opts: ExportRunOptions, emailLabel:
   }
   if (urlWithoutCredentials(prior.baseUrl) !== baseUrl && !opts.full) {
     throw new UsageError(`export state "${prior.key}" was made against ${urlWithoutCredentials(prior.baseUrl)}, not ${baseUrl}; its cursor means nothing there`, 'use another --state-key, or --full');
+  }
+  // A state of an earlier version names no account.
+  if (prior.account !== undefined && prior.account !== account && !opts.full) {
+    throw new UsageError(`export state "${prior.key}" belongs to the account ${prior.account}, not ${account} (the key in force); another account's position means nothing here`, 'use another --state-key (or the default one), or --full', 'state_of_another_account');
   }
   const out = prior.current.output;
   if (out.kind === 'file' && path === undefined && !opts.full) {

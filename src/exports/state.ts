@@ -89,6 +89,8 @@ export const stateSchema = z.object({
   emailType: z.string().optional(),
   profile: z.string(),
   baseUrl: z.string(),
+  /** The account (base URL and the key's identity: state-key.ts accountIdentity); absent in states of earlier versions. */
+  account: z.string().optional(),
   createdAt: z.string(),
   updatedAt: z.string(),
   current: positionSchema,

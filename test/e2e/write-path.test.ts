@@ -1,5 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { stateFileStem } from '../../src/exports/state-key.js';
 import { batchFiles } from '../helpers/batch-files.js';
 import { cnv, tempConfigDir } from '../helpers/cli.js';
 import { useEmulator } from '../helpers/emulator.js';
@@ -73,5 +75,70 @@ describe('the key echoed back base64-encoded', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('a cron export keeps its state when a profile is added', () => {
+  const exportTo = (out: string, config: string, env: Record<string, string | undefined> = {}) =>
+    cnv(['export', 'contacts', '--out', out], { env: { ...fx.env, CNV_CONFIG_DIR: config, ...env } });
+  const setKey = (config: string, profile: string, key: string) =>
+    cnv(['--profile', profile, 'config', 'set-key', '--base-url', fx.emulator.url], { env: { CNV_CONFIG_DIR: config }, input: key });
+  const stateFiles = (config: string) => readdirSync(join(config, 'exports')).filter((f) => f.endsWith('.json'));
+  const stateOf = (config: string, file: string) => JSON.parse(readFileSync(join(config, 'exports', file), 'utf8')).state;
+
+  it('the same account through CNV_API_KEY, then a new default profile, continues one state; another key never does', async () => {
+    const config = tempConfigDir();
+    const out = join(config, 'contacts.csv');
+    const first = await exportTo(out, config);
+    expect(first.exitCode, first.stderr).toBe(0);
+    expect(first.stderr).toContain(`state "sk_live_demo@${new URL(fx.emulator.url).host}/contacts:${out}" saved`);
+    // The first profile becomes the current one: the same cron line (CNV_API_KEY) goes on.
+    expect((await setKey(config, 'work', fx.emulator.keys.full)).exitCode).toBe(0);
+    const again = await exportTo(out, config);
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/complete: 0 rows/);
+    // The profile's own key (no CNV_API_KEY): the same account, the same state.
+    const byProfile = await exportTo(out, config, { CNV_API_KEY: undefined, CNV_BASE_URL: undefined });
+    expect(byProfile.exitCode, byProfile.stderr).toBe(0);
+    expect(byProfile.stderr).toMatch(/complete: 0 rows/);
+    expect(stateFiles(config)).toHaveLength(1);
+    // Another key (another account): its own state, which did not write the file.
+    const other = await exportTo(out, config, { CNV_API_KEY: fx.emulator.keys.limited });
+    expect(other.exitCode).toBe(2);
+    expect(other.stderr).toContain('error: file_not_empty:');
+    expect(other.stderr).toContain('of the account sk_live_demo@');
+  });
+
+  it('a state of an earlier version, named after the profile, continues when it is this account\'s, and only then', async () => {
+    const config = tempConfigDir();
+    const out = join(config, 'contacts.ndjson');
+    expect((await exportTo(out, config)).exitCode).toBe(0);
+    // As an earlier version wrote it: the key names the profile ("default", implicit with CNV_API_KEY), no account.
+    const [file] = stateFiles(config);
+    const { account, ...state } = stateOf(config, file);
+    expect(account).toBe(`sk_live_demo@${new URL(fx.emulator.url).host}`);
+    const legacyKey = `default@${new URL(fx.emulator.url).host}/contacts:${out}`;
+    rmSync(join(config, 'exports', file));
+    writeFileSync(join(config, 'exports', `${stateFileStem(legacyKey)}.json`), JSON.stringify({ state: { ...state, key: legacyKey } }));
+    const owners = join(config, 'exports', 'files');
+    for (const owner of readdirSync(owners).filter((f) => f.endsWith('.owner'))) writeFileSync(join(owners, owner), JSON.stringify({ key: legacyKey }));
+
+    // A profile "default" holding another account's key: that state is not this account's.
+    const elsewhere = tempConfigDir();
+    cpSync(join(config, 'exports'), join(elsewhere, 'exports'), { recursive: true });
+    expect((await setKey(elsewhere, 'default', fx.emulator.keys.limited)).exitCode).toBe(0);
+    const refused = await exportTo(out, elsewhere);
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toContain(`--state-key ${legacyKey} continues it`);
+
+    // Adding a profile (it becomes the current one): the cron line with CNV_API_KEY continues the earlier state.
+    expect((await setKey(config, 'work', fx.emulator.keys.full)).exitCode).toBe(0);
+    expect((await run(['contacts', 'upsert', '--email', 'cron.later@example.com'])).exitCode).toBe(0);
+    const again = await exportTo(out, config);
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/complete: 1 row /);
+    expect(again.stderr).toContain(`state "${legacyKey}" saved`);
+    // Its first write records the account, which decides from then on.
+    expect(stateOf(config, `${stateFileStem(legacyKey)}.json`).account).toBe(`sk_live_demo@${new URL(fx.emulator.url).host}`);
   });
 });
