@@ -29,7 +29,7 @@ const records = async (prefix: string) =>
   ((await fx.admin('GET', `/_emulator/state/records?customObjectId=${CO.id}`)) as any[]).filter((r) => r.clientDedupKey.startsWith(prefix));
 const recordOf = async (key: string) => (await fx.admin('GET', `/_emulator/state/records?customObjectId=${CO.id}&clientDedupKey=${encodeURIComponent(key)}`))[0];
 const parseReport = (text: string) => {
-  expect(reportCsv(text).split('\n')[0]).toBe('line,identifier,status,id,error,message,row,hash');
+  expect(reportCsv(text).split('\n')[0]).toBe('line,identifier,status,id,error,message,row,hash,job');
   return reportRows<Record<string, string>>(text).map((r) => ({ ...r, line: Number(r.line) }));
 };
 const BATCH_ROUTE = 'POST /v2/custom-objects/:customObjectId/records/batch';

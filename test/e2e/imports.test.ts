@@ -406,7 +406,7 @@ describe('reports and summaries to a device through a link', () => {
     expect(res.exitCode, written).toBe(0);
     expect([lstatSync(link).isSymbolicLink(), lstatSync(other).isSymbolicLink()]).toEqual([true, true]);
     expect(written.startsWith('written before\n')).toBe(true);
-    expect(written).toContain('line,identifier,status,cnvContactId,error,message,row,hash');
+    expect(written).toContain('line,identifier,status,cnvContactId,error,message,row,hash,job');
     expect(written).toMatch(/"status": "complete"/);
   });
 });

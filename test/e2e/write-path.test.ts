@@ -1,5 +1,6 @@
 import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
+import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { stateFileStem } from '../../src/exports/state-key.js';
 import { batchFiles } from '../helpers/batch-files.js';
@@ -140,5 +141,48 @@ describe('a cron export keeps its state when a profile is added', () => {
     expect(again.stderr).toContain(`state "${legacyKey}" saved`);
     // Its first write records the account, which decides from then on.
     expect(stateOf(config, `${stateFileStem(legacyKey)}.json`).account).toBe(`sk_live_demo@${new URL(fx.emulator.url).host}`);
+  });
+});
+
+describe('the batch report is a plain CSV', () => {
+  it('its first line is its header (any CSV reader with its defaults), values with # kept, every row naming the run; a resume reads it', async () => {
+    const input = write('people.csv', 'email,fields.city\nplain.a@example.com,#1 Main St\nplain.b@example.com,Oslo\n');
+    const report = reportPath();
+    const res = await run(['contacts', 'upsert', '--file', input, '--report', report]);
+    expect(res.exitCode, res.stderr).toBe(0);
+    const text = readFileSync(report, 'utf8');
+    expect(text.split('\n')[0]).toBe('line,identifier,status,cnvContactId,error,message,row,hash,job');
+    const rows = parse(text, { columns: true }) as Array<Record<string, string>>;
+    expect(rows.map((r) => [r.line, r.identifier, r.status])).toEqual([['2', 'plain.a@example.com', 'created'], ['3', 'plain.b@example.com', 'created']]);
+    expect(JSON.parse(rows[0].job)).toEqual({ command: 'contacts upsert', target: null, input: basename(input), account: `${new URL(fx.emulator.url).host} sk_live_demo_****` });
+    expect((await contact('plain.a@example.com')).fields.city).toBe('#1 Main St');
+    // Resumed from it: nothing is sent again; another command's run refuses it by its job column.
+    await fx.resetStats();
+    const resumed = await run(['contacts', 'upsert', '--file', input, '--report', report, '--resume-from-report', report]);
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    expect(await upserts()).toBe(0);
+    const other = await run(['audience', 'add', 'c1000000-0000-4000-8000-000000000003', '--batch', input, '--resume-from-report', report]);
+    expect(other.exitCode).toBe(2);
+    expect(other.stderr).toContain('error: report_mismatch: ');
+  });
+
+  it('a report written to stdout and saved resumes; one of the version before (#cnv-report first line) still resumes', async () => {
+    const input = write('people.csv', 'email\nstdout.a@example.com\nstdout.b@example.com\n');
+    const saved = await run(['contacts', 'upsert', '--file', input, '--report', '-']);
+    expect(saved.exitCode, saved.stderr).toBe(0);
+    const report = write('saved.csv', saved.stdout);
+    await fx.resetStats();
+    expect((await run(['contacts', 'upsert', '--file', input, '--resume-from-report', report])).exitCode).toBe(0);
+    expect(await upserts()).toBe(0);
+    // The form before: the job on a first line of its own, then the header without `job`.
+    const rows = (parse(saved.stdout, { columns: true }) as Array<Record<string, string>>).map((r) => [r.line, r.identifier, r.status, r.cnvContactId, '', '', r.row, r.hash].join(','));
+    const job = { version: 3, command: 'contacts upsert', target: null, input, account: `${new URL(fx.emulator.url).host} sk_live_demo_****` };
+    const older = write('older.csv', `#cnv-report ${JSON.stringify(job)}\nline,identifier,status,cnvContactId,error,message,row,hash\n${rows[0]}\n`);
+    const newReport = reportPath();
+    const resumed = await run(['contacts', 'upsert', '--file', input, '--resume-from-report', older, '--report', newReport]);
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    expect(await upserts()).toBe(1);
+    expect(readFileSync(newReport, 'utf8').split('\n')[0]).toBe('line,identifier,status,cnvContactId,error,message,row,hash,job');
+    expect(readReport(newReport).map((r) => r.message)).toEqual(['done in an earlier run (--resume-from-report)', '']);
   });
 });
