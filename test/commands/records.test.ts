@@ -212,7 +212,7 @@ describe('cnv records upsert (in-process)', () => {
     expect(parseReport(readFileSync(report, 'utf8')).every((r) => r.status === 'skipped')).toBe(true);
     await fx.clearFaults();
 
-    const partial = file('resume-partial.csv', readFileSync(report, 'utf8').replace(/^2,res-0,skipped,.*,(1),([0-9a-f]{16})$/m, '2,res-0,created,x,,,$1,$2'));
+    const partial = file('resume-partial.csv', readFileSync(report, 'utf8').replace(/^2,res-0,skipped,.*,(1),([0-9a-f]{16}),(".*")$/m, '2,res-0,created,x,,,$1,$2,$3'));
     await fx.resetStats();
     const resumed = await upsert(['--file', path, '--no-coerce', '--resume-from-report', partial, '--report', report]);
     expect(resumed.exitCode).toBe(0);
