@@ -3,6 +3,7 @@ import { basename, join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { stateFileStem } from '../../src/exports/state-key.js';
+import { MAX_WRITE_BYTES } from '../../src/http/body.js';
 import { batchFiles } from '../helpers/batch-files.js';
 import { cnv, tempConfigDir } from '../helpers/cli.js';
 import { useEmulator } from '../helpers/emulator.js';
@@ -184,5 +185,36 @@ describe('the batch report is a plain CSV', () => {
     expect(await upserts()).toBe(1);
     expect(readFileSync(newReport, 'utf8').split('\n')[0]).toBe('line,identifier,status,cnvContactId,error,message,row,hash,job');
     expect(readReport(newReport).map((r) => r.message)).toEqual(['done in an earlier run (--resume-from-report)', '']);
+  });
+});
+
+describe('sizes: what cnv writes in one row, it reads back however the server spells it', () => {
+  it('the write cap counts UTF-8 bytes: a value of 6 Mi "é" (12 MiB) is refused before any request', async () => {
+    const path = write('wide.ndjson', `{"email":"wide@example.com","fields":{"city":"${'é'.repeat(6 * 1024 * 1024)}"}}\n`);
+    const res = await run(['contacts', 'upsert', '--file', path]);
+    expect(res.exitCode).toBe(2);
+    expect(res.stderr).toContain(`error: invalid_input: ${path} line 1: the line is larger than 10 MiB: not NDJSON?`);
+    expect(await upserts()).toBe(0);
+  });
+
+  it('the largest value it writes, escaped as \\u0001 by the server (6 bytes each), is read back by an export', async () => {
+    const value = '\u0001'.repeat(MAX_WRITE_BYTES - 64 * 1024);
+    // cnv takes the row (a CSV cell holds the characters as they are)...
+    const path = write('control.csv', `email,city\ncontrol@example.com,${value}\n`);
+    const dry = await run(['contacts', 'upsert', '--file', path, '--dry-run', '--report', '-']);
+    expect(dry.exitCode, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain(',valid,');
+    // ...and reads it back from a server that escapes every control character (as Python's json.dumps does).
+    const row = `{"id":"c1","email":"control@example.com","fields":{"Note":"${'\\u0001'.repeat(value.length)}"}}`;
+    expect(row.length).toBeGreaterThan(60 * 1024 * 1024 - 400_000);
+    const server = await hostileServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(`{"data":{"contacts":[${row}]},"pagination":{"nextCursor":null}}`));
+    try {
+      const out = join(tempConfigDir(), 'c.ndjson');
+      const res = await run(['export', 'contacts', '--out', out, '--no-state'], { CNV_BASE_URL: server.url, CNV_RATE_SHARE: 'off' });
+      expect(res.exitCode, res.stderr).toBe(0);
+      expect((JSON.parse(readFileSync(out, 'utf8')) as { fields: { Note: string } }).fields.Note).toBe(value);
+    } finally {
+      await server.close();
+    }
   });
 });
