@@ -3,7 +3,8 @@ import { looseJson } from '../http/exact-json.js';
 import { repeatedKey } from '../lib/json-scan.js';
 import { quoteInput, showValue, type InputRow } from '../io/input-rows.js';
 import { coerceValue, type CoerceOptions } from '../io/coerce.js';
-import type { ColumnResolver, ColumnTarget } from './columns.js';
+import type { ColumnResolver } from './columns.js';
+import type { ColumnTarget } from './field-match.js';
 
 /** A row that cannot become a body: an invalid row (`malformed_row`, or `code`), never sent. */
 export class InvalidRowError extends Error {

@@ -218,3 +218,25 @@ describe('sizes: what cnv writes in one row, it reads back however the server sp
     }
   });
 });
+
+describe('a column that names a key and a field', () => {
+  it('"Contact ID" beside a CONTACT field labelled "Contact ID" is refused as ambiguous, naming both readings and the --map of each', async () => {
+    const created = await run(['fields', 'create', '--label', 'Contact ID', '--object-type', 'contact', '--data-type', 'number', '--key', 'hubspotId']);
+    expect(created.exitCode, created.stderr).toBe(0);
+    const path = write('hubspot.csv', 'Email,Contact ID\nhub.spot@example.com,51\n');
+    const refused = await run(['contacts', 'upsert', '--file', path]);
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toContain(`error: unknown_column: ${path}: a column that names nothing POST /v2/contacts takes: "Contact ID" (names both cnvContactId and fields.hubspotId (CONTACT field labelled "Contact ID"): say which with --map 'Contact ID=cnvContactId' or --map 'Contact ID=fields.hubspotId')`);
+    expect(await upserts()).toBe(0);
+    const asField = await run(['contacts', 'upsert', '--file', path, '--map', 'Contact ID=fields.hubspotId']);
+    expect(asField.exitCode, asField.stderr).toBe(0);
+    expect((await contact('hub.spot@example.com')).fields).toEqual({ hubspotId: 51 });
+    // Mapped to the id, it is one: "51" is no UUID, so the row is invalid, never sent as the field.
+    const asId = await run(['contacts', 'upsert', '--file', path, '--map', 'Contact ID=cnvContactId']);
+    expect(asId.exitCode).toBe(6);
+    expect(asId.stderr).toMatch(/line 2: invalid: invalid_request: cnvContactId: expected a UUID/);
+    // The key's own name is the key.
+    const own = await run(['contacts', 'upsert', '--file', write('own.csv', `email,cnvContactId\nhub.spot@example.com,${(await contact('hub.spot@example.com')).id}\n`)]);
+    expect(own.exitCode, own.stderr).toBe(0);
+  });
+});

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { FieldDefinition } from '../../src/api/fields.js';
 import { batchAddColumns, prepareIdentifierRow } from '../../src/batch/contact-batch-add.js';
-import { ColumnResolver, NO_COLUMN_FLAGS, type ColumnFlags, type ColumnRules, type FieldsByParent } from '../../src/batch/columns.js';
+import { ColumnResolver, NO_COLUMN_FLAGS, type ColumnFlags, type ColumnRules } from '../../src/batch/columns.js';
+import type { FieldsByParent } from '../../src/batch/field-match.js';
 import { InvalidRowError, renameRow, shapeRow } from '../../src/batch/row-body.js';
 import { derivedClientEventId, prepareTrackRow, TRACK_COLUMNS } from '../../src/commands/events/track-file.js';
 import { prepareUpsertRow, UPSERT_COLUMNS } from '../../src/commands/contacts/upsert-file.js';
