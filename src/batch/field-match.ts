@@ -18,9 +18,10 @@ export type ColumnTarget =
   | { kind: 'unknown'; nearest?: string; why?: string };
 
 /**
- * A field by key, then label: exact first, then in any case and spacing; the parents in order
- * (CONTACT fields before COMPANY fields), so only two fields of one parent are ambiguous.
- * Undefined when no field matches.
+ * A field by key, then label: exact first, then in any case and spacing, then as `Label (key)`
+ * (the column cnv's export gives each field of a shared label); the parents in order (CONTACT
+ * fields before COMPANY fields), so only two fields of one parent are ambiguous. Undefined when
+ * no field matches.
  */
 export function fieldByName(definitions: FieldsByParent | undefined, parents: readonly string[], name: string): ColumnTarget | undefined {
   const exact = name.normalize('NFC');
@@ -39,7 +40,19 @@ export function fieldByName(definitions: FieldsByParent | undefined, parents: re
       if (found.length === 1) return fieldTarget(parent, found[0], by);
     }
   }
+  for (const parent of parents) {
+    const def = byLabelAndKey([...(definitions?.get(parent)?.values() ?? [])], name);
+    if (def) return fieldTarget(parent, def, 'label');
+  }
   return undefined;
+}
+
+/** `Label (key)`: the field of that key and label (compared in Unicode NFC). */
+function byLabelAndKey(defs: readonly FieldDefinition[], name: string): FieldDefinition | undefined {
+  const m = /^(.*) \(([^()]+)\)$/.exec(name);
+  if (!m) return undefined;
+  const label = m[1].normalize('NFC');
+  return defs.find((d) => d.key === m[2] && d.label.normalize('NFC') === label);
 }
 
 function fieldTarget(parent: string, def: FieldDefinition, by: 'key' | 'label'): ColumnTarget {
@@ -65,12 +78,17 @@ export function keyOrField(definitions: FieldsByParent | undefined, parents: rea
   };
 }
 
-/** A column of cnv's export: the label it wrote for a field of the first parent (`fields.<label>` where it clashed). */
+/**
+ * A column of cnv's export: the label it wrote for a field of the first parent (`fields.<label>`
+ * where it clashed with an export column, `Label (key)` where fields share it).
+ */
 export function exportLabelTarget(definitions: FieldsByParent | undefined, parent: string | undefined, name: string): ColumnTarget | undefined {
   const defs = parent ? definitions?.get(parent) : undefined;
   if (!parent || !defs) return undefined;
   const label = (name.startsWith('fields.') ? name.slice('fields.'.length) : name).normalize('NFC');
   const found = [...defs.values()].filter((d) => d.label.normalize('NFC') === label);
   if (found.length > 1) return { kind: 'unknown', why: `the label of ${found.map((d) => `${parent}.${d.key}`).join(' and ')}: say which with --map` };
-  return found.length === 1 ? fieldTarget(parent, found[0], 'label') : undefined;
+  if (found.length === 1) return fieldTarget(parent, found[0], 'label');
+  const shared = byLabelAndKey([...defs.values()], name);
+  return shared && fieldTarget(parent, shared, 'label');
 }

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { EMAIL_EVENT_TYPES, type EmailEventType } from '../api/exports.js';
 import { CliError, UsageError } from '../errors.js';
 import type { HttpClient } from '../http/client.js';
-import { csvLayout, type CsvLayout } from './csv-columns.js';
+import { csvLayout, type CsvLayout, type LabelledField } from './csv-columns.js';
 import type { ExportDeps } from './deps.js';
 import type { FileStart } from './file-sink.js';
 import type { ExportLock } from './lock.js';
@@ -220,8 +220,8 @@ function checkSameCells(path: string, file: CsvLayout, opts: ExportRunOptions): 
 
 /** The CSV header: the file's own when appending, else --columns, else the saved one, else every column. */
 async function chooseLayout(signal: AbortSignal, http: HttpClient, opts: ExportRunOptions, fileLayout: CsvLayout | null, saved: CsvLayout | null): Promise<CsvLayout> {
-  const labels = opts.kind === 'contacts' && (opts.columns || (!fileLayout && (!saved || opts.full))) ? await contactFieldLabels(http, signal) : [];
-  const asked = opts.columns ? csvLayout(opts.kind, labels, opts.columns) : undefined;
+  const fields = opts.kind === 'contacts' && (opts.columns || (!fileLayout && (!saved || opts.full))) ? await contactFields(http, signal) : [];
+  const asked = opts.columns ? csvLayout(opts.kind, fields, opts.columns) : undefined;
   if (fileLayout) {
     if (asked && asked.columns.join('\u0000') !== fileLayout.columns.join('\u0000')) {
       throw new UsageError(`--columns: the file's header is fixed (${fileLayout.columns.join(',')}); a file keeps one header`, 'leave --columns out, write to a new --out file, or use --full');
@@ -230,12 +230,12 @@ async function chooseLayout(signal: AbortSignal, http: HttpClient, opts: ExportR
   }
   if (asked) return asked;
   if (saved && !opts.full) return saved;
-  return csvLayout(opts.kind, labels);
+  return csvLayout(opts.kind, fields);
 }
 
-async function contactFieldLabels(http: HttpClient, signal: AbortSignal): Promise<string[]> {
+async function contactFields(http: HttpClient, signal: AbortSignal): Promise<LabelledField[]> {
   const { allFieldPages } = await import('../api/fields.js');
-  const labels: string[] = [];
-  for await (const fields of allFieldPages(http, { objectType: 'CONTACT' }, signal)) labels.push(...fields.map((f) => f.label));
-  return labels;
+  const all: LabelledField[] = [];
+  for await (const fields of allFieldPages(http, { objectType: 'CONTACT' }, signal)) all.push(...fields.map((f) => ({ key: f.key, label: f.label })));
+  return all;
 }

@@ -65,6 +65,8 @@ const positionSchema = z.object({
   csv: z.object({
     columns: z.array(z.string()),
     omitted: z.array(z.string()),
+    /** Contacts: the row member a column holds where it is not its label (fields sharing a label). */
+    rowKeys: z.record(z.string(), z.string()).optional(),
     /** The cell rules the file was written with (absent in states of older versions: not checked). */
     nullAs: z.string().optional(),
     excelSafe: z.boolean().optional(),

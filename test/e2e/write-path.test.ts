@@ -240,3 +240,36 @@ describe('a column that names a key and a field', () => {
     expect(own.exitCode, own.stderr).toBe(0);
   });
 });
+
+describe('every field back from the export', () => {
+  it('fields that share a label (Score; Café composed and decomposed) get a column each; the file imports back with every value, as it is and with --map', async () => {
+    for (const [label, key, type] of [['Score', 'score2', 'number'], ['Caf\u00e9', 'cafeComposed', 'string'], ['Cafe\u0301', 'cafeDecomposed', 'string']]) {
+      const created = await run(['fields', 'create', '--label', label, '--object-type', 'contact', '--data-type', type, '--key', key]);
+      expect(created.exitCode, created.stderr).toBe(0);
+    }
+    const email = 'shared.labels@example.com';
+    const seeded = await run(['contacts', 'upsert', '--email', email, '-F', 'score=1', '-F', 'score2=2', '-f', 'cafeComposed=a', '-f', 'cafeDecomposed=b']);
+    expect(seeded.exitCode, seeded.stderr).toBe(0);
+    const out = join(tempConfigDir(), 'contacts.csv');
+    const exported = await run(['export', 'contacts', '--out', out, '--no-state']);
+    expect(exported.exitCode, exported.stderr).toBe(0);
+    const text = readFileSync(out, 'utf8');
+    const [header, ...lines] = text.trimEnd().split('\r\n');
+    const columns = header.split(',');
+    for (const column of ['Score (score)', 'Score (score2)', 'Caf\u00e9 (cafeComposed)', 'Cafe\u0301 (cafeDecomposed)']) expect(columns).toContain(column);
+    const mine = parse(text, { columns: true }).find((r: Record<string, string>) => r.email === email) as Record<string, string>;
+    expect([mine['Score (score)'], mine['Score (score2)'], mine['Caf\u00e9 (cafeComposed)'], mine['Cafe\u0301 (cafeDecomposed)'], mine._extra]).toEqual(['1', '2', 'a', 'b', '']);
+
+    // Edited and imported back as it is: every field is sent, the edit lands.
+    const line = lines.find((l) => l.includes(email))!;
+    const edited = write('edited.csv', `${header}\n${line.replace(',2,', ',22,')}\n`);
+    const back = await run(['contacts', 'upsert', '--file', edited]);
+    expect(back.exitCode, back.stderr).toBe(0);
+    expect(back.stderr).toMatch(/Score \(score2\) +-> fields\.score2 /);
+    expect((await contact(email)).fields).toMatchObject({ score: 1, score2: 22, cafeComposed: 'a', cafeDecomposed: 'b' });
+    // With a --map for one of them, the others still resolve by themselves.
+    const mapped = await run(['contacts', 'upsert', '--file', write('edited2.csv', `${header}\n${line.replace(',2,', ',23,')}\n`), '--map', 'Score (score)=score']);
+    expect(mapped.exitCode, mapped.stderr).toBe(0);
+    expect((await contact(email)).fields).toMatchObject({ score: 1, score2: 23, cafeComposed: 'a', cafeDecomposed: 'b' });
+  });
+});

@@ -17,7 +17,8 @@ only the contacts created or updated since (the state keeps the last cursor). In
 row lands exactly once, across crashes, kills and resumed runs, and only into the file the
 state committed to; each file (and stdout) has its own default state (see docs/exports.md).
 CSV columns: id, sfdcLeadId, sfdcContactId, sfdcAccountId, email, subscriptionStatus,
-createdAt, updatedAt, one column per contact field label, and _extra (JSON of anything else).
+createdAt, updatedAt, one column per contact field (its label; "Label (key)" for fields
+that share a label), and _extra (JSON of anything else).
 ${FORMAT_HELP}
 
 Examples:
