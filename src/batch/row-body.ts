@@ -13,6 +13,12 @@ export class InvalidRowError extends Error {
   }
 }
 
+/** How a row's field cells are read: NUMBER cells by the file's convention; blank ones counted (they are not sent). */
+export interface RowCells {
+  coerce?: CoerceOptions;
+  blanks?: { see(column: string): void };
+}
+
 /** A row as a request body, and a note for its report line (which column identified it). */
 interface ShapedRow {
   body: Record<string, unknown>;
@@ -29,15 +35,19 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * as they are. Two columns naming one destination, or a column the rules do not know (a key
  * first seen after the file was checked), make the row invalid.
  */
-export function shapeRow(row: InputRow, resolver: ColumnResolver, coerce: CoerceOptions = {}): ShapedRow {
+export function shapeRow(row: InputRow, resolver: ColumnResolver, cells: RowCells = {}): ShapedRow {
   const values = row.values ?? {};
   const text = resolver.rules.text;
+  const coerce = cells.coerce ?? {};
   const body: Record<string, unknown> = {};
   let lenient: { column: string; value: unknown } | undefined;
   let unknown: string[] | undefined;
   for (const column in values) {
     const raw = values[column];
-    if (row.textual && String(raw).trim() === '') continue;
+    if (row.textual && String(raw).trim() === '') {
+      if (cells.blanks && isFieldColumn(resolver, column)) cells.blanks.see(column);
+      continue;
+    }
     const { target } = resolver.resolve(column);
     switch (target.kind) {
       case 'skip':
@@ -87,6 +97,12 @@ export function renameRow(row: InputRow, resolver: ColumnResolver, keepUnknown =
     if (!Object.hasOwn(out, key) || String(out[key]).trim() === '') out[key] = values[column];
   }
   return { ...row, values: out };
+}
+
+/** Whether a column's cells go to a field (by definition, or `fields.KEY` without definitions). */
+function isFieldColumn(resolver: ColumnResolver, column: string): boolean {
+  const { target } = resolver.resolve(column);
+  return target.kind === 'field' || (target.kind === 'nested' && (resolver.rules.fieldParents ?? []).includes(target.parent));
 }
 
 /** A cell that does not fit its field's type: the row is invalid (`invalid_field`) and never sent. */

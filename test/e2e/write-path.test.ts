@@ -273,3 +273,75 @@ describe('every field back from the export', () => {
     expect((await contact(email)).fields).toMatchObject({ score: 1, score2: 23, cafeComposed: 'a', cafeDecomposed: 'b' });
   });
 });
+
+describe('one number convention per file', () => {
+  const score = async (email: string) => (await contact(email))?.fields.score;
+
+  it('Google Sheets\' "1,234": refused before any request, naming the line and both readings; each flag reads its own', async () => {
+    const path = write('sheets.csv', 'email,score\nsheets.a@example.com,"1,234"\nsheets.b@example.com,7\n');
+    const res = await run(['contacts', 'upsert', '--file', path]);
+    expect(res.exitCode).toBe(2);
+    expect(res.stderr).toContain(`error: ambiguous_number: ${path} line 2: the NUMBER cell "1,234" reads as 1234 with a decimal point (the comma groups thousands) or as 1.234 with a decimal comma, and no other cell of the file tells which`);
+    expect(res.stderr).toContain('hint: --decimal-point reads it as 1234, --decimal-comma as 1.234');
+    expect(await upserts()).toBe(0);
+    expect((await run(['contacts', 'upsert', '--file', path, '--decimal-point'])).exitCode).toBe(0);
+    expect(await score('sheets.a@example.com')).toBe(1234);
+    expect((await run(['contacts', 'upsert', '--file', path, '--decimal-comma'])).exitCode).toBe(0);
+    expect(await score('sheets.a@example.com')).toBe(1.234);
+    const both = await run(['contacts', 'upsert', '--file', path, '--decimal-comma', '--decimal-point']);
+    expect([both.exitCode, both.stderr]).toEqual([2, expect.stringContaining('error: conflicting_options: --decimal-comma and --decimal-point')]);
+  });
+
+  it('German Excel (sep=;): "1.234" then "1.234,5" on a later row: the file\'s own evidence, found before sending, reads both with a decimal comma', async () => {
+    const path = write('excel-de.csv', 'sep=;\nemail;score\nde.a@example.com;1.234\nde.b@example.com;1.234,5\n');
+    const res = await run(['contacts', 'upsert', '--file', path]);
+    expect(res.exitCode, res.stderr).toBe(0);
+    expect(res.stderr).toContain(`note: ${path} writes NUMBER cells with a decimal comma (line 4: "1.234,5"), so "1.234" (line 3) is read as 1234; --decimal-point or --decimal-comma names the convention instead`);
+    expect([await score('de.a@example.com'), await score('de.b@example.com')]).toEqual([1234, 1234.5]);
+  });
+
+  it('a file that writes numbers both ways is refused before any request, naming a line of each', async () => {
+    const path = write('mixed.csv', 'email,score\nmixed.a@example.com,1.5\nmixed.b@example.com,"3,5"\n');
+    const res = await run(['contacts', 'upsert', '--file', path]);
+    expect(res.exitCode).toBe(2);
+    expect(res.stderr).toContain(`error: mixed_number_formats: ${path}: NUMBER cells are written two ways: line 2 "1.5" with a decimal point, line 3 "3,5" with a decimal comma; a file has one convention`);
+    expect(await upserts()).toBe(0);
+  });
+
+  it('stdin is read once: a cell of two readings is an invalid row naming both, unless a flag decides; records files too', async () => {
+    const text = 'email,score\nstdin.a@example.com,"1,234"\nstdin.b@example.com,5\n';
+    const report = reportPath();
+    const res = await cnv(['contacts', 'upsert', '--file', '-', '--report', report], { env: { ...fx.env, CNV_CONFIG_DIR: tempConfigDir() }, input: text });
+    expect(res.exitCode).toBe(6);
+    expect(readReport(report)[0]).toMatchObject({ status: 'invalid', error: 'invalid_field' });
+    expect(readReport(report)[0].message).toContain('"1,234" reads as 1234 with a decimal point (the comma groups thousands) or as 1.234 with a decimal comma; the input is read once');
+    expect(await score('stdin.b@example.com')).toBe(5);
+    const flagged = await cnv(['contacts', 'upsert', '--file', '-', '--decimal-point'], { env: { ...fx.env, CNV_CONFIG_DIR: tempConfigDir() }, input: text });
+    expect(flagged.exitCode, flagged.stderr).toBe(0);
+    expect(await score('stdin.a@example.com')).toBe(1234);
+    const records = await run(['records', 'upsert', 'c0000000-0000-4000-8000-000000000001', '--file', write('subs.csv', 'clientDedupKey,seats\nsub-nc,"1,000"\n')]);
+    expect(records.exitCode).toBe(2);
+    expect(records.stderr).toContain('the NUMBER cell "1,000" reads as 1000 with a decimal point (the comma groups thousands) or as 1 with a decimal comma');
+  });
+
+  it('a flag value names every reading too', async () => {
+    const res = await run(['contacts', 'upsert', '--email', 'flag.value@example.com', '--field', 'score=1,234']);
+    expect(res.exitCode).toBe(2);
+    expect(res.stderr).toContain('"1,234" reads as 1234 with a decimal point (the comma groups thousands) or as 1.234 with a decimal comma: write 1234 or 1.234');
+  });
+});
+
+describe('blank cells of field columns', () => {
+  it('are said once at run time, with the count and the columns, and in --summary-json', async () => {
+    const path = write('blanks.csv', 'email,city,score\nblank.a@example.com,,\nblank.b@example.com,Oslo,\n');
+    const summary = join(tempConfigDir(), 'summary.json');
+    const res = await run(['contacts', 'upsert', '--file', path, '--summary-json', summary]);
+    expect(res.exitCode, res.stderr).toBe(0);
+    const notes = res.stderr.split('\n').filter((l) => l.includes('blank cell'));
+    expect(notes).toEqual(['note: 3 blank cells of field columns ("city", "score") not sent: a blank cell leaves the field as it is on the server; to clear a field, send null for it (NDJSON)']);
+    expect(JSON.parse(readFileSync(summary, 'utf8')).blankCells).toEqual({ cells: 3, columns: ['city', 'score'] });
+    const records = await run(['records', 'upsert', 'c0000000-0000-4000-8000-000000000001', '--file', write('subs.csv', 'clientDedupKey,planName,seats\nsub-blank,,3\n')]);
+    expect(records.exitCode, records.stderr).toBe(0);
+    expect(records.stderr).toContain('note: 1 blank cell of field columns ("planName") not sent: a blank cell leaves the field as it is on the server; --empty-cells null clears the field instead');
+  });
+});
