@@ -1,5 +1,5 @@
 import { closingQuote, scanJson, TOO_DEEP, type ScanState } from './json-scan.js';
-import { Utf8Bound, utf8Length } from './utf8-bound.js';
+import { bytesText, Utf8Bound, utf8Length } from './utf8-bound.js';
 
 /** Thrown for text that is not JSON (the caller words it as an unexpected response). */
 export class JsonSyntaxError extends Error {}
@@ -327,9 +327,4 @@ function parse(text: string): unknown {
   } catch (err) {
     throw new JsonSyntaxError((err as Error).message);
   }
-}
-
-/** A size as messages give it: `64 MiB` (the limits are whole MiB), else bytes. */
-function bytesText(bytes: number): string {
-  return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes.toLocaleString('en-US')} bytes`;
 }

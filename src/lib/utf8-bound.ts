@@ -35,3 +35,8 @@ export function utf8Length(pieces: readonly string[], last = ''): number {
   for (const piece of pieces) n += Buffer.byteLength(piece);
   return n;
 }
+
+/** A limit as messages give it: `64 MiB` (the limits are whole MiB), else bytes. */
+export function bytesText(bytes: number): string {
+  return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes.toLocaleString('en-US')} bytes`;
+}
