@@ -119,6 +119,7 @@ export class NumberConvention {
   read(text: string): Read {
     const r = readingsOf(text);
     const quoted = JSON.stringify(text);
+    if (r.point === undefined && r.comma === undefined) return { ok: false, reason: `${quoted} is not a number` };
     if (this.decided) {
       const value = r[this.decided.convention];
       if (value !== undefined) return { ok: true, value };
@@ -126,7 +127,6 @@ export class NumberConvention {
       const there = r[other] === undefined ? '' : `; with ${NAME[other]} it is ${shown(r[other]!)}`;
       return { ok: false, reason: `${quoted} is not a number written with ${NAME[this.decided.convention]} (${this.decided.by})${there}` };
     }
-    if (r.point === undefined && r.comma === undefined) return { ok: false, reason: `${quoted} is not a number` };
     if (r.point !== undefined && r.comma !== undefined) {
       if (shown(r.point) === shown(r.comma)) return { ok: true, value: r.point };
       return this.twoReadings(text, r);
