@@ -95,6 +95,23 @@ export function oneLine(text: string): string {
   return out + text.slice(from);
 }
 
+/**
+ * How many object members a valid JSON text writes: each key is a string followed by `:`, and a
+ * `"` inside a string is escaped, so an unescaped `"` before a `:` ends a key. Found by a native
+ * regular expression, so a row costs far less than a scan of every character: where it equals
+ * the members JSON.parse kept, no key was named twice (and `repeatedKey` is not needed).
+ */
+export function keysWritten(text: string): number {
+  let n = 0;
+  const keyEnd = /"[ \t\r\n]*:/g;
+  for (let m = keyEnd.exec(text); m; m = keyEnd.exec(text)) {
+    let k = m.index - 1;
+    while (text.charCodeAt(k) === BACKSLASH) k--;
+    if ((m.index - 1 - k) % 2 === 0) n++;
+  }
+  return n;
+}
+
 /** An object being read by `repeatedKey`: its keys so far (undefined for an array), and the last one. */
 interface KeyFrame {
   keys: Set<string> | undefined;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { jsonArrayRows } from '../../src/io/json-array-rows.js';
 import { nestsDeeper } from '../../src/io/input-rows.js';
-import { oneLine, repeatedKey, scanJson, TOO_DEEP, type ScanState } from '../../src/lib/json-scan.js';
+import { keysWritten, oneLine, repeatedKey, scanJson, TOO_DEEP, type ScanState } from '../../src/lib/json-scan.js';
 
 const fresh = (): ScanState => ({ depth: 0, inString: false });
 
@@ -85,5 +85,14 @@ describe('repeatedKey (a key named twice in one object)', () => {
     expect(repeatedKey('{"a":"\\"a\\":1,","b":{"a":1},"c":[{"a":1},{"a":2}],"d":["a","a"]}')).toBeUndefined();
     expect(repeatedKey('[{"a":1},{"a":1}]')).toBeUndefined();
     expect(repeatedKey('{}')).toBeUndefined();
+  });
+});
+
+describe('keysWritten (the members a JSON text writes)', () => {
+  it('counts each key once, whatever strings hold (escaped quotes, colons)', () => {
+    expect(keysWritten('{"a":1,"b" : {"c":"x\\":y","d":[{"e":null}]}}')).toBe(5);
+    expect(keysWritten('{"a\\\\":"\\\\\\":"}')).toBe(1);
+    expect(keysWritten('["a:", "b"]')).toBe(0);
+    expect(keysWritten('{"email":"a@x.com","email":"b@x.com"}')).toBe(2);
   });
 });
