@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BATCH_GLOBALS, batchFlags, checkBatchOptions, DECIMAL_COMMA_FLAG, IGNORE_UNKNOWN_COLUMNS_FLAG, PASS_COLUMN_FLAG, rejectBatchOptions, SUMMARY_JSON_FLAG } from '../../cmdutil/batch-options.js';
+import { BATCH_GLOBALS, batchFlags, checkBatchOptions, NUMBER_CONVENTION_FLAGS, IGNORE_UNKNOWN_COLUMNS_FLAG, PASS_COLUMN_FLAG, rejectBatchOptions, SUMMARY_JSON_FLAG } from '../../cmdutil/batch-options.js';
 import { commandOptions, flag, switchFlag, textFlag, type ValuesOf } from '../../cmdutil/flags.js';
 import { caseInsensitiveChoice } from '../../cmdutil/parse.js';
 import { setFlag } from '../../cmdutil/body-flags.js';
@@ -24,7 +24,7 @@ export const options = commandOptions(
     ...batchFlags(UPSERT_FILE_DEFAULTS),
     ...IGNORE_UNKNOWN_COLUMNS_FLAG,
     ...PASS_COLUMN_FLAG,
-    ...DECIMAL_COMMA_FLAG,
+    ...NUMBER_CONVENTION_FLAGS,
     ...SUMMARY_JSON_FLAG,
   },
   {
