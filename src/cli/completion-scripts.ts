@@ -3,7 +3,7 @@ export const COMPLETION_SCRIPTS: Record<'bash' | 'zsh' | 'fish', string> = {
   bash: `# cnv completion for bash. Load with: source <(cnv completion bash)
 _cnv_complete() {
   # The words as typed, from the line itself: bash splits COMP_WORDS at ':' too (COMP_WORDBREAKS),
-  # and state keys hold colons (default@host:4010/contacts:/data/c.csv).
+  # and state keys hold colons (sk_live_demo@host:4010/contacts:/data/c.csv).
   local -a words
   if [ -n "\${COMP_LINE+x}" ]; then
     local line="\${COMP_LINE:0:\${COMP_POINT:-\${#COMP_LINE}}}"

@@ -111,7 +111,7 @@ export const COMMANDS: Entry[] = [
         examples: ['cnv export state list', 'cnv export state show KEY', 'cnv export state reset KEY --yes'],
         children: [
           { name: 'list', summary: 'List saved export states', json: 'an array of states [{key, kind, emailType, format, rows, pages, cursorAt, output: {kind, path?, bytes?}, lastRun: {runId, status, startedAt, finishedAt, rows}, pending: {runId, rows, savedAt}}] (times ISO 8601, null when none; with --columns only those members)', load: () => import('../commands/export/state/list.js') },
-          { name: 'show', summary: 'Show one export state and its run manifests', json: 'the state object {key, kind, profile, baseUrl, stateFile, lockedBy, cursor, cursorAt, rows, pages, format, output: {kind, path?, bytes?}, ...}', load: () => import('../commands/export/state/show.js') },
+          { name: 'show', summary: 'Show one export state and its run manifests', json: 'the state object {key, kind, profile, baseUrl, account, stateFile, lockedBy, cursor, cursorAt, rows, pages, format, output: {kind, path?, bytes?}, ...}', load: () => import('../commands/export/state/show.js') },
           { name: 'reset', summary: 'Delete an export state (the next run starts over)', json: '{key, removed}', load: () => import('../commands/export/state/reset.js') },
           { name: 'commit', summary: 'Make the pending position of a --defer-commit run current', json: '{key, run, committed, rows, added?, cursor}', load: () => import('../commands/export/state/commit.js') },
         ],

@@ -42,9 +42,13 @@ export const PASS_COLUMN_FLAG = {
   passColumn: listFlag('--pass-column <name>', 'send this column as a top-level body member under its own name, unchecked (the members the spec names but does not spell); repeatable'),
 };
 
-/** NUMBER cells with a decimal comma (the modes whose cells are typed by field definitions). */
-export const DECIMAL_COMMA_FLAG = {
-  decimalComma: switchFlag('--decimal-comma', 'read NUMBER cells written with a decimal comma (3,5 and 1.234,5), as German or French spreadsheets save them'),
+/**
+ * The file's number convention, for NUMBER cells (the modes whose cells are typed by field
+ * definitions); without either, the file's own cells tell it (src/io/number-convention.ts).
+ */
+export const NUMBER_CONVENTION_FLAGS = {
+  decimalPoint: switchFlag('--decimal-point', 'NUMBER cells have a decimal point, commas group thousands (1,234.5): 1,234 is 1234'),
+  decimalComma: switchFlag('--decimal-comma', 'NUMBER cells have a decimal comma, dots group thousands (1.234,5), as German or French spreadsheets save them: 1,234 is 1.234'),
 };
 
 /** The run's summary as JSON. */
@@ -74,6 +78,7 @@ interface BatchOptionValues {
   ignoreUnknownColumns?: boolean;
   passColumn?: string[];
   decimalComma?: boolean;
+  decimalPoint?: boolean;
   file?: string;
   batch?: string;
   /** The globals the rules read (BATCH_GLOBALS): the summary document has no room on a stdout that carries the report. */
@@ -95,6 +100,7 @@ export function checkBatchOptions(opts: BatchOptionValues): void {
   }
   if (opts.report === '-') refuseJsonWhenStdoutIsData(opts, 'the report (--report -)', '--report FILE (then --json prints the summary on stdout), or --summary-json FILE');
   summaryJsonTarget(opts.summaryJson, opts.report === '-', { '--report': opts.report, '--resume-from-report': opts.resumeFromReport, '--file/--batch': opts.file ?? opts.batch });
+  if (opts.decimalComma && opts.decimalPoint) throw new UsageError('--decimal-comma and --decimal-point: a file has one number convention; give the one it uses', undefined, 'conflicting_options');
 }
 
 /** The batch options of a command, with defaults applied (checked before: checkBatchOptions). */
@@ -112,13 +118,13 @@ export function batchRunOptions(opts: BatchOptionValues, defaults: BatchDefaults
     summaryJson: opts.summaryJson,
     maxRows: opts.maxRows,
     columns: { map: opts.map, mapFile: opts.mapFile, ignoreColumn: opts.ignoreColumn, ignoreUnknownColumns: opts.ignoreUnknownColumns, passColumn: opts.passColumn },
-    decimalComma: opts.decimalComma === true,
+    numbers: opts.decimalComma ? 'comma' : opts.decimalPoint ? 'point' : undefined,
   };
 }
 
 const BATCH_ONLY = [
   'inputFormat', 'delimiter', 'encoding', 'report', 'resumeFromReport', 'concurrency', 'chunkSize', 'summaryJson',
-  'maxRows', 'map', 'mapFile', 'ignoreColumn', 'ignoreUnknownColumns', 'passColumn', 'decimalComma',
+  'maxRows', 'map', 'mapFile', 'ignoreColumn', 'ignoreUnknownColumns', 'passColumn', 'decimalComma', 'decimalPoint',
 ] as const;
 
 /** Batch options make no sense in single mode: say so rather than ignore them. */

@@ -27,7 +27,7 @@ export function exportFlags(kind: ExportKind) {
     full: switchFlag('--full', 'ignore the saved state and export everything again (a file given with --out is emptied first)'),
     /** false with --no-state. */
     state: flag('--no-state', 'neither read nor write any state: a one-off export; --out FILE is written beside FILE and renamed over it only once the export succeeded (a failure or a kill leaves FILE as it was)', z.boolean()),
-    stateKey: textFlag('--state-key <name>', 'name of the saved state (default: profile@host/kind[/type] then :FILE for --out FILE, or /stdout)'),
+    stateKey: textFlag('--state-key <name>', 'name of the saved state (default: the account, sk_live_<key id>@host, then /kind[/type] and :FILE for --out FILE, or /stdout)'),
     maxPages: numberFlag('--max-pages <n>', 'stop after this many pages (the state keeps the place)', integer(1)),
     maxRows: numberFlag('--max-rows <n>', 'stop after this many rows (the state keeps the place)', integer(1)),
     deferCommit: switchFlag('--defer-commit', 'stdout only: save the new position as pending; `cnv export state commit KEY --run ID` makes it current'),

@@ -5,6 +5,7 @@ import type { CommandInput } from './contract.js';
 import type { Context } from '../context.js';
 import { ResponseShapeError, UsageError } from '../errors.js';
 import type { HttpClient, RawResponse } from '../http/client.js';
+import { MAX_WRITE_BYTES, sizeText } from '../http/body.js';
 import { parseJson } from '../http/exact-json.js';
 import type { CommandResult } from '../io/render.js';
 import { escapeControl } from '../lib/terminal-text.js';
@@ -126,6 +127,8 @@ export async function run(ctx: Context, { args, opts }: CommandInput<typeof opti
     query = toQuery(fields);
   } else if (Object.keys(fields).length > 0) {
     body = fields;
+    // Several -F k=@file values together may pass what cnv writes in one body.
+    if (Buffer.byteLength(stringifyJson(fields)) > MAX_WRITE_BYTES) throw new UsageError(`-f/-F: the body they make is larger than ${sizeText(MAX_WRITE_BYTES)}`, 'send less in one request');
   }
   const pathname = path.split('?')[0];
   const printer = await makePrinter(ctx, opts.include === true, opts.silent === true);

@@ -54,6 +54,8 @@ export interface RunPlan {
   key: string | null;
   profile: string;
   baseUrl: string;
+  /** The account (state-key.ts accountIdentity), recorded in the state. */
+  account: string;
   store?: ExportStateStore;
   lock?: ExportLock;
   prior?: ExportState;

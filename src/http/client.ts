@@ -176,7 +176,7 @@ export class HttpClient {
         rows.row(row, text);
       }, (index) => {
         throw shape(`data.${spec.member}.${index}: expected an object`);
-      }, BODY_LIMITS.rowChars, MAX_DEPTH, BODY_LIMITS.aroundChars);
+      }, BODY_LIMITS.rowBytes, MAX_DEPTH, BODY_LIMITS.aroundBytes);
       let head = '';
       // Only the body stream's own failures (a connection lost mid-page) are network errors
       // worth a retry; anything the reading itself throws ends the request.
@@ -190,7 +190,7 @@ export class HttpClient {
             if (head.trimStart().startsWith('{')) throw shape(`the body is not JSON (${err.message})`);
             throw notTheApi(target, `${label} answered ${status} with ${describeBody(head, headers)}, not JSON (${err.message})`, status);
           }
-          if (err instanceof JsonTooLargeError) throw tooLarge(target, BODY_LIMITS.rowChars, err.message, err.message.startsWith('row '));
+          if (err instanceof JsonTooLargeError) throw tooLarge(target, BODY_LIMITS.rowBytes, err.message, err.message.startsWith('row '));
           throw new NotRetried(err);
         }
       };

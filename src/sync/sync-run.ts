@@ -1,10 +1,8 @@
-import { createHash } from 'node:crypto';
 import type { FieldDefinition } from '../api/fields.js';
-import { accountOf } from '../batch/report-job.js';
 import type { Decided, FileBatchSpec } from '../batch/file-run.js';
 import { ExitCode } from '../errors.js';
 import type { CrashHook } from '../exports/crash-points.js';
-import { maskKey } from '../http/redact.js';
+import { accountIdentity } from '../exports/state-key.js';
 import { SyncDecider } from './decide.js';
 import type { PlanOutput } from './plan-output.js';
 import { lockSync, refreshSnapshot, type Snapshot, type SnapshotDeps } from './snapshot.js';
@@ -27,14 +25,12 @@ interface SyncOptions {
 }
 
 /**
- * The default state key of an account's snapshot: base URL and the key's masked id (a key of
- * another shape: a hash of it), never the key. Every way of reaching one account (environment,
- * default or named profile) shares it; two accounts never do.
+ * The state key of an account's snapshot: the account as export states name it (the key's
+ * identity, the API's host and path; never the key), then `/contacts-sync`. Every way of
+ * reaching one account (environment, default or named profile) shares it; two accounts never do.
  */
 export function syncStateKey(baseUrl: string, apiKey: string): string {
-  const masked = maskKey(apiKey);
-  const id = masked === '****' ? `key-${createHash('sha256').update(apiKey).digest('hex').slice(0, 16)}` : masked;
-  return `contacts-sync@${accountOf(baseUrl, id).replace(' ', '#')}`;
+  return `${accountIdentity(baseUrl, apiKey)}/contacts-sync`;
 }
 
 /**

@@ -12,7 +12,7 @@ import { stringifyJson } from '../../src/lib/exact-number.js';
 
 // In-process runs against undici's MockAgent: the server behaviours the emulator does not show.
 const BASE = 'https://api.test';
-const KEY = 'default@api.test/contacts';
+const KEY = 'sk_live_mock@api.test/contacts';
 const STDOUT_KEY = `${KEY}/stdout`;
 let agent: MockAgent;
 let env: Record<string, string>;
@@ -116,7 +116,7 @@ describe('export runner (in-process, MockAgent)', () => {
     agent.get(BASE).intercept({ path: '/v2/exports/contacts', method: 'POST' }).reply(400, { error: { code: 'invalid_cursor', message: 'Cursor is invalid or malformed' } });
     const res = await run(['--out', out]);
     expect(res.exitCode).toBe(3);
-    expect(res.stderr).toMatch(/invalid_cursor: the server rejected the saved cursor of export state "default@api.test\/contacts:\/.*contacts.ndjson".*unchanged/);
+    expect(res.stderr).toMatch(/invalid_cursor: the server rejected the saved cursor of export state "sk_live_mock@api.test\/contacts:\/.*contacts.ndjson".*unchanged/);
     expect(res.stderr).toMatch(/hint: .*--full/);
     expect(readFileSync(store.pathOf(fileKey(out)), 'utf8')).toBe(before);
   });
@@ -165,7 +165,7 @@ describe('export runner (in-process, MockAgent)', () => {
     const res = await run(['--defer-commit', '--run', 'r1']);
     expect(res.exitCode, res.stderr).toBe(0);
     expect(res.stdout.trim().split('\n')).toHaveLength(2);
-    expect(res.stderr).toMatch(/pending until `cnv export state commit default@api.test\/contacts\/stdout --run r1`/);
+    expect(res.stderr).toMatch(/pending until `cnv export state commit sk_live_mock@api.test\/contacts\/stdout --run r1`/);
     let s = await state(STDOUT_KEY);
     expect(s?.current).toMatchObject({ cursor: null, rows: 0 });
     expect(s?.pending).toMatchObject({ cursor: 'c1', rows: 2 });

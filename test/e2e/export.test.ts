@@ -134,7 +134,7 @@ describe('cnv export: full, then incremental (in-process)', () => {
     }
     const list = await cnvInProcess(['export', 'state', 'list', '--json'], { env: fx.env });
     const keys = JSON.parse(list.stdout).map((s: { key: string }) => s.key);
-    for (const type of EMAIL_EVENT_TYPES) expect(keys).toContain(`default@${new URL(fx.emulator.url).host}/email-events/${type}:${join(dir, `${type}.csv`)}`);
+    for (const type of EMAIL_EVENT_TYPES) expect(keys).toContain(`sk_live_demo@${new URL(fx.emulator.url).host}/email-events/${type}:${join(dir, `${type}.csv`)}`);
 
     await fx.admin('POST', '/_emulator/email-events', { eventType: 'EMAIL_OPEN', email: FIXTURE_CONTACTS.ada.email, link: 'x\ny' });
     const more = await exportCnv(['email-events', '--type', 'Email_Open', '--out', join(dir, 'EMAIL_OPEN.csv')]);

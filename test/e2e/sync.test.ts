@@ -184,7 +184,7 @@ describe('contacts sync (binary)', () => {
     const file = write('damage.csv', csv([['ada@example.com', 'London']]));
     expect((await cnv(['contacts', 'sync', '--file', file], { env })).exitCode).toBe(0);
     const states = JSON.parse((await cnv(['export', 'state', 'list', '--json'], { env })).stdout) as Array<{ key: string; output: { path: string } }>;
-    const state = states.find((s) => s.key.startsWith('contacts-sync@'))!;
+    const state = states.find((s) => s.key.endsWith('/contacts-sync'))!;
     expect(state.output.path).toContain(`${configDir}/sync/`);
     expect(statSync(state.output.path).mode & 0o777).toBe(0o600);
     // One value changed in place, far from the end (the export's own check reads only the last 64 KiB).
@@ -213,7 +213,7 @@ describe('contacts sync (binary)', () => {
     const file = write('fifo.csv', csv([['fifo@example.com', 'Here']]));
     expect((await cnv(['contacts', 'sync', '--file', file], { env })).exitCode).toBe(0);
     const states = JSON.parse((await cnv(['export', 'state', 'list', '--json'], { env })).stdout) as Array<{ key: string; output: { path: string } }>;
-    const path = states.find((s) => s.key.startsWith('contacts-sync@'))!.output.path;
+    const path = states.find((s) => s.key.endsWith('/contacts-sync'))!.output.path;
     rmSync(path);
     execFileSync('mkfifo', [path]);
     const fifo = await cnv(['contacts', 'sync', '--file', file, '--plan'], { env, timeoutMs: 10_000 });
@@ -227,7 +227,7 @@ describe('contacts sync (binary)', () => {
     const second = await cnv(['contacts', 'sync', '--file', file, '--plan'], { env });
     await fx.clearFaults();
     expect(second.exitCode).toBe(7);
-    expect(second.stderr).toMatch(/error: locked: another run holds the lock of the contacts sync of contacts-sync@/);
+    expect(second.stderr).toMatch(/error: locked: another run holds the lock of the contacts sync of sk_live_demo@[^ ]+\/contacts-sync/);
     expect((await slow).exitCode).toBe(0);
   });
 

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { FieldsByParent } from '../../batch/columns.js';
+import type { FieldsByParent } from '../../batch/field-match.js';
 import { runFileBatch } from '../../batch/file-run.js';
 import { BATCH_GLOBALS, checkBatchOptions } from '../../cmdutil/batch-options.js';
 import { batchDepsOf, exportDepsOf, outputOf, reporterDepsOf } from '../../cmdutil/deps.js';
@@ -59,7 +59,7 @@ applies to each line. Without --plan, --json or -q prints the run's summary docu
 (with its "sync" member: the counts and what the refresh read). --exit-code: exit 9 when rows
 would be (or were) sent.
 
-The snapshot is an export state (\`cnv export state list\` shows it, "contacts-sync@..."), its file
+The snapshot is an export state (\`cnv export state list\` shows it, "<account>/contacts-sync"), its file
 under the config directory's sync/ (mode 0600); one sync per account runs at a time (exit 7).
 A damaged snapshot is never trusted: it is rebuilt by a full refresh, with a note. Needs the
 contacts export (403 export_not_enabled: exit 4; use \`contacts upsert --file\` there).

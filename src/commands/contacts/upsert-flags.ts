@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BATCH_GLOBALS, batchFlags, checkBatchOptions, DECIMAL_COMMA_FLAG, IGNORE_UNKNOWN_COLUMNS_FLAG, PASS_COLUMN_FLAG, rejectBatchOptions, SUMMARY_JSON_FLAG } from '../../cmdutil/batch-options.js';
+import { BATCH_GLOBALS, batchFlags, checkBatchOptions, NUMBER_CONVENTION_FLAGS, IGNORE_UNKNOWN_COLUMNS_FLAG, PASS_COLUMN_FLAG, rejectBatchOptions, SUMMARY_JSON_FLAG } from '../../cmdutil/batch-options.js';
 import { commandOptions, flag, switchFlag, textFlag, type OptionValues, type ValuesOf } from '../../cmdutil/flags.js';
 import { caseInsensitiveChoice } from '../../cmdutil/parse.js';
 import { setFlag } from '../../cmdutil/body-flags.js';
@@ -21,7 +21,7 @@ export const FILE_ROW_FLAGS = {
   ...batchFlags(UPSERT_FILE_DEFAULTS),
   ...IGNORE_UNKNOWN_COLUMNS_FLAG,
   ...PASS_COLUMN_FLAG,
-  ...DECIMAL_COMMA_FLAG,
+  ...NUMBER_CONVENTION_FLAGS,
   ...SUMMARY_JSON_FLAG,
 };
 

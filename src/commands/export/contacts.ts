@@ -36,7 +36,8 @@ only the contacts created or updated since (the state keeps the last cursor). In
 row lands exactly once, across crashes, kills and resumed runs, and only into the file the
 state committed to; each file (and stdout) has its own default state (see docs/exports.md).
 CSV columns: id, sfdcLeadId, sfdcContactId, sfdcAccountId, email, subscriptionStatus,
-createdAt, updatedAt, one column per contact field label, and _extra (JSON of anything else).
+createdAt, updatedAt, one column per contact field (its label; "Label (key)" for fields
+that share a label), and _extra (JSON of anything else).
 NDJSON rows are the API's: their fields object is keyed by field LABEL ({"City": "Oslo"}),
 where \`contacts get\` keys it by field key ({"city": "Oslo"}). --fields-by key writes the keys
 (from the field definitions, read when the run starts): a member that no one field has (a
