@@ -83,6 +83,20 @@ export async function settleNumbers(deps: BatchDeps, cells: FieldCells, input: O
   if (note) deps.notices.info(note);
 }
 
+/**
+ * The scan's work for a CSV row whose other cells need no reading: its NUMBER fields' cells, read
+ * by the convention (its evidence, its cells of two readings), as the run's preparing reads them.
+ */
+export function scanNumberCells(row: InputRow, resolver: ColumnResolver, numbers: NumberConvention): void {
+  if (!row.textual || !row.values) return;
+  for (const column in row.values) {
+    const raw = String(row.values[column]);
+    if (raw.trim() === '') continue;
+    const { target } = resolver.resolve(column);
+    if (target.kind === 'field' && target.def.dataType.toUpperCase() === 'NUMBER') numbers.read(raw);
+  }
+}
+
 /** Whether a column resolves to a NUMBER field. */
 export function numberColumn(columns: FileColumns): boolean {
   return columns.entries().some((entry) => {

@@ -89,7 +89,8 @@ export async function refreshSnapshot(deps: SnapshotDeps, key: string, fieldKeys
   let digest = createHash('sha256');
   let segments: SnapshotRecord['fields'] = [];
   let verified = 0;
-  let kept = new KeptBytes(IN_MEMORY_BYTES);
+  // Kept only when the whole file will fit: a large one is never held, even in part.
+  let kept = new KeptBytes(record && record.bytes <= IN_MEMORY_BYTES ? IN_MEMORY_BYTES : 0);
   if (!full && record) {
     try {
       await indexRange(paths.file, 0, record.bytes, index, digest, deps.signal, kept);
@@ -127,6 +128,7 @@ export async function refreshSnapshot(deps: SnapshotDeps, key: string, fieldKeys
     run = await exportInto(deps, key, paths.file, true, opts.crash);
   }
   const committed = committedBytes(store, key);
+  if (committed > IN_MEMORY_BYTES) kept = new KeptBytes(0);
   const keys = [...fieldKeys].sort();
   const last = segments.at(-1);
   if (!last || last.keys.join('\u0000') !== keys.join('\u0000')) segments = [...segments, { from: verified, keys }];

@@ -6,7 +6,7 @@ import type { FieldsByParent } from '../../batch/field-match.js';
 import { batchRunOptions } from '../../cmdutil/batch-options.js';
 import { perRowSender } from '../../batch/per-row.js';
 import { cellMismatch, shapeRow, type RowCells } from '../../batch/row-body.js';
-import { BlankCells, numberColumn } from '../../batch/field-cells.js';
+import { BlankCells, numberColumn, scanNumberCells } from '../../batch/field-cells.js';
 import { NumberConvention } from '../../io/number-convention.js';
 import { blank, checkRow, identifierColumns } from '../../batch/row-check.js';
 import { emailSchema, uuidSchema } from '../../api/identifiers.js';
@@ -127,7 +127,7 @@ export async function upsertFileSpec(ctx: Context, opts: FileRowOptions, command
       blanks,
       // NDJSON and JSON values are sent as they are: only CSV cells are typed.
       scanWanted: (input, columns) => input.format === 'csv' && numberColumn(columns),
-      scan: (row, columns) => void prepareUpsertRow(row, defaults, columns, { coerce: { numbers } }),
+      scan: (row, columns) => scanNumberCells(row, columns, numbers),
     },
     request: (items) => upsertContactRequest(items[0].payload),
     send: perRowSender(async (body: UpsertContactBody, signal) => {
