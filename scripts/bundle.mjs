@@ -96,7 +96,7 @@ function writeAtomic(url, text) {
 // not for ES modules; one file, since esbuild splits only ES modules.
 const cli = await build({
   stdin: {
-    contents: "export { run } from './src/main.ts'; export { applyRuntime } from './src/runtime/index.ts'; export { beforeEngineFlagsChange } from './src/runtime/engine-flags.ts'; export { InterruptedError, OutputClosedError } from './src/errors.ts';",
+    contents: "export { run } from './src/main.ts'; export { applyRuntime } from './src/runtime/index.ts'; export { beforeEngineFlagsChange } from './src/runtime/engine-flags.ts'; export { InterruptedError, stdoutError } from './src/errors.ts';",
     resolveDir: new URL('..', import.meta.url).pathname,
     loader: 'ts',
     sourcefile: 'cnv-entry.ts',

@@ -166,6 +166,23 @@ export class OutputClosedError extends CliError {
   }
 }
 
+/**
+ * A write to stdout that failed: the reader went away (EPIPE, exit 141, no error line), or the
+ * file or device it goes to refused it (`> /dev/full`, a full disk, a read-only one, a closed
+ * descriptor): exit 8 naming stdout, never "a bug in cnv" and never a success with the output lost.
+ */
+export function stdoutError(err: unknown): CliError {
+  if (err instanceof CliError) return err;
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'EPIPE') return new OutputClosedError();
+  return new LocalFileError('output to', 'stdout', typeof code === 'string' ? code : 'EIO', 'stdout goes to a file or device that cannot take it (a full disk?): free space or send it elsewhere, then run again');
+}
+
+/** Whether a run its `signal` stopped was interrupted (SIGINT/SIGTERM, the reader gone), not failed (stdout cannot be written). */
+export function interruptedBy(signal: AbortSignal): boolean {
+  return signal.aborted && !(signal.reason instanceof LocalFileError);
+}
+
 /** Ends a --dry-run after the request was printed instead of sent; not a failure. */
 export class DryRunStop extends CliError {
   constructor() {

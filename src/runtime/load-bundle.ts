@@ -11,7 +11,7 @@ interface CliBundle {
   applyRuntime: typeof import('./index.js').applyRuntime;
   beforeEngineFlagsChange: typeof import('./engine-flags.js').beforeEngineFlagsChange;
   InterruptedError: typeof import('../errors.js').InterruptedError;
-  OutputClosedError: typeof import('../errors.js').OutputClosedError;
+  stdoutError: typeof import('../errors.js').stdoutError;
 }
 
 interface LoadedBundle {
