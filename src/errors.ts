@@ -98,6 +98,9 @@ export class NotTheApiError extends CliError {
   }
 }
 
+/** The code src/lib/regular-file.ts gives a path that is no regular file (a FIFO, a device, a directory). */
+const NOT_REGULAR = 'ENOTREG';
+
 /** Errno codes of a local file system that refuses a write: full, over quota, read-only, denied or failing. */
 const FILE_SYSTEM_CODES: Record<string, string> = {
   ENOSPC: 'the disk is full',
@@ -128,7 +131,20 @@ export class LocalFileError extends CliError {
   static from(err: unknown, what: string, path: string, hint?: string): LocalFileError | undefined {
     if (err instanceof LocalFileError) return err;
     const code = (err as NodeJS.ErrnoException | undefined)?.code;
+    if (code === NOT_REGULAR) return new NotRegularFileError(what, path, (err as { kind?: string }).kind ?? 'not a regular file');
     return code && code in FILE_SYSTEM_CODES ? new LocalFileError(what, path, code, hint) : undefined;
+  }
+}
+
+/**
+ * A file cnv keeps (state, lock, output file record, cache, config) is something else at its
+ * path: a FIFO, a device, a directory. Exit 8 naming it; cnv never waits on it
+ * (src/lib/regular-file.ts).
+ */
+export class NotRegularFileError extends LocalFileError {
+  constructor(what: string, path: string, kind: string) {
+    super(what, path, NOT_REGULAR, 'cnv did not put it there: move it aside, then run again');
+    this.message = `the ${what} ${path} is ${kind}, not a regular file: cnv neither reads it nor waits on it`;
   }
 }
 

@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { isAlive, processStartTicks } from '../lib/process-alive.js';
+import { readRegularFileSync } from '../lib/regular-file.js';
 
 /** Who holds a lock: the content of the lock file. */
 export interface LockOwner {
@@ -110,15 +111,10 @@ function judge(path: string, stat: fs.Stats): Found {
   return { owner, stale, identity: stat.isFile() && text ? `file ${text}` : `${stat.isFile() ? 'file' : 'directory'} ${inode}` };
 }
 
-/** A file's text, never through a symlink (nor waiting on a fifo); undefined when it cannot be read. */
+/** A file's text, never through a symlink, nor from a FIFO or a device (never waited on); undefined when it cannot be read. */
 function readText(file: string): string | undefined {
   try {
-    const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
-    try {
-      return fs.readFileSync(fd, 'utf8');
-    } finally {
-      fs.closeSync(fd);
-    }
+    return readRegularFileSync(file, { nofollow: true }).toString('utf8');
   } catch {
     return undefined;
   }

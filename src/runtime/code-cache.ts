@@ -1,7 +1,8 @@
 import { hash } from 'node:crypto';
-import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { readRegularFileSync } from '../lib/regular-file.js';
 
 /** Cache files kept per bundle and Node.js version: one per command run, and no more than this. */
 export const MAX_CACHE_FILES = 24;
@@ -75,7 +76,9 @@ export function readCache(file: string): Buffer | undefined {
     const stat = lstatSync(file);
     if (!stat.isFile() || stat.size <= DIGEST_BYTES || stat.size > MAX_CACHE_BYTES) return undefined;
     if (process.platform !== 'win32' && stat.uid !== process.getuid?.()) return undefined;
-    const bytes = readFileSync(file);
+    // Never waited on: what took the file's place since (a FIFO) is refused.
+    const bytes = readRegularFileSync(file, { nofollow: true });
+    if (bytes.length > MAX_CACHE_BYTES) return undefined;
     const data = bytes.subarray(DIGEST_BYTES);
     if (!digestOf(data).equals(bytes.subarray(0, DIGEST_BYTES))) {
       rmSync(file, { force: true });
