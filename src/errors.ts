@@ -141,7 +141,7 @@ export class LocalFileError extends CliError {
  * path: a FIFO, a device, a directory. Exit 8 naming it; cnv never waits on it
  * (src/lib/regular-file.ts).
  */
-export class NotRegularFileError extends LocalFileError {
+class NotRegularFileError extends LocalFileError {
   constructor(what: string, path: string, kind: string) {
     super(what, path, NOT_REGULAR, 'cnv did not put it there: move it aside, then run again');
     this.message = `the ${what} ${path} is ${kind}, not a regular file: cnv neither reads it nor waits on it`;

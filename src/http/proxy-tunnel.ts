@@ -3,7 +3,7 @@ import type { Dispatcher, Pool as PoolType } from 'undici';
 import { dispatcherConnect, Pool } from './undici.js';
 
 /** The code of every ProxyError: the tunnel was refused or never opened, so the request never left. */
-export const PROXY_TUNNEL_FAILED = 'PROXY_TUNNEL_FAILED';
+const PROXY_TUNNEL_FAILED = 'PROXY_TUNNEL_FAILED';
 
 /**
  * The proxy (HTTPS_PROXY / HTTP_PROXY) did not open the tunnel the request was to go through:
