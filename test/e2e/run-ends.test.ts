@@ -1,5 +1,6 @@
 import { closeSync, openSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { FIXTURE_AUDIENCES } from '../../src/emulator/seed/fixtures.js';
@@ -11,7 +12,7 @@ import { useEmulator } from '../helpers/emulator.js';
 // success: the launcher's exit code stays non-zero until run() returned (bin/cnv.js).
 const fx = useEmulator();
 const files = batchFiles('cnv-run-ends-');
-const STALLED_WRITES = resolve(import.meta.dirname, '../fixtures/preload/stalled-file-writes.cjs');
+const STALLED_WRITES = pathToFileURL(resolve(import.meta.dirname, '../fixtures/preload/stalled-file-writes.mjs')).href;
 
 /** The binary with its stdout going to `stdout` (a path), and `node` options before it. */
 async function cnvTo(stdout: string, args: string[], nodeOptions: string[] = []) {
@@ -58,7 +59,7 @@ describe('a batch whose report cannot be written', () => {
 describe('a run that ends without reaching its end never exits 0', () => {
   it('a write that never completes: the process runs out of work with the run unfinished, exit 1 saying so', async () => {
     const input = files.write('few.csv', 'email\nada@example.com\ngrace@example.com\n');
-    const res = await cnvTo('/dev/null', ['audience', 'add', FIXTURE_AUDIENCES.followUp.id, '--batch', input, '--report', '/dev/null'], ['--require', STALLED_WRITES]);
+    const res = await cnvTo('/dev/null', ['audience', 'add', FIXTURE_AUDIENCES.followUp.id, '--batch', input, '--report', '/dev/null'], ['--import', STALLED_WRITES]);
     expect(res.stderr).toContain('error: internal: the run stopped before its end, with nothing left to wait for (no result, no summary)');
     expect(res.exitCode).toBe(1);
   });
