@@ -118,13 +118,20 @@ const FILE_SYSTEM_CODES: Record<string, string> = {
 export class LocalFileError extends CliError {
   readonly path: string;
 
-  constructor(what: string, path: string, errno: string, hint?: string) {
-    super(`cannot write the ${what} ${path}: ${FILE_SYSTEM_CODES[errno] ?? errno} (${errno})`, {
+  constructor(what: string, path: string, errno: string, hint?: string, reason?: string) {
+    super(`cannot write the ${what} ${path}: ${reason ?? FILE_SYSTEM_CODES[errno] ?? errno} (${errno})`, {
       exitCode: ExitCode.localFile,
       code: errno === 'ENOSPC' || errno === 'EDQUOT' ? 'disk_full' : 'file_system_error',
       hint: hint ?? 'free space or fix the permissions, then run again: what was committed stays committed',
     });
     this.path = path;
+  }
+
+  /** A file to write in a directory that does not exist (or is not a directory): named, not made, since a typo would make a tree. */
+  static missingDirectory(what: string, path: string, dir: string, errno: 'ENOENT' | 'ENOTDIR' = 'ENOENT'): LocalFileError {
+    return errno === 'ENOTDIR'
+      ? new LocalFileError(what, path, errno, 'give a path in a directory', `${dir} is not a directory`)
+      : new LocalFileError(what, path, errno, `create it first (mkdir -p ${dir}), or give another path`, `the directory ${dir} does not exist`);
   }
 
   /** The typed error for a file system failure on `path`, or undefined when `err` is something else. */

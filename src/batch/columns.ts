@@ -1,9 +1,8 @@
-import type { FieldDefinition } from '../api/fields.js';
 import { columnForm, columnNamer, FormIndex } from '../io/column-names.js';
 import { quoteInput } from '../io/input-rows.js';
-import { fieldSpellings, nearCandidates } from './field-names.js';
 import { suggest } from '../lib/suggest.js';
 import { UsageError } from '../errors.js';
+import { exportLabelTarget, fieldByName, keyOrField, nearCandidates, type ColumnTarget, type FieldsByParent } from './field-match.js';
 
 /** How an endpoint names the columns of its input files. */
 export interface ColumnRules {
@@ -46,18 +45,6 @@ export interface ColumnFlags {
 }
 
 export const NO_COLUMN_FLAGS: ColumnFlags = { map: [], ignore: [], ignoreUnknown: false, pass: [] };
-
-/** Field definitions by field parent (`fields`, `companyFields`), then by key. */
-export type FieldsByParent = ReadonlyMap<string, ReadonlyMap<string, FieldDefinition>>;
-
-/** Where one column's cells go. */
-export type ColumnTarget =
-  | { kind: 'key'; key: string; lenient?: boolean }
-  | { kind: 'nested'; parent: string; key: string }
-  | { kind: 'field'; parent: string; key: string; def: FieldDefinition; by: 'key' | 'label' }
-  | { kind: 'pass'; key: string }
-  | { kind: 'skip'; why: string; readOnly?: FieldDefinition }
-  | { kind: 'unknown'; nearest?: string; why?: string };
 
 /** A column and where it goes, as the run shows it. */
 export interface ResolvedColumn {
@@ -126,6 +113,8 @@ export class ColumnResolver {
       if (this.exportHeader && !this.rules.exportColumns!.includes(name)) return true;
       const t = this.resolve(name).target;
       if ((t.kind === 'unknown' && t.why === 'definitions') || (t.kind === 'nested' && this.rules.fieldParents.includes(t.parent))) return true;
+      // A key by another spelling (`Contact ID`) may also be a field's label: only the definitions tell.
+      if (t.kind === 'key' && this.mayAlsoBeField(name, t.key)) return true;
     }
     return false;
   }
@@ -205,12 +194,14 @@ export class ColumnResolver {
   /** A name resolved by the endpoint's rules alone (no flags). */
   private byName(name: string): ColumnTarget {
     if (this.exportHeader && !this.rules.exportColumns!.includes(name)) {
-      const label = this.exportLabel(name);
+      const label = exportLabelTarget(this.definitions, this.rules.fieldParents?.[0], name);
       if (label) return label;
     }
     const key = this.namer(name);
     if (this.rules.keys.includes(key)) {
       if (this.rules.identifiersOnly && !this.rules.identifiers.includes(key)) return { kind: 'skip', why: 'not used: a batch add sends only the identifier' };
+      const clash = this.mayAlsoBeField(name, key) && !this.unreadable ? keyOrField(this.definitions, this.rules.fieldParents!, name, key) : undefined;
+      if (clash) return clash;
       return { kind: 'key', key, ...(key === 'cnvContactId' && LENIENT_ID.has(columnForm(name)) ? { lenient: true } : {}) };
     }
     const notSent = this.notSentByForm.get(columnForm(name));
@@ -228,44 +219,9 @@ export class ColumnResolver {
     return this.field(parents, name);
   }
 
-  /** A column of cnv's export: the label it wrote for a field of the first parent (`fields.<label>` where it clashed). */
-  private exportLabel(name: string): ColumnTarget | undefined {
-    const parent = this.rules.fieldParents?.[0];
-    const defs = parent ? this.definitions?.get(parent) : undefined;
-    if (!parent || !defs) return undefined;
-    const label = (name.startsWith('fields.') ? name.slice('fields.'.length) : name).normalize('NFC');
-    const found = [...defs.values()].filter((d) => d.label.normalize('NFC') === label);
-    if (found.length > 1) return { kind: 'unknown', why: `the label of ${found.map((d) => `${parent}.${d.key}`).join(' and ')}: say which with --map` };
-    return found.length === 1 ? this.fieldTarget(parent, found[0], 'label') : undefined;
-  }
-
-  private nested(parent: string, key: string): ColumnTarget {
-    if (!this.rules.fieldParents?.includes(parent) || !this.hasDefinitions) return { kind: 'nested', parent, key };
-    return this.field([parent], key);
-  }
-
-  /**
-   * A field by key, then label: exact first, then in any case and spacing; the parents in order
-   * (CONTACT fields before COMPANY fields), so only two fields of one parent are ambiguous.
-   */
+  /** A field by key or label (field-match.ts), else unknown with the nearest name. */
   private field(parents: readonly string[], name: string): ColumnTarget {
-    const exact = name.normalize('NFC');
-    const form = columnForm(name);
-    const tiers: Array<[(d: FieldDefinition) => boolean, 'key' | 'label']> = [
-      [(d) => fieldSpellings(d).key === exact, 'key'],
-      [(d) => fieldSpellings(d).label === exact, 'label'],
-      [(d) => fieldSpellings(d).keyForm === form, 'key'],
-      [(d) => fieldSpellings(d).labelForm === form, 'label'],
-    ];
-    for (const parent of parents) {
-      const defs = [...(this.definitions?.get(parent)?.values() ?? [])];
-      for (const [matches, by] of tiers) {
-        const found = defs.filter(matches);
-        if (found.length > 1) return { kind: 'unknown', why: `names ${found.map((d) => `${parent}.${d.key}`).join(' and ')}: say which with --map` };
-        if (found.length === 1) return this.fieldTarget(parent, found[0], by);
-      }
-    }
-    return this.unknown(name);
+    return fieldByName(this.definitions, parents, name) ?? this.unknown(name);
   }
 
   /**
@@ -283,9 +239,20 @@ export class ColumnResolver {
     };
   }
 
-  private fieldTarget(parent: string, def: FieldDefinition, by: 'key' | 'label'): ColumnTarget {
-    if (def.readOnly || (def as { relationship?: { reverse?: boolean } }).relationship?.reverse) return { kind: 'skip', why: `read-only field ${parent}.${def.key}`, readOnly: def };
-    return { kind: 'field', parent, key: def.key, def, by };
+  /**
+   * Whether a column naming a body key may name a field too: it spells the key otherwise than
+   * the key itself (`Contact ID`, `Email Address`, `Subscription status`), in a file whose rules
+   * have fields. The key's own name (`cnvContactId`, `email`) is the key, and so are the columns
+   * cnv's export wrote (it spells a clashing label `fields.<label>`).
+   */
+  private mayAlsoBeField(name: string, key: string): boolean {
+    if (name === key || !this.rules.fieldParents?.length || this.rules.identifiersOnly) return false;
+    return !(this.exportHeader && this.rules.exportColumns!.includes(name));
+  }
+
+  private nested(parent: string, key: string): ColumnTarget {
+    if (!this.rules.fieldParents?.includes(parent) || !this.hasDefinitions) return { kind: 'nested', parent, key };
+    return this.field([parent], key);
   }
 
   /** The closest key, field key or label, for "did you mean". */

@@ -6,7 +6,7 @@ import type { IO } from '../io/streams.js';
 export interface BatchDeps {
   /**
    * stdin (the input as `-`), stdout (`--report -`, `--summary-json -`, --dry-run's requests) and
-   * stderr (the line asking for rows at a terminal, --quiet's failure line, --json's summary).
+   * stderr (the line asking for rows at a terminal, --quiet's failure line).
    */
   io: IO;
   clock: Clock;
@@ -14,8 +14,8 @@ export interface BatchDeps {
   notices: Notices;
   /** --quiet: notices print nothing; a partial run still says so in one line. */
   quiet: boolean;
-  /** --json: the summary also as one JSON line on stderr. */
-  json: boolean;
+  /** --json or -q: prints the run's summary document (the --summary-json one) on stdout. */
+  printDocument?: (document: Record<string, unknown>) => void;
   /** The spinner's place; none when progress display is not allowed. */
   progress?: ProgressDisplay;
   /** Starts loading the HTTP stack in the background while the file is opened and checked. */

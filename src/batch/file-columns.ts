@@ -5,7 +5,8 @@ import { InputFileError, quoteInput, type InputRow } from '../io/input-rows.js';
 import { readColumnFlags, type ColumnFlagValues } from './column-flags.js';
 import { turn } from '../lib/turn.js';
 import { columnEntries, type ColumnEntry } from './column-table.js';
-import { ColumnResolver, type ColumnRules, type FieldsByParent, type ResolvedColumn } from './columns.js';
+import { ColumnResolver, type ColumnRules, type ResolvedColumn } from './columns.js';
+import type { FieldsByParent } from './field-match.js';
 
 /** How a file run's columns are resolved (src/batch/columns.ts) and what reads the definitions. */
 export interface FileColumnsSpec {

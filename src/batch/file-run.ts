@@ -2,7 +2,6 @@ import { hash as digest } from 'node:crypto';
 import { CliError, ExitCode, TransientError, UsageError } from '../errors.js';
 import { openInput, type InputRow, type OpenedInput } from '../io/input-reader.js';
 import type { Notices } from '../io/notices.js';
-import { safeText } from '../io/input-rows.js';
 import { stringifyJson } from '../lib/exact-number.js';
 import { columnTableLines, type ColumnEntry } from './column-table.js';
 import type { ColumnResolver } from './columns.js';
@@ -10,6 +9,8 @@ import type { BatchDeps } from './deps.js';
 import { FileColumns, type FileColumnsSpec } from './file-columns.js';
 import type { CommandResult } from '../io/render.js';
 import type { BatchRunOptions } from './run-options.js';
+import { settleNumbers, type FieldCells } from './field-cells.js';
+import { listProblems, MAX_LISTED_PROBLEMS, Notes } from './run-notes.js';
 import { startProgress, type Progress } from './progress.js';
 import { openReport, type ReportWriter } from './report.js';
 import type { ReportJob } from './report-job.js';
@@ -49,9 +50,10 @@ interface FileBatchSpec<P> {
   orderKey?: (payload: P) => string | readonly string[] | undefined;
   /** Report column of ItemOutcome.id (default cnvContactId). */
   idColumn?: string;
+  /** The cells of fields: the number convention, settled before any request, and the blank cells, said at the end. */
+  cells?: FieldCells;
 }
 
-const MAX_LISTED_PROBLEMS = 20;
 
 /**
  * Runs a file through the batch engine with everything a command needs around it: input
@@ -126,6 +128,12 @@ async function openRows<P>(deps: BatchDeps, spec: FileBatchSpec<P>): Promise<Row
     throw err;
   });
   showColumns(deps.notices, `columns of ${input.name} for ${spec.columns.rules.endpoint}`, columns.entries());
+  if (spec.cells) {
+    await settleNumbers(deps, spec.cells, input, columns, spec.path, options).catch(async (err: unknown) => {
+      await batches.return();
+      throw err;
+    });
+  }
   return { input, columns, batches, first };
 }
 
@@ -186,7 +194,7 @@ async function* preparedRows<P>(run: FileRun<P>, progress: Progress): AsyncGener
   progress.setTotal(read);
 }
 
-/** The run's end: the problems and notes, the summary (a line, --quiet's failure line, --json, --summary-json), the exit code or the error. */
+/** The run's end: the problems and notes, the summary (a line, --quiet's failure line, the --json document, --summary-json), the exit code or the error. */
 function finish<P>(run: FileRun<P>, stoppedBy: unknown): CommandResult {
   const { deps, counts } = run;
   const { options } = run.spec;
@@ -195,14 +203,16 @@ function finish<P>(run: FileRun<P>, stoppedBy: unknown): CommandResult {
   const exitCode = stoppedBy === undefined ? counts.exitCode() : ending instanceof CliError ? ending.exitCode : ExitCode.internal;
   if (!options.report) listProblems(deps.notices, run.problems, counts);
   run.notes.show(deps.notices);
+  run.spec.cells?.blanks.show(deps.notices);
   const info = { elapsedMs: deps.clock.now() - run.started, dryRun: options.dryRun, report: options.report, stopped: stoppedBy === undefined ? undefined : messageOf(stoppedBy) };
   deps.notices.info(summaryLine(counts, info));
   const redact = (text: string) => deps.notices.redact(text);
   if (deps.quiet && exitCode === ExitCode.partial) deps.io.stderr.write(redact(quietFailureLine(counts, info)) + '\n');
-  if (deps.json) deps.io.stderr.write(redact(JSON.stringify({ summary: { ...summaryData(counts, info), exitCode } })) + '\n');
-  if (options.summaryJson) {
-    writeSummaryJson({ stdout: deps.io.stdout, redact }, options.summaryJson, { ...batchStatus(deps, stoppedBy, exitCode), ...summaryData(counts, info), exitCode, columns: run.source.columns.entries() });
-  }
+  const blankCells = run.spec.cells && { blankCells: run.spec.cells.blanks.summary() };
+  const document = { ...batchStatus(deps, stoppedBy, exitCode), ...summaryData(counts, info), exitCode, columns: run.source.columns.entries(), ...blankCells };
+  // --json and -q: the same document on stdout (once, when --summary-json - names stdout too).
+  deps.printDocument?.(document);
+  if (options.summaryJson && !(options.summaryJson === '-' && deps.printDocument)) writeSummaryJson({ stdout: deps.io.stdout, redact }, options.summaryJson, document);
   if (stoppedBy !== undefined) throw stopError(ending, options.report);
   return { kind: 'none', exitCode };
 }
@@ -259,7 +269,7 @@ function showColumns(notices: Notices, title: string, entries: readonly ColumnEn
 
 /** --dry-run: each request as one NDJSON line on stdout (exact numbers, key masked), unless stdout holds the report or summary. */
 function previewPrinter<P>(deps: BatchDeps, spec: FileBatchSpec<P>, options: BatchRunOptions): ((items: BatchItem<P>[]) => void) | undefined {
-  if (options.report === '-' || options.summaryJson === '-') {
+  if (options.report === '-' || options.summaryJson === '-' || deps.printDocument) {
     deps.notices.info(`dry run: the requests are not printed, as stdout holds the ${options.report === '-' ? 'report' : 'summary'}`);
     return undefined;
   }
@@ -267,34 +277,6 @@ function previewPrinter<P>(deps: BatchDeps, spec: FileBatchSpec<P>, options: Bat
     const { method, path, body } = spec.request(items);
     deps.io.stdout.write(deps.notices.redact(stringifyJson({ dryRun: true, method, path, lines: items.map((i) => i.line), body })) + '\n');
   };
-}
-
-/** Rows whose report line carries a note (identified by another column): counted, the first shown, at the end. */
-class Notes {
-  private count = 0;
-  private first: string | undefined;
-
-  see<P>(row: PreparedRow<P>): PreparedRow<P> {
-    if (row.outcome === undefined && row.note !== undefined) {
-      this.count++;
-      this.first ??= row.note;
-    }
-    return row;
-  }
-
-  show(notices: Notices): void {
-    if (this.first === undefined) return;
-    notices.info(`note: ${this.count === 1 ? '1 row' : `${this.count} rows`}: ${this.first}${this.count > 1 ? ' (or alike; each row\'s report message says)' : ''}`);
-  }
-}
-
-function listProblems(notices: Notices, problems: RowResult[], counts: BatchCounts): void {
-  for (const p of problems.slice(0, MAX_LISTED_PROBLEMS)) {
-    // Identifiers and messages may hold the file's text: escaped here (the report keeps them exact).
-    notices.info(`line ${p.line}: ${p.status}: ${safeText(p.error ?? '')}: ${safeText(p.message ?? '', 300)}${p.identifier ? ` (${safeText(p.identifier)})` : ''}`);
-  }
-  const more = counts.count('failed') + counts.count('invalid') - MAX_LISTED_PROBLEMS;
-  if (more > 0) notices.info(`... and ${more} more; --report FILE lists every row`);
 }
 
 function messageOf(err: unknown): string {

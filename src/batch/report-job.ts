@@ -1,8 +1,8 @@
 import { basename } from 'node:path';
 
 /**
- * The run a report belongs to, written on its first line (`#cnv-report {...}`): a resume from a
- * report of another command, target or input file is refused (docs/batches.md, "Resuming").
+ * The run a report belongs to, in every row's `job` cell: a resume from a report of another
+ * command, target, input file or account is refused (docs/batches.md, "Resuming").
  */
 export interface ReportJob {
   /** The command: `audience add`, `campaigns add`, `contacts upsert`, `events track`, `records upsert`. */
@@ -15,33 +15,50 @@ export interface ReportJob {
   account?: string;
 }
 
-/** The mark that opens a report's first line, and the version of what follows it. */
-export const JOB_MARK = '#cnv-report ';
-/** The report format: 3 names the account (2 did not). */
-export const REPORT_VERSION = 3;
-const VERSION = REPORT_VERSION;
-
-/** The first line of a report: the mark and the job as JSON. */
-export function jobLine(job: ReportJob): string {
-  return `${JOB_MARK}${JSON.stringify({ version: VERSION, command: job.command, target: job.target ?? null, input: job.input, account: job.account ?? null })}\n`;
+/**
+ * The `job` cell of a report's rows: the job as JSON, the input by its file name (what a resume
+ * compares). A report is a plain CSV whose first line is its header, so the job rides in a
+ * column rather than on a line of its own that CSV readers would take for the header.
+ */
+export function jobCell(job: ReportJob): string {
+  return JSON.stringify({ command: job.command, target: job.target ?? null, input: inputName(job.input), account: job.account ?? null });
 }
 
-/** The job a report's first line names (a BOM before it allowed); undefined when the line is not one. */
+/** The job a `job` cell names; undefined when the cell is not one. */
+export function parseJobCell(cell: string): ReportJob | undefined {
+  try {
+    return jobOf(JSON.parse(cell) as Record<string, unknown>);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The mark of the first line of the reports of cnv 0.x up to this version (format 3): `#cnv-report {...}`. */
+export const JOB_MARK = '#cnv-report ';
+/** The last format that named its job on a first line; still resumed from. */
+export const LINE_REPORT_VERSION = 3;
+
+/** The job a first line of a format-3 report names (a BOM before it allowed); undefined when the line is not one. */
 export function parseJobLine(line: string): (ReportJob & { version: number }) | undefined {
   const text = line.replace(/^\uFEFF/, '').replace(/\r$/, '');
   if (!text.startsWith(JOB_MARK)) return undefined;
   try {
     const v = JSON.parse(text.slice(JOB_MARK.length)) as Record<string, unknown>;
-    if (typeof v.version !== 'number' || typeof v.command !== 'string' || typeof v.input !== 'string') return undefined;
-    if (v.target !== null && typeof v.target !== 'string') return undefined;
-    return {
-      version: v.version, command: v.command, input: v.input,
-      ...(typeof v.target === 'string' ? { target: v.target } : {}),
-      ...(typeof v.account === 'string' ? { account: v.account } : {}),
-    };
+    const job = jobOf(v);
+    return job && typeof v.version === 'number' ? { ...job, version: v.version } : undefined;
   } catch {
     return undefined;
   }
+}
+
+function jobOf(v: Record<string, unknown>): ReportJob | undefined {
+  if (typeof v !== 'object' || v === null || typeof v.command !== 'string' || typeof v.input !== 'string') return undefined;
+  if (v.target !== null && v.target !== undefined && typeof v.target !== 'string') return undefined;
+  return {
+    command: v.command, input: v.input,
+    ...(typeof v.target === 'string' ? { target: v.target } : {}),
+    ...(typeof v.account === 'string' ? { account: v.account } : {}),
+  };
 }
 
 /**
@@ -49,9 +66,9 @@ export function parseJobLine(line: string): (ReportJob & { version: number }) | 
  * of the same name, and the same account (the same audience id in another business is another
  * audience) when both name one.
  */
-export function sameJob(earlier: ReportJob & { version: number }, now: ReportJob): boolean {
+export function sameJob(earlier: ReportJob, now: ReportJob): boolean {
   const sameAccount = earlier.account === undefined || now.account === undefined || earlier.account === now.account;
-  return earlier.version === VERSION && earlier.command === now.command && (earlier.target ?? '') === (now.target ?? '') && inputName(earlier.input) === inputName(now.input) && sameAccount;
+  return earlier.command === now.command && (earlier.target ?? '') === (now.target ?? '') && inputName(earlier.input) === inputName(now.input) && sameAccount;
 }
 
 /**

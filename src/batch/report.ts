@@ -6,14 +6,17 @@ import { csvCell } from '../io/csv-line.js';
 import { isStreamTarget, openWriteStream } from '../io/file-streams.js';
 import { drained } from '../io/write.js';
 import { openReportFile } from './report-file.js';
-import { jobLine, type ReportJob } from './report-job.js';
+import { jobCell, type ReportJob } from './report-job.js';
 import type { DoneRows } from './resume.js';
 import type { ResultRecord } from './unrecorded.js';
 import type { RowResult } from './types.js';
 
-/** Report columns; `idColumn` names the service id (cnvContactId for contacts, id for records). */
+/**
+ * Report columns; `idColumn` names the service id (cnvContactId for contacts, id for records).
+ * The last, `job`, names the run on every row (report-job.ts): the first line is the header.
+ */
 function reportColumns(idColumn: string): string[] {
-  return ['line', 'identifier', 'status', idColumn, 'error', 'message', 'row', 'hash'];
+  return ['line', 'identifier', 'status', idColumn, 'error', 'message', 'row', 'hash', 'job'];
 }
 
 export interface ReportWriter {
@@ -26,7 +29,7 @@ export interface ReportWriter {
 }
 
 interface ReportOptions {
-  /** The run the report is of: named on its first line, for --resume-from-report to check. */
+  /** The run the report is of: named in every row's `job` cell, for --resume-from-report to check. */
   job: ReportJob;
   /** Rows done in an earlier run (--resume-from-report): they are in the file from the start. */
   done?: DoneRows;
@@ -48,9 +51,10 @@ const CHUNK_CHARS = { stdout: 64 * 1024, other: 16 * 1024 };
  */
 export async function openReport(path: string, idColumn: string, stdout: Writable, opts: ReportOptions): Promise<ReportWriter> {
   const redact = memoized(opts.redact ?? ((text: string) => text));
+  const job = csvCell(jobCell(opts.job));
   const format = (r: RowResult) =>
-    `${r.line},${csvCell(r.identifier)},${r.status},${csvCell(redact(r.id ?? ''))},${csvCell(redact(r.error ?? ''))},${csvCell(redact(r.message ?? ''))},${r.row ?? ''},${r.hash ?? ''}\n`;
-  const header = jobLine(opts.job) + reportColumns(idColumn).map(csvCell).join(',') + '\n';
+    `${r.line},${csvCell(r.identifier)},${r.status},${csvCell(redact(r.id ?? ''))},${csvCell(redact(r.error ?? ''))},${csvCell(redact(r.message ?? ''))},${r.row ?? ''},${r.hash ?? ''},${job}\n`;
+  const header = reportColumns(idColumn).map(csvCell).join(',') + '\n';
   const toStdout = path === '-';
   // Renaming over a device or a FIFO would replace it with a plain file: those are streamed to.
   if (toStdout || isStreamTarget(path)) return streamReport(path, toStdout ? stdout : undefined, header, format, opts.signal);

@@ -1,23 +1,26 @@
 import { Readable } from 'node:stream';
 import { UsageError } from '../errors.js';
 import { openReadStream } from '../io/file-streams.js';
-import { describeJob, JOB_MARK, parseJobLine, REPORT_VERSION, sameJob, type ReportJob } from './report-job.js';
+import { describeJob, JOB_MARK, LINE_REPORT_VERSION, parseJobCell, parseJobLine, sameJob, type ReportJob } from './report-job.js';
 import { SUCCESS_STATUSES, type ItemOutcome } from './types.js';
 
 /** A row an earlier report marks as done, by its place among the input's rows (`row`, 1-based). */
 export type DoneRows = Map<number, { line: number; identifier: string; hash: string; outcome: ItemOutcome }>;
 
-// The first line names the job in a few hundred characters; a record holds an input value (an
-// identifier of up to 16 MB) and a message of up to 1,000.
-const MAX_JOB_LINE = 64 * 1024;
+// The first line is the header (or, in a format-3 report, the job) in a few hundred characters;
+// a record holds an input value (an identifier of up to MAX_WRITE_BYTES), a message of up to
+// 1,000 characters and the job.
+const MAX_FIRST_LINE = 64 * 1024;
 const MAX_RECORD = 32 * 1024 * 1024;
+const NEEDED = ['line', 'identifier', 'status', 'row', 'hash'];
 
 /**
  * Reads an earlier report for --resume-from-report and keeps its successful rows. The report
- * must be of the same job (its first line: command, target, input file name), else exit 2: a
- * report of another command or audience would make this run skip rows it never sent. Read whole
- * before the new report is opened, so both may name the same file; the reading stops at once
- * with `signal` (a FIFO, a huge file), and a first line or record past its size ends it (exit 2).
+ * must be of the same job (the `job` cell of its rows, or the first line of a format-3 report:
+ * command, target, input file name, account), else exit 2: a report of another command or
+ * audience would make this run skip rows it never sent. Read whole before the new report is
+ * opened, so both may name the same file; the reading stops at once with `signal` (a FIFO, a
+ * huge file), and a first line or record past its size ends it (exit 2).
  */
 export async function loadDoneRows(path: string, idColumn: string, job: ReportJob, signal?: AbortSignal): Promise<DoneRows> {
   const { parse } = await import('csv-parse');
@@ -26,24 +29,17 @@ export async function loadDoneRows(path: string, idColumn: string, job: ReportJo
   try {
     input = await openReadStream(path, signal);
     const { first, rest } = await firstLine(input);
-    const earlier = first === undefined ? undefined : parseJobLine(first);
-    if (!earlier) throw resumeError(path, notAReport(first));
-    if (earlier.version !== REPORT_VERSION) throw resumeError(path, 'written by an older cnv: it does not say which account it reports, so it cannot be checked against this run');
-    if (!sameJob(earlier, job)) {
-      const withAccount = earlier.account !== undefined && job.account !== undefined && earlier.account !== job.account;
-      throw new UsageError(
-        `--resume-from-report ${path}: it reports ${describeJob(earlier, withAccount)}, not ${describeJob(job, withAccount)}; resuming from it would skip rows this run never sent`,
-        'give the --report file of an earlier run of the same command, target, input file and account',
-        'report_mismatch',
-      );
-    }
-    const source = Readable.from(rest);
+    const head = first?.replace(/^\uFEFF/, '').replace(/\r$/, '');
+    // A format-3 report names its job on a line of its own, before the header.
+    const lineJob = head?.startsWith(JOB_MARK) ? formatThreeJob(path, head) : undefined;
+    if (lineJob) checkJob(path, lineJob, job);
+    else checkHeader(path, head);
+    const source = Readable.from(lineJob ? rest : (async function* () {
+      yield Buffer.from(`${head}\n`);
+      yield* rest;
+    })());
     const parser = source.pipe(parse({
-      columns: (header: string[]) => {
-        if (!['line', 'identifier', 'status', 'row', 'hash'].every((column) => header.includes(column))) throw resumeError(path, 'not a cnv report: expected the columns line, identifier, status, row and hash');
-        return header;
-      },
-      relax_column_count: true, skip_empty_lines: true, skip_records_with_error: true, max_record_size: MAX_RECORD,
+      columns: true, relax_column_count: true, skip_empty_lines: true, skip_records_with_error: true, max_record_size: MAX_RECORD,
       // A record cut short by a kill is skipped; one past the size limit is no report's.
       on_skip: (err) => {
         if ((err as { code?: string } | undefined)?.code === 'CSV_MAX_RECORD_SIZE') throw err;
@@ -51,14 +47,27 @@ export async function loadDoneRows(path: string, idColumn: string, job: ReportJo
     }));
     // The file's errors (and an abort) come through the source.
     source.on('error', (err) => parser.destroy(err));
-    for await (const row of parser as AsyncIterable<Record<string, string>>) {
-      if (!SUCCESS_STATUSES.has(row.status)) continue;
+    const judged = new Map<string, boolean>();
+    for await (const row of parser as AsyncIterable<Record<string, string | undefined>>) {
+      if (!lineJob) {
+        // Each row names its run; a row cut short by a kill names none and counts for nothing.
+        const cell = row.job;
+        if (cell === undefined || cell === '') continue;
+        let ours = judged.get(cell);
+        if (ours === undefined) {
+          const earlier = parseJobCell(cell);
+          if (earlier) checkJob(path, earlier, job);
+          judged.set(cell, (ours = earlier !== undefined));
+        }
+        if (!ours) continue;
+      }
+      if (!SUCCESS_STATUSES.has(row.status ?? '')) continue;
       const at = Number(row.row);
-      if (!Number.isInteger(at) || at < 1 || row.hash === '') continue;
+      if (!Number.isInteger(at) || at < 1 || !row.hash) continue;
       const id = row[idColumn] || undefined;
       // A report left by a killed run may hold a row more than once: a later success wins.
       done.set(at, {
-        line: Number(row.line), identifier: row.identifier, hash: row.hash,
+        line: Number(row.line), identifier: row.identifier ?? '', hash: row.hash,
         outcome: { status: row.status as ItemOutcome['status'], ...(id ? { id } : {}), message: 'done in an earlier run (--resume-from-report)', earlier: true },
       });
     }
@@ -66,14 +75,42 @@ export async function loadDoneRows(path: string, idColumn: string, job: ReportJo
     if (signal?.aborted) throw signal.reason;
     if (err instanceof UsageError) throw err;
     const e = err as NodeJS.ErrnoException;
-    throw resumeError(path, e.code === 'ENOENT' ? 'no such file' : e.code === 'CSV_MAX_RECORD_SIZE' ? `not a cnv report: a record is longer than ${MAX_RECORD / 1024 / 1024} MB` : `cannot read the report: ${e.message}`);
+    throw resumeError(path, e.code === 'ENOENT' ? 'no such file' : e.code === 'CSV_MAX_RECORD_SIZE' ? `not a cnv report: a record is longer than ${MAX_RECORD / 1024 / 1024} MiB` : `cannot read the report: ${e.message}`);
   } finally {
     input?.destroy();
   }
   return done;
 }
 
-/** The text up to the first line break (at most MAX_JOB_LINE characters), and the rest of the stream after it. */
+/** The job of a format-3 report's first line (`#cnv-report {...}`); earlier formats named no account. */
+function formatThreeJob(path: string, head: string): ReportJob {
+  const earlier = parseJobLine(head);
+  if (!earlier) throw resumeError(path, `not a cnv report: its first line starts with "${JOB_MARK.trim()}" but names no run`);
+  if (earlier.version !== LINE_REPORT_VERSION) throw resumeError(path, 'written by an older cnv: it does not say which account it reports, so it cannot be checked against this run');
+  return earlier;
+}
+
+/** The first line must be a report's header, with its `job` column. */
+function checkHeader(path: string, head: string | undefined): void {
+  if (head === undefined) throw resumeError(path, 'not a cnv report: no header line (empty, or a first line longer than 64 KiB)');
+  const names = head.split(',');
+  if (!NEEDED.every((column) => names.includes(column))) {
+    throw resumeError(path, `not a cnv report: its first line is not the header (line, identifier, status, ..., row, hash, job)`);
+  }
+  if (!names.includes('job')) throw resumeError(path, 'written by an older cnv: it does not say which command, target and input it reports, so it cannot be checked against this run');
+}
+
+function checkJob(path: string, earlier: ReportJob, job: ReportJob): void {
+  if (sameJob(earlier, job)) return;
+  const withAccount = earlier.account !== undefined && job.account !== undefined && earlier.account !== job.account;
+  throw new UsageError(
+    `--resume-from-report ${path}: it reports ${describeJob(earlier, withAccount)}, not ${describeJob(job, withAccount)}; resuming from it would skip rows this run never sent`,
+    'give the --report file of an earlier run of the same command, target, input file and account',
+    'report_mismatch',
+  );
+}
+
+/** The text up to the first line break (at most MAX_FIRST_LINE characters), and the rest of the stream after it. */
 async function firstLine(input: Readable): Promise<{ first: string | undefined; rest: AsyncIterable<Buffer> }> {
   const chunks = input[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   let head = Buffer.alloc(0);
@@ -82,8 +119,8 @@ async function firstLine(input: Readable): Promise<{ first: string | undefined; 
     if (next.done) return { first: head.length > 0 ? head.toString('utf8') : undefined, rest: (async function* () {})() };
     head = Buffer.concat([head, next.value]);
     const end = head.indexOf(10);
-    if (end >= 0 || head.length > MAX_JOB_LINE) {
-      const cut = end >= 0 ? end : MAX_JOB_LINE;
+    if (end >= 0 || head.length > MAX_FIRST_LINE) {
+      const cut = end >= 0 ? end : MAX_FIRST_LINE;
       const after = head.subarray(end >= 0 ? end + 1 : head.length);
       const rest = (async function* () {
         if (after.length > 0) yield after;
@@ -92,15 +129,6 @@ async function firstLine(input: Readable): Promise<{ first: string | undefined; 
       return { first: end >= 0 ? head.subarray(0, cut).toString('utf8') : undefined, rest };
     }
   }
-}
-
-function notAReport(first: string | undefined): string {
-  if (first === undefined) return 'not a cnv report: no first line naming its run';
-  const text = first.replace(/^\uFEFF/, '');
-  if (text.startsWith('line,identifier,status')) {
-    return 'written by an older cnv: it does not say which command, target and input it reports, so it cannot be checked against this run';
-  }
-  return `not a cnv report: its first line does not start with "${JOB_MARK.trim()}"`;
 }
 
 function resumeError(path: string, message: string): UsageError {

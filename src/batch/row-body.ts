@@ -1,14 +1,22 @@
 import { DATA_TYPES, type DataType } from '../api/fields.js';
 import { looseJson } from '../http/exact-json.js';
+import { repeatedKey } from '../lib/json-scan.js';
 import { quoteInput, showValue, type InputRow } from '../io/input-rows.js';
 import { coerceValue, type CoerceOptions } from '../io/coerce.js';
-import type { ColumnResolver, ColumnTarget } from './columns.js';
+import type { ColumnResolver } from './columns.js';
+import type { ColumnTarget } from './field-match.js';
 
 /** A row that cannot become a body: an invalid row (`malformed_row`, or `code`), never sent. */
 export class InvalidRowError extends Error {
   constructor(message: string, readonly code = 'malformed_row') {
     super(message);
   }
+}
+
+/** How a row's field cells are read: NUMBER cells by the file's convention; blank ones counted (they are not sent). */
+export interface RowCells {
+  coerce?: CoerceOptions;
+  blanks?: { see(column: string): void };
 }
 
 /** A row as a request body, and a note for its report line (which column identified it). */
@@ -27,15 +35,19 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * as they are. Two columns naming one destination, or a column the rules do not know (a key
  * first seen after the file was checked), make the row invalid.
  */
-export function shapeRow(row: InputRow, resolver: ColumnResolver, coerce: CoerceOptions = {}): ShapedRow {
+export function shapeRow(row: InputRow, resolver: ColumnResolver, cells: RowCells = {}): ShapedRow {
   const values = row.values ?? {};
   const text = resolver.rules.text;
+  const coerce = cells.coerce ?? {};
   const body: Record<string, unknown> = {};
   let lenient: { column: string; value: unknown } | undefined;
   let unknown: string[] | undefined;
   for (const column in values) {
     const raw = values[column];
-    if (row.textual && String(raw).trim() === '') continue;
+    if (row.textual && String(raw).trim() === '') {
+      if (cells.blanks && isFieldColumn(resolver, column)) cells.blanks.see(column);
+      continue;
+    }
     const { target } = resolver.resolve(column);
     switch (target.kind) {
       case 'skip':
@@ -49,6 +61,7 @@ export function shapeRow(row: InputRow, resolver: ColumnResolver, coerce: Coerce
           lenient = { column, value };
           continue;
         }
+        if (isObject(value) && row.textual) twiceInCell(String(raw), column);
         if (isObject(value) && resolver.rules.objects.includes(target.key)) mergeInto(body, target.key, value, column);
         else put(body, target.key, value, column);
         continue;
@@ -84,6 +97,12 @@ export function renameRow(row: InputRow, resolver: ColumnResolver, keepUnknown =
     if (!Object.hasOwn(out, key) || String(out[key]).trim() === '') out[key] = values[column];
   }
   return { ...row, values: out };
+}
+
+/** Whether a column's cells go to a field (by definition, or `fields.KEY` without definitions). */
+function isFieldColumn(resolver: ColumnResolver, column: string): boolean {
+  const { target } = resolver.resolve(column);
+  return target.kind === 'field' || (target.kind === 'nested' && (resolver.rules.fieldParents ?? []).includes(target.parent));
 }
 
 /** A cell that does not fit its field's type: the row is invalid (`invalid_field`) and never sent. */
@@ -142,6 +161,12 @@ function objectIn(body: Record<string, unknown>, parent: string, column: string)
 function mergeInto(body: Record<string, unknown>, parent: string, value: Record<string, unknown>, column: string): void {
   const target = objectIn(body, parent, column);
   for (const key of Object.keys(value)) put(target, key, value[key], `${column}.${key}`, `${parent}.${key}`);
+}
+
+/** A CSV cell holding a JSON object that names one key twice (JSON.parse would keep the last). */
+function twiceInCell(cell: string, column: string): void {
+  const twice = repeatedKey(cell);
+  if (twice !== undefined) throw new InvalidRowError(`${quoteInput(column)}: the key ${quoteInput(twice)} appears twice in one object: keep one`);
 }
 
 function clash(column: string, key: string): never {

@@ -1,4 +1,5 @@
 import type { InputFormat } from '../io/input-rows.js';
+import type { Convention } from '../io/number-convention.js';
 import type { ColumnFlagValues } from './column-flags.js';
 
 /** Options of every batch or file mode, as `runFileBatch` takes them. */
@@ -21,8 +22,8 @@ export interface BatchRunOptions {
   maxRows?: number;
   /** --map, --map-file, --ignore-column, --ignore-unknown-columns, --pass-column, as given. */
   columns: ColumnFlagValues;
-  /** --decimal-comma: NUMBER cells written `3,5`. */
-  decimalComma: boolean;
+  /** --decimal-point or --decimal-comma: the file's number convention (else the file's own cells tell it, src/io/number-convention.ts). */
+  numbers?: Convention;
 }
 
 export interface BatchDefaults {
@@ -32,7 +33,7 @@ export interface BatchDefaults {
   maxChunkSize: number;
   /** Which column flags apply (default `body`). */
   columns?: ColumnMode;
-  /** Whether the file's NUMBER cells are typed by field definitions (adds --decimal-comma). */
+  /** Whether the file's NUMBER cells are typed by field definitions (adds --decimal-point and --decimal-comma). */
   typedNumbers?: boolean;
 }
 

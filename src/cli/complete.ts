@@ -9,6 +9,8 @@ interface CompletionOption {
   /** Whether the next word is its value. */
   value: boolean;
   choices?: string[];
+  /** The choices are accepted in any case (a parser's, not commander's exact ones): they complete in any case too. */
+  anyCase?: boolean;
   source?: ValueSource;
 }
 
@@ -36,10 +38,12 @@ const FILE_OPTIONS = /^--(file|batch|out|out-dir|report|resume-from-report|input
 const OPTION_SOURCES: Record<string, ValueSource> = { '--profile': 'profile', '--state-key': 'state-key' };
 const ARG_SOURCES: Record<string, ValueSource> = { key: 'state-key', profile: 'profile', topic: 'help' };
 
-/** The fixed values an option accepts (commander choices, or case-insensitive choices). */
-function optionChoices(option: Option): readonly string[] | undefined {
+/** The fixed values an option accepts: commander's choices (exact), or a parser's (any case). */
+function optionChoices(option: Option): { choices: readonly string[]; anyCase: boolean } | undefined {
   const parser = (option as unknown as { parseArg?: { choices?: readonly string[] } }).parseArg;
-  return option.argChoices ?? parser?.choices;
+  // A parser with choices replaced commander's exact check (-o's, --status's): any case.
+  if (parser?.choices) return { choices: parser.choices, anyCase: true };
+  return option.argChoices ? { choices: option.argChoices, anyCase: false } : undefined;
 }
 
 /** The completion tree of a program whose commands are all loaded. */
@@ -48,7 +52,7 @@ export function completionTree(cmd: Command): CompletionNode {
     const flags = [o.long, o.short].filter((f): f is string => Boolean(f));
     const choices = optionChoices(o);
     const source = OPTION_SOURCES[o.long ?? ''] ?? (FILE_OPTIONS.test(o.long ?? '') ? 'file' : undefined);
-    return { flags, value: o.required || o.optional, ...(choices ? { choices: [...choices] } : {}), ...(source ? { source } : {}) };
+    return { flags, value: o.required || o.optional, ...(choices ? { choices: [...choices.choices], ...(choices.anyCase ? { anyCase: true } : {}) } : {}), ...(source ? { source } : {}) };
   });
   const args = (cmd.registeredArguments as readonly Argument[]).map((a) => {
     const source = ARG_SOURCES[a.name()];
@@ -93,10 +97,24 @@ export async function complete(root: CompletionNode, words: string[], sources: C
     if (spec.source === 'help') return [...sources.helpTopics, ...root.subs.filter((s) => !s.hidden).map((s) => s.names[0])];
     return [];
   };
-  if (pending) return startsWith(await valuesOf(pending));
+  if (pending) return pending.anyCase ? inTypedCase(pending.choices ?? [], current) : startsWith(await valuesOf(pending));
   if (current.startsWith('-')) return startsWith(optionsInScope().flatMap((o) => o.flags));
   const subs = node.subs.filter((c) => !c.hidden);
   if (subs.length > 0 && positional === 0) return startsWith(subs.map((c) => c.names[0]));
   const arg = node.args[positional];
   return arg ? startsWith(await valuesOf(arg)) : [];
+}
+
+/**
+ * Values accepted in any case, completed in any case: `su` gives `subscribed` (a shell keeps only
+ * candidates that start with what was typed, so each comes back in the case the word began in:
+ * lower, upper, or its own letters then the value's rest in lower case when mixed; as the value
+ * is when nothing was typed).
+ */
+function inTypedCase(values: readonly string[], current: string): string[] {
+  const typed = current.toLowerCase();
+  const lower = current !== '' && current === typed;
+  const upper = current !== '' && current === current.toUpperCase() && !lower;
+  const found = values.filter((v) => v.toLowerCase().startsWith(typed)).map((v) => (v.startsWith(current) ? v : lower ? v.toLowerCase() : upper ? v.toUpperCase() : current + v.slice(current.length).toLowerCase()));
+  return [...new Set(found)];
 }

@@ -3,7 +3,7 @@ export const COMPLETION_SCRIPTS: Record<'bash' | 'zsh' | 'fish', string> = {
   bash: `# cnv completion for bash. Load with: source <(cnv completion bash)
 _cnv_complete() {
   # The words as typed, from the line itself: bash splits COMP_WORDS at ':' too (COMP_WORDBREAKS),
-  # and state keys hold colons (default@host:4010/contacts:/data/c.csv).
+  # and state keys hold colons (sk_live_demo@host:4010/contacts:/data/c.csv).
   local -a words
   if [ -n "\${COMP_LINE+x}" ]; then
     local line="\${COMP_LINE:0:\${COMP_POINT:-\${#COMP_LINE}}}"
@@ -42,11 +42,18 @@ _cnv() {
 }
 compdef _cnv cnv
 `,
+  // -f: fish adds no file names of its own; the function offers them only where cnv has no values
+  // (a file flag, an argument without a list), as bash and zsh fall back to files.
   fish: `# cnv completion for fish. Load with: cnv completion fish | source
 function __cnv_complete
     set -l tokens (commandline -opc) (commandline -ct)
-    cnv __complete -- $tokens[2..-1] 2>/dev/null
+    set -l candidates (cnv __complete -- $tokens[2..-1] 2>/dev/null)
+    if test (count $candidates) -gt 0
+        printf '%s\\n' $candidates
+    else
+        __fish_complete_path (commandline -ct)
+    end
 end
-complete -c cnv -a '(__cnv_complete)'
+complete -c cnv -f -a '(__cnv_complete)'
 `,
 };

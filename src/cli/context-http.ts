@@ -7,8 +7,9 @@ import type { HttpClient } from '../http/client.js';
 import { firstRequestAllowed, sendFirst } from '../http/first-request.js';
 import type { RateLimiter } from '../http/rate-limiter.js';
 import { maskKey } from '../http/redact.js';
-import { compiledQuery, queryText } from '../io/query.js';
+import { compiledQuery, documentQueryText } from '../io/query.js';
 import { stringifyJson } from '../lib/exact-number.js';
+import { userAgent } from '../cmdutil/version.js';
 
 /**
  * Requests per second the client allows itself: a steady rate a little under the documented 200,
@@ -34,9 +35,8 @@ function loadHttpStack() {
 }
 
 /** A dry run's request as printed: JSON, or what -q selects from it (compiled before the command ran). */
-function dryRunText(request: Record<string, unknown>, query: string | undefined): string {
-  const compiled = query === undefined ? undefined : compiledQuery(query);
-  return compiled ? queryText(compiled(request), false) : stringifyJson(request, 2) + '\n';
+function dryRunText(request: Record<string, unknown>, query: string | undefined, warn: (message: string) => void): string {
+  return query !== undefined && compiledQuery(query) ? documentQueryText(query, request, false, warn) : stringifyJson(request, 2) + '\n';
 }
 
 /**
@@ -107,7 +107,8 @@ export class HttpStack {
       // Only to measure the export page splitter against (docs/performance.md).
       pageReader: deps.env.CNV_PAGE_READER === 'whole' ? 'whole' : 'stream',
       random: deps.random,
-      dryRun: globals.dryRun ? (request) => deps.io.stdout.write(redact(dryRunText({ dryRun: true, ...request }, globals.query))) : undefined,
+      userAgent: userAgent(),
+      dryRun: globals.dryRun ? (request) => deps.io.stdout.write(redact(dryRunText({ dryRun: true, ...request }, globals.query, (message) => this.of.warn(message)))) : undefined,
     });
   }
 

@@ -24,8 +24,9 @@ export const HELP_TOPICS: Record<string, { summary: string; text: string }> = {
        (proxy_error, naming it), or another run holds the export lock; try again later
   8    a local file could not be written or read: output (stdout too, as in
        > /dev/full), export state, lock or report (disk full, quota, read-only,
-       permission, I/O error; a state or config file that is a FIFO); the message
-       names the path; what was committed stays committed
+       permission, I/O error; --out in a directory that does not exist; a state or
+       config file that is a FIFO); the message names the path; what was committed
+       stays committed
   130  interrupted (SIGINT, Ctrl-C); what was committed stays committed
   141  stdout (or stderr) was closed by its reader (EPIPE), e.g. piped into head;
        no error line is printed

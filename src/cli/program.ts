@@ -49,11 +49,10 @@ export function buildProgram(ctx: Context, setExitCode: (code: number) => void):
   program.hook('preAction', async (_root, action) => {
     ctx.globals = toGlobals(action.optsWithGlobals(), ctx.env);
     const entry = leaves.get(action);
-    if (entry?.json !== undefined) checkOutputFlags(ctx.globals);
+    // An export's -o is its file's format, not the output's: no conflict with --json there.
+    if (entry && !entry.formatIsFile) checkOutputFlags(ctx.globals);
+    if (!entry) refuseJsonOutside(action, ctx.globals);
     if (ctx.globals.query !== undefined) {
-      if (entry && entry.json === undefined) {
-        throw new UsageError(`-q/--query: \`${commandPath(action)}\` prints no JSON document to query`);
-      }
       // Compiled now: a bad expression is refused before anything is sent.
       await (await import('../io/query.js')).loadQuery(ctx.globals.query);
     }
@@ -66,6 +65,16 @@ export function buildProgram(ctx: Context, setExitCode: (code: number) => void):
   addHelpCommand(program, ctx, (cmd) => loadLeaf(ctx, cmd, setExitCode));
   addCompletionCommands(program, ctx, () => loadAllCommands(ctx, program));
   return program;
+}
+
+/**
+ * The commands outside the registry print text that is their data (a completion script, help):
+ * --json and -q have no document to apply to, and say so rather than be ignored.
+ */
+function refuseJsonOutside(action: Command, globals: Context['globals']): void {
+  if (action.name() === '__complete') return;
+  const flag = globals.query !== undefined ? '-q/--query' : globals.json ? '--json' : undefined;
+  if (flag) throw new UsageError(`${flag}: \`${commandPath(action)}\` prints ${action.name() === 'completion' ? 'a shell script' : 'text'}, which has no JSON form`, 'drop the flag');
 }
 
 /** `cnv export state list`, for messages. */
@@ -106,9 +115,12 @@ async function loadLeaf(ctx: Context, cmd: Command, setExitCode: (code: number) 
     const globals = Object.fromEntries(mod.options.globals.map((key) => [key, ctx.globals[key]]));
     const opts = validateOptions(mod.options, { ...globals, ...command.opts() });
     const result = await mod.run(ctx, { args: command.processedArgs, opts });
-    await renderResult(outputOf(ctx), result, (line) => ctx.info(line));
-    // A run that printed no JSON document (a --file or --batch run) says so rather than ignore -q.
-    if (queried && queried() === before) ctx.warn('-q/--query: this run printed no JSON for the query to apply to');
+    await renderResult(outputOf(ctx), result, { info: (line) => ctx.info(line), warn: (message) => ctx.warn(message) });
+    // Every command prints a document for -q (docs/output.md): a run that printed none would
+    // let a script's check pass on nothing, so it is a bug, never a quiet exit 0.
+    if (queried && queried() === before && (result.exitCode ?? 0) === 0) {
+      throw new Error(`\`${commandPath(cmd)}\` printed no JSON document for -q/--query to apply to`);
+    }
     setExitCode(result.exitCode ?? 0);
   });
 }

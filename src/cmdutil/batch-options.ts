@@ -7,6 +7,7 @@ import { summaryJsonTarget } from '../io/summary-json.js';
 import { INPUT_ENCODINGS } from '../io/text-decode.js';
 import { integer } from '../lib/option-values.js';
 import { flag, listFlag, numberFlag, switchFlag, textFlag } from './flags.js';
+import { refuseJsonWhenStdoutIsData } from './stdout-data.js';
 
 function delimiter(text: string): string {
   if (text === 'tab' || text === '\\t') return '\t';
@@ -41,14 +42,18 @@ export const PASS_COLUMN_FLAG = {
   passColumn: listFlag('--pass-column <name>', 'send this column as a top-level body member under its own name, unchecked (the members the spec names but does not spell); repeatable'),
 };
 
-/** NUMBER cells with a decimal comma (the modes whose cells are typed by field definitions). */
-export const DECIMAL_COMMA_FLAG = {
-  decimalComma: switchFlag('--decimal-comma', 'read NUMBER cells written with a decimal comma (3,5 and 1.234,5), as German or French spreadsheets save them'),
+/**
+ * The file's number convention, for NUMBER cells (the modes whose cells are typed by field
+ * definitions); without either, the file's own cells tell it (src/io/number-convention.ts).
+ */
+export const NUMBER_CONVENTION_FLAGS = {
+  decimalPoint: switchFlag('--decimal-point', 'NUMBER cells have a decimal point, commas group thousands (1,234.5): 1,234 is 1234'),
+  decimalComma: switchFlag('--decimal-comma', 'NUMBER cells have a decimal comma, dots group thousands (1.234,5), as German or French spreadsheets save them: 1,234 is 1.234'),
 };
 
 /** The run's summary as JSON. */
 export const SUMMARY_JSON_FLAG = {
-  summaryJson: textFlag('--summary-json <file>', 'write the run summary as JSON to this file at the end (also when the run fails or is interrupted); - for stdout when stdout carries no other data'),
+  summaryJson: textFlag('--summary-json <file>', 'write the run summary as JSON to this file at the end (also when the run fails or is interrupted); - for stdout when stdout carries no other data (as --json does)'),
 };
 
 /** Rows per request, for an endpoint that takes more than one item. */
@@ -73,9 +78,16 @@ interface BatchOptionValues {
   ignoreUnknownColumns?: boolean;
   passColumn?: string[];
   decimalComma?: boolean;
+  decimalPoint?: boolean;
   file?: string;
   batch?: string;
+  /** The globals the rules read (BATCH_GLOBALS): the summary document has no room on a stdout that carries the report. */
+  json?: boolean;
+  query?: string;
 }
+
+/** The global options a batch command's rules read: --json and -q. */
+export const BATCH_GLOBALS = ['json', 'query'] as const;
 
 /**
  * The batch flags' rules (a cross-flag check of the command's options): a resume reads the whole
@@ -86,7 +98,9 @@ export function checkBatchOptions(opts: BatchOptionValues): void {
   if (opts.maxRows !== undefined && opts.resumeFromReport !== undefined) {
     throw new UsageError('--max-rows: not with --resume-from-report (a resume reads the whole file, so that the rows done before stay in the report)', undefined, 'conflicting_options');
   }
+  if (opts.report === '-') refuseJsonWhenStdoutIsData(opts, 'the report (--report -)', '--report FILE (then --json prints the summary on stdout), or --summary-json FILE');
   summaryJsonTarget(opts.summaryJson, opts.report === '-', { '--report': opts.report, '--resume-from-report': opts.resumeFromReport, '--file/--batch': opts.file ?? opts.batch });
+  if (opts.decimalComma && opts.decimalPoint) throw new UsageError('--decimal-comma and --decimal-point: a file has one number convention; give the one it uses', undefined, 'conflicting_options');
 }
 
 /** The batch options of a command, with defaults applied (checked before: checkBatchOptions). */
@@ -104,13 +118,13 @@ export function batchRunOptions(opts: BatchOptionValues, defaults: BatchDefaults
     summaryJson: opts.summaryJson,
     maxRows: opts.maxRows,
     columns: { map: opts.map, mapFile: opts.mapFile, ignoreColumn: opts.ignoreColumn, ignoreUnknownColumns: opts.ignoreUnknownColumns, passColumn: opts.passColumn },
-    decimalComma: opts.decimalComma === true,
+    numbers: opts.decimalComma ? 'comma' : opts.decimalPoint ? 'point' : undefined,
   };
 }
 
 const BATCH_ONLY = [
   'inputFormat', 'delimiter', 'encoding', 'report', 'resumeFromReport', 'concurrency', 'chunkSize', 'summaryJson',
-  'maxRows', 'map', 'mapFile', 'ignoreColumn', 'ignoreUnknownColumns', 'passColumn', 'decimalComma',
+  'maxRows', 'map', 'mapFile', 'ignoreColumn', 'ignoreUnknownColumns', 'passColumn', 'decimalComma', 'decimalPoint',
 ] as const;
 
 /** Batch options make no sense in single mode: say so rather than ignore them. */

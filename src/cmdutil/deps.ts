@@ -3,6 +3,7 @@ import type { Context } from '../context.js';
 import type { BatchDeps } from '../batch/deps.js';
 import { accountOf } from '../batch/report-job.js';
 import type { ExportDeps, ReporterDeps, StateDir } from '../exports/deps.js';
+import { asksForDocument, documentText, type DocumentForm } from '../io/document.js';
 import type { Output } from '../io/format.js';
 import type { Notices, ProgressDisplay } from '../io/notices.js';
 import type { FieldCacheDeps } from '../records/field-cache.js';
@@ -22,6 +23,19 @@ export function outputOf(ctx: Context): Output {
   return { stdout: ctx.io.stdout, stdoutIsTTY: ctx.io.stdoutIsTTY, format, json, query, color };
 }
 
+/**
+ * How a command that writes no data to stdout prints its result document (the --summary-json
+ * one) there: undefined unless JSON is asked for (--json, -q; -o json|ndjson unless -o is the
+ * command's file format, as an export's is). Redacted like every summary.
+ */
+function documentPrinterOf(ctx: Context, how: DocumentForm = {}): ((document: Record<string, unknown>) => void) | undefined {
+  const out = outputOf(ctx);
+  if (!asksForDocument(out, how.formatIsFile)) return undefined;
+  return (document) => {
+    ctx.io.stdout.write(ctx.redact(documentText(out, document, (message) => ctx.warn(message), how)));
+  };
+}
+
 /** Where a spinner draws, when progress display is allowed. */
 function progressOf(ctx: Context): ProgressDisplay | undefined {
   return ctx.showProgress() ? { stream: ctx.io.stderr, color: ctx.globals.color } : undefined;
@@ -36,6 +50,7 @@ export function exportDepsOf(ctx: Context): ExportDeps {
   return {
     http: () => ctx.http(),
     account: () => ctx.credentials(),
+    savedProfile: async (name) => (await ctx.config()).profile(name),
     clock: ctx.clock,
     signal: ctx.signal,
     stateDir: stateDirOf(ctx),
@@ -53,7 +68,8 @@ export function reporterDepsOf(ctx: Context): ReporterDeps {
     notices: noticesOf(ctx),
     stdout: ctx.io.stdout,
     stderrIsTTY: ctx.io.stderrIsTTY,
-    json: ctx.globals.json,
+    // An export's -o is its file's format; its dry run prints the request instead.
+    printDocument: ctx.globals.dryRun ? undefined : documentPrinterOf(ctx, { formatIsFile: true }),
     progress: progressOf(ctx),
     onDispose: (fn) => ctx.onDispose(fn),
   };
@@ -66,7 +82,7 @@ export function batchDepsOf(ctx: Context): BatchDeps {
     signal: ctx.signal,
     notices: noticesOf(ctx),
     quiet: ctx.globals.quiet,
-    json: ctx.globals.json,
+    printDocument: documentPrinterOf(ctx),
     progress: progressOf(ctx),
     prepareHttp: () => ctx.prepareHttp(),
     account: async () => {

@@ -10,6 +10,7 @@ import { gzipName } from '../exports/gzip-pages.js';
 import { summaryJsonTarget } from '../io/summary-json.js';
 import { integer } from '../lib/option-values.js';
 import { flag, numberFlag, switchFlag, textFlag, type OptionValues } from './flags.js';
+import { refuseJsonWhenStdoutIsData } from './stdout-data.js';
 import { checkStateKey } from '../exports/state-key.js';
 import type { ExportKind, FileFormat } from '../exports/state.js';
 
@@ -26,7 +27,7 @@ export function exportFlags(kind: ExportKind) {
     full: switchFlag('--full', 'ignore the saved state and export everything again (a file given with --out is emptied first)'),
     /** false with --no-state. */
     state: flag('--no-state', 'neither read nor write any state: a one-off export; --out FILE is written beside FILE and renamed over it only once the export succeeded (a failure or a kill leaves FILE as it was)', z.boolean()),
-    stateKey: textFlag('--state-key <name>', 'name of the saved state (default: profile@host/kind[/type] then :FILE for --out FILE, or /stdout)'),
+    stateKey: textFlag('--state-key <name>', 'name of the saved state (default: the account, sk_live_<key id>@host, then /kind[/type] and :FILE for --out FILE, or /stdout)'),
     maxPages: numberFlag('--max-pages <n>', 'stop after this many pages (the state keeps the place)', integer(1)),
     maxRows: numberFlag('--max-rows <n>', 'stop after this many rows (the state keeps the place)', integer(1)),
     deferCommit: switchFlag('--defer-commit', 'stdout only: save the new position as pending; `cnv export state commit KEY --run ID` makes it current'),
@@ -36,12 +37,15 @@ export function exportFlags(kind: ExportKind) {
     // A line break would end the CSV record.
     nullAs: flag('--null-as <text>', 'CSV: write null values as this text (e.g. \\N, as PostgreSQL COPY and MySQL do), so null and "" differ (default: an empty cell for both)', z.string().refine((text) => !/[\r\n]/.test(text), 'must not hold a line break').optional()),
     excelSafe: switchFlag('--excel-safe', "CSV: prefix ' to values starting with = + - @ tab or CR, so spreadsheets do not run them as formulas (values are then not exact)"),
-    summaryJson: textFlag('--summary-json <file>', 'write the run summary as JSON to this file at the end (also when the run fails or is interrupted); - for stdout when the rows go to --out'),
+    summaryJson: textFlag('--summary-json <file>', 'write the run summary as JSON to this file at the end (also when the run fails or is interrupted); - for stdout when the rows go to --out (as --json does)'),
   };
 }
 
-/** The global options an export's rules read: --dry-run (no state, no file) and -o/--format (the file format). */
-export const EXPORT_GLOBALS = ['dryRun', 'format'] as const;
+/**
+ * The global options an export's rules read: --dry-run (no state, no file), -o/--format (the
+ * file format), --json and -q (the summary document, refused when the rows go to stdout).
+ */
+export const EXPORT_GLOBALS = ['dryRun', 'format', 'json', 'query'] as const;
 
 /** What an export command's options hold: its export flags, and the globals its rules read. */
 export type ExportOptionValues = OptionValues<ReturnType<typeof exportFlags>, (typeof EXPORT_GLOBALS)[number]>;
@@ -55,7 +59,7 @@ function derived(opts: ExportOptionValues) {
 }
 
 /** The export flags' rules, across flags and with the globals (usage errors name the flag): a cross-flag check of the command's options. */
-export function checkExportOptions(opts: ExportOptionValues): void {
+export function checkExportOptions(opts: ExportOptionValues & { outDir?: string }): void {
   const { out, noState, deferCommit } = derived(opts);
   const format = fileFormat(opts.format, opts.out === undefined ? undefined : gzipName(opts.out).inner);
   compression(opts.compress, out);
@@ -68,8 +72,11 @@ export function checkExportOptions(opts: ExportOptionValues): void {
   if (columnList(opts.columns)?.length === 0) throw new UsageError('--columns: name at least one column');
   if (opts.stateKey !== undefined) checkStateKey(opts.stateKey);
   if (opts.run !== undefined) checkRunId(opts.run, '--run');
-  // A dry run prints its request on stdout, like rows to stdout: no room for the summary there.
-  summaryJsonTarget(opts.summaryJson, out === undefined, { '--out': opts.out });
+  // A dry run prints its request on stdout, like rows to stdout: no room for the summary there
+  // (but -q and --json apply to that request).
+  const stdoutCarriesData = out === undefined && opts.outDir === undefined;
+  if (stdoutCarriesData && !opts.dryRun) refuseJsonWhenStdoutIsData(opts, 'the exported rows', '--summary-json FILE, or --out FILE (then --json prints the summary on stdout)');
+  summaryJsonTarget(opts.summaryJson, stdoutCarriesData, { '--out': opts.out });
 }
 
 /** The run options of checked export flags. `env`: the test-only crash points (CNV_TEST_CRASH_AT). */

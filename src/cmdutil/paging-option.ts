@@ -60,7 +60,7 @@ export async function listPages(ctx: Context, opts: PagingOptions, list: PagedLi
       const more = page.nextCursor ? `next page: --cursor ${page.nextCursor} (or --all for every page)` : undefined;
       return { kind: 'list', rows: page.rows, columns: list.columns, tableColumns: list.tableColumns, chosen: list.chosen, ...(more ? { trailer: more } : {}) };
     }
-    const writer = await createListWriter(outputOf(ctx), list.columns, { table: list.tableColumns, chosen: list.chosen });
+    const writer = await createListWriter(outputOf(ctx), list.columns, { table: list.tableColumns, chosen: list.chosen }, (m) => ctx.warn(m));
     do {
       const page = await list.fetch(figures.nextCursor ?? undefined);
       for (const row of page.rows) await writer.write(row);

@@ -11,3 +11,9 @@ export const VERSION: string =
 export function versionInfo(): { version: string; node: string; platform: string } {
   return { version: VERSION, node: process.versions.node, platform: `${process.platform}-${process.arch}` };
 }
+
+/** The User-Agent of every request: `cnv/0.1.0 node/20.20.2 (linux-x64)`, so a server's log names the client and its runtime. */
+export function userAgent(): string {
+  const { version, node, platform } = versionInfo();
+  return `cnv/${version} node/${node} (${platform})`;
+}

@@ -5,6 +5,7 @@ import type { CommandInput } from './contract.js';
 import type { Context } from '../context.js';
 import { ResponseShapeError, UsageError } from '../errors.js';
 import type { HttpClient, RawResponse } from '../http/client.js';
+import { MAX_WRITE_BYTES, sizeText } from '../http/body.js';
 import { parseJson } from '../http/exact-json.js';
 import type { CommandResult } from '../io/render.js';
 import { escapeControl } from '../lib/terminal-text.js';
@@ -15,9 +16,13 @@ import { stringifyJson } from '../lib/exact-number.js';
 import { CursorTrail } from '../lib/cursor-trail.js';
 import { MAX_JSON_DEPTH, nestsDeeper } from '../io/input-rows.js';
 import { commandOptions, flag, switchFlag, textFlag } from '../cmdutil/flags.js';
+import { collectHeader } from './api/headers.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 type Method = (typeof METHODS)[number];
+
+/** -X/--method: one of METHODS, any case. */
+const methodChoice = Object.assign((text: string): Method => checkMethod(text, '-X/--method'), { choices: METHODS });
 
 /** -f and -F in the order given (collectField), the rest as commander gives them. */
 const fieldArgs = z.array(z.object({ flag: z.enum(['-f', '-F']), text: z.string() })).optional();
@@ -29,25 +34,39 @@ export const options = commandOptions(
     paginate: switchFlag('--paginate', 'follow pagination.nextCursor to the last page and print the rows of every page, one JSON line each'),
     slurp: switchFlag('--slurp', 'with --paginate: print all rows as one JSON array instead'),
     include: switchFlag('-i, --include', 'print the status line and the response headers (key masked) before the body; an error answer too, as it came, before the error line on stderr'),
+    method: flag('-X, --method <method>', `the HTTP method: ${METHODS.join(', ')}, any case (default GET, whatever the parameters: a write is always named); or as the first argument`, z.enum(METHODS).optional(), { parse: methodChoice }),
+    header: flag('-H, --header <name:value>', 'an HTTP request header (repeatable), e.g. -H \'Accept-Language: de\'; X-API-Key stays cnv\'s (the key in force)', z.array(z.tuple([z.string(), z.string()])).optional(), { parse: collectHeader }),
+    silent: switchFlag('--silent', 'print no response body (the exit code and, with --include, the status line and headers still tell)'),
   },
   {
-    globals: ['format'],
+    globals: ['format', 'json', 'query'],
     check(opts) {
       if (opts.slurp && !opts.paginate) throw new UsageError('--slurp goes with --paginate');
       const { format } = opts;
       if (format === 'csv' || format === 'table') throw new UsageError(`-o ${format}: cnv api prints JSON (-o json or ndjson)`);
+      if (opts.silent) {
+        const flag = opts.query !== undefined ? '-q/--query' : opts.json ? '--json' : opts.slurp ? '--slurp' : undefined;
+        if (flag) throw new UsageError(`${flag} and --silent: --silent prints no body for ${flag} to apply to`, 'drop one of them', 'conflicting_options');
+      }
     },
   },
 );
 
 export function configure(cmd: Command): void {
   cmd
-    .argument('<method>', `HTTP method: ${METHODS.join(', ')} (any case)`)
-    .argument('<path>', 'API path, e.g. /v2/campaigns or campaigns (the /v2 prefix is added); never a full URL')
+    .argument('[method]', `HTTP method: ${METHODS.join(', ')} (any case); or -X METHOD; left out: GET`)
+    .argument('[path]', 'API path, e.g. /v2/campaigns or campaigns (the /v2 prefix is added); never a full URL')
     .addHelpText('after', `
 Sends one request through the same path as every command: the key and base URL of the profile
 in force, the rate limit, retries, --dry-run (writes are printed, not sent), --verbose and the
 usual exit codes (an error answer exits 3, 4, 5 or 7 with "error: <code>: <message>" on stderr).
+
+The method: the first argument (cnv api POST /v2/contacts), or -X/--method (cnv api /v2/contacts
+-X POST); left out it is GET, with or without parameters (gh api would POST those: here a
+write is always named). Headers: -H 'Name: value' (repeatable) adds one; X-API-Key is never
+taken from -H (it is the key in force: --api-key, CNV_API_KEY or the profile's), nor the
+transport's own (Host, Content-Length, ...). --silent prints no body; the exit code still
+tells how it went, and --include still prints the status line and headers.
 
 Parameters: -f key=value is a string; -F key=value is typed like gh's (true, false, null, numbers;
 @file reads a file). key[sub]=v nests and key[]=v appends: -F 'occurredAt[start]=2025-01-01T00:00:00Z'.
@@ -74,12 +93,29 @@ Examples:
   $ cnv api POST /v2/contacts -f email=ada@example.com -F 'fields[score]=42'
   $ cnv api POST /v2/exports/email-events -f eventType=EMAIL_OPEN --paginate --slurp
   $ echo '{"email":"ada@example.com"}' | cnv api DELETE /v2/audiences/c1000000-0000-4000-8000-000000000002/contacts --input -
-  $ cnv api GET /v2/contacts -f email=ada@example.com --include`);
+  $ cnv api GET /v2/contacts -f email=ada@example.com --include
+  $ cnv api /v2/campaigns -X get -H 'Accept-Language: de' --silent && echo reachable`);
+}
+
+/**
+ * The method and path: `cnv api METHOD PATH`, or `cnv api PATH` with -X METHOD, or without it
+ * GET. (gh api turns a request with parameters into a POST; here a write is always named, so
+ * `cnv api contacts -f email=...` looks a contact up and never creates one.)
+ */
+function methodAndPath(args: unknown[], opts: { method?: Method }): { method: Method; path: string } {
+  const given = args.filter((a): a is string => typeof a === 'string');
+  if (given.length === 0) throw new UsageError('give the API path, e.g. cnv api /v2/campaigns (or cnv api GET /v2/campaigns)');
+  if (given.length === 1) {
+    if ((METHODS as readonly string[]).includes(given[0].trim().toUpperCase())) throw new UsageError(`${given[0]}: give the API path after the method, e.g. cnv api ${given[0]} /v2/campaigns`);
+    return { method: opts.method ?? 'GET', path: checkPath(given[0]) };
+  }
+  const method = checkMethod(given[0], 'method');
+  if (opts.method !== undefined && opts.method !== method) throw new UsageError(`the method is given twice: ${method} and -X ${opts.method}`, 'give it once', 'conflicting_options');
+  return { method, path: checkPath(given[1]) };
 }
 
 export async function run(ctx: Context, { args, opts }: CommandInput<typeof options>): Promise<CommandResult> {
-  const method = checkMethod(String(args[0]));
-  const path = checkPath(String(args[1]));
+  const { method, path } = methodAndPath(args, opts);
   const fields = await fieldsObject([...(opts.rawField ?? []), ...(opts.field ?? [])], ctx.io.stdin, ctx.signal);
   let body: unknown;
   let query: Record<string, string> = {};
@@ -91,9 +127,11 @@ export async function run(ctx: Context, { args, opts }: CommandInput<typeof opti
     query = toQuery(fields);
   } else if (Object.keys(fields).length > 0) {
     body = fields;
+    // Several -F k=@file values together may pass what cnv writes in one body.
+    if (Buffer.byteLength(stringifyJson(fields)) > MAX_WRITE_BYTES) throw new UsageError(`-f/-F: the body they make is larger than ${sizeText(MAX_WRITE_BYTES)}`, 'send less in one request');
   }
   const pathname = path.split('?')[0];
-  const printer = await makePrinter(ctx, opts.include === true);
+  const printer = await makePrinter(ctx, opts.include === true, opts.silent === true);
   // With --include an error answer is shown as it came too (like gh), before the usual error line.
   const onErrorAnswer = opts.include
     ? (answer: { status: number; headers: RawResponse['headers']; text: string }) => {
@@ -102,7 +140,8 @@ export async function run(ctx: Context, { args, opts }: CommandInput<typeof opti
         ctx.io.stdout.write(printer.headText(answer) + (ctx.io.stdoutIsTTY ? escapeControl(text, '\n\t') : text));
       }
     : undefined;
-  const spec = { method, path, query, body, idempotency: apiIdempotency(method, pathname, body), signal: ctx.signal, onErrorAnswer };
+  const headers = opts.header === undefined ? undefined : Object.fromEntries(opts.header);
+  const spec = { method, path, query, body, headers, idempotency: apiIdempotency(method, pathname, body), signal: ctx.signal, onErrorAnswer };
   const http = await ctx.http();
   if (!opts.paginate) {
     const res = await http.requestRaw(spec);
@@ -124,9 +163,9 @@ export async function run(ctx: Context, { args, opts }: CommandInput<typeof opti
   return { kind: 'none' };
 }
 
-function checkMethod(text: string): Method {
+function checkMethod(text: string, what: string): Method {
   const method = text.trim().toUpperCase();
-  if (!(METHODS as readonly string[]).includes(method)) throw new UsageError(`method "${text}": expected one of ${METHODS.join(', ')}`);
+  if (!(METHODS as readonly string[]).includes(method)) throw new UsageError(`${what} "${text}": expected one of ${METHODS.join(', ')}`);
   return method as Method;
 }
 
@@ -202,10 +241,15 @@ interface Printer {
   line(value: unknown): Promise<void>;
 }
 
-async function makePrinter(ctx: Context, include: boolean): Promise<Printer> {
+async function makePrinter(ctx: Context, include: boolean, silent: boolean): Promise<Printer> {
   const out = ctx.io.stdout;
   const compact = ctx.globals.format === 'ndjson';
-  const query = ctx.globals.query === undefined ? undefined : await import('../io/query.js').then(async (q) => ({ run: await q.loadQuery(ctx.globals.query!), text: q.queryText }));
+  const expression = ctx.globals.query;
+  const query = expression === undefined ? undefined : await import('../io/query.js').then(async (q) => ({
+    run: await q.loadQuery(expression),
+    text: q.queryText,
+    document: (value: unknown, compact: boolean) => q.documentQueryText(expression, value, compact, (message) => ctx.warn(message)),
+  }));
   const headText = (res: Pick<RawResponse, 'status' | 'headers'>) => {
     let text = `HTTP ${res.status} ${STATUS_CODES[res.status] ?? ''}`.trimEnd() + '\n';
     for (const [name, value] of Object.entries(res.headers)) for (const v of [value].flat()) text += `${name}: ${v}\n`;
@@ -216,8 +260,13 @@ async function makePrinter(ctx: Context, include: boolean): Promise<Printer> {
     async head(res) {
       if (include) await writeWithBackpressure(out, headText(res));
     },
-    document: (value) =>
-      writeWithBackpressure(out, query ? query.text(query.run(value), compact) : (compact ? stringifyJson(value) : stringifyJson(value, 2)) + '\n'),
-    line: (value) => writeWithBackpressure(out, query ? query.text(query.run(value), true) : stringifyJson(value) + '\n'),
+    document: async (value) => {
+      if (silent) return;
+      await writeWithBackpressure(out, query ? query.document(value, compact) : (compact ? stringifyJson(value) : stringifyJson(value, 2)) + '\n');
+    },
+    line: async (value) => {
+      if (silent) return;
+      await writeWithBackpressure(out, query ? query.text(query.run(value), true) : stringifyJson(value) + '\n');
+    },
   };
 }

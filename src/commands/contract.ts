@@ -33,11 +33,18 @@ export interface LeafEntry {
   summary: string;
   aliases?: string[];
   /**
-   * The command's JSON output contract: the one document it prints when stdout is not a
-   * terminal, with --json, and what -q/--query selects from. Absent: the command prints no JSON
-   * document (export rows, the emulator's banner) and -q is refused.
+   * The command's JSON output contract, shown in its help (JSON OUTPUT) and docs/output.md: the
+   * one document it prints with --json (and when stdout is not a terminal, for a command whose
+   * data is that document), and what -q/--query selects from. Every command has one. A command
+   * that writes no data to stdout (a file run, an export into --out) prints its result document
+   * (the --summary-json one) with --json or -q (a file or batch run through `batchDepsOf(ctx)`,
+   * an export's reporter through `reporterDepsOf(ctx)`: their `printDocument`; else a
+   * `{ kind: 'document' }` result); where stdout carries its data (rows, a report) its option
+   * check refuses --json and -q naming the flag to use instead (`refuseJsonWhenStdoutIsData`).
    */
-  json?: string;
+  json: string;
+  /** -o/--format names the format of the command's file (the exports), not of its output: --json does not conflict with it. */
+  formatIsFile?: boolean;
   /** The global flags (long names) that mean something to this command; its help lists only these. Default: all. */
   globals?: readonly string[];
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each module has its own options type

@@ -1,12 +1,17 @@
 import { ApiError, NotTheApiError, ResponseShapeError } from '../errors.js';
 
+/**
+ * One line of doctor's report. `ok` only for what a request decided; `inferred` for an answer
+ * that makes it likely but a made-up name left it open; `unchecked` for what doctor could not
+ * tell without changing data (the answer does not say, or no request would).
+ */
 export interface Check {
   check: string;
-  status: 'ok' | 'warn' | 'fail';
+  status: 'ok' | 'inferred' | 'unchecked' | 'warn' | 'fail';
   detail: string;
 }
 
-type ProbeRequest = { method: 'GET' | 'POST'; path: string; query?: Record<string, string>; body?: unknown };
+type ProbeRequest = { method: 'GET' | 'POST' | 'DELETE'; path: string; query?: Record<string, string>; body?: unknown };
 
 /** Real ids met on the way (a campaign from the list, a contact from the contacts export). */
 export interface Known {
@@ -97,13 +102,54 @@ export function probeVerdict(check: string, probe: Probe, err: unknown, known: K
   }
   if (err instanceof ApiError && err.status === 403) return { check, status: 'warn', detail: `forbidden (403 ${err.code}): ${err.message}` };
   if (err instanceof ApiError && err.status >= 400 && err.status < 500 && err.status !== 401 && err.status !== 429) {
-    const why = probe.decisive(known) ? 'a valid request' : 'a request naming something made up';
+    // A valid request answered so can only be enabled; one naming something made up may have been refused before enablement was looked at.
+    const decisive = probe.decisive(known);
     return {
       check,
-      status: 'ok',
-      detail: `enabled, by inference: ${why} was answered ${err.status} ${err.code}, not 403 export_not_enabled`,
+      status: decisive ? 'ok' : 'inferred',
+      detail: `enabled, by inference: ${decisive ? 'a valid request' : 'a request naming something made up'} was answered ${err.status} ${err.code}, not 403 export_not_enabled`,
     };
   }
   const message = err instanceof Error ? err.message : String(err);
   return { check, status: 'warn', detail: `could not tell: ${err instanceof ApiError ? `${err.status} ${err.code}: ` : ''}${message}` };
+}
+
+/**
+ * The permissions the spec names (Authentication 6), each probed with a request that cannot
+ * change anything: it names an audience or custom object that does not exist. A 403 forbidden
+ * says the key lacks it (a warning); any other answer (the server looked for the made-up thing
+ * first: 404) leaves it unknown, said as `unchecked`, never `ok`.
+ */
+export const PERMISSION_PROBES: Array<{ name: string; request: ProbeRequest; write: string }> = [
+  {
+    name: 'audience edit',
+    request: { method: 'DELETE', path: `/v2/audiences/${NIL_UUID}/contacts`, body: { email: PROBE_EMAIL } },
+    write: 'audience remove',
+  },
+  {
+    name: 'field creation and custom-object edit',
+    request: {
+      method: 'POST',
+      path: '/v2/fields/relationships',
+      body: {
+        source: { objectType: 'CUSTOM_OBJECT', customObjectId: NIL_UUID, key: 'cnvDoctorProbe', label: 'cnv doctor probe' },
+        target: { objectType: 'CUSTOM_OBJECT', customObjectId: NIL_UUID, key: 'cnvDoctorProbeBack', label: 'cnv doctor probe back' },
+      },
+    },
+    write: 'fields relate',
+  },
+  {
+    name: 'edit records',
+    request: { method: 'POST', path: `/v2/custom-objects/${NIL_UUID}/records/batch`, body: { records: [{ clientDedupKey: 'cnv-doctor-probe', fields: {} }] } },
+    write: 'records upsert',
+  },
+];
+
+/** The verdict on a permission probe: only a 403 forbidden tells (the key lacks it); a 2xx cannot come from made-up names. */
+export function permissionVerdict(name: string, write: string, err: unknown): Check {
+  const check = `permission: ${name}`;
+  if (err instanceof NotTheApiError || err instanceof ResponseShapeError) return { check, status: 'fail', detail: `${err.code}: ${err.message}` };
+  if (err instanceof ApiError && err.status === 403) return { check, status: 'warn', detail: `refused (403 ${err.code}: ${err.message}): ${write} will be refused too` };
+  const answer = err === undefined ? 'a 2xx' : err instanceof ApiError ? `${err.status} ${err.code}` : err instanceof Error ? err.message : String(err);
+  return { check, status: 'unchecked', detail: `not checked: a request that changes nothing names a made-up ${name === 'audience edit' ? 'audience' : 'custom object'}, and was answered ${answer}, which does not tell; ${write} will say` };
 }

@@ -7,7 +7,7 @@ import { ApiError, CliError, ExitCode, GatewayError, NotTheApiError } from '../e
 import type { HttpClient } from '../http/client.js';
 import { maskKey, redactUrl } from '../http/redact.js';
 import type { CommandResult } from '../io/render.js';
-import { GATED_PROBES, probeVerdict, type Check, type Known } from './doctor-probes.js';
+import { GATED_PROBES, PERMISSION_PROBES, permissionVerdict, probeVerdict, type Check, type Known } from './doctor-probes.js';
 import { commandOptions } from '../cmdutil/flags.js';
 
 /** No options of its own. */
@@ -19,8 +19,11 @@ Checks, in order: the config file, the API key's presence and form, the base URL
 server answers, that it is this API (asked without a key it must answer 401 unauthorized in
 the API's error envelope; any other answer, an HTML page, a redirect, a 404 for everything,
 is a failure, exit 3), that it accepts the key, and for each gated endpoint whether this key
-may use it. One line per check on stdout, a summary line on stderr. Exits 0 when nothing
-failed; a gated endpoint that is not enabled is a warning, not a failure.
+may use it, and which permissions it has. One line per check on stdout, a summary line on
+stderr. Exits 0 when nothing failed; a gated endpoint that is not enabled, or a permission the
+key lacks, is a warning, not a failure. A check is "ok" only when a request decided it:
+"inferred" when the answer makes it likely but a made-up name left it open, "unchecked" when
+doctor could not tell without changing data (the detail says why), never "ok".
 
 Gated endpoints are probed with requests that change nothing and that are valid in every
 respect the spec names (the exports read one row, get contact reads the contact the export
@@ -29,8 +32,13 @@ showed, the campaign batch add names a real campaign and a contact that does not
 checks things in. Where the only safe request names something made up (an audience, or a
 contact when the export showed none) or cannot create anything (create field, with an
 object type the spec does not have), an answer of the API other than 403 (404
-audience_not_found, 400 invalid_object_type) is reported as enabled "by inference", and
-says so.
+audience_not_found, 400 invalid_object_type) is reported as enabled "by inference" (status
+inferred), and says so.
+
+Permissions (audience edit, field creation and custom-object edit, edit records) are probed with
+requests that name an audience or custom object that does not exist, so nothing can change: a
+403 says the key lacks it (warn); any other answer (404: the server looked for the made-up
+thing first) does not tell, and the check is "unchecked".
 
 Examples:
   $ cnv doctor
@@ -82,7 +90,23 @@ export async function run(ctx: Context, _input: CommandInput<typeof options>): P
           else checks.push(verdict);
         }
       }
+      for (const probe of PERMISSION_PROBES) {
+        let err: unknown;
+        try {
+          await http.request({ ...probe.request, data: z.unknown(), idempotency: 'safe', signal: ctx.signal });
+        } catch (e) {
+          err = e;
+        }
+        const verdict = permissionVerdict(probe.name, probe.write, err);
+        if (verdict.status === 'fail') fail(verdict.check, err);
+        else checks.push(verdict);
+      }
     }
+  }
+  // What the checks above could not reach: said, never counted as ok.
+  const made = new Set(checks.map((c) => c.check));
+  for (const name of [...GATED_PROBES.map((p) => `endpoint: ${p.name}`), ...PERMISSION_PROBES.map((p) => `permission: ${p.name}`)]) {
+    if (!made.has(name)) checks.push({ check: name, status: 'unchecked', detail: 'not checked: an earlier check failed' });
   }
   summarize(ctx, checks, baseUrl);
   return { kind: 'list', rows: checks as unknown as Array<Record<string, unknown>>, columns: ['check', 'status', 'detail'], exitCode };
@@ -133,11 +157,13 @@ async function authenticated(http: HttpClient, ctx: Context, checks: Check[], fa
 
 function summarize(ctx: Context, checks: Check[], baseUrl: string): void {
   const count = (s: Check['status']) => checks.filter((c) => c.status === s).length;
+  const open = count('inferred') + count('unchecked');
   const failed = checks.find((c) => c.status === 'fail');
   const verdict = !failed
     ? `the API at ${baseUrl} answers and accepts the key`
     : failed.detail.startsWith('not_the_api:')
       ? `this does not look like the API at ${baseUrl}`
       : `the ${failed.check} check failed`;
-  ctx.info(`doctor: ${count('ok')} ok, ${count('warn')} warnings, ${count('fail')} failed: ${verdict}`);
+  const inferred = count('inferred') > 0 ? ` (${count('inferred')} of them inferred)` : '';
+  ctx.info(`doctor: ${count('ok')} ok, ${count('warn')} warnings, ${count('fail')} failed, ${open} not checked${inferred}: ${verdict}`);
 }

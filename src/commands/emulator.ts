@@ -4,6 +4,8 @@ import { z } from 'zod';
 import type { CommandInput } from './contract.js';
 import type { Context } from '../context.js';
 import type { CommandResult } from '../io/render.js';
+import { outputOf } from '../cmdutil/deps.js';
+import { asksForDocument, documentText } from '../io/document.js';
 import { LocalFileError, UsageError } from '../errors.js';
 import { integer } from '../lib/option-values.js';
 import { commandOptions, flag, textFlag } from '../cmdutil/flags.js';
@@ -95,7 +97,10 @@ export async function run(ctx: Context, { opts }: CommandInput<typeof options>):
     }
   }
   const summary = { url: emulator.url, keys: emulator.keys };
-  ctx.io.stdout.write(ctx.globals.json ? JSON.stringify(summary) + '\n' : describeEmulator(emulator) + '\n');
+  // The document is one line (a reader waits for its newline); -q selects from it (-q url).
+  // Not redacted: the demo keys are what it is for, even when one of them is the key in force.
+  const out = outputOf(ctx);
+  ctx.io.stdout.write(asksForDocument(out) ? documentText(out, summary, (message) => ctx.warn(message), { oneLine: true }) : describeEmulator(emulator) + '\n');
   await new Promise<void>((resolve) => {
     if (ctx.signal.aborted) return resolve();
     ctx.signal.addEventListener('abort', () => resolve(), { once: true });

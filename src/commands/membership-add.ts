@@ -3,7 +3,7 @@ import type { AddContactResult, BatchItemResult } from '../api/memberships.js';
 import { MAX_BATCH_CONTACTS } from '../api/memberships.js';
 import { batchAddColumns, batchAddSender, IDENTIFIER_COLUMNS, prepareIdentifierRow } from '../batch/contact-batch-add.js';
 import { runFileBatch } from '../batch/file-run.js';
-import { batchFlags, batchRunOptions, checkBatchOptions, chunkSizeFlag, rejectBatchOptions, SUMMARY_JSON_FLAG } from '../cmdutil/batch-options.js';
+import { BATCH_GLOBALS, batchFlags, batchRunOptions, checkBatchOptions, chunkSizeFlag, rejectBatchOptions, SUMMARY_JSON_FLAG } from '../cmdutil/batch-options.js';
 import { IDENTIFIER_FLAGS, identifierFrom } from '../cmdutil/identifier.js';
 import { commandOptions, textFlag } from '../cmdutil/flags.js';
 import type { ContactIdentifier } from '../api/identifiers.js';
@@ -29,6 +29,7 @@ export const membershipAddOptions = commandOptions(
     ...chunkSizeFlag(BATCH_DEFAULTS.maxChunkSize),
   },
   {
+    globals: BATCH_GLOBALS,
     check(opts) {
       if (opts.batch === undefined) return rejectBatchOptions(opts, '--batch');
       const flag = (['contactId', 'userId', 'email'] as const).find((k) => opts[k] !== undefined);

@@ -64,11 +64,40 @@ export class ProfileStore {
     return this.read().profiles;
   }
 
+  /** The profile `name` (`config use`, `config remove`): one that does not exist is a usage error listing those that do. */
+  existing(name: string): Profile {
+    const found = this.profile(name);
+    if (found) return found;
+    const known = Object.keys(this.profiles());
+    throw new UsageError(`no profile named "${name}"`, known.length ? `known profiles: ${known.join(', ')}` : 'create one with `cnv --profile NAME config set-key`');
+  }
+
   async update(name: string, patch: Profile): Promise<void> {
     const conf = await this.writer();
     const profiles = { ...conf.get('profiles') };
     profiles[name] = { ...profiles[name], ...patch };
     this.saving(() => conf.set('profiles', profiles));
+  }
+
+  /**
+   * Deletes a profile, its API key with it. When it was the default, the default moves to the
+   * one profile left, or to a profile named "default", else it is unset (commands then use
+   * "default", which has no key until one is set). Returns the default in force after, if any.
+   */
+  async remove(name: string): Promise<{ default: string | null; left: string[] }> {
+    const wasCurrent = this.currentProfile() === name;
+    const conf = await this.writer();
+    const profiles = { ...conf.get('profiles') };
+    delete profiles[name];
+    const left = Object.keys(profiles);
+    const next = !wasCurrent ? this.currentProfile() : left.length === 1 ? left[0] : left.includes(DEFAULT_PROFILE) ? DEFAULT_PROFILE : undefined;
+    this.saving(() => {
+      conf.set('profiles', profiles);
+      if (!wasCurrent) return;
+      if (next === undefined || next === DEFAULT_PROFILE) conf.delete('currentProfile');
+      else conf.set('currentProfile', next);
+    });
+    return { default: next !== undefined && profiles[next] ? next : null, left };
   }
 
   async use(name: string): Promise<void> {

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { nestedDeeperThan } from '../http/body.js';
 import { parseJson } from '../http/exact-json.js';
 import { stringifyJson } from '../lib/exact-number.js';
 import { EmulatorError, errorBody } from './errors.js';
@@ -6,6 +7,12 @@ import type { RouteResult } from './router.js';
 
 // Large enough for any legal batch (1,000 contacts / 200 records), small enough to be safe.
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
+/**
+ * Deepest nesting a request body may have. Deeper data would overflow the stack where it is
+ * stored (a 500 after the contact was made) and could not be read back by a client (an export
+ * row adds 3 levels; cnv reads answers up to 256): refused before any route runs.
+ */
+export const MAX_BODY_DEPTH = 200;
 
 /** Reads the whole request body; `tooLarge` is set instead of buffering past the limit. */
 export async function readBody(req: IncomingMessage): Promise<{ text: string; tooLarge: boolean }> {
@@ -35,6 +42,7 @@ export function parseJsonObject(raw: { text: string; tooLarge: boolean }): Recor
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new EmulatorError(400, 'invalid_request', 'Request body must be a JSON object');
   }
+  if (nestedDeeperThan(value, MAX_BODY_DEPTH)) throw new EmulatorError(400, 'invalid_request', `Request body nests arrays and objects deeper than ${MAX_BODY_DEPTH} levels`);
   return value as Record<string, unknown>;
 }
 

@@ -25,9 +25,21 @@ const FIELD_PREFIX = 'fields.';
 export interface CsvLayout {
   columns: string[];
   omitted: string[];
+  /**
+   * Contacts: the member of a row's `fields` that a column holds, where it is not the column's
+   * label (fields sharing a label: column `Score (score)` holds the member `Score`). Absent in
+   * states of older versions, whose columns were the labels themselves.
+   */
+  rowKeys?: Record<string, string>;
   /** --null-as and --excel-safe as the file was written (a file keeps one way of writing cells). */
   nullAs?: string;
   excelSafe?: boolean;
+}
+
+/** A contact field as its export column is made from it (GET /v2/fields, in its order). */
+export interface LabelledField {
+  key: string;
+  label: string;
 }
 
 /** The column of a contact field label: the label itself, unless it would be mistaken for another column. */
@@ -36,16 +48,48 @@ function labelColumn(label: string): string {
   return clash ? FIELD_PREFIX + label : label;
 }
 
-/** Every column a kind offers: fixed ones, then (contacts) one per field label. */
-function availableColumns(kind: ExportKind, fieldLabels: readonly string[]): string[] {
-  const labels = kind === 'contacts' ? [...new Set(fieldLabels)].map(labelColumn) : [];
-  return [...FIXED_COLUMNS[kind], ...labels];
+/**
+ * The contact fields' columns, and the row member each holds. The export keys a row's fields by
+ * label; a label used by an earlier field is sent as `Label (key)` (the spec is silent; the
+ * emulator's rule, docs/emulator.md). A label that two fields share (the same text, or the same
+ * in Unicode NFC: `Café` composed and decomposed) gets the column `Label (key)` for each of
+ * them, so every field has a column of its own that an import resolves to it (field-match.ts).
+ */
+function fieldColumns(fields: readonly LabelledField[]): Array<{ column: string; rowKey: string }> {
+  const used = new Set<string>();
+  const shared = new Map<string, number>();
+  for (const f of fields) shared.set(f.label.normalize('NFC'), (shared.get(f.label.normalize('NFC')) ?? 0) + 1);
+  const out: Array<{ column: string; rowKey: string }> = [];
+  for (const f of fields) {
+    const rowKey = used.has(f.label) ? `${f.label} (${f.key})` : f.label;
+    used.add(rowKey);
+    const column = shared.get(f.label.normalize('NFC'))! > 1 ? `${f.label} (${f.key})` : labelColumn(f.label);
+    if (!out.some((o) => o.column === column)) out.push({ column, rowKey });
+  }
+  return out;
+}
+
+/** Every column a kind offers: fixed ones, then (contacts) one per field; and the row members that differ from their column's label. */
+function availableColumns(kind: ExportKind, fields: readonly LabelledField[]): { columns: string[]; rowKeys: Record<string, string> } {
+  const own = kind === 'contacts' ? fieldColumns(fields) : [];
+  const rowKeys: Record<string, string> = {};
+  for (const { column, rowKey } of own) if (rowKey !== labelOf(column)) rowKeys[column] = rowKey;
+  return { columns: [...FIXED_COLUMNS[kind], ...own.map((o) => o.column)], rowKeys };
+}
+
+/** The label a field column names without `rowKeys`: the column, or what follows `fields.`. */
+function labelOf(column: string): string {
+  return column.startsWith(FIELD_PREFIX) ? column.slice(FIELD_PREFIX.length) : column;
 }
 
 /** The header: every available column, or those --columns chose (validated), then `_extra`. */
-export function csvLayout(kind: ExportKind, fieldLabels: readonly string[], chosen?: readonly string[]): CsvLayout {
-  const available = availableColumns(kind, fieldLabels);
-  if (!chosen) return { columns: [...available, EXTRA_COLUMN], omitted: [] };
+export function csvLayout(kind: ExportKind, fields: readonly LabelledField[], chosen?: readonly string[]): CsvLayout {
+  const { columns: available, rowKeys: allKeys } = availableColumns(kind, fields);
+  const keyed = (columns: readonly string[]) => {
+    const rowKeys = Object.fromEntries(Object.entries(allKeys).filter(([c]) => columns.includes(c)));
+    return Object.keys(rowKeys).length > 0 ? { rowKeys } : {};
+  };
+  if (!chosen) return { columns: [...available, EXTRA_COLUMN], omitted: [], ...keyed(available) };
   const picked: string[] = [];
   for (const name of chosen) {
     if (name === EXTRA_COLUMN) continue;
@@ -56,14 +100,14 @@ export function csvLayout(kind: ExportKind, fieldLabels: readonly string[], chos
     }
     if (!picked.includes(column)) picked.push(column);
   }
-  const omitted = available.filter((c) => !picked.includes(c)).map((c) => extraName(kind, c));
-  return { columns: [...picked, EXTRA_COLUMN], omitted };
+  const omitted = available.filter((c) => !picked.includes(c)).map((c) => extraName(kind, c, allKeys));
+  return { columns: [...picked, EXTRA_COLUMN], omitted, ...keyed(picked) };
 }
 
-/** How a column's value is named inside `_extra`: the row member, or `fields.<label>`. */
-function extraName(kind: ExportKind, column: string): string {
+/** How a column's value is named inside `_extra`: the row member, or `fields.<member>` (the label, as the row keys it). */
+function extraName(kind: ExportKind, column: string, rowKeys: Record<string, string> = {}): string {
   if (kind !== 'contacts' || FIXED_COLUMNS.contacts.includes(column)) return column;
-  return FIELD_PREFIX + (column.startsWith(FIELD_PREFIX) ? column.slice(FIELD_PREFIX.length) : column);
+  return FIELD_PREFIX + (rowKeys[column] ?? labelOf(column));
 }
 
 /**
@@ -99,7 +143,7 @@ export function rowCells(
   const labels = new Map<string, number>();
   layout.columns.forEach((column, i) => {
     if (column === EXTRA_COLUMN) return;
-    const name = extraName(kind, column);
+    const name = extraName(kind, column, layout.rowKeys);
     if (kind === 'contacts' && name.startsWith(FIELD_PREFIX) && !FIXED_COLUMNS.contacts.includes(column)) labels.set(name.slice(FIELD_PREFIX.length), i);
     else top.set(name, i);
   });

@@ -14,6 +14,15 @@ export interface StateDir {
 interface Account {
   profile: string;
   baseUrl: string;
+  apiKey: string;
+  /** Where the key came from: `--api-key`, `CNV_API_KEY` or `profile "NAME"`. */
+  apiKeySource: string;
+}
+
+/** What the config file holds for a profile (to tell whose a state of an earlier version is). */
+interface SavedProfile {
+  apiKey?: string;
+  baseUrl?: string;
 }
 
 /** What an export run takes from the command around it: narrow on purpose (never the CLI's Context). */
@@ -21,6 +30,8 @@ export interface ExportDeps {
   /** The HTTP client (made on first use). */
   http(): Promise<HttpClient>;
   account(): Promise<Account>;
+  /** A profile as the config file holds it; undefined when there is none of that name. */
+  savedProfile(name: string): Promise<SavedProfile | undefined>;
   clock: Clock;
   signal: AbortSignal;
   stateDir: StateDir;
@@ -42,8 +53,8 @@ export interface ReporterDeps {
   stdout: Writable;
   /** Whether a person reads stderr (a note on the state an export to stdout keeps). */
   stderrIsTTY: boolean;
-  /** --json: the summary as one JSON line. */
-  json: boolean;
+  /** --json or -q: prints the run's summary document (the --summary-json one) on stdout. */
+  printDocument?: (document: Record<string, unknown>) => void;
   /** The spinner's place; none when progress display is not allowed. */
   progress?: ProgressDisplay;
   onDispose(fn: () => Promise<void> | void): void;

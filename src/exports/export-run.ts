@@ -10,6 +10,7 @@ import { discardUnusedOutput, openOutput, PageOutput } from './page-output.js';
 import { receiver } from './page-receiver.js';
 import { cursorRejected, type FetchPage } from './page-source.js';
 import { planExport } from './plan.js';
+import { assertParentDirectory } from '../io/file-streams.js';
 import type { ExportRunOptions, RunPlan } from './run-options.js';
 import type { ExportReporter, ExportSummary, TypeOutcome } from './report.js';
 import type { Position } from './state.js';
@@ -48,6 +49,7 @@ export async function withExportRun(
   const crash = opts.crash ?? NO_CRASH;
   const { clock } = deps;
   const started = clock.now();
+  if (opts.out !== undefined) assertParentDirectory('output file', opts.out);
   const http = await deps.http();
   const plan = await planExport(deps, http, opts);
   const multi = shape.types !== undefined;
@@ -68,7 +70,7 @@ export async function withExportRun(
       summary.cutBytes = sink.cut;
       log.manifest.startOffset = sink.offset;
     }
-    const format = await pageFormat(opts.kind, opts.format, plan.layout, opts.bom, opts.nullAs, opts.excelSafe);
+    const format = await pageFormat(opts.kind, opts.format, plan.layout, opts.bom, opts.nullAs, opts.excelSafe, plan.fieldKeys);
     const output = new PageOutput(deps.stdout, sink, format, opts.compress, log, plan, crash);
     if (sink && plan.fileStart?.mode === 'replace') {
       // --full into a file: record the empty file before emptying it, so a crash cannot mix old and new.

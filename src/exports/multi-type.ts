@@ -92,15 +92,13 @@ async function runLane(lanes: Lanes, type: EmailEventType): Promise<void> {
   }
 }
 
-/** The run's reporter, with a line per type before the summary (text output; --json has them in `types`). */
-export function withTypeLines(to: { json: boolean; notices: Pick<Notices, 'info'> }, reporter: ExportReporter): ExportReporter {
+/** The run's reporter, with a line per type on stderr before the summary (the JSON summary has them in `types`). */
+export function withTypeLines(notices: Pick<Notices, 'info'>, reporter: ExportReporter): ExportReporter {
   return {
     page: (rows, pages) => reporter.page(rows, pages),
     done(summary, run) {
-      if (!to.json) {
-        for (const [type, o] of Object.entries(summary.types ?? {})) {
-          to.notices.info(`  ${type}: ${o.status}, ${o.rows.toLocaleString('en-US')} rows in ${o.pages} pages${o.error ? ` (${o.error})` : ''}`);
-        }
+      for (const [type, o] of Object.entries(summary.types ?? {})) {
+        notices.info(`  ${type}: ${o.status}, ${o.rows.toLocaleString('en-US')} rows in ${o.pages} pages${o.error ? ` (${o.error})` : ''}`);
       }
       reporter.done(summary, run);
     },

@@ -1,6 +1,8 @@
 import { csvFormatter } from '../io/csv-line.js';
 import { parseJson } from '../http/exact-json.js';
 import { oneLine } from '../lib/json-scan.js';
+import { stringifyJson } from '../lib/exact-number.js';
+import { rowWithFieldKeys, type FieldKeys } from './fields-by-key.js';
 import { rowCells, type CsvLayout } from './csv-columns.js';
 import type { ExportKind, FileFormat } from './state.js';
 import type { ExportRow } from '../api/exports.js';
@@ -21,7 +23,14 @@ const BOM = '\uFEFF';
  * members stay as sent, and no row costs a JSON.stringify), on one line. CSV: RFC 4180 with CRLF
  * line ends, the given header, an optional BOM.
  */
-export async function pageFormat(kind: ExportKind, format: FileFormat, layout: CsvLayout | null, bom: boolean, nullAs = '', excelSafe = false): Promise<PageFormat> {
+export async function pageFormat(kind: ExportKind, format: FileFormat, layout: CsvLayout | null, bom: boolean, nullAs = '', excelSafe = false, fieldKeys?: FieldKeys): Promise<PageFormat> {
+  if (format === 'ndjson' && fieldKeys) {
+    // --fields-by key: the row is parsed (every digit kept) and written again with `fields` renamed.
+    return {
+      preamble: () => Buffer.alloc(0),
+      line: (row, text) => stringifyJson(rowWithFieldKeys((text === undefined ? row : parseJson(text)) as Record<string, unknown>, fieldKeys)) + '\n',
+    };
+  }
   if (format === 'ndjson') {
     return {
       preamble: () => Buffer.alloc(0),

@@ -120,16 +120,20 @@ export async function openOutput(dir: string, plan: RunPlan, path: string): Prom
 }
 
 /**
- * A file another state key writes (the same file under another profile's default key, say) is
- * `file_not_empty` for this key: the hint names that key, which continues it.
+ * A file another state key writes (the same file exported with another key, or under an explicit
+ * --state-key) is `file_not_empty` for this key: the hint names that key, and says whether this
+ * account may continue it (a state of another account refuses to).
  */
 function namingTheFilesState(err: unknown, plan: RunPlan, path: string): unknown {
   if (!(err instanceof UsageError) || err.code !== 'file_not_empty' || !plan.store) return err;
   const owner = plan.store.list(() => {}).find((s) => s.key !== plan.key && s.current.output.kind === 'file' && s.current.output.path === path);
   if (!owner) return err;
+  const theirs = owner.account !== undefined && owner.account !== plan.account;
   return new UsageError(
     err.message,
-    `export state "${owner.key}" (profile "${owner.profile}") writes this file: --state-key ${shellWord(owner.key)} continues it; or choose a new file, or pass --full to replace its content`,
+    theirs
+      ? `export state "${owner.key}" of the account ${owner.account} writes this file, not this key's (${plan.account}): choose a new file, or pass --full to replace its content`
+      : `export state "${owner.key}" (profile "${owner.profile}") writes this file: --state-key ${shellWord(owner.key)} continues it; or choose a new file, or pass --full to replace its content`,
     err.code,
   );
 }

@@ -1,14 +1,15 @@
 import { resolve } from 'node:path';
 import { EMAIL_EVENT_TYPES, type EmailEventType } from '../api/exports.js';
 import { CliError, UsageError } from '../errors.js';
+import { readFieldKeys } from './fields-by-key.js';
 import type { HttpClient } from '../http/client.js';
-import { csvLayout, type CsvLayout } from './csv-columns.js';
+import { csvLayout, type CsvLayout, type LabelledField } from './csv-columns.js';
 import type { ExportDeps } from './deps.js';
 import type { FileStart } from './file-sink.js';
 import type { ExportLock } from './lock.js';
 import { closeDeadRuns } from './run-record.js';
 import type { ExportRunOptions, RunPlan } from './run-options.js';
-import { defaultStateKey, urlWithoutCredentials } from './state-key.js';
+import { accountIdentity, defaultStateKey, profileAccount, urlWithoutCredentials } from './state-key.js';
 import { ExportStateStore } from './state-store.js';
 import type { ExportState, Position } from './state.js';
 
@@ -24,13 +25,14 @@ export async function planExport(deps: ExportDeps, http: HttpClient, opts: Expor
   const baseUrl = urlWithoutCredentials(creds.baseUrl);
   const path = opts.out === undefined ? undefined : resolve(opts.out);
   const emailLabel = opts.emailTypes ? emailTypesLabel(opts.emailTypes) : opts.emailType;
+  const account = accountIdentity(baseUrl, creds.apiKey);
   let key: string | null = null;
   let store: ExportStateStore | undefined;
   let lock: ExportLock | undefined;
   let prior: ExportState | undefined;
   if (!opts.noState) {
     store = await ExportStateStore.open(deps.stateDir.path, deps.stateDir.where);
-    key = opts.stateKey ?? defaultKey(store, creds.profile, baseUrl, opts, emailLabel, path);
+    key = opts.stateKey ?? (await defaultKey(deps, store, { ...creds, baseUrl, account }, opts, emailLabel, path));
     lock = await store.lock(key);
     deps.onDispose(() => lock!.release());
   }
@@ -40,7 +42,7 @@ export async function planExport(deps: ExportDeps, http: HttpClient, opts: Expor
       const read = readPrior(deps, store, key, opts.full === true);
       prior = read && closeDeadRuns(read);
     }
-    if (prior) checkSameExport(prior, opts, emailLabel, baseUrl, path);
+    if (prior) checkSameExport(prior, opts, emailLabel, { baseUrl, account }, path);
     if (prior?.pending) {
       deps.notices.warn(`export state "${key}": run ${prior.pending.runId} has a pending position (saved ${prior.pending.savedAt}) that was never committed; this run starts again from the committed position (so it sends those rows again) and supersedes it: \`state commit --run ${prior.pending.runId}\` will refuse`);
     }
@@ -62,6 +64,14 @@ export async function planExport(deps: ExportDeps, http: HttpClient, opts: Expor
     if (appending && (base!.compress ?? undefined) !== opts.compress) {
       throw new UsageError(`${path} holds ${base!.compress ? 'gzip' : 'uncompressed'} pages written by this export; it cannot continue ${opts.compress ? 'in gzip' : 'uncompressed'}`, 'use the same --compress, a new --out file, or --full');
     }
+    if (appending && (base!.fieldsBy ?? 'label') !== (opts.fieldsBy ?? 'label')) {
+      throw new UsageError(`--fields-by: ${path} holds rows with fields keyed by ${base!.fieldsBy ?? 'label'}; it cannot continue keyed by ${opts.fieldsBy ?? 'label'}`, 'use the same --fields-by, a new --out file, or --full');
+    }
+    const fieldKeys = opts.fieldsBy === 'key' ? await readFieldKeys(http, deps.signal) : undefined;
+    if (fieldKeys && fieldKeys.shared.size > 0) {
+      const named = [...fieldKeys.shared].map(([label, keys]) => `"${label}" (${keys.join(', ')})`).join('; ');
+      deps.notices.warn(`--fields-by key: labels two fields share cannot name one field: ${named}; a member named by such a label goes to unresolvedFields`);
+    }
     const chosen = opts.format === 'csv' ? await chooseLayout(deps.signal, http, opts, appending ? base!.csv : null, base?.csv ?? null) : null;
     if (appending && chosen) checkSameCells(path!, chosen, opts);
     const layout = chosen && { ...chosen, nullAs: opts.nullAs ?? '', excelSafe: opts.excelSafe };
@@ -69,8 +79,9 @@ export async function planExport(deps: ExportDeps, http: HttpClient, opts: Expor
       cursor: null, cursorAt: null, seen: [], output: { kind: 'stdout' }, format: opts.format, csv: null, window, rows: 0, pages: 0,
     };
     const compress = opts.compress ? { compress: opts.compress } : {};
-    const { compress: _was, ...started } = start;
-    return { key, profile: creds.profile, baseUrl, store, lock, prior, start: { ...started, ...compress, window }, target: { kind: opts.kind, emailType: opts.emailType, window: window ?? undefined }, path, fileStart, layout, restarted: prior !== undefined && !continuing, emailLabel };
+    const keyed = opts.fieldsBy === 'key' ? { fieldsBy: 'key' as const } : {};
+    const { compress: _was, fieldsBy: _by, ...started } = start;
+    return { key, profile: creds.profile, baseUrl, account, store, lock, prior, fieldKeys, start: { ...started, ...compress, ...keyed, window }, target: { kind: opts.kind, emailType: opts.emailType, window: window ?? undefined }, path, fileStart, layout, restarted: prior !== undefined && !continuing, emailLabel };
   } catch (err) {
     await lock?.release();
     throw err;
@@ -88,25 +99,60 @@ function readPrior(deps: Pick<ExportDeps, 'notices'>, store: ExportStateStore, k
   }
 }
 
-/**
- * The default key of this export and output. An output that a state under the key of earlier
- * versions (no output part) writes to keeps that state, so existing cron lines and pipelines
- * continue where they were.
- */
-function defaultKey(store: ExportStateStore, profile: string, baseUrl: string, opts: ExportRunOptions, emailLabel: string | undefined, path: string | undefined): string {
-  const key = defaultStateKey(profile, baseUrl, opts.kind, emailLabel, path === undefined ? 'stdout' : { file: path });
-  if (opts.emailTypes) return key; // new in this version: no key of earlier versions to keep
-  const legacy = defaultStateKey(profile, baseUrl, opts.kind, opts.emailType);
-  try {
-    const out = (store.read(key) ? undefined : store.read(legacy))?.current.output;
-    const same = out !== undefined && (out.kind === 'file' ? out.path === path : path === undefined);
-    return same ? legacy : key;
-  } catch {
-    return key; // a damaged legacy state is not this export's concern
-  }
+/** The account in force, as the default key needs it. */
+interface KeyAccount {
+  profile: string;
+  baseUrl: string;
+  apiKey: string;
+  apiKeySource: string;
+  /** accountIdentity(baseUrl, apiKey). */
+  account: string;
 }
 
-function checkSameExport(prior: ExportState, opts: ExportRunOptions, emailLabel: string | undefined, baseUrl: string, path: string | undefined): void {
+/**
+ * The default key of this export and output: the account's (state-key.ts). When no state is
+ * saved under it, a state of an earlier version for the same export and output continues under
+ * its own key, if it is this account's (ownedHere): earlier versions named the profile, not the
+ * account (`default@host/kind:FILE`), and before that had no output part. So a cron line keeps
+ * its state when a profile is added, and an account never continues another's.
+ */
+async function defaultKey(deps: Pick<ExportDeps, 'savedProfile'>, store: ExportStateStore, now: KeyAccount, opts: ExportRunOptions, emailLabel: string | undefined, path: string | undefined): Promise<string> {
+  const key = defaultStateKey(now.account, opts.kind, emailLabel, path === undefined ? 'stdout' : { file: path });
+  try {
+    if (store.read(key)) return key;
+  } catch {
+    return key; // damaged: the run says so
+  }
+  // The part after `<profile>@` of the keys earlier versions gave this export.
+  const tails = [defaultStateKey(profileAccount('', now.baseUrl), opts.kind, emailLabel, path === undefined ? 'stdout' : { file: path })];
+  if (!opts.emailTypes) tails.push(defaultStateKey(profileAccount('', now.baseUrl), opts.kind, opts.emailType));
+  const mine: Array<{ key: string; profile: string }> = [];
+  for (const state of store.list(() => {})) {
+    const tail = tails.find((t) => state.key.endsWith(t) && !state.key.slice(0, -t.length).includes('/'));
+    const out = state.current.output;
+    if (tail === undefined || !(out.kind === 'file' ? out.path === path : path === undefined)) continue;
+    const profile = state.key.slice(0, -tail.length);
+    if (await ownedHere(deps, state, profile, now)) mine.push({ key: state.key, profile });
+  }
+  // Two (exports to stdout under two profiles of this account): the one of the profile in force, or none is guessed.
+  const chosen = mine.length === 1 ? mine[0] : mine.find((m) => m.profile === now.profile);
+  return chosen?.key ?? key;
+}
+
+/**
+ * Whether a state found under a profile's name is this account's: by the account it records;
+ * a state of an earlier version records none, so by its profile: that profile's saved key must be
+ * this one, and a profile with no saved key (the run used CNV_API_KEY or --api-key) continues
+ * only where this run's key does not come from a profile either.
+ */
+async function ownedHere(deps: Pick<ExportDeps, 'savedProfile'>, state: ExportState, profile: string, now: KeyAccount): Promise<boolean> {
+  if (state.account !== undefined) return state.account === now.account;
+  const saved = await deps.savedProfile(profile);
+  if (saved?.apiKey) return accountIdentity(now.baseUrl, saved.apiKey) === now.account;
+  return !now.apiKeySource.startsWith('profile ');
+}
+
+function checkSameExport(prior: ExportState, opts: ExportRunOptions, emailLabel: string | undefined, { baseUrl, account }: { baseUrl: string; account: string }, path: string | undefined): void {
   const what = (kind: string, type?: string) => (type ? `${kind} ${type}` : kind);
   if (prior.kind !== opts.kind || (prior.emailType ?? undefined) !== emailLabel) {
     throw new UsageError(
@@ -116,6 +162,10 @@ function checkSameExport(prior: ExportState, opts: ExportRunOptions, emailLabel:
   }
   if (urlWithoutCredentials(prior.baseUrl) !== baseUrl && !opts.full) {
     throw new UsageError(`export state "${prior.key}" was made against ${urlWithoutCredentials(prior.baseUrl)}, not ${baseUrl}; its cursor means nothing there`, 'use another --state-key, or --full');
+  }
+  // A state of an earlier version names no account.
+  if (prior.account !== undefined && prior.account !== account && !opts.full) {
+    throw new UsageError(`export state "${prior.key}" belongs to the account ${prior.account}, not ${account} (the key in force); another account's position means nothing here`, 'use another --state-key (or the default one), or --full', 'state_of_another_account');
   }
   const out = prior.current.output;
   if (out.kind === 'file' && path === undefined && !opts.full) {
@@ -180,8 +230,8 @@ function checkSameCells(path: string, file: CsvLayout, opts: ExportRunOptions): 
 
 /** The CSV header: the file's own when appending, else --columns, else the saved one, else every column. */
 async function chooseLayout(signal: AbortSignal, http: HttpClient, opts: ExportRunOptions, fileLayout: CsvLayout | null, saved: CsvLayout | null): Promise<CsvLayout> {
-  const labels = opts.kind === 'contacts' && (opts.columns || (!fileLayout && (!saved || opts.full))) ? await contactFieldLabels(http, signal) : [];
-  const asked = opts.columns ? csvLayout(opts.kind, labels, opts.columns) : undefined;
+  const fields = opts.kind === 'contacts' && (opts.columns || (!fileLayout && (!saved || opts.full))) ? await contactFields(http, signal) : [];
+  const asked = opts.columns ? csvLayout(opts.kind, fields, opts.columns) : undefined;
   if (fileLayout) {
     if (asked && asked.columns.join('\u0000') !== fileLayout.columns.join('\u0000')) {
       throw new UsageError(`--columns: the file's header is fixed (${fileLayout.columns.join(',')}); a file keeps one header`, 'leave --columns out, write to a new --out file, or use --full');
@@ -190,12 +240,12 @@ async function chooseLayout(signal: AbortSignal, http: HttpClient, opts: ExportR
   }
   if (asked) return asked;
   if (saved && !opts.full) return saved;
-  return csvLayout(opts.kind, labels);
+  return csvLayout(opts.kind, fields);
 }
 
-async function contactFieldLabels(http: HttpClient, signal: AbortSignal): Promise<string[]> {
+async function contactFields(http: HttpClient, signal: AbortSignal): Promise<LabelledField[]> {
   const { allFieldPages } = await import('../api/fields.js');
-  const labels: string[] = [];
-  for await (const fields of allFieldPages(http, { objectType: 'CONTACT' }, signal)) labels.push(...fields.map((f) => f.label));
-  return labels;
+  const all: LabelledField[] = [];
+  for await (const fields of allFieldPages(http, { objectType: 'CONTACT' }, signal)) all.push(...fields.map((f) => ({ key: f.key, label: f.label })));
+  return all;
 }

@@ -5,7 +5,7 @@ import { writeSummaryJson } from '../io/summary-json.js';
 import { duration, plural, rate } from '../io/wording.js';
 import { shellWord } from '../lib/shell-word.js';
 
-/** What a run did, printed on stderr at the end (a line, or JSON with --json). */
+/** What a run did: a line on stderr at the end, and the document of --summary-json and --json. */
 export interface ExportSummary {
   status: 'complete' | 'stopped' | 'failed' | 'interrupted';
   rows: number;
@@ -60,12 +60,12 @@ export async function createReporter(deps: ReporterDeps, label: string, options:
   }
   let finished = false;
   // A run that fails before its first page (the plan: state, lock, field definitions) never
-  // reaches done(); its --summary-json still says how it ended.
-  if (summaryJson) {
+  // reaches done(); its --summary-json (and --json document) still says how it ended.
+  if (summaryJson || deps.printDocument) {
     deps.onDispose(() => {
       if (finished) return;
       const status = interruptedBy(signal) ? 'interrupted' : 'failed';
-      writeSummaryFile(deps, label, summaryJson, {
+      writeSummaries(deps, label, summaryJson, {
         status, rows: 0, skipped: 0, pages: 0, bytes: 0, elapsedMs: clock.now() - started, stateKey: options.stateKey ?? null,
         runId: null, moreRemains: true, output: options.out ?? 'stdout', pending: false, cutBytes: 0,
       });
@@ -82,21 +82,26 @@ export async function createReporter(deps: ReporterDeps, label: string, options:
       spinner?.stop();
       // `| head` closed stdout: the reader has what it wanted; stay quiet (exit 141).
       if (!(signal.reason instanceof OutputClosedError)) {
-        if (deps.json) notices.info(JSON.stringify({ summary }));
         // Refused before a page came (a key without the endpoint, a bad cursor): the error line says it all.
-        else if (summary.status !== 'failed' || summary.pages > 0 || summary.cutBytes > 0) notices.info(summaryLine(label, summary, options.windowAsTyped));
+        if (summary.status !== 'failed' || summary.pages > 0 || summary.cutBytes > 0) notices.info(summaryLine(label, summary, options.windowAsTyped));
         const note = stdoutStateNote(summary, run.newState === true, deps.stderrIsTTY);
-        if (note && !deps.json) notices.info(note);
+        if (note) notices.info(note);
       }
-      if (summaryJson) writeSummaryFile(deps, label, summaryJson, summary);
+      writeSummaries(deps, label, summaryJson, summary);
     },
   };
 }
 
-/** The --summary-json file; a run that failed anyway keeps its own error and only warns about this one. */
-function writeSummaryFile(deps: Pick<ReporterDeps, 'notices' | 'stdout'>, label: string, path: string, summary: ExportSummary): void {
+/**
+ * The --summary-json file and the --json document on stdout (once, when both name stdout); a
+ * run that failed anyway keeps its own error and only warns about the file.
+ */
+function writeSummaries(deps: Pick<ReporterDeps, 'notices' | 'stdout' | 'printDocument'>, label: string, path: string | undefined, summary: ExportSummary): void {
+  const document = { command: label, ...summary };
+  deps.printDocument?.(document);
+  if (path === undefined || (path === '-' && deps.printDocument)) return;
   try {
-    writeSummaryJson({ stdout: deps.stdout, redact: (text) => deps.notices.redact(text) }, path, { command: label, ...summary });
+    writeSummaryJson({ stdout: deps.stdout, redact: (text) => deps.notices.redact(text) }, path, document);
   } catch (err) {
     if (summary.status === 'complete' || summary.status === 'stopped') throw err;
     deps.notices.warn(`could not write the summary to ${path}: ${(err as Error).message}`);

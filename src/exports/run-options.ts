@@ -1,6 +1,7 @@
 import type { EmailEventType } from '../api/exports.js';
 import type { CrashHook } from './crash-points.js';
 import type { CsvLayout } from './csv-columns.js';
+import type { FieldKeys } from './fields-by-key.js';
 import type { FileStart } from './file-sink.js';
 import type { ExportTarget } from './kinds.js';
 import type { ExportLock } from './lock.js';
@@ -38,6 +39,8 @@ export interface ExportRunOptions {
   nullAs?: string;
   /** CSV: neutralise values a spreadsheet would run as formulas. */
   excelSafe: boolean;
+  /** Contacts NDJSON: `fields` keyed by field key (--fields-by key) instead of the API's labels. */
+  fieldsBy?: 'label' | 'key';
   /** --run: the run's id (else a random one). */
   runId?: string;
   /** --summary-json: where the run summary goes as JSON (a file, or - when rows go to a file). */
@@ -51,6 +54,8 @@ export interface RunPlan {
   key: string | null;
   profile: string;
   baseUrl: string;
+  /** The account (state-key.ts accountIdentity), recorded in the state. */
+  account: string;
   store?: ExportStateStore;
   lock?: ExportLock;
   prior?: ExportState;
@@ -59,6 +64,8 @@ export interface RunPlan {
   path?: string;
   fileStart?: FileStart;
   layout: CsvLayout | null;
+  /** --fields-by key: how `fields` members become keys (read from the definitions when the run starts). */
+  fieldKeys?: FieldKeys;
   /** --full over an existing state: its first page is saved even when empty (a new start, a new window). */
   restarted: boolean;
   /** What the state names as its email type: one type, `all`, or a comma list. */

@@ -10,10 +10,10 @@ export function nextState(plan: RunPlan, state: ExportState | undefined, pos: Po
   const now = new Date(nowMs).toISOString();
   const base: ExportState = state ?? {
     version: 1, key: plan.key!, kind: plan.target.kind, ...(plan.emailLabel ? { emailType: plan.emailLabel } : {}),
-    profile: plan.profile, baseUrl: plan.baseUrl, createdAt: now, updatedAt: now, current: { ...plan.start, cursor: null, seen: [], rows: 0, pages: 0 }, runs: [],
+    profile: plan.profile, baseUrl: plan.baseUrl, account: plan.account, createdAt: now, updatedAt: now, current: { ...plan.start, cursor: null, seen: [], rows: 0, pages: 0 }, runs: [],
   };
   let runs = withManifest(base.runs, manifest);
-  const next: ExportState = { ...base, profile: plan.profile, baseUrl: plan.baseUrl, updatedAt: now, runs };
+  const next: ExportState = { ...base, profile: plan.profile, baseUrl: plan.baseUrl, account: plan.account, updatedAt: now, runs };
   if (!pos) return next;
   const earlier = base.pending && base.pending.runId !== manifest.runId ? base.pending.runId : undefined;
   if (earlier) runs = runs.map((m) => (m.runId === earlier && m.status === 'pending' ? { ...m, status: 'superseded' as const } : m));

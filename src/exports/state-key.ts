@@ -3,18 +3,43 @@ import { UsageError } from '../errors.js';
 import type { ExportKind } from './state.js';
 
 /**
- * The default key of an export's state: profile, API host and path, kind and email type, then
- * where it writes: `:<absolute path>` for a file, `/stdout` for stdout, e.g.
- * `default@api.example.com/email-events/EMAIL_OPEN:/data/opens.ndjson`. Two profiles, two base
- * URLs or two outputs never share a cursor: each file is its own incremental export, and a
- * pipeline never moves a file's position. Without `output`, the key of earlier versions
- * (no output part), which a state of that output keeps using.
+ * An account as cnv names it where it keeps something of its own (an export's state, a contacts
+ * snapshot): the key's identity, then the API's host and path, e.g.
+ * `sk_live_demo@api.example.com`. The identity of a key shaped `sk_live_<key id>_<secret>` is
+ * `sk_live_<key id>` (the part cnv shows of it anyway); another key's is `key-` and 12 hex
+ * digits of its SHA-256. Never the key: the name is shown and is a file's name. The same base
+ * URL and key give the same name whether they come from the environment, a flag or a profile of
+ * any name; another key (or URL) gives another.
  */
-export function defaultStateKey(profile: string, baseUrl: string, kind: ExportKind, emailType?: string, output?: { file: string } | 'stdout'): string {
-  const url = new URL(baseUrl);
-  const where = url.host + url.pathname.replace(/\/+$/, '');
+export function accountIdentity(baseUrl: string, apiKey: string): string {
+  const live = /^sk_live_([A-Za-z0-9]+)_/.exec(apiKey);
+  const who = live ? `sk_live_${live[1]}` : `key-${createHash('sha256').update(apiKey).digest('hex').slice(0, 12)}`;
+  return `${who}@${hostAndPath(baseUrl)}`;
+}
+
+/**
+ * How states of earlier versions named the account: the profile's name, not the key
+ * (`default@api.example.com`). Only to find those states again (src/exports/plan.ts).
+ */
+export function profileAccount(profile: string, baseUrl: string): string {
+  return `${profile}@${hostAndPath(baseUrl)}`;
+}
+
+function hostAndPath(baseUrl: string): string {
+  const url = new URL(urlWithoutCredentials(baseUrl));
+  return url.host + url.pathname.replace(/\/+$/, '');
+}
+
+/**
+ * The default key of an export's state: the account (accountIdentity), kind and email type, then
+ * where it writes: `:<absolute path>` for a file, `/stdout` for stdout, e.g.
+ * `sk_live_demo@api.example.com/email-events/EMAIL_OPEN:/data/opens.ndjson`. Two accounts or two
+ * outputs never share a cursor: each file is its own incremental export, and a pipeline never
+ * moves a file's position. Without `output`, the key of earlier versions (no output part).
+ */
+export function defaultStateKey(account: string, kind: ExportKind, emailType?: string, output?: { file: string } | 'stdout'): string {
   const to = output === undefined ? '' : output === 'stdout' ? '/stdout' : `:${output.file}`;
-  return `${profile}@${where}/${kind}${emailType ? `/${emailType}` : ''}${to}`;
+  return `${account}/${kind}${emailType ? `/${emailType}` : ''}${to}`;
 }
 
 /** A base URL as a state may keep and show it: without a user name or password. */

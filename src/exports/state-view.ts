@@ -101,6 +101,7 @@ export function stateDetail(
     ...(state.emailType ? { emailType: state.emailType } : {}),
     profile: state.profile,
     baseUrl: urlWithoutCredentials(state.baseUrl),
+    account: state.account ?? null,
     stateFile: file,
     lockedBy: holder ?? null,
     cursor: c.cursor,

@@ -61,10 +61,14 @@ const positionSchema = z.object({
   format: z.enum(['csv', 'ndjson']),
   /** gzip: each page is one gzip member (absent: plain bytes). */
   compress: z.literal('gzip').optional(),
+  /** Contacts NDJSON written with `fields` keyed by field key (--fields-by key); absent: by label, as the API sends them. */
+  fieldsBy: z.literal('key').optional(),
   /** The CSV header in force (and what --columns left out on purpose), stable across runs. */
   csv: z.object({
     columns: z.array(z.string()),
     omitted: z.array(z.string()),
+    /** Contacts: the row member a column holds where it is not its label (fields sharing a label). */
+    rowKeys: z.record(z.string(), z.string()).optional(),
     /** The cell rules the file was written with (absent in states of older versions: not checked). */
     nullAs: z.string().optional(),
     excelSafe: z.boolean().optional(),
@@ -89,6 +93,8 @@ export const stateSchema = z.object({
   emailType: z.string().optional(),
   profile: z.string(),
   baseUrl: z.string(),
+  /** The account (base URL and the key's identity: state-key.ts accountIdentity); absent in states of earlier versions. */
+  account: z.string().optional(),
   createdAt: z.string(),
   updatedAt: z.string(),
   current: positionSchema,

@@ -4,27 +4,37 @@ import type { Dispatcher } from 'undici';
 const MiB = 1024 * 1024;
 
 /**
- * The most cnv writes in one input row (a JSON array element, an NDJSON line, a CSV record, a
- * `cnv api --input` body): what a record can hold that cnv stored.
+ * The most cnv writes in one input row (a JSON array element, an NDJSON line, a CSV record), one
+ * `cnv api` body, and so the most a record can hold that cnv stored in one write: in UTF-8 bytes
+ * of the values as read (a file's escapes and quotes only ever make its text longer).
  */
-export const MAX_WRITE_CHARS = 16 * MiB;
+export const MAX_WRITE_BYTES = 10 * MiB;
 
 /**
- * Size limits of what cnv reads from the server (the spec names none; these are far above any
- * answer the API gives, and easy to change here). A record holding what cnv wrote in one row
- * (MAX_WRITE_CHARS), even spelled with escapes by the server, fits in an answer and in a row.
+ * The most bytes a server's JSON may spell one byte of a value with: a control character is
+ * `\u0001`, 6 bytes for 1 (a non-ASCII letter as `\u00e9`: 6 for 2; Python's json.dumps escapes
+ * every one).
+ */
+export const WORST_SPELLING = 6;
+
+/**
+ * Size limits of what cnv reads from the server, in bytes (the spec names none; these are far
+ * above any answer the API gives, and easy to change here). A record holding what cnv wrote in
+ * one row, spelled the worst way (WORST_SPELLING x MAX_WRITE_BYTES = 60 MiB), fits in an answer
+ * and in an export row with 4 MiB to spare for the rest of the record; test/unit/body-limits.test.ts
+ * holds them to that.
  */
 export const BODY_LIMITS = {
   /** A whole non-export answer (a record, a list page, a batch result of 1,000 items). */
-  answerBytes: 4 * MAX_WRITE_CHARS,
+  answerBytes: 64 * MiB,
   /** An error answer: the API's is a few hundred bytes; past this it is not the API's. */
   errorBytes: 64 * 1024,
   /** A whole export page, read as it streams (5,000 rows of 50 KiB would be 250 MiB). */
   pageBytes: 512 * MiB,
   /** One row of an export page, held while it arrives. */
-  rowChars: 4 * MAX_WRITE_CHARS,
+  rowBytes: 64 * MiB,
   /** The members around an export page's rows (and one string there: a cursor), held while they arrive. */
-  aroundChars: 8 * MiB,
+  aroundBytes: 8 * MiB,
 };
 
 /** A size in words: `16 MiB`, `64 KiB`. */

@@ -63,6 +63,8 @@ interface BaseSpec {
   signal?: AbortSignal;
   /** `false`: sent without the API key (doctor's check that the server asks for one). */
   auth?: boolean;
+  /** More request headers, lower-case names (`cnv api -H`); never the key's, which stays the client's. */
+  headers?: Record<string, string>;
   /** Shown the last error answer (status, headers, body; key masked) before its error is thrown (`cnv api --include`). */
   onErrorAnswer?: (answer: { status: number; headers: Record<string, string | string[]>; text: string }) => void;
 }
@@ -175,7 +177,7 @@ export class HttpClient {
         rows.row(row, text);
       }, (index) => {
         throw shape(`data.${spec.member}.${index}: expected an object`);
-      }, BODY_LIMITS.rowChars, MAX_DEPTH, BODY_LIMITS.aroundChars);
+      }, BODY_LIMITS.rowBytes, MAX_DEPTH, BODY_LIMITS.aroundBytes);
       let head = '';
       // Only the body stream's own failures (a connection lost mid-page) are network errors
       // worth a retry; anything the reading itself throws ends the request.
@@ -189,7 +191,7 @@ export class HttpClient {
             if (head.trimStart().startsWith('{')) throw shape(`the body is not JSON (${err.message})`);
             throw notTheApi(target, `${label} answered ${status} with ${describeBody(head, headers)}, not JSON (${err.message})`, status);
           }
-          if (err instanceof JsonTooLargeError) throw tooLarge(target, BODY_LIMITS.rowChars, err.message, err.message.startsWith('row '));
+          if (err instanceof JsonTooLargeError) throw tooLarge(target, BODY_LIMITS.rowBytes, err.message, err.message.startsWith('row '));
           throw new NotRetried(err);
         }
       };
@@ -253,7 +255,7 @@ export class HttpClient {
     const target: Target = { label, baseUrl: redactUrl(this.baseUrl), redact: this.redact };
     const maxWaitMs = this.opts.maxRetryWaitMs ?? DEFAULT_MAX_RETRY_WAIT_MS;
     if (this.opts.dryRun && spec.method !== 'GET') {
-      this.opts.dryRun({ method: spec.method, url: redactUrl(url.toString()), headers: this.headers(true, spec.auth), body: spec.body });
+      this.opts.dryRun({ method: spec.method, url: redactUrl(url.toString()), headers: this.headers(true, spec), body: spec.body });
       throw new DryRunStop();
     }
     const { logger } = this.opts;
@@ -327,7 +329,7 @@ export class HttpClient {
     const first = this.firstRequest;
     this.firstRequest = undefined;
     const send = first ?? (await (this.undici ??= this.loadUndici()));
-    return send(url, { method: spec.method, headers: this.headers(false, spec.auth), body, signal });
+    return send(url, { method: spec.method, headers: this.headers(false, spec), body, signal });
   }
 
   /**
@@ -346,18 +348,21 @@ export class HttpClient {
 
   /** What the debug log shows of a request: the URL and headers as they may be shown (key masked), the body. */
   private debugRequest(url: URL, spec: BaseSpec, body: string | undefined) {
-    const headers = this.headers(true, spec.auth);
+    const headers = this.headers(true, spec);
     if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
     return { url: redactUrl(url.toString()), headers, body };
   }
 
-  private headers(masked: boolean, auth = true): Record<string, string> {
-    return {
-      ...(auth ? { 'x-api-key': masked ? maskKey(this.opts.apiKey) : this.opts.apiKey } : {}),
+  /** cnv's headers, the spec's own over them (`cnv api -H`), and the key's, which is always cnv's. */
+  private headers(masked: boolean, spec: Pick<BaseSpec, 'auth' | 'headers'>): Record<string, string> {
+    const headers: Record<string, string> = {
+      ...(spec.auth !== false ? { 'x-api-key': masked ? maskKey(this.opts.apiKey) : this.opts.apiKey } : {}),
       'content-type': 'application/json',
       accept: 'application/json',
       'user-agent': this.opts.userAgent ?? 'cnv',
     };
+    for (const [name, value] of Object.entries(spec.headers ?? {})) if (name !== 'x-api-key') headers[name] = value;
+    return headers;
   }
 
   private parseSuccess(spec: RequestSpec<z.ZodType>, target: Target, status: number, headers: Dispatcher.ResponseData['headers'], text: string) {

@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { ApiError, ExitCode, GatewayError, NotTheApiError, TransientError } from '../errors.js';
 import { errorBodySchema } from './envelope.js';
-import { MAX_WRITE_CHARS, sizeText } from './body.js';
+import { MAX_WRITE_BYTES, sizeText } from './body.js';
 import { describeBody, redirectTarget } from './foreign.js';
 import { ProxyError } from './proxy-tunnel.js';
 import { RETRYABLE_STATUSES, neverSent, type FailedAttempt, type Idempotency } from './retry-policy.js';
@@ -61,7 +61,7 @@ export function notTheApi(target: Target, what: string, status?: number): NotThe
  * server's. `limit` 0: past the nesting limit.
  */
 export function tooLarge(target: Target, limit: number, detail?: string, row = false): NotTheApiError {
-  const huge = `a record holds values larger than the ${sizeText(MAX_WRITE_CHARS)} cnv writes in one row (stored by another tool?)`;
+  const huge = `a record holds values larger than the ${sizeText(MAX_WRITE_BYTES)} cnv writes in one row (stored by another tool?)`;
   const hint = row ? `${huge}; the limits are listed in docs/guarantees.md`
     : limit === 0 ? "the API's answers nest far less: check --base-url; the limits are listed in docs/guarantees.md"
     : `the API's answers are far smaller, unless ${huge}: check --base-url; the limits are listed in docs/guarantees.md`;

@@ -7,8 +7,9 @@ const MIN_SECRET_CHARS = 16;
  * Every form of one API key a text may hold, each matched and masked: the whole key and its
  * secret part alone (what follows `sk_live_<id>_`, or the last `_`, when it has at least
  * MIN_SECRET_CHARS characters), each spelled plain, with JSON escapes (`\u0073`, `\/`) or
- * percent-encoded (`%5F`), in any mix. A whole key becomes `sk_live_<id>_****` (`****` for a key
- * of another shape), a secret alone `****`.
+ * percent-encoded (`%5F`), in any mix; and each base64-encoded (standard or URL-safe alphabet,
+ * alone or inside a longer encoding, its `+`, `/` and `=` spelled in any of those ways). A whole
+ * key becomes `sk_live_<id>_****` (`****` for a key of another shape or encoded), a secret alone `****`.
  */
 export interface KeyForms {
   /** The text with every form masked. */
@@ -29,19 +30,57 @@ export function keyForms(key: string): KeyForms {
   const pattern = new RegExp(hasSecret ? `(${spelled(prefix).source})?${spelled(core).source}` : spelled(core).source, 'g');
   // JSON spells `"`, `\` and `/` with a short escape too; every other character needs `\u`.
   const escape = /["\\/]/.test(key) ? '\\' : '\\u';
+  const encoded = base64Forms(key, hasSecret ? core : undefined);
+  const keepEscape = (text: string, match: string, at: number, shown: string) =>
+    // `\\u0073k_…` in JSON is an escaped backslash, then the letters `u0073k_…`: the match took
+    // the escape's second half, which must stay, or the text would end in a stray `\` (invalid JSON).
+    match.startsWith('\\') && backslashesBefore(text, at) % 2 === 1 ? `\\${shown}` : shown;
   return {
-    mask: (text) => (text.length === 0 ? text : text.replace(pattern, (...args: unknown[]) => {
-      // (match, the prefix group when the pattern has one, offset, text)
-      const match = args[0] as string;
-      const at = args[args.length - 2] as number;
-      const shown = !hasSecret || args[1] !== undefined ? masked : '****';
-      // `\\u0073k_…` in JSON is an escaped backslash, then the letters `u0073k_…`: the match took
-      // the escape's second half, which must stay, or the text would end in a stray `\` (invalid JSON).
-      return match.startsWith('\\') && backslashesBefore(text, at) % 2 === 1 ? `\\${shown}` : shown;
-    })),
-    mayHold: (text) => text.includes(core) || text.includes(escape) || text.includes('%'),
-    maxLength: spelled(key).max,
+    mask: (text) => {
+      if (text.length === 0) return text;
+      const plain = text.replace(pattern, (...args: unknown[]) => {
+        // (match, the prefix group when the pattern has one, offset, text)
+        const shown = !hasSecret || args[1] !== undefined ? masked : '****';
+        return keepEscape(text, args[0] as string, args[args.length - 2] as number, shown);
+      });
+      // An encoding keeps its letters and digits plain (an encoder escapes at most `+`, `/`, `=`): found by a probe.
+      if (!encoded.probes.some((p) => plain.includes(p))) return plain;
+      return plain.replace(encoded.pattern, (match: string, at: number) => keepEscape(plain, match, at, '****'));
+    },
+    mayHold: (text) => text.includes(core) || text.includes(escape) || text.includes('%') || encoded.probes.some((p) => text.includes(p)),
+    maxLength: Math.max(spelled(key).max, encoded.max),
   };
+}
+
+/**
+ * The key (and its secret part) base64-encoded, as a server may echo it (a Basic credential, a
+ * token it built): standard or URL-safe alphabet. The text may sit anywhere in a longer encoded
+ * run, so for each of the three places it can start in a 3-byte group, the characters that
+ * depend on it alone are a form; the whole encoding (with or without its `=` padding) is one too.
+ * `probes`: 8 letters and digits of each form of the secret (which the whole key's encoding
+ * holds too), kept plain by any encoder's spelling: a text without one holds no encoded form.
+ */
+function base64Forms(key: string, secret: string | undefined): { pattern: RegExp; probes: string[]; max: number } {
+  const forms = new Set<string>();
+  const probes = new Set<string>();
+  for (const text of secret === undefined ? [key] : [key, secret]) {
+    const bytes = Buffer.from(text, 'utf8');
+    const whole = bytes.toString('base64');
+    forms.add(whole);
+    forms.add(whole.replace(/=+$/, ''));
+    for (let skip = 0; skip < 3; skip++) {
+      const shifted = Buffer.concat([Buffer.alloc(skip), bytes]).toString('base64');
+      // Groups that hold only the text's bytes: after the one the `skip` bytes share, up to the last whole one.
+      const own = shifted.slice(skip === 0 ? 0 : 4, Math.floor((skip + bytes.length) / 3) * 4);
+      if (own.length < 8) continue;
+      forms.add(own);
+      // The secret's forms sit in the whole key's encoding too: probing for them finds both.
+      if (text === (secret ?? key)) probes.add(/[A-Za-z0-9]{8}/.exec(own)?.[0] ?? '');
+    }
+  }
+  const all = [...forms].flatMap((f) => [f, f.replace(/\+/g, '-').replace(/\//g, '_')]);
+  const unique = [...new Set(all)].sort((a, b) => b.length - a.length).map(spelled);
+  return { pattern: new RegExp(unique.map((f) => f.source).join('|'), 'g'), probes: [...probes], max: Math.max(...unique.map((f) => f.max)) };
 }
 
 function backslashesBefore(text: string, at: number): number {

@@ -1,3 +1,5 @@
+import { MAX_WRITE_BYTES, sizeText } from '../http/body.js';
+import { Utf8Bound, utf8Length } from '../lib/utf8-bound.js';
 import { quoteInput } from './input-rows.js';
 
 /**
@@ -33,8 +35,6 @@ export class CsvFatalError extends Error {
   }
 }
 
-/** A record longer than this (an unclosed quote that swallows the file, or no CSV) ends the file: it is never held whole. */
-const MAX_RECORD_CHARS = 16 * 1024 * 1024;
 const QUOTE = 34;
 const LF = 10;
 const CR = 13;
@@ -65,6 +65,11 @@ export class CsvParser {
   private fields: string[] = [];
   /** Characters of the fields of the record being read, the open one left out. */
   private fieldsChars = 0;
+  /**
+   * A record larger than cnv writes in one row (an unclosed quote that swallows the file, or no
+   * CSV) ends the file: it is never held whole. Counted in UTF-8 bytes of its values.
+   */
+  private readonly bytes = new Utf8Bound(MAX_WRITE_BYTES);
   private field = '';
   private error: string | undefined;
   private errorLine = 1;
@@ -116,11 +121,16 @@ export class CsvParser {
         i = j;
       }
     }
-    if (this.fieldsChars + this.field.length > MAX_RECORD_CHARS) {
-      const why = this.state === State.Quoted ? `a quote opened on line ${this.quoteLine} is not closed, or ` : '';
-      throw new CsvFatalError(`the record is longer than 16 MB: ${why}not a CSV file?`, this.recordLine, 'CSV_RECORD_TOO_LONG');
-    }
+    this.checkSize();
     return out;
+  }
+
+  /** The record being read (or just read) may not pass what cnv writes in one row. */
+  private checkSize(): void {
+    if (this.bytes.over(this.fieldsChars + this.field.length, () => utf8Length(this.fields, this.field))) {
+      const why = this.state === State.Quoted ? `a quote opened on line ${this.quoteLine} is not closed, or ` : '';
+      throw new CsvFatalError(`the record is larger than ${sizeText(MAX_WRITE_BYTES)}: ${why}not a CSV file?`, this.recordLine, 'CSV_RECORD_TOO_LONG');
+    }
   }
 
   /** The text as it continues the input: the byte order mark off the very start, a CR held from the last piece put back. */
@@ -264,6 +274,7 @@ export class CsvParser {
   private endRecord(out: CsvRecord[]): void {
     const empty = this.state === State.FieldStart && this.fields.length === 0 && this.field === '';
     if (!empty) {
+      this.checkSize();
       this.fields.push(this.field);
       const record: CsvRecord = { line: this.recordLine, fields: this.fields };
       if (this.error !== undefined) {
@@ -274,6 +285,7 @@ export class CsvParser {
     }
     this.fields = [];
     this.fieldsChars = 0;
+    this.bytes.reset();
     this.field = '';
     this.error = undefined;
     this.state = State.FieldStart;

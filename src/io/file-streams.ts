@@ -3,6 +3,7 @@ import { stat } from 'node:fs/promises';
 import { Socket } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
+import { LocalFileError } from '../errors.js';
 
 // A FIFO opened the usual way blocks a thread of libuv's pool until the other side opens it,
 // and a read or write then blocks one until data moves: the process can neither stop that
@@ -11,6 +12,24 @@ import type { Readable, Writable } from 'node:stream';
 // loop, like a pipe, where a wait ends the moment the stream is destroyed.
 
 const RETRY_MS = 100;
+
+/**
+ * A file to be written must be in a directory that exists: else a local file error (exit 8)
+ * naming the directory, before anything is sent (the file's own open would name only itself,
+ * or a temporary file beside it). A device or FIFO (`/dev/stdout`) is not judged here.
+ */
+export function assertParentDirectory(what: string, path: string): void {
+  if (isStreamTarget(path)) return;
+  const dir = dirname(path);
+  try {
+    if (!statSync(dir).isDirectory()) throw LocalFileError.missingDirectory(what, path, dir, 'ENOTDIR');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') throw LocalFileError.missingDirectory(what, path, dir, code);
+    // Anything else (no permission to look) is the open's to report.
+    if (err instanceof LocalFileError) throw err;
+  }
+}
 
 /**
  * Whether an output path is to be written as a stream rather than replaced by a file renamed

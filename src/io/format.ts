@@ -43,7 +43,7 @@ export function tableWidth(out: Output): number | undefined {
 const STATUS_COLUMN = /(^|\.)(status|[a-z]+Status|outcome|result|lastRun)$/;
 const GREEN = /^(ok|succeeded|success|completed|subscribed|added|removed|committed|done|true)\b/i;
 const RED = /^(fail|failed|error|unsubscribed|bounced|aborted|interrupted|unknown|read-only|mismatch)\b/i;
-const YELLOW = /^(warn|warning|skipped|pending|no_status|not_a_member|no_such_contact|partial)\b/i;
+const YELLOW = /^(warn|warning|skipped|pending|no_status|not_a_member|no_such_contact|partial|inferred|unchecked)\b/i;
 
 /**
  * Colours for status-like values only (a `status` column's ok/warn/fail, a subscription status),

@@ -6,6 +6,8 @@ import { csvRows } from './csv-rows.js';
 import { InputFileError, jsonRow, type InputFormat, type InputRow } from './input-rows.js';
 import { jsonArrayRows } from './json-array-rows.js';
 import { checkFileText, decodeText } from './text-decode.js';
+import { MAX_WRITE_BYTES, sizeText } from '../http/body.js';
+import { Utf8Bound, utf8Length } from '../lib/utf8-bound.js';
 
 export { InputFileError, type InputRow } from './input-rows.js';
 
@@ -129,12 +131,10 @@ async function checkReadable(path: string): Promise<number | undefined> {
   }
 }
 
-/** A line longer than this is almost surely not NDJSON (as for a JSON array's element). */
-const MAX_LINE_CHARS = 16 * 1024 * 1024;
-
 /**
  * NDJSON: one JSON object per line (LF, CRLF or a bare CR end a line); blank lines are
- * skipped; a bad line is an invalid row; a line longer than 16 MB ends the file (InputFileError).
+ * skipped; a bad line is an invalid row; a line larger than MAX_WRITE_BYTES (UTF-8) ends the
+ * file (InputFileError): it is almost surely not NDJSON, and cnv writes no more in one row.
  * Rows come in batches: the lines of one chunk. Each character is looked at once: a line that
  * goes on over many chunks is kept in pieces and joined once, when its end comes.
  */
@@ -142,11 +142,14 @@ async function* ndjsonRows(input: AsyncIterable<string>, file: string): AsyncGen
   let line = 0;
   let pieces: string[] = [];
   let size = 0;
+  const bytes = new Utf8Bound(MAX_WRITE_BYTES);
   // The last chunk ended with a CR: an LF opening the next one belongs to it.
   let afterCr = false;
-  const grow = (more: number) => {
-    size += more;
-    if (size > MAX_LINE_CHARS) throw new InputFileError(file, 'the line is longer than 16 MB: not NDJSON?', line + 1);
+  const grow = (chunk: string, from: number, to: number) => {
+    size += to - from;
+    if (bytes.over(size, () => utf8Length(pieces, chunk.slice(from, to)))) {
+      throw new InputFileError(file, `the line is larger than ${sizeText(MAX_WRITE_BYTES)}: not NDJSON?`, line + 1);
+    }
   };
   const take = (chunk: string): InputRow[] => {
     const rows: InputRow[] = [];
@@ -155,10 +158,11 @@ async function* ndjsonRows(input: AsyncIterable<string>, file: string): AsyncGen
     for (let i = from; i < chunk.length; i++) {
       const c = chunk.charCodeAt(i);
       if (c !== 10 && c !== 13) continue;
-      grow(i - from);
+      grow(chunk, from, i);
       const text = pieces.length > 0 ? pieces.join('') + chunk.slice(from, i) : chunk.slice(from, i);
       pieces = [];
       size = 0;
+      bytes.reset();
       line++;
       if (text.trim() !== '') rows.push(jsonRow(line, text));
       if (c === 13) {
@@ -168,7 +172,7 @@ async function* ndjsonRows(input: AsyncIterable<string>, file: string): AsyncGen
       from = i + 1;
     }
     if (from < chunk.length) {
-      grow(chunk.length - from);
+      grow(chunk, from, chunk.length);
       pieces.push(chunk.slice(from));
     }
     return rows;

@@ -1,8 +1,8 @@
 import { UsageError } from '../errors.js';
 import { parseJson } from '../http/exact-json.js';
 import { escapeControl } from '../lib/terminal-text.js';
-import { scanJson, TOO_DEEP, type ScanState } from '../lib/json-scan.js';
-import { stringifyJson } from '../lib/exact-number.js';
+import { keysWritten, repeatedKey, scanJson, TOO_DEEP, type ScanState } from '../lib/json-scan.js';
+import { ExactNumber, stringifyJson } from '../lib/exact-number.js';
 
 /** Input file formats the batch commands read. */
 export type InputFormat = 'csv' | 'ndjson' | 'json';
@@ -83,14 +83,30 @@ export function nestsDeeper(text: string, limit = MAX_JSON_DEPTH): boolean {
   return false;
 }
 
-/** A JSON row's text as a row: parsed, or why not (bad JSON, too deep, not an object). */
+/** A JSON row's text as a row: parsed, or why not (bad JSON, too deep, not an object, a key named twice). */
 export function jsonRow(line: number, text: string): InputRow {
   if (nestsDeeper(text)) return { line, error: `nested deeper than ${MAX_JSON_DEPTH} levels` };
+  let row: InputRow;
   try {
-    return objectRow(line, parseJson(text));
+    row = objectRow(line, parseJson(text));
   } catch (err) {
     return { line, error: `not valid JSON: ${jsonErrorText(err)}` };
   }
+  // JSON.parse keeps the last of two members of one name: which one was meant is not cnv's guess.
+  const twice = row.values && keysWritten(text) !== membersOf(row.values) ? repeatedKey(text) : undefined;
+  return twice ? { line, error: `the key ${quoteInput(twice)} appears twice in one object: keep one` } : row;
+}
+
+/** The members of every object in a parsed JSON value (a row: nested at most MAX_JSON_DEPTH levels). */
+function membersOf(value: unknown): number {
+  if (value === null || typeof value !== 'object' || value instanceof ExactNumber) return 0;
+  let n = 0;
+  if (Array.isArray(value)) {
+    for (const item of value) n += membersOf(item);
+    return n;
+  }
+  for (const key in value) n += 1 + membersOf((value as Record<string, unknown>)[key]);
+  return n;
 }
 
 /** A JSON value that is a row must be an object. */

@@ -1,8 +1,7 @@
+import { MAX_WRITE_BYTES, sizeText } from '../http/body.js';
 import { scanJson, type ScanState } from '../lib/json-scan.js';
+import { Utf8Bound } from '../lib/utf8-bound.js';
 import { InputFileError, jsonRow, quoteInput, type InputRow } from './input-rows.js';
-
-// One element larger than this is almost surely a file that is not what it claims to be.
-const MAX_ELEMENT_CHARS = 16 * 1024 * 1024;
 
 type State = 'start' | 'first' | 'value' | 'element' | 'end';
 
@@ -19,6 +18,8 @@ export async function* jsonArrayRows(input: AsyncIterable<string>, file: string)
   // The element being read, from its first character, when it goes on in the next chunk.
   let pending = '';
   const scan: ScanState = { depth: 0, inString: false };
+  // One element larger than cnv writes in one row is almost surely a file that is not what it claims to be.
+  const bytes = new Utf8Bound(MAX_WRITE_BYTES);
   let bomChecked = false;
 
   const fail = (message: string): never => {
@@ -46,7 +47,9 @@ export async function* jsonArrayRows(input: AsyncIterable<string>, file: string)
           break;
         }
         if (s[j] === '}') fail('unexpected "}"');
-        rows.push(jsonRow(elementLine, s.slice(from, j)));
+        const element = s.slice(from, j);
+        if (bytes.over(element.length, () => Buffer.byteLength(element))) fail(`the element starting at line ${elementLine} is larger than ${sizeText(MAX_WRITE_BYTES)}`);
+        rows.push(jsonRow(elementLine, element));
         state = s[j] === ',' ? 'value' : 'end';
         i = j + 1;
         continue;
@@ -70,6 +73,7 @@ export async function* jsonArrayRows(input: AsyncIterable<string>, file: string)
         state = 'element';
         elementLine = line;
         from = i;
+        bytes.reset();
         scan.depth = c === '{' || c === '[' ? 1 : 0;
         scan.inString = c === '"';
       }
@@ -77,7 +81,7 @@ export async function* jsonArrayRows(input: AsyncIterable<string>, file: string)
     }
     if (state === 'element') {
       pending = s.slice(from);
-      if (pending.length > MAX_ELEMENT_CHARS) fail(`the element starting at line ${elementLine} is larger than 16 MB`);
+      if (bytes.over(pending.length, () => Buffer.byteLength(pending))) fail(`the element starting at line ${elementLine} is larger than ${sizeText(MAX_WRITE_BYTES)}`);
     }
     if (rows.length > 0) yield rows;
   }

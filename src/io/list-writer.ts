@@ -22,21 +22,22 @@ interface ListLayout {
  * the user chose the columns). JSON is one array of the rows as they came, NDJSON one row a
  * line; with -q the query selects from that array (from each row in NDJSON).
  */
-export async function createListWriter(output: Output, columns?: string[], layout: ListLayout = {}): Promise<ListWriter> {
+export async function createListWriter(output: Output, columns?: string[], layout: ListLayout = {}, warn?: (message: string) => void): Promise<ListWriter> {
   const format = resolveFormat(output);
   const out = output.stdout;
   // --columns chooses the members of JSON too (nested as the API sent them: type.name is {type: {name}}).
   if (layout.chosen && columns && (format === 'json' || format === 'ndjson')) {
-    const inner = await createListWriter(output, undefined, {});
+    const inner = await createListWriter(output, undefined, {}, warn);
     return { write: (row) => inner.write(pick(row, columns)), end: () => inner.end() };
   }
   if (output.query !== undefined && (format === 'json' || format === 'ndjson')) {
-    const { loadQuery, queryText } = await import('./query.js');
-    const query = await loadQuery(output.query);
+    const { documentQueryText, loadQuery, queryText } = await import('./query.js');
+    const expression = output.query;
+    const query = await loadQuery(expression);
     if (format === 'ndjson') return { write: (row) => writeWithBackpressure(out, queryText(query(row), true)), end: async () => {} };
     // A query sees the whole array, so the rows are held until the end.
     const rows: Array<Record<string, unknown>> = [];
-    return { write: async (row) => void rows.push(row), end: () => writeWithBackpressure(out, queryText(query(rows), false)) };
+    return { write: async (row) => void rows.push(row), end: () => writeWithBackpressure(out, documentQueryText(expression, rows, false, warn)) };
   }
   if (format === 'ndjson') {
     return { write: (row) => writeWithBackpressure(out, stringifyJson(row) + '\n'), end: async () => {} };

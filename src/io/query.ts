@@ -5,6 +5,8 @@ import { stringifyJson } from '../lib/exact-number.js';
 type Query = (data: unknown) => unknown;
 
 const compiled = new Map<string, Query>();
+/** The syntax tree of each compiled expression: where a selection of nothing started. */
+const trees = new Map<string, unknown>();
 let applications = 0;
 
 /** How many times a query was applied in this process (a command that printed no JSON applied none). */
@@ -36,6 +38,7 @@ export async function loadQuery(expression: string): Promise<Query> {
     }
   };
   compiled.set(expression, query);
+  trees.set(expression, ast);
   return query;
 }
 
@@ -65,6 +68,38 @@ function jqHint(expression: string, compile: (e: string) => unknown): string | u
 /** A query `loadQuery` compiled already (every -q is, before its command runs). */
 export function compiledQuery(expression: string): Query | undefined {
   return compiled.get(expression);
+}
+
+/**
+ * What a compiled query selects from one whole document, as output text. A selection of nothing
+ * prints `null` (stdout is never empty when -q was given, so a script's test fails rather than
+ * pass on nothing), and `warn` says so when the document lacks the member the query starts from
+ * (a typo, or a member of another command's document).
+ */
+export function documentQueryText(expression: string, document: unknown, compact: boolean, warn?: (message: string) => void): string {
+  const query = compiled.get(expression);
+  if (!query) throw new Error(`-q ${expression}: used before it was compiled`);
+  const value = query(document);
+  if ((value === null || value === undefined) && warn) {
+    const why = missingStart(trees.get(expression), document);
+    if (why) warn(`-q/--query selected nothing (printed null): ${why}`);
+  }
+  return queryText(value, compact);
+}
+
+/** The member a query starts from (`summary` of `summary.rows`), when the document has no such member; else undefined. */
+function missingStart(tree: unknown, document: unknown): string | undefined {
+  let node = tree as { type?: string; name?: string; left?: unknown; children?: unknown[] } | undefined;
+  // Down the left edge: `a.b`, `a[0]`, `a[].b`, `a[?x].b` start from `a`.
+  while (node && ['Subexpression', 'IndexExpression', 'Projection', 'FilterProjection', 'ValueProjection', 'Flatten'].includes(node.type ?? '')) {
+    node = (node.left ?? (node as { child?: unknown }).child) as typeof node;
+  }
+  if (node?.type !== 'Field' || node.name === undefined) return undefined;
+  if (Array.isArray(document)) return `the document is an array, which has no member "${node.name}" (select from its items: '[].${node.name}')`;
+  if (document === null || typeof document !== 'object') return undefined;
+  if (Object.hasOwn(document, node.name)) return undefined;
+  const members = Object.keys(document);
+  return `the document has no member "${node.name}" (its members: ${members.length ? members.join(', ') : 'none'})`;
 }
 
 /** A query's result as output text: a string as it is (like gh --jq and jq -r), anything else as JSON. */

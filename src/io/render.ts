@@ -1,5 +1,6 @@
 import { flatten, resolveFormat, statusPaint, tableWidth, type Output } from './format.js';
 import { writeWithBackpressure } from './write.js';
+import { asksForDocument, documentText } from './document.js';
 import { stringifyJson } from '../lib/exact-number.js';
 
 /** What a command hands back: data to print, and the exit code when it is not 0. */
@@ -18,6 +19,11 @@ export type CommandResult =
       trailer?: string;
       exitCode?: number;
     }
+  /**
+   * The result document of a command that writes no data to stdout (a saved profile): printed
+   * only when JSON is asked for (--json, -q, -o json|ndjson), else nothing.
+   */
+  | { kind: 'document'; data: unknown; exitCode?: number }
   | { kind: 'none'; exitCode?: number };
 
 /**
@@ -25,22 +31,24 @@ export type CommandResult =
  * whatever the terminal or flag: a record as one object, a list as one array. A list's trailer
  * goes to `info` (stderr), below the rows.
  */
-export async function renderResult(output: Output, result: CommandResult, info: (line: string) => void): Promise<void> {
+export async function renderResult(output: Output, result: CommandResult, notices: { info(line: string): void; warn(message: string): void }): Promise<void> {
   if (result.kind === 'none') return;
+  if (result.kind === 'document') {
+    if (!asksForDocument(output)) return;
+    return writeWithBackpressure(output.stdout, documentText(output, result.data, (m) => notices.warn(m)));
+  }
   if (result.kind === 'list') {
     const { createListWriter } = await import('./list-writer.js');
-    const writer = await createListWriter(output, result.columns, { table: result.tableColumns, chosen: result.chosen });
+    const writer = await createListWriter(output, result.columns, { table: result.tableColumns, chosen: result.chosen }, (m) => notices.warn(m));
     for (const row of result.rows) await writer.write(row);
     await writer.end();
-    if (result.trailer !== undefined) info(result.trailer);
+    if (result.trailer !== undefined) notices.info(result.trailer);
     return;
   }
   const format = resolveFormat(output);
   const data = result.data;
   if (output.query !== undefined && (format === 'json' || format === 'ndjson')) {
-    const { loadQuery, queryText } = await import('./query.js');
-    const query = await loadQuery(output.query);
-    return writeWithBackpressure(output.stdout, queryText(query(data), format === 'ndjson'));
+    return writeWithBackpressure(output.stdout, documentText(output, data, (m) => notices.warn(m)));
   }
   if (format === 'json') return writeWithBackpressure(output.stdout, stringifyJson(data, 2) + '\n');
   if (format === 'ndjson') return writeWithBackpressure(output.stdout, stringifyJson(data) + '\n');

@@ -1,4 +1,5 @@
 import { closingQuote, scanJson, TOO_DEEP, type ScanState } from './json-scan.js';
+import { bytesText, Utf8Bound, utf8Length } from './utf8-bound.js';
 
 /** Thrown for text that is not JSON (the caller words it as an unexpected response). */
 export class JsonSyntaxError extends Error {}
@@ -46,6 +47,10 @@ export class JsonRowSplitter {
   /** The start of a long row being read, scanned already (before `buf`), and its length. */
   private rowHead: string[] = [];
   private rowHeadChars = 0;
+  /** Whether the row being read passes `maxHeld` bytes, a string outside the rows or the document around them `maxAround` (counted only when they may). */
+  private readonly rowBytes: Utf8Bound;
+  private readonly stringBytes: Utf8Bound;
+  private readonly aroundBytes: Utf8Bound;
   /** Where the scan of the row being read stands. */
   private readonly row: ScanState = { depth: 0, inString: false };
   private index = 0;
@@ -76,13 +81,17 @@ export class JsonRowSplitter {
     private readonly member: string,
     private readonly onRow: (row: Record<string, unknown>, index: number, text: string) => void,
     private readonly onOther: (index: number) => never,
-    /** Characters the splitter may hold at once of one row. */
-    private readonly maxHeld = Infinity,
+    /** UTF-8 bytes the splitter may hold at once of one row. */
+    maxHeld = Infinity,
     /** Deepest nesting of a row read character by character (printing deeper data overflows the stack). */
     private readonly maxDepth = Infinity,
-    /** Characters of the document around the rows (and of one string there) it may hold. */
-    private readonly maxAround = maxHeld,
-  ) {}
+    /** UTF-8 bytes of the document around the rows (and of one string there) it may hold. */
+    maxAround = maxHeld,
+  ) {
+    this.rowBytes = new Utf8Bound(maxHeld);
+    this.stringBytes = new Utf8Bound(maxAround);
+    this.aroundBytes = new Utf8Bound(maxAround);
+  }
 
   write(text: string): void {
     // A byte order mark before the document (undici's text() drops it too).
@@ -141,11 +150,16 @@ export class JsonRowSplitter {
     this.rowStart -= keep;
     this.stringStart -= keep;
     // An endless row or string, or an endless document around the rows, would be held whole.
-    if (this.mode === 'row' && this.buf.length + this.rowHeadChars > this.maxHeld) {
-      throw new JsonTooLargeError(`row ${this.index} of data.${this.member} is longer than ${this.maxHeld.toLocaleString('en-US')} characters`);
+    if (this.mode === 'row' && this.rowBytes.over(this.buf.length + this.rowHeadChars, () => utf8Length(this.rowHead, this.buf))) {
+      throw new JsonTooLargeError(`row ${this.index} of data.${this.member} is larger than ${bytesText(this.rowBytes.limit)}`);
     }
-    if (this.mode !== 'row' && this.buf.length > this.maxAround) throw new JsonTooLargeError(`a value is longer than ${this.maxAround.toLocaleString('en-US')} characters`);
-    if (this.skeleton.length > this.maxAround) throw new JsonTooLargeError(`the members around data.${this.member} are longer than ${this.maxAround.toLocaleString('en-US')} characters`);
+    // Outside a row, `buf` holds at most the string being read (a cursor, say).
+    if (this.mode !== 'row' && this.inString && this.stringBytes.over(this.buf.length, () => Buffer.byteLength(this.buf))) {
+      throw new JsonTooLargeError(`a value is larger than ${bytesText(this.stringBytes.limit)}`);
+    }
+    if (this.aroundBytes.over(this.skeleton.length, () => Buffer.byteLength(this.skeleton))) {
+      throw new JsonTooLargeError(`the members around data.${this.member} are larger than ${bytesText(this.aroundBytes.limit)}`);
+    }
   }
 
   /** The document without the array's rows (parsed); throws when the text ended early. */
@@ -161,6 +175,7 @@ export class JsonRowSplitter {
       case QUOTE:
         this.inString = true;
         this.stringStart = i;
+        this.stringBytes.reset();
         this.stringIsKey = top === OBJ && this.expectKey;
         return;
       case 0x7b: // {
@@ -272,6 +287,7 @@ export class JsonRowSplitter {
   private startRow(i: number): number {
     this.mode = 'row';
     this.rowStart = i;
+    this.rowBytes.reset();
     this.row.depth = 0;
     this.row.inString = false;
     return i;

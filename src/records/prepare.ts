@@ -15,6 +15,8 @@ export interface PrepareOptions {
   /** CSV rows are flat strings; JSON rows may also carry a `fields` object. */
   csv: boolean;
   coerce?: CoerceOptions;
+  /** Counts the empty CSV cells left out (`skip`): the run says so once. */
+  blanks?: { see(column: string): void };
 }
 
 /** One thing wrong with a row, tied to a field (or to the dedup key) for the --check report. */
@@ -55,7 +57,10 @@ export function prepareRecord(row: Record<string, unknown>, opts: PrepareOptions
   for (const [key, raw] of entries) {
     let value = raw;
     if (raw === '' && opts.csv) {
-      if (opts.emptyCells === 'skip') continue;
+      if (opts.emptyCells === 'skip') {
+        opts.blanks?.see(key);
+        continue;
+      }
       value = null;
     }
     if (!opts.definitions) {

@@ -51,6 +51,46 @@ describe('cnv config (in-process)', () => {
     expect((await cnvInProcess(['--profile', 'full', 'contacts', 'get', '--email', 'ada@example.com'], { env })).exitCode).toBe(0);
   });
 
+  it('remove deletes a profile with its key; the default moves to the one left, or is unset, said once', async () => {
+    const dir = tempConfigDir();
+    const env = { CNV_CONFIG_DIR: dir };
+    const file = join(dir, 'config.json');
+    for (const name of ['prod', 'staging', 'dev']) await cnvInProcess(['--profile', name, 'config', 'set-key', '--base-url', fx.emulator.url], { env, input: fx.emulator.keys.full });
+    await cnvInProcess(['config', 'use', 'staging'], { env });
+    // Not the default: only it goes.
+    const dev = await cnvInProcess(['config', 'remove', 'dev'], { env });
+    expect(dev.exitCode).toBe(0);
+    expect(dev.stdout).toBe('');
+    expect(dev.stderr).toBe('removed profile "dev" and its API key\n');
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ currentProfile: 'staging' });
+    expect(JSON.parse(readFileSync(file, 'utf8')).profiles.dev).toBeUndefined();
+    // The default, with one other left: the default moves to it.
+    const staging = await cnvInProcess(['config', 'remove', 'staging', '--json'], { env });
+    expect(staging.stderr).toBe('removed profile "staging" and its API key; "prod" is now the default\n');
+    expect(JSON.parse(staging.stdout)).toEqual({ profile: 'staging', removed: true, default: 'prod', profiles: ['prod'], configFile: file });
+    const config = JSON.parse(readFileSync(file, 'utf8'));
+    expect(config.currentProfile).toBe('prod');
+    expect(readFileSync(file, 'utf8')).not.toContain('staging');
+    // The last one: nothing left, no default; a name that is not there is exit 2 naming the known ones.
+    expect((await cnvInProcess(['config', 'remove', 'prod'], { env })).stderr).toBe('removed profile "prod" and its API key; no profiles are left\n');
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ profiles: {} });
+    expect(readFileSync(file, 'utf8')).not.toContain(fx.emulator.keys.full);
+    const gone = await cnvInProcess(['config', 'remove', 'prod'], { env });
+    expect(gone.exitCode).toBe(2);
+    expect(gone.stderr).toMatch(/^error: usage: no profile named "prod"$/m);
+  });
+
+  it('remove of the default with several others left unsets it and says how to set one', async () => {
+    const dir = tempConfigDir();
+    const env = { CNV_CONFIG_DIR: dir };
+    for (const name of ['a', 'b', 'c']) await cnvInProcess(['--profile', name, 'config', 'set-url', fx.emulator.url], { env });
+    await cnvInProcess(['config', 'use', 'a'], { env });
+    const res = await cnvInProcess(['config', 'remove', 'a', '-q', 'default'], { env });
+    expect(res.stdout).toBe('null\n');
+    expect(res.stderr).toBe('removed profile "a" and its API key; there is no default profile now: `cnv config use NAME` sets one (profiles: b, c)\n');
+    expect(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).currentProfile).toBeUndefined();
+  });
+
   it('set-key refuses an empty or whitespace key', async () => {
     const env = { CNV_CONFIG_DIR: tempConfigDir() };
     expect((await cnvInProcess(['config', 'set-key'], { env, input: '' })).exitCode).toBe(2);
@@ -66,12 +106,33 @@ describe('cnv config (in-process)', () => {
 });
 
 describe('cnv doctor (in-process)', () => {
-  it('all well with the full key: exit 0, every gated endpoint enabled', async () => {
+  it('all well with the full key: exit 0, every gated endpoint enabled; what a made-up name left open is not "ok"', async () => {
     const res = await cnvInProcess(['doctor'], { env: fx.env });
     expect(res.exitCode).toBe(0);
     const checks = JSON.parse(res.stdout) as Array<{ check: string; status: string }>;
-    expect(checks.filter((c) => c.status !== 'ok')).toEqual([]);
+    expect(checks.filter((c) => c.status !== 'ok').map((c) => `${c.check}: ${c.status}`)).toEqual([
+      'endpoint: create field: inferred',
+      'endpoint: batch add to audience: inferred',
+      'permission: audience edit: unchecked',
+      'permission: field creation and custom-object edit: unchecked',
+      'permission: edit records: unchecked',
+    ]);
     expect(checks.filter((c) => c.check.startsWith('endpoint:'))).toHaveLength(7);
+  });
+
+  it('with the demo key that has no permissions: each permission it lacks is a warning, nothing it did not check is "ok"', async () => {
+    const res = await cnvInProcess(['doctor'], { env: { ...fx.env, CNV_API_KEY: fx.emulator.keys.limited } });
+    expect(res.exitCode).toBe(0);
+    const checks = JSON.parse(res.stdout) as Array<{ check: string; status: string; detail: string }>;
+    const permissions = checks.filter((c) => c.check.startsWith('permission:'));
+    expect(permissions.map((c) => [c.check, c.status])).toEqual([
+      ['permission: audience edit', 'warn'],
+      ['permission: field creation and custom-object edit', 'warn'],
+      ['permission: edit records', 'warn'],
+    ]);
+    expect(permissions[0].detail).toMatch(/^refused \(403 forbidden: .*\): audience remove will be refused too$/);
+    expect(checks.filter((c) => c.status === 'ok')).toHaveLength(11);
+    expect(res.stderr).toMatch(/^doctor: 11 ok, 3 warnings, 0 failed, 2 not checked \(2 of them inferred\): /m);
   });
 
   it('with the basic key: gated endpoints are reported as not enabled', async () => {

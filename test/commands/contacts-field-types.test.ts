@@ -95,11 +95,33 @@ describe('contacts upsert --field: typed by the field definitions', () => {
     expect(bodies).toEqual([]);
   });
 
-  it('a key the definitions do not list is sent as JSON when it parses (the API judges it)', async () => {
-    fieldsServer(2);
-    const res = await run(['--field', 'nope=12']);
-    expect(res.exitCode).toBe(0);
-    expect(bodies[0].fields).toEqual({ nope: 12 });
+  it('a key no field has is exit 2 naming the nearest key, for -f, -F and --set too; nothing is sent', async () => {
+    fieldsServer(5);
+    const cases: Array<[string[], RegExp]> = [
+      [['--field', 'ctiy=Oslo'], /^error: unknown_field: --field "ctiy": no CONTACT field has this key \(nearest: city\)$/m],
+      [['-f', 'scor=1'], /^error: unknown_field: -f\/--raw-field "scor": no CONTACT field has this key \(nearest: score\)$/m],
+      [['-F', 'nope=12'], /^error: unknown_field: -F\/--typed-field "nope": no CONTACT field has this key$/m],
+      [['--company-field', 'employes=3'], /^error: unknown_field: --company-field "employes": no COMPANY field has this key \(nearest: employees\)$/m],
+      [['--set', 'ctiy=Oslo'], /^error: unknown_field: --set "ctiy": is close to the field city: fields go with --field KEY=VALUE$/m],
+      [['--set', 'City=Oslo'], /^error: unknown_field: --set "City": names the field city: fields go with --field KEY=VALUE$/m],
+    ];
+    for (const [args, message] of cases) {
+      const res = await run(args);
+      expect(res.exitCode, args.join(' ')).toBe(2);
+      expect(res.stderr).toMatch(message);
+    }
+    expect(bodies).toEqual([]);
+    // A body member the spec names but does not spell, like no field: sent.
+    expect((await run(['--set', 'preserveExisting=true'])).exitCode).toBe(0);
+    expect(bodies[0]).toMatchObject({ preserveExisting: true });
+  });
+
+  it('a read-only field is exit 2 before anything is sent', async () => {
+    fieldsServer(1, { CONTACT: [...CONTACT_FIELDS, { ...def('CONTACT', 'leadScore', 'NUMBER'), readOnly: true }] });
+    const res = await run(['-F', 'leadScore=5']);
+    expect(res.exitCode).toBe(2);
+    expect(res.stderr).toMatch(/^error: invalid_field: -F\/--typed-field leadScore: the CONTACT field "leadScore" is read-only$/m);
+    expect(bodies).toEqual([]);
   });
 });
 
@@ -245,10 +267,10 @@ describe('contacts upsert --file: CSV field cells typed by the field definitions
     const res = await upsertFile('email,fields.score,fields.birthday\na@example.com,abc,1990-05-01\nb@example.com,5,1990-02-31\nc@example.com,6,1990-05-01\n');
     expect(res.exitCode).toBe(6);
     expect(bodies.map((b) => b.email)).toEqual(['c@example.com']);
-    // (The report's first line names the run; an invalid row has its place and no hash.)
+    // (The report's first line is its header; an invalid row has its place, no hash, and the run's job.)
     const lines = report().trim().split('\n');
-    expect(lines[2]).toMatch(/^2,a@example\.com,invalid,,invalid_field,"fields\.score: field ""score"" \(NUMBER\): ""abc"" is not a number",1,$/);
-    expect(lines[3]).toMatch(/^3,b@example\.com,invalid,,invalid_field,"fields\.birthday: field ""birthday"" \(DATE\): .*",2,$/);
+    expect(lines[1]).toMatch(/^2,a@example\.com,invalid,,invalid_field,"fields\.score: field ""score"" \(NUMBER\): ""abc"" is not a number",1,,"\{.*\}"$/);
+    expect(lines[2]).toMatch(/^3,b@example\.com,invalid,,invalid_field,"fields\.birthday: field ""birthday"" \(DATE\): .*",2,,"\{.*\}"$/);
   });
 
   it('a key the definitions do not list refuses the file before a request, naming the nearest field; NDJSON rows are sent as written', async () => {

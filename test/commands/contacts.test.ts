@@ -62,12 +62,21 @@ describe('cnv contacts upsert (in-process)', () => {
   });
 
   it('reports API rejections with exit 3 and the code', async () => {
-    const res = await cnvInProcess(['contacts', 'upsert', '--email', FIXTURE_CONTACTS.ada.email, '--field', 'leadScore=5'], { env: fx.env });
+    // -F sends the value unchecked: the API refuses a word in a NUMBER field.
+    const res = await cnvInProcess(['contacts', 'upsert', '--email', FIXTURE_CONTACTS.ada.email, '-F', 'score=many'], { env: fx.env });
     expect(res.exitCode).toBe(3);
-    expect(res.stderr).toMatch(/^error: invalid_field: .*leadScore/m);
+    expect(res.stderr).toMatch(/^error: invalid_field: .*score/m);
+  });
+
+  it('a read-only or unknown field key is refused before sending (exit 2), as a file\'s column is', async () => {
+    await fx.resetStats();
+    const readOnly = await cnvInProcess(['contacts', 'upsert', '--email', FIXTURE_CONTACTS.ada.email, '--field', 'leadScore=5'], { env: fx.env });
+    expect(readOnly.exitCode).toBe(2);
+    expect(readOnly.stderr).toMatch(/^error: invalid_field: --field leadScore: the CONTACT field "leadScore" is read-only$/m);
     const unknown = await cnvInProcess(['contacts', 'upsert', '--email', FIXTURE_CONTACTS.ada.email, '--company-field', 'nope=1'], { env: fx.env });
-    expect(unknown.exitCode).toBe(3);
-    expect(unknown.stderr).toMatch(/invalid_field/);
+    expect(unknown.exitCode).toBe(2);
+    expect(unknown.stderr).toMatch(/^error: unknown_field: --company-field "nope": no COMPANY field has this key$/m);
+    expect((await fx.stats()).byRoute['POST /v2/contacts'] ?? 0).toBe(0);
   });
 
   it('with --json, the error is also one JSON line on stderr', async () => {

@@ -10,7 +10,7 @@ import { cnvInProcess, tempConfigDir } from '../helpers/cli.js';
 // A full disk, a read-only file system or a denied write under the output, the state or the
 // lock: exit 8 naming the path, the data as correct as ever, the run closed as failed.
 const BASE = 'https://api.test';
-const KEY = 'default@api.test/contacts';
+const KEY = 'sk_live_mock@api.test/contacts';
 let agent: MockAgent;
 let env: Record<string, string>;
 let dir: string;

@@ -12,7 +12,7 @@ import { stringifyJson } from '../../src/lib/exact-number.js';
 
 // In-process runs against undici's MockAgent: the server behaviours the emulator does not show.
 const BASE = 'https://api.test';
-const KEY = 'default@api.test/contacts';
+const KEY = 'sk_live_mock@api.test/contacts';
 const STDOUT_KEY = `${KEY}/stdout`;
 let agent: MockAgent;
 let env: Record<string, string>;
@@ -46,6 +46,13 @@ const state = async (key?: string) => {
 };
 const fileKey = (out: string) => `${KEY}:${out}`;
 const outFile = () => join(mkdtempSync(join(dir, 'out-')), 'contacts.ndjson');
+/** A run's summary document: --json's on stdout when the rows go to --out, else --summary-json's file (stdout holds the rows). */
+const summaryOf = async (args: string[]) => {
+  if (args.includes('--out')) return JSON.parse((await run([...args, '--json'])).stdout);
+  const file = join(mkdtempSync(join(dir, 'summary-')), 'summary.json');
+  await run([...args, '--summary-json', file]);
+  return JSON.parse(readFileSync(file, 'utf8'));
+};
 
 describe('export runner (in-process, MockAgent)', () => {
   it('keeps going through empty pages with a non-null cursor, committing each new cursor', async () => {
@@ -109,16 +116,17 @@ describe('export runner (in-process, MockAgent)', () => {
     agent.get(BASE).intercept({ path: '/v2/exports/contacts', method: 'POST' }).reply(400, { error: { code: 'invalid_cursor', message: 'Cursor is invalid or malformed' } });
     const res = await run(['--out', out]);
     expect(res.exitCode).toBe(3);
-    expect(res.stderr).toMatch(/invalid_cursor: the server rejected the saved cursor of export state "default@api.test\/contacts:\/.*contacts.ndjson".*unchanged/);
+    expect(res.stderr).toMatch(/invalid_cursor: the server rejected the saved cursor of export state "sk_live_mock@api.test\/contacts:\/.*contacts.ndjson".*unchanged/);
     expect(res.stderr).toMatch(/hint: .*--full/);
     expect(readFileSync(store.pathOf(fileKey(out)), 'utf8')).toBe(before);
   });
 
   it('--max-pages and --max-rows bound a run; the state keeps the place', async () => {
     page(undefined, [contact('a'), contact('bb')], 'c1');
-    const res = await run(['--max-pages', '1', '--json']);
+    const file = join(mkdtempSync(join(dir, 'summary-')), 'summary.json');
+    const res = await run(['--max-pages', '1', '--summary-json', file]);
     expect(res.exitCode).toBe(0);
-    expect(JSON.parse(res.stderr.trim()).summary).toMatchObject({ status: 'stopped', rows: 2, pages: 1, moreRemains: true, stateKey: `${KEY}/stdout` });
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ status: 'stopped', rows: 2, pages: 1, moreRemains: true, stateKey: `${KEY}/stdout` });
     // --max-rows asks the server for no more than what is left.
     agent.get(BASE).intercept({ path: '/v2/exports/contacts', method: 'POST', body: (b) => JSON.parse(b).cursor === 'c1' && JSON.parse(b).limit === 1 })
       .reply(200, { data: { contacts: [contact('ccc')] }, pagination: { nextCursor: 'c2' } });
@@ -157,7 +165,7 @@ describe('export runner (in-process, MockAgent)', () => {
     const res = await run(['--defer-commit', '--run', 'r1']);
     expect(res.exitCode, res.stderr).toBe(0);
     expect(res.stdout.trim().split('\n')).toHaveLength(2);
-    expect(res.stderr).toMatch(/pending until `cnv export state commit default@api.test\/contacts\/stdout --run r1`/);
+    expect(res.stderr).toMatch(/pending until `cnv export state commit sk_live_mock@api.test\/contacts\/stdout --run r1`/);
     let s = await state(STDOUT_KEY);
     expect(s?.current).toMatchObject({ cursor: null, rows: 0 });
     expect(s?.pending).toMatchObject({ cursor: 'c1', rows: 2 });
@@ -273,11 +281,9 @@ describe('export runner: default state keys per output', () => {
     page(undefined, [contact('a')], null, 4);
     const one = outFile();
     const two = outFile();
-    const json = (res: { stderr: string }) => JSON.parse(res.stderr.trim().split('\n').at(-1)!).summary;
-    expect(json(await run(['--out', one, '--json']))).toMatchObject({ stateKey: fileKey(one), rows: 1 });
-    expect(json(await run(['--out', two, '--json']))).toMatchObject({ stateKey: fileKey(two), rows: 1 });
-    const piped = await run(['--json']);
-    expect(json(piped)).toMatchObject({ stateKey: STDOUT_KEY, rows: 1 });
+    expect(await summaryOf(['--out', one])).toMatchObject({ stateKey: fileKey(one), rows: 1 });
+    expect(await summaryOf(['--out', two])).toMatchObject({ stateKey: fileKey(two), rows: 1 });
+    expect(await summaryOf([])).toMatchObject({ stateKey: STDOUT_KEY, rows: 1 });
     const moved = await run(['--state-key', fileKey(one)]);
     expect(moved.exitCode).toBe(2);
     expect(moved.stderr).toMatch(/error: state_belongs_to_file: export state ".*" writes to .*contacts\.ndjson; exporting it to stdout would move its position/);
@@ -289,17 +295,16 @@ describe('export runner: default state keys per output', () => {
     expect((await run(['--out', out, '--state-key', KEY])).exitCode).toBe(0);
     const again = await run(['--out', out, '--json']);
     expect(again.exitCode, again.stderr).toBe(0);
-    expect(JSON.parse(again.stderr.trim()).summary).toMatchObject({ stateKey: KEY, rows: 0, skipped: 1 });
+    expect(JSON.parse(again.stdout)).toMatchObject({ stateKey: KEY, rows: 0, skipped: 1 });
     // Another file, or stdout, gets its own new default state.
     page(undefined, [contact('a')], null);
-    expect(JSON.parse((await run(['--json'])).stderr.trim()).summary).toMatchObject({ stateKey: STDOUT_KEY, rows: 1 });
+    expect(await summaryOf([])).toMatchObject({ stateKey: STDOUT_KEY, rows: 1 });
   });
 
   it('stdout under the default key of earlier versions keeps that state', async () => {
     page(undefined, [contact('a')], null, 2);
     expect((await run(['--state-key', KEY])).exitCode).toBe(0);
-    const again = await run(['--json']);
-    expect(JSON.parse(again.stderr.trim().split('\n').at(-1)!).summary).toMatchObject({ stateKey: KEY, rows: 0, skipped: 1 });
+    expect(await summaryOf([])).toMatchObject({ stateKey: KEY, rows: 0, skipped: 1 });
   });
 });
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { MAX_WRITE_BYTES } from '../../src/http/body.js';
 import { FIXTURE_CONTACTS as FX } from '../../src/emulator/seed/fixtures.js';
 import { batchFiles } from '../helpers/batch-files.js';
 import { cnvInProcess } from '../helpers/cli.js';
@@ -198,9 +199,9 @@ describe('--resume-from-report cannot lie (in-process)', () => {
 });
 
 describe('what cnv writes, cnv reads back (in-process)', () => {
-  it('a field value of 15 MiB stored by contacts upsert --file: contacts get and export contacts read it back', async () => {
+  it('the largest field value contacts upsert --file writes (10 MiB): contacts get and export contacts read it back', async () => {
     const email = 'huge-field@example.com';
-    const value = 'v'.repeat(15 * 1024 * 1024);
+    const value = 'v'.repeat(MAX_WRITE_BYTES - 1024);
     const path = write('huge.ndjson', `${JSON.stringify({ email, fields: { city: value } })}\n`);
     expect((await cnvInProcess(['contacts', 'upsert', '--file', path], { env: fx.env })).exitCode).toBe(0);
     const got = await cnvInProcess(['contacts', 'get', '--email', email], { env: fx.env });

@@ -96,6 +96,10 @@ describe('shell completion', () => {
       return (await execa('bash', ['-c', script], { env })).stdout.trim();
     };
     expect(await run(['cnv', 'contacts', 'upsert', '--status', 'U'])).toBe('UNSUBSCRIBED');
+    // Values accepted in any case complete in any case: in the case the word began in.
+    expect(await run(['cnv', 'contacts', 'upsert', '--status', 'su'])).toBe('subscribed');
+    expect(await run(['cnv', 'export', 'email-events', '--type', 'email_op'])).toBe('email_open');
+    expect(await run(['cnv', '-o', 'nd'])).toBe('ndjson');
     expect(await run(['cnv', 'contacts', 'g'])).toBe('get');
     // As bash calls it on a TAB: COMP_LINE and COMP_POINT, and COMP_WORDS split at ':' as well.
     mkdirSync(join(env.CNV_CONFIG_DIR, 'exports'));
@@ -111,9 +115,23 @@ describe('shell completion', () => {
     expect(await typed('cnv contacts g')).toBe('get');
   });
 
+  it('values accepted in any case complete in any case, exact ones (a shell) only as written', async () => {
+    const words = async (...w: string[]) => (await cnvInProcess(['__complete', '--', ...w], { env: { CNV_CONFIG_DIR: tempConfigDir() } })).stdout.split('\n').filter(Boolean);
+    expect(await words('contacts', 'upsert', '--status', 'su')).toEqual(['subscribed']);
+    expect(await words('contacts', 'upsert', '--status', 'SU')).toEqual(['SUBSCRIBED']);
+    expect(await words('contacts', 'upsert', '--status', 'Un')).toEqual(['Unsubscribed']);
+    expect(await words('contacts', 'upsert', '--status', '')).toEqual(['SUBSCRIBED', 'UNSUBSCRIBED', 'NO_STATUS']);
+    expect(await words('-o', 'TA')).toEqual(['TABLE']);
+    expect(await words('completion', 'fi')).toEqual(['fish']);
+    expect(await words('completion', 'FI')).toEqual([]);
+  });
+
   it('prints zsh and fish scripts; an unknown shell is a usage error', async () => {
     expect((await cnvInProcess(['completion', 'zsh'])).stdout).toMatch(/^#compdef cnv/);
-    expect((await cnvInProcess(['completion', 'fish'])).stdout).toMatch(/complete -c cnv/);
+    const fish = (await cnvInProcess(['completion', 'fish'])).stdout;
+    // fish offers only cnv's values (-f: no file names of its own), and file names only where cnv has none.
+    expect(fish).toMatch(/^complete -c cnv -f -a '\(__cnv_complete\)'$/m);
+    expect(fish).toMatch(/if test \(count \$candidates\) -gt 0\n\s+printf '%s\\n' \$candidates\n\s+else\n\s+__fish_complete_path/);
     expect((await cnvInProcess(['completion', 'tcsh'])).exitCode).toBe(2);
   });
 });

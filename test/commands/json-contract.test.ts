@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -17,6 +17,9 @@ let fx: Awaited<ReturnType<typeof emulatorFixture>>;
 beforeAll(async () => {
   fx = await emulatorFixture();
   writeFileSync(join(fx.configDir, 'records.csv'), 'clientDedupKey,planName,seats\nsub-json-1,Pro,3\n');
+  writeFileSync(join(fx.configDir, 'contacts.csv'), 'email,city\njson.file@example.com,Oslo\n');
+  writeFileSync(join(fx.configDir, 'events.ndjson'), '{"event":"json_file","email":"ada@example.com"}\n');
+  writeFileSync(join(fx.configDir, 'members.csv'), 'email\nada@example.com\n');
 });
 afterAll(() => fx.close());
 
@@ -35,7 +38,29 @@ interface Case {
   schema: z.ZodType;
   /** A read: the two runs print the same bytes. */
   read?: boolean;
+  /**
+   * The command writes no data to stdout (a file run, an export into --out, a config write): it
+   * prints nothing without --json, its document with --json (piped) and with -q @ (on a terminal).
+   */
+  document?: boolean;
+  /** stdin of each run. */
+  input?: string;
+  /** Made before each run (a profile to remove). */
+  before?: (run: number) => Promise<void>;
 }
+
+const fileRun = z.looseObject({
+  status: z.enum(['complete', 'partial', 'failed', 'interrupted']), rows: z.number(), succeeded: z.number(), failed: z.number(), invalid: z.number(), skipped: z.number(),
+  byStatus: z.record(str, z.number()), doneInEarlierRun: z.number(), elapsedMs: z.number(), rowsPerSecond: z.number(), dryRun: z.boolean(), report: str.nullable(),
+  stopped: str.nullable(), exitCode: z.number(), columns: z.array(z.looseObject({ column: str, sentAs: str.nullable(), note: str })),
+});
+const exportRun = z.looseObject({
+  command: str, status: z.enum(['complete', 'stopped', 'failed', 'interrupted']), rows: z.number(), skipped: z.number(), pages: z.number(), bytes: z.number(), elapsedMs: z.number(),
+  stateKey: str.nullable(), runId: str.nullable(), moreRemains: z.boolean(), output: str, pending: z.boolean(), cutBytes: z.number(),
+});
+const typeOutcome = z.looseObject({ status: z.enum(['complete', 'stopped', 'failed']), rows: z.number(), pages: z.number() });
+const out = (name: string) => ['--no-state', '--out', `OUT/${name}`];
+const profileDocument = { profile: str, default: z.boolean(), configFile: str };
 
 const relate = (n: number) => [
   'fields', 'relate', '--source', `CONTACT:jsonRelate${n}:Json relate ${n}`, '--target', `COMPANY:jsonRelateBack${n}:Json relate back ${n}`,
@@ -88,23 +113,84 @@ const CASES: Case[] = [
   { command: 'export state reset', args: (run: number) => ['export', 'state', 'reset', `json-contract-reset-${run}`, '--yes'], schema: z.strictObject({ key: str, removed: z.boolean() }), read: false },
   { command: 'config list', args: ['config', 'list'], schema: z.array(z.strictObject({ profile: str, current: z.boolean(), baseUrl: str.nullable(), apiKey: str.nullable() })), read: true },
   { command: 'config show', args: ['config', 'show'], schema: z.strictObject({ profile: str, configFile: str, apiKey: str.nullable(), apiKeySource: str.nullable(), baseUrl: str.nullable(), baseUrlSource: str.nullable() }), read: true },
-  { command: 'doctor', args: ['doctor'], schema: z.array(z.strictObject({ check: str, status: z.enum(['ok', 'warn', 'fail']), detail: str })).min(1), read: true },
+  { command: 'doctor', args: ['doctor'], schema: z.array(z.strictObject({ check: str, status: z.enum(['ok', 'inferred', 'unchecked', 'warn', 'fail']), detail: str })).min(1), read: true },
   // Bare `cnv version` prints the version alone, piped too (like `cnv --version`): JSON is asked for.
   { command: 'version', args: ['version', '-o', 'json'], schema: z.strictObject({ version: str, node: str, platform: str }), read: true },
   { command: 'api', args: ['api', 'GET', '/v2/campaigns', '-f', 'limit=1'], schema: z.looseObject({ data: z.looseObject({ campaigns: z.array(campaign) }), pagination: z.object({ nextCursor: str.nullable() }) }), read: true },
+  // The commands that write no data to stdout: their result document, with --json or -q.
+  { command: 'contacts upsert', args: ['contacts', 'upsert', '--file', 'CONFIG/contacts.csv'], schema: fileRun, document: true },
+  { command: 'events track', args: ['events', 'track', '--file', 'CONFIG/events.ndjson'], schema: fileRun, document: true },
+  { command: 'audience add', args: ['audience', 'add', FIXTURE_AUDIENCES.followUp.id, '--batch', 'CONFIG/members.csv'], schema: fileRun, document: true },
+  { command: 'campaigns add', args: ['campaigns', 'add', FIXTURE_CAMPAIGNS.springWebinar.id, '--batch', 'CONFIG/members.csv'], schema: fileRun, document: true },
+  { command: 'records upsert', args: ['records', 'upsert', FIXTURE_CUSTOM_OBJECT.id, '--file', 'RECORDS'], schema: fileRun, document: true },
+  { command: 'export contacts', args: ['export', 'contacts', ...out('c.ndjson')], schema: exportRun, document: true },
+  { command: 'export custom-events', args: ['export', 'custom-events', '--since', '2000-01-01', ...out('ce.csv')], schema: exportRun.extend({ window: z.looseObject({ since: str }) }), document: true },
+  { command: 'export email-events', args: ['export', 'email-events', '--type', 'EMAIL_OPEN,EMAIL_CLICK', ...out('ee.ndjson')], schema: exportRun.extend({ types: z.record(str, typeOutcome) }), document: true },
+  {
+    command: 'export email-events',
+    args: ['export', 'email-events', '--type', 'EMAIL_OPEN,EMAIL_CLICK', '--out-dir', 'OUT/dir'],
+    schema: z.strictObject({ command: str, status: z.enum(['complete', 'failed', 'interrupted']), rows: z.number(), pages: z.number(), elapsedMs: z.number(), outDir: str, types: z.record(str, typeOutcome.extend({ output: str, stateKey: str.nullable() })) }),
+    document: true,
+  },
+  { command: 'config set-key', args: ['--profile', 'jc-key', 'config', 'set-key'], input: 'sk_live_jc_0123456789abcdef', schema: z.strictObject({ ...profileDocument, apiKey: str, baseUrl: str.nullable() }), document: true },
+  { command: 'config set-url', args: ['--profile', 'jc-url', 'config', 'set-url', 'https://api.example.com'], schema: z.strictObject({ ...profileDocument, baseUrl: str }), document: true },
+  { command: 'config use', args: ['config', 'use', 'jc-url'], schema: z.strictObject(profileDocument), document: true },
+  {
+    command: 'config remove',
+    args: (run) => ['config', 'remove', `jc-gone-${run}`],
+    before: async (run) => void (await cnvInProcess(['--profile', `jc-gone-${run}`, 'config', 'set-url', 'https://api.example.com'], { env: fx.env })),
+    schema: z.strictObject({ profile: str, removed: z.literal(true), default: str.nullable(), profiles: z.array(str), configFile: str }),
+    document: true,
+  },
 ];
 
-/** Every leaf of the registry that documents a JSON contract, by its path. */
+/** Every leaf of the registry (each documents its JSON contract), by its path. */
 function documented(entries: Entry[], prefix: string[] = []): string[] {
-  return entries.flatMap((e) => (isGroup(e) ? documented(e.children, [...prefix, e.name]) : e.json === undefined ? [] : [[...prefix, e.name].join(' ')]));
+  return entries.flatMap((e) => (isGroup(e) ? documented(e.children, [...prefix, e.name]) : [[...prefix, e.name].join(' ')]));
 }
 
 describe('one JSON contract per command', () => {
-  it('every command with a documented JSON output has a schema case here', () => {
-    expect(CASES.map((c) => c.command).sort()).toEqual(documented(COMMANDS).sort());
+  it('every command has a schema case here (the emulator\'s below)', () => {
+    expect([...new Set([...CASES.map((c) => c.command), 'emulator'])].sort()).toEqual(documented(COMMANDS).sort());
   });
 
-  it.each(CASES)('$command: piped and --json on a terminal print the documented shape', async ({ args, schema, read }) => {
+  it.each(CASES.filter((c) => c.document))('$command $args.1 $args.2: prints its document only when JSON is asked for', async ({ args, schema, input, before }) => {
+    const outDir = mkdtempSync(join(fx.configDir, 'out-'));
+    const argv = (run: number) => (typeof args === 'function' ? args(run) : args).map((a) => a.replace(/^RECORDS$/, join(fx.configDir, 'records.csv')).replace(/^CONFIG\//, `${fx.configDir}/`).replace(/^OUT\//, `${outDir}/${run}-`));
+    await before?.(0);
+    const bare = await cnvInProcess(argv(0), { env: fx.env, input });
+    expect(bare.exitCode, bare.stderr).toBe(0);
+    expect(bare.stdout).toBe('');
+    await before?.(1);
+    const piped = await cnvInProcess([...argv(1), '--json'], { env: fx.env, input });
+    await before?.(2);
+    const queried = await cnvInProcess([...argv(2), '-q', '@', '--quiet'], { env: fx.env, input, stdoutIsTTY: true, columns: 80 });
+    for (const res of [piped, queried]) {
+      expect(res.exitCode, res.stderr).toBe(0);
+      const parsed = schema.safeParse(JSON.parse(res.stdout));
+      expect(parsed.success, parsed.error?.message).toBe(true);
+    }
+  });
+
+  it('emulator: --json prints {url, keys} on one line once it listens, -q selects from it', async () => {
+    const stop = new AbortController();
+    const ready = join(fx.configDir, 'emulator.env');
+    const running = cnvInProcess(['emulator', '--port', '0', '--ready-file', ready, '-q', 'keys.full'], { env: fx.env, signal: stop.signal });
+    while (!existsSync(ready)) await new Promise((r) => setTimeout(r, 20));
+    stop.abort();
+    const res = await running;
+    expect(res.stdout).toMatch(/^sk_live_demo_\w+\n$/);
+    const stopJson = new AbortController();
+    const readyJson = join(fx.configDir, 'emulator-json.env');
+    const json = cnvInProcess(['emulator', '--port', '0', '--ready-file', readyJson, '--json'], { env: fx.env, signal: stopJson.signal });
+    while (!existsSync(readyJson)) await new Promise((r) => setTimeout(r, 20));
+    stopJson.abort();
+    const printed = (await json).stdout;
+    expect(printed.split('\n')).toHaveLength(2);
+    expect(z.strictObject({ url: str, keys: z.strictObject({ full: str, basic: str, limited: str }) }).safeParse(JSON.parse(printed)).success).toBe(true);
+  });
+
+  it.each(CASES.filter((c) => !c.document))('$command: piped and --json on a terminal print the documented shape', async ({ args, schema, read }) => {
     const argv = (run: number) => (typeof args === 'function' ? args(run) : args).map((a) => (a === 'RECORDS' ? join(fx.configDir, 'records.csv') : a));
     if (argv(1)[0] === 'export') await cnvInProcess(['export', 'contacts', '--state-key', 'json-contract', '--out', join(fx.configDir, 'json-contract.csv'), '--quiet'], { env: fx.env });
     if (argv(1)[2] === 'reset') {

@@ -29,7 +29,7 @@ const records = async (prefix: string) =>
   ((await fx.admin('GET', `/_emulator/state/records?customObjectId=${CO.id}`)) as any[]).filter((r) => r.clientDedupKey.startsWith(prefix));
 const recordOf = async (key: string) => (await fx.admin('GET', `/_emulator/state/records?customObjectId=${CO.id}&clientDedupKey=${encodeURIComponent(key)}`))[0];
 const parseReport = (text: string) => {
-  expect(reportCsv(text).split('\n')[0]).toBe('line,identifier,status,id,error,message,row,hash');
+  expect(reportCsv(text).split('\n')[0]).toBe('line,identifier,status,id,error,message,row,hash,job');
   return reportRows<Record<string, string>>(text).map((r) => ({ ...r, line: Number(r.line) }));
 };
 const BATCH_ROUTE = 'POST /v2/custom-objects/:customObjectId/records/batch';
@@ -63,7 +63,7 @@ describe('cnv records upsert (in-process)', () => {
     await fx.clearFaults();
     expect(res.stderr).toMatch(/5000 rows: 5000 succeeded \(created 250, updated 4750\), 0 failed, 0 invalid, 0 skipped/);
     expect(res.exitCode).toBe(0);
-    const summary = JSON.parse(res.stderr.trim().split('\n').pop()!).summary;
+    const summary = JSON.parse(res.stdout);
     expect(summary).toMatchObject({ rows: 5000, succeeded: 5000, failed: 0, exitCode: 0 });
 
     const results = parseReport(readFileSync(report, 'utf8'));
@@ -212,7 +212,7 @@ describe('cnv records upsert (in-process)', () => {
     expect(parseReport(readFileSync(report, 'utf8')).every((r) => r.status === 'skipped')).toBe(true);
     await fx.clearFaults();
 
-    const partial = file('resume-partial.csv', readFileSync(report, 'utf8').replace(/^2,res-0,skipped,.*,(1),([0-9a-f]{16})$/m, '2,res-0,created,x,,,$1,$2'));
+    const partial = file('resume-partial.csv', readFileSync(report, 'utf8').replace(/^2,res-0,skipped,.*,(1),([0-9a-f]{16}),(".*")$/m, '2,res-0,created,x,,,$1,$2,$3'));
     await fx.resetStats();
     const resumed = await upsert(['--file', path, '--no-coerce', '--resume-from-report', partial, '--report', report]);
     expect(resumed.exitCode).toBe(0);

@@ -44,7 +44,7 @@ describe('kill -9 and resume (binary)', () => {
       const res = await child;
       expect(res.signal).toBe('SIGKILL');
       // The path itself is a report at every moment: what --resume-from-report reads.
-      expect(reportCsv(readFileSync(report, 'utf8')).startsWith('line,identifier,status,cnvContactId,error,message,row,hash\n')).toBe(true);
+      expect(reportCsv(readFileSync(report, 'utf8')).startsWith('line,identifier,status,cnvContactId,error,message,row,hash,job\n')).toBe(true);
     }
     await sleep(50); // requests the killed process left in flight reach the emulator
     const final = await cnv([...args, '--resume-from-report', report], { env: fx.env });

@@ -62,11 +62,12 @@ describe('--type all into one file', () => {
     expect(readFileSync(out, 'utf8')).toBe(text);
   });
 
-  it('to stdout with a state: every row once, the next run sends nothing; --json summary and state show list each type', async () => {
-    const first = await cnvInProcess(['export', 'email-events', '--type', 'all', '--limit', '500', '--json'], { env: fx.env });
+  it('to stdout with a state: every row once, the next run sends nothing; the summary and state show list each type', async () => {
+    const summaryFile = join(fx.configDir, 'all-types-summary.json');
+    const first = await cnvInProcess(['export', 'email-events', '--type', 'all', '--limit', '500', '--summary-json', summaryFile], { env: fx.env });
     expect(first.exitCode, first.stderr).toBe(0);
     expect(sortedLines(first.stdout)).toEqual(reference);
-    const summary = JSON.parse(first.stderr.trim().split('\n').at(-1)!).summary;
+    const summary = JSON.parse(readFileSync(summaryFile, 'utf8'));
     expect(summary).toMatchObject({ status: 'complete', rows: reference.length, moreRemains: false });
     expect(summary.types.EMAIL_OPEN).toMatchObject({ status: 'complete', rows: perType.EMAIL_OPEN });
     const second = await cnvInProcess(['export', 'email-events', '--type', 'all', '--limit', '500', '--quiet'], { env: fx.env });

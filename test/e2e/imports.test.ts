@@ -265,19 +265,20 @@ describe('encodings and locales', () => {
     expect((await contact('mac@example.org')).fields).toEqual({ lastName: 'Müller' });
   });
 
-  it('a German Excel file: its sep=; line is honoured, a decimal comma is hinted, and --decimal-comma reads it', async () => {
+  it('a German Excel file: its sep=; line is honoured, its cells show the decimal comma it reads them by; --decimal-point refuses them, naming their reading', async () => {
     const path = write('de.csv', 'sep=;\r\nemail;Score;City\r\nde@example.org;3,5;Köln\r\nde2@example.org;1.234,5;Bonn\r\n');
-    const report = reportPath();
-    const res = await run(['contacts', 'upsert', '--file', path, '--report', report]);
-    expect(res.exitCode).toBe(6);
-    expect(readReport(report).map((r) => [r.line, r.status, r.message])).toEqual([
-      ['3', 'invalid', 'fields.score (column "Score"): field "score" (NUMBER): "3,5" is not a number (a decimal comma? --decimal-comma reads 3,5 as 3.5)'],
-      ['4', 'invalid', 'fields.score (column "Score"): field "score" (NUMBER): "1.234,5" is not a number (a decimal comma? --decimal-comma reads 3,5 as 3.5)'],
-    ]);
-    const ok = await run(['contacts', 'upsert', '--file', path, '--decimal-comma']);
-    expect(ok.exitCode, ok.stderr).toBe(0);
+    const res = await run(['contacts', 'upsert', '--file', path]);
+    expect(res.exitCode, res.stderr).toBe(0);
+    expect(res.stderr).toContain(`note: ${path} writes NUMBER cells with a decimal comma (line 3: "3,5"); --decimal-point or --decimal-comma names the convention instead`);
     expect((await contact('de@example.org')).fields).toEqual({ score: 3.5, city: 'Köln' });
     expect((await contact('de2@example.org')).fields).toEqual({ score: 1234.5, city: 'Bonn' });
+    const report = reportPath();
+    const refused = await run(['contacts', 'upsert', '--file', path, '--report', report, '--decimal-point']);
+    expect(refused.exitCode).toBe(6);
+    expect(readReport(report).map((r) => [r.line, r.status, r.message])).toEqual([
+      ['3', 'invalid', 'fields.score (column "Score"): field "score" (NUMBER): "3,5" is not a number written with a decimal point (--decimal-point); with a decimal comma it is 3.5'],
+      ['4', 'invalid', 'fields.score (column "Score"): field "score" (NUMBER): "1.234,5" is not a number written with a decimal point (--decimal-point); with a decimal comma it is 1234.5'],
+    ]);
   });
 
   it('a pandas or R row index (an unnamed first column) is named as such, and --ignore-column \'\' leaves it out', async () => {
@@ -406,7 +407,7 @@ describe('reports and summaries to a device through a link', () => {
     expect(res.exitCode, written).toBe(0);
     expect([lstatSync(link).isSymbolicLink(), lstatSync(other).isSymbolicLink()]).toEqual([true, true]);
     expect(written.startsWith('written before\n')).toBe(true);
-    expect(written).toContain('line,identifier,status,cnvContactId,error,message,row,hash');
+    expect(written).toContain('line,identifier,status,cnvContactId,error,message,row,hash,job');
     expect(written).toMatch(/"status": "complete"/);
   });
 });

@@ -128,7 +128,7 @@ describe('help like gh', () => {
 
   it('the emulator\'s help lists only the global flags that mean something to it', async () => {
     const inherited = section((await cnv(['emulator', '--help'])).stdout, 'INHERITED FLAGS');
-    expect(inherited.match(/^ {2}(-\w, )?--[\w-]+/gm)?.map((f) => f.trim().split(', ').at(-1))).toEqual(['--json', '--verbose', '--quiet', '--debug', '--help']);
+    expect(inherited.match(/^ {2}(-\w, )?--[\w-]+/gm)?.map((f) => f.trim().split(', ').at(-1))).toEqual(['--json', '--query', '--verbose', '--quiet', '--debug', '--help']);
   });
 
   it('-q written as jq gets the JMESPath spelling; -f/-F and --field are told apart in one line each', async () => {
@@ -168,8 +168,10 @@ describe('state and exports a newcomer understands', () => {
     expect(shown.exitCode).toBe(0);
     expect(shown.stdout).toMatch(/note: export state .* keeps this position/);
     expect((await cnv(['export', 'contacts', '--max-rows', '3', '--no-state'], { env })).stderr).not.toMatch(/note:/);
-    // --json keeps stderr to JSON lines: no note there.
-    expect((await cnv(['export', 'contacts', '--max-rows', '3', '--json'], { env: freshEnv() })).stderr).not.toMatch(/note:/);
+    // A script names a summary file: stdout carries the rows (--json is refused there), and no note.
+    const script = await cnv(['export', 'contacts', '--max-rows', '3', '--summary-json', join(outDir(), 'note.json')], { env: freshEnv() });
+    expect(script.exitCode).toBe(0);
+    expect(script.stderr).toMatch(/note: export state/);
   });
 
   it('completion offers the keys of real state files', async () => {
@@ -182,20 +184,26 @@ describe('state and exports a newcomer understands', () => {
     expect((await cnv(['__complete', '--', 'export', 'contacts', '--state-key', key.slice(0, 8)], { env })).stdout).toBe(`${key}\n`);
   });
 
-  it('file_not_empty after switching profiles names the state key that writes the file', async () => {
+  it('two profiles of one account continue one state; a profile of another key gets file_not_empty naming the state that writes the file', async () => {
     const env = { CNV_CONFIG_DIR: tempConfigDir() };
-    for (const profile of ['north', 'south']) {
-      const set = await cnv(['--profile', profile, 'config', 'set-key', '--base-url', fx.emulator.url], { env, input: fx.emulator.keys.full });
+    for (const [profile, key] of [['north', fx.emulator.keys.full], ['south', fx.emulator.keys.full], ['west', fx.emulator.keys.limited]]) {
+      const set = await cnv(['--profile', profile, 'config', 'set-key', '--base-url', fx.emulator.url], { env, input: key });
       expect(set.exitCode, set.stderr).toBe(0);
     }
     const out = join(outDir(), 'shared.ndjson');
+    const key = `sk_live_demo@${new URL(fx.emulator.url).host}/contacts:${out}`;
     expect((await cnv(['--profile', 'north', 'export', 'contacts', '--out', out], { env })).exitCode).toBe(0);
-    const other = await cnv(['--profile', 'south', 'export', 'contacts', '--out', out], { env });
+    const same = await cnv(['--profile', 'south', 'export', 'contacts', '--out', out], { env });
+    expect(same.exitCode, same.stderr).toBe(0);
+    expect(same.stderr).toContain(`state "${key}" saved`);
+    const other = await cnv(['--profile', 'west', 'export', 'contacts', '--out', out], { env });
     expect(other.exitCode).toBe(2);
     expect(other.stderr).toMatch(/error: file_not_empty: /);
-    expect(other.stderr).toContain(`hint: export state "north@${new URL(fx.emulator.url).host}/contacts:${out}" (profile "north") writes this file: --state-key north@`);
-    const continued = await cnv(['--profile', 'south', 'export', 'contacts', '--out', out, '--state-key', `north@${new URL(fx.emulator.url).host}/contacts:${out}`], { env });
-    expect(continued.exitCode, continued.stderr).toBe(0);
+    expect(other.stderr).toContain(`hint: export state "${key}" of the account sk_live_demo@${new URL(fx.emulator.url).host} writes this file, not this key's (sk_live_limited@`);
+    // Named explicitly, it is still another account's.
+    const taken = await cnv(['--profile', 'west', 'export', 'contacts', '--out', out, '--state-key', key], { env });
+    expect(taken.exitCode).toBe(2);
+    expect(taken.stderr).toContain(`error: state_of_another_account: export state "${key}" belongs to the account sk_live_demo@`);
   });
 
   it('a first export refused before any page leaves no file and prints one error, no summary', async () => {
@@ -228,7 +236,7 @@ describe('state and exports a newcomer understands', () => {
     for (let run = 0; run < 2; run++) {
       const week = await cnv(['export', 'custom-events', '--since', '400w', '--out', out, '--json'], { env });
       expect(week.exitCode, week.stderr).toBe(0);
-      expect(JSON.parse(week.stderr.trim().split('\n').at(-1)!).summary.window.since).toMatch(ISO);
+      expect(JSON.parse(week.stdout).window.since).toMatch(ISO);
     }
     // The later run kept the first run's window: its summary does not name the duration as what made it.
     await new Promise((r) => setTimeout(r, 1100));

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { FIXTURE_CONTACTS as FX, FIXTURE_EVENTS } from '../../src/emulator/seed/fixtures.js';
+import { MAX_BODY_DEPTH } from '../../src/emulator/http-io.js';
 import { admin, call, expectError } from './helpers.js';
 
 let emu: Emulator;
@@ -113,5 +114,17 @@ describe('POST /v2/events', () => {
     expectError(await track({ event: 'x', email: 'bad' }), 400, 'invalid_email');
     expectError(await track({ event: 'x', userId: 'user-ada', data: 'str' }), 400, 'invalid_request');
     expectError(await track({ event: 'x', userId: 'user-ada', createContact: 'yes' }), 400, 'invalid_request');
+  });
+
+  it('event data nested 3,000 levels: 400 before anything is stored (no 500 after creating the contact); 200 levels still fit', async () => {
+    const deep = (n: number) => `${'['.repeat(n)}${']'.repeat(n)}`;
+    const rawBody = `{"event":"deep","email":"deep.data@example.com","createContact":true,"data":{"a":${deep(3000)}}}`;
+    const res = await call(emu, 'POST', '/v2/events', { rawBody });
+    expect(expectError(res, 400, 'invalid_request').message).toBe(`Request body nests arrays and objects deeper than ${MAX_BODY_DEPTH} levels`);
+    expect((await admin(emu, 'GET', '/_emulator/state/contacts?email=deep.data%40example.com')).json).toEqual([]);
+    expect(await eventsWhere('event=deep')).toEqual([]);
+    // The body object, data, a, then the arrays: MAX_BODY_DEPTH levels in all are accepted.
+    const fits = await call(emu, 'POST', '/v2/events', { rawBody: `{"event":"deep","email":"deep.data@example.com","createContact":true,"data":{"a":${deep(MAX_BODY_DEPTH - 2)}}}` });
+    expect(fits.status).toBe(200);
   });
 });

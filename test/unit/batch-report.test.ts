@@ -10,8 +10,13 @@ import { lockReport } from '../../src/batch/report-lock.js';
 import type { RowResult } from '../../src/batch/types.js';
 
 const JOB = { command: 'audience add', target: 'c1000000-0000-4000-8000-000000000002', input: 'people.csv' };
-const JOB_LINE = '#cnv-report {"version":3,"command":"audience add","target":"c1000000-0000-4000-8000-000000000002","input":"people.csv","account":null}\n';
-const HEADER = `${JOB_LINE}line,identifier,status,cnvContactId,error,message,row,hash\n`;
+/** The `job` cell every row of a report of JOB ends with. */
+const J = '"{""command"":""audience add"",""target"":""c1000000-0000-4000-8000-000000000002"",""input"":""people.csv"",""account"":null}"';
+const HEADER = 'line,identifier,status,cnvContactId,error,message,row,hash,job\n';
+/** Report lines of JOB, each given without its job cell. */
+const rows = (...lines: string[]) => lines.map((l) => `${l},${J}\n`).join('');
+/** How the reports of the version before this one began: the job on a line of its own. */
+const FORMAT_3 = '#cnv-report {"version":3,"command":"audience add","target":"c1000000-0000-4000-8000-000000000002","input":"people.csv","account":null}\nline,identifier,status,cnvContactId,error,message,row,hash\n';
 const tempDir = () => mkdtempSync(join(tmpdir(), 'cnv-report-'));
 const DONE = 'done in an earlier run (--resume-from-report)';
 
@@ -23,12 +28,12 @@ describe('the report file', () => {
   it('is a valid, resumable report before close, and in input order with one row per line after', async () => {
     const path = join(tempDir(), 'r.csv');
     // Rows 1, 2 and 4 of a JSON array on one line: done, failed, done.
-    writeFileSync(path, `${HEADER}1,a@x.io,added,id-a,,,1,aaaa\n1,b@x.io,failed,,contact_not_found,no,2,bbbb\n1,d@x.io,added,id-d,,,4,dddd\n`);
+    writeFileSync(path, HEADER + rows('1,a@x.io,added,id-a,,,1,aaaa', '1,b@x.io,failed,,contact_not_found,no,2,bbbb', '1,d@x.io,added,id-d,,,4,dddd'));
     const done = await loadDoneRows(path, 'cnvContactId', JOB);
     expect([...done.keys()]).toEqual([1, 4]);
     const report = await openReport(path, 'cnvContactId', new PassThrough(), { job: JOB, done });
     // Carried over at once: a crash now loses nothing the earlier report had.
-    expect(readFileSync(path, 'utf8')).toBe(`${HEADER}1,a@x.io,added,id-a,,${DONE},1,aaaa\n1,d@x.io,added,id-d,,${DONE},4,dddd\n`);
+    expect(readFileSync(path, 'utf8')).toBe(HEADER + rows(`1,a@x.io,added,id-a,,${DONE},1,aaaa`, `1,d@x.io,added,id-d,,${DONE},4,dddd`));
     const results: RowResult[] = [
       { line: 1, row: 1, hash: 'aaaa', identifier: 'a@x.io', ...done.get(1)!.outcome },
       { line: 1, row: 2, hash: 'bbbb', identifier: 'b@x.io', status: 'added', id: 'id-b' },
@@ -45,25 +50,27 @@ describe('the report file', () => {
     // Merged back by place among the rows (every line is 1 here).
     expect(readFileSync(path, 'utf8')).toBe(
       HEADER +
-        `1,a@x.io,added,id-a,,${DONE},1,aaaa\n` +
-        '1,b@x.io,added,id-b,,,2,bbbb\n' +
-        '1,c@x.io,failed,,bad,"two\nlines, ""quoted""",3,cccc\n' +
-        `1,d@x.io,added,id-d,,${DONE},4,dddd\n` +
-        '1,e@x.io,skipped,,not_sent,not sent,5,eeee\n',
+        rows(
+          `1,a@x.io,added,id-a,,${DONE},1,aaaa`,
+          '1,b@x.io,added,id-b,,,2,bbbb',
+          '1,c@x.io,failed,,bad,"two\nlines, ""quoted""",3,cccc',
+          `1,d@x.io,added,id-d,,${DONE},4,dddd`,
+          '1,e@x.io,skipped,,not_sent,not sent,5,eeee',
+        ),
     );
     expect(readdirSync(join(path, '..')).filter((n) => n.endsWith('.tmp'))).toEqual([]);
   });
 
   it('a row listed twice (a killed run appended it again): a later success wins, a later failure does not undo one', async () => {
     const path = join(tempDir(), 'log.csv');
-    writeFileSync(path, `${HEADER}2,a,added,1,,,1,h1\n3,b,failed,,x,,2,h2\n2,a,skipped,,not_sent,,1,h1\n3,b,added,2,,,2,h2\n4,c,add`);
+    writeFileSync(path, `${HEADER}${rows('2,a,added,1,,,1,h1', '3,b,failed,,x,,2,h2', '2,a,skipped,,not_sent,,1,h1', '3,b,added,2,,,2,h2')}4,c,add`);
     const done = await loadDoneRows(path, 'cnvContactId', JOB);
     expect([...done.entries()].map(([row, d]) => [row, d.line, d.identifier, d.hash, d.outcome.id])).toEqual([[1, 2, 'a', 'h1', '1'], [2, 3, 'b', 'h2', '2']]);
   });
 
   it('a report of another command, target or input file is refused (exit 2), naming both', async () => {
     const path = join(tempDir(), 'r.csv');
-    writeFileSync(path, `${HEADER}2,a,added,1,,,1,h1\n`);
+    writeFileSync(path, HEADER + rows('2,a,added,1,,,1,h1'));
     for (const other of [{ ...JOB, command: 'contacts upsert', target: undefined }, { ...JOB, target: 'c1000000-0000-4000-8000-000000000003' }, { ...JOB, input: 'others.csv' }]) {
       const err = await loadDoneRows(path, 'cnvContactId', other).catch((e) => e);
       expect(err).toMatchObject({ exitCode: 2, code: 'report_mismatch' });
@@ -73,13 +80,22 @@ describe('the report file', () => {
     expect((await loadDoneRows(path, 'cnvContactId', { ...JOB, input: '/data/people.csv' })).size).toBe(1);
   });
 
-  it("an older cnv's report (no first line naming its run), or something that is no report, is refused (exit 2)", async () => {
+  it('a report of the version before (its job on a first line of its own) is resumed, and checked the same way', async () => {
+    const path = join(tempDir(), 'r.csv');
+    writeFileSync(path, `${FORMAT_3}2,a,added,1,,,1,h1\n3,b,failed,,x,,2,h2\n`);
+    expect([...(await loadDoneRows(path, 'cnvContactId', JOB)).keys()]).toEqual([1]);
+    const err = await loadDoneRows(path, 'cnvContactId', { ...JOB, command: 'campaigns add' }).catch((e) => e);
+    expect(err).toMatchObject({ exitCode: 2, code: 'report_mismatch' });
+  });
+
+  it("an older cnv's report (no job), or something that is no report, is refused (exit 2)", async () => {
     const dir = tempDir();
     const cases: Array<[string, RegExp]> = [
-      ['line,identifier,status,cnvContactId,error,message\n2,a,added,1,,\n', /written by an older cnv: it does not say which command, target and input it reports/],
-      ['email\na@x.io\n', /not a cnv report: its first line does not start with "#cnv-report"/],
-      ['', /not a cnv report: no first line/],
-      [`${JOB_LINE}email,name\na,b\n`, /expected the columns line, identifier, status, row and hash/],
+      ['line,identifier,status,cnvContactId,error,message,row,hash\n2,a,added,1,,,1,h1\n', /written by an older cnv: it does not say which command, target and input it reports/],
+      ['#cnv-report {"version":2,"command":"audience add","input":"people.csv"}\nline,identifier,status,cnvContactId,error,message,row,hash\n', /written by an older cnv: it does not say which account it reports/],
+      ['email\na@x.io\n', /not a cnv report: its first line is not the header/],
+      ['', /not a cnv report: no header line/],
+      ['#cnv-report {"version":3}\nemail,name\na,b\n', /not a cnv report: its first line starts with "#cnv-report" but names no run/],
     ];
     for (const [i, [text, message]] of cases.entries()) {
       writeFileSync(join(dir, `${i}.csv`), text);
@@ -105,7 +121,7 @@ describe('the report file', () => {
     await report.write({ line: 2, row: 1, identifier: 'a', status: 'failed', id: 'sk_live_id_1234', error: 'e_sk_live_k_abcd', message: 'key sk_live_k_abcdef' });
     await report.close();
     const text = readFileSync(path, 'utf8');
-    expect(text).toBe(`${HEADER}2,a,failed,sk_live_x_****,e_sk_live_x_****,key sk_live_x_****,1,\n`);
+    expect(text).toBe(HEADER + rows('2,a,failed,sk_live_x_****,e_sk_live_x_****,key sk_live_x_****,1,'));
   });
 
   it('a report streamed to a device that fails (/dev/full): close() rejects with disk_full, never waits for a drain that cannot come', async () => {

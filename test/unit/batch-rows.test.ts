@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { FieldDefinition } from '../../src/api/fields.js';
 import { batchAddColumns, prepareIdentifierRow } from '../../src/batch/contact-batch-add.js';
-import { ColumnResolver, NO_COLUMN_FLAGS, type ColumnFlags, type ColumnRules, type FieldsByParent } from '../../src/batch/columns.js';
+import { ColumnResolver, NO_COLUMN_FLAGS, type ColumnFlags, type ColumnRules } from '../../src/batch/columns.js';
+import type { FieldsByParent } from '../../src/batch/field-match.js';
 import { FileColumns } from '../../src/batch/file-columns.js';
 import { InvalidRowError, renameRow, shapeRow } from '../../src/batch/row-body.js';
 import { derivedClientEventId, prepareTrackRow, TRACK_COLUMNS } from '../../src/commands/events/track-file.js';
 import { prepareUpsertRow, UPSERT_COLUMNS } from '../../src/commands/contacts/upsert-file.js';
+import { NumberConvention } from '../../src/io/number-convention.js';
 import { ExactNumber, stringifyJson } from '../../src/lib/exact-number.js';
 
 const csv = (values: Record<string, string>, line = 2) => ({ line, values, textual: true });
@@ -153,10 +155,10 @@ describe('prepare functions', () => {
     });
     expect(prepareUpsertRow({ line: 1, values: { email: 'a@example.com', fields: [1] } }, {}, upsert())).toMatchObject({ invalid: { error: 'invalid_field' } });
     expect(prepareUpsertRow(csv({ email: 'a@example.com', updateOnly: 'maybe' }), {}, upsert())).toMatchObject({ invalid: { error: 'invalid_request' } });
-    expect(prepareUpsertRow(csv({ email: 'a@example.com', Score: '3,5' }), {}, upsert())).toMatchObject({
-      invalid: { error: 'invalid_field', message: 'fields.score (column "Score"): field "score" (NUMBER): "3,5" is not a number (a decimal comma? --decimal-comma reads 3,5 as 3.5)' },
+    expect(prepareUpsertRow(csv({ email: 'a@example.com', Score: '3,5' }), {}, upsert(), { coerce: { numbers: new NumberConvention('point') } })).toMatchObject({
+      invalid: { error: 'invalid_field', message: 'fields.score (column "Score"): field "score" (NUMBER): "3,5" is not a number written with a decimal point (--decimal-point); with a decimal comma it is 3.5' },
     });
-    expect(prepareUpsertRow(csv({ email: 'a@example.com', Score: '1.234,5' }), {}, upsert(), { decimalComma: true })).toMatchObject({ payload: { fields: { score: 1234.5 } } });
+    expect(prepareUpsertRow(csv({ email: 'a@example.com', Score: '1.234,5' }), {}, upsert(), { coerce: { numbers: new NumberConvention('comma') } })).toMatchObject({ payload: { fields: { score: 1234.5 } } });
   });
 
   it('messages escape control characters and cut long values', () => {

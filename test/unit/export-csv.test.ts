@@ -4,10 +4,12 @@ import { csvLayout, rowCells } from '../../src/exports/csv-columns.js';
 import { BlockPool, PageBytes, pageFormat, type PageFormat } from '../../src/exports/page-format.js';
 
 const LABELS = ['First name', 'City', 'email', 'Score'];
+/** Contact fields of these labels, as GET /v2/fields lists them. */
+const fieldsOf = (labels: string[]) => labels.map((label, i) => ({ key: `k${i}`, label }));
 
 describe('CSV columns', () => {
   it('contacts: fixed fields, one column per field label (a clashing label is prefixed), then _extra', () => {
-    expect(csvLayout('contacts', LABELS).columns).toEqual([
+    expect(csvLayout('contacts', fieldsOf(LABELS)).columns).toEqual([
       'id', 'sfdcLeadId', 'sfdcContactId', 'sfdcAccountId', 'email', 'subscriptionStatus', 'createdAt', 'updatedAt',
       'First name', 'City', 'fields.email', 'Score', '_extra',
     ]);
@@ -15,22 +17,34 @@ describe('CSV columns', () => {
   });
 
   it('--columns picks and orders columns, by label or fields.label; unknown names are usage errors', () => {
-    const layout = csvLayout('contacts', LABELS, ['email', 'City', 'fields.Score', 'fields.email']);
+    const layout = csvLayout('contacts', fieldsOf(LABELS), ['email', 'City', 'fields.Score', 'fields.email']);
     expect(layout.columns).toEqual(['email', 'City', 'Score', 'fields.email', '_extra']);
     expect(layout.omitted).toContain('fields.First name');
     expect(layout.omitted).toContain('sfdcLeadId');
-    expect(() => csvLayout('contacts', LABELS, ['nope'])).toThrow(/--columns: no column "nope"/);
+    expect(() => csvLayout('contacts', fieldsOf(LABELS), ['nope'])).toThrow(/--columns: no column "nope"/);
     expect(() => csvLayout('email-events', [], ['First name'])).toThrow(/no column/);
   });
 
   it('a value whose key has no column goes to _extra as JSON, never dropped; what --columns left out is dropped', () => {
-    const cells = rowCells('contacts', csvLayout('contacts', ['City']));
+    const cells = rowCells('contacts', csvLayout('contacts', fieldsOf(['City'])));
     const row = { id: 'c1', email: 'a@b.c', createdAt: 't', fields: { City: 'Oslo', 'New label': 7 }, newMember: { x: [1] } };
     const out = cells(row);
     expect(out.slice(0, 10)).toEqual(['c1', '', '', '', 'a@b.c', '', 't', '', 'Oslo', expect.any(String)]);
     expect(JSON.parse(out[9])).toEqual({ 'fields.New label': 7, newMember: { x: [1] } });
-    const picked = rowCells('contacts', csvLayout('contacts', ['City'], ['id']))(row);
+    const picked = rowCells('contacts', csvLayout('contacts', fieldsOf(['City']), ['id']))(row);
     expect(picked).toEqual(['c1', JSON.stringify({ 'fields.New label': 7, newMember: { x: [1] } })]);
+  });
+
+  it('fields that share a label (also in another Unicode form) each get a column `Label (key)`, holding the member the row keys them by', () => {
+    const fields = [{ key: 'score', label: 'Score' }, { key: 'score2', label: 'Score' }, { key: 'cafe', label: 'Caf\u00e9' }, { key: 'cafe2', label: 'Cafe\u0301' }, { key: 'city', label: 'City' }];
+    const layout = csvLayout('contacts', fields);
+    expect(layout.columns.slice(8)).toEqual(['Score (score)', 'Score (score2)', 'Caf\u00e9 (cafe)', 'Cafe\u0301 (cafe2)', 'City', '_extra']);
+    // The row keys the later field of a label `Label (key)`; two spellings of one label are two members.
+    const row = { id: 'c1', fields: { Score: 1, 'Score (score2)': 2, 'Caf\u00e9': 'a', 'Cafe\u0301': 'b', City: 'Oslo' } };
+    expect(rowCells('contacts', layout)(row).slice(8)).toEqual(['1', '2', 'a', 'b', 'Oslo', '']);
+    const picked = csvLayout('contacts', fields, ['id', 'Score (score2)']);
+    expect(rowCells('contacts', picked)(row)).toEqual(['c1', '2', '']);
+    expect(picked.omitted).toContain('fields.Score');
   });
 
   it('events: data and arrays as JSON, booleans and dates as sent, null empty', () => {
@@ -62,7 +76,7 @@ describe('CSV output (RFC 4180)', () => {
   });
 
   it('--null-as: null cells hold the marker, empty strings stay empty, a text equal to the marker is quoted', async () => {
-    const layout = csvLayout('contacts', ['City', 'Note']);
+    const layout = csvLayout('contacts', fieldsOf(['City', 'Note']));
     const format = await pageFormat('contacts', 'csv', layout, false, '\\N');
     const rows = [
       { id: 'c1', email: null, sfdcLeadId: '', fields: { City: null, Note: '\\N' } },

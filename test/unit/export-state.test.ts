@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { defaultStateKey, checkStateKey, stateFileStem, urlWithoutCredentials } from '../../src/exports/state-key.js';
+import { accountIdentity, defaultStateKey, checkStateKey, profileAccount, stateFileStem, urlWithoutCredentials } from '../../src/exports/state-key.js';
 import { ExportStateStore } from '../../src/exports/state-store.js';
 import { MANIFESTS_KEPT, withManifest, type ExportState, type Manifest } from '../../src/exports/state.js';
 
@@ -22,14 +22,24 @@ function state(key: string, patch: Partial<ExportState> = {}): ExportState {
 }
 
 describe('state keys', () => {
-  it('are keyed by profile, host and path of the base URL, kind and email type', () => {
-    expect(defaultStateKey('default', 'https://api.example.com/', 'contacts')).toBe('default@api.example.com/contacts');
-    expect(defaultStateKey('prod', 'http://127.0.0.1:4010/base', 'email-events', 'EMAIL_OPEN')).toBe('prod@127.0.0.1:4010/base/email-events/EMAIL_OPEN');
+  it('are keyed by the account (the key\'s identity, host and path of the base URL), kind and email type', () => {
+    const demo = accountIdentity('https://api.example.com/', 'sk_live_demo_4f9c2a7e1b8d4e6f9a0c3b5d7e9f1a2c');
+    expect(demo).toBe('sk_live_demo@api.example.com');
+    expect(defaultStateKey(demo, 'contacts')).toBe('sk_live_demo@api.example.com/contacts');
+    expect(defaultStateKey(accountIdentity('http://u:p@127.0.0.1:4010/base', 'sk_live_ops_x'), 'email-events', 'EMAIL_OPEN')).toBe('sk_live_ops@127.0.0.1:4010/base/email-events/EMAIL_OPEN');
+  });
+
+  it('name a key of another shape by a digest, never the key itself', () => {
+    const id = accountIdentity('https://api.example.com', 'plain-secret-token');
+    expect(id).toMatch(/^key-[0-9a-f]{12}@api\.example\.com$/);
+    expect(id).not.toContain('secret');
+    expect(accountIdentity('https://api.example.com', 'other-token')).not.toBe(id);
   });
 
   it('name their output: a file by its absolute path, or stdout', () => {
-    expect(defaultStateKey('default', 'https://api.example.com', 'contacts', undefined, { file: '/data/c.csv' })).toBe('default@api.example.com/contacts:/data/c.csv');
-    expect(defaultStateKey('default', 'https://api.example.com', 'email-events', 'EMAIL_OPEN', 'stdout')).toBe('default@api.example.com/email-events/EMAIL_OPEN/stdout');
+    expect(defaultStateKey('sk_live_demo@api.example.com', 'contacts', undefined, { file: '/data/c.csv' })).toBe('sk_live_demo@api.example.com/contacts:/data/c.csv');
+    expect(defaultStateKey('sk_live_demo@api.example.com', 'email-events', 'EMAIL_OPEN', 'stdout')).toBe('sk_live_demo@api.example.com/email-events/EMAIL_OPEN/stdout');
+    expect(defaultStateKey(profileAccount('default', 'https://api.example.com'), 'contacts')).toBe('default@api.example.com/contacts');
   });
 
   it('base URLs are kept without a user or password', () => {

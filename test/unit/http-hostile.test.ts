@@ -126,7 +126,7 @@ describe('HttpClient against a server that is not the API', () => {
     expect(err).toBeInstanceOf(NotTheApiError);
     expect([err.code, err.exitCode]).toEqual(['response_too_large', 3]);
     expect(err.message).toBe('GET /v2/x: the answer is larger than cnv reads (more than 64 MiB)');
-    expect(err.hint).toBe("the API's answers are far smaller, unless a record holds values larger than the 16 MiB cnv writes in one row (stored by another tool?): check --base-url; the limits are listed in docs/guarantees.md");
+    expect(err.hint).toBe("the API's answers are far smaller, unless a record holds values larger than the 10 MiB cnv writes in one row (stored by another tool?): check --base-url; the limits are listed in docs/guarantees.md");
     expect(server.requests - before).toBe(1);
     // The client hung up: what the server could write is the limit plus what socket buffers hold.
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -149,9 +149,9 @@ describe('HttpClient against a server that is not the API', () => {
       .catch((e) => e);
     expect(err).toBeInstanceOf(NotTheApiError);
     expect(err.code).toBe('response_too_large');
-    expect(err.message).toMatch(/row 0 of data\.contacts is longer than 67,108,864 characters/);
+    expect(err.message).toMatch(/row 0 of data\.contacts is larger than 64 MiB/);
     // A row that long is the API's answer about a huge record, not a sign of the wrong server.
-    expect(err.hint).toBe('a record holds values larger than the 16 MiB cnv writes in one row (stored by another tool?); the limits are listed in docs/guarantees.md');
+    expect(err.hint).toBe('a record holds values larger than the 10 MiB cnv writes in one row (stored by another tool?); the limits are listed in docs/guarantees.md');
     expect(clock.sleeps).toEqual([]);
   });
 

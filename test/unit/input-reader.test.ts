@@ -107,7 +107,7 @@ describe('CSV input', () => {
 });
 
 describe('CSV record size', () => {
-  it('an unclosed quote that would swallow the file ends it once 16 MB of one record were read (exit 2, naming where the quote opened)', async () => {
+  it('an unclosed quote that would swallow the file ends it once 10 MiB of one record were read (exit 2, naming where the quote opened)', async () => {
     let read = 0;
     async function* text() {
       yield 'email,note\na@example.com,ok\nb@example.com,"oops\n';
@@ -120,9 +120,19 @@ describe('CSV record size', () => {
     const err = await failure((async () => {
       for await (const row of (await openInput(Readable.from(text()), { path: '-', format: 'csv' })).rows) seen.push(row);
     })());
-    expect(err.message).toBe('stdin line 3: the record is longer than 16 MB: a quote opened on line 3 is not closed, or not a CSV file?');
+    expect(err.message).toBe('stdin line 3: the record is larger than 10 MiB: a quote opened on line 3 is not closed, or not a CSV file?');
     expect(seen.map((r) => r.values)).toEqual([{ email: 'a@example.com', note: 'ok' }]);
-    expect(read).toBeLessThan(17 * 1024 * 1024);
+    expect(read).toBeLessThan(11 * 1024 * 1024);
+  });
+
+  it('counts UTF-8 bytes, not characters: a cell of 6 Mi "é" (12 MiB) is refused, one of 5 Mi - 100 is read', async () => {
+    const csv = (n: number) => Readable.from([`email,note\na@example.com,${'é'.repeat(n)}\n`]);
+    const refused = await failure((async () => {
+      for await (const _ of (await openInput(csv(6 * 1024 * 1024), { path: '-', format: 'csv' })).rows);
+    })());
+    expect(refused.message).toBe('stdin line 2: the record is larger than 10 MiB: not a CSV file?');
+    const [row] = await rows('-', { stdin: csv(5 * 1024 * 1024 - 100), format: 'csv' });
+    expect((row.values!.note as string).length).toBe(5 * 1024 * 1024 - 100);
   });
 });
 
@@ -146,7 +156,7 @@ describe('NDJSON input', () => {
     }
   });
 
-  it('a line longer than 16 MB ends the file (exit 2, its line named) once 16 MB of it were read: never held whole', async () => {
+  it('a line larger than 10 MiB ends the file (exit 2, its line named) once 10 MiB of it were read: never held whole', async () => {
     let read = 0;
     async function* endless() {
       yield '{"email":"a@example.com"}\n{"note":"';
@@ -160,10 +170,15 @@ describe('NDJSON input', () => {
     const err = await failure((async () => {
       for await (const row of (await openInput(Readable.from(endless()), { path: '-', format: 'ndjson' })).rows) seen.push(row);
     })());
-    expect(err.message).toBe('stdin line 2: the line is longer than 16 MB: not NDJSON?');
+    expect(err.message).toBe('stdin line 2: the line is larger than 10 MiB: not NDJSON?');
     expect(err.exitCode).toBe(2);
     expect(seen).toEqual([{ line: 1, index: 0, values: { email: 'a@example.com' } }]);
-    expect(read).toBeLessThan(17 * 1024 * 1024);
+    expect(read).toBeLessThan(11 * 1024 * 1024);
+    // In bytes: 4 Mi characters of 3 bytes each are 12 MiB.
+    const wide = await failure((async () => {
+      for await (const _ of (await openInput(Readable.from([`{"note":"${'€'.repeat(4 * 1024 * 1024)}"}\n`]), { path: '-', format: 'ndjson' })).rows);
+    })());
+    expect(wide.message).toBe('stdin line 1: the line is larger than 10 MiB: not NDJSON?');
   });
 });
 

@@ -213,11 +213,11 @@ describe('JsonRowSplitter (rows of data.<member> as the answer streams)', () => 
       let read = 0;
       expect(() => {
         for (; read < text.length; read += size) s.write(text.slice(read, read + size));
-      }).toThrow('row 0 of data.contacts is longer than 1,000,000 characters');
+      }).toThrow('row 0 of data.contacts is larger than 1,000,000 bytes');
       expect(read).toBeLessThan(1_000_000 + 2 * size);
     }
     // An endless string there (a cursor), and members around the rows past the limit.
-    expect(() => splitter(1_000).write(`{"pagination":{"nextCursor":"${'c'.repeat(5_000)}`)).toThrow('a value is longer than 1,000 characters');
-    expect(() => splitter(1_000).write(`{"pagination":{"nextCursor":"${'c'.repeat(5_000)}"},"data":{"contacts":[]}}`)).toThrow('the members around data.contacts are longer than 1,000 characters');
+    expect(() => splitter(1_000).write(`{"pagination":{"nextCursor":"${'c'.repeat(5_000)}`)).toThrow('a value is larger than 1,000 bytes');
+    expect(() => splitter(1_000).write(`{"pagination":{"nextCursor":"${'c'.repeat(5_000)}"},"data":{"contacts":[]}}`)).toThrow('the members around data.contacts are larger than 1,000 bytes');
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { jsonArrayRows } from '../../src/io/json-array-rows.js';
 import { nestsDeeper } from '../../src/io/input-rows.js';
-import { oneLine, scanJson, TOO_DEEP, type ScanState } from '../../src/lib/json-scan.js';
+import { keysWritten, oneLine, repeatedKey, scanJson, TOO_DEEP, type ScanState } from '../../src/lib/json-scan.js';
 
 const fresh = (): ScanState => ({ depth: 0, inString: false });
 
@@ -70,5 +70,29 @@ describe('oneLine (a row on one NDJSON line)', () => {
     const value = { id: 'a b', s: ' x\n\t"y" ', list: [1, { 'k k': [] }], n: null };
     expect(oneLine(JSON.stringify(value, null, 2))).toBe(JSON.stringify(value));
     expect(oneLine('{\r\n "a" :\t"\\" ",\n"b": 1e2 }')).toBe('{"a":"\\" ","b":1e2}');
+  });
+});
+
+describe('repeatedKey (a key named twice in one object)', () => {
+  it('names the key, with the keys of the objects around it', () => {
+    expect(repeatedKey('{"email":"a@x.com","email":"b@x.com"}')).toBe('email');
+    expect(repeatedKey('{"email":"a@x.com","fields":{"city":"A","n":[{"x":1}],"city":"B"}}')).toBe('fields.city');
+    // Keys compare as JSON.parse reads them.
+    expect(repeatedKey('{"a":1,"\\u0061":2}')).toBe('a');
+  });
+
+  it('is undefined when every object names each key once, whatever strings and arrays hold', () => {
+    expect(repeatedKey('{"a":"\\"a\\":1,","b":{"a":1},"c":[{"a":1},{"a":2}],"d":["a","a"]}')).toBeUndefined();
+    expect(repeatedKey('[{"a":1},{"a":1}]')).toBeUndefined();
+    expect(repeatedKey('{}')).toBeUndefined();
+  });
+});
+
+describe('keysWritten (the members a JSON text writes)', () => {
+  it('counts each key once, whatever strings hold (escaped quotes, colons)', () => {
+    expect(keysWritten('{"a":1,"b" : {"c":"x\\":y","d":[{"e":null}]}}')).toBe(5);
+    expect(keysWritten('{"a\\\\":"\\\\\\":"}')).toBe(1);
+    expect(keysWritten('["a:", "b"]')).toBe(0);
+    expect(keysWritten('{"email":"a@x.com","email":"b@x.com"}')).toBe(2);
   });
 });

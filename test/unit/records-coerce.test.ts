@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { NumberConvention } from '../../src/io/number-convention.js';
 import { coerceValue } from '../../src/io/coerce.js';
 import { ExactNumber, stringifyJson } from '../../src/lib/exact-number.js';
 import { isIsoDate } from '../../src/dates.js';
@@ -83,18 +84,52 @@ describe('coerceValue: numbers a double cannot hold', () => {
     expect(coerceValue(new ExactNumber('12345678901234567890'), 'STRING')).toEqual({ ok: true, value: '12345678901234567890' });
   });
 
-  it('reads a decimal comma only when asked, and says so when a cell looks like one', () => {
-    expect(coerceValue('3,5', 'NUMBER')).toEqual({ ok: false, reason: '"3,5" is not a number (a decimal comma? --decimal-comma reads 3,5 as 3.5)' });
-    expect(coerceValue('1.234,5', 'NUMBER', { decimalComma: true })).toEqual({ ok: true, value: 1234.5 });
-    expect(coerceValue('-0,25', 'NUMBER', { decimalComma: true })).toEqual({ ok: true, value: -0.25 });
-    expect(coerceValue('1.234.567', 'NUMBER', { decimalComma: true })).toEqual({ ok: true, value: 1234567 });
-    expect(coerceValue('1,234.5', 'NUMBER', { decimalComma: true })).toEqual(expect.objectContaining({ ok: false }));
-    expect(coerceValue('12', 'NUMBER', { decimalComma: true })).toEqual({ ok: true, value: 12 });
-    expect(coerceValue('2e3', 'NUMBER', { decimalComma: true })).toEqual({ ok: true, value: 2000 });
-    // Declared decimal comma: a dot-decimal is refused rather than read as thousands (0.125 is not 125).
+  it('a value typed on the command line is a number as JSON writes it; a refusal names every reading', () => {
+    expect(coerceValue('3,5', 'NUMBER')).toEqual({ ok: false, reason: '"3,5" is not a number as JSON writes one; with a decimal comma it is 3.5: write 3.5' });
+    expect(coerceValue('1,234', 'NUMBER')).toEqual({ ok: false, reason: '"1,234" reads as 1234 with a decimal point (the comma groups thousands) or as 1.234 with a decimal comma: write 1234 or 1.234' });
+    expect(coerceValue('1.234', 'NUMBER')).toEqual({ ok: true, value: 1.234 });
+  });
+
+  it('a declared decimal comma reads dots as thousands and refuses a dot-decimal, naming its reading', () => {
+    const comma = () => ({ numbers: new NumberConvention('comma') });
+    expect(coerceValue('1.234,5', 'NUMBER', comma())).toEqual({ ok: true, value: 1234.5 });
+    expect(coerceValue('-0,25', 'NUMBER', comma())).toEqual({ ok: true, value: -0.25 });
+    expect(coerceValue('1.234.567', 'NUMBER', comma())).toEqual({ ok: true, value: 1234567 });
+    expect(coerceValue('1,234.5', 'NUMBER', comma())).toEqual({ ok: false, reason: '"1,234.5" is not a number written with a decimal comma (--decimal-comma); with a decimal point it is 1234.5' });
+    expect(coerceValue('12', 'NUMBER', comma())).toEqual({ ok: true, value: 12 });
+    expect(coerceValue('2e3', 'NUMBER', comma())).toEqual({ ok: true, value: 2000 });
+    // A dot-decimal is refused rather than read as thousands (0.125 is not 125).
     for (const dot of ['0.125', '-0.001', '1.5', '1.2345']) {
-      expect(coerceValue(dot, 'NUMBER', { decimalComma: true }), dot).toEqual({ ok: false, reason: `"${dot}" is not a number written with a decimal comma (--decimal-comma reads 3,5 and 1.234,5)` });
+      expect(coerceValue(dot, 'NUMBER', comma()), dot).toEqual({ ok: false, reason: `"${dot}" is not a number written with a decimal comma (--decimal-comma); with a decimal point it is ${dot.replace(/^(-?)0\./, '$10.')}` });
     }
-    expect(coerceValue('1.500', 'NUMBER', { decimalComma: true })).toEqual({ ok: true, value: 1500 });
+    expect(coerceValue('1.500', 'NUMBER', comma())).toEqual({ ok: true, value: 1500 });
+    expect(coerceValue('1,234', 'NUMBER', { numbers: new NumberConvention('point') })).toEqual({ ok: true, value: 1234 });
+  });
+
+  it('a file\'s convention from its own cells: a scan finds the evidence, mixed or undecided files are refused', () => {
+    const scanned = (cells: string[]) => {
+      const numbers = new NumberConvention();
+      numbers.startScan();
+      cells.forEach((cell, i) => {
+        numbers.at(i + 2);
+        coerceValue(cell, 'NUMBER', { numbers });
+      });
+      return numbers;
+    };
+    const de = scanned(['1.234', '42', '1.234,5']);
+    expect(de.endScan('de.csv')).toBe('note: de.csv writes NUMBER cells with a decimal comma (line 4: "1.234,5"), so "1.234" (line 2) is read as 1234; --decimal-point or --decimal-comma names the convention instead');
+    expect(coerceValue('1.234', 'NUMBER', { numbers: de })).toEqual({ ok: true, value: 1234 });
+    expect(scanned(['1,234', '0.5']).endScan('us.csv')).toBe('note: us.csv writes NUMBER cells with a decimal point (line 3: "0.5"), so "1,234" (line 2) is read as 1234; --decimal-point or --decimal-comma names the convention instead');
+    expect(scanned(['1.5', '7']).endScan('plain.csv')).toBeUndefined();
+    expect(() => scanned(['1.5', '3,5']).endScan('mixed.csv')).toThrow('mixed.csv: NUMBER cells are written two ways: line 2 "1.5" with a decimal point, line 3 "3,5" with a decimal comma; a file has one convention');
+    expect(() => scanned(['1,234', '7', '2,500']).endScan('sheets.csv')).toThrow('sheets.csv line 2: the NUMBER cell "1,234" reads as 1234 with a decimal point (the comma groups thousands) or as 1.234 with a decimal comma, and no other cell of the file tells which (2 cells like it)');
+    // Read once (stdin): the first evidence decides what follows; a cell of two readings before it is refused.
+    const stream = new NumberConvention();
+    stream.streaming();
+    expect(coerceValue('1,234', 'NUMBER', { numbers: stream })).toMatchObject({ ok: false });
+    stream.at(3);
+    expect(coerceValue('0.5', 'NUMBER', { numbers: stream })).toEqual({ ok: true, value: 0.5 });
+    expect(coerceValue('1,234', 'NUMBER', { numbers: stream })).toEqual({ ok: true, value: 1234 });
+    expect(coerceValue('3,5', 'NUMBER', { numbers: stream })).toEqual({ ok: false, reason: '"3,5" is not a number written with a decimal point (as line 3 ("0.5") shows); with a decimal comma it is 3.5' });
   });
 });

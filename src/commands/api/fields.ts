@@ -1,12 +1,11 @@
 import type { Readable } from 'node:stream';
 import { LocalFileError, UsageError } from '../../errors.js';
+import { MAX_WRITE_BYTES, sizeText } from '../../http/body.js';
 import { exactNumber } from '../../http/exact-json.js';
 import { openReadStream, readWhole, stopOnAbort } from '../../io/file-streams.js';
 import { MAX_JSON_DEPTH } from '../../io/input-rows.js';
 import { stringifyJson } from '../../lib/exact-number.js';
 
-/** Largest --input body or -F @file value read (the API's bodies are far smaller). */
-const MAX_INPUT_BYTES = 16 * 1024 * 1024;
 
 /** One -f/-F as given: its flag, key path and raw value. */
 export interface FieldArg {
@@ -33,7 +32,8 @@ async function fieldValue(arg: FieldArg, value: string, stdin: Readable, signal?
 }
 
 /**
- * Reads `--input FILE|-` or an `-F k=@file` value: the whole text, at most MAX_INPUT_BYTES, read
+ * Reads `--input FILE|-` or an `-F k=@file` value: the whole text, at most MAX_WRITE_BYTES (what
+ * cnv writes in one body: a record cnv stored is then always read back, docs/guarantees.md), read
  * as a stream so that a huge file or an endless FIFO is refused without being held; a FIFO that
  * no one writes to is waited on only until `signal`.
  */
@@ -44,7 +44,7 @@ export async function readValueFile(path: string, flag: string, stdin: Readable,
   let bytes: Buffer;
   try {
     source = path === '-' ? stopOnAbort(stdin, signal) : await openReadStream(path, signal);
-    bytes = await readWhole(source, MAX_INPUT_BYTES, () => new UsageError(`${flag}${name}: larger than ${MAX_INPUT_BYTES / 1024 / 1024} MiB`));
+    bytes = await readWhole(source, MAX_WRITE_BYTES, () => new UsageError(`${flag}${name}: larger than ${sizeText(MAX_WRITE_BYTES)}`));
   } catch (err) {
     if (err instanceof UsageError) throw err;
     if (signal?.aborted) throw signal.reason;

@@ -50,5 +50,6 @@ export async function run(ctx: Context, { args }: CommandInput<typeof options>):
     await store.use(profile);
     ctx.info(`profile "${profile}" is now the default (\`cnv config use NAME\` changes it)`);
   }
-  return { kind: 'none' };
+  const saved = store.profile(profile);
+  return { kind: 'document', data: { profile, apiKey: maskKey(key), baseUrl: saved?.baseUrl ?? null, default: store.currentProfile() === profile, configFile: store.path } };
 }

@@ -21,5 +21,5 @@ export async function run(ctx: Context, { args }: CommandInput<typeof options>):
   const baseUrl = checkBaseUrl(String(args[0]), 'the argument');
   await store.update(profile, { baseUrl });
   ctx.info(`saved base URL ${baseUrl} for profile "${profile}"`);
-  return { kind: 'none' };
+  return { kind: 'document', data: { profile, baseUrl, default: store.currentProfile() === profile, configFile: store.path } };
 }

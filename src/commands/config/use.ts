@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
 import type { CommandResult } from '../../io/render.js';
 import { commandOptions } from '../../cmdutil/flags.js';
 
@@ -17,11 +16,8 @@ Examples:
 export async function run(ctx: Context, { args }: CommandInput<typeof options>): Promise<CommandResult> {
   const store = await ctx.config();
   const name = String(args[0]);
-  if (!store.profile(name)) {
-    const known = Object.keys(store.profiles());
-    throw new UsageError(`no profile named "${name}"`, known.length ? `known profiles: ${known.join(', ')}` : 'create one with `cnv --profile NAME config set-key`');
-  }
+  store.existing(name);
   await store.use(name);
   ctx.info(`profile "${name}" is now the default`);
-  return { kind: 'none' };
+  return { kind: 'document', data: { profile: name, default: true, configFile: store.path } };
 }

@@ -8,6 +8,7 @@ import { coerceValue } from '../../io/coerce.js';
 import { readFieldDefinitions, type DefinitionsByType } from '../../records/field-cache.js';
 import { fieldCacheDepsOf } from '../../cmdutil/deps.js';
 import { flag } from '../../cmdutil/flags.js';
+import { checkFieldKeys, checkSetNames } from './field-keys.js';
 
 /** Commander collector for repeatable `key=value` options, the value kept as typed. */
 function collectRawPair(value: string, previous: Array<[string, string]> = []): Array<[string, string]> {
@@ -30,6 +31,9 @@ export const FIELD_FLAGS = {
 };
 
 type FieldFlagOpt = keyof typeof FIELD_FLAGS;
+
+/** What happens when the definitions cannot be read: the keys go unchecked, values as given. */
+const FALLBACK = 'field keys are not checked, and --field values are sent as JSON when they parse, else as strings';
 type FieldFlagValues = Partial<Record<FieldFlagOpt, Array<[string, string]>>>;
 
 /** The three spellings of one map: by definition, raw string (-f) and typed (-F), as gh's api. */
@@ -63,21 +67,33 @@ export type FlagFields = { fields?: Record<string, unknown>; companyFields?: Rec
 const pairsOf = (opts: FieldFlagValues, opt: FieldFlagOpt) => opts[opt] ?? [];
 
 /**
- * The `fields` and `companyFields` the flags give. `--field`/`--company-field` values are
- * converted by the field's definition (dataType), read once and cached; a key the definitions
- * do not list, or definitions that cannot be read, fall back to JSON when it parses, else the
- * string. `-f` is always a string, `-F` typed as JSON (true, false, null, numbers, objects).
- * A value that does not fit its field's type is a usage error, before anything is sent.
+ * The `fields` and `companyFields` the flags give. Every flag's keys (and --set's names) are
+ * checked against the field definitions, read once and cached: a key no field has, or a
+ * read-only field, is a usage error naming the nearest key (field-keys.ts). `--field`/
+ * `--company-field` values are converted by the field's definition (dataType); definitions
+ * that cannot be read leave keys unchecked and values as JSON when it parses, else the string.
+ * `-f` is always a string, `-F` typed as JSON (true, false, null, numbers, objects). A value
+ * that does not fit its field's type is a usage error, before anything is sent.
  */
-export async function resolveFieldFlags(ctx: Context, opts: FieldFlagValues): Promise<FlagFields> {
+export async function resolveFieldFlags(ctx: Context, opts: FieldFlagValues & { set?: ReadonlyArray<readonly [string, unknown]> }): Promise<FlagFields> {
   const result: FlagFields = {};
   for (const group of GROUPS) assertNoRepeats(opts, group);
-  const needed = GROUPS.filter((g) => pairsOf(opts, g.byDefinition.opt).length > 0);
-  let read = needed.length > 0 ? await readFieldDefinitions(fieldCacheDepsOf(ctx), needed.map((g) => g.objectType)) : undefined;
+  // Every field flag's keys are checked against the definitions (and --set's names against them), before anything is sent.
+  const keysOf = (g: FieldGroup) => [g.byDefinition, g.raw, g.typed].map(({ opt, flag }) => ({ flag, objectType: g.objectType, keys: pairsOf(opts, opt).map(([k]) => k) }));
+  const setNames = (opts.set ?? []).map(([name]) => name);
+  const needed = GROUPS.filter((g) => setNames.length > 0 || keysOf(g).some((f) => f.keys.length > 0));
+  let read = needed.length > 0 ? await readFieldDefinitions(fieldCacheDepsOf(ctx), needed.map((g) => g.objectType), { fallback: FALLBACK }) : undefined;
   // A field created since the cache was written: ask the server once more.
-  if (read?.fromCache && needed.some((g) => pairsOf(opts, g.byDefinition.opt).some(([k]) => !read!.definitions.get(g.objectType)?.has(k)))) {
-    // Unreadable now: the cached definitions still hold for the keys they list.
-    read = (await readFieldDefinitions(fieldCacheDepsOf(ctx), needed.map((g) => g.objectType), { refresh: true, quiet: true })) ?? read;
+  let current = true;
+  if (read?.fromCache && needed.some((g) => keysOf(g).some((f) => f.keys.some((k) => !read!.definitions.get(g.objectType)?.has(k))))) {
+    const fresh = await readFieldDefinitions(fieldCacheDepsOf(ctx), needed.map((g) => g.objectType), { refresh: true, quiet: true });
+    // Unreadable now: the cached definitions still hold for the keys they list, and cannot refuse the others.
+    current = fresh !== undefined;
+    read = fresh ?? read;
+  }
+  if (read) {
+    checkFieldKeys(needed.flatMap(keysOf), read.definitions, { unknown: current });
+    checkSetNames(setNames, needed.map((g) => ({ flag: g.byDefinition.flag, defs: read!.definitions.get(g.objectType) })));
   }
   for (const group of GROUPS) {
     const values: Record<string, unknown> = {};

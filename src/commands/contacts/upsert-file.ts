@@ -2,16 +2,18 @@ import { z } from 'zod';
 import { upsertContact, upsertContactRequest, type UpsertContactBody } from '../../api/contacts.js';
 import type { Prepared } from '../../batch/file-run.js';
 import { runFileBatch } from '../../batch/file-run.js';
-import type { ColumnResolver, ColumnRules, FieldsByParent } from '../../batch/columns.js';
+import type { ColumnResolver, ColumnRules } from '../../batch/columns.js';
+import type { FieldsByParent } from '../../batch/field-match.js';
 import { batchRunOptions } from '../../cmdutil/batch-options.js';
 import { perRowSender } from '../../batch/per-row.js';
-import { cellMismatch, shapeRow } from '../../batch/row-body.js';
+import { cellMismatch, shapeRow, type RowCells } from '../../batch/row-body.js';
+import { BlankCells, numberColumn } from '../../batch/field-cells.js';
+import { NumberConvention } from '../../io/number-convention.js';
 import { blank, checkRow, identifierColumns } from '../../batch/row-check.js';
 import { emailSchema, uuidSchema } from '../../api/identifiers.js';
 import type { Context } from '../../context.js';
 import { resolveFieldFlags, type FlagFields } from './field-flags.js';
 import { readFieldDefinitions } from '../../records/field-cache.js';
-import type { CoerceOptions } from '../../io/coerce.js';
 import { UPSERT_FILE_DEFAULTS, type UpsertOptions } from './upsert-flags.js';
 import { quoteInput, type InputRow } from '../../io/input-rows.js';
 import { spellingsOf } from '../../io/column-names.js';
@@ -66,8 +68,8 @@ function defaultsFrom(opts: UpsertOptions, flagFields: FlagFields): Record<strin
 }
 
 /** Validates one row as the endpoint would; the body is the flag defaults overlaid with the row. */
-export function prepareUpsertRow(row: InputRow, defaults: Record<string, unknown>, columns: ColumnResolver, coerce: CoerceOptions = {}): Prepared<UpsertContactBody> {
-  const { body: own, note: idNote } = shapeRow(row, columns, coerce);
+export function prepareUpsertRow(row: InputRow, defaults: Record<string, unknown>, columns: ColumnResolver, cells: RowCells = {}): Prepared<UpsertContactBody> {
+  const { body: own, note: idNote } = shapeRow(row, columns, cells);
   const body: Record<string, unknown> = { ...defaults, ...own };
   for (const key of ['fields', 'companyFields']) {
     if (isObject(defaults[key]) && isObject(own[key])) body[key] = { ...defaults[key], ...own[key] };
@@ -100,7 +102,8 @@ async function contactFieldDefinitions(ctx: Context, fresh: boolean): Promise<Fi
 export async function runUpsertFile(ctx: Context, opts: UpsertOptions & { file: string }): Promise<CommandResult> {
   const defaults = defaultsFrom(opts, await resolveFieldFlags(ctx, opts));
   const options = batchRunOptions(opts, UPSERT_FILE_DEFAULTS, ctx.globals.dryRun);
-  const coerce = { decimalComma: options.decimalComma };
+  const numbers = new NumberConvention(options.numbers);
+  const blanks = new BlankCells('to clear a field, send null for it (NDJSON)');
   return runFileBatch(batchDepsOf(ctx), {
     path: opts.file,
     job: { command: 'contacts upsert' },
@@ -110,7 +113,17 @@ export async function runUpsertFile(ctx: Context, opts: UpsertOptions & { file: 
       definitions: (fresh) => contactFieldDefinitions(ctx, fresh),
       identifierColumns: identifierColumns(defaults, ['email', 'cnvContactId']),
     },
-    prepare: (row, columns) => prepareUpsertRow(row, defaults, columns, coerce),
+    prepare: (row, columns) => {
+      numbers.at(row.line);
+      return prepareUpsertRow(row, defaults, columns, { coerce: { numbers }, blanks });
+    },
+    cells: {
+      numbers,
+      blanks,
+      // NDJSON and JSON values are sent as they are: only CSV cells are typed.
+      scanWanted: (input, columns) => input.format === 'csv' && numberColumn(columns),
+      scan: (row, columns) => void prepareUpsertRow(row, defaults, columns, { coerce: { numbers } }),
+    },
     request: (items) => upsertContactRequest(items[0].payload),
     send: perRowSender(async (body: UpsertContactBody, signal) => {
       const result = await upsertContact(await ctx.http(), body, signal);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { batchFlags, checkBatchOptions, DECIMAL_COMMA_FLAG, IGNORE_UNKNOWN_COLUMNS_FLAG, PASS_COLUMN_FLAG, rejectBatchOptions, SUMMARY_JSON_FLAG } from '../../cmdutil/batch-options.js';
+import { BATCH_GLOBALS, batchFlags, checkBatchOptions, NUMBER_CONVENTION_FLAGS, IGNORE_UNKNOWN_COLUMNS_FLAG, PASS_COLUMN_FLAG, rejectBatchOptions, SUMMARY_JSON_FLAG } from '../../cmdutil/batch-options.js';
 import { commandOptions, flag, switchFlag, textFlag, type ValuesOf } from '../../cmdutil/flags.js';
 import { caseInsensitiveChoice } from '../../cmdutil/parse.js';
 import { setFlag } from '../../cmdutil/body-flags.js';
@@ -24,10 +24,11 @@ export const options = commandOptions(
     ...batchFlags(UPSERT_FILE_DEFAULTS),
     ...IGNORE_UNKNOWN_COLUMNS_FLAG,
     ...PASS_COLUMN_FLAG,
-    ...DECIMAL_COMMA_FLAG,
+    ...NUMBER_CONVENTION_FLAGS,
     ...SUMMARY_JSON_FLAG,
   },
   {
+    globals: BATCH_GLOBALS,
     check(opts) {
       if (opts.file === undefined) return rejectBatchOptions(opts, '--file');
       for (const key of ['email', 'contactId'] as const) {

@@ -35,9 +35,12 @@ docs/batches.md.
 --field and --company-field values are converted by the field's definition (GET /v2/fields,
 cached 5 minutes in the config directory's cache/): --field city=10115 sends the string
 "10115" to a STRING field, --field score=42 the number 42 to a NUMBER field, yes/no/true/false
-to a BOOLEAN one; a value that does not fit is exit 2, nothing sent. A key the definitions do
-not list, or definitions that cannot be read (a warning), fall back to JSON when it parses,
-else the string. -f/--raw-field always sends a string, -F/--typed-field JSON (as gh api's -F;
+to a BOOLEAN one; a value that does not fit is exit 2, nothing sent. The keys of every field
+flag (-f and -F too) are checked against the definitions, as a file's columns are: a key no
+field has, or a read-only field, is exit 2 naming the nearest key (--field ctiy=Oslo: nearest
+city); so is a --set name that is, or is close to, a field's key or label (fields go with
+--field). Definitions that cannot be read (a warning) leave keys unchecked and send --field
+values as JSON when they parse, else as strings. -f/--raw-field always sends a string, -F/--typed-field JSON (as gh api's -F;
 -F key=null clears a field); --company-raw-field and --company-typed-field likewise.
 -f and -F mean what they mean in \`cnv api\` (string; JSON when it parses); --field, without a
 short name, is the one that converts by the field's definition (\`cnv api\`'s --field is its -F).

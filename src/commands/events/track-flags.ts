@@ -1,4 +1,4 @@
-import { batchFlags, checkBatchOptions, IGNORE_UNKNOWN_COLUMNS_FLAG, PASS_COLUMN_FLAG, rejectBatchOptions, SUMMARY_JSON_FLAG } from '../../cmdutil/batch-options.js';
+import { BATCH_GLOBALS, batchFlags, checkBatchOptions, IGNORE_UNKNOWN_COLUMNS_FLAG, PASS_COLUMN_FLAG, rejectBatchOptions, SUMMARY_JSON_FLAG } from '../../cmdutil/batch-options.js';
 import { commandOptions, textFlag, type ValuesOf } from '../../cmdutil/flags.js';
 import { dataFlag, setFlag } from '../../cmdutil/body-flags.js';
 import { UsageError } from '../../errors.js';
@@ -22,6 +22,7 @@ export const options = commandOptions(
     ...SUMMARY_JSON_FLAG,
   },
   {
+    globals: BATCH_GLOBALS,
     check(opts) {
       if (opts.file === undefined) return rejectBatchOptions(opts, '--file');
       for (const [key, flag] of [['userId', '--user-id'], ['email', '--email'], ['clientEventId', '--client-event-id']] as const) {

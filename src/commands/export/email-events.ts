@@ -82,7 +82,8 @@ export async function run(ctx: Context, { opts }: CommandInput<typeof options>):
       await runExport(exportDepsOf(ctx), { ...runOptions, emailType: types[0] }, await createReporter(reporterDepsOf(ctx), `export email-events ${types[0]}`, runOptions));
       return { kind: 'none' };
     }
-    await runTypesToDir(exportDepsOf(ctx), ctx.globals.json, runOptions, types, resolve(outDir));
+    const { printDocument } = reporterDepsOf(ctx);
+    await runTypesToDir(exportDepsOf(ctx), { printDocument, label: `export email-events ${emailTypesLabel(types)}` }, runOptions, types, resolve(outDir));
     return { kind: 'none' };
   }
   if (types.length === 1) {
@@ -92,6 +93,6 @@ export async function run(ctx: Context, { opts }: CommandInput<typeof options>):
   }
   const label = emailTypesLabel(types);
   const runOptions = { ...exportRunOptions(opts, 'email-events', ctx.env), emailTypes: types };
-  await runEmailTypes(exportDepsOf(ctx), runOptions, withTypeLines({ json: ctx.globals.json, notices: noticesOf(ctx) }, await createReporter(reporterDepsOf(ctx), `export email-events ${label}`, runOptions)));
+  await runEmailTypes(exportDepsOf(ctx), runOptions, withTypeLines(noticesOf(ctx), await createReporter(reporterDepsOf(ctx), `export email-events ${label}`, runOptions)));
   return { kind: 'none' };
 }

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { listCustomObjectFields, type FieldDefinition } from '../../api/fields.js';
 import { MAX_RECORDS_PER_BATCH, upsertRecords, upsertRecordsRequest, type RecordInput } from '../../api/records.js';
 import type { ColumnResolver, ColumnRules } from '../../batch/columns.js';
-import { batchFlags, batchRunOptions, checkBatchOptions, chunkSizeFlag, DECIMAL_COMMA_FLAG, IGNORE_UNKNOWN_COLUMNS_FLAG, SUMMARY_JSON_FLAG } from '../../cmdutil/batch-options.js';
+import { BATCH_GLOBALS, batchFlags, batchRunOptions, checkBatchOptions, chunkSizeFlag, NUMBER_CONVENTION_FLAGS, IGNORE_UNKNOWN_COLUMNS_FLAG, SUMMARY_JSON_FLAG } from '../../cmdutil/batch-options.js';
 import { commandOptions, flag, switchFlag, textFlag } from '../../cmdutil/flags.js';
 import { runFileBatch } from '../../batch/file-run.js';
 import { renameRow } from '../../batch/row-body.js';
@@ -20,6 +20,8 @@ import { CheckCollector } from '../../records/check.js';
 import { DEDUP_KEY, definitionMap, prepareRecord, type EmptyCells } from '../../records/prepare.js';
 import { recordOutcome, toFileRow } from '../../records/outcome.js';
 import { batchDepsOf } from '../../cmdutil/deps.js';
+import { BlankCells, numberColumn } from '../../batch/field-cells.js';
+import { NumberConvention } from '../../io/number-convention.js';
 
 const DEFAULTS = { concurrency: 4, maxChunkSize: MAX_RECORDS_PER_BATCH, columns: 'records' as const, typedNumbers: true };
 
@@ -46,11 +48,11 @@ export const options = commandOptions(
     emptyCells: flag('--empty-cells <mode>', 'an empty CSV cell: skip (leave the field unchanged) or null (clear it)', z.enum(['skip', 'null']), { parse: caseInsensitiveChoice(EMPTY_CELLS), defaultValue: 'skip' }),
     ...batchFlags(DEFAULTS),
     ...IGNORE_UNKNOWN_COLUMNS_FLAG,
-    ...DECIMAL_COMMA_FLAG,
+    ...NUMBER_CONVENTION_FLAGS,
     ...SUMMARY_JSON_FLAG,
     ...chunkSizeFlag(DEFAULTS.maxChunkSize),
   },
-  { check: checkBatchOptions },
+  { globals: BATCH_GLOBALS, check: checkBatchOptions },
 );
 
 export function configure(cmd: Command): void {
@@ -92,9 +94,13 @@ export async function run(ctx: Context, { args, opts }: CommandInput<typeof opti
   const collector = check && definitions ? new CheckCollector(definitions, (column) => resolver!.resolve(column).target) : undefined;
   // A check validates as a coercing run would, even with --no-coerce.
   const coercing = opts.coerce !== false || check;
-  const prepareOptions = { definitions: coercing ? definitions : undefined, emptyCells: opts.emptyCells, coerce: { decimalComma: runOptions.decimalComma } };
+  const numbers = new NumberConvention(runOptions.numbers);
+  const blanks = new BlankCells('--empty-cells null clears the field instead');
+  const prepareOptions = { definitions: coercing ? definitions : undefined, emptyCells: opts.emptyCells, coerce: { numbers } };
+  const typesNumbers = [...(prepareOptions.definitions?.values() ?? [])].some((d) => d.dataType.toUpperCase() === 'NUMBER');
 
-  const result = await runFileBatch<RecordInput>(batchDepsOf(ctx), {
+  // A check's document is its report (below), not the run's summary.
+  const result = await runFileBatch<RecordInput>({ ...batchDepsOf(ctx), ...(check ? { printDocument: undefined } : {}) }, {
     path: opts.file,
     job: { command: 'records upsert', target: customObjectId },
     options: runOptions,
@@ -108,9 +114,17 @@ export async function run(ctx: Context, { args, opts }: CommandInput<typeof opti
     },
     prepare(row, columns) {
       resolver = columns;
-      const prepared = prepareRecord(renameRow(row, columns, check).values ?? {}, { ...prepareOptions, csv: row.textual === true });
+      numbers.at(row.line);
+      const prepared = prepareRecord(renameRow(row, columns, check).values ?? {}, { ...prepareOptions, csv: row.textual === true, blanks });
       collector?.observe(row.line, row.values ?? {}, prepared);
       return toFileRow(prepared);
+    },
+    cells: {
+      numbers,
+      blanks,
+      // JSON rows are typed too, and may name fields inside "fields".
+      scanWanted: (input, columns) => typesNumbers && (input.format !== 'csv' || numberColumn(columns)),
+      scan: (row, columns) => void prepareRecord(renameRow(row, columns, check).values ?? {}, { ...prepareOptions, csv: row.textual === true }),
     },
     request: (items) => upsertRecordsRequest(customObjectId, items.map((i) => i.payload)),
     // Rows of one record wait for the earlier chunk holding it: the last row in the file wins.

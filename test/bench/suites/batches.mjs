@@ -54,9 +54,10 @@ async function upsertRate(dir, quick) {
   try {
     const env = benchEnv(emu, dir);
     await admin(emu, '/_emulator/stats/reset', { method: 'POST' });
-    const r = await timeCommand(process.execPath, [BIN, 'contacts', 'upsert', '--file', file, '--json', '--no-progress'], { env });
+    const r = await timeCommand(process.execPath, [BIN, 'contacts', 'upsert', '--file', file, '--json', '--no-progress'], { env, stdout: 'pipe' });
     const stats = await admin(emu, '/_emulator/stats');
-    const summary = JSON.parse(r.stderr.split('\n').find((l) => l.startsWith('{"summary"')) ?? '{}').summary ?? {};
+    // --json: the run's summary document on stdout.
+    const summary = (() => { try { return JSON.parse(r.stdout); } catch { return {}; } })();
     const rate = rows / (r.ms / 1000);
     const ok = summary.succeeded === rows;
     return {

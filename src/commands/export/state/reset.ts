@@ -21,7 +21,7 @@ it asks first (--yes skips the question); off a terminal (cron, CI, a pipe) it n
 deletes, as a script expects. A key that does not exist is exit 5, like \`state commit\`.
 
 Examples:
-  $ cnv export state reset default@api.example.com/contacts:/data/contacts.csv
+  $ cnv export state reset sk_live_demo@api.example.com/contacts:/data/contacts.csv
   $ cnv export state reset crm --yes`);
 }
 

@@ -18,7 +18,7 @@ the pending position of a --defer-commit run, and the manifest of recent runs (r
 bytes, sha256 of the bytes each appended, first and last cursor).
 
 Examples:
-  $ cnv export state show default@api.example.com/contacts:/data/contacts.csv
+  $ cnv export state show sk_live_demo@api.example.com/contacts:/data/contacts.csv
   $ cnv export state show crm --json | jq '.runs[-1]'`);
 }
 

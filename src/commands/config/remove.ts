@@ -1,0 +1,35 @@
+import type { Command } from 'commander';
+import type { CommandInput } from '../contract.js';
+import type { Context } from '../../context.js';
+import type { CommandResult } from '../../io/render.js';
+import { commandOptions } from '../../cmdutil/flags.js';
+
+/** No options of its own. */
+export const options = commandOptions({});
+
+export function configure(cmd: Command): void {
+  cmd.argument('<profile>', 'profile to delete, with its API key').addHelpText('after', `
+Deletes the profile and the API key stored with it from the config file. When it was the
+default, the default moves to the one profile left (or to a profile named "default"); with
+several others left it is unset, and one line says which (\`cnv config use NAME\` sets it).
+A key given by CNV_API_KEY or --api-key is not in the config and stays in force.
+
+Examples:
+  $ cnv config remove staging
+  $ cnv config remove old --json`);
+}
+
+export async function run(ctx: Context, { args }: CommandInput<typeof options>): Promise<CommandResult> {
+  const store = await ctx.config();
+  const name = String(args[0]);
+  store.existing(name);
+  const wasDefault = store.currentProfile() === name;
+  const after = await store.remove(name);
+  // One line: what went, and where the default is now (only when it changed).
+  const where = !wasDefault ? ''
+    : after.default !== null ? `; "${after.default}" is now the default`
+    : after.left.length === 0 ? '; no profiles are left'
+    : `; there is no default profile now: \`cnv config use NAME\` sets one (profiles: ${after.left.join(', ')})`;
+  ctx.info(`removed profile "${name}" and its API key${where}`);
+  return { kind: 'document', data: { profile: name, removed: true, default: after.default, profiles: after.left, configFile: store.path } };
+}

@@ -1,0 +1,59 @@
+import type { HttpClient } from '../http/client.js';
+
+// `export contacts --fields-by key`: the API's export keys a row's `fields` by field label; a
+// script that joins rows with `contacts get` (keyed by field key) wants the keys. Each member
+// is renamed by the CONTACT field definitions read when the run starts.
+
+/** How the members of an exported row's `fields` become field keys. */
+export interface FieldKeys {
+  /** A member name (a label one field has, or the `Label (key)` form a shared label may take) -> its field key. */
+  keyOf: ReadonlyMap<string, string>;
+  /** Labels several fields share: a member named so cannot be told apart (label -> the keys). */
+  shared: ReadonlyMap<string, readonly string[]>;
+}
+
+/** The key of each label from the definitions; a label two fields share names neither. */
+export function fieldKeys(defs: ReadonlyArray<{ key: string; label: string }>): FieldKeys {
+  const byLabel = new Map<string, string[]>();
+  for (const def of defs) byLabel.set(def.label, [...(byLabel.get(def.label) ?? []), def.key]);
+  const keyOf = new Map<string, string>();
+  const shared = new Map<string, string[]>();
+  for (const [label, keys] of byLabel) {
+    if (keys.length === 1) keyOf.set(label, keys[0]);
+    else shared.set(label, keys);
+  }
+  // A server may tell shared labels apart as `Label (key)` (the emulator does): that names one.
+  for (const [label, keys] of shared) for (const key of keys) if (!keyOf.has(`${label} (${key})`)) keyOf.set(`${label} (${key})`, key);
+  return { keyOf, shared };
+}
+
+/** The CONTACT field definitions, every page. */
+export async function readFieldKeys(http: HttpClient, signal: AbortSignal): Promise<FieldKeys> {
+  const { allFieldPages } = await import('../api/fields.js');
+  const defs: Array<{ key: string; label: string }> = [];
+  for await (const fields of allFieldPages(http, { objectType: 'CONTACT' }, signal)) defs.push(...fields);
+  return fieldKeys(defs);
+}
+
+/**
+ * The row with `fields` keyed by field key, members in their order. A member no definition
+ * names alone (a label two fields share, or a field made after the run started) is never
+ * dropped nor guessed: it goes, under its label, to `unresolvedFields` beside `fields`.
+ */
+export function rowWithFieldKeys(row: Record<string, unknown>, keys: FieldKeys): Record<string, unknown> {
+  const fields = row.fields;
+  if (fields === null || typeof fields !== 'object' || Array.isArray(fields)) return row;
+  const byKey: Record<string, unknown> = {};
+  const unresolved: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(fields)) {
+    const key = keys.keyOf.get(name);
+    if (key !== undefined && !(key in byKey)) byKey[key] = value;
+    else unresolved[name] = value;
+  }
+  const out: Record<string, unknown> = {};
+  for (const [member, value] of Object.entries(row)) {
+    out[member] = member === 'fields' ? byKey : value;
+    if (member === 'fields' && Object.keys(unresolved).length > 0) out.unresolvedFields = unresolved;
+  }
+  return out;
+}
