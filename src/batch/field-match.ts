@@ -104,7 +104,7 @@ interface FieldSpellings {
 const spellings = new WeakMap<FieldDefinition, FieldSpellings>();
 
 /** A field's spellings, worked out once per definition (each column of a wide header compares with every field). */
-export function fieldSpellings(def: FieldDefinition): FieldSpellings {
+function fieldSpellings(def: FieldDefinition): FieldSpellings {
   let found = spellings.get(def);
   if (!found) {
     found = { key: def.key.normalize('NFC'), label: def.label.normalize('NFC'), keyForm: columnForm(def.key), labelForm: columnForm(def.label) };
