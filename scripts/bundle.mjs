@@ -1,14 +1,13 @@
 // Bundles the CLI for start-up speed (docs/architecture.md, "The bundle"):
 // - dist/bundle/cnv.cjs: the whole CLI (our code, commander, p-limit, lossless-json, string-width and the
 //   parts of undici and zod it uses) as one CommonJS file, which bin/cnv.js compiles with a V8
-//   code cache (src/runtime/load-bundle.ts). Its first line names a hash of the rest, the key of
-//   that cache. The other dependencies stay external and are imported lazily.
+//   code cache (src/runtime/load-bundle.ts), keyed by a digest of the file as it is when it
+//   runs. The other dependencies stay external and are imported lazily.
 // - dist/bundle/launcher.cjs: what bin/cnv.js needs before the CLI (the code cache, the answers
 //   known at build time); dist/bundle/complete-fast.cjs: a shell TAB, without the CLI.
 // - dist/bundle/launch.json: those answers (the version; the help a pipe gets);
 //   dist/bundle/completion.json: the completion table.
 import { build, transform } from 'esbuild';
-import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 
@@ -96,7 +95,7 @@ function writeAtomic(url, text) {
 // not for ES modules; one file, since esbuild splits only ES modules.
 const cli = await build({
   stdin: {
-    contents: "export { run } from './src/main.ts'; export { applyRuntime } from './src/runtime/index.ts'; export { beforeEngineFlagsChange } from './src/runtime/engine-flags.ts'; export { InterruptedError, OutputClosedError } from './src/errors.ts';",
+    contents: "export { run } from './src/main.ts'; export { applyRuntime } from './src/runtime/index.ts'; export { beforeEngineFlagsChange } from './src/runtime/engine-flags.ts'; export { InterruptedError, stdoutError } from './src/errors.ts';",
     resolveDir: new URL('..', import.meta.url).pathname,
     loader: 'ts',
     sourcefile: 'cnv-entry.ts',
@@ -127,8 +126,7 @@ const bare = (await transform(code, { minifyWhitespace: true, format: 'cjs' })).
 if (/\bimport\(|\bimport\.meta\b/.test(bare)) throw new Error('dist/bundle/cnv.cjs: an import() or import.meta is left that a vm script cannot run');
 const statics = Object.values(cli.metafile.outputs)[0].imports.filter((i) => i.external && !i.path.startsWith('node:') && i.kind !== 'dynamic-import');
 if (statics.length) throw new Error(`dist/bundle/cnv.cjs: packages required at load, not bundled: ${statics.map((i) => i.path).join(', ')}`);
-const hash = createHash('sha256').update(code).digest('hex').slice(0, 16);
-writeAtomic(new URL('cnv.cjs', dir), `// cnv ${hash}\n${code}`);
+writeAtomic(new URL('cnv.cjs', dir), code);
 // CNV_BUNDLE_META=FILE: what the bundle holds (https://esbuild.github.io/analyze/), for start-up work.
 if (process.env.CNV_BUNDLE_META) writeFileSync(process.env.CNV_BUNDLE_META, JSON.stringify(cli.metafile));
 

@@ -100,6 +100,9 @@ export class NotTheApiError extends CliError {
   }
 }
 
+/** The code src/lib/regular-file.ts gives a path that is no regular file (a FIFO, a device, a directory). */
+const NOT_REGULAR = 'ENOTREG';
+
 /** Errno codes of a local file system that refuses a write: full, over quota, read-only, denied or failing. */
 const FILE_SYSTEM_CODES: Record<string, string> = {
   ENOSPC: 'the disk is full',
@@ -137,7 +140,20 @@ export class LocalFileError extends CliError {
   static from(err: unknown, what: string, path: string, hint?: string): LocalFileError | undefined {
     if (err instanceof LocalFileError) return err;
     const code = (err as NodeJS.ErrnoException | undefined)?.code;
+    if (code === NOT_REGULAR) return new NotRegularFileError(what, path, (err as { kind?: string }).kind ?? 'not a regular file');
     return code && code in FILE_SYSTEM_CODES ? new LocalFileError(what, path, code, hint) : undefined;
+  }
+}
+
+/**
+ * A file cnv keeps (state, lock, output file record, cache, config) is something else at its
+ * path: a FIFO, a device, a directory. Exit 8 naming it; cnv never waits on it
+ * (src/lib/regular-file.ts).
+ */
+class NotRegularFileError extends LocalFileError {
+  constructor(what: string, path: string, kind: string) {
+    super(what, path, NOT_REGULAR, 'cnv did not put it there: move it aside, then run again');
+    this.message = `the ${what} ${path} is ${kind}, not a regular file: cnv neither reads it nor waits on it`;
   }
 }
 
@@ -173,6 +189,23 @@ export class OutputClosedError extends CliError {
   constructor() {
     super('stdout was closed by the reader (EPIPE)', { exitCode: ExitCode.outputClosed, code: 'output_closed' });
   }
+}
+
+/**
+ * A write to stdout that failed: the reader went away (EPIPE, exit 141, no error line), or the
+ * file or device it goes to refused it (`> /dev/full`, a full disk, a read-only one, a closed
+ * descriptor): exit 8 naming stdout, never "a bug in cnv" and never a success with the output lost.
+ */
+export function stdoutError(err: unknown): CliError {
+  if (err instanceof CliError) return err;
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'EPIPE') return new OutputClosedError();
+  return new LocalFileError('output to', 'stdout', typeof code === 'string' ? code : 'EIO', 'stdout goes to a file or device that cannot take it (a full disk?): free space or send it elsewhere, then run again');
+}
+
+/** Whether a run its `signal` stopped was interrupted (SIGINT/SIGTERM, the reader gone), not failed (stdout cannot be written). */
+export function interruptedBy(signal: AbortSignal): boolean {
+  return signal.aborted && !(signal.reason instanceof LocalFileError);
 }
 
 /** Ends a --dry-run after the request was printed instead of sent; not a failure. */

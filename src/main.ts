@@ -3,6 +3,7 @@ import type { ContextDeps } from './context.js';
 import { createContext } from './cli/create-context.js';
 import { buildProgram } from './cli/program.js';
 import { reportError } from './cli/report-error.js';
+import { stdoutError } from './errors.js';
 
 export type RunDeps = ContextDeps;
 
@@ -27,5 +28,9 @@ export async function run(argv: string[], deps: RunDeps): Promise<number> {
   } finally {
     await ctx.dispose();
   }
+  // What was written to stdout and failed (`> /dev/full`: help, a record, an export) was lost:
+  // the run did not do what it was asked, whatever the command made of it.
+  const lost = deps.io.stdout.errored;
+  if (lost && exitCode === 0) exitCode = reportError(ctx, stdoutError(lost), argv);
   return exitCode;
 }

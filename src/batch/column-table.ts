@@ -32,9 +32,17 @@ export function columnEntries(columns: readonly ResolvedColumn[], identifiers: r
         return entry(null, 'unknown');
     }
   });
+  // Grouped by destination: comparing every pair was quadratic (20,000 columns: seconds).
+  const bySent = new Map<string, ColumnEntry[]>();
   for (const e of entries) {
-    const others = entries.filter((o) => o !== e && o.sentAs !== null && o.sentAs === e.sentAs).map((o) => JSON.stringify(o.column));
-    if (others.length > 0) e.note += `; so does ${others.join(', ')}: a row filling both is invalid`;
+    if (e.sentAs === null) continue;
+    const group = bySent.get(e.sentAs);
+    if (group) group.push(e);
+    else bySent.set(e.sentAs, [e]);
+  }
+  for (const group of bySent.values()) {
+    if (group.length < 2) continue;
+    for (const e of group) e.note += `; so does ${group.filter((o) => o !== e).map((o) => JSON.stringify(o.column)).join(', ')}: a row filling both is invalid`;
   }
   return entries;
 }

@@ -1,8 +1,8 @@
-import { columnForm, columnNamer } from '../io/column-names.js';
+import { columnForm, columnNamer, FormIndex } from '../io/column-names.js';
 import { quoteInput } from '../io/input-rows.js';
 import { suggest } from '../lib/suggest.js';
 import { UsageError } from '../errors.js';
-import { exportLabelTarget, fieldByName, keyOrField, type ColumnTarget, type FieldsByParent } from './field-match.js';
+import { exportLabelTarget, fieldByName, keyOrField, nearCandidates, type ColumnTarget, type FieldsByParent } from './field-match.js';
 
 /** How an endpoint names the columns of its input files. */
 export interface ColumnRules {
@@ -71,6 +71,17 @@ export class ColumnResolver {
   private readonly cache = new Map<string, ResolvedColumn>();
   /** The file's column names met so far: a flag names a column by its form only when none is spelt exactly so. */
   private readonly names = new Set<string>();
+  // Every lookup a name makes is by key, never a search of a list: 20,000 columns against
+  // 50,000 map lines took minutes, quadratic in both (docs/batches.md, "Columns").
+  private readonly namesByForm = new FormIndex();
+  private readonly maps = new Map<string, ColumnFlags['map'][number]>();
+  private readonly mapsByForm = new FormIndex();
+  private readonly ignored: ReadonlySet<string>;
+  private readonly ignoredByForm = new FormIndex();
+  private readonly passed: ReadonlySet<string>;
+  private readonly notSentByForm = new Map<string, string>();
+  /** The candidates of "did you mean", made once per set of definitions. */
+  private nearCandidates: Map<string, string> | undefined;
   /** The definitions were asked for and could not be read. */
   private unreadable = false;
   /** The header is cnv's own export: its field columns are labels. */
@@ -83,6 +94,14 @@ export class ColumnResolver {
   ) {
     this.namer = columnNamer(rules.keys);
     this.objectNamer = columnNamer(rules.objects);
+    for (const m of flags.map) {
+      if (!this.maps.has(m.column)) this.maps.set(m.column, m);
+      this.mapsByForm.add(m.column);
+    }
+    this.ignored = new Set(flags.ignore);
+    for (const column of flags.ignore) if (column !== '') this.ignoredByForm.add(column);
+    this.passed = new Set(flags.pass);
+    for (const [column, why] of Object.entries(rules.notSent ?? {})) if (!this.notSentByForm.has(columnForm(column))) this.notSentByForm.set(columnForm(column), why);
     for (const { target, source } of flags.map) this.checkTarget(target, source);
   }
 
@@ -105,12 +124,17 @@ export class ColumnResolver {
     this.definitions = definitions ?? new Map();
     this.unreadable = definitions === undefined;
     this.cache.clear();
+    this.nearCandidates = undefined;
     for (const { target, source } of this.flags.map) this.checkTarget(target, source);
   }
 
   /** The file's column names (a header, or JSON keys as they are met); a header of cnv's export switches to its labels. */
   meet(names: readonly string[], header = false): void {
-    for (const name of names) this.names.add(name);
+    for (const name of names) {
+      if (this.names.has(name)) continue;
+      this.names.add(name);
+      this.namesByForm.add(name);
+    }
     const marks = this.rules.exportColumns;
     if (header && marks?.length && marks.every((c) => names.includes(c))) {
       this.exportHeader = true;
@@ -142,12 +166,12 @@ export class ColumnResolver {
   }
 
   private decide(name: string): ResolvedColumn {
-    const mapped = this.flags.map.find((m) => m.column === name) ?? this.byForm(this.flags.map.map((m) => m.column), name, (c) => this.flags.map.find((m) => m.column === c));
+    const mapped = this.maps.get(name) ?? this.byForm(this.mapsByForm, name, (c) => this.maps.get(c));
     if (mapped) return { column: name, target: this.targetOf(mapped.target, mapped.source), via: mapped.source };
-    if (this.flags.ignore.includes(name) || (name !== '' && this.byForm(this.flags.ignore.filter((i) => i !== ''), name, (c) => c) !== undefined)) {
+    if (this.ignored.has(name) || (name !== '' && this.byForm(this.ignoredByForm, name, (c) => c) !== undefined)) {
       return { column: name, target: { kind: 'skip', why: 'ignored (--ignore-column)' } };
     }
-    if (this.flags.pass.includes(name)) return { column: name, target: { kind: 'pass', key: name }, via: '--pass-column' };
+    if (this.passed.has(name)) return { column: name, target: { kind: 'pass', key: name }, via: '--pass-column' };
     const own = this.byName(name);
     if (own.kind !== 'unknown') return { column: name, target: own };
     if (this.rules.identifiersOnly) return { column: name, target: { kind: 'skip', why: 'not used: a batch add sends only the identifier' } };
@@ -159,11 +183,11 @@ export class ColumnResolver {
    * What a flag names by a column's form (`--ignore-column 'record id'` for `Record ID`): only
    * when the file has no column spelt exactly as the flag, and no other column of that form.
    */
-  private byForm<T>(flagged: readonly string[], name: string, pick: (column: string) => T | undefined): T | undefined {
+  private byForm<T>(flagged: FormIndex, name: string, pick: (column: string) => T | undefined): T | undefined {
     const form = columnForm(name);
-    const candidates = flagged.filter((c) => !this.names.has(c) && columnForm(c) === form);
+    const candidates = flagged.named(form).filter((c) => !this.names.has(c));
     if (candidates.length !== 1) return undefined;
-    const rivals = [...this.names].filter((n) => n !== name && columnForm(n) === form);
+    const rivals = this.namesByForm.named(form).filter((n) => n !== name);
     return rivals.length === 0 ? pick(candidates[0]) : undefined;
   }
 
@@ -180,15 +204,15 @@ export class ColumnResolver {
       if (clash) return clash;
       return { kind: 'key', key, ...(key === 'cnvContactId' && LENIENT_ID.has(columnForm(name)) ? { lenient: true } : {}) };
     }
-    const notSent = Object.entries(this.rules.notSent ?? {}).find(([column]) => columnForm(column) === columnForm(name));
-    if (notSent) return { kind: 'skip', why: notSent[1] };
+    const notSent = this.notSentByForm.get(columnForm(name));
+    if (notSent !== undefined) return { kind: 'skip', why: notSent };
     const dot = name.indexOf('.');
     if (dot > 0 && dot < name.length - 1) {
       const parent = this.objectNamer(name.slice(0, dot));
       if (this.rules.objects.includes(parent)) return this.nested(parent, name.slice(dot + 1));
     }
     const parents = this.rules.fieldParents ?? [];
-    if (parents.length === 0 || this.rules.identifiersOnly) return { kind: 'unknown', nearest: this.nearest(name) };
+    if (parents.length === 0 || this.rules.identifiersOnly) return this.unknown(name);
     if (!this.hasDefinitions && this.rules.bareColumnsAreFields && this.definitions) return { kind: 'nested', parent: parents[0], key: name };
     // Without definitions (not read yet, or unreadable) a bare name cannot be matched to a field.
     if (!this.definitions || this.unreadable) return { kind: 'unknown', why: 'definitions' };
@@ -197,7 +221,22 @@ export class ColumnResolver {
 
   /** A field by key or label (field-match.ts), else unknown with the nearest name. */
   private field(parents: readonly string[], name: string): ColumnTarget {
-    return fieldByName(this.definitions, parents, name) ?? { kind: 'unknown', nearest: this.nearest(name) };
+    return fieldByName(this.definitions, parents, name) ?? this.unknown(name);
+  }
+
+  /**
+   * An unknown name, its nearest key or field worked out only when a message shows it (the
+   * first few of a refusal): for every one of 20,000 unknown columns it took seconds.
+   */
+  private unknown(name: string): ColumnTarget {
+    let nearest: { value: string | undefined } | undefined;
+    const near = () => (nearest ??= { value: this.nearest(name) }).value;
+    return {
+      kind: 'unknown',
+      get nearest() {
+        return near();
+      },
+    };
   }
 
   /**
@@ -218,14 +257,8 @@ export class ColumnResolver {
 
   /** The closest key, field key or label, for "did you mean". */
   private nearest(name: string): string | undefined {
-    const candidates = new Map<string, string>();
-    for (const key of this.rules.keys) if (!this.rules.identifiersOnly || this.rules.identifiers.includes(key)) candidates.set(columnForm(key), key);
-    for (const [parent, defs] of this.definitions ?? []) {
-      for (const def of defs.values()) {
-        if (!candidates.has(columnForm(def.key))) candidates.set(columnForm(def.key), `${parent}.${def.key}`);
-        if (!candidates.has(columnForm(def.label))) candidates.set(columnForm(def.label), `${parent}.${def.key} (label ${quoteInput(def.label)})`);
-      }
-    }
+    const { keys, identifiers, identifiersOnly } = this.rules;
+    const candidates = (this.nearCandidates ??= nearCandidates(identifiersOnly ? keys.filter((k) => identifiers.includes(k)) : keys, this.definitions));
     const [best] = suggest(columnForm(name), [...candidates.keys()]);
     return best === undefined ? undefined : candidates.get(best);
   }

@@ -27,10 +27,10 @@ export function fieldByName(definitions: FieldsByParent | undefined, parents: re
   const exact = name.normalize('NFC');
   const form = columnForm(name);
   const tiers: Array<[(d: FieldDefinition) => boolean, 'key' | 'label']> = [
-    [(d) => d.key.normalize('NFC') === exact, 'key'],
-    [(d) => d.label.normalize('NFC') === exact, 'label'],
-    [(d) => columnForm(d.key) === form, 'key'],
-    [(d) => columnForm(d.label) === form, 'label'],
+    [(d) => fieldSpellings(d).key === exact, 'key'],
+    [(d) => fieldSpellings(d).label === exact, 'label'],
+    [(d) => fieldSpellings(d).keyForm === form, 'key'],
+    [(d) => fieldSpellings(d).labelForm === form, 'label'],
   ];
   for (const parent of parents) {
     const defs = [...(definitions?.get(parent)?.values() ?? [])];
@@ -91,4 +91,38 @@ export function exportLabelTarget(definitions: FieldsByParent | undefined, paren
   if (found.length === 1) return fieldTarget(parent, found[0], 'label');
   const shared = byLabelAndKey([...defs.values()], name);
   return shared && fieldTarget(parent, shared, 'label');
+}
+
+/** A field's key and label as column names are compared with them: exact (NFC) and by form. */
+interface FieldSpellings {
+  key: string;
+  label: string;
+  keyForm: string;
+  labelForm: string;
+}
+
+const spellings = new WeakMap<FieldDefinition, FieldSpellings>();
+
+/** A field's spellings, worked out once per definition (each column of a wide header compares with every field). */
+function fieldSpellings(def: FieldDefinition): FieldSpellings {
+  let found = spellings.get(def);
+  if (!found) {
+    found = { key: def.key.normalize('NFC'), label: def.label.normalize('NFC'), keyForm: columnForm(def.key), labelForm: columnForm(def.label) };
+    spellings.set(def, found);
+  }
+  return found;
+}
+
+/** What "did you mean" chooses from, by form: the keys given, then each field's key and label. */
+export function nearCandidates(keys: readonly string[], definitions: ReadonlyMap<string, ReadonlyMap<string, FieldDefinition>> | undefined): Map<string, string> {
+  const candidates = new Map<string, string>();
+  for (const key of keys) candidates.set(columnForm(key), key);
+  for (const [parent, defs] of definitions ?? []) {
+    for (const def of defs.values()) {
+      const { keyForm, labelForm } = fieldSpellings(def);
+      if (!candidates.has(keyForm)) candidates.set(keyForm, `${parent}.${def.key}`);
+      if (!candidates.has(labelForm)) candidates.set(labelForm, `${parent}.${def.key} (label ${quoteInput(def.label)})`);
+    }
+  }
+  return candidates;
 }

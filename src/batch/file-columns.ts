@@ -3,6 +3,7 @@ import { columnForm, spellingsOf } from '../io/column-names.js';
 import { suggest } from '../lib/suggest.js';
 import { InputFileError, quoteInput, type InputRow } from '../io/input-rows.js';
 import { readColumnFlags, type ColumnFlagValues } from './column-flags.js';
+import { turn } from '../lib/turn.js';
 import { columnEntries, type ColumnEntry } from './column-table.js';
 import { ColumnResolver, type ColumnRules, type ResolvedColumn } from './columns.js';
 import type { FieldsByParent } from './field-match.js';
@@ -34,10 +35,11 @@ export class FileColumns {
     readonly resolver: ColumnResolver,
     private readonly spec: FileColumnsSpec,
     private readonly file: string,
+    private readonly signal?: AbortSignal,
   ) {}
 
   static async open(spec: FileColumnsSpec, flags: ColumnFlagValues, file: string, signal?: AbortSignal): Promise<FileColumns> {
-    return new FileColumns(new ColumnResolver(spec.rules, await readColumnFlags(flags, signal)), spec, file);
+    return new FileColumns(new ColumnResolver(spec.rules, await readColumnFlags(flags, signal)), spec, file, signal);
   }
 
   /**
@@ -94,7 +96,10 @@ export class FileColumns {
 
   private async learn(names: readonly string[]): Promise<void> {
     if (this.resolver.needsDefinitions(names)) this.relearn(await this.spec.definitions?.(false));
-    for (const name of names) {
+    for (let i = 0; i < names.length; i++) {
+      // A header of 20,000 columns resolves in a fraction of a second; a signal still stops it.
+      if (i % 2048 === 2047) await turn(this.signal);
+      const name = names[i];
       if (this.seen.has(name)) continue;
       this.seen.add(name);
       this.order.push({ ...this.resolver.resolve(name) });
@@ -129,8 +134,11 @@ export class FileColumns {
 
   /** A --map for a column the header does not have is a typo, not a no-op (a map file may name columns a file lacks). */
   private checkMaps(header: readonly string[]): void {
+    let named: Set<string> | undefined;
     for (const m of this.resolver.flagMaps()) {
-      if (m.source !== '--map' || header.includes(m.column) || header.some((h) => columnForm(h) === columnForm(m.column))) continue;
+      if (m.source !== '--map') continue;
+      named ??= new Set([...header, ...header.map(columnForm)]);
+      if (named.has(m.column) || named.has(columnForm(m.column))) continue;
       const [near] = suggest(columnForm(m.column), header.map(columnForm));
       const nearest = near === undefined ? undefined : header.find((h) => columnForm(h) === near);
       throw new UsageError(`--map: ${this.file} has no column ${quoteInput(m.column)}${nearest !== undefined ? ` (nearest: ${quoteInput(nearest)})` : ''}`, undefined, 'unknown_column');

@@ -4,6 +4,7 @@ import { finished } from 'node:stream/promises';
 import { LocalFileError, UsageError } from '../errors.js';
 import { csvCell } from '../io/csv-line.js';
 import { isStreamTarget, openWriteStream } from '../io/file-streams.js';
+import { drained } from '../io/write.js';
 import { openReportFile } from './report-file.js';
 import { jobCell, type ReportJob } from './report-job.js';
 import type { DoneRows } from './resume.js';
@@ -131,19 +132,14 @@ function memoized(redact: (text: string) => string): (text: string) => string {
   };
 }
 
-/** Waits for 'drain', or for an error (reported through `failure`). */
+/** Waits for 'drain'; a failure (reported through `failure`), now or before, rejects. */
 function waitForDrain(out: Writable, failure: () => unknown): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const done = () => {
-      out.off('drain', done);
-      out.off('error', done);
-      const f = failure();
-      if (f) reject(f);
-      else resolve();
-    };
-    out.on('drain', done);
-    out.on('error', done);
-  });
+  return drained(out).then(
+    () => {
+      if (failure()) throw failure();
+    },
+    (err: unknown) => Promise.reject(failure() ?? err),
+  );
 }
 
 /** A full disk, a read-only file system or no permission: exit 8; anything else (no such directory): exit 2. */

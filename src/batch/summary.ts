@@ -1,4 +1,4 @@
-import { ExitCode } from '../errors.js';
+import { ExitCode, interruptedBy } from '../errors.js';
 import { duration, hasRate } from '../io/wording.js';
 import { SUCCESS_STATUSES, type RowResult, type RowStatus } from './types.js';
 
@@ -88,6 +88,6 @@ export function quietFailureLine(counts: BatchCounts, info: SummaryInfo): string
 
 /** `status` of the --summary-json file: complete, partial (exit 6), interrupted or failed. */
 export function batchStatus(run: { signal: AbortSignal }, stoppedBy: unknown, exitCode: number): { status: string } {
-  if (stoppedBy !== undefined) return { status: run.signal.aborted ? 'interrupted' : 'failed' };
+  if (stoppedBy !== undefined) return { status: interruptedBy(run.signal) ? 'interrupted' : 'failed' };
   return { status: exitCode === ExitCode.partial ? 'partial' : 'complete' };
 }

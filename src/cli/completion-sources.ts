@@ -1,5 +1,6 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { readRegularFileSync } from '../lib/regular-file.js';
 import type { CompletionSources } from './complete.js';
 import { HELP_TOPICS } from './help-topics.js';
 
@@ -30,7 +31,7 @@ export function completionSources(configDir: string): CompletionSources {
 
 function readJson(path: string): unknown {
   try {
-    return JSON.parse(readFileSync(path, 'utf8'));
+    return JSON.parse(readRegularFileSync(path).toString('utf8'));
   } catch {
     return undefined;
   }

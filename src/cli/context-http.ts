@@ -41,7 +41,7 @@ function dryRunText(request: Record<string, unknown>, query: string | undefined,
 
 /**
  * The context's one HttpClient and what it is made of, each made on first use: the modules, the
- * undici dispatcher (the keep-alive agent, closed on dispose, or the one the caller gave), the
+ * undici dispatcher (the keep-alive agent, destroyed on dispose, or the one the caller gave), the
  * process-wide rate limiter, and the share of the account's rate with other processes.
  */
 export class HttpStack {
@@ -78,8 +78,10 @@ export class HttpStack {
     return (this.agent ??= given
       ? Promise.resolve(given)
       : import('../http/agent.js').then(({ createAgent }) => {
-          const agent = createAgent();
-          this.of.onDispose(() => agent.close());
+          const agent = createAgent(this.of.globals().timeout);
+          // Destroyed, not closed: close() waits for every request still queued, and one behind a
+          // tunnel a proxy never opens (abandoned at --timeout or Ctrl-C) held the exit for minutes.
+          this.of.onDispose(() => agent.destroy());
           return agent;
         }));
   }

@@ -6,7 +6,8 @@ export const HELP_TOPICS: Record<string, { summary: string; text: string }> = {
 
   0    success
   1    unexpected internal error (a bug: please report it, with the output of the
-       same command run with --debug: its stack trace and requests, key redacted)
+       same command run with --debug: its stack trace and requests, key redacted);
+       also a run that stopped before its end with nothing left to wait for
   2    usage error or invalid local input (bad flag, malformed file, bad value caught
        before anything was sent, a --profile that does not exist, a question on a
        terminal not answered yes)
@@ -19,12 +20,13 @@ export const HELP_TOPICS: Record<string, { summary: string; text: string }> = {
   6    partial: a batch or file run finished and some rows failed (see the report)
   7    transient: server error, rate limit or network failure still failing after
        retries (a gateway's 502/503/504 page too), a Retry-After longer than
-       --max-retry-wait (the message says when to try again), or another run holds
-       the export lock; try again later
-  8    a local file could not be written or read: output, export state, lock or
-       report (disk full, quota, read-only, permission, I/O error; --out in a
-       directory that does not exist); the message names the path; what was
-       committed stays committed
+       --max-retry-wait (the message says when to try again), a proxy that failed
+       (proxy_error, naming it), or another run holds the export lock; try again later
+  8    a local file could not be written or read: output (stdout too, as in
+       > /dev/full), export state, lock or report (disk full, quota, read-only,
+       permission, I/O error; --out in a directory that does not exist; a state or
+       config file that is a FIFO); the message names the path; what was committed
+       stays committed
   9    contacts sync --exit-code: the file and the account differ (rows were, or with
        --plan would be, sent), as git diff --exit-code; 6, 7 and the others win over it
   130  interrupted (SIGINT, Ctrl-C); what was committed stays committed
@@ -54,7 +56,8 @@ export const HELP_TOPICS: Record<string, { summary: string; text: string }> = {
                    other cnv processes of this machine (see docs/performance.md)
   CNV_RUNTIME_TUNING  "off": no V8 engine tuning (faster start-up, flatter memory of
                    long exports); for diagnosing an engine problem (docs/architecture.md)
-  CNV_COMPILE_CACHE  directory of the compiled code kept for faster start-up, or "off"
+  CNV_COMPILE_CACHE  directory of the compiled code kept for faster start-up (an
+                   absolute path: a relative one turns the cache off), or "off"
                    (default: $XDG_CACHE_HOME/cnv/compile-cache or ~/.cache/cnv/compile-cache)
   NO_COLOR         any non-empty value turns colour off (as --no-color)
   CI               when set (and not "false" or "0"), no progress display

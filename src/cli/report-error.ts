@@ -1,6 +1,6 @@
 import { CommanderError } from 'commander';
 import type { Context } from '../context.js';
-import { CliError, DryRunStop, ExitCode, OutputClosedError } from '../errors.js';
+import { CliError, DryRunStop, ExitCode, OutputClosedError, stdoutError } from '../errors.js';
 import { escapeControl } from '../lib/terminal-text.js';
 import { COMMANDS } from './registry.js';
 
@@ -13,7 +13,7 @@ export function reportError(ctx: Context, err: unknown, argv: string[]): number 
   const json = ctx.globals.json || argv.includes('--json');
   const write = (line: string) => ctx.io.stderr.write(escapeControl(ctx.redact(line)) + '\n');
   const reason = ctx.signal.aborted ? ctx.signal.reason : undefined;
-  const error = reason instanceof CliError ? reason : err;
+  const error = reason instanceof CliError ? reason : failedStdout(ctx, err) ?? err;
 
   if (error instanceof CommanderError) {
     // CnvCommand turns parse errors into UsageErrors; this is what else commander may throw.
@@ -41,6 +41,17 @@ export function reportError(ctx: Context, err: unknown, argv: string[]): number 
   else write('hint: this is a bug in cnv; run again with --debug (stack trace and requests, key redacted) and report it with that output');
   if (json) write(JSON.stringify({ error: { code: 'internal', message: e?.message ?? String(error), exitCode: ExitCode.internal } }));
   return ExitCode.internal;
+}
+
+/**
+ * The error of a write to stdout (`> /dev/full`) as the command met it, before the launcher
+ * heard of it: exit 8 naming stdout, not "a bug in cnv".
+ */
+function failedStdout(ctx: Context, err: unknown): CliError | undefined {
+  const failure = ctx.io.stdout.errored;
+  if (!failure || err instanceof CliError) return undefined;
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return err === failure || (code !== undefined && code === (failure as NodeJS.ErrnoException).code) ? stdoutError(failure) : undefined;
 }
 
 /**

@@ -1,6 +1,7 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
+import { readRegularFileSync } from '../lib/regular-file.js';
 import { join } from 'node:path';
-import { UsageError } from '../errors.js';
+import { LocalFileError, UsageError } from '../errors.js';
 import { loadConf } from './load-conf.js';
 import { configDirError, type ConfigDirWhere } from './paths.js';
 
@@ -37,10 +38,10 @@ export class ProfileStore {
   private read(): ConfigShape {
     let text: string;
     try {
-      text = readFileSync(this.path, 'utf8');
+      text = readRegularFileSync(this.path).toString('utf8');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { profiles: {} };
-      throw configDirError(err, this.path, this.where) ?? err;
+      throw configDirError(err, this.path, this.where) ?? LocalFileError.from(err, 'config file', this.path) ?? err;
     }
     let parsed: Partial<ConfigShape>;
     try {
@@ -119,6 +120,8 @@ export class ProfileStore {
     } catch (err) {
       throw configDirError(err, this.dir, this.where) ?? err;
     }
+    // conf reads the file the usual way: something else at its path (a FIFO) is refused first.
+    this.read();
     const Conf = await loadConf();
     let conf: InstanceType<typeof Conf<ConfigShape>> | undefined;
     // conf writes its defaults at once when the file is missing: that write may be refused too.

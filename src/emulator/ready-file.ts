@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { rename, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { readRegularFile } from '../lib/regular-file.js';
 import type { DemoKeys } from './keys.js';
 
 /** A value a shell can source unquoted and `$GITHUB_ENV` or `docker --env-file` take as is. */
@@ -42,6 +43,6 @@ export async function writeReadyFile(path: string, text: string): Promise<void> 
 
 /** Removes the ready file on the way out, unless something else has replaced it since. */
 export async function removeReadyFile(path: string, text: string): Promise<void> {
-  const current = await readFile(path, 'utf8').catch(() => undefined);
+  const current = await readRegularFile(path).then((bytes) => bytes.toString('utf8'), () => undefined);
   if (current === text) await unlink(path).catch(() => {});
 }

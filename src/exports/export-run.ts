@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { interruptedBy } from '../errors.js';
 import { CommitLog } from './commit-log.js';
 import { NO_CRASH, type CrashHook } from './crash-points.js';
 import type { ExportDeps } from './deps.js';
@@ -86,7 +87,7 @@ export async function withExportRun(
     log.manifest.status = defer ? 'pending' : summary.status === 'complete' ? 'complete' : 'stopped';
     return summary;
   } catch (err) {
-    summary.status = deps.signal.aborted ? 'interrupted' : 'failed';
+    summary.status = interruptedBy(deps.signal) ? 'interrupted' : 'failed';
     log.manifest.status = summary.status;
     log.manifest.error = deps.notices.redact(err instanceof Error ? err.message : String(err));
     throw err;

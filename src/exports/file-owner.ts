@@ -1,4 +1,5 @@
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readRegularFileSync } from '../lib/regular-file.js';
 import { LocalFileError, UsageError } from '../errors.js';
 import { fileRecordBase } from './lock.js';
 
@@ -13,8 +14,11 @@ const ownerPath = (configDir: string, fileId: string) => `${fileRecordBase(confi
 export function checkFileOwner(configDir: string, fileId: string, key: string, path: string): void {
   let owner: string | undefined;
   try {
-    owner = (JSON.parse(readFileSync(ownerPath(configDir, fileId), 'utf8')) as { key?: string }).key;
-  } catch {
+    owner = (JSON.parse(readRegularFileSync(ownerPath(configDir, fileId)).toString('utf8')) as { key?: string }).key;
+  } catch (err) {
+    // Something that is no file at the record's path: refused, never waited on.
+    const notFile = (err as NodeJS.ErrnoException).code === 'ENOTREG' ? LocalFileError.from(err, 'output file record', ownerPath(configDir, fileId)) : undefined;
+    if (notFile) throw notFile;
     return; // none yet (or a file of an earlier version): the state's own checks decide
   }
   if (owner !== undefined && owner !== key) {
@@ -41,7 +45,7 @@ export function claimFile(configDir: string, fileId: string, key: string): void 
 export function releaseFile(configDir: string, fileId: string, key: string): void {
   const at = ownerPath(configDir, fileId);
   try {
-    if ((JSON.parse(readFileSync(at, 'utf8')) as { key?: string }).key === key) rmSync(at, { force: true });
+    if ((JSON.parse(readRegularFileSync(at).toString('utf8')) as { key?: string }).key === key) rmSync(at, { force: true });
   } catch {
     // no record, or unreadable: nothing to forget
   }

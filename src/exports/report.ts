@@ -1,6 +1,6 @@
 import type { ReporterDeps } from './deps.js';
 import type { ExportRunOptions } from './run-options.js';
-import { OutputClosedError } from '../errors.js';
+import { interruptedBy, OutputClosedError } from '../errors.js';
 import { writeSummaryJson } from '../io/summary-json.js';
 import { duration, plural, rate } from '../io/wording.js';
 import { shellWord } from '../lib/shell-word.js';
@@ -64,7 +64,7 @@ export async function createReporter(deps: ReporterDeps, label: string, options:
   if (summaryJson || deps.printDocument) {
     deps.onDispose(() => {
       if (finished) return;
-      const status = signal.aborted ? 'interrupted' : 'failed';
+      const status = interruptedBy(signal) ? 'interrupted' : 'failed';
       writeSummaries(deps, label, summaryJson, {
         status, rows: 0, skipped: 0, pages: 0, bytes: 0, elapsedMs: clock.now() - started, stateKey: options.stateKey ?? null,
         runId: null, moreRemains: true, output: options.out ?? 'stdout', pending: false, cutBytes: 0,

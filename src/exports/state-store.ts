@@ -1,4 +1,5 @@
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, rmSync } from 'node:fs';
+import { readRegularFileSync } from '../lib/regular-file.js';
 import { join } from 'node:path';
 import type Conf from 'conf';
 import { loadConf } from '../config/load-conf.js';
@@ -137,7 +138,7 @@ export class ExportStateStore {
   private parse(path: string, key?: string): ExportState | undefined {
     let text: string;
     try {
-      text = readFileSync(path, 'utf8');
+      text = readRegularFileSync(path).toString('utf8');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw LocalFileError.from(err, 'export state', path) ?? configDirError(err, path, this.where) ?? err;

@@ -1,17 +1,19 @@
-import type { EnvHttpProxyAgent as ProxyAwareAgent, Pool as PoolType } from 'undici';
-import { EnvHttpProxyAgent, Pool, dispatcherConnect } from './undici.js';
+import type { EnvHttpProxyAgent as ProxyAwareAgent } from 'undici';
+import { TunnelWatch } from './proxy-tunnel.js';
+import { EnvHttpProxyAgent } from './undici.js';
+
+/** The keep-alive agent, and the tunnels it is opening through a proxy (src/http/proxy-tunnel.ts). */
+export type Agent = ProxyAwareAgent & { readonly tunnels: TunnelWatch };
 
 /**
- * The proxy agent's client to the proxy (HTTPS_PROXY / HTTP_PROXY) opens each tunnel with its
- * `connect()`, a method undici's index attaches to Dispatcher.prototype on import. cnv imports
- * undici by file (src/http/undici.ts), without that index, and changes no prototype: this one
- * client gets the method as its own.
+ * Keep-alive agent that honours HTTPS_PROXY / HTTP_PROXY / NO_PROXY; never the global dispatcher.
+ * Its client to a proxy is cnv's (TunnelWatch.proxyClient): a CONNECT is answered within
+ * `timeoutMs` (the attempt's limit, --timeout) or fails, and a tunnel the proxy did not really
+ * open is refused. It also gets the `connect()` undici's index attaches to Dispatcher.prototype
+ * on import: cnv imports undici by file (src/http/undici.ts) and changes no prototype.
  */
-function proxyClient(origin: string | URL, opts: PoolType.Options): PoolType {
-  return Object.assign(new Pool(origin, opts), { connect: dispatcherConnect });
-}
-
-/** Keep-alive agent that honours HTTPS_PROXY / HTTP_PROXY / NO_PROXY; never the global dispatcher. */
-export function createAgent(): ProxyAwareAgent {
-  return new EnvHttpProxyAgent({ keepAliveTimeout: 10_000, connections: 64, clientFactory: proxyClient } as ProxyAwareAgent.Options);
+export function createAgent(timeoutMs: number): Agent {
+  const tunnels = new TunnelWatch(timeoutMs);
+  const agent = new EnvHttpProxyAgent({ keepAliveTimeout: 10_000, connections: 64, clientFactory: tunnels.proxyClient() } as ProxyAwareAgent.Options);
+  return Object.assign(agent, { tunnels });
 }

@@ -9,7 +9,8 @@ import { keyMasker, makeRedactor, maskKey, redactUrl } from './redact.js';
 import { keyForms, type KeyForms } from './key-forms.js';
 import type { RequestLogger } from './logger.js';
 import { BodyCapture } from './debug-logger.js';
-import { attemptDeadline } from './deadline.js';
+import { attemptDeadline, endedBy } from './deadline.js';
+import type { Agent } from './agent.js';
 import type { RateLimiter } from './rate-limiter.js';
 import { backoffDelay, DEFAULT_MAX_RETRY_WAIT_MS, isRetryable, parseRetryAfter, type FailedAttempt, type Idempotency } from './retry-policy.js';
 import { describeIssues, envelopeSchema, rowsData } from './envelope.js';
@@ -331,11 +332,18 @@ export class HttpClient {
     return send(url, { method: spec.method, headers: this.headers(false, spec), body, signal });
   }
 
-  /** undici's request() through the dispatcher, both loaded on first use. */
+  /**
+   * undici's request() through the dispatcher, both loaded on first use; each attempt ends at its
+   * signal (`endedBy`). An attempt that runs out of time while a proxy has not opened its tunnel
+   * fails as the proxy's (ProxyError); any other failure through a proxy names it.
+   */
   private async loadUndici(): Promise<Send> {
     const { dispatcher } = this.opts;
     const [{ request }, agent] = await Promise.all([import('./undici.js'), typeof dispatcher === 'function' ? dispatcher() : dispatcher]);
-    return (url, opts) => request(url, { ...opts, dispatcher: agent });
+    const tunnels = (agent as Partial<Agent>).tunnels;
+    if (!tunnels) return (url, opts) => endedBy(request(url, { ...opts, dispatcher: agent }), opts.signal, () => opts.signal.reason);
+    return (url, opts) => endedBy(request(url, { ...opts, dispatcher: agent }), opts.signal, () => tunnels.failure(url, opts.signal.reason))
+      .catch((err: unknown) => Promise.reject(opts.signal.aborted ? err : tunnels.failure(url, err)));
   }
 
   /** What the debug log shows of a request: the URL and headers as they may be shown (key masked), the body. */

@@ -18,3 +18,27 @@ export function attemptDeadline(ms: number, outer?: AbortSignal): { signal: Abor
     },
   };
 }
+
+/**
+ * undici's answer to one attempt, ended by the attempt's signal whatever undici does: undici
+ * aborts a request only once it is written, so one queued behind a connection that never opens
+ * (a proxy that never answers CONNECT) outlived --timeout and Ctrl-C. At the signal this rejects
+ * with `reason()` (the signal's reason, or what the caller makes of it); an answer that comes
+ * later has its body destroyed, so that its connection is not held.
+ */
+export function endedBy<T extends { body: { destroy(): unknown } }>(work: Promise<T>, signal: AbortSignal, reason: () => unknown): Promise<T> {
+  let ended = false;
+  work.then((late) => ended && late.body.destroy(), () => {});
+  if (signal.aborted) {
+    ended = true;
+    return Promise.reject(reason());
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => {
+      ended = true;
+      reject(reason());
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}

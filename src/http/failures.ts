@@ -3,6 +3,7 @@ import { ApiError, ExitCode, GatewayError, NotTheApiError, TransientError } from
 import { errorBodySchema } from './envelope.js';
 import { MAX_WRITE_BYTES, sizeText } from './body.js';
 import { describeBody, redirectTarget } from './foreign.js';
+import { ProxyError } from './proxy-tunnel.js';
 import { RETRYABLE_STATUSES, neverSent, type FailedAttempt, type Idempotency } from './retry-policy.js';
 
 /** Longest error code and message kept from an error body; an API's are short. */
@@ -101,6 +102,13 @@ export function finalError(
       hint: error.redirect
         ? 'cnv does not follow redirects (the key would go along): check --base-url, and use the address the API answers at'
         : undefined,
+    });
+  }
+  if (error instanceof ProxyError) {
+    return new TransientError(target.redact(`${target.label} failed: ${error.message}${after}`), {
+      code: 'proxy_error',
+      hint: applied ?? 'check the proxy cnv was given (HTTPS_PROXY or HTTP_PROXY; NO_PROXY names hosts reached without it), then try again',
+      cause: error,
     });
   }
   const code = failure.networkCode ?? 'network_error';

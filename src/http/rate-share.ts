@@ -1,9 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { constants } from 'node:fs';
-import { lstat, lutimes, mkdir, open, readdir, unlink, writeFile } from 'node:fs/promises';
+import { lstat, lutimes, mkdir, readdir, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { isAlive, processStartTicks } from '../lib/process-alive.js';
+import { readRegularFile } from '../lib/regular-file.js';
 import type { RateLimiter } from './rate-limiter.js';
 
 interface RateShareOptions {
@@ -165,12 +165,7 @@ export class RateShare {
 async function leaseOwnerGone(path: string): Promise<boolean> {
   let text: string;
   try {
-    const file = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-    try {
-      text = await file.readFile('utf8');
-    } finally {
-      await file.close();
-    }
+    text = (await readRegularFile(path, { nofollow: true })).toString('utf8');
   } catch {
     return false;
   }

@@ -9,6 +9,8 @@ const NEVER_SENT_CODES: ReadonlySet<string> = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
   'EHOSTUNREACH',
   'ENETUNREACH',
+  // The proxy refused the tunnel or never opened it: nothing went through (src/http/proxy-tunnel.ts).
+  'PROXY_TUNNEL_FAILED',
 ]);
 
 interface BackoffOptions {

@@ -43,3 +43,19 @@ export function spellingsOf(keys: readonly string[]): string {
   const each = keys.map((key) => (COLUMN_ALIASES[key] ? `${key} (or ${COLUMN_ALIASES[key].join(', ')})` : key));
   return each.length > 1 ? `${each.slice(0, -1).join(', ')} or ${each[each.length - 1]}` : each.join('');
 }
+
+/** Names by their form (columnForm), each name as often as it was added. */
+export class FormIndex {
+  private readonly byForm = new Map<string, string[]>();
+
+  add(name: string): void {
+    const form = columnForm(name);
+    const names = this.byForm.get(form);
+    if (names) names.push(name);
+    else this.byForm.set(form, [name]);
+  }
+
+  named(form: string): readonly string[] {
+    return this.byForm.get(form) ?? [];
+  }
+}

@@ -97,7 +97,13 @@ function fdOf(path: string, flags: number): Promise<number> {
   return new Promise((resolve, reject) => openFd(path, flags, (err, fd) => (err ? reject(err) : resolve(fd))));
 }
 
-function stopOnAbort<S extends Readable | Writable>(stream: S, signal: AbortSignal | undefined): S {
+/**
+ * The stream, destroyed with the signal's reason when the signal aborts: a read or a write
+ * waiting on it then fails at once with that reason. stdin from a pipe whose writer stays
+ * (`(printf ...; sleep 15) | cnv ...`) is read through it, so that SIGINT and SIGTERM end the
+ * wait as they do for a FIFO given by path.
+ */
+export function stopOnAbort<S extends Readable | Writable>(stream: S, signal: AbortSignal | undefined): S {
   if (!signal) return stream;
   const stop = () => stream.destroy(signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason)));
   if (signal.aborted) {

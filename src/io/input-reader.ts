@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { openReadStream } from './file-streams.js';
+import { openReadStream, stopOnAbort } from './file-streams.js';
 import type { Readable } from 'node:stream';
 import { csvRows } from './csv-rows.js';
 import { InputFileError, jsonRow, type InputFormat, type InputRow } from './input-rows.js';
@@ -24,7 +24,7 @@ export interface InputSpec {
   onHeader?(names: readonly string[], line: number): void;
   /** --encoding: how to read a file that has no byte order mark (default UTF-8, checked). */
   encoding?: string;
-  /** Ends the wait on a FIFO (for a writer, for data): its reading stops there. A regular file is read to its end. */
+  /** Ends the wait on stdin or a FIFO (for a writer, for data): its reading stops there. A regular file is read to its end. */
   signal?: AbortSignal;
 }
 
@@ -68,7 +68,7 @@ export async function openInput(stdin: Readable, spec: InputSpec): Promise<Opene
       });
     }
   }
-  const source = isStdin ? stdin : size !== undefined ? createReadStream(spec.path) : await openReadStream(spec.path, spec.signal);
+  const source = isStdin ? stopOnAbort(stdin, spec.signal) : size !== undefined ? createReadStream(spec.path) : await openReadStream(spec.path, spec.signal);
   // Counted as the decoder pulls them, which is as the rows of the chunk before are handed out.
   let consumed = 0;
   const counted = async function* (): AsyncGenerator<unknown> {

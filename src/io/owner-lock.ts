@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { isAlive, processStartTicks } from '../lib/process-alive.js';
+import { readRegularFileSync } from '../lib/regular-file.js';
 
 /** Who holds a lock: the content of the lock file. */
 export interface LockOwner {
@@ -23,6 +24,7 @@ export interface HeldLock {
 const STALE_MS = 10_000;
 const REFRESH_MS = 3_000;
 const TAKE_ATTEMPTS = 5;
+const LEGACY = /^(\d+) [0-9a-f]+\n?$/;
 
 // The one lock of cnv (export state and output file, batch report): a file at `path` holding
 // its owner as JSON (pid, host, start time). It is written complete under a name of its own
@@ -106,36 +108,40 @@ function judge(path: string, stat: fs.Stats): Found {
   if (!stat.isFile() && !stat.isDirectory()) return { owner: undefined, stale: true, identity: `other ${inode}` };
   const text = readText(stat.isDirectory() ? join(path, 'owner.json') : path);
   const owner = text === undefined ? undefined : parseOwner(text);
-  const stale = owner?.hostname === hostname() ? holderGone(owner, stat) : Date.now() - stat.mtimeMs > STALE_MS;
+  // An older cnv's report lock (`<pid> <hex>`) was never refreshed: held for as long as its pid lives.
+  const legacy = text !== undefined && LEGACY.test(text);
+  const stale = owner?.hostname === hostname() ? holderGone(owner, stat, legacy) : Date.now() - stat.mtimeMs > STALE_MS;
   return { owner, stale, identity: stat.isFile() && text ? `file ${text}` : `${stat.isFile() ? 'file' : 'directory'} ${inode}` };
 }
 
-/** A file's text, never through a symlink (nor waiting on a fifo); undefined when it cannot be read. */
+/** A file's text, never through a symlink, nor from a FIFO or a device (never waited on); undefined when it cannot be read. */
 function readText(file: string): string | undefined {
   try {
-    const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
-    try {
-      return fs.readFileSync(fd, 'utf8');
-    } finally {
-      fs.closeSync(fd);
-    }
+    return readRegularFileSync(file, { nofollow: true }).toString('utf8');
   } catch {
     return undefined;
   }
 }
 
-/** Whether the holder a lock of this host names is gone: its pid free, or taken by another process. */
-function holderGone(owner: LockOwner, stat: fs.Stats): boolean {
+/**
+ * Whether the holder a lock of this host names is gone: its pid free, or taken by another
+ * process. A pid that is no process's (0, -1: kill() would reach a whole group, so it always
+ * "lives") and a holder without a start time to compare are judged by the refreshes, as for
+ * another host (docs/exports.md): before, such a lock, with no `startedAt` either, was held
+ * for ever. Only an older cnv's report lock, which was never refreshed, lives as long as its pid.
+ */
+function holderGone(owner: LockOwner, stat: fs.Stats, legacy: boolean): boolean {
+  const notRefreshed = Date.now() - stat.mtimeMs > STALE_MS;
+  if (!(owner.pid > 0)) return notRefreshed;
   if (!isAlive(owner.pid)) return true;
   const start = owner.procStart === undefined ? undefined : processStartTicks(owner.pid);
   if (start !== undefined) return start !== owner.procStart;
-  // Nothing to compare: a holder refreshes its lock; an older cnv's report lock (no start time) did not.
-  return owner.startedAt !== '' && Date.now() - stat.mtimeMs > STALE_MS;
+  return !legacy && notRefreshed;
 }
 
 function parseOwner(text: string): LockOwner | undefined {
   // An older cnv's report lock: "<pid> <hex>", of this host.
-  const legacy = /^(\d+) [0-9a-f]+\n?$/.exec(text);
+  const legacy = LEGACY.exec(text);
   if (legacy) return { pid: Number(legacy[1]), hostname: hostname(), startedAt: '' };
   try {
     const { pid, hostname: host, startedAt, procStart } = JSON.parse(text) as LockOwner;

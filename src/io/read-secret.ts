@@ -1,12 +1,16 @@
 import { UsageError } from '../errors.js';
+import { stopOnAbort } from './file-streams.js';
 import type { IO } from './streams.js';
 
-/** Reads a secret: all of stdin when piped, else one line from a prompt that does not echo. */
-export async function readSecret(io: IO, prompt: string): Promise<string> {
+/**
+ * Reads a secret: all of stdin when piped (until `signal`: a writer that stays does not hold
+ * SIGINT and SIGTERM off), else one line from a prompt that does not echo.
+ */
+export async function readSecret(io: IO, prompt: string, signal?: AbortSignal): Promise<string> {
   const { stdin, stderr } = io;
   if (!io.stdinIsTTY) {
     const chunks: Buffer[] = [];
-    for await (const chunk of stdin) chunks.push(Buffer.from(chunk));
+    for await (const chunk of stopOnAbort(stdin, signal)) chunks.push(Buffer.from(chunk));
     return Buffer.concat(chunks).toString('utf8');
   }
   if (!io.stderrIsTTY) throw new UsageError('cannot prompt for the key without a terminal', 'pipe the key on stdin');

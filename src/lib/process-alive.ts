@@ -1,7 +1,11 @@
 import { readFileSync } from 'node:fs';
 
-/** Whether a process of this host with that pid exists (EPERM: it does, owned by another user). */
+/**
+ * Whether a process of this host with that pid exists (EPERM: it does, owned by another user).
+ * 0 and negative numbers name no process (kill() would reach a process group: always "alive").
+ */
 export function isAlive(pid: number): boolean {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
     return true;

@@ -1,6 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { constants } from 'node:fs';
-import { lstat, mkdir, open, rename, unlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, rename, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { allFieldPages, fieldSchema, type FieldDefinition } from '../api/fields.js';
@@ -8,6 +7,7 @@ import type { Clock } from '../clock.js';
 import { ApiError, ResponseShapeError, TransientError } from '../errors.js';
 import type { HttpClient } from '../http/client.js';
 import { maskKey } from '../http/redact.js';
+import { readRegularFile } from '../lib/regular-file.js';
 import type { Notices } from '../io/notices.js';
 import { definitionMap } from './prepare.js';
 
@@ -106,13 +106,9 @@ export async function readFieldDefinitions(
 async function readCache(path: string): Promise<CacheFile | undefined> {
   try {
     if ((await lstat(dirname(path))).isSymbolicLink()) return undefined;
-    const file = await open(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
-    try {
-      const parsed = cacheSchema.safeParse(JSON.parse(await file.readFile('utf8')));
-      return parsed.success ? parsed.data : undefined;
-    } finally {
-      await file.close();
-    }
+    // Never through a symlink, and never waited on (a FIFO in its place is no cache).
+    const parsed = cacheSchema.safeParse(JSON.parse((await readRegularFile(path, { nofollow: true })).toString('utf8')));
+    return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;
   }

@@ -1,7 +1,8 @@
 import { hash } from 'node:crypto';
-import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
+import { readRegularFileSync } from '../lib/regular-file.js';
 
 /** Cache files kept per bundle and Node.js version: one per command run, and no more than this. */
 export const MAX_CACHE_FILES = 24;
@@ -21,14 +22,27 @@ const TEMP_STALE_MS = 60_000;
 /**
  * Where the V8 code caches of the CLI bundle are kept: `CNV_COMPILE_CACHE=DIR`, off with
  * `CNV_COMPILE_CACHE=off`; by default the user's cache directory (`$XDG_CACHE_HOME/cnv`,
- * `~/.cache/cnv`; `%LOCALAPPDATA%\cnv` on Windows), beside nothing else of cnv's.
+ * `~/.cache/cnv`; `%LOCALAPPDATA%\cnv` on Windows), beside nothing else of cnv's. A relative
+ * CNV_COMPILE_CACHE is refused (no cache): it would name a folder in whatever directory cnv
+ * runs in, `/` under cron. A relative XDG_CACHE_HOME is ignored, as the XDG spec says.
  */
 export function compileCacheDir(env: NodeJS.ProcessEnv): string | undefined {
   const asked = env.CNV_COMPILE_CACHE?.trim();
   if (asked?.toLowerCase() === 'off') return undefined;
-  if (asked) return asked;
+  if (asked) return isAbsolute(asked) ? asked : undefined;
   if (process.platform === 'win32') return join(env.LOCALAPPDATA || join(homedir(), 'AppData', 'Local'), 'cnv', 'compile-cache');
-  return join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), '.cache'), 'cnv', 'compile-cache');
+  const xdg = env.XDG_CACHE_HOME && isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : undefined;
+  return join(xdg || join(env.HOME || homedir(), '.cache'), 'cnv', 'compile-cache');
+}
+
+/**
+ * The key of a bundle's caches: a digest of its bytes (about 1 ms for the 1.5 MB bundle). V8
+ * checks only a source's length against a cache; a key taken from the hash written on the
+ * bundle's first line at build time kept a bundle edited in place (a patch tool, a hot fix)
+ * running its old code.
+ */
+export function bundleKey(bytes: Buffer): string {
+  return hash('sha1', bytes, 'hex').slice(0, 16);
 }
 
 /**
@@ -75,7 +89,9 @@ export function readCache(file: string): Buffer | undefined {
     const stat = lstatSync(file);
     if (!stat.isFile() || stat.size <= DIGEST_BYTES || stat.size > MAX_CACHE_BYTES) return undefined;
     if (process.platform !== 'win32' && stat.uid !== process.getuid?.()) return undefined;
-    const bytes = readFileSync(file);
+    // Never waited on: what took the file's place since (a FIFO) is refused.
+    const bytes = readRegularFileSync(file, { nofollow: true });
+    if (bytes.length > MAX_CACHE_BYTES) return undefined;
     const data = bytes.subarray(DIGEST_BYTES);
     if (!digestOf(data).equals(bytes.subarray(0, DIGEST_BYTES))) {
       rmSync(file, { force: true });

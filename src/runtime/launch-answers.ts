@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import type { Writable } from 'node:stream';
+import { ExitCode, stdoutError } from '../errors.js';
 
 /** What the build wrote (scripts/bundle.mjs: dist/bundle/launch.json). */
 interface LaunchAnswers {
@@ -25,4 +27,23 @@ export function launchAnswer(argv: readonly string[], stdoutIsTTY: boolean, file
     return undefined; // no build-time answers (an unbundled build): the program answers
   }
   return version ? `${answers.version}\n` : answers.help;
+}
+
+/**
+ * Prints a launch answer and resolves to the exit code: 0 once it is written, 141 when the
+ * reader went away, 8 with an error line naming stdout when it cannot be written (`> /dev/full`).
+ */
+export function printAnswer(answer: string, stdout: Writable, stderr: Writable): Promise<number> {
+  return new Promise((resolve) => {
+    let failed = false;
+    const fail = (err: unknown) => {
+      if (failed) return;
+      failed = true;
+      const error = stdoutError(err);
+      if (error.exitCode === ExitCode.outputClosed) return resolve(error.exitCode);
+      stderr.write(`error: ${error.code}: ${error.message}\n${error.hint ? `hint: ${error.hint}\n` : ''}`, () => resolve(error.exitCode));
+    };
+    stdout.on('error', fail);
+    stdout.write(answer, (err) => (err ? fail(err) : resolve(ExitCode.ok)));
+  });
 }

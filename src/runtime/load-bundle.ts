@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import vm from 'node:vm';
-import { cacheFileName, compileCacheDir, privateDir, readCache, writeCache } from './code-cache.js';
+import { bundleKey, cacheFileName, compileCacheDir, privateDir, readCache, writeCache } from './code-cache.js';
 
 /** What the CLI bundle (dist/bundle/cnv.cjs) exports to the launcher. */
 interface CliBundle {
@@ -11,7 +11,7 @@ interface CliBundle {
   applyRuntime: typeof import('./index.js').applyRuntime;
   beforeEngineFlagsChange: typeof import('./engine-flags.js').beforeEngineFlagsChange;
   InterruptedError: typeof import('../errors.js').InterruptedError;
-  OutputClosedError: typeof import('../errors.js').OutputClosedError;
+  stdoutError: typeof import('../errors.js').stdoutError;
 }
 
 interface LoadedBundle {
@@ -26,18 +26,19 @@ interface LoadedBundle {
  * CommonJS script compiled here with `vm.Script`: with `cachedData` V8 skips parsing and
  * compiling every function the cache holds (the cache is taken after a whole run, so it holds
  * what the command used). The cache is checked by V8 (its version, its flags, the source's
- * length) and keyed by the bundle's hash, named on the file's first line, so that no cache is
- * ever used with another source of the same length. Without a usable cache the bundle compiles
- * as any script does.
+ * length) and keyed by a digest of the bundle's bytes as read (code-cache.ts `bundleKey`), so
+ * that no cache is ever used with another source of the same length, an edit in place
+ * included. Without a usable cache the bundle compiles as any script does.
  */
 export function loadBundle(file: string, env: NodeJS.ProcessEnv, argv: readonly string[], importer: (specifier: string) => Promise<unknown>): LoadedBundle {
+  const bytes = readFileSync(file);
   // Pure ASCII (scripts/bundle.mjs makes sure): Latin-1 reads it as the one-byte string V8 keeps it in.
-  const source = readFileSync(file, 'latin1');
-  const hash = /^\/\/ cnv ([0-9a-f]+)\n/.exec(source)?.[1];
+  const source = bytes.toString('latin1');
+  const hash = bundleKey(bytes);
   const wrapped = `(function (exports, require, module, __filename, __dirname, __cnvUrl, __cnvImport) {${source}\n})`;
-  const dir = hash === undefined ? undefined : compileCacheDir(env);
+  const dir = compileCacheDir(env);
   const usable = dir !== undefined && privateDir(dir);
-  const name = hash === undefined ? '' : cacheFileName(hash, argv);
+  const name = cacheFileName(hash, argv);
   const cachedData = usable ? readCache(join(dir, name)) : undefined;
   const script = new vm.Script(wrapped, { filename: file, cachedData });
   const hit = cachedData !== undefined && !script.cachedDataRejected;
@@ -58,7 +59,7 @@ export function loadBundle(file: string, env: NodeJS.ProcessEnv, argv: readonly 
         // Tried under another name: V8 would find the script compiled above by its name and source
         // in its own table, and not look at the data at all.
         if (new vm.Script('', { filename: `${file}?flags-now`, cachedData: probe }).cachedDataRejected) return;
-        writeCache(dir, name, script.createCachedData(), hash!);
+        writeCache(dir, name, script.createCachedData(), hash);
       } catch {
         // An optimisation only.
       }

@@ -36,7 +36,7 @@ describe('the per-attempt time limit against a server that never answers', () =>
       import { systemClock } from '${DIST}/clock.js';
       const gc = setInterval(() => globalThis.gc(), 50);
       const client = new HttpClient({
-        baseUrl: ${JSON.stringify(url)}, apiKey: 'sk_live_test_abcdefgh', dispatcher: createAgent(),
+        baseUrl: ${JSON.stringify(url)}, apiKey: 'sk_live_test_abcdefgh', dispatcher: createAgent(500),
         limiter: new RateLimiter({ ratePerSecond: 10, burst: 1, clock: systemClock }), clock: systemClock,
         logger: silentLogger, maxAttempts: 1, timeoutMs: 500,
       });

@@ -1,9 +1,9 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { BIN, cnv, cnvInProcess } from '../helpers/cli.js';
+import { BIN, cleanEnv, cnv, cnvInProcess } from '../helpers/cli.js';
 import { useEmulator } from '../helpers/emulator.js';
 
 // bin/cnv.js answers --version and --help (to a pipe) from the build, and compiles the CLI bundle
@@ -11,6 +11,7 @@ import { useEmulator } from '../helpers/emulator.js';
 // command prints or does.
 
 const fx = useEmulator();
+const ROOT = resolve(import.meta.dirname, '../..');
 const temp = () => mkdtempSync(join(tmpdir(), 'cnv-launcher-'));
 const get = ['contacts', 'get', '--email', 'ada@example.com'];
 /** The cache files in a directory, by name (without the bundle hash and Node.js version before the command). */
@@ -100,6 +101,33 @@ describe('the code cache of the CLI bundle', () => {
     const xdg = temp();
     expect((await cnv(get, { env: { ...fx.env, HOME: home, XDG_CACHE_HOME: xdg } })).exitCode).toBe(0);
     expect(caches(join(xdg, 'cnv', 'compile-cache'))).toEqual(['contacts.get.v8']);
+  });
+
+  it('a bundle edited in place (same length) runs as edited: its caches are keyed by its bytes (before: the old code ran on)', async () => {
+    // The package as installed, in a folder of its own: its bundle is edited as a patch tool would.
+    const pkg = temp();
+    mkdirSync(join(pkg, 'bin'));
+    for (const file of ['cnv.js', 'package.json']) copyFileSync(join(ROOT, 'bin', file), join(pkg, 'bin', file));
+    cpSync(join(ROOT, 'dist', 'bundle'), join(pkg, 'dist', 'bundle'), { recursive: true });
+    copyFileSync(join(ROOT, 'package.json'), join(pkg, 'package.json'));
+    symlinkSync(join(ROOT, 'node_modules'), join(pkg, 'node_modules'));
+    const env = cleanEnv({ CNV_COMPILE_CACHE: join(pkg, 'cc'), CNV_CONFIG_DIR: temp() });
+    const help = async () => (await execa('node', [join(pkg, 'bin', 'cnv.js'), 'fields', '--help'], { env, extendEnv: false, reject: false })).stdout.split('\n')[0];
+    expect(await help()).toBe('Field definitions and relationship fields');
+    expect(await help()).toBe('Field definitions and relationship fields'); // from the cache
+    const bundle = join(pkg, 'dist', 'bundle', 'cnv.cjs');
+    const text = readFileSync(bundle, 'latin1');
+    const fd = openSync(bundle, 'r+');
+    writeSync(fd, text.replace('"Field definitions and relationship fields"', '"FIELD DEFINITIONS and relationship fields"'), 0, 'latin1');
+    closeSync(fd);
+    expect(await help()).toBe('FIELD DEFINITIONS and relationship fields');
+  });
+
+  it('a relative CNV_COMPILE_CACHE is refused: no cache, and no folder made where cnv runs (under cron: /)', async () => {
+    const cwd = temp();
+    const res = await execa('node', [BIN, ...get], { cwd, env: cleanEnv({ ...fx.env, CNV_COMPILE_CACHE: 'cnv-cache' }), extendEnv: false, reject: false });
+    expect(res.exitCode, String(res.stderr)).toBe(0);
+    expect(readdirSync(cwd)).toEqual([]);
   });
 
   it('an export keeps what it compiled before it sets V8 flags for its heap: the next run takes that cache as it is', async () => {

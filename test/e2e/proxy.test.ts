@@ -1,7 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
+import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cnv } from '../helpers/cli.js';
+import { badProxy, type ProxyBehaviour } from '../helpers/bad-proxy.js';
+import { BIN, cleanEnv, cnv } from '../helpers/cli.js';
 import { emulatorFixture } from '../helpers/emulator.js';
 
 let fx: Awaited<ReturnType<typeof emulatorFixture>>;
@@ -56,5 +58,68 @@ describe('HTTP(S)_PROXY and NO_PROXY (binary)', () => {
     const res = await cnv(['contacts', 'get', '--email', 'ada@example.com'], { env: { ...fx.env, HTTP_PROXY: proxyUrl, NO_PROXY: '127.0.0.1' } });
     expect(res.exitCode).toBe(0);
     expect(tunnels.length).toBe(before);
+  });
+});
+
+describe('a proxy that misbehaves: every attempt bounded by --timeout, counted, ended by a signal; exit 7 naming the proxy (binary)', () => {
+  const get = ['contacts', 'get', '--email', 'ada@example.com'];
+  const through = (proxy: string, args: string[], timeoutMs = 30_000) =>
+    cnv([...get, ...args], { env: { ...fx.env, HTTP_PROXY: proxy, NO_PROXY: '' }, timeoutMs });
+  const using = async <T>(behaviour: ProxyBehaviour, test: (proxy: Awaited<ReturnType<typeof badProxy>>) => Promise<T>) => {
+    const proxy = await badProxy(behaviour);
+    try {
+      return await test(proxy);
+    } finally {
+      await proxy.close();
+    }
+  };
+
+  it('CONNECT answered 200 with a body, then closed: one CONNECT per attempt (3 with --max-retries 2), exit 7 proxy_error (before: CONNECTs by the ten thousand, at full CPU, for ever)', async () => {
+    await using('body-then-close', async (proxy) => {
+      const res = await through(proxy.url, ['--max-retries', '2', '--timeout', '3000']);
+      expect(res.stderr).toContain(`error: proxy_error: GET /v2/contacts failed: the proxy ${proxy.url} answered CONNECT ${new URL(fx.emulator.url).host} with 200 and a body, not an open tunnel (after 3 attempts)`);
+      expect(res.stderr).toMatch(/^hint: check the proxy cnv was given \(HTTPS_PROXY or HTTP_PROXY/m);
+      expect(res.exitCode).toBe(7);
+      expect(proxy.connects()).toBe(3);
+    });
+  });
+
+  it('a proxy that never answers: the attempt ends at --timeout (before: ~300 s), exit 7 naming the proxy', async () => {
+    await using('silent', async (proxy) => {
+      const res = await through(proxy.url, ['--max-retries', '1', '--timeout', '1000'], 20_000);
+      expect(res.stderr).toContain(`error: proxy_error: GET /v2/contacts failed: the proxy ${proxy.url} did not answer CONNECT ${new URL(fx.emulator.url).host} within 1 s (--timeout) (after 2 attempts)`);
+      expect(res.exitCode).toBe(7);
+    });
+  });
+
+  it('a proxy that never answers: the first SIGTERM ends the run, exit 143 (before: honoured only after ~300 s)', async () => {
+    await using('silent', async (proxy) => {
+      const child = execa('node', [BIN, ...get, '--timeout', '600000'], {
+        env: cleanEnv({ ...fx.env, HTTP_PROXY: proxy.url, NO_PROXY: '' }), extendEnv: false, reject: false, stdin: 'ignore', timeout: 20_000,
+      });
+      await proxy.connected();
+      child.kill('SIGTERM');
+      const res = await child;
+      expect(res.timedOut).toBe(false);
+      expect(String(res.stderr)).toContain('error: interrupted: interrupted by SIGTERM');
+      expect(res.exitCode).toBe(143);
+    });
+  });
+
+  it('a proxy that refuses the tunnel (502): exit 7 naming it, never its user and password', async () => {
+    await using('bad-gateway', async (proxy) => {
+      const res = await through(proxy.urlWithCredentials('proxyuser', 'pr0xy-s3cret'), ['--max-retries', '0']);
+      expect(res.stderr).toContain(`error: proxy_error: GET /v2/contacts failed: the proxy ${proxy.url} answered CONNECT ${new URL(fx.emulator.url).host} with 502`);
+      expect(res.stderr).not.toMatch(/proxyuser|pr0xy-s3cret/);
+      expect(res.exitCode).toBe(7);
+    });
+  });
+
+  it('a proxy that is not there: exit 7 naming it', async () => {
+    const gone = await badProxy('silent');
+    await gone.close();
+    const res = await through(gone.url, ['--max-retries', '0']);
+    expect(res.stderr).toContain(`error: proxy_error: GET /v2/contacts failed: cannot reach the proxy ${gone.url} to open a tunnel to`);
+    expect(res.exitCode).toBe(7);
   });
 });

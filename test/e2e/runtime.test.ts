@@ -56,7 +56,7 @@ describe('the runtime (src/runtime): process-wide side effects of the executable
     const script = `
       import { createRequire } from 'node:module';
       import { createAgent } from '${DIST}/http/agent.js';
-      const agent = createAgent();
+      const agent = createAgent(30_000);
       const proto = createRequire('${ROOT}/package.json')('undici/lib/dispatcher/dispatcher.js').prototype;
       console.log(JSON.stringify({ connect: typeof proto.connect, request: typeof proto.request }));
       await agent.close();

@@ -77,3 +77,23 @@ describe('waits that a signal ends (binary)', () => {
     expect(res.stderr).toMatch(/--resume-from-report \/dev\/zero: not a cnv report/);
   });
 });
+
+describe('stdin from a pipe whose writer stays open: the first signal ends the run (binary)', () => {
+  // 256 KiB: more than a pipe holds (64 KiB), so the write drains only once cnv is reading
+  // stdin, its signal listeners in place; the writer then stays, as `(printf ...; sleep 15) |` does.
+  const big = 'x'.repeat(256 * 1024);
+  it.each([
+    // A quoted CSV value still open: the rows so far are read, and more is awaited.
+    ['contacts upsert --file -', ['contacts', 'upsert', '--file', '-'], `email,firstName\na@example.com,"${big}`, 'SIGTERM', 143],
+    ['cnv api POST /v2/contacts -F email=@-', ['api', 'POST', '/v2/contacts', '-F', 'email=@-'], big, 'SIGINT', 130],
+    ['config set-key (the key piped)', ['config', 'set-key'], big, 'SIGTERM', 143],
+  ] as const)('%s: exit 130/143 at the signal, the writer still there (before: only once it closed the pipe)', async (_name, args, written, signal, code) => {
+    const child = execa('node', [BIN, ...args], { env: fx.env, reject: false, stdin: 'pipe', timeout: 20_000 });
+    await new Promise<void>((resolve, reject) => child.stdin!.write(written, (err) => (err ? reject(err) : resolve())));
+    child.kill(signal);
+    const res = await child;
+    expect(res.timedOut, 'still reading stdin after the signal').toBe(false);
+    expect(String(res.stderr)).toMatch(/error: interrupted: interrupted by SIG(INT|TERM)/);
+    expect(res.exitCode).toBe(code);
+  });
+});

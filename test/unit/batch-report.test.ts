@@ -124,6 +124,23 @@ describe('the report file', () => {
     expect(text).toBe(HEADER + rows('2,a,failed,sk_live_x_****,e_sk_live_x_****,key sk_live_x_****,1,'));
   });
 
+  it('a report streamed to a device that fails (/dev/full): close() rejects with disk_full, never waits for a drain that cannot come', async () => {
+    const report = await openReport('/dev/full', 'cnvContactId', new PassThrough(), { job: JOB });
+    let failure: unknown;
+    // Rows as a batch releases them, a chunk at a time, until the failed write is heard of; the
+    // rows written since are still in the writer's chunk when it is closed.
+    for (let row = 1; row < 100_000 && failure === undefined; row++) {
+      try {
+        report.write({ line: row + 1, row, identifier: `u${row}@x.io`, status: 'failed', error: 'contact_not_found', message: 'no such contact' })?.catch(() => {});
+      } catch (err) {
+        failure = err;
+      }
+      if (row % 10 === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(failure).toMatchObject({ code: 'disk_full', exitCode: 8 });
+    await expect(report.close()).rejects.toMatchObject({ code: 'disk_full', exitCode: 8 });
+  });
+
   it('stale temporary files: those of a process gone are removed, those of a running one kept', async () => {
     const dir = tempDir();
     const path = join(dir, 'r.csv');

@@ -3,6 +3,7 @@ import type { FieldDefinition } from '../../src/api/fields.js';
 import { batchAddColumns, prepareIdentifierRow } from '../../src/batch/contact-batch-add.js';
 import { ColumnResolver, NO_COLUMN_FLAGS, type ColumnFlags, type ColumnRules } from '../../src/batch/columns.js';
 import type { FieldsByParent } from '../../src/batch/field-match.js';
+import { FileColumns } from '../../src/batch/file-columns.js';
 import { InvalidRowError, renameRow, shapeRow } from '../../src/batch/row-body.js';
 import { derivedClientEventId, prepareTrackRow, TRACK_COLUMNS } from '../../src/commands/events/track-file.js';
 import { prepareUpsertRow, UPSERT_COLUMNS } from '../../src/commands/contacts/upsert-file.js';
@@ -178,5 +179,25 @@ describe('derivedClientEventId', () => {
     expect(derivedClientEventId({ line: 1, index: 3, values: { event: 'x', email: 'a@example.com' } })).not.toBe(a);
     expect(derivedClientEventId({ line: 1, index: 2, values: { event: 'y', email: 'a@example.com' } })).not.toBe(a);
     expect(() => derivedClientEventId({ line: 1, values: { event: 'x' } })).toThrow(/place/);
+  });
+});
+
+describe('a header of 20,000 columns', () => {
+  const header = ['email', ...Array.from({ length: 20_000 }, (_, i) => `Column ${i}`)];
+
+  it('is resolved a few thousand columns at a time, a signal stopping it between two (before: to the end, however long)', async () => {
+    const stop = new AbortController();
+    const columns = await FileColumns.open({ rules: UPSERT_COLUMNS, definitions: async () => CONTACT_DEFS }, {}, 'wide.csv', stop.signal);
+    stop.abort(new Error('SIGTERM came'));
+    await expect(columns.start(header, [])).rejects.toThrow('SIGTERM came');
+  });
+
+  it('a map of each column: resolved through the map, the column table one line per column', async () => {
+    const map = header.slice(1).map((column) => `${column}=-`);
+    const columns = await FileColumns.open({ rules: UPSERT_COLUMNS, definitions: async () => CONTACT_DEFS }, { map }, 'wide.csv');
+    await columns.start(header, []);
+    const entries = columns.entries();
+    expect(entries).toHaveLength(header.length);
+    expect(entries[1]).toEqual({ column: 'Column 0', sentAs: null, note: 'ignored (--map)', via: '--map' });
   });
 });

@@ -13,9 +13,13 @@ describe('where the code caches go (src/runtime/code-cache.ts)', () => {
     expect(compileCacheDir({ CNV_COMPILE_CACHE: 'off' })).toBeUndefined();
     expect(compileCacheDir({ CNV_COMPILE_CACHE: ' OFF ' })).toBeUndefined();
     expect(compileCacheDir({ CNV_COMPILE_CACHE: '/somewhere/cc' })).toBe('/somewhere/cc');
+    // Relative: refused (it would be a folder in whatever directory cnv runs in).
+    expect(compileCacheDir({ CNV_COMPILE_CACHE: 'cc' })).toBeUndefined();
+    expect(compileCacheDir({ CNV_COMPILE_CACHE: './cc', HOME: '/home/u' })).toBeUndefined();
     if (process.platform !== 'win32') {
       expect(compileCacheDir({ XDG_CACHE_HOME: '/xdg' })).toBe('/xdg/cnv/compile-cache');
       expect(compileCacheDir({ HOME: '/home/u' })).toBe('/home/u/.cache/cnv/compile-cache');
+      expect(compileCacheDir({ XDG_CACHE_HOME: 'xdg', HOME: '/home/u' })).toBe('/home/u/.cache/cnv/compile-cache');
     }
   });
 

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { LocalFileError, UsageError } from '../../errors.js';
 import { MAX_WRITE_BYTES, sizeText } from '../../http/body.js';
 import { exactNumber } from '../../http/exact-json.js';
-import { openReadStream, readWhole } from '../../io/file-streams.js';
+import { openReadStream, readWhole, stopOnAbort } from '../../io/file-streams.js';
 import { MAX_JSON_DEPTH } from '../../io/input-rows.js';
 import { stringifyJson } from '../../lib/exact-number.js';
 
@@ -43,7 +43,7 @@ export async function readValueFile(path: string, flag: string, stdin: Readable,
   let source: Readable | undefined;
   let bytes: Buffer;
   try {
-    source = path === '-' ? stdin : await openReadStream(path, signal);
+    source = path === '-' ? stopOnAbort(stdin, signal) : await openReadStream(path, signal);
     bytes = await readWhole(source, MAX_WRITE_BYTES, () => new UsageError(`${flag}${name}: larger than ${sizeText(MAX_WRITE_BYTES)}`));
   } catch (err) {
     if (err instanceof UsageError) throw err;

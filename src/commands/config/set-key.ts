@@ -38,7 +38,7 @@ export async function run(ctx: Context, { args }: CommandInput<typeof options>):
   const store = await ctx.config();
   const first = Object.keys(store.profiles()).length === 0;
   const profile = profileName({ profileFlag: ctx.globals.profile, env: ctx.env }, store);
-  const key = (await readSecret(ctx.io, `API key for profile "${profile}": `)).trim();
+  const key = (await readSecret(ctx.io, `API key for profile "${profile}": `, ctx.signal)).trim();
   if (key === '') throw new UsageError('no API key was given on stdin', 'pipe the key in: printf %s "$KEY" | cnv config set-key');
   const { warning } = checkApiKey(key, 'stdin');
   if (warning) ctx.warn(warning);
