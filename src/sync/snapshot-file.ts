@@ -1,4 +1,4 @@
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, openSync, readSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { Hash } from 'node:crypto';
 import { LocalFileError } from '../errors.js';
@@ -31,8 +31,10 @@ const CHUNK = 1 << 20;
  */
 export async function indexRange(path: string, from: number, to: number, index: SnapshotIndex, digest: Hash, signal: AbortSignal, keep?: KeptBytes): Promise<void> {
   if (to <= from) return;
-  const fh = await open(path, 'r');
+  // Never blocks on a FIFO put in its place, never follows a link (the run's lock guards the rest).
+  const fh = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
   try {
+    if (!(await fh.stat()).isFile()) throw new SnapshotDamage('it is no longer a regular file');
     let carry: Buffer = Buffer.alloc(0);
     let carryAt = from;
     for (let at = from; at < to;) {
@@ -102,7 +104,7 @@ export class SnapshotReader {
   private buf = Buffer.alloc(64 * 1024);
 
   constructor(private readonly path: string, private readonly index: SnapshotIndex, private readonly whole?: Buffer) {
-    this.fd = whole ? undefined : openSync(path, 'r');
+    this.fd = whole ? undefined : openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
   }
 
   /** The contact in a slot. Throws (exit 8) when its line no longer parses as one. */

@@ -1,4 +1,5 @@
-import { closeSync, constants, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, constants, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { readRegularFileSync } from '../lib/regular-file.js';
 import { z } from 'zod';
 import { LocalFileError } from '../errors.js';
 
@@ -30,13 +31,8 @@ export type SnapshotRecord = z.infer<typeof recordSchema>;
 export function readSnapshotRecord(path: string): SnapshotRecord | undefined {
   let text: string;
   try {
-    // O_NONBLOCK: a FIFO put in its place answers at once instead of holding the run.
-    const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
-    try {
-      text = readFileSync(fd, 'utf8');
-    } finally {
-      closeSync(fd);
-    }
+    // Never blocks on a FIFO put in its place, never follows a link: such a record is no record.
+    text = readRegularFileSync(path, { nofollow: true }).toString('utf8');
   } catch {
     return undefined;
   }
