@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { batchFiles } from '../helpers/batch-files.js';
@@ -207,7 +207,7 @@ describe('contacts sync (binary)', () => {
     expect(reset.stderr).toMatch(/snapshot: \d+ contacts, full refresh/);
   });
 
-  it('a FIFO where the snapshot belongs is refused at once (exit 8, naming it); two syncs of one account never run at once (exit 7)', async () => {
+  it('a FIFO or a symlink where the snapshot belongs is refused at once (exit 8, naming it); two syncs of one account never run at once (exit 7)', async () => {
     const configDir = tempConfigDir();
     const env = envWith(configDir);
     const file = write('fifo.csv', csv([['fifo@example.com', 'Here']]));
@@ -219,6 +219,14 @@ describe('contacts sync (binary)', () => {
     const fifo = await cnv(['contacts', 'sync', '--file', file, '--plan'], { env, timeoutMs: 10_000 });
     expect(fifo.exitCode).toBe(8);
     expect(fifo.stderr).toContain(path);
+    rmSync(path);
+    // A symlink there is never followed (it could point at any file of the user's).
+    const elsewhere = write('elsewhere.ndjson', 'not mine\n');
+    symlinkSync(elsewhere, path);
+    const link = await cnv(['contacts', 'sync', '--file', file, '--plan'], { env });
+    expect(link.exitCode).toBe(8);
+    expect(link.stderr).toMatch(/it is not a regular file \(a symlink\)/);
+    expect(readFileSync(elsewhere, 'utf8')).toBe('not mine\n');
     rmSync(path);
 
     await fx.faults({ latencyMs: 400 });
