@@ -79,19 +79,25 @@ export class SyncDecider {
   private find(body: UpsertBody): { contact?: SnapshotContact; slot?: number; unsure?: Decision['unsure'] } {
     const { index, reader } = this.snapshot;
     if (body.cnvContactId !== undefined) {
-      const slot = index.slotsById(body.cnvContactId).find((s) => reader.read(s).id === body.cnvContactId);
-      if (slot === undefined) return { unsure: { reason: 'id not in snapshot', detail: 'its cnvContactId is not in the snapshot (the API answers contact_not_found unless the contact was made since)' } };
-      return this.touching({ contact: reader.read(slot), slot });
+      // A hash narrows; the id read back decides (a collision never matches another contact).
+      for (const slot of index.slotsById(body.cnvContactId)) {
+        const contact = reader.read(slot);
+        if (contact.id === body.cnvContactId) return this.touching({ contact, slot });
+      }
+      return { unsure: { reason: 'id not in snapshot', detail: 'its cnvContactId is not in the snapshot (the API answers contact_not_found unless the contact was made since)' } };
     }
     const email = normalizeEmail(body.email ?? '');
-    const matches = index.slotsByEmail(email)
-      .map((slot) => ({ slot, contact: reader.read(slot) }))
-      .filter((m) => m.contact.email !== null && normalizeEmail(m.contact.email) === email);
+    const matches: Array<{ slot: number; contact: SnapshotContact }> = [];
+    for (const slot of index.slotsByEmail(email)) {
+      const contact = reader.read(slot);
+      if (contact.email !== null && normalizeEmail(contact.email) === email) matches.push({ slot, contact });
+    }
     if (matches.length === 0) return {};
+    if (matches.length === 1) return this.touching(matches[0]);
     // The spec: a lookup by email finds the most recently updated contact.
     matches.sort((a, b) => b.contact.updatedMs - a.contact.updatedMs);
     const [best, next] = matches;
-    if (Number.isNaN(best.contact.updatedMs) || (next && !(best.contact.updatedMs > next.contact.updatedMs))) {
+    if (Number.isNaN(best.contact.updatedMs) || !(best.contact.updatedMs > next.contact.updatedMs)) {
       return { slot: best.slot, unsure: { reason: 'same email, same time', detail: `${matches.length} contacts have this email, and which one was updated last is not certain` } };
     }
     return this.touching(best);
