@@ -102,6 +102,7 @@ describe('SyncDecider', () => {
       row('id-new', 'twin@x.com', '2025-01-02T00:00:00Z', { City: 'New' }),
       row('id-tie1', 'tie@x.com', '2025-01-01T00:00:00Z'),
       row('id-tie2', 'tie@x.com', '2025-01-01T00:00:00Z'),
+      row('id-timeless', 'alone@x.com', 'not a time', { City: 'Rome' }),
     ], ['city', 'score', 'tier1', 'tier2']);
     const fields = new Map([def('city', 'City'), def('score', 'Score', 'NUMBER'), def('tier1', 'Tier'), def('tier2', 'Tier'), def('late', 'Late')]);
     const d = () => new SyncDecider(snapshot, fields);
@@ -114,6 +115,8 @@ describe('SyncDecider', () => {
     expect(d().decide({ email: 'twin@x.com', fields: { city: 'New' } })).toMatchObject({ action: 'unchanged', cnvContactId: 'id-new' });
     const unsure = (body: Record<string, unknown>) => d().decide(body).unsure?.reason;
     expect(unsure({ email: 'tie@x.com' })).toBe('same email, same time');
+    // One contact of an email: its updatedAt does not matter.
+    expect(d().decide({ email: 'alone@x.com', fields: { city: 'Rome' } })).toMatchObject({ action: 'unchanged', cnvContactId: 'id-timeless' });
     expect(unsure({ email: 'ada@x.com', fields: { tier1: 'gold' } })).toBe('shared label');
     expect(unsure({ email: 'ada@x.com', fields: { late: 'x' } })).toBe('field newer than snapshot');
     expect(unsure({ email: 'ada@x.com', fields: { ghost: 'x' } })).toBe('not in field list');
