@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
+import { afterEach, beforeEach } from 'vitest';
 import { DEFAULT_GLOBALS } from '../../src/cli/global-options.js';
 import { ProfileStore } from '../../src/config/profiles.js';
 import type { Context, GlobalOptions } from '../../src/context.js';
@@ -94,4 +95,36 @@ export function fakeContext(opts: FakeOptions = {}): FakeRun {
     },
   };
   return { ctx, api, clock, stdout: () => out, stderr: () => err };
+}
+
+/**
+ * A new fake context for each test of the file (`fakeContext(opts)`), its API verified and
+ * closed after each: the returned run always names the current test's.
+ */
+export function useFakeContext(opts: FakeOptions = {}): FakeRun {
+  let current: FakeRun | undefined;
+  beforeEach(() => {
+    current = fakeContext(opts);
+  });
+  afterEach(async () => {
+    const { api } = current!;
+    try {
+      api.verify();
+    } finally {
+      await api.close();
+    }
+  });
+  return {
+    get ctx() {
+      return current!.ctx;
+    },
+    get api() {
+      return current!.api;
+    },
+    get clock() {
+      return current!.clock;
+    },
+    stdout: () => current!.stdout(),
+    stderr: () => current!.stderr(),
+  };
 }

@@ -1,21 +1,14 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { run } from '../../../src/commands/audience/remove.js';
 import { apiError, ok } from '../../helpers/fake-api.js';
-import { fakeContext, type FakeRun } from '../../helpers/fake-context.js';
+import { fakeContext, useFakeContext } from '../../helpers/fake-context.js';
 
 // `audience remove`'s run alone: DELETE with the identifier as its body; removing twice leaves the same state, so it is retried.
 const AUDIENCE = 'c1000000-0000-4000-8000-000000000001';
 const CONTACT = 'a1000000-0000-4000-8000-000000000001';
 const PATH = `/v2/audiences/${AUDIENCE}/contacts`;
 
-let f: FakeRun;
-beforeEach(() => {
-  f = fakeContext();
-});
-afterEach(async () => {
-  f.api.verify();
-  await f.api.close();
-});
+const f = useFakeContext();
 
 describe('audience remove: run', () => {
   it('removed: the answer and its outcome; the identifier is the body', async () => {

@@ -1,7 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { run } from '../../../src/commands/campaigns/get.js';
 import { apiError, ok } from '../../helpers/fake-api.js';
-import { fakeContext, type FakeRun } from '../../helpers/fake-context.js';
+import { useFakeContext } from '../../helpers/fake-context.js';
 
 // `campaigns get`'s run alone.
 const ID = 'b1000000-0000-4000-8000-000000000001';
@@ -10,14 +10,7 @@ const CAMPAIGN = {
   type: { id: 't1', name: 'Webinar', systemType: 'CUSTOM', statuses: [{ id: 's1', name: 'Registered', isSuccess: false }, { id: 's2', name: 'Attended', isSuccess: true }] },
 };
 
-let f: FakeRun;
-beforeEach(() => {
-  f = fakeContext();
-});
-afterEach(async () => {
-  f.api.verify();
-  await f.api.close();
-});
+const f = useFakeContext();
 
 describe('campaigns get: run', () => {
   it('GET /v2/campaigns/ID: the campaign, its statuses and members the API added kept', async () => {

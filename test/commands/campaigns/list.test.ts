@@ -1,10 +1,10 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { run } from '../../../src/commands/campaigns/list.js';
 import { apiError, ok } from '../../helpers/fake-api.js';
-import { fakeContext, type FakeRun } from '../../helpers/fake-context.js';
+import { useFakeContext } from '../../helpers/fake-context.js';
 
 // `campaigns list`'s run alone: one page, every page (--all), a cursor, and the summary of a run that fails midway.
 const campaign = (n: number) => ({
@@ -13,14 +13,7 @@ const campaign = (n: number) => ({
 });
 const COLUMNS = ['id', 'name', 'type.id', 'type.name', 'type.systemType', 'sfdcCampaignId', 'memberCount', 'createdAt', 'updatedAt'];
 
-let f: FakeRun;
-beforeEach(() => {
-  f = fakeContext();
-});
-afterEach(async () => {
-  f.api.verify();
-  await f.api.close();
-});
+const f = useFakeContext();
 
 describe('campaigns list: run', () => {
   it('one page: its rows as the list, and the next cursor as the trailer', async () => {

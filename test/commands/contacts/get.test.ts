@@ -1,20 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { run } from '../../../src/commands/contacts/get.js';
 import { apiError, ok } from '../../helpers/fake-api.js';
-import { fakeContext, type FakeRun } from '../../helpers/fake-context.js';
+import { useFakeContext } from '../../helpers/fake-context.js';
 
 // `contacts get`'s run alone: a fake context whose http() answers from the stubs below.
 const ID = 'a1000000-0000-4000-8000-000000000001';
 const CONTACT = { cnvContactId: ID, email: 'ada@example.com', subscriptionStatus: 'SUBSCRIBED', fields: { city: 'Oslo' }, createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-02T00:00:00Z' };
 
-let f: FakeRun;
-beforeEach(() => {
-  f = fakeContext();
-});
-afterEach(async () => {
-  f.api.verify();
-  await f.api.close();
-});
+const f = useFakeContext();
 
 describe('contacts get: run', () => {
   it('--email: GET /v2/contacts?email=..., the contact as the record', async () => {

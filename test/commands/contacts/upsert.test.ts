@@ -1,7 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { run } from '../../../src/commands/contacts/upsert.js';
 import { apiError, ok } from '../../helpers/fake-api.js';
-import { fakeContext, type FakeRun } from '../../helpers/fake-context.js';
+import { useFakeContext } from '../../helpers/fake-context.js';
 
 // `contacts upsert`'s run alone, for one contact (the --file run is tested against the emulator).
 const ID = 'a1000000-0000-4000-8000-000000000001';
@@ -13,14 +13,7 @@ const definitions = ok({
   ],
 }, null);
 
-let f: FakeRun;
-beforeEach(() => {
-  f = fakeContext();
-});
-afterEach(async () => {
-  f.api.verify();
-  await f.api.close();
-});
+const f = useFakeContext();
 
 describe('contacts upsert (one contact): run', () => {
   it('--email --status: one POST /v2/contacts with that body, its answer as the record; no definitions read', async () => {

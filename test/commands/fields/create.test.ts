@@ -1,20 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { run } from '../../../src/commands/fields/create.js';
 import { apiError, ok } from '../../helpers/fake-api.js';
-import { fakeContext, type FakeRun } from '../../helpers/fake-context.js';
+import { useFakeContext } from '../../helpers/fake-context.js';
 
 // `fields create`'s run alone: POST /v2/fields is gated, and not idempotent (a repeat may make two fields).
 const FIELD = { key: 'ltvEur', label: 'Lifetime value (EUR)', objectType: 'CONTACT', dataType: 'NUMBER' };
 const OPTS = { label: ' Lifetime value (EUR) ', objectType: 'CONTACT', dataType: 'NUMBER', key: 'ltvEur' } as const;
 
-let f: FakeRun;
-beforeEach(() => {
-  f = fakeContext();
-});
-afterEach(async () => {
-  f.api.verify();
-  await f.api.close();
-});
+const f = useFakeContext();
 
 describe('fields create: run', () => {
   it('sends the label (trimmed), object type, data type and key; the created field is the record', async () => {

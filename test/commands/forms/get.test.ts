@@ -1,7 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { run } from '../../../src/commands/forms/get.js';
 import { apiError, ok } from '../../helpers/fake-api.js';
-import { fakeContext, type FakeRun } from '../../helpers/fake-context.js';
+import { fakeContext, useFakeContext } from '../../helpers/fake-context.js';
 
 // `forms get`'s run alone: the form as the API sent it, or laid out for a table.
 const ID = 'f1000000-0000-4000-8000-000000000001';
@@ -13,14 +13,7 @@ const FORM = {
   ],
 };
 
-let f: FakeRun;
-beforeEach(() => {
-  f = fakeContext();
-});
-afterEach(async () => {
-  f.api.verify();
-  await f.api.close();
-});
+const f = useFakeContext();
 
 describe('forms get: run', () => {
   it('JSON (not a terminal): the form and its fields as the API sent them', async () => {

@@ -1,21 +1,14 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { run } from '../../../src/commands/workflows/trigger.js';
 import { apiError, ok } from '../../helpers/fake-api.js';
-import { fakeContext, type FakeRun } from '../../helpers/fake-context.js';
+import { useFakeContext } from '../../helpers/fake-context.js';
 
 // `workflows trigger`'s run alone. A trigger is not idempotent: it is sent again only when the
 // request provably never reached the server (429), never after an answer that may mean it ran.
 const WF = 'd1000000-0000-4000-8000-000000000001';
 const PATH = `/v2/workflows/${WF}/trigger`;
 
-let f: FakeRun;
-beforeEach(() => {
-  f = fakeContext();
-});
-afterEach(async () => {
-  f.api.verify();
-  await f.api.close();
-});
+const f = useFakeContext();
 
 describe('workflows trigger: run', () => {
   it('sends the identifier and --data; the record is the workflow id and the answer', async () => {
