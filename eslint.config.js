@@ -55,6 +55,24 @@ export default tseslint.config(
     languageOptions: { sourceType: 'commonjs' },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
+  {
+    // Sizes a reader takes in at once: every function of src/ at most 60 lines and every file at
+    // most 300, blank lines and comments not counted (a function that grows past it is split
+    // where its logic divides, not squeezed). Not tests, and not the emulator's seed data
+    // (src/emulator/seed/): tables of fixtures, whose length is their content, not logic.
+    files: ['src/**/*.ts'],
+    ignores: ['src/emulator/seed/**'],
+    rules: {
+      'max-lines-per-function': ['error', { max: 60, skipBlankLines: true, skipComments: true }],
+      'max-lines': ['error', { max: 300, skipBlankLines: true, skipComments: true }],
+    },
+  },
+  {
+    // Until part B1 of issue 32 lands: it moves the export page reader out of src/http/client.ts
+    // (325 lines; HttpClient.run 69), which that part owns. Remove this block with that merge.
+    files: ['src/http/client.ts'],
+    rules: { 'max-lines-per-function': 'off', 'max-lines': 'off' },
+  },
   // The layers: what each folder of src/ may import (statically or with import() of a literal path).
   {
     files: ['src/lib/**/*.ts'],

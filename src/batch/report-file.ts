@@ -5,7 +5,7 @@ import { basename, dirname, join } from 'node:path';
 import { isAlive } from '../lib/process-alive.js';
 import { lockReport } from './report-lock.js';
 import type { ResultRecord } from './unrecorded.js';
-import { TransientError } from '../errors.js';
+import { CliError } from '../errors.js';
 import type { RowResult } from './types.js';
 
 /**
@@ -46,7 +46,7 @@ const HIGH_WATER = 1024 * 1024;
 
 export async function openReportFile(spec: ReportFileSpec): Promise<ReportFile> {
   const { path, fail } = spec;
-  const unlock = await lockReport(path).catch((err: unknown) => Promise.reject(err instanceof TransientError ? err : fail(err)));
+  const unlock = await lockReport(path).catch((err: unknown) => Promise.reject(err instanceof CliError ? err : fail(err)));
   const start = spec.header + spec.carried.map(spec.format).join('');
   try {
     await removeStaleTemps(path);

@@ -33,24 +33,6 @@ export function parseJobCell(cell: string): ReportJob | undefined {
   }
 }
 
-/** The mark of the first line of the reports of cnv 0.x up to this version (format 3): `#cnv-report {...}`. */
-export const JOB_MARK = '#cnv-report ';
-/** The last format that named its job on a first line; still resumed from. */
-export const LINE_REPORT_VERSION = 3;
-
-/** The job a first line of a format-3 report names (a BOM before it allowed); undefined when the line is not one. */
-export function parseJobLine(line: string): (ReportJob & { version: number }) | undefined {
-  const text = line.replace(/^\uFEFF/, '').replace(/\r$/, '');
-  if (!text.startsWith(JOB_MARK)) return undefined;
-  try {
-    const v = JSON.parse(text.slice(JOB_MARK.length)) as Record<string, unknown>;
-    const job = jobOf(v);
-    return job && typeof v.version === 'number' ? { ...job, version: v.version } : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 function jobOf(v: Record<string, unknown>): ReportJob | undefined {
   if (typeof v !== 'object' || v === null || typeof v.command !== 'string' || typeof v.input !== 'string') return undefined;
   if (v.target !== null && v.target !== undefined && typeof v.target !== 'string') return undefined;

@@ -1,23 +1,23 @@
 import { Readable } from 'node:stream';
 import { UsageError } from '../errors.js';
 import { openReadStream } from '../io/file-streams.js';
-import { describeJob, JOB_MARK, LINE_REPORT_VERSION, parseJobCell, parseJobLine, sameJob, type ReportJob } from './report-job.js';
+import { describeJob, parseJobCell, sameJob, type ReportJob } from './report-job.js';
 import { SUCCESS_STATUSES, type ItemOutcome } from './types.js';
 
 /** A row an earlier report marks as done, by its place among the input's rows (`row`, 1-based). */
 export type DoneRows = Map<number, { line: number; identifier: string; hash: string; outcome: ItemOutcome }>;
 
-// The first line is the header (or, in a format-3 report, the job) in a few hundred characters;
+// The first line is the header, in a few hundred characters;
 // a record holds an input value (an identifier of up to MAX_WRITE_BYTES), a message of up to
 // 1,000 characters and the job.
 const MAX_FIRST_LINE = 64 * 1024;
 const MAX_RECORD = 32 * 1024 * 1024;
-const NEEDED = ['line', 'identifier', 'status', 'row', 'hash'];
+const NEEDED = ['line', 'identifier', 'status', 'row', 'hash', 'job'];
 
 /**
  * Reads an earlier report for --resume-from-report and keeps its successful rows. The report
- * must be of the same job (the `job` cell of its rows, or the first line of a format-3 report:
- * command, target, input file name, account), else exit 2: a report of another command or
+ * must be of the same job (the `job` cell of its rows: command, target, input file name,
+ * account), else exit 2: a report of another command or
  * audience would make this run skip rows it never sent. Read whole before the new report is
  * opened, so both may name the same file; the reading stops at once with `signal` (a FIFO, a
  * huge file), and a first line or record past its size ends it (exit 2).
@@ -30,11 +30,8 @@ export async function loadDoneRows(path: string, idColumn: string, job: ReportJo
     input = await openReadStream(path, signal);
     const { first, rest } = await firstLine(input);
     const head = first?.replace(/^\uFEFF/, '').replace(/\r$/, '');
-    // A format-3 report names its job on a line of its own, before the header.
-    const lineJob = head?.startsWith(JOB_MARK) ? formatThreeJob(path, head) : undefined;
-    if (lineJob) checkJob(path, lineJob, job);
-    else checkHeader(path, head);
-    const source = Readable.from(lineJob ? rest : (async function* () {
+    checkHeader(path, head);
+    const source = Readable.from((async function* () {
       yield Buffer.from(`${head}\n`);
       yield* rest;
     })());
@@ -49,18 +46,16 @@ export async function loadDoneRows(path: string, idColumn: string, job: ReportJo
     source.on('error', (err) => parser.destroy(err));
     const judged = new Map<string, boolean>();
     for await (const row of parser as AsyncIterable<Record<string, string | undefined>>) {
-      if (!lineJob) {
-        // Each row names its run; a row cut short by a kill names none and counts for nothing.
-        const cell = row.job;
-        if (cell === undefined || cell === '') continue;
-        let ours = judged.get(cell);
-        if (ours === undefined) {
-          const earlier = parseJobCell(cell);
-          if (earlier) checkJob(path, earlier, job);
-          judged.set(cell, (ours = earlier !== undefined));
-        }
-        if (!ours) continue;
+      // Each row names its run; a row cut short by a kill names none and counts for nothing.
+      const cell = row.job;
+      if (cell === undefined || cell === '') continue;
+      let ours = judged.get(cell);
+      if (ours === undefined) {
+        const earlier = parseJobCell(cell);
+        if (earlier) checkJob(path, earlier, job);
+        judged.set(cell, (ours = earlier !== undefined));
       }
+      if (!ours) continue;
       if (!SUCCESS_STATUSES.has(row.status ?? '')) continue;
       const at = Number(row.row);
       if (!Number.isInteger(at) || at < 1 || !row.hash) continue;
@@ -82,22 +77,17 @@ export async function loadDoneRows(path: string, idColumn: string, job: ReportJo
   return done;
 }
 
-/** The job of a format-3 report's first line (`#cnv-report {...}`); earlier formats named no account. */
-function formatThreeJob(path: string, head: string): ReportJob {
-  const earlier = parseJobLine(head);
-  if (!earlier) throw resumeError(path, `not a cnv report: its first line starts with "${JOB_MARK.trim()}" but names no run`);
-  if (earlier.version !== LINE_REPORT_VERSION) throw resumeError(path, 'written by an older cnv: it does not say which account it reports, so it cannot be checked against this run');
-  return earlier;
-}
-
-/** The first line must be a report's header, with its `job` column. */
+/**
+ * The first line must be the header of a report as this version writes it, `job` column
+ * included; a report of an earlier cnv (its run on a first line of its own, or not named at all)
+ * is refused as any other file (docs/guarantees.md, "Compatibility").
+ */
 function checkHeader(path: string, head: string | undefined): void {
   if (head === undefined) throw resumeError(path, 'not a cnv report: no header line (empty, or a first line longer than 64 KiB)');
   const names = head.split(',');
   if (!NEEDED.every((column) => names.includes(column))) {
-    throw resumeError(path, `not a cnv report: its first line is not the header (line, identifier, status, ..., row, hash, job)`);
+    throw resumeError(path, 'not a report of this version of cnv: its first line is not the header (line, identifier, status, ..., row, hash, job)');
   }
-  if (!names.includes('job')) throw resumeError(path, 'written by an older cnv: it does not say which command, target and input it reports, so it cannot be checked against this run');
 }
 
 function checkJob(path: string, earlier: ReportJob, job: ReportJob): void {
@@ -132,10 +122,9 @@ async function firstLine(input: Readable): Promise<{ first: string | undefined; 
 }
 
 function resumeError(path: string, message: string): UsageError {
-  const older = message.startsWith('written by an older cnv');
   return new UsageError(
     `--resume-from-report ${path}: ${message}`,
-    older ? 'run without --resume-from-report to send the whole file again (see docs/batches.md, "Resuming")' : 'give the --report file of an earlier run of the same input',
+    'give the --report file of an earlier run of the same input, or run without --resume-from-report to send the whole file again',
     'invalid_input',
   );
 }

@@ -2,7 +2,6 @@ import { CommanderError } from 'commander';
 import type { Context } from '../context.js';
 import { CliError, DryRunStop, ExitCode, OutputClosedError, stdoutError } from '../errors.js';
 import { escapeControl } from '../lib/terminal-text.js';
-import { COMMANDS } from './registry.js';
 
 /**
  * The single error handler: one line on stderr (plus a hint), JSON too with --json; returns the
@@ -26,7 +25,7 @@ export function reportError(ctx: Context, err: unknown, argv: string[]): number 
   // `| head` closed the pipe: the reader has what it wanted; an error line would be noise.
   if (error instanceof OutputClosedError) return error.exitCode;
   if (error instanceof CliError) {
-    const hint = (error.exitCode === ExitCode.usage ? quietMeant(argv) : undefined) ?? error.hint;
+    const hint = error.hint;
     write(`error: ${error.code}: ${error.message}`);
     if (hint) write(`hint: ${hint}`);
     if (json) {
@@ -52,17 +51,4 @@ function failedStdout(ctx: Context, err: unknown): CliError | undefined {
   if (!failure || err instanceof CliError) return undefined;
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   return err === failure || (code !== undefined && code === (failure as NodeJS.ErrnoException).code) ? stdoutError(failure) : undefined;
-}
-
-/**
- * `-q` meant "quiet" in older versions; it is `--query` now. A command line refused where `-q`
- * has no expression after it (the end, another flag, a command name) was most likely written
- * for the old meaning: a cron line that now exits 2 says why.
- */
-function quietMeant(argv: string[]): string | undefined {
-  const at = argv.indexOf('-q');
-  if (at < 0) return undefined;
-  const next = argv[at + 1];
-  if (next !== undefined && !next.startsWith('-') && !COMMANDS.some((c) => c.name === next)) return undefined;
-  return '-q is --query (a JMESPath expression for the JSON output), no longer --quiet: for a run without progress, warnings and summaries write --quiet';
 }

@@ -50,7 +50,6 @@ export function exportDepsOf(ctx: Context): ExportDeps {
   return {
     http: () => ctx.http(),
     account: () => ctx.credentials(),
-    savedProfile: async (name) => (await ctx.config()).profile(name),
     clock: ctx.clock,
     signal: ctx.signal,
     stateDir: stateDirOf(ctx),

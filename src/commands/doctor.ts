@@ -76,32 +76,7 @@ export async function run(ctx: Context, _input: CommandInput<typeof options>): P
   }
   if (http && (await isTheApi(http, ctx, checks, fail, baseUrl))) {
     const campaignId = await authenticated(http, ctx, checks, fail);
-    if (campaignId !== false) {
-      const known: Known = { campaignId };
-      for (const probe of GATED_PROBES) {
-        const check = `endpoint: ${probe.name}`;
-        try {
-          const res = await http.request({ ...probe.request(known), data: z.unknown(), idempotency: 'safe', signal: ctx.signal });
-          probe.learn?.(res.data, known);
-          checks.push(probeVerdict(check, probe, undefined, known));
-        } catch (err) {
-          const verdict = probeVerdict(check, probe, err, known);
-          if (verdict.status === 'fail') fail(check, err);
-          else checks.push(verdict);
-        }
-      }
-      for (const probe of PERMISSION_PROBES) {
-        let err: unknown;
-        try {
-          await http.request({ ...probe.request, data: z.unknown(), idempotency: 'safe', signal: ctx.signal });
-        } catch (e) {
-          err = e;
-        }
-        const verdict = permissionVerdict(probe.name, probe.write, err);
-        if (verdict.status === 'fail') fail(verdict.check, err);
-        else checks.push(verdict);
-      }
-    }
+    if (campaignId !== false) await probeAccess(http, ctx, { campaignId }, checks, fail);
   }
   // What the checks above could not reach: said, never counted as ok.
   const made = new Set(checks.map((c) => c.check));
@@ -138,6 +113,33 @@ async function isTheApi(http: HttpClient, ctx: Context, checks: Check[], fail: (
       fail('api', notTheApi(`without a key GET /v2/campaigns answered ${err.status} ${err.code}, where the API answers 401 unauthorized`));
     } else fail(err instanceof ApiError ? 'api' : 'reachable', err);
     return false;
+  }
+}
+
+/** Each gated endpoint (enabled for this key?), then each permission (does the key have it?), with requests that change nothing. */
+async function probeAccess(http: HttpClient, ctx: Context, known: Known, checks: Check[], fail: (c: string, e: unknown) => void): Promise<void> {
+  for (const probe of GATED_PROBES) {
+    const check = `endpoint: ${probe.name}`;
+    try {
+      const res = await http.request({ ...probe.request(known), data: z.unknown(), idempotency: 'safe', signal: ctx.signal });
+      probe.learn?.(res.data, known);
+      checks.push(probeVerdict(check, probe, undefined, known));
+    } catch (err) {
+      const verdict = probeVerdict(check, probe, err, known);
+      if (verdict.status === 'fail') fail(check, err);
+      else checks.push(verdict);
+    }
+  }
+  for (const probe of PERMISSION_PROBES) {
+    let err: unknown;
+    try {
+      await http.request({ ...probe.request, data: z.unknown(), idempotency: 'safe', signal: ctx.signal });
+    } catch (e) {
+      err = e;
+    }
+    const verdict = permissionVerdict(probe.name, probe.write, err);
+    if (verdict.status === 'fail') fail(verdict.check, err);
+    else checks.push(verdict);
   }
 }
 

@@ -27,13 +27,17 @@ export interface CsvLayout {
   omitted: string[];
   /**
    * Contacts: the member of a row's `fields` that a column holds, where it is not the column's
-   * label (fields sharing a label: column `Score (score)` holds the member `Score`). Absent in
-   * states of older versions, whose columns were the labels themselves.
+   * label (fields sharing a label: column `Score (score)` holds the member `Score`). Absent when
+   * every column is its label.
    */
   rowKeys?: Record<string, string>;
-  /** --null-as and --excel-safe as the file was written (a file keeps one way of writing cells). */
-  nullAs?: string;
-  excelSafe?: boolean;
+}
+
+/** A CSV file's layout as its export state keeps it: the header, and how its cells were written (a file keeps one way). */
+export interface FileLayout extends CsvLayout {
+  /** --null-as ('' without it). */
+  nullAs: string;
+  excelSafe: boolean;
 }
 
 /** A contact field as its export column is made from it (GET /v2/fields, in its order). */

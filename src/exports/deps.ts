@@ -15,14 +15,6 @@ interface Account {
   profile: string;
   baseUrl: string;
   apiKey: string;
-  /** Where the key came from: `--api-key`, `CNV_API_KEY` or `profile "NAME"`. */
-  apiKeySource: string;
-}
-
-/** What the config file holds for a profile (to tell whose a state of an earlier version is). */
-interface SavedProfile {
-  apiKey?: string;
-  baseUrl?: string;
 }
 
 /** What an export run takes from the command around it: narrow on purpose (never the CLI's Context). */
@@ -30,8 +22,6 @@ export interface ExportDeps {
   /** The HTTP client (made on first use). */
   http(): Promise<HttpClient>;
   account(): Promise<Account>;
-  /** A profile as the config file holds it; undefined when there is none of that name. */
-  savedProfile(name: string): Promise<SavedProfile | undefined>;
   clock: Clock;
   signal: AbortSignal;
   stateDir: StateDir;

@@ -19,7 +19,7 @@ export function checkFileOwner(configDir: string, fileId: string, key: string, p
     // Something that is no file at the record's path: refused, never waited on.
     const notFile = (err as NodeJS.ErrnoException).code === 'ENOTREG' ? LocalFileError.from(err, 'output file record', ownerPath(configDir, fileId)) : undefined;
     if (notFile) throw notFile;
-    return; // none yet (or a file of an earlier version): the state's own checks decide
+    return; // none yet: the state's own checks (device, inode, committed tail) decide
   }
   if (owner !== undefined && owner !== key) {
     throw new UsageError(

@@ -13,7 +13,7 @@ import { removeDeadTemps, tempPathBeside } from './temp-files.js';
  * file and renamed over it at the end).
  */
 export type FileStart =
-  | { mode: 'resume'; committed: number; identity?: Partial<FileIdentity> }
+  | { mode: 'resume'; committed: number; identity: FileIdentity }
   | { mode: 'new' }
   | { mode: 'replace' }
   | { mode: 'temp' };
@@ -77,7 +77,8 @@ export class FileSink {
       const size = Number(st.size);
       let tail: Buffer = Buffer.alloc(0);
       if (start.mode === 'resume') {
-        const identity = start.identity ?? {};
+        const identity = start.identity;
+        // The device and inode first: another file is refused before its bytes are read.
         checkIdentity(path, { file: identity.file }, { file: fileId, tail }, start.committed);
         if (size < start.committed) throw shorter(path, size, start.committed);
         tail = await readTail(fh, start.committed);

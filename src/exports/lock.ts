@@ -63,7 +63,7 @@ export async function acquire(lockPath: string, key: Holding): Promise<ExportLoc
 }
 
 function heldBy(key: Holding, owner: LockOwner | undefined, lockPath: string): TransientError {
-  const who = owner ? `pid ${owner.pid} on ${owner.hostname}${owner.startedAt ? `, since ${owner.startedAt}` : ''}` : 'a process that left no owner in it';
+  const who = owner ? `pid ${owner.pid} on ${owner.hostname}${owner.startedAt ? `, since ${owner.startedAt}` : ''}` : 'another process';
   return new TransientError(`another run holds the lock of ${key.what} (${who})`, {
     code: 'locked',
     hint: `${key.rule}: wait for it to finish (a lock left by a killed run is taken over); if no cnv run is that process, remove ${lockPath}`,

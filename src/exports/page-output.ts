@@ -128,7 +128,7 @@ function namingTheFilesState(err: unknown, plan: RunPlan, path: string): unknown
   if (!(err instanceof UsageError) || err.code !== 'file_not_empty' || !plan.store) return err;
   const owner = plan.store.list(() => {}).find((s) => s.key !== plan.key && s.current.output.kind === 'file' && s.current.output.path === path);
   if (!owner) return err;
-  const theirs = owner.account !== undefined && owner.account !== plan.account;
+  const theirs = owner.account !== plan.account;
   return new UsageError(
     err.message,
     theirs

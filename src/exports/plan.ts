@@ -1,15 +1,15 @@
 import { resolve } from 'node:path';
 import { EMAIL_EVENT_TYPES, type EmailEventType } from '../api/exports.js';
 import { CliError, UsageError } from '../errors.js';
-import { readFieldKeys } from './fields-by-key.js';
+import { readFieldKeys, type FieldKeys } from './fields-by-key.js';
 import type { HttpClient } from '../http/client.js';
-import { csvLayout, type CsvLayout, type LabelledField } from './csv-columns.js';
+import { csvLayout, type CsvLayout, type FileLayout, type LabelledField } from './csv-columns.js';
 import type { ExportDeps } from './deps.js';
 import type { FileStart } from './file-sink.js';
 import type { ExportLock } from './lock.js';
 import { closeDeadRuns } from './run-record.js';
 import type { ExportRunOptions, RunPlan } from './run-options.js';
-import { accountIdentity, defaultStateKey, profileAccount, urlWithoutCredentials } from './state-key.js';
+import { accountIdentity, defaultStateKey, urlWithoutCredentials } from './state-key.js';
 import { ExportStateStore } from './state-store.js';
 import type { ExportState, Position } from './state.js';
 
@@ -32,7 +32,7 @@ export async function planExport(deps: ExportDeps, http: HttpClient, opts: Expor
   let prior: ExportState | undefined;
   if (!opts.noState) {
     store = await ExportStateStore.open(deps.stateDir.path, deps.stateDir.where);
-    key = opts.stateKey ?? (await defaultKey(deps, store, { ...creds, baseUrl, account }, opts, emailLabel, path));
+    key = opts.stateKey ?? defaultStateKey(account, opts.kind, emailLabel, path === undefined ? 'stdout' : { file: path });
     lock = await store.lock(key);
     deps.onDispose(() => lock!.release());
   }
@@ -58,22 +58,9 @@ export async function planExport(deps: ExportDeps, http: HttpClient, opts: Expor
         : { mode: 'new' };
     }
     const appending = fileStart?.mode === 'resume' && fileStart.committed > 0;
-    if (appending && base!.format !== opts.format) {
-      throw new UsageError(`${path} holds ${base!.format} written by this export; it cannot continue in ${opts.format}`, 'use the same --format, a new --out file, or --full');
-    }
-    if (appending && (base!.compress ?? undefined) !== opts.compress) {
-      throw new UsageError(`${path} holds ${base!.compress ? 'gzip' : 'uncompressed'} pages written by this export; it cannot continue ${opts.compress ? 'in gzip' : 'uncompressed'}`, 'use the same --compress, a new --out file, or --full');
-    }
-    if (appending && (base!.fieldsBy ?? 'label') !== (opts.fieldsBy ?? 'label')) {
-      throw new UsageError(`--fields-by: ${path} holds rows with fields keyed by ${base!.fieldsBy ?? 'label'}; it cannot continue keyed by ${opts.fieldsBy ?? 'label'}`, 'use the same --fields-by, a new --out file, or --full');
-    }
-    const fieldKeys = opts.fieldsBy === 'key' ? await readFieldKeys(http, deps.signal) : undefined;
-    if (fieldKeys && fieldKeys.shared.size > 0) {
-      const named = [...fieldKeys.shared].map(([label, keys]) => `"${label}" (${keys.join(', ')})`).join('; ');
-      deps.notices.warn(`--fields-by key: labels two fields share cannot name one field: ${named}; a member named by such a label goes to unresolvedFields`);
-    }
+    if (appending) checkSameWriting(path!, base!, opts);
+    const fieldKeys = opts.fieldsBy === 'key' ? await fieldKeysOf(deps, http) : undefined;
     const chosen = opts.format === 'csv' ? await chooseLayout(deps.signal, http, opts, appending ? base!.csv : null, base?.csv ?? null) : null;
-    if (appending && chosen) checkSameCells(path!, chosen, opts);
     const layout = chosen && { ...chosen, nullAs: opts.nullAs ?? '', excelSafe: opts.excelSafe };
     const start: Position = base ?? {
       cursor: null, cursorAt: null, seen: [], output: { kind: 'stdout' }, format: opts.format, csv: null, window, rows: 0, pages: 0,
@@ -99,59 +86,6 @@ function readPrior(deps: Pick<ExportDeps, 'notices'>, store: ExportStateStore, k
   }
 }
 
-/** The account in force, as the default key needs it. */
-interface KeyAccount {
-  profile: string;
-  baseUrl: string;
-  apiKey: string;
-  apiKeySource: string;
-  /** accountIdentity(baseUrl, apiKey). */
-  account: string;
-}
-
-/**
- * The default key of this export and output: the account's (state-key.ts). When no state is
- * saved under it, a state of an earlier version for the same export and output continues under
- * its own key, if it is this account's (ownedHere): earlier versions named the profile, not the
- * account (`default@host/kind:FILE`), and before that had no output part. So a cron line keeps
- * its state when a profile is added, and an account never continues another's.
- */
-async function defaultKey(deps: Pick<ExportDeps, 'savedProfile'>, store: ExportStateStore, now: KeyAccount, opts: ExportRunOptions, emailLabel: string | undefined, path: string | undefined): Promise<string> {
-  const key = defaultStateKey(now.account, opts.kind, emailLabel, path === undefined ? 'stdout' : { file: path });
-  try {
-    if (store.read(key)) return key;
-  } catch {
-    return key; // damaged: the run says so
-  }
-  // The part after `<profile>@` of the keys earlier versions gave this export.
-  const tails = [defaultStateKey(profileAccount('', now.baseUrl), opts.kind, emailLabel, path === undefined ? 'stdout' : { file: path })];
-  if (!opts.emailTypes) tails.push(defaultStateKey(profileAccount('', now.baseUrl), opts.kind, opts.emailType));
-  const mine: Array<{ key: string; profile: string }> = [];
-  for (const state of store.list(() => {})) {
-    const tail = tails.find((t) => state.key.endsWith(t) && !state.key.slice(0, -t.length).includes('/'));
-    const out = state.current.output;
-    if (tail === undefined || !(out.kind === 'file' ? out.path === path : path === undefined)) continue;
-    const profile = state.key.slice(0, -tail.length);
-    if (await ownedHere(deps, state, profile, now)) mine.push({ key: state.key, profile });
-  }
-  // Two (exports to stdout under two profiles of this account): the one of the profile in force, or none is guessed.
-  const chosen = mine.length === 1 ? mine[0] : mine.find((m) => m.profile === now.profile);
-  return chosen?.key ?? key;
-}
-
-/**
- * Whether a state found under a profile's name is this account's: by the account it records;
- * a state of an earlier version records none, so by its profile: that profile's saved key must be
- * this one, and a profile with no saved key (the run used CNV_API_KEY or --api-key) continues
- * only where this run's key does not come from a profile either.
- */
-async function ownedHere(deps: Pick<ExportDeps, 'savedProfile'>, state: ExportState, profile: string, now: KeyAccount): Promise<boolean> {
-  if (state.account !== undefined) return state.account === now.account;
-  const saved = await deps.savedProfile(profile);
-  if (saved?.apiKey) return accountIdentity(now.baseUrl, saved.apiKey) === now.account;
-  return !now.apiKeySource.startsWith('profile ');
-}
-
 function checkSameExport(prior: ExportState, opts: ExportRunOptions, emailLabel: string | undefined, { baseUrl, account }: { baseUrl: string; account: string }, path: string | undefined): void {
   const what = (kind: string, type?: string) => (type ? `${kind} ${type}` : kind);
   if (prior.kind !== opts.kind || (prior.emailType ?? undefined) !== emailLabel) {
@@ -163,8 +97,7 @@ function checkSameExport(prior: ExportState, opts: ExportRunOptions, emailLabel:
   if (urlWithoutCredentials(prior.baseUrl) !== baseUrl && !opts.full) {
     throw new UsageError(`export state "${prior.key}" was made against ${urlWithoutCredentials(prior.baseUrl)}, not ${baseUrl}; its cursor means nothing there`, 'use another --state-key, or --full');
   }
-  // A state of an earlier version names no account.
-  if (prior.account !== undefined && prior.account !== account && !opts.full) {
+  if (prior.account !== account && !opts.full) {
     throw new UsageError(`export state "${prior.key}" belongs to the account ${prior.account}, not ${account} (the key in force); another account's position means nothing here`, 'use another --state-key (or the default one), or --full', 'state_of_another_account');
   }
   const out = prior.current.output;
@@ -210,22 +143,45 @@ function customEventWindow(opts: ExportRunOptions, key: string | null, saved: Po
 }
 
 /**
- * A CSV file keeps one way of writing cells: appending with another --null-as or --excel-safe
- * would mix `null` markers or formula guards within one file. States of older versions did not
- * record them: not checked.
+ * A file appended to keeps one way of writing: the same format, compression and field keys, and
+ * for CSV the same cells (another --null-as or --excel-safe would mix `null` markers or formula
+ * guards within one file).
  */
-function checkSameCells(path: string, file: CsvLayout, opts: ExportRunOptions): void {
+function checkSameWriting(path: string, base: Position, opts: ExportRunOptions): void {
+  if (base.format !== opts.format) {
+    throw new UsageError(`${path} holds ${base.format} written by this export; it cannot continue in ${opts.format}`, 'use the same --format, a new --out file, or --full');
+  }
+  if ((base.compress ?? undefined) !== opts.compress) {
+    throw new UsageError(`${path} holds ${base.compress ? 'gzip' : 'uncompressed'} pages written by this export; it cannot continue ${opts.compress ? 'in gzip' : 'uncompressed'}`, 'use the same --compress, a new --out file, or --full');
+  }
+  if ((base.fieldsBy ?? 'label') !== (opts.fieldsBy ?? 'label')) {
+    throw new UsageError(`--fields-by: ${path} holds rows with fields keyed by ${base.fieldsBy ?? 'label'}; it cannot continue keyed by ${opts.fieldsBy ?? 'label'}`, 'use the same --fields-by, a new --out file, or --full');
+  }
+  if (base.csv) checkSameCells(path, base.csv, opts);
+}
+
+function checkSameCells(path: string, file: FileLayout, opts: ExportRunOptions): void {
   const nullAs = opts.nullAs ?? '';
-  if (file.nullAs !== undefined && file.nullAs !== nullAs) {
+  if (file.nullAs !== nullAs) {
     // Quoted as the operator would type it in a shell (JSON quoting would show `\N` as "\\N").
     const quoted = (v: string) => (v.includes("'") ? JSON.stringify(v) : `'${v}'`);
     const shown = (v: string) => (v === '' ? 'without --null-as' : `with --null-as ${quoted(v)}`);
     throw new UsageError(`--null-as: ${path} was written ${shown(file.nullAs)}; it cannot continue ${shown(nullAs)}`, 'use the same --null-as, a new --out file, or --full');
   }
-  if (file.excelSafe !== undefined && file.excelSafe !== opts.excelSafe) {
+  if (file.excelSafe !== opts.excelSafe) {
     const shown = (v: boolean) => (v ? 'with --excel-safe' : 'without --excel-safe');
     throw new UsageError(`--excel-safe: ${path} was written ${shown(file.excelSafe)}; it cannot continue ${shown(opts.excelSafe)}`, 'use the same --excel-safe, a new --out file, or --full');
   }
+}
+
+/** --fields-by key: the contact fields' keys by label, warning of labels that two fields share. */
+async function fieldKeysOf(deps: Pick<ExportDeps, 'signal' | 'notices'>, http: HttpClient): Promise<FieldKeys> {
+  const fieldKeys = await readFieldKeys(http, deps.signal);
+  if (fieldKeys.shared.size > 0) {
+    const named = [...fieldKeys.shared].map(([label, keys]) => `"${label}" (${keys.join(', ')})`).join('; ');
+    deps.notices.warn(`--fields-by key: labels two fields share cannot name one field: ${named}; a member named by such a label goes to unresolvedFields`);
+  }
+  return fieldKeys;
 }
 
 /** The CSV header: the file's own when appending, else --columns, else the saved one, else every column. */

@@ -1,6 +1,6 @@
 import type { EmailEventType } from '../api/exports.js';
 import type { CrashHook } from './crash-points.js';
-import type { CsvLayout } from './csv-columns.js';
+import type { FileLayout } from './csv-columns.js';
 import type { FieldKeys } from './fields-by-key.js';
 import type { FileStart } from './file-sink.js';
 import type { ExportTarget } from './kinds.js';
@@ -63,7 +63,7 @@ export interface RunPlan {
   target: ExportTarget;
   path?: string;
   fileStart?: FileStart;
-  layout: CsvLayout | null;
+  layout: FileLayout | null;
   /** --fields-by key: how `fields` members become keys (read from the definitions when the run starts). */
   fieldKeys?: FieldKeys;
   /** --full over an existing state: its first page is saved even when empty (a new start, a new window). */

@@ -17,14 +17,6 @@ export function accountIdentity(baseUrl: string, apiKey: string): string {
   return `${who}@${hostAndPath(baseUrl)}`;
 }
 
-/**
- * How states of earlier versions named the account: the profile's name, not the key
- * (`default@api.example.com`). Only to find those states again (src/exports/plan.ts).
- */
-export function profileAccount(profile: string, baseUrl: string): string {
-  return `${profile}@${hostAndPath(baseUrl)}`;
-}
-
 function hostAndPath(baseUrl: string): string {
   const url = new URL(urlWithoutCredentials(baseUrl));
   return url.host + url.pathname.replace(/\/+$/, '');
@@ -35,10 +27,10 @@ function hostAndPath(baseUrl: string): string {
  * where it writes: `:<absolute path>` for a file, `/stdout` for stdout, e.g.
  * `sk_live_demo@api.example.com/email-events/EMAIL_OPEN:/data/opens.ndjson`. Two accounts or two
  * outputs never share a cursor: each file is its own incremental export, and a pipeline never
- * moves a file's position. Without `output`, the key of earlier versions (no output part).
+ * moves a file's position.
  */
-export function defaultStateKey(account: string, kind: ExportKind, emailType?: string, output?: { file: string } | 'stdout'): string {
-  const to = output === undefined ? '' : output === 'stdout' ? '/stdout' : `:${output.file}`;
+export function defaultStateKey(account: string, kind: ExportKind, emailType: string | undefined, output: { file: string } | 'stdout'): string {
+  const to = output === 'stdout' ? '/stdout' : `:${output.file}`;
   return `${account}/${kind}${emailType ? `/${emailType}` : ''}${to}`;
 }
 

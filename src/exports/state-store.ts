@@ -151,7 +151,11 @@ export class ExportStateStore {
     }
     if (raw?.state === undefined) return undefined;
     const parsed = stateSchema.safeParse(raw.state);
-    if (!parsed.success) throw corrupt(path, parsed.error.issues[0]?.message ?? 'unexpected content', key);
+    if (!parsed.success) {
+      // Of an earlier cnv, or edited: a state is read only in the format this version writes (docs/guarantees.md, "Compatibility").
+      const issue = parsed.error.issues[0];
+      throw corrupt(path, `it is not a state this version of cnv writes (${issue ? `${issue.path.join('.') || 'state'}: ${issue.message}` : 'unexpected content'})`, key);
+    }
     return parsed.data;
   }
 

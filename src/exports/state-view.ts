@@ -85,9 +85,9 @@ export function stateListCells(item: Record<string, unknown>, nowMs: number): Re
 
 /**
  * One state for `cnv export state show`: the committed position first, then pending and runs.
- * A run left `running` while no process holds the lock is shown as the interrupted run it is;
- * what a state written by an older version may hold (a key echoed in an error, a password in
- * the base URL) is redacted.
+ * A run left `running` while no process holds the lock is shown as the interrupted run it is.
+ * A key in a run's error and a password in the base URL are redacted: cnv never writes them, but
+ * a state file edited by hand may hold them.
  */
 export function stateDetail(
   saved: ExportState, file: string, holder: { pid: number; hostname: string; startedAt: string } | undefined, redact: (s: string) => string,
@@ -101,7 +101,7 @@ export function stateDetail(
     ...(state.emailType ? { emailType: state.emailType } : {}),
     profile: state.profile,
     baseUrl: urlWithoutCredentials(state.baseUrl),
-    account: state.account ?? null,
+    account: state.account,
     stateFile: file,
     lockedBy: holder ?? null,
     cursor: c.cursor,

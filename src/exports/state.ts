@@ -34,8 +34,8 @@ const outputSchema = z.discriminatedUnion('kind', [
     path: z.string(),
     bytes: z.number(),
     /** `<dev>:<ino>` of the file, and the SHA-256 of its last 64 KiB before `bytes`: a replaced or rewritten file is refused. */
-    file: z.string().optional(),
-    tail: z.string().optional(),
+    file: z.string(),
+    tail: z.string(),
   }),
   z.object({ kind: z.literal('stdout') }),
 ]);
@@ -67,11 +67,11 @@ const positionSchema = z.object({
   csv: z.object({
     columns: z.array(z.string()),
     omitted: z.array(z.string()),
-    /** Contacts: the row member a column holds where it is not its label (fields sharing a label). */
+    /** Contacts: the row member a column holds where it is not its label (fields sharing a label); absent when none. */
     rowKeys: z.record(z.string(), z.string()).optional(),
-    /** The cell rules the file was written with (absent in states of older versions: not checked). */
-    nullAs: z.string().optional(),
-    excelSafe: z.boolean().optional(),
+    /** The cell rules the file was written with (--null-as, --excel-safe): a file keeps one way of writing cells. */
+    nullAs: z.string(),
+    excelSafe: z.boolean(),
   }).nullable(),
   /** Custom events: the occurredAt window of the first call (the cursor carries it after). */
   window: z.object({ since: z.string(), until: z.string().optional() }).nullable(),
@@ -93,8 +93,8 @@ export const stateSchema = z.object({
   emailType: z.string().optional(),
   profile: z.string(),
   baseUrl: z.string(),
-  /** The account (base URL and the key's identity: state-key.ts accountIdentity); absent in states of earlier versions. */
-  account: z.string().optional(),
+  /** The account (base URL and the key's identity: state-key.ts accountIdentity). */
+  account: z.string(),
   createdAt: z.string(),
   updatedAt: z.string(),
   current: positionSchema,

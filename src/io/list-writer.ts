@@ -1,3 +1,4 @@
+import type { Writable } from 'node:stream';
 import { csvFormatter } from './csv-line.js';
 import { cellText, flatten, resolveFormat, statusPaint, tableWidth, type Output } from './format.js';
 import { writeWithBackpressure } from './write.js';
@@ -24,68 +25,79 @@ interface ListLayout {
  */
 export async function createListWriter(output: Output, columns?: string[], layout: ListLayout = {}, warn?: (message: string) => void): Promise<ListWriter> {
   const format = resolveFormat(output);
-  const out = output.stdout;
   // --columns chooses the members of JSON too (nested as the API sent them: type.name is {type: {name}}).
   if (layout.chosen && columns && (format === 'json' || format === 'ndjson')) {
     const inner = await createListWriter(output, undefined, {}, warn);
     return { write: (row) => inner.write(pick(row, columns)), end: () => inner.end() };
   }
-  if (output.query !== undefined && (format === 'json' || format === 'ndjson')) {
-    const { documentQueryText, loadQuery, queryText } = await import('./query.js');
-    const expression = output.query;
-    const query = await loadQuery(expression);
-    if (format === 'ndjson') return { write: (row) => writeWithBackpressure(out, queryText(query(row), true)), end: async () => {} };
-    // A query sees the whole array, so the rows are held until the end.
-    const rows: Array<Record<string, unknown>> = [];
-    return { write: async (row) => void rows.push(row), end: () => writeWithBackpressure(out, documentQueryText(expression, rows, false, warn)) };
-  }
+  if (output.query !== undefined && (format === 'json' || format === 'ndjson')) return queryWriter(output.stdout, output.query, format, warn);
   if (format === 'ndjson') {
-    return { write: (row) => writeWithBackpressure(out, stringifyJson(row) + '\n'), end: async () => {} };
+    return { write: (row) => writeWithBackpressure(output.stdout, stringifyJson(row) + '\n'), end: async () => {} };
   }
-  if (format === 'json') {
-    let count = 0;
-    return {
-      write: (row) => writeWithBackpressure(out, (count++ === 0 ? '[\n  ' : ',\n  ') + stringifyJson(row)),
-      end: () => writeWithBackpressure(out, count === 0 ? '[]\n' : '\n]\n'),
-    };
-  }
-  if (format === 'csv') {
-    const toCsv = await csvFormatter('\n');
-    const line = (cells: string[]) => toCsv([cells]);
-    let header = columns;
-    let started = false;
-    const start = () => {
-      started = true;
-      return writeWithBackpressure(out, line(layout.chosen ? header! : [...header!, '_extra']));
-    };
-    return {
-      async write(row) {
-        const flat = flatten(row);
-        header ??= Object.keys(flat);
-        if (!started) await start();
-        const known = new Set(header);
-        // A member under a column that holds its object whole (`output.path` under `output`) has its column.
-        const covered = (k: string) => known.has(k) || header!.some((c) => k.startsWith(`${c}.`));
-        const rest = Object.fromEntries(Object.entries(flat).filter(([k]) => !covered(k)));
-        // A column naming an object (--columns output) holds it whole, as JSON.
-        const cells = header.map((c) => cellText(c in flat ? flat[c] : valueAt(row, c)));
-        if (!layout.chosen) cells.push(Object.keys(rest).length ? stringifyJson(rest) : '');
-        await writeWithBackpressure(out, line(cells));
-      },
-      async end() {
-        if (!started && header) await start();
-      },
-    };
-  }
+  if (format === 'json') return jsonWriter(output.stdout);
+  if (format === 'csv') return csvWriter(output.stdout, columns, layout);
+  return tableWriter(output, columns, layout);
+}
+
+/** -q: the query's result for each row (NDJSON), or for the whole array (JSON: the rows are held until the end). */
+async function queryWriter(out: Writable, expression: string, format: 'json' | 'ndjson', warn?: (message: string) => void): Promise<ListWriter> {
+  const { documentQueryText, loadQuery, queryText } = await import('./query.js');
+  const query = await loadQuery(expression);
+  if (format === 'ndjson') return { write: (row) => writeWithBackpressure(out, queryText(query(row), true)), end: async () => {} };
+  const rows: Array<Record<string, unknown>> = [];
+  return { write: async (row) => void rows.push(row), end: () => writeWithBackpressure(out, documentQueryText(expression, rows, false, warn)) };
+}
+
+/** One JSON array, a row a line, streamed. */
+function jsonWriter(out: Writable): ListWriter {
+  let count = 0;
+  return {
+    write: (row) => writeWithBackpressure(out, (count++ === 0 ? '[\n  ' : ',\n  ') + stringifyJson(row)),
+    end: () => writeWithBackpressure(out, count === 0 ? '[]\n' : '\n]\n'),
+  };
+}
+
+/** CSV under the columns (else the first row's), streamed; what has no column goes to `_extra` unless the columns were chosen. */
+async function csvWriter(out: Writable, columns: string[] | undefined, layout: ListLayout): Promise<ListWriter> {
+  const toCsv = await csvFormatter('\n');
+  const line = (cells: string[]) => toCsv([cells]);
+  let header = columns;
+  let started = false;
+  const start = () => {
+    started = true;
+    return writeWithBackpressure(out, line(layout.chosen ? header! : [...header!, '_extra']));
+  };
+  return {
+    async write(row) {
+      const flat = flatten(row);
+      header ??= Object.keys(flat);
+      if (!started) await start();
+      const known = new Set(header);
+      // A member under a column that holds its object whole (`output.path` under `output`) has its column.
+      const covered = (k: string) => known.has(k) || header!.some((c) => k.startsWith(`${c}.`));
+      const rest = Object.fromEntries(Object.entries(flat).filter(([k]) => !covered(k)));
+      // A column naming an object (--columns output) holds it whole, as JSON.
+      const cells = header.map((c) => cellText(c in flat ? flat[c] : valueAt(row, c)));
+      if (!layout.chosen) cells.push(Object.keys(rest).length ? stringifyJson(rest) : '');
+      await writeWithBackpressure(out, line(cells));
+    },
+    async end() {
+      if (!started && header) await start();
+    },
+  };
+}
+
+/** A table for a terminal: laid out once every row is in. */
+function tableWriter(output: Output, columns: string[] | undefined, layout: ListLayout): ListWriter {
   const rows: Array<Record<string, unknown>> = [];
   return {
     write: async (row) => void rows.push(flatten(row)),
     async end() {
-      if (rows.length === 0) return writeWithBackpressure(out, '(no rows)\n');
+      if (rows.length === 0) return writeWithBackpressure(output.stdout, '(no rows)\n');
       const { layoutTable } = await import('./table.js');
       const head = layout.table ?? columns ?? [...new Set(rows.flatMap((r) => Object.keys(r)))];
       // A table is for a terminal: what the server sent cannot act on it (JSON and CSV stay exact).
-      await writeWithBackpressure(out, layoutTable(head, rows, { width: tableWidth(output), paint: statusPaint(output) }));
+      await writeWithBackpressure(output.stdout, layoutTable(head, rows, { width: tableWidth(output), paint: statusPaint(output) }));
     },
   };
 }

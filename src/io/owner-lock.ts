@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
+import { CliError, ExitCode } from '../errors.js';
 import { isAlive, processStartTicks } from '../lib/process-alive.js';
 import { readRegularFileSync } from '../lib/regular-file.js';
 
@@ -24,7 +25,6 @@ export interface HeldLock {
 const STALE_MS = 10_000;
 const REFRESH_MS = 3_000;
 const TAKE_ATTEMPTS = 5;
-const LEGACY = /^(\d+) [0-9a-f]+\n?$/;
 
 // The one lock of cnv (export state and output file, batch report): a file at `path` holding
 // its owner as JSON (pid, host, start time). It is written complete under a name of its own
@@ -38,18 +38,19 @@ const LEGACY = /^(\d+) [0-9a-f]+\n?$/;
 // that is alive may belong to another process by now (a reboot, a container restart): the
 // lock records its holder's start time (Linux), and a process that started at another time is
 // not its holder; where no start time can be compared, a lock not refreshed for STALE_MS is
-// stale too (its holder refreshes it every REFRESH_MS). Only an older cnv's report lock, which
-// was never refreshed, is held for as long as its pid lives. Something that is not
-// a file or a directory (a symlink, a fifo) is no lock: replaced at once. A directory is the
-// lock of an older cnv (proper-lockfile's, with owner.json inside), judged the same way.
+// stale too (its holder refreshes it every REFRESH_MS). Something that is not a file or a
+// directory (a symlink, a fifo) is no lock: replaced at once. A directory, or a file that does
+// not name its owner as this version writes it, is a lock of another format (docs/guarantees.md,
+// "Compatibility"): refused, never judged or taken over (`lock_unrecognised`, exit 2).
 // Taking over renames the stale lock aside and checks that what moved is the lock judged stale
 // (its text, unique by a random token); if another run took it over in between, its lock is put
 // back and this run is refused. A holder checks the text at `path` is still its own in lost().
 
 /**
  * Takes the lock at `path` for this process, or throws `heldBy(owner)` at once when another
- * live process holds it (owner undefined: a lock without a readable owner). Errors of the file
- * system (EACCES, ENOSPC...) are thrown as they are.
+ * live process holds it (owner undefined: it changed hands on every attempt), and
+ * `lock_unrecognised` (exit 2) for a lock of another format. Errors of the file system (EACCES,
+ * ENOSPC...) are thrown as they are.
  */
 export function takeLock(path: string, heldBy: (owner: LockOwner | undefined) => Error): HeldLock {
   removeDeadMakings(path);
@@ -70,6 +71,7 @@ export function takeLock(path: string, heldBy: (owner: LockOwner | undefined) =>
       }
       const found = inspect(path);
       if (!found) continue; // released meanwhile
+      if (found.foreign) throw unrecognised(path);
       if (!found.stale) throw heldBy(found.owner);
       takeAside(path, found.identity);
     }
@@ -79,15 +81,17 @@ export function takeLock(path: string, heldBy: (owner: LockOwner | undefined) =>
   }
 }
 
-/** The live holder of the lock at `path`; undefined when there is none, or it is stale. */
+/** The live holder of the lock at `path`; undefined when there is none, it is stale, or of another format. */
 export function lockHolder(path: string): LockOwner | undefined {
   const found = inspect(path);
-  return found && !found.stale ? found.owner : undefined;
+  return found && !found.stale && !found.foreign ? found.owner : undefined;
 }
 
 interface Found {
   owner: LockOwner | undefined;
   stale: boolean;
+  /** A directory, or a file whose text is not an owner as this version writes it. */
+  foreign: boolean;
   /** What tells this lock from a later one at the same path. */
   identity: string;
 }
@@ -103,18 +107,34 @@ function inspect(path: string): Found | undefined {
   return judge(path, stat);
 }
 
-function judge(path: string, stat: fs.Stats): Found {
+/** What the lock at `path` is; undefined when it went meanwhile. An unreadable lock file (EACCES) throws. */
+function judge(path: string, stat: fs.Stats): Found | undefined {
   const inode = `${stat.dev}:${stat.ino}`;
-  if (!stat.isFile() && !stat.isDirectory()) return { owner: undefined, stale: true, identity: `other ${inode}` };
-  const text = readText(stat.isDirectory() ? join(path, 'owner.json') : path);
-  const owner = text === undefined ? undefined : parseOwner(text);
-  // An older cnv's report lock (`<pid> <hex>`) was never refreshed: held for as long as its pid lives.
-  const legacy = text !== undefined && LEGACY.test(text);
-  const stale = owner?.hostname === hostname() ? holderGone(owner, stat, legacy) : Date.now() - stat.mtimeMs > STALE_MS;
-  return { owner, stale, identity: stat.isFile() && text ? `file ${text}` : `${stat.isFile() ? 'file' : 'directory'} ${inode}` };
+  if (stat.isDirectory()) return { owner: undefined, stale: false, foreign: true, identity: `directory ${inode}` };
+  if (!stat.isFile()) return { owner: undefined, stale: true, foreign: false, identity: `other ${inode}` };
+  let text: string;
+  try {
+    text = readRegularFileSync(path, { nofollow: true }).toString('utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+  const owner = parseOwner(text);
+  if (!owner) return { owner: undefined, stale: false, foreign: true, identity: `file ${text}` };
+  const stale = owner.hostname === hostname() ? holderGone(owner, stat) : Date.now() - stat.mtimeMs > STALE_MS;
+  return { owner, stale, foreign: false, identity: `file ${text}` };
 }
 
-/** A file's text, never through a symlink, nor from a FIFO or a device (never waited on); undefined when it cannot be read. */
+/** A lock of another format (an earlier cnv's, or not cnv's at all): whether its holder lives cannot be told. */
+function unrecognised(path: string): CliError {
+  return new CliError(`${path} is not a lock this version of cnv writes: whether a run still holds it cannot be told`, {
+    exitCode: ExitCode.usage,
+    code: 'lock_unrecognised',
+    hint: `if no cnv run uses it, remove it (rm -r ${path}) and run again`,
+  });
+}
+
+/** A held lock's text, never through a symlink, nor from a FIFO or a device (never waited on); undefined when it cannot be read. */
 function readText(file: string): string | undefined {
   try {
     return readRegularFileSync(file, { nofollow: true }).toString('utf8');
@@ -127,26 +147,23 @@ function readText(file: string): string | undefined {
  * Whether the holder a lock of this host names is gone: its pid free, or taken by another
  * process. A pid that is no process's (0, -1: kill() would reach a whole group, so it always
  * "lives") and a holder without a start time to compare are judged by the refreshes, as for
- * another host (docs/exports.md): before, such a lock, with no `startedAt` either, was held
- * for ever. Only an older cnv's report lock, which was never refreshed, lives as long as its pid.
+ * another host (docs/exports.md).
  */
-function holderGone(owner: LockOwner, stat: fs.Stats, legacy: boolean): boolean {
+function holderGone(owner: LockOwner, stat: fs.Stats): boolean {
   const notRefreshed = Date.now() - stat.mtimeMs > STALE_MS;
   if (!(owner.pid > 0)) return notRefreshed;
   if (!isAlive(owner.pid)) return true;
   const start = owner.procStart === undefined ? undefined : processStartTicks(owner.pid);
   if (start !== undefined) return start !== owner.procStart;
-  return !legacy && notRefreshed;
+  return notRefreshed;
 }
 
+/** The owner a lock file names as this version writes it (pid, host, start time); undefined for any other text. */
 function parseOwner(text: string): LockOwner | undefined {
-  // An older cnv's report lock: "<pid> <hex>", of this host.
-  const legacy = LEGACY.exec(text);
-  if (legacy) return { pid: Number(legacy[1]), hostname: hostname(), startedAt: '' };
   try {
     const { pid, hostname: host, startedAt, procStart } = JSON.parse(text) as LockOwner;
-    if (!Number.isInteger(pid) || typeof host !== 'string') return undefined;
-    return { pid, hostname: host, startedAt: typeof startedAt === 'string' ? startedAt : '', ...(Number.isSafeInteger(procStart) ? { procStart } : {}) };
+    if (!Number.isInteger(pid) || typeof host !== 'string' || typeof startedAt !== 'string') return undefined;
+    return { pid, hostname: host, startedAt, ...(Number.isSafeInteger(procStart) ? { procStart } : {}) };
   } catch {
     return undefined;
   }
@@ -161,7 +178,7 @@ function takeAside(path: string, judged: string): void {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
     throw err;
   }
-  if (judge(aside, fs.lstatSync(aside)).identity !== judged) {
+  if (judge(aside, fs.lstatSync(aside))?.identity !== judged) {
     // Another run's fresh lock: put back, unless yet another run has taken the place meanwhile
     // (then the run whose lock this was finds it lost before it commits anything more).
     try {
@@ -170,7 +187,7 @@ function takeAside(path: string, judged: string): void {
       // Left as it is.
     }
   }
-  fs.rmSync(aside, { recursive: true, force: true });
+  fs.rmSync(aside, { force: true });
 }
 
 function hold(path: string, text: string): HeldLock {
@@ -219,6 +236,15 @@ function removeDeadMakings(path: string): void {
   }
   for (const name of names) {
     const m = name.startsWith(prefix) ? /^(\d+)\.[0-9a-f]{8}$/.exec(name.slice(prefix.length)) : null;
-    if (m && !isAlive(Number(m[1]))) fs.rmSync(join(dirname(path), name), { recursive: true, force: true });
+    if (m && !isAlive(Number(m[1]))) removeFile(join(dirname(path), name));
+  }
+}
+
+/** Removes a file (never a directory: cnv makes none by these names). */
+function removeFile(path: string): void {
+  try {
+    fs.rmSync(path, { force: true });
+  } catch {
+    // A directory, or no permission: left as it is.
   }
 }

@@ -103,8 +103,13 @@ export class JsonRowSplitter {
     this.writes++;
     this.buf += text;
     const s = this.buf;
-    const n = s.length;
-    let i = this.i;
+    const i = this.scan(s, this.i, s.length);
+    this.keepNeeded(s, i);
+    this.checkHeld();
+  }
+
+  /** Reads `s` from `i` as far as it goes; returns where it stopped (`n`, or the start of a string that goes on). */
+  private scan(s: string, i: number, n: number): number {
     while (i < n) {
       if (this.mode === 'row') {
         i = this.scanRow(s, i, n);
@@ -112,10 +117,7 @@ export class JsonRowSplitter {
       }
       if (this.inString) {
         const j = closingQuote(s, i);
-        if (j < 0) {
-          i = n;
-          break;
-        }
+        if (j < 0) return n;
         this.endString(s, j);
         i = j + 1;
         continue;
@@ -134,7 +136,11 @@ export class JsonRowSplitter {
       this.outside(s, c, i);
       i++;
     }
-    // Keep only what is still needed: the row being read, or the string being read.
+    return i;
+  }
+
+  /** Keeps only what is still needed of `s` (scanned up to `i`): the row being read, or the string being read. */
+  private keepNeeded(s: string, i: number): void {
     let keep = this.mode === 'row' ? this.rowStart : this.inString ? this.stringStart : i;
     if (this.mode === 'row' && i - keep > PIECE_CHARS) {
       // A long row (scanned up to i): its text so far goes to the pieces, but for the backslashes
@@ -149,7 +155,10 @@ export class JsonRowSplitter {
     this.i = i - keep;
     this.rowStart -= keep;
     this.stringStart -= keep;
-    // An endless row or string, or an endless document around the rows, would be held whole.
+  }
+
+  /** An endless row or string, or an endless document around the rows, would be held whole: refused past its bound. */
+  private checkHeld(): void {
     if (this.mode === 'row' && this.rowBytes.over(this.buf.length + this.rowHeadChars, () => utf8Length(this.rowHead, this.buf))) {
       throw new JsonTooLargeError(`row ${this.index} of data.${this.member} is larger than ${bytesText(this.rowBytes.limit)}`);
     }

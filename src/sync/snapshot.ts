@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { closeSync, constants, lstatSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { EXPORT_PAGE_LIMITS } from '../api/exports.js';
@@ -84,54 +84,23 @@ export async function refreshSnapshot(deps: SnapshotDeps, key: string, fieldKeys
   const prior = readState(store, key, (why) => (reason ??= why));
   const record = prior && !opts.full ? trustedRecord(readSnapshotRecord(paths.record), prior, paths.file, key, (why) => (reason ??= why)) : undefined;
   let full = opts.full || reason !== undefined || prior === undefined;
-
-  let index = new SnapshotIndex();
-  let digest = createHash('sha256');
-  let segments: SnapshotRecord['fields'] = [];
-  let verified = 0;
-  // Kept only when the whole file will fit: a large one is never held, even in part.
-  let kept = new KeptBytes(record && record.bytes <= IN_MEMORY_BYTES ? IN_MEMORY_BYTES : 0);
-  if (!full && record) {
-    try {
-      await indexRange(paths.file, 0, record.bytes, index, digest, deps.signal, kept);
-      if (digest.copy().digest('hex') !== record.sha256) throw new SnapshotDamage('its SHA-256 is not the one recorded when it was written');
-      verified = record.bytes;
-      segments = record.fields;
-    } catch (err) {
-      if (!(err instanceof SnapshotDamage)) throw err;
-      reason = `the snapshot ${paths.file} is damaged (${err.message})`;
-      full = true;
-    }
-  }
-  if (full) {
-    index = new SnapshotIndex();
-    digest = createHash('sha256');
-    kept = new KeptBytes(IN_MEMORY_BYTES);
-    segments = [];
-    verified = 0;
+  let indexed = !full && record ? await verifiedPart(paths.file, record, deps.signal, (why) => (reason = why)) : undefined;
+  if (!indexed) {
+    full = true;
+    indexed = nothingIndexed();
     if (reason) deps.notices.info(`note: ${reason}: rebuilding it from a full refresh`);
   }
   ensureFile(paths.file);
-  let run = await exportInto(deps, key, paths.file, full, opts.crash).catch((err: unknown) => {
-    if (full || !(err instanceof CliError) || !DAMAGE_CODES.has(err.code)) throw err;
-    reason = `the snapshot ${paths.file} is not the file its state wrote (${err.code})`;
-    deps.notices.info(`note: ${reason}: rebuilding it from a full refresh`);
-    return undefined;
-  });
-  if (run === undefined) {
-    full = true;
-    index = new SnapshotIndex();
-    digest = createHash('sha256');
-    kept = new KeptBytes(IN_MEMORY_BYTES);
-    segments = [];
-    verified = 0;
-    run = await exportInto(deps, key, paths.file, true, opts.crash);
-  }
+  const exported = await exportSnapshot(deps, key, paths.file, full, opts.crash);
+  if (exported.full && !full) indexed = nothingIndexed();
+  full = exported.full;
+  reason = exported.reason ?? reason;
   const committed = committedBytes(store, key);
-  if (committed > IN_MEMORY_BYTES) kept = new KeptBytes(0);
+  if (committed > IN_MEMORY_BYTES) indexed.kept = new KeptBytes(0);
   const keys = [...fieldKeys].sort();
-  const last = segments.at(-1);
-  if (!last || last.keys.join('\u0000') !== keys.join('\u0000')) segments = [...segments, { from: verified, keys }];
+  const last = indexed.segments.at(-1);
+  if (!last || last.keys.join('\u0000') !== keys.join('\u0000')) indexed.segments = [...indexed.segments, { from: indexed.verified, keys }];
+  const { index, digest, kept, segments, verified } = indexed;
   try {
     // Lines a killed run committed after the record was written are the export's, checked by its protocol.
     await indexRange(paths.file, verified, committed, index, digest, deps.signal, kept);
@@ -143,18 +112,59 @@ export async function refreshSnapshot(deps: SnapshotDeps, key: string, fieldKeys
     version: 1, key, bytes: committed, sha256: digest.digest('hex'), lines: index.lines, contacts: index.size,
     fullAt: full || !record ? new Date(started).toISOString() : record.fullAt, fields: segments,
   });
-  const sets = segments.map((s) => ({ from: s.from, keys: new Set(s.keys) }));
   const reader = new SnapshotReader(paths.file, index, kept.whole());
-  return {
-    index,
-    reader,
-    fieldKeysAt: (offset) => {
-      let found = sets[0].keys;
-      for (const s of sets) if (s.from <= offset) found = s.keys;
-      return found;
-    },
-    refresh: { contacts: index.size, rows: run.rows, pages: run.pages, full, ...(reason ? { reason } : {}), stateKey: key, path: paths.file, elapsedMs: deps.clock.now() - started },
-    close: () => reader.close(),
+  const refresh = { contacts: index.size, rows: exported.run.rows, pages: exported.run.pages, full, ...(reason ? { reason } : {}), stateKey: key, path: paths.file, elapsedMs: deps.clock.now() - started };
+  return { index, reader, fieldKeysAt: fieldKeysAt(segments), refresh, close: () => reader.close() };
+}
+
+/** What is indexed of the snapshot file so far: its first `verified` bytes, their digest and field keys. */
+interface Indexed {
+  index: SnapshotIndex;
+  digest: Hash;
+  // Kept only when the whole file will fit: a large one is never held, even in part.
+  kept: KeptBytes;
+  segments: SnapshotRecord['fields'];
+  verified: number;
+}
+
+const nothingIndexed = (): Indexed => ({ index: new SnapshotIndex(), digest: createHash('sha256'), kept: new KeptBytes(IN_MEMORY_BYTES), segments: [], verified: 0 });
+
+/** The part of the file the record vouches for, indexed and checked against its SHA-256; undefined (and why) when it is damaged. */
+async function verifiedPart(file: string, record: SnapshotRecord, signal: AbortSignal, damaged: (why: string) => void): Promise<Indexed | undefined> {
+  const indexed: Indexed = { ...nothingIndexed(), kept: new KeptBytes(record.bytes <= IN_MEMORY_BYTES ? IN_MEMORY_BYTES : 0) };
+  try {
+    await indexRange(file, 0, record.bytes, indexed.index, indexed.digest, signal, indexed.kept);
+    if (indexed.digest.copy().digest('hex') !== record.sha256) throw new SnapshotDamage('its SHA-256 is not the one recorded when it was written');
+  } catch (err) {
+    if (!(err instanceof SnapshotDamage)) throw err;
+    damaged(`the snapshot ${file} is damaged (${err.message})`);
+    return undefined;
+  }
+  return { ...indexed, verified: record.bytes, segments: record.fields };
+}
+
+/**
+ * Runs the export into the snapshot. A continuing run whose file the export's own checks refuse
+ * (not the file its state wrote) runs again whole, with a note.
+ */
+async function exportSnapshot(deps: SnapshotDeps, key: string, file: string, full: boolean, crash: CrashHook | undefined): Promise<{ run: { rows: number; pages: number }; full: boolean; reason?: string }> {
+  const run = await exportInto(deps, key, file, full, crash).catch((err: unknown) => {
+    if (full || !(err instanceof CliError) || !DAMAGE_CODES.has(err.code)) throw err;
+    return err.code;
+  });
+  if (typeof run !== 'string') return { run, full };
+  const reason = `the snapshot ${file} is not the file its state wrote (${run})`;
+  deps.notices.info(`note: ${reason}: rebuilding it from a full refresh`);
+  return { run: await exportInto(deps, key, file, true, crash), full: true, reason };
+}
+
+/** The field keys that existed when the line at a byte offset was fetched. */
+function fieldKeysAt(segments: SnapshotRecord['fields']): (offset: number) => ReadonlySet<string> {
+  const sets = segments.map((s) => ({ from: s.from, keys: new Set(s.keys) }));
+  return (offset) => {
+    let found = sets[0].keys;
+    for (const s of sets) if (s.from <= offset) found = s.keys;
+    return found;
   };
 }
 

@@ -109,11 +109,9 @@ describe('export: local file system failures are exit 8, not a bug', () => {
     const store = await ExportStateStore.open(dir);
     const leftover = `${store.pathOf(`${KEY}/stdout`)}.tmp-1732000000abcdef`;
     writeFileSync(leftover, '{"state":');
-    // A lock file half made by a process that is gone (pid 999999), and a directory an older cnv left so.
+    // A lock file half made by a process that is gone (pid 999999).
     const making = `${store.pathOf(`${KEY}/stdout`)}.lock.999999.deadbeef`;
     writeFileSync(making, '{}');
-    fs.mkdirSync(`${making.slice(0, -8)}cafebabe`);
-    writeFileSync(join(`${making.slice(0, -8)}cafebabe`, 'owner.json'), '{}');
     page(undefined, [contact('a')], null);
     const res = await run(['-o', 'ndjson']);
     expect(res.exitCode, res.stderr).toBe(0);

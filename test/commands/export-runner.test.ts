@@ -289,22 +289,15 @@ describe('export runner: default state keys per output', () => {
     expect(moved.stderr).toMatch(/error: state_belongs_to_file: export state ".*" writes to .*contacts\.ndjson; exporting it to stdout would move its position/);
   });
 
-  it('a file (or stdout) written under the default key of earlier versions keeps that state', async () => {
-    page(undefined, [contact('a')], null, 2);
+  it('the default key of earlier versions (no output part) is never looked for: its file is refused, naming that key; stdout starts its own state', async () => {
+    page(undefined, [contact('a')], null, 3);
     const out = outFile();
     expect((await run(['--out', out, '--state-key', KEY])).exitCode).toBe(0);
-    const again = await run(['--out', out, '--json']);
-    expect(again.exitCode, again.stderr).toBe(0);
-    expect(JSON.parse(again.stdout)).toMatchObject({ stateKey: KEY, rows: 0, skipped: 1 });
-    // Another file, or stdout, gets its own new default state.
-    page(undefined, [contact('a')], null);
-    expect(await summaryOf([])).toMatchObject({ stateKey: STDOUT_KEY, rows: 1 });
-  });
-
-  it('stdout under the default key of earlier versions keeps that state', async () => {
-    page(undefined, [contact('a')], null, 2);
-    expect((await run(['--state-key', KEY])).exitCode).toBe(0);
-    expect(await summaryOf([])).toMatchObject({ stateKey: KEY, rows: 0, skipped: 1 });
+    const again = await run(['--out', out]);
+    expect(again.exitCode).toBe(2);
+    expect(again.stderr).toContain(`error: file_not_empty: --out ${out} already holds`);
+    expect(again.stderr).toContain(`hint: export state "${KEY}" (profile "default") writes this file: --state-key ${KEY} continues it`);
+    expect(await summaryOf([])).toMatchObject({ stateKey: STDOUT_KEY, rows: 1, skipped: 0 });
   });
 });
 
@@ -420,7 +413,7 @@ describe('export state: nothing secret is persisted or shown', () => {
     expect(store.read('creds')).toBeUndefined();
   });
 
-  it('a state written by an older version (a key in an error, a password in baseUrl) is shown redacted', async () => {
+  it('a state file edited by hand (a key in an error, a password in baseUrl) is shown redacted', async () => {
     page(undefined, [contact('a')], null);
     const out = outFile();
     expect((await run(['--out', out])).exitCode).toBe(0);

@@ -53,7 +53,8 @@ describe('waits that a signal ends (binary)', () => {
   it('a resume report whose writer stalls after its first lines: the reading ends at SIGINT', async () => {
     const path = fifo();
     const input = write('x.csv', 'email\na@example.com\n');
-    const job = `#cnv-report {"version":3,"command":"audience add","target":"${AU.followUp.id}","input":${JSON.stringify(input)}}\nline,identifier,status,cnvContactId,error,message,row,hash\n`;
+    const job = JSON.stringify({ command: 'audience add', target: AU.followUp.id, input, account: null });
+    const start = `line,identifier,status,cnvContactId,error,message,row,hash,job\n2,a@example.com,added,x,,,1,0123456789abcdef,"${job.replaceAll('"', '""')}"\n`;
     const run = stopped(add('--batch', input, '--resume-from-report', path), 'SIGINT', 1_000);
     // The writer opens the FIFO once cnv reads it (never blocking this process), writes the start and stays.
     let fd: number | undefined;
@@ -64,7 +65,7 @@ describe('waits that a signal ends (binary)', () => {
         await sleep(50);
       }
     }
-    writeSync(fd!, job + '2,a@example.com,added,x,,,1,0123456789abcdef\n');
+    writeSync(fd!, start);
     const res = await run;
     closeSync(fd!);
     expect(res.exitCode, res.stderr).toBe(130);

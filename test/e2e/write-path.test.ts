@@ -1,4 +1,4 @@
-import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
@@ -81,8 +81,8 @@ describe('the key echoed back base64-encoded', () => {
 });
 
 describe('a cron export keeps its state when a profile is added', () => {
-  const exportTo = (out: string, config: string, env: Record<string, string | undefined> = {}) =>
-    cnv(['export', 'contacts', '--out', out], { env: { ...fx.env, CNV_CONFIG_DIR: config, ...env } });
+  const exportTo = (out: string, config: string, env: Record<string, string | undefined> = {}, flags: string[] = []) =>
+    cnv(['export', 'contacts', '--out', out, ...flags], { env: { ...fx.env, CNV_CONFIG_DIR: config, ...env } });
   const setKey = (config: string, profile: string, key: string) =>
     cnv(['--profile', profile, 'config', 'set-key', '--base-url', fx.emulator.url], { env: { CNV_CONFIG_DIR: config }, input: key });
   const stateFiles = (config: string) => readdirSync(join(config, 'exports')).filter((f) => f.endsWith('.json'));
@@ -111,37 +111,35 @@ describe('a cron export keeps its state when a profile is added', () => {
     expect(other.stderr).toContain('of the account sk_live_demo@');
   });
 
-  it('a state of an earlier version, named after the profile, continues when it is this account\'s, and only then', async () => {
+  it('a state of an earlier version (no account) is refused naming it and how to start over; one named after the profile is never looked for', async () => {
     const config = tempConfigDir();
     const out = join(config, 'contacts.ndjson');
     expect((await exportTo(out, config)).exitCode).toBe(0);
-    // As an earlier version wrote it: the key names the profile ("default", implicit with CNV_API_KEY), no account.
+    // As an earlier version wrote it: no account.
     const [file] = stateFiles(config);
+    const path = join(config, 'exports', file);
     const { account, ...state } = stateOf(config, file);
     expect(account).toBe(`sk_live_demo@${new URL(fx.emulator.url).host}`);
+    writeFileSync(path, JSON.stringify({ state }));
+    const refused = await exportTo(out, config);
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toContain(`error: state_corrupt: the export state file ${path} cannot be used: it is not a state this version of cnv writes (account: `);
+    expect(refused.stderr).toMatch(/^hint: .*`cnv export state reset .*` removes it, or run the export with --full to start over and replace it$/m);
+    const full = await exportTo(out, config, {}, ['--full']);
+    expect(full.exitCode, full.stderr).toBe(0);
+    expect(stateOf(config, file).account).toBe(account);
+
+    // The key earlier versions gave it (the profile's name, "default"): no state under the account's key,
+    // and the file it wrote is not continued on a guess.
     const legacyKey = `default@${new URL(fx.emulator.url).host}/contacts:${out}`;
-    rmSync(join(config, 'exports', file));
+    rmSync(path);
     writeFileSync(join(config, 'exports', `${stateFileStem(legacyKey)}.json`), JSON.stringify({ state: { ...state, key: legacyKey } }));
     const owners = join(config, 'exports', 'files');
-    for (const owner of readdirSync(owners).filter((f) => f.endsWith('.owner'))) writeFileSync(join(owners, owner), JSON.stringify({ key: legacyKey }));
-
-    // A profile "default" holding another account's key: that state is not this account's.
-    const elsewhere = tempConfigDir();
-    cpSync(join(config, 'exports'), join(elsewhere, 'exports'), { recursive: true });
-    expect((await setKey(elsewhere, 'default', fx.emulator.keys.limited)).exitCode).toBe(0);
-    const refused = await exportTo(out, elsewhere);
-    expect(refused.exitCode).toBe(2);
-    expect(refused.stderr).toContain(`--state-key ${legacyKey} continues it`);
-
-    // Adding a profile (it becomes the current one): the cron line with CNV_API_KEY continues the earlier state.
-    expect((await setKey(config, 'work', fx.emulator.keys.full)).exitCode).toBe(0);
-    expect((await run(['contacts', 'upsert', '--email', 'cron.later@example.com'])).exitCode).toBe(0);
-    const again = await exportTo(out, config);
-    expect(again.exitCode, again.stderr).toBe(0);
-    expect(again.stderr).toMatch(/complete: 1 row /);
-    expect(again.stderr).toContain(`state "${legacyKey}" saved`);
-    // Its first write records the account, which decides from then on.
-    expect(stateOf(config, `${stateFileStem(legacyKey)}.json`).account).toBe(`sk_live_demo@${new URL(fx.emulator.url).host}`);
+    for (const owner of readdirSync(owners).filter((f) => f.endsWith('.owner'))) rmSync(join(owners, owner));
+    const fresh = await exportTo(out, config);
+    expect(fresh.exitCode).toBe(2);
+    expect(fresh.stderr).toContain(`error: file_not_empty: --out ${out} already holds`);
+    expect(fresh.stderr).toContain('hint: choose a new file, or pass --full to replace its content');
   });
 });
 
@@ -167,7 +165,7 @@ describe('the batch report is a plain CSV', () => {
     expect(other.stderr).toContain('error: report_mismatch: ');
   });
 
-  it('a report written to stdout and saved resumes; one of the version before (#cnv-report first line) still resumes', async () => {
+  it('a report written to stdout and saved resumes; one of an earlier version (#cnv-report first line) is refused, naming the way to start over', async () => {
     const input = write('people.csv', 'email\nstdout.a@example.com\nstdout.b@example.com\n');
     const saved = await run(['contacts', 'upsert', '--file', input, '--report', '-']);
     expect(saved.exitCode, saved.stderr).toBe(0);
@@ -175,16 +173,15 @@ describe('the batch report is a plain CSV', () => {
     await fx.resetStats();
     expect((await run(['contacts', 'upsert', '--file', input, '--resume-from-report', report])).exitCode).toBe(0);
     expect(await upserts()).toBe(0);
-    // The form before: the job on a first line of its own, then the header without `job`.
+    // The form of an earlier version: the job on a first line of its own, then the header without `job`.
     const rows = (parse(saved.stdout, { columns: true }) as Array<Record<string, string>>).map((r) => [r.line, r.identifier, r.status, r.cnvContactId, '', '', r.row, r.hash].join(','));
     const job = { version: 3, command: 'contacts upsert', target: null, input, account: `${new URL(fx.emulator.url).host} sk_live_demo_****` };
     const older = write('older.csv', `#cnv-report ${JSON.stringify(job)}\nline,identifier,status,cnvContactId,error,message,row,hash\n${rows[0]}\n`);
-    const newReport = reportPath();
-    const resumed = await run(['contacts', 'upsert', '--file', input, '--resume-from-report', older, '--report', newReport]);
-    expect(resumed.exitCode, resumed.stderr).toBe(0);
-    expect(await upserts()).toBe(1);
-    expect(readFileSync(newReport, 'utf8').split('\n')[0]).toBe('line,identifier,status,cnvContactId,error,message,row,hash,job');
-    expect(readReport(newReport).map((r) => r.message)).toEqual(['done in an earlier run (--resume-from-report)', '']);
+    const resumed = await run(['contacts', 'upsert', '--file', input, '--resume-from-report', older, '--report', reportPath()]);
+    expect(resumed.exitCode).toBe(2);
+    expect(resumed.stderr).toContain(`error: invalid_input: --resume-from-report ${older}: not a report of this version of cnv: its first line is not the header`);
+    expect(resumed.stderr).toContain('hint: give the --report file of an earlier run of the same input, or run without --resume-from-report to send the whole file again');
+    expect(await upserts()).toBe(0);
   });
 });
 

@@ -8,6 +8,7 @@ import { loadDoneRows } from '../../src/batch/resume.js';
 import { removeStaleTemps } from '../../src/batch/report-file.js';
 import { lockReport } from '../../src/batch/report-lock.js';
 import type { RowResult } from '../../src/batch/types.js';
+import { processStartTicks } from '../../src/lib/process-alive.js';
 
 const JOB = { command: 'audience add', target: 'c1000000-0000-4000-8000-000000000002', input: 'people.csv' };
 /** The `job` cell every row of a report of JOB ends with. */
@@ -15,8 +16,8 @@ const J = '"{""command"":""audience add"",""target"":""c1000000-0000-4000-8000-0
 const HEADER = 'line,identifier,status,cnvContactId,error,message,row,hash,job\n';
 /** Report lines of JOB, each given without its job cell. */
 const rows = (...lines: string[]) => lines.map((l) => `${l},${J}\n`).join('');
-/** How the reports of the version before this one began: the job on a line of its own. */
-const FORMAT_3 = '#cnv-report {"version":3,"command":"audience add","target":"c1000000-0000-4000-8000-000000000002","input":"people.csv","account":null}\nline,identifier,status,cnvContactId,error,message,row,hash\n';
+/** How reports of an earlier cnv began: the job on a line of its own, a header without `job`. */
+const EARLIER = '#cnv-report {"version":3,"command":"audience add","target":"c1000000-0000-4000-8000-000000000002","input":"people.csv","account":null}\nline,identifier,status,cnvContactId,error,message,row,hash\n';
 const tempDir = () => mkdtempSync(join(tmpdir(), 'cnv-report-'));
 const DONE = 'done in an earlier run (--resume-from-report)';
 
@@ -80,27 +81,22 @@ describe('the report file', () => {
     expect((await loadDoneRows(path, 'cnvContactId', { ...JOB, input: '/data/people.csv' })).size).toBe(1);
   });
 
-  it('a report of the version before (its job on a first line of its own) is resumed, and checked the same way', async () => {
-    const path = join(tempDir(), 'r.csv');
-    writeFileSync(path, `${FORMAT_3}2,a,added,1,,,1,h1\n3,b,failed,,x,,2,h2\n`);
-    expect([...(await loadDoneRows(path, 'cnvContactId', JOB)).keys()]).toEqual([1]);
-    const err = await loadDoneRows(path, 'cnvContactId', { ...JOB, command: 'campaigns add' }).catch((e) => e);
-    expect(err).toMatchObject({ exitCode: 2, code: 'report_mismatch' });
-  });
-
-  it("an older cnv's report (no job), or something that is no report, is refused (exit 2)", async () => {
+  it("a report of an earlier cnv's format, or something that is no report, is refused (exit 2) with the way to start over", async () => {
     const dir = tempDir();
+    const NOT_THIS_VERSION = /^--resume-from-report .*: not a report of this version of cnv: its first line is not the header \(line, identifier, status, \.\.\., row, hash, job\)$/;
     const cases: Array<[string, RegExp]> = [
-      ['line,identifier,status,cnvContactId,error,message,row,hash\n2,a,added,1,,,1,h1\n', /written by an older cnv: it does not say which command, target and input it reports/],
-      ['#cnv-report {"version":2,"command":"audience add","input":"people.csv"}\nline,identifier,status,cnvContactId,error,message,row,hash\n', /written by an older cnv: it does not say which account it reports/],
-      ['email\na@x.io\n', /not a cnv report: its first line is not the header/],
+      // Its job on a first line of its own (never read as such: refused as any other first line).
+      [`${EARLIER}2,a,added,1,,,1,h1\n`, NOT_THIS_VERSION],
+      ['#cnv-report {"version":2,"command":"audience add","input":"people.csv"}\nline,identifier,status,cnvContactId,error,message,row,hash\n', NOT_THIS_VERSION],
+      // A header without `job`: the rows cannot be checked against this run.
+      ['line,identifier,status,cnvContactId,error,message,row,hash\n2,a,added,1,,,1,h1\n', NOT_THIS_VERSION],
+      ['email\na@x.io\n', NOT_THIS_VERSION],
       ['', /not a cnv report: no header line/],
-      ['#cnv-report {"version":3}\nemail,name\na,b\n', /not a cnv report: its first line starts with "#cnv-report" but names no run/],
     ];
     for (const [i, [text, message]] of cases.entries()) {
       writeFileSync(join(dir, `${i}.csv`), text);
       const err = await loadDoneRows(join(dir, `${i}.csv`), 'cnvContactId', JOB).catch((e) => e);
-      expect(err, text).toMatchObject({ exitCode: 2 });
+      expect(err, text).toMatchObject({ exitCode: 2, code: 'invalid_input', hint: 'give the --report file of an earlier run of the same input, or run without --resume-from-report to send the whole file again' });
       expect(err.message, text).toMatch(message);
     }
   });
@@ -158,12 +154,26 @@ describe('the report lock', () => {
     const dir = tempDir();
     const path = join(dir, 'r.csv');
     const lock = join(dir, '.r.csv.cnv-lock');
-    writeFileSync(lock, `${process.ppid} abcd\n`);
+    const owner = (pid: number) => JSON.stringify({ pid, hostname: hostname(), startedAt: '2026-01-01T00:00:00.000Z', procStart: processStartTicks(pid) }) + '\n';
+    writeFileSync(lock, owner(process.ppid));
     await expect(lockReport(path)).rejects.toMatchObject({ exitCode: 7, code: 'report_locked', message: `another cnv run (pid ${process.ppid}) is writing the report ${path}` });
-    writeFileSync(lock, '2147480009 abcd\n');
+    writeFileSync(lock, owner(2147480009));
     const release = await lockReport(path);
     expect(JSON.parse(readFileSync(lock, 'utf8'))).toMatchObject({ pid: process.pid, hostname: hostname() });
     await release();
     expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it("an earlier cnv's report lock (`<pid> <hex>`) is refused (exit 2), naming it and how to go on; never judged by its pid", async () => {
+    const dir = tempDir();
+    const path = join(dir, 'r.csv');
+    const lock = join(dir, '.r.csv.cnv-lock');
+    writeFileSync(lock, '2147480009 abcd\n');
+    await expect(lockReport(path)).rejects.toMatchObject({
+      exitCode: 2, code: 'lock_unrecognised',
+      message: `${lock} is not a lock this version of cnv writes: whether a run still holds it cannot be told`,
+      hint: `if no cnv run uses it, remove it (rm -r ${lock}) and run again`,
+    });
+    expect(readFileSync(lock, 'utf8')).toBe('2147480009 abcd\n');
   });
 });

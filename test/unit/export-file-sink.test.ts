@@ -1,8 +1,8 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { nextTail, TAIL_BYTES, tailHash } from '../../src/exports/file-check.js';
+import { fileIdOf, nextTail, TAIL_BYTES, tailHash } from '../../src/exports/file-check.js';
 import { FileSink } from '../../src/exports/file-sink.js';
 import { excelSafeCell } from '../../src/exports/page-format.js';
 
@@ -11,6 +11,11 @@ const file = (content?: string) => {
   if (content !== undefined) writeFileSync(path, content);
   return path;
 };
+/** What a state records of `path` committed at `committed` bytes: its device and inode, and the hash of its tail. */
+const identity = (path: string, committed: number) => ({
+  file: fileIdOf(statSync(path, { bigint: true })),
+  tail: tailHash(readFileSync(path).subarray(Math.max(0, committed - TAIL_BYTES), committed)),
+});
 
 describe('FileSink (the commit protocol on the data side)', () => {
   it('writes each page at the committed offset, so a page that was never committed is written over', async () => {
@@ -22,14 +27,14 @@ describe('FileSink (the commit protocol on the data side)', () => {
     sink.committed(await sink.write([Buffer.from('two\n')], 2));
     await sink.close();
     expect(readFileSync(path, 'utf8')).toBe('one\ntwo\nnever-committed\n');
-    const next = await FileSink.open(path, { mode: 'resume', committed: 8 });
+    const next = await FileSink.open(path, { mode: 'resume', committed: 8, identity: identity(path, 8) });
     await next.close();
     expect(readFileSync(path, 'utf8')).toBe('one\ntwo\n');
   });
 
   it('on resume, cuts the uncommitted tail before anything is written', async () => {
     const path = file('one\ntwo\nhalf-a-pa');
-    const sink = await FileSink.open(path, { mode: 'resume', committed: 8 });
+    const sink = await FileSink.open(path, { mode: 'resume', committed: 8, identity: identity(path, 8) });
     expect(sink.cut).toBe(9);
     expect(readFileSync(path, 'utf8')).toBe('one\ntwo\n');
     sink.committed(await sink.write([Buffer.from('th'), Buffer.alloc(0), Buffer.from('ree\n')], 1));
@@ -38,10 +43,11 @@ describe('FileSink (the commit protocol on the data side)', () => {
   });
 
   it('refuses a file shorter than committed (rotated or edited), naming --full', async () => {
-    await expect(FileSink.open(file('one\n'), { mode: 'resume', committed: 8 })).rejects.toMatchObject({
+    const short = file('one\n');
+    await expect(FileSink.open(short, { mode: 'resume', committed: 8, identity: identity(short, 8) })).rejects.toMatchObject({
       exitCode: 2, code: 'file_shorter_than_committed', hint: expect.stringMatching(/--full/),
     });
-    await expect(FileSink.open(join(tmpdir(), 'cnv-missing-dir-x', 'gone.csv'), { mode: 'resume', committed: 8 })).rejects.toThrow(/is missing/);
+    await expect(FileSink.open(join(tmpdir(), 'cnv-missing-dir-x', 'gone.csv'), { mode: 'resume', committed: 8, identity: { file: '1:2', tail: '' } })).rejects.toThrow(/is missing/);
   });
 
   it('a new export refuses a non-empty file it did not write; --full (replace) empties it', async () => {

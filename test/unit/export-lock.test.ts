@@ -1,5 +1,5 @@
 import { execa } from 'execa';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -40,13 +40,29 @@ describe('export lock (src/io/owner-lock.ts: an owner file linked into place)', 
     await lock.release();
   });
 
-  it("takes over an older cnv's lock directory (owner.json inside) whose holder died", async () => {
+  it("a lock of another format (an earlier cnv's directory with owner.json, a pid and a hex, junk) is refused (exit 2), never taken over", async () => {
     const path = statePath();
-    mkdirSync(`${path}.lock`);
-    writeFileSync(join(`${path}.lock`, 'owner.json'), JSON.stringify({ pid: await deadPid(), hostname: hostname(), startedAt: '2026-01-01T00:00:00.000Z' }));
-    const lock = await acquireExportLock(path, 'k');
-    expect(lstatSync(`${path}.lock`).isFile()).toBe(true);
-    await lock.release();
+    const dead = await deadPid();
+    const shapes: Array<[string, () => void]> = [
+      ['a directory', () => {
+        mkdirSync(`${path}.lock`);
+        writeFileSync(join(`${path}.lock`, 'owner.json'), JSON.stringify({ pid: dead, hostname: hostname(), startedAt: '2026-01-01T00:00:00.000Z' }));
+      }],
+      ['`<pid> <hex>`', () => writeFileSync(`${path}.lock`, `${dead} abcd\n`)],
+      ['JSON without a start time', () => writeFileSync(`${path}.lock`, JSON.stringify({ pid: dead, hostname: hostname() }))],
+      ['junk', () => writeFileSync(`${path}.lock`, '')],
+    ];
+    for (const [what, make] of shapes) {
+      rmSync(`${path}.lock`, { recursive: true, force: true });
+      make();
+      const old = new Date(Date.now() - 60_000);
+      utimesSync(`${path}.lock`, old, old);
+      const err = await acquireExportLock(path, 'k').catch((e) => e);
+      expect(err, what).toMatchObject({ exitCode: 2, code: 'lock_unrecognised', message: `${path}.lock is not a lock this version of cnv writes: whether a run still holds it cannot be told` });
+      expect(err.hint, what).toBe(`if no cnv run uses it, remove it (rm -r ${path}.lock) and run again`);
+      expect(existsSync(`${path}.lock`), what).toBe(true);
+      expect(lockHolder(path), what).toBeUndefined();
+    }
   });
 
   it('does not take over a live holder, nor one on another host before it goes stale; takes that one once stale (10 s)', async () => {
@@ -77,7 +93,7 @@ describe('export lock (src/io/owner-lock.ts: an owner file linked into place)', 
       const taken = await acquireExportLock(path, 'k');
       expect(lockHolder(path)?.pid).toBe(process.pid);
       await taken.release();
-      // Without a start time to compare (another system, an older cnv): by its age, as for another host.
+      // Without a start time to compare (a system without /proc): by its age, as for another host.
       writeFileSync(`${path}.lock`, JSON.stringify({ pid, hostname: hostname(), startedAt: '2026-01-01T00:00:00.000Z' }));
       const err = await acquireExportLock(path, 'k').catch((e) => e);
       expect(err).toBeInstanceOf(TransientError);

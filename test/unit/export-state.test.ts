@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { accountIdentity, defaultStateKey, checkStateKey, profileAccount, stateFileStem, urlWithoutCredentials } from '../../src/exports/state-key.js';
+import { accountIdentity, defaultStateKey, checkStateKey, stateFileStem, urlWithoutCredentials } from '../../src/exports/state-key.js';
 import { ExportStateStore } from '../../src/exports/state-store.js';
 import { MANIFESTS_KEPT, withManifest, type ExportState, type Manifest } from '../../src/exports/state.js';
 
@@ -10,11 +10,11 @@ const dir = () => mkdtempSync(join(tmpdir(), 'cnv-state-'));
 
 function state(key: string, patch: Partial<ExportState> = {}): ExportState {
   return {
-    version: 1, key, kind: 'contacts', profile: 'default', baseUrl: 'https://api.example.com',
+    version: 1, key, kind: 'contacts', profile: 'default', baseUrl: 'https://api.example.com', account: 'sk_live_demo@api.example.com',
     createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z',
     current: {
-      cursor: 'c1', cursorAt: '2026-01-01T00:00:00.000Z', seen: ['a@1'], output: { kind: 'file', path: '/tmp/x.csv', bytes: 10 },
-      format: 'csv', csv: { columns: ['id', '_extra'], omitted: [] }, window: null, rows: 5, pages: 1,
+      cursor: 'c1', cursorAt: '2026-01-01T00:00:00.000Z', seen: ['a@1'], output: { kind: 'file', path: '/tmp/x.csv', bytes: 10, file: '1:2', tail: 'ab' },
+      format: 'csv', csv: { columns: ['id', '_extra'], omitted: [], nullAs: '', excelSafe: false }, window: null, rows: 5, pages: 1,
     },
     runs: [],
     ...patch,
@@ -25,8 +25,8 @@ describe('state keys', () => {
   it('are keyed by the account (the key\'s identity, host and path of the base URL), kind and email type', () => {
     const demo = accountIdentity('https://api.example.com/', 'sk_live_demo_4f9c2a7e1b8d4e6f9a0c3b5d7e9f1a2c');
     expect(demo).toBe('sk_live_demo@api.example.com');
-    expect(defaultStateKey(demo, 'contacts')).toBe('sk_live_demo@api.example.com/contacts');
-    expect(defaultStateKey(accountIdentity('http://u:p@127.0.0.1:4010/base', 'sk_live_ops_x'), 'email-events', 'EMAIL_OPEN')).toBe('sk_live_ops@127.0.0.1:4010/base/email-events/EMAIL_OPEN');
+    expect(defaultStateKey(demo, 'contacts', undefined, 'stdout')).toBe('sk_live_demo@api.example.com/contacts/stdout');
+    expect(defaultStateKey(accountIdentity('http://u:p@127.0.0.1:4010/base', 'sk_live_ops_x'), 'email-events', 'EMAIL_OPEN', 'stdout')).toBe('sk_live_ops@127.0.0.1:4010/base/email-events/EMAIL_OPEN/stdout');
   });
 
   it('name a key of another shape by a digest, never the key itself', () => {
@@ -39,7 +39,6 @@ describe('state keys', () => {
   it('name their output: a file by its absolute path, or stdout', () => {
     expect(defaultStateKey('sk_live_demo@api.example.com', 'contacts', undefined, { file: '/data/c.csv' })).toBe('sk_live_demo@api.example.com/contacts:/data/c.csv');
     expect(defaultStateKey('sk_live_demo@api.example.com', 'email-events', 'EMAIL_OPEN', 'stdout')).toBe('sk_live_demo@api.example.com/email-events/EMAIL_OPEN/stdout');
-    expect(defaultStateKey(profileAccount('default', 'https://api.example.com'), 'contacts')).toBe('default@api.example.com/contacts');
   });
 
   it('base URLs are kept without a user or password', () => {
@@ -87,12 +86,35 @@ describe('ExportStateStore (conf, one file per key)', () => {
     writeFileSync(store.pathOf('x'), '{"state":{"version":1');
     expect(() => store.read('x')).toThrow(/cannot be used/);
     writeFileSync(store.pathOf('y'), JSON.stringify({ state: { version: 2 } }));
-    expect(() => store.read('y')).toThrow(/export state file .* cannot be used/);
+    expect(() => store.read('y')).toThrow(/export state file .* cannot be used: it is not a state this version of cnv writes \(version: /);
     const problems: string[] = [];
     expect(store.list((err) => problems.push(err.message))).toEqual([]);
     expect(problems).toHaveLength(2);
     expect(() => store.list()).toThrow(/cannot be used/);
     expect(store.remove('x')).toBe(true);
+  });
+
+  it('a state of an earlier version (no account, no file identity, no cell rules) is refused naming what it lacks and how to start over', async () => {
+    const store = await ExportStateStore.open(dir());
+    const current = state('k').current;
+    const earlier: Array<[string, unknown, string]> = [
+      ['no account', { ...state('k'), account: undefined }, 'account'],
+      ['a file without its identity', { ...state('k'), current: { ...current, output: { kind: 'file', path: '/tmp/x.csv', bytes: 10 } } }, 'current.output.file'],
+      ['CSV without its cell rules', { ...state('k'), current: { ...current, csv: { columns: ['id', '_extra'], omitted: [] } } }, 'current.csv.nullAs'],
+    ];
+    for (const [what, saved, member] of earlier) {
+      writeFileSync(store.pathOf('k'), JSON.stringify({ state: saved }));
+      const err = (() => {
+        try {
+          store.read('k');
+        } catch (e) {
+          return e as { exitCode: number; code: string; message: string; hint: string };
+        }
+      })();
+      expect(err, what).toMatchObject({ exitCode: 2, code: 'state_corrupt' });
+      expect(err!.message, what).toBe(`the export state file ${store.pathOf('k')} cannot be used: it is not a state this version of cnv writes (${member}: Invalid input: expected string, received undefined)`);
+      expect(err!.hint, what).toBe('inspect it; `cnv export state reset k` removes it, or run the export with --full to start over and replace it');
+    }
   });
 
   it('refuses a file that holds another key (copied by hand)', async () => {

@@ -78,3 +78,38 @@ describe('layer boundaries (ESLint no-restricted-imports, and no-restricted-synt
     expect(await boundaryErrors(path, code)).toEqual([]);
   });
 });
+
+/** Messages of the size rules for `code` linted as if it were the file `path`. */
+async function sizeErrors(path: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath: path });
+  return result.messages.filter((m) => m.ruleId === 'max-lines-per-function' || m.ruleId === 'max-lines').map((m) => `${m.ruleId}: ${m.message}`);
+}
+
+/** A function of `lines` lines of code in all (its first and last included), with a comment and a blank line after each statement. */
+const fn = (lines: number) => `export function probe(): number {\n  let n = 0;\n${'  n++;\n  // counted by neither rule\n\n'.repeat(lines - 4)}  return n;\n}\n`;
+/** A file of `lines` one-line declarations. */
+const file = (lines: number) => Array.from({ length: lines }, (_, i) => `export const c${i} = ${i};\n`).join('');
+
+describe('sizes (ESLint max-lines-per-function: 60, max-lines: 300; blank lines and comments not counted)', () => {
+  it.each([
+    ['src/io/probe.ts', fn(61), /^max-lines-per-function: Function 'probe' has too many lines \(61\)\. Maximum allowed is 60\.$/],
+    ['src/emulator/routes/probe.ts', fn(61), /^max-lines-per-function: /],
+    ['src/io/probe.ts', file(301), /^max-lines: File has too many lines \(301\)\. Maximum allowed is 300\.$/],
+    ['src/cli/probe.ts', file(301), /^max-lines: /],
+  ])('%s: over the limit is refused', async (path, code, message) => {
+    const errors = await sizeErrors(path, code);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(message);
+  });
+
+  it.each([
+    // At the limit, however many blank lines and comments around the statements.
+    ['src/io/probe.ts', fn(60)],
+    ['src/io/probe.ts', `${file(300)}\n// a comment\n\n/** and a JSDoc */\n`],
+    // The emulator's seed data and the tests are not held to it.
+    ['src/emulator/seed/probe.ts', fn(61) + file(301)],
+    ['test/unit/probe.test.ts', fn(61) + file(301)],
+  ])('%s: within the limit, or not held to it, passes', async (path, code) => {
+    expect(await sizeErrors(path, code)).toEqual([]);
+  });
+});
