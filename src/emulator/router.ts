@@ -1,4 +1,4 @@
-import type { Endpoint } from '../api/endpoints.js';
+import type { Endpoint } from '../endpoints/endpoints.js';
 import type { FaultController } from './faults.js';
 import type { KeyInfo, Permission } from './keys.js';
 import type { RateLimiter } from './rate-limit.js';
@@ -133,7 +133,7 @@ function safeDecode(s: string): string {
 }
 
 /**
- * Serves one endpoint of the client's table (src/api/endpoints.ts) at its method and path,
+ * Serves one endpoint of the client's table (src/endpoints/endpoints.ts) at its method and path,
  * gated as the table says, so the emulator and cnv never disagree on a route.
  */
 export function serve(router: ApiRouter, endpoint: Pick<Endpoint, 'method' | 'path' | 'gated'>, handler: Handler<ApiContext>, options: Omit<ApiRouteOptions, 'gated'> = {}): void {

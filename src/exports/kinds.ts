@@ -1,4 +1,4 @@
-import { exportContacts, exportCustomEvents, exportEmailEvents, type EmailEventType, type ExportRow, type PageReceiver } from '../api/exports.js';
+import { exportContacts, exportCustomEvents, exportEmailEvents, type EmailEventType, type ExportRow, type PageReceiver } from '../endpoints/exports.js';
 import type { HttpClient } from '../http/client.js';
 import type { ExportKind } from './state.js';
 

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { lstat, mkdir, rename, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
-import { allFieldPages, fieldSchema, type FieldDefinition } from '../api/fields.js';
+import { allFieldPages, fieldSchema, type FieldDefinition } from '../endpoints/fields.js';
 import type { Clock } from '../clock.js';
 import { ApiError, ResponseShapeError, TransientError } from '../errors.js';
 import type { HttpClient } from '../http/client.js';

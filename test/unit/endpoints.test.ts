@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ENDPOINTS, endpointOf, idempotencyOf, pathOf, type Endpoint } from '../../src/api/endpoints.js';
+import { ENDPOINTS, endpointOf, idempotencyOf, pathOf, type Endpoint } from '../../src/endpoints/endpoints.js';
 import { apiIdempotency } from '../../src/commands/api/idempotency.js';
 import { GATED_PROBES } from '../../src/commands/doctor-probes.js';
 import { buildApiRouter } from '../../src/emulator/routes/index.js';
 
-// The one endpoint table (src/api/endpoints.ts): the client sends by it, `cnv api` retries by it,
+// The one endpoint table (src/endpoints/endpoints.ts): the client sends by it, `cnv api` retries by it,
 // the emulator serves and gates by it, and doctor probes every gated endpoint it names.
 const all: Array<[string, Endpoint]> = Object.entries(ENDPOINTS);
 const sample = (e: Endpoint) => pathOf(e, Object.fromEntries([...e.path.matchAll(/:(\w+)/g)].map((m) => [m[1], 'id-1'])));

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { addToAudience, batchAddToAudience, batchAddToAudienceRequest } from '../../api/audiences.js';
+import { addToAudience, batchAddToAudience, batchAddToAudienceRequest } from '../../endpoints/audiences.js';
 import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../io/render.js';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { removeFromAudience } from '../../api/audiences.js';
+import { removeFromAudience } from '../../endpoints/audiences.js';
 import { IDENTIFIER_FLAGS, identifierFrom } from '../../cmdutil/identifier.js';
 import { commandOptions } from '../../cmdutil/flags.js';
 import { uuidArgument } from '../../cmdutil/parse.js';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { addToCampaign, batchAddToCampaign, batchAddToCampaignRequest } from '../../api/campaigns.js';
+import { addToCampaign, batchAddToCampaign, batchAddToCampaignRequest } from '../../endpoints/campaigns.js';
 import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../io/render.js';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { getCampaign } from '../../api/campaigns.js';
+import { getCampaign } from '../../endpoints/campaigns.js';
 import { uuidArgument } from '../../cmdutil/parse.js';
 import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';

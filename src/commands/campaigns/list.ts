@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { listCampaigns } from '../../api/campaigns.js';
-import { ENDPOINTS } from '../../api/endpoints.js';
+import { listCampaigns } from '../../endpoints/campaigns.js';
+import { ENDPOINTS } from '../../endpoints/endpoints.js';
 import { chosenColumns, columnsFlag, type ListColumns } from '../../cmdutil/columns-option.js';
 import { checkPaging, listPages, PAGING_FLAGS } from '../../cmdutil/paging-option.js';
 import { pageSize } from '../../cmdutil/parse.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { upsertContact, upsertContactRequest, type UpsertContactBody } from '../../api/contacts.js';
+import { upsertContact, upsertContactRequest, type UpsertContactBody } from '../../endpoints/contacts.js';
 import { runFileBatch, type FileBatchSpec, type Prepared } from '../../batch/file-run.js';
 import type { ColumnResolver, ColumnRules } from '../../batch/columns.js';
 import type { FieldsByParent } from '../../batch/field-match.js';
@@ -9,7 +9,7 @@ import { cellMismatch, shapeRow, type RowCells } from '../../batch/row-body.js';
 import { BlankCells, numberColumn, scanNumberCells } from '../../batch/field-cells.js';
 import { NumberConvention } from '../../io/number-convention.js';
 import { blank, checkRow, identifierColumns } from '../../batch/row-check.js';
-import { emailSchema, uuidSchema } from '../../api/identifiers.js';
+import { emailSchema, uuidSchema } from '../../endpoints/identifiers.js';
 import type { Context } from '../../context.js';
 import { resolveFieldFlags, type FlagFields } from './field-flags.js';
 import { readFieldDefinitions } from '../../records/field-cache.js';

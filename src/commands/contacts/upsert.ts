@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { upsertContact, type UpsertContactBody } from '../../api/contacts.js';
-import { emailSchema, uuidSchema } from '../../api/identifiers.js';
+import { upsertContact, type UpsertContactBody } from '../../endpoints/contacts.js';
+import { emailSchema, uuidSchema } from '../../endpoints/identifiers.js';
 import { applySetPairs } from '../../cmdutil/body-flags.js';
 import type { CommandInput } from '../contract.js';
 import { UsageError } from '../../errors.js';

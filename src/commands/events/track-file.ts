@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { trackEvent, trackEventRequest, type TrackEventBody } from '../../api/events.js';
+import { trackEvent, trackEventRequest, type TrackEventBody } from '../../endpoints/events.js';
 import type { ColumnResolver, ColumnRules } from '../../batch/columns.js';
 import type { Prepared } from '../../batch/file-run.js';
 import { runFileBatch } from '../../batch/file-run.js';
@@ -8,7 +8,7 @@ import { batchRunOptions } from '../../cmdutil/batch-options.js';
 import { perRowSender } from '../../batch/per-row.js';
 import { shapeRow } from '../../batch/row-body.js';
 import { blank, checkRow, identifierColumns } from '../../batch/row-check.js';
-import { emailSchema } from '../../api/identifiers.js';
+import { emailSchema } from '../../endpoints/identifiers.js';
 import type { Context } from '../../context.js';
 import { spellingsOf } from '../../io/column-names.js';
 import type { InputRow } from '../../io/input-rows.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
-import { trackEvent, type TrackEventBody } from '../../api/events.js';
+import { trackEvent, type TrackEventBody } from '../../endpoints/events.js';
 import { identifierFrom } from '../../cmdutil/identifier.js';
 import { applySetPairs } from '../../cmdutil/body-flags.js';
 import type { CommandInput } from '../contract.js';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { DATA_TYPES, FIELD_OBJECT_TYPES, createField, type CreateFieldBody } from '../../api/fields.js';
+import { DATA_TYPES, FIELD_OBJECT_TYPES, createField, type CreateFieldBody } from '../../endpoints/fields.js';
 import { caseInsensitiveChoice } from '../../cmdutil/parse.js';
 import { commandOptions, flag, textFlag, type ValuesOf } from '../../cmdutil/flags.js';
 import type { CommandInput } from '../contract.js';

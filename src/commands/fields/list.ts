@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { isFieldOfCustomObject, listFields, RELATIONSHIP_OBJECT_TYPES, type FieldDefinition, type ListFieldsQuery } from '../../api/fields.js';
-import { uuidSchema } from '../../api/identifiers.js';
+import { isFieldOfCustomObject, listFields, RELATIONSHIP_OBJECT_TYPES, type FieldDefinition, type ListFieldsQuery } from '../../endpoints/fields.js';
+import { uuidSchema } from '../../endpoints/identifiers.js';
 import { chosenColumns, columnsFlag, type ListColumns } from '../../cmdutil/columns-option.js';
 import { checkPaging, listPages, PAGING_FLAGS } from '../../cmdutil/paging-option.js';
 import { caseInsensitiveChoice, pageSize } from '../../cmdutil/parse.js';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { createRelationship, RELATIONSHIP_OBJECT_TYPES, type RelationshipSide } from '../../api/fields.js';
+import { createRelationship, RELATIONSHIP_OBJECT_TYPES, type RelationshipSide } from '../../endpoints/fields.js';
 import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { getForm, type Form, type FormField } from '../../api/forms.js';
+import { getForm, type Form, type FormField } from '../../endpoints/forms.js';
 import { uuidArgument } from '../../cmdutil/parse.js';
 import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';

@@ -1,15 +1,15 @@
 import { stat } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { listCustomObjectFields, type FieldDefinition } from '../../api/fields.js';
-import { MAX_RECORDS_PER_BATCH, upsertRecords, upsertRecordsRequest, type RecordInput } from '../../api/records.js';
+import { listCustomObjectFields, type FieldDefinition } from '../../endpoints/fields.js';
+import { MAX_RECORDS_PER_BATCH, upsertRecords, upsertRecordsRequest, type RecordInput } from '../../endpoints/records.js';
 import type { ColumnResolver, ColumnRules } from '../../batch/columns.js';
 import { BATCH_GLOBALS, batchFlags, batchRunOptions, checkBatchOptions, chunkSizeFlag, NUMBER_CONVENTION_FLAGS, IGNORE_UNKNOWN_COLUMNS_FLAG, SUMMARY_JSON_FLAG } from '../../cmdutil/batch-options.js';
 import { commandOptions, flag, switchFlag, textFlag } from '../../cmdutil/flags.js';
 import { runFileBatch } from '../../batch/file-run.js';
 import { renameRow } from '../../batch/row-body.js';
 import type { BatchItem, ItemOutcome } from '../../batch/types.js';
-import { uuidSchema } from '../../api/identifiers.js';
+import { uuidSchema } from '../../endpoints/identifiers.js';
 import { caseInsensitiveChoice } from '../../cmdutil/parse.js';
 import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';

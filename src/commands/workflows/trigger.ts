@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { triggerWorkflow, type TriggerWorkflowBody } from '../../api/workflows.js';
+import { triggerWorkflow, type TriggerWorkflowBody } from '../../endpoints/workflows.js';
 import { IDENTIFIER_FLAGS, identifierFrom } from '../../cmdutil/identifier.js';
 import { uuidArgument } from '../../cmdutil/parse.js';
 import { dataFlag } from '../../cmdutil/body-flags.js';
