@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { AddContactResult, BatchItemResult } from '../endpoints/memberships.js';
-import { MAX_BATCH_CONTACTS } from '../endpoints/memberships.js';
+import { MAX_BATCH_CONTACTS } from '../endpoints/endpoints.js';
 import { batchAddColumns, batchAddSender, IDENTIFIER_COLUMNS, prepareIdentifierRow } from '../batch/contact-batch-add.js';
 import { runFileBatch } from '../batch/file-run.js';
 import { BATCH_GLOBALS, batchFlags, batchRunOptions, checkBatchOptions, chunkSizeFlag, rejectBatchOptions, SUMMARY_JSON_FLAG } from '../cmdutil/batch-options.js';

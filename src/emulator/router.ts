@@ -1,4 +1,4 @@
-import type { Endpoint } from '../endpoints/endpoints.js';
+import type { Endpoint } from '../http/endpoint.js';
 import type { FaultController } from './faults.js';
 import type { KeyInfo, Permission } from './keys.js';
 import type { RateLimiter } from './rate-limit.js';
@@ -137,5 +137,6 @@ function safeDecode(s: string): string {
  * gated as the table says, so the emulator and cnv never disagree on a route.
  */
 export function serve(router: ApiRouter, endpoint: Pick<Endpoint, 'method' | 'path' | 'gated'>, handler: Handler<ApiContext>, options: Omit<ApiRouteOptions, 'gated'> = {}): void {
-  router.add(endpoint.method, endpoint.path, handler, endpoint.gated ? { ...options, gated: true } : options);
+  // The table writes a path parameter as the spec does, `{name}`; the router's patterns, `:name`.
+  router.add(endpoint.method, endpoint.path.replace(/\{(\w+)\}/g, ':$1'), handler, endpoint.gated ? { ...options, gated: true } : options);
 }

@@ -1,9 +1,8 @@
 import { z } from 'zod';
-import { ApiError } from '../errors.js';
-import type { HttpClient } from '../http/client.js';
-import { ENDPOINTS, idempotencyOf } from './endpoints.js';
+import { once } from '../lib/once.js';
 
-const contactSchema = z.looseObject({
+/** A contact as GET /v2/contacts answers it (`data.contact`; absent or null when the spec's no-match answer is empty). */
+export const contactAnswer = once(() => z.looseObject({
   cnvContactId: z.string(),
   email: z.string().nullable().optional(),
   userId: z.string().nullable().optional(),
@@ -11,9 +10,10 @@ const contactSchema = z.looseObject({
   fields: z.record(z.string(), z.unknown()).default({}),
   createdAt: z.string(),
   updatedAt: z.string(),
-});
+}).nullable().optional());
 
-const upsertResultSchema = z.looseObject({ cnvContactId: z.string(), contactCreated: z.boolean() });
+/** `data` of POST /v2/contacts. */
+export const upsertResult = once(() => z.looseObject({ cnvContactId: z.string(), contactCreated: z.boolean() }));
 
 export interface UpsertContactBody {
   email?: string;
@@ -25,31 +25,5 @@ export interface UpsertContactBody {
   [extra: string]: unknown;
 }
 
-/** The upsert request (what a --dry-run shows and upsertContact sends). */
-export function upsertContactRequest(body: UpsertContactBody) {
-  return { method: ENDPOINTS.upsertContact.method, path: ENDPOINTS.upsertContact.path, body };
-}
-
-/** POST /v2/contacts. An upsert converges to the same state when repeated, so it is retried. */
-export async function upsertContact(http: HttpClient, body: UpsertContactBody, signal?: AbortSignal) {
-  const res = await http.request({ ...upsertContactRequest(body), data: upsertResultSchema, idempotency: idempotencyOf(ENDPOINTS.upsertContact), signal });
-  return res.data;
-}
-
-/** GET /v2/contacts by cnvContactId or email (the API gives cnvContactId precedence). */
-export async function getContact(http: HttpClient, query: { cnvContactId?: string; email?: string }, signal?: AbortSignal) {
-  const res = await http.request({
-    method: ENDPOINTS.getContact.method,
-    path: ENDPOINTS.getContact.path,
-    query: query.cnvContactId ? { cnvContactId: query.cnvContactId } : { email: query.email },
-    data: z.looseObject({ contact: contactSchema.nullable().optional() }),
-    idempotency: idempotencyOf(ENDPOINTS.getContact),
-    signal,
-  });
-  // The spec does not show the no-match answer: a 404 arrives as an ApiError, an empty one is mapped here.
-  if (!res.data.contact) {
-    const by = query.cnvContactId ? `cnvContactId ${query.cnvContactId}` : `email ${query.email}`;
-    throw new ApiError(404, 'contact_not_found', `no contact matches ${by}`);
-  }
-  return res.data.contact;
-}
+/** GET /v2/contacts looks a contact up by one of these (the API gives cnvContactId precedence). */
+export type ContactQuery = { cnvContactId: string } | { email: string };

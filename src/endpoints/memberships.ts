@@ -1,12 +1,14 @@
 import { z } from 'zod';
-import type { ContactIdentifier } from './identifiers.js';
-import type { HttpClient } from '../http/client.js';
-import { ENDPOINTS, idempotencyOf, pathOf, type Endpoint } from './endpoints.js';
+import { once } from '../lib/once.js';
 
-// Shared by static audiences and custom campaigns: the add, batch-add answers are the same.
+// Static audiences and custom campaigns answer their add and batch add the same way.
 
-const addResultSchema = z.looseObject({ added: z.boolean(), cnvContactId: z.string() });
-export type AddContactResult = z.output<typeof addResultSchema>;
+/** `data` of an add of one contact to an audience or a campaign. */
+export const addResult = once(() => z.looseObject({ added: z.boolean(), cnvContactId: z.string() }));
+export type AddContactResult = z.output<ReturnType<typeof addResult>>;
+
+/** `data` of DELETE /v2/audiences/{audienceId}/contacts. cnvContactId may be null (or absent) when no contact matched: the spec only says removing is a success then. */
+export const removeResult = once(() => z.looseObject({ removed: z.boolean(), cnvContactId: z.string().nullable().optional() }));
 
 /** One entry of `data.results`: `{ added: true, cnvContactId }` or `{ added: false, error, message }` (other members kept). */
 export type BatchItemResult =
@@ -22,28 +24,10 @@ const isBatchItem = (v: unknown): boolean => {
   if (r.added === true) return typeof r.cnvContactId === 'string';
   return r.added === false && typeof r.error === 'string' && (r.message === undefined || typeof r.message === 'string');
 };
-const batchResultSchema = z.looseObject({
-  results: z.custom<BatchItemResult[]>((v) => Array.isArray(v) && v.every(isBatchItem), {
+
+/** `data.results` of a batch add: one result per contact, in order; a failure without a message gets an empty one. */
+export const batchAddResults = once(() => z
+  .custom<BatchItemResult[]>((v) => Array.isArray(v) && v.every(isBatchItem), {
     message: 'expected an array of { added: true, cnvContactId } or { added: false, error, message }',
-  }),
-});
-
-/** The spec's bound on one batch add request (the same for audiences and campaigns). */
-export const MAX_BATCH_CONTACTS = ENDPOINTS.batchAddToAudience.items.max;
-
-/** An add endpoint with one contact. Adding a member again changes nothing, so it is retried. */
-export async function addContactAt(http: HttpClient, endpoint: Endpoint, params: Record<string, string>, contact: ContactIdentifier, signal?: AbortSignal) {
-  const res = await http.request({ method: endpoint.method, path: pathOf(endpoint, params), body: contact, data: addResultSchema, idempotency: idempotencyOf(endpoint), signal });
-  return res.data;
-}
-
-/** The batch add request (what a --dry-run shows and batchAddContactsAt sends). */
-export function batchAddRequest(endpoint: Endpoint, params: Record<string, string>, contacts: ContactIdentifier[]) {
-  return { method: endpoint.method, path: pathOf(endpoint, params), body: { contacts } };
-}
-
-/** A batch add endpoint with 1..1000 contacts; one result per contact, in order. */
-export async function batchAddContactsAt(http: HttpClient, endpoint: Endpoint, params: Record<string, string>, contacts: ContactIdentifier[], signal?: AbortSignal) {
-  const res = await http.request({ ...batchAddRequest(endpoint, params, contacts), data: batchResultSchema, idempotency: idempotencyOf(endpoint), signal });
-  return res.data.results.map((r) => (r.added || typeof r.message === 'string' ? r : { ...r, message: '' }));
-}
+  })
+  .transform((results) => results.map((r) => (r.added || typeof r.message === 'string' ? r : { ...r, message: '' }))));

@@ -244,7 +244,7 @@ async function chooseLayout(signal: AbortSignal, http: HttpClient, opts: ExportR
 }
 
 async function contactFields(http: HttpClient, signal: AbortSignal): Promise<LabelledField[]> {
-  const { allFieldPages } = await import('../endpoints/fields.js');
+  const { allFieldPages } = await import('../endpoints/field-pages.js');
   const all: LabelledField[] = [];
   for await (const fields of allFieldPages(http, { objectType: 'CONTACT' }, signal)) all.push(...fields.map((f) => ({ key: f.key, label: f.label })));
   return all;

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ApiError, NotTheApiError, ResponseShapeError, TransientError } from '../../src/errors.js';
 import { HttpClient } from '../../src/http/client.js';
+import { body } from '../../src/http/endpoint.js';
 import { silentLogger, stderrLogger } from '../../src/http/logger.js';
 import { RateLimiter } from '../../src/http/rate-limiter.js';
 import { makeRedactor } from '../../src/http/redact.js';
@@ -134,9 +135,9 @@ describe('HttpClient', () => {
     expect(log).toMatch(/< 200 GET \/v2\/x attempt=1 \d+ms/);
     expect(log).not.toContain('CANARY');
   });
-  describe('requestRows (a page streamed row by row)', () => {
+  describe('call of an export page (its rows streamed one by one)', () => {
     const row = z.custom<Record<string, unknown>>((v) => typeof (v as { id?: unknown })?.id === 'string', { message: 'expected an object with a string id' });
-    const rowsSpec = { method: 'POST' as const, path: '/v2/rows', body: {}, member: 'contacts', row, idempotency: 'safe' as const };
+    const ROWS = { method: 'POST', path: '/v2/rows', repeat: 'safe', gated: false, sends: body<object>(), answer: { member: 'contacts', row: () => row } } as const;
     /** Collects each attempt's rows separately, so a retried page is seen to start over. */
     const attempts: unknown[][] = [];
     const receive = () => {
@@ -152,14 +153,14 @@ describe('HttpClient', () => {
       pool().intercept({ path: '/v2/rows', method: 'POST' }).reply(503, 'busy');
       const body = { data: { contacts: [{ id: 'a', x: [1, { y: '}' }] }, { id: 'b' }] }, pagination: { nextCursor: 'n1' } };
       pool().intercept({ path: '/v2/rows', method: 'POST' }).reply(200, JSON.stringify(body, null, 2));
-      const page = await client().requestRows(rowsSpec, receive);
+      const page = await client().call(ROWS, { body: {}, receive: receive });
       expect(page).toEqual({ rows: body.data.contacts, nextCursor: 'n1' });
       expect(attempts).toHaveLength(1); // the 503 never reached the receiver
     });
 
     it('names the row that breaks the contract, and does not retry it', async () => {
       pool().intercept({ path: '/v2/rows', method: 'POST' }).reply(200, { data: { contacts: [{ id: 'a' }, { id: 7 }] }, pagination: { nextCursor: null } });
-      const err = await client().requestRows(rowsSpec, receive).catch((e) => e);
+      const err = await client().call(ROWS, { body: {}, receive: receive }).catch((e) => e);
       expect(err).toBeInstanceOf(ResponseShapeError);
       expect(err.message).toBe('unexpected response from POST /v2/rows: data.contacts.1: expected an object with a string id');
     });
@@ -173,7 +174,7 @@ describe('HttpClient', () => {
       ];
       for (const [body, message] of cases) {
         pool().intercept({ path: '/v2/rows', method: 'POST' }).reply(200, typeof body === 'string' ? body : JSON.stringify(body));
-        const err = await client().requestRows(rowsSpec, receive).catch((e) => e);
+        const err = await client().call(ROWS, { body: {}, receive: receive }).catch((e) => e);
         expect(err, String(message)).toBeInstanceOf(ResponseShapeError);
         expect(err.message).toMatch(message);
       }
@@ -182,12 +183,12 @@ describe('HttpClient', () => {
     it('a failure of the reading itself is not retried as a network error', async () => {
       pool().intercept({ path: '/v2/rows', method: 'POST' }).reply(200, { data: { contacts: [{ id: 'a' }] }, pagination: { nextCursor: null } });
       const broken = () => ({ row: () => { throw new TypeError('receiver bug'); }, end: () => null });
-      const err = await client().requestRows(rowsSpec, broken).catch((e) => e);
+      const err = await client().call(ROWS, { body: {}, receive: broken }).catch((e) => e);
       expect(err).toBeInstanceOf(TypeError);
       expect(err.message).toBe('receiver bug');
       expect(clock.sleeps).toEqual([]);
       pool().intercept({ path: '/v2/rows', method: 'POST' }).reply(200, '{"bad\\q":1,"data":{"contacts":[]},"pagination":{"nextCursor":null}}');
-      const shape = await client().requestRows(rowsSpec, receive).catch((e) => e);
+      const shape = await client().call(ROWS, { body: {}, receive: receive }).catch((e) => e);
       expect(shape).toBeInstanceOf(ResponseShapeError);
       expect(shape.message).toMatch(/not JSON/);
       expect(clock.sleeps).toEqual([]);
@@ -211,7 +212,7 @@ describe('HttpClient', () => {
           baseUrl: `http://127.0.0.1:${port}`, apiKey: KEY, dispatcher: real, limiter: new RateLimiter({ ratePerSecond: 1000, burst: 10, clock }),
           clock, logger: silentLogger, maxAttempts: 1, timeoutMs: 5000,
         });
-        expect(await http.requestRows(rowsSpec, receive)).toEqual({ rows, nextCursor: null });
+        expect(await http.call(ROWS, { body: {}, receive: receive })).toEqual({ rows, nextCursor: null });
       } finally {
         await real.close();
         server.close();
@@ -220,7 +221,7 @@ describe('HttpClient', () => {
 
     it('maps error answers like any request', async () => {
       pool().intercept({ path: '/v2/rows', method: 'POST' }).reply(400, { error: { code: 'invalid_cursor', message: 'bad cursor' } });
-      const err = await client().requestRows(rowsSpec, receive).catch((e) => e);
+      const err = await client().call(ROWS, { body: {}, receive: receive }).catch((e) => e);
       expect(err).toBeInstanceOf(ApiError);
       expect([err.code, attempts.length]).toEqual(['invalid_cursor', 0]);
     });

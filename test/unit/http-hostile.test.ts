@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { z } from 'zod';
 import { ApiError, NotTheApiError, TransientError } from '../../src/errors.js';
 import { HttpClient } from '../../src/http/client.js';
+import { body } from '../../src/http/endpoint.js';
 import { silentLogger } from '../../src/http/logger.js';
 import { RateLimiter } from '../../src/http/rate-limiter.js';
 import { FakeClock } from '../helpers/fake-clock.js';
@@ -11,6 +12,8 @@ import { behaviours, endlessBytes, hostileServer, type HostileServer } from '../
 const KEY = 'sk_live_unit_CANARY0123456789';
 const data = z.object({ ok: z.boolean() });
 const row = z.custom<Record<string, unknown>>((v) => typeof v === 'object' && v !== null);
+/** An export page's row of the table, its rows any object. */
+const EXPORT_PAGE = { method: 'POST', path: '/v2/exports/contacts', repeat: 'safe', gated: false, sends: body<object>(), answer: { member: 'contacts', row: () => row } } as const;
 
 describe('HttpClient against a server that is not the API', () => {
   let server: HostileServer;
@@ -81,7 +84,7 @@ describe('HttpClient against a server that is not the API', () => {
     const rows: unknown[] = [];
     server.use((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(`{"data":{"contacts":[{"id":"a","x":${deep}}]},"pagination":{"nextCursor":null}}`));
     const page = await client()
-      .requestRows({ method: 'POST', path: '/v2/exports/contacts', body: {}, member: 'contacts', row, idempotency: 'safe' }, () => ({ row: (r) => rows.push(r), end: () => rows }))
+      .call(EXPORT_PAGE, { body: {}, receive: () => ({ row: (r) => rows.push(r), end: () => rows }) })
       .catch((e) => e);
     expect(page.message).toMatch(/row 0 of data\.contacts nests deeper than 256 levels/);
     server.use((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(`{"data":{"ok":true,"x":${'['.repeat(200)}${']'.repeat(200)}}}`));
@@ -145,7 +148,7 @@ describe('HttpClient against a server that is not the API', () => {
     server.use(behaviours.endlessRow);
     const rows: unknown[] = [];
     const err = await client()
-      .requestRows({ method: 'POST', path: '/v2/exports/contacts', body: {}, member: 'contacts', row, idempotency: 'safe' }, () => ({ row: (r) => rows.push(r), end: () => rows }))
+      .call(EXPORT_PAGE, { body: {}, receive: () => ({ row: (r) => rows.push(r), end: () => rows }) })
       .catch((e) => e);
     expect(err).toBeInstanceOf(NotTheApiError);
     expect(err.code).toBe('response_too_large');
@@ -158,7 +161,7 @@ describe('HttpClient against a server that is not the API', () => {
   it('an export page that is HTML is "not the API"', async () => {
     server.use(behaviours.html);
     const err = await client()
-      .requestRows({ method: 'POST', path: '/v2/exports/contacts', body: {}, member: 'contacts', row, idempotency: 'safe' }, () => ({ row: () => {}, end: () => null }))
+      .call(EXPORT_PAGE, { body: {}, receive: () => ({ row: () => {}, end: () => null }) })
       .catch((e) => e);
     expect(err).toBeInstanceOf(NotTheApiError);
     expect(err.message).toMatch(/^this does not look like the API at .*: POST \/v2\/exports\/contacts answered 200 with an HTML page \("Welcome to nginx!"\), not JSON/);
@@ -179,7 +182,7 @@ describe('HttpClient against a server that is not the API', () => {
       res.write(text.slice(0, cut), () => setTimeout(() => res.end(text.slice(cut)), 20));
     });
     const rows: Array<Record<string, unknown>> = [];
-    await client().requestRows({ method: 'POST', path: '/v2/exports/contacts', body: {}, member: 'contacts', row, idempotency: 'safe' }, () => ({ row: (r) => rows.push(r), end: () => rows }));
+    await client().call(EXPORT_PAGE, { body: {}, receive: () => ({ row: (r) => rows.push(r), end: () => rows }) });
     expect(rows).toEqual([{ id: 'a', note: 'key sk_live_unit_**** end' }]);
   });
 
@@ -193,7 +196,7 @@ describe('HttpClient against a server that is not the API', () => {
       res.write(text.slice(0, cuts[0]), () => setTimeout(() => res.write(text.slice(cuts[0], cuts[1]), () => setTimeout(() => res.end(text.slice(cuts[1])), 20)), 20));
     });
     const texts: string[] = [];
-    await client().requestRows({ method: 'POST', path: '/v2/exports/contacts', body: {}, member: 'contacts', row, idempotency: 'safe' }, () => ({ row: (_r, text) => texts.push(text), end: () => null }));
+    await client().call(EXPORT_PAGE, { body: {}, receive: () => ({ row: (_r, text) => texts.push(text), end: () => null }) });
     expect(texts).toEqual(Array.from({ length: 6 }, (_, i) => JSON.stringify({ id: `r${i}`, note: i % 2 ? 'key sk_live_unit_**** end' : 'plain' })));
   });
 
@@ -206,7 +209,7 @@ describe('HttpClient against a server that is not the API', () => {
       res.writeHead(200, { 'content-type': 'application/json' }).end(`{"data":{"contacts":[${row},{"id":"b","note":"plain \\u00e9"}]},"pagination":{"nextCursor":null}}`);
     });
     const got: Array<[Record<string, unknown>, string]> = [];
-    await client().requestRows({ method: 'POST', path: '/v2/exports/contacts', body: {}, member: 'contacts', row, idempotency: 'safe' }, () => ({ row: (r, text) => got.push([r, text]), end: () => null }));
+    await client().call(EXPORT_PAGE, { body: {}, receive: () => ({ row: (r, text) => got.push([r, text]), end: () => null }) });
     expect(got[0][0]).toEqual({ id: 'a', note: 'key sk_live_unit_**** end', city: 'Köln' });
     // The text keeps the server's spelling; only the key in it is masked.
     expect(got[0][1]).toBe('{"id":"a","note":"key sk_live_unit_**** end","city":"K\\u00f6ln"}');
@@ -223,7 +226,7 @@ describe('HttpClient against a server that is not the API', () => {
       res.write(text.slice(0, cut), () => setTimeout(() => res.end(text.slice(cut)), 20));
     });
     const texts: string[] = [];
-    await client().requestRows({ method: 'POST', path: '/v2/exports/contacts', body: {}, member: 'contacts', row, idempotency: 'safe' }, () => ({ row: (_r, text) => texts.push(text), end: () => null }));
+    await client().call(EXPORT_PAGE, { body: {}, receive: () => ({ row: (_r, text) => texts.push(text), end: () => null }) });
     expect(texts).toEqual(['{"id":"a","note":"plain"}', '{"id":"b","note":"key sk_live_unit_****"}']);
   });
 

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import { ResponseShapeError, UsageError } from '../../errors.js';
-import type { HttpClient, RawResponse } from '../../http/client.js';
+import type { HttpClient, RawResponse, RequestSpec } from '../../http/client.js';
 import { MAX_WRITE_BYTES, sizeText } from '../../http/body.js';
 import { parseJson } from '../../http/exact-json.js';
 import type { CommandResult } from '../../io/render.js';
@@ -201,7 +201,7 @@ function parseBody(text: string, path: string): unknown {
 }
 
 /** Each page of a paginated answer, following pagination.nextCursor until it is null. */
-async function* pages(http: HttpClient, first: Parameters<HttpClient['requestRaw']>[0]): AsyncGenerator<RawResponse> {
+async function* pages(http: HttpClient, first: RequestSpec): AsyncGenerator<RawResponse> {
   let spec = first;
   // Digests of the cursors followed, not the cursors (a server may make them megabytes long).
   const seen = new CursorTrail();

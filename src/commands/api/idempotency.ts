@@ -1,4 +1,5 @@
-import { endpointOf, idempotencyOf } from '../../endpoints/endpoints.js';
+import { endpointOf } from '../../endpoints/endpoints.js';
+import { idempotencyOf } from '../../http/endpoint.js';
 import type { Idempotency } from '../../http/retry-policy.js';
 
 /**

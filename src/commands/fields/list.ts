@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { isFieldOfCustomObject, listFields, RELATIONSHIP_OBJECT_TYPES, type FieldDefinition, type ListFieldsQuery } from '../../endpoints/fields.js';
+import { isFieldOfCustomObject, RELATIONSHIP_OBJECT_TYPES, type FieldDefinition, type ListFieldsQuery } from '../../endpoints/fields.js';
+import { ENDPOINTS } from '../../endpoints/endpoints.js';
 import { uuidSchema } from '../../endpoints/identifiers.js';
 import { chosenColumns, columnsFlag, type ListColumns } from '../../cmdutil/columns-option.js';
 import { checkPaging, listPages, PAGING_FLAGS } from '../../cmdutil/paging-option.js';
@@ -82,8 +83,8 @@ export async function run(ctx: Context, { opts }: CommandInput<typeof options>):
     label: 'fields list',
     cursor: query.cursor,
     fetch: async (cursor) => {
-      const page = await listFields(http, { ...query, cursor }, ctx.signal);
-      return { rows: keep(page.fields), nextCursor: page.nextCursor };
+      const page = await http.call(ENDPOINTS.listFields, { query: { ...query, cursor }, signal: ctx.signal });
+      return { rows: keep(page.items), nextCursor: page.nextCursor };
     },
     ...chosenColumns(opts, FIELD_COLUMNS),
   });
