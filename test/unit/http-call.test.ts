@@ -1,34 +1,17 @@
-import { MockAgent } from 'undici';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ENDPOINTS } from '../../src/endpoints/endpoints.js';
 import { ApiError, DryRunStop, NotTheApiError, ResponseShapeError } from '../../src/errors.js';
-import { HttpClient } from '../../src/http/client.js';
 import { requestOf } from '../../src/http/endpoint.js';
-import { silentLogger } from '../../src/http/logger.js';
-import { RateLimiter } from '../../src/http/rate-limiter.js';
-import { FakeClock } from '../helpers/fake-clock.js';
+import { MOCK_ORIGIN, mockedHttp } from '../helpers/mock-http.js';
 
 // `http.call(ENDPOINTS.x, { params, query, body, signal })`: the one typed way an endpoint of the
 // table is sent (src/http/client.ts), by its row (src/endpoints/endpoints.ts).
-const ORIGIN = 'https://api.test';
 const KEY = 'sk_live_unit_CANARY0123456789';
 const CAMPAIGN = { id: 'c1', name: 'Launch', type: { id: 't1', name: 'Webinar', systemType: 'CUSTOM' }, memberCount: 2, createdAt: 't', updatedAt: 't' };
 
 describe('HttpClient.call', () => {
-  let agent: MockAgent;
-  let clock: FakeClock;
-  beforeEach(() => {
-    agent = new MockAgent();
-    agent.disableNetConnect();
-    clock = new FakeClock();
-  });
-  afterEach(() => agent.close());
-
-  const client = (more: { dryRun?: ConstructorParameters<typeof HttpClient>[0]['dryRun'] } = {}) => new HttpClient({
-    baseUrl: ORIGIN, apiKey: KEY, dispatcher: agent, limiter: new RateLimiter({ ratePerSecond: 1000, burst: 10, clock }),
-    clock, logger: silentLogger, maxAttempts: 4, timeoutMs: 5000, random: () => 0.5, ...more,
-  });
-  const pool = () => agent.get(ORIGIN);
+  const mock = mockedHttp(KEY);
+  const { client, pool } = mock;
 
   it('fills each path parameter as one encoded segment and answers with the member of data the row names', async () => {
     pool().intercept({ path: '/v2/forms/a%2Fb%20c%3F', method: 'GET' }).reply(200, { data: { form: { id: 'f1', name: 'Signup' }, extra: 1 } });
@@ -79,8 +62,8 @@ describe('HttpClient.call', () => {
     expect(await client().call(ENDPOINTS.trackEvent, { body: { event: 'signup', email: 'a@b.c', clientEventId: 'k1' } })).toEqual(tracked.data);
     pool().intercept({ path: '/v2/events', method: 'POST' }).reply(500, boom);
     const unkeyed = await client().call(ENDPOINTS.trackEvent, { body: { event: 'signup', email: 'a@b.c', clientEventId: '' } }).catch((e) => e);
-    expect([unkeyed.status, clock.sleeps.length]).toEqual([500, 2]); // one backoff each for the read and the keyed event
-    expect(agent.pendingInterceptors()).toEqual([]);
+    expect([unkeyed.status, mock.clock.sleeps.length]).toEqual([500, 2]); // one backoff each for the read and the keyed event
+    expect(mock.agent.pendingInterceptors()).toEqual([]);
   });
 
   it('a batch add answers with its results, a failure without a message given an empty one', async () => {
@@ -97,6 +80,6 @@ describe('HttpClient.call', () => {
     expect(err).toBeInstanceOf(DryRunStop);
     const preview = requestOf(ENDPOINTS.upsertRecords, input);
     expect([preview.method, preview.path, preview.idempotency]).toEqual(['POST', '/v2/custom-objects/o%201/records/batch', 'safe']);
-    expect(shown).toEqual([{ method: 'POST', url: `${ORIGIN}${preview.path}`, headers: expect.objectContaining({ 'x-api-key': 'sk_live_unit_****' }), body: preview.body }]);
+    expect(shown).toEqual([{ method: 'POST', url: `${MOCK_ORIGIN}${preview.path}`, headers: expect.objectContaining({ 'x-api-key': 'sk_live_unit_****' }), body: preview.body }]);
   });
 });

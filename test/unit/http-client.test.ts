@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Agent, MockAgent } from 'undici';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Agent } from 'undici';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ApiError, NotTheApiError, ResponseShapeError, TransientError } from '../../src/errors.js';
 import { HttpClient } from '../../src/http/client.js';
@@ -9,36 +9,15 @@ import { body } from '../../src/http/endpoint.js';
 import { silentLogger, stderrLogger } from '../../src/http/logger.js';
 import { RateLimiter } from '../../src/http/rate-limiter.js';
 import { makeRedactor } from '../../src/http/redact.js';
-import { FakeClock } from '../helpers/fake-clock.js';
+import { mockedHttp } from '../helpers/mock-http.js';
 import { Writable } from 'node:stream';
 
-const ORIGIN = 'https://api.test';
 const KEY = 'sk_live_unit_CANARY0123456789';
 
 describe('HttpClient', () => {
-  let agent: MockAgent;
-  let clock: FakeClock;
-
-  beforeEach(() => {
-    agent = new MockAgent();
-    agent.disableNetConnect();
-    clock = new FakeClock();
-  });
-  afterEach(() => agent.close());
-
-  const client = (maxAttempts = 4, logger = silentLogger) =>
-    new HttpClient({
-      baseUrl: ORIGIN,
-      apiKey: KEY,
-      dispatcher: agent,
-      limiter: new RateLimiter({ ratePerSecond: 1000, burst: 10, clock }),
-      clock,
-      logger,
-      maxAttempts,
-      timeoutMs: 5000,
-      random: () => 0.5,
-    });
-  const pool = () => agent.get(ORIGIN);
+  const mock = mockedHttp(KEY);
+  const client = (maxAttempts = 4, logger = silentLogger) => mock.client({ maxAttempts, logger });
+  const { pool } = mock;
   const data = z.object({ ok: z.boolean() });
 
   it('sends the key and JSON headers, and returns the validated data', async () => {
@@ -56,14 +35,14 @@ describe('HttpClient', () => {
     pool().intercept({ path: '/v2/x', method: 'GET' }).reply(200, { data: { ok: true } });
     const res = await client().request({ method: 'GET', path: '/v2/x', data, idempotency: 'safe' });
     expect(res.attempts).toBe(3);
-    expect(clock.sleeps).toEqual([250, 500]);
+    expect(mock.clock.sleeps).toEqual([250, 500]);
   });
 
   it('honours Retry-After as a lower bound on 429', async () => {
     pool().intercept({ path: '/v2/x', method: 'GET' }).reply(429, { error: { code: 'rate_limited', message: 'slow down' } }, { headers: { 'retry-after': '3' } });
     pool().intercept({ path: '/v2/x', method: 'GET' }).reply(200, { data: { ok: true } });
     await client().request({ method: 'GET', path: '/v2/x', data, idempotency: 'safe' });
-    expect(Math.max(...clock.sleeps)).toBeGreaterThanOrEqual(3000);
+    expect(Math.max(...mock.clock.sleeps)).toBeGreaterThanOrEqual(3000);
   });
 
   it('gives up after the attempt budget with the last error', async () => {
@@ -186,12 +165,12 @@ describe('HttpClient', () => {
       const err = await client().call(ROWS, { body: {}, receive: broken }).catch((e) => e);
       expect(err).toBeInstanceOf(TypeError);
       expect(err.message).toBe('receiver bug');
-      expect(clock.sleeps).toEqual([]);
+      expect(mock.clock.sleeps).toEqual([]);
       pool().intercept({ path: '/v2/rows', method: 'POST' }).reply(200, '{"bad\\q":1,"data":{"contacts":[]},"pagination":{"nextCursor":null}}');
       const shape = await client().call(ROWS, { body: {}, receive: receive }).catch((e) => e);
       expect(shape).toBeInstanceOf(ResponseShapeError);
       expect(shape.message).toMatch(/not JSON/);
-      expect(clock.sleeps).toEqual([]);
+      expect(mock.clock.sleeps).toEqual([]);
     });
 
     it('characters cut between two chunks of the answer arrive whole', async () => {
@@ -209,8 +188,8 @@ describe('HttpClient', () => {
       try {
         const { port } = server.address() as AddressInfo;
         const http = new HttpClient({
-          baseUrl: `http://127.0.0.1:${port}`, apiKey: KEY, dispatcher: real, limiter: new RateLimiter({ ratePerSecond: 1000, burst: 10, clock }),
-          clock, logger: silentLogger, maxAttempts: 1, timeoutMs: 5000,
+          baseUrl: `http://127.0.0.1:${port}`, apiKey: KEY, dispatcher: real, limiter: new RateLimiter({ ratePerSecond: 1000, burst: 10, clock: mock.clock }),
+          clock: mock.clock, logger: silentLogger, maxAttempts: 1, timeoutMs: 5000,
         });
         expect(await http.call(ROWS, { body: {}, receive: receive })).toEqual({ rows, nextCursor: null });
       } finally {

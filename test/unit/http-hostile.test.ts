@@ -1,5 +1,5 @@
-import { Agent, MockAgent } from 'undici';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { Agent } from 'undici';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ApiError, NotTheApiError, TransientError } from '../../src/errors.js';
 import { HttpClient } from '../../src/http/client.js';
@@ -7,6 +7,7 @@ import { body } from '../../src/http/endpoint.js';
 import { silentLogger } from '../../src/http/logger.js';
 import { RateLimiter } from '../../src/http/rate-limiter.js';
 import { FakeClock } from '../helpers/fake-clock.js';
+import { mockedHttp } from '../helpers/mock-http.js';
 import { behaviours, endlessBytes, hostileServer, type HostileServer } from '../helpers/hostile-server.js';
 
 const KEY = 'sk_live_unit_CANARY0123456789';
@@ -244,29 +245,10 @@ describe('HttpClient against a server that is not the API', () => {
 });
 
 describe('HttpClient: Retry-After is capped', () => {
-  let agent: MockAgent;
-  let clock: FakeClock;
-  beforeEach(() => {
-    agent = new MockAgent();
-    agent.disableNetConnect();
-    clock = new FakeClock();
-  });
-  afterEach(() => agent.close());
-  const client = (maxRetryWaitMs?: number) =>
-    new HttpClient({
-      baseUrl: 'https://api.test',
-      apiKey: KEY,
-      dispatcher: agent,
-      limiter: new RateLimiter({ ratePerSecond: 1000, burst: 10, clock }),
-      clock,
-      logger: silentLogger,
-      maxAttempts: 4,
-      timeoutMs: 5000,
-      maxRetryWaitMs,
-      random: () => 0.5,
-    });
+  const mock = mockedHttp(KEY);
+  const client = (maxRetryWaitMs?: number) => mock.client({ maxRetryWaitMs });
   const reply = (status: number, retryAfter: string) =>
-    agent.get('https://api.test').intercept({ path: '/v2/x', method: 'GET' }).reply(status, { error: { code: status === 429 ? 'rate_limited' : 'internal_error', message: 'wait' } }, { headers: { 'retry-after': retryAfter } });
+    mock.pool().intercept({ path: '/v2/x', method: 'GET' }).reply(status, { error: { code: status === 429 ? 'rate_limited' : 'internal_error', message: 'wait' } }, { headers: { 'retry-after': retryAfter } });
 
   it('Retry-After: 999999 gives up at once (exit 7), saying when to try again; nothing slept', async () => {
     reply(429, '999999');
@@ -275,7 +257,7 @@ describe('HttpClient: Retry-After is capped', () => {
     expect([err.code, err.exitCode]).toEqual(['rate_limited', 7]);
     expect(err.message).toBe('wait; the server asks to wait 11.6 days (Retry-After) before trying again, longer than the 60 s cnv waits at most');
     expect(err.hint).toMatch(/^try again after \d{4}-\d\d-\d\dT.*Z, or allow a longer wait with --max-retry-wait SECONDS/);
-    expect(clock.sleeps).toEqual([]);
+    expect(mock.clock.sleeps).toEqual([]);
   });
 
   it('a far-future HTTP-date gives up at once too (no busy loop)', async () => {
@@ -283,24 +265,21 @@ describe('HttpClient: Retry-After is capped', () => {
     const err = await client().request({ method: 'GET', path: '/v2/x', data, idempotency: 'safe' }).catch((e) => e);
     expect(err).toBeInstanceOf(TransientError);
     expect(err.hint).toMatch(/^try again after 9999-12-31T23:59:59\.000Z/);
-    expect(clock.sleeps).toEqual([]);
+    expect(mock.clock.sleeps).toEqual([]);
   });
 
   it('when the retries are used up, the hint still says when the server wants to be asked again', async () => {
     reply(429, '30');
-    const err = await new HttpClient({
-      baseUrl: 'https://api.test', apiKey: KEY, dispatcher: agent, limiter: new RateLimiter({ ratePerSecond: 1000, burst: 10, clock }),
-      clock, logger: silentLogger, maxAttempts: 1, timeoutMs: 5000,
-    }).request({ method: 'GET', path: '/v2/x', data, idempotency: 'safe' }).catch((e) => e);
+    const err = await mock.client({ maxAttempts: 1 }).request({ method: 'GET', path: '/v2/x', data, idempotency: 'safe' }).catch((e) => e);
     expect([err.code, err.exitCode]).toEqual(['rate_limited', 7]);
     expect(err.hint).toMatch(/^try again after \d{4}-\d\d-\d\dT/);
   });
 
   it('a wait within the limit is honoured; the limit is adjustable', async () => {
     reply(429, '30');
-    agent.get('https://api.test').intercept({ path: '/v2/x', method: 'GET' }).reply(200, { data: { ok: true } });
+    mock.pool().intercept({ path: '/v2/x', method: 'GET' }).reply(200, { data: { ok: true } });
     await client().request({ method: 'GET', path: '/v2/x', data, idempotency: 'safe' });
-    expect(Math.max(...clock.sleeps)).toBe(30_000);
+    expect(Math.max(...mock.clock.sleeps)).toBe(30_000);
     reply(429, '30');
     const err = await client(10_000).request({ method: 'GET', path: '/v2/x', data, idempotency: 'safe' }).catch((e) => e);
     expect(err.message).toMatch(/asks to wait 30 s .* longer than the 10 s cnv waits at most/);
