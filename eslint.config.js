@@ -85,7 +85,7 @@ export default tseslint.config(
     // The launcher's part: what bin/cnv.js applies to its process, before and around the CLI.
     files: ['src/runtime/**/*.ts'],
     rules: forbid(
-      [folders('cli', 'commands', 'cmdutil', 'http', 'api', 'io', 'exports', 'batch', 'records', 'sync', 'config', 'emulator'), 'src/runtime is the process around the CLI: it imports lib/, errors.ts and (for types) main.ts, nothing of the program'],
+      [folders('cli', 'commands', 'cmdutil', 'http', 'endpoints', 'io', 'exports', 'batch', 'records', 'sync', 'config', 'emulator'), 'src/runtime is the process around the CLI: it imports lib/, errors.ts and (for types) main.ts, nothing of the program'],
       [topLevel('context'), 'src/runtime is the process around the CLI: the Context is the program\'s'],
     ),
   },
@@ -94,16 +94,16 @@ export default tseslint.config(
     rules: forbid(
       ...NARROW,
       [folders('io'), 'src/http knows no terminal or file formats: move the primitive to src/lib'],
-      [folders('api'), 'src/api builds on src/http, not the other way round'],
+      [folders('endpoints'), 'src/endpoints builds on src/http, not the other way round'],
       [folders('exports', 'batch', 'records', 'sync', 'config', 'emulator', 'runtime'), 'src/http is below every other layer but lib/: it imports none of them'],
     ),
   },
   {
-    files: ['src/api/**/*.ts'],
+    files: ['src/endpoints/**/*.ts'],
     rules: forbid(
       ...NARROW,
-      [folders('io'), 'src/api knows no terminal or file formats: move the primitive to src/lib'],
-      [folders('exports', 'batch', 'records', 'sync', 'config', 'emulator', 'runtime'), 'src/api is below the layers that use the API: it imports none of them'],
+      [folders('io'), 'src/endpoints knows no terminal or file formats: move the primitive to src/lib'],
+      [folders('exports', 'batch', 'records', 'sync', 'config', 'emulator', 'runtime'), 'src/endpoints is below the layers that use the API: it imports none of them'],
     ),
   },
   {

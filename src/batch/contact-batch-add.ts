@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { BatchItemResult } from '../api/memberships.js';
-import { emailSchema, isPlausibleEmail, uuidSchema, type ContactIdentifier } from '../api/identifiers.js';
+import type { BatchItemResult } from '../endpoints/memberships.js';
+import { emailSchema, isPlausibleEmail, uuidSchema, type ContactIdentifier } from '../endpoints/identifiers.js';
 import { ApiError, ResponseShapeError } from '../errors.js';
 import type { HttpClient } from '../http/client.js';
 import { spellingsOf } from '../io/column-names.js';

@@ -1,4 +1,4 @@
-import { DATA_TYPES, type DataType } from '../api/fields.js';
+import { DATA_TYPES, type DataType } from '../endpoints/fields.js';
 import { looseJson } from '../http/exact-json.js';
 import { repeatedKey } from '../lib/json-scan.js';
 import { quoteInput, showValue, type InputRow } from '../io/input-rows.js';

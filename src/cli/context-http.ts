@@ -104,8 +104,6 @@ export class HttpStack {
       maxAttempts: globals.maxRetries + 1,
       timeoutMs: globals.timeout,
       maxRetryWaitMs: globals.maxRetryWaitMs,
-      // Only to measure the export page splitter against (docs/performance.md).
-      pageReader: deps.env.CNV_PAGE_READER === 'whole' ? 'whole' : 'stream',
       random: deps.random,
       userAgent: userAgent(),
       dryRun: globals.dryRun ? (request) => deps.io.stdout.write(redact(dryRunText({ dryRun: true, ...request }, globals.query, (message) => this.of.warn(message)))) : undefined,

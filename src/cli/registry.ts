@@ -135,7 +135,7 @@ export const COMMANDS: Entry[] = [
     name: 'api',
     summary: 'Send any request to the API (like gh api): auth, retries, rate limit and exit codes included',
     json: "the API's answer as it came ({data, pagination?}); with --paginate the items of every page, one JSON line each, or with --slurp one array of them; -q applies to the answer, to each item, or to the --slurp array; with --silent no body (-q and --json are refused)",
-    load: () => import('../commands/api.js'),
+    load: () => import('../commands/api/api.js'),
   },
   { name: 'doctor', summary: 'Check config, key, reachability, auth and which gated endpoints this key may use', json: "an array of checks [{check, status, detail}]; status ok (a request decided it), inferred (likely, a made-up name left it open), unchecked (not checked, and why), warn or fail", load: () => import('../commands/doctor.js') },
   { name: 'version', summary: 'Print the version (--json: with the Node.js version and platform)', globals: ['--json', '--format', '--query'], json: '{version, node, platform} with --json, -o json or -q (without them, piped too, the bare version)', load: () => import('../commands/version.js') },

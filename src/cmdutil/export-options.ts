@@ -1,6 +1,7 @@
 import { extname } from 'node:path';
 import { z } from 'zod';
-import { EXPORT_PAGE_LIMITS, type EmailEventType } from '../api/exports.js';
+import { EXPORT_PAGE_LIMITS } from '../endpoints/endpoints.js';
+import type { EmailEventType } from '../endpoints/exports.js';
 import type { GlobalOptions } from '../context.js';
 import { isIsoDate } from '../dates.js';
 import { UsageError } from '../errors.js';

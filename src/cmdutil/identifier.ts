@@ -1,4 +1,4 @@
-import { emailSchema, uuidSchema, type ContactIdentifier } from '../api/identifiers.js';
+import { emailSchema, uuidSchema, type ContactIdentifier } from '../endpoints/identifiers.js';
 import { UsageError } from '../errors.js';
 import { textFlag } from './flags.js';
 

@@ -1,12 +1,12 @@
 import type { Command } from 'commander';
-import type { AddContactResult, BatchItemResult } from '../api/memberships.js';
-import { MAX_BATCH_CONTACTS } from '../api/memberships.js';
+import type { AddContactResult, BatchItemResult } from '../endpoints/memberships.js';
+import { MAX_BATCH_CONTACTS } from '../endpoints/endpoints.js';
 import { batchAddColumns, batchAddSender, IDENTIFIER_COLUMNS, prepareIdentifierRow } from '../batch/contact-batch-add.js';
 import { runFileBatch } from '../batch/file-run.js';
 import { BATCH_GLOBALS, batchFlags, batchRunOptions, checkBatchOptions, chunkSizeFlag, rejectBatchOptions, SUMMARY_JSON_FLAG } from '../cmdutil/batch-options.js';
 import { IDENTIFIER_FLAGS, identifierFrom } from '../cmdutil/identifier.js';
 import { commandOptions, textFlag } from '../cmdutil/flags.js';
-import type { ContactIdentifier } from '../api/identifiers.js';
+import type { ContactIdentifier } from '../endpoints/identifiers.js';
 import { uuidArgument } from '../cmdutil/parse.js';
 import type { CommandInput } from './contract.js';
 import type { Context } from '../context.js';

@@ -1,4 +1,4 @@
-import { ENDPOINTS } from '../api/endpoints.js';
+import { ENDPOINTS } from '../endpoints/endpoints.js';
 import { EmulatorError, invalidRequest } from './errors.js';
 import { contactNotFound, findContact, readIdentifiers, type ContactIdentifiers } from './identifiers.js';
 import type { Contact } from './model.js';

@@ -1,4 +1,4 @@
-import { EMAIL_EVENT_TYPES, type EmailEventType } from '../api/email-event-types.js';
+import { EMAIL_EVENT_TYPES, type EmailEventType } from '../endpoints/email-event-types.js';
 import type { ExactNumber } from '../lib/exact-number.js';
 export { EMAIL_EVENT_TYPES, type EmailEventType };
 // Resource types held by the store. Shapes follow the spec's field tables; fields the spec

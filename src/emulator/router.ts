@@ -1,4 +1,4 @@
-import type { Endpoint } from '../api/endpoints.js';
+import type { Endpoint } from '../http/endpoint.js';
 import type { FaultController } from './faults.js';
 import type { KeyInfo, Permission } from './keys.js';
 import type { RateLimiter } from './rate-limit.js';
@@ -133,9 +133,10 @@ function safeDecode(s: string): string {
 }
 
 /**
- * Serves one endpoint of the client's table (src/api/endpoints.ts) at its method and path,
+ * Serves one endpoint of the client's table (src/endpoints/endpoints.ts) at its method and path,
  * gated as the table says, so the emulator and cnv never disagree on a route.
  */
 export function serve(router: ApiRouter, endpoint: Pick<Endpoint, 'method' | 'path' | 'gated'>, handler: Handler<ApiContext>, options: Omit<ApiRouteOptions, 'gated'> = {}): void {
-  router.add(endpoint.method, endpoint.path, handler, endpoint.gated ? { ...options, gated: true } : options);
+  // The table writes a path parameter as the spec does, `{name}`; the router's patterns, `:name`.
+  router.add(endpoint.method, endpoint.path.replace(/\{(\w+)\}/g, ':$1'), handler, endpoint.gated ? { ...options, gated: true } : options);
 }

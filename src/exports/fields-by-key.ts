@@ -29,7 +29,7 @@ export function fieldKeys(defs: ReadonlyArray<{ key: string; label: string }>): 
 
 /** The CONTACT field definitions, every page. */
 export async function readFieldKeys(http: HttpClient, signal: AbortSignal): Promise<FieldKeys> {
-  const { allFieldPages } = await import('../api/fields.js');
+  const { allFieldPages } = await import('../endpoints/field-pages.js');
   const defs: Array<{ key: string; label: string }> = [];
   for await (const fields of allFieldPages(http, { objectType: 'CONTACT' }, signal)) defs.push(...fields);
   return fieldKeys(defs);

@@ -1,4 +1,4 @@
-import type { EmailEventType } from '../api/exports.js';
+import type { EmailEventType } from '../endpoints/exports.js';
 import type { ExportRun } from './export-run.js';
 import type { ReceivedPage } from './page-receiver.js';
 import type { ExportReporter } from './report.js';

@@ -1,4 +1,5 @@
-import { exportContacts, exportCustomEvents, exportEmailEvents, type EmailEventType, type ExportRow, type PageReceiver } from '../api/exports.js';
+import { ENDPOINTS } from '../endpoints/endpoints.js';
+import type { EmailEventType, ExportRow, PageReceiver } from '../endpoints/exports.js';
 import type { HttpClient } from '../http/client.js';
 import type { ExportKind } from './state.js';
 
@@ -16,14 +17,15 @@ export function fetchPage<P>(
   const c = cursor ?? undefined;
   switch (target.kind) {
     case 'contacts':
-      return exportContacts(http, { cursor: c, limit }, receive, signal);
+      return http.call(ENDPOINTS.exportContacts, { body: { cursor: c, limit }, signal, receive });
     case 'custom-events': {
+      // The window goes with the first call only, the cursor alone after (it carries the window).
       const w = target.window;
-      const occurredAt = c || !w ? undefined : { start: w.since, ...(w.until ? { end: w.until } : {}) };
-      return exportCustomEvents(http, { cursor: c, occurredAt, limit }, receive, signal);
+      const body = c ? { cursor: c, limit } : { occurredAt: w ? { start: w.since, ...(w.until ? { end: w.until } : {}) } : undefined, limit };
+      return http.call(ENDPOINTS.exportCustomEvents, { body, signal, receive });
     }
     case 'email-events':
-      return exportEmailEvents(http, { eventType: target.emailType!, cursor: c, limit }, receive, signal);
+      return http.call(ENDPOINTS.exportEmailEvents, { body: { eventType: target.emailType!, cursor: c, limit }, signal, receive });
   }
 }
 

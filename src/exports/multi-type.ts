@@ -1,4 +1,4 @@
-import type { EmailEventType } from '../api/exports.js';
+import type { EmailEventType } from '../endpoints/exports.js';
 import { ApiError, CliError, ResponseShapeError, TransientError } from '../errors.js';
 import type { Notices } from '../io/notices.js';
 import type { ExportDeps } from './deps.js';

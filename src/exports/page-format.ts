@@ -5,7 +5,7 @@ import { stringifyJson } from '../lib/exact-number.js';
 import { rowWithFieldKeys, type FieldKeys } from './fields-by-key.js';
 import { rowCells, type CsvLayout } from './csv-columns.js';
 import type { ExportKind, FileFormat } from './state.js';
-import type { ExportRow } from '../api/exports.js';
+import type { ExportRow } from '../endpoints/exports.js';
 
 /** How rows become text. */
 export interface PageFormat {

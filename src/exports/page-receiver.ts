@@ -1,4 +1,4 @@
-import type { PageReceiver } from '../api/exports.js';
+import type { PageReceiver } from '../endpoints/exports.js';
 import { ResponseShapeError } from '../errors.js';
 import { hashId, IdTable, type Ids } from './id-table.js';
 import { rowIdentity } from './kinds.js';

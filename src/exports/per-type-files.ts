@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { EmailEventType } from '../api/exports.js';
+import type { EmailEventType } from '../endpoints/exports.js';
 import { LocalFileError } from '../errors.js';
 import type { Notices } from '../io/notices.js';
 import type { ExportDeps } from './deps.js';

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { EMAIL_EVENT_TYPES, type EmailEventType } from '../api/exports.js';
+import { EMAIL_EVENT_TYPES, type EmailEventType } from '../endpoints/exports.js';
 import { CliError, UsageError } from '../errors.js';
 import { readFieldKeys, type FieldKeys } from './fields-by-key.js';
 import type { HttpClient } from '../http/client.js';
@@ -200,7 +200,7 @@ async function chooseLayout(signal: AbortSignal, http: HttpClient, opts: ExportR
 }
 
 async function contactFields(http: HttpClient, signal: AbortSignal): Promise<LabelledField[]> {
-  const { allFieldPages } = await import('../api/fields.js');
+  const { allFieldPages } = await import('../endpoints/field-pages.js');
   const all: LabelledField[] = [];
   for await (const fields of allFieldPages(http, { objectType: 'CONTACT' }, signal)) all.push(...fields.map((f) => ({ key: f.key, label: f.label })));
   return all;

@@ -1,4 +1,4 @@
-import type { EmailEventType } from '../api/exports.js';
+import type { EmailEventType } from '../endpoints/exports.js';
 import type { CrashHook } from './crash-points.js';
 import type { FileLayout } from './csv-columns.js';
 import type { FieldKeys } from './fields-by-key.js';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Endpoint } from './endpoint.js';
 
 export const errorBodySchema = z.object({
   error: z.object({ code: z.string(), message: z.string() }),
@@ -32,6 +33,25 @@ export function rowsData(member: string): z.ZodType {
   let schema = rowsDataSchemas.get(member);
   if (!schema) rowsDataSchemas.set(member, (schema = z.looseObject({ [member]: z.array(z.unknown()) })));
   return schema;
+}
+
+type JsonAnswer = Exclude<Endpoint['answer'], { row: unknown }>;
+
+const answerSchemas = new WeakMap<JsonAnswer, z.ZodType>();
+
+/**
+ * The schema of `data` in a success answer of an endpoint's row: `{ <member>: schema }`, or the
+ * schema itself for a row without a member. Made once per row (and so one envelope per row).
+ */
+export function answerData(answer: JsonAnswer): z.ZodType {
+  let schema = answerSchemas.get(answer);
+  if (!schema) answerSchemas.set(answer, (schema = answer.member === undefined ? answer.schema() : z.looseObject({ [answer.member]: answer.schema() })));
+  return schema;
+}
+
+/** An object with the given member: the outline of the API's envelope. */
+export function isEnvelope(json: unknown, member: string): boolean {
+  return typeof json === 'object' && json !== null && !Array.isArray(json) && member in json;
 }
 
 /** A short, readable list of what did not match, e.g. `data.cnvContactId: expected string`. */

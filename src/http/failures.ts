@@ -153,3 +153,10 @@ function retryAt(waitMs: number, now: number): string | undefined {
   const when = new Date(now + waitMs);
   return Number.isFinite(when.getTime()) ? when.toISOString() : undefined;
 }
+
+/** The code of a failure to get an answer (node's or undici's; a timeout is ETIMEDOUT). */
+export function networkErrorCode(err: unknown): string {
+  const e = err as { code?: string; name?: string; cause?: { code?: string } };
+  if (e?.name === 'TimeoutError') return 'ETIMEDOUT';
+  return e?.code ?? e?.cause?.code ?? e?.name ?? 'ENETWORK';
+}

@@ -137,7 +137,9 @@ export class RateShare {
 
   /**
    * Leases renewed within `staleMs` (and not in the future) whose process, when it is of this
-   * host, is still running; leases dead for much longer, or of a process gone, are removed.
+   * host, is still running; leases dead for much longer, or of a process gone, are removed. A
+   * file that does not name its process as this cnv writes it is not counted (cnv 0.1.0 was
+   * never released: no lease of another format is judged by its time as if it were one).
    */
   private async countLive(now: number, staleMs: number): Promise<{ live: number; own: boolean }> {
     let live = 0;
@@ -148,12 +150,14 @@ export class RateShare {
       const info = await lstat(path).catch(() => undefined);
       if (!info?.isFile()) continue;
       const age = now - info.mtimeMs;
-      if (path !== this.file && (await leaseOwnerGone(path))) {
+      const mine = path === this.file;
+      const owner = mine ? undefined : await leaseOwner(path);
+      if (owner && ownerGone(owner)) {
         await unlink(path).catch(() => {});
-      } else if (age < staleMs && age >= -FUTURE_SLACK_MS) {
+      } else if ((mine || owner) && age < staleMs && age >= -FUTURE_SLACK_MS) {
         live++;
-        own ||= path === this.file;
-      } else if (Math.abs(age) > staleMs * 30 && path !== this.file) {
+        own ||= mine;
+      } else if (Math.abs(age) > staleMs * 30 && !mine) {
         await unlink(path).catch(() => {});
       }
     }
@@ -161,22 +165,22 @@ export class RateShare {
   }
 }
 
-/** Whether a lease names a process of this host that is gone (its pid free, or taken by another process). */
-async function leaseOwnerGone(path: string): Promise<boolean> {
-  let text: string;
+/** The process a lease names; undefined for a file that does not hold a lease of this format (one being written, too). */
+async function leaseOwner(path: string): Promise<LeaseOwner | undefined> {
+  let owner: Partial<LeaseOwner> | null;
   try {
-    text = (await readRegularFile(path, { nofollow: true })).toString('utf8');
+    owner = JSON.parse((await readRegularFile(path, { nofollow: true })).toString('utf8')) as Partial<LeaseOwner> | null;
   } catch {
-    return false;
+    return undefined;
   }
-  let owner: Partial<LeaseOwner>;
-  try {
-    owner = JSON.parse(text) as Partial<LeaseOwner>;
-  } catch {
-    return false; // an older cnv's lease (its pid alone): judged by its time
-  }
-  if (owner.host !== hostname() || !Number.isInteger(owner.pid)) return false;
-  if (!isAlive(owner.pid!)) return true;
-  const start = owner.procStart === undefined ? undefined : processStartTicks(owner.pid!);
+  if (typeof owner !== 'object' || owner === null || !Number.isInteger(owner.pid) || typeof owner.host !== 'string') return undefined;
+  return owner as LeaseOwner;
+}
+
+/** Whether a lease's process is of this host and gone (its pid free, or taken by another process). */
+function ownerGone(owner: LeaseOwner): boolean {
+  if (owner.host !== hostname()) return false;
+  if (!isAlive(owner.pid)) return true;
+  const start = owner.procStart === undefined ? undefined : processStartTicks(owner.pid);
   return start !== undefined && start !== owner.procStart;
 }

@@ -1,4 +1,4 @@
-import type { DataType } from '../api/fields.js';
+import type { DataType } from '../endpoints/fields.js';
 import { isIsoDate, isIsoDateTime } from '../dates.js';
 import { ExactNumber, stringifyJson } from '../lib/exact-number.js';
 import { plainNumber, type NumberConvention } from './number-convention.js';

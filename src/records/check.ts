@@ -1,4 +1,4 @@
-import type { FieldDefinition } from '../api/fields.js';
+import type { FieldDefinition } from '../endpoints/fields.js';
 import type { ColumnTarget } from '../batch/field-match.js';
 import { DEDUP_KEY, fieldProblem, type Prepared } from './prepare.js';
 

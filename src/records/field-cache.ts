@@ -2,7 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { lstat, mkdir, rename, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
-import { allFieldPages, fieldSchema, type FieldDefinition } from '../api/fields.js';
+import { fieldSchema, type FieldDefinition } from '../endpoints/fields.js';
+import { allFieldPages } from '../endpoints/field-pages.js';
 import type { Clock } from '../clock.js';
 import { ApiError, ResponseShapeError, TransientError } from '../errors.js';
 import type { HttpClient } from '../http/client.js';
@@ -16,7 +17,7 @@ export const FIELD_CACHE_TTL_MS = 5 * 60_000;
 
 const cacheSchema = z.object({
   version: z.literal(1),
-  objectTypes: z.record(z.string(), z.object({ savedAt: z.number(), fields: z.array(fieldSchema) })),
+  objectTypes: z.record(z.string(), z.object({ savedAt: z.number(), fields: z.array(fieldSchema()) })),
 });
 type CacheFile = z.output<typeof cacheSchema>;
 

@@ -1,4 +1,4 @@
-import type { RecordInput, RecordResult } from '../api/records.js';
+import type { RecordInput, RecordResult } from '../endpoints/records.js';
 import type { Prepared as FilePrepared } from '../batch/file-run.js';
 import type { ItemOutcome } from '../batch/types.js';
 import type { Prepared, RowProblem } from './prepare.js';

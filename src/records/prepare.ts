@@ -1,5 +1,5 @@
-import { DATA_TYPES, type DataType, type FieldDefinition } from '../api/fields.js';
-import type { RecordInput } from '../api/records.js';
+import { DATA_TYPES, type DataType, type FieldDefinition } from '../endpoints/fields.js';
+import type { RecordInput } from '../endpoints/records.js';
 import { coerceValue, type CoerceOptions } from '../io/coerce.js';
 
 /** The column (or JSON member) that identifies a record. */

@@ -1,4 +1,4 @@
-import type { FieldDefinition } from '../api/fields.js';
+import type { FieldDefinition } from '../endpoints/fields.js';
 import { sameValue } from './same-value.js';
 import type { Snapshot } from './snapshot.js';
 import type { SnapshotContact } from './snapshot-file.js';

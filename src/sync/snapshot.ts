@@ -1,7 +1,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import { closeSync, constants, lstatSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
-import { EXPORT_PAGE_LIMITS } from '../api/exports.js';
+import { EXPORT_PAGE_LIMITS } from '../endpoints/endpoints.js';
 import { CliError, LocalFileError } from '../errors.js';
 import type { CrashHook } from '../exports/crash-points.js';
 import type { ExportDeps } from '../exports/deps.js';

@@ -1,4 +1,4 @@
-import type { FieldDefinition } from '../api/fields.js';
+import type { FieldDefinition } from '../endpoints/fields.js';
 import type { Decided, FileBatchSpec } from '../batch/file-run.js';
 import { ExitCode } from '../errors.js';
 import type { CrashHook } from '../exports/crash-points.js';

@@ -9,6 +9,10 @@ import { ExportStateStore } from '../../src/exports/state-store.js';
 import { cnvInProcess, tempConfigDir } from '../helpers/cli.js';
 import { parseJson } from '../../src/http/exact-json.js';
 import { stringifyJson } from '../../src/lib/exact-number.js';
+import { HttpClient } from '../../src/http/client.js';
+import { requestOf } from '../../src/http/endpoint.js';
+import { rowsData } from '../../src/http/envelope.js';
+import { readPagesWhole } from '../bench/whole-page-reader.mjs';
 
 // In-process runs against undici's MockAgent: the server behaviours the emulator does not show.
 const BASE = 'https://api.test';
@@ -253,7 +257,7 @@ describe('export runner: page size', () => {
 });
 
 describe('export runner: NDJSON rows are the bytes the API sent', () => {
-  it('numbers past 2^53, escapes and member order are kept; reading the page whole (CNV_PAGE_READER=whole, what the splitter is measured against) loses escapes and order', async () => {
+  it('numbers past 2^53, escapes and member order are kept; reading the page whole (test/bench/whole-page-reader.mjs, what the splitter is measured against) loses escapes and order', async () => {
     const rows = [
       '{"id":"a","updatedAt":"t","big":12345678901234567890,"b":1,"2":"two","x":1.50}',
       '{"id":"b","updatedAt":"t","name":"caf\\u00e9 \\/ \\"q\\"","n":1e2,"z":-0}',
@@ -266,7 +270,8 @@ describe('export runner: NDJSON rows are the bytes the API sent', () => {
     const asSent = await cnvInProcess(['export', 'contacts', '--no-state', '-o', 'ndjson'], { env, dispatcher: agent });
     expect(asSent.exitCode, asSent.stderr).toBe(0);
     expect(asSent.stdout).toBe(rows.map((r) => r + '\n').join(''));
-    const whole = await cnvInProcess(['export', 'contacts', '--no-state', '-o', 'ndjson'], { env: { ...env, CNV_PAGE_READER: 'whole' }, dispatcher: agent });
+    const restore = readPagesWhole({ HttpClient, requestOf, rowsData, stringifyJson });
+    const whole = await cnvInProcess(['export', 'contacts', '--no-state', '-o', 'ndjson'], { env, dispatcher: agent }).finally(restore);
     expect(whole.exitCode, whole.stderr).toBe(0);
     // Read whole, a page keeps its numbers' digits (the HTTP core reads every answer so) but
     // not the API's spelling: escapes, member order, 1.50 and 1e2.

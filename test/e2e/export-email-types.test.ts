@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { execa, type ResultPromise } from 'execa';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { EMAIL_EVENT_TYPES } from '../../src/api/exports.js';
+import { EMAIL_EVENT_TYPES } from '../../src/endpoints/exports.js';
 import { mulberry32 } from '../../src/emulator/seed/prng.js';
 import { BIN, cnv, cnvInProcess } from '../helpers/cli.js';
 import { emulatorFixture } from '../helpers/emulator.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { FieldDefinition } from '../../src/api/fields.js';
+import type { FieldDefinition } from '../../src/endpoints/fields.js';
 import { batchAddColumns, prepareIdentifierRow } from '../../src/batch/contact-batch-add.js';
 import { ColumnResolver, NO_COLUMN_FLAGS, type ColumnFlags, type ColumnRules } from '../../src/batch/columns.js';
 import type { FieldsByParent } from '../../src/batch/field-match.js';

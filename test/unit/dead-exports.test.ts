@@ -82,10 +82,10 @@ describe('exports', () => {
   });
 
   it('the check sees an export nothing else uses', () => {
-    expect(exportedNames(join(ROOT, 'src/api/endpoints.ts'))).toContain('ENDPOINTS');
+    expect(exportedNames(join(ROOT, 'src/endpoints/endpoints.ts'))).toContain('ENDPOINTS');
     const probe = join(ROOT, 'src/probe.ts');
-    expect(referencedSources(probe, "import { a } from './api/endpoints.js';\nconst load = () => import(`${DIST}/http/agent.js`);\nawait dist('io/csv-line.js');")).toEqual(
-      new Set([join(ROOT, 'src/api/endpoints.ts'), join(ROOT, 'src/http/agent.ts'), join(ROOT, 'src/io/csv-line.ts')]),
+    expect(referencedSources(probe, "import { a } from './endpoints/endpoints.js';\nconst load = () => import(`${DIST}/http/agent.js`);\nawait dist('io/csv-line.js');")).toEqual(
+      new Set([join(ROOT, 'src/endpoints/endpoints.ts'), join(ROOT, 'src/http/agent.ts'), join(ROOT, 'src/io/csv-line.ts')]),
     );
   });
 });

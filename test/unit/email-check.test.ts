@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { emailSchema, isPlausibleEmail } from '../../src/api/identifiers.js';
+import { emailSchema, isPlausibleEmail } from '../../src/endpoints/identifiers.js';
 
 // Local email checks refuse only what is surely malformed; the server judges the rest.
 describe('isPlausibleEmail', () => {

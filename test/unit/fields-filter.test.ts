@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isFieldOfCustomObject } from '../../src/api/fields.js';
+import { isFieldOfCustomObject } from '../../src/endpoints/fields.js';
 import { pageSize } from '../../src/cmdutil/parse.js';
 
 const CO = 'c0000000-0000-4000-8000-000000000001';

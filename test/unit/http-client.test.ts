@@ -1,43 +1,23 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Agent, MockAgent } from 'undici';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Agent } from 'undici';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ApiError, NotTheApiError, ResponseShapeError, TransientError } from '../../src/errors.js';
 import { HttpClient } from '../../src/http/client.js';
+import { body } from '../../src/http/endpoint.js';
 import { silentLogger, stderrLogger } from '../../src/http/logger.js';
 import { RateLimiter } from '../../src/http/rate-limiter.js';
 import { makeRedactor } from '../../src/http/redact.js';
-import { FakeClock } from '../helpers/fake-clock.js';
+import { mockedHttp } from '../helpers/mock-http.js';
 import { Writable } from 'node:stream';
 
-const ORIGIN = 'https://api.test';
 const KEY = 'sk_live_unit_CANARY0123456789';
 
 describe('HttpClient', () => {
-  let agent: MockAgent;
-  let clock: FakeClock;
-
-  beforeEach(() => {
-    agent = new MockAgent();
-    agent.disableNetConnect();
-    clock = new FakeClock();
-  });
-  afterEach(() => agent.close());
-
-  const client = (maxAttempts = 4, logger = silentLogger) =>
-    new HttpClient({
-      baseUrl: ORIGIN,
-      apiKey: KEY,
-      dispatcher: agent,
-      limiter: new RateLimiter({ ratePerSecond: 1000, burst: 10, clock }),
-      clock,
-      logger,
-      maxAttempts,
-      timeoutMs: 5000,
-      random: () => 0.5,
-    });
-  const pool = () => agent.get(ORIGIN);
+  const mock = mockedHttp(KEY);
+  const client = (maxAttempts = 4, logger = silentLogger) => mock.client({ maxAttempts, logger });
+  const { pool } = mock;
   const data = z.object({ ok: z.boolean() });
 
   it('sends the key and JSON headers, and returns the validated data', async () => {
@@ -55,14 +35,14 @@ describe('HttpClient', () => {
     pool().intercept({ path: '/v2/x', method: 'GET' }).reply(200, { data: { ok: true } });
     const res = await client().request({ method: 'GET', path: '/v2/x', data, idempotency: 'safe' });
     expect(res.attempts).toBe(3);
-    expect(clock.sleeps).toEqual([250, 500]);
+    expect(mock.clock.sleeps).toEqual([250, 500]);
   });
 
   it('honours Retry-After as a lower bound on 429', async () => {
     pool().intercept({ path: '/v2/x', method: 'GET' }).reply(429, { error: { code: 'rate_limited', message: 'slow down' } }, { headers: { 'retry-after': '3' } });
     pool().intercept({ path: '/v2/x', method: 'GET' }).reply(200, { data: { ok: true } });
     await client().request({ method: 'GET', path: '/v2/x', data, idempotency: 'safe' });
-    expect(Math.max(...clock.sleeps)).toBeGreaterThanOrEqual(3000);
+    expect(Math.max(...mock.clock.sleeps)).toBeGreaterThanOrEqual(3000);
   });
 
   it('gives up after the attempt budget with the last error', async () => {
@@ -134,9 +114,9 @@ describe('HttpClient', () => {
     expect(log).toMatch(/< 200 GET \/v2\/x attempt=1 \d+ms/);
     expect(log).not.toContain('CANARY');
   });
-  describe('requestRows (a page streamed row by row)', () => {
+  describe('call of an export page (its rows streamed one by one)', () => {
     const row = z.custom<Record<string, unknown>>((v) => typeof (v as { id?: unknown })?.id === 'string', { message: 'expected an object with a string id' });
-    const rowsSpec = { method: 'POST' as const, path: '/v2/rows', body: {}, member: 'contacts', row, idempotency: 'safe' as const };
+    const ROWS = { method: 'POST', path: '/v2/rows', repeat: 'safe', gated: false, sends: body<object>(), answer: { member: 'contacts', row: () => row } } as const;
     /** Collects each attempt's rows separately, so a retried page is seen to start over. */
     const attempts: unknown[][] = [];
     const receive = () => {
@@ -152,14 +132,14 @@ describe('HttpClient', () => {
       pool().intercept({ path: '/v2/rows', method: 'POST' }).reply(503, 'busy');
       const body = { data: { contacts: [{ id: 'a', x: [1, { y: '}' }] }, { id: 'b' }] }, pagination: { nextCursor: 'n1' } };
       pool().intercept({ path: '/v2/rows', method: 'POST' }).reply(200, JSON.stringify(body, null, 2));
-      const page = await client().requestRows(rowsSpec, receive);
+      const page = await client().call(ROWS, { body: {}, receive: receive });
       expect(page).toEqual({ rows: body.data.contacts, nextCursor: 'n1' });
       expect(attempts).toHaveLength(1); // the 503 never reached the receiver
     });
 
     it('names the row that breaks the contract, and does not retry it', async () => {
       pool().intercept({ path: '/v2/rows', method: 'POST' }).reply(200, { data: { contacts: [{ id: 'a' }, { id: 7 }] }, pagination: { nextCursor: null } });
-      const err = await client().requestRows(rowsSpec, receive).catch((e) => e);
+      const err = await client().call(ROWS, { body: {}, receive: receive }).catch((e) => e);
       expect(err).toBeInstanceOf(ResponseShapeError);
       expect(err.message).toBe('unexpected response from POST /v2/rows: data.contacts.1: expected an object with a string id');
     });
@@ -173,7 +153,7 @@ describe('HttpClient', () => {
       ];
       for (const [body, message] of cases) {
         pool().intercept({ path: '/v2/rows', method: 'POST' }).reply(200, typeof body === 'string' ? body : JSON.stringify(body));
-        const err = await client().requestRows(rowsSpec, receive).catch((e) => e);
+        const err = await client().call(ROWS, { body: {}, receive: receive }).catch((e) => e);
         expect(err, String(message)).toBeInstanceOf(ResponseShapeError);
         expect(err.message).toMatch(message);
       }
@@ -182,15 +162,15 @@ describe('HttpClient', () => {
     it('a failure of the reading itself is not retried as a network error', async () => {
       pool().intercept({ path: '/v2/rows', method: 'POST' }).reply(200, { data: { contacts: [{ id: 'a' }] }, pagination: { nextCursor: null } });
       const broken = () => ({ row: () => { throw new TypeError('receiver bug'); }, end: () => null });
-      const err = await client().requestRows(rowsSpec, broken).catch((e) => e);
+      const err = await client().call(ROWS, { body: {}, receive: broken }).catch((e) => e);
       expect(err).toBeInstanceOf(TypeError);
       expect(err.message).toBe('receiver bug');
-      expect(clock.sleeps).toEqual([]);
+      expect(mock.clock.sleeps).toEqual([]);
       pool().intercept({ path: '/v2/rows', method: 'POST' }).reply(200, '{"bad\\q":1,"data":{"contacts":[]},"pagination":{"nextCursor":null}}');
-      const shape = await client().requestRows(rowsSpec, receive).catch((e) => e);
+      const shape = await client().call(ROWS, { body: {}, receive: receive }).catch((e) => e);
       expect(shape).toBeInstanceOf(ResponseShapeError);
       expect(shape.message).toMatch(/not JSON/);
-      expect(clock.sleeps).toEqual([]);
+      expect(mock.clock.sleeps).toEqual([]);
     });
 
     it('characters cut between two chunks of the answer arrive whole', async () => {
@@ -208,10 +188,10 @@ describe('HttpClient', () => {
       try {
         const { port } = server.address() as AddressInfo;
         const http = new HttpClient({
-          baseUrl: `http://127.0.0.1:${port}`, apiKey: KEY, dispatcher: real, limiter: new RateLimiter({ ratePerSecond: 1000, burst: 10, clock }),
-          clock, logger: silentLogger, maxAttempts: 1, timeoutMs: 5000,
+          baseUrl: `http://127.0.0.1:${port}`, apiKey: KEY, dispatcher: real, limiter: new RateLimiter({ ratePerSecond: 1000, burst: 10, clock: mock.clock }),
+          clock: mock.clock, logger: silentLogger, maxAttempts: 1, timeoutMs: 5000,
         });
-        expect(await http.requestRows(rowsSpec, receive)).toEqual({ rows, nextCursor: null });
+        expect(await http.call(ROWS, { body: {}, receive: receive })).toEqual({ rows, nextCursor: null });
       } finally {
         await real.close();
         server.close();
@@ -220,7 +200,7 @@ describe('HttpClient', () => {
 
     it('maps error answers like any request', async () => {
       pool().intercept({ path: '/v2/rows', method: 'POST' }).reply(400, { error: { code: 'invalid_cursor', message: 'bad cursor' } });
-      const err = await client().requestRows(rowsSpec, receive).catch((e) => e);
+      const err = await client().call(ROWS, { body: {}, receive: receive }).catch((e) => e);
       expect(err).toBeInstanceOf(ApiError);
       expect([err.code, attempts.length]).toEqual(['invalid_cursor', 0]);
     });

@@ -1,16 +1,20 @@
-import { Agent, MockAgent } from 'undici';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { Agent } from 'undici';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ApiError, NotTheApiError, TransientError } from '../../src/errors.js';
 import { HttpClient } from '../../src/http/client.js';
+import { body } from '../../src/http/endpoint.js';
 import { silentLogger } from '../../src/http/logger.js';
 import { RateLimiter } from '../../src/http/rate-limiter.js';
 import { FakeClock } from '../helpers/fake-clock.js';
+import { mockedHttp } from '../helpers/mock-http.js';
 import { behaviours, endlessBytes, hostileServer, type HostileServer } from '../helpers/hostile-server.js';
 
 const KEY = 'sk_live_unit_CANARY0123456789';
 const data = z.object({ ok: z.boolean() });
 const row = z.custom<Record<string, unknown>>((v) => typeof v === 'object' && v !== null);
+/** An export page's row of the table, its rows any object. */
+const EXPORT_PAGE = { method: 'POST', path: '/v2/exports/contacts', repeat: 'safe', gated: false, sends: body<object>(), answer: { member: 'contacts', row: () => row } } as const;
 
 describe('HttpClient against a server that is not the API', () => {
   let server: HostileServer;
@@ -81,7 +85,7 @@ describe('HttpClient against a server that is not the API', () => {
     const rows: unknown[] = [];
     server.use((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(`{"data":{"contacts":[{"id":"a","x":${deep}}]},"pagination":{"nextCursor":null}}`));
     const page = await client()
-      .requestRows({ method: 'POST', path: '/v2/exports/contacts', body: {}, member: 'contacts', row, idempotency: 'safe' }, () => ({ row: (r) => rows.push(r), end: () => rows }))
+      .call(EXPORT_PAGE, { body: {}, receive: () => ({ row: (r) => rows.push(r), end: () => rows }) })
       .catch((e) => e);
     expect(page.message).toMatch(/row 0 of data\.contacts nests deeper than 256 levels/);
     server.use((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(`{"data":{"ok":true,"x":${'['.repeat(200)}${']'.repeat(200)}}}`));
@@ -145,7 +149,7 @@ describe('HttpClient against a server that is not the API', () => {
     server.use(behaviours.endlessRow);
     const rows: unknown[] = [];
     const err = await client()
-      .requestRows({ method: 'POST', path: '/v2/exports/contacts', body: {}, member: 'contacts', row, idempotency: 'safe' }, () => ({ row: (r) => rows.push(r), end: () => rows }))
+      .call(EXPORT_PAGE, { body: {}, receive: () => ({ row: (r) => rows.push(r), end: () => rows }) })
       .catch((e) => e);
     expect(err).toBeInstanceOf(NotTheApiError);
     expect(err.code).toBe('response_too_large');
@@ -158,7 +162,7 @@ describe('HttpClient against a server that is not the API', () => {
   it('an export page that is HTML is "not the API"', async () => {
     server.use(behaviours.html);
     const err = await client()
-      .requestRows({ method: 'POST', path: '/v2/exports/contacts', body: {}, member: 'contacts', row, idempotency: 'safe' }, () => ({ row: () => {}, end: () => null }))
+      .call(EXPORT_PAGE, { body: {}, receive: () => ({ row: () => {}, end: () => null }) })
       .catch((e) => e);
     expect(err).toBeInstanceOf(NotTheApiError);
     expect(err.message).toMatch(/^this does not look like the API at .*: POST \/v2\/exports\/contacts answered 200 with an HTML page \("Welcome to nginx!"\), not JSON/);
@@ -179,7 +183,7 @@ describe('HttpClient against a server that is not the API', () => {
       res.write(text.slice(0, cut), () => setTimeout(() => res.end(text.slice(cut)), 20));
     });
     const rows: Array<Record<string, unknown>> = [];
-    await client().requestRows({ method: 'POST', path: '/v2/exports/contacts', body: {}, member: 'contacts', row, idempotency: 'safe' }, () => ({ row: (r) => rows.push(r), end: () => rows }));
+    await client().call(EXPORT_PAGE, { body: {}, receive: () => ({ row: (r) => rows.push(r), end: () => rows }) });
     expect(rows).toEqual([{ id: 'a', note: 'key sk_live_unit_**** end' }]);
   });
 
@@ -193,7 +197,7 @@ describe('HttpClient against a server that is not the API', () => {
       res.write(text.slice(0, cuts[0]), () => setTimeout(() => res.write(text.slice(cuts[0], cuts[1]), () => setTimeout(() => res.end(text.slice(cuts[1])), 20)), 20));
     });
     const texts: string[] = [];
-    await client().requestRows({ method: 'POST', path: '/v2/exports/contacts', body: {}, member: 'contacts', row, idempotency: 'safe' }, () => ({ row: (_r, text) => texts.push(text), end: () => null }));
+    await client().call(EXPORT_PAGE, { body: {}, receive: () => ({ row: (_r, text) => texts.push(text), end: () => null }) });
     expect(texts).toEqual(Array.from({ length: 6 }, (_, i) => JSON.stringify({ id: `r${i}`, note: i % 2 ? 'key sk_live_unit_**** end' : 'plain' })));
   });
 
@@ -206,7 +210,7 @@ describe('HttpClient against a server that is not the API', () => {
       res.writeHead(200, { 'content-type': 'application/json' }).end(`{"data":{"contacts":[${row},{"id":"b","note":"plain \\u00e9"}]},"pagination":{"nextCursor":null}}`);
     });
     const got: Array<[Record<string, unknown>, string]> = [];
-    await client().requestRows({ method: 'POST', path: '/v2/exports/contacts', body: {}, member: 'contacts', row, idempotency: 'safe' }, () => ({ row: (r, text) => got.push([r, text]), end: () => null }));
+    await client().call(EXPORT_PAGE, { body: {}, receive: () => ({ row: (r, text) => got.push([r, text]), end: () => null }) });
     expect(got[0][0]).toEqual({ id: 'a', note: 'key sk_live_unit_**** end', city: 'Köln' });
     // The text keeps the server's spelling; only the key in it is masked.
     expect(got[0][1]).toBe('{"id":"a","note":"key sk_live_unit_**** end","city":"K\\u00f6ln"}');
@@ -223,7 +227,7 @@ describe('HttpClient against a server that is not the API', () => {
       res.write(text.slice(0, cut), () => setTimeout(() => res.end(text.slice(cut)), 20));
     });
     const texts: string[] = [];
-    await client().requestRows({ method: 'POST', path: '/v2/exports/contacts', body: {}, member: 'contacts', row, idempotency: 'safe' }, () => ({ row: (_r, text) => texts.push(text), end: () => null }));
+    await client().call(EXPORT_PAGE, { body: {}, receive: () => ({ row: (_r, text) => texts.push(text), end: () => null }) });
     expect(texts).toEqual(['{"id":"a","note":"plain"}', '{"id":"b","note":"key sk_live_unit_****"}']);
   });
 
@@ -241,29 +245,10 @@ describe('HttpClient against a server that is not the API', () => {
 });
 
 describe('HttpClient: Retry-After is capped', () => {
-  let agent: MockAgent;
-  let clock: FakeClock;
-  beforeEach(() => {
-    agent = new MockAgent();
-    agent.disableNetConnect();
-    clock = new FakeClock();
-  });
-  afterEach(() => agent.close());
-  const client = (maxRetryWaitMs?: number) =>
-    new HttpClient({
-      baseUrl: 'https://api.test',
-      apiKey: KEY,
-      dispatcher: agent,
-      limiter: new RateLimiter({ ratePerSecond: 1000, burst: 10, clock }),
-      clock,
-      logger: silentLogger,
-      maxAttempts: 4,
-      timeoutMs: 5000,
-      maxRetryWaitMs,
-      random: () => 0.5,
-    });
+  const mock = mockedHttp(KEY);
+  const client = (maxRetryWaitMs?: number) => mock.client({ maxRetryWaitMs });
   const reply = (status: number, retryAfter: string) =>
-    agent.get('https://api.test').intercept({ path: '/v2/x', method: 'GET' }).reply(status, { error: { code: status === 429 ? 'rate_limited' : 'internal_error', message: 'wait' } }, { headers: { 'retry-after': retryAfter } });
+    mock.pool().intercept({ path: '/v2/x', method: 'GET' }).reply(status, { error: { code: status === 429 ? 'rate_limited' : 'internal_error', message: 'wait' } }, { headers: { 'retry-after': retryAfter } });
 
   it('Retry-After: 999999 gives up at once (exit 7), saying when to try again; nothing slept', async () => {
     reply(429, '999999');
@@ -272,7 +257,7 @@ describe('HttpClient: Retry-After is capped', () => {
     expect([err.code, err.exitCode]).toEqual(['rate_limited', 7]);
     expect(err.message).toBe('wait; the server asks to wait 11.6 days (Retry-After) before trying again, longer than the 60 s cnv waits at most');
     expect(err.hint).toMatch(/^try again after \d{4}-\d\d-\d\dT.*Z, or allow a longer wait with --max-retry-wait SECONDS/);
-    expect(clock.sleeps).toEqual([]);
+    expect(mock.clock.sleeps).toEqual([]);
   });
 
   it('a far-future HTTP-date gives up at once too (no busy loop)', async () => {
@@ -280,24 +265,21 @@ describe('HttpClient: Retry-After is capped', () => {
     const err = await client().request({ method: 'GET', path: '/v2/x', data, idempotency: 'safe' }).catch((e) => e);
     expect(err).toBeInstanceOf(TransientError);
     expect(err.hint).toMatch(/^try again after 9999-12-31T23:59:59\.000Z/);
-    expect(clock.sleeps).toEqual([]);
+    expect(mock.clock.sleeps).toEqual([]);
   });
 
   it('when the retries are used up, the hint still says when the server wants to be asked again', async () => {
     reply(429, '30');
-    const err = await new HttpClient({
-      baseUrl: 'https://api.test', apiKey: KEY, dispatcher: agent, limiter: new RateLimiter({ ratePerSecond: 1000, burst: 10, clock }),
-      clock, logger: silentLogger, maxAttempts: 1, timeoutMs: 5000,
-    }).request({ method: 'GET', path: '/v2/x', data, idempotency: 'safe' }).catch((e) => e);
+    const err = await mock.client({ maxAttempts: 1 }).request({ method: 'GET', path: '/v2/x', data, idempotency: 'safe' }).catch((e) => e);
     expect([err.code, err.exitCode]).toEqual(['rate_limited', 7]);
     expect(err.hint).toMatch(/^try again after \d{4}-\d\d-\d\dT/);
   });
 
   it('a wait within the limit is honoured; the limit is adjustable', async () => {
     reply(429, '30');
-    agent.get('https://api.test').intercept({ path: '/v2/x', method: 'GET' }).reply(200, { data: { ok: true } });
+    mock.pool().intercept({ path: '/v2/x', method: 'GET' }).reply(200, { data: { ok: true } });
     await client().request({ method: 'GET', path: '/v2/x', data, idempotency: 'safe' });
-    expect(Math.max(...clock.sleeps)).toBe(30_000);
+    expect(Math.max(...mock.clock.sleeps)).toBe(30_000);
     reply(429, '30');
     const err = await client(10_000).request({ method: 'GET', path: '/v2/x', data, idempotency: 'safe' }).catch((e) => e);
     expect(err.message).toMatch(/asks to wait 30 s .* longer than the 10 s cnv waits at most/);

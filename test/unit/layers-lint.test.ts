@@ -16,9 +16,9 @@ describe('layer boundaries (ESLint no-restricted-imports, and no-restricted-synt
   it.each([
     ['src/http/probe.ts', "import { integer } from '../cli/parse.js';\nexport const n = integer;\n", /cli\/, commands\//],
     ['src/http/probe.ts', "import { writeFlushed } from '../io/write.js';\nexport const w = writeFlushed;\n", /src\/http knows no terminal/],
-    ['src/http/probe.ts', "import { getContact } from '../api/contacts.js';\nexport const g = getContact;\n", /src\/api builds on src\/http/],
-    ['src/api/probe.ts', "import type { IdentifierKind } from '../cli/identifier.js';\nexport type K = IdentifierKind;\n", /cli\/, commands\//],
-    ['src/api/probe.ts', "import { csvCell } from '../io/csv-line.js';\nexport const c = csvCell;\n", /src\/api knows no terminal/],
+    ['src/http/probe.ts', "import { getContact } from '../endpoints/contacts.js';\nexport const g = getContact;\n", /src\/endpoints builds on src\/http/],
+    ['src/endpoints/probe.ts', "import type { IdentifierKind } from '../cli/identifier.js';\nexport type K = IdentifierKind;\n", /cli\/, commands\//],
+    ['src/endpoints/probe.ts', "import { csvCell } from '../io/csv-line.js';\nexport const c = csvCell;\n", /src\/endpoints knows no terminal/],
     ['src/lib/probe.ts', "import { UsageError } from '../errors.js';\nexport const e = UsageError;\n", /imports nothing from src\/ outside lib/],
     ['src/lib/probe.ts', "import { z } from 'zod';\nexport const s = z.string();\n", /no packages/],
     ['src/exports/probe.ts', "export { integer } from '../cli/parse.js';\n", /cli\/, commands\//],
@@ -34,13 +34,13 @@ describe('layer boundaries (ESLint no-restricted-imports, and no-restricted-synt
     ['src/records/probe.ts', "export const load = () => import('../context.js');\n", /Context stays with the commands/],
     ['src/io/probe.ts', "import type { Context } from '../context.js';\nexport type C = Context;\n", /Context stays with the commands/],
     ['src/http/probe.ts', "import type { Context } from '../context.js';\nexport type C = Context;\n", /Context stays with the commands/],
-    ['src/api/probe.ts', "import type { Context } from '../context.js';\nexport type C = Context;\n", /Context stays with the commands/],
+    ['src/endpoints/probe.ts', "import type { Context } from '../context.js';\nexport type C = Context;\n", /Context stays with the commands/],
     ['src/exports/probe.ts', "import type { Command } from 'commander';\nexport type C = Command;\n", /commander is for the program/],
     ['src/batch/probe.ts', "import { Option } from 'commander';\nexport const o = Option;\n", /commander is for the program/],
     ['src/io/probe.ts', "import type { Command } from 'commander';\nexport type C = Command;\n", /commander is for the program/],
     ['src/records/probe.ts', "import type { Command } from 'commander';\nexport type C = Command;\n", /commander is for the program/],
     ['src/http/probe.ts', "export const load = () => import('commander');\n", /commander is for the program/],
-    ['src/api/probe.ts', "import { Command } from 'commander';\nexport const c = Command;\n", /commander is for the program/],
+    ['src/endpoints/probe.ts', "import { Command } from 'commander';\nexport const c = Command;\n", /commander is for the program/],
     ['src/exports/probe.ts', "import { outputOf } from '../cmdutil/deps.js';\nexport const o = outputOf;\n", /cli\/, commands\/, cmdutil\//],
     // The three probes that slipped through before: runtime -> cli, context.ts -> cli, io -> exports.
     ['src/runtime/probe.ts', "import { COMMANDS } from '../cli/registry.js';\nexport const c = COMMANDS;\n", /src\/runtime is the process around the CLI/],
@@ -53,7 +53,7 @@ describe('layer boundaries (ESLint no-restricted-imports, and no-restricted-synt
     ['src/cmdutil/probe.ts', "import { COMMANDS } from '../cli/registry.js';\nexport const c = COMMANDS;\n", /src\/cmdutil holds the commands' helpers/],
     ['src/commands/probe.ts', "import { COMMANDS } from '../cli/registry.js';\nexport const c = COMMANDS;\n", /imports helpers from src\/cmdutil, never the program/],
     ['src/exports/probe.ts', "import { holdHeapSize } from '../runtime/heap-hold.js';\nexport const h = holdHeapSize;\n", /tuning the process is the launcher's/],
-    ['src/http/probe.ts', "import { ENDPOINTS } from '../api/endpoints.js';\nexport const e = ENDPOINTS;\n", /src\/api builds on src\/http/],
+    ['src/http/probe.ts', "import { ENDPOINTS } from '../endpoints/endpoints.js';\nexport const e = ENDPOINTS;\n", /src\/endpoints builds on src\/http/],
   ])('%s: %s is refused', async (path, code, message) => {
     const errors = await boundaryErrors(path, code);
     expect(errors).toHaveLength(1);
@@ -62,11 +62,11 @@ describe('layer boundaries (ESLint no-restricted-imports, and no-restricted-synt
 
   it.each([
     ['src/http/probe.ts', "import { escapeControl } from '../lib/terminal-text.js';\nimport { ApiError } from '../errors.js';\nexport const x = [escapeControl, ApiError];\n"],
-    ['src/api/probe.ts', "import type { HttpClient } from '../http/client.js';\nimport { scanJson } from '../lib/json-scan.js';\nexport type H = HttpClient;\nexport const s = scanJson;\n"],
+    ['src/endpoints/probe.ts', "import type { HttpClient } from '../http/client.js';\nimport { scanJson } from '../lib/json-scan.js';\nexport type H = HttpClient;\nexport const s = scanJson;\n"],
     ['src/lib/probe.ts', "import { readFile } from 'node:fs/promises';\nimport { escapeControl } from './terminal-text.js';\nexport const x = [readFile, escapeControl];\n"],
     ['src/emulator/routes/probe.ts', "import { escapeControl } from '../../lib/terminal-text.js';\nimport { Router } from '../router.js';\nexport const x = [escapeControl, Router];\n"],
     ['src/exports/probe.ts', "import { writeFlushed } from '../io/write.js';\nexport const w = writeFlushed;\n"],
-    ['src/exports/probe.ts', "export const load = () => import('../api/fields.js');\n"],
+    ['src/exports/probe.ts', "export const load = () => import('../endpoints/fields.js');\n"],
     ['src/lib/probe.ts', "export const load = () => import('node:zlib');\n"],
     ['src/commands/probe.ts', "import { integer } from '../lib/option-values.js';\nimport { uuidArgument } from '../cmdutil/parse.js';\nexport const x = [integer, uuidArgument];\n"],
     ['src/cmdutil/probe.ts', "import type { Command } from 'commander';\nimport type { Context } from '../context.js';\nimport type { ExportDeps } from '../exports/deps.js';\nexport type X = [Command, Context, ExportDeps];\n"],

@@ -73,9 +73,9 @@ describe('RateShare', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cnv-rate-'));
     const a = await join2(dir);
     const leaseDir = join(dir, 'rate', readdirSync(join(dir, 'rate'))[0]);
-    // A lease a SIGKILLed process left: never renewed again.
+    // A lease a SIGKILLed process of another host left (its process cannot be looked up): never renewed again.
     const dead = join(leaseDir, '999999-deadbeef.lease');
-    writeFileSync(dead, '999999\n');
+    writeFileSync(dead, JSON.stringify({ pid: 999999, host: 'another-host.invalid' }));
     const stop = keepSending(a.limiter);
     await until(() => Math.abs(a.limiter.rate - 97.5) < 0.01);
     await until(() => Math.abs(a.limiter.rate - 195) < 0.01);
@@ -112,10 +112,10 @@ describe('RateShare', () => {
     const leaseDir = join(dir, 'rate', readdirSync(join(dir, 'rate'))[0]);
     const stop = keepSending(a.limiter);
     const hour = new Date(Date.now() + 3_600_000);
-    // 21 leases of killed processes, written while the clock was an hour ahead; one of an older cnv (its pid alone).
+    // 21 leases of killed processes, written while the clock was an hour ahead.
     const planted = Array.from({ length: 21 }, (_, i) => join(leaseDir, `${2147480000 + i}-0000000${i % 10}.lease`));
     for (const [i, path] of planted.entries()) {
-      writeFileSync(path, i === 0 ? '2147480000\n' : JSON.stringify({ pid: 2147480000 + i, host: hostname() }));
+      writeFileSync(path, JSON.stringify({ pid: 2147480000 + i, host: hostname() }));
       utimesSync(path, hour, hour);
     }
     // Before: every one of them counted until the clock caught up: 195 / 22 requests/s.
@@ -123,10 +123,33 @@ describe('RateShare', () => {
       await new Promise((r) => setTimeout(r, 10));
       expect(a.limiter.rate).toBeCloseTo(195);
     }
-    await until(() => planted.slice(1).every((p) => !existsSync(p)));
+    await until(() => planted.every((p) => !existsSync(p)));
     // A live process's lease (this one's pid) still counts.
     writeFileSync(join(leaseDir, `${process.pid}-abcdef01.lease`), JSON.stringify({ pid: process.pid, host: hostname() }));
     await until(() => Math.abs(a.limiter.rate - 97.5) < 0.01);
+    stop();
+  });
+
+  it('a lease file that does not name its process as this cnv writes it is not counted, and is left until it is old', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cnv-rate-'));
+    const a = await join2(dir);
+    const leaseDir = join(dir, 'rate', readdirSync(join(dir, 'rate'))[0]);
+    const stop = keepSending(a.limiter);
+    // Fresh, of another format (a pid alone, as no released cnv ever wrote), or not yet written.
+    const foreign = ['2147480000\n', '', '{"pid":"12"}'].map((text, i) => {
+      const path = join(leaseDir, `${2147480000 + i}-0000000${i}.lease`);
+      writeFileSync(path, text);
+      return path;
+    });
+    for (let i = 0; i < 20; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      expect(a.limiter.rate).toBeCloseTo(195);
+    }
+    expect(foreign.every((p) => existsSync(p))).toBe(true);
+    // Old ones go, as every lease not renewed for 30 stale ages does.
+    const old = new Date(Date.now() - 60_000);
+    for (const path of foreign) utimesSync(path, old, old);
+    await until(() => foreign.every((p) => !existsSync(p)));
     stop();
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { FieldDefinition } from '../../src/api/fields.js';
+import type { FieldDefinition } from '../../src/endpoints/fields.js';
 import { CheckCollector } from '../../src/records/check.js';
 import { definitionMap, prepareRecord, type PrepareOptions } from '../../src/records/prepare.js';
 

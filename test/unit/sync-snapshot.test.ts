@@ -10,7 +10,7 @@ import { indexRange, SnapshotDamage, SnapshotReader } from '../../src/sync/snaps
 import { SnapshotIndex } from '../../src/sync/snapshot-index.js';
 import type { Snapshot } from '../../src/sync/snapshot.js';
 import { rowKeys } from '../../src/sync/row-keys.js';
-import type { FieldDefinition } from '../../src/api/fields.js';
+import type { FieldDefinition } from '../../src/endpoints/fields.js';
 
 const row = (id: string, email: string | null, updatedAt: string, fields: Record<string, unknown> = {}, status = 'SUBSCRIBED') =>
   JSON.stringify({ id, sfdcLeadId: null, sfdcContactId: null, sfdcAccountId: null, email, subscriptionStatus: status, createdAt: updatedAt, updatedAt, fields });

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { addToAudience, batchAddToAudience, batchAddToAudienceRequest } from '../../api/audiences.js';
+import { ENDPOINTS } from '../../endpoints/endpoints.js';
+import { requestOf } from '../../http/endpoint.js';
 import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../io/render.js';
@@ -17,5 +18,11 @@ ${batchHelp(`  $ cnv audience add c1000000-0000-4000-8000-000000000003 --email a
 }
 
 export function run(ctx: Context, input: CommandInput<typeof options>): Promise<CommandResult> {
-  return runMembershipAdd(ctx, input, { noun: 'audience', command: 'audience add', batchRequest: batchAddToAudienceRequest, single: addToAudience, batch: batchAddToAudience });
+  return runMembershipAdd(ctx, input, {
+    noun: 'audience',
+    command: 'audience add',
+    single: (http, audienceId, contact, signal) => http.call(ENDPOINTS.addToAudience, { params: { audienceId }, body: contact, signal }),
+    batchRequest: (audienceId, contacts) => requestOf(ENDPOINTS.batchAddToAudience, { params: { audienceId }, body: { contacts } }),
+    batch: (http, audienceId, contacts, signal) => http.call(ENDPOINTS.batchAddToAudience, { params: { audienceId }, body: { contacts }, signal }),
+  });
 }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { removeFromAudience } from '../../api/audiences.js';
+import { ENDPOINTS } from '../../endpoints/endpoints.js';
 import { IDENTIFIER_FLAGS, identifierFrom } from '../../cmdutil/identifier.js';
 import { commandOptions } from '../../cmdutil/flags.js';
 import { uuidArgument } from '../../cmdutil/parse.js';
@@ -23,7 +23,8 @@ Examples:
 
 export async function run(ctx: Context, { args, opts }: CommandInput<typeof options>): Promise<CommandResult> {
   const audienceId = args[0] as string;
-  const result = await removeFromAudience(await ctx.http(), audienceId, identifierFrom(opts, undefined, (m) => ctx.warn(m)), ctx.signal);
+  const contact = identifierFrom(opts, undefined, (m) => ctx.warn(m));
+  const result = await (await ctx.http()).call(ENDPOINTS.removeFromAudience, { params: { audienceId }, body: contact, signal: ctx.signal });
   // The spec only says "success when absent"; a null cnvContactId is how we learn no contact matched.
   const outcome = result.removed ? 'removed' : result.cnvContactId ? 'not_a_member' : 'no_such_contact';
   if (outcome === 'not_a_member') ctx.info('note: the contact was not a member of this audience; nothing changed');

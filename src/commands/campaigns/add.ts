@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { addToCampaign, batchAddToCampaign, batchAddToCampaignRequest } from '../../api/campaigns.js';
+import { ENDPOINTS } from '../../endpoints/endpoints.js';
+import { requestOf } from '../../http/endpoint.js';
 import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../io/render.js';
@@ -17,5 +18,11 @@ ${batchHelp(`  $ cnv campaigns add c4000000-0000-4000-8000-000000000002 --user-i
 }
 
 export function run(ctx: Context, input: CommandInput<typeof options>): Promise<CommandResult> {
-  return runMembershipAdd(ctx, input, { noun: 'campaign', command: 'campaigns add', batchRequest: batchAddToCampaignRequest, single: addToCampaign, batch: batchAddToCampaign });
+  return runMembershipAdd(ctx, input, {
+    noun: 'campaign',
+    command: 'campaigns add',
+    single: (http, campaignId, contact, signal) => http.call(ENDPOINTS.addToCampaign, { params: { campaignId }, body: contact, signal }),
+    batchRequest: (campaignId, contacts) => requestOf(ENDPOINTS.batchAddToCampaign, { params: { campaignId }, body: { contacts } }),
+    batch: (http, campaignId, contacts, signal) => http.call(ENDPOINTS.batchAddToCampaign, { params: { campaignId }, body: { contacts }, signal }),
+  });
 }

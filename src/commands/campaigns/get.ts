@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { getCampaign } from '../../api/campaigns.js';
+import { ENDPOINTS } from '../../endpoints/endpoints.js';
 import { uuidArgument } from '../../cmdutil/parse.js';
 import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
@@ -21,6 +21,6 @@ Examples:
 }
 
 export async function run(ctx: Context, { args }: CommandInput<typeof options>): Promise<CommandResult> {
-  const campaign = await getCampaign(await ctx.http(), args[0] as string, ctx.signal);
+  const campaign = await (await ctx.http()).call(ENDPOINTS.getCampaign, { params: { campaignId: args[0] as string }, signal: ctx.signal });
   return { kind: 'record', data: campaign };
 }

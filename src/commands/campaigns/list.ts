@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { listCampaigns } from '../../api/campaigns.js';
-import { ENDPOINTS } from '../../api/endpoints.js';
+import { ENDPOINTS } from '../../endpoints/endpoints.js';
 import { chosenColumns, columnsFlag, type ListColumns } from '../../cmdutil/columns-option.js';
 import { checkPaging, listPages, PAGING_FLAGS } from '../../cmdutil/paging-option.js';
 import { pageSize } from '../../cmdutil/parse.js';
@@ -52,8 +51,8 @@ export async function run(ctx: Context, { opts }: CommandInput<typeof options>):
     label: 'campaigns list',
     cursor: opts.cursor,
     fetch: async (cursor) => {
-      const page = await listCampaigns(http, { limit: opts.limit, cursor }, ctx.signal);
-      return { rows: page.campaigns, nextCursor: page.nextCursor };
+      const page = await http.call(ENDPOINTS.listCampaigns, { query: { limit: opts.limit, cursor }, signal: ctx.signal });
+      return { rows: page.items, nextCursor: page.nextCursor };
     },
     ...chosenColumns(opts, CAMPAIGN_COLUMNS),
   });

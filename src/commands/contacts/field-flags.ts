@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from 'commander';
 import { z } from 'zod';
-import { DATA_TYPES, type DataType } from '../../api/fields.js';
+import { DATA_TYPES, type DataType } from '../../endpoints/fields.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { looseJson } from '../../http/exact-json.js';

@@ -1,4 +1,4 @@
-import type { FieldDefinition } from '../../api/fields.js';
+import type { FieldDefinition } from '../../endpoints/fields.js';
 import { UsageError } from '../../errors.js';
 import { columnForm } from '../../io/column-names.js';
 import { quoteInput } from '../../io/input-rows.js';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { getContact } from '../../api/contacts.js';
+import { getContact } from '../../endpoints/contact-lookup.js';
 import { identifierFrom } from '../../cmdutil/identifier.js';
 import { commandOptions, textFlag } from '../../cmdutil/flags.js';
 import type { CommandInput } from '../contract.js';

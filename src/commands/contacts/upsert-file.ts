@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { upsertContact, upsertContactRequest, type UpsertContactBody } from '../../api/contacts.js';
+import type { UpsertContactBody } from '../../endpoints/contacts.js';
+import { ENDPOINTS } from '../../endpoints/endpoints.js';
+import { requestOf } from '../../http/endpoint.js';
 import { runFileBatch, type FileBatchSpec, type Prepared } from '../../batch/file-run.js';
 import type { ColumnResolver, ColumnRules } from '../../batch/columns.js';
 import type { FieldsByParent } from '../../batch/field-match.js';
@@ -9,7 +11,7 @@ import { cellMismatch, shapeRow, type RowCells } from '../../batch/row-body.js';
 import { BlankCells, numberColumn, scanNumberCells } from '../../batch/field-cells.js';
 import { NumberConvention } from '../../io/number-convention.js';
 import { blank, checkRow, identifierColumns } from '../../batch/row-check.js';
-import { emailSchema, uuidSchema } from '../../api/identifiers.js';
+import { emailSchema, uuidSchema } from '../../endpoints/identifiers.js';
 import type { Context } from '../../context.js';
 import { resolveFieldFlags, type FlagFields } from './field-flags.js';
 import { readFieldDefinitions } from '../../records/field-cache.js';
@@ -129,9 +131,9 @@ export async function upsertFileSpec(ctx: Context, opts: FileRowOptions, command
       scanWanted: (input, columns) => input.format === 'csv' && numberColumn(columns),
       scan: (row, columns) => scanNumberCells(row, columns, numbers),
     },
-    request: (items) => upsertContactRequest(items[0].payload),
+    request: (items) => requestOf(ENDPOINTS.upsertContact, { body: items[0].payload }),
     send: perRowSender(async (body: UpsertContactBody, signal) => {
-      const result = await upsertContact(await ctx.http(), body, signal);
+      const result = await (await ctx.http()).call(ENDPOINTS.upsertContact, { body, signal });
       return { status: result.contactCreated ? 'created' : 'updated', id: result.cnvContactId };
     }),
     // Rows for the same contact apply in file order, even when sent concurrently.

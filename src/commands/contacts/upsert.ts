@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
-import { upsertContact, type UpsertContactBody } from '../../api/contacts.js';
-import { emailSchema, uuidSchema } from '../../api/identifiers.js';
+import type { UpsertContactBody } from '../../endpoints/contacts.js';
+import { ENDPOINTS } from '../../endpoints/endpoints.js';
+import { emailSchema, uuidSchema } from '../../endpoints/identifiers.js';
 import { applySetPairs } from '../../cmdutil/body-flags.js';
 import type { CommandInput } from '../contract.js';
 import { UsageError } from '../../errors.js';
@@ -84,6 +85,6 @@ export async function run(ctx: Context, { opts }: CommandInput<typeof options>):
   const body = upsertBody(opts, await resolveFieldFlags(ctx, opts));
   // The spec: with both, cnvContactId finds the contact and email becomes its address.
   if (body.cnvContactId && body.email) ctx.warn(`--contact-id finds the contact; --email does not look it up but sets its address to ${body.email}`);
-  const result = await upsertContact(await ctx.http(), body, ctx.signal);
+  const result = await (await ctx.http()).call(ENDPOINTS.upsertContact, { body, signal: ctx.signal });
   return { kind: 'record', data: result };
 }

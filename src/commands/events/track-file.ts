@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { trackEvent, trackEventRequest, type TrackEventBody } from '../../api/events.js';
+import type { TrackEventBody } from '../../endpoints/events.js';
+import { ENDPOINTS } from '../../endpoints/endpoints.js';
+import { requestOf } from '../../http/endpoint.js';
 import type { ColumnResolver, ColumnRules } from '../../batch/columns.js';
 import type { Prepared } from '../../batch/file-run.js';
 import { runFileBatch } from '../../batch/file-run.js';
@@ -8,7 +10,7 @@ import { batchRunOptions } from '../../cmdutil/batch-options.js';
 import { perRowSender } from '../../batch/per-row.js';
 import { shapeRow } from '../../batch/row-body.js';
 import { blank, checkRow, identifierColumns } from '../../batch/row-check.js';
-import { emailSchema } from '../../api/identifiers.js';
+import { emailSchema } from '../../endpoints/identifiers.js';
 import type { Context } from '../../context.js';
 import { spellingsOf } from '../../io/column-names.js';
 import type { InputRow } from '../../io/input-rows.js';
@@ -89,9 +91,9 @@ export function runTrackFile(ctx: Context, opts: TrackOptions & { file: string }
     options: batchRunOptions(opts, TRACK_FILE_DEFAULTS, ctx.globals.dryRun),
     columns: { rules: TRACK_COLUMNS, identifierColumns: identifierColumns(defaults, ['userId', 'email']) },
     prepare: (row, columns) => prepareTrackRow(row, defaults, columns),
-    request: (items) => trackEventRequest(items[0].payload),
+    request: (items) => requestOf(ENDPOINTS.trackEvent, { body: items[0].payload }),
     send: perRowSender(async (body: TrackEventBody, signal) => {
-      const result = await trackEvent(await ctx.http(), body, signal);
+      const result = await (await ctx.http()).call(ENDPOINTS.trackEvent, { body, signal });
       return { status: result.duplicate ? 'duplicate' : 'tracked', id: result.cnvContactId };
     }),
   });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
-import { trackEvent, type TrackEventBody } from '../../api/events.js';
+import type { TrackEventBody } from '../../endpoints/events.js';
+import { ENDPOINTS } from '../../endpoints/endpoints.js';
 import { identifierFrom } from '../../cmdutil/identifier.js';
 import { applySetPairs } from '../../cmdutil/body-flags.js';
 import type { CommandInput } from '../contract.js';
@@ -48,6 +49,6 @@ function trackBody(opts: TrackOptions, newId: () => string = randomUUID): TrackE
 export async function run(ctx: Context, { opts }: CommandInput<typeof options>): Promise<CommandResult> {
   if (opts.file !== undefined) return runTrackFile(ctx, { ...opts, file: opts.file });
   const body = trackBody(opts);
-  const result = await trackEvent(await ctx.http(), body, ctx.signal);
+  const result = await (await ctx.http()).call(ENDPOINTS.trackEvent, { body, signal: ctx.signal });
   return { kind: 'record', data: { ...result, clientEventId: body.clientEventId } };
 }

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { z } from 'zod';
-import { EMAIL_EVENT_TYPES, type EmailEventType } from '../../api/exports.js';
+import { EMAIL_EVENT_TYPES, type EmailEventType } from '../../endpoints/exports.js';
 import type { CommandInput } from '../contract.js';
 import { didYouMean, HINT_MARK } from '../../cmdutil/suggest.js';
 import type { Context } from '../../context.js';

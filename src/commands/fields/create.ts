@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { DATA_TYPES, FIELD_OBJECT_TYPES, createField, type CreateFieldBody } from '../../api/fields.js';
+import { DATA_TYPES, FIELD_OBJECT_TYPES, type CreateFieldBody } from '../../endpoints/fields.js';
+import { ENDPOINTS } from '../../endpoints/endpoints.js';
 import { caseInsensitiveChoice } from '../../cmdutil/parse.js';
 import { commandOptions, flag, textFlag, type ValuesOf } from '../../cmdutil/flags.js';
 import type { CommandInput } from '../contract.js';
@@ -42,6 +43,6 @@ export function createBody(opts: ValuesOf<typeof options>): CreateFieldBody {
 }
 
 export async function run(ctx: Context, { opts }: CommandInput<typeof options>): Promise<CommandResult> {
-  const field = await createField(await ctx.http(), createBody(opts), ctx.signal);
+  const field = await (await ctx.http()).call(ENDPOINTS.createField, { body: createBody(opts), signal: ctx.signal });
   return { kind: 'record', data: field };
 }

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { isFieldOfCustomObject, listFields, RELATIONSHIP_OBJECT_TYPES, type FieldDefinition, type ListFieldsQuery } from '../../api/fields.js';
-import { uuidSchema } from '../../api/identifiers.js';
+import { isFieldOfCustomObject, RELATIONSHIP_OBJECT_TYPES, type FieldDefinition, type ListFieldsQuery } from '../../endpoints/fields.js';
+import { ENDPOINTS } from '../../endpoints/endpoints.js';
+import { uuidSchema } from '../../endpoints/identifiers.js';
 import { chosenColumns, columnsFlag, type ListColumns } from '../../cmdutil/columns-option.js';
 import { checkPaging, listPages, PAGING_FLAGS } from '../../cmdutil/paging-option.js';
 import { caseInsensitiveChoice, pageSize } from '../../cmdutil/parse.js';
@@ -82,8 +83,8 @@ export async function run(ctx: Context, { opts }: CommandInput<typeof options>):
     label: 'fields list',
     cursor: query.cursor,
     fetch: async (cursor) => {
-      const page = await listFields(http, { ...query, cursor }, ctx.signal);
-      return { rows: keep(page.fields), nextCursor: page.nextCursor };
+      const page = await http.call(ENDPOINTS.listFields, { query: { ...query, cursor }, signal: ctx.signal });
+      return { rows: keep(page.items), nextCursor: page.nextCursor };
     },
     ...chosenColumns(opts, FIELD_COLUMNS),
   });

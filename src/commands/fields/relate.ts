@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { createRelationship, RELATIONSHIP_OBJECT_TYPES, type RelationshipSide } from '../../api/fields.js';
+import { RELATIONSHIP_OBJECT_TYPES, type RelationshipSide } from '../../endpoints/fields.js';
+import { ENDPOINTS } from '../../endpoints/endpoints.js';
 import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
@@ -64,6 +65,6 @@ export function sideFrom(opts: SideValues, side: Side): RelationshipSide {
 }
 
 export async function run(ctx: Context, { opts }: CommandInput<typeof options>): Promise<CommandResult> {
-  const result = await createRelationship(await ctx.http(), sides(opts), ctx.signal);
+  const result = await (await ctx.http()).call(ENDPOINTS.createRelationship, { body: sides(opts), signal: ctx.signal });
   return { kind: 'record', data: result };
 }

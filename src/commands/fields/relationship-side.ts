@@ -1,5 +1,5 @@
-import { RELATIONSHIP_OBJECT_TYPES, type RelationshipSide } from '../../api/fields.js';
-import { uuidSchema } from '../../api/identifiers.js';
+import { RELATIONSHIP_OBJECT_TYPES, type RelationshipSide } from '../../endpoints/fields.js';
+import { uuidSchema } from '../../endpoints/identifiers.js';
 import { UsageError } from '../../errors.js';
 
 /** Letters (Unicode included), digits and underscores: the API's field key charset. */

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { getForm, type Form, type FormField } from '../../api/forms.js';
+import type { Form, FormField } from '../../endpoints/forms.js';
+import { ENDPOINTS } from '../../endpoints/endpoints.js';
 import { uuidArgument } from '../../cmdutil/parse.js';
 import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
@@ -25,7 +26,7 @@ Examples:
 }
 
 export async function run(ctx: Context, { args }: CommandInput<typeof options>): Promise<CommandResult> {
-  const form = await getForm(await ctx.http(), args[0] as string, ctx.signal);
+  const form = await (await ctx.http()).call(ENDPOINTS.getForm, { params: { formId: args[0] as string }, signal: ctx.signal });
   return { kind: 'record', data: resolveFormat(outputOf(ctx)) === 'table' ? forTable(form) : form };
 }
 

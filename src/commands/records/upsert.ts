@@ -1,15 +1,18 @@
 import { stat } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { listCustomObjectFields, type FieldDefinition } from '../../api/fields.js';
-import { MAX_RECORDS_PER_BATCH, upsertRecords, upsertRecordsRequest, type RecordInput } from '../../api/records.js';
+import type { FieldDefinition } from '../../endpoints/fields.js';
+import { listCustomObjectFields } from '../../endpoints/field-pages.js';
+import { ENDPOINTS, MAX_RECORDS_PER_BATCH } from '../../endpoints/endpoints.js';
+import type { RecordInput } from '../../endpoints/records.js';
+import { requestOf } from '../../http/endpoint.js';
 import type { ColumnResolver, ColumnRules } from '../../batch/columns.js';
 import { BATCH_GLOBALS, batchFlags, batchRunOptions, checkBatchOptions, chunkSizeFlag, NUMBER_CONVENTION_FLAGS, IGNORE_UNKNOWN_COLUMNS_FLAG, SUMMARY_JSON_FLAG } from '../../cmdutil/batch-options.js';
 import { commandOptions, flag, switchFlag, textFlag } from '../../cmdutil/flags.js';
 import { runFileBatch } from '../../batch/file-run.js';
 import { renameRow } from '../../batch/row-body.js';
 import type { BatchItem, ItemOutcome } from '../../batch/types.js';
-import { uuidSchema } from '../../api/identifiers.js';
+import { uuidSchema } from '../../endpoints/identifiers.js';
 import { caseInsensitiveChoice } from '../../cmdutil/parse.js';
 import type { CommandInput } from '../contract.js';
 import type { Context } from '../../context.js';
@@ -126,7 +129,7 @@ export async function run(ctx: Context, { args, opts }: CommandInput<typeof opti
       scanWanted: (input, columns) => typesNumbers && (input.format !== 'csv' || numberColumn(columns)),
       scan: (row, columns) => void prepareRecord(renameRow(row, columns, check).values ?? {}, { ...prepareOptions, csv: row.textual === true }),
     },
-    request: (items) => upsertRecordsRequest(customObjectId, items.map((i) => i.payload)),
+    request: (items) => requestOf(ENDPOINTS.upsertRecords, { params: { customObjectId }, body: { records: items.map((i) => i.payload) } }),
     // Rows of one record wait for the earlier chunk holding it: the last row in the file wins.
     orderKey: (record) => record.clientDedupKey,
     send: (items, signal) => sendChunk(ctx, customObjectId, items, signal),
@@ -169,7 +172,7 @@ async function assertReadable(path: string): Promise<void> {
 
 async function sendChunk(ctx: Context, customObjectId: string, items: BatchItem<RecordInput>[], signal: AbortSignal): Promise<ItemOutcome[]> {
   try {
-    const res = await upsertRecords(await ctx.http(), customObjectId, items.map((i) => i.payload), signal);
+    const res = await (await ctx.http()).call(ENDPOINTS.upsertRecords, { params: { customObjectId }, body: { records: items.map((i) => i.payload) }, signal });
     return items.map((_, i) => recordOutcome(res.results[i]));
   } catch (err) {
     // A 400 refuses this chunk only; anything else (auth, not found, transient) stops the run.

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { triggerWorkflow, type TriggerWorkflowBody } from '../../api/workflows.js';
+import type { TriggerWorkflowBody } from '../../endpoints/workflows.js';
+import { ENDPOINTS } from '../../endpoints/endpoints.js';
 import { IDENTIFIER_FLAGS, identifierFrom } from '../../cmdutil/identifier.js';
 import { uuidArgument } from '../../cmdutil/parse.js';
 import { dataFlag } from '../../cmdutil/body-flags.js';
@@ -26,7 +27,7 @@ export async function run(ctx: Context, { args, opts }: CommandInput<typeof opti
   const workflowId = args[0] as string;
   const body: TriggerWorkflowBody = identifierFrom(opts, undefined, (m) => ctx.warn(m));
   if (opts.data !== undefined) body.data = opts.data;
-  const result = await triggerWorkflow(await ctx.http(), workflowId, body, ctx.signal);
+  const result = await (await ctx.http()).call(ENDPOINTS.triggerWorkflow, { params: { workflowId }, body, signal: ctx.signal });
   if (!result.triggered) ctx.warn('the API answered triggered: false (the workflow did not start; is it active?)');
   return { kind: 'record', data: { workflowId, ...result } };
 }

@@ -4,7 +4,7 @@ import { addEach, lookupById, readBatchContacts, requireIdentifiers, resolveCont
 import type { Audience } from '../model.js';
 import { serve, type ApiContext, type ApiRouter, type RouteResult } from '../router.js';
 import type { BusinessStore } from '../store.js';
-import { ENDPOINTS } from '../../api/endpoints.js';
+import { ENDPOINTS } from '../../endpoints/endpoints.js';
 
 /** Static audience membership: add one, remove one (audience edit permission), batch add (gated). */
 export function audienceRoutes(router: ApiRouter): void {

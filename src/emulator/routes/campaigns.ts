@@ -5,7 +5,7 @@ import type { Campaign, Contact } from '../model.js';
 import { serve, type ApiContext, type ApiRouter, type RouteResult } from '../router.js';
 import type { BusinessStore } from '../store.js';
 import { queryParam } from '../validate.js';
-import { ENDPOINTS } from '../../api/endpoints.js';
+import { ENDPOINTS } from '../../endpoints/endpoints.js';
 
 /** Page size of GET /v2/campaigns when no limit is sent (the spec does not show it: the emulator's choice); values are clamped to the table's 1..100. */
 export const DEFAULT_CAMPAIGN_LIMIT = 20;

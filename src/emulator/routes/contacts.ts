@@ -7,7 +7,7 @@ import { serve, type ApiContext, type ApiRouter, type RouteResult } from '../rou
 import type { BusinessStore } from '../store.js';
 import { checkIdentifierFormats, contactNotFound, missingIdentifier, readIdentifier } from '../identifiers.js';
 import { optionalBoolean, optionalObject, queryParam } from '../validate.js';
-import { ENDPOINTS } from '../../api/endpoints.js';
+import { ENDPOINTS } from '../../endpoints/endpoints.js';
 
 /** POST /v2/contacts (upsert) and GET /v2/contacts (gated). */
 export function contactRoutes(router: ApiRouter): void {

@@ -7,7 +7,7 @@ import type { BusinessStore } from '../store.js';
 import { checkIdentifierFormats, contactNotFound, missingIdentifier, readIdentifier } from '../identifiers.js';
 import { isIsoDateTime, optionalBoolean, optionalObject } from '../validate.js';
 import { cloneJson } from '../../lib/exact-number.js';
-import { ENDPOINTS } from '../../api/endpoints.js';
+import { ENDPOINTS } from '../../endpoints/endpoints.js';
 
 /** POST /v2/events (track a custom event). */
 export function eventRoutes(router: ApiRouter): void {

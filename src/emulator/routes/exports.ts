@@ -7,7 +7,7 @@ import { EMAIL_EVENT_TYPES, type EmailEventType } from '../model.js';
 import { serve, type ApiContext, type ApiRouter, type RouteResult } from '../router.js';
 import type { BusinessStore } from '../store.js';
 import { isIsoDateTime, isPlainObject } from '../validate.js';
-import { ENDPOINTS } from '../../api/endpoints.js';
+import { ENDPOINTS } from '../../endpoints/endpoints.js';
 
 
 /** The custom event export walks its window in segments of this length. */

@@ -5,7 +5,7 @@ import { FIELD_KEY_RE, assertKeyFree, readObjectType, requiredTrimmed } from '..
 import { RELATIONSHIP_OBJECT_TYPES, type FieldDefinition, type ObjectType } from '../model.js';
 import { serve, type ApiContext, type ApiRouter, type RouteResult } from '../router.js';
 import { isPlainObject } from '../validate.js';
-import { ENDPOINTS } from '../../api/endpoints.js';
+import { ENDPOINTS } from '../../endpoints/endpoints.js';
 
 /** POST /v2/fields/relationships (field creation permission; custom-object edit for CUSTOM_OBJECT sides). */
 export function relationshipRoutes(router: ApiRouter): void {

@@ -5,7 +5,7 @@ import { FIELD_KEY_RE, assertKeyFree, deriveFieldKey, fieldView, readDataType, r
 import { FIELD_OBJECT_TYPES, RELATIONSHIP_OBJECT_TYPES, type FieldDefinition, type ObjectType } from '../model.js';
 import { serve, type ApiContext, type ApiRouter, type RouteResult } from '../router.js';
 import { queryParam } from '../validate.js';
-import { ENDPOINTS } from '../../api/endpoints.js';
+import { ENDPOINTS } from '../../endpoints/endpoints.js';
 
 /** Default and maximum page size of GET /v2/fields (the spec shows neither: the emulator's choice; out-of-range values are clamped). */
 const FIELDS_PAGE = { default: 100, max: 1000 } as const;

@@ -3,7 +3,7 @@ import { lookupById } from '../membership.js';
 import type { Form } from '../model.js';
 import { serve, type ApiContext, type ApiRouter, type RouteResult } from '../router.js';
 import { FIXTURE_WORKSPACE_ID } from '../seed/fixtures.js';
-import { ENDPOINTS } from '../../api/endpoints.js';
+import { ENDPOINTS } from '../../endpoints/endpoints.js';
 
 /** GET /v2/forms/:formId: tracked, published, unarchived native forms of the key's workspace only. */
 export function formRoutes(router: ApiRouter): void {

@@ -7,7 +7,7 @@ import { linksOf, refreshTargets, type Touched } from '../relationships.js';
 import { serve, type ApiContext, type ApiRouter, type RouteResult } from '../router.js';
 import type { BusinessStore } from '../store.js';
 import { isPlainObject, isUuid } from '../validate.js';
-import { ENDPOINTS } from '../../api/endpoints.js';
+import { ENDPOINTS } from '../../endpoints/endpoints.js';
 
 /** Records per batch request (the spec's limit). */
 const RECORDS_PER_BATCH = ENDPOINTS.upsertRecords.items;

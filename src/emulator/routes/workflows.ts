@@ -4,7 +4,7 @@ import { contactNotFound, findContact } from '../identifiers.js';
 import { serve, type ApiContext, type ApiRouter, type RouteResult } from '../router.js';
 import { optionalObject } from '../validate.js';
 import { cloneJson } from '../../lib/exact-number.js';
-import { ENDPOINTS } from '../../api/endpoints.js';
+import { ENDPOINTS } from '../../endpoints/endpoints.js';
 
 /** POST /v2/workflows/:workflowId/trigger. */
 export function workflowRoutes(router: ApiRouter): void {

@@ -1,8 +1,8 @@
 // Hand-written parsers and writers beside the library (or plain code) they replace, in the same
 // run, so the choice to keep each one stays measured (issues 15 and 23):
 // - export pages: src/lib/json-rows.ts (rows split out as the page streams) vs JSON.parse of the
-//   page, parse only and in a whole export (CNV_PAGE_READER=whole: the page read whole, parsed
-//   once, each NDJSON line made by JSON.stringify);
+//   page, parse only and in a whole export (baselines/dist-cnv.mjs --whole-pages: the page read
+//   whole, parsed once, each NDJSON line made by stringifyJson);
 // - CSV writer (src/io/csv-line.ts) vs csv-stringify, its sync API and its stream API, same quoting;
 // - CSV parser (src/io/csv-parser.ts) vs csv-parse, sync and stream, with the line information
 //   cnv needs, on input with quoted line breaks, LF and CR-only line ends.
@@ -18,9 +18,10 @@ import { stringify as csvStringify } from 'csv-stringify';
 import { stringify as csvStringifySync } from 'csv-stringify/sync';
 import { fileURLToPath } from 'node:url';
 import { compare, fmt, median, timeCommand } from '../lib.mjs';
-import { BIN, startEmulatorProcess } from '../emulator.mjs';
+import { startEmulatorProcess } from '../emulator.mjs';
 
 const PAGE_PARSE = fileURLToPath(new URL('../baselines/page-parse.mjs', import.meta.url));
+const DIST_CNV = fileURLToPath(new URL('../baselines/dist-cnv.mjs', import.meta.url));
 
 const dist = (path) => import(new URL(`../../../dist/${path}`, import.meta.url).href);
 
@@ -33,7 +34,10 @@ export async function run({ rounds, quick }) {
   return results;
 }
 
-/** A whole NDJSON export with the splitter (cnv as it is) against the page read whole (CNV_PAGE_READER=whole). */
+/**
+ * A whole NDJSON export with the splitter (cnv as it is) against the page read whole, both run by
+ * baselines/dist-cnv.mjs (the page reader is all that differs).
+ */
 async function wholeExport(rounds, quick) {
   const bulk = quick ? 200_000 : 1_000_000;
   const n = Math.min(rounds, quick ? 2 : 4);
@@ -41,11 +45,11 @@ async function wholeExport(rounds, quick) {
   const emu = await startEmulatorProcess(['--seed-contacts', String(bulk), '--rate-limit', '0']);
   try {
     const env = { ...process.env, CNV_BASE_URL: emu.url, CNV_API_KEY: emu.keys.full, CNV_CONFIG_DIR: join(dir, 'config'), NO_COLOR: '1' };
-    const cnv = (file, more = {}) => () =>
-      timeCommand(process.execPath, [BIN, 'export', 'contacts', '--format', 'ndjson', '--out', join(dir, file), '--full', '--state-key', file, '--no-progress'], { env: { ...env, ...more } });
+    const cnv = (file, ...how) => () =>
+      timeCommand(process.execPath, [DIST_CNV, ...how, 'export', 'contacts', '--format', 'ndjson', '--out', join(dir, file), '--full', '--state-key', file, '--no-progress'], { env });
     const r = await compare({
       name: `page splitter in a whole export: \`cnv export contacts --format ndjson --out FILE\`, ${bulk.toLocaleString('en')} rows`,
-      baseline: cnv('whole.ndjson', { CNV_PAGE_READER: 'whole' }),
+      baseline: cnv('whole.ndjson', '--whole-pages'),
       subject: cnv('splitter.ndjson'),
       rounds: n,
       warmup: 1,
@@ -59,14 +63,14 @@ async function wholeExport(rounds, quick) {
     return [
       {
         ...r,
-        baselineName: 'the same export with each page read whole, one JSON.parse, JSON.stringify per row (`CNV_PAGE_READER=whole`)',
+        baselineName: 'the same export with each page read whole, one JSON parse, stringifyJson per row (test/bench/baselines/dist-cnv.mjs --whole-pages)',
         targetText: '<= 0.90x to keep it for speed; it stays for the exact bytes either way',
         passes: r.ratio <= 0.9,
         note: `${label}; the same ${fmt(splitterText.length / 2 ** 20, 0)} MiB from both. A row the API sends with a number past 2^53, an escape or an integer-like member name is written as sent only by the splitter (test/commands/export-runner.test.ts, "NDJSON rows are the bytes the API sent").`,
       },
       {
         name: `page splitter in a whole export: peak RSS, ${bulk.toLocaleString('en')} rows`,
-        baselineName: 'the page read whole (`CNV_PAGE_READER=whole`), the same runs',
+        baselineName: 'the page read whole (test/bench/baselines/dist-cnv.mjs --whole-pages), the same runs',
         metric: 'MiB',
         subject: rss('subject'),
         baseline: rss('baseline'),

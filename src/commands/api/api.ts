@@ -1,22 +1,22 @@
 import { STATUS_CODES } from 'node:http';
 import type { Command } from 'commander';
 import { z } from 'zod';
-import type { CommandInput } from './contract.js';
-import type { Context } from '../context.js';
-import { ResponseShapeError, UsageError } from '../errors.js';
-import type { HttpClient, RawResponse } from '../http/client.js';
-import { MAX_WRITE_BYTES, sizeText } from '../http/body.js';
-import { parseJson } from '../http/exact-json.js';
-import type { CommandResult } from '../io/render.js';
-import { escapeControl } from '../lib/terminal-text.js';
-import { writeWithBackpressure } from '../io/write.js';
-import { collectField, fieldsObject, queryValue, readValueFile } from './api/fields.js';
-import { apiIdempotency } from './api/idempotency.js';
-import { stringifyJson } from '../lib/exact-number.js';
-import { CursorTrail } from '../lib/cursor-trail.js';
-import { MAX_JSON_DEPTH, nestsDeeper } from '../io/input-rows.js';
-import { commandOptions, flag, switchFlag, textFlag } from '../cmdutil/flags.js';
-import { collectHeader } from './api/headers.js';
+import type { CommandInput } from '../contract.js';
+import type { Context } from '../../context.js';
+import { ResponseShapeError, UsageError } from '../../errors.js';
+import type { HttpClient, RawResponse, RequestSpec } from '../../http/client.js';
+import { MAX_WRITE_BYTES, sizeText } from '../../http/body.js';
+import { parseJson } from '../../http/exact-json.js';
+import type { CommandResult } from '../../io/render.js';
+import { escapeControl } from '../../lib/terminal-text.js';
+import { writeWithBackpressure } from '../../io/write.js';
+import { collectField, fieldsObject, queryValue, readValueFile } from './fields.js';
+import { apiIdempotency } from './idempotency.js';
+import { stringifyJson } from '../../lib/exact-number.js';
+import { CursorTrail } from '../../lib/cursor-trail.js';
+import { MAX_JSON_DEPTH, nestsDeeper } from '../../io/input-rows.js';
+import { commandOptions, flag, switchFlag, textFlag } from '../../cmdutil/flags.js';
+import { collectHeader } from './headers.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 type Method = (typeof METHODS)[number];
@@ -201,7 +201,7 @@ function parseBody(text: string, path: string): unknown {
 }
 
 /** Each page of a paginated answer, following pagination.nextCursor until it is null. */
-async function* pages(http: HttpClient, first: Parameters<HttpClient['requestRaw']>[0]): AsyncGenerator<RawResponse> {
+async function* pages(http: HttpClient, first: RequestSpec): AsyncGenerator<RawResponse> {
   let spec = first;
   // Digests of the cursors followed, not the cursors (a server may make them megabytes long).
   const seen = new CursorTrail();
@@ -245,7 +245,7 @@ async function makePrinter(ctx: Context, include: boolean, silent: boolean): Pro
   const out = ctx.io.stdout;
   const compact = ctx.globals.format === 'ndjson';
   const expression = ctx.globals.query;
-  const query = expression === undefined ? undefined : await import('../io/query.js').then(async (q) => ({
+  const query = expression === undefined ? undefined : await import('../../io/query.js').then(async (q) => ({
     run: await q.loadQuery(expression),
     text: q.queryText,
     document: (value: unknown, compact: boolean) => q.documentQueryText(expression, value, compact, (message) => ctx.warn(message)),
