@@ -67,12 +67,6 @@ export default tseslint.config(
       'max-lines': ['error', { max: 300, skipBlankLines: true, skipComments: true }],
     },
   },
-  {
-    // Until part B1 of issue 32 lands: it moves the export page reader out of src/http/client.ts
-    // (325 lines; HttpClient.run 69), which that part owns. Remove this block with that merge.
-    files: ['src/http/client.ts'],
-    rules: { 'max-lines-per-function': 'off', 'max-lines': 'off' },
-  },
   // The layers: what each folder of src/ may import (statically or with import() of a literal path).
   {
     files: ['src/lib/**/*.ts'],
