@@ -81,17 +81,19 @@ async function streamReport(path: string, stdout: Writable | undefined, header: 
   }
   let failure: unknown;
   out.on('error', (err: Error) => (failure ??= reportError(path, err)));
+  // A failed write marks the stream errored before its 'error' event comes (a tick later).
+  const failed = (): unknown => failure ?? (out.errored ? (failure = reportError(path, out.errored)) : undefined);
   const chunkChars = stdout ? CHUNK_CHARS.stdout : CHUNK_CHARS.other;
   let chunk = header;
   const flush = (): Promise<void> | undefined => {
     const text = chunk;
     chunk = '';
-    if (text !== '' && !out.write(text)) return waitForDrain(out, () => failure);
+    if (text !== '' && !out.write(text)) return waitForDrain(out, failed, (err) => (failure ??= reportError(path, err)));
     return undefined;
   };
   return {
     write(r) {
-      if (failure) throw failure;
+      if (failed()) throw failure;
       chunk += format(r);
       return chunk.length >= chunkChars ? flush() : undefined;
     },
@@ -103,7 +105,7 @@ async function streamReport(path: string, stdout: Writable | undefined, header: 
       } else {
         await new Promise<void>((resolve) => (out.writableLength === 0 ? resolve() : out.write('', () => resolve())));
       }
-      if (failure) throw failure;
+      if (failed()) throw failure;
     },
   };
 }
@@ -132,13 +134,13 @@ function memoized(redact: (text: string) => string): (text: string) => string {
   };
 }
 
-/** Waits for 'drain'; a failure (reported through `failure`), now or before, rejects. */
-function waitForDrain(out: Writable, failure: () => unknown): Promise<void> {
+/** Waits for 'drain'; a failure (reported through `failure`, or typed by `fail`), now or before, rejects. */
+function waitForDrain(out: Writable, failure: () => unknown, fail: (err: unknown) => unknown): Promise<void> {
   return drained(out).then(
     () => {
       if (failure()) throw failure();
     },
-    (err: unknown) => Promise.reject(failure() ?? err),
+    (err: unknown) => Promise.reject(failure() ?? fail(err)),
   );
 }
 

@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
+import { PassThrough, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { openReport } from '../../src/batch/report.js';
 import { loadDoneRows } from '../../src/batch/resume.js';
@@ -135,6 +135,19 @@ describe('the report file', () => {
     }
     expect(failure).toMatchObject({ code: 'disk_full', exitCode: 8 });
     await expect(report.close()).rejects.toMatchObject({ code: 'disk_full', exitCode: 8 });
+  });
+
+  it('a write that fails before its error event (the stream errored, the event a tick later): the wait for a drain rejects typed, never with the raw errno', async () => {
+    const enospc = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    const out = new Writable({ highWaterMark: 1, write: (_chunk, _enc, done) => done(enospc) });
+    const report = await openReport('-', 'cnvContactId', out, { job: JOB });
+    let waited: Promise<void> | undefined;
+    for (let row = 1; waited === undefined; row++) {
+      waited = report.write({ line: row + 1, row, identifier: `u${row}@x.io`.padEnd(70_000, 'x'), status: 'added', id: 'id' });
+    }
+    expect(out.errored).toBe(enospc);
+    await expect(waited).rejects.toMatchObject({ code: 'disk_full', exitCode: 8 });
+    expect(() => report.write({ line: 9, row: 9, identifier: 'x', status: 'added' })).toThrow(/cannot write the report -: the disk is full/);
   });
 
   it('stale temporary files: those of a process gone are removed, those of a running one kept', async () => {
