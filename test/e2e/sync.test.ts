@@ -239,6 +239,27 @@ describe('contacts sync (binary)', () => {
     expect((await slow).exitCode).toBe(0);
   });
 
+  it('an earlier row that changes which contact an email finds: the later rows by that email are sent, and the account ends as upsert --file leaves it', async () => {
+    const id = async (args: string[]) => (await cnv(['contacts', 'upsert', ...args, '-q', 'cnvContactId'], { env: fx.env })).stdout.trim();
+    // Two contacts share twin-a: older (city A), newer (city B). Another, moving-b, will be moved onto twin-b (city B).
+    const older = await id(['--email', 'twin-a@example.com', '--field', 'city=A']);
+    const newer = await id(['--email', 'twin-a-other@example.com', '--field', 'city=B']);
+    expect((await cnv(['contacts', 'upsert', '--contact-id', newer, '--email', 'twin-a@example.com'], { env: fx.env })).exitCode).toBe(0);
+    await id(['--email', 'twin-b@example.com', '--field', 'city=B']);
+    const moving = await id(['--email', 'moving-b@example.com', '--field', 'city=A']);
+    // Row 2 makes the older twin-a the most recently updated: row 3 then updates it, not the newer one.
+    // Row 4 gives moving-b the address twin-b: row 5 then updates it.
+    const file = write('twins.csv', `cnvContactId,email,city\n${older},,C\n,twin-a@example.com,B\n${moving},twin-b@example.com,\n,twin-b@example.com,B\n`);
+    const report = reportPath();
+    const res = await cnv(['contacts', 'sync', '--file', file, '--report', report], { env: envWith() });
+    expect(res.exitCode, res.stderr).toBe(0);
+    expect(readReport(report).map((r) => r.status)).toEqual(['updated', 'updated', 'updated', 'updated']);
+    expect(readReport(report)[1].message).toMatch(/cannot be sure.*an earlier row of the file/);
+    const cities = async (email: string) => Object.fromEntries(((await fx.admin('GET', `/_emulator/state/contacts?email=${email}`)) as Array<{ id: string; fields: { city: string } }>).map((c) => [c.id, c.fields.city]));
+    expect(await cities('twin-a@example.com')).toEqual({ [older]: 'B', [newer]: 'B' });
+    expect((await cities('twin-b@example.com'))[moving]).toBe('B');
+  });
+
   it('an account without the contacts export: exit 4, and the hint names contacts upsert --file', async () => {
     const env = envWith(tempConfigDir(), { CNV_API_KEY: fx.emulator.keys.basic });
     const res = await cnv(['contacts', 'sync', '--file', write('gated.csv', csv([['gated@example.com', 'Oslo']])), '--plan'], { env });

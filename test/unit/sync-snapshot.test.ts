@@ -133,6 +133,36 @@ describe('SyncDecider', () => {
     snapshot.close();
   });
 
+  it('a row by email after an earlier row changed which contact that email finds is sent', async () => {
+    const snapshot = await snapshotOf([
+      row('id-old', 'twin@x.com', '2025-01-01T00:00:00Z', { City: 'A' }),
+      row('id-new', 'twin@x.com', '2025-01-02T00:00:00Z', { City: 'B' }),
+      row('id-w', 'w@x.com', '2025-01-01T00:00:00Z', { City: 'B' }),
+      row('id-t1', 'tie@x.com', '2025-01-01T00:00:00Z', { City: 'A' }),
+      row('id-t2', 'tie@x.com', '2025-01-01T00:00:00Z', { City: 'A' }),
+    ], ['city']);
+    const fields = new Map([def('city', 'City')]);
+    // The older twin updated by id: it is now the one a lookup by its email finds.
+    let decider = new SyncDecider(snapshot, fields);
+    expect(decider.decide({ cnvContactId: 'id-old', fields: { city: 'C' } }).action).toBe('update');
+    expect(decider.decide({ email: 'twin@x.com', fields: { city: 'B' } }).unsure?.reason).toBe('earlier row, same contact');
+    // A contact given an email: a lookup by it finds that one, even where the snapshot has none.
+    decider = new SyncDecider(snapshot, fields);
+    expect(decider.decide({ cnvContactId: 'id-w', email: 'twin@x.com' }).action).toBe('update');
+    expect(decider.decide({ email: 'TWIN@x.com', fields: { city: 'B' } }).unsure?.reason).toBe('earlier row, same contact');
+    expect(decider.decide({ cnvContactId: 'id-old', email: 'fresh@x.com' }).action).toBe('update');
+    expect(decider.decide({ email: 'fresh@x.com', fields: { city: 'A' } })).toMatchObject({ action: 'update', unsure: { reason: 'earlier row, same contact' } });
+    // A tie is sent, and either contact of it may be the one changed.
+    decider = new SyncDecider(snapshot, fields);
+    expect(decider.decide({ email: 'tie@x.com', fields: { city: 'Z' } }).unsure?.reason).toBe('same email, same time');
+    expect(decider.decide({ cnvContactId: 'id-t2', fields: { city: 'A' } }).unsure?.reason).toBe('earlier row, same contact');
+    // A row that changes nothing changes no lookup.
+    decider = new SyncDecider(snapshot, fields);
+    expect(decider.decide({ cnvContactId: 'id-old', fields: { city: 'A' } }).action).toBe('unchanged');
+    expect(decider.decide({ email: 'twin@x.com', fields: { city: 'B' } }).action).toBe('unchanged');
+    snapshot.close();
+  });
+
   it('a line that no longer reads as a contact is damage, never a guess', async () => {
     const snapshot = await snapshotOf([row('id-a', 'a@x.com', '2025-01-01T00:00:00Z')], []);
     expect(snapshot.reader.read(snapshot.index.slotsById('id-a')[0])).toMatchObject({ id: 'id-a', email: 'a@x.com' });
