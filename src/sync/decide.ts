@@ -50,7 +50,7 @@ const EARLIER_ROW = { reason: 'earlier row, same contact', detail: 'an earlier r
 
 /**
  * Decides, against the snapshot, what one upsert body would change. Skips (`unchanged`) only
- * when sure: every member compared, every field read back exactly by a label only it has.
+ * when sure: every member compared, every field read back exactly by a label only it had.
  * Rows of one file apply in order: once a row is sent, a later row that may reach the contact
  * it changes is sent too (the snapshot no longer tells its effect), and so is a later row by an
  * email whose lookup an earlier row may have changed (a row by email reaches the most recently
@@ -58,15 +58,12 @@ const EARLIER_ROW = { reason: 'earlier row, same contact', detail: 'an earlier r
  * the email, changes which one that is).
  */
 export class SyncDecider {
-  private readonly labelOwners = new Map<string, string[]>();
   /** Snapshot slots of contacts an earlier sent row may change. */
   private readonly touched = new Set<number>();
   /** Emails (normalized) an earlier sent row gives a contact: a lookup by them may find another contact now. */
   private readonly emails = new Set<string>();
 
-  constructor(private readonly snapshot: Snapshot, private readonly fields: ReadonlyMap<string, FieldDefinition>) {
-    for (const def of fields.values()) this.labelOwners.set(def.label, [...(this.labelOwners.get(def.label) ?? []), def.key]);
-  }
+  constructor(private readonly snapshot: Snapshot, private readonly fields: ReadonlyMap<string, FieldDefinition>) {}
 
   decide(body: UpsertBody): Decision {
     const found = this.find(body);
@@ -132,14 +129,16 @@ export class SyncDecider {
     if (body.cnvContactId !== undefined && body.email !== undefined && body.email !== contact.email) changes.push({ field: 'email', old: contact.email, new: body.email });
     const status = body.subscriptionStatus;
     if (status !== undefined && status !== contact.subscriptionStatus) changes.push({ field: 'subscriptionStatus', old: contact.subscriptionStatus ?? null, new: status });
-    const known = this.snapshot.fieldKeysAt(contact.offset);
+    // The contact's line keys its fields by the labels of when it was fetched (a field relabelled since is read by its old one).
+    const then = this.snapshot.fieldsAt(contact.offset);
     for (const [key, value] of Object.entries(body.fields ?? {})) {
       const def = this.fields.get(key);
-      const owners = def ? this.labelOwners.get(def.label) ?? [] : [];
-      const stored = def && Object.hasOwn(contact.fields, def.label) ? contact.fields[def.label] : null;
+      const label = then.labelOf(key);
+      const stored = label !== undefined && Object.hasOwn(contact.fields, label) ? contact.fields[label] : null;
+      const shared = then.doubt(key);
       if (!def) doubt('not in field list', `field "${key}" is not in the field list`);
-      else if (!known.has(key)) doubt('field newer than snapshot', `field "${key}" was created after this contact was fetched`);
-      else if (owners.length > 1) doubt('shared label', `the export shows fields ${owners.join(' and ')} under one label, "${def.label}"`);
+      else if (label === undefined) doubt('field newer than snapshot', `field "${key}" was created after this contact was fetched`);
+      else if (shared) doubt('shared label', shared);
       else {
         const verdict = sameValue(def.dataType, stored, value);
         if (verdict === 'same') continue;

@@ -12,6 +12,7 @@ import type { ExportRunOptions } from '../exports/run-options.js';
 import { stateFileStem } from '../exports/state-key.js';
 import { ExportStateStore } from '../exports/state-store.js';
 import type { ExportState } from '../exports/state.js';
+import { FieldLabels } from './field-labels.js';
 import { indexRange, KeptBytes, SnapshotDamage, SnapshotReader } from './snapshot-file.js';
 import { SnapshotIndex } from './snapshot-index.js';
 import { readSnapshotRecord, writeSnapshotRecord, type SnapshotRecord } from './snapshot-record.js';
@@ -28,8 +29,8 @@ const IN_MEMORY_BYTES = 64 * 2 ** 20;
 export interface Snapshot {
   index: SnapshotIndex;
   reader: SnapshotReader;
-  /** The field keys that existed when the line at this byte offset was fetched. */
-  fieldKeysAt(offset: number): ReadonlySet<string>;
+  /** The fields that existed when the line at this byte offset was fetched, with their labels then. */
+  fieldsAt(offset: number): FieldLabels;
   /** What the refresh did, for the summary. */
   refresh: RefreshStats;
   close(): void;
@@ -73,7 +74,7 @@ export async function lockSync(configDir: string, key: string): Promise<ExportLo
  * damaged snapshot (the whole file's SHA-256, the export's own file checks, a line that is not a
  * contact) and a file mostly made of old versions are refreshed whole, with a note.
  */
-export async function refreshSnapshot(deps: SnapshotDeps, key: string, fieldKeys: readonly string[], opts: { full: boolean; crash?: CrashHook }): Promise<Snapshot> {
+export async function refreshSnapshot(deps: SnapshotDeps, key: string, fieldLabels: ReadonlyMap<string, string>, opts: { full: boolean; crash?: CrashHook }): Promise<Snapshot> {
   const started = deps.clock.now();
   const paths = makeDir(deps.stateDir.path, key);
   checkRegular(paths.file, 'sync snapshot');
@@ -97,9 +98,7 @@ export async function refreshSnapshot(deps: SnapshotDeps, key: string, fieldKeys
   reason = exported.reason ?? reason;
   const committed = committedBytes(store, key);
   if (committed > IN_MEMORY_BYTES) indexed.kept = new KeptBytes(0);
-  const keys = [...fieldKeys].sort();
-  const last = indexed.segments.at(-1);
-  if (!last || last.keys.join('\u0000') !== keys.join('\u0000')) indexed.segments = [...indexed.segments, { from: indexed.verified, keys }];
+  indexed.segments = withLabels(indexed.segments, indexed.verified, fieldLabels);
   const { index, digest, kept, segments, verified } = indexed;
   try {
     // Lines a killed run committed after the record was written are the export's, checked by its protocol.
@@ -109,12 +108,12 @@ export async function refreshSnapshot(deps: SnapshotDeps, key: string, fieldKeys
     throw new LocalFileError('sync snapshot', paths.file, 'EIO', `the refreshed snapshot does not read back (${err.message}); run again with --full-refresh`);
   }
   writeSnapshotRecord(paths.record, {
-    version: 1, key, bytes: committed, sha256: digest.digest('hex'), lines: index.lines, contacts: index.size,
+    version: 2, key, bytes: committed, sha256: digest.digest('hex'), lines: index.lines, contacts: index.size,
     fullAt: full || !record ? new Date(started).toISOString() : record.fullAt, fields: segments,
   });
   const reader = new SnapshotReader(paths.file, index, kept.whole());
   const refresh = { contacts: index.size, rows: exported.run.rows, pages: exported.run.pages, full, ...(reason ? { reason } : {}), stateKey: key, path: paths.file, elapsedMs: deps.clock.now() - started };
-  return { index, reader, fieldKeysAt: fieldKeysAt(segments), refresh, close: () => reader.close() };
+  return { index, reader, fieldsAt: fieldsAt(segments), refresh, close: () => reader.close() };
 }
 
 /** What is indexed of the snapshot file so far: its first `verified` bytes, their digest and field keys. */
@@ -158,12 +157,20 @@ async function exportSnapshot(deps: SnapshotDeps, key: string, file: string, ful
   return { run: await exportInto(deps, key, file, true, crash), full: true, reason };
 }
 
-/** The field keys that existed when the line at a byte offset was fetched. */
-function fieldKeysAt(segments: SnapshotRecord['fields']): (offset: number) => ReadonlySet<string> {
-  const sets = segments.map((s) => ({ from: s.from, keys: new Set(s.keys) }));
+/** The segments with the fields in force now, from byte `from` on: the lines this refresh fetches are keyed by their labels. */
+function withLabels(segments: SnapshotRecord['fields'], from: number, fieldLabels: ReadonlyMap<string, string>): SnapshotRecord['fields'] {
+  const keys = [...fieldLabels.keys()].sort();
+  const labels = keys.map((k) => fieldLabels.get(k)!);
+  const last = segments.at(-1);
+  return last && JSON.stringify([last.keys, last.labels]) === JSON.stringify([keys, labels]) ? segments : [...segments, { from, keys, labels }];
+}
+
+/** The fields that existed when the line at a byte offset was fetched, with their labels then. */
+function fieldsAt(segments: SnapshotRecord['fields']): (offset: number) => FieldLabels {
+  const sets = segments.map((s) => ({ from: s.from, fields: new FieldLabels(new Map(s.keys.map((k, i) => [k, s.labels[i]]))) }));
   return (offset) => {
-    let found = sets[0].keys;
-    for (const s of sets) if (s.from <= offset) found = s.keys;
+    let found = sets[0].fields;
+    for (const s of sets) if (s.from <= offset) found = s.fields;
     return found;
   };
 }

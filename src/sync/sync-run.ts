@@ -50,7 +50,7 @@ export function syncFileSpec<B extends Record<string, unknown>>(deps: SnapshotDe
       const lock = await lockSync(deps.stateDir.path, opts.key);
       deps.onDispose(() => lock.release());
       const fields = (await opts.fields()) ?? new Map<string, FieldDefinition>();
-      snapshot = await refreshSnapshot(deps, opts.key, [...fields.keys()], { full: opts.fullRefresh, crash: opts.crash });
+      snapshot = await refreshSnapshot(deps, opts.key, new Map([...fields].map(([key, def]) => [key, def.label])), { full: opts.fullRefresh, crash: opts.crash });
       deps.onDispose(() => snapshot?.close());
       counts.refresh = snapshot.refresh;
       decider = new SyncDecider(snapshot, fields);

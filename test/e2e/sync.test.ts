@@ -260,6 +260,21 @@ describe('contacts sync (binary)', () => {
     expect((await cities('twin-b@example.com'))[moving]).toBe('B');
   });
 
+  it('a field whose label is how the export spells a shared label ("Rank (rank2)"): its rows are sent, as unsure', async () => {
+    for (const [key, label] of [['rank1', 'Rank'], ['rank2', 'Rank'], ['rank3', 'Rank (rank2)']]) {
+      expect((await cnv(['fields', 'create', '--label', label, '--key', key, '--object-type', 'CONTACT', '--data-type', 'STRING'], { env: fx.env })).exitCode).toBe(0);
+    }
+    const seed = write('rank-seed.ndjson', '{"email":"rank@example.com","fields":{"rank1":"gold","rank2":"silver","rank3":"bronze"}}\n');
+    expect((await cnv(['contacts', 'upsert', '--file', seed], { env: fx.env })).exitCode).toBe(0);
+    // The export shows rank2 under "Rank (rank2)": that is not rank3's value.
+    const file = write('rank.csv', 'email,fields.rank3\nrank@example.com,silver\n');
+    const env = envWith();
+    const plan = await cnv(['contacts', 'sync', '--file', file, '--plan'], { env });
+    expect(planLines(plan.stdout).at(-1)).toMatchObject({ update: 1, unchanged: 0, unsureReasons: { 'shared label': 1 } });
+    expect((await cnv(['contacts', 'sync', '--file', file], { env })).exitCode).toBe(0);
+    expect((await cnv(['contacts', 'get', '--email', 'rank@example.com', '-q', 'fields.rank3'], { env: fx.env })).stdout.trim()).toBe('silver');
+  });
+
   it('an account without the contacts export: exit 4, and the hint names contacts upsert --file', async () => {
     const env = envWith(tempConfigDir(), { CNV_API_KEY: fx.emulator.keys.basic });
     const res = await cnv(['contacts', 'sync', '--file', write('gated.csv', csv([['gated@example.com', 'Oslo']])), '--plan'], { env });
