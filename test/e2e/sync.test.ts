@@ -275,6 +275,18 @@ describe('contacts sync (binary)', () => {
     expect((await cnv(['contacts', 'get', '--email', 'rank@example.com', '-q', 'fields.rank3'], { env: fx.env })).stdout.trim()).toBe('silver');
   });
 
+  it('--dry-run refreshes the snapshot and prints the bodies of the rows that differ, sends none; with --exit-code, 9', async () => {
+    const env = envWith();
+    const file = write('dry.csv', csv([['ada@example.com', 'London'], ['dry-new@example.com', 'Oslo']]));
+    await fx.resetStats();
+    const res = await cnv(['contacts', 'sync', '--file', file, '--dry-run', '--exit-code'], { env });
+    expect(res.exitCode, res.stderr).toBe(9);
+    expect(planLines(res.stdout)).toEqual([expect.objectContaining({ dryRun: true, method: 'POST', path: '/v2/contacts', lines: [3], body: { email: 'dry-new@example.com', fields: { city: 'Oslo' } } })]);
+    expect(res.stderr).toMatch(/sync: 1 to create, 0 to update, 1 unchanged/);
+    expect(await count(UPSERT)).toBe(0);
+    expect(await count(EXPORT)).toBeGreaterThan(0);
+  });
+
   it('an account without the contacts export: exit 4, and the hint names contacts upsert --file', async () => {
     const env = envWith(tempConfigDir(), { CNV_API_KEY: fx.emulator.keys.basic });
     const res = await cnv(['contacts', 'sync', '--file', write('gated.csv', csv([['gated@example.com', 'Oslo']])), '--plan'], { env });

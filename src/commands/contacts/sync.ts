@@ -76,7 +76,13 @@ Examples:
 export async function run(ctx: Context, { opts }: CommandInput<typeof options>): Promise<CommandResult> {
   const file = opts.file!;
   const plan = opts.plan === true;
-  const base = await upsertFileSpec(ctx, { ...opts, file }, 'contacts sync', plan);
+  // --dry-run sends no upsert: the file run's own dry run (which prints each body instead) sees to
+  // that. The snapshot's refresh is a read the API spells POST, which the HTTP client's dry run
+  // would print and stop at, having compared nothing: so the client is made without it.
+  const dryRun = ctx.globals.dryRun;
+  ctx.globals = { ...ctx.globals, dryRun: false };
+  const made = await upsertFileSpec(ctx, { ...opts, file }, 'contacts sync', plan);
+  const base = dryRun ? { ...made, options: { ...made.options, dryRun: true, printRequests: !plan } } : made;
   // Sure or not depends on the field list as it is now: read afresh once, for the columns and the comparison.
   let definitions: Promise<FieldsByParent | undefined> | undefined;
   const fresh = () => (definitions ??= contactFieldDefinitions(ctx, true, false));
