@@ -287,6 +287,15 @@ describe('contacts sync (binary)', () => {
     expect(await count(EXPORT)).toBeGreaterThan(0);
   });
 
+  it('a plan whose reader goes away (| head -1): exit 141, no error and no stack trace', async () => {
+    const file = write('head.csv', csv(people('head', 3000)));
+    const cmd = `node ${BIN} contacts sync --file ${file} --plan | head -1; exit \${PIPESTATUS[0]}`;
+    const res = await execa('bash', ['-c', cmd], { env: cleanEnv(envWith()), extendEnv: false, reject: false, timeout: 60_000 });
+    expect(JSON.parse(res.stdout)).toMatchObject({ type: 'change', line: 2, action: 'create' });
+    expect(res.exitCode, res.stderr).toBe(141);
+    expect(res.stderr).not.toMatch(/EPIPE|^error:|at /m);
+  });
+
   it('an account without the contacts export: exit 4, and the hint names contacts upsert --file', async () => {
     const env = envWith(tempConfigDir(), { CNV_API_KEY: fx.emulator.keys.basic });
     const res = await cnv(['contacts', 'sync', '--file', write('gated.csv', csv([['gated@example.com', 'Oslo']])), '--plan'], { env });
