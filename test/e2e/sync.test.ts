@@ -318,3 +318,24 @@ describe('contacts sync (binary)', () => {
     expect(summary).toMatchObject({ update: 1, unsure: 1, unsureReasons: { 'shared label': 1 } });
   });
 });
+
+describe('contacts sync: a kill during the first refresh (binary, 6,000 more contacts: two export pages)', () => {
+  const big = useEmulator({ seedContacts: 6000 });
+
+  it('the next run continues the snapshot from the pages the killed run committed, and decides right', async () => {
+    const env = { ...big.env, CNV_CONFIG_DIR: tempConfigDir() };
+    const bulk1 = (await cnv(['contacts', 'get', '--email', 'bulk.1@example.com', '-q', 'fields.city'], { env: big.env })).stdout.trim();
+    const file = write('first-kill.csv', csv([['bulk.1@example.com', bulk1], ['bulk.2@example.com', 'Moved']]));
+    // Killed once the second page was fetched: the first is committed.
+    const killed = await cnv(['contacts', 'sync', '--file', file, '--plan'], { env: { ...env, CNV_TEST_CRASH_AT: 'after-fetch:2' } });
+    expect(killed.exitCode).not.toBe(0);
+    const summary = `${reportPath()}.json`;
+    const res = await cnv(['contacts', 'sync', '--file', file, '--plan', '--summary-json', summary], { env });
+    expect(res.exitCode, res.stderr).toBe(0);
+    expect(res.stderr).not.toMatch(/note:/);
+    const { snapshot } = JSON.parse(readFileSync(summary, 'utf8')).sync;
+    expect(snapshot.full).toBe(false);
+    expect(snapshot.fetchedRows).toBeLessThan(snapshot.contacts - 4000);
+    expect(planLines(res.stdout).at(-1)).toMatchObject({ create: 0, update: 1, unchanged: 1 });
+  });
+});
