@@ -296,6 +296,21 @@ describe('contacts sync (binary)', () => {
     expect(res.stderr).not.toMatch(/EPIPE|^error:|at /m);
   });
 
+  it('a contact deleted in the account is not seen by an incremental refresh (documented); --full-refresh sees it and the row creates it again', async () => {
+    const env = envWith();
+    const file = write('deleted.csv', csv([['deleted@example.com', 'Gone']]));
+    expect((await cnv(['contacts', 'sync', '--file', file], { env })).exitCode).toBe(0);
+    expect((await cnv(['contacts', 'sync', '--file', file, '--plan', '--exit-code'], { env })).exitCode).toBe(0);
+    const [contact] = (await fx.admin('GET', '/_emulator/state/contacts?email=deleted@example.com')) as Array<{ id: string }>;
+    await fx.admin('POST', `/_emulator/contacts/${contact.id}/delete`, {});
+    // The export never lists a removed contact: the snapshot still holds it.
+    expect((await cnv(['contacts', 'sync', '--file', file, '--plan', '--exit-code'], { env })).exitCode).toBe(0);
+    const full = await cnv(['contacts', 'sync', '--file', file, '--full-refresh', '--exit-code'], { env });
+    expect(full.exitCode).toBe(9);
+    expect(full.stderr).toMatch(/sync: 1 to create, 0 to update, 0 unchanged/);
+    expect(await city('deleted@example.com')).toBe('Gone');
+  });
+
   it('an account without the contacts export: exit 4, and the hint names contacts upsert --file', async () => {
     const env = envWith(tempConfigDir(), { CNV_API_KEY: fx.emulator.keys.basic });
     const res = await cnv(['contacts', 'sync', '--file', write('gated.csv', csv([['gated@example.com', 'Oslo']])), '--plan'], { env });
