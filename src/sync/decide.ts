@@ -32,6 +32,11 @@ export interface Decision {
   changes: Change[];
   /** Set when the row is sent because cnv cannot be sure: the reason, and the words for it. */
   unsure?: { reason: UnsureReason; detail: string };
+  /**
+   * A row to send: the contacts of the snapshot it may change, by their id and email there. Rows
+   * that may reach one contact are sent in file order, whatever identifiers they name it by.
+   */
+  reaches?: Array<{ id: string; email: string | null }>;
 }
 
 /** The body of a contact upsert, as a row of the file prepares it. */
@@ -81,7 +86,8 @@ export class SyncDecider {
   private sent(decision: Decision, slots: number[], body: UpsertBody): Decision {
     for (const slot of slots) this.touched.add(slot);
     if (body.email !== undefined) this.emails.add(normalizeEmail(body.email));
-    return decision;
+    const reaches = slots.map((slot) => this.snapshot.reader.read(slot)).map(({ id, email }) => ({ id, email }));
+    return { ...decision, reaches };
   }
 
   private find(body: UpsertBody): Found {

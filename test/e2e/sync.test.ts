@@ -260,6 +260,20 @@ describe('contacts sync (binary)', () => {
     expect((await cities('twin-b@example.com'))[moving]).toBe('B');
   });
 
+  it('rows that reach one contact by different identifiers are sent in file order, even concurrently', async () => {
+    const id = async (args: string[]) => (await cnv(['contacts', 'upsert', ...args, '-q', 'cnvContactId'], { env: fx.env })).stdout.trim();
+    const older = await id(['--email', 'order-twin@example.com', '--field', 'city=A']);
+    const newer = await id(['--email', 'order-other@example.com', '--field', 'city=B']);
+    expect((await cnv(['contacts', 'upsert', '--contact-id', newer, '--email', 'order-twin@example.com'], { env: fx.env })).exitCode).toBe(0);
+    // Rows 2 and 3 change the older twin by its id; row 4, by email, then reaches it too (the most
+    // recently updated): it must not overtake them, though it names the contact otherwise.
+    const file = write('order.csv', `cnvContactId,email,city\n${older},,C\n${older},,D\n,order-twin@example.com,B\n`);
+    const res = await cnv(['contacts', 'sync', '--file', file, '--concurrency', '8'], { env: envWith() });
+    expect(res.exitCode, res.stderr).toBe(0);
+    const cities = (await fx.admin('GET', '/_emulator/state/contacts?email=order-twin@example.com')) as Array<{ id: string; fields: { city: string } }>;
+    expect(Object.fromEntries(cities.map((c) => [c.id, c.fields.city]))).toEqual({ [older]: 'B', [newer]: 'B' });
+  });
+
   it('a field whose label is how the export spells a shared label ("Rank (rank2)"): its rows are sent, as unsure', async () => {
     for (const [key, label] of [['rank1', 'Rank'], ['rank2', 'Rank'], ['rank3', 'Rank (rank2)']]) {
       expect((await cnv(['fields', 'create', '--label', label, '--key', key, '--object-type', 'CONTACT', '--data-type', 'STRING'], { env: fx.env })).exitCode).toBe(0);

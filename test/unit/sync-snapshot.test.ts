@@ -158,7 +158,8 @@ describe('SyncDecider', () => {
     const fields = new Map([def('city', 'City')]);
     // The older twin updated by id: it is now the one a lookup by its email finds.
     let decider = new SyncDecider(snapshot, fields);
-    expect(decider.decide({ cnvContactId: 'id-old', fields: { city: 'C' } }).action).toBe('update');
+    // A row to send names the contacts it may change, so that rows reaching them by email keep their order.
+    expect(decider.decide({ cnvContactId: 'id-old', fields: { city: 'C' } })).toMatchObject({ action: 'update', reaches: [{ id: 'id-old', email: 'twin@x.com' }] });
     expect(decider.decide({ email: 'twin@x.com', fields: { city: 'B' } }).unsure?.reason).toBe('earlier row, same contact');
     // A contact given an email: a lookup by it finds that one, even where the snapshot has none.
     decider = new SyncDecider(snapshot, fields);
