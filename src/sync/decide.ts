@@ -85,8 +85,10 @@ export class SyncDecider {
 
   private sent(decision: Decision, slots: number[], body: UpsertBody): Decision {
     for (const slot of slots) this.touched.add(slot);
-    if (body.email !== undefined) this.emails.add(normalizeEmail(body.email));
     const reaches = slots.map((slot) => this.snapshot.reader.read(slot)).map(({ id, email }) => ({ id, email }));
+    // An email a reached contact has already is covered by its slot: only a new one (a contact made, or moved onto it) is kept.
+    const email = body.email === undefined ? undefined : normalizeEmail(body.email);
+    if (email !== undefined && !reaches.some((c) => c.email !== null && normalizeEmail(c.email) === email)) this.emails.add(email);
     return { ...decision, reaches };
   }
 
