@@ -32,6 +32,11 @@ export interface Decision {
   changes: Change[];
   /** Set when the row is sent because cnv cannot be sure: the reason, and the words for it. */
   unsure?: { reason: UnsureReason; detail: string };
+  /**
+   * A row to send: the contacts of the snapshot it may change, by their id and email there. Rows
+   * that may reach one contact are sent in file order, whatever identifiers they name it by.
+   */
+  reaches?: Array<{ id: string; email: string | null }>;
 }
 
 /** The body of a contact upsert, as a row of the file prepares it. */
@@ -39,52 +44,64 @@ type UpsertBody = Record<string, unknown> & { email?: string; cnvContactId?: str
 
 const COMPARED = new Set(['email', 'cnvContactId', 'subscriptionStatus', 'fields', 'companyFields', 'updateOnly']);
 
+/** The contact a row names in the snapshot, the slots of every contact it may reach, and why cnv cannot be sure, if it cannot. */
+interface Found {
+  contact?: SnapshotContact;
+  slots: number[];
+  unsure?: Decision['unsure'];
+}
+
+const EARLIER_ROW = { reason: 'earlier row, same contact', detail: 'an earlier row of the file changes this contact' } as const;
+
 /**
  * Decides, against the snapshot, what one upsert body would change. Skips (`unchanged`) only
- * when sure: every member compared, every field read back exactly by a label only it has.
- * Rows of one file that name one contact apply in order: once a row of a contact is sent, the
- * later rows of that contact are sent too (the snapshot no longer tells their effect).
+ * when sure: every member compared, every field read back exactly by a label only it had.
+ * Rows of one file apply in order: once a row is sent, a later row that may reach the contact
+ * it changes is sent too (the snapshot no longer tells its effect), and so is a later row by an
+ * email whose lookup an earlier row may have changed (a row by email reaches the most recently
+ * updated contact of that email: updating another contact of the email, or giving a contact
+ * the email, changes which one that is).
  */
 export class SyncDecider {
-  private readonly labelOwners = new Map<string, string[]>();
-  /** Snapshot slots of contacts an earlier row changes, and emails an earlier row creates. */
+  /** Snapshot slots of contacts an earlier sent row may change. */
   private readonly touched = new Set<number>();
-  private readonly created = new Set<string>();
+  /** Emails (normalized) an earlier sent row gives a contact: a lookup by them may find another contact now. */
+  private readonly emails = new Set<string>();
 
-  constructor(private readonly snapshot: Snapshot, private readonly fields: ReadonlyMap<string, FieldDefinition>) {
-    for (const def of fields.values()) this.labelOwners.set(def.label, [...(this.labelOwners.get(def.label) ?? []), def.key]);
-  }
+  constructor(private readonly snapshot: Snapshot, private readonly fields: ReadonlyMap<string, FieldDefinition>) {}
 
   decide(body: UpsertBody): Decision {
     const found = this.find(body);
-    if (found.unsure) return this.sent({ action: 'update', changes: [], unsure: found.unsure }, found.slot, body);
-    const { contact, slot } = found;
+    if (found.unsure) return this.sent({ action: 'update', ...(found.contact ? { cnvContactId: found.contact.id } : {}), changes: [], unsure: found.unsure }, found.slots, body);
+    const { contact } = found;
     if (!contact) {
-      if (body.updateOnly === true) return this.sent({ action: 'update', changes: [], unsure: { reason: 'update-only, not in snapshot', detail: 'update-only, and no contact with this email in the snapshot (the API answers contact_not_found unless one was made since)' } }, undefined, body);
-      const email = normalizeEmail(body.email ?? '');
-      if (this.created.has(email)) return this.sent({ action: 'update', changes: [], unsure: { reason: 'earlier row, same contact', detail: 'an earlier row of the file creates this contact' } }, undefined, body);
-      return this.sent({ action: 'create', changes: creations(body) }, undefined, body);
+      if (body.updateOnly === true) return this.sent({ action: 'update', changes: [], unsure: { reason: 'update-only, not in snapshot', detail: 'update-only, and no contact with this email in the snapshot (the API answers contact_not_found unless one was made since)' } }, [], body);
+      return this.sent({ action: 'create', changes: creations(body) }, [], body);
     }
     const decision = this.compare(body, contact);
     if (decision.action === 'unchanged') return decision;
-    return this.sent(decision, slot, body);
+    return this.sent(decision, found.slots, body);
   }
 
-  private sent(decision: Decision, slot: number | undefined, body: UpsertBody): Decision {
-    if (slot !== undefined) this.touched.add(slot);
-    else if (body.email !== undefined && body.cnvContactId === undefined) this.created.add(normalizeEmail(body.email));
-    return decision;
+  private sent(decision: Decision, slots: number[], body: UpsertBody): Decision {
+    for (const slot of slots) this.touched.add(slot);
+    const reaches = slots.map((slot) => this.snapshot.reader.read(slot)).map(({ id, email }) => ({ id, email }));
+    // An email a reached contact has already is covered by its slot: only a new one (a contact made, or moved onto it) is kept.
+    const email = body.email === undefined ? undefined : normalizeEmail(body.email);
+    if (email !== undefined && !reaches.some((c) => c.email !== null && normalizeEmail(c.email) === email)) this.emails.add(email);
+    return { ...decision, reaches };
   }
 
-  private find(body: UpsertBody): { contact?: SnapshotContact; slot?: number; unsure?: Decision['unsure'] } {
+  private find(body: UpsertBody): Found {
     const { index, reader } = this.snapshot;
     if (body.cnvContactId !== undefined) {
       // A hash narrows; the id read back decides (a collision never matches another contact).
       for (const slot of index.slotsById(body.cnvContactId)) {
         const contact = reader.read(slot);
-        if (contact.id === body.cnvContactId) return this.touching({ contact, slot });
+        if (contact.id !== body.cnvContactId) continue;
+        return this.touched.has(slot) ? { contact, slots: [slot], unsure: EARLIER_ROW } : { contact, slots: [slot] };
       }
-      return { unsure: { reason: 'id not in snapshot', detail: 'its cnvContactId is not in the snapshot (the API answers contact_not_found unless the contact was made since)' } };
+      return { slots: [], unsure: { reason: 'id not in snapshot', detail: 'its cnvContactId is not in the snapshot (the API answers contact_not_found unless the contact was made since)' } };
     }
     const email = normalizeEmail(body.email ?? '');
     const matches: Array<{ slot: number; contact: SnapshotContact }> = [];
@@ -92,20 +109,20 @@ export class SyncDecider {
       const contact = reader.read(slot);
       if (contact.email !== null && normalizeEmail(contact.email) === email) matches.push({ slot, contact });
     }
-    if (matches.length === 0) return {};
-    if (matches.length === 1) return this.touching(matches[0]);
+    const slots = matches.map((m) => m.slot);
+    // An earlier row made, moved onto this email, or changed a contact of it: which one a lookup finds now is not in the snapshot.
+    if (this.emails.has(email) || slots.some((s) => this.touched.has(s))) {
+      return { slots, unsure: { reason: EARLIER_ROW.reason, detail: 'an earlier row of the file changes this contact, or another contact with this email, or gives a contact this email' } };
+    }
+    if (matches.length <= 1) return { contact: matches[0]?.contact, slots };
     // The spec: a lookup by email finds the most recently updated contact.
     matches.sort((a, b) => b.contact.updatedMs - a.contact.updatedMs);
     const [best, next] = matches;
     if (Number.isNaN(best.contact.updatedMs) || !(best.contact.updatedMs > next.contact.updatedMs)) {
-      return { slot: best.slot, unsure: { reason: 'same email, same time', detail: `${matches.length} contacts have this email, and which one was updated last is not certain` } };
+      // Whichever the API picks, a later row of any of them is not told by the snapshot.
+      return { slots, unsure: { reason: 'same email, same time', detail: `${matches.length} contacts have this email, and which one was updated last is not certain` } };
     }
-    return this.touching(best);
-  }
-
-  private touching(found: { contact: SnapshotContact; slot: number }): { contact?: SnapshotContact; slot?: number; unsure?: Decision['unsure'] } {
-    if (!this.touched.has(found.slot)) return found;
-    return { ...found, unsure: { reason: 'earlier row, same contact', detail: 'an earlier row of the file changes this contact' } };
+    return { contact: best.contact, slots: [best.slot] };
   }
 
   private compare(body: UpsertBody, contact: SnapshotContact): Decision {
@@ -120,14 +137,16 @@ export class SyncDecider {
     if (body.cnvContactId !== undefined && body.email !== undefined && body.email !== contact.email) changes.push({ field: 'email', old: contact.email, new: body.email });
     const status = body.subscriptionStatus;
     if (status !== undefined && status !== contact.subscriptionStatus) changes.push({ field: 'subscriptionStatus', old: contact.subscriptionStatus ?? null, new: status });
-    const known = this.snapshot.fieldKeysAt(contact.offset);
+    // The contact's line keys its fields by the labels of when it was fetched (a field relabelled since is read by its old one).
+    const then = this.snapshot.fieldsAt(contact.offset);
     for (const [key, value] of Object.entries(body.fields ?? {})) {
       const def = this.fields.get(key);
-      const owners = def ? this.labelOwners.get(def.label) ?? [] : [];
-      const stored = def && Object.hasOwn(contact.fields, def.label) ? contact.fields[def.label] : null;
+      const label = then.labelOf(key);
+      const stored = label !== undefined && Object.hasOwn(contact.fields, label) ? contact.fields[label] : null;
+      const shared = then.doubt(key);
       if (!def) doubt('not in field list', `field "${key}" is not in the field list`);
-      else if (!known.has(key)) doubt('field newer than snapshot', `field "${key}" was created after this contact was fetched`);
-      else if (owners.length > 1) doubt('shared label', `the export shows fields ${owners.join(' and ')} under one label, "${def.label}"`);
+      else if (label === undefined) doubt('field newer than snapshot', `field "${key}" was created after this contact was fetched`);
+      else if (shared) doubt('shared label', shared);
       else {
         const verdict = sameValue(def.dataType, stored, value);
         if (verdict === 'same') continue;

@@ -1,3 +1,4 @@
+import { stdoutError } from '../errors.js';
 import { resolveFormat, type Output } from '../io/format.js';
 import { createListWriter } from '../io/list-writer.js';
 import { writeWithBackpressure } from '../io/write.js';
@@ -22,9 +23,12 @@ interface PlanChange {
  * The plan as it is decided, row by row: on a terminal a table (one line per changed value)
  * and a last line of counts, else NDJSON (`-q` applies to each line): a `change` line per row
  * that would be sent, then one `summary` line. Writes are chained, so rows keep their order.
+ * A write that fails (the reader went away: `| head`) ends the writing: the launcher stops the
+ * run for it, and `end` throws it as stdout's error (exit 141, or 8 naming stdout).
  */
 export class PlanOutput {
   private chain: Promise<void> = Promise.resolve();
+  private failed: unknown;
 
   private constructor(private readonly output: Output, private readonly table: boolean, private readonly writer: Awaited<ReturnType<typeof createListWriter>>) {}
 
@@ -41,12 +45,21 @@ export class PlanOutput {
     const entry: PlanChange = {
       type: 'change', line, action: decision.action, contact, cnvContactId: decision.cnvContactId ?? null, changes: decision.changes, unsure: decision.unsure?.detail ?? null,
     };
-    for (const row of this.table ? tableRows(entry) : [entry as unknown as Record<string, unknown>]) this.chain = this.chain.then(() => this.writer.write(row));
+    for (const row of this.table ? tableRows(entry) : [entry as unknown as Record<string, unknown>]) this.chain = this.chain.then(() => this.write(row));
+  }
+
+  /** One row, unless a write failed before; the failure is kept for `end`, never left unhandled. */
+  private async write(row: Record<string, unknown>): Promise<void> {
+    if (this.failed !== undefined) return;
+    await this.writer.write(row).catch((err: unknown) => {
+      this.failed = err;
+    });
   }
 
   /** The counts, after every row: a line under the table, or the `summary` line. */
   async end(counts: SyncCounts): Promise<void> {
     await this.chain;
+    if (this.failed !== undefined) throw stdoutError(this.failed);
     if (!this.table) {
       await this.writer.write({ type: 'summary', ...counts.plan() });
       return this.writer.end();

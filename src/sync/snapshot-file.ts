@@ -26,10 +26,10 @@ const CHUNK = 1 << 20;
 
 /**
  * Indexes the lines of bytes [from, to) of the snapshot file, and feeds exactly those bytes to
- * `digest`. Stops at the first signal. Throws SnapshotDamage at a line that is not an export
+ * `digest` (none: they were hashed as the refresh wrote them). Stops at the first signal. Throws SnapshotDamage at a line that is not an export
  * row, or when the range does not end with a whole line.
  */
-export async function indexRange(path: string, from: number, to: number, index: SnapshotIndex, digest: Hash, signal: AbortSignal, keep?: KeptBytes): Promise<void> {
+export async function indexRange(path: string, from: number, to: number, index: SnapshotIndex, digest: Hash | undefined, signal: AbortSignal, keep?: KeptBytes): Promise<void> {
   if (to <= from) return;
   // Never blocks on a FIFO put in its place, never follows a link (the run's lock guards the rest).
   const fh = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
@@ -44,7 +44,7 @@ export async function indexRange(path: string, from: number, to: number, index: 
       const { bytesRead } = await fh.read(chunk, 0, want, at);
       if (bytesRead === 0) throw new SnapshotDamage(`it ends at byte ${at}, before the ${to} bytes its state committed`);
       const got = chunk.subarray(0, bytesRead);
-      digest.update(got);
+      digest?.update(got);
       keep?.add(got);
       at += bytesRead;
       const buf = carry.length === 0 ? got : Buffer.concat([carry, got]);

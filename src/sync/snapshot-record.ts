@@ -3,11 +3,14 @@ import { readRegularFileSync } from '../lib/regular-file.js';
 import { z } from 'zod';
 import { LocalFileError } from '../errors.js';
 
-/** Which CONTACT field keys existed when the lines from byte `from` on were exported. */
-const segmentSchema = z.object({ from: z.number().int().nonnegative(), keys: z.array(z.string()) });
+/** Which CONTACT fields existed when the lines from byte `from` on were exported, and their labels then (labels[i] is keys[i]'s). */
+const segmentSchema = z
+  .object({ from: z.number().int().nonnegative(), keys: z.array(z.string()), labels: z.array(z.string()) })
+  .refine((s) => s.labels.length === s.keys.length, { message: 'a label for each key' });
 
 const recordSchema = z.object({
-  version: z.literal(1),
+  // 2: segments carry labels (a version 1 record is no record: the snapshot is rebuilt).
+  version: z.literal(2),
   /** The export state key whose file this is. */
   key: z.string(),
   /** Bytes of the file this record vouches for, and their SHA-256. */
@@ -22,8 +25,8 @@ const recordSchema = z.object({
 
 /**
  * What a sync knows of its snapshot file beyond the export state: a SHA-256 of every committed
- * byte (the state checks only the last 64 KiB), and the field keys in force when each part of
- * the file was fetched. Written whole (temp file, fsync, rename), mode 0600, beside the file.
+ * byte (the state checks only the last 64 KiB), and the field keys and labels in force when each
+ * part of the file was fetched (the export keys a line's fields by the labels of then). Written whole (temp file, fsync, rename), mode 0600, beside the file.
  */
 export type SnapshotRecord = z.infer<typeof recordSchema>;
 

@@ -12,8 +12,10 @@ import type { ExportRunOptions } from '../exports/run-options.js';
 import { stateFileStem } from '../exports/state-key.js';
 import { ExportStateStore } from '../exports/state-store.js';
 import type { ExportState } from '../exports/state.js';
+import { FieldLabels } from './field-labels.js';
 import { indexRange, KeptBytes, SnapshotDamage, SnapshotReader } from './snapshot-file.js';
 import { SnapshotIndex } from './snapshot-index.js';
+import { RefreshCheckpoint, withCheckpoint } from './refresh-checkpoint.js';
 import { readSnapshotRecord, writeSnapshotRecord, type SnapshotRecord } from './snapshot-record.js';
 
 /** Errors of the export's file checks that mean the snapshot file is not the one its state wrote. */
@@ -28,8 +30,8 @@ const IN_MEMORY_BYTES = 64 * 2 ** 20;
 export interface Snapshot {
   index: SnapshotIndex;
   reader: SnapshotReader;
-  /** The field keys that existed when the line at this byte offset was fetched. */
-  fieldKeysAt(offset: number): ReadonlySet<string>;
+  /** The fields that existed when the line at this byte offset was fetched, with their labels then. */
+  fieldsAt(offset: number): FieldLabels;
   /** What the refresh did, for the summary. */
   refresh: RefreshStats;
   close(): void;
@@ -73,7 +75,7 @@ export async function lockSync(configDir: string, key: string): Promise<ExportLo
  * damaged snapshot (the whole file's SHA-256, the export's own file checks, a line that is not a
  * contact) and a file mostly made of old versions are refreshed whole, with a note.
  */
-export async function refreshSnapshot(deps: SnapshotDeps, key: string, fieldKeys: readonly string[], opts: { full: boolean; crash?: CrashHook }): Promise<Snapshot> {
+export async function refreshSnapshot(deps: SnapshotDeps, key: string, fieldLabels: ReadonlyMap<string, string>, opts: { full: boolean; crash?: CrashHook }): Promise<Snapshot> {
   const started = deps.clock.now();
   const paths = makeDir(deps.stateDir.path, key);
   checkRegular(paths.file, 'sync snapshot');
@@ -91,30 +93,25 @@ export async function refreshSnapshot(deps: SnapshotDeps, key: string, fieldKeys
     if (reason) deps.notices.info(`note: ${reason}: rebuilding it from a full refresh`);
   }
   ensureFile(paths.file);
-  const exported = await exportSnapshot(deps, key, paths.file, full, opts.crash);
-  if (exported.full && !full) indexed = nothingIndexed();
+  const fullAt = (isFull: boolean) => (isFull || !record ? new Date(started).toISOString() : record.fullAt);
+  let checkpoint: RefreshCheckpoint | undefined;
+  // Each export writes the record as it commits; one that starts again whole starts from nothing indexed.
+  const attempt = (isFull: boolean): ExportReporter => {
+    if (isFull && !full) indexed = nothingIndexed();
+    checkpoint = checkpointOf({ deps, store, key, file: paths.file, record: paths.record, fullAt: fullAt(isFull) }, indexed!, fieldLabels);
+    return withCheckpoint(deps.reporter, checkpoint);
+  };
+  const exported = await exportSnapshot(deps, key, paths.file, full, opts.crash, attempt);
   full = exported.full;
   reason = exported.reason ?? reason;
   const committed = committedBytes(store, key);
   if (committed > IN_MEMORY_BYTES) indexed.kept = new KeptBytes(0);
-  const keys = [...fieldKeys].sort();
-  const last = indexed.segments.at(-1);
-  if (!last || last.keys.join('\u0000') !== keys.join('\u0000')) indexed.segments = [...indexed.segments, { from: indexed.verified, keys }];
-  const { index, digest, kept, segments, verified } = indexed;
-  try {
-    // Lines a killed run committed after the record was written are the export's, checked by its protocol.
-    await indexRange(paths.file, verified, committed, index, digest, deps.signal, kept);
-  } catch (err) {
-    if (!(err instanceof SnapshotDamage)) throw err;
-    throw new LocalFileError('sync snapshot', paths.file, 'EIO', `the refreshed snapshot does not read back (${err.message}); run again with --full-refresh`);
-  }
-  writeSnapshotRecord(paths.record, {
-    version: 1, key, bytes: committed, sha256: digest.digest('hex'), lines: index.lines, contacts: index.size,
-    fullAt: full || !record ? new Date(started).toISOString() : record.fullAt, fields: segments,
-  });
+  const { index, digest, kept, segments } = indexed;
+  await indexRefreshed(paths.file, indexed, checkpoint!.hashed, committed, deps.signal);
+  writeSnapshotRecord(paths.record, recordOf(key, indexed, committed, digest.digest('hex'), fullAt(full)));
   const reader = new SnapshotReader(paths.file, index, kept.whole());
   const refresh = { contacts: index.size, rows: exported.run.rows, pages: exported.run.pages, full, ...(reason ? { reason } : {}), stateKey: key, path: paths.file, elapsedMs: deps.clock.now() - started };
-  return { index, reader, fieldKeysAt: fieldKeysAt(segments), refresh, close: () => reader.close() };
+  return { index, reader, fieldsAt: fieldsAt(segments), refresh, close: () => reader.close() };
 }
 
 /** What is indexed of the snapshot file so far: its first `verified` bytes, their digest and field keys. */
@@ -147,23 +144,71 @@ async function verifiedPart(file: string, record: SnapshotRecord, signal: AbortS
  * Runs the export into the snapshot. A continuing run whose file the export's own checks refuse
  * (not the file its state wrote) runs again whole, with a note.
  */
-async function exportSnapshot(deps: SnapshotDeps, key: string, file: string, full: boolean, crash: CrashHook | undefined): Promise<{ run: { rows: number; pages: number }; full: boolean; reason?: string }> {
-  const run = await exportInto(deps, key, file, full, crash).catch((err: unknown) => {
+async function exportSnapshot(
+  deps: SnapshotDeps, key: string, file: string, full: boolean, crash: CrashHook | undefined, attempt: (full: boolean) => ExportReporter,
+): Promise<{ run: { rows: number; pages: number }; full: boolean; reason?: string }> {
+  const run = await exportInto({ ...deps, reporter: attempt(full) }, key, file, full, crash).catch((err: unknown) => {
     if (full || !(err instanceof CliError) || !DAMAGE_CODES.has(err.code)) throw err;
     return err.code;
   });
   if (typeof run !== 'string') return { run, full };
   const reason = `the snapshot ${file} is not the file its state wrote (${run})`;
   deps.notices.info(`note: ${reason}: rebuilding it from a full refresh`);
-  return { run: await exportInto(deps, key, file, true, crash), full: true, reason };
+  return { run: await exportInto({ ...deps, reporter: attempt(true) }, key, file, true, crash), full: true, reason };
 }
 
-/** The field keys that existed when the line at a byte offset was fetched. */
-function fieldKeysAt(segments: SnapshotRecord['fields']): (offset: number) => ReadonlySet<string> {
-  const sets = segments.map((s) => ({ from: s.from, keys: new Set(s.keys) }));
+/** Where a refresh's record goes, and what it says of the refresh. */
+interface RecordPlace {
+  deps: SnapshotDeps;
+  store: ExportStateStore;
+  key: string;
+  file: string;
+  record: string;
+  fullAt: string;
+}
+
+/** The checkpoint of a refresh into `indexed` (src/sync/refresh-checkpoint.ts): its lines are keyed by the labels in force now. */
+function checkpointOf(at: RecordPlace, indexed: Indexed, fieldLabels: ReadonlyMap<string, string>): RefreshCheckpoint {
+  indexed.segments = withLabels(indexed.segments, indexed.verified, fieldLabels);
+  return new RefreshCheckpoint({
+    path: at.file, digest: indexed.digest, from: indexed.verified, now: () => at.deps.clock.now(), committed: () => committedBytes(at.store, at.key),
+    write: (bytes, sha256) => writeSnapshotRecord(at.record, recordOf(at.key, indexed, bytes, sha256, at.fullAt)),
+  });
+}
+
+function recordOf(key: string, indexed: Indexed, bytes: number, sha256: string, fullAt: string): SnapshotRecord {
+  return { version: 2, key, bytes, sha256, lines: indexed.index.lines, contacts: indexed.index.size, fullAt, fields: indexed.segments };
+}
+
+/**
+ * Indexes what the refresh committed after the verified part. The bytes up to `hashed` are in the
+ * digest already (the checkpoints hashed them); lines a killed run committed after the record
+ * was written are the export's, checked by its protocol.
+ */
+async function indexRefreshed(file: string, indexed: Indexed, hashed: number, committed: number, signal: AbortSignal): Promise<void> {
+  try {
+    await indexRange(file, indexed.verified, hashed, indexed.index, undefined, signal, indexed.kept);
+    await indexRange(file, hashed, committed, indexed.index, indexed.digest, signal, indexed.kept);
+  } catch (err) {
+    if (!(err instanceof SnapshotDamage)) throw err;
+    throw new LocalFileError('sync snapshot', file, 'EIO', `the refreshed snapshot does not read back (${err.message}); run again with --full-refresh`);
+  }
+}
+
+/** The segments with the fields in force now, from byte `from` on: the lines this refresh fetches are keyed by their labels. */
+function withLabels(segments: SnapshotRecord['fields'], from: number, fieldLabels: ReadonlyMap<string, string>): SnapshotRecord['fields'] {
+  const keys = [...fieldLabels.keys()].sort();
+  const labels = keys.map((k) => fieldLabels.get(k)!);
+  const last = segments.at(-1);
+  return last && JSON.stringify([last.keys, last.labels]) === JSON.stringify([keys, labels]) ? segments : [...segments, { from, keys, labels }];
+}
+
+/** The fields that existed when the line at a byte offset was fetched, with their labels then. */
+function fieldsAt(segments: SnapshotRecord['fields']): (offset: number) => FieldLabels {
+  const sets = segments.map((s) => ({ from: s.from, fields: new FieldLabels(new Map(s.keys.map((k, i) => [k, s.labels[i]]))) }));
   return (offset) => {
-    let found = sets[0].keys;
-    for (const s of sets) if (s.from <= offset) found = s.keys;
+    let found = sets[0].fields;
+    for (const s of sets) if (s.from <= offset) found = s.fields;
     return found;
   };
 }

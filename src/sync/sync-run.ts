@@ -43,6 +43,9 @@ export function syncFileSpec<B extends Record<string, unknown>>(deps: SnapshotDe
   const counts = new SyncCounts();
   let snapshot: Snapshot | undefined;
   let decider: SyncDecider | undefined;
+  // The order keys of the snapshot contacts each row to send may change (Decision.reaches).
+  const reaching = new WeakMap<B, string[]>();
+  const keysOf = (body: unknown): string[] => [base.orderKey?.(body as B) ?? []].flat();
   const spec: FileBatchSpec<B> = {
     ...base,
     async beforeRows() {
@@ -50,7 +53,7 @@ export function syncFileSpec<B extends Record<string, unknown>>(deps: SnapshotDe
       const lock = await lockSync(deps.stateDir.path, opts.key);
       deps.onDispose(() => lock.release());
       const fields = (await opts.fields()) ?? new Map<string, FieldDefinition>();
-      snapshot = await refreshSnapshot(deps, opts.key, [...fields.keys()], { full: opts.fullRefresh, crash: opts.crash });
+      snapshot = await refreshSnapshot(deps, opts.key, new Map([...fields].map(([key, def]) => [key, def.label])), { full: opts.fullRefresh, crash: opts.crash });
       deps.onDispose(() => snapshot?.close());
       counts.refresh = snapshot.refresh;
       decider = new SyncDecider(snapshot, fields);
@@ -62,9 +65,13 @@ export function syncFileSpec<B extends Record<string, unknown>>(deps: SnapshotDe
       counts.see(decision);
       opts.plan?.add(row.line, prepared.identifier, decision);
       if (decision.action === 'unchanged') return { identifier: prepared.identifier, done: { status: 'unchanged', id: decision.cnvContactId } };
+      // As the upsert keys them (the contact's id and email, as a row naming it so would be keyed).
+      reaching.set(prepared.payload, (decision.reaches ?? []).flatMap((c) => keysOf({ cnvContactId: c.id, email: c.email?.trim() ?? undefined })));
       const why = decision.unsure && `sent because cnv cannot be sure it changes nothing: ${decision.unsure.detail}`;
       return why ? { ...prepared, note: [prepared.note, why].filter(Boolean).join('; ') } : prepared;
     },
+    // A row by email waits for an earlier row that changes the contact it reaches by id, and the reverse.
+    orderKey: (body) => [...new Set([...keysOf(body), ...(reaching.get(body) ?? [])])],
     summary: {
       line: (batch) => counts.settle(batch).line(base.options.dryRun),
       data: (batch) => counts.settle(batch).data(),

@@ -239,6 +239,92 @@ describe('contacts sync (binary)', () => {
     expect((await slow).exitCode).toBe(0);
   });
 
+  it('an earlier row that changes which contact an email finds: the later rows by that email are sent, and the account ends as upsert --file leaves it', async () => {
+    const id = async (args: string[]) => (await cnv(['contacts', 'upsert', ...args, '-q', 'cnvContactId'], { env: fx.env })).stdout.trim();
+    // Two contacts share twin-a: older (city A), newer (city B). Another, moving-b, will be moved onto twin-b (city B).
+    const older = await id(['--email', 'twin-a@example.com', '--field', 'city=A']);
+    const newer = await id(['--email', 'twin-a-other@example.com', '--field', 'city=B']);
+    expect((await cnv(['contacts', 'upsert', '--contact-id', newer, '--email', 'twin-a@example.com'], { env: fx.env })).exitCode).toBe(0);
+    await id(['--email', 'twin-b@example.com', '--field', 'city=B']);
+    const moving = await id(['--email', 'moving-b@example.com', '--field', 'city=A']);
+    // Row 2 makes the older twin-a the most recently updated: row 3 then updates it, not the newer one.
+    // Row 4 gives moving-b the address twin-b: row 5 then updates it.
+    const file = write('twins.csv', `cnvContactId,email,city\n${older},,C\n,twin-a@example.com,B\n${moving},twin-b@example.com,\n,twin-b@example.com,B\n`);
+    const report = reportPath();
+    const res = await cnv(['contacts', 'sync', '--file', file, '--report', report], { env: envWith() });
+    expect(res.exitCode, res.stderr).toBe(0);
+    expect(readReport(report).map((r) => r.status)).toEqual(['updated', 'updated', 'updated', 'updated']);
+    expect(readReport(report)[1].message).toMatch(/cannot be sure.*an earlier row of the file/);
+    const cities = async (email: string) => Object.fromEntries(((await fx.admin('GET', `/_emulator/state/contacts?email=${email}`)) as Array<{ id: string; fields: { city: string } }>).map((c) => [c.id, c.fields.city]));
+    expect(await cities('twin-a@example.com')).toEqual({ [older]: 'B', [newer]: 'B' });
+    expect((await cities('twin-b@example.com'))[moving]).toBe('B');
+  });
+
+  it('rows that reach one contact by different identifiers are sent in file order, even concurrently', async () => {
+    const id = async (args: string[]) => (await cnv(['contacts', 'upsert', ...args, '-q', 'cnvContactId'], { env: fx.env })).stdout.trim();
+    const older = await id(['--email', 'order-twin@example.com', '--field', 'city=A']);
+    const newer = await id(['--email', 'order-other@example.com', '--field', 'city=B']);
+    expect((await cnv(['contacts', 'upsert', '--contact-id', newer, '--email', 'order-twin@example.com'], { env: fx.env })).exitCode).toBe(0);
+    // Rows 2 and 3 change the older twin by its id; row 4, by email, then reaches it too (the most
+    // recently updated): it must not overtake them, though it names the contact otherwise.
+    const file = write('order.csv', `cnvContactId,email,city\n${older},,C\n${older},,D\n,order-twin@example.com,B\n`);
+    const res = await cnv(['contacts', 'sync', '--file', file, '--concurrency', '8'], { env: envWith() });
+    expect(res.exitCode, res.stderr).toBe(0);
+    const cities = (await fx.admin('GET', '/_emulator/state/contacts?email=order-twin@example.com')) as Array<{ id: string; fields: { city: string } }>;
+    expect(Object.fromEntries(cities.map((c) => [c.id, c.fields.city]))).toEqual({ [older]: 'B', [newer]: 'B' });
+  });
+
+  it('a field whose label is how the export spells a shared label ("Rank (rank2)"): its rows are sent, as unsure', async () => {
+    for (const [key, label] of [['rank1', 'Rank'], ['rank2', 'Rank'], ['rank3', 'Rank (rank2)']]) {
+      expect((await cnv(['fields', 'create', '--label', label, '--key', key, '--object-type', 'CONTACT', '--data-type', 'STRING'], { env: fx.env })).exitCode).toBe(0);
+    }
+    const seed = write('rank-seed.ndjson', '{"email":"rank@example.com","fields":{"rank1":"gold","rank2":"silver","rank3":"bronze"}}\n');
+    expect((await cnv(['contacts', 'upsert', '--file', seed], { env: fx.env })).exitCode).toBe(0);
+    // The export shows rank2 under "Rank (rank2)": that is not rank3's value.
+    const file = write('rank.csv', 'email,fields.rank3\nrank@example.com,silver\n');
+    const env = envWith();
+    const plan = await cnv(['contacts', 'sync', '--file', file, '--plan'], { env });
+    expect(planLines(plan.stdout).at(-1)).toMatchObject({ update: 1, unchanged: 0, unsureReasons: { 'shared label': 1 } });
+    expect((await cnv(['contacts', 'sync', '--file', file], { env })).exitCode).toBe(0);
+    expect((await cnv(['contacts', 'get', '--email', 'rank@example.com', '-q', 'fields.rank3'], { env: fx.env })).stdout.trim()).toBe('silver');
+  });
+
+  it('--dry-run refreshes the snapshot and prints the bodies of the rows that differ, sends none; with --exit-code, 9', async () => {
+    const env = envWith();
+    const file = write('dry.csv', csv([['ada@example.com', 'London'], ['dry-new@example.com', 'Oslo']]));
+    await fx.resetStats();
+    const res = await cnv(['contacts', 'sync', '--file', file, '--dry-run', '--exit-code'], { env });
+    expect(res.exitCode, res.stderr).toBe(9);
+    expect(planLines(res.stdout)).toEqual([expect.objectContaining({ dryRun: true, method: 'POST', path: '/v2/contacts', lines: [3], body: { email: 'dry-new@example.com', fields: { city: 'Oslo' } } })]);
+    expect(res.stderr).toMatch(/sync: 1 to create, 0 to update, 1 unchanged/);
+    expect(await count(UPSERT)).toBe(0);
+    expect(await count(EXPORT)).toBeGreaterThan(0);
+  });
+
+  it('a plan whose reader goes away (| head -1): exit 141, no error and no stack trace', async () => {
+    const file = write('head.csv', csv(people('head', 3000)));
+    const cmd = `node ${BIN} contacts sync --file ${file} --plan | head -1; exit \${PIPESTATUS[0]}`;
+    const res = await execa('bash', ['-c', cmd], { env: cleanEnv(envWith()), extendEnv: false, reject: false, timeout: 60_000 });
+    expect(JSON.parse(res.stdout)).toMatchObject({ type: 'change', line: 2, action: 'create' });
+    expect(res.exitCode, res.stderr).toBe(141);
+    expect(res.stderr).not.toMatch(/EPIPE|^error:|at /m);
+  });
+
+  it('a contact deleted in the account is not seen by an incremental refresh (documented); --full-refresh sees it and the row creates it again', async () => {
+    const env = envWith();
+    const file = write('deleted.csv', csv([['deleted@example.com', 'Gone']]));
+    expect((await cnv(['contacts', 'sync', '--file', file], { env })).exitCode).toBe(0);
+    expect((await cnv(['contacts', 'sync', '--file', file, '--plan', '--exit-code'], { env })).exitCode).toBe(0);
+    const [contact] = (await fx.admin('GET', '/_emulator/state/contacts?email=deleted@example.com')) as Array<{ id: string }>;
+    await fx.admin('POST', `/_emulator/contacts/${contact.id}/delete`, {});
+    // The export never lists a removed contact: the snapshot still holds it.
+    expect((await cnv(['contacts', 'sync', '--file', file, '--plan', '--exit-code'], { env })).exitCode).toBe(0);
+    const full = await cnv(['contacts', 'sync', '--file', file, '--full-refresh', '--exit-code'], { env });
+    expect(full.exitCode).toBe(9);
+    expect(full.stderr).toMatch(/sync: 1 to create, 0 to update, 0 unchanged/);
+    expect(await city('deleted@example.com')).toBe('Gone');
+  });
+
   it('an account without the contacts export: exit 4, and the hint names contacts upsert --file', async () => {
     const env = envWith(tempConfigDir(), { CNV_API_KEY: fx.emulator.keys.basic });
     const res = await cnv(['contacts', 'sync', '--file', write('gated.csv', csv([['gated@example.com', 'Oslo']])), '--plan'], { env });
@@ -259,5 +345,26 @@ describe('contacts sync (binary)', () => {
     const [change, summary] = planLines(plan.stdout);
     expect(change).toMatchObject({ action: 'update', unsure: 'the export shows fields tier1 and tier2 under one label, "Tier"' });
     expect(summary).toMatchObject({ update: 1, unsure: 1, unsureReasons: { 'shared label': 1 } });
+  });
+});
+
+describe('contacts sync: a kill during the first refresh (binary, 6,000 more contacts: two export pages)', () => {
+  const big = useEmulator({ seedContacts: 6000 });
+
+  it('the next run continues the snapshot from the pages the killed run committed, and decides right', async () => {
+    const env = { ...big.env, CNV_CONFIG_DIR: tempConfigDir() };
+    const bulk1 = (await cnv(['contacts', 'get', '--email', 'bulk.1@example.com', '-q', 'fields.city'], { env: big.env })).stdout.trim();
+    const file = write('first-kill.csv', csv([['bulk.1@example.com', bulk1], ['bulk.2@example.com', 'Moved']]));
+    // Killed once the second page was fetched: the first is committed.
+    const killed = await cnv(['contacts', 'sync', '--file', file, '--plan'], { env: { ...env, CNV_TEST_CRASH_AT: 'after-fetch:2' } });
+    expect(killed.exitCode).not.toBe(0);
+    const summary = `${reportPath()}.json`;
+    const res = await cnv(['contacts', 'sync', '--file', file, '--plan', '--summary-json', summary], { env });
+    expect(res.exitCode, res.stderr).toBe(0);
+    expect(res.stderr).not.toMatch(/note:/);
+    const { snapshot } = JSON.parse(readFileSync(summary, 'utf8')).sync;
+    expect(snapshot.full).toBe(false);
+    expect(snapshot.fetchedRows).toBeLessThan(snapshot.contacts - 4000);
+    expect(planLines(res.stdout).at(-1)).toMatchObject({ create: 0, update: 1, unchanged: 1 });
   });
 });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ExactNumber } from '../../src/lib/exact-number.js';
 import { SyncDecider } from '../../src/sync/decide.js';
+import { FieldLabels } from '../../src/sync/field-labels.js';
 import { decimalKey, sameValue } from '../../src/sync/same-value.js';
 import { indexRange, SnapshotDamage, SnapshotReader } from '../../src/sync/snapshot-file.js';
 import { SnapshotIndex } from '../../src/sync/snapshot-index.js';
@@ -81,15 +82,15 @@ describe('sameValue', () => {
 });
 
 /** A snapshot of these lines, in a file, as refreshSnapshot builds one. */
-async function snapshotOf(lines: string[], keys: string[]): Promise<Snapshot> {
+async function snapshotOf(lines: string[], labels: Record<string, string>): Promise<Snapshot> {
   const path = join(mkdtempSync(join(tmpdir(), 'cnv-snap-')), 's.ndjson');
   const text = lines.map((l) => `${l}\n`).join('');
   writeFileSync(path, text);
   const index = new SnapshotIndex();
   await indexRange(path, 0, Buffer.byteLength(text), index, createHash('sha256'), new AbortController().signal);
   const reader = new SnapshotReader(path, index);
-  const set = new Set(keys);
-  return { index, reader, fieldKeysAt: () => set, refresh: {} as Snapshot['refresh'], close: () => reader.close() };
+  const fields = new FieldLabels(new Map(Object.entries(labels)));
+  return { index, reader, fieldsAt: () => fields, refresh: {} as Snapshot['refresh'], close: () => reader.close() };
 }
 
 const def = (key: string, label: string, dataType = 'STRING'): [string, FieldDefinition] => [key, { key, label, objectType: 'CONTACT', dataType } as FieldDefinition];
@@ -103,7 +104,7 @@ describe('SyncDecider', () => {
       row('id-tie1', 'tie@x.com', '2025-01-01T00:00:00Z'),
       row('id-tie2', 'tie@x.com', '2025-01-01T00:00:00Z'),
       row('id-timeless', 'alone@x.com', 'not a time', { City: 'Rome' }),
-    ], ['city', 'score', 'tier1', 'tier2']);
+    ], { city: 'City', score: 'Score', tier1: 'Tier', tier2: 'Tier' });
     const fields = new Map([def('city', 'City'), def('score', 'Score', 'NUMBER'), def('tier1', 'Tier'), def('tier2', 'Tier'), def('late', 'Late')]);
     const d = () => new SyncDecider(snapshot, fields);
     expect(d().decide({ email: 'ADA@x.com', fields: { city: 'London', score: 42 } })).toMatchObject({ action: 'unchanged', cnvContactId: 'id-ada' });
@@ -133,10 +134,54 @@ describe('SyncDecider', () => {
     snapshot.close();
   });
 
+  it('reads a line by the labels of when it was fetched: a field relabelled since is read by its old label, a label that may show another field is unsure', async () => {
+    const snapshot = await snapshotOf([
+      row('id-a', 'a@x.com', '2025-01-01T00:00:00Z', { Town: 'Oslo', City: 'Rome', Rank: 'gold', 'Rank (rank2)': 'silver' }),
+    ], { city: 'Town', town: 'City', rank1: 'Rank', rank2: 'Rank', rank3: 'Rank (rank2)' });
+    // Since the fetch, city and town swapped labels: the line still holds city's value under "Town".
+    const fields = new Map([def('city', 'City'), def('town', 'Town'), def('rank1', 'Rank'), def('rank2', 'Rank'), def('rank3', 'Rank (rank2)')]);
+    const d = () => new SyncDecider(snapshot, fields);
+    expect(d().decide({ email: 'a@x.com', fields: { city: 'Oslo', town: 'Rome' } })).toMatchObject({ action: 'unchanged' });
+    expect(d().decide({ email: 'a@x.com', fields: { city: 'Rome' } })).toMatchObject({ action: 'update', changes: [{ field: 'fields.city', old: 'Oslo', new: 'Rome' }] });
+    expect(d().decide({ email: 'a@x.com', fields: { rank3: 'silver' } }).unsure).toMatchObject({ reason: 'shared label', detail: expect.stringContaining('"Rank (rank2)"') });
+    snapshot.close();
+  });
+
+  it('a row by email after an earlier row changed which contact that email finds is sent', async () => {
+    const snapshot = await snapshotOf([
+      row('id-old', 'twin@x.com', '2025-01-01T00:00:00Z', { City: 'A' }),
+      row('id-new', 'twin@x.com', '2025-01-02T00:00:00Z', { City: 'B' }),
+      row('id-w', 'w@x.com', '2025-01-01T00:00:00Z', { City: 'B' }),
+      row('id-t1', 'tie@x.com', '2025-01-01T00:00:00Z', { City: 'A' }),
+      row('id-t2', 'tie@x.com', '2025-01-01T00:00:00Z', { City: 'A' }),
+    ], { city: 'City' });
+    const fields = new Map([def('city', 'City')]);
+    // The older twin updated by id: it is now the one a lookup by its email finds.
+    let decider = new SyncDecider(snapshot, fields);
+    // A row to send names the contacts it may change, so that rows reaching them by email keep their order.
+    expect(decider.decide({ cnvContactId: 'id-old', fields: { city: 'C' } })).toMatchObject({ action: 'update', reaches: [{ id: 'id-old', email: 'twin@x.com' }] });
+    expect(decider.decide({ email: 'twin@x.com', fields: { city: 'B' } }).unsure?.reason).toBe('earlier row, same contact');
+    // A contact given an email: a lookup by it finds that one, even where the snapshot has none.
+    decider = new SyncDecider(snapshot, fields);
+    expect(decider.decide({ cnvContactId: 'id-w', email: 'twin@x.com' }).action).toBe('update');
+    expect(decider.decide({ email: 'TWIN@x.com', fields: { city: 'B' } }).unsure?.reason).toBe('earlier row, same contact');
+    expect(decider.decide({ cnvContactId: 'id-old', email: 'fresh@x.com' }).action).toBe('update');
+    expect(decider.decide({ email: 'fresh@x.com', fields: { city: 'A' } })).toMatchObject({ action: 'update', unsure: { reason: 'earlier row, same contact' } });
+    // A tie is sent, and either contact of it may be the one changed.
+    decider = new SyncDecider(snapshot, fields);
+    expect(decider.decide({ email: 'tie@x.com', fields: { city: 'Z' } }).unsure?.reason).toBe('same email, same time');
+    expect(decider.decide({ cnvContactId: 'id-t2', fields: { city: 'A' } }).unsure?.reason).toBe('earlier row, same contact');
+    // A row that changes nothing changes no lookup.
+    decider = new SyncDecider(snapshot, fields);
+    expect(decider.decide({ cnvContactId: 'id-old', fields: { city: 'A' } }).action).toBe('unchanged');
+    expect(decider.decide({ email: 'twin@x.com', fields: { city: 'B' } }).action).toBe('unchanged');
+    snapshot.close();
+  });
+
   it('a line that no longer reads as a contact is damage, never a guess', async () => {
-    const snapshot = await snapshotOf([row('id-a', 'a@x.com', '2025-01-01T00:00:00Z')], []);
+    const snapshot = await snapshotOf([row('id-a', 'a@x.com', '2025-01-01T00:00:00Z')], {});
     expect(snapshot.reader.read(snapshot.index.slotsById('id-a')[0])).toMatchObject({ id: 'id-a', email: 'a@x.com' });
-    await expect(snapshotOf(['{"id":"a","email":"a@x.com"', row('b', 'b@x.com', 'x')], [])).rejects.toBeInstanceOf(SnapshotDamage);
+    await expect(snapshotOf(['{"id":"a","email":"a@x.com"', row('b', 'b@x.com', 'x')], {})).rejects.toBeInstanceOf(SnapshotDamage);
     snapshot.close();
     snapshot.close(); // a second close does nothing
   });

@@ -20,7 +20,7 @@ export const options = commandOptions(
     file: textFlag('--file <file>', 'the contacts: a CSV, NDJSON or JSON file (- for stdin), read as `contacts upsert --file` reads it'),
     plan: switchFlag('--plan', 'send nothing: show, for each contact that would change, create or update and each value old -> new, then the counts'),
     exitCode: switchFlag('--exit-code', 'exit 9 when the file and the account differ (rows to create or update), as git diff --exit-code; with --plan, CI can assert "in sync"'),
-    fullRefresh: switchFlag('--full-refresh', 'read every contact of the account again (the snapshot is rebuilt), instead of only what changed since the last sync'),
+    fullRefresh: switchFlag('--full-refresh', 'read every contact of the account again (the snapshot is rebuilt), instead of only what changed since the last sync; the only way a contact deleted in the account is seen'),
     ...FILE_ROW_FLAGS,
   },
   {
@@ -48,9 +48,11 @@ Skip only when sure: values are compared as the API stores them (by each field's
 every digit). A row is sent anyway when cnv cannot be sure (a label two fields share, a field
 created after the contact was fetched, a value the export shows otherwise, companyFields,
 several contacts with one email updated at the same time, an earlier row of the same
-contact); the summary counts them by reason. A change made in the account since the last sync
-(drift) is seen by the refresh, and the file's value is sent again.
+contact or email); the summary counts them by reason. A change made in the account since the
+last sync (drift) is seen by the refresh, and the file's value is sent again; a contact deleted
+in the account is not (the export never lists removed contacts): --full-refresh sees it.
 
+--dry-run refreshes the snapshot, then prints the body of each row that would be sent.
 --plan sends nothing: a table on a terminal (one line per changed value; "update?" when sent
 because unsure), else NDJSON: {"type":"change","line","action","contact","cnvContactId",
 "changes":[{"field","old","new"}],"unsure"} per contact that would change, then
@@ -76,7 +78,13 @@ Examples:
 export async function run(ctx: Context, { opts }: CommandInput<typeof options>): Promise<CommandResult> {
   const file = opts.file!;
   const plan = opts.plan === true;
-  const base = await upsertFileSpec(ctx, { ...opts, file }, 'contacts sync', plan);
+  // --dry-run sends no upsert: the file run's own dry run (which prints each body instead) sees to
+  // that. The snapshot's refresh is a read the API spells POST, which the HTTP client's dry run
+  // would print and stop at, having compared nothing: so the client is made without it.
+  const dryRun = ctx.globals.dryRun;
+  ctx.globals = { ...ctx.globals, dryRun: false };
+  const made = await upsertFileSpec(ctx, { ...opts, file }, 'contacts sync', plan);
+  const base = dryRun ? { ...made, options: { ...made.options, dryRun: true, printRequests: !plan } } : made;
   // Sure or not depends on the field list as it is now: read afresh once, for the columns and the comparison.
   let definitions: Promise<FieldsByParent | undefined> | undefined;
   const fresh = () => (definitions ??= contactFieldDefinitions(ctx, true, false));
