@@ -12,7 +12,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, wri
 import { PassThrough } from 'node:stream';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-const BUNDLED = new Set(['commander', 'lossless-json', 'p-limit', 'string-width', 'undici', 'zod']);
+const BUNDLED = new Set(['commander', 'conf', 'lossless-json', 'p-limit', 'string-width', 'undici', 'zod']);
 const external = Object.keys(pkg.dependencies).filter((name) => !BUNDLED.has(name));
 
 // zod's namespace re-exports its ~40 message locales (360 kB, half of zod once bundled) as
@@ -25,6 +25,26 @@ const englishOnlyZod = {
     b.onLoad({ filter: /^zod-locales$/, namespace: 'cnv-stub' }, () => ({
       contents: "export { default as en } from 'zod/v4/locales/en.js';",
       resolveDir: new URL('..', import.meta.url).pathname,
+    }));
+  },
+};
+
+// conf, without what cnv never asks of it: JSON-schema validation (ajv, ~200 modules) and
+// version migrations (semver), which conf imports at its top whether used or not. Imported
+// from node_modules they cost ~115 ms of module resolution and compilation at the first state
+// or config write of a run; bundled without them, conf is in the code cache like the rest.
+// cnv passes conf no `schema`, `rootSchema`, `ajvOptions` or `migrations` (each stub throws if
+// it ever did).
+const confWithoutSchemas = {
+  name: 'conf-without-schemas',
+  setup(b) {
+    b.onResolve({ filter: /^(ajv\/dist\/2020\.js|ajv-formats|semver)$/ }, (args) =>
+      /[\\/]conf[\\/]/.test(args.importer) ? { path: args.path, namespace: 'cnv-conf-stub' } : undefined);
+    b.onLoad({ filter: /.*/, namespace: 'cnv-conf-stub' }, (args) => ({
+      contents: args.path === 'ajv/dist/2020.js'
+        ? "export class Ajv2020 { constructor() { throw new Error('conf schemas are not built into cnv'); } }"
+        : "const unused = () => { throw new Error('conf schemas and migrations are not built into cnv'); }; export default new Proxy(unused, { get: () => unused });",
+      loader: 'js',
     }));
   },
 };
@@ -107,7 +127,7 @@ const cli = await build({
   platform: 'node',
   target: 'node20',
   external,
-  plugins: [englishOnlyZod, lazyModules, zodWithoutJsonSchema],
+  plugins: [englishOnlyZod, lazyModules, zodWithoutJsonSchema, confWithoutSchemas],
   // The launcher gives the script its file's URL, and a way to import the external packages
   // (ES modules, which a script compiled by vm cannot import() itself).
   define: { 'import.meta.url': '__cnvUrl', CNV_BUNDLED_VERSION: JSON.stringify(pkg.version) },

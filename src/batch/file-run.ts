@@ -59,8 +59,12 @@ export interface FileBatchSpec<P> {
   idColumn?: string;
   /** The cells of fields: the number convention, settled before any request, and the blank cells, said at the end. */
   cells?: FieldCells;
-  /** Runs once the columns resolved, before any row is prepared or sent (a sync's snapshot refresh). */
-  beforeRows?: () => Promise<void>;
+  /**
+   * Work done before any row is prepared or sent (a sync's snapshot refresh). It runs while the
+   * file is opened, its columns resolved and its numbers scanned; `signal` stops it when the
+   * file is refused meanwhile.
+   */
+  beforeRows?: (signal: AbortSignal) => Promise<void>;
   /** What the command adds to the summary (a sync's counts), and its exit code in place of 0. */
   summary?: { line(counts: BatchCounts): string | undefined; data(counts: BatchCounts): Record<string, unknown>; exitCode?(code: number): number };
 }
@@ -83,8 +87,19 @@ export async function runFileBatch<P>(deps: BatchDeps, spec: FileBatchSpec<P>): 
   const account = await deps.account();
   const job: ReportJob = { ...spec.job, input: spec.path, ...(account ? { account } : {}) };
   const done = options.resumeFromReport ? await loadDoneRows(options.resumeFromReport, idColumn, job, deps.signal) : undefined;
-  const source = await openRows(deps, spec);
-  await spec.beforeRows?.().catch(async (err: unknown) => {
+  // The refresh mostly waits on the network and the disk: the file's opening and scan (CPU) go on meanwhile.
+  const before = new AbortController();
+  const preparing = spec.beforeRows?.(before.signal);
+  preparing?.catch(() => {}); // awaited below, whichever way the file's opening goes
+  let source: RowSource;
+  try {
+    source = await openRows(deps, spec);
+  } catch (err) {
+    before.abort(err);
+    await preparing?.catch(() => {});
+    throw err;
+  }
+  await preparing?.catch(async (err: unknown) => {
     await source.batches.return();
     throw err;
   });

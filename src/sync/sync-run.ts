@@ -48,12 +48,12 @@ export function syncFileSpec<B extends Record<string, unknown>>(deps: SnapshotDe
   const keysOf = (body: unknown): string[] => [base.orderKey?.(body as B) ?? []].flat();
   const spec: FileBatchSpec<B> = {
     ...base,
-    async beforeRows() {
-      await base.beforeRows?.();
+    async beforeRows(stop) {
+      await base.beforeRows?.(stop);
       const lock = await lockSync(deps.stateDir.path, opts.key);
       deps.onDispose(() => lock.release());
       const fields = (await opts.fields()) ?? new Map<string, FieldDefinition>();
-      snapshot = await refreshSnapshot(deps, opts.key, new Map([...fields].map(([key, def]) => [key, def.label])), { full: opts.fullRefresh, crash: opts.crash });
+      snapshot = await refreshSnapshot({ ...deps, signal: AbortSignal.any([deps.signal, stop]) }, opts.key, new Map([...fields].map(([key, def]) => [key, def.label])), { full: opts.fullRefresh, crash: opts.crash });
       deps.onDispose(() => snapshot?.close());
       counts.refresh = snapshot.refresh;
       decider = new SyncDecider(snapshot, fields);

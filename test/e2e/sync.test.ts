@@ -200,6 +200,23 @@ describe('contacts sync (binary)', () => {
     expect(inSync.exitCode).toBe(0);
   });
 
+  it('the refresh runs while the file is read; a file refused meanwhile stops it: exit 2 at once, the lock released, the next run whole', async () => {
+    const env = envWith();
+    await fx.faults({ latencyMs: 300 });
+    await fx.resetStats();
+    try {
+      const bad = await cnv(['contacts', 'sync', '--file', write('bad-column.csv', 'email,ctiy\nbad-1@example.com,Oslo\n')], { env });
+      expect(bad.exitCode).toBe(2);
+      expect(bad.stderr).toMatch(/^error: .*ctiy/m);
+      expect(await count(UPSERT)).toBe(0);
+    } finally {
+      await fx.clearFaults();
+    }
+    const good = await cnv(['contacts', 'sync', '--file', write('good-column.csv', 'email,city\nbad-1@example.com,Oslo\n'), '--json'], { env });
+    expect(good.exitCode, good.stderr).toBe(0);
+    expect(JSON.parse(good.stdout).sync).toMatchObject({ create: 1 });
+  });
+
   it('a kill -9 at each step of the snapshot refresh: the next run resumes the snapshot and decides right', async () => {
     const file = write('crash.csv', csv([['crash-sync@example.com', 'Before'], ['ada@example.com', 'London']]));
     for (const step of ['mid-write', 'before-state', 'after-state']) {
