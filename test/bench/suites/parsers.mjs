@@ -66,7 +66,7 @@ async function wholeExport(rounds, quick) {
         baselineName: 'the same export with each page read whole, one JSON parse, stringifyJson per row (test/bench/baselines/dist-cnv.mjs --whole-pages)',
         targetText: '<= 0.90x to keep it for speed; it stays for the exact bytes either way',
         passes: r.ratio <= 0.9,
-        note: `${label}; the same ${fmt(splitterText.length / 2 ** 20, 0)} MiB from both. A row the API sends with a number past 2^53, an escape or an integer-like member name is written as sent only by the splitter (test/commands/export-runner.test.ts, "NDJSON rows are the bytes the API sent").`,
+        note: `${label}; the same ${fmt(splitterText.length / 2 ** 20, 0)} MiB from both. A row the API sends with a number past 2^53, an escape or an integer-like member name is written as sent only by the splitter (test/commands/export/runner.test.ts, "NDJSON rows are the bytes the API sent").`,
       },
       {
         name: `page splitter in a whole export: peak RSS, ${bulk.toLocaleString('en')} rows`,

@@ -92,7 +92,7 @@ describe('HttpClient', () => {
     const err = await client().request({ method: 'GET', path: '/v2/x', data, idempotency: 'safe' }).catch((e) => e);
     expect(err).toBeInstanceOf(ResponseShapeError);
     expect(err.message).toMatch(/data\.ok/);
-    // A body that is not JSON at all is not the API's (test/unit/http-hostile.test.ts has more).
+    // A body that is not JSON at all is not the API's (test/integration/http-hostile.test.ts has more).
     pool().intercept({ path: '/v2/x', method: 'GET' }).reply(200, 'not json');
     expect(await client().request({ method: 'GET', path: '/v2/x', data, idempotency: 'safe' }).catch((e) => e)).toBeInstanceOf(NotTheApiError);
   });

@@ -1,6 +1,6 @@
 import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { cnvInProcess, tempConfigDir } from '../helpers/cli.js';
+import { cnvInProcess, tempConfigDir } from '../../helpers/cli.js';
 
 // `cnv api` against a server that lies (undici's MockAgent): it must stop, not loop or print a
 // foreign page as data, and never show the key.

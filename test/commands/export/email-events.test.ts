@@ -3,8 +3,8 @@ import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ExportStateStore } from '../../src/exports/state-store.js';
-import { cnvInProcess, tempConfigDir } from '../helpers/cli.js';
+import { ExportStateStore } from '../../../src/exports/state-store.js';
+import { cnvInProcess, tempConfigDir } from '../../helpers/cli.js';
 
 // Several email types into one file: a local failure (full disk) stops every type with exit 8,
 // the file holds exactly what the one state committed, and the next run completes every type.

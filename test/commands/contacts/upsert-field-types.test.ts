@@ -2,8 +2,8 @@ import { lstatSync, unlinkSync, readdirSync, readFileSync, statSync, symlinkSync
 import { join } from 'node:path';
 import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FIELD_CACHE_TTL_MS } from '../../src/records/field-cache.js';
-import { cnvInProcess, tempConfigDir } from '../helpers/cli.js';
+import { FIELD_CACHE_TTL_MS } from '../../../src/records/field-cache.js';
+import { cnvInProcess, tempConfigDir } from '../../helpers/cli.js';
 
 // `contacts upsert --field` against a server that is only the spec (undici's MockAgent):
 // values are converted by the definitions GET /v2/fields lists, which are cached.

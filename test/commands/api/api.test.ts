@@ -1,10 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { FIXTURE_AUDIENCES, FIXTURE_CAMPAIGNS, FIXTURE_CONTACTS, FIXTURE_WORKFLOWS } from '../../src/emulator/seed/fixtures.js';
-import { cnvInProcess } from '../helpers/cli.js';
-import { emulatorFixture } from '../helpers/emulator.js';
-import { FakeClock } from '../helpers/fake-clock.js';
+import { FIXTURE_AUDIENCES, FIXTURE_CAMPAIGNS, FIXTURE_CONTACTS, FIXTURE_WORKFLOWS } from '../../../src/emulator/seed/fixtures.js';
+import { cnvInProcess } from '../../helpers/cli.js';
+import { emulatorFixture } from '../../helpers/emulator.js';
+import { FakeClock } from '../../helpers/fake-clock.js';
 
 let fx: Awaited<ReturnType<typeof emulatorFixture>>;
 beforeAll(async () => {

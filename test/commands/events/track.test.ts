@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { FIXTURE_CONTACTS } from '../../src/emulator/seed/fixtures.js';
-import { cnvInProcess } from '../helpers/cli.js';
-import { useEmulator } from '../helpers/emulator.js';
-import { FakeClock } from '../helpers/fake-clock.js';
+import { FIXTURE_CONTACTS } from '../../../src/emulator/seed/fixtures.js';
+import { cnvInProcess } from '../../helpers/cli.js';
+import { useEmulator } from '../../helpers/emulator.js';
+import { FakeClock } from '../../helpers/fake-clock.js';
 
 const fx = useEmulator({}, { faults: true });
 

@@ -1,9 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FIXTURE_CONTACTS } from '../../src/emulator/seed/fixtures.js';
-import { cnvInProcess } from '../helpers/cli.js';
-import { useEmulator } from '../helpers/emulator.js';
+import { FIXTURE_CONTACTS } from '../../../src/emulator/seed/fixtures.js';
+import { cnvInProcess } from '../../helpers/cli.js';
+import { useEmulator } from '../../helpers/emulator.js';
 
 // contacts sync in-process: the plan's forms (a table on a terminal, NDJSON with -q per line) and
 // the usage errors. The guarantees themselves are tried through the binary (test/e2e/sync.test.ts).

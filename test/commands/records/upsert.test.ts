@@ -1,10 +1,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { FIXTURE_CONTACTS, FIXTURE_CUSTOM_OBJECT as CO } from '../../src/emulator/seed/fixtures.js';
-import { cnvInProcess, tempConfigDir } from '../helpers/cli.js';
-import { emulatorFixture } from '../helpers/emulator.js';
-import { reportCsv, reportRows } from '../helpers/batch-files.js';
+import { FIXTURE_CONTACTS, FIXTURE_CUSTOM_OBJECT as CO } from '../../../src/emulator/seed/fixtures.js';
+import { cnvInProcess, tempConfigDir } from '../../helpers/cli.js';
+import { emulatorFixture } from '../../helpers/emulator.js';
+import { reportCsv, reportRows } from '../../helpers/batch-files.js';
 
 let fx: Awaited<ReturnType<typeof emulatorFixture>>;
 let dir: string;

@@ -3,16 +3,16 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { InterruptedError } from '../../src/errors.js';
-import { MAX_SEEN, MAX_STUCK_PAGES } from '../../src/exports/runner.js';
-import { ExportStateStore } from '../../src/exports/state-store.js';
-import { cnvInProcess, tempConfigDir } from '../helpers/cli.js';
-import { parseJson } from '../../src/http/exact-json.js';
-import { stringifyJson } from '../../src/lib/exact-number.js';
-import { HttpClient } from '../../src/http/client.js';
-import { requestOf } from '../../src/http/endpoint.js';
-import { rowsData } from '../../src/http/envelope.js';
-import { readPagesWhole } from '../bench/whole-page-reader.mjs';
+import { InterruptedError } from '../../../src/errors.js';
+import { MAX_SEEN, MAX_STUCK_PAGES } from '../../../src/exports/runner.js';
+import { ExportStateStore } from '../../../src/exports/state-store.js';
+import { cnvInProcess, tempConfigDir } from '../../helpers/cli.js';
+import { parseJson } from '../../../src/http/exact-json.js';
+import { stringifyJson } from '../../../src/lib/exact-number.js';
+import { HttpClient } from '../../../src/http/client.js';
+import { requestOf } from '../../../src/http/endpoint.js';
+import { rowsData } from '../../../src/http/envelope.js';
+import { readPagesWhole } from '../../bench/whole-page-reader.mjs';
 
 // In-process runs against undici's MockAgent: the server behaviours the emulator does not show.
 const BASE = 'https://api.test';
