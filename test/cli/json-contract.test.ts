@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { COMMANDS, isGroup } from '../../src/cli/registry.js';
-import type { Entry } from '../../src/commands/contract.js';
+import type { Entry } from '../../src/cmdutil/contract.js';
 import {
   FIXTURE_AUDIENCES, FIXTURE_CAMPAIGNS, FIXTURE_CONTACTS, FIXTURE_CUSTOM_OBJECT, FIXTURE_FORMS, FIXTURE_WORKFLOWS,
 } from '../../src/emulator/seed/fixtures.js';

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { COMMANDS, isGroup } from '../../src/cli/registry.js';
 import { DEFAULT_GLOBALS } from '../../src/cli/global-options.js';
 import { validateOptions } from '../../src/cmdutil/validate-options.js';
-import type { Entry, LeafEntry } from '../../src/commands/contract.js';
+import type { Entry, LeafEntry } from '../../src/cmdutil/contract.js';
 import { UsageError } from '../../src/errors.js';
 import { cnvInProcess, tempConfigDir } from '../helpers/cli.js';
 

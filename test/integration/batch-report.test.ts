@@ -3,10 +3,10 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { openReport } from '../../src/batch/report.js';
+import { openReport } from '../../src/batch/row-report.js';
 import { loadDoneRows } from '../../src/batch/resume.js';
-import { removeStaleTemps } from '../../src/batch/report-file.js';
-import { lockReport } from '../../src/batch/report-lock.js';
+import { removeStaleTemps } from '../../src/batch/row-report-file.js';
+import { lockReport } from '../../src/batch/row-report-lock.js';
 import type { RowResult } from '../../src/batch/types.js';
 import { processStartTicks } from '../../src/lib/process-alive.js';
 

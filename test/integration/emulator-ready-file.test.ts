@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync, lst
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readyFileError } from '../../src/commands/emulator.js';
+import { readyFileError } from '../../src/commands/emulator/emulator.js';
 import { DEMO_KEYS } from '../../src/emulator/index.js';
 import { readyFileText, removeReadyFile, writeReadyFile } from '../../src/emulator/ready-file.js';
 import { LocalFileError, UsageError } from '../../src/errors.js';

@@ -2,9 +2,9 @@ import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fileIdOf, nextTail, TAIL_BYTES, tailHash } from '../../src/exports/file-check.js';
-import { FileSink } from '../../src/exports/file-sink.js';
-import { excelSafeCell } from '../../src/exports/page-format.js';
+import { fileIdOf, nextTail, TAIL_BYTES, tailHash } from '../../src/exporter/file-check.js';
+import { FileSink } from '../../src/exporter/file-sink.js';
+import { excelSafeCell } from '../../src/exporter/page-format.js';
 
 const file = (content?: string) => {
   const path = join(mkdtempSync(join(tmpdir(), 'cnv-sink-')), 'out.ndjson');

@@ -3,7 +3,7 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { acquireExportLock, lockHolder } from '../../src/exports/lock.js';
+import { acquireExportLock, lockHolder } from '../../src/exporter/lock.js';
 import { TransientError } from '../../src/errors.js';
 import { processStartTicks } from '../../src/lib/process-alive.js';
 
@@ -11,7 +11,7 @@ const statePath = () => join(mkdtempSync(join(tmpdir(), 'cnv-lock-')), 'k.json')
 const deadPid = async () => Number((await execa('node', ['-e', 'console.log(process.pid)'])).stdout);
 const ROOT = resolve(import.meta.dirname, '../..');
 
-describe('export lock (src/io/owner-lock.ts: an owner file linked into place)', () => {
+describe('export lock (src/files/owner-lock.ts: an owner file linked into place)', () => {
   it('a second taker fails at once with exit 7, naming the holder; release frees it', async () => {
     const path = statePath();
     const first = await acquireExportLock(path, 'k');
@@ -139,7 +139,7 @@ describe('export lock (src/io/owner-lock.ts: an owner file linked into place)', 
     // start at one instant, and all say at one later instant whether they (still) hold it.
     const at = Date.now() + 2500;
     const script = `
-      import { takeLock } from '${ROOT}/dist/io/owner-lock.js';
+      import { takeLock } from '${ROOT}/dist/files/owner-lock.js';
       while (Date.now() < ${at});
       let lock;
       try { lock = takeLock(${JSON.stringify(`${path}.lock`)}, () => new Error('held')); } catch (err) { console.log(err.message); }

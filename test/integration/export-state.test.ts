@@ -2,9 +2,9 @@ import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { accountIdentity, defaultStateKey, checkStateKey, stateFileStem, urlWithoutCredentials } from '../../src/exports/state-key.js';
-import { ExportStateStore } from '../../src/exports/state-store.js';
-import { MANIFESTS_KEPT, withManifest, type ExportState, type Manifest } from '../../src/exports/state.js';
+import { accountIdentity, defaultStateKey, checkStateKey, stateFileStem, urlWithoutCredentials } from '../../src/exporter/state-key.js';
+import { ExportStateStore } from '../../src/exporter/state-store.js';
+import { MANIFESTS_KEPT, withManifest, type ExportState, type Manifest } from '../../src/exporter/state.js';
 
 const dir = () => mkdtempSync(join(tmpdir(), 'cnv-state-'));
 

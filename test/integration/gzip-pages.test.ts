@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { gzipMember, gzipName } from '../../src/exports/gzip-pages.js';
+import { gzipMember, gzipName } from '../../src/exporter/gzip-pages.js';
 
 describe('gzip pages', () => {
   it('members appended one after another read back as the pages in order, with gunzip, Python and zlib', async () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { formatFromPath, InputFileError, openInput, type InputRow, type InputSpec } from '../../src/io/input-reader.js';
+import { formatFromPath, InputFileError, openInput, type InputRow, type InputSpec } from '../../src/input/input-reader.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cnv-input-'));
 let n = 0;

@@ -50,12 +50,12 @@ function referencedSources(file: string, text: string): Set<string> {
     const path = inTree ? join(ROOT, 'src', inTree[1]) : resolve(dirname(file), spec);
     found.add(`${path}.ts`);
   }
-  // The bench's helper: dist('io/csv-parser.js') loads dist/io/csv-parser.js.
+  // The bench's helper: dist('input/csv-parser.js') loads dist/input/csv-parser.js.
   for (const m of text.matchAll(/\bdist\(['"]([\w\-./]+)\.js['"]\)/g)) found.add(join(ROOT, 'src', `${m[1]}.ts`));
   return found;
 }
 
-/** The exports of command modules that the program reads through the contract (src/commands/contract.ts), not by name. */
+/** The exports of command modules that the program reads through the contract (src/cmdutil/contract.ts), not by name. */
 const CONTRACT = new Set(['options', 'configure', 'run']);
 
 function deadExports(): string[] {
@@ -84,8 +84,8 @@ describe('exports', () => {
   it('the check sees an export nothing else uses', () => {
     expect(exportedNames(join(ROOT, 'src/endpoints/endpoints.ts'))).toContain('ENDPOINTS');
     const probe = join(ROOT, 'src/probe.ts');
-    expect(referencedSources(probe, "import { a } from './endpoints/endpoints.js';\nconst load = () => import(`${DIST}/http/agent.js`);\nawait dist('io/csv-line.js');")).toEqual(
-      new Set([join(ROOT, 'src/endpoints/endpoints.ts'), join(ROOT, 'src/http/agent.ts'), join(ROOT, 'src/io/csv-line.ts')]),
+    expect(referencedSources(probe, "import { a } from './endpoints/endpoints.js';\nconst load = () => import(`${DIST}/http/agent.js`);\nawait dist('output/csv-line.js');")).toEqual(
+      new Set([join(ROOT, 'src/endpoints/endpoints.ts'), join(ROOT, 'src/http/agent.ts'), join(ROOT, 'src/output/csv-line.ts')]),
     );
   });
 });

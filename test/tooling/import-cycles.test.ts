@@ -29,7 +29,7 @@ function importGraph(): Map<string, Set<string>> {
   return graph;
 }
 
-/** The layer of a file: its folder under src/ (`exports`), or the top-level module itself (`errors.ts`). */
+/** The layer of a file: its folder under src/ (`exporter`), or the top-level module itself (`errors.ts`). */
 const layerOf = (file: string) => (file.includes('/') ? file.slice(0, file.indexOf('/')) : file);
 
 function layerGraph(files: Map<string, Set<string>>): Map<string, Set<string>> {
@@ -102,12 +102,12 @@ describe('the import graph of src/', () => {
 
   it('the check finds a cycle when there is one (type-only and lazy imports count)', () => {
     const graph = new Map(files);
-    graph.set('io/probe.ts', new Set(['exports/plan.ts']));
-    graph.set('exports/plan.ts', new Set([...graph.get('exports/plan.ts')!, 'io/probe.ts']));
-    expect(cycles(graph)).toEqual([expect.stringMatching(/^(exports\/plan\.ts -> io\/probe\.ts -> exports\/plan\.ts|io\/probe\.ts -> exports\/plan\.ts -> io\/probe\.ts)$/)]);
+    graph.set('output/probe.ts', new Set(['exporter/plan.ts']));
+    graph.set('exporter/plan.ts', new Set([...graph.get('exporter/plan.ts')!, 'output/probe.ts']));
+    expect(cycles(graph)).toEqual([expect.stringMatching(/^(exporter\/plan\.ts -> output\/probe\.ts -> exporter\/plan\.ts|output\/probe\.ts -> exporter\/plan\.ts -> output\/probe\.ts)$/)]);
     const layers = cycles(layerGraph(graph));
     expect(layers).toHaveLength(1);
-    expect(layers[0]).toMatch(/^(exports -> (.+ -> )?io -> (.+ -> )?exports|io -> (.+ -> )?exports -> (.+ -> )?io)$/);
+    expect(layers[0]).toMatch(/^(exporter -> (.+ -> )?output -> (.+ -> )?exporter|output -> (.+ -> )?exporter -> (.+ -> )?output)$/);
     const { importedFiles } = ts.preProcessFile("import type { A } from './a.js';\nexport const b = () => import('./b.js');\n", true, true);
     expect(importedFiles.map((i) => i.fileName)).toEqual(['./a.js', './b.js']);
   });

@@ -3,7 +3,7 @@ import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ExportStateStore } from '../../../src/exports/state-store.js';
+import { ExportStateStore } from '../../../src/exporter/state-store.js';
 import { cnvInProcess, tempConfigDir } from '../../helpers/cli.js';
 
 // Several email types into one file: a local failure (full disk) stops every type with exit 8,

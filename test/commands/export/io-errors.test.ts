@@ -4,7 +4,7 @@ import { syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ExportStateStore } from '../../../src/exports/state-store.js';
+import { ExportStateStore } from '../../../src/exporter/state-store.js';
 import { cnvInProcess, tempConfigDir } from '../../helpers/cli.js';
 
 // A full disk, a read-only file system or a denied write under the output, the state or the
