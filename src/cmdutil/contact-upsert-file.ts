@@ -19,7 +19,7 @@ import { UPSERT_FILE_DEFAULTS, type FileRowOptions } from './contact-upsert-flag
 import { quoteInput, type InputRow } from '../input/input-rows.js';
 import { spellingsOf } from '../input/column-names.js';
 import type { CommandResult } from '../output/render.js';
-import { EXTRA_COLUMN, FIXED_COLUMNS } from '../exporter/csv-columns.js';
+import { EXTRA_COLUMN, FIXED_COLUMNS } from '../exporter/csv-layout.js';
 import { batchDepsOf, fieldCacheDepsOf } from './deps.js';
 
 // `contacts upsert --file`: one request per row (the API has no batch upsert of contacts).

@@ -12,7 +12,7 @@ import { cursorRejected, type FetchPage } from './page-source.js';
 import { planExport } from './plan.js';
 import { assertParentDirectory } from '../files/file-streams.js';
 import type { ExportRunOptions, RunPlan } from './run-options.js';
-import type { ExportReporter, ExportSummary, TypeOutcome } from './report.js';
+import type { ExportReporter, ExportSummary, TypeOutcome } from './run-summary.js';
 import type { Position } from './state.js';
 
 /** One run as its loop sees it: what it writes to, what it commits to, and how it fetches. */

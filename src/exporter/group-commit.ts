@@ -1,7 +1,7 @@
 import type { EmailEventType } from '../endpoints/exports.js';
 import type { ExportRun } from './export-run.js';
 import type { ReceivedPage } from './page-receiver.js';
-import type { ExportReporter } from './report.js';
+import type { ExportReporter } from './run-summary.js';
 import type { LanePosition, Position } from './state.js';
 
 /** A lane's page waiting for the group commit, and where it leaves its lane. */

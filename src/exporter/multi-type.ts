@@ -6,7 +6,7 @@ import { withExportRun, type ExportRun } from './export-run.js';
 import { GroupCommit } from './group-commit.js';
 import { nextPosition, repeatWarnings } from './next-position.js';
 import { pageSource, stuckCursor } from './page-source.js';
-import type { ExportReporter, ExportSummary, TypeOutcome } from './report.js';
+import type { ExportReporter, ExportSummary, TypeOutcome } from './run-summary.js';
 import type { ExportRunOptions } from './run-options.js';
 import type { LanePosition } from './state.js';
 

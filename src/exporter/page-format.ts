@@ -3,7 +3,7 @@ import { parseJson } from '../http/exact-json.js';
 import { oneLine } from '../lib/json-scan.js';
 import { stringifyJson } from '../lib/exact-number.js';
 import { rowWithFieldKeys, type FieldKeys } from './fields-by-key.js';
-import { rowCells, type CsvLayout } from './csv-columns.js';
+import { rowCells, type CsvLayout } from './csv-layout.js';
 import type { ExportKind, FileFormat } from './state.js';
 import type { ExportRow } from '../endpoints/exports.js';
 

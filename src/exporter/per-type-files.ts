@@ -6,7 +6,7 @@ import type { Notices } from '../output/notices.js';
 import type { ExportDeps } from './deps.js';
 import { typesFailed } from './multi-type.js';
 import type { ExportRunOptions } from './run-options.js';
-import { summaryLine, type ExportReporter, type ExportSummary, type TypeOutcome } from './report.js';
+import { summaryLine, type ExportReporter, type ExportSummary, type TypeOutcome } from './run-summary.js';
 import { writeSummaryJson } from '../output/summary-json.js';
 import { runExport } from './runner.js';
 

@@ -3,7 +3,7 @@ import { EMAIL_EVENT_TYPES, type EmailEventType } from '../endpoints/exports.js'
 import { CliError, UsageError } from '../errors.js';
 import { readFieldKeys, type FieldKeys } from './fields-by-key.js';
 import type { HttpClient } from '../http/client.js';
-import { csvLayout, type CsvLayout, type FileLayout, type LabelledField } from './csv-columns.js';
+import { csvLayout, type CsvLayout, type FileLayout, type LabelledField } from './csv-layout.js';
 import type { ExportDeps } from './deps.js';
 import type { FileStart } from './file-sink.js';
 import type { ExportLock } from './lock.js';

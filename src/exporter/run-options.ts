@@ -1,6 +1,6 @@
 import type { EmailEventType } from '../endpoints/exports.js';
 import type { CrashHook } from './crash-points.js';
-import type { FileLayout } from './csv-columns.js';
+import type { FileLayout } from './csv-layout.js';
 import type { FieldKeys } from './fields-by-key.js';
 import type { FileStart } from './file-sink.js';
 import type { ExportTarget } from './kinds.js';

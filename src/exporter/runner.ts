@@ -2,7 +2,7 @@ import type { ExportDeps } from './deps.js';
 import { withExportRun } from './export-run.js';
 import { nextPosition, repeatWarnings } from './next-position.js';
 import { pageSource, stuckCursor } from './page-source.js';
-import type { ExportReporter, ExportSummary } from './report.js';
+import type { ExportReporter, ExportSummary } from './run-summary.js';
 import type { ExportRunOptions } from './run-options.js';
 import type { Position } from './state.js';
 

@@ -1,5 +1,5 @@
 import type { ReporterDeps } from '../exporter/deps.js';
-import type { ExportReporter } from '../exporter/report.js';
+import type { ExportReporter } from '../exporter/run-summary.js';
 import { plural, rate } from '../output/wording.js';
 
 /**

@@ -6,7 +6,7 @@ import { CliError, LocalFileError } from '../errors.js';
 import type { CrashHook } from '../exporter/crash-points.js';
 import type { ExportDeps } from '../exporter/deps.js';
 import { acquire, type ExportLock } from '../exporter/lock.js';
-import type { ExportReporter } from '../exporter/report.js';
+import type { ExportReporter } from '../exporter/run-summary.js';
 import { runExport } from '../exporter/runner.js';
 import type { ExportRunOptions } from '../exporter/run-options.js';
 import { stateFileStem } from '../exporter/state-key.js';

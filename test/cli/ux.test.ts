@@ -1,11 +1,10 @@
-import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cnvInProcess, tempConfigDir } from '../helpers/cli.js';
 import { emulatorFixture } from '../helpers/emulator.js';
 import { hostileServer } from '../helpers/hostile-server.js';
-import { exportState, statePath } from '../helpers/exports.js';
 
 let fx: Awaited<ReturnType<typeof emulatorFixture>>;
 let dir: string;
@@ -120,13 +119,6 @@ describe('help and version', () => {
     const res = await cnvInProcess([...path, '--help']);
     expect(res.stdout).toMatch(/EXAMPLES\n {2}\$ \S/);
   });
-
-  it('cnv version prints the version; --json adds node and platform', async () => {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-    expect((await cnvInProcess(['version'])).stdout).toBe(`${pkg.version}\n`);
-    const json = JSON.parse((await cnvInProcess(['version', '--json'])).stdout);
-    expect(json).toEqual({ version: pkg.version, node: process.versions.node, platform: `${process.platform}-${process.arch}` });
-  });
 });
 
 describe('summaries', () => {
@@ -206,38 +198,6 @@ describe('identifiers, state reset, profiles', () => {
     expect(res.stderr).toMatch(/^warning: --email is ignored: the API finds the contact by --contact-id/m);
   });
 
-  it('export state reset: an unknown key is exit 5; off a terminal it deletes without asking', async () => {
-    const env = { ...fx.env, CNV_CONFIG_DIR: tempConfigDir() };
-    expect((await cnvInProcess(['export', 'state', 'reset', 'nokey'], { env })).exitCode).toBe(5);
-    await cnvInProcess(['export', 'contacts', '--state-key', 'k1', '--max-rows', '1', '--out', join(dir, 'k1.csv')], { env });
-    const reset = await cnvInProcess(['export', 'state', 'reset', 'k1', '--json'], { env });
-    expect(reset.exitCode).toBe(0);
-    expect(JSON.parse(reset.stdout)).toEqual({ key: 'k1', removed: true });
-    expect((await cnvInProcess(['export', 'state', 'reset', 'k1'], { env })).exitCode).toBe(5);
-  });
-
-  it('a damaged state: the error names reset and --full, and both work (reset --yes, --full)', async () => {
-    const env = { ...fx.env, CNV_CONFIG_DIR: tempConfigDir() };
-    const out = join(dir, 'damaged.ndjson');
-    for (const key of ['d1', 'd2']) {
-      expect((await cnvInProcess(['export', 'contacts', '--state-key', key, '--max-rows', '1', '--out', out.replace('.ndjson', `-${key}.ndjson`)], { env })).exitCode).toBe(0);
-      writeFileSync(await statePath(env.CNV_CONFIG_DIR, key), '{"state": {"key": "' + key + '", "kind": "contacts", "current": {"cursor": ');
-    }
-    const refused = await cnvInProcess(['export', 'contacts', '--state-key', 'd1', '--out', out.replace('.ndjson', '-d1.ndjson')], { env });
-    expect(refused.exitCode).toBe(2);
-    expect(refused.stderr).toMatch(/^error: state_corrupt: the export state file .* cannot be used/m);
-    expect(refused.stderr).toMatch(/^hint: .*`cnv export state reset d1` removes it, or run the export with --full/m);
-    for (const flags of [['--yes'], []]) {
-      const reset = await cnvInProcess(['export', 'state', 'reset', 'd1', '--json', ...flags], { env });
-      expect(reset.exitCode, reset.stderr).toBe(flags.length ? 0 : 5);
-      if (flags.length) expect(JSON.parse(reset.stdout)).toEqual({ key: 'd1', removed: true });
-    }
-    const full = await cnvInProcess(['export', 'contacts', '--state-key', 'd2', '--full', '--max-rows', '1', '--out', out.replace('.ndjson', '-d2.ndjson')], { env });
-    expect(full.exitCode, full.stderr).toBe(0);
-    expect(full.stderr).toMatch(/^warning: the export state file .* cannot be used: .*; --full starts over and replaces it$/m);
-    expect((await exportState(env.CNV_CONFIG_DIR, 'd2'))?.current.rows).toBe(1);
-  });
-
   it('-q without an expression is exit 2 with the usage error as it is: -q is --query, no hint of another meaning', async () => {
     const cases: Array<[string[], string]> = [
       [['campaigns', 'list', '-q'], 'error: missing_value: --query needs a value'],
@@ -251,28 +211,5 @@ describe('identifiers, state reset, profiles', () => {
       expect(lines(res.stderr)[0], args.join(' ')).toContain(error);
       expect(res.stderr, args.join(' ')).not.toMatch(/quiet/);
     }
-  });
-
-  it('set-key --profile p on an empty config makes p current; --profile nosuch lists the profiles (exit 2)', async () => {
-    const env = { CNV_CONFIG_DIR: tempConfigDir() };
-    const set = await cnvInProcess(['--profile', 'p', 'config', 'set-key', '--base-url', fx.emulator.url], { env, input: fx.emulator.keys.full });
-    expect(set.exitCode).toBe(0);
-    expect(JSON.parse((await cnvInProcess(['config', 'list'], { env })).stdout)).toEqual([expect.objectContaining({ profile: 'p', current: true })]);
-    expect((await cnvInProcess(['contacts', 'get', '--email', 'ada@example.com'], { env })).exitCode).toBe(0);
-
-    const nosuch = await cnvInProcess(['--profile', 'nosuch', 'contacts', 'get', '--email', 'ada@example.com'], { env: { ...env, CNV_API_KEY: fx.emulator.keys.full } });
-    expect(nosuch.exitCode).toBe(2);
-    expect(lines(nosuch.stderr)).toEqual([
-      'error: unknown_profile: no profile named "nosuch" (from --profile)',
-      'hint: profiles: p (`cnv config list`); create one with `cnv --profile nosuch config set-key`',
-    ]);
-  });
-
-  it('set-key KEY as an argument says to pipe it and never echoes it', async () => {
-    const env = { CNV_CONFIG_DIR: tempConfigDir() };
-    const res = await cnvInProcess(['config', 'set-key', 'sk_live_typed_in_the_shell'], { env });
-    expect(res.exitCode).toBe(2);
-    expect(res.stderr).toMatch(/^error: key_as_argument: .*\nhint: pipe it in: printf %s "\$KEY" \| cnv config set-key/);
-    expect(res.stdout + res.stderr).not.toContain('sk_live_typed_in_the_shell');
   });
 });

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { CommitLog } from '../../src/exporter/commit-log.js';
 import type { CrashHook } from '../../src/exporter/crash-points.js';
 import type { RunPlan } from '../../src/exporter/run-options.js';
-import type { ExportSummary } from '../../src/exporter/report.js';
+import type { ExportSummary } from '../../src/exporter/run-summary.js';
 import type { ExportStateStore } from '../../src/exporter/state-store.js';
 import type { ExportState, Position } from '../../src/exporter/state.js';
 

@@ -1,6 +1,6 @@
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
-import { csvLayout, rowCells } from '../../src/exporter/csv-columns.js';
+import { csvLayout, rowCells } from '../../src/exporter/csv-layout.js';
 import { BlockPool, PageBytes, pageFormat, type PageFormat } from '../../src/exporter/page-format.js';
 
 const LABELS = ['First name', 'City', 'email', 'Score'];

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { commandOptions, flag } from '../../cmdutil/flags.js';
 import { caseInsensitiveChoice } from '../../cmdutil/parse.js';
 import { UsageError } from '../../errors.js';
-import { createReporter } from '../../exporter/report.js';
+import { createReporter } from '../../exporter/run-summary.js';
 import { runExport } from '../../exporter/runner.js';
 import type { CommandResult } from '../../output/render.js';
 import { exportDepsOf, reporterDepsOf } from '../../cmdutil/deps.js';

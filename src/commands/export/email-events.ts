@@ -11,7 +11,7 @@ import { checkExportOptions, EXPORT_GLOBALS, exportFlags, exportRunOptions, FORM
 import { commandOptions, flag, textFlag } from '../../cmdutil/flags.js';
 import { runTypesToDir } from '../../exporter/per-type-files.js';
 import { emailTypesLabel } from '../../exporter/plan.js';
-import { createReporter } from '../../exporter/report.js';
+import { createReporter } from '../../exporter/run-summary.js';
 import { runExport } from '../../exporter/runner.js';
 import type { CommandResult } from '../../output/render.js';
 import { exportDepsOf, noticesOf, reporterDepsOf } from '../../cmdutil/deps.js';

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { MockAgent } from 'undici';
@@ -6,13 +6,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InterruptedError } from '../../../src/errors.js';
 import { MAX_SEEN, MAX_STUCK_PAGES } from '../../../src/exporter/runner.js';
 import { ExportStateStore } from '../../../src/exporter/state-store.js';
-import { cnvInProcess, tempConfigDir } from '../../helpers/cli.js';
-import { parseJson } from '../../../src/http/exact-json.js';
-import { stringifyJson } from '../../../src/lib/exact-number.js';
 import { HttpClient } from '../../../src/http/client.js';
 import { requestOf } from '../../../src/http/endpoint.js';
 import { rowsData } from '../../../src/http/envelope.js';
+import { parseJson } from '../../../src/http/exact-json.js';
+import { stringifyJson } from '../../../src/lib/exact-number.js';
 import { readPagesWhole } from '../../bench/whole-page-reader.mjs';
+import { cnvInProcess, tempConfigDir } from '../../helpers/cli.js';
 
 // In-process runs against undici's MockAgent: the server behaviours the emulator does not show.
 const BASE = 'https://api.test';
@@ -206,26 +206,6 @@ describe('export runner (in-process, MockAgent)', () => {
       expect(res.stderr, args.join(' ')).toMatch(message);
     }
   });
-
-  it('custom events --full without --since keeps the saved window\'s start, and takes a new --until', async () => {
-    const bodies: Array<Record<string, unknown>> = [];
-    agent
-      .get(BASE)
-      .intercept({ path: '/v2/exports/custom-events', method: 'POST', body: (b) => (bodies.push(JSON.parse(b)), true) })
-      .reply(200, { data: { events: [] }, pagination: { nextCursor: null } })
-      .persist();
-    const events = (args: string[]) => cnvInProcess(['export', 'custom-events', '--state-key', 'win', '-o', 'ndjson', ...args], { env, dispatcher: agent });
-    expect((await events(['--since', '2025-01-01', '--until', '2025-02-01'])).exitCode).toBe(0);
-    expect((await events(['--full', '--until', '2025-03-01'])).exitCode).toBe(0);
-    expect((await events(['--full'])).exitCode).toBe(0);
-    expect(bodies.map((b) => b.occurredAt)).toEqual([
-      { start: '2025-01-01T00:00:00.000Z', end: '2025-02-01T00:00:00.000Z' },
-      { start: '2025-01-01T00:00:00.000Z', end: '2025-03-01T00:00:00.000Z' },
-      { start: '2025-01-01T00:00:00.000Z', end: '2025-03-01T00:00:00.000Z' },
-    ]);
-    const before = await events(['--full', '--until', '2024-12-01']);
-    expect([before.exitCode, before.stderr]).toEqual([2, expect.stringMatching(/--until: must not be before the window's start \(2025-01-01T00:00:00.000Z\)/)]);
-  });
 });
 
 describe('export runner: page size', () => {
@@ -388,49 +368,6 @@ describe('export runner: a server that breaks the pagination contract cannot dup
     expect(new Set(written).size).toBe(written.length);
     expect((await state())?.current).toMatchObject({ cursor: 'c1', rows: 1 + MAX_SEEN });
     expect((await state())?.current.seen).toHaveLength(MAX_SEEN);
-  });
-});
-
-describe('export state: nothing secret is persisted or shown', () => {
-  it('a key the server echoes in a failed page is redacted in runs[].error and in `state show`', async () => {
-    page(undefined, [contact('a')], 'c1');
-    agent.get(BASE).intercept({ path: '/v2/exports/contacts', method: 'POST' })
-      .reply(503, { error: { code: 'unavailable', message: `backend refused key ${env.CNV_API_KEY}` } }).times(4);
-    const out = outFile();
-    const res = await run(['--out', out]);
-    expect(res.exitCode).toBe(7);
-    const store = await ExportStateStore.open(dir);
-    const text = readFileSync(store.pathOf(fileKey(out)), 'utf8');
-    expect(text).toContain('sk_live_mock_****');
-    expect(text).not.toContain(env.CNV_API_KEY);
-    const show = await cnvInProcess(['export', 'state', 'show', fileKey(out), '--json'], { env });
-    expect(JSON.parse(show.stdout).runs.at(-1).error).toMatch(/backend refused key sk_live_mock_\*\*\*\*/);
-    expect(show.stdout).not.toContain(env.CNV_API_KEY);
-  });
-
-  it('a user and password in the base URL are refused before any state is written', async () => {
-    page(undefined, [contact('a')], null);
-    const res = await cnvInProcess(['export', 'contacts', '--out', outFile(), '--state-key', 'creds'], { env: { ...env, CNV_BASE_URL: 'https://ops:hunter2@api.test' }, dispatcher: agent });
-    expect(res.exitCode).toBe(2);
-    expect(res.stderr).toMatch(/^error: credentials_in_url: /);
-    expect(res.stderr).not.toContain('hunter2');
-    const store = await ExportStateStore.open(dir);
-    expect(store.read('creds')).toBeUndefined();
-  });
-
-  it('a state file edited by hand (a key in an error, a password in baseUrl) is shown redacted', async () => {
-    page(undefined, [contact('a')], null);
-    const out = outFile();
-    expect((await run(['--out', out])).exitCode).toBe(0);
-    const store = await ExportStateStore.open(dir);
-    const saved = JSON.parse(readFileSync(store.pathOf(fileKey(out)), 'utf8'));
-    saved.state.baseUrl = 'https://ops:hunter2@api.test';
-    saved.state.runs[0].error = `echo ${env.CNV_API_KEY}`;
-    writeFileSync(store.pathOf(fileKey(out)), JSON.stringify(saved));
-    const show = await cnvInProcess(['export', 'state', 'show', fileKey(out), '--json'], { env: { ...env, CNV_API_KEY: undefined as unknown as string } });
-    expect(show.exitCode, show.stderr).toBe(0);
-    expect(show.stdout).not.toMatch(/hunter2|sk_live_mock_0123456789/);
-    expect(JSON.parse(show.stdout)).toMatchObject({ baseUrl: 'https://api.test' });
   });
 });
 
