@@ -1,33 +1,24 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { MockAgent } from 'undici';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { cnvInProcess, tempConfigDir } from '../helpers/cli.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { cnvInProcess } from '../helpers/cli.js';
+import { MOCK_API, useMockApi } from '../helpers/mock-api.js';
 
 // A server that is only the spec (undici's MockAgent): the CLI must send only the parameters
 // the spec names and cope with what the spec leaves open.
-const BASE = 'https://api.test';
-let agent: MockAgent;
-let env: Record<string, string>;
-let dir: string;
+const BASE = MOCK_API;
+const api = useMockApi();
 let paths: string[];
 
 beforeEach(() => {
-  agent = new MockAgent();
-  agent.disableNetConnect();
-  dir = tempConfigDir();
-  env = { CNV_BASE_URL: BASE, CNV_API_KEY: 'sk_live_mock_0123456789', CNV_CONFIG_DIR: dir };
   paths = [];
 });
-afterEach(() => agent.close());
 
-const run = (args: string[]) => cnvInProcess(args, { env, dispatcher: agent });
-/** Answers GET /v2/fields (any query) with these pages in turn, recording each path asked. */
-/** Answers the record batch, keeping each body sent. */
+const run = (args: string[]) => cnvInProcess(args, { env: api.env, dispatcher: api.agent });
 
 describe('--limit on list commands: clamped into the spec\'s range, as the exports do', () => {
   const listed = (path: string) => {
-    agent
+    api.agent
       .get(BASE)
       .intercept({ path: (p) => p.startsWith(path), method: 'GET' })
       .reply((req) => {
@@ -58,7 +49,7 @@ describe('--limit on list commands: clamped into the spec\'s range, as the expor
 describe('local email checks leave unusual but possible addresses to the server', () => {
   it('sends jörg@example.com, user@bücher.de and a!b@example.com: single upsert and batch rows', async () => {
     const sent: string[] = [];
-    agent
+    api.agent
       .get(BASE)
       .intercept({ path: '/v2/contacts', method: 'POST' })
       .reply((req) => {
@@ -71,7 +62,7 @@ describe('local email checks leave unusual but possible addresses to the server'
 
     const audience = '00000000-0000-4000-8000-0000000000aa';
     const batch: any[] = [];
-    agent
+    api.agent
       .get(BASE)
       .intercept({ path: `/v2/audiences/${audience}/contacts/batch`, method: 'POST' })
       .reply((req) => {
@@ -79,7 +70,7 @@ describe('local email checks leave unusual but possible addresses to the server'
         const contacts = JSON.parse(String(req.body)).contacts as unknown[];
         return { statusCode: 200, data: { data: { results: contacts.map(() => ({ added: true, cnvContactId: '00000000-0000-4000-8000-000000000001' })) } } };
       });
-    const path = join(dir, 'members.csv');
+    const path = join(api.dir, 'members.csv');
     writeFileSync(path, 'email\nuser@bücher.de\na!b@example.com\nnot-an-address\n');
     const res = await run(['audience', 'add', audience, '--batch', path]);
     expect(res.exitCode).toBe(6);

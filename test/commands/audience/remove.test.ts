@@ -1,8 +1,8 @@
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { run } from '../../../src/commands/audience/remove.js';
 import { FIXTURE_AUDIENCES as AU, FIXTURE_CONTACTS as FX } from '../../../src/emulator/seed/fixtures.js';
 import { cnvInProcess } from '../../helpers/cli.js';
-import { useEmulator } from '../../helpers/emulator.js';
+import { reseedBeforeEach, useEmulator } from '../../helpers/emulator.js';
 import { apiError, ok } from '../../helpers/fake-api.js';
 import { fakeContext, useFakeContext } from '../../helpers/fake-context.js';
 
@@ -44,17 +44,11 @@ describe('audience remove: run', () => {
 });
 
 const fx = useEmulator();
-// A reset re-seeds the emulator (a few hundred ms): only the groups whose tests write take one.
-const resetEmulator = async () => {
-  await fx.clearFaults();
-  await fx.admin('POST', '/_emulator/reset');
-};
-
 const json = (s: string) => JSON.parse(s);
 const members = async (id: string) => (await fx.admin('GET', `/_emulator/state/audiences/${id}`)).memberIds as string[];
 
 describe('cnv audience add / remove (in-process)', () => {
-  beforeEach(resetEmulator);
+  reseedBeforeEach(fx);
 
   it('removes a membership, and says which it was when there was nothing to remove', async () => {
     const removed = await cnvInProcess(['audience', 'remove', AU.newsletter.id, '--user-id', 'user-ada'], { env: fx.env });

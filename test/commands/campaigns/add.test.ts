@@ -1,19 +1,13 @@
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FIXTURE_CAMPAIGNS as CA, FIXTURE_CONTACTS as FX } from '../../../src/emulator/seed/fixtures.js';
 import { cnvInProcess } from '../../helpers/cli.js';
-import { useEmulator } from '../../helpers/emulator.js';
+import { reseedBeforeEach, useEmulator } from '../../helpers/emulator.js';
 
 const fx = useEmulator();
-// A reset re-seeds the emulator (a few hundred ms): only the groups whose tests write take one.
-const resetEmulator = async () => {
-  await fx.clearFaults();
-  await fx.admin('POST', '/_emulator/reset');
-};
-
 const json = (s: string) => JSON.parse(s);
 
 describe('cnv campaigns (in-process)', () => {
-  beforeEach(resetEmulator);
+  reseedBeforeEach(fx);
 
   it('add: one contact; archived campaign exits 5', async () => {
     const res = await cnvInProcess(['campaigns', 'add', CA.tradeShow.id, '--email', FX.linus.email], { env: fx.env });

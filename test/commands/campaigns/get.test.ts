@@ -1,8 +1,8 @@
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { run } from '../../../src/commands/campaigns/get.js';
 import { FIXTURE_CAMPAIGNS as CA } from '../../../src/emulator/seed/fixtures.js';
 import { cnvInProcess } from '../../helpers/cli.js';
-import { useEmulator } from '../../helpers/emulator.js';
+import { reseedBeforeEach, useEmulator } from '../../helpers/emulator.js';
 import { apiError, ok } from '../../helpers/fake-api.js';
 import { useFakeContext } from '../../helpers/fake-context.js';
 
@@ -39,16 +39,10 @@ describe('campaigns get: run', () => {
 });
 
 const fx = useEmulator();
-// A reset re-seeds the emulator (a few hundred ms): only the groups whose tests write take one.
-const resetEmulator = async () => {
-  await fx.clearFaults();
-  await fx.admin('POST', '/_emulator/reset');
-};
-
 const json = (s: string) => JSON.parse(s);
 
 describe('cnv campaigns (in-process)', () => {
-  beforeEach(resetEmulator);
+  reseedBeforeEach(fx);
 
   it('get: statuses in progression order and the description; archived exits 5', async () => {
     const res = await cnvInProcess(['campaigns', 'get', CA.springWebinar.id], { env: fx.env });

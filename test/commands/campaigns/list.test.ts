@@ -1,11 +1,11 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { run } from '../../../src/commands/campaigns/list.js';
 import { FIXTURE_CAMPAIGNS as CA } from '../../../src/emulator/seed/fixtures.js';
 import { cnvInProcess } from '../../helpers/cli.js';
-import { useEmulator } from '../../helpers/emulator.js';
+import { reseedBeforeEach, useEmulator } from '../../helpers/emulator.js';
 import { apiError, ok } from '../../helpers/fake-api.js';
 import { useFakeContext } from '../../helpers/fake-context.js';
 
@@ -55,16 +55,10 @@ describe('campaigns list: run', () => {
 });
 
 const fx = useEmulator();
-// A reset re-seeds the emulator (a few hundred ms): only the groups whose tests write take one.
-const resetEmulator = async () => {
-  await fx.clearFaults();
-  await fx.admin('POST', '/_emulator/reset');
-};
-
 const json = (s: string) => JSON.parse(s);
 
 describe('cnv campaigns (in-process)', () => {
-  beforeEach(resetEmulator);
+  reseedBeforeEach(fx);
 
   const activeCount = () => [...fx.emulator.store.business('acme').campaigns.values()].filter((c) => !c.archived).length;
 

@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { cnvInProcess, tempConfigDir } from '../../helpers/cli.js';
-import { emulatorFixture } from '../../helpers/emulator.js';
+import { useEmulator } from '../../helpers/emulator.js';
 
-let fx: Awaited<ReturnType<typeof emulatorFixture>>;
-beforeAll(async () => {
-  fx = await emulatorFixture();
-});
-afterAll(() => fx.close());
+const fx = useEmulator();
 
 /** stderr as lines, without the empty one after the last newline. */
 const lines = (text: string) => text.split('\n').filter((l) => l !== '');

@@ -1,20 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cnvInProcess, tempConfigDir } from '../../helpers/cli.js';
-import { emulatorFixture } from '../../helpers/emulator.js';
-import { behaviours, hostileServer, type HostileServer } from '../../helpers/hostile-server.js';
+import { describe, expect, it } from 'vitest';
+import { cnvInProcess } from '../../helpers/cli.js';
+import { behaviours, useHostileServer } from '../../helpers/hostile-server.js';
 
-const KEY = 'sk_live_hostile_CANARYCANARY0123';
-let server: HostileServer;
-let fx: Awaited<ReturnType<typeof emulatorFixture>>;
-let env: Record<string, string>;
-
-beforeAll(async () => {
-  [server, fx] = await Promise.all([hostileServer(), emulatorFixture()]);
-  env = { CNV_BASE_URL: server.url, CNV_API_KEY: KEY, CNV_CONFIG_DIR: tempConfigDir() };
-});
-afterAll(async () => {
-  await Promise.all([server.close(), fx.close()]);
-});
+const h = useHostileServer();
 
 describe('cnv doctor against a server that is not the API', () => {
   it('static files, 404 for everything, 502 for everything, redirects, a web page: exit 3, "api" fails, one summary line', async () => {
@@ -25,8 +13,8 @@ describe('cnv doctor against a server that is not the API', () => {
       redirect: behaviours.redirect,
       html: behaviours.html,
     })) {
-      server.use(handler);
-      const res = await cnvInProcess(['doctor', '--max-retries', '0'], { env });
+      h.server.use(handler);
+      const res = await cnvInProcess(['doctor', '--max-retries', '0'], { env: h.env });
       expect(res.exitCode, name).toBe(3);
       const checks = JSON.parse(res.stdout) as Array<{ check: string; status: string; detail: string }>;
       const api = checks.find((c) => c.check === 'api');
@@ -35,7 +23,7 @@ describe('cnv doctor against a server that is not the API', () => {
       // What it could not get to is listed as not checked, never left out or "ok".
       const endpoints = checks.filter((c) => c.check.startsWith('endpoint:') || c.check.startsWith('permission:'));
       expect(endpoints.map((c) => `${c.status}: ${c.detail}`), name).toEqual(Array(10).fill('unchecked: not checked: an earlier check failed'));
-      expect(res.stderr, name).toBe(`doctor: 4 ok, 0 warnings, 1 failed, 10 not checked: this does not look like the API at ${server.url}\n`);
+      expect(res.stderr, name).toBe(`doctor: 4 ok, 0 warnings, 1 failed, 10 not checked: this does not look like the API at ${h.server.url}\n`);
     }
   });
 
@@ -43,7 +31,7 @@ describe('cnv doctor against a server that is not the API', () => {
     const json = (res: import('node:http').ServerResponse, status: number, body: unknown) =>
       res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     const error = (code: string) => ({ error: { code, message: code } });
-    server.use((req, res, body) => {
+    h.server.use((req, res, body) => {
       const url = new URL(req.url ?? '/', 'http://x');
       if (!req.headers['x-api-key']) return json(res, 401, error('unauthorized'));
       if (url.pathname === '/v2/campaigns') return json(res, 200, { data: { campaigns: [{ id: 'c-real' }] }, pagination: { nextCursor: null } });
@@ -54,7 +42,7 @@ describe('cnv doctor against a server that is not the API', () => {
       if (url.pathname.startsWith('/v2/campaigns/') && !url.pathname.startsWith('/v2/campaigns/c-real/')) return json(res, 404, error('campaign_not_found'));
       return json(res, 403, error('export_not_enabled'));
     });
-    const res = await cnvInProcess(['doctor'], { env });
+    const res = await cnvInProcess(['doctor'], { env: h.env });
     expect(res.exitCode).toBe(0);
     const checks = Object.fromEntries((JSON.parse(res.stdout) as Array<{ check: string; status: string; detail: string }>).map((c) => [c.check, `${c.status}: ${c.detail}`]));
     const notEnabled = 'warn: not enabled for this account (403 export_not_enabled)';
@@ -69,8 +57,8 @@ describe('cnv doctor against a server that is not the API', () => {
   });
 
   it('the emulator passes, its base URL given with or without /v2', async () => {
-    for (const url of [fx.emulator.url, `${fx.emulator.url}/v2`, `${fx.emulator.url}/v2/`]) {
-      const res = await cnvInProcess(['doctor'], { env: { ...fx.env, CNV_BASE_URL: url } });
+    for (const url of [h.fx.emulator.url, `${h.fx.emulator.url}/v2`, `${h.fx.emulator.url}/v2/`]) {
+      const res = await cnvInProcess(['doctor'], { env: { ...h.fx.env, CNV_BASE_URL: url } });
       expect(res.exitCode, url).toBe(0);
       const checks = JSON.parse(res.stdout) as Array<{ check: string; status: string; detail: string }>;
       expect(checks.find((c) => c.check === 'api')?.detail).toMatch(/401 unauthorized/);

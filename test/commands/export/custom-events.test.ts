@@ -1,32 +1,20 @@
-import { MockAgent } from 'undici';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { cnvInProcess, tempConfigDir } from '../../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
+import { cnvInProcess } from '../../helpers/cli.js';
+import { MOCK_API, useMockApi } from '../../helpers/mock-api.js';
 
 // In-process runs against undici's MockAgent: the server behaviours the emulator does not show.
-const BASE = 'https://api.test';
-let agent: MockAgent;
-let env: Record<string, string>;
-let dir: string;
-
-beforeEach(() => {
-  agent = new MockAgent();
-  agent.disableNetConnect();
-  dir = tempConfigDir();
-  env = { CNV_BASE_URL: BASE, CNV_API_KEY: 'sk_live_mock_0123456789', CNV_CONFIG_DIR: dir };
-});
-afterEach(() => agent.close());
-
-/** A run's summary document: --json's on stdout when the rows go to --out, else --summary-json's file (stdout holds the rows). */
+const BASE = MOCK_API;
+const api = useMockApi();
 
 describe('export runner (in-process, MockAgent)', () => {
   it('custom events --full without --since keeps the saved window\'s start, and takes a new --until', async () => {
     const bodies: Array<Record<string, unknown>> = [];
-    agent
+    api.agent
       .get(BASE)
       .intercept({ path: '/v2/exports/custom-events', method: 'POST', body: (b) => (bodies.push(JSON.parse(b)), true) })
       .reply(200, { data: { events: [] }, pagination: { nextCursor: null } })
       .persist();
-    const events = (args: string[]) => cnvInProcess(['export', 'custom-events', '--state-key', 'win', '-o', 'ndjson', ...args], { env, dispatcher: agent });
+    const events = (args: string[]) => cnvInProcess(['export', 'custom-events', '--state-key', 'win', '-o', 'ndjson', ...args], { env: api.env, dispatcher: api.agent });
     expect((await events(['--since', '2025-01-01', '--until', '2025-02-01'])).exitCode).toBe(0);
     expect((await events(['--full', '--until', '2025-03-01'])).exitCode).toBe(0);
     expect((await events(['--full'])).exitCode).toBe(0);

@@ -1,44 +1,37 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ExportStateStore } from '../../../src/exporter/state-store.js';
-import { cnvInProcess, tempConfigDir } from '../../helpers/cli.js';
+import { cnvInProcess } from '../../helpers/cli.js';
+import { MOCK_API, useMockApi } from '../../helpers/mock-api.js';
 
 // Several email types into one file: a local failure (full disk) stops every type with exit 8,
 // the file holds exactly what the one state committed, and the next run completes every type.
-const BASE = 'https://api.test';
-let agent: MockAgent;
-let env: Record<string, string>;
-let dir: string;
+const BASE = MOCK_API;
+const api = useMockApi();
 
 beforeEach(() => {
-  agent = new MockAgent();
-  agent.disableNetConnect();
-  dir = tempConfigDir();
-  env = { CNV_BASE_URL: BASE, CNV_API_KEY: 'sk_live_mock_0123456789', CNV_CONFIG_DIR: dir };
   // Two pages per type: [<type>-1] then [<type>-2].
   for (const type of ['EMAIL_OPEN', 'EMAIL_CLICK']) {
     const event = (n: number) => ({ eventId: `${type}-${n}`, eventType: type, contactId: 'c', occurredAt: `2025-01-0${n}T00:00:00Z` });
-    agent.get(BASE).intercept({ path: '/v2/exports/email-events', method: 'POST', body: (b) => JSON.parse(b).eventType === type && JSON.parse(b).cursor === undefined })
+    api.agent.get(BASE).intercept({ path: '/v2/exports/email-events', method: 'POST', body: (b) => JSON.parse(b).eventType === type && JSON.parse(b).cursor === undefined })
       .reply(200, { data: { events: [event(1)] }, pagination: { nextCursor: `${type}-c1` } }).persist();
-    agent.get(BASE).intercept({ path: '/v2/exports/email-events', method: 'POST', body: (b) => JSON.parse(b).eventType === type && JSON.parse(b).cursor === `${type}-c1` })
+    api.agent.get(BASE).intercept({ path: '/v2/exports/email-events', method: 'POST', body: (b) => JSON.parse(b).eventType === type && JSON.parse(b).cursor === `${type}-c1` })
       .reply(200, { data: { events: [event(2)] }, pagination: { nextCursor: null } }).persist();
   }
 });
-afterEach(async () => {
+afterEach(() => {
   vi.restoreAllMocks();
-  await agent.close();
 });
 
-const run = (args: string[]) => cnvInProcess(['export', 'email-events', '--type', 'EMAIL_OPEN,EMAIL_CLICK', ...args], { env, dispatcher: agent });
+const run = (args: string[]) => cnvInProcess(['export', 'email-events', '--type', 'EMAIL_OPEN,EMAIL_CLICK', ...args], { env: api.env, dispatcher: api.agent });
 const ids = (path: string) => readFileSync(path, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l).eventId as string);
 
 describe('export email-events, several types into one file', () => {
   it('ENOSPC on a write: exit 8 naming the file, every type stopped, the file is what the state committed; the next run completes each row once', async () => {
-    const out = join(mkdtempSync(join(dir, 'out-')), 'events.ndjson');
-    const probe = await open(join(dir, 'probe'), 'w');
+    const out = join(mkdtempSync(join(api.dir, 'out-')), 'events.ndjson');
+    const probe = await open(join(api.dir, 'probe'), 'w');
     const proto = Object.getPrototypeOf(probe) as { write: (...a: unknown[]) => Promise<unknown> };
     await probe.close();
     const real = proto.write;
@@ -50,7 +43,7 @@ describe('export email-events, several types into one file', () => {
     expect(res.exitCode, res.stderr).toBe(8);
     expect(res.stderr).toContain(`cannot write the output file ${out}`);
     spy.mockRestore();
-    const state = (await ExportStateStore.open(dir)).list()[0];
+    const state = (await ExportStateStore.open(api.dir)).list()[0];
     expect(state.runs.at(-1)).toMatchObject({ status: 'failed' });
     const committed = state.current.output.kind === 'file' ? state.current.output.bytes : -1;
     expect(readFileSync(out).subarray(0, committed).toString('utf8').split('\n').filter(Boolean)).toHaveLength(state.current.rows);
@@ -58,15 +51,15 @@ describe('export email-events, several types into one file', () => {
     const again = await run(['--out', out]);
     expect(again.exitCode, again.stderr).toBe(0);
     expect(ids(out).sort()).toEqual(['EMAIL_CLICK-1', 'EMAIL_CLICK-2', 'EMAIL_OPEN-1', 'EMAIL_OPEN-2']);
-    const done = (await ExportStateStore.open(dir)).list()[0];
+    const done = (await ExportStateStore.open(api.dir)).list()[0];
     expect(done.emailType).toBe('EMAIL_OPEN,EMAIL_CLICK');
     expect(done.current.lanes).toMatchObject({ EMAIL_OPEN: { cursor: 'EMAIL_OPEN-c1', rows: 2 }, EMAIL_CLICK: { cursor: 'EMAIL_CLICK-c1', rows: 2 } });
   });
 
   it('another type list on the same state is refused (exit 2); --defer-commit with several types too', async () => {
-    const out = join(mkdtempSync(join(dir, 'out-')), 'events.ndjson');
+    const out = join(mkdtempSync(join(api.dir, 'out-')), 'events.ndjson');
     expect((await run(['--out', out, '--state-key', 'k'])).exitCode).toBe(0);
-    const other = await cnvInProcess(['export', 'email-events', '--type', 'all', '--out', out, '--state-key', 'k'], { env, dispatcher: agent });
+    const other = await cnvInProcess(['export', 'email-events', '--type', 'all', '--out', out, '--state-key', 'k'], { env: api.env, dispatcher: api.agent });
     expect(other.exitCode).toBe(2);
     expect(other.stderr).toContain('belongs to a email-events EMAIL_OPEN,EMAIL_CLICK export, not email-events all');
     const defer = await run(['--defer-commit']);

@@ -2,36 +2,27 @@ import fs, { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:
 import { open } from 'node:fs/promises';
 import { syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
-import { MockAgent } from 'undici';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ExportStateStore } from '../../../src/exporter/state-store.js';
-import { cnvInProcess, tempConfigDir } from '../../helpers/cli.js';
+import { cnvInProcess } from '../../helpers/cli.js';
+import { MOCK_API, useMockApi } from '../../helpers/mock-api.js';
 
 // A full disk, a read-only file system or a denied write under the output, the state or the
 // lock: exit 8 naming the path, the data as correct as ever, the run closed as failed.
-const BASE = 'https://api.test';
+const BASE = MOCK_API;
 const KEY = 'sk_live_mock@api.test/contacts';
-let agent: MockAgent;
-let env: Record<string, string>;
-let dir: string;
+const api = useMockApi();
 
-beforeEach(() => {
-  agent = new MockAgent();
-  agent.disableNetConnect();
-  dir = tempConfigDir();
-  env = { CNV_BASE_URL: BASE, CNV_API_KEY: 'sk_live_mock_0123456789', CNV_CONFIG_DIR: dir };
-});
-afterEach(async () => {
+afterEach(() => {
   vi.restoreAllMocks();
-  await agent.close();
 });
 
 const contact = (id: string) => ({ id, email: `${id}@example.com`, updatedAt: '2025-01-01T00:00:00Z' });
 function page(cursor: string | undefined, rows: unknown[], next: string | null) {
-  agent.get(BASE).intercept({ path: '/v2/exports/contacts', method: 'POST', body: (b) => JSON.parse(b).cursor === cursor }).reply(200, { data: { contacts: rows }, pagination: { nextCursor: next } });
+  api.agent.get(BASE).intercept({ path: '/v2/exports/contacts', method: 'POST', body: (b) => JSON.parse(b).cursor === cursor }).reply(200, { data: { contacts: rows }, pagination: { nextCursor: next } });
 }
-const run = (args: string[]) => cnvInProcess(['export', 'contacts', ...args], { env, dispatcher: agent });
-const state = async () => (await ExportStateStore.open(dir)).list()[0];
+const run = (args: string[]) => cnvInProcess(['export', 'contacts', ...args], { env: api.env, dispatcher: api.agent });
+const state = async () => (await ExportStateStore.open(api.dir)).list()[0];
 const errno = (code: string) => Object.assign(new Error(`${code}: injected, write`), { code });
 const lines = (path: string) => readFileSync(path, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l).id);
 
@@ -39,8 +30,8 @@ describe('export: local file system failures are exit 8, not a bug', () => {
   it.each(['ENOSPC', 'EDQUOT', 'EIO', 'EROFS', 'EACCES'])('%s writing the output: exit 8 naming the file; page 1 stays committed; the run is closed as failed', async (code) => {
     page(undefined, [contact('a')], 'c1');
     page('c1', [contact('bb')], null);
-    const out = join(mkdtempSync(join(dir, 'out-')), 'contacts.ndjson');
-    const probe = await open(join(dir, 'probe'), 'w');
+    const out = join(mkdtempSync(join(api.dir, 'out-')), 'contacts.ndjson');
+    const probe = await open(join(api.dir, 'probe'), 'w');
     const proto = Object.getPrototypeOf(probe) as { write: (...a: unknown[]) => Promise<unknown> };
     await probe.close();
     const real = proto.write;
@@ -61,7 +52,7 @@ describe('export: local file system failures are exit 8, not a bug', () => {
   it('ENOSPC writing the state: exit 8 naming it; the next run reads the dead run as interrupted, cuts the uncommitted tail and repeats nothing', async () => {
     page(undefined, [contact('a')], 'c1');
     page('c1', [contact('bb')], 'c2');
-    const out = join(mkdtempSync(join(dir, 'out-')), 'contacts.ndjson');
+    const out = join(mkdtempSync(join(api.dir, 'out-')), 'contacts.ndjson');
     const proto = ExportStateStore.prototype as unknown as { persist: (...a: unknown[]) => void };
     const real = proto.persist;
     let saves = 0;
@@ -70,14 +61,14 @@ describe('export: local file system failures are exit 8, not a bug', () => {
       if (++saves >= 3) throw errno('ENOSPC');
       return real.apply(this, args);
     });
-    const path = (await ExportStateStore.open(dir)).pathOf(`${KEY}:${out}`);
+    const path = (await ExportStateStore.open(api.dir)).pathOf(`${KEY}:${out}`);
     const res = await run(['--out', out]);
     expect(res.exitCode, res.stderr).toBe(8);
     expect(res.stderr).toContain(`error: disk_full: cannot write the export state ${path}: the disk is full (ENOSPC)`);
     vi.restoreAllMocks();
     expect(lines(out)).toEqual(['a', 'bb']); // page 2 written, never committed
     expect((await state())?.runs.at(-1)?.status).toBe('running');
-    const show = await cnvInProcess(['export', 'state', 'show', `${KEY}:${out}`, '--json'], { env });
+    const show = await cnvInProcess(['export', 'state', 'show', `${KEY}:${out}`, '--json'], { env: api.env });
     expect(JSON.parse(show.stdout).runs.at(-1).status).toBe('interrupted');
 
     page('c1', [contact('bb')], null);
@@ -106,7 +97,7 @@ describe('export: local file system failures are exit 8, not a bug', () => {
   });
 
   it('temporary files a killed state write or lock left are removed by the next run of that key', async () => {
-    const store = await ExportStateStore.open(dir);
+    const store = await ExportStateStore.open(api.dir);
     const leftover = `${store.pathOf(`${KEY}/stdout`)}.tmp-1732000000abcdef`;
     writeFileSync(leftover, '{"state":');
     // A lock file half made by a process that is gone (pid 999999).

@@ -1,8 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { MockAgent } from 'undici';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { InterruptedError } from '../../../src/errors.js';
 import { MAX_SEEN, MAX_STUCK_PAGES } from '../../../src/exporter/runner.js';
 import { ExportStateStore } from '../../../src/exporter/state-store.js';
@@ -12,48 +11,32 @@ import { rowsData } from '../../../src/http/envelope.js';
 import { parseJson } from '../../../src/http/exact-json.js';
 import { stringifyJson } from '../../../src/lib/exact-number.js';
 import { readPagesWhole } from '../../bench/whole-page-reader.mjs';
-import { cnvInProcess, tempConfigDir } from '../../helpers/cli.js';
+import { cnvInProcess } from '../../helpers/cli.js';
+import { answerContactsPage, exportContact, MOCK_API, useMockApi } from '../../helpers/mock-api.js';
 
 // In-process runs against undici's MockAgent: the server behaviours the emulator does not show.
-const BASE = 'https://api.test';
+const BASE = MOCK_API;
 const KEY = 'sk_live_mock@api.test/contacts';
 const STDOUT_KEY = `${KEY}/stdout`;
-let agent: MockAgent;
-let env: Record<string, string>;
-let dir: string;
+const api = useMockApi();
 
-beforeEach(() => {
-  agent = new MockAgent();
-  agent.disableNetConnect();
-  dir = tempConfigDir();
-  env = { CNV_BASE_URL: BASE, CNV_API_KEY: 'sk_live_mock_0123456789', CNV_CONFIG_DIR: dir };
-});
-afterEach(() => agent.close());
-
-const contact = (id: string, extra: Record<string, unknown> = {}) => ({ id, email: `${id}@example.com`, updatedAt: `2025-01-01T00:00:0${id.length}Z`, ...extra });
-/** Answers POST /v2/exports/contacts sent with `cursor` (undefined: the first call). */
-function page(cursor: string | undefined, rows: unknown[], next: string | null, times = 1) {
-  agent
-    .get(BASE)
-    .intercept({ path: '/v2/exports/contacts', method: 'POST', body: (b) => JSON.parse(b).cursor === cursor })
-    .reply(200, { data: { contacts: rows }, pagination: { nextCursor: next } })
-    .times(times);
-}
-const run = (args: string[], opts: { signal?: AbortSignal } = {}) => cnvInProcess(['export', 'contacts', ...args], { env, dispatcher: agent, ...opts });
+const contact = exportContact;
+const page = (cursor: string | undefined, rows: unknown[], next: string | null, times = 1) => answerContactsPage(api.agent, cursor, rows, next, times);
+const run = (args: string[], opts: { signal?: AbortSignal } = {}) => cnvInProcess(['export', 'contacts', ...args], { env: api.env, dispatcher: api.agent, ...opts });
 /** The state of `key`, or the one state of the test (file exports' default keys name the file). */
 const state = async (key?: string) => {
-  const store = await ExportStateStore.open(dir);
+  const store = await ExportStateStore.open(api.dir);
   if (key) return store.read(key);
   const all = store.list();
   expect(all).toHaveLength(1);
   return all[0];
 };
 const fileKey = (out: string) => `${KEY}:${out}`;
-const outFile = () => join(mkdtempSync(join(dir, 'out-')), 'contacts.ndjson');
+const outFile = () => join(mkdtempSync(join(api.dir, 'out-')), 'contacts.ndjson');
 /** A run's summary document: --json's on stdout when the rows go to --out, else --summary-json's file (stdout holds the rows). */
 const summaryOf = async (args: string[]) => {
   if (args.includes('--out')) return JSON.parse((await run([...args, '--json'])).stdout);
-  const file = join(mkdtempSync(join(dir, 'summary-')), 'summary.json');
+  const file = join(mkdtempSync(join(api.dir, 'summary-')), 'summary.json');
   await run([...args, '--summary-json', file]);
   return JSON.parse(readFileSync(file, 'utf8'));
 };
@@ -97,7 +80,7 @@ describe('export runner (in-process, MockAgent)', () => {
 
   it('transient failures exhausted: exit 7 with everything before committed; the next run continues', async () => {
     page(undefined, [contact('a'), contact('bb')], 'c1');
-    agent.get(BASE).intercept({ path: '/v2/exports/contacts', method: 'POST' }).reply(503, { error: { code: 'unavailable', message: 'down' } }).times(4);
+    api.agent.get(BASE).intercept({ path: '/v2/exports/contacts', method: 'POST' }).reply(503, { error: { code: 'unavailable', message: 'down' } }).times(4);
     const out = outFile();
     const res = await run(['--out', out]);
     expect(res.exitCode).toBe(7);
@@ -115,9 +98,9 @@ describe('export runner (in-process, MockAgent)', () => {
     page('c1', [], null);
     const out = outFile();
     expect((await run(['--out', out])).exitCode).toBe(0);
-    const store = await ExportStateStore.open(dir);
+    const store = await ExportStateStore.open(api.dir);
     const before = readFileSync(store.pathOf(fileKey(out)), 'utf8');
-    agent.get(BASE).intercept({ path: '/v2/exports/contacts', method: 'POST' }).reply(400, { error: { code: 'invalid_cursor', message: 'Cursor is invalid or malformed' } });
+    api.agent.get(BASE).intercept({ path: '/v2/exports/contacts', method: 'POST' }).reply(400, { error: { code: 'invalid_cursor', message: 'Cursor is invalid or malformed' } });
     const res = await run(['--out', out]);
     expect(res.exitCode).toBe(3);
     expect(res.stderr).toMatch(/invalid_cursor: the server rejected the saved cursor of export state "sk_live_mock@api.test\/contacts:\/.*contacts.ndjson".*unchanged/);
@@ -127,12 +110,12 @@ describe('export runner (in-process, MockAgent)', () => {
 
   it('--max-pages and --max-rows bound a run; the state keeps the place', async () => {
     page(undefined, [contact('a'), contact('bb')], 'c1');
-    const file = join(mkdtempSync(join(dir, 'summary-')), 'summary.json');
+    const file = join(mkdtempSync(join(api.dir, 'summary-')), 'summary.json');
     const res = await run(['--max-pages', '1', '--summary-json', file]);
     expect(res.exitCode).toBe(0);
     expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ status: 'stopped', rows: 2, pages: 1, moreRemains: true, stateKey: `${KEY}/stdout` });
     // --max-rows asks the server for no more than what is left.
-    agent.get(BASE).intercept({ path: '/v2/exports/contacts', method: 'POST', body: (b) => JSON.parse(b).cursor === 'c1' && JSON.parse(b).limit === 1 })
+    api.agent.get(BASE).intercept({ path: '/v2/exports/contacts', method: 'POST', body: (b) => JSON.parse(b).cursor === 'c1' && JSON.parse(b).limit === 1 })
       .reply(200, { data: { contacts: [contact('ccc')] }, pagination: { nextCursor: 'c2' } });
     const rows = await run(['--max-rows', '1', '--no-progress'], {});
     expect(rows.exitCode, rows.stderr).toBe(0);
@@ -151,7 +134,7 @@ describe('export runner (in-process, MockAgent)', () => {
 
   it('SIGINT abandons the page in flight and keeps what is committed (exit 130)', async () => {
     page(undefined, [contact('a')], 'c1');
-    agent.get(BASE).intercept({ path: '/v2/exports/contacts', method: 'POST', body: (b) => JSON.parse(b).cursor === 'c1' })
+    api.agent.get(BASE).intercept({ path: '/v2/exports/contacts', method: 'POST', body: (b) => JSON.parse(b).cursor === 'c1' })
       .reply(200, { data: { contacts: [contact('late')] }, pagination: { nextCursor: null } }).delay(3000);
     const controller = new AbortController();
     setTimeout(() => controller.abort(new InterruptedError('SIGINT')), 400);
@@ -173,19 +156,19 @@ describe('export runner (in-process, MockAgent)', () => {
     let s = await state(STDOUT_KEY);
     expect(s?.current).toMatchObject({ cursor: null, rows: 0 });
     expect(s?.pending).toMatchObject({ cursor: 'c1', rows: 2 });
-    const commit = await cnvInProcess(['export', 'state', 'commit', STDOUT_KEY, '--run', 'r1', '--json'], { env });
+    const commit = await cnvInProcess(['export', 'state', 'commit', STDOUT_KEY, '--run', 'r1', '--json'], { env: api.env });
     expect(commit.exitCode, commit.stderr).toBe(0);
     expect(JSON.parse(commit.stdout)).toMatchObject({ committed: true, rows: 2, added: 2 });
     s = await state(STDOUT_KEY);
     expect(s?.pending).toBeUndefined();
     expect(s?.current).toMatchObject({ cursor: 'c1', rows: 2 });
     expect(s?.runs.at(-1)?.status).toBe('committed');
-    const twice = await cnvInProcess(['export', 'state', 'commit', STDOUT_KEY, '--run', 'r1'], { env });
+    const twice = await cnvInProcess(['export', 'state', 'commit', STDOUT_KEY, '--run', 'r1'], { env: api.env });
     expect(twice.exitCode).toBe(0);
     expect(twice.stderr).toMatch(/run r1 is committed already/);
-    const unnamed = await cnvInProcess(['export', 'state', 'commit', STDOUT_KEY], { env });
+    const unnamed = await cnvInProcess(['export', 'state', 'commit', STDOUT_KEY], { env: api.env });
     expect([unnamed.exitCode, unnamed.stderr]).toEqual([2, expect.stringMatching(/--run is required/)]);
-    const unknown = await cnvInProcess(['export', 'state', 'commit', STDOUT_KEY, '--run', 'nope'], { env });
+    const unknown = await cnvInProcess(['export', 'state', 'commit', STDOUT_KEY, '--run', 'nope'], { env: api.env });
     expect([unknown.exitCode, unknown.stderr]).toEqual([5, expect.stringMatching(/run_not_found/)]);
   });
 
@@ -201,7 +184,7 @@ describe('export runner (in-process, MockAgent)', () => {
       [['export', 'email-events', '--type', 'EMAIL_FORWARD'], /--type: expected all, or one or a comma list of EMAIL_SEND.*got "EMAIL_FORWARD"/],
     ];
     for (const [args, message] of cases) {
-      const res = await cnvInProcess(args, { env, dispatcher: agent });
+      const res = await cnvInProcess(args, { env: api.env, dispatcher: api.agent });
       expect(res.exitCode, args.join(' ')).toBe(2);
       expect(res.stderr, args.join(' ')).toMatch(message);
     }
@@ -212,7 +195,7 @@ describe('export runner: page size', () => {
   it("asks for the API's largest page by default (5,000 contacts and email events, 1,000 custom events); --limit overrides, clamped", async () => {
     const limits: Array<[string, unknown]> = [];
     for (const [path, member] of [['/v2/exports/contacts', 'contacts'], ['/v2/exports/email-events', 'events'], ['/v2/exports/custom-events', 'events']]) {
-      agent
+      api.agent
         .get(BASE)
         .intercept({ path, method: 'POST', body: (b) => (limits.push([path.slice('/v2/exports/'.length), JSON.parse(b).limit]), true) })
         .reply(200, { data: { [member]: [] }, pagination: { nextCursor: null } })
@@ -229,7 +212,7 @@ describe('export runner: page size', () => {
     ];
     for (const [args, asked] of cases) {
       limits.length = 0;
-      const res = await cnvInProcess(['export', ...args, '--no-state', '-o', 'ndjson'], { env, dispatcher: agent });
+      const res = await cnvInProcess(['export', ...args, '--no-state', '-o', 'ndjson'], { env: api.env, dispatcher: api.agent });
       expect(res.exitCode, res.stderr).toBe(0);
       expect(limits, args.join(' ')).toEqual([asked]);
     }
@@ -242,16 +225,16 @@ describe('export runner: NDJSON rows are the bytes the API sent', () => {
       '{"id":"a","updatedAt":"t","big":12345678901234567890,"b":1,"2":"two","x":1.50}',
       '{"id":"b","updatedAt":"t","name":"caf\\u00e9 \\/ \\"q\\"","n":1e2,"z":-0}',
     ];
-    agent
+    api.agent
       .get(BASE)
       .intercept({ path: '/v2/exports/contacts', method: 'POST' })
       .reply(200, `{"data":{"contacts":[${rows.join(',')}]},"pagination":{"nextCursor":null}}`)
       .persist();
-    const asSent = await cnvInProcess(['export', 'contacts', '--no-state', '-o', 'ndjson'], { env, dispatcher: agent });
+    const asSent = await cnvInProcess(['export', 'contacts', '--no-state', '-o', 'ndjson'], { env: api.env, dispatcher: api.agent });
     expect(asSent.exitCode, asSent.stderr).toBe(0);
     expect(asSent.stdout).toBe(rows.map((r) => r + '\n').join(''));
     const restore = readPagesWhole({ HttpClient, requestOf, rowsData, stringifyJson });
-    const whole = await cnvInProcess(['export', 'contacts', '--no-state', '-o', 'ndjson'], { env, dispatcher: agent }).finally(restore);
+    const whole = await cnvInProcess(['export', 'contacts', '--no-state', '-o', 'ndjson'], { env: api.env, dispatcher: api.agent }).finally(restore);
     expect(whole.exitCode, whole.stderr).toBe(0);
     // Read whole, a page keeps its numbers' digits (the HTTP core reads every answer so) but
     // not the API's spelling: escapes, member order, 1.50 and 1e2.
@@ -357,7 +340,7 @@ describe('export runner: a server that breaks the pagination contract cannot dup
     let served = 0;
     const rows = (n: number) => Array.from({ length: n }, () => contact(`r${served++}`));
     page(undefined, [contact('a')], 'c1');
-    agent.get(BASE).intercept({ path: '/v2/exports/contacts', method: 'POST', body: (b) => JSON.parse(b).cursor === 'c1' })
+    api.agent.get(BASE).intercept({ path: '/v2/exports/contacts', method: 'POST', body: (b) => JSON.parse(b).cursor === 'c1' })
       .reply(200, () => ({ data: { contacts: rows(5000) }, pagination: { nextCursor: 'c1' } })).persist();
     const out = outFile();
     const res = await run(['--out', out, '--limit', '5000']);
@@ -374,10 +357,10 @@ describe('export runner: a server that breaks the pagination contract cannot dup
 describe('--excel-safe (CSV)', () => {
   const risky = { id: '=1+2', email: '+x@example.com', sfdcLeadId: '-3', sfdcContactId: '@SUM(A1)', sfdcAccountId: '\tx', subscriptionStatus: '\rx', createdAt: 'a=b', updatedAt: '2025-01-01T00:00:00Z' };
   it('prefixes a quote to values a spreadsheet would run; exact by default; NDJSON refuses the flag', async () => {
-    agent.get(BASE).intercept({ path: (p) => p.startsWith('/v2/fields'), method: 'GET' }).reply(200, { data: { fields: [] }, pagination: { nextCursor: null } }).persist();
+    api.agent.get(BASE).intercept({ path: (p) => p.startsWith('/v2/fields'), method: 'GET' }).reply(200, { data: { fields: [] }, pagination: { nextCursor: null } }).persist();
     page(undefined, [risky], null, 2);
     const csv = async (args: string[]) => {
-      const res = await cnvInProcess(['export', 'contacts', '--no-state', '-o', 'csv', ...args], { env, dispatcher: agent });
+      const res = await cnvInProcess(['export', 'contacts', '--no-state', '-o', 'csv', ...args], { env: api.env, dispatcher: api.agent });
       expect(res.exitCode, res.stderr).toBe(0);
       const [header, row] = parse(res.stdout) as string[][];
       return Object.fromEntries(header.map((h, i) => [h, row[i]]));
@@ -386,7 +369,7 @@ describe('--excel-safe (CSV)', () => {
       id: "'=1+2", email: "'+x@example.com", sfdcLeadId: "'-3", sfdcContactId: "'@SUM(A1)", sfdcAccountId: "'\tx", subscriptionStatus: "'\rx", createdAt: 'a=b', updatedAt: '2025-01-01T00:00:00Z',
     });
     expect(await csv([])).toMatchObject(risky);
-    const ndjson = await cnvInProcess(['export', 'contacts', '--no-state', '-o', 'ndjson', '--excel-safe'], { env, dispatcher: agent });
+    const ndjson = await cnvInProcess(['export', 'contacts', '--no-state', '-o', 'ndjson', '--excel-safe'], { env: api.env, dispatcher: api.agent });
     expect([ndjson.exitCode, ndjson.stderr]).toEqual([2, expect.stringMatching(/--excel-safe applies to CSV output only/)]);
   });
 });

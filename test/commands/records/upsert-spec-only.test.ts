@@ -1,45 +1,22 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { MockAgent } from 'undici';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { cnvInProcess, tempConfigDir } from '../../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
+import { cnvInProcess } from '../../helpers/cli.js';
+import { customObjectField, MOCK_API, useFieldPages, useMockApi } from '../../helpers/mock-api.js';
 
 // A server that is only the spec (undici's MockAgent): the CLI must send only the parameters
 // the spec names and cope with what the spec leaves open.
-const BASE = 'https://api.test';
+const BASE = MOCK_API;
 const CO = 'c0000000-0000-4000-8000-000000000001';
 const OTHER_CO = 'c0000000-0000-4000-8000-000000000002';
-let agent: MockAgent;
-let env: Record<string, string>;
-let dir: string;
-let paths: string[];
+const api = useMockApi();
+const fields = useFieldPages(api);
 
-beforeEach(() => {
-  agent = new MockAgent();
-  agent.disableNetConnect();
-  dir = tempConfigDir();
-  env = { CNV_BASE_URL: BASE, CNV_API_KEY: 'sk_live_mock_0123456789', CNV_CONFIG_DIR: dir };
-  paths = [];
-});
-afterEach(() => agent.close());
-
-const run = (args: string[]) => cnvInProcess(args, { env, dispatcher: agent });
-const field = (key: string, dataType: string, customObjectId?: string) => ({ key, label: key, objectType: 'CUSTOM_OBJECT', dataType, ...(customObjectId ? { customObjectId } : {}) });
-/** Answers GET /v2/fields (any query) with these pages in turn, recording each path asked. */
-function fieldPages(pages: unknown[][]) {
-  pages.forEach((fields, i) => {
-    agent
-      .get(BASE)
-      .intercept({ path: (p) => p.startsWith('/v2/fields?'), method: 'GET' })
-      .reply((req) => {
-        paths.push(req.path);
-        return { statusCode: 200, data: { data: { fields }, pagination: { nextCursor: i < pages.length - 1 ? `page-${i + 1}` : null } } };
-      });
-  });
-}
+const run = (args: string[]) => cnvInProcess(args, { env: api.env, dispatcher: api.agent });
+const field = customObjectField;
 /** Answers the record batch, keeping each body sent. */
 function batchReply(bodies: unknown[]) {
-  agent
+  api.agent
     .get(BASE)
     .intercept({ path: `/v2/custom-objects/${CO}/records/batch`, method: 'POST' })
     .reply((req) => {
@@ -50,29 +27,29 @@ function batchReply(bodies: unknown[]) {
     .persist();
 }
 const csv = (text: string) => {
-  const path = join(dir, 'records.csv');
+  const path = join(api.dir, 'records.csv');
   writeFileSync(path, text);
   return path;
 };
 
 describe('records upsert against a server that is only the spec', () => {
   it('lists definitions with objectType, limit and cursor only, keeps this custom object\'s client-side, and coerces with them', async () => {
-    fieldPages([[field('seats', 'NUMBER', CO), field('otherSeats', 'NUMBER', OTHER_CO)], [field('autoRenew', 'BOOLEAN', CO)]]);
+    fields.answer([[field('seats', 'NUMBER', CO), field('otherSeats', 'NUMBER', OTHER_CO)], [field('autoRenew', 'BOOLEAN', CO)]]);
     const bodies: any[] = [];
     batchReply(bodies);
     const res = await run(['records', 'upsert', CO, '--file', csv('clientDedupKey,seats,autoRenew,otherSeats\nr-1,3,yes,4\nr-2,5,no,\n')]);
-    for (const p of paths) {
+    for (const p of fields.paths) {
       const query = new URL(p, BASE).searchParams;
       expect([...query.keys()].every((k) => ['objectType', 'limit', 'cursor'].includes(k)), p).toBe(true);
       expect(query.get('objectType')).toBe('CUSTOM_OBJECT');
     }
-    expect(paths).toHaveLength(2);
-    expect(new URL(paths[1], BASE).searchParams.get('cursor')).toBe('page-1');
+    expect(fields.paths).toHaveLength(2);
+    expect(new URL(fields.paths[1], BASE).searchParams.get('cursor')).toBe('page-1');
     // otherSeats belongs to another custom object: the file is refused before any record is sent.
     expect(res.exitCode).toBe(2);
     expect(res.stderr).toContain('a column that names nothing POST /v2/custom-objects/c0000000-0000-4000-8000-000000000001/records/batch takes: "otherSeats" (no key or field is near it)');
     expect(bodies).toEqual([]);
-    fieldPages([[field('seats', 'NUMBER', CO), field('otherSeats', 'NUMBER', OTHER_CO)], [field('autoRenew', 'BOOLEAN', CO)]]);
+    fields.answer([[field('seats', 'NUMBER', CO), field('otherSeats', 'NUMBER', OTHER_CO)], [field('autoRenew', 'BOOLEAN', CO)]]);
     const left = await run(['records', 'upsert', CO, '--file', csv('clientDedupKey,seats,autoRenew,otherSeats\nr-1,3,yes,4\nr-2,5,no,\n'), '--ignore-column', 'otherSeats']);
     expect(left.exitCode, left.stderr).toBe(0);
     expect(bodies.flatMap((b) => b.records)).toEqual([{ clientDedupKey: 'r-1', fields: { seats: 3, autoRenew: true } }, { clientDedupKey: 'r-2', fields: { seats: 5, autoRenew: false } }]);
@@ -83,7 +60,7 @@ describe('records upsert against a server that is only the spec', () => {
     ['a 403', 403, { error: { code: 'forbidden', message: 'no' } }, /could not read the field definitions \(forbidden: no\)/],
     ['an off-contract 200', 200, { data: { items: [] } }, /could not read the field definitions \(invalid_response/],
   ])('when the definitions cannot be read (%s), warns and sends the values uncoerced, as --no-coerce', async (_name, status, body, warning) => {
-    agent.get(BASE).intercept({ path: (p) => p.startsWith('/v2/fields?'), method: 'GET' }).reply(status, body);
+    api.agent.get(BASE).intercept({ path: (p) => p.startsWith('/v2/fields?'), method: 'GET' }).reply(status, body);
     const bodies: any[] = [];
     batchReply(bodies);
     const res = await run(['records', 'upsert', CO, '--file', csv('clientDedupKey,seats\nr-1,3\n')]);
@@ -94,7 +71,7 @@ describe('records upsert against a server that is only the spec', () => {
   });
 
   it('--check still needs the definitions: a failed read is an error, not a warning', async () => {
-    agent.get(BASE).intercept({ path: (p) => p.startsWith('/v2/fields?'), method: 'GET' }).reply(403, { error: { code: 'forbidden', message: 'no' } });
+    api.agent.get(BASE).intercept({ path: (p) => p.startsWith('/v2/fields?'), method: 'GET' }).reply(403, { error: { code: 'forbidden', message: 'no' } });
     const res = await run(['records', 'upsert', CO, '--file', csv('clientDedupKey,seats\nr-1,3\n'), '--check']);
     expect(res.exitCode).toBe(4);
     expect(res.stderr).toMatch(/forbidden/);

@@ -1,14 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { cnvInProcess } from '../../helpers/cli.js';
-import { emulatorFixture } from '../../helpers/emulator.js';
-
-let fx: Awaited<ReturnType<typeof emulatorFixture>>;
-beforeAll(async () => {
-  fx = await emulatorFixture();
-});
-afterAll(() => fx.close());
-
 
 describe('help and version', () => {
   it('cnv version prints the version; --json adds node and platform', async () => {

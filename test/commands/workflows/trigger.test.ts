@@ -1,8 +1,8 @@
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { run } from '../../../src/commands/workflows/trigger.js';
 import { FIXTURE_CONTACTS as FX, FIXTURE_WORKFLOWS as WF } from '../../../src/emulator/seed/fixtures.js';
 import { cnvInProcess } from '../../helpers/cli.js';
-import { useEmulator } from '../../helpers/emulator.js';
+import { reseedBeforeEach, useEmulator } from '../../helpers/emulator.js';
 import { apiError, ok } from '../../helpers/fake-api.js';
 import { useFakeContext } from '../../helpers/fake-context.js';
 
@@ -53,17 +53,11 @@ describe('workflows trigger: run', () => {
 });
 
 const fx = useEmulator();
-// A reset re-seeds the emulator (a few hundred ms): only the groups whose tests write take one.
-const resetEmulator = async () => {
-  await fx.clearFaults();
-  await fx.admin('POST', '/_emulator/reset');
-};
-
 const json = (s: string) => JSON.parse(s);
 const triggers = async (id: string) => (await fx.admin('GET', `/_emulator/state/workflows/${id}`)).triggers as Array<{ contactId: string; data: unknown }>;
 
 describe('cnv workflows trigger (in-process)', () => {
-  beforeEach(resetEmulator);
+  reseedBeforeEach(fx);
 
   it('triggers once for the contact, with the trigger data', async () => {
     const res = await cnvInProcess(['workflows', 'trigger', WF.welcome.id, '--user-id', 'user-grace', '--data', '{"plan":"pro"}'], { env: fx.env });

@@ -1,19 +1,12 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { cnvInProcess, tempConfigDir } from '../../../helpers/cli.js';
-import { emulatorFixture } from '../../../helpers/emulator.js';
+import { useEmulator } from '../../../helpers/emulator.js';
 import { exportState, statePath } from '../../../helpers/exports.js';
 
-let fx: Awaited<ReturnType<typeof emulatorFixture>>;
-let dir: string;
-beforeAll(async () => {
-  fx = await emulatorFixture();
-  dir = mkdtempSync(join(tmpdir(), 'cnv-ux-'));
-});
-afterAll(() => fx.close());
-
+const fx = useEmulator();
+const dir = tempConfigDir();
 
 describe('identifiers, state reset, profiles', () => {
   it('export state reset: an unknown key is exit 5; off a terminal it deletes without asking', async () => {
