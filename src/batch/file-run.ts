@@ -26,8 +26,11 @@ export type Prepared<P> =
   | { identifier: string; payload: P; invalid?: undefined; done?: undefined; note?: string }
   | { identifier: string; invalid: { error: string; message: string }; done?: undefined };
 
-/** A row whose outcome is known without sending it (a sync's `unchanged`), or a Prepared row. */
-export type Decided<P> = Prepared<P> | { identifier: string; invalid?: undefined; done: ItemOutcome };
+/**
+ * A row whose outcome is known without sending it (a sync's `unchanged`; `payload`: what it
+ * would have sent, so that a report's earlier result for the same body still wins), or a Prepared row.
+ */
+export type Decided<P> = Prepared<P> | { identifier: string; invalid?: undefined; done: ItemOutcome; payload?: P };
 
 /** One request as a --dry-run shows it (one NDJSON line each). */
 interface RequestPreview {
@@ -249,14 +252,14 @@ function prepareRow<P>(row: InputRow, spec: FileBatchSpec<P>, columns: FileColum
   }
   const { identifier } = prepared;
   if (prepared.invalid) return { line, row: place, identifier, outcome: { status: 'invalid', ...prepared.invalid } };
-  if (prepared.done) return { line, row: place, identifier, outcome: prepared.done };
-  const hash = hashing ? payloadHash(prepared.payload) : undefined;
+  const hash = hashing && prepared.payload !== undefined ? payloadHash(prepared.payload) : undefined;
   // Done earlier only when this same row (its place) sent exactly this (its hash): an edited row goes again.
-  const earlier = place === undefined ? undefined : done?.get(place);
+  const earlier = place === undefined || hash === undefined ? undefined : done?.get(place);
   if (earlier && earlier.hash === hash && earlier.identifier === identifier) {
     counts.earlier++;
     return { line, row: place, identifier, hash, outcome: earlier.outcome };
   }
+  if (prepared.done) return { line, row: place, identifier, hash, outcome: prepared.done };
   return { line, row: place, identifier, hash, payload: prepared.payload, note: prepared.note };
 }
 

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import type { UpsertContactBody } from '../endpoints/contacts.js';
 import { ENDPOINTS } from '../endpoints/endpoints.js';
 import { requestOf } from '../http/endpoint.js';
@@ -10,24 +9,21 @@ import { perRowSender } from '../batch/per-row.js';
 import { cellMismatch, shapeRow, type RowCells } from '../batch/row-body.js';
 import { BlankCells, numberColumn, scanNumberCells } from '../batch/field-cells.js';
 import { NumberConvention } from '../input/number-convention.js';
-import { blank, checkRow, identifierColumns } from '../batch/row-check.js';
-import { emailSchema, uuidSchema } from '../endpoints/identifiers.js';
+import { blank, identifierColumns } from '../batch/row-check.js';
+import { checkUpsertRow } from './contact-upsert-row.js';
 import type { Context } from '../context.js';
 import { resolveFieldFlags, type FlagFields } from './contact-field-flags.js';
 import { readFieldDefinitions } from '../records/field-cache.js';
 import { UPSERT_FILE_DEFAULTS, type FileRowOptions } from './contact-upsert-flags.js';
 import { quoteInput, type InputRow } from '../input/input-rows.js';
-import { spellingsOf } from '../input/column-names.js';
 import type { CommandResult } from '../output/render.js';
 import { EXTRA_COLUMN, FIXED_COLUMNS } from '../exporter/csv-layout.js';
 import { batchDepsOf, fieldCacheDepsOf } from './deps.js';
 
 // `contacts upsert --file`: one request per row (the API has no batch upsert of contacts).
 
-const SETTABLE = ['SUBSCRIBED', 'UNSUBSCRIBED', 'NO_STATUS'] as const;
 // The spec's examples of statuses the system sets: what an export holds, and the API refuses.
 const SYSTEM_MANAGED = new Set(['BOUNCED', 'COMPLAINED']);
-const CODES: Record<string, string> = { email: 'invalid_email', subscriptionStatus: 'invalid_subscription_status', fields: 'invalid_field', companyFields: 'invalid_field' };
 const READ_ONLY = 'read-only: a column of cnv\'s contact export';
 
 /** How a contacts file names its columns: body keys, CONTACT fields and COMPANY fields by key or label, and the export's own columns. */
@@ -41,22 +37,6 @@ export const UPSERT_COLUMNS: ColumnRules = {
   notSent: Object.fromEntries(['createdAt', 'updatedAt', 'sfdcLeadId', 'sfdcContactId', 'sfdcAccountId', EXTRA_COLUMN].map((c) => [c, READ_ONLY])),
   exportColumns: [...FIXED_COLUMNS.contacts, EXTRA_COLUMN],
 };
-
-const fieldMap = z.record(z.string(), z.unknown(), { message: 'expected an object of field key to value' });
-
-const rowSchema = z
-  .looseObject({
-    email: z.preprocess(blank, emailSchema.optional()),
-    cnvContactId: z.preprocess(blank, uuidSchema.optional()),
-    subscriptionStatus: z.preprocess(
-      (v) => (typeof blank(v) === 'string' ? String(blank(v)).toUpperCase() : blank(v)),
-      z.enum(SETTABLE, { message: `expected one of ${SETTABLE.join(', ')}` }).optional(),
-    ),
-    fields: fieldMap.optional(),
-    companyFields: fieldMap.optional(),
-    updateOnly: z.boolean({ message: 'expected true or false' }).optional(),
-  })
-  .refine((b) => b.email !== undefined || b.cnvContactId !== undefined, { message: `no identifier: give ${spellingsOf(['email', 'cnvContactId'])}, in any case` });
 
 /** Flags that stand for every row in file mode (a row's own values win). */
 function defaultsFrom(opts: FileRowOptions, flagFields: FlagFields): Record<string, unknown> {
@@ -85,7 +65,7 @@ export function prepareUpsertRow(row: InputRow, defaults: Record<string, unknown
     delete body.subscriptionStatus;
     note = [idNote, `subscriptionStatus ${quoteInput(status)} is set by the system, not through the API: not sent`].filter(Boolean).join('; ');
   }
-  const checked = checkRow(rowSchema, body, identifier, CODES) as Prepared<UpsertContactBody>;
+  const checked = checkUpsertRow(body, identifier);
   return note !== undefined && !checked.invalid ? { ...checked, note } : checked;
 }
 

@@ -20,6 +20,11 @@ const NAME: Record<Convention, string> = { point: 'a decimal point', comma: 'a d
 /** What a text is as a number under each convention (undefined: not a number that way). */
 function readingsOf(text: string): Record<Convention, Num | undefined> {
   const t = text.trim();
+  // No separator: one reading both ways (most cells; read once, as each costs a parse).
+  if (!t.includes(',') && !t.includes('.')) {
+    const value = exactNumber(t);
+    return { point: value, comma: value };
+  }
   const point = POINT_GROUPED.test(t) ? exactNumber(t.replace(/,/g, '')) : t.includes(',') ? undefined : exactNumber(t);
   const comma = COMMA_FORM.test(t) ? exactNumber(t.replace(/\./g, '').replace(',', '.')) : /[.,]/.test(t) ? undefined : exactNumber(t);
   return { point, comma };
@@ -118,17 +123,17 @@ export class NumberConvention {
   /** A NUMBER cell's text as a number, by the convention in force (or the evidence it gives). */
   read(text: string): Read {
     const r = readingsOf(text);
-    const quoted = JSON.stringify(text);
-    if (r.point === undefined && r.comma === undefined) return { ok: false, reason: `${quoted} is not a number` };
+    const quoted = () => JSON.stringify(text);
+    if (r.point === undefined && r.comma === undefined) return { ok: false, reason: `${quoted()} is not a number` };
     if (this.decided) {
       const value = r[this.decided.convention];
       if (value !== undefined) return { ok: true, value };
       const other: Convention = this.decided.convention === 'point' ? 'comma' : 'point';
       const there = r[other] === undefined ? '' : `; with ${NAME[other]} it is ${shown(r[other]!)}`;
-      return { ok: false, reason: `${quoted} is not a number written with ${NAME[this.decided.convention]} (${this.decided.by})${there}` };
+      return { ok: false, reason: `${quoted()} is not a number written with ${NAME[this.decided.convention]} (${this.decided.by})${there}` };
     }
     if (r.point !== undefined && r.comma !== undefined) {
-      if (shown(r.point) === shown(r.comma)) return { ok: true, value: r.point };
+      if (r.point === r.comma || shown(r.point) === shown(r.comma)) return { ok: true, value: r.point };
       return this.twoReadings(text, r);
     }
     const convention: Convention = r.point !== undefined ? 'point' : 'comma';

@@ -64,7 +64,7 @@ export function syncFileSpec<B extends Record<string, unknown>>(deps: SnapshotDe
       const decision = decider!.decide(prepared.payload);
       counts.see(decision);
       opts.plan?.add(row.line, prepared.identifier, decision);
-      if (decision.action === 'unchanged') return { identifier: prepared.identifier, done: { status: 'unchanged', id: decision.cnvContactId } };
+      if (decision.action === 'unchanged') return { identifier: prepared.identifier, done: { status: 'unchanged', id: decision.cnvContactId }, payload: prepared.payload };
       // As the upsert keys them (the contact's id and email, as a row naming it so would be keyed).
       reaching.set(prepared.payload, (decision.reaches ?? []).flatMap((c) => keysOf({ cnvContactId: c.id, email: c.email?.trim() ?? undefined })));
       const why = decision.unsure && `sent because cnv cannot be sure it changes nothing: ${decision.unsure.detail}`;

@@ -83,6 +83,35 @@ describe('a FIFO in place of a file cnv keeps (binary)', () => {
     expect(res.exitCode, res.stderr).toBe(0);
   });
 
+  it('a code cache file: passed over (the bundle compiles), the command runs, and a new cache is renamed over the FIFO (never written into it)', async () => {
+    const cacheDir = join(tempConfigDir(), 'compile-cache');
+    const env = { CNV_COMPILE_CACHE: cacheDir };
+    // (--version is answered before the bundle loads: a command's help loads it.)
+    expect((await cnv(['fields', '--help'], { env, timeoutMs: 15_000 })).exitCode).toBe(0);
+    const files = readdirSync(cacheDir).filter((name) => name.endsWith('.v8'));
+    expect(files.length).toBeGreaterThan(0);
+    for (const name of files) fifoAt(join(cacheDir, name));
+    const res = await cnv(['fields', '--help'], { env, timeoutMs: 15_000 });
+    expect(res.exitCode, res.stderr).toBe(0);
+    expect(res.stdout).toContain('cnv fields <command>');
+    expect(statSync(join(cacheDir, files[0])).isFile()).toBe(true);
+  });
+
+  it("another process's rate lease: passed over (not counted), the run goes on", async () => {
+    const configDir = tempConfigDir();
+    // A run of more than one request joins the account's rate share, which makes its folder.
+    const list = ['export', 'contacts', '--no-state', '--limit', '500', '--no-progress'];
+    expect((await run(configDir, list)).exitCode).toBe(0);
+    const rateDir = join(configDir, 'rate');
+    const accounts = readdirSync(rateDir);
+    expect(accounts.length).toBe(1);
+    // Named as a live lease of this very process would be.
+    fifoAt(join(rateDir, accounts[0], `${process.pid}-deadbeef.lease`));
+    const res = await run(configDir, list);
+    expect(res.exitCode, res.stderr).toBe(0);
+    expect(res.stderr).not.toContain('other cnv process');
+  });
+
   it('a state file in a shell TAB: the keys of the others are offered', async () => {
     const { configDir, state } = await savedExport(join(dir, 'tab.ndjson'));
     fifoAt(state.replace(/k\.([^.]+)\.json$/, 'other.$1.json'));

@@ -92,17 +92,26 @@ describe('a proxy that misbehaves: every attempt bounded by --timeout, counted, 
     });
   });
 
-  it('a proxy that never answers: the first SIGTERM ends the run, exit 143 (before: honoured only after ~300 s)', async () => {
+  it.each([['SIGTERM', 143], ['SIGINT', 130]] as const)('a proxy that never answers: the first %s ends the run, exit %i (before: honoured only after ~300 s)', async (signal, code) => {
     await using('silent', async (proxy) => {
       const child = execa('node', [BIN, ...get, '--timeout', '600000'], {
         env: cleanEnv({ ...fx.env, HTTP_PROXY: proxy.url, NO_PROXY: '' }), extendEnv: false, reject: false, stdin: 'ignore', timeout: 20_000,
       });
       await proxy.connected();
-      child.kill('SIGTERM');
+      child.kill(signal);
       const res = await child;
       expect(res.timedOut).toBe(false);
-      expect(String(res.stderr)).toContain('error: interrupted: interrupted by SIGTERM');
-      expect(res.exitCode).toBe(143);
+      expect(String(res.stderr)).toContain(`error: interrupted: interrupted by ${signal}`);
+      expect(res.exitCode).toBe(code);
+    });
+  });
+
+  it('CONNECT answered 200 with a body, with CNV_RUNTIME_TUNING=off: the same one CONNECT per attempt and exit 7', async () => {
+    await using('body-then-close', async (proxy) => {
+      const res = await cnv([...get, '--max-retries', '1', '--timeout', '3000'], { env: { ...fx.env, HTTP_PROXY: proxy.url, NO_PROXY: '', CNV_RUNTIME_TUNING: 'off' }, timeoutMs: 30_000 });
+      expect(res.stderr).toContain('error: proxy_error: GET /v2/contacts failed: the proxy');
+      expect(res.exitCode).toBe(7);
+      expect(proxy.connects()).toBe(2);
     });
   });
 

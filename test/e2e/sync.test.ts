@@ -166,6 +166,40 @@ describe('contacts sync (binary)', () => {
     expect(inSync.exitCode).toBe(0);
   });
 
+  it('--report and --resume-from-report as upsert --file: after a kill -9 the resumed run skips the rows done, and the report has one result per row, unchanged included', async () => {
+    const env = envWith();
+    const rows = people('resume', 80, (i) => `Resumed ${i}`);
+    // Ten rows already as the file says: they are reported unchanged, never sent.
+    await cnv(['contacts', 'sync', '--file', write('resume-first.csv', csv(rows.slice(0, 10)))], { env });
+    const file = write('resume.csv', csv(rows));
+    const report = reportPath('resume-report.csv');
+    await fx.faults({ latencyMs: 10 });
+    await fx.resetStats();
+    const child = execa('node', [BIN, 'contacts', 'sync', '--file', file, '--report', report, '--concurrency', '2'], { env: cleanEnv(env), extendEnv: false, reject: false, stdin: 'ignore' });
+    while ((await count(UPSERT)) < 25 && child.exitCode === null) await new Promise((r) => setTimeout(r, 5));
+    child.kill('SIGKILL');
+    expect((await child).signal).toBe('SIGKILL');
+    await new Promise((r) => setTimeout(r, 50));
+    await fx.clearFaults();
+    const doneBefore = readReport(report).filter((r) => r.status === 'created' || r.status === 'unchanged');
+    expect(doneBefore.length).toBeGreaterThanOrEqual(10);
+    const sentBefore = await count(UPSERT);
+    await fx.resetStats();
+    const resumed = await cnv(['contacts', 'sync', '--file', file, '--report', report, '--resume-from-report', report, '--json'], { env });
+    expect(resumed.exitCode).toBe(0);
+    // The rows the report had as done are not sent again; the rest is.
+    expect(await count(UPSERT)).toBeLessThanOrEqual(70 - (doneBefore.length - 10));
+    expect(sentBefore + (await count(UPSERT))).toBeGreaterThanOrEqual(70);
+    const final = readReport(report);
+    expect(final.map((r) => Number(r.line))).toEqual(rows.map((_, i) => i + 2));
+    expect(final.slice(0, 10).every((r) => r.status === 'unchanged')).toBe(true);
+    // A row the killed run created but did not report is found by the refresh: unchanged now.
+    expect(final.slice(10).every((r) => r.status === 'created' || r.status === 'unchanged')).toBe(true);
+    expect(final.filter((r) => r.message.startsWith('done in an earlier run')).length).toBe(doneBefore.length);
+    const inSync = await cnv(['contacts', 'sync', '--file', file, '--plan', '--exit-code'], { env });
+    expect(inSync.exitCode).toBe(0);
+  });
+
   it('a kill -9 at each step of the snapshot refresh: the next run resumes the snapshot and decides right', async () => {
     const file = write('crash.csv', csv([['crash-sync@example.com', 'Before'], ['ada@example.com', 'London']]));
     for (const step of ['mid-write', 'before-state', 'after-state']) {
