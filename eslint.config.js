@@ -34,6 +34,40 @@ const NARROW = [
   [packages('commander'), 'commander is for the program and the command helpers (cli/, cmdutil/, commands/): take plain options'],
 ];
 
+/**
+ * The folders of src/ in tiers, from the bottom up (docs/architecture.md, "Layers"): a folder
+ * imports only folders of lower tiers, never a folder of its own tier nor one above it; the
+ * top-level modules (errors.ts, clock.ts, dates.ts; context.ts only from cmdutil/ up) are
+ * below the domain. src/runtime is apart: the launcher's.
+ */
+const TIERS = [
+  ['lib'],
+  ['http'],
+  ['endpoints', 'config', 'files'],
+  ['input', 'output', 'terminal', 'emulator'],
+  ['batch', 'exporter'],
+  ['records', 'sync'],
+  ['cmdutil'],
+  ['commands'],
+  ['cli'],
+];
+/** The tier of the helpers for commands: the layers below it never see the Context or commander. */
+const CMDUTIL_TIER = TIERS.findIndex((tier) => tier.includes('cmdutil'));
+
+/** The rules of the folder `name`, in tier `t` (not lib/): siblings, the tiers above, and below the commands the Context and commander. */
+function layerRules(name, t) {
+  const siblings = TIERS[t].filter((f) => f !== name);
+  const above = TIERS.slice(t + 1).flat().filter((f) => t >= CMDUTIL_TIER || !['cli', 'commands', 'cmdutil'].includes(f));
+  const below = TIERS.slice(0, t).flat().join('/, ') + '/';
+  const groups = [
+    ...(t < CMDUTIL_TIER ? NARROW : []),
+    [folders('runtime'), 'tuning the process is the launcher\'s (src/runtime, through bin/cnv.js): take the hook as an input'],
+  ];
+  if (siblings.length) groups.push([folders(...siblings), `src/${name} does not import ${siblings.map((f) => `${f}/`).join(', ')} (the same tier): what both need goes a tier down`]);
+  if (above.length) groups.push([folders(...above), `src/${name} imports only the tiers below it (${below}): ${above.map((f) => `${f}/`).join(', ')} ${above.length > 1 ? 'are' : 'is'} above it`]);
+  return forbid(...groups);
+}
+
 export default tseslint.config(
   { ignores: ['dist/', 'coverage/', '.tmp/', 'node_modules/'] },
   js.configs.recommended,
@@ -79,68 +113,21 @@ export default tseslint.config(
     // The launcher's part: what bin/cnv.js applies to its process, before and around the CLI.
     files: ['src/runtime/**/*.ts'],
     rules: forbid(
-      [folders('cli', 'commands', 'cmdutil', 'http', 'endpoints', 'io', 'exports', 'batch', 'records', 'sync', 'config', 'emulator'), 'src/runtime is the process around the CLI: it imports lib/, errors.ts and (for types) main.ts, nothing of the program'],
+      [folders(...TIERS.flat().filter((f) => f !== 'lib')), 'src/runtime is the process around the CLI: it imports lib/, errors.ts and (for types) main.ts, nothing of the program'],
       [topLevel('context'), 'src/runtime is the process around the CLI: the Context is the program\'s'],
     ),
   },
+  ...TIERS.slice(1).flatMap((tier, i) => tier.map((name) => ({ files: [`src/${name}/**/*.ts`], rules: layerRules(name, i + 1) }))),
   {
-    files: ['src/http/**/*.ts'],
-    rules: forbid(
-      ...NARROW,
-      [folders('io'), 'src/http knows no terminal or file formats: move the primitive to src/lib'],
-      [folders('endpoints'), 'src/endpoints builds on src/http, not the other way round'],
-      [folders('exports', 'batch', 'records', 'sync', 'config', 'emulator', 'runtime'), 'src/http is below every other layer but lib/: it imports none of them'],
-    ),
-  },
-  {
-    files: ['src/endpoints/**/*.ts'],
-    rules: forbid(
-      ...NARROW,
-      [folders('io'), 'src/endpoints knows no terminal or file formats: move the primitive to src/lib'],
-      [folders('exports', 'batch', 'records', 'sync', 'config', 'emulator', 'runtime'), 'src/endpoints is below the layers that use the API: it imports none of them'],
-    ),
-  },
-  {
-    files: ['src/io/**/*.ts'],
-    rules: forbid(
-      [folders('cli', 'commands', 'cmdutil'), 'src/io reads and writes data for any layer: it knows no commands (cli/, commands/, cmdutil/)'],
-      ...NARROW.slice(1),
-      [folders('exports', 'batch', 'records', 'sync', 'emulator', 'runtime'), 'src/io is below exports/, batch/ and records/: they use it, not the other way round'],
-    ),
-  },
-  {
-    files: ['src/{batch,exports,records}/**/*.ts'],
-    rules: forbid(
-      ...NARROW,
-      [folders('runtime'), 'tuning the process is the launcher\'s (src/runtime, through bin/cnv.js): take the hook as an input'],
-      [folders('sync'), 'src/sync builds on batch/ and exports/ (a file run over a snapshot export), not the other way round'],
-    ),
-  },
-  {
-    // contacts sync: a file run (batch/) deciding each row against a snapshot kept by an export (exports/).
-    files: ['src/sync/**/*.ts'],
-    rules: forbid(...NARROW, [folders('runtime'), 'tuning the process is the launcher\'s (src/runtime, through bin/cnv.js): take the hook as an input']),
-  },
-  {
-    files: ['src/{config,emulator}/**/*.ts'],
-    rules: forbid(...NARROW),
-  },
-  {
-    // The top-level modules (errors.ts, clock.ts, context.ts...) are below the program; main.ts is the program's entry.
+    // The top-level modules (errors.ts, clock.ts, context.ts...) are below the program and the
+    // domain: errors.ts is imported by every layer; main.ts is the program's entry.
     files: ['src/*.ts'],
     ignores: ['src/main.ts'],
     rules: forbid(
       [siblingFolders('cli', 'commands', 'cmdutil'), 'a top-level module of src/ is below the program: it imports no cli/, commands/ or cmdutil/'],
+      [siblingFolders('batch', 'exporter', 'records', 'sync', 'emulator'), 'a top-level module of src/ is below the domain: it imports no batch/, exporter/, records/, sync/ or emulator/'],
       [siblingFolders('runtime'), 'src/runtime is the launcher\'s: a top-level module does not reach it'],
     ),
-  },
-  {
-    files: ['src/cmdutil/**/*.ts'],
-    rules: forbid([folders('cli', 'commands'), 'src/cmdutil holds the commands\' helpers: it is below commands/ and cli/, and imports neither']),
-  },
-  {
-    files: ['src/commands/**/*.ts'],
-    rules: forbid([folders('cli'), 'a command is loaded by the program (src/cli): it imports helpers from src/cmdutil, never the program']),
   },
   {
     files: ['test/**/*.ts'],

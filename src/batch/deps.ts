@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
-import type { Notices, ProgressDisplay } from '../io/notices.js';
-import type { IO } from '../io/streams.js';
+import type { Notices, ProgressDisplay } from '../output/notices.js';
+import type { IO } from '../terminal/streams.js';
 
 /** What a file run takes from the command around it: narrow on purpose (never the CLI's Context). */
 export interface BatchDeps {

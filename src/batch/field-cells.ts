@@ -1,9 +1,9 @@
-import { openInput, type InputRow, type OpenedInput } from '../io/input-reader.js';
-import type { Notices } from '../io/notices.js';
-import type { NumberConvention } from '../io/number-convention.js';
-import type { ColumnResolver } from './columns.js';
+import { openInput, type InputRow, type OpenedInput } from '../input/input-reader.js';
+import type { Notices } from '../output/notices.js';
+import type { NumberConvention } from '../input/number-convention.js';
+import type { ColumnResolver } from './columns/column-resolver.js';
 import type { BatchDeps } from './deps.js';
-import type { FileColumns } from './file-columns.js';
+import type { FileColumns } from './columns/file-columns.js';
 import { InvalidRowError } from './row-body.js';
 import type { BatchRunOptions } from './run-options.js';
 
@@ -52,7 +52,7 @@ export class BlankCells {
 }
 
 /**
- * Before the first request, the file's number convention (src/io/number-convention.ts): unless a
+ * Before the first request, the file's number convention (src/input/number-convention.ts): unless a
  * flag gave it, a regular file is read once more, through the same code as the run, for the
  * evidence of its NUMBER cells; a file that shows both conventions, or holds a cell of two
  * readings and nothing to tell which, is refused here (exit 2) with nothing sent. stdin and

@@ -1,23 +1,23 @@
 import { hash as digest } from 'node:crypto';
 import { CliError, ExitCode, TransientError, UsageError } from '../errors.js';
-import { openInput, type InputRow, type OpenedInput } from '../io/input-reader.js';
-import type { Notices } from '../io/notices.js';
+import { openInput, type InputRow, type OpenedInput } from '../input/input-reader.js';
+import type { Notices } from '../output/notices.js';
 import { stringifyJson } from '../lib/exact-number.js';
-import { columnTableLines, type ColumnEntry } from './column-table.js';
-import type { ColumnResolver } from './columns.js';
+import { columnTableLines, type ColumnEntry } from './columns/column-table.js';
+import type { ColumnResolver } from './columns/column-resolver.js';
 import type { BatchDeps } from './deps.js';
-import { FileColumns, type FileColumnsSpec } from './file-columns.js';
-import type { CommandResult } from '../io/render.js';
+import { FileColumns, type FileColumnsSpec } from './columns/file-columns.js';
+import type { CommandResult } from '../output/render.js';
 import type { BatchRunOptions } from './run-options.js';
 import { settleNumbers, type FieldCells } from './field-cells.js';
 import { listProblems, MAX_LISTED_PROBLEMS, Notes } from './run-notes.js';
 import { startProgress, type Progress } from './progress.js';
-import { openReport, type ReportWriter } from './report.js';
-import type { ReportJob } from './report-job.js';
+import { openReport, type ReportWriter } from './row-report.js';
+import type { ReportJob } from './row-report-job.js';
 import { loadDoneRows, type DoneRows } from './resume.js';
 import { InvalidRowError } from './row-body.js';
 import { runBatch } from './run-batch.js';
-import { writeSummaryJson } from '../io/summary-json.js';
+import { writeSummaryJson } from '../output/summary-json.js';
 import { BatchCounts, batchStatus, quietFailureLine, summaryData, summaryLine } from './summary.js';
 import type { BatchItem, BatchSender, ItemOutcome, PreparedRow, RowResult } from './types.js';
 
@@ -46,7 +46,7 @@ export interface FileBatchSpec<P> {
   /** The command and what it writes to, as its report names them (--resume-from-report checks them). */
   job: Omit<ReportJob, 'input'>;
   options: BatchRunOptions;
-  /** How the file's columns resolve, checked before any row is sent (src/batch/file-columns.ts). */
+  /** How the file's columns resolve, checked before any row is sent (src/batch/columns/file-columns.ts). */
   columns: FileColumnsSpec;
   /** Local validation of one readable row (zod at the edge); never throws for a bad row but an InvalidRowError. */
   prepare(row: InputRow, columns: ColumnResolver): Decided<P>;

@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import type { ProgressDisplay } from '../io/notices.js';
+import type { ProgressDisplay } from '../output/notices.js';
 import type { BatchCounts } from './summary.js';
 
 export interface Progress {

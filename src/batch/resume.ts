@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { UsageError } from '../errors.js';
-import { openReadStream } from '../io/file-streams.js';
-import { describeJob, parseJobCell, sameJob, type ReportJob } from './report-job.js';
+import { openReadStream } from '../files/file-streams.js';
+import { describeJob, parseJobCell, sameJob, type ReportJob } from './row-report-job.js';
 import { SUCCESS_STATUSES, type ItemOutcome } from './types.js';
 
 /** A row an earlier report marks as done, by its place among the input's rows (`row`, 1-based). */

@@ -1,10 +1,10 @@
 import { DATA_TYPES, type DataType } from '../endpoints/fields.js';
 import { looseJson } from '../http/exact-json.js';
 import { repeatedKey } from '../lib/json-scan.js';
-import { quoteInput, showValue, type InputRow } from '../io/input-rows.js';
-import { coerceValue, type CoerceOptions } from '../io/coerce.js';
-import type { ColumnResolver } from './columns.js';
-import type { ColumnTarget } from './field-match.js';
+import { quoteInput, showValue, type InputRow } from '../input/input-rows.js';
+import { coerceValue, type CoerceOptions } from '../input/coerce.js';
+import type { ColumnResolver } from './columns/column-resolver.js';
+import type { ColumnTarget } from './columns/field-match.js';
 
 /** A row that cannot become a body: an invalid row (`malformed_row`, or `code`), never sent. */
 export class InvalidRowError extends Error {
@@ -28,7 +28,7 @@ interface ShapedRow {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
- * A row as the body its columns resolve to (src/batch/columns.ts). A CSV cell is text: empty
+ * A row as the body its columns resolve to (src/batch/columns/column-resolver.ts). A CSV cell is text: empty
  * cells are left out; an identifier or name stays text (trimmed); a field's cell is typed by its
  * definition (a STRING keeps every character, quotes included; a NUMBER keeps every digit); any
  * other cell is JSON when it parses (numbers exact), else text. NDJSON and JSON values are sent

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { showValue } from '../io/input-rows.js';
+import { showValue } from '../input/input-rows.js';
 import type { Prepared } from './file-run.js';
 
 /** Blank text and null count as absent; text is trimmed. For z.preprocess on row values. */

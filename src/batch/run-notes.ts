@@ -1,5 +1,5 @@
-import type { Notices } from '../io/notices.js';
-import { safeText } from '../io/input-rows.js';
+import type { Notices } from '../output/notices.js';
+import { safeText } from '../input/input-rows.js';
 import type { BatchCounts } from './summary.js';
 import type { PreparedRow, RowResult } from './types.js';
 

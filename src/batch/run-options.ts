@@ -1,6 +1,6 @@
-import type { InputFormat } from '../io/input-rows.js';
-import type { Convention } from '../io/number-convention.js';
-import type { ColumnFlagValues } from './column-flags.js';
+import type { InputFormat } from '../input/input-rows.js';
+import type { Convention } from '../input/number-convention.js';
+import type { ColumnFlagValues } from './columns/column-flags.js';
 
 /** Options of every batch or file mode, as `runFileBatch` takes them. */
 export interface BatchRunOptions {
@@ -22,7 +22,7 @@ export interface BatchRunOptions {
   maxRows?: number;
   /** --map, --map-file, --ignore-column, --ignore-unknown-columns, --pass-column, as given. */
   columns: ColumnFlagValues;
-  /** --decimal-point or --decimal-comma: the file's number convention (else the file's own cells tell it, src/io/number-convention.ts). */
+  /** --decimal-point or --decimal-comma: the file's number convention (else the file's own cells tell it, src/input/number-convention.ts). */
   numbers?: Convention;
 }
 

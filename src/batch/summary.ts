@@ -1,5 +1,5 @@
 import { ExitCode, interruptedBy } from '../errors.js';
-import { duration, hasRate } from '../io/wording.js';
+import { duration, hasRate } from '../output/wording.js';
 import { SUCCESS_STATUSES, type RowResult, type RowStatus } from './types.js';
 
 const STATUS_ORDER: RowStatus[] = ['added', 'created', 'updated', 'unchanged', 'tracked', 'duplicate', 'valid', 'failed', 'invalid', 'skipped'];

@@ -7,7 +7,7 @@ import type { HttpClient } from '../http/client.js';
 import { firstRequestAllowed, sendFirst } from '../http/first-request.js';
 import type { RateLimiter } from '../http/rate-limiter.js';
 import { maskKey } from '../http/redact.js';
-import { compiledQuery, documentQueryText } from '../io/query.js';
+import { compiledQuery, documentQueryText } from '../output/query.js';
 import { stringifyJson } from '../lib/exact-number.js';
 import { userAgent } from '../cmdutil/version.js';
 

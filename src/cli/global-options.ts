@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import type { GlobalOptions } from '../context.js';
 import { DEFAULT_MAX_RETRY_WAIT_MS } from '../http/retry-policy.js';
-import { OUTPUT_FORMATS } from '../io/format.js';
+import { OUTPUT_FORMATS } from '../output/format.js';
 import { UsageError } from '../errors.js';
 import { integer } from '../lib/option-values.js';
 import { caseInsensitiveChoice } from '../cmdutil/parse.js';

@@ -55,7 +55,7 @@ export const HELP_TOPICS: Record<string, { summary: string; text: string }> = {
   CNV_RATE_SHARE   "off": do not split the account's 195 requests/s with the
                    other cnv processes of this machine (see docs/performance.md)
   CNV_RUNTIME_TUNING  "off": no V8 engine tuning (faster start-up, flatter memory of
-                   long exports); for diagnosing an engine problem (docs/architecture.md)
+                   long exports); for diagnosing an engine problem (docs/startup.md)
   CNV_COMPILE_CACHE  directory of the compiled code kept for faster start-up (an
                    absolute path: a relative one turns the cache off), or "off"
                    (default: $XDG_CACHE_HOME/cnv/compile-cache or ~/.cache/cnv/compile-cache)

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { CnvCommand } from './cnv-command.js';
 import type { Context } from '../context.js';
-import { renderResult } from '../io/render.js';
+import { renderResult } from '../output/render.js';
 import { UsageError } from '../errors.js';
 import { addCompletionCommands } from './completion-command.js';
 import { addGlobalOptions, checkOutputFlags, toGlobals } from './global-options.js';
@@ -9,7 +9,7 @@ import { addHelpCommand } from './help-command.js';
 import { formatHelp } from './help-layout.js';
 import { VERSION } from '../cmdutil/version.js';
 import { COMMANDS, isGroup } from './registry.js';
-import type { Entry, LeafEntry } from '../commands/contract.js';
+import type { Entry, LeafEntry } from '../cmdutil/contract.js';
 import { outputOf } from '../cmdutil/deps.js';
 import { validateOptions } from '../cmdutil/validate-options.js';
 
@@ -54,7 +54,7 @@ export function buildProgram(ctx: Context, setExitCode: (code: number) => void):
     if (!entry) refuseJsonOutside(action, ctx.globals);
     if (ctx.globals.query !== undefined) {
       // Compiled now: a bad expression is refused before anything is sent.
-      await (await import('../io/query.js')).loadQuery(ctx.globals.query);
+      await (await import('../output/query.js')).loadQuery(ctx.globals.query);
     }
   });
   const loadOnDispatch = async (_parent: Command, sub: Command) => {
@@ -108,7 +108,7 @@ async function loadLeaf(ctx: Context, cmd: Command, setExitCode: (code: number) 
   mod.configure(cmd);
   cmd.action(async (...params: unknown[]) => {
     const command = params[params.length - 1] as Command;
-    const queried = ctx.globals.query === undefined ? undefined : (await import('../io/query.js')).queryApplications;
+    const queried = ctx.globals.query === undefined ? undefined : (await import('../output/query.js')).queryApplications;
     const before = queried?.();
     // Validated before anything runs, with the global options the command's rules read: a bad
     // value or combination is a usage error (exit 2) naming its flag.

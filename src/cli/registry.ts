@@ -1,4 +1,4 @@
-import type { Entry, GroupEntry } from '../commands/contract.js';
+import type { Entry, GroupEntry } from '../cmdutil/contract.js';
 
 export const isGroup = (entry: Entry): entry is GroupEntry => 'children' in entry;
 
@@ -137,8 +137,8 @@ export const COMMANDS: Entry[] = [
     json: "the API's answer as it came ({data, pagination?}); with --paginate the items of every page, one JSON line each, or with --slurp one array of them; -q applies to the answer, to each item, or to the --slurp array; with --silent no body (-q and --json are refused)",
     load: () => import('../commands/api/api.js'),
   },
-  { name: 'doctor', summary: 'Check config, key, reachability, auth and which gated endpoints this key may use', json: "an array of checks [{check, status, detail}]; status ok (a request decided it), inferred (likely, a made-up name left it open), unchecked (not checked, and why), warn or fail", load: () => import('../commands/doctor.js') },
-  { name: 'version', summary: 'Print the version (--json: with the Node.js version and platform)', globals: ['--json', '--format', '--query'], json: '{version, node, platform} with --json, -o json or -q (without them, piped too, the bare version)', load: () => import('../commands/version.js') },
+  { name: 'doctor', summary: 'Check config, key, reachability, auth and which gated endpoints this key may use', json: "an array of checks [{check, status, detail}]; status ok (a request decided it), inferred (likely, a made-up name left it open), unchecked (not checked, and why), warn or fail", load: () => import('../commands/doctor/doctor.js') },
+  { name: 'version', summary: 'Print the version (--json: with the Node.js version and platform)', globals: ['--json', '--format', '--query'], json: '{version, node, platform} with --json, -o json or -q (without them, piped too, the bare version)', load: () => import('../commands/version/version.js') },
   // The emulator serves the API: no profile, key, output format or request options of the client apply.
-  { name: 'emulator', summary: 'Run a local emulator of the API (for demos, tests and CI)', globals: ['--json', '--query', '--verbose', '--debug', '--quiet'], json: '{url, keys: {full, basic, limited}} once it listens, with --json or -q (without them the same as text for people)', load: () => import('../commands/emulator.js') },
+  { name: 'emulator', summary: 'Run a local emulator of the API (for demos, tests and CI)', globals: ['--json', '--query', '--verbose', '--debug', '--quiet'], json: '{url, keys: {full, basic, limited}} once it listens, with --json or -q (without them the same as text for people)', load: () => import('../commands/emulator/emulator.js') },
 ];

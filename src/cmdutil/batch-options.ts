@@ -2,9 +2,9 @@ import { InvalidArgumentError } from 'commander';
 import { z } from 'zod';
 import type { BatchDefaults, BatchRunOptions } from '../batch/run-options.js';
 import { UsageError } from '../errors.js';
-import { INPUT_FORMATS } from '../io/input-rows.js';
-import { summaryJsonTarget } from '../io/summary-json.js';
-import { INPUT_ENCODINGS } from '../io/text-decode.js';
+import { INPUT_FORMATS } from '../input/input-rows.js';
+import { summaryJsonTarget } from '../output/summary-json.js';
+import { INPUT_ENCODINGS } from '../input/text-decode.js';
 import { integer } from '../lib/option-values.js';
 import { flag, listFlag, numberFlag, switchFlag, textFlag } from './flags.js';
 import { refuseJsonWhenStdoutIsData } from './stdout-data.js';
@@ -44,7 +44,7 @@ export const PASS_COLUMN_FLAG = {
 
 /**
  * The file's number convention, for NUMBER cells (the modes whose cells are typed by field
- * definitions); without either, the file's own cells tell it (src/io/number-convention.ts).
+ * definitions); without either, the file's own cells tell it (src/input/number-convention.ts).
  */
 export const NUMBER_CONVENTION_FLAGS = {
   decimalPoint: switchFlag('--decimal-point', 'NUMBER cells have a decimal point, commas group thousands (1,234.5): 1,234 is 1234'),

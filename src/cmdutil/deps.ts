@@ -1,23 +1,23 @@
 import { configDir, configDirWhere } from '../config/paths.js';
 import type { Context } from '../context.js';
 import type { BatchDeps } from '../batch/deps.js';
-import { accountOf } from '../batch/report-job.js';
-import type { ExportDeps, ReporterDeps, StateDir } from '../exports/deps.js';
-import { asksForDocument, documentText, type DocumentForm } from '../io/document.js';
-import type { Output } from '../io/format.js';
-import type { Notices, ProgressDisplay } from '../io/notices.js';
+import { accountOf } from '../batch/row-report-job.js';
+import type { ExportDeps, ReporterDeps, StateDir } from '../exporter/deps.js';
+import { asksForDocument, documentText, type DocumentForm } from '../output/document.js';
+import type { Output } from '../output/format.js';
+import type { Notices, ProgressDisplay } from '../output/notices.js';
 import type { FieldCacheDeps } from '../records/field-cache.js';
 import { maskKey } from '../http/redact.js';
 
 // The narrow inputs of the layers below the commands, made from a command's Context. A command
-// hands exports/, batch/, records/ and io/ these, never the Context itself.
+// hands exporter/, batch/, records/, sync/ and output/ these, never the Context itself.
 
 /** The context's warn/info/redact (what --quiet and the key in force decide, at each call). */
 export function noticesOf(ctx: Context): Notices {
   return { warn: (message) => ctx.warn(message), info: (message) => ctx.info(message), redact: (text) => ctx.redact(text) };
 }
 
-/** stdout and the output flags in force, for io/render.ts and io/list-writer.ts. */
+/** stdout and the output flags in force, for output/render.ts and output/list-writer.ts. */
 export function outputOf(ctx: Context): Output {
   const { format, json, query, color } = ctx.globals;
   return { stdout: ctx.io.stdout, stdoutIsTTY: ctx.io.stdoutIsTTY, format, json, query, color };

@@ -5,15 +5,15 @@ import type { EmailEventType } from '../endpoints/exports.js';
 import type { GlobalOptions } from '../context.js';
 import { isIsoDate } from '../dates.js';
 import { UsageError } from '../errors.js';
-import { crashHookFromEnv } from '../exports/crash-points.js';
-import type { ExportRunOptions } from '../exports/run-options.js';
-import { gzipName } from '../exports/gzip-pages.js';
-import { summaryJsonTarget } from '../io/summary-json.js';
+import { crashHookFromEnv } from '../exporter/crash-points.js';
+import type { ExportRunOptions } from '../exporter/run-options.js';
+import { gzipName } from '../exporter/gzip-pages.js';
+import { summaryJsonTarget } from '../output/summary-json.js';
 import { integer } from '../lib/option-values.js';
 import { flag, numberFlag, switchFlag, textFlag, type OptionValues } from './flags.js';
 import { refuseJsonWhenStdoutIsData } from './stdout-data.js';
-import { checkStateKey } from '../exports/state-key.js';
-import type { ExportKind, FileFormat } from '../exports/state.js';
+import { checkStateKey } from '../exporter/state-key.js';
+import type { ExportKind, FileFormat } from '../exporter/state.js';
 
 /** One help line on the file format, which is the global -o/--format. */
 export const FORMAT_HELP = 'Format: -o csv|ndjson; by default CSV when --out ends in .csv (or .csv.gz), else NDJSON. --out FILE.gz (or --compress gzip) writes gzip: one gzip member per page.';

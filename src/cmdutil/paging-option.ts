@@ -1,8 +1,8 @@
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { createListWriter } from '../io/list-writer.js';
-import type { CommandResult } from '../io/render.js';
-import { summaryJsonTarget, writeSummaryJson } from '../io/summary-json.js';
+import { createListWriter } from '../output/list-writer.js';
+import type { CommandResult } from '../output/render.js';
+import { summaryJsonTarget, writeSummaryJson } from '../output/summary-json.js';
 import { switchFlag, textFlag } from './flags.js';
 import { outputOf } from './deps.js';
 

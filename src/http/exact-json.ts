@@ -3,7 +3,7 @@ import { ExactNumber } from '../lib/exact-number.js';
 
 // JSON text read with every digit: what a user wrote reaches the server unchanged, and what the
 // server sent reaches the user unchanged. A number a double cannot hold (9007199254740993,
-// 1e400) is kept as its digits (ExactNumber) instead of being rounded. Here, below io/, because
+// 1e400) is kept as its digits (ExactNumber) instead of being rounded. Here, below output/, because
 // the HTTP core reads answers with it too.
 
 // JSON.parse is exact unless a number has more than 15 significant digits or a three-digit

@@ -24,8 +24,8 @@ export const TOO_DEEP = -2;
 
 /**
  * The JSON scanner: finds where a value's text ends, for the export page rows (JsonRowSplitter
- * in ./json-rows.ts), the elements of an input file's array (src/io/json-array-rows.ts) and the
- * depth check of input rows (nestsDeeper in src/io/input-rows.ts). From `i`, it skips
+ * in ./json-rows.ts), the elements of an input file's array (src/input/json-array-rows.ts) and the
+ * depth check of input rows (nestsDeeper in src/input/input-rows.ts). From `i`, it skips
  * strings (by `indexOf`, so a string costs no step per character) and counts `{ [` against
  * `} ]`, and returns the index of the bracket that brings the depth back to 0, or, with
  * `separators`, instead of that, of the first `,` `]` or `}` met at depth 0 (what ends an

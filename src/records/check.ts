@@ -1,5 +1,5 @@
 import type { FieldDefinition } from '../endpoints/fields.js';
-import type { ColumnTarget } from '../batch/field-match.js';
+import type { ColumnTarget } from '../batch/columns/field-match.js';
 import { DEDUP_KEY, fieldProblem, type Prepared } from './prepare.js';
 
 /** One column of the file against the account's field definitions. */

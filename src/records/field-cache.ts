@@ -9,7 +9,7 @@ import { ApiError, ResponseShapeError, TransientError } from '../errors.js';
 import type { HttpClient } from '../http/client.js';
 import { maskKey } from '../http/redact.js';
 import { readRegularFile } from '../lib/regular-file.js';
-import type { Notices } from '../io/notices.js';
+import type { Notices } from '../output/notices.js';
 import { definitionMap } from './prepare.js';
 
 /** How long cached field definitions are trusted (a field created since shows up after this). */

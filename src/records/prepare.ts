@@ -1,6 +1,6 @@
 import { DATA_TYPES, type DataType, type FieldDefinition } from '../endpoints/fields.js';
 import type { RecordInput } from '../endpoints/records.js';
-import { coerceValue, type CoerceOptions } from '../io/coerce.js';
+import { coerceValue, type CoerceOptions } from '../input/coerce.js';
 
 /** The column (or JSON member) that identifies a record. */
 export const DEDUP_KEY = 'clientDedupKey';

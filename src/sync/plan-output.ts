@@ -1,7 +1,7 @@
 import { stdoutError } from '../errors.js';
-import { resolveFormat, type Output } from '../io/format.js';
-import { createListWriter } from '../io/list-writer.js';
-import { writeWithBackpressure } from '../io/write.js';
+import { resolveFormat, type Output } from '../output/format.js';
+import { createListWriter } from '../output/list-writer.js';
+import { writeWithBackpressure } from '../output/write.js';
 import { isExactNumber, stringifyJson } from '../lib/exact-number.js';
 import type { Change, Decision } from './decide.js';
 import type { SyncCounts } from './sync-counts.js';

@@ -1,6 +1,6 @@
 import type { Hash } from 'node:crypto';
 import { closeSync, constants, openSync, readSync } from 'node:fs';
-import type { ExportReporter } from '../exports/report.js';
+import type { ExportReporter } from '../exporter/run-summary.js';
 
 /** How often, at most, a refresh writes its record while it runs. */
 const INTERVAL_MS = 1000;

@@ -1,6 +1,6 @@
-import type { ReporterDeps } from '../exports/deps.js';
-import type { ExportReporter } from '../exports/report.js';
-import { plural, rate } from '../io/wording.js';
+import type { ReporterDeps } from '../exporter/deps.js';
+import type { ExportReporter } from '../exporter/run-summary.js';
+import { plural, rate } from '../output/wording.js';
 
 /**
  * How a snapshot refresh shows itself: a spinner on a terminal (a first refresh of a large

@@ -1,8 +1,8 @@
 import type { FieldDefinition } from '../endpoints/fields.js';
 import type { Decided, FileBatchSpec } from '../batch/file-run.js';
 import { ExitCode } from '../errors.js';
-import type { CrashHook } from '../exports/crash-points.js';
-import { accountIdentity } from '../exports/state-key.js';
+import type { CrashHook } from '../exporter/crash-points.js';
+import { accountIdentity } from '../exporter/state-key.js';
 import { SyncDecider } from './decide.js';
 import type { PlanOutput } from './plan-output.js';
 import { lockSync, refreshSnapshot, type Snapshot, type SnapshotDeps } from './snapshot.js';

@@ -1,5 +1,5 @@
 // The export page read whole: what the row splitter (src/http/page-reader.ts) is measured
-// against (the `parsers` suite) and what test/commands/export-runner.test.ts shows it loses. Not
+// against (the `parsers` suite) and what test/commands/export/runner.test.ts shows it loses. Not
 // cnv's: each page is read whole by `HttpClient.request` (its answer limit, 64 MiB, not a page's),
 // parsed once with every digit kept, its envelope checked, and each row's text made again by
 // stringifyJson, as before the splitter: numbers keep their digits, but escapes, member order

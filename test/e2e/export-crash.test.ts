@@ -2,7 +2,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../src/emulator/seed/prng.js';
-import { CRASH_STEPS } from '../../src/exports/crash-points.js';
+import { CRASH_STEPS } from '../../src/exporter/crash-points.js';
 import { cnv } from '../helpers/cli.js';
 import { exportState, outDir, statePath, killUntilDone, resumableExports, sha256 } from '../helpers/exports.js';
 

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fieldKeys, rowWithFieldKeys } from '../../src/exports/fields-by-key.js';
+import { fieldKeys, rowWithFieldKeys } from '../../src/exporter/fields-by-key.js';
 import { cnv } from '../helpers/cli.js';
 import { useEmulator } from '../helpers/emulator.js';
 

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
-import { stateFileStem } from '../../src/exports/state-key.js';
+import { stateFileStem } from '../../src/exporter/state-key.js';
 import { MAX_WRITE_BYTES } from '../../src/http/body.js';
 import { batchFiles } from '../helpers/batch-files.js';
 import { cnv, tempConfigDir } from '../helpers/cli.js';

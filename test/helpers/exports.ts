@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { parse } from 'csv-parse/sync';
 import { beforeAll, expect } from 'vitest';
-import { ExportStateStore } from '../../src/exports/state-store.js';
-import type { ExportState } from '../../src/exports/state.js';
+import { ExportStateStore } from '../../src/exporter/state-store.js';
+import type { ExportState } from '../../src/exporter/state.js';
 import { BIN, cnv } from './cli.js';
 import { useEmulator } from './emulator.js';
 

@@ -1,5 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll } from 'vitest';
+import { tempConfigDir } from './cli.js';
+import { emulatorFixture, type EmulatorFixture } from './emulator.js';
 
 export type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
 
@@ -114,4 +117,41 @@ export async function hostileServer(handler: Handler = behaviours.staticFiles): 
       }),
   };
   return state;
+}
+
+/** What the tests of a file share: a hostile server, an emulator, and the env of a run against the server. */
+export interface HostileFixture {
+  readonly server: HostileServer;
+  readonly fx: EmulatorFixture;
+  readonly env: Record<string, string>;
+}
+
+/** The API key of runs against the hostile server: a canary that no output may show. */
+export const HOSTILE_KEY = 'sk_live_hostile_CANARYCANARY0123';
+
+/**
+ * For the tests of a file: a hostile server and an emulator, started once for the file and
+ * closed after it, and the env of a cnv run against the server (a canary key, a config
+ * directory of its own).
+ */
+export function useHostileServer(): HostileFixture {
+  let current: HostileFixture | undefined;
+  beforeAll(async () => {
+    const [server, fx] = await Promise.all([hostileServer(), emulatorFixture()]);
+    current = { server, fx, env: { CNV_BASE_URL: server.url, CNV_API_KEY: HOSTILE_KEY, CNV_CONFIG_DIR: tempConfigDir() } };
+  });
+  afterAll(async () => {
+    if (current) await Promise.all([current.server.close(), current.fx.close()]);
+  });
+  return {
+    get server() {
+      return current!.server;
+    },
+    get fx() {
+      return current!.fx;
+    },
+    get env() {
+      return current!.env;
+    },
+  };
 }

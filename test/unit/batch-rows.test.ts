@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { FieldDefinition } from '../../src/endpoints/fields.js';
 import { batchAddColumns, prepareIdentifierRow } from '../../src/batch/contact-batch-add.js';
-import { ColumnResolver, NO_COLUMN_FLAGS, type ColumnFlags, type ColumnRules } from '../../src/batch/columns.js';
-import type { FieldsByParent } from '../../src/batch/field-match.js';
-import { FileColumns } from '../../src/batch/file-columns.js';
+import { ColumnResolver, NO_COLUMN_FLAGS, type ColumnFlags, type ColumnRules } from '../../src/batch/columns/column-resolver.js';
+import type { FieldsByParent } from '../../src/batch/columns/field-match.js';
+import { FileColumns } from '../../src/batch/columns/file-columns.js';
 import { InvalidRowError, renameRow, shapeRow } from '../../src/batch/row-body.js';
 import { derivedClientEventId, prepareTrackRow, TRACK_COLUMNS } from '../../src/commands/events/track-file.js';
-import { prepareUpsertRow, UPSERT_COLUMNS } from '../../src/commands/contacts/upsert-file.js';
-import { NumberConvention } from '../../src/io/number-convention.js';
+import { prepareUpsertRow, UPSERT_COLUMNS } from '../../src/cmdutil/contact-upsert-file.js';
+import { NumberConvention } from '../../src/input/number-convention.js';
 import { ExactNumber, stringifyJson } from '../../src/lib/exact-number.js';
 
 const csv = (values: Record<string, string>, line = 2) => ({ line, values, textual: true });

@@ -1,8 +1,8 @@
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import { describe, expect, it } from 'vitest';
-import { CSV_QUOTED_MATCH, csvFormatter } from '../../src/io/csv-line.js';
-import { CsvParser, type CsvRecord } from '../../src/io/csv-parser.js';
+import { CSV_QUOTED_MATCH, csvFormatter } from '../../src/output/csv-line.js';
+import { CsvParser, type CsvRecord } from '../../src/input/csv-parser.js';
 
 // cnv's CSV writer and reader are small in-house modules, written for speed (docs/performance.md);
 // these tests hold them to the libraries they replaced, on random input.
@@ -23,7 +23,7 @@ function randomRows(r: () => number, pieces: string[]): string[][] {
   );
 }
 
-describe('CSV formatting (src/io/csv-line.ts) against csv-stringify', () => {
+describe('CSV formatting (src/output/csv-line.ts) against csv-stringify', () => {
   it('writes the same text on 2,000 random tables, with LF and CRLF record ends', async () => {
     const pieces = ['a', 'Zoë', ',', '"', '""', '\n', '\r', '\r\n', ' ', '😀', '\u2028', ';', "'"];
     for (let seed = 1; seed <= 2000; seed++) {
@@ -36,7 +36,7 @@ describe('CSV formatting (src/io/csv-line.ts) against csv-stringify', () => {
   });
 });
 
-describe('CSV reading (src/io/csv-parser.ts) against csv-parse', () => {
+describe('CSV reading (src/input/csv-parser.ts) against csv-parse', () => {
   it('reads the same records, with the line each starts on, however the text is cut (LF, CRLF and CR-only files)', () => {
     const pieces = ['a', 'Zoë', ',', '"', '\n', ' ', '😀', ';'];
     for (let seed = 1; seed <= 2000; seed++) {

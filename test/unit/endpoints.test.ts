@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ENDPOINTS, endpointOf } from '../../src/endpoints/endpoints.js';
 import { idempotencyOf, pathOf, type Endpoint } from '../../src/http/endpoint.js';
 import { apiIdempotency } from '../../src/commands/api/idempotency.js';
-import { GATED_PROBES } from '../../src/commands/doctor-probes.js';
+import { GATED_PROBES } from '../../src/commands/doctor/probes.js';
 import { buildApiRouter } from '../../src/emulator/routes/index.js';
 
 // The one endpoint table (src/endpoints/endpoints.ts): the client sends by it, `cnv api` retries by it,

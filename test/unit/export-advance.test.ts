@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { advance, MAX_SEEN } from '../../src/exports/advance.js';
+import { advance, MAX_SEEN } from '../../src/exporter/advance.js';
 import { CursorTrail } from '../../src/lib/cursor-trail.js';
 
 // The pure step of the protocol: where a page leaves the position, whatever the server sent.

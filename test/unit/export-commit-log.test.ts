@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { CommitLog } from '../../src/exports/commit-log.js';
-import type { CrashHook } from '../../src/exports/crash-points.js';
-import type { RunPlan } from '../../src/exports/run-options.js';
-import type { ExportSummary } from '../../src/exports/report.js';
-import type { ExportStateStore } from '../../src/exports/state-store.js';
-import type { ExportState, Position } from '../../src/exports/state.js';
+import { CommitLog } from '../../src/exporter/commit-log.js';
+import type { CrashHook } from '../../src/exporter/crash-points.js';
+import type { RunPlan } from '../../src/exporter/run-options.js';
+import type { ExportSummary } from '../../src/exporter/run-summary.js';
+import type { ExportStateStore } from '../../src/exporter/state-store.js';
+import type { ExportState, Position } from '../../src/exporter/state.js';
 
 // The commit log without a server or a disk: a store that keeps what it was given.
 const start: Position = { cursor: null, cursorAt: null, seen: [], output: { kind: 'stdout' }, format: 'ndjson', csv: null, window: null, rows: 0, pages: 0 };

@@ -1,7 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
-import { csvLayout, rowCells } from '../../src/exports/csv-columns.js';
-import { BlockPool, PageBytes, pageFormat, type PageFormat } from '../../src/exports/page-format.js';
+import { csvLayout, rowCells } from '../../src/exporter/csv-layout.js';
+import { BlockPool, PageBytes, pageFormat, type PageFormat } from '../../src/exporter/page-format.js';
 
 const LABELS = ['First name', 'City', 'email', 'Score'];
 /** Contact fields of these labels, as GET /v2/fields lists them. */

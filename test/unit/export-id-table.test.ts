@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { IdTable, joinIds } from '../../src/exports/id-table.js';
+import { IdTable, joinIds } from '../../src/exporter/id-table.js';
 
 describe('IdTable (a page\'s row identities as bytes)', () => {
   it('adds each id once, finds it, and iterates in insertion order', () => {

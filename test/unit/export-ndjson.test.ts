@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { IdTable } from '../../src/exports/id-table.js';
-import { BlockPool, pageFormat } from '../../src/exports/page-format.js';
-import { receiver } from '../../src/exports/page-receiver.js';
+import { IdTable } from '../../src/exporter/id-table.js';
+import { BlockPool, pageFormat } from '../../src/exporter/page-format.js';
+import { receiver } from '../../src/exporter/page-receiver.js';
 import { JsonRowSplitter } from '../../src/lib/json-rows.js';
 
 /** A page's NDJSON as the export makes it: the text split as it streams, rows through the receiver. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { IdTable, type Ids } from '../../src/exports/id-table.js';
-import type { ReceivedPage } from '../../src/exports/page-receiver.js';
-import { MAX_STUCK_PAGES, pageSource, stuckCursor, type FetchPage, type PageSourceOptions } from '../../src/exports/page-source.js';
+import { IdTable, type Ids } from '../../src/exporter/id-table.js';
+import type { ReceivedPage } from '../../src/exporter/page-receiver.js';
+import { MAX_STUCK_PAGES, pageSource, stuckCursor, type FetchPage, type PageSourceOptions } from '../../src/exporter/page-source.js';
 
 // The page source without a server: a fake fetch that serves rows by cursor, as the receiver would count them.
 type Served = Record<string, { ids: string[]; next: string | null }>;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { sideFrom } from '../../src/commands/fields/relate.js';
-import { parseSideSpec } from '../../src/commands/fields/relationship-side.js';
+import { parseSideSpec } from '../../src/cmdutil/relationship-side.js';
 import { createBody } from '../../src/commands/fields/create.js';
 import { UsageError } from '../../src/errors.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { jsonArrayRows } from '../../src/io/json-array-rows.js';
-import { nestsDeeper } from '../../src/io/input-rows.js';
+import { jsonArrayRows } from '../../src/input/json-array-rows.js';
+import { nestsDeeper } from '../../src/input/input-rows.js';
 import { keysWritten, oneLine, repeatedKey, scanJson, TOO_DEEP, type ScanState } from '../../src/lib/json-scan.js';
 
 const fresh = (): ScanState => ({ depth: 0, inString: false });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { NumberConvention } from '../../src/io/number-convention.js';
-import { coerceValue } from '../../src/io/coerce.js';
+import { NumberConvention } from '../../src/input/number-convention.js';
+import { coerceValue } from '../../src/input/coerce.js';
 import { ExactNumber, stringifyJson } from '../../src/lib/exact-number.js';
 import { isIsoDate } from '../../src/dates.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { displayWidth, layoutTable } from '../../src/io/table.js';
+import { displayWidth, layoutTable } from '../../src/output/table.js';
 
 describe('layoutTable', () => {
   const rows = [
@@ -65,7 +65,7 @@ describe('layoutTable', () => {
   });
 });
 
-// The widths a terminal gives, measured with string-width (src/io/table.ts). cnv's own ranges
+// The widths a terminal gives, measured with string-width (src/output/table.ts). cnv's own ranges
 // before (a regex of wide blocks and zero-width marks, one code point at a time) gave what the
 // last column says: a table with such values was misaligned or ran past the screen's edge.
 describe('display width by string-width, where the hand-written ranges were wrong', () => {

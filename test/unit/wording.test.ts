@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { BatchCounts, quietFailureLine, summaryLine } from '../../src/batch/summary.js';
 import { didYouMean, suggest } from '../../src/cmdutil/suggest.js';
-import { summaryLine as exportLine, type ExportSummary } from '../../src/exports/report.js';
-import { duration, plural, rate } from '../../src/io/wording.js';
+import { summaryLine as exportLine, type ExportSummary } from '../../src/exporter/run-summary.js';
+import { duration, plural, rate } from '../../src/output/wording.js';
 
 describe('wording', () => {
   it('plurals, durations and rates', () => {

@@ -1,20 +1,20 @@
 import { STATUS_CODES } from 'node:http';
 import type { Command } from 'commander';
 import { z } from 'zod';
-import type { CommandInput } from '../contract.js';
+import type { CommandInput } from '../../cmdutil/contract.js';
 import type { Context } from '../../context.js';
 import { ResponseShapeError, UsageError } from '../../errors.js';
 import type { HttpClient, RawResponse, RequestSpec } from '../../http/client.js';
 import { MAX_WRITE_BYTES, sizeText } from '../../http/body.js';
 import { parseJson } from '../../http/exact-json.js';
-import type { CommandResult } from '../../io/render.js';
+import type { CommandResult } from '../../output/render.js';
 import { escapeControl } from '../../lib/terminal-text.js';
-import { writeWithBackpressure } from '../../io/write.js';
+import { writeWithBackpressure } from '../../output/write.js';
 import { collectField, fieldsObject, queryValue, readValueFile } from './fields.js';
 import { apiIdempotency } from './idempotency.js';
 import { stringifyJson } from '../../lib/exact-number.js';
 import { CursorTrail } from '../../lib/cursor-trail.js';
-import { MAX_JSON_DEPTH, nestsDeeper } from '../../io/input-rows.js';
+import { MAX_JSON_DEPTH, nestsDeeper } from '../../input/input-rows.js';
 import { commandOptions, flag, switchFlag, textFlag } from '../../cmdutil/flags.js';
 import { collectHeader } from './headers.js';
 
@@ -245,7 +245,7 @@ async function makePrinter(ctx: Context, include: boolean, silent: boolean): Pro
   const out = ctx.io.stdout;
   const compact = ctx.globals.format === 'ndjson';
   const expression = ctx.globals.query;
-  const query = expression === undefined ? undefined : await import('../../io/query.js').then(async (q) => ({
+  const query = expression === undefined ? undefined : await import('../../output/query.js').then(async (q) => ({
     run: await q.loadQuery(expression),
     text: q.queryText,
     document: (value: unknown, compact: boolean) => q.documentQueryText(expression, value, compact, (message) => ctx.warn(message)),

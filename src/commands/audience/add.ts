@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
 import { ENDPOINTS } from '../../endpoints/endpoints.js';
 import { requestOf } from '../../http/endpoint.js';
-import type { CommandInput } from '../contract.js';
+import type { CommandInput } from '../../cmdutil/contract.js';
 import type { Context } from '../../context.js';
-import type { CommandResult } from '../../io/render.js';
-import { batchHelp, configureMembershipAdd, membershipAddOptions, runMembershipAdd } from '../membership-add.js';
+import type { CommandResult } from '../../output/render.js';
+import { batchHelp, configureMembershipAdd, membershipAddOptions, runMembershipAdd } from '../../cmdutil/membership-add.js';
 
 export const options = membershipAddOptions;
 

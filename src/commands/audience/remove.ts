@@ -3,9 +3,9 @@ import { ENDPOINTS } from '../../endpoints/endpoints.js';
 import { IDENTIFIER_FLAGS, identifierFrom } from '../../cmdutil/identifier.js';
 import { commandOptions } from '../../cmdutil/flags.js';
 import { uuidArgument } from '../../cmdutil/parse.js';
-import type { CommandInput } from '../contract.js';
+import type { CommandInput } from '../../cmdutil/contract.js';
 import type { Context } from '../../context.js';
-import type { CommandResult } from '../../io/render.js';
+import type { CommandResult } from '../../output/render.js';
 
 export const options = commandOptions(IDENTIFIER_FLAGS);
 

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import { ENDPOINTS } from '../../endpoints/endpoints.js';
 import { uuidArgument } from '../../cmdutil/parse.js';
-import type { CommandInput } from '../contract.js';
+import type { CommandInput } from '../../cmdutil/contract.js';
 import type { Context } from '../../context.js';
-import type { CommandResult } from '../../io/render.js';
+import type { CommandResult } from '../../output/render.js';
 import { commandOptions } from '../../cmdutil/flags.js';
 
 /** No options of its own. */

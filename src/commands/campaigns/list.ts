@@ -1,12 +1,12 @@
 import type { Command } from 'commander';
 import { ENDPOINTS } from '../../endpoints/endpoints.js';
-import { chosenColumns, columnsFlag, type ListColumns } from '../../cmdutil/columns-option.js';
+import { chosenColumns, columnsFlag, type ListColumns } from '../../cmdutil/list-fields-flag.js';
 import { checkPaging, listPages, PAGING_FLAGS } from '../../cmdutil/paging-option.js';
 import { pageSize } from '../../cmdutil/parse.js';
 import { commandOptions, numberFlag, textFlag } from '../../cmdutil/flags.js';
-import type { CommandInput } from '../contract.js';
+import type { CommandInput } from '../../cmdutil/contract.js';
 import type { Context } from '../../context.js';
-import type { CommandResult } from '../../io/render.js';
+import type { CommandResult } from '../../output/render.js';
 
 /** Columns of CSV, and the table's default few (json and ndjson print each campaign as the API sent it). */
 const CAMPAIGN_COLUMNS: ListColumns = {

@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
-import { chosenColumns, columnsFlag, type ListColumns } from '../../cmdutil/columns-option.js';
+import { chosenColumns, columnsFlag, type ListColumns } from '../../cmdutil/list-fields-flag.js';
 import { commandOptions } from '../../cmdutil/flags.js';
-import type { CommandInput } from '../contract.js';
+import type { CommandInput } from '../../cmdutil/contract.js';
 import type { Context } from '../../context.js';
 import { maskKey, redactUrl } from '../../http/redact.js';
-import type { CommandResult } from '../../io/render.js';
+import type { CommandResult } from '../../output/render.js';
 
 const PROFILE_COLUMNS: ListColumns = { all: ['profile', 'current', 'baseUrl', 'apiKey'], table: ['profile', 'current', 'baseUrl', 'apiKey'] };
 

@@ -2,12 +2,12 @@ import type { Command } from 'commander';
 import { checkApiKey } from '../../config/api-key.js';
 import { profileName } from '../../config/resolve.js';
 import { checkBaseUrl } from '../../config/resolve.js';
-import type { CommandInput } from '../contract.js';
+import type { CommandInput } from '../../cmdutil/contract.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { maskKey } from '../../http/redact.js';
-import type { CommandResult } from '../../io/render.js';
-import { readSecret } from '../../io/read-secret.js';
+import type { CommandResult } from '../../output/render.js';
+import { readSecret } from '../../terminal/read-secret.js';
 import { commandOptions } from '../../cmdutil/flags.js';
 
 /** No options of its own. */

@@ -2,9 +2,9 @@ import type { Command } from 'commander';
 import { getContact } from '../../endpoints/contact-lookup.js';
 import { identifierFrom } from '../../cmdutil/identifier.js';
 import { commandOptions, textFlag } from '../../cmdutil/flags.js';
-import type { CommandInput } from '../contract.js';
+import type { CommandInput } from '../../cmdutil/contract.js';
 import type { Context } from '../../context.js';
-import type { CommandResult } from '../../io/render.js';
+import type { CommandResult } from '../../output/render.js';
 
 export const options = commandOptions({
   contactId: textFlag('--contact-id <uuid>', 'the contact by cnvContactId (wins over --email)'),

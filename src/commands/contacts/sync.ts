@@ -1,19 +1,19 @@
 import type { Command } from 'commander';
-import type { FieldsByParent } from '../../batch/field-match.js';
+import type { FieldsByParent } from '../../batch/columns/field-match.js';
 import { runFileBatch } from '../../batch/file-run.js';
 import { BATCH_GLOBALS, checkBatchOptions } from '../../cmdutil/batch-options.js';
 import { batchDepsOf, exportDepsOf, outputOf, reporterDepsOf } from '../../cmdutil/deps.js';
 import { commandOptions, switchFlag, textFlag } from '../../cmdutil/flags.js';
 import type { Context } from '../../context.js';
 import { ApiError, UsageError } from '../../errors.js';
-import { crashHookFromEnv } from '../../exports/crash-points.js';
-import type { CommandResult } from '../../io/render.js';
+import { crashHookFromEnv } from '../../exporter/crash-points.js';
+import type { CommandResult } from '../../output/render.js';
 import { PlanOutput } from '../../sync/plan-output.js';
 import { syncFileSpec, syncStateKey } from '../../sync/sync-run.js';
 import { refreshReporter } from '../../sync/refresh-reporter.js';
-import type { CommandInput } from '../contract.js';
-import { contactFieldDefinitions, upsertFileSpec } from './upsert-file.js';
-import { FILE_ROW_FLAGS } from './upsert-flags.js';
+import type { CommandInput } from '../../cmdutil/contract.js';
+import { contactFieldDefinitions, upsertFileSpec } from '../../cmdutil/contact-upsert-file.js';
+import { FILE_ROW_FLAGS } from '../../cmdutil/contact-upsert-flags.js';
 
 export const options = commandOptions(
   {

@@ -3,13 +3,13 @@ import type { UpsertContactBody } from '../../endpoints/contacts.js';
 import { ENDPOINTS } from '../../endpoints/endpoints.js';
 import { emailSchema, uuidSchema } from '../../endpoints/identifiers.js';
 import { applySetPairs } from '../../cmdutil/body-flags.js';
-import type { CommandInput } from '../contract.js';
+import type { CommandInput } from '../../cmdutil/contract.js';
 import { UsageError } from '../../errors.js';
 import type { Context } from '../../context.js';
-import type { CommandResult } from '../../io/render.js';
-import { resolveFieldFlags, type FlagFields } from './field-flags.js';
-import { runUpsertFile } from './upsert-file.js';
-import { options, type UpsertOptions } from './upsert-flags.js';
+import type { CommandResult } from '../../output/render.js';
+import { resolveFieldFlags, type FlagFields } from '../../cmdutil/contact-field-flags.js';
+import { runUpsertFile } from '../../cmdutil/contact-upsert-file.js';
+import { options, type UpsertOptions } from '../../cmdutil/contact-upsert-flags.js';
 const NAMED_BODY_KEYS = new Set(['email', 'cnvContactId', 'subscriptionStatus', 'fields', 'companyFields', 'updateOnly']);
 
 export { options };

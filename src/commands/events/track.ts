@@ -4,10 +4,10 @@ import type { TrackEventBody } from '../../endpoints/events.js';
 import { ENDPOINTS } from '../../endpoints/endpoints.js';
 import { identifierFrom } from '../../cmdutil/identifier.js';
 import { applySetPairs } from '../../cmdutil/body-flags.js';
-import type { CommandInput } from '../contract.js';
+import type { CommandInput } from '../../cmdutil/contract.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import type { CommandResult } from '../../io/render.js';
+import type { CommandResult } from '../../output/render.js';
 import { runTrackFile } from './track-file.js';
 import { options, type TrackOptions } from './track-flags.js';
 

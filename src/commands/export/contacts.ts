@@ -1,14 +1,14 @@
 import type { Command } from 'commander';
-import type { CommandInput } from '../contract.js';
+import type { CommandInput } from '../../cmdutil/contract.js';
 import type { Context } from '../../context.js';
 import { checkExportOptions, EXPORT_GLOBALS, exportFlags, exportRunOptions, FORMAT_HELP } from '../../cmdutil/export-options.js';
 import { z } from 'zod';
 import { commandOptions, flag } from '../../cmdutil/flags.js';
 import { caseInsensitiveChoice } from '../../cmdutil/parse.js';
 import { UsageError } from '../../errors.js';
-import { createReporter } from '../../exports/report.js';
-import { runExport } from '../../exports/runner.js';
-import type { CommandResult } from '../../io/render.js';
+import { createReporter } from '../../exporter/run-summary.js';
+import { runExport } from '../../exporter/runner.js';
+import type { CommandResult } from '../../output/render.js';
 import { exportDepsOf, reporterDepsOf } from '../../cmdutil/deps.js';
 
 const FIELDS_BY = ['label', 'key'] as const;

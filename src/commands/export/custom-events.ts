@@ -1,12 +1,12 @@
 import type { Command } from 'commander';
-import type { CommandInput } from '../contract.js';
+import type { CommandInput } from '../../cmdutil/contract.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { checkExportOptions, EXPORT_GLOBALS, exportFlags, exportRunOptions, FORMAT_HELP, instant, isDuration, windowTime } from '../../cmdutil/export-options.js';
 import { commandOptions, textFlag } from '../../cmdutil/flags.js';
-import { createReporter } from '../../exports/report.js';
-import { runExport } from '../../exports/runner.js';
-import type { CommandResult } from '../../io/render.js';
+import { createReporter } from '../../exporter/run-summary.js';
+import { runExport } from '../../exporter/runner.js';
+import type { CommandResult } from '../../output/render.js';
 import { exportDepsOf, reporterDepsOf } from '../../cmdutil/deps.js';
 
 /** --since and --until are normalised to UTC ISO text by their parser (`instant`), or a duration (`7d`) as typed. */

@@ -2,18 +2,18 @@ import { resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { z } from 'zod';
 import { EMAIL_EVENT_TYPES, type EmailEventType } from '../../endpoints/exports.js';
-import type { CommandInput } from '../contract.js';
+import type { CommandInput } from '../../cmdutil/contract.js';
 import { didYouMean, HINT_MARK } from '../../cmdutil/suggest.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { runEmailTypes, withTypeLines } from '../../exports/multi-type.js';
+import { runEmailTypes, withTypeLines } from '../../exporter/multi-type.js';
 import { checkExportOptions, EXPORT_GLOBALS, exportFlags, exportRunOptions, FORMAT_HELP, type ExportOptionValues } from '../../cmdutil/export-options.js';
 import { commandOptions, flag, textFlag } from '../../cmdutil/flags.js';
-import { runTypesToDir } from '../../exports/per-type-files.js';
-import { emailTypesLabel } from '../../exports/plan.js';
-import { createReporter } from '../../exports/report.js';
-import { runExport } from '../../exports/runner.js';
-import type { CommandResult } from '../../io/render.js';
+import { runTypesToDir } from '../../exporter/per-type-files.js';
+import { emailTypesLabel } from '../../exporter/plan.js';
+import { createReporter } from '../../exporter/run-summary.js';
+import { runExport } from '../../exporter/runner.js';
+import type { CommandResult } from '../../output/render.js';
 import { exportDepsOf, noticesOf, reporterDepsOf } from '../../cmdutil/deps.js';
 
 /** --type is parsed by `emailTypes` into the API's types, in its order. */

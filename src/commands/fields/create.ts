@@ -4,11 +4,11 @@ import { DATA_TYPES, FIELD_OBJECT_TYPES, type CreateFieldBody } from '../../endp
 import { ENDPOINTS } from '../../endpoints/endpoints.js';
 import { caseInsensitiveChoice } from '../../cmdutil/parse.js';
 import { commandOptions, flag, textFlag, type ValuesOf } from '../../cmdutil/flags.js';
-import type { CommandInput } from '../contract.js';
+import type { CommandInput } from '../../cmdutil/contract.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import type { CommandResult } from '../../io/render.js';
-import { FIELD_KEY_RE } from './relationship-side.js';
+import type { CommandResult } from '../../output/render.js';
+import { FIELD_KEY_RE } from '../../cmdutil/relationship-side.js';
 
 export const options = commandOptions({
   label: textFlag('--label <text>', 'display name (required)'),

@@ -3,14 +3,14 @@ import { z } from 'zod';
 import { isFieldOfCustomObject, RELATIONSHIP_OBJECT_TYPES, type FieldDefinition, type ListFieldsQuery } from '../../endpoints/fields.js';
 import { ENDPOINTS } from '../../endpoints/endpoints.js';
 import { uuidSchema } from '../../endpoints/identifiers.js';
-import { chosenColumns, columnsFlag, type ListColumns } from '../../cmdutil/columns-option.js';
+import { chosenColumns, columnsFlag, type ListColumns } from '../../cmdutil/list-fields-flag.js';
 import { checkPaging, listPages, PAGING_FLAGS } from '../../cmdutil/paging-option.js';
 import { caseInsensitiveChoice, pageSize } from '../../cmdutil/parse.js';
 import { commandOptions, flag, numberFlag, textFlag, type ValuesOf } from '../../cmdutil/flags.js';
-import type { CommandInput } from '../contract.js';
+import type { CommandInput } from '../../cmdutil/contract.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import type { CommandResult } from '../../io/render.js';
+import type { CommandResult } from '../../output/render.js';
 
 /** CSV columns, and the table's default few (JSON and NDJSON print each item as the API sent it). */
 const FIELD_COLUMNS: ListColumns = {

@@ -1,12 +1,12 @@
 import type { Command } from 'commander';
 import { RELATIONSHIP_OBJECT_TYPES, type RelationshipSide } from '../../endpoints/fields.js';
 import { ENDPOINTS } from '../../endpoints/endpoints.js';
-import type { CommandInput } from '../contract.js';
+import type { CommandInput } from '../../cmdutil/contract.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import type { CommandResult } from '../../io/render.js';
+import type { CommandResult } from '../../output/render.js';
 import { commandOptions, textFlag } from '../../cmdutil/flags.js';
-import { checkSide, parseSideSpec } from './relationship-side.js';
+import { checkSide, parseSideSpec } from '../../cmdutil/relationship-side.js';
 
 type Side = 'source' | 'target';
 

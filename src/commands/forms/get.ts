@@ -2,11 +2,11 @@ import type { Command } from 'commander';
 import type { Form, FormField } from '../../endpoints/forms.js';
 import { ENDPOINTS } from '../../endpoints/endpoints.js';
 import { uuidArgument } from '../../cmdutil/parse.js';
-import type { CommandInput } from '../contract.js';
+import type { CommandInput } from '../../cmdutil/contract.js';
 import type { Context } from '../../context.js';
-import { resolveFormat } from '../../io/format.js';
+import { resolveFormat } from '../../output/format.js';
 import { outputOf } from '../../cmdutil/deps.js';
-import type { CommandResult } from '../../io/render.js';
+import type { CommandResult } from '../../output/render.js';
 import { commandOptions } from '../../cmdutil/flags.js';
 
 /** No options of its own. */

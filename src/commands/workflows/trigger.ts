@@ -5,9 +5,9 @@ import { IDENTIFIER_FLAGS, identifierFrom } from '../../cmdutil/identifier.js';
 import { uuidArgument } from '../../cmdutil/parse.js';
 import { dataFlag } from '../../cmdutil/body-flags.js';
 import { commandOptions } from '../../cmdutil/flags.js';
-import type { CommandInput } from '../contract.js';
+import type { CommandInput } from '../../cmdutil/contract.js';
 import type { Context } from '../../context.js';
-import type { CommandResult } from '../../io/render.js';
+import type { CommandResult } from '../../output/render.js';
 
 export const options = commandOptions({ ...IDENTIFIER_FLAGS, data: dataFlag('trigger data passed to the workflow, a JSON object') });
 

@@ -3,8 +3,8 @@
 // - export pages: src/lib/json-rows.ts (rows split out as the page streams) vs JSON.parse of the
 //   page, parse only and in a whole export (baselines/dist-cnv.mjs --whole-pages: the page read
 //   whole, parsed once, each NDJSON line made by stringifyJson);
-// - CSV writer (src/io/csv-line.ts) vs csv-stringify, its sync API and its stream API, same quoting;
-// - CSV parser (src/io/csv-parser.ts) vs csv-parse, sync and stream, with the line information
+// - CSV writer (src/output/csv-line.ts) vs csv-stringify, its sync API and its stream API, same quoting;
+// - CSV parser (src/input/csv-parser.ts) vs csv-parse, sync and stream, with the line information
 //   cnv needs, on input with quoted line breaks, LF and CR-only line ends.
 // Each figure is the median of alternating runs (after a warm-up), in µs per row: page parsing
 // and whole exports in fresh processes, the CSV rows in this process (their gaps are several-fold).
@@ -66,7 +66,7 @@ async function wholeExport(rounds, quick) {
         baselineName: 'the same export with each page read whole, one JSON parse, stringifyJson per row (test/bench/baselines/dist-cnv.mjs --whole-pages)',
         targetText: '<= 0.90x to keep it for speed; it stays for the exact bytes either way',
         passes: r.ratio <= 0.9,
-        note: `${label}; the same ${fmt(splitterText.length / 2 ** 20, 0)} MiB from both. A row the API sends with a number past 2^53, an escape or an integer-like member name is written as sent only by the splitter (test/commands/export-runner.test.ts, "NDJSON rows are the bytes the API sent").`,
+        note: `${label}; the same ${fmt(splitterText.length / 2 ** 20, 0)} MiB from both. A row the API sends with a number past 2^53, an escape or an integer-like member name is written as sent only by the splitter (test/commands/export/runner.test.ts, "NDJSON rows are the bytes the API sent").`,
       },
       {
         name: `page splitter in a whole export: peak RSS, ${bulk.toLocaleString('en')} rows`,
@@ -166,7 +166,7 @@ function csvRowsOfCells(n) {
 }
 
 async function csvWriter(rounds, quick) {
-  const { csvFormatter, CSV_QUOTED_MATCH } = await dist('io/csv-line.js');
+  const { csvFormatter, CSV_QUOTED_MATCH } = await dist('output/csv-line.js');
   const n = quick ? 50_000 : 200_000;
   const rows = csvRowsOfCells(n);
   const format = await csvFormatter('\r\n');
@@ -190,8 +190,8 @@ async function csvWriter(rounds, quick) {
   if (rows.map((row) => format([row])).join('') !== csvStringifySync(rows, options)) throw new Error('csv-line.ts and csv-stringify wrote different text');
   const label = `${n.toLocaleString('en')} rows of 13 cells`;
   const note = 'µs per row, text only (no file writes); the same text from both (checked).';
-  const viaSync = await compare({ name: `CSV writer: src/io/csv-line.ts vs csv-stringify (sync API), ${label}`, baseline: sync, subject: ours, rounds, warmup: 1, metric: 'usPerRow' });
-  const viaStream = await compare({ name: `CSV writer: src/io/csv-line.ts vs csv-stringify (stream API), ${label}`, baseline: stream, subject: ours, rounds, warmup: 1, metric: 'usPerRow' });
+  const viaSync = await compare({ name: `CSV writer: src/output/csv-line.ts vs csv-stringify (sync API), ${label}`, baseline: sync, subject: ours, rounds, warmup: 1, metric: 'usPerRow' });
+  const viaStream = await compare({ name: `CSV writer: src/output/csv-line.ts vs csv-stringify (stream API), ${label}`, baseline: stream, subject: ours, rounds, warmup: 1, metric: 'usPerRow' });
   return [
     { ...viaSync, baselineName: "csv-stringify/sync's `stringify(rows)`, same quoting (quoted_match)", targetText: '< 1x to keep it', passes: viaSync.ratio < 1, note },
     { ...viaStream, baselineName: "csv-stringify's stream API, same quoting (quoted_match)", targetText: '< 1x to keep it', passes: viaStream.ratio < 1, note },
@@ -200,13 +200,13 @@ async function csvWriter(rounds, quick) {
 
 /** An input file's text: a header, then rows with commas, quotes and line breaks inside quoted values. */
 async function inputText(n, lineEnd) {
-  const { csvFormatter } = await dist('io/csv-line.js');
+  const { csvFormatter } = await dist('output/csv-line.js');
   const rows = csvRowsOfCells(n).map((r, i) => [r[4], r[5], r[10], i % 3 === 0 ? `line one${lineEnd}line "two"` : r[12]]);
   return (await csvFormatter(lineEnd))([['email', 'subscriptionStatus', 'fields.city', 'fields.note'], ...rows]);
 }
 
 async function csvReader(rounds, quick) {
-  const { CsvParser } = await dist('io/csv-parser.js');
+  const { CsvParser } = await dist('input/csv-parser.js');
   const n = quick ? 50_000 : 200_000;
   const options = { info: true, bom: true, relax_column_count: true, skip_empty_lines: true };
   const out = [];
@@ -249,10 +249,10 @@ async function csvReader(rounds, quick) {
     parser.end(mine);
     if (JSON.stringify(mine.map((r) => r.fields)) !== JSON.stringify(theirs)) throw new Error(`csv-parser.ts and csv-parse read different records (${ends})`);
     const note = `µs per record, ${fmt(Buffer.byteLength(text) / 2 ** 20, 1)} MiB in 64 KiB chunks (csv-parse/sync: the whole text at once), ${ends}, a third of the rows with a line break and quotes inside a quoted value; records only (no rows, no validation); the same records from both (checked).`;
-    const viaSync = await compare({ name: `CSV parser: src/io/csv-parser.ts vs csv-parse (sync API, info: true), ${n.toLocaleString('en')} rows, ${ends}`, baseline: sync, subject: ours, rounds, warmup: 1, metric: 'usPerRow' });
+    const viaSync = await compare({ name: `CSV parser: src/input/csv-parser.ts vs csv-parse (sync API, info: true), ${n.toLocaleString('en')} rows, ${ends}`, baseline: sync, subject: ours, rounds, warmup: 1, metric: 'usPerRow' });
     out.push({ ...viaSync, baselineName: "csv-parse/sync's `parse(text)` with line information (info: true)", targetText: '< 1x to keep it', passes: viaSync.ratio < 1, note });
     if (lineEnd === '\n') {
-      const viaStream = await compare({ name: `CSV parser: src/io/csv-parser.ts vs csv-parse (stream API, info: true), ${n.toLocaleString('en')} rows, ${ends}`, baseline: stream, subject: ours, rounds, warmup: 1, metric: 'usPerRow' });
+      const viaStream = await compare({ name: `CSV parser: src/input/csv-parser.ts vs csv-parse (stream API, info: true), ${n.toLocaleString('en')} rows, ${ends}`, baseline: stream, subject: ours, rounds, warmup: 1, metric: 'usPerRow' });
       out.push({ ...viaStream, baselineName: "csv-parse's stream API with line information (info: true)", targetText: '< 1x to keep it', passes: viaStream.ratio < 1, note });
     }
   }

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { run } from '../../../src/commands/audience/remove.js';
+import { FIXTURE_AUDIENCES as AU, FIXTURE_CONTACTS as FX } from '../../../src/emulator/seed/fixtures.js';
+import { cnvInProcess } from '../../helpers/cli.js';
+import { reseedBeforeEach, useEmulator } from '../../helpers/emulator.js';
 import { apiError, ok } from '../../helpers/fake-api.js';
 import { fakeContext, useFakeContext } from '../../helpers/fake-context.js';
 
@@ -37,5 +40,37 @@ describe('audience remove: run', () => {
     f.api.on('DELETE', PATH, ok({ removed: false, cnvContactId: null }));
     expect(await run(quiet.ctx, { args: [AUDIENCE], opts: { email: 'ada@example.com' } })).toMatchObject({ data: { outcome: 'no_such_contact' } });
     expect(quiet.stderr()).toBe('');
+  });
+});
+
+const fx = useEmulator();
+const json = (s: string) => JSON.parse(s);
+const members = async (id: string) => (await fx.admin('GET', `/_emulator/state/audiences/${id}`)).memberIds as string[];
+
+describe('cnv audience add / remove (in-process)', () => {
+  reseedBeforeEach(fx);
+
+  it('removes a membership, and says which it was when there was nothing to remove', async () => {
+    const removed = await cnvInProcess(['audience', 'remove', AU.newsletter.id, '--user-id', 'user-ada'], { env: fx.env });
+    expect(json(removed.stdout)).toEqual({ removed: true, cnvContactId: FX.ada.id, outcome: 'removed' });
+    expect(await members(AU.newsletter.id)).toEqual([FX.grace.id]);
+    expect(await members(AU.vip.id)).toEqual([FX.ada.id]);
+
+    const notMember = await cnvInProcess(['audience', 'remove', AU.newsletter.id, '--email', FX.ada.email], { env: fx.env });
+    expect(notMember.exitCode).toBe(0);
+    expect(json(notMember.stdout).outcome).toBe('not_a_member');
+    expect(notMember.stderr).toMatch(/was not a member/);
+
+    const noContact = await cnvInProcess(['audience', 'remove', AU.newsletter.id, '--email', 'ghost@example.com'], { env: fx.env });
+    expect(noContact.exitCode).toBe(0);
+    expect(json(noContact.stdout)).toEqual({ removed: false, cnvContactId: null, outcome: 'no_such_contact' });
+    expect(noContact.stderr).toMatch(/no contact matched/);
+  });
+
+  it('remove needs the audience edit permission (exit 4)', async () => {
+    const res = await cnvInProcess(['audience', 'remove', AU.newsletter.id, '--email', FX.ada.email], { env: { ...fx.env, CNV_API_KEY: fx.emulator.keys.limited } });
+    expect(res.exitCode).toBe(4);
+    expect(res.stderr).toMatch(/^error: forbidden: /m);
+    expect(await members(AU.newsletter.id)).toContain(FX.ada.id);
   });
 });

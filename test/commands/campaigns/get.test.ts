@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { run } from '../../../src/commands/campaigns/get.js';
+import { FIXTURE_CAMPAIGNS as CA } from '../../../src/emulator/seed/fixtures.js';
+import { cnvInProcess } from '../../helpers/cli.js';
+import { reseedBeforeEach, useEmulator } from '../../helpers/emulator.js';
 import { apiError, ok } from '../../helpers/fake-api.js';
 import { useFakeContext } from '../../helpers/fake-context.js';
 
@@ -32,5 +35,32 @@ describe('campaigns get: run', () => {
     f.api.on('GET', `/v2/campaigns/${ID}`, apiError(429, 'rate_limited', 'slow down', { 'retry-after': '2' }), ok({ campaign: CAMPAIGN }));
     expect(await run(f.ctx, { args: [ID], opts: {} })).toMatchObject({ data: { id: ID } });
     expect(Math.max(...f.clock.sleeps)).toBeGreaterThanOrEqual(2000);
+  });
+});
+
+const fx = useEmulator();
+const json = (s: string) => JSON.parse(s);
+
+describe('cnv campaigns (in-process)', () => {
+  reseedBeforeEach(fx);
+
+  it('get: statuses in progression order and the description; archived exits 5', async () => {
+    const res = await cnvInProcess(['campaigns', 'get', CA.springWebinar.id], { env: fx.env });
+    const campaign = json(res.stdout);
+    expect(campaign.description).toBe(CA.springWebinar.description);
+    expect(campaign.type.statuses.map((s: { name: string; isSuccess: boolean }) => `${s.name}:${s.isSuccess}`)).toEqual([
+      'Invited:false', 'Registered:false', 'Attended:true', 'No-show:false',
+    ]);
+    await fx.admin('POST', `/_emulator/campaigns/${CA.springWebinar.id}/archive`);
+    const archived = await cnvInProcess(['campaigns', 'get', CA.springWebinar.id], { env: fx.env });
+    expect(archived.exitCode).toBe(5);
+    expect(archived.stderr).toMatch(/campaign_not_found/);
+  });
+
+  it('get on a terminal table keeps the status order', async () => {
+    const res = await cnvInProcess(['campaigns', 'get', CA.springWebinar.id, '-o', 'table', '--no-color'], { env: fx.env });
+    const order = ['Invited', 'Registered', 'Attended', 'No-show'].map((name) => res.stdout.indexOf(name));
+    expect(order.every((pos, i) => pos > 0 && (i === 0 || pos > order[i - 1]))).toBe(true);
+    expect(res.stdout).toContain(CA.springWebinar.description);
   });
 });

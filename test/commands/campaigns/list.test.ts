@@ -3,6 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { run } from '../../../src/commands/campaigns/list.js';
+import { FIXTURE_CAMPAIGNS as CA } from '../../../src/emulator/seed/fixtures.js';
+import { cnvInProcess } from '../../helpers/cli.js';
+import { reseedBeforeEach, useEmulator } from '../../helpers/emulator.js';
 import { apiError, ok } from '../../helpers/fake-api.js';
 import { useFakeContext } from '../../helpers/fake-context.js';
 
@@ -48,5 +51,52 @@ describe('campaigns list: run', () => {
     await expect(run(f.ctx, { args: [], opts: { paginate: true, columns: 'id,memberCount', summaryJson: summary } })).rejects.toMatchObject({ exitCode: 3, code: 'invalid_cursor' });
     expect(f.stdout().startsWith(`[\n  {"id":"${campaign(1).id}","memberCount":1}`)).toBe(true);
     expect(JSON.parse(readFileSync(summary, 'utf8'))).toEqual({ command: 'campaigns list', status: 'failed', rows: 1, pages: 1, nextCursor: 'c2', moreRemains: true });
+  });
+});
+
+const fx = useEmulator();
+const json = (s: string) => JSON.parse(s);
+
+describe('cnv campaigns (in-process)', () => {
+  reseedBeforeEach(fx);
+
+  const activeCount = () => [...fx.emulator.store.business('acme').campaigns.values()].filter((c) => !c.archived).length;
+
+  it('list: one page as rows, and the next cursor on stderr', async () => {
+    const res = await cnvInProcess(['campaigns', 'list', '--limit', '5'], { env: fx.env });
+    expect(res.exitCode).toBe(0);
+    const rows = json(res.stdout);
+    expect(rows).toHaveLength(5);
+    expect(rows[0]).toMatchObject({ id: CA.springWebinar.id, type: { name: 'Webinar' }, memberCount: 1 });
+    expect(res.stderr).toMatch(/^next page: --cursor \S+ \(or --all for every page\)$/m);
+  });
+
+  it('list --json: the same array as piped, the cursor on stderr; the cursor continues', async () => {
+    const piped = await cnvInProcess(['campaigns', 'list', '--limit', '2'], { env: fx.env });
+    const first = await cnvInProcess(['campaigns', 'list', '--limit', '2', '--json'], { env: fx.env });
+    expect(first.stdout).toBe(piped.stdout);
+    expect(json(first.stdout)).toEqual([expect.objectContaining({ id: CA.springWebinar.id }), expect.objectContaining({ id: CA.tradeShow.id })]);
+    const cursor = /^next page: --cursor (\S+) /m.exec(first.stderr)![1];
+    const second = json((await cnvInProcess(['campaigns', 'list', '--limit', '2', '--json', '--cursor', cursor], { env: fx.env })).stdout);
+    expect(second[0].id).not.toBe(CA.tradeShow.id);
+  });
+
+  it('list --all follows every cursor (ndjson, csv), without archived campaigns', async () => {
+    const ndjson = await cnvInProcess(['campaigns', 'list', '--all', '-o', 'ndjson', '--limit', '30'], { env: fx.env });
+    const ids = ndjson.stdout.trim().split('\n').map((l) => json(l).id);
+    expect(ids).toHaveLength(activeCount());
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).not.toContain(CA.archived.id);
+    expect(ndjson.stderr).not.toMatch(/next page/);
+    const csv = await cnvInProcess(['campaigns', 'list', '--all', '-o', 'csv'], { env: fx.env });
+    const lines = csv.stdout.trim().split('\n');
+    expect(lines[0]).toBe('id,name,type.id,type.name,type.systemType,sfdcCampaignId,memberCount,createdAt,updatedAt,_extra');
+    expect(lines).toHaveLength(activeCount() + 1);
+  });
+
+  it('list: a bad cursor exits 3 with invalid_cursor', async () => {
+    const res = await cnvInProcess(['campaigns', 'list', '--cursor', 'garbage'], { env: fx.env });
+    expect(res.exitCode).toBe(3);
+    expect(res.stderr).toMatch(/invalid_cursor/);
   });
 });

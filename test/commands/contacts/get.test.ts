@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { run } from '../../../src/commands/contacts/get.js';
+import { FIXTURE_CONTACTS } from '../../../src/emulator/seed/fixtures.js';
+import { cnvInProcess } from '../../helpers/cli.js';
+import { useEmulator } from '../../helpers/emulator.js';
 import { apiError, ok } from '../../helpers/fake-api.js';
 import { useFakeContext } from '../../helpers/fake-context.js';
 
@@ -40,5 +43,41 @@ describe('contacts get: run', () => {
     await expect(run(f.ctx, { args: [], opts: {} })).rejects.toMatchObject({ exitCode: 2, code: 'missing_identifier' });
     await expect(run(f.ctx, { args: [], opts: { contactId: 'not-a-uuid' } })).rejects.toMatchObject({ exitCode: 2, message: expect.stringMatching(/^--contact-id: /) });
     expect(f.api.requests).toEqual([]);
+  });
+});
+
+const fx = useEmulator({}, { faults: true });
+
+const json = (s: string) => JSON.parse(s);
+
+describe('cnv contacts get (in-process)', () => {
+  it('returns the most recently updated contact when several share an email', async () => {
+    const res = await cnvInProcess(['contacts', 'get', '--email', 'shared@example.com'], { env: fx.env });
+    expect(res.exitCode).toBe(0);
+    expect(json(res.stdout).cnvContactId).toBe(FIXTURE_CONTACTS.sharedNewer.id);
+  });
+
+  it('shows system-managed statuses as they come', async () => {
+    const res = await cnvInProcess(['contacts', 'get', '--email', FIXTURE_CONTACTS.bounced.email], { env: fx.env });
+    expect(json(res.stdout).subscriptionStatus).toBe('BOUNCED');
+  });
+
+  it('exits 5 when no contact matches', async () => {
+    const res = await cnvInProcess(['contacts', 'get', '--email', 'nobody@example.com'], { env: fx.env });
+    expect(res.exitCode).toBe(5);
+    expect(res.stderr).toMatch(/contact_not_found/);
+  });
+
+  it('exits 4 with a hint when the endpoint is not enabled for the key', async () => {
+    const res = await cnvInProcess(['contacts', 'get', '--email', 'basic.user@example.com'], { env: { ...fx.env, CNV_API_KEY: fx.emulator.keys.basic } });
+    expect(res.exitCode).toBe(4);
+    expect(res.stderr).toMatch(/^error: export_not_enabled: /m);
+    expect(res.stderr).toMatch(/^hint: .*not enabled/m);
+  });
+
+  it('exits 2 without an identifier', async () => {
+    const res = await cnvInProcess(['contacts', 'get'], { env: fx.env });
+    expect(res.exitCode).toBe(2);
+    expect(res.stderr).toMatch(/--contact-id, --email/);
   });
 });

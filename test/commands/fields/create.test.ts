@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { run } from '../../../src/commands/fields/create.js';
+import { cnvInProcess } from '../../helpers/cli.js';
+import { useEmulator } from '../../helpers/emulator.js';
 import { apiError, ok } from '../../helpers/fake-api.js';
 import { useFakeContext } from '../../helpers/fake-context.js';
 
@@ -36,5 +38,68 @@ describe('fields create: run', () => {
     await expect(run(f.ctx, { args: [], opts: OPTS })).rejects.toMatchObject({ exitCode: 7, hint: expect.stringMatching(/may have reached the server/) });
     f.api.on('POST', '/v2/fields', apiError(429, 'rate_limited', 'slow down'), ok({ field: FIELD }));
     expect(await run(f.ctx, { args: [], opts: OPTS })).toMatchObject({ data: FIELD });
+  });
+});
+
+const fx = useEmulator({}, { faults: true });
+
+const json = (s: string) => JSON.parse(s);
+const withKey = (key: string) => ({ ...fx.env, CNV_API_KEY: key });
+
+describe('cnv fields create (in-process)', () => {
+  it('creates a field with types in any case and prints the definition; the field then works in contacts', async () => {
+    const res = await cnvInProcess(['fields', 'create', '--label', 'Loyalty tier', '--object-type', 'contact', '--data-type', 'String'], { env: fx.env });
+    expect(res.exitCode).toBe(0);
+    expect(json(res.stdout)).toEqual({ key: 'loyaltyTier', label: 'Loyalty tier', objectType: 'CONTACT', dataType: 'STRING' });
+    expect(res.stderr).toBe('');
+
+    const up = await cnvInProcess(['contacts', 'upsert', '--email', 'tiered@example.com', '--field', 'loyaltyTier=gold'], { env: fx.env });
+    expect(up.exitCode).toBe(0);
+    const got = json((await cnvInProcess(['contacts', 'get', '--email', 'tiered@example.com'], { env: fx.env })).stdout);
+    expect(got.fields).toEqual({ loyaltyTier: 'gold' });
+  });
+
+  it('sends an explicit key', async () => {
+    const res = await cnvInProcess(['fields', 'create', '--label', 'Lifetime value (EUR)', '--object-type', 'CONTACT', '--data-type', 'number', '--key', 'ltvEur'], { env: fx.env });
+    expect(json(res.stdout)).toEqual({ key: 'ltvEur', label: 'Lifetime value (EUR)', objectType: 'CONTACT', dataType: 'NUMBER' });
+  });
+
+  it.each([
+    [['--label', 'X', '--object-type', 'lead', '--data-type', 'STRING'], /--object-type.*expected one of CONTACT, COMPANY, OPPORTUNITY, CAMPAIGN_MEMBER \(any case\), got "lead"/],
+    [['--label', 'X', '--object-type', 'CONTACT', '--data-type', 'text'], /--data-type.*expected one of STRING, NUMBER, BOOLEAN, DATE, DATETIME/],
+    [['--object-type', 'CONTACT', '--data-type', 'STRING'], /--label: required/],
+    [['--label', 'X', '--data-type', 'STRING'], /--object-type: required/],
+    [['--label', 'X', '--object-type', 'CONTACT'], /--data-type: required/],
+    [['--label', 'X', '--object-type', 'CONTACT', '--data-type', 'STRING', '--key', 'a-b'], /--key: only letters, digits and underscores/],
+  ])('refuses bad flags locally with exit 2: %j', async (args, message) => {
+    await fx.resetStats();
+    const res = await cnvInProcess(['fields', 'create', ...args], { env: fx.env });
+    expect(res.exitCode).toBe(2);
+    expect(res.stderr).toMatch(message);
+    expect(res.stdout).toBe('');
+    expect((await fx.stats()).total).toBe(0);
+  });
+
+  it('a duplicate key exits 3 with invalid_field', async () => {
+    const res = await cnvInProcess(['fields', 'create', '--label', 'City', '--object-type', 'CONTACT', '--data-type', 'STRING'], { env: fx.env });
+    expect(res.exitCode).toBe(3);
+    expect(res.stderr).toMatch(/^error: invalid_field: .*"city" already exists/m);
+  });
+
+  it('exits 4 with export_not_enabled for the basic key; the limited key needs no permission for a plain field', async () => {
+    const args = ['fields', 'create', '--label', 'Gate', '--object-type', 'CONTACT', '--data-type', 'STRING'];
+    const basic = await cnvInProcess(args, { env: withKey(fx.emulator.keys.basic) });
+    expect(basic.exitCode).toBe(4);
+    expect(basic.stderr).toMatch(/export_not_enabled/);
+    const limited = await cnvInProcess(args, { env: withKey(fx.emulator.keys.limited) });
+    expect(limited.exitCode, limited.stderr).toBe(0);
+    expect(JSON.parse(limited.stdout)).toMatchObject({ key: 'gate', objectType: 'CONTACT' });
+  });
+
+  it('--help shows the allowed values and an example', async () => {
+    const res = await cnvInProcess(['fields', 'create', '--help']);
+    expect(res.exitCode).toBe(0);
+    expect(res.stdout.replace(/\s+/g, " ")).toMatch(/CONTACT, COMPANY, OPPORTUNITY, CAMPAIGN_MEMBER \(any case\)/);
+    expect(res.stdout).toMatch(/\$ cnv fields create --label/);
   });
 });

@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
-import type { CommandInput } from '../../contract.js';
+import type { CommandInput } from '../../../cmdutil/contract.js';
 import type { Context } from '../../../context.js';
 import { CliError, ExitCode, UsageError } from '../../../errors.js';
 import { checkRunId } from '../../../cmdutil/export-options.js';
-import { openStateStore, stateNotFound } from '../../../exports/state-view.js';
-import type { CommandResult } from '../../../io/render.js';
+import { openStateStore, stateNotFound } from '../../../exporter/state-view.js';
+import type { CommandResult } from '../../../output/render.js';
 import { commandOptions, textFlag } from '../../../cmdutil/flags.js';
 import { stateDirOf } from '../../../cmdutil/deps.js';
 

@@ -1,12 +1,12 @@
 import type { Command } from 'commander';
-import { chosenColumns, columnsFlag, type ListColumns } from '../../../cmdutil/columns-option.js';
+import { chosenColumns, columnsFlag, type ListColumns } from '../../../cmdutil/list-fields-flag.js';
 import { commandOptions } from '../../../cmdutil/flags.js';
-import type { CommandInput } from '../../contract.js';
+import type { CommandInput } from '../../../cmdutil/contract.js';
 import type { Context } from '../../../context.js';
-import { lockHolder } from '../../../exports/lock.js';
-import { openStateStore, STATE_LIST_COLUMNS, stateItem, stateListCells } from '../../../exports/state-view.js';
-import { cellText, resolveFormat, tableWidth } from '../../../io/format.js';
-import type { CommandResult } from '../../../io/render.js';
+import { lockHolder } from '../../../exporter/lock.js';
+import { openStateStore, STATE_LIST_COLUMNS, stateItem, stateListCells } from '../../../exporter/state-view.js';
+import { cellText, resolveFormat, tableWidth } from '../../../output/format.js';
+import type { CommandResult } from '../../../output/render.js';
 import { outputOf, stateDirOf } from '../../../cmdutil/deps.js';
 
 const COLUMNS: ListColumns = { all: [...STATE_LIST_COLUMNS], table: ['key', 'kind', 'rows', 'cursorAt', 'lastRun'] };

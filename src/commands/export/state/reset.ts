@@ -1,12 +1,12 @@
 import type { Command } from 'commander';
-import type { CommandInput } from '../../contract.js';
+import type { CommandInput } from '../../../cmdutil/contract.js';
 import type { Context } from '../../../context.js';
 import { CliError, ExitCode } from '../../../errors.js';
-import { openStateStore, stateNotFound } from '../../../exports/state-view.js';
-import type { ExportStateStore } from '../../../exports/state-store.js';
-import type { ExportState } from '../../../exports/state.js';
-import { canAsk, confirm } from '../../../io/confirm.js';
-import type { CommandResult } from '../../../io/render.js';
+import { openStateStore, stateNotFound } from '../../../exporter/state-view.js';
+import type { ExportStateStore } from '../../../exporter/state-store.js';
+import type { ExportState } from '../../../exporter/state.js';
+import { canAsk, confirm } from '../../../terminal/confirm.js';
+import type { CommandResult } from '../../../output/render.js';
 import { commandOptions, switchFlag } from '../../../cmdutil/flags.js';
 import { stateDirOf } from '../../../cmdutil/deps.js';
 

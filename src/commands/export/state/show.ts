@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
-import type { CommandInput } from '../../contract.js';
+import type { CommandInput } from '../../../cmdutil/contract.js';
 import type { Context } from '../../../context.js';
-import { lockHolder } from '../../../exports/lock.js';
-import { agoText, openStateStore, stateDetail, stateNotFound } from '../../../exports/state-view.js';
-import { resolveFormat } from '../../../io/format.js';
-import type { CommandResult } from '../../../io/render.js';
+import { lockHolder } from '../../../exporter/lock.js';
+import { agoText, openStateStore, stateDetail, stateNotFound } from '../../../exporter/state-view.js';
+import { resolveFormat } from '../../../output/format.js';
+import type { CommandResult } from '../../../output/render.js';
 import { outputOf, stateDirOf } from '../../../cmdutil/deps.js';
 import { commandOptions } from '../../../cmdutil/flags.js';
 

@@ -1,0 +1,63 @@
+/**
+ * The contract between the CLI and a command file: types only, so importing it costs nothing
+ * at start-up. The command tree itself (names, summaries, loaders) is src/cli/registry.ts.
+ */
+import type { Command } from 'commander';
+import type { CommandOptions } from './flags.js';
+import type { Context } from '../context.js';
+import type { CommandResult } from '../output/render.js';
+
+/**
+ * What a command file under src/commands exports. `options` is its table of flags (declared
+ * once: src/cmdutil/flags.ts): the loader adds them to commander and validates what commander
+ * read with the schema made from the same table, cross-flag rules included (a failure is a usage
+ * error naming the flag), so `run` receives them typed.
+ */
+interface CommandModule<T = unknown> {
+  options: CommandOptions<T>;
+  /** Arguments and help text (with at least one example); the flags come from `options`. */
+  configure(cmd: Command): void;
+  run(ctx: Context, input: CommandInput<T>): Promise<CommandResult>;
+}
+
+/** What `run` receives; `typeof options` of the command's own module names its options' type. */
+export interface CommandInput<T = unknown> {
+  /** Declared positional arguments, in order. */
+  args: unknown[];
+  /** The command's own options (camelCase keys), and the global ones its rules read, validated. */
+  opts: T extends CommandOptions<infer V> ? V : T;
+}
+
+export interface LeafEntry {
+  name: string;
+  summary: string;
+  aliases?: string[];
+  /**
+   * The command's JSON output contract, shown in its help (JSON OUTPUT) and docs/output.md: the
+   * one document it prints with --json (and when stdout is not a terminal, for a command whose
+   * data is that document), and what -q/--query selects from. Every command has one. A command
+   * that writes no data to stdout (a file run, an export into --out) prints its result document
+   * (the --summary-json one) with --json or -q (a file or batch run through `batchDepsOf(ctx)`,
+   * an export's reporter through `reporterDepsOf(ctx)`: their `printDocument`; else a
+   * `{ kind: 'document' }` result); where stdout carries its data (rows, a report) its option
+   * check refuses --json and -q naming the flag to use instead (`refuseJsonWhenStdoutIsData`).
+   */
+  json: string;
+  /** -o/--format names the format of the command's file (the exports), not of its output: --json does not conflict with it. */
+  formatIsFile?: boolean;
+  /** The global flags (long names) that mean something to this command; its help lists only these. Default: all. */
+  globals?: readonly string[];
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each module has its own options type
+  load: () => Promise<CommandModule<any>>;
+}
+
+export interface GroupEntry {
+  name: string;
+  summary: string;
+  aliases?: string[];
+  /** Shown under the group's help (`cnv contacts --help`, `cnv help contacts`). */
+  examples: string[];
+  children: Entry[];
+}
+
+export type Entry = LeafEntry | GroupEntry;

@@ -1,0 +1,186 @@
+import { UsageError } from '../errors.js';
+import { cellText } from '../output/format.js';
+import { stringifyJson } from '../lib/exact-number.js';
+import type { ExportKind } from './state.js';
+
+/** The columns of each export's rows, in the spec's order (contact fields come after). */
+export const FIXED_COLUMNS: Record<ExportKind, readonly string[]> = {
+  contacts: ['id', 'sfdcLeadId', 'sfdcContactId', 'sfdcAccountId', 'email', 'subscriptionStatus', 'createdAt', 'updatedAt'],
+  'custom-events': ['eventId', 'contactId', 'occurredAt', 'createdAt', 'eventName', 'source', 'contactEmail', 'userId', 'clientEventId', 'data'],
+  'email-events': [
+    'eventId', 'contactId', 'occurredAt', 'eventType', 'sourceType', 'sourceId', 'emailId', 'emailName', 'sentEmailId',
+    'isBot', 'link', 'topicIds', 'bounceType', 'errorMessage',
+  ],
+};
+
+/** Last column of every export: the members that have no column of their own, as one JSON object. */
+export const EXTRA_COLUMN = '_extra';
+const FIELD_PREFIX = 'fields.';
+
+/**
+ * A CSV header, kept in the export state so every run appending to a file writes the same one.
+ * `omitted` names what --columns left out on purpose (in `_extra` naming: `key` or
+ * `fields.<label>`); anything else without a column lands in `_extra`, never dropped.
+ */
+export interface CsvLayout {
+  columns: string[];
+  omitted: string[];
+  /**
+   * Contacts: the member of a row's `fields` that a column holds, where it is not the column's
+   * label (fields sharing a label: column `Score (score)` holds the member `Score`). Absent when
+   * every column is its label.
+   */
+  rowKeys?: Record<string, string>;
+}
+
+/** A CSV file's layout as its export state keeps it: the header, and how its cells were written (a file keeps one way). */
+export interface FileLayout extends CsvLayout {
+  /** --null-as ('' without it). */
+  nullAs: string;
+  excelSafe: boolean;
+}
+
+/** A contact field as its export column is made from it (GET /v2/fields, in its order). */
+export interface LabelledField {
+  key: string;
+  label: string;
+}
+
+/** The column of a contact field label: the label itself, unless it would be mistaken for another column. */
+function labelColumn(label: string): string {
+  const clash = FIXED_COLUMNS.contacts.includes(label) || label === EXTRA_COLUMN || label.startsWith(FIELD_PREFIX);
+  return clash ? FIELD_PREFIX + label : label;
+}
+
+/**
+ * The contact fields' columns, and the row member each holds. The export keys a row's fields by
+ * label; a label used by an earlier field is sent as `Label (key)` (the spec is silent; the
+ * emulator's rule, docs/emulator.md). A label that two fields share (the same text, or the same
+ * in Unicode NFC: `Café` composed and decomposed) gets the column `Label (key)` for each of
+ * them, so every field has a column of its own that an import resolves to it (field-match.ts).
+ */
+function fieldColumns(fields: readonly LabelledField[]): Array<{ column: string; rowKey: string }> {
+  const used = new Set<string>();
+  const shared = new Map<string, number>();
+  for (const f of fields) shared.set(f.label.normalize('NFC'), (shared.get(f.label.normalize('NFC')) ?? 0) + 1);
+  const out: Array<{ column: string; rowKey: string }> = [];
+  for (const f of fields) {
+    const rowKey = used.has(f.label) ? `${f.label} (${f.key})` : f.label;
+    used.add(rowKey);
+    const column = shared.get(f.label.normalize('NFC'))! > 1 ? `${f.label} (${f.key})` : labelColumn(f.label);
+    if (!out.some((o) => o.column === column)) out.push({ column, rowKey });
+  }
+  return out;
+}
+
+/** Every column a kind offers: fixed ones, then (contacts) one per field; and the row members that differ from their column's label. */
+function availableColumns(kind: ExportKind, fields: readonly LabelledField[]): { columns: string[]; rowKeys: Record<string, string> } {
+  const own = kind === 'contacts' ? fieldColumns(fields) : [];
+  const rowKeys: Record<string, string> = {};
+  for (const { column, rowKey } of own) if (rowKey !== labelOf(column)) rowKeys[column] = rowKey;
+  return { columns: [...FIXED_COLUMNS[kind], ...own.map((o) => o.column)], rowKeys };
+}
+
+/** The label a field column names without `rowKeys`: the column, or what follows `fields.`. */
+function labelOf(column: string): string {
+  return column.startsWith(FIELD_PREFIX) ? column.slice(FIELD_PREFIX.length) : column;
+}
+
+/** The header: every available column, or those --columns chose (validated), then `_extra`. */
+export function csvLayout(kind: ExportKind, fields: readonly LabelledField[], chosen?: readonly string[]): CsvLayout {
+  const { columns: available, rowKeys: allKeys } = availableColumns(kind, fields);
+  const keyed = (columns: readonly string[]) => {
+    const rowKeys = Object.fromEntries(Object.entries(allKeys).filter(([c]) => columns.includes(c)));
+    return Object.keys(rowKeys).length > 0 ? { rowKeys } : {};
+  };
+  if (!chosen) return { columns: [...available, EXTRA_COLUMN], omitted: [], ...keyed(available) };
+  const picked: string[] = [];
+  for (const name of chosen) {
+    if (name === EXTRA_COLUMN) continue;
+    const bare = name.startsWith(FIELD_PREFIX) ? name.slice(FIELD_PREFIX.length) : name;
+    const column = available.includes(name) ? name : available.find((c) => c === labelColumn(name) || c === labelColumn(bare));
+    if (!column) {
+      throw new UsageError(`--columns: no column "${name}" in a ${kind} export`, `columns: ${available.join(', ')}`);
+    }
+    if (!picked.includes(column)) picked.push(column);
+  }
+  const omitted = available.filter((c) => !picked.includes(c)).map((c) => extraName(kind, c, allKeys));
+  return { columns: [...picked, EXTRA_COLUMN], omitted, ...keyed(picked) };
+}
+
+/** How a column's value is named inside `_extra`: the row member, or `fields.<member>` (the label, as the row keys it). */
+function extraName(kind: ExportKind, column: string, rowKeys: Record<string, string> = {}): string {
+  if (kind !== 'contacts' || FIXED_COLUMNS.contacts.includes(column)) return column;
+  return FIELD_PREFIX + (rowKeys[column] ?? labelOf(column));
+}
+
+/**
+ * Turns rows into cells for a layout. Scalars as the API sent them (booleans `true`/`false`,
+ * dates untouched, null empty or `nullAs` (--null-as)), objects and arrays (`data`, `topicIds`) as JSON.
+ * With `nullAs`, `texts` (when given) collects the indexes of text values equal to it, so the
+ * writer quotes them and a reader can tell them from null. A number JSON.parse may have
+ * rounded (one whose shortest spelling has 16 digits or more, or out of range) makes the row's
+ * text, when given, be parsed again by `exact`, so its cell holds the digits the API sent; found
+ * by the value, not by scanning every row's text (which costs as much as parsing it).
+ */
+export function rowCells(
+  kind: ExportKind,
+  layout: CsvLayout,
+  nullAs = '',
+  texts?: Set<number>,
+  exact?: (text: string) => Record<string, unknown>,
+): (row: Record<string, unknown>, text?: string) => string[] {
+  let inexact = false;
+  const text = (v: unknown) => {
+    const t = cellText(v);
+    if (typeof v === 'number' && (!Number.isFinite(v) || (Number.isInteger(v) ? !Number.isSafeInteger(v) : t.length > 16))) inexact = true;
+    return t;
+  };
+  const cell = nullAs === ''
+    ? text
+    : (v: unknown, at: number) => {
+      if (v === null) return nullAs;
+      if (v === nullAs) texts?.add(at);
+      return text(v);
+    };
+  const top = new Map<string, number>();
+  const labels = new Map<string, number>();
+  layout.columns.forEach((column, i) => {
+    if (column === EXTRA_COLUMN) return;
+    const name = extraName(kind, column, layout.rowKeys);
+    if (kind === 'contacts' && name.startsWith(FIELD_PREFIX) && !FIXED_COLUMNS.contacts.includes(column)) labels.set(name.slice(FIELD_PREFIX.length), i);
+    else top.set(name, i);
+  });
+  const omitted = new Set(layout.omitted);
+  const extraAt = layout.columns.indexOf(EXTRA_COLUMN);
+  const format = (row: Record<string, unknown>) => {
+    texts?.clear();
+    const cells: string[] = new Array(layout.columns.length).fill('');
+    const extra: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(row)) {
+      if (kind === 'contacts' && key === 'fields' && isPlainObject(value)) {
+        for (const [label, v] of Object.entries(value)) {
+          const at = labels.get(label);
+          if (at !== undefined) cells[at] = cell(v, at);
+          else if (!omitted.has(FIELD_PREFIX + label)) extra[FIELD_PREFIX + label] = v;
+        }
+        continue;
+      }
+      const at = top.get(key);
+      if (at !== undefined) cells[at] = cell(value, at);
+      else if (!omitted.has(key)) extra[key] = value;
+    }
+    if (extraAt >= 0 && Object.keys(extra).length > 0) cells[extraAt] = stringifyJson(extra);
+    return cells;
+  };
+  return (row, rowText) => {
+    inexact = false;
+    const first = format(row);
+    if (!inexact || rowText === undefined || !exact) return first;
+    return format(exact(rowText));
+  };
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

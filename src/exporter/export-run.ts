@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import { interruptedBy } from '../errors.js';
+import { CommitLog } from './commit-log.js';
+import { NO_CRASH, type CrashHook } from './crash-points.js';
+import type { ExportDeps } from './deps.js';
+import type { FileSink } from './file-sink.js';
+import { fetchPage, type ExportTarget } from './kinds.js';
+import { BlockPool, pageFormat } from './page-format.js';
+import { discardUnusedOutput, openOutput, PageOutput } from './page-output.js';
+import { receiver } from './page-receiver.js';
+import { cursorRejected, type FetchPage } from './page-source.js';
+import { planExport } from './plan.js';
+import { assertParentDirectory } from '../files/file-streams.js';
+import type { ExportRunOptions, RunPlan } from './run-options.js';
+import type { ExportReporter, ExportSummary, TypeOutcome } from './run-summary.js';
+import type { Position } from './state.js';
+
+/** One run as its loop sees it: what it writes to, what it commits to, and how it fetches. */
+export interface ExportRun {
+  plan: RunPlan;
+  summary: ExportSummary;
+  log: CommitLog;
+  output: PageOutput;
+  /** The committed position the run starts from. */
+  start: Position;
+  crash: CrashHook;
+  /** The run's signal (the deps'), and the end of the run: requests still in flight then are ended. */
+  signal: AbortSignal;
+  /** Ends the run's requests in flight now (a failure that stops every type of a multi-type run). */
+  stop(): void;
+  /** A page fetcher for `target`, its rows formatted into the run's pooled blocks. */
+  pages(target: ExportTarget, label: string): FetchPage;
+}
+
+/** How a run differs by shape: one cursor, or one lane per email type. */
+interface RunShape {
+  /** Multi-type: the types' outcomes in the summary, a lane per type in the position, no --defer-commit. */
+  types?: Record<string, TypeOutcome>;
+}
+
+/**
+ * Plans a run (lock, state), opens its output, runs `loop`, and closes the run whatever
+ * happened: status and time in the summary, the manifest saved, file and locks released, the
+ * reporter told. `loop` sets the summary's status (complete or stopped) when it returns.
+ */
+export async function withExportRun(
+  deps: ExportDeps, opts: ExportRunOptions, reporter: ExportReporter, shape: RunShape, loop: (run: ExportRun) => Promise<void>,
+): Promise<ExportSummary> {
+  const crash = opts.crash ?? NO_CRASH;
+  const { clock } = deps;
+  const started = clock.now();
+  if (opts.out !== undefined) assertParentDirectory('output file', opts.out);
+  const http = await deps.http();
+  const plan = await planExport(deps, http, opts);
+  const multi = shape.types !== undefined;
+  const defer = multi ? false : opts.deferCommit;
+  const runId = opts.runId ?? randomUUID();
+  const summary: ExportSummary = {
+    status: 'failed', rows: 0, skipped: 0, pages: 0, bytes: 0, elapsedMs: 0, stateKey: plan.key, runId: plan.key ? runId : null,
+    moreRemains: true, output: plan.path ?? 'stdout', pending: defer, cutBytes: 0, ...(multi ? { types: shape.types } : {}),
+    ...(plan.target.window ? { window: plan.target.window } : {}),
+  };
+  const log = new CommitLog(plan, { runId, startedMs: started, output: summary.output, firstCursor: multi ? null : plan.start.cursor, defer, now: () => clock.now(), crash });
+  const ended = new AbortController();
+  const signal = AbortSignal.any([deps.signal, ended.signal]);
+  let sink: FileSink | undefined;
+  try {
+    sink = plan.path !== undefined ? await openOutput(deps.stateDir.path, plan, plan.path) : undefined;
+    if (sink) {
+      summary.cutBytes = sink.cut;
+      log.manifest.startOffset = sink.offset;
+    }
+    const format = await pageFormat(opts.kind, opts.format, plan.layout, opts.bom, opts.nullAs, opts.excelSafe, plan.fieldKeys);
+    const output = new PageOutput(deps.stdout, sink, format, opts.compress, log, plan, crash);
+    if (sink && plan.fileStart?.mode === 'replace') {
+      // --full into a file: record the empty file before emptying it, so a crash cannot mix old and new.
+      await log.save({ ...plan.start, cursor: null, cursorAt: null, seen: [], rows: 0, pages: 0, ...(multi ? { lanes: {} } : {}), output: sink.record(0) });
+      await sink.empty();
+    }
+    const start: Position = { ...plan.start, format: opts.format, csv: plan.layout, output: output.record(), ...(multi ? { lanes: { ...plan.start.lanes } } : {}) };
+    const pool = new BlockPool();
+    const pages = (target: ExportTarget, label: string): FetchPage => (cursor, limit, skip, pageSignal) =>
+      fetchPage(http, target, cursor, limit, receiver(opts.kind, format, skip, pool, limit, label), pageSignal)
+        .catch((err) => Promise.reject(cursorRejected(err, plan, { cursor })));
+    await loop({ plan, summary, log, output, start, crash, signal, stop: () => ended.abort(), pages });
+    await sink?.finish();
+    log.manifest.status = defer ? 'pending' : summary.status === 'complete' ? 'complete' : 'stopped';
+    return summary;
+  } catch (err) {
+    summary.status = interruptedBy(deps.signal) ? 'interrupted' : 'failed';
+    log.manifest.status = summary.status;
+    log.manifest.error = deps.notices.redact(err instanceof Error ? err.message : String(err));
+    throw err;
+  } finally {
+    ended.abort();
+    summary.elapsedMs = clock.now() - started;
+    await log.close(summary, clock.now());
+    if (sink && !log.committedOnce && summary.status !== 'complete' && summary.status !== 'stopped') await discardUnusedOutput(deps.stateDir.path, plan, sink);
+    await sink?.close();
+    await plan.lock?.release();
+    reporter.done(summary, { newState: plan.key !== null && plan.prior === undefined });
+  }
+}

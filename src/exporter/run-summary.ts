@@ -1,0 +1,141 @@
+import type { ReporterDeps } from './deps.js';
+import type { ExportRunOptions } from './run-options.js';
+import { interruptedBy, OutputClosedError } from '../errors.js';
+import { writeSummaryJson } from '../output/summary-json.js';
+import { duration, plural, rate } from '../output/wording.js';
+import { shellWord } from '../lib/shell-word.js';
+
+/** What a run did: a line on stderr at the end, and the document of --summary-json and --json. */
+export interface ExportSummary {
+  status: 'complete' | 'stopped' | 'failed' | 'interrupted';
+  rows: number;
+  /** Rows fetched again from the saved cursor and skipped, because an earlier run delivered them. */
+  skipped: number;
+  pages: number;
+  bytes: number;
+  elapsedMs: number;
+  stateKey: string | null;
+  /** The run's id (with a state): `cnv export state commit KEY --run ID` commits a --defer-commit run by it. */
+  runId: string | null;
+  /** Whether the export has more to give (a non-null cursor when the run stopped). */
+  moreRemains: boolean;
+  output: string;
+  /** --defer-commit: the position is pending until `cnv export state commit KEY`. */
+  pending: boolean;
+  /** Uncommitted bytes cut from the end of the file before writing. */
+  cutBytes: number;
+  /** Several email event types in one run: how each type ended. */
+  types?: Record<string, TypeOutcome>;
+  /** Custom events: the occurredAt window the run used (ISO times; a --since 7d made absolute). */
+  window?: { since: string; until?: string };
+}
+
+/** How one email event type of a multi-type run ended (`stopped`: another type's failure stopped the run). */
+export interface TypeOutcome {
+  status: 'complete' | 'failed' | 'stopped';
+  rows: number;
+  pages: number;
+  error?: string;
+}
+
+/** Progress on a TTY (rows, pages, rows/s), then the summary. */
+export interface ExportReporter {
+  page(rows: number, pages: number): void;
+  /** `newState`: this run created its state key (a first run). */
+  done(summary: ExportSummary, run?: { newState?: boolean }): void;
+}
+
+type Spinner = { text: string; stop(): void };
+
+export async function createReporter(deps: ReporterDeps, label: string, options: Pick<ExportRunOptions, 'summaryJson' | 'out' | 'stateKey' | 'windowAsTyped'> = {}): Promise<ExportReporter> {
+  const { summaryJson } = options;
+  const { clock, signal, notices } = deps;
+  const started = clock.now();
+  let spinner: Spinner | undefined;
+  if (deps.progress) {
+    const { default: ora } = await import('ora');
+    spinner = ora({
+      text: `${label}: starting`, stream: deps.progress.stream, isEnabled: true, discardStdin: false, color: deps.progress.color ? 'cyan' : false,
+    }).start();
+  }
+  let finished = false;
+  // A run that fails before its first page (the plan: state, lock, field definitions) never
+  // reaches done(); its --summary-json (and --json document) still says how it ended.
+  if (summaryJson || deps.printDocument) {
+    deps.onDispose(() => {
+      if (finished) return;
+      const status = interruptedBy(signal) ? 'interrupted' : 'failed';
+      writeSummaries(deps, label, summaryJson, {
+        status, rows: 0, skipped: 0, pages: 0, bytes: 0, elapsedMs: clock.now() - started, stateKey: options.stateKey ?? null,
+        runId: null, moreRemains: true, output: options.out ?? 'stdout', pending: false, cutBytes: 0,
+      });
+    });
+  }
+  return {
+    page(rows, pages) {
+      if (!spinner) return;
+      const seconds = Math.max(0.001, (clock.now() - started) / 1000);
+      spinner.text = `${label}: ${plural(rows, 'row')}, ${plural(pages, 'page')}${rate(rows, seconds * 1000)}`;
+    },
+    done(summary, run = {}) {
+      finished = true;
+      spinner?.stop();
+      // `| head` closed stdout: the reader has what it wanted; stay quiet (exit 141).
+      if (!(signal.reason instanceof OutputClosedError)) {
+        // Refused before a page came (a key without the endpoint, a bad cursor): the error line says it all.
+        if (summary.status !== 'failed' || summary.pages > 0 || summary.cutBytes > 0) notices.info(summaryLine(label, summary, options.windowAsTyped));
+        const note = stdoutStateNote(summary, run.newState === true, deps.stderrIsTTY);
+        if (note) notices.info(note);
+      }
+      writeSummaries(deps, label, summaryJson, summary);
+    },
+  };
+}
+
+/**
+ * The --summary-json file and the --json document on stdout (once, when both name stdout); a
+ * run that failed anyway keeps its own error and only warns about the file.
+ */
+function writeSummaries(deps: Pick<ReporterDeps, 'notices' | 'stdout' | 'printDocument'>, label: string, path: string | undefined, summary: ExportSummary): void {
+  const document = { command: label, ...summary };
+  deps.printDocument?.(document);
+  if (path === undefined || (path === '-' && deps.printDocument)) return;
+  try {
+    writeSummaryJson({ stdout: deps.stdout, redact: (text) => deps.notices.redact(text) }, path, document);
+  } catch (err) {
+    if (summary.status === 'complete' || summary.status === 'stopped') throw err;
+    deps.notices.warn(`could not write the summary to ${path}: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * An export to stdout keeps a state too, so the same command prints only what is new the next
+ * time (`| wc -l` says 3010, then 0): said on a terminal, and the first time a key is made.
+ */
+function stdoutStateNote(s: ExportSummary, newState: boolean, terminal: boolean): string | undefined {
+  if (s.output !== 'stdout' || s.stateKey === null || s.pending || (s.status !== 'complete' && s.status !== 'stopped')) return undefined;
+  if (!terminal && !newState) return undefined;
+  return `note: export state "${s.stateKey}" keeps this position: the next run of this command prints only what is new since. For a one-off export of everything, add --no-state (--full starts the state over).`;
+}
+
+export function summaryLine(label: string, s: ExportSummary, asTyped: ExportRunOptions['windowAsTyped'] = {}): string {
+  // Rows a resumed run fetched again (the page an interrupted run had half written) are dropped, not written twice.
+  // docs/exports.md, "The state": a run resumes from the last non-null cursor, which fetches the last page written again.
+  const skipped = s.skipped
+    ? ` (${plural(s.skipped, 'more row')} ${s.skipped === 1 ? 'was' : 'were'} left out: already written by an earlier run; resuming from the saved cursor fetches that run's last page again)`
+    : '';
+  const cut = s.cutBytes ? `; cut ${s.cutBytes} uncommitted bytes first` : '';
+  const ok = s.status === 'complete' || s.status === 'stopped';
+  const state =
+    s.stateKey === null ? 'no state kept'
+    : !ok ? `state "${s.stateKey}" keeps what was committed before`
+    : s.pending ? `state "${s.stateKey}" pending until \`cnv export state commit ${shellWord(s.stateKey)} --run ${shellWord(s.runId ?? '')}\``
+    : `state "${s.stateKey}" saved`;
+  // A duration (--since 24h) says which time it was.
+  const typed = [asTyped.since && `--since ${asTyped.since}`, asTyped.until && `--until ${asTyped.until}`].filter(Boolean).join(', ');
+  // A state that continues keeps its saved window: the duration did not make it, and must not be named as if it had.
+  const made = asTyped.sinceAt === undefined || s.window?.since === asTyped.sinceAt;
+  const named = made ? typed : `the saved window; ${typed} was for a first run or --full`;
+  const window = typed && s.window ? `; occurredAt from ${s.window.since}${s.window.until ? ` until ${s.window.until}` : ''} (${named})` : '';
+  return `${label} ${s.status}: ${plural(s.rows, 'row')}${skipped} in ${plural(s.pages, 'page')} to ${s.output} (${duration(s.elapsedMs)}${rate(s.rows, s.elapsedMs)})${cut}${window}; ${state}; more remains: ${s.moreRemains ? 'yes' : 'no'}`;
+}
