@@ -1,5 +1,5 @@
-// Bundles the CLI for start-up speed (docs/architecture.md, "The bundle"):
-// - dist/bundle/cnv.cjs: the whole CLI (our code, commander, p-limit, lossless-json, string-width and the
+// Bundles the CLI for start-up speed (docs/startup.md):
+// - dist/bundle/cnv.cjs: the whole CLI (our code, commander, conf, p-limit, lossless-json, string-width and the
 //   parts of undici and zod it uses) as one CommonJS file, which bin/cnv.js compiles with a V8
 //   code cache (src/runtime/load-bundle.ts), keyed by a digest of the file as it is when it
 //   runs. The other dependencies stay external and are imported lazily.
