@@ -131,6 +131,9 @@ export class HttpStack {
           onShared: ({ peers, rate, dir }) => warn(`${peers - 1} other cnv process${peers > 2 ? 'es' : ''} of this machine send${peers > 2 ? '' : 's'} with this account: this run shares its rate, at most ${Math.round(rate)} requests/s (leases in ${dir}; CNV_RATE_SHARE=off stops sharing)`),
         }),
       );
+      // Its share known before it sends on (a few milliseconds of file work): four runs started
+      // together would otherwise each send at the full rate meanwhile, together past the limit.
+      limiter.holdUntil(joined);
     };
     this.of.onDispose(() => joined?.then((share) => share?.stop(), () => {}));
   }

@@ -23,6 +23,8 @@ export class RateLimiter {
   private pausedUntil = 0;
   /** Called on every reservation (RateShare watches whether this process is sending). */
   onReserve?: () => void;
+  /** While set, take() waits for it before reserving (the rate share joining: its rate is not known yet). */
+  private gate: Promise<void> | undefined;
 
   constructor(opts: RateLimiterOptions) {
     this.burst = opts.burst;
@@ -53,8 +55,27 @@ export class RateLimiter {
     return Math.max(0, allowedAt - now);
   }
 
+  /**
+   * Until `settled` settles (either way), callers of take() wait before reserving: a process
+   * joining the account's rate share sends no more at its full rate while it learns its share.
+   */
+  holdUntil(settled: Promise<unknown>): void {
+    const gate = settled.then(
+      () => {},
+      () => {},
+    );
+    this.gate = gate;
+    void gate.then(() => {
+      if (this.gate === gate) this.gate = undefined;
+    });
+  }
+
   /** Waits for a slot. */
   async take(signal?: AbortSignal): Promise<void> {
+    while (this.gate) {
+      signal?.throwIfAborted();
+      await (signal ? Promise.race([this.gate, aborted(signal)]) : this.gate);
+    }
     let wait = this.reserve();
     while (wait > 0) {
       await this.clock.sleep(wait, signal);
@@ -69,4 +90,12 @@ export class RateLimiter {
     if (until > this.pausedUntil) this.pausedUntil = until;
     if (this.tat < until) this.tat = until;
   }
+}
+
+/** Rejects with the signal's reason when it aborts (never resolves otherwise). */
+function aborted(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
 }

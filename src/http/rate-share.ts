@@ -28,6 +28,8 @@ interface RateShareOptions {
 }
 
 const LEASE = '.lease';
+/** After joining, the leases are counted again this soon (ms), before the first heartbeat. */
+const EARLY_RECOUNTS_MS = [20, 60, 140];
 /** A renewal a little ahead of this clock (a file system's own time) still counts; further ahead is a clock that went back. */
 const FUTURE_SLACK_MS = 1_000;
 
@@ -83,6 +85,8 @@ export class RateShare {
     await share.tick(true);
     share.timer = setInterval(() => void share.tick(false), opts.heartbeatMs);
     share.timer.unref();
+    // Runs started together each count the others as they join: counted again soon, not only at the next heartbeat.
+    for (const ms of EARLY_RECOUNTS_MS) if (ms < opts.heartbeatMs) setTimeout(() => void share.tick(false), ms).unref();
     return share;
   }
 

@@ -23,6 +23,29 @@ describe('RateLimiter', () => {
     expect(sendTimes[999] - sendTimes[0]).toBeLessThan((1000 / 195) * 1000 + 1);
   });
 
+  it('holdUntil: callers wait for the hold to settle (either way) before they reserve; an abort ends the wait', async () => {
+    const clock = new FakeClock();
+    const limiter = new RateLimiter({ ratePerSecond: 100, burst: 3, clock });
+    let release!: () => void;
+    limiter.holdUntil(new Promise<void>((resolve) => (release = resolve)));
+    const taken: string[] = [];
+    const first = limiter.take().then(() => taken.push('first'));
+    const stop = new AbortController();
+    const stopped = limiter.take(stop.signal);
+    await new Promise((r) => setTimeout(r, 10));
+    expect(taken).toEqual([]);
+    stop.abort(new Error('stopped'));
+    await expect(stopped).rejects.toThrow('stopped');
+    // The share is now known at a lower rate: the waiting caller reserves under it.
+    limiter.setRate(50);
+    release();
+    await first;
+    expect(taken).toEqual(['first']);
+    limiter.holdUntil(Promise.reject(new Error('no lease')));
+    await limiter.take();
+    expect(limiter.reserve()).toBe(0);
+  });
+
   it('serves callers first come, first served', () => {
     const clock = new FakeClock();
     const limiter = new RateLimiter({ ratePerSecond: 10, burst: 1, clock });
