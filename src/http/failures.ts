@@ -3,7 +3,7 @@ import { ApiError, ExitCode, GatewayError, NotTheApiError, TransientError } from
 import { errorBodySchema } from './envelope.js';
 import { MAX_WRITE_BYTES, sizeText } from './body.js';
 import { describeBody, redirectTarget } from './foreign.js';
-import { ProxyError } from './proxy-tunnel.js';
+import { ProxyError } from './proxy-error.js';
 import { RETRYABLE_STATUSES, neverSent, type FailedAttempt, type Idempotency } from './retry-policy.js';
 
 /** Longest error code and message kept from an error body; an API's are short. */

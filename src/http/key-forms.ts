@@ -45,7 +45,7 @@ export function keyForms(key: string): KeyForms {
       });
       // An encoding keeps its letters and digits plain (an encoder escapes at most `+`, `/`, `=`): found by a probe.
       if (!encoded.probes.some((p) => plain.includes(p))) return plain;
-      return plain.replace(encoded.pattern, (match: string, at: number) => keepEscape(plain, match, at, '****'));
+      return plain.replace(encoded.pattern(), (match: string, at: number) => keepEscape(plain, match, at, '****'));
     },
     mayHold: (text) => text.includes(core) || text.includes(escape) || text.includes('%') || encoded.probes.some((p) => text.includes(p)),
     maxLength: Math.max(spelled(key).max, encoded.max),
@@ -60,7 +60,7 @@ export function keyForms(key: string): KeyForms {
  * `probes`: 8 letters and digits of each form of the secret (which the whole key's encoding
  * holds too), kept plain by any encoder's spelling: a text without one holds no encoded form.
  */
-function base64Forms(key: string, secret: string | undefined): { pattern: RegExp; probes: string[]; max: number } {
+function base64Forms(key: string, secret: string | undefined): { pattern: () => RegExp; probes: string[]; max: number } {
   const forms = new Set<string>();
   const probes = new Set<string>();
   for (const text of secret === undefined ? [key] : [key, secret]) {
@@ -79,8 +79,16 @@ function base64Forms(key: string, secret: string | undefined): { pattern: RegExp
     }
   }
   const all = [...forms].flatMap((f) => [f, f.replace(/\+/g, '-').replace(/\//g, '_')]);
-  const unique = [...new Set(all)].sort((a, b) => b.length - a.length).map(spelled);
-  return { pattern: new RegExp(unique.map((f) => f.source).join('|'), 'g'), probes: [...probes], max: Math.max(...unique.map((f) => f.max)) };
+  const unique = [...new Set(all)].sort((a, b) => b.length - a.length);
+  // Built when a probe first finds one (rarely): the pattern of every spelling of every form is
+  // large, and making it cost each run ~10 ms of start-up.
+  let pattern: RegExp | undefined;
+  return {
+    pattern: () => (pattern ??= new RegExp(unique.map((f) => spelled(f).source).join('|'), 'g')),
+    probes: [...probes],
+    // Base64 is ASCII: each character's longest spelling is its \uXXXX escape, 6 characters.
+    max: unique[0].length * 6,
+  };
 }
 
 function backslashesBefore(text: string, at: number): number {

@@ -1,23 +1,7 @@
 import type { Duplex } from 'node:stream';
 import type { Dispatcher, Pool as PoolType } from 'undici';
 import { dispatcherConnect, Pool } from './undici.js';
-
-/** The code of every ProxyError: the tunnel was refused or never opened, so the request never left. */
-const PROXY_TUNNEL_FAILED = 'PROXY_TUNNEL_FAILED';
-
-/**
- * The proxy (HTTPS_PROXY / HTTP_PROXY) did not open the tunnel the request was to go through:
- * unreachable, silent, an answer other than `200`, or a `200` with a body. `proxy` is its
- * origin, without the user and password a proxy URL may hold.
- */
-export class ProxyError extends Error {
-  readonly code = PROXY_TUNNEL_FAILED;
-
-  constructor(readonly proxy: string, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'ProxyError';
-  }
-}
+import { ProxyError } from './proxy-error.js';
 
 /**
  * The tunnels of one agent: those being opened (CONNECT sent, no answer yet) and the proxy each
