@@ -56,14 +56,19 @@ export class RateLimiter {
   }
 
   /**
-   * Until `settled` settles (either way), callers of take() wait before reserving: a process
-   * joining the account's rate share sends no more at its full rate while it learns its share.
+   * Until `settled` settles (either way), or `maxMs` at most, callers of take() wait before
+   * reserving: a process joining the account's rate share sends no more at its full rate while it
+   * learns its share. Bounded, and no listener per waiter (a batch's signal has a listener per
+   * request in flight already): an abort meanwhile is seen when the hold ends.
    */
-  holdUntil(settled: Promise<unknown>): void {
-    const gate = settled.then(
-      () => {},
-      () => {},
-    );
+  holdUntil(settled: Promise<unknown>, maxMs = 1_000): void {
+    const gate = Promise.race([
+      settled.then(
+        () => {},
+        () => {},
+      ),
+      new Promise<void>((resolve) => setTimeout(resolve, maxMs).unref()),
+    ]);
     this.gate = gate;
     void gate.then(() => {
       if (this.gate === gate) this.gate = undefined;
@@ -72,10 +77,8 @@ export class RateLimiter {
 
   /** Waits for a slot. */
   async take(signal?: AbortSignal): Promise<void> {
-    while (this.gate) {
-      signal?.throwIfAborted();
-      await (signal ? Promise.race([this.gate, aborted(signal)]) : this.gate);
-    }
+    while (this.gate) await this.gate;
+    signal?.throwIfAborted();
     let wait = this.reserve();
     while (wait > 0) {
       await this.clock.sleep(wait, signal);
@@ -92,10 +95,3 @@ export class RateLimiter {
   }
 }
 
-/** Rejects with the signal's reason when it aborts (never resolves otherwise). */
-function aborted(signal: AbortSignal): Promise<never> {
-  return new Promise((_, reject) => {
-    if (signal.aborted) reject(signal.reason);
-    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-  });
-}
