@@ -28,8 +28,6 @@ interface RateShareOptions {
 }
 
 const LEASE = '.lease';
-/** After joining, the leases are counted again this soon (ms), before the first heartbeat. */
-const EARLY_RECOUNTS_MS = [20, 60, 140];
 /** A renewal a little ahead of this clock (a file system's own time) still counts; further ahead is a clock that went back. */
 const FUTURE_SLACK_MS = 1_000;
 
@@ -85,8 +83,6 @@ export class RateShare {
     await share.tick(true);
     share.timer = setInterval(() => void share.tick(false), opts.heartbeatMs);
     share.timer.unref();
-    // Runs started together each count the others as they join: counted again soon, not only at the next heartbeat.
-    for (const ms of EARLY_RECOUNTS_MS) if (ms < opts.heartbeatMs) setTimeout(() => void share.tick(false), ms).unref();
     return share;
   }
 
@@ -112,6 +108,8 @@ export class RateShare {
       // Nothing is read or written through a link someone put where cnv keeps its leases.
       for (const dir of [this.rateDir, this.dir]) if ((await lstat(dir).catch(() => undefined))?.isSymbolicLink()) throw new Error(`${dir} is a symbolic link`);
       if (sending) await this.renew();
+      // Stopped while renewing: the lease it may have written again would outlive the run.
+      if (this.stopped) return void (await unlink(this.file).catch(() => {}));
       const { live, own } = await this.countLive(now(), staleMs);
       // The share this process would have if it sent now, itself counted once.
       this.peersSeen = Math.max(1, live + (own ? 0 : 1));
