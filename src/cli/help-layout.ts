@@ -5,8 +5,8 @@ import { HELP_TOPICS } from './help-topics.js';
 export interface HelpParts {
   /** The texts given with addHelpText('after', ...): notes, then `Examples:`. */
   notes: string[];
-  /** The JSON output contract (the registry's `json`). */
-  json?: string;
+  /** The JSON output, derived from the command module's `output` when the page is laid out. */
+  json?: () => string;
   /** The global flags that mean something to this command (long names); all when undefined. */
   globals?: readonly string[];
   /** The top-level help's examples. */
@@ -62,7 +62,7 @@ export function formatHelp(cmd: Command, helper: Help, parts: HelpParts): string
     ...section('HELP TOPICS (cnv help <topic>)', topics.map(([name, t]) => item(name, t.summary))),
     ...section(root ? 'FLAGS (every command takes them, before or after its name)' : 'FLAGS', own.map(optionItem)),
     ...section('EXAMPLES', [...topLevel, ...examples]),
-    ...section('JSON OUTPUT (piped, --json, and what -q selects from)', parts.json ? [helper.boxWrap(parts.json + '.', width - 2).replace(/^/gm, '  ')] : []),
+    ...section('JSON OUTPUT (piped, --json, and what -q selects from)', parts.json ? [helper.boxWrap(parts.json() + '.', width - 2).replace(/^/gm, '  ')] : []),
     ...section('INHERITED FLAGS', inherited.map(optionItem)),
     ...section('LEARN MORE', LEARN_MORE.map((l) => helper.boxWrap(l, width - 2).replace(/^/gm, '  '))),
   ].join('\n');

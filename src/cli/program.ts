@@ -12,6 +12,7 @@ import { COMMANDS, isGroup } from './registry.js';
 import type { Entry, LeafEntry } from '../cmdutil/contract.js';
 import { outputOf } from '../cmdutil/deps.js';
 import { validateOptions } from '../cmdutil/validate-options.js';
+import { describeOutput } from '../cmdutil/json-output.js';
 
 const leaves = new WeakMap<Command, LeafEntry>();
 
@@ -93,7 +94,6 @@ function addEntry(parent: Command, entry: Entry, hook: (p: Command, s: Command) 
     for (const child of entry.children) addEntry(cmd, child, hook);
   } else {
     leaves.set(cmd, entry);
-    cmd.helpParts.json = entry.json;
     cmd.helpParts.globals = entry.globals;
   }
 }
@@ -106,6 +106,8 @@ async function loadLeaf(ctx: Context, cmd: Command, setExitCode: (code: number) 
   const mod = await entry.load();
   mod.options.addTo(cmd);
   mod.configure(cmd);
+  // Derived when a help page is laid out, never on a run: the schemas are built only then.
+  (cmd as CnvCommand).helpParts.json = () => describeOutput(mod.output());
   cmd.action(async (...params: unknown[]) => {
     const command = params[params.length - 1] as Command;
     const queried = ctx.globals.query === undefined ? undefined : (await import('../output/query.js')).queryApplications;

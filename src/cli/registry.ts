@@ -2,16 +2,6 @@ import type { Entry, GroupEntry } from '../cmdutil/contract.js';
 
 export const isGroup = (entry: Entry): entry is GroupEntry => 'children' in entry;
 
-/** The document of a file or batch run: its summary, printed with --json or -q (docs/output.md). */
-const FILE_RUN = "the run summary {status, rows, succeeded, failed, invalid, skipped, byStatus, doneInEarlierRun, elapsedMs, rowsPerSecond, dryRun, report, stopped, exitCode, columns} with --json or -q (the --summary-json document; with --report - they are refused: stdout holds the report)";
-
-/** The document of an export: its summary, printed with --json or -q when the rows go to a file. */
-const exportSummary = (more: string) =>
-  `the run summary {command, status, rows, skipped, pages, bytes, elapsedMs, stateKey, runId, moreRemains, output, pending, cutBytes${more}} with --json or -q when the rows go to --out (the --summary-json document; with the rows on stdout they are refused: use --summary-json FILE)`;
-
-/** What a config write prints with --json or -q; nothing on stdout without them. */
-const SAVED = 'with --json or -q (without them nothing on stdout: a line on stderr says what changed)';
-
 /**
  * The command tree. Only names and summaries live here, so `cnv --help` loads no command file;
  * a command's module is imported when it is about to run (or for generated docs and completion).
@@ -23,9 +13,9 @@ export const COMMANDS: Entry[] = [
     aliases: ['contact'],
     examples: ['cnv contacts get --email ada@example.com', 'cnv contacts upsert --email ada@example.com --field firstName=Ada', 'cnv contacts upsert --file contacts.csv --report report.csv', 'cnv contacts sync --file contacts.csv --plan'],
     children: [
-      { name: 'upsert', summary: 'Create or update a contact (or many, from a file)', json: `{cnvContactId, contactCreated} (the API's data); with --file ${FILE_RUN}`, load: () => import('../commands/contacts/upsert.js') },
-      { name: 'sync', summary: 'Send only the rows of a file that differ from the live account (--plan shows them first)', json: `${FILE_RUN.replace('columns}', 'columns, sync: {create, update, unchanged, invalid, unsure, unsureReasons, snapshot}}')}; with --plan, NDJSON instead: one {type: 'change', line, action, contact, cnvContactId, changes: [{field, old, new}], unsure} per contact that would change, then {type: 'summary', create, update, unchanged, invalid, unsure, unsureReasons}, -q applied to each line`, load: () => import('../commands/contacts/sync.js') },
-      { name: 'get', summary: 'Look a contact up by id or email', json: 'the contact object {cnvContactId, email, userId, subscriptionStatus, fields, createdAt, updatedAt}', load: () => import('../commands/contacts/get.js') },
+      { name: 'upsert', summary: 'Create or update a contact (or many, from a file)', load: () => import('../commands/contacts/upsert.js') },
+      { name: 'sync', summary: 'Send only the rows of a file that differ from the live account (--plan shows them first)', load: () => import('../commands/contacts/sync.js') },
+      { name: 'get', summary: 'Look a contact up by id or email', load: () => import('../commands/contacts/get.js') },
     ],
   },
   {
@@ -34,7 +24,7 @@ export const COMMANDS: Entry[] = [
     aliases: ['event'],
     examples: ['cnv events track --event plan_upgraded --user-id user-ada --data \'{"plan":"pro"}\'', 'cnv events track --file backfill.ndjson --report events-report.csv'],
     children: [
-      { name: 'track', summary: 'Record a custom event for a contact (or many, from a file)', json: `{cnvEventId, cnvContactId, duplicate?, clientEventId}; with --file ${FILE_RUN}`, load: () => import('../commands/events/track.js') },
+      { name: 'track', summary: 'Record a custom event for a contact (or many, from a file)', load: () => import('../commands/events/track.js') },
     ],
   },
   {
@@ -43,7 +33,7 @@ export const COMMANDS: Entry[] = [
     aliases: ['workflow'],
     examples: ['cnv workflows trigger WORKFLOW_ID --email ada@example.com'],
     children: [
-      { name: 'trigger', summary: 'Trigger a workflow for one contact (never retried when it may have run)', json: '{workflowId, triggered}', load: () => import('../commands/workflows/trigger.js') },
+      { name: 'trigger', summary: 'Trigger a workflow for one contact (never retried when it may have run)', load: () => import('../commands/workflows/trigger.js') },
     ],
   },
   {
@@ -52,8 +42,8 @@ export const COMMANDS: Entry[] = [
     aliases: ['audiences'],
     examples: ['cnv audience add AUDIENCE_ID --email ada@example.com', 'cnv audience add AUDIENCE_ID --batch people.csv --report report.csv'],
     children: [
-      { name: 'add', summary: 'Add a contact to a static audience (or many, with --batch FILE)', json: `{added, cnvContactId}; with --batch ${FILE_RUN}`, load: () => import('../commands/audience/add.js') },
-      { name: 'remove', summary: 'Remove a contact from a static audience', json: '{removed, cnvContactId, outcome}', load: () => import('../commands/audience/remove.js') },
+      { name: 'add', summary: 'Add a contact to a static audience (or many, with --batch FILE)', load: () => import('../commands/audience/add.js') },
+      { name: 'remove', summary: 'Remove a contact from a static audience', load: () => import('../commands/audience/remove.js') },
     ],
   },
   {
@@ -62,9 +52,9 @@ export const COMMANDS: Entry[] = [
     aliases: ['campaign'],
     examples: ['cnv campaigns list --all', 'cnv campaigns get CAMPAIGN_ID', 'cnv campaigns add CAMPAIGN_ID --batch attendees.ndjson --report report.csv'],
     children: [
-      { name: 'list', summary: 'List custom campaigns (one page, or --all)', json: "an array of campaigns as the API sends them [{id, name, type, sfdcCampaignId, memberCount, createdAt, updatedAt}] (with --columns only those members); the next page's cursor goes to stderr, and to --summary-json FILE as nextCursor", load: () => import('../commands/campaigns/list.js') },
-      { name: 'get', summary: 'Show a campaign with its statuses and description', json: 'the campaign object, with description and type.statuses', load: () => import('../commands/campaigns/get.js') },
-      { name: 'add', summary: 'Add a contact to a campaign (or many, with --batch FILE)', json: `{added, cnvContactId}; with --batch ${FILE_RUN}`, load: () => import('../commands/campaigns/add.js') },
+      { name: 'list', summary: 'List custom campaigns (one page, or --all)', load: () => import('../commands/campaigns/list.js') },
+      { name: 'get', summary: 'Show a campaign with its statuses and description', load: () => import('../commands/campaigns/get.js') },
+      { name: 'add', summary: 'Add a contact to a campaign (or many, with --batch FILE)', load: () => import('../commands/campaigns/add.js') },
     ],
   },
   {
@@ -73,7 +63,7 @@ export const COMMANDS: Entry[] = [
     aliases: ['form'],
     examples: ['cnv forms get FORM_ID'],
     children: [
-      { name: 'get', summary: 'Show a form and its fields', json: 'the form object, with fields[] as the API sends them', load: () => import('../commands/forms/get.js') },
+      { name: 'get', summary: 'Show a form and its fields', load: () => import('../commands/forms/get.js') },
     ],
   },
   {
@@ -82,9 +72,9 @@ export const COMMANDS: Entry[] = [
     aliases: ['field'],
     examples: ['cnv fields list --object-type contact', 'cnv fields create --help'],
     children: [
-      { name: 'create', summary: 'Create a custom field', json: 'the field {key, label, objectType, dataType}', load: () => import('../commands/fields/create.js') },
-      { name: 'list', summary: 'List field definitions', json: "an array of field definitions as the API sends them (with --columns only those members); the next page's cursor goes to stderr, and to --summary-json FILE as nextCursor", load: () => import('../commands/fields/list.js') },
-      { name: 'relate', summary: 'Create a relationship field pair (source and reverse)', json: "{sourceField, relatedFields} (the API's data)", load: () => import('../commands/fields/relate.js') },
+      { name: 'create', summary: 'Create a custom field', load: () => import('../commands/fields/create.js') },
+      { name: 'list', summary: 'List field definitions', load: () => import('../commands/fields/list.js') },
+      { name: 'relate', summary: 'Create a relationship field pair (source and reverse)', load: () => import('../commands/fields/relate.js') },
     ],
   },
   {
@@ -93,7 +83,7 @@ export const COMMANDS: Entry[] = [
     aliases: ['record'],
     examples: ['cnv records upsert CUSTOM_OBJECT_ID --file subscriptions.csv --check'],
     children: [
-      { name: 'upsert', summary: 'Create or update custom-object records from a file, in chunks of 200', json: `with --check the check report {ok, rows, validRows, invalidRows, columns, problems}; otherwise ${FILE_RUN}`, load: () => import('../commands/records/upsert.js') },
+      { name: 'upsert', summary: 'Create or update custom-object records from a file, in chunks of 200', load: () => import('../commands/records/upsert.js') },
     ],
   },
   {
@@ -102,18 +92,18 @@ export const COMMANDS: Entry[] = [
     aliases: ['exports'],
     examples: ['cnv export contacts --out contacts.ndjson', 'cnv export email-events --type EMAIL_OPEN --out opens.ndjson', 'cnv export state list'],
     children: [
-      { name: 'contacts', summary: 'Export contacts created or updated since the last run', json: exportSummary(''), formatIsFile: true, load: () => import('../commands/export/contacts.js') },
-      { name: 'custom-events', summary: 'Export custom events of an occurredAt window, then what is new', json: exportSummary(', window: {since, until?}'), formatIsFile: true, load: () => import('../commands/export/custom-events.js') },
-      { name: 'email-events', summary: 'Export email events of one type (one state per type)', json: `${exportSummary(', types?: {TYPE: {status, rows, pages, error?}}')}; with --out-dir {command, status, rows, pages, elapsedMs, outDir, types: {TYPE: {status, rows, pages, output, stateKey, error?}}}`, formatIsFile: true, load: () => import('../commands/export/email-events.js') },
+      { name: 'contacts', summary: 'Export contacts created or updated since the last run', formatIsFile: true, load: () => import('../commands/export/contacts.js') },
+      { name: 'custom-events', summary: 'Export custom events of an occurredAt window, then what is new', formatIsFile: true, load: () => import('../commands/export/custom-events.js') },
+      { name: 'email-events', summary: 'Export email events of one type (one state per type)', formatIsFile: true, load: () => import('../commands/export/email-events.js') },
       {
         name: 'state',
         summary: 'Saved export positions: list, show, reset, commit',
         examples: ['cnv export state list', 'cnv export state show KEY', 'cnv export state reset KEY --yes'],
         children: [
-          { name: 'list', summary: 'List saved export states', json: 'an array of states [{key, kind, emailType, format, rows, pages, cursorAt, output: {kind, path?, bytes?}, lastRun: {runId, status, startedAt, finishedAt, rows}, pending: {runId, rows, savedAt}}] (times ISO 8601, null when none; with --columns only those members)', load: () => import('../commands/export/state/list.js') },
-          { name: 'show', summary: 'Show one export state and its run manifests', json: 'the state object {key, kind, profile, baseUrl, account, stateFile, lockedBy, cursor, cursorAt, rows, pages, format, output: {kind, path?, bytes?}, ...}', load: () => import('../commands/export/state/show.js') },
-          { name: 'reset', summary: 'Delete an export state (the next run starts over)', json: '{key, removed}', load: () => import('../commands/export/state/reset.js') },
-          { name: 'commit', summary: 'Make the pending position of a --defer-commit run current', json: '{key, run, committed, rows, added?, cursor}', load: () => import('../commands/export/state/commit.js') },
+          { name: 'list', summary: 'List saved export states', load: () => import('../commands/export/state/list.js') },
+          { name: 'show', summary: 'Show one export state and its run manifests', load: () => import('../commands/export/state/show.js') },
+          { name: 'reset', summary: 'Delete an export state (the next run starts over)', load: () => import('../commands/export/state/reset.js') },
+          { name: 'commit', summary: 'Make the pending position of a --defer-commit run current', load: () => import('../commands/export/state/commit.js') },
         ],
       },
     ],
@@ -123,22 +113,22 @@ export const COMMANDS: Entry[] = [
     summary: 'Profiles: API keys and base URLs',
     examples: ['printf %s "$CNV_KEY" | cnv config set-key --profile prod --base-url https://api.example.com', 'cnv config use prod', 'cnv config list', 'cnv config remove staging'],
     children: [
-      { name: 'set-key', summary: 'Store an API key for a profile (read from stdin or a hidden prompt)', json: `{profile, apiKey (masked), baseUrl, default, configFile} ${SAVED}`, load: () => import('../commands/config/set-key.js') },
-      { name: 'set-url', summary: 'Store the base URL for a profile', json: `{profile, baseUrl, default, configFile} ${SAVED}`, load: () => import('../commands/config/set-url.js') },
-      { name: 'use', summary: 'Make a profile the default', json: `{profile, default, configFile} ${SAVED}`, load: () => import('../commands/config/use.js') },
-      { name: 'list', summary: 'List profiles', json: 'an array of profiles [{profile, current, baseUrl, apiKey (masked)}]', load: () => import('../commands/config/list.js') },
-      { name: 'remove', summary: 'Delete a profile and its API key', json: `{profile, removed, default (the default profile after, or null), profiles (those left), configFile} ${SAVED}`, load: () => import('../commands/config/remove.js') },
-      { name: 'show', summary: 'Show the settings in force (key masked)', json: '{profile, configFile, apiKey (masked), apiKeySource, baseUrl, baseUrlSource}', load: () => import('../commands/config/show.js') },
+      { name: 'set-key', summary: 'Store an API key for a profile (read from stdin or a hidden prompt)', load: () => import('../commands/config/set-key.js') },
+      { name: 'set-url', summary: 'Store the base URL for a profile', load: () => import('../commands/config/set-url.js') },
+      { name: 'use', summary: 'Make a profile the default', load: () => import('../commands/config/use.js') },
+      { name: 'list', summary: 'List profiles', load: () => import('../commands/config/list.js') },
+      { name: 'remove', summary: 'Delete a profile and its API key', load: () => import('../commands/config/remove.js') },
+      { name: 'show', summary: 'Show the settings in force (key masked)', load: () => import('../commands/config/show.js') },
     ],
   },
   {
     name: 'api',
     summary: 'Send any request to the API (like gh api): auth, retries, rate limit and exit codes included',
-    json: "the API's answer as it came ({data, pagination?}); with --paginate the items of every page, one JSON line each, or with --slurp one array of them; -q applies to the answer, to each item, or to the --slurp array; with --silent no body (-q and --json are refused)",
+   
     load: () => import('../commands/api/api.js'),
   },
-  { name: 'doctor', summary: 'Check config, key, reachability, auth and which gated endpoints this key may use', json: "an array of checks [{check, status, detail}]; status ok (a request decided it), inferred (likely, a made-up name left it open), unchecked (not checked, and why), warn or fail", load: () => import('../commands/doctor/doctor.js') },
-  { name: 'version', summary: 'Print the version (--json: with the Node.js version and platform)', globals: ['--json', '--format', '--query'], json: '{version, node, platform} with --json, -o json or -q (without them, piped too, the bare version)', load: () => import('../commands/version/version.js') },
+  { name: 'doctor', summary: 'Check config, key, reachability, auth and which gated endpoints this key may use', load: () => import('../commands/doctor/doctor.js') },
+  { name: 'version', summary: 'Print the version (--json: with the Node.js version and platform)', globals: ['--json', '--format', '--query'], load: () => import('../commands/version/version.js') },
   // The emulator serves the API: no profile, key, output format or request options of the client apply.
-  { name: 'emulator', summary: 'Run a local emulator of the API (for demos, tests and CI)', globals: ['--json', '--query', '--verbose', '--debug', '--quiet'], json: '{url, keys: {full, basic, limited}} once it listens, with --json or -q (without them the same as text for people)', load: () => import('../commands/emulator/emulator.js') },
+  { name: 'emulator', summary: 'Run a local emulator of the API (for demos, tests and CI)', globals: ['--json', '--query', '--verbose', '--debug', '--quiet'], load: () => import('../commands/emulator/emulator.js') },
 ];

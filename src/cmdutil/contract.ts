@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import type { CommandOptions } from './flags.js';
 import type { Context } from '../context.js';
 import type { CommandResult } from '../output/render.js';
+import type { JsonOutput } from './json-output.js';
 
 /**
  * What a command file under src/commands exports. `options` is its table of flags (declared
@@ -15,6 +16,20 @@ import type { CommandResult } from '../output/render.js';
  */
 interface CommandModule<T = unknown> {
   options: CommandOptions<T>;
+  /**
+   * The command's JSON output, declared once beside its flag table: the one document it prints
+   * with --json (and when stdout is not a terminal, for a command whose data is that document),
+   * and what -q/--query selects from; every command has one. A function, so its schemas are
+   * built only when asked: its help's JSON OUTPUT (src/cli/program.ts), docs/output.md's table
+   * (`npm run docs`) and test/cli/json-contract.test.ts, which validates the real output
+   * against it. A command that writes no data to stdout (a file run, an export into --out)
+   * prints its result document (the --summary-json one) with --json or -q (a file or batch run
+   * through `batchDepsOf(ctx)`, an export's reporter through `reporterDepsOf(ctx)`: their
+   * `printDocument`; else a `{ kind: 'document' }` result); where stdout carries its data (rows,
+   * a report) its option check refuses --json and -q naming the flag to use instead
+   * (`refuseJsonWhenStdoutIsData`).
+   */
+  output: () => JsonOutput;
   /** Arguments and help text (with at least one example); the flags come from `options`. */
   configure(cmd: Command): void;
   run(ctx: Context, input: CommandInput<T>): Promise<CommandResult>;
@@ -32,17 +47,6 @@ export interface LeafEntry {
   name: string;
   summary: string;
   aliases?: string[];
-  /**
-   * The command's JSON output contract, shown in its help (JSON OUTPUT) and docs/output.md: the
-   * one document it prints with --json (and when stdout is not a terminal, for a command whose
-   * data is that document), and what -q/--query selects from. Every command has one. A command
-   * that writes no data to stdout (a file run, an export into --out) prints its result document
-   * (the --summary-json one) with --json or -q (a file or batch run through `batchDepsOf(ctx)`,
-   * an export's reporter through `reporterDepsOf(ctx)`: their `printDocument`; else a
-   * `{ kind: 'document' }` result); where stdout carries its data (rows, a report) its option
-   * check refuses --json and -q naming the flag to use instead (`refuseJsonWhenStdoutIsData`).
-   */
-  json: string;
   /** -o/--format names the format of the command's file (the exports), not of its output: --json does not conflict with it. */
   formatIsFile?: boolean;
   /** The global flags (long names) that mean something to this command; its help lists only these. Default: all. */

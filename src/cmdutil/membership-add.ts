@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { AddContactResult, BatchItemResult } from '../endpoints/memberships.js';
+import { addResult, type AddContactResult, type BatchItemResult } from '../endpoints/memberships.js';
 import { MAX_BATCH_CONTACTS } from '../endpoints/endpoints.js';
 import { batchAddColumns, batchAddSender, IDENTIFIER_COLUMNS, prepareIdentifierRow } from '../batch/contact-batch-add.js';
 import { runFileBatch } from '../batch/file-run.js';
@@ -14,10 +14,15 @@ import { UsageError } from '../errors.js';
 import type { HttpClient } from '../http/client.js';
 import type { CommandResult } from '../output/render.js';
 import { batchDepsOf } from './deps.js';
+import type { JsonOutput } from './json-output.js';
+import { fileRunDocument } from './run-documents.js';
 
 // `audience add` and `campaigns add`: one contact by flags, or many from a file with --batch.
 
 const BATCH_DEFAULTS = { concurrency: 8, maxChunkSize: MAX_BATCH_CONTACTS, columns: 'identifiers' as const };
+
+/** What audience add and campaigns add print with --json and piped: the API's data, or with --batch the run summary. */
+export const membershipAddOutput = (): JsonOutput => ({ documents: [{ schema: addResult(), note: "(the API's data)" }, fileRunDocument('with --batch')] });
 
 /** The options of both commands: one contact by its identifier flags, or --batch FILE. */
 export const membershipAddOptions = commandOptions(

@@ -17,6 +17,7 @@ import { CursorTrail } from '../../lib/cursor-trail.js';
 import { MAX_JSON_DEPTH, nestsDeeper } from '../../input/input-rows.js';
 import { commandOptions, flag, switchFlag, textFlag } from '../../cmdutil/flags.js';
 import { collectHeader } from './headers.js';
+import type { JsonOutput } from '../../cmdutil/json-output.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 type Method = (typeof METHODS)[number];
@@ -51,6 +52,16 @@ export const options = commandOptions(
     },
   },
 );
+
+/** What it prints with --json and piped (its help's JSON OUTPUT, docs/output.md, test/cli/json-contract.test.ts). */
+export const output = (): JsonOutput => ({
+  documents: [
+    { what: "the API's answer as it came", schema: z.looseObject({ data: z.unknown(), pagination: z.looseObject({ nextCursor: z.string().nullable() }).optional() }) },
+    { when: 'with --paginate', lines: true, what: 'the items of every page', schema: z.unknown() },
+    { when: 'with --slurp', what: 'one array of the items of every page', schema: z.array(z.unknown()) },
+  ],
+  note: '-q applies to the answer, to each item, or to the --slurp array; with --silent no body (-q and --json are refused)',
+});
 
 export function configure(cmd: Command): void {
   cmd

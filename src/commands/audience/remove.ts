@@ -6,8 +6,15 @@ import { uuidArgument } from '../../cmdutil/parse.js';
 import type { CommandInput } from '../../cmdutil/contract.js';
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../output/render.js';
+import type { JsonOutput } from '../../cmdutil/json-output.js';
+import { z } from 'zod';
 
 export const options = commandOptions(IDENTIFIER_FLAGS);
+
+/** What it prints with --json and piped (its help's JSON OUTPUT, docs/output.md, test/cli/json-contract.test.ts). */
+export const output = (): JsonOutput => ({
+  documents: [{ schema: ENDPOINTS.removeFromAudience.answer.schema().extend({ outcome: z.enum(['removed', 'not_a_member', 'no_such_contact']) }) }],
+});
 
 export function configure(cmd: Command): void {
   cmd.argument('<audienceId>', 'id (UUID) of the static audience', uuidArgument).addHelpText('after', `

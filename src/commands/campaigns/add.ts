@@ -4,9 +4,11 @@ import { requestOf } from '../../http/endpoint.js';
 import type { CommandInput } from '../../cmdutil/contract.js';
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../output/render.js';
-import { batchHelp, configureMembershipAdd, membershipAddOptions, runMembershipAdd } from '../../cmdutil/membership-add.js';
+import { batchHelp, configureMembershipAdd, membershipAddOptions, membershipAddOutput, runMembershipAdd } from '../../cmdutil/membership-add.js';
 
+// The flag table and the JSON output of both membership adds (audience add, campaigns add).
 export const options = membershipAddOptions;
+export const output = membershipAddOutput;
 
 export function configure(cmd: Command): void {
   configureMembershipAdd(cmd, 'campaignId', 'id (UUID) of the custom campaign').addHelpText('after', `

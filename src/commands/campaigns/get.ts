@@ -5,9 +5,13 @@ import type { CommandInput } from '../../cmdutil/contract.js';
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../output/render.js';
 import { commandOptions } from '../../cmdutil/flags.js';
+import type { JsonOutput } from '../../cmdutil/json-output.js';
 
 /** No options of its own. */
 export const options = commandOptions({});
+
+/** What it prints with --json and piped (its help's JSON OUTPUT, docs/output.md, test/cli/json-contract.test.ts). */
+export const output = (): JsonOutput => ({ documents: [{ what: 'the campaign object, with description and type.statuses', schema: ENDPOINTS.getCampaign.answer.schema() }] });
 
 export function configure(cmd: Command): void {
   cmd.argument('<campaignId>', 'id (UUID) of the custom campaign', uuidArgument).addHelpText('after', `

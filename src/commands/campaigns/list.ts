@@ -7,6 +7,7 @@ import { commandOptions, numberFlag, textFlag } from '../../cmdutil/flags.js';
 import type { CommandInput } from '../../cmdutil/contract.js';
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../output/render.js';
+import type { JsonOutput } from '../../cmdutil/json-output.js';
 
 /** Columns of CSV, and the table's default few (json and ndjson print each campaign as the API sent it). */
 const CAMPAIGN_COLUMNS: ListColumns = {
@@ -26,6 +27,9 @@ export const options = commandOptions(
   },
   { check: checkPaging },
 );
+
+/** What it prints with --json and piped (its help's JSON OUTPUT, docs/output.md, test/cli/json-contract.test.ts). */
+export const output = (): JsonOutput => ({ documents: [{ what: 'an array of campaigns as the API sends them', schema: ENDPOINTS.listCampaigns.answer.schema(), note: "(with --columns only those members); the next page's cursor goes to stderr, and to --summary-json FILE as nextCursor" }] });
 
 export function configure(cmd: Command): void {
   cmd.addHelpText('after', `

@@ -3,9 +3,19 @@ import type { CommandInput } from '../../cmdutil/contract.js';
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../output/render.js';
 import { commandOptions } from '../../cmdutil/flags.js';
+import type { JsonOutput } from '../../cmdutil/json-output.js';
+import { z } from 'zod';
 
 /** No options of its own. */
 export const options = commandOptions({});
+
+/** What it prints with --json and piped (its help's JSON OUTPUT, docs/output.md, test/cli/json-contract.test.ts). */
+export const output = (): JsonOutput => {
+  const schema = z.strictObject({
+    profile: z.string(), removed: z.literal(true), default: z.string().nullable().describe('the default profile after, or null'), profiles: z.array(z.string()).describe('those left'), configFile: z.string(),
+  });
+  return { documents: [{ schema, note: 'with --json or -q (without them nothing on stdout: a line on stderr says what changed)' }] };
+};
 
 export function configure(cmd: Command): void {
   cmd.argument('<profile>', 'profile to delete, with its API key').addHelpText('after', `

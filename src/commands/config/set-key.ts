@@ -9,9 +9,16 @@ import { maskKey } from '../../http/redact.js';
 import type { CommandResult } from '../../output/render.js';
 import { readSecret } from '../../terminal/read-secret.js';
 import { commandOptions } from '../../cmdutil/flags.js';
+import type { JsonOutput } from '../../cmdutil/json-output.js';
+import { z } from 'zod';
 
 /** No options of its own. */
 export const options = commandOptions({});
+
+/** What it prints with --json and piped (its help's JSON OUTPUT, docs/output.md, test/cli/json-contract.test.ts). */
+export const output = (): JsonOutput => ({
+  documents: [{ schema: z.strictObject({ profile: z.string(), apiKey: z.string().describe('masked'), baseUrl: z.string().nullable(), default: z.boolean(), configFile: z.string() }), note: 'with --json or -q (without them nothing on stdout: a line on stderr says what changed)' }],
+});
 
 export function configure(cmd: Command): void {
   // Declared only to refuse it: a key typed as an argument lands in shell history and process lists.

@@ -5,9 +5,19 @@ import type { Context } from '../../context.js';
 import { maskKey, redactUrl } from '../../http/redact.js';
 import type { CommandResult } from '../../output/render.js';
 import { commandOptions } from '../../cmdutil/flags.js';
+import type { JsonOutput } from '../../cmdutil/json-output.js';
+import { z } from 'zod';
 
 /** No options of its own. */
 export const options = commandOptions({});
+
+/** What it prints with --json and piped (its help's JSON OUTPUT, docs/output.md, test/cli/json-contract.test.ts). */
+export const output = (): JsonOutput => {
+  const schema = z.strictObject({
+    profile: z.string(), configFile: z.string(), apiKey: z.string().nullable().describe('masked'), apiKeySource: z.string().nullable(), baseUrl: z.string().nullable(), baseUrlSource: z.string().nullable(),
+  });
+  return { documents: [{ schema }] };
+};
 
 export function configure(cmd: Command): void {
   cmd.addHelpText('after', `

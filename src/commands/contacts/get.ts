@@ -5,11 +5,16 @@ import { commandOptions, textFlag } from '../../cmdutil/flags.js';
 import type { CommandInput } from '../../cmdutil/contract.js';
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../output/render.js';
+import type { JsonOutput } from '../../cmdutil/json-output.js';
+import { ENDPOINTS } from '../../endpoints/endpoints.js';
 
 export const options = commandOptions({
   contactId: textFlag('--contact-id <uuid>', 'the contact by cnvContactId (wins over --email)'),
   email: textFlag('--email <address>', 'the contact by email (the most recently updated one when several share it)'),
 });
+
+/** What it prints with --json and piped (its help's JSON OUTPUT, docs/output.md, test/cli/json-contract.test.ts). */
+export const output = (): JsonOutput => ({ documents: [{ what: 'the contact object', schema: ENDPOINTS.getContact.answer.schema().unwrap().unwrap() }] });
 
 export function configure(cmd: Command): void {
   cmd.addHelpText('after', `

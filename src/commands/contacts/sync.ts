@@ -14,6 +14,9 @@ import { refreshReporter } from '../../sync/refresh-reporter.js';
 import type { CommandInput } from '../../cmdutil/contract.js';
 import { contactFieldDefinitions, upsertFileSpec } from '../../cmdutil/contact-upsert-file.js';
 import { FILE_ROW_FLAGS } from '../../cmdutil/contact-upsert-flags.js';
+import type { JsonOutput } from '../../cmdutil/json-output.js';
+import { z } from 'zod';
+import { fileRunDocument, fileRunSummary } from '../../cmdutil/run-documents.js';
 
 export const options = commandOptions(
   {
@@ -33,6 +36,22 @@ export const options = commandOptions(
     },
   },
 );
+
+/** What it prints with --json and piped (its help's JSON OUTPUT, docs/output.md, test/cli/json-contract.test.ts). */
+export const output = (): JsonOutput => {
+  const counts = { create: z.number(), update: z.number(), unchanged: z.number(), invalid: z.number(), unsure: z.number(), unsureReasons: z.record(z.string().describe('REASON'), z.number()) };
+  const snapshot = z.strictObject({ contacts: z.number(), fetchedRows: z.number(), pages: z.number(), full: z.boolean(), reason: z.string().nullable(), stateKey: z.string().nullable(), elapsedMs: z.number() });
+  const change = z.strictObject({
+    type: z.literal('change'), line: z.number(), action: z.enum(['create', 'update']), contact: z.string(), cnvContactId: z.string().nullable(),
+    changes: z.array(z.strictObject({ field: z.string(), old: z.unknown(), new: z.unknown() })), unsure: z.string().nullable(),
+  });
+  return {
+    documents: [
+      fileRunDocument(undefined, fileRunSummary().extend({ sync: z.strictObject({ ...counts, snapshot: snapshot.nullable() }) })),
+      { when: 'with --plan', lines: true, what: 'a change line per contact that would change, then a summary line:', schema: z.union([change, z.strictObject({ type: z.literal('summary'), ...counts })]), note: '(-q applies to each line)' },
+    ],
+  };
+};
 
 export function configure(cmd: Command): void {
   cmd.addHelpText('after', `

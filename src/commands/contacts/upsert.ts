@@ -10,9 +10,16 @@ import type { CommandResult } from '../../output/render.js';
 import { resolveFieldFlags, type FlagFields } from '../../cmdutil/contact-field-flags.js';
 import { runUpsertFile } from '../../cmdutil/contact-upsert-file.js';
 import { options, type UpsertOptions } from '../../cmdutil/contact-upsert-flags.js';
+import type { JsonOutput } from '../../cmdutil/json-output.js';
+import { fileRunDocument } from '../../cmdutil/run-documents.js';
 const NAMED_BODY_KEYS = new Set(['email', 'cnvContactId', 'subscriptionStatus', 'fields', 'companyFields', 'updateOnly']);
 
 export { options };
+
+/** What it prints with --json and piped (its help's JSON OUTPUT, docs/output.md, test/cli/json-contract.test.ts). */
+export const output = (): JsonOutput => ({
+  documents: [{ schema: ENDPOINTS.upsertContact.answer.schema(), note: "(the API's data)" }, fileRunDocument('with --file')],
+});
 
 export function configure(cmd: Command): void {
   cmd.addHelpText('after', `

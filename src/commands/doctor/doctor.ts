@@ -9,9 +9,19 @@ import { maskKey, redactUrl } from '../../http/redact.js';
 import type { CommandResult } from '../../output/render.js';
 import { GATED_PROBES, PERMISSION_PROBES, permissionVerdict, probeVerdict, type Check, type Known } from './probes.js';
 import { commandOptions } from '../../cmdutil/flags.js';
+import type { JsonOutput } from '../../cmdutil/json-output.js';
 
 /** No options of its own. */
 export const options = commandOptions({});
+
+/** What it prints with --json and piped (its help's JSON OUTPUT, docs/output.md, test/cli/json-contract.test.ts). */
+export const output = (): JsonOutput => ({
+  documents: [{
+    what: 'an array of checks',
+    schema: z.array(z.strictObject({ check: z.string(), status: z.enum(['ok', 'inferred', 'unchecked', 'warn', 'fail']), detail: z.string() })),
+    note: '(ok: a request decided it; inferred: likely, a made-up name left it open; unchecked: not checked, and why)',
+  }],
+});
 
 export function configure(cmd: Command): void {
   cmd.addHelpText('after', `

@@ -9,6 +9,7 @@ import { asksForDocument, documentText } from '../../output/document.js';
 import { LocalFileError, UsageError } from '../../errors.js';
 import { integer } from '../../lib/option-values.js';
 import { commandOptions, flag, textFlag } from '../../cmdutil/flags.js';
+import type { JsonOutput } from '../../cmdutil/json-output.js';
 
 function rate(text: string): number {
   const n = Number(text);
@@ -41,6 +42,11 @@ export const options = commandOptions({
   seedContacts: whole('--seed-contacts <n>', 'extra generated contacts of acme (bulk.<i>@example.com): real contacts, stored only once written, so a million cost no memory', integer(0, 100_000_000), 0),
   seedEvents: whole('--seed-events <n>', 'extra generated custom events, and as many email events, for export benchmarks', integer(0, 100_000_000), 0),
   readyFile: textFlag('--ready-file <path>', 'once listening, write CNV_BASE_URL=... and CNV_API_KEY=... lines to this file (atomically; removed on a clean stop)', filePath),
+});
+
+/** What it prints with --json and piped (its help's JSON OUTPUT, docs/output.md, test/cli/json-contract.test.ts). */
+export const output = (): JsonOutput => ({
+  documents: [{ schema: z.strictObject({ url: z.string(), keys: z.strictObject({ full: z.string(), basic: z.string(), limited: z.string() }) }), note: 'on one line once it listens, with --json or -q (without them the same as text for people)' }],
 });
 
 export function configure(cmd: Command): void {

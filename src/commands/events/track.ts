@@ -10,10 +10,21 @@ import { UsageError } from '../../errors.js';
 import type { CommandResult } from '../../output/render.js';
 import { runTrackFile } from './track-file.js';
 import { options, type TrackOptions } from './track-flags.js';
+import type { JsonOutput } from '../../cmdutil/json-output.js';
+import { z } from 'zod';
+import { fileRunDocument } from '../../cmdutil/run-documents.js';
 
 const NAMED_BODY_KEYS = new Set(['event', 'userId', 'email', 'clientEventId', 'data']);
 
 export { options };
+
+/** What it prints with --json and piped (its help's JSON OUTPUT, docs/output.md, test/cli/json-contract.test.ts). */
+export const output = (): JsonOutput => ({
+  documents: [
+    { schema: ENDPOINTS.trackEvent.answer.schema().extend({ clientEventId: z.string().describe('the one cnv sent') }), note: "(the API's data)" },
+    fileRunDocument('with --file'),
+  ],
+});
 
 export function configure(cmd: Command): void {
   cmd.addHelpText('after', `

@@ -10,6 +10,8 @@ import { createReporter } from '../../exporter/run-summary.js';
 import { runExport } from '../../exporter/runner.js';
 import type { CommandResult } from '../../output/render.js';
 import { exportDepsOf, reporterDepsOf } from '../../cmdutil/deps.js';
+import type { JsonOutput } from '../../cmdutil/json-output.js';
+import { exportDocument, exportSummary } from '../../cmdutil/run-documents.js';
 
 const FIELDS_BY = ['label', 'key'] as const;
 
@@ -28,6 +30,9 @@ export const options = commandOptions(
     },
   },
 );
+
+/** What it prints with --json and piped (its help's JSON OUTPUT, docs/output.md, test/cli/json-contract.test.ts). */
+export const output = (): JsonOutput => ({ documents: [exportDocument(exportSummary())] });
 
 export function configure(cmd: Command): void {
   cmd.addHelpText('after', `

@@ -8,6 +8,9 @@ import { createReporter } from '../../exporter/run-summary.js';
 import { runExport } from '../../exporter/runner.js';
 import type { CommandResult } from '../../output/render.js';
 import { exportDepsOf, reporterDepsOf } from '../../cmdutil/deps.js';
+import type { JsonOutput } from '../../cmdutil/json-output.js';
+import { z } from 'zod';
+import { exportDocument, exportSummary } from '../../cmdutil/run-documents.js';
 
 /** --since and --until are normalised to UTC ISO text by their parser (`instant`), or a duration (`7d`) as typed. */
 export const options = commandOptions(
@@ -24,6 +27,11 @@ export const options = commandOptions(
     },
   },
 );
+
+/** What it prints with --json and piped (its help's JSON OUTPUT, docs/output.md, test/cli/json-contract.test.ts). */
+export const output = (): JsonOutput => ({
+  documents: [exportDocument(exportSummary().extend({ window: z.strictObject({ since: z.string(), until: z.string().optional() }).describe('ISO times') }))],
+});
 
 export function configure(cmd: Command): void {
   cmd.addHelpText('after', `

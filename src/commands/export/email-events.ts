@@ -15,6 +15,8 @@ import { createReporter } from '../../exporter/run-summary.js';
 import { runExport } from '../../exporter/runner.js';
 import type { CommandResult } from '../../output/render.js';
 import { exportDepsOf, noticesOf, reporterDepsOf } from '../../cmdutil/deps.js';
+import type { JsonOutput } from '../../cmdutil/json-output.js';
+import { exportDocument, exportSummary, typeOutcome } from '../../cmdutil/run-documents.js';
 
 /** --type is parsed by `emailTypes` into the API's types, in its order. */
 export const options = commandOptions(
@@ -41,6 +43,16 @@ function checkTypes(opts: ExportOptionValues & { type?: readonly EmailEventType[
   }
   checkExportOptions(opts);
 }
+
+/** What it prints with --json and piped (its help's JSON OUTPUT, docs/output.md, test/cli/json-contract.test.ts). */
+export const output = (): JsonOutput => {
+  const types = (outcome: z.ZodType) => z.record(z.string().describe('TYPE'), outcome).describe('several types');
+  const outDir = z.strictObject({
+    command: z.string(), status: z.enum(['complete', 'failed', 'interrupted']), rows: z.number(), pages: z.number(), elapsedMs: z.number(), outDir: z.string(),
+    types: z.record(z.string().describe('TYPE'), typeOutcome().extend({ output: z.string(), stateKey: z.string().nullable() })),
+  });
+  return { documents: [exportDocument(exportSummary().extend({ types: types(typeOutcome()).optional() })), { when: 'with --out-dir', schema: outDir }] };
+};
 
 export function configure(cmd: Command): void {
   cmd.addHelpText('after', `

@@ -9,6 +9,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { CommandResult } from '../../output/render.js';
 import { FIELD_KEY_RE } from '../../cmdutil/relationship-side.js';
+import type { JsonOutput } from '../../cmdutil/json-output.js';
 
 export const options = commandOptions({
   label: textFlag('--label <text>', 'display name (required)'),
@@ -16,6 +17,9 @@ export const options = commandOptions({
   dataType: flag('--data-type <type>', `value type: ${DATA_TYPES.join(', ')} (any case)`, z.enum(DATA_TYPES).optional(), { parse: caseInsensitiveChoice(DATA_TYPES) }),
   key: textFlag('--key <key>', 'key used in `fields` maps (letters, digits, underscores); default: derived from the label by the API'),
 });
+
+/** What it prints with --json and piped (its help's JSON OUTPUT, docs/output.md, test/cli/json-contract.test.ts). */
+export const output = (): JsonOutput => ({ documents: [{ what: 'the field', schema: ENDPOINTS.createField.answer.schema() }] });
 
 export function configure(cmd: Command): void {
   cmd.addHelpText('after', `

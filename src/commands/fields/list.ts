@@ -11,6 +11,7 @@ import type { CommandInput } from '../../cmdutil/contract.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { CommandResult } from '../../output/render.js';
+import type { JsonOutput } from '../../cmdutil/json-output.js';
 
 /** CSV columns, and the table's default few (JSON and NDJSON print each item as the API sent it). */
 const FIELD_COLUMNS: ListColumns = {
@@ -41,6 +42,9 @@ export const options = commandOptions(
     },
   },
 );
+
+/** What it prints with --json and piped (its help's JSON OUTPUT, docs/output.md, test/cli/json-contract.test.ts). */
+export const output = (): JsonOutput => ({ documents: [{ what: 'an array of field definitions as the API sends them', schema: ENDPOINTS.listFields.answer.schema(), note: "(with --columns only those members); the next page's cursor goes to stderr, and to --summary-json FILE as nextCursor" }] });
 
 export function configure(cmd: Command): void {
   cmd.addHelpText('after', `

@@ -7,6 +7,7 @@ import { UsageError } from '../../errors.js';
 import type { CommandResult } from '../../output/render.js';
 import { commandOptions, textFlag } from '../../cmdutil/flags.js';
 import { checkSide, parseSideSpec } from '../../cmdutil/relationship-side.js';
+import type { JsonOutput } from '../../cmdutil/json-output.js';
 
 type Side = 'source' | 'target';
 
@@ -33,6 +34,9 @@ function sides(opts: SideValues): { source: RelationshipSide; target: Relationsh
 }
 
 type SideValues = Partial<Record<keyof ReturnType<typeof sideFlags<'source'>> | keyof ReturnType<typeof sideFlags<'target'>>, string>>;
+
+/** What it prints with --json and piped (its help's JSON OUTPUT, docs/output.md, test/cli/json-contract.test.ts). */
+export const output = (): JsonOutput => ({ documents: [{ schema: ENDPOINTS.createRelationship.answer.schema(), note: "(the API's data)" }] });
 
 export function configure(cmd: Command): void {
   cmd.addHelpText('after', `

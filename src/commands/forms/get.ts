@@ -8,9 +8,13 @@ import { resolveFormat } from '../../output/format.js';
 import { outputOf } from '../../cmdutil/deps.js';
 import type { CommandResult } from '../../output/render.js';
 import { commandOptions } from '../../cmdutil/flags.js';
+import type { JsonOutput } from '../../cmdutil/json-output.js';
 
 /** No options of its own. */
 export const options = commandOptions({});
+
+/** What it prints with --json and piped (its help's JSON OUTPUT, docs/output.md, test/cli/json-contract.test.ts). */
+export const output = (): JsonOutput => ({ documents: [{ what: 'the form object, with fields[] as the API sends them', schema: ENDPOINTS.getForm.answer.schema() }] });
 
 export function configure(cmd: Command): void {
   cmd.argument('<formId>', 'id (UUID) of the form', uuidArgument).addHelpText('after', `

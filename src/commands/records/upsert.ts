@@ -25,6 +25,8 @@ import { recordOutcome, toFileRow } from '../../records/outcome.js';
 import { batchDepsOf } from '../../cmdutil/deps.js';
 import { BlankCells, numberColumn } from '../../batch/field-cells.js';
 import { NumberConvention } from '../../input/number-convention.js';
+import type { JsonOutput } from '../../cmdutil/json-output.js';
+import { fileRunDocument } from '../../cmdutil/run-documents.js';
 
 const DEFAULTS = { concurrency: 4, maxChunkSize: MAX_RECORDS_PER_BATCH, columns: 'records' as const, typedNumbers: true };
 
@@ -57,6 +59,13 @@ export const options = commandOptions(
   },
   { globals: BATCH_GLOBALS, check: checkBatchOptions },
 );
+
+/** What it prints with --json and piped (its help's JSON OUTPUT, docs/output.md, test/cli/json-contract.test.ts). */
+export const output = (): JsonOutput => {
+  const column = z.strictObject({ column: z.string(), status: z.enum(['ok', 'unknown', 'read-only', 'key', 'ignored', 'mismatch']), dataType: z.string().nullable(), mismatches: z.number(), example: z.string().nullable() });
+  const check = z.strictObject({ ok: z.boolean(), rows: z.number(), validRows: z.number(), invalidRows: z.number(), columns: z.array(column), problems: z.array(z.string()).describe('the first 20 invalid rows') });
+  return { documents: [fileRunDocument(), { when: 'with --check', what: 'the check report', schema: check }] };
+};
 
 export function configure(cmd: Command): void {
   cmd

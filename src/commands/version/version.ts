@@ -5,9 +5,16 @@ import type { Context } from '../../context.js';
 import type { CommandResult } from '../../output/render.js';
 import { writeWithBackpressure } from '../../output/write.js';
 import { commandOptions } from '../../cmdutil/flags.js';
+import type { JsonOutput } from '../../cmdutil/json-output.js';
+import { z } from 'zod';
 
 /** No options of its own. */
 export const options = commandOptions({});
+
+/** What it prints with --json and piped (its help's JSON OUTPUT, docs/output.md, test/cli/json-contract.test.ts). */
+export const output = (): JsonOutput => ({
+  documents: [{ schema: z.strictObject({ version: z.string(), node: z.string(), platform: z.string() }), note: 'with --json, -o json or -q (without them, piped too, the bare version)' }],
+});
 
 export function configure(cmd: Command): void {
   cmd.addHelpText('after', `

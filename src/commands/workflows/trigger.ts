@@ -8,8 +8,13 @@ import { commandOptions } from '../../cmdutil/flags.js';
 import type { CommandInput } from '../../cmdutil/contract.js';
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../output/render.js';
+import type { JsonOutput } from '../../cmdutil/json-output.js';
+import { z } from 'zod';
 
 export const options = commandOptions({ ...IDENTIFIER_FLAGS, data: dataFlag('trigger data passed to the workflow, a JSON object') });
+
+/** What it prints with --json and piped (its help's JSON OUTPUT, docs/output.md, test/cli/json-contract.test.ts). */
+export const output = (): JsonOutput => ({ documents: [{ schema: z.looseObject({ workflowId: z.string(), ...ENDPOINTS.triggerWorkflow.answer.schema().shape }) }] });
 
 export function configure(cmd: Command): void {
   cmd.argument('<workflowId>', 'id (UUID) of an API-triggered workflow', uuidArgument).addHelpText('after', `

@@ -7,6 +7,8 @@ import { openStateStore, stateNotFound } from '../../../exporter/state-view.js';
 import type { CommandResult } from '../../../output/render.js';
 import { commandOptions, textFlag } from '../../../cmdutil/flags.js';
 import { stateDirOf } from '../../../cmdutil/deps.js';
+import type { JsonOutput } from '../../../cmdutil/json-output.js';
+import { z } from 'zod';
 
 export const options = commandOptions(
   { run: textFlag('--run <id>', 'the --defer-commit run to commit (its summary names it; or the id you gave it with --run)') },
@@ -19,6 +21,11 @@ export const options = commandOptions(
     },
   },
 );
+
+/** What it prints with --json and piped (its help's JSON OUTPUT, docs/output.md, test/cli/json-contract.test.ts). */
+export const output = (): JsonOutput => ({
+  documents: [{ schema: z.strictObject({ key: z.string(), run: z.string(), committed: z.boolean(), rows: z.number(), added: z.number().optional(), cursor: z.string().nullable() }) }],
+});
 
 export function configure(cmd: Command): void {
   cmd

@@ -8,10 +8,25 @@ import { openStateStore, STATE_LIST_COLUMNS, stateItem, stateListCells } from '.
 import { cellText, resolveFormat, tableWidth } from '../../../output/format.js';
 import type { CommandResult } from '../../../output/render.js';
 import { outputOf, stateDirOf } from '../../../cmdutil/deps.js';
+import type { JsonOutput } from '../../../cmdutil/json-output.js';
+import { z } from 'zod';
 
 const COLUMNS: ListColumns = { all: [...STATE_LIST_COLUMNS], table: ['key', 'kind', 'rows', 'cursorAt', 'lastRun'] };
 
 export const options = commandOptions(columnsFlag(COLUMNS));
+
+/** What it prints with --json and piped (its help's JSON OUTPUT, docs/output.md, test/cli/json-contract.test.ts). */
+export const output = (): JsonOutput => {
+  const time = z.iso.datetime();
+  const item = z.strictObject({
+    key: z.string(), kind: z.enum(['contacts', 'custom-events', 'email-events']), emailType: z.string().nullable(), format: z.enum(['csv', 'ndjson']), rows: z.number(), pages: z.number(),
+    cursorAt: time.nullable(),
+    output: z.union([z.strictObject({ kind: z.literal('file'), path: z.string(), bytes: z.number() }), z.strictObject({ kind: z.literal('stdout') })]),
+    lastRun: z.strictObject({ runId: z.string(), status: z.string(), startedAt: time, finishedAt: time.nullable(), rows: z.number() }).nullable(),
+    pending: z.strictObject({ runId: z.string(), rows: z.number(), savedAt: time }).nullable(),
+  });
+  return { documents: [{ what: 'an array of states', schema: z.array(item), note: '(times ISO 8601, null when none; with --columns only those members)' }] };
+};
 
 export function configure(cmd: Command): void {
   cmd.addHelpText('after', `

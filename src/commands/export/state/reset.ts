@@ -9,8 +9,13 @@ import { canAsk, confirm } from '../../../terminal/confirm.js';
 import type { CommandResult } from '../../../output/render.js';
 import { commandOptions, switchFlag } from '../../../cmdutil/flags.js';
 import { stateDirOf } from '../../../cmdutil/deps.js';
+import type { JsonOutput } from '../../../cmdutil/json-output.js';
+import { z } from 'zod';
 
 export const options = commandOptions({ yes: switchFlag('-y, --yes', 'do not ask for confirmation on a terminal') });
+
+/** What it prints with --json and piped (its help's JSON OUTPUT, docs/output.md, test/cli/json-contract.test.ts). */
+export const output = (): JsonOutput => ({ documents: [{ schema: z.strictObject({ key: z.string(), removed: z.boolean() }) }] });
 
 export function configure(cmd: Command): void {
   cmd.argument('<key>', 'the state key (see `cnv export state list`)')

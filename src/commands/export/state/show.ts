@@ -7,9 +7,21 @@ import { resolveFormat } from '../../../output/format.js';
 import type { CommandResult } from '../../../output/render.js';
 import { outputOf, stateDirOf } from '../../../cmdutil/deps.js';
 import { commandOptions } from '../../../cmdutil/flags.js';
+import type { JsonOutput } from '../../../cmdutil/json-output.js';
+import { z } from 'zod';
 
 /** No options of its own. */
 export const options = commandOptions({});
+
+/** What it prints with --json and piped (its help's JSON OUTPUT, docs/output.md, test/cli/json-contract.test.ts). */
+export const output = (): JsonOutput => {
+  const schema = z.looseObject({
+    key: z.string(), kind: z.string(), profile: z.string(), baseUrl: z.string().nullable(), account: z.unknown(), stateFile: z.string(), lockedBy: z.unknown(),
+    cursor: z.string().nullable(), cursorAt: z.string().nullable(), rows: z.number(), pages: z.number(), format: z.string(),
+    output: z.union([z.strictObject({ kind: z.literal('file'), path: z.string(), bytes: z.number() }), z.strictObject({ kind: z.literal('stdout') })]),
+  });
+  return { documents: [{ what: 'the state object, with its pending position and run manifests', schema }] };
+};
 
 export function configure(cmd: Command): void {
   cmd.argument('<key>', 'the state key (see `cnv export state list`)').addHelpText('after', `

@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { once } from '../lib/once.js';
+import type { JsonDocument } from './json-output.js';
+
+// The result documents several commands share (each command's `output` names them): a file or
+// batch run's summary (src/batch/file-run.ts writes it) and an export's (src/exporter/run-summary.ts).
+
+const str = z.string();
+const num = z.number();
+
+/** The summary of a file or batch run: the --summary-json document, printed with --json or -q. */
+export const fileRunSummary = once(() => z.strictObject({
+  status: z.enum(['complete', 'partial', 'failed', 'interrupted']),
+  rows: num, succeeded: num, failed: num, invalid: num, skipped: num,
+  valid: num.optional().describe('with --dry-run'),
+  byStatus: z.record(str.describe('STATUS'), num),
+  doneInEarlierRun: num, elapsedMs: num, rowsPerSecond: num, dryRun: z.boolean(), report: str.nullable(), stopped: str.nullable(), exitCode: num,
+  columns: z.array(z.strictObject({ column: str, sentAs: str.nullable(), note: str })).describe('the column table, docs/batches.md'),
+  blankCells: z.strictObject({ cells: num, columns: z.array(str) }).optional(),
+}));
+
+const WITH_JSON = 'with --json or -q (the --summary-json document; with --report - they are refused: stdout holds the report)';
+
+/** A file or batch run's document, chosen by `when` (`with --file`); `schema` extends fileRunSummary() where a run adds members. */
+export const fileRunDocument = (when?: string, schema: z.ZodType = fileRunSummary()): JsonDocument => ({ when, what: 'the run summary', schema, note: WITH_JSON });
+
+/** An export's summary: the --summary-json document, printed with --json or -q when the rows go to --out. */
+export const exportSummary = once(() => z.strictObject({
+  command: str,
+  status: z.enum(['complete', 'stopped', 'failed', 'interrupted']),
+  rows: num, skipped: num, pages: num, bytes: num, elapsedMs: num,
+  stateKey: str.nullable(), runId: str.nullable(), moreRemains: z.boolean(), output: str, pending: z.boolean(), cutBytes: num,
+}));
+
+/** One email type's part of a run over several (`types`). */
+export const typeOutcome = once(() => z.strictObject({ status: z.enum(['complete', 'stopped', 'failed']), rows: num, pages: num, error: str.optional() }));
+
+/** An export's document; `schema` is exportSummary() or an extension of it. */
+export const exportDocument = (schema: z.ZodType): JsonDocument => ({
+  what: 'the run summary',
+  schema,
+  note: 'with --json or -q when the rows go to --out (the --summary-json document; with the rows on stdout they are refused: use --summary-json FILE); with --dry-run the request instead',
+});
