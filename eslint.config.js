@@ -38,30 +38,42 @@ const NARROW = [
  * The folders of src/ in tiers, from the bottom up (docs/architecture.md, "Layers"): a folder
  * imports only folders of lower tiers, never a folder of its own tier nor one above it; the
  * top-level modules (errors.ts, clock.ts, dates.ts; context.ts only from cmdutil/ up) are
- * below the domain. src/runtime is apart: the launcher's.
+ * below the domain. src/runtime is apart: the launcher's; so is src/emulator (below).
  */
 const TIERS = [
   ['lib'],
   ['http'],
   ['endpoints', 'config', 'files'],
-  ['input', 'output', 'terminal', 'emulator'],
+  ['input', 'output', 'terminal'],
   ['batch', 'exporter'],
   ['records', 'sync'],
   ['cmdutil'],
   ['commands'],
   ['cli'],
 ];
+/**
+ * The emulator is apart: a server of the API, not a part of the client. It imports what a folder
+ * of this tier may (the tiers below it), and no folder imports it but src/commands/emulator
+ * (`cnv emulator`); what it shares with the client goes to a lower folder.
+ */
+const EMULATOR_TIER = 3;
+const EMULATOR_APART = [folders('emulator'), 'the emulator is apart: only src/commands/emulator imports it (what the client shares with it goes to a lower folder: lib/, endpoints/...)'];
+
 /** The tier of the helpers for commands: the layers below it never see the Context or commander. */
 const CMDUTIL_TIER = TIERS.findIndex((tier) => tier.includes('cmdutil'));
 
-/** The rules of the folder `name`, in tier `t` (not lib/): siblings, the tiers above, and below the commands the Context and commander. */
-function layerRules(name, t) {
+/**
+ * The rules of the folder `name`, in tier `t` (not lib/): siblings, the tiers above, below the
+ * commands the Context and commander, and the emulator (but for `startsEmulator`, and itself).
+ */
+function layerRules(name, t, startsEmulator = false) {
   const siblings = TIERS[t].filter((f) => f !== name);
   const above = TIERS.slice(t + 1).flat().filter((f) => t >= CMDUTIL_TIER || !['cli', 'commands', 'cmdutil'].includes(f));
   const below = TIERS.slice(0, t).flat().join('/, ') + '/';
   const groups = [
     ...(t < CMDUTIL_TIER ? NARROW : []),
     [folders('runtime'), 'tuning the process is the launcher\'s (src/runtime, through bin/cnv.js): take the hook as an input'],
+    ...(startsEmulator || name === 'emulator' ? [] : [EMULATOR_APART]),
   ];
   if (siblings.length) groups.push([folders(...siblings), `src/${name} does not import ${siblings.map((f) => `${f}/`).join(', ')} (the same tier): what both need goes a tier down`]);
   if (above.length) groups.push([folders(...above), `src/${name} imports only the tiers below it (${below}): ${above.map((f) => `${f}/`).join(', ')} ${above.length > 1 ? 'are' : 'is'} above it`]);
@@ -113,11 +125,14 @@ export default tseslint.config(
     // The launcher's part: what bin/cnv.js applies to its process, before and around the CLI.
     files: ['src/runtime/**/*.ts'],
     rules: forbid(
-      [folders(...TIERS.flat().filter((f) => f !== 'lib')), 'src/runtime is the process around the CLI: it imports lib/, errors.ts and (for types) main.ts, nothing of the program'],
+      [folders(...TIERS.flat().filter((f) => f !== 'lib'), 'emulator'), 'src/runtime is the process around the CLI: it imports lib/, errors.ts and (for types) main.ts, nothing of the program'],
       [topLevel('context'), 'src/runtime is the process around the CLI: the Context is the program\'s'],
     ),
   },
   ...TIERS.slice(1).flatMap((tier, i) => tier.map((name) => ({ files: [`src/${name}/**/*.ts`], rules: layerRules(name, i + 1) }))),
+  // The emulator, apart: its own imports as a folder of its tier; `cnv emulator`, the one command that starts it.
+  { files: ['src/emulator/**/*.ts'], rules: layerRules('emulator', EMULATOR_TIER) },
+  { files: ['src/commands/emulator/**/*.ts'], rules: layerRules('commands', TIERS.findIndex((tier) => tier.includes('commands')), true) },
   {
     // The top-level modules (errors.ts, clock.ts, context.ts...) are below the program and the
     // domain: errors.ts is imported by every layer; main.ts is the program's entry.

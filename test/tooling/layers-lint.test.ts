@@ -61,8 +61,8 @@ describe('layer boundaries (ESLint no-restricted-imports, and no-restricted-synt
     ['src/exporter/probe.ts', "export const load = () => import('../batch/file-run.js');\n", /src\/exporter does not import batch\/ \(the same tier\)/],
     ['src/batch/probe.ts', "import { checkRecordRow } from '../records/check.js';\nexport const c = checkRecordRow;\n", /src\/batch imports only the tiers below it.*records\//],
     ['src/exporter/probe.ts', "import type { SyncCounts } from '../sync/sync-counts.js';\nexport type S = SyncCounts;\n", /src\/exporter imports only the tiers below it.*sync\//],
-    ['src/input/probe.ts', "import { render } from '../output/render.js';\nexport const r = render;\n", /src\/input does not import output\/, terminal\/, emulator\//],
-    ['src/output/probe.ts', "import { confirm } from '../terminal/confirm.js';\nexport const c = confirm;\n", /src\/output does not import input\/, terminal\/, emulator\//],
+    ['src/input/probe.ts', "import { render } from '../output/render.js';\nexport const r = render;\n", /src\/input does not import output\/, terminal\/ \(the same tier\)/],
+    ['src/output/probe.ts', "import { confirm } from '../terminal/confirm.js';\nexport const c = confirm;\n", /src\/output does not import input\/, terminal\/ \(the same tier\)/],
     ['src/terminal/probe.ts', "import { readInput } from '../input/input-reader.js';\nexport const r = readInput;\n", /src\/terminal does not import input\//],
     ['src/emulator/routes/probe.ts', "import { writeFlushed } from '../../output/write.js';\nexport const w = writeFlushed;\n", /src\/emulator does not import input\/, output\/, terminal\//],
     ['src/emulator/probe.ts', "import type { BatchDeps } from '../batch/deps.js';\nexport type D = BatchDeps;\n", /src\/emulator imports only the tiers below it.*batch\//],
@@ -71,6 +71,14 @@ describe('layer boundaries (ESLint no-restricted-imports, and no-restricted-synt
     ['src/files/probe.ts', "import type { Output } from '../output/format.js';\nexport type O = Output;\n", /src\/files imports only the tiers below it.*output\//],
     ['src/cmdutil/probe.ts', "import { run } from '../commands/version/version.js';\nexport const r = run;\n", /src\/cmdutil imports only the tiers below it/],
     ['src/errors.ts', "import type { BatchDeps } from './batch/deps.js';\nexport type D = BatchDeps;\n", /a top-level module of src\/ is below the domain/],
+    // The emulator apart (issue 35): no folder imports it but src/commands/emulator, whatever its tier.
+    ['src/cmdutil/probe.ts', "import { SETTABLE_STATUSES } from '../emulator/model.js';\nexport const s = SETTABLE_STATUSES;\n", /the emulator is apart: only src\/commands\/emulator imports it/],
+    ['src/commands/contacts/probe.ts', "import { SETTABLE_STATUSES } from '../../emulator/model.js';\nexport const s = SETTABLE_STATUSES;\n", /the emulator is apart/],
+    ['src/sync/probe.ts', "import type { Store } from '../emulator/store.js';\nexport type S = Store;\n", /the emulator is apart/],
+    ['src/input/probe.ts', "export const load = () => import('../emulator/index.js');\n", /the emulator is apart/],
+    ['src/cli/probe.ts', "export const load = () => import('../emulator/index.js');\n", /the emulator is apart/],
+    ['src/endpoints/probe.ts', "import { startEmulator } from '../emulator/index.js';\nexport const s = startEmulator;\n", /the emulator is apart/],
+    ['src/runtime/probe.ts', "import { startEmulator } from '../emulator/index.js';\nexport const s = startEmulator;\n", /src\/runtime is the process around the CLI/],
   ])('%s: %s is refused', async (path, code, message) => {
     const errors = await boundaryErrors(path, code);
     expect(errors).toHaveLength(1);
@@ -90,6 +98,9 @@ describe('layer boundaries (ESLint no-restricted-imports, and no-restricted-synt
     ['src/cli/probe.ts', "import type { Entry } from '../cmdutil/contract.js';\nimport { outputOf } from '../cmdutil/deps.js';\nexport type E = Entry;\nexport const o = outputOf;\n"],
     ['src/runtime/probe.ts', "import { isAlive } from '../lib/process-alive.js';\nimport type { run } from '../main.js';\nexport const x = isAlive;\nexport type R = typeof run;\n"],
     ['src/emulator/seed/probe.ts', "import type { SeedContext } from './context.js';\nexport type S = SeedContext;\n"],
+    // `cnv emulator` starts it: the one folder that may import the emulator.
+    ['src/commands/emulator/probe.ts', "export const load = () => import('../../emulator/index.js');\nimport { outputOf } from '../../cmdutil/deps.js';\nexport const o = outputOf;\n"],
+    ['src/emulator/probe.ts', "import { ENDPOINTS } from '../endpoints/endpoints.js';\nimport { parseJson } from '../http/exact-json.js';\nexport const x = [ENDPOINTS, parseJson];\n"],
     ['src/exporter/probe.ts', "import type { Notices } from '../output/notices.js';\nimport { configDir } from '../config/paths.js';\nexport type N = Notices;\nexport const c = configDir;\n"],
     // The tiers below: records and sync on the file run, sync on the exporter, the readers on files/.
     ['src/records/probe.ts', "import { runFileBatch } from '../batch/file-run.js';\nimport type { FieldsByParent } from '../batch/columns/field-match.js';\nexport const r = runFileBatch;\nexport type F = FieldsByParent;\n"],
