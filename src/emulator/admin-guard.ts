@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
-import { EmulatorError } from './errors.js';
+import { EmulatorError } from './error-answer.js';
 
 const LOOPBACK_NAME = /^(localhost|127(\.\d{1,3}){3}|::1)$/i;
 

@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { assertEnabled, assertPermission, authenticate } from './auth.js';
-import { EmulatorError } from './errors.js';
+import { EmulatorError } from './error-answer.js';
 import { rateLimited, type FaultController } from './faults.js';
 import { assertJsonContentType, dropConnection, errorResult, parseJsonObject, readBody, sendJson, sleep } from './http-io.js';
-import type { RateLimiter } from './rate-limit.js';
+import type { RateLimiter } from './business-rate-limiter.js';
 import type { ApiRouter, RouteResult } from './router.js';
 import type { Stats } from './stats.js';
 import type { EmulatorStore } from './store.js';

@@ -1,4 +1,4 @@
-import { EmulatorError } from './errors.js';
+import { EmulatorError } from './error-answer.js';
 import { lookupKey, type KeyInfo, type Permission } from './keys.js';
 
 /** Resolves the X-API-Key header to a key; throws the spec's two 401 answers. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ContactChangeLog } from './change-log.js';
-import type { MonotonicClock } from './clock.js';
+import type { MonotonicClock } from './monotonic-clock.js';
 import { ComputedOverlay, type ComputedContacts } from './computed-contacts.js';
 import type { Contact, FieldMap, SubscriptionStatus } from './model.js';
 

@@ -1,5 +1,5 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { EmulatorError } from './errors.js';
+import { EmulatorError } from './error-answer.js';
 
 const MAC_BYTES = 16;
 

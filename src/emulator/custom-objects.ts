@@ -1,4 +1,4 @@
-import { EmulatorError, invalidRequest } from './errors.js';
+import { EmulatorError, invalidRequest } from './error-answer.js';
 import type { CustomObject, CustomObjectRecord } from './model.js';
 import type { BusinessStore } from './store.js';
 import { isUuid } from './validate.js';

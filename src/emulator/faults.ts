@@ -1,4 +1,4 @@
-import { EmulatorError } from './errors.js';
+import { EmulatorError } from './error-answer.js';
 
 /** Steady fault settings (also the startup options). */
 interface FaultRates {

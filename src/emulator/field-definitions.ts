@@ -1,4 +1,4 @@
-import { EmulatorError, invalidRequest } from './errors.js';
+import { EmulatorError, invalidRequest } from './error-answer.js';
 import { DATA_TYPES, type DataType, type FieldDefinition, type ObjectType } from './model.js';
 import type { BusinessStore } from './store.js';
 

@@ -1,5 +1,5 @@
 import { isExactNumber, sameScalar } from '../lib/exact-number.js';
-import { EmulatorError } from './errors.js';
+import { EmulatorError } from './error-answer.js';
 import type { FieldDefinition, FieldMap, FieldValue, ObjectType } from './model.js';
 import type { BusinessStore } from './store.js';
 import { isIsoDate, isIsoDateTime } from './validate.js';

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { nestedDeeperThan } from '../http/body.js';
 import { parseJson } from '../http/exact-json.js';
 import { stringifyJson } from '../lib/exact-number.js';
-import { EmulatorError, errorBody } from './errors.js';
+import { EmulatorError, errorBody } from './error-answer.js';
 import type { RouteResult } from './router.js';
 
 // Large enough for any legal batch (1,000 contacts / 200 records), small enough to be safe.

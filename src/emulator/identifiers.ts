@@ -1,4 +1,4 @@
-import { EmulatorError, invalidRequest } from './errors.js';
+import { EmulatorError, invalidRequest } from './error-answer.js';
 import type { Contact } from './model.js';
 import type { BusinessStore } from './store.js';
 import { isUuid, isValidEmail } from './validate.js';

@@ -4,7 +4,7 @@ import { isLoopbackHost } from './admin-guard.js';
 import { attachBulk } from './bulk.js';
 import { FaultController } from './faults.js';
 import { BUSINESSES, DEMO_KEYS, type DemoKeys } from './keys.js';
-import { RateLimiter } from './rate-limit.js';
+import { RateLimiter } from './business-rate-limiter.js';
 import { buildAdminRouter, buildApiRouter } from './routes/index.js';
 import { cursorSecretFor } from './cursor.js';
 import { seedStore, type SeedSpec } from './seed/index.js';
@@ -13,7 +13,7 @@ import { Stats } from './stats.js';
 import { EmulatorStore } from './store.js';
 
 export { DEMO_KEYS } from './keys.js';
-export { describeEmulator } from './cli.js';
+export { describeEmulator } from './banner.js';
 export { HEALTH_PATH } from './routes/health.js';
 export { FIXTURE_CONTACTS, FIXTURE_DELETED_CONTACT_ID, FIXTURE_EVENTS } from './seed/fixtures.js';
 

@@ -1,5 +1,5 @@
 import { ENDPOINTS } from '../endpoints/endpoints.js';
-import { EmulatorError, invalidRequest } from './errors.js';
+import { EmulatorError, invalidRequest } from './error-answer.js';
 import { contactNotFound, findContact, readIdentifiers, type ContactIdentifiers } from './identifiers.js';
 import type { Contact } from './model.js';
 import type { BusinessStore } from './store.js';

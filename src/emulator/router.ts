@@ -1,7 +1,7 @@
 import type { Endpoint } from '../http/endpoint.js';
 import type { FaultController } from './faults.js';
 import type { KeyInfo, Permission } from './keys.js';
-import type { RateLimiter } from './rate-limit.js';
+import type { RateLimiter } from './business-rate-limiter.js';
 import type { Stats } from './stats.js';
 import type { BusinessStore, EmulatorStore } from './store.js';
 

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { handleApiRequest, type ApiDeps } from './api-pipeline.js';
 import { checkAdminRequest } from './admin-guard.js';
-import { EmulatorError, errorBody } from './errors.js';
+import { EmulatorError, errorBody } from './error-answer.js';
 import { errorResult, parseJsonObject, readBody, sendJson } from './http-io.js';
 import type { AdminRouter, RouteResult } from './router.js';
 import { HEALTH_PATH } from './routes/health.js';

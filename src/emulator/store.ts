@@ -1,4 +1,4 @@
-import { MonotonicClock } from './clock.js';
+import { MonotonicClock } from './monotonic-clock.js';
 import { ContactBook } from './contact-book.js';
 import { cursorSecretFor } from './cursor.js';
 import { FieldRegistry } from './field-registry.js';

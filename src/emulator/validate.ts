@@ -1,4 +1,4 @@
-import { invalidRequest } from './errors.js';
+import { invalidRequest } from './error-answer.js';
 
 export { isIsoDate, isIsoDateTime } from '../dates.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decodeCursor, encodeCursor } from '../../src/emulator/cursor.js';
-import { EmulatorError } from '../../src/emulator/errors.js';
+import { EmulatorError } from '../../src/emulator/error-answer.js';
 
 function expectInvalid(fn: () => unknown): void {
   try {

@@ -29,7 +29,7 @@ describe('Router', () => {
 describe('errorResult', () => {
   it('maps EmulatorError to its status and an unexpected error to a logged 500 internal_error', async () => {
     const { errorResult } = await import('../../src/emulator/http-io.js');
-    const { EmulatorError } = await import('../../src/emulator/errors.js');
+    const { EmulatorError } = await import('../../src/emulator/error-answer.js');
     const lines: string[] = [];
     const known = errorResult(new EmulatorError(429, 'rate_limited', 'slow down', { 'retry-after': '1' }), (l) => lines.push(l));
     expect(known).toEqual({ status: 429, body: { error: { code: 'rate_limited', message: 'slow down' } }, headers: { 'retry-after': '1' } });

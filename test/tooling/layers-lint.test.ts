@@ -97,7 +97,7 @@ describe('layer boundaries (ESLint no-restricted-imports, and no-restricted-synt
     ['src/cmdutil/probe.ts', "import type { Command } from 'commander';\nimport type { Context } from '../context.js';\nimport type { ExportDeps } from '../exporter/deps.js';\nexport type X = [Command, Context, ExportDeps];\n"],
     ['src/cli/probe.ts', "import type { Entry } from '../cmdutil/contract.js';\nimport { outputOf } from '../cmdutil/deps.js';\nexport type E = Entry;\nexport const o = outputOf;\n"],
     ['src/runtime/probe.ts', "import { isAlive } from '../lib/process-alive.js';\nimport type { run } from '../main.js';\nexport const x = isAlive;\nexport type R = typeof run;\n"],
-    ['src/emulator/seed/probe.ts', "import type { SeedContext } from './context.js';\nexport type S = SeedContext;\n"],
+    ['src/emulator/seed/probe.ts', "import type { SeedContext } from './seed-context.js';\nexport type S = SeedContext;\n"],
     // `cnv emulator` starts it: the one folder that may import the emulator.
     ['src/commands/emulator/probe.ts', "export const load = () => import('../../emulator/index.js');\nimport { outputOf } from '../../cmdutil/deps.js';\nexport const o = outputOf;\n"],
     ['src/emulator/probe.ts', "import { ENDPOINTS } from '../endpoints/endpoints.js';\nimport { parseJson } from '../http/exact-json.js';\nexport const x = [ENDPOINTS, parseJson];\n"],

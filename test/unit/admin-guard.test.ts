@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { checkAdminRequest, isLoopbackHost } from '../../src/emulator/admin-guard.js';
-import { EmulatorError } from '../../src/emulator/errors.js';
+import { EmulatorError } from '../../src/emulator/error-answer.js';
 
 const req = (headers: Record<string, string>) => ({ headers }) as unknown as IncomingMessage;
 const refusal = (headers: Record<string, string>, method = 'POST', beyondLoopback = false) => {

@@ -1,4 +1,4 @@
-import { EmulatorError } from '../errors.js';
+import { EmulatorError } from '../error-answer.js';
 import { normalizeEmail } from '../contact-book.js';
 import { DEMO_KEYS } from '../keys.js';
 import type { Contact } from '../model.js';

@@ -1,4 +1,4 @@
-import { EmulatorError } from '../errors.js';
+import { EmulatorError } from '../error-answer.js';
 import { findContact } from '../identifiers.js';
 import { addEach, lookupById, readBatchContacts, requireIdentifiers, resolveContact } from '../membership.js';
 import type { Audience } from '../model.js';

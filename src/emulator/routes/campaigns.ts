@@ -1,5 +1,5 @@
 import { decodeCursor, encodeCursor } from '../cursor.js';
-import { EmulatorError, invalidRequest } from '../errors.js';
+import { EmulatorError, invalidRequest } from '../error-answer.js';
 import { addEach, lookupById, readBatchContacts, resolveContact } from '../membership.js';
 import type { Campaign, Contact } from '../model.js';
 import { serve, type ApiContext, type ApiRouter, type RouteResult } from '../router.js';

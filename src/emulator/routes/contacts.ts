@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { EmulatorError } from '../errors.js';
+import { EmulatorError } from '../error-answer.js';
 import { applyFieldWrites, sameFieldMaps, validateFieldWrites, type FieldWrite } from '../field-values.js';
 import { settlePending, syncSourceLinks } from '../relationships.js';
 import { SETTABLE_STATUSES, type Contact, type SettableStatus } from '../model.js';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { EmulatorError, invalidRequest } from '../errors.js';
+import { EmulatorError, invalidRequest } from '../error-answer.js';
 import type { Contact } from '../model.js';
 import { serve, type ApiContext, type ApiRouter, type RouteResult } from '../router.js';
 import { settlePending } from '../relationships.js';

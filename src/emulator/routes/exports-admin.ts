@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { EmulatorError, invalidRequest } from '../errors.js';
+import { EmulatorError, invalidRequest } from '../error-answer.js';
 import { bulkOf } from '../bulk.js';
 import { EMAIL_EVENT_TYPES, type EmailEvent, type EmailEventType } from '../model.js';
 import type { AdminContext, AdminRouter, RouteResult } from '../router.js';

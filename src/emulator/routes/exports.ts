@@ -1,6 +1,6 @@
 import type { Position } from '../change-log.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
-import { EmulatorError, invalidRequest } from '../errors.js';
+import { EmulatorError, invalidRequest } from '../error-answer.js';
 import { takeOrdered, type Taken } from '../export-index.js';
 import { contactSources, customEventSources, emailEventSources, type Row } from '../export-rows.js';
 import { EMAIL_EVENT_TYPES, type EmailEventType } from '../model.js';

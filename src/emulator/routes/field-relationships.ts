@@ -1,6 +1,6 @@
 import { assertPermission } from '../auth.js';
 import { assertCustomObjectsEnabled, requireCustomObject } from '../custom-objects.js';
-import { EmulatorError, invalidRequest } from '../errors.js';
+import { EmulatorError, invalidRequest } from '../error-answer.js';
 import { FIELD_KEY_RE, assertKeyFree, readObjectType, requiredTrimmed } from '../field-definitions.js';
 import { RELATIONSHIP_OBJECT_TYPES, type FieldDefinition, type ObjectType } from '../model.js';
 import { serve, type ApiContext, type ApiRouter, type RouteResult } from '../router.js';

@@ -1,6 +1,6 @@
 import { requireCustomObject } from '../custom-objects.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
-import { EmulatorError, invalidRequest } from '../errors.js';
+import { EmulatorError, invalidRequest } from '../error-answer.js';
 import { FIELD_KEY_RE, assertKeyFree, deriveFieldKey, fieldView, readDataType, readObjectType, requiredTrimmed } from '../field-definitions.js';
 import { FIELD_OBJECT_TYPES, RELATIONSHIP_OBJECT_TYPES, type FieldDefinition, type ObjectType } from '../model.js';
 import { serve, type ApiContext, type ApiRouter, type RouteResult } from '../router.js';

@@ -1,4 +1,4 @@
-import { EmulatorError } from '../errors.js';
+import { EmulatorError } from '../error-answer.js';
 import { lookupById } from '../membership.js';
 import type { Form } from '../model.js';
 import { serve, type ApiContext, type ApiRouter, type RouteResult } from '../router.js';

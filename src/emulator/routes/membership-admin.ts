@@ -1,4 +1,4 @@
-import { EmulatorError } from '../errors.js';
+import { EmulatorError } from '../error-answer.js';
 import type { AdminContext, AdminRouter, RouteResult } from '../router.js';
 import type { BusinessStore } from '../store.js';
 import { businessOf, ok } from './admin.js';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { EmulatorError, invalidRequest } from '../errors.js';
+import { EmulatorError, invalidRequest } from '../error-answer.js';
 import { KEYED_TARGET_TYPES, type KeyedTargetType } from '../keyed-targets.js';
 import type { CustomObjectRecord } from '../model.js';
 import { linksOf, settlePending } from '../relationships.js';

@@ -1,5 +1,5 @@
 import { assertCustomObjectsEnabled, requireCustomObject } from '../custom-objects.js';
-import { EmulatorError, invalidRequest } from '../errors.js';
+import { EmulatorError, invalidRequest } from '../error-answer.js';
 import { validateFieldWrites, type FieldWrite } from '../field-values.js';
 import type { CustomObject } from '../model.js';
 import { writeRecord } from '../record-writer.js';

@@ -1,4 +1,4 @@
-import { EmulatorError } from '../errors.js';
+import { EmulatorError } from '../error-answer.js';
 import { lookupById, requireIdentifiers } from '../membership.js';
 import { contactNotFound, findContact } from '../identifiers.js';
 import { serve, type ApiContext, type ApiRouter, type RouteResult } from '../router.js';

@@ -1,4 +1,4 @@
-import { SEED_EPOCH_MS, iso, type SeedContext } from './context.js';
+import { SEED_EPOCH_MS, iso, type SeedContext } from './seed-context.js';
 import { FIXTURE_AUDIENCES, FIXTURE_BASIC_AUDIENCES, type FixtureAudience } from './fixtures.js';
 
 const GENERATED = { acme: 4 } as Record<string, number>;

@@ -1,5 +1,5 @@
 import type { Campaign } from '../model.js';
-import { SEED_EPOCH_MS, iso, type SeedContext } from './context.js';
+import { SEED_EPOCH_MS, iso, type SeedContext } from './seed-context.js';
 import { FIXTURE_BASIC_CAMPAIGNS, FIXTURE_CAMPAIGN_TYPES, FIXTURE_CAMPAIGNS, type FixtureCampaign, type FixtureCampaignType } from './fixtures.js';
 
 /** Generated campaigns per business: enough for several pages at the default page size. */

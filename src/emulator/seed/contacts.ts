@@ -1,6 +1,6 @@
 import type { Company, FieldMap, SubscriptionStatus } from '../model.js';
 import type { BusinessStore } from '../store.js';
-import { SEED_EPOCH_MS, iso, type SeedContext } from './context.js';
+import { SEED_EPOCH_MS, iso, type SeedContext } from './seed-context.js';
 import { FIXTURE_BASIC_CONTACTS, FIXTURE_CONTACTS, type FixtureContact } from './fixtures.js';
 import type { Rng } from './prng.js';
 import { CITIES, COMPANY_SUFFIXES, COMPANY_WORDS, FIRST_NAMES, INDUSTRIES, LAST_NAMES } from './names.js';

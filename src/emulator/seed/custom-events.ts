@@ -1,5 +1,5 @@
 import type { CustomEvent } from '../model.js';
-import { SEED_EPOCH_MS, iso, type SeedContext } from './context.js';
+import { SEED_EPOCH_MS, iso, type SeedContext } from './seed-context.js';
 import { FIXTURE_EVENTS } from './fixtures.js';
 import { EVENT_NAMES, PAGES } from './names.js';
 

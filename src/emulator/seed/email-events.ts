@@ -1,5 +1,5 @@
 import type { EmailEvent, EmailEventType } from '../model.js';
-import { SEED_EPOCH_MS, iso, type SeedContext } from './context.js';
+import { SEED_EPOCH_MS, iso, type SeedContext } from './seed-context.js';
 import { FIXTURE_DELETED_CONTACT_ID } from './fixtures.js';
 
 const GENERATED = { acme: 4000, basic: 5 } as Record<string, number>;

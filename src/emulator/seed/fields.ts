@@ -1,5 +1,5 @@
 import type { DataType, ObjectType } from '../model.js';
-import type { SeedContext } from './context.js';
+import type { SeedContext } from './seed-context.js';
 
 /** A demo field definition (without createdAt). */
 interface DemoField {

@@ -1,4 +1,4 @@
-import type { SeedContext } from './context.js';
+import type { SeedContext } from './seed-context.js';
 import { FIXTURE_BASIC_FORMS, FIXTURE_FORMS, type FixtureForm } from './fixtures.js';
 
 /** Seeds the fixture forms (constant; no generated ones). */

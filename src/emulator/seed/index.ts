@@ -1,5 +1,5 @@
 import type { EmulatorStore } from '../store.js';
-import type { Seeder } from './context.js';
+import type { Seeder } from './seed-context.js';
 import { seedAudiences } from './audiences.js';
 import { seedCampaigns } from './campaigns.js';
 import { seedContacts } from './contacts.js';

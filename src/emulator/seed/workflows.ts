@@ -1,4 +1,4 @@
-import type { SeedContext } from './context.js';
+import type { SeedContext } from './seed-context.js';
 import { FIXTURE_BASIC_WORKFLOWS, FIXTURE_WORKFLOWS, type FixtureWorkflow } from './fixtures.js';
 
 /** Seeds the fixture workflows (constant; no generated ones). */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_KEYS, startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { RateLimiter } from '../../src/emulator/rate-limit.js';
+import { RateLimiter } from '../../src/emulator/business-rate-limiter.js';
 import { admin, call, expectError } from './helpers.js';
 
 let emu: Emulator;
