@@ -30,7 +30,7 @@ const UI = 'user-interface code (cli/, commands/, cmdutil/) is for the layer tha
 /** What the layers below the commands are never given: the CLI's Context and commander (docs/architecture.md, "Layers"). */
 const NARROW = [
   [folders('cli', 'commands', 'cmdutil'), UI],
-  [topLevel('context'), "the CLI's Context stays with the commands: take narrow inputs (src/cmdutil/deps.ts builds them from it)"],
+  [topLevel('context'), "the CLI's Context stays with the commands: take narrow inputs (src/cmdutil/context-deps.ts builds them from it)"],
   [packages('commander'), 'commander is for the program and the command helpers (cli/, cmdutil/, commands/): take plain options'],
 ];
 

@@ -1,6 +1,6 @@
 // The Context every command gets: types only (src/cli/create-context.ts makes it). The layers
 // below the commands never see it: they take narrow inputs (ExportDeps, BatchDeps, Output,
-// Notices...), which src/cmdutil/deps.ts builds from it.
+// Notices...), which src/cmdutil/context-deps.ts builds from it.
 import type { Clock } from './clock.js';
 import type { ProfileStore } from './config/profiles.js';
 import type { Credentials } from './config/resolve.js';

@@ -2,10 +2,10 @@ import { openInput, type InputRow, type OpenedInput } from '../input/input-reade
 import type { Notices } from '../output/notices.js';
 import type { NumberConvention } from '../input/number-convention.js';
 import type { ColumnResolver } from './columns/column-resolver.js';
-import type { BatchDeps } from './deps.js';
+import type { BatchDeps } from './batch-deps.js';
 import type { FileColumns } from './columns/file-columns.js';
 import { InvalidRowError } from './row-body.js';
-import type { BatchRunOptions } from './run-options.js';
+import type { BatchRunOptions } from './batch-run-options.js';
 
 /** How a file run reads the cells of fields (the modes whose cells are typed by field definitions). */
 export interface FieldCells {

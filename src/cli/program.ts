@@ -10,7 +10,7 @@ import { formatHelp } from './help-layout.js';
 import { VERSION } from '../cmdutil/version.js';
 import { COMMANDS, isGroup } from './registry.js';
 import type { Entry, LeafEntry } from '../cmdutil/contract.js';
-import { outputOf } from '../cmdutil/deps.js';
+import { outputOf } from '../cmdutil/context-deps.js';
 import { validateOptions } from '../cmdutil/validate-options.js';
 import { describeOutput } from '../cmdutil/json-output.js';
 

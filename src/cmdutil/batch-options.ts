@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from 'commander';
 import { z } from 'zod';
-import type { BatchDefaults, BatchRunOptions } from '../batch/run-options.js';
+import type { BatchDefaults, BatchRunOptions } from '../batch/batch-run-options.js';
 import { UsageError } from '../errors.js';
 import { INPUT_FORMATS } from '../input/input-rows.js';
 import { summaryJsonTarget } from '../output/summary-json.js';

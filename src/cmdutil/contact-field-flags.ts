@@ -6,7 +6,7 @@ import { UsageError } from '../errors.js';
 import { looseJson } from '../http/exact-json.js';
 import { coerceValue } from '../input/coerce.js';
 import { readFieldDefinitions, type DefinitionsByType } from '../records/field-cache.js';
-import { fieldCacheDepsOf } from './deps.js';
+import { fieldCacheDepsOf } from './context-deps.js';
 import { flag } from './flags.js';
 import { checkFieldKeys, checkSetNames } from './contact-field-keys.js';
 

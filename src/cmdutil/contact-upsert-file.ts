@@ -18,7 +18,7 @@ import { UPSERT_FILE_DEFAULTS, type FileRowOptions } from './contact-upsert-flag
 import { quoteInput, type InputRow } from '../input/input-rows.js';
 import type { CommandResult } from '../output/render.js';
 import { EXTRA_COLUMN, FIXED_COLUMNS } from '../exporter/csv-layout.js';
-import { batchDepsOf, fieldCacheDepsOf } from './deps.js';
+import { batchDepsOf, fieldCacheDepsOf } from './context-deps.js';
 
 // `contacts upsert --file`: one request per row (the API has no batch upsert of contacts).
 

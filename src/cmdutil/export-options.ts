@@ -6,7 +6,7 @@ import type { GlobalOptions } from '../context.js';
 import { isIsoDate } from '../dates.js';
 import { UsageError } from '../errors.js';
 import { crashHookFromEnv } from '../exporter/crash-points.js';
-import type { ExportRunOptions } from '../exporter/run-options.js';
+import type { ExportRunOptions } from '../exporter/export-run-options.js';
 import { gzipName } from '../exporter/gzip-pages.js';
 import { summaryJsonTarget } from '../output/summary-json.js';
 import { integer } from '../lib/option-values.js';

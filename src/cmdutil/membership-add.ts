@@ -13,7 +13,7 @@ import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import type { HttpClient } from '../http/client.js';
 import type { CommandResult } from '../output/render.js';
-import { batchDepsOf } from './deps.js';
+import { batchDepsOf } from './context-deps.js';
 import type { JsonOutput } from './json-output.js';
 import { fileRunDocument } from './run-documents.js';
 

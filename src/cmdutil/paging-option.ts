@@ -4,7 +4,7 @@ import { createListWriter } from '../output/list-writer.js';
 import type { CommandResult } from '../output/render.js';
 import { summaryJsonTarget, writeSummaryJson } from '../output/summary-json.js';
 import { switchFlag, textFlag } from './flags.js';
-import { outputOf } from './deps.js';
+import { outputOf } from './context-deps.js';
 
 /** --all (and its gh-style name --paginate) and --summary-json of a list command. */
 export const PAGING_FLAGS = {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { TransientError } from '../errors.js';
 import { NO_CRASH, type CrashHook } from './crash-points.js';
-import type { RunPlan } from './run-options.js';
+import type { RunPlan } from './export-run-options.js';
 import type { ExportSummary } from './run-summary.js';
 import { nextState } from './run-record.js';
 import { withManifest, type ExportState, type Manifest, type Position } from './state.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { interruptedBy } from '../errors.js';
 import { CommitLog } from './commit-log.js';
 import { NO_CRASH, type CrashHook } from './crash-points.js';
-import type { ExportDeps } from './deps.js';
+import type { ExportDeps } from './export-deps.js';
 import type { FileSink } from './file-sink.js';
 import { fetchPage, type ExportTarget } from './kinds.js';
 import { BlockPool, pageFormat } from './page-format.js';
@@ -11,7 +11,7 @@ import { receiver } from './page-receiver.js';
 import { cursorRejected, type FetchPage } from './page-source.js';
 import { planExport } from './plan.js';
 import { assertParentDirectory } from '../files/file-streams.js';
-import type { ExportRunOptions, RunPlan } from './run-options.js';
+import type { ExportRunOptions, RunPlan } from './export-run-options.js';
 import type { ExportReporter, ExportSummary, TypeOutcome } from './run-summary.js';
 import type { Position } from './state.js';
 

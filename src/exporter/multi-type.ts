@@ -1,13 +1,13 @@
 import type { EmailEventType } from '../endpoints/exports.js';
 import { ApiError, CliError, ResponseShapeError, TransientError } from '../errors.js';
 import type { Notices } from '../output/notices.js';
-import type { ExportDeps } from './deps.js';
+import type { ExportDeps } from './export-deps.js';
 import { withExportRun, type ExportRun } from './export-run.js';
 import { GroupCommit } from './group-commit.js';
 import { nextPosition, repeatWarnings } from './next-position.js';
 import { pageSource, stuckCursor } from './page-source.js';
 import type { ExportReporter, ExportSummary, TypeOutcome } from './run-summary.js';
-import type { ExportRunOptions } from './run-options.js';
+import type { ExportRunOptions } from './export-run-options.js';
 import type { LanePosition } from './state.js';
 
 /**

@@ -9,7 +9,7 @@ import { FileSink, type FileRecord } from './file-sink.js';
 import { gzipMember } from './gzip-pages.js';
 import { acquireFileLock } from './lock.js';
 import type { PageFormat } from './page-format.js';
-import type { RunPlan } from './run-options.js';
+import type { RunPlan } from './export-run-options.js';
 import type { Position } from './state.js';
 
 /** Bytes of one page (or several), in order. */

@@ -2,7 +2,7 @@ import { ApiError, TransientError } from '../errors.js';
 import { advance, type Step } from './advance.js';
 import type { Ids } from './id-table.js';
 import type { ReceivedPage } from './page-receiver.js';
-import type { RunPlan } from './run-options.js';
+import type { RunPlan } from './export-run-options.js';
 import type { Position } from './state.js';
 import { CursorTrail } from '../lib/cursor-trail.js';
 

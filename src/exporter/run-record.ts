@@ -1,4 +1,4 @@
-import type { RunPlan } from './run-options.js';
+import type { RunPlan } from './export-run-options.js';
 import { withManifest, type ExportState, type Manifest, type Position } from './state.js';
 
 /**

@@ -1,5 +1,5 @@
-import type { ReporterDeps } from './deps.js';
-import type { ExportRunOptions } from './run-options.js';
+import type { ReporterDeps } from './export-deps.js';
+import type { ExportRunOptions } from './export-run-options.js';
 import { interruptedBy, OutputClosedError } from '../errors.js';
 import { writeSummaryJson } from '../output/summary-json.js';
 import { duration, plural, rate } from '../output/wording.js';

@@ -1,9 +1,9 @@
-import type { ExportDeps } from './deps.js';
+import type { ExportDeps } from './export-deps.js';
 import { withExportRun } from './export-run.js';
 import { nextPosition, repeatWarnings } from './next-position.js';
 import { pageSource, stuckCursor } from './page-source.js';
 import type { ExportReporter, ExportSummary } from './run-summary.js';
-import type { ExportRunOptions } from './run-options.js';
+import type { ExportRunOptions } from './export-run-options.js';
 import type { Position } from './state.js';
 
 export { MAX_SEEN } from './advance.js';

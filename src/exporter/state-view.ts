@@ -1,5 +1,5 @@
 import { CliError, ExitCode } from '../errors.js';
-import type { StateDir } from './deps.js';
+import type { StateDir } from './export-deps.js';
 import { closeDeadRuns } from './run-record.js';
 import { checkStateKey, urlWithoutCredentials } from './state-key.js';
 import { ExportStateStore } from './state-store.js';

@@ -1,4 +1,4 @@
-import type { ReporterDeps } from '../exporter/deps.js';
+import type { ReporterDeps } from '../exporter/export-deps.js';
 import type { ExportReporter } from '../exporter/run-summary.js';
 import { plural, rate } from '../output/wording.js';
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { CommitLog } from '../../src/exporter/commit-log.js';
 import type { CrashHook } from '../../src/exporter/crash-points.js';
-import type { RunPlan } from '../../src/exporter/run-options.js';
+import type { RunPlan } from '../../src/exporter/export-run-options.js';
 import type { ExportSummary } from '../../src/exporter/run-summary.js';
 import type { ExportStateStore } from '../../src/exporter/state-store.js';
 import type { ExportState, Position } from '../../src/exporter/state.js';

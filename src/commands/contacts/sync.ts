@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { FieldsByParent } from '../../batch/columns/field-match.js';
 import { runFileBatch } from '../../batch/file-run.js';
 import { BATCH_GLOBALS, checkBatchOptions } from '../../cmdutil/batch-options.js';
-import { batchDepsOf, exportDepsOf, outputOf, reporterDepsOf } from '../../cmdutil/deps.js';
+import { batchDepsOf, exportDepsOf, outputOf, reporterDepsOf } from '../../cmdutil/context-deps.js';
 import { commandOptions, switchFlag, textFlag } from '../../cmdutil/flags.js';
 import type { Context } from '../../context.js';
 import { ApiError, UsageError } from '../../errors.js';

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { CommandInput } from '../../cmdutil/contract.js';
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../output/render.js';
-import { outputOf } from '../../cmdutil/deps.js';
+import { outputOf } from '../../cmdutil/context-deps.js';
 import { asksForDocument, documentText } from '../../output/document.js';
 import { LocalFileError, UsageError } from '../../errors.js';
 import { integer } from '../../lib/option-values.js';

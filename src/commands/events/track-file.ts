@@ -17,7 +17,7 @@ import type { InputRow } from '../../input/input-rows.js';
 import type { CommandResult } from '../../output/render.js';
 import { TRACK_FILE_DEFAULTS, type TrackOptions } from './track-flags.js';
 import { ExactNumber } from '../../lib/exact-number.js';
-import { batchDepsOf } from '../../cmdutil/deps.js';
+import { batchDepsOf } from '../../cmdutil/context-deps.js';
 
 // `events track --file`: one request per row (there is no batch endpoint for events).
 

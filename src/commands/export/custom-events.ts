@@ -7,7 +7,7 @@ import { commandOptions, textFlag } from '../../cmdutil/flags.js';
 import { createReporter } from '../../exporter/run-summary.js';
 import { runExport } from '../../exporter/runner.js';
 import type { CommandResult } from '../../output/render.js';
-import { exportDepsOf, reporterDepsOf } from '../../cmdutil/deps.js';
+import { exportDepsOf, reporterDepsOf } from '../../cmdutil/context-deps.js';
 import type { JsonOutput } from '../../cmdutil/json-output.js';
 import { z } from 'zod';
 import { exportDocument, exportSummary } from '../../cmdutil/run-documents.js';

@@ -14,7 +14,7 @@ import { emailTypesLabel } from '../../exporter/plan.js';
 import { createReporter } from '../../exporter/run-summary.js';
 import { runExport } from '../../exporter/runner.js';
 import type { CommandResult } from '../../output/render.js';
-import { exportDepsOf, noticesOf, reporterDepsOf } from '../../cmdutil/deps.js';
+import { exportDepsOf, noticesOf, reporterDepsOf } from '../../cmdutil/context-deps.js';
 import type { JsonOutput } from '../../cmdutil/json-output.js';
 import { exportDocument, exportSummary, typeOutcome } from '../../cmdutil/run-documents.js';
 

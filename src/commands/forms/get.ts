@@ -5,7 +5,7 @@ import { uuidArgument } from '../../cmdutil/parse.js';
 import type { CommandInput } from '../../cmdutil/contract.js';
 import type { Context } from '../../context.js';
 import { resolveFormat } from '../../output/format.js';
-import { outputOf } from '../../cmdutil/deps.js';
+import { outputOf } from '../../cmdutil/context-deps.js';
 import type { CommandResult } from '../../output/render.js';
 import { commandOptions } from '../../cmdutil/flags.js';
 import type { JsonOutput } from '../../cmdutil/json-output.js';

@@ -22,7 +22,7 @@ import type { CommandResult } from '../../output/render.js';
 import { CheckCollector } from '../../records/check.js';
 import { DEDUP_KEY, definitionMap, prepareRecord, type EmptyCells } from '../../records/prepare.js';
 import { recordOutcome, toFileRow } from '../../records/outcome.js';
-import { batchDepsOf } from '../../cmdutil/deps.js';
+import { batchDepsOf } from '../../cmdutil/context-deps.js';
 import { BlankCells, numberColumn } from '../../batch/field-cells.js';
 import { NumberConvention } from '../../input/number-convention.js';
 import type { JsonOutput } from '../../cmdutil/json-output.js';

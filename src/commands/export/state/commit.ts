@@ -6,7 +6,7 @@ import { checkRunId } from '../../../cmdutil/export-options.js';
 import { openStateStore, stateNotFound } from '../../../exporter/state-view.js';
 import type { CommandResult } from '../../../output/render.js';
 import { commandOptions, textFlag } from '../../../cmdutil/flags.js';
-import { stateDirOf } from '../../../cmdutil/deps.js';
+import { stateDirOf } from '../../../cmdutil/context-deps.js';
 import type { JsonOutput } from '../../../cmdutil/json-output.js';
 import { z } from 'zod';
 

@@ -7,7 +7,7 @@ import { lockHolder } from '../../../exporter/lock.js';
 import { openStateStore, STATE_LIST_COLUMNS, stateItem, stateListCells } from '../../../exporter/state-view.js';
 import { cellText, resolveFormat, tableWidth } from '../../../output/format.js';
 import type { CommandResult } from '../../../output/render.js';
-import { outputOf, stateDirOf } from '../../../cmdutil/deps.js';
+import { outputOf, stateDirOf } from '../../../cmdutil/context-deps.js';
 import type { JsonOutput } from '../../../cmdutil/json-output.js';
 import { z } from 'zod';
 

@@ -8,7 +8,7 @@ import type { ExportState } from '../../../exporter/state.js';
 import { canAsk, confirm } from '../../../terminal/confirm.js';
 import type { CommandResult } from '../../../output/render.js';
 import { commandOptions, switchFlag } from '../../../cmdutil/flags.js';
-import { stateDirOf } from '../../../cmdutil/deps.js';
+import { stateDirOf } from '../../../cmdutil/context-deps.js';
 import type { JsonOutput } from '../../../cmdutil/json-output.js';
 import { z } from 'zod';
 

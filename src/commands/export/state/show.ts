@@ -5,7 +5,7 @@ import { lockHolder } from '../../../exporter/lock.js';
 import { agoText, openStateStore, stateDetail, stateNotFound } from '../../../exporter/state-view.js';
 import { resolveFormat } from '../../../output/format.js';
 import type { CommandResult } from '../../../output/render.js';
-import { outputOf, stateDirOf } from '../../../cmdutil/deps.js';
+import { outputOf, stateDirOf } from '../../../cmdutil/context-deps.js';
 import { commandOptions } from '../../../cmdutil/flags.js';
 import type { JsonOutput } from '../../../cmdutil/json-output.js';
 import { z } from 'zod';

@@ -1,8 +1,8 @@
 import { configDir, configDirWhere } from '../config/paths.js';
 import type { Context } from '../context.js';
-import type { BatchDeps } from '../batch/deps.js';
+import type { BatchDeps } from '../batch/batch-deps.js';
 import { accountOf } from '../batch/row-report-job.js';
-import type { ExportDeps, ReporterDeps, StateDir } from '../exporter/deps.js';
+import type { ExportDeps, ReporterDeps, StateDir } from '../exporter/export-deps.js';
 import { asksForDocument, documentText, type DocumentForm } from '../output/document.js';
 import type { Output } from '../output/format.js';
 import type { Notices, ProgressDisplay } from '../output/notices.js';
