@@ -21,7 +21,7 @@ export interface BatchDeps {
   /** Starts loading the HTTP stack in the background while the file is opened and checked. */
   prepareHttp(): void;
   /**
-   * The account the rows go to, as a report names it (report-job.ts `accountOf`: host, path and
+   * The account the rows go to, as a report names it (row-report-job.ts `accountOf`: host, path and
    * the key's masked id, never the key); undefined when no key is set (a dry run).
    */
   account(): Promise<string | undefined>;

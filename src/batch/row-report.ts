@@ -13,7 +13,7 @@ import type { RowResult } from './types.js';
 
 /**
  * Report columns; `idColumn` names the service id (cnvContactId for contacts, id for records).
- * The last, `job`, names the run on every row (report-job.ts): the first line is the header.
+ * The last, `job`, names the run on every row (row-report-job.ts): the first line is the header.
  */
 function reportColumns(idColumn: string): string[] {
   return ['line', 'identifier', 'status', idColumn, 'error', 'message', 'row', 'hash', 'job'];
@@ -45,7 +45,7 @@ const CHUNK_CHARS = { stdout: 64 * 1024, other: 16 * 1024 };
 
 /**
  * A CSV report (RFC 4180: a value holding a comma, quote, CR or LF is quoted). A regular file
- * (or a new one) is always a valid, resumable report, even after kill -9 (see report-file.ts).
+ * (or a new one) is always a valid, resumable report, even after kill -9 (see row-report-file.ts).
  * `-` writes to `stdout`; a device or a FIFO (--report /dev/stderr, a pipe) is written as a
  * stream, in input order.
  */

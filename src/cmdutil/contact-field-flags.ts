@@ -69,7 +69,7 @@ const pairsOf = (opts: FieldFlagValues, opt: FieldFlagOpt) => opts[opt] ?? [];
 /**
  * The `fields` and `companyFields` the flags give. Every flag's keys (and --set's names) are
  * checked against the field definitions, read once and cached: a key no field has, or a
- * read-only field, is a usage error naming the nearest key (field-keys.ts). `--field`/
+ * read-only field, is a usage error naming the nearest key (contact-field-keys.ts). `--field`/
  * `--company-field` values are converted by the field's definition (dataType); definitions
  * that cannot be read leave keys unchecked and values as JSON when it parses, else the string.
  * `-f` is always a string, `-F` typed as JSON (true, false, null, numbers, objects). A value

@@ -6,7 +6,7 @@ import { setFlag } from './body-flags.js';
 import { UsageError } from '../errors.js';
 import { FIELD_FLAGS } from './contact-field-flags.js';
 
-// The flags of `contacts upsert`, for one contact (upsert.ts) and for a file (upsert-file.ts).
+// The flags of `contacts upsert`, for one contact (commands/contacts/upsert.ts) and for a file (contact-upsert-file.ts).
 
 const SETTABLE_STATUSES = ['SUBSCRIBED', 'UNSUBSCRIBED', 'NO_STATUS'] as const;
 

@@ -1,12 +1,14 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { dirname, join, normalize, relative, resolve } from 'node:path';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { HELP_TOPICS } from '../../src/cli/help-topics.js';
 import { ExitCode } from '../../src/errors.js';
 import { cnvInProcess } from '../helpers/cli.js';
 
 // References that go stale when a file moves or a code is added: each doc a comment or a doc
-// names exists, and every exit code of src/errors.ts is where a user looks for it.
+// names exists, each file a source comment names exists, and every exit code of src/errors.ts
+// is where a user looks for it.
 const ROOT = resolve(import.meta.dirname, '../..');
 
 function files(dir: string): string[] {
@@ -14,6 +16,20 @@ function files(dir: string): string[] {
 }
 
 const CODES = [...new Set(Object.values(ExitCode))];
+
+/** The comments of a TypeScript file (TypeScript's scanner: not the text of strings or regexes). */
+function commentsOf(text: string): string[] {
+  const scanner = ts.createScanner(ts.ScriptTarget.Latest, false, ts.LanguageVariant.Standard, text);
+  const found: string[] = [];
+  for (let token = scanner.scan(); token !== ts.SyntaxKind.EndOfFileToken; token = scanner.scan()) {
+    if (token === ts.SyntaxKind.SingleLineCommentTrivia || token === ts.SyntaxKind.MultiLineCommentTrivia) found.push(scanner.getTokenText());
+  }
+  return found;
+}
+
+/** A file name as comments write it (`row-report.ts`, `batch/file-run.ts`, a path relative to the file), not `Node.js`. */
+const FILE_NAME = /(?<![\w@/.$-])(?:\.{1,2}\/)*(?:[\w.-]+\/)*[\w-]+(?:\.[\w-]+)*\.(?:ts|js|mjs|cjs|md)\b/g;
+const NOT_FILES = new Set(['Node.js']);
 
 describe('references', () => {
   it('every docs/*.md that src/, scripts/, bin/, README.md or docs/ names exists', () => {
@@ -32,6 +48,26 @@ describe('references', () => {
       for (const [path] of readFileSync(file, 'utf8').matchAll(/\bsrc\/[\w./-]+\.(?:ts|js)\b/g)) {
         // A built path (dist/emulator/index.js) is named by its source, src/emulator/index.ts.
         if (!existsSync(join(ROOT, path.replace(/\.js$/, '.ts')))) missing.push(`${relative(ROOT, file)}: ${path}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it('every file a comment of src/ or test/ names exists (by its path, or a path that ends with it)', () => {
+    const repo = ['src', 'test', 'scripts', 'bin', 'docs'].flatMap((dir) => files(join(ROOT, dir))).map((f) => relative(ROOT, f));
+    const bundle = readFileSync(join(ROOT, 'scripts/bundle.mjs'), 'utf8');
+    const exists = (name: string, from: string): boolean => {
+      // A built file: its source (dist/x/y.js is src/x/y.ts), or one the bundle script writes.
+      if (name.startsWith('dist/bundle/')) return bundle.includes(name.slice('dist/bundle/'.length));
+      if (name.startsWith('dist/')) return existsSync(join(ROOT, 'src', name.slice('dist/'.length).replace(/\.js$/, '.ts')));
+      const spellings = [name, name.replace(/\.js$/, '.ts')];
+      if (name.startsWith('.')) return spellings.some((n) => existsSync(join(ROOT, dirname(from), n)));
+      return spellings.some((n) => existsSync(join(ROOT, n)) || repo.some((f) => f.endsWith(`/${normalize(n)}`)));
+    };
+    const missing: string[] = [];
+    for (const file of repo.filter((f) => /^(src|test)\/.*\.ts$/.test(f))) {
+      for (const comment of commentsOf(readFileSync(join(ROOT, file), 'utf8'))) {
+        for (const [name] of comment.matchAll(FILE_NAME)) if (!NOT_FILES.has(name) && !exists(name, file)) missing.push(`${file}: ${name}`);
       }
     }
     expect(missing).toEqual([]);
