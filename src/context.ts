@@ -52,7 +52,17 @@ export interface ContextDeps {
   tuning?: RuntimeTuning;
 }
 
-/** What every command gets; commands never touch process, conf or undici directly. */
+/**
+ * What a command may ask of its client besides the global options: another client, made once per
+ * choice (sync's snapshot refresh never dry-runs: `ctx.http({ dryRun: false })`; doctor's probes
+ * retry once at most: `ctx.http({ maxRetries: 1 })`).
+ */
+export interface ClientChoice {
+  dryRun?: false;
+  maxRetries?: number;
+}
+
+/** What every command gets; commands never touch process, conf or undici directly, nor change the globals. */
 export interface Context {
   readonly io: IO;
   readonly env: NodeJS.ProcessEnv;
@@ -60,13 +70,14 @@ export interface Context {
   readonly signal: AbortSignal;
   /** From the launcher only (see RuntimeTuning). */
   readonly tuning?: RuntimeTuning;
-  globals: GlobalOptions;
+  /** The global options as parsed (frozen): a command that needs another client asks `http()` for it. */
+  readonly globals: Readonly<GlobalOptions>;
   /** Profile store (opened on first use). */
   config(): Promise<ProfileStore>;
   /** Key, base URL and profile in force (resolved once). */
   credentials(): Promise<Credentials>;
-  /** The HTTP client for the credentials in force (built once). */
-  http(): Promise<HttpClient>;
+  /** The HTTP client for the credentials in force, as the global options say, or with `choice` over them (built once per choice). */
+  http(choice?: ClientChoice): Promise<HttpClient>;
   /**
    * Starts loading the HTTP stack (modules, agent) in the background, so that a command with
    * local work to do first (a batch reading its file) sends its first request sooner. Never

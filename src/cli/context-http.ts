@@ -2,7 +2,7 @@ import type { Dispatcher } from 'undici';
 import type { Clock } from '../clock.js';
 import { configDir } from '../config/paths.js';
 import type { Credentials } from '../config/resolve.js';
-import type { ContextDeps, GlobalOptions } from '../context.js';
+import type { ClientChoice, ContextDeps, GlobalOptions } from '../context.js';
 import type { HttpClient } from '../http/client.js';
 import { firstRequestAllowed, sendFirst } from '../http/first-request.js';
 import type { RateLimiter } from '../http/rate-limiter.js';
@@ -22,7 +22,7 @@ const CLIENT_RATE = { ratePerSecond: 195, burst: 3 };
 interface HttpStackDeps {
   deps: ContextDeps;
   clock: Clock;
-  globals(): GlobalOptions;
+  globals(): Readonly<GlobalOptions>;
   credentials(): Promise<Credentials>;
   redact(text: string): string;
   warn(message: string): void;
@@ -40,12 +40,14 @@ function dryRunText(request: Record<string, unknown>, query: string | undefined,
 }
 
 /**
- * The context's one HttpClient and what it is made of, each made on first use: the modules, the
+ * The context's HttpClient (one per client choice, most runs one) and what it is made of, each
+ * made on first use and shared by the clients: the modules, the
  * undici dispatcher (the keep-alive agent, destroyed on dispose, or the one the caller gave), the
  * process-wide rate limiter, and the share of the account's rate with other processes.
  */
 export class HttpStack {
-  private client: Promise<HttpClient> | undefined;
+  private readonly clients = new Map<string, Promise<HttpClient>>();
+  private sharing = false;
   private modules: ReturnType<typeof loadHttpStack> | undefined;
   private agent: Promise<Dispatcher> | undefined;
   private rateLimiter: Promise<RateLimiter> | undefined;
@@ -57,8 +59,11 @@ export class HttpStack {
     this.firstRequest = of.deps.dispatcher === undefined && firstRequestAllowed(of.deps.env);
   }
 
-  http(): Promise<HttpClient> {
-    return (this.client ??= this.make());
+  http(choice: ClientChoice = {}): Promise<HttpClient> {
+    const key = JSON.stringify(choice);
+    let client = this.clients.get(key);
+    if (!client) this.clients.set(key, (client = this.make(choice)));
+    return client;
   }
 
   /** See Context.prepareHttp. */
@@ -86,13 +91,16 @@ export class HttpStack {
         }));
   }
 
-  private async make(): Promise<HttpClient> {
+  private async make(choice: ClientChoice): Promise<HttpClient> {
     const { deps, clock, redact } = this.of;
     const credentials = await this.of.credentials();
     const [{ HttpClient }, { stderrLogger, silentLogger }, { debugLogger }] = await (this.modules ??= loadHttpStack());
     const limiter = await this.limiter();
-    const globals = this.of.globals();
-    if (!globals.dryRun && deps.env.CNV_RATE_SHARE !== 'off') this.shareRate(limiter, credentials);
+    const globals = { ...this.of.globals(), ...choice };
+    if (!globals.dryRun && deps.env.CNV_RATE_SHARE !== 'off' && !this.sharing) {
+      this.sharing = true;
+      this.shareRate(limiter, credentials);
+    }
     return new HttpClient({
       baseUrl: credentials.baseUrl,
       apiKey: credentials.apiKey,

@@ -10,7 +10,12 @@ import { HttpStack } from './context-http.js';
 import { DEFAULT_GLOBALS } from './global-options.js';
 
 /** The Context of one run of the program (src/context.ts says what each member is). */
-export function createContext(deps: ContextDeps): Context {
+/** The Context as the program holds it: it sets the global options once they are parsed (frozen: commands only read them). */
+export interface ProgramContext extends Context {
+  setGlobals(globals: GlobalOptions): void;
+}
+
+export function createContext(deps: ContextDeps): ProgramContext {
   const clock = deps.clock ?? systemClock;
   const signal = deps.signal ?? new AbortController().signal;
   // Every request waiting on the rate limiter listens to this one signal.
@@ -21,16 +26,22 @@ export function createContext(deps: ContextDeps): Context {
   const redact = (text: string) => redaction.redact(text);
   const account = new Account(deps, () => ctx.globals, redaction, (message) => ctx.warn(message));
   const stack = new HttpStack({ deps, clock, globals: () => ctx.globals, credentials: () => account.credentials(), redact, warn: (m) => ctx.warn(m), onDispose });
-  const ctx: Context = {
+  let globals: Readonly<GlobalOptions> = Object.freeze({ ...DEFAULT_GLOBALS });
+  const ctx: ProgramContext = {
     io: deps.io,
     env: deps.env,
     clock,
     signal,
     tuning: deps.tuning,
-    globals: { ...DEFAULT_GLOBALS },
+    get globals() {
+      return globals;
+    },
+    setGlobals(parsed) {
+      globals = Object.freeze({ ...parsed });
+    },
     config: () => account.config(),
     credentials: () => account.credentials(),
-    http: () => stack.http(),
+    http: (choice) => stack.http(choice),
     prepareHttp() {
       stack.prepare();
       account.prepare();

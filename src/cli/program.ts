@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { CnvCommand } from './cnv-command.js';
+import type { ProgramContext } from './create-context.js';
 import type { Context } from '../context.js';
 import { renderResult } from '../output/render.js';
 import { UsageError } from '../errors.js';
@@ -29,7 +30,7 @@ const ROOT_EXAMPLES = [
 const loaded = new WeakSet<Command>();
 
 /** The commander tree, with every leaf as a stub until it is about to run. */
-export function buildProgram(ctx: Context, setExitCode: (code: number) => void): Command {
+export function buildProgram(ctx: ProgramContext, setExitCode: (code: number) => void): Command {
   const program = new CnvCommand('cnv')
     .description('Command-line client for the Marketing Automation Service API v2')
     .version(VERSION, '-V, --version', 'print the version')
@@ -48,7 +49,7 @@ export function buildProgram(ctx: Context, setExitCode: (code: number) => void):
   program.helpParts.examples = ROOT_EXAMPLES;
 
   program.hook('preAction', async (_root, action) => {
-    ctx.globals = toGlobals(action.optsWithGlobals(), ctx.env);
+    ctx.setGlobals(toGlobals(action.optsWithGlobals(), ctx.env));
     const entry = leaves.get(action);
     // An export's -o is its file's format, not the output's: no conflict with --json there.
     if (entry && !entry.formatIsFile) checkOutputFlags(ctx.globals);

@@ -56,8 +56,9 @@ export function fakeContext(opts: FakeOptions = {}): FakeRun {
   const configDir = mkdtempSync(join(tmpdir(), 'cnv-fake-'));
   const env: NodeJS.ProcessEnv = { CNV_CONFIG_DIR: configDir };
   const redact = makeRedactor([FAKE_KEY]);
-  const globals: GlobalOptions = { ...DEFAULT_GLOBALS, progress: false, ...opts.globals };
-  let http: HttpClient | undefined;
+  // Frozen, as the program's: a command reads them, and asks http() for another client.
+  const globals: Readonly<GlobalOptions> = Object.freeze({ ...DEFAULT_GLOBALS, progress: false, ...opts.globals });
+  const clients = new Map<string, HttpClient>();
   const disposers: Array<() => Promise<void> | void> = [];
   const say = (line: string) => {
     if (!ctx.globals.quiet) stderr.write(escapeControl(redact(line), '\n\t') + '\n');
@@ -70,20 +71,24 @@ export function fakeContext(opts: FakeOptions = {}): FakeRun {
     globals,
     config: () => ProfileStore.open(configDir),
     credentials: async () => ({ apiKey: FAKE_KEY, apiKeySource: 'CNV_API_KEY', baseUrl: FAKE_ORIGIN, baseUrlSource: 'CNV_BASE_URL', profile: 'default', warnings: [] }),
-    // Made when first asked for, as the real one: after the command has set its globals (doctor lowers --max-retries).
-    http: async () =>
-      (http ??= new HttpClient({
+    // Made when first asked for, as the real one, once per choice (doctor's probes retry once at most).
+    http: async (choice = {}) => {
+      const key = JSON.stringify(choice);
+      const made = clients.get(key) ?? new HttpClient({
         baseUrl: FAKE_ORIGIN,
         apiKey: FAKE_KEY,
         dispatcher: api.dispatcher,
         limiter: new RateLimiter({ ratePerSecond: 1000, burst: 100, clock }),
         clock,
         logger: silentLogger,
-        maxAttempts: ctx.globals.maxRetries + 1,
+        maxAttempts: (choice.maxRetries ?? ctx.globals.maxRetries) + 1,
         timeoutMs: ctx.globals.timeout,
         maxRetryWaitMs: ctx.globals.maxRetryWaitMs,
         random: () => 0.5,
-      })),
+      });
+      clients.set(key, made);
+      return made;
+    },
     prepareHttp() {},
     warn: (message) => say(`warning: ${message}`),
     info: (message) => say(message),

@@ -62,3 +62,27 @@ describe('ctx.prepareHttp', () => {
     await agent.close();
   });
 });
+
+describe('the Context\'s globals and its clients', () => {
+  it('the globals are frozen: a command cannot change them for the layers below', () => {
+    const { ctx } = setup({});
+    expect(Object.isFrozen(ctx.globals)).toBe(true);
+    expect(() => {
+      (ctx.globals as { dryRun: boolean }).dryRun = true;
+    }).toThrow(TypeError);
+    expect(ctx.globals.dryRun).toBe(false);
+  });
+
+  it('a command that needs another client asks for it: one client per choice, made once, the globals unchanged', async () => {
+    const { ctx } = setup({ CNV_API_KEY: 'sk_live_prepare_0123456789', CNV_BASE_URL: 'https://api.test' }, new MockAgent());
+    ctx.setGlobals({ ...ctx.globals, dryRun: true, maxRetries: 4 });
+    const usual = await ctx.http();
+    const live = await ctx.http({ dryRun: false });
+    const patient = await ctx.http({ maxRetries: 1 });
+    expect(new Set([usual, live, patient]).size).toBe(3);
+    expect(await ctx.http()).toBe(usual);
+    expect(await ctx.http({ dryRun: false })).toBe(live);
+    expect(ctx.globals).toMatchObject({ dryRun: true, maxRetries: 4 });
+    await ctx.dispose();
+  });
+});

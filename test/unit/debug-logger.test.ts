@@ -67,7 +67,7 @@ describe('debug logger', () => {
     const io = { stdin: new PassThrough(), stdout: new PassThrough(), stderr: new PassThrough(), stdinIsTTY: false, stdoutIsTTY: true, stderrIsTTY: true };
     const ctx = createContext({ io, env: {} });
     expect(ctx.showProgress()).toBe(true);
-    ctx.globals = { ...ctx.globals, debug: true };
+    ctx.setGlobals({ ...ctx.globals, debug: true });
     expect(ctx.showProgress()).toBe(false);
   });
 

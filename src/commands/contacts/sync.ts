@@ -94,14 +94,15 @@ Examples:
   $ cnv contacts sync --file hubspot.csv --map-file docs/maps/hubspot.map --plan --json -q 'changes[].field'`);
 }
 
-export async function run(ctx: Context, { opts }: CommandInput<typeof options>): Promise<CommandResult> {
+export async function run(given: Context, { opts }: CommandInput<typeof options>): Promise<CommandResult> {
   const file = opts.file!;
   const plan = opts.plan === true;
   // --dry-run sends no upsert: the file run's own dry run (which prints each body instead) sees to
   // that. The snapshot's refresh is a read the API spells POST, which the HTTP client's dry run
-  // would print and stop at, having compared nothing: so the client is made without it.
-  const dryRun = ctx.globals.dryRun;
-  ctx.globals = { ...ctx.globals, dryRun: false };
+  // would print and stop at, having compared nothing: so the layers below get the context with a
+  // client that never dry-runs, asked for explicitly (the given context is left as it is).
+  const dryRun = given.globals.dryRun;
+  const ctx: Context = { ...given, globals: { ...given.globals, dryRun: false }, http: () => given.http({ dryRun: false }) };
   const made = await upsertFileSpec(ctx, { ...opts, file }, 'contacts sync', plan);
   const base = dryRun ? { ...made, options: { ...made.options, dryRun: true, printRequests: !plan } } : made;
   // Sure or not depends on the field list as it is now: read afresh once, for the columns and the comparison.

@@ -78,9 +78,8 @@ export async function run(ctx: Context, _input: CommandInput<typeof options>): P
     checks.push({ check: 'api key', status: warning ? 'warn' : 'ok', detail: warning ?? `${maskKey(creds.apiKey)} from ${creds.apiKeySource}` });
     baseUrl = redactUrl(creds.baseUrl);
     checks.push({ check: 'base url', status: 'ok', detail: `${baseUrl} from ${creds.baseUrlSource}` });
-    // Probes should answer fast: one retry at most.
-    ctx.globals.maxRetries = Math.min(ctx.globals.maxRetries, 1);
-    http = await ctx.http();
+    // Probes should answer fast: a client that retries once at most.
+    http = await ctx.http({ maxRetries: Math.min(ctx.globals.maxRetries, 1) });
   } catch (err) {
     fail('credentials', err);
   }

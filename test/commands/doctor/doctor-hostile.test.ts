@@ -68,4 +68,18 @@ describe('cnv doctor against a server that is not the API', () => {
       expect(res.stderr).toMatch(/^doctor: 11 ok, 0 warnings, 0 failed, 5 not checked \(2 of them inferred\): the API at http:\/\/127\.0\.0\.1:\d+ answers and accepts the key\n$/);
     }
   });
+
+  it('its probes retry once at most, whatever --max-retries says (a client asked for, the globals left alone)', async () => {
+    const attempts = new Map<string, number>();
+    h.server.use((req, res) => {
+      const path = `${req.method} ${new URL(req.url ?? '/', 'http://x').pathname}`;
+      attempts.set(path, (attempts.get(path) ?? 0) + 1);
+      res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '0' }).end(JSON.stringify({ error: { code: 'unavailable', message: 'down' } }));
+    });
+    const res = await cnvInProcess(['doctor', '--max-retries', '5'], { env: h.env });
+    expect(res.exitCode).not.toBe(0);
+    expect(attempts.size).toBeGreaterThan(0);
+    // One try and one retry per request doctor sent, never the six --max-retries 5 would give.
+    for (const [path, n] of attempts) expect(n, path).toBe(2);
+  });
 });
