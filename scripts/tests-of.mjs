@@ -1,4 +1,4 @@
-// `npm run tests-of -- src/x/y.ts`: the test files that guard a file of src/, found without grep
+// `npm run tests-of -- src/<folder>/<name>.ts`: the test files that guard a file of src/, found without grep
 // (docs/architecture.md, "Where a file's tests are"), closest first:
 // 1. by name: for a command, test/commands/<noun>/<verb>.test.ts (and <verb>-<topic>.test.ts)
 //    beside its module's path, and the tests across commands named for its noun or verb in
@@ -105,7 +105,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const graph = loadGraph();
   const files = process.argv.slice(2).map((f) => relative(ROOT, resolve(f)));
   if (files.length === 0) {
-    console.error('usage: npm run tests-of -- src/x/y.ts [...]');
+    console.error('usage: npm run tests-of -- src/<folder>/<name>.ts [...]');
     process.exitCode = 2;
   }
   for (const file of files) {

@@ -57,7 +57,7 @@ describe('references', () => {
     const repo = ['src', 'test', 'scripts', 'bin', 'docs'].flatMap((dir) => files(join(ROOT, dir))).map((f) => relative(ROOT, f));
     const bundle = readFileSync(join(ROOT, 'scripts/bundle.mjs'), 'utf8');
     const exists = (name: string, from: string): boolean => {
-      // A built file: its source (dist/x/y.js is src/x/y.ts), or one the bundle script writes.
+      // A built file: its source (dist/x/y.js is src/<folder>/<name>.ts), or one the bundle script writes.
       if (name.startsWith('dist/bundle/')) return bundle.includes(name.slice('dist/bundle/'.length));
       if (name.startsWith('dist/')) return existsSync(join(ROOT, 'src', name.slice('dist/'.length).replace(/\.js$/, '.ts')));
       const spellings = [name, name.replace(/\.js$/, '.ts')];

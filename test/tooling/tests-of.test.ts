@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 // @ts-expect-error: a script of the repository, plain JavaScript
 import { loadGraph, SPAWNED, testsOf } from '../../scripts/tests-of.mjs';
 
-// docs/architecture.md, "Where a file's tests are": a maintainer changing src/x/y.ts finds the
-// tests that guard it without grep (`npm run tests-of -- src/x/y.ts`). This holds every file of
+// docs/architecture.md, "Where a file's tests are": a maintainer changing src/<folder>/<name>.ts finds the
+// tests that guard it without grep (`npm run tests-of -- src/<folder>/<name>.ts`). This holds every file of
 // src/ to at least one, found by its name, by import or by command.
 const ROOT = resolve(import.meta.dirname, '../..');
 const graph = loadGraph();
