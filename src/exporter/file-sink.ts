@@ -5,7 +5,7 @@ import { LocalFileError, UsageError } from '../errors.js';
 import { NO_CRASH, type CrashHook } from './crash-points.js';
 import { checkIdentity, fileIdOf, nextTail, readTail, tailHash, type FileIdentity } from './file-check.js';
 import type { ExportLock } from './lock.js';
-import { removeDeadTemps, tempPathBeside } from './temp-files.js';
+import { removeDeadTemps, tempPathBeside } from '../files/temp-files.js';
 
 /**
  * What the state knows of the file: its committed length and identity (resume), nothing (a new
