@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
-import { basename, dirname, join } from 'node:path';
 import { CliError, ExitCode } from '../errors.js';
-import { isAlive } from '../lib/process-alive.js';
 import { ownerLiveness, parseOwner, thisProcess, type ProcessOwner } from '../lib/process-owner.js';
 import { readRegularFileSync } from '../lib/regular-file.js';
+import { removeDeadTemps, tempPathBeside } from './temp-files.js';
 
 /** Who holds a lock: the content of the lock file (src/lib/process-owner.ts, the shape a rate lease has too). */
 export type LockOwner = ProcessOwner;
@@ -22,8 +21,8 @@ const TAKE_ATTEMPTS = 5;
 
 // The one lock of cnv (export state and output file, batch report): a file at `path` holding
 // its owner as JSON (pid, host, start time). It is written complete under a name of its own
-// (`<path>.<pid>.<hex>`) and hard-linked into place: link() fails if anything is at `path` (a
-// file, a directory, a symlink, which is never followed), so taking is atomic and a lock never
+// (a temporary file beside it, src/files/temp-files.ts) and hard-linked into place: link()
+// fails if anything is at `path` (a file, a directory, a symlink, which is never followed), so taking is atomic and a lock never
 // exists without its owner, even when its maker is killed. The holder refreshes its mtime, so a
 // holder on another machine of a shared disk is recognisably gone once that stops.
 //
@@ -47,8 +46,8 @@ const TAKE_ATTEMPTS = 5;
  * ENOSPC...) are thrown as they are.
  */
 export function takeLock(path: string, heldBy: (owner: LockOwner | undefined) => Error): HeldLock {
-  removeDeadMakings(path);
-  const making = `${path}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  removeDeadTemps(path);
+  const making = tempPathBeside(path);
   // The token makes this lock's text unique: what is at `path` is this lock if it reads the same
   // (an inode number is no identity: a file system reuses it as soon as a file is removed).
   const owner = { ...thisProcess(), token: randomBytes(8).toString('hex') };
@@ -139,7 +138,7 @@ function readText(file: string): string | undefined {
 
 /** Removes the stale lock judged; if what is at `path` by now is another (a run took it over meanwhile), it stays. */
 function takeAside(path: string, judged: string): void {
-  const aside = `${path}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  const aside = tempPathBeside(path);
   try {
     fs.renameSync(path, aside);
   } catch (err) {
@@ -191,28 +190,4 @@ function hold(path: string, text: string): HeldLock {
       if (!lostWith) fs.rmSync(path, { force: true });
     },
   };
-}
-
-/** Removes the lock files (`<lock>.<pid>.<hex>`) half made or set aside by processes of this host that are gone. */
-function removeDeadMakings(path: string): void {
-  const prefix = `${basename(path)}.`;
-  let names: string[];
-  try {
-    names = fs.readdirSync(dirname(path));
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const m = name.startsWith(prefix) ? /^(\d+)\.[0-9a-f]{8}$/.exec(name.slice(prefix.length)) : null;
-    if (m && !isAlive(Number(m[1]))) removeFile(join(dirname(path), name));
-  }
-}
-
-/** Removes a file (never a directory: cnv makes none by these names). */
-function removeFile(path: string): void {
-  try {
-    fs.rmSync(path, { force: true });
-  } catch {
-    // A directory, or no permission: left as it is.
-  }
 }
