@@ -42,6 +42,7 @@ const NARROW = [
  */
 const TIERS = [
   ['lib'],
+  ['json', 'limits'],
   ['http'],
   ['endpoints', 'config', 'files'],
   ['input', 'output', 'terminal'],
@@ -56,7 +57,7 @@ const TIERS = [
  * of this tier may (the tiers below it), and no folder imports it but src/commands/emulator
  * (`cnv emulator`); what it shares with the client goes to a lower folder.
  */
-const EMULATOR_TIER = 3;
+const EMULATOR_TIER = TIERS.findIndex((tier) => tier.includes('input'));
 const EMULATOR_APART = [folders('emulator'), 'the emulator is apart: only src/commands/emulator imports it (what the client shares with it goes to a lower folder: lib/, endpoints/...)'];
 
 /** The tier of the helpers for commands: the layers below it never see the Context or commander. */

@@ -1,6 +1,6 @@
 // Bundles the CLI for start-up speed (docs/startup.md):
-// - dist/bundle/cnv.cjs: the whole CLI (our code, commander, conf, p-limit, lossless-json, string-width and the
-//   parts of undici and zod it uses) as one CommonJS file, which bin/cnv.js compiles with a V8
+// - dist/bundle/cnv.cjs: the whole CLI (our code, commander, conf, p-limit, lossless-json, string-width, undici
+//   and the parts of zod it uses) as one CommonJS file, which bin/cnv.js compiles with a V8
 //   code cache (src/runtime/load-bundle.ts), keyed by a digest of the file as it is when it
 //   runs. The other dependencies stay external and are imported lazily.
 // - dist/bundle/launcher.cjs: what bin/cnv.js needs before the CLI (the code cache, the answers
@@ -29,25 +29,9 @@ const englishOnlyZod = {
   },
 };
 
-// conf, without what cnv never asks of it: JSON-schema validation (ajv, ~200 modules) and
-// version migrations (semver), which conf imports at its top whether used or not. Imported
-// from node_modules they cost ~115 ms of module resolution and compilation at the first state
-// or config write of a run; bundled without them, conf is in the code cache like the rest.
-// cnv passes conf no `schema`, `rootSchema`, `ajvOptions` or `migrations` (each stub throws if
-// it ever did).
-const confWithoutSchemas = {
-  name: 'conf-without-schemas',
-  setup(b) {
-    b.onResolve({ filter: /^(ajv\/dist\/2020\.js|ajv-formats|semver)$/ }, (args) =>
-      /[\\/]conf[\\/]/.test(args.importer) ? { path: args.path, namespace: 'cnv-conf-stub' } : undefined);
-    b.onLoad({ filter: /.*/, namespace: 'cnv-conf-stub' }, (args) => ({
-      contents: args.path === 'ajv/dist/2020.js'
-        ? "export class Ajv2020 { constructor() { throw new Error('conf schemas are not built into cnv'); } }"
-        : "const unused = () => { throw new Error('conf schemas and migrations are not built into cnv'); }; export default new Proxy(unused, { get: () => unused });",
-      loader: 'js',
-    }));
-  },
-};
+// conf is bundled whole, with the ajv and semver it imports at its top: replacing them by stubs
+// was worth ~2% of `cnv config set-url` in a same-run A/B (docs/startup.md), bundling conf at all
+// ~47% (against importing it from node_modules), so it is bundled, through its public entry.
 
 // Start-up work no command needs: undici's HTTP/2 client (loads node:http2 and node:tls, while
 // cnv never enables allowH2, so it is never called), its fetch body machinery (~100 kB, used
@@ -127,7 +111,7 @@ const cli = await build({
   platform: 'node',
   target: 'node20',
   external,
-  plugins: [englishOnlyZod, lazyModules, zodWithoutJsonSchema, confWithoutSchemas],
+  plugins: [englishOnlyZod, lazyModules, zodWithoutJsonSchema],
   // The launcher gives the script its file's URL, and a way to import the external packages
   // (ES modules, which a script compiled by vm cannot import() itself).
   define: { 'import.meta.url': '__cnvUrl', CNV_BUNDLED_VERSION: JSON.stringify(pkg.version) },

@@ -1,5 +1,5 @@
 import { DATA_TYPES, type DataType } from '../endpoints/fields.js';
-import { looseJson } from '../http/exact-json.js';
+import { looseJson } from '../json/exact-json.js';
 import { repeatedKey } from '../lib/json-scan.js';
 import { quoteInput, showValue, type InputRow } from '../input/input-rows.js';
 import { coerceValue, type CoerceOptions } from '../input/coerce.js';

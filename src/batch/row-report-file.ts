@@ -1,8 +1,7 @@
 import { constants } from 'node:fs';
-import { open, readdir, rename, unlink, type FileHandle } from 'node:fs/promises';
-import { randomBytes } from 'node:crypto';
-import { basename, dirname, join } from 'node:path';
-import { isAlive } from '../lib/process-alive.js';
+import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { removeDeadTemps, tempPathBeside } from '../files/temp-files.js';
 import { lockReport } from './row-report-lock.js';
 import type { ResultRecord } from './unrecorded.js';
 import { CliError } from '../errors.js';
@@ -49,7 +48,7 @@ export async function openReportFile(spec: ReportFileSpec): Promise<ReportFile> 
   const unlock = await lockReport(path).catch((err: unknown) => Promise.reject(err instanceof CliError ? err : fail(err)));
   const start = spec.header + spec.carried.map(spec.format).join('');
   try {
-    await removeStaleTemps(path);
+    removeDeadTemps(path);
     return new AppendedReport(spec, await writeAside(path, start, fail), Buffer.byteLength(start), unlock);
   } catch (err) {
     await unlock();
@@ -199,7 +198,7 @@ async function writeAside(path: string, text: string, fail: (err: unknown) => Er
 }
 
 async function createAside(path: string, fail: (err: unknown) => Error): Promise<Aside> {
-  const temp = join(dirname(path), `${tempPrefix(path)}${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
+  const temp = tempPathBeside(path);
   // O_EXCL fails on anything already there, a symbolic link included; O_NOFOLLOW says it twice.
   const flags = constants.O_RDWR | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
   const handle = await open(temp, flags, 0o666).catch((err: unknown) => Promise.reject(fail(err)));
@@ -230,22 +229,4 @@ async function syncDirectory(dir: string): Promise<void> {
   const handle = await open(dir, constants.O_RDONLY).catch(() => undefined);
   await handle?.sync().catch(() => {});
   await handle?.close().catch(() => {});
-}
-
-function tempPrefix(path: string): string {
-  return `.${basename(path)}.cnv-`;
-}
-
-/** Removes temporary files a killed run left beside this report (those of a process still running stay). */
-export async function removeStaleTemps(path: string): Promise<void> {
-  const prefix = tempPrefix(path);
-  const names = await readdir(dirname(path)).catch(() => [] as string[]);
-  for (const name of names) {
-    if (!name.startsWith(prefix) || !name.endsWith('.tmp')) continue;
-    const pid = Number(/^(\d+)-/.exec(name.slice(prefix.length))?.[1]);
-    if (Number.isInteger(pid) && pid !== process.pid && !isAlive(pid)) {
-      // unlink removes a link itself, never what it points to.
-      await unlink(join(dirname(path), name)).catch(() => {});
-    }
-  }
 }

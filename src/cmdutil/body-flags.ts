@@ -1,7 +1,7 @@
 import { InvalidArgumentError } from 'commander';
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
-import { looseJson } from '../http/exact-json.js';
+import { looseJson } from '../json/exact-json.js';
 import { flag } from './flags.js';
 
 // The flags that write a request body as given: `--set name=value` and `--data '{...}'` (apart

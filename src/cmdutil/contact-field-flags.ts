@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { DATA_TYPES, type DataType } from '../endpoints/fields.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { looseJson } from '../http/exact-json.js';
+import { looseJson } from '../json/exact-json.js';
 import { coerceValue } from '../input/coerce.js';
 import { readFieldDefinitions, type DefinitionsByType } from '../records/field-cache.js';
 import { fieldCacheDepsOf } from './context-deps.js';

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { nestedDeeperThan } from '../http/body.js';
-import { parseJson } from '../http/exact-json.js';
+import { nestedDeeperThan } from '../limits/limits.js';
+import { parseJson } from '../json/exact-json.js';
 import { stringifyJson } from '../lib/exact-number.js';
 import { EmulatorError, errorBody } from './error-answer.js';
 import type { RouteResult } from './router.js';

@@ -1,11 +1,11 @@
 import { constants } from 'node:fs';
 import { open, realpath, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
-import { basename, dirname } from 'node:path';
+import { dirname } from 'node:path';
 import { LocalFileError, UsageError } from '../errors.js';
 import { NO_CRASH, type CrashHook } from './crash-points.js';
 import { checkIdentity, fileIdOf, nextTail, readTail, tailHash, type FileIdentity } from './file-check.js';
 import type { ExportLock } from './lock.js';
-import { removeDeadTemps, tempPathBeside } from './temp-files.js';
+import { removeDeadTemps, tempPathBeside } from '../files/temp-files.js';
 
 /**
  * What the state knows of the file: its committed length and identity (resume), nothing (a new
@@ -117,7 +117,7 @@ export class FileSink {
     if (existing && !existing.isFile()) throw new UsageError(`--out ${path}: not a regular file`);
     const lock = existing ? await lockFile?.(fileIdOf(existing)) : undefined;
     try {
-      await removeDeadTemps(dirname(target), basename(target));
+      removeDeadTemps(target);
       const temp = tempPathBeside(target);
       const mode = existing ? Number(existing.mode) & 0o777 : 0o666;
       const fh = await open(temp, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL, mode).catch((err) => Promise.reject(fileError(err, temp)));

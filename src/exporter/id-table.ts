@@ -1,3 +1,5 @@
+import { OpenTable } from '../lib/open-table.js';
+
 /** A set of row identities as the de-duplication reads it: a `Set<string>`, an `IdTable`, or both composed. */
 export interface Ids extends Iterable<string> {
   readonly size: number;
@@ -5,23 +7,22 @@ export interface Ids extends Iterable<string> {
   has(id: string, hash?: number): boolean;
 }
 
-const EMPTY_SLOT = 0;
-
 /**
  * One page's row identities, kept as UTF-16 code units in typed arrays instead of as strings.
  * A page's ids live across the prefetch of the next page; as strings in Sets (~5,000 per page,
  * two Sets) they survived young-generation collections and were promoted, which more than
  * doubled the GC time of a long export. Typed arrays hold their bytes outside the JS heap, so
  * there is nothing for the collector to copy or promote. Open addressing on an FNV-1a hash of
- * the code units; a hash match is confirmed by comparing the units. Iterates in insertion order.
+ * the code units (src/lib/open-table.ts); a hash match is confirmed by comparing the units.
+ * Iterates in insertion order.
  */
 export class IdTable implements Ids {
   private units: Uint16Array;
   /** ends[i]: where id i's units end (it starts where id i-1 ends). */
   private ends: Uint32Array;
   private hashes: Uint32Array;
-  /** 0: empty; otherwise the id's index + 1. */
-  private slots: Int32Array;
+  /** Where each id's index is, by its hash. */
+  private readonly table: OpenTable;
   private used = 0;
   size = 0;
 
@@ -30,7 +31,7 @@ export class IdTable implements Ids {
     this.units = new Uint16Array(n * 64);
     this.ends = new Uint32Array(n);
     this.hashes = new Uint32Array(n);
-    this.slots = new Int32Array(slotsFor(n));
+    this.table = new OpenTable(n);
   }
 
   has(id: string, hash = hashId(id)): boolean {
@@ -52,8 +53,8 @@ export class IdTable implements Ids {
     this.ends[index] = end;
     this.hashes[index] = hash;
     this.size = index + 1;
-    if (this.size * 2 > this.slots.length) this.rehash();
-    else this.slots[-found - 1] = index + 1;
+    this.table.placeAt(-found - 1, index);
+    if (this.table.full) this.table.grow((i) => this.hashes[i]);
     return true;
   }
 
@@ -69,12 +70,10 @@ export class IdTable implements Ids {
 
   /** The entry index of `id`, or -(free slot + 1) where it would go. */
   private find(id: string, hash: number): number {
-    const slots = this.slots;
-    const mask = slots.length - 1;
-    for (let at = hash & mask; ; at = (at + 1) & mask) {
-      const slot = slots[at];
-      if (slot === EMPTY_SLOT) return -(at + 1);
-      const index = slot - 1;
+    const table = this.table;
+    for (let at = table.first(hash); ; at = table.next(at)) {
+      const index = table.entryAt(at);
+      if (index < 0) return -(at + 1);
       if (this.hashes[index] === hash && this.equals(index, id)) return index;
     }
   }
@@ -100,17 +99,6 @@ export class IdTable implements Ids {
     units.set(this.units.subarray(0, this.used));
     this.units = units;
   }
-
-  private rehash(): void {
-    const slots = new Int32Array(this.slots.length * 2);
-    const mask = slots.length - 1;
-    for (let index = 0; index < this.size; index++) {
-      let at = this.hashes[index] & mask;
-      while (slots[at] !== EMPTY_SLOT) at = (at + 1) & mask;
-      slots[at] = index + 1;
-    }
-    this.slots = slots;
-  }
 }
 
 /**
@@ -128,13 +116,6 @@ export function joinIds(a: Ids, b: Ids): Ids {
       yield* b;
     },
   };
-}
-
-/** At least twice the entries, a power of two: probes stay short. */
-function slotsFor(entries: number): number {
-  let n = 16;
-  while (n < entries * 2) n *= 2;
-  return n;
 }
 
 function grown(array: Uint32Array, length: number): Uint32Array {

@@ -1,5 +1,5 @@
 import { csvFormatter } from '../output/csv-line.js';
-import { parseJson } from '../http/exact-json.js';
+import { parseJson } from '../json/exact-json.js';
 import { oneLine } from '../lib/json-scan.js';
 import { stringifyJson } from '../lib/exact-number.js';
 import { rowWithFieldKeys, type FieldKeys } from './fields-by-key.js';

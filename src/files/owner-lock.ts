@@ -1,19 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
-import { hostname } from 'node:os';
-import { basename, dirname, join } from 'node:path';
 import { CliError, ExitCode } from '../errors.js';
-import { isAlive, processStartTicks } from '../lib/process-alive.js';
+import { ownerLiveness, parseOwner, thisProcess, type ProcessOwner } from '../lib/process-owner.js';
 import { readRegularFileSync } from '../lib/regular-file.js';
+import { removeDeadTemps, tempPathBeside } from './temp-files.js';
 
-/** Who holds a lock: the content of the lock file. */
-export interface LockOwner {
-  pid: number;
-  hostname: string;
-  startedAt: string;
-  /** The holder's start in clock ticks since boot (Linux), to tell it from a later process given its pid. */
-  procStart?: number;
-}
+/** Who holds a lock: the content of the lock file (src/lib/process-owner.ts, the shape a rate lease has too). */
+export type LockOwner = ProcessOwner;
 
 /** A held lock: release it once; `lost()` says whether it is no longer this process's. */
 export interface HeldLock {
@@ -28,8 +21,8 @@ const TAKE_ATTEMPTS = 5;
 
 // The one lock of cnv (export state and output file, batch report): a file at `path` holding
 // its owner as JSON (pid, host, start time). It is written complete under a name of its own
-// (`<path>.<pid>.<hex>`) and hard-linked into place: link() fails if anything is at `path` (a
-// file, a directory, a symlink, which is never followed), so taking is atomic and a lock never
+// (a temporary file beside it, src/files/temp-files.ts) and hard-linked into place: link()
+// fails if anything is at `path` (a file, a directory, a symlink, which is never followed), so taking is atomic and a lock never
 // exists without its owner, even when its maker is killed. The holder refreshes its mtime, so a
 // holder on another machine of a shared disk is recognisably gone once that stops.
 //
@@ -53,12 +46,11 @@ const TAKE_ATTEMPTS = 5;
  * ENOSPC...) are thrown as they are.
  */
 export function takeLock(path: string, heldBy: (owner: LockOwner | undefined) => Error): HeldLock {
-  removeDeadMakings(path);
-  const making = `${path}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  removeDeadTemps(path);
+  const making = tempPathBeside(path);
   // The token makes this lock's text unique: what is at `path` is this lock if it reads the same
   // (an inode number is no identity: a file system reuses it as soon as a file is removed).
-  const procStart = processStartTicks(process.pid);
-  const owner = { pid: process.pid, hostname: hostname(), startedAt: new Date().toISOString(), ...(procStart === undefined ? {} : { procStart }), token: randomBytes(8).toString('hex') };
+  const owner = { ...thisProcess(), token: randomBytes(8).toString('hex') };
   const text = `${JSON.stringify(owner)}\n`;
   fs.writeFileSync(making, text, { flag: 'wx', mode: 0o644 });
   try {
@@ -121,7 +113,8 @@ function judge(path: string, stat: fs.Stats): Found | undefined {
   }
   const owner = parseOwner(text);
   if (!owner) return { owner: undefined, stale: false, foreign: true, identity: `file ${text}` };
-  const stale = owner.hostname === hostname() ? holderGone(owner, stat) : Date.now() - stat.mtimeMs > STALE_MS;
+  const liveness = ownerLiveness(owner);
+  const stale = liveness === 'gone' || (liveness === 'unknown' && Date.now() - stat.mtimeMs > STALE_MS);
   return { owner, stale, foreign: false, identity: `file ${text}` };
 }
 
@@ -143,35 +136,9 @@ function readText(file: string): string | undefined {
   }
 }
 
-/**
- * Whether the holder a lock of this host names is gone: its pid free, or taken by another
- * process. A pid that is no process's (0, -1: kill() would reach a whole group, so it always
- * "lives") and a holder without a start time to compare are judged by the refreshes, as for
- * another host (docs/exports.md).
- */
-function holderGone(owner: LockOwner, stat: fs.Stats): boolean {
-  const notRefreshed = Date.now() - stat.mtimeMs > STALE_MS;
-  if (!(owner.pid > 0)) return notRefreshed;
-  if (!isAlive(owner.pid)) return true;
-  const start = owner.procStart === undefined ? undefined : processStartTicks(owner.pid);
-  if (start !== undefined) return start !== owner.procStart;
-  return notRefreshed;
-}
-
-/** The owner a lock file names as this version writes it (pid, host, start time); undefined for any other text. */
-function parseOwner(text: string): LockOwner | undefined {
-  try {
-    const { pid, hostname: host, startedAt, procStart } = JSON.parse(text) as LockOwner;
-    if (!Number.isInteger(pid) || typeof host !== 'string' || typeof startedAt !== 'string') return undefined;
-    return { pid, hostname: host, startedAt, ...(Number.isSafeInteger(procStart) ? { procStart } : {}) };
-  } catch {
-    return undefined;
-  }
-}
-
 /** Removes the stale lock judged; if what is at `path` by now is another (a run took it over meanwhile), it stays. */
 function takeAside(path: string, judged: string): void {
-  const aside = `${path}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  const aside = tempPathBeside(path);
   try {
     fs.renameSync(path, aside);
   } catch (err) {
@@ -223,28 +190,4 @@ function hold(path: string, text: string): HeldLock {
       if (!lostWith) fs.rmSync(path, { force: true });
     },
   };
-}
-
-/** Removes the lock files (`<lock>.<pid>.<hex>`) half made or set aside by processes of this host that are gone. */
-function removeDeadMakings(path: string): void {
-  const prefix = `${basename(path)}.`;
-  let names: string[];
-  try {
-    names = fs.readdirSync(dirname(path));
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const m = name.startsWith(prefix) ? /^(\d+)\.[0-9a-f]{8}$/.exec(name.slice(prefix.length)) : null;
-    if (m && !isAlive(Number(m[1]))) removeFile(join(dirname(path), name));
-  }
-}
-
-/** Removes a file (never a directory: cnv makes none by these names). */
-function removeFile(path: string): void {
-  try {
-    fs.rmSync(path, { force: true });
-  } catch {
-    // A directory, or no permission: left as it is.
-  }
 }

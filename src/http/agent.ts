@@ -9,8 +9,7 @@ export type Agent = ProxyAwareAgent & { readonly tunnels: TunnelWatch };
  * Keep-alive agent that honours HTTPS_PROXY / HTTP_PROXY / NO_PROXY; never the global dispatcher.
  * Its client to a proxy is cnv's (TunnelWatch.proxyClient): a CONNECT is answered within
  * `timeoutMs` (the attempt's limit, --timeout) or fails, and a tunnel the proxy did not really
- * open is refused. It also gets the `connect()` undici's index attaches to Dispatcher.prototype
- * on import: cnv imports undici by file (src/http/undici.ts) and changes no prototype.
+ * open is refused.
  */
 export function createAgent(timeoutMs: number): Agent {
   const tunnels = new TunnelWatch(timeoutMs);

@@ -1,8 +1,9 @@
 import type { z } from 'zod';
 import { ResponseShapeError } from '../errors.js';
-import { BODY_LIMITS, declaredLength, MAX_DEPTH, nestedDeeperThan, readCapped } from './body.js';
+import { declaredLength, readCapped } from './body.js';
+import { BODY_LIMITS, MAX_DEPTH, nestedDeeperThan } from '../limits/limits.js';
 import { describeIssues, envelopeSchema, isEnvelope } from './envelope.js';
-import { parseJson } from './exact-json.js';
+import { parseJson } from '../json/exact-json.js';
 import { describeBody } from './foreign.js';
 import { notTheApi, tooLarge } from './failures.js';
 import type { Success } from './transport.js';

@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { ApiError, ExitCode, GatewayError, NotTheApiError, TransientError } from '../errors.js';
 import { errorBodySchema } from './envelope.js';
-import { MAX_WRITE_BYTES, sizeText } from './body.js';
+import { MAX_WRITE_BYTES, sizeText } from '../limits/limits.js';
 import { describeBody, redirectTarget } from './foreign.js';
 import { ProxyError } from './proxy-error.js';
 import { RETRYABLE_STATUSES, neverSent, type FailedAttempt, type Idempotency } from './retry-policy.js';
@@ -56,7 +56,7 @@ export function notTheApi(target: Target, what: string, status?: number): NotThe
 }
 
 /**
- * An answer past a limit (src/http/body.ts): not retried, the rest is not read. `row`: an export
+ * An answer past a limit (src/limits/limits.ts): not retried, the rest is not read. `row`: an export
  * row past its limit, which is more likely the API's answer about a huge record than another
  * server's. `limit` 0: past the nesting limit.
  */

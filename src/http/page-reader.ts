@@ -1,7 +1,8 @@
 import { StringDecoder } from 'node:string_decoder';
 import { ResponseShapeError } from '../errors.js';
 import { JsonRowSplitter, JsonSyntaxError, JsonTooLargeError } from '../lib/json-rows.js';
-import { BODY_LIMITS, declaredLength, MAX_DEPTH } from './body.js';
+import { declaredLength } from './body.js';
+import { BODY_LIMITS, MAX_DEPTH } from '../limits/limits.js';
 import type { RowsAnswer } from './endpoint.js';
 import { describeIssues, envelopeSchema, isEnvelope, rowsData } from './envelope.js';
 import { describeBody } from './foreign.js';

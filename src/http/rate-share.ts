@@ -1,8 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { lstat, lutimes, mkdir, readdir, unlink, writeFile } from 'node:fs/promises';
-import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { isAlive, processStartTicks } from '../lib/process-alive.js';
+import { ownerLiveness, parseOwner, thisProcess, type ProcessOwner } from '../lib/process-owner.js';
 import { readRegularFile } from '../lib/regular-file.js';
 import type { RateLimiter } from './rate-limiter.js';
 
@@ -30,13 +29,6 @@ interface RateShareOptions {
 const LEASE = '.lease';
 /** A renewal a little ahead of this clock (a file system's own time) still counts; further ahead is a clock that went back. */
 const FUTURE_SLACK_MS = 1_000;
-
-/** What a lease file holds: its process, so that its life ends with that process's on this host. */
-interface LeaseOwner {
-  pid: number;
-  host: string;
-  procStart?: number;
-}
 
 /**
  * Splits one account's request rate between the cnv processes of this machine that are sending.
@@ -131,17 +123,17 @@ export class RateShare {
     await lutimes(this.file, t, t).catch(async (err: NodeJS.ErrnoException) => {
       if (err.code !== 'ENOENT') throw err;
       await mkdir(this.dir, { recursive: true, mode: 0o700 });
-      const procStart = processStartTicks(process.pid);
-      const owner: LeaseOwner = { pid: process.pid, host: hostname(), ...(procStart === undefined ? {} : { procStart }) };
-      await writeFile(this.file, `${JSON.stringify(owner)}\n`, { flag: 'wx', mode: 0o600 });
+      // Its process, as an owner lock names its holder, so that its life ends with that process's on this host.
+      await writeFile(this.file, `${JSON.stringify(thisProcess())}\n`, { flag: 'wx', mode: 0o600 });
     });
   }
 
   /**
    * Leases renewed within `staleMs` (and not in the future) whose process, when it is of this
    * host, is still running; leases dead for much longer, or of a process gone, are removed. A
-   * file that does not name its process as this cnv writes it is not counted (cnv 0.1.0 was
-   * never released: no lease of another format is judged by its time as if it were one).
+   * file that does not name its process as this cnv writes it (src/lib/process-owner.ts) is not
+   * counted (cnv 0.1.0 was never released: no lease of another format, such as the `host` of
+   * before, is judged by its time as if it were one).
    */
   private async countLive(now: number, staleMs: number): Promise<{ live: number; own: boolean }> {
     let live = 0;
@@ -154,7 +146,7 @@ export class RateShare {
       const age = now - info.mtimeMs;
       const mine = path === this.file;
       const owner = mine ? undefined : await leaseOwner(path);
-      if (owner && ownerGone(owner)) {
+      if (owner && ownerLiveness(owner) === 'gone') {
         await unlink(path).catch(() => {});
       } else if ((mine || owner) && age < staleMs && age >= -FUTURE_SLACK_MS) {
         live++;
@@ -168,21 +160,7 @@ export class RateShare {
 }
 
 /** The process a lease names; undefined for a file that does not hold a lease of this format (one being written, too). */
-async function leaseOwner(path: string): Promise<LeaseOwner | undefined> {
-  let owner: Partial<LeaseOwner> | null;
-  try {
-    owner = JSON.parse((await readRegularFile(path, { nofollow: true })).toString('utf8')) as Partial<LeaseOwner> | null;
-  } catch {
-    return undefined;
-  }
-  if (typeof owner !== 'object' || owner === null || !Number.isInteger(owner.pid) || typeof owner.host !== 'string') return undefined;
-  return owner as LeaseOwner;
-}
-
-/** Whether a lease's process is of this host and gone (its pid free, or taken by another process). */
-function ownerGone(owner: LeaseOwner): boolean {
-  if (owner.host !== hostname()) return false;
-  if (!isAlive(owner.pid)) return true;
-  const start = owner.procStart === undefined ? undefined : processStartTicks(owner.pid);
-  return start !== undefined && start !== owner.procStart;
+async function leaseOwner(path: string): Promise<ProcessOwner | undefined> {
+  const text = await readRegularFile(path, { nofollow: true }).catch(() => undefined);
+  return text && parseOwner(text.toString('utf8'));
 }

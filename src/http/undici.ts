@@ -1,18 +1,12 @@
-import type { Dispatcher } from 'undici';
-import EnvHttpProxyAgent from 'undici/lib/dispatcher/env-http-proxy-agent.js';
-import Pool from 'undici/lib/dispatcher/pool.js';
-import dispatcherRequest from 'undici/lib/api/api-request.js';
-import dispatcherConnect from 'undici/lib/api/api-connect.js';
+import { Dispatcher, EnvHttpProxyAgent, Pool, request as undiciRequest } from 'undici';
 
-// Only the parts of undici that cnv uses, from their own files: undici's index also loads
-// fetch, WebSocket, EventSource, the caches, the mocks and every interceptor (about 1 MB once
-// bundled), and every command that makes a request would pay for that at start-up.
+// undici through its public entry only: nothing here depends on where undici keeps a file, so a
+// minor release of undici is an ordinary update (docs/startup.md says what importing its parts
+// by file was worth: less than the 10% that would have kept it).
+export { EnvHttpProxyAgent, Pool };
 
-// undici's index also attaches `connect` and `request` to Dispatcher.prototype on import. cnv
-// changes no prototype: `request` below calls the function with the dispatcher as `this`, and
-// the one dispatcher that needs `connect` (a proxy agent's client to the proxy) gets its own
-// (src/http/agent.ts). No side effects here.
-export { EnvHttpProxyAgent, Pool, dispatcherConnect };
+/** `Dispatcher.prototype.connect` (undici attaches its API to the prototype): the proxy's client calls it with itself as `this`. */
+export const dispatcherConnect = Dispatcher.prototype.connect;
 
 type RequestOptions = Omit<Dispatcher.RequestOptions, 'origin' | 'path' | 'method'> & {
   method: Dispatcher.HttpMethod;
@@ -21,10 +15,5 @@ type RequestOptions = Omit<Dispatcher.RequestOptions, 'origin' | 'path' | 'metho
 
 /** undici's `request(url, { dispatcher, ... })`, for an absolute URL. */
 export function request(url: URL, opts: RequestOptions): Promise<Dispatcher.ResponseData> {
-  const { dispatcher, ...rest } = opts;
-  return dispatcherRequest.call(dispatcher, {
-    ...rest,
-    origin: url.origin,
-    path: url.search ? `${url.pathname}${url.search}` : url.pathname,
-  });
+  return undiciRequest(url, opts);
 }

@@ -1,4 +1,4 @@
-import { MAX_WRITE_BYTES, sizeText } from '../http/body.js';
+import { MAX_WRITE_BYTES, sizeText } from '../limits/limits.js';
 import { Utf8Bound, utf8Length } from '../lib/utf8-bound.js';
 import { quoteInput } from './input-rows.js';
 

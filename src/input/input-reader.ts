@@ -6,7 +6,7 @@ import { csvRows } from './csv-rows.js';
 import { InputFileError, jsonRow, type InputFormat, type InputRow } from './input-rows.js';
 import { jsonArrayRows } from './json-array-rows.js';
 import { checkFileText, decodeText } from './text-decode.js';
-import { MAX_WRITE_BYTES, sizeText } from '../http/body.js';
+import { MAX_WRITE_BYTES, sizeText } from '../limits/limits.js';
 import { Utf8Bound, utf8Length } from '../lib/utf8-bound.js';
 
 export { InputFileError, type InputRow } from './input-rows.js';

@@ -1,5 +1,5 @@
 import { UsageError } from '../errors.js';
-import { parseJson } from '../http/exact-json.js';
+import { parseJson } from '../json/exact-json.js';
 import { escapeControl } from '../lib/terminal-text.js';
 import { keysWritten, repeatedKey, scanJson, TOO_DEEP, type ScanState } from '../lib/json-scan.js';
 import { ExactNumber, stringifyJson } from '../lib/exact-number.js';

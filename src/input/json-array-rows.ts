@@ -1,4 +1,4 @@
-import { MAX_WRITE_BYTES, sizeText } from '../http/body.js';
+import { MAX_WRITE_BYTES, sizeText } from '../limits/limits.js';
 import { scanJson, type ScanState } from '../lib/json-scan.js';
 import { Utf8Bound } from '../lib/utf8-bound.js';
 import { InputFileError, jsonRow, quoteInput, type InputRow } from './input-rows.js';

@@ -1,5 +1,5 @@
 import { UsageError } from '../errors.js';
-import { exactNumber } from '../http/exact-json.js';
+import { exactNumber } from '../json/exact-json.js';
 import { stringifyJson, type ExactNumber } from '../lib/exact-number.js';
 
 /** How a file writes its numbers: `1,234.5` (a decimal point) or `1.234,5` (a decimal comma). */

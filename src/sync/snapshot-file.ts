@@ -2,7 +2,7 @@ import { closeSync, constants, openSync, readSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { Hash } from 'node:crypto';
 import { LocalFileError } from '../errors.js';
-import { parseJson } from '../http/exact-json.js';
+import { parseJson } from '../json/exact-json.js';
 import { rowKeys } from './row-keys.js';
 import type { SnapshotIndex } from './snapshot-index.js';
 

@@ -1,8 +1,10 @@
+import { OpenTable } from '../lib/open-table.js';
+
 /**
  * Where each contact of the snapshot file is: its latest line (byte offset and length), and
  * 64-bit hashes of its id and email, in typed arrays (a million contacts in
  * about 40 MB; as strings in Maps they took several times that). Two open-addressing tables
- * map an id hash, and an email hash, to slots. A hash only narrows the search: callers read
+ * (src/lib/open-table.ts) map an id hash, and an email hash, to slots. A hash only narrows the search: callers read
  * the line and check the id or email itself (`SnapshotFile`), so a collision can never match
  * the wrong contact.
  */
@@ -19,11 +21,10 @@ export class SnapshotIndex {
   private hasEmail = new Uint8Array(1024);
   private offsets = new Float64Array(1024);
   private lengths = new Uint32Array(1024);
-  /** Slot + 1 by id hash (0: empty). */
-  private idTable: Int32Array = new Int32Array(2048);
-  /** Slot + 1 by email hash; an email that changed leaves its old entry, filtered out on lookup. */
-  private emailTable: Int32Array = new Int32Array(2048);
-  private emailEntries = 0;
+  /** Slots by id hash. */
+  private readonly idTable = new OpenTable(1024);
+  /** Slots by email hash; an email that changed leaves its old entry, filtered out on lookup. */
+  private readonly emailTable = new OpenTable(1024);
 
   /** Records one line: a new contact, or a later version of one already indexed. */
   add(id: string, email: string | null, offset: number, length: number): void {
@@ -37,8 +38,8 @@ export class SnapshotIndex {
       this.grow();
       this.idLo[slot] = lo;
       this.idHi[slot] = hi;
-      this.insert(this.idTable, lo, slot);
-      if (this.size * 2 > this.idTable.length) this.idTable = this.rehash(this.idTable, (s) => this.idLo[s]);
+      this.idTable.place(lo, slot);
+      if (this.idTable.full) this.idTable.grow((s) => this.idLo[s]);
     }
     this.offsets[slot] = offset;
     this.lengths[slot] = length;
@@ -52,8 +53,8 @@ export class SnapshotIndex {
     this.hasEmail[slot] = 1;
     this.emailLo[slot] = h1;
     this.emailHi[slot] = h2;
-    this.insert(this.emailTable, h1, slot);
-    if (++this.emailEntries * 2 > this.emailTable.length) this.rebuildEmails();
+    this.emailTable.place(h1, slot);
+    if (this.emailTable.full) this.rebuildEmails();
   }
 
   /** The slots whose id hash is this id's (normally one; none when the id is not in the snapshot). */
@@ -79,48 +80,27 @@ export class SnapshotIndex {
 
   private findId(lo: number, hi: number): number {
     const table = this.idTable;
-    const mask = table.length - 1;
-    for (let i = lo & mask; ; i = (i + 1) & mask) {
-      const entry = table[i];
-      if (entry === 0) return -1;
-      if (this.idLo[entry - 1] === lo && this.idHi[entry - 1] === hi) return entry - 1;
+    for (let at = table.first(lo); ; at = table.next(at)) {
+      const slot = table.entryAt(at);
+      if (slot < 0) return -1;
+      if (this.idLo[slot] === lo && this.idHi[slot] === hi) return slot;
     }
   }
 
-  private collect(table: Int32Array, lo: number, match: (slot: number) => boolean): number[] {
-    const mask = table.length - 1;
+  private collect(table: OpenTable, lo: number, match: (slot: number) => boolean): number[] {
     const found: number[] = [];
-    for (let i = lo & mask; ; i = (i + 1) & mask) {
-      const entry = table[i];
-      if (entry === 0) return found;
-      if (match(entry - 1) && !found.includes(entry - 1)) found.push(entry - 1);
+    for (let at = table.first(lo); ; at = table.next(at)) {
+      const slot = table.entryAt(at);
+      if (slot < 0) return found;
+      if (match(slot) && !found.includes(slot)) found.push(slot);
     }
-  }
-
-  private insert(table: Int32Array, lo: number, slot: number): void {
-    const mask = table.length - 1;
-    let i = lo & mask;
-    while (table[i] !== 0) i = (i + 1) & mask;
-    table[i] = slot + 1;
-  }
-
-  private rehash(table: Int32Array, lo: (slot: number) => number): Int32Array {
-    const bigger = new Int32Array(table.length * 2);
-    for (const entry of table) if (entry !== 0) this.insert(bigger, lo(entry - 1), entry - 1);
-    return bigger;
   }
 
   /** The email table again, from the slots' current emails only (drops the entries of old emails). */
   private rebuildEmails(): void {
-    let size = this.emailTable.length;
-    while (this.size * 2 > size / 2) size *= 2;
-    this.emailTable = new Int32Array(size);
-    this.emailEntries = 0;
-    for (let s = 0; s < this.size; s++) {
-      if (this.hasEmail[s] === 0) continue;
-      this.insert(this.emailTable, this.emailLo[s], s);
-      this.emailEntries++;
-    }
+    // Room for twice the contacts, and never smaller than it was.
+    this.emailTable.reset(Math.max(2 * this.size, this.emailTable.slotCount / 2));
+    for (let s = 0; s < this.size; s++) if (this.hasEmail[s] === 1) this.emailTable.place(this.emailLo[s], s);
   }
 
   private grow(): void {

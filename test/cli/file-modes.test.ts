@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FIXTURE_CONTACTS as FX } from '../../src/emulator/seed/fixtures.js';
-import { MAX_WRITE_BYTES } from '../../src/http/body.js';
+import { MAX_WRITE_BYTES } from '../../src/limits/limits.js';
 import { batchFiles } from '../helpers/batch-files.js';
 import { cnvInProcess } from '../helpers/cli.js';
 import { useEmulator } from '../helpers/emulator.js';

@@ -51,18 +51,4 @@ describe('the runtime (src/runtime): process-wide side effects of the executable
     expect(res.exitCode).toBe(0);
     expect({ newListener: process.listenerCount('newListener'), SIGINT: process.listenerCount('SIGINT'), SIGTERM: process.listenerCount('SIGTERM') }).toEqual(before);
   });
-
-  it("making the proxy-aware agent changes no undici prototype: a proxy's client gets its own connect", async () => {
-    const script = `
-      import { createRequire } from 'node:module';
-      import { createAgent } from '${DIST}/http/agent.js';
-      const agent = createAgent(30_000);
-      const proto = createRequire('${ROOT}/package.json')('undici/lib/dispatcher/dispatcher.js').prototype;
-      console.log(JSON.stringify({ connect: typeof proto.connect, request: typeof proto.request }));
-      await agent.close();
-    `;
-    const res = await execa('node', ['--input-type=module', '-e', script], { cwd: ROOT, reject: false, timeout: 15_000, env: { HTTP_PROXY: 'http://127.0.0.1:9', NO_PROXY: '' } });
-    expect(res.exitCode, res.stderr).toBe(0);
-    expect(JSON.parse(res.stdout)).toEqual({ connect: 'undefined', request: 'undefined' });
-  });
 });

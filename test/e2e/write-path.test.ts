@@ -3,7 +3,7 @@ import { basename, join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { stateFileStem } from '../../src/exporter/state-key.js';
-import { MAX_WRITE_BYTES } from '../../src/http/body.js';
+import { MAX_WRITE_BYTES } from '../../src/limits/limits.js';
 import { batchFiles } from '../helpers/batch-files.js';
 import { cnv, tempConfigDir } from '../helpers/cli.js';
 import { useEmulator } from '../helpers/emulator.js';

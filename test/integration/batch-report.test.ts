@@ -5,7 +5,6 @@ import { PassThrough, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { openReport } from '../../src/batch/row-report.js';
 import { loadDoneRows } from '../../src/batch/resume.js';
-import { removeStaleTemps } from '../../src/batch/row-report-file.js';
 import { lockReport } from '../../src/batch/row-report-lock.js';
 import type { RowResult } from '../../src/batch/types.js';
 import { processStartTicks } from '../../src/lib/process-alive.js';
@@ -148,17 +147,6 @@ describe('the report file', () => {
     expect(out.errored).toBe(enospc);
     await expect(waited).rejects.toMatchObject({ code: 'disk_full', exitCode: 8 });
     expect(() => report.write({ line: 9, row: 9, identifier: 'x', status: 'added' })).toThrow(/cannot write the report -: the disk is full/);
-  });
-
-  it('stale temporary files: those of a process gone are removed, those of a running one kept', async () => {
-    const dir = tempDir();
-    const path = join(dir, 'r.csv');
-    const gone = join(dir, '.r.csv.cnv-2147480009-00000000.tmp');
-    const running = join(dir, `.r.csv.cnv-${process.ppid}-11111111.tmp`);
-    const other = join(dir, '.s.csv.cnv-2147480009-22222222.tmp');
-    for (const f of [gone, running, other]) writeFileSync(f, 'x');
-    await removeStaleTemps(path);
-    expect(readdirSync(dir).sort()).toEqual([running, other].map((f) => f.slice(dir.length + 1)).sort());
   });
 });
 

@@ -75,7 +75,7 @@ describe('RateShare', () => {
     const leaseDir = join(dir, 'rate', readdirSync(join(dir, 'rate'))[0]);
     // A lease a SIGKILLed process of another host left (its process cannot be looked up): never renewed again.
     const dead = join(leaseDir, '999999-deadbeef.lease');
-    writeFileSync(dead, JSON.stringify({ pid: 999999, host: 'another-host.invalid' }));
+    writeFileSync(dead, JSON.stringify({ pid: 999999, hostname: 'another-host.invalid', startedAt: new Date().toISOString() }));
     const stop = keepSending(a.limiter);
     await until(() => Math.abs(a.limiter.rate - 97.5) < 0.01);
     await until(() => Math.abs(a.limiter.rate - 195) < 0.01);
@@ -115,7 +115,7 @@ describe('RateShare', () => {
     // 21 leases of killed processes, written while the clock was an hour ahead.
     const planted = Array.from({ length: 21 }, (_, i) => join(leaseDir, `${2147480000 + i}-0000000${i % 10}.lease`));
     for (const [i, path] of planted.entries()) {
-      writeFileSync(path, JSON.stringify({ pid: 2147480000 + i, host: hostname() }));
+      writeFileSync(path, JSON.stringify({ pid: 2147480000 + i, hostname: hostname(), startedAt: new Date().toISOString() }));
       utimesSync(path, hour, hour);
     }
     // Before: every one of them counted until the clock caught up: 195 / 22 requests/s.
@@ -125,7 +125,7 @@ describe('RateShare', () => {
     }
     await until(() => planted.every((p) => !existsSync(p)));
     // A live process's lease (this one's pid) still counts.
-    writeFileSync(join(leaseDir, `${process.pid}-abcdef01.lease`), JSON.stringify({ pid: process.pid, host: hostname() }));
+    writeFileSync(join(leaseDir, `${process.pid}-abcdef01.lease`), JSON.stringify({ pid: process.pid, hostname: hostname(), startedAt: new Date().toISOString() }));
     await until(() => Math.abs(a.limiter.rate - 97.5) < 0.01);
     stop();
   });
@@ -135,8 +135,10 @@ describe('RateShare', () => {
     const a = await join2(dir);
     const leaseDir = join(dir, 'rate', readdirSync(join(dir, 'rate'))[0]);
     const stop = keepSending(a.limiter);
-    // Fresh, of another format (a pid alone, as no released cnv ever wrote), or not yet written.
-    const foreign = ['2147480000\n', '', '{"pid":"12"}'].map((text, i) => {
+    // Fresh, of another format (a pid alone, as no released cnv ever wrote; the owner as an earlier
+    // build wrote it, `host` where an owner lock has `hostname`, of this live process), or not yet written.
+    const earlier = JSON.stringify({ pid: process.pid, host: hostname() });
+    const foreign = ['2147480000\n', '', '{"pid":"12"}', earlier].map((text, i) => {
       const path = join(leaseDir, `${2147480000 + i}-0000000${i}.lease`);
       writeFileSync(path, text);
       return path;

@@ -15,7 +15,10 @@ async function boundaryErrors(path: string, code: string): Promise<string[]> {
 describe('layer boundaries (ESLint no-restricted-imports, and no-restricted-syntax for import())', () => {
   it.each([
     ['src/http/probe.ts', "import { integer } from '../cli/parse.js';\nexport const n = integer;\n", /cli\/, commands\//],
-    ['src/http/probe.ts', "import { writeFlushed } from '../output/write.js';\nexport const w = writeFlushed;\n", /src\/http imports only the tiers below it \(lib\/\): .*output\//],
+    ['src/http/probe.ts', "import { writeFlushed } from '../output/write.js';\nexport const w = writeFlushed;\n", /src\/http imports only the tiers below it \(lib\/, json\/, limits\/\): .*output\//],
+    // The JSON codec and the byte limits (issue 35): below the request path, siblings.
+    ['src/json/probe.ts', "import { readCapped } from '../http/body.js';\nexport const r = readCapped;\n", /src\/json imports only the tiers below it \(lib\/\): .*http\//],
+    ['src/limits/probe.ts', "import { parseJson } from '../json/exact-json.js';\nexport const p = parseJson;\n", /src\/limits does not import json\/ \(the same tier\)/],
     ['src/http/probe.ts', "import { getContact } from '../endpoints/contacts.js';\nexport const g = getContact;\n", /src\/http imports only the tiers below it.*endpoints\//],
     ['src/endpoints/probe.ts', "import type { IdentifierKind } from '../cli/identifier.js';\nexport type K = IdentifierKind;\n", /cli\/, commands\//],
     ['src/endpoints/probe.ts', "import { csvCell } from '../output/csv-line.js';\nexport const c = csvCell;\n", /src\/endpoints imports only the tiers below it/],
@@ -87,6 +90,8 @@ describe('layer boundaries (ESLint no-restricted-imports, and no-restricted-synt
 
   it.each([
     ['src/http/probe.ts', "import { escapeControl } from '../lib/terminal-text.js';\nimport { ApiError } from '../errors.js';\nexport const x = [escapeControl, ApiError];\n"],
+    ['src/http/probe.ts', "import { parseJson } from '../json/exact-json.js';\nimport { BODY_LIMITS } from '../limits/limits.js';\nexport const x = [parseJson, BODY_LIMITS];\n"],
+    ['src/input/probe.ts', "import { parseJson } from '../json/exact-json.js';\nimport { MAX_WRITE_BYTES } from '../limits/limits.js';\nexport const x = [parseJson, MAX_WRITE_BYTES];\n"],
     ['src/endpoints/probe.ts', "import type { HttpClient } from '../http/client.js';\nimport { scanJson } from '../lib/json-scan.js';\nexport type H = HttpClient;\nexport const s = scanJson;\n"],
     ['src/lib/probe.ts', "import { readFile } from 'node:fs/promises';\nimport { escapeControl } from './terminal-text.js';\nexport const x = [readFile, escapeControl];\n"],
     ['src/emulator/routes/probe.ts', "import { escapeControl } from '../../lib/terminal-text.js';\nimport { Router } from '../router.js';\nexport const x = [escapeControl, Router];\n"],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BODY_LIMITS, MAX_WRITE_BYTES, WORST_SPELLING } from '../../src/http/body.js';
+import { BODY_LIMITS, MAX_WRITE_BYTES, WORST_SPELLING } from '../../src/limits/limits.js';
 
 // What cnv writes in one row, spelled the worst way a server's JSON may spell it, is read back.
 

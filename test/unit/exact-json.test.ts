@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exactNumber, looseJson, mayHoldInexactNumber, parseJson } from '../../src/http/exact-json.js';
+import { exactNumber, looseJson, mayHoldInexactNumber, parseJson } from '../../src/json/exact-json.js';
 import { cloneJson, ExactNumber, sameScalar, stringifyJson } from '../../src/lib/exact-number.js';
 
 describe('parseJson and stringifyJson: numbers keep every digit', () => {

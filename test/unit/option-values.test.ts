@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CnvCommand } from '../../src/cli/cnv-command.js';
 import { UsageError } from '../../src/errors.js';
-import { looseJson } from '../../src/http/exact-json.js';
+import { looseJson } from '../../src/json/exact-json.js';
 import { integer, InvalidValueError } from '../../src/lib/option-values.js';
 
 describe('integer', () => {

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { LocalFileError, UsageError } from '../../errors.js';
-import { MAX_WRITE_BYTES, sizeText } from '../../http/body.js';
-import { exactNumber } from '../../http/exact-json.js';
+import { MAX_WRITE_BYTES, sizeText } from '../../limits/limits.js';
+import { exactNumber } from '../../json/exact-json.js';
 import { openReadStream, readWhole, stopOnAbort } from '../../files/file-streams.js';
 import { MAX_JSON_DEPTH } from '../../input/input-rows.js';
 import { stringifyJson } from '../../lib/exact-number.js';

@@ -1,7 +1,7 @@
 import fs, { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { syncBuiltinESMExports } from 'node:module';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ExportStateStore } from '../../../src/exporter/state-store.js';
 import { cnvInProcess } from '../../helpers/cli.js';
@@ -101,7 +101,8 @@ describe('export: local file system failures are exit 8, not a bug', () => {
     const leftover = `${store.pathOf(`${KEY}/stdout`)}.tmp-1732000000abcdef`;
     writeFileSync(leftover, '{"state":');
     // A lock file half made by a process that is gone (pid 999999).
-    const making = `${store.pathOf(`${KEY}/stdout`)}.lock.999999.deadbeef`;
+    const lockPath = `${store.pathOf(`${KEY}/stdout`)}.lock`;
+    const making = join(dirname(lockPath), `.${basename(lockPath)}.cnv-999999-deadbeef.tmp`);
     writeFileSync(making, '{}');
     page(undefined, [contact('a')], null);
     const res = await run(['-o', 'ndjson']);

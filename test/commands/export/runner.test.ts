@@ -8,7 +8,7 @@ import { ExportStateStore } from '../../../src/exporter/state-store.js';
 import { HttpClient } from '../../../src/http/client.js';
 import { requestOf } from '../../../src/http/endpoint.js';
 import { rowsData } from '../../../src/http/envelope.js';
-import { parseJson } from '../../../src/http/exact-json.js';
+import { parseJson } from '../../../src/json/exact-json.js';
 import { stringifyJson } from '../../../src/lib/exact-number.js';
 import { readPagesWhole } from '../../bench/whole-page-reader.mjs';
 import { cnvInProcess } from '../../helpers/cli.js';

@@ -3,8 +3,8 @@ import { ExactNumber } from '../lib/exact-number.js';
 
 // JSON text read with every digit: what a user wrote reaches the server unchanged, and what the
 // server sent reaches the user unchanged. A number a double cannot hold (9007199254740993,
-// 1e400) is kept as its digits (ExactNumber) instead of being rounded. Here, below output/, because
-// the HTTP core reads answers with it too.
+// 1e400) is kept as its digits (ExactNumber) instead of being rounded. A folder of its own, below
+// http/ (which reads answers with it), input/, the emulator and the layers above.
 
 // JSON.parse is exact unless a number has more than 15 significant digits or a three-digit
 // exponent: only text holding such a run where a value starts (the start, or after `:`, `[` or
