@@ -42,6 +42,7 @@ const NARROW = [
  */
 const TIERS = [
   ['lib'],
+  ['redact'],
   ['http'],
   ['endpoints', 'config', 'files'],
   ['input', 'output', 'terminal', 'emulator'],

@@ -7,7 +7,7 @@ import { allFieldPages } from '../endpoints/field-pages.js';
 import type { Clock } from '../clock.js';
 import { ApiError, ResponseShapeError, TransientError } from '../errors.js';
 import type { HttpClient } from '../http/client.js';
-import { maskKey } from '../http/redact.js';
+import { maskKey } from '../redact/redact.js';
 import { readRegularFile } from '../lib/regular-file.js';
 import type { Notices } from '../output/notices.js';
 import { definitionMap } from './prepare.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { keyMasker, makeRedactor, maskKey } from '../../src/http/redact.js';
+import { keyMasker, makeRedactor, maskKey } from '../../src/redact/redact.js';
 
 describe('maskKey', () => {
   it('keeps the key id and hides the secret', () => {
@@ -43,7 +43,7 @@ describe('keyMasker', () => {
   });
 });
 
-describe('every form of the key (src/http/key-forms.ts)', () => {
+describe('every form of the key (src/redact/key-forms.ts)', () => {
   const key = 'sk_live_canary_ZXQ9c3VwZXJzZWNyZXQ0MmNhbmFyeQ';
   const secret = 'ZXQ9c3VwZXJzZWNyZXQ0MmNhbmFyeQ';
   // Spellings a server may echo: JSON escapes (any character, any case of hex), percent-encoding, and a mix.

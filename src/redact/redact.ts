@@ -12,7 +12,7 @@ export function maskKey(key: string): string {
 }
 
 /**
- * Returns a function that masks every form of the given keys (src/http/key-forms.ts: whole or
+ * Returns a function that masks every form of the given keys (src/redact/key-forms.ts: whole or
  * its secret alone, plain, JSON-escaped or percent-encoded), and any other live-looking key that
  * slipped into a text (an echoed header, a pasted value).
  */
@@ -38,7 +38,7 @@ function redactUrlCredentials(text: string): string {
 }
 
 /**
- * Masks every form of `key` (src/http/key-forms.ts) in a text that arrives in pieces (an export
+ * Masks every form of `key` (src/redact/key-forms.ts) in a text that arrives in pieces (an export
  * page as it streams), including a form cut between two pieces: the last `maxLength - 1`
  * characters of each piece are held back until the next one (or `end()`).
  */
