@@ -1,5 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { lstat, mkdir, rename, unlink, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { lstat, mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { fieldSchema, type FieldDefinition } from '../endpoints/fields.js';
@@ -8,7 +8,7 @@ import type { Clock } from '../clock.js';
 import { ApiError, ResponseShapeError, TransientError } from '../errors.js';
 import type { HttpClient } from '../http/client.js';
 import { maskKey } from '../redact/redact.js';
-import { readRegularFile } from '../lib/regular-file.js';
+import { readRegularFile, writeRegularFileSync } from '../lib/regular-file.js';
 import type { Notices } from '../output/notices.js';
 import { definitionMap } from './prepare.js';
 
@@ -115,16 +115,9 @@ async function readCache(path: string): Promise<CacheFile | undefined> {
   }
 }
 
-/** Written to a new temporary file (0600, never through an existing name) and renamed over. */
+/** Written to a new temporary file (0600, never through an existing name) and renamed over: a symbolic link at its path is replaced, never followed. */
 async function writeCache(path: string, cache: CacheFile): Promise<void> {
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   if ((await lstat(dirname(path))).isSymbolicLink()) throw new Error('the cache directory is a symlink');
-  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  try {
-    await writeFile(tmp, JSON.stringify(cache) + '\n', { flag: 'wx', mode: 0o600 });
-    await rename(tmp, path);
-  } catch (err) {
-    await unlink(tmp).catch(() => {});
-    throw err;
-  }
+  writeRegularFileSync(path, JSON.stringify(cache) + '\n', { mode: 0o600, link: 'replace' });
 }
