@@ -17,7 +17,7 @@ export function maskKey(key: string): string {
  * slipped into a text (an echoed header, a pasted value).
  */
 export function makeRedactor(secrets: Array<string | undefined>): (text: string) => string {
-  const forms = [...new Set(secrets.filter((s): s is string => typeof s === 'string' && s.length >= 4))].map(keyForms);
+  const forms = [...new Set(secrets.filter((s): s is string => typeof s === 'string' && s.length >= 4))].map((key) => keyForms(key));
   return (text) => {
     let out = text;
     for (const form of forms) if (form.mayHold(out)) out = form.mask(out);
@@ -43,7 +43,8 @@ function redactUrlCredentials(text: string): string {
  * characters of each piece are held back until the next one (or `end()`).
  */
 export function keyMasker(key: string): { push(text: string): string; end(): string } {
-  const forms = keyForms(key);
+  // Pieces of the secret (any case, hex, split) are masked in every text but an export's streamed rows: docs/guarantees.md.
+  const forms = keyForms(key, { pieces: false });
   const hold = forms.maxLength - 1;
   let carry = '';
   return {
