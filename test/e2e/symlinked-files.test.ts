@@ -1,4 +1,5 @@
-import { lstatSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { batchFiles } from '../helpers/batch-files.js';
@@ -150,4 +151,26 @@ describe('a symbolic link where cnv keeps a file is never written through (binar
       expect(left?.isSymbolicLink() ?? false).toBe(false);
     }
   });
+});
+
+describe('a special file at the sync snapshot or its record: the documented message, not EEXIST (binary)', () => {
+  const KINDS: Array<[string, (path: string) => void]> = [
+    ['a FIFO', (path) => execFileSync('mkfifo', [path])],
+    ['a directory', (path) => mkdirSync(path)],
+    ['a symbolic link', (path) => symlinkSync('/dev/null', path)],
+  ];
+  for (const [what, ext] of [['sync snapshot', '.ndjson'], ['sync snapshot record', '.ndjson.json']] as const) {
+    it.each(KINDS)(`the ${what} is %s: exit 8, "... not a regular file: remove it"`, async (kind, make) => {
+      const configDir = tempConfigDir();
+      const file = syncFile();
+      await made(configDir, ['contacts', 'sync', '--file', file]);
+      const path = syncAt(configDir, ext);
+      rmSync(path, { force: true });
+      make(path);
+      const res = await run(configDir, ['contacts', 'sync', '--file', file]);
+      expect(res.stderr).toContain(`error: file_system_error: the ${what} ${path} is ${kind}, not a regular file: remove it`);
+      expect(res.stderr).not.toContain('EEXIST');
+      expect(res.exitCode).toBe(8);
+    });
+  }
 });
