@@ -42,7 +42,7 @@ const NARROW = [
  */
 const TIERS = [
   ['lib'],
-  ['json', 'limits'],
+  ['json', 'limits', 'redact'],
   ['http'],
   ['endpoints', 'config', 'files'],
   ['input', 'output', 'terminal'],

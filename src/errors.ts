@@ -146,14 +146,14 @@ export class LocalFileError extends CliError {
 }
 
 /**
- * A file cnv keeps (state, lock, output file record, cache, config) is something else at its
- * path: a FIFO, a device, a directory. Exit 8 naming it; cnv never waits on it
- * (src/lib/regular-file.ts).
+ * A file cnv keeps (state, snapshot, record, config) is something else at its path: a symbolic
+ * link, a FIFO, a device, a directory. Exit 8 naming it; cnv never follows, writes through or
+ * waits on it (src/lib/regular-file.ts).
  */
 class NotRegularFileError extends LocalFileError {
   constructor(what: string, path: string, kind: string) {
-    super(what, path, NOT_REGULAR, 'cnv did not put it there: move it aside, then run again');
-    this.message = `the ${what} ${path} is ${kind}, not a regular file: cnv neither reads it nor waits on it`;
+    super(what, path, NOT_REGULAR, 'cnv did not put it there: remove it (or move it aside), then run again');
+    this.message = `the ${what} ${path} is ${kind}, not a regular file: remove it (cnv neither reads it nor waits on it, nor writes through it)`;
   }
 }
 

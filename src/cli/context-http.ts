@@ -6,7 +6,7 @@ import type { ClientChoice, ContextDeps, GlobalOptions } from '../context.js';
 import type { HttpClient } from '../http/client.js';
 import { firstRequestAllowed, sendFirst } from '../http/first-request.js';
 import type { RateLimiter } from '../http/rate-limiter.js';
-import { maskKey } from '../http/redact.js';
+import { maskKey } from '../redact/redact.js';
 import { compiledQuery, documentQueryText } from '../output/query.js';
 import { stringifyJson } from '../lib/exact-number.js';
 import { userAgent } from '../cmdutil/version.js';

@@ -4,7 +4,7 @@ import { configDir, configDirWhere } from '../config/paths.js';
 import type { ProfileStore } from '../config/profiles.js';
 import type { Credentials } from '../config/resolve.js';
 import type { Context, ContextDeps, GlobalOptions } from '../context.js';
-import { makeRedactor } from '../http/redact.js';
+import { makeRedactor } from '../redact/redact.js';
 import { escapeControl } from '../lib/terminal-text.js';
 import { HttpStack } from './context-http.js';
 import { DEFAULT_GLOBALS } from './global-options.js';

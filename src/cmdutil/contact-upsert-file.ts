@@ -75,6 +75,7 @@ export async function contactFieldDefinitions(ctx: Context, fresh: boolean, quie
     refresh: fresh,
     quiet,
     fallback: 'fields.KEY columns are sent as JSON when they parse, else as strings, and other columns cannot be matched to fields',
+    transientFails: 'needed to match the columns of the file to fields',
   });
   if (!read) return undefined;
   return new Map([['fields', read.definitions.get('CONTACT') ?? new Map()], ['companyFields', read.definitions.get('COMPANY') ?? new Map()]]);

@@ -7,7 +7,7 @@ import { asksForDocument, documentText, type DocumentForm } from '../output/docu
 import type { Output } from '../output/format.js';
 import type { Notices, ProgressDisplay } from '../output/notices.js';
 import type { FieldCacheDeps } from '../records/field-cache.js';
-import { maskKey } from '../http/redact.js';
+import { maskKey } from '../redact/redact.js';
 
 // The narrow inputs of the layers below the commands, made from a command's Context. A command
 // hands exporter/, batch/, records/, sync/ and output/ these, never the Context itself.

@@ -110,7 +110,7 @@ export class ProfileStore {
     try {
       write();
     } catch (err) {
-      throw configDirError(err, this.path, this.where) ?? err;
+      throw configDirError(err, this.path, this.where) ?? LocalFileError.from(err, 'config file', this.path) ?? err;
     }
   }
 

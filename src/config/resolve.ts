@@ -1,5 +1,5 @@
 import { AuthError, UsageError } from '../errors.js';
-import { redactUrl } from '../http/redact.js';
+import { redactUrl } from '../redact/redact.js';
 import { shellWord } from '../lib/shell-word.js';
 import { checkApiKey } from './api-key.js';
 import type { ProfileStore } from './profiles.js';

@@ -1,5 +1,5 @@
-import { renameSync, rmSync, writeFileSync } from 'node:fs';
-import { readRegularFileSync } from '../lib/regular-file.js';
+import { rmSync } from 'node:fs';
+import { readRegularFileSync, writeRegularFileSync } from '../lib/regular-file.js';
 import { LocalFileError, UsageError } from '../errors.js';
 import { fileRecordBase } from './lock.js';
 
@@ -34,8 +34,7 @@ export function checkFileOwner(configDir: string, fileId: string, key: string, p
 export function claimFile(configDir: string, fileId: string, key: string): void {
   const at = ownerPath(configDir, fileId);
   try {
-    writeFileSync(`${at}.${process.pid}.tmp`, JSON.stringify({ key }), { mode: 0o600 });
-    renameSync(`${at}.${process.pid}.tmp`, at);
+    writeRegularFileSync(at, JSON.stringify({ key }), { mode: 0o600, link: 'refuse' });
   } catch (err) {
     throw LocalFileError.from(err, 'output file record', at) ?? err;
   }

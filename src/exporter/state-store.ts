@@ -71,16 +71,16 @@ export class ExportStateStore {
   /** Replaces a key's state in one atomic write, then makes the rename durable. */
   async write(state: ExportState): Promise<void> {
     const Conf = (this.confClass ??= (await loadConf()) as ConfClass);
-    const conf = new Conf({
-      cwd: this.dir,
-      configName: stateFileStem(state.key),
-      projectName: 'cnv',
-      configFileMode: 0o600,
-      accessPropertiesByDotNotation: false,
-      clearInvalidConfig: true, // a damaged file is replaced whole: we write every member anyway
-    });
     const checked = stateSchema.parse(state);
     try {
+      const conf = new Conf({
+        cwd: this.dir,
+        configName: stateFileStem(state.key),
+        projectName: 'cnv',
+        configFileMode: 0o600,
+        accessPropertiesByDotNotation: false,
+        clearInvalidConfig: true, // a damaged file is replaced whole: we write every member anyway
+      });
       this.persist(conf, checked);
     } catch (err) {
       throw LocalFileError.from(err, 'export state', this.pathOf(state.key), 'free space or fix the permissions of the config directory, then run again: what was committed stays committed') ?? configDirError(err, this.dir, this.where) ?? err;
@@ -88,7 +88,7 @@ export class ExportStateStore {
     this.syncDir();
   }
 
-  /** The one write of a state file (conf: temporary file, fsync, rename). */
+  /** The one write of a state file (conf: temporary file, fsync, rename; a symbolic link there is refused, src/config/load-conf.ts). */
   private persist(conf: Conf<StateFile>, state: ExportState): void {
     conf.store = { state };
   }
@@ -138,7 +138,7 @@ export class ExportStateStore {
   private parse(path: string, key?: string): ExportState | undefined {
     let text: string;
     try {
-      text = readRegularFileSync(path).toString('utf8');
+      text = readRegularFileSync(path, { nofollow: true }).toString('utf8');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw LocalFileError.from(err, 'export state', path) ?? configDirError(err, path, this.where) ?? err;

@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { escapeControl } from '../lib/terminal-text.js';
-import { redactUrl } from './redact.js';
+import { redactUrl } from '../redact/redact.js';
 
 const SNIPPET_CHARS = 80;
 

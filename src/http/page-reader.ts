@@ -21,7 +21,7 @@ export class NotRetried {
   constructor(readonly error: unknown) {}
 }
 
-/** Masks the API key in a text that arrives in pieces (src/http/redact.ts: keyMasker). */
+/** Masks the API key in a text that arrives in pieces (src/redact/redact.ts: keyMasker). */
 interface Masker {
   push(text: string): string;
   end(): string;

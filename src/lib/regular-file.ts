@@ -1,12 +1,14 @@
 // `promises` is read where used: node:fs/promises loads on first use (~6 ms), and a command
 // that reads its config synchronously never needs it.
-import { closeSync, constants, fstatSync, openSync, promises, readFileSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, fsyncSync, lstatSync, openSync, promises, readFileSync, renameSync, rmSync, writeSync, type Stats } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 
 /** The error code of a path that is something other than a regular file (errors.ts: exit 8 naming it). */
 const NOT_REGULAR = 'ENOTREG';
 
 /** What a path that is no regular file is, in words. */
 function kindOf(stats: Stats): string {
+  if (stats.isSymbolicLink()) return 'a symbolic link';
   if (stats.isFIFO()) return 'a FIFO';
   if (stats.isDirectory()) return 'a directory';
   if (stats.isSocket()) return 'a socket';
@@ -32,7 +34,12 @@ function readFlags(nofollow: boolean): number {
  * (the process then could not exit). Other errors (ENOENT, EACCES) are thrown as they come.
  */
 export function readRegularFileSync(path: string, opts: { nofollow?: boolean } = {}): Buffer {
-  const fd = openSync(path, readFlags(opts.nofollow ?? false));
+  let fd: number;
+  try {
+    fd = openSync(path, readFlags(opts.nofollow ?? false));
+  } catch (err) {
+    throw linkRefused(err, path);
+  }
   try {
     const stats = fstatSync(fd);
     if (!stats.isFile()) throw notRegular(path, stats);
@@ -44,12 +51,72 @@ export function readRegularFileSync(path: string, opts: { nofollow?: boolean } =
 
 /** As readRegularFileSync, through the event loop. */
 export async function readRegularFile(path: string, opts: { nofollow?: boolean } = {}): Promise<Buffer> {
-  const file = await promises.open(path, readFlags(opts.nofollow ?? false));
+  const file = await promises.open(path, readFlags(opts.nofollow ?? false)).catch((err: unknown) => {
+    throw linkRefused(err, path);
+  });
   try {
     const stats = await file.stat();
     if (!stats.isFile()) throw notRegular(path, stats);
     return await file.readFile();
   } finally {
     await file.close();
+  }
+}
+
+/** O_NOFOLLOW refuses a symbolic link with ELOOP: said as what it is (ENOTREG, "a symbolic link"). */
+function linkRefused(err: unknown, path: string): unknown {
+  if ((err as NodeJS.ErrnoException).code !== 'ELOOP') return err;
+  try {
+    const stats = lstatSync(path);
+    return stats.isSymbolicLink() ? notRegular(path, stats) : err;
+  } catch {
+    return err;
+  }
+}
+
+/**
+ * Throws ENOTREG (`kind`: a symbolic link, a FIFO, a directory, a device) when something other
+ * than a regular file is at `path`; nothing when it is a regular file or nothing is there.
+ */
+export function refuseSpecialFile(path: string): void {
+  let stats: Stats;
+  try {
+    stats = lstatSync(path);
+  } catch {
+    return;
+  }
+  if (!stats.isFile()) throw notRegular(path, stats);
+}
+
+/**
+ * What a write does with a symbolic link at the path (docs/guarantees.md, "Symbolic links"):
+ * `refuse` it by name (ENOTREG; a state, record or config file), or `replace` the link itself
+ * (a cache: the link goes, its target is untouched). Neither ever writes through it.
+ */
+export type LinkRule = 'refuse' | 'replace';
+
+/**
+ * Writes a file cnv keeps, whole and atomically: a temporary file beside it (`<path>.tmp-<pid>-<hex>`,
+ * created with O_EXCL and O_NOFOLLOW, so nothing planted is followed), fsynced, then renamed over
+ * `path`. A rename replaces a symbolic link itself, never its target, so even a link put there
+ * between the check and the rename is not written through. Errors are thrown as they come
+ * (ENOTREG for a refused path); the temporary file is removed on failure.
+ */
+export function writeRegularFileSync(path: string, data: string | Uint8Array, opts: { mode: number; link: LinkRule }): void {
+  if (opts.link === 'refuse') refuseSpecialFile(path);
+  const temp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  try {
+    const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), opts.mode);
+    try {
+      const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+      for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, path);
+  } catch (err) {
+    rmSync(temp, { force: true });
+    throw err;
   }
 }

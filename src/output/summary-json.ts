@@ -1,4 +1,4 @@
-import { closeSync, constants, fsyncSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { accessSync, closeSync, constants, fsyncSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { LocalFileError, UsageError } from '../errors.js';
@@ -25,7 +25,19 @@ export function summaryJsonTarget(value: unknown, stdoutCarriesData: boolean, ot
   // Checked before the run, so a typo in the directory does not surface only after the work is done.
   const dir = dirname(path);
   if (path !== '-' && !isDirectory(dir)) throw new UsageError(`--summary-json: the directory ${dir} does not exist`);
+  // A directory (or a link to one) there was exit 1 "internal: EISDIR" once the rows were sent.
+  if (path !== '-' && isDirectory(path)) throw new UsageError(`--summary-json ${path}: is a directory, not a file`, 'give a file name (e.g. summary.json in it), or - for stdout', 'summary_unwritable');
+  if (path !== '-' && !isStreamTarget(path) && !writable(dir)) throw new UsageError(`--summary-json ${path}: the directory ${dir} cannot be written to`, 'give a file in a directory you may write to, or - for stdout', 'summary_unwritable');
   return path;
+}
+
+function writable(dir: string): boolean {
+  try {
+    accessSync(dir, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function isDirectory(path: string): boolean {

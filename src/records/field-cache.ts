@@ -1,14 +1,14 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { lstat, mkdir, rename, unlink, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { lstat, mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { fieldSchema, type FieldDefinition } from '../endpoints/fields.js';
 import { allFieldPages } from '../endpoints/field-pages.js';
 import type { Clock } from '../clock.js';
-import { ApiError, ResponseShapeError, TransientError } from '../errors.js';
+import { ApiError, ExitCode, ResponseShapeError, TransientError } from '../errors.js';
 import type { HttpClient } from '../http/client.js';
-import { maskKey } from '../http/redact.js';
-import { readRegularFile } from '../lib/regular-file.js';
+import { maskKey } from '../redact/redact.js';
+import { readRegularFile, writeRegularFileSync } from '../lib/regular-file.js';
 import type { Notices } from '../output/notices.js';
 import { definitionMap } from './prepare.js';
 
@@ -54,12 +54,14 @@ export interface FieldCacheDeps {
  * The definitions of these object types: from the cache when fresh (and `refresh` is not set),
  * else from GET /v2/fields (all pages), then cached. When they cannot be read (refused, e.g. no
  * permission, off-contract answer, network) this warns once (unless `quiet`) and returns
- * undefined; the caller falls back to sending values as given.
+ * undefined; the caller falls back to sending values as given. With `transientFails` (what the
+ * definitions are needed for), a transient failure (network, 5xx, a proxy, a stall) is thrown
+ * instead, naming it and its cause.
  */
 export async function readFieldDefinitions(
   deps: FieldCacheDeps,
   objectTypes: readonly string[],
-  opts: { refresh?: boolean; quiet?: boolean; fallback?: string } = {},
+  opts: { refresh?: boolean; quiet?: boolean; fallback?: string; transientFails?: string } = {},
 ): Promise<{ definitions: DefinitionsByType; fromCache: boolean } | undefined> {
   const { baseUrl, apiKey } = await deps.account();
   const path = fieldCachePath(deps.configDir, baseUrl, apiKey);
@@ -85,6 +87,8 @@ export async function readFieldDefinitions(
     }
   } catch (err) {
     if (!(err instanceof ApiError || err instanceof TransientError || err instanceof ResponseShapeError)) throw err;
+    // A run that cannot do without them stops as the transient failure it is (exit 7), the cause in its error line.
+    if (err.exitCode === ExitCode.transient && opts.transientFails) throw new TransientError(`cannot read the field definitions, ${opts.transientFails}: ${err.message}`, { code: err.code, hint: err.hint ?? 'run again once the API answers; nothing was sent', cause: err });
     if (!opts.quiet) deps.notices.warn(`could not read the field definitions (${err.code}: ${err.message}); ${opts.fallback ?? '--field values are sent as JSON when they parse, else as strings'}`);
     return undefined;
   }
@@ -115,16 +119,9 @@ async function readCache(path: string): Promise<CacheFile | undefined> {
   }
 }
 
-/** Written to a new temporary file (0600, never through an existing name) and renamed over. */
+/** Written to a new temporary file (0600, never through an existing name) and renamed over: a symbolic link at its path is replaced, never followed. */
 async function writeCache(path: string, cache: CacheFile): Promise<void> {
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   if ((await lstat(dirname(path))).isSymbolicLink()) throw new Error('the cache directory is a symlink');
-  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  try {
-    await writeFile(tmp, JSON.stringify(cache) + '\n', { flag: 'wx', mode: 0o600 });
-    await rename(tmp, path);
-  } catch (err) {
-    await unlink(tmp).catch(() => {});
-    throw err;
-  }
+  writeRegularFileSync(path, JSON.stringify(cache) + '\n', { mode: 0o600, link: 'replace' });
 }

@@ -1,5 +1,4 @@
-import { closeSync, constants, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { readRegularFileSync } from '../lib/regular-file.js';
+import { readRegularFileSync, writeRegularFileSync } from '../lib/regular-file.js';
 import { z } from 'zod';
 import { LocalFileError } from '../errors.js';
 
@@ -48,19 +47,9 @@ export function readSnapshotRecord(path: string): SnapshotRecord | undefined {
 }
 
 export function writeSnapshotRecord(path: string, record: SnapshotRecord): void {
-  const temp = `${path}.${process.pid}.tmp`;
   try {
-    rmSync(temp, { force: true });
-    const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
-    try {
-      writeSync(fd, JSON.stringify(record));
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(temp, path);
+    writeRegularFileSync(path, JSON.stringify(record), { mode: 0o600, link: 'refuse' });
   } catch (err) {
-    rmSync(temp, { force: true });
     throw LocalFileError.from(err, 'sync snapshot record', path) ?? err;
   }
 }

@@ -1,5 +1,6 @@
 import { createHash, type Hash } from 'node:crypto';
-import { closeSync, constants, lstatSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, constants, mkdirSync, openSync } from 'node:fs';
+import { refuseSpecialFile } from '../lib/regular-file.js';
 import { join } from 'node:path';
 import { EXPORT_PAGE_LIMITS } from '../endpoints/endpoints.js';
 import { CliError, LocalFileError } from '../errors.js';
@@ -223,15 +224,13 @@ function makeDir(configDir: string, key: string): ReturnType<typeof snapshotPath
   return paths;
 }
 
-/** A FIFO, a device or a symlink where the snapshot belongs is refused (exit 8), never opened. */
+/** A FIFO, a device, a directory or a symlink where the snapshot belongs is refused (exit 8, `... is a FIFO, not a regular file: remove it`), never opened. */
 function checkRegular(path: string, what: string): void {
-  let st;
   try {
-    st = lstatSync(path);
-  } catch {
-    return;
+    refuseSpecialFile(path);
+  } catch (err) {
+    throw LocalFileError.from(err, what, path) ?? err;
   }
-  if (!st.isFile()) throw new LocalFileError(what, path, 'EEXIST', `it is not a regular file (a ${st.isSymbolicLink() ? 'symlink' : st.isFIFO() ? 'FIFO' : 'special file'}); remove it, and the next sync rebuilds the snapshot`);
 }
 
 /** The snapshot file, made private (0600) before the export writes into it. */

@@ -49,6 +49,28 @@ describe('checked before sending (binary)', () => {
     expect(((await fx.stats()) as { total: number }).total).toBe(0);
   });
 
+  it('an output path that is a directory (--summary-json, --report, --out) is refused before anything is sent (issue 38: --summary-json DIR was exit 1 "internal: EISDIR" after the rows were sent)', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'cnv-out-dir-'));
+    const input = join(base, 'people.csv');
+    writeFileSync(input, 'email,firstName\ndir.target@example.com,Ada\n');
+    const cases: Array<[string[], RegExp]> = [
+      [['contacts', 'upsert', '--file', input, '--summary-json', base], /^error: summary_unwritable: --summary-json .*: is a directory, not a file$/m],
+      [['contacts', 'sync', '--file', input, '--summary-json', base], /^error: summary_unwritable: --summary-json .*: is a directory, not a file$/m],
+      [['audience', 'add', 'c1000000-0000-4000-8000-000000000002', '--batch', input, '--summary-json', base], /^error: summary_unwritable: --summary-json .*: is a directory, not a file$/m],
+      [['export', 'contacts', '--out', join(base, 'out.ndjson'), '--no-state', '--summary-json', base], /^error: summary_unwritable: --summary-json .*: is a directory, not a file$/m],
+      [['contacts', 'upsert', '--file', input, '--report', base], /^error: report_unwritable: --report /m],
+      [['export', 'contacts', '--out', base, '--no-state'], /^error: usage: --out .*: not a regular file$/m],
+    ];
+    for (const [args, message] of cases) {
+      const res = await cnv(args, { env: { ...fx.env, CNV_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'cnv-out-dir-config-')) } });
+      expect(res.stderr, args.join(' ')).toMatch(message);
+      expect(res.exitCode, args.join(' ')).toBe(2);
+    }
+    // Nothing sent, nothing exported (the field list may be read to resolve the columns first).
+    const { byRoute } = (await fx.stats()) as { byRoute: Record<string, number> };
+    expect(Object.keys(byRoute).filter((route) => !route.startsWith('GET /v2/fields'))).toEqual([]);
+  });
+
   it('doctor with the demo key that has no permissions: what it checked, and what it did not, never "ok" for that', async () => {
     const res = await cnv(['doctor', '-q', "[?status!='ok'].[check, status]"], { env: { ...fx.env, CNV_API_KEY: fx.emulator.keys.limited } });
     expect(res.exitCode, res.stderr).toBe(0);

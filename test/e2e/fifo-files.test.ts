@@ -33,7 +33,7 @@ describe('a FIFO in place of a file cnv keeps (binary)', () => {
   it('the export state: the export and state show stop with exit 8 naming it; state list warns and lists the rest', async () => {
     const { configDir, state } = await savedExport(join(dir, 'state.ndjson'));
     fifoAt(state);
-    const message = `error: file_system_error: the export state ${state} is a FIFO, not a regular file: cnv neither reads it nor waits on it`;
+    const message = `error: file_system_error: the export state ${state} is a FIFO, not a regular file: remove it (cnv neither reads it nor waits on it, nor writes through it)`;
     for (const args of [['export', 'contacts', '--out', join(dir, 'state.ndjson'), '--state-key', 'k'], ['export', 'state', 'show', 'k']]) {
       const res = await run(configDir, args);
       expect(res.stderr, args.join(' ')).toContain(message);

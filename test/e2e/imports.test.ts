@@ -330,12 +330,11 @@ describe('flags that cannot go together, files that cannot be read', () => {
     expect([dup.exitCode, dup.stderr]).toEqual([2, expect.stringContaining(`${sep} line 2: column "email" appears twice in the header`)]);
   });
 
-  it('field definitions that cannot be read: a column that may be a field is refused, even with --ignore-unknown-columns', async () => {
+  it('field definitions that cannot be read (a 503): a column that may be a field stops the run as the transient failure it is (exit 7, issue 38), even with --ignore-unknown-columns', async () => {
     await fx.faults({ status5xxNext: [{ status: 503, count: 2 }] });
     const res = await run(['contacts', 'upsert', '--file', write('nodefs.csv', 'email,city\nnodefs@example.org,Oslo\n'), '--ignore-unknown-columns', '--max-retries', '0']);
-    expect(res.exitCode).toBe(2);
-    expect(res.stderr).toContain('warning: could not read the field definitions');
-    expect(res.stderr).toContain('hint: the field definitions could not be read to resolve them (see the warning): name them fields.KEY, or --map COLUMN=fields.KEY');
+    expect(res.exitCode).toBe(7);
+    expect(res.stderr).toMatch(/^error: [a-z0-9_]+: cannot read the field definitions, needed to match the columns of the file to fields: Service unavailable/m);
     expect(await contact('nodefs@example.org')).toBeUndefined();
   });
 });

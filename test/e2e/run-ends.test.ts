@@ -37,6 +37,21 @@ describe('stdout on a full disk (> /dev/full) is exit 8 naming stdout', () => {
     ['fields --help', ['fields', '--help']],
     ['fields list', ['fields', 'list']],
   ];
+  // Issue 38: the result document of a file run (the rows are sent first; the summary was lost, exit 0).
+  const upsertFile = () => files.write('full.csv', 'email,firstName\nfull.disk@example.com,Ada\n');
+  const syncFile = () => files.write('full-sync.csv', 'email,firstName\nfull.sync@example.com,Ada\n');
+  cases.push(
+    ['contacts upsert --file --json', ['contacts', 'upsert', '--file', upsertFile(), '--json']],
+    ['contacts upsert --file -q status', ['contacts', 'upsert', '--file', upsertFile(), '-q', 'status']],
+    ['contacts upsert --file --summary-json -', ['contacts', 'upsert', '--file', upsertFile(), '--summary-json', '-']],
+    ['contacts sync --json', ['contacts', 'sync', '--file', syncFile(), '--json']],
+    ['contacts sync -q status', ['contacts', 'sync', '--file', syncFile(), '-q', 'status']],
+    ['contacts sync --summary-json -', ['contacts', 'sync', '--file', syncFile(), '--summary-json', '-']],
+    ['contacts sync --json --exit-code', ['contacts', 'sync', '--file', syncFile(), '--json', '--exit-code']],
+    ['audience add --batch --json', ['audience', 'add', FIXTURE_AUDIENCES.followUp.id, '--batch', files.write('aud.csv', 'email\nada@example.com\n'), '--json']],
+    ['export state list --json', ['export', 'state', 'list', '--json']],
+    ['export contacts --out FILE --json', ['export', 'contacts', '--out', files.write('full-export.ndjson', ''), '--no-state', '--json']],
+  );
   it.each(cases)('%s', async (_name, args) => {
     const res = await cnvTo('/dev/full', args);
     expect(res.stderr).toMatch(/^error: disk_full: cannot write the output to stdout: the disk is full \(ENOSPC\)\nhint: /m);

@@ -276,7 +276,7 @@ describe('contacts sync (binary)', () => {
     symlinkSync(elsewhere, path);
     const link = await cnv(['contacts', 'sync', '--file', file, '--plan'], { env });
     expect(link.exitCode).toBe(8);
-    expect(link.stderr).toMatch(/it is not a regular file \(a symlink\)/);
+    expect(link.stderr).toMatch(/is a symbolic link, not a regular file: remove it/);
     expect(readFileSync(elsewhere, 'utf8')).toBe('not mine\n');
     rmSync(path);
 

@@ -8,7 +8,9 @@ export type ProxyBehaviour =
   /** Accepts the connection and never says a word. */
   | 'silent'
   /** `502 Bad Gateway`, as a proxy whose upstream is down. */
-  | 'bad-gateway';
+  | 'bad-gateway'
+  /** `407 Proxy Authentication Required`, as a corporate proxy that wants credentials. */
+  | 'auth-required';
 
 /** A misbehaving forward proxy on a random local port: counts the CONNECTs it was sent. */
 export async function badProxy(behaviour: ProxyBehaviour) {
@@ -25,6 +27,7 @@ export async function badProxy(behaviour: ProxyBehaviour) {
       waiters.splice(0).forEach((w) => w());
       if (behaviour === 'body-then-close') socket.end('HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello');
       if (behaviour === 'bad-gateway') socket.end('HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n');
+      if (behaviour === 'auth-required') socket.end('HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="corp"\r\nContent-Length: 0\r\n\r\n');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -9,7 +9,7 @@ import type { Context, GlobalOptions } from '../../src/context.js';
 import { HttpClient } from '../../src/http/client.js';
 import { silentLogger } from '../../src/http/logger.js';
 import { RateLimiter } from '../../src/http/rate-limiter.js';
-import { makeRedactor } from '../../src/http/redact.js';
+import { makeRedactor } from '../../src/redact/redact.js';
 import { escapeControl } from '../../src/lib/terminal-text.js';
 import { FakeApi, FAKE_ORIGIN } from './fake-api.js';
 import { FakeClock } from './fake-clock.js';

@@ -8,7 +8,7 @@ import { HttpClient } from '../../src/http/client.js';
 import { body } from '../../src/http/endpoint.js';
 import { silentLogger, stderrLogger } from '../../src/http/logger.js';
 import { RateLimiter } from '../../src/http/rate-limiter.js';
-import { makeRedactor } from '../../src/http/redact.js';
+import { makeRedactor } from '../../src/redact/redact.js';
 import { mockedHttp } from '../helpers/mock-http.js';
 import { Writable } from 'node:stream';
 

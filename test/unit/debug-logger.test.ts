@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { toGlobals } from '../../src/cli/global-options.js';
 import { createContext } from '../../src/cli/create-context.js';
 import { BodyCapture, debugLogger } from '../../src/http/debug-logger.js';
-import { makeRedactor } from '../../src/http/redact.js';
+import { makeRedactor } from '../../src/redact/redact.js';
 
 function capture() {
   const stderr = new PassThrough();

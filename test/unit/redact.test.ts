@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { keyMasker, makeRedactor, maskKey } from '../../src/http/redact.js';
+import { keyMasker, makeRedactor, maskKey } from '../../src/redact/redact.js';
 
 describe('maskKey', () => {
   it('keeps the key id and hides the secret', () => {
@@ -43,7 +43,7 @@ describe('keyMasker', () => {
   });
 });
 
-describe('every form of the key (src/http/key-forms.ts)', () => {
+describe('every form of the key (src/redact/key-forms.ts)', () => {
   const key = 'sk_live_canary_ZXQ9c3VwZXJzZWNyZXQ0MmNhbmFyeQ';
   const secret = 'ZXQ9c3VwZXJzZWNyZXQ0MmNhbmFyeQ';
   // Spellings a server may echo: JSON escapes (any character, any case of hex), percent-encoding, and a mix.
@@ -93,5 +93,40 @@ describe('every form of the key (src/http/key-forms.ts)', () => {
     expect(redact(`x ${odd} y 0123456789abcdefXYZ z ${jsonEscaped(odd)}`)).toBe('x **** y **** z ****');
     const plain = 'no key here: 100% sure, caf\\u00e9 and %41';
     expect(redact(plain)).toBe(plain);
+  });
+});
+
+describe('pieces of the secret: any letter case, hex of its bytes, split into runs of 8 or more (issue 38)', () => {
+  const key = 'sk_live_demo_4f9c2a7e1b8d4e6f9a0c3b5d7e9f1a2c';
+  const secret = '4f9c2a7e1b8d4e6f9a0c3b5d7e9f1a2c';
+  const b64key = 'sk_live_canary_ZXQ9c3VwZXJzZWNyZXQ0MmNhbmFyeQ';
+  const b64 = 'ZXQ9c3VwZXJzZWNyZXQ0MmNhbmFyeQ';
+  const hexOf = (s: string) => Buffer.from(s).toString('hex');
+  const cases: Array<[string, string, string, string]> = [
+    ['the whole key upper-cased', key, key.toUpperCase(), 'SK_LIVE_DEMO_****'],
+    ['a mixed-case key lower-cased', b64key, b64key.toLowerCase(), 'sk_live_canary_****'],
+    ['a mixed-case key upper-cased', b64key, b64key.toUpperCase(), 'SK_LIVE_CANARY_****'],
+    ['the secret in swapped case', b64key, [...b64].map((c) => (c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase())).join(''), '****'],
+    ['the whole key as hex of its bytes', key, hexOf(key), `${hexOf('sk_live_demo_')}****`],
+    ['the whole key as upper-case hex', key, hexOf(key).toUpperCase(), `${hexOf('sk_live_demo_').toUpperCase()}****`],
+    ['the secret alone as hex', b64key, `x-token: ${hexOf(b64)}`, 'x-token: ****'],
+    ['split by a space', key, `key ${key.slice(0, 25)} ${key.slice(25)} refused`, 'key sk_live_demo_**** **** refused'],
+    ['split by a line break', key, `${secret.slice(0, 16)}\n${secret.slice(16)}`, '****\n****'],
+    ['split by \\r\\n and a tab', key, `${secret.slice(0, 11)}\r\n\t${secret.slice(11)}`, '****\r\n\t****'],
+    ['shortened with ...', key, `key ${secret.slice(0, 12)}...${secret.slice(-10)}`, 'key ****...****'],
+    ['shortened with an ellipsis character', key, `${secret.slice(0, 9)}…${secret.slice(-9)}`, '****…****'],
+    ['pieces of 8 and of 7: the 8 masked, the 7 (too little to matter) left', key, `${secret.slice(0, 8)} ${secret.slice(8, 15)}`, `**** ${secret.slice(8, 15)}`],
+    ['upper-cased and split', key, `${secret.slice(0, 16).toUpperCase()} ${secret.slice(16).toUpperCase()}`, '**** ****'],
+    ['inside JSON text', key, `{"message":"bad key ${key.toUpperCase()}"}`, '{"message":"bad key SK_LIVE_DEMO_****"}'],
+  ];
+  it.each(cases)('%s', (_name, configured, echoed, shown) => {
+    expect(makeRedactor([configured])(echoed)).toBe(shown);
+  });
+
+  it('text that only looks like it is left alone (UUIDs, words, short runs of the secret)', () => {
+    const redact = makeRedactor([key]);
+    for (const text of ['c1000000-0000-4000-8000-000000000002', 'hello world', `id ${secret.slice(0, 4)}-${secret.slice(4, 8)}`, secret.slice(3, 10)]) {
+      expect(redact(text)).toBe(text);
+    }
   });
 });

@@ -2,7 +2,7 @@ import { PassThrough, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createContext } from '../../src/cli/create-context.js';
 import { stderrLogger } from '../../src/http/logger.js';
-import { makeRedactor, redactUrl } from '../../src/http/redact.js';
+import { makeRedactor, redactUrl } from '../../src/redact/redact.js';
 import { escapeControl } from '../../src/lib/terminal-text.js';
 
 describe('escapeControl', () => {

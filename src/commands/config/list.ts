@@ -3,7 +3,7 @@ import { chosenColumns, columnsFlag, type ListColumns } from '../../cmdutil/list
 import { commandOptions } from '../../cmdutil/flags.js';
 import type { CommandInput } from '../../cmdutil/contract.js';
 import type { Context } from '../../context.js';
-import { maskKey, redactUrl } from '../../http/redact.js';
+import { maskKey, redactUrl } from '../../redact/redact.js';
 import type { CommandResult } from '../../output/render.js';
 import type { JsonOutput } from '../../cmdutil/json-output.js';
 import { z } from 'zod';

@@ -5,7 +5,7 @@ import { checkBaseUrl } from '../../config/resolve.js';
 import type { CommandInput } from '../../cmdutil/contract.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { maskKey } from '../../http/redact.js';
+import { maskKey } from '../../redact/redact.js';
 import type { CommandResult } from '../../output/render.js';
 import { readSecret } from '../../terminal/read-secret.js';
 import { commandOptions } from '../../cmdutil/flags.js';

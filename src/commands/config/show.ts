@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { profileName } from '../../config/resolve.js';
 import type { CommandInput } from '../../cmdutil/contract.js';
 import type { Context } from '../../context.js';
-import { maskKey, redactUrl } from '../../http/redact.js';
+import { maskKey, redactUrl } from '../../redact/redact.js';
 import type { CommandResult } from '../../output/render.js';
 import { commandOptions } from '../../cmdutil/flags.js';
 import type { JsonOutput } from '../../cmdutil/json-output.js';

@@ -5,7 +5,7 @@ import { checkApiKey } from '../../config/api-key.js';
 import type { Context } from '../../context.js';
 import { ApiError, CliError, ExitCode, GatewayError, NotTheApiError } from '../../errors.js';
 import type { HttpClient } from '../../http/client.js';
-import { maskKey, redactUrl } from '../../http/redact.js';
+import { maskKey, redactUrl } from '../../redact/redact.js';
 import type { CommandResult } from '../../output/render.js';
 import { GATED_PROBES, PERMISSION_PROBES, permissionVerdict, probeVerdict, type Check, type Known } from './probes.js';
 import { commandOptions } from '../../cmdutil/flags.js';

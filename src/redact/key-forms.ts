@@ -4,6 +4,13 @@ const LIVE_KEY = /^(sk_live_[A-Za-z0-9]+_)(.+)$/;
 const MIN_SECRET_CHARS = 16;
 
 /**
+ * The shortest run of the secret's characters masked wherever it stands (docs/guarantees.md):
+ * a server that wraps the key, splits it with spaces or shortens it with `...` shows pieces; a
+ * piece this long is masked, a shorter one gives too little of the secret to matter.
+ */
+const PIECE_CHARS = 8;
+
+/**
  * Every form of one API key a text may hold, each matched and masked: the whole key and its
  * secret part alone (what follows `sk_live_<id>_`, or the last `_`, when it has at least
  * MIN_SECRET_CHARS characters), each spelled plain, with JSON escapes (`\u0073`, `\/`) or
@@ -20,12 +27,20 @@ export interface KeyForms {
   readonly maxLength: number;
 }
 
-export function keyForms(key: string): KeyForms {
+/**
+ * `pieces` (the default): also every run of PIECE_CHARS or more characters of the secret, in any
+ * letter case, plain or as hexadecimal of its bytes (secretPieces). Off for an export's streamed
+ * pages (keyMasker), where the probe runs over every byte of every page.
+ */
+export function keyForms(key: string, opts: { pieces?: boolean } = {}): KeyForms {
   const live = LIVE_KEY.exec(key);
   const cut = live ? live[1].length : key.lastIndexOf('_') + 1;
   const hasSecret = cut > 0 && key.length - cut >= MIN_SECRET_CHARS;
   const prefix = hasSecret ? key.slice(0, cut) : '';
   const core = hasSecret ? key.slice(cut) : key;
+  // Pieces of the secret; of a key of another shape, of the whole key (a live key's short secret has none).
+  const pieceOf = hasSecret ? core : live || key.includes('_') ? '' : key;
+  const pieces = opts.pieces !== false && pieceOf.length >= MIN_SECRET_CHARS ? secretPieces(pieceOf) : undefined;
   const masked = live ? `${live[1]}****` : '****';
   const pattern = new RegExp(hasSecret ? `(${spelled(prefix).source})?${spelled(core).source}` : spelled(core).source, 'g');
   // JSON spells `"`, `\` and `/` with a short escape too; every other character needs `\u`.
@@ -44,10 +59,10 @@ export function keyForms(key: string): KeyForms {
         return keepEscape(text, args[0] as string, args[args.length - 2] as number, shown);
       });
       // An encoding keeps its letters and digits plain (an encoder escapes at most `+`, `/`, `=`): found by a probe.
-      if (!encoded.probes.some((p) => plain.includes(p))) return plain;
-      return plain.replace(encoded.pattern(), (match: string, at: number) => keepEscape(plain, match, at, '****'));
+      const decoded = encoded.probes.some((p) => plain.includes(p)) ? plain.replace(encoded.pattern(), (match: string, at: number) => keepEscape(plain, match, at, '****')) : plain;
+      return pieces?.mayHold(decoded) ? pieces.mask(decoded) : decoded;
     },
-    mayHold: (text) => text.includes(core) || text.includes(escape) || text.includes('%') || encoded.probes.some((p) => text.includes(p)),
+    mayHold: (text) => text.includes(core) || text.includes(escape) || text.includes('%') || encoded.probes.some((p) => text.includes(p)) || (pieces?.mayHold(text) ?? false),
     maxLength: Math.max(spelled(key).max, encoded.max),
   };
 }
@@ -123,4 +138,42 @@ function spellings(ch: string): Array<{ pattern: string; length: number }> {
 /** `n` in hexadecimal with `digits` digits, each letter in either case. */
 function hexPattern(n: number, digits: number): string {
   return [...n.toString(16).padStart(digits, '0')].map((d) => (/[a-f]/.test(d) ? `[${d}${d.toUpperCase()}]` : d)).join('');
+}
+
+/**
+ * Every run of PIECE_CHARS or more characters of `secret`, in any letter case, spelled plain or
+ * as the hexadecimal of its bytes (two digits a byte, either case): such a run becomes `****`,
+ * however the text around it splits the secret (a space, a line break, `...`). A run starts at
+ * the leftmost place a piece matches and takes every further character that goes on with the
+ * secret. `mayHold` probes for the aligned quarter-pieces (4 characters, 8 hex digits) that any
+ * piece holds: a text without one holds none.
+ */
+function secretPieces(secret: string): { mayHold(text: string): boolean; mask(text: string): string } {
+  const plain = secret.toLowerCase();
+  const hex = Buffer.from(secret, 'utf8').toString('hex');
+  const windows = (of: string, size: number, step: number) => Array.from({ length: Math.floor((of.length - size) / step) + 1 }, (_, i) => of.slice(i * step, i * step + size));
+  const quote = (text: string) => text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+  const probe = new RegExp([...windows(plain, PIECE_CHARS / 2, PIECE_CHARS / 2), ...windows(hex, PIECE_CHARS, PIECE_CHARS)].map(quote).join('|'), 'i');
+  // Hex pieces first: a hex run is longer than the plain run its digits could also spell.
+  const pieces = [...windows(hex, 2 * PIECE_CHARS, 2), ...windows(plain, PIECE_CHARS, 1)];
+  let pattern: RegExp | undefined;
+  return {
+    mayHold: (text) => probe.test(text),
+    mask: (text) => {
+      const find = (pattern ??= new RegExp(pieces.map(quote).join('|'), 'gi'));
+      find.lastIndex = 0;
+      let out = '';
+      let from = 0;
+      for (let m = find.exec(text); m; m = find.exec(text)) {
+        const piece = m[0].toLowerCase();
+        const source = piece.length === 2 * PIECE_CHARS && hex.includes(piece) ? hex : plain;
+        let end = m.index + piece.length;
+        for (let at = source.indexOf(piece) + piece.length; at < source.length && text[end]?.toLowerCase() === source[at]; at++) end++;
+        out += `${text.slice(from, m.index)}****`;
+        from = end;
+        find.lastIndex = end;
+      }
+      return from === 0 ? text : out + text.slice(from);
+    },
+  };
 }

@@ -12,12 +12,12 @@ export function maskKey(key: string): string {
 }
 
 /**
- * Returns a function that masks every form of the given keys (src/http/key-forms.ts: whole or
+ * Returns a function that masks every form of the given keys (src/redact/key-forms.ts: whole or
  * its secret alone, plain, JSON-escaped or percent-encoded), and any other live-looking key that
  * slipped into a text (an echoed header, a pasted value).
  */
 export function makeRedactor(secrets: Array<string | undefined>): (text: string) => string {
-  const forms = [...new Set(secrets.filter((s): s is string => typeof s === 'string' && s.length >= 4))].map(keyForms);
+  const forms = [...new Set(secrets.filter((s): s is string => typeof s === 'string' && s.length >= 4))].map((key) => keyForms(key));
   return (text) => {
     let out = text;
     for (const form of forms) if (form.mayHold(out)) out = form.mask(out);
@@ -38,12 +38,13 @@ function redactUrlCredentials(text: string): string {
 }
 
 /**
- * Masks every form of `key` (src/http/key-forms.ts) in a text that arrives in pieces (an export
+ * Masks every form of `key` (src/redact/key-forms.ts) in a text that arrives in pieces (an export
  * page as it streams), including a form cut between two pieces: the last `maxLength - 1`
  * characters of each piece are held back until the next one (or `end()`).
  */
 export function keyMasker(key: string): { push(text: string): string; end(): string } {
-  const forms = keyForms(key);
+  // Pieces of the secret (any case, hex, split) are masked in every text but an export's streamed rows: docs/guarantees.md.
+  const forms = keyForms(key, { pieces: false });
   const hold = forms.maxLength - 1;
   let carry = '';
   return {
