@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { batchFiles } from '../helpers/batch-files.js';
 import { cnv, tempConfigDir } from '../helpers/cli.js';
@@ -129,5 +131,56 @@ describe('contacts sync remembers how its file\'s columns resolved', () => {
     expect(again.exitCode, again.stderr).toBe(0);
     expect((await ada()).fields.contactSeats).toBe(8);
     expect((await ada()).company.fields).not.toHaveProperty('companySeats');
+  });
+});
+
+describe('labels and keys that are names of Object.prototype, end to end', () => {
+  reseedBeforeEach(fx);
+
+  it('a field labelled __proto__ (and one keyed constructor, labelled toString) goes through the export, the sync snapshot and the upsert: a row that clears it is sent', async () => {
+    await createField('protoNote', '__proto__', 'contact', 'STRING');
+    await createField('constructor', 'toString', 'contact', 'STRING');
+    const env = envWith();
+    const set = write('proto.csv', `email,__proto__,toString\n${FX.ada.email},kept,built\n`);
+    const first = await cnv(['contacts', 'sync', '--file', set], { env });
+    expect(first.exitCode, first.stderr).toBe(0);
+    expect(first.stderr).toMatch(/__proto__\s+-> fields\.protoNote/);
+    expect(Object.getOwnPropertyDescriptor((await ada()).fields, 'protoNote')?.value).toBe('kept');
+    expect(Object.getOwnPropertyDescriptor((await ada()).fields, 'constructor')?.value).toBe('built');
+
+    // The snapshot reads both values back from the export: the same file changes nothing.
+    const same = await cnv(['contacts', 'sync', '--file', set, '--plan', '--exit-code'], { env });
+    expect(same.exitCode, same.stdout + same.stderr).toBe(0);
+
+    // A row that clears them (null, NDJSON) is a change, and is sent.
+    const clear = write('clear.ndjson', `{"email":"${FX.ada.email}","__proto__":null,"toString":null}\n`);
+    const plan = await cnv(['contacts', 'sync', '--file', clear, '--plan', '--exit-code'], { env });
+    expect(plan.exitCode, plan.stderr).toBe(9);
+    const change = plan.stdout.trim().split('\n').map((l) => JSON.parse(l)).find((l) => l.type === 'change');
+    expect(change.changes).toEqual([{ field: 'fields.protoNote', old: 'kept', new: null }, { field: 'fields.constructor', old: 'built', new: null }]);
+    const sent = await cnv(['contacts', 'sync', '--file', clear], { env });
+    expect(sent.exitCode, sent.stderr).toBe(0);
+    const fields = (await ada()).fields;
+    expect(Object.hasOwn(fields, 'protoNote') || Object.hasOwn(fields, 'constructor')).toBe(false);
+  });
+
+  it('a CSV export gives the fields labelled __proto__ and toString their own columns, and an upsert of that file reads them back', async () => {
+    await createField('protoNote', '__proto__', 'contact', 'STRING');
+    await createField('constructor', 'toString', 'contact', 'STRING');
+    const seed = await cnv(['contacts', 'upsert', '--file', write('seed.csv', `email,__proto__,toString\n${FX.grace.email},p,t\n`)], { env: envWith() });
+    expect(seed.exitCode, seed.stderr).toBe(0);
+    const out = write('contacts.csv', '');
+    const exported = await cnv(['export', 'contacts', '--out', out, '--no-state'], { env: envWith() });
+    expect(exported.exitCode, exported.stderr).toBe(0);
+    // Read as arrays: csv-parse's objects would lose a column named __proto__ themselves.
+    const [header, ...rows]: string[][] = parse(readFileSync(out, 'utf8'));
+    const grace = rows.find((r) => r[header.indexOf('email')] === FX.grace.email)!;
+    expect(['__proto__', 'toString', '_extra'].map((c) => grace[header.indexOf(c)])).toEqual(['p', 't', '']);
+    // Edited and imported again: the columns resolve to their fields by label.
+    const edited = write('edited.csv', `email,__proto__,toString\n${FX.grace.email},p2,t2\n`);
+    const again = await cnv(['contacts', 'upsert', '--file', edited], { env: envWith() });
+    expect(again.exitCode, again.stderr).toBe(0);
+    const stored = (await fx.admin('GET', `/_emulator/state/contacts?id=${FX.grace.id}`))[0].fields;
+    expect([stored.protoNote, Object.getOwnPropertyDescriptor(stored, 'constructor')?.value]).toEqual(['p2', 't2']);
   });
 });
