@@ -24,6 +24,7 @@ export const options = commandOptions(
     plan: switchFlag('--plan', 'send nothing: show, for each contact that would change, create or update and each value old -> new, then the counts'),
     exitCode: switchFlag('--exit-code', 'exit 9 when the file and the account differ (rows to create or update), as git diff --exit-code; with --plan, CI can assert "in sync"'),
     fullRefresh: switchFlag('--full-refresh', 'read every contact of the account again (the snapshot is rebuilt), instead of only what changed since the last sync; the only way a contact deleted in the account is seen'),
+    acceptColumns: switchFlag('--accept-columns', 'send a column that now names another target than at the last sync of this file (a field renamed, created or deleted in the account) where it resolves now, and remember that'),
     ...FILE_ROW_FLAGS,
   },
   {
@@ -71,6 +72,13 @@ contact or email); the summary counts them by reason. A change made in the accou
 last sync (drift) is seen by the refresh, and the file's value is sent again; a contact deleted
 in the account is not (the export never lists removed contacts): --full-refresh sees it.
 
+Columns are remembered: each run compares how the file's columns resolve with the last sync
+of the same file (by path). A column that now names another target while the flags say the
+same of it (a field relabelled, created or deleted in the account) refuses the run before
+anything is sent: exit 2, one line per column ("Employees": fields.contactEmployees ->
+companyFields.employees). --accept-columns sends it where it resolves now, and remembers that;
+a --map by key (--map 'Employees=fields.contactEmployees') never moves.
+
 --dry-run refreshes the snapshot, then prints the body of each row that would be sent.
 --plan sends nothing: a table on a terminal (one line per changed value; "update?" when sent
 because unsure), else NDJSON: {"type":"change","line","action","contact","cnvContactId",
@@ -91,7 +99,8 @@ Examples:
   $ cnv contacts sync --file contacts.csv --plan
   $ cnv contacts sync --file contacts.csv --report sync-report.csv
   $ cnv contacts sync --file warehouse.ndjson --plan --exit-code --quiet || echo "account drifted"
-  $ cnv contacts sync --file hubspot.csv --map-file docs/maps/hubspot.map --plan --json -q 'changes[].field'`);
+  $ cnv contacts sync --file hubspot.csv --map-file docs/maps/hubspot.map --plan --json -q 'changes[].field'
+  $ cnv contacts sync --file nightly.csv --accept-columns --plan`);
 }
 
 export async function run(given: Context, { opts }: CommandInput<typeof options>): Promise<CommandResult> {
@@ -113,6 +122,8 @@ export async function run(given: Context, { opts }: CommandInput<typeof options>
   const { spec, counts } = syncFileSpec({ ...exportDepsOf(ctx), reporter: await refreshReporter(reporterDepsOf(ctx)) }, { ...base, columns: { ...base.columns, definitions: () => fresh() } }, {
     key: syncStateKey(credentials.baseUrl, credentials.apiKey),
     fullRefresh: opts.fullRefresh === true,
+    acceptColumns: opts.acceptColumns === true,
+    rememberColumns: !plan && !dryRun,
     crash: crashHookFromEnv(ctx.env),
     exitCode: opts.exitCode === true,
     plan: output,
