@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { once } from '../lib/once.js';
 import type { JsonDocument } from './json-output.js';
+import type { ExportSummary } from '../exporter/run-summary.js';
 
 // The result documents several commands share (each command's `output` names them): a file or
 // batch run's summary (src/batch/file-run.ts writes it) and an export's (src/exporter/run-summary.ts).
@@ -31,6 +32,12 @@ export const exportSummary = once(() => z.strictObject({
   rows: num, skipped: num, pages: num, bytes: num, elapsedMs: num,
   stateKey: str.nullable(), runId: str.nullable(), moreRemains: z.boolean(), output: str, pending: z.boolean(), cutBytes: num,
 }));
+
+/** True when A and B are the same type (each assignable to the other). */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Expect<T extends true> = T;
+/** Compiles only while the declared export summary is the one the exporter writes: a member added to one and not the other fails here. */
+type _DeclaredIsWritten = Expect<Same<z.infer<ReturnType<typeof exportSummary>>, Omit<ExportSummary, 'types' | 'window'> & { command: string }>>;
 
 /** One email type's part of a run over several (`types`). */
 export const typeOutcome = once(() => z.strictObject({ status: z.enum(['complete', 'stopped', 'failed']), rows: num, pages: num, error: str.optional() }));
