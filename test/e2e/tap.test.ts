@@ -196,6 +196,30 @@ describe('sync', () => {
   });
 });
 
+describe('deletions', () => {
+  it('a full pass (no state, as --full-refresh) ends with ACTIVATE_VERSION: a target with hard_delete drops a deleted contact; an incremental run does not', async () => {
+    const config = tapConfig(fx);
+    const first = messages((await tap(['--config', config])).stdout);
+    const v1 = first.find((m) => m.type === 'ACTIVATE_VERSION').version;
+    const gone = records(first, 'contacts').find((c) => c.email === 'grace@example.com');
+    expect((await fx.admin('POST', `/_emulator/contacts/${gone.id}/delete`)).deleted).toBe(true);
+    const incremental = messages((await tap(['--config', config, '--state', jsonFile('state.json', lastState(first))])).stdout);
+    expect(incremental.filter((m) => m.type === 'ACTIVATE_VERSION' || m.type === 'RECORD')).toEqual([]);
+    const full = messages((await tap(['--config', config])).stdout);
+    const activate = full.filter((m) => m.type === 'ACTIVATE_VERSION');
+    expect(activate).toHaveLength(1);
+    expect(activate[0].version).toBeGreaterThan(v1);
+    const again = records(full, 'contacts');
+    expect(again.some((c) => c.id === gone.id)).toBe(false);
+    // As the target applies it: rows of an older version than the one activated are deleted.
+    const table = new Map<string, number>(first.filter((m) => m.type === 'RECORD' && m.stream === 'contacts').map((m) => [m.record.id, m.version]));
+    for (const m of full) if (m.type === 'RECORD' && m.stream === 'contacts') table.set(m.record.id, m.version);
+    for (const [id, version] of table) if (version < activate[0].version) table.delete(id);
+    expect(table.has(gone.id)).toBe(false);
+    expect(table.size).toBe((await fx.admin('GET', '/_emulator/exports/info')).contacts);
+  });
+});
+
 describe('refusals and the key', () => {
   it('a state of another account is refused, exit 2, nothing sent', async () => {
     const first = await tap(['--config', tapConfig(fx)]);
