@@ -7,7 +7,7 @@ import { runLane } from './lane.js';
 import { recordEnd, recordStart } from './messages.js';
 import { NEW_LANE, type ContactsBookmark } from './state.js';
 import { STREAMS } from './streams.js';
-import type { SyncRun } from './sync.js';
+import type { SyncRun } from './sync-run.js';
 
 /**
  * The contacts stream. Its SCHEMA comes from the CONTACT field definitions read now; a row that
