@@ -19,7 +19,7 @@ import type { SyncRun } from './sync-run.js';
 export async function syncContacts(run: SyncRun): Promise<void> {
   const { deps, out } = run;
   const { key, replicationKey } = STREAMS.contacts;
-  const fields = new ContactFields(await contactFieldDefs(deps.http, deps.signal));
+  const fields = new ContactFields(await contactFieldDefs(deps.http, deps.signal), run.opts.excluded.contacts);
   const writeSchema = () => out.schema('contacts', fields.schema, [key], [replicationKey]);
   await writeSchema();
   const prior = run.bookmarks.contacts;

@@ -7,6 +7,8 @@ import type { StreamName } from './streams.js';
 /** What one sync is asked for. */
 export interface SyncOptions {
   selected: ReadonlySet<StreamName>;
+  /** Per stream, the properties the catalog deselects (left out of its SCHEMA and RECORDs). */
+  excluded: Partial<Record<StreamName, ReadonlySet<string>>>;
   bookmarks: Bookmarks;
   /** ISO 8601: the first run's lower bound (custom events' window start; contacts and email events older are not emitted). */
   startDate?: string;
