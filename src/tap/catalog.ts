@@ -46,7 +46,7 @@ const CATALOG = z.looseObject({
 });
 
 /** What a catalog selects: streams, and per stream the properties it deselects. */
-export interface Selection {
+interface Selection {
   streams: Set<StreamName>;
   /** Properties whose entry says `selected: false` (never a key or replication key: `automatic`). */
   excluded: Partial<Record<StreamName, Set<string>>>;

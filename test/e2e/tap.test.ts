@@ -145,7 +145,9 @@ describe('sync', () => {
 
   it('selection of properties: one deselected (Meltano: !contacts.email) is in no SCHEMA nor RECORD; the key cannot be', async () => {
     const config = tapConfig(fx, { page_size: 1000 });
-    const discovered = JSON.parse((await tap(['--config', config, '--discover'])).stdout);
+    const discover = await tap(['--config', config, '--discover']);
+    expect(discover.exitCode, discover.stderr).toBe(0);
+    const discovered = JSON.parse(discover.stdout);
     const deselect = (stream: string, property: string) => {
       const s = discovered.streams.find((x: Message) => x.tap_stream_id === stream);
       s.metadata.find((m: Message) => m.breadcrumb[1] === property).metadata.selected = false;
@@ -156,7 +158,7 @@ describe('sync', () => {
     expect(r.exitCode, r.stderr).toBe(0);
     const msgs = messages(r.stdout);
     const schemas = Object.fromEntries(msgs.filter((m) => m.type === 'SCHEMA').map((m) => [m.stream, m.schema.properties]));
-    expect(Object.keys(schemas)).toEqual(['contacts', 'custom_events']);
+    expect(Object.keys(schemas), r.stderr).toEqual(['contacts', 'custom_events']);
     expect(schemas.contacts.email).toBeUndefined();
     expect(schemas.contacts.city).toBeUndefined();
     expect(schemas.contacts.id).toBeDefined();
