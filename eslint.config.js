@@ -47,7 +47,7 @@ const TIERS = [
   ['endpoints', 'config', 'files'],
   ['input', 'output', 'terminal'],
   ['batch', 'exporter'],
-  ['records', 'sync'],
+  ['records', 'sync', 'tap'],
   ['cmdutil'],
   ['commands'],
   ['cli'],

@@ -60,6 +60,14 @@ export interface ContextDeps {
 export interface ClientChoice {
   dryRun?: false;
   maxRetries?: number;
+  /** Milliseconds an attempt may take (the tap's timeout_ms). */
+  timeout?: number;
+}
+
+/** A key and base URL a command was given another way than the global options (the tap's --config). */
+export interface GivenCredentials {
+  apiKey: string;
+  baseUrl: string;
 }
 
 /** What every command gets; commands never touch process, conf or undici directly, nor change the globals. */
@@ -76,6 +84,11 @@ export interface Context {
   config(): Promise<ProfileStore>;
   /** Key, base URL and profile in force (resolved once). */
   credentials(): Promise<Credentials>;
+  /**
+   * Credentials a command was given another way (the tap's --config), taken as --api-key and
+   * --base-url would be; called before the first credentials() or http(), else it throws.
+   */
+  useCredentials(given: GivenCredentials): void;
   /** The HTTP client for the credentials in force, as the global options say, or with `choice` over them (built once per choice). */
   http(choice?: ClientChoice): Promise<HttpClient>;
   /**

@@ -3,7 +3,7 @@ import { systemClock } from '../clock.js';
 import { configDir, configDirWhere } from '../config/paths.js';
 import type { ProfileStore } from '../config/profiles.js';
 import type { Credentials } from '../config/resolve.js';
-import type { Context, ContextDeps, GlobalOptions } from '../context.js';
+import type { Context, ContextDeps, GivenCredentials, GlobalOptions } from '../context.js';
 import { makeRedactor } from '../redact/redact.js';
 import { escapeControl } from '../lib/terminal-text.js';
 import { HttpStack } from './context-http.js';
@@ -41,6 +41,7 @@ export function createContext(deps: ContextDeps): ProgramContext {
     },
     config: () => account.config(),
     credentials: () => account.credentials(),
+    useCredentials: (given) => account.use(given),
     http: (choice) => stack.http(choice),
     prepareHttp() {
       stack.prepare();
@@ -93,6 +94,7 @@ class Redaction {
 class Account {
   private store: Promise<ProfileStore> | undefined;
   private creds: Promise<Credentials> | undefined;
+  private given: GivenCredentials | undefined;
 
   constructor(
     private readonly deps: ContextDeps,
@@ -110,6 +112,12 @@ class Account {
     return (this.creds ??= this.resolve());
   }
 
+  /** See Context.useCredentials. */
+  use(given: GivenCredentials): void {
+    if (this.creds) throw new Error('useCredentials() after the credentials were resolved');
+    this.given = given;
+  }
+
   /** What credentials() loads, without resolving them (their errors and warnings come with the first request). */
   prepare(): void {
     this.config().catch(() => {});
@@ -119,8 +127,8 @@ class Account {
   private async resolve(): Promise<Credentials> {
     const { resolveCredentials } = await import('../config/resolve.js');
     const globals = this.globals();
-    const resolved = resolveCredentials({ apiKeyFlag: globals.apiKey, baseUrlFlag: globals.baseUrl, profileFlag: globals.profile, env: this.deps.env }, await this.config());
-    this.redaction.learn([resolved.apiKey, this.deps.env.CNV_API_KEY, globals.apiKey]);
+    const resolved = resolveCredentials({ apiKeyFlag: this.given?.apiKey ?? globals.apiKey, baseUrlFlag: this.given?.baseUrl ?? globals.baseUrl, profileFlag: globals.profile, env: this.deps.env }, await this.config());
+    this.redaction.learn([resolved.apiKey, this.deps.env.CNV_API_KEY, globals.apiKey, this.given?.apiKey]);
     for (const w of resolved.warnings) this.warn(w);
     return resolved;
   }

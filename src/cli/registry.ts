@@ -128,6 +128,7 @@ export const COMMANDS: Entry[] = [
     load: () => import('../commands/api/api.js'),
   },
   { name: 'doctor', summary: 'Check config, key, reachability, auth and which gated endpoints this key may use', load: () => import('../commands/doctor/doctor.js') },
+  { name: 'tap', summary: 'Run as a Singer tap (Meltano\'s tap-cnv): contacts, custom and email events into any warehouse', globals: ['--verbose', '--debug', '--quiet', '--timeout', '--max-retries', '--max-retry-wait'], load: () => import('../commands/tap/tap.js') },
   { name: 'version', summary: 'Print the version (--json: with the Node.js version and platform)', globals: ['--json', '--format', '--query'], load: () => import('../commands/version/version.js') },
   // The emulator serves the API: no profile, key, output format or request options of the client apply.
   { name: 'emulator', summary: 'Run a local emulator of the API (for demos, tests and CI)', globals: ['--json', '--query', '--verbose', '--debug', '--quiet'], load: () => import('../commands/emulator/emulator.js') },

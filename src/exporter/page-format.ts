@@ -13,6 +13,8 @@ export interface PageFormat {
   preamble(): Buffer;
   /** One row's line, its line end included; `text`: the row's JSON text as the API sent it, when known. */
   line(row: ExportRow, text?: string): string;
+  /** True when this row (and every fresh row after it in its page) is to be held back unformatted (ReceivedPage.held). */
+  holds?(row: ExportRow): boolean;
 }
 
 const BOM = '\uFEFF';

@@ -1,4 +1,4 @@
-import type { PageReceiver } from '../endpoints/exports.js';
+import type { ExportRow, PageReceiver } from '../endpoints/exports.js';
 import { ResponseShapeError } from '../errors.js';
 import { hashId, IdTable, type Ids } from './id-table.js';
 import { rowIdentity } from './kinds.js';
@@ -19,6 +19,11 @@ export interface ReceivedPage {
   freshIds: IdTable;
   hits: Set<string>;
   nextCursor: string | null;
+  /**
+   * Fresh rows held back unformatted (the format's `holds`): from the first row it held, every
+   * fresh row after it too, in order. Absent when none was.
+   */
+  held?: Array<{ row: ExportRow; text: string }>;
   /** Hands the page's memory back for later pages: call once it is written and its ids read. */
   release(): void;
 }
@@ -36,6 +41,7 @@ export function receiver(kind: ExportKind, format: PageFormat, skip: Ids, pool: 
     let rows = 0;
     let fresh = 0;
     let repeated = 0;
+    let held: ReceivedPage['held'];
     return {
       row(row, text) {
         rows++;
@@ -48,7 +54,8 @@ export function receiver(kind: ExportKind, format: PageFormat, skip: Ids, pool: 
         else if (!inPage.add(id, hash)) repeated++;
         else {
           fresh++;
-          out.add(format.line(row, text));
+          if (held || format.holds?.(row)) (held ??= []).push({ row, text });
+          else out.add(format.line(row, text));
         }
       },
       end: (nextCursor) => {
@@ -57,6 +64,7 @@ export function receiver(kind: ExportKind, format: PageFormat, skip: Ids, pool: 
           pieces: written.pieces, bytes: written.bytes, rows, fresh, repeated, hits, nextCursor,
           freshIds: inPage,
           release: written.release,
+          held,
         };
       },
     };

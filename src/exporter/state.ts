@@ -41,7 +41,7 @@ const outputSchema = z.discriminatedUnion('kind', [
 ]);
 
 /** Where one email event type of a multi-type export stands (its own cursor). */
-const laneSchema = z.object({
+export const laneSchema = z.object({
   cursor: z.string().nullable(),
   cursorAt: z.string().nullable(),
   seen: z.array(z.string()),

@@ -151,7 +151,7 @@ describe('one JSON contract per command', () => {
   it('every document a command declares has a case here (the emulator\'s below), and every case names a declared one', async () => {
     const wanted: string[] = [];
     for (const [command, entry] of LEAVES) (await entry.load()).output().documents.forEach((_, i) => wanted.push(`${command}#${i}`));
-    const covered = new Set([...CASES.map((c) => `${c.command}#${c.doc ?? 0}`), 'emulator#0']);
+    const covered = new Set([...CASES.map((c) => `${c.command}#${c.doc ?? 0}`), 'emulator#0', 'tap#0', 'tap#1']);
     expect([...covered].sort()).toEqual(wanted.sort());
   });
 
@@ -193,6 +193,22 @@ describe('one JSON contract per command', () => {
     const printed = (await json).stdout;
     expect(printed.split('\n')).toHaveLength(2);
     await expectDeclared(printed, { command: 'emulator' });
+  });
+
+  it('tap: --about and --discover print their declared documents; a sync\'s stdout holds Singer messages, so --json and -q are refused', async () => {
+    const about = await cnvInProcess(['tap', '--about'], { env: fx.env });
+    expect(about.exitCode, about.stderr).toBe(0);
+    await expectDeclared(about.stdout, { command: 'tap', doc: 0 });
+    const config = join(fx.configDir, 'tap-config.json');
+    writeFileSync(config, JSON.stringify({ base_url: fx.env.CNV_BASE_URL, api_key: fx.env.CNV_API_KEY }));
+    const catalog = await cnvInProcess(['tap', '--config', config, '--discover'], { env: fx.env });
+    expect(catalog.exitCode, catalog.stderr).toBe(0);
+    await expectDeclared(catalog.stdout, { command: 'tap', doc: 1 });
+    for (const flag of [['--json'], ['-q', 'name']]) {
+      const refused = await cnvInProcess(['tap', '--about', ...flag], { env: fx.env });
+      expect(refused.exitCode).toBe(2);
+      expect(refused.stderr).toContain('stdout carries Singer messages');
+    }
   });
 
   it.each(CASES.filter((c) => !c.document))('$command $args.1 $args.2: piped and --json on a terminal print the declared shape', async ({ command, doc, also, args, read }) => {

@@ -70,6 +70,7 @@ export function fakeContext(opts: FakeOptions = {}): FakeRun {
     signal: new AbortController().signal,
     globals,
     config: () => ProfileStore.open(configDir),
+    useCredentials: () => {},
     credentials: async () => ({ apiKey: FAKE_KEY, apiKeySource: 'CNV_API_KEY', baseUrl: FAKE_ORIGIN, baseUrlSource: 'CNV_BASE_URL', profile: 'default', warnings: [] }),
     // Made when first asked for, as the real one, once per choice (doctor's probes retry once at most).
     http: async (choice = {}) => {
@@ -82,7 +83,7 @@ export function fakeContext(opts: FakeOptions = {}): FakeRun {
         clock,
         logger: silentLogger,
         maxAttempts: (choice.maxRetries ?? ctx.globals.maxRetries) + 1,
-        timeoutMs: ctx.globals.timeout,
+        timeoutMs: choice.timeout ?? ctx.globals.timeout,
         maxRetryWaitMs: ctx.globals.maxRetryWaitMs,
         random: () => 0.5,
       });

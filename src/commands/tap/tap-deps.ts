@@ -1,0 +1,41 @@
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { accountIdentity } from '../../exporter/state-key.js';
+import { readTapConfig, type TapConfig } from '../../tap/config.js';
+import type { TapDeps } from '../../tap/run-deps.js';
+
+/**
+ * The tap's inputs from its config file: the key and URL it names (or those of the cnv profile
+ * it names) become the run's credentials, as --api-key and --base-url would, so nothing comes
+ * from CNV_API_KEY or CNV_BASE_URL; its max_retries and timeout_ms are the client's choice.
+ */
+export async function tapDepsOf(ctx: Context, path: string): Promise<{ tap: TapDeps; config: TapConfig }> {
+  const config = await readTapConfig(path);
+  let { apiKey, baseUrl } = config;
+  if (config.profile !== undefined && (apiKey === undefined || baseUrl === undefined)) {
+    const saved = (await ctx.config()).profile(config.profile);
+    if (!saved) throw new UsageError(`--config ${path}: profile: no cnv profile named "${config.profile}"`, 'see `cnv config list`', 'unknown_profile');
+    apiKey ??= saved.apiKey;
+    baseUrl ??= saved.baseUrl;
+  }
+  if (apiKey === undefined || baseUrl === undefined) {
+    throw new UsageError(`--config ${path}: profile "${config.profile}" has no ${apiKey === undefined ? 'API key' : 'base URL'}; give ${apiKey === undefined ? 'api_key' : 'base_url'} in the config`);
+  }
+  ctx.useCredentials({ apiKey, baseUrl });
+  const http = await ctx.http({
+    ...(config.maxRetries === undefined ? {} : { maxRetries: config.maxRetries }),
+    ...(config.timeoutMs === undefined ? {} : { timeout: config.timeoutMs }),
+  });
+  const credentials = await ctx.credentials();
+  for (const warning of credentials.warnings) ctx.warn(warning.replace('--api-key', `api_key of --config ${path}`));
+  const tap: TapDeps = {
+    http,
+    account: accountIdentity(credentials.baseUrl, credentials.apiKey),
+    signal: ctx.signal,
+    stdout: ctx.io.stdout,
+    now: () => ctx.clock.now(),
+    warn: (m) => ctx.warn(m),
+    info: (m) => ctx.info(m),
+  };
+  return { tap, config };
+}

@@ -1,0 +1,95 @@
+import type { Command } from 'commander';
+import type { CommandInput } from '../../cmdutil/contract.js';
+import { commandOptions, switchFlag, textFlag } from '../../cmdutil/flags.js';
+import { refuseJsonWhenStdoutIsData } from '../../cmdutil/stdout-data.js';
+import { VERSION } from '../../cmdutil/version.js';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import type { CommandResult } from '../../output/render.js';
+import { writeWithBackpressure } from '../../output/write.js';
+import { tapDepsOf } from './tap-deps.js';
+import type { JsonOutput } from '../../cmdutil/json-output.js';
+import { z } from 'zod';
+
+export const options = commandOptions(
+  {
+    config: textFlag('--config <file>', 'the tap\'s config (JSON): api_key, base_url, start_date, page_size, max_retries, timeout_ms, or profile (docs/singer.md)'),
+    state: textFlag('--state <file>', 'the state to resume from: the value of the last STATE message a run wrote'),
+    catalog: textFlag('--catalog <file>', 'the catalog that selects the streams (as --discover wrote it, or Meltano made from it)'),
+    properties: textFlag('--properties <file>', 'the same as --catalog (the older Singer name)'),
+    discover: switchFlag('--discover', 'print the catalog of the account (its streams and their schemas) and exit'),
+    about: switchFlag('--about', 'print what the tap is: capabilities and the settings of its config (JSON) and exit'),
+  },
+  {
+    globals: ['json', 'query'],
+    check(opts) {
+      refuseJsonWhenStdoutIsData(opts, 'Singer messages', '--about for the tap\'s own JSON');
+      if (opts.catalog !== undefined && opts.properties !== undefined) throw new UsageError('--catalog and --properties: give one (they are the same option)');
+      if (opts.discover && opts.about) throw new UsageError('--discover and --about: give one');
+      if (!opts.about && opts.config === undefined) throw new UsageError('--config: required (a JSON file with api_key and base_url)', 'see `cnv tap --about` for the settings, docs/singer.md for a config');
+    },
+  },
+);
+
+/**
+ * What it prints as JSON (its help's JSON OUTPUT, docs/output.md, test/cli/json-contract.test.ts): a
+ * sync's stdout is Singer messages, not a document, so --json and -q are refused.
+ */
+export const output = (): JsonOutput => ({
+  documents: [
+    {
+      when: 'with --about',
+      what: 'what the tap is',
+      schema: z.looseObject({ name: z.string(), description: z.string(), version: z.string(), capabilities: z.array(z.string()), settings: z.looseObject({}) }),
+    },
+    {
+      when: 'with --discover',
+      what: 'the catalog',
+      schema: z.strictObject({ streams: z.array(z.looseObject({ tap_stream_id: z.string(), stream: z.string(), schema: z.looseObject({}), key_properties: z.array(z.string()), metadata: z.array(z.unknown()) })) }),
+    },
+  ],
+  note: 'a sync prints Singer messages (SCHEMA, RECORD, STATE, ACTIVATE_VERSION), one JSON document a line (docs/singer.md); --json and -q are refused',
+});
+
+export function configure(cmd: Command): void {
+  cmd.addHelpText('after', `
+A Singer tap of the account (also installed as the executable tap-cnv, for Meltano's
+\`executable: tap-cnv\`). Streams: contacts (key id, replication key updatedAt), custom_events
+and email_events (key eventId, replication key occurredAt; the nine email types in one
+stream, each its own cursor), all INCREMENTAL. stdout holds only Singer messages: SCHEMA, then
+each page's RECORDs and a STATE after them, a final STATE always; logs go to stderr. The key
+and URL come from --config only (or the cnv profile it names), never from CNV_* variables;
+the key appears in no message, catalog or state. A run without --state is a full pass of
+contacts, ended by ACTIVATE_VERSION: a target with hard_delete drops deleted contacts.
+See docs/singer.md.
+
+Examples:
+  $ cnv tap --about
+  $ tap-cnv --config config.json --discover > catalog.json
+  $ tap-cnv --config config.json --catalog catalog.json > messages.ndjson
+  $ tap-cnv --config config.json --catalog catalog.json --state state.json | target-jsonl`);
+}
+
+export async function run(ctx: Context, { opts }: CommandInput<typeof options>): Promise<CommandResult> {
+  if (opts.about) {
+    const { aboutDocument } = await import('../../tap/about.js');
+    await writeWithBackpressure(ctx.io.stdout, JSON.stringify(aboutDocument(VERSION), null, 2) + '\n');
+    return { kind: 'none' };
+  }
+  const deps = await tapDepsOf(ctx, opts.config!);
+  if (opts.discover) {
+    const { discover } = await import('../../tap/discover.js');
+    await discover(deps.tap);
+    return { kind: 'none' };
+  }
+  const [{ sync }, { readSelection }, { readTapState }, { STREAM_NAMES }] = await Promise.all([
+    import('../../tap/sync.js'), import('../../tap/catalog.js'), import('../../tap/state.js'), import('../../tap/streams.js'),
+  ]);
+  const catalog = opts.catalog ?? opts.properties;
+  const flag = opts.catalog !== undefined ? '--catalog' : '--properties';
+  const { streams: selected, excluded } = catalog === undefined ? { streams: new Set(STREAM_NAMES), excluded: {} } : await readSelection(flag, catalog, (m) => ctx.warn(m));
+  if (selected.size === 0) ctx.warn(`${flag} ${catalog}: selects no stream: nothing to sync (Meltano: \`meltano select tap-cnv contacts '*'\`)`);
+  const bookmarks = opts.state === undefined ? {} : await readTapState(opts.state, deps.tap.account);
+  await sync(deps.tap, { selected, excluded, bookmarks, startDate: deps.config.startDate, pageSize: deps.config.pageSize });
+  return { kind: 'none' };
+}

@@ -1,0 +1,102 @@
+import type { FieldDefinition } from '../endpoints/fields.js';
+
+// The JSON Schemas of the streams (Singer SCHEMA messages, the catalog's `schema`). Contacts
+// carry one property per CONTACT field, named by its key (stable across label renames), so a
+// warehouse target makes typed columns of them.
+
+/** A JSON Schema object (what Singer messages carry). */
+export type JsonSchema = Record<string, unknown>;
+
+const nullable = (type: string, more: JsonSchema = {}): JsonSchema => ({ type: [type, 'null'], ...more });
+const text = (): JsonSchema => nullable('string');
+const dateTime = (): JsonSchema => ({ type: ['string'], format: 'date-time' });
+
+/** The members of an exported contact other than its fields (api-spec: Exported contact). */
+const CONTACT_MEMBERS: Record<string, JsonSchema> = {
+  id: { type: ['string'] },
+  sfdcLeadId: text(),
+  sfdcContactId: text(),
+  sfdcAccountId: text(),
+  email: text(),
+  subscriptionStatus: text(),
+  createdAt: nullable('string', { format: 'date-time' }),
+  updatedAt: dateTime(),
+};
+
+/** What a row's field members that no definition names go in (by their label): never dropped. */
+export const UNRESOLVED = 'unresolvedFields';
+
+/** The property of a field: its key, unless a contact member (or `unresolvedFields`) has that name. */
+export function fieldProperty(key: string): string {
+  return Object.hasOwn(CONTACT_MEMBERS, key) || key === UNRESOLVED ? `field_${key}` : key;
+}
+
+/** The schema of one field's values by its dataType; an unknown type takes any JSON value. */
+function fieldValueSchema(def: Pick<FieldDefinition, 'dataType' | 'label'>): JsonSchema {
+  const title = { title: def.label };
+  switch (def.dataType) {
+    case 'STRING':
+      return nullable('string', title);
+    case 'NUMBER':
+      return nullable('number', title);
+    case 'BOOLEAN':
+      return nullable('boolean', title);
+    case 'DATE':
+      return nullable('string', { format: 'date', ...title });
+    case 'DATETIME':
+      return nullable('string', { format: 'date-time', ...title });
+    default:
+      return { ...title };
+  }
+}
+
+/** The contacts stream's schema for these CONTACT field definitions. */
+export function contactsSchema(defs: readonly FieldDefinition[]): JsonSchema {
+  // No prototype: a field keyed "__proto__" is a property like any other.
+  const properties: Record<string, JsonSchema> = Object.assign(Object.create(null), CONTACT_MEMBERS);
+  for (const def of defs) properties[fieldProperty(def.key)] = fieldValueSchema(def);
+  properties[UNRESOLVED] = nullable('object', { description: 'field members (by label) that no one field definition names: a label two fields share, or a field made since the run read the definitions' });
+  return { type: ['object'], properties };
+}
+
+/** The custom_events stream's schema (api-spec: Custom event). */
+export function customEventsSchema(): JsonSchema {
+  return {
+    type: ['object'],
+    properties: {
+      eventId: { type: ['string'] },
+      contactId: text(),
+      occurredAt: dateTime(),
+      createdAt: nullable('string', { format: 'date-time' }),
+      eventName: text(),
+      source: text(),
+      contactEmail: text(),
+      userId: text(),
+      clientEventId: text(),
+      data: nullable('object'),
+    },
+  };
+}
+
+/** The email_events stream's schema: the nine types in one stream (api-spec: Email event). */
+export function emailEventsSchema(): JsonSchema {
+  return {
+    type: ['object'],
+    properties: {
+      eventId: { type: ['string'] },
+      contactId: text(),
+      occurredAt: dateTime(),
+      eventType: { type: ['string'] },
+      sourceType: text(),
+      sourceId: text(),
+      emailId: text(),
+      emailName: text(),
+      sentEmailId: text(),
+      isBot: nullable('boolean'),
+      link: text(),
+      topicIds: nullable('array', { items: {} }),
+      bounceType: text(),
+      errorMessage: text(),
+    },
+  };
+}

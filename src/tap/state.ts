@@ -1,0 +1,72 @@
+import { z } from 'zod';
+import { EMAIL_EVENT_TYPES } from '../endpoints/exports.js';
+import { UsageError } from '../errors.js';
+import { laneSchema, type LanePosition } from '../exporter/state.js';
+import { describeProblem, readJsonDocument } from './json-file.js';
+
+// The Singer state the tap writes (STATE messages) and reads back (--state): per stream, the
+// export protocol's position (the cursor and the identities delivered from it, so a resumed run
+// repeats no row), and the account it belongs to (never the key).
+
+const contactsBookmark = laneSchema.extend({
+  account: z.string(),
+  replication_key: z.literal('updatedAt'),
+  /** The table version records carry (Singer `version`): set by the last full pass. */
+  version: z.number().int(),
+  /** True while a full pass runs: its end writes ACTIVATE_VERSION. */
+  full_pass: z.boolean(),
+});
+export type ContactsBookmark = z.infer<typeof contactsBookmark>;
+
+const customEventsBookmark = laneSchema.extend({
+  account: z.string(),
+  replication_key: z.literal('occurredAt'),
+  /** The occurredAt window's start the first call sent (the cursor carries it after). */
+  since: z.string(),
+});
+type CustomEventsBookmark = z.infer<typeof customEventsBookmark>;
+
+const typeName = z.enum(EMAIL_EVENT_TYPES);
+const emailEventsBookmark = z.object({
+  account: z.string(),
+  replication_key: z.literal('occurredAt'),
+  /** Each email event type's own cursor. */
+  types: z.partialRecord(typeName, laneSchema),
+});
+type EmailEventsBookmark = z.infer<typeof emailEventsBookmark>;
+
+const STATE = z.looseObject({
+  bookmarks: z
+    .looseObject({ contacts: contactsBookmark.optional(), custom_events: customEventsBookmark.optional(), email_events: emailEventsBookmark.optional() })
+    .optional(),
+});
+
+export interface Bookmarks {
+  contacts?: ContactsBookmark;
+  custom_events?: CustomEventsBookmark;
+  email_events?: EmailEventsBookmark;
+}
+
+/** A lane that has not started. */
+export const NEW_LANE: LanePosition = { cursor: null, cursorAt: null, seen: [], rows: 0, pages: 0 };
+
+/**
+ * Reads --state FILE. Bookmarks of another account (base URL and key identity) are refused,
+ * exit 2: a state is never applied to another account's data. An empty document is no state.
+ */
+export async function readTapState(path: string, account: string): Promise<Bookmarks> {
+  const parsed = STATE.safeParse(await readJsonDocument('--state', path));
+  if (!parsed.success) throw new UsageError(describeProblem('--state', path, parsed.error.issues[0]), 'give a state this tap wrote (its last STATE message\'s value), or none to start over');
+  const bookmarks: Bookmarks = parsed.data.bookmarks ?? {};
+  for (const [stream, bookmark] of Object.entries(bookmarks)) {
+    const owner = (bookmark as { account?: unknown } | undefined)?.account;
+    if (typeof owner === 'string' && owner !== account) {
+      throw new UsageError(
+        `--state ${path}: bookmarks.${stream} belongs to account ${owner}, not to this config's account ${account}; refused`,
+        'give this account\'s state, or run without --state (a full sync) to start this account over',
+        'state_account_mismatch',
+      );
+    }
+  }
+  return { contacts: bookmarks.contacts, custom_events: bookmarks.custom_events, email_events: bookmarks.email_events };
+}
