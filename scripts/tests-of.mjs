@@ -6,8 +6,9 @@
 //    e2e/export-files); for any other file, a test named for it in any folder of test/:
 //    <name>.test.ts or <folder>-<name>.test.ts (exporter/ is `export-`), with -<topic> or not;
 // 2. by import: the tests that import it, directly or through other modules (static imports);
-// 3. by command: the tests, by name, of each command module that imports it (commands are
-//    loaded with import(), so an in-process run of a command reaches what no test imports);
+// 3. by command: the tests, by name, of each command module that imports it, statically or with
+//    import() of a literal path (commands are loaded with import(), and load their heavy parts
+//    so: an in-process run of a command reaches what no test imports);
 // 4. SPAWNED: what only a spawned process runs (the launcher's src/runtime), listed by hand.
 // test/tooling/tests-of.test.ts holds every file of src/ to at least one.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -35,11 +36,20 @@ function walk(dir, keep) {
 
 const IMPORT = /(?:^|[\s;])(?:import|export)\s[^'"`;]*?from\s*['"](\.{1,2}\/[^'"]+)['"]|^import\s+['"](\.{1,2}\/[^'"]+)['"]/gm;
 
-/** The files of src/ and test/ a file imports statically (a .js specifier names its .ts source). */
+/** A command module's import() of a literal path: the heavy parts it loads when it runs. */
+const COMMAND_LOAD = /\bimport\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
+
+/**
+ * The files of src/ and test/ a file imports statically (a .js specifier names its .ts source),
+ * and for a command module what it loads with import() too (the registry's import() of every
+ * command is not followed: a test that runs one command does not guard the others).
+ */
 function importsOf(file) {
   const found = new Set();
-  for (const m of readFileSync(join(ROOT, file), 'utf8').matchAll(IMPORT)) {
-    const target = normalize(join(dirname(file), m[1] ?? m[2])).replace(/\.js$/, '.ts');
+  const text = readFileSync(join(ROOT, file), 'utf8');
+  const loads = file.startsWith('src/commands/') ? [...text.matchAll(COMMAND_LOAD)].map((m) => m[1]) : [];
+  for (const spec of [...[...text.matchAll(IMPORT)].map((m) => m[1] ?? m[2]), ...loads]) {
+    const target = normalize(join(dirname(file), spec)).replace(/\.js$/, '.ts');
     if (existsSync(join(ROOT, target))) found.add(target);
   }
   return found;
