@@ -78,7 +78,9 @@ export function finalError(
 ): Error {
   const after = retryable && attempts > 1 ? ` (after ${attempts} attempts)` : '';
   const { error } = failure;
-  const applied = idempotency === 'unsafe' && !neverSent(failure)
+  // The API's own 4xx (not 408, a timeout) is a definite refusal: nothing was applied.
+  const refused = error instanceof ApiError && error.status >= 400 && error.status < 500 && error.status !== 408;
+  const applied = idempotency === 'unsafe' && !neverSent(failure) && !refused
     ? 'the request may have reached the server and been applied: check before sending it again'
     : undefined;
   if (error instanceof ApiError) {

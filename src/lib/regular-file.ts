@@ -93,7 +93,7 @@ export function refuseSpecialFile(path: string): void {
  * `refuse` it by name (ENOTREG; a state, record or config file), or `replace` the link itself
  * (a cache: the link goes, its target is untouched). Neither ever writes through it.
  */
-export type LinkRule = 'refuse' | 'replace';
+type LinkRule = 'refuse' | 'replace';
 
 /**
  * Writes a file cnv keeps, whole and atomically: a temporary file beside it (`<path>.tmp-<pid>-<hex>`,

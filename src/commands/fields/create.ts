@@ -1,12 +1,13 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { DATA_TYPES, FIELD_OBJECT_TYPES, type CreateFieldBody } from '../../endpoints/fields.js';
+import { DATA_TYPES, FIELD_OBJECT_TYPES, type CreateFieldBody, type FieldDefinition } from '../../endpoints/fields.js';
+import { allFieldPages } from '../../endpoints/field-pages.js';
 import { ENDPOINTS } from '../../endpoints/endpoints.js';
 import { caseInsensitiveChoice } from '../../cmdutil/parse.js';
 import { commandOptions, flag, textFlag, type ValuesOf } from '../../cmdutil/flags.js';
 import type { CommandInput } from '../../cmdutil/contract.js';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import { ApiError, UsageError } from '../../errors.js';
 import type { CommandResult } from '../../output/render.js';
 import { FIELD_KEY_RE } from '../../cmdutil/relationship-side.js';
 import type { JsonOutput } from '../../cmdutil/json-output.js';
@@ -47,6 +48,42 @@ export function createBody(opts: ValuesOf<typeof options>): CreateFieldBody {
 }
 
 export async function run(ctx: Context, { opts }: CommandInput<typeof options>): Promise<CommandResult> {
-  const field = await (await ctx.http()).call(ENDPOINTS.createField, { body: createBody(opts), signal: ctx.signal });
-  return { kind: 'record', data: field };
+  const body = createBody(opts);
+  const http = await ctx.http();
+  try {
+    const field = await http.call(ENDPOINTS.createField, { body, signal: ctx.signal });
+    return { kind: 'record', data: field };
+  } catch (err) {
+    throw await keyTaken(err, body, (objectType) => allFieldPages(http, { objectType, limit: 1000 }, ctx.signal));
+  }
+}
+
+/** The key the API says is taken, from its message (`A field with key "employees" already exists`). */
+const TAKEN_KEY = /key "([^"]+)"/;
+
+/**
+ * A duplicate key (400 invalid_field, api-spec "Create field") named with the field that holds
+ * it, which may be of another object type (a COMPANY field `employees` takes the key a CONTACT
+ * field labelled "Employees" would get), and `--key` to pick another. The field list is read
+ * only for this; when it cannot be, the API's error stands with the same hint.
+ */
+async function keyTaken(err: unknown, body: CreateFieldBody, pages: (objectType: string) => AsyncIterable<FieldDefinition[]>): Promise<unknown> {
+  if (!(err instanceof ApiError) || err.code !== 'invalid_field' || err.status !== 400) return err;
+  const key = TAKEN_KEY.exec(err.message)?.[1] ?? body.key;
+  if (key === undefined) return err;
+  const other = `${key}_${body.objectType.toLowerCase()}`;
+  const hint = body.key === undefined
+    ? `the key was derived from the label; give this field another with --key (e.g. --key ${other})`
+    : `give this field another key with --key (e.g. --key ${other})`;
+  let holder: FieldDefinition | undefined;
+  try {
+    for (const objectType of new Set([body.objectType, 'CONTACT', 'COMPANY'])) {
+      for await (const page of pages(objectType)) holder ??= page.find((f) => f.key === key);
+      if (holder) break;
+    }
+  } catch {
+    // Only for the message: the API's answer says enough without it.
+  }
+  const held = holder ? `: the ${holder.objectType} field "${holder.label}" (${holder.dataType}) holds it, and keys are unique across object types` : '';
+  return new ApiError(err.status, err.code, `${err.message}${held}`, hint);
 }

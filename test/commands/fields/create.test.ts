@@ -27,10 +27,15 @@ describe('fields create: run', () => {
     await expect(run(f.ctx, { args: [], opts })).rejects.toMatchObject({ exitCode: 2, message: expect.stringMatching(message) });
   });
 
-  it('not enabled for the account: 403 export_not_enabled, exit 4; a taken key: 400 invalid_field, exit 3', async () => {
+  it('not enabled for the account: 403 export_not_enabled, exit 4; a taken key: 400 invalid_field, exit 3, the field holding it named (issue 38)', async () => {
     f.api.on('POST', '/v2/fields', apiError(403, 'export_not_enabled', 'not enabled'), apiError(400, 'invalid_field', 'key taken'));
+    // The key is looked up where it may be held: this object type first, then the others.
+    f.api.on('GET', '/v2/fields?objectType=CONTACT&limit=1000', ok({ fields: [] }, null));
+    f.api.on('GET', '/v2/fields?objectType=COMPANY&limit=1000', ok({ fields: [{ key: 'ltvEur', label: 'LTV', objectType: 'COMPANY', dataType: 'NUMBER' }] }, null));
     await expect(run(f.ctx, { args: [], opts: OPTS })).rejects.toMatchObject({ exitCode: 4, code: 'export_not_enabled' });
-    await expect(run(f.ctx, { args: [], opts: OPTS })).rejects.toMatchObject({ exitCode: 3, code: 'invalid_field', message: 'key taken' });
+    await expect(run(f.ctx, { args: [], opts: OPTS })).rejects.toMatchObject({
+      exitCode: 3, code: 'invalid_field', message: 'key taken: the COMPANY field "LTV" (NUMBER) holds it, and keys are unique across object types', hint: expect.stringContaining('--key'),
+    });
   });
 
   it('a 500 is not sent again (the field may exist now): exit 7; a 429 is', async () => {
