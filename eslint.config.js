@@ -46,7 +46,7 @@ const TIERS = [
   ['endpoints', 'config', 'files'],
   ['input', 'output', 'terminal', 'emulator'],
   ['batch', 'exporter'],
-  ['records', 'sync'],
+  ['records', 'sync', 'tap'],
   ['cmdutil'],
   ['commands'],
   ['cli'],

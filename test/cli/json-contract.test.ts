@@ -160,7 +160,7 @@ function documented(entries: Entry[], prefix: string[] = []): string[] {
 
 describe('one JSON contract per command', () => {
   it('every command has a schema case here (the emulator\'s below)', () => {
-    expect([...new Set([...CASES.map((c) => c.command), 'emulator'])].sort()).toEqual(documented(COMMANDS).sort());
+    expect([...new Set([...CASES.map((c) => c.command), 'emulator', 'tap'])].sort()).toEqual(documented(COMMANDS).sort());
   });
 
   it.each(CASES.filter((c) => c.document))('$command $args.1 $args.2: prints its document only when JSON is asked for', async ({ args, schema, input, before }) => {
@@ -197,6 +197,17 @@ describe('one JSON contract per command', () => {
     const printed = (await json).stdout;
     expect(printed.split('\n')).toHaveLength(2);
     expect(z.strictObject({ url: str, keys: z.strictObject({ full: str, basic: str, limited: str }) }).safeParse(JSON.parse(printed)).success).toBe(true);
+  });
+
+  it('tap: stdout holds Singer messages (--about its JSON, piped or not): --json and -q are refused', async () => {
+    const about = await cnvInProcess(['tap', '--about'], { env: fx.env });
+    expect(about.exitCode, about.stderr).toBe(0);
+    expect(z.looseObject({ name: z.literal('tap-cnv'), version: str, capabilities: z.array(str), settings: z.looseObject({ properties: z.record(str, z.unknown()) }) }).safeParse(JSON.parse(about.stdout)).success).toBe(true);
+    for (const flag of [['--json'], ['-q', 'name']]) {
+      const refused = await cnvInProcess(['tap', '--about', ...flag], { env: fx.env });
+      expect(refused.exitCode).toBe(2);
+      expect(refused.stderr).toContain('stdout carries Singer messages');
+    }
   });
 
   it.each(CASES.filter((c) => !c.document))('$command: piped and --json on a terminal print the documented shape', async ({ args, schema, read }) => {

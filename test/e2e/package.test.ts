@@ -1,5 +1,5 @@
 import { execa } from 'execa';
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -9,7 +9,7 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const fx = useEmulator();
 
 describe('npm pack', () => {
-  it('yields a package that installs globally and runs --version, doctor and emulator', async () => {
+  it('yields a package that installs globally and runs --version, doctor, emulator and tap-cnv (Meltano\'s executable)', async () => {
     const work = mkdtempSync(join(tmpdir(), 'cnv-pack-'));
     const prefix = join(work, 'prefix');
     await execa('npm', ['pack', '--ignore-scripts', '--pack-destination', work], { cwd: ROOT });
@@ -28,5 +28,14 @@ describe('npm pack', () => {
     expect(JSON.parse(line).url).toMatch(/^http:\/\/127\.0\.0\.1:/);
     emulator.kill('SIGTERM');
     expect((await emulator).exitCode).toBe(0);
+
+    // tap-cnv: the same bundle as `cnv tap`, through the link npm made.
+    const tapBin = join(prefix, 'bin', 'tap-cnv');
+    const about = await execa(tapBin, ['--about', '--format', 'json'], { env });
+    expect(JSON.parse(about.stdout)).toMatchObject({ name: 'tap-cnv', capabilities: ['catalog', 'discover', 'state', 'about'] });
+    const config = join(work, 'tap-config.json');
+    writeFileSync(config, JSON.stringify({ base_url: fx.emulator.url, api_key: fx.emulator.keys.full }));
+    const discovered = await execa(tapBin, ['--config', config, '--discover'], { env: { ...env, CNV_API_KEY: undefined, CNV_BASE_URL: undefined } });
+    expect(JSON.parse(discovered.stdout).streams.map((s: { stream: string }) => s.stream)).toEqual(['contacts', 'custom_events', 'email_events']);
   }, 180_000);
 });

@@ -55,8 +55,10 @@ describe('layer boundaries (ESLint no-restricted-imports, and no-restricted-synt
     ['src/exporter/probe.ts', "import { holdHeapSize } from '../runtime/heap-hold.js';\nexport const h = holdHeapSize;\n", /tuning the process is the launcher's/],
     ['src/http/probe.ts', "import { ENDPOINTS } from '../endpoints/endpoints.js';\nexport const e = ENDPOINTS;\n", /src\/http imports only the tiers below it/],
     // Siblings (issue 32): a folder imports no folder of its own tier, and nothing above it.
-    ['src/records/probe.ts', "import { runSync } from '../sync/sync-run.js';\nexport const r = runSync;\n", /src\/records does not import sync\/ \(the same tier\)/],
-    ['src/sync/probe.ts', "import type { RecordsOptions } from '../records/prepare.js';\nexport type R = RecordsOptions;\n", /src\/sync does not import records\/ \(the same tier\)/],
+    ['src/records/probe.ts', "import { runSync } from '../sync/sync-run.js';\nexport const r = runSync;\n", /src\/records does not import sync\/, tap\/ \(the same tier\)/],
+    ['src/sync/probe.ts', "import type { RecordsOptions } from '../records/prepare.js';\nexport type R = RecordsOptions;\n", /src\/sync does not import records\/, tap\/ \(the same tier\)/],
+    ['src/tap/probe.ts', "import type { SyncCounts } from '../sync/sync-counts.js';\nexport type S = SyncCounts;\n", /src\/tap does not import records\/, sync\/ \(the same tier\)/],
+    ['src/tap/probe.ts', "import type { Context } from '../context.js';\nexport type C = Context;\n", /the CLI's Context stays with the commands/],
     ['src/batch/probe.ts', "import type { ExportDeps } from '../exporter/deps.js';\nexport type D = ExportDeps;\n", /src\/batch does not import exporter\/ \(the same tier\)/],
     ['src/exporter/probe.ts', "export const load = () => import('../batch/file-run.js');\n", /src\/exporter does not import batch\/ \(the same tier\)/],
     ['src/batch/probe.ts', "import { checkRecordRow } from '../records/check.js';\nexport const c = checkRecordRow;\n", /src\/batch imports only the tiers below it.*records\//],
@@ -94,6 +96,7 @@ describe('layer boundaries (ESLint no-restricted-imports, and no-restricted-synt
     // The tiers below: records and sync on the file run, sync on the exporter, the readers on files/.
     ['src/records/probe.ts', "import { runFileBatch } from '../batch/file-run.js';\nimport type { FieldsByParent } from '../batch/columns/field-match.js';\nexport const r = runFileBatch;\nexport type F = FieldsByParent;\n"],
     ['src/sync/probe.ts', "import type { ExportDeps } from '../exporter/deps.js';\nimport { runFileBatch } from '../batch/file-run.js';\nexport type D = ExportDeps;\nexport const r = runFileBatch;\n"],
+    ['src/tap/probe.ts', "import { pageSource } from '../exporter/page-source.js';\nimport { writeWithBackpressure } from '../output/write.js';\nexport const x = [pageSource, writeWithBackpressure];\n"],
     ['src/batch/columns/probe.ts', "import { columnForm } from '../../input/column-names.js';\nimport { writeFlushed } from '../../output/write.js';\nexport const x = [columnForm, writeFlushed];\n"],
     ['src/input/probe.ts', "import { openInput } from '../files/file-streams.js';\nimport type { FieldDefinition } from '../endpoints/fields.js';\nexport const o = openInput;\nexport type F = FieldDefinition;\n"],
   ])('%s: allowed imports pass', async (path, code) => {
