@@ -7,8 +7,11 @@ import { run } from './proc.mjs';
 
 const setting = (name, kind, more = {}) => ({ name, ...(kind ? { kind } : {}), ...more });
 
-/** The meltano.yml document (JSON is YAML, so no YAML writer is needed). */
-export function meltanoYml({ tap, venvs, jsonlDir, pg }) {
+/**
+ * The meltano.yml document (JSON is YAML, so no YAML writer is needed). Without `pg`, no
+ * target-postgres; `select`: the extractor's select rules (default: Meltano's, every stream).
+ */
+export function meltanoYml({ tap, venvs, jsonlDir, pg, select }) {
   return {
     project_id: 'cnv-interop',
     send_anonymous_usage_stats: false,
@@ -29,6 +32,7 @@ export function meltanoYml({ tap, venvs, jsonlDir, pg }) {
           ],
           // base_url and api_key come from TAP_CNV_BASE_URL / TAP_CNV_API_KEY: no key in this file.
           config: { start_date: '2000-01-01T00:00:00Z' },
+          ...(select ? { select } : {}),
         },
       ],
       loaders: [
@@ -39,7 +43,7 @@ export function meltanoYml({ tap, venvs, jsonlDir, pg }) {
           settings: [setting('destination_path', 'string'), setting('do_timestamp_file', 'boolean')],
           config: { destination_path: jsonlDir, do_timestamp_file: false },
         },
-        {
+        pg && {
           name: 'target-postgres',
           namespace: 'target_postgres',
           executable: venvs['target-postgres'].exe,
@@ -57,7 +61,7 @@ export function meltanoYml({ tap, venvs, jsonlDir, pg }) {
           // singer-sdk wants a password even when the server trusts every loopback connection.
           config: { host: pg.host, port: pg.port, user: pg.user, password: 'unused', database: pg.database, default_target_schema: 'cnv', hard_delete: true, add_record_metadata: true },
         },
-      ],
+      ].filter(Boolean),
     },
   };
 }

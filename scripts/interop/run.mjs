@@ -16,13 +16,14 @@ import { cnvRunner, START } from './account.mjs';
 import { CHECKS, CheckFailure } from './checks.mjs';
 import { writeProject } from './meltano.mjs';
 import { startPostgres } from './postgres.mjs';
-import { run, say, SetupError } from './proc.mjs';
+import { killChildren, run, say, SetupError } from './proc.mjs';
 import { ensureVenvs } from './venvs.mjs';
 
 const repo = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const secs = (ms) => `${(ms / 1000).toFixed(1)} s`;
 const cleanups = [];
 const cleanup = async () => {
+  killChildren();
   while (cleanups.length) await cleanups.pop()().catch(() => undefined);
 };
 for (const sig of ['SIGINT', 'SIGTERM']) process.once(sig, () => cleanup().finally(() => process.exit(130)));
