@@ -220,6 +220,6 @@ async function killAndRerun(ctx, { target, suffix, whole }) {
   // is refused until it goes stale (5 minutes): an operator who knows it died passes --force.
   const rerun = await meltano(ctx, ['run', ...(whole ? ['--force'] : []), '--state-id-suffix', suffix, 'tap-cnv', target], env);
   const counts = target === 'target-postgres' ? await pgExact(ctx, env.TARGET_POSTGRES_DEFAULT_TARGET_SCHEMA, `${target} after the kill and rerun`) : await jsonlExact(ctx, env.TARGET_JSONL_DESTINATION_PATH, `${target} after the kill and rerun`);
-  const reread = target === 'target-postgres' ? `; the rerun read ${readerCounts(rerun.stderr).records} records (the account: ${counts})` : '';
+  const reread = target === 'target-postgres' ? `the rerun read ${readerCounts(rerun.stderr).records} records (the account: ${counts})` : '';
   return `killed ${whole ? 'meltano, tap and target' : 'the tap'} ${killedAt - tapStarted} ms after the tap started, ${before} contacts loaded (exit ${killed.code ?? killed.signal}); ${reread || counts}`;
 }

@@ -1,5 +1,5 @@
 // `npm run interop`: cnv's Singer tap under the real Meltano, into the real target-jsonl and
-// target-postgres (docs/singer.md, "Interoperability run"). Set-up (venvs, PostgreSQL, the
+// target-postgres (docs/interop.md). Set-up (venvs, PostgreSQL, the
 // emulator, the Meltano project) fails loudly with exit 1; then each check prints ok/FAIL and the
 // run ends with "N passed, N failed" (exit 1 when any failed). Everything it starts is stopped
 // at the end, on failure and on Ctrl-C too; its temp dir is removed unless CNV_INTEROP_KEEP=1.
