@@ -45,16 +45,24 @@ const CATALOG = z.looseObject({
   streams: z.array(z.looseObject({ tap_stream_id: z.string(), stream: z.string().optional(), metadata: z.array(metadataEntry).optional(), schema: z.looseObject({}).optional() })),
 });
 
+/** What a catalog selects: streams, and per stream the properties it deselects. */
+export interface Selection {
+  streams: Set<StreamName>;
+  /** Properties whose entry says `selected: false` (never a key or replication key: `automatic`). */
+  excluded: Partial<Record<StreamName, Set<string>>>;
+}
+
 /**
  * The streams a catalog selects, as the Singer SDK reads its metadata: the stream's own entry
  * (breadcrumb []) `selected` when set, else `selected-by-default`; `inclusion: automatic`
- * always, `unsupported` never; the legacy `schema.selected` too. Streams the tap does not have
- * are named in a warning and skipped.
+ * always, `unsupported` never; the legacy `schema.selected` too. A property entry
+ * (breadcrumb ["properties", name]) that says `selected: false` leaves that property out.
+ * Streams the tap does not have are named in a warning and skipped.
  */
-export async function selectedStreams(flag: string, path: string, warn: (message: string) => void): Promise<Set<StreamName>> {
+export async function readSelection(flag: string, path: string, warn: (message: string) => void): Promise<Selection> {
   const parsed = CATALOG.safeParse(await readJsonDocument(flag, path));
   if (!parsed.success) throw new UsageError(describeProblem(flag, path, parsed.error.issues[0]), 'give the catalog that `tap-cnv --discover` wrote (or Meltano made from it)');
-  const selected = new Set<StreamName>();
+  const selection: Selection = { streams: new Set(), excluded: {} };
   for (const stream of parsed.data.streams) {
     const name = stream.tap_stream_id;
     if (!(STREAM_NAMES as readonly string[]).includes(name)) {
@@ -62,9 +70,14 @@ export async function selectedStreams(flag: string, path: string, warn: (message
       continue;
     }
     const own = stream.metadata?.find((m) => m.breadcrumb.length === 0)?.metadata ?? {};
-    if (isSelected(own, stream.schema)) selected.add(name as StreamName);
+    if (!isSelected(own, stream.schema)) continue;
+    selection.streams.add(name as StreamName);
+    const { key, replicationKey } = STREAMS[name as StreamName];
+    const out = (stream.metadata ?? []).filter((m) => m.breadcrumb.length === 2 && m.breadcrumb[0] === 'properties' && m.metadata.selected === false && m.metadata.inclusion !== 'automatic');
+    const names = out.map((m) => String(m.breadcrumb[1])).filter((p) => p !== key && p !== replicationKey);
+    if (names.length > 0) selection.excluded[name as StreamName] = new Set(names);
   }
-  return selected;
+  return selection;
 }
 
 function isSelected(md: Record<string, unknown>, schema: Record<string, unknown> | undefined): boolean {

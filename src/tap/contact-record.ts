@@ -13,7 +13,8 @@ export class ContactFields {
   private unexplained = new Set<string>();
   schema: JsonSchema = {};
 
-  constructor(defs: readonly FieldDefinition[]) {
+  /** `excluded`: properties the catalog deselects, left out of the schema and every record. */
+  constructor(defs: readonly FieldDefinition[], private readonly excluded: ReadonlySet<string> = new Set()) {
     this.use(defs);
   }
 
@@ -22,6 +23,7 @@ export class ContactFields {
     const keys = fieldKeys(defs);
     this.propertyOf = new Map([...keys.keyOf].map(([label, key]) => [label, fieldProperty(key)]));
     const schema = contactsSchema(defs);
+    for (const name of this.excluded) delete (schema.properties as Record<string, unknown>)[name];
     const changed = JSON.stringify(schema) !== JSON.stringify(this.schema);
     this.schema = schema;
     return changed;
@@ -62,6 +64,7 @@ export class ContactFields {
       }
     }
     if (unresolved) out[UNRESOLVED] = unresolved;
+    for (const name of this.excluded) delete out[name];
     return out;
   }
 }

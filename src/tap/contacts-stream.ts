@@ -7,7 +7,7 @@ import { runLane } from './lane.js';
 import { recordEnd, recordStart } from './messages.js';
 import { NEW_LANE, type ContactsBookmark } from './state.js';
 import { STREAMS } from './streams.js';
-import type { SyncRun } from './sync.js';
+import type { SyncRun } from './sync-run.js';
 
 /**
  * The contacts stream. Its SCHEMA comes from the CONTACT field definitions read now; a row that
@@ -19,7 +19,7 @@ import type { SyncRun } from './sync.js';
 export async function syncContacts(run: SyncRun): Promise<void> {
   const { deps, out } = run;
   const { key, replicationKey } = STREAMS.contacts;
-  const fields = new ContactFields(await contactFieldDefs(deps.http, deps.signal));
+  const fields = new ContactFields(await contactFieldDefs(deps.http, deps.signal), run.opts.excluded.contacts);
   const writeSchema = () => out.schema('contacts', fields.schema, [key], [replicationKey]);
   await writeSchema();
   const prior = run.bookmarks.contacts;

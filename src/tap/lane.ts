@@ -9,7 +9,7 @@ import type { LanePosition } from '../exporter/state.js';
 import type { SingerOut } from './messages.js';
 
 /** One cursor of the tap (contacts, custom events, one email event type). */
-export interface LaneInput {
+interface LaneInput {
   http: HttpClient;
   target: ExportTarget;
   start: LanePosition;

@@ -12,7 +12,7 @@ const text = (): JsonSchema => nullable('string');
 const dateTime = (): JsonSchema => ({ type: ['string'], format: 'date-time' });
 
 /** The members of an exported contact other than its fields (api-spec: Exported contact). */
-export const CONTACT_MEMBERS: Record<string, JsonSchema> = {
+const CONTACT_MEMBERS: Record<string, JsonSchema> = {
   id: { type: ['string'] },
   sfdcLeadId: text(),
   sfdcContactId: text(),
@@ -32,7 +32,7 @@ export function fieldProperty(key: string): string {
 }
 
 /** The schema of one field's values by its dataType; an unknown type takes any JSON value. */
-export function fieldValueSchema(def: Pick<FieldDefinition, 'dataType' | 'label'>): JsonSchema {
+function fieldValueSchema(def: Pick<FieldDefinition, 'dataType' | 'label'>): JsonSchema {
   const title = { title: def.label };
   switch (def.dataType) {
     case 'STRING':

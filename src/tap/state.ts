@@ -24,7 +24,7 @@ const customEventsBookmark = laneSchema.extend({
   /** The occurredAt window's start the first call sent (the cursor carries it after). */
   since: z.string(),
 });
-export type CustomEventsBookmark = z.infer<typeof customEventsBookmark>;
+type CustomEventsBookmark = z.infer<typeof customEventsBookmark>;
 
 const typeName = z.enum(EMAIL_EVENT_TYPES);
 const emailEventsBookmark = z.object({
@@ -33,7 +33,7 @@ const emailEventsBookmark = z.object({
   /** Each email event type's own cursor. */
   types: z.partialRecord(typeName, laneSchema),
 });
-export type EmailEventsBookmark = z.infer<typeof emailEventsBookmark>;
+type EmailEventsBookmark = z.infer<typeof emailEventsBookmark>;
 
 const STATE = z.looseObject({
   bookmarks: z

@@ -60,14 +60,14 @@ export async function run(ctx: Context, { opts }: CommandInput<typeof options>):
     await discover(deps.tap);
     return { kind: 'none' };
   }
-  const [{ sync }, { selectedStreams }, { readTapState }, { STREAM_NAMES }] = await Promise.all([
+  const [{ sync }, { readSelection }, { readTapState }, { STREAM_NAMES }] = await Promise.all([
     import('../../tap/sync.js'), import('../../tap/catalog.js'), import('../../tap/state.js'), import('../../tap/streams.js'),
   ]);
   const catalog = opts.catalog ?? opts.properties;
   const flag = opts.catalog !== undefined ? '--catalog' : '--properties';
-  const selected = catalog === undefined ? new Set(STREAM_NAMES) : await selectedStreams(flag, catalog, (m) => ctx.warn(m));
+  const { streams: selected, excluded } = catalog === undefined ? { streams: new Set(STREAM_NAMES), excluded: {} } : await readSelection(flag, catalog, (m) => ctx.warn(m));
   if (selected.size === 0) ctx.warn(`${flag} ${catalog}: selects no stream: nothing to sync (Meltano: \`meltano select tap-cnv contacts '*'\`)`);
   const bookmarks = opts.state === undefined ? {} : await readTapState(opts.state, deps.tap.account);
-  await sync(deps.tap, { selected, bookmarks, startDate: deps.config.startDate, pageSize: deps.config.pageSize });
+  await sync(deps.tap, { selected, excluded, bookmarks, startDate: deps.config.startDate, pageSize: deps.config.pageSize });
   return { kind: 'none' };
 }
