@@ -19,10 +19,12 @@ export const cacheDir = () => process.env.CNV_INTEROP_CACHE || join(process.env.
 function pipEnv(repo) {
   const env = { ...process.env, PIP_DISABLE_PIP_VERSION_CHECK: '1' };
   const wheels = resolve(repo, '..', 'shared', 'wheels');
-  if (existsSync(wheels)) env.PIP_FIND_LINKS = [process.env.PIP_FIND_LINKS, wheels].filter(Boolean).join(' ');
-  // Without the Python Package Index, each lookup of it would be retried five times with back-off.
+  if (!existsSync(wheels)) return { env };
+  env.PIP_FIND_LINKS = [process.env.PIP_FIND_LINKS, wheels].filter(Boolean).join(' ');
+  // The wheels are there for a machine without the Python Package Index, where each lookup of it
+  // would be retried five times with back-off.
   env.PIP_RETRIES ??= '0';
-  return { env, wheels: existsSync(wheels) ? wheels : undefined };
+  return { env, wheels };
 }
 
 async function pythonVersion() {
