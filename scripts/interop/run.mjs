@@ -22,11 +22,21 @@ import { ensureVenvs } from './venvs.mjs';
 const repo = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const secs = (ms) => `${(ms / 1000).toFixed(1)} s`;
 const cleanups = [];
-const cleanup = async () => {
-  killChildren();
-  while (cleanups.length) await cleanups.pop()().catch(() => undefined);
-};
-for (const sig of ['SIGINT', 'SIGTERM']) process.once(sig, () => cleanup().finally(() => process.exit(130)));
+let cleaning;
+/** Stops everything the run started, once (a signal and the end of main() share the one promise). */
+const cleanup = () =>
+  (cleaning ??= (async () => {
+    killChildren();
+    while (cleanups.length) await cleanups.pop()().catch(() => undefined);
+  })());
+let interrupted = 0;
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.once(sig, () => {
+    interrupted = sig === 'SIGINT' ? 130 : 143;
+    say(`${sig}: stopping what the run started`);
+    cleanup().finally(() => process.exit(interrupted));
+  });
+}
 
 /** The streams the tap's discovery lists (run directly: a config file that lives only as long as the run). */
 async function discover(tap, emulator, dir) {
@@ -39,7 +49,7 @@ async function discover(tap, emulator, dir) {
 
 async function setUp(started) {
   const tap = process.env.CNV_INTEROP_TAP || join(repo, 'bin', 'tap-cnv.js');
-  if (!existsSync(tap)) throw new SetupError(`${tap} is not there: the tap's bin (package.json "bin": tap-cnv) is missing`);
+  if (!existsSync(tap)) throw new SetupError(process.env.CNV_INTEROP_TAP ? `CNV_INTEROP_TAP names ${tap}, which is not there` : `${tap} is not there: the tap's bin (package.json "bin": tap-cnv) is missing`);
   if (!existsSync(join(repo, 'dist'))) throw new SetupError('dist/ is missing: run `npm run build` first (npm run interop does)');
   const venvs = await ensureVenvs(repo);
   say(`venvs ready (${Object.values(venvs).every((v) => v.cached) ? 'cached' : 'built'}) at ${secs(Date.now() - started)}`);
@@ -79,23 +89,26 @@ async function main() {
     say(`set-up done in ${secs(Date.now() - started)}; checking ${ctx.streams.join(', ')}`);
     const only = process.env.CNV_INTEROP_ONLY ? new RegExp(process.env.CNV_INTEROP_ONLY, 'i') : undefined;
     for (const check of CHECKS.filter((c) => !only || only.test(c.name))) {
+      if (interrupted) break;
       const t = Date.now();
       try {
         const note = await check.run(ctx);
         passed++;
         console.log(`ok   ${check.name} (${secs(Date.now() - t)})${note ? `: ${note}` : ''}`);
       } catch (e) {
+        if (interrupted) break;
         failed++;
         console.log(`FAIL ${check.name} (${secs(Date.now() - t)}): ${e.message}`);
         for (const d of e instanceof CheckFailure ? e.details : []) console.log(`     ${d}`);
       }
     }
   } catch (e) {
-    console.error(`interop: set-up failed: ${e instanceof SetupError ? e.message : e.stack}`);
+    if (!interrupted) console.error(`interop: set-up failed: ${e instanceof SetupError ? e.message : e.stack}`);
     await cleanup();
-    process.exit(1);
+    process.exit(interrupted || 1);
   }
   await cleanup();
+  if (interrupted) process.exit(interrupted);
   console.log(`${passed} passed, ${failed} failed (${secs(Date.now() - started)})`);
   process.exit(failed ? 1 : 0);
 }
