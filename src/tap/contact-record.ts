@@ -48,7 +48,8 @@ export class ContactFields {
    */
   record(row: Record<string, unknown>, text: string): Record<string, unknown> {
     const exact = mayHoldInexactNumber(text) ? (parseJson(text) as Record<string, unknown>) : row;
-    const out: Record<string, unknown> = {};
+    // No prototype: a member named "__proto__" (a label, a key) is a member like any other, not dropped.
+    const out: Record<string, unknown> = Object.create(null);
     let unresolved: Record<string, unknown> | undefined;
     for (const member in exact) {
       const value = exact[member];
@@ -60,7 +61,7 @@ export class ContactFields {
         const property = this.propertyOf.get(label);
         const v = (value as Record<string, unknown>)[label];
         if (property !== undefined && !(property in out)) out[property] = v;
-        else (unresolved ??= {})[label] = v;
+        else (unresolved ??= Object.create(null) as Record<string, unknown>)[label] = v;
       }
     }
     if (unresolved) out[UNRESOLVED] = unresolved;

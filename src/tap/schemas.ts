@@ -28,7 +28,7 @@ export const UNRESOLVED = 'unresolvedFields';
 
 /** The property of a field: its key, unless a contact member (or `unresolvedFields`) has that name. */
 export function fieldProperty(key: string): string {
-  return key in CONTACT_MEMBERS || key === UNRESOLVED ? `field_${key}` : key;
+  return Object.hasOwn(CONTACT_MEMBERS, key) || key === UNRESOLVED ? `field_${key}` : key;
 }
 
 /** The schema of one field's values by its dataType; an unknown type takes any JSON value. */
@@ -52,7 +52,8 @@ function fieldValueSchema(def: Pick<FieldDefinition, 'dataType' | 'label'>): Jso
 
 /** The contacts stream's schema for these CONTACT field definitions. */
 export function contactsSchema(defs: readonly FieldDefinition[]): JsonSchema {
-  const properties: Record<string, JsonSchema> = { ...CONTACT_MEMBERS };
+  // No prototype: a field keyed "__proto__" is a property like any other.
+  const properties: Record<string, JsonSchema> = Object.assign(Object.create(null), CONTACT_MEMBERS);
   for (const def of defs) properties[fieldProperty(def.key)] = fieldValueSchema(def);
   properties[UNRESOLVED] = nullable('object', { description: 'field members (by label) that no one field definition names: a label two fields share, or a field made since the run read the definitions' });
   return { type: ['object'], properties };

@@ -26,6 +26,14 @@ describe('ContactFields: a contact row as a tap RECORD', () => {
     expect(props.email).toEqual({ type: ['string', 'null'] });
   });
 
+  it('a member named __proto__ or constructor (a label, a key, a row member) is kept like any other', () => {
+    const fields = new ContactFields([def('__proto__', 'Proto'), def('constructor', 'Maker')]);
+    const text = '{"id":"c1","__proto__":{"x":1},"fields":{"Proto":"p","__proto__":"q","Maker":"m"}}';
+    // The row's own "__proto__" member came first: the field of that key goes, by label, to unresolvedFields.
+    expect(stringifyJson(fields.record(JSON.parse(text), text))).toBe('{"id":"c1","__proto__":{"x":1},"constructor":"m","unresolvedFields":{"Proto":"p","__proto__":"q"}}');
+    expect(Object.keys(fields.schema.properties as object)).toEqual(expect.arrayContaining(['__proto__', 'constructor']));
+  });
+
   it('numbers keep every digit (the row text is read losslessly)', () => {
     const fields = new ContactFields([def('score', 'Score', 'NUMBER')]);
     const text = '{"id":"c1","fields":{"Score":12345678901234567890123456789012345678901234567890,"Other":9007199254740993}}';

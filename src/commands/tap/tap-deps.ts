@@ -27,7 +27,7 @@ export async function tapDepsOf(ctx: Context, path: string): Promise<{ tap: TapD
   if (config.timeoutMs !== undefined) ctx.globals.timeout = config.timeoutMs;
   const http = await ctx.http();
   const credentials = await ctx.credentials();
-  for (const warning of credentials.warnings) ctx.warn(warning);
+  for (const warning of credentials.warnings) ctx.warn(warning.replace('--api-key', `api_key of --config ${path}`));
   const tap: TapDeps = {
     http,
     account: accountIdentity(credentials.baseUrl, credentials.apiKey),
