@@ -146,7 +146,7 @@ const CASES: Case[] = [
   { command: 'config use', args: ['config', 'use', 'jc-url'], schema: z.strictObject(profileDocument), document: true },
   {
     command: 'config remove',
-    args: (run) => ['config', 'remove', `jc-gone-${run}`],
+    args: (run) => ['config', 'remove', `jc-gone-${run}`, '--yes'],
     before: async (run) => void (await cnvInProcess(['--profile', `jc-gone-${run}`, 'config', 'set-url', 'https://api.example.com'], { env: fx.env })),
     schema: z.strictObject({ profile: str, removed: z.literal(true), default: str.nullable(), profiles: z.array(str), configFile: str }),
     document: true,
