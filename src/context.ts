@@ -50,6 +50,8 @@ export interface ContextDeps {
   dispatcher?: Dispatcher;
   random?: () => number;
   tuning?: RuntimeTuning;
+  /** The arguments of this run (without node and script): what a hint to run it again repeats. */
+  argv?: readonly string[];
 }
 
 /** What every command gets; commands never touch process, conf or undici directly. */
@@ -60,6 +62,8 @@ export interface Context {
   readonly signal: AbortSignal;
   /** From the launcher only (see RuntimeTuning). */
   readonly tuning?: RuntimeTuning;
+  /** The arguments of this run, when run() was given them (a hint to run it again repeats them). */
+  readonly argv?: readonly string[];
   globals: GlobalOptions;
   /** Profile store (opened on first use). */
   config(): Promise<ProfileStore>;

@@ -27,6 +27,7 @@ export function createContext(deps: ContextDeps): Context {
     clock,
     signal,
     tuning: deps.tuning,
+    argv: deps.argv,
     globals: { ...DEFAULT_GLOBALS },
     config: () => account.config(),
     credentials: () => account.credentials(),

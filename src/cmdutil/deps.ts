@@ -1,3 +1,4 @@
+import { resumeCommand } from './resume-command.js';
 import { configDir, configDirWhere } from '../config/paths.js';
 import type { Context } from '../context.js';
 import type { BatchDeps } from '../batch/deps.js';
@@ -88,6 +89,7 @@ export function batchDepsOf(ctx: Context): BatchDeps {
       const credentials = await ctx.credentials().catch(() => undefined);
       return credentials && accountOf(credentials.baseUrl, maskKey(credentials.apiKey));
     },
+    resumeCommand: ctx.argv && ((report) => resumeCommand(ctx.argv ?? [], report)),
   };
 }
 

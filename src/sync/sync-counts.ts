@@ -62,11 +62,16 @@ export class SyncCounts {
     const r = this.refresh;
     const verb = dryRun ? 'would send' : 'sent';
     const unsure = this.unsureTotal > 0 ? `; ${this.unsureTotal} ${verb} because cnv cannot be sure they match (${this.reasons()})` : '';
-    const snapshot = r ? `; snapshot: ${r.contacts} contacts, ${r.full ? 'full refresh' : 'refreshed'}: ${r.rows} ${r.rows === 1 ? 'row' : 'rows'} in ${r.pages} ${r.pages === 1 ? 'page' : 'pages'}` : '';
+    const snapshot = r ? `; snapshot: ${count(r.contacts, 'contact')}, ${r.full ? 'full refresh' : 'refreshed'}: ${count(r.rows, 'row')} in ${count(r.pages, 'page')}` : '';
     return `sync: ${this.create} to create, ${this.update} to update, ${this.unchanged} unchanged (not sent)${unsure}${snapshot}`;
   }
 
   private reasons(): string {
     return [...this.unsure].map(([reason, n]) => `${n} ${reason}`).join(', ');
   }
+}
+
+// Plain digits (no grouping), as the batch summary's: these lines are grepped by scripts.
+function count(n: number, one: string): string {
+  return `${n} ${n === 1 ? one : `${one}s`}`;
 }

@@ -1,9 +1,13 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { cnv, tempConfigDir } from '../helpers/cli.js';
+import { shellWord } from '../../src/lib/shell-word.js';
+import { batchFiles } from '../helpers/batch-files.js';
+import { BIN, cnv, tempConfigDir } from '../helpers/cli.js';
 import { useEmulator } from '../helpers/emulator.js';
 import { outDir } from '../helpers/exports.js';
+import { cnvOnTerminal } from '../helpers/terminal.js';
 
 // Issue 38, "the operator's stumbles", through the built binary: what a tired operator or a gh
 // user meets at the edges (deleting off a terminal, gh's flags, interrupted runs, plans, tables).
@@ -57,5 +61,118 @@ describe("gh's habits get a hint", () => {
     const fixed = await cnv(['contacts', 'get', '--email', 'ada@example.com', '--json', '-q', '{email: email, userId: userId}'], { env: fx.env });
     expect(fixed.exitCode, fixed.stderr).toBe(0);
     expect(Object.keys(JSON.parse(fixed.stdout))).toEqual(['email', 'userId']);
+  });
+});
+
+describe('an interrupted file run says how to resume, and its report is kept', () => {
+  const { write, reportPath, readReport } = batchFiles('cnv-stumbles-');
+  const ROWS = 2_000;
+  const route = 'POST /v2/contacts';
+
+  it("Ctrl-C of contacts upsert --file --report: the hint is the exact command; a new run without --force or --resume-from-report is refused; the rate counts sent rows", async () => {
+    await fx.faults({ latencyMs: 100 });
+    const file = write('odd name.csv', `email\n${Array.from({ length: ROWS }, (_, i) => `resume-${i}@example.com`).join('\n')}\n`);
+    const report = reportPath().replace(/\.csv$/, " it's.csv");
+    const args = ['contacts', 'upsert', '--file', file, '--report', report, '--concurrency', '4'];
+    const child = execa('node', [BIN, ...args], { env: fx.env, reject: false, timeout: 60_000, stdin: 'ignore' });
+    while (((await fx.stats()).byRoute?.[route] ?? 0) < 40) await new Promise((r) => setTimeout(r, 25));
+    child.kill('SIGINT');
+    const res = await child;
+    expect(res.exitCode).toBe(130);
+    const stderr = String(res.stderr);
+    const again = `cnv contacts upsert --file ${shellWord(file)} --report ${shellWord(report)} --concurrency 4 --resume-from-report ${shellWord(report)}`;
+    expect(stderr).toContain(`\nhint: rows not sent are "skipped" in ${report}; to send only those, run: ${again}`);
+    const rows = readReport(report);
+    const skipped = rows.filter((r) => r.status === 'skipped').length;
+    expect(skipped).toBeGreaterThan(0);
+    // 4 requests in flight at 100 ms each: about 40 rows/s, whatever number of rows were skipped.
+    const summary = /^stopped early: (\d+) rows: (\d+) succeeded.* in ([\d.]+) (ms|s) \((\d+) rows\/s\)/m.exec(stderr);
+    expect(summary, stderr).not.toBeNull();
+    const seconds = Number(summary![3]) / (summary![4] === 'ms' ? 1000 : 1);
+    expect(Number(summary![5])).toBeLessThanOrEqual(Math.ceil((ROWS - skipped) / seconds) + 1);
+    expect(Number(summary![5])).toBeLessThan(ROWS / seconds);
+
+    // The same command again: refused before anything is sent, the report untouched.
+    await fx.clearFaults();
+    await fx.resetStats();
+    const before = readFileSync(report, 'utf8');
+    const refused = await cnv(args, { env: fx.env });
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toContain(`error: report_unfinished: --report ${report}: it holds an unfinished run (${skipped} rows "skipped" (the run was stopped before it sent them)); a new run would overwrite it\n`);
+    expect(refused.stderr).toContain(`hint: add --resume-from-report ${report} to send only the rows it does not mark done, or --force to overwrite it and send every row again\n`);
+    expect(readFileSync(report, 'utf8')).toBe(before);
+    expect((await fx.stats()).byRoute?.[route] ?? 0).toBe(0);
+
+    // The hint's command (run by a shell) sends only the skipped rows; the finished report may then be overwritten.
+    const resumed = await execa('bash', ['-c', again.replace(/^cnv /, `node ${shellWord(BIN)} `)], { env: fx.env, reject: false, timeout: 60_000 });
+    expect(resumed.exitCode, String(resumed.stderr)).toBe(0);
+    expect((await fx.stats()).byRoute?.[route]).toBe(skipped);
+    expect(readReport(report).filter((r) => r.status === 'skipped')).toHaveLength(0);
+    expect((await cnv([...args, '--max-rows', '5'], { env: fx.env })).exitCode).toBe(0);
+  }, 120_000);
+
+  it('--force overwrites the report of an unfinished run; a report cut short by a kill counts as unfinished', async () => {
+    const file = write('few.csv', 'email\nforce-1@example.com\nforce-2@example.com\n');
+    const report = reportPath();
+    const header = 'line,identifier,status,cnvContactId,error,message,row,hash,job\n';
+    const job = '"{""command"":""contacts upsert"",""target"":null,""input"":""few.csv"",""account"":null}"';
+    writeFileSync(report, `${header}2,force-1@example.com,created,c1,,,1,abc,${job}\n2,force-2@exa`);
+    const refused = await cnv(['contacts', 'upsert', '--file', file, '--report', report], { env: fx.env });
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toMatch(/^error: report_unfinished: .*it holds an unfinished run \(its last row was cut short \(the run was killed\)\)/m);
+    const forced = await cnv(['contacts', 'upsert', '--file', file, '--report', report, '--force'], { env: fx.env });
+    expect(forced.exitCode, forced.stderr).toBe(0);
+    expect(readReport(report).map((r) => r.status)).toEqual(['created', 'created']);
+  });
+});
+
+describe('narrow terminals keep what tells rows apart (the table layer)', () => {
+  it('export state list on 60 columns: keys that differ only at their end stay apart; state show on 120: the runs headings whole', async () => {
+    const env = freshEnv();
+    const dir = outDir();
+    for (const name of ['north.ndjson', 'south.ndjson']) expect((await cnv(['export', 'contacts', '--out', join(dir, name), '--limit', '1000'], { env })).exitCode).toBe(0);
+    const list = await cnvOnTerminal(['export', 'state', 'list'], { env, columns: 60 });
+    expect(list.exitCode, list.stdout).toBe(0);
+    const lines = list.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(3);
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(60);
+    const keys = lines.slice(1).map((l) => l.split(/\s{2,}/)[0]);
+    expect(new Set(keys).size).toBe(2);
+    expect(keys.map((k) => /(orth|outh)\.ndjson$/.exec(k)?.[1]).sort()).toEqual(['orth', 'outh']);
+    const key = JSON.parse((await cnv(['export', 'state', 'list', '--json'], { env })).stdout)[0].key as string;
+    expect((await cnv(['export', 'contacts', '--out', join(dir, 'north.ndjson')], { env })).exitCode).toBe(0);
+    const show = await cnvOnTerminal(['export', 'state', 'show', key], { env, columns: 120 });
+    const runs = show.stdout.split('\n');
+    const heading = runs[runs.indexOf('runs:') + 1];
+    expect(heading).toMatch(/^runId +status +startedAt +finishedAt +rows +pages +bytes +moreRemains$/);
+    for (const line of runs) expect(line.length).toBeLessThanOrEqual(120);
+  });
+});
+
+describe('the small ones', () => {
+  it('email events of several types into one file: "1 page", not "1 pages"', async () => {
+    const res = await cnv(['export', 'email-events', '--type', 'EMAIL_OPEN,EMAIL_CLICK', '--out', join(outDir(), 'events.ndjson')], { env: freshEnv() });
+    expect(res.exitCode, res.stderr).toBe(0);
+    expect(res.stderr).toMatch(/^ {2}EMAIL_OPEN: complete, [\d,]+ rows in 1 page$/m);
+    expect(res.stderr).not.toMatch(/\b1 pages\b/);
+  });
+
+  it('an unknown column is never pointed at a read-only field (Create Date is not near fields.createdBy)', async () => {
+    const file = batchFiles('cnv-near-').write('created.csv', 'email,Create Date\nada@example.com,2024-01-01\n');
+    const res = await cnv(['contacts', 'upsert', '--file', file, '--dry-run'], { env: fx.env });
+    expect(res.exitCode).toBe(2);
+    expect(res.stderr).toMatch(/^error: unknown_column: .*"Create Date"/m);
+    expect(res.stderr).not.toContain('createdBy');
+    // A writable field still is suggested.
+    const near = await cnv(['contacts', 'upsert', '--file', batchFiles('cnv-near-').write('city.csv', 'email,Ciyt\nada@example.com,Oslo\n'), '--dry-run'], { env: fx.env });
+    expect(near.stderr).toMatch(/"Ciyt" \(nearest: fields\.city/);
+  });
+
+  it('doctor on a terminal: the summary line comes below the table', async () => {
+    const res = await cnvOnTerminal(['doctor'], { env: fx.env, columns: 120 });
+    const lines = res.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^check +status +detail$/);
+    expect(lines.at(-1)).toMatch(/^doctor: \d+ ok, \d+ warnings, 0 failed, \d+ not checked/);
+    expect(lines.filter((l) => l.startsWith('doctor:'))).toHaveLength(1);
   });
 });
