@@ -23,6 +23,8 @@ export interface GlobalOptions {
   quiet: boolean;
   progress: boolean;
   color: boolean;
+  /** A long table on a terminal goes through the pager (not with --no-pager). */
+  pager: boolean;
   timeout: number;
   maxRetries: number;
   /** Longest Retry-After wait honoured, in ms (--max-retry-wait, CNV_MAX_RETRY_WAIT). */

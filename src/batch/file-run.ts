@@ -67,7 +67,13 @@ export interface FileBatchSpec<P> {
    */
   beforeRows?: (signal: AbortSignal) => Promise<void>;
   /** What the command adds to the summary (a sync's counts), and its exit code in place of 0. */
-  summary?: { line(counts: BatchCounts): string | undefined; data(counts: BatchCounts): Record<string, unknown>; exitCode?(code: number): number };
+  summary?: {
+    /** The summary line in place of the file run's (a sync's plan says what it decided, not "0 valid"). */
+    first?(counts: BatchCounts, elapsedMs: number): string | undefined;
+    line(counts: BatchCounts): string | undefined;
+    data(counts: BatchCounts): Record<string, unknown>;
+    exitCode?(code: number): number;
+  };
 }
 
 
@@ -238,7 +244,7 @@ function finish<P>(run: FileRun<P>, stoppedBy: unknown): CommandResult {
   run.notes.show(deps.notices);
   run.spec.cells?.blanks.show(deps.notices);
   const info = { elapsedMs: deps.clock.now() - run.started, dryRun: options.dryRun, report: options.report, stopped: stoppedBy === undefined ? undefined : messageOf(stoppedBy) };
-  deps.notices.info(summaryLine(counts, info));
+  deps.notices.info(run.spec.summary?.first?.(counts, info.elapsedMs) ?? summaryLine(counts, info));
   const extra = run.spec.summary?.line(counts);
   if (extra) deps.notices.info(extra);
   const more = run.spec.summary?.data(counts) ?? {};

@@ -1,6 +1,7 @@
 import type { BatchCounts } from '../batch/summary.js';
 import type { Decision, UnsureReason } from './decide.js';
 import type { RefreshStats } from './snapshot.js';
+import { duration } from '../output/wording.js';
 
 /** What a sync decided for its rows, and what its snapshot refresh did: the summary's `sync` member and the plan's counts. */
 export class SyncCounts {
@@ -57,9 +58,16 @@ export class SyncCounts {
     };
   }
 
-  /** The summary's second line. */
-  line(dryRun: boolean): string {
+  /** A plan's summary line (stderr): what it decided, and that nothing was sent. */
+  planSummary(rows: number, elapsedMs: number): string {
+    const unsure = this.unsureTotal > 0 ? ` (${this.unsureTotal} unsure)` : '';
+    return `plan: ${this.create} to create, ${this.update} to update${unsure}, ${this.unchanged} unchanged, ${this.invalid} invalid; nothing sent (${count(rows, 'row')} in ${duration(elapsedMs)})`;
+  }
+
+  /** The summary's second line (a plan's: only what the refresh did, its counts being in the first). */
+  line(dryRun: boolean, plan = false): string | undefined {
     const r = this.refresh;
+    if (plan) return r ? `snapshot: ${count(r.contacts, 'contact')}, ${r.full ? 'full refresh' : 'refreshed'}: ${count(r.rows, 'row')} in ${count(r.pages, 'page')}` : undefined;
     const verb = dryRun ? 'would send' : 'sent';
     const unsure = this.unsureTotal > 0 ? `; ${this.unsureTotal} ${verb} because cnv cannot be sure they match (${this.reasons()})` : '';
     const snapshot = r ? `; snapshot: ${count(r.contacts, 'contact')}, ${r.full ? 'full refresh' : 'refreshed'}: ${count(r.rows, 'row')} in ${count(r.pages, 'page')}` : '';

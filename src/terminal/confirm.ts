@@ -7,7 +7,7 @@ import type { IO } from './streams.js';
  * y or yes. Callers ask only when stdin and stderr are terminals; off a terminal they decide
  * without asking (a cron job or CI step must never hang on a prompt).
  */
-export async function confirm(io: Pick<IO, 'stdin' | 'stderr'>, question: string): Promise<boolean> {
+async function confirm(io: Pick<IO, 'stdin' | 'stderr'>, question: string): Promise<boolean> {
   io.stderr.write(`${question} [y/N] `);
   const lines = createInterface({ input: io.stdin, terminal: false });
   try {
@@ -19,7 +19,7 @@ export async function confirm(io: Pick<IO, 'stdin' | 'stderr'>, question: string
 }
 
 /** Whether a question can be asked: a person at a terminal on both ends. */
-export function canAsk(io: Pick<IO, 'stdinIsTTY' | 'stderrIsTTY'>): boolean {
+function canAsk(io: Pick<IO, 'stdinIsTTY' | 'stderrIsTTY'>): boolean {
   return io.stdinIsTTY && io.stderrIsTTY;
 }
 

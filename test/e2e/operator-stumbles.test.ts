@@ -176,3 +176,77 @@ describe('the small ones', () => {
     expect(lines.filter((l) => l.startsWith('doctor:'))).toHaveLength(1);
   });
 });
+
+describe('contacts sync --plan reads as a plan', () => {
+  it('its own summary, no "(no rows)", contacts by their email, compact past 20 contacts (--plan-format full|compact)', async () => {
+    const env = freshEnv();
+    const dir = outDir();
+    const all = join(dir, 'all.csv');
+    expect((await cnv(['export', 'contacts', '--out', all, '--limit', '1000'], { env })).exitCode).toBe(0);
+    const lines = readFileSync(all, 'utf8').split('\n');
+    expect(lines[0]).toMatch(/^id,/);
+    const same = join(dir, 'same.csv');
+    writeFileSync(same, `${lines.slice(0, 4).join('\n')}\n`);
+    const none = await cnvOnTerminal(['contacts', 'sync', '--file', same, '--plan', '--no-progress'], { env, columns: 120 });
+    expect(none.exitCode, none.stdout).toBe(0);
+    expect(none.stdout).not.toContain('(no rows)');
+    expect(none.stdout).not.toContain('dry run, nothing sent');
+    expect(none.stdout).toMatch(/^plan: 0 to create, 0 to update, 3 unchanged, 0 invalid; nothing sent \(3 rows in \d+ ms\)$/m);
+    expect(none.stdout).toMatch(/^Plan: 0 to create, 0 to update, 3 unchanged, 0 invalid\.$/m);
+    // One contact's city changed: the full table, the contact by its email (the file has an id column).
+    const one = join(dir, 'one.csv');
+    const email = lines[1].split(',')[4];
+    writeFileSync(one, `${lines[0]}\n${lines[1].replace(/,London,/, ',Paris,')}\n`);
+    const full = await cnvOnTerminal(['contacts', 'sync', '--file', one, '--plan', '--no-progress'], { env, columns: 120 });
+    expect(full.stdout).toMatch(new RegExp(`^2 +update +${email.replace(/\./g, '\\.')} +fields\\.city +London +Paris$`, 'm'));
+    expect(full.stdout).not.toMatch(/a0000000-0000-4000-8000-000000000001/);
+    // 29 contacts with a new email: one line per contact, naming the changed field.
+    const many = join(dir, 'many.csv');
+    writeFileSync(many, `${lines[0]}\n${lines.slice(1, 30).map((l) => l.replace('@', '.plan@')).join('\n')}\n`);
+    const compact = await cnvOnTerminal(['contacts', 'sync', '--file', many, '--plan', '--no-progress'], { env, columns: 120, rows: 100 });
+    const table = compact.stdout.split('\n').filter((l) => /^\d+ +update/.test(l));
+    expect(compact.stdout).toMatch(/^line +action +contact +changes$/m);
+    expect(table).toHaveLength(29);
+    expect(table[0]).toMatch(/^2 +update +\S+\.plan@example\.com +email$/);
+    const forced = await cnvOnTerminal(['contacts', 'sync', '--file', many, '--plan', '--plan-format', 'full', '--no-progress'], { env, columns: 160, rows: 100 });
+    expect(forced.stdout).toMatch(/^line +action +contact +field +old +new$/m);
+    expect((await cnv(['contacts', 'sync', '--file', many, '--plan-format', 'compact'], { env })).stderr).toMatch(/^error: conflicting_options: --plan-format: goes only with --plan$/m);
+  }, 120_000);
+});
+
+describe('long tables on a terminal go through a pager', () => {
+  const pagerOut = () => join(outDir(), 'paged.txt');
+
+  it('CNV_PAGER gets a table longer than the terminal; --no-pager, a short table or a pipe do not use it', async () => {
+    const file = pagerOut();
+    const paged = await cnvOnTerminal(['doctor'], { env: { ...fx.env, CNV_PAGER: `tee ${file}` }, columns: 120, rows: 8 });
+    expect(paged.exitCode, paged.stdout).toBe(0);
+    const text = readFileSync(file, 'utf8');
+    expect(text).toMatch(/^check +status +detail\n/);
+    expect(text.split('\n').length).toBeGreaterThan(8);
+    // What the pager showed is what the terminal got (tee prints it), the summary below it.
+    expect(paged.stdout).toContain(text.replace(/\n/g, '\n').split('\n')[1]);
+    expect(paged.stdout.trimEnd().split('\n').at(-1)).toMatch(/^doctor: /);
+    const off = pagerOut();
+    expect((await cnvOnTerminal(['doctor', '--no-pager'], { env: { ...fx.env, CNV_PAGER: `tee ${off}` }, columns: 120, rows: 8 })).exitCode).toBe(0);
+    expect(existsSync(off)).toBe(false);
+    const tall = pagerOut();
+    expect((await cnvOnTerminal(['doctor'], { env: { ...fx.env, CNV_PAGER: `tee ${tall}` }, columns: 120, rows: 100 })).exitCode).toBe(0);
+    expect(existsSync(tall)).toBe(false);
+    const piped = pagerOut();
+    expect((await cnv(['doctor', '-o', 'table'], { env: { ...fx.env, CNV_PAGER: `tee ${piped}` } })).exitCode).toBe(0);
+    expect(existsSync(piped)).toBe(false);
+  });
+
+  it('a pager quit early is no error; a pager that does not exist is a warning, and the table is printed', async () => {
+    const early = await cnvOnTerminal(['doctor'], { env: { ...fx.env, CNV_PAGER: 'head -1' }, columns: 120, rows: 8 });
+    expect(early.exitCode).toBe(0);
+    expect(early.stdout).not.toMatch(/EPIPE|error/i);
+    expect(early.stdout.split('\n')[0]).toMatch(/^check +status +detail$/);
+    const missing = await cnvOnTerminal(['doctor'], { env: { ...fx.env, CNV_PAGER: '/nonexistent/pager -R' }, columns: 120, rows: 8 });
+    expect(missing.exitCode).toBe(0);
+    expect(missing.stdout).toMatch(/^warning: the pager "\/nonexistent\/pager -R" could not be started \(CNV_PAGER, PAGER\): printing directly/m);
+    expect(missing.stdout).toMatch(/^check +status +detail$/m);
+    expect(missing.stdout).toMatch(/^config +\S*ok\b/m);
+  });
+});
