@@ -12,6 +12,9 @@ async function unfinishedBy(path: string, signal: AbortSignal): Promise<string |
   const info = await lstat(path).catch(() => undefined);
   if (!info?.isFile() || info.size === 0) return undefined;
   if (!(await endsWithNewline(path, info.size))) return 'its last row was cut short (the run was killed)';
+  // A finished run's report (the common case, up to millions of rows) has no skipped cell: a
+  // byte search says so without parsing its CSV (38 MB: 2.2 s of CPU parsed).
+  if (!(await mentions(path, ',skipped,', signal))) return undefined;
   const { parse } = await import('csv-parse');
   const input = createReadStream(path, { signal });
   const parser = input.pipe(parse({ relax_column_count: true, skip_records_with_error: true, max_record_size: 32 * 1024 * 1024 }));
@@ -33,6 +36,18 @@ async function unfinishedBy(path: string, signal: AbortSignal): Promise<string |
     input.destroy();
   }
   return skipped > 0 ? `${skipped} ${skipped === 1 ? 'row' : 'rows'} "skipped" (the run was stopped before it sent them)` : undefined;
+}
+
+/** Whether the file holds `text` anywhere (also across the chunks it is read in). */
+async function mentions(path: string, text: string, signal: AbortSignal): Promise<boolean> {
+  const needle = Buffer.from(text);
+  let carry: Buffer = Buffer.alloc(0);
+  for await (const chunk of createReadStream(path, { signal }) as AsyncIterable<Buffer>) {
+    const joined = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
+    if (joined.includes(needle)) return true;
+    carry = joined.subarray(Math.max(0, joined.length - needle.length + 1));
+  }
+  return false;
 }
 
 async function endsWithNewline(path: string, size: number): Promise<boolean> {
