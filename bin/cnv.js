@@ -76,6 +76,7 @@ async function main() {
       },
       stdoutIsTTY: Boolean(process.stdout.isTTY),
       stderrIsTTY: Boolean(process.stderr.isTTY),
+      pagerAllowed: true,
     },
     env: process.env,
     signal: controller.signal,

@@ -23,6 +23,8 @@ export interface GlobalOptions {
   quiet: boolean;
   progress: boolean;
   color: boolean;
+  /** A long table on a terminal goes through the pager (not with --no-pager). */
+  pager: boolean;
   timeout: number;
   maxRetries: number;
   /** Longest Retry-After wait honoured, in ms (--max-retry-wait, CNV_MAX_RETRY_WAIT). */
@@ -50,6 +52,8 @@ export interface ContextDeps {
   dispatcher?: Dispatcher;
   random?: () => number;
   tuning?: RuntimeTuning;
+  /** The arguments of this run (without node and script): what a hint to run it again repeats. */
+  argv?: readonly string[];
 }
 
 /**
@@ -78,6 +82,8 @@ export interface Context {
   readonly signal: AbortSignal;
   /** From the launcher only (see RuntimeTuning). */
   readonly tuning?: RuntimeTuning;
+  /** The arguments of this run, when run() was given them (a hint to run it again repeats them). */
+  readonly argv?: readonly string[];
   /** The global options as parsed (frozen): a command that needs another client asks `http()` for it. */
   readonly globals: Readonly<GlobalOptions>;
   /** Profile store (opened on first use). */

@@ -12,7 +12,7 @@ export type RunDeps = ContextDeps;
  * Never exits the process: bin/cnv.js does that.
  */
 export async function run(argv: string[], deps: RunDeps): Promise<number> {
-  const ctx = createContext(deps);
+  const ctx = createContext({ ...deps, argv });
   let exitCode = 0;
   let reported = false;
   const program = buildProgram(ctx, (code) => {

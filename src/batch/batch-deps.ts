@@ -25,4 +25,6 @@ export interface BatchDeps {
    * the key's masked id, never the key); undefined when no key is set (a dry run).
    */
   account(): Promise<string | undefined>;
+  /** The command line that runs this again resuming from `report` (shell-quoted); none in-process without arguments. */
+  resumeCommand?(report: string): string;
 }

@@ -10,6 +10,8 @@ export interface BatchRunOptions {
   encoding?: string;
   report?: string;
   resumeFromReport?: string;
+  /** --force: overwrite the --report of an unfinished run. */
+  force?: boolean;
   concurrency: number;
   chunkSize: number;
   /** The global --dry-run: validate every row and report, send nothing. */

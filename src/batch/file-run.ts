@@ -15,6 +15,7 @@ import { startProgress, type Progress } from './progress.js';
 import { openReport, type ReportWriter } from './row-report.js';
 import type { ReportJob } from './row-report-job.js';
 import { loadDoneRows, type DoneRows } from './resume.js';
+import { refuseUnfinishedReport } from './report-unfinished.js';
 import { InvalidRowError } from './row-body.js';
 import { runBatch } from './run-batch.js';
 import { writeSummaryJson } from '../output/summary-json.js';
@@ -68,7 +69,13 @@ export interface FileBatchSpec<P> {
   /** A check of the file's resolved columns before any row is sent (a sync compares them with its last run's); throws to refuse the file. */
   columnsResolved?: (columns: readonly ResolvedColumn[]) => Promise<void>;
   /** What the command adds to the summary (a sync's counts), and its exit code in place of 0. */
-  summary?: { line(counts: BatchCounts): string | undefined; data(counts: BatchCounts): Record<string, unknown>; exitCode?(code: number): number };
+  summary?: {
+    /** The summary line in place of the file run's (a sync's plan says what it decided, not "0 valid"). */
+    first?(counts: BatchCounts, elapsedMs: number): string | undefined;
+    line(counts: BatchCounts): string | undefined;
+    data(counts: BatchCounts): Record<string, unknown>;
+    exitCode?(code: number): number;
+  };
 }
 
 
@@ -89,6 +96,7 @@ export async function runFileBatch<P>(deps: BatchDeps, spec: FileBatchSpec<P>): 
   const account = await deps.account();
   const job: ReportJob = { ...spec.job, input: spec.path, ...(account ? { account } : {}) };
   const done = options.resumeFromReport ? await loadDoneRows(options.resumeFromReport, idColumn, job, deps.signal) : undefined;
+  if (options.report && options.report !== '-' && !options.resumeFromReport && !options.force) await refuseUnfinishedReport(options.report, deps.signal);
   // The refresh mostly waits on the network and the disk: the file's opening and scan (CPU) go on meanwhile.
   const before = new AbortController();
   const preparing = spec.beforeRows?.(before.signal);
@@ -242,7 +250,7 @@ function finish<P>(run: FileRun<P>, stoppedBy: unknown): CommandResult {
   run.notes.show(deps.notices);
   run.spec.cells?.blanks.show(deps.notices);
   const info = { elapsedMs: deps.clock.now() - run.started, dryRun: options.dryRun, report: options.report, stopped: stoppedBy === undefined ? undefined : messageOf(stoppedBy) };
-  deps.notices.info(summaryLine(counts, info));
+  deps.notices.info(run.spec.summary?.first?.(counts, info.elapsedMs) ?? summaryLine(counts, info));
   const extra = run.spec.summary?.line(counts);
   if (extra) deps.notices.info(extra);
   const more = run.spec.summary?.data(counts) ?? {};
@@ -253,7 +261,7 @@ function finish<P>(run: FileRun<P>, stoppedBy: unknown): CommandResult {
   // --json and -q: the same document on stdout (once, when --summary-json - names stdout too).
   deps.printDocument?.(document);
   if (options.summaryJson && !(options.summaryJson === '-' && deps.printDocument)) writeSummaryJson({ stdout: deps.io.stdout, redact }, options.summaryJson, document);
-  if (stoppedBy !== undefined) throw stopError(ending, options.report);
+  if (stoppedBy !== undefined) throw stopError(ending, options.report, deps);
   return { kind: 'none', exitCode };
 }
 
@@ -324,13 +332,21 @@ function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-// The error the command ends with: a transient failure gets how to resume; any other as it is.
-function stopError(err: unknown, report: string | undefined): unknown {
-  if (err instanceof CliError && err.exitCode === ExitCode.transient) {
-    const hint = report && report !== '-'
-      ? `rows without a confirmed result are "skipped" in ${report}; send them later with --resume-from-report ${report}`
+// The error the command ends with: a transient failure or an interruption gets how to resume
+// (the exact command when a report file holds the results); any other as it is.
+function stopError(err: unknown, report: string | undefined, deps: BatchDeps): unknown {
+  if (!(err instanceof CliError)) return err;
+  const resumable = report !== undefined && report !== '-';
+  const again = resumable ? deps.resumeCommand?.(report) ?? `the same command with --resume-from-report ${report}` : undefined;
+  if (err.exitCode === ExitCode.transient) {
+    const hint = again
+      ? `rows without a confirmed result are "skipped" in ${report}; send them later with: ${again}`
       : 'run again later with --report FILE, then --resume-from-report FILE sends only what is missing';
     return new TransientError(`the run stopped: ${err.message}`, { code: err.code, hint, cause: err });
+  }
+  if (err.code === 'interrupted' && again) {
+    const hint = `rows not sent are "skipped" in ${report}; to send only those, run: ${again}`;
+    return new CliError(err.message, { exitCode: err.exitCode, code: err.code, hint, cause: err });
   }
   return err;
 }

@@ -26,6 +26,15 @@ export class BatchCounts {
     return n;
   }
 
+  /**
+   * The rows the run itself answered for: not those it never sent (skipped), nor those that
+   * needed no request (invalid, done in an earlier run). What a rate counts: an interrupted run's
+   * skipped rows would otherwise push its rows/s past the rate limit.
+   */
+  get handled(): number {
+    return this.rows - this.count('skipped') - this.count('invalid') - this.earlier;
+  }
+
   /** 0 when every row succeeded (or, in a dry run, was valid); 6 when some failed or were invalid. */
   exitCode(): number {
     return this.count('failed') + this.count('invalid') > 0 ? ExitCode.partial : ExitCode.ok;
@@ -53,7 +62,7 @@ export function summaryData(counts: BatchCounts, info: SummaryInfo): Record<stri
     byStatus: Object.fromEntries(STATUS_ORDER.filter((s) => counts.count(s) > 0).map((s) => [s, counts.count(s)])),
     doneInEarlierRun: counts.earlier,
     elapsedMs: Math.round(info.elapsedMs),
-    rowsPerSecond: seconds > 0 ? Math.round(counts.rows / seconds) : counts.rows,
+    rowsPerSecond: seconds > 0 ? Math.round(counts.handled / seconds) : counts.handled,
     dryRun: info.dryRun,
     report: info.report ?? null,
     stopped: info.stopped ?? null,
@@ -70,7 +79,7 @@ export function summaryLine(counts: BatchCounts, info: SummaryInfo): string {
   const earlier = counts.earlier > 0 ? `, ${n(counts.earlier)} of them done in an earlier run` : '';
   const head = info.dryRun ? 'dry run, nothing sent: ' : info.stopped ? 'stopped early: ' : '';
   const report = info.report && info.report !== '-' ? `; report: ${info.report}` : '';
-  const timing = `${duration(info.elapsedMs)}${hasRate(counts.rows, info.elapsedMs) ? ` (${Math.round(counts.rows / (info.elapsedMs / 1000))} rows/s)` : ''}`;
+  const timing = `${duration(info.elapsedMs)}${hasRate(counts.handled, info.elapsedMs) ? ` (${Math.round(counts.handled / (info.elapsedMs / 1000))} rows/s)` : ''}`;
   return `${head}${rows}: ${ok}${earlier}, ${n(counts.count('failed'))} failed, ${n(counts.count('invalid'))} invalid, ${n(counts.count('skipped'))} skipped in ${timing}${report}`;
 }
 

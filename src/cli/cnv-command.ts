@@ -2,6 +2,7 @@ import { Command, type AddHelpTextContext, type AddHelpTextPosition, type HelpCo
 import type { HelpParts } from './help-layout.js';
 import { UsageError } from '../errors.js';
 import { MISSING_COMMANDS } from './missing-commands.js';
+import { jqHint, jsonFieldsHint } from './gh-habits.js';
 import { didYouMean, guessText, HINT_MARK, suggest } from '../cmdutil/suggest.js';
 
 /** cnv's error codes for commander's parse errors. */
@@ -50,7 +51,9 @@ export class CnvCommand extends Command {
     const reworded = reword(text);
     text = reworded.text;
     hint ??= reworded.hint;
-    if (code === 'unknown_option') hint = this.optionHint(/'([^']+)'/.exec(text)?.[1] ?? '');
+    const flag = /'([^']+)'/.exec(text)?.[1] ?? '';
+    if (code === 'unknown_option') hint = flag.split('=')[0] === '--jq' ? jqHint(this.givenArgs()) : this.optionHint(flag);
+    else if (code === 'too_many_arguments') hint = jsonFieldsHint(this.givenArgs(), this.options.some((o) => o.long === '--columns')) ?? hint;
     else if (code === 'unknown_command') hint = this.commandHint(/'([^']+)'/.exec(text)?.[1] ?? '');
     throw new UsageError(text, hint ?? `see \`${this.path()} --help\``, code);
   }
@@ -68,6 +71,14 @@ export class CnvCommand extends Command {
       throw new UsageError(`no command given${verbose}`, '`cnv --help` lists the commands; `cnv version` (or `cnv --version`, `-V`) prints the version', 'missing_command');
     }
     return super.help(contextOptions as HelpContext);
+  }
+
+  /** The arguments as given (the root command keeps them). */
+  private givenArgs(): string[] {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- walks up the parents from this command
+    let root: Command = this;
+    while (root.parent) root = root.parent;
+    return (root as unknown as { rawArgs?: string[] }).rawArgs ?? [];
   }
 
   /** `cnv contacts get`, for hints. */

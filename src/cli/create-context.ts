@@ -33,6 +33,7 @@ export function createContext(deps: ContextDeps): ProgramContext {
     clock,
     signal,
     tuning: deps.tuning,
+    argv: deps.argv,
     get globals() {
       return globals;
     },

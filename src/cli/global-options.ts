@@ -14,6 +14,7 @@ export const DEFAULT_GLOBALS: GlobalOptions = {
   quiet: false,
   progress: true,
   color: true,
+  pager: true,
   timeout: 30_000,
   maxRetries: 3,
   maxRetryWaitMs: DEFAULT_MAX_RETRY_WAIT_MS,
@@ -38,6 +39,7 @@ export function addGlobalOptions(program: Command): void {
     .option('--quiet', 'no progress, warnings or summaries on stderr')
     .option('--no-progress', 'no progress display')
     .option('--no-color', 'no colour (also NO_COLOR)')
+    .option('--no-pager', 'print a long table directly instead of through the pager (CNV_PAGER, PAGER, or less -FRX)')
     .option('--dry-run', 'print the write request(s) a command would send (key redacted) and send nothing')
     .option('--debug', 'log each request and response in full on stderr: URL, headers, bodies (first 4 KiB), timing, attempts; key redacted (also CNV_DEBUG=api)')
     .option('--timeout <ms>', `time limit of each HTTP attempt (default ${DEFAULT_GLOBALS.timeout})`, integer(1, MAX_TIMER_MS))
@@ -67,6 +69,7 @@ export function toGlobals(raw: Record<string, unknown>, env: NodeJS.ProcessEnv):
     quiet: raw.quiet === true,
     progress: raw.progress !== false,
     color: raw.color !== false && !('NO_COLOR' in env && env.NO_COLOR !== ''),
+    pager: raw.pager !== false,
     timeout: (raw.timeout as number | undefined) ?? DEFAULT_GLOBALS.timeout,
     maxRetries: (raw.maxRetries as number | undefined) ?? DEFAULT_GLOBALS.maxRetries,
     maxRetryWaitMs: ((raw.maxRetryWait as number | undefined) ?? envSeconds(env, 'CNV_MAX_RETRY_WAIT') ?? DEFAULT_GLOBALS.maxRetryWaitMs / 1000) * 1000,

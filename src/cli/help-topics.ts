@@ -61,6 +61,9 @@ export const HELP_TOPICS: Record<string, { summary: string; text: string }> = {
                    (default: $XDG_CACHE_HOME/cnv/compile-cache or ~/.cache/cnv/compile-cache)
   NO_COLOR         any non-empty value turns colour off (as --no-color)
   CI               when set (and not "false" or "0"), no progress display
+                   (colour and prompts do not depend on it)
+  CNV_PAGER        the pager of a table longer than the terminal (then PAGER;
+                   default "less -FRX"; "" or "cat": none, as --no-pager)
 `,
   },
 };

@@ -12,7 +12,9 @@ export function reportError(ctx: Context, err: unknown, argv: string[]): number 
   const json = ctx.globals.json || argv.includes('--json');
   const write = (line: string) => ctx.io.stderr.write(escapeControl(ctx.redact(line)) + '\n');
   const reason = ctx.signal.aborted ? ctx.signal.reason : undefined;
-  const error = reason instanceof CliError ? reason : failedStdout(ctx, err) ?? err;
+  // The interruption wins, unless the command said more about it (how to resume a file run).
+  const told = err instanceof CliError && err.cause === reason;
+  const error = reason instanceof CliError && !told ? reason : failedStdout(ctx, err) ?? err;
 
   if (error instanceof CommanderError) {
     // CnvCommand turns parse errors into UsageErrors; this is what else commander may throw.

@@ -24,6 +24,7 @@ export function batchFlags(defaults: BatchDefaults) {
     encoding: flag('--encoding <name>', 'text encoding of an input file without a byte order mark (default utf-8; UTF-16 with a BOM is read as such)', z.string().optional(), { choices: INPUT_ENCODINGS }),
     report: textFlag('--report <file>', 'write every row\'s result as CSV (line, identifier, status, ..., error, message, row, hash) after a first line naming the run; - for stdout'),
     resumeFromReport: textFlag('--resume-from-report <file>', 'send only the rows that have no success in this earlier report of the same command, target and input (matched by row and content)'),
+    force: switchFlag('--force', 'overwrite the --report of an unfinished run (one with skipped rows) and send every row again, instead of refusing it (exit 2)'),
     concurrency: numberFlag('--concurrency <n>', `requests in flight at once (default ${defaults.concurrency})`, integer(1, 64)),
     maxRows: numberFlag('--max-rows <n>', 'read only the first N rows of the file (with --dry-run: look at what the first few would send)', integer(1)),
     map: listFlag('--map <column=target>', "send a column as a target: a body key, fields.KEY, a field key or label, body.NAME (as it is), or - (left out); repeatable, e.g. --map 'First Name=firstName'"),
@@ -68,6 +69,7 @@ interface BatchOptionValues {
   encoding?: string;
   report?: string;
   resumeFromReport?: string;
+  force?: boolean;
   concurrency?: number;
   chunkSize?: number;
   summaryJson?: string;
@@ -111,6 +113,7 @@ export function batchRunOptions(opts: BatchOptionValues, defaults: BatchDefaults
     encoding: opts.encoding,
     report: opts.report,
     resumeFromReport: opts.resumeFromReport,
+    force: opts.force,
     concurrency: opts.concurrency ?? defaults.concurrency,
     chunkSize: opts.chunkSize ?? defaults.maxChunkSize,
     dryRun,
@@ -123,7 +126,7 @@ export function batchRunOptions(opts: BatchOptionValues, defaults: BatchDefaults
 }
 
 const BATCH_ONLY = [
-  'inputFormat', 'delimiter', 'encoding', 'report', 'resumeFromReport', 'concurrency', 'chunkSize', 'summaryJson',
+  'inputFormat', 'delimiter', 'encoding', 'report', 'resumeFromReport', 'force', 'concurrency', 'chunkSize', 'summaryJson',
   'maxRows', 'map', 'mapFile', 'ignoreColumn', 'ignoreUnknownColumns', 'passColumn', 'decimalComma', 'decimalPoint',
 ] as const;
 

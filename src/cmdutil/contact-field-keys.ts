@@ -3,6 +3,7 @@ import { UsageError } from '../errors.js';
 import { columnForm } from '../input/column-names.js';
 import { quoteInput } from '../input/input-rows.js';
 import { suggest } from '../lib/suggest.js';
+import { isReadOnlyField } from '../batch/columns/field-match.js';
 
 // The keys of --field, -f, -F (and their company forms) and the names of --set, checked against
 // the field definitions before anything is sent, as a file's columns are: a key no field has is
@@ -15,15 +16,11 @@ interface FlagKeys {
   keys: readonly string[];
 }
 
-/** A definition that cannot be written: read-only, or the reverse side of a relationship. */
-function readOnly(def: FieldDefinition): boolean {
-  return def.readOnly === true || (def as { relationship?: { reverse?: boolean } }).relationship?.reverse === true;
-}
-
-/** The field key nearest `name` among these definitions, by key or label: `city`, or `firstName (label "First name")`. */
-function nearest(name: string, defs: ReadonlyMap<string, FieldDefinition>): string | undefined {
+/** The field key nearest `name` among these definitions (`settable`: only those a flag can set), by key or label: `city`, or `firstName (label "First name")`. */
+function nearest(name: string, defs: ReadonlyMap<string, FieldDefinition>, settable = false): string | undefined {
   const candidates = new Map<string, string>();
   for (const def of defs.values()) {
+    if (settable && isReadOnlyField(def)) continue;
     if (!candidates.has(columnForm(def.key))) candidates.set(columnForm(def.key), def.key);
     if (!candidates.has(columnForm(def.label))) candidates.set(columnForm(def.label), `${def.key} (label ${quoteInput(def.label)})`);
   }
@@ -43,9 +40,9 @@ export function checkFieldKeys(flags: readonly FlagKeys[], definitions: Readonly
     if (!defs) continue;
     for (const key of keys) {
       const def = defs.get(key);
-      if (def ? !readOnly(def) : !judge.unknown) continue;
+      if (def ? !isReadOnlyField(def) : !judge.unknown) continue;
       if (def) throw new UsageError(`${flag} ${key}: the ${objectType} field "${key}" is read-only`, 'the service maintains it: leave it out', 'invalid_field');
-      const near = nearest(key, defs);
+      const near = nearest(key, defs, true);
       throw new UsageError(
         `${flag} ${quoteInput(key)}: no ${objectType} field has this key${near ? ` (nearest: ${near})` : ''}`,
         `a field is named by its key, as \`cnv fields list --object-type ${objectType.toLowerCase()}\` lists them`,

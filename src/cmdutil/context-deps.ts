@@ -1,3 +1,4 @@
+import { resumeCommand } from './resume-command.js';
 import { configDir, configDirWhere } from '../config/paths.js';
 import type { Context } from '../context.js';
 import type { BatchDeps } from '../batch/batch-deps.js';
@@ -5,6 +6,7 @@ import { accountOf } from '../batch/row-report-job.js';
 import type { ExportDeps, ReporterDeps, StateDir } from '../exporter/export-deps.js';
 import { asksForDocument, documentText, type DocumentForm } from '../output/document.js';
 import type { Output } from '../output/format.js';
+import { pagerCommand } from '../output/pager.js';
 import type { Notices, ProgressDisplay } from '../output/notices.js';
 import type { FieldCacheDeps } from '../records/field-cache.js';
 import { maskKey } from '../redact/redact.js';
@@ -20,7 +22,10 @@ export function noticesOf(ctx: Context): Notices {
 /** stdout and the output flags in force, for output/render.ts and output/list-writer.ts. */
 export function outputOf(ctx: Context): Output {
   const { format, json, query, color } = ctx.globals;
-  return { stdout: ctx.io.stdout, stdoutIsTTY: ctx.io.stdoutIsTTY, format, json, query, color };
+  // The pager takes the process's own terminal: only the launcher's IO offers it (never a test's fake streams).
+  const command = ctx.io.stdoutIsTTY && ctx.io.pagerAllowed && ctx.globals.pager ? pagerCommand(ctx.env) : undefined;
+  const pager = command === undefined ? undefined : { command, warn: (message: string) => ctx.warn(message) };
+  return { stdout: ctx.io.stdout, stdoutIsTTY: ctx.io.stdoutIsTTY, format, json, query, color, pager };
 }
 
 /**
@@ -88,6 +93,7 @@ export function batchDepsOf(ctx: Context): BatchDeps {
       const credentials = await ctx.credentials().catch(() => undefined);
       return credentials && accountOf(credentials.baseUrl, maskKey(credentials.apiKey));
     },
+    resumeCommand: ctx.argv && ((report) => resumeCommand(ctx.argv ?? [], report)),
   };
 }
 

@@ -1,6 +1,7 @@
 import type { EmailEventType } from '../endpoints/exports.js';
 import { ApiError, CliError, ResponseShapeError, TransientError } from '../errors.js';
 import type { Notices } from '../output/notices.js';
+import { plural } from '../output/wording.js';
 import type { ExportDeps } from './export-deps.js';
 import { withExportRun, type ExportRun } from './export-run.js';
 import { GroupCommit } from './group-commit.js';
@@ -98,7 +99,7 @@ export function withTypeLines(notices: Pick<Notices, 'info'>, reporter: ExportRe
     page: (rows, pages) => reporter.page(rows, pages),
     done(summary, run) {
       for (const [type, o] of Object.entries(summary.types ?? {})) {
-        notices.info(`  ${type}: ${o.status}, ${o.rows.toLocaleString('en-US')} rows in ${o.pages} pages${o.error ? ` (${o.error})` : ''}`);
+        notices.info(`  ${type}: ${o.status}, ${plural(o.rows, 'row')} in ${plural(o.pages, 'page')}${o.error ? ` (${o.error})` : ''}`);
       }
       reporter.done(summary, run);
     },

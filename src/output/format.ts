@@ -16,6 +16,8 @@ export interface Output {
   query?: string;
   /** Colour allowed (not --no-color, not NO_COLOR). */
   color: boolean;
+  /** A long table goes through this pager (only on a terminal, without --no-pager; src/output/pager.ts). */
+  pager?: { command: string; warn(message: string): void };
 }
 
 /**

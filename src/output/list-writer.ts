@@ -1,6 +1,7 @@
 import type { Writable } from 'node:stream';
 import { csvFormatter } from './csv-line.js';
-import { cellText, flatten, resolveFormat, statusPaint, tableWidth, type Output } from './format.js';
+import { cellText, flatten, resolveFormat, type Output } from './format.js';
+import { tableText, writePaged } from './pager.js';
 import { writeWithBackpressure } from './write.js';
 import { stringifyJson } from '../lib/exact-number.js';
 
@@ -94,10 +95,9 @@ function tableWriter(output: Output, columns: string[] | undefined, layout: List
     write: async (row) => void rows.push(flatten(row)),
     async end() {
       if (rows.length === 0) return writeWithBackpressure(output.stdout, '(no rows)\n');
-      const { layoutTable } = await import('./table.js');
       const head = layout.table ?? columns ?? [...new Set(rows.flatMap((r) => Object.keys(r)))];
       // A table is for a terminal: what the server sent cannot act on it (JSON and CSV stay exact).
-      await writeWithBackpressure(output.stdout, layoutTable(head, rows, { width: tableWidth(output), paint: statusPaint(output) }));
+      await writePaged(output, await tableText(output, head, rows));
     },
   };
 }

@@ -50,19 +50,29 @@ function jqHint(expression: string, compile: (e: string) => unknown): string | u
   const e = expression.trim();
   const jqish = e.startsWith('.') || /\|\s*\./.test(e) || /\b(select|map|to_entries|keys)\(/.test(e);
   if (!jqish) return undefined;
+  let rewritten = jqRewrite(e);
+  try {
+    if (rewritten !== undefined) compile(rewritten);
+  } catch {
+    rewritten = undefined;
+  }
+  const rules = 'no leading dot (.data[0] is data[0], .[] is [], . is @), a filter is [?name==\'x\'], see https://jmespath.org';
+  return rewritten !== undefined ? `-q is JMESPath (as in the AWS CLI), not jq: did you mean -q '${rewritten}'? (${rules})` : `-q is JMESPath (as in the AWS CLI), not jq: ${rules}; or pipe --json into jq`;
+}
+
+/**
+ * A jq expression's plain JMESPath rewrite (`.[] | .name` is `[].name`, `.data[0]` is
+ * `data[0]`, `.` is `@`), unchecked; undefined for jq's own operators, which have none
+ * (`select(...)`, `//` a default, `[.x | ...]` building an array).
+ */
+export function jqRewrite(expression: string): string | undefined {
+  const e = expression.trim();
   const rewritten = e === '.' ? '@' : e
     .replace(/\[\]\s*\|\s*\./g, '[].') // .[] | .name -> [].name
     .replace(/(^|\|\s*)\.(?=[[\w"])/g, '$1') // a leading dot, also after a pipe
     .replace(/\.\[/g, '['); // .a.[0] -> a[0]
-  // jq's own operators have no plain rewrite: `//` (a default), `[.x | ...]` (building an array).
-  let compiles = !/\b(select|map|to_entries|keys)\(/.test(rewritten) && !e.includes('//') && !/\[\s*\./.test(e);
-  try {
-    if (compiles) compile(rewritten);
-  } catch {
-    compiles = false;
-  }
-  const rules = 'no leading dot (.data[0] is data[0], .[] is [], . is @), a filter is [?name==\'x\'], see https://jmespath.org';
-  return compiles ? `-q is JMESPath (as in the AWS CLI), not jq: did you mean -q '${rewritten}'? (${rules})` : `-q is JMESPath (as in the AWS CLI), not jq: ${rules}; or pipe --json into jq`;
+  const plain = !/\b(select|map|to_entries|keys)\(/.test(rewritten) && !e.includes('//') && !/\[\s*\./.test(e);
+  return plain ? rewritten : undefined;
 }
 
 /** A query `loadQuery` compiled already (every -q is, before its command runs). */

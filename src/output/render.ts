@@ -1,5 +1,6 @@
 import { flatten, resolveFormat, statusPaint, tableWidth, type Output } from './format.js';
 import { writeWithBackpressure } from './write.js';
+import { writePaged } from './pager.js';
 import { asksForDocument, documentText } from './document.js';
 import { stringifyJson } from '../lib/exact-number.js';
 
@@ -58,7 +59,7 @@ export async function renderResult(output: Output, result: CommandResult, notice
     await writer.write(typeof data === 'object' && data !== null ? (data as Record<string, unknown>) : { value: data });
     return writer.end();
   }
-  return writeWithBackpressure(output.stdout, await recordTable(output, data as Record<string, unknown>));
+  return writePaged(output, await recordTable(output, data as Record<string, unknown>));
 }
 
 /**

@@ -64,17 +64,21 @@ function cut(chars: readonly Cell[], width: number): string {
 
 /**
  * A borderless table: a heading line, then one line per row, columns two spaces apart. Fitted to
- * `width` by narrowing the widest columns first; a cut value ends in an ellipsis, never wraps.
+ * `width` by narrowing the widest columns first, headings kept whole while the values can give
+ * way; a cut value ends in an ellipsis, never wraps. A column whose cut values would look alike
+ * (keys and paths that share their start) is cut in the middle instead, keeping their ends.
  */
 export function layoutTable(head: string[], rows: Array<Record<string, unknown>>, layout: TableLayout = {}): string {
   const texts = rows.map((row) => head.map((c) => cells(cellLine(row[c]))));
   const heads = head.map((h) => cells(escapeControl(h)));
-  const widths = head.map((_, i) => texts.reduce((w, t) => Math.max(w, textWidth(t[i])), layout.heading === false ? 1 : textWidth(heads[i])));
-  if (layout.width !== undefined && layout.width > 0) fit(widths, layout.width, head.map((h) => IDENTIFIER.test(h)));
+  const headWidths = layout.heading === false ? head.map(() => 1) : heads.map(textWidth);
+  const widths = head.map((_, i) => texts.reduce((w, t) => Math.max(w, textWidth(t[i])), headWidths[i]));
+  if (layout.width !== undefined && layout.width > 0) fit(widths, layout.width, head.map((h) => IDENTIFIER.test(h)), headWidths);
+  const tails = widths.map((w, i) => distinguishingTail(texts.map((t) => t[i]), w));
   const line = (columns: Cell[][], row?: Record<string, unknown>) =>
     columns
       .map((chars, i) => {
-        const shown = cut(chars, widths[i]);
+        const shown = row && tails[i] !== undefined ? middleCut(chars, widths[i], tails[i]) : cut(chars, widths[i]);
         const painted = row && layout.paint ? layout.paint(head[i], row[head[i]], shown, row) : shown;
         return i === columns.length - 1 ? painted : painted + ' '.repeat(Math.max(0, widths[i] - textWidth(cells(shown))));
       })
@@ -86,17 +90,58 @@ export function layoutTable(head: string[], rows: Array<Record<string, unknown>>
 }
 
 /**
- * Narrows the widest column, one character at a time, until the line fits: first the columns
- * that are not identifiers down to a few characters, then every column, at last down to 1.
+ * For a column cut to `width` whose cut values would look alike (different values, the same
+ * start): how many characters of their ends tell them apart, when that many fit beside a few
+ * of their start. Undefined when cutting at the end keeps them apart, or nothing is cut.
  */
-function fit(widths: number[], width: number, identifiers: boolean[]): void {
+function distinguishingTail(values: readonly Cell[][], width: number): number | undefined {
+  const cutOnes = values.filter((v) => textWidth(v) > width);
+  if (cutOnes.length === 0 || width < 5) return undefined;
+  const join = (chars: readonly Cell[]) => chars.map(([ch]) => ch).join('');
+  const distinct = [...new Map(values.map((v) => [join(v), v])).values()];
+  if (distinct.length < 2) return undefined;
+  const alike = (shown: (v: Cell[]) => string) => new Set(distinct.map(shown)).size < distinct.length;
+  if (!alike((v) => cut(v, width))) return undefined;
+  // The shortest end that tells every value apart (at least half the room: the end of a key or
+  // path is its file), leaving room for one character of the start.
+  for (let tail = Math.floor((width - 1) / 2); tail <= width - 2; tail++) {
+    if (!alike((v) => join(v.slice(Math.max(0, v.length - tail))))) return tail;
+  }
+  return width - 2;
+}
+
+/** The text cut to `width` columns in its middle: its start, `…`, and its last `tail` characters (fewer when they do not fit). */
+function middleCut(chars: readonly Cell[], width: number, tail: number): string {
+  if (textWidth(chars) <= width) return chars.map(([ch]) => ch).join('');
+  let end = chars.length;
+  let used = 0;
+  while (end > 0 && chars.length - end < tail && used + chars[end - 1][1] <= width - 2) used += chars[--end][1];
+  let out = '';
+  for (const [ch, w] of chars) {
+    if (used + w > width - 1) break;
+    out += ch;
+    used += w;
+  }
+  return out + '…' + chars.slice(end).map(([ch]) => ch).join('');
+}
+
+/**
+ * Narrows the widest column, one character at a time, until the line fits: first the columns
+ * that are not identifiers, then the identifiers, down to their heading (at least a few
+ * characters); then the same down to a few characters; at last every column down to 1.
+ */
+function fit(widths: number[], width: number, identifiers: boolean[], headWidths: number[]): void {
   const total = () => widths.reduce((a, b) => a + b, 0) + GAP.length * (widths.length - 1);
-  const passes = [{ floor: SOFT_FLOOR, ids: false }, { floor: SOFT_FLOOR, ids: true }, { floor: 1, ids: true }];
+  const heading = (i: number) => Math.max(SOFT_FLOOR, headWidths[i]);
+  const passes = [
+    { floor: heading, ids: false }, { floor: heading, ids: true },
+    { floor: () => SOFT_FLOOR, ids: false }, { floor: () => SOFT_FLOOR, ids: true }, { floor: () => 1, ids: true },
+  ];
   for (const { floor, ids } of passes) {
     while (total() > width) {
       let widest = -1;
       for (let i = 0; i < widths.length; i++) {
-        if (widths[i] > floor && (ids || !identifiers[i]) && (widest < 0 || widths[i] > widths[widest])) widest = i;
+        if (widths[i] > floor(i) && (ids || !identifiers[i]) && (widest < 0 || widths[i] > widths[widest])) widest = i;
       }
       if (widest < 0) break;
       widths[widest]--;

@@ -1,7 +1,7 @@
 import { stdoutError } from '../errors.js';
 import { resolveFormat, type Output } from '../output/format.js';
 import { createListWriter } from '../output/list-writer.js';
-import { writeWithBackpressure } from '../output/write.js';
+import { tableText, writePaged } from '../output/pager.js';
 import { isExactNumber, stringifyJson } from '../lib/exact-number.js';
 import type { Change, Decision } from './decide.js';
 import type { SyncCounts } from './sync-counts.js';
@@ -29,29 +29,36 @@ interface PlanChange {
 export class PlanOutput {
   private chain: Promise<void> = Promise.resolve();
   private failed: unknown;
+  /** On a terminal: the changes, laid out at the end (full or compact, by their number). */
+  private readonly entries: Array<PlanChange & { shown: string }> = [];
 
-  private constructor(private readonly output: Output, private readonly table: boolean, private readonly writer: Awaited<ReturnType<typeof createListWriter>>) {}
+  private constructor(
+    private readonly output: Output,
+    private readonly table: boolean,
+    private readonly form: PlanForm | undefined,
+    private readonly writer: Awaited<ReturnType<typeof createListWriter>> | undefined,
+  ) {}
 
-  static async open(output: Output): Promise<PlanOutput> {
+  static async open(output: Output, form?: PlanForm): Promise<PlanOutput> {
     const table = resolveFormat(output) === 'table';
     // Piped, or with --json: NDJSON, so a plan of any size streams (-o json would hold it whole).
-    const format = table ? 'table' : 'ndjson';
-    const writer = await createListWriter({ ...output, format }, table ? ['line', 'action', 'contact', 'field', 'old', 'new'] : undefined, table ? { table: ['line', 'action', 'contact', 'field', 'old', 'new'] } : {});
-    return new PlanOutput(output, table, writer);
+    return new PlanOutput(output, table, form, table ? undefined : await createListWriter({ ...output, format: 'ndjson' }));
   }
 
-  add(line: number, contact: string, decision: Decision): void {
+  /** A row that would be sent; `shown` names its contact in the table (its email when it has one). */
+  add(line: number, contact: string, decision: Decision, shown = contact): void {
     if (decision.action === 'unchanged') return;
     const entry: PlanChange = {
       type: 'change', line, action: decision.action, contact, cnvContactId: decision.cnvContactId ?? null, changes: decision.changes, unsure: decision.unsure?.detail ?? null,
     };
-    for (const row of this.table ? tableRows(entry) : [entry as unknown as Record<string, unknown>]) this.chain = this.chain.then(() => this.write(row));
+    if (this.table) this.entries.push({ ...entry, shown });
+    else this.chain = this.chain.then(() => this.write(entry as unknown as Record<string, unknown>));
   }
 
   /** One row, unless a write failed before; the failure is kept for `end`, never left unhandled. */
   private async write(row: Record<string, unknown>): Promise<void> {
     if (this.failed !== undefined) return;
-    await this.writer.write(row).catch((err: unknown) => {
+    await this.writer!.write(row).catch((err: unknown) => {
       this.failed = err;
     });
   }
@@ -61,22 +68,38 @@ export class PlanOutput {
     await this.chain;
     if (this.failed !== undefined) throw stdoutError(this.failed);
     if (!this.table) {
-      await this.writer.write({ type: 'summary', ...counts.plan() });
-      return this.writer.end();
+      await this.writer!.write({ type: 'summary', ...counts.plan() });
+      return this.writer!.end();
     }
-    await this.writer.end();
-    await writeWithBackpressure(this.output.stdout, `${counts.planLine()}\n`);
+    const compact = this.form === 'compact' || (this.form === undefined && this.entries.length > PLAN_COMPACT_AFTER);
+    const columns = compact ? ['line', 'action', 'contact', 'changes'] : ['line', 'action', 'contact', 'field', 'old', 'new'];
+    const rows = this.entries.flatMap((e) => (compact ? [compactRow(e)] : tableRows(e)));
+    // No changes: the counts say so, without a "(no rows)" above them.
+    const text = rows.length === 0 ? '' : await tableText(this.output, columns, rows);
+    await writePaged(this.output, `${text}${counts.planLine()}\n`);
   }
 }
 
+/** How the plan's table is laid out on a terminal (--plan-format). */
+type PlanForm = 'full' | 'compact';
+
+/** Past this many contacts, the plan's table is compact (one line per contact) unless --plan-format full. */
+export const PLAN_COMPACT_AFTER = 20;
+
+/** A change as one compact line: the fields it changes, named. */
+function compactRow(entry: PlanChange & { shown: string }): Record<string, unknown> {
+  const fields = entry.changes.map((c) => c.field).join(', ');
+  return { line: entry.line, action: entry.unsure ? `${entry.action}?` : entry.action, contact: entry.shown, changes: fields || `(${entry.unsure ?? 'sent'})` };
+}
+
 /** A change as table lines: one per value, the row's line, action and contact on its first. */
-function tableRows(entry: PlanChange): Array<Record<string, unknown>> {
+function tableRows(entry: PlanChange & { shown: string }): Array<Record<string, unknown>> {
   const action = entry.unsure ? `${entry.action}?` : entry.action;
   const changes: Array<Change | undefined> = entry.changes.length > 0 ? entry.changes : [undefined];
   return changes.map((c, i) => ({
     line: i === 0 ? entry.line : '',
     action: i === 0 ? action : '',
-    contact: i === 0 ? entry.contact : '',
+    contact: i === 0 ? entry.shown : '',
     field: c?.field ?? `(${entry.unsure ?? 'sent'})`,
     old: c === undefined ? '' : shown(c.old),
     new: c === undefined ? '' : shown(c.new),

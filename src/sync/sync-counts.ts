@@ -1,6 +1,7 @@
 import type { BatchCounts } from '../batch/summary.js';
 import type { Decision, UnsureReason } from './decide.js';
 import type { RefreshStats } from './snapshot.js';
+import { duration } from '../output/wording.js';
 
 /** What a sync decided for its rows, and what its snapshot refresh did: the summary's `sync` member and the plan's counts. */
 export class SyncCounts {
@@ -57,16 +58,28 @@ export class SyncCounts {
     };
   }
 
-  /** The summary's second line. */
-  line(dryRun: boolean): string {
+  /** A plan's summary line (stderr): what it decided, and that nothing was sent. */
+  planSummary(rows: number, elapsedMs: number): string {
+    const unsure = this.unsureTotal > 0 ? ` (${this.unsureTotal} unsure)` : '';
+    return `plan: ${this.create} to create, ${this.update} to update${unsure}, ${this.unchanged} unchanged, ${this.invalid} invalid; nothing sent (${count(rows, 'row')} in ${duration(elapsedMs)})`;
+  }
+
+  /** The summary's second line (a plan's: only what the refresh did, its counts being in the first). */
+  line(dryRun: boolean, plan = false): string | undefined {
     const r = this.refresh;
+    if (plan) return r ? `snapshot: ${count(r.contacts, 'contact')}, ${r.full ? 'full refresh' : 'refreshed'}: ${count(r.rows, 'row')} in ${count(r.pages, 'page')}` : undefined;
     const verb = dryRun ? 'would send' : 'sent';
     const unsure = this.unsureTotal > 0 ? `; ${this.unsureTotal} ${verb} because cnv cannot be sure they match (${this.reasons()})` : '';
-    const snapshot = r ? `; snapshot: ${r.contacts} contacts, ${r.full ? 'full refresh' : 'refreshed'}: ${r.rows} ${r.rows === 1 ? 'row' : 'rows'} in ${r.pages} ${r.pages === 1 ? 'page' : 'pages'}` : '';
+    const snapshot = r ? `; snapshot: ${count(r.contacts, 'contact')}, ${r.full ? 'full refresh' : 'refreshed'}: ${count(r.rows, 'row')} in ${count(r.pages, 'page')}` : '';
     return `sync: ${this.create} to create, ${this.update} to update, ${this.unchanged} unchanged (not sent)${unsure}${snapshot}`;
   }
 
   private reasons(): string {
     return [...this.unsure].map(([reason, n]) => `${n} ${reason}`).join(', ');
   }
+}
+
+// Plain digits (no grouping), as the batch summary's: these lines are grepped by scripts.
+function count(n: number, one: string): string {
+  return `${n} ${n === 1 ? one : `${one}s`}`;
 }

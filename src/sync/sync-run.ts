@@ -84,7 +84,7 @@ export function syncFileSpec<B extends Record<string, unknown>>(deps: SnapshotDe
       if (prepared.invalid || prepared.done) return prepared;
       const decision = decider!.decide(prepared.payload);
       counts.see(decision);
-      opts.plan?.add(row.line, prepared.identifier, decision);
+      opts.plan?.add(row.line, prepared.identifier, decision, shownContact(prepared.payload, prepared.identifier));
       if (decision.action === 'unchanged') return { identifier: prepared.identifier, done: { status: 'unchanged', id: decision.cnvContactId }, payload: prepared.payload };
       // As the upsert keys them (the contact's id and email, as a row naming it so would be keyed).
       reaching.set(prepared.payload, (decision.reaches ?? []).flatMap((c) => keysOf({ cnvContactId: c.id, email: c.email?.trim() ?? undefined })));
@@ -94,10 +94,16 @@ export function syncFileSpec<B extends Record<string, unknown>>(deps: SnapshotDe
     // A row by email waits for an earlier row that changes the contact it reaches by id, and the reverse.
     orderKey: (body) => [...new Set([...keysOf(body), ...(reaching.get(body) ?? [])])],
     summary: {
-      line: (batch) => counts.settle(batch).line(base.options.dryRun),
+      first: opts.plan ? (batch, elapsedMs) => counts.settle(batch).planSummary(batch.rows, elapsedMs) : undefined,
+      line: (batch) => counts.settle(batch).line(base.options.dryRun, opts.plan !== undefined),
       data: (batch) => counts.settle(batch).data(),
       exitCode: (code) => (opts.exitCode && counts.pending > 0 ? ExitCode.pendingChanges : code),
     },
   };
   return { spec, counts };
+}
+
+/** A contact as the plan's table names it: by the row's email when it has one (an `id` column's UUID tells a reader little), else the row's identifier. */
+function shownContact(body: Record<string, unknown>, identifier: string): string {
+  return typeof body.email === 'string' && body.email.trim() !== '' ? body.email.trim() : identifier;
 }

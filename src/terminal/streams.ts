@@ -8,4 +8,6 @@ export interface IO {
   stdinIsTTY: boolean;
   stdoutIsTTY: boolean;
   stderrIsTTY: boolean;
+  /** stdout is the process's own terminal, which a pager may take over (set by the launcher only). */
+  pagerAllowed?: boolean;
 }

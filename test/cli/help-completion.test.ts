@@ -47,7 +47,7 @@ describe('shell completion', () => {
   it('completes commands, flags and enumerated values', async () => {
     expect(await complete('')).toEqual(expect.arrayContaining(['contacts', 'events', 'config', 'doctor', 'emulator', 'completion']));
     expect(await complete('contacts', '')).toEqual(['upsert', 'sync', 'get']);
-    expect(await complete('contacts', 'sync', '--pl')).toEqual(['--plan']);
+    expect(await complete('contacts', 'sync', '--pl')).toEqual(['--plan', '--plan-format']);
     expect(await complete('contacts', 'upsert', '--up')).toEqual(['--update-only']);
     expect(await complete('contacts', 'upsert', '--status', '')).toEqual(['SUBSCRIBED', 'UNSUBSCRIBED', 'NO_STATUS']);
     expect(await complete('-o', '')).toEqual(['table', 'json', 'ndjson', 'csv']);

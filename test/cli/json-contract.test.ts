@@ -105,7 +105,7 @@ const CASES: Case[] = [
   { command: 'config use', args: ['config', 'use', 'jc-url'], document: true },
   {
     command: 'config remove',
-    args: (run) => ['config', 'remove', `jc-gone-${run}`],
+    args: (run) => ['config', 'remove', `jc-gone-${run}`, '--yes'],
     before: async (run) => void (await cnvInProcess(['--profile', `jc-gone-${run}`, 'config', 'set-url', 'https://api.example.com'], { env: fx.env })),
     document: true,
   },

@@ -31,6 +31,18 @@ describe('questions and notices on a terminal (in-process)', () => {
     expect(skip.stderr).not.toContain('[y/N]');
   });
 
+  it('config remove asks on a terminal: no keeps the profile (exit 2), yes deletes it', async () => {
+    const env = { CNV_CONFIG_DIR: tempConfigDir() };
+    expect((await cnvInProcess(['--profile', 'old', 'config', 'set-url', fx.emulator.url], { env })).exitCode).toBe(0);
+    const no = await cnvInProcess(['config', 'remove', 'old'], { env, ...terminal, input: 'n\n' });
+    expect(no.stderr).toMatch(/^delete profile "old" and the API key stored with it\? \[y\/N\] /);
+    expect(no.exitCode).toBe(2);
+    expect((await cnvInProcess(['config', 'list', '--json'], { env })).stdout).toContain('"old"');
+    const yes = await cnvInProcess(['config', 'remove', 'old'], { env, ...terminal, input: 'y\n' });
+    expect(yes.exitCode, yes.stderr).toBe(0);
+    expect((await cnvInProcess(['config', 'list', '--json'], { env })).stdout).not.toContain('"old"');
+  });
+
   it('--batch - on a terminal says it reads stdin until Ctrl-D; piped, it says nothing', async () => {
     const rows = 'email\nada@example.com\n';
     const tty = await cnvInProcess(['contacts', 'upsert', '--file', '-'], { env: fx.env, ...terminal, input: rows });

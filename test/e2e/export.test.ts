@@ -272,7 +272,7 @@ describe('cnv export to stdout (binary, real pipes)', () => {
     expect(detail).toMatchObject({ key: 'deferred', kind: 'contacts', cursorAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), output: { kind: 'stdout' }, lockedBy: null });
     expect(detail.runs.at(-1)).toMatchObject({ runId: 'ok-1', status: 'committed', rows: detail.rows, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
     expect((await cnvInProcess(['export', 'state', 'show', 'nope'], { env: fx.env })).exitCode).toBe(5);
-    const reset = await cnvInProcess(['export', 'state', 'reset', 'deferred', '--json'], { env: fx.env });
+    const reset = await cnvInProcess(['export', 'state', 'reset', 'deferred', '--json', '--yes'], { env: fx.env });
     expect(JSON.parse(reset.stdout)).toEqual({ key: 'deferred', removed: true });
     expect(existsSync(await statePath(fx.configDir, 'deferred'))).toBe(false);
   });

@@ -13,13 +13,14 @@ const quote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
  */
 export async function cnvOnTerminal(
   args: string[],
-  opts: { env?: Record<string, string | undefined>; columns?: number; stdoutFile?: string; timeoutMs?: number } = {},
+  opts: { env?: Record<string, string | undefined>; columns?: number; rows?: number; stdoutFile?: string; timeoutMs?: number } = {},
 ): Promise<CliResult> {
   const redirect = opts.stdoutFile === undefined ? '' : ` > ${quote(opts.stdoutFile)}`;
-  const command = `stty cols ${opts.columns ?? 100} rows 40; exec node ${quote(BIN)} ${args.map(quote).join(' ')}${redirect}`;
+  const command = `stty cols ${opts.columns ?? 100} rows ${opts.rows ?? 40}; exec node ${quote(BIN)} ${args.map(quote).join(' ')}${redirect}`;
   const res = await execa('script', ['-q', '-e', '-c', command, '/dev/null'], {
     reject: false,
-    env: cleanEnv(opts.env ?? {}),
+    // No pager unless a test names one: a long table would otherwise wait in less for a key.
+    env: cleanEnv({ CNV_PAGER: 'cat', ...opts.env }),
     extendEnv: false,
     stdin: 'ignore',
     timeout: opts.timeoutMs ?? 60_000,

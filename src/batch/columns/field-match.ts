@@ -95,8 +95,13 @@ function byLabelAndKey(defs: readonly FieldDefinition[], name: string): FieldDef
   return defs.find((d) => d.key === m[2] && d.label.normalize('NFC') === label);
 }
 
+/** A definition that cannot be written: read-only, or the reverse side of a relationship. */
+export function isReadOnlyField(def: FieldDefinition): boolean {
+  return def.readOnly === true || (def as { relationship?: { reverse?: boolean } }).relationship?.reverse === true;
+}
+
 function fieldTarget(parent: string, def: FieldDefinition, by: 'key' | 'label'): ColumnTarget {
-  if (def.readOnly || (def as { relationship?: { reverse?: boolean } }).relationship?.reverse) return { kind: 'skip', why: `read-only field ${parent}.${def.key}`, readOnly: def };
+  if (isReadOnlyField(def)) return { kind: 'skip', why: `read-only field ${parent}.${def.key}`, readOnly: def };
   return { kind: 'field', parent, key: def.key, def, by };
 }
 
@@ -162,6 +167,8 @@ export function nearCandidates(keys: readonly string[], definitions: ReadonlyMap
   for (const key of keys) candidates.set(columnForm(key), key);
   for (const [parent, defs] of definitions ?? []) {
     for (const def of defs.values()) {
+      // A suggestion is something a column can be sent as: never a field the service maintains.
+      if (isReadOnlyField(def)) continue;
       const { keyForm, labelForm } = fieldSpellings(def);
       if (!candidates.has(keyForm)) candidates.set(keyForm, `${parent}.${def.key}`);
       if (!candidates.has(labelForm)) candidates.set(labelForm, `${parent}.${def.key} (label ${quoteInput(def.label)})`);

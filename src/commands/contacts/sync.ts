@@ -3,25 +3,26 @@ import type { FieldsByParent } from '../../batch/columns/field-match.js';
 import { runFileBatch } from '../../batch/file-run.js';
 import { BATCH_GLOBALS, checkBatchOptions } from '../../cmdutil/batch-options.js';
 import { batchDepsOf, exportDepsOf, outputOf, reporterDepsOf } from '../../cmdutil/context-deps.js';
-import { commandOptions, switchFlag, textFlag } from '../../cmdutil/flags.js';
+import { z } from 'zod';
+import { commandOptions, flag, switchFlag, textFlag } from '../../cmdutil/flags.js';
 import type { Context } from '../../context.js';
 import { ApiError, UsageError } from '../../errors.js';
 import { crashHookFromEnv } from '../../exporter/crash-points.js';
 import type { CommandResult } from '../../output/render.js';
-import { PlanOutput } from '../../sync/plan-output.js';
+import { PLAN_COMPACT_AFTER, PlanOutput } from '../../sync/plan-output.js';
 import { syncFileSpec, syncStateKey } from '../../sync/sync-run.js';
 import { refreshReporter } from '../../sync/refresh-reporter.js';
 import type { CommandInput } from '../../cmdutil/contract.js';
 import { contactFieldDefinitions, upsertFileSpec } from '../../cmdutil/contact-upsert-file.js';
 import { FILE_ROW_FLAGS } from '../../cmdutil/contact-upsert-flags.js';
 import type { JsonOutput } from '../../cmdutil/json-output.js';
-import { z } from 'zod';
 import { fileRunDocument, fileRunSummary } from '../../cmdutil/run-documents.js';
 
 export const options = commandOptions(
   {
     file: textFlag('--file <file>', 'the contacts: a CSV, NDJSON or JSON file (- for stdin), read as `contacts upsert --file` reads it'),
     plan: switchFlag('--plan', 'send nothing: show, for each contact that would change, create or update and each value old -> new, then the counts'),
+    planFormat: flag('--plan-format <form>', `the plan's table on a terminal: full (a line per changed value), compact (a line per contact, naming the changed fields); default full up to ${PLAN_COMPACT_AFTER} contacts, compact past that`, z.enum(['full', 'compact']).optional(), { choices: ['full', 'compact'] }),
     exitCode: switchFlag('--exit-code', 'exit 9 when the file and the account differ (rows to create or update), as git diff --exit-code; with --plan, CI can assert "in sync"'),
     fullRefresh: switchFlag('--full-refresh', 'read every contact of the account again (the snapshot is rebuilt), instead of only what changed since the last sync; the only way a contact deleted in the account is seen'),
     acceptColumns: switchFlag('--accept-columns', 'send a column that now names another target than at the last sync of this file (a field renamed, created or deleted in the account) where it resolves now, and remember that'),
@@ -31,6 +32,7 @@ export const options = commandOptions(
     globals: ['dryRun', ...BATCH_GLOBALS],
     check(opts) {
       if (opts.file === undefined) throw new UsageError('--file: required (the contacts to sync)', 'e.g. cnv contacts sync --file contacts.csv --plan', 'missing_file');
+      if (opts.planFormat !== undefined && !opts.plan) throw new UsageError('--plan-format: goes only with --plan', undefined, 'conflicting_options');
       if (opts.plan && opts.report === '-') throw new UsageError('--report -: not with --plan, which prints the plan on stdout', 'write the report to a file');
       if (opts.plan && opts.summaryJson === '-') throw new UsageError('--summary-json -: not with --plan, which prints the plan on stdout', 'write the summary to a file');
       checkBatchOptions(opts);
@@ -81,7 +83,9 @@ a --map by key (--map 'Employees=fields.contactEmployees') never moves.
 
 --dry-run refreshes the snapshot, then prints the body of each row that would be sent.
 --plan sends nothing: a table on a terminal (one line per changed value; "update?" when sent
-because unsure), else NDJSON: {"type":"change","line","action","contact","cnvContactId",
+because unsure; a contact shown by its email when the row has one; past ${PLAN_COMPACT_AFTER} contacts one
+line per contact naming the changed fields: --plan-format full|compact chooses; a table longer
+than the terminal goes through the pager), else NDJSON: {"type":"change","line","action","contact","cnvContactId",
 "changes":[{"field","old","new"}],"unsure"} per contact that would change, then
 {"type":"summary","create","update","unchanged","invalid","unsure","unsureReasons"}. -q
 applies to each line. Without --plan, --json or -q prints the run's summary document on stdout
@@ -97,6 +101,7 @@ Report statuses: created, updated, unchanged, failed, invalid, skipped (valid wi
 
 Examples:
   $ cnv contacts sync --file contacts.csv --plan
+  $ cnv contacts sync --file contacts.csv --plan --plan-format compact
   $ cnv contacts sync --file contacts.csv --report sync-report.csv
   $ cnv contacts sync --file warehouse.ndjson --plan --exit-code --quiet || echo "account drifted"
   $ cnv contacts sync --file hubspot.csv --map-file docs/maps/hubspot.map --plan --json -q 'changes[].field'
@@ -118,7 +123,7 @@ export async function run(given: Context, { opts }: CommandInput<typeof options>
   let definitions: Promise<FieldsByParent | undefined> | undefined;
   const fresh = () => (definitions ??= contactFieldDefinitions(ctx, true, false));
   const credentials = await ctx.credentials();
-  const output = plan ? await PlanOutput.open(outputOf(ctx)) : undefined;
+  const output = plan ? await PlanOutput.open(outputOf(ctx), opts.planFormat) : undefined;
   const { spec, counts } = syncFileSpec({ ...exportDepsOf(ctx), reporter: await refreshReporter(reporterDepsOf(ctx)) }, { ...base, columns: { ...base.columns, definitions: () => fresh() } }, {
     key: syncStateKey(credentials.baseUrl, credentials.apiKey),
     fullRefresh: opts.fullRefresh === true,

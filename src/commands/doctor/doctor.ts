@@ -30,7 +30,7 @@ server answers, that it is this API (asked without a key it must answer 401 unau
 the API's error envelope; any other answer, an HTML page, a redirect, a 404 for everything,
 is a failure, exit 3), that it accepts the key, and for each gated endpoint whether this key
 may use it, and which permissions it has. One line per check on stdout, a summary line on
-stderr. Exits 0 when nothing failed; a gated endpoint that is not enabled, or a permission the
+stderr below them. Exits 0 when nothing failed; a gated endpoint that is not enabled, or a permission the
 key lacks, is a warning, not a failure. A check is "ok" only when a request decided it:
 "inferred" when the answer makes it likely but a made-up name left it open, "unchecked" when
 doctor could not tell without changing data (the detail says why), never "ok".
@@ -92,8 +92,8 @@ export async function run(ctx: Context, _input: CommandInput<typeof options>): P
   for (const name of [...GATED_PROBES.map((p) => `endpoint: ${p.name}`), ...PERMISSION_PROBES.map((p) => `permission: ${p.name}`)]) {
     if (!made.has(name)) checks.push({ check: name, status: 'unchecked', detail: 'not checked: an earlier check failed' });
   }
-  summarize(ctx, checks, baseUrl);
-  return { kind: 'list', rows: checks as unknown as Array<Record<string, unknown>>, columns: ['check', 'status', 'detail'], exitCode };
+  // The summary line comes below the table (its trailer), where the eye ends, as gh's does.
+  return { kind: 'list', rows: checks as unknown as Array<Record<string, unknown>>, columns: ['check', 'status', 'detail'], trailer: summary(checks, baseUrl), exitCode };
 }
 
 /**
@@ -166,7 +166,7 @@ async function authenticated(http: HttpClient, ctx: Context, checks: Check[], fa
   }
 }
 
-function summarize(ctx: Context, checks: Check[], baseUrl: string): void {
+function summary(checks: Check[], baseUrl: string): string {
   const count = (s: Check['status']) => checks.filter((c) => c.status === s).length;
   const open = count('inferred') + count('unchecked');
   const failed = checks.find((c) => c.status === 'fail');
@@ -176,5 +176,5 @@ function summarize(ctx: Context, checks: Check[], baseUrl: string): void {
       ? `this does not look like the API at ${baseUrl}`
       : `the ${failed.check} check failed`;
   const inferred = count('inferred') > 0 ? ` (${count('inferred')} of them inferred)` : '';
-  ctx.info(`doctor: ${count('ok')} ok, ${count('warn')} warnings, ${count('fail')} failed, ${open} not checked${inferred}: ${verdict}`);
+  return `doctor: ${count('ok')} ok, ${count('warn')} warnings, ${count('fail')} failed, ${open} not checked${inferred}: ${verdict}`;
 }

@@ -27,12 +27,17 @@ export function configure(cmd: Command): void {
   cmd.argument('<key>', 'the state key (see `cnv export state list`)').addHelpText('after', `
 Shows one export state: the saved cursor and its age, the committed file length, the CSV header,
 the pending position of a --defer-commit run, and the manifest of recent runs (rows, pages,
-bytes, sha256 of the bytes each appended, first and last cursor).
+bytes, sha256 of the bytes each appended, first and last cursor). On a terminal the runs
+table has the columns that tell runs apart (runId, status, startedAt, finishedAt, rows, pages,
+bytes, moreRemains, error); --json has every member.
 
 Examples:
   $ cnv export state show sk_live_demo@api.example.com/contacts:/data/contacts.csv
   $ cnv export state show crm --json | jq '.runs[-1]'`);
 }
+
+/** The runs table's columns on a terminal. */
+const RUN_COLUMNS = ['runId', 'status', 'startedAt', 'finishedAt', 'rows', 'pages', 'bytes', 'moreRemains', 'error'];
 
 export async function run(ctx: Context, { args }: CommandInput<typeof options>): Promise<CommandResult> {
   const { store, key } = await openStateStore(stateDirOf(ctx), args[0]);
@@ -40,6 +45,10 @@ export async function run(ctx: Context, { args }: CommandInput<typeof options>):
   if (!state) throw stateNotFound(key);
   const detail = stateDetail(state, store.pathOf(key), lockHolder(store.pathOf(key)), (text) => ctx.redact(text));
   // JSON keeps the ISO time; a terminal reads an age beside it.
-  if (resolveFormat(outputOf(ctx)) === 'table' && typeof detail.cursorAt === 'string') detail.cursorAt = `${detail.cursorAt} (${agoText(detail.cursorAt, ctx.clock.now())})`;
+  if (resolveFormat(outputOf(ctx)) === 'table') {
+    if (typeof detail.cursorAt === 'string') detail.cursorAt = `${detail.cursorAt} (${agoText(detail.cursorAt, ctx.clock.now())})`;
+    // The runs table shows what tells runs apart (cursors, digests and offsets are in JSON): its headings fit.
+    detail.runs = (detail.runs as Array<Record<string, unknown>>).map((r) => Object.fromEntries(RUN_COLUMNS.filter((c) => c in r).map((c) => [c, r[c]])));
+  }
   return { kind: 'record', data: detail };
 }

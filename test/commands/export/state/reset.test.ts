@@ -9,11 +9,15 @@ const fx = useEmulator();
 const dir = tempConfigDir();
 
 describe('identifiers, state reset, profiles', () => {
-  it('export state reset: an unknown key is exit 5; off a terminal it deletes without asking', async () => {
+  it('export state reset: an unknown key is exit 5; off a terminal it deletes nothing without --yes (exit 2), and deletes with it', async () => {
     const env = { ...fx.env, CNV_CONFIG_DIR: tempConfigDir() };
     expect((await cnvInProcess(['export', 'state', 'reset', 'nokey'], { env })).exitCode).toBe(5);
     await cnvInProcess(['export', 'contacts', '--state-key', 'k1', '--max-rows', '1', '--out', join(dir, 'k1.csv')], { env });
-    const reset = await cnvInProcess(['export', 'state', 'reset', 'k1', '--json'], { env });
+    const refused = await cnvInProcess(['export', 'state', 'reset', 'k1'], { env });
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toBe('error: confirmation_required: export state reset k1: --yes is required off a terminal (nothing was deleted)\nhint: pass --yes to delete without a question (a script, cron or CI job)\n');
+    expect((await cnvInProcess(['export', 'state', 'show', 'k1'], { env })).exitCode).toBe(0);
+    const reset = await cnvInProcess(['export', 'state', 'reset', 'k1', '--json', '--yes'], { env });
     expect(reset.exitCode).toBe(0);
     expect(JSON.parse(reset.stdout)).toEqual({ key: 'k1', removed: true });
     expect((await cnvInProcess(['export', 'state', 'reset', 'k1'], { env })).exitCode).toBe(5);
