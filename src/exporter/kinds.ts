@@ -1,6 +1,7 @@
 import { ENDPOINTS } from '../endpoints/endpoints.js';
 import type { EmailEventType, ExportRow, PageReceiver } from '../endpoints/exports.js';
 import type { HttpClient } from '../http/client.js';
+import { contentHash } from '../lib/content-hash.js';
 import type { ExportKind } from './state.js';
 
 /** What one export fetches: its kind, email type and (custom events) window. */
@@ -30,10 +31,28 @@ export function fetchPage<P>(
 }
 
 /**
- * What makes a row "already delivered". Events never change, so their id is enough; a contact
- * written again since is a new row to deliver, so its identity includes updatedAt.
+ * What makes a row "already delivered". Events never change, so their id is enough. A contact
+ * written again since is a new row to deliver: its identity is `id@updatedAt#<content hash>`,
+ * the hash of its JSON text as sent (`text`), so a second version within one timestamp (a
+ * server keeping whole seconds) is delivered too, and the same version sent again is not.
  */
-export function rowIdentity(kind: ExportKind, row: ExportRow): string {
-  if (kind === 'contacts') return `${String(row.id)}@${String(row.updatedAt ?? '')}`;
+export function rowIdentity(kind: ExportKind, row: ExportRow, text: string): string {
+  if (kind === 'contacts') return `${versionOf(row)}#${contentHash(text)}`;
   return String(row.eventId);
+}
+
+/** `id@updatedAt`: a contact's identity as states saved it before content hashes (see legacyIdentities). */
+export function versionOf(row: ExportRow): string {
+  return `${String(row.id)}@${String(row.updatedAt ?? '')}`;
+}
+
+/**
+ * The identities of `seen` saved without a content hash (`id@updatedAt`, by a cnv before
+ * content identities): each still skips that version, whatever its content, so a state saved
+ * then continues exactly once. None in a state saved since (events have no `@`).
+ */
+export function legacyIdentities(seen: Iterable<string>): ReadonlySet<string> | undefined {
+  let out: Set<string> | undefined;
+  for (const id of seen) if (id.includes('@') && !id.includes('#')) (out ??= new Set()).add(id);
+  return out;
 }

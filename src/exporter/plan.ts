@@ -64,6 +64,7 @@ export async function planExport(deps: ExportDeps, http: HttpClient, opts: Expor
     const layout = chosen && { ...chosen, nullAs: opts.nullAs ?? '', excelSafe: opts.excelSafe };
     const start: Position = base ?? {
       cursor: null, cursorAt: null, seen: [], output: { kind: 'stdout' }, format: opts.format, csv: null, window, rows: 0, pages: 0,
+      fullAt: new Date(deps.clock.now()).toISOString(),
     };
     const compress = opts.compress ? { compress: opts.compress } : {};
     const keyed = opts.fieldsBy === 'key' ? { fieldsBy: 'key' as const } : {};

@@ -78,6 +78,8 @@ const positionSchema = z.object({
   /** Totals since the state began. */
   rows: z.number(),
   pages: z.number(),
+  /** When this position began from nothing (the first run, or --full): the last full read. Absent in states of a cnv before it. */
+  fullAt: z.string().optional(),
   /**
    * Several email event types into one output (--type all or a list): each type's cursor, saved
    * in the same atomic write as the file's length; the top-level cursor and `seen` stay unused.

@@ -52,7 +52,7 @@ export class SyncCounts {
     return {
       sync: {
         ...this.plan(),
-        snapshot: r ? { contacts: r.contacts, fetchedRows: r.rows, pages: r.pages, full: r.full, reason: r.reason ?? null, stateKey: r.stateKey, elapsedMs: Math.round(r.elapsedMs) } : null,
+        snapshot: r ? { contacts: r.contacts, fetchedRows: r.rows, pages: r.pages, full: r.full, reason: r.reason ?? null, lastFullRefresh: r.fullAt, stateKey: r.stateKey, elapsedMs: Math.round(r.elapsedMs) } : null,
       },
     };
   }
@@ -62,7 +62,7 @@ export class SyncCounts {
     const r = this.refresh;
     const verb = dryRun ? 'would send' : 'sent';
     const unsure = this.unsureTotal > 0 ? `; ${this.unsureTotal} ${verb} because cnv cannot be sure they match (${this.reasons()})` : '';
-    const snapshot = r ? `; snapshot: ${r.contacts} contacts, ${r.full ? 'full refresh' : 'refreshed'}: ${r.rows} ${r.rows === 1 ? 'row' : 'rows'} in ${r.pages} ${r.pages === 1 ? 'page' : 'pages'}` : '';
+    const snapshot = r ? `; snapshot: ${r.contacts} contacts, ${r.full ? 'full refresh' : 'refreshed'}: ${r.rows} ${r.rows === 1 ? 'row' : 'rows'} in ${r.pages} ${r.pages === 1 ? 'page' : 'pages'}${r.full ? '' : `, last full refresh ${r.fullAt}`}` : '';
     return `sync: ${this.create} to create, ${this.update} to update, ${this.unchanged} unchanged (not sent)${unsure}${snapshot}`;
   }
 

@@ -108,6 +108,7 @@ const CASES: Case[] = [
     schema: z.array(z.strictObject({
       key: str, kind: z.enum(['contacts', 'custom-events', 'email-events']), emailType: str.nullable(), format: z.enum(['csv', 'ndjson']), rows: z.number(), pages: z.number(),
       cursorAt: z.iso.datetime().nullable(),
+      fullAt: z.iso.datetime().nullable(),
       output: z.union([z.strictObject({ kind: z.literal('file'), path: str, bytes: z.number() }), z.strictObject({ kind: z.literal('stdout') })]),
       lastRun: z.strictObject({ runId: str, status: str, startedAt: z.iso.datetime(), finishedAt: z.iso.datetime().nullable(), rows: z.number() }).nullable(),
       pending: z.strictObject({ runId: str, rows: z.number(), savedAt: z.iso.datetime() }).nullable(),

@@ -4,6 +4,7 @@ import { runFileBatch } from '../../batch/file-run.js';
 import { BATCH_GLOBALS, checkBatchOptions } from '../../cmdutil/batch-options.js';
 import { batchDepsOf, exportDepsOf, outputOf, reporterDepsOf } from '../../cmdutil/deps.js';
 import { commandOptions, switchFlag, textFlag } from '../../cmdutil/flags.js';
+import { durationMs } from '../../cmdutil/export-options.js';
 import type { Context } from '../../context.js';
 import { ApiError, UsageError } from '../../errors.js';
 import { crashHookFromEnv } from '../../exporter/crash-points.js';
@@ -21,6 +22,10 @@ export const options = commandOptions(
     plan: switchFlag('--plan', 'send nothing: show, for each contact that would change, create or update and each value old -> new, then the counts'),
     exitCode: switchFlag('--exit-code', 'exit 9 when the file and the account differ (rows to create or update), as git diff --exit-code; with --plan, CI can assert "in sync"'),
     fullRefresh: switchFlag('--full-refresh', 'read every contact of the account again (the snapshot is rebuilt), instead of only what changed since the last sync; the only way a contact deleted in the account is seen'),
+    fullRefreshAfter: textFlag('--full-refresh-after <duration>', 'read every contact again when the last full refresh is older than this (7d, 24h, 2w): bounds how long a contact deleted in the account stays in the snapshot', (text) => {
+      durationMs('--full-refresh-after')(text);
+      return text.trim();
+    }),
     ...FILE_ROW_FLAGS,
   },
   {
@@ -50,7 +55,8 @@ created after the contact was fetched, a value the export shows otherwise, compa
 several contacts with one email updated at the same time, an earlier row of the same
 contact or email); the summary counts them by reason. A change made in the account since the
 last sync (drift) is seen by the refresh, and the file's value is sent again; a contact deleted
-in the account is not (the export never lists removed contacts): --full-refresh sees it.
+in the account is not (the export never lists removed contacts): --full-refresh sees it, and
+--full-refresh-after 7d makes a recurring sync refresh fully once its last full refresh is older.
 
 --dry-run refreshes the snapshot, then prints the body of each row that would be sent.
 --plan sends nothing: a table on a terminal (one line per changed value; "update?" when sent
@@ -71,6 +77,7 @@ Report statuses: created, updated, unchanged, failed, invalid, skipped (valid wi
 Examples:
   $ cnv contacts sync --file contacts.csv --plan
   $ cnv contacts sync --file contacts.csv --report sync-report.csv
+  $ cnv contacts sync --file nightly.csv --full-refresh-after 7d --quiet     # cron: deletions seen within a week
   $ cnv contacts sync --file warehouse.ndjson --plan --exit-code --quiet || echo "account drifted"
   $ cnv contacts sync --file hubspot.csv --map-file docs/maps/hubspot.map --plan --json -q 'changes[].field'`);
 }
@@ -93,6 +100,7 @@ export async function run(ctx: Context, { opts }: CommandInput<typeof options>):
   const { spec, counts } = syncFileSpec({ ...exportDepsOf(ctx), reporter: await refreshReporter(reporterDepsOf(ctx)) }, { ...base, columns: { ...base.columns, definitions: () => fresh() } }, {
     key: syncStateKey(credentials.baseUrl, credentials.apiKey),
     fullRefresh: opts.fullRefresh === true,
+    ...(opts.fullRefreshAfter ? { staleAfter: { ms: durationMs('--full-refresh-after')(opts.fullRefreshAfter), text: opts.fullRefreshAfter } } : {}),
     crash: crashHookFromEnv(ctx.env),
     exitCode: opts.exitCode === true,
     plan: output,

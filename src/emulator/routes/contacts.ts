@@ -16,15 +16,15 @@ export function contactRoutes(router: ApiRouter): void {
 }
 
 /** The Get contact shape. */
-function contactView(c: Contact): Record<string, unknown> {
+function contactView(c: Contact, shown: (iso: string) => string): Record<string, unknown> {
   return {
     cnvContactId: c.id,
     email: c.email,
     userId: c.userId,
     subscriptionStatus: c.subscriptionStatus,
     fields: { ...c.fields },
-    createdAt: c.createdAt,
-    updatedAt: c.updatedAt,
+    createdAt: shown(c.createdAt),
+    updatedAt: shown(c.updatedAt),
   };
 }
 
@@ -95,7 +95,7 @@ function getContact({ query, store }: ApiContext): RouteResult {
     throw missingIdentifier();
   }
   if (!contact) throw contactNotFound();
-  return { body: { data: { contact: contactView(contact) } } };
+  return { body: { data: { contact: contactView(contact, (iso) => store.shownTime(iso)) } } };
 }
 
 function settableStatus(v: unknown): SettableStatus | undefined {
