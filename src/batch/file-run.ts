@@ -4,7 +4,7 @@ import { openInput, type InputRow, type OpenedInput } from '../input/input-reade
 import type { Notices } from '../output/notices.js';
 import { stringifyJson } from '../lib/exact-number.js';
 import { columnTableLines, type ColumnEntry } from './columns/column-table.js';
-import type { ColumnResolver } from './columns/column-resolver.js';
+import type { ColumnResolver, ResolvedColumn } from './columns/column-resolver.js';
 import type { BatchDeps } from './deps.js';
 import { FileColumns, type FileColumnsSpec } from './columns/file-columns.js';
 import type { CommandResult } from '../output/render.js';
@@ -65,6 +65,8 @@ export interface FileBatchSpec<P> {
    * file is refused meanwhile.
    */
   beforeRows?: (signal: AbortSignal) => Promise<void>;
+  /** A check of the file's resolved columns before any row is sent (a sync compares them with its last run's); throws to refuse the file. */
+  columnsResolved?: (columns: readonly ResolvedColumn[]) => Promise<void>;
   /** What the command adds to the summary (a sync's counts), and its exit code in place of 0. */
   summary?: { line(counts: BatchCounts): string | undefined; data(counts: BatchCounts): Record<string, unknown>; exitCode?(code: number): number };
 }
@@ -158,6 +160,10 @@ async function openRows<P>(deps: BatchDeps, spec: FileBatchSpec<P>): Promise<Row
     throw err;
   });
   showColumns(deps.notices, `columns of ${input.name} for ${spec.columns.rules.endpoint}`, columns.entries());
+  await spec.columnsResolved?.(columns.resolved()).catch(async (err: unknown) => {
+    await batches.return();
+    throw err;
+  });
   if (spec.cells) {
     await settleNumbers(deps, spec.cells, input, columns, spec.path, options).catch(async (err: unknown) => {
       await batches.return();

@@ -1,6 +1,7 @@
 import { DATA_TYPES, type DataType } from '../endpoints/fields.js';
 import { looseJson } from '../http/exact-json.js';
 import { repeatedKey } from '../lib/json-scan.js';
+import { setOwn } from '../lib/own-key.js';
 import { quoteInput, showValue, type InputRow } from '../input/input-rows.js';
 import { coerceValue, type CoerceOptions } from '../input/coerce.js';
 import type { ColumnResolver } from './columns/column-resolver.js';
@@ -94,7 +95,7 @@ export function renameRow(row: InputRow, resolver: ColumnResolver, keepUnknown =
     const key = target.kind === 'unknown' ? column : target.key;
     // An empty cell of another column naming the same key (a CSV with `seats` and `Seats`) is no clash.
     if (Object.hasOwn(out, key) && !(row.textual && (String(values[column]).trim() === '' || String(out[key]).trim() === ''))) clash(column, key);
-    if (!Object.hasOwn(out, key) || String(out[key]).trim() === '') out[key] = values[column];
+    if (!Object.hasOwn(out, key) || String(out[key]).trim() === '') setOwn(out, key, values[column]);
   }
   return { ...row, values: out };
 }
@@ -146,9 +147,7 @@ function withLenientId(body: Record<string, unknown>, lenient: { column: string;
 
 function put(target: Record<string, unknown>, key: string, value: unknown, column: string, shown = key): void {
   if (Object.hasOwn(target, key)) clash(column, shown);
-  // A key "__proto__" is a member like any other (as JSON.parse makes it), never the object's prototype.
-  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-  else target[key] = value;
+  setOwn(target, key, value);
 }
 
 function objectIn(body: Record<string, unknown>, parent: string, column: string): Record<string, unknown> {

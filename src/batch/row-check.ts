@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { showValue } from '../input/input-rows.js';
+import { setOwn } from '../lib/own-key.js';
 import type { Prepared } from './file-run.js';
 
 /** Blank text and null count as absent; text is trimmed. For z.preprocess on row values. */
@@ -24,7 +25,7 @@ export function checkRow<S extends z.ZodType<Record<string, unknown>>>(
   if (parsed.success) {
     const data = parsed.data;
     const payload: Record<string, unknown> = {};
-    for (const key in data) if (data[key] !== undefined) payload[key] = data[key];
+    for (const key in data) if (data[key] !== undefined) setOwn(payload, key, data[key]);
     return { identifier, payload: payload as z.output<S> };
   }
   const issue = parsed.error.issues[0];

@@ -3,6 +3,7 @@ import type { Position } from './change-log.js';
 import { SortedIndex, type OrderedSource } from './export-index.js';
 import type { Contact, CustomEvent, EmailEvent, EmailEventType } from './model.js';
 import type { BusinessStore } from './store.js';
+import { setOwn } from '../lib/own-key.js';
 
 export type Row = Record<string, unknown>;
 
@@ -18,10 +19,16 @@ function contactFieldLabels(store: BusinessStore): Map<string, string> {
   return labels;
 }
 
-/** The export row of a contact: CRM ids, and the set fields keyed by label. */
+/**
+ * The export row of a contact: CRM ids, and the set fields keyed by label. A value whose field
+ * was deleted (no label) is left out; a label such as "__proto__" is a member like any other.
+ */
 function contactRow(c: Contact, labels: Map<string, string>, shown: Shown): Row {
   const fields: Row = {};
-  for (const [key, value] of Object.entries(c.fields)) if (value !== null) fields[labels.get(key) ?? key] = value;
+  for (const [key, value] of Object.entries(c.fields)) {
+    const label = labels.get(key);
+    if (value !== null && label !== undefined) setOwn(fields, label, value);
+  }
   return exportRow(c, fields, shown);
 }
 
@@ -48,7 +55,9 @@ function exportRow(c: Contact, fields: Row, shown: Shown): Row {
  * once per row (the same members, in the same order).
  */
 function bulkContactRows(bulk: BulkRows, labels: Map<string, string>, shown: Shown): (i: number) => Row {
-  const [first, last, city, score] = ['firstName', 'lastName', 'city', 'score'].map((key) => labels.get(key) ?? key);
+  const [first, last, city, score] = ['firstName', 'lastName', 'city', 'score'].map((key) => labels.get(key));
+  // One of the four deleted (emulator admin): the general path leaves it out.
+  if (first === undefined || last === undefined || city === undefined || score === undefined) return (i) => contactRow(bulk.contact(i), labels, shown);
   return (i) => {
     const c = bulk.contact(i);
     const f = c.fields;

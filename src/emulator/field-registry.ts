@@ -35,6 +35,18 @@ export class FieldRegistry {
     );
   }
 
+  /** Gives the field with this key a new label (emulator admin: a relabel in the dashboard). */
+  relabel(key: string, label: string): FieldDefinition | undefined {
+    const def = this.byKey.get(key);
+    if (def) def.label = label;
+    return def;
+  }
+
+  /** Removes the definition with this key; its key is free again. */
+  delete(key: string): boolean {
+    return this.byKey.delete(key);
+  }
+
   clear(): void {
     this.byKey.clear();
   }

@@ -1,5 +1,6 @@
 import { isExactNumber, sameScalar } from '../lib/exact-number.js';
 import { EmulatorError } from './errors.js';
+import { setOwn } from '../lib/own-key.js';
 import type { FieldDefinition, FieldMap, FieldValue, ObjectType } from './model.js';
 import type { BusinessStore } from './store.js';
 import { isIsoDate, isIsoDateTime } from './validate.js';
@@ -65,7 +66,7 @@ export function applyFieldWrites(target: FieldMap, writes: FieldWrite[], preserv
   for (const { def, value } of writes) {
     if (preserveExisting && !isEmptyValue(target[def.key])) continue;
     if (value === null) delete target[def.key];
-    else target[def.key] = value;
+    else setOwn(target, def.key, value);
   }
 }
 

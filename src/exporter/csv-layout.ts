@@ -1,6 +1,7 @@
 import { UsageError } from '../errors.js';
 import { cellText } from '../output/format.js';
 import { stringifyJson } from '../lib/exact-number.js';
+import { setOwn } from '../lib/own-key.js';
 import type { ExportKind } from './state.js';
 
 /** The columns of each export's rows, in the spec's order (contact fields come after). */
@@ -77,7 +78,7 @@ function fieldColumns(fields: readonly LabelledField[]): Array<{ column: string;
 function availableColumns(kind: ExportKind, fields: readonly LabelledField[]): { columns: string[]; rowKeys: Record<string, string> } {
   const own = kind === 'contacts' ? fieldColumns(fields) : [];
   const rowKeys: Record<string, string> = {};
-  for (const { column, rowKey } of own) if (rowKey !== labelOf(column)) rowKeys[column] = rowKey;
+  for (const { column, rowKey } of own) if (rowKey !== labelOf(column)) setOwn(rowKeys, column, rowKey);
   return { columns: [...FIXED_COLUMNS[kind], ...own.map((o) => o.column)], rowKeys };
 }
 
@@ -111,7 +112,8 @@ export function csvLayout(kind: ExportKind, fields: readonly LabelledField[], ch
 /** How a column's value is named inside `_extra`: the row member, or `fields.<member>` (the label, as the row keys it). */
 function extraName(kind: ExportKind, column: string, rowKeys: Record<string, string> = {}): string {
   if (kind !== 'contacts' || FIXED_COLUMNS.contacts.includes(column)) return column;
-  return FIELD_PREFIX + (rowKeys[column] ?? labelOf(column));
+  // Own members only: a column `constructor` or `toString` is a label, not Object.prototype's.
+  return FIELD_PREFIX + (Object.hasOwn(rowKeys, column) ? rowKeys[column] : labelOf(column));
 }
 
 /**
@@ -168,7 +170,7 @@ export function rowCells(
       }
       const at = top.get(key);
       if (at !== undefined) cells[at] = cell(value, at);
-      else if (!omitted.has(key)) extra[key] = value;
+      else if (!omitted.has(key)) setOwn(extra, key, value);
     }
     if (extraAt >= 0 && Object.keys(extra).length > 0) cells[extraAt] = stringifyJson(extra);
     return cells;

@@ -1,4 +1,5 @@
 import type { HttpClient } from '../http/client.js';
+import { setOwn } from '../lib/own-key.js';
 
 // `export contacts --fields-by key`: the API's export keys a row's `fields` by field label; a
 // script that joins rows with `contacts get` (keyed by field key) wants the keys. Each member
@@ -47,12 +48,13 @@ export function rowWithFieldKeys(row: Record<string, unknown>, keys: FieldKeys):
   const unresolved: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(fields)) {
     const key = keys.keyOf.get(name);
-    if (key !== undefined && !(key in byKey)) byKey[key] = value;
-    else unresolved[name] = value;
+    // Own members only, set as such: a key or label `constructor`, `toString` or `__proto__` is data.
+    if (key !== undefined && !Object.hasOwn(byKey, key)) setOwn(byKey, key, value);
+    else setOwn(unresolved, name, value);
   }
   const out: Record<string, unknown> = {};
   for (const [member, value] of Object.entries(row)) {
-    out[member] = member === 'fields' ? byKey : value;
+    setOwn(out, member, member === 'fields' ? byKey : value);
     if (member === 'fields' && Object.keys(unresolved).length > 0) out.unresolvedFields = unresolved;
   }
   return out;

@@ -32,6 +32,11 @@ export type SnapshotRecord = z.infer<typeof recordSchema>;
 
 /** The record beside a snapshot, or undefined when it is missing or does not parse (then the snapshot is not trusted). */
 export function readSnapshotRecord(path: string): SnapshotRecord | undefined {
+  return readWhole(path, recordSchema);
+}
+
+/** A JSON file of the sync that `schema` accepts, or undefined when it is missing or does not parse. */
+export function readWhole<T>(path: string, schema: z.ZodType<T>): T | undefined {
   let text: string;
   try {
     // Never blocks on a FIFO put in its place, never follows a link: such a record is no record.
@@ -40,7 +45,7 @@ export function readSnapshotRecord(path: string): SnapshotRecord | undefined {
     return undefined;
   }
   try {
-    const parsed = recordSchema.safeParse(JSON.parse(text));
+    const parsed = schema.safeParse(JSON.parse(text));
     return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;
@@ -48,12 +53,17 @@ export function readSnapshotRecord(path: string): SnapshotRecord | undefined {
 }
 
 export function writeSnapshotRecord(path: string, record: SnapshotRecord): void {
+  writeWhole(path, JSON.stringify(record), 'sync snapshot record');
+}
+
+/** Writes a file of the sync whole or not at all: a temp file beside it, fsync, rename; mode 0600. */
+export function writeWhole(path: string, text: string, what: string): void {
   const temp = `${path}.${process.pid}.tmp`;
   try {
     rmSync(temp, { force: true });
     const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
     try {
-      writeSync(fd, JSON.stringify(record));
+      writeSync(fd, text);
       fsyncSync(fd);
     } finally {
       closeSync(fd);
@@ -61,6 +71,6 @@ export function writeSnapshotRecord(path: string, record: SnapshotRecord): void 
     renameSync(temp, path);
   } catch (err) {
     rmSync(temp, { force: true });
-    throw LocalFileError.from(err, 'sync snapshot record', path) ?? err;
+    throw LocalFileError.from(err, what, path) ?? err;
   }
 }

@@ -3,6 +3,8 @@ import type { Decided, FileBatchSpec } from '../batch/file-run.js';
 import { ExitCode } from '../errors.js';
 import type { CrashHook } from '../exporter/crash-points.js';
 import { accountIdentity } from '../exporter/state-key.js';
+import type { ExportLock } from '../exporter/lock.js';
+import { settleColumns } from './column-memory.js';
 import { SyncDecider } from './decide.js';
 import type { PlanOutput } from './plan-output.js';
 import { lockSync, refreshSnapshot, type Snapshot, type SnapshotDeps } from './snapshot.js';
@@ -22,6 +24,10 @@ interface SyncOptions {
   plan?: PlanOutput;
   /** Test-only kill points of the snapshot's export (CNV_TEST_CRASH_AT). */
   crash?: CrashHook;
+  /** --accept-columns: a column that resolves otherwise than at the last sync of the file is sent where it resolves now. */
+  acceptColumns: boolean;
+  /** The file's column resolution is remembered (not by --plan or --dry-run, which change nothing). */
+  rememberColumns: boolean;
   /** The CONTACT field definitions as the API lists them now, by key; undefined when they cannot be read. */
   fields(): Promise<ReadonlyMap<string, FieldDefinition> | undefined>;
 }
@@ -48,17 +54,32 @@ export function syncFileSpec<B extends Record<string, unknown>>(deps: SnapshotDe
   // The order keys of the snapshot contacts each row to send may change (Decision.reaches).
   const reaching = new WeakMap<B, string[]>();
   const keysOf = (body: unknown): string[] => [base.orderKey?.(body as B) ?? []].flat();
+  // The columns are checked under the sync's lock, which the refresh takes while the file is opened.
+  let lockTaken: (taken: boolean) => void = () => {};
+  const locked = new Promise<boolean>((resolve) => (lockTaken = resolve));
   const spec: FileBatchSpec<B> = {
     ...base,
     async beforeRows(stop) {
-      await base.beforeRows?.(stop);
-      const lock = await lockSync(deps.stateDir.path, opts.key);
+      let lock: ExportLock;
+      try {
+        await base.beforeRows?.(stop);
+        lock = await lockSync(deps.stateDir.path, opts.key);
+      } catch (err) {
+        lockTaken(false);
+        throw err;
+      }
+      lockTaken(true);
       deps.onDispose(() => lock.release());
       const fields = (await opts.fields()) ?? new Map<string, FieldDefinition>();
       snapshot = await refreshSnapshot({ ...deps, signal: AbortSignal.any([deps.signal, stop]) }, opts.key, new Map([...fields].map(([key, def]) => [key, def.label])), { full: opts.fullRefresh, staleAfter: opts.staleAfter, crash: opts.crash });
       deps.onDispose(() => snapshot?.close());
       counts.refresh = snapshot.refresh;
       decider = new SyncDecider(snapshot, fields);
+    },
+    async columnsResolved(columns) {
+      await base.columnsResolved?.(columns);
+      // A lock not taken fails the refresh, which says why.
+      if (await locked) settleColumns(deps, { ...opts, path: base.path }, columns);
     },
     prepare(row, columns): Decided<B> {
       const prepared = base.prepare(row, columns);

@@ -223,7 +223,7 @@ describe('a column that names a key and a field', () => {
     const path = write('hubspot.csv', 'Email,Contact ID\nhub.spot@example.com,51\n');
     const refused = await run(['contacts', 'upsert', '--file', path]);
     expect(refused.exitCode).toBe(2);
-    expect(refused.stderr).toContain(`error: unknown_column: ${path}: a column that names nothing POST /v2/contacts takes: "Contact ID" (names both cnvContactId and fields.hubspotId (CONTACT field labelled "Contact ID"): say which with --map 'Contact ID=cnvContactId' or --map 'Contact ID=fields.hubspotId')`);
+    expect(refused.stderr).toContain(`error: unknown_column: ${path}: a column names more than one thing POST /v2/contacts takes: "Contact ID" (names both cnvContactId and fields.hubspotId (CONTACT field labelled "Contact ID"): say which with --map 'Contact ID=cnvContactId' or --map 'Contact ID=fields.hubspotId')`);
     expect(await upserts()).toBe(0);
     const asField = await run(['contacts', 'upsert', '--file', path, '--map', 'Contact ID=fields.hubspotId']);
     expect(asField.exitCode, asField.stderr).toBe(0);

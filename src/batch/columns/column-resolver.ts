@@ -52,6 +52,8 @@ export interface ResolvedColumn {
   target: ColumnTarget;
   /** How it was decided: `--map`, `map file line 3`, or undefined for the column's own name. */
   via?: string;
+  /** The target a --map or map file gave, as written. */
+  mapTarget?: string;
 }
 
 // A column named like this holds a contact id only when it is one (a UUID): a CRM's own
@@ -167,7 +169,7 @@ export class ColumnResolver {
 
   private decide(name: string): ResolvedColumn {
     const mapped = this.maps.get(name) ?? this.byForm(this.mapsByForm, name, (c) => this.maps.get(c));
-    if (mapped) return { column: name, target: this.targetOf(mapped.target, mapped.source), via: mapped.source };
+    if (mapped) return { column: name, target: this.targetOf(mapped.target, mapped.source), via: mapped.source, mapTarget: mapped.target };
     if (this.ignored.has(name) || (name !== '' && this.byForm(this.ignoredByForm, name, (c) => c) !== undefined)) {
       return { column: name, target: { kind: 'skip', why: 'ignored (--ignore-column)' } };
     }
@@ -175,7 +177,8 @@ export class ColumnResolver {
     const own = this.byName(name);
     if (own.kind !== 'unknown') return { column: name, target: own };
     if (this.rules.identifiersOnly) return { column: name, target: { kind: 'skip', why: 'not used: a batch add sends only the identifier' } };
-    if (this.flags.ignoreUnknown && own.why !== 'definitions') return { column: name, target: { kind: 'skip', why: 'ignored (--ignore-unknown-columns)' } };
+    // A column that names several things is not unknown: --ignore-unknown-columns never drops it.
+    if (this.flags.ignoreUnknown && own.why !== 'definitions' && !own.ambiguous) return { column: name, target: { kind: 'skip', why: 'ignored (--ignore-unknown-columns)' } };
     return { column: name, target: own };
   }
 
@@ -271,7 +274,7 @@ export class ColumnResolver {
     if (t.kind === 'unknown' && t.why === 'definitions') return t;
     if (t.kind === 'unknown' || t.kind === 'skip') {
       throw new UsageError(
-        `${source}: ${quoteInput(target)} is not something ${this.rules.endpoint} takes${t.kind === 'skip' ? ` (${t.why})` : ''}${t.kind === 'unknown' && t.nearest ? `; nearest: ${t.nearest}` : ''}`,
+        `${source}: ${quoteInput(target)} is not something ${this.rules.endpoint} takes${t.kind === 'skip' || t.ambiguous ? ` (${t.why})` : ''}${t.kind === 'unknown' && !t.ambiguous && t.nearest ? `; nearest: ${t.nearest}` : ''}`,
         'a target is a body key, fields.KEY, a field key or label, body.NAME (sent as it is), or - (left out)',
         'unknown_column',
       );

@@ -15,15 +15,33 @@ export type ColumnTarget =
   | { kind: 'field'; parent: string; key: string; def: FieldDefinition; by: 'key' | 'label' }
   | { kind: 'pass'; key: string }
   | { kind: 'skip'; why: string; readOnly?: FieldDefinition }
-  | { kind: 'unknown'; nearest?: string; why?: string };
+  | { kind: 'unknown'; nearest?: string; why?: string; ambiguous?: boolean };
 
 /**
  * A field by key, then label: exact first, then in any case and spacing, then as `Label (key)`
- * (the column cnv's export gives each field of a shared label); the parents in order (CONTACT
- * fields before COMPANY fields), so only two fields of one parent are ambiguous. Undefined when
- * no field matches.
+ * (the column cnv's export gives each field of a shared label). Two fields of one parent are
+ * ambiguous, and so is a name that fields of two parents answer (a CONTACT field and a COMPANY
+ * field, by key or label, in whichever tier): a bare column never picks a parent by their order,
+ * or a relabel in the account would move it silently. Undefined when no field matches.
  */
 export function fieldByName(definitions: FieldsByParent | undefined, parents: readonly string[], name: string): ColumnTarget | undefined {
+  const found: ColumnTarget[] = [];
+  for (const parent of parents) {
+    const target = inParent([...(definitions?.get(parent)?.values() ?? [])], parent, name);
+    if (target?.kind === 'unknown') return target;
+    if (target) found.push(target);
+  }
+  if (found.length > 1) return ambiguous(name, found.map(reading));
+  if (found.length === 1) return found[0];
+  for (const parent of parents) {
+    const def = byLabelAndKey([...(definitions?.get(parent)?.values() ?? [])], name);
+    if (def) return fieldTarget(parent, def, 'label');
+  }
+  return undefined;
+}
+
+/** The field of one parent a name matches, in the first tier that matches; unknown when two do. */
+function inParent(defs: readonly FieldDefinition[], parent: string, name: string): ColumnTarget | undefined {
   const exact = name.normalize('NFC');
   const form = columnForm(name);
   const tiers: Array<[(d: FieldDefinition) => boolean, 'key' | 'label']> = [
@@ -32,19 +50,41 @@ export function fieldByName(definitions: FieldsByParent | undefined, parents: re
     [(d) => fieldSpellings(d).keyForm === form, 'key'],
     [(d) => fieldSpellings(d).labelForm === form, 'label'],
   ];
-  for (const parent of parents) {
-    const defs = [...(definitions?.get(parent)?.values() ?? [])];
-    for (const [matches, by] of tiers) {
-      const found = defs.filter(matches);
-      if (found.length > 1) return { kind: 'unknown', why: `names ${found.map((d) => `${parent}.${d.key}`).join(' and ')}: say which with --map` };
-      if (found.length === 1) return fieldTarget(parent, found[0], by);
-    }
-  }
-  for (const parent of parents) {
-    const def = byLabelAndKey([...(definitions?.get(parent)?.values() ?? [])], name);
-    if (def) return fieldTarget(parent, def, 'label');
+  for (const [matches, by] of tiers) {
+    const found = defs.filter(matches);
+    if (found.length > 1) return { kind: 'unknown', ambiguous: true, why: `names ${found.map((d) => `${parent}.${d.key}`).join(' and ')}: say which with --map` };
+    if (found.length === 1) return fieldTarget(parent, found[0], by);
   }
   return undefined;
+}
+
+/** One reading of an ambiguous column: the target a --map names, and how to show it. */
+interface Reading {
+  /** `cnvContactId`, `fields.KEY`, `companyFields.KEY`. */
+  target: string;
+  /** `fields.KEY (CONTACT field labelled "L")`. */
+  shown: string;
+  /** A read-only field: a --map cannot send to it. */
+  readOnly?: boolean;
+}
+
+/** A field target (writable, or read-only) as one reading of an ambiguous column. */
+function reading(t: ColumnTarget): Reading {
+  const def = t.kind === 'field' ? t.def : (t as Extract<ColumnTarget, { kind: 'skip' }>).readOnly!;
+  const target = t.kind === 'field' ? `${t.parent}.${t.key}` : `${parentOf(def)}.${def.key}`;
+  return { target, shown: `${target} (${def.readOnly ? 'read-only ' : ''}${def.objectType} field labelled ${quoteInput(def.label)})`, readOnly: t.kind !== 'field' };
+}
+
+const parentOf = (def: FieldDefinition) => (def.objectType === 'COMPANY' ? 'companyFields' : 'fields');
+
+/** A column that names several things: refused with each reading and the --map that picks it. */
+function ambiguous(name: string, readings: readonly Reading[]): ColumnTarget {
+  const mapped = (to: string) => `--map ${shellWord(`${name}=${to}`)}`;
+  const shown = readings.map((r) => r.shown);
+  const both = readings.length === 2 ? `both ${shown.join(' and ')}` : `${shown.slice(0, -1).join(', ')} and ${shown[shown.length - 1]}`;
+  const maps = readings.filter((r) => !r.readOnly).map((r) => mapped(r.target));
+  const leave = readings.some((r) => r.readOnly) ? ` (${mapped('-')} leaves it out)` : '';
+  return { kind: 'unknown', ambiguous: true, why: `names ${both}: say which with ${maps.join(' or ')}${leave}` };
 }
 
 /** `Label (key)`: the field of that key and label (compared in Unicode NFC). */
@@ -67,15 +107,18 @@ function fieldTarget(parent: string, def: FieldDefinition, by: 'key' | 'label'):
  */
 export function keyOrField(definitions: FieldsByParent | undefined, parents: readonly string[], name: string, key: string): ColumnTarget | undefined {
   if (!definitions) return undefined;
+  const readings: Reading[] = [];
   const field = fieldByName(definitions, parents, name);
-  if (field?.kind !== 'field' && !(field?.kind === 'skip' && field.readOnly)) return undefined;
-  const def = field.kind === 'field' ? field.def : field.readOnly!;
-  const target = field.kind === 'field' ? `${field.parent}.${field.key}` : `fields.${def.key}`;
-  const mapped = (to: string) => `--map ${shellWord(`${name}=${to}`)}`;
-  return {
-    kind: 'unknown',
-    why: `names both ${key} and ${target} (${def.objectType} field labelled ${quoteInput(def.label)}): say which with ${mapped(key)} or ${mapped(target)}`,
-  };
+  if (field?.kind === 'field' || (field?.kind === 'skip' && field.readOnly)) readings.push(reading(field));
+  else if (field?.kind === 'unknown' && field.ambiguous) {
+    // Fields of two parents as well: every reading, the key first.
+    for (const parent of parents) {
+      const own = inParent([...(definitions.get(parent)?.values() ?? [])], parent, name);
+      if (own?.kind === 'field' || (own?.kind === 'skip' && own.readOnly)) readings.push(reading(own));
+    }
+    if (readings.length === 0) return field;
+  } else return undefined;
+  return ambiguous(name, [{ target: key, shown: key }, ...readings]);
 }
 
 /**

@@ -78,6 +78,11 @@ export class FileColumns {
     return columnEntries(this.order.slice(before), this.spec.rules.identifiers);
   }
 
+  /** What each column resolved to, in the order the columns were met. */
+  resolved(): readonly ResolvedColumn[] {
+    return this.order;
+  }
+
   /** The table of what each column became, in the order the columns were met. */
   entries(): ColumnEntry[] {
     return columnEntries(this.order, this.spec.rules.identifiers);
@@ -121,8 +126,17 @@ export class FileColumns {
       const why = t.why === 'definitions' ? '' : t.why ? ` (${t.why})` : t.nearest ? ` (nearest: ${t.nearest})` : ' (no key or field is near it)';
       return `${quoteInput(column)}${why}`;
     });
-    const what = unknown.length === 1 ? 'a column that names' : `${unknown.length} columns that name`;
     const more = unknown.length > MAX_LISTED ? `, and ${unknown.length - MAX_LISTED} more` : '';
+    // Every one names several things (a key and a field, fields of two parents): which is meant is never guessed.
+    if (unknown.every((c) => c.target.kind === 'unknown' && c.target.ambiguous)) {
+      const what = unknown.length === 1 ? 'a column names' : `${unknown.length} columns name`;
+      return new UsageError(
+        `${this.file}: ${what} more than one thing ${this.spec.rules.endpoint} takes: ${each.join(', ')}${more}`,
+        'say which with --map (a field by its key, fields.KEY or companyFields.KEY: a rename in the account never moves it); docs/batches.md "Columns"',
+        'unknown_column',
+      );
+    }
+    const what = unknown.length === 1 ? 'a column that names' : `${unknown.length} columns that name`;
     return new UsageError(
       `${this.file}: ${what} nothing ${this.spec.rules.endpoint} takes: ${each.join(', ')}${more}`,
       definitions

@@ -26,6 +26,7 @@ export const options = commandOptions(
       durationMs('--full-refresh-after')(text);
       return text.trim();
     }),
+    acceptColumns: switchFlag('--accept-columns', 'send a column that now names another target than at the last sync of this file (a field renamed, created or deleted in the account) where it resolves now, and remember that'),
     ...FILE_ROW_FLAGS,
   },
   {
@@ -58,6 +59,13 @@ last sync (drift) is seen by the refresh, and the file's value is sent again; a 
 in the account is not (the export never lists removed contacts): --full-refresh sees it, and
 --full-refresh-after 7d makes a recurring sync refresh fully once its last full refresh is older.
 
+Columns are remembered: each run compares how the file's columns resolve with the last sync
+of the same file (by path). A column that now names another target while the flags say the
+same of it (a field relabelled, created or deleted in the account) refuses the run before
+anything is sent: exit 2, one line per column ("Employees": fields.contactEmployees ->
+companyFields.employees). --accept-columns sends it where it resolves now, and remembers that;
+a --map by key (--map 'Employees=fields.contactEmployees') never moves.
+
 --dry-run refreshes the snapshot, then prints the body of each row that would be sent.
 --plan sends nothing: a table on a terminal (one line per changed value; "update?" when sent
 because unsure), else NDJSON: {"type":"change","line","action","contact","cnvContactId",
@@ -79,7 +87,8 @@ Examples:
   $ cnv contacts sync --file contacts.csv --report sync-report.csv
   $ cnv contacts sync --file nightly.csv --full-refresh-after 7d --quiet     # cron: deletions seen within a week
   $ cnv contacts sync --file warehouse.ndjson --plan --exit-code --quiet || echo "account drifted"
-  $ cnv contacts sync --file hubspot.csv --map-file docs/maps/hubspot.map --plan --json -q 'changes[].field'`);
+  $ cnv contacts sync --file hubspot.csv --map-file docs/maps/hubspot.map --plan --json -q 'changes[].field'
+  $ cnv contacts sync --file nightly.csv --accept-columns --plan`);
 }
 
 export async function run(ctx: Context, { opts }: CommandInput<typeof options>): Promise<CommandResult> {
@@ -101,6 +110,8 @@ export async function run(ctx: Context, { opts }: CommandInput<typeof options>):
     key: syncStateKey(credentials.baseUrl, credentials.apiKey),
     fullRefresh: opts.fullRefresh === true,
     ...(opts.fullRefreshAfter ? { staleAfter: { ms: durationMs('--full-refresh-after')(opts.fullRefreshAfter), text: opts.fullRefreshAfter } } : {}),
+    acceptColumns: opts.acceptColumns === true,
+    rememberColumns: !plan && !dryRun,
     crash: crashHookFromEnv(ctx.env),
     exitCode: opts.exitCode === true,
     plan: output,

@@ -15,16 +15,17 @@ export function contactRoutes(router: ApiRouter): void {
   serve(router, ENDPOINTS.getContact, getContact);
 }
 
-/** The Get contact shape. */
-function contactView(c: Contact, shown: (iso: string) => string): Record<string, unknown> {
+/** The Get contact shape; a value whose field was deleted (emulator admin) is not shown. */
+function contactView(c: Contact, store: BusinessStore): Record<string, unknown> {
+  const fields = Object.fromEntries(Object.entries(c.fields).filter(([key]) => store.fields.get('CONTACT', key) !== undefined));
   return {
     cnvContactId: c.id,
     email: c.email,
     userId: c.userId,
     subscriptionStatus: c.subscriptionStatus,
-    fields: { ...c.fields },
-    createdAt: shown(c.createdAt),
-    updatedAt: shown(c.updatedAt),
+    fields,
+    createdAt: store.shownTime(c.createdAt),
+    updatedAt: store.shownTime(c.updatedAt),
   };
 }
 
@@ -95,7 +96,7 @@ function getContact({ query, store }: ApiContext): RouteResult {
     throw missingIdentifier();
   }
   if (!contact) throw contactNotFound();
-  return { body: { data: { contact: contactView(contact, (iso) => store.shownTime(iso)) } } };
+  return { body: { data: { contact: contactView(contact, store) } } };
 }
 
 function settableStatus(v: unknown): SettableStatus | undefined {

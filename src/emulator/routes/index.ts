@@ -7,6 +7,7 @@ import { eventRoutes } from './events.js';
 import { exportAdminRoutes } from './exports-admin.js';
 import { exportRoutes } from './exports.js';
 import { relationshipRoutes } from './field-relationships.js';
+import { fieldAdminRoutes } from './fields-admin.js';
 import { fieldRoutes } from './fields.js';
 import { formRoutes } from './forms.js';
 import { healthRoutes } from './health.js';
@@ -41,6 +42,7 @@ const ADMIN_ROUTE_MODULES: AdminRouteModule[] = [
   recordAdminRoutes,
   membershipAdminRoutes,
   exportAdminRoutes,
+  fieldAdminRoutes,
 ];
 
 export function buildApiRouter(): ApiRouter {
