@@ -1,7 +1,8 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
+import { stringify } from 'csv-stringify/sync';
 import { describe, expect, it } from 'vitest';
 import { FIXTURE_CONTACTS } from '../../src/emulator/seed/fixtures.js';
 import { cnv, tempConfigDir } from '../helpers/cli.js';
@@ -52,9 +53,18 @@ describe('a CSV export across a relabel and a new field (binary)', () => {
     const shown = JSON.parse((await cnv(['export', 'state', 'show', key, '--json'], { env })).stdout) as { runs: Array<{ fieldChanges?: unknown }> };
     expect(shown.runs.at(-1)!.fieldChanges).toMatchObject({ added: [{ key: 'tier' }] });
 
-    // The relabel is said once; the field without a column on every run that writes into the file.
+    // The round trip on the file made before the renames: edit ada's row, import it back.
+    expect(await fx.admin('POST', '/_emulator/fields/firstName', { label: 'Given name' })).toMatchObject({ field: { label: 'Given name' } });
+    const edited = join(mkdtempSync(join(tmpdir(), 'cnv-fields-')), 'edited.csv');
+    writeFileSync(edited, stringify([header, header.map((c) => ({ ...last, 'First name': 'Augusta', City: 'Bergen' })[c] ?? '')]));
+    const imported = await cnv(['contacts', 'upsert', '--file', edited], { env });
+    expect(imported.exitCode, imported.stderr).toBe(0);
+    const got = await cnv(['contacts', 'get', '--email', ada.email, '--json'], { env });
+    expect(JSON.parse(got.stdout).fields).toMatchObject({ firstName: 'Augusta', city: 'Bergen', tier: 'Gold' });
+
+    // Each relabel is said once (city's was, firstName's is new); the field without a column on every run.
     const again = await cnv(['export', 'contacts', '--out', out, '--json'], { env });
-    expect(again.stderr).not.toMatch(/relabelled/);
-    expect(JSON.parse(again.stdout).fieldChanges).toMatchObject({ relabelled: [], added: [{ key: 'tier' }] });
+    expect(again.stderr).not.toMatch(/field city relabelled/);
+    expect(JSON.parse(again.stdout).fieldChanges).toMatchObject({ relabelled: [{ key: 'firstName', column: 'First name', from: 'First name', to: 'Given name' }], added: [{ key: 'tier' }] });
   });
 });
