@@ -113,7 +113,7 @@ export async function refreshSnapshot(deps: SnapshotDeps, key: string, fieldLabe
 }
 
 /** How a refresh runs: whole (--full-refresh), or whole once the last full one is older than `staleAfter` (--full-refresh-after). */
-export interface RefreshOptions {
+interface RefreshOptions {
   full: boolean;
   staleAfter?: { ms: number; text: string };
   crash?: CrashHook;
