@@ -118,6 +118,22 @@ describe('contacts sync remembers how its file\'s columns resolved', () => {
     expect(next.stderr).not.toContain('since the last sync');
   });
 
+  it('a field deleted in the account: its column, left out by --ignore-unknown-columns, is a move the memory refuses', async () => {
+    await createField('contactSeats', 'Seats', 'contact');
+    const env = envWith();
+    const file = write('seats.csv', `email,Seats\n${FX.ada.email},3\n`);
+    const flags = ['--ignore-unknown-columns'];
+    expect((await cnv(['contacts', 'sync', '--file', file, ...flags], { env })).exitCode).toBe(0);
+    const deleted = await fx.admin('POST', '/_emulator/fields/contactSeats/delete');
+    expect(deleted).toMatchObject({ deleted: true, values: 1 });
+    const refused = await cnv(['contacts', 'sync', '--file', file, ...flags], { env });
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toContain('"Seats": fields.contactSeats -> not sent (ignored (--ignore-unknown-columns))');
+    // Without the flag the column names nothing: refused as unknown, as ever.
+    const unknown = await cnv(['contacts', 'sync', '--file', file], { env });
+    expect([unknown.exitCode, unknown.stderr]).toEqual([2, expect.stringContaining('error: unknown_column:')]);
+  });
+
   it('a --map by key stays on its field across renames: no refusal, the CONTACT field written', async () => {
     await createField('contactSeats', 'Seats', 'contact');
     await createField('companySeats', 'Licensed seats', 'company');
