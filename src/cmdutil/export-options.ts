@@ -164,6 +164,16 @@ export function instant(flag: string) {
   };
 }
 
+/** A duration flag's value (`7d`, `24h`, `30m`, `2w`, `90s`) in milliseconds; at least one second. */
+export function durationMs(flag: string) {
+  return (text: string): number => {
+    const duration = DURATION.exec(text.trim());
+    const ms = duration ? Number(duration[1]) * UNIT_MS[duration[2].toLowerCase()] : 0;
+    if (ms <= 0) throw new UsageError(`${flag}: expected a duration such as 7d, 24h, 30m, 2w or 90s, got "${text}"`);
+    return ms;
+  };
+}
+
 /** Whether an `instant` value is a duration before now (`24h`) rather than a time. */
 export function isDuration(value: string): boolean {
   return DURATION.test(value);

@@ -31,6 +31,14 @@ export const exportSummary = once(() => z.strictObject({
   status: z.enum(['complete', 'stopped', 'failed', 'interrupted']),
   rows: num, skipped: num, pages: num, bytes: num, elapsedMs: num,
   stateKey: str.nullable(), runId: str.nullable(), moreRemains: z.boolean(), output: str, pending: z.boolean(), cutBytes: num,
+  fieldChanges: z
+    .strictObject({
+      relabelled: z.array(z.strictObject({ key: str, column: str, from: str, to: str })),
+      added: z.array(z.strictObject({ key: str, label: str })),
+      removed: z.array(z.strictObject({ key: str, column: str })),
+    })
+    .optional()
+    .describe('a CSV file whose fields changed in the account since it was made (docs/exports.md)'),
 }));
 
 /** True when A and B are the same type (each assignable to the other). */

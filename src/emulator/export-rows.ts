@@ -23,16 +23,19 @@ function contactFieldLabels(store: BusinessStore): Map<string, string> {
  * The export row of a contact: CRM ids, and the set fields keyed by label. A value whose field
  * was deleted (no label) is left out; a label such as "__proto__" is a member like any other.
  */
-function contactRow(c: Contact, labels: Map<string, string>): Row {
+function contactRow(c: Contact, labels: Map<string, string>, shown: Shown): Row {
   const fields: Row = {};
   for (const [key, value] of Object.entries(c.fields)) {
     const label = labels.get(key);
     if (value !== null && label !== undefined) setOwn(fields, label, value);
   }
-  return exportRow(c, fields);
+  return exportRow(c, fields, shown);
 }
 
-function exportRow(c: Contact, fields: Row): Row {
+/** How the server shows a timestamp (BusinessStore.shownTime). */
+type Shown = (iso: string) => string;
+
+function exportRow(c: Contact, fields: Row, shown: Shown): Row {
   return {
     id: c.id,
     sfdcLeadId: c.sfdcLeadId,
@@ -40,8 +43,8 @@ function exportRow(c: Contact, fields: Row): Row {
     sfdcAccountId: c.sfdcAccountId,
     email: c.email,
     subscriptionStatus: c.subscriptionStatus,
-    createdAt: c.createdAt,
-    updatedAt: c.updatedAt,
+    createdAt: shown(c.createdAt),
+    updatedAt: shown(c.updatedAt),
     fields,
   };
 }
@@ -51,14 +54,14 @@ function exportRow(c: Contact, fields: Row): Row {
  * fields set and no CRM ids but the lead id, so the labels are looked up once per page, not
  * once per row (the same members, in the same order).
  */
-function bulkContactRows(bulk: BulkRows, labels: Map<string, string>): (i: number) => Row {
+function bulkContactRows(bulk: BulkRows, labels: Map<string, string>, shown: Shown): (i: number) => Row {
   const [first, last, city, score] = ['firstName', 'lastName', 'city', 'score'].map((key) => labels.get(key));
   // One of the four deleted (emulator admin): the general path leaves it out.
-  if (first === undefined || last === undefined || city === undefined || score === undefined) return (i) => contactRow(bulk.contact(i), labels);
+  if (first === undefined || last === undefined || city === undefined || score === undefined) return (i) => contactRow(bulk.contact(i), labels, shown);
   return (i) => {
     const c = bulk.contact(i);
     const f = c.fields;
-    return exportRow(c, { [first]: f.firstName, [last]: f.lastName, [city]: f.city, [score]: f.score });
+    return exportRow(c, { [first]: f.firstName, [last]: f.lastName, [city]: f.city, [score]: f.score }, shown);
   };
 }
 
@@ -122,17 +125,18 @@ export function contactSources(store: BusinessStore): OrderedSource<Row>[] {
   const labels = contactFieldLabels(store);
   const book = store.contacts;
   const log = book.changes;
+  const shown: Shown = (iso) => store.shownTime(iso);
   const sources: OrderedSource<Row>[] = [{
     size: log.length,
     position: (i) => log.position(i),
     row: (i) => {
       const id = log.liveId(i);
-      return id === undefined ? undefined : contactRow(book.get(id)!, labels);
+      return id === undefined ? undefined : contactRow(book.get(id)!, labels, shown);
     },
   }];
   const bulk = bulkOf(store);
   if (bulk && bulk.spec.contacts > 0) {
-    const computed = bulkContactRows(bulk, labels);
+    const computed = bulkContactRows(bulk, labels, shown);
     // A bulk contact written since is exported at its write (the log), one deleted not at all.
     const row = book.anyComputedReplaced ? (i: number) => (book.isComputedLive(i) ? computed(i) : undefined) : computed;
     sources.push({ size: bulk.spec.contacts, position: (i) => bulk.contactPosition(i), row });

@@ -6,11 +6,10 @@ import { FaultController } from './faults.js';
 import { BUSINESSES, DEMO_KEYS, type DemoKeys } from './keys.js';
 import { RateLimiter } from './business-rate-limiter.js';
 import { buildAdminRouter, buildApiRouter } from './routes/index.js';
-import { cursorSecretFor } from './cursor.js';
 import { seedStore, type SeedSpec } from './seed/index.js';
 import { closeServer, createEmulatorServer, listen } from './server.js';
 import { Stats } from './stats.js';
-import { EmulatorStore } from './store.js';
+import { EmulatorStore, type TimestampPrecision } from './store.js';
 
 export { DEMO_KEYS } from './keys.js';
 export { describeEmulator } from './banner.js';
@@ -37,6 +36,8 @@ export interface EmulatorOptions {
   seedContacts?: number;
   /** Bulk custom events, and as many email events (over the nine types), for export benchmarks; like seedContacts. */
   seedEvents?: number;
+  /** `s`: contacts' createdAt and updatedAt shown in whole seconds, as some servers keep them (default `ms`). */
+  timestampPrecision?: TimestampPrecision;
   /** No logging at all (by default only unexpected handler errors are logged to stderr). */
   quiet?: boolean;
   /** Log one line per request: method, path and query, status, milliseconds (ignored when quiet). */
@@ -63,7 +64,8 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   const seed = opts.seed ?? 'demo';
   checkOptions(opts);
   const dataSpec = `seed=${seed}|contacts=${opts.seedContacts ?? 0}|events=${opts.seedEvents ?? 0}`;
-  const store = new EmulatorStore(BUSINESSES, (s) => seedStore(s, seed), cursorSecretFor(dataSpec));
+  const store = new EmulatorStore(BUSINESSES, (s) => seedStore(s, seed), dataSpec);
+  store.timestampPrecision = opts.timestampPrecision ?? 'ms';
   attachBulk(store.business('acme'), { contacts: opts.seedContacts ?? 0, events: opts.seedEvents ?? 0 });
   const sink = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   // What a client sent (a path, an error's message) cannot act on the terminal.
@@ -109,6 +111,7 @@ function checkOptions(o: EmulatorOptions): void {
   if (o.port !== undefined && !(Number.isInteger(o.port) && o.port >= 0 && o.port <= 65535)) {
     throw new RangeError('port must be an integer from 0 to 65535');
   }
+  if (o.timestampPrecision !== undefined && o.timestampPrecision !== 'ms' && o.timestampPrecision !== 's') throw new RangeError("timestampPrecision must be 'ms' or 's'");
   const s = o.seed;
   if (s !== undefined && s !== 'demo' && s !== 'none' && !(typeof s === 'number' && Number.isInteger(s))) {
     throw new RangeError("seed must be 'demo', 'none' or an integer");

@@ -1,5 +1,6 @@
 import { MonotonicClock } from './monotonic-clock.js';
 import { ContactBook } from './contact-book.js';
+import { randomBytes } from 'node:crypto';
 import { cursorSecretFor } from './cursor.js';
 import { FieldRegistry } from './field-registry.js';
 import { KeyedTargets } from './keyed-targets.js';
@@ -48,10 +49,22 @@ export class BusinessStore {
     readonly id: string,
     readonly name: string,
     readonly clock: MonotonicClock,
-    /** Key that signs this emulator's cursors (cursor.ts: cursorSecretFor). */
-    readonly cursorSecret: Buffer = cursorSecretFor('seed=demo'),
+    /** The key that signs this emulator's cursors now (cursor.ts: cursorSecretFor; a new epoch at each reset). */
+    private readonly secret: () => Buffer = () => DEMO_SECRET,
+    /** How contacts' timestamps are shown: `ms` (the default) or `s`, whole seconds (EmulatorStore.timestampPrecision). */
+    private readonly precision: () => TimestampPrecision = () => 'ms',
   ) {
     this.contacts = new ContactBook(clock);
+  }
+
+  /** Key that signs this emulator's cursors: its data and its epoch (made at start and at each reset). */
+  get cursorSecret(): Buffer {
+    return this.secret();
+  }
+
+  /** A timestamp as this server shows it (whole seconds with `--timestamp-precision s`). */
+  shownTime(iso: string): string {
+    return this.precision() === 's' ? `${iso.slice(0, 19)}Z` : iso;
   }
 
   /** Stores a custom event and indexes its clientEventId. */
@@ -92,13 +105,18 @@ interface BusinessInfo {
 export class EmulatorStore {
   readonly clock = new MonotonicClock();
   private readonly businesses = new Map<string, BusinessStore>();
+  /** How contacts' createdAt and updatedAt are shown; stored times keep their milliseconds (the order stays exact). */
+  timestampPrecision: TimestampPrecision = 'ms';
+  private secret: Buffer;
 
   constructor(
     businesses: readonly BusinessInfo[],
     private readonly seeder: (store: EmulatorStore) => void = () => {},
-    cursorSecret: Buffer = cursorSecretFor('seed=demo'),
+    /** What makes the data (cursorSecretFor); a random epoch is added at start and at each reset. */
+    private readonly dataSpec = 'seed=demo',
   ) {
-    for (const b of businesses) this.businesses.set(b.id, new BusinessStore(b.id, b.name, this.clock, cursorSecret));
+    this.secret = epochSecret(dataSpec);
+    for (const b of businesses) this.businesses.set(b.id, new BusinessStore(b.id, b.name, this.clock, () => this.secret, () => this.timestampPrecision));
     this.seeder(this);
   }
 
@@ -119,8 +137,20 @@ export class EmulatorStore {
 
   /** Drops all data and re-seeds. */
   reset(): void {
+    // A new life: cursors of the earlier one are invalid_cursor, as a real server's would be.
+    this.secret = epochSecret(this.dataSpec);
     for (const b of this.businesses.values()) b.clear();
     this.clock.reset();
     this.seeder(this);
   }
+}
+
+/** `ms`: timestamps as stored; `s`: whole seconds (a server of second precision, `--timestamp-precision s`). */
+export type TimestampPrecision = 'ms' | 's';
+
+const DEMO_SECRET = cursorSecretFor('seed=demo');
+
+/** The cursor key of one life of the emulator: its data, and an epoch no other life has. */
+function epochSecret(dataSpec: string): Buffer {
+  return cursorSecretFor(`${dataSpec}|epoch=${randomBytes(16).toString('hex')}`);
 }

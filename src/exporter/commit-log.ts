@@ -38,7 +38,7 @@ export class CommitLog {
     this.manifest = {
       runId: opts.runId, startedAt: new Date(opts.startedMs).toISOString(), finishedAt: null, status: 'running', rows: 0, pages: 0, bytes: 0,
       sha256: createHash('sha256').digest('hex'), firstCursor: opts.firstCursor, lastCursor: opts.firstCursor,
-      output: opts.output, startOffset: null, moreRemains: true,
+      output: opts.output, startOffset: null, moreRemains: true, ...(plan.fieldChanges ? { fieldChanges: plan.fieldChanges } : {}),
     };
   }
 

@@ -32,6 +32,12 @@ export interface CsvLayout {
    * every column is its label.
    */
   rowKeys?: Record<string, string>;
+  /**
+   * Contacts: the field key each field column holds, bound when the file's header was made, so a
+   * field relabelled since keeps its column (src/exporter/field-binding.ts). Absent in a layout
+   * saved before (bound from the labels at its next run).
+   */
+  fieldKeys?: Record<string, string>;
 }
 
 /** A CSV file's layout as its export state keeps it: the header, and how its cells were written (a file keeps one way). */
@@ -60,39 +66,44 @@ function labelColumn(label: string): string {
  * in Unicode NFC: `Café` composed and decomposed) gets the column `Label (key)` for each of
  * them, so every field has a column of its own that an import resolves to it (field-match.ts).
  */
-function fieldColumns(fields: readonly LabelledField[]): Array<{ column: string; rowKey: string }> {
+export function fieldColumns(fields: readonly LabelledField[]): Array<{ column: string; rowKey: string; key: string }> {
   const used = new Set<string>();
   const shared = new Map<string, number>();
   for (const f of fields) shared.set(f.label.normalize('NFC'), (shared.get(f.label.normalize('NFC')) ?? 0) + 1);
-  const out: Array<{ column: string; rowKey: string }> = [];
+  const out: Array<{ column: string; rowKey: string; key: string }> = [];
   for (const f of fields) {
     const rowKey = used.has(f.label) ? `${f.label} (${f.key})` : f.label;
     used.add(rowKey);
     const column = shared.get(f.label.normalize('NFC'))! > 1 ? `${f.label} (${f.key})` : labelColumn(f.label);
-    if (!out.some((o) => o.column === column)) out.push({ column, rowKey });
+    if (!out.some((o) => o.column === column)) out.push({ column, rowKey, key: f.key });
   }
   return out;
 }
 
 /** Every column a kind offers: fixed ones, then (contacts) one per field; and the row members that differ from their column's label. */
-function availableColumns(kind: ExportKind, fields: readonly LabelledField[]): { columns: string[]; rowKeys: Record<string, string> } {
+function availableColumns(kind: ExportKind, fields: readonly LabelledField[]): { columns: string[]; rowKeys: Record<string, string>; keys: Record<string, string> } {
   const own = kind === 'contacts' ? fieldColumns(fields) : [];
   const rowKeys: Record<string, string> = {};
-  for (const { column, rowKey } of own) if (rowKey !== labelOf(column)) setOwn(rowKeys, column, rowKey);
-  return { columns: [...FIXED_COLUMNS[kind], ...own.map((o) => o.column)], rowKeys };
+  const keys: Record<string, string> = {};
+  for (const { column, rowKey, key } of own) {
+    if (rowKey !== labelOf(column)) setOwn(rowKeys, column, rowKey);
+    setOwn(keys, column, key);
+  }
+  return { columns: [...FIXED_COLUMNS[kind], ...own.map((o) => o.column)], rowKeys, keys };
 }
 
 /** The label a field column names without `rowKeys`: the column, or what follows `fields.`. */
-function labelOf(column: string): string {
+export function labelOf(column: string): string {
   return column.startsWith(FIELD_PREFIX) ? column.slice(FIELD_PREFIX.length) : column;
 }
 
 /** The header: every available column, or those --columns chose (validated), then `_extra`. */
 export function csvLayout(kind: ExportKind, fields: readonly LabelledField[], chosen?: readonly string[]): CsvLayout {
-  const { columns: available, rowKeys: allKeys } = availableColumns(kind, fields);
+  const { columns: available, rowKeys: allKeys, keys } = availableColumns(kind, fields);
   const keyed = (columns: readonly string[]) => {
     const rowKeys = Object.fromEntries(Object.entries(allKeys).filter(([c]) => columns.includes(c)));
-    return Object.keys(rowKeys).length > 0 ? { rowKeys } : {};
+    const fieldKeys = Object.fromEntries(Object.entries(keys).filter(([c]) => columns.includes(c)));
+    return { ...(Object.keys(rowKeys).length > 0 ? { rowKeys } : {}), ...(kind === 'contacts' ? { fieldKeys } : {}) };
   };
   if (!chosen) return { columns: [...available, EXTRA_COLUMN], omitted: [], ...keyed(available) };
   const picked: string[] = [];

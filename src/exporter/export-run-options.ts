@@ -1,6 +1,7 @@
 import type { EmailEventType } from '../endpoints/exports.js';
 import type { CrashHook } from './crash-points.js';
 import type { FileLayout } from './csv-layout.js';
+import type { FieldChanges } from './field-binding.js';
 import type { FieldKeys } from './fields-by-key.js';
 import type { FileStart } from './file-sink.js';
 import type { ExportTarget } from './kinds.js';
@@ -64,6 +65,8 @@ export interface RunPlan {
   path?: string;
   fileStart?: FileStart;
   layout: FileLayout | null;
+  /** Contacts CSV: how the account's fields changed since the file's header was bound (said in a note and the summary). */
+  fieldChanges?: FieldChanges;
   /** --fields-by key: how `fields` members become keys (read from the definitions when the run starts). */
   fieldKeys?: FieldKeys;
   /** --full over an existing state: its first page is saved even when empty (a new start, a new window). */

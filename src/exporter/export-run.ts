@@ -59,6 +59,7 @@ export async function withExportRun(
     status: 'failed', rows: 0, skipped: 0, pages: 0, bytes: 0, elapsedMs: 0, stateKey: plan.key, runId: plan.key ? runId : null,
     moreRemains: true, output: plan.path ?? 'stdout', pending: defer, cutBytes: 0, ...(multi ? { types: shape.types } : {}),
     ...(plan.target.window ? { window: plan.target.window } : {}),
+    ...(plan.fieldChanges ? { fieldChanges: plan.fieldChanges } : {}),
   };
   const log = new CommitLog(plan, { runId, startedMs: started, output: summary.output, firstCursor: multi ? null : plan.start.cursor, defer, now: () => clock.now(), crash });
   const ended = new AbortController();

@@ -5,6 +5,8 @@ export interface Ids extends Iterable<string> {
   readonly size: number;
   /** `hash`: the id's `hashId`, when the caller has it (a Set ignores it). */
   has(id: string, hash?: number): boolean;
+  /** Contacts: identities saved without a content hash (`id@updatedAt`), matched by version alone. */
+  readonly legacy?: ReadonlySet<string>;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { ApiError, TransientError } from '../errors.js';
 import { advance, type Step } from './advance.js';
 import type { Ids } from './id-table.js';
+import { legacyIdentities } from './kinds.js';
 import type { ReceivedPage } from './page-receiver.js';
 import type { RunPlan } from './export-run-options.js';
 import type { Position } from './state.js';
@@ -53,7 +54,7 @@ export async function* pageSource(opts: PageSourceOptions): AsyncGenerator<Sourc
   // rows of the page before (in memory only): a server that sends a row again on the next page
   // (an overlapping page boundary) does not get it written twice.
   let saved: ReadonlySet<string> = new Set(opts.start.seen);
-  let skip: Ids = saved;
+  let skip: Ids = withLegacy(saved, saved);
   // Cursors this run has fetched from (their digests): one handed back again later is a cycle, not progress.
   const visited = new CursorTrail(cursor);
   let stuck = 0;
@@ -75,7 +76,7 @@ export async function* pageSource(opts: PageSourceOptions): AsyncGenerator<Sourc
       }
       if (step.moved) visited.add(page.nextCursor);
       if (!step.last && opts.prefetch()) {
-        const next = opts.fetch(page.nextCursor!, limit, step.nextSkip, signal);
+        const next = opts.fetch(page.nextCursor!, limit, withLegacy(step.nextSkip, step.seen), signal);
         next.catch(() => {}); // its error, if any, is the next page's
         ahead = { cursor: page.nextCursor!, page: next };
       }
@@ -84,12 +85,19 @@ export async function* pageSource(opts: PageSourceOptions): AsyncGenerator<Sourc
       stuck = !step.moved && page.fresh === 0 ? stuck + 1 : 0;
       cursor = page.nextCursor;
       saved = new Set(step.seen);
-      skip = step.nextSkip;
+      skip = withLegacy(step.nextSkip, saved);
       if (stuck >= MAX_STUCK_PAGES) throw opts.stuck(stuck);
     }
   } finally {
     ended.abort();
   }
+}
+
+/** `skip`, carrying the identities of `seen` saved without a content hash (a state of a cnv before them), if any. */
+function withLegacy(skip: Ids, seen: Iterable<string>): Ids {
+  const legacy = legacyIdentities(seen);
+  if (!legacy) return skip;
+  return { size: skip.size, has: (id, hash) => skip.has(id, hash), legacy, [Symbol.iterator]: () => skip[Symbol.iterator]() };
 }
 
 /** invalid_cursor on a saved cursor: exit 3, state untouched, and say how to start over. */

@@ -4,6 +4,7 @@ import { CliError, UsageError } from '../errors.js';
 import { readFieldKeys, type FieldKeys } from './fields-by-key.js';
 import type { HttpClient } from '../http/client.js';
 import { csvLayout, type CsvLayout, type FileLayout, type LabelledField } from './csv-layout.js';
+import { anyChange, bindLayout, changesNote, type FieldChanges } from './field-binding.js';
 import type { ExportDeps } from './export-deps.js';
 import type { FileStart } from './file-sink.js';
 import type { ExportLock } from './lock.js';
@@ -61,14 +62,17 @@ export async function planExport(deps: ExportDeps, http: HttpClient, opts: Expor
     if (appending) checkSameWriting(path!, base!, opts);
     const fieldKeys = opts.fieldsBy === 'key' ? await fieldKeysOf(deps, http) : undefined;
     const chosen = opts.format === 'csv' ? await chooseLayout(deps.signal, http, opts, appending ? base!.csv : null, base?.csv ?? null) : null;
-    const layout = chosen && { ...chosen, nullAs: opts.nullAs ?? '', excelSafe: opts.excelSafe };
+    const layout = chosen && { ...chosen.layout, nullAs: opts.nullAs ?? '', excelSafe: opts.excelSafe };
+    const fieldChanges = chosen?.changes && anyChange(chosen.changes) ? chosen.changes : undefined;
+    if (fieldChanges) deps.notices.info(changesNote(fieldChanges, path ?? 'stdout'));
     const start: Position = base ?? {
       cursor: null, cursorAt: null, seen: [], output: { kind: 'stdout' }, format: opts.format, csv: null, window, rows: 0, pages: 0,
+      fullAt: new Date(deps.clock.now()).toISOString(),
     };
     const compress = opts.compress ? { compress: opts.compress } : {};
     const keyed = opts.fieldsBy === 'key' ? { fieldsBy: 'key' as const } : {};
     const { compress: _was, fieldsBy: _by, ...started } = start;
-    return { key, profile: creds.profile, baseUrl, account, store, lock, prior, fieldKeys, start: { ...started, ...compress, ...keyed, window }, target: { kind: opts.kind, emailType: opts.emailType, window: window ?? undefined }, path, fileStart, layout, restarted: prior !== undefined && !continuing, emailLabel };
+    return { key, profile: creds.profile, baseUrl, account, store, lock, prior, fieldKeys, start: { ...started, ...compress, ...keyed, window }, target: { kind: opts.kind, emailType: opts.emailType, window: window ?? undefined }, path, fileStart, layout, ...(fieldChanges ? { fieldChanges } : {}), restarted: prior !== undefined && !continuing, emailLabel };
   } catch (err) {
     await lock?.release();
     throw err;
@@ -184,19 +188,24 @@ async function fieldKeysOf(deps: Pick<ExportDeps, 'signal' | 'notices'>, http: H
   return fieldKeys;
 }
 
-/** The CSV header: the file's own when appending, else --columns, else the saved one, else every column. */
-async function chooseLayout(signal: AbortSignal, http: HttpClient, opts: ExportRunOptions, fileLayout: CsvLayout | null, saved: CsvLayout | null): Promise<CsvLayout> {
-  const fields = opts.kind === 'contacts' && (opts.columns || (!fileLayout && (!saved || opts.full))) ? await contactFields(http, signal) : [];
+/**
+ * The CSV header: the file's own when appending, else --columns, else the saved one, else every
+ * column. Contacts: a header kept from before is bound again to the field list as it is now
+ * (field-binding.ts), and what changed in it is said (`changes`).
+ */
+async function chooseLayout(signal: AbortSignal, http: HttpClient, opts: ExportRunOptions, fileLayout: CsvLayout | null, saved: CsvLayout | null): Promise<{ layout: CsvLayout; changes?: FieldChanges }> {
+  const fields = opts.kind === 'contacts' ? await contactFields(http, signal) : [];
   const asked = opts.columns ? csvLayout(opts.kind, fields, opts.columns) : undefined;
+  const kept = (layout: CsvLayout) => (opts.kind === 'contacts' ? bindLayout(layout, fields) : { layout });
   if (fileLayout) {
     if (asked && asked.columns.join('\u0000') !== fileLayout.columns.join('\u0000')) {
       throw new UsageError(`--columns: the file's header is fixed (${fileLayout.columns.join(',')}); a file keeps one header`, 'leave --columns out, write to a new --out file, or use --full');
     }
-    return fileLayout;
+    return kept(fileLayout);
   }
-  if (asked) return asked;
-  if (saved && !opts.full) return saved;
-  return csvLayout(opts.kind, fields);
+  if (asked) return { layout: asked };
+  if (saved && !opts.full) return kept(saved);
+  return { layout: csvLayout(opts.kind, fields) };
 }
 
 async function contactFields(http: HttpClient, signal: AbortSignal): Promise<LabelledField[]> {

@@ -1,5 +1,6 @@
 import type { ReporterDeps } from './export-deps.js';
 import type { ExportRunOptions } from './export-run-options.js';
+import type { FieldChanges } from './field-binding.js';
 import { interruptedBy, OutputClosedError } from '../errors.js';
 import { writeSummaryJson } from '../output/summary-json.js';
 import { duration, plural, rate } from '../output/wording.js';
@@ -26,6 +27,8 @@ export interface ExportSummary {
   cutBytes: number;
   /** Several email event types in one run: how each type ended. */
   types?: Record<string, TypeOutcome>;
+  /** Contacts CSV: the account's fields changed since the file's header was bound (field-binding.ts). */
+  fieldChanges?: FieldChanges;
   /** Custom events: the occurredAt window the run used (ISO times; a --since 7d made absolute). */
   window?: { since: string; until?: string };
 }

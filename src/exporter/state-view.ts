@@ -43,7 +43,7 @@ export function agoText(iso: string | null, nowMs: number): string | null {
 }
 
 /** The columns of `cnv export state list`, in order: JSON members, CSV and table columns alike. */
-export const STATE_LIST_COLUMNS = ['key', 'kind', 'emailType', 'format', 'rows', 'pages', 'cursorAt', 'output', 'lastRun', 'pending'] as const;
+export const STATE_LIST_COLUMNS = ['key', 'kind', 'emailType', 'format', 'rows', 'pages', 'cursorAt', 'fullAt', 'output', 'lastRun', 'pending'] as const;
 
 /**
  * One item of `cnv export state list` for machines (`locked`: whether a run holds the key now):
@@ -61,6 +61,7 @@ export function stateItem(state: ExportState, locked = false): Record<string, un
     rows: c.rows,
     pages: c.pages,
     cursorAt: c.cursorAt,
+    fullAt: c.fullAt ?? null,
     output: outputOf(state),
     lastRun: last ? { runId: last.runId, status: last.status, startedAt: last.startedAt, finishedAt: last.finishedAt, rows: last.rows } : null,
     pending: p ? { runId: p.runId, rows: p.rows - c.rows, savedAt: p.savedAt } : null,
@@ -77,6 +78,7 @@ export function stateListCells(item: Record<string, unknown>, nowMs: number): Re
     ...item,
     kind: item.emailType ? `${item.kind} ${item.emailType}` : item.kind,
     cursorAt: ago(item.cursorAt as string | null),
+    fullAt: ago(item.fullAt as string | null),
     output: output.kind === 'file' ? `${output.path} (${output.bytes} bytes)` : 'stdout',
     lastRun: last ? `${last.status} ${ago(last.finishedAt ?? last.startedAt)}` : null,
     pending: pending ? `${pending.rows} rows, ${ago(pending.savedAt)}` : null,
@@ -106,6 +108,7 @@ export function stateDetail(
     lockedBy: holder ?? null,
     cursor: c.cursor,
     cursorAt: c.cursorAt,
+    fullAt: c.fullAt ?? null,
     rows: c.rows,
     pages: c.pages,
     format: c.format,

@@ -25,6 +25,12 @@ const manifestSchema = z.object({
   startOffset: z.number().nullable(),
   moreRemains: z.boolean(),
   error: z.string().optional(),
+  /** Contacts CSV: how the account's fields changed since the file's header was bound (src/exporter/field-binding.ts). */
+  fieldChanges: z.object({
+    relabelled: z.array(z.object({ key: z.string(), column: z.string(), from: z.string(), to: z.string() })),
+    added: z.array(z.object({ key: z.string(), label: z.string() })),
+    removed: z.array(z.object({ key: z.string(), column: z.string() })),
+  }).optional(),
 });
 export type Manifest = z.infer<typeof manifestSchema>;
 
@@ -69,6 +75,8 @@ const positionSchema = z.object({
     omitted: z.array(z.string()),
     /** Contacts: the row member a column holds where it is not its label (fields sharing a label); absent when none. */
     rowKeys: z.record(z.string(), z.string()).optional(),
+    /** Contacts: the field key each field column holds, bound when the header was made (a relabelled field keeps its column). */
+    fieldKeys: z.record(z.string(), z.string()).optional(),
     /** The cell rules the file was written with (--null-as, --excel-safe): a file keeps one way of writing cells. */
     nullAs: z.string(),
     excelSafe: z.boolean(),
@@ -78,6 +86,8 @@ const positionSchema = z.object({
   /** Totals since the state began. */
   rows: z.number(),
   pages: z.number(),
+  /** When this position began from nothing (the first run, or --full): the last full read. Absent in states of a cnv before it. */
+  fullAt: z.string().optional(),
   /**
    * Several email event types into one output (--type all or a list): each type's cursor, saved
    * in the same atomic write as the file's length; the top-level cursor and `seen` stay unused.

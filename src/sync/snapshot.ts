@@ -2,14 +2,10 @@ import { createHash, type Hash } from 'node:crypto';
 import { closeSync, constants, mkdirSync, openSync } from 'node:fs';
 import { refuseSpecialFile } from '../lib/regular-file.js';
 import { join } from 'node:path';
-import { EXPORT_PAGE_LIMITS } from '../endpoints/endpoints.js';
 import { CliError, LocalFileError } from '../errors.js';
 import type { CrashHook } from '../exporter/crash-points.js';
-import type { ExportDeps } from '../exporter/export-deps.js';
 import { acquire, type ExportLock } from '../exporter/lock.js';
 import type { ExportReporter } from '../exporter/run-summary.js';
-import { runExport } from '../exporter/runner.js';
-import type { ExportRunOptions } from '../exporter/export-run-options.js';
 import { stateFileStem } from '../exporter/state-key.js';
 import { ExportStateStore } from '../exporter/state-store.js';
 import type { ExportState } from '../exporter/state.js';
@@ -17,10 +13,10 @@ import { FieldLabels } from './field-labels.js';
 import { indexRange, KeptBytes, SnapshotDamage, SnapshotReader } from './snapshot-file.js';
 import { SnapshotIndex } from './snapshot-index.js';
 import { RefreshCheckpoint, withCheckpoint } from './refresh-checkpoint.js';
+import { exportSnapshot, type SnapshotDeps } from './snapshot-export.js';
+export type { SnapshotDeps } from './snapshot-export.js';
 import { readSnapshotRecord, writeSnapshotRecord, type SnapshotRecord } from './snapshot-record.js';
 
-/** Errors of the export's file checks that mean the snapshot file is not the one its state wrote. */
-const DAMAGE_CODES = new Set(['file_replaced', 'file_changed', 'file_shorter_than_committed', 'file_not_empty', 'state_corrupt']);
 /** A snapshot holding more than twice as many lines as contacts (old versions) is refreshed whole. */
 const COMPACT_RATIO = 2;
 const COMPACT_MIN_LINES = 10_000;
@@ -45,17 +41,15 @@ export interface RefreshStats {
   rows: number;
   pages: number;
   full: boolean;
-  /** Why the refresh was full, when it was not a first run: damage, compaction, --full-refresh. */
+  /** Why the refresh was full, when it was not a first run: damage, compaction, --full-refresh-after. */
   reason?: string;
+  /** When the snapshot last read the whole account (this run, when `full`). */
+  fullAt: string;
   stateKey: string;
   path: string;
   elapsedMs: number;
 }
 
-/** What a refresh takes: the export's deps, and how to show its pages. */
-export interface SnapshotDeps extends ExportDeps {
-  reporter: ExportReporter;
-}
 
 /** Where a sync keeps its snapshot of one account: the export state key, the file and the record beside it, the run lock. */
 function snapshotPaths(configDir: string, key: string): { dir: string; file: string; record: string; lock: string } {
@@ -76,7 +70,7 @@ export async function lockSync(configDir: string, key: string): Promise<ExportLo
  * damaged snapshot (the whole file's SHA-256, the export's own file checks, a line that is not a
  * contact) and a file mostly made of old versions are refreshed whole, with a note.
  */
-export async function refreshSnapshot(deps: SnapshotDeps, key: string, fieldLabels: ReadonlyMap<string, string>, opts: { full: boolean; crash?: CrashHook }): Promise<Snapshot> {
+export async function refreshSnapshot(deps: SnapshotDeps, key: string, fieldLabels: ReadonlyMap<string, string>, opts: RefreshOptions): Promise<Snapshot> {
   const started = deps.clock.now();
   const paths = makeDir(deps.stateDir.path, key);
   checkRegular(paths.file, 'sync snapshot');
@@ -86,6 +80,10 @@ export async function refreshSnapshot(deps: SnapshotDeps, key: string, fieldLabe
   let reason: string | undefined;
   const prior = readState(store, key, (why) => (reason ??= why));
   const record = prior && !opts.full ? trustedRecord(readSnapshotRecord(paths.record), prior, paths.file, key, (why) => (reason ??= why)) : undefined;
+  const stale = opts.staleAfter;
+  // The state's time, as `export state list` shows it (the record's for a state saved before it had one).
+  const lastFull = record && (prior?.current.fullAt ?? record.fullAt);
+  if (lastFull && stale && !(started - Date.parse(lastFull) <= stale.ms)) reason ??= `the snapshot's last full refresh (${lastFull}) is older than --full-refresh-after ${stale.text}`;
   let full = opts.full || reason !== undefined || prior === undefined;
   let indexed = !full && record ? await verifiedPart(paths.file, record, deps.signal, (why) => (reason = why)) : undefined;
   if (!indexed) {
@@ -111,8 +109,15 @@ export async function refreshSnapshot(deps: SnapshotDeps, key: string, fieldLabe
   await indexRefreshed(paths.file, indexed, checkpoint!.hashed, committed, deps.signal);
   writeSnapshotRecord(paths.record, recordOf(key, indexed, committed, digest.digest('hex'), fullAt(full)));
   const reader = new SnapshotReader(paths.file, index, kept.whole());
-  const refresh = { contacts: index.size, rows: exported.run.rows, pages: exported.run.pages, full, ...(reason ? { reason } : {}), stateKey: key, path: paths.file, elapsedMs: deps.clock.now() - started };
+  const refresh = { contacts: index.size, rows: exported.run.rows, pages: exported.run.pages, full, ...(reason ? { reason } : {}), fullAt: fullAt(full), stateKey: key, path: paths.file, elapsedMs: deps.clock.now() - started };
   return { index, reader, fieldsAt: fieldsAt(segments), refresh, close: () => reader.close() };
+}
+
+/** How a refresh runs: whole (--full-refresh), or whole once the last full one is older than `staleAfter` (--full-refresh-after). */
+interface RefreshOptions {
+  full: boolean;
+  staleAfter?: { ms: number; text: string };
+  crash?: CrashHook;
 }
 
 /** What is indexed of the snapshot file so far: its first `verified` bytes, their digest and field keys. */
@@ -139,23 +144,6 @@ async function verifiedPart(file: string, record: SnapshotRecord, signal: AbortS
     return undefined;
   }
   return { ...indexed, verified: record.bytes, segments: record.fields };
-}
-
-/**
- * Runs the export into the snapshot. A continuing run whose file the export's own checks refuse
- * (not the file its state wrote) runs again whole, with a note.
- */
-async function exportSnapshot(
-  deps: SnapshotDeps, key: string, file: string, full: boolean, crash: CrashHook | undefined, attempt: (full: boolean) => ExportReporter,
-): Promise<{ run: { rows: number; pages: number }; full: boolean; reason?: string }> {
-  const run = await exportInto({ ...deps, reporter: attempt(full) }, key, file, full, crash).catch((err: unknown) => {
-    if (full || !(err instanceof CliError) || !DAMAGE_CODES.has(err.code)) throw err;
-    return err.code;
-  });
-  if (typeof run !== 'string') return { run, full };
-  const reason = `the snapshot ${file} is not the file its state wrote (${run})`;
-  deps.notices.info(`note: ${reason}: rebuilding it from a full refresh`);
-  return { run: await exportInto({ ...deps, reporter: attempt(true) }, key, file, true, crash), full: true, reason };
 }
 
 /** Where a refresh's record goes, and what it says of the refresh. */
@@ -266,12 +254,4 @@ function trustedRecord(record: SnapshotRecord | undefined, prior: ExportState, f
 function committedBytes(store: ExportStateStore, key: string): number {
   const out = store.read(key)?.current.output;
   return out?.kind === 'file' ? out.bytes : 0;
-}
-
-async function exportInto(deps: SnapshotDeps, key: string, file: string, full: boolean, crash: CrashHook | undefined): Promise<{ rows: number; pages: number }> {
-  const options: ExportRunOptions = {
-    kind: 'contacts', out: file, format: 'ndjson', limit: EXPORT_PAGE_LIMITS.contacts.max, full, noState: false, stateKey: key, deferCommit: false, bom: false, excelSafe: false, crash,
-  };
-  const summary = await runExport(deps, options, deps.reporter);
-  return { rows: summary.rows, pages: summary.pages };
 }

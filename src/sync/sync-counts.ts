@@ -53,7 +53,7 @@ export class SyncCounts {
     return {
       sync: {
         ...this.plan(),
-        snapshot: r ? { contacts: r.contacts, fetchedRows: r.rows, pages: r.pages, full: r.full, reason: r.reason ?? null, stateKey: r.stateKey, elapsedMs: Math.round(r.elapsedMs) } : null,
+        snapshot: r ? { contacts: r.contacts, fetchedRows: r.rows, pages: r.pages, full: r.full, reason: r.reason ?? null, lastFullRefresh: r.fullAt, stateKey: r.stateKey, elapsedMs: Math.round(r.elapsedMs) } : null,
       },
     };
   }
@@ -70,7 +70,7 @@ export class SyncCounts {
     if (plan) return r ? `snapshot: ${count(r.contacts, 'contact')}, ${r.full ? 'full refresh' : 'refreshed'}: ${count(r.rows, 'row')} in ${count(r.pages, 'page')}` : undefined;
     const verb = dryRun ? 'would send' : 'sent';
     const unsure = this.unsureTotal > 0 ? `; ${this.unsureTotal} ${verb} because cnv cannot be sure they match (${this.reasons()})` : '';
-    const snapshot = r ? `; snapshot: ${count(r.contacts, 'contact')}, ${r.full ? 'full refresh' : 'refreshed'}: ${count(r.rows, 'row')} in ${count(r.pages, 'page')}` : '';
+    const snapshot = r ? `; snapshot: ${count(r.contacts, 'contact')}, ${r.full ? 'full refresh' : 'refreshed'}: ${count(r.rows, 'row')} in ${count(r.pages, 'page')}${r.full ? '' : `, last full refresh ${r.fullAt}`}` : '';
     return `sync: ${this.create} to create, ${this.update} to update, ${this.unchanged} unchanged (not sent)${unsure}${snapshot}`;
   }
 

@@ -16,6 +16,8 @@ interface SyncOptions {
   key: string;
   /** --full-refresh: read the whole account again. */
   fullRefresh: boolean;
+  /** --full-refresh-after: read the whole account again once the last full refresh is older than this. */
+  staleAfter?: { ms: number; text: string };
   /** --exit-code: a run that found differences exits 9. */
   exitCode: boolean;
   /** --plan: where the plan goes (nothing is sent). */
@@ -69,7 +71,7 @@ export function syncFileSpec<B extends Record<string, unknown>>(deps: SnapshotDe
       lockTaken(true);
       deps.onDispose(() => lock.release());
       const fields = (await opts.fields()) ?? new Map<string, FieldDefinition>();
-      snapshot = await refreshSnapshot({ ...deps, signal: AbortSignal.any([deps.signal, stop]) }, opts.key, new Map([...fields].map(([key, def]) => [key, def.label])), { full: opts.fullRefresh, crash: opts.crash });
+      snapshot = await refreshSnapshot({ ...deps, signal: AbortSignal.any([deps.signal, stop]) }, opts.key, new Map([...fields].map(([key, def]) => [key, def.label])), { full: opts.fullRefresh, staleAfter: opts.staleAfter, crash: opts.crash });
       deps.onDispose(() => snapshot?.close());
       counts.refresh = snapshot.refresh;
       decider = new SyncDecider(snapshot, fields);

@@ -78,3 +78,21 @@ describe('labels and keys that are names of Object.prototype', () => {
     expect(r.resolve('fields.__proto__').target).toMatchObject({ kind: 'field', key: 'protoNote' });
   });
 });
+
+describe('a header of cnv\'s own contact export', () => {
+  it('a column that no CONTACT field is labelled now (relabelled since the export) is unknown, never the COMPANY field of that label', () => {
+    const relabelled = defs([def('contactEmployees', 'Headcount')], [def('staffCount', 'Employees', 'COMPANY')]);
+    const r = resolver(relabelled);
+    r.meet([...UPSERT_COLUMNS.exportColumns!, 'Employees'], true);
+    expect(r.isExportHeader).toBe(true);
+    expect(r.resolve('Employees').target).toMatchObject({ kind: 'unknown' });
+    expect(r.resolve('Headcount').target).toMatchObject({ kind: 'field', parent: 'fields', key: 'contactEmployees' });
+    expect(r.resolve('companyFields.Employees').target).toMatchObject({ kind: 'field', parent: 'companyFields', key: 'staffCount' });
+    // A --map target is not a column of the file: it may name a COMPANY field by label.
+    const mapped = resolver(relabelled, { map: [{ column: 'Employees', target: 'Employees', source: '--map' }] });
+    mapped.meet([...UPSERT_COLUMNS.exportColumns!, 'Employees'], true);
+    expect(mapped.resolve('Employees').target).toMatchObject({ kind: 'field', parent: 'companyFields', key: 'staffCount' });
+    // Outside an export's header the same column is the COMPANY field (the sync's memory guards that case).
+    expect(resolver(relabelled).resolve('Employees').target).toMatchObject({ kind: 'field', parent: 'companyFields' });
+  });
+});

@@ -194,8 +194,8 @@ export class ColumnResolver {
     return rivals.length === 0 ? pick(candidates[0]) : undefined;
   }
 
-  /** A name resolved by the endpoint's rules alone (no flags). */
-  private byName(name: string): ColumnTarget {
+  /** A name resolved by the endpoint's rules alone (no flags); `asTarget`: a --map target, not a column of the file. */
+  private byName(name: string, asTarget = false): ColumnTarget {
     if (this.exportHeader && !this.rules.exportColumns!.includes(name)) {
       const label = exportLabelTarget(this.definitions, this.rules.fieldParents?.[0], name);
       if (label) return label;
@@ -219,7 +219,9 @@ export class ColumnResolver {
     if (!this.hasDefinitions && this.rules.bareColumnsAreFields && this.definitions) return { kind: 'nested', parent: parents[0], key: name };
     // Without definitions (not read yet, or unreadable) a bare name cannot be matched to a field.
     if (!this.definitions || this.unreadable) return { kind: 'unknown', why: 'definitions' };
-    return this.field(parents, name);
+    // cnv's contact export has no COMPANY columns: a column of one that is no CONTACT label now (a
+    // field relabelled since the export) never lands on a COMPANY field that has the label.
+    return this.field(this.exportHeader && !asTarget ? parents.slice(0, 1) : parents, name);
   }
 
   /** A field by key or label (field-match.ts), else unknown with the nearest name. */
@@ -270,7 +272,7 @@ export class ColumnResolver {
   private targetOf(target: string, source: string): ColumnTarget {
     if (target === '-') return { kind: 'skip', why: `ignored (${source})` };
     if (target.startsWith('body.') && target.length > 5) return { kind: 'pass', key: target.slice(5) };
-    const t = this.byName(target);
+    const t = this.byName(target, true);
     if (t.kind === 'unknown' && t.why === 'definitions') return t;
     if (t.kind === 'unknown' || t.kind === 'skip') {
       throw new UsageError(

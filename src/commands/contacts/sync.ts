@@ -5,6 +5,7 @@ import { BATCH_GLOBALS, checkBatchOptions } from '../../cmdutil/batch-options.js
 import { batchDepsOf, exportDepsOf, outputOf, reporterDepsOf } from '../../cmdutil/context-deps.js';
 import { z } from 'zod';
 import { commandOptions, flag, switchFlag, textFlag } from '../../cmdutil/flags.js';
+import { durationMs } from '../../cmdutil/export-options.js';
 import type { Context } from '../../context.js';
 import { ApiError, UsageError } from '../../errors.js';
 import { crashHookFromEnv } from '../../exporter/crash-points.js';
@@ -25,6 +26,10 @@ export const options = commandOptions(
     planFormat: flag('--plan-format <form>', `the plan's table on a terminal: full (a line per changed value), compact (a line per contact, naming the changed fields); default full up to ${PLAN_COMPACT_AFTER} contacts, compact past that`, z.enum(['full', 'compact']).optional(), { choices: ['full', 'compact'] }),
     exitCode: switchFlag('--exit-code', 'exit 9 when the file and the account differ (rows to create or update), as git diff --exit-code; with --plan, CI can assert "in sync"'),
     fullRefresh: switchFlag('--full-refresh', 'read every contact of the account again (the snapshot is rebuilt), instead of only what changed since the last sync; the only way a contact deleted in the account is seen'),
+    fullRefreshAfter: textFlag('--full-refresh-after <duration>', 'read every contact again when the last full refresh is older than this (7d, 24h, 2w): bounds how long a contact deleted in the account stays in the snapshot', (text) => {
+      durationMs('--full-refresh-after')(text);
+      return text.trim();
+    }),
     acceptColumns: switchFlag('--accept-columns', 'send a column that now names another target than at the last sync of this file (a field renamed, created or deleted in the account) where it resolves now, and remember that'),
     ...FILE_ROW_FLAGS,
   },
@@ -43,7 +48,7 @@ export const options = commandOptions(
 /** What it prints with --json and piped (its help's JSON OUTPUT, docs/output.md, test/cli/json-contract.test.ts). */
 export const output = (): JsonOutput => {
   const counts = { create: z.number(), update: z.number(), unchanged: z.number(), invalid: z.number(), unsure: z.number(), unsureReasons: z.record(z.string().describe('REASON'), z.number()) };
-  const snapshot = z.strictObject({ contacts: z.number(), fetchedRows: z.number(), pages: z.number(), full: z.boolean(), reason: z.string().nullable(), stateKey: z.string().nullable(), elapsedMs: z.number() });
+  const snapshot = z.strictObject({ contacts: z.number(), fetchedRows: z.number(), pages: z.number(), full: z.boolean(), reason: z.string().nullable(), lastFullRefresh: z.string().nullable().describe('when the last full refresh started (ISO)'), stateKey: z.string().nullable(), elapsedMs: z.number() });
   const change = z.strictObject({
     type: z.literal('change'), line: z.number(), action: z.enum(['create', 'update']), contact: z.string(), cnvContactId: z.string().nullable(),
     changes: z.array(z.strictObject({ field: z.string(), old: z.unknown(), new: z.unknown() })), unsure: z.string().nullable(),
@@ -72,7 +77,8 @@ created after the contact was fetched, a value the export shows otherwise, compa
 several contacts with one email updated at the same time, an earlier row of the same
 contact or email); the summary counts them by reason. A change made in the account since the
 last sync (drift) is seen by the refresh, and the file's value is sent again; a contact deleted
-in the account is not (the export never lists removed contacts): --full-refresh sees it.
+in the account is not (the export never lists removed contacts): --full-refresh sees it, and
+--full-refresh-after 7d makes a recurring sync refresh fully once its last full refresh is older.
 
 Columns are remembered: each run compares how the file's columns resolve with the last sync
 of the same file (by path). A column that now names another target while the flags say the
@@ -103,6 +109,7 @@ Examples:
   $ cnv contacts sync --file contacts.csv --plan
   $ cnv contacts sync --file contacts.csv --plan --plan-format compact
   $ cnv contacts sync --file contacts.csv --report sync-report.csv
+  $ cnv contacts sync --file nightly.csv --full-refresh-after 7d --quiet     # cron: deletions seen within a week
   $ cnv contacts sync --file warehouse.ndjson --plan --exit-code --quiet || echo "account drifted"
   $ cnv contacts sync --file hubspot.csv --map-file docs/maps/hubspot.map --plan --json -q 'changes[].field'
   $ cnv contacts sync --file nightly.csv --accept-columns --plan`);
@@ -127,6 +134,7 @@ export async function run(given: Context, { opts }: CommandInput<typeof options>
   const { spec, counts } = syncFileSpec({ ...exportDepsOf(ctx), reporter: await refreshReporter(reporterDepsOf(ctx)) }, { ...base, columns: { ...base.columns, definitions: () => fresh() } }, {
     key: syncStateKey(credentials.baseUrl, credentials.apiKey),
     fullRefresh: opts.fullRefresh === true,
+    ...(opts.fullRefreshAfter ? { staleAfter: { ms: durationMs('--full-refresh-after')(opts.fullRefreshAfter), text: opts.fullRefreshAfter } } : {}),
     acceptColumns: opts.acceptColumns === true,
     rememberColumns: !plan && !dryRun,
     crash: crashHookFromEnv(ctx.env),

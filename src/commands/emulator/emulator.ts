@@ -28,6 +28,11 @@ function seed(text: string): 'demo' | 'none' | number {
   throw new InvalidArgumentError(`expected demo, none or a number, got "${text}"`);
 }
 
+function precision(text: string): 'ms' | 's' {
+  if (text === 'ms' || text === 's') return text;
+  throw new InvalidArgumentError(`expected ms or s, got "${text}"`);
+}
+
 const whole = (flags: string, description: string, parse: (text: string) => number, defaultValue: number) => flag(flags, description, z.number(), { parse, defaultValue });
 
 /** Every option but --ready-file has a default, so each is always present. */
@@ -41,6 +46,7 @@ export const options = commandOptions({
   rateLimit: whole('--rate-limit <n>', 'requests per second per business before 429 (0: no limit)', integer(0), 200),
   seedContacts: whole('--seed-contacts <n>', 'extra generated contacts of acme (bulk.<i>@example.com): real contacts, stored only once written, so a million cost no memory', integer(0, 100_000_000), 0),
   seedEvents: whole('--seed-events <n>', 'extra generated custom events, and as many email events, for export benchmarks', integer(0, 100_000_000), 0),
+  timestampPrecision: flag('--timestamp-precision <ms|s>', "how contacts' createdAt and updatedAt are shown: ms, or s (whole seconds, as some servers keep them: two writes within a second show one updatedAt)", z.enum(['ms', 's']), { parse: precision, defaultValue: 'ms' }),
   readyFile: textFlag('--ready-file <path>', 'once listening, write CNV_BASE_URL=... and CNV_API_KEY=... lines to this file (atomically; removed on a clean stop)', filePath),
 });
 
@@ -60,6 +66,7 @@ Examples:
   $ cnv emulator --port 4010
   $ cnv emulator --port 0 --fail-rate 0.1 --latency 50 --verbose
   $ cnv emulator --seed-contacts 1000000 --seed-events 1000000 --rate-limit 0
+  $ cnv emulator --timestamp-precision s     # updatedAt in whole seconds, to rehearse such a server
 
 In the background (a script, CI): wait for the ready file, then load it (README.md, "Use the
 emulator in CI", has the whole recipe and a GitHub Actions job):
@@ -81,6 +88,7 @@ export async function run(ctx: Context, { opts }: CommandInput<typeof options>):
     rateLimit: opts.rateLimit,
     seedContacts: opts.seedContacts,
     seedEvents: opts.seedEvents,
+    timestampPrecision: opts.timestampPrecision,
     verbose: ctx.globals.verbose,
     quiet: ctx.globals.quiet,
     log: (line) => ctx.io.stderr.write(`${line}\n`),

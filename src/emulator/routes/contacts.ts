@@ -24,8 +24,8 @@ function contactView(c: Contact, store: BusinessStore): Record<string, unknown> 
     userId: c.userId,
     subscriptionStatus: c.subscriptionStatus,
     fields,
-    createdAt: c.createdAt,
-    updatedAt: c.updatedAt,
+    createdAt: store.shownTime(c.createdAt),
+    updatedAt: store.shownTime(c.updatedAt),
   };
 }
 

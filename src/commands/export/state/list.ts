@@ -21,6 +21,7 @@ export const output = (): JsonOutput => {
   const item = z.strictObject({
     key: z.string(), kind: z.enum(['contacts', 'custom-events', 'email-events']), emailType: z.string().nullable(), format: z.enum(['csv', 'ndjson']), rows: z.number(), pages: z.number(),
     cursorAt: time.nullable(),
+    fullAt: time.nullable().describe('when the position last started from nothing (a full run)'),
     output: z.union([z.strictObject({ kind: z.literal('file'), path: z.string(), bytes: z.number() }), z.strictObject({ kind: z.literal('stdout') })]),
     lastRun: z.strictObject({ runId: z.string(), status: z.string(), startedAt: time, finishedAt: time.nullable(), rows: z.number() }).nullable(),
     pending: z.strictObject({ runId: z.string(), rows: z.number(), savedAt: time }).nullable(),
@@ -31,7 +32,7 @@ export const output = (): JsonOutput => {
 export function configure(cmd: Command): void {
   cmd.addHelpText('after', `
 Lists the saved export states of this config directory. JSON (piped, --json) has ISO times,
-numbers and objects: {key, kind, emailType, format, rows, pages, cursorAt, output: {kind, path,
+numbers and objects: {key, kind, emailType, format, rows, pages, cursorAt, fullAt, output: {kind, path,
 bytes}, lastRun: {runId, status, startedAt, finishedAt, rows}, pending: {runId, rows, savedAt}}
 (docs/output.md). The table shows ages instead of times, and a key too long for the terminal
 by its end (the output file), as …/contacts:/data/contacts.csv; --columns key,output shows
