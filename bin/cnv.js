@@ -12,8 +12,10 @@ process.exitCode = 1;
 let ended = false;
 process.once('beforeExit', () => {
   if (ended) return;
-  process.stderr.write('error: internal: the run stopped before its end, with nothing left to wait for (no result, no summary)\n' +
-    'hint: this is a bug in cnv; run again with --debug (stack trace and requests, key redacted) and report it with that output\n');
+  process.stderr.write(
+    'error: internal: the run stopped before its end, with nothing left to wait for (no result, no summary)\n' +
+      'hint: this is a bug in cnv; run again with --debug (stack trace and requests, key redacted) and report it with that output\n',
+  );
 });
 
 async function main() {
@@ -28,7 +30,11 @@ async function main() {
   }
   const { launchAnswer, printAnswer, loadBundle, tuneEngine } = require('../dist/bundle/launcher.cjs');
   // `--version`, and `--help` into a pipe: written at build time, printed without the program.
-  const answer = launchAnswer(argv, Boolean(process.stdout.isTTY), require('node:path').join(__dirname, '../dist/bundle/launch.json'));
+  const answer = launchAnswer(
+    argv,
+    Boolean(process.stdout.isTTY),
+    require('node:path').join(__dirname, '../dist/bundle/launch.json'),
+  );
   if (answer !== undefined) {
     const code = await printAnswer(answer, process.stdout, process.stderr);
     ended = true;
@@ -36,7 +42,12 @@ async function main() {
   }
   // V8 flags first: the code cache of the CLI bundle is valid only under the flags it was made with.
   tuneEngine(process.env);
-  const bundle = loadBundle(require('node:path').join(__dirname, '../dist/bundle/cnv.cjs'), process.env, argv, (specifier) => import(specifier));
+  const bundle = loadBundle(
+    require('node:path').join(__dirname, '../dist/bundle/cnv.cjs'),
+    process.env,
+    argv,
+    (specifier) => import(specifier),
+  );
   const { run, applyRuntime, beforeEngineFlagsChange, InterruptedError, stdoutError } = bundle.cli;
   // An export changes V8's flags for its heap: what it compiled until then is saved first.
   beforeEngineFlagsChange(() => bundle.saveCache(0));

@@ -21,7 +21,8 @@ const englishOnlyZod = {
   name: 'english-only-zod',
   setup(b) {
     b.onResolve({ filter: /\/locales\/index\.js$/ }, (args) =>
-      /[\\/]zod[\\/]/.test(args.importer) ? { path: 'zod-locales', namespace: 'cnv-stub' } : undefined);
+      /[\\/]zod[\\/]/.test(args.importer) ? { path: 'zod-locales', namespace: 'cnv-stub' } : undefined,
+    );
     b.onLoad({ filter: /^zod-locales$/, namespace: 'cnv-stub' }, () => ({
       contents: "export { default as en } from 'zod/v4/locales/en.js';",
       resolveDir: new URL('..', import.meta.url).pathname,
@@ -42,17 +43,23 @@ const lazyModules = {
   name: 'lazy-modules',
   setup(b) {
     b.onResolve({ filter: /[\\/]client-h2\.js$/ }, (args) =>
-      /[\\/]undici[\\/]/.test(args.importer) ? { path: 'undici-h2', namespace: 'cnv-stub' } : undefined);
+      /[\\/]undici[\\/]/.test(args.importer) ? { path: 'undici-h2', namespace: 'cnv-stub' } : undefined,
+    );
     b.onResolve({ filter: /[\\/]web[\\/]fetch[\\/]body\.js$/ }, (args) =>
-      /[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client-h1\.js$/.test(args.importer) ? { path: 'undici-form-body', namespace: 'cnv-stub' } : undefined);
+      /[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client-h1\.js$/.test(args.importer)
+        ? { path: 'undici-form-body', namespace: 'cnv-stub' }
+        : undefined,
+    );
     b.onResolve({ filter: /^node:child_process$/ }, (args) =>
-      /[\\/]commander[\\/]/.test(args.importer) ? { path: 'child-process', namespace: 'cnv-stub' } : undefined);
+      /[\\/]commander[\\/]/.test(args.importer) ? { path: 'child-process', namespace: 'cnv-stub' } : undefined,
+    );
     b.onLoad({ filter: /^undici-h2$/, namespace: 'cnv-stub' }, () => ({
       contents: "module.exports = function connectH2() { throw new Error('HTTP/2 is not built into cnv'); };",
       loader: 'js',
     }));
     b.onLoad({ filter: /^undici-form-body$/, namespace: 'cnv-stub' }, () => ({
-      contents: "module.exports = { extractBody() { throw new Error('FormData request bodies are not built into cnv'); } };",
+      contents:
+        "module.exports = { extractBody() { throw new Error('FormData request bodies are not built into cnv'); } };",
       loader: 'js',
     }));
     b.onLoad({ filter: /^child-process$/, namespace: 'cnv-stub' }, () => ({
@@ -64,13 +71,16 @@ const lazyModules = {
 
 // zod's JSON Schema conversion and ahead-of-time compiler (z.toJSONSchema, z.fromJSONSchema,
 // z.compile: 130 kB), which cnv never uses: the same exports, each throwing if ever called.
-const ZOD_UNUSED = /[\\/]zod[\\/]v4[\\/](core[\\/](json-schema-processors|to-json-schema|json-schema-generator|compile)|classic[\\/]from-json-schema)\.js$/;
+const ZOD_UNUSED =
+  /[\\/]zod[\\/]v4[\\/](core[\\/](json-schema-processors|to-json-schema|json-schema-generator|compile)|classic[\\/]from-json-schema)\.js$/;
 const zodWithoutJsonSchema = {
   name: 'zod-without-json-schema',
   setup(b) {
     b.onLoad({ filter: ZOD_UNUSED }, async (args) => {
       const source = readFileSync(args.path, 'utf8');
-      const lines = [`const unavailable = (name) => () => { throw new Error('zod ' + name + ' is not built into cnv'); };`];
+      const lines = [
+        `const unavailable = (name) => () => { throw new Error('zod ' + name + ' is not built into cnv'); };`,
+      ];
       for (const m of source.matchAll(/^export (?:async )?(function|const|let|class) (\w+)/gm)) {
         const [, kind, name] = m;
         if (name === 'INVALID') lines.push(`export const INVALID = Symbol.for('zod.compile.invalid');`);
@@ -99,7 +109,8 @@ function writeAtomic(url, text) {
 // not for ES modules; one file, since esbuild splits only ES modules.
 const cli = await build({
   stdin: {
-    contents: "export { run } from './src/main.ts'; export { applyRuntime } from './src/runtime/index.ts'; export { beforeEngineFlagsChange } from './src/runtime/engine-flags.ts'; export { InterruptedError, stdoutError } from './src/errors.ts';",
+    contents:
+      "export { run } from './src/main.ts'; export { applyRuntime } from './src/runtime/index.ts'; export { beforeEngineFlagsChange } from './src/runtime/engine-flags.ts'; export { InterruptedError, stdoutError } from './src/errors.ts';",
     resolveDir: new URL('..', import.meta.url).pathname,
     loader: 'ts',
     sourcefile: 'cnv-entry.ts',
@@ -122,14 +133,21 @@ let code = cli.outputFiles[0].text;
 // esbuild leaves `import("conf")` of an external package as it is: the launcher's import does it
 // (an ES module), and require() a built-in (at once; the ES module loader would take a few ms).
 code = code.replace(/\bimport\(("[^"./][^"]*")\)/g, (_, name) =>
-  name.startsWith('"node:') ? `Promise.resolve().then(() => require(${name}))` : `__cnvImport(${name})`);
+  name.startsWith('"node:') ? `Promise.resolve().then(() => require(${name}))` : `__cnvImport(${name})`,
+);
 // Only comments may still hold non-ASCII (esbuild escapes it in code), so the launcher reads the
 // file as Latin-1, the cheap one-byte string that a code cache expects of it.
 code = code.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 const bare = (await transform(code, { minifyWhitespace: true, format: 'cjs' })).code;
-if (/\bimport\(|\bimport\.meta\b/.test(bare)) throw new Error('dist/bundle/cnv.cjs: an import() or import.meta is left that a vm script cannot run');
-const statics = Object.values(cli.metafile.outputs)[0].imports.filter((i) => i.external && !i.path.startsWith('node:') && i.kind !== 'dynamic-import');
-if (statics.length) throw new Error(`dist/bundle/cnv.cjs: packages required at load, not bundled: ${statics.map((i) => i.path).join(', ')}`);
+if (/\bimport\(|\bimport\.meta\b/.test(bare))
+  throw new Error('dist/bundle/cnv.cjs: an import() or import.meta is left that a vm script cannot run');
+const statics = Object.values(cli.metafile.outputs)[0].imports.filter(
+  (i) => i.external && !i.path.startsWith('node:') && i.kind !== 'dynamic-import',
+);
+if (statics.length)
+  throw new Error(
+    `dist/bundle/cnv.cjs: packages required at load, not bundled: ${statics.map((i) => i.path).join(', ')}`,
+  );
 writeAtomic(new URL('cnv.cjs', dir), code);
 // CNV_BUNDLE_META=FILE: what the bundle holds (https://esbuild.github.io/analyze/), for start-up work.
 if (process.env.CNV_BUNDLE_META) writeFileSync(process.env.CNV_BUNDLE_META, JSON.stringify(cli.metafile));
@@ -168,6 +186,13 @@ const { run } = await import('../dist/main.js');
 const stdout = new PassThrough();
 let help = '';
 stdout.on('data', (c) => (help += c));
-const io = { stdin: new PassThrough(), stdout, stderr: new PassThrough(), stdinIsTTY: false, stdoutIsTTY: false, stderrIsTTY: false };
+const io = {
+  stdin: new PassThrough(),
+  stdout,
+  stderr: new PassThrough(),
+  stdinIsTTY: false,
+  stdoutIsTTY: false,
+  stderrIsTTY: false,
+};
 if ((await run(['--help'], { io, env: {} })) !== 0) throw new Error('cnv --help failed at build time');
 writeAtomic(new URL('launch.json', dir), JSON.stringify({ version: pkg.version, help }));

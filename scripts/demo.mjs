@@ -28,7 +28,9 @@ const shellWord = (a) => (/[\s{}"'$]/.test(a) ? `'${a}'` : a);
 /** Runs one step, printed as the user would type it: variables set for this command only come first. */
 async function step(title, args, extraEnv = {}) {
   console.log(`\n${bold('# ' + title)}`);
-  const assignments = Object.entries(extraEnv).map(([name, value]) => `${name}=${shellWord(value)} `).join('');
+  const assignments = Object.entries(extraEnv)
+    .map(([name, value]) => `${name}=${shellWord(value)} `)
+    .join('');
   console.log(bold(`$ ${assignments}cnv ${args.map(shellWord).join(' ')}`));
   const { code, stdout, stderr } = await cnv(args, extraEnv);
   if (stdout.trim()) console.log(stdout.trimEnd());
@@ -40,20 +42,75 @@ try {
   console.log(bold(`cnv demo against the emulator at ${emulator.url}`));
   console.log(dim(`(CNV_BASE_URL and CNV_API_KEY point at it; config lives in a temporary directory)`));
   await step('Check the set-up', ['doctor']);
-  await step('Create (or update) a contact', ['contacts', 'upsert', '--email', 'demo.user@example.com', '--status', 'subscribed', '--field', 'firstName=Demo', '--field', 'score=42']);
+  await step('Create (or update) a contact', [
+    'contacts',
+    'upsert',
+    '--email',
+    'demo.user@example.com',
+    '--status',
+    'subscribed',
+    '--field',
+    'firstName=Demo',
+    '--field',
+    'score=42',
+  ]);
   await step('Look it up', ['contacts', 'get', '--email', 'demo.user@example.com']);
-  await step('Track a custom event for it', ['events', 'track', '--event', 'demo_signup', '--email', 'demo.user@example.com', '--data', '{"plan":"pro"}', '--client-event-id', 'demo-1']);
-  await step('Track it again: the clientEventId makes it a duplicate, not a second event', ['events', 'track', '--event', 'demo_signup', '--email', 'demo.user@example.com', '--client-event-id', 'demo-1']);
-  await step('A bad value is caught before anything is sent (exit 2)', ['contacts', 'upsert', '--email', 'not-an-email']);
+  await step('Track a custom event for it', [
+    'events',
+    'track',
+    '--event',
+    'demo_signup',
+    '--email',
+    'demo.user@example.com',
+    '--data',
+    '{"plan":"pro"}',
+    '--client-event-id',
+    'demo-1',
+  ]);
+  await step('Track it again: the clientEventId makes it a duplicate, not a second event', [
+    'events',
+    'track',
+    '--event',
+    'demo_signup',
+    '--email',
+    'demo.user@example.com',
+    '--client-event-id',
+    'demo-1',
+  ]);
+  await step('A bad value is caught before anything is sent (exit 2)', [
+    'contacts',
+    'upsert',
+    '--email',
+    'not-an-email',
+  ]);
   await step('No match (exit 5)', ['contacts', 'get', '--email', 'nobody@example.com']);
-  await step('A key whose account lacks the endpoint (exit 4): the emulator\'s "basic" key, for this one command', ['contacts', 'get', '--email', 'demo.user@example.com'], { CNV_API_KEY: emulator.keys.basic });
+  await step(
+    'A key whose account lacks the endpoint (exit 4): the emulator\'s "basic" key, for this one command',
+    ['contacts', 'get', '--email', 'demo.user@example.com'],
+    { CNV_API_KEY: emulator.keys.basic },
+  );
 
   const people = join(configDir, 'people.csv');
   writeFileSync(people, 'email\nada@example.com\ngrace@example.com\nnot-an-email\nnobody@example.com\n');
-  await step('Add a CSV of people to an audience: every row gets a result (exit 6: some failed)', ['audience', 'add', 'c1000000-0000-4000-8000-000000000003', '--batch', people, '--report', '-']);
+  await step('Add a CSV of people to an audience: every row gets a result (exit 6: some failed)', [
+    'audience',
+    'add',
+    'c1000000-0000-4000-8000-000000000003',
+    '--batch',
+    people,
+    '--report',
+    '-',
+  ]);
 
   const out = join(configDir, 'contacts.ndjson');
-  await step('Export every contact into a file (state saved after each page)', ['export', 'contacts', '--out', out, '--limit', '1000']);
+  await step('Export every contact into a file (state saved after each page)', [
+    'export',
+    'contacts',
+    '--out',
+    out,
+    '--limit',
+    '1000',
+  ]);
   await step('Change one contact', ['contacts', 'upsert', '--email', 'ada@example.com', '--field', 'city=Paris']);
   await step('Export again: only what changed since the last run is appended', ['export', 'contacts', '--out', out]);
   console.log(dim(`(${readFileSync(out, 'utf8').trim().split('\n').length} lines in ${out})`));

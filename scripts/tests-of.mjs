@@ -34,7 +34,8 @@ function walk(dir, keep) {
   });
 }
 
-const IMPORT = /(?:^|[\s;])(?:import|export)\s[^'"`;]*?from\s*['"](\.{1,2}\/[^'"]+)['"]|^import\s+['"](\.{1,2}\/[^'"]+)['"]/gm;
+const IMPORT =
+  /(?:^|[\s;])(?:import|export)\s[^'"`;]*?from\s*['"](\.{1,2}\/[^'"]+)['"]|^import\s+['"](\.{1,2}\/[^'"]+)['"]/gm;
 
 /** A command module's import() of a literal path: the heavy parts it loads when it runs. */
 const COMMAND_LOAD = /\bimport\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
@@ -93,8 +94,12 @@ export function testsByName(graph, file) {
   if (file.startsWith('src/commands/')) {
     const dir = `test/${dirname(file).slice('src/'.length)}/`;
     const [noun] = dirname(file).split('/').slice(2);
-    const own = graph.tests.filter((t) => t.startsWith(dir) && !t.slice(dir.length).includes('/') && namedFor([name]).test(basename(t)));
-    const across = graph.tests.filter((t) => /^test\/(cli|e2e)\//.test(t) && namedFor([noun, name, `${noun}-${name}`]).test(basename(t)));
+    const own = graph.tests.filter(
+      (t) => t.startsWith(dir) && !t.slice(dir.length).includes('/') && namedFor([name]).test(basename(t)),
+    );
+    const across = graph.tests.filter(
+      (t) => /^test\/(cli|e2e)\//.test(t) && namedFor([noun, name, `${noun}-${name}`]).test(basename(t)),
+    );
     return [...own, ...across];
   }
   const folder = basename(dirname(file));

@@ -58,7 +58,12 @@ export class ApiError extends CliError {
 /** Network failure, 5xx or 429 still failing after every retry, or a held lock. */
 export class TransientError extends CliError {
   constructor(message: string, opts: { code?: string; hint?: string; cause?: unknown } = {}) {
-    super(message, { exitCode: ExitCode.transient, code: opts.code ?? 'transient', hint: opts.hint, cause: opts.cause });
+    super(message, {
+      exitCode: ExitCode.transient,
+      code: opts.code ?? 'transient',
+      hint: opts.hint,
+      cause: opts.cause,
+    });
   }
 }
 
@@ -94,7 +99,9 @@ export class NotTheApiError extends CliError {
     super(message, {
       exitCode: ExitCode.rejected,
       code: opts.code ?? 'not_the_api',
-      hint: opts.hint ?? 'check --base-url (or CNV_BASE_URL, or the profile\'s URL): it must be the address the API answers at',
+      hint:
+        opts.hint ??
+        "check --base-url (or CNV_BASE_URL, or the profile's URL): it must be the address the API answers at",
     });
     this.status = opts.status;
   }
@@ -130,17 +137,29 @@ export class LocalFileError extends CliError {
   }
 
   /** A file to write in a directory that does not exist (or is not a directory): named, not made, since a typo would make a tree. */
-  static missingDirectory(what: string, path: string, dir: string, errno: 'ENOENT' | 'ENOTDIR' = 'ENOENT'): LocalFileError {
+  static missingDirectory(
+    what: string,
+    path: string,
+    dir: string,
+    errno: 'ENOENT' | 'ENOTDIR' = 'ENOENT',
+  ): LocalFileError {
     return errno === 'ENOTDIR'
       ? new LocalFileError(what, path, errno, 'give a path in a directory', `${dir} is not a directory`)
-      : new LocalFileError(what, path, errno, `create it first (mkdir -p ${dir}), or give another path`, `the directory ${dir} does not exist`);
+      : new LocalFileError(
+          what,
+          path,
+          errno,
+          `create it first (mkdir -p ${dir}), or give another path`,
+          `the directory ${dir} does not exist`,
+        );
   }
 
   /** The typed error for a file system failure on `path`, or undefined when `err` is something else. */
   static from(err: unknown, what: string, path: string, hint?: string): LocalFileError | undefined {
     if (err instanceof LocalFileError) return err;
     const code = (err as NodeJS.ErrnoException | undefined)?.code;
-    if (code === NOT_REGULAR) return new NotRegularFileError(what, path, (err as { kind?: string }).kind ?? 'not a regular file');
+    if (code === NOT_REGULAR)
+      return new NotRegularFileError(what, path, (err as { kind?: string }).kind ?? 'not a regular file');
     return code && code in FILE_SYSTEM_CODES ? new LocalFileError(what, path, code, hint) : undefined;
   }
 }
@@ -180,7 +199,8 @@ function hintFor(status: number, code: string): string | undefined {
     return 'this endpoint is not enabled for the account behind this key; ask the provider to enable it (`cnv doctor` lists what this key may use)';
   }
   if (status === 403) return 'the key is valid but lacks the permission this operation needs';
-  if (code === 'invalid_cursor') return 'the cursor is not (or no longer) accepted: start again without --cursor, or for an export with --full';
+  if (code === 'invalid_cursor')
+    return 'the cursor is not (or no longer) accepted: start again without --cursor, or for an export with --full';
   return undefined;
 }
 
@@ -200,7 +220,12 @@ export function stdoutError(err: unknown): CliError {
   if (err instanceof CliError) return err;
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   if (code === 'EPIPE') return new OutputClosedError();
-  return new LocalFileError('output to', 'stdout', typeof code === 'string' ? code : 'EIO', 'stdout goes to a file or device that cannot take it (a full disk?): free space or send it elsewhere, then run again');
+  return new LocalFileError(
+    'output to',
+    'stdout',
+    typeof code === 'string' ? code : 'EIO',
+    'stdout goes to a file or device that cannot take it (a full disk?): free space or send it elsewhere, then run again',
+  );
 }
 
 /** Whether a run its `signal` stopped was interrupted (SIGINT/SIGTERM, the reader gone), not failed (stdout cannot be written). */

@@ -21,7 +21,10 @@ export async function run(argv: string[], deps: RunDeps): Promise<number> {
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (err) {
-    if (err instanceof CommanderError && (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help')) {
+    if (
+      err instanceof CommanderError &&
+      (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help')
+    ) {
       exitCode = 0;
     } else {
       exitCode = reportError(ctx, err, argv);

@@ -8,22 +8,36 @@ export const START = '2000-01-01T00:00:00Z';
 
 /** The streams the tap has, each with its key and the export that says what the account holds. */
 export const STREAMS = {
-  contacts: { key: 'id', args: ['export', 'contacts', '--no-state', '-o', 'ndjson', '--fields-by', 'key'], toRecord: contactAsRecord },
+  contacts: {
+    key: 'id',
+    args: ['export', 'contacts', '--no-state', '-o', 'ndjson', '--fields-by', 'key'],
+    toRecord: contactAsRecord,
+  },
   custom_events: { key: 'eventId', args: ['export', 'custom-events', '--no-state', '-o', 'ndjson', '--since', START] },
   email_events: { key: 'eventId', args: ['export', 'email-events', '--type', 'all', '--no-state', '-o', 'ndjson'] },
 };
 
 /** cnv run against the emulator, with a config directory of its own (no profile of the machine's). */
 export function cnvRunner(repo, emulator, configDir) {
-  const env = { ...process.env, CNV_BASE_URL: emulator.url, CNV_API_KEY: emulator.keys.full, CNV_CONFIG_DIR: configDir, NO_COLOR: '1' };
-  return (args, more = {}) => run(process.execPath, [join(repo, 'bin', 'cnv.js'), ...args, '--quiet'], { env, ...more });
+  const env = {
+    ...process.env,
+    CNV_BASE_URL: emulator.url,
+    CNV_API_KEY: emulator.keys.full,
+    CNV_CONFIG_DIR: configDir,
+    NO_COLOR: '1',
+  };
+  return (args, more = {}) =>
+    run(process.execPath, [join(repo, 'bin', 'cnv.js'), ...args, '--quiet'], { env, ...more });
 }
 
 /** What the account holds for `stream`, by key, per cnv's own export (numbers exact). */
 export async function accountRows(cnv, stream) {
   const { key, args, toRecord = (r) => r } = STREAMS[stream];
   const { stdout } = await cnv(args);
-  const rows = stdout.split('\n').filter((l) => l.trim()).map((l) => toRecord(parseExact(l)));
+  const rows = stdout
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => toRecord(parseExact(l)));
   return byKey(rows, key);
 }
 

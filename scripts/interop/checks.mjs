@@ -19,8 +19,15 @@ async function meltano(ctx, args, env = {}) {
   const r = await ctx.meltano(args, { env, allowFail: true });
   ctx.logs.push(r.stderr, r.stdout);
   if (r.code !== 0) {
-    const errors = r.stderr.split('\n').filter((l) => /\[error|Error:|Exception:/.test(l)).slice(0, 8).join('\n');
-    throw new CheckFailure(`meltano ${args.join(' ')} exited ${r.code}`, [...(errors ? [`first errors:\n${errors}`] : []), tail(r.stderr, 25)]);
+    const errors = r.stderr
+      .split('\n')
+      .filter((l) => /\[error|Error:|Exception:/.test(l))
+      .slice(0, 8)
+      .join('\n');
+    throw new CheckFailure(`meltano ${args.join(' ')} exited ${r.code}`, [
+      ...(errors ? [`first errors:\n${errors}`] : []),
+      tail(r.stderr, 25),
+    ]);
   }
   return r;
 }
@@ -29,7 +36,9 @@ async function meltano(ctx, args, env = {}) {
 function readerCounts(log) {
   let records = 0;
   let activate = 0;
-  for (const m of log.matchAll(/completed processing \d+ lines of input \(\d+ schemas, (\d+) records, \d+ batch manifests, \d+ state messages, (\d+) activate version messages\)/g)) {
+  for (const m of log.matchAll(
+    /completed processing \d+ lines of input \(\d+ schemas, (\d+) records, \d+ batch manifests, \d+ state messages, (\d+) activate version messages\)/g,
+  )) {
     records += Number(m[1]);
     activate += Number(m[2]);
   }
@@ -45,7 +54,11 @@ async function assertExact(ctx, label, read) {
     const actual = await read(stream);
     counts.push(`${stream} ${actual.size}`);
     const diffs = diffRows(expected, actual);
-    if (diffs.length) problems.push(`${stream} (${expected.size} in the account, ${actual.size} loaded):`, ...diffs.map((d) => `  ${d}`));
+    if (diffs.length)
+      problems.push(
+        `${stream} (${expected.size} in the account, ${actual.size} loaded):`,
+        ...diffs.map((d) => `  ${d}`),
+      );
   }
   if (problems.length) throw new CheckFailure(`${label} differs from cnv's export of the account`, problems);
   return counts.join(', ');
@@ -59,7 +72,10 @@ export const CHECKS = [
     name: 'the tap discovers contacts, custom_events and email_events',
     run: async (ctx) => {
       const missing = Object.keys(STREAMS).filter((s) => !ctx.discovered.includes(s));
-      if (missing.length) throw new CheckFailure(`discovery has no ${missing.join(', ')} (it lists: ${ctx.discovered.join(', ') || 'nothing'})`);
+      if (missing.length)
+        throw new CheckFailure(
+          `discovery has no ${missing.join(', ')} (it lists: ${ctx.discovered.join(', ') || 'nothing'})`,
+        );
       return ctx.discovered.join(', ');
     },
   },
@@ -86,7 +102,9 @@ export const CHECKS = [
       const grown = Object.fromEntries(ctx.streams.map((s) => [s, jsonlLineCount(ctx.jsonlDir, s) - before[s]]));
       const pgRun = await meltano(ctx, ['run', 'tap-cnv', 'target-postgres']);
       const { records } = readerCounts(pgRun.stderr);
-      const wrong = ctx.streams.filter((s) => grown[s] !== changed[s]).map((s) => `${s}: ${grown[s]} records emitted, ${changed[s]} changed`);
+      const wrong = ctx.streams
+        .filter((s) => grown[s] !== changed[s])
+        .map((s) => `${s}: ${grown[s]} records emitted, ${changed[s]} changed`);
       const total = ctx.streams.reduce((n, s) => n + changed[s], 0);
       if (records !== total) wrong.push(`target-postgres read ${records} records, ${total} changed`);
       if (wrong.length) throw new CheckFailure('the second run did not load exactly the changes', wrong);
@@ -113,7 +131,10 @@ export const CHECKS = [
       const r = await meltano(ctx, ['run', '--full-refresh', 'tap-cnv', 'target-postgres']);
       const { activate } = readerCounts(r.stderr);
       const still = (await pgRows(ctx.pg, 'cnv', 'contacts')).has(String(victim.id));
-      if (still) throw new CheckFailure(`the deleted contact ${victim.id} is still in cnv.contacts (target-postgres read ${activate} ACTIVATE_VERSION messages)`);
+      if (still)
+        throw new CheckFailure(
+          `the deleted contact ${victim.id} is still in cnv.contacts (target-postgres read ${activate} ACTIVATE_VERSION messages)`,
+        );
       return `${await pgExact(ctx, 'cnv', 'target-postgres after the full refresh')}; ${activate} ACTIVATE_VERSION read`;
     },
   },
@@ -124,7 +145,9 @@ export const CHECKS = [
       // Meltano's system database (the systemdb state) and the file:// state backend, read raw.
       // (Meltano's own .meltano/run/tap-cnv/tap.config.json holds the key by design: not cnv's.)
       const files = [ctx.jsonlDir, ...ctx.extraJsonlDirs, ctx.stateDir, ctx.systemDb].flatMap(filesUnder);
-      const where = [...ctx.logs.map((l, i) => [`log ${i}`, l]), ...files.map((f) => [f, readFileSync(f, 'latin1')])].filter(([, t]) => t.includes(key)).map(([w]) => w);
+      const where = [...ctx.logs.map((l, i) => [`log ${i}`, l]), ...files.map((f) => [f, readFileSync(f, 'latin1')])]
+        .filter(([, t]) => t.includes(key))
+        .map(([w]) => w);
       if (where.length) throw new CheckFailure('the API key was found', where);
       return `${ctx.logs.length} logs, ${files.length} files`;
     },
@@ -142,12 +165,37 @@ function filesUnder(path) {
 async function changeAccount(ctx) {
   const bulk = ctx.bulkContacts > 7 ? ['bulk.7@example.com'] : [];
   const updated = ['ada@example.com', 'linus@example.com', ...bulk];
-  for (const [i, email] of updated.entries()) await ctx.cnv(['contacts', 'upsert', '--email', email, '--field', `city=Interop ${i}`]);
+  for (const [i, email] of updated.entries())
+    await ctx.cnv(['contacts', 'upsert', '--email', email, '--field', `city=Interop ${i}`]);
   // 2^53+1 and 50 digits: a target that rounds shows here.
   await ctx.cnv(['contacts', 'upsert', '--email', 'interop.big@example.com', '--field', 'score=9007199254740993']);
-  await ctx.cnv(['contacts', 'upsert', '--email', 'interop.huge@example.com', '--field', 'score=12345678901234567890123456789012345678901234567890']);
-  for (const i of [1, 2]) await ctx.cnv(['events', 'track', '--event', 'interop_test', '--email', 'ada@example.com', '--client-event-id', `interop-${i}`, '--data', `{"n":${i}}`]);
-  await admin(ctx.emulator, '/_emulator/email-events', { events: [{ eventType: 'EMAIL_OPEN', email: 'ada@example.com' }, { eventType: 'EMAIL_CLICK', email: 'grace@example.com', link: 'https://example.com/x' }] });
+  await ctx.cnv([
+    'contacts',
+    'upsert',
+    '--email',
+    'interop.huge@example.com',
+    '--field',
+    'score=12345678901234567890123456789012345678901234567890',
+  ]);
+  for (const i of [1, 2])
+    await ctx.cnv([
+      'events',
+      'track',
+      '--event',
+      'interop_test',
+      '--email',
+      'ada@example.com',
+      '--client-event-id',
+      `interop-${i}`,
+      '--data',
+      `{"n":${i}}`,
+    ]);
+  await admin(ctx.emulator, '/_emulator/email-events', {
+    events: [
+      { eventType: 'EMAIL_OPEN', email: 'ada@example.com' },
+      { eventType: 'EMAIL_CLICK', email: 'grace@example.com', link: 'https://example.com/x' },
+    ],
+  });
   return { contacts: updated.length + 2, custom_events: 2, email_events: 2 };
 }
 
@@ -156,23 +204,28 @@ function descendants(pid) {
   const children = new Map();
   for (const p of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
     try {
-      const ppid = Number(readFileSync(`/proc/${p}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')[1]);
+      const ppid = Number(
+        readFileSync(`/proc/${p}/stat`, 'utf8')
+          .replace(/^.*\) /s, '')
+          .split(' ')[1],
+      );
       (children.get(ppid) ?? children.set(ppid, []).get(ppid)).push(Number(p));
     } catch {
       // gone meanwhile
     }
   }
   const out = [];
-  const walk = (p) => (children.get(p) ?? []).forEach((c) => {
-    let cmd = '';
-    try {
-      cmd = readFileSync(`/proc/${c}/cmdline`, 'utf8').replaceAll('\0', ' ');
-    } catch {
-      // gone meanwhile
-    }
-    out.push({ pid: c, cmd });
-    walk(c);
-  });
+  const walk = (p) =>
+    (children.get(p) ?? []).forEach((c) => {
+      let cmd = '';
+      try {
+        cmd = readFileSync(`/proc/${c}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      } catch {
+        // gone meanwhile
+      }
+      out.push({ pid: c, cmd });
+      walk(c);
+    });
   walk(pid);
   return out;
 }
@@ -185,26 +238,43 @@ function descendants(pid) {
 async function killAndRerun(ctx, { target, suffix, whole }) {
   // Small pages and batches: the tap emits a STATE every 100 rows and target-postgres loads (and
   // passes the state on) every 500, instead of once at the end (singer-sdk's default is 10,000 rows).
-  const env = { ...ctx.isolated(suffix, { fileState: whole }), TAP_CNV_PAGE_SIZE: '100', TARGET_POSTGRES_BATCH_SIZE_ROWS: '500' };
+  const env = {
+    ...ctx.isolated(suffix, { fileState: whole }),
+    TAP_CNV_PAGE_SIZE: '100',
+    TARGET_POSTGRES_BATCH_SIZE_ROWS: '500',
+  };
   await admin(ctx.emulator, '/_emulator/faults', { latencyMs: 150 });
   let child;
   let done = false;
-  const running = ctx.meltano(['run', '--state-id-suffix', suffix, 'tap-cnv', target], { env, allowFail: true, onSpawn: (c) => (child = c) }).finally(() => (done = true));
+  const running = ctx
+    .meltano(['run', '--state-id-suffix', suffix, 'tap-cnv', target], {
+      env,
+      allowFail: true,
+      onSpawn: (c) => (child = c),
+    })
+    .finally(() => (done = true));
   const started = Date.now();
   let tap;
   while (!tap && !done && Date.now() - started < 120_000) {
     await sleep(200);
-    tap = descendants(child.pid).find((p) => /tap-cnv/.test(p.cmd) && !/--discover/.test(p.cmd) && /--(catalog|properties)/.test(p.cmd));
+    tap = descendants(child.pid).find(
+      (p) => /tap-cnv/.test(p.cmd) && !/--discover/.test(p.cmd) && /--(catalog|properties)/.test(p.cmd),
+    );
   }
   const ended = async () => {
     const r = await running;
-    return new CheckFailure(`the run ended (exit ${r.code}) before the kill -9: slow the emulator more`, [tail(r.stderr, 25)]);
+    return new CheckFailure(`the run ended (exit ${r.code}) before the kill -9: slow the emulator more`, [
+      tail(r.stderr, 25),
+    ]);
   };
   if (done) throw await ended();
   if (!tap) throw new CheckFailure('the tap never started a sync (waited 120 s)');
   const tapStarted = Date.now();
   // Mid-run: once the target has loaded (or written) some rows, after a random extra moment.
-  const loaded = async () => (target === 'target-postgres' ? (await pgRows(ctx.pg, env.TARGET_POSTGRES_DEFAULT_TARGET_SCHEMA, 'contacts')).size : jsonlLineCount(env.TARGET_JSONL_DESTINATION_PATH, 'contacts'));
+  const loaded = async () =>
+    target === 'target-postgres'
+      ? (await pgRows(ctx.pg, env.TARGET_POSTGRES_DEFAULT_TARGET_SCHEMA, 'contacts')).size
+      : jsonlLineCount(env.TARGET_JSONL_DESTINATION_PATH, 'contacts');
   while (!done && (await loaded()) === 0 && Date.now() - tapStarted < 120_000) await sleep(100);
   await sleep(Math.floor(Math.random() * 1500));
   const before = await loaded();
@@ -218,8 +288,18 @@ async function killAndRerun(ctx, { target, suffix, whole }) {
   if (killed.code === 0) throw new CheckFailure('the run ended (exit 0) before the kill -9: slow the emulator more');
   // After a kill -9 of Meltano itself its job stays "running" in the system database, and a rerun
   // is refused until it goes stale (5 minutes): an operator who knows it died passes --force.
-  const rerun = await meltano(ctx, ['run', ...(whole ? ['--force'] : []), '--state-id-suffix', suffix, 'tap-cnv', target], env);
-  const counts = target === 'target-postgres' ? await pgExact(ctx, env.TARGET_POSTGRES_DEFAULT_TARGET_SCHEMA, `${target} after the kill and rerun`) : await jsonlExact(ctx, env.TARGET_JSONL_DESTINATION_PATH, `${target} after the kill and rerun`);
-  const reread = target === 'target-postgres' ? `the rerun read ${readerCounts(rerun.stderr).records} records (the account: ${counts})` : '';
+  const rerun = await meltano(
+    ctx,
+    ['run', ...(whole ? ['--force'] : []), '--state-id-suffix', suffix, 'tap-cnv', target],
+    env,
+  );
+  const counts =
+    target === 'target-postgres'
+      ? await pgExact(ctx, env.TARGET_POSTGRES_DEFAULT_TARGET_SCHEMA, `${target} after the kill and rerun`)
+      : await jsonlExact(ctx, env.TARGET_JSONL_DESTINATION_PATH, `${target} after the kill and rerun`);
+  const reread =
+    target === 'target-postgres'
+      ? `the rerun read ${readerCounts(rerun.stderr).records} records (the account: ${counts})`
+      : '';
   return `killed ${whole ? 'meltano, tap and target' : 'the tap'} ${killedAt - tapStarted} ms after the tap started, ${before} contacts loaded (exit ${killed.code ?? killed.signal}); ${reread || counts}`;
 }

@@ -90,6 +90,7 @@ export function diffRows(expected, actual, max = 8) {
 export function contactAsRecord(row) {
   const out = {};
   for (const [k, v] of Object.entries(row)) if (k !== 'fields') out[k] = v;
-  for (const [key, v] of Object.entries(row.fields ?? {})) out[key in out || key === 'unresolvedFields' ? `field_${key}` : key] = v;
+  for (const [key, v] of Object.entries(row.fields ?? {}))
+    out[key in out || key === 'unresolvedFields' ? `field_${key}` : key] = v;
   return out;
 }

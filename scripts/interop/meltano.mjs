@@ -59,7 +59,16 @@ export function meltanoYml({ tap, venvs, jsonlDir, pg, select }) {
             setting('batch_size_rows', 'integer'),
           ],
           // singer-sdk wants a password even when the server trusts every loopback connection.
-          config: { host: pg.host, port: pg.port, user: pg.user, password: 'unused', database: pg.database, default_target_schema: 'cnv', hard_delete: true, add_record_metadata: true },
+          config: {
+            host: pg.host,
+            port: pg.port,
+            user: pg.user,
+            password: 'unused',
+            database: pg.database,
+            default_target_schema: 'cnv',
+            hard_delete: true,
+            add_record_metadata: true,
+          },
         },
       ].filter(Boolean),
     },
@@ -81,5 +90,6 @@ export function writeProject(dir, opts) {
     NO_COLOR: '1',
   };
   /** `meltano args` in the project; `env` adds variables (a plugin setting, a state backend). */
-  return (args, { env = {}, ...more } = {}) => run(opts.venvs.meltano.exe, args, { cwd: dir, env: { ...baseEnv, ...env }, ...more });
+  return (args, { env = {}, ...more } = {}) =>
+    run(opts.venvs.meltano.exe, args, { cwd: dir, env: { ...baseEnv, ...env }, ...more });
 }

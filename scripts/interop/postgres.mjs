@@ -10,7 +10,9 @@ const isRoot = () => process.getuid?.() === 0;
 function findBin() {
   const base = '/usr/lib/postgresql';
   if (!existsSync(base)) return undefined;
-  const versions = readdirSync(base).filter((v) => existsSync(join(base, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a));
+  const versions = readdirSync(base)
+    .filter((v) => existsSync(join(base, v, 'bin', 'initdb')))
+    .sort((a, b) => Number(b) - Number(a));
   return versions.length ? join(base, versions[0], 'bin') : undefined;
 }
 
@@ -18,7 +20,10 @@ function findBin() {
 async function serverBin() {
   let bin = findBin();
   if (bin) return bin;
-  if (!isRoot()) throw new SetupError('PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb) and this is not root: run `apt-get update && apt-get install -y postgresql` first');
+  if (!isRoot())
+    throw new SetupError(
+      'PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb) and this is not root: run `apt-get update && apt-get install -y postgresql` first',
+    );
   say('installing PostgreSQL: apt-get update && apt-get install -y postgresql');
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   await run('apt-get', ['update'], { env });
@@ -29,7 +34,8 @@ async function serverBin() {
 }
 
 /** Runs a server binary as the user that owns the cluster (postgres when we are root: it refuses root). */
-const asOwner = (bin, tool, args) => (isRoot() ? run('runuser', ['-u', 'postgres', '--', join(bin, tool), ...args]) : run(join(bin, tool), args));
+const asOwner = (bin, tool, args) =>
+  isRoot() ? run('runuser', ['-u', 'postgres', '--', join(bin, tool), ...args]) : run(join(bin, tool), args);
 
 /**
  * Starts a cluster in a new temp dir on a free port; resolves to { port, host, user, database,
@@ -54,7 +60,9 @@ async function startCluster(bin, top) {
   mkdirSync(dir, { mode: 0o700 });
   if (isRoot()) {
     const { stdout } = await run('id', ['-u', 'postgres']).catch(() => {
-      throw new SetupError('running as root, but there is no `postgres` user to run the server as (install Debian\'s postgresql package)');
+      throw new SetupError(
+        "running as root, but there is no `postgres` user to run the server as (install Debian's postgresql package)",
+      );
     });
     const { stdout: gid } = await run('id', ['-g', 'postgres']);
     chownSync(dir, Number(stdout.trim()), Number(gid.trim()));
@@ -65,10 +73,24 @@ async function startCluster(bin, top) {
   for (let attempt = 0; ; attempt++) {
     port = await freePort();
     try {
-      await asOwner(bin, 'pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-t', '60', '-o', `-p ${port} -c listen_addresses=127.0.0.1 -k ${dir} -c fsync=off`, 'start']);
+      await asOwner(bin, 'pg_ctl', [
+        '-D',
+        data,
+        '-l',
+        join(dir, 'log'),
+        '-w',
+        '-t',
+        '60',
+        '-o',
+        `-p ${port} -c listen_addresses=127.0.0.1 -k ${dir} -c fsync=off`,
+        'start',
+      ]);
       break;
     } catch (e) {
-      if (attempt >= 2) throw new SetupError(`PostgreSQL did not start: ${e.message}\n${existsSync(join(dir, 'log')) ? tail(readFileSync(join(dir, 'log'), 'utf8')) : ''}`);
+      if (attempt >= 2)
+        throw new SetupError(
+          `PostgreSQL did not start: ${e.message}\n${existsSync(join(dir, 'log')) ? tail(readFileSync(join(dir, 'log'), 'utf8')) : ''}`,
+        );
     }
   }
   const psqlBin = join(bin, 'psql');
@@ -78,7 +100,27 @@ async function startCluster(bin, top) {
     user: 'postgres',
     database: 'postgres',
     /** Runs SQL; resolves to stdout (unaligned, tuples only). */
-    psql: async (sql) => (await run(psqlBin, ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', 'postgres', '-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-c', sql])).stdout,
+    psql: async (sql) =>
+      (
+        await run(psqlBin, [
+          '-h',
+          '127.0.0.1',
+          '-p',
+          String(port),
+          '-U',
+          'postgres',
+          '-d',
+          'postgres',
+          '-X',
+          '-q',
+          '-A',
+          '-t',
+          '-v',
+          'ON_ERROR_STOP=1',
+          '-c',
+          sql,
+        ])
+      ).stdout,
     stop: async () => {
       await asOwner(bin, 'pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']).catch(() => undefined);
       rmSync(top, { recursive: true, force: true });

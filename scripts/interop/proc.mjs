@@ -7,7 +7,13 @@ import { createServer } from 'node:net';
 export class SetupError extends Error {}
 
 /** The last `n` lines of `text`, indented, for an error message. */
-export const tail = (text, n = 15) => text.trimEnd().split('\n').slice(-n).map((l) => `    ${l}`).join('\n');
+export const tail = (text, n = 15) =>
+  text
+    .trimEnd()
+    .split('\n')
+    .slice(-n)
+    .map((l) => `    ${l}`)
+    .join('\n');
 
 /** The children still running: each leads its own process group (detached), so a kill reaches its own children too. */
 const live = new Set();
@@ -29,7 +35,12 @@ export function killChildren() {
  */
 export function run(cmd, args, { env = process.env, cwd, input, allowFail = false, stdout = 'pipe', onSpawn } = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { env, cwd, stdio: [input === undefined ? 'ignore' : 'pipe', stdout, 'pipe'], detached: true });
+    const child = spawn(cmd, args, {
+      env,
+      cwd,
+      stdio: [input === undefined ? 'ignore' : 'pipe', stdout, 'pipe'],
+      detached: true,
+    });
     live.add(child);
     onSpawn?.(child);
     let out = '';

@@ -27,7 +27,10 @@ let cleaning;
 const cleanup = () =>
   (cleaning ??= (async () => {
     killChildren();
-    while (cleanups.length) await cleanups.pop()().catch(() => undefined);
+    while (cleanups.length)
+      await cleanups
+        .pop()()
+        .catch(() => undefined);
   })());
 let interrupted = 0;
 for (const sig of ['SIGINT', 'SIGTERM']) {
@@ -41,7 +44,9 @@ for (const sig of ['SIGINT', 'SIGTERM']) {
 /** The streams the tap's discovery lists (run directly: a config file that lives only as long as the run). */
 async function discover(tap, emulator, dir) {
   const config = join(dir, 'discover-config.json');
-  writeFileSync(config, JSON.stringify({ base_url: emulator.url, api_key: emulator.keys.full, start_date: START }), { mode: 0o600 });
+  writeFileSync(config, JSON.stringify({ base_url: emulator.url, api_key: emulator.keys.full, start_date: START }), {
+    mode: 0o600,
+  });
   const { stdout } = await run(tap, ['--config', config, '--discover']);
   rmSync(config);
   return JSON.parse(stdout).streams.map((s) => s.tap_stream_id ?? s.stream);
@@ -49,10 +54,18 @@ async function discover(tap, emulator, dir) {
 
 async function setUp(started) {
   const tap = process.env.CNV_INTEROP_TAP || join(repo, 'bin', 'tap-cnv.js');
-  if (!existsSync(tap)) throw new SetupError(process.env.CNV_INTEROP_TAP ? `CNV_INTEROP_TAP names ${tap}, which is not there` : `${tap} is not there: the tap's bin (package.json "bin": tap-cnv) is missing`);
-  if (!existsSync(join(repo, 'dist'))) throw new SetupError('dist/ is missing: run `npm run build` first (npm run interop does)');
+  if (!existsSync(tap))
+    throw new SetupError(
+      process.env.CNV_INTEROP_TAP
+        ? `CNV_INTEROP_TAP names ${tap}, which is not there`
+        : `${tap} is not there: the tap's bin (package.json "bin": tap-cnv) is missing`,
+    );
+  if (!existsSync(join(repo, 'dist')))
+    throw new SetupError('dist/ is missing: run `npm run build` first (npm run interop does)');
   const venvs = await ensureVenvs(repo);
-  say(`venvs ready (${Object.values(venvs).every((v) => v.cached) ? 'cached' : 'built'}) at ${secs(Date.now() - started)}`);
+  say(
+    `venvs ready (${Object.values(venvs).every((v) => v.cached) ? 'cached' : 'built'}) at ${secs(Date.now() - started)}`,
+  );
   const tmp = mkdtempSync(join(tmpdir(), 'cnv-interop-'));
   if (process.env.CNV_INTEROP_KEEP !== '1') cleanups.push(async () => rmSync(tmp, { recursive: true, force: true }));
   const pg = await startPostgres();
@@ -77,7 +90,22 @@ async function setUp(started) {
     };
   };
   const discovered = await discover(tap, emulator, tmp);
-  return { tmp, pg, stateDir, systemDb: join(tmp, 'project', '.meltano', 'meltano.db'), emulator, meltano, jsonlDir, extraJsonlDirs, isolated, bulkContacts, discovered, logs: [], cnv: cnvRunner(repo, emulator, join(tmp, 'cnv-config')), streams: discovered.filter((s) => ['contacts', 'custom_events', 'email_events'].includes(s)) };
+  return {
+    tmp,
+    pg,
+    stateDir,
+    systemDb: join(tmp, 'project', '.meltano', 'meltano.db'),
+    emulator,
+    meltano,
+    jsonlDir,
+    extraJsonlDirs,
+    isolated,
+    bulkContacts,
+    discovered,
+    logs: [],
+    cnv: cnvRunner(repo, emulator, join(tmp, 'cnv-config')),
+    streams: discovered.filter((s) => ['contacts', 'custom_events', 'email_events'].includes(s)),
+  };
 }
 
 async function main() {

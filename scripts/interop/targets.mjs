@@ -8,7 +8,8 @@ import { STREAMS } from './account.mjs';
 const lines = (text) => text.split('\n').filter((l) => l.trim());
 
 /** The lines of target-jsonl's file of `stream` in `dir` (0 when it has none). */
-export const jsonlLineCount = (dir, stream) => (existsSync(join(dir, `${stream}.jsonl`)) ? lines(readFileSync(join(dir, `${stream}.jsonl`), 'utf8')).length : 0);
+export const jsonlLineCount = (dir, stream) =>
+  existsSync(join(dir, `${stream}.jsonl`)) ? lines(readFileSync(join(dir, `${stream}.jsonl`), 'utf8')).length : 0;
 
 export function jsonlRows(dir, stream) {
   const file = join(dir, `${stream}.jsonl`);

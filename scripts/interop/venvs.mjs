@@ -13,7 +13,8 @@ export const PLUGINS = {
   'target-jsonl': { packages: ['target-jsonl==0.1.2', 'singer-python==5.1.0'], bin: 'target-jsonl' },
 };
 
-export const cacheDir = () => process.env.CNV_INTEROP_CACHE || join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'cnv-interop');
+export const cacheDir = () =>
+  process.env.CNV_INTEROP_CACHE || join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'cnv-interop');
 
 /** pip's environment: the configured index, plus `../shared/wheels` beside the clone when it is there. */
 function pipEnv(repo) {
@@ -37,7 +38,10 @@ async function pythonVersion() {
 /** Builds (or finds in the cache) the venv of `name`; resolves to the path of its main executable. */
 async function venv(name, repo, python) {
   const { packages, bin } = PLUGINS[name];
-  const key = createHash('sha256').update(`${python}\n${packages.join('\n')}`).digest('hex').slice(0, 12);
+  const key = createHash('sha256')
+    .update(`${python}\n${packages.join('\n')}`)
+    .digest('hex')
+    .slice(0, 12);
   const dir = join(cacheDir(), `${name}-${key}`);
   const exe = join(dir, 'bin', bin);
   if (existsSync(join(dir, '.complete')) && existsSync(exe)) return { exe, cached: true, dir };
@@ -52,7 +56,9 @@ async function venv(name, repo, python) {
     await run(join(dir, 'bin', 'pip'), ['install', '--quiet', ...packages], { env });
   } catch (e) {
     rmSync(dir, { recursive: true, force: true });
-    throw new SetupError(`cannot install ${packages.join(' ')} into a venv (is the package index reachable, or ../shared/wheels there?): ${e.message}`);
+    throw new SetupError(
+      `cannot install ${packages.join(' ')} into a venv (is the package index reachable, or ../shared/wheels there?): ${e.message}`,
+    );
   }
   writeFileSync(join(dir, '.complete'), `${packages.join('\n')}\n`);
   return { exe, cached: false, dir };

@@ -19,9 +19,20 @@ export const IDENTIFIER_COLUMNS: readonly string[] = IDENTIFIERS;
 
 /** A batch add file: only the identifier columns are used (the rest are named once as not used). */
 export function batchAddColumns(endpoint: string): ColumnRules {
-  return { endpoint, keys: IDENTIFIERS, identifiers: IDENTIFIERS, text: IDENTIFIERS, objects: [], identifiersOnly: true };
+  return {
+    endpoint,
+    keys: IDENTIFIERS,
+    identifiers: IDENTIFIERS,
+    text: IDENTIFIERS,
+    objects: [],
+    identifiersOnly: true,
+  };
 }
-const CODES: Record<string, string> = { cnvContactId: 'invalid_request', userId: 'invalid_request', email: 'invalid_email' };
+const CODES: Record<string, string> = {
+  cnvContactId: 'invalid_request',
+  userId: 'invalid_request',
+  email: 'invalid_email',
+};
 
 const identifierRowSchema = z
   .object({
@@ -29,7 +40,9 @@ const identifierRowSchema = z
     userId: z.preprocess(blank, z.string({ message: 'expected a string' }).optional()),
     email: z.preprocess(blank, emailSchema.optional()),
   })
-  .refine((row) => row.cnvContactId !== undefined || row.userId !== undefined || row.email !== undefined, { message: `no identifier: give ${spellingsOf(['email', 'cnvContactId', 'userId'])}, in any case` });
+  .refine((row) => row.cnvContactId !== undefined || row.userId !== undefined || row.email !== undefined, {
+    message: `no identifier: give ${spellingsOf(['email', 'cnvContactId', 'userId'])}, in any case`,
+  });
 
 /**
  * A row's contact, checked as the endpoint checks it. Columns email, cnvContactId and userId
@@ -61,15 +74,22 @@ export function batchAddSender(client: () => Promise<HttpClient>, add: BatchAdd)
     const http = await client();
     let results: BatchItemResult[];
     try {
-      results = await add(http, items.map((i) => i.payload), signal);
+      results = await add(
+        http,
+        items.map((i) => i.payload),
+        signal,
+      );
     } catch (err) {
-      if (err instanceof ApiError && err.status === 400) return items.map(() => ({ status: 'failed', error: err.code, message: err.message }));
+      if (err instanceof ApiError && err.status === 400)
+        return items.map(() => ({ status: 'failed', error: err.code, message: err.message }));
       throw err;
     }
     if (results.length !== items.length) {
       throw new ResponseShapeError(`the batch answer has ${results.length} results for ${items.length} contacts`);
     }
-    return results.map((r): ItemOutcome => (r.added ? { status: 'added', id: r.cnvContactId } : { status: 'failed', error: r.error, message: r.message }));
+    return results.map((r): ItemOutcome =>
+      r.added ? { status: 'added', id: r.cnvContactId } : { status: 'failed', error: r.error, message: r.message },
+    );
   };
 }
 
@@ -81,7 +101,9 @@ const GUID = z.regexes.guid;
  * give. Anything else (no identifier, a bad or non-string value) returns undefined and takes
  * the schema's path, with its messages.
  */
-function validIdentifier(body: Record<string, unknown>): { identifier: string; payload: ContactIdentifier } | undefined {
+function validIdentifier(
+  body: Record<string, unknown>,
+): { identifier: string; payload: ContactIdentifier } | undefined {
   const cnvContactId = blank(body.cnvContactId);
   const userId = blank(body.userId);
   const email = blank(body.email);

@@ -42,7 +42,9 @@ export class BlankCells {
     const names = [...this.columns].map((c) => JSON.stringify(c)).join(', ');
     const more = this.columns.size === MAX_NAMED ? ' and more' : '';
     const what = this.cells === 1 ? '1 blank cell' : `${this.cells} blank cells`;
-    notices.info(`note: ${what} of field columns (${names}${more}) not sent: a blank cell leaves the field as it is on the server; ${this.clear}`);
+    notices.info(
+      `note: ${what} of field columns (${names}${more}) not sent: a blank cell leaves the field as it is on the server; ${this.clear}`,
+    );
   }
 
   /** --summary-json's `blankCells`. */
@@ -58,13 +60,25 @@ export class BlankCells {
  * readings and nothing to tell which, is refused here (exit 2) with nothing sent. stdin and
  * FIFOs can be read only once: there the cells decide as they come.
  */
-export async function settleNumbers(deps: BatchDeps, cells: FieldCells, input: OpenedInput, columns: FileColumns, path: string, options: BatchRunOptions): Promise<void> {
+export async function settleNumbers(
+  deps: BatchDeps,
+  cells: FieldCells,
+  input: OpenedInput,
+  columns: FileColumns,
+  path: string,
+  options: BatchRunOptions,
+): Promise<void> {
   const { numbers } = cells;
   if (numbers.settled) return;
   if (input.size === undefined) return numbers.streaming();
   if (!cells.scanWanted(input, columns)) return;
   const again = await openInput(deps.io.stdin, {
-    path, format: input.format, delimiter: options.delimiter, encoding: options.encoding, unnamedOk: options.columns.ignoreColumn?.includes(''), signal: deps.signal,
+    path,
+    format: input.format,
+    delimiter: options.delimiter,
+    encoding: options.encoding,
+    unnamedOk: options.columns.ignoreColumn?.includes(''),
+    signal: deps.signal,
   });
   numbers.startScan();
   for await (const batch of again.batches) {

@@ -78,7 +78,6 @@ export interface FileBatchSpec<P> {
   };
 }
 
-
 /**
  * Runs a file through the batch engine with everything a command needs around it: input
  * reading, validation, --resume-from-report, the report, progress, the summary on stderr
@@ -95,8 +94,11 @@ export async function runFileBatch<P>(deps: BatchDeps, spec: FileBatchSpec<P>): 
   // The account too: a report of the same audience id in another business is no report of this run.
   const account = await deps.account();
   const job: ReportJob = { ...spec.job, input: spec.path, ...(account ? { account } : {}) };
-  const done = options.resumeFromReport ? await loadDoneRows(options.resumeFromReport, idColumn, job, deps.signal) : undefined;
-  if (options.report && options.report !== '-' && !options.resumeFromReport && !options.force) await refuseUnfinishedReport(options.report, deps.signal);
+  const done = options.resumeFromReport
+    ? await loadDoneRows(options.resumeFromReport, idColumn, job, deps.signal)
+    : undefined;
+  if (options.report && options.report !== '-' && !options.resumeFromReport && !options.force)
+    await refuseUnfinishedReport(options.report, deps.signal);
   // The refresh mostly waits on the network and the disk: the file's opening and scan (CPU) go on meanwhile.
   const before = new AbortController();
   const preparing = spec.beforeRows?.(before.signal);
@@ -113,8 +115,25 @@ export async function runFileBatch<P>(deps: BatchDeps, spec: FileBatchSpec<P>): 
     await source.batches.return();
     throw err;
   });
-  const report = options.report ? await openReport(options.report, idColumn, deps.io.stdout, { job, done, redact: (text) => deps.notices.redact(text), signal: deps.signal }) : undefined;
-  const run: FileRun<P> = { deps, spec, source, report, done, counts: new BatchCounts(), problems: [], notes: new Notes(), started: deps.clock.now() };
+  const report = options.report
+    ? await openReport(options.report, idColumn, deps.io.stdout, {
+        job,
+        done,
+        redact: (text) => deps.notices.redact(text),
+        signal: deps.signal,
+      })
+    : undefined;
+  const run: FileRun<P> = {
+    deps,
+    spec,
+    source,
+    report,
+    done,
+    counts: new BatchCounts(),
+    problems: [],
+    notes: new Notes(),
+    started: deps.clock.now(),
+  };
   const stoppedBy = await sendRows(run);
   return finish(run, stoppedBy);
 }
@@ -145,8 +164,16 @@ interface FileRun<P> {
 async function openRows<P>(deps: BatchDeps, spec: FileBatchSpec<P>): Promise<RowSource> {
   const { options } = spec;
   // `--batch -` typed at a terminal would otherwise wait in silence.
-  if (spec.path === '-' && deps.io.stdinIsTTY) deps.io.stderr.write('reading rows from stdin (the terminal): paste them, then press Ctrl-D on a new line to end\n');
-  const columns = await FileColumns.open(spec.columns, options.columns, spec.path === '-' ? 'stdin' : spec.path, deps.signal);
+  if (spec.path === '-' && deps.io.stdinIsTTY)
+    deps.io.stderr.write(
+      'reading rows from stdin (the terminal): paste them, then press Ctrl-D on a new line to end\n',
+    );
+  const columns = await FileColumns.open(
+    spec.columns,
+    options.columns,
+    spec.path === '-' ? 'stdin' : spec.path,
+    deps.signal,
+  );
   let header: readonly string[] | undefined;
   let headerLine = 1;
   const input = await openInput(deps.io.stdin, {
@@ -202,7 +229,8 @@ async function sendRows<P>(run: FileRun<P>): Promise<unknown> {
       record: report?.record,
       onResult: (result) => {
         counts.add(result);
-        if ((result.status === 'failed' || result.status === 'invalid') && problems.length <= MAX_LISTED_PROBLEMS) problems.push(result);
+        if ((result.status === 'failed' || result.status === 'invalid') && problems.length <= MAX_LISTED_PROBLEMS)
+          problems.push(result);
         return report?.write(result);
       },
     }));
@@ -227,7 +255,11 @@ async function* preparedRows<P>(run: FileRun<P>, progress: Progress): AsyncGener
   let read = 0;
   try {
     for (let next = source.first; !next.done; next = await source.batches.next()) {
-      showColumns(run.deps.notices, `columns first met at line ${next.value[0].line} of ${source.input.name}`, await source.columns.more(next.value));
+      showColumns(
+        run.deps.notices,
+        `columns first met at line ${next.value[0].line} of ${source.input.name}`,
+        await source.columns.more(next.value),
+      );
       read += next.value.length;
       progress.setRead(read);
       yield next.value.map((row) => notes.see(prepareRow(row, spec, source.columns, done, counts, hashing)));
@@ -244,12 +276,18 @@ function finish<P>(run: FileRun<P>, stoppedBy: unknown): CommandResult {
   const { options } = run.spec;
   // An interruption (or stdout closed) wins: a report on a closed stdout fails because of it.
   const ending = deps.signal.aborted ? deps.signal.reason : stoppedBy;
-  const base = stoppedBy === undefined ? counts.exitCode() : ending instanceof CliError ? ending.exitCode : ExitCode.internal;
+  const base =
+    stoppedBy === undefined ? counts.exitCode() : ending instanceof CliError ? ending.exitCode : ExitCode.internal;
   const exitCode = base === ExitCode.ok && run.spec.summary?.exitCode ? run.spec.summary.exitCode(base) : base;
   if (!options.report) listProblems(deps.notices, run.problems, counts);
   run.notes.show(deps.notices);
   run.spec.cells?.blanks.show(deps.notices);
-  const info = { elapsedMs: deps.clock.now() - run.started, dryRun: options.dryRun, report: options.report, stopped: stoppedBy === undefined ? undefined : messageOf(stoppedBy) };
+  const info = {
+    elapsedMs: deps.clock.now() - run.started,
+    dryRun: options.dryRun,
+    report: options.report,
+    stopped: stoppedBy === undefined ? undefined : messageOf(stoppedBy),
+  };
   deps.notices.info(run.spec.summary?.first?.(counts, info.elapsedMs) ?? summaryLine(counts, info));
   const extra = run.spec.summary?.line(counts);
   if (extra) deps.notices.info(extra);
@@ -257,20 +295,40 @@ function finish<P>(run: FileRun<P>, stoppedBy: unknown): CommandResult {
   const redact = (text: string) => deps.notices.redact(text);
   if (deps.quiet && exitCode === ExitCode.partial) deps.io.stderr.write(redact(quietFailureLine(counts, info)) + '\n');
   const blankCells = run.spec.cells && { blankCells: run.spec.cells.blanks.summary() };
-  const document = { ...batchStatus(deps, stoppedBy, exitCode), ...summaryData(counts, info), ...more, exitCode, columns: run.source.columns.entries(), ...blankCells };
+  const document = {
+    ...batchStatus(deps, stoppedBy, exitCode),
+    ...summaryData(counts, info),
+    ...more,
+    exitCode,
+    columns: run.source.columns.entries(),
+    ...blankCells,
+  };
   // --json and -q: the same document on stdout (once, when --summary-json - names stdout too).
   deps.printDocument?.(document);
-  if (options.summaryJson && !(options.summaryJson === '-' && deps.printDocument)) writeSummaryJson({ stdout: deps.io.stdout, redact }, options.summaryJson, document);
+  if (options.summaryJson && !(options.summaryJson === '-' && deps.printDocument))
+    writeSummaryJson({ stdout: deps.io.stdout, redact }, options.summaryJson, document);
   if (stoppedBy !== undefined) throw stopError(ending, options.report, deps);
   return { kind: 'none', exitCode };
 }
 
 // (Object literals, not spreads: this runs once a row, and a spread costs a micro-second here.)
-function prepareRow<P>(row: InputRow, spec: FileBatchSpec<P>, columns: FileColumns, done: DoneRows | undefined, counts: BatchCounts, hashing: boolean): PreparedRow<P> {
+function prepareRow<P>(
+  row: InputRow,
+  spec: FileBatchSpec<P>,
+  columns: FileColumns,
+  done: DoneRows | undefined,
+  counts: BatchCounts,
+  hashing: boolean,
+): PreparedRow<P> {
   const { line } = row;
   const place = row.index === undefined ? undefined : row.index + 1;
   if (row.error !== undefined) {
-    return { line, row: place, identifier: '', outcome: { status: 'invalid', error: 'malformed_row', message: row.error } };
+    return {
+      line,
+      row: place,
+      identifier: '',
+      outcome: { status: 'invalid', error: 'malformed_row', message: row.error },
+    };
   }
   let prepared: Decided<P>;
   try {
@@ -298,7 +356,10 @@ function payloadHash(payload: unknown): string {
 }
 
 /** The input's batches, ending after `max` rows (--max-rows); the rest of the file is not read. */
-async function* limitRows(batches: AsyncIterable<InputRow[]>, max: number | undefined): AsyncGenerator<InputRow[], void, undefined> {
+async function* limitRows(
+  batches: AsyncIterable<InputRow[]>,
+  max: number | undefined,
+): AsyncGenerator<InputRow[], void, undefined> {
   let left = max ?? Infinity;
   for await (const batch of batches) {
     if (batch.length >= left) {
@@ -317,14 +378,22 @@ function showColumns(notices: Notices, title: string, entries: readonly ColumnEn
 }
 
 /** --dry-run: each request as one NDJSON line on stdout (exact numbers, key masked), unless stdout holds the report or summary. */
-function previewPrinter<P>(deps: BatchDeps, spec: FileBatchSpec<P>, options: BatchRunOptions): ((items: BatchItem<P>[]) => void) | undefined {
+function previewPrinter<P>(
+  deps: BatchDeps,
+  spec: FileBatchSpec<P>,
+  options: BatchRunOptions,
+): ((items: BatchItem<P>[]) => void) | undefined {
   if (options.report === '-' || options.summaryJson === '-' || deps.printDocument) {
-    deps.notices.info(`dry run: the requests are not printed, as stdout holds the ${options.report === '-' ? 'report' : 'summary'}`);
+    deps.notices.info(
+      `dry run: the requests are not printed, as stdout holds the ${options.report === '-' ? 'report' : 'summary'}`,
+    );
     return undefined;
   }
   return (items) => {
     const { method, path, body } = spec.request(items);
-    deps.io.stdout.write(deps.notices.redact(stringifyJson({ dryRun: true, method, path, lines: items.map((i) => i.line), body })) + '\n');
+    deps.io.stdout.write(
+      deps.notices.redact(stringifyJson({ dryRun: true, method, path, lines: items.map((i) => i.line), body })) + '\n',
+    );
   };
 }
 
@@ -337,7 +406,9 @@ function messageOf(err: unknown): string {
 function stopError(err: unknown, report: string | undefined, deps: BatchDeps): unknown {
   if (!(err instanceof CliError)) return err;
   const resumable = report !== undefined && report !== '-';
-  const again = resumable ? deps.resumeCommand?.(report) ?? `the same command with --resume-from-report ${report}` : undefined;
+  const again = resumable
+    ? (deps.resumeCommand?.(report) ?? `the same command with --resume-from-report ${report}`)
+    : undefined;
   if (err.exitCode === ExitCode.transient) {
     const hint = again
       ? `rows without a confirmed result are "skipped" in ${report}; send them later with: ${again}`

@@ -24,4 +24,3 @@ export function perRowSender<P>(call: (payload: P, signal: AbortSignal) => Promi
 function isRowRejection(err: unknown): err is ApiError {
   return err instanceof ApiError && [400, 404, 409, 422].includes(err.status);
 }
-

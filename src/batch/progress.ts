@@ -23,14 +23,29 @@ const NONE: Progress = { setRead() {}, setTotal() {}, stop() {} };
  * from the share of the file's bytes read), the share done, rate, time left and failures so
  * far; nothing without a progress display.
  */
-export async function startProgress(deps: { progress?: ProgressDisplay; clock: Clock }, counts: BatchCounts, started: number, input?: InputExtent): Promise<Progress> {
+export async function startProgress(
+  deps: { progress?: ProgressDisplay; clock: Clock },
+  counts: BatchCounts,
+  started: number,
+  input?: InputExtent,
+): Promise<Progress> {
   const display = deps.progress;
   if (!display) return NONE;
   const { default: ora } = await import('ora');
-  const spinner = ora({ stream: display.stream, isEnabled: true, discardStdin: false, color: display.color ? 'cyan' : false }).start();
+  const spinner = ora({
+    stream: display.stream,
+    isEnabled: true,
+    discardStdin: false,
+    color: display.color ? 'cyan' : false,
+  }).start();
   const reading = { rows: 0, total: undefined as number | undefined };
   const render = () => {
-    spinner.text = progressText(counts.rows, counts.count('failed') + counts.count('invalid'), deps.clock.now() - started, { ...reading, size: input?.size, bytes: input?.bytesRead() ?? 0 });
+    spinner.text = progressText(
+      counts.rows,
+      counts.count('failed') + counts.count('invalid'),
+      deps.clock.now() - started,
+      { ...reading, size: input?.size, bytes: input?.bytesRead() ?? 0 },
+    );
   };
   const timer = setInterval(render, 200);
   timer.unref();
@@ -65,7 +80,11 @@ interface ReadSoFar {
 export function progressText(done: number, bad: number, elapsedMs: number, read: ReadSoFar): string {
   const seconds = elapsedMs / 1000;
   const rate = seconds > 0 ? done / seconds : 0;
-  const estimate = read.total ?? (read.size && read.bytes > 0 && read.rows > 0 ? Math.max(read.rows, Math.round((read.rows * read.size) / read.bytes)) : undefined);
+  const estimate =
+    read.total ??
+    (read.size && read.bytes > 0 && read.rows > 0
+      ? Math.max(read.rows, Math.round((read.rows * read.size) / read.bytes))
+      : undefined);
   const parts = [`${done.toLocaleString('en-US')} rows`];
   if (estimate !== undefined && estimate > 0) {
     const exact = read.total !== undefined;
@@ -74,7 +93,8 @@ export function progressText(done: number, bad: number, elapsedMs: number, read:
     parts[0] = `${done.toLocaleString('en-US')} / ${exact ? '' : '~'}${estimate.toLocaleString('en-US')} rows (${share}%)`;
   }
   parts.push(`${Math.round(rate)} rows/s`);
-  if (estimate !== undefined && rate > 0 && seconds >= 1 && done < estimate) parts.push(`about ${timeLeft((estimate - done) / rate)} left`);
+  if (estimate !== undefined && rate > 0 && seconds >= 1 && done < estimate)
+    parts.push(`about ${timeLeft((estimate - done) / rate)} left`);
   parts.push(`${bad} failed or invalid`);
   return parts.join(' · ');
 }

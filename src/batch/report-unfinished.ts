@@ -17,7 +17,9 @@ async function unfinishedBy(path: string, signal: AbortSignal): Promise<string |
   if (!(await mentions(path, ',skipped,', signal))) return undefined;
   const { parse } = await import('csv-parse');
   const input = createReadStream(path, { signal });
-  const parser = input.pipe(parse({ relax_column_count: true, skip_records_with_error: true, max_record_size: 32 * 1024 * 1024 }));
+  const parser = input.pipe(
+    parse({ relax_column_count: true, skip_records_with_error: true, max_record_size: 32 * 1024 * 1024 }),
+  );
   input.on('error', (err) => parser.destroy(err));
   let status = -1;
   let skipped = 0;
@@ -35,7 +37,9 @@ async function unfinishedBy(path: string, signal: AbortSignal): Promise<string |
   } finally {
     input.destroy();
   }
-  return skipped > 0 ? `${skipped} ${skipped === 1 ? 'row' : 'rows'} "skipped" (the run was stopped before it sent them)` : undefined;
+  return skipped > 0
+    ? `${skipped} ${skipped === 1 ? 'row' : 'rows'} "skipped" (the run was stopped before it sent them)`
+    : undefined;
 }
 
 /** Whether the file holds `text` anywhere (also across the chunks it is read in). */

@@ -22,7 +22,12 @@ const NEEDED = ['line', 'identifier', 'status', 'row', 'hash', 'job'];
  * opened, so both may name the same file; the reading stops at once with `signal` (a FIFO, a
  * huge file), and a first line or record past its size ends it (exit 2).
  */
-export async function loadDoneRows(path: string, idColumn: string, job: ReportJob, signal?: AbortSignal): Promise<DoneRows> {
+export async function loadDoneRows(
+  path: string,
+  idColumn: string,
+  job: ReportJob,
+  signal?: AbortSignal,
+): Promise<DoneRows> {
   const { parse } = await import('csv-parse');
   const done: DoneRows = new Map();
   let input: Readable | undefined;
@@ -31,17 +36,25 @@ export async function loadDoneRows(path: string, idColumn: string, job: ReportJo
     const { first, rest } = await firstLine(input);
     const head = first?.replace(/^\uFEFF/, '').replace(/\r$/, '');
     checkHeader(path, head);
-    const source = Readable.from((async function* () {
-      yield Buffer.from(`${head}\n`);
-      yield* rest;
-    })());
-    const parser = source.pipe(parse({
-      columns: true, relax_column_count: true, skip_empty_lines: true, skip_records_with_error: true, max_record_size: MAX_RECORD,
-      // A record cut short by a kill is skipped; one past the size limit is no report's.
-      on_skip: (err) => {
-        if ((err as { code?: string } | undefined)?.code === 'CSV_MAX_RECORD_SIZE') throw err;
-      },
-    }));
+    const source = Readable.from(
+      (async function* () {
+        yield Buffer.from(`${head}\n`);
+        yield* rest;
+      })(),
+    );
+    const parser = source.pipe(
+      parse({
+        columns: true,
+        relax_column_count: true,
+        skip_empty_lines: true,
+        skip_records_with_error: true,
+        max_record_size: MAX_RECORD,
+        // A record cut short by a kill is skipped; one past the size limit is no report's.
+        on_skip: (err) => {
+          if ((err as { code?: string } | undefined)?.code === 'CSV_MAX_RECORD_SIZE') throw err;
+        },
+      }),
+    );
     // The file's errors (and an abort) come through the source.
     source.on('error', (err) => parser.destroy(err));
     const judged = new Map<string, boolean>();
@@ -62,15 +75,29 @@ export async function loadDoneRows(path: string, idColumn: string, job: ReportJo
       const id = row[idColumn] || undefined;
       // A report left by a killed run may hold a row more than once: a later success wins.
       done.set(at, {
-        line: Number(row.line), identifier: row.identifier ?? '', hash: row.hash,
-        outcome: { status: row.status as ItemOutcome['status'], ...(id ? { id } : {}), message: 'done in an earlier run (--resume-from-report)', earlier: true },
+        line: Number(row.line),
+        identifier: row.identifier ?? '',
+        hash: row.hash,
+        outcome: {
+          status: row.status as ItemOutcome['status'],
+          ...(id ? { id } : {}),
+          message: 'done in an earlier run (--resume-from-report)',
+          earlier: true,
+        },
       });
     }
   } catch (err) {
     if (signal?.aborted) throw signal.reason;
     if (err instanceof UsageError) throw err;
     const e = err as NodeJS.ErrnoException;
-    throw resumeError(path, e.code === 'ENOENT' ? 'no such file' : e.code === 'CSV_MAX_RECORD_SIZE' ? `not a cnv report: a record is longer than ${MAX_RECORD / 1024 / 1024} MiB` : `cannot read the report: ${e.message}`);
+    throw resumeError(
+      path,
+      e.code === 'ENOENT'
+        ? 'no such file'
+        : e.code === 'CSV_MAX_RECORD_SIZE'
+          ? `not a cnv report: a record is longer than ${MAX_RECORD / 1024 / 1024} MiB`
+          : `cannot read the report: ${e.message}`,
+    );
   } finally {
     input?.destroy();
   }
@@ -83,10 +110,14 @@ export async function loadDoneRows(path: string, idColumn: string, job: ReportJo
  * is refused as any other file (docs/guarantees.md, "Compatibility").
  */
 function checkHeader(path: string, head: string | undefined): void {
-  if (head === undefined) throw resumeError(path, 'not a cnv report: no header line (empty, or a first line longer than 64 KiB)');
+  if (head === undefined)
+    throw resumeError(path, 'not a cnv report: no header line (empty, or a first line longer than 64 KiB)');
   const names = head.split(',');
   if (!NEEDED.every((column) => names.includes(column))) {
-    throw resumeError(path, 'not a report of this version of cnv: its first line is not the header (line, identifier, status, ..., row, hash, job)');
+    throw resumeError(
+      path,
+      'not a report of this version of cnv: its first line is not the header (line, identifier, status, ..., row, hash, job)',
+    );
   }
 }
 
@@ -106,7 +137,8 @@ async function firstLine(input: Readable): Promise<{ first: string | undefined; 
   let head = Buffer.alloc(0);
   for (;;) {
     const next = await chunks.next();
-    if (next.done) return { first: head.length > 0 ? head.toString('utf8') : undefined, rest: (async function* () {})() };
+    if (next.done)
+      return { first: head.length > 0 ? head.toString('utf8') : undefined, rest: (async function* () {})() };
     head = Buffer.concat([head, next.value]);
     const end = head.indexOf(10);
     if (end >= 0 || head.length > MAX_FIRST_LINE) {

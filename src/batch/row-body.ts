@@ -9,7 +9,10 @@ import type { ColumnTarget } from './columns/field-match.js';
 
 /** A row that cannot become a body: an invalid row (`malformed_row`, or `code`), never sent. */
 export class InvalidRowError extends Error {
-  constructor(message: string, readonly code = 'malformed_row') {
+  constructor(
+    message: string,
+    readonly code = 'malformed_row',
+  ) {
     super(message);
   }
 }
@@ -71,10 +74,20 @@ export function shapeRow(row: InputRow, resolver: ColumnResolver, cells: RowCell
         put(body, target.key, row.textual ? looseJson(String(raw)) : raw, column);
         continue;
       default:
-        put(objectIn(body, target.parent, column), target.key, row.textual ? cellOf(target, String(raw), column, coerce) : raw, column, `${target.parent}.${target.key}`);
+        put(
+          objectIn(body, target.parent, column),
+          target.key,
+          row.textual ? cellOf(target, String(raw), column, coerce) : raw,
+          column,
+          `${target.parent}.${target.key}`,
+        );
     }
   }
-  if (unknown) throw new InvalidRowError(`${unknown.map((c) => quoteInput(c)).join(', ')}: not a column ${resolver.rules.endpoint} takes (first seen after the file was checked)`, 'unknown_column');
+  if (unknown)
+    throw new InvalidRowError(
+      `${unknown.map((c) => quoteInput(c)).join(', ')}: not a column ${resolver.rules.endpoint} takes (first seen after the file was checked)`,
+      'unknown_column',
+    );
   return lenient ? withLenientId(body, lenient, resolver) : { body };
 }
 
@@ -90,11 +103,18 @@ export function renameRow(row: InputRow, resolver: ColumnResolver, keepUnknown =
     const { target } = resolver.resolve(column);
     if (target.kind === 'skip') continue;
     if (target.kind === 'unknown' && !keepUnknown) {
-      throw new InvalidRowError(`${quoteInput(column)}: not a column ${resolver.rules.endpoint} takes (first seen after the file was checked)`, 'unknown_column');
+      throw new InvalidRowError(
+        `${quoteInput(column)}: not a column ${resolver.rules.endpoint} takes (first seen after the file was checked)`,
+        'unknown_column',
+      );
     }
     const key = target.kind === 'unknown' ? column : target.key;
     // An empty cell of another column naming the same key (a CSV with `seats` and `Seats`) is no clash.
-    if (Object.hasOwn(out, key) && !(row.textual && (String(values[column]).trim() === '' || String(out[key]).trim() === ''))) clash(column, key);
+    if (
+      Object.hasOwn(out, key) &&
+      !(row.textual && (String(values[column]).trim() === '' || String(out[key]).trim() === ''))
+    )
+      clash(column, key);
     if (!Object.hasOwn(out, key) || String(out[key]).trim() === '') setOwn(out, key, values[column]);
   }
   return { ...row, values: out };
@@ -103,7 +123,9 @@ export function renameRow(row: InputRow, resolver: ColumnResolver, keepUnknown =
 /** Whether a column's cells go to a field (by definition, or `fields.KEY` without definitions). */
 function isFieldColumn(resolver: ColumnResolver, column: string): boolean {
   const { target } = resolver.resolve(column);
-  return target.kind === 'field' || (target.kind === 'nested' && (resolver.rules.fieldParents ?? []).includes(target.parent));
+  return (
+    target.kind === 'field' || (target.kind === 'nested' && (resolver.rules.fieldParents ?? []).includes(target.parent))
+  );
 }
 
 /** A cell that does not fit its field's type: the row is invalid (`invalid_field`) and never sent. */
@@ -121,28 +143,44 @@ export function cellMismatch(body: Record<string, unknown>, parents: readonly st
   return undefined;
 }
 
-function cellOf(target: Extract<ColumnTarget, { kind: 'nested' | 'field' }>, cell: string, column: string, coerce: CoerceOptions): unknown {
+function cellOf(
+  target: Extract<ColumnTarget, { kind: 'nested' | 'field' }>,
+  cell: string,
+  column: string,
+  coerce: CoerceOptions,
+): unknown {
   if (target.kind === 'nested') return looseJson(cell);
-  const dataType = (DATA_TYPES as readonly string[]).includes(target.def.dataType) ? (target.def.dataType as DataType) : undefined;
+  const dataType = (DATA_TYPES as readonly string[]).includes(target.def.dataType)
+    ? (target.def.dataType as DataType)
+    : undefined;
   // A data type this client does not know: the old rule, and the API judges.
   if (!dataType) return looseJson(cell);
   const coerced = coerceValue(cell, dataType, coerce);
   if (coerced.ok) return coerced.value;
   const named = column === `${target.parent}.${target.key}` ? '' : ` (column ${quoteInput(column)})`;
-  return new CellMismatch(`${target.parent}.${target.key}${named}: field "${target.key}" (${dataType}): ${coerced.reason}`);
+  return new CellMismatch(
+    `${target.parent}.${target.key}${named}: field "${target.key}" (${dataType}): ${coerced.reason}`,
+  );
 }
 
 /**
  * A lenient id column (`Contact ID`, `id`) that holds no UUID: another identifier of the row
  * identifies it and the note says so; without one, the value is sent to be judged (invalid).
  */
-function withLenientId(body: Record<string, unknown>, lenient: { column: string; value: unknown }, resolver: ColumnResolver): ShapedRow {
+function withLenientId(
+  body: Record<string, unknown>,
+  lenient: { column: string; value: unknown },
+  resolver: ColumnResolver,
+): ShapedRow {
   const other = resolver.rules.identifiers.find((key) => key !== 'cnvContactId' && body[key] !== undefined);
   if (other === undefined) {
     put(body, 'cnvContactId', lenient.value, lenient.column);
     return { body };
   }
-  return { body, note: `identified by ${other}: ${quoteInput(lenient.column)} holds ${showValue(lenient.value)}, not a cnvContactId (UUID), so it was not sent` };
+  return {
+    body,
+    note: `identified by ${other}: ${quoteInput(lenient.column)} holds ${showValue(lenient.value)}, not a cnvContactId (UUID), so it was not sent`,
+  };
 }
 
 function put(target: Record<string, unknown>, key: string, value: unknown, column: string, shown = key): void {
@@ -157,7 +195,12 @@ function objectIn(body: Record<string, unknown>, parent: string, column: string)
   return existing;
 }
 
-function mergeInto(body: Record<string, unknown>, parent: string, value: Record<string, unknown>, column: string): void {
+function mergeInto(
+  body: Record<string, unknown>,
+  parent: string,
+  value: Record<string, unknown>,
+  column: string,
+): void {
   const target = objectIn(body, parent, column);
   for (const key of Object.keys(value)) put(target, key, value[key], `${column}.${key}`, `${parent}.${key}`);
 }
@@ -165,7 +208,10 @@ function mergeInto(body: Record<string, unknown>, parent: string, value: Record<
 /** A CSV cell holding a JSON object that names one key twice (JSON.parse would keep the last). */
 function twiceInCell(cell: string, column: string): void {
   const twice = repeatedKey(cell);
-  if (twice !== undefined) throw new InvalidRowError(`${quoteInput(column)}: the key ${quoteInput(twice)} appears twice in one object: keep one`);
+  if (twice !== undefined)
+    throw new InvalidRowError(
+      `${quoteInput(column)}: the key ${quoteInput(twice)} appears twice in one object: keep one`,
+    );
 }
 
 function clash(column: string, key: string): never {

@@ -32,10 +32,16 @@ export function checkRow<S extends z.ZodType<Record<string, unknown>>>(
   const key = issue.path[0];
   if (typeof key !== 'string') return { identifier, invalid: { error: noKeyCode, message: issue.message } };
   const shown = body[key] === undefined ? 'nothing' : showValue(body[key]);
-  return { identifier, invalid: { error: codes[key] ?? 'invalid_request', message: `${key}: ${issue.message}, got ${shown}` } };
+  return {
+    identifier,
+    invalid: { error: codes[key] ?? 'invalid_request', message: `${key}: ${issue.message}, got ${shown}` },
+  };
 }
 
 /** The columns a CSV must offer one of, unless a flag default (`--set`) already gives every row one. */
-export function identifierColumns(defaults: Record<string, unknown>, columns: readonly string[]): readonly string[] | undefined {
+export function identifierColumns(
+  defaults: Record<string, unknown>,
+  columns: readonly string[],
+): readonly string[] | undefined {
   return columns.some((c) => blank(defaults[c]) !== undefined) ? undefined : columns;
 }

@@ -45,7 +45,9 @@ const HIGH_WATER = 1024 * 1024;
 
 export async function openReportFile(spec: ReportFileSpec): Promise<ReportFile> {
   const { path, fail } = spec;
-  const unlock = await lockReport(path).catch((err: unknown) => Promise.reject(err instanceof CliError ? err : fail(err)));
+  const unlock = await lockReport(path).catch((err: unknown) =>
+    Promise.reject(err instanceof CliError ? err : fail(err)),
+  );
   const start = spec.header + spec.carried.map(spec.format).join('');
   try {
     removeDeadTemps(path);
@@ -160,7 +162,12 @@ class AppendedReport implements ReportFile {
  * use. On failure the report stays as it was (a valid, unmerged report) and the temporary file
  * is removed.
  */
-async function compact(spec: ReportFileSpec, file: FileHandle, start: number, carried: readonly RowResult[]): Promise<void> {
+async function compact(
+  spec: ReportFileSpec,
+  file: FileHandle,
+  start: number,
+  carried: readonly RowResult[],
+): Promise<void> {
   const out = await createAside(spec.path, spec.fail);
   let text = spec.header;
   try {
@@ -205,7 +212,13 @@ async function createAside(path: string, fail: (err: unknown) => Error): Promise
   return { handle, temp };
 }
 
-async function finishAside(aside: Aside, text: string, path: string, fail: (err: unknown) => Error, keepOpen = false): Promise<void> {
+async function finishAside(
+  aside: Aside,
+  text: string,
+  path: string,
+  fail: (err: unknown) => Error,
+  keepOpen = false,
+): Promise<void> {
   try {
     await writeAll(aside.handle, text);
     await aside.handle.datasync();
@@ -221,7 +234,7 @@ async function finishAside(aside: Aside, text: string, path: string, fail: (err:
 
 async function writeAll(file: FileHandle, text: string): Promise<void> {
   const bytes = Buffer.from(text);
-  for (let at = 0; at < bytes.length; ) at += (await file.write(bytes, at)).bytesWritten;
+  for (let at = 0; at < bytes.length;) at += (await file.write(bytes, at)).bytesWritten;
 }
 
 // The rename must survive a power cut too; some file systems cannot sync a directory.

@@ -21,7 +21,12 @@ export interface ReportJob {
  * column rather than on a line of its own that CSV readers would take for the header.
  */
 export function jobCell(job: ReportJob): string {
-  return JSON.stringify({ command: job.command, target: job.target ?? null, input: inputName(job.input), account: job.account ?? null });
+  return JSON.stringify({
+    command: job.command,
+    target: job.target ?? null,
+    input: inputName(job.input),
+    account: job.account ?? null,
+  });
 }
 
 /** The job a `job` cell names; undefined when the cell is not one. */
@@ -34,10 +39,12 @@ export function parseJobCell(cell: string): ReportJob | undefined {
 }
 
 function jobOf(v: Record<string, unknown>): ReportJob | undefined {
-  if (typeof v !== 'object' || v === null || typeof v.command !== 'string' || typeof v.input !== 'string') return undefined;
+  if (typeof v !== 'object' || v === null || typeof v.command !== 'string' || typeof v.input !== 'string')
+    return undefined;
   if (v.target !== null && v.target !== undefined && typeof v.target !== 'string') return undefined;
   return {
-    command: v.command, input: v.input,
+    command: v.command,
+    input: v.input,
     ...(typeof v.target === 'string' ? { target: v.target } : {}),
     ...(typeof v.account === 'string' ? { account: v.account } : {}),
   };
@@ -50,7 +57,12 @@ function jobOf(v: Record<string, unknown>): ReportJob | undefined {
  */
 export function sameJob(earlier: ReportJob, now: ReportJob): boolean {
   const sameAccount = earlier.account === undefined || now.account === undefined || earlier.account === now.account;
-  return earlier.command === now.command && (earlier.target ?? '') === (now.target ?? '') && inputName(earlier.input) === inputName(now.input) && sameAccount;
+  return (
+    earlier.command === now.command &&
+    (earlier.target ?? '') === (now.target ?? '') &&
+    inputName(earlier.input) === inputName(now.input) &&
+    sameAccount
+  );
 }
 
 /**

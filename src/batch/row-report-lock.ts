@@ -9,10 +9,13 @@ import { takeLock } from '../files/owner-lock.js';
  */
 export async function lockReport(path: string): Promise<() => Promise<void>> {
   const lock = join(dirname(path), `.${basename(path)}.cnv-lock`);
-  const held = takeLock(lock, (owner) =>
-    new TransientError(`another cnv run (pid ${owner?.pid ?? 'unknown'}) is writing the report ${path}`, {
-      code: 'report_locked',
-      hint: `wait for it to end; if no such run exists, remove ${lock}`,
-    }));
+  const held = takeLock(
+    lock,
+    (owner) =>
+      new TransientError(`another cnv run (pid ${owner?.pid ?? 'unknown'}) is writing the report ${path}`, {
+        code: 'report_locked',
+        hint: `wait for it to end; if no such run exists, remove ${lock}`,
+      }),
+  );
   return () => held.release();
 }

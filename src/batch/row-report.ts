@@ -49,7 +49,12 @@ const CHUNK_CHARS = { stdout: 64 * 1024, other: 16 * 1024 };
  * `-` writes to `stdout`; a device or a FIFO (--report /dev/stderr, a pipe) is written as a
  * stream, in input order.
  */
-export async function openReport(path: string, idColumn: string, stdout: Writable, opts: ReportOptions): Promise<ReportWriter> {
+export async function openReport(
+  path: string,
+  idColumn: string,
+  stdout: Writable,
+  opts: ReportOptions,
+): Promise<ReportWriter> {
   const redact = memoized(opts.redact ?? ((text: string) => text));
   const job = csvCell(jobCell(opts.job));
   const format = (r: RowResult) =>
@@ -57,15 +62,29 @@ export async function openReport(path: string, idColumn: string, stdout: Writabl
   const header = reportColumns(idColumn).map(csvCell).join(',') + '\n';
   const toStdout = path === '-';
   // Renaming over a device or a FIFO would replace it with a plain file: those are streamed to.
-  if (toStdout || isStreamTarget(path)) return streamReport(path, toStdout ? stdout : undefined, header, format, opts.signal);
+  if (toStdout || isStreamTarget(path))
+    return streamReport(path, toStdout ? stdout : undefined, header, format, opts.signal);
   const carried = [...(opts.done ?? new Map()).entries()]
     .sort(([a], [b]) => a - b)
     .map(([row, { line, identifier, hash, outcome }]): RowResult => ({ line, identifier, row, hash, ...outcome }));
-  const file = await openReportFile({ path, header, format, carried, fail: (err) => reportError(path, err, true), records: reportRecords });
+  const file = await openReportFile({
+    path,
+    header,
+    format,
+    carried,
+    fail: (err) => reportError(path, err, true),
+    records: reportRecords,
+  });
   return { write: (r) => file.write(r), close: () => file.close(), record: file };
 }
 
-async function streamReport(path: string, stdout: Writable | undefined, header: string, format: (r: RowResult) => string, signal?: AbortSignal): Promise<ReportWriter> {
+async function streamReport(
+  path: string,
+  stdout: Writable | undefined,
+  header: string,
+  format: (r: RowResult) => string,
+  signal?: AbortSignal,
+): Promise<ReportWriter> {
   let out: Writable;
   try {
     out = stdout ?? (await openWriteStream(path, signal));
@@ -88,7 +107,8 @@ async function streamReport(path: string, stdout: Writable | undefined, header: 
   const flush = (): Promise<void> | undefined => {
     const text = chunk;
     chunk = '';
-    if (text !== '' && !out.write(text)) return waitForDrain(out, failed, (err) => (failure ??= reportError(path, err)));
+    if (text !== '' && !out.write(text))
+      return waitForDrain(out, failed, (err) => (failure ??= reportError(path, err)));
     return undefined;
   };
   return {
@@ -116,7 +136,8 @@ async function* reportRecords(file: FileHandle, start: number): AsyncGenerator<[
   const input = file.createReadStream({ start, autoClose: false });
   const parser = input.pipe(parse({ raw: true, relax_column_count: true }));
   input.on('error', (err) => parser.destroy(err));
-  for await (const { record, raw } of parser as AsyncIterable<{ record: string[]; raw: string }>) yield [Number(record[6]), raw];
+  for await (const { record, raw } of parser as AsyncIterable<{ record: string[]; raw: string }>)
+    yield [Number(record[6]), raw];
 }
 
 /** Remembers the last few texts: a stopped run's rows share one message, a failing server's rows a few. */
@@ -147,9 +168,15 @@ function waitForDrain(out: Writable, failure: () => unknown, fail: (err: unknown
 /** A full disk, a read-only file system or no permission: exit 8; anything else (no such directory): exit 2. */
 function reportError(path: string, err: unknown, resumable = false): Error {
   if (err instanceof Error && (err instanceof UsageError || err instanceof LocalFileError)) return err;
-  const hint = resumable ? `free space or fix the permissions, then run again with --resume-from-report ${path}: what the report holds is not sent again` : undefined;
+  const hint = resumable
+    ? `free space or fix the permissions, then run again with --resume-from-report ${path}: what the report holds is not sent again`
+    : undefined;
   return (
     LocalFileError.from(err, 'report', path, hint) ??
-    new UsageError(`--report ${path}: cannot write the report: ${(err as Error).message}`, undefined, 'report_unwritable')
+    new UsageError(
+      `--report ${path}: cannot write the report: ${(err as Error).message}`,
+      undefined,
+      'report_unwritable',
+    )
   );
 }

@@ -2,7 +2,14 @@ import { setMaxListeners } from 'node:events';
 import pLimit from 'p-limit';
 import { InOrder } from './in-order.js';
 import { Unrecorded, type ResultRecord } from './unrecorded.js';
-import { resultOf, type BatchItem, type BatchSender, type ItemOutcome, type PreparedRow, type RowResult } from './types.js';
+import {
+  resultOf,
+  type BatchItem,
+  type BatchSender,
+  type ItemOutcome,
+  type PreparedRow,
+  type RowResult,
+} from './types.js';
 
 export interface RunBatchOptions<P> {
   /**
@@ -188,7 +195,8 @@ class BatchRun<P> {
     while (results.buffered > this.maxBuffered && results.error === undefined) {
       if (this.chunk.length > 0) await this.dispatchOpen();
       // (drain() resolves at once when the sink is idle: racing it would spin without yielding.)
-      else if (this.running.size > 0) await (results.busy ? Promise.race([this.waitForOne(), results.drain()]) : this.waitForOne());
+      else if (this.running.size > 0)
+        await (results.busy ? Promise.race([this.waitForOne(), results.drain()]) : this.waitForOne());
       else if (results.busy) await results.drain();
       // Nothing can make progress: yield to the event loop rather than spin on microtasks.
       else await new Promise((resolve) => setImmediate(resolve));
@@ -214,12 +222,17 @@ class BatchRun<P> {
   private async dispatch(chunk: Array<Numbered<P>>): Promise<void> {
     // Once stopped, a chunk is skipped at once: its rows must not hold back the results after them.
     if (!this.stopped) while (this.running.size >= this.maxPending) await this.waitForOne();
-    if (!this.stopped) await this.unrecorded.room(chunk.length, () => (this.running.size > 0 ? Promise.race(this.running) : undefined)).catch((err: unknown) => this.sinkFailed(err));
+    if (!this.stopped)
+      await this.unrecorded
+        .room(chunk.length, () => (this.running.size > 0 ? Promise.race(this.running) : undefined))
+        .catch((err: unknown) => this.sinkFailed(err));
     if (this.stopped) return chunk.forEach(({ item, seq: s }) => this.skip(item, s));
     this.unrecorded.sent(chunk[chunk.length - 1].seq, chunk.length);
     const orderKey = this.opts.orderKey;
     const keys = orderKey ? [...new Set(chunk.flatMap(({ item }) => keysOf(orderKey, item.payload)))] : [];
-    const deps = keys.length ? [...new Set(keys.map((k) => this.holders.get(k)).filter((d): d is ChunkState => d !== undefined))] : [];
+    const deps = keys.length
+      ? [...new Set(keys.map((k) => this.holders.get(k)).filter((d): d is ChunkState => d !== undefined))]
+      : [];
     const state: ChunkState = { done: Promise.resolve() };
     for (const key of keys) this.holders.set(key, state);
     const task = (async () => {
@@ -244,7 +257,8 @@ class BatchRun<P> {
     let outcomes: ItemOutcome[];
     try {
       outcomes = await this.opts.send(items, this.inflight.signal);
-      if (outcomes.length !== items.length) throw new Error(`the sender gave ${outcomes.length} results for ${items.length} items`);
+      if (outcomes.length !== items.length)
+        throw new Error(`the sender gave ${outcomes.length} results for ${items.length} items`);
     } catch (err) {
       this.stop(err);
       return chunk.forEach(({ item, seq: s }) => this.skip(item, s, err));
@@ -253,9 +267,20 @@ class BatchRun<P> {
   }
 
   private skip(item: BatchItem<P>, s: number, failed?: unknown): void {
-    if (failed !== undefined) return this.results.put(s, resultOf(item, { status: 'skipped', error: codeOf(failed), message: `no confirmed answer: ${messageOf(failed)}` }));
+    if (failed !== undefined)
+      return this.results.put(
+        s,
+        resultOf(item, {
+          status: 'skipped',
+          error: codeOf(failed),
+          message: `no confirmed answer: ${messageOf(failed)}`,
+        }),
+      );
     this.notSent ??= { error: 'not_sent', message: `not sent: the run stopped (${messageOf(this.stoppedBy)})` };
-    this.results.put(s, resultOf(item, { status: 'skipped', error: this.notSent.error, message: this.notSent.message }));
+    this.results.put(
+      s,
+      resultOf(item, { status: 'skipped', error: this.notSent.error, message: this.notSent.message }),
+    );
   }
 }
 

@@ -2,7 +2,18 @@ import { ExitCode, interruptedBy } from '../errors.js';
 import { duration, hasRate } from '../output/wording.js';
 import { SUCCESS_STATUSES, type RowResult, type RowStatus } from './types.js';
 
-const STATUS_ORDER: RowStatus[] = ['added', 'created', 'updated', 'unchanged', 'tracked', 'duplicate', 'valid', 'failed', 'invalid', 'skipped'];
+const STATUS_ORDER: RowStatus[] = [
+  'added',
+  'created',
+  'updated',
+  'unchanged',
+  'tracked',
+  'duplicate',
+  'valid',
+  'failed',
+  'invalid',
+  'skipped',
+];
 
 /** Running counts of a batch run. */
 export class BatchCounts {
@@ -74,8 +85,12 @@ export function summaryLine(counts: BatchCounts, info: SummaryInfo): string {
   // Plain digits (no grouping): these lines are grepped by scripts.
   const n = (v: number) => String(v);
   const rows = `${counts.rows} ${counts.rows === 1 ? 'row' : 'rows'}`;
-  const detail = STATUS_ORDER.filter((s) => SUCCESS_STATUSES.has(s) && counts.count(s) > 0).map((s) => `${s} ${n(counts.count(s))}`);
-  const ok = info.dryRun ? `${n(counts.count('valid'))} valid` : `${n(counts.succeeded)} succeeded${detail.length ? ` (${detail.join(', ')})` : ''}`;
+  const detail = STATUS_ORDER.filter((s) => SUCCESS_STATUSES.has(s) && counts.count(s) > 0).map(
+    (s) => `${s} ${n(counts.count(s))}`,
+  );
+  const ok = info.dryRun
+    ? `${n(counts.count('valid'))} valid`
+    : `${n(counts.succeeded)} succeeded${detail.length ? ` (${detail.join(', ')})` : ''}`;
   const earlier = counts.earlier > 0 ? `, ${n(counts.earlier)} of them done in an earlier run` : '';
   const head = info.dryRun ? 'dry run, nothing sent: ' : info.stopped ? 'stopped early: ' : '';
   const report = info.report && info.report !== '-' ? `; report: ${info.report}` : '';
@@ -89,9 +104,12 @@ export function summaryLine(counts: BatchCounts, info: SummaryInfo): string {
  */
 export function quietFailureLine(counts: BatchCounts, info: SummaryInfo): string {
   const bad = counts.count('failed') + counts.count('invalid');
-  const where = info.report === '-' ? 'the report is on stdout'
-    : info.report ? `report: ${info.report}`
-    : 'run again without --quiet to see them, or with --report FILE to keep every row\'s result';
+  const where =
+    info.report === '-'
+      ? 'the report is on stdout'
+      : info.report
+        ? `report: ${info.report}`
+        : "run again without --quiet to see them, or with --report FILE to keep every row's result";
   return `${bad} of ${counts.rows} ${counts.rows === 1 ? 'row' : 'rows'} failed or were invalid; ${where}`;
 }
 

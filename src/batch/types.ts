@@ -10,10 +10,18 @@
  * - skipped: not sent, or sent without a confirmed answer, because the run stopped
  *   (retries exhausted, interrupted, or a fatal error); --resume-from-report sends it again.
  */
-export type RowStatus = 'added' | 'created' | 'updated' | 'unchanged' | 'tracked' | 'duplicate' | 'valid' | 'failed' | 'invalid' | 'skipped';
+export type RowStatus =
+  'added' | 'created' | 'updated' | 'unchanged' | 'tracked' | 'duplicate' | 'valid' | 'failed' | 'invalid' | 'skipped';
 
 /** Statuses that mean "done": --resume-from-report does not send these rows again. */
-export const SUCCESS_STATUSES: ReadonlySet<string> = new Set(['added', 'created', 'updated', 'unchanged', 'tracked', 'duplicate']);
+export const SUCCESS_STATUSES: ReadonlySet<string> = new Set([
+  'added',
+  'created',
+  'updated',
+  'unchanged',
+  'tracked',
+  'duplicate',
+]);
 
 /** What happened to one item. */
 export interface ItemOutcome {
@@ -53,13 +61,22 @@ export interface BatchItem<P> extends RowTag {
  * (invalid, or done in an earlier run).
  */
 export type PreparedRow<P> =
-  | (BatchItem<P> & { outcome?: undefined })
-  | (RowTag & { payload?: undefined; outcome: ItemOutcome });
+  (BatchItem<P> & { outcome?: undefined }) | (RowTag & { payload?: undefined; outcome: ItemOutcome });
 
 /** A row's result: its tag and the outcome, the tag's note the message when the outcome has none (a literal, not spreads: it runs once a row). */
 export function resultOf(tag: RowTag, outcome: ItemOutcome): RowResult {
   const message = outcome.message ?? tag.note;
-  return { line: tag.line, identifier: tag.identifier, row: tag.row, hash: tag.hash, status: outcome.status, id: outcome.id, error: outcome.error, message, earlier: outcome.earlier };
+  return {
+    line: tag.line,
+    identifier: tag.identifier,
+    row: tag.row,
+    hash: tag.hash,
+    status: outcome.status,
+    id: outcome.id,
+    error: outcome.error,
+    message,
+    earlier: outcome.earlier,
+  };
 }
 
 /**

@@ -16,7 +16,10 @@ export class Unrecorded {
   private readonly chunks: Array<{ last: number; size: number }> = [];
   private rows = 0;
 
-  constructor(private readonly record: ResultRecord | undefined, private readonly limit: number) {}
+  constructor(
+    private readonly record: ResultRecord | undefined,
+    private readonly limit: number,
+  ) {}
 
   sent(lastSeq: number, size: number): void {
     if (this.record) {

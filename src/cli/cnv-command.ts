@@ -17,7 +17,6 @@ const CODES: Record<string, string> = {
   'commander.excessArguments': 'too_many_arguments',
 };
 
-
 /**
  * commander's Command with cnv's error format: a parse error becomes a UsageError (exit 2)
  * that the one handler prints as `error: <code>: <message>` and a `hint:` line (the usage
@@ -52,8 +51,14 @@ export class CnvCommand extends Command {
     text = reworded.text;
     hint ??= reworded.hint;
     const flag = /'([^']+)'/.exec(text)?.[1] ?? '';
-    if (code === 'unknown_option') hint = flag.split('=')[0] === '--jq' ? jqHint(this.givenArgs()) : this.optionHint(flag);
-    else if (code === 'too_many_arguments') hint = jsonFieldsHint(this.givenArgs(), this.options.some((o) => o.long === '--columns')) ?? hint;
+    if (code === 'unknown_option')
+      hint = flag.split('=')[0] === '--jq' ? jqHint(this.givenArgs()) : this.optionHint(flag);
+    else if (code === 'too_many_arguments')
+      hint =
+        jsonFieldsHint(
+          this.givenArgs(),
+          this.options.some((o) => o.long === '--columns'),
+        ) ?? hint;
     else if (code === 'unknown_command') hint = this.commandHint(/'([^']+)'/.exec(text)?.[1] ?? '');
     throw new UsageError(text, hint ?? `see \`${this.path()} --help\``, code);
   }
@@ -68,7 +73,11 @@ export class CnvCommand extends Command {
     const args = this.parent ? [] : (this as unknown as { rawArgs: string[] }).rawArgs;
     if (typeof contextOptions === 'object' && contextOptions.error && args.length > 0) {
       const verbose = args.includes('-v') ? ' (-v is --verbose)' : '';
-      throw new UsageError(`no command given${verbose}`, '`cnv --help` lists the commands; `cnv version` (or `cnv --version`, `-V`) prints the version', 'missing_command');
+      throw new UsageError(
+        `no command given${verbose}`,
+        '`cnv --help` lists the commands; `cnv version` (or `cnv --version`, `-V`) prints the version',
+        'missing_command',
+      );
     }
     return super.help(contextOptions as HelpContext);
   }
@@ -120,12 +129,20 @@ function withHelp(guess: string | undefined, path: string): string {
 
 /** commander's wording, made shorter and naming the flag first; a choice gets a suggestion. */
 function reword(text: string): { text: string; hint?: string } {
-  const bad = /^option '(?:-\w, )?([^' ]+)[^']*' argument '(.*)' is invalid\. (.*)$/s.exec(text)
-    ?? /^command-argument value '(.*)' is invalid for argument '([^']+)'\. (.*)$/s.exec(text)?.slice(0).map((v, i, a) => (i === 1 ? `<${a[2]}>` : i === 2 ? a[1] : v));
+  const bad =
+    /^option '(?:-\w, )?([^' ]+)[^']*' argument '(.*)' is invalid\. (.*)$/s.exec(text) ??
+    /^command-argument value '(.*)' is invalid for argument '([^']+)'\. (.*)$/s
+      .exec(text)
+      ?.slice(0)
+      .map((v, i, a) => (i === 1 ? `<${a[2]}>` : i === 2 ? a[1] : v));
   if (bad) {
     const [, name, value, rest] = bad;
     const choices = /^Allowed choices are (.*)\.$/s.exec(rest)?.[1];
-    if (choices) return { text: `${name}: expected one of ${choices}, got "${value}"`, hint: didYouMean(value, choices.split(', ')) };
+    if (choices)
+      return {
+        text: `${name}: expected one of ${choices}, got "${value}"`,
+        hint: didYouMean(value, choices.split(', ')),
+      };
     return { text: `${name}: ${rest}` };
   }
   return { text: text.replace(/^option '(?:-\w, )?([^' ]+)[^']*' argument missing$/, '$1 needs a value') };

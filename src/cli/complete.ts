@@ -48,18 +48,31 @@ function optionChoices(option: Option): { choices: readonly string[]; anyCase: b
 
 /** The completion tree of a program whose commands are all loaded. */
 export function completionTree(cmd: Command): CompletionNode {
-  const options = cmd.options.filter((o) => !o.hidden).map((o): CompletionOption => {
-    const flags = [o.long, o.short].filter((f): f is string => Boolean(f));
-    const choices = optionChoices(o);
-    const source = OPTION_SOURCES[o.long ?? ''] ?? (FILE_OPTIONS.test(o.long ?? '') ? 'file' : undefined);
-    return { flags, value: o.required || o.optional, ...(choices ? { choices: [...choices.choices], ...(choices.anyCase ? { anyCase: true } : {}) } : {}), ...(source ? { source } : {}) };
-  });
+  const options = cmd.options
+    .filter((o) => !o.hidden)
+    .map((o): CompletionOption => {
+      const flags = [o.long, o.short].filter((f): f is string => Boolean(f));
+      const choices = optionChoices(o);
+      const source = OPTION_SOURCES[o.long ?? ''] ?? (FILE_OPTIONS.test(o.long ?? '') ? 'file' : undefined);
+      return {
+        flags,
+        value: o.required || o.optional,
+        ...(choices ? { choices: [...choices.choices], ...(choices.anyCase ? { anyCase: true } : {}) } : {}),
+        ...(source ? { source } : {}),
+      };
+    });
   const args = (cmd.registeredArguments as readonly Argument[]).map((a) => {
     const source = ARG_SOURCES[a.name()];
     return { ...(a.argChoices ? { choices: [...a.argChoices] } : {}), ...(source ? { source } : {}) };
   });
   const hidden = (cmd as unknown as { _hidden?: boolean })._hidden;
-  return { names: [cmd.name(), ...cmd.aliases()], ...(hidden ? { hidden } : {}), options, args, subs: cmd.commands.map(completionTree) };
+  return {
+    names: [cmd.name(), ...cmd.aliases()],
+    ...(hidden ? { hidden } : {}),
+    options,
+    args,
+    subs: cmd.commands.map(completionTree),
+  };
 }
 
 /**
@@ -94,10 +107,12 @@ export async function complete(root: CompletionNode, words: string[], sources: C
     if (spec.choices) return spec.choices;
     if (spec.source === 'profile') return sources.profiles();
     if (spec.source === 'state-key') return sources.stateKeys();
-    if (spec.source === 'help') return [...sources.helpTopics, ...root.subs.filter((s) => !s.hidden).map((s) => s.names[0])];
+    if (spec.source === 'help')
+      return [...sources.helpTopics, ...root.subs.filter((s) => !s.hidden).map((s) => s.names[0])];
     return [];
   };
-  if (pending) return pending.anyCase ? inTypedCase(pending.choices ?? [], current) : startsWith(await valuesOf(pending));
+  if (pending)
+    return pending.anyCase ? inTypedCase(pending.choices ?? [], current) : startsWith(await valuesOf(pending));
   if (current.startsWith('-')) return startsWith(optionsInScope().flatMap((o) => o.flags));
   const subs = node.subs.filter((c) => !c.hidden);
   if (subs.length > 0 && positional === 0) return startsWith(subs.map((c) => c.names[0]));
@@ -115,6 +130,16 @@ function inTypedCase(values: readonly string[], current: string): string[] {
   const typed = current.toLowerCase();
   const lower = current !== '' && current === typed;
   const upper = current !== '' && current === current.toUpperCase() && !lower;
-  const found = values.filter((v) => v.toLowerCase().startsWith(typed)).map((v) => (v.startsWith(current) ? v : lower ? v.toLowerCase() : upper ? v.toUpperCase() : current + v.slice(current.length).toLowerCase()));
+  const found = values
+    .filter((v) => v.toLowerCase().startsWith(typed))
+    .map((v) =>
+      v.startsWith(current)
+        ? v
+        : lower
+          ? v.toLowerCase()
+          : upper
+            ? v.toUpperCase()
+            : current + v.slice(current.length).toLowerCase(),
+    );
   return [...new Set(found)];
 }

@@ -12,12 +12,15 @@ export function addCompletionCommands(program: Command, ctx: Context, loadAll: (
     .command('completion')
     .description('Print a shell completion script (bash, zsh, fish)')
     .addArgument(new Argument('<shell>', 'the shell').choices(Object.keys(COMPLETION_SCRIPTS)))
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Examples:
   $ cnv completion bash > ~/.local/share/bash-completion/completions/cnv
   $ cnv completion zsh > "\${fpath[1]}/_cnv"
   $ source <(cnv completion bash)               # or this line in ~/.bashrc
-  $ cnv completion fish > ~/.config/fish/completions/cnv.fish`)
+  $ cnv completion fish > ~/.config/fish/completions/cnv.fish`,
+    )
     .action((shell: keyof typeof COMPLETION_SCRIPTS) => {
       ctx.io.stdout.write(COMPLETION_SCRIPTS[shell]);
     });
@@ -29,7 +32,11 @@ Examples:
     .allowUnknownOption()
     .action(async (words: string[] = []) => {
       await loadAll();
-      const candidates = await complete(completionTree(program), words.length ? words : [''], completionSources(configDir(ctx.env)));
+      const candidates = await complete(
+        completionTree(program),
+        words.length ? words : [''],
+        completionSources(configDir(ctx.env)),
+      );
       ctx.io.stdout.write(candidates.map((c) => c + '\n').join(''));
     });
 }

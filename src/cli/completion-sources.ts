@@ -23,7 +23,9 @@ export function completionSources(configDir: string): CompletionSources {
         return [];
       }
       // A state file holds `{ "state": { "key", ... } }` (docs/exports.md, "The state").
-      return names.map((n) => (readJson(join(dir, n)) as { state?: { key?: unknown } } | undefined)?.state?.key).filter((k): k is string => typeof k === 'string');
+      return names
+        .map((n) => (readJson(join(dir, n)) as { state?: { key?: unknown } } | undefined)?.state?.key)
+        .filter((k): k is string => typeof k === 'string');
     },
     helpTopics: Object.keys(HELP_TOPICS),
   };

@@ -35,8 +35,14 @@ function loadHttpStack() {
 }
 
 /** A dry run's request as printed: JSON, or what -q selects from it (compiled before the command ran). */
-function dryRunText(request: Record<string, unknown>, query: string | undefined, warn: (message: string) => void): string {
-  return query !== undefined && compiledQuery(query) ? documentQueryText(query, request, false, warn) : stringifyJson(request, 2) + '\n';
+function dryRunText(
+  request: Record<string, unknown>,
+  query: string | undefined,
+  warn: (message: string) => void,
+): string {
+  return query !== undefined && compiledQuery(query)
+    ? documentQueryText(query, request, false, warn)
+    : stringifyJson(request, 2) + '\n';
 }
 
 /**
@@ -75,7 +81,9 @@ export class HttpStack {
   }
 
   private limiter(): Promise<RateLimiter> {
-    return (this.rateLimiter ??= import('../http/rate-limiter.js').then(({ RateLimiter }) => new RateLimiter({ ...CLIENT_RATE, clock: this.of.clock })));
+    return (this.rateLimiter ??= import('../http/rate-limiter.js').then(
+      ({ RateLimiter }) => new RateLimiter({ ...CLIENT_RATE, clock: this.of.clock }),
+    ));
   }
 
   private dispatcher(): Promise<Dispatcher> {
@@ -108,13 +116,22 @@ export class HttpStack {
       firstRequest: this.firstRequest ? sendFirst : undefined,
       limiter,
       clock,
-      logger: globals.debug ? debugLogger(deps.io.stderr, redact) : globals.verbose ? stderrLogger(deps.io.stderr, redact) : silentLogger,
+      logger: globals.debug
+        ? debugLogger(deps.io.stderr, redact)
+        : globals.verbose
+          ? stderrLogger(deps.io.stderr, redact)
+          : silentLogger,
       maxAttempts: globals.maxRetries + 1,
       timeoutMs: globals.timeout,
       maxRetryWaitMs: globals.maxRetryWaitMs,
       random: deps.random,
       userAgent: userAgent(),
-      dryRun: globals.dryRun ? (request) => deps.io.stdout.write(redact(dryRunText({ dryRun: true, ...request }, globals.query, (message) => this.of.warn(message)))) : undefined,
+      dryRun: globals.dryRun
+        ? (request) =>
+            deps.io.stdout.write(
+              redact(dryRunText({ dryRun: true, ...request }, globals.query, (message) => this.of.warn(message))),
+            )
+        : undefined,
     });
   }
 
@@ -136,13 +153,21 @@ export class HttpStack {
           limiter,
           fullRate: CLIENT_RATE.ratePerSecond,
           // A run slowed by other processes says so once, and where to look (a lease left behind).
-          onShared: ({ peers, rate, dir }) => warn(`${peers - 1} other cnv process${peers > 2 ? 'es' : ''} of this machine send${peers > 2 ? '' : 's'} with this account: this run shares its rate, at most ${Math.round(rate)} requests/s (leases in ${dir}; CNV_RATE_SHARE=off stops sharing)`),
+          onShared: ({ peers, rate, dir }) =>
+            warn(
+              `${peers - 1} other cnv process${peers > 2 ? 'es' : ''} of this machine send${peers > 2 ? '' : 's'} with this account: this run shares its rate, at most ${Math.round(rate)} requests/s (leases in ${dir}; CNV_RATE_SHARE=off stops sharing)`,
+            ),
         }),
       );
       // Its share known before it sends on (a few milliseconds of file work): four runs started
       // together would otherwise each send at the full rate meanwhile, together past the limit.
       limiter.holdUntil(joined);
     };
-    this.of.onDispose(() => joined?.then((share) => share?.stop(), () => {}));
+    this.of.onDispose(() =>
+      joined?.then(
+        (share) => share?.stop(),
+        () => {},
+      ),
+    );
   }
 }

@@ -24,8 +24,21 @@ export function createContext(deps: ContextDeps): ProgramContext {
   const onDispose = (fn: () => Promise<void> | void) => void disposers.push(fn);
   const redaction = new Redaction(deps.env.CNV_API_KEY);
   const redact = (text: string) => redaction.redact(text);
-  const account = new Account(deps, () => ctx.globals, redaction, (message) => ctx.warn(message));
-  const stack = new HttpStack({ deps, clock, globals: () => ctx.globals, credentials: () => account.credentials(), redact, warn: (m) => ctx.warn(m), onDispose });
+  const account = new Account(
+    deps,
+    () => ctx.globals,
+    redaction,
+    (message) => ctx.warn(message),
+  );
+  const stack = new HttpStack({
+    deps,
+    clock,
+    globals: () => ctx.globals,
+    credentials: () => account.credentials(),
+    redact,
+    warn: (m) => ctx.warn(m),
+    onDispose,
+  });
   let globals: Readonly<GlobalOptions> = Object.freeze({ ...DEFAULT_GLOBALS });
   const ctx: ProgramContext = {
     io: deps.io,
@@ -106,7 +119,9 @@ class Account {
 
   config(): Promise<ProfileStore> {
     const { env } = this.deps;
-    return (this.store ??= import('../config/profiles.js').then(({ ProfileStore }) => ProfileStore.open(configDir(env), configDirWhere(env))));
+    return (this.store ??= import('../config/profiles.js').then(({ ProfileStore }) =>
+      ProfileStore.open(configDir(env), configDirWhere(env)),
+    ));
   }
 
   credentials(): Promise<Credentials> {
@@ -128,7 +143,15 @@ class Account {
   private async resolve(): Promise<Credentials> {
     const { resolveCredentials } = await import('../config/resolve.js');
     const globals = this.globals();
-    const resolved = resolveCredentials({ apiKeyFlag: this.given?.apiKey ?? globals.apiKey, baseUrlFlag: this.given?.baseUrl ?? globals.baseUrl, profileFlag: globals.profile, env: this.deps.env }, await this.config());
+    const resolved = resolveCredentials(
+      {
+        apiKeyFlag: this.given?.apiKey ?? globals.apiKey,
+        baseUrlFlag: this.given?.baseUrl ?? globals.baseUrl,
+        profileFlag: globals.profile,
+        env: this.deps.env,
+      },
+      await this.config(),
+    );
     this.redaction.learn([resolved.apiKey, this.deps.env.CNV_API_KEY, globals.apiKey, this.given?.apiKey]);
     for (const w of resolved.warnings) this.warn(w);
     return resolved;

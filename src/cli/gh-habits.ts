@@ -29,6 +29,8 @@ export function jsonFieldsHint(args: readonly string[], hasColumns: boolean): st
   const list = at >= 0 ? args[at + 1] : undefined;
   if (list === undefined || !/^[A-Za-z_][\w.]*(,[A-Za-z_][\w.]*)*$/.test(list)) return undefined;
   const fields = list.split(',');
-  const pick = hasColumns ? `--columns ${list} --json` : `--json -q '{${fields.map((f) => `${f.replace(/\W/g, '_')}: ${f}`).join(', ')}}'`;
+  const pick = hasColumns
+    ? `--columns ${list} --json`
+    : `--json -q '{${fields.map((f) => `${f.replace(/\W/g, '_')}: ${f}`).join(', ')}}'`;
   return `--json takes no field list here (it is a switch: the whole result as JSON); choose fields with ${hasColumns ? '--columns' : '-q (JMESPath)'}: ${pick}`;
 }

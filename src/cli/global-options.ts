@@ -32,18 +32,36 @@ export function addGlobalOptions(program: Command): void {
     .option('--profile <name>', 'profile to use (default: the one `cnv config use` chose, or "default")')
     .option('--api-key <key>', 'API key (prefer CNV_API_KEY or `cnv config set-key`: flags show up in process lists)')
     .option('--base-url <url>', 'API base URL (also CNV_BASE_URL)')
-    .option('--json', 'print JSON (the same document as when stdout is not a terminal; see each command\'s JSON OUTPUT)')
-    .addOption(new Option('-o, --format <format>', 'output format (any case)').choices([...OUTPUT_FORMATS]).argParser(caseInsensitiveChoice(OUTPUT_FORMATS)))
-    .option('-q, --query <expr>', 'print what this JMESPath expression selects from the JSON output (e.g. -q \'[].name\'; a string prints bare)')
+    .option('--json', "print JSON (the same document as when stdout is not a terminal; see each command's JSON OUTPUT)")
+    .addOption(
+      new Option('-o, --format <format>', 'output format (any case)')
+        .choices([...OUTPUT_FORMATS])
+        .argParser(caseInsensitiveChoice(OUTPUT_FORMATS)),
+    )
+    .option(
+      '-q, --query <expr>',
+      "print what this JMESPath expression selects from the JSON output (e.g. -q '[].name'; a string prints bare)",
+    )
     .option('-v, --verbose', 'log each request and response on stderr (API key redacted)')
     .option('--quiet', 'no progress, warnings or summaries on stderr')
     .option('--no-progress', 'no progress display')
     .option('--no-color', 'no colour (also NO_COLOR)')
     .option('--no-pager', 'print a long table directly instead of through the pager (CNV_PAGER, PAGER, or less -FRX)')
     .option('--dry-run', 'print the write request(s) a command would send (key redacted) and send nothing')
-    .option('--debug', 'log each request and response in full on stderr: URL, headers, bodies (first 4 KiB), timing, attempts; key redacted (also CNV_DEBUG=api)')
-    .option('--timeout <ms>', `time limit of each HTTP attempt (default ${DEFAULT_GLOBALS.timeout})`, integer(1, MAX_TIMER_MS))
-    .option('--max-retries <n>', `retries after a transient failure (default ${DEFAULT_GLOBALS.maxRetries})`, integer(0, 20))
+    .option(
+      '--debug',
+      'log each request and response in full on stderr: URL, headers, bodies (first 4 KiB), timing, attempts; key redacted (also CNV_DEBUG=api)',
+    )
+    .option(
+      '--timeout <ms>',
+      `time limit of each HTTP attempt (default ${DEFAULT_GLOBALS.timeout})`,
+      integer(1, MAX_TIMER_MS),
+    )
+    .option(
+      '--max-retries <n>',
+      `retries after a transient failure (default ${DEFAULT_GLOBALS.maxRetries})`,
+      integer(0, 20),
+    )
     .option(
       '--max-retry-wait <s>',
       `longest wait, in seconds, a server's Retry-After may ask for; past it cnv gives up at once (exit 7) saying when to try again (default ${DEFAULT_GLOBALS.maxRetryWaitMs / 1000}; also CNV_MAX_RETRY_WAIT)`,
@@ -72,7 +90,10 @@ export function toGlobals(raw: Record<string, unknown>, env: NodeJS.ProcessEnv):
     pager: raw.pager !== false,
     timeout: (raw.timeout as number | undefined) ?? DEFAULT_GLOBALS.timeout,
     maxRetries: (raw.maxRetries as number | undefined) ?? DEFAULT_GLOBALS.maxRetries,
-    maxRetryWaitMs: ((raw.maxRetryWait as number | undefined) ?? envSeconds(env, 'CNV_MAX_RETRY_WAIT') ?? DEFAULT_GLOBALS.maxRetryWaitMs / 1000) * 1000,
+    maxRetryWaitMs:
+      ((raw.maxRetryWait as number | undefined) ??
+        envSeconds(env, 'CNV_MAX_RETRY_WAIT') ??
+        DEFAULT_GLOBALS.maxRetryWaitMs / 1000) * 1000,
     dryRun: raw.dryRun === true,
   };
 }
@@ -91,9 +112,12 @@ function debugEnv(env: NodeJS.ProcessEnv): 'api' | 'verbose' | undefined {
  */
 export function checkOutputFlags(globals: GlobalOptions): void {
   const { json, format, query } = globals;
-  if (json && format !== undefined && format !== 'json') throw new UsageError(`--json and -o ${format} ask for two output formats: give one`);
+  if (json && format !== undefined && format !== 'json')
+    throw new UsageError(`--json and -o ${format} ask for two output formats: give one`);
   if (query !== undefined && (format === 'csv' || format === 'table')) {
-    throw new UsageError(`-q/--query and -o ${format}: a query selects from the JSON output; drop -o ${format} (or use -o json|ndjson)`);
+    throw new UsageError(
+      `-q/--query and -o ${format}: a query selects from the JSON output; drop -o ${format} (or use -o json|ndjson)`,
+    );
   }
 }
 

@@ -6,11 +6,7 @@ import type { CnvCommand } from './cnv-command.js';
 import { didYouMean } from '../cmdutil/suggest.js';
 
 /** `cnv help [topic | command...]`: topics, or a command's own help. */
-export function addHelpCommand(
-  program: Command,
-  ctx: Context,
-  loadLeaf: (cmd: Command) => Promise<void>,
-): void {
+export function addHelpCommand(program: Command, ctx: Context, loadLeaf: (cmd: Command) => Promise<void>): void {
   program.helpCommand(false);
   const topics = Object.entries(HELP_TOPICS)
     .map(([name, t]) => `  ${name.padEnd(12)} ${t.summary}`)

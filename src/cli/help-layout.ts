@@ -32,10 +32,16 @@ export function formatHelp(cmd: Command, helper: Help, parts: HelpParts): string
   const { prose, examples } = splitNotes(parts.notes);
 
   const own = helper.visibleOptions(cmd).filter((o) => root || o.long !== '--help');
-  const inherited = helper.showGlobalOptions && !root
-    // --version is the program's, not a command's.
-    ? [...helper.visibleGlobalOptions(cmd).filter((o) => o.long !== '--version' && (!parts.globals || parts.globals.includes(o.long ?? ''))), ...helpOptionOf(cmd)]
-    : [];
+  const inherited =
+    helper.showGlobalOptions && !root
+      ? // --version is the program's, not a command's.
+        [
+          ...helper
+            .visibleGlobalOptions(cmd)
+            .filter((o) => o.long !== '--version' && (!parts.globals || parts.globals.includes(o.long ?? ''))),
+          ...helpOptionOf(cmd),
+        ]
+      : [];
   const subcommands = helper.visibleCommands(cmd).filter((c) => root || c.name() !== 'help');
   const topics = root ? Object.entries(HELP_TOPICS) : [];
   const topLevel = parts.examples?.map((e) => `  $ ${e}`) ?? [];
@@ -56,15 +62,33 @@ export function formatHelp(cmd: Command, helper: Help, parts: HelpParts): string
     '',
     ...(prose.length ? [...prose, ''] : []),
     ...section('USAGE', [`  ${usage(cmd)}`]),
-    ...section('ALIASES', cmd.aliases().map((a) => `  ${[...pathOf(cmd).slice(0, -1), a].join(' ')}`)),
-    ...section('ARGUMENTS', helper.visibleArguments(cmd).map((a) => item(helper.argumentTerm(a), helper.argumentDescription(a)))),
-    ...section('COMMANDS', subcommands.map((c) => item(c.name(), helper.subcommandDescription(c)))),
-    ...section('HELP TOPICS (cnv help <topic>)', topics.map(([name, t]) => item(name, t.summary))),
+    ...section(
+      'ALIASES',
+      cmd.aliases().map((a) => `  ${[...pathOf(cmd).slice(0, -1), a].join(' ')}`),
+    ),
+    ...section(
+      'ARGUMENTS',
+      helper.visibleArguments(cmd).map((a) => item(helper.argumentTerm(a), helper.argumentDescription(a))),
+    ),
+    ...section(
+      'COMMANDS',
+      subcommands.map((c) => item(c.name(), helper.subcommandDescription(c))),
+    ),
+    ...section(
+      'HELP TOPICS (cnv help <topic>)',
+      topics.map(([name, t]) => item(name, t.summary)),
+    ),
     ...section(root ? 'FLAGS (every command takes them, before or after its name)' : 'FLAGS', own.map(optionItem)),
     ...section('EXAMPLES', [...topLevel, ...examples]),
-    ...section('JSON OUTPUT (piped, --json, and what -q selects from)', parts.json ? [helper.boxWrap(parts.json() + '.', width - 2).replace(/^/gm, '  ')] : []),
+    ...section(
+      'JSON OUTPUT (piped, --json, and what -q selects from)',
+      parts.json ? [helper.boxWrap(parts.json() + '.', width - 2).replace(/^/gm, '  ')] : [],
+    ),
     ...section('INHERITED FLAGS', inherited.map(optionItem)),
-    ...section('LEARN MORE', LEARN_MORE.map((l) => helper.boxWrap(l, width - 2).replace(/^/gm, '  '))),
+    ...section(
+      'LEARN MORE',
+      LEARN_MORE.map((l) => helper.boxWrap(l, width - 2).replace(/^/gm, '  ')),
+    ),
   ].join('\n');
 }
 

@@ -22,7 +22,7 @@ const ROOT_EXAMPLES = [
   'cnv config set-key --profile prod --base-url https://api.example.com < key.txt',
   'cnv contacts get --email ada@example.com',
   'cnv contacts upsert --file contacts.csv --report report.csv',
-  'cnv campaigns list --all -q \'[].name\'',
+  "cnv campaigns list --all -q '[].name'",
   'cnv export contacts --out contacts.csv      # every run adds what is new',
   'cnv api GET /v2/fields -f limit=5',
   'cnv emulator --port 4010                    # a local API to try it all on',
@@ -42,7 +42,11 @@ export function buildProgram(ctx: ProgramContext, setExitCode: (code: number) =>
       outputError: (s, write) => write(ctx.redact(s)),
     })
     // gh's layout: own flags and commands first, examples, inherited (global) flags last (help-layout.ts).
-    .configureHelp({ showGlobalOptions: true, sortSubcommands: false, formatHelp: (cmd, helper) => formatHelp(cmd, helper, (cmd as CnvCommand).helpParts) })
+    .configureHelp({
+      showGlobalOptions: true,
+      sortSubcommands: false,
+      formatHelp: (cmd, helper) => formatHelp(cmd, helper, (cmd as CnvCommand).helpParts),
+    })
     // CnvCommand.error makes parse errors cnv's one format, with its own suggestions.
     .showSuggestionAfterError(false);
   addGlobalOptions(program);
@@ -76,7 +80,11 @@ export function buildProgram(ctx: ProgramContext, setExitCode: (code: number) =>
 function refuseJsonOutside(action: Command, globals: Context['globals']): void {
   if (action.name() === '__complete') return;
   const flag = globals.query !== undefined ? '-q/--query' : globals.json ? '--json' : undefined;
-  if (flag) throw new UsageError(`${flag}: \`${commandPath(action)}\` prints ${action.name() === 'completion' ? 'a shell script' : 'text'}, which has no JSON form`, 'drop the flag');
+  if (flag)
+    throw new UsageError(
+      `${flag}: \`${commandPath(action)}\` prints ${action.name() === 'completion' ? 'a shell script' : 'text'}, which has no JSON form`,
+      'drop the flag',
+    );
 }
 
 /** `cnv export state list`, for messages. */
@@ -111,7 +119,8 @@ async function loadLeaf(ctx: Context, cmd: Command, setExitCode: (code: number) 
   (cmd as CnvCommand).helpParts.json = () => describeOutput(mod.output());
   cmd.action(async (...params: unknown[]) => {
     const command = params[params.length - 1] as Command;
-    const queried = ctx.globals.query === undefined ? undefined : (await import('../output/query.js')).queryApplications;
+    const queried =
+      ctx.globals.query === undefined ? undefined : (await import('../output/query.js')).queryApplications;
     const before = queried?.();
     // Validated before anything runs, with the global options the command's rules read: a bad
     // value or combination is a usage error (exit 2) naming its flag.

@@ -14,7 +14,7 @@ export function reportError(ctx: Context, err: unknown, argv: string[]): number 
   const reason = ctx.signal.aborted ? ctx.signal.reason : undefined;
   // The interruption wins, unless the command said more about it (how to resume a file run).
   const told = err instanceof CliError && err.cause === reason;
-  const error = reason instanceof CliError && !told ? reason : failedStdout(ctx, err) ?? err;
+  const error = reason instanceof CliError && !told ? reason : (failedStdout(ctx, err) ?? err);
 
   if (error instanceof CommanderError) {
     // CnvCommand turns parse errors into UsageErrors; this is what else commander may throw.
@@ -32,15 +32,25 @@ export function reportError(ctx: Context, err: unknown, argv: string[]): number 
     if (hint) write(`hint: ${hint}`);
     if (json) {
       const status = (error as { status?: number }).status;
-      write(JSON.stringify({ error: { code: error.code, message: error.message, status, exitCode: error.exitCode, hint } }));
+      write(
+        JSON.stringify({ error: { code: error.code, message: error.message, status, exitCode: error.exitCode, hint } }),
+      );
     }
     return error.exitCode;
   }
   const e = error as Error;
   write(`error: internal: ${e?.message ?? String(error)}`);
   if (ctx.globals.verbose && e?.stack) for (const line of e.stack.split('\n')) write(line);
-  else write('hint: this is a bug in cnv; run again with --debug (stack trace and requests, key redacted) and report it with that output');
-  if (json) write(JSON.stringify({ error: { code: 'internal', message: e?.message ?? String(error), exitCode: ExitCode.internal } }));
+  else
+    write(
+      'hint: this is a bug in cnv; run again with --debug (stack trace and requests, key redacted) and report it with that output',
+    );
+  if (json)
+    write(
+      JSON.stringify({
+        error: { code: 'internal', message: e?.message ?? String(error), exitCode: ExitCode.internal },
+      }),
+    );
   return ExitCode.internal;
 }
 
@@ -52,5 +62,7 @@ function failedStdout(ctx: Context, err: unknown): CliError | undefined {
   const failure = ctx.io.stdout.errored;
   if (!failure || err instanceof CliError) return undefined;
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  return err === failure || (code !== undefined && code === (failure as NodeJS.ErrnoException).code) ? stdoutError(failure) : undefined;
+  return err === failure || (code !== undefined && code === (failure as NodeJS.ErrnoException).code)
+    ? stdoutError(failure)
+    : undefined;
 }

@@ -12,35 +12,82 @@ import { refuseJsonWhenStdoutIsData } from './stdout-data.js';
 function delimiter(text: string): string {
   if (text === 'tab' || text === '\\t') return '\t';
   if ([...text].length !== 1) throw new InvalidArgumentError(`expected one character or "tab", got "${text}"`);
-  if (text === '"' || text === '\n' || text === '\r') throw new InvalidArgumentError('the delimiter cannot be a quote or a line break');
+  if (text === '"' || text === '\n' || text === '\r')
+    throw new InvalidArgumentError('the delimiter cannot be a quote or a line break');
   return text;
 }
 
 /** The input, report and concurrency flags shared by every batch or file mode (the column flags of its mode follow: see below). */
 export function batchFlags(defaults: BatchDefaults) {
   return {
-    inputFormat: flag('--input-format <format>', 'input format when the extension does not say (default: by extension, else sniffed)', z.enum(['csv', 'ndjson', 'json']).optional(), { choices: INPUT_FORMATS }),
-    delimiter: textFlag('--delimiter <char>', 'CSV field delimiter: one character, or "tab" (default "," or a tab for .tsv)', delimiter),
-    encoding: flag('--encoding <name>', 'text encoding of an input file without a byte order mark (default utf-8; UTF-16 with a BOM is read as such)', z.string().optional(), { choices: INPUT_ENCODINGS }),
-    report: textFlag('--report <file>', 'write every row\'s result as CSV (line, identifier, status, ..., error, message, row, hash) after a first line naming the run; - for stdout'),
-    resumeFromReport: textFlag('--resume-from-report <file>', 'send only the rows that have no success in this earlier report of the same command, target and input (matched by row and content)'),
-    force: switchFlag('--force', 'overwrite the --report of an unfinished run (one with skipped rows) and send every row again, instead of refusing it (exit 2)'),
-    concurrency: numberFlag('--concurrency <n>', `requests in flight at once (default ${defaults.concurrency})`, integer(1, 64)),
-    maxRows: numberFlag('--max-rows <n>', 'read only the first N rows of the file (with --dry-run: look at what the first few would send)', integer(1)),
-    map: listFlag('--map <column=target>', "send a column as a target: a body key, fields.KEY, a field key or label, body.NAME (as it is), or - (left out); repeatable, e.g. --map 'First Name=firstName'"),
-    mapFile: textFlag('--map-file <file>', 'column=target lines, as --map (# comments); see docs/batches.md for HubSpot, Mailchimp and Klaviyo recipes'),
-    ignoreColumn: listFlag('--ignore-column <name>', "leave this column out (repeatable; '' names an unnamed column, such as a pandas or R row index)"),
+    inputFormat: flag(
+      '--input-format <format>',
+      'input format when the extension does not say (default: by extension, else sniffed)',
+      z.enum(['csv', 'ndjson', 'json']).optional(),
+      { choices: INPUT_FORMATS },
+    ),
+    delimiter: textFlag(
+      '--delimiter <char>',
+      'CSV field delimiter: one character, or "tab" (default "," or a tab for .tsv)',
+      delimiter,
+    ),
+    encoding: flag(
+      '--encoding <name>',
+      'text encoding of an input file without a byte order mark (default utf-8; UTF-16 with a BOM is read as such)',
+      z.string().optional(),
+      { choices: INPUT_ENCODINGS },
+    ),
+    report: textFlag(
+      '--report <file>',
+      "write every row's result as CSV (line, identifier, status, ..., error, message, row, hash) after a first line naming the run; - for stdout",
+    ),
+    resumeFromReport: textFlag(
+      '--resume-from-report <file>',
+      'send only the rows that have no success in this earlier report of the same command, target and input (matched by row and content)',
+    ),
+    force: switchFlag(
+      '--force',
+      'overwrite the --report of an unfinished run (one with skipped rows) and send every row again, instead of refusing it (exit 2)',
+    ),
+    concurrency: numberFlag(
+      '--concurrency <n>',
+      `requests in flight at once (default ${defaults.concurrency})`,
+      integer(1, 64),
+    ),
+    maxRows: numberFlag(
+      '--max-rows <n>',
+      'read only the first N rows of the file (with --dry-run: look at what the first few would send)',
+      integer(1),
+    ),
+    map: listFlag(
+      '--map <column=target>',
+      "send a column as a target: a body key, fields.KEY, a field key or label, body.NAME (as it is), or - (left out); repeatable, e.g. --map 'First Name=firstName'",
+    ),
+    mapFile: textFlag(
+      '--map-file <file>',
+      'column=target lines, as --map (# comments); see docs/batches.md for HubSpot, Mailchimp and Klaviyo recipes',
+    ),
+    ignoreColumn: listFlag(
+      '--ignore-column <name>',
+      "leave this column out (repeatable; '' names an unnamed column, such as a pandas or R row index)",
+    ),
   };
 }
 
 /** Columns that name nothing the endpoint takes: left out (every mode but the batch adds', which take identifiers only). */
 export const IGNORE_UNKNOWN_COLUMNS_FLAG = {
-  ignoreUnknownColumns: switchFlag('--ignore-unknown-columns', 'leave out every column that names nothing the endpoint takes (listed in the column table) instead of refusing the file'),
+  ignoreUnknownColumns: switchFlag(
+    '--ignore-unknown-columns',
+    'leave out every column that names nothing the endpoint takes (listed in the column table) instead of refusing the file',
+  ),
 };
 
 /** A column sent as it is (the modes whose rows are request bodies: upserts, events). */
 export const PASS_COLUMN_FLAG = {
-  passColumn: listFlag('--pass-column <name>', 'send this column as a top-level body member under its own name, unchecked (the members the spec names but does not spell); repeatable'),
+  passColumn: listFlag(
+    '--pass-column <name>',
+    'send this column as a top-level body member under its own name, unchecked (the members the spec names but does not spell); repeatable',
+  ),
 };
 
 /**
@@ -48,18 +95,29 @@ export const PASS_COLUMN_FLAG = {
  * definitions); without either, the file's own cells tell it (src/input/number-convention.ts).
  */
 export const NUMBER_CONVENTION_FLAGS = {
-  decimalPoint: switchFlag('--decimal-point', 'NUMBER cells have a decimal point, commas group thousands (1,234.5): 1,234 is 1234'),
-  decimalComma: switchFlag('--decimal-comma', 'NUMBER cells have a decimal comma, dots group thousands (1.234,5), as German or French spreadsheets save them: 1,234 is 1.234'),
+  decimalPoint: switchFlag(
+    '--decimal-point',
+    'NUMBER cells have a decimal point, commas group thousands (1,234.5): 1,234 is 1234',
+  ),
+  decimalComma: switchFlag(
+    '--decimal-comma',
+    'NUMBER cells have a decimal comma, dots group thousands (1.234,5), as German or French spreadsheets save them: 1,234 is 1.234',
+  ),
 };
 
 /** The run's summary as JSON. */
 export const SUMMARY_JSON_FLAG = {
-  summaryJson: textFlag('--summary-json <file>', 'write the run summary as JSON to this file at the end (also when the run fails or is interrupted); - for stdout when stdout carries no other data (as --json does)'),
+  summaryJson: textFlag(
+    '--summary-json <file>',
+    'write the run summary as JSON to this file at the end (also when the run fails or is interrupted); - for stdout when stdout carries no other data (as --json does)',
+  ),
 };
 
 /** Rows per request, for an endpoint that takes more than one item. */
 export function chunkSizeFlag(max: number) {
-  return { chunkSize: numberFlag('--chunk-size <n>', `rows per request, 1 to ${max} (default ${max})`, integer(1, max)) };
+  return {
+    chunkSize: numberFlag('--chunk-size <n>', `rows per request, 1 to ${max} (default ${max})`, integer(1, max)),
+  };
 }
 
 /** A batch command's values of those flags (the file flag is --file or --batch). */
@@ -98,11 +156,29 @@ export const BATCH_GLOBALS = ['json', 'query'] as const;
 export function checkBatchOptions(opts: BatchOptionValues): void {
   // A resume carries over every row of the earlier report: one that reads only the first rows would drop the rest.
   if (opts.maxRows !== undefined && opts.resumeFromReport !== undefined) {
-    throw new UsageError('--max-rows: not with --resume-from-report (a resume reads the whole file, so that the rows done before stay in the report)', undefined, 'conflicting_options');
+    throw new UsageError(
+      '--max-rows: not with --resume-from-report (a resume reads the whole file, so that the rows done before stay in the report)',
+      undefined,
+      'conflicting_options',
+    );
   }
-  if (opts.report === '-') refuseJsonWhenStdoutIsData(opts, 'the report (--report -)', '--report FILE (then --json prints the summary on stdout), or --summary-json FILE');
-  summaryJsonTarget(opts.summaryJson, opts.report === '-', { '--report': opts.report, '--resume-from-report': opts.resumeFromReport, '--file/--batch': opts.file ?? opts.batch });
-  if (opts.decimalComma && opts.decimalPoint) throw new UsageError('--decimal-comma and --decimal-point: a file has one number convention; give the one it uses', undefined, 'conflicting_options');
+  if (opts.report === '-')
+    refuseJsonWhenStdoutIsData(
+      opts,
+      'the report (--report -)',
+      '--report FILE (then --json prints the summary on stdout), or --summary-json FILE',
+    );
+  summaryJsonTarget(opts.summaryJson, opts.report === '-', {
+    '--report': opts.report,
+    '--resume-from-report': opts.resumeFromReport,
+    '--file/--batch': opts.file ?? opts.batch,
+  });
+  if (opts.decimalComma && opts.decimalPoint)
+    throw new UsageError(
+      '--decimal-comma and --decimal-point: a file has one number convention; give the one it uses',
+      undefined,
+      'conflicting_options',
+    );
 }
 
 /** The batch options of a command, with defaults applied (checked before: checkBatchOptions). */
@@ -120,18 +196,40 @@ export function batchRunOptions(opts: BatchOptionValues, defaults: BatchDefaults
     printRequests: dryRun,
     summaryJson: opts.summaryJson,
     maxRows: opts.maxRows,
-    columns: { map: opts.map, mapFile: opts.mapFile, ignoreColumn: opts.ignoreColumn, ignoreUnknownColumns: opts.ignoreUnknownColumns, passColumn: opts.passColumn },
+    columns: {
+      map: opts.map,
+      mapFile: opts.mapFile,
+      ignoreColumn: opts.ignoreColumn,
+      ignoreUnknownColumns: opts.ignoreUnknownColumns,
+      passColumn: opts.passColumn,
+    },
     numbers: opts.decimalComma ? 'comma' : opts.decimalPoint ? 'point' : undefined,
   };
 }
 
 const BATCH_ONLY = [
-  'inputFormat', 'delimiter', 'encoding', 'report', 'resumeFromReport', 'force', 'concurrency', 'chunkSize', 'summaryJson',
-  'maxRows', 'map', 'mapFile', 'ignoreColumn', 'ignoreUnknownColumns', 'passColumn', 'decimalComma', 'decimalPoint',
+  'inputFormat',
+  'delimiter',
+  'encoding',
+  'report',
+  'resumeFromReport',
+  'force',
+  'concurrency',
+  'chunkSize',
+  'summaryJson',
+  'maxRows',
+  'map',
+  'mapFile',
+  'ignoreColumn',
+  'ignoreUnknownColumns',
+  'passColumn',
+  'decimalComma',
+  'decimalPoint',
 ] as const;
 
 /** Batch options make no sense in single mode: say so rather than ignore them. */
 export function rejectBatchOptions(opts: BatchOptionValues, fileFlag: string): void {
   const given = BATCH_ONLY.find((key) => opts[key] !== undefined);
-  if (given) throw new UsageError(`--${given.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: goes only with ${fileFlag}`);
+  if (given)
+    throw new UsageError(`--${given.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: goes only with ${fileFlag}`);
 }

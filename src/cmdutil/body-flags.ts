@@ -29,7 +29,11 @@ function jsonObject(text: string): Record<string, unknown> {
 }
 
 /** Copies `--set name=value` pairs into a request body; names that have their own flag are refused. */
-export function applySetPairs(body: Record<string, unknown>, pairs: Array<[string, unknown]> | undefined, named: ReadonlySet<string>): void {
+export function applySetPairs(
+  body: Record<string, unknown>,
+  pairs: Array<[string, unknown]> | undefined,
+  named: ReadonlySet<string>,
+): void {
   for (const [name, value] of pairs ?? []) {
     if (named.has(name)) throw new UsageError(`--set ${name}: use the dedicated flag for ${name}`);
     body[name] = value;
@@ -37,7 +41,11 @@ export function applySetPairs(body: Record<string, unknown>, pairs: Array<[strin
 }
 
 /** A repeatable `--set name=value` (collectPair): the pairs in order, values parsed loosely. */
-export const setFlag = (description: string) => flag('--set <name=value>', description, z.array(z.tuple([z.string(), z.unknown()])).optional(), { parse: collectPair });
+export const setFlag = (description: string) =>
+  flag('--set <name=value>', description, z.array(z.tuple([z.string(), z.unknown()])).optional(), {
+    parse: collectPair,
+  });
 
 /** `--data '{...}'` (jsonObject): a JSON object. */
-export const dataFlag = (description: string) => flag('--data <json>', description, z.record(z.string(), z.unknown()).optional(), { parse: jsonObject });
+export const dataFlag = (description: string) =>
+  flag('--data <json>', description, z.record(z.string(), z.unknown()).optional(), { parse: jsonObject });

@@ -18,16 +18,26 @@ function collectRawPair(value: string, previous: Array<[string, string]> = []): 
 }
 
 /** A repeatable `key=value` field flag: key and raw value, in order (collectRawPair). */
-const pairsFlag = (flags: string, description: string) => flag(flags, description, z.array(z.tuple([z.string(), z.string()])).optional(), { parse: collectRawPair });
+const pairsFlag = (flags: string, description: string) =>
+  flag(flags, description, z.array(z.tuple([z.string(), z.string()])).optional(), { parse: collectRawPair });
 
 /** The field flags of `contacts upsert`: by definition, as a string (-f) or as JSON (-F), for the contact and its company. */
 export const FIELD_FLAGS = {
-  field: pairsFlag('--field <key=value>', 'contact field (repeatable); value converted to the field\'s data type'),
+  field: pairsFlag('--field <key=value>', "contact field (repeatable); value converted to the field's data type"),
   rawField: pairsFlag('-f, --raw-field <key=value>', 'contact field sent as a string, as typed (repeatable)'),
-  typedField: pairsFlag('-F, --typed-field <key=value>', 'contact field sent as JSON when it parses: true, false, null, numbers, objects (repeatable)'),
-  companyField: pairsFlag('--company-field <key=value>', 'field of the contact\'s company (repeatable); converted like --field'),
+  typedField: pairsFlag(
+    '-F, --typed-field <key=value>',
+    'contact field sent as JSON when it parses: true, false, null, numbers, objects (repeatable)',
+  ),
+  companyField: pairsFlag(
+    '--company-field <key=value>',
+    "field of the contact's company (repeatable); converted like --field",
+  ),
   companyRawField: pairsFlag('--company-raw-field <key=value>', 'company field sent as a string (repeatable)'),
-  companyTypedField: pairsFlag('--company-typed-field <key=value>', 'company field sent as JSON when it parses (repeatable)'),
+  companyTypedField: pairsFlag(
+    '--company-typed-field <key=value>',
+    'company field sent as JSON when it parses (repeatable)',
+  ),
 };
 
 type FieldFlagOpt = keyof typeof FIELD_FLAGS;
@@ -75,29 +85,55 @@ const pairsOf = (opts: FieldFlagValues, opt: FieldFlagOpt) => opts[opt] ?? [];
  * `-f` is always a string, `-F` typed as JSON (true, false, null, numbers, objects). A value
  * that does not fit its field's type is a usage error, before anything is sent.
  */
-export async function resolveFieldFlags(ctx: Context, opts: FieldFlagValues & { set?: ReadonlyArray<readonly [string, unknown]> }): Promise<FlagFields> {
+export async function resolveFieldFlags(
+  ctx: Context,
+  opts: FieldFlagValues & { set?: ReadonlyArray<readonly [string, unknown]> },
+): Promise<FlagFields> {
   const result: FlagFields = {};
   for (const group of GROUPS) assertNoRepeats(opts, group);
   // Every field flag's keys are checked against the definitions (and --set's names against them), before anything is sent.
-  const keysOf = (g: FieldGroup) => [g.byDefinition, g.raw, g.typed].map(({ opt, flag }) => ({ flag, objectType: g.objectType, keys: pairsOf(opts, opt).map(([k]) => k) }));
+  const keysOf = (g: FieldGroup) =>
+    [g.byDefinition, g.raw, g.typed].map(({ opt, flag }) => ({
+      flag,
+      objectType: g.objectType,
+      keys: pairsOf(opts, opt).map(([k]) => k),
+    }));
   const setNames = (opts.set ?? []).map(([name]) => name);
   const needed = GROUPS.filter((g) => setNames.length > 0 || keysOf(g).some((f) => f.keys.length > 0));
-  let read = needed.length > 0 ? await readFieldDefinitions(fieldCacheDepsOf(ctx), needed.map((g) => g.objectType), { fallback: FALLBACK }) : undefined;
+  let read =
+    needed.length > 0
+      ? await readFieldDefinitions(
+          fieldCacheDepsOf(ctx),
+          needed.map((g) => g.objectType),
+          { fallback: FALLBACK },
+        )
+      : undefined;
   // A field created since the cache was written: ask the server once more.
   let current = true;
-  if (read?.fromCache && needed.some((g) => keysOf(g).some((f) => f.keys.some((k) => !read!.definitions.get(g.objectType)?.has(k))))) {
-    const fresh = await readFieldDefinitions(fieldCacheDepsOf(ctx), needed.map((g) => g.objectType), { refresh: true, quiet: true });
+  if (
+    read?.fromCache &&
+    needed.some((g) => keysOf(g).some((f) => f.keys.some((k) => !read!.definitions.get(g.objectType)?.has(k))))
+  ) {
+    const fresh = await readFieldDefinitions(
+      fieldCacheDepsOf(ctx),
+      needed.map((g) => g.objectType),
+      { refresh: true, quiet: true },
+    );
     // Unreadable now: the cached definitions still hold for the keys they list, and cannot refuse the others.
     current = fresh !== undefined;
     read = fresh ?? read;
   }
   if (read) {
     checkFieldKeys(needed.flatMap(keysOf), read.definitions, { unknown: current });
-    checkSetNames(setNames, needed.map((g) => ({ flag: g.byDefinition.flag, defs: read!.definitions.get(g.objectType) })));
+    checkSetNames(
+      setNames,
+      needed.map((g) => ({ flag: g.byDefinition.flag, defs: read!.definitions.get(g.objectType) })),
+    );
   }
   for (const group of GROUPS) {
     const values: Record<string, unknown> = {};
-    for (const [key, raw] of pairsOf(opts, group.byDefinition.opt)) values[key] = byDefinition(group, key, raw, read?.definitions);
+    for (const [key, raw] of pairsOf(opts, group.byDefinition.opt))
+      values[key] = byDefinition(group, key, raw, read?.definitions);
     for (const [key, raw] of pairsOf(opts, group.raw.opt)) values[key] = raw;
     for (const [key, raw] of pairsOf(opts, group.typed.opt)) values[key] = looseJson(raw);
     if (Object.keys(values).length > 0) result[group.body] = values;
@@ -105,9 +141,15 @@ export async function resolveFieldFlags(ctx: Context, opts: FieldFlagValues & { 
   return result;
 }
 
-function byDefinition(group: FieldGroup, key: string, raw: string, definitions: DefinitionsByType | undefined): unknown {
+function byDefinition(
+  group: FieldGroup,
+  key: string,
+  raw: string,
+  definitions: DefinitionsByType | undefined,
+): unknown {
   const def = definitions?.get(group.objectType)?.get(key);
-  const dataType = def && (DATA_TYPES as readonly string[]).includes(def.dataType) ? (def.dataType as DataType) : undefined;
+  const dataType =
+    def && (DATA_TYPES as readonly string[]).includes(def.dataType) ? (def.dataType as DataType) : undefined;
   // Unknown to the definitions (the API judges the key) or of a type this client does not know.
   if (!dataType) return looseJson(raw);
   const coerced = coerceValue(raw, dataType);
@@ -125,7 +167,8 @@ function assertNoRepeats(opts: FieldFlagValues, group: FieldGroup): void {
   for (const { opt, flag } of [group.byDefinition, group.raw, group.typed]) {
     for (const key of new Set(pairsOf(opts, opt).map(([k]) => k))) {
       const other = seen.get(key);
-      if (other) throw new UsageError(`${other} and ${flag} both set field "${key}"; give it once`, undefined, 'invalid_field');
+      if (other)
+        throw new UsageError(`${other} and ${flag} both set field "${key}"; give it once`, undefined, 'invalid_field');
       seen.set(key, flag);
     }
   }

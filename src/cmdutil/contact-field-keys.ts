@@ -22,7 +22,8 @@ function nearest(name: string, defs: ReadonlyMap<string, FieldDefinition>, setta
   for (const def of defs.values()) {
     if (settable && isReadOnlyField(def)) continue;
     if (!candidates.has(columnForm(def.key))) candidates.set(columnForm(def.key), def.key);
-    if (!candidates.has(columnForm(def.label))) candidates.set(columnForm(def.label), `${def.key} (label ${quoteInput(def.label)})`);
+    if (!candidates.has(columnForm(def.label)))
+      candidates.set(columnForm(def.label), `${def.key} (label ${quoteInput(def.label)})`);
   }
   const [best] = suggest(columnForm(name), [...candidates.keys()]);
   return best === undefined ? undefined : candidates.get(best);
@@ -34,14 +35,23 @@ function nearest(name: string, defs: ReadonlyMap<string, FieldDefinition>, setta
  * nor a key missing from cached definitions that could not be read again (`unknown: false`: a
  * field created since).
  */
-export function checkFieldKeys(flags: readonly FlagKeys[], definitions: ReadonlyMap<string, ReadonlyMap<string, FieldDefinition>>, judge: { unknown: boolean }): void {
+export function checkFieldKeys(
+  flags: readonly FlagKeys[],
+  definitions: ReadonlyMap<string, ReadonlyMap<string, FieldDefinition>>,
+  judge: { unknown: boolean },
+): void {
   for (const { flag, objectType, keys } of flags) {
     const defs = definitions.get(objectType);
     if (!defs) continue;
     for (const key of keys) {
       const def = defs.get(key);
       if (def ? !isReadOnlyField(def) : !judge.unknown) continue;
-      if (def) throw new UsageError(`${flag} ${key}: the ${objectType} field "${key}" is read-only`, 'the service maintains it: leave it out', 'invalid_field');
+      if (def)
+        throw new UsageError(
+          `${flag} ${key}: the ${objectType} field "${key}" is read-only`,
+          'the service maintains it: leave it out',
+          'invalid_field',
+        );
       const near = nearest(key, defs, true);
       throw new UsageError(
         `${flag} ${quoteInput(key)}: no ${objectType} field has this key${near ? ` (nearest: ${near})` : ''}`,
@@ -57,13 +67,18 @@ export function checkFieldKeys(flags: readonly FlagKeys[], definitions: Readonly
  * key or label, or close to one, is a field meant for its own flag (`--set ctiy=Oslo` would be
  * a member the API ignores), refused naming that field and flag.
  */
-export function checkSetNames(names: readonly string[], fieldFlags: ReadonlyArray<{ flag: string; defs: ReadonlyMap<string, FieldDefinition> | undefined }>): void {
+export function checkSetNames(
+  names: readonly string[],
+  fieldFlags: ReadonlyArray<{ flag: string; defs: ReadonlyMap<string, FieldDefinition> | undefined }>,
+): void {
   for (const name of names) {
     for (const { flag, defs } of fieldFlags) {
       if (!defs) continue;
       const near = nearest(name, defs);
       if (near === undefined) continue;
-      const exact = [...defs.values()].some((d) => columnForm(d.key) === columnForm(name) || columnForm(d.label) === columnForm(name));
+      const exact = [...defs.values()].some(
+        (d) => columnForm(d.key) === columnForm(name) || columnForm(d.label) === columnForm(name),
+      );
       throw new UsageError(
         `--set ${quoteInput(name)}: ${exact ? 'names' : 'is close to'} the field ${near}: fields go with ${flag} KEY=VALUE`,
         `--set is for body members the spec names but does not spell; one that is like a field's name is sent with \`cnv api POST /v2/contacts -F NAME=VALUE\``,

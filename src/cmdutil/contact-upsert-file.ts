@@ -24,7 +24,7 @@ import { batchDepsOf, fieldCacheDepsOf } from './context-deps.js';
 
 // The spec's examples of statuses the system sets: what an export holds, and the API refuses.
 const SYSTEM_MANAGED = new Set(['BOUNCED', 'COMPLAINED']);
-const READ_ONLY = 'read-only: a column of cnv\'s contact export';
+const READ_ONLY = "read-only: a column of cnv's contact export";
 
 /** How a contacts file names its columns: body keys, CONTACT fields and COMPANY fields by key or label, and the export's own columns. */
 export const UPSERT_COLUMNS: ColumnRules = {
@@ -34,7 +34,9 @@ export const UPSERT_COLUMNS: ColumnRules = {
   text: ['email', 'cnvContactId', 'subscriptionStatus'],
   objects: ['fields', 'companyFields'],
   fieldParents: ['fields', 'companyFields'],
-  notSent: Object.fromEntries(['createdAt', 'updatedAt', 'sfdcLeadId', 'sfdcContactId', 'sfdcAccountId', EXTRA_COLUMN].map((c) => [c, READ_ONLY])),
+  notSent: Object.fromEntries(
+    ['createdAt', 'updatedAt', 'sfdcLeadId', 'sfdcContactId', 'sfdcAccountId', EXTRA_COLUMN].map((c) => [c, READ_ONLY]),
+  ),
   exportColumns: [...FIXED_COLUMNS.contacts, EXTRA_COLUMN],
 };
 
@@ -49,7 +51,12 @@ function defaultsFrom(opts: FileRowOptions, flagFields: FlagFields): Record<stri
 }
 
 /** Validates one row as the endpoint would; the body is the flag defaults overlaid with the row. */
-export function prepareUpsertRow(row: InputRow, defaults: Record<string, unknown>, columns: ColumnResolver, cells: RowCells = {}): Prepared<UpsertContactBody> {
+export function prepareUpsertRow(
+  row: InputRow,
+  defaults: Record<string, unknown>,
+  columns: ColumnResolver,
+  cells: RowCells = {},
+): Prepared<UpsertContactBody> {
   const { body: own, note: idNote } = shapeRow(row, columns, cells);
   const body: Record<string, unknown> = { ...defaults, ...own };
   for (const key of ['fields', 'companyFields']) {
@@ -63,22 +70,32 @@ export function prepareUpsertRow(row: InputRow, defaults: Record<string, unknown
   if (typeof status === 'string' && SYSTEM_MANAGED.has(status.toUpperCase())) {
     // An export's BOUNCED contact re-imported: the API sets it, a client cannot; leave it as it is.
     delete body.subscriptionStatus;
-    note = [idNote, `subscriptionStatus ${quoteInput(status)} is set by the system, not through the API: not sent`].filter(Boolean).join('; ');
+    note = [idNote, `subscriptionStatus ${quoteInput(status)} is set by the system, not through the API: not sent`]
+      .filter(Boolean)
+      .join('; ');
   }
   const checked = checkUpsertRow(body, identifier);
   return note !== undefined && !checked.invalid ? { ...checked, note } : checked;
 }
 
 /** The CONTACT and COMPANY definitions, as the column resolver takes them. */
-export async function contactFieldDefinitions(ctx: Context, fresh: boolean, quiet = fresh): Promise<FieldsByParent | undefined> {
+export async function contactFieldDefinitions(
+  ctx: Context,
+  fresh: boolean,
+  quiet = fresh,
+): Promise<FieldsByParent | undefined> {
   const read = await readFieldDefinitions(fieldCacheDepsOf(ctx), ['CONTACT', 'COMPANY'], {
     refresh: fresh,
     quiet,
-    fallback: 'fields.KEY columns are sent as JSON when they parse, else as strings, and other columns cannot be matched to fields',
+    fallback:
+      'fields.KEY columns are sent as JSON when they parse, else as strings, and other columns cannot be matched to fields',
     transientFails: 'needed to match the columns of the file to fields',
   });
   if (!read) return undefined;
-  return new Map([['fields', read.definitions.get('CONTACT') ?? new Map()], ['companyFields', read.definitions.get('COMPANY') ?? new Map()]]);
+  return new Map([
+    ['fields', read.definitions.get('CONTACT') ?? new Map()],
+    ['companyFields', read.definitions.get('COMPANY') ?? new Map()],
+  ]);
 }
 
 export async function runUpsertFile(ctx: Context, opts: FileRowOptions): Promise<CommandResult> {
@@ -86,10 +103,18 @@ export async function runUpsertFile(ctx: Context, opts: FileRowOptions): Promise
 }
 
 /** A file of contact upserts as a file run: `contacts upsert --file`, and `contacts sync`, which decides per row whether to send it. */
-export async function upsertFileSpec(ctx: Context, opts: FileRowOptions, command: string, plan = false): Promise<FileBatchSpec<UpsertContactBody>> {
+export async function upsertFileSpec(
+  ctx: Context,
+  opts: FileRowOptions,
+  command: string,
+  plan = false,
+): Promise<FileBatchSpec<UpsertContactBody>> {
   const defaults = defaultsFrom(opts, await resolveFieldFlags(ctx, opts));
   // A plan sends nothing and prints itself, not the requests.
-  const options = { ...batchRunOptions(opts, UPSERT_FILE_DEFAULTS, ctx.globals.dryRun || plan), ...(plan ? { printRequests: false } : {}) };
+  const options = {
+    ...batchRunOptions(opts, UPSERT_FILE_DEFAULTS, ctx.globals.dryRun || plan),
+    ...(plan ? { printRequests: false } : {}),
+  };
   const numbers = new NumberConvention(options.numbers);
   const blanks = new BlankCells('to clear a field, send null for it (NDJSON)');
   return {
@@ -118,7 +143,11 @@ export async function upsertFileSpec(ctx: Context, opts: FileRowOptions, command
       return { status: result.contactCreated ? 'created' : 'updated', id: result.cnvContactId };
     }),
     // Rows for the same contact apply in file order, even when sent concurrently.
-    orderKey: (body) => [body.cnvContactId && `id:${body.cnvContactId.toLowerCase()}`, body.email && `email:${body.email.toLowerCase()}`].filter((k): k is string => !!k),
+    orderKey: (body) =>
+      [
+        body.cnvContactId && `id:${body.cnvContactId.toLowerCase()}`,
+        body.email && `email:${body.email.toLowerCase()}`,
+      ].filter((k): k is string => !!k),
   };
 }
 

@@ -1,5 +1,14 @@
 import { z } from 'zod';
-import { BATCH_GLOBALS, batchFlags, checkBatchOptions, NUMBER_CONVENTION_FLAGS, IGNORE_UNKNOWN_COLUMNS_FLAG, PASS_COLUMN_FLAG, rejectBatchOptions, SUMMARY_JSON_FLAG } from './batch-options.js';
+import {
+  BATCH_GLOBALS,
+  batchFlags,
+  checkBatchOptions,
+  NUMBER_CONVENTION_FLAGS,
+  IGNORE_UNKNOWN_COLUMNS_FLAG,
+  PASS_COLUMN_FLAG,
+  rejectBatchOptions,
+  SUMMARY_JSON_FLAG,
+} from './batch-options.js';
 import { commandOptions, flag, switchFlag, textFlag, type OptionValues, type ValuesOf } from './flags.js';
 import { caseInsensitiveChoice } from './parse.js';
 import { setFlag } from './body-flags.js';
@@ -14,7 +23,12 @@ export const UPSERT_FILE_DEFAULTS = { concurrency: 16, maxChunkSize: 1, typedNum
 
 /** The flags that apply to every row of a file: `contacts upsert --file` and `contacts sync`. */
 export const FILE_ROW_FLAGS = {
-  status: flag('--status <status>', `subscription status: ${SETTABLE_STATUSES.join(', ')} (any case)`, z.enum(SETTABLE_STATUSES).optional(), { parse: caseInsensitiveChoice(SETTABLE_STATUSES) }),
+  status: flag(
+    '--status <status>',
+    `subscription status: ${SETTABLE_STATUSES.join(', ')} (any case)`,
+    z.enum(SETTABLE_STATUSES).optional(),
+    { parse: caseInsensitiveChoice(SETTABLE_STATUSES) },
+  ),
   ...FIELD_FLAGS,
   updateOnly: switchFlag('--update-only', 'never create: fail with exit 5 when no contact matches'),
   set: setFlag('any other body field, e.g. a flag the spec names but does not spell (repeatable)'),
@@ -29,7 +43,10 @@ export const options = commandOptions(
   {
     email: textFlag('--email <address>', 'identifies the contact; with --contact-id it becomes the new address'),
     contactId: textFlag('--contact-id <uuid>', 'identifies the contact by cnvContactId (wins over --email)'),
-    file: textFlag('--file <file>', 'upsert every row of a CSV, NDJSON or JSON file (- for stdin), one request per row'),
+    file: textFlag(
+      '--file <file>',
+      'upsert every row of a CSV, NDJSON or JSON file (- for stdin), one request per row',
+    ),
     ...FILE_ROW_FLAGS,
   },
   {
@@ -37,7 +54,10 @@ export const options = commandOptions(
     check(opts) {
       if (opts.file === undefined) return rejectBatchOptions(opts, '--file');
       for (const key of ['email', 'contactId'] as const) {
-        if (opts[key] !== undefined) throw new UsageError(`--file: each row names its contact; drop --${key === 'contactId' ? 'contact-id' : 'email'}`);
+        if (opts[key] !== undefined)
+          throw new UsageError(
+            `--file: each row names its contact; drop --${key === 'contactId' ? 'contact-id' : 'email'}`,
+          );
       }
       checkBatchOptions(opts);
     },

@@ -6,7 +6,12 @@ import { emailSchema, isPlausibleEmail, uuidSchema } from '../endpoints/identifi
 import { spellingsOf } from '../input/column-names.js';
 
 const SETTABLE = ['SUBSCRIBED', 'UNSUBSCRIBED', 'NO_STATUS'] as const;
-const CODES: Record<string, string> = { email: 'invalid_email', subscriptionStatus: 'invalid_subscription_status', fields: 'invalid_field', companyFields: 'invalid_field' };
+const CODES: Record<string, string> = {
+  email: 'invalid_email',
+  subscriptionStatus: 'invalid_subscription_status',
+  fields: 'invalid_field',
+  companyFields: 'invalid_field',
+};
 
 const fieldMap = z.record(z.string(), z.unknown(), { message: 'expected an object of field key to value' });
 const statusOf = (v: unknown) => (typeof blank(v) === 'string' ? String(blank(v)).toUpperCase() : blank(v));
@@ -16,12 +21,17 @@ export const upsertRowSchema = z
   .looseObject({
     email: z.preprocess(blank, emailSchema.optional()),
     cnvContactId: z.preprocess(blank, uuidSchema.optional()),
-    subscriptionStatus: z.preprocess(statusOf, z.enum(SETTABLE, { message: `expected one of ${SETTABLE.join(', ')}` }).optional()),
+    subscriptionStatus: z.preprocess(
+      statusOf,
+      z.enum(SETTABLE, { message: `expected one of ${SETTABLE.join(', ')}` }).optional(),
+    ),
     fields: fieldMap.optional(),
     companyFields: fieldMap.optional(),
     updateOnly: z.boolean({ message: 'expected true or false' }).optional(),
   })
-  .refine((b) => b.email !== undefined || b.cnvContactId !== undefined, { message: `no identifier: give ${spellingsOf(['email', 'cnvContactId'])}, in any case` });
+  .refine((b) => b.email !== undefined || b.cnvContactId !== undefined, {
+    message: `no identifier: give ${spellingsOf(['email', 'cnvContactId'])}, in any case`,
+  });
 
 /**
  * Checks one row's upsert body: the payload, or the row's error. The schema above is the rule;
@@ -64,7 +74,11 @@ function plainMember(key: (typeof SHAPE)[number], value: unknown): unknown {
     }
     case 'cnvContactId': {
       const text = blank(value);
-      return text === undefined ? undefined : typeof text === 'string' && uuidSchema.safeParse(text).success ? text : INVALID;
+      return text === undefined
+        ? undefined
+        : typeof text === 'string' && uuidSchema.safeParse(text).success
+          ? text
+          : INVALID;
     }
     case 'subscriptionStatus': {
       const status = statusOf(value);

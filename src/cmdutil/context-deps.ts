@@ -16,7 +16,11 @@ import { maskKey } from '../redact/redact.js';
 
 /** The context's warn/info/redact (what --quiet and the key in force decide, at each call). */
 export function noticesOf(ctx: Context): Notices {
-  return { warn: (message) => ctx.warn(message), info: (message) => ctx.info(message), redact: (text) => ctx.redact(text) };
+  return {
+    warn: (message) => ctx.warn(message),
+    info: (message) => ctx.info(message),
+    redact: (text) => ctx.redact(text),
+  };
 }
 
 /** stdout and the output flags in force, for output/render.ts and output/list-writer.ts. */
@@ -33,7 +37,10 @@ export function outputOf(ctx: Context): Output {
  * one) there: undefined unless JSON is asked for (--json, -q; -o json|ndjson unless -o is the
  * command's file format, as an export's is). Redacted like every summary.
  */
-function documentPrinterOf(ctx: Context, how: DocumentForm = {}): ((document: Record<string, unknown>) => void) | undefined {
+function documentPrinterOf(
+  ctx: Context,
+  how: DocumentForm = {},
+): ((document: Record<string, unknown>) => void) | undefined {
   const out = outputOf(ctx);
   if (!asksForDocument(out, how.formatIsFile)) return undefined;
   return (document) => {

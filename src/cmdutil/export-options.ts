@@ -16,29 +16,77 @@ import { checkStateKey } from '../exporter/state-key.js';
 import type { ExportKind, FileFormat } from '../exporter/state.js';
 
 /** One help line on the file format, which is the global -o/--format. */
-export const FORMAT_HELP = 'Format: -o csv|ndjson; by default CSV when --out ends in .csv (or .csv.gz), else NDJSON. --out FILE.gz (or --compress gzip) writes gzip: one gzip member per page.';
+export const FORMAT_HELP =
+  'Format: -o csv|ndjson; by default CSV when --out ends in .csv (or .csv.gz), else NDJSON. --out FILE.gz (or --compress gzip) writes gzip: one gzip member per page.';
 
 /** The flags every export command takes. The file format is the global -o/--format (csv or ndjson). */
 export function exportFlags(kind: ExportKind) {
   const { max, default: def } = EXPORT_PAGE_LIMITS[kind];
   return {
-    out: textFlag('--out <file>', 'write to this file (default: stdout); with a state, each run adds the new rows under the exactly-once protocol'),
-    compress: flag('--compress <type>', 'gzip: write gzip, one complete member per committed page (default: gzip when --out ends in .gz, else none); for stdout pipelines', z.enum(['gzip', 'none']).optional(), { parse: compressChoice }),
-    limit: numberFlag('--limit <n>', `rows per page, 1 to ${max} (other values are clamped, as the API does; default ${def})`, integer(Number.MIN_SAFE_INTEGER)),
-    full: switchFlag('--full', 'ignore the saved state and export everything again (a file given with --out is emptied first)'),
+    out: textFlag(
+      '--out <file>',
+      'write to this file (default: stdout); with a state, each run adds the new rows under the exactly-once protocol',
+    ),
+    compress: flag(
+      '--compress <type>',
+      'gzip: write gzip, one complete member per committed page (default: gzip when --out ends in .gz, else none); for stdout pipelines',
+      z.enum(['gzip', 'none']).optional(),
+      { parse: compressChoice },
+    ),
+    limit: numberFlag(
+      '--limit <n>',
+      `rows per page, 1 to ${max} (other values are clamped, as the API does; default ${def})`,
+      integer(Number.MIN_SAFE_INTEGER),
+    ),
+    full: switchFlag(
+      '--full',
+      'ignore the saved state and export everything again (a file given with --out is emptied first)',
+    ),
     /** false with --no-state. */
-    state: flag('--no-state', 'neither read nor write any state: a one-off export; --out FILE is written beside FILE and renamed over it only once the export succeeded (a failure or a kill leaves FILE as it was)', z.boolean()),
-    stateKey: textFlag('--state-key <name>', 'name of the saved state (default: the account, sk_live_<key id>@host, then /kind[/type] and :FILE for --out FILE, or /stdout)'),
+    state: flag(
+      '--no-state',
+      'neither read nor write any state: a one-off export; --out FILE is written beside FILE and renamed over it only once the export succeeded (a failure or a kill leaves FILE as it was)',
+      z.boolean(),
+    ),
+    stateKey: textFlag(
+      '--state-key <name>',
+      'name of the saved state (default: the account, sk_live_<key id>@host, then /kind[/type] and :FILE for --out FILE, or /stdout)',
+    ),
     maxPages: numberFlag('--max-pages <n>', 'stop after this many pages (the state keeps the place)', integer(1)),
     maxRows: numberFlag('--max-rows <n>', 'stop after this many rows (the state keeps the place)', integer(1)),
-    deferCommit: switchFlag('--defer-commit', 'stdout only: save the new position as pending; `cnv export state commit KEY --run ID` makes it current'),
-    run: textFlag('--run <id>', 'name this run (letters, digits, . _ : -; default: a random id, shown in the summary); `export state commit KEY --run ID` commits a --defer-commit run by it'),
-    columns: textFlag('--columns <list>', 'CSV: comma-separated columns to write, in order (default: all; members with no column still go to _extra)'),
-    bom: switchFlag('--bom', 'CSV: start a new file (or the stream) with a UTF-8 byte order mark, for spreadsheet programs'),
+    deferCommit: switchFlag(
+      '--defer-commit',
+      'stdout only: save the new position as pending; `cnv export state commit KEY --run ID` makes it current',
+    ),
+    run: textFlag(
+      '--run <id>',
+      'name this run (letters, digits, . _ : -; default: a random id, shown in the summary); `export state commit KEY --run ID` commits a --defer-commit run by it',
+    ),
+    columns: textFlag(
+      '--columns <list>',
+      'CSV: comma-separated columns to write, in order (default: all; members with no column still go to _extra)',
+    ),
+    bom: switchFlag(
+      '--bom',
+      'CSV: start a new file (or the stream) with a UTF-8 byte order mark, for spreadsheet programs',
+    ),
     // A line break would end the CSV record.
-    nullAs: flag('--null-as <text>', 'CSV: write null values as this text (e.g. \\N, as PostgreSQL COPY and MySQL do), so null and "" differ (default: an empty cell for both)', z.string().refine((text) => !/[\r\n]/.test(text), 'must not hold a line break').optional()),
-    excelSafe: switchFlag('--excel-safe', "CSV: prefix ' to values starting with = + - @ tab or CR, so spreadsheets do not run them as formulas (values are then not exact)"),
-    summaryJson: textFlag('--summary-json <file>', 'write the run summary as JSON to this file at the end (also when the run fails or is interrupted); - for stdout when the rows go to --out (as --json does)'),
+    nullAs: flag(
+      '--null-as <text>',
+      'CSV: write null values as this text (e.g. \\N, as PostgreSQL COPY and MySQL do), so null and "" differ (default: an empty cell for both)',
+      z
+        .string()
+        .refine((text) => !/[\r\n]/.test(text), 'must not hold a line break')
+        .optional(),
+    ),
+    excelSafe: switchFlag(
+      '--excel-safe',
+      "CSV: prefix ' to values starting with = + - @ tab or CR, so spreadsheets do not run them as formulas (values are then not exact)",
+    ),
+    summaryJson: textFlag(
+      '--summary-json <file>',
+      'write the run summary as JSON to this file at the end (also when the run fails or is interrupted); - for stdout when the rows go to --out (as --json does)',
+    ),
   };
 }
 
@@ -64,11 +112,24 @@ export function checkExportOptions(opts: ExportOptionValues & { outDir?: string 
   const { out, noState, deferCommit } = derived(opts);
   const format = fileFormat(opts.format, opts.out === undefined ? undefined : gzipName(opts.out).inner);
   compression(opts.compress, out);
-  if (noState && !opts.dryRun && opts.stateKey !== undefined) throw new UsageError('--state-key and --no-state do not go together');
-  if (noState && deferCommit) throw new UsageError('--defer-commit needs a state to hold the pending position; drop --no-state');
-  if (deferCommit && out !== undefined) throw new UsageError('--defer-commit is for stdout pipelines; a file (--out) is committed page by page already');
-  const csvOnly = opts.columns !== undefined ? '--columns' : opts.bom ? '--bom' : opts.nullAs !== undefined ? '--null-as' : opts.excelSafe ? '--excel-safe' : undefined;
-  if (format !== 'csv' && csvOnly) throw new UsageError(`${csvOnly} applies to CSV output only (-o csv or --out FILE.csv)`);
+  if (noState && !opts.dryRun && opts.stateKey !== undefined)
+    throw new UsageError('--state-key and --no-state do not go together');
+  if (noState && deferCommit)
+    throw new UsageError('--defer-commit needs a state to hold the pending position; drop --no-state');
+  if (deferCommit && out !== undefined)
+    throw new UsageError('--defer-commit is for stdout pipelines; a file (--out) is committed page by page already');
+  const csvOnly =
+    opts.columns !== undefined
+      ? '--columns'
+      : opts.bom
+        ? '--bom'
+        : opts.nullAs !== undefined
+          ? '--null-as'
+          : opts.excelSafe
+            ? '--excel-safe'
+            : undefined;
+  if (format !== 'csv' && csvOnly)
+    throw new UsageError(`${csvOnly} applies to CSV output only (-o csv or --out FILE.csv)`);
   if (opts.run !== undefined && noState) throw new UsageError('--run names a run in a state; drop --no-state');
   if (columnList(opts.columns)?.length === 0) throw new UsageError('--columns: name at least one column');
   if (opts.stateKey !== undefined) checkStateKey(opts.stateKey);
@@ -76,13 +137,26 @@ export function checkExportOptions(opts: ExportOptionValues & { outDir?: string 
   // A dry run prints its request on stdout, like rows to stdout: no room for the summary there
   // (but -q and --json apply to that request).
   const stdoutCarriesData = out === undefined && opts.outDir === undefined;
-  if (stdoutCarriesData && !opts.dryRun) refuseJsonWhenStdoutIsData(opts, 'the exported rows', '--summary-json FILE, or --out FILE (then --json prints the summary on stdout)');
+  if (stdoutCarriesData && !opts.dryRun)
+    refuseJsonWhenStdoutIsData(
+      opts,
+      'the exported rows',
+      '--summary-json FILE, or --out FILE (then --json prints the summary on stdout)',
+    );
   summaryJsonTarget(opts.summaryJson, stdoutCarriesData, { '--out': opts.out });
 }
 
 /** The run options of checked export flags. `env`: the test-only crash points (CNV_TEST_CRASH_AT). */
 export function exportRunOptions(
-  opts: ExportOptionValues, kind: ExportKind, env: NodeJS.ProcessEnv, extra: { emailType?: EmailEventType; since?: string; until?: string; windowAsTyped?: ExportRunOptions['windowAsTyped'] } = {},
+  opts: ExportOptionValues,
+  kind: ExportKind,
+  env: NodeJS.ProcessEnv,
+  extra: {
+    emailType?: EmailEventType;
+    since?: string;
+    until?: string;
+    windowAsTyped?: ExportRunOptions['windowAsTyped'];
+  } = {},
 ): ExportRunOptions {
   const { out, noState, deferCommit } = derived(opts);
   const { max, default: def } = EXPORT_PAGE_LIMITS[kind];
@@ -109,27 +183,38 @@ export function exportRunOptions(
   };
 }
 
-const columnList = (text: string | undefined) => text?.split(',').map((c) => c.trim()).filter((c) => c !== '');
+const columnList = (text: string | undefined) =>
+  text
+    ?.split(',')
+    .map((c) => c.trim())
+    .filter((c) => c !== '');
 
 type Compression = 'gzip' | 'none';
 
-const compressChoice = Object.assign((value: string): Compression => {
-  const v = value.trim().toLowerCase();
-  if (v !== 'gzip' && v !== 'none') throw new UsageError(`--compress: expected gzip or none, got ${JSON.stringify(value)}`);
-  return v;
-}, { choices: ['gzip', 'none'] }); // read by shell completion and the generated reference
+const compressChoice = Object.assign(
+  (value: string): Compression => {
+    const v = value.trim().toLowerCase();
+    if (v !== 'gzip' && v !== 'none')
+      throw new UsageError(`--compress: expected gzip or none, got ${JSON.stringify(value)}`);
+    return v;
+  },
+  { choices: ['gzip', 'none'] },
+); // read by shell completion and the generated reference
 
 /** gzip for --out FILE.gz or --compress gzip; a file's name must say what it holds. */
 function compression(asked: Compression | undefined, out: string | undefined): 'gzip' | undefined {
   const named = out !== undefined && gzipName(out).gzip;
-  if (asked === 'gzip' && out !== undefined && !named) throw new UsageError(`--compress gzip: name the file ${out}.gz, so that readers know it is gzip`);
-  if (asked === 'none' && named) throw new UsageError(`--compress none: --out ${out} ends in .gz; drop .gz for a plain file`);
+  if (asked === 'gzip' && out !== undefined && !named)
+    throw new UsageError(`--compress gzip: name the file ${out}.gz, so that readers know it is gzip`);
+  if (asked === 'none' && named)
+    throw new UsageError(`--compress none: --out ${out} ends in .gz; drop .gz for a plain file`);
   return asked === 'gzip' || named ? 'gzip' : undefined;
 }
 
 /** Checks a run id (--run): what a shell passes around unquoted. */
 export function checkRunId(id: string, flag: string): string {
-  if (!/^[A-Za-z0-9._:-]{1,100}$/.test(id)) throw new UsageError(`${flag}: expected 1 to 100 letters, digits, '.', '_', ':' or '-', got ${JSON.stringify(id)}`);
+  if (!/^[A-Za-z0-9._:-]{1,100}$/.test(id))
+    throw new UsageError(`${flag}: expected 1 to 100 letters, digits, '.', '_', ':' or '-', got ${JSON.stringify(id)}`);
   return id;
 }
 
@@ -153,12 +238,17 @@ export function instant(flag: string) {
     const t = text.trim();
     const duration = DURATION.exec(t);
     if (duration) return `${Number(duration[1])}${duration[2].toLowerCase()}`;
-    const ok = /^\d{4}-\d{2}-\d{2}$/.test(t) || /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i.test(t);
+    const ok =
+      /^\d{4}-\d{2}-\d{2}$/.test(t) || /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i.test(t);
     const ms = Date.parse(t.length === 10 ? `${t}T00:00:00Z` : t);
     // Date.parse rolls 2025-02-30 over to March; refuse dates that are not on the calendar.
     if (!ok || !Number.isFinite(ms) || !isIsoDate(t.slice(0, 10))) {
-      const word = /^(yesterday|today|now|last\s*week)$/i.test(t) ? ` (a word is not read: ${/today|now/i.test(t) ? 'a date, or 0h' : /week/i.test(t) ? '7d' : '24h'} says it)` : '';
-      throw new UsageError(`${flag}: expected a duration before now (24h, 7d, 30m, 2w), an ISO 8601 date-time with a zone (2025-01-31T00:00:00Z) or a date, got "${text}"${word}`);
+      const word = /^(yesterday|today|now|last\s*week)$/i.test(t)
+        ? ` (a word is not read: ${/today|now/i.test(t) ? 'a date, or 0h' : /week/i.test(t) ? '7d' : '24h'} says it)`
+        : '';
+      throw new UsageError(
+        `${flag}: expected a duration before now (24h, 7d, 30m, 2w), an ISO 8601 date-time with a zone (2025-01-31T00:00:00Z) or a date, got "${text}"${word}`,
+      );
     }
     return new Date(ms).toISOString();
   };

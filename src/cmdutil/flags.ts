@@ -19,30 +19,39 @@ interface Flag<S extends z.ZodType = z.ZodType> {
   readonly defaultValue?: unknown;
 }
 
-export function flag<S extends z.ZodType>(flags: string, description: string, schema: S, more: Pick<Flag, 'parse' | 'choices' | 'defaultValue'> = {}): Flag<S> {
+export function flag<S extends z.ZodType>(
+  flags: string,
+  description: string,
+  schema: S,
+  more: Pick<Flag, 'parse' | 'choices' | 'defaultValue'> = {},
+): Flag<S> {
   return { flags, description, schema, ...more };
 }
 
 /** A flag with a text value: `--out <file>`. */
-export const textFlag = (flags: string, description: string, parse?: (value: string) => string) => flag(flags, description, z.string().optional(), { parse });
+export const textFlag = (flags: string, description: string, parse?: (value: string) => string) =>
+  flag(flags, description, z.string().optional(), { parse });
 
 /** A switch: `--full`. (A `--no-x` switch is `flag(…, z.boolean())`: commander gives it true by default.) */
 export const switchFlag = (flags: string, description: string) => flag(flags, description, z.boolean().optional());
 
 /** A flag with a number, read by `parse` (`integer(1, 64)`, `pageSize(1, 100)`). */
-export const numberFlag = (flags: string, description: string, parse: (value: string) => number) => flag(flags, description, z.number().optional(), { parse });
+export const numberFlag = (flags: string, description: string, parse: (value: string) => number) =>
+  flag(flags, description, z.number().optional(), { parse });
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 /** A repeatable flag with a text value: every value given, in order. */
-export const listFlag = (flags: string, description: string) => flag(flags, description, z.array(z.string()).optional(), { parse: collect });
+export const listFlag = (flags: string, description: string) =>
+  flag(flags, description, z.array(z.string()).optional(), { parse: collect });
 
 type FlagTable = Record<string, Flag>;
 type GlobalKey = keyof GlobalOptions;
 type Shape<F extends FlagTable> = { [K in keyof F]: F[K]['schema'] };
 
 /** What `run` receives: the command's own options, and the global ones its rules read. */
-export type OptionValues<F extends FlagTable, G extends GlobalKey = never> = z.output<z.ZodObject<Shape<F>>> & Pick<GlobalOptions, G>;
+export type OptionValues<F extends FlagTable, G extends GlobalKey = never> = z.output<z.ZodObject<Shape<F>>> &
+  Pick<GlobalOptions, G>;
 
 /** A command's options: commander's, and the schema the loader validates them with before `run`. */
 export interface CommandOptions<T = unknown> {
@@ -70,7 +79,9 @@ export function commandOptions<F extends FlagTable, G extends GlobalKey = never>
   for (const key of globals) shape[key] = z.custom<unknown>(() => true).optional();
   const check = rules.check;
   const object = z.object(shape);
-  const schema = check ? object.superRefine((value, ctx) => refuse(ctx, () => check(value as OptionValues<F, G>))) : object;
+  const schema = check
+    ? object.superRefine((value, ctx) => refuse(ctx, () => check(value as OptionValues<F, G>)))
+    : object;
   return {
     flags,
     globals,
@@ -82,7 +93,8 @@ export function commandOptions<F extends FlagTable, G extends GlobalKey = never>
         if (f.parse) option.argParser(f.parse as (value: string, previous: unknown) => unknown);
         if (f.defaultValue !== undefined) option.default(f.defaultValue);
         // The table's key is the name commander gives the value: a mismatch is a bug, found at once.
-        if (option.attributeName() !== key) throw new Error(`flag ${f.flags}: declared as "${key}", read by commander as "${option.attributeName()}"`);
+        if (option.attributeName() !== key)
+          throw new Error(`flag ${f.flags}: declared as "${key}", read by commander as "${option.attributeName()}"`);
         cmd.addOption(option);
       }
     },

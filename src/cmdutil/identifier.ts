@@ -26,26 +26,41 @@ export function identifierFrom(
   const id: ContactIdentifier = {};
   if (kinds.includes('contactId') && opts.contactId !== undefined) {
     const parsed = uuidSchema.safeParse(opts.contactId);
-    if (!parsed.success) throw new UsageError(`--contact-id: ${parsed.error.issues[0].message}, got "${opts.contactId}"`, undefined, 'invalid_request');
+    if (!parsed.success)
+      throw new UsageError(
+        `--contact-id: ${parsed.error.issues[0].message}, got "${opts.contactId}"`,
+        undefined,
+        'invalid_request',
+      );
     id.cnvContactId = parsed.data;
   }
   if (kinds.includes('userId') && opts.userId !== undefined) {
-    if (opts.userId.trim() === '') throw new UsageError('--user-id: must not be empty', undefined, 'missing_identifier');
+    if (opts.userId.trim() === '')
+      throw new UsageError('--user-id: must not be empty', undefined, 'missing_identifier');
     id.userId = opts.userId;
   }
   if (kinds.includes('email') && opts.email !== undefined) {
     const parsed = emailSchema.safeParse(opts.email);
-    if (!parsed.success) throw new UsageError(`--email: ${parsed.error.issues[0].message}, got "${opts.email}"`, undefined, 'invalid_email');
+    if (!parsed.success)
+      throw new UsageError(
+        `--email: ${parsed.error.issues[0].message}, got "${opts.email}"`,
+        undefined,
+        'invalid_email',
+      );
     id.email = parsed.data;
   }
   if (Object.keys(id).length === 0) {
     const flags = kinds.map(flagOf).join(', ');
     throw new UsageError(`identify the contact with one of ${flags}`, undefined, 'missing_identifier');
   }
-  const given = (['contactId', 'userId', 'email'] as const).filter((k) => id[k === 'contactId' ? 'cnvContactId' : k] !== undefined);
+  const given = (['contactId', 'userId', 'email'] as const).filter(
+    (k) => id[k === 'contactId' ? 'cnvContactId' : k] !== undefined,
+  );
   if (warn && given.length > 1) {
     const ignored = given.slice(1).map(flagOf);
-    warn(`${ignored.join(' and ')} ${ignored.length > 1 ? 'are' : 'is'} ignored: the API finds the contact by ${flagOf(given[0])} alone (precedence ${given.map(flagOf).join(', ')}); if they name different contacts, ${flagOf(given[0])} wins`);
+    warn(
+      `${ignored.join(' and ')} ${ignored.length > 1 ? 'are' : 'is'} ignored: the API finds the contact by ${flagOf(given[0])} alone (precedence ${given.map(flagOf).join(', ')}); if they name different contacts, ${flagOf(given[0])} wins`,
+    );
   }
   return id;
 }

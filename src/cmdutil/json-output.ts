@@ -60,7 +60,9 @@ const descriptionOf = (schema: z.ZodType): string | undefined => (schema as { de
 function member(name: string, schema: z.ZodType): string {
   const { inner, optional } = unwrap(schema);
   const def = defOf(inner);
-  const shape = ['object', 'array', 'record', 'union', 'literal', 'enum'].includes(def.type) ? `: ${shapeOf(inner)}` : '';
+  const shape = ['object', 'array', 'record', 'union', 'literal', 'enum'].includes(def.type)
+    ? `: ${shapeOf(inner)}`
+    : '';
   const described = descriptionOf(schema) ?? descriptionOf(inner);
   return `${name}${optional ? '?' : ''}${shape}${described ? ` (${described})` : ''}`;
 }
@@ -99,8 +101,11 @@ export function shapeOf(schema: z.ZodType): string {
 /** One document in words: `with --file the run summary {...} with --json or -q`. */
 function describeDocument(doc: JsonDocument): string {
   // Any JSON at all (an item of `cnv api --paginate`) has no shape to show past its words.
-  const shape = doc.what && ['unknown', 'any'].includes(defOf(unwrap(doc.schema).inner).type) ? undefined : shapeOf(doc.schema);
-  return [doc.when, doc.lines ? 'NDJSON, one line each:' : undefined, doc.what, shape, doc.note].filter(Boolean).join(' ');
+  const shape =
+    doc.what && ['unknown', 'any'].includes(defOf(unwrap(doc.schema).inner).type) ? undefined : shapeOf(doc.schema);
+  return [doc.when, doc.lines ? 'NDJSON, one line each:' : undefined, doc.what, shape, doc.note]
+    .filter(Boolean)
+    .join(' ');
 }
 
 /** The help's JSON OUTPUT text and docs/output.md's row of a command. */

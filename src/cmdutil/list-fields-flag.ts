@@ -10,7 +10,10 @@ export interface ListColumns {
 /** `--columns a,b,c` of a list command, naming the default and the choices in its help. */
 export function columnsFlag(columns: ListColumns) {
   return {
-    columns: textFlag('--columns <list>', `columns of the table and of CSV (then without _extra), comma-separated (table default: ${columns.table.join(',')}; any of: ${columns.all.join(', ')})`),
+    columns: textFlag(
+      '--columns <list>',
+      `columns of the table and of CSV (then without _extra), comma-separated (table default: ${columns.table.join(',')}; any of: ${columns.all.join(', ')})`,
+    ),
   };
 }
 
@@ -18,9 +21,15 @@ export function columnsFlag(columns: ListColumns) {
  * The columns in force: --columns for both the table and CSV (then CSV has no `_extra`), else the command's defaults. An
  * unknown name is a usage error naming --columns and the names there are.
  */
-export function chosenColumns(opts: { columns?: string }, columns: ListColumns): { columns: string[]; tableColumns: string[]; chosen: boolean } {
+export function chosenColumns(
+  opts: { columns?: string },
+  columns: ListColumns,
+): { columns: string[]; tableColumns: string[]; chosen: boolean } {
   if (opts.columns === undefined) return { columns: columns.all, tableColumns: columns.table, chosen: false };
-  const names = opts.columns.split(',').map((n) => n.trim()).filter((n) => n !== '');
+  const names = opts.columns
+    .split(',')
+    .map((n) => n.trim())
+    .filter((n) => n !== '');
   if (names.length === 0) throw new UsageError('--columns: give at least one column name');
   const known = new Map(columns.all.map((c) => [c.toLowerCase(), c]));
   const picked = names.map((name) => {

@@ -1,9 +1,22 @@
 import type { Command } from 'commander';
 import { addResult, type AddContactResult, type BatchItemResult } from '../endpoints/memberships.js';
 import { MAX_BATCH_CONTACTS } from '../endpoints/endpoints.js';
-import { batchAddColumns, batchAddSender, IDENTIFIER_COLUMNS, prepareIdentifierRow } from '../batch/contact-batch-add.js';
+import {
+  batchAddColumns,
+  batchAddSender,
+  IDENTIFIER_COLUMNS,
+  prepareIdentifierRow,
+} from '../batch/contact-batch-add.js';
 import { runFileBatch } from '../batch/file-run.js';
-import { BATCH_GLOBALS, batchFlags, batchRunOptions, checkBatchOptions, chunkSizeFlag, rejectBatchOptions, SUMMARY_JSON_FLAG } from './batch-options.js';
+import {
+  BATCH_GLOBALS,
+  batchFlags,
+  batchRunOptions,
+  checkBatchOptions,
+  chunkSizeFlag,
+  rejectBatchOptions,
+  SUMMARY_JSON_FLAG,
+} from './batch-options.js';
 import { IDENTIFIER_FLAGS, identifierFrom } from './identifier.js';
 import { commandOptions, textFlag } from './flags.js';
 import type { ContactIdentifier } from '../endpoints/identifiers.js';
@@ -22,13 +35,18 @@ import { fileRunDocument } from './run-documents.js';
 const BATCH_DEFAULTS = { concurrency: 8, maxChunkSize: MAX_BATCH_CONTACTS, columns: 'identifiers' as const };
 
 /** What audience add and campaigns add print with --json and piped: the API's data, or with --batch the run summary. */
-export const membershipAddOutput = (): JsonOutput => ({ documents: [{ schema: addResult(), note: "(the API's data)" }, fileRunDocument('with --batch')] });
+export const membershipAddOutput = (): JsonOutput => ({
+  documents: [{ schema: addResult(), note: "(the API's data)" }, fileRunDocument('with --batch')],
+});
 
 /** The options of both commands: one contact by its identifier flags, or --batch FILE. */
 export const membershipAddOptions = commandOptions(
   {
     ...IDENTIFIER_FLAGS,
-    batch: textFlag('--batch <file>', 'add every contact of a CSV, NDJSON or JSON file (- for stdin) through the batch endpoint'),
+    batch: textFlag(
+      '--batch <file>',
+      'add every contact of a CSV, NDJSON or JSON file (- for stdin) through the batch endpoint',
+    ),
     ...batchFlags(BATCH_DEFAULTS),
     ...SUMMARY_JSON_FLAG,
     ...chunkSizeFlag(BATCH_DEFAULTS.maxChunkSize),
@@ -38,7 +56,10 @@ export const membershipAddOptions = commandOptions(
     check(opts) {
       if (opts.batch === undefined) return rejectBatchOptions(opts, '--batch');
       const flag = (['contactId', 'userId', 'email'] as const).find((k) => opts[k] !== undefined);
-      if (flag) throw new UsageError(`--batch: the contacts come from the file; drop --${flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
+      if (flag)
+        throw new UsageError(
+          `--batch: the contacts come from the file; drop --${flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`,
+        );
       checkBatchOptions(opts);
     },
   },
@@ -51,18 +72,37 @@ interface MembershipTarget {
   batchRequest(targetId: string, contacts: ContactIdentifier[]): { method: string; path: string; body: unknown };
   /** The command, as a report names it: `audience add`, `campaigns add`. */
   command: string;
-  single(http: HttpClient, targetId: string, contact: ContactIdentifier, signal: AbortSignal): Promise<AddContactResult>;
-  batch(http: HttpClient, targetId: string, contacts: ContactIdentifier[], signal: AbortSignal): Promise<BatchItemResult[]>;
+  single(
+    http: HttpClient,
+    targetId: string,
+    contact: ContactIdentifier,
+    signal: AbortSignal,
+  ): Promise<AddContactResult>;
+  batch(
+    http: HttpClient,
+    targetId: string,
+    contacts: ContactIdentifier[],
+    signal: AbortSignal,
+  ): Promise<BatchItemResult[]>;
 }
 
 export function configureMembershipAdd(cmd: Command, argName: string, argHelp: string): Command {
   return cmd.argument(`<${argName}>`, argHelp, uuidArgument);
 }
 
-export async function runMembershipAdd(ctx: Context, { args, opts }: CommandInput<typeof membershipAddOptions>, target: MembershipTarget): Promise<CommandResult> {
+export async function runMembershipAdd(
+  ctx: Context,
+  { args, opts }: CommandInput<typeof membershipAddOptions>,
+  target: MembershipTarget,
+): Promise<CommandResult> {
   const targetId = args[0] as string;
   if (opts.batch === undefined) {
-    const result = await target.single(await ctx.http(), targetId, identifierFrom(opts, undefined, (m) => ctx.warn(m)), ctx.signal);
+    const result = await target.single(
+      await ctx.http(),
+      targetId,
+      identifierFrom(opts, undefined, (m) => ctx.warn(m)),
+      ctx.signal,
+    );
     if (!result.added) ctx.info(`note: the contact was already in this ${target.noun}; nothing changed`);
     return { kind: 'record', data: result };
   }
@@ -70,10 +110,20 @@ export async function runMembershipAdd(ctx: Context, { args, opts }: CommandInpu
     path: opts.batch,
     job: { command: target.command, target: targetId },
     options: batchRunOptions(opts, BATCH_DEFAULTS, ctx.globals.dryRun),
-    columns: { rules: batchAddColumns(requestLine(target.batchRequest(targetId, []))), identifierColumns: IDENTIFIER_COLUMNS },
+    columns: {
+      rules: batchAddColumns(requestLine(target.batchRequest(targetId, []))),
+      identifierColumns: IDENTIFIER_COLUMNS,
+    },
     prepare: prepareIdentifierRow,
-    request: (items) => target.batchRequest(targetId, items.map((i) => i.payload)),
-    send: batchAddSender(() => ctx.http(), (http, contacts, signal) => target.batch(http, targetId, contacts, signal)),
+    request: (items) =>
+      target.batchRequest(
+        targetId,
+        items.map((i) => i.payload),
+      ),
+    send: batchAddSender(
+      () => ctx.http(),
+      (http, contacts, signal) => target.batch(http, targetId, contacts, signal),
+    ),
   });
 }
 

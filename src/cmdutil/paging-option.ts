@@ -10,7 +10,10 @@ import { outputOf } from './context-deps.js';
 export const PAGING_FLAGS = {
   all: switchFlag('--all', 'walk every page, printing rows as they come'),
   paginate: switchFlag('--paginate', 'the same as --all (the name `cnv api` and `gh api` use)'),
-  summaryJson: textFlag('--summary-json <file>', 'write {rows, pages, nextCursor, status} to this file at the end (also when the run fails): the cursor to continue from, for a script that pages by itself'),
+  summaryJson: textFlag(
+    '--summary-json <file>',
+    'write {rows, pages, nextCursor, status} to this file at the end (also when the run fails): the cursor to continue from, for a script that pages by itself',
+  ),
 };
 
 interface PagingOptions {
@@ -21,7 +24,12 @@ interface PagingOptions {
 
 /** The paging flags' rule: stdout carries the rows, so the summary goes to a file, in a directory that exists. */
 export function checkPaging(opts: Pick<PagingOptions, 'summaryJson'>): void {
-  if (opts.summaryJson === '-') throw new UsageError('--summary-json -: stdout carries the rows', 'give --summary-json a file name', 'conflicting_options');
+  if (opts.summaryJson === '-')
+    throw new UsageError(
+      '--summary-json -: stdout carries the rows',
+      'give --summary-json a file name',
+      'conflicting_options',
+    );
   summaryJsonTarget(opts.summaryJson, true);
 }
 
@@ -50,7 +58,13 @@ export async function listPages(ctx: Context, opts: PagingOptions, list: PagedLi
   const summaryJson = opts.summaryJson;
   const figures = { rows: 0, pages: 0, nextCursor: list.cursor ?? null };
   const summarise = (status: string) => {
-    if (summaryJson) writeSummaryJson({ stdout: ctx.io.stdout, redact: (text) => ctx.redact(text) }, summaryJson, { command: list.label, status, ...figures, moreRemains: figures.nextCursor !== null });
+    if (summaryJson)
+      writeSummaryJson({ stdout: ctx.io.stdout, redact: (text) => ctx.redact(text) }, summaryJson, {
+        command: list.label,
+        status,
+        ...figures,
+        moreRemains: figures.nextCursor !== null,
+      });
   };
   try {
     if (!(opts.all || opts.paginate)) {
@@ -58,9 +72,21 @@ export async function listPages(ctx: Context, opts: PagingOptions, list: PagedLi
       Object.assign(figures, { rows: page.rows.length, pages: 1, nextCursor: page.nextCursor });
       summarise('complete');
       const more = page.nextCursor ? `next page: --cursor ${page.nextCursor} (or --all for every page)` : undefined;
-      return { kind: 'list', rows: page.rows, columns: list.columns, tableColumns: list.tableColumns, chosen: list.chosen, ...(more ? { trailer: more } : {}) };
+      return {
+        kind: 'list',
+        rows: page.rows,
+        columns: list.columns,
+        tableColumns: list.tableColumns,
+        chosen: list.chosen,
+        ...(more ? { trailer: more } : {}),
+      };
     }
-    const writer = await createListWriter(outputOf(ctx), list.columns, { table: list.tableColumns, chosen: list.chosen }, (m) => ctx.warn(m));
+    const writer = await createListWriter(
+      outputOf(ctx),
+      list.columns,
+      { table: list.tableColumns, chosen: list.chosen },
+      (m) => ctx.warn(m),
+    );
     do {
       const page = await list.fetch(figures.nextCursor ?? undefined);
       for (const row of page.rows) await writer.write(row);

@@ -18,7 +18,9 @@ export function caseInsensitiveChoice(values: readonly string[]) {
     const found = values.find((v) => v.toLowerCase() === text.trim().toLowerCase());
     if (!found) {
       const hint = didYouMean(text.trim(), values);
-      throw new InvalidArgumentError(`expected one of ${values.join(', ')} (any case), got "${text}"${hint ? HINT_MARK + hint : ''}`);
+      throw new InvalidArgumentError(
+        `expected one of ${values.join(', ')} (any case), got "${text}"${hint ? HINT_MARK + hint : ''}`,
+      );
     }
     return found;
   };
@@ -31,6 +33,7 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 /** Commander parser for an id argument the API types as a UUID (`AUDIENCE_ID`, `CAMPAIGN_ID`...). */
 export function uuidArgument(text: string): string {
   const value = text.trim();
-  if (!UUID_RE.test(value)) throw new InvalidArgumentError(`expected a UUID like 7f0c2f4e-1b2a-4c3d-9e8f-0a1b2c3d4e5f, got "${text}"`);
+  if (!UUID_RE.test(value))
+    throw new InvalidArgumentError(`expected a UUID like 7f0c2f4e-1b2a-4c3d-9e8f-0a1b2c3d4e5f, got "${text}"`);
   return value;
 }

@@ -10,45 +10,80 @@ const str = z.string();
 const num = z.number();
 
 /** The summary of a file or batch run: the --summary-json document, printed with --json or -q. */
-export const fileRunSummary = once(() => z.strictObject({
-  status: z.enum(['complete', 'partial', 'failed', 'interrupted']),
-  rows: num, succeeded: num, failed: num, invalid: num, skipped: num,
-  valid: num.optional().describe('with --dry-run'),
-  byStatus: z.record(str.describe('STATUS'), num),
-  doneInEarlierRun: num, elapsedMs: num, rowsPerSecond: num, dryRun: z.boolean(), report: str.nullable(), stopped: str.nullable(), exitCode: num,
-  columns: z.array(z.strictObject({ column: str, sentAs: str.nullable(), note: str })).describe('the column table, docs/batches.md'),
-  blankCells: z.strictObject({ cells: num, columns: z.array(str) }).optional(),
-}));
+export const fileRunSummary = once(() =>
+  z.strictObject({
+    status: z.enum(['complete', 'partial', 'failed', 'interrupted']),
+    rows: num,
+    succeeded: num,
+    failed: num,
+    invalid: num,
+    skipped: num,
+    valid: num.optional().describe('with --dry-run'),
+    byStatus: z.record(str.describe('STATUS'), num),
+    doneInEarlierRun: num,
+    elapsedMs: num,
+    rowsPerSecond: num,
+    dryRun: z.boolean(),
+    report: str.nullable(),
+    stopped: str.nullable(),
+    exitCode: num,
+    columns: z
+      .array(z.strictObject({ column: str, sentAs: str.nullable(), note: str }))
+      .describe('the column table, docs/batches.md'),
+    blankCells: z.strictObject({ cells: num, columns: z.array(str) }).optional(),
+  }),
+);
 
-const WITH_JSON = 'with --json or -q (the --summary-json document; with --report - they are refused: stdout holds the report)';
+const WITH_JSON =
+  'with --json or -q (the --summary-json document; with --report - they are refused: stdout holds the report)';
 
 /** A file or batch run's document, chosen by `when` (`with --file`); `schema` extends fileRunSummary() where a run adds members. */
-export const fileRunDocument = (when?: string, schema: z.ZodType = fileRunSummary()): JsonDocument => ({ when, what: 'the run summary', schema, note: WITH_JSON });
+export const fileRunDocument = (when?: string, schema: z.ZodType = fileRunSummary()): JsonDocument => ({
+  when,
+  what: 'the run summary',
+  schema,
+  note: WITH_JSON,
+});
 
 /** An export's summary: the --summary-json document, printed with --json or -q when the rows go to --out. */
-export const exportSummary = once(() => z.strictObject({
-  command: str,
-  status: z.enum(['complete', 'stopped', 'failed', 'interrupted']),
-  rows: num, skipped: num, pages: num, bytes: num, elapsedMs: num,
-  stateKey: str.nullable(), runId: str.nullable(), moreRemains: z.boolean(), output: str, pending: z.boolean(), cutBytes: num,
-  fieldChanges: z
-    .strictObject({
-      relabelled: z.array(z.strictObject({ key: str, column: str, from: str, to: str })),
-      added: z.array(z.strictObject({ key: str, label: str })),
-      removed: z.array(z.strictObject({ key: str, column: str })),
-    })
-    .optional()
-    .describe('a CSV file whose fields changed in the account since it was made (docs/exports.md)'),
-}));
+export const exportSummary = once(() =>
+  z.strictObject({
+    command: str,
+    status: z.enum(['complete', 'stopped', 'failed', 'interrupted']),
+    rows: num,
+    skipped: num,
+    pages: num,
+    bytes: num,
+    elapsedMs: num,
+    stateKey: str.nullable(),
+    runId: str.nullable(),
+    moreRemains: z.boolean(),
+    output: str,
+    pending: z.boolean(),
+    cutBytes: num,
+    fieldChanges: z
+      .strictObject({
+        relabelled: z.array(z.strictObject({ key: str, column: str, from: str, to: str })),
+        added: z.array(z.strictObject({ key: str, label: str })),
+        removed: z.array(z.strictObject({ key: str, column: str })),
+      })
+      .optional()
+      .describe('a CSV file whose fields changed in the account since it was made (docs/exports.md)'),
+  }),
+);
 
 /** True when A and B are the same type (each assignable to the other). */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 type Expect<T extends true> = T;
 /** Compiles only while the declared export summary is the one the exporter writes: a member added to one and not the other fails here. */
-type _DeclaredIsWritten = Expect<Same<z.infer<ReturnType<typeof exportSummary>>, Omit<ExportSummary, 'types' | 'window'> & { command: string }>>;
+type _DeclaredIsWritten = Expect<
+  Same<z.infer<ReturnType<typeof exportSummary>>, Omit<ExportSummary, 'types' | 'window'> & { command: string }>
+>;
 
 /** One email type's part of a run over several (`types`). */
-export const typeOutcome = once(() => z.strictObject({ status: z.enum(['complete', 'stopped', 'failed']), rows: num, pages: num, error: str.optional() }));
+export const typeOutcome = once(() =>
+  z.strictObject({ status: z.enum(['complete', 'stopped', 'failed']), rows: num, pages: num, error: str.optional() }),
+);
 
 /** An export's document; `schema` is exportSummary() or an extension of it. */
 export const exportDocument = (schema: z.ZodType): JsonDocument => ({

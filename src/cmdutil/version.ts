@@ -5,7 +5,9 @@ declare const CNV_BUNDLED_VERSION: string | undefined;
 
 /** cnv's version, from package.json (in the bundle, written into it at build time: no file to read at start-up). */
 export const VERSION: string =
-  typeof CNV_BUNDLED_VERSION === 'string' ? CNV_BUNDLED_VERSION : createRequire(import.meta.url)('../../package.json').version;
+  typeof CNV_BUNDLED_VERSION === 'string'
+    ? CNV_BUNDLED_VERSION
+    : createRequire(import.meta.url)('../../package.json').version;
 
 /** The version with the runtime it runs on (`cnv version --json`, bug reports). */
 export function versionInfo(): { version: string; node: string; platform: string } {

@@ -21,7 +21,13 @@ export interface ConfigDirWhere {
 }
 
 export function configDirWhere(env: NodeJS.ProcessEnv): ConfigDirWhere {
-  const source = env.CNV_CONFIG_DIR ? 'CNV_CONFIG_DIR' : process.platform === 'win32' && env.APPDATA ? 'APPDATA' : env.XDG_CONFIG_HOME ? 'XDG_CONFIG_HOME' : 'HOME';
+  const source = env.CNV_CONFIG_DIR
+    ? 'CNV_CONFIG_DIR'
+    : process.platform === 'win32' && env.APPDATA
+      ? 'APPDATA'
+      : env.XDG_CONFIG_HOME
+        ? 'XDG_CONFIG_HOME'
+        : 'HOME';
   return { dir: configDir(env), source };
 }
 

@@ -26,7 +26,10 @@ const FILE_NAME = 'config.json';
 export class ProfileStore {
   readonly path: string;
 
-  private constructor(private readonly dir: string, private readonly where: ConfigDirWhere) {
+  private constructor(
+    private readonly dir: string,
+    private readonly where: ConfigDirWhere,
+  ) {
     this.path = join(dir, FILE_NAME);
   }
 
@@ -47,7 +50,11 @@ export class ProfileStore {
     try {
       parsed = JSON.parse(text) as Partial<ConfigShape>;
     } catch (err) {
-      throw new UsageError(`the config file ${this.path} is not valid JSON: ${(err as Error).message}`, 'fix or remove it, then set the key again with `cnv config set-key`', 'bad_config');
+      throw new UsageError(
+        `the config file ${this.path} is not valid JSON: ${(err as Error).message}`,
+        'fix or remove it, then set the key again with `cnv config set-key`',
+        'bad_config',
+      );
     }
     return { ...parsed, profiles: parsed.profiles ?? {} };
   }
@@ -69,7 +76,10 @@ export class ProfileStore {
     const found = this.profile(name);
     if (found) return found;
     const known = Object.keys(this.profiles());
-    throw new UsageError(`no profile named "${name}"`, known.length ? `known profiles: ${known.join(', ')}` : 'create one with `cnv --profile NAME config set-key`');
+    throw new UsageError(
+      `no profile named "${name}"`,
+      known.length ? `known profiles: ${known.join(', ')}` : 'create one with `cnv --profile NAME config set-key`',
+    );
   }
 
   async update(name: string, patch: Profile): Promise<void> {
@@ -90,7 +100,13 @@ export class ProfileStore {
     const profiles = { ...conf.get('profiles') };
     delete profiles[name];
     const left = Object.keys(profiles);
-    const next = !wasCurrent ? this.currentProfile() : left.length === 1 ? left[0] : left.includes(DEFAULT_PROFILE) ? DEFAULT_PROFILE : undefined;
+    const next = !wasCurrent
+      ? this.currentProfile()
+      : left.length === 1
+        ? left[0]
+        : left.includes(DEFAULT_PROFILE)
+          ? DEFAULT_PROFILE
+          : undefined;
     this.saving(() => {
       conf.set('profiles', profiles);
       if (!wasCurrent) return;

@@ -31,7 +31,8 @@ export function resolveCredentials(inputs: CredentialInputs, store: ProfileStore
   const saved = store.profile(profile) ?? {};
   const named = inputs.profileFlag ? '--profile' : inputs.env.CNV_PROFILE ? 'CNV_PROFILE' : undefined;
   // A profile asked for by name that does not exist is a typo, not "no key": never fall back to another account.
-  if (named && store.profile(profile) === undefined) throw unknownProfile(profile, named, Object.keys(store.profiles()));
+  if (named && store.profile(profile) === undefined)
+    throw unknownProfile(profile, named, Object.keys(store.profiles()));
   const warnings: string[] = [];
 
   const [apiKey, apiKeySource] = pick([
@@ -75,7 +76,9 @@ function profileWord(named: string | undefined, profile: string): string {
 function unknownProfile(name: string, source: string, known: string[]): UsageError {
   return new UsageError(
     `no profile named "${name}" (from ${source})`,
-    known.length ? `profiles: ${known.join(', ')} (\`cnv config list\`); create one with \`cnv --profile ${shellWord(name)} config set-key\`` : `no profiles yet; create one with \`cnv --profile ${shellWord(name)} config set-key\``,
+    known.length
+      ? `profiles: ${known.join(', ')} (\`cnv config list\`); create one with \`cnv --profile ${shellWord(name)} config set-key\``
+      : `no profiles yet; create one with \`cnv --profile ${shellWord(name)} config set-key\``,
     'unknown_profile',
   );
 }

@@ -19,7 +19,8 @@ export function isLoopbackHost(host: string): boolean {
  */
 export function checkAdminRequest(req: IncomingMessage, method: string, listensBeyondLoopback: boolean): void {
   const hostname = hostOf(req.headers.host);
-  const allowed = hostname !== undefined && (isLoopbackHost(hostname) || (listensBeyondLoopback && isIP(hostname) !== 0));
+  const allowed =
+    hostname !== undefined && (isLoopbackHost(hostname) || (listensBeyondLoopback && isIP(hostname) !== 0));
   if (!allowed) {
     throw new EmulatorError(
       403,
@@ -28,9 +29,16 @@ export function checkAdminRequest(req: IncomingMessage, method: string, listensB
     );
   }
   if (method === 'GET' || method === 'HEAD') return;
-  const type = String(req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  const type = String(req.headers['content-type'] ?? '')
+    .split(';')[0]
+    .trim()
+    .toLowerCase();
   if (type !== 'application/json') {
-    throw new EmulatorError(415, 'unsupported_media_type', `Admin ${method} requests need Content-Type: application/json; got ${JSON.stringify(type || '(none)')}`);
+    throw new EmulatorError(
+      415,
+      'unsupported_media_type',
+      `Admin ${method} requests need Content-Type: application/json; got ${JSON.stringify(type || '(none)')}`,
+    );
   }
 }
 

@@ -2,7 +2,15 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { assertEnabled, assertPermission, authenticate } from './auth.js';
 import { EmulatorError } from './error-answer.js';
 import { rateLimited, type FaultController } from './faults.js';
-import { assertJsonContentType, dropConnection, errorResult, parseJsonObject, readBody, sendJson, sleep } from './http-io.js';
+import {
+  assertJsonContentType,
+  dropConnection,
+  errorResult,
+  parseJsonObject,
+  readBody,
+  sendJson,
+  sleep,
+} from './http-io.js';
 import type { RateLimiter } from './business-rate-limiter.js';
 import type { ApiRouter, RouteResult } from './router.js';
 import type { Stats } from './stats.js';
@@ -23,10 +31,18 @@ export interface ApiDeps {
  * content type (400),
  * handler; then an optional drop-after fault.
  */
-export async function handleApiRequest(deps: ApiDeps, req: IncomingMessage, res: ServerResponse, url: URL): Promise<number | 'dropped'> {
+export async function handleApiRequest(
+  deps: ApiDeps,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+): Promise<number | 'dropped'> {
   const method = (req.method ?? 'GET').toUpperCase();
   const match = deps.router.match(method, url.pathname);
-  const routeKey = match.kind === 'not_found' ? `${method} (unmatched)` : `${method} ${match.kind === 'found' ? match.route.pattern : match.pattern}`;
+  const routeKey =
+    match.kind === 'not_found'
+      ? `${method} (unmatched)`
+      : `${method} ${match.kind === 'found' ? match.route.pattern : match.pattern}`;
   const finish = (outcome: number | 'dropped'): number | 'dropped' => {
     deps.stats.record(routeKey, outcome);
     return outcome;

@@ -1,6 +1,13 @@
 import type { Position } from './change-log.js';
 import type { ComputedContacts } from './computed-contacts.js';
-import { EMAIL_EVENT_TYPES, type Contact, type CustomEvent, type EmailEvent, type EmailEventType, type SubscriptionStatus } from './model.js';
+import {
+  EMAIL_EVENT_TYPES,
+  type Contact,
+  type CustomEvent,
+  type EmailEvent,
+  type EmailEventType,
+  type SubscriptionStatus,
+} from './model.js';
 import { blast, emailEventExtras, numberedUuid } from './seed/email-events.js';
 import { FIXTURE_CONTACTS } from './seed/fixtures.js';
 import { CITIES, EVENT_NAMES, FIRST_NAMES, LAST_NAMES, PAGES } from './seed/names.js';
@@ -11,7 +18,14 @@ const BULK_EPOCH_MS = Date.parse('2024-06-01T00:00:00.000Z');
 const CONTACT_STEP_MS = 10;
 const EVENT_STEP_MS = 50;
 const CONTACT_TAG = 'f0000000';
-const STATUSES: readonly SubscriptionStatus[] = ['SUBSCRIBED', 'SUBSCRIBED', 'UNSUBSCRIBED', 'NO_STATUS', 'SUBSCRIBED', 'BOUNCED'];
+const STATUSES: readonly SubscriptionStatus[] = [
+  'SUBSCRIBED',
+  'SUBSCRIBED',
+  'UNSUBSCRIBED',
+  'NO_STATUS',
+  'SUBSCRIBED',
+  'BOUNCED',
+];
 const FIXTURE_IDS = Object.values(FIXTURE_CONTACTS).map((c) => c.id);
 const TYPES = EMAIL_EVENT_TYPES.length;
 
@@ -77,7 +91,12 @@ export class BulkRows implements ComputedContacts {
       email: `bulk.${i}@example.com`,
       userId: bulkUserId(i),
       subscriptionStatus: STATUSES[i % STATUSES.length],
-      fields: { firstName: FIRST_NAMES[i % FIRST_NAMES.length], lastName: LAST_NAMES[(i >> 3) % LAST_NAMES.length], city: CITIES[i % CITIES.length], score: i % 101 },
+      fields: {
+        firstName: FIRST_NAMES[i % FIRST_NAMES.length],
+        lastName: LAST_NAMES[(i >> 3) % LAST_NAMES.length],
+        city: CITIES[i % CITIES.length],
+        score: i % 101,
+      },
       companyId: null,
       sfdcLeadId: i % 7 === 0 ? `00Qbulk${String(i).padStart(11, '0')}` : null,
       sfdcContactId: null,
@@ -118,7 +137,10 @@ export class BulkRows implements ComputedContacts {
     const name = EVENT_NAMES[i % EVENT_NAMES.length];
     return {
       eventId,
-      contactId: this.spec.contacts > 0 ? numberedUuid(CONTACT_TAG, i % this.spec.contacts) : FIXTURE_IDS[i % FIXTURE_IDS.length],
+      contactId:
+        this.spec.contacts > 0
+          ? numberedUuid(CONTACT_TAG, i % this.spec.contacts)
+          : FIXTURE_IDS[i % FIXTURE_IDS.length],
       occurredAt: iso(ms),
       createdAt: iso(ms + 1000 + (i % 997)),
       eventName: name,
@@ -144,7 +166,10 @@ export class BulkRows implements ComputedContacts {
     const [ms, eventId] = this.emailPosition(type, k);
     return {
       eventId,
-      contactId: this.spec.contacts > 0 ? numberedUuid(CONTACT_TAG, g % this.spec.contacts) : FIXTURE_IDS[g % FIXTURE_IDS.length],
+      contactId:
+        this.spec.contacts > 0
+          ? numberedUuid(CONTACT_TAG, g % this.spec.contacts)
+          : FIXTURE_IDS[g % FIXTURE_IDS.length],
       occurredAt: iso(ms),
       eventType: type,
       ...blast(k),

@@ -42,9 +42,10 @@ export class ContactChangeLog {
   record(id: string, updatedAt: string): void {
     const ms = Date.parse(updatedAt);
     const n = this.ids.length;
-    const at = n === 0 || comparePositions([ms, id], this.position(n - 1)) >= 0
-      ? n
-      : lowerBound(n, (i) => comparePositions(this.position(i), [ms, id]) > 0);
+    const at =
+      n === 0 || comparePositions([ms, id], this.position(n - 1)) >= 0
+        ? n
+        : lowerBound(n, (i) => comparePositions(this.position(i), [ms, id]) > 0);
     this.ms.splice(at, 0, ms);
     this.ids.splice(at, 0, id);
     this.stamps.splice(at, 0, updatedAt);

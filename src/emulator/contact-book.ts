@@ -38,7 +38,10 @@ export class ContactBook {
   private readonly userIndex = new Map<string, Set<string>>();
   private readonly computed = new ComputedOverlay();
   /** Every write in updatedAt order, walked by the contacts export (with the computed contacts). */
-  readonly changes = new ContactChangeLog((id, at) => this.byId.get(id)?.updatedAt === at, () => this.byId.size);
+  readonly changes = new ContactChangeLog(
+    (id, at) => this.byId.get(id)?.updatedAt === at,
+    () => this.byId.size,
+  );
 
   constructor(private readonly clock: MonotonicClock) {}
 
@@ -107,7 +110,8 @@ export class ContactBook {
       createdAt: now,
       updatedAt: init.updatedAt ?? now,
     };
-    if (this.byId.has(contact.id) || this.computed.hasId(contact.id)) throw new Error(`duplicate contact id ${contact.id}`);
+    if (this.byId.has(contact.id) || this.computed.hasId(contact.id))
+      throw new Error(`duplicate contact id ${contact.id}`);
     this.clock.observe(contact.updatedAt);
     this.byId.set(contact.id, contact);
     this.index(contact);
@@ -180,8 +184,19 @@ export class ContactBook {
 
 // Everything a write can change, in a fixed order (fields sorted: key order is not data).
 function snapshot(c: Contact): string {
-  const fields = Object.keys(c.fields).sort().map((k) => [k, c.fields[k]]);
-  return JSON.stringify([c.email, c.userId, c.subscriptionStatus, c.companyId, c.sfdcLeadId, c.sfdcContactId, c.sfdcAccountId, fields]);
+  const fields = Object.keys(c.fields)
+    .sort()
+    .map((k) => [k, c.fields[k]]);
+  return JSON.stringify([
+    c.email,
+    c.userId,
+    c.subscriptionStatus,
+    c.companyId,
+    c.sfdcLeadId,
+    c.sfdcContactId,
+    c.sfdcAccountId,
+    fields,
+  ]);
 }
 
 function addTo(map: Map<string, Set<string>>, key: string, id: string): void {

@@ -18,7 +18,8 @@ export function assertCustomObjectsEnabled(store: BusinessStore): void {
 export function requireCustomObject(store: BusinessStore, id: unknown, name = 'customObjectId'): CustomObject {
   if (typeof id !== 'string' || !isUuid(id.trim())) throw invalidRequest(`${name} must be a UUID`);
   const found = store.customObjects.get(id.trim().toLowerCase());
-  if (!found) throw new EmulatorError(404, 'custom_object_not_found', `No custom object ${id.trim()} in this workspace`);
+  if (!found)
+    throw new EmulatorError(404, 'custom_object_not_found', `No custom object ${id.trim()} in this workspace`);
   return found;
 }
 

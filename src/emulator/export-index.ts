@@ -101,7 +101,10 @@ export class SortedIndex<E> {
   private insert(item: E): void {
     const key = this.key(item);
     const n = this.keys.length;
-    const at = n === 0 || comparePositions(key, this.keys[n - 1]) >= 0 ? n : lowerBound(n, (i) => comparePositions(this.keys[i], key) > 0);
+    const at =
+      n === 0 || comparePositions(key, this.keys[n - 1]) >= 0
+        ? n
+        : lowerBound(n, (i) => comparePositions(this.keys[i], key) > 0);
     this.items.splice(at, 0, item);
     this.keys.splice(at, 0, key);
   }

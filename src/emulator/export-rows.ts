@@ -57,7 +57,8 @@ function exportRow(c: Contact, fields: Row, shown: Shown): Row {
 function bulkContactRows(bulk: BulkRows, labels: Map<string, string>, shown: Shown): (i: number) => Row {
   const [first, last, city, score] = ['firstName', 'lastName', 'city', 'score'].map((key) => labels.get(key));
   // One of the four deleted (emulator admin): the general path leaves it out.
-  if (first === undefined || last === undefined || city === undefined || score === undefined) return (i) => contactRow(bulk.contact(i), labels, shown);
+  if (first === undefined || last === undefined || city === undefined || score === undefined)
+    return (i) => contactRow(bulk.contact(i), labels, shown);
   return (i) => {
     const c = bulk.contact(i);
     const f = c.fields;
@@ -126,14 +127,16 @@ export function contactSources(store: BusinessStore): OrderedSource<Row>[] {
   const book = store.contacts;
   const log = book.changes;
   const shown: Shown = (iso) => store.shownTime(iso);
-  const sources: OrderedSource<Row>[] = [{
-    size: log.length,
-    position: (i) => log.position(i),
-    row: (i) => {
-      const id = log.liveId(i);
-      return id === undefined ? undefined : contactRow(book.get(id)!, labels, shown);
+  const sources: OrderedSource<Row>[] = [
+    {
+      size: log.length,
+      position: (i) => log.position(i),
+      row: (i) => {
+        const id = log.liveId(i);
+        return id === undefined ? undefined : contactRow(book.get(id)!, labels, shown);
+      },
     },
-  }];
+  ];
   const bulk = bulkOf(store);
   if (bulk && bulk.spec.contacts > 0) {
     const computed = bulkContactRows(bulk, labels, shown);
@@ -152,7 +155,11 @@ export function customEventSources(store: BusinessStore): { sources: OrderedSour
   let lastMs = index.lastMs;
   const bulk = bulkOf(store);
   if (bulk && bulk.spec.events > 0) {
-    sources.push({ size: bulk.spec.events, position: (i) => bulk.customEventPosition(i), row: (i) => view(bulk.customEvent(i)) });
+    sources.push({
+      size: bulk.spec.events,
+      position: (i) => bulk.customEventPosition(i),
+      row: (i) => view(bulk.customEvent(i)),
+    });
     lastMs = Math.max(lastMs, bulk.customEventPosition(bulk.spec.events - 1)[0]);
   }
   return { sources, lastMs };
@@ -163,13 +170,20 @@ export function emailEventSources(store: BusinessStore, type: EmailEventType): O
   const byType = indexesOf(store).email;
   let index = byType.get(type);
   if (!index) {
-    index = new SortedIndex((e) => timed(e.occurredAt, e.eventId), (e) => e.eventType === type);
+    index = new SortedIndex(
+      (e) => timed(e.occurredAt, e.eventId),
+      (e) => e.eventType === type,
+    );
     byType.set(type, index);
   }
   const sources = [index.sync(store.emailEvents).source(emailEventRow)];
   const bulk = bulkOf(store);
   if (bulk && bulk.emailCount(type) > 0) {
-    sources.push({ size: bulk.emailCount(type), position: (k) => bulk.emailPosition(type, k), row: (k) => emailEventRow(bulk.emailEvent(type, k)) });
+    sources.push({
+      size: bulk.emailCount(type),
+      position: (k) => bulk.emailPosition(type, k),
+      row: (k) => emailEventRow(bulk.emailEvent(type, k)),
+    });
   }
   return sources;
 }

@@ -19,10 +19,7 @@ interface FaultSnapshot extends FaultRates {
 }
 
 /** What to do with a /v2 request before handling it. */
-type FaultDecision =
-  | { kind: 'none' }
-  | { kind: 'drop' }
-  | { kind: 'error'; error: EmulatorError };
+type FaultDecision = { kind: 'none' } | { kind: 'drop' } | { kind: 'error'; error: EmulatorError };
 
 const GATEWAY_CODES: Record<number, [string, string]> = {
   502: ['bad_gateway', 'Bad gateway (injected fault)'],

@@ -36,13 +36,15 @@ export function readObjectType(v: unknown, allowed: readonly ObjectType[], name 
 
 /** 400 invalid_field when the key is taken anywhere in the account (keys are account-wide). */
 export function assertKeyFree(store: BusinessStore, key: string): void {
-  if (store.fields.hasKey(key)) throw new EmulatorError(400, 'invalid_field', `A field with key "${key}" already exists`);
+  if (store.fields.hasKey(key))
+    throw new EmulatorError(400, 'invalid_field', `A field with key "${key}" already exists`);
 }
 
 /** A required non-blank string, trimmed; 400 invalid_request otherwise. */
 export function requiredTrimmed(body: Record<string, unknown>, key: string, prefix = ''): string {
   const v = body[key];
-  if (typeof v !== 'string' || v.trim() === '') throw invalidRequest(`${prefix}${key} is required (a non-empty string)`);
+  if (typeof v !== 'string' || v.trim() === '')
+    throw invalidRequest(`${prefix}${key} is required (a non-empty string)`);
   return v.trim();
 }
 

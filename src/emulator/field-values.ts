@@ -18,7 +18,9 @@ function valueProblem(def: FieldDefinition, value: unknown): string | undefined 
     case 'STRING':
       return typeof value === 'string' ? undefined : 'expects a string';
     case 'NUMBER':
-      return (typeof value === 'number' && Number.isFinite(value)) || isExactNumber(value) ? undefined : 'expects a number';
+      return (typeof value === 'number' && Number.isFinite(value)) || isExactNumber(value)
+        ? undefined
+        : 'expects a number';
     case 'BOOLEAN':
       return typeof value === 'boolean' ? undefined : 'expects a boolean';
     case 'DATE':
@@ -42,12 +44,14 @@ export function validateFieldWrites(
   const writes: FieldWrite[] = [];
   for (const [key, value] of Object.entries(map)) {
     const def = store.fields.get(objectType, key, customObjectId);
-    if (!def) throw new EmulatorError(400, 'invalid_field', `${mapName}.${key}: no ${objectType} field with key "${key}"`);
+    if (!def)
+      throw new EmulatorError(400, 'invalid_field', `${mapName}.${key}: no ${objectType} field with key "${key}"`);
     if (def.readOnly || def.relationship?.reverse) {
       throw new EmulatorError(400, 'invalid_field', `${mapName}.${key}: field "${key}" is read-only`);
     }
     const problem = valueProblem(def, value);
-    if (problem) throw new EmulatorError(400, 'invalid_field', `${mapName}.${key}: field "${key}" (${def.dataType}) ${problem}`);
+    if (problem)
+      throw new EmulatorError(400, 'invalid_field', `${mapName}.${key}: field "${key}" (${def.dataType}) ${problem}`);
     writes.push({ def, value: value as FieldValue });
   }
   return writes;

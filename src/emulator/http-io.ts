@@ -42,7 +42,12 @@ export function parseJsonObject(raw: { text: string; tooLarge: boolean }): Recor
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new EmulatorError(400, 'invalid_request', 'Request body must be a JSON object');
   }
-  if (nestedDeeperThan(value, MAX_BODY_DEPTH)) throw new EmulatorError(400, 'invalid_request', `Request body nests arrays and objects deeper than ${MAX_BODY_DEPTH} levels`);
+  if (nestedDeeperThan(value, MAX_BODY_DEPTH))
+    throw new EmulatorError(
+      400,
+      'invalid_request',
+      `Request body nests arrays and objects deeper than ${MAX_BODY_DEPTH} levels`,
+    );
   return value as Record<string, unknown>;
 }
 
@@ -55,7 +60,11 @@ export function assertJsonContentType(contentType: string | undefined, raw: { te
   if (raw.text === '' && !raw.tooLarge) return;
   const mediaType = (contentType ?? '').split(';')[0].trim().toLowerCase();
   if (mediaType !== 'application/json') {
-    throw new EmulatorError(400, 'invalid_request', `A request body needs Content-Type: application/json (got ${contentType ? `"${contentType}"` : 'none'})`);
+    throw new EmulatorError(
+      400,
+      'invalid_request',
+      `A request body needs Content-Type: application/json (got ${contentType ? `"${contentType}"` : 'none'})`,
+    );
   }
 }
 

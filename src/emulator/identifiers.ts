@@ -11,7 +11,11 @@ export interface ContactIdentifiers {
 }
 
 /** Reads an identifier: absent, null or blank -> undefined; not a string -> 400 with `code`. */
-export function readIdentifier(body: Record<string, unknown>, key: string, code = 'invalid_request'): string | undefined {
+export function readIdentifier(
+  body: Record<string, unknown>,
+  key: string,
+  code = 'invalid_request',
+): string | undefined {
   const v = body[key];
   if (v === undefined || v === null) return undefined;
   if (typeof v !== 'string') throw new EmulatorError(400, code, `${key} must be a string`);
@@ -31,7 +35,8 @@ export function readIdentifiers(body: Record<string, unknown>): ContactIdentifie
 
 /** 400 invalid_email for a malformed email, 400 invalid_request for a non-UUID cnvContactId. */
 export function checkIdentifierFormats(email: string | undefined, cnvContactId: string | undefined): void {
-  if (email !== undefined && !isValidEmail(email)) throw new EmulatorError(400, 'invalid_email', `Malformed email: ${email}`);
+  if (email !== undefined && !isValidEmail(email))
+    throw new EmulatorError(400, 'invalid_email', `Malformed email: ${email}`);
   if (cnvContactId !== undefined && !isUuid(cnvContactId)) throw invalidRequest('cnvContactId must be a UUID');
 }
 

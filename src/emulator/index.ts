@@ -96,22 +96,29 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
 
 function checkOptions(o: EmulatorOptions): void {
   const share = (name: string, v: number | undefined) => {
-    if (v !== undefined && !(Number.isFinite(v) && v >= 0 && v <= 1)) throw new RangeError(`${name} must be between 0 and 1`);
+    if (v !== undefined && !(Number.isFinite(v) && v >= 0 && v <= 1))
+      throw new RangeError(`${name} must be between 0 and 1`);
   };
   share('failRate', o.failRate);
   share('dropRate', o.dropRate);
   const nonNegative = (name: string, v: number | undefined) => {
-    if (v !== undefined && !(Number.isFinite(v) && v >= 0)) throw new RangeError(`${name} must be a non-negative number`);
+    if (v !== undefined && !(Number.isFinite(v) && v >= 0))
+      throw new RangeError(`${name} must be a non-negative number`);
   };
   nonNegative('latencyMs', o.latencyMs);
   nonNegative('rateLimit', o.rateLimit);
-  for (const [name, v] of [['seedContacts', o.seedContacts], ['seedEvents', o.seedEvents]] as const) {
-    if (v !== undefined && !(Number.isInteger(v) && v >= 0 && v <= 100_000_000)) throw new RangeError(`${name} must be an integer from 0 to 100000000`);
+  for (const [name, v] of [
+    ['seedContacts', o.seedContacts],
+    ['seedEvents', o.seedEvents],
+  ] as const) {
+    if (v !== undefined && !(Number.isInteger(v) && v >= 0 && v <= 100_000_000))
+      throw new RangeError(`${name} must be an integer from 0 to 100000000`);
   }
   if (o.port !== undefined && !(Number.isInteger(o.port) && o.port >= 0 && o.port <= 65535)) {
     throw new RangeError('port must be an integer from 0 to 65535');
   }
-  if (o.timestampPrecision !== undefined && o.timestampPrecision !== 'ms' && o.timestampPrecision !== 's') throw new RangeError("timestampPrecision must be 'ms' or 's'");
+  if (o.timestampPrecision !== undefined && o.timestampPrecision !== 'ms' && o.timestampPrecision !== 's')
+    throw new RangeError("timestampPrecision must be 'ms' or 's'");
   const s = o.seed;
   if (s !== undefined && s !== 'demo' && s !== 'none' && !(typeof s === 'number' && Number.isInteger(s))) {
     throw new RangeError("seed must be 'demo', 'none' or an integer");

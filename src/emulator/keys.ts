@@ -3,12 +3,7 @@
 /** Permissions the spec names for some operations. */
 export type Permission = 'audience:edit' | 'fields:create' | 'customObjects:edit' | 'records:edit';
 
-const ALL_PERMISSIONS: readonly Permission[] = [
-  'audience:edit',
-  'fields:create',
-  'customObjects:edit',
-  'records:edit',
-];
+const ALL_PERMISSIONS: readonly Permission[] = ['audience:edit', 'fields:create', 'customObjects:edit', 'records:edit'];
 
 /** The three demo keys, by role. */
 export interface DemoKeys {

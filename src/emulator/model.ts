@@ -78,7 +78,6 @@ export interface CustomEvent {
   data: Record<string, unknown>;
 }
 
-
 export interface EmailEvent {
   eventId: string;
   contactId: string;

@@ -43,6 +43,9 @@ export async function writeReadyFile(path: string, text: string): Promise<void> 
 
 /** Removes the ready file on the way out, unless something else has replaced it since. */
 export async function removeReadyFile(path: string, text: string): Promise<void> {
-  const current = await readRegularFile(path).then((bytes) => bytes.toString('utf8'), () => undefined);
+  const current = await readRegularFile(path).then(
+    (bytes) => bytes.toString('utf8'),
+    () => undefined,
+  );
   if (current === text) await unlink(path).catch(() => {});
 }

@@ -33,14 +33,28 @@ export function writeRecord(
   const operation = record ? 'UPDATE' : 'CREATE';
   if (!record) {
     const now = init.at ?? store.clock.now();
-    record = { id: init.id ?? randomUUID(), customObjectId, clientDedupKey, fields: {}, createdAt: now, updatedAt: now };
+    record = {
+      id: init.id ?? randomUUID(),
+      customObjectId,
+      clientDedupKey,
+      fields: {},
+      createdAt: now,
+      updatedAt: now,
+    };
     all.set(clientDedupKey, record);
     store.recordsById.set(record.id, record);
   }
   const before = { ...record.fields };
   applyFieldWrites(record.fields, writes, false);
   if (operation === 'UPDATE' && !sameFieldMaps(before, record.fields)) record.updatedAt = init.at ?? store.clock.now();
-  syncSourceLinks(store, 'CUSTOM_OBJECT', record.id, record.fields, writes.map((w) => w.def), opts);
+  syncSourceLinks(
+    store,
+    'CUSTOM_OBJECT',
+    record.id,
+    record.fields,
+    writes.map((w) => w.def),
+    opts,
+  );
   if (operation === 'CREATE') settlePending(store, 'CUSTOM_OBJECT', [clientDedupKey], opts);
   return { record, operation };
 }

@@ -29,7 +29,9 @@ export type Touched = Map<string, ObjectType>;
 function resolveRelationship(store: BusinessStore, rel: RelationshipInfo, value: string): string | undefined {
   switch (rel.targetObjectType) {
     case 'CONTACT': {
-      const contact = store.contacts.findByUserId(value) ?? (isValidEmail(value.trim()) ? store.contacts.findByEmail(value) : undefined);
+      const contact =
+        store.contacts.findByUserId(value) ??
+        (isValidEmail(value.trim()) ? store.contacts.findByEmail(value) : undefined);
       return contact?.id;
     }
     case 'CUSTOM_OBJECT':
@@ -87,8 +89,16 @@ export function refreshTargets(store: BusinessStore, touched: Touched, opts: Lin
  * contact, record or keyed target that appeared or changed key: `keys` are its userId, email
  * or clientDedupKey), and maintains the reverse side of the targets found.
  */
-export function settlePending(store: BusinessStore, targetType: ObjectType, keys: ReadonlyArray<string | null>, opts: LinkOptions = { stamp: true }): void {
-  for (const link of store.links.pending(targetType, keys.filter((k): k is string => !!k))) {
+export function settlePending(
+  store: BusinessStore,
+  targetType: ObjectType,
+  keys: ReadonlyArray<string | null>,
+  opts: LinkOptions = { stamp: true },
+): void {
+  for (const link of store.links.pending(
+    targetType,
+    keys.filter((k): k is string => !!k),
+  )) {
     const rel = store.fields.get(link.sourceType, link.fieldKey)?.relationship;
     if (!rel) continue;
     const targetId = resolveRelationship(store, rel, link.value);
@@ -100,7 +110,10 @@ export function settlePending(store: BusinessStore, targetType: ObjectType, keys
 }
 
 /** A source record's relationship values: resolved (field key -> target id) and pending (field key -> value). */
-export function linksOf(store: BusinessStore, sourceId: string): { relationships: Record<string, string>; pending: Record<string, string> } {
+export function linksOf(
+  store: BusinessStore,
+  sourceId: string,
+): { relationships: Record<string, string>; pending: Record<string, string> } {
   const relationships: Record<string, string> = {};
   const pending: Record<string, string> = {};
   for (const link of store.links.ofSource(sourceId)) {
@@ -129,12 +142,13 @@ function refreshReverse(store: BusinessStore, targetType: ObjectType, targetId: 
     next[def.key] = keys.length > 0 ? keys.join(REVERSE_SEPARATOR) : null;
   }
   const changed = Object.entries(next).some(([k, v]) => (target.fields[k] ?? null) !== v);
-  if (changed) target.write((fields) => {
-    for (const [k, v] of Object.entries(next)) {
-      if (v === null) delete fields[k];
-      else fields[k] = v;
-    }
-  }, opts.stamp);
+  if (changed)
+    target.write((fields) => {
+      for (const [k, v] of Object.entries(next)) {
+        if (v === null) delete fields[k];
+        else fields[k] = v;
+      }
+    }, opts.stamp);
 }
 
 function sourceKey(store: BusinessStore, link: RelationshipLink): string {

@@ -136,7 +136,17 @@ function safeDecode(s: string): string {
  * Serves one endpoint of the client's table (src/endpoints/endpoints.ts) at its method and path,
  * gated as the table says, so the emulator and cnv never disagree on a route.
  */
-export function serve(router: ApiRouter, endpoint: Pick<Endpoint, 'method' | 'path' | 'gated'>, handler: Handler<ApiContext>, options: Omit<ApiRouteOptions, 'gated'> = {}): void {
+export function serve(
+  router: ApiRouter,
+  endpoint: Pick<Endpoint, 'method' | 'path' | 'gated'>,
+  handler: Handler<ApiContext>,
+  options: Omit<ApiRouteOptions, 'gated'> = {},
+): void {
   // The table writes a path parameter as the spec does, `{name}`; the router's patterns, `:name`.
-  router.add(endpoint.method, endpoint.path.replace(/\{(\w+)\}/g, ':$1'), handler, endpoint.gated ? { ...options, gated: true } : options);
+  router.add(
+    endpoint.method,
+    endpoint.path.replace(/\{(\w+)\}/g, ':$1'),
+    handler,
+    endpoint.gated ? { ...options, gated: true } : options,
+  );
 }

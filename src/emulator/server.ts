@@ -39,7 +39,11 @@ export function createEmulatorServer(deps: ServerDeps): Server {
 }
 
 /** The --verbose line of one request: method, path and query, status (or `dropped`), time; escaped. */
-export function requestLine(req: Pick<IncomingMessage, 'method' | 'url'>, outcome: number | 'dropped', ms: number): string {
+export function requestLine(
+  req: Pick<IncomingMessage, 'method' | 'url'>,
+  outcome: number | 'dropped',
+  ms: number,
+): string {
   return escapeControl(`emulator: ${req.method ?? '?'} ${req.url ?? '/'} ${outcome} ${ms.toFixed(1)}ms`);
 }
 
@@ -70,13 +74,19 @@ async function dispatch(deps: ServerDeps, req: IncomingMessage, res: ServerRespo
   return sendJson(res, { status: 404, body: errorBody('not_found', `No route for ${req.method} ${url.pathname}`) });
 }
 
-async function handleAdminRequest(deps: ServerDeps, req: IncomingMessage, res: ServerResponse, url: URL): Promise<number> {
+async function handleAdminRequest(
+  deps: ServerDeps,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+): Promise<number> {
   const method = (req.method ?? 'GET').toUpperCase();
   const raw = await readBody(req);
   let result: RouteResult;
   try {
     // The health probe tells nothing and changes nothing: a container check may use any Host.
-    if (!(method === 'GET' && url.pathname === HEALTH_PATH)) checkAdminRequest(req, method, deps.listensBeyondLoopback ?? false);
+    if (!(method === 'GET' && url.pathname === HEALTH_PATH))
+      checkAdminRequest(req, method, deps.listensBeyondLoopback ?? false);
     const match = deps.adminRouter.match(method, url.pathname);
     if (match.kind === 'not_found') throw new EmulatorError(404, 'not_found', `No admin route ${url.pathname}`);
     if (match.kind === 'method_not_allowed') {

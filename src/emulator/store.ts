@@ -116,7 +116,17 @@ export class EmulatorStore {
     private readonly dataSpec = 'seed=demo',
   ) {
     this.secret = epochSecret(dataSpec);
-    for (const b of businesses) this.businesses.set(b.id, new BusinessStore(b.id, b.name, this.clock, () => this.secret, () => this.timestampPrecision));
+    for (const b of businesses)
+      this.businesses.set(
+        b.id,
+        new BusinessStore(
+          b.id,
+          b.name,
+          this.clock,
+          () => this.secret,
+          () => this.timestampPrecision,
+        ),
+      );
     this.seeder(this);
   }
 

@@ -7,7 +7,11 @@ import { ENDPOINTS } from './endpoints.js';
  * the call: the spec does not show the no-match answer, so an empty one is mapped to the 404 a
  * no-match may also arrive as.
  */
-export async function getContact(http: HttpClient, by: { cnvContactId?: string; email?: string }, signal?: AbortSignal) {
+export async function getContact(
+  http: HttpClient,
+  by: { cnvContactId?: string; email?: string },
+  signal?: AbortSignal,
+) {
   const query = by.cnvContactId ? { cnvContactId: by.cnvContactId } : { email: by.email! };
   const contact = await http.call(ENDPOINTS.getContact, { query, signal });
   if (!contact) {

@@ -2,15 +2,20 @@ import { z } from 'zod';
 import { once } from '../lib/once.js';
 
 /** A contact as GET /v2/contacts answers it (`data.contact`; absent or null when the spec's no-match answer is empty). */
-export const contactAnswer = once(() => z.looseObject({
-  cnvContactId: z.string(),
-  email: z.string().nullable().optional(),
-  userId: z.string().nullable().optional(),
-  subscriptionStatus: z.string(),
-  fields: z.record(z.string(), z.unknown()).default({}),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-}).nullable().optional());
+export const contactAnswer = once(() =>
+  z
+    .looseObject({
+      cnvContactId: z.string(),
+      email: z.string().nullable().optional(),
+      userId: z.string().nullable().optional(),
+      subscriptionStatus: z.string(),
+      fields: z.record(z.string(), z.unknown()).default({}),
+      createdAt: z.string(),
+      updatedAt: z.string(),
+    })
+    .nullable()
+    .optional(),
+);
 
 /** `data` of POST /v2/contacts. */
 export const upsertResult = once(() => z.looseObject({ cnvContactId: z.string(), contactCreated: z.boolean() }));

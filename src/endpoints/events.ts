@@ -2,11 +2,13 @@ import { z } from 'zod';
 import { once } from '../lib/once.js';
 
 /** `data` of POST /v2/events. */
-export const trackResult = once(() => z.looseObject({
-  cnvEventId: z.string(),
-  cnvContactId: z.string(),
-  duplicate: z.boolean().optional(),
-}));
+export const trackResult = once(() =>
+  z.looseObject({
+    cnvEventId: z.string(),
+    cnvContactId: z.string(),
+    duplicate: z.boolean().optional(),
+  }),
+);
 
 export interface TrackEventBody {
   event: string;

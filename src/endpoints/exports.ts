@@ -13,9 +13,12 @@ export type PageReceiver<P> = RowReceiver<P>;
 // Rows are checked cheaply (an object with its id) and passed through untouched, so NDJSON can
 // write them as sent and a million rows do not each go through a full schema.
 const rowWith = (id: string) =>
-  z.custom<ExportRow>((v) => typeof v === 'object' && v !== null && !Array.isArray(v) && typeof (v as ExportRow)[id] === 'string', {
-    message: `expected an object with a string ${id}`,
-  });
+  z.custom<ExportRow>(
+    (v) => typeof v === 'object' && v !== null && !Array.isArray(v) && typeof (v as ExportRow)[id] === 'string',
+    {
+      message: `expected an object with a string ${id}`,
+    },
+  );
 
 /** A row of `data.contacts` of the contacts export. */
 export const contactRow = once(() => rowWith('id'));
@@ -29,7 +32,8 @@ export interface ContactsExportBody {
 }
 
 /** The body of POST /v2/exports/custom-events: the window goes with the first call only, the cursor alone after. */
-export type CustomEventsExportBody = { cursor: string; limit: number } | { occurredAt?: { start: string; end?: string }; limit: number };
+export type CustomEventsExportBody =
+  { cursor: string; limit: number } | { occurredAt?: { start: string; end?: string }; limit: number };
 
 /** The body of POST /v2/exports/email-events: one event type per call. */
 export interface EmailEventsExportBody {

@@ -9,14 +9,16 @@ export const DATA_TYPES = ['STRING', 'NUMBER', 'BOOLEAN', 'DATE', 'DATETIME'] as
 export type DataType = (typeof DATA_TYPES)[number];
 
 /** A field definition as GET /v2/fields lists it (the spec does not show the item; extra members kept), and POST /v2/fields answers it (`data.field`). */
-export const fieldSchema = once(() => z.looseObject({
-  key: z.string(),
-  label: z.string(),
-  objectType: z.string(),
-  dataType: z.string(),
-  readOnly: z.boolean().optional(),
-  customObjectId: z.string().optional(),
-}));
+export const fieldSchema = once(() =>
+  z.looseObject({
+    key: z.string(),
+    label: z.string(),
+    objectType: z.string(),
+    dataType: z.string(),
+    readOnly: z.boolean().optional(),
+    customObjectId: z.string().optional(),
+  }),
+);
 export type FieldDefinition = z.output<ReturnType<typeof fieldSchema>>;
 
 /** `data.fields` of GET /v2/fields. */

@@ -8,7 +8,9 @@ export const addResult = once(() => z.looseObject({ added: z.boolean(), cnvConta
 export type AddContactResult = z.output<ReturnType<typeof addResult>>;
 
 /** `data` of DELETE /v2/audiences/{audienceId}/contacts. cnvContactId may be null (or absent) when no contact matched: the spec only says removing is a success then. */
-export const removeResult = once(() => z.looseObject({ removed: z.boolean(), cnvContactId: z.string().nullable().optional() }));
+export const removeResult = once(() =>
+  z.looseObject({ removed: z.boolean(), cnvContactId: z.string().nullable().optional() }),
+);
 
 /** One entry of `data.results`: `{ added: true, cnvContactId }` or `{ added: false, error, message }` (other members kept). */
 export type BatchItemResult =
@@ -26,8 +28,10 @@ const isBatchItem = (v: unknown): boolean => {
 };
 
 /** `data.results` of a batch add: one result per contact, in order; a failure without a message gets an empty one. */
-export const batchAddResults = once(() => z
-  .custom<BatchItemResult[]>((v) => Array.isArray(v) && v.every(isBatchItem), {
-    message: 'expected an array of { added: true, cnvContactId } or { added: false, error, message }',
-  })
-  .transform((results) => results.map((r) => (r.added || typeof r.message === 'string' ? r : { ...r, message: '' }))));
+export const batchAddResults = once(() =>
+  z
+    .custom<BatchItemResult[]>((v) => Array.isArray(v) && v.every(isBatchItem), {
+      message: 'expected an array of { added: true, cnvContactId } or { added: false, error, message }',
+    })
+    .transform((results) => results.map((r) => (r.added || typeof r.message === 'string' ? r : { ...r, message: '' }))),
+);

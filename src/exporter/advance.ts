@@ -39,11 +39,19 @@ export interface Step {
  *   each cursor it moves to).
  * Both refusals come before anything of the page is written.
  */
-export function advance(cursor: string | null, saved: ReadonlySet<string>, page: PageOutcome, visited: Pick<CursorTrail, 'has'>, label: string): Step {
+export function advance(
+  cursor: string | null,
+  saved: ReadonlySet<string>,
+  page: PageOutcome,
+  visited: Pick<CursorTrail, 'has'>,
+  label: string,
+): Step {
   const last = page.nextCursor === null;
   const moved = !last && page.nextCursor !== cursor;
   if (moved && visited.has(page.nextCursor)) {
-    throw new ResponseShapeError(`${label}: the server handed back a cursor it had already given in this run (a cycle); stopped before writing that page (everything before is committed)`);
+    throw new ResponseShapeError(
+      `${label}: the server handed back a cursor it had already given in this run (a cycle); stopped before writing that page (everything before is committed)`,
+    );
   }
   const again = [...page.hits].filter((id) => !saved.has(id));
   let seen: string[];
@@ -52,7 +60,9 @@ export function advance(cursor: string | null, saved: ReadonlySet<string>, page:
   else {
     seen = [...saved, ...again, ...page.fresh];
     if (seen.length > MAX_SEEN) {
-      throw new ResponseShapeError(`${label}: the server kept the cursor where it was while sending ${seen.length} distinct rows from it, more than the ${MAX_SEEN} a state remembers; stopped before writing that page (everything before is committed)`);
+      throw new ResponseShapeError(
+        `${label}: the server kept the cursor where it was while sending ${seen.length} distinct rows from it, more than the ${MAX_SEEN} a state remembers; stopped before writing that page (everything before is committed)`,
+      );
     }
   }
   // `seen` and the hits are few (unless the server misbehaves); no fresh id is among the hits, and

@@ -32,13 +32,27 @@ export class CommitLog {
   private readonly hash = createHash('sha256');
   private readonly crash: CrashHook;
 
-  constructor(private readonly plan: RunPlan, private readonly opts: CommitLogOptions) {
+  constructor(
+    private readonly plan: RunPlan,
+    private readonly opts: CommitLogOptions,
+  ) {
     this.state = plan.prior;
     this.crash = opts.crash ?? NO_CRASH;
     this.manifest = {
-      runId: opts.runId, startedAt: new Date(opts.startedMs).toISOString(), finishedAt: null, status: 'running', rows: 0, pages: 0, bytes: 0,
-      sha256: createHash('sha256').digest('hex'), firstCursor: opts.firstCursor, lastCursor: opts.firstCursor,
-      output: opts.output, startOffset: null, moreRemains: true, ...(plan.fieldChanges ? { fieldChanges: plan.fieldChanges } : {}),
+      runId: opts.runId,
+      startedAt: new Date(opts.startedMs).toISOString(),
+      finishedAt: null,
+      status: 'running',
+      rows: 0,
+      pages: 0,
+      bytes: 0,
+      sha256: createHash('sha256').digest('hex'),
+      firstCursor: opts.firstCursor,
+      lastCursor: opts.firstCursor,
+      output: opts.output,
+      startOffset: null,
+      moreRemains: true,
+      ...(plan.fieldChanges ? { fieldChanges: plan.fieldChanges } : {}),
     };
   }
 
@@ -69,7 +83,12 @@ export class CommitLog {
 
   /** The run's figures so far, into the manifest (saved with the next commit). */
   progress(summary: Pick<ExportSummary, 'rows' | 'pages' | 'bytes'>, lastCursor?: string | null): void {
-    Object.assign(this.manifest, { rows: summary.rows, pages: summary.pages, bytes: summary.bytes, sha256: this.hash.copy().digest('hex') });
+    Object.assign(this.manifest, {
+      rows: summary.rows,
+      pages: summary.pages,
+      bytes: summary.bytes,
+      sha256: this.hash.copy().digest('hex'),
+    });
     if (lastCursor !== undefined) this.manifest.lastCursor = lastCursor;
   }
 
@@ -81,7 +100,11 @@ export class CommitLog {
   async commit(pos: Position, first: number, last = first): Promise<void> {
     for (let n = first; n <= last; n++) this.crash.at('before-state', n, true);
     const lost = this.plan.lock?.lost();
-    if (lost) throw new TransientError(`the lock of export state "${this.plan.key}" was lost (${lost.message}); nothing more committed`, { code: 'lock_lost' });
+    if (lost)
+      throw new TransientError(
+        `the lock of export state "${this.plan.key}" was lost (${lost.message}); nothing more committed`,
+        { code: 'lock_lost' },
+      );
     await this.save(pos);
     for (let n = first; n <= last; n++) this.crash.at('after-state', n, true);
   }
@@ -93,7 +116,8 @@ export class CommitLog {
   async close(summary: ExportSummary, finishedMs: number): Promise<void> {
     this.manifest.finishedAt = new Date(finishedMs).toISOString();
     this.manifest.moreRemains = summary.moreRemains;
-    if (this.state && (this.saved || summary.status === 'complete' || summary.status === 'stopped')) await finishManifest(this.plan, this.state, this.manifest);
+    if (this.state && (this.saved || summary.status === 'complete' || summary.status === 'stopped'))
+      await finishManifest(this.plan, this.state, this.manifest);
   }
 }
 

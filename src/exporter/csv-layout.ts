@@ -6,11 +6,43 @@ import type { ExportKind } from './state.js';
 
 /** The columns of each export's rows, in the spec's order (contact fields come after). */
 export const FIXED_COLUMNS: Record<ExportKind, readonly string[]> = {
-  contacts: ['id', 'sfdcLeadId', 'sfdcContactId', 'sfdcAccountId', 'email', 'subscriptionStatus', 'createdAt', 'updatedAt'],
-  'custom-events': ['eventId', 'contactId', 'occurredAt', 'createdAt', 'eventName', 'source', 'contactEmail', 'userId', 'clientEventId', 'data'],
+  contacts: [
+    'id',
+    'sfdcLeadId',
+    'sfdcContactId',
+    'sfdcAccountId',
+    'email',
+    'subscriptionStatus',
+    'createdAt',
+    'updatedAt',
+  ],
+  'custom-events': [
+    'eventId',
+    'contactId',
+    'occurredAt',
+    'createdAt',
+    'eventName',
+    'source',
+    'contactEmail',
+    'userId',
+    'clientEventId',
+    'data',
+  ],
   'email-events': [
-    'eventId', 'contactId', 'occurredAt', 'eventType', 'sourceType', 'sourceId', 'emailId', 'emailName', 'sentEmailId',
-    'isBot', 'link', 'topicIds', 'bounceType', 'errorMessage',
+    'eventId',
+    'contactId',
+    'occurredAt',
+    'eventType',
+    'sourceType',
+    'sourceId',
+    'emailId',
+    'emailName',
+    'sentEmailId',
+    'isBot',
+    'link',
+    'topicIds',
+    'bounceType',
+    'errorMessage',
   ],
 };
 
@@ -81,7 +113,10 @@ export function fieldColumns(fields: readonly LabelledField[]): Array<{ column: 
 }
 
 /** Every column a kind offers: fixed ones, then (contacts) one per field; and the row members that differ from their column's label. */
-function availableColumns(kind: ExportKind, fields: readonly LabelledField[]): { columns: string[]; rowKeys: Record<string, string>; keys: Record<string, string> } {
+function availableColumns(
+  kind: ExportKind,
+  fields: readonly LabelledField[],
+): { columns: string[]; rowKeys: Record<string, string>; keys: Record<string, string> } {
   const own = kind === 'contacts' ? fieldColumns(fields) : [];
   const rowKeys: Record<string, string> = {};
   const keys: Record<string, string> = {};
@@ -110,7 +145,9 @@ export function csvLayout(kind: ExportKind, fields: readonly LabelledField[], ch
   for (const name of chosen) {
     if (name === EXTRA_COLUMN) continue;
     const bare = name.startsWith(FIELD_PREFIX) ? name.slice(FIELD_PREFIX.length) : name;
-    const column = available.includes(name) ? name : available.find((c) => c === labelColumn(name) || c === labelColumn(bare));
+    const column = available.includes(name)
+      ? name
+      : available.find((c) => c === labelColumn(name) || c === labelColumn(bare));
     if (!column) {
       throw new UsageError(`--columns: no column "${name}" in a ${kind} export`, `columns: ${available.join(', ')}`);
     }
@@ -146,22 +183,28 @@ export function rowCells(
   let inexact = false;
   const text = (v: unknown) => {
     const t = cellText(v);
-    if (typeof v === 'number' && (!Number.isFinite(v) || (Number.isInteger(v) ? !Number.isSafeInteger(v) : t.length > 16))) inexact = true;
+    if (
+      typeof v === 'number' &&
+      (!Number.isFinite(v) || (Number.isInteger(v) ? !Number.isSafeInteger(v) : t.length > 16))
+    )
+      inexact = true;
     return t;
   };
-  const cell = nullAs === ''
-    ? text
-    : (v: unknown, at: number) => {
-      if (v === null) return nullAs;
-      if (v === nullAs) texts?.add(at);
-      return text(v);
-    };
+  const cell =
+    nullAs === ''
+      ? text
+      : (v: unknown, at: number) => {
+          if (v === null) return nullAs;
+          if (v === nullAs) texts?.add(at);
+          return text(v);
+        };
   const top = new Map<string, number>();
   const labels = new Map<string, number>();
   layout.columns.forEach((column, i) => {
     if (column === EXTRA_COLUMN) return;
     const name = extraName(kind, column, layout.rowKeys);
-    if (kind === 'contacts' && name.startsWith(FIELD_PREFIX) && !FIXED_COLUMNS.contacts.includes(column)) labels.set(name.slice(FIELD_PREFIX.length), i);
+    if (kind === 'contacts' && name.startsWith(FIELD_PREFIX) && !FIXED_COLUMNS.contacts.includes(column))
+      labels.set(name.slice(FIELD_PREFIX.length), i);
     else top.set(name, i);
   });
   const omitted = new Set(layout.omitted);

@@ -38,13 +38,53 @@ interface RunShape {
   types?: Record<string, TypeOutcome>;
 }
 
+/** The summary of a run that has not started: failed until its loop says otherwise. */
+function firstSummary(plan: RunPlan, shape: RunShape, runId: string | null, defer: boolean): ExportSummary {
+  return {
+    status: 'failed',
+    rows: 0,
+    skipped: 0,
+    pages: 0,
+    bytes: 0,
+    elapsedMs: 0,
+    stateKey: plan.key,
+    runId,
+    moreRemains: true,
+    output: plan.path ?? 'stdout',
+    pending: defer,
+    cutBytes: 0,
+    ...(shape.types !== undefined ? { types: shape.types } : {}),
+    ...(plan.target.window ? { window: plan.target.window } : {}),
+    ...(plan.fieldChanges ? { fieldChanges: plan.fieldChanges } : {}),
+  };
+}
+
+/** --full into a file: the empty file is recorded before the file is emptied, so a crash cannot mix old and new. */
+async function startAfresh(log: CommitLog, plan: RunPlan, sink: FileSink, multi: boolean): Promise<void> {
+  await log.save({
+    ...plan.start,
+    cursor: null,
+    cursorAt: null,
+    seen: [],
+    rows: 0,
+    pages: 0,
+    ...(multi ? { lanes: {} } : {}),
+    output: sink.record(0),
+  });
+  await sink.empty();
+}
+
 /**
  * Plans a run (lock, state), opens its output, runs `loop`, and closes the run whatever
  * happened: status and time in the summary, the manifest saved, file and locks released, the
  * reporter told. `loop` sets the summary's status (complete or stopped) when it returns.
  */
 export async function withExportRun(
-  deps: ExportDeps, opts: ExportRunOptions, reporter: ExportReporter, shape: RunShape, loop: (run: ExportRun) => Promise<void>,
+  deps: ExportDeps,
+  opts: ExportRunOptions,
+  reporter: ExportReporter,
+  shape: RunShape,
+  loop: (run: ExportRun) => Promise<void>,
 ): Promise<ExportSummary> {
   const crash = opts.crash ?? NO_CRASH;
   const { clock } = deps;
@@ -55,13 +95,16 @@ export async function withExportRun(
   const multi = shape.types !== undefined;
   const defer = multi ? false : opts.deferCommit;
   const runId = opts.runId ?? randomUUID();
-  const summary: ExportSummary = {
-    status: 'failed', rows: 0, skipped: 0, pages: 0, bytes: 0, elapsedMs: 0, stateKey: plan.key, runId: plan.key ? runId : null,
-    moreRemains: true, output: plan.path ?? 'stdout', pending: defer, cutBytes: 0, ...(multi ? { types: shape.types } : {}),
-    ...(plan.target.window ? { window: plan.target.window } : {}),
-    ...(plan.fieldChanges ? { fieldChanges: plan.fieldChanges } : {}),
-  };
-  const log = new CommitLog(plan, { runId, startedMs: started, output: summary.output, firstCursor: multi ? null : plan.start.cursor, defer, now: () => clock.now(), crash });
+  const summary = firstSummary(plan, shape, plan.key ? runId : null, defer);
+  const log = new CommitLog(plan, {
+    runId,
+    startedMs: started,
+    output: summary.output,
+    firstCursor: multi ? null : plan.start.cursor,
+    defer,
+    now: () => clock.now(),
+    crash,
+  });
   const ended = new AbortController();
   const signal = AbortSignal.any([deps.signal, ended.signal]);
   let sink: FileSink | undefined;
@@ -71,18 +114,31 @@ export async function withExportRun(
       summary.cutBytes = sink.cut;
       log.manifest.startOffset = sink.offset;
     }
-    const format = await pageFormat(opts.kind, opts.format, plan.layout, opts.bom, opts.nullAs, opts.excelSafe, plan.fieldKeys);
+    const format = await pageFormat(
+      opts.kind,
+      opts.format,
+      plan.layout,
+      opts.bom,
+      opts.nullAs,
+      opts.excelSafe,
+      plan.fieldKeys,
+    );
     const output = new PageOutput(deps.stdout, sink, format, opts.compress, log, plan, crash);
-    if (sink && plan.fileStart?.mode === 'replace') {
-      // --full into a file: record the empty file before emptying it, so a crash cannot mix old and new.
-      await log.save({ ...plan.start, cursor: null, cursorAt: null, seen: [], rows: 0, pages: 0, ...(multi ? { lanes: {} } : {}), output: sink.record(0) });
-      await sink.empty();
-    }
-    const start: Position = { ...plan.start, format: opts.format, csv: plan.layout, output: output.record(), ...(multi ? { lanes: { ...plan.start.lanes } } : {}) };
+    if (sink && plan.fileStart?.mode === 'replace') await startAfresh(log, plan, sink, multi);
+    const start: Position = {
+      ...plan.start,
+      format: opts.format,
+      csv: plan.layout,
+      output: output.record(),
+      ...(multi ? { lanes: { ...plan.start.lanes } } : {}),
+    };
     const pool = new BlockPool();
-    const pages = (target: ExportTarget, label: string): FetchPage => (cursor, limit, skip, pageSignal) =>
-      fetchPage(http, target, cursor, limit, receiver(opts.kind, format, skip, pool, limit, label), pageSignal)
-        .catch((err) => Promise.reject(cursorRejected(err, plan, { cursor })));
+    const pages =
+      (target: ExportTarget, label: string): FetchPage =>
+      (cursor, limit, skip, pageSignal) =>
+        fetchPage(http, target, cursor, limit, receiver(opts.kind, format, skip, pool, limit, label), pageSignal).catch(
+          (err) => Promise.reject(cursorRejected(err, plan, { cursor })),
+        );
     await loop({ plan, summary, log, output, start, crash, signal, stop: () => ended.abort(), pages });
     await sink?.finish();
     log.manifest.status = defer ? 'pending' : summary.status === 'complete' ? 'complete' : 'stopped';
@@ -96,7 +152,8 @@ export async function withExportRun(
     ended.abort();
     summary.elapsedMs = clock.now() - started;
     await log.close(summary, clock.now());
-    if (sink && !log.committedOnce && summary.status !== 'complete' && summary.status !== 'stopped') await discardUnusedOutput(deps.stateDir.path, plan, sink);
+    if (sink && !log.committedOnce && summary.status !== 'complete' && summary.status !== 'stopped')
+      await discardUnusedOutput(deps.stateDir.path, plan, sink);
     await sink?.close();
     await plan.lock?.release();
     reporter.done(summary, { newState: plan.key !== null && plan.prior === undefined });

@@ -24,7 +24,8 @@ export function fieldKeys(defs: ReadonlyArray<{ key: string; label: string }>): 
     else shared.set(label, keys);
   }
   // A server may tell shared labels apart as `Label (key)` (the emulator does): that names one.
-  for (const [label, keys] of shared) for (const key of keys) if (!keyOf.has(`${label} (${key})`)) keyOf.set(`${label} (${key})`, key);
+  for (const [label, keys] of shared)
+    for (const key of keys) if (!keyOf.has(`${label} (${key})`)) keyOf.set(`${label} (${key})`, key);
   return { keyOf, shared };
 }
 

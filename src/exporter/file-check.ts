@@ -54,7 +54,12 @@ const SAME_FILE_HINT =
  * (moved away and replaced, a rotated log, a re-pointed symlink), or other bytes before the
  * committed length (rewritten in place, by hand or by another export).
  */
-export function checkIdentity(path: string, recorded: Partial<FileIdentity>, found: { file: string; tail: Buffer }, committed: number): void {
+export function checkIdentity(
+  path: string,
+  recorded: Partial<FileIdentity>,
+  found: { file: string; tail: Buffer },
+  committed: number,
+): void {
   if (recorded.file !== undefined && recorded.file !== found.file) {
     throw new UsageError(
       `--out ${path} is not the file this export state committed ${committed} bytes to (device:inode was ${recorded.file}, now ${found.file}: moved, rotated, replaced or a re-pointed symlink); nothing was written or cut`,

@@ -17,7 +17,10 @@ export function checkFileOwner(configDir: string, fileId: string, key: string, p
     owner = (JSON.parse(readRegularFileSync(ownerPath(configDir, fileId)).toString('utf8')) as { key?: string }).key;
   } catch (err) {
     // Something that is no file at the record's path: refused, never waited on.
-    const notFile = (err as NodeJS.ErrnoException).code === 'ENOTREG' ? LocalFileError.from(err, 'output file record', ownerPath(configDir, fileId)) : undefined;
+    const notFile =
+      (err as NodeJS.ErrnoException).code === 'ENOTREG'
+        ? LocalFileError.from(err, 'output file record', ownerPath(configDir, fileId))
+        : undefined;
     if (notFile) throw notFile;
     return; // none yet: the state's own checks (device, inode, committed tail) decide
   }
@@ -44,7 +47,8 @@ export function claimFile(configDir: string, fileId: string, key: string): void 
 export function releaseFile(configDir: string, fileId: string, key: string): void {
   const at = ownerPath(configDir, fileId);
   try {
-    if ((JSON.parse(readRegularFileSync(at).toString('utf8')) as { key?: string }).key === key) rmSync(at, { force: true });
+    if ((JSON.parse(readRegularFileSync(at).toString('utf8')) as { key?: string }).key === key)
+      rmSync(at, { force: true });
   } catch {
     // no record, or unreadable: nothing to forget
   }

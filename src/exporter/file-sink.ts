@@ -85,7 +85,11 @@ export class FileSink {
         checkIdentity(path, identity, { file: fileId, tail }, start.committed);
       }
       if (start.mode === 'new' && size > 0) {
-        throw new UsageError(`--out ${path} already holds ${size} bytes that this export state did not write`, 'choose a new file, or pass --full to replace its content', 'file_not_empty');
+        throw new UsageError(
+          `--out ${path} already holds ${size} bytes that this export state did not write`,
+          'choose a new file, or pass --full to replace its content',
+          'file_not_empty',
+        );
       }
       await syncDir(dirname(path));
       const keep = start.mode === 'resume' ? start.committed : 0;
@@ -112,7 +116,9 @@ export class FileSink {
    * did: its target is replaced.
    */
   private static async openTemp(path: string, lockFile?: LockFile): Promise<FileSink> {
-    const target = await realpath(path).catch((err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? path : Promise.reject(fileError(err, path))));
+    const target = await realpath(path).catch((err: NodeJS.ErrnoException) =>
+      err.code === 'ENOENT' ? path : Promise.reject(fileError(err, path)),
+    );
     const existing = await stat(target, { bigint: true }).catch(() => undefined);
     if (existing && !existing.isFile()) throw new UsageError(`--out ${path}: not a regular file`);
     const lock = existing ? await lockFile?.(fileIdOf(existing)) : undefined;
@@ -120,7 +126,9 @@ export class FileSink {
       removeDeadTemps(target);
       const temp = tempPathBeside(target);
       const mode = existing ? Number(existing.mode) & 0o777 : 0o666;
-      const fh = await open(temp, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL, mode).catch((err) => Promise.reject(fileError(err, temp)));
+      const fh = await open(temp, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL, mode).catch((err) =>
+        Promise.reject(fileError(err, temp)),
+      );
       // The file it replaces keeps its permissions (the umask does not narrow them).
       if (existing) await fh.chmod(mode).catch(() => {});
       const st = await fh.stat({ bigint: true });
@@ -244,7 +252,10 @@ function fileError(err: unknown, path: string): unknown {
   if (typed) return typed;
   const code = (err as NodeJS.ErrnoException).code;
   if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR' || code === 'ELOOP') {
-    return new UsageError(`--out ${path}: cannot open the file (${code})`, 'check that the directory exists and is writable');
+    return new UsageError(
+      `--out ${path}: cannot open the file (${code})`,
+      'check that the directory exists and is writable',
+    );
   }
   return err;
 }

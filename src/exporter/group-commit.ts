@@ -22,7 +22,11 @@ export class GroupCommit {
   private readonly waiting: Array<LanePage & { done(err?: unknown): void }> = [];
   private committing = false;
 
-  constructor(private readonly run: Pick<ExportRun, 'summary' | 'log' | 'output' | 'crash' | 'signal'>, private readonly reporter: ExportReporter, private pos: Position) {}
+  constructor(
+    private readonly run: Pick<ExportRun, 'summary' | 'log' | 'output' | 'crash' | 'signal'>,
+    private readonly reporter: ExportReporter,
+    private pos: Position,
+  ) {}
 
   /** The committed position, every lane's cursor in it. */
   get position(): Position {
@@ -41,7 +45,10 @@ export class GroupCommit {
   private async drain(): Promise<void> {
     while (this.waiting.length > 0) {
       const batch = this.waiting.splice(0);
-      const err = await this.commitPages(batch).then(() => undefined, (e: unknown) => e ?? new Error('commit failed'));
+      const err = await this.commitPages(batch).then(
+        () => undefined,
+        (e: unknown) => e ?? new Error('commit failed'),
+      );
       for (const b of batch) b.done(err);
     }
     this.committing = false;
@@ -64,7 +71,13 @@ export class GroupCommit {
       fresh += page.fresh;
       summary.skipped += page.hits.size + page.repeated;
     }
-    this.pos = { ...this.pos, lanes, output: output.record(bytes), rows: this.pos.rows + fresh, pages: this.pos.pages + batch.length };
+    this.pos = {
+      ...this.pos,
+      lanes,
+      output: output.record(bytes),
+      rows: this.pos.rows + fresh,
+      pages: this.pos.pages + batch.length,
+    };
     summary.rows += fresh;
     summary.pages = last;
     summary.bytes += out.size;

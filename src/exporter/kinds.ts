@@ -13,7 +13,12 @@ export interface ExportTarget {
 
 /** One page from `cursor`, or the first page when it is null, its rows streamed into `receive()`. */
 export function fetchPage<P>(
-  http: HttpClient, target: ExportTarget, cursor: string | null, limit: number, receive: () => PageReceiver<P>, signal: AbortSignal,
+  http: HttpClient,
+  target: ExportTarget,
+  cursor: string | null,
+  limit: number,
+  receive: () => PageReceiver<P>,
+  signal: AbortSignal,
 ): Promise<P> {
   const c = cursor ?? undefined;
   switch (target.kind) {
@@ -22,11 +27,17 @@ export function fetchPage<P>(
     case 'custom-events': {
       // The window goes with the first call only, the cursor alone after (it carries the window).
       const w = target.window;
-      const body = c ? { cursor: c, limit } : { occurredAt: w ? { start: w.since, ...(w.until ? { end: w.until } : {}) } : undefined, limit };
+      const body = c
+        ? { cursor: c, limit }
+        : { occurredAt: w ? { start: w.since, ...(w.until ? { end: w.until } : {}) } : undefined, limit };
       return http.call(ENDPOINTS.exportCustomEvents, { body, signal, receive });
     }
     case 'email-events':
-      return http.call(ENDPOINTS.exportEmailEvents, { body: { eventType: target.emailType!, cursor: c, limit }, signal, receive });
+      return http.call(ENDPOINTS.exportEmailEvents, {
+        body: { eventType: target.emailType!, cursor: c, limit },
+        signal,
+        receive,
+      });
   }
 }
 

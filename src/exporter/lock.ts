@@ -24,7 +24,10 @@ export async function acquireExportLock(statePath: string, key: string): Promise
  */
 export async function acquireFileLock(configDir: string, fileId: string, path: string): Promise<ExportLock> {
   const base = fileRecordBase(configDir, fileId);
-  return acquire(`${base}.lock`, { what: `output file ${path}`, rule: 'one run per output file at a time, whatever its state key' });
+  return acquire(`${base}.lock`, {
+    what: `output file ${path}`,
+    rule: 'one run per output file at a time, whatever its state key',
+  });
 }
 
 /** `<config dir>/exports/files/<dev>-<ino>`: where an output file's lock and owner live (the directory made). */
@@ -63,7 +66,9 @@ export async function acquire(lockPath: string, key: Holding): Promise<ExportLoc
 }
 
 function heldBy(key: Holding, owner: LockOwner | undefined, lockPath: string): TransientError {
-  const who = owner ? `pid ${owner.pid} on ${owner.hostname}${owner.startedAt ? `, since ${owner.startedAt}` : ''}` : 'another process';
+  const who = owner
+    ? `pid ${owner.pid} on ${owner.hostname}${owner.startedAt ? `, since ${owner.startedAt}` : ''}`
+    : 'another process';
   return new TransientError(`another run holds the lock of ${key.what} (${who})`, {
     code: 'locked',
     hint: `${key.rule}: wait for it to finish (a lock left by a killed run is taken over); if no cnv run is that process, remove ${lockPath}`,

@@ -21,11 +21,24 @@ import type { LanePosition } from './state.js';
  * retries) stops alone, its committed pages kept; the others go on. A local failure (file, lock)
  * stops them all.
  */
-export async function runEmailTypes(deps: ExportDeps, opts: ExportRunOptions, reporter: ExportReporter): Promise<ExportSummary> {
+export async function runEmailTypes(
+  deps: ExportDeps,
+  opts: ExportRunOptions,
+  reporter: ExportReporter,
+): Promise<ExportSummary> {
   const types = opts.emailTypes!;
-  const outcomes: Record<string, TypeOutcome> = Object.fromEntries(types.map((t) => [t, { status: 'failed', rows: 0, pages: 0 }]));
+  const outcomes: Record<string, TypeOutcome> = Object.fromEntries(
+    types.map((t) => [t, { status: 'failed', rows: 0, pages: 0 }]),
+  );
   return withExportRun(deps, opts, reporter, { types: outcomes }, async (run) => {
-    const lanes: Lanes = { deps, opts, run, commits: new GroupCommit(run, reporter, run.start), outcomes, failures: new Map() };
+    const lanes: Lanes = {
+      deps,
+      opts,
+      run,
+      commits: new GroupCommit(run, reporter, run.start),
+      outcomes,
+      failures: new Map(),
+    };
     await Promise.all(types.map((type) => runLane(lanes, type)));
     if (deps.signal.aborted) throw deps.signal.reason;
     if (lanes.fatal !== undefined) throw lanes.fatal;
@@ -54,7 +67,13 @@ async function runLane(lanes: Lanes, type: EmailEventType): Promise<void> {
   const { deps, run, commits } = lanes;
   const label = `export email-events ${type}`;
   const outcome = lanes.outcomes[type];
-  let lane: LanePosition = commits.position.lanes?.[type] ?? { cursor: null, cursorAt: null, seen: [], rows: 0, pages: 0 };
+  let lane: LanePosition = commits.position.lanes?.[type] ?? {
+    cursor: null,
+    cursorAt: null,
+    seen: [],
+    rows: 0,
+    pages: 0,
+  };
   // This type's next page is fetched while this one waits for its commit (exports are reads).
   const source = pageSource({
     fetch: run.pages({ kind: 'email-events', emailType: type }, label),
@@ -99,7 +118,9 @@ export function withTypeLines(notices: Pick<Notices, 'info'>, reporter: ExportRe
     page: (rows, pages) => reporter.page(rows, pages),
     done(summary, run) {
       for (const [type, o] of Object.entries(summary.types ?? {})) {
-        notices.info(`  ${type}: ${o.status}, ${plural(o.rows, 'row')} in ${plural(o.pages, 'page')}${o.error ? ` (${o.error})` : ''}`);
+        notices.info(
+          `  ${type}: ${o.status}, ${plural(o.rows, 'row')} in ${plural(o.pages, 'page')}${o.error ? ` (${o.error})` : ''}`,
+        );
       }
       reporter.done(summary, run);
     },
@@ -116,7 +137,11 @@ function laneOnly(err: unknown): boolean {
  * The run's error when some types failed and the others completed: it names both, and exits
  * with the code of the first failed type (7 when it failed transiently: try again later).
  */
-export function typesFailed(types: readonly EmailEventType[], outcomes: Record<string, TypeOutcome>, first: unknown): CliError {
+export function typesFailed(
+  types: readonly EmailEventType[],
+  outcomes: Record<string, TypeOutcome>,
+  first: unknown,
+): CliError {
   const failed = types.filter((t) => outcomes[t].status !== 'complete');
   const completed = types.filter((t) => outcomes[t].status === 'complete');
   const reasons = failed.map((t) => `${t} (${outcomes[t].error ?? outcomes[t].status})`).join('; ');

@@ -7,7 +7,12 @@ import type { LanePosition } from './state.js';
  * type's lane of a multi-type export): the cursor moves only when the page moved it, and says
  * when; `seen` is the step's; rows and pages count the page. Pure: the caller commits it.
  */
-export function nextPosition(from: LanePosition, page: Pick<ReceivedPage, 'nextCursor' | 'fresh'>, step: Pick<Step, 'moved' | 'seen'>, nowMs: number): LanePosition {
+export function nextPosition(
+  from: LanePosition,
+  page: Pick<ReceivedPage, 'nextCursor' | 'fresh'>,
+  step: Pick<Step, 'moved' | 'seen'>,
+  nowMs: number,
+): LanePosition {
   return {
     cursor: step.moved ? page.nextCursor : from.cursor,
     cursorAt: step.moved ? new Date(nowMs).toISOString() : from.cursorAt,
@@ -22,11 +27,20 @@ export function nextPosition(from: LanePosition, page: Pick<ReceivedPage, 'nextC
  * rows its page before delivered already (each written once either way). `n`: the page's
  * number in a one-cursor run; a lane's pages go unnumbered (they interleave with other types').
  */
-export function repeatWarnings(label: string, page: Pick<ReceivedPage, 'repeated'>, step: Pick<Step, 'again'>, n?: number): string[] {
+export function repeatWarnings(
+  label: string,
+  page: Pick<ReceivedPage, 'repeated'>,
+  step: Pick<Step, 'again'>,
+  n?: number,
+): string[] {
   const warnings: string[] = [];
-  if (page.repeated > 0) warnings.push(`${label}: the server sent ${page.repeated} rows of ${n === undefined ? 'a page' : `page ${n}`} twice within the page; each was written once`);
+  if (page.repeated > 0)
+    warnings.push(
+      `${label}: the server sent ${page.repeated} rows of ${n === undefined ? 'a page' : `page ${n}`} twice within the page; each was written once`,
+    );
   if (step.again.length > 0) {
-    const where = n === undefined ? 'that its page before delivered already' : `on page ${n} that page ${n - 1} delivered already`;
+    const where =
+      n === undefined ? 'that its page before delivered already' : `on page ${n} that page ${n - 1} delivered already`;
     warnings.push(`${label}: the server sent ${step.again.length} rows ${where}; each was written once`);
   }
   return warnings;

@@ -25,12 +25,23 @@ const BOM = '\uFEFF';
  * members stay as sent, and no row costs a JSON.stringify), on one line. CSV: RFC 4180 with CRLF
  * line ends, the given header, an optional BOM.
  */
-export async function pageFormat(kind: ExportKind, format: FileFormat, layout: CsvLayout | null, bom: boolean, nullAs = '', excelSafe = false, fieldKeys?: FieldKeys): Promise<PageFormat> {
+export async function pageFormat(
+  kind: ExportKind,
+  format: FileFormat,
+  layout: CsvLayout | null,
+  bom: boolean,
+  nullAs = '',
+  excelSafe = false,
+  fieldKeys?: FieldKeys,
+): Promise<PageFormat> {
   if (format === 'ndjson' && fieldKeys) {
     // --fields-by key: the row is parsed (every digit kept) and written again with `fields` renamed.
     return {
       preamble: () => Buffer.alloc(0),
-      line: (row, text) => stringifyJson(rowWithFieldKeys((text === undefined ? row : parseJson(text)) as Record<string, unknown>, fieldKeys)) + '\n',
+      line: (row, text) =>
+        stringifyJson(
+          rowWithFieldKeys((text === undefined ? row : parseJson(text)) as Record<string, unknown>, fieldKeys),
+        ) + '\n',
     };
   }
   if (format === 'ndjson') {
@@ -78,7 +89,8 @@ export class BlockPool {
   }
 
   give(blocks: readonly Buffer[]): void {
-    for (const block of blocks) if (block.length === BLOCK_BYTES && this.free.length < POOLED_BLOCKS) this.free.push(block);
+    for (const block of blocks)
+      if (block.length === BLOCK_BYTES && this.free.length < POOLED_BLOCKS) this.free.push(block);
   }
 }
 

@@ -52,15 +52,18 @@ export class PageOutput {
     const parts = [...pages];
     if (this.needPreamble && parts.length > 0) {
       const preamble = this.format.preamble();
-      if (preamble.length > 0) parts[0] = { pieces: [preamble, ...parts[0].pieces], size: parts[0].size + preamble.length };
+      if (preamble.length > 0)
+        parts[0] = { pieces: [preamble, ...parts[0].pieces], size: parts[0].size + preamble.length };
     }
     // gzip: the committed lengths, tail hash and manifest checksum are of the members, as on disk.
     if (this.compress === 'gzip') {
-      await Promise.all(parts.map(async (part, i) => {
-        if (part.size === 0) return;
-        const member = await gzipMember(part.pieces, part.size);
-        parts[i] = { pieces: [member], size: member.length };
-      }));
+      await Promise.all(
+        parts.map(async (part, i) => {
+          if (part.size === 0) return;
+          const member = await gzipMember(part.pieces, part.size);
+          parts[i] = { pieces: [member], size: member.length };
+        }),
+      );
     }
     return { pieces: parts.flatMap((part) => part.pieces), size: parts.reduce((sum, part) => sum + part.size, 0) };
   }
@@ -80,7 +83,10 @@ export class PageOutput {
     if (sink) bytes = out.size > 0 ? await sink.write(out.pieces, page, this.crash) : sink.offset;
     // One copy for a stream: its write callback may come before a consumer read the bytes, and
     // the pooled blocks are about to serve the next page.
-    else if (out.size > 0) await writeFlushed(this.stdout, Buffer.concat(out.pieces, out.size)).catch((err) => Promise.reject(outputError(err)));
+    else if (out.size > 0)
+      await writeFlushed(this.stdout, Buffer.concat(out.pieces, out.size)).catch((err) =>
+        Promise.reject(outputError(err)),
+      );
     this.needPreamble = false;
     this.log.wrote(out.pieces);
     return bytes;
@@ -101,7 +107,11 @@ export async function openOutput(dir: string, plan: RunPlan, path: string): Prom
   const oneOff = plan.fileStart?.mode === 'temp';
   const resuming = plan.fileStart?.mode === 'resume';
   const sink = await FileSink.open(path, plan.fileStart!, async (fileId) => {
-    const lock = await acquireFileLock(dir, fileId, path).catch((err) => (oneOff && (err instanceof LocalFileError || err?.code === 'config_dir_unusable') ? undefined : Promise.reject(err)));
+    const lock = await acquireFileLock(dir, fileId, path).catch((err) =>
+      oneOff && (err instanceof LocalFileError || err?.code === 'config_dir_unusable')
+        ? undefined
+        : Promise.reject(err),
+    );
     try {
       if (resuming) checkFileOwner(dir, fileId, plan.key!, path);
     } catch (err) {
@@ -126,7 +136,9 @@ export async function openOutput(dir: string, plan: RunPlan, path: string): Prom
  */
 function namingTheFilesState(err: unknown, plan: RunPlan, path: string): unknown {
   if (!(err instanceof UsageError) || err.code !== 'file_not_empty' || !plan.store) return err;
-  const owner = plan.store.list(() => {}).find((s) => s.key !== plan.key && s.current.output.kind === 'file' && s.current.output.path === path);
+  const owner = plan.store
+    .list(() => {})
+    .find((s) => s.key !== plan.key && s.current.output.kind === 'file' && s.current.output.path === path);
   if (!owner) return err;
   const theirs = owner.account !== plan.account;
   return new UsageError(

@@ -33,7 +33,14 @@ export interface ReceivedPage {
  * stream in: no page is held parsed. A page with more rows than `limit` breaks the contract
  * (the API clamps the page size): it stops the run before anything of it is written.
  */
-export function receiver(kind: ExportKind, format: PageFormat, skip: Ids, pool: BlockPool, limit: number, label: string): () => PageReceiver<ReceivedPage> {
+export function receiver(
+  kind: ExportKind,
+  format: PageFormat,
+  skip: Ids,
+  pool: BlockPool,
+  limit: number,
+  label: string,
+): () => PageReceiver<ReceivedPage> {
   return () => {
     const out = new PageBytes(pool);
     const hits = new Set<string>();
@@ -48,7 +55,9 @@ export function receiver(kind: ExportKind, format: PageFormat, skip: Ids, pool: 
       row(row, text) {
         rows++;
         if (rows > limit) {
-          throw new ResponseShapeError(`${label}: the server sent more than the ${limit} rows asked for in one page (off-contract); stopped before writing that page`);
+          throw new ResponseShapeError(
+            `${label}: the server sent more than the ${limit} rows asked for in one page (off-contract); stopped before writing that page`,
+          );
         }
         const id = rowIdentity(kind, row, text);
         const hash = hashId(id);
@@ -64,7 +73,13 @@ export function receiver(kind: ExportKind, format: PageFormat, skip: Ids, pool: 
       end: (nextCursor) => {
         const written = out.done();
         return {
-          pieces: written.pieces, bytes: written.bytes, rows, fresh, repeated, hits, nextCursor,
+          pieces: written.pieces,
+          bytes: written.bytes,
+          rows,
+          fresh,
+          repeated,
+          hits,
+          nextCursor,
           freshIds: inPage,
           release: written.release,
           held,

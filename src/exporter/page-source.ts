@@ -69,7 +69,13 @@ export async function* pageSource(opts: PageSourceOptions): AsyncGenerator<Sourc
       const page = await fetching;
       let step: Step;
       try {
-        step = advance(cursor, saved, { nextCursor: page.nextCursor, hits: page.hits, fresh: page.freshIds }, visited, opts.label);
+        step = advance(
+          cursor,
+          saved,
+          { nextCursor: page.nextCursor, hits: page.hits, fresh: page.freshIds },
+          visited,
+          opts.label,
+        );
       } catch (err) {
         page.release();
         throw err;
@@ -97,21 +103,33 @@ export async function* pageSource(opts: PageSourceOptions): AsyncGenerator<Sourc
 function withLegacy(skip: Ids, seen: Iterable<string>): Ids {
   const legacy = legacyIdentities(seen);
   if (!legacy) return skip;
-  return { size: skip.size, has: (id, hash) => skip.has(id, hash), legacy, [Symbol.iterator]: () => skip[Symbol.iterator]() };
+  return {
+    size: skip.size,
+    has: (id, hash) => skip.has(id, hash),
+    legacy,
+    [Symbol.iterator]: () => skip[Symbol.iterator](),
+  };
 }
 
 /** invalid_cursor on a saved cursor: exit 3, state untouched, and say how to start over. */
 export function cursorRejected(err: unknown, plan: RunPlan, pos: Pick<Position, 'cursor'>): unknown {
   if (!(err instanceof ApiError) || err.code !== 'invalid_cursor' || pos.cursor === null) return err;
   const whose = plan.key ? `the saved cursor of export state "${plan.key}"` : 'the cursor';
-  return new ApiError(err.status, err.code, `the server rejected ${whose} (${err.message}); the state is unchanged`,
-    `nothing was restarted silently: run again with --full to export everything from the beginning${plan.key ? `, or \`cnv export state show ${plan.key}\` to inspect it` : ''}`);
+  return new ApiError(
+    err.status,
+    err.code,
+    `the server rejected ${whose} (${err.message}); the state is unchanged`,
+    `nothing was restarted silently: run again with --full to export everything from the beginning${plan.key ? `, or \`cnv export state show ${plan.key}\` to inspect it` : ''}`,
+  );
 }
 
 /** The error of a cursor that stopped moving. */
 export function stuckCursor(label: string | undefined, pages: number, hint?: string): TransientError {
-  return new TransientError(`${label ? `${label}: ` : ''}the server returned ${pages} pages in a row without moving the cursor or sending a new row; stopped (everything before is committed)`, {
-    code: 'stuck_cursor',
-    ...(hint ? { hint } : {}),
-  });
+  return new TransientError(
+    `${label ? `${label}: ` : ''}the server returned ${pages} pages in a row without moving the cursor or sending a new row; stopped (everything before is committed)`,
+    {
+      code: 'stuck_cursor',
+      ...(hint ? { hint } : {}),
+    },
+  );
 }

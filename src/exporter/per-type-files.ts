@@ -28,7 +28,13 @@ interface DirSummary {
  * they completed. Each type prints its summary line; the run's document (`types`: how each
  * ended, into which file) goes to --json and --summary-json; the run fails if one type did.
  */
-export async function runTypesToDir(deps: ExportDeps, out: DirSummary, base: ExportRunOptions, types: readonly EmailEventType[], dir: string): Promise<void> {
+export async function runTypesToDir(
+  deps: ExportDeps,
+  out: DirSummary,
+  base: ExportRunOptions,
+  types: readonly EmailEventType[],
+  dir: string,
+): Promise<void> {
   const started = deps.clock.now();
   const outcomes: Record<string, TypeOutcome & { output: string; stateKey: string | null }> = {};
   const failures = new Map<string, unknown>();
@@ -42,32 +48,60 @@ export async function runTypesToDir(deps: ExportDeps, out: DirSummary, base: Exp
     types: outcomes,
   });
   try {
-    await mkdir(dir, { recursive: true }).catch((err) => Promise.reject(LocalFileError.from(err, 'output directory', dir) ?? err));
-    await Promise.all(types.map(async (type) => {
-      const output = join(dir, typeFileName(type, base));
-      outcomes[type] = { status: 'failed', rows: 0, pages: 0, output, stateKey: null };
-      const reporter = typeReporter(deps.notices, `export email-events ${type}`, (s) => {
-        outcomes[type] = { status: s.status === 'complete' ? 'complete' : s.status === 'stopped' ? 'stopped' : 'failed', rows: s.rows, pages: s.pages, output, stateKey: s.stateKey };
-      });
-      try {
-        await runExport(deps, { ...base, emailType: type, emailTypes: undefined, out: output, summaryJson: undefined }, reporter);
-      } catch (err) {
-        failures.set(type, err);
-        outcomes[type] = { ...outcomes[type], status: 'failed', error: deps.notices.redact(err instanceof Error ? err.message : String(err)) };
-      }
-    }));
+    await mkdir(dir, { recursive: true }).catch((err) =>
+      Promise.reject(LocalFileError.from(err, 'output directory', dir) ?? err),
+    );
+    await Promise.all(
+      types.map(async (type) => {
+        const output = join(dir, typeFileName(type, base));
+        outcomes[type] = { status: 'failed', rows: 0, pages: 0, output, stateKey: null };
+        const reporter = typeReporter(deps.notices, `export email-events ${type}`, (s) => {
+          outcomes[type] = {
+            status: s.status === 'complete' ? 'complete' : s.status === 'stopped' ? 'stopped' : 'failed',
+            rows: s.rows,
+            pages: s.pages,
+            output,
+            stateKey: s.stateKey,
+          };
+        });
+        try {
+          await runExport(
+            deps,
+            { ...base, emailType: type, emailTypes: undefined, out: output, summaryJson: undefined },
+            reporter,
+          );
+        } catch (err) {
+          failures.set(type, err);
+          outcomes[type] = {
+            ...outcomes[type],
+            status: 'failed',
+            error: deps.notices.redact(err instanceof Error ? err.message : String(err)),
+          };
+        }
+      }),
+    );
   } catch (err) {
     summarise(deps, out, base.summaryJson, document(deps.signal.aborted ? 'interrupted' : 'failed'));
     throw err;
   }
   const failed = types.filter((t) => outcomes[t].status === 'failed');
-  summarise(deps, out, base.summaryJson, document(deps.signal.aborted ? 'interrupted' : failed.length > 0 ? 'failed' : 'complete'));
+  summarise(
+    deps,
+    out,
+    base.summaryJson,
+    document(deps.signal.aborted ? 'interrupted' : failed.length > 0 ? 'failed' : 'complete'),
+  );
   if (deps.signal.aborted) throw deps.signal.reason;
   if (failed.length > 0) throw typesFailed(types, outcomes, failures.get(failed[0]));
 }
 
 /** The run's document: on stdout (--json, -q) and into --summary-json (once when both name stdout). */
-function summarise(deps: ExportDeps, out: DirSummary, path: string | undefined, document: Record<string, unknown>): void {
+function summarise(
+  deps: ExportDeps,
+  out: DirSummary,
+  path: string | undefined,
+  document: Record<string, unknown>,
+): void {
   out.printDocument?.(document);
   if (path === undefined || (path === '-' && out.printDocument)) return;
   try {
@@ -79,7 +113,11 @@ function summarise(deps: ExportDeps, out: DirSummary, path: string | undefined, 
 }
 
 /** Each type's summary line as it ends; no spinner, as several run at once. */
-function typeReporter(notices: Pick<Notices, 'info'>, label: string, ended: (s: ExportSummary) => void): ExportReporter {
+function typeReporter(
+  notices: Pick<Notices, 'info'>,
+  label: string,
+  ended: (s: ExportSummary) => void,
+): ExportReporter {
   return {
     page() {},
     done(summary) {

@@ -33,7 +33,8 @@ export async function planExport(deps: ExportDeps, http: HttpClient, opts: Expor
   let prior: ExportState | undefined;
   if (!opts.noState) {
     store = await ExportStateStore.open(deps.stateDir.path, deps.stateDir.where);
-    key = opts.stateKey ?? defaultStateKey(account, opts.kind, emailLabel, path === undefined ? 'stdout' : { file: path });
+    key =
+      opts.stateKey ?? defaultStateKey(account, opts.kind, emailLabel, path === undefined ? 'stdout' : { file: path });
     lock = await store.lock(key);
     deps.onDispose(() => lock!.release());
   }
@@ -45,42 +46,85 @@ export async function planExport(deps: ExportDeps, http: HttpClient, opts: Expor
     }
     if (prior) checkSameExport(prior, opts, emailLabel, { baseUrl, account }, path);
     if (prior?.pending) {
-      deps.notices.warn(`export state "${key}": run ${prior.pending.runId} has a pending position (saved ${prior.pending.savedAt}) that was never committed; this run starts again from the committed position (so it sends those rows again) and supersedes it: \`state commit --run ${prior.pending.runId}\` will refuse`);
+      deps.notices.warn(
+        `export state "${key}": run ${prior.pending.runId} has a pending position (saved ${prior.pending.savedAt}) that was never committed; this run starts again from the committed position (so it sends those rows again) and supersedes it: \`state commit --run ${prior.pending.runId}\` will refuse`,
+      );
     }
     const continuing = prior !== undefined && !opts.full;
     const base = continuing ? prior!.current : undefined;
     const window = customEventWindow(opts, key, continuing ? base!.window : null, prior?.current.window ?? null);
-    let fileStart: FileStart | undefined;
-    if (path !== undefined) {
-      const recorded = base?.output.kind === 'file' && base.output.path === path ? base.output : undefined;
-      fileStart = opts.noState ? { mode: 'temp' }
-        : opts.full ? { mode: 'replace' }
-        : recorded ? { mode: 'resume', committed: recorded.bytes, identity: { file: recorded.file, tail: recorded.tail } }
-        : { mode: 'new' };
-    }
+    const fileStart = path === undefined ? undefined : fileStartOf(opts, path, base);
     const appending = fileStart?.mode === 'resume' && fileStart.committed > 0;
     if (appending) checkSameWriting(path!, base!, opts);
     const fieldKeys = opts.fieldsBy === 'key' ? await fieldKeysOf(deps, http) : undefined;
-    const chosen = opts.format === 'csv' ? await chooseLayout(deps.signal, http, opts, appending ? base!.csv : null, base?.csv ?? null) : null;
+    const chosen =
+      opts.format === 'csv'
+        ? await chooseLayout(deps.signal, http, opts, appending ? base!.csv : null, base?.csv ?? null)
+        : null;
     const layout = chosen && { ...chosen.layout, nullAs: opts.nullAs ?? '', excelSafe: opts.excelSafe };
     const fieldChanges = chosen?.changes && anyChange(chosen.changes) ? chosen.changes : undefined;
     if (fieldChanges) deps.notices.info(changesNote(fieldChanges, path ?? 'stdout'));
     const start: Position = base ?? {
-      cursor: null, cursorAt: null, seen: [], output: { kind: 'stdout' }, format: opts.format, csv: null, window, rows: 0, pages: 0,
+      cursor: null,
+      cursorAt: null,
+      seen: [],
+      output: { kind: 'stdout' },
+      format: opts.format,
+      csv: null,
+      window,
+      rows: 0,
+      pages: 0,
       fullAt: new Date(deps.clock.now()).toISOString(),
     };
-    const compress = opts.compress ? { compress: opts.compress } : {};
-    const keyed = opts.fieldsBy === 'key' ? { fieldsBy: 'key' as const } : {};
-    const { compress: _was, fieldsBy: _by, ...started } = start;
-    return { key, profile: creds.profile, baseUrl, account, store, lock, prior, fieldKeys, start: { ...started, ...compress, ...keyed, window }, target: { kind: opts.kind, emailType: opts.emailType, window: window ?? undefined }, path, fileStart, layout, ...(fieldChanges ? { fieldChanges } : {}), restarted: prior !== undefined && !continuing, emailLabel };
+    return {
+      key,
+      profile: creds.profile,
+      baseUrl,
+      account,
+      store,
+      lock,
+      prior,
+      fieldKeys,
+      start: startPosition(start, opts, window),
+      target: { kind: opts.kind, emailType: opts.emailType, window: window ?? undefined },
+      path,
+      fileStart,
+      layout,
+      ...(fieldChanges ? { fieldChanges } : {}),
+      restarted: prior !== undefined && !continuing,
+      emailLabel,
+    };
   } catch (err) {
     await lock?.release();
     throw err;
   }
 }
 
+/** The position a run starts from, with this run's compression, field naming and window. */
+function startPosition(start: Position, opts: ExportRunOptions, window: Position['window']): Position {
+  const compress = opts.compress ? { compress: opts.compress } : {};
+  const keyed = opts.fieldsBy === 'key' ? { fieldsBy: 'key' as const } : {};
+  const { compress: _was, fieldsBy: _by, ...started } = start;
+  return { ...started, ...compress, ...keyed, window };
+}
+
+/** How the output file starts: a temporary file (no state), emptied (--full), resumed where its record says, or new. */
+function fileStartOf(opts: ExportRunOptions, path: string, base: Position | undefined): FileStart {
+  const recorded = base?.output.kind === 'file' && base.output.path === path ? base.output : undefined;
+  if (opts.noState) return { mode: 'temp' };
+  if (opts.full) return { mode: 'replace' };
+  if (recorded)
+    return { mode: 'resume', committed: recorded.bytes, identity: { file: recorded.file, tail: recorded.tail } };
+  return { mode: 'new' };
+}
+
 /** The saved state of a key; with --full, a damaged one is replaced (said so) rather than refused. */
-function readPrior(deps: Pick<ExportDeps, 'notices'>, store: ExportStateStore, key: string, full: boolean): ExportState | undefined {
+function readPrior(
+  deps: Pick<ExportDeps, 'notices'>,
+  store: ExportStateStore,
+  key: string,
+  full: boolean,
+): ExportState | undefined {
   try {
     return store.read(key);
   } catch (err) {
@@ -90,7 +134,13 @@ function readPrior(deps: Pick<ExportDeps, 'notices'>, store: ExportStateStore, k
   }
 }
 
-function checkSameExport(prior: ExportState, opts: ExportRunOptions, emailLabel: string | undefined, { baseUrl, account }: { baseUrl: string; account: string }, path: string | undefined): void {
+function checkSameExport(
+  prior: ExportState,
+  opts: ExportRunOptions,
+  emailLabel: string | undefined,
+  { baseUrl, account }: { baseUrl: string; account: string },
+  path: string | undefined,
+): void {
   const what = (kind: string, type?: string) => (type ? `${kind} ${type}` : kind);
   if (prior.kind !== opts.kind || (prior.emailType ?? undefined) !== emailLabel) {
     throw new UsageError(
@@ -99,10 +149,17 @@ function checkSameExport(prior: ExportState, opts: ExportRunOptions, emailLabel:
     );
   }
   if (urlWithoutCredentials(prior.baseUrl) !== baseUrl && !opts.full) {
-    throw new UsageError(`export state "${prior.key}" was made against ${urlWithoutCredentials(prior.baseUrl)}, not ${baseUrl}; its cursor means nothing there`, 'use another --state-key, or --full');
+    throw new UsageError(
+      `export state "${prior.key}" was made against ${urlWithoutCredentials(prior.baseUrl)}, not ${baseUrl}; its cursor means nothing there`,
+      'use another --state-key, or --full',
+    );
   }
   if (prior.account !== account && !opts.full) {
-    throw new UsageError(`export state "${prior.key}" belongs to the account ${prior.account}, not ${account} (the key in force); another account's position means nothing here`, 'use another --state-key (or the default one), or --full', 'state_of_another_account');
+    throw new UsageError(
+      `export state "${prior.key}" belongs to the account ${prior.account}, not ${account} (the key in force); another account's position means nothing here`,
+      'use another --state-key (or the default one), or --full',
+      'state_of_another_account',
+    );
   }
   const out = prior.current.output;
   if (out.kind === 'file' && path === undefined && !opts.full) {
@@ -112,20 +169,34 @@ function checkSameExport(prior: ExportState, opts: ExportRunOptions, emailLabel:
       'state_belongs_to_file',
     );
   }
-  if (opts.runId !== undefined && (prior.runs.some((m) => m.runId === opts.runId) || prior.pending?.runId === opts.runId)) {
-    throw new UsageError(`--run ${opts.runId}: export state "${prior.key}" has a run of that id already`, 'give each run a new id (e.g. --run "$(date +%Y%m%dT%H%M%S)-$$")');
+  if (
+    opts.runId !== undefined &&
+    (prior.runs.some((m) => m.runId === opts.runId) || prior.pending?.runId === opts.runId)
+  ) {
+    throw new UsageError(
+      `--run ${opts.runId}: export state "${prior.key}" has a run of that id already`,
+      'give each run a new id (e.g. --run "$(date +%Y%m%dT%H%M%S)-$$")',
+    );
   }
 }
 
 /** Custom events: the first run (or --full) sets the window; later runs continue and refuse a new one. */
-function customEventWindow(opts: ExportRunOptions, key: string | null, saved: Position['window'], previous: Position['window']): Position['window'] {
+function customEventWindow(
+  opts: ExportRunOptions,
+  key: string | null,
+  saved: Position['window'],
+  previous: Position['window'],
+): Position['window'] {
   if (opts.kind !== 'custom-events') return null;
   if (saved) {
     // A cron line that repeats the first run's --since (and --until) continues; another window needs --full.
     // A duration (`--since 7d`) means another time on each run: on a continuing state it is the saved window.
     const since = opts.windowAsTyped?.since ? undefined : opts.since;
     const until = opts.windowAsTyped?.until ? undefined : opts.until;
-    const same = (since === undefined || since === saved.since) && (until === undefined || until === saved.until) && (since !== undefined || until === undefined || opts.since !== undefined);
+    const same =
+      (since === undefined || since === saved.since) &&
+      (until === undefined || until === saved.until) &&
+      (since !== undefined || until === undefined || opts.since !== undefined);
     if (!same) {
       throw new UsageError(
         `${since !== undefined ? '--since' : '--until'}: export state "${key}" continues from its saved cursor, whose window is fixed (since ${saved.since}${saved.until ? `, until ${saved.until}` : ''})`,
@@ -138,10 +209,17 @@ function customEventWindow(opts: ExportRunOptions, key: string | null, saved: Po
     if (previous && opts.full) {
       // --full keeps the window's start; a new --until replaces its end.
       if (opts.until === undefined) return previous;
-      if (opts.until < previous.since) throw new UsageError(`--until: must not be before the window's start (${previous.since}), which --full keeps`, 'give --since too');
+      if (opts.until < previous.since)
+        throw new UsageError(
+          `--until: must not be before the window's start (${previous.since}), which --full keeps`,
+          'give --since too',
+        );
       return { since: previous.since, until: opts.until };
     }
-    throw new UsageError(`--since is required on the first run of ${key ? `export state "${key}"` : 'an export without state'}`, 'e.g. --since 2025-01-01T00:00:00Z');
+    throw new UsageError(
+      `--since is required on the first run of ${key ? `export state "${key}"` : 'an export without state'}`,
+      'e.g. --since 2025-01-01T00:00:00Z',
+    );
   }
   return { since: opts.since, ...(opts.until !== undefined ? { until: opts.until } : {}) };
 }
@@ -153,13 +231,22 @@ function customEventWindow(opts: ExportRunOptions, key: string | null, saved: Po
  */
 function checkSameWriting(path: string, base: Position, opts: ExportRunOptions): void {
   if (base.format !== opts.format) {
-    throw new UsageError(`${path} holds ${base.format} written by this export; it cannot continue in ${opts.format}`, 'use the same --format, a new --out file, or --full');
+    throw new UsageError(
+      `${path} holds ${base.format} written by this export; it cannot continue in ${opts.format}`,
+      'use the same --format, a new --out file, or --full',
+    );
   }
   if ((base.compress ?? undefined) !== opts.compress) {
-    throw new UsageError(`${path} holds ${base.compress ? 'gzip' : 'uncompressed'} pages written by this export; it cannot continue ${opts.compress ? 'in gzip' : 'uncompressed'}`, 'use the same --compress, a new --out file, or --full');
+    throw new UsageError(
+      `${path} holds ${base.compress ? 'gzip' : 'uncompressed'} pages written by this export; it cannot continue ${opts.compress ? 'in gzip' : 'uncompressed'}`,
+      'use the same --compress, a new --out file, or --full',
+    );
   }
   if ((base.fieldsBy ?? 'label') !== (opts.fieldsBy ?? 'label')) {
-    throw new UsageError(`--fields-by: ${path} holds rows with fields keyed by ${base.fieldsBy ?? 'label'}; it cannot continue keyed by ${opts.fieldsBy ?? 'label'}`, 'use the same --fields-by, a new --out file, or --full');
+    throw new UsageError(
+      `--fields-by: ${path} holds rows with fields keyed by ${base.fieldsBy ?? 'label'}; it cannot continue keyed by ${opts.fieldsBy ?? 'label'}`,
+      'use the same --fields-by, a new --out file, or --full',
+    );
   }
   if (base.csv) checkSameCells(path, base.csv, opts);
 }
@@ -170,11 +257,17 @@ function checkSameCells(path: string, file: FileLayout, opts: ExportRunOptions):
     // Quoted as the operator would type it in a shell (JSON quoting would show `\N` as "\\N").
     const quoted = (v: string) => (v.includes("'") ? JSON.stringify(v) : `'${v}'`);
     const shown = (v: string) => (v === '' ? 'without --null-as' : `with --null-as ${quoted(v)}`);
-    throw new UsageError(`--null-as: ${path} was written ${shown(file.nullAs)}; it cannot continue ${shown(nullAs)}`, 'use the same --null-as, a new --out file, or --full');
+    throw new UsageError(
+      `--null-as: ${path} was written ${shown(file.nullAs)}; it cannot continue ${shown(nullAs)}`,
+      'use the same --null-as, a new --out file, or --full',
+    );
   }
   if (file.excelSafe !== opts.excelSafe) {
     const shown = (v: boolean) => (v ? 'with --excel-safe' : 'without --excel-safe');
-    throw new UsageError(`--excel-safe: ${path} was written ${shown(file.excelSafe)}; it cannot continue ${shown(opts.excelSafe)}`, 'use the same --excel-safe, a new --out file, or --full');
+    throw new UsageError(
+      `--excel-safe: ${path} was written ${shown(file.excelSafe)}; it cannot continue ${shown(opts.excelSafe)}`,
+      'use the same --excel-safe, a new --out file, or --full',
+    );
   }
 }
 
@@ -183,7 +276,9 @@ async function fieldKeysOf(deps: Pick<ExportDeps, 'signal' | 'notices'>, http: H
   const fieldKeys = await readFieldKeys(http, deps.signal);
   if (fieldKeys.shared.size > 0) {
     const named = [...fieldKeys.shared].map(([label, keys]) => `"${label}" (${keys.join(', ')})`).join('; ');
-    deps.notices.warn(`--fields-by key: labels two fields share cannot name one field: ${named}; a member named by such a label goes to unresolvedFields`);
+    deps.notices.warn(
+      `--fields-by key: labels two fields share cannot name one field: ${named}; a member named by such a label goes to unresolvedFields`,
+    );
   }
   return fieldKeys;
 }
@@ -193,13 +288,22 @@ async function fieldKeysOf(deps: Pick<ExportDeps, 'signal' | 'notices'>, http: H
  * column. Contacts: a header kept from before is bound again to the field list as it is now
  * (field-binding.ts), and what changed in it is said (`changes`).
  */
-async function chooseLayout(signal: AbortSignal, http: HttpClient, opts: ExportRunOptions, fileLayout: CsvLayout | null, saved: CsvLayout | null): Promise<{ layout: CsvLayout; changes?: FieldChanges }> {
+async function chooseLayout(
+  signal: AbortSignal,
+  http: HttpClient,
+  opts: ExportRunOptions,
+  fileLayout: CsvLayout | null,
+  saved: CsvLayout | null,
+): Promise<{ layout: CsvLayout; changes?: FieldChanges }> {
   const fields = opts.kind === 'contacts' ? await contactFields(http, signal) : [];
   const asked = opts.columns ? csvLayout(opts.kind, fields, opts.columns) : undefined;
   const kept = (layout: CsvLayout) => (opts.kind === 'contacts' ? bindLayout(layout, fields) : { layout });
   if (fileLayout) {
     if (asked && asked.columns.join('\u0000') !== fileLayout.columns.join('\u0000')) {
-      throw new UsageError(`--columns: the file's header is fixed (${fileLayout.columns.join(',')}); a file keeps one header`, 'leave --columns out, write to a new --out file, or use --full');
+      throw new UsageError(
+        `--columns: the file's header is fixed (${fileLayout.columns.join(',')}); a file keeps one header`,
+        'leave --columns out, write to a new --out file, or use --full',
+      );
     }
     return kept(fileLayout);
   }
@@ -211,6 +315,7 @@ async function chooseLayout(signal: AbortSignal, http: HttpClient, opts: ExportR
 async function contactFields(http: HttpClient, signal: AbortSignal): Promise<LabelledField[]> {
   const { allFieldPages } = await import('../endpoints/field-pages.js');
   const all: LabelledField[] = [];
-  for await (const fields of allFieldPages(http, { objectType: 'CONTACT' }, signal)) all.push(...fields.map((f) => ({ key: f.key, label: f.label })));
+  for await (const fields of allFieldPages(http, { objectType: 'CONTACT' }, signal))
+    all.push(...fields.map((f) => ({ key: f.key, label: f.label })));
   return all;
 }

@@ -50,7 +50,11 @@ export interface ExportReporter {
 
 type Spinner = { text: string; stop(): void };
 
-export async function createReporter(deps: ReporterDeps, label: string, options: Pick<ExportRunOptions, 'summaryJson' | 'out' | 'stateKey' | 'windowAsTyped'> = {}): Promise<ExportReporter> {
+export async function createReporter(
+  deps: ReporterDeps,
+  label: string,
+  options: Pick<ExportRunOptions, 'summaryJson' | 'out' | 'stateKey' | 'windowAsTyped'> = {},
+): Promise<ExportReporter> {
   const { summaryJson } = options;
   const { clock, signal, notices } = deps;
   const started = clock.now();
@@ -58,7 +62,11 @@ export async function createReporter(deps: ReporterDeps, label: string, options:
   if (deps.progress) {
     const { default: ora } = await import('ora');
     spinner = ora({
-      text: `${label}: starting`, stream: deps.progress.stream, isEnabled: true, discardStdin: false, color: deps.progress.color ? 'cyan' : false,
+      text: `${label}: starting`,
+      stream: deps.progress.stream,
+      isEnabled: true,
+      discardStdin: false,
+      color: deps.progress.color ? 'cyan' : false,
     }).start();
   }
   let finished = false;
@@ -69,8 +77,18 @@ export async function createReporter(deps: ReporterDeps, label: string, options:
       if (finished) return;
       const status = interruptedBy(signal) ? 'interrupted' : 'failed';
       writeSummaries(deps, label, summaryJson, {
-        status, rows: 0, skipped: 0, pages: 0, bytes: 0, elapsedMs: clock.now() - started, stateKey: options.stateKey ?? null,
-        runId: null, moreRemains: true, output: options.out ?? 'stdout', pending: false, cutBytes: 0,
+        status,
+        rows: 0,
+        skipped: 0,
+        pages: 0,
+        bytes: 0,
+        elapsedMs: clock.now() - started,
+        stateKey: options.stateKey ?? null,
+        runId: null,
+        moreRemains: true,
+        output: options.out ?? 'stdout',
+        pending: false,
+        cutBytes: 0,
       });
     });
   }
@@ -86,7 +104,8 @@ export async function createReporter(deps: ReporterDeps, label: string, options:
       // `| head` closed stdout: the reader has what it wanted; stay quiet (exit 141).
       if (!(signal.reason instanceof OutputClosedError)) {
         // Refused before a page came (a key without the endpoint, a bad cursor): the error line says it all.
-        if (summary.status !== 'failed' || summary.pages > 0 || summary.cutBytes > 0) notices.info(summaryLine(label, summary, options.windowAsTyped));
+        if (summary.status !== 'failed' || summary.pages > 0 || summary.cutBytes > 0)
+          notices.info(summaryLine(label, summary, options.windowAsTyped));
         const note = stdoutStateNote(summary, run.newState === true, deps.stderrIsTTY);
         if (note) notices.info(note);
       }
@@ -99,7 +118,12 @@ export async function createReporter(deps: ReporterDeps, label: string, options:
  * The --summary-json file and the --json document on stdout (once, when both name stdout); a
  * run that failed anyway keeps its own error and only warns about the file.
  */
-function writeSummaries(deps: Pick<ReporterDeps, 'notices' | 'stdout' | 'printDocument'>, label: string, path: string | undefined, summary: ExportSummary): void {
+function writeSummaries(
+  deps: Pick<ReporterDeps, 'notices' | 'stdout' | 'printDocument'>,
+  label: string,
+  path: string | undefined,
+  summary: ExportSummary,
+): void {
   const document = { command: label, ...summary };
   deps.printDocument?.(document);
   if (path === undefined || (path === '-' && deps.printDocument)) return;
@@ -116,7 +140,8 @@ function writeSummaries(deps: Pick<ReporterDeps, 'notices' | 'stdout' | 'printDo
  * time (`| wc -l` says 3010, then 0): said on a terminal, and the first time a key is made.
  */
 function stdoutStateNote(s: ExportSummary, newState: boolean, terminal: boolean): string | undefined {
-  if (s.output !== 'stdout' || s.stateKey === null || s.pending || (s.status !== 'complete' && s.status !== 'stopped')) return undefined;
+  if (s.output !== 'stdout' || s.stateKey === null || s.pending || (s.status !== 'complete' && s.status !== 'stopped'))
+    return undefined;
   if (!terminal && !newState) return undefined;
   return `note: export state "${s.stateKey}" keeps this position: the next run of this command prints only what is new since. For a one-off export of everything, add --no-state (--full starts the state over).`;
 }
@@ -130,15 +155,23 @@ export function summaryLine(label: string, s: ExportSummary, asTyped: ExportRunO
   const cut = s.cutBytes ? `; cut ${s.cutBytes} uncommitted bytes first` : '';
   const ok = s.status === 'complete' || s.status === 'stopped';
   const state =
-    s.stateKey === null ? 'no state kept'
-    : !ok ? `state "${s.stateKey}" keeps what was committed before`
-    : s.pending ? `state "${s.stateKey}" pending until \`cnv export state commit ${shellWord(s.stateKey)} --run ${shellWord(s.runId ?? '')}\``
-    : `state "${s.stateKey}" saved`;
+    s.stateKey === null
+      ? 'no state kept'
+      : !ok
+        ? `state "${s.stateKey}" keeps what was committed before`
+        : s.pending
+          ? `state "${s.stateKey}" pending until \`cnv export state commit ${shellWord(s.stateKey)} --run ${shellWord(s.runId ?? '')}\``
+          : `state "${s.stateKey}" saved`;
   // A duration (--since 24h) says which time it was.
-  const typed = [asTyped.since && `--since ${asTyped.since}`, asTyped.until && `--until ${asTyped.until}`].filter(Boolean).join(', ');
+  const typed = [asTyped.since && `--since ${asTyped.since}`, asTyped.until && `--until ${asTyped.until}`]
+    .filter(Boolean)
+    .join(', ');
   // A state that continues keeps its saved window: the duration did not make it, and must not be named as if it had.
   const made = asTyped.sinceAt === undefined || s.window?.since === asTyped.sinceAt;
   const named = made ? typed : `the saved window; ${typed} was for a first run or --full`;
-  const window = typed && s.window ? `; occurredAt from ${s.window.since}${s.window.until ? ` until ${s.window.until}` : ''} (${named})` : '';
+  const window =
+    typed && s.window
+      ? `; occurredAt from ${s.window.since}${s.window.until ? ` until ${s.window.until}` : ''} (${named})`
+      : '';
   return `${label} ${s.status}: ${plural(s.rows, 'row')}${skipped} in ${plural(s.pages, 'page')} to ${s.output} (${duration(s.elapsedMs)}${rate(s.rows, s.elapsedMs)})${cut}${window}; ${state}; more remains: ${s.moreRemains ? 'yes' : 'no'}`;
 }

@@ -29,7 +29,12 @@ function hostAndPath(baseUrl: string): string {
  * outputs never share a cursor: each file is its own incremental export, and a pipeline never
  * moves a file's position.
  */
-export function defaultStateKey(account: string, kind: ExportKind, emailType: string | undefined, output: { file: string } | 'stdout'): string {
+export function defaultStateKey(
+  account: string,
+  kind: ExportKind,
+  emailType: string | undefined,
+  output: { file: string } | 'stdout',
+): string {
   const to = output === 'stdout' ? '/stdout' : `:${output.file}`;
   return `${account}/${kind}${emailType ? `/${emailType}` : ''}${to}`;
 }
@@ -58,7 +63,10 @@ export function checkStateKey(name: string, flag = '--state-key'): string {
 
 /** The file stem of a key's state: readable, and unique thanks to a hash of the whole key. */
 export function stateFileStem(key: string): string {
-  const slug = key.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '').slice(0, 80);
+  const slug = key
+    .replace(/[^A-Za-z0-9._-]+/g, '_')
+    .replace(/^[._]+/, '')
+    .slice(0, 80);
   const hash = createHash('sha256').update(key).digest('hex').slice(0, 10);
   return `${slug}.${hash}`;
 }

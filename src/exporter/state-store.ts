@@ -26,14 +26,20 @@ type ConfClass = typeof Conf<StateFile>;
 export class ExportStateStore {
   private confClass?: ConfClass;
 
-  private constructor(readonly dir: string, private readonly where: ConfigDirWhere) {}
+  private constructor(
+    readonly dir: string,
+    private readonly where: ConfigDirWhere,
+  ) {}
 
   /**
    * The store of a config directory. Its directory is made here if it can be; if not, listing or
    * showing states still works and locking a key says why (`lock`). `where`: how messages name
    * the directory (by default, as CNV_CONFIG_DIR).
    */
-  static async open(configDir: string, where: ConfigDirWhere = { dir: configDir, source: 'CNV_CONFIG_DIR' }): Promise<ExportStateStore> {
+  static async open(
+    configDir: string,
+    where: ConfigDirWhere = { dir: configDir, source: 'CNV_CONFIG_DIR' },
+  ): Promise<ExportStateStore> {
     const store = new ExportStateStore(join(configDir, 'exports'), where);
     store.makeDir(() => {});
     return store;
@@ -83,7 +89,16 @@ export class ExportStateStore {
       });
       this.persist(conf, checked);
     } catch (err) {
-      throw LocalFileError.from(err, 'export state', this.pathOf(state.key), 'free space or fix the permissions of the config directory, then run again: what was committed stays committed') ?? configDirError(err, this.dir, this.where) ?? err;
+      throw (
+        LocalFileError.from(
+          err,
+          'export state',
+          this.pathOf(state.key),
+          'free space or fix the permissions of the config directory, then run again: what was committed stays committed',
+        ) ??
+        configDirError(err, this.dir, this.where) ??
+        err
+      );
     }
     this.syncDir();
   }
@@ -112,7 +127,11 @@ export class ExportStateStore {
   }
 
   /** Every saved state, by key. A file that cannot be read goes to `onDamaged` (default: throw). */
-  list(onDamaged: (err: Error) => void = (err) => { throw err; }): ExportState[] {
+  list(
+    onDamaged: (err: Error) => void = (err) => {
+      throw err;
+    },
+  ): ExportState[] {
     const states: ExportState[] = [];
     for (const f of this.names().filter((name) => name.endsWith('.json'))) {
       try {
@@ -154,7 +173,11 @@ export class ExportStateStore {
     if (!parsed.success) {
       // Of an earlier cnv, or edited: a state is read only in the format this version writes (docs/guarantees.md, "Compatibility").
       const issue = parsed.error.issues[0];
-      throw corrupt(path, `it is not a state this version of cnv writes (${issue ? `${issue.path.join('.') || 'state'}: ${issue.message}` : 'unexpected content'})`, key);
+      throw corrupt(
+        path,
+        `it is not a state this version of cnv writes (${issue ? `${issue.path.join('.') || 'state'}: ${issue.message}` : 'unexpected content'})`,
+        key,
+      );
     }
     return parsed.data;
   }

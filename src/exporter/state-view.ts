@@ -6,7 +6,10 @@ import { ExportStateStore } from './state-store.js';
 import type { ExportState } from './state.js';
 
 /** The store of the config directory in force, and the checked KEY argument. */
-export async function openStateStore(dir: StateDir, rawKey?: unknown): Promise<{ store: ExportStateStore; key: string }> {
+export async function openStateStore(
+  dir: StateDir,
+  rawKey?: unknown,
+): Promise<{ store: ExportStateStore; key: string }> {
   const store = await ExportStateStore.open(dir.path, dir.where);
   return { store, key: rawKey === undefined ? '' : checkStateKey(String(rawKey), 'KEY') };
 }
@@ -43,7 +46,19 @@ export function agoText(iso: string | null, nowMs: number): string | null {
 }
 
 /** The columns of `cnv export state list`, in order: JSON members, CSV and table columns alike. */
-export const STATE_LIST_COLUMNS = ['key', 'kind', 'emailType', 'format', 'rows', 'pages', 'cursorAt', 'fullAt', 'output', 'lastRun', 'pending'] as const;
+export const STATE_LIST_COLUMNS = [
+  'key',
+  'kind',
+  'emailType',
+  'format',
+  'rows',
+  'pages',
+  'cursorAt',
+  'fullAt',
+  'output',
+  'lastRun',
+  'pending',
+] as const;
 
 /**
  * One item of `cnv export state list` for machines (`locked`: whether a run holds the key now):
@@ -63,7 +78,15 @@ export function stateItem(state: ExportState, locked = false): Record<string, un
     cursorAt: c.cursorAt,
     fullAt: c.fullAt ?? null,
     output: outputOf(state),
-    lastRun: last ? { runId: last.runId, status: last.status, startedAt: last.startedAt, finishedAt: last.finishedAt, rows: last.rows } : null,
+    lastRun: last
+      ? {
+          runId: last.runId,
+          status: last.status,
+          startedAt: last.startedAt,
+          finishedAt: last.finishedAt,
+          rows: last.rows,
+        }
+      : null,
     pending: p ? { runId: p.runId, rows: p.rows - c.rows, savedAt: p.savedAt } : null,
   };
 }
@@ -92,7 +115,10 @@ export function stateListCells(item: Record<string, unknown>, nowMs: number): Re
  * a state file edited by hand may hold them.
  */
 export function stateDetail(
-  saved: ExportState, file: string, holder: { pid: number; hostname: string; startedAt: string } | undefined, redact: (s: string) => string,
+  saved: ExportState,
+  file: string,
+  holder: { pid: number; hostname: string; startedAt: string } | undefined,
+  redact: (s: string) => string,
 ): Record<string, unknown> {
   const state = holder ? saved : closeDeadRuns(saved);
   const c = state.current;
@@ -117,7 +143,16 @@ export function stateDetail(
     csvColumns: c.csv?.columns ?? null,
     seenAfterCursor: c.seen.length,
     // Several email event types in one state: each type's own cursor.
-    ...(c.lanes ? { types: Object.fromEntries(Object.entries(c.lanes).map(([t, l]) => [t, { cursor: l.cursor, cursorAt: l.cursorAt, rows: l.rows, pages: l.pages, seenAfterCursor: l.seen.length }])) } : {}),
+    ...(c.lanes
+      ? {
+          types: Object.fromEntries(
+            Object.entries(c.lanes).map(([t, l]) => [
+              t,
+              { cursor: l.cursor, cursorAt: l.cursorAt, rows: l.rows, pages: l.pages, seenAfterCursor: l.seen.length },
+            ]),
+          ),
+        }
+      : {}),
     pending: p ? { cursor: p.cursor, rows: p.rows, pages: p.pages, savedAt: p.savedAt, runId: p.runId } : null,
     createdAt: state.createdAt,
     updatedAt: state.updatedAt,

@@ -26,11 +26,13 @@ const manifestSchema = z.object({
   moreRemains: z.boolean(),
   error: z.string().optional(),
   /** Contacts CSV: how the account's fields changed since the file's header was bound (src/exporter/field-binding.ts). */
-  fieldChanges: z.object({
-    relabelled: z.array(z.object({ key: z.string(), column: z.string(), from: z.string(), to: z.string() })),
-    added: z.array(z.object({ key: z.string(), label: z.string() })),
-    removed: z.array(z.object({ key: z.string(), column: z.string() })),
-  }).optional(),
+  fieldChanges: z
+    .object({
+      relabelled: z.array(z.object({ key: z.string(), column: z.string(), from: z.string(), to: z.string() })),
+      added: z.array(z.object({ key: z.string(), label: z.string() })),
+      removed: z.array(z.object({ key: z.string(), column: z.string() })),
+    })
+    .optional(),
 });
 export type Manifest = z.infer<typeof manifestSchema>;
 
@@ -70,17 +72,19 @@ const positionSchema = z.object({
   /** Contacts NDJSON written with `fields` keyed by field key (--fields-by key); absent: by label, as the API sends them. */
   fieldsBy: z.literal('key').optional(),
   /** The CSV header in force (and what --columns left out on purpose), stable across runs. */
-  csv: z.object({
-    columns: z.array(z.string()),
-    omitted: z.array(z.string()),
-    /** Contacts: the row member a column holds where it is not its label (fields sharing a label); absent when none. */
-    rowKeys: z.record(z.string(), z.string()).optional(),
-    /** Contacts: the field key each field column holds, bound when the header was made (a relabelled field keeps its column). */
-    fieldKeys: z.record(z.string(), z.string()).optional(),
-    /** The cell rules the file was written with (--null-as, --excel-safe): a file keeps one way of writing cells. */
-    nullAs: z.string(),
-    excelSafe: z.boolean(),
-  }).nullable(),
+  csv: z
+    .object({
+      columns: z.array(z.string()),
+      omitted: z.array(z.string()),
+      /** Contacts: the row member a column holds where it is not its label (fields sharing a label); absent when none. */
+      rowKeys: z.record(z.string(), z.string()).optional(),
+      /** Contacts: the field key each field column holds, bound when the header was made (a relabelled field keeps its column). */
+      fieldKeys: z.record(z.string(), z.string()).optional(),
+      /** The cell rules the file was written with (--null-as, --excel-safe): a file keeps one way of writing cells. */
+      nullAs: z.string(),
+      excelSafe: z.boolean(),
+    })
+    .nullable(),
   /** Custom events: the occurredAt window of the first call (the cursor carries it after). */
   window: z.object({ since: z.string(), until: z.string().optional() }).nullable(),
   /** Totals since the state began. */

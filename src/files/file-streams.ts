@@ -1,4 +1,12 @@
-import { constants, createReadStream, createWriteStream, lstatSync, open as openFd, readlinkSync, statSync } from 'node:fs';
+import {
+  constants,
+  createReadStream,
+  createWriteStream,
+  lstatSync,
+  open as openFd,
+  readlinkSync,
+  statSync,
+} from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { Socket } from 'node:net';
 import { dirname, resolve } from 'node:path';
@@ -60,7 +68,9 @@ export async function openReadStream(path: string, signal?: AbortSignal): Promis
   const fifo = (await stat(path)).isFIFO();
   signal?.throwIfAborted();
   // O_NONBLOCK: the open returns at once; without a writer yet, the pipe just has nothing to read.
-  const stream: Readable = fifo ? new Socket({ fd: await fdOf(path, constants.O_RDONLY | constants.O_NONBLOCK), readable: true, writable: false }) : createReadStream(path);
+  const stream: Readable = fifo
+    ? new Socket({ fd: await fdOf(path, constants.O_RDONLY | constants.O_NONBLOCK), readable: true, writable: false })
+    : createReadStream(path);
   return stopOnAbort(stream, signal);
 }
 
@@ -69,7 +79,10 @@ export async function openReadStream(path: string, signal?: AbortSignal): Promis
  * for (its open retried every 100 ms), and that wait ends with `signal`.
  */
 export async function openWriteStream(path: string, signal?: AbortSignal): Promise<Writable> {
-  const fifo = await stat(path).then((s) => s.isFIFO(), () => false);
+  const fifo = await stat(path).then(
+    (s) => s.isFIFO(),
+    () => false,
+  );
   // Appended to: /dev/stderr of a `2>>log` is that log, which a report must not empty first.
   if (!fifo) return createWriteStream(path, { flags: 'a' });
   for (;;) {

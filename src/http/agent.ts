@@ -13,6 +13,10 @@ export type Agent = ProxyAwareAgent & { readonly tunnels: TunnelWatch };
  */
 export function createAgent(timeoutMs: number): Agent {
   const tunnels = new TunnelWatch(timeoutMs);
-  const agent = new EnvHttpProxyAgent({ keepAliveTimeout: 10_000, connections: 64, clientFactory: tunnels.proxyClient() } as ProxyAwareAgent.Options);
+  const agent = new EnvHttpProxyAgent({
+    keepAliveTimeout: 10_000,
+    connections: 64,
+    clientFactory: tunnels.proxyClient(),
+  } as ProxyAwareAgent.Options);
   return Object.assign(agent, { tunnels });
 }

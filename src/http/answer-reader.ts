@@ -20,20 +20,33 @@ export async function readWhole({ body, headers, target }: Success, mask: (text:
 }
 
 /** The API's envelope `{ data, pagination? }`, parsed with every digit kept and checked against the schema of its `data`. */
-export function parseEnvelope(success: Success, text: string, data: z.ZodType, paginated: boolean): { data: unknown; nextCursor?: string | null } {
+export function parseEnvelope(
+  success: Success,
+  text: string,
+  data: z.ZodType,
+  paginated: boolean,
+): { data: unknown; nextCursor?: string | null } {
   const { target, status, headers } = success;
   let json: unknown;
   try {
     json = parseJson(text);
   } catch (err) {
     // As for pages: a JSON object that broke is the API's answer damaged, anything else not the API's.
-    if (text.trimStart().startsWith('{')) throw new ResponseShapeError(target.redact(`unexpected response from ${target.label}: the body is not JSON (${(err as Error).message})`));
+    if (text.trimStart().startsWith('{'))
+      throw new ResponseShapeError(
+        target.redact(`unexpected response from ${target.label}: the body is not JSON (${(err as Error).message})`),
+      );
     throw notTheApi(target, `${target.label} answered ${status} with ${describeBody(text, headers)}, not JSON`, status);
   }
-  if (!isEnvelope(json, 'data')) throw notTheApi(target, `${target.label} answered ${status} with ${describeBody(text, headers)}`, status);
-  if (nestedDeeperThan(json, MAX_DEPTH)) throw tooLarge(target, 0, `it nests arrays and objects deeper than ${MAX_DEPTH} levels`);
+  if (!isEnvelope(json, 'data'))
+    throw notTheApi(target, `${target.label} answered ${status} with ${describeBody(text, headers)}`, status);
+  if (nestedDeeperThan(json, MAX_DEPTH))
+    throw tooLarge(target, 0, `it nests arrays and objects deeper than ${MAX_DEPTH} levels`);
   const parsed = envelopeSchema(data, paginated).safeParse(json);
-  if (!parsed.success) throw new ResponseShapeError(target.redact(`unexpected response from ${target.label}: ${describeIssues(parsed.error)}`));
+  if (!parsed.success)
+    throw new ResponseShapeError(
+      target.redact(`unexpected response from ${target.label}: ${describeIssues(parsed.error)}`),
+    );
   return { data: parsed.data.data, nextCursor: parsed.data.pagination?.nextCursor };
 }
 
@@ -45,6 +58,7 @@ export function parseAnyJson({ target, status, headers }: Success, text: string)
   } catch {
     throw notTheApi(target, `${target.label} answered ${status} with ${describeBody(text, headers)}, not JSON`, status);
   }
-  if (nestedDeeperThan(json, MAX_DEPTH)) throw tooLarge(target, 0, `it nests arrays and objects deeper than ${MAX_DEPTH} levels`);
+  if (nestedDeeperThan(json, MAX_DEPTH))
+    throw tooLarge(target, 0, `it nests arrays and objects deeper than ${MAX_DEPTH} levels`);
   return json;
 }

@@ -9,7 +9,14 @@ import type { RequestLogger } from './logger.js';
 import { BodyCapture } from './debug-logger.js';
 import { attemptDeadline } from './deadline.js';
 import type { RateLimiter } from './rate-limiter.js';
-import { backoffDelay, DEFAULT_MAX_RETRY_WAIT_MS, isRetryable, parseRetryAfter, type FailedAttempt, type Idempotency } from './retry-policy.js';
+import {
+  backoffDelay,
+  DEFAULT_MAX_RETRY_WAIT_MS,
+  isRetryable,
+  parseRetryAfter,
+  type FailedAttempt,
+  type Idempotency,
+} from './retry-policy.js';
 import { answerData } from './envelope.js';
 import { readCapped } from './body.js';
 import { BODY_LIMITS } from '../limits/limits.js';
@@ -93,7 +100,12 @@ interface AnyCallInput {
 }
 
 /** A failed attempt, as the retry decision and the final error read it. */
-type Failure = FailedAttempt & { error: Error; retryAfterMs?: number; answeredAt?: number; answer?: { headers: Dispatcher.ResponseData['headers']; text: string } };
+type Failure = FailedAttempt & {
+  error: Error;
+  retryAfterMs?: number;
+  answeredAt?: number;
+  answer?: { headers: Dispatcher.ResponseData['headers']; text: string };
+};
 
 /** The one request path for every endpoint: auth header, rate limit, retries, validation, typed errors. */
 export class HttpClient {
@@ -122,7 +134,10 @@ export class HttpClient {
    * names, checked by its schema (`{ items, nextCursor }` for a list). An export's rows go to
    * the receiver `receive` makes, afresh for every attempt (src/http/page-reader.ts).
    */
-  call<E extends Endpoint & { answer: RowsAnswer }, P>(endpoint: E, input: CallInput<E> & { receive: () => RowReceiver<P> }): Promise<P>;
+  call<E extends Endpoint & { answer: RowsAnswer }, P>(
+    endpoint: E,
+    input: CallInput<E> & { receive: () => RowReceiver<P> },
+  ): Promise<P>;
   call<E extends Endpoint>(endpoint: E, input: CallInput<E>): Promise<CallResult<E>>;
   async call(endpoint: Endpoint, input: AnyCallInput): Promise<unknown> {
     const spec = requestOf(endpoint, input as CallInput<Endpoint>);
@@ -141,8 +156,18 @@ export class HttpClient {
   /** Any request whose `data` is checked by a schema given here (doctor's probes); endpoints of the table go through `call`. */
   async request<T extends z.ZodType>(spec: DataSpec<T>): Promise<ApiResponse<z.output<T>>> {
     return this.run(spec, async (success) => {
-      const parsed = parseEnvelope(success, await readWhole(success, this.maskEchoedKey), spec.data, spec.paginated ?? false);
-      return { data: parsed.data as z.output<T>, nextCursor: parsed.nextCursor, status: success.status, attempts: success.attempts };
+      const parsed = parseEnvelope(
+        success,
+        await readWhole(success, this.maskEchoedKey),
+        spec.data,
+        spec.paginated ?? false,
+      );
+      return {
+        data: parsed.data as z.output<T>,
+        nextCursor: parsed.nextCursor,
+        status: success.status,
+        attempts: success.attempts,
+      };
     });
   }
 
@@ -162,10 +187,19 @@ export class HttpClient {
   private async run<R>(spec: RequestSpec, read: (success: Success) => Promise<R>): Promise<R> {
     const url = this.buildUrl(spec.path, spec.query);
     const body = spec.body === undefined ? undefined : stringifyJson(spec.body);
-    const target: Target = { label: `${spec.method} ${url.pathname}`, baseUrl: redactUrl(this.baseUrl), redact: this.redact };
+    const target: Target = {
+      label: `${spec.method} ${url.pathname}`,
+      baseUrl: redactUrl(this.baseUrl),
+      redact: this.redact,
+    };
     const maxWaitMs = this.opts.maxRetryWaitMs ?? DEFAULT_MAX_RETRY_WAIT_MS;
     if (this.opts.dryRun && spec.method !== 'GET') {
-      this.opts.dryRun({ method: spec.method, url: redactUrl(url.toString()), headers: this.headers(true, spec), body: spec.body });
+      this.opts.dryRun({
+        method: spec.method,
+        url: redactUrl(url.toString()),
+        headers: this.headers(true, spec),
+        body: spec.body,
+      });
       throw new DryRunStop();
     }
     for (let attempt = 1; ; attempt++) {
@@ -174,24 +208,46 @@ export class HttpClient {
       const { failure } = outcome;
       const retryable = isRetryable(failure, spec.idempotency);
       if (!retryable || attempt >= this.opts.maxAttempts) {
-        if (failure.answer && failure.status !== undefined) spec.onErrorAnswer?.({ status: failure.status, headers: this.shownHeaders(failure.answer.headers), text: this.redact(failure.answer.text) });
+        if (failure.answer && failure.status !== undefined)
+          spec.onErrorAnswer?.({
+            status: failure.status,
+            headers: this.shownHeaders(failure.answer.headers),
+            text: this.redact(failure.answer.text),
+          });
         throw finalError(failure, target, attempt, retryable, spec.idempotency);
       }
-      if ((failure.retryAfterMs ?? 0) > maxWaitMs) throw waitTooLong(failure.error, target, failure.retryAfterMs!, maxWaitMs, failure.answeredAt ?? Date.now());
+      if ((failure.retryAfterMs ?? 0) > maxWaitMs)
+        throw waitTooLong(failure.error, target, failure.retryAfterMs!, maxWaitMs, failure.answeredAt ?? Date.now());
       const delayMs = Math.max(backoffDelay(attempt, this.random), failure.retryAfterMs ?? 0);
-      this.opts.logger.retry({ method: spec.method, path: url.pathname, attempt, delayMs, reason: String(failure.status ?? failure.networkCode) });
+      this.opts.logger.retry({
+        method: spec.method,
+        path: url.pathname,
+        attempt,
+        delayMs,
+        reason: String(failure.status ?? failure.networkCode),
+      });
       await this.opts.clock.sleep(delayMs, spec.signal);
     }
   }
 
   /** One attempt: the rate limit, the send, and a 2xx read by `read`, or what failed (an error answer, the network). */
   private async attempt<R>(
-    spec: RequestSpec, url: URL, body: string | undefined, target: Target, attempt: number, read: (success: Success) => Promise<R>,
+    spec: RequestSpec,
+    url: URL,
+    body: string | undefined,
+    target: Target,
+    attempt: number,
+    read: (success: Success) => Promise<R>,
   ): Promise<{ value: R } | { failure: Failure }> {
     const { logger, clock, limiter } = this.opts;
     await limiter.take(spec.signal);
     const started = clock.now();
-    logger.request({ method: spec.method, path: url.pathname + url.search, attempt, ...(logger.wantsBodies ? this.debugRequest(url, spec, body) : {}) });
+    logger.request({
+      method: spec.method,
+      path: url.pathname + url.search,
+      attempt,
+      ...(logger.wantsBodies ? this.debugRequest(url, spec, body) : {}),
+    });
     // The per-attempt time limit covers the answer's body too: released when the attempt is over.
     const deadline = attemptDeadline(this.opts.timeoutMs, spec.signal);
     try {
@@ -199,12 +255,23 @@ export class HttpClient {
       // The debug log sees the body as its reader takes it (only then: a cost per chunk).
       const capture = logger.wantsBodies ? new BodyCapture() : undefined;
       const resBody = capture ? capture.wrap(res.body) : res.body;
-      const answered = () => logger.response({
-        method: spec.method, path: url.pathname, attempt, status: res.statusCode, ms: clock.now() - started,
-        ...(capture ? { headers: res.headers, body: capture.snapshot() } : {}),
-      });
+      const answered = () =>
+        logger.response({
+          method: spec.method,
+          path: url.pathname,
+          attempt,
+          status: res.statusCode,
+          ms: clock.now() - started,
+          ...(capture ? { headers: res.headers, body: capture.snapshot() } : {}),
+        });
       if (res.statusCode >= 200 && res.statusCode < 300) {
-        const value = await read({ body: resBody, target, status: res.statusCode, attempts: attempt, headers: res.headers }).catch((err) => {
+        const value = await read({
+          body: resBody,
+          target,
+          status: res.statusCode,
+          attempts: attempt,
+          headers: res.headers,
+        }).catch((err) => {
           res.body.destroy(); // an answer not read to its end would hold the connection
           if (err instanceof CliError || err instanceof NotRetried) answered();
           throw err;
@@ -220,7 +287,13 @@ export class HttpClient {
       if (err instanceof CliError) throw err;
       if (err instanceof NotRetried) throw err.error;
       const networkCode = networkErrorCode(err);
-      logger.response({ method: spec.method, path: url.pathname, attempt, status: networkCode, ms: clock.now() - started });
+      logger.response({
+        method: spec.method,
+        path: url.pathname,
+        attempt,
+        status: networkCode,
+        ms: clock.now() - started,
+      });
       return { failure: { networkCode, error: err as Error } };
     } finally {
       deadline.release();
@@ -234,7 +307,8 @@ export class HttpClient {
     const answeredAt = Date.now();
     const retryAfterMs = parseRetryAfter(res.headers['retry-after'], answeredAt);
     // Never longer than cnv would wait itself: a paused bucket holds every other request too.
-    if (res.statusCode === 429) this.opts.limiter.pause(Math.min(retryAfterMs ?? 1000, this.opts.maxRetryWaitMs ?? DEFAULT_MAX_RETRY_WAIT_MS));
+    if (res.statusCode === 429)
+      this.opts.limiter.pause(Math.min(retryAfterMs ?? 1000, this.opts.maxRetryWaitMs ?? DEFAULT_MAX_RETRY_WAIT_MS));
     return { status: res.statusCode, error, retryAfterMs, answeredAt, answer: { headers: res.headers, text } };
   }
 
@@ -274,7 +348,8 @@ export class HttpClient {
   private shownHeaders(headers: Dispatcher.ResponseData['headers']): Record<string, string | string[]> {
     const shown: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(headers)) {
-      if (value !== undefined) shown[name] = Array.isArray(value) ? value.map((v) => this.redact(v)) : this.redact(String(value));
+      if (value !== undefined)
+        shown[name] = Array.isArray(value) ? value.map((v) => this.redact(v)) : this.redact(String(value));
     }
     return shown;
   }
@@ -284,7 +359,8 @@ export class HttpClient {
    * never reaches a report or a file: masked in the text before it is parsed (JSON can spell a
    * character only as itself or an escape, and both are masked).
    */
-  private readonly maskEchoedKey = (text: string): string => (this.keyForms?.mayHold(text) ? this.keyForms.mask(text) : text);
+  private readonly maskEchoedKey = (text: string): string =>
+    this.keyForms?.mayHold(text) ? this.keyForms.mask(text) : text;
 }
 
 /** The base URL without a trailing slash, and without a final `/v2` (every path starts with it). */

@@ -6,7 +6,10 @@
  */
 export function attemptDeadline(ms: number, outer?: AbortSignal): { signal: AbortSignal; release(): void } {
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), ms);
+  const timer = setTimeout(
+    () => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
+    ms,
+  );
   const follow = () => controller.abort(outer!.reason);
   if (outer?.aborted) follow();
   else outer?.addEventListener('abort', follow, { once: true });
@@ -26,9 +29,16 @@ export function attemptDeadline(ms: number, outer?: AbortSignal): { signal: Abor
  * with `reason()` (the signal's reason, or what the caller makes of it); an answer that comes
  * later has its body destroyed, so that its connection is not held.
  */
-export function endedBy<T extends { body: { destroy(): unknown } }>(work: Promise<T>, signal: AbortSignal, reason: () => unknown): Promise<T> {
+export function endedBy<T extends { body: { destroy(): unknown } }>(
+  work: Promise<T>,
+  signal: AbortSignal,
+  reason: () => unknown,
+): Promise<T> {
   let ended = false;
-  work.then((late) => ended && late.body.destroy(), () => {});
+  work.then(
+    (late) => ended && late.body.destroy(),
+    () => {},
+  );
   if (signal.aborted) {
     ended = true;
     return Promise.reject(reason());

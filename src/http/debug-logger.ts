@@ -24,7 +24,9 @@ export class BodyCapture {
   private keptBytes = 0;
   bytes = 0;
 
-  wrap<B extends AsyncIterable<unknown> & { destroy(): unknown }>(body: B): AsyncIterable<unknown> & { destroy(): unknown } {
+  wrap<B extends AsyncIterable<unknown> & { destroy(): unknown }>(
+    body: B,
+  ): AsyncIterable<unknown> & { destroy(): unknown } {
     const push = (chunk: unknown) => this.push(chunk);
     return {
       async *[Symbol.asyncIterator]() {
@@ -59,11 +61,17 @@ export class BodyCapture {
  * redacted everywhere (before the cut, and a capture's end that may hold part of a key is
  * dropped), and control characters are escaped.
  */
-export function debugLogger(stderr: Writable, redact: (s: string) => string, now: () => Date = () => new Date()): RequestLogger {
+export function debugLogger(
+  stderr: Writable,
+  redact: (s: string) => string,
+  now: () => Date = () => new Date(),
+): RequestLogger {
   const write = (lines: string[]) => stderr.write(lines.map((line) => escapeControl(line)).join('\n') + '\n');
   const headerLines = (prefix: string, headers: Record<string, string | string[] | undefined>) =>
     Object.entries(headers).flatMap(([name, value]) =>
-      (Array.isArray(value) ? value : [value ?? '']).map((v) => `${prefix} ${name}: ${SECRET_HEADERS.has(name.toLowerCase()) && !/_\*\*\*\*$/.test(v) ? '****' : v}`),
+      (Array.isArray(value) ? value : [value ?? '']).map(
+        (v) => `${prefix} ${name}: ${SECRET_HEADERS.has(name.toLowerCase()) && !/_\*\*\*\*$/.test(v) ? '****' : v}`,
+      ),
     );
   const bodyLines = (prefix: string, { text, bytes, whole }: { text: string; bytes: number; whole: boolean }) => {
     if (bytes === 0) return [];
@@ -71,8 +79,15 @@ export function debugLogger(stderr: Writable, redact: (s: string) => string, now
     let shown = redact(text);
     if (!whole) shown = shown.slice(0, Math.max(0, shown.length - CUT_HOLD_BACK));
     const cut = !whole || shown.length > DEBUG_BODY_CHARS;
-    const lines = [prefix, ...shown.slice(0, DEBUG_BODY_CHARS).split('\n').map((l) => `${prefix} ${l}`)];
-    if (cut) lines.push(`${prefix} [body cut: ${bytes} bytes in all, at most the first ${DEBUG_BODY_CHARS / 1024} KiB shown]`);
+    const lines = [
+      prefix,
+      ...shown
+        .slice(0, DEBUG_BODY_CHARS)
+        .split('\n')
+        .map((l) => `${prefix} ${l}`),
+    ];
+    if (cut)
+      lines.push(`${prefix} [body cut: ${bytes} bytes in all, at most the first ${DEBUG_BODY_CHARS / 1024} KiB shown]`);
     return lines;
   };
   return {
@@ -82,11 +97,15 @@ export function debugLogger(stderr: Writable, redact: (s: string) => string, now
       const lines = [`* ${now().toISOString()} ${method} ${url ?? path} (attempt ${attempt})`, `> ${method} ${path}`];
       if (host) lines.push(`> host: ${host}`);
       lines.push(...headerLines('>', headers ?? {}));
-      if (body !== undefined) lines.push(...bodyLines('>', { text: body, bytes: Buffer.byteLength(body), whole: true }));
+      if (body !== undefined)
+        lines.push(...bodyLines('>', { text: body, bytes: Buffer.byteLength(body), whole: true }));
       write(lines.map(redact));
     },
     response: ({ method, path, attempt, status, ms, headers, body }) => {
-      const lines = [`< ${status} ${method} ${path} (attempt ${attempt}, ${Math.round(ms)} ms)`, ...headerLines('<', headers ?? {})];
+      const lines = [
+        `< ${status} ${method} ${path} (attempt ${attempt}, ${Math.round(ms)} ms)`,
+        ...headerLines('<', headers ?? {}),
+      ];
       if (body) lines.push(...bodyLines('<', body));
       write(lines.map(redact));
     },

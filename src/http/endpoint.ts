@@ -59,7 +59,9 @@ export const query = <T extends object>() => undefined as unknown as { query: T 
 type ParamNames<P extends string> = P extends `${string}{${infer Name}}${infer Rest}` ? Name | ParamNames<Rest> : never;
 
 /** `params` with each `{name}` of the path, or none for a path without any. */
-type ParamsInput<P extends string> = [ParamNames<P>] extends [never] ? { params?: undefined } : { params: Record<ParamNames<P>, string> };
+type ParamsInput<P extends string> = [ParamNames<P>] extends [never]
+  ? { params?: undefined }
+  : { params: Record<ParamNames<P>, string> };
 
 /** What a call of the endpoint takes: its path parameters, what its row says it sends, and a signal. */
 export type CallInput<E extends Endpoint> = ParamsInput<E['path']> &
@@ -74,8 +76,11 @@ export interface Page<T> {
 type Made<F> = F extends () => infer S ? (S extends z.ZodType ? z.output<S> : never) : never;
 
 /** What a call of the endpoint resolves to: the member of `data` its row names, checked by its schema. */
-export type CallResult<E extends Endpoint> = E['answer'] extends { schema: infer F; paginated: true } ? Page<Made<F>>
-  : E['answer'] extends { schema: infer F } ? Made<F> : never;
+export type CallResult<E extends Endpoint> = E['answer'] extends { schema: infer F; paginated: true }
+  ? Page<Made<F>>
+  : E['answer'] extends { schema: infer F }
+    ? Made<F>
+    : never;
 
 /** The request a call sends (and a `--dry-run` shows): the row's method, its path filled in, the query and body given, its retries. */
 export function requestOf<E extends Endpoint>(endpoint: E, input: CallInput<E>) {

@@ -45,7 +45,11 @@ const answerSchemas = new WeakMap<JsonAnswer, z.ZodType>();
  */
 export function answerData(answer: JsonAnswer): z.ZodType {
   let schema = answerSchemas.get(answer);
-  if (!schema) answerSchemas.set(answer, (schema = answer.member === undefined ? answer.schema() : z.looseObject({ [answer.member]: answer.schema() })));
+  if (!schema)
+    answerSchemas.set(
+      answer,
+      (schema = answer.member === undefined ? answer.schema() : z.looseObject({ [answer.member]: answer.schema() })),
+    );
   return schema;
 }
 

@@ -24,20 +24,34 @@ export interface Target {
  * statuses a gateway gives when the API behind it fails (see `finalError`).
  */
 class ForeignAnswer extends Error {
-  constructor(readonly status: number, readonly what: string, readonly redirect: boolean) {
+  constructor(
+    readonly status: number,
+    readonly what: string,
+    readonly redirect: boolean,
+  ) {
     super(what);
   }
 }
 
 /** The typed error of one non-2xx answer: the API's own (ApiError) or a foreign one. */
-export function parseFailure(status: number, headers: Dispatcher.ResponseData['headers'], text: string, complete: boolean, target: Target): ApiError | ForeignAnswer {
+export function parseFailure(
+  status: number,
+  headers: Dispatcher.ResponseData['headers'],
+  text: string,
+  complete: boolean,
+  target: Target,
+): ApiError | ForeignAnswer {
   if (complete) {
     try {
       const parsed = errorBodySchema.safeParse(JSON.parse(text));
       if (parsed.success) {
         const { code, message } = parsed.data.error;
         // Redacted before it is shortened: a key cut in two would no longer be recognised.
-        return new ApiError(status, shorten(target.redact(code), MAX_CODE_CHARS), shorten(target.redact(message), MAX_MESSAGE_CHARS));
+        return new ApiError(
+          status,
+          shorten(target.redact(code), MAX_CODE_CHARS),
+          shorten(target.redact(message), MAX_MESSAGE_CHARS),
+        );
       }
     } catch {
       // not JSON: a foreign answer
@@ -45,9 +59,17 @@ export function parseFailure(status: number, headers: Dispatcher.ResponseData['h
   }
   if (status >= 300 && status < 400) {
     const where = redirectTarget(headers);
-    return new ForeignAnswer(status, target.redact(`${target.label} answered ${status}, a redirect${where ? ` to ${where}` : ''}`), true);
+    return new ForeignAnswer(
+      status,
+      target.redact(`${target.label} answered ${status}, a redirect${where ? ` to ${where}` : ''}`),
+      true,
+    );
   }
-  return new ForeignAnswer(status, target.redact(`${target.label} answered ${status} with ${describeBody(text, headers, complete)}`), false);
+  return new ForeignAnswer(
+    status,
+    target.redact(`${target.label} answered ${status} with ${describeBody(text, headers, complete)}`),
+    false,
+  );
 }
 
 /** A 2xx answer that is not the API's envelope. */
@@ -62,10 +84,15 @@ export function notTheApi(target: Target, what: string, status?: number): NotThe
  */
 export function tooLarge(target: Target, limit: number, detail?: string, row = false): NotTheApiError {
   const huge = `a record holds values larger than the ${sizeText(MAX_WRITE_BYTES)} cnv writes in one row (stored by another tool?)`;
-  const hint = row ? `${huge}; the limits are listed in docs/guarantees.md`
-    : limit === 0 ? "the API's answers nest far less: check --base-url; the limits are listed in docs/guarantees.md"
-    : `the API's answers are far smaller, unless ${huge}: check --base-url; the limits are listed in docs/guarantees.md`;
-  return new NotTheApiError(`${target.label}: the answer is larger than cnv reads (${detail ?? `more than ${sizeText(limit)}`})`, { code: 'response_too_large', hint });
+  const hint = row
+    ? `${huge}; the limits are listed in docs/guarantees.md`
+    : limit === 0
+      ? "the API's answers nest far less: check --base-url; the limits are listed in docs/guarantees.md"
+      : `the API's answers are far smaller, unless ${huge}: check --base-url; the limits are listed in docs/guarantees.md`;
+  return new NotTheApiError(
+    `${target.label}: the answer is larger than cnv reads (${detail ?? `more than ${sizeText(limit)}`})`,
+    { code: 'response_too_large', hint },
+  );
 }
 
 /** The error a request ends with once it is not (or no longer) retried. */
@@ -80,14 +107,23 @@ export function finalError(
   const { error } = failure;
   // The API's own 4xx (not 408, a timeout) is a definite refusal: nothing was applied.
   const refused = error instanceof ApiError && error.status >= 400 && error.status < 500 && error.status !== 408;
-  const applied = idempotency === 'unsafe' && !neverSent(failure) && !refused
-    ? 'the request may have reached the server and been applied: check before sending it again'
-    : undefined;
+  const applied =
+    idempotency === 'unsafe' && !neverSent(failure) && !refused
+      ? 'the request may have reached the server and been applied: check before sending it again'
+      : undefined;
   if (error instanceof ApiError) {
     // The server said when to come back: say it (retries used up, or none allowed).
-    const when = failure.retryAfterMs !== undefined && error.exitCode === ExitCode.transient ? retryAt(failure.retryAfterMs, failure.answeredAt ?? Date.now()) : undefined;
+    const when =
+      failure.retryAfterMs !== undefined && error.exitCode === ExitCode.transient
+        ? retryAt(failure.retryAfterMs, failure.answeredAt ?? Date.now())
+        : undefined;
     if (!after && !when && !applied) return error;
-    return new ApiError(error.status, error.code, `${error.message}${after}`, applied ?? (when ? `try again after ${when}` : undefined));
+    return new ApiError(
+      error.status,
+      error.code,
+      `${error.message}${after}`,
+      applied ?? (when ? `try again after ${when}` : undefined),
+    );
   }
   if (error instanceof ForeignAnswer) {
     // A gateway's 502/503/504 page (or a CDN's 429) while the API behind it is down is a
@@ -109,7 +145,9 @@ export function finalError(
   if (error instanceof ProxyError) {
     return new TransientError(target.redact(`${target.label} failed: ${error.message}${after}`), {
       code: 'proxy_error',
-      hint: applied ?? 'check the proxy cnv was given (HTTPS_PROXY or HTTP_PROXY; NO_PROXY names hosts reached without it), then try again',
+      hint:
+        applied ??
+        'check the proxy cnv was given (HTTPS_PROXY or HTTP_PROXY; NO_PROXY names hosts reached without it), then try again',
       cause: error,
     });
   }
@@ -124,7 +162,13 @@ export function finalError(
 }
 
 /** The server asks for a longer wait than cnv allows: give up now, saying when to try again. */
-export function waitTooLong(error: Error, target: Target, waitMs: number, maxWaitMs: number, now: number): TransientError {
+export function waitTooLong(
+  error: Error,
+  target: Target,
+  waitMs: number,
+  maxWaitMs: number,
+  now: number,
+): TransientError {
   const at = retryAt(waitMs, now);
   const base = error instanceof ForeignAnswer ? error.what : error.message;
   return new TransientError(

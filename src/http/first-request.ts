@@ -37,7 +37,15 @@ export async function sendFirst(url: URL, opts: SendOptions): Promise<Answer> {
     let connectTimer: NodeJS.Timeout | undefined;
     req.once('socket', (socket) => {
       if (!socket.connecting) return;
-      connectTimer = setTimeout(() => req.destroy(Object.assign(new Error(`connect timed out after ${CONNECT_TIMEOUT_MS} ms`), { code: CONNECT_TIMEOUT_CODE })), CONNECT_TIMEOUT_MS);
+      connectTimer = setTimeout(
+        () =>
+          req.destroy(
+            Object.assign(new Error(`connect timed out after ${CONNECT_TIMEOUT_MS} ms`), {
+              code: CONNECT_TIMEOUT_CODE,
+            }),
+          ),
+        CONNECT_TIMEOUT_MS,
+      );
       socket.once('connect', () => clearTimeout(connectTimer));
     });
     req.once('error', (err) => {
@@ -70,7 +78,10 @@ function bodyOf(res: IncomingMessage, signal: AbortSignal): Answer['body'] {
         throw signal.aborted ? signal.reason : err;
       }
       // A connection closed before the end of a body of known length ends the stream without an error.
-      if (!res.complete) throw signal.aborted ? signal.reason : Object.assign(new Error('the connection closed before the end of the answer'), { code: 'ECONNRESET' });
+      if (!res.complete)
+        throw signal.aborted
+          ? signal.reason
+          : Object.assign(new Error('the connection closed before the end of the answer'), { code: 'ECONNRESET' });
     },
     destroy: () => res.destroy(),
   };

@@ -9,15 +9,19 @@ const SNIPPET_CHARS = 80;
  * (never the page itself): `an HTML page ("Directory listing for /")`, `an empty body`.
  */
 export function describeBody(text: string, headers: Dispatcher.ResponseData['headers'], complete = true): string {
-  const type = String(headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  const type = String(headers['content-type'] ?? '')
+    .split(';')[0]
+    .trim()
+    .toLowerCase();
   const trimmed = text.trim();
   if (trimmed === '') return complete ? 'an empty body' : 'a body that is too large';
   const html = type.includes('html') || /^<(!doctype|html|head|body|title|h1|p|div)\b/i.test(trimmed);
   if (html) {
-    const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(trimmed)?.[1] ?? /<h1[^>]*>([\s\S]*?)<\/h1>/i.exec(trimmed)?.[1];
+    const title =
+      /<title[^>]*>([\s\S]*?)<\/title>/i.exec(trimmed)?.[1] ?? /<h1[^>]*>([\s\S]*?)<\/h1>/i.exec(trimmed)?.[1];
     return `an HTML page${title ? ` (${quote(title.replace(/<[^>]*>/g, ''))})` : ''}`;
   }
-  return `${parsesAsJson(trimmed) ? 'JSON that is not the API\'s envelope' : `a ${type || 'text'} body`} (${quote(trimmed)})`;
+  return `${parsesAsJson(trimmed) ? "JSON that is not the API's envelope" : `a ${type || 'text'} body`} (${quote(trimmed)})`;
 }
 
 /** Where a redirect points, for a message: redacted, escaped and short. */

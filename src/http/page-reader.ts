@@ -34,17 +34,30 @@ interface Masker {
  * rows is validated as a whole answer's is. Only the body stream's own failures (a connection
  * lost mid-page) are worth a retry; anything the reading throws ends the request (NotRetried).
  */
-export async function readRowsPage<P>(answer: Success, spec: RowsAnswer, rows: RowReceiver<P>, masker: Masker | undefined): Promise<P> {
+export async function readRowsPage<P>(
+  answer: Success,
+  spec: RowsAnswer,
+  rows: RowReceiver<P>,
+  masker: Masker | undefined,
+): Promise<P> {
   const { target, status, headers } = answer;
-  const shape = (detail: string) => new ResponseShapeError(target.redact(`unexpected response from ${target.label}: ${detail}`));
+  const shape = (detail: string) =>
+    new ResponseShapeError(target.redact(`unexpected response from ${target.label}: ${detail}`));
   const row = spec.row();
-  const splitter = new JsonRowSplitter(spec.member, (value, index, text) => {
-    const checked = row.safeParse(value);
-    if (!checked.success) throw shape(describeIssues(checked.error, 3, `data.${spec.member}.${index}`));
-    rows.row(value, text);
-  }, (index) => {
-    throw shape(`data.${spec.member}.${index}: expected an object`);
-  }, BODY_LIMITS.rowBytes, MAX_DEPTH, BODY_LIMITS.aroundBytes);
+  const splitter = new JsonRowSplitter(
+    spec.member,
+    (value, index, text) => {
+      const checked = row.safeParse(value);
+      if (!checked.success) throw shape(describeIssues(checked.error, 3, `data.${spec.member}.${index}`));
+      rows.row(value, text);
+    },
+    (index) => {
+      throw shape(`data.${spec.member}.${index}: expected an object`);
+    },
+    BODY_LIMITS.rowBytes,
+    MAX_DEPTH,
+    BODY_LIMITS.aroundBytes,
+  );
   // The opening of the answer, to describe it if it is not JSON.
   let head = '';
   const settle = <T>(work: () => T): T => {
@@ -55,9 +68,14 @@ export async function readRowsPage<P>(answer: Success, spec: RowsAnswer, rows: R
         // A page that began as a JSON object broke on the way (the API's, cut or corrupted);
         // anything else (an HTML page) was never the API's.
         if (head.trimStart().startsWith('{')) throw shape(`the body is not JSON (${err.message})`);
-        throw notTheApi(target, `${target.label} answered ${status} with ${describeBody(head, headers)}, not JSON (${err.message})`, status);
+        throw notTheApi(
+          target,
+          `${target.label} answered ${status} with ${describeBody(head, headers)}, not JSON (${err.message})`,
+          status,
+        );
       }
-      if (err instanceof JsonTooLargeError) throw tooLarge(target, BODY_LIMITS.rowBytes, err.message, err.message.startsWith('row '));
+      if (err instanceof JsonTooLargeError)
+        throw tooLarge(target, BODY_LIMITS.rowBytes, err.message, err.message.startsWith('row '));
       throw new NotRetried(err);
     }
   };
@@ -66,7 +84,12 @@ export async function readRowsPage<P>(answer: Success, spec: RowsAnswer, rows: R
     settle(() => splitter.write(text));
   }
   const doc = settle(() => splitter.end());
-  if (!isEnvelope(doc, 'data')) throw notTheApi(target, `${target.label} answered ${status} with ${describeBody(JSON.stringify(doc), headers)}`, status);
+  if (!isEnvelope(doc, 'data'))
+    throw notTheApi(
+      target,
+      `${target.label} answered ${status} with ${describeBody(JSON.stringify(doc), headers)}`,
+      status,
+    );
   const parsed = envelopeSchema(rowsData(spec.member), true).safeParse(doc);
   if (!parsed.success) throw shape(describeIssues(parsed.error));
   return settle(() => rows.end(parsed.data.pagination?.nextCursor ?? null));

@@ -12,7 +12,11 @@ const PROXY_TUNNEL_FAILED = 'PROXY_TUNNEL_FAILED';
 export class ProxyError extends Error {
   readonly code = PROXY_TUNNEL_FAILED;
 
-  constructor(readonly proxy: string, message: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly proxy: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
     this.name = 'ProxyError';
   }

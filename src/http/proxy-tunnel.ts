@@ -35,10 +35,17 @@ export class TunnelWatch {
     const target = hostPort(url);
     const opening = this.opening.get(target);
     const timeout = (err as Error | undefined)?.name === 'TimeoutError';
-    if (timeout && opening) return new ProxyError(opening.proxy, `the proxy ${opening.proxy} did not answer CONNECT ${target} within ${seconds(this.timeoutMs)} (--timeout)`);
+    if (timeout && opening)
+      return new ProxyError(
+        opening.proxy,
+        `the proxy ${opening.proxy} did not answer CONNECT ${target} within ${seconds(this.timeoutMs)} (--timeout)`,
+      );
     const proxy = this.through.get(target);
     if (!proxy || !(err instanceof Error) || (!timeout && (err as { code?: unknown }).code === undefined)) return err;
-    return Object.assign(new Error(`${err.message} (through the proxy ${proxy})`, { cause: err }), { name: err.name, code: (err as { code?: unknown }).code });
+    return Object.assign(new Error(`${err.message} (through the proxy ${proxy})`, { cause: err }), {
+      name: err.name,
+      code: (err as { code?: unknown }).code,
+    });
   }
 
   /**
@@ -50,7 +57,9 @@ export class TunnelWatch {
     return (origin, opts) => {
       const proxy = new URL(origin).origin;
       const pool = new Pool(origin, { ...opts, headersTimeout: this.timeoutMs });
-      return Object.assign(pool, { connect: (params: Dispatcher.ConnectOptions) => this.openTunnel(pool, proxy, params) });
+      return Object.assign(pool, {
+        connect: (params: Dispatcher.ConnectOptions) => this.openTunnel(pool, proxy, params),
+      });
     };
   }
 
@@ -61,12 +70,18 @@ export class TunnelWatch {
    * another, tens of thousands a second, none of them counted as an attempt). A refusal fails
    * the request at once, as a ProxyError: undici hands a connect error to every request waiting.
    */
-  private async openTunnel(pool: PoolType, proxy: string, params: Dispatcher.ConnectOptions): Promise<Dispatcher.ConnectData> {
+  private async openTunnel(
+    pool: PoolType,
+    proxy: string,
+    params: Dispatcher.ConnectOptions,
+  ): Promise<Dispatcher.ConnectData> {
     const target = String(params.path);
     const done = this.open(target, proxy);
     let answer: Dispatcher.ConnectData;
     try {
-      answer = await (dispatcherConnect as (this: Dispatcher, options: Dispatcher.ConnectOptions) => Promise<Dispatcher.ConnectData>).call(pool, params);
+      answer = await (
+        dispatcherConnect as (this: Dispatcher, options: Dispatcher.ConnectOptions) => Promise<Dispatcher.ConnectData>
+      ).call(pool, params);
     } catch (err) {
       throw new ProxyError(proxy, unreachable(proxy, target, err, this.timeoutMs), { cause: err });
     } finally {
@@ -76,9 +91,16 @@ export class TunnelWatch {
       (answer.socket as Duplex).on('error', () => {}).destroy();
       throw new ProxyError(proxy, `the proxy ${proxy} answered CONNECT ${target} with ${what}`);
     };
-    if (answer.statusCode !== 200) refuse(`${answer.statusCode}${answer.statusCode === 407 ? ' (proxy authentication required: the user and password go in the proxy URL)' : ''}`);
+    if (answer.statusCode !== 200)
+      refuse(
+        `${answer.statusCode}${answer.statusCode === 407 ? ' (proxy authentication required: the user and password go in the proxy URL)' : ''}`,
+      );
     const headers = answer.headers;
-    if (headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined || (answer.socket as Duplex).readableLength > 0) {
+    if (
+      headers['content-length'] !== undefined ||
+      headers['transfer-encoding'] !== undefined ||
+      (answer.socket as Duplex).readableLength > 0
+    ) {
       refuse('200 and a body, not an open tunnel');
     }
     return answer;
@@ -92,7 +114,8 @@ function hostPort(url: URL): string {
 
 function unreachable(proxy: string, target: string, err: unknown, timeoutMs: number): string {
   const code = (err as { code?: string }).code;
-  if (code === 'UND_ERR_HEADERS_TIMEOUT') return `the proxy ${proxy} did not answer CONNECT ${target} within ${seconds(timeoutMs)} (--timeout)`;
+  if (code === 'UND_ERR_HEADERS_TIMEOUT')
+    return `the proxy ${proxy} did not answer CONNECT ${target} within ${seconds(timeoutMs)} (--timeout)`;
   if (code === 'UND_ERR_SOCKET') return `the proxy ${proxy} closed the connection without answering CONNECT ${target}`;
   return `cannot reach the proxy ${proxy} to open a tunnel to ${target}: ${(err as Error).message || code}${code ? ` [${code}]` : ''}`;
 }

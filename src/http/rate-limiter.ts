@@ -94,4 +94,3 @@ export class RateLimiter {
     if (this.tat < until) this.tat = until;
   }
 }
-

@@ -54,17 +54,26 @@ export class RateShare {
   private constructor(
     private readonly dir: string,
     private readonly file: string,
-    private readonly opts: Required<Omit<RateShareOptions, 'configDir' | 'account' | 'onShared'>> & Pick<RateShareOptions, 'onShared'>,
+    private readonly opts: Required<Omit<RateShareOptions, 'configDir' | 'account' | 'onShared'>> &
+      Pick<RateShareOptions, 'onShared'>,
     private readonly rateDir: string,
   ) {}
 
   /** Takes a lease and sets the limiter's rate to this process's share; resolves once the share is known. */
   static async join(options: RateShareOptions): Promise<RateShare> {
-    const id = createHash('sha256').update(`${options.account.baseUrl}\n${options.account.keyId}`).digest('hex').slice(0, 24);
+    const id = createHash('sha256')
+      .update(`${options.account.baseUrl}\n${options.account.keyId}`)
+      .digest('hex')
+      .slice(0, 24);
     const rateDir = join(options.configDir, 'rate');
     const dir = join(rateDir, id);
     const opts = { heartbeatMs: 250, staleMs: 2_000, now: Date.now, ...options };
-    const share = new RateShare(dir, join(dir, `${process.pid}-${randomBytes(4).toString('hex')}${LEASE}`), opts, rateDir);
+    const share = new RateShare(
+      dir,
+      join(dir, `${process.pid}-${randomBytes(4).toString('hex')}${LEASE}`),
+      opts,
+      rateDir,
+    );
     share.lastSent = opts.now();
     opts.limiter.onReserve = () => {
       const t = opts.now();
@@ -98,7 +107,8 @@ export class RateShare {
       // Renew only while sending: an idle process's share returns to the others.
       const sending = force || now() - this.lastSent < staleMs / 2;
       // Nothing is read or written through a link someone put where cnv keeps its leases.
-      for (const dir of [this.rateDir, this.dir]) if ((await lstat(dir).catch(() => undefined))?.isSymbolicLink()) throw new Error(`${dir} is a symbolic link`);
+      for (const dir of [this.rateDir, this.dir])
+        if ((await lstat(dir).catch(() => undefined))?.isSymbolicLink()) throw new Error(`${dir} is a symbolic link`);
       if (sending) await this.renew();
       // Stopped while renewing: the lease it may have written again would outlive the run.
       if (this.stopped) return void (await unlink(this.file).catch(() => {}));

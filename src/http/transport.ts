@@ -39,9 +39,15 @@ export interface Success {
  * fails as the proxy's (ProxyError); any other failure through a proxy names it.
  */
 export async function undiciSend(dispatcher: Dispatcher | (() => Promise<Dispatcher>)): Promise<Send> {
-  const [{ request }, agent] = await Promise.all([import('./undici.js'), typeof dispatcher === 'function' ? dispatcher() : dispatcher]);
+  const [{ request }, agent] = await Promise.all([
+    import('./undici.js'),
+    typeof dispatcher === 'function' ? dispatcher() : dispatcher,
+  ]);
   const tunnels = (agent as Partial<Agent>).tunnels;
-  if (!tunnels) return (url, opts) => endedBy(request(url, { ...opts, dispatcher: agent }), opts.signal, () => opts.signal.reason);
-  return (url, opts) => endedBy(request(url, { ...opts, dispatcher: agent }), opts.signal, () => tunnels.failure(url, opts.signal.reason))
-    .catch((err: unknown) => Promise.reject(opts.signal.aborted ? err : tunnels.failure(url, err)));
+  if (!tunnels)
+    return (url, opts) => endedBy(request(url, { ...opts, dispatcher: agent }), opts.signal, () => opts.signal.reason);
+  return (url, opts) =>
+    endedBy(request(url, { ...opts, dispatcher: agent }), opts.signal, () =>
+      tunnels.failure(url, opts.signal.reason),
+    ).catch((err: unknown) => Promise.reject(opts.signal.aborted ? err : tunnels.failure(url, err)));
 }

@@ -51,7 +51,13 @@ export function coerceValue(raw: unknown, dataType: DataType, opts: CoerceOption
       return bad(`${show(raw)} is not a date YYYY-MM-DD`);
     case 'DATETIME': {
       // A space may stand for the T, and a lower-case z for Z.
-      const text = typeof raw === 'string' ? raw.trim().replace(/^(\d{4}-\d{2}-\d{2}) /, '$1T').replace(/z$/, 'Z') : undefined;
+      const text =
+        typeof raw === 'string'
+          ? raw
+              .trim()
+              .replace(/^(\d{4}-\d{2}-\d{2}) /, '$1T')
+              .replace(/z$/, 'Z')
+          : undefined;
       if (text !== undefined && isIsoDateTime(text)) return ok(text);
       return bad(`${show(raw)} is not an ISO 8601 date-time with a zone (like 2025-03-01T12:00:00Z)`);
     }

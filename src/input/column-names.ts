@@ -14,7 +14,11 @@ const COLUMN_ALIASES: Readonly<Record<string, readonly string[]>> = {
 
 /** The comparison form of a name: Unicode NFC (a decomposed `é` is the same letter), lower case, without spaces, `-` and `_`. */
 export function columnForm(name: string): string {
-  return name.normalize('NFC').trim().toLowerCase().replace(/[\s_-]+/g, '');
+  return name
+    .normalize('NFC')
+    .trim()
+    .toLowerCase()
+    .replace(/[\s_-]+/g, '');
 }
 
 /**

@@ -129,7 +129,11 @@ export class CsvParser {
   private checkSize(): void {
     if (this.bytes.over(this.fieldsChars + this.field.length, () => utf8Length(this.fields, this.field))) {
       const why = this.state === State.Quoted ? `a quote opened on line ${this.quoteLine} is not closed, or ` : '';
-      throw new CsvFatalError(`the record is larger than ${sizeText(MAX_WRITE_BYTES)}: ${why}not a CSV file?`, this.recordLine, 'CSV_RECORD_TOO_LONG');
+      throw new CsvFatalError(
+        `the record is larger than ${sizeText(MAX_WRITE_BYTES)}: ${why}not a CSV file?`,
+        this.recordLine,
+        'CSV_RECORD_TOO_LONG',
+      );
     }
   }
 
@@ -207,7 +211,11 @@ export class CsvParser {
     }
     const next = this.fieldEnd(text, i, n, out);
     if (next >= 0) return next;
-    throw new CsvFatalError(`Invalid Closing Quote: got ${quoteInput(text[i])} instead of a delimiter or line end`, this.line, 'CSV_INVALID_CLOSING_QUOTE');
+    throw new CsvFatalError(
+      `Invalid Closing Quote: got ${quoteInput(text[i])} instead of a delimiter or line end`,
+      this.line,
+      'CSV_INVALID_CLOSING_QUOTE',
+    );
   }
 
   /** The end of the input: the last record (without a line end), or the fatal unclosed quote. */
@@ -218,7 +226,11 @@ export class CsvParser {
       this.push('\r', out);
     }
     if (this.state === State.Quoted) {
-      throw new CsvFatalError('Quote Not Closed: the parsing is finished with an opening quote', this.quoteLine, 'CSV_QUOTE_NOT_CLOSED');
+      throw new CsvFatalError(
+        'Quote Not Closed: the parsing is finished with an opening quote',
+        this.quoteLine,
+        'CSV_QUOTE_NOT_CLOSED',
+      );
     }
     if (this.state !== State.FieldStart || this.fields.length > 0 || this.field !== '') this.endRecord(out);
     return out;

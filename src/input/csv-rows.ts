@@ -10,7 +10,12 @@ import { InputFileError, MAX_JSON_DEPTH, nestsDeeper, quoteInput, type InputRow 
  * so are unnamed columns at the end of the header while they are empty.
  * Rows come in batches (those of one chunk of input), which costs far less than one at a time.
  */
-export async function* csvRows(input: AsyncIterable<string>, file: string, delimiter = ',', opts: CsvRowOptions = {}): AsyncGenerator<InputRow[]> {
+export async function* csvRows(
+  input: AsyncIterable<string>,
+  file: string,
+  delimiter = ',',
+  opts: CsvRowOptions = {},
+): AsyncGenerator<InputRow[]> {
   const sep = await excelSepLine(input);
   input = sep.input;
   if (sep.delimiter !== undefined && !opts.delimiterGiven) delimiter = sep.delimiter;
@@ -76,7 +81,9 @@ interface CsvRowOptions {
  * Excel's "sep=;" first line (what it writes, and reads, to name a file's delimiter): taken off
  * the text and its delimiter returned, so the header is the line after it.
  */
-async function excelSepLine(input: AsyncIterable<string>): Promise<{ input: AsyncIterable<string>; delimiter?: string }> {
+async function excelSepLine(
+  input: AsyncIterable<string>,
+): Promise<{ input: AsyncIterable<string>; delimiter?: string }> {
   const iterator = input[Symbol.asyncIterator]();
   let head = '';
   let done = false;
@@ -110,7 +117,12 @@ function rowOf(header: Header, line: number, fields: string[]): InputRow | undef
     return { line, error: `has ${fields.length} field(s), the header has ${width}`, textual: true };
   }
   for (let i = names.length; i < fields.length; i++) {
-    if (fields[i].trim() !== '') return { line, error: `column ${i + 1} holds ${quoteInput(fields[i])} but the header does not name it`, textual: true };
+    if (fields[i].trim() !== '')
+      return {
+        line,
+        error: `column ${i + 1} holds ${quoteInput(fields[i])} but the header does not name it`,
+        textual: true,
+      };
   }
   // No prototype: a column named __proto__ is a value like any other.
   const values: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
@@ -118,14 +130,24 @@ function rowOf(header: Header, line: number, fields: string[]): InputRow | undef
     const cell = fields[i];
     // Cells that parse as JSON are sent as JSON: one nested too deep would overflow on the way out.
     if (cell.length > 2 * MAX_JSON_DEPTH && /^\s*[[{]/.test(cell) && nestsDeeper(cell)) {
-      return { line, error: `column ${quoteInput(names[i])} holds JSON nested deeper than ${MAX_JSON_DEPTH} levels`, textual: true };
+      return {
+        line,
+        error: `column ${quoteInput(names[i])} holds JSON nested deeper than ${MAX_JSON_DEPTH} levels`,
+        textual: true,
+      };
     }
     values[names[i]] = cell;
   }
   return { line, values, textual: true };
 }
 
-function checkHeader(record: string[], file: string, delimiter: string, unnamedOk: boolean | undefined, line: number): Header {
+function checkHeader(
+  record: string[],
+  file: string,
+  delimiter: string,
+  unnamedOk: boolean | undefined,
+  line: number,
+): Header {
   const all = record.map((name) => name.trim());
   // Unnamed columns at the end (a spreadsheet's stray empty columns) are allowed while empty.
   let named = all.length;
@@ -148,7 +170,12 @@ function checkHeader(record: string[], file: string, delimiter: string, unnamedO
           : "name it in the header, or leave it out with --ignore-column ''",
       );
     }
-    if (seen.has(name)) throw new InputFileError(file, `column ${name === '' ? 'without a name' : quoteInput(name)} appears twice in the header`, line);
+    if (seen.has(name))
+      throw new InputFileError(
+        file,
+        `column ${name === '' ? 'without a name' : quoteInput(name)} appears twice in the header`,
+        line,
+      );
     seen.add(name);
   });
   return { names, width: all.length };
@@ -157,8 +184,14 @@ function checkHeader(record: string[], file: string, delimiter: string, unnamedO
 /** A one-column header holding `;`, a tab, `|` or `,` (not the delimiter) was most likely written with that delimiter. */
 function delimiterHint(names: string[], delimiter: string): string | undefined {
   if (names.length !== 1) return undefined;
-  for (const [char, flag] of [[';', "--delimiter ';'"], ['\t', '--delimiter tab'], ['|', "--delimiter '|'"], [',', "--delimiter ','"]] as const) {
-    if (char !== delimiter && names[0].includes(char)) return `the header has one column holding "${char === '\t' ? '\\t' : char}": try ${flag}`;
+  for (const [char, flag] of [
+    [';', "--delimiter ';'"],
+    ['\t', '--delimiter tab'],
+    ['|', "--delimiter '|'"],
+    [',', "--delimiter ','"],
+  ] as const) {
+    if (char !== delimiter && names[0].includes(char))
+      return `the header has one column holding "${char === '\t' ? '\\t' : char}": try ${flag}`;
   }
   return undefined;
 }

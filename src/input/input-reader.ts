@@ -41,7 +41,13 @@ export interface OpenedInput {
   bytesRead(): number;
 }
 
-const EXTENSIONS: Record<string, InputFormat> = { csv: 'csv', tsv: 'csv', ndjson: 'ndjson', jsonl: 'ndjson', json: 'json' };
+const EXTENSIONS: Record<string, InputFormat> = {
+  csv: 'csv',
+  tsv: 'csv',
+  ndjson: 'ndjson',
+  jsonl: 'ndjson',
+  json: 'json',
+};
 
 /** The format an extension names, if any. */
 export function formatFromPath(path: string): InputFormat | undefined {
@@ -68,7 +74,11 @@ export async function openInput(stdin: Readable, spec: InputSpec): Promise<Opene
       });
     }
   }
-  const source = isStdin ? stopOnAbort(stdin, spec.signal) : size !== undefined ? createReadStream(spec.path) : await openReadStream(spec.path, spec.signal);
+  const source = isStdin
+    ? stopOnAbort(stdin, spec.signal)
+    : size !== undefined
+      ? createReadStream(spec.path)
+      : await openReadStream(spec.path, spec.signal);
   // Counted as the decoder pulls them, which is as the rows of the chunk before are handed out.
   let consumed = 0;
   const counted = async function* (): AsyncGenerator<unknown> {
@@ -83,9 +93,16 @@ export async function openInput(stdin: Readable, spec: InputSpec): Promise<Opene
   const delimiter = spec.delimiter ?? (/\.tsv$/i.test(spec.path) ? '\t' : ',');
   const batches = async function* (): AsyncGenerator<InputRow[]> {
     try {
-      const read = format === 'csv'
-        ? csvRows(input, name, delimiter, { delimiterGiven: spec.delimiter !== undefined, unnamedOk: spec.unnamedOk, onHeader: spec.onHeader })
-        : format === 'ndjson' ? ndjsonRows(input, name) : jsonArrayRows(input, name);
+      const read =
+        format === 'csv'
+          ? csvRows(input, name, delimiter, {
+              delimiterGiven: spec.delimiter !== undefined,
+              unnamedOk: spec.unnamedOk,
+              onHeader: spec.onHeader,
+            })
+          : format === 'ndjson'
+            ? ndjsonRows(input, name)
+            : jsonArrayRows(input, name);
       // Each row's place among the rows: what names a record whatever its line (a JSON array on one line).
       let index = 0;
       for await (const batch of read) {

@@ -31,7 +31,12 @@ export interface InputRow {
 
 /** A file that cannot be read as a whole (missing, bad structure): exit 2, naming the file and line. */
 export class InputFileError extends UsageError {
-  constructor(file: string, message: string, line?: number, hint = 'fix the file (or run with --dry-run to check it all first)') {
+  constructor(
+    file: string,
+    message: string,
+    line?: number,
+    hint = 'fix the file (or run with --dry-run to check it all first)',
+  ) {
     super(`${file}${line !== undefined ? ` line ${line}` : ''}: ${message}`, hint, 'invalid_input');
   }
 }
@@ -63,7 +68,12 @@ export function showValue(value: unknown, max = 60): string {
 function jsonErrorText(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
   // "Unexpected token 'x', "...text..." is not valid JSON": the quoted text is input.
-  return escapeControl(message.replace(/, (?:\.\.\.)?"([^]*)"(?:\.\.\.)? is not valid JSON$/, (_, text: string) => `, in ${quoteInput(text)}`)).slice(0, 200);
+  return escapeControl(
+    message.replace(
+      /, (?:\.\.\.)?"([^]*)"(?:\.\.\.)? is not valid JSON$/,
+      (_, text: string) => `, in ${quoteInput(text)}`,
+    ),
+  ).slice(0, 200);
 }
 
 /**
@@ -74,7 +84,7 @@ export function nestsDeeper(text: string, limit = MAX_JSON_DEPTH): boolean {
   if (text.length <= 2 * limit) return false;
   // Value after value: text that is not one JSON value is looked at whole all the same.
   const state: ScanState = { depth: 0, inString: false };
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const end = scanJson(text, i, text.length, state, false, limit);
     if (end === TOO_DEEP) return true;
     if (end < 0) return false;
@@ -111,7 +121,8 @@ function membersOf(value: unknown): number {
 
 /** A JSON value that is a row must be an object. */
 function objectRow(line: number, value: unknown): InputRow {
-  if (value !== null && typeof value === 'object' && !Array.isArray(value)) return { line, values: value as Record<string, unknown> };
+  if (value !== null && typeof value === 'object' && !Array.isArray(value))
+    return { line, values: value as Record<string, unknown> };
   const kind = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
   return { line, error: `expected a JSON object, got ${kind}` };
 }

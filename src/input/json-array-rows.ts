@@ -69,10 +69,14 @@ class ArrayReader {
   /** At the end of the input: the array must be closed. */
   end(): void {
     if (this.state === 'element') {
-      if (this.scan.depth > 0 || this.scan.inString) this.fail(`the element starting at line ${this.elementLine} is not closed`);
+      if (this.scan.depth > 0 || this.scan.inString)
+        this.fail(`the element starting at line ${this.elementLine} is not closed`);
       this.fail('the array is not closed (missing "]")');
     }
-    if (this.state !== 'end') this.fail(this.state === 'start' ? 'the file is empty: expected a JSON array' : 'the array is not closed (missing "]")');
+    if (this.state !== 'end')
+      this.fail(
+        this.state === 'start' ? 'the file is empty: expected a JSON array' : 'the array is not closed (missing "]")',
+      );
   }
 
   /** Where the element being read ends in `s` (its `,` or `]`), from `i`; -1 when it goes on past the chunk. */
@@ -100,7 +104,9 @@ class ArrayReader {
     } else if (c === ']' && this.state === 'first') {
       this.state = 'end';
     } else if (c === ']' || c === ',') {
-      this.fail(this.state === 'value' ? `expected a value after ",", got ${quoteInput(c)}` : `unexpected ${quoteInput(c)}`);
+      this.fail(
+        this.state === 'value' ? `expected a value after ",", got ${quoteInput(c)}` : `unexpected ${quoteInput(c)}`,
+      );
     } else {
       this.state = 'element';
       this.elementLine = this.line;
@@ -113,7 +119,8 @@ class ArrayReader {
   }
 
   private checkSize(text: string): void {
-    if (this.bytes.over(text.length, () => Buffer.byteLength(text))) this.fail(`the element starting at line ${this.elementLine} is larger than ${sizeText(MAX_WRITE_BYTES)}`);
+    if (this.bytes.over(text.length, () => Buffer.byteLength(text)))
+      this.fail(`the element starting at line ${this.elementLine} is larger than ${sizeText(MAX_WRITE_BYTES)}`);
   }
 
   private fail(message: string): never {

@@ -26,7 +26,11 @@ function readingsOf(text: string): Record<Convention, Num | undefined> {
     return { point: value, comma: value };
   }
   const point = POINT_GROUPED.test(t) ? exactNumber(t.replace(/,/g, '')) : t.includes(',') ? undefined : exactNumber(t);
-  const comma = COMMA_FORM.test(t) ? exactNumber(t.replace(/\./g, '').replace(',', '.')) : /[.,]/.test(t) ? undefined : exactNumber(t);
+  const comma = COMMA_FORM.test(t)
+    ? exactNumber(t.replace(/\./g, '').replace(',', '.'))
+    : /[.,]/.test(t)
+      ? undefined
+      : exactNumber(t);
   return { point, comma };
 }
 
@@ -115,8 +119,13 @@ export class NumberConvention {
     const proof = this.evidence[seen]!;
     this.decided = { convention: seen, by: `as line ${proof.line} (${JSON.stringify(proof.text)}) shows` };
     if (!a && seen === 'point') return undefined;
-    const more = this.ambiguousCount > 1 ? `, and ${this.ambiguousCount - 1} more ${this.ambiguousCount === 2 ? 'cell' : 'cells'} of two readings so` : '';
-    const read = a ? `, so ${JSON.stringify(a.text)} (line ${a.line}) is read as ${shown(seen === 'point' ? a.point : a.comma)}${more}` : '';
+    const more =
+      this.ambiguousCount > 1
+        ? `, and ${this.ambiguousCount - 1} more ${this.ambiguousCount === 2 ? 'cell' : 'cells'} of two readings so`
+        : '';
+    const read = a
+      ? `, so ${JSON.stringify(a.text)} (line ${a.line}) is read as ${shown(seen === 'point' ? a.point : a.comma)}${more}`
+      : '';
     return `note: ${file} writes NUMBER cells with ${NAME[seen]} (line ${proof.line}: ${JSON.stringify(proof.text)})${read}; --decimal-point or --decimal-comma names the convention instead`;
   }
 
@@ -130,7 +139,10 @@ export class NumberConvention {
       if (value !== undefined) return { ok: true, value };
       const other: Convention = this.decided.convention === 'point' ? 'comma' : 'point';
       const there = r[other] === undefined ? '' : `; with ${NAME[other]} it is ${shown(r[other]!)}`;
-      return { ok: false, reason: `${quoted()} is not a number written with ${NAME[this.decided.convention]} (${this.decided.by})${there}` };
+      return {
+        ok: false,
+        reason: `${quoted()} is not a number written with ${NAME[this.decided.convention]} (${this.decided.by})${there}`,
+      };
     }
     if (r.point !== undefined && r.comma !== undefined) {
       if (r.point === r.comma || shown(r.point) === shown(r.comma)) return { ok: true, value: r.point };
@@ -139,7 +151,8 @@ export class NumberConvention {
     const convention: Convention = r.point !== undefined ? 'point' : 'comma';
     this.evidence[convention] ??= { line: this.line, text: text.trim() };
     // Past the scan (or without one: stdin), the first evidence fixes the convention for the cells after it.
-    if (this.mode !== 'scan') this.decided = { convention, by: `as line ${this.line} (${JSON.stringify(text.trim())}) shows` };
+    if (this.mode !== 'scan')
+      this.decided = { convention, by: `as line ${this.line} (${JSON.stringify(text.trim())}) shows` };
     return { ok: true, value: r[convention]! };
   }
 
@@ -150,7 +163,8 @@ export class NumberConvention {
       this.ambiguous ??= { line: this.line, text: text.trim(), readings, point: r.point!, comma: r.comma! };
       return { ok: true, value: r.point! };
     }
-    const why = this.mode === 'stream' ? 'the input is read once, so no other cell can tell which' : 'nothing tells which';
+    const why =
+      this.mode === 'stream' ? 'the input is read once, so no other cell can tell which' : 'nothing tells which';
     return { ok: false, reason: `${readings}; ${why}: add --decimal-point or --decimal-comma` };
   }
 }
@@ -165,10 +179,14 @@ export function plainNumber(text: string): Read {
   if (value !== undefined) return { ok: true, value };
   const r = readingsOf(text);
   const quoted = JSON.stringify(text);
-  if (r.point !== undefined && r.comma !== undefined) return { ok: false, reason: `${bothReadings(text, r)}: write ${shown(r.point)} or ${shown(r.comma)}` };
+  if (r.point !== undefined && r.comma !== undefined)
+    return { ok: false, reason: `${bothReadings(text, r)}: write ${shown(r.point)} or ${shown(r.comma)}` };
   if (r.point !== undefined || r.comma !== undefined) {
     const [convention, value] = r.point !== undefined ? ['point' as const, r.point] : ['comma' as const, r.comma!];
-    return { ok: false, reason: `${quoted} is not a number as JSON writes one; with ${NAME[convention]} it is ${shown(value)}: write ${shown(value)}` };
+    return {
+      ok: false,
+      reason: `${quoted} is not a number as JSON writes one; with ${NAME[convention]} it is ${shown(value)}: write ${shown(value)}`,
+    };
   }
   return { ok: false, reason: `${quoted} is not a number` };
 }

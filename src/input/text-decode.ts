@@ -3,7 +3,15 @@ import { createReadStream } from 'node:fs';
 import { InputFileError } from './input-rows.js';
 
 /** Encodings `--encoding` accepts (WHATWG labels Node's TextDecoder knows), by the name users type. */
-export const INPUT_ENCODINGS: readonly string[] = ['utf-8', 'utf-16le', 'utf-16be', 'windows-1252', 'latin1', 'iso-8859-15', 'macintosh'];
+export const INPUT_ENCODINGS: readonly string[] = [
+  'utf-8',
+  'utf-16le',
+  'utf-16be',
+  'windows-1252',
+  'latin1',
+  'iso-8859-15',
+  'macintosh',
+];
 
 /**
  * The text of an input file, decoded as it streams. A byte order mark decides (UTF-8, UTF-16LE,
@@ -11,7 +19,11 @@ export const INPUT_ENCODINGS: readonly string[] = ['utf-8', 'utf-16le', 'utf-16b
  * that are not UTF-8, or a NUL (a binary file, or UTF-16 without its mark), stop the read with
  * an InputFileError naming the line and the likely encoding. Text is never sent altered.
  */
-export async function* decodeText(source: AsyncIterable<unknown>, file: string, encoding?: string): AsyncGenerator<string> {
+export async function* decodeText(
+  source: AsyncIterable<unknown>,
+  file: string,
+  encoding?: string,
+): AsyncGenerator<string> {
   const chunks = bytesOf(source);
   let head: Buffer = Buffer.alloc(0);
   let first: IteratorResult<Buffer> | undefined;
@@ -156,7 +168,12 @@ function refuseUtf8(file: string, buf: Buffer, linesBefore: number): never {
     : mac
       ? 'it looks like Mac OS Roman (line ends of CR alone: Excel for Mac\'s "CSV"): try --encoding macintosh, or save the file as "CSV UTF-8"'
       : 'it looks like windows-1252 (Excel\'s "CSV" on Windows; latin1 is close): try --encoding windows-1252, or save the file as "CSV UTF-8"';
-  throw new InputFileError(file, `not UTF-8 at line ${line} (byte 0x${buf[at].toString(16).padStart(2, '0')})`, undefined, hint);
+  throw new InputFileError(
+    file,
+    `not UTF-8 at line ${line} (byte 0x${buf[at].toString(16).padStart(2, '0')})`,
+    undefined,
+    hint,
+  );
 }
 
 function refuseNul(file: string, text: string, linesBefore: number): never {
@@ -188,7 +205,8 @@ function firstInvalidUtf8(buf: Buffer): number {
   let i = 0;
   while (i < buf.length) {
     const b = buf[i];
-    const need = b < 0x80 ? 1 : b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
+    const need =
+      b < 0x80 ? 1 : b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
     if (need === 0 || i + need > buf.length) return i;
     if (need > 1 && !isUtf8(buf.subarray(i, i + need))) return i;
     i += need;

@@ -9,7 +9,10 @@ let nonce: { marker: string; marked: RegExp } | undefined;
 function marks() {
   if (nonce) return nonce;
   const hex = Buffer.from(crypto.getRandomValues(new Uint8Array(8))).toString('hex');
-  return (nonce = { marker: `\u0000cnv-number-${hex}:`, marked: new RegExp(`"\\\\u0000cnv-number-${hex}:([-+.0-9eE]+)"`, 'g') });
+  return (nonce = {
+    marker: `\u0000cnv-number-${hex}:`,
+    marked: new RegExp(`"\\\\u0000cnv-number-${hex}:([-+.0-9eE]+)"`, 'g'),
+  });
 }
 let marked = 0;
 
@@ -53,7 +56,8 @@ export function cloneJson<T>(value: T): T {
   const copy: Record<string, unknown> = {};
   for (const [key, v] of Object.entries(value)) {
     // A key "__proto__" stays an own member, as JSON.parse makes it.
-    if (key === '__proto__') Object.defineProperty(copy, key, { value: cloneJson(v), enumerable: true, writable: true, configurable: true });
+    if (key === '__proto__')
+      Object.defineProperty(copy, key, { value: cloneJson(v), enumerable: true, writable: true, configurable: true });
     else copy[key] = cloneJson(v);
   }
   return copy as T;

@@ -159,21 +159,33 @@ export class JsonRowSplitter {
 
   /** An endless row or string, or an endless document around the rows, would be held whole: refused past its bound. */
   private checkHeld(): void {
-    if (this.mode === 'row' && this.rowBytes.over(this.buf.length + this.rowHeadChars, () => utf8Length(this.rowHead, this.buf))) {
-      throw new JsonTooLargeError(`row ${this.index} of data.${this.member} is larger than ${bytesText(this.rowBytes.limit)}`);
+    if (
+      this.mode === 'row' &&
+      this.rowBytes.over(this.buf.length + this.rowHeadChars, () => utf8Length(this.rowHead, this.buf))
+    ) {
+      throw new JsonTooLargeError(
+        `row ${this.index} of data.${this.member} is larger than ${bytesText(this.rowBytes.limit)}`,
+      );
     }
     // Outside a row, `buf` holds at most the string being read (a cursor, say).
-    if (this.mode !== 'row' && this.inString && this.stringBytes.over(this.buf.length, () => Buffer.byteLength(this.buf))) {
+    if (
+      this.mode !== 'row' &&
+      this.inString &&
+      this.stringBytes.over(this.buf.length, () => Buffer.byteLength(this.buf))
+    ) {
       throw new JsonTooLargeError(`a value is larger than ${bytesText(this.stringBytes.limit)}`);
     }
     if (this.aroundBytes.over(this.skeleton.length, () => Buffer.byteLength(this.skeleton))) {
-      throw new JsonTooLargeError(`the members around data.${this.member} are larger than ${bytesText(this.aroundBytes.limit)}`);
+      throw new JsonTooLargeError(
+        `the members around data.${this.member} are larger than ${bytesText(this.aroundBytes.limit)}`,
+      );
     }
   }
 
   /** The document without the array's rows (parsed); throws when the text ended early. */
   end(): unknown {
-    if (this.mode !== 'outside' || this.inString || this.stack.length > 0 || this.buf.trim() !== '') throw new JsonSyntaxError('unexpected end of JSON');
+    if (this.mode !== 'outside' || this.inString || this.stack.length > 0 || this.buf.trim() !== '')
+      throw new JsonSyntaxError('unexpected end of JSON');
     return parse(this.skeleton);
   }
 
@@ -193,7 +205,13 @@ export class JsonRowSplitter {
         this.expectKey = true;
         break;
       case 0x5b: // [
-        if (this.stack.length === 2 && this.stack[0] === OBJ && this.stack[1] === OBJ && this.keys[1] === 'data' && this.keys[2] === this.member) {
+        if (
+          this.stack.length === 2 &&
+          this.stack[0] === OBJ &&
+          this.stack[1] === OBJ &&
+          this.keys[1] === 'data' &&
+          this.keys[2] === this.member
+        ) {
           // JSON.parse would keep only the last of two; rows already handed over cannot be taken back.
           if (this.found) throw new JsonSyntaxError(`data.${this.member} appears twice`);
           this.found = true;
@@ -314,7 +332,8 @@ export class JsonRowSplitter {
   /** Inside a row: counts nesting, skips strings; emits the row when its braces close. */
   private scanRow(s: string, i: number, n: number): number {
     const j = scanJson(s, i, n, this.row, false, this.maxDepth);
-    if (j === TOO_DEEP) throw new JsonTooLargeError(`row ${this.index} of data.${this.member} nests deeper than ${this.maxDepth} levels`);
+    if (j === TOO_DEEP)
+      throw new JsonTooLargeError(`row ${this.index} of data.${this.member} nests deeper than ${this.maxDepth} levels`);
     if (j < 0) return n;
     let text = s.slice(this.rowStart, j + 1);
     if (this.rowHead.length > 0) {

@@ -34,7 +34,14 @@ export const TOO_DEEP = -2;
  * quote's escapes are counted backwards). Brackets are counted, not matched: JSON.parse of the
  * value's text judges it.
  */
-export function scanJson(s: string, i: number, n: number, state: ScanState, separators: boolean, maxDepth = Infinity): number {
+export function scanJson(
+  s: string,
+  i: number,
+  n: number,
+  state: ScanState,
+  separators: boolean,
+  maxDepth = Infinity,
+): number {
   let depth = state.depth;
   if (state.inString) {
     const j = closingQuote(s, i);
@@ -137,7 +144,14 @@ export function repeatedKey(text: string): string | undefined {
       if (expectKey && top?.keys) {
         const raw = text.slice(i + 1, j);
         const key = raw.indexOf('\\') < 0 ? raw : (JSON.parse(text.slice(i, j + 1)) as string);
-        if (top.keys.has(key)) return [...stack.slice(0, -1).filter((f) => f.keys).map((f) => f.last), key].join('.');
+        if (top.keys.has(key))
+          return [
+            ...stack
+              .slice(0, -1)
+              .filter((f) => f.keys)
+              .map((f) => f.last),
+            key,
+          ].join('.');
         top.keys.add(key);
         top.last = key;
         expectKey = false;

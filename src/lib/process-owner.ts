@@ -17,7 +17,12 @@ export interface ProcessOwner {
 /** This process as an owner. */
 export function thisProcess(): ProcessOwner {
   const procStart = processStartTicks(process.pid);
-  return { pid: process.pid, hostname: hostname(), startedAt: new Date().toISOString(), ...(procStart === undefined ? {} : { procStart }) };
+  return {
+    pid: process.pid,
+    hostname: hostname(),
+    startedAt: new Date().toISOString(),
+    ...(procStart === undefined ? {} : { procStart }),
+  };
 }
 
 /**

@@ -1,6 +1,19 @@
 // `promises` is read where used: node:fs/promises loads on first use (~6 ms), and a command
 // that reads its config synchronously never needs it.
-import { closeSync, constants, fstatSync, fsyncSync, lstatSync, openSync, promises, readFileSync, renameSync, rmSync, writeSync, type Stats } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  fsyncSync,
+  lstatSync,
+  openSync,
+  promises,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeSync,
+  type Stats,
+} from 'node:fs';
 import { randomBytes } from 'node:crypto';
 
 /** The error code of a path that is something other than a regular file (errors.ts: exit 8 naming it). */
@@ -23,7 +36,7 @@ function notRegular(path: string, stats: Stats): Error {
 
 /** O_NONBLOCK: the open of a FIFO returns at once instead of waiting for a writer; O_NOFOLLOW when asked. */
 function readFlags(nofollow: boolean): number {
-  return constants.O_RDONLY | constants.O_NONBLOCK | (nofollow ? constants.O_NOFOLLOW ?? 0 : 0);
+  return constants.O_RDONLY | constants.O_NONBLOCK | (nofollow ? (constants.O_NOFOLLOW ?? 0) : 0);
 }
 
 /**
@@ -102,14 +115,22 @@ type LinkRule = 'refuse' | 'replace';
  * between the check and the rename is not written through. Errors are thrown as they come
  * (ENOTREG for a refused path); the temporary file is removed on failure.
  */
-export function writeRegularFileSync(path: string, data: string | Uint8Array, opts: { mode: number; link: LinkRule }): void {
+export function writeRegularFileSync(
+  path: string,
+  data: string | Uint8Array,
+  opts: { mode: number; link: LinkRule },
+): void {
   if (opts.link === 'refuse') refuseSpecialFile(path);
   const temp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   try {
-    const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), opts.mode);
+    const fd = openSync(
+      temp,
+      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0),
+      opts.mode,
+    );
     try {
       const bytes = typeof data === 'string' ? Buffer.from(data) : data;
-      for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
+      for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at, bytes.length - at);
       fsyncSync(fd);
     } finally {
       closeSync(fd);

@@ -6,7 +6,8 @@ function editDistance(a: string, b: string): number {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
     }
   }
   return d[a.length][b.length];
@@ -28,7 +29,10 @@ export function suggest(input: string, candidates: readonly string[]): string[] 
     if (distance > Math.max(1, Math.floor(hay.length / 3))) {
       // A part of the word, at a word boundary (`open` in `email_open`), counts as close.
       const parts = hay.split(/[-_\s]+/);
-      distance = needle.length >= 3 && parts.some((p) => p === needle || (p.length > 3 && p.startsWith(needle))) ? hay.length : Infinity;
+      distance =
+        needle.length >= 3 && parts.some((p) => p === needle || (p.length > 3 && p.startsWith(needle)))
+          ? hay.length
+          : Infinity;
     }
     if (distance < best) [best, found] = [distance, [candidate]];
     else if (distance === best && distance !== Infinity) found.push(candidate);

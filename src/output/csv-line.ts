@@ -24,7 +24,10 @@ function quotedCell(value: string): string {
  * and most of an export's garbage collection. (Async for the callers written when it was
  * loaded on first use.)
  */
-export async function csvFormatter(recordDelimiter: '\n' | '\r\n' = '\n', quoted?: QuotedCells): Promise<(rows: string[][]) => string> {
+export async function csvFormatter(
+  recordDelimiter: '\n' | '\r\n' = '\n',
+  quoted?: QuotedCells,
+): Promise<(rows: string[][]) => string> {
   return (rows) => {
     let out = '';
     for (const cells of rows) {

@@ -25,7 +25,12 @@ export function asksForDocument(out: Pick<Output, 'json' | 'query' | 'format'>, 
  * The document as stdout's text: pretty JSON (one line with -o ndjson, unless -o is a file's
  * format), or what -q selects from it. Synchronous: -q was compiled before the command ran.
  */
-export function documentText(out: Pick<Output, 'query' | 'format'>, document: unknown, warn: (message: string) => void, how: DocumentForm = {}): string {
+export function documentText(
+  out: Pick<Output, 'query' | 'format'>,
+  document: unknown,
+  warn: (message: string) => void,
+  how: DocumentForm = {},
+): string {
   const compact = how.oneLine === true || (!how.formatIsFile && out.format === 'ndjson');
   if (out.query !== undefined) return documentQueryText(out.query, document, compact, warn);
   return (compact ? stringifyJson(document) : stringifyJson(document, 2)) + '\n';

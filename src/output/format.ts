@@ -51,7 +51,9 @@ const YELLOW = /^(warn|warning|skipped|pending|no_status|not_a_member|no_such_co
  * Colours for status-like values only (a `status` column's ok/warn/fail, a subscription status),
  * and only on a terminal with colour allowed; everything else stays plain.
  */
-export function statusPaint(out: Output): ((column: string, value: unknown, text: string, row?: Record<string, unknown>) => string) | undefined {
+export function statusPaint(
+  out: Output,
+): ((column: string, value: unknown, text: string, row?: Record<string, unknown>) => string) | undefined {
   if (!useColor(out)) return undefined;
   return (column, value, text) => {
     if (!STATUS_COLUMN.test(column) || (typeof value !== 'string' && typeof value !== 'boolean')) return text;
@@ -70,7 +72,11 @@ export function cellText(value: unknown): string {
 }
 
 /** Nested plain objects become dotted keys (`fields.city`); arrays stay whole. */
-export function flatten(value: Record<string, unknown>, prefix = '', out: Record<string, unknown> = {}): Record<string, unknown> {
+export function flatten(
+  value: Record<string, unknown>,
+  prefix = '',
+  out: Record<string, unknown> = {},
+): Record<string, unknown> {
   for (const [key, v] of Object.entries(value)) {
     const name = prefix ? `${prefix}.${key}` : key;
     if (v !== null && typeof v === 'object' && !Array.isArray(v) && !isExactNumber(v) && Object.keys(v).length > 0) {

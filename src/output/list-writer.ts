@@ -24,14 +24,20 @@ interface ListLayout {
  * the user chose the columns). JSON is one array of the rows as they came, NDJSON one row a
  * line; with -q the query selects from that array (from each row in NDJSON).
  */
-export async function createListWriter(output: Output, columns?: string[], layout: ListLayout = {}, warn?: (message: string) => void): Promise<ListWriter> {
+export async function createListWriter(
+  output: Output,
+  columns?: string[],
+  layout: ListLayout = {},
+  warn?: (message: string) => void,
+): Promise<ListWriter> {
   const format = resolveFormat(output);
   // --columns chooses the members of JSON too (nested as the API sent them: type.name is {type: {name}}).
   if (layout.chosen && columns && (format === 'json' || format === 'ndjson')) {
     const inner = await createListWriter(output, undefined, {}, warn);
     return { write: (row) => inner.write(pick(row, columns)), end: () => inner.end() };
   }
-  if (output.query !== undefined && (format === 'json' || format === 'ndjson')) return queryWriter(output.stdout, output.query, format, warn);
+  if (output.query !== undefined && (format === 'json' || format === 'ndjson'))
+    return queryWriter(output.stdout, output.query, format, warn);
   if (format === 'ndjson') {
     return { write: (row) => writeWithBackpressure(output.stdout, stringifyJson(row) + '\n'), end: async () => {} };
   }
@@ -41,12 +47,21 @@ export async function createListWriter(output: Output, columns?: string[], layou
 }
 
 /** -q: the query's result for each row (NDJSON), or for the whole array (JSON: the rows are held until the end). */
-async function queryWriter(out: Writable, expression: string, format: 'json' | 'ndjson', warn?: (message: string) => void): Promise<ListWriter> {
+async function queryWriter(
+  out: Writable,
+  expression: string,
+  format: 'json' | 'ndjson',
+  warn?: (message: string) => void,
+): Promise<ListWriter> {
   const { documentQueryText, loadQuery, queryText } = await import('./query.js');
   const query = await loadQuery(expression);
-  if (format === 'ndjson') return { write: (row) => writeWithBackpressure(out, queryText(query(row), true)), end: async () => {} };
+  if (format === 'ndjson')
+    return { write: (row) => writeWithBackpressure(out, queryText(query(row), true)), end: async () => {} };
   const rows: Array<Record<string, unknown>> = [];
-  return { write: async (row) => void rows.push(row), end: () => writeWithBackpressure(out, documentQueryText(expression, rows, false, warn)) };
+  return {
+    write: async (row) => void rows.push(row),
+    end: () => writeWithBackpressure(out, documentQueryText(expression, rows, false, warn)),
+  };
 }
 
 /** One JSON array, a row a line, streamed. */
@@ -119,6 +134,10 @@ function pick(row: Record<string, unknown>, columns: readonly string[]): Record<
 /** The value at a dotted path (`type.name`) of a row, or undefined. */
 function valueAt(row: Record<string, unknown>, column: string): unknown {
   let value: unknown = row;
-  for (const name of column.split('.')) value = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>)[name] : undefined;
+  for (const name of column.split('.'))
+    value =
+      value !== null && typeof value === 'object' && !Array.isArray(value)
+        ? (value as Record<string, unknown>)[name]
+        : undefined;
   return value;
 }

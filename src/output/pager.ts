@@ -3,7 +3,11 @@ import { statusPaint, tableWidth, type Output } from './format.js';
 import { writeWithBackpressure } from './write.js';
 
 /** A table laid out for the terminal (its width, status colours). */
-export async function tableText(output: Output, columns: string[], rows: Array<Record<string, unknown>>): Promise<string> {
+export async function tableText(
+  output: Output,
+  columns: string[],
+  rows: Array<Record<string, unknown>>,
+): Promise<string> {
   const { layoutTable } = await import('./table.js');
   return layoutTable(columns, rows, { width: tableWidth(output), paint: statusPaint(output) });
 }
@@ -30,7 +34,9 @@ export async function writePaged(output: Output, text: string): Promise<void> {
   const [command, ...args] = pager.command.split(/\s+/);
   const started = await runPager(command, args, text);
   if (started) return;
-  pager.warn(`the pager "${pager.command}" could not be started (CNV_PAGER, PAGER): printing directly; --no-pager or CNV_PAGER=cat says so for good`);
+  pager.warn(
+    `the pager "${pager.command}" could not be started (CNV_PAGER, PAGER): printing directly; --no-pager or CNV_PAGER=cat says so for good`,
+  );
   return writeWithBackpressure(output.stdout, text);
 }
 

@@ -26,7 +26,10 @@ export async function loadQuery(expression: string): Promise<Query> {
   try {
     ast = compile(expression);
   } catch (err) {
-    throw new UsageError(`-q/--query: not a valid JMESPath expression "${expression}": ${(err as Error).message}`, jqHint(expression, compile) ?? 'see https://jmespath.org for the syntax, e.g. -q \'[].name\'');
+    throw new UsageError(
+      `-q/--query: not a valid JMESPath expression "${expression}": ${(err as Error).message}`,
+      jqHint(expression, compile) ?? "see https://jmespath.org for the syntax, e.g. -q '[].name'",
+    );
   }
   const query: Query = (data) => {
     applications++;
@@ -56,8 +59,11 @@ function jqHint(expression: string, compile: (e: string) => unknown): string | u
   } catch {
     rewritten = undefined;
   }
-  const rules = 'no leading dot (.data[0] is data[0], .[] is [], . is @), a filter is [?name==\'x\'], see https://jmespath.org';
-  return rewritten !== undefined ? `-q is JMESPath (as in the AWS CLI), not jq: did you mean -q '${rewritten}'? (${rules})` : `-q is JMESPath (as in the AWS CLI), not jq: ${rules}; or pipe --json into jq`;
+  const rules =
+    "no leading dot (.data[0] is data[0], .[] is [], . is @), a filter is [?name=='x'], see https://jmespath.org";
+  return rewritten !== undefined
+    ? `-q is JMESPath (as in the AWS CLI), not jq: did you mean -q '${rewritten}'? (${rules})`
+    : `-q is JMESPath (as in the AWS CLI), not jq: ${rules}; or pipe --json into jq`;
 }
 
 /**
@@ -67,10 +73,13 @@ function jqHint(expression: string, compile: (e: string) => unknown): string | u
  */
 export function jqRewrite(expression: string): string | undefined {
   const e = expression.trim();
-  const rewritten = e === '.' ? '@' : e
-    .replace(/\[\]\s*\|\s*\./g, '[].') // .[] | .name -> [].name
-    .replace(/(^|\|\s*)\.(?=[[\w"])/g, '$1') // a leading dot, also after a pipe
-    .replace(/\.\[/g, '['); // .a.[0] -> a[0]
+  const rewritten =
+    e === '.'
+      ? '@'
+      : e
+          .replace(/\[\]\s*\|\s*\./g, '[].') // .[] | .name -> [].name
+          .replace(/(^|\|\s*)\.(?=[[\w"])/g, '$1') // a leading dot, also after a pipe
+          .replace(/\.\[/g, '['); // .a.[0] -> a[0]
   const plain = !/\b(select|map|to_entries|keys)\(/.test(rewritten) && !e.includes('//') && !/\[\s*\./.test(e);
   return plain ? rewritten : undefined;
 }
@@ -86,7 +95,12 @@ export function compiledQuery(expression: string): Query | undefined {
  * pass on nothing), and `warn` says so when the document lacks the member the query starts from
  * (a typo, or a member of another command's document).
  */
-export function documentQueryText(expression: string, document: unknown, compact: boolean, warn?: (message: string) => void): string {
+export function documentQueryText(
+  expression: string,
+  document: unknown,
+  compact: boolean,
+  warn?: (message: string) => void,
+): string {
   const query = compiled.get(expression);
   if (!query) throw new Error(`-q ${expression}: used before it was compiled`);
   const value = query(document);
@@ -101,11 +115,17 @@ export function documentQueryText(expression: string, document: unknown, compact
 function missingStart(tree: unknown, document: unknown): string | undefined {
   let node = tree as { type?: string; name?: string; left?: unknown; children?: unknown[] } | undefined;
   // Down the left edge: `a.b`, `a[0]`, `a[].b`, `a[?x].b` start from `a`.
-  while (node && ['Subexpression', 'IndexExpression', 'Projection', 'FilterProjection', 'ValueProjection', 'Flatten'].includes(node.type ?? '')) {
+  while (
+    node &&
+    ['Subexpression', 'IndexExpression', 'Projection', 'FilterProjection', 'ValueProjection', 'Flatten'].includes(
+      node.type ?? '',
+    )
+  ) {
     node = (node.left ?? (node as { child?: unknown }).child) as typeof node;
   }
   if (node?.type !== 'Field' || node.name === undefined) return undefined;
-  if (Array.isArray(document)) return `the document is an array, which has no member "${node.name}" (select from its items: '[].${node.name}')`;
+  if (Array.isArray(document))
+    return `the document is an array, which has no member "${node.name}" (select from its items: '[].${node.name}')`;
   if (document === null || typeof document !== 'object') return undefined;
   if (Object.hasOwn(document, node.name)) return undefined;
   const members = Object.keys(document);

@@ -32,15 +32,27 @@ export type CommandResult =
  * whatever the terminal or flag: a record as one object, a list as one array. A list's trailer
  * goes to `info` (stderr), below the rows.
  */
-export async function renderResult(output: Output, result: CommandResult, notices: { info(line: string): void; warn(message: string): void }): Promise<void> {
+export async function renderResult(
+  output: Output,
+  result: CommandResult,
+  notices: { info(line: string): void; warn(message: string): void },
+): Promise<void> {
   if (result.kind === 'none') return;
   if (result.kind === 'document') {
     if (!asksForDocument(output)) return;
-    return writeWithBackpressure(output.stdout, documentText(output, result.data, (m) => notices.warn(m)));
+    return writeWithBackpressure(
+      output.stdout,
+      documentText(output, result.data, (m) => notices.warn(m)),
+    );
   }
   if (result.kind === 'list') {
     const { createListWriter } = await import('./list-writer.js');
-    const writer = await createListWriter(output, result.columns, { table: result.tableColumns, chosen: result.chosen }, (m) => notices.warn(m));
+    const writer = await createListWriter(
+      output,
+      result.columns,
+      { table: result.tableColumns, chosen: result.chosen },
+      (m) => notices.warn(m),
+    );
     for (const row of result.rows) await writer.write(row);
     await writer.end();
     if (result.trailer !== undefined) notices.info(result.trailer);
@@ -49,7 +61,10 @@ export async function renderResult(output: Output, result: CommandResult, notice
   const format = resolveFormat(output);
   const data = result.data;
   if (output.query !== undefined && (format === 'json' || format === 'ndjson')) {
-    return writeWithBackpressure(output.stdout, documentText(output, data, (m) => notices.warn(m)));
+    return writeWithBackpressure(
+      output.stdout,
+      documentText(output, data, (m) => notices.warn(m)),
+    );
   }
   if (format === 'json') return writeWithBackpressure(output.stdout, stringifyJson(data, 2) + '\n');
   if (format === 'ndjson') return writeWithBackpressure(output.stdout, stringifyJson(data) + '\n');

@@ -1,4 +1,14 @@
-import { accessSync, closeSync, constants, fsyncSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import {
+  accessSync,
+  closeSync,
+  constants,
+  fsyncSync,
+  openSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { LocalFileError, UsageError } from '../errors.js';
@@ -9,7 +19,11 @@ import { isStreamTarget } from '../files/file-streams.js';
  * so stdout never mixes rows and a summary; never one of the run's other files (`others`,
  * by flag).
  */
-export function summaryJsonTarget(value: unknown, stdoutCarriesData: boolean, others: Record<string, unknown> = {}): string | undefined {
+export function summaryJsonTarget(
+  value: unknown,
+  stdoutCarriesData: boolean,
+  others: Record<string, unknown> = {},
+): string | undefined {
   if (value === undefined) return undefined;
   const path = String(value);
   if (path.trim() === '') throw new UsageError('--summary-json: expected a file name, or - for stdout');
@@ -20,14 +34,28 @@ export function summaryJsonTarget(value: unknown, stdoutCarriesData: boolean, ot
     }
   }
   if (path === '-' && stdoutCarriesData) {
-    throw new UsageError('--summary-json -: stdout already carries this run\'s data', 'give a file name, or send the data to a file (--out / --report FILE)', 'conflicting_options');
+    throw new UsageError(
+      "--summary-json -: stdout already carries this run's data",
+      'give a file name, or send the data to a file (--out / --report FILE)',
+      'conflicting_options',
+    );
   }
   // Checked before the run, so a typo in the directory does not surface only after the work is done.
   const dir = dirname(path);
   if (path !== '-' && !isDirectory(dir)) throw new UsageError(`--summary-json: the directory ${dir} does not exist`);
   // A directory (or a link to one) there was exit 1 "internal: EISDIR" once the rows were sent.
-  if (path !== '-' && isDirectory(path)) throw new UsageError(`--summary-json ${path}: is a directory, not a file`, 'give a file name (e.g. summary.json in it), or - for stdout', 'summary_unwritable');
-  if (path !== '-' && !isStreamTarget(path) && !writable(dir)) throw new UsageError(`--summary-json ${path}: the directory ${dir} cannot be written to`, 'give a file in a directory you may write to, or - for stdout', 'summary_unwritable');
+  if (path !== '-' && isDirectory(path))
+    throw new UsageError(
+      `--summary-json ${path}: is a directory, not a file`,
+      'give a file name (e.g. summary.json in it), or - for stdout',
+      'summary_unwritable',
+    );
+  if (path !== '-' && !isStreamTarget(path) && !writable(dir))
+    throw new UsageError(
+      `--summary-json ${path}: the directory ${dir} cannot be written to`,
+      'give a file in a directory you may write to, or - for stdout',
+      'summary_unwritable',
+    );
   return path;
 }
 
@@ -52,7 +80,11 @@ function isDirectory(path: string): boolean {
  * Writes the summary: to stdout for `-`, else to a temporary file in the same directory renamed
  * over `path`, so a reader never sees half a summary (a crash leaves the previous one or none).
  */
-export function writeSummaryJson(to: { stdout: Writable; redact(text: string): string }, path: string, summary: Record<string, unknown>): void {
+export function writeSummaryJson(
+  to: { stdout: Writable; redact(text: string): string },
+  path: string,
+  summary: Record<string, unknown>,
+): void {
   const text = to.redact(JSON.stringify(summary, null, 2)) + '\n';
   if (path === '-') {
     to.stdout.write(text);
@@ -88,7 +120,12 @@ function writeToStream(path: string, text: string): void {
     writeSync(fd, text);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENXIO') throw new UsageError(`--summary-json ${path}: nothing reads this FIFO`, 'start its reader first, or give a file name', 'summary_unwritable');
+    if (code === 'ENXIO')
+      throw new UsageError(
+        `--summary-json ${path}: nothing reads this FIFO`,
+        'start its reader first, or give a file name',
+        'summary_unwritable',
+      );
     throw LocalFileError.from(err, 'summary file', path) ?? err;
   } finally {
     if (fd !== undefined) closeSync(fd);

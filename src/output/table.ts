@@ -73,14 +73,27 @@ export function layoutTable(head: string[], rows: Array<Record<string, unknown>>
   const heads = head.map((h) => cells(escapeControl(h)));
   const headWidths = layout.heading === false ? head.map(() => 1) : heads.map(textWidth);
   const widths = head.map((_, i) => texts.reduce((w, t) => Math.max(w, textWidth(t[i])), headWidths[i]));
-  if (layout.width !== undefined && layout.width > 0) fit(widths, layout.width, head.map((h) => IDENTIFIER.test(h)), headWidths);
-  const tails = widths.map((w, i) => distinguishingTail(texts.map((t) => t[i]), w));
+  if (layout.width !== undefined && layout.width > 0)
+    fit(
+      widths,
+      layout.width,
+      head.map((h) => IDENTIFIER.test(h)),
+      headWidths,
+    );
+  const tails = widths.map((w, i) =>
+    distinguishingTail(
+      texts.map((t) => t[i]),
+      w,
+    ),
+  );
   const line = (columns: Cell[][], row?: Record<string, unknown>) =>
     columns
       .map((chars, i) => {
         const shown = row && tails[i] !== undefined ? middleCut(chars, widths[i], tails[i]) : cut(chars, widths[i]);
         const painted = row && layout.paint ? layout.paint(head[i], row[head[i]], shown, row) : shown;
-        return i === columns.length - 1 ? painted : painted + ' '.repeat(Math.max(0, widths[i] - textWidth(cells(shown))));
+        return i === columns.length - 1
+          ? painted
+          : painted + ' '.repeat(Math.max(0, widths[i] - textWidth(cells(shown))));
       })
       .join(GAP)
       .trimEnd();
@@ -122,7 +135,14 @@ function middleCut(chars: readonly Cell[], width: number, tail: number): string 
     out += ch;
     used += w;
   }
-  return out + '…' + chars.slice(end).map(([ch]) => ch).join('');
+  return (
+    out +
+    '…' +
+    chars
+      .slice(end)
+      .map(([ch]) => ch)
+      .join('')
+  );
 }
 
 /**
@@ -134,8 +154,11 @@ function fit(widths: number[], width: number, identifiers: boolean[], headWidths
   const total = () => widths.reduce((a, b) => a + b, 0) + GAP.length * (widths.length - 1);
   const heading = (i: number) => Math.max(SOFT_FLOOR, headWidths[i]);
   const passes = [
-    { floor: heading, ids: false }, { floor: heading, ids: true },
-    { floor: () => SOFT_FLOOR, ids: false }, { floor: () => SOFT_FLOOR, ids: true }, { floor: () => 1, ids: true },
+    { floor: heading, ids: false },
+    { floor: heading, ids: true },
+    { floor: () => SOFT_FLOOR, ids: false },
+    { floor: () => SOFT_FLOOR, ids: true },
+    { floor: () => 1, ids: true },
   ];
   for (const { floor, ids } of passes) {
     while (total() > width) {

@@ -49,8 +49,12 @@ export class CheckCollector {
   /** `row`: the row as read (its own column names); `prepared`: what became of it. */
   observe(line: number, row: Record<string, unknown>, prepared: Prepared): void {
     this.rows++;
-    const nested = row.fields !== null && typeof row.fields === 'object' && !Array.isArray(row.fields) ? Object.keys(row.fields) : [];
-    for (const name of [...Object.keys(row).filter((k) => k !== 'fields' || nested.length === 0), ...nested]) this.column(name);
+    const nested =
+      row.fields !== null && typeof row.fields === 'object' && !Array.isArray(row.fields)
+        ? Object.keys(row.fields)
+        : [];
+    for (const name of [...Object.keys(row).filter((k) => k !== 'fields' || nested.length === 0), ...nested])
+      this.column(name);
     if (prepared.ok) return;
     this.invalid++;
     for (const p of prepared.problems) {
@@ -59,14 +63,25 @@ export class CheckCollector {
       col.mismatches++;
       col.example ??= `line ${line}: ${p.reason}`;
     }
-    if (this.problems.length < MAX_PROBLEMS) this.problems.push(`line ${line}: ${prepared.problems.map((p) => p.reason).join('; ')}`);
+    if (this.problems.length < MAX_PROBLEMS)
+      this.problems.push(`line ${line}: ${prepared.problems.map((p) => p.reason).join('; ')}`);
   }
 
   report(): CheckReport {
     // A known column with values that do not coerce is not "ok" (nor green in the table).
-    const columns = [...this.columns.values()].map((c) => (c.status === 'ok' && c.mismatches > 0 ? { ...c, status: 'mismatch' as const } : c));
-    const ok = this.invalid === 0 && columns.every((c) => c.status === 'ok' || c.status === 'key' || c.status === 'ignored');
-    return { ok, rows: this.rows, validRows: this.rows - this.invalid, invalidRows: this.invalid, columns, problems: this.problems };
+    const columns = [...this.columns.values()].map((c) =>
+      c.status === 'ok' && c.mismatches > 0 ? { ...c, status: 'mismatch' as const } : c,
+    );
+    const ok =
+      this.invalid === 0 && columns.every((c) => c.status === 'ok' || c.status === 'key' || c.status === 'ignored');
+    return {
+      ok,
+      rows: this.rows,
+      validRows: this.rows - this.invalid,
+      invalidRows: this.invalid,
+      columns,
+      problems: this.problems,
+    };
   }
 
   private column(name: string): ColumnCheck {
@@ -89,14 +104,21 @@ export class CheckCollector {
   }
 
   private resolved(name: string, target: ColumnTarget): ColumnCheck {
-    const col = (status: ColumnCheck['status'], dataType: string | null = null): ColumnCheck => ({ column: name, status, dataType, mismatches: 0, example: null });
+    const col = (status: ColumnCheck['status'], dataType: string | null = null): ColumnCheck => ({
+      column: name,
+      status,
+      dataType,
+      mismatches: 0,
+      example: null,
+    });
     let found: ColumnCheck;
     if (target.kind === 'key') found = col(target.key === DEDUP_KEY ? 'key' : 'ok');
     else if (target.kind === 'field' || target.kind === 'nested') {
       const def = this.definitions.get(target.key);
       found = col(def ? 'ok' : 'unknown', def?.dataType ?? null);
       this.byKey.set(target.key, name);
-    } else if (target.kind === 'skip') found = target.readOnly ? col('read-only', target.readOnly.dataType) : col('ignored');
+    } else if (target.kind === 'skip')
+      found = target.readOnly ? col('read-only', target.readOnly.dataType) : col('ignored');
     else found = col('unknown');
     this.columns.set(name, found);
     return found;

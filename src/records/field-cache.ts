@@ -83,13 +83,22 @@ export async function readFieldDefinitions(
     const http = await deps.http();
     for (const type of missing) {
       listed[type] = [];
-      for await (const page of allFieldPages(http, { objectType: type, limit: 1000 }, deps.signal)) listed[type].push(...page);
+      for await (const page of allFieldPages(http, { objectType: type, limit: 1000 }, deps.signal))
+        listed[type].push(...page);
     }
   } catch (err) {
     if (!(err instanceof ApiError || err instanceof TransientError || err instanceof ResponseShapeError)) throw err;
     // A run that cannot do without them stops as the transient failure it is (exit 7), the cause in its error line.
-    if (err.exitCode === ExitCode.transient && opts.transientFails) throw new TransientError(`cannot read the field definitions, ${opts.transientFails}: ${err.message}`, { code: err.code, hint: err.hint ?? 'run again once the API answers; nothing was sent', cause: err });
-    if (!opts.quiet) deps.notices.warn(`could not read the field definitions (${err.code}: ${err.message}); ${opts.fallback ?? '--field values are sent as JSON when they parse, else as strings'}`);
+    if (err.exitCode === ExitCode.transient && opts.transientFails)
+      throw new TransientError(`cannot read the field definitions, ${opts.transientFails}: ${err.message}`, {
+        code: err.code,
+        hint: err.hint ?? 'run again once the API answers; nothing was sent',
+        cause: err,
+      });
+    if (!opts.quiet)
+      deps.notices.warn(
+        `could not read the field definitions (${err.code}: ${err.message}); ${opts.fallback ?? '--field values are sent as JSON when they parse, else as strings'}`,
+      );
     return undefined;
   }
   const next: CacheFile = { version: 1, objectTypes: { ...cache?.objectTypes } };
@@ -112,7 +121,9 @@ async function readCache(path: string): Promise<CacheFile | undefined> {
   try {
     if ((await lstat(dirname(path))).isSymbolicLink()) return undefined;
     // Never through a symlink, and never waited on (a FIFO in its place is no cache).
-    const parsed = cacheSchema.safeParse(JSON.parse((await readRegularFile(path, { nofollow: true })).toString('utf8')));
+    const parsed = cacheSchema.safeParse(
+      JSON.parse((await readRegularFile(path, { nofollow: true })).toString('utf8')),
+    );
     return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;

@@ -16,7 +16,10 @@ export function toFileRow(prepared: Prepared): FilePrepared<RecordInput> {
   if (prepared.ok) return { identifier: prepared.record.clientDedupKey, payload: prepared.record };
   return {
     identifier: prepared.clientDedupKey ?? '',
-    invalid: { error: PROBLEM_CODES[prepared.problems[0].kind], message: prepared.problems.map((p) => p.reason).join('; ') },
+    invalid: {
+      error: PROBLEM_CODES[prepared.problems[0].kind],
+      message: prepared.problems.map((p) => p.reason).join('; '),
+    },
   };
 }
 
@@ -26,10 +29,15 @@ export function toFileRow(prepared: Prepared): FilePrepared<RecordInput> {
  * message; a failed result keeps the API's code and message.
  */
 export function recordOutcome(result: RecordResult | undefined): ItemOutcome {
-  if (!result) return { status: 'failed', error: 'no_result', message: 'the API answered without a result for this record' };
+  if (!result)
+    return { status: 'failed', error: 'no_result', message: 'the API answered without a result for this record' };
   if (!result.success) {
-    const error = typeof result.error === 'string' ? result.error : codeOf(result.error) ?? 'failed';
-    return { status: 'failed', error, message: result.message ?? messageOf(result.error) ?? 'the API refused this record' };
+    const error = typeof result.error === 'string' ? result.error : (codeOf(result.error) ?? 'failed');
+    return {
+      status: 'failed',
+      error,
+      message: result.message ?? messageOf(result.error) ?? 'the API refused this record',
+    };
   }
   const operation = result.operation?.toUpperCase();
   const notes: string[] = [];

@@ -26,7 +26,8 @@ export interface RowProblem {
   reason: string;
 }
 
-export type Prepared = { ok: true; record: RecordInput } | { ok: false; clientDedupKey?: string; problems: RowProblem[] };
+export type Prepared =
+  { ok: true; record: RecordInput } | { ok: false; clientDedupKey?: string; problems: RowProblem[] };
 
 /** Field definitions by key, as `prepareRecord` wants them. */
 export function definitionMap(fields: readonly FieldDefinition[]): Map<string, FieldDefinition> {
@@ -49,8 +50,13 @@ export function prepareRecord(row: Record<string, unknown>, opts: PrepareOptions
   const problems: RowProblem[] = [];
   const rawKey = row[DEDUP_KEY];
   const clientDedupKey =
-    typeof rawKey === 'string' && rawKey.trim() !== '' ? rawKey : typeof rawKey === 'number' && Number.isFinite(rawKey) ? String(rawKey) : undefined;
-  if (clientDedupKey === undefined) problems.push({ field: DEDUP_KEY, kind: 'key', reason: `${DEDUP_KEY} is required (a non-empty string)` });
+    typeof rawKey === 'string' && rawKey.trim() !== ''
+      ? rawKey
+      : typeof rawKey === 'number' && Number.isFinite(rawKey)
+        ? String(rawKey)
+        : undefined;
+  if (clientDedupKey === undefined)
+    problems.push({ field: DEDUP_KEY, kind: 'key', reason: `${DEDUP_KEY} is required (a non-empty string)` });
 
   const entries = fieldEntries(row, opts.csv, problems);
   const fields: Record<string, unknown> = {};
@@ -73,7 +79,9 @@ export function prepareRecord(row: Record<string, unknown>, opts: PrepareOptions
       problems.push(problem);
       continue;
     }
-    const dataType = (DATA_TYPES as readonly string[]).includes(def!.dataType) ? (def!.dataType as DataType) : undefined;
+    const dataType = (DATA_TYPES as readonly string[]).includes(def!.dataType)
+      ? (def!.dataType as DataType)
+      : undefined;
     // A data type this client does not know is sent as it is; the API decides.
     const coerced = dataType ? coerceValue(value, dataType, opts.coerce) : { ok: true as const, value };
     if (coerced.ok) fields[key] = coerced.value;
@@ -90,7 +98,11 @@ function fieldEntries(row: Record<string, unknown>, csv: boolean, problems: RowP
   const nested = row.fields;
   if (nested === undefined || nested === null || typeof nested !== 'object' || Array.isArray(nested)) return rest;
   if (rest.length > 1) {
-    problems.push({ field: 'fields', kind: 'shape', reason: 'put field values either in "fields" or beside clientDedupKey, not both' });
+    problems.push({
+      field: 'fields',
+      kind: 'shape',
+      reason: 'put field values either in "fields" or beside clientDedupKey, not both',
+    });
     return [];
   }
   return Object.entries(nested);

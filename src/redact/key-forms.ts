@@ -42,7 +42,10 @@ export function keyForms(key: string, opts: { pieces?: boolean } = {}): KeyForms
   const pieceOf = hasSecret ? core : live || key.includes('_') ? '' : key;
   const pieces = opts.pieces !== false && pieceOf.length >= MIN_SECRET_CHARS ? secretPieces(pieceOf) : undefined;
   const masked = live ? `${live[1]}****` : '****';
-  const pattern = new RegExp(hasSecret ? `(${spelled(prefix).source})?${spelled(core).source}` : spelled(core).source, 'g');
+  const pattern = new RegExp(
+    hasSecret ? `(${spelled(prefix).source})?${spelled(core).source}` : spelled(core).source,
+    'g',
+  );
   // JSON spells `"`, `\` and `/` with a short escape too; every other character needs `\u`.
   const escape = /["\\/]/.test(key) ? '\\' : '\\u';
   const encoded = base64Forms(key, hasSecret ? core : undefined);
@@ -59,10 +62,17 @@ export function keyForms(key: string, opts: { pieces?: boolean } = {}): KeyForms
         return keepEscape(text, args[0] as string, args[args.length - 2] as number, shown);
       });
       // An encoding keeps its letters and digits plain (an encoder escapes at most `+`, `/`, `=`): found by a probe.
-      const decoded = encoded.probes.some((p) => plain.includes(p)) ? plain.replace(encoded.pattern(), (match: string, at: number) => keepEscape(plain, match, at, '****')) : plain;
+      const decoded = encoded.probes.some((p) => plain.includes(p))
+        ? plain.replace(encoded.pattern(), (match: string, at: number) => keepEscape(plain, match, at, '****'))
+        : plain;
       return pieces?.mayHold(decoded) ? pieces.mask(decoded) : decoded;
     },
-    mayHold: (text) => text.includes(core) || text.includes(escape) || text.includes('%') || encoded.probes.some((p) => text.includes(p)) || (pieces?.mayHold(text) ?? false),
+    mayHold: (text) =>
+      text.includes(core) ||
+      text.includes(escape) ||
+      text.includes('%') ||
+      encoded.probes.some((p) => text.includes(p)) ||
+      (pieces?.mayHold(text) ?? false),
     maxLength: Math.max(spelled(key).max, encoded.max),
   };
 }
@@ -75,7 +85,10 @@ export function keyForms(key: string, opts: { pieces?: boolean } = {}): KeyForms
  * `probes`: 8 letters and digits of each form of the secret (which the whole key's encoding
  * holds too), kept plain by any encoder's spelling: a text without one holds no encoded form.
  */
-function base64Forms(key: string, secret: string | undefined): { pattern: () => RegExp; probes: string[]; max: number } {
+function base64Forms(
+  key: string,
+  secret: string | undefined,
+): { pattern: () => RegExp; probes: string[]; max: number } {
   const forms = new Set<string>();
   const probes = new Set<string>();
   for (const text of secret === undefined ? [key] : [key, secret]) {
@@ -137,7 +150,9 @@ function spellings(ch: string): Array<{ pattern: string; length: number }> {
 
 /** `n` in hexadecimal with `digits` digits, each letter in either case. */
 function hexPattern(n: number, digits: number): string {
-  return [...n.toString(16).padStart(digits, '0')].map((d) => (/[a-f]/.test(d) ? `[${d}${d.toUpperCase()}]` : d)).join('');
+  return [...n.toString(16).padStart(digits, '0')]
+    .map((d) => (/[a-f]/.test(d) ? `[${d}${d.toUpperCase()}]` : d))
+    .join('');
 }
 
 /**
@@ -151,9 +166,15 @@ function hexPattern(n: number, digits: number): string {
 function secretPieces(secret: string): { mayHold(text: string): boolean; mask(text: string): string } {
   const plain = secret.toLowerCase();
   const hex = Buffer.from(secret, 'utf8').toString('hex');
-  const windows = (of: string, size: number, step: number) => Array.from({ length: Math.floor((of.length - size) / step) + 1 }, (_, i) => of.slice(i * step, i * step + size));
+  const windows = (of: string, size: number, step: number) =>
+    Array.from({ length: Math.floor((of.length - size) / step) + 1 }, (_, i) => of.slice(i * step, i * step + size));
   const quote = (text: string) => text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
-  const probe = new RegExp([...windows(plain, PIECE_CHARS / 2, PIECE_CHARS / 2), ...windows(hex, PIECE_CHARS, PIECE_CHARS)].map(quote).join('|'), 'i');
+  const probe = new RegExp(
+    [...windows(plain, PIECE_CHARS / 2, PIECE_CHARS / 2), ...windows(hex, PIECE_CHARS, PIECE_CHARS)]
+      .map(quote)
+      .join('|'),
+    'i',
+  );
   // Hex pieces first: a hex run is longer than the plain run its digits could also spell.
   const pieces = [...windows(hex, 2 * PIECE_CHARS, 2), ...windows(plain, PIECE_CHARS, 1)];
   let pattern: RegExp | undefined;
@@ -168,7 +189,12 @@ function secretPieces(secret: string): { mayHold(text: string): boolean; mask(te
         const piece = m[0].toLowerCase();
         const source = piece.length === 2 * PIECE_CHARS && hex.includes(piece) ? hex : plain;
         let end = m.index + piece.length;
-        for (let at = source.indexOf(piece) + piece.length; at < source.length && text[end]?.toLowerCase() === source[at]; at++) end++;
+        for (
+          let at = source.indexOf(piece) + piece.length;
+          at < source.length && text[end]?.toLowerCase() === source[at];
+          at++
+        )
+          end++;
         out += `${text.slice(from, m.index)}****`;
         from = end;
         find.lastIndex = end;

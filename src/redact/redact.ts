@@ -17,7 +17,9 @@ export function maskKey(key: string): string {
  * slipped into a text (an echoed header, a pasted value).
  */
 export function makeRedactor(secrets: Array<string | undefined>): (text: string) => string {
-  const forms = [...new Set(secrets.filter((s): s is string => typeof s === 'string' && s.length >= 4))].map((key) => keyForms(key));
+  const forms = [...new Set(secrets.filter((s): s is string => typeof s === 'string' && s.length >= 4))].map((key) =>
+    keyForms(key),
+  );
   return (text) => {
     let out = text;
     for (const form of forms) if (form.mayHold(out)) out = form.mask(out);

@@ -30,7 +30,8 @@ export function compileCacheDir(env: NodeJS.ProcessEnv): string | undefined {
   const asked = env.CNV_COMPILE_CACHE?.trim();
   if (asked?.toLowerCase() === 'off') return undefined;
   if (asked) return isAbsolute(asked) ? asked : undefined;
-  if (process.platform === 'win32') return join(env.LOCALAPPDATA || join(homedir(), 'AppData', 'Local'), 'cnv', 'compile-cache');
+  if (process.platform === 'win32')
+    return join(env.LOCALAPPDATA || join(homedir(), 'AppData', 'Local'), 'cnv', 'compile-cache');
   const xdg = env.XDG_CACHE_HOME && isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : undefined;
   return join(xdg || join(env.HOME || homedir(), '.cache'), 'cnv', 'compile-cache');
 }
@@ -134,7 +135,8 @@ export function writeCache(dir: string, name: string, data: Buffer, bundleHash: 
     if (ours >= MAX_CACHE_FILES) return;
     others.sort((a, b) => a.mtimeMs - b.mtimeMs);
     others.forEach((file, i) => {
-      if (Date.now() - file.mtimeMs > STALE_MS || ours + others.length - i >= MAX_DIR_FILES) rmSync(file.path, { force: true });
+      if (Date.now() - file.mtimeMs > STALE_MS || ours + others.length - i >= MAX_DIR_FILES)
+        rmSync(file.path, { force: true });
     });
     writeFileSync(temp, Buffer.concat([digestOf(data), data]), { mode: 0o600, flag: 'wx' });
     renameSync(temp, join(dir, name));

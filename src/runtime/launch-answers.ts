@@ -41,7 +41,9 @@ export function printAnswer(answer: string, stdout: Writable, stderr: Writable):
       failed = true;
       const error = stdoutError(err);
       if (error.exitCode === ExitCode.outputClosed) return resolve(error.exitCode);
-      stderr.write(`error: ${error.code}: ${error.message}\n${error.hint ? `hint: ${error.hint}\n` : ''}`, () => resolve(error.exitCode));
+      stderr.write(`error: ${error.code}: ${error.message}\n${error.hint ? `hint: ${error.hint}\n` : ''}`, () =>
+        resolve(error.exitCode),
+      );
     };
     stdout.on('error', fail);
     stdout.write(answer, (err) => (err ? fail(err) : resolve(ExitCode.ok)));

@@ -30,7 +30,12 @@ interface LoadedBundle {
  * that no cache is ever used with another source of the same length, an edit in place
  * included. Without a usable cache the bundle compiles as any script does.
  */
-export function loadBundle(file: string, env: NodeJS.ProcessEnv, argv: readonly string[], importer: (specifier: string) => Promise<unknown>): LoadedBundle {
+export function loadBundle(
+  file: string,
+  env: NodeJS.ProcessEnv,
+  argv: readonly string[],
+  importer: (specifier: string) => Promise<unknown>,
+): LoadedBundle {
   const bytes = readFileSync(file);
   // Pure ASCII (scripts/bundle.mjs makes sure): Latin-1 reads it as the one-byte string V8 keeps it in.
   const source = bytes.toString('latin1');
@@ -48,7 +53,15 @@ export function loadBundle(file: string, env: NodeJS.ProcessEnv, argv: readonly 
   const probe = usable && !hit ? new vm.Script('', { filename: `${file}?flags` }).createCachedData() : undefined;
   let saved = false;
   const module = { exports: {} as CliBundle };
-  script.runInThisContext()(module.exports, createRequire(file), module, file, dirname(file), pathToFileURL(file).href, importer);
+  script.runInThisContext()(
+    module.exports,
+    createRequire(file),
+    module,
+    file,
+    dirname(file),
+    pathToFileURL(file).href,
+    importer,
+  );
   return {
     cli: module.exports,
     saveCache(exitCode) {

@@ -17,7 +17,12 @@ interface Resolution {
   instruction: string;
 }
 
-const resolutionSchema = z.object({ column: z.string(), target: z.string(), shown: z.string(), instruction: z.string() });
+const resolutionSchema = z.object({
+  column: z.string(),
+  target: z.string(),
+  shown: z.string(),
+  instruction: z.string(),
+});
 const memorySchema = z.object({
   version: z.literal(1),
   key: z.string(),
@@ -44,14 +49,19 @@ interface ColumnDeps {
  * column resolves otherwise than at the last sync of this file, unless --accept-columns; then
  * remembers the resolution, unless the run changes nothing (--plan, --dry-run).
  */
-export function settleColumns(deps: ColumnDeps, opts: { key: string; path: string; acceptColumns: boolean; rememberColumns: boolean }, columns: readonly ResolvedColumn[]): void {
+export function settleColumns(
+  deps: ColumnDeps,
+  opts: { key: string; path: string; acceptColumns: boolean; rememberColumns: boolean },
+  columns: readonly ResolvedColumn[],
+): void {
   const file = columnMemoryPath(deps.stateDir.path, opts.key);
   const input = inputName(opts.path);
   const changes = columnChanges(file, opts.key, input, columns);
   const shown = opts.path === '-' ? 'stdin' : opts.path;
   for (const c of changes) {
     const line = `${quoteInput(c.column)}: ${c.before} -> ${c.after}`;
-    if (opts.acceptColumns) deps.notices.info(`note: column ${line} since the last sync of ${shown} (--accept-columns)`);
+    if (opts.acceptColumns)
+      deps.notices.info(`note: column ${line} since the last sync of ${shown} (--accept-columns)`);
     else deps.notices.warn(`column ${line} since the last sync of ${shown}`);
   }
   if (changes.length > 0 && !opts.acceptColumns) throw columnsChangedError(shown, changes);
@@ -71,7 +81,14 @@ export function inputName(path: string): string {
 /** A column's resolution as remembered; undefined for a column that names nothing (the file is refused for it anyway). */
 export function resolutionOf(c: ResolvedColumn): Resolution | undefined {
   const t = c.target;
-  const instruction = c.mapTarget !== undefined ? `map:${c.mapTarget}` : c.via === '--pass-column' ? 'pass' : t.kind === 'skip' && t.why === 'ignored (--ignore-column)' ? 'ignore' : 'name';
+  const instruction =
+    c.mapTarget !== undefined
+      ? `map:${c.mapTarget}`
+      : c.via === '--pass-column'
+        ? 'pass'
+        : t.kind === 'skip' && t.why === 'ignored (--ignore-column)'
+          ? 'ignore'
+          : 'name';
   const at = (target: string, shown = target): Resolution => ({ column: c.column, target, shown, instruction });
   switch (t.kind) {
     case 'key':
@@ -93,19 +110,33 @@ export function resolutionOf(c: ResolvedColumn): Resolution | undefined {
  * target moved while nothing the user said of it changed (a field relabelled, created or deleted
  * in the account) is a change. Columns new to the file, and those the user mapped otherwise, are not.
  */
-export function columnChanges(memoryFile: string, key: string, input: string, columns: readonly ResolvedColumn[]): ColumnChange[] {
-  const last = new Map((readMemory(memoryFile, key)?.files.find((f) => f.input === input)?.columns ?? []).map((r) => [r.column, r]));
+export function columnChanges(
+  memoryFile: string,
+  key: string,
+  input: string,
+  columns: readonly ResolvedColumn[],
+): ColumnChange[] {
+  const last = new Map(
+    (readMemory(memoryFile, key)?.files.find((f) => f.input === input)?.columns ?? []).map((r) => [r.column, r]),
+  );
   const changes: ColumnChange[] = [];
   for (const c of columns) {
     const now = resolutionOf(c);
     const then = last.get(c.column);
-    if (now && then && then.instruction === now.instruction && then.target !== now.target) changes.push({ column: c.column, before: then.shown, after: now.shown });
+    if (now && then && then.instruction === now.instruction && then.target !== now.target)
+      changes.push({ column: c.column, before: then.shown, after: now.shown });
   }
   return changes;
 }
 
 /** Records this run's resolution of the input's columns (columns absent from this run are kept as they were). */
-export function rememberColumns(memoryFile: string, key: string, input: string, columns: readonly ResolvedColumn[], at: string): void {
+export function rememberColumns(
+  memoryFile: string,
+  key: string,
+  input: string,
+  columns: readonly ResolvedColumn[],
+  at: string,
+): void {
   const memory: Memory = readMemory(memoryFile, key) ?? { version: 1, key, files: [] };
   const entry = memory.files.find((f) => f.input === input);
   const merged = new Map((entry?.columns ?? []).map((r) => [r.column, r]));
@@ -123,7 +154,7 @@ export function columnsChangedError(file: string, changes: readonly ColumnChange
   const what = changes.length === 1 ? 'a column names' : `${changes.length} columns name`;
   return new UsageError(
     `${file}: ${what} another target than at the last sync of this file (a field of the account was renamed, created or deleted): ${lines.join('; ')}`,
-    'check them (cnv fields list); send where they resolve now with --accept-columns, or keep a target with --map \'COLUMN=fields.KEY\' (by key: a rename never moves it)',
+    "check them (cnv fields list); send where they resolve now with --accept-columns, or keep a target with --map 'COLUMN=fields.KEY' (by key: a rename never moves it)",
     'columns_changed',
   );
 }

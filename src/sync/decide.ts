@@ -40,7 +40,12 @@ export interface Decision {
 }
 
 /** The body of a contact upsert, as a row of the file prepares it. */
-type UpsertBody = Record<string, unknown> & { email?: string; cnvContactId?: string; subscriptionStatus?: string; fields?: Record<string, unknown> };
+type UpsertBody = Record<string, unknown> & {
+  email?: string;
+  cnvContactId?: string;
+  subscriptionStatus?: string;
+  fields?: Record<string, unknown>;
+};
 
 const COMPARED = new Set(['email', 'cnvContactId', 'subscriptionStatus', 'fields', 'companyFields', 'updateOnly']);
 
@@ -51,7 +56,10 @@ interface Found {
   unsure?: Decision['unsure'];
 }
 
-const EARLIER_ROW = { reason: 'earlier row, same contact', detail: 'an earlier row of the file changes this contact' } as const;
+const EARLIER_ROW = {
+  reason: 'earlier row, same contact',
+  detail: 'an earlier row of the file changes this contact',
+} as const;
 
 /**
  * Decides, against the snapshot, what one upsert body would change. Skips (`unchanged`) only
@@ -68,14 +76,40 @@ export class SyncDecider {
   /** Emails (normalized) an earlier sent row gives a contact: a lookup by them may find another contact now. */
   private readonly emails = new Set<string>();
 
-  constructor(private readonly snapshot: Snapshot, private readonly fields: ReadonlyMap<string, FieldDefinition>) {}
+  constructor(
+    private readonly snapshot: Snapshot,
+    private readonly fields: ReadonlyMap<string, FieldDefinition>,
+  ) {}
 
   decide(body: UpsertBody): Decision {
     const found = this.find(body);
-    if (found.unsure) return this.sent({ action: 'update', ...(found.contact ? { cnvContactId: found.contact.id } : {}), changes: [], unsure: found.unsure }, found.slots, body);
+    if (found.unsure)
+      return this.sent(
+        {
+          action: 'update',
+          ...(found.contact ? { cnvContactId: found.contact.id } : {}),
+          changes: [],
+          unsure: found.unsure,
+        },
+        found.slots,
+        body,
+      );
     const { contact } = found;
     if (!contact) {
-      if (body.updateOnly === true) return this.sent({ action: 'update', changes: [], unsure: { reason: 'update-only, not in snapshot', detail: 'update-only, and no contact with this email in the snapshot (the API answers contact_not_found unless one was made since)' } }, [], body);
+      if (body.updateOnly === true)
+        return this.sent(
+          {
+            action: 'update',
+            changes: [],
+            unsure: {
+              reason: 'update-only, not in snapshot',
+              detail:
+                'update-only, and no contact with this email in the snapshot (the API answers contact_not_found unless one was made since)',
+            },
+          },
+          [],
+          body,
+        );
       return this.sent({ action: 'create', changes: creations(body) }, [], body);
     }
     const decision = this.compare(body, contact);
@@ -88,7 +122,8 @@ export class SyncDecider {
     const reaches = slots.map((slot) => this.snapshot.reader.read(slot)).map(({ id, email }) => ({ id, email }));
     // An email a reached contact has already is covered by its slot: only a new one (a contact made, or moved onto it) is kept.
     const email = body.email === undefined ? undefined : normalizeEmail(body.email);
-    if (email !== undefined && !reaches.some((c) => c.email !== null && normalizeEmail(c.email) === email)) this.emails.add(email);
+    if (email !== undefined && !reaches.some((c) => c.email !== null && normalizeEmail(c.email) === email))
+      this.emails.add(email);
     return { ...decision, reaches };
   }
 
@@ -101,7 +136,14 @@ export class SyncDecider {
         if (contact.id !== body.cnvContactId) continue;
         return this.touched.has(slot) ? { contact, slots: [slot], unsure: EARLIER_ROW } : { contact, slots: [slot] };
       }
-      return { slots: [], unsure: { reason: 'id not in snapshot', detail: 'its cnvContactId is not in the snapshot (the API answers contact_not_found unless the contact was made since)' } };
+      return {
+        slots: [],
+        unsure: {
+          reason: 'id not in snapshot',
+          detail:
+            'its cnvContactId is not in the snapshot (the API answers contact_not_found unless the contact was made since)',
+        },
+      };
     }
     const email = normalizeEmail(body.email ?? '');
     const matches: Array<{ slot: number; contact: SnapshotContact }> = [];
@@ -112,7 +154,14 @@ export class SyncDecider {
     const slots = matches.map((m) => m.slot);
     // An earlier row made, moved onto this email, or changed a contact of it: which one a lookup finds now is not in the snapshot.
     if (this.emails.has(email) || slots.some((s) => this.touched.has(s))) {
-      return { slots, unsure: { reason: EARLIER_ROW.reason, detail: 'an earlier row of the file changes this contact, or another contact with this email, or gives a contact this email' } };
+      return {
+        slots,
+        unsure: {
+          reason: EARLIER_ROW.reason,
+          detail:
+            'an earlier row of the file changes this contact, or another contact with this email, or gives a contact this email',
+        },
+      };
     }
     if (matches.length <= 1) return { contact: matches[0]?.contact, slots };
     // The spec: a lookup by email finds the most recently updated contact.
@@ -120,7 +169,13 @@ export class SyncDecider {
     const [best, next] = matches;
     if (Number.isNaN(best.contact.updatedMs) || !(best.contact.updatedMs > next.contact.updatedMs)) {
       // Whichever the API picks, a later row of any of them is not told by the snapshot.
-      return { slots, unsure: { reason: 'same email, same time', detail: `${matches.length} contacts have this email, and which one was updated last is not certain` } };
+      return {
+        slots,
+        unsure: {
+          reason: 'same email, same time',
+          detail: `${matches.length} contacts have this email, and which one was updated last is not certain`,
+        },
+      };
     }
     return { contact: best.contact, slots: [best.slot] };
   }
@@ -132,11 +187,14 @@ export class SyncDecider {
     for (const key of Object.keys(body)) {
       if (!COMPARED.has(key)) doubt('other body member', `the body member "${key}" is not in the export`);
     }
-    if (body.companyFields !== undefined && Object.keys(body.companyFields as object).length > 0) doubt('company fields', 'companyFields are not in the contacts export');
+    if (body.companyFields !== undefined && Object.keys(body.companyFields as object).length > 0)
+      doubt('company fields', 'companyFields are not in the contacts export');
     // With cnvContactId, email is the new address; alone it only finds the contact (any case).
-    if (body.cnvContactId !== undefined && body.email !== undefined && body.email !== contact.email) changes.push({ field: 'email', old: contact.email, new: body.email });
+    if (body.cnvContactId !== undefined && body.email !== undefined && body.email !== contact.email)
+      changes.push({ field: 'email', old: contact.email, new: body.email });
     const status = body.subscriptionStatus;
-    if (status !== undefined && status !== contact.subscriptionStatus) changes.push({ field: 'subscriptionStatus', old: contact.subscriptionStatus ?? null, new: status });
+    if (status !== undefined && status !== contact.subscriptionStatus)
+      changes.push({ field: 'subscriptionStatus', old: contact.subscriptionStatus ?? null, new: status });
     // The contact's line keys its fields by the labels of when it was fetched (a field relabelled since is read by its old one).
     const then = this.snapshot.fieldsAt(contact.offset);
     for (const [key, value] of Object.entries(body.fields ?? {})) {
@@ -145,12 +203,17 @@ export class SyncDecider {
       const stored = label !== undefined && Object.hasOwn(contact.fields, label) ? contact.fields[label] : null;
       const shared = then.doubt(key);
       if (!def) doubt('not in field list', `field "${key}" is not in the field list`);
-      else if (label === undefined) doubt('field newer than snapshot', `field "${key}" was created after this contact was fetched`);
+      else if (label === undefined)
+        doubt('field newer than snapshot', `field "${key}" was created after this contact was fetched`);
       else if (shared) doubt('shared label', shared);
       else {
         const verdict = sameValue(def.dataType, stored, value);
         if (verdict === 'same') continue;
-        if (verdict === 'unsure') doubt('value not exact in export', `the export shows field "${key}" as ${JSON.stringify(stored)}, which may or may not be ${JSON.stringify(value)} as stored`);
+        if (verdict === 'unsure')
+          doubt(
+            'value not exact in export',
+            `the export shows field "${key}" as ${JSON.stringify(stored)}, which may or may not be ${JSON.stringify(value)} as stored`,
+          );
       }
       changes.push({ field: `fields.${key}`, old: stored, new: value });
     }
@@ -163,7 +226,9 @@ export class SyncDecider {
 function creations(body: UpsertBody): Change[] {
   const changes: Change[] = [];
   if (body.email !== undefined) changes.push({ field: 'email', old: null, new: body.email });
-  if (body.subscriptionStatus !== undefined) changes.push({ field: 'subscriptionStatus', old: null, new: body.subscriptionStatus });
-  for (const [key, value] of Object.entries(body.fields ?? {})) changes.push({ field: `fields.${key}`, old: null, new: value });
+  if (body.subscriptionStatus !== undefined)
+    changes.push({ field: 'subscriptionStatus', old: null, new: body.subscriptionStatus });
+  for (const [key, value] of Object.entries(body.fields ?? {}))
+    changes.push({ field: `fields.${key}`, old: null, new: value });
   return changes;
 }

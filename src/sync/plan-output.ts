@@ -42,14 +42,25 @@ export class PlanOutput {
   static async open(output: Output, form?: PlanForm): Promise<PlanOutput> {
     const table = resolveFormat(output) === 'table';
     // Piped, or with --json: NDJSON, so a plan of any size streams (-o json would hold it whole).
-    return new PlanOutput(output, table, form, table ? undefined : await createListWriter({ ...output, format: 'ndjson' }));
+    return new PlanOutput(
+      output,
+      table,
+      form,
+      table ? undefined : await createListWriter({ ...output, format: 'ndjson' }),
+    );
   }
 
   /** A row that would be sent; `shown` names its contact in the table (its email when it has one). */
   add(line: number, contact: string, decision: Decision, shown = contact): void {
     if (decision.action === 'unchanged') return;
     const entry: PlanChange = {
-      type: 'change', line, action: decision.action, contact, cnvContactId: decision.cnvContactId ?? null, changes: decision.changes, unsure: decision.unsure?.detail ?? null,
+      type: 'change',
+      line,
+      action: decision.action,
+      contact,
+      cnvContactId: decision.cnvContactId ?? null,
+      changes: decision.changes,
+      unsure: decision.unsure?.detail ?? null,
     };
     if (this.table) this.entries.push({ ...entry, shown });
     else this.chain = this.chain.then(() => this.write(entry as unknown as Record<string, unknown>));
@@ -72,7 +83,9 @@ export class PlanOutput {
       return this.writer!.end();
     }
     const compact = this.form === 'compact' || (this.form === undefined && this.entries.length > PLAN_COMPACT_AFTER);
-    const columns = compact ? ['line', 'action', 'contact', 'changes'] : ['line', 'action', 'contact', 'field', 'old', 'new'];
+    const columns = compact
+      ? ['line', 'action', 'contact', 'changes']
+      : ['line', 'action', 'contact', 'field', 'old', 'new'];
     const rows = this.entries.flatMap((e) => (compact ? [compactRow(e)] : tableRows(e)));
     // No changes: the counts say so, without a "(no rows)" above them.
     const text = rows.length === 0 ? '' : await tableText(this.output, columns, rows);
@@ -89,7 +102,12 @@ export const PLAN_COMPACT_AFTER = 20;
 /** A change as one compact line: the fields it changes, named. */
 function compactRow(entry: PlanChange & { shown: string }): Record<string, unknown> {
   const fields = entry.changes.map((c) => c.field).join(', ');
-  return { line: entry.line, action: entry.unsure ? `${entry.action}?` : entry.action, contact: entry.shown, changes: fields || `(${entry.unsure ?? 'sent'})` };
+  return {
+    line: entry.line,
+    action: entry.unsure ? `${entry.action}?` : entry.action,
+    contact: entry.shown,
+    changes: fields || `(${entry.unsure ?? 'sent'})`,
+  };
 }
 
 /** A change as table lines: one per value, the row's line, action and contact on its first. */

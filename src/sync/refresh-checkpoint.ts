@@ -21,7 +21,16 @@ export class RefreshCheckpoint {
    * `from`: the bytes before it are in `digest` already. `committed`: what the export's state has
    * committed now. `write`: writes the record for the first `bytes` bytes, of this SHA-256.
    */
-  constructor(private readonly o: { path: string; digest: Hash; from: number; now(): number; committed(): number; write(bytes: number, sha256: string): void }) {
+  constructor(
+    private readonly o: {
+      path: string;
+      digest: Hash;
+      from: number;
+      now(): number;
+      committed(): number;
+      write(bytes: number, sha256: string): void;
+    },
+  ) {
     this.hashedTo = o.from;
   }
 

@@ -10,7 +10,13 @@ export async function refreshReporter(deps: Pick<ReporterDeps, 'progress' | 'clo
   if (!deps.progress) return { page: () => {}, done: () => {} };
   const { default: ora } = await import('ora');
   const started = deps.clock.now();
-  const spinner = ora({ text: 'sync: refreshing the snapshot of the account', stream: deps.progress.stream, isEnabled: true, discardStdin: false, color: deps.progress.color ? 'cyan' : false }).start();
+  const spinner = ora({
+    text: 'sync: refreshing the snapshot of the account',
+    stream: deps.progress.stream,
+    isEnabled: true,
+    discardStdin: false,
+    color: deps.progress.color ? 'cyan' : false,
+  }).start();
   return {
     page(rows, pages) {
       spinner.text = `sync: refreshing the snapshot: ${plural(rows, 'contact')}, ${plural(pages, 'page')}${rate(rows, deps.clock.now() - started)}`;

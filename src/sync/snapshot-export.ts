@@ -12,7 +12,13 @@ export interface SnapshotDeps extends ExportDeps {
 }
 
 /** Errors of the export's file checks that mean the snapshot file is not the one its state wrote. */
-const DAMAGE_CODES = new Set(['file_replaced', 'file_changed', 'file_shorter_than_committed', 'file_not_empty', 'state_corrupt']);
+const DAMAGE_CODES = new Set([
+  'file_replaced',
+  'file_changed',
+  'file_shorter_than_committed',
+  'file_not_empty',
+  'state_corrupt',
+]);
 
 /**
  * Runs the export into the snapshot. A continuing run whose file the export's own checks refuse
@@ -20,23 +26,45 @@ const DAMAGE_CODES = new Set(['file_replaced', 'file_changed', 'file_shorter_tha
  * server restarted or reset), runs again whole, with a note: the snapshot is a cache.
  */
 export async function exportSnapshot(
-  deps: SnapshotDeps, key: string, file: string, full: boolean, crash: CrashHook | undefined, attempt: (full: boolean) => ExportReporter,
+  deps: SnapshotDeps,
+  key: string,
+  file: string,
+  full: boolean,
+  crash: CrashHook | undefined,
+  attempt: (full: boolean) => ExportReporter,
 ): Promise<{ run: { rows: number; pages: number }; full: boolean; reason?: string }> {
   const run = await exportInto({ ...deps, reporter: attempt(full) }, key, file, full, crash).catch((err: unknown) => {
     if (full || !(err instanceof CliError) || !(DAMAGE_CODES.has(err.code) || err.code === 'invalid_cursor')) throw err;
     return err.code;
   });
   if (typeof run !== 'string') return { run, full };
-  const reason = run === 'invalid_cursor'
-    ? `the server refused the snapshot's saved cursor (invalid_cursor: restarted, reset, or the cursor expired)`
-    : `the snapshot ${file} is not the file its state wrote (${run})`;
+  const reason =
+    run === 'invalid_cursor'
+      ? `the server refused the snapshot's saved cursor (invalid_cursor: restarted, reset, or the cursor expired)`
+      : `the snapshot ${file} is not the file its state wrote (${run})`;
   deps.notices.info(`note: ${reason}: rebuilding it from a full refresh`);
   return { run: await exportInto({ ...deps, reporter: attempt(true) }, key, file, true, crash), full: true, reason };
 }
 
-async function exportInto(deps: SnapshotDeps, key: string, file: string, full: boolean, crash: CrashHook | undefined): Promise<{ rows: number; pages: number }> {
+async function exportInto(
+  deps: SnapshotDeps,
+  key: string,
+  file: string,
+  full: boolean,
+  crash: CrashHook | undefined,
+): Promise<{ rows: number; pages: number }> {
   const options: ExportRunOptions = {
-    kind: 'contacts', out: file, format: 'ndjson', limit: EXPORT_PAGE_LIMITS.contacts.max, full, noState: false, stateKey: key, deferCommit: false, bom: false, excelSafe: false, crash,
+    kind: 'contacts',
+    out: file,
+    format: 'ndjson',
+    limit: EXPORT_PAGE_LIMITS.contacts.max,
+    full,
+    noState: false,
+    stateKey: key,
+    deferCommit: false,
+    bom: false,
+    excelSafe: false,
+    crash,
   };
   try {
     const summary = await runExport(deps, options, deps.reporter);
@@ -54,6 +82,7 @@ async function exportInto(deps: SnapshotDeps, key: string, file: string, full: b
 function syncHint(err: unknown, key: string): unknown {
   if (!(err instanceof CliError) || !err.hint || !/(^|[^\w-])--(?!full-refresh\b)[a-z]/.test(err.hint)) return err;
   // The same error (its class, code and exit code), with sync's way on.
-  (err as { hint?: string }).hint = `the snapshot is a cache of the account: run again with --full-refresh to rebuild it (or \`cnv export state reset ${key} --yes\`)`;
+  (err as { hint?: string }).hint =
+    `the snapshot is a cache of the account: run again with --full-refresh to rebuild it (or \`cnv export state reset ${key} --yes\`)`;
   return err;
 }

@@ -29,7 +29,15 @@ const CHUNK = 1 << 20;
  * `digest` (none: they were hashed as the refresh wrote them). Stops at the first signal. Throws SnapshotDamage at a line that is not an export
  * row, or when the range does not end with a whole line.
  */
-export async function indexRange(path: string, from: number, to: number, index: SnapshotIndex, digest: Hash | undefined, signal: AbortSignal, keep?: KeptBytes): Promise<void> {
+export async function indexRange(
+  path: string,
+  from: number,
+  to: number,
+  index: SnapshotIndex,
+  digest: Hash | undefined,
+  signal: AbortSignal,
+  keep?: KeptBytes,
+): Promise<void> {
   if (to <= from) return;
   // Never blocks on a FIFO put in its place, never follows a link (the run's lock guards the rest).
   const fh = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
@@ -42,7 +50,8 @@ export async function indexRange(path: string, from: number, to: number, index: 
       const want = Math.min(CHUNK, to - at);
       const chunk = Buffer.allocUnsafe(want);
       const { bytesRead } = await fh.read(chunk, 0, want, at);
-      if (bytesRead === 0) throw new SnapshotDamage(`it ends at byte ${at}, before the ${to} bytes its state committed`);
+      if (bytesRead === 0)
+        throw new SnapshotDamage(`it ends at byte ${at}, before the ${to} bytes its state committed`);
       const got = chunk.subarray(0, bytesRead);
       digest?.update(got);
       keep?.add(got);
@@ -69,7 +78,8 @@ const NOT_ASCII = /[^\x00-\x7f]/;
 /** Indexes one line, read as latin1: an id or email with other characters is read again as the UTF-8 it is. */
 function indexLine(index: SnapshotIndex, latin1: string, offset: number, length: number): void {
   let keys = rowKeys(latin1);
-  if (keys && (NOT_ASCII.test(keys.id) || (keys.email !== null && NOT_ASCII.test(keys.email)))) keys = rowKeys(Buffer.from(latin1, 'latin1').toString('utf8'));
+  if (keys && (NOT_ASCII.test(keys.id) || (keys.email !== null && NOT_ASCII.test(keys.email))))
+    keys = rowKeys(Buffer.from(latin1, 'latin1').toString('utf8'));
   if (!keys) throw new SnapshotDamage(`the line at byte ${offset} is not an exported contact`);
   index.add(keys.id, keys.email, offset, length);
 }
@@ -103,7 +113,11 @@ export class SnapshotReader {
   private fd: number | undefined;
   private buf = Buffer.alloc(64 * 1024);
 
-  constructor(private readonly path: string, private readonly index: SnapshotIndex, private readonly whole?: Buffer) {
+  constructor(
+    private readonly path: string,
+    private readonly index: SnapshotIndex,
+    private readonly whole?: Buffer,
+  ) {
     this.fd = whole ? undefined : openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
   }
 
@@ -118,12 +132,28 @@ export class SnapshotReader {
     }
     if (typeof row !== 'object' || row === null || typeof (row as { id?: unknown }).id !== 'string') {
       // The file passed its checksum when indexed: changed since, under this run's lock.
-      throw new LocalFileError('sync snapshot', this.path, 'EIO', `the line at byte ${offset} no longer holds an exported contact (changed during the run?); run again with --full-refresh`);
+      throw new LocalFileError(
+        'sync snapshot',
+        this.path,
+        'EIO',
+        `the line at byte ${offset} no longer holds an exported contact (changed during the run?); run again with --full-refresh`,
+      );
     }
     const r = row as Record<string, unknown>;
-    const fields = typeof r.fields === 'object' && r.fields !== null && !Array.isArray(r.fields) ? (r.fields as Record<string, unknown>) : {};
+    const fields =
+      typeof r.fields === 'object' && r.fields !== null && !Array.isArray(r.fields)
+        ? (r.fields as Record<string, unknown>)
+        : {};
     const updatedMs = typeof r.updatedAt === 'string' ? Date.parse(r.updatedAt) : Number.NaN;
-    return { id: r.id as string, email: typeof r.email === 'string' ? r.email : null, subscriptionStatus: r.subscriptionStatus, updatedAt: r.updatedAt, fields, offset, updatedMs };
+    return {
+      id: r.id as string,
+      email: typeof r.email === 'string' ? r.email : null,
+      subscriptionStatus: r.subscriptionStatus,
+      updatedAt: r.updatedAt,
+      fields,
+      offset,
+      updatedMs,
+    };
   }
 
   private text(offset: number, length: number): string {

@@ -70,7 +70,11 @@ export class SnapshotIndex {
     hash(email, true);
     const lo = h1;
     const hi = h2;
-    return this.collect(this.emailTable, lo, (s) => this.hasEmail[s] === 1 && this.emailLo[s] === lo && this.emailHi[s] === hi);
+    return this.collect(
+      this.emailTable,
+      lo,
+      (s) => this.hasEmail[s] === 1 && this.emailLo[s] === lo && this.emailHi[s] === hi,
+    );
   }
 
   /** Where a slot's latest line is in the file. */
@@ -106,7 +110,10 @@ export class SnapshotIndex {
   private grow(): void {
     if (this.size <= this.idLo.length) return;
     const n = this.idLo.length * 2;
-    const more = <T extends Int32Array | Uint32Array | Uint8Array | Float64Array>(a: T, make: new (n: number) => T): T => {
+    const more = <T extends Int32Array | Uint32Array | Uint8Array | Float64Array>(
+      a: T,
+      make: new (n: number) => T,
+    ): T => {
       const b = new make(n);
       b.set(a);
       return b;
@@ -137,7 +144,7 @@ let h2 = 0;
  */
 function hash(text: string, email = false): void {
   let s = text;
-  if (email && (/[^\x21-\x40\x5b-\x7e]/.test(s))) s = normalizeEmail(s);
+  if (email && /[^\x21-\x40\x5b-\x7e]/.test(s)) s = normalizeEmail(s);
   let a = 0x811c9dc5;
   let b = 0x9747b28c ^ s.length;
   for (let i = 0; i < s.length; i++) {

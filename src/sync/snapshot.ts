@@ -50,7 +50,6 @@ export interface RefreshStats {
   elapsedMs: number;
 }
 
-
 /** Where a sync keeps its snapshot of one account: the export state key, the file and the record beside it, the run lock. */
 function snapshotPaths(configDir: string, key: string): { dir: string; file: string; record: string; lock: string } {
   const dir = join(configDir, 'sync');
@@ -70,7 +69,12 @@ export async function lockSync(configDir: string, key: string): Promise<ExportLo
  * damaged snapshot (the whole file's SHA-256, the export's own file checks, a line that is not a
  * contact) and a file mostly made of old versions are refreshed whole, with a note.
  */
-export async function refreshSnapshot(deps: SnapshotDeps, key: string, fieldLabels: ReadonlyMap<string, string>, opts: RefreshOptions): Promise<Snapshot> {
+export async function refreshSnapshot(
+  deps: SnapshotDeps,
+  key: string,
+  fieldLabels: ReadonlyMap<string, string>,
+  opts: RefreshOptions,
+): Promise<Snapshot> {
   const started = deps.clock.now();
   const paths = makeDir(deps.stateDir.path, key);
   checkRegular(paths.file, 'sync snapshot');
@@ -79,13 +83,18 @@ export async function refreshSnapshot(deps: SnapshotDeps, key: string, fieldLabe
   // Why a run that could continue refreshes everything instead (said in a note; not for --full-refresh, which the user asked for).
   let reason: string | undefined;
   const prior = readState(store, key, (why) => (reason ??= why));
-  const record = prior && !opts.full ? trustedRecord(readSnapshotRecord(paths.record), prior, paths.file, key, (why) => (reason ??= why)) : undefined;
+  const record =
+    prior && !opts.full
+      ? trustedRecord(readSnapshotRecord(paths.record), prior, paths.file, key, (why) => (reason ??= why))
+      : undefined;
   const stale = opts.staleAfter;
   // The state's time, as `export state list` shows it (the record's for a state saved before it had one).
   const lastFull = record && (prior?.current.fullAt ?? record.fullAt);
-  if (lastFull && stale && !(started - Date.parse(lastFull) <= stale.ms)) reason ??= `the snapshot's last full refresh (${lastFull}) is older than --full-refresh-after ${stale.text}`;
+  if (lastFull && stale && !(started - Date.parse(lastFull) <= stale.ms))
+    reason ??= `the snapshot's last full refresh (${lastFull}) is older than --full-refresh-after ${stale.text}`;
   let full = opts.full || reason !== undefined || prior === undefined;
-  let indexed = !full && record ? await verifiedPart(paths.file, record, deps.signal, (why) => (reason = why)) : undefined;
+  let indexed =
+    !full && record ? await verifiedPart(paths.file, record, deps.signal, (why) => (reason = why)) : undefined;
   if (!indexed) {
     full = true;
     indexed = nothingIndexed();
@@ -97,7 +106,11 @@ export async function refreshSnapshot(deps: SnapshotDeps, key: string, fieldLabe
   // Each export writes the record as it commits; one that starts again whole starts from nothing indexed.
   const attempt = (isFull: boolean): ExportReporter => {
     if (isFull && !full) indexed = nothingIndexed();
-    checkpoint = checkpointOf({ deps, store, key, file: paths.file, record: paths.record, fullAt: fullAt(isFull) }, indexed!, fieldLabels);
+    checkpoint = checkpointOf(
+      { deps, store, key, file: paths.file, record: paths.record, fullAt: fullAt(isFull) },
+      indexed!,
+      fieldLabels,
+    );
     return withCheckpoint(deps.reporter, checkpoint);
   };
   const exported = await exportSnapshot(deps, key, paths.file, full, opts.crash, attempt);
@@ -109,7 +122,17 @@ export async function refreshSnapshot(deps: SnapshotDeps, key: string, fieldLabe
   await indexRefreshed(paths.file, indexed, checkpoint!.hashed, committed, deps.signal);
   writeSnapshotRecord(paths.record, recordOf(key, indexed, committed, digest.digest('hex'), fullAt(full)));
   const reader = new SnapshotReader(paths.file, index, kept.whole());
-  const refresh = { contacts: index.size, rows: exported.run.rows, pages: exported.run.pages, full, ...(reason ? { reason } : {}), fullAt: fullAt(full), stateKey: key, path: paths.file, elapsedMs: deps.clock.now() - started };
+  const refresh = {
+    contacts: index.size,
+    rows: exported.run.rows,
+    pages: exported.run.pages,
+    full,
+    ...(reason ? { reason } : {}),
+    fullAt: fullAt(full),
+    stateKey: key,
+    path: paths.file,
+    elapsedMs: deps.clock.now() - started,
+  };
   return { index, reader, fieldsAt: fieldsAt(segments), refresh, close: () => reader.close() };
 }
 
@@ -130,14 +153,29 @@ interface Indexed {
   verified: number;
 }
 
-const nothingIndexed = (): Indexed => ({ index: new SnapshotIndex(), digest: createHash('sha256'), kept: new KeptBytes(IN_MEMORY_BYTES), segments: [], verified: 0 });
+const nothingIndexed = (): Indexed => ({
+  index: new SnapshotIndex(),
+  digest: createHash('sha256'),
+  kept: new KeptBytes(IN_MEMORY_BYTES),
+  segments: [],
+  verified: 0,
+});
 
 /** The part of the file the record vouches for, indexed and checked against its SHA-256; undefined (and why) when it is damaged. */
-async function verifiedPart(file: string, record: SnapshotRecord, signal: AbortSignal, damaged: (why: string) => void): Promise<Indexed | undefined> {
-  const indexed: Indexed = { ...nothingIndexed(), kept: new KeptBytes(record.bytes <= IN_MEMORY_BYTES ? IN_MEMORY_BYTES : 0) };
+async function verifiedPart(
+  file: string,
+  record: SnapshotRecord,
+  signal: AbortSignal,
+  damaged: (why: string) => void,
+): Promise<Indexed | undefined> {
+  const indexed: Indexed = {
+    ...nothingIndexed(),
+    kept: new KeptBytes(record.bytes <= IN_MEMORY_BYTES ? IN_MEMORY_BYTES : 0),
+  };
   try {
     await indexRange(file, 0, record.bytes, indexed.index, indexed.digest, signal, indexed.kept);
-    if (indexed.digest.copy().digest('hex') !== record.sha256) throw new SnapshotDamage('its SHA-256 is not the one recorded when it was written');
+    if (indexed.digest.copy().digest('hex') !== record.sha256)
+      throw new SnapshotDamage('its SHA-256 is not the one recorded when it was written');
   } catch (err) {
     if (!(err instanceof SnapshotDamage)) throw err;
     damaged(`the snapshot ${file} is damaged (${err.message})`);
@@ -160,13 +198,26 @@ interface RecordPlace {
 function checkpointOf(at: RecordPlace, indexed: Indexed, fieldLabels: ReadonlyMap<string, string>): RefreshCheckpoint {
   indexed.segments = withLabels(indexed.segments, indexed.verified, fieldLabels);
   return new RefreshCheckpoint({
-    path: at.file, digest: indexed.digest, from: indexed.verified, now: () => at.deps.clock.now(), committed: () => committedBytes(at.store, at.key),
+    path: at.file,
+    digest: indexed.digest,
+    from: indexed.verified,
+    now: () => at.deps.clock.now(),
+    committed: () => committedBytes(at.store, at.key),
     write: (bytes, sha256) => writeSnapshotRecord(at.record, recordOf(at.key, indexed, bytes, sha256, at.fullAt)),
   });
 }
 
 function recordOf(key: string, indexed: Indexed, bytes: number, sha256: string, fullAt: string): SnapshotRecord {
-  return { version: 2, key, bytes, sha256, lines: indexed.index.lines, contacts: indexed.index.size, fullAt, fields: indexed.segments };
+  return {
+    version: 2,
+    key,
+    bytes,
+    sha256,
+    lines: indexed.index.lines,
+    contacts: indexed.index.size,
+    fullAt,
+    fields: indexed.segments,
+  };
 }
 
 /**
@@ -174,27 +225,47 @@ function recordOf(key: string, indexed: Indexed, bytes: number, sha256: string, 
  * digest already (the checkpoints hashed them); lines a killed run committed after the record
  * was written are the export's, checked by its protocol.
  */
-async function indexRefreshed(file: string, indexed: Indexed, hashed: number, committed: number, signal: AbortSignal): Promise<void> {
+async function indexRefreshed(
+  file: string,
+  indexed: Indexed,
+  hashed: number,
+  committed: number,
+  signal: AbortSignal,
+): Promise<void> {
   try {
     await indexRange(file, indexed.verified, hashed, indexed.index, undefined, signal, indexed.kept);
     await indexRange(file, hashed, committed, indexed.index, indexed.digest, signal, indexed.kept);
   } catch (err) {
     if (!(err instanceof SnapshotDamage)) throw err;
-    throw new LocalFileError('sync snapshot', file, 'EIO', `the refreshed snapshot does not read back (${err.message}); run again with --full-refresh`);
+    throw new LocalFileError(
+      'sync snapshot',
+      file,
+      'EIO',
+      `the refreshed snapshot does not read back (${err.message}); run again with --full-refresh`,
+    );
   }
 }
 
 /** The segments with the fields in force now, from byte `from` on: the lines this refresh fetches are keyed by their labels. */
-function withLabels(segments: SnapshotRecord['fields'], from: number, fieldLabels: ReadonlyMap<string, string>): SnapshotRecord['fields'] {
+function withLabels(
+  segments: SnapshotRecord['fields'],
+  from: number,
+  fieldLabels: ReadonlyMap<string, string>,
+): SnapshotRecord['fields'] {
   const keys = [...fieldLabels.keys()].sort();
   const labels = keys.map((k) => fieldLabels.get(k)!);
   const last = segments.at(-1);
-  return last && JSON.stringify([last.keys, last.labels]) === JSON.stringify([keys, labels]) ? segments : [...segments, { from, keys, labels }];
+  return last && JSON.stringify([last.keys, last.labels]) === JSON.stringify([keys, labels])
+    ? segments
+    : [...segments, { from, keys, labels }];
 }
 
 /** The fields that existed when the line at a byte offset was fetched, with their labels then. */
 function fieldsAt(segments: SnapshotRecord['fields']): (offset: number) => FieldLabels {
-  const sets = segments.map((s) => ({ from: s.from, fields: new FieldLabels(new Map(s.keys.map((k, i) => [k, s.labels[i]]))) }));
+  const sets = segments.map((s) => ({
+    from: s.from,
+    fields: new FieldLabels(new Map(s.keys.map((k, i) => [k, s.labels[i]]))),
+  }));
   return (offset) => {
     let found = sets[0].fields;
     for (const s of sets) if (s.from <= offset) found = s.fields;
@@ -224,7 +295,9 @@ function checkRegular(path: string, what: string): void {
 /** The snapshot file, made private (0600) before the export writes into it. */
 function ensureFile(path: string): void {
   try {
-    closeSync(openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o600));
+    closeSync(
+      openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o600),
+    );
   } catch (err) {
     throw LocalFileError.from(err, 'sync snapshot', path) ?? err;
   }
@@ -241,12 +314,19 @@ function readState(store: ExportStateStore, key: string, damaged: (why: string) 
 }
 
 /** The record, when it vouches for a prefix of what the state committed to this file; else why it cannot. */
-function trustedRecord(record: SnapshotRecord | undefined, prior: ExportState, file: string, key: string, untrusted: (why: string) => void): SnapshotRecord | undefined {
+function trustedRecord(
+  record: SnapshotRecord | undefined,
+  prior: ExportState,
+  file: string,
+  key: string,
+  untrusted: (why: string) => void,
+): SnapshotRecord | undefined {
   const out = prior.current.output;
   if (out.kind !== 'file' || out.path !== file) untrusted(`export state "${key}" does not write the snapshot file`);
   else if (!record || record.key !== key) untrusted(`the snapshot ${file} has no record of its checksum`);
   else if (record.bytes > out.bytes) untrusted(`the snapshot ${file} is shorter than its record says`);
-  else if (record.lines > COMPACT_RATIO * record.contacts + COMPACT_MIN_LINES) untrusted(`the snapshot holds ${record.lines} lines for ${record.contacts} contacts (old versions)`);
+  else if (record.lines > COMPACT_RATIO * record.contacts + COMPACT_MIN_LINES)
+    untrusted(`the snapshot holds ${record.lines} lines for ${record.contacts} contacts (old versions)`);
   else return record;
   return undefined;
 }

@@ -38,12 +38,22 @@ export class SyncCounts {
 
   /** The plan's counts (its NDJSON `summary` line). */
   plan(): Record<string, unknown> {
-    return { create: this.create, update: this.update, unchanged: this.unchanged, invalid: this.invalid, unsure: this.unsureTotal, unsureReasons: Object.fromEntries(this.unsure) };
+    return {
+      create: this.create,
+      update: this.update,
+      unchanged: this.unchanged,
+      invalid: this.invalid,
+      unsure: this.unsureTotal,
+      unsureReasons: Object.fromEntries(this.unsure),
+    };
   }
 
   /** The plan's last line on a terminal. */
   planLine(): string {
-    const unsure = this.unsureTotal > 0 ? ` (${this.unsureTotal} of them because cnv cannot be sure they match: ${this.reasons()})` : '';
+    const unsure =
+      this.unsureTotal > 0
+        ? ` (${this.unsureTotal} of them because cnv cannot be sure they match: ${this.reasons()})`
+        : '';
     return `Plan: ${this.create} to create, ${this.update} to update${unsure}, ${this.unchanged} unchanged, ${this.invalid} invalid.`;
   }
 
@@ -53,7 +63,18 @@ export class SyncCounts {
     return {
       sync: {
         ...this.plan(),
-        snapshot: r ? { contacts: r.contacts, fetchedRows: r.rows, pages: r.pages, full: r.full, reason: r.reason ?? null, lastFullRefresh: r.fullAt, stateKey: r.stateKey, elapsedMs: Math.round(r.elapsedMs) } : null,
+        snapshot: r
+          ? {
+              contacts: r.contacts,
+              fetchedRows: r.rows,
+              pages: r.pages,
+              full: r.full,
+              reason: r.reason ?? null,
+              lastFullRefresh: r.fullAt,
+              stateKey: r.stateKey,
+              elapsedMs: Math.round(r.elapsedMs),
+            }
+          : null,
       },
     };
   }
@@ -67,10 +88,18 @@ export class SyncCounts {
   /** The summary's second line (a plan's: only what the refresh did, its counts being in the first). */
   line(dryRun: boolean, plan = false): string | undefined {
     const r = this.refresh;
-    if (plan) return r ? `snapshot: ${count(r.contacts, 'contact')}, ${r.full ? 'full refresh' : 'refreshed'}: ${count(r.rows, 'row')} in ${count(r.pages, 'page')}` : undefined;
+    if (plan)
+      return r
+        ? `snapshot: ${count(r.contacts, 'contact')}, ${r.full ? 'full refresh' : 'refreshed'}: ${count(r.rows, 'row')} in ${count(r.pages, 'page')}`
+        : undefined;
     const verb = dryRun ? 'would send' : 'sent';
-    const unsure = this.unsureTotal > 0 ? `; ${this.unsureTotal} ${verb} because cnv cannot be sure they match (${this.reasons()})` : '';
-    const snapshot = r ? `; snapshot: ${count(r.contacts, 'contact')}, ${r.full ? 'full refresh' : 'refreshed'}: ${count(r.rows, 'row')} in ${count(r.pages, 'page')}${r.full ? '' : `, last full refresh ${r.fullAt}`}` : '';
+    const unsure =
+      this.unsureTotal > 0
+        ? `; ${this.unsureTotal} ${verb} because cnv cannot be sure they match (${this.reasons()})`
+        : '';
+    const snapshot = r
+      ? `; snapshot: ${count(r.contacts, 'contact')}, ${r.full ? 'full refresh' : 'refreshed'}: ${count(r.rows, 'row')} in ${count(r.pages, 'page')}${r.full ? '' : `, last full refresh ${r.fullAt}`}`
+      : '';
     return `sync: ${this.create} to create, ${this.update} to update, ${this.unchanged} unchanged (not sent)${unsure}${snapshot}`;
   }
 

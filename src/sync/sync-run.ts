@@ -47,7 +47,11 @@ export function syncStateKey(baseUrl: string, apiKey: string): string {
  * decided against it (src/sync/decide.ts): `unchanged` rows get that result without a request,
  * the others are sent as `contacts upsert --file` sends them (or, with --plan, shown).
  */
-export function syncFileSpec<B extends Record<string, unknown>>(deps: SnapshotDeps, base: FileBatchSpec<B>, opts: SyncOptions): { spec: FileBatchSpec<B>; counts: SyncCounts } {
+export function syncFileSpec<B extends Record<string, unknown>>(
+  deps: SnapshotDeps,
+  base: FileBatchSpec<B>,
+  opts: SyncOptions,
+): { spec: FileBatchSpec<B>; counts: SyncCounts } {
   const counts = new SyncCounts();
   let snapshot: Snapshot | undefined;
   let decider: SyncDecider | undefined;
@@ -71,7 +75,12 @@ export function syncFileSpec<B extends Record<string, unknown>>(deps: SnapshotDe
       lockTaken(true);
       deps.onDispose(() => lock.release());
       const fields = (await opts.fields()) ?? new Map<string, FieldDefinition>();
-      snapshot = await refreshSnapshot({ ...deps, signal: AbortSignal.any([deps.signal, stop]) }, opts.key, new Map([...fields].map(([key, def]) => [key, def.label])), { full: opts.fullRefresh, staleAfter: opts.staleAfter, crash: opts.crash });
+      snapshot = await refreshSnapshot(
+        { ...deps, signal: AbortSignal.any([deps.signal, stop]) },
+        opts.key,
+        new Map([...fields].map(([key, def]) => [key, def.label])),
+        { full: opts.fullRefresh, staleAfter: opts.staleAfter, crash: opts.crash },
+      );
       deps.onDispose(() => snapshot?.close());
       counts.refresh = snapshot.refresh;
       decider = new SyncDecider(snapshot, fields);
@@ -87,9 +96,17 @@ export function syncFileSpec<B extends Record<string, unknown>>(deps: SnapshotDe
       const decision = decider!.decide(prepared.payload);
       counts.see(decision);
       opts.plan?.add(row.line, prepared.identifier, decision, shownContact(prepared.payload, prepared.identifier));
-      if (decision.action === 'unchanged') return { identifier: prepared.identifier, done: { status: 'unchanged', id: decision.cnvContactId }, payload: prepared.payload };
+      if (decision.action === 'unchanged')
+        return {
+          identifier: prepared.identifier,
+          done: { status: 'unchanged', id: decision.cnvContactId },
+          payload: prepared.payload,
+        };
       // As the upsert keys them (the contact's id and email, as a row naming it so would be keyed).
-      reaching.set(prepared.payload, (decision.reaches ?? []).flatMap((c) => keysOf({ cnvContactId: c.id, email: c.email?.trim() ?? undefined })));
+      reaching.set(
+        prepared.payload,
+        (decision.reaches ?? []).flatMap((c) => keysOf({ cnvContactId: c.id, email: c.email?.trim() ?? undefined })),
+      );
       const why = decision.unsure && `sent because cnv cannot be sure it changes nothing: ${decision.unsure.detail}`;
       return why ? { ...prepared, note: [prepared.note, why].filter(Boolean).join('; ') } : prepared;
     },

@@ -29,7 +29,10 @@ function catalogEntry(name: StreamName, schema: JsonSchema) {
       },
       ...properties.map((p) => ({
         breadcrumb: ['properties', p],
-        metadata: { inclusion: p === key || p === replicationKey ? 'automatic' : 'available', 'selected-by-default': true },
+        metadata: {
+          inclusion: p === key || p === replicationKey ? 'automatic' : 'available',
+          'selected-by-default': true,
+        },
       })),
     ],
   };
@@ -40,9 +43,19 @@ export function discoveredCatalog(schemas: Record<StreamName, JsonSchema>): { st
   return { streams: STREAM_NAMES.map((name) => catalogEntry(name, schemas[name])) };
 }
 
-const metadataEntry = z.looseObject({ breadcrumb: z.array(z.union([z.string(), z.number()])), metadata: z.looseObject({}) });
+const metadataEntry = z.looseObject({
+  breadcrumb: z.array(z.union([z.string(), z.number()])),
+  metadata: z.looseObject({}),
+});
 const CATALOG = z.looseObject({
-  streams: z.array(z.looseObject({ tap_stream_id: z.string(), stream: z.string().optional(), metadata: z.array(metadataEntry).optional(), schema: z.looseObject({}).optional() })),
+  streams: z.array(
+    z.looseObject({
+      tap_stream_id: z.string(),
+      stream: z.string().optional(),
+      metadata: z.array(metadataEntry).optional(),
+      schema: z.looseObject({}).optional(),
+    }),
+  ),
 });
 
 /** What a catalog selects: streams, and per stream the properties it deselects. */
@@ -61,7 +74,11 @@ interface Selection {
  */
 export async function readSelection(flag: string, path: string, warn: (message: string) => void): Promise<Selection> {
   const parsed = CATALOG.safeParse(await readJsonDocument(flag, path));
-  if (!parsed.success) throw new UsageError(describeProblem(flag, path, parsed.error.issues[0]), 'give the catalog that `tap-cnv --discover` wrote (or Meltano made from it)');
+  if (!parsed.success)
+    throw new UsageError(
+      describeProblem(flag, path, parsed.error.issues[0]),
+      'give the catalog that `tap-cnv --discover` wrote (or Meltano made from it)',
+    );
   const selection: Selection = { streams: new Set(), excluded: {} };
   for (const stream of parsed.data.streams) {
     const name = stream.tap_stream_id;
@@ -73,7 +90,13 @@ export async function readSelection(flag: string, path: string, warn: (message: 
     if (!isSelected(own, stream.schema)) continue;
     selection.streams.add(name as StreamName);
     const { key, replicationKey } = STREAMS[name as StreamName];
-    const out = (stream.metadata ?? []).filter((m) => m.breadcrumb.length === 2 && m.breadcrumb[0] === 'properties' && m.metadata.selected === false && m.metadata.inclusion !== 'automatic');
+    const out = (stream.metadata ?? []).filter(
+      (m) =>
+        m.breadcrumb.length === 2 &&
+        m.breadcrumb[0] === 'properties' &&
+        m.metadata.selected === false &&
+        m.metadata.inclusion !== 'automatic',
+    );
     const names = out.map((m) => String(m.breadcrumb[1])).filter((p) => p !== key && p !== replicationKey);
     if (names.length > 0) selection.excluded[name as StreamName] = new Set(names);
   }

@@ -14,7 +14,10 @@ export class ContactFields {
   schema: JsonSchema = {};
 
   /** `excluded`: properties the catalog deselects, left out of the schema and every record. */
-  constructor(defs: readonly FieldDefinition[], private readonly excluded: ReadonlySet<string> = new Set()) {
+  constructor(
+    defs: readonly FieldDefinition[],
+    private readonly excluded: ReadonlySet<string> = new Set(),
+  ) {
     this.use(defs);
   }
 

@@ -23,7 +23,13 @@ export async function syncContacts(run: SyncRun): Promise<void> {
   const writeSchema = () => out.schema('contacts', fields.schema, [key], [replicationKey]);
   await writeSchema();
   const prior = run.bookmarks.contacts;
-  let bookmark: ContactsBookmark = prior ?? { ...NEW_LANE, account: deps.account, replication_key: 'updatedAt', version: deps.now(), full_pass: true };
+  let bookmark: ContactsBookmark = prior ?? {
+    ...NEW_LANE,
+    account: deps.account,
+    replication_key: 'updatedAt',
+    version: deps.now(),
+    full_pass: true,
+  };
   // start_date applies to the first run only: older contacts are read and not emitted.
   const sinceMs = !prior && run.opts.startDate ? Date.parse(run.opts.startDate) : undefined;
   const format = contactFormat(fields, bookmark.version, run.extractedAt, sinceMs);
@@ -32,7 +38,12 @@ export async function syncContacts(run: SyncRun): Promise<void> {
     return run.commit();
   };
   await runLane({
-    http: deps.http, label: 'contacts', signal: deps.signal, now: deps.now, warn: deps.warn, out,
+    http: deps.http,
+    label: 'contacts',
+    signal: deps.signal,
+    now: deps.now,
+    warn: deps.warn,
+    out,
     target: { kind: 'contacts' },
     start: prior ?? NEW_LANE,
     limit: run.limit('contacts'),
@@ -56,7 +67,12 @@ export async function syncContacts(run: SyncRun): Promise<void> {
 }
 
 /** RECORD lines of contacts (fields as properties by key), rows updated before `sinceMs` left out. */
-function contactFormat(fields: ContactFields, version: number, extractedAt: string, sinceMs?: number): PageFormat & { line(row: ExportRow, text: string): string } {
+function contactFormat(
+  fields: ContactFields,
+  version: number,
+  extractedAt: string,
+  sinceMs?: number,
+): PageFormat & { line(row: ExportRow, text: string): string } {
   const start = recordStart('contacts');
   const end = recordEnd(version, extractedAt);
   return {

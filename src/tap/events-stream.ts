@@ -27,7 +27,8 @@ function eventFormat(run: SyncRun, stream: StreamName, sinceMs?: number): PageFo
   };
   return {
     preamble: () => Buffer.alloc(0),
-    line: (row: ExportRow, text?: string) => (sinceMs !== undefined && Date.parse(String(row.occurredAt)) < sinceMs ? '' : start + body(row, text) + end),
+    line: (row: ExportRow, text?: string) =>
+      sinceMs !== undefined && Date.parse(String(row.occurredAt)) < sinceMs ? '' : start + body(row, text) + end,
   };
 }
 
@@ -46,7 +47,12 @@ function laneBase(run: SyncRun, label: string) {
 export async function syncCustomEvents(run: SyncRun): Promise<void> {
   const { deps, out } = run;
   const { key, replicationKey } = STREAMS.custom_events;
-  await out.schema('custom_events', withoutExcluded(run, 'custom_events', customEventsSchema()), [key], [replicationKey]);
+  await out.schema(
+    'custom_events',
+    withoutExcluded(run, 'custom_events', customEventsSchema()),
+    [key],
+    [replicationKey],
+  );
   const prior = run.bookmarks.custom_events;
   // The window's start goes with the first call only; a later run's cursor carries it.
   const since = prior?.since ?? run.opts.startDate ?? '1970-01-01T00:00:00.000Z';

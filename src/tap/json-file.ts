@@ -31,7 +31,11 @@ export async function readJsonDocument(flag: string, path: string): Promise<unkn
 }
 
 /** The first problem of a zod parse, as `flag file: member: message`. */
-export function describeProblem(flag: string, path: string, issue: { path: PropertyKey[]; message: string } | undefined): string {
+export function describeProblem(
+  flag: string,
+  path: string,
+  issue: { path: PropertyKey[]; message: string } | undefined,
+): string {
   const where = issue && issue.path.length > 0 ? `${issue.path.map(String).join('.')}: ` : '';
   return `${flag} ${path}: ${where}${issue?.message ?? 'invalid'}`;
 }

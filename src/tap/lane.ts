@@ -37,12 +37,19 @@ interface LaneInput {
 export async function runLane(input: LaneInput): Promise<LanePosition> {
   const { http, target, limit, label, format, out } = input;
   const pool = new BlockPool();
-  const fetch: FetchPage = (cursor, rows, skip, signal) => fetchPage(http, target, cursor, rows, receiver(target.kind, format, skip, pool, rows, label), signal);
+  const fetch: FetchPage = (cursor, rows, skip, signal) =>
+    fetchPage(http, target, cursor, rows, receiver(target.kind, format, skip, pool, rows, label), signal);
   let pos = input.start;
   try {
     for await (const { page, step } of pageSource({
-      fetch, start: { cursor: pos.cursor, seen: pos.seen }, label, signal: input.signal, limit: () => limit, prefetch: () => !input.until?.(),
-      until: input.until, stuck: (pages) => stuckCursor(label, pages),
+      fetch,
+      start: { cursor: pos.cursor, seen: pos.seen },
+      label,
+      signal: input.signal,
+      limit: () => limit,
+      prefetch: () => !input.until?.(),
+      until: input.until,
+      stuck: (pages) => stuckCursor(label, pages),
     })) {
       try {
         await out.bytes(page.pieces);
@@ -63,5 +70,10 @@ export async function runLane(input: LaneInput): Promise<LanePosition> {
 /** invalid_cursor on a saved cursor: say how to start over (nothing is restarted silently). */
 function rejectedCursor(err: unknown, label: string, pos: LanePosition): unknown {
   if (!(err instanceof ApiError) || err.code !== 'invalid_cursor' || pos.cursor === null) return err;
-  return new ApiError(err.status, err.code, `${label}: the server rejected the state's cursor (${err.message})`, 'run without --state (Meltano: --full-refresh) to sync this stream from the start');
+  return new ApiError(
+    err.status,
+    err.code,
+    `${label}: the server rejected the state's cursor (${err.message})`,
+    'run without --state (Meltano: --full-refresh) to sync this stream from the start',
+  );
 }

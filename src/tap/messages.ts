@@ -20,7 +20,13 @@ export class SingerOut {
   }
 
   schema(stream: string, schema: JsonSchema, keyProperties: string[], bookmarkProperties: string[]): Promise<void> {
-    return this.message({ type: 'SCHEMA', stream, schema, key_properties: keyProperties, bookmark_properties: bookmarkProperties });
+    return this.message({
+      type: 'SCHEMA',
+      stream,
+      schema,
+      key_properties: keyProperties,
+      bookmark_properties: bookmarkProperties,
+    });
   }
 
   state(value: Record<string, unknown>): Promise<void> {

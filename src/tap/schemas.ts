@@ -55,7 +55,10 @@ export function contactsSchema(defs: readonly FieldDefinition[]): JsonSchema {
   // No prototype: a field keyed "__proto__" is a property like any other.
   const properties: Record<string, JsonSchema> = Object.assign(Object.create(null), CONTACT_MEMBERS);
   for (const def of defs) properties[fieldProperty(def.key)] = fieldValueSchema(def);
-  properties[UNRESOLVED] = nullable('object', { description: 'field members (by label) that no one field definition names: a label two fields share, or a field made since the run read the definitions' });
+  properties[UNRESOLVED] = nullable('object', {
+    description:
+      'field members (by label) that no one field definition names: a label two fields share, or a field made since the run read the definitions',
+  });
   return { type: ['object'], properties };
 }
 

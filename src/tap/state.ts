@@ -37,7 +37,11 @@ type EmailEventsBookmark = z.infer<typeof emailEventsBookmark>;
 
 const STATE = z.looseObject({
   bookmarks: z
-    .looseObject({ contacts: contactsBookmark.optional(), custom_events: customEventsBookmark.optional(), email_events: emailEventsBookmark.optional() })
+    .looseObject({
+      contacts: contactsBookmark.optional(),
+      custom_events: customEventsBookmark.optional(),
+      email_events: emailEventsBookmark.optional(),
+    })
     .optional(),
 });
 
@@ -56,14 +60,18 @@ export const NEW_LANE: LanePosition = { cursor: null, cursorAt: null, seen: [], 
  */
 export async function readTapState(path: string, account: string): Promise<Bookmarks> {
   const parsed = STATE.safeParse(await readJsonDocument('--state', path));
-  if (!parsed.success) throw new UsageError(describeProblem('--state', path, parsed.error.issues[0]), 'give a state this tap wrote (its last STATE message\'s value), or none to start over');
+  if (!parsed.success)
+    throw new UsageError(
+      describeProblem('--state', path, parsed.error.issues[0]),
+      "give a state this tap wrote (its last STATE message's value), or none to start over",
+    );
   const bookmarks: Bookmarks = parsed.data.bookmarks ?? {};
   for (const [stream, bookmark] of Object.entries(bookmarks)) {
     const owner = (bookmark as { account?: unknown } | undefined)?.account;
     if (typeof owner === 'string' && owner !== account) {
       throw new UsageError(
         `--state ${path}: bookmarks.${stream} belongs to account ${owner}, not to this config's account ${account}; refused`,
-        'give this account\'s state, or run without --state (a full sync) to start this account over',
+        "give this account's state, or run without --state (a full sync) to start this account over",
         'state_account_mismatch',
       );
     }

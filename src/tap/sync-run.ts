@@ -28,4 +28,3 @@ export interface SyncRun {
   /** Writes a STATE with every bookmark. */
   commit(): Promise<void>;
 }
-

@@ -13,10 +13,13 @@ import type { SyncOptions, SyncRun } from './sync-run.js';
 export async function sync(deps: TapDeps, opts: SyncOptions): Promise<void> {
   const out = new SingerOut(deps.stdout);
   const run: SyncRun = {
-    deps, opts, out,
+    deps,
+    opts,
+    out,
     bookmarks: { ...opts.bookmarks },
     extractedAt: new Date(deps.now()).toISOString(),
-    limit: (kind) => Math.max(1, Math.min(EXPORT_PAGE_LIMITS[kind].max, opts.pageSize ?? EXPORT_PAGE_LIMITS[kind].default)),
+    limit: (kind) =>
+      Math.max(1, Math.min(EXPORT_PAGE_LIMITS[kind].max, opts.pageSize ?? EXPORT_PAGE_LIMITS[kind].default)),
     commit: () => out.state({ bookmarks: run.bookmarks }),
   };
   if (opts.selected.has('contacts')) await syncContacts(run);
@@ -24,4 +27,3 @@ export async function sync(deps: TapDeps, opts: SyncOptions): Promise<void> {
   if (opts.selected.has('email_events')) await syncEmailEvents(run);
   await run.commit();
 }
-

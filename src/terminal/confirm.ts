@@ -28,12 +28,25 @@ function canAsk(io: Pick<IO, 'stdinIsTTY' | 'stderrIsTTY'>): boolean {
  * (anything but yes refuses); off a terminal (a script, cron, CI) nothing is deleted without
  * `--yes`, as gh does (exit 2 naming the flag).
  */
-export async function confirmDeletion(io: Pick<IO, 'stdin' | 'stderr' | 'stdinIsTTY' | 'stderrIsTTY'>, yes: boolean | undefined, what: string, question: () => string): Promise<void> {
+export async function confirmDeletion(
+  io: Pick<IO, 'stdin' | 'stderr' | 'stdinIsTTY' | 'stderrIsTTY'>,
+  yes: boolean | undefined,
+  what: string,
+  question: () => string,
+): Promise<void> {
   if (yes === true) return;
   if (!canAsk(io)) {
-    throw new UsageError(`${what}: --yes is required off a terminal (nothing was deleted)`, 'pass --yes to delete without a question (a script, cron or CI job)', 'confirmation_required');
+    throw new UsageError(
+      `${what}: --yes is required off a terminal (nothing was deleted)`,
+      'pass --yes to delete without a question (a script, cron or CI job)',
+      'confirmation_required',
+    );
   }
   if (!(await confirm(io, question()))) {
-    throw new CliError('not deleted: the question was not answered yes', { exitCode: ExitCode.usage, code: 'not_confirmed', hint: 'pass --yes to delete without asking' });
+    throw new CliError('not deleted: the question was not answered yes', {
+      exitCode: ExitCode.usage,
+      code: 'not_confirmed',
+      hint: 'pass --yes to delete without asking',
+    });
   }
 }

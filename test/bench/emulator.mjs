@@ -5,7 +5,9 @@ import { fileURLToPath } from 'node:url';
 export const BIN = fileURLToPath(new URL('../../bin/cnv.js', import.meta.url));
 
 export function startEmulatorProcess(args = []) {
-  const child = spawn(process.execPath, [BIN, 'emulator', '--port', '0', '--json', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [BIN, 'emulator', '--port', '0', '--json', ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   return new Promise((resolve, reject) => {
     let buf = '';
     child.stdout.on('data', (c) => {
@@ -15,10 +17,11 @@ export function startEmulatorProcess(args = []) {
         const info = JSON.parse(buf.slice(0, nl));
         resolve({
           ...info,
-          stop: () => new Promise((r) => {
-            child.once('exit', r);
-            child.kill('SIGTERM');
-          }),
+          stop: () =>
+            new Promise((r) => {
+              child.once('exit', r);
+              child.kill('SIGTERM');
+            }),
         });
       }
     });

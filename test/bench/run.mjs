@@ -19,7 +19,9 @@ for (const name of SUITES) {
   console.error(`bench: ${name} ...`);
   const suite = await import(`./suites/${name}.mjs`);
   for (const r of await suite.run({ rounds, quick })) {
-    console.error(`  ${r.name}: ${fmt(r.subject)} vs ${fmt(r.baseline)} ${r.metric} -> ${fmt(r.ratio, 2)}x (target ${r.targetText ?? `<= ${r.target}x`})`);
+    console.error(
+      `  ${r.name}: ${fmt(r.subject)} vs ${fmt(r.baseline)} ${r.metric} -> ${fmt(r.ratio, 2)}x (target ${r.targetText ?? `<= ${r.target}x`})`,
+    );
     results.push(r);
   }
 }
@@ -41,12 +43,15 @@ const lines = [
   '',
   '| what | baseline (same run) | cnv | baseline | ratio | target | |',
   '|---|---|---|---|---|---|---|',
-  ...results.map((r) =>
-    `| ${r.name} | ${r.baselineName} | ${fmt(r.subject)} ${r.metric} | ${fmt(r.baseline)} ${r.metric} | ${fmt(r.ratio, 2)}x | ${r.targetText ?? `<= ${r.target}x`} | ${pass(r)} |`,
+  ...results.map(
+    (r) =>
+      `| ${r.name} | ${r.baselineName} | ${fmt(r.subject)} ${r.metric} | ${fmt(r.baseline)} ${r.metric} | ${fmt(r.ratio, 2)}x | ${r.targetText ?? `<= ${r.target}x`} | ${pass(r)} |`,
   ),
   '',
 ];
-const notes = results.filter((r) => r.note).map((r) => `- ${r.name} (${r.rounds} round${r.rounds === 1 ? '' : 's'}): ${r.note}`);
+const notes = results
+  .filter((r) => r.note)
+  .map((r) => `- ${r.name} (${r.rounds} round${r.rounds === 1 ? '' : 's'}): ${r.note}`);
 if (notes.length) lines.push('## Notes on this run', '', ...notes, '');
 const analysis = readFileSync(new URL('./analysis.md', import.meta.url), 'utf8').trim();
 const doc = [...lines, analysis, ''].join('\n');

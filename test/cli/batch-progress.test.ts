@@ -14,7 +14,22 @@ describe('batch progress (in-process)', () => {
     // The total is known once the last row is read, which (one in flight) is while the third request
     // waits: latency long enough for the spinner to draw a frame then, even on a loaded machine.
     await fx.faults({ latencyMs: 600 });
-    const res = await cnvInProcess(['audience', 'add', AU.followUp.id, '--batch', path(), '--chunk-size', '1', '--concurrency', '1', '--report', files.reportPath()], { env: fx.env, stderrIsTTY: true });
+    const res = await cnvInProcess(
+      [
+        'audience',
+        'add',
+        AU.followUp.id,
+        '--batch',
+        path(),
+        '--chunk-size',
+        '1',
+        '--concurrency',
+        '1',
+        '--report',
+        files.reportPath(),
+      ],
+      { env: fx.env, stderrIsTTY: true },
+    );
     await fx.clearFaults();
     expect(res.exitCode).toBe(6);
     expect(res.stdout).toBe('');
@@ -23,8 +38,15 @@ describe('batch progress (in-process)', () => {
   });
 
   it('no spinner when stderr is not a terminal, or with --no-progress or --quiet', async () => {
-    for (const [args, tty] of [[[], false], [['--no-progress'], true], [['--quiet'], true]] as const) {
-      const res = await cnvInProcess(['audience', 'add', AU.followUp.id, '--batch', path(), ...args], { env: fx.env, stderrIsTTY: tty });
+    for (const [args, tty] of [
+      [[], false],
+      [['--no-progress'], true],
+      [['--quiet'], true],
+    ] as const) {
+      const res = await cnvInProcess(['audience', 'add', AU.followUp.id, '--batch', path(), ...args], {
+        env: fx.env,
+        stderrIsTTY: tty,
+      });
       expect(res.stderr).not.toMatch(/rows\/s ·/);
     }
   });

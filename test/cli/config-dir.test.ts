@@ -10,10 +10,23 @@ describe('a config directory that cannot be used is an error naming it, never "a
   it('CNV_CONFIG_DIR naming a file: exit 2, config_dir_unusable, naming the variable and the path', async () => {
     const file = join(tempConfigDir(), 'not-a-dir');
     writeFileSync(file, 'x');
-    for (const args of [['contacts', 'get', '--email', 'ada@example.com'], ['export', 'state', 'list'], ['export', 'contacts', '--state-key', 'k'], ['config', 'set-key']]) {
-      const res = await cnvInProcess(args, { env: { CNV_CONFIG_DIR: file, CNV_API_KEY: fx.emulator.keys.full, CNV_BASE_URL: fx.emulator.url }, input: fx.emulator.keys.full });
+    for (const args of [
+      ['contacts', 'get', '--email', 'ada@example.com'],
+      ['export', 'state', 'list'],
+      ['export', 'contacts', '--state-key', 'k'],
+      ['config', 'set-key'],
+    ]) {
+      const res = await cnvInProcess(args, {
+        env: { CNV_CONFIG_DIR: file, CNV_API_KEY: fx.emulator.keys.full, CNV_BASE_URL: fx.emulator.url },
+        input: fx.emulator.keys.full,
+      });
       expect(res.exitCode, `${args.join(' ')}: ${res.stderr}`).toBe(2);
-      expect(res.stderr).toMatch(new RegExp(`^error: config_dir_unusable: the config directory ${file} \\(from CNV_CONFIG_DIR\\) is not a directory: a file stands at that path or above it \\(ENOTDIR on ${file}/`, 'm'));
+      expect(res.stderr).toMatch(
+        new RegExp(
+          `^error: config_dir_unusable: the config directory ${file} \\(from CNV_CONFIG_DIR\\) is not a directory: a file stands at that path or above it \\(ENOTDIR on ${file}/`,
+          'm',
+        ),
+      );
       expect(res.stderr).toContain('hint: point CNV_CONFIG_DIR at a directory cnv may write to');
     }
   });
@@ -26,7 +39,9 @@ describe('a config directory that cannot be used is an error naming it, never "a
     expect([list.exitCode, list.stdout.trim(), list.stderr]).toEqual([0, '[]', '']);
     const stateful = await cnvInProcess(['export', 'contacts', '--state-key', 'k', '--max-pages', '1'], { env });
     expect(stateful.exitCode, stateful.stderr).toBe(8);
-    expect(stateful.stderr).toMatch(/^error: file_system_error: cannot use \/sys\/cnv-config-test\/exports, in the config directory \/sys\/cnv-config-test \(from CNV_CONFIG_DIR\): (operation not permitted|the file system is read-only|permission denied)/m);
+    expect(stateful.stderr).toMatch(
+      /^error: file_system_error: cannot use \/sys\/cnv-config-test\/exports, in the config directory \/sys\/cnv-config-test \(from CNV_CONFIG_DIR\): (operation not permitted|the file system is read-only|permission denied)/m,
+    );
     const out = join(tempConfigDir(), 'one-off.ndjson');
     const oneOff = await cnvInProcess(['export', 'contacts', '--no-state', '--out', out, '--max-pages', '1'], { env });
     expect(oneOff.exitCode, oneOff.stderr).toBe(0);
@@ -37,6 +52,8 @@ describe('a config directory that cannot be used is an error naming it, never "a
     // /sys exists and refuses new files (EACCES or EROFS), even to root.
     const res = await cnvInProcess(['config', 'set-url', 'http://127.0.0.1:9'], { env: { CNV_CONFIG_DIR: '/sys' } });
     expect(res.exitCode, res.stderr).toBe(8);
-    expect(res.stderr).toMatch(/^error: file_system_error: cannot use \/sys\/config\.json, in the config directory \/sys \(from CNV_CONFIG_DIR\): /m);
+    expect(res.stderr).toMatch(
+      /^error: file_system_error: cannot use \/sys\/config\.json, in the config directory \/sys \(from CNV_CONFIG_DIR\): /m,
+    );
   });
 });

@@ -32,14 +32,22 @@ const secretOf = (key: string) => key.split('_').slice(3).join('_');
 
 describe('--debug', () => {
   it('shows host, request and response headers and bodies, status, time and attempt; stdout stays the data', async () => {
-    const plain = await cnvInProcess(['contacts', 'upsert', '--email', 'debug.one@example.com', '--field', 'city=Oslo'], { env: fx.env });
-    const res = await cnvInProcess(['contacts', 'upsert', '--email', 'debug.one@example.com', '--field', 'city=Oslo', '--debug'], { env: fx.env });
+    const plain = await cnvInProcess(
+      ['contacts', 'upsert', '--email', 'debug.one@example.com', '--field', 'city=Oslo'],
+      { env: fx.env },
+    );
+    const res = await cnvInProcess(
+      ['contacts', 'upsert', '--email', 'debug.one@example.com', '--field', 'city=Oslo', '--debug'],
+      { env: fx.env },
+    );
     expect(res.exitCode).toBe(0);
     expect(JSON.parse(res.stdout)).toEqual({ ...JSON.parse(plain.stdout), contactCreated: false });
     const host = new URL(fx.emulator.url).host;
     const err = res.stderr;
     expect(err).toMatch(new RegExp(`^\\* \\S+Z POST http://${host}/v2/contacts \\(attempt 1\\)$`, 'm'));
-    expect(err).toContain(`\n> POST /v2/contacts\n> host: ${host}\n> x-api-key: sk_live_demo_****\n> content-type: application/json\n`);
+    expect(err).toContain(
+      `\n> POST /v2/contacts\n> host: ${host}\n> x-api-key: sk_live_demo_****\n> content-type: application/json\n`,
+    );
     expect(err).toContain('\n>\n> {"email":"debug.one@example.com","fields":{"city":"Oslo"}}\n');
     expect(err).toMatch(/^< 200 POST \/v2\/contacts \(attempt 1, \d+ ms\)$/m);
     expect(err).toMatch(/^< content-type: application\/json$/m);
@@ -48,12 +56,20 @@ describe('--debug', () => {
   });
 
   it('CNV_DEBUG=api is --debug; CNV_DEBUG=1 is --verbose', async () => {
-    const api = await cnvInProcess(['contacts', 'get', '--email', 'ada@example.com'], { env: { ...fx.env, CNV_DEBUG: 'api' } });
+    const api = await cnvInProcess(['contacts', 'get', '--email', 'ada@example.com'], {
+      env: { ...fx.env, CNV_DEBUG: 'api' },
+    });
     expect(api.exitCode).toBe(0);
     expect(api.stderr).toMatch(/^< \{"data":\{"contact":\{"cnvContactId":"a0000000-0000-4000-8000-000000000001"/m);
-    const one = await cnvInProcess(['contacts', 'get', '--email', 'ada@example.com'], { env: { ...fx.env, CNV_DEBUG: '1' } });
-    expect(one.stderr).toMatch(/^> GET \/v2\/contacts\?email=ada%40example\.com attempt=1\n< 200 GET \/v2\/contacts attempt=1 \d+ms\n$/);
-    const off = await cnvInProcess(['contacts', 'get', '--email', 'ada@example.com'], { env: { ...fx.env, CNV_DEBUG: '0' } });
+    const one = await cnvInProcess(['contacts', 'get', '--email', 'ada@example.com'], {
+      env: { ...fx.env, CNV_DEBUG: '1' },
+    });
+    expect(one.stderr).toMatch(
+      /^> GET \/v2\/contacts\?email=ada%40example\.com attempt=1\n< 200 GET \/v2\/contacts attempt=1 \d+ms\n$/,
+    );
+    const off = await cnvInProcess(['contacts', 'get', '--email', 'ada@example.com'], {
+      env: { ...fx.env, CNV_DEBUG: '0' },
+    });
     expect(off.stderr).toBe('');
   });
 
@@ -81,8 +97,13 @@ describe('--debug', () => {
 
   it('an export streamed through the debug capture writes the same file', async () => {
     const dir = tempConfigDir();
-    const plain = await cnvInProcess(['export', 'contacts', '--out', join(dir, 'plain.ndjson'), '--limit', '500'], { env: { ...fx.env, CNV_CONFIG_DIR: tempConfigDir() } });
-    const debug = await cnvInProcess(['export', 'contacts', '--out', join(dir, 'debug.ndjson'), '--limit', '500', '--debug'], { env: { ...fx.env, CNV_CONFIG_DIR: tempConfigDir() } });
+    const plain = await cnvInProcess(['export', 'contacts', '--out', join(dir, 'plain.ndjson'), '--limit', '500'], {
+      env: { ...fx.env, CNV_CONFIG_DIR: tempConfigDir() },
+    });
+    const debug = await cnvInProcess(
+      ['export', 'contacts', '--out', join(dir, 'debug.ndjson'), '--limit', '500', '--debug'],
+      { env: { ...fx.env, CNV_CONFIG_DIR: tempConfigDir() } },
+    );
     expect([plain.exitCode, debug.exitCode], debug.stderr.slice(-500)).toEqual([0, 0]);
     const written = readFileSync(join(dir, 'debug.ndjson'), 'utf8');
     expect(written.split('\n').length).toBeGreaterThan(500);
@@ -96,14 +117,25 @@ describe('--debug', () => {
     const odd = 'CANARY-odd-shaped-SECRET-9876';
     const dir = tempConfigDir();
     const runs = [
-      await cnvInProcess(['contacts', 'get', '--email', 'a@example.com', '--debug', '--max-retries', '0'], { env: { CNV_CONFIG_DIR: dir, CNV_BASE_URL: echoUrl, CNV_API_KEY: canary } }),
-      await cnvInProcess(['contacts', 'get', '--email', 'a@example.com', '--debug', '--max-retries', '0', '--api-key', odd], { env: { CNV_CONFIG_DIR: dir, CNV_BASE_URL: echoUrl } }),
-      await cnvInProcess(['events', 'track', '--event', 'e', '--email', 'a@example.com', '--data', `{"note":"${canary}"}`], {
-        env: { CNV_CONFIG_DIR: dir, CNV_BASE_URL: echoUrl, CNV_API_KEY: canary, CNV_DEBUG: 'api' },
+      await cnvInProcess(['contacts', 'get', '--email', 'a@example.com', '--debug', '--max-retries', '0'], {
+        env: { CNV_CONFIG_DIR: dir, CNV_BASE_URL: echoUrl, CNV_API_KEY: canary },
       }),
+      await cnvInProcess(
+        ['contacts', 'get', '--email', 'a@example.com', '--debug', '--max-retries', '0', '--api-key', odd],
+        { env: { CNV_CONFIG_DIR: dir, CNV_BASE_URL: echoUrl } },
+      ),
+      await cnvInProcess(
+        ['events', 'track', '--event', 'e', '--email', 'a@example.com', '--data', `{"note":"${canary}"}`],
+        {
+          env: { CNV_CONFIG_DIR: dir, CNV_BASE_URL: echoUrl, CNV_API_KEY: canary, CNV_DEBUG: 'api' },
+        },
+      ),
     ];
     // Without --debug too: the error line's message is cut at 1,000 characters, inside a key.
-    const plain = await cnvInProcess(['contacts', 'get', '--email', 'a@example.com', '--max-retries', '0', '--api-key', odd], { env: { CNV_CONFIG_DIR: dir, CNV_BASE_URL: echoUrl } });
+    const plain = await cnvInProcess(
+      ['contacts', 'get', '--email', 'a@example.com', '--max-retries', '0', '--api-key', odd],
+      { env: { CNV_CONFIG_DIR: dir, CNV_BASE_URL: echoUrl } },
+    );
     expect(plain.stderr).toMatch(/^error: echoed: \\x1b\[31mred\\x1b\[0m (\*\*\*\* )+/m);
     for (const run of runs) {
       expect(run.exitCode, run.stderr).toBe(3);
@@ -117,9 +149,12 @@ describe('--debug', () => {
     expect(runs[0].stderr).toContain('\n> x-api-key: sk_live_canary_****\n');
     expect(runs[0].stderr).toContain('\n< x-echo: sk_live_canary_****\n');
     expect(runs[1].stderr).toContain('\n> x-api-key: ****\n');
-    expect(runs[2].stderr).toMatch(/^> \{"event":"e","email":"a@example\.com","clientEventId":"[0-9a-f-]{36}","data":\{"note":"sk_live_canary_\*\*\*\*"\}\}$/m);
+    expect(runs[2].stderr).toMatch(
+      /^> \{"event":"e","email":"a@example\.com","clientEventId":"[0-9a-f-]{36}","data":\{"note":"sk_live_canary_\*\*\*\*"\}\}$/m,
+    );
     const everything = [...runs, plain].map((r) => r.stdout + r.stderr).join('\n');
     // No piece of either secret, whole or cut (the echoed body is full of keys around the 4 KiB cut).
-    for (const piece of ['CANARYS', 'RET0123', '6789', 'CANARY-', 'odd-shaped', 'SECRET-9876']) expect(everything).not.toContain(piece);
+    for (const piece of ['CANARYS', 'RET0123', '6789', 'CANARY-', 'odd-shaped', 'SECRET-9876'])
+      expect(everything).not.toContain(piece);
   });
 });

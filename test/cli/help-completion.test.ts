@@ -12,12 +12,14 @@ describe('help topics', () => {
   it('cnv help exit-codes and cnv help environment', async () => {
     const codes = await cnvInProcess(['help', 'exit-codes']);
     expect(codes.exitCode).toBe(0);
-    for (const code of ['0', '1', '2', '3', '4', '5', '6', '7', '130', '141']) expect(codes.stdout).toMatch(new RegExp(`^  ${code} `, 'm'));
+    for (const code of ['0', '1', '2', '3', '4', '5', '6', '7', '130', '141'])
+      expect(codes.stdout).toMatch(new RegExp(`^  ${code} `, 'm'));
     const env = await cnvInProcess(['help', 'environment']);
-    for (const name of ['CNV_API_KEY', 'CNV_BASE_URL', 'CNV_CONFIG_DIR', 'HTTPS_PROXY', 'NO_PROXY', 'NO_COLOR']) expect(env.stdout).toContain(name);
+    for (const name of ['CNV_API_KEY', 'CNV_BASE_URL', 'CNV_CONFIG_DIR', 'HTTPS_PROXY', 'NO_PROXY', 'NO_COLOR'])
+      expect(env.stdout).toContain(name);
   });
 
-  it('cnv help <command> prints that command\'s help; an unknown topic is a usage error', async () => {
+  it("cnv help <command> prints that command's help; an unknown topic is a usage error", async () => {
     const res = await cnvInProcess(['help', 'contacts', 'upsert']);
     expect(res.stdout).toMatch(/USAGE\n {2}cnv contacts upsert \[flags\]/);
     expect(res.stdout).toMatch(/--update-only/);
@@ -42,22 +44,34 @@ describe('help topics', () => {
 
 describe('shell completion', () => {
   const complete = async (...words: string[]) =>
-    (await cnvInProcess(['__complete', '--', ...words], { env: { CNV_CONFIG_DIR: tempConfigDir() } })).stdout.split('\n').filter(Boolean);
+    (await cnvInProcess(['__complete', '--', ...words], { env: { CNV_CONFIG_DIR: tempConfigDir() } })).stdout
+      .split('\n')
+      .filter(Boolean);
 
   it('completes commands, flags and enumerated values', async () => {
-    expect(await complete('')).toEqual(expect.arrayContaining(['contacts', 'events', 'config', 'doctor', 'emulator', 'completion']));
+    expect(await complete('')).toEqual(
+      expect.arrayContaining(['contacts', 'events', 'config', 'doctor', 'emulator', 'completion']),
+    );
     expect(await complete('contacts', '')).toEqual(['upsert', 'sync', 'get']);
     expect(await complete('contacts', 'sync', '--pl')).toEqual(['--plan', '--plan-format']);
     expect(await complete('contacts', 'upsert', '--up')).toEqual(['--update-only']);
     expect(await complete('contacts', 'upsert', '--status', '')).toEqual(['SUBSCRIBED', 'UNSUBSCRIBED', 'NO_STATUS']);
     expect(await complete('-o', '')).toEqual(['table', 'json', 'ndjson', 'csv']);
-    expect(await complete('contacts', 'get', '--')).toEqual(expect.arrayContaining(['--email', '--contact-id', '--profile', '--json']));
+    expect(await complete('contacts', 'get', '--')).toEqual(
+      expect.arrayContaining(['--email', '--contact-id', '--profile', '--json']),
+    );
   });
 
   it('completes profile names from the config', async () => {
     const dir = tempConfigDir();
-    await cnvInProcess(['--profile', 'prod', 'config', 'set-key'], { env: { CNV_CONFIG_DIR: dir }, input: 'sk_live_a_b' });
-    await cnvInProcess(['--profile', 'staging', 'config', 'set-key'], { env: { CNV_CONFIG_DIR: dir }, input: 'sk_live_a_b' });
+    await cnvInProcess(['--profile', 'prod', 'config', 'set-key'], {
+      env: { CNV_CONFIG_DIR: dir },
+      input: 'sk_live_a_b',
+    });
+    await cnvInProcess(['--profile', 'staging', 'config', 'set-key'], {
+      env: { CNV_CONFIG_DIR: dir },
+      input: 'sk_live_a_b',
+    });
     const res = await cnv(['__complete', '--', '--profile', ''], { env: { CNV_CONFIG_DIR: dir } });
     expect(res.stdout.split('\n').filter(Boolean).sort()).toEqual(['prod', 'staging']);
   });
@@ -66,17 +80,28 @@ describe('shell completion', () => {
     const dir = tempConfigDir();
     mkdirSync(join(dir, 'exports'));
     // A state file's shape (docs/exports.md); test/e2e/operator-ux.test.ts completes the key of a real one.
-    writeFileSync(join(dir, 'exports', 'nightly.0123456789.json'), JSON.stringify({ state: { key: 'nightly-contacts' } }));
+    writeFileSync(
+      join(dir, 'exports', 'nightly.0123456789.json'),
+      JSON.stringify({ state: { key: 'nightly-contacts' } }),
+    );
     writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { prod: {}, staging: {} } }));
     const inProcess = async (...words: string[]) =>
-      (await cnvInProcess(['__complete', '--', ...words], { env: { CNV_CONFIG_DIR: dir } })).stdout.split('\n').filter(Boolean);
+      (await cnvInProcess(['__complete', '--', ...words], { env: { CNV_CONFIG_DIR: dir } })).stdout
+        .split('\n')
+        .filter(Boolean);
     expect(await inProcess('export', 'state', 'show', '')).toEqual(['nightly-contacts']);
     expect(await inProcess('export', 'contacts', '--state-key', 'n')).toEqual(['nightly-contacts']);
     expect(await inProcess('help', 'e')).toEqual(['exit-codes', 'environment', 'events', 'export', 'emulator']);
     expect(await inProcess('completion', '')).toEqual(['bash', 'zsh', 'fish']);
     expect(await inProcess('config', 'use', '')).toEqual(['prod', 'staging']);
     // The built CLI answers from its table (no command loaded): the same answers.
-    for (const words of [['export', 'state', 'show', ''], ['help', 'e'], ['contacts', 'upsert', '--status', ''], ['config', 'use', ''], ['']]) {
+    for (const words of [
+      ['export', 'state', 'show', ''],
+      ['help', 'e'],
+      ['contacts', 'upsert', '--status', ''],
+      ['config', 'use', ''],
+      [''],
+    ]) {
       const res = await cnv(['__complete', '--', ...words], { env: { CNV_CONFIG_DIR: dir } });
       expect(res.stdout.split('\n').filter(Boolean), words.join(' ')).toEqual(await inProcess(...words));
     }
@@ -104,7 +129,10 @@ describe('shell completion', () => {
     expect(await run(['cnv', 'contacts', 'g'])).toBe('get');
     // As bash calls it on a TAB: COMP_LINE and COMP_POINT, and COMP_WORDS split at ':' as well.
     mkdirSync(join(env.CNV_CONFIG_DIR, 'exports'));
-    writeFileSync(join(env.CNV_CONFIG_DIR, 'exports', 'k.0123456789.json'), JSON.stringify({ state: { key: 'default@127.0.0.1:4010/contacts:/data/c.csv' } }));
+    writeFileSync(
+      join(env.CNV_CONFIG_DIR, 'exports', 'k.0123456789.json'),
+      JSON.stringify({ state: { key: 'default@127.0.0.1:4010/contacts:/data/c.csv' } }),
+    );
     const typed = async (line: string) => {
       const script = `source <(cnv completion bash); COMP_LINE='${line}'; COMP_POINT=${line.length}; COMP_WORDBREAKS=$' \\t\\n"\\'><=;|&(:'; _cnv_complete; printf '%s\\n' "\${COMPREPLY[@]}"`;
       return (await execa('bash', ['-c', script], { env })).stdout.trim();
@@ -117,7 +145,10 @@ describe('shell completion', () => {
   });
 
   it('values accepted in any case complete in any case, exact ones (a shell) only as written', async () => {
-    const words = async (...w: string[]) => (await cnvInProcess(['__complete', '--', ...w], { env: { CNV_CONFIG_DIR: tempConfigDir() } })).stdout.split('\n').filter(Boolean);
+    const words = async (...w: string[]) =>
+      (await cnvInProcess(['__complete', '--', ...w], { env: { CNV_CONFIG_DIR: tempConfigDir() } })).stdout
+        .split('\n')
+        .filter(Boolean);
     expect(await words('contacts', 'upsert', '--status', 'su')).toEqual(['subscribed']);
     expect(await words('contacts', 'upsert', '--status', 'SU')).toEqual(['SUBSCRIBED']);
     expect(await words('contacts', 'upsert', '--status', 'Un')).toEqual(['Unsubscribed']);
@@ -132,7 +163,9 @@ describe('shell completion', () => {
     const fish = (await cnvInProcess(['completion', 'fish'])).stdout;
     // fish offers only cnv's values (-f: no file names of its own), and file names only where cnv has none.
     expect(fish).toMatch(/^complete -c cnv -f -a '\(__cnv_complete\)'$/m);
-    expect(fish).toMatch(/if test \(count \$candidates\) -gt 0\n\s+printf '%s\\n' \$candidates\n\s+else\n\s+__fish_complete_path/);
+    expect(fish).toMatch(
+      /if test \(count \$candidates\) -gt 0\n\s+printf '%s\\n' \$candidates\n\s+else\n\s+__fish_complete_path/,
+    );
     expect((await cnvInProcess(['completion', 'tcsh'])).exitCode).toBe(2);
   });
 });

@@ -14,7 +14,9 @@ import type { Entry, LeafEntry } from '../../src/cmdutil/contract.js';
 const SRC = resolve(import.meta.dirname, '../../src');
 
 function leaves(entries: Entry[], prefix: string[] = []): Array<[string, LeafEntry]> {
-  return entries.flatMap((e) => (isGroup(e) ? leaves(e.children, [...prefix, e.name]) : [[[...prefix, e.name].join(' '), e] as [string, LeafEntry]]));
+  return entries.flatMap((e) =>
+    isGroup(e) ? leaves(e.children, [...prefix, e.name]) : [[[...prefix, e.name].join(' '), e] as [string, LeafEntry]],
+  );
 }
 
 /** The long flags a command accepts: its own (both spellings of a negatable one) and the global ones. */
@@ -23,7 +25,11 @@ async function flagsOf(names: string[]): Promise<Set<string>> {
   for (const name of names) {
     const cmd = new Command('x');
     addGlobalOptions(cmd);
-    (await leaves(COMMANDS).find(([n]) => n === name)![1].load()).options.addTo(cmd);
+    (
+      await leaves(COMMANDS)
+        .find(([n]) => n === name)![1]
+        .load()
+    ).options.addTo(cmd);
     for (const o of cmd.options) {
       if (!o.long) continue;
       out.add(o.long);
@@ -41,7 +47,10 @@ async function flagsOf(names: string[]): Promise<Set<string>> {
 function flagsNamedIn(files: string[]): Map<string, string> {
   const named = new Map<string, string>();
   for (const file of files) {
-    const code = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '').replace(/\s\/\/ .*$/gm, '');
+    const code = readFileSync(file, 'utf8')
+      .replace(/\/\*[\s\S]*?\*\//g, '')
+      .replace(/^\s*\/\/.*$/gm, '')
+      .replace(/\s\/\/ .*$/gm, '');
     for (const literal of code.match(/'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`|"(?:[^"\\\n]|\\.)*"/g) ?? []) {
       const own = literal.replace(/\\?`cnv [^`\\]*\\?`/g, '');
       for (const flag of own.match(/(?<![\w-])--[a-z][a-z-]*[a-z]/g) ?? []) named.set(flag, file);
@@ -50,7 +59,10 @@ function flagsNamedIn(files: string[]): Map<string, string> {
   return named;
 }
 
-const filesIn = (dir: string) => readdirSync(join(SRC, dir)).filter((f) => f.endsWith('.ts')).map((f) => join(SRC, dir, f));
+const filesIn = (dir: string) =>
+  readdirSync(join(SRC, dir))
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => join(SRC, dir, f));
 
 describe('hints name flags of the command that prints them', () => {
   it('src/sync: every flag is one of `contacts sync`', async () => {

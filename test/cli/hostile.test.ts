@@ -18,18 +18,25 @@ describe('commands against a server that is not the API', () => {
   it('export contacts against a server answering 501 exits 3 at once, not 7 (cron would retry forever)', async () => {
     // The field list the export reads first is answered; the export page itself gets a 501 page.
     h.server.use((req, res) => {
-      if (req.method === 'GET') return res.writeHead(200, { 'content-type': 'application/json' }).end('{"data":{"fields":[]},"pagination":{"nextCursor":null}}');
+      if (req.method === 'GET')
+        return res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end('{"data":{"fields":[]},"pagination":{"nextCursor":null}}');
       behaviours.staticFiles(req, res, '');
     });
     const before = h.server.requests;
     const res = await cnvInProcess(['export', 'contacts', '--out', `${tempConfigDir()}/out.csv`], { env: h.env });
     expect(res.exitCode).toBe(3);
-    expect(res.stderr).toMatch(/^error: not_the_api: this does not look like the API at http:\/\/127\.0\.0\.1:\d+: POST \/v2\/exports\/contacts answered 501 with an HTML page \("Error response"\)$/m);
+    expect(res.stderr).toMatch(
+      /^error: not_the_api: this does not look like the API at http:\/\/127\.0\.0\.1:\d+: POST \/v2\/exports\/contacts answered 501 with an HTML page \("Error response"\)$/m,
+    );
     expect(h.server.requests - before).toBe(2); // one field list, one page: no retry
   });
 
   it('contacts get with the emulator URL ending in /v2 works', async () => {
-    const res = await cnvInProcess(['contacts', 'get', '--email', 'ada@example.com'], { env: { ...h.fx.env, CNV_BASE_URL: `${h.fx.emulator.url}/v2` } });
+    const res = await cnvInProcess(['contacts', 'get', '--email', 'ada@example.com'], {
+      env: { ...h.fx.env, CNV_BASE_URL: `${h.fx.emulator.url}/v2` },
+    });
     expect(res.exitCode).toBe(0);
     expect(JSON.parse(res.stdout).email).toBe('ada@example.com');
   });
@@ -39,11 +46,17 @@ describe('commands against a server that is not the API', () => {
     const before = h.server.requests;
     const res = await cnvInProcess(['contacts', 'get', '--email', 'ada@example.com'], { env: h.env });
     expect(res.exitCode).toBe(7);
-    expect(res.stderr).toMatch(/^error: rate_limited: slow down; the server asks to wait 11\.6 days \(Retry-After\) before trying again, longer than the 60 s cnv waits at most\nhint: try again after \d{4}-/);
+    expect(res.stderr).toMatch(
+      /^error: rate_limited: slow down; the server asks to wait 11\.6 days \(Retry-After\) before trying again, longer than the 60 s cnv waits at most\nhint: try again after \d{4}-/,
+    );
     expect(h.server.requests - before).toBe(1);
-    const longer = await cnvInProcess(['contacts', 'get', '--email', 'ada@example.com'], { env: { ...h.env, CNV_MAX_RETRY_WAIT: '5' } });
+    const longer = await cnvInProcess(['contacts', 'get', '--email', 'ada@example.com'], {
+      env: { ...h.env, CNV_MAX_RETRY_WAIT: '5' },
+    });
     expect(longer.stderr).toMatch(/longer than the 5 s cnv waits at most/);
-    const bad = await cnvInProcess(['contacts', 'get', '--email', 'ada@example.com'], { env: { ...h.env, CNV_MAX_RETRY_WAIT: 'soon' } });
+    const bad = await cnvInProcess(['contacts', 'get', '--email', 'ada@example.com'], {
+      env: { ...h.env, CNV_MAX_RETRY_WAIT: 'soon' },
+    });
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toMatch(/CNV_MAX_RETRY_WAIT must be a whole number of seconds/);
   });
@@ -57,7 +70,9 @@ describe('what the server sends cannot act on the terminal', () => {
     const res = await cnvInProcess(['contacts', 'get', '--email', 'ada@example.com', '--json'], { env: h.env });
     expect(res.exitCode).toBe(3);
     const [line, json, rest] = res.stderr.split('\n');
-    expect(line).toBe('error: bad\\x1b[31mred: title \\x1b]0;pwned\\x07 cr\\rover\\nhint: forged line \\u202eevil\\u009b2J');
+    expect(line).toBe(
+      'error: bad\\x1b[31mred: title \\x1b]0;pwned\\x07 cr\\rover\\nhint: forged line \\u202eevil\\u009b2J',
+    );
     expect(JSON.parse(json).error).toMatchObject({ code: 'bad\u001b[31mred', message, status: 400, exitCode: 3 });
     expect(rest).toBe('');
     expect(res.stderr).not.toMatch(/[\u001b\r\u0007\u202e\u009b]/);
@@ -73,7 +88,9 @@ describe('what the server sends cannot act on the terminal', () => {
       createdAt: '2024-01-01T00:00:00.000Z',
       updatedAt: '2024-01-01T00:00:00.000Z',
     };
-    h.server.use((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: { contact } })));
+    h.server.use((_req, res) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: { contact } })),
+    );
     const table = await cnvInProcess(['contacts', 'get', '--email', 'ada@example.com', '-o', 'table'], { env: h.env });
     expect(table.exitCode).toBe(0);
     expect(table.stdout).not.toMatch(/[\u001b\u0007\u202e]/);
@@ -90,14 +107,22 @@ describe('credentials in the base URL', () => {
   const withCreds = () => h.server.url.replace('http://', 'http://admin:hunter2@');
 
   it('are refused for use (exit 2), never printed, also with --dry-run and --verbose', async () => {
-    for (const args of [['contacts', 'get', '--email', 'ada@example.com'], ['contacts', 'upsert', '--email', 'ada@example.com', '--dry-run'], ['doctor', '--verbose']]) {
+    for (const args of [
+      ['contacts', 'get', '--email', 'ada@example.com'],
+      ['contacts', 'upsert', '--email', 'ada@example.com', '--dry-run'],
+      ['doctor', '--verbose'],
+    ]) {
       const res = await cnvInProcess(args, { env: { ...h.env, CNV_BASE_URL: withCreds() } });
       expect(res.exitCode, args.join(' ')).toBe(2);
       expect(res.stdout + res.stderr).not.toContain('hunter2');
       expect(res.stdout + res.stderr).not.toContain('admin:');
     }
-    const res = await cnvInProcess(['contacts', 'get', '--email', 'ada@example.com'], { env: { ...h.env, CNV_BASE_URL: withCreds() } });
-    expect(res.stderr).toMatch(/^error: credentials_in_url: the base URL from CNV_BASE_URL contains a user name or password \(http:\/\/\*\*\*@127\.0\.0\.1:\d+\/\); cnv does not send them\n/);
+    const res = await cnvInProcess(['contacts', 'get', '--email', 'ada@example.com'], {
+      env: { ...h.env, CNV_BASE_URL: withCreds() },
+    });
+    expect(res.stderr).toMatch(
+      /^error: credentials_in_url: the base URL from CNV_BASE_URL contains a user name or password \(http:\/\/\*\*\*@127\.0\.0\.1:\d+\/\); cnv does not send them\n/,
+    );
   });
 
   it('are redacted by config show', async () => {

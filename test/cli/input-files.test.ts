@@ -17,12 +17,15 @@ const AUDIENCE = 'c1000000-0000-4000-8000-000000000003';
 
 const fx = useEmulator({}, { faults: true, stats: true });
 
-const contactsByEmail = async (email: string) => (await fx.admin('GET', `/_emulator/state/contacts?email=${encodeURIComponent(email)}`)) as Array<Record<string, any>>;
+const contactsByEmail = async (email: string) =>
+  (await fx.admin('GET', `/_emulator/state/contacts?email=${encodeURIComponent(email)}`)) as Array<Record<string, any>>;
 const upserts = async () => ((await fx.stats()).byRoute['POST /v2/contacts'] as number | undefined) ?? 0;
 
 describe('encodings', () => {
   it('windows-1252 without --encoding: exit 2 naming the line and the encoding, nothing sent; with it, values arrive exact', async () => {
-    const text = readFileSync(fixture('excel-windows-1252.csv'), 'latin1').replace('email,name,city', 'email,fields.firstName,fields.city').replace(/@example/g, '.cp1252@example');
+    const text = readFileSync(fixture('excel-windows-1252.csv'), 'latin1')
+      .replace('email,name,city', 'email,fields.firstName,fields.city')
+      .replace(/@example/g, '.cp1252@example');
     const path = write('cp1252.csv', '');
     writeFileSync(path, Buffer.from(text, 'latin1'));
     const refused = await cnvInProcess(['contacts', 'upsert', '--file', path], { env: fx.env });
@@ -31,7 +34,9 @@ describe('encodings', () => {
     expect(refused.stderr).toMatch(/hint: .*try --encoding windows-1252/);
     expect(await upserts()).toBe(0);
 
-    const read = await cnvInProcess(['contacts', 'upsert', '--file', path, '--encoding', 'windows-1252'], { env: fx.env });
+    const read = await cnvInProcess(['contacts', 'upsert', '--file', path, '--encoding', 'windows-1252'], {
+      env: fx.env,
+    });
     expect(read.exitCode).toBe(0);
     const [a] = await contactsByEmail('a.cp1252@example.com');
     const [b] = await contactsByEmail('b.cp1252@example.com');
@@ -40,12 +45,17 @@ describe('encodings', () => {
   });
 
   it('UTF-16LE with a BOM (Excel "Unicode Text"): the hint says --delimiter tab; with it, values arrive exact', async () => {
-    const refused = await cnvInProcess(['audience', 'add', AUDIENCE, '--batch', fixture('excel-unicode-text.txt'), '--dry-run'], { env: fx.env });
+    const refused = await cnvInProcess(
+      ['audience', 'add', AUDIENCE, '--batch', fixture('excel-unicode-text.txt'), '--dry-run'],
+      { env: fx.env },
+    );
     expect(refused.exitCode).toBe(2);
     expect(refused.stderr).toMatch(/the header is one column, "email\\tname\\tcity"/);
     expect(refused.stderr).toMatch(/hint: .*try --delimiter tab/);
     expect(refused.stderr).not.toMatch(/\u0000/);
-    const text = readFileSync(fixture('excel-unicode-text.txt'), 'utf16le').replace('email\tname\tcity', 'email\tfields.firstName\tfields.city').replace(/@example/g, '.utf16@example');
+    const text = readFileSync(fixture('excel-unicode-text.txt'), 'utf16le')
+      .replace('email\tname\tcity', 'email\tfields.firstName\tfields.city')
+      .replace(/@example/g, '.utf16@example');
     const path = write('utf16.tsv', '');
     writeFileSync(path, Buffer.from(text, 'utf16le'));
     const read = await cnvInProcess(['contacts', 'upsert', '--file', path], { env: fx.env });
@@ -55,7 +65,14 @@ describe('encodings', () => {
 
   it('invalid UTF-8 in an NDJSON row is never sent as U+FFFD', async () => {
     const path = write('bad.ndjson', '');
-    writeFileSync(path, Buffer.concat([Buffer.from('{"email":"m\\u00fcnchen.ok@example.com","fields":{"city":"'), Buffer.from('M\xfcnchen', 'latin1'), Buffer.from('"}}\n')]));
+    writeFileSync(
+      path,
+      Buffer.concat([
+        Buffer.from('{"email":"m\\u00fcnchen.ok@example.com","fields":{"city":"'),
+        Buffer.from('M\xfcnchen', 'latin1'),
+        Buffer.from('"}}\n'),
+      ]),
+    );
     const res = await cnvInProcess(['contacts', 'upsert', '--file', path], { env: fx.env });
     expect(res.exitCode).toBe(2);
     expect(res.stderr).toMatch(/not UTF-8 at line 1/);
@@ -76,13 +93,22 @@ describe('spreadsheet layouts', () => {
 
   it('empty-cell rows and empty unnamed trailing columns are skipped, not invalid', async () => {
     const report = reportPath();
-    const res = await cnvInProcess(['audience', 'add', AUDIENCE, '--batch', fixture('empty-cells.csv'), '--dry-run', '--report', report], { env: fx.env });
+    const res = await cnvInProcess(
+      ['audience', 'add', AUDIENCE, '--batch', fixture('empty-cells.csv'), '--dry-run', '--report', report],
+      { env: fx.env },
+    );
     expect(res.exitCode).toBe(0);
-    expect(readReport(report).map((r) => [r.line, r.status])).toEqual([['2', 'valid'], ['5', 'valid']]);
+    expect(readReport(report).map((r) => [r.line, r.status])).toEqual([
+      ['2', 'valid'],
+      ['5', 'valid'],
+    ]);
   });
 
   it('a semicolon CSV gets the --delimiter hint', async () => {
-    const res = await cnvInProcess(['audience', 'add', AUDIENCE, '--batch', fixture('excel-semicolon.csv'), '--dry-run'], { env: fx.env });
+    const res = await cnvInProcess(
+      ['audience', 'add', AUDIENCE, '--batch', fixture('excel-semicolon.csv'), '--dry-run'],
+      { env: fx.env },
+    );
     expect(res.exitCode).toBe(2);
     expect(res.stderr).toMatch(/hint: the header has one column holding ";": try --delimiter ';'/);
   });
@@ -92,20 +118,31 @@ describe('identifiers as users spell them', () => {
   it('alias headers and capitalised JSON keys are read; a header with none names the accepted spellings', async () => {
     for (const name of ['alias-headers.csv', 'capitalised-keys.ndjson', 'capitalised-keys.json']) {
       const report = reportPath();
-      const res = await cnvInProcess(['audience', 'add', AUDIENCE, '--batch', fixture(name), '--dry-run', '--report', report], { env: fx.env });
+      const res = await cnvInProcess(
+        ['audience', 'add', AUDIENCE, '--batch', fixture(name), '--dry-run', '--report', report],
+        { env: fx.env },
+      );
       expect(res.exitCode, `${name}: ${res.stderr}`).toBe(0);
       expect(readReport(report).every((r) => r.status === 'valid')).toBe(true);
     }
-    const none = await cnvInProcess(['audience', 'add', AUDIENCE, '--batch', write('none.csv', 'Mail,Name\na@example.com,Ann\n'), '--dry-run'], { env: fx.env });
+    const none = await cnvInProcess(
+      ['audience', 'add', AUDIENCE, '--batch', write('none.csv', 'Mail,Name\na@example.com,Ann\n'), '--dry-run'],
+      { env: fx.env },
+    );
     expect(none.exitCode).toBe(2);
-    expect(none.stderr).toContain('the header names none of the columns that identify a row: cnvContactId (or Contact ID, id), userId (or User ID) or email (or Email Address, E-mail); any case (it has: "Mail", "Name")');
+    expect(none.stderr).toContain(
+      'the header names none of the columns that identify a row: cnvContactId (or Contact ID, id), userId (or User ID) or email (or Email Address, E-mail); any case (it has: "Mail", "Name")',
+    );
   });
 });
 
 describe('hostile input', () => {
   it('a row nested 20,000 levels deep is invalid (line named) in --dry-run and in the live run; the rest is sent, exit 6', async () => {
     const [{ email }] = (await fx.admin('GET', '/_emulator/state/contacts')) as Array<{ email: string }>;
-    const deep = JSON.stringify({ event: 'deep.test', email, clientEventId: 'deep-2' }).replace(/}$/, `,"data":{"x":${'['.repeat(20_000)}${']'.repeat(20_000)}}}`);
+    const deep = JSON.stringify({ event: 'deep.test', email, clientEventId: 'deep-2' }).replace(
+      /}$/,
+      `,"data":{"x":${'['.repeat(20_000)}${']'.repeat(20_000)}}}`,
+    );
     const rows = [
       JSON.stringify({ event: 'deep.test', email, clientEventId: 'deep-1' }),
       deep,
@@ -114,7 +151,10 @@ describe('hostile input', () => {
     const path = write('deep.ndjson', rows.join('\n') + '\n');
     for (const dry of [true, false]) {
       const report = reportPath();
-      const res = await cnvInProcess(['events', 'track', '--file', path, '--report', report, ...(dry ? ['--dry-run'] : [])], { env: fx.env });
+      const res = await cnvInProcess(
+        ['events', 'track', '--file', path, '--report', report, ...(dry ? ['--dry-run'] : [])],
+        { env: fx.env },
+      );
       expect(res.exitCode, res.stderr).toBe(6);
       expect(readReport(report).map((r) => [r.line, r.status, r.message])).toEqual([
         ['1', dry ? 'valid' : 'tracked', ''],
@@ -128,11 +168,19 @@ describe('hostile input', () => {
   it('a row whose values hold terminal escapes is listed on stderr with them escaped; the report keeps them exact', async () => {
     const evil = 'x\u001b]0;owned\u0007@\u009bexample';
     const report = reportPath();
-    const res = await cnvInProcess(['contacts', 'upsert', '--file', write('evil.csv', `email\n"${evil}"\n`), '--dry-run'], { env: fx.env });
+    const res = await cnvInProcess(
+      ['contacts', 'upsert', '--file', write('evil.csv', `email\n"${evil}"\n`), '--dry-run'],
+      { env: fx.env },
+    );
     expect(res.exitCode).toBe(6);
-    expect(res.stderr).toContain('line 2: invalid: invalid_email: email: expected an email address, got "x\\u001b]0;owned\\u0007@\\u009bexample" (x\\x1b]0;owned\\x07@\\u009bexample)');
+    expect(res.stderr).toContain(
+      'line 2: invalid: invalid_email: email: expected an email address, got "x\\u001b]0;owned\\u0007@\\u009bexample" (x\\x1b]0;owned\\x07@\\u009bexample)',
+    );
     expect(res.stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
-    await cnvInProcess(['contacts', 'upsert', '--file', write('evil2.csv', `email\n"${evil}"\n`), '--dry-run', '--report', report], { env: fx.env });
+    await cnvInProcess(
+      ['contacts', 'upsert', '--file', write('evil2.csv', `email\n"${evil}"\n`), '--dry-run', '--report', report],
+      { env: fx.env },
+    );
     expect(readReport(report)[0].identifier).toBe(evil);
   });
 
@@ -166,8 +214,13 @@ describe('exports that loaders read without guessing', () => {
       }
     });
     expect(nulls).toBeGreaterThan(0);
-    const ndjson = await cnvInProcess(['export', 'contacts', '--no-state', '-o', 'ndjson', '--null-as', '\\N'], { env: fx.env });
-    expect([ndjson.exitCode, ndjson.stderr]).toEqual([2, expect.stringContaining('--null-as applies to CSV output only')]);
+    const ndjson = await cnvInProcess(['export', 'contacts', '--no-state', '-o', 'ndjson', '--null-as', '\\N'], {
+      env: fx.env,
+    });
+    expect([ndjson.exitCode, ndjson.stderr]).toEqual([
+      2,
+      expect.stringContaining('--null-as applies to CSV output only'),
+    ]);
   });
 
   it('a CSV file keeps its --null-as and --excel-safe: a resumed run with others is refused (exit 2), the file untouched', async () => {
@@ -177,7 +230,12 @@ describe('exports that loaders read without guessing', () => {
     expect(first.exitCode, first.stderr).toBe(0);
     const written = readFileSync(out);
     const plain = await cnvInProcess(args, { env: fx.env });
-    expect([plain.exitCode, plain.stderr]).toEqual([2, expect.stringContaining(`--null-as: ${out} was written with --null-as '\\N'; it cannot continue without --null-as`)]);
+    expect([plain.exitCode, plain.stderr]).toEqual([
+      2,
+      expect.stringContaining(
+        `--null-as: ${out} was written with --null-as '\\N'; it cannot continue without --null-as`,
+      ),
+    ]);
     const guarded = await cnvInProcess([...args, '--null-as', '\\N', '--excel-safe'], { env: fx.env });
     expect([guarded.exitCode, guarded.stderr]).toEqual([2, expect.stringContaining('--excel-safe: ')]);
     expect(readFileSync(out).equals(written)).toBe(true);

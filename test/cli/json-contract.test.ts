@@ -7,7 +7,12 @@ import { COMMANDS, isGroup } from '../../src/cli/registry.js';
 import type { Entry, LeafEntry } from '../../src/cmdutil/contract.js';
 import type { JsonDocument } from '../../src/cmdutil/json-output.js';
 import {
-  FIXTURE_AUDIENCES, FIXTURE_CAMPAIGNS, FIXTURE_CONTACTS, FIXTURE_CUSTOM_OBJECT, FIXTURE_FORMS, FIXTURE_WORKFLOWS,
+  FIXTURE_AUDIENCES,
+  FIXTURE_CAMPAIGNS,
+  FIXTURE_CONTACTS,
+  FIXTURE_CUSTOM_OBJECT,
+  FIXTURE_FORMS,
+  FIXTURE_WORKFLOWS,
 } from '../../src/emulator/seed/fixtures.js';
 import { cnvInProcess } from '../helpers/cli.js';
 import { emulatorFixture } from '../helpers/emulator.js';
@@ -55,65 +60,201 @@ interface Case {
 const out = (name: string) => ['--no-state', '--out', `OUT/${name}`];
 
 const relate = (n: number) => [
-  'fields', 'relate', '--source', `CONTACT:jsonRelate${n}:Json relate ${n}`, '--target', `COMPANY:jsonRelateBack${n}:Json relate back ${n}`,
+  'fields',
+  'relate',
+  '--source',
+  `CONTACT:jsonRelate${n}:Json relate ${n}`,
+  '--target',
+  `COMPANY:jsonRelateBack${n}:Json relate back ${n}`,
 ];
 
 const CASES: Case[] = [
   { command: 'contacts upsert', args: ['contacts', 'upsert', '--email', 'json.contract@example.com'] },
   { command: 'contacts get', args: ['contacts', 'get', '--email', FIXTURE_CONTACTS.grace.email], read: true },
   // A file in sync: the plan is its summary line alone (NDJSON: a change line per row that would be sent comes first).
-  { command: 'contacts sync', doc: 1, args: ['contacts', 'sync', '--file', 'SYNC', '--plan'], also: z.looseObject({ type: z.literal('summary'), unchanged: z.literal(1) }), read: true },
-  { command: 'events track', args: ['events', 'track', '--event', 'json_contract', '--email', FIXTURE_CONTACTS.ada.email] },
-  { command: 'workflows trigger', args: ['workflows', 'trigger', FIXTURE_WORKFLOWS.reengage.id, '--email', FIXTURE_CONTACTS.ada.email] },
-  { command: 'audience add', args: ['audience', 'add', FIXTURE_AUDIENCES.newsletter.id, '--email', FIXTURE_CONTACTS.ada.email] },
-  { command: 'audience remove', args: ['audience', 'remove', FIXTURE_AUDIENCES.newsletter.id, '--email', 'nobody.json@example.com'] },
-  { command: 'campaigns list', args: ['campaigns', 'list', '--limit', '3'], also: z.array(campaign).length(3), read: true },
-  { command: 'campaigns get', args: ['campaigns', 'get', FIXTURE_CAMPAIGNS.springWebinar.id], also: z.looseObject({ description: str.nullable(), type: z.looseObject({ statuses: z.array(z.unknown()) }) }), read: true },
-  { command: 'campaigns add', args: ['campaigns', 'add', FIXTURE_CAMPAIGNS.springWebinar.id, '--email', FIXTURE_CONTACTS.grace.email] },
+  {
+    command: 'contacts sync',
+    doc: 1,
+    args: ['contacts', 'sync', '--file', 'SYNC', '--plan'],
+    also: z.looseObject({ type: z.literal('summary'), unchanged: z.literal(1) }),
+    read: true,
+  },
+  {
+    command: 'events track',
+    args: ['events', 'track', '--event', 'json_contract', '--email', FIXTURE_CONTACTS.ada.email],
+  },
+  {
+    command: 'workflows trigger',
+    args: ['workflows', 'trigger', FIXTURE_WORKFLOWS.reengage.id, '--email', FIXTURE_CONTACTS.ada.email],
+  },
+  {
+    command: 'audience add',
+    args: ['audience', 'add', FIXTURE_AUDIENCES.newsletter.id, '--email', FIXTURE_CONTACTS.ada.email],
+  },
+  {
+    command: 'audience remove',
+    args: ['audience', 'remove', FIXTURE_AUDIENCES.newsletter.id, '--email', 'nobody.json@example.com'],
+  },
+  {
+    command: 'campaigns list',
+    args: ['campaigns', 'list', '--limit', '3'],
+    also: z.array(campaign).length(3),
+    read: true,
+  },
+  {
+    command: 'campaigns get',
+    args: ['campaigns', 'get', FIXTURE_CAMPAIGNS.springWebinar.id],
+    also: z.looseObject({ description: str.nullable(), type: z.looseObject({ statuses: z.array(z.unknown()) }) }),
+    read: true,
+  },
+  {
+    command: 'campaigns add',
+    args: ['campaigns', 'add', FIXTURE_CAMPAIGNS.springWebinar.id, '--email', FIXTURE_CONTACTS.grace.email],
+  },
   { command: 'forms get', args: ['forms', 'get', FIXTURE_FORMS.contactUs.id], read: true },
-  { command: 'fields create', args: (n) => ['fields', 'create', '--label', `Json contract ${n}`, '--object-type', 'contact', '--data-type', 'string'] },
-  { command: 'fields list', args: ['fields', 'list', '--object-type', 'contact'], also: z.array(z.unknown()).min(1), read: true },
+  {
+    command: 'fields create',
+    args: (n) => [
+      'fields',
+      'create',
+      '--label',
+      `Json contract ${n}`,
+      '--object-type',
+      'contact',
+      '--data-type',
+      'string',
+    ],
+  },
+  {
+    command: 'fields list',
+    args: ['fields', 'list', '--object-type', 'contact'],
+    also: z.array(z.unknown()).min(1),
+    read: true,
+  },
   { command: 'fields relate', args: relate },
-  { command: 'records upsert', doc: 1, args: ['records', 'upsert', FIXTURE_CUSTOM_OBJECT.id, '--file', 'RECORDS', '--check'], read: true },
+  {
+    command: 'records upsert',
+    doc: 1,
+    args: ['records', 'upsert', FIXTURE_CUSTOM_OBJECT.id, '--file', 'RECORDS', '--check'],
+    read: true,
+  },
   { command: 'export state list', args: ['export', 'state', 'list'], also: z.array(z.unknown()).min(1), read: true },
   { command: 'export state show', args: ['export', 'state', 'show', 'json-contract'], read: true },
   // A --defer-commit run committed in the set-up below: committing it again is a no-op (exit 0).
-  { command: 'export state commit', args: ['export', 'state', 'commit', 'json-contract-deferred', '--run', 'jc-1'], read: true },
+  {
+    command: 'export state commit',
+    args: ['export', 'state', 'commit', 'json-contract-deferred', '--run', 'jc-1'],
+    read: true,
+  },
   // Two states made in the set-up below, one for each run (an unknown key is exit 5).
-  { command: 'export state reset', args: (run: number) => ['export', 'state', 'reset', `json-contract-reset-${run}`, '--yes'], read: false },
+  {
+    command: 'export state reset',
+    args: (run: number) => ['export', 'state', 'reset', `json-contract-reset-${run}`, '--yes'],
+    read: false,
+  },
   { command: 'config list', args: ['config', 'list'], read: true },
   { command: 'config show', args: ['config', 'show'], read: true },
   { command: 'doctor', args: ['doctor'], also: z.array(z.unknown()).min(1), read: true },
   // Bare `cnv version` prints the version alone, piped too (like `cnv --version`): JSON is asked for.
   { command: 'version', args: ['version', '-o', 'json'], read: true },
-  { command: 'api', args: ['api', 'GET', '/v2/campaigns', '-f', 'limit=1'], also: z.looseObject({ data: z.looseObject({ campaigns: z.array(campaign).length(1) }), pagination: z.object({ nextCursor: str.nullable() }) }), read: true },
-  { command: 'api', doc: 1, args: ['api', 'GET', '/v2/campaigns', '-f', 'limit=2', '--paginate'], also: campaign, read: true },
-  { command: 'api', doc: 2, args: ['api', 'GET', '/v2/campaigns', '-f', 'limit=2', '--paginate', '--slurp'], also: z.array(campaign).min(3), read: true },
+  {
+    command: 'api',
+    args: ['api', 'GET', '/v2/campaigns', '-f', 'limit=1'],
+    also: z.looseObject({
+      data: z.looseObject({ campaigns: z.array(campaign).length(1) }),
+      pagination: z.object({ nextCursor: str.nullable() }),
+    }),
+    read: true,
+  },
+  {
+    command: 'api',
+    doc: 1,
+    args: ['api', 'GET', '/v2/campaigns', '-f', 'limit=2', '--paginate'],
+    also: campaign,
+    read: true,
+  },
+  {
+    command: 'api',
+    doc: 2,
+    args: ['api', 'GET', '/v2/campaigns', '-f', 'limit=2', '--paginate', '--slurp'],
+    also: z.array(campaign).min(3),
+    read: true,
+  },
   // The commands that write no data to stdout: their result document, with --json or -q.
   { command: 'contacts upsert', doc: 1, args: ['contacts', 'upsert', '--file', 'CONFIG/contacts.csv'], document: true },
-  { command: 'contacts sync', args: ['contacts', 'sync', '--file', 'CONFIG/sync.csv'], also: z.looseObject({ sync: z.looseObject({ unchanged: z.literal(1), snapshot: z.looseObject({ full: z.boolean() }) }) }), document: true },
+  {
+    command: 'contacts sync',
+    args: ['contacts', 'sync', '--file', 'CONFIG/sync.csv'],
+    also: z.looseObject({
+      sync: z.looseObject({ unchanged: z.literal(1), snapshot: z.looseObject({ full: z.boolean() }) }),
+    }),
+    document: true,
+  },
   { command: 'events track', doc: 1, args: ['events', 'track', '--file', 'CONFIG/events.ndjson'], document: true },
-  { command: 'audience add', doc: 1, args: ['audience', 'add', FIXTURE_AUDIENCES.followUp.id, '--batch', 'CONFIG/members.csv'], document: true },
-  { command: 'campaigns add', doc: 1, args: ['campaigns', 'add', FIXTURE_CAMPAIGNS.springWebinar.id, '--batch', 'CONFIG/members.csv'], document: true },
-  { command: 'records upsert', args: ['records', 'upsert', FIXTURE_CUSTOM_OBJECT.id, '--file', 'RECORDS'], document: true },
+  {
+    command: 'audience add',
+    doc: 1,
+    args: ['audience', 'add', FIXTURE_AUDIENCES.followUp.id, '--batch', 'CONFIG/members.csv'],
+    document: true,
+  },
+  {
+    command: 'campaigns add',
+    doc: 1,
+    args: ['campaigns', 'add', FIXTURE_CAMPAIGNS.springWebinar.id, '--batch', 'CONFIG/members.csv'],
+    document: true,
+  },
+  {
+    command: 'records upsert',
+    args: ['records', 'upsert', FIXTURE_CUSTOM_OBJECT.id, '--file', 'RECORDS'],
+    document: true,
+  },
   { command: 'export contacts', args: ['export', 'contacts', ...out('c.ndjson')], document: true },
-  { command: 'export custom-events', args: ['export', 'custom-events', '--since', '2000-01-01', ...out('ce.csv')], also: z.looseObject({ window: z.looseObject({ since: str }) }), document: true },
-  { command: 'export email-events', args: ['export', 'email-events', '--type', 'EMAIL_OPEN,EMAIL_CLICK', ...out('ee.ndjson')], also: z.looseObject({ types: z.record(str, z.unknown()) }), document: true },
-  { command: 'export email-events', doc: 1, args: ['export', 'email-events', '--type', 'EMAIL_OPEN,EMAIL_CLICK', '--out-dir', 'OUT/dir'], document: true },
-  { command: 'config set-key', args: ['--profile', 'jc-key', 'config', 'set-key'], input: 'sk_live_jc_0123456789abcdef', document: true },
-  { command: 'config set-url', args: ['--profile', 'jc-url', 'config', 'set-url', 'https://api.example.com'], document: true },
+  {
+    command: 'export custom-events',
+    args: ['export', 'custom-events', '--since', '2000-01-01', ...out('ce.csv')],
+    also: z.looseObject({ window: z.looseObject({ since: str }) }),
+    document: true,
+  },
+  {
+    command: 'export email-events',
+    args: ['export', 'email-events', '--type', 'EMAIL_OPEN,EMAIL_CLICK', ...out('ee.ndjson')],
+    also: z.looseObject({ types: z.record(str, z.unknown()) }),
+    document: true,
+  },
+  {
+    command: 'export email-events',
+    doc: 1,
+    args: ['export', 'email-events', '--type', 'EMAIL_OPEN,EMAIL_CLICK', '--out-dir', 'OUT/dir'],
+    document: true,
+  },
+  {
+    command: 'config set-key',
+    args: ['--profile', 'jc-key', 'config', 'set-key'],
+    input: 'sk_live_jc_0123456789abcdef',
+    document: true,
+  },
+  {
+    command: 'config set-url',
+    args: ['--profile', 'jc-url', 'config', 'set-url', 'https://api.example.com'],
+    document: true,
+  },
   { command: 'config use', args: ['config', 'use', 'jc-url'], document: true },
   {
     command: 'config remove',
     args: (run) => ['config', 'remove', `jc-gone-${run}`, '--yes'],
-    before: async (run) => void (await cnvInProcess(['--profile', `jc-gone-${run}`, 'config', 'set-url', 'https://api.example.com'], { env: fx.env })),
+    before: async (run) =>
+      void (await cnvInProcess(['--profile', `jc-gone-${run}`, 'config', 'set-url', 'https://api.example.com'], {
+        env: fx.env,
+      })),
     document: true,
   },
 ];
 
 /** Every leaf of the registry, by its path. */
 function leaves(entries: Entry[], prefix: string[] = []): Array<[string, LeafEntry]> {
-  return entries.flatMap((e): Array<[string, LeafEntry]> => (isGroup(e) ? leaves(e.children, [...prefix, e.name]) : [[[...prefix, e.name].join(' '), e]]));
+  return entries.flatMap((e): Array<[string, LeafEntry]> =>
+    isGroup(e) ? leaves(e.children, [...prefix, e.name]) : [[[...prefix, e.name].join(' '), e]],
+  );
 }
 const LEAVES = new Map(leaves(COMMANDS));
 
@@ -127,7 +268,10 @@ async function declared(command: string, doc = 0): Promise<JsonDocument> {
 }
 
 /** stdout checked against the declared document (each line, for NDJSON) and what the case adds. */
-async function expectDeclared(stdout: string, { command, doc, also }: Pick<Case, 'command' | 'doc' | 'also'>): Promise<void> {
+async function expectDeclared(
+  stdout: string,
+  { command, doc, also }: Pick<Case, 'command' | 'doc' | 'also'>,
+): Promise<void> {
   const declaration = await declared(command, doc);
   const texts = declaration.lines ? stdout.split('\n').filter((line) => line !== '') : [stdout];
   expect(texts.length).toBeGreaterThan(0);
@@ -148,46 +292,67 @@ async function expectDeclared(stdout: string, { command, doc, also }: Pick<Case,
 }
 
 describe('one JSON contract per command', () => {
-  it('every document a command declares has a case here (the emulator\'s below), and every case names a declared one', async () => {
+  it("every document a command declares has a case here (the emulator's below), and every case names a declared one", async () => {
     const wanted: string[] = [];
-    for (const [command, entry] of LEAVES) (await entry.load()).output().documents.forEach((_, i) => wanted.push(`${command}#${i}`));
+    for (const [command, entry] of LEAVES)
+      (await entry.load()).output().documents.forEach((_, i) => wanted.push(`${command}#${i}`));
     const covered = new Set([...CASES.map((c) => `${c.command}#${c.doc ?? 0}`), 'emulator#0', 'tap#0', 'tap#1']);
     expect([...covered].sort()).toEqual(wanted.sort());
   });
 
-  it('docs/output.md\'s table is the commands\' declarations (run `npm run docs`)', async () => {
+  it("docs/output.md's table is the commands' declarations (run `npm run docs`)", async () => {
     const onDisk = readFileSync(resolve(import.meta.dirname, '../../docs/output.md'), 'utf8');
     expect(onDisk).toBe(withJsonTable(onDisk, await renderJsonTable()));
   });
 
-  it.each(CASES.filter((c) => c.document))('$command $args.1 $args.2: prints its document only when JSON is asked for', async ({ command, doc, also, args, input, before }) => {
-    const outDir = mkdtempSync(join(fx.configDir, 'out-'));
-    const argv = (run: number) => (typeof args === 'function' ? args(run) : args).map((a) => a.replace(/^RECORDS$/, join(fx.configDir, 'records.csv')).replace(/^CONFIG\//, `${fx.configDir}/`).replace(/^OUT\//, `${outDir}/${run}-`));
-    await before?.(0);
-    const bare = await cnvInProcess(argv(0), { env: fx.env, input });
-    expect(bare.exitCode, bare.stderr).toBe(0);
-    expect(bare.stdout).toBe('');
-    await before?.(1);
-    const piped = await cnvInProcess([...argv(1), '--json'], { env: fx.env, input });
-    await before?.(2);
-    const queried = await cnvInProcess([...argv(2), '-q', '@', '--quiet'], { env: fx.env, input, stdoutIsTTY: true, columns: 80 });
-    for (const res of [piped, queried]) {
-      expect(res.exitCode, res.stderr).toBe(0);
-      await expectDeclared(res.stdout, { command, doc, also });
-    }
-  });
+  it.each(CASES.filter((c) => c.document))(
+    '$command $args.1 $args.2: prints its document only when JSON is asked for',
+    async ({ command, doc, also, args, input, before }) => {
+      const outDir = mkdtempSync(join(fx.configDir, 'out-'));
+      const argv = (run: number) =>
+        (typeof args === 'function' ? args(run) : args).map((a) =>
+          a
+            .replace(/^RECORDS$/, join(fx.configDir, 'records.csv'))
+            .replace(/^CONFIG\//, `${fx.configDir}/`)
+            .replace(/^OUT\//, `${outDir}/${run}-`),
+        );
+      await before?.(0);
+      const bare = await cnvInProcess(argv(0), { env: fx.env, input });
+      expect(bare.exitCode, bare.stderr).toBe(0);
+      expect(bare.stdout).toBe('');
+      await before?.(1);
+      const piped = await cnvInProcess([...argv(1), '--json'], { env: fx.env, input });
+      await before?.(2);
+      const queried = await cnvInProcess([...argv(2), '-q', '@', '--quiet'], {
+        env: fx.env,
+        input,
+        stdoutIsTTY: true,
+        columns: 80,
+      });
+      for (const res of [piped, queried]) {
+        expect(res.exitCode, res.stderr).toBe(0);
+        await expectDeclared(res.stdout, { command, doc, also });
+      }
+    },
+  );
 
   it('emulator: --json prints {url, keys} on one line once it listens, -q selects from it', async () => {
     const stop = new AbortController();
     const ready = join(fx.configDir, 'emulator.env');
-    const running = cnvInProcess(['emulator', '--port', '0', '--ready-file', ready, '-q', 'keys.full'], { env: fx.env, signal: stop.signal });
+    const running = cnvInProcess(['emulator', '--port', '0', '--ready-file', ready, '-q', 'keys.full'], {
+      env: fx.env,
+      signal: stop.signal,
+    });
     while (!existsSync(ready)) await new Promise((r) => setTimeout(r, 20));
     stop.abort();
     const res = await running;
     expect(res.stdout).toMatch(/^sk_live_demo_\w+\n$/);
     const stopJson = new AbortController();
     const readyJson = join(fx.configDir, 'emulator-json.env');
-    const json = cnvInProcess(['emulator', '--port', '0', '--ready-file', readyJson, '--json'], { env: fx.env, signal: stopJson.signal });
+    const json = cnvInProcess(['emulator', '--port', '0', '--ready-file', readyJson, '--json'], {
+      env: fx.env,
+      signal: stopJson.signal,
+    });
     while (!existsSync(readyJson)) await new Promise((r) => setTimeout(r, 20));
     stopJson.abort();
     const printed = (await json).stdout;
@@ -195,7 +360,7 @@ describe('one JSON contract per command', () => {
     await expectDeclared(printed, { command: 'emulator' });
   });
 
-  it('tap: --about and --discover print their declared documents; a sync\'s stdout holds Singer messages, so --json and -q are refused', async () => {
+  it("tap: --about and --discover print their declared documents; a sync's stdout holds Singer messages, so --json and -q are refused", async () => {
     const about = await cnvInProcess(['tap', '--about'], { env: fx.env });
     expect(about.exitCode, about.stderr).toBe(0);
     await expectDeclared(about.stdout, { command: 'tap', doc: 0 });
@@ -211,25 +376,76 @@ describe('one JSON contract per command', () => {
     }
   });
 
-  it.each(CASES.filter((c) => !c.document))('$command $args.1 $args.2: piped and --json on a terminal print the declared shape', async ({ command, doc, also, args, read }) => {
-    const argv = (run: number) => (typeof args === 'function' ? args(run) : args).map((a) => (a === 'RECORDS' ? join(fx.configDir, 'records.csv') : a === 'SYNC' ? join(fx.configDir, 'sync.csv') : a));
-    if (argv(1)[0] === 'export') await cnvInProcess(['export', 'contacts', '--state-key', 'json-contract', '--out', join(fx.configDir, 'json-contract.csv'), '--quiet'], { env: fx.env });
-    if (argv(1)[2] === 'reset') {
-      for (const run of [1, 2]) {
-        const made = await cnvInProcess(['export', 'contacts', '--state-key', `json-contract-reset-${run}`, '--out', join(fx.configDir, `reset-${run}.csv`), '--quiet'], { env: fx.env });
-        expect(made.exitCode, made.stderr).toBe(0);
+  it.each(CASES.filter((c) => !c.document))(
+    '$command $args.1 $args.2: piped and --json on a terminal print the declared shape',
+    async ({ command, doc, also, args, read }) => {
+      const argv = (run: number) =>
+        (typeof args === 'function' ? args(run) : args).map((a) =>
+          a === 'RECORDS' ? join(fx.configDir, 'records.csv') : a === 'SYNC' ? join(fx.configDir, 'sync.csv') : a,
+        );
+      if (argv(1)[0] === 'export')
+        await cnvInProcess(
+          [
+            'export',
+            'contacts',
+            '--state-key',
+            'json-contract',
+            '--out',
+            join(fx.configDir, 'json-contract.csv'),
+            '--quiet',
+          ],
+          { env: fx.env },
+        );
+      if (argv(1)[2] === 'reset') {
+        for (const run of [1, 2]) {
+          const made = await cnvInProcess(
+            [
+              'export',
+              'contacts',
+              '--state-key',
+              `json-contract-reset-${run}`,
+              '--out',
+              join(fx.configDir, `reset-${run}.csv`),
+              '--quiet',
+            ],
+            { env: fx.env },
+          );
+          expect(made.exitCode, made.stderr).toBe(0);
+        }
       }
-    }
-    if (argv(1)[2] === 'commit') {
-      expect((await cnvInProcess(['export', 'contacts', '--state-key', 'json-contract-deferred', '--defer-commit', '--run', 'jc-1', '--quiet'], { env: fx.env })).exitCode).toBe(0);
-      expect((await cnvInProcess(['export', 'state', 'commit', 'json-contract-deferred', '--run', 'jc-1'], { env: fx.env })).exitCode).toBe(0);
-    }
-    const piped = await cnvInProcess(argv(1), { env: fx.env });
-    const flagged = await cnvInProcess([...argv(2), '--json'], { env: fx.env, stdoutIsTTY: true, columns: 80 });
-    for (const res of [piped, flagged]) {
-      expect(res.exitCode, res.stderr).toBe(0);
-      await expectDeclared(res.stdout, { command, doc, also });
-    }
-    if (read) expect(flagged.stdout).toBe(piped.stdout);
-  });
+      if (argv(1)[2] === 'commit') {
+        expect(
+          (
+            await cnvInProcess(
+              [
+                'export',
+                'contacts',
+                '--state-key',
+                'json-contract-deferred',
+                '--defer-commit',
+                '--run',
+                'jc-1',
+                '--quiet',
+              ],
+              { env: fx.env },
+            )
+          ).exitCode,
+        ).toBe(0);
+        expect(
+          (
+            await cnvInProcess(['export', 'state', 'commit', 'json-contract-deferred', '--run', 'jc-1'], {
+              env: fx.env,
+            })
+          ).exitCode,
+        ).toBe(0);
+      }
+      const piped = await cnvInProcess(argv(1), { env: fx.env });
+      const flagged = await cnvInProcess([...argv(2), '--json'], { env: fx.env, stdoutIsTTY: true, columns: 80 });
+      for (const res of [piped, flagged]) {
+        expect(res.exitCode, res.stderr).toBe(0);
+        await expectDeclared(res.stdout, { command, doc, also });
+      }
+      if (read) expect(flagged.stdout).toBe(piped.stdout);
+    },
+  );
 });

@@ -23,13 +23,19 @@ const FORMS: Record<string, string> = {
   'the secret alone, percent-encoded': encoded(SECRET),
   'the whole key, base64': Buffer.from(KEY).toString('base64'),
   'the secret alone, base64': Buffer.from(SECRET).toString('base64'),
-  'the whole key inside a longer base64 (a Basic credential), URL-safe': Buffer.from(`user:${KEY}`).toString('base64url'),
+  'the whole key inside a longer base64 (a Basic credential), URL-safe': Buffer.from(`user:${KEY}`).toString(
+    'base64url',
+  ),
 };
 
 /** Every run of 8 characters that an encoding of the secret holds whatever comes before it (any alignment, either alphabet). */
 const BASE64_PIECES = [0, 1, 2].flatMap((skip) => {
-  const own = Buffer.concat([Buffer.alloc(skip), Buffer.from(SECRET)]).toString('base64').slice(4, -4);
-  return [own, own.replace(/\+/g, '-').replace(/\//g, '_')].flatMap((s) => Array.from({ length: s.length - 7 }, (_, i) => s.slice(i, i + 8)));
+  const own = Buffer.concat([Buffer.alloc(skip), Buffer.from(SECRET)])
+    .toString('base64')
+    .slice(4, -4);
+  return [own, own.replace(/\+/g, '-').replace(/\//g, '_')].flatMap((s) =>
+    Array.from({ length: s.length - 7 }, (_, i) => s.slice(i, i + 8)),
+  );
 });
 
 /** Undoes every spelling a reader could undo (JSON escapes, percent-encoding, as often as they nest). */
@@ -55,11 +61,20 @@ beforeAll(async () => {
     const echo = `key ${form} refused`;
     if (url.startsWith('/v2/exports/contacts')) {
       // Failing: the second page, so that the run has committed one and records its error.
-      if (exportFails && body.includes('"cursor"')) return reply(res, 400, `{"error":{"code":"invalid_request","message":"${echo}"}}`);
-      return reply(res, 200, `{"data":{"contacts":[{"id":"c1","note":"${echo}"}]},"pagination":{"nextCursor":${exportFails ? '"c2"' : 'null'}}}`);
+      if (exportFails && body.includes('"cursor"'))
+        return reply(res, 400, `{"error":{"code":"invalid_request","message":"${echo}"}}`);
+      return reply(
+        res,
+        200,
+        `{"data":{"contacts":[{"id":"c1","note":"${echo}"}]},"pagination":{"nextCursor":${exportFails ? '"c2"' : 'null'}}}`,
+      );
     }
     if (url.endsWith('/contacts/batch')) {
-      return reply(res, 200, `{"data":{"results":[{"added":false,"error":"invalid_request","message":"${echo}"},{"added":true,"cnvContactId":"id-2"}]}}`);
+      return reply(
+        res,
+        200,
+        `{"data":{"results":[{"added":false,"error":"invalid_request","message":"${echo}"},{"added":true,"cnvContactId":"id-2"}]}}`,
+      );
     }
     if (url.startsWith('/v2/echo')) return reply(res, 200, `{"data":{"note":"${echo}"}}`);
     return reply(res, 400, `{"error":{"code":"invalid_field","message":"${echo}"}}`);
@@ -82,7 +97,20 @@ describe('the key echoed in any form is never printed nor stored', () => {
         // An error answer: the message on stderr, the body in the debug log.
         await cnvInProcess(['contacts', 'upsert', '--email', 'a@example.com', '--debug'], { env }),
         // A batch answer's item message: in the report, the summary, the debug log.
-        await cnvInProcess(['audience', 'add', 'c1000000-0000-4000-8000-000000000002', '--batch', input, '--report', report, '--debug', '--json'], { env }),
+        await cnvInProcess(
+          [
+            'audience',
+            'add',
+            'c1000000-0000-4000-8000-000000000002',
+            '--batch',
+            input,
+            '--report',
+            report,
+            '--debug',
+            '--json',
+          ],
+          { env },
+        ),
         // The same rows listed on stderr (no report).
         await cnvInProcess(['audience', 'add', 'c1000000-0000-4000-8000-000000000002', '--batch', input], { env }),
         // A success answer on stdout and in the debug log; an error body shown by --include.
@@ -99,7 +127,9 @@ describe('the key echoed in any form is never printed nor stored', () => {
       const printed = runs.map((r) => r.stdout + r.stderr).join('\n');
       // The runs did reach the places that echo (the masked form shown instead).
       // A form inside a longer encoding keeps the characters that other bytes share.
-      const shown = name.includes('inside') ? /key [\w-]+\*\*\*\*[\w=-]* refused/ : /key (sk_live_canary_)?\*\*\*\* refused/;
+      const shown = name.includes('inside')
+        ? /key [\w-]+\*\*\*\*[\w=-]* refused/
+        : /key (sk_live_canary_)?\*\*\*\* refused/;
       for (const [i, run] of runs.entries()) expect(run.stdout + run.stderr, `run ${i}`).toMatch(shown);
       expect(printed).toContain('x-api-key: sk_live_canary_****');
       expect(readFileSync(report, 'utf8')).toMatch(shown);
@@ -107,10 +137,16 @@ describe('the key echoed in any form is never printed nor stored', () => {
       const files = (readdirSync(dir, { recursive: true }) as string[]).filter((f) => statSync(join(dir, f)).isFile());
       expect(files.some((f) => f.startsWith('exports'))).toBe(true);
       const stored = files.map((f) => readFileSync(join(dir, f), 'utf8')).join('\n');
-      for (const [what, text] of [['printed', printed], ['stored', stored]]) {
+      for (const [what, text] of [
+        ['printed', printed],
+        ['stored', stored],
+      ]) {
         expect(readable(text), what).not.toContain(SECRET);
         expect(readable(text), what).not.toContain(PREFIX + SECRET.slice(0, 4));
-        expect(BASE64_PIECES.filter((piece) => text.includes(piece)), what).toEqual([]);
+        expect(
+          BASE64_PIECES.filter((piece) => text.includes(piece)),
+          what,
+        ).toEqual([]);
       }
     });
   }

@@ -7,7 +7,10 @@ const fx = useEmulator();
 
 describe('output formats (in-process)', () => {
   it('a record prints as a readable table on a TTY', async () => {
-    const res = await cnvInProcess(['contacts', 'get', '--email', FIXTURE_CONTACTS.ada.email, '--no-color'], { env: fx.env, stdoutIsTTY: true });
+    const res = await cnvInProcess(['contacts', 'get', '--email', FIXTURE_CONTACTS.ada.email, '--no-color'], {
+      env: fx.env,
+      stdoutIsTTY: true,
+    });
     expect(res.exitCode).toBe(0);
     expect(res.stdout).toMatch(/^cnvContactId {2,}a0000000-0000-4000-8000-000000000001$/m);
     expect(res.stdout).toMatch(/^fields\.city {2,}London$/m);
@@ -15,14 +18,21 @@ describe('output formats (in-process)', () => {
   });
 
   it('--json wins over the TTY', async () => {
-    const res = await cnvInProcess(['contacts', 'get', '--email', FIXTURE_CONTACTS.ada.email, '--json'], { env: fx.env, stdoutIsTTY: true });
+    const res = await cnvInProcess(['contacts', 'get', '--email', FIXTURE_CONTACTS.ada.email, '--json'], {
+      env: fx.env,
+      stdoutIsTTY: true,
+    });
     expect(JSON.parse(res.stdout).email).toBe('ada@example.com');
   });
 
   it('-o ndjson and -o csv', async () => {
-    const nd = await cnvInProcess(['contacts', 'get', '--email', FIXTURE_CONTACTS.ada.email, '-o', 'ndjson'], { env: fx.env });
+    const nd = await cnvInProcess(['contacts', 'get', '--email', FIXTURE_CONTACTS.ada.email, '-o', 'ndjson'], {
+      env: fx.env,
+    });
     expect(nd.stdout.trim().split('\n')).toHaveLength(1);
-    const csv = await cnvInProcess(['contacts', 'get', '--email', FIXTURE_CONTACTS.ada.email, '-o', 'csv'], { env: fx.env });
+    const csv = await cnvInProcess(['contacts', 'get', '--email', FIXTURE_CONTACTS.ada.email, '-o', 'csv'], {
+      env: fx.env,
+    });
     const [header, row] = csv.stdout.trim().split('\n');
     expect(header.split(',')).toContain('fields.city');
     expect(row).toContain('London');
@@ -31,11 +41,15 @@ describe('output formats (in-process)', () => {
   it('an unknown -o value is a usage error', async () => {
     const res = await cnvInProcess(['contacts', 'get', '--email', 'a@example.com', '-o', 'xml'], { env: fx.env });
     expect(res.exitCode).toBe(2);
-    expect(res.stderr).toMatch(/^error: invalid_value: --format: expected one of table, json, ndjson, csv \(any case\), got "xml"$/m);
+    expect(res.stderr).toMatch(
+      /^error: invalid_value: --format: expected one of table, json, ndjson, csv \(any case\), got "xml"$/m,
+    );
   });
 
   it('--quiet silences warnings but not errors', async () => {
-    const res = await cnvInProcess(['contacts', 'get', '--email', 'nobody@example.com', '--quiet'], { env: { ...fx.env, CNV_API_KEY: fx.emulator.keys.full } });
+    const res = await cnvInProcess(['contacts', 'get', '--email', 'nobody@example.com', '--quiet'], {
+      env: { ...fx.env, CNV_API_KEY: fx.emulator.keys.full },
+    });
     expect(res.exitCode).toBe(5);
     expect(res.stderr).toMatch(/contact_not_found/);
   });

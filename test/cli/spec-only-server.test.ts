@@ -16,7 +16,7 @@ beforeEach(() => {
 
 const run = (args: string[]) => cnvInProcess(args, { env: api.env, dispatcher: api.agent });
 
-describe('--limit on list commands: clamped into the spec\'s range, as the exports do', () => {
+describe("--limit on list commands: clamped into the spec's range, as the exports do", () => {
   const listed = (path: string) => {
     api.agent
       .get(BASE)
@@ -54,7 +54,10 @@ describe('local email checks leave unusual but possible addresses to the server'
       .intercept({ path: '/v2/contacts', method: 'POST' })
       .reply((req) => {
         sent.push(JSON.parse(String(req.body)).email);
-        return { statusCode: 200, data: { data: { cnvContactId: '00000000-0000-4000-8000-000000000001', contactCreated: true } } };
+        return {
+          statusCode: 200,
+          data: { data: { cnvContactId: '00000000-0000-4000-8000-000000000001', contactCreated: true } },
+        };
       });
     const single = await run(['contacts', 'upsert', '--email', 'jörg@example.com']);
     expect(single.exitCode, single.stderr).toBe(0);
@@ -68,7 +71,14 @@ describe('local email checks leave unusual but possible addresses to the server'
       .reply((req) => {
         batch.push(JSON.parse(String(req.body)));
         const contacts = JSON.parse(String(req.body)).contacts as unknown[];
-        return { statusCode: 200, data: { data: { results: contacts.map(() => ({ added: true, cnvContactId: '00000000-0000-4000-8000-000000000001' })) } } };
+        return {
+          statusCode: 200,
+          data: {
+            data: {
+              results: contacts.map(() => ({ added: true, cnvContactId: '00000000-0000-4000-8000-000000000001' })),
+            },
+          },
+        };
       });
     const path = join(api.dir, 'members.csv');
     writeFileSync(path, 'email\nuser@bücher.de\na!b@example.com\nnot-an-address\n');

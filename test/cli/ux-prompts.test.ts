@@ -13,10 +13,15 @@ describe('questions and notices on a terminal (in-process)', () => {
   it('export state reset asks on a terminal: no keeps the state (exit 2), yes or --yes deletes it', async () => {
     const env = { ...fx.env, CNV_CONFIG_DIR: tempConfigDir() };
     const out = join(mkdtempSync(join(tmpdir(), 'cnv-ux-')), 'c.csv');
-    expect((await cnvInProcess(['export', 'contacts', '--state-key', 'crm', '--max-rows', '2', '--out', out], { env })).exitCode).toBe(0);
+    expect(
+      (await cnvInProcess(['export', 'contacts', '--state-key', 'crm', '--max-rows', '2', '--out', out], { env }))
+        .exitCode,
+    ).toBe(0);
 
     const no = await cnvInProcess(['export', 'state', 'reset', 'crm'], { env, ...terminal, input: 'n\n' });
-    expect(no.stderr).toMatch(/^delete export state "crm" \(2 rows exported, last saved .*\)\? The next run starts over\. \[y\/N\] /);
+    expect(no.stderr).toMatch(
+      /^delete export state "crm" \(2 rows exported, last saved .*\)\? The next run starts over\. \[y\/N\] /,
+    );
     expect(no.exitCode).toBe(2);
     expect(no.stderr).toMatch(/error: not_confirmed: /);
     expect((await cnvInProcess(['export', 'state', 'show', 'crm'], { env })).exitCode).toBe(0);
@@ -25,7 +30,9 @@ describe('questions and notices on a terminal (in-process)', () => {
     expect(yes.exitCode).toBe(0);
     expect(JSON.parse(yes.stdout)).toEqual({ key: 'crm', removed: true });
 
-    await cnvInProcess(['export', 'contacts', '--state-key', 'crm', '--max-rows', '1', '--out', out, '--full'], { env });
+    await cnvInProcess(['export', 'contacts', '--state-key', 'crm', '--max-rows', '1', '--out', out, '--full'], {
+      env,
+    });
     const skip = await cnvInProcess(['export', 'state', 'reset', 'crm', '--yes'], { env, ...terminal });
     expect(skip.exitCode).toBe(0);
     expect(skip.stderr).not.toContain('[y/N]');
@@ -54,8 +61,13 @@ describe('questions and notices on a terminal (in-process)', () => {
   });
 
   it('contacts upsert with --contact-id and --email warns that the email becomes the address', async () => {
-    const res = await cnvInProcess(['contacts', 'upsert', '--contact-id', 'a0000000-0000-4000-8000-000000000001', '--email', 'ada@example.com'], { env: fx.env });
-    expect(res.stderr).toMatch(/^warning: --contact-id finds the contact; --email does not look it up but sets its address to ada@example.com$/m);
+    const res = await cnvInProcess(
+      ['contacts', 'upsert', '--contact-id', 'a0000000-0000-4000-8000-000000000001', '--email', 'ada@example.com'],
+      { env: fx.env },
+    );
+    expect(res.stderr).toMatch(
+      /^warning: --contact-id finds the contact; --email does not look it up but sets its address to ada@example.com$/m,
+    );
   });
 });
 
@@ -69,9 +81,16 @@ describe('--summary-json on interrupt (in-process)', () => {
     const controller = new AbortController();
     controller.abort(new InterruptedError('SIGINT'));
     const summary = join(work, 'summary.json');
-    const res = await cnvInProcess(['contacts', 'upsert', '--file', input, '--summary-json', summary], { env: fx.env, signal: controller.signal });
+    const res = await cnvInProcess(['contacts', 'upsert', '--file', input, '--summary-json', summary], {
+      env: fx.env,
+      signal: controller.signal,
+    });
     expect(res.exitCode).toBe(130);
-    expect(JSON.parse(readFileSync(summary, 'utf8'))).toMatchObject({ status: 'interrupted', exitCode: 130, stopped: expect.any(String) });
+    expect(JSON.parse(readFileSync(summary, 'utf8'))).toMatchObject({
+      status: 'interrupted',
+      exitCode: 130,
+      stopped: expect.any(String),
+    });
     expect(res.stderr.trim().split('\n').at(-1)).toMatch(/^(error|hint): /);
   });
 });

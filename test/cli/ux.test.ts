@@ -23,7 +23,11 @@ describe('one error format: error: <code>: <message>, then at most a hint line',
     [['contacts', 'get', '--colour'], 'unknown_option', /did you mean --no-color\?/],
     [['contactz'], 'unknown_command', /^hint: did you mean contacts\? /],
     [['export', 'email-events', '--type', 'OPEN'], 'invalid_value', /^hint: did you mean EMAIL_OPEN\?$/],
-    [['contacts', 'upsert', '--file', 'x.csv', '--input-format', 'CSVV'], 'invalid_value', /^hint: did you mean csv\?$/],
+    [
+      ['contacts', 'upsert', '--file', 'x.csv', '--input-format', 'CSVV'],
+      'invalid_value',
+      /^hint: did you mean csv\?$/,
+    ],
     [['--timeout', 'abc', 'config', 'list'], 'invalid_value', /^hint: see `cnv --help`$/],
     [['config', 'use'], 'missing_argument', /^hint: /],
     [['contacts', 'get', '--contact-id'], 'missing_value', /^hint: /],
@@ -50,13 +54,24 @@ describe('one error format: error: <code>: <message>, then at most a hint line',
   it('names the flag and the value for enum errors, and --json adds the same error as JSON', async () => {
     const res = await cnvInProcess(['export', 'email-events', '--type', 'OPEN', '--json'], { env: fx.env });
     const err = lines(res.stderr);
-    expect(err[0]).toMatch(/^error: invalid_value: --type: expected all, or one or a comma list of EMAIL_SEND, .*EMAIL_OPEN.* \(any case\), got "OPEN"$/);
-    expect(JSON.parse(err[2]).error).toMatchObject({ code: 'invalid_value', exitCode: 2, hint: 'did you mean EMAIL_OPEN?' });
+    expect(err[0]).toMatch(
+      /^error: invalid_value: --type: expected all, or one or a comma list of EMAIL_SEND, .*EMAIL_OPEN.* \(any case\), got "OPEN"$/,
+    );
+    expect(JSON.parse(err[2]).error).toMatchObject({
+      code: 'invalid_value',
+      exitCode: 2,
+      hint: 'did you mean EMAIL_OPEN?',
+    });
   });
 
   it('--timeout past what a timer can wait (2^31-1 ms) is refused, not turned into 1 ms by Node.js', async () => {
-    const res = await cnvInProcess(['contacts', 'get', '--email', 'a@example.com', '--timeout', '99999999999'], { env: fx.env });
-    expect([res.exitCode, lines(res.stderr)[0]]).toEqual([2, 'error: invalid_value: --timeout: expected a number from 1 to 2147483647, got 99999999999']);
+    const res = await cnvInProcess(['contacts', 'get', '--email', 'a@example.com', '--timeout', '99999999999'], {
+      env: fx.env,
+    });
+    expect([res.exitCode, lines(res.stderr)[0]]).toEqual([
+      2,
+      'error: invalid_value: --timeout: expected a number from 1 to 2147483647, got 99999999999',
+    ]);
   });
 
   it('-o takes any case like every other enum', async () => {
@@ -69,9 +84,26 @@ describe('one error format: error: <code>: <message>, then at most a hint line',
     await fx.faults({ failNext: 5 });
     try {
       const summary = join(dir, 'failed-summary.json');
-      const res = await cnvInProcess(['export', 'contacts', '--no-state', '--max-retries', '0', '--out', join(dir, 'failed.ndjson'), '--summary-json', summary], { env: fx.env });
+      const res = await cnvInProcess(
+        [
+          'export',
+          'contacts',
+          '--no-state',
+          '--max-retries',
+          '0',
+          '--out',
+          join(dir, 'failed.ndjson'),
+          '--summary-json',
+          summary,
+        ],
+        { env: fx.env },
+      );
       expect(res.exitCode).toBe(7);
-      expect(JSON.parse(readFileSync(summary, 'utf8'))).toMatchObject({ command: 'export contacts', status: 'failed', rows: 0 });
+      expect(JSON.parse(readFileSync(summary, 'utf8'))).toMatchObject({
+        command: 'export contacts',
+        status: 'failed',
+        rows: 0,
+      });
       const err = lines(res.stderr);
       expect(err[0]).toMatch(/^error: /);
       expect(err.slice(1).every((l) => l.startsWith('hint: '))).toBe(true);
@@ -88,12 +120,29 @@ describe('one error format: error: <code>: <message>, then at most a hint line',
         res.writeHead(500, { 'content-type': 'application/json' });
         return void res.end(JSON.stringify({ error: { code: 'internal_error', message: 'injected' } }));
       }
-      const answer = await fetch(fx.emulator.url + req.url, { method: req.method, headers: { 'x-api-key': String(req.headers['x-api-key']), 'content-type': 'application/json' }, body });
+      const answer = await fetch(fx.emulator.url + req.url, {
+        method: req.method,
+        headers: { 'x-api-key': String(req.headers['x-api-key']), 'content-type': 'application/json' },
+        body,
+      });
       res.writeHead(answer.status, { 'content-type': 'application/json' });
       res.end(await answer.text());
     });
     try {
-      const res = await cnvInProcess(['export', 'contacts', '--no-state', '--max-retries', '0', '--limit', '100', '--out', join(dir, 'failed-later.ndjson')], { env: { ...fx.env, CNV_BASE_URL: server.url } });
+      const res = await cnvInProcess(
+        [
+          'export',
+          'contacts',
+          '--no-state',
+          '--max-retries',
+          '0',
+          '--limit',
+          '100',
+          '--out',
+          join(dir, 'failed-later.ndjson'),
+        ],
+        { env: { ...fx.env, CNV_BASE_URL: server.url } },
+      );
       expect(res.exitCode).toBe(7);
       const err = lines(res.stderr);
       const at = err.findIndex((l) => l.startsWith('error: '));
@@ -115,15 +164,21 @@ describe('help and version', () => {
     expect(viaHelp.stdout).toContain('\nEXAMPLES\n');
   });
 
-  it.each([['contacts'], ['export'], ['config'], ['export', 'state']])('cnv %j --help has examples', async (...path) => {
-    const res = await cnvInProcess([...path, '--help']);
-    expect(res.stdout).toMatch(/EXAMPLES\n {2}\$ \S/);
-  });
+  it.each([['contacts'], ['export'], ['config'], ['export', 'state']])(
+    'cnv %j --help has examples',
+    async (...path) => {
+      const res = await cnvInProcess([...path, '--help']);
+      expect(res.stdout).toMatch(/EXAMPLES\n {2}\$ \S/);
+    },
+  );
 });
 
 describe('summaries', () => {
   it('say "1 row" and "1 page", milliseconds under a second and no rate', async () => {
-    const res = await cnvInProcess(['export', 'contacts', '--no-state', '--max-rows', '1', '--out', join(dir, 'one.csv')], { env: fx.env });
+    const res = await cnvInProcess(
+      ['export', 'contacts', '--no-state', '--max-rows', '1', '--out', join(dir, 'one.csv')],
+      { env: fx.env },
+    );
     expect(res.exitCode).toBe(0);
     expect(res.stderr).toMatch(/export contacts stopped: 1 row in 1 page to .*one\.csv \(\d+ ms\)/);
     expect(res.stderr).not.toMatch(/rows\/s|0\.0 s/);
@@ -133,7 +188,9 @@ describe('summaries', () => {
     const input = join(dir, 'bad.csv');
     writeFileSync(input, 'email\nada@example.com\nnot-an-email\n');
     const report = join(dir, 'bad-report.csv');
-    const res = await cnvInProcess(['contacts', 'upsert', '--file', input, '--report', report, '--quiet'], { env: fx.env });
+    const res = await cnvInProcess(['contacts', 'upsert', '--file', input, '--report', report, '--quiet'], {
+      env: fx.env,
+    });
     expect(res.exitCode).toBe(6);
     expect(lines(res.stderr)).toEqual([`1 of 2 rows failed or were invalid; report: ${report}`]);
   });
@@ -144,28 +201,62 @@ describe('summaries', () => {
     const summary = join(dir, 'batch-summary.json');
     const res = await cnvInProcess(['contacts', 'upsert', '--file', input, '--summary-json', summary], { env: fx.env });
     expect(res.exitCode).toBe(6);
-    expect(JSON.parse(readFileSync(summary, 'utf8'))).toMatchObject({ status: 'partial', exitCode: 6, rows: 2, succeeded: 1, invalid: 1 });
+    expect(JSON.parse(readFileSync(summary, 'utf8'))).toMatchObject({
+      status: 'partial',
+      exitCode: 6,
+      rows: 2,
+      succeeded: 1,
+      invalid: 1,
+    });
 
     const exportSummary = join(dir, 'export-summary.json');
-    const exp = await cnvInProcess(['export', 'contacts', '--no-state', '--out', join(dir, 'all.csv'), '--summary-json', exportSummary], { env: fx.env });
+    const exp = await cnvInProcess(
+      ['export', 'contacts', '--no-state', '--out', join(dir, 'all.csv'), '--summary-json', exportSummary],
+      { env: fx.env },
+    );
     expect(exp.exitCode).toBe(0);
-    expect(JSON.parse(readFileSync(exportSummary, 'utf8'))).toMatchObject({ command: 'export contacts', status: 'complete', moreRemains: false });
+    expect(JSON.parse(readFileSync(exportSummary, 'utf8'))).toMatchObject({
+      command: 'export contacts',
+      status: 'complete',
+      moreRemains: false,
+    });
   });
 
   it('--summary-json is written when the run fails before its first page too', async () => {
     await fx.faults({ failNext: 5 });
     try {
       const summary = join(dir, 'early-summary.json');
-      const res = await cnvInProcess(['export', 'contacts', '--no-state', '--max-retries', '0', '--out', join(dir, 'early.csv'), '--summary-json', summary], { env: fx.env });
+      const res = await cnvInProcess(
+        [
+          'export',
+          'contacts',
+          '--no-state',
+          '--max-retries',
+          '0',
+          '--out',
+          join(dir, 'early.csv'),
+          '--summary-json',
+          summary,
+        ],
+        { env: fx.env },
+      );
       expect(res.exitCode).toBe(7);
-      expect(JSON.parse(readFileSync(summary, 'utf8'))).toMatchObject({ command: 'export contacts', status: 'failed', rows: 0, output: join(dir, 'early.csv') });
+      expect(JSON.parse(readFileSync(summary, 'utf8'))).toMatchObject({
+        command: 'export contacts',
+        status: 'failed',
+        rows: 0,
+        output: join(dir, 'early.csv'),
+      });
     } finally {
       await fx.clearFaults();
     }
   });
 
   it('--summary-json - goes to stdout when the rows go to a file, and is refused when stdout carries rows', async () => {
-    const res = await cnvInProcess(['export', 'contacts', '--no-state', '--max-rows', '2', '--out', join(dir, 'two.csv'), '--summary-json', '-'], { env: fx.env });
+    const res = await cnvInProcess(
+      ['export', 'contacts', '--no-state', '--max-rows', '2', '--out', join(dir, 'two.csv'), '--summary-json', '-'],
+      { env: fx.env },
+    );
     expect(JSON.parse(res.stdout)).toMatchObject({ status: 'stopped', rows: 2 });
     const refused = await cnvInProcess(['export', 'contacts', '--no-state', '--summary-json', '-'], { env: fx.env });
     expect(refused.exitCode).toBe(2);
@@ -175,7 +266,9 @@ describe('summaries', () => {
 
   it('--summary-json naming the output, report or input file is refused (it would replace it)', async () => {
     const out = join(dir, 'same.csv');
-    const exp = await cnvInProcess(['export', 'contacts', '--no-state', '--out', out, '--summary-json', out], { env: fx.env });
+    const exp = await cnvInProcess(['export', 'contacts', '--no-state', '--out', out, '--summary-json', out], {
+      env: fx.env,
+    });
     expect(exp.exitCode).toBe(2);
     expect(exp.stderr).toMatch(/^error: usage: --summary-json: must not be the same file as --out$/m);
     const input = join(dir, 'in.csv');
@@ -186,7 +279,10 @@ describe('summaries', () => {
   });
 
   it('--summary-json into a missing directory is refused before the run', async () => {
-    const res = await cnvInProcess(['export', 'contacts', '--no-state', '--out', join(dir, 'x.csv'), '--summary-json', join(dir, 'nope', 's.json')], { env: fx.env });
+    const res = await cnvInProcess(
+      ['export', 'contacts', '--no-state', '--out', join(dir, 'x.csv'), '--summary-json', join(dir, 'nope', 's.json')],
+      { env: fx.env },
+    );
     expect(res.exitCode).toBe(2);
     expect(existsSync(join(dir, 'x.csv'))).toBe(false);
   });
@@ -194,7 +290,10 @@ describe('summaries', () => {
 
 describe('identifiers, state reset, profiles', () => {
   it('--contact-id with --email warns that the email plays no part in the lookup', async () => {
-    const res = await cnvInProcess(['contacts', 'get', '--contact-id', '7f0c2f4e-1b2a-4c3d-9e8f-0a1b2c3d4e5f', '--email', 'ada@example.com'], { env: fx.env });
+    const res = await cnvInProcess(
+      ['contacts', 'get', '--contact-id', '7f0c2f4e-1b2a-4c3d-9e8f-0a1b2c3d4e5f', '--email', 'ada@example.com'],
+      { env: fx.env },
+    );
     expect(res.stderr).toMatch(/^warning: --email is ignored: the API finds the contact by --contact-id/m);
   });
 

@@ -22,7 +22,10 @@ async function upserts(): Promise<number> {
 const envWith = (configDir = tempConfigDir()) => ({ ...fx.env, CNV_CONFIG_DIR: configDir });
 
 async function createField(key: string, label: string, objectType: string, dataType = 'NUMBER'): Promise<void> {
-  const made = await cnv(['fields', 'create', '--key', key, '--label', label, '--object-type', objectType, '--data-type', dataType], { env: fx.env });
+  const made = await cnv(
+    ['fields', 'create', '--key', key, '--label', label, '--object-type', objectType, '--data-type', dataType],
+    { env: fx.env },
+  );
   expect(made.exitCode, made.stderr).toBe(0);
 }
 const relabel = (key: string, label: string) => fx.admin('POST', `/_emulator/fields/${key}`, { label });
@@ -64,21 +67,41 @@ describe('a bare column that names a CONTACT and a COMPANY field', () => {
     expect(sync.stderr).toContain('--map Employees=fields.contactEmployees or --map Employees=companyFields.employees');
     expect(await upserts()).toBe(0);
 
-    const mapped = await cnv(['contacts', 'upsert', '--file', write('employees.csv', `email,Employees\n${FX.ada.email},42\n`), '--map', 'Employees=fields.contactEmployees'], { env: envWith() });
+    const mapped = await cnv(
+      [
+        'contacts',
+        'upsert',
+        '--file',
+        write('employees.csv', `email,Employees\n${FX.ada.email},42\n`),
+        '--map',
+        'Employees=fields.contactEmployees',
+      ],
+      { env: envWith() },
+    );
     expect(mapped.exitCode, mapped.stderr).toBe(0);
     expect((await ada()).fields.contactEmployees).toBe(42);
     expect((await ada()).company.fields.employees).toBe(40);
     // Renamed again (the COMPANY field too): the map by key still writes the CONTACT field.
     await relabel('contactEmployees', 'Staff');
     await relabel('employees', 'Staff');
-    const again = await cnv(['contacts', 'upsert', '--file', write('employees.csv', `email,Employees\n${FX.ada.email},43\n`), '--map', 'Employees=fields.contactEmployees'], { env: envWith() });
+    const again = await cnv(
+      [
+        'contacts',
+        'upsert',
+        '--file',
+        write('employees.csv', `email,Employees\n${FX.ada.email},43\n`),
+        '--map',
+        'Employees=fields.contactEmployees',
+      ],
+      { env: envWith() },
+    );
     expect(again.exitCode, again.stderr).toBe(0);
     expect((await ada()).fields.contactEmployees).toBe(43);
     expect((await ada()).company.fields.employees).toBe(40);
   });
 });
 
-describe('contacts sync remembers how its file\'s columns resolved', () => {
+describe("contacts sync remembers how its file's columns resolved", () => {
   reseedBeforeEach(fx);
 
   it('refuses a run where a column now names another field (old -> new, the flag named), accepts it with --accept-columns, and remembers it', async () => {
@@ -99,7 +122,9 @@ describe('contacts sync remembers how its file\'s columns resolved', () => {
       const refused = await cnv(['contacts', 'sync', '--file', file, ...extra], { env });
       expect(refused.exitCode).toBe(2);
       expect(refused.stderr).toContain(`warning: column ${line} since the last sync of ${file}`);
-      expect(refused.stderr).toContain(`error: columns_changed: ${file}: a column names another target than at the last sync of this file`);
+      expect(refused.stderr).toContain(
+        `error: columns_changed: ${file}: a column names another target than at the last sync of this file`,
+      );
       expect(refused.stderr).toContain('--accept-columns');
       expect(refused.stdout).toBe('');
     }
@@ -143,7 +168,10 @@ describe('contacts sync remembers how its file\'s columns resolved', () => {
     expect((await cnv(['contacts', 'sync', '--file', file, ...map], { env })).exitCode).toBe(0);
     await relabel('contactSeats', 'Seats (contact)');
     await relabel('companySeats', 'Seats');
-    const again = await cnv(['contacts', 'sync', '--file', write('seats.csv', `email,Seats\n${FX.ada.email},8\n`), ...map], { env });
+    const again = await cnv(
+      ['contacts', 'sync', '--file', write('seats.csv', `email,Seats\n${FX.ada.email},8\n`), ...map],
+      { env },
+    );
     expect(again.exitCode, again.stderr).toBe(0);
     expect((await ada()).fields.contactSeats).toBe(8);
     expect((await ada()).company.fields).not.toHaveProperty('companySeats');
@@ -172,8 +200,15 @@ describe('labels and keys that are names of Object.prototype, end to end', () =>
     const clear = write('clear.ndjson', `{"email":"${FX.ada.email}","__proto__":null,"toString":null}\n`);
     const plan = await cnv(['contacts', 'sync', '--file', clear, '--plan', '--exit-code'], { env });
     expect(plan.exitCode, plan.stderr).toBe(9);
-    const change = plan.stdout.trim().split('\n').map((l) => JSON.parse(l)).find((l) => l.type === 'change');
-    expect(change.changes).toEqual([{ field: 'fields.protoNote', old: 'kept', new: null }, { field: 'fields.constructor', old: 'built', new: null }]);
+    const change = plan.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .find((l) => l.type === 'change');
+    expect(change.changes).toEqual([
+      { field: 'fields.protoNote', old: 'kept', new: null },
+      { field: 'fields.constructor', old: 'built', new: null },
+    ]);
     const sent = await cnv(['contacts', 'sync', '--file', clear], { env });
     expect(sent.exitCode, sent.stderr).toBe(0);
     const fields = (await ada()).fields;
@@ -183,7 +218,10 @@ describe('labels and keys that are names of Object.prototype, end to end', () =>
   it('a CSV export gives the fields labelled __proto__ and toString their own columns, and an upsert of that file reads them back', async () => {
     await createField('protoNote', '__proto__', 'contact', 'STRING');
     await createField('constructor', 'toString', 'contact', 'STRING');
-    const seed = await cnv(['contacts', 'upsert', '--file', write('seed.csv', `email,__proto__,toString\n${FX.grace.email},p,t\n`)], { env: envWith() });
+    const seed = await cnv(
+      ['contacts', 'upsert', '--file', write('seed.csv', `email,__proto__,toString\n${FX.grace.email},p,t\n`)],
+      { env: envWith() },
+    );
     expect(seed.exitCode, seed.stderr).toBe(0);
     const out = write('contacts.csv', '');
     const exported = await cnv(['export', 'contacts', '--out', out, '--no-state'], { env: envWith() });

@@ -47,7 +47,11 @@ describe('the per-attempt time limit against a server that never answers', () =>
       console.log(JSON.stringify({ outcome, ms: Date.now() - started, interrupted: interrupt.signal.aborted }));
       process.exit(0);
     `;
-    const res = await execa('node', ['--expose-gc', '--input-type=module', '-e', script], { cwd: resolve(import.meta.dirname, '../..'), reject: false, timeout: 15_000 });
+    const res = await execa('node', ['--expose-gc', '--input-type=module', '-e', script], {
+      cwd: resolve(import.meta.dirname, '../..'),
+      reject: false,
+      timeout: 15_000,
+    });
     expect(res.timedOut, 'the request was still waiting after 15 s').toBe(false);
     expect(res.stderr).toBe('');
     expect(JSON.parse(res.stdout).outcome).toBe('network_error');

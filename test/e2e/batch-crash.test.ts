@@ -30,21 +30,45 @@ describe('kill -9 and resume (binary)', () => {
     const ROWS = 300;
     const CONCURRENCY = 4; // one row per request: the bound is 4 rows per crash
     const event = `crash_${Date.now()}`;
-    const path = write('events.csv', `email,createContact\n${Array.from({ length: ROWS }, (_, i) => `crash-${i}@example.com,true`).join('\n')}\n`);
+    const path = write(
+      'events.csv',
+      `email,createContact\n${Array.from({ length: ROWS }, (_, i) => `crash-${i}@example.com,true`).join('\n')}\n`,
+    );
     const report = reportPath();
-    const args = ['events', 'track', '--file', path, '--event', event, '--concurrency', String(CONCURRENCY), '--report', report, '--pass-column', 'createContact'];
+    const args = [
+      'events',
+      'track',
+      '--file',
+      path,
+      '--event',
+      event,
+      '--concurrency',
+      String(CONCURRENCY),
+      '--report',
+      report,
+      '--pass-column',
+      'createContact',
+    ];
     await fx.faults({ latencyMs: 5 });
     const ROUNDS = 5;
     for (let round = 0; round < ROUNDS; round++) {
       const before = await sends(EVENTS);
-      const child = execa('node', [BIN, ...args, ...(round > 0 ? ['--resume-from-report', report] : [])], { env: fx.env, reject: false, stdin: 'ignore' });
+      const child = execa('node', [BIN, ...args, ...(round > 0 ? ['--resume-from-report', report] : [])], {
+        env: fx.env,
+        reject: false,
+        stdin: 'ignore',
+      });
       const at = before + 5 + Math.floor(Math.random() * 30);
       while ((await sends(EVENTS)) < at && child.exitCode === null) await sleep(5);
       child.kill('SIGKILL');
       const res = await child;
       expect(res.signal).toBe('SIGKILL');
       // The path itself is a report at every moment: what --resume-from-report reads.
-      expect(reportCsv(readFileSync(report, 'utf8')).startsWith('line,identifier,status,cnvContactId,error,message,row,hash,job\n')).toBe(true);
+      expect(
+        reportCsv(readFileSync(report, 'utf8')).startsWith(
+          'line,identifier,status,cnvContactId,error,message,row,hash,job\n',
+        ),
+      ).toBe(true);
     }
     await sleep(50); // requests the killed process left in flight reach the emulator
     const final = await cnv([...args, '--resume-from-report', report], { env: fx.env });
@@ -65,20 +89,50 @@ describe('kill -9 and resume (binary)', () => {
     const CONCURRENCY = 8;
     const event = `oneline_${Date.now()}`;
     // Every row twice: the pairs are two events each, although they share line 1 and their values.
-    const path = write('events.json', JSON.stringify(Array.from({ length: ROWS }, (_, i) => ({ email: `line-${i >> 1}@example.com`, createContact: true, data: { pair: i >> 1 } }))));
+    const path = write(
+      'events.json',
+      JSON.stringify(
+        Array.from({ length: ROWS }, (_, i) => ({
+          email: `line-${i >> 1}@example.com`,
+          createContact: true,
+          data: { pair: i >> 1 },
+        })),
+      ),
+    );
     const report = reportPath();
-    const args = ['events', 'track', '--file', path, '--event', event, '--concurrency', String(CONCURRENCY), '--report', report, '--pass-column', 'createContact'];
+    const args = [
+      'events',
+      'track',
+      '--file',
+      path,
+      '--event',
+      event,
+      '--concurrency',
+      String(CONCURRENCY),
+      '--report',
+      report,
+      '--pass-column',
+      'createContact',
+    ];
     await fx.faults({ latencyMs: 5 });
     const ROUNDS = 3;
     let doneBefore = 0;
     for (let round = 0; round < ROUNDS; round++) {
       const before = await sends(EVENTS);
-      const child = execa('node', [BIN, ...args, ...(round > 0 ? ['--resume-from-report', report] : [])], { env: fx.env, reject: false, stdin: 'ignore' });
+      const child = execa('node', [BIN, ...args, ...(round > 0 ? ['--resume-from-report', report] : [])], {
+        env: fx.env,
+        reject: false,
+        stdin: 'ignore',
+      });
       const at = before + 60 + Math.floor(Math.random() * 60);
       while ((await sends(EVENTS)) < at && child.exitCode === null) await sleep(5);
       child.kill('SIGKILL');
       expect((await child).signal).toBe('SIGKILL');
-      const done = new Set(readReport(report).filter((r) => r.status === 'tracked' || r.status === 'duplicate').map((r) => r.row));
+      const done = new Set(
+        readReport(report)
+          .filter((r) => r.status === 'tracked' || r.status === 'duplicate')
+          .map((r) => r.row),
+      );
       // Before: rows were matched by line, every one of them line 1: a resume kept one and sent the rest again.
       expect(done.size, `round ${round}`).toBeGreaterThanOrEqual(doneBefore);
       doneBefore = done.size;
@@ -95,7 +149,9 @@ describe('kill -9 and resume (binary)', () => {
   });
 
   it('a killed resume into another report keeps every row the earlier report had done', async () => {
-    const ids = ((await fx.admin('GET', '/_emulator/state/contacts')) as Array<{ id: string }>).slice(0, 60).map((c) => c.id);
+    const ids = ((await fx.admin('GET', '/_emulator/state/contacts')) as Array<{ id: string }>)
+      .slice(0, 60)
+      .map((c) => c.id);
     const path = write('ids.csv', `cnvContactId\n${ids.join('\n')}\n`);
     const first = reportPath();
     const second = reportPath();
@@ -105,20 +161,30 @@ describe('kill -9 and resume (binary)', () => {
     while ((await fx.stats()).total < 2) await sleep(20);
     run1.kill('SIGINT');
     expect((await run1).exitCode).toBe(130);
-    const done1 = readReport(first).filter((r) => r.status === 'added').map((r) => r.line);
+    const done1 = readReport(first)
+      .filter((r) => r.status === 'added')
+      .map((r) => r.line);
     expect(done1.length).toBeGreaterThan(0);
     await fx.faults({ latencyMs: 5_000 });
-    const run2 = execa('node', [BIN, ...base, '--report', second, '--resume-from-report', first], { env: fx.env, reject: false, stdin: 'ignore' });
+    const run2 = execa('node', [BIN, ...base, '--report', second, '--resume-from-report', first], {
+      env: fx.env,
+      reject: false,
+      stdin: 'ignore',
+    });
     while (!existsSync(second)) await sleep(20);
     await sleep(300);
     run2.kill('SIGKILL');
     await run2;
-    const done2 = readReport(second).filter((r) => r.status === 'added').map((r) => r.line);
+    const done2 = readReport(second)
+      .filter((r) => r.status === 'added')
+      .map((r) => r.line);
     expect(done2).toEqual(done1);
   });
 
   it('never follows a link it did not create, and removes the temporary files of a killed run', async () => {
-    const ids = ((await fx.admin('GET', '/_emulator/state/contacts')) as Array<{ id: string }>).slice(0, 5).map((c) => c.id);
+    const ids = ((await fx.admin('GET', '/_emulator/state/contacts')) as Array<{ id: string }>)
+      .slice(0, 5)
+      .map((c) => c.id);
     const path = write('few.csv', `cnvContactId\n${ids.join('\n')}\n`);
     const report = reportPath();
     const victim = write('victim.txt', 'precious\n');
@@ -145,16 +211,32 @@ describe('kill -9 and resume (binary)', () => {
   });
 
   it('two runs on one report: the second stops at once (exit 7, naming the first), the first is not disturbed', async () => {
-    const ids = ((await fx.admin('GET', '/_emulator/state/contacts')) as Array<{ id: string }>).slice(0, 20).map((c) => c.id);
+    const ids = ((await fx.admin('GET', '/_emulator/state/contacts')) as Array<{ id: string }>)
+      .slice(0, 20)
+      .map((c) => c.id);
     const path = write('twice.csv', `cnvContactId\n${ids.join('\n')}\n`);
     const report = reportPath();
-    const args = ['audience', 'add', AU.followUp.id, '--batch', path, '--chunk-size', '5', '--concurrency', '1', '--report', report];
+    const args = [
+      'audience',
+      'add',
+      AU.followUp.id,
+      '--batch',
+      path,
+      '--chunk-size',
+      '5',
+      '--concurrency',
+      '1',
+      '--report',
+      report,
+    ];
     await fx.faults({ latencyMs: 300 });
     const first = execa('node', [BIN, ...args], { env: fx.env, reject: false, stdin: 'ignore' });
     while (!existsSync(report)) await sleep(20);
     const second = await cnv([...args, '--resume-from-report', report], { env: fx.env });
     expect(second.exitCode).toBe(7);
-    expect(second.stderr).toMatch(new RegExp(`report_locked: another cnv run \\(pid ${first.pid}\\) is writing the report`));
+    expect(second.stderr).toMatch(
+      new RegExp(`report_locked: another cnv run \\(pid ${first.pid}\\) is writing the report`),
+    );
     expect((await first).exitCode).toBe(0);
     expect(readReport(report).map((r) => r.status)).toEqual(Array(20).fill('added'));
     expect(readdirSync(dirname(report)).filter((n) => n.startsWith(`.${basename(report)}.`))).toEqual([]);
@@ -175,15 +257,21 @@ describe('report redaction (binary, a server that echoes the key)', () => {
         const key = String(req.headers['x-api-key']);
         const contacts = (JSON.parse(body || '{}').contacts ?? []) as unknown[];
         res.setHeader('content-type', 'application/json');
-        res.end(JSON.stringify({
-          data: {
-            results: contacts.map((_, i) =>
-              i === 0
-                ? { added: true, cnvContactId: `id-${key}` }
-                : { added: false, error: `bad_${key}`, message: `the key ${key} (and ${OTHER}) cannot add this contact` },
-            ),
-          },
-        }));
+        res.end(
+          JSON.stringify({
+            data: {
+              results: contacts.map((_, i) =>
+                i === 0
+                  ? { added: true, cnvContactId: `id-${key}` }
+                  : {
+                      added: false,
+                      error: `bad_${key}`,
+                      message: `the key ${key} (and ${OTHER}) cannot add this contact`,
+                    },
+              ),
+            },
+          }),
+        );
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -2,7 +2,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { FIXTURE_AUDIENCES as AU, FIXTURE_CAMPAIGNS as CA, FIXTURE_CUSTOM_OBJECT as CO } from '../../src/emulator/seed/fixtures.js';
+import {
+  FIXTURE_AUDIENCES as AU,
+  FIXTURE_CAMPAIGNS as CA,
+  FIXTURE_CUSTOM_OBJECT as CO,
+} from '../../src/emulator/seed/fixtures.js';
 import { batchFiles, reportCsv } from '../helpers/batch-files.js';
 import { BIN, cnv } from '../helpers/cli.js';
 import { useEmulator } from '../helpers/emulator.js';
@@ -15,7 +19,8 @@ const ROWS = 20_000;
 
 const fx = useEmulator({}, { faults: true, stats: true });
 
-const emails = (name: string, header = 'email') => write(name, `${header}\n${Array.from({ length: ROWS }, (_, i) => `stop-${i}@example.com`).join('\n')}\n`);
+const emails = (name: string, header = 'email') =>
+  write(name, `${header}\n${Array.from({ length: ROWS }, (_, i) => `stop-${i}@example.com`).join('\n')}\n`);
 
 interface Mode {
   name: string;
@@ -53,13 +58,22 @@ const MODES: Mode[] = [
     name: 'records upsert --file',
     route: 'POST /v2/custom-objects/:customObjectId/records/batch',
     args: (f) => ['records', 'upsert', CO.id, '--file', f, '--no-coerce', '--chunk-size', '10'],
-    file: () => write('records.csv', `clientDedupKey,planName\n${Array.from({ length: ROWS }, (_, i) => `stop-${i},basic`).join('\n')}\n`),
+    file: () =>
+      write(
+        'records.csv',
+        `clientDedupKey,planName\n${Array.from({ length: ROWS }, (_, i) => `stop-${i},basic`).join('\n')}\n`,
+      ),
   },
 ];
 
 // A capped heap: memory must stay bounded while stopping (before the fix it grew until the heap ran out).
 function start(args: string[], timeout = 30_000): ResultPromise<{ reject: false; timeout: number }> {
-  return execa('node', ['--max-old-space-size=64', BIN, ...args], { env: fx.env, reject: false, timeout, stdin: 'ignore' } as const) as never;
+  return execa('node', ['--max-old-space-size=64', BIN, ...args], {
+    env: fx.env,
+    reject: false,
+    timeout,
+    stdin: 'ignore',
+  } as const) as never;
 }
 
 async function untilRequests(route: string, n = 1): Promise<void> {
@@ -87,7 +101,9 @@ describe('a signal ends every batch and file mode (binary, slow emulator, 20,000
       const sent = rows.filter((r) => r.status !== 'skipped');
       expect(sent.length).toBeGreaterThan(0);
       expect(sent.length).toBeLessThan(ROWS);
-      expect(rows.filter((r) => r.status === 'skipped').every((r) => r.error === 'not_sent' || r.error === 'interrupted')).toBe(true);
+      expect(
+        rows.filter((r) => r.status === 'skipped').every((r) => r.error === 'not_sent' || r.error === 'interrupted'),
+      ).toBe(true);
     });
   }
 
@@ -107,7 +123,9 @@ describe('a signal ends every batch and file mode (binary, slow emulator, 20,000
     const res = await child;
     expect(res.timedOut).toBe(false);
     expect(res.exitCode).toBe(130);
-    expect(reportCsv(readFileSync(report, 'utf8')).split('\n')[0]).toBe('line,identifier,status,cnvContactId,error,message,row,hash,job');
+    expect(reportCsv(readFileSync(report, 'utf8')).split('\n')[0]).toBe(
+      'line,identifier,status,cnvContactId,error,message,row,hash,job',
+    );
     await fx.clearFaults();
     const resumed = await cnv([...args, '--resume-from-report', report], { env: fx.env });
     expect(resumed.exitCode).toBe(6); // the emails name no contact: every row "failed", none lost
@@ -117,7 +135,10 @@ describe('a signal ends every batch and file mode (binary, slow emulator, 20,000
 
 describe('an unwritable report stops the run (binary)', () => {
   it('disk full under the report (/dev/full): exit 8 naming the report, promptly', async () => {
-    const res = await cnv([...MODES[0].args(MODES[0].file()), '--report', '/dev/full', '--json'], { env: fx.env, timeoutMs: 30_000 });
+    const res = await cnv([...MODES[0].args(MODES[0].file()), '--report', '/dev/full', '--json'], {
+      env: fx.env,
+      timeoutMs: 30_000,
+    });
     expect(res.exitCode).toBe(8);
     expect(res.stderr).toMatch(/error: disk_full: cannot write the report \/dev\/full: the disk is full \(ENOSPC\)/);
     expect(res.stderr).toMatch(/^stopped early: \d+ rows: /m);
@@ -128,7 +149,10 @@ describe('an unwritable report stops the run (binary)', () => {
   });
 
   it('contacts upsert --file with the report on a full disk: exit 8', async () => {
-    const res = await cnv([...MODES[2].args(MODES[2].file()), '--report', '/dev/full'], { env: fx.env, timeoutMs: 30_000 });
+    const res = await cnv([...MODES[2].args(MODES[2].file()), '--report', '/dev/full'], {
+      env: fx.env,
+      timeoutMs: 30_000,
+    });
     expect(res.exitCode).toBe(8);
     expect(res.stderr).toMatch(/cannot write the report \/dev\/full/);
   });
@@ -143,7 +167,9 @@ describe('an unwritable report stops the run (binary)', () => {
   });
 
   it('a report in a directory that does not exist: exit 2 report_unwritable, nothing sent', async () => {
-    const res = await cnv([...MODES[0].args(MODES[0].file()), '--report', join(dir, 'no-such-dir', 'r.csv')], { env: fx.env });
+    const res = await cnv([...MODES[0].args(MODES[0].file()), '--report', join(dir, 'no-such-dir', 'r.csv')], {
+      env: fx.env,
+    });
     expect(res.exitCode).toBe(2);
     expect(res.stderr).toMatch(/report_unwritable/);
     expect((await fx.stats()).total).toBe(0);

@@ -1,7 +1,11 @@
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { FIXTURE_AUDIENCES as AU, FIXTURE_CAMPAIGNS as CA, FIXTURE_CONTACTS as FX } from '../../src/emulator/seed/fixtures.js';
+import {
+  FIXTURE_AUDIENCES as AU,
+  FIXTURE_CAMPAIGNS as CA,
+  FIXTURE_CONTACTS as FX,
+} from '../../src/emulator/seed/fixtures.js';
 import { batchFiles, reportRows } from '../helpers/batch-files.js';
 import { BIN, cnv, cnvInProcess } from '../helpers/cli.js';
 import { emulatorFixture } from '../helpers/emulator.js';
@@ -22,7 +26,10 @@ beforeEach(async () => {
 });
 
 const members = async (id: string) => (await fx.admin('GET', `/_emulator/state/audiences/${id}`)).memberIds as string[];
-const campaignMembers = async (id: string) => ((await fx.admin('GET', `/_emulator/state/campaigns/${id}`)).members as Array<{ contactId: string }>).map((m) => m.contactId);
+const campaignMembers = async (id: string) =>
+  ((await fx.admin('GET', `/_emulator/state/campaigns/${id}`)).members as Array<{ contactId: string }>).map(
+    (m) => m.contactId,
+  );
 
 /** n rows of cnvContactIds from the seeded contacts, one header line: row i sits on line i + 2. */
 function idFile(n: number, name = 'ids.csv'): { path: string; ids: string[] } {
@@ -52,15 +59,21 @@ describe('audience add --batch', () => {
     const path = write('big.csv', lines.join('\n') + '\n');
     const report = reportPath();
     const started = Date.now();
-    const res = await cnvInProcess(['audience', 'add', AU.followUp.id, '--batch', path, '--report', report, '--json'], { env: fx.env });
+    const res = await cnvInProcess(['audience', 'add', AU.followUp.id, '--batch', path, '--report', report, '--json'], {
+      env: fx.env,
+    });
     expect(Date.now() - started).toBeLessThan(15_000);
     expect(res.exitCode).toBe(6);
     const rows = readReport(report);
     expect(rows).toHaveLength(2500);
     expect(new Map(rows.map((r) => [Number(r.line), r.status]))).toEqual(expected);
     const bad = rows.filter((r) => r.status !== 'added');
-    expect(bad.find((r) => r.status === 'invalid' && r.error === 'invalid_email')).toMatchObject({ message: expect.stringMatching(/^email: expected an email address/) });
-    expect(bad.find((r) => r.status === 'invalid' && r.error === 'missing_identifier')).toMatchObject({ identifier: '' });
+    expect(bad.find((r) => r.status === 'invalid' && r.error === 'invalid_email')).toMatchObject({
+      message: expect.stringMatching(/^email: expected an email address/),
+    });
+    expect(bad.find((r) => r.status === 'invalid' && r.error === 'missing_identifier')).toMatchObject({
+      identifier: '',
+    });
     expect(bad.find((r) => r.status === 'failed')).toMatchObject({ error: 'contact_not_found' });
     // Every added row's contact is a member, exactly once.
     const added = new Set(rows.filter((r) => r.status === 'added').map((r) => r.cnvContactId));
@@ -71,14 +84,28 @@ describe('audience add --batch', () => {
     expect(stats.byRoute['POST /v2/audiences/:audienceId/contacts/batch']).toBe(3);
     const summary = JSON.parse(res.stdout);
     const counts = (s: string) => [...expected.values()].filter((v) => v === s).length;
-    expect(summary).toMatchObject({ rows: 2500, succeeded: counts('added'), failed: counts('failed'), invalid: counts('invalid'), skipped: 0, exitCode: 6 });
-    expect(res.stderr).toMatch(/^2500 rows: \d+ succeeded \(added \d+\), \d+ failed, \d+ invalid, 0 skipped in (\d+ ms|[\d.]+ s \(\d+ rows\/s\)); report: /m);
+    expect(summary).toMatchObject({
+      rows: 2500,
+      succeeded: counts('added'),
+      failed: counts('failed'),
+      invalid: counts('invalid'),
+      skipped: 0,
+      exitCode: 6,
+    });
+    expect(res.stderr).toMatch(
+      /^2500 rows: \d+ succeeded \(added \d+\), \d+ failed, \d+ invalid, 0 skipped in (\d+ ms|[\d.]+ s \(\d+ rows\/s\)); report: /m,
+    );
   });
 
   it('a file with a BOM and quoted fields holding commas, quotes and newlines', async () => {
-    const path = write('bom.csv', `\uFEFF"email","comment"\r\n"${FX.ada.email}","Hello, ""world"""\r\n"${FX.grace.email}","line one\r\nline two, still one field"\r\n${FX.linus.email},last\r\n`);
+    const path = write(
+      'bom.csv',
+      `\uFEFF"email","comment"\r\n"${FX.ada.email}","Hello, ""world"""\r\n"${FX.grace.email}","line one\r\nline two, still one field"\r\n${FX.linus.email},last\r\n`,
+    );
     const report = reportPath();
-    const res = await cnvInProcess(['audience', 'add', AU.followUp.id, '--batch', path, '--report', report], { env: fx.env });
+    const res = await cnvInProcess(['audience', 'add', AU.followUp.id, '--batch', path, '--report', report], {
+      env: fx.env,
+    });
     expect(res.exitCode).toBe(0);
     expect(readReport(report).map((r) => [r.line, r.identifier, r.status, r.cnvContactId])).toEqual([
       ['2', FX.ada.email, 'added', FX.ada.id],
@@ -91,7 +118,22 @@ describe('audience add --batch', () => {
     const { path, ids } = idFile(1000);
     await fx.faults({ failRate: 0.2, dropAfterNext: 2 });
     const report = reportPath();
-    const res = await cnvInProcess(['audience', 'add', AU.followUp.id, '--batch', path, '--chunk-size', '100', '--report', report, '--max-retries', '10'], { env: fx.env });
+    const res = await cnvInProcess(
+      [
+        'audience',
+        'add',
+        AU.followUp.id,
+        '--batch',
+        path,
+        '--chunk-size',
+        '100',
+        '--report',
+        report,
+        '--max-retries',
+        '10',
+      ],
+      { env: fx.env },
+    );
     expect(res.exitCode).toBe(0);
     expect(readReport(report).every((r) => r.status === 'added')).toBe(true);
     const got = await members(AU.followUp.id);
@@ -106,7 +148,24 @@ describe('audience add --batch', () => {
     const report = reportPath();
     // Two chunks go out at once; one fails for good, the other lands; the third is never sent.
     await fx.faults({ failNext: 1, latencyMs: 150 });
-    const first = await cnvInProcess(['audience', 'add', AU.followUp.id, '--batch', path, '--chunk-size', '100', '--concurrency', '2', '--max-retries', '0', '--report', report], { env: fx.env });
+    const first = await cnvInProcess(
+      [
+        'audience',
+        'add',
+        AU.followUp.id,
+        '--batch',
+        path,
+        '--chunk-size',
+        '100',
+        '--concurrency',
+        '2',
+        '--max-retries',
+        '0',
+        '--report',
+        report,
+      ],
+      { env: fx.env },
+    );
     expect(first.exitCode).toBe(7);
     expect(first.stderr).toMatch(/^error: internal_error: the run stopped: /m);
     expect(first.stderr).toMatch(/--resume-from-report/);
@@ -119,7 +178,22 @@ describe('audience add --batch', () => {
 
     await fx.clearFaults();
     await fx.resetStats();
-    const second = await cnvInProcess(['audience', 'add', AU.followUp.id, '--batch', path, '--chunk-size', '100', '--report', report, '--resume-from-report', report], { env: fx.env });
+    const second = await cnvInProcess(
+      [
+        'audience',
+        'add',
+        AU.followUp.id,
+        '--batch',
+        path,
+        '--chunk-size',
+        '100',
+        '--report',
+        report,
+        '--resume-from-report',
+        report,
+      ],
+      { env: fx.env },
+    );
     expect(second.exitCode).toBe(0);
     expect((await fx.stats()).total).toBe(2);
     const after = readReport(report);
@@ -133,7 +207,10 @@ describe('audience add --batch', () => {
   it('--dry-run validates the whole file and sends nothing', async () => {
     const path = write('dry.csv', `email\n${FX.ada.email}\nnot-an-email\n${FX.grace.email}\n`);
     const report = reportPath();
-    const res = await cnvInProcess(['audience', 'add', AU.followUp.id, '--batch', path, '--report', report, '--dry-run'], { env: fx.env });
+    const res = await cnvInProcess(
+      ['audience', 'add', AU.followUp.id, '--batch', path, '--report', report, '--dry-run'],
+      { env: fx.env },
+    );
     expect(res.exitCode).toBe(6);
     expect((await fx.stats()).total).toBe(0);
     expect(readReport(report).map((r) => r.status)).toEqual(['valid', 'invalid', 'valid']);
@@ -145,7 +222,11 @@ describe('audience add --batch', () => {
     const res = await cnv(['audience', 'add', AU.followUp.id, '--batch', '-', '--report', '-'], { env: fx.env, input });
     expect(res.exitCode).toBe(6);
     const rows = reportRows(res.stdout);
-    expect(rows.map((r) => [r.line, r.status, r.error])).toEqual([['1', 'added', ''], ['2', 'added', ''], ['3', 'invalid', 'invalid_request']]);
+    expect(rows.map((r) => [r.line, r.status, r.error])).toEqual([
+      ['1', 'added', ''],
+      ['2', 'added', ''],
+      ['3', 'invalid', 'invalid_request'],
+    ]);
   });
 
   it('reads a JSON array', async () => {
@@ -165,10 +246,14 @@ describe('audience add --batch', () => {
   it('a key without the batch endpoint enabled: exit 4 export_not_enabled, rows skipped', async () => {
     const path = write('basic.csv', 'email\nbasic.user@example.com\n');
     const report = reportPath();
-    const res = await cnvInProcess(['audience', 'add', AU.followUp.id, '--batch', path, '--report', report], { env: { ...fx.env, CNV_API_KEY: fx.emulator.keys.basic } });
+    const res = await cnvInProcess(['audience', 'add', AU.followUp.id, '--batch', path, '--report', report], {
+      env: { ...fx.env, CNV_API_KEY: fx.emulator.keys.basic },
+    });
     expect(res.exitCode).toBe(4);
     expect(res.stderr).toMatch(/export_not_enabled/);
-    expect(readReport(report)).toEqual([expect.objectContaining({ line: '2', status: 'skipped', error: 'export_not_enabled' })]);
+    expect(readReport(report)).toEqual([
+      expect.objectContaining({ line: '2', status: 'skipped', error: 'export_not_enabled' }),
+    ]);
   });
 
   it('an unreadable file exits 2 naming the file and line; a missing file sends nothing', async () => {
@@ -176,14 +261,18 @@ describe('audience add --batch', () => {
     const res = await cnvInProcess(['audience', 'add', AU.followUp.id, '--batch', broken], { env: fx.env });
     expect(res.exitCode).toBe(2);
     expect(res.stderr).toMatch(/broken\.json line \d+: .*not closed/);
-    const missing = await cnvInProcess(['audience', 'add', AU.followUp.id, '--batch', join(dir, 'nope.csv')], { env: fx.env });
+    const missing = await cnvInProcess(['audience', 'add', AU.followUp.id, '--batch', join(dir, 'nope.csv')], {
+      env: fx.env,
+    });
     expect(missing.exitCode).toBe(2);
     expect(missing.stderr).toMatch(/nope\.csv: no such file/);
     expect((await fx.stats()).total).toBe(0);
   });
 
   it('--batch goes without identifier flags', async () => {
-    const res = await cnvInProcess(['audience', 'add', AU.followUp.id, '--batch', 'x.csv', '--email', FX.ada.email], { env: fx.env });
+    const res = await cnvInProcess(['audience', 'add', AU.followUp.id, '--batch', 'x.csv', '--email', FX.ada.email], {
+      env: fx.env,
+    });
     expect(res.exitCode).toBe(2);
     expect(res.stderr).toMatch(/--batch: the contacts come from the file; drop --email/);
   });
@@ -192,9 +281,27 @@ describe('audience add --batch', () => {
     const { path } = idFile(200);
     const report = reportPath();
     await fx.faults({ latencyMs: 300 });
-    const child = execa('node', [BIN, 'audience', 'add', AU.followUp.id, '--batch', path, '--chunk-size', '10', '--concurrency', '1', '--report', report], {
-      env: fx.env, reject: false,
-    });
+    const child = execa(
+      'node',
+      [
+        BIN,
+        'audience',
+        'add',
+        AU.followUp.id,
+        '--batch',
+        path,
+        '--chunk-size',
+        '10',
+        '--concurrency',
+        '1',
+        '--report',
+        report,
+      ],
+      {
+        env: fx.env,
+        reject: false,
+      },
+    );
     while (((await fx.stats()).total ?? 0) < 1) await new Promise((r) => setTimeout(r, 50));
     child.kill('SIGINT');
     const res = await child;
@@ -213,7 +320,9 @@ describe('audience add --batch', () => {
 describe('campaigns add --batch (in-process)', () => {
   it('adds every contact of the file; an unknown campaign stops with exit 5', async () => {
     const { path, ids } = idFile(120);
-    const res = await cnvInProcess(['campaigns', 'add', CA.tradeShow.id, '--batch', path, '--chunk-size', '50'], { env: fx.env });
+    const res = await cnvInProcess(['campaigns', 'add', CA.tradeShow.id, '--batch', path, '--chunk-size', '50'], {
+      env: fx.env,
+    });
     expect(res.exitCode).toBe(0);
     expect(new Set(await campaignMembers(CA.tradeShow.id))).toEqual(new Set(ids));
     const archived = await cnvInProcess(['campaigns', 'add', CA.archived.id, '--batch', path], { env: fx.env });

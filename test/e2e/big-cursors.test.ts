@@ -17,19 +17,28 @@ beforeAll(async () => {
     const page = cursor ? Number(cursor.slice(0, cursor.indexOf(':'))) + 1 : 0;
     const next = page + 1 < PAGES ? JSON.stringify(cursorOf(page)) : 'null';
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(`{"data":{"contacts":[{"id":"r${page}","email":"r${page}@example.com"}]},"pagination":{"nextCursor":${next}}}`);
+    res.end(
+      `{"data":{"contacts":[{"id":"r${page}","email":"r${page}@example.com"}]},"pagination":{"nextCursor":${next}}}`,
+    );
   });
 });
 afterAll(() => server.close());
 
 describe('4 MB cursors on every page (binary, heap capped at 160 MB)', () => {
   const env = () => ({
-    CNV_BASE_URL: server.url, CNV_API_KEY: 'sk_live_cursor_0123456789abcdef', CNV_CONFIG_DIR: tempConfigDir(),
-    CNV_RATE_SHARE: 'off', CNV_HEAP_HOLD: 'off', NODE_OPTIONS: '--max-old-space-size=160',
+    CNV_BASE_URL: server.url,
+    CNV_API_KEY: 'sk_live_cursor_0123456789abcdef',
+    CNV_CONFIG_DIR: tempConfigDir(),
+    CNV_RATE_SHARE: 'off',
+    CNV_HEAP_HOLD: 'off',
+    NODE_OPTIONS: '--max-old-space-size=160',
   });
 
   it('cnv api --paginate follows all of them', async () => {
-    const res = await cnv(['api', 'POST', '/v2/exports/contacts', '--paginate', '-o', 'ndjson'], { env: env(), timeoutMs: 120_000 });
+    const res = await cnv(['api', 'POST', '/v2/exports/contacts', '--paginate', '-o', 'ndjson'], {
+      env: env(),
+      timeoutMs: 120_000,
+    });
     expect(res.stderr).toBe('');
     expect(res.exitCode).toBe(0);
     expect(res.stdout.trim().split('\n')).toHaveLength(PAGES);

@@ -12,12 +12,33 @@ describe('definite refusals (binary)', () => {
   it('fields create with a key a COMPANY field holds: exit 3, the holder named, --key suggested, no "may have been applied"', async () => {
     const env = { ...fx.env, CNV_CONFIG_DIR: tempConfigDir() };
     // The emulator's account has the COMPANY field "Employees", key employees (as the account had).
-    const derived = await cnv(['fields', 'create', '--label', 'Employees', '--object-type', 'CONTACT', '--data-type', 'NUMBER'], { env });
-    expect(derived.stderr).toContain('error: invalid_field: A field with key "employees" already exists: the COMPANY field "Employees" (NUMBER) holds it');
-    expect(derived.stderr).toContain('hint: the key was derived from the label; give this field another with --key (e.g. --key employees_contact)');
+    const derived = await cnv(
+      ['fields', 'create', '--label', 'Employees', '--object-type', 'CONTACT', '--data-type', 'NUMBER'],
+      { env },
+    );
+    expect(derived.stderr).toContain(
+      'error: invalid_field: A field with key "employees" already exists: the COMPANY field "Employees" (NUMBER) holds it',
+    );
+    expect(derived.stderr).toContain(
+      'hint: the key was derived from the label; give this field another with --key (e.g. --key employees_contact)',
+    );
     expect(derived.stderr).not.toContain(MAYBE_APPLIED);
     expect(derived.exitCode).toBe(3);
-    const given = await cnv(['fields', 'create', '--label', 'Staff', '--object-type', 'CONTACT', '--data-type', 'NUMBER', '--key', 'employees'], { env });
+    const given = await cnv(
+      [
+        'fields',
+        'create',
+        '--label',
+        'Staff',
+        '--object-type',
+        'CONTACT',
+        '--data-type',
+        'NUMBER',
+        '--key',
+        'employees',
+      ],
+      { env },
+    );
     expect(given.stderr).toContain('the COMPANY field "Employees" (NUMBER) holds it');
     expect(given.stderr).toContain('hint: give this field another key with --key');
     expect(given.exitCode).toBe(3);
@@ -27,7 +48,10 @@ describe('definite refusals (binary)', () => {
   it('any other 4xx of a request that is not safe to repeat: no "may have been applied" hint', async () => {
     const env = { ...fx.env, CNV_CONFIG_DIR: tempConfigDir() };
     const refused = await cnv(['events', 'track', '--event', 'e', '--email', 'not-an-email'], { env });
-    const api = await cnv(['api', 'POST', '/v2/fields', '-f', 'label=Bad', '-f', 'objectType=NOPE', '-f', 'dataType=NUMBER'], { env });
+    const api = await cnv(
+      ['api', 'POST', '/v2/fields', '-f', 'label=Bad', '-f', 'objectType=NOPE', '-f', 'dataType=NUMBER'],
+      { env },
+    );
     for (const res of [refused, api]) {
       expect(res.exitCode, res.stderr).not.toBe(0);
       expect(res.stderr).not.toContain(MAYBE_APPLIED);

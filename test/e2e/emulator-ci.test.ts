@@ -19,7 +19,8 @@ function shimDir(): string {
 /** The environment of a fresh CI shell: no CNV_* variables, `cnv` on PATH, a private config dir. */
 function shellEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('CNV_') && k !== 'CI') env[k] = v;
+  for (const [k, v] of Object.entries(process.env))
+    if (v !== undefined && !k.startsWith('CNV_') && k !== 'CI') env[k] = v;
   return { ...env, PATH: `${shimDir()}:${env.PATH}`, CNV_CONFIG_DIR: tempConfigDir(), ...extra };
 }
 
@@ -70,7 +71,11 @@ describe('cnv emulator --ready-file', () => {
         /^CNV_BASE_URL=http:\/\/127\.0\.0\.1:\d+\nCNV_API_KEY=sk_live_demo_\w+\nCNV_EMULATOR_KEY_LIMITED=sk_live_limited_\w+\nCNV_EMULATOR_KEY_BASIC=sk_live_basic_\w+\n$/,
       );
       // What a script does with it: source it, then run cnv.
-      const run = await execa('sh', ['-c', `set -a; . "${file}"; set +a; cnv contacts get --email ada@example.com`], { env: shellEnv(), extendEnv: false, reject: false });
+      const run = await execa('sh', ['-c', `set -a; . "${file}"; set +a; cnv contacts get --email ada@example.com`], {
+        env: shellEnv(),
+        extendEnv: false,
+        reject: false,
+      });
       expect(run.exitCode, run.stderr).toBe(0);
       expect(JSON.parse(run.stdout).email).toBe('ada@example.com');
       const url = /^CNV_BASE_URL=(.*)$/m.exec(text)![1];
@@ -81,7 +86,9 @@ describe('cnv emulator --ready-file', () => {
     const done = await child;
     expect(done.exitCode).toBe(0);
     expect(existsSync(file)).toBe(false);
-    const log = String(done.stderr).split('\n').filter((l) => l.startsWith('emulator: '));
+    const log = String(done.stderr)
+      .split('\n')
+      .filter((l) => l.startsWith('emulator: '));
     expect(log).toHaveLength(2);
     expect(log[0]).toMatch(/^emulator: GET \/v2\/contacts\?email=ada%40example\.com 200 \d+\.\dms$/);
     expect(log[1]).toMatch(/^emulator: GET \/_emulator\/health 200 \d+\.\dms$/);
@@ -99,11 +106,17 @@ describe('cnv emulator --ready-file', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cnv-ready-special-'));
     const link = join(dir, 'link.env');
     symlinkSync(join(dir, 'target'), link);
-    for (const [path, what] of [[link, 'a symbolic link'], [dir, 'a directory'], ['/dev/null', 'a device or other special file']]) {
+    for (const [path, what] of [
+      [link, 'a symbolic link'],
+      [dir, 'a directory'],
+      ['/dev/null', 'a device or other special file'],
+    ]) {
       const res = await cnv(['emulator', '--port', '0', '--ready-file', path], { timeoutMs: 10_000 });
       expect(res.exitCode, path).toBe(2);
       expect(res.stdout).toBe('');
-      expect(res.stderr).toBe(`error: usage: --ready-file ${path}: is ${what}\nhint: name a new file (it is written once the emulator listens)\n`);
+      expect(res.stderr).toBe(
+        `error: usage: --ready-file ${path}: is ${what}\nhint: name a new file (it is written once the emulator listens)\n`,
+      );
     }
     expect(lstatSync(link).isSymbolicLink()).toBe(true);
   });
@@ -119,13 +132,22 @@ describe('the background example of `cnv emulator --help`', () => {
   it('runs as written and returns (the old `eval "$(cnv emulator --json | jq ...)"` never did)', async () => {
     const help = (await cnv(['emulator', '--help'])).stdout;
     const after = help.slice(help.indexOf('In the background'));
-    const lines = after.split('\n').filter((l) => l.startsWith('  $ ')).map((l) => l.slice(4));
+    const lines = after
+      .split('\n')
+      .filter((l) => l.startsWith('  $ '))
+      .map((l) => l.slice(4));
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatch(/--ready-file emu\.env .*&$/);
     const cwd = mkdtempSync(join(tmpdir(), 'cnv-help-example-'));
     // Added: remember the emulator's pid, to stop it afterwards.
     const script = [lines[0], 'echo "$!" > emu.pid', lines[1], 'cnv contacts get --email ada@example.com'].join('\n');
-    const res = await execa('sh', ['-c', script], { cwd, env: shellEnv(), extendEnv: false, reject: false, timeout: 20_000 });
+    const res = await execa('sh', ['-c', script], {
+      cwd,
+      env: shellEnv(),
+      extendEnv: false,
+      reject: false,
+      timeout: 20_000,
+    });
     const pid = Number(readFileSync(join(cwd, 'emu.pid'), 'utf8'));
     try {
       expect(res.exitCode, res.stderr).toBe(0);
@@ -142,7 +164,12 @@ describe('README "Use the emulator in CI"', () => {
   it('the shell recipe runs verbatim: starts, waits, exports, runs cnv, stops cleanly', async () => {
     const [recipe] = readmeBlocks('Use the emulator in CI', 'sh');
     expect(recipe).toBeDefined();
-    const res = await execa('sh', ['-c', recipe], { env: shellEnv(), extendEnv: false, reject: false, timeout: 30_000 });
+    const res = await execa('sh', ['-c', recipe], {
+      env: shellEnv(),
+      extendEnv: false,
+      reject: false,
+      timeout: 30_000,
+    });
     expect(res.exitCode, res.stderr).toBe(0);
     expect(res.stdout).toContain('"email": "ada@example.com"');
     expect(res.stdout).toMatch(/^emulator: GET \/v2\/contacts\?email=ada%40example\.com 200 \d+\.\dms$/m);
@@ -154,13 +181,16 @@ describe('README "Use the emulator in CI"', () => {
 
   it('the GitHub Actions job parses, and its run steps pass in order as shell (install replaced by cnv on PATH)', async () => {
     const [yaml] = readmeBlocks('Use the emulator in CI', 'yaml');
-    const workflow = parseYamlSubset(yaml) as { on: unknown; jobs: Record<string, { 'runs-on': string; steps: Array<Record<string, string>> }> };
+    const workflow = parseYamlSubset(yaml) as {
+      on: unknown;
+      jobs: Record<string, { 'runs-on': string; steps: Array<Record<string, string>> }>;
+    };
     expect(workflow.on).toEqual(['push', 'pull_request']);
     const jobs = Object.values(workflow.jobs);
     expect(jobs).toHaveLength(1);
     const [job] = jobs;
     expect(job['runs-on']).toBe('ubuntu-latest');
-    for (const step of job.steps) expect(('uses' in step) !== ('run' in step), JSON.stringify(step)).toBe(true);
+    for (const step of job.steps) expect('uses' in step !== 'run' in step, JSON.stringify(step)).toBe(true);
     const runs = job.steps.filter((s) => 'run' in s);
     expect(runs.map((s) => s.name)).toEqual(['Install cnv', 'Start the emulator', 'Use it', 'Stop the emulator']);
 
@@ -187,7 +217,10 @@ describe('README "Use the emulator in CI"', () => {
         if (eq > 0) carried[line.slice(0, eq)] = line.slice(eq + 1);
       }
     }
-    expect(results.map((r) => [r.name, r.exitCode]), JSON.stringify(results, null, 1)).toEqual([
+    expect(
+      results.map((r) => [r.name, r.exitCode]),
+      JSON.stringify(results, null, 1),
+    ).toEqual([
       ['Start the emulator', 0],
       ['Use it', 0],
       ['Stop the emulator', 0],

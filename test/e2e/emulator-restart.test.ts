@@ -27,7 +27,9 @@ describe('an emulator restarted under a saved cursor (binary)', () => {
       emu = await restarted(emu);
       const res = await cnv(['export', 'contacts', '--out', out], { env });
       expect(res.exitCode).toBe(3);
-      expect(res.stderr).toMatch(/invalid_cursor: the server rejected the saved cursor of export state .*the state is unchanged/);
+      expect(res.stderr).toMatch(
+        /invalid_cursor: the server rejected the saved cursor of export state .*the state is unchanged/,
+      );
       expect(res.stderr).toMatch(/hint: .*run again with --full to export everything/);
       expect((await cnv(['export', 'contacts', '--out', out, '--full'], { env })).exitCode).toBe(0);
     } finally {
@@ -46,8 +48,12 @@ describe('an emulator restarted under a saved cursor (binary)', () => {
       // The new life holds the seeded data again: the write of the first run is gone.
       emu = await restarted(emu);
       const summary = join(mkdtempSync(join(tmpdir(), 'cnv-restart-')), 'summary.json');
-      const res = await cnv(['contacts', 'sync', '--file', file, '--plan', '--exit-code', '--summary-json', summary], { env });
-      expect(res.stderr).toMatch(/note: the server refused the snapshot's saved cursor \(invalid_cursor[^)]*\): rebuilding it from a full refresh/);
+      const res = await cnv(['contacts', 'sync', '--file', file, '--plan', '--exit-code', '--summary-json', summary], {
+        env,
+      });
+      expect(res.stderr).toMatch(
+        /note: the server refused the snapshot's saved cursor \(invalid_cursor[^)]*\): rebuilding it from a full refresh/,
+      );
       expect(res.exitCode).toBe(9);
       expect(res.stdout).toMatch(/"action":"update","contact":"bulk.7@example.com"/);
       const { sync } = JSON.parse(readFileSync(summary, 'utf8'));
@@ -57,11 +63,13 @@ describe('an emulator restarted under a saved cursor (binary)', () => {
     }
   });
 
-  it('contacts sync: a cursor refused within a full refresh stops it (exit 3) with the hint of its own flag, --full-refresh, not the export\'s --full', async () => {
+  it("contacts sync: a cursor refused within a full refresh stops it (exit 3) with the hint of its own flag, --full-refresh, not the export's --full", async () => {
     // The server is reset between the first and the second page of the first (full) refresh.
     let resets = 0;
     const emu = await startEmulator({
-      port: 0, seedContacts: 3000, verbose: true,
+      port: 0,
+      seedContacts: 3000,
+      verbose: true,
       log: (line) => {
         if (resets === 0 && /POST \/v2\/exports\/contacts.* 200/.test(line)) {
           resets++;

@@ -19,7 +19,11 @@ async function waitFor(check: () => boolean | Promise<boolean>, ms = 10_000): Pr
 }
 
 describe('SIGKILL injected at each step of the commit protocol (CNV_TEST_CRASH_AT)', () => {
-  const cases: Array<[string, number]> = [...CRASH_STEPS.map((s) => [s, 3] as [string, number]), ['mid-write', 1], ['before-state', 1]];
+  const cases: Array<[string, number]> = [
+    ...CRASH_STEPS.map((s) => [s, 3] as [string, number]),
+    ['mid-write', 1],
+    ['before-state', 1],
+  ];
 
   it.each(cases)('%s on page %i: nothing lost, nothing repeated after the resume', async (step, page) => {
     const out = join(outDir(), 'contacts.csv');
@@ -54,7 +58,12 @@ describe('kill -9 from outside, at random moments', () => {
     for (let seed = 1; seed <= 8; seed++) {
       const random = mulberry32(seed);
       const out = join(outDir(), `random-${seed}.csv`);
-      const { finished, kills: killed } = await killUntilDone(() => spawn(args(out, `random-${seed}`, '100')), random, { attempts: 15, base: 150, spread: 600, step: 400 });
+      const { finished, kills: killed } = await killUntilDone(() => spawn(args(out, `random-${seed}`, '100')), random, {
+        attempts: 15,
+        base: 150,
+        spread: 600,
+        step: 400,
+      });
       kills += killed;
       expect(finished, `seed ${seed}`).toBe(true);
       expect(readFileSync(out, 'utf8'), `seed ${seed}`).toBe(reference());
@@ -75,7 +84,9 @@ describe('one run per state key', () => {
     const started = Date.now();
     const second = await cnv(args(out, 'locked', '100'), { env: fx.env });
     expect(second.exitCode).toBe(7);
-    expect(second.stderr).toMatch(new RegExp(`error: locked: another run holds the lock of export state "locked" \\(pid ${holder.pid} on `));
+    expect(second.stderr).toMatch(
+      new RegExp(`error: locked: another run holds the lock of export state "locked" \\(pid ${holder.pid} on `),
+    );
     expect(Date.now() - started).toBeLessThan(5000);
 
     holder.kill('SIGKILL');

@@ -24,7 +24,9 @@ beforeAll(async () => {
   reference = [];
   perType = {};
   for (const type of EMAIL_EVENT_TYPES) {
-    const res = await cnvInProcess(['export', 'email-events', '--type', type, '--no-state', '--quiet'], { env: fx.env });
+    const res = await cnvInProcess(['export', 'email-events', '--type', type, '--no-state', '--quiet'], {
+      env: fx.env,
+    });
     expect(res.exitCode, res.stderr).toBe(0);
     const lines = res.stdout.split('\n').filter((l) => l !== '');
     perType[type] = lines.length;
@@ -35,10 +37,25 @@ beforeAll(async () => {
 afterAll(() => fx.close());
 beforeEach(() => fx.clearFaults());
 
-const args = (out: string, key: string, limit = LIMIT) => ['export', 'email-events', '--type', 'all', '--out', out, '--state-key', key, '--limit', limit];
+const args = (out: string, key: string, limit = LIMIT) => [
+  'export',
+  'email-events',
+  '--type',
+  'all',
+  '--out',
+  out,
+  '--state-key',
+  key,
+  '--limit',
+  limit,
+];
 const spawn = (argv: string[], env: Record<string, string> = {}): ResultPromise =>
   execa('node', [BIN, ...argv], { reject: false, env: { ...fx.env, ...env } }) as unknown as ResultPromise;
-const sortedLines = (text: string) => text.split('\n').filter((l) => l !== '').sort();
+const sortedLines = (text: string) =>
+  text
+    .split('\n')
+    .filter((l) => l !== '')
+    .sort();
 
 describe('--type all into one file', () => {
   it('every row of every type exactly once, rows carry eventType; one state with nine cursors; the next run adds nothing', async () => {
@@ -50,7 +67,8 @@ describe('--type all into one file', () => {
     const counts: Record<string, number> = {};
     for (const row of ndjsonRows(text)) counts[row.eventType] = (counts[row.eventType] ?? 0) + 1;
     expect(counts).toEqual(perType);
-    for (const type of EMAIL_EVENT_TYPES) expect(res.stderr).toContain(`  ${type}: complete, ${perType[type].toLocaleString('en-US')} rows`);
+    for (const type of EMAIL_EVENT_TYPES)
+      expect(res.stderr).toContain(`  ${type}: complete, ${perType[type].toLocaleString('en-US')} rows`);
     const state = (await exportState(fx.configDir, 'all-clean'))!;
     expect(state.emailType).toBe('all');
     expect(Object.keys(state.current.lanes ?? {}).sort()).toEqual([...EMAIL_EVENT_TYPES].sort());
@@ -64,13 +82,18 @@ describe('--type all into one file', () => {
 
   it('to stdout with a state: every row once, the next run sends nothing; the summary and state show list each type', async () => {
     const summaryFile = join(fx.configDir, 'all-types-summary.json');
-    const first = await cnvInProcess(['export', 'email-events', '--type', 'all', '--limit', '500', '--summary-json', summaryFile], { env: fx.env });
+    const first = await cnvInProcess(
+      ['export', 'email-events', '--type', 'all', '--limit', '500', '--summary-json', summaryFile],
+      { env: fx.env },
+    );
     expect(first.exitCode, first.stderr).toBe(0);
     expect(sortedLines(first.stdout)).toEqual(reference);
     const summary = JSON.parse(readFileSync(summaryFile, 'utf8'));
     expect(summary).toMatchObject({ status: 'complete', rows: reference.length, moreRemains: false });
     expect(summary.types.EMAIL_OPEN).toMatchObject({ status: 'complete', rows: perType.EMAIL_OPEN });
-    const second = await cnvInProcess(['export', 'email-events', '--type', 'all', '--limit', '500', '--quiet'], { env: fx.env });
+    const second = await cnvInProcess(['export', 'email-events', '--type', 'all', '--limit', '500', '--quiet'], {
+      env: fx.env,
+    });
     expect(second.exitCode, second.stderr).toBe(0);
     expect(second.stdout).toBe('');
     const show = await cnvInProcess(['export', 'state', 'show', summary.stateKey, '--json'], { env: fx.env });
@@ -81,30 +104,38 @@ describe('--type all into one file', () => {
 
   it('a comma list, CSV: one header, only those types', async () => {
     const out = join(outDir(), 'events.csv');
-    const res = await cnvInProcess(['export', 'email-events', '--type', 'email_click,EMAIL_OPEN', '--out', out, '--limit', LIMIT], { env: fx.env });
+    const res = await cnvInProcess(
+      ['export', 'email-events', '--type', 'email_click,EMAIL_OPEN', '--out', out, '--limit', LIMIT],
+      { env: fx.env },
+    );
     expect(res.exitCode, res.stderr).toBe(0);
-    const lines = readFileSync(out, 'utf8').split('\r\n').filter((l) => l !== '');
+    const lines = readFileSync(out, 'utf8')
+      .split('\r\n')
+      .filter((l) => l !== '');
     expect(lines.filter((l) => l.startsWith('eventId,'))).toHaveLength(1);
     expect(lines[0].startsWith('eventId,')).toBe(true);
     expect(lines.length - 1).toBe(perType.EMAIL_OPEN + perType.EMAIL_CLICK);
     expect(duplicates(lines)).toEqual([]);
   });
 
-  it.each([['mid-write', 5], ['after-fsync', 9], ['before-state', 2], ['after-state', 12]])(
-    'SIGKILL at %s on page %i, then resume: every row of every type exactly once', async (step, page) => {
-      const out = join(outDir(), 'events.ndjson.gz');
-      const key = `all-${step}-${page}`;
-      const crashed = await cnv(args(out, key), { env: { ...fx.env, CNV_TEST_CRASH_AT: `${step}:${page}` } });
-      expect(crashed.exitCode, crashed.stderr).toBe(-1);
-      const state = (await exportState(fx.configDir, key))!;
-      // Pages that arrive together are committed together (group commit): the kill falls in the one holding page N.
-      if (step === 'after-state') expect(state.current.pages).toBeGreaterThanOrEqual(page);
-      else expect(state.current.pages).toBeLessThan(page);
-      const resumed = await cnvInProcess(args(out, key), { env: fx.env });
-      expect(resumed.exitCode, resumed.stderr).toBe(0);
-      expect(sortedLines(gunzipSync(readFileSync(out)).toString('utf8'))).toEqual(reference);
-    },
-  );
+  it.each([
+    ['mid-write', 5],
+    ['after-fsync', 9],
+    ['before-state', 2],
+    ['after-state', 12],
+  ])('SIGKILL at %s on page %i, then resume: every row of every type exactly once', async (step, page) => {
+    const out = join(outDir(), 'events.ndjson.gz');
+    const key = `all-${step}-${page}`;
+    const crashed = await cnv(args(out, key), { env: { ...fx.env, CNV_TEST_CRASH_AT: `${step}:${page}` } });
+    expect(crashed.exitCode, crashed.stderr).toBe(-1);
+    const state = (await exportState(fx.configDir, key))!;
+    // Pages that arrive together are committed together (group commit): the kill falls in the one holding page N.
+    if (step === 'after-state') expect(state.current.pages).toBeGreaterThanOrEqual(page);
+    else expect(state.current.pages).toBeLessThan(page);
+    const resumed = await cnvInProcess(args(out, key), { env: fx.env });
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    expect(sortedLines(gunzipSync(readFileSync(out)).toString('utf8'))).toEqual(reference);
+  });
 
   it('kill -9 from outside at random moments, 2 seeds: resumed until done, every row exactly once', async () => {
     await fx.faults({ latencyMs: 40 });
@@ -112,7 +143,11 @@ describe('--type all into one file', () => {
     for (let seed = 1; seed <= 2; seed++) {
       const random = mulberry32(seed);
       const out = join(outDir(), `random-${seed}.ndjson`);
-      const { finished, kills: killed } = await killUntilDone(() => spawn(args(out, `all-random-${seed}`, '100')), random, { attempts: 12, base: 250, spread: 400, step: 300 });
+      const { finished, kills: killed } = await killUntilDone(
+        () => spawn(args(out, `all-random-${seed}`, '100')),
+        random,
+        { attempts: 12, base: 250, spread: 400, step: 300 },
+      );
       kills += killed;
       expect(finished, `seed ${seed}`).toBe(true);
       expect(sortedLines(readFileSync(out, 'utf8')), `seed ${seed}`).toEqual(reference);
@@ -171,7 +206,11 @@ describe('a type that fails', () => {
       const headers = { ...req.headers } as Record<string, string>;
       delete headers.host;
       delete headers['content-length'];
-      const answer = await fetch(fx.emulator.url + req.url, { method: req.method, headers, body: body.length > 0 ? body : undefined });
+      const answer = await fetch(fx.emulator.url + req.url, {
+        method: req.method,
+        headers,
+        body: body.length > 0 ? body : undefined,
+      });
       res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
       res.end(Buffer.from(await answer.arrayBuffer()));
     });
@@ -186,7 +225,9 @@ describe('a type that fails', () => {
     failClicks = true;
     const failed = await cnvInProcess([...args(out, 'all-fail'), '--max-retries', '0'], { env });
     expect(failed.exitCode, failed.stderr).toBe(7);
-    expect(failed.stderr).toMatch(/1 of 9 types did not complete: EMAIL_CLICK \(.*\); completed: EMAIL_SEND, EMAIL_DELIVERY, EMAIL_OPEN, EMAIL_BOUNCE/);
+    expect(failed.stderr).toMatch(
+      /1 of 9 types did not complete: EMAIL_CLICK \(.*\); completed: EMAIL_SEND, EMAIL_DELIVERY, EMAIL_OPEN, EMAIL_BOUNCE/,
+    );
     expect(failed.stderr).toContain(`  EMAIL_CLICK: failed, 200 rows in 1 pages`);
     const state = (await exportState(fx.configDir, 'all-fail'))!;
     expect(state.current.lanes!.EMAIL_CLICK.rows).toBe(200);
@@ -217,7 +258,11 @@ describe('a type that fails, --out-dir', () => {
       const headers = { ...req.headers } as Record<string, string>;
       delete headers.host;
       delete headers['content-length'];
-      const answer = await fetch(fx.emulator.url + req.url, { method: req.method, headers, body: body.length > 0 ? body : undefined });
+      const answer = await fetch(fx.emulator.url + req.url, {
+        method: req.method,
+        headers,
+        body: body.length > 0 ? body : undefined,
+      });
       res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
       res.end(Buffer.from(await answer.arrayBuffer()));
     });
@@ -225,10 +270,21 @@ describe('a type that fails, --out-dir', () => {
     try {
       const env = { ...fx.env, CNV_BASE_URL: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` };
       const dir = join(outDir(), 'by-type');
-      const argv = ['export', 'email-events', '--type', 'EMAIL_COMPLAINT,EMAIL_BOUNCE,EMAIL_OPEN', '--out-dir', dir, '--limit', '50'];
+      const argv = [
+        'export',
+        'email-events',
+        '--type',
+        'EMAIL_COMPLAINT,EMAIL_BOUNCE,EMAIL_OPEN',
+        '--out-dir',
+        dir,
+        '--limit',
+        '50',
+      ];
       const failed = await cnvInProcess([...argv, '--max-retries', '0'], { env });
       expect(failed.exitCode, failed.stderr).toBe(7);
-      expect(failed.stderr).toMatch(/1 of 3 types did not complete: EMAIL_COMPLAINT \(.*\); completed: EMAIL_OPEN, EMAIL_BOUNCE/);
+      expect(failed.stderr).toMatch(
+        /1 of 3 types did not complete: EMAIL_COMPLAINT \(.*\); completed: EMAIL_OPEN, EMAIL_BOUNCE/,
+      );
       expect(ndjsonRows(join(dir, 'EMAIL_OPEN.ndjson'))).toHaveLength(perType.EMAIL_OPEN);
       expect(ndjsonRows(join(dir, 'EMAIL_COMPLAINT.ndjson'))).toHaveLength(50);
       failing = false;
@@ -246,7 +302,10 @@ describe('a type that fails, --out-dir', () => {
 describe('--out-dir: one file per type', () => {
   it('files named by type, gzip with --compress gzip, each its own state; a second run adds nothing', async () => {
     const dir = join(outDir(), 'by-type');
-    const res = await cnvInProcess(['export', 'email-events', '--type', 'all', '--out-dir', dir, '--compress', 'gzip', '--limit', '500'], { env: fx.env });
+    const res = await cnvInProcess(
+      ['export', 'email-events', '--type', 'all', '--out-dir', dir, '--compress', 'gzip', '--limit', '500'],
+      { env: fx.env },
+    );
     expect(res.exitCode, res.stderr).toBe(0);
     expect(readdirSync(dir).sort()).toEqual(EMAIL_EVENT_TYPES.map((t) => `${t}.ndjson.gz`).sort());
     const all: string[] = [];
@@ -257,16 +316,25 @@ describe('--out-dir: one file per type', () => {
       all.push(...rows.map((r) => JSON.stringify(r)));
     }
     expect(all.sort()).toEqual(reference);
-    const again = await cnvInProcess(['export', 'email-events', '--type', 'all', '--out-dir', dir, '--compress', 'gzip', '--limit', '500'], { env: fx.env });
+    const again = await cnvInProcess(
+      ['export', 'email-events', '--type', 'all', '--out-dir', dir, '--compress', 'gzip', '--limit', '500'],
+      { env: fx.env },
+    );
     expect(again.exitCode, again.stderr).toBe(0);
     expect(again.stderr.match(/complete: 0 rows/g)).toHaveLength(9);
   });
 
   it('refuses --out with --out-dir, and --state-key (exit 2)', async () => {
-    const a = await cnvInProcess(['export', 'email-events', '--type', 'all', '--out-dir', outDir(), '--out', 'x.ndjson'], { env: fx.env });
+    const a = await cnvInProcess(
+      ['export', 'email-events', '--type', 'all', '--out-dir', outDir(), '--out', 'x.ndjson'],
+      { env: fx.env },
+    );
     expect(a.exitCode).toBe(2);
     expect(a.stderr).toContain('--out and --out-dir do not go together');
-    const b = await cnvInProcess(['export', 'email-events', '--type', 'all', '--out-dir', outDir(), '--state-key', 'k'], { env: fx.env });
+    const b = await cnvInProcess(
+      ['export', 'email-events', '--type', 'all', '--out-dir', outDir(), '--state-key', 'k'],
+      { env: fx.env },
+    );
     expect(b.exitCode).toBe(2);
   });
 });

@@ -17,7 +17,11 @@ const fx = useEmulator();
 const ada = FIXTURE_CONTACTS.ada;
 
 async function api(method: string, path: string, body: unknown): Promise<void> {
-  const res = await fetch(`${fx.emulator.url}${path}`, { method, headers: { 'content-type': 'application/json', 'x-api-key': fx.emulator.keys.full }, body: JSON.stringify(body) });
+  const res = await fetch(`${fx.emulator.url}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', 'x-api-key': fx.emulator.keys.full },
+    body: JSON.stringify(body),
+  });
   expect(res.status, await res.text()).toBeLessThan(300);
 }
 
@@ -29,19 +33,31 @@ describe('a CSV export across a relabel and a new field (binary)', () => {
     const header = (parse(readFileSync(out), { to_line: 1 }) as string[][])[0];
     expect(header).toContain('City');
 
-    expect(await fx.admin('POST', '/_emulator/fields/city', { label: 'Town' })).toMatchObject({ field: { key: 'city', label: 'Town' } });
+    expect(await fx.admin('POST', '/_emulator/fields/city', { label: 'Town' })).toMatchObject({
+      field: { key: 'city', label: 'Town' },
+    });
     await api('POST', '/v2/fields', { key: 'tier', label: 'Tier', objectType: 'CONTACT', dataType: 'STRING' });
     await api('POST', '/v2/contacts', { email: ada.email, fields: { city: 'Oslo', tier: 'Gold' } });
 
     const res = await cnv(['export', 'contacts', '--out', out, '--json'], { env });
     expect(res.exitCode, res.stderr).toBe(0);
-    expect(res.stderr).toMatch(/note: the account's contact fields changed since .*field city relabelled "City" -> "Town": it keeps its column "City"/);
-    expect(res.stderr).toMatch(/new field tier \("Tier"\) has no column in the header: its values go to _extra as "fields\.Tier"/);
+    expect(res.stderr).toMatch(
+      /note: the account's contact fields changed since .*field city relabelled "City" -> "Town": it keeps its column "City"/,
+    );
+    expect(res.stderr).toMatch(
+      /new field tier \("Tier"\) has no column in the header: its values go to _extra as "fields\.Tier"/,
+    );
     const summary = JSON.parse(res.stdout);
     // ada's new version, and (the demo's times are whole seconds: content tells versions apart) the
     // rows of the page read again whose text changed with the label.
     expect(summary.rows).toBeGreaterThanOrEqual(1);
-    expect(summary).toMatchObject({ fieldChanges: { relabelled: [{ key: 'city', column: 'City', from: 'City', to: 'Town' }], added: [{ key: 'tier', label: 'Tier' }], removed: [] } });
+    expect(summary).toMatchObject({
+      fieldChanges: {
+        relabelled: [{ key: 'city', column: 'City', from: 'City', to: 'Town' }],
+        added: [{ key: 'tier', label: 'Tier' }],
+        removed: [],
+      },
+    });
 
     const rows = parse(readFileSync(out), { columns: true }) as Array<Record<string, string>>;
     expect(Object.keys(rows[0])).toEqual(header); // one header for the whole file
@@ -49,14 +65,23 @@ describe('a CSV export across a relabel and a new field (binary)', () => {
     expect(last).toMatchObject({ email: ada.email, City: 'Oslo' });
     expect(JSON.parse(last._extra)).toEqual({ 'fields.Tier': 'Gold' });
 
-    const [{ key }] = JSON.parse((await cnv(['export', 'state', 'list', '--json'], { env })).stdout) as Array<{ key: string }>;
-    const shown = JSON.parse((await cnv(['export', 'state', 'show', key, '--json'], { env })).stdout) as { runs: Array<{ fieldChanges?: unknown }> };
+    const [{ key }] = JSON.parse((await cnv(['export', 'state', 'list', '--json'], { env })).stdout) as Array<{
+      key: string;
+    }>;
+    const shown = JSON.parse((await cnv(['export', 'state', 'show', key, '--json'], { env })).stdout) as {
+      runs: Array<{ fieldChanges?: unknown }>;
+    };
     expect(shown.runs.at(-1)!.fieldChanges).toMatchObject({ added: [{ key: 'tier' }] });
 
     // The round trip on the file made before the renames: edit ada's row, import it back.
-    expect(await fx.admin('POST', '/_emulator/fields/firstName', { label: 'Given name' })).toMatchObject({ field: { label: 'Given name' } });
+    expect(await fx.admin('POST', '/_emulator/fields/firstName', { label: 'Given name' })).toMatchObject({
+      field: { label: 'Given name' },
+    });
     const edited = join(mkdtempSync(join(tmpdir(), 'cnv-fields-')), 'edited.csv');
-    writeFileSync(edited, stringify([header, header.map((c) => ({ ...last, 'First name': 'Augusta', City: 'Bergen' })[c] ?? '')]));
+    writeFileSync(
+      edited,
+      stringify([header, header.map((c) => ({ ...last, 'First name': 'Augusta', City: 'Bergen' })[c] ?? '')]),
+    );
     const imported = await cnv(['contacts', 'upsert', '--file', edited], { env });
     expect(imported.exitCode, imported.stderr).toBe(0);
     const got = await cnv(['contacts', 'get', '--email', ada.email, '--json'], { env });
@@ -65,6 +90,9 @@ describe('a CSV export across a relabel and a new field (binary)', () => {
     // Each relabel is said once (city's was, firstName's is new); the field without a column on every run.
     const again = await cnv(['export', 'contacts', '--out', out, '--json'], { env });
     expect(again.stderr).not.toMatch(/field city relabelled/);
-    expect(JSON.parse(again.stdout).fieldChanges).toMatchObject({ relabelled: [{ key: 'firstName', column: 'First name', from: 'First name', to: 'Given name' }], added: [{ key: 'tier' }] });
+    expect(JSON.parse(again.stdout).fieldChanges).toMatchObject({
+      relabelled: [{ key: 'firstName', column: 'First name', from: 'First name', to: 'Given name' }],
+      added: [{ key: 'tier' }],
+    });
   });
 });

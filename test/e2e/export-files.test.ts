@@ -1,4 +1,15 @@
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -35,7 +46,9 @@ describe('the state proves its file before cutting or appending', () => {
     await writeContact('rotated.later@example.com');
     const res = await exportCnv(['--out', out, '--state-key', 'rot']);
     expect(res.exitCode).toBe(2);
-    expect(res.stderr).toMatch(/error: file_replaced: --out .*rot\.ndjson is not the file this export state committed \d+ bytes to \(device:inode was \d+:\d+, now \d+:\d+/);
+    expect(res.stderr).toMatch(
+      /error: file_replaced: --out .*rot\.ndjson is not the file this export state committed \d+ bytes to \(device:inode was \d+:\d+, now \d+:\d+/,
+    );
     expect(res.stderr).toMatch(/hint: put the file this export wrote back .*--full.*another --out/);
     expect(readFileSync(out, 'utf8')).toBe(theirs);
     const committed = readFileSync(`${out}.1`, 'utf8');
@@ -66,11 +79,14 @@ describe('the state proves its file before cutting or appending', () => {
   it('a file rewritten in place (same inode, other bytes before the committed length) is refused', async () => {
     const out = join(outDir(), 'edited.ndjson');
     expect((await exportCnv(['--out', out, '--state-key', 'edited'])).exitCode).toBe(0);
-    const edited = clean.replace(/"email":"[^"]*"(?![\s\S]*"email")/, '"email":"edited@example.com"') + 'appended by hand\n';
+    const edited =
+      clean.replace(/"email":"[^"]*"(?![\s\S]*"email")/, '"email":"edited@example.com"') + 'appended by hand\n';
     writeFileSync(out, edited); // in place: same inode
     const res = await exportCnv(['--out', out, '--state-key', 'edited']);
     expect(res.exitCode).toBe(2);
-    expect(res.stderr).toMatch(/error: file_changed: --out .*edited\.ndjson: the \d+ bytes before the committed length \(\d+\) are not the ones this export state wrote/);
+    expect(res.stderr).toMatch(
+      /error: file_changed: --out .*edited\.ndjson: the \d+ bytes before the committed length \(\d+\) are not the ones this export state wrote/,
+    );
     expect(readFileSync(out, 'utf8')).toBe(edited);
   });
 
@@ -90,7 +106,10 @@ describe('the state proves its file before cutting or appending', () => {
   it('two state keys (or a one-off export) on one file at once: the second exits 7 naming the holder; the file is one clean export', async () => {
     const out = join(outDir(), 'shared.ndjson');
     await fx.faults({ latencyMs: 150 });
-    const first = execa('node', [BIN, 'export', 'contacts', '--out', out, '--state-key', 'one', '--limit', '200'], { reject: false, env: { ...fx.env } });
+    const first = execa('node', [BIN, 'export', 'contacts', '--out', out, '--state-key', 'one', '--limit', '200'], {
+      reject: false,
+      env: { ...fx.env },
+    });
     // Wait until the first run holds the file (it exists once opened and locked).
     for (let i = 0; i < 200 && !existsSync(out); i++) await new Promise((r) => setTimeout(r, 25));
     const [second, oneOff] = await Promise.all([
@@ -101,9 +120,14 @@ describe('the state proves its file before cutting or appending', () => {
     await fx.clearFaults();
     expect(done.exitCode, String(done.stderr)).toBe(0);
     expect(second.exitCode, second.stderr).toBe(7);
-    expect(second.stderr).toMatch(/error: locked: another run holds the lock of output file .*shared\.ndjson \(pid \d+ on /);
+    expect(second.stderr).toMatch(
+      /error: locked: another run holds the lock of output file .*shared\.ndjson \(pid \d+ on /,
+    );
     // A one-off export would replace the file under it: refused the same way.
-    expect([oneOff.exitCode, oneOff.stderr]).toEqual([7, expect.stringMatching(/another run holds the lock of output file/)]);
+    expect([oneOff.exitCode, oneOff.stderr]).toEqual([
+      7,
+      expect.stringMatching(/another run holds the lock of output file/),
+    ]);
     expect(readFileSync(out, 'utf8')).toBe(clean);
     expect(await exportState(fx.configDir, 'two')).toBeUndefined();
   });
@@ -136,12 +160,17 @@ describe('--no-state --out FILE: written beside FILE, renamed over it on success
     writeFileSync(victim, 'do not touch\n');
     // A dead process's temporary name, planted as a symlink: removed as a link, its target untouched.
     symlinkSync(victim, join(dir, '.killed.ndjson.cnv-999999-deadbeef.tmp'));
-    const run = execa('node', [BIN, 'export', 'contacts', '--no-state', '--out', out, '--limit', '100'], { reject: false, env: { ...fx.env, CNV_TEST_CRASH_AT: 'after-fsync:2' } });
+    const run = execa('node', [BIN, 'export', 'contacts', '--no-state', '--out', out, '--limit', '100'], {
+      reject: false,
+      env: { ...fx.env, CNV_TEST_CRASH_AT: 'after-fsync:2' },
+    });
     const killed = await run;
     expect(killed.signal).toBe('SIGKILL');
     expect(readFileSync(out, 'utf8')).toBe('yesterday\n');
     // The planted link went at the start of that run; the killed run's own file stays, for now.
-    expect(readdirSync(dir).filter((n) => n.endsWith('.tmp'))).toEqual([expect.stringMatching(/^\.killed\.ndjson\.cnv-\d+-[0-9a-f]{8}\.tmp$/)]);
+    expect(readdirSync(dir).filter((n) => n.endsWith('.tmp'))).toEqual([
+      expect.stringMatching(/^\.killed\.ndjson\.cnv-\d+-[0-9a-f]{8}\.tmp$/),
+    ]);
     expect(readdirSync(dir)).not.toContain('.killed.ndjson.cnv-999999-deadbeef.tmp');
     const ok = await exportCnv(['--no-state', '--out', out]);
     expect(ok.exitCode, ok.stderr).toBe(0);

@@ -17,7 +17,11 @@ const { fx, reference, args, spawn } = resumableExports();
 function readGzip(path: string): string {
   execFileSync('gunzip', ['-t', path]);
   const node = gunzipSync(readFileSync(path)).toString('utf8');
-  const py = execFileSync('python3', ['-c', 'import gzip,sys; sys.stdout.buffer.write(gzip.open(sys.argv[1]).read())', path], { maxBuffer: 64 << 20 }).toString('utf8');
+  const py = execFileSync(
+    'python3',
+    ['-c', 'import gzip,sys; sys.stdout.buffer.write(gzip.open(sys.argv[1]).read())', path],
+    { maxBuffer: 64 << 20 },
+  ).toString('utf8');
   expect(py).toBe(node);
   expect(execFileSync('gunzip', ['-c', path], { maxBuffer: 64 << 20 }).toString('utf8')).toBe(node);
   return node;
@@ -43,27 +47,30 @@ describe('--out FILE.csv.gz', () => {
     expect(readGzip(out)).toBe(reference());
   });
 
-  it.each([['mid-write', 3], ['after-fsync', 2], ['before-state', 1], ['after-state', 4]])(
-    'SIGKILL at %s on page %i: the resumed file decompresses to one clean export', async (step, page) => {
-      const out = join(outDir(), 'contacts.csv.gz');
-      const key = `gz-${step}-${page}`;
-      const crashed = await cnv(args(out, key), { env: { ...fx.env, CNV_TEST_CRASH_AT: `${step}:${page}` } });
-      expect(crashed.exitCode, crashed.stderr).toBe(-1);
-      const state = await exportState(fx.configDir, key);
-      const committed = state?.current.output.kind === 'file' ? state.current.output.bytes : 0;
-      const size = existsSync(out) ? statSync(out).size : 0;
-      if (step === 'after-state') expect(size).toBe(committed);
-      else expect(size).toBeGreaterThan(committed);
-      const resumed = await cnv(args(out, key), { env: fx.env });
-      expect(resumed.exitCode, resumed.stderr).toBe(0);
-      if (size > committed) expect(resumed.stderr).toContain(`cut ${size - committed} uncommitted bytes first`);
-      expect(readGzip(out)).toBe(reference());
-      const file = readFileSync(out);
-      const run = (await exportState(fx.configDir, key))!.runs.at(-1)!;
-      expect(run).toMatchObject({ status: 'complete', startOffset: committed, bytes: file.length - committed });
-      expect(run.sha256).toBe(sha256(file.subarray(committed)));
-    },
-  );
+  it.each([
+    ['mid-write', 3],
+    ['after-fsync', 2],
+    ['before-state', 1],
+    ['after-state', 4],
+  ])('SIGKILL at %s on page %i: the resumed file decompresses to one clean export', async (step, page) => {
+    const out = join(outDir(), 'contacts.csv.gz');
+    const key = `gz-${step}-${page}`;
+    const crashed = await cnv(args(out, key), { env: { ...fx.env, CNV_TEST_CRASH_AT: `${step}:${page}` } });
+    expect(crashed.exitCode, crashed.stderr).toBe(-1);
+    const state = await exportState(fx.configDir, key);
+    const committed = state?.current.output.kind === 'file' ? state.current.output.bytes : 0;
+    const size = existsSync(out) ? statSync(out).size : 0;
+    if (step === 'after-state') expect(size).toBe(committed);
+    else expect(size).toBeGreaterThan(committed);
+    const resumed = await cnv(args(out, key), { env: fx.env });
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    if (size > committed) expect(resumed.stderr).toContain(`cut ${size - committed} uncommitted bytes first`);
+    expect(readGzip(out)).toBe(reference());
+    const file = readFileSync(out);
+    const run = (await exportState(fx.configDir, key))!.runs.at(-1)!;
+    expect(run).toMatchObject({ status: 'complete', startOffset: committed, bytes: file.length - committed });
+    expect(run.sha256).toBe(sha256(file.subarray(committed)));
+  });
 
   it('kill -9 from outside at random moments, 2 seeds: every resumed .gz reads as exactly one clean export', async () => {
     await fx.faults({ latencyMs: 30 });
@@ -71,7 +78,11 @@ describe('--out FILE.csv.gz', () => {
     for (let seed = 1; seed <= 2; seed++) {
       const random = mulberry32(seed);
       const out = join(outDir(), `random-${seed}.csv.gz`);
-      const { finished, kills: killed } = await killUntilDone(() => spawn(args(out, `gz-random-${seed}`, '100')), random, { attempts: 12, base: 150, spread: 500, step: 400 });
+      const { finished, kills: killed } = await killUntilDone(
+        () => spawn(args(out, `gz-random-${seed}`, '100')),
+        random,
+        { attempts: 12, base: 150, spread: 500, step: 400 },
+      );
       kills += killed;
       expect(finished, `seed ${seed}`).toBe(true);
       expect(readGzip(out), `seed ${seed}`).toBe(reference());
@@ -92,7 +103,11 @@ describe('gzip without a file state', () => {
   });
 
   it('--compress gzip to stdout; a pipeline reads the same rows', async () => {
-    const res = await execa('node', [BIN, 'export', 'contacts', '--no-state', '--compress', 'gzip', '-o', 'csv', '--quiet'], { env: fx.env, encoding: 'buffer', reject: false });
+    const res = await execa(
+      'node',
+      [BIN, 'export', 'contacts', '--no-state', '--compress', 'gzip', '-o', 'csv', '--quiet'],
+      { env: fx.env, encoding: 'buffer', reject: false },
+    );
     expect(res.exitCode).toBe(0);
     expect(gunzipSync(res.stdout as unknown as Buffer).toString('utf8')).toBe(reference());
   });

@@ -22,7 +22,11 @@ interface Block {
 function blocks(doc: string, from?: string, to?: string): Block[] {
   let md = readFileSync(join(ROOT, doc), 'utf8');
   if (from) md = md.slice(md.indexOf(from), to ? md.indexOf(to, md.indexOf(from)) : undefined);
-  return [...md.matchAll(/```(sh|cron)\n([\s\S]*?)```/g)].map((m) => ({ doc, lang: m[1] as Block['lang'], text: m[2] }));
+  return [...md.matchAll(/```(sh|cron)\n([\s\S]*?)```/g)].map((m) => ({
+    doc,
+    lang: m[1] as Block['lang'],
+    text: m[2],
+  }));
 }
 
 /** A block as a bash script: comments dropped, every command checked; cron lines without their schedule. */
@@ -48,7 +52,11 @@ const SINCE = new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10) +
 let fx: Awaited<ReturnType<typeof emulatorFixture>>;
 let work: string;
 const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-  fetch(`${fx.emulator.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  fetch(`${fx.emulator.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
 beforeAll(async () => {
   // A small store keeps the two passes fast: a few contacts, events and email events.
   fx = await emulatorFixture({ rateLimit: 0, seed: 'none' });
@@ -56,7 +64,16 @@ beforeAll(async () => {
   for (let i = 0; i < 12; i++) {
     const email = `recipe.${i}@example.com`;
     await post('/v2/contacts', { email, subscriptionStatus: 'SUBSCRIBED' }, key);
-    await post('/v2/events', { event: 'recipe_step', email, clientEventId: `recipe-${i}`, occurredAt: new Date(Date.now() - (i + 1) * 3_600_000).toISOString() }, key);
+    await post(
+      '/v2/events',
+      {
+        event: 'recipe_step',
+        email,
+        clientEventId: `recipe-${i}`,
+        occurredAt: new Date(Date.now() - (i + 1) * 3_600_000).toISOString(),
+      },
+      key,
+    );
     await post('/_emulator/email-events', { eventType: ['EMAIL_SEND', 'EMAIL_OPEN', 'EMAIL_CLICK'][i % 3], email });
   }
   work = mkdtempSync(join(tmpdir(), 'cnv-recipes-'));
@@ -88,7 +105,10 @@ function run(block: Block) {
 }
 
 describe('the README and docs/exports.md recipes work, in their order (binary)', () => {
-  const all = [...blocks('README.md', 'Exports resume where the last run stopped', '\n## '), ...blocks('docs/exports.md')];
+  const all = [
+    ...blocks('README.md', 'Exports resume where the last run stopped', '\n## '),
+    ...blocks('docs/exports.md'),
+  ];
 
   it('finds the blocks: the README export part and every docs/exports.md command block', () => {
     expect(all.filter((b) => b.doc === 'README.md').length).toBeGreaterThanOrEqual(3);
@@ -96,20 +116,24 @@ describe('the README and docs/exports.md recipes work, in their order (binary)',
     expect(all.some((b) => b.text.includes('--defer-commit') && b.text.includes('state commit'))).toBe(true);
   });
 
-  it('each block exits 0; the README\'s and the cron lines again (the next cron hour)', { timeout: 60_000 }, async () => {
-    for (const pass of [1, 2]) {
-      for (const block of all.filter((b) => pass === 1 || b.doc === 'README.md' || b.lang === 'cron')) {
-        const res = await run(block);
-        expect(res.exitCode, `pass ${pass}, ${block.doc}:\n${block.text}\n${res.stderr}`).toBe(0);
+  it(
+    "each block exits 0; the README's and the cron lines again (the next cron hour)",
+    { timeout: 60_000 },
+    async () => {
+      for (const pass of [1, 2]) {
+        for (const block of all.filter((b) => pass === 1 || b.doc === 'README.md' || b.lang === 'cron')) {
+          const res = await run(block);
+          expect(res.exitCode, `pass ${pass}, ${block.doc}:\n${block.text}\n${res.stderr}`).toBe(0);
+        }
       }
-    }
-    // Every file holds each row once; the pipelines' loader got every contact.
-    for (const name of ['contacts.ndjson', 'data/contacts.ndjson', 'data/events.ndjson']) {
-      const rows = ndjsonRows(join(work, name));
-      expect(rows.length, name).toBeGreaterThan(0);
-      expect(duplicates(rows.map((r) => JSON.stringify(r))), name).toEqual([]);
-    }
-    const loaded = readdirSync(join(work, 'loaded')).flatMap((f) => ndjsonRows(join(work, 'loaded', f)));
-    expect(new Set(loaded.map((r) => r.id)).size).toBe(fx.emulator.store.business('acme').contacts.size);
-  });
+      // Every file holds each row once; the pipelines' loader got every contact.
+      for (const name of ['contacts.ndjson', 'data/contacts.ndjson', 'data/events.ndjson']) {
+        const rows = ndjsonRows(join(work, name));
+        expect(rows.length, name).toBeGreaterThan(0);
+        expect(duplicates(rows.map((r) => JSON.stringify(r))), name).toEqual([]);
+      }
+      const loaded = readdirSync(join(work, 'loaded')).flatMap((f) => ndjsonRows(join(work, 'loaded', f)));
+      expect(new Set(loaded.map((r) => r.id)).size).toBe(fx.emulator.store.business('acme').contacts.size);
+    },
+  );
 });

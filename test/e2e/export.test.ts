@@ -12,7 +12,8 @@ import { csvRecords, duplicates, exportState, ndjsonRows, outDir, statePath } fr
 const fx = useEmulator({ rateLimit: 0 }, { faults: true });
 
 const acme = () => fx.emulator.store.business('acme');
-const exportCnv = (args: string[], env: Record<string, string> = {}) => cnvInProcess(['export', ...args], { env: { ...fx.env, ...env } });
+const exportCnv = (args: string[], env: Record<string, string> = {}) =>
+  cnvInProcess(['export', ...args], { env: { ...fx.env, ...env } });
 const upsert = (body: Record<string, unknown>) => fx.admin('POST', '/v2/contacts', body);
 const track = (event: string, email: string, clientEventId: string) =>
   fetch(`${fx.emulator.url}/v2/events`, {
@@ -34,16 +35,29 @@ describe('cnv export: full, then incremental (in-process)', () => {
     const first = await exportCnv(['contacts', '--out', out, '--state-key', 'inc-contacts', '--limit', '700']);
     expect(first.exitCode, first.stderr).toBe(0);
     expect(ndjsonRows(out)).toHaveLength(acme().contacts.size);
-    expect(first.stderr).toMatch(/export contacts complete: [\d,]+ rows in 3 pages .*state "inc-contacts" saved; more remains: no/);
+    expect(first.stderr).toMatch(
+      /export contacts complete: [\d,]+ rows in 3 pages .*state "inc-contacts" saved; more remains: no/,
+    );
 
     const nothing = await exportCnv(['contacts', '--out', out, '--state-key', 'inc-contacts', '--limit', '700']);
     expect(nothing.exitCode).toBe(0);
-    expect(nothing.stderr).toMatch(/complete: 0 rows \(\d+ more rows? (was|were) left out: already written by an earlier run; resuming from the saved cursor fetches that run's last page again\)/);
+    expect(nothing.stderr).toMatch(
+      /complete: 0 rows \(\d+ more rows? (was|were) left out: already written by an earlier run; resuming from the saved cursor fetches that run's last page again\)/,
+    );
 
     await writeContact({ email: FIXTURE_CONTACTS.linus.email, fields: { city: 'Helsinki' } });
     const created = await writeContact({ email: 'incremental.one@example.com', subscriptionStatus: 'SUBSCRIBED' });
     const before = ndjsonRows(out).length;
-    const second = await exportCnv(['contacts', '--out', out, '--state-key', 'inc-contacts', '--limit', '700', '--json']);
+    const second = await exportCnv([
+      'contacts',
+      '--out',
+      out,
+      '--state-key',
+      'inc-contacts',
+      '--limit',
+      '700',
+      '--json',
+    ]);
     expect(second.exitCode, second.stderr).toBe(0);
     const rows = ndjsonRows(out);
     const appended = rows.slice(before);
@@ -51,7 +65,12 @@ describe('cnv export: full, then incremental (in-process)', () => {
     expect(appended[1].id).toBe(created.data.cnvContactId);
     expect(appended[0].fields.City).toBe('Helsinki');
     expect(duplicates(rows.map((r) => `${r.id}@${r.updatedAt}`))).toEqual([]);
-    expect(JSON.parse(second.stdout)).toMatchObject({ status: 'complete', rows: 2, stateKey: 'inc-contacts', moreRemains: false });
+    expect(JSON.parse(second.stdout)).toMatchObject({
+      status: 'complete',
+      rows: 2,
+      stateKey: 'inc-contacts',
+      moreRemains: false,
+    });
   });
 
   it('a page cut off mid-body is fetched again from its start: every row once, into a file and to stdout', async () => {
@@ -59,7 +78,16 @@ describe('cnv export: full, then incremental (in-process)', () => {
     expect(clean.exitCode, clean.stderr).toBe(0);
     const out = join(outDir(), 'cut.ndjson');
     await fx.faults({ cutBodyNext: 2 });
-    const intoFile = await exportCnv(['contacts', '--out', out, '--state-key', 'cut-body', '--limit', '400', '--verbose']);
+    const intoFile = await exportCnv([
+      'contacts',
+      '--out',
+      out,
+      '--state-key',
+      'cut-body',
+      '--limit',
+      '400',
+      '--verbose',
+    ]);
     expect(intoFile.exitCode, intoFile.stderr).toBe(0);
     expect(intoFile.stderr).toMatch(/retry/);
     expect(readFileSync(out, 'utf8')).toBe(clean.stdout);
@@ -73,7 +101,17 @@ describe('cnv export: full, then incremental (in-process)', () => {
     const out = join(outDir(), 'contacts.csv');
     expect((await exportCnv(['contacts', '--out', out, '--state-key', 'inc-csv'])).exitCode).toBe(0);
     const header = csvRecords(out)[0];
-    expect(header.slice(0, 9)).toEqual(['id', 'sfdcLeadId', 'sfdcContactId', 'sfdcAccountId', 'email', 'subscriptionStatus', 'createdAt', 'updatedAt', 'First name']);
+    expect(header.slice(0, 9)).toEqual([
+      'id',
+      'sfdcLeadId',
+      'sfdcContactId',
+      'sfdcAccountId',
+      'email',
+      'subscriptionStatus',
+      'createdAt',
+      'updatedAt',
+      'First name',
+    ]);
     expect(header.at(-1)).toBe('_extra');
 
     await fetch(`${fx.emulator.url}/v2/fields`, {
@@ -99,7 +137,15 @@ describe('cnv export: full, then incremental (in-process)', () => {
     const refused = await exportCnv(['custom-events', '--out', out, '--state-key', 'inc-events']);
     expect(refused.exitCode).toBe(2);
     expect(refused.stderr).toMatch(/--since is required on the first run/);
-    const first = await exportCnv(['custom-events', '--since', '2024-12-01T00:00:00Z', '--out', out, '--state-key', 'inc-events']);
+    const first = await exportCnv([
+      'custom-events',
+      '--since',
+      '2024-12-01T00:00:00Z',
+      '--out',
+      out,
+      '--state-key',
+      'inc-events',
+    ]);
     expect(first.exitCode, first.stderr).toBe(0);
     expect(ndjsonRows(out)).toHaveLength(acme().customEvents.length);
 
@@ -112,11 +158,27 @@ describe('cnv export: full, then incremental (in-process)', () => {
     expect(rows).toHaveLength(acme().customEvents.length);
     expect(duplicates(rows.map((r) => r.eventId))).toEqual([]);
 
-    const since = await exportCnv(['custom-events', '--since', '2025-01-01', '--out', out, '--state-key', 'inc-events']);
+    const since = await exportCnv([
+      'custom-events',
+      '--since',
+      '2025-01-01',
+      '--out',
+      out,
+      '--state-key',
+      'inc-events',
+    ]);
     expect(since.exitCode).toBe(2);
     expect(since.stderr).toMatch(/continues from its saved cursor.*\nhint: .*--full/);
     // The saved --since repeated (a cron line that carries it) continues, in any spelling of that instant.
-    const same = await exportCnv(['custom-events', '--since', '2024-12-01T01:00:00+01:00', '--out', out, '--state-key', 'inc-events']);
+    const same = await exportCnv([
+      'custom-events',
+      '--since',
+      '2024-12-01T01:00:00+01:00',
+      '--out',
+      out,
+      '--state-key',
+      'inc-events',
+    ]);
     expect(same.exitCode, same.stderr).toBe(0);
     expect(same.stderr).toMatch(/complete: 0 rows/);
   });
@@ -124,7 +186,9 @@ describe('cnv export: full, then incremental (in-process)', () => {
   it('every email event type, in any case, one state per type; appended events come next', async () => {
     const dir = outDir();
     const results = await Promise.all(
-      EMAIL_EVENT_TYPES.map((type, i) => exportCnv(['email-events', '--type', i % 2 ? type.toLowerCase() : type, '--out', join(dir, `${type}.csv`)])),
+      EMAIL_EVENT_TYPES.map((type, i) =>
+        exportCnv(['email-events', '--type', i % 2 ? type.toLowerCase() : type, '--out', join(dir, `${type}.csv`)]),
+      ),
     );
     for (const [i, type] of EMAIL_EVENT_TYPES.entries()) {
       expect(results[i].exitCode, results[i].stderr).toBe(0);
@@ -134,9 +198,16 @@ describe('cnv export: full, then incremental (in-process)', () => {
     }
     const list = await cnvInProcess(['export', 'state', 'list', '--json'], { env: fx.env });
     const keys = JSON.parse(list.stdout).map((s: { key: string }) => s.key);
-    for (const type of EMAIL_EVENT_TYPES) expect(keys).toContain(`sk_live_demo@${new URL(fx.emulator.url).host}/email-events/${type}:${join(dir, `${type}.csv`)}`);
+    for (const type of EMAIL_EVENT_TYPES)
+      expect(keys).toContain(
+        `sk_live_demo@${new URL(fx.emulator.url).host}/email-events/${type}:${join(dir, `${type}.csv`)}`,
+      );
 
-    await fx.admin('POST', '/_emulator/email-events', { eventType: 'EMAIL_OPEN', email: FIXTURE_CONTACTS.ada.email, link: 'x\ny' });
+    await fx.admin('POST', '/_emulator/email-events', {
+      eventType: 'EMAIL_OPEN',
+      email: FIXTURE_CONTACTS.ada.email,
+      link: 'x\ny',
+    });
     const more = await exportCnv(['email-events', '--type', 'Email_Open', '--out', join(dir, 'EMAIL_OPEN.csv')]);
     expect(more.exitCode).toBe(0);
     expect(more.stderr).toMatch(/complete: 1 row[ (]/);
@@ -151,7 +222,11 @@ describe('cnv export: the file and the state disagree (in-process)', () => {
     truncateSync(out, size - 10);
     const res = await exportCnv(['contacts', '--out', out, '--state-key', 'short']);
     expect(res.exitCode).toBe(2);
-    expect(res.stderr).toMatch(new RegExp(`error: file_shorter_than_committed: --out .*short.ndjson has ${size - 10} bytes, but the export state has ${size} bytes committed`));
+    expect(res.stderr).toMatch(
+      new RegExp(
+        `error: file_shorter_than_committed: --out .*short.ndjson has ${size - 10} bytes, but the export state has ${size} bytes committed`,
+      ),
+    );
     expect(res.stderr).toMatch(/hint: run again with --full/);
     const full = await exportCnv(['contacts', '--out', out, '--state-key', 'short', '--full']);
     expect(full.exitCode).toBe(0);
@@ -184,7 +259,8 @@ describe('cnv export: the file and the state disagree (in-process)', () => {
 
   it('a stored cursor is rejected by an emulator restarted with other data (cursor keys derive from the seed)', async () => {
     // In this process, as `cnv emulator --port P --seed-contacts 3000 --seed S` starts it.
-    const start = (port = 0, seed: 'demo' | number = 'demo') => startEmulator({ port, seed, seedContacts: 3000, quiet: true });
+    const start = (port = 0, seed: 'demo' | number = 'demo') =>
+      startEmulator({ port, seed, seedContacts: 3000, quiet: true });
     const a = await start();
     const env = { CNV_BASE_URL: a.url };
     const out = join(outDir(), 'restart.ndjson');
@@ -203,7 +279,8 @@ describe('cnv export: the file and the state disagree (in-process)', () => {
 });
 
 describe('cnv export to stdout (binary, real pipes)', () => {
-  const sh = (script: string) => execa('bash', ['-c', script], { reject: false, env: { ...process.env, ...fx.env, CNV: `node ${BIN}` } });
+  const sh = (script: string) =>
+    execa('bash', ['-c', script], { reject: false, env: { ...process.env, ...fx.env, CNV: `node ${BIN}` } });
 
   it('piped into head: EPIPE exits non-zero, the state holds whole pages, and the next run continues without a repeat', async () => {
     const res = await sh('$CNV export contacts --state-key head --limit 50 | head -n 3; exit ${PIPESTATUS[0]}');
@@ -223,12 +300,16 @@ describe('cnv export to stdout (binary, real pipes)', () => {
 
   it('--defer-commit: commits only when the consumer succeeded', async () => {
     // Pages of 1,000 (the default is one page of 5,000 here): the state then holds a cursor, whose age `state show` gives below.
-    const ok = await sh('set -o pipefail; $CNV export contacts --state-key deferred --defer-commit --run ok-1 --limit 1000 --quiet | wc -l && $CNV export state commit deferred --run ok-1 --quiet');
+    const ok = await sh(
+      'set -o pipefail; $CNV export contacts --state-key deferred --defer-commit --run ok-1 --limit 1000 --quiet | wc -l && $CNV export state commit deferred --run ok-1 --quiet',
+    );
     expect(ok.exitCode, ok.stderr).toBe(0);
     expect(Number(ok.stdout.split('\n')[0].trim())).toBe(acme().contacts.size);
     expect((await exportState(fx.configDir, 'deferred'))?.current.rows).toBe(acme().contacts.size);
 
-    const failing = await sh('set -o pipefail; $CNV export contacts --state-key failing --defer-commit --run f-1 --quiet | (cat > /dev/null; exit 1) && $CNV export state commit failing --run f-1');
+    const failing = await sh(
+      'set -o pipefail; $CNV export contacts --state-key failing --defer-commit --run f-1 --quiet | (cat > /dev/null; exit 1) && $CNV export state commit failing --run f-1',
+    );
     expect(failing.exitCode).toBe(1);
     const state = (await exportState(fx.configDir, 'failing'))!;
     expect(state.current.rows).toBe(0);
@@ -240,7 +321,7 @@ describe('cnv export to stdout (binary, real pipes)', () => {
     expect(retry.stderr).toMatch(/pending until `cnv export state commit failing --run [0-9a-f-]{36}`/);
   });
 
-  it('--defer-commit, overlapping pipelines: A\'s commit cannot commit B\'s position; no row B\'s failed consumer saw is lost', async () => {
+  it("--defer-commit, overlapping pipelines: A's commit cannot commit B's position; no row B's failed consumer saw is lost", async () => {
     const dir = outDir();
     // Pipeline A: its export ends, its consumer is still loading.
     const a = await sh(`$CNV export contacts --state-key overlap --defer-commit --run A > ${dir}/a.ndjson`);
@@ -253,24 +334,44 @@ describe('cnv export to stdout (binary, real pipes)', () => {
     // A's consumer succeeded: its commit is refused, since B superseded it.
     const commitA = await cnvInProcess(['export', 'state', 'commit', 'overlap', '--run', 'A'], { env: fx.env });
     expect(commitA.exitCode).toBe(7);
-    expect(commitA.stderr).toMatch(/error: run_not_pending: export state "overlap": run A is not pending \(superseded; run B is pending instead\); nothing was committed/);
-    const shown = JSON.parse((await cnvInProcess(['export', 'state', 'show', 'overlap', '--json'], { env: fx.env })).stdout);
-    expect(shown.runs.map((r: { runId: string; status: string }) => [r.runId, r.status])).toEqual([['A', 'superseded'], ['B', 'pending']]);
+    expect(commitA.stderr).toMatch(
+      /error: run_not_pending: export state "overlap": run A is not pending \(superseded; run B is pending instead\); nothing was committed/,
+    );
+    const shown = JSON.parse(
+      (await cnvInProcess(['export', 'state', 'show', 'overlap', '--json'], { env: fx.env })).stdout,
+    );
+    expect(shown.runs.map((r: { runId: string; status: string }) => [r.runId, r.status])).toEqual([
+      ['A', 'superseded'],
+      ['B', 'pending'],
+    ]);
     // The next run sends every row B's consumer saw (and A's) again.
     const c = await sh(`$CNV export contacts --state-key overlap --defer-commit --run C > ${dir}/c.ndjson`);
     expect(c.exitCode, c.stderr).toBe(0);
     const cIds = new Set(ndjsonRows(`${dir}/c.ndjson`).map((r) => r.id));
     expect(ndjsonRows(`${dir}/a.ndjson`).filter((r) => !cIds.has(r.id))).toEqual([]);
     expect(ndjsonRows(`${dir}/c.ndjson`)).toEqual(ndjsonRows(`${dir}/b.ndjson`));
-    expect((await cnvInProcess(['export', 'state', 'commit', 'overlap', '--run', 'C'], { env: fx.env })).exitCode).toBe(0);
+    expect((await cnvInProcess(['export', 'state', 'commit', 'overlap', '--run', 'C'], { env: fx.env })).exitCode).toBe(
+      0,
+    );
   });
 
   it('state show and reset', async () => {
     const show = await cnvInProcess(['export', 'state', 'show', 'deferred', '--json'], { env: fx.env });
     expect(show.exitCode).toBe(0);
     const detail = JSON.parse(show.stdout);
-    expect(detail).toMatchObject({ key: 'deferred', kind: 'contacts', cursorAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), output: { kind: 'stdout' }, lockedBy: null });
-    expect(detail.runs.at(-1)).toMatchObject({ runId: 'ok-1', status: 'committed', rows: detail.rows, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(detail).toMatchObject({
+      key: 'deferred',
+      kind: 'contacts',
+      cursorAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      output: { kind: 'stdout' },
+      lockedBy: null,
+    });
+    expect(detail.runs.at(-1)).toMatchObject({
+      runId: 'ok-1',
+      status: 'committed',
+      rows: detail.rows,
+      sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
     expect((await cnvInProcess(['export', 'state', 'show', 'nope'], { env: fx.env })).exitCode).toBe(5);
     const reset = await cnvInProcess(['export', 'state', 'reset', 'deferred', '--json', '--yes'], { env: fx.env });
     expect(JSON.parse(reset.stdout)).toEqual({ key: 'deferred', removed: true });

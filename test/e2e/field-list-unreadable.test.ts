@@ -42,14 +42,19 @@ const WAYS: Array<[string, () => Record<string, string>, number]> = [
 
 describe('the field list unreadable is exit 7 with its cause, and leaves nothing behind (binary)', () => {
   for (const [way, how, answer] of WAYS) {
-    for (const [command, file] of [['contacts sync', LABEL_FILE], ['contacts upsert --file', KEY_FILE]] as const) {
+    for (const [command, file] of [
+      ['contacts sync', LABEL_FILE],
+      ['contacts upsert --file', KEY_FILE],
+    ] as const) {
       it(`${command}, ${way}`, async () => {
         status = answer;
         const configDir = tempConfigDir();
         const args = [...command.split(' '), ...(command === 'contacts sync' ? ['--file'] : []), file()];
         const env = { ...fx.env, CNV_CONFIG_DIR: configDir, CNV_RATE_SHARE: 'off', ...how() };
         const res = await cnv([...args, '--max-retries', '1', '--timeout', '2000'], { env, timeoutMs: 30_000 });
-        expect(res.stderr).toMatch(/^error: [a-z0-9_]+: cannot read the field definitions, needed to match the columns of the file to fields: .+/m);
+        expect(res.stderr).toMatch(
+          /^error: [a-z0-9_]+: cannot read the field definitions, needed to match the columns of the file to fields: .+/m,
+        );
         expect(res.stderr).not.toContain('unknown_column');
         expect(res.exitCode, res.stderr).toBe(7);
         const exports = join(configDir, 'exports');

@@ -16,7 +16,8 @@ const fifoAt = (path: string) => {
   rmSync(path, { force: true });
   execFileSync('mkfifo', [path]);
 };
-const run = (configDir: string, args: string[]) => cnv(args, { env: { ...fx.env, CNV_CONFIG_DIR: configDir }, timeoutMs: 15_000 });
+const run = (configDir: string, args: string[]) =>
+  cnv(args, { env: { ...fx.env, CNV_CONFIG_DIR: configDir }, timeoutMs: 15_000 });
 
 /** A config dir with one saved export state "k" of `out`; returns the paths cnv keeps for it. */
 async function savedExport(out: string) {
@@ -24,7 +25,10 @@ async function savedExport(out: string) {
   const first = await run(configDir, ['export', 'contacts', '--out', out, '--state-key', 'k']);
   expect(first.exitCode, first.stderr).toBe(0);
   const exports = join(configDir, 'exports');
-  const state = join(exports, readdirSync(exports).find((name) => name.endsWith('.json'))!);
+  const state = join(
+    exports,
+    readdirSync(exports).find((name) => name.endsWith('.json'))!,
+  );
   const { dev, ino } = statSync(out);
   return { configDir, state, record: join(exports, 'files', `${dev}-${ino}.owner`) };
 }
@@ -34,7 +38,10 @@ describe('a FIFO in place of a file cnv keeps (binary)', () => {
     const { configDir, state } = await savedExport(join(dir, 'state.ndjson'));
     fifoAt(state);
     const message = `error: file_system_error: the export state ${state} is a FIFO, not a regular file: remove it (cnv neither reads it nor waits on it, nor writes through it)`;
-    for (const args of [['export', 'contacts', '--out', join(dir, 'state.ndjson'), '--state-key', 'k'], ['export', 'state', 'show', 'k']]) {
+    for (const args of [
+      ['export', 'contacts', '--out', join(dir, 'state.ndjson'), '--state-key', 'k'],
+      ['export', 'state', 'show', 'k'],
+    ]) {
       const res = await run(configDir, args);
       expect(res.stderr, args.join(' ')).toContain(message);
       expect(res.exitCode, args.join(' ')).toBe(8);
@@ -49,7 +56,9 @@ describe('a FIFO in place of a file cnv keeps (binary)', () => {
     const { configDir, record } = await savedExport(out);
     fifoAt(record);
     const res = await run(configDir, ['export', 'contacts', '--out', out, '--state-key', 'k']);
-    expect(res.stderr).toContain(`error: file_system_error: the output file record ${record} is a FIFO, not a regular file`);
+    expect(res.stderr).toContain(
+      `error: file_system_error: the output file record ${record} is a FIFO, not a regular file`,
+    );
     expect(res.exitCode).toBe(8);
   });
 
@@ -68,7 +77,11 @@ describe('a FIFO in place of a file cnv keeps (binary)', () => {
     const show = await cnv(['config', 'show'], { env: { CNV_CONFIG_DIR: configDir }, timeoutMs: 15_000 });
     expect(show.stderr).toContain(message);
     expect(show.exitCode).toBe(8);
-    const setKey = await cnv(['config', 'set-key'], { env: { CNV_CONFIG_DIR: configDir }, input: 'sk_live_abcdefgh12345678\n', timeoutMs: 15_000 });
+    const setKey = await cnv(['config', 'set-key'], {
+      env: { CNV_CONFIG_DIR: configDir },
+      input: 'sk_live_abcdefgh12345678\n',
+      timeoutMs: 15_000,
+    });
     expect(setKey.stderr).toContain(message);
     expect(setKey.exitCode).toBe(8);
   });
@@ -115,7 +128,10 @@ describe('a FIFO in place of a file cnv keeps (binary)', () => {
   it('a state file in a shell TAB: the keys of the others are offered', async () => {
     const { configDir, state } = await savedExport(join(dir, 'tab.ndjson'));
     fifoAt(state.replace(/k\.([^.]+)\.json$/, 'other.$1.json'));
-    const res = await cnv(['__complete', '--', 'export', 'state', 'show', ''], { env: { CNV_CONFIG_DIR: configDir }, timeoutMs: 15_000 });
+    const res = await cnv(['__complete', '--', 'export', 'state', 'show', ''], {
+      env: { CNV_CONFIG_DIR: configDir },
+      timeoutMs: 15_000,
+    });
     expect(res.stdout.split('\n').filter(Boolean)).toEqual(['k']);
     expect(res.exitCode).toBe(0);
   });

@@ -23,9 +23,15 @@ process.exitCode = await run(JSON.parse(process.argv[1]), { io, env: {}, signal:
 `;
 
 async function loadedBy(argv: string[]): Promise<string[]> {
-  const res = await execa(process.execPath, ['--input-type=module', '-e', PROGRAM, JSON.stringify(argv)], { cwd: ROOT, reject: false });
+  const res = await execa(process.execPath, ['--input-type=module', '-e', PROGRAM, JSON.stringify(argv)], {
+    cwd: ROOT,
+    reject: false,
+  });
   expect(res.exitCode, res.stderr).toBe(0);
-  return res.stderr.split('\n').filter((l) => l.startsWith('LOADED ')).map((l) => l.slice('LOADED '.length).replace(pathToFileURL(ROOT).href + '/', ''));
+  return res.stderr
+    .split('\n')
+    .filter((l) => l.startsWith('LOADED '))
+    .map((l) => l.slice('LOADED '.length).replace(pathToFileURL(ROOT).href + '/', ''));
 }
 
 describe('what start-up loads', () => {

@@ -16,12 +16,25 @@ describe('the API key never appears in output', () => {
     const dir = tempConfigDir();
     const base = { CNV_CONFIG_DIR: dir, CNV_BASE_URL: fx.emulator.url };
     const runs = [
-      await cnvInProcess(['contacts', 'upsert', '--email', 'canary@example.com', '--verbose'], { env: { ...base, CNV_API_KEY: full } }),
-      await cnvInProcess(['contacts', 'get', '--email', 'canary@example.com', '--verbose', '--json'], { env: { ...base, CNV_API_KEY: full } }),
-      await cnvInProcess(['contacts', 'get', '--email', 'canary@example.com', '--verbose', '--json', '--api-key', canary], { env: base }),
-      await cnvInProcess(['events', 'track', '--event', 'e', '--email', 'canary@example.com', '--verbose'], { env: { ...base, CNV_API_KEY: canary } }),
-      await cnvInProcess(['contacts', 'get', '--email', 'canary@example.com', '--verbose'], { env: { ...base, CNV_API_KEY: odd } }),
-      await cnvInProcess(['contacts', 'get', '--email', 'canary@example.com', '--verbose', '--bogus-flag'], { env: { ...base, CNV_API_KEY: full } }),
+      await cnvInProcess(['contacts', 'upsert', '--email', 'canary@example.com', '--verbose'], {
+        env: { ...base, CNV_API_KEY: full },
+      }),
+      await cnvInProcess(['contacts', 'get', '--email', 'canary@example.com', '--verbose', '--json'], {
+        env: { ...base, CNV_API_KEY: full },
+      }),
+      await cnvInProcess(
+        ['contacts', 'get', '--email', 'canary@example.com', '--verbose', '--json', '--api-key', canary],
+        { env: base },
+      ),
+      await cnvInProcess(['events', 'track', '--event', 'e', '--email', 'canary@example.com', '--verbose'], {
+        env: { ...base, CNV_API_KEY: canary },
+      }),
+      await cnvInProcess(['contacts', 'get', '--email', 'canary@example.com', '--verbose'], {
+        env: { ...base, CNV_API_KEY: odd },
+      }),
+      await cnvInProcess(['contacts', 'get', '--email', 'canary@example.com', '--verbose', '--bogus-flag'], {
+        env: { ...base, CNV_API_KEY: full },
+      }),
       await cnvInProcess(['doctor', '--verbose'], { env: { ...base, CNV_API_KEY: full } }),
       await cnvInProcess(['doctor', '--verbose', '--json'], { env: { ...base, CNV_API_KEY: canary } }),
       // The key arrives on a real pipe, as a user gives it (the runs around it are in-process).
@@ -29,10 +42,27 @@ describe('the API key never appears in output', () => {
       await cnvInProcess(['config', 'show', '--verbose'], { env: { CNV_CONFIG_DIR: dir } }),
       await cnvInProcess(['config', 'show', '--api-key', canary], { env: { CNV_CONFIG_DIR: dir } }),
       await cnvInProcess(['config', 'list', '-o', 'csv'], { env: { CNV_CONFIG_DIR: dir } }),
-      await cnvInProcess(['contacts', 'get', '--email', 'canary@example.com', '--base-url', 'http://127.0.0.1:9', '--max-retries', '1', '--verbose'], { env: { CNV_CONFIG_DIR: dir } }),
+      await cnvInProcess(
+        [
+          'contacts',
+          'get',
+          '--email',
+          'canary@example.com',
+          '--base-url',
+          'http://127.0.0.1:9',
+          '--max-retries',
+          '1',
+          '--verbose',
+        ],
+        { env: { CNV_CONFIG_DIR: dir } },
+      ),
     ];
     await fx.faults({ failNext: 1, dropAfterNext: 1 });
-    runs.push(await cnvInProcess(['events', 'track', '--event', 'e', '--email', 'canary@example.com', '--verbose'], { env: { ...base, CNV_API_KEY: full } }));
+    runs.push(
+      await cnvInProcess(['events', 'track', '--event', 'e', '--email', 'canary@example.com', '--verbose'], {
+        env: { ...base, CNV_API_KEY: full },
+      }),
+    );
 
     const everything = runs.map((r) => r.stdout + r.stderr).join('\n');
     expect(everything).toContain('> GET /v2/contacts'); // the verbose paths did run

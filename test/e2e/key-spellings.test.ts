@@ -30,8 +30,10 @@ function leaks(text: string): string[] {
   const plain = SECRET.toLowerCase();
   const hex = hexOf(SECRET);
   const found: string[] = [];
-  for (let i = 0; i + 8 <= plain.length; i++) if (lower.includes(plain.slice(i, i + 8))) found.push(plain.slice(i, i + 8));
-  for (let i = 0; i + 16 <= hex.length; i += 2) if (lower.includes(hex.slice(i, i + 16))) found.push(hex.slice(i, i + 16));
+  for (let i = 0; i + 8 <= plain.length; i++)
+    if (lower.includes(plain.slice(i, i + 8))) found.push(plain.slice(i, i + 8));
+  for (let i = 0; i + 16 <= hex.length; i += 2)
+    if (lower.includes(hex.slice(i, i + 16))) found.push(hex.slice(i, i + 16));
   return found;
 }
 
@@ -39,18 +41,31 @@ let server: HostileServer;
 let echo = '';
 let exportFails = false;
 const reply = (res: import('node:http').ServerResponse, status: number, body: unknown) =>
-  res.writeHead(status, { 'content-type': 'application/json', 'x-echo': echo.replace(/\n/g, ' ') }).end(JSON.stringify(body));
+  res
+    .writeHead(status, { 'content-type': 'application/json', 'x-echo': echo.replace(/\n/g, ' ') })
+    .end(JSON.stringify(body));
 
 beforeAll(async () => {
   server = await hostileServer((req, res, body) => {
     const url = req.url ?? '';
     const message = `key ${echo} refused`;
     if (url.startsWith('/v2/exports/contacts')) {
-      if (exportFails && body.includes('"cursor"')) return reply(res, 400, { error: { code: 'invalid_request', message } });
-      return reply(res, 200, { data: { contacts: [{ id: 'c1', email: 'a@example.com' }] }, pagination: { nextCursor: exportFails ? 'c2' : null } });
+      if (exportFails && body.includes('"cursor"'))
+        return reply(res, 400, { error: { code: 'invalid_request', message } });
+      return reply(res, 200, {
+        data: { contacts: [{ id: 'c1', email: 'a@example.com' }] },
+        pagination: { nextCursor: exportFails ? 'c2' : null },
+      });
     }
     if (url.endsWith('/contacts/batch')) {
-      return reply(res, 200, { data: { results: [{ added: false, error: 'invalid_request', message }, { added: true, cnvContactId: 'id-2' }] } });
+      return reply(res, 200, {
+        data: {
+          results: [
+            { added: false, error: 'invalid_request', message },
+            { added: true, cnvContactId: 'id-2' },
+          ],
+        },
+      });
     }
     return reply(res, 400, { error: { code: 'invalid_field', message } });
   });
@@ -58,39 +73,60 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 describe('the key echoed in any spelling is masked wherever cnv prints or stores text (binary)', () => {
-  it.each(Object.entries(SPELLINGS))('%s: stderr, --debug, the --json error, the report, --summary-json, export state, api --include', async (_name, spelling) => {
-    echo = spelling;
-    exportFails = false;
-    const dir = tempConfigDir();
-    const env = { CNV_CONFIG_DIR: dir, CNV_BASE_URL: server.url, CNV_API_KEY: KEY, CNV_RATE_SHARE: 'off' };
-    const input = join(dir, 'people.csv');
-    writeFileSync(input, 'email\na@example.com\nb@example.com\n');
-    const report = join(dir, 'report.csv');
-    const summary = join(dir, 'summary.json');
-    const out = join(dir, 'contacts.ndjson');
-    const runs = [
-      await cnv(['contacts', 'upsert', '--email', 'a@example.com', '--debug', '--json'], { env }),
-      await cnv(['audience', 'add', 'c1000000-0000-4000-8000-000000000002', '--batch', input, '--report', report, '--summary-json', summary], { env }),
-      await cnv(['audience', 'add', 'c1000000-0000-4000-8000-000000000002', '--batch', input, '--summary-json', '-'], { env }),
-      await cnv(['api', 'GET', '/v2/fail', '--include'], { env }),
-      await cnv(['export', 'contacts', '--out', out, '--state-key', 'k'], { env }),
-    ];
-    exportFails = true;
-    runs.push(await cnv(['export', 'contacts', '--out', out, '--state-key', 'k', '--debug'], { env }));
-    runs.push(await cnv(['export', 'state', 'show', 'k', '--json'], { env }));
-    runs.push(await cnv(['export', 'state', 'list', '--json'], { env }));
+  it.each(Object.entries(SPELLINGS))(
+    '%s: stderr, --debug, the --json error, the report, --summary-json, export state, api --include',
+    async (_name, spelling) => {
+      echo = spelling;
+      exportFails = false;
+      const dir = tempConfigDir();
+      const env = { CNV_CONFIG_DIR: dir, CNV_BASE_URL: server.url, CNV_API_KEY: KEY, CNV_RATE_SHARE: 'off' };
+      const input = join(dir, 'people.csv');
+      writeFileSync(input, 'email\na@example.com\nb@example.com\n');
+      const report = join(dir, 'report.csv');
+      const summary = join(dir, 'summary.json');
+      const out = join(dir, 'contacts.ndjson');
+      const runs = [
+        await cnv(['contacts', 'upsert', '--email', 'a@example.com', '--debug', '--json'], { env }),
+        await cnv(
+          [
+            'audience',
+            'add',
+            'c1000000-0000-4000-8000-000000000002',
+            '--batch',
+            input,
+            '--report',
+            report,
+            '--summary-json',
+            summary,
+          ],
+          { env },
+        ),
+        await cnv(
+          ['audience', 'add', 'c1000000-0000-4000-8000-000000000002', '--batch', input, '--summary-json', '-'],
+          { env },
+        ),
+        await cnv(['api', 'GET', '/v2/fail', '--include'], { env }),
+        await cnv(['export', 'contacts', '--out', out, '--state-key', 'k'], { env }),
+      ];
+      exportFails = true;
+      runs.push(await cnv(['export', 'contacts', '--out', out, '--state-key', 'k', '--debug'], { env }));
+      runs.push(await cnv(['export', 'state', 'show', 'k', '--json'], { env }));
+      runs.push(await cnv(['export', 'state', 'list', '--json'], { env }));
 
-    const printed = runs.map((r) => `${r.stdout}\n${r.stderr}`);
-    // Each place did show the echo, masked.
-    expect(printed[0]).toMatch(/error: invalid_field: key .*\*\*\*\*.* refused/s);
-    expect(printed[0]).toMatch(/"error":\{"code":"invalid_field","message":"key .*\*\*\*\*/);
-    expect(readFileSync(report, 'utf8')).toMatch(/key .*\*\*\*\*.* refused/s);
-    expect(printed[2]).toMatch(/key .*\*\*\*\*/s);
-    expect(printed[3]).toMatch(/key .*\*\*\*\*.* refused/s);
-    expect(printed[6]).toMatch(/"error": "[^"]*key .*\*\*\*\*/);
-    const files = (readdirSync(dir, { recursive: true }) as string[]).filter((f) => statSync(join(dir, f)).isFile() && f !== 'people.csv');
-    const stored = files.map((f) => readFileSync(join(dir, f), 'utf8'));
-    for (const [i, text] of printed.entries()) expect(leaks(text), `run ${i}: ${text.slice(0, 400)}`).toEqual([]);
-    for (const [i, text] of stored.entries()) expect(leaks(text), files[i]).toEqual([]);
-  });
+      const printed = runs.map((r) => `${r.stdout}\n${r.stderr}`);
+      // Each place did show the echo, masked.
+      expect(printed[0]).toMatch(/error: invalid_field: key .*\*\*\*\*.* refused/s);
+      expect(printed[0]).toMatch(/"error":\{"code":"invalid_field","message":"key .*\*\*\*\*/);
+      expect(readFileSync(report, 'utf8')).toMatch(/key .*\*\*\*\*.* refused/s);
+      expect(printed[2]).toMatch(/key .*\*\*\*\*/s);
+      expect(printed[3]).toMatch(/key .*\*\*\*\*.* refused/s);
+      expect(printed[6]).toMatch(/"error": "[^"]*key .*\*\*\*\*/);
+      const files = (readdirSync(dir, { recursive: true }) as string[]).filter(
+        (f) => statSync(join(dir, f)).isFile() && f !== 'people.csv',
+      );
+      const stored = files.map((f) => readFileSync(join(dir, f), 'utf8'));
+      for (const [i, text] of printed.entries()) expect(leaks(text), `run ${i}: ${text.slice(0, 400)}`).toEqual([]);
+      for (const [i, text] of stored.entries()) expect(leaks(text), files[i]).toEqual([]);
+    },
+  );
 });

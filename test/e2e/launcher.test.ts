@@ -1,4 +1,19 @@
-import { chmodSync, closeSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
@@ -15,7 +30,8 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const temp = () => mkdtempSync(join(tmpdir(), 'cnv-launcher-'));
 const get = ['contacts', 'get', '--email', 'ada@example.com'];
 /** The cache files in a directory, by name (without the bundle hash and Node.js version before the command). */
-const caches = (dir: string) => (existsSync(dir) ? readdirSync(dir).map((f) => f.replace(/^[0-9a-f]{16}-v[\d.]+-\w+-/, '')) : []);
+const caches = (dir: string) =>
+  existsSync(dir) ? readdirSync(dir).map((f) => f.replace(/^[0-9a-f]{16}-v[\d.]+-\w+-/, '')) : [];
 
 describe('answers known at build time', () => {
   it('--version and -V print what the program prints', async () => {
@@ -29,7 +45,9 @@ describe('answers known at build time', () => {
 
   it('--help, -h and `help` to a pipe print what the program prints, which other words still make it print', async () => {
     const program = await cnvInProcess(['--help']);
-    expect(program.stdout).toMatch(/^Command-line client for the Marketing Automation Service API v2[^]*\nUSAGE\n {2}cnv /);
+    expect(program.stdout).toMatch(
+      /^Command-line client for the Marketing Automation Service API v2[^]*\nUSAGE\n {2}cnv /,
+    );
     for (const args of [['--help'], ['-h'], ['help'], ['--no-color', '--help']]) {
       const res = await cnv(args);
       expect([res.exitCode, res.stdout, res.stderr], args.join(' ')).toEqual([0, program.stdout, '']);
@@ -37,7 +55,9 @@ describe('answers known at build time', () => {
   });
 
   it('a reader that goes away before the help is written: exit 141, no error', async () => {
-    const res = await execa('bash', ['-c', `node ${BIN} --help | head -c 1 > /dev/null; exit \${PIPESTATUS[0]}`], { reject: false });
+    const res = await execa('bash', ['-c', `node ${BIN} --help | head -c 1 > /dev/null; exit \${PIPESTATUS[0]}`], {
+      reject: false,
+    });
     expect(res.stderr).toBe('');
     expect([0, 141]).toContain(res.exitCode);
   });
@@ -71,7 +91,11 @@ describe('the code cache of the CLI bundle', () => {
     const clean = await cnv(get, { env });
     const [file] = readdirSync(dir);
     const size = statSync(join(dir, file)).size;
-    for (const damage of [Buffer.alloc(size, 0x5a), Buffer.from('short'), readFileSync(join(dir, file)).subarray(0, size >> 1)]) {
+    for (const damage of [
+      Buffer.alloc(size, 0x5a),
+      Buffer.from('short'),
+      readFileSync(join(dir, file)).subarray(0, size >> 1),
+    ]) {
       writeFileSync(join(dir, file), damage);
       const res = await cnv(get, { env });
       expect([res.exitCode, res.stdout, res.stderr]).toEqual([0, clean.stdout, clean.stderr]);
@@ -112,20 +136,33 @@ describe('the code cache of the CLI bundle', () => {
     copyFileSync(join(ROOT, 'package.json'), join(pkg, 'package.json'));
     symlinkSync(join(ROOT, 'node_modules'), join(pkg, 'node_modules'));
     const env = cleanEnv({ CNV_COMPILE_CACHE: join(pkg, 'cc'), CNV_CONFIG_DIR: temp() });
-    const help = async () => (await execa('node', [join(pkg, 'bin', 'cnv.js'), 'fields', '--help'], { env, extendEnv: false, reject: false })).stdout.split('\n')[0];
+    const help = async () =>
+      (
+        await execa('node', [join(pkg, 'bin', 'cnv.js'), 'fields', '--help'], { env, extendEnv: false, reject: false })
+      ).stdout.split('\n')[0];
     expect(await help()).toBe('Field definitions and relationship fields');
     expect(await help()).toBe('Field definitions and relationship fields'); // from the cache
     const bundle = join(pkg, 'dist', 'bundle', 'cnv.cjs');
     const text = readFileSync(bundle, 'latin1');
     const fd = openSync(bundle, 'r+');
-    writeSync(fd, text.replace('"Field definitions and relationship fields"', '"FIELD DEFINITIONS and relationship fields"'), 0, 'latin1');
+    writeSync(
+      fd,
+      text.replace('"Field definitions and relationship fields"', '"FIELD DEFINITIONS and relationship fields"'),
+      0,
+      'latin1',
+    );
     closeSync(fd);
     expect(await help()).toBe('FIELD DEFINITIONS and relationship fields');
   });
 
   it('a relative CNV_COMPILE_CACHE is refused: no cache, and no folder made where cnv runs (under cron: /)', async () => {
     const cwd = temp();
-    const res = await execa('node', [BIN, ...get], { cwd, env: cleanEnv({ ...fx.env, CNV_COMPILE_CACHE: 'cnv-cache' }), extendEnv: false, reject: false });
+    const res = await execa('node', [BIN, ...get], {
+      cwd,
+      env: cleanEnv({ ...fx.env, CNV_COMPILE_CACHE: 'cnv-cache' }),
+      extendEnv: false,
+      reject: false,
+    });
     expect(res.exitCode, String(res.stderr)).toBe(0);
     expect(readdirSync(cwd)).toEqual([]);
   });

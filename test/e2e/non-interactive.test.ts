@@ -7,7 +7,10 @@ beforeEach(() => fx.resetStats());
 
 describe('--dry-run (in-process)', () => {
   it('prints the write request with the key redacted and sends nothing', async () => {
-    const res = await cnvInProcess(['contacts', 'upsert', '--email', 'dry@example.com', '--field', 'score=3', '--dry-run'], { env: fx.env });
+    const res = await cnvInProcess(
+      ['contacts', 'upsert', '--email', 'dry@example.com', '--field', 'score=3', '--dry-run'],
+      { env: fx.env },
+    );
     expect(res.exitCode).toBe(0);
     const printed = JSON.parse(res.stdout);
     expect(printed).toEqual({
@@ -23,7 +26,9 @@ describe('--dry-run (in-process)', () => {
   });
 
   it('shows the clientEventId an event would carry', async () => {
-    const res = await cnvInProcess(['--dry-run', 'events', 'track', '--event', 'x', '--email', 'a@example.com'], { env: fx.env });
+    const res = await cnvInProcess(['--dry-run', 'events', 'track', '--event', 'x', '--email', 'a@example.com'], {
+      env: fx.env,
+    });
     expect(res.exitCode).toBe(0);
     expect(JSON.parse(res.stdout).body.clientEventId).toMatch(/^[0-9a-f-]{36}$/);
     expect((await fx.stats()).total).toBe(0);
@@ -45,7 +50,10 @@ describe('non-interactive use', () => {
   });
 
   it('NO_COLOR and --no-color remove colour from tables on a TTY', async () => {
-    const withEnv = await cnvInProcess(['config', 'list', '-o', 'table'], { env: { ...fx.env, NO_COLOR: '1' }, stdoutIsTTY: true });
+    const withEnv = await cnvInProcess(['config', 'list', '-o', 'table'], {
+      env: { ...fx.env, NO_COLOR: '1' },
+      stdoutIsTTY: true,
+    });
     expect(withEnv.stdout).not.toMatch(/\x1b\[/);
     const withFlag = await cnvInProcess(['doctor', '--no-color'], { env: fx.env, stdoutIsTTY: true });
     expect(withFlag.stdout).toMatch(/check/);

@@ -17,21 +17,36 @@ const fx = useEmulator({ rateLimit: 0 }, { faults: true });
 const freshEnv = () => ({ ...fx.env, CNV_CONFIG_DIR: tempConfigDir() });
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 /** The section of a help page under TITLE, up to the next title. */
-const section = (help: string, title: string) => new RegExp(`\\n${title}\\n([\\s\\S]*?)(\\n\\n[A-Z]|$)`).exec(help)?.[1] ?? '';
+const section = (help: string, title: string) =>
+  new RegExp(`\\n${title}\\n([\\s\\S]*?)(\\n\\n[A-Z]|$)`).exec(help)?.[1] ?? '';
 
 describe('JSON is for machines', () => {
   it('export state list --json: ISO times, numbers and objects; the table keeps the human form and shows each key by its end', async () => {
     const env = freshEnv();
     const dir = outDir();
-    for (const name of ['north.ndjson', 'south.ndjson']) expect((await cnv(['export', 'contacts', '--out', join(dir, name), '--limit', '1000'], { env })).exitCode).toBe(0);
+    for (const name of ['north.ndjson', 'south.ndjson'])
+      expect((await cnv(['export', 'contacts', '--out', join(dir, name), '--limit', '1000'], { env })).exitCode).toBe(
+        0,
+      );
     const list = await cnv(['export', 'state', 'list', '--json'], { env });
     expect(list.exitCode, list.stderr).toBe(0);
     const items = JSON.parse(list.stdout) as Array<Record<string, any>>;
     expect(items).toHaveLength(2);
     for (const item of items) {
-      expect(item).toMatchObject({ kind: 'contacts', emailType: null, format: 'ndjson', rows: expect.any(Number), pages: expect.any(Number), pending: null });
+      expect(item).toMatchObject({
+        kind: 'contacts',
+        emailType: null,
+        format: 'ndjson',
+        rows: expect.any(Number),
+        pages: expect.any(Number),
+        pending: null,
+      });
       expect(item.cursorAt).toMatch(ISO);
-      expect(item.output).toEqual({ kind: 'file', path: expect.stringMatching(/(north|south)\.ndjson$/), bytes: readFileSync(item.output.path).length });
+      expect(item.output).toEqual({
+        kind: 'file',
+        path: expect.stringMatching(/(north|south)\.ndjson$/),
+        bytes: readFileSync(item.output.path).length,
+      });
       expect(item.lastRun).toMatchObject({ status: 'complete', runId: expect.any(String), rows: item.rows });
       expect(item.lastRun.finishedAt).toMatch(ISO);
     }
@@ -40,21 +55,35 @@ describe('JSON is for machines', () => {
     expect(table.exitCode, table.stdout).toBe(0);
     const lines = table.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^key +kind +rows +cursorAt +lastRun$/);
-    expect(lines.slice(1).map((l) => /(north|south)\.ndjson/.exec(l)?.[1]).sort()).toEqual(['north', 'south']);
+    expect(
+      lines
+        .slice(1)
+        .map((l) => /(north|south)\.ndjson/.exec(l)?.[1])
+        .sort(),
+    ).toEqual(['north', 'south']);
     expect(lines[1]).toMatch(/ago +complete \d+s ago$/);
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(90);
     // --columns chooses the table's columns, and JSON's members.
     const chosen = await cnvOnTerminal(['export', 'state', 'list', '--columns', 'output,rows'], { env, columns: 120 });
     expect(chosen.stdout.split('\n')[0]).toMatch(/^output +rows$/);
     expect(chosen.stdout).toMatch(/north\.ndjson \(\d+ bytes\)/);
-    expect(JSON.parse((await cnv(['export', 'state', 'list', '--columns', 'rows,output'], { env })).stdout)[0]).toEqual({ rows: items[0].rows, output: items[0].output });
-    const csv = (await cnv(['export', 'state', 'list', '--columns', 'rows,output', '-o', 'csv'], { env })).stdout.split('\n');
+    expect(JSON.parse((await cnv(['export', 'state', 'list', '--columns', 'rows,output'], { env })).stdout)[0]).toEqual(
+      { rows: items[0].rows, output: items[0].output },
+    );
+    const csv = (await cnv(['export', 'state', 'list', '--columns', 'rows,output', '-o', 'csv'], { env })).stdout.split(
+      '\n',
+    );
     expect(csv[0]).toBe('rows,output');
     expect(csv[1]).toBe(`${items[0].rows},"${JSON.stringify(items[0].output).replace(/"/g, '""')}"`);
     // Without --columns: an object's column holds it whole, and its members are not repeated in _extra.
-    const whole = parse((await cnv(['export', 'state', 'list', '-o', 'csv'], { env })).stdout, { columns: true }) as Array<Record<string, string>>;
+    const whole = parse((await cnv(['export', 'state', 'list', '-o', 'csv'], { env })).stdout, {
+      columns: true,
+    }) as Array<Record<string, string>>;
     expect(JSON.parse(whole[0].output)).toEqual(items[0].output);
-    expect(whole[0]._extra === '' || !Object.keys(JSON.parse(whole[0]._extra)).some((k) => k.startsWith('output.') || k.startsWith('lastRun.'))).toBe(true);
+    expect(
+      whole[0]._extra === '' ||
+        !Object.keys(JSON.parse(whole[0]._extra)).some((k) => k.startsWith('output.') || k.startsWith('lastRun.')),
+    ).toBe(true);
   });
 
   it('list commands: --paginate walks every page like --all; --summary-json holds the next cursor; on a terminal the cursor line comes after the table', async () => {
@@ -68,20 +97,47 @@ describe('JSON is for machines', () => {
     const first = await cnv(['campaigns', 'list', '--limit', '2', '--summary-json', summary], { env });
     expect(first.exitCode, first.stderr).toBe(0);
     const page = JSON.parse(readFileSync(summary, 'utf8'));
-    expect(page).toMatchObject({ command: 'campaigns list', status: 'complete', rows: 2, pages: 1, moreRemains: true, nextCursor: expect.any(String) });
+    expect(page).toMatchObject({
+      command: 'campaigns list',
+      status: 'complete',
+      rows: 2,
+      pages: 1,
+      moreRemains: true,
+      nextCursor: expect.any(String),
+    });
     const next = await cnv(['campaigns', 'list', '--limit', '2', '--cursor', page.nextCursor], { env });
     expect(JSON.parse(next.stdout).map((c: { id: string }) => c.id)).toEqual(all.slice(2, 4).map((c) => c.id));
     // Past the last page: no cursor left.
     await cnv(['campaigns', 'list', '--all', '--limit', '50', '--summary-json', summary], { env });
-    expect(JSON.parse(readFileSync(summary, 'utf8'))).toMatchObject({ rows: all.length, pages: Math.ceil(all.length / 50), nextCursor: null, moreRemains: false });
+    expect(JSON.parse(readFileSync(summary, 'utf8'))).toMatchObject({
+      rows: all.length,
+      pages: Math.ceil(all.length / 50),
+      nextCursor: null,
+      moreRemains: false,
+    });
     // A run that fails says so, with the cursor of the page it failed on, to retry from.
     await fx.faults({ failNext: 1 });
-    expect((await cnv(['campaigns', 'list', '--all', '--cursor', page.nextCursor, '--max-retries', '0', '--summary-json', summary], { env })).exitCode).toBe(7);
-    expect(JSON.parse(readFileSync(summary, 'utf8'))).toMatchObject({ status: 'failed', rows: 0, pages: 0, nextCursor: page.nextCursor, moreRemains: true });
+    expect(
+      (
+        await cnv(
+          ['campaigns', 'list', '--all', '--cursor', page.nextCursor, '--max-retries', '0', '--summary-json', summary],
+          { env },
+        )
+      ).exitCode,
+    ).toBe(7);
+    expect(JSON.parse(readFileSync(summary, 'utf8'))).toMatchObject({
+      status: 'failed',
+      rows: 0,
+      pages: 0,
+      nextCursor: page.nextCursor,
+      moreRemains: true,
+    });
     // stdout carries the rows: the summary cannot go there.
     const dash = await cnv(['campaigns', 'list', '--summary-json', '-'], { env });
     expect(dash.exitCode).toBe(2);
-    expect(dash.stderr).toMatch(/^error: conflicting_options: --summary-json -: stdout carries the rows\nhint: give --summary-json a file name\n$/);
+    expect(dash.stderr).toMatch(
+      /^error: conflicting_options: --summary-json -: stdout carries the rows\nhint: give --summary-json a file name\n$/,
+    );
 
     const shown = await cnvOnTerminal(['campaigns', 'list', '--limit', '2'], { env });
     const lines = shown.stdout.trimEnd().split('\n');
@@ -95,13 +151,17 @@ describe('JSON is for machines', () => {
     expect((await cnv(['version', '-q', 'version'])).stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
 
     const env = freshEnv();
-    const json = JSON.parse((await cnv(['campaigns', 'list', '--columns', 'name,type.name', '--json', '--limit', '3'], { env })).stdout);
+    const json = JSON.parse(
+      (await cnv(['campaigns', 'list', '--columns', 'name,type.name', '--json', '--limit', '3'], { env })).stdout,
+    );
     expect(json).toHaveLength(3);
     for (const c of json) {
       expect(Object.keys(c)).toEqual(['name', 'type']);
       expect(Object.keys(c.type)).toEqual(['name']);
     }
-    const ndjson = ndjsonRows((await cnv(['fields', 'list', '--columns', 'key', '-o', 'ndjson', '--limit', '3'], { env })).stdout);
+    const ndjson = ndjsonRows(
+      (await cnv(['fields', 'list', '--columns', 'key', '-o', 'ndjson', '--limit', '3'], { env })).stdout,
+    );
     expect(ndjson.map((f) => Object.keys(f))).toEqual([['key'], ['key'], ['key']]);
   });
 });
@@ -109,7 +169,10 @@ describe('JSON is for machines', () => {
 describe('help like gh', () => {
   it('a command lists its own flags, examples and JSON output first, inherited flags after them, then LEARN MORE', async () => {
     const help = (await cnv(['campaigns', 'list', '--help'])).stdout;
-    const titles = help.split('\n').filter((l) => /^[A-Z][A-Z ]+(\(|$)/.test(l)).map((l) => l.split(' (')[0]);
+    const titles = help
+      .split('\n')
+      .filter((l) => /^[A-Z][A-Z ]+(\(|$)/.test(l))
+      .map((l) => l.split(' (')[0]);
     expect(titles).toEqual(['USAGE', 'FLAGS', 'EXAMPLES', 'JSON OUTPUT', 'INHERITED FLAGS', 'LEARN MORE']);
     expect(section(help, 'FLAGS')).toMatch(/--columns[\s\S]*--paginate/);
     expect(section(help, 'FLAGS')).not.toMatch(/--profile/);
@@ -126,9 +189,16 @@ describe('help like gh', () => {
     expect(top.indexOf('\nCOMMANDS\n')).toBeLessThan(top.indexOf('\nFLAGS'));
   });
 
-  it('the emulator\'s help lists only the global flags that mean something to it', async () => {
+  it("the emulator's help lists only the global flags that mean something to it", async () => {
     const inherited = section((await cnv(['emulator', '--help'])).stdout, 'INHERITED FLAGS');
-    expect(inherited.match(/^ {2}(-\w, )?--[\w-]+/gm)?.map((f) => f.trim().split(', ').at(-1))).toEqual(['--json', '--query', '--verbose', '--quiet', '--debug', '--help']);
+    expect(inherited.match(/^ {2}(-\w, )?--[\w-]+/gm)?.map((f) => f.trim().split(', ').at(-1))).toEqual([
+      '--json',
+      '--query',
+      '--verbose',
+      '--quiet',
+      '--debug',
+      '--help',
+    ]);
   });
 
   it('-q written as jq gets the JMESPath spelling; -f/-F and --field are told apart in one line each', async () => {
@@ -142,8 +212,12 @@ describe('help like gh', () => {
       expect(res.stderr, q).toMatch(/hint: -q is JMESPath \(as in the AWS CLI\), not jq: no leading dot/);
       expect(res.stderr, q).not.toContain('did you mean');
     }
-    expect((await cnv(['api', '--help'])).stdout).toMatch(/-f and -F mean the same in `cnv contacts upsert`.*\n.*--field \(no short name\) is another flag: it converts the value by the field's definition/);
-    expect((await cnv(['contacts', 'upsert', '--help'])).stdout).toMatch(/-f and -F mean what they mean in `cnv api` .*--field, without a\s+short name, is the one that converts/);
+    expect((await cnv(['api', '--help'])).stdout).toMatch(
+      /-f and -F mean the same in `cnv contacts upsert`.*\n.*--field \(no short name\) is another flag: it converts the value by the field's definition/,
+    );
+    expect((await cnv(['contacts', 'upsert', '--help'])).stdout).toMatch(
+      /-f and -F mean what they mean in `cnv api` .*--field, without a\s+short name, is the one that converts/,
+    );
   });
 
   it('contacts list points at the export; help exit-codes says --debug', async () => {
@@ -161,7 +235,9 @@ describe('state and exports a newcomer understands', () => {
     const env = freshEnv();
     const first = await cnv(['export', 'contacts', '--max-rows', '3'], { env });
     expect(first.exitCode, first.stderr).toBe(0);
-    expect(first.stderr).toMatch(/note: export state "[^"]+\/contacts\/stdout" keeps this position: the next run of this command prints only what is new since\. For a one-off export of everything, add --no-state/);
+    expect(first.stderr).toMatch(
+      /note: export state "[^"]+\/contacts\/stdout" keeps this position: the next run of this command prints only what is new since\. For a one-off export of everything, add --no-state/,
+    );
     const second = await cnv(['export', 'contacts', '--max-rows', '3'], { env });
     expect(second.stderr).not.toMatch(/note:/);
     const shown = await cnvOnTerminal(['export', 'contacts', '--max-rows', '3'], { env });
@@ -169,7 +245,9 @@ describe('state and exports a newcomer understands', () => {
     expect(shown.stdout).toMatch(/note: export state .* keeps this position/);
     expect((await cnv(['export', 'contacts', '--max-rows', '3', '--no-state'], { env })).stderr).not.toMatch(/note:/);
     // A script names a summary file: stdout carries the rows (--json is refused there), and no note.
-    const script = await cnv(['export', 'contacts', '--max-rows', '3', '--summary-json', join(outDir(), 'note.json')], { env: freshEnv() });
+    const script = await cnv(['export', 'contacts', '--max-rows', '3', '--summary-json', join(outDir(), 'note.json')], {
+      env: freshEnv(),
+    });
     expect(script.exitCode).toBe(0);
     expect(script.stderr).toMatch(/note: export state/);
   });
@@ -181,13 +259,22 @@ describe('state and exports a newcomer understands', () => {
     const key = JSON.parse((await cnv(['export', 'state', 'list'], { env })).stdout)[0].key as string;
     expect(key).toContain(out);
     expect((await cnv(['__complete', '--', 'export', 'state', 'show', ''], { env })).stdout).toBe(`${key}\n`);
-    expect((await cnv(['__complete', '--', 'export', 'contacts', '--state-key', key.slice(0, 8)], { env })).stdout).toBe(`${key}\n`);
+    expect(
+      (await cnv(['__complete', '--', 'export', 'contacts', '--state-key', key.slice(0, 8)], { env })).stdout,
+    ).toBe(`${key}\n`);
   });
 
   it('two profiles of one account continue one state; a profile of another key gets file_not_empty naming the state that writes the file', async () => {
     const env = { CNV_CONFIG_DIR: tempConfigDir() };
-    for (const [profile, key] of [['north', fx.emulator.keys.full], ['south', fx.emulator.keys.full], ['west', fx.emulator.keys.limited]]) {
-      const set = await cnv(['--profile', profile, 'config', 'set-key', '--base-url', fx.emulator.url], { env, input: key });
+    for (const [profile, key] of [
+      ['north', fx.emulator.keys.full],
+      ['south', fx.emulator.keys.full],
+      ['west', fx.emulator.keys.limited],
+    ]) {
+      const set = await cnv(['--profile', profile, 'config', 'set-key', '--base-url', fx.emulator.url], {
+        env,
+        input: key,
+      });
       expect(set.exitCode, set.stderr).toBe(0);
     }
     const out = join(outDir(), 'shared.ndjson');
@@ -199,11 +286,15 @@ describe('state and exports a newcomer understands', () => {
     const other = await cnv(['--profile', 'west', 'export', 'contacts', '--out', out], { env });
     expect(other.exitCode).toBe(2);
     expect(other.stderr).toMatch(/error: file_not_empty: /);
-    expect(other.stderr).toContain(`hint: export state "${key}" of the account sk_live_demo@${new URL(fx.emulator.url).host} writes this file, not this key's (sk_live_limited@`);
+    expect(other.stderr).toContain(
+      `hint: export state "${key}" of the account sk_live_demo@${new URL(fx.emulator.url).host} writes this file, not this key's (sk_live_limited@`,
+    );
     // Named explicitly, it is still another account's.
     const taken = await cnv(['--profile', 'west', 'export', 'contacts', '--out', out, '--state-key', key], { env });
     expect(taken.exitCode).toBe(2);
-    expect(taken.stderr).toContain(`error: state_of_another_account: export state "${key}" belongs to the account sk_live_demo@`);
+    expect(taken.stderr).toContain(
+      `error: state_of_another_account: export state "${key}" belongs to the account sk_live_demo@`,
+    );
   });
 
   it('a first export refused before any page leaves no file and prints one error, no summary', async () => {
@@ -215,7 +306,10 @@ describe('state and exports a newcomer understands', () => {
     expect(res.stderr).not.toMatch(/export contacts failed:/);
     expect(res.stderr).toMatch(/^error: export_not_enabled: /m);
     // Its file can be used as a new one afterwards (no record of it was left behind).
-    expect((await cnv(['export', 'contacts', '--out', out], { env: { ...env, CNV_API_KEY: fx.emulator.keys.full } })).exitCode).toBe(0);
+    expect(
+      (await cnv(['export', 'contacts', '--out', out], { env: { ...env, CNV_API_KEY: fx.emulator.keys.full } }))
+        .exitCode,
+    ).toBe(0);
     // A file that was there before is left as it was.
     const kept = join(outDir(), 'kept.ndjson');
     writeFileSync(kept, '');
@@ -241,14 +335,18 @@ describe('state and exports a newcomer understands', () => {
     // The later run kept the first run's window: its summary does not name the duration as what made it.
     await new Promise((r) => setTimeout(r, 1100));
     const later = await cnv(['export', 'custom-events', '--since', '400w', '--out', out], { env });
-    expect(later.stderr).toMatch(/occurredAt from \S+Z \(the saved window; --since 400w was for a first run or --full\)/);
+    expect(later.stderr).toMatch(
+      /occurredAt from \S+Z \(the saved window; --since 400w was for a first run or --full\)/,
+    );
     expect(ndjsonRows(out).length).toBeGreaterThan(0);
     const window = await cnv(['export', 'custom-events', '--since', '400w', '--until', '1h', '--no-state'], { env });
     expect(window.exitCode, window.stderr).toBe(0);
     expect(window.stderr).toMatch(/occurredAt from \S+Z until \S+Z \(--since 400w, --until 1h\)/);
     const word = await cnv(['export', 'custom-events', '--since', 'yesterday', '--no-state'], { env });
     expect(word.exitCode).toBe(2);
-    expect(word.stderr).toMatch(/--since: expected a duration before now \(24h, 7d, 30m, 2w\).*got "yesterday" \(a word is not read: 24h says it\)/);
+    expect(word.stderr).toMatch(
+      /--since: expected a duration before now \(24h, 7d, 30m, 2w\).*got "yesterday" \(a word is not read: 24h says it\)/,
+    );
     const ancient = await cnv(['export', 'custom-events', '--since', '999999w', '--no-state'], { env });
     expect(ancient.exitCode).toBe(2);
     expect(ancient.stderr).toMatch(/--since: 999999w before now is before 1970; give a date/);
@@ -259,7 +357,9 @@ describe('state and exports a newcomer understands', () => {
     const out = join(outDir(), 'again.ndjson');
     expect((await cnv(['export', 'contacts', '--out', out], { env })).exitCode).toBe(0);
     const again = await cnv(['export', 'contacts', '--out', out], { env });
-    expect(again.stderr).toMatch(/complete: 0 rows \([\d,]+ more rows? (was|were) left out: already written by an earlier run; resuming from the saved cursor fetches that run's last page again\)/);
+    expect(again.stderr).toMatch(
+      /complete: 0 rows \([\d,]+ more rows? (was|were) left out: already written by an earlier run; resuming from the saved cursor fetches that run's last page again\)/,
+    );
   });
 });
 
@@ -267,16 +367,27 @@ describe('progress that knows the end (on a terminal)', () => {
   it('a file run shows rows of the total, the share done and the time left', async () => {
     const env = freshEnv();
     const file = join(outDir(), 'events.ndjson');
-    writeFileSync(file, Array.from({ length: 160 }, (_, i) => JSON.stringify({ event: 'progress_test', email: FIXTURE_CONTACTS.ada.email, data: { n: i } })).join('\n') + '\n');
+    writeFileSync(
+      file,
+      Array.from({ length: 160 }, (_, i) =>
+        JSON.stringify({ event: 'progress_test', email: FIXTURE_CONTACTS.ada.email, data: { n: i } }),
+      ).join('\n') + '\n',
+    );
     await fx.faults({ latencyMs: 10 });
-    const res = await cnvOnTerminal(['events', 'track', '--file', file, '--concurrency', '1', '--report', join(outDir(), 'r.csv')], { env, stdoutFile: '/dev/null' });
+    const res = await cnvOnTerminal(
+      ['events', 'track', '--file', file, '--concurrency', '1', '--report', join(outDir(), 'r.csv')],
+      { env, stdoutFile: '/dev/null' },
+    );
     expect(res.exitCode, res.stdout).toBe(0);
     expect(res.stdout).toMatch(/\d+ \/ ~?160 rows \(\d+%\) · \d+ rows\/s · about \d+s left · 0 failed or invalid/);
   });
 
   it('an export shows rows and pages so far and the rate', async () => {
     await fx.faults({ latencyMs: 150 });
-    const res = await cnvOnTerminal(['export', 'contacts', '--no-state', '--limit', '200', '--max-pages', '8'], { env: freshEnv(), stdoutFile: '/dev/null' });
+    const res = await cnvOnTerminal(['export', 'contacts', '--no-state', '--limit', '200', '--max-pages', '8'], {
+      env: freshEnv(),
+      stdoutFile: '/dev/null',
+    });
     expect(res.exitCode, res.stdout).toBe(0);
     expect(res.stdout).toMatch(/export contacts: [\d,]+ rows, \d+ pages, [\d,]+ rows\/s/);
   });
@@ -285,7 +396,9 @@ describe('progress that knows the end (on a terminal)', () => {
 describe('small things', () => {
   it('no_base_url names the profile in use in the set-url command it suggests', async () => {
     const env = { CNV_CONFIG_DIR: tempConfigDir() };
-    expect((await cnv(['--profile', 'b', 'config', 'set-key'], { env, input: fx.emulator.keys.full })).exitCode).toBe(0);
+    expect((await cnv(['--profile', 'b', 'config', 'set-key'], { env, input: fx.emulator.keys.full })).exitCode).toBe(
+      0,
+    );
     const res = await cnv(['--profile', 'b', 'campaigns', 'list'], { env });
     expect(res.exitCode).toBe(2);
     expect(res.stderr).toMatch(/hint: .*`cnv --profile b config set-url URL`/);
@@ -294,7 +407,10 @@ describe('small things', () => {
   it('records upsert --check: a column with mismatches is "mismatch", in red on a terminal, not a green "ok"', async () => {
     const file = join(outDir(), 'check.csv');
     writeFileSync(file, 'clientDedupKey,seats,planName\nux-1,1,Pro\nux-2,two,Pro\n');
-    const res = await cnvOnTerminal(['records', 'upsert', FIXTURE_CUSTOM_OBJECT.id, '--file', file, '--check'], { env: freshEnv(), columns: 140 });
+    const res = await cnvOnTerminal(['records', 'upsert', FIXTURE_CUSTOM_OBJECT.id, '--file', file, '--check'], {
+      env: freshEnv(),
+      columns: 140,
+    });
     expect(res.exitCode).toBe(6);
     expect(res.stdout).toMatch(/seats +\x1b\[31mmismatch\x1b\[39m +NUMBER +1 /);
     expect(res.stdout).toMatch(/planName +\x1b\[32mok\x1b\[39m/);

@@ -9,14 +9,23 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const fx = useEmulator();
 
 describe('npm pack', () => {
-  it('yields a package that installs globally and runs --version, doctor, emulator and tap-cnv (Meltano\'s executable)', async () => {
+  it("yields a package that installs globally and runs --version, doctor, emulator and tap-cnv (Meltano's executable)", async () => {
     const work = mkdtempSync(join(tmpdir(), 'cnv-pack-'));
     const prefix = join(work, 'prefix');
     await execa('npm', ['pack', '--ignore-scripts', '--pack-destination', work], { cwd: ROOT });
     const tarball = readdirSync(work).find((f) => f.endsWith('.tgz'))!;
-    await execa('npm', ['install', '-g', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', join(work, tarball)], { cwd: work });
+    await execa(
+      'npm',
+      ['install', '-g', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', join(work, tarball)],
+      { cwd: work },
+    );
     const cnvBin = join(prefix, 'bin', 'cnv');
-    const env = { ...process.env, CNV_CONFIG_DIR: join(work, 'config'), CNV_BASE_URL: fx.emulator.url, CNV_API_KEY: fx.emulator.keys.full };
+    const env = {
+      ...process.env,
+      CNV_CONFIG_DIR: join(work, 'config'),
+      CNV_BASE_URL: fx.emulator.url,
+      CNV_API_KEY: fx.emulator.keys.full,
+    };
 
     const version = await execa(cnvBin, ['--version'], { env });
     expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
@@ -32,10 +41,19 @@ describe('npm pack', () => {
     // tap-cnv: the same bundle as `cnv tap`, through the link npm made.
     const tapBin = join(prefix, 'bin', 'tap-cnv');
     const about = await execa(tapBin, ['--about', '--format', 'json'], { env });
-    expect(JSON.parse(about.stdout)).toMatchObject({ name: 'tap-cnv', capabilities: ['catalog', 'discover', 'state', 'about'] });
+    expect(JSON.parse(about.stdout)).toMatchObject({
+      name: 'tap-cnv',
+      capabilities: ['catalog', 'discover', 'state', 'about'],
+    });
     const config = join(work, 'tap-config.json');
     writeFileSync(config, JSON.stringify({ base_url: fx.emulator.url, api_key: fx.emulator.keys.full }));
-    const discovered = await execa(tapBin, ['--config', config, '--discover'], { env: { ...env, CNV_API_KEY: undefined, CNV_BASE_URL: undefined } });
-    expect(JSON.parse(discovered.stdout).streams.map((s: { stream: string }) => s.stream)).toEqual(['contacts', 'custom_events', 'email_events']);
+    const discovered = await execa(tapBin, ['--config', config, '--discover'], {
+      env: { ...env, CNV_API_KEY: undefined, CNV_BASE_URL: undefined },
+    });
+    expect(JSON.parse(discovered.stdout).streams.map((s: { stream: string }) => s.stream)).toEqual([
+      'contacts',
+      'custom_events',
+      'email_events',
+    ]);
   }, 180_000);
 });

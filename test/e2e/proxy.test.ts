@@ -39,7 +39,9 @@ afterAll(async () => {
 describe('HTTP(S)_PROXY and NO_PROXY (binary)', () => {
   it('sends requests through the proxy named by HTTP_PROXY', async () => {
     const before = tunnels.length;
-    const res = await cnv(['contacts', 'get', '--email', 'ada@example.com'], { env: { ...fx.env, HTTP_PROXY: proxyUrl, NO_PROXY: '' } });
+    const res = await cnv(['contacts', 'get', '--email', 'ada@example.com'], {
+      env: { ...fx.env, HTTP_PROXY: proxyUrl, NO_PROXY: '' },
+    });
     expect(res.stderr).toBe('');
     expect(res.exitCode).toBe(0);
     expect(JSON.parse(res.stdout).email).toBe('ada@example.com');
@@ -48,14 +50,18 @@ describe('HTTP(S)_PROXY and NO_PROXY (binary)', () => {
 
   it('goes through the proxy with CNV_RUNTIME_TUNING=off too (the undici wiring it needs is not tuning)', async () => {
     const before = tunnels.length;
-    const res = await cnv(['contacts', 'get', '--email', 'ada@example.com'], { env: { ...fx.env, HTTP_PROXY: proxyUrl, NO_PROXY: '', CNV_RUNTIME_TUNING: 'off' } });
+    const res = await cnv(['contacts', 'get', '--email', 'ada@example.com'], {
+      env: { ...fx.env, HTTP_PROXY: proxyUrl, NO_PROXY: '', CNV_RUNTIME_TUNING: 'off' },
+    });
     expect(res.exitCode, res.stderr).toBe(0);
     expect(tunnels.slice(before)).toContain(new URL(fx.emulator.url).host);
   });
 
   it('bypasses the proxy for hosts in NO_PROXY', async () => {
     const before = tunnels.length;
-    const res = await cnv(['contacts', 'get', '--email', 'ada@example.com'], { env: { ...fx.env, HTTP_PROXY: proxyUrl, NO_PROXY: '127.0.0.1' } });
+    const res = await cnv(['contacts', 'get', '--email', 'ada@example.com'], {
+      env: { ...fx.env, HTTP_PROXY: proxyUrl, NO_PROXY: '127.0.0.1' },
+    });
     expect(res.exitCode).toBe(0);
     expect(tunnels.length).toBe(before);
   });
@@ -65,7 +71,10 @@ describe('a proxy that misbehaves: every attempt bounded by --timeout, counted, 
   const get = ['contacts', 'get', '--email', 'ada@example.com'];
   const through = (proxy: string, args: string[], timeoutMs = 30_000) =>
     cnv([...get, ...args], { env: { ...fx.env, HTTP_PROXY: proxy, NO_PROXY: '' }, timeoutMs });
-  const using = async <T>(behaviour: ProxyBehaviour, test: (proxy: Awaited<ReturnType<typeof badProxy>>) => Promise<T>) => {
+  const using = async <T>(
+    behaviour: ProxyBehaviour,
+    test: (proxy: Awaited<ReturnType<typeof badProxy>>) => Promise<T>,
+  ) => {
     const proxy = await badProxy(behaviour);
     try {
       return await test(proxy);
@@ -77,7 +86,9 @@ describe('a proxy that misbehaves: every attempt bounded by --timeout, counted, 
   it('CONNECT answered 200 with a body, then closed: one CONNECT per attempt (3 with --max-retries 2), exit 7 proxy_error (before: CONNECTs by the ten thousand, at full CPU, for ever)', async () => {
     await using('body-then-close', async (proxy) => {
       const res = await through(proxy.url, ['--max-retries', '2', '--timeout', '3000']);
-      expect(res.stderr).toContain(`error: proxy_error: GET /v2/contacts failed: the proxy ${proxy.url} answered CONNECT ${new URL(fx.emulator.url).host} with 200 and a body, not an open tunnel (after 3 attempts)`);
+      expect(res.stderr).toContain(
+        `error: proxy_error: GET /v2/contacts failed: the proxy ${proxy.url} answered CONNECT ${new URL(fx.emulator.url).host} with 200 and a body, not an open tunnel (after 3 attempts)`,
+      );
       expect(res.stderr).toMatch(/^hint: check the proxy cnv was given \(HTTPS_PROXY or HTTP_PROXY/m);
       expect(res.exitCode).toBe(7);
       expect(proxy.connects()).toBe(3);
@@ -87,28 +98,43 @@ describe('a proxy that misbehaves: every attempt bounded by --timeout, counted, 
   it('a proxy that never answers: the attempt ends at --timeout (before: ~300 s), exit 7 naming the proxy', async () => {
     await using('silent', async (proxy) => {
       const res = await through(proxy.url, ['--max-retries', '1', '--timeout', '1000'], 20_000);
-      expect(res.stderr).toContain(`error: proxy_error: GET /v2/contacts failed: the proxy ${proxy.url} did not answer CONNECT ${new URL(fx.emulator.url).host} within 1 s (--timeout) (after 2 attempts)`);
+      expect(res.stderr).toContain(
+        `error: proxy_error: GET /v2/contacts failed: the proxy ${proxy.url} did not answer CONNECT ${new URL(fx.emulator.url).host} within 1 s (--timeout) (after 2 attempts)`,
+      );
       expect(res.exitCode).toBe(7);
     });
   });
 
-  it.each([['SIGTERM', 143], ['SIGINT', 130]] as const)('a proxy that never answers: the first %s ends the run, exit %i (before: honoured only after ~300 s)', async (signal, code) => {
-    await using('silent', async (proxy) => {
-      const child = execa('node', [BIN, ...get, '--timeout', '600000'], {
-        env: cleanEnv({ ...fx.env, HTTP_PROXY: proxy.url, NO_PROXY: '' }), extendEnv: false, reject: false, stdin: 'ignore', timeout: 20_000,
+  it.each([
+    ['SIGTERM', 143],
+    ['SIGINT', 130],
+  ] as const)(
+    'a proxy that never answers: the first %s ends the run, exit %i (before: honoured only after ~300 s)',
+    async (signal, code) => {
+      await using('silent', async (proxy) => {
+        const child = execa('node', [BIN, ...get, '--timeout', '600000'], {
+          env: cleanEnv({ ...fx.env, HTTP_PROXY: proxy.url, NO_PROXY: '' }),
+          extendEnv: false,
+          reject: false,
+          stdin: 'ignore',
+          timeout: 20_000,
+        });
+        await proxy.connected();
+        child.kill(signal);
+        const res = await child;
+        expect(res.timedOut).toBe(false);
+        expect(String(res.stderr)).toContain(`error: interrupted: interrupted by ${signal}`);
+        expect(res.exitCode).toBe(code);
       });
-      await proxy.connected();
-      child.kill(signal);
-      const res = await child;
-      expect(res.timedOut).toBe(false);
-      expect(String(res.stderr)).toContain(`error: interrupted: interrupted by ${signal}`);
-      expect(res.exitCode).toBe(code);
-    });
-  });
+    },
+  );
 
   it('CONNECT answered 200 with a body, with CNV_RUNTIME_TUNING=off: the same one CONNECT per attempt and exit 7', async () => {
     await using('body-then-close', async (proxy) => {
-      const res = await cnv([...get, '--max-retries', '1', '--timeout', '3000'], { env: { ...fx.env, HTTP_PROXY: proxy.url, NO_PROXY: '', CNV_RUNTIME_TUNING: 'off' }, timeoutMs: 30_000 });
+      const res = await cnv([...get, '--max-retries', '1', '--timeout', '3000'], {
+        env: { ...fx.env, HTTP_PROXY: proxy.url, NO_PROXY: '', CNV_RUNTIME_TUNING: 'off' },
+        timeoutMs: 30_000,
+      });
       expect(res.stderr).toContain('error: proxy_error: GET /v2/contacts failed: the proxy');
       expect(res.exitCode).toBe(7);
       expect(proxy.connects()).toBe(2);
@@ -118,7 +144,9 @@ describe('a proxy that misbehaves: every attempt bounded by --timeout, counted, 
   it('a proxy that refuses the tunnel (502): exit 7 naming it, never its user and password', async () => {
     await using('bad-gateway', async (proxy) => {
       const res = await through(proxy.urlWithCredentials('proxyuser', 'pr0xy-s3cret'), ['--max-retries', '0']);
-      expect(res.stderr).toContain(`error: proxy_error: GET /v2/contacts failed: the proxy ${proxy.url} answered CONNECT ${new URL(fx.emulator.url).host} with 502`);
+      expect(res.stderr).toContain(
+        `error: proxy_error: GET /v2/contacts failed: the proxy ${proxy.url} answered CONNECT ${new URL(fx.emulator.url).host} with 502`,
+      );
       expect(res.stderr).not.toMatch(/proxyuser|pr0xy-s3cret/);
       expect(res.exitCode).toBe(7);
     });
@@ -128,7 +156,9 @@ describe('a proxy that misbehaves: every attempt bounded by --timeout, counted, 
     const gone = await badProxy('silent');
     await gone.close();
     const res = await through(gone.url, ['--max-retries', '0']);
-    expect(res.stderr).toContain(`error: proxy_error: GET /v2/contacts failed: cannot reach the proxy ${gone.url} to open a tunnel to`);
+    expect(res.stderr).toContain(
+      `error: proxy_error: GET /v2/contacts failed: cannot reach the proxy ${gone.url} to open a tunnel to`,
+    );
     expect(res.exitCode).toBe(7);
   });
 });

@@ -23,7 +23,11 @@ async function fourAtOnce(tag: string, env: Record<string, string>) {
   const configDir = tempConfigDir();
   await fx.resetStats();
   const runs = await Promise.all(
-    inputs(configDir, tag).map((file) => cnv(['contacts', 'upsert', '--file', file, '--json', '--no-progress'], { env: { ...fx.env, CNV_CONFIG_DIR: configDir, ...env } })),
+    inputs(configDir, tag).map((file) =>
+      cnv(['contacts', 'upsert', '--file', file, '--json', '--no-progress'], {
+        env: { ...fx.env, CNV_CONFIG_DIR: configDir, ...env },
+      }),
+    ),
   );
   return { runs, stats: await fx.stats() };
 }
@@ -38,14 +42,20 @@ describe('one rate limit for every cnv process of an account', () => {
     expect(stats.rateLimited).toBe(0);
     expect(stats.total).toBe(4 * ROWS);
     // A run slowed by the others says so, once.
-    const told = runs.filter((r) => /warning: \d other cnv process(es)? of this machine sends? with this account: this run shares its rate, at most \d+ requests\/s \(leases in .*\/rate\/[0-9a-f]{24}; CNV_RATE_SHARE=off stops sharing\)/.test(r.stderr));
+    const told = runs.filter((r) =>
+      /warning: \d other cnv process(es)? of this machine sends? with this account: this run shares its rate, at most \d+ requests\/s \(leases in .*\/rate\/[0-9a-f]{24}; CNV_RATE_SHARE=off stops sharing\)/.test(
+        r.stderr,
+      ),
+    );
     expect(told.length).toBeGreaterThan(0);
     for (const r of runs) expect(r.stderr.match(/shares its rate/g)?.length ?? 0).toBeLessThanOrEqual(1);
   }, 60_000);
 
   it('a one-request command takes no lease (nothing to share, nothing to pay for)', async () => {
     const configDir = tempConfigDir();
-    const res = await cnv(['contacts', 'get', '--email', 'ada@example.com'], { env: { ...fx.env, CNV_CONFIG_DIR: configDir } });
+    const res = await cnv(['contacts', 'get', '--email', 'ada@example.com'], {
+      env: { ...fx.env, CNV_CONFIG_DIR: configDir },
+    });
     expect(res.exitCode, res.stderr).toBe(0);
     expect(existsSync(join(configDir, 'rate'))).toBe(false);
   });

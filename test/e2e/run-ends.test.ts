@@ -20,7 +20,12 @@ async function cnvTo(stdout: string, args: string[], nodeOptions: string[] = [])
   const fd = openSync(stdout, 'w');
   try {
     const res = await execa('node', [...nodeOptions, BIN, ...args], {
-      reject: false, env: cleanEnv(fx.env), extendEnv: false, stdin: 'ignore', stdout: fd, timeout: 60_000,
+      reject: false,
+      env: cleanEnv(fx.env),
+      extendEnv: false,
+      stdin: 'ignore',
+      stdout: fd,
+      timeout: 60_000,
     });
     return { exitCode: res.exitCode ?? -1, stderr: String(res.stderr) };
   } finally {
@@ -48,13 +53,28 @@ describe('stdout on a full disk (> /dev/full) is exit 8 naming stdout', () => {
     ['contacts sync -q status', ['contacts', 'sync', '--file', syncFile(), '-q', 'status']],
     ['contacts sync --summary-json -', ['contacts', 'sync', '--file', syncFile(), '--summary-json', '-']],
     ['contacts sync --json --exit-code', ['contacts', 'sync', '--file', syncFile(), '--json', '--exit-code']],
-    ['audience add --batch --json', ['audience', 'add', FIXTURE_AUDIENCES.followUp.id, '--batch', files.write('aud.csv', 'email\nada@example.com\n'), '--json']],
+    [
+      'audience add --batch --json',
+      [
+        'audience',
+        'add',
+        FIXTURE_AUDIENCES.followUp.id,
+        '--batch',
+        files.write('aud.csv', 'email\nada@example.com\n'),
+        '--json',
+      ],
+    ],
     ['export state list --json', ['export', 'state', 'list', '--json']],
-    ['export contacts --out FILE --json', ['export', 'contacts', '--out', files.write('full-export.ndjson', ''), '--no-state', '--json']],
+    [
+      'export contacts --out FILE --json',
+      ['export', 'contacts', '--out', files.write('full-export.ndjson', ''), '--no-state', '--json'],
+    ],
   );
   it.each(cases)('%s', async (_name, args) => {
     const res = await cnvTo('/dev/full', args);
-    expect(res.stderr).toMatch(/^error: disk_full: cannot write the output to stdout: the disk is full \(ENOSPC\)\nhint: /m);
+    expect(res.stderr).toMatch(
+      /^error: disk_full: cannot write the output to stdout: the disk is full \(ENOSPC\)\nhint: /m,
+    );
     expect(res.stderr).not.toContain('internal');
     expect(res.exitCode).toBe(8);
   });
@@ -64,7 +84,17 @@ describe('a batch whose report cannot be written', () => {
   it('--report /dev/full: the summary and exit 8 disk_full, on every Node.js version (Node 24 ended with exit 0 and no summary)', async () => {
     const rows = Array.from({ length: 20_000 }, (_, i) => `u${i}@example.com`);
     const input = files.write('a.csv', `email\n${rows.join('\n')}\n`);
-    const res = await cnvTo('/dev/null', ['audience', 'add', FIXTURE_AUDIENCES.followUp.id, '--batch', input, '--chunk-size', '10', '--report', '/dev/full']);
+    const res = await cnvTo('/dev/null', [
+      'audience',
+      'add',
+      FIXTURE_AUDIENCES.followUp.id,
+      '--batch',
+      input,
+      '--chunk-size',
+      '10',
+      '--report',
+      '/dev/full',
+    ]);
     expect(res.stderr).toMatch(/^stopped early: \d+ rows: .*; report: \/dev\/full$/m);
     expect(res.stderr).toMatch(/^error: disk_full: cannot write the report \/dev\/full: the disk is full \(ENOSPC\)$/m);
     expect(res.exitCode).toBe(8);
@@ -74,8 +104,14 @@ describe('a batch whose report cannot be written', () => {
 describe('a run that ends without reaching its end never exits 0', () => {
   it('a write that never completes: the process runs out of work with the run unfinished, exit 1 saying so', async () => {
     const input = files.write('few.csv', 'email\nada@example.com\ngrace@example.com\n');
-    const res = await cnvTo('/dev/null', ['audience', 'add', FIXTURE_AUDIENCES.followUp.id, '--batch', input, '--report', '/dev/null'], ['--import', STALLED_WRITES]);
-    expect(res.stderr).toContain('error: internal: the run stopped before its end, with nothing left to wait for (no result, no summary)');
+    const res = await cnvTo(
+      '/dev/null',
+      ['audience', 'add', FIXTURE_AUDIENCES.followUp.id, '--batch', input, '--report', '/dev/null'],
+      ['--import', STALLED_WRITES],
+    );
+    expect(res.stderr).toContain(
+      'error: internal: the run stopped before its end, with nothing left to wait for (no result, no summary)',
+    );
     expect(res.exitCode).toBe(1);
   });
 });

@@ -21,7 +21,12 @@ async function launcherLike(opts: { applyRuntime: boolean; env?: Record<string, 
     await new Promise((r) => setTimeout(r, 300));
     console.log(JSON.stringify({ listeners, handled }));
   `;
-  return execa('node', ['--input-type=module', '-e', script], { cwd: ROOT, reject: false, timeout: 15_000, env: opts.env });
+  return execa('node', ['--input-type=module', '-e', script], {
+    cwd: ROOT,
+    reject: false,
+    timeout: 15_000,
+    env: opts.env,
+  });
 }
 
 describe('the runtime (src/runtime): process-wide side effects of the executable', () => {
@@ -46,9 +51,17 @@ describe('the runtime (src/runtime): process-wide side effects of the executable
   });
 
   it('run() in-process applies nothing to its process', async () => {
-    const before = { newListener: process.listenerCount('newListener'), SIGINT: process.listenerCount('SIGINT'), SIGTERM: process.listenerCount('SIGTERM') };
+    const before = {
+      newListener: process.listenerCount('newListener'),
+      SIGINT: process.listenerCount('SIGINT'),
+      SIGTERM: process.listenerCount('SIGTERM'),
+    };
     const res = await cnvInProcess(['--version']);
     expect(res.exitCode).toBe(0);
-    expect({ newListener: process.listenerCount('newListener'), SIGINT: process.listenerCount('SIGINT'), SIGTERM: process.listenerCount('SIGTERM') }).toEqual(before);
+    expect({
+      newListener: process.listenerCount('newListener'),
+      SIGINT: process.listenerCount('SIGINT'),
+      SIGTERM: process.listenerCount('SIGTERM'),
+    }).toEqual(before);
   });
 });

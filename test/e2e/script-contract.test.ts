@@ -42,14 +42,22 @@ describe('one JSON contract (binary)', () => {
     const configDir = tempConfigDir();
     const env = { CNV_CONFIG_DIR: configDir };
     for (const name of ['prod', 'staging']) {
-      const set = await cnv(['--profile', name, 'config', 'set-key', '--base-url', fx.emulator.url], { env, input: `${fx.emulator.keys.full}\n` });
+      const set = await cnv(['--profile', name, 'config', 'set-key', '--base-url', fx.emulator.url], {
+        env,
+        input: `${fx.emulator.keys.full}\n`,
+      });
       expect(set.exitCode, set.stderr).toBe(0);
     }
     expect((await cnv(['config', 'use', 'staging'], { env })).exitCode).toBe(0);
     const res = await cnv(['config', 'remove', 'staging', '--json', '--yes'], { env });
     expect(res.exitCode).toBe(0);
     expect(res.stderr).toBe('removed profile "staging" and its API key; "prod" is now the default\n');
-    expect(JSON.parse(res.stdout)).toMatchObject({ profile: 'staging', removed: true, default: 'prod', profiles: ['prod'] });
+    expect(JSON.parse(res.stdout)).toMatchObject({
+      profile: 'staging',
+      removed: true,
+      default: 'prod',
+      profiles: ['prod'],
+    });
     expect(readFileSync(join(configDir, 'config.json'), 'utf8')).not.toContain('staging');
     const gone = await cnv(['config', 'remove', 'staging', '--yes'], { env });
     expect(gone.exitCode).toBe(2);

@@ -28,11 +28,17 @@ async function setCity(email: string, city: string): Promise<string> {
     body: JSON.stringify({ email, fields: { city } }),
   });
   expect(res.status).toBeLessThan(300);
-  const got = await fetch(`${fx.emulator.url}/v2/contacts?email=${encodeURIComponent(email)}`, { headers: { 'x-api-key': fx.emulator.keys.full } });
+  const got = await fetch(`${fx.emulator.url}/v2/contacts?email=${encodeURIComponent(email)}`, {
+    headers: { 'x-api-key': fx.emulator.keys.full },
+  });
   return ((await got.json()) as { data: { contact: { updatedAt: string } } }).data.contact.updatedAt;
 }
 
-const rowsOf = (path: string) => readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; email: string; updatedAt: string; fields: Record<string, unknown> });
+const rowsOf = (path: string) =>
+  readFileSync(path, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { id: string; email: string; updatedAt: string; fields: Record<string, unknown> });
 
 describe('a server of second precision (binary)', () => {
   it('export: a second version within the same second is delivered, once; a re-sent identical row is left out', async () => {
@@ -68,8 +74,12 @@ describe('a server of second precision (binary)', () => {
     expect((await cnv(['export', 'contacts', '--out', out], { env })).exitCode).toBe(0);
     const lines = rowsOf(out).length;
     // The state as an earlier cnv wrote it: `seen` without the content hashes.
-    const [{ key }] = JSON.parse((await cnv(['export', 'state', 'list', '--json'], { env })).stdout) as Array<{ key: string }>;
-    const { stateFile } = JSON.parse((await cnv(['export', 'state', 'show', key, '--json'], { env })).stdout) as { stateFile: string };
+    const [{ key }] = JSON.parse((await cnv(['export', 'state', 'list', '--json'], { env })).stdout) as Array<{
+      key: string;
+    }>;
+    const { stateFile } = JSON.parse((await cnv(['export', 'state', 'show', key, '--json'], { env })).stdout) as {
+      stateFile: string;
+    };
     const state = JSON.parse(readFileSync(stateFile, 'utf8'));
     expect(state.state.current.seen[0]).toMatch(/^[^#]+@[^#]+#[0-9a-f]{16}$/);
     state.state.current.seen = state.state.current.seen.map((id: string) => id.replace(/#[0-9a-f]{16}$/, ''));
@@ -91,7 +101,15 @@ describe('a server of second precision (binary)', () => {
     expect(await setCity('sec.sync@example.com', 'Nice')).toBe(at); // someone else, within the same second
     const plan = await cnv(['contacts', 'sync', '--file', file, '--plan', '--exit-code', '--json'], { env });
     expect(plan.exitCode).toBe(9);
-    const change = plan.stdout.trim().split('\n').map((l) => JSON.parse(l)).find((l) => l.type === 'change');
-    expect(change).toMatchObject({ action: 'update', contact: 'sec.sync@example.com', changes: [{ field: 'fields.city', old: 'Nice', new: 'Lyon' }] });
+    const change = plan.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .find((l) => l.type === 'change');
+    expect(change).toMatchObject({
+      action: 'update',
+      contact: 'sec.sync@example.com',
+      changes: [{ field: 'fields.city', old: 'Nice', new: 'Lyon' }],
+    });
   });
 });

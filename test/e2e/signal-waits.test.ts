@@ -39,9 +39,19 @@ describe('waits that a signal ends (binary)', () => {
 
   it.each([
     ['--batch on a FIFO nobody writes to', () => add('--batch', fifo(), '--input-format', 'csv'), 'SIGINT', 130],
-    ['--resume-from-report on a FIFO nobody writes to', () => add('--batch', people(), '--resume-from-report', fifo()), 'SIGTERM', 143],
+    [
+      '--resume-from-report on a FIFO nobody writes to',
+      () => add('--batch', people(), '--resume-from-report', fifo()),
+      'SIGTERM',
+      143,
+    ],
     ['--report on a FIFO nobody reads', () => add('--batch', people(), '--report', fifo()), 'SIGINT', 130],
-    ['cnv api --input on a FIFO nobody writes to', () => ['api', 'POST', '/v2/contacts', '--input', fifo()], 'SIGTERM', 143],
+    [
+      'cnv api --input on a FIFO nobody writes to',
+      () => ['api', 'POST', '/v2/contacts', '--input', fifo()],
+      'SIGTERM',
+      143,
+    ],
   ] as const)('%s: exit 130/143 soon after the signal', async (_name, args, signal, code) => {
     const res = await stopped(args(), signal);
     expect(res.timedOut).toBe(false);
@@ -73,7 +83,12 @@ describe('waits that a signal ends (binary)', () => {
   });
 
   it('--resume-from-report /dev/zero: refused at once (exit 2), not read for ever', async () => {
-    const res = await execa('node', [BIN, ...add('--batch', people(), '--resume-from-report', '/dev/zero')], { env: fx.env, reject: false, stdin: 'ignore', timeout: 20_000 });
+    const res = await execa('node', [BIN, ...add('--batch', people(), '--resume-from-report', '/dev/zero')], {
+      env: fx.env,
+      reject: false,
+      stdin: 'ignore',
+      timeout: 20_000,
+    });
     expect(res.exitCode).toBe(2);
     expect(res.stderr).toMatch(/--resume-from-report \/dev\/zero: not a cnv report/);
   });
@@ -85,16 +100,27 @@ describe('stdin from a pipe whose writer stays open: the first signal ends the r
   const big = 'x'.repeat(256 * 1024);
   it.each([
     // A quoted CSV value still open: the rows so far are read, and more is awaited.
-    ['contacts upsert --file -', ['contacts', 'upsert', '--file', '-'], `email,firstName\na@example.com,"${big}`, 'SIGTERM', 143],
+    [
+      'contacts upsert --file -',
+      ['contacts', 'upsert', '--file', '-'],
+      `email,firstName\na@example.com,"${big}`,
+      'SIGTERM',
+      143,
+    ],
     ['cnv api POST /v2/contacts -F email=@-', ['api', 'POST', '/v2/contacts', '-F', 'email=@-'], big, 'SIGINT', 130],
     ['config set-key (the key piped)', ['config', 'set-key'], big, 'SIGTERM', 143],
-  ] as const)('%s: exit 130/143 at the signal, the writer still there (before: only once it closed the pipe)', async (_name, args, written, signal, code) => {
-    const child = execa('node', [BIN, ...args], { env: fx.env, reject: false, stdin: 'pipe', timeout: 20_000 });
-    await new Promise<void>((resolve, reject) => child.stdin!.write(written, (err) => (err ? reject(err) : resolve())));
-    child.kill(signal);
-    const res = await child;
-    expect(res.timedOut, 'still reading stdin after the signal').toBe(false);
-    expect(String(res.stderr)).toMatch(/error: interrupted: interrupted by SIG(INT|TERM)/);
-    expect(res.exitCode).toBe(code);
-  });
+  ] as const)(
+    '%s: exit 130/143 at the signal, the writer still there (before: only once it closed the pipe)',
+    async (_name, args, written, signal, code) => {
+      const child = execa('node', [BIN, ...args], { env: fx.env, reject: false, stdin: 'pipe', timeout: 20_000 });
+      await new Promise<void>((resolve, reject) =>
+        child.stdin!.write(written, (err) => (err ? reject(err) : resolve())),
+      );
+      child.kill(signal);
+      const res = await child;
+      expect(res.timedOut, 'still reading stdin after the signal').toBe(false);
+      expect(String(res.stderr)).toMatch(/error: interrupted: interrupted by SIG(INT|TERM)/);
+      expect(res.exitCode).toBe(code);
+    },
+  );
 });

@@ -22,7 +22,9 @@ const json = (s: string) => JSON.parse(s);
 
 describe('each command group through the binary', () => {
   it('contacts: upsert, then get prints only the data on stdout', async () => {
-    const up = await cnv(['contacts', 'upsert', '--email', 'smoke@example.com', '--field', 'city=Oslo'], { env: fx.env });
+    const up = await cnv(['contacts', 'upsert', '--email', 'smoke@example.com', '--field', 'city=Oslo'], {
+      env: fx.env,
+    });
     expect(up.exitCode, up.stderr).toBe(0);
     expect(json(up.stdout).contactCreated).toBe(true);
     const got = await cnv(['contacts', 'get', '--email', 'smoke@example.com'], { env: fx.env });
@@ -34,7 +36,9 @@ describe('each command group through the binary', () => {
   it('contacts upsert --file at the default --concurrency 16 prints no MaxListenersExceededWarning', async () => {
     const lines = ['email'];
     for (let i = 0; i < 60; i++) lines.push(`listeners.${i}@example.com`);
-    const res = await cnv(['contacts', 'upsert', '--file', write('many.csv', lines.join('\n') + '\n')], { env: fx.env });
+    const res = await cnv(['contacts', 'upsert', '--file', write('many.csv', lines.join('\n') + '\n')], {
+      env: fx.env,
+    });
     expect(res.exitCode).toBe(0);
     expect(res.stderr).not.toMatch(/Warning/);
     expect(res.stderr).toMatch(/60 rows: 60 succeeded/);
@@ -86,7 +90,10 @@ describe('each command group through the binary', () => {
 
   it('api --input - sends the body read from a real pipe', async () => {
     const input = JSON.stringify({ email: FX.linus.email });
-    const res = await cnv(['api', 'POST', `/v2/audiences/${AU.followUp.id}/contacts`, '--input', '-'], { env: fx.env, input });
+    const res = await cnv(['api', 'POST', `/v2/audiences/${AU.followUp.id}/contacts`, '--input', '-'], {
+      env: fx.env,
+      input,
+    });
     expect(res.exitCode, res.stderr).toBe(0);
     expect(json(res.stdout).data).toMatchObject({ cnvContactId: FX.linus.id });
   });
@@ -94,7 +101,10 @@ describe('each command group through the binary', () => {
   it('config set-key reads the key from a real pipe, stores it 0600 and never prints it', async () => {
     const dir = tempConfigDir();
     const key = fx.emulator.keys.full;
-    const set = await cnv(['config', 'set-key', '--base-url', fx.emulator.url], { env: { CNV_CONFIG_DIR: dir }, input: key + '\n' });
+    const set = await cnv(['config', 'set-key', '--base-url', fx.emulator.url], {
+      env: { CNV_CONFIG_DIR: dir },
+      input: key + '\n',
+    });
     expect(set.exitCode, set.stderr).toBe(0);
     expect(set.stdout + set.stderr).not.toContain(key);
     const file = join(dir, 'config.json');

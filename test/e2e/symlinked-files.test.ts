@@ -23,20 +23,35 @@ interface Case {
   what?: string;
 }
 
-const run = (configDir: string, args: string[], input?: string) => cnv(args, { env: { ...fx.env, CNV_CONFIG_DIR: configDir }, timeoutMs: 20_000, ...(input === undefined ? {} : { input }) });
+const run = (configDir: string, args: string[], input?: string) =>
+  cnv(args, {
+    env: { ...fx.env, CNV_CONFIG_DIR: configDir },
+    timeoutMs: 20_000,
+    ...(input === undefined ? {} : { input }),
+  });
 
 async function made(configDir: string, args: string[]): Promise<void> {
   const res = await run(configDir, args);
   expect(res.exitCode, `${args.join(' ')}: ${res.stderr}`).toBe(0);
 }
 
-const syncFile = () => write(`sync-${Math.random().toString(16).slice(2)}.csv`, 'email,firstName\nlinked@example.com,Ada\n');
+const syncFile = () =>
+  write(`sync-${Math.random().toString(16).slice(2)}.csv`, 'email,firstName\nlinked@example.com,Ada\n');
 const stateOf = (configDir: string, suffix: string) => {
   const exports = join(configDir, 'exports');
-  const name = readdirSync(exports).find((n) => n.endsWith('.json') && (JSON.parse(readFileSync(join(exports, n), 'utf8')) as { state: { key: string } }).state.key.endsWith(suffix));
+  const name = readdirSync(exports).find(
+    (n) =>
+      n.endsWith('.json') &&
+      (JSON.parse(readFileSync(join(exports, n), 'utf8')) as { state: { key: string } }).state.key.endsWith(suffix),
+  );
   return join(exports, name!);
 };
-const syncAt = (configDir: string, ext: string) => join(configDir, 'sync', readdirSync(join(configDir, 'sync')).find((n) => n.endsWith(ext))!);
+const syncAt = (configDir: string, ext: string) =>
+  join(
+    configDir,
+    'sync',
+    readdirSync(join(configDir, 'sync')).find((n) => n.endsWith(ext))!,
+  );
 
 async function exported(configDir: string) {
   const out = join(dir, `out-${Math.random().toString(16).slice(2)}.ndjson`);
@@ -99,9 +114,17 @@ const CASES: Case[] = [
     rule: 'refuse',
     what: 'config file',
     setup: async (configDir) => {
-      const first = await run(configDir, ['config', 'set-key', '--profile', 'one'], 'sk_live_first_key_0123456789abcdef');
+      const first = await run(
+        configDir,
+        ['config', 'set-key', '--profile', 'one'],
+        'sk_live_first_key_0123456789abcdef',
+      );
       expect(first.exitCode, first.stderr).toBe(0);
-      return { path: join(configDir, 'config.json'), again: ['config', 'set-key', '--profile', 'two'], stdin: 'sk_live_second_key_0123456789abcd' };
+      return {
+        path: join(configDir, 'config.json'),
+        again: ['config', 'set-key', '--profile', 'two'],
+        stdin: 'sk_live_second_key_0123456789abcd',
+      };
     },
   },
   {
@@ -118,7 +141,13 @@ const CASES: Case[] = [
     setup: async (configDir) => {
       await made(configDir, ['contacts', 'upsert', '--email', 'cache@example.com', '--field', 'city=Oslo']);
       const cache = join(configDir, 'cache');
-      return { path: join(cache, readdirSync(cache).find((n) => n.startsWith('fields-'))!), again: ['contacts', 'upsert', '--email', 'cache@example.com', '--field', 'city=Bergen'] };
+      return {
+        path: join(
+          cache,
+          readdirSync(cache).find((n) => n.startsWith('fields-'))!,
+        ),
+        again: ['contacts', 'upsert', '--email', 'cache@example.com', '--field', 'city=Bergen'],
+      };
     },
   },
 ];
@@ -136,7 +165,9 @@ describe('a symbolic link where cnv keeps a file is never written through (binar
     expect(readFileSync(victim, 'utf8')).toBe(VICTIM);
     if (rule === 'refuse') {
       expect(res.exitCode, res.stderr).toBe(8);
-      expect(res.stderr).toContain(`error: file_system_error: the ${what} ${path} is a symbolic link, not a regular file: remove it`);
+      expect(res.stderr).toContain(
+        `error: file_system_error: the ${what} ${path} is a symbolic link, not a regular file: remove it`,
+      );
       expect(lstatSync(path).isSymbolicLink()).toBe(true);
     } else {
       expect(res.exitCode, res.stderr).toBe(0);
@@ -159,7 +190,10 @@ describe('a special file at the sync snapshot or its record: the documented mess
     ['a directory', (path) => mkdirSync(path)],
     ['a symbolic link', (path) => symlinkSync('/dev/null', path)],
   ];
-  for (const [what, ext] of [['sync snapshot', '.ndjson'], ['sync snapshot record', '.ndjson.json']] as const) {
+  for (const [what, ext] of [
+    ['sync snapshot', '.ndjson'],
+    ['sync snapshot record', '.ndjson.json'],
+  ] as const) {
     it.each(KINDS)(`the ${what} is %s: exit 8, "... not a regular file: remove it"`, async (kind, make) => {
       const configDir = tempConfigDir();
       const file = syncFile();
@@ -168,7 +202,9 @@ describe('a special file at the sync snapshot or its record: the documented mess
       rmSync(path, { force: true });
       make(path);
       const res = await run(configDir, ['contacts', 'sync', '--file', file]);
-      expect(res.stderr).toContain(`error: file_system_error: the ${what} ${path} is ${kind}, not a regular file: remove it`);
+      expect(res.stderr).toContain(
+        `error: file_system_error: the ${what} ${path} is ${kind}, not a regular file: remove it`,
+      );
       expect(res.stderr).not.toContain('EEXIST');
       expect(res.exitCode).toBe(8);
     });

@@ -27,7 +27,8 @@ function envWith(configDir = tempConfigDir(), extra: Record<string, string> = {}
 }
 
 const csv = (rows: Array<[string, string]>) => `email,city\n${rows.map(([e, c]) => `${e},${c}`).join('\n')}\n`;
-const people = (tag: string, n: number, city = (i: number) => `City ${i}`) => Array.from({ length: n }, (_, i): [string, string] => [`${tag}-${i}@example.com`, city(i)]);
+const people = (tag: string, n: number, city = (i: number) => `City ${i}`) =>
+  Array.from({ length: n }, (_, i): [string, string] => [`${tag}-${i}@example.com`, city(i)]);
 
 async function city(email: string): Promise<unknown> {
   const got = await cnv(['contacts', 'get', '--email', email, '-q', 'fields.city'], { env: fx.env });
@@ -35,13 +36,19 @@ async function city(email: string): Promise<unknown> {
 }
 
 function planLines(stdout: string): Array<Record<string, any>> {
-  return stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  return stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 }
 
 describe('contacts sync (binary)', () => {
   it('sends only the rows that differ; --plan shows them first and sends nothing; a second run fetches only what changed', async () => {
     const rows = people('only', 40);
-    expect((await cnv(['contacts', 'upsert', '--file', write('seed.csv', csv(rows))], { env: fx.env })).exitCode).toBe(0);
+    expect((await cnv(['contacts', 'upsert', '--file', write('seed.csv', csv(rows))], { env: fx.env })).exitCode).toBe(
+      0,
+    );
     const edited = rows.map(([e, c], i): [string, string] => [e, i % 10 === 3 ? `Moved ${i}` : c]);
     const file = write('edited.csv', csv([...edited, ['only-new@example.com', 'Oslo'], ['not-an-email', 'Nowhere']]));
     const env = envWith();
@@ -52,28 +59,57 @@ describe('contacts sync (binary)', () => {
     expect(await count(UPSERT)).toBe(0);
     const lines = planLines(plan.stdout);
     const changes = lines.filter((l) => l.type === 'change');
-    expect(changes.map((c) => [c.line, c.action])).toEqual([[5, 'update'], [15, 'update'], [25, 'update'], [35, 'update'], [42, 'create']]);
-    expect(changes[0]).toMatchObject({ contact: 'only-3@example.com', changes: [{ field: 'fields.city', old: 'City 3', new: 'Moved 3' }], unsure: null });
-    expect(changes[4].changes).toEqual([{ field: 'email', old: null, new: 'only-new@example.com' }, { field: 'fields.city', old: null, new: 'Oslo' }]);
+    expect(changes.map((c) => [c.line, c.action])).toEqual([
+      [5, 'update'],
+      [15, 'update'],
+      [25, 'update'],
+      [35, 'update'],
+      [42, 'create'],
+    ]);
+    expect(changes[0]).toMatchObject({
+      contact: 'only-3@example.com',
+      changes: [{ field: 'fields.city', old: 'City 3', new: 'Moved 3' }],
+      unsure: null,
+    });
+    expect(changes[4].changes).toEqual([
+      { field: 'email', old: null, new: 'only-new@example.com' },
+      { field: 'fields.city', old: null, new: 'Oslo' },
+    ]);
     expect(lines.at(-1)).toMatchObject({ type: 'summary', create: 1, update: 4, unchanged: 36, invalid: 1, unsure: 0 });
 
     const report = reportPath();
     const sent = await cnv(['contacts', 'sync', '--file', file, '--report', report, '--json'], { env });
     expect(sent.exitCode).toBe(6);
     expect(await count(UPSERT)).toBe(5);
-    const byStatus = readReport(report).reduce<Record<string, number>>((m, r) => ({ ...m, [r.status]: (m[r.status] ?? 0) + 1 }), {});
+    const byStatus = readReport(report).reduce<Record<string, number>>(
+      (m, r) => ({ ...m, [r.status]: (m[r.status] ?? 0) + 1 }),
+      {},
+    );
     expect(byStatus).toEqual({ unchanged: 36, updated: 4, created: 1, invalid: 1 });
     const summary = JSON.parse(sent.stdout);
-    expect(summary.sync).toMatchObject({ create: 1, update: 4, unchanged: 36, snapshot: { full: false, fetchedRows: 0 } });
+    expect(summary.sync).toMatchObject({
+      create: 1,
+      update: 4,
+      unchanged: 36,
+      snapshot: { full: false, fetchedRows: 0 },
+    });
     expect(await city('only-13@example.com')).toBe('Moved 13');
     expect(await city('only-new@example.com')).toBe('Oslo');
 
     // The next run reads only the 5 contacts this one changed, and finds nothing to send.
     await fx.resetStats();
-    const again = await cnv(['contacts', 'sync', '--file', file, '--plan', '--summary-json', `${report}.json`], { env });
+    const again = await cnv(['contacts', 'sync', '--file', file, '--plan', '--summary-json', `${report}.json`], {
+      env,
+    });
     expect(again.exitCode).toBe(6);
-    expect(planLines(again.stdout)).toEqual([expect.objectContaining({ type: 'summary', create: 0, update: 0, unchanged: 41, invalid: 1 })]);
-    expect(JSON.parse(readFileSync(`${report}.json`, 'utf8')).sync.snapshot).toMatchObject({ full: false, fetchedRows: 5, pages: 1 });
+    expect(planLines(again.stdout)).toEqual([
+      expect.objectContaining({ type: 'summary', create: 0, update: 0, unchanged: 41, invalid: 1 }),
+    ]);
+    expect(JSON.parse(readFileSync(`${report}.json`, 'utf8')).sync.snapshot).toMatchObject({
+      full: false,
+      fetchedRows: 5,
+      pages: 1,
+    });
     expect(await count(EXPORT)).toBe(1);
   });
 
@@ -86,17 +122,30 @@ describe('contacts sync (binary)', () => {
     expect((await cnv(['contacts', 'sync', '--file', file, '--exit-code'], { env })).exitCode).toBe(9);
     const inSync = await cnv(['contacts', 'sync', '--file', file, '--plan', '--exit-code'], { env });
     expect(inSync.exitCode).toBe(0);
-    expect(planLines(inSync.stdout)).toEqual([expect.objectContaining({ type: 'summary', create: 0, update: 0, unchanged: 3 })]);
+    expect(planLines(inSync.stdout)).toEqual([
+      expect.objectContaining({ type: 'summary', create: 0, update: 0, unchanged: 3 }),
+    ]);
   });
 
   it('drift: a value changed in the account after the last sync is seen by the refresh, and the same file sets it back', async () => {
     const env = envWith();
     const file = write('drift.csv', csv(people('drift', 5)));
     expect((await cnv(['contacts', 'sync', '--file', file], { env })).exitCode).toBe(0);
-    expect((await cnv(['contacts', 'upsert', '--email', 'drift-2@example.com', '--field', 'city=Changed in the dashboard'], { env: fx.env })).exitCode).toBe(0);
+    expect(
+      (
+        await cnv(
+          ['contacts', 'upsert', '--email', 'drift-2@example.com', '--field', 'city=Changed in the dashboard'],
+          { env: fx.env },
+        )
+      ).exitCode,
+    ).toBe(0);
     const plan = await cnv(['contacts', 'sync', '--file', file, '--plan'], { env });
     expect(planLines(plan.stdout).filter((l) => l.type === 'change')).toEqual([
-      expect.objectContaining({ action: 'update', contact: 'drift-2@example.com', changes: [{ field: 'fields.city', old: 'Changed in the dashboard', new: 'City 2' }] }),
+      expect.objectContaining({
+        action: 'update',
+        contact: 'drift-2@example.com',
+        changes: [{ field: 'fields.city', old: 'Changed in the dashboard', new: 'City 2' }],
+      }),
     ]);
     await fx.resetStats();
     expect((await cnv(['contacts', 'sync', '--file', file], { env })).exitCode).toBe(0);
@@ -106,8 +155,34 @@ describe('contacts sync (binary)', () => {
 
   it('a file naming one contact twice applies its rows in order: once a row is sent, the later rows of that contact are sent too', async () => {
     const env = envWith();
-    expect((await cnv(['contacts', 'upsert', '--file', write('dup-seed.csv', csv([['dup-a@example.com', 'B'], ['dup-c@example.com', 'X']]))], { env: fx.env })).exitCode).toBe(0);
-    const file = write('dups.csv', csv([['dup-a@example.com', 'A'], ['dup-c@example.com', 'X'], ['DUP-A@example.com', 'B'], ['dup-c@example.com', 'X']]));
+    expect(
+      (
+        await cnv(
+          [
+            'contacts',
+            'upsert',
+            '--file',
+            write(
+              'dup-seed.csv',
+              csv([
+                ['dup-a@example.com', 'B'],
+                ['dup-c@example.com', 'X'],
+              ]),
+            ),
+          ],
+          { env: fx.env },
+        )
+      ).exitCode,
+    ).toBe(0);
+    const file = write(
+      'dups.csv',
+      csv([
+        ['dup-a@example.com', 'A'],
+        ['dup-c@example.com', 'X'],
+        ['DUP-A@example.com', 'B'],
+        ['dup-c@example.com', 'X'],
+      ]),
+    );
     const report = reportPath();
     await fx.resetStats();
     const res = await cnv(['contacts', 'sync', '--file', file, '--report', report], { env });
@@ -121,10 +196,18 @@ describe('contacts sync (binary)', () => {
 
   it('values compare as the API stores them: every digit of a NUMBER, 1.50 as 1.5, booleans and dates by their type', async () => {
     const env = envWith();
-    const seed = write('digits-seed.ndjson', '{"email":"digits@example.com","fields":{"score":9007199254740993}}\n{"email":"decimal@example.com","fields":{"score":1.5,"vip":true}}\n');
+    const seed = write(
+      'digits-seed.ndjson',
+      '{"email":"digits@example.com","fields":{"score":9007199254740993}}\n{"email":"decimal@example.com","fields":{"score":1.5,"vip":true}}\n',
+    );
     expect((await cnv(['contacts', 'upsert', '--file', seed], { env: fx.env })).exitCode).toBe(0);
-    const same = write('digits.csv', 'email,score,vip\ndigits@example.com,9007199254740993,\ndecimal@example.com,1.50,yes\n');
-    expect(planLines((await cnv(['contacts', 'sync', '--file', same, '--plan'], { env })).stdout)).toEqual([expect.objectContaining({ type: 'summary', unchanged: 2, update: 0 })]);
+    const same = write(
+      'digits.csv',
+      'email,score,vip\ndigits@example.com,9007199254740993,\ndecimal@example.com,1.50,yes\n',
+    );
+    expect(planLines((await cnv(['contacts', 'sync', '--file', same, '--plan'], { env })).stdout)).toEqual([
+      expect.objectContaining({ type: 'summary', unchanged: 2, update: 0 }),
+    ]);
     const off = write('digits-off.csv', 'email,score\ndigits@example.com,9007199254740992\n');
     const plan = await cnv(['contacts', 'sync', '--file', off, '--plan'], { env });
     expect(plan.stdout).toContain('"changes":[{"field":"fields.score","old":9007199254740993,"new":9007199254740992}]');
@@ -149,7 +232,12 @@ describe('contacts sync (binary)', () => {
     const file = write('kill.csv', csv(rows));
     await fx.faults({ latencyMs: 10 });
     await fx.resetStats();
-    const child = execa('node', [BIN, 'contacts', 'sync', '--file', file, '--concurrency', '2'], { env: cleanEnv(env), extendEnv: false, reject: false, stdin: 'ignore' });
+    const child = execa('node', [BIN, 'contacts', 'sync', '--file', file, '--concurrency', '2'], {
+      env: cleanEnv(env),
+      extendEnv: false,
+      reject: false,
+      stdin: 'ignore',
+    });
     while ((await count(UPSERT)) < 30 && child.exitCode === null) await new Promise((r) => setTimeout(r, 5));
     child.kill('SIGKILL');
     expect((await child).signal).toBe('SIGKILL');
@@ -175,7 +263,12 @@ describe('contacts sync (binary)', () => {
     const report = reportPath('resume-report.csv');
     await fx.faults({ latencyMs: 10 });
     await fx.resetStats();
-    const child = execa('node', [BIN, 'contacts', 'sync', '--file', file, '--report', report, '--concurrency', '2'], { env: cleanEnv(env), extendEnv: false, reject: false, stdin: 'ignore' });
+    const child = execa('node', [BIN, 'contacts', 'sync', '--file', file, '--report', report, '--concurrency', '2'], {
+      env: cleanEnv(env),
+      extendEnv: false,
+      reject: false,
+      stdin: 'ignore',
+    });
     while ((await count(UPSERT)) < 25 && child.exitCode === null) await new Promise((r) => setTimeout(r, 5));
     child.kill('SIGKILL');
     expect((await child).signal).toBe('SIGKILL');
@@ -185,7 +278,10 @@ describe('contacts sync (binary)', () => {
     expect(doneBefore.length).toBeGreaterThanOrEqual(10);
     const sentBefore = await count(UPSERT);
     await fx.resetStats();
-    const resumed = await cnv(['contacts', 'sync', '--file', file, '--report', report, '--resume-from-report', report, '--json'], { env });
+    const resumed = await cnv(
+      ['contacts', 'sync', '--file', file, '--report', report, '--resume-from-report', report, '--json'],
+      { env },
+    );
     expect(resumed.exitCode).toBe(0);
     // The rows the report had as done are not sent again; the rest is.
     expect(await count(UPSERT)).toBeLessThanOrEqual(70 - (doneBefore.length - 10));
@@ -205,23 +301,37 @@ describe('contacts sync (binary)', () => {
     await fx.faults({ latencyMs: 300 });
     await fx.resetStats();
     try {
-      const bad = await cnv(['contacts', 'sync', '--file', write('bad-column.csv', 'email,ctiy\nbad-1@example.com,Oslo\n')], { env });
+      const bad = await cnv(
+        ['contacts', 'sync', '--file', write('bad-column.csv', 'email,ctiy\nbad-1@example.com,Oslo\n')],
+        { env },
+      );
       expect(bad.exitCode).toBe(2);
       expect(bad.stderr).toMatch(/^error: .*ctiy/m);
       expect(await count(UPSERT)).toBe(0);
     } finally {
       await fx.clearFaults();
     }
-    const good = await cnv(['contacts', 'sync', '--file', write('good-column.csv', 'email,city\nbad-1@example.com,Oslo\n'), '--json'], { env });
+    const good = await cnv(
+      ['contacts', 'sync', '--file', write('good-column.csv', 'email,city\nbad-1@example.com,Oslo\n'), '--json'],
+      { env },
+    );
     expect(good.exitCode, good.stderr).toBe(0);
     expect(JSON.parse(good.stdout).sync).toMatchObject({ create: 1 });
   });
 
   it('a kill -9 at each step of the snapshot refresh: the next run resumes the snapshot and decides right', async () => {
-    const file = write('crash.csv', csv([['crash-sync@example.com', 'Before'], ['ada@example.com', 'London']]));
+    const file = write(
+      'crash.csv',
+      csv([
+        ['crash-sync@example.com', 'Before'],
+        ['ada@example.com', 'London'],
+      ]),
+    );
     for (const step of ['mid-write', 'before-state', 'after-state']) {
       const env = envWith();
-      const killed = await cnv(['contacts', 'sync', '--file', file], { env: { ...env, CNV_TEST_CRASH_AT: `${step}:1` } });
+      const killed = await cnv(['contacts', 'sync', '--file', file], {
+        env: { ...env, CNV_TEST_CRASH_AT: `${step}:1` },
+      });
       expect(killed.exitCode, step).not.toBe(0);
       const res = await cnv(['contacts', 'sync', '--file', file, '--plan'], { env });
       expect(res.exitCode, step).toBe(0);
@@ -234,7 +344,10 @@ describe('contacts sync (binary)', () => {
     const env = envWith(configDir);
     const file = write('damage.csv', csv([['ada@example.com', 'London']]));
     expect((await cnv(['contacts', 'sync', '--file', file], { env })).exitCode).toBe(0);
-    const states = JSON.parse((await cnv(['export', 'state', 'list', '--json'], { env })).stdout) as Array<{ key: string; output: { path: string } }>;
+    const states = JSON.parse((await cnv(['export', 'state', 'list', '--json'], { env })).stdout) as Array<{
+      key: string;
+      output: { path: string };
+    }>;
     const state = states.find((s) => s.key.endsWith('/contacts-sync'))!;
     expect(state.output.path).toContain(`${configDir}/sync/`);
     expect(statSync(state.output.path).mode & 0o777).toBe(0o600);
@@ -243,14 +356,18 @@ describe('contacts sync (binary)', () => {
     expect(text.indexOf('"City":"London"')).toBeLessThan(text.length - 100_000);
     writeFileSync(state.output.path, text.replace('"City":"London"', '"City":"Paris!"'));
     const res = await cnv(['contacts', 'sync', '--file', file, '--plan', '--exit-code'], { env });
-    expect(res.stderr).toMatch(/note: the snapshot .* is damaged \(its SHA-256 is not the one recorded when it was written\): rebuilding it from a full refresh/);
+    expect(res.stderr).toMatch(
+      /note: the snapshot .* is damaged \(its SHA-256 is not the one recorded when it was written\): rebuilding it from a full refresh/,
+    );
     expect(res.exitCode).toBe(0);
     expect(planLines(res.stdout).at(-1)).toMatchObject({ unchanged: 1 });
 
     // Cut short, or its state reset: rebuilt too, never refused.
     writeFileSync(state.output.path, readFileSync(state.output.path).subarray(0, 5000));
     const cut = await cnv(['contacts', 'sync', '--file', file, '--plan', '--exit-code'], { env });
-    expect(cut.stderr).toMatch(/note: the snapshot .* is damaged \(it ends at byte \d+, before the \d+ bytes its state committed\): rebuilding/);
+    expect(cut.stderr).toMatch(
+      /note: the snapshot .* is damaged \(it ends at byte \d+, before the \d+ bytes its state committed\): rebuilding/,
+    );
     expect(cut.exitCode).toBe(0);
     expect((await cnv(['export', 'state', 'reset', state.key, '--yes'], { env })).exitCode).toBe(0);
     const reset = await cnv(['contacts', 'sync', '--file', file, '--plan', '--exit-code', '--json'], { env });
@@ -263,7 +380,10 @@ describe('contacts sync (binary)', () => {
     const env = envWith(configDir);
     const file = write('fifo.csv', csv([['fifo@example.com', 'Here']]));
     expect((await cnv(['contacts', 'sync', '--file', file], { env })).exitCode).toBe(0);
-    const states = JSON.parse((await cnv(['export', 'state', 'list', '--json'], { env })).stdout) as Array<{ key: string; output: { path: string } }>;
+    const states = JSON.parse((await cnv(['export', 'state', 'list', '--json'], { env })).stdout) as Array<{
+      key: string;
+      output: { path: string };
+    }>;
     const path = states.find((s) => s.key.endsWith('/contacts-sync'))!.output.path;
     rmSync(path);
     execFileSync('mkfifo', [path]);
@@ -281,72 +401,137 @@ describe('contacts sync (binary)', () => {
     rmSync(path);
 
     await fx.faults({ latencyMs: 400 });
-    const slow = execa('node', [BIN, 'contacts', 'sync', '--file', file, '--full-refresh'], { env: cleanEnv(env), extendEnv: false, reject: false, stdin: 'ignore' });
+    const slow = execa('node', [BIN, 'contacts', 'sync', '--file', file, '--full-refresh'], {
+      env: cleanEnv(env),
+      extendEnv: false,
+      reject: false,
+      stdin: 'ignore',
+    });
     await new Promise((r) => setTimeout(r, 600));
     const second = await cnv(['contacts', 'sync', '--file', file, '--plan'], { env });
     await fx.clearFaults();
     expect(second.exitCode).toBe(7);
-    expect(second.stderr).toMatch(/error: locked: another run holds the lock of the contacts sync of sk_live_demo@[^ ]+\/contacts-sync/);
+    expect(second.stderr).toMatch(
+      /error: locked: another run holds the lock of the contacts sync of sk_live_demo@[^ ]+\/contacts-sync/,
+    );
     expect((await slow).exitCode).toBe(0);
   });
 
   it('an earlier row that changes which contact an email finds: the later rows by that email are sent, and the account ends as upsert --file leaves it', async () => {
-    const id = async (args: string[]) => (await cnv(['contacts', 'upsert', ...args, '-q', 'cnvContactId'], { env: fx.env })).stdout.trim();
+    const id = async (args: string[]) =>
+      (await cnv(['contacts', 'upsert', ...args, '-q', 'cnvContactId'], { env: fx.env })).stdout.trim();
     // Two contacts share twin-a: older (city A), newer (city B). Another, moving-b, will be moved onto twin-b (city B).
     const older = await id(['--email', 'twin-a@example.com', '--field', 'city=A']);
     const newer = await id(['--email', 'twin-a-other@example.com', '--field', 'city=B']);
-    expect((await cnv(['contacts', 'upsert', '--contact-id', newer, '--email', 'twin-a@example.com'], { env: fx.env })).exitCode).toBe(0);
+    expect(
+      (await cnv(['contacts', 'upsert', '--contact-id', newer, '--email', 'twin-a@example.com'], { env: fx.env }))
+        .exitCode,
+    ).toBe(0);
     await id(['--email', 'twin-b@example.com', '--field', 'city=B']);
     const moving = await id(['--email', 'moving-b@example.com', '--field', 'city=A']);
     // Row 2 makes the older twin-a the most recently updated: row 3 then updates it, not the newer one.
     // Row 4 gives moving-b the address twin-b: row 5 then updates it.
-    const file = write('twins.csv', `cnvContactId,email,city\n${older},,C\n,twin-a@example.com,B\n${moving},twin-b@example.com,\n,twin-b@example.com,B\n`);
+    const file = write(
+      'twins.csv',
+      `cnvContactId,email,city\n${older},,C\n,twin-a@example.com,B\n${moving},twin-b@example.com,\n,twin-b@example.com,B\n`,
+    );
     const report = reportPath();
     const res = await cnv(['contacts', 'sync', '--file', file, '--report', report], { env: envWith() });
     expect(res.exitCode, res.stderr).toBe(0);
     expect(readReport(report).map((r) => r.status)).toEqual(['updated', 'updated', 'updated', 'updated']);
     expect(readReport(report)[1].message).toMatch(/cannot be sure.*an earlier row of the file/);
-    const cities = async (email: string) => Object.fromEntries(((await fx.admin('GET', `/_emulator/state/contacts?email=${email}`)) as Array<{ id: string; fields: { city: string } }>).map((c) => [c.id, c.fields.city]));
+    const cities = async (email: string) =>
+      Object.fromEntries(
+        (
+          (await fx.admin('GET', `/_emulator/state/contacts?email=${email}`)) as Array<{
+            id: string;
+            fields: { city: string };
+          }>
+        ).map((c) => [c.id, c.fields.city]),
+      );
     expect(await cities('twin-a@example.com')).toEqual({ [older]: 'B', [newer]: 'B' });
     expect((await cities('twin-b@example.com'))[moving]).toBe('B');
   });
 
   it('rows that reach one contact by different identifiers are sent in file order, even concurrently', async () => {
-    const id = async (args: string[]) => (await cnv(['contacts', 'upsert', ...args, '-q', 'cnvContactId'], { env: fx.env })).stdout.trim();
+    const id = async (args: string[]) =>
+      (await cnv(['contacts', 'upsert', ...args, '-q', 'cnvContactId'], { env: fx.env })).stdout.trim();
     const older = await id(['--email', 'order-twin@example.com', '--field', 'city=A']);
     const newer = await id(['--email', 'order-other@example.com', '--field', 'city=B']);
-    expect((await cnv(['contacts', 'upsert', '--contact-id', newer, '--email', 'order-twin@example.com'], { env: fx.env })).exitCode).toBe(0);
+    expect(
+      (await cnv(['contacts', 'upsert', '--contact-id', newer, '--email', 'order-twin@example.com'], { env: fx.env }))
+        .exitCode,
+    ).toBe(0);
     // Rows 2 and 3 change the older twin by its id; row 4, by email, then reaches it too (the most
     // recently updated): it must not overtake them, though it names the contact otherwise.
     const file = write('order.csv', `cnvContactId,email,city\n${older},,C\n${older},,D\n,order-twin@example.com,B\n`);
     const res = await cnv(['contacts', 'sync', '--file', file, '--concurrency', '8'], { env: envWith() });
     expect(res.exitCode, res.stderr).toBe(0);
-    const cities = (await fx.admin('GET', '/_emulator/state/contacts?email=order-twin@example.com')) as Array<{ id: string; fields: { city: string } }>;
+    const cities = (await fx.admin('GET', '/_emulator/state/contacts?email=order-twin@example.com')) as Array<{
+      id: string;
+      fields: { city: string };
+    }>;
     expect(Object.fromEntries(cities.map((c) => [c.id, c.fields.city]))).toEqual({ [older]: 'B', [newer]: 'B' });
   });
 
   it('a field whose label is how the export spells a shared label ("Rank (rank2)"): its rows are sent, as unsure', async () => {
-    for (const [key, label] of [['rank1', 'Rank'], ['rank2', 'Rank'], ['rank3', 'Rank (rank2)']]) {
-      expect((await cnv(['fields', 'create', '--label', label, '--key', key, '--object-type', 'CONTACT', '--data-type', 'STRING'], { env: fx.env })).exitCode).toBe(0);
+    for (const [key, label] of [
+      ['rank1', 'Rank'],
+      ['rank2', 'Rank'],
+      ['rank3', 'Rank (rank2)'],
+    ]) {
+      expect(
+        (
+          await cnv(
+            ['fields', 'create', '--label', label, '--key', key, '--object-type', 'CONTACT', '--data-type', 'STRING'],
+            { env: fx.env },
+          )
+        ).exitCode,
+      ).toBe(0);
     }
-    const seed = write('rank-seed.ndjson', '{"email":"rank@example.com","fields":{"rank1":"gold","rank2":"silver","rank3":"bronze"}}\n');
+    const seed = write(
+      'rank-seed.ndjson',
+      '{"email":"rank@example.com","fields":{"rank1":"gold","rank2":"silver","rank3":"bronze"}}\n',
+    );
     expect((await cnv(['contacts', 'upsert', '--file', seed], { env: fx.env })).exitCode).toBe(0);
     // The export shows rank2 under "Rank (rank2)": that is not rank3's value.
     const file = write('rank.csv', 'email,fields.rank3\nrank@example.com,silver\n');
     const env = envWith();
     const plan = await cnv(['contacts', 'sync', '--file', file, '--plan'], { env });
-    expect(planLines(plan.stdout).at(-1)).toMatchObject({ update: 1, unchanged: 0, unsureReasons: { 'shared label': 1 } });
+    expect(planLines(plan.stdout).at(-1)).toMatchObject({
+      update: 1,
+      unchanged: 0,
+      unsureReasons: { 'shared label': 1 },
+    });
     expect((await cnv(['contacts', 'sync', '--file', file], { env })).exitCode).toBe(0);
-    expect((await cnv(['contacts', 'get', '--email', 'rank@example.com', '-q', 'fields.rank3'], { env: fx.env })).stdout.trim()).toBe('silver');
+    expect(
+      (
+        await cnv(['contacts', 'get', '--email', 'rank@example.com', '-q', 'fields.rank3'], { env: fx.env })
+      ).stdout.trim(),
+    ).toBe('silver');
   });
 
   it('--dry-run refreshes the snapshot and prints the bodies of the rows that differ, sends none; with --exit-code, 9', async () => {
     const env = envWith();
-    const file = write('dry.csv', csv([['ada@example.com', 'London'], ['dry-new@example.com', 'Oslo']]));
+    const file = write(
+      'dry.csv',
+      csv([
+        ['ada@example.com', 'London'],
+        ['dry-new@example.com', 'Oslo'],
+      ]),
+    );
     await fx.resetStats();
     const res = await cnv(['contacts', 'sync', '--file', file, '--dry-run', '--exit-code'], { env });
     expect(res.exitCode, res.stderr).toBe(9);
-    expect(planLines(res.stdout)).toEqual([expect.objectContaining({ dryRun: true, method: 'POST', path: '/v2/contacts', lines: [3], body: { email: 'dry-new@example.com', fields: { city: 'Oslo' } } })]);
+    expect(planLines(res.stdout)).toEqual([
+      expect.objectContaining({
+        dryRun: true,
+        method: 'POST',
+        path: '/v2/contacts',
+        lines: [3],
+        body: { email: 'dry-new@example.com', fields: { city: 'Oslo' } },
+      }),
+    ]);
     expect(res.stderr).toMatch(/sync: 1 to create, 0 to update, 1 unchanged/);
     expect(await count(UPSERT)).toBe(0);
     expect(await count(EXPORT)).toBeGreaterThan(0);
@@ -355,7 +540,12 @@ describe('contacts sync (binary)', () => {
   it('a plan whose reader goes away (| head -1): exit 141, no error and no stack trace', async () => {
     const file = write('head.csv', csv(people('head', 3000)));
     const cmd = `node ${BIN} contacts sync --file ${file} --plan | head -1; exit \${PIPESTATUS[0]}`;
-    const res = await execa('bash', ['-c', cmd], { env: cleanEnv(envWith()), extendEnv: false, reject: false, timeout: 60_000 });
+    const res = await execa('bash', ['-c', cmd], {
+      env: cleanEnv(envWith()),
+      extendEnv: false,
+      reject: false,
+      timeout: 60_000,
+    });
     expect(JSON.parse(res.stdout)).toMatchObject({ type: 'change', line: 2, action: 'create' });
     expect(res.exitCode, res.stderr).toBe(141);
     expect(res.stderr).not.toMatch(/EPIPE|^error:|at /m);
@@ -366,7 +556,9 @@ describe('contacts sync (binary)', () => {
     const file = write('deleted.csv', csv([['deleted@example.com', 'Gone']]));
     expect((await cnv(['contacts', 'sync', '--file', file], { env })).exitCode).toBe(0);
     expect((await cnv(['contacts', 'sync', '--file', file, '--plan', '--exit-code'], { env })).exitCode).toBe(0);
-    const [contact] = (await fx.admin('GET', '/_emulator/state/contacts?email=deleted@example.com')) as Array<{ id: string }>;
+    const [contact] = (await fx.admin('GET', '/_emulator/state/contacts?email=deleted@example.com')) as Array<{
+      id: string;
+    }>;
     await fx.admin('POST', `/_emulator/contacts/${contact.id}/delete`, {});
     // The export never lists a removed contact: the snapshot still holds it.
     expect((await cnv(['contacts', 'sync', '--file', file, '--plan', '--exit-code'], { env })).exitCode).toBe(0);
@@ -378,15 +570,27 @@ describe('contacts sync (binary)', () => {
 
   it('an account without the contacts export: exit 4, and the hint names contacts upsert --file', async () => {
     const env = envWith(tempConfigDir(), { CNV_API_KEY: fx.emulator.keys.basic });
-    const res = await cnv(['contacts', 'sync', '--file', write('gated.csv', csv([['gated@example.com', 'Oslo']])), '--plan'], { env });
+    const res = await cnv(
+      ['contacts', 'sync', '--file', write('gated.csv', csv([['gated@example.com', 'Oslo']])), '--plan'],
+      { env },
+    );
     expect(res.exitCode).toBe(4);
-    expect(res.stderr).toMatch(/error: export_not_enabled: contacts sync reads the account through the contacts export/);
+    expect(res.stderr).toMatch(
+      /error: export_not_enabled: contacts sync reads the account through the contacts export/,
+    );
     expect(res.stderr).toMatch(/hint: send every row with `cnv contacts upsert --file FILE` instead/);
   });
 
   it('a label two fields share: rows with either field are sent, counted as unsure, and the account ends as the file says', async () => {
     for (const key of ['tier1', 'tier2']) {
-      expect((await cnv(['fields', 'create', '--label', 'Tier', '--key', key, '--object-type', 'CONTACT', '--data-type', 'STRING'], { env: fx.env })).exitCode).toBe(0);
+      expect(
+        (
+          await cnv(
+            ['fields', 'create', '--label', 'Tier', '--key', key, '--object-type', 'CONTACT', '--data-type', 'STRING'],
+            { env: fx.env },
+          )
+        ).exitCode,
+      ).toBe(0);
     }
     const seed = write('tier-seed.ndjson', '{"email":"tier@example.com","fields":{"tier1":"gold","tier2":"silver"}}\n');
     expect((await cnv(['contacts', 'upsert', '--file', seed], { env: fx.env })).exitCode).toBe(0);
@@ -394,7 +598,10 @@ describe('contacts sync (binary)', () => {
     const file = write('tier.csv', 'email,fields.tier1\ntier@example.com,gold\n');
     const plan = await cnv(['contacts', 'sync', '--file', file, '--plan'], { env });
     const [change, summary] = planLines(plan.stdout);
-    expect(change).toMatchObject({ action: 'update', unsure: 'the export shows fields tier1 and tier2 under one label, "Tier"' });
+    expect(change).toMatchObject({
+      action: 'update',
+      unsure: 'the export shows fields tier1 and tier2 under one label, "Tier"',
+    });
     expect(summary).toMatchObject({ update: 1, unsure: 1, unsureReasons: { 'shared label': 1 } });
   });
 });
@@ -404,10 +611,20 @@ describe('contacts sync: a kill during the first refresh (binary, 6,000 more con
 
   it('the next run continues the snapshot from the pages the killed run committed, and decides right', async () => {
     const env = { ...big.env, CNV_CONFIG_DIR: tempConfigDir() };
-    const bulk1 = (await cnv(['contacts', 'get', '--email', 'bulk.1@example.com', '-q', 'fields.city'], { env: big.env })).stdout.trim();
-    const file = write('first-kill.csv', csv([['bulk.1@example.com', bulk1], ['bulk.2@example.com', 'Moved']]));
+    const bulk1 = (
+      await cnv(['contacts', 'get', '--email', 'bulk.1@example.com', '-q', 'fields.city'], { env: big.env })
+    ).stdout.trim();
+    const file = write(
+      'first-kill.csv',
+      csv([
+        ['bulk.1@example.com', bulk1],
+        ['bulk.2@example.com', 'Moved'],
+      ]),
+    );
     // Killed once the second page was fetched: the first is committed.
-    const killed = await cnv(['contacts', 'sync', '--file', file, '--plan'], { env: { ...env, CNV_TEST_CRASH_AT: 'after-fetch:2' } });
+    const killed = await cnv(['contacts', 'sync', '--file', file, '--plan'], {
+      env: { ...env, CNV_TEST_CRASH_AT: 'after-fetch:2' },
+    });
     expect(killed.exitCode).not.toBe(0);
     const summary = `${reportPath()}.json`;
     const res = await cnv(['contacts', 'sync', '--file', file, '--plan', '--summary-json', summary], { env });

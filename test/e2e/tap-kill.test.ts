@@ -19,13 +19,16 @@ function upserted(into: Map<string, Map<string, { record: string; version?: numb
   for (const m of msgs) {
     const table = into.get(m.stream) ?? new Map<string, { record: string; version?: number }>();
     into.set(m.stream, table);
-    if (m.type === 'RECORD') table.set(m.record[STREAM_KEYS[m.stream]], { record: JSON.stringify(m.record), version: m.version });
-    if (m.type === 'ACTIVATE_VERSION') for (const [key, row] of table) if (row.version !== undefined && row.version < m.version) table.delete(key);
+    if (m.type === 'RECORD')
+      table.set(m.record[STREAM_KEYS[m.stream]], { record: JSON.stringify(m.record), version: m.version });
+    if (m.type === 'ACTIVATE_VERSION')
+      for (const [key, row] of table) if (row.version !== undefined && row.version < m.version) table.delete(key);
   }
 }
 
 /** A table's records by key. */
-const rowsOf = (table: Map<string, { record: string }> | undefined) => new Map([...(table ?? [])].map(([k, v]) => [k, JSON.parse(v.record)]));
+const rowsOf = (table: Map<string, { record: string }> | undefined) =>
+  new Map([...(table ?? [])].map(([k, v]) => [k, JSON.parse(v.record)]));
 
 describe('kill -9 and a rerun from the last STATE', () => {
   it('5 rounds of kill -9 at random moments, then a run to the end: the tables equal one clean run, every row at least once', async () => {

@@ -28,7 +28,11 @@ const EMAIL_TYPES = 9;
 
 /** A request to the API with the full key (quicker than a cnv process, to act while a run goes on). */
 async function api(method: string, path: string, body: unknown): Promise<void> {
-  const res = await fetch(fx.emulator.url + path, { method, headers: { 'content-type': 'application/json', 'x-api-key': fx.emulator.keys.full }, body: JSON.stringify(body) });
+  const res = await fetch(fx.emulator.url + path, {
+    method,
+    headers: { 'content-type': 'application/json', 'x-api-key': fx.emulator.keys.full },
+    body: JSON.stringify(body),
+  });
   expect(res.status, await res.text()).toBeLessThan(300);
 }
 
@@ -37,7 +41,8 @@ async function catalogSelecting(config: string, streams: string[]): Promise<stri
   const discovered = await tap(['--config', config, '--discover']);
   expect(discovered.exitCode, discovered.stderr).toBe(0);
   const catalog = JSON.parse(discovered.stdout);
-  for (const s of catalog.streams) s.metadata.find((m: Message) => m.breadcrumb.length === 0).metadata.selected = streams.includes(s.tap_stream_id);
+  for (const s of catalog.streams)
+    s.metadata.find((m: Message) => m.breadcrumb.length === 0).metadata.selected = streams.includes(s.tap_stream_id);
   return jsonFile('catalog.json', catalog);
 }
 
@@ -50,7 +55,9 @@ describe('--about and --discover', () => {
       expect(about.name).toBe('tap-cnv');
       expect(about.capabilities).toEqual(['catalog', 'discover', 'state', 'about']);
       expect(about.settings.properties.api_key).toMatchObject({ type: 'string', secret: true });
-      expect(Object.keys(about.settings.properties)).toEqual(expect.arrayContaining(['api_key', 'base_url', 'start_date']));
+      expect(Object.keys(about.settings.properties)).toEqual(
+        expect.arrayContaining(['api_key', 'base_url', 'start_date']),
+      );
     }
   });
 
@@ -58,13 +65,20 @@ describe('--about and --discover', () => {
     const r = await tap(['--config', tapConfig(fx), '--discover']);
     expect(r.exitCode, r.stderr).toBe(0);
     const { streams } = JSON.parse(r.stdout);
-    expect(streams.map((s: Message) => [s.tap_stream_id, s.key_properties, s.replication_key, s.replication_method])).toEqual([
+    expect(
+      streams.map((s: Message) => [s.tap_stream_id, s.key_properties, s.replication_key, s.replication_method]),
+    ).toEqual([
       ['contacts', ['id'], 'updatedAt', 'INCREMENTAL'],
       ['custom_events', ['eventId'], 'occurredAt', 'INCREMENTAL'],
       ['email_events', ['eventId'], 'occurredAt', 'INCREMENTAL'],
     ]);
     const root = streams[0].metadata.find((m: Message) => m.breadcrumb.length === 0).metadata;
-    expect(root).toMatchObject({ 'table-key-properties': ['id'], 'valid-replication-keys': ['updatedAt'], 'forced-replication-method': 'INCREMENTAL', inclusion: 'available' });
+    expect(root).toMatchObject({
+      'table-key-properties': ['id'],
+      'valid-replication-keys': ['updatedAt'],
+      'forced-replication-method': 'INCREMENTAL',
+      inclusion: 'available',
+    });
     const props = streams[0].schema.properties;
     expect(props.score).toEqual({ type: ['number', 'null'], title: 'Score' });
     expect(props.vip).toEqual({ type: ['boolean', 'null'], title: 'VIP' });
@@ -100,7 +114,9 @@ describe('sync', () => {
     const lastContact = msgs.findLastIndex((m) => m.type === 'RECORD' && m.stream === 'contacts');
     expect(activate).toBeGreaterThan(lastContact);
     const version = msgs[activate].version;
-    expect(msgs.filter((m) => m.type === 'RECORD' && m.stream === 'contacts').every((m) => m.version === version)).toBe(true);
+    expect(msgs.filter((m) => m.type === 'RECORD' && m.stream === 'contacts').every((m) => m.version === version)).toBe(
+      true,
+    );
     const info = await fx.admin('GET', '/_emulator/exports/info');
     expect(new Set(records(msgs, 'contacts').map((c) => c.id)).size).toBe(info.contacts);
     expect(records(msgs, 'custom_events').length).toBe(info.customEvents);
@@ -118,14 +134,22 @@ describe('sync', () => {
     expect(again.exitCode, again.stderr).toBe(0);
     const msgs = messages(again.stdout);
     expect(msgs.filter((m) => m.type === 'RECORD')).toEqual([]);
-    expect(msgs.filter((m) => m.type === 'SCHEMA').map((m) => m.stream)).toEqual(['contacts', 'custom_events', 'email_events']);
-    const up = await cnv(['contacts', 'upsert', '--email', 'round-trip@example.com', '--field', 'city=Oslo'], { env: fx.env });
+    expect(msgs.filter((m) => m.type === 'SCHEMA').map((m) => m.stream)).toEqual([
+      'contacts',
+      'custom_events',
+      'email_events',
+    ]);
+    const up = await cnv(['contacts', 'upsert', '--email', 'round-trip@example.com', '--field', 'city=Oslo'], {
+      env: fx.env,
+    });
     expect(up.exitCode, up.stderr).toBe(0);
     const third = await tap(['--config', config, '--state', jsonFile('state.json', lastState(msgs))]);
     const changed = messages(third.stdout);
     expect(records(changed, 'contacts').map((c) => [c.email, c.city])).toEqual([['round-trip@example.com', 'Oslo']]);
     expect(changed.some((m) => m.type === 'ACTIVATE_VERSION')).toBe(false);
-    expect(changed.find((m) => m.type === 'RECORD').version).toBe(messages(first.stdout).find((m) => m.type === 'ACTIVATE_VERSION').version);
+    expect(changed.find((m) => m.type === 'RECORD').version).toBe(
+      messages(first.stdout).find((m) => m.type === 'ACTIVATE_VERSION').version,
+    );
   });
 
   it('selection: a stream the catalog does not select is never requested (nor are the field definitions, without contacts)', async () => {
@@ -152,12 +176,20 @@ describe('sync', () => {
       const s = discovered.streams.find((x: Message) => x.tap_stream_id === stream);
       s.metadata.find((m: Message) => m.breadcrumb[1] === property).metadata.selected = false;
     };
-    for (const [stream, property] of [['contacts', 'email'], ['contacts', 'city'], ['contacts', 'id'], ['custom_events', 'data']]) deselect(stream, property);
+    for (const [stream, property] of [
+      ['contacts', 'email'],
+      ['contacts', 'city'],
+      ['contacts', 'id'],
+      ['custom_events', 'data'],
+    ])
+      deselect(stream, property);
     discovered.streams[2].metadata.find((m: Message) => m.breadcrumb.length === 0).metadata.selected = false;
     const r = await tap(['--config', config, '--catalog', jsonFile('catalog.json', discovered)]);
     expect(r.exitCode, r.stderr).toBe(0);
     const msgs = messages(r.stdout);
-    const schemas = Object.fromEntries(msgs.filter((m) => m.type === 'SCHEMA').map((m) => [m.stream, m.schema.properties]));
+    const schemas = Object.fromEntries(
+      msgs.filter((m) => m.type === 'SCHEMA').map((m) => [m.stream, m.schema.properties]),
+    );
     expect(Object.keys(schemas), r.stderr).toEqual(['contacts', 'custom_events']);
     expect(schemas.contacts.email).toBeUndefined();
     expect(schemas.contacts.city).toBeUndefined();
@@ -175,14 +207,20 @@ describe('sync', () => {
   it('big numbers exact: 2^53+1 and 50 digits reach the RECORD as written', async () => {
     const big = '9007199254740993';
     const fifty = '12345678901234567890123456789012345678901234567890';
-    for (const [email, score] of [['big@example.com', big], ['fifty@example.com', fifty]]) {
+    for (const [email, score] of [
+      ['big@example.com', big],
+      ['fifty@example.com', fifty],
+    ]) {
       const up = await cnv(['contacts', 'upsert', '--email', email, '--field', `score=${score}`], { env: fx.env });
       expect(up.exitCode, up.stderr).toBe(0);
     }
     const r = await tap(['--config', tapConfig(fx)]);
     expect(r.exitCode, r.stderr).toBe(0);
     const byEmail = new Map(records(messages(r.stdout, true), 'contacts').map((c) => [c.email, c.score]));
-    for (const [email, score] of [['big@example.com', big], ['fifty@example.com', fifty]]) {
+    for (const [email, score] of [
+      ['big@example.com', big],
+      ['fifty@example.com', fifty],
+    ]) {
       expect(isLosslessNumber(byEmail.get(email))).toBe(true);
       expect(String(byEmail.get(email))).toBe(score);
     }
@@ -193,7 +231,10 @@ describe('sync', () => {
     const config = tapConfig(fx, { page_size: 100 });
     const discovered = JSON.parse((await tap(['--config', config, '--discover'])).stdout);
     expect(discovered.streams[0].schema.properties.tier).toBeUndefined();
-    const created = await cnv(['fields', 'create', '--label', 'Tier', '--object-type', 'CONTACT', '--data-type', 'STRING', '--key', 'tier'], { env: fx.env });
+    const created = await cnv(
+      ['fields', 'create', '--label', 'Tier', '--object-type', 'CONTACT', '--data-type', 'STRING', '--key', 'tier'],
+      { env: fx.env },
+    );
     expect(created.exitCode, created.stderr).toBe(0);
     // Slow pages (50 rows, 100 ms each): the run is still on contacts when the field is made.
     await fx.faults({ latencyMs: 100 });
@@ -202,10 +243,16 @@ describe('sync', () => {
     child.stdout!.on('data', (d) => (out += d));
     // Once the run has read the definitions (its first SCHEMA is out): a new field, and a contact with it.
     while (!out.includes('"type":"SCHEMA"')) await new Promise((r) => setTimeout(r, 20));
-    await api('POST', '/v2/fields', { key: 'loyaltyPoints', label: 'Loyalty points', objectType: 'CONTACT', dataType: 'NUMBER' });
+    await api('POST', '/v2/fields', {
+      key: 'loyaltyPoints',
+      label: 'Loyalty points',
+      objectType: 'CONTACT',
+      dataType: 'NUMBER',
+    });
     await api('POST', '/v2/contacts', { email: 'loyal@example.com', fields: { loyaltyPoints: 7, tier: 'gold' } });
     // The events are not what this test is about: at full speed once contacts are done.
-    while (!out.includes('"type":"ACTIVATE_VERSION"') && child.exitCode === null) await new Promise((r) => setTimeout(r, 20));
+    while (!out.includes('"type":"ACTIVATE_VERSION"') && child.exitCode === null)
+      await new Promise((r) => setTimeout(r, 20));
     await fx.clearFaults();
     const done = await child;
     expect(done.exitCode, String(done.stderr)).toBe(0);
@@ -214,7 +261,10 @@ describe('sync', () => {
     expect(schemas[0][0].schema.properties.tier).toEqual({ type: ['string', 'null'], title: 'Tier' });
     expect(schemas[0][0].schema.properties.loyaltyPoints).toBeUndefined();
     expect(schemas).toHaveLength(2);
-    expect(schemas[1][0].schema.properties.loyaltyPoints).toEqual({ type: ['number', 'null'], title: 'Loyalty points' });
+    expect(schemas[1][0].schema.properties.loyaltyPoints).toEqual({
+      type: ['number', 'null'],
+      title: 'Loyalty points',
+    });
     const loyal = msgs.findIndex((m) => m.type === 'RECORD' && m.record.email === 'loyal@example.com');
     expect(loyal).toBeGreaterThan(schemas[1][1]);
     expect(msgs[loyal].record).toMatchObject({ loyaltyPoints: 7, tier: 'gold' });
@@ -228,10 +278,17 @@ describe('sync', () => {
     expect(r.exitCode, r.stderr).toBe(0);
     const msgs = messages(r.stdout);
     const at = Date.parse(startDate);
-    for (const [stream, key] of [['contacts', 'updatedAt'], ['custom_events', 'occurredAt'], ['email_events', 'occurredAt']]) {
+    for (const [stream, key] of [
+      ['contacts', 'updatedAt'],
+      ['custom_events', 'occurredAt'],
+      ['email_events', 'occurredAt'],
+    ]) {
       const rows = records(msgs, stream);
       expect(rows.length, stream).toBeGreaterThan(0);
-      expect(rows.every((row) => Date.parse(row[key]) >= at), stream).toBe(true);
+      expect(
+        rows.every((row) => Date.parse(row[key]) >= at),
+        stream,
+      ).toBe(true);
     }
     const all = messages((await tap(['--config', tapConfig(fx)])).stdout);
     expect(records(all, 'contacts').length).toBeGreaterThan(records(msgs, 'contacts').length);
@@ -246,7 +303,9 @@ describe('deletions', () => {
     const v1 = first.find((m) => m.type === 'ACTIVATE_VERSION').version;
     const gone = records(first, 'contacts').find((c) => c.email === 'grace@example.com');
     expect((await fx.admin('POST', `/_emulator/contacts/${gone.id}/delete`)).deleted).toBe(true);
-    const incremental = messages((await tap(['--config', config, '--state', jsonFile('state.json', lastState(first))])).stdout);
+    const incremental = messages(
+      (await tap(['--config', config, '--state', jsonFile('state.json', lastState(first))])).stdout,
+    );
     expect(incremental.filter((m) => m.type === 'ACTIVATE_VERSION' || m.type === 'RECORD')).toEqual([]);
     const full = messages((await tap(['--config', config])).stdout);
     const activate = full.filter((m) => m.type === 'ACTIVATE_VERSION');
@@ -255,7 +314,9 @@ describe('deletions', () => {
     const again = records(full, 'contacts');
     expect(again.some((c) => c.id === gone.id)).toBe(false);
     // As the target applies it: rows of an older version than the one activated are deleted.
-    const table = new Map<string, number>(first.filter((m) => m.type === 'RECORD' && m.stream === 'contacts').map((m) => [m.record.id, m.version]));
+    const table = new Map<string, number>(
+      first.filter((m) => m.type === 'RECORD' && m.stream === 'contacts').map((m) => [m.record.id, m.version]),
+    );
     for (const m of full) if (m.type === 'RECORD' && m.stream === 'contacts') table.set(m.record.id, m.version);
     for (const [id, version] of table) if (version < activate[0].version) table.delete(id);
     expect(table.has(gone.id)).toBe(false);
@@ -270,7 +331,9 @@ describe('refusals and the key', () => {
     await fx.resetStats();
     const other = await tap(['--config', tapConfig(fx, {}, fx.emulator.keys.limited), '--state', state]);
     expect(other.exitCode).toBe(2);
-    expect(other.stderr).toMatch(/error: state_account_mismatch: --state .*state\.json: bookmarks\.contacts belongs to account sk_live_demo@127\.0\.0\.1:\d+, not to this config's account sk_live_limited@/);
+    expect(other.stderr).toMatch(
+      /error: state_account_mismatch: --state .*state\.json: bookmarks\.contacts belongs to account sk_live_demo@127\.0\.0\.1:\d+, not to this config's account sk_live_limited@/,
+    );
     expect(other.stdout).toBe('');
     expect((await fx.stats()).total).toBe(0);
   });
@@ -282,10 +345,17 @@ describe('refusals and the key', () => {
     const noKey = await tap(['--config', jsonFile('c.json', { base_url: fx.emulator.url })]);
     expect(noKey.exitCode).toBe(2);
     expect(noKey.stderr).toMatch(/--config .*c\.json: needs api_key and base_url/);
-    const bad = await tap(['--config', tapConfig(fx), '--state', jsonFile('s.json', '{\n  "bookmarks": {\n    oops\n}')]);
+    const bad = await tap([
+      '--config',
+      tapConfig(fx),
+      '--state',
+      jsonFile('s.json', '{\n  "bookmarks": {\n    oops\n}'),
+    ]);
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toMatch(/--state .*s\.json:3: not valid JSON/);
-    const env = await tap(['--config', jsonFile('c2.json', { base_url: fx.emulator.url })], { CNV_API_KEY: fx.emulator.keys.full });
+    const env = await tap(['--config', jsonFile('c2.json', { base_url: fx.emulator.url })], {
+      CNV_API_KEY: fx.emulator.keys.full,
+    });
     expect(env.exitCode, 'CNV_API_KEY is not read').toBe(2);
   });
 
@@ -300,7 +370,15 @@ describe('refusals and the key', () => {
     const resumed = await tap(['--config', config, '--state', statePath, '--verbose']);
     const key = fx.emulator.keys.full;
     const secret = key.split('_').at(-1)!;
-    for (const text of [catalogRun.stdout, catalogRun.stderr, sync.stdout, sync.stderr, resumed.stdout, resumed.stderr, readFileSync(statePath, 'utf8')]) {
+    for (const text of [
+      catalogRun.stdout,
+      catalogRun.stderr,
+      sync.stdout,
+      sync.stderr,
+      resumed.stdout,
+      resumed.stderr,
+      readFileSync(statePath, 'utf8'),
+    ]) {
       expect(text).not.toContain(key);
       expect(text).not.toContain(secret);
     }

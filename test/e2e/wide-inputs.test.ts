@@ -12,25 +12,37 @@ const fx = useEmulator();
 const { write } = batchFiles('cnv-wide-');
 const COLUMNS = 20_000;
 const header = ['email', ...Array.from({ length: COLUMNS }, (_, i) => `Column ${i}`)];
-const wide = () => write('wide.csv', `${header.join(',')}\n${['ada@example.com', ...Array(COLUMNS).fill('x')].join(',')}\n`);
+const wide = () =>
+  write('wide.csv', `${header.join(',')}\n${['ada@example.com', ...Array(COLUMNS).fill('x')].join(',')}\n`);
 
 describe('a CSV of 20,000 columns and a map file of 50,000 lines (binary)', () => {
   it('every column left out by the map file (50,000 lines, 20,000 of them naming its columns): resolved, dry run exit 0', async () => {
-    const lines = [...Array.from({ length: COLUMNS }, (_, i) => `Column ${i}=-`), ...Array.from({ length: 30_000 }, (_, i) => `Other ${i}=-`)];
+    const lines = [
+      ...Array.from({ length: COLUMNS }, (_, i) => `Column ${i}=-`),
+      ...Array.from({ length: 30_000 }, (_, i) => `Other ${i}=-`),
+    ];
     const map = write('map.txt', `# ${lines.length} lines\n${lines.join('\n')}\n`);
-    const res = await cnv(['contacts', 'upsert', '--file', wide(), '--map-file', map, '--dry-run', '--quiet'], { env: fx.env, timeoutMs: 25_000 });
+    const res = await cnv(['contacts', 'upsert', '--file', wide(), '--map-file', map, '--dry-run', '--quiet'], {
+      env: fx.env,
+      timeoutMs: 25_000,
+    });
     expect(res.exitCode, res.stderr.slice(-500)).toBe(0);
     expect(res.stdout.split('\n').filter(Boolean)).toHaveLength(1);
   });
 
   it('20,000 columns that name nothing: refused at once, exit 2, naming the first 20 and counting the rest', async () => {
     const res = await cnv(['contacts', 'upsert', '--file', wide(), '--dry-run'], { env: fx.env, timeoutMs: 25_000 });
-    expect(res.stderr).toMatch(/error: unknown_column: .*wide\.csv: 20000 columns that name nothing POST \/v2\/contacts takes: "Column 0".*, and 19980 more/);
+    expect(res.stderr).toMatch(
+      /error: unknown_column: .*wide\.csv: 20000 columns that name nothing POST \/v2\/contacts takes: "Column 0".*, and 19980 more/,
+    );
     expect(res.exitCode).toBe(2);
   });
 
   it('--ignore-unknown-columns: the 20,000 columns left out, dry run exit 0', async () => {
-    const res = await cnv(['contacts', 'upsert', '--file', wide(), '--ignore-unknown-columns', '--dry-run', '--quiet'], { env: fx.env, timeoutMs: 25_000 });
+    const res = await cnv(
+      ['contacts', 'upsert', '--file', wide(), '--ignore-unknown-columns', '--dry-run', '--quiet'],
+      { env: fx.env, timeoutMs: 25_000 },
+    );
     expect(res.exitCode, res.stderr.slice(-500)).toBe(0);
   });
 });

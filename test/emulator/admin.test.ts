@@ -26,7 +26,9 @@ describe('admin routes', () => {
 
   it('inspects events by email, userId and event name', async () => {
     const ada = (await admin(emu, 'GET', '/_emulator/state/events?email=ada@example.com')).json;
-    expect(ada.map((e: { eventName: string }) => e.eventName)).toEqual(expect.arrayContaining(['signed_up', 'purchase']));
+    expect(ada.map((e: { eventName: string }) => e.eventName)).toEqual(
+      expect.arrayContaining(['signed_up', 'purchase']),
+    );
     const purchase = (await admin(emu, 'GET', '/_emulator/state/events?userId=user-ada&event=purchase')).json;
     expect(purchase).toHaveLength(1);
   });
@@ -44,7 +46,11 @@ describe('admin routes', () => {
 
   it('keeps updatedAt strictly increasing after re-seeding', async () => {
     await call(emu, 'POST', '/v2/contacts', { body: { email: FX.ada.email, fields: { city: 'Reseeded' } } });
-    const all = emu.store.business('acme').contacts.stored().map((c) => c.updatedAt).sort();
+    const all = emu.store
+      .business('acme')
+      .contacts.stored()
+      .map((c) => c.updatedAt)
+      .sort();
     expect(new Set(all).size).toBe(all.length);
     expect(emu.store.business('acme').contacts.get(FX.ada.id)?.updatedAt).toBe(all[all.length - 1]);
   });
@@ -75,7 +81,13 @@ describe('admin routes', () => {
 });
 
 /** A raw request (fetch cannot set Host), answered as status and parsed JSON. */
-function raw(emu: Emulator, method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; json: any }> {
+function raw(
+  emu: Emulator,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; json: any }> {
   return new Promise((resolve, reject) => {
     const req = request(`${emu.url}${path}`, { method, headers }, (res) => {
       let text = '';
@@ -90,7 +102,13 @@ function raw(emu: Emulator, method: string, path: string, headers: Record<string
 describe('admin routes refuse what a web page could send', () => {
   it('a POST with a text/plain (or no) content type is 415, and changes nothing', async () => {
     await admin(emu, 'DELETE', '/_emulator/faults');
-    const plain = await raw(emu, 'POST', '/_emulator/faults', { 'content-type': 'text/plain' }, JSON.stringify({ failNext: 5 }));
+    const plain = await raw(
+      emu,
+      'POST',
+      '/_emulator/faults',
+      { 'content-type': 'text/plain' },
+      JSON.stringify({ failNext: 5 }),
+    );
     expect(plain.status).toBe(415);
     expect(plain.json.error.code).toBe('unsupported_media_type');
     const none = await raw(emu, 'POST', '/_emulator/reset', {});
@@ -99,7 +117,10 @@ describe('admin routes refuse what a web page could send', () => {
   });
 
   it('a Host that is not loopback (a DNS-rebound name) is 403, for reads too', async () => {
-    for (const [method, path] of [['GET', '/_emulator/info'], ['POST', '/_emulator/reset']]) {
+    for (const [method, path] of [
+      ['GET', '/_emulator/info'],
+      ['POST', '/_emulator/reset'],
+    ]) {
       const res = await raw(emu, method, path, { host: 'evil.example:4010', 'content-type': 'application/json' });
       expect(res.status, path).toBe(403);
       expect(res.json.error).toMatchObject({ code: 'forbidden_host' });

@@ -13,7 +13,8 @@ beforeEach(async () => {
 });
 
 const path = (id: string, batch = false) => `/v2/audiences/${id}/contacts${batch ? '/batch' : ''}`;
-const members = async (id: string): Promise<string[]> => (await admin(emu, 'GET', `/_emulator/state/audiences/${id}`)).json.memberIds;
+const members = async (id: string): Promise<string[]> =>
+  (await admin(emu, 'GET', `/_emulator/state/audiences/${id}`)).json.memberIds;
 const UNKNOWN = 'c1000000-0000-4000-8000-00000000ffff';
 
 describe('POST /v2/audiences/:id/contacts', () => {
@@ -29,7 +30,11 @@ describe('POST /v2/audiences/:id/contacts', () => {
     expectError(await call(emu, 'POST', path(AU.followUp.id), { body: {} }), 400, 'missing_identifier');
     expectError(await call(emu, 'POST', path(AU.followUp.id), { body: { email: 'nope' } }), 400, 'invalid_email');
     expectError(await call(emu, 'POST', path(AU.followUp.id), { body: { cnvContactId: 'x' } }), 400, 'invalid_request');
-    expectError(await call(emu, 'POST', path(AU.followUp.id), { body: { email: 'nobody@example.com' } }), 404, 'contact_not_found');
+    expectError(
+      await call(emu, 'POST', path(AU.followUp.id), { body: { email: 'nobody@example.com' } }),
+      404,
+      'contact_not_found',
+    );
     expectError(await call(emu, 'POST', path(UNKNOWN), { body: { email: FX.ada.email } }), 404, 'audience_not_found');
   });
 });
@@ -51,12 +56,18 @@ describe('DELETE /v2/audiences/:id/contacts', () => {
   });
 
   it('resolves cnvContactId, then userId, then email', async () => {
-    const res = await call(emu, 'DELETE', path(AU.newsletter.id), { body: { userId: 'user-grace', email: FX.ada.email } });
+    const res = await call(emu, 'DELETE', path(AU.newsletter.id), {
+      body: { userId: 'user-grace', email: FX.ada.email },
+    });
     expect(res.json.data).toEqual({ removed: true, cnvContactId: FX.grace.id });
   });
 
   it('needs the audience edit permission', async () => {
-    expectError(await call(emu, 'DELETE', path(AU.newsletter.id), { body: { email: FX.ada.email }, key: emu.keys.limited }), 403, 'forbidden');
+    expectError(
+      await call(emu, 'DELETE', path(AU.newsletter.id), { body: { email: FX.ada.email }, key: emu.keys.limited }),
+      403,
+      'forbidden',
+    );
     expect(await members(AU.newsletter.id)).toContain(FX.ada.id);
   });
 
@@ -95,7 +106,9 @@ describe('POST /v2/audiences/:id/contacts/batch', () => {
   });
 
   it('an existing member is a success (added: true) and is not duplicated', async () => {
-    const res = await call(emu, 'POST', path(AU.newsletter.id, true), { body: { contacts: [{ email: FX.ada.email }, { email: FX.ada.email }] } });
+    const res = await call(emu, 'POST', path(AU.newsletter.id, true), {
+      body: { contacts: [{ email: FX.ada.email }, { email: FX.ada.email }] },
+    });
     expect(res.json.data.results.map((r: { added: boolean }) => r.added)).toEqual([true, true]);
     expect(await members(AU.newsletter.id)).toEqual([FX.ada.id, FX.grace.id]);
   });
@@ -103,13 +116,36 @@ describe('POST /v2/audiences/:id/contacts/batch', () => {
   it('accepts 1 to 1000 contacts, else 400 invalid_request', async () => {
     const many = (n: number) => Array.from({ length: n }, () => ({ email: FX.grace.email }));
     expect((await call(emu, 'POST', path(AU.followUp.id, true), { body: { contacts: many(1000) } })).status).toBe(200);
-    expectError(await call(emu, 'POST', path(AU.followUp.id, true), { body: { contacts: many(1001) } }), 400, 'invalid_request');
-    expectError(await call(emu, 'POST', path(AU.followUp.id, true), { body: { contacts: [] } }), 400, 'invalid_request');
-    expectError(await call(emu, 'POST', path(AU.followUp.id, true), { body: { contacts: 'x' } }), 400, 'invalid_request');
+    expectError(
+      await call(emu, 'POST', path(AU.followUp.id, true), { body: { contacts: many(1001) } }),
+      400,
+      'invalid_request',
+    );
+    expectError(
+      await call(emu, 'POST', path(AU.followUp.id, true), { body: { contacts: [] } }),
+      400,
+      'invalid_request',
+    );
+    expectError(
+      await call(emu, 'POST', path(AU.followUp.id, true), { body: { contacts: 'x' } }),
+      400,
+      'invalid_request',
+    );
   });
 
   it('is gated (basic key: 403 export_not_enabled) and answers audience_not_found', async () => {
-    expectError(await call(emu, 'POST', path(AU.followUp.id, true), { body: { contacts: [{ email: 'a@b.co' }] }, key: emu.keys.basic }), 403, 'export_not_enabled');
-    expectError(await call(emu, 'POST', path(UNKNOWN, true), { body: { contacts: [{ email: FX.ada.email }] } }), 404, 'audience_not_found');
+    expectError(
+      await call(emu, 'POST', path(AU.followUp.id, true), {
+        body: { contacts: [{ email: 'a@b.co' }] },
+        key: emu.keys.basic,
+      }),
+      403,
+      'export_not_enabled',
+    );
+    expectError(
+      await call(emu, 'POST', path(UNKNOWN, true), { body: { contacts: [{ email: FX.ada.email }] } }),
+      404,
+      'audience_not_found',
+    );
   });
 });

@@ -48,7 +48,9 @@ describe('authentication and enablement', () => {
   });
 
   it('gives the limited key the same business data as the full key', async () => {
-    const res = await call(emu, 'GET', `/v2/contacts?cnvContactId=${FIXTURE_CONTACTS.grace.id}`, { key: DEMO_KEYS.limited });
+    const res = await call(emu, 'GET', `/v2/contacts?cnvContactId=${FIXTURE_CONTACTS.grace.id}`, {
+      key: DEMO_KEYS.limited,
+    });
     expect(res.status).toBe(200);
     expect(res.json.data.contact.email).toBe('grace@example.com');
   });

@@ -26,7 +26,9 @@ describe('rate limit (emulator with rateLimit 5)', () => {
     // The limited key shares business "acme" and so its budget...
     expect((await call(emu, 'GET', '/v2/contacts?email=ada@example.com', { key: DEMO_KEYS.limited })).status).toBe(429);
     // ...while business "basic" has its own.
-    expect((await call(emu, 'POST', '/v2/contacts', { key: DEMO_KEYS.basic, body: { email: 'b@example.com' } })).status).toBe(200);
+    expect(
+      (await call(emu, 'POST', '/v2/contacts', { key: DEMO_KEYS.basic, body: { email: 'b@example.com' } })).status,
+    ).toBe(200);
     const stats = (await admin(emu, 'GET', '/_emulator/stats')).json;
     expect(stats.rateLimited).toBe(limited.length + 1);
   });

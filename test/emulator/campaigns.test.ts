@@ -1,7 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { DEFAULT_CAMPAIGN_LIMIT } from '../../src/emulator/routes/campaigns.js';
-import { FIXTURE_BASIC_CAMPAIGNS, FIXTURE_CAMPAIGN_TYPES as TYPES, FIXTURE_CAMPAIGNS as CA, FIXTURE_CONTACTS as FX } from '../../src/emulator/seed/fixtures.js';
+import {
+  FIXTURE_BASIC_CAMPAIGNS,
+  FIXTURE_CAMPAIGN_TYPES as TYPES,
+  FIXTURE_CAMPAIGNS as CA,
+  FIXTURE_CONTACTS as FX,
+} from '../../src/emulator/seed/fixtures.js';
 import { admin, call, expectError } from './helpers.js';
 
 let emu: Emulator;
@@ -91,11 +96,20 @@ describe('GET /v2/campaigns/:id', () => {
       description: CA.springWebinar.description,
       type: { id: TYPES.webinar.id, systemType: 'CUSTOM', statuses: TYPES.webinar.statuses },
     });
-    expect(res.json.data.campaign.type.statuses.map((s: { name: string }) => s.name)).toEqual(['Invited', 'Registered', 'Attended', 'No-show']);
+    expect(res.json.data.campaign.type.statuses.map((s: { name: string }) => s.name)).toEqual([
+      'Invited',
+      'Registered',
+      'Attended',
+      'No-show',
+    ]);
   });
 
   it('unknown, malformed and archived campaigns are 404 campaign_not_found', async () => {
-    expectError(await call(emu, 'GET', '/v2/campaigns/c4000000-0000-4000-8000-00000000ffff'), 404, 'campaign_not_found');
+    expectError(
+      await call(emu, 'GET', '/v2/campaigns/c4000000-0000-4000-8000-00000000ffff'),
+      404,
+      'campaign_not_found',
+    );
     expectError(await call(emu, 'GET', '/v2/campaigns/nope'), 404, 'campaign_not_found');
     expectError(await call(emu, 'GET', `/v2/campaigns/${CA.archived.id}`), 404, 'campaign_not_found');
     await admin(emu, 'POST', `/_emulator/campaigns/${CA.tradeShow.id}/archive`);
@@ -109,30 +123,64 @@ describe('adding contacts to a campaign', () => {
   const state = async (id: string) => (await admin(emu, 'GET', `/_emulator/state/campaigns/${id}`)).json;
 
   it('adds one contact with the first status of the type; again answers added: false', async () => {
-    const res = await call(emu, 'POST', `/v2/campaigns/${CA.tradeShow.id}/contacts`, { body: { userId: 'user-grace' } });
+    const res = await call(emu, 'POST', `/v2/campaigns/${CA.tradeShow.id}/contacts`, {
+      body: { userId: 'user-grace' },
+    });
     expect(res.json).toEqual({ data: { added: true, cnvContactId: FX.grace.id } });
-    const again = await call(emu, 'POST', `/v2/campaigns/${CA.tradeShow.id}/contacts`, { body: { email: FX.grace.email } });
+    const again = await call(emu, 'POST', `/v2/campaigns/${CA.tradeShow.id}/contacts`, {
+      body: { email: FX.grace.email },
+    });
     expect(again.json.data.added).toBe(false);
-    expect((await state(CA.tradeShow.id)).members).toEqual([{ contactId: FX.grace.id, statusId: TYPES.tradeShow.statuses[0].id }]);
+    expect((await state(CA.tradeShow.id)).members).toEqual([
+      { contactId: FX.grace.id, statusId: TYPES.tradeShow.statuses[0].id },
+    ]);
   });
 
   it('single add errors: campaign_not_found (also archived), contact_not_found, missing_identifier', async () => {
-    expectError(await call(emu, 'POST', `/v2/campaigns/${CA.archived.id}/contacts`, { body: { email: FX.ada.email } }), 404, 'campaign_not_found');
-    expectError(await call(emu, 'POST', `/v2/campaigns/${CA.tradeShow.id}/contacts`, { body: { email: 'ghost@example.com' } }), 404, 'contact_not_found');
-    expectError(await call(emu, 'POST', `/v2/campaigns/${CA.tradeShow.id}/contacts`, { body: {} }), 400, 'missing_identifier');
+    expectError(
+      await call(emu, 'POST', `/v2/campaigns/${CA.archived.id}/contacts`, { body: { email: FX.ada.email } }),
+      404,
+      'campaign_not_found',
+    );
+    expectError(
+      await call(emu, 'POST', `/v2/campaigns/${CA.tradeShow.id}/contacts`, { body: { email: 'ghost@example.com' } }),
+      404,
+      'contact_not_found',
+    );
+    expectError(
+      await call(emu, 'POST', `/v2/campaigns/${CA.tradeShow.id}/contacts`, { body: {} }),
+      400,
+      'missing_identifier',
+    );
   });
 
   it('batch: per-item results, 1..1000 bound, gated, campaign_not_found', async () => {
     const path = `/v2/campaigns/${CA.tradeShow.id}/contacts/batch`;
-    const res = await call(emu, 'POST', path, { body: { contacts: [{ email: FX.ada.email }, { email: 'ghost@example.com' }] } });
+    const res = await call(emu, 'POST', path, {
+      body: { contacts: [{ email: FX.ada.email }, { email: 'ghost@example.com' }] },
+    });
     expect(res.json.data.results).toEqual([
       { added: true, cnvContactId: FX.ada.id },
       { added: false, error: 'contact_not_found', message: expect.any(String) },
     ]);
     expectError(await call(emu, 'POST', path, { body: { contacts: [] } }), 400, 'invalid_request');
-    expectError(await call(emu, 'POST', path, { body: { contacts: Array(1001).fill({ email: FX.ada.email }) } }), 400, 'invalid_request');
-    expectError(await call(emu, 'POST', path, { body: { contacts: [{ email: FX.ada.email }] }, key: emu.keys.basic }), 403, 'export_not_enabled');
-    expectError(await call(emu, 'POST', `/v2/campaigns/${CA.archived.id}/contacts/batch`, { body: { contacts: [{ email: FX.ada.email }] } }), 404, 'campaign_not_found');
+    expectError(
+      await call(emu, 'POST', path, { body: { contacts: Array(1001).fill({ email: FX.ada.email }) } }),
+      400,
+      'invalid_request',
+    );
+    expectError(
+      await call(emu, 'POST', path, { body: { contacts: [{ email: FX.ada.email }] }, key: emu.keys.basic }),
+      403,
+      'export_not_enabled',
+    );
+    expectError(
+      await call(emu, 'POST', `/v2/campaigns/${CA.archived.id}/contacts/batch`, {
+        body: { contacts: [{ email: FX.ada.email }] },
+      }),
+      404,
+      'campaign_not_found',
+    );
     expect((await state(CA.tradeShow.id)).members).toHaveLength(1);
   });
 

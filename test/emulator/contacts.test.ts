@@ -34,7 +34,11 @@ describe('POST /v2/contacts (upsert)', () => {
 
   it('updates an existing contact by email, bumping updatedAt, and reports contactCreated false', async () => {
     const before = await stateOf(FX.grace.id);
-    const res = await upsert({ email: 'GRACE@example.com', subscriptionStatus: 'UNSUBSCRIBED', fields: { city: 'Arlington' } });
+    const res = await upsert({
+      email: 'GRACE@example.com',
+      subscriptionStatus: 'UNSUBSCRIBED',
+      fields: { city: 'Arlington' },
+    });
     expect(res.json.data).toEqual({ cnvContactId: FX.grace.id, contactCreated: false });
     const after = await stateOf(FX.grace.id);
     expect(after.subscriptionStatus).toBe('UNSUBSCRIBED');
@@ -58,7 +62,11 @@ describe('POST /v2/contacts (upsert)', () => {
   });
 
   it('answers 404 contact_not_found for an unknown cnvContactId', async () => {
-    expectError(await upsert({ cnvContactId: '9b2f3c1e-0000-4000-8000-000000000000', email: 'z@example.com' }), 404, 'contact_not_found');
+    expectError(
+      await upsert({ cnvContactId: '9b2f3c1e-0000-4000-8000-000000000000', email: 'z@example.com' }),
+      404,
+      'contact_not_found',
+    );
   });
 
   it('with updateOnly never creates', async () => {
@@ -110,7 +118,11 @@ describe('POST /v2/contacts (upsert)', () => {
       [{ companyFields: { employees: 'many' } }, 'employees'],
     ];
     for (const [extra, key] of cases) {
-      const err = expectError(await upsert({ email: FX.ada.email, fields: { city: 'Changed' }, ...extra }), 400, 'invalid_field');
+      const err = expectError(
+        await upsert({ email: FX.ada.email, fields: { city: 'Changed' }, ...extra }),
+        400,
+        'invalid_field',
+      );
       expect(err.message).toContain(key);
     }
     expect(await stateOf(FX.ada.id)).toEqual(before);
@@ -124,9 +136,18 @@ describe('POST /v2/contacts (upsert)', () => {
     });
     expect(res.status).toBe(200);
     const state = await stateOf(FX.ada.id);
-    expect(state.fields).toMatchObject({ vip: false, birthday: '1815-12-11', lastSeenAt: '2025-02-01T10:00:00+01:00', score: 1.5 });
+    expect(state.fields).toMatchObject({
+      vip: false,
+      birthday: '1815-12-11',
+      lastSeenAt: '2025-02-01T10:00:00+01:00',
+      score: 1.5,
+    });
     expect(state.fields).not.toHaveProperty('city');
-    expect(state.company.fields).toMatchObject({ companyName: 'Analytical Engines Ltd', employees: 13, website: 'https://engines.example.com' });
+    expect(state.company.fields).toMatchObject({
+      companyName: 'Analytical Engines Ltd',
+      employees: 13,
+      website: 'https://engines.example.com',
+    });
   });
 
   it('creates a company for a contact without one when companyFields are sent', async () => {
@@ -136,8 +157,13 @@ describe('POST /v2/contacts (upsert)', () => {
   });
 
   it('with preserveExisting writes only empty or unset fields', async () => {
-    const id = (await upsert({ email: 'preserve@example.com', fields: { firstName: 'Keep', city: '' } })).json.data.cnvContactId;
-    await upsert({ email: 'preserve@example.com', preserveExisting: true, fields: { firstName: 'Overwrite', city: 'Filled', score: 5 } });
+    const id = (await upsert({ email: 'preserve@example.com', fields: { firstName: 'Keep', city: '' } })).json.data
+      .cnvContactId;
+    await upsert({
+      email: 'preserve@example.com',
+      preserveExisting: true,
+      fields: { firstName: 'Overwrite', city: 'Filled', score: 5 },
+    });
     expect((await stateOf(id)).fields).toEqual({ firstName: 'Keep', city: 'Filled', score: 5 });
     await upsert({ email: 'preserve@example.com', preserveExisting: false, fields: { firstName: 'Overwrite' } });
     expect((await stateOf(id)).fields.firstName).toBe('Overwrite');
@@ -161,10 +187,20 @@ describe('GET /v2/contacts', () => {
   it('returns the contact shape by email', async () => {
     const res = await getBy(`email=${encodeURIComponent(FX.complained.email)}`);
     expect(res.status).toBe(200);
-    expect(Object.keys(res.json.data.contact).sort()).toEqual(
-      ['cnvContactId', 'createdAt', 'email', 'fields', 'subscriptionStatus', 'updatedAt', 'userId'],
-    );
-    expect(res.json.data.contact).toMatchObject({ cnvContactId: FX.complained.id, userId: 'user-complained', subscriptionStatus: 'COMPLAINED' });
+    expect(Object.keys(res.json.data.contact).sort()).toEqual([
+      'cnvContactId',
+      'createdAt',
+      'email',
+      'fields',
+      'subscriptionStatus',
+      'updatedAt',
+      'userId',
+    ]);
+    expect(res.json.data.contact).toMatchObject({
+      cnvContactId: FX.complained.id,
+      userId: 'user-complained',
+      subscriptionStatus: 'COMPLAINED',
+    });
   });
 
   it('by email returns the most recently updated of contacts sharing it', async () => {
@@ -173,7 +209,9 @@ describe('GET /v2/contacts', () => {
       const first = await call(fresh, 'GET', '/v2/contacts?email=shared@example.com');
       expect(first.json.data.contact.cnvContactId).toBe(FX.sharedNewer.id);
       // Updating the older one makes it the most recent.
-      await call(fresh, 'POST', '/v2/contacts', { body: { cnvContactId: FX.sharedOlder.id, fields: { city: 'Bump' } } });
+      await call(fresh, 'POST', '/v2/contacts', {
+        body: { cnvContactId: FX.sharedOlder.id, fields: { city: 'Bump' } },
+      });
       const second = await call(fresh, 'GET', '/v2/contacts?email=shared@example.com');
       expect(second.json.data.contact.cnvContactId).toBe(FX.sharedOlder.id);
     } finally {

@@ -17,7 +17,8 @@ afterAll(async () => {
 });
 
 type Row = Record<string, any>;
-const post = (e: Emulator, path: string, body: unknown, key?: string) => call(e, 'POST', `/v2/exports/${path}`, { body, key });
+const post = (e: Emulator, path: string, body: unknown, key?: string) =>
+  call(e, 'POST', `/v2/exports/${path}`, { body, key });
 
 /** Every page from a first body; returns rows, pages and the last non-null cursor. */
 async function walk(e: Emulator, path: string, first: Record<string, unknown>, member: string) {
@@ -33,12 +34,17 @@ async function walk(e: Emulator, path: string, first: Record<string, unknown>, m
     const next = res.json.pagination.nextCursor;
     if (next === null) return { rows, pages, lastCursor };
     lastCursor = next;
-    body = { cursor: next, ...(first.eventType ? { eventType: first.eventType } : {}), ...(first.limit ? { limit: first.limit } : {}) };
+    body = {
+      cursor: next,
+      ...(first.eventType ? { eventType: first.eventType } : {}),
+      ...(first.limit ? { limit: first.limit } : {}),
+    };
   }
 }
 
 const key = (r: Row, at: string, id: string) => `${r[at]}|${r[id]}`;
-const sortedBy = (rows: Row[], at: string, id: string) => rows.every((r, i) => i === 0 || key(rows[i - 1], at, id) < key(r, at, id));
+const sortedBy = (rows: Row[], at: string, id: string) =>
+  rows.every((r, i) => i === 0 || key(rows[i - 1], at, id) < key(r, at, id));
 
 describe('POST /v2/exports/contacts', () => {
   it('walks every contact once, by updatedAt then id, with fields keyed by label; default page 1000', async () => {
@@ -48,7 +54,17 @@ describe('POST /v2/exports/contacts', () => {
     expect(new Set(rows.map((r) => r.id)).size).toBe(rows.length);
     expect(sortedBy(rows, 'updatedAt', 'id')).toBe(true);
     const ada = rows.find((r) => r.id === FIXTURE_CONTACTS.ada.id)!;
-    expect(Object.keys(ada)).toEqual(['id', 'sfdcLeadId', 'sfdcContactId', 'sfdcAccountId', 'email', 'subscriptionStatus', 'createdAt', 'updatedAt', 'fields']);
+    expect(Object.keys(ada)).toEqual([
+      'id',
+      'sfdcLeadId',
+      'sfdcContactId',
+      'sfdcAccountId',
+      'email',
+      'subscriptionStatus',
+      'createdAt',
+      'updatedAt',
+      'fields',
+    ]);
     expect(ada.fields).toMatchObject({ 'First name': 'Ada', Score: 42, VIP: true, Birthday: '1815-12-10' });
   });
 
@@ -62,7 +78,9 @@ describe('POST /v2/exports/contacts', () => {
   it('the last non-null cursor later yields the contacts created or updated since, and nothing else', async () => {
     const first = await walk(emu, 'contacts', { limit: 500 }, 'contacts');
     const lastPage = first.pages.at(-1)!;
-    await call(emu, 'POST', '/v2/contacts', { body: { email: FIXTURE_CONTACTS.grace.email, fields: { city: 'Arlington' } } });
+    await call(emu, 'POST', '/v2/contacts', {
+      body: { email: FIXTURE_CONTACTS.grace.email, fields: { city: 'Arlington' } },
+    });
     await call(emu, 'POST', '/v2/contacts', { body: { email: 'export.newcomer@example.com' } });
     const again = await walk(emu, 'contacts', { cursor: first.lastCursor, limit: 500 }, 'contacts');
     const tail = again.rows.slice(lastPage.length);
@@ -78,7 +96,8 @@ describe('POST /v2/exports/contacts', () => {
     expectError(await post(emu, 'contacts', { cursor: `${forged}.${mac}` }), 400, 'invalid_cursor');
     expectError(await post(emu, 'contacts', { cursor: 'garbage' }), 400, 'invalid_cursor');
     expectError(await post(emu, 'contacts', { cursor: 42 }), 400, 'invalid_cursor');
-    const emailCursor = (await post(emu, 'email-events', { eventType: 'EMAIL_SEND', limit: 1 })).json.pagination.nextCursor;
+    const emailCursor = (await post(emu, 'email-events', { eventType: 'EMAIL_SEND', limit: 1 })).json.pagination
+      .nextCursor;
     expectError(await post(emu, 'contacts', { cursor: emailCursor }), 400, 'invalid_cursor');
     // An empty cursor is the first page.
     expect((await post(emu, 'contacts', { cursor: '' })).status).toBe(200);
@@ -86,8 +105,16 @@ describe('POST /v2/exports/contacts', () => {
 
   it('all three exports are gated: 403 export_not_enabled for the basic key', async () => {
     expectError(await post(emu, 'contacts', {}, emu.keys.basic), 403, 'export_not_enabled');
-    expectError(await post(emu, 'custom-events', { occurredAt: { start: '2025-01-01T00:00:00Z' } }, emu.keys.basic), 403, 'export_not_enabled');
-    expectError(await post(emu, 'email-events', { eventType: 'EMAIL_OPEN' }, emu.keys.basic), 403, 'export_not_enabled');
+    expectError(
+      await post(emu, 'custom-events', { occurredAt: { start: '2025-01-01T00:00:00Z' } }, emu.keys.basic),
+      403,
+      'export_not_enabled',
+    );
+    expectError(
+      await post(emu, 'email-events', { eventType: 'EMAIL_OPEN' }, emu.keys.basic),
+      403,
+      'export_not_enabled',
+    );
   });
 });
 
@@ -97,7 +124,11 @@ describe('POST /v2/exports/custom-events', () => {
   it('needs a window first, then the cursor alone: both is invalid_window; a reversed window is invalid_request', async () => {
     expectError(await post(emu, 'custom-events', {}), 400, 'invalid_request');
     expectError(await post(emu, 'custom-events', { occurredAt: { start: 'yesterday' } }), 400, 'invalid_request');
-    expectError(await post(emu, 'custom-events', { occurredAt: { start: '2025-02-01T00:00:00Z', end: '2025-01-01T00:00:00Z' } }), 400, 'invalid_request');
+    expectError(
+      await post(emu, 'custom-events', { occurredAt: { start: '2025-02-01T00:00:00Z', end: '2025-01-01T00:00:00Z' } }),
+      400,
+      'invalid_request',
+    );
     const first = await post(emu, 'custom-events', { occurredAt: { start } });
     const cursor = first.json.pagination.nextCursor;
     expectError(await post(emu, 'custom-events', { occurredAt: { start }, cursor }), 400, 'invalid_window');
@@ -115,20 +146,37 @@ describe('POST /v2/exports/custom-events', () => {
     expect(small.rows.map((r) => r.eventId)).toEqual(rows.map((r) => r.eventId));
     expect(sortedBy(rows, 'occurredAt', 'eventId')).toBe(true);
     expect(rows[0]).toEqual({
-      eventId: FIXTURE_EVENTS.adaSignedUp.eventId, contactId: FIXTURE_CONTACTS.ada.id, occurredAt: '2024-12-10T10:00:00.000Z',
-      createdAt: '2024-12-10T10:00:00.250Z', eventName: 'signed_up', source: 'PUBLIC_API', contactEmail: 'ada@example.com',
-      userId: 'user-ada', clientEventId: 'fixture-event-1', data: { plan: 'trial' },
+      eventId: FIXTURE_EVENTS.adaSignedUp.eventId,
+      contactId: FIXTURE_CONTACTS.ada.id,
+      occurredAt: '2024-12-10T10:00:00.000Z',
+      createdAt: '2024-12-10T10:00:00.250Z',
+      eventName: 'signed_up',
+      source: 'PUBLIC_API',
+      contactEmail: 'ada@example.com',
+      userId: 'user-ada',
+      clientEventId: 'fixture-event-1',
+      data: { plan: 'trial' },
     });
     const orphan = rows.find((r) => r.eventId === FIXTURE_EVENTS.orphan.eventId)!;
     expect(orphan).toMatchObject({ contactId: FIXTURE_DELETED_CONTACT_ID, contactEmail: null, userId: null });
   });
 
   it('a long empty window costs a call per ~19 years (segments are bounded per page), with an empty page and a cursor between', async () => {
-    const empty = await walk(emu, 'custom-events', { occurredAt: { start: '1990-01-01T00:00:00Z', end: '2016-01-01T00:00:00Z' } }, 'events');
+    const empty = await walk(
+      emu,
+      'custom-events',
+      { occurredAt: { start: '1990-01-01T00:00:00Z', end: '2016-01-01T00:00:00Z' } },
+      'events',
+    );
     expect(empty.pages).toEqual([[], []]);
     expect(empty.lastCursor).toEqual(expect.any(String));
     // Events after ~19 empty years: an empty page with a cursor, then the events.
-    const late = await walk(emu, 'custom-events', { occurredAt: { start: '2005-01-01T00:00:00Z', end: '2025-01-01T00:00:00Z' } }, 'events');
+    const late = await walk(
+      emu,
+      'custom-events',
+      { occurredAt: { start: '2005-01-01T00:00:00Z', end: '2025-01-01T00:00:00Z' } },
+      'events',
+    );
     expect(late.pages[0]).toEqual([]);
     expect(late.pages).toHaveLength(2);
     expect(late.rows.length).toBeGreaterThan(0);
@@ -136,9 +184,22 @@ describe('POST /v2/exports/custom-events', () => {
 
   it('the window is half-open: an event at start is in, one at end is out', async () => {
     const at = FIXTURE_EVENTS.adaSignedUp.occurredAt;
-    const from = await walk(emu, 'custom-events', { occurredAt: { start: at, end: '2024-12-12T10:00:00.000Z' } }, 'events');
-    expect(from.rows.map((r) => r.eventId)).toEqual([FIXTURE_EVENTS.adaSignedUp.eventId, FIXTURE_EVENTS.adaPurchase.eventId]);
-    const until = await walk(emu, 'custom-events', { occurredAt: { start: '2024-12-01T00:00:00Z', end: at } }, 'events');
+    const from = await walk(
+      emu,
+      'custom-events',
+      { occurredAt: { start: at, end: '2024-12-12T10:00:00.000Z' } },
+      'events',
+    );
+    expect(from.rows.map((r) => r.eventId)).toEqual([
+      FIXTURE_EVENTS.adaSignedUp.eventId,
+      FIXTURE_EVENTS.adaPurchase.eventId,
+    ]);
+    const until = await walk(
+      emu,
+      'custom-events',
+      { occurredAt: { start: '2024-12-01T00:00:00Z', end: at } },
+      'events',
+    );
     expect(until.rows).toEqual([]);
   });
 
@@ -146,11 +207,15 @@ describe('POST /v2/exports/custom-events', () => {
     const who = await call(emu, 'POST', '/v2/contacts', { body: { email: 'short.lived@example.com' } });
     const id = who.json.data.cnvContactId;
     const window = { occurredAt: { start: '2026-01-01T00:00:00Z' } };
-    await call(emu, 'POST', '/v2/events', { body: { event: 'was_here', email: 'short.lived@example.com', clientEventId: 'export-test-0' } });
+    await call(emu, 'POST', '/v2/events', {
+      body: { event: 'was_here', email: 'short.lived@example.com', clientEventId: 'export-test-0' },
+    });
     const before = await walk(emu, 'custom-events', window, 'events');
     expect(before.rows.map((r) => r.clientEventId)).toContain('export-test-0');
     expect(before.pages.at(-1)).toEqual([]); // the page after the present ends the walk
-    await call(emu, 'POST', '/v2/events', { body: { event: 'came_and_went', email: 'short.lived@example.com', clientEventId: 'export-test-1' } });
+    await call(emu, 'POST', '/v2/events', {
+      body: { event: 'came_and_went', email: 'short.lived@example.com', clientEventId: 'export-test-1' },
+    });
     await admin(emu, 'POST', `/_emulator/contacts/${id}/delete`);
     const resumed = await walk(emu, 'custom-events', { cursor: before.lastCursor }, 'events');
     const mine = resumed.rows.filter((r) => r.clientEventId === 'export-test-1');
@@ -177,7 +242,12 @@ describe('POST /v2/exports/email-events', () => {
     const opens = (await walk(emu, 'email-events', { eventType: 'EMAIL_OPEN' }, 'events')).rows;
     expect(opens.some((r) => r.emailName === null) && opens.some((r) => typeof r.emailName === 'string')).toBe(true);
     const bounce = (await post(emu, 'email-events', { eventType: 'Email_Bounce', limit: 1 })).json.data.events[0];
-    expect(bounce).toMatchObject({ bounceType: 'HARD', errorMessage: expect.any(String), sourceType: 'BLAST', isBot: false });
+    expect(bounce).toMatchObject({
+      bounceType: 'HARD',
+      errorMessage: expect.any(String),
+      sourceType: 'BLAST',
+      isBot: false,
+    });
   });
 
   it('gives invalid_field for an unsupported type and invalid_cursor for a cursor of another type', async () => {
@@ -190,11 +260,28 @@ describe('POST /v2/exports/email-events', () => {
   it('admin-appended events come after the last non-null cursor', async () => {
     const first = await walk(emu, 'email-events', { eventType: 'EMAIL_CLICK', limit: 100 }, 'events');
     const added = await admin(emu, 'POST', '/_emulator/email-events', {
-      events: [{ eventType: 'email_click', email: FIXTURE_CONTACTS.ada.email, link: 'https://example.com/a,b', emailName: null }],
+      events: [
+        {
+          eventType: 'email_click',
+          email: FIXTURE_CONTACTS.ada.email,
+          link: 'https://example.com/a,b',
+          emailName: null,
+        },
+      ],
     });
     expect(added.status).toBe(200);
-    const again = await walk(emu, 'email-events', { eventType: 'EMAIL_CLICK', cursor: first.lastCursor, limit: 100 }, 'events');
-    expect(again.rows.at(-1)).toMatchObject({ eventId: added.json.created[0].eventId, contactId: FIXTURE_CONTACTS.ada.id, link: 'https://example.com/a,b', emailName: null });
+    const again = await walk(
+      emu,
+      'email-events',
+      { eventType: 'EMAIL_CLICK', cursor: first.lastCursor, limit: 100 },
+      'events',
+    );
+    expect(again.rows.at(-1)).toMatchObject({
+      eventId: added.json.created[0].eventId,
+      contactId: FIXTURE_CONTACTS.ada.id,
+      link: 'https://example.com/a,b',
+      emailName: null,
+    });
     expect(again.rows.length).toBe(first.pages.at(-1)!.length + 1);
   });
 });
@@ -207,17 +294,29 @@ describe('bulk rows (seedContacts, seedEvents)', () => {
     expect(new Set(contacts.rows.map((r) => r.email)).size).toBe(12_000);
     const info = await admin(bulk, 'GET', '/_emulator/exports/info');
     expect(info.json.bulk).toEqual({ contacts: 12_000, events: 9_000 });
-    const events = await walk(bulk, 'custom-events', { occurredAt: { start: '2024-06-01T00:00:00Z', end: '2024-06-02T00:00:00Z' } }, 'events');
+    const events = await walk(
+      bulk,
+      'custom-events',
+      { occurredAt: { start: '2024-06-01T00:00:00Z', end: '2024-06-02T00:00:00Z' } },
+      'events',
+    );
     expect(events.rows).toHaveLength(9_000);
     expect(events.rows[5]).toMatchObject({ contactId: contacts.rows[5].id, contactEmail: contacts.rows[5].email });
     let emails = 0;
-    for (const type of EMAIL_EVENT_TYPES) emails += (await walk(bulk, 'email-events', { eventType: type, limit: 5000 }, 'events')).rows.length;
+    for (const type of EMAIL_EVENT_TYPES)
+      emails += (await walk(bulk, 'email-events', { eventType: type, limit: 5000 }, 'events')).rows.length;
     expect(emails).toBe(9_000);
   });
 
   it('a million of each starts at once', async () => {
     const started = performance.now();
-    const big = await startEmulator({ port: 0, quiet: true, seed: 'none', seedContacts: 1_000_000, seedEvents: 1_000_000 });
+    const big = await startEmulator({
+      port: 0,
+      quiet: true,
+      seed: 'none',
+      seedContacts: 1_000_000,
+      seedEvents: 1_000_000,
+    });
     const res = await post(big, 'contacts', { limit: 5000 });
     await big.close();
     expect(res.json.data.contacts).toHaveLength(5000);

@@ -28,13 +28,19 @@ describe('fault injection', () => {
 
   it('failNext applies before auth and state changes', async () => {
     await admin(emu, 'POST', '/_emulator/faults', { failNext: 1 });
-    expectError(await call(emu, 'POST', '/v2/contacts', { body: { email: 'failed.write@example.com' } }), 500, 'internal_error');
+    expectError(
+      await call(emu, 'POST', '/v2/contacts', { body: { email: 'failed.write@example.com' } }),
+      500,
+      'internal_error',
+    );
     expect((await admin(emu, 'GET', '/_emulator/state/contacts?email=failed.write@example.com')).json).toEqual([]);
   });
 
   it('dropBeforeNext destroys the socket: fetch rejects and nothing changes', async () => {
     await admin(emu, 'POST', '/_emulator/faults', { dropBeforeNext: 1 });
-    await expect(call(emu, 'POST', '/v2/contacts', { body: { email: 'dropped.before@example.com' } })).rejects.toThrow();
+    await expect(
+      call(emu, 'POST', '/v2/contacts', { body: { email: 'dropped.before@example.com' } }),
+    ).rejects.toThrow();
     expect((await admin(emu, 'GET', '/_emulator/state/contacts?email=dropped.before@example.com')).json).toEqual([]);
     expect((await getAda()).status).toBe(200);
   });
@@ -42,19 +48,25 @@ describe('fault injection', () => {
   it('dropAfterNext handles the request (state changes) but never answers', async () => {
     await admin(emu, 'POST', '/_emulator/faults', { dropAfterNext: 1 });
     await expect(
-      call(emu, 'POST', '/v2/events', { body: { event: 'lost_answer', userId: 'user-ada', clientEventId: 'drop-after-1' } }),
+      call(emu, 'POST', '/v2/events', {
+        body: { event: 'lost_answer', userId: 'user-ada', clientEventId: 'drop-after-1' },
+      }),
     ).rejects.toThrow();
     const events = (await admin(emu, 'GET', '/_emulator/state/events?clientEventId=drop-after-1')).json;
     expect(events).toHaveLength(1);
     // The client's retry with the same clientEventId is recognised as a duplicate.
-    const retry = await call(emu, 'POST', '/v2/events', { body: { event: 'lost_answer', userId: 'user-ada', clientEventId: 'drop-after-1' } });
+    const retry = await call(emu, 'POST', '/v2/events', {
+      body: { event: 'lost_answer', userId: 'user-ada', clientEventId: 'drop-after-1' },
+    });
     expect(retry.json.data).toMatchObject({ duplicate: true, cnvEventId: events[0].eventId });
   });
 
   it('cutBodyNext sends the status and half the announced body, then drops the socket', async () => {
     await admin(emu, 'POST', '/_emulator/faults', { cutBodyNext: 1 });
     const res = await fetch(`${emu.url}/v2/exports/contacts`, {
-      method: 'POST', headers: { 'x-api-key': emu.keys.full, 'content-type': 'application/json' }, body: '{"limit":50}',
+      method: 'POST',
+      headers: { 'x-api-key': emu.keys.full, 'content-type': 'application/json' },
+      body: '{"limit":50}',
     });
     expect(res.status).toBe(200);
     expect(Number(res.headers.get('content-length'))).toBeGreaterThan(1000);
@@ -75,7 +87,11 @@ describe('fault injection', () => {
     expectError(await getAda(), 503, 'service_unavailable');
     expectError(await getAda(), 503, 'service_unavailable');
     expect((await getAda()).status).toBe(200);
-    expectError(await admin(emu, 'POST', '/_emulator/faults', { status5xxNext: { status: 418, count: 1 } }), 400, 'invalid_request');
+    expectError(
+      await admin(emu, 'POST', '/_emulator/faults', { status5xxNext: { status: 418, count: 1 } }),
+      400,
+      'invalid_request',
+    );
   });
 
   it('latencyMs delays answers', async () => {

@@ -41,11 +41,19 @@ describe('POST /_emulator/fields/:key (relabel)', () => {
   it('checks ?objectType= and ?business=, and refuses a blank label', async () => {
     const ok = await admin(emu, 'POST', '/_emulator/fields/employees?objectType=company', { label: 'Headcount' });
     expect(ok.json.field).toMatchObject({ key: 'employees', label: 'Headcount', objectType: 'COMPANY' });
-    expectError(await admin(emu, 'POST', '/_emulator/fields/employees?objectType=CONTACT', { label: 'x' }), 404, 'field_not_found');
+    expectError(
+      await admin(emu, 'POST', '/_emulator/fields/employees?objectType=CONTACT', { label: 'x' }),
+      404,
+      'field_not_found',
+    );
     expectError(await admin(emu, 'POST', '/_emulator/fields/nope', { label: 'x' }), 404, 'field_not_found');
     expectError(await admin(emu, 'POST', '/_emulator/fields/city', { label: ' ' }), 400, 'invalid_request');
     expectError(await admin(emu, 'POST', '/_emulator/fields/city', {}), 400, 'invalid_request');
-    expectError(await admin(emu, 'POST', '/_emulator/fields/vip?business=basic', { label: 'x' }), 404, 'field_not_found');
+    expectError(
+      await admin(emu, 'POST', '/_emulator/fields/vip?business=basic', { label: 'x' }),
+      404,
+      'field_not_found',
+    );
     expectError(await admin(emu, 'POST', '/_emulator/fields/city?business=zzz', { label: 'x' }), 404, 'not_found');
     const basic = await admin(emu, 'POST', '/_emulator/fields/city?business=basic', { label: 'Basic town' });
     expect(basic.json.business).toBe('basic');
@@ -66,9 +74,13 @@ describe('POST /_emulator/fields/:key (relabel)', () => {
   });
 
   it('stores and returns a value of a field whose key is __proto__', async () => {
-    const created = await call(emu, 'POST', '/v2/fields', { body: { label: 'Proto', key: '__proto__', objectType: 'CONTACT', dataType: 'STRING' } });
+    const created = await call(emu, 'POST', '/v2/fields', {
+      body: { label: 'Proto', key: '__proto__', objectType: 'CONTACT', dataType: 'STRING' },
+    });
     expect(created.status).toBe(200);
-    const write = await call(emu, 'POST', '/v2/contacts', { rawBody: `{"email":"${FX.grace.email}","fields":{"__proto__":"kept"}}` });
+    const write = await call(emu, 'POST', '/v2/contacts', {
+      rawBody: `{"email":"${FX.grace.email}","fields":{"__proto__":"kept"}}`,
+    });
     expect(write.status, JSON.stringify(write.json)).toBe(200);
     const got = await call(emu, 'GET', `/v2/contacts?cnvContactId=${FX.grace.id}`);
     expect(Object.getOwnPropertyDescriptor(got.json.data.contact.fields, '__proto__')?.value).toBe('kept');
@@ -90,10 +102,16 @@ describe('POST /_emulator/fields/:key/delete', () => {
     expect(after.updatedAt).toBe(before.updatedAt);
     const got = (await call(emu, 'GET', `/v2/contacts?cnvContactId=${FX.ada.id}`)).json.data.contact;
     expect(got.fields).not.toHaveProperty('vip');
-    expectError(await call(emu, 'POST', '/v2/contacts', { body: { email: FX.ada.email, fields: { vip: true } } }), 400, 'invalid_field');
+    expectError(
+      await call(emu, 'POST', '/v2/contacts', { body: { email: FX.ada.email, fields: { vip: true } } }),
+      400,
+      'invalid_field',
+    );
     expectError(await admin(emu, 'POST', '/_emulator/fields/vip/delete'), 404, 'field_not_found');
     // Created again, the field starts empty: the old values went with the old field.
-    await call(emu, 'POST', '/v2/fields', { body: { label: 'VIP', key: 'vip', objectType: 'CONTACT', dataType: 'BOOLEAN' } });
+    await call(emu, 'POST', '/v2/fields', {
+      body: { label: 'VIP', key: 'vip', objectType: 'CONTACT', dataType: 'BOOLEAN' },
+    });
     expect((await exportedContact(emu, FX.ada.id)).fields).not.toHaveProperty('VIP');
   });
 
@@ -102,7 +120,11 @@ describe('POST /_emulator/fields/:key/delete', () => {
     expect(res.json.deleted).toBe(true);
     const state = (await admin(emu, 'GET', `/_emulator/state/contacts?id=${FX.ada.id}`)).json;
     expect(state[0].company.fields).not.toHaveProperty('companyName');
-    expectError(await call(emu, 'POST', '/v2/contacts', { body: { email: FX.ada.email, companyFields: { companyName: 'x' } } }), 400, 'invalid_field');
+    expectError(
+      await call(emu, 'POST', '/v2/contacts', { body: { email: FX.ada.email, companyFields: { companyName: 'x' } } }),
+      400,
+      'invalid_field',
+    );
   });
 
   it('refuses other object types', async () => {
@@ -111,12 +133,20 @@ describe('POST /_emulator/fields/:key/delete', () => {
   });
 
   it('leaves a deleted field out of the bulk contacts as computed', async () => {
-    await call(bulk, 'POST', '/v2/fields', { body: { label: 'City', key: 'city', objectType: 'CONTACT', dataType: 'STRING' } });
-    await call(bulk, 'POST', '/v2/fields', { body: { label: 'Score', key: 'score', objectType: 'CONTACT', dataType: 'NUMBER' } });
-    for (const [key, label] of [['firstName', 'First name'], ['lastName', 'Last name']]) {
+    await call(bulk, 'POST', '/v2/fields', {
+      body: { label: 'City', key: 'city', objectType: 'CONTACT', dataType: 'STRING' },
+    });
+    await call(bulk, 'POST', '/v2/fields', {
+      body: { label: 'Score', key: 'score', objectType: 'CONTACT', dataType: 'NUMBER' },
+    });
+    for (const [key, label] of [
+      ['firstName', 'First name'],
+      ['lastName', 'Last name'],
+    ]) {
       await call(bulk, 'POST', '/v2/fields', { body: { label, key, objectType: 'CONTACT', dataType: 'STRING' } });
     }
-    const rows = async () => (await call(bulk, 'POST', '/v2/exports/contacts', { body: {} })).json.data.contacts as Row[];
+    const rows = async () =>
+      (await call(bulk, 'POST', '/v2/exports/contacts', { body: {} })).json.data.contacts as Row[];
     expect(Object.keys((await rows())[0].fields).sort()).toEqual(['City', 'First name', 'Last name', 'Score']);
     await admin(bulk, 'POST', '/_emulator/fields/city/delete');
     const after = await rows();

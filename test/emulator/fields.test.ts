@@ -20,7 +20,9 @@ describe('POST /v2/fields', () => {
     const res = await create({ label: 'Lifetime value (EUR)', objectType: 'contact', dataType: 'Number' });
     expect(res.status).toBe(200);
     expect(res.json).toEqual({
-      data: { field: { key: 'lifetimeValueEur', label: 'Lifetime value (EUR)', objectType: 'CONTACT', dataType: 'NUMBER' } },
+      data: {
+        field: { key: 'lifetimeValueEur', label: 'Lifetime value (EUR)', objectType: 'CONTACT', dataType: 'NUMBER' },
+      },
     });
   });
 
@@ -30,7 +32,11 @@ describe('POST /v2/fields', () => {
   });
 
   it('gives 400 invalid_field for a duplicate key, explicit or derived, across object types', async () => {
-    expectError(await create({ label: 'Anything', objectType: 'OPPORTUNITY', dataType: 'STRING', key: 'city' }), 400, 'invalid_field');
+    expectError(
+      await create({ label: 'Anything', objectType: 'OPPORTUNITY', dataType: 'STRING', key: 'city' }),
+      400,
+      'invalid_field',
+    );
     expectError(await create({ label: 'City', objectType: 'CONTACT', dataType: 'STRING' }), 400, 'invalid_field');
     expectError(await create({ label: 'Seats', objectType: 'COMPANY', dataType: 'NUMBER' }), 400, 'invalid_field');
   });
@@ -52,20 +58,33 @@ describe('POST /v2/fields', () => {
   it('is gated (403 export_not_enabled for basic) and needs no permission: the spec ties field creation permission to relationship fields only', async () => {
     const body = { label: 'Gate test', objectType: 'CONTACT', dataType: 'STRING' };
     expectError(await create(body, emu.keys.basic), 403, 'export_not_enabled');
-    expect((await list('?objectType=CONTACT&limit=1000')).json.data.fields.map((f: { key: string }) => f.key)).not.toContain('gateTest');
+    expect(
+      (await list('?objectType=CONTACT&limit=1000')).json.data.fields.map((f: { key: string }) => f.key),
+    ).not.toContain('gateTest');
     const limited = await create(body, emu.keys.limited);
     expect(limited.status).toBe(200);
-    expect(limited.json.data.field).toEqual({ key: 'gateTest', label: 'Gate test', objectType: 'CONTACT', dataType: 'STRING' });
+    expect(limited.json.data.field).toEqual({
+      key: 'gateTest',
+      label: 'Gate test',
+      objectType: 'CONTACT',
+      dataType: 'STRING',
+    });
   });
 
   it('a new contact field is writable through contacts upsert and read back by get contact, with type checks', async () => {
     await create({ label: 'Loyalty tier', objectType: 'CONTACT', dataType: 'STRING' });
     await create({ label: 'Churned', objectType: 'CONTACT', dataType: 'BOOLEAN' });
-    const up = await call(emu, 'POST', '/v2/contacts', { body: { email: FIXTURE_CONTACTS.grace.email, fields: { loyaltyTier: 'gold', churned: false } } });
+    const up = await call(emu, 'POST', '/v2/contacts', {
+      body: { email: FIXTURE_CONTACTS.grace.email, fields: { loyaltyTier: 'gold', churned: false } },
+    });
     expect(up.status).toBe(200);
     const got = await call(emu, 'GET', `/v2/contacts?email=${FIXTURE_CONTACTS.grace.email}`);
     expect(got.json.data.contact.fields).toMatchObject({ loyaltyTier: 'gold', churned: false });
-    expectError(await call(emu, 'POST', '/v2/contacts', { body: { email: 'x@example.com', fields: { churned: 'no' } } }), 400, 'invalid_field');
+    expectError(
+      await call(emu, 'POST', '/v2/contacts', { body: { email: 'x@example.com', fields: { churned: 'no' } } }),
+      400,
+      'invalid_field',
+    );
   });
 });
 
@@ -76,8 +95,20 @@ describe('GET /v2/fields', () => {
     expect(res.json.pagination).toEqual({ nextCursor: null });
     const fields = res.json.data.fields;
     expect(fields.every((f: { objectType: string }) => f.objectType === 'COMPANY')).toBe(true);
-    expect(fields).toContainEqual({ key: 'accountOwner', label: 'Account owner', objectType: 'COMPANY', dataType: 'STRING', readOnly: true });
-    expect(fields).toContainEqual({ key: 'companyName', label: 'Company name', objectType: 'COMPANY', dataType: 'STRING', readOnly: false });
+    expect(fields).toContainEqual({
+      key: 'accountOwner',
+      label: 'Account owner',
+      objectType: 'COMPANY',
+      dataType: 'STRING',
+      readOnly: true,
+    });
+    expect(fields).toContainEqual({
+      key: 'companyName',
+      label: 'Company name',
+      objectType: 'COMPANY',
+      dataType: 'STRING',
+      readOnly: false,
+    });
   });
 
   it('walks every page with the cursor, without repeats', async () => {
@@ -112,13 +143,20 @@ describe('GET /v2/fields', () => {
     expectError(await list('?objectType=LEAD'), 400, 'invalid_object_type');
   });
 
-  it('lists a custom object\'s own fields with customObjectId, relationships included', async () => {
+  it("lists a custom object's own fields with customObjectId, relationships included", async () => {
     const res = await list(`?objectType=CUSTOM_OBJECT&customObjectId=${CO.id}`);
     const byKey = Object.fromEntries(res.json.data.fields.map((f: { key: string }) => [f.key, f]));
-    expect(Object.values(byKey).map((f: any) => f.dataType).sort()).toEqual(expect.arrayContaining(['BOOLEAN', 'DATE', 'DATETIME', 'NUMBER', 'STRING']));
+    expect(
+      Object.values(byKey)
+        .map((f: any) => f.dataType)
+        .sort(),
+    ).toEqual(expect.arrayContaining(['BOOLEAN', 'DATE', 'DATETIME', 'NUMBER', 'STRING']));
     expect(byKey.syncedAt.readOnly).toBe(true);
     expect(byKey.subscriber).toMatchObject({
-      objectType: 'CUSTOM_OBJECT', customObjectId: CO.id, dataType: 'STRING', readOnly: false,
+      objectType: 'CUSTOM_OBJECT',
+      customObjectId: CO.id,
+      dataType: 'STRING',
+      readOnly: false,
       relationship: { objectType: 'CONTACT', pairedKey: 'subscriptions', reverse: false },
     });
     // customObjectId alone implies CUSTOM_OBJECT
@@ -127,17 +165,31 @@ describe('GET /v2/fields', () => {
     expectError(await list(`?objectType=CONTACT&customObjectId=${CO.id}`), 400, 'invalid_request');
   });
 
-  it('is not gated: the basic key lists its own business\'s fields only', async () => {
+  it("is not gated: the basic key lists its own business's fields only", async () => {
     const res = await list('', emu.keys.basic);
-    expect(res.json.data.fields.map((f: { key: string }) => f.key)).toEqual(['firstName', 'lastName', 'city', 'score', 'companyName']);
+    expect(res.json.data.fields.map((f: { key: string }) => f.key)).toEqual([
+      'firstName',
+      'lastName',
+      'city',
+      'score',
+      'companyName',
+    ]);
   });
 });
 
 describe('POST /v2/fields/relationships', () => {
-  const side = (objectType: string, key: string, label: string, customObjectId?: string) => ({ objectType, key, label, ...(customObjectId ? { customObjectId } : {}) });
+  const side = (objectType: string, key: string, label: string, customObjectId?: string) => ({
+    objectType,
+    key,
+    label,
+    ...(customObjectId ? { customObjectId } : {}),
+  });
 
   it('creates a writable source field and a read-only reverse field, trimming keys and labels', async () => {
-    const res = await relate({ source: side('CUSTOM_OBJECT', '  accountManager ', ' Account manager ', CO.id), target: side('contact', 'managedSubscriptions', 'Managed subscriptions') });
+    const res = await relate({
+      source: side('CUSTOM_OBJECT', '  accountManager ', ' Account manager ', CO.id),
+      target: side('contact', 'managedSubscriptions', 'Managed subscriptions'),
+    });
     expect(res.status).toBe(200);
     expect(res.json.data).toEqual({
       sourceField: { key: 'accountManager', objectType: 'CUSTOM_OBJECT', customObjectId: CO.id },
@@ -145,17 +197,33 @@ describe('POST /v2/fields/relationships', () => {
     });
     const contactFields = (await list('?objectType=CONTACT&limit=1000')).json.data.fields;
     expect(contactFields).toContainEqual({
-      key: 'managedSubscriptions', label: 'Managed subscriptions', objectType: 'CONTACT', dataType: 'STRING', readOnly: true,
+      key: 'managedSubscriptions',
+      label: 'Managed subscriptions',
+      objectType: 'CONTACT',
+      dataType: 'STRING',
+      readOnly: true,
       relationship: { objectType: 'CUSTOM_OBJECT', customObjectId: CO.id, pairedKey: 'accountManager', reverse: true },
     });
     const coFields = (await list(`?customObjectId=${CO.id}`)).json.data.fields;
-    expect(coFields.find((f: { key: string }) => f.key === 'accountManager')).toMatchObject({ label: 'Account manager', readOnly: false });
+    expect(coFields.find((f: { key: string }) => f.key === 'accountManager')).toMatchObject({
+      label: 'Account manager',
+      readOnly: false,
+    });
     // The reverse side is maintained by the service: contacts upsert cannot write it.
-    expectError(await call(emu, 'POST', '/v2/contacts', { body: { email: 'ada@example.com', fields: { managedSubscriptions: 'x' } } }), 400, 'invalid_field');
+    expectError(
+      await call(emu, 'POST', '/v2/contacts', {
+        body: { email: 'ada@example.com', fields: { managedSubscriptions: 'x' } },
+      }),
+      400,
+      'invalid_field',
+    );
   });
 
   it('accepts standard objects on both sides and Unicode keys', async () => {
-    const res = await relate({ source: side('OPPORTUNITY', 'käufer', 'Käufer'), target: side('CAMPAIGN', 'opportunités', 'Opportunités') });
+    const res = await relate({
+      source: side('OPPORTUNITY', 'käufer', 'Käufer'),
+      target: side('CAMPAIGN', 'opportunités', 'Opportunités'),
+    });
     expect(res.json.data.sourceField).toEqual({ key: 'käufer', objectType: 'OPPORTUNITY' });
   });
 
@@ -167,11 +235,22 @@ describe('POST /v2/fields/relationships', () => {
     [{ source: side('CONTACT', 'a4', ' '), target: side('COMPANY', 'b4', 'B') }, 400, 'invalid_request'],
     [{ source: side('CUSTOM_OBJECT', 'a5', 'A'), target: side('CONTACT', 'b5', 'B') }, 400, 'invalid_request'],
     [{ source: side('CONTACT', 'a6', 'A', CO.id), target: side('COMPANY', 'b6', 'B') }, 400, 'invalid_request'],
-    [{ source: side('CUSTOM_OBJECT', 'a7', 'A', 'not-a-uuid'), target: side('CONTACT', 'b7', 'B') }, 400, 'invalid_request'],
+    [
+      { source: side('CUSTOM_OBJECT', 'a7', 'A', 'not-a-uuid'), target: side('CONTACT', 'b7', 'B') },
+      400,
+      'invalid_request',
+    ],
     [{ source: side('LEAD', 'a8', 'A'), target: side('CONTACT', 'b8', 'B') }, 400, 'invalid_object_type'],
     [{ source: side('CONTACT', 'city', 'A'), target: side('COMPANY', 'b9', 'B') }, 400, 'invalid_field'],
     [{ source: side('CONTACT', 'same', 'A'), target: side('COMPANY', 'same', 'B') }, 400, 'invalid_field'],
-    [{ source: side('CUSTOM_OBJECT', 'a10', 'A', 'c0000000-0000-4000-8000-0000000000ff'), target: side('CONTACT', 'b10', 'B') }, 404, 'custom_object_not_found'],
+    [
+      {
+        source: side('CUSTOM_OBJECT', 'a10', 'A', 'c0000000-0000-4000-8000-0000000000ff'),
+        target: side('CONTACT', 'b10', 'B'),
+      },
+      404,
+      'custom_object_not_found',
+    ],
   ])('refuses %j with %i %s and defines nothing', async (body, status, code) => {
     expectError(await relate(body), status, code);
     const keys = (await list('?limit=1000')).json.data.fields.map((f: { key: string }) => f.key);

@@ -14,11 +14,38 @@ describe('GET /v2/forms/:id', () => {
     const res = await call(emu, 'GET', `/v2/forms/${FORMS.contactUs.id}`);
     expect(res.status).toBe(200);
     const form = res.json.data.form;
-    expect(form).toMatchObject({ id: FORMS.contactUs.id, name: 'Contact us', submissionCount: 128, lastSubmittedAt: '2024-11-28T16:20:00.000Z' });
-    expect(Object.keys(form).sort()).toEqual(['createdAt', 'fields', 'id', 'lastSubmittedAt', 'name', 'submissionCount', 'updatedAt']);
-    expect(form.fields.map((f: { type: string }) => f.type)).toEqual(['EMAIL', 'DROPDOWN', 'LONG_ANSWER', 'HIDDEN', 'MULTI_CHECKBOX', 'GDPR_CONSENT']);
+    expect(form).toMatchObject({
+      id: FORMS.contactUs.id,
+      name: 'Contact us',
+      submissionCount: 128,
+      lastSubmittedAt: '2024-11-28T16:20:00.000Z',
+    });
+    expect(Object.keys(form).sort()).toEqual([
+      'createdAt',
+      'fields',
+      'id',
+      'lastSubmittedAt',
+      'name',
+      'submissionCount',
+      'updatedAt',
+    ]);
+    expect(form.fields.map((f: { type: string }) => f.type)).toEqual([
+      'EMAIL',
+      'DROPDOWN',
+      'LONG_ANSWER',
+      'HIDDEN',
+      'MULTI_CHECKBOX',
+      'GDPR_CONSENT',
+    ]);
     const dropdown = form.fields[1];
-    expect(dropdown).toEqual({ fieldId: expect.any(String), name: 'Topic', type: 'DROPDOWN', required: true, hidden: false, options: FORMS.contactUs.fields[1].options });
+    expect(dropdown).toEqual({
+      fieldId: expect.any(String),
+      name: 'Topic',
+      type: 'DROPDOWN',
+      required: true,
+      hidden: false,
+      options: FORMS.contactUs.fields[1].options,
+    });
     expect(form.fields[0].options).toBeUndefined();
     expect(form.fields[3].hidden).toBe(true);
   });

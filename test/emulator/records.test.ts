@@ -14,12 +14,27 @@ afterAll(async () => {
 const PATH = `/v2/custom-objects/${CO.id}/records/batch`;
 const batch = (records: unknown, key?: string, path = PATH) => call(emu, 'POST', path, { body: { records }, key });
 const stateOf = async (clientDedupKey: string) =>
-  (await admin(emu, 'GET', `/_emulator/state/records?customObjectId=${CO.id}&clientDedupKey=${encodeURIComponent(clientDedupKey)}`)).json[0];
+  (
+    await admin(
+      emu,
+      'GET',
+      `/_emulator/state/records?customObjectId=${CO.id}&clientDedupKey=${encodeURIComponent(clientDedupKey)}`,
+    )
+  ).json[0];
 
 describe('POST /v2/custom-objects/:id/records/batch', () => {
   it('creates then updates records, one result per input in input order, with counts', async () => {
     const first = await batch([
-      { clientDedupKey: 'r-1', fields: { planName: 'Basic', seats: 1, autoRenew: true, startDate: '2025-01-31', renewedAt: '2025-02-01T10:00:00Z' } },
+      {
+        clientDedupKey: 'r-1',
+        fields: {
+          planName: 'Basic',
+          seats: 1,
+          autoRenew: true,
+          startDate: '2025-01-31',
+          renewedAt: '2025-02-01T10:00:00Z',
+        },
+      },
       { clientDedupKey: 'r-2', fields: { planName: 'Pro' } },
     ]);
     expect(first.status).toBe(200);
@@ -28,12 +43,23 @@ describe('POST /v2/custom-objects/:id/records/batch', () => {
       { success: true, id: expect.any(String), clientDedupKey: 'r-1', operation: 'CREATE' },
       { success: true, id: expect.any(String), clientDedupKey: 'r-2', operation: 'CREATE' },
     ]);
-    const second = await batch([{ clientDedupKey: 'r-2', fields: { seats: 3 } }, { clientDedupKey: 'r-1', fields: { seats: null } }]);
-    expect(second.json.data.results.map((r: any) => [r.clientDedupKey, r.operation])).toEqual([['r-2', 'UPDATE'], ['r-1', 'UPDATE']]);
+    const second = await batch([
+      { clientDedupKey: 'r-2', fields: { seats: 3 } },
+      { clientDedupKey: 'r-1', fields: { seats: null } },
+    ]);
+    expect(second.json.data.results.map((r: any) => [r.clientDedupKey, r.operation])).toEqual([
+      ['r-2', 'UPDATE'],
+      ['r-1', 'UPDATE'],
+    ]);
     expect(second.json.data.results[1].id).toBe(first.json.data.results[0].id);
     expect((await stateOf('r-2')).fields).toEqual({ planName: 'Pro', seats: 3 });
     // null clears; fields not sent are kept
-    expect((await stateOf('r-1')).fields).toEqual({ planName: 'Basic', autoRenew: true, startDate: '2025-01-31', renewedAt: '2025-02-01T10:00:00Z' });
+    expect((await stateOf('r-1')).fields).toEqual({
+      planName: 'Basic',
+      autoRenew: true,
+      startDate: '2025-01-31',
+      renewedAt: '2025-02-01T10:00:00Z',
+    });
   });
 
   it('applies repeated keys inside one batch sequentially, in order', async () => {
@@ -64,7 +90,12 @@ describe('POST /v2/custom-objects/:id/records/batch', () => {
     expect(data).toMatchObject({ processed: 10, succeeded: 2, failed: 8 });
     const r = data.results;
     expect(r[0]).toMatchObject({ success: true, clientDedupKey: 'ok-1' });
-    expect(r[1]).toEqual({ success: false, clientDedupKey: 'bad-1', error: 'invalid_field', message: expect.stringMatching(/nope/) });
+    expect(r[1]).toEqual({
+      success: false,
+      clientDedupKey: 'bad-1',
+      error: 'invalid_field',
+      message: expect.stringMatching(/nope/),
+    });
     expect(r[2]).toMatchObject({ success: false, error: 'invalid_field', message: expect.stringMatching(/read-only/) });
     expect(r[3]).toMatchObject({ success: false, error: 'invalid_field', message: expect.stringMatching(/NUMBER/) });
     expect(r[4]).toMatchObject({ success: false, error: 'invalid_field' });
@@ -90,7 +121,11 @@ describe('POST /v2/custom-objects/:id/records/batch', () => {
     expect((await stateOf('rel-1')).relationships).toEqual({ subscriber: FIXTURE_CONTACTS.grace.id });
     expect((await stateOf('rel-2')).relationships).toEqual({ subscriber: FIXTURE_CONTACTS.ada.id });
     const pending = await stateOf('rel-3');
-    expect(pending).toMatchObject({ fields: { subscriber: 'nobody@example.com', seats: 2 }, pendingRelationships: { subscriber: 'nobody@example.com' }, relationships: {} });
+    expect(pending).toMatchObject({
+      fields: { subscriber: 'nobody@example.com', seats: 2 },
+      pendingRelationships: { subscriber: 'nobody@example.com' },
+      relationships: {},
+    });
     expect((await admin(emu, 'GET', '/_emulator/info')).json.businesses[0].contacts).toBe(contactsBefore);
     expect((await admin(emu, 'GET', '/_emulator/state/contacts?email=nobody@example.com')).json).toEqual([]);
 
@@ -127,7 +162,11 @@ describe('POST /v2/custom-objects/:id/records/batch', () => {
     const one = [{ clientDedupKey: 'perm', fields: {} }];
     expectError(await batch(one, emu.keys.limited), 403, 'forbidden');
     expectError(await batch(one, emu.keys.basic), 403, 'forbidden');
-    expectError(await batch(one, undefined, '/v2/custom-objects/c0000000-0000-4000-8000-0000000000ff/records/batch'), 404, 'custom_object_not_found');
+    expectError(
+      await batch(one, undefined, '/v2/custom-objects/c0000000-0000-4000-8000-0000000000ff/records/batch'),
+      404,
+      'custom_object_not_found',
+    );
     expectError(await batch(one, undefined, '/v2/custom-objects/nope/records/batch'), 404, 'custom_object_not_found');
     expect(await stateOf('perm')).toBeUndefined();
   });

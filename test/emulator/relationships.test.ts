@@ -1,7 +1,12 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FIXTURE_CONTACTS as FX, FIXTURE_CUSTOM_OBJECT as CO, FIXTURE_RECORDS, FIXTURE_TARGETS as T } from '../../src/emulator/seed/fixtures.js';
+import {
+  FIXTURE_CONTACTS as FX,
+  FIXTURE_CUSTOM_OBJECT as CO,
+  FIXTURE_RECORDS,
+  FIXTURE_TARGETS as T,
+} from '../../src/emulator/seed/fixtures.js';
 import { cnvInProcess, tempConfigDir } from '../helpers/cli.js';
 import { emulatorFixture } from '../helpers/emulator.js';
 
@@ -29,9 +34,14 @@ async function contactFields(email: string): Promise<Record<string, unknown>> {
   expect(res.exitCode).toBe(0);
   return JSON.parse(res.stdout).fields;
 }
-const record = async (key: string) => (await fx.admin('GET', `/_emulator/state/records?customObjectId=${CO.id}&clientDedupKey=${encodeURIComponent(key)}`))[0];
+const record = async (key: string) =>
+  (
+    await fx.admin('GET', `/_emulator/state/records?customObjectId=${CO.id}&clientDedupKey=${encodeURIComponent(key)}`)
+  )[0];
 const target = async (type: string, key: string) =>
-  ((await fx.admin('GET', `/_emulator/state/targets?objectType=${type}`)) as any[]).find((t) => t.clientDedupKey === key);
+  ((await fx.admin('GET', `/_emulator/state/targets?objectType=${type}`)) as any[]).find(
+    (t) => t.clientDedupKey === key,
+  );
 async function relate(source: Record<string, unknown>, targetSide: Record<string, unknown>) {
   const res = await fetch(`${fx.emulator.url}/v2/fields/relationships`, {
     method: 'POST',
@@ -66,7 +76,10 @@ describe('relationships (spec: the source field maintains the reverse side; rule
   it('resolves a pending relationship when its target contact appears, on the record and on the reverse side', async () => {
     const res = await upsertRecords('clientDedupKey,subscriber\npend-1,late.comer@example.com\npend-2,user-late\n');
     expect(res.stdout).toMatch(/pending relationships \(target not found yet\): subscriber/);
-    expect(await record('pend-1')).toMatchObject({ pendingRelationships: { subscriber: 'late.comer@example.com' }, relationships: {} });
+    expect(await record('pend-1')).toMatchObject({
+      pendingRelationships: { subscriber: 'late.comer@example.com' },
+      relationships: {},
+    });
 
     const created = await cli(['contacts', 'upsert', '--email', 'late.comer@example.com', '--json']);
     expect(created.exitCode).toBe(0);
@@ -75,18 +88,36 @@ describe('relationships (spec: the source field maintains the reverse side; rule
     expect((await contactFields('late.comer@example.com')).subscriptions).toBe('pend-1');
     // pend-2 waits for a userId; the contact gets one through a tracked event creating it.
     expect((await record('pend-2')).pendingRelationships).toEqual({ subscriber: 'user-late' });
-    const tracked = await cli(['events', 'track', '--event', 'signed_up', '--user-id', 'user-late', '--email', 'late.two@example.com', '--set', 'createContact=true']);
+    const tracked = await cli([
+      'events',
+      'track',
+      '--event',
+      'signed_up',
+      '--user-id',
+      'user-late',
+      '--email',
+      'late.two@example.com',
+      '--set',
+      'createContact=true',
+    ]);
     expect(tracked.exitCode, tracked.stderr).toBe(0);
     expect((await record('pend-2')).pendingRelationships).toEqual({});
     expect((await contactFields('late.two@example.com')).subscriptions).toBe('pend-2');
   });
 
   it('treats relationship keys written through contact fields as relationships, resolved by clientDedupKey or left pending', async () => {
-    await relate({ objectType: 'CONTACT', key: 'favouritePlan', label: 'Favourite plan' }, { objectType: 'CUSTOM_OBJECT', customObjectId: CO.id, key: 'fans', label: 'Fans' });
-    expect((await cli(['contacts', 'upsert', '--email', FX.ada.email, '--field', 'favouritePlan=sub-grace'])).exitCode).toBe(0);
+    await relate(
+      { objectType: 'CONTACT', key: 'favouritePlan', label: 'Favourite plan' },
+      { objectType: 'CUSTOM_OBJECT', customObjectId: CO.id, key: 'fans', label: 'Fans' },
+    );
+    expect(
+      (await cli(['contacts', 'upsert', '--email', FX.ada.email, '--field', 'favouritePlan=sub-grace'])).exitCode,
+    ).toBe(0);
     expect((await record('sub-grace')).fields.fans).toBe('user-ada');
     // A contact without userId is named by its email on the reverse side.
-    expect((await cli(['contacts', 'upsert', '--email', FX.linus.email, '--field', 'favouritePlan=plan-to-come'])).exitCode).toBe(0);
+    expect(
+      (await cli(['contacts', 'upsert', '--email', FX.linus.email, '--field', 'favouritePlan=plan-to-come'])).exitCode,
+    ).toBe(0);
     expect((await contactFields(FX.linus.email)).favouritePlan).toBe('plan-to-come');
     await upsertRecords('clientDedupKey,planName\nplan-to-come,Future\n');
     expect((await record('plan-to-come')).fields).toEqual({ planName: 'Future', fans: FX.linus.email });
@@ -100,7 +131,10 @@ describe('relationships (spec: the source field maintains the reverse side; rule
       ['CAMPAIGN_MEMBER', 'membership', 'membershipSubscriptions'],
     ];
     for (const [objectType, key, reverse] of targets) {
-      await relate({ objectType: 'CUSTOM_OBJECT', customObjectId: CO.id, key, label: key }, { objectType, key: reverse, label: reverse });
+      await relate(
+        { objectType: 'CUSTOM_OBJECT', customObjectId: CO.id, key, label: key },
+        { objectType, key: reverse, label: reverse },
+      );
     }
     const res = await upsertRecords(
       'clientDedupKey,account,deal,campaign,membership\n' +
@@ -110,24 +144,45 @@ describe('relationships (spec: the source field maintains the reverse side; rule
     expect(res.exitCode).toBe(0);
     expect(await record('multi-1')).toMatchObject({
       pendingRelationships: {},
-      relationships: { account: T.company.id, deal: T.opportunity.id, campaign: T.campaign.id, membership: T.campaignMember.id },
+      relationships: {
+        account: T.company.id,
+        deal: T.opportunity.id,
+        campaign: T.campaign.id,
+        membership: T.campaignMember.id,
+      },
     });
-    expect((await record('multi-2')).pendingRelationships).toEqual({ account: T.company.id, deal: 'opp-2002', campaign: T.campaign.id });
-    expect((await target('COMPANY', T.company.clientDedupKey)).fields).toMatchObject({ accountSubscriptions: 'multi-1' });
-    expect((await target('OPPORTUNITY', T.opportunity.clientDedupKey)).fields).toEqual({ dealSubscriptions: 'multi-1' });
+    expect((await record('multi-2')).pendingRelationships).toEqual({
+      account: T.company.id,
+      deal: 'opp-2002',
+      campaign: T.campaign.id,
+    });
+    expect((await target('COMPANY', T.company.clientDedupKey)).fields).toMatchObject({
+      accountSubscriptions: 'multi-1',
+    });
+    expect((await target('OPPORTUNITY', T.opportunity.clientDedupKey)).fields).toEqual({
+      dealSubscriptions: 'multi-1',
+    });
     expect((await target('CAMPAIGN', T.campaign.clientDedupKey)).fields).toEqual({ campaignSubscriptions: 'multi-1' });
-    expect((await target('CAMPAIGN_MEMBER', T.campaignMember.clientDedupKey)).fields).toEqual({ membershipSubscriptions: 'multi-1' });
+    expect((await target('CAMPAIGN_MEMBER', T.campaignMember.clientDedupKey)).fields).toEqual({
+      membershipSubscriptions: 'multi-1',
+    });
     expect(await target('OPPORTUNITY', 'opp-2002')).toBeUndefined();
 
     // The opportunity appears (no API creates one): the pending link resolves.
-    const added = await fx.admin('POST', '/_emulator/targets', { objectType: 'OPPORTUNITY', clientDedupKey: 'opp-2002' });
+    const added = await fx.admin('POST', '/_emulator/targets', {
+      objectType: 'OPPORTUNITY',
+      clientDedupKey: 'opp-2002',
+    });
     expect((await record('multi-2')).relationships).toEqual({ deal: added.id });
     expect((await target('OPPORTUNITY', 'opp-2002')).fields).toEqual({ dealSubscriptions: 'multi-2' });
   });
 
   it('resolves custom-object targets by clientDedupKey and maintains their reverse field', async () => {
     await upsertRecords('clientDedupKey,parentSubscription\nkid-1,parent-later\nkid-2,parent-later\nparent-later,\n');
-    expect(await record('kid-1')).toMatchObject({ pendingRelationships: {}, relationships: { parentSubscription: (await record('parent-later')).id } });
+    expect(await record('kid-1')).toMatchObject({
+      pendingRelationships: {},
+      relationships: { parentSubscription: (await record('parent-later')).id },
+    });
     expect((await record('parent-later')).fields.childSubscriptions).toBe('kid-1;kid-2');
     expect((await record(FIXTURE_RECORDS.ada.clientDedupKey)).fields.childSubscriptions).toBe('sub-grace');
   });

@@ -20,7 +20,11 @@ describe('Router', () => {
   });
 
   it('distinguishes 405 from 404 and ignores trailing slashes', () => {
-    expect(router.match('DELETE', '/v2/campaigns/x')).toEqual({ kind: 'method_not_allowed', pattern: '/v2/campaigns/:campaignId', allowed: ['GET'] });
+    expect(router.match('DELETE', '/v2/campaigns/x')).toEqual({
+      kind: 'method_not_allowed',
+      pattern: '/v2/campaigns/:campaignId',
+      allowed: ['GET'],
+    });
     expect(router.match('GET', '/v2/campaigns/x/y/z').kind).toBe('not_found');
     expect(router.match('GET', '/v2/campaigns/x/').kind).toBe('found');
   });
@@ -31,8 +35,14 @@ describe('errorResult', () => {
     const { errorResult } = await import('../../src/emulator/http-io.js');
     const { EmulatorError } = await import('../../src/emulator/error-answer.js');
     const lines: string[] = [];
-    const known = errorResult(new EmulatorError(429, 'rate_limited', 'slow down', { 'retry-after': '1' }), (l) => lines.push(l));
-    expect(known).toEqual({ status: 429, body: { error: { code: 'rate_limited', message: 'slow down' } }, headers: { 'retry-after': '1' } });
+    const known = errorResult(new EmulatorError(429, 'rate_limited', 'slow down', { 'retry-after': '1' }), (l) =>
+      lines.push(l),
+    );
+    expect(known).toEqual({
+      status: 429,
+      body: { error: { code: 'rate_limited', message: 'slow down' } },
+      headers: { 'retry-after': '1' },
+    });
     expect(lines).toEqual([]);
     const bug = errorResult(new TypeError('boom'), (l) => lines.push(l));
     expect(bug).toEqual({ status: 500, body: { error: { code: 'internal_error', message: 'Internal server error' } } });

@@ -72,7 +72,12 @@ describe('seed', () => {
     const fields = build('demo').business('acme').fields;
     const contactTypes = new Set(fields.list('CONTACT').map((f) => f.dataType));
     expect([...contactTypes].sort()).toEqual(['BOOLEAN', 'DATE', 'DATETIME', 'NUMBER', 'STRING']);
-    expect(fields.list('CONTACT').filter((f) => f.readOnly).map((f) => f.key)).toEqual(['leadScore', 'createdBy']);
+    expect(
+      fields
+        .list('CONTACT')
+        .filter((f) => f.readOnly)
+        .map((f) => f.key),
+    ).toEqual(['leadScore', 'createdBy']);
     expect(fields.list('COMPANY').filter((f) => f.readOnly)).toHaveLength(1);
     expect(fields.list('OPPORTUNITY').length).toBeGreaterThan(0);
     expect(fields.list('CAMPAIGN_MEMBER').length).toBeGreaterThan(0);
@@ -90,7 +95,9 @@ describe('seed', () => {
       expect(acme.contacts.allByEmail('shared@example.com')).toHaveLength(2);
       expect(acme.contacts.findByEmail('bounced@example.com')?.subscriptionStatus).toBe('BOUNCED');
       expect(acme.contacts.findByUserId('user-grace')?.email).toBe('grace@example.com');
-      expect(acme.customEventsByClientId.get(FIXTURE_EVENTS.adaSignedUp.clientEventId)?.eventId).toBe(FIXTURE_EVENTS.adaSignedUp.eventId);
+      expect(acme.customEventsByClientId.get(FIXTURE_EVENTS.adaSignedUp.clientEventId)?.eventId).toBe(
+        FIXTURE_EVENTS.adaSignedUp.eventId,
+      );
       expect(acme.contacts.get(FIXTURE_EVENTS.orphan.contactId)).toBeUndefined();
       const basic = store.business('basic');
       expect(basic.contacts.get(FIXTURE_BASIC_CONTACTS.basicUser.id)?.email).toBe('basic.user@example.com');

@@ -27,8 +27,13 @@ describe('malformed path ids', () => {
     ['POST', '/v2/campaigns/nope/contacts', body, 'campaign_not_found'],
     ['POST', '/v2/campaigns/nope/contacts/batch', { contacts: [body] }, 'campaign_not_found'],
     ['GET', '/v2/forms/nope', undefined, 'form_not_found'],
-    ['POST', '/v2/custom-objects/nope/records/batch', { records: [{ clientDedupKey: 'k' }] }, 'custom_object_not_found'],
-  ])('%s %s is the resource\'s 404, like an unknown id', async (method, path, reqBody, code) => {
+    [
+      'POST',
+      '/v2/custom-objects/nope/records/batch',
+      { records: [{ clientDedupKey: 'k' }] },
+      'custom_object_not_found',
+    ],
+  ])("%s %s is the resource's 404, like an unknown id", async (method, path, reqBody, code) => {
     expectError(await call(emu, method, path, { body: reqBody }), 404, code);
   });
 });
@@ -41,12 +46,28 @@ describe('cursors across restarts', () => {
     const same = await startEmulator({ port: 0, quiet: true });
     const other = await startEmulator({ port: 0, quiet: true, seed: 7 });
     try {
-      expectError(await call(same, 'POST', '/v2/exports/contacts', { body: { cursor, limit: 5 }, key: same.keys.full }), 400, 'invalid_cursor');
-      expectError(await call(same, 'GET', `/v2/campaigns?cursor=${campaigns}`, { key: same.keys.full }), 400, 'invalid_cursor');
+      expectError(
+        await call(same, 'POST', '/v2/exports/contacts', { body: { cursor, limit: 5 }, key: same.keys.full }),
+        400,
+        'invalid_cursor',
+      );
+      expectError(
+        await call(same, 'GET', `/v2/campaigns?cursor=${campaigns}`, { key: same.keys.full }),
+        400,
+        'invalid_cursor',
+      );
       expect((await call(emu, 'POST', '/v2/exports/contacts', { body: { cursor, limit: 5 } })).status).toBe(200);
       await admin(emu, 'POST', '/_emulator/reset');
-      expectError(await call(emu, 'POST', '/v2/exports/contacts', { body: { cursor, limit: 5 } }), 400, 'invalid_cursor');
-      expectError(await call(other, 'POST', '/v2/exports/contacts', { body: { cursor }, key: other.keys.full }), 400, 'invalid_cursor');
+      expectError(
+        await call(emu, 'POST', '/v2/exports/contacts', { body: { cursor, limit: 5 } }),
+        400,
+        'invalid_cursor',
+      );
+      expectError(
+        await call(other, 'POST', '/v2/exports/contacts', { body: { cursor }, key: other.keys.full }),
+        400,
+        'invalid_cursor',
+      );
     } finally {
       await same.close();
       await other.close();
@@ -57,7 +78,9 @@ describe('cursors across restarts', () => {
     const secret = emu.store.business('acme').cursorSecret;
     const forged = (payload: unknown, kind: string) => encodeCursor(payload, kind, secret);
     const good = forged({ b: 'acme', w: [0, null], g: 0, p: null }, 'export-custom-events');
-    expect((await call(emu, 'POST', '/v2/exports/custom-events', { body: { cursor: good, limit: 1 } })).status).toBe(200);
+    expect((await call(emu, 'POST', '/v2/exports/custom-events', { body: { cursor: good, limit: 1 } })).status).toBe(
+      200,
+    );
     for (const [payload, kind, path] of [
       [{ b: 'acme', w: 'x', g: 0, p: null }, 'export-custom-events', 'custom-events'],
       [{ b: 'acme', w: [0, null], g: 'soon', p: null }, 'export-custom-events', 'custom-events'],
@@ -75,7 +98,9 @@ describe('no-op upserts', () => {
   it('a contact upsert that changes nothing keeps updatedAt (and the export position); a change moves it', async () => {
     const before = await stateOf(FX.ada.id);
     const { firstName, city, score } = before.fields;
-    const same = await call(emu, 'POST', '/v2/contacts', { body: { email: FX.ada.email, subscriptionStatus: before.subscriptionStatus, fields: { firstName, city, score } } });
+    const same = await call(emu, 'POST', '/v2/contacts', {
+      body: { email: FX.ada.email, subscriptionStatus: before.subscriptionStatus, fields: { firstName, city, score } },
+    });
     expect(same.json.data).toEqual({ cnvContactId: FX.ada.id, contactCreated: false });
     expect((await stateOf(FX.ada.id)).updatedAt).toBe(before.updatedAt);
     const exported = await call(emu, 'POST', '/v2/exports/contacts', { body: { limit: 5000 } });
@@ -94,14 +119,19 @@ describe('request content type', () => {
     async (headers) => {
       const res = await send(headers);
       expect(res.status).toBe(400);
-      expect((await res.json()).error).toMatchObject({ code: 'invalid_request', message: expect.stringMatching(/Content-Type: application\/json/) });
+      expect((await res.json()).error).toMatchObject({
+        code: 'invalid_request',
+        message: expect.stringMatching(/Content-Type: application\/json/),
+      });
       expect((await admin(emu, 'GET', '/_emulator/state/contacts?email=typed@example.com')).json).toEqual([]);
     },
   );
 
   it('accepts application/json with parameters, in any case; a request without a body needs no type', async () => {
     expect((await send({ 'content-type': 'Application/JSON; charset=utf-8' })).status).toBe(200);
-    const get = await fetch(`${emu.url}/v2/contacts?email=typed@example.com`, { headers: { 'x-api-key': emu.keys.full } });
+    const get = await fetch(`${emu.url}/v2/contacts?email=typed@example.com`, {
+      headers: { 'x-api-key': emu.keys.full },
+    });
     expect(get.status).toBe(200);
   });
 });

@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { FIXTURE_BASIC_WORKFLOWS, FIXTURE_CONTACTS as FX, FIXTURE_WORKFLOWS as WF } from '../../src/emulator/seed/fixtures.js';
+import {
+  FIXTURE_BASIC_WORKFLOWS,
+  FIXTURE_CONTACTS as FX,
+  FIXTURE_WORKFLOWS as WF,
+} from '../../src/emulator/seed/fixtures.js';
 import { admin, call, expectError } from './helpers.js';
 
 let emu: Emulator;
@@ -9,7 +13,8 @@ beforeAll(async () => {
 });
 afterAll(() => emu.close());
 
-const trigger = (id: string, body: unknown, key?: string) => call(emu, 'POST', `/v2/workflows/${id}/trigger`, { body, key });
+const trigger = (id: string, body: unknown, key?: string) =>
+  call(emu, 'POST', `/v2/workflows/${id}/trigger`, { body, key });
 const triggers = async (id: string) => (await admin(emu, 'GET', `/_emulator/state/workflows/${id}`)).json.triggers;
 
 describe('POST /v2/workflows/:id/trigger', () => {
@@ -17,7 +22,9 @@ describe('POST /v2/workflows/:id/trigger', () => {
     const res = await trigger(WF.welcome.id, { email: FX.grace.email, data: { plan: 'pro' } });
     expect(res.status).toBe(200);
     expect(res.json).toEqual({ data: { triggered: true } });
-    expect(await triggers(WF.welcome.id)).toEqual([{ contactId: FX.grace.id, data: { plan: 'pro' }, triggeredAt: expect.any(String) }]);
+    expect(await triggers(WF.welcome.id)).toEqual([
+      { contactId: FX.grace.id, data: { plan: 'pro' }, triggeredAt: expect.any(String) },
+    ]);
   });
 
   it('resolves cnvContactId, then userId, then email', async () => {
@@ -35,19 +42,35 @@ describe('POST /v2/workflows/:id/trigger', () => {
   });
 
   it('answers the documented errors', async () => {
-    expectError(await trigger('d1000000-0000-4000-8000-00000000ffff', { email: FX.ada.email }), 404, 'workflow_not_found');
+    expectError(
+      await trigger('d1000000-0000-4000-8000-00000000ffff', { email: FX.ada.email }),
+      404,
+      'workflow_not_found',
+    );
     expectError(await trigger('not-a-uuid', { email: FX.ada.email }), 404, 'workflow_not_found');
     expectError(await trigger(WF.formFollowUp.id, { email: FX.ada.email }), 400, 'workflow_not_api_triggered');
     expectError(await trigger(WF.welcome.id, {}), 400, 'missing_identifier');
     expectError(await trigger(WF.welcome.id, { email: 'bad' }), 400, 'invalid_email');
     expectError(await trigger(WF.welcome.id, { email: FX.ada.email, data: [1] }), 400, 'invalid_request');
     expectError(await trigger(WF.welcome.id, { email: 'nobody@example.com' }), 404, 'contact_not_found');
-    expectError(await trigger(WF.welcome.id, { cnvContactId: 'a0000000-0000-4000-8000-00000000ffff', email: FX.ada.email }), 404, 'contact_not_found');
+    expectError(
+      await trigger(WF.welcome.id, { cnvContactId: 'a0000000-0000-4000-8000-00000000ffff', email: FX.ada.email }),
+      404,
+      'contact_not_found',
+    );
   });
 
   it('a workflow of another business is unknown', async () => {
-    expectError(await trigger(FIXTURE_BASIC_WORKFLOWS.basicWelcome.id, { email: FX.ada.email }), 404, 'workflow_not_found');
-    const res = await trigger(FIXTURE_BASIC_WORKFLOWS.basicWelcome.id, { email: 'basic.user@example.com' }, emu.keys.basic);
+    expectError(
+      await trigger(FIXTURE_BASIC_WORKFLOWS.basicWelcome.id, { email: FX.ada.email }),
+      404,
+      'workflow_not_found',
+    );
+    const res = await trigger(
+      FIXTURE_BASIC_WORKFLOWS.basicWelcome.id,
+      { email: 'basic.user@example.com' },
+      emu.keys.basic,
+    );
     expect(res.json.data.triggered).toBe(true);
   });
 });

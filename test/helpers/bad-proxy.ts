@@ -27,7 +27,10 @@ export async function badProxy(behaviour: ProxyBehaviour) {
       waiters.splice(0).forEach((w) => w());
       if (behaviour === 'body-then-close') socket.end('HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello');
       if (behaviour === 'bad-gateway') socket.end('HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n');
-      if (behaviour === 'auth-required') socket.end('HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="corp"\r\nContent-Length: 0\r\n\r\n');
+      if (behaviour === 'auth-required')
+        socket.end(
+          'HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="corp"\r\nContent-Length: 0\r\n\r\n',
+        );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

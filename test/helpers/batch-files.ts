@@ -4,11 +4,22 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 
 /** A row of a batch report (docs/batches.md), as read back from its CSV. */
-export type ReportRow = { line: string; identifier: string; status: string; cnvContactId: string; error: string; message: string; row: string; hash: string; job: string };
+export type ReportRow = {
+  line: string;
+  identifier: string;
+  status: string;
+  cnvContactId: string;
+  error: string;
+  message: string;
+  row: string;
+  hash: string;
+  job: string;
+};
 
 /** A report's text, checked to be one: a plain CSV whose first line is its header (the run named in its `job` column). */
 export function reportCsv(text: string): string {
-  if (!/^line,identifier,status,\w+,error,message,row,hash,job(\n|$)/.test(text)) throw new Error(`not a report: ${JSON.stringify(text.slice(0, 80))}`);
+  if (!/^line,identifier,status,\w+,error,message,row,hash,job(\n|$)/.test(text))
+    throw new Error(`not a report: ${JSON.stringify(text.slice(0, 80))}`);
   return text;
 }
 

@@ -36,7 +36,10 @@ export type EmulatorFixture = Awaited<ReturnType<typeof emulatorFixture>>;
  * with faults (and, with `stats`, the request counts) cleared before each test when asked.
  * Returns the fixture itself, usable from inside tests and hooks.
  */
-export function useEmulator(opts: EmulatorOptions = {}, before: { faults?: boolean; stats?: boolean } = {}): EmulatorFixture {
+export function useEmulator(
+  opts: EmulatorOptions = {},
+  before: { faults?: boolean; stats?: boolean } = {},
+): EmulatorFixture {
   let fx: EmulatorFixture | undefined;
   beforeAll(async () => {
     fx = await emulatorFixture(opts);

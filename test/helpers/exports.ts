@@ -27,7 +27,10 @@ export async function statePath(configDir: string, key: string): Promise<string>
 /** The rows of an NDJSON file (or text). */
 export function ndjsonRows(pathOrText: string): Array<Record<string, any>> {
   const text = existsSync(pathOrText) ? readFileSync(pathOrText, 'utf8') : pathOrText;
-  return text.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l));
+  return text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l));
 }
 
 /** The records of a CSV file, header first, as a real parser reads them. */
@@ -81,7 +84,16 @@ export function resumableExports() {
     fx,
     /** One clean export's CSV text. */
     reference: () => reference,
-    args: (out: string, key: string, limit = '300') => ['export', 'contacts', '--out', out, '--state-key', key, '--limit', limit],
+    args: (out: string, key: string, limit = '300') => [
+      'export',
+      'contacts',
+      '--out',
+      out,
+      '--state-key',
+      key,
+      '--limit',
+      limit,
+    ],
     spawn: (argv: string[], env: Record<string, string> = {}): ResultPromise =>
       execa('node', [BIN, ...argv], { reject: false, env: { ...fx.env, ...env } }) as unknown as ResultPromise,
   };

@@ -27,7 +27,12 @@ export const ok = (data: unknown, nextCursor?: string | null): StubReply => ({
 });
 
 /** An error answer in the API's envelope. */
-export const apiError = (status: number, code: string, message: string, headers?: Record<string, string>): StubReply => ({
+export const apiError = (
+  status: number,
+  code: string,
+  message: string,
+  headers?: Record<string, string>,
+): StubReply => ({
   status,
   body: { error: { code, message } },
   ...(headers ? { headers } : {}),
@@ -55,17 +60,32 @@ export class FakeApi {
   /** `method path` answers with `replies`, one per request (one reply: once). */
   on(method: string, path: string, ...replies: StubReply[]): this {
     for (const reply of replies) {
-      this.agent.get(FAKE_ORIGIN).intercept({ method, path }).reply((req) => {
-        this.requests.push({ method: req.method, path: req.path, body: parseBody(req.body), headers: headersOf(req.headers) });
-        return { statusCode: reply.status, data: typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body ?? {}), responseOptions: { headers: { 'content-type': 'application/json', ...reply.headers } } };
-      });
+      this.agent
+        .get(FAKE_ORIGIN)
+        .intercept({ method, path })
+        .reply((req) => {
+          this.requests.push({
+            method: req.method,
+            path: req.path,
+            body: parseBody(req.body),
+            headers: headersOf(req.headers),
+          });
+          return {
+            statusCode: reply.status,
+            data: typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body ?? {}),
+            responseOptions: { headers: { 'content-type': 'application/json', ...reply.headers } },
+          };
+        });
     }
     return this;
   }
 
   /** `method path` fails once the request was sent (a connection dropped before the answer). */
   dropped(method: string, path: string): this {
-    this.agent.get(FAKE_ORIGIN).intercept({ method, path }).replyWithError(Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }));
+    this.agent
+      .get(FAKE_ORIGIN)
+      .intercept({ method, path })
+      .replyWithError(Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }));
     return this;
   }
 
@@ -90,7 +110,10 @@ export class FakeApi {
  * to the request's handler (onError), where a client would take it for a network error.
  */
 class NotingUnmatched extends Dispatcher {
-  constructor(private readonly inner: MockAgent, private readonly note: (request: string) => void) {
+  constructor(
+    private readonly inner: MockAgent,
+    private readonly note: (request: string) => void,
+  ) {
     super();
   }
 
@@ -130,5 +153,7 @@ function parseBody(body: unknown): unknown {
 
 function headersOf(headers: unknown): Record<string, string> {
   if (!headers || typeof headers !== 'object') return {};
-  return Object.fromEntries(Object.entries(headers as Record<string, unknown>).map(([k, v]) => [k.toLowerCase(), String(v)]));
+  return Object.fromEntries(
+    Object.entries(headers as Record<string, unknown>).map(([k, v]) => [k.toLowerCase(), String(v)]),
+  );
 }

@@ -64,29 +64,45 @@ export function fakeContext(opts: FakeOptions = {}): FakeRun {
     if (!ctx.globals.quiet) stderr.write(escapeControl(redact(line), '\n\t') + '\n');
   };
   const ctx: Context = {
-    io: { stdin: Readable.from(opts.stdin === undefined ? [] : [opts.stdin]), stdout, stderr, stdinIsTTY: false, stdoutIsTTY: false, stderrIsTTY: false },
+    io: {
+      stdin: Readable.from(opts.stdin === undefined ? [] : [opts.stdin]),
+      stdout,
+      stderr,
+      stdinIsTTY: false,
+      stdoutIsTTY: false,
+      stderrIsTTY: false,
+    },
     env,
     clock,
     signal: new AbortController().signal,
     globals,
     config: () => ProfileStore.open(configDir),
     useCredentials: () => {},
-    credentials: async () => ({ apiKey: FAKE_KEY, apiKeySource: 'CNV_API_KEY', baseUrl: FAKE_ORIGIN, baseUrlSource: 'CNV_BASE_URL', profile: 'default', warnings: [] }),
+    credentials: async () => ({
+      apiKey: FAKE_KEY,
+      apiKeySource: 'CNV_API_KEY',
+      baseUrl: FAKE_ORIGIN,
+      baseUrlSource: 'CNV_BASE_URL',
+      profile: 'default',
+      warnings: [],
+    }),
     // Made when first asked for, as the real one, once per choice (doctor's probes retry once at most).
     http: async (choice = {}) => {
       const key = JSON.stringify(choice);
-      const made = clients.get(key) ?? new HttpClient({
-        baseUrl: FAKE_ORIGIN,
-        apiKey: FAKE_KEY,
-        dispatcher: api.dispatcher,
-        limiter: new RateLimiter({ ratePerSecond: 1000, burst: 100, clock }),
-        clock,
-        logger: silentLogger,
-        maxAttempts: (choice.maxRetries ?? ctx.globals.maxRetries) + 1,
-        timeoutMs: choice.timeout ?? ctx.globals.timeout,
-        maxRetryWaitMs: ctx.globals.maxRetryWaitMs,
-        random: () => 0.5,
-      });
+      const made =
+        clients.get(key) ??
+        new HttpClient({
+          baseUrl: FAKE_ORIGIN,
+          apiKey: FAKE_KEY,
+          dispatcher: api.dispatcher,
+          limiter: new RateLimiter({ ratePerSecond: 1000, burst: 100, clock }),
+          clock,
+          logger: silentLogger,
+          maxAttempts: (choice.maxRetries ?? ctx.globals.maxRetries) + 1,
+          timeoutMs: choice.timeout ?? ctx.globals.timeout,
+          maxRetryWaitMs: ctx.globals.maxRetryWaitMs,
+          random: () => 0.5,
+        });
       clients.set(key, made);
       return made;
     },

@@ -9,7 +9,13 @@ export type Handler = (req: IncomingMessage, res: ServerResponse, body: string) 
 const page = (title: string, body = '') =>
   `<!DOCTYPE HTML>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>${title}</title>\n</head>\n<body>\n<h1>${title}</h1>\n${body}\n</body>\n</html>\n`;
 
-const send = (res: ServerResponse, status: number, type: string, body: string, headers: Record<string, string> = {}) => {
+const send = (
+  res: ServerResponse,
+  status: number,
+  type: string,
+  body: string,
+  headers: Record<string, string> = {},
+) => {
   res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body), ...headers });
   res.end(body);
 };
@@ -38,21 +44,41 @@ export const behaviours = {
   /** Like `python3 -m http.server`: a listing at /, 404 pages for other GETs, 501 for POST. */
   staticFiles: ((req, res) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      return send(res, 501, 'text/html;charset=utf-8', page('Error response', `<p>Error code: 501</p><p>Message: Unsupported method ('${req.method}').</p>`));
+      return send(
+        res,
+        501,
+        'text/html;charset=utf-8',
+        page('Error response', `<p>Error code: 501</p><p>Message: Unsupported method ('${req.method}').</p>`),
+      );
     }
-    if (req.url === '/') return send(res, 200, 'text/html; charset=utf-8', page('Directory listing for /', '<ul><li><a href="notes.txt">notes.txt</a></li></ul>'));
-    return send(res, 404, 'text/html;charset=utf-8', page('Error response', '<p>Error code: 404</p><p>Message: File not found.</p>'));
+    if (req.url === '/')
+      return send(
+        res,
+        200,
+        'text/html; charset=utf-8',
+        page('Directory listing for /', '<ul><li><a href="notes.txt">notes.txt</a></li></ul>'),
+      );
+    return send(
+      res,
+      404,
+      'text/html;charset=utf-8',
+      page('Error response', '<p>Error code: 404</p><p>Message: File not found.</p>'),
+    );
   }) as Handler,
   /** A web page for everything, 200. */
-  html: ((_req, res) => send(res, 200, 'text/html', page('Welcome to nginx!', '<p>' + 'lorem ipsum '.repeat(500) + '</p>'))) as Handler,
+  html: ((_req, res) =>
+    send(res, 200, 'text/html', page('Welcome to nginx!', '<p>' + 'lorem ipsum '.repeat(500) + '</p>'))) as Handler,
   /** 404 text for everything. */
   notFound: ((_req, res) => send(res, 404, 'text/plain', 'Not Found')) as Handler,
   /** A gateway whose upstream is gone. */
-  badGateway: ((_req, res) => send(res, 502, 'text/html', page('502 Bad Gateway', '<hr><center>nginx</center>'))) as Handler,
+  badGateway: ((_req, res) =>
+    send(res, 502, 'text/html', page('502 Bad Gateway', '<hr><center>nginx</center>'))) as Handler,
   /** Everything redirects (a login page, another host). */
-  redirect: ((_req, res) => send(res, 302, 'text/html', page('Found'), { location: 'https://login.example.com/sso?next=%2Fv2' })) as Handler,
+  redirect: ((_req, res) =>
+    send(res, 302, 'text/html', page('Found'), { location: 'https://login.example.com/sso?next=%2Fv2' })) as Handler,
   /** 200 JSON that is not the API's envelope. */
-  otherJson: ((_req, res) => send(res, 200, 'application/json', JSON.stringify({ status: 'ok', version: '1.2.3' }))) as Handler,
+  otherJson: ((_req, res) =>
+    send(res, 200, 'application/json', JSON.stringify({ status: 'ok', version: '1.2.3' }))) as Handler,
   /** A JSON answer that never ends (no Content-Length). */
   endlessJson: ((_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
@@ -72,18 +98,35 @@ export const behaviours = {
   }) as Handler,
   /** The API's error envelope, with terminal escape sequences in its code and message. */
   escapes: ((_req, res) =>
-    send(res, 400, 'application/json', JSON.stringify({
-      error: { code: 'bad\u001b[31mred', message: 'title \u001b]0;pwned\u0007 cr\rover\nhint: forged line \u202eevil\u009b2J' },
-    }))) as Handler,
+    send(
+      res,
+      400,
+      'application/json',
+      JSON.stringify({
+        error: {
+          code: 'bad\u001b[31mred',
+          message: 'title \u001b]0;pwned\u0007 cr\rover\nhint: forged line \u202eevil\u009b2J',
+        },
+      }),
+    )) as Handler,
   /** The API's error envelope echoing the key it was sent. */
   echoKey: ((req, res) =>
-    send(res, 400, 'application/json', JSON.stringify({ error: { code: 'invalid_request', message: `bad key ${String(req.headers['x-api-key'])}` } }))) as Handler,
+    send(
+      res,
+      400,
+      'application/json',
+      JSON.stringify({ error: { code: 'invalid_request', message: `bad key ${String(req.headers['x-api-key'])}` } }),
+    )) as Handler,
   /** 429 asking for an 11.6-day wait. */
   retryAfterHuge: ((_req, res) =>
-    send(res, 429, 'application/json', JSON.stringify({ error: { code: 'rate_limited', message: 'slow down' } }), { 'retry-after': '999999' })) as Handler,
+    send(res, 429, 'application/json', JSON.stringify({ error: { code: 'rate_limited', message: 'slow down' } }), {
+      'retry-after': '999999',
+    })) as Handler,
   /** 503 with a Retry-After date in the far future. */
   retryAfterFarDate: ((_req, res) =>
-    send(res, 503, 'application/json', JSON.stringify({ error: { code: 'internal_error', message: 'maintenance' } }), { 'retry-after': 'Fri, 31 Dec 9999 23:59:59 GMT' })) as Handler,
+    send(res, 503, 'application/json', JSON.stringify({ error: { code: 'internal_error', message: 'maintenance' } }), {
+      'retry-after': 'Fri, 31 Dec 9999 23:59:59 GMT',
+    })) as Handler,
 };
 
 export interface HostileServer {
@@ -138,7 +181,11 @@ export function useHostileServer(): HostileFixture {
   let current: HostileFixture | undefined;
   beforeAll(async () => {
     const [server, fx] = await Promise.all([hostileServer(), emulatorFixture()]);
-    current = { server, fx, env: { CNV_BASE_URL: server.url, CNV_API_KEY: HOSTILE_KEY, CNV_CONFIG_DIR: tempConfigDir() } };
+    current = {
+      server,
+      fx,
+      env: { CNV_BASE_URL: server.url, CNV_API_KEY: HOSTILE_KEY, CNV_CONFIG_DIR: tempConfigDir() },
+    };
   });
   afterAll(async () => {
     if (current) await Promise.all([current.server.close(), current.fx.close()]);

@@ -23,7 +23,11 @@ export function useMockApi(): MockApiRun {
     const agent = new MockAgent();
     agent.disableNetConnect();
     const dir = tempConfigDir();
-    current = { agent, dir, env: { CNV_BASE_URL: MOCK_API, CNV_API_KEY: 'sk_live_mock_0123456789', CNV_CONFIG_DIR: dir } };
+    current = {
+      agent,
+      dir,
+      env: { CNV_BASE_URL: MOCK_API, CNV_API_KEY: 'sk_live_mock_0123456789', CNV_CONFIG_DIR: dir },
+    };
   });
   afterEach(() => current?.agent.close());
   return {
@@ -56,7 +60,10 @@ function answerFieldPages(agent: MockAgent, pages: unknown[][], paths: string[])
       .intercept({ path: (p) => p.startsWith('/v2/fields?'), method: 'GET' })
       .reply((req) => {
         paths.push(req.path);
-        return { statusCode: 200, data: { data: { fields }, pagination: { nextCursor: i < pages.length - 1 ? `page-${i + 1}` : null } } };
+        return {
+          statusCode: 200,
+          data: { data: { fields }, pagination: { nextCursor: i < pages.length - 1 ? `page-${i + 1}` : null } },
+        };
       });
   });
 }
@@ -76,10 +83,21 @@ export function useFieldPages(api: MockApiRun): { readonly paths: string[]; answ
 }
 
 /** A contact row of an export page, its `updatedAt` told apart by the length of its id. */
-export const exportContact = (id: string, extra: Record<string, unknown> = {}) => ({ id, email: `${id}@example.com`, updatedAt: `2025-01-01T00:00:0${id.length}Z`, ...extra });
+export const exportContact = (id: string, extra: Record<string, unknown> = {}) => ({
+  id,
+  email: `${id}@example.com`,
+  updatedAt: `2025-01-01T00:00:0${id.length}Z`,
+  ...extra,
+});
 
 /** Answers POST /v2/exports/contacts sent with `cursor` (undefined: the first call) with these rows and the next cursor, `times` times. */
-export function answerContactsPage(agent: MockAgent, cursor: string | undefined, rows: unknown[], next: string | null, times = 1): void {
+export function answerContactsPage(
+  agent: MockAgent,
+  cursor: string | undefined,
+  rows: unknown[],
+  next: string | null,
+  times = 1,
+): void {
   agent
     .get(MOCK_API)
     .intercept({ path: '/v2/exports/contacts', method: 'POST', body: (b) => JSON.parse(b).cursor === cursor })

@@ -32,8 +32,16 @@ export function mockedHttp(apiKey: string) {
     pool: () => agent.get(MOCK_ORIGIN),
     client: (more: Partial<ConstructorParameters<typeof HttpClient>[0]> = {}) =>
       new HttpClient({
-        baseUrl: MOCK_ORIGIN, apiKey, dispatcher: agent, limiter: new RateLimiter({ ratePerSecond: 1000, burst: 10, clock }),
-        clock, logger: silentLogger, maxAttempts: 4, timeoutMs: 5000, random: () => 0.5, ...more,
+        baseUrl: MOCK_ORIGIN,
+        apiKey,
+        dispatcher: agent,
+        limiter: new RateLimiter({ ratePerSecond: 1000, burst: 10, clock }),
+        clock,
+        logger: silentLogger,
+        maxAttempts: 4,
+        timeoutMs: 5000,
+        random: () => 0.5,
+        ...more,
       }),
   };
 }

@@ -12,7 +12,11 @@ export const TAP_BIN = resolve(import.meta.dirname, '../../bin/tap-cnv.js');
 export type Message = Record<string, any>;
 
 /** A config file for the emulator's full key (or `key`), with `extra` settings. */
-export function tapConfig(fx: EmulatorFixture, extra: Record<string, unknown> = {}, key = fx.emulator.keys.full): string {
+export function tapConfig(
+  fx: EmulatorFixture,
+  extra: Record<string, unknown> = {},
+  key = fx.emulator.keys.full,
+): string {
   const path = join(tempConfigDir(), 'config.json');
   writeFileSync(path, JSON.stringify({ base_url: fx.emulator.url, api_key: key, ...extra }));
   return path;
@@ -32,13 +36,26 @@ function tapEnv(env: Record<string, string | undefined>): Record<string, string 
 
 /** Runs tap-cnv to its end. */
 export async function tap(args: string[], env: Record<string, string | undefined> = {}): Promise<CliResult> {
-  const r = await execa('node', [TAP_BIN, ...args], { reject: false, env: tapEnv(env), extendEnv: false, stdin: 'ignore', timeout: 120_000, stripFinalNewline: false });
+  const r = await execa('node', [TAP_BIN, ...args], {
+    reject: false,
+    env: tapEnv(env),
+    extendEnv: false,
+    stdin: 'ignore',
+    timeout: 120_000,
+    stripFinalNewline: false,
+  });
   return { exitCode: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr) };
 }
 
 /** Starts tap-cnv (to kill it). */
 export function spawnTap(args: string[], env: Record<string, string | undefined> = {}): ResultPromise {
-  return execa('node', [TAP_BIN, ...args], { reject: false, env: tapEnv(env), extendEnv: false, stdin: 'ignore', stripFinalNewline: false }) as unknown as ResultPromise;
+  return execa('node', [TAP_BIN, ...args], {
+    reject: false,
+    env: tapEnv(env),
+    extendEnv: false,
+    stdin: 'ignore',
+    stripFinalNewline: false,
+  }) as unknown as ResultPromise;
 }
 
 /** The messages of a run's stdout: every complete line (a killed run's last line may be cut). */

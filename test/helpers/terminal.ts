@@ -13,7 +13,13 @@ const quote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
  */
 export async function cnvOnTerminal(
   args: string[],
-  opts: { env?: Record<string, string | undefined>; columns?: number; rows?: number; stdoutFile?: string; timeoutMs?: number } = {},
+  opts: {
+    env?: Record<string, string | undefined>;
+    columns?: number;
+    rows?: number;
+    stdoutFile?: string;
+    timeoutMs?: number;
+  } = {},
 ): Promise<CliResult> {
   const redirect = opts.stdoutFile === undefined ? '' : ` > ${quote(opts.stdoutFile)}`;
   const command = `stty cols ${opts.columns ?? 100} rows ${opts.rows ?? 40}; exec node ${quote(BIN)} ${args.map(quote).join(' ')}${redirect}`;
@@ -25,5 +31,9 @@ export async function cnvOnTerminal(
     stdin: 'ignore',
     timeout: opts.timeoutMs ?? 60_000,
   });
-  return { exitCode: res.exitCode ?? -1, stdout: String(res.stdout).replace(/\r\n/g, '\n'), stderr: String(res.stderr) };
+  return {
+    exitCode: res.exitCode ?? -1,
+    stdout: String(res.stdout).replace(/\r\n/g, '\n'),
+    stderr: String(res.stderr),
+  };
 }

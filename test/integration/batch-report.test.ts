@@ -11,12 +11,14 @@ import { processStartTicks } from '../../src/lib/process-alive.js';
 
 const JOB = { command: 'audience add', target: 'c1000000-0000-4000-8000-000000000002', input: 'people.csv' };
 /** The `job` cell every row of a report of JOB ends with. */
-const J = '"{""command"":""audience add"",""target"":""c1000000-0000-4000-8000-000000000002"",""input"":""people.csv"",""account"":null}"';
+const J =
+  '"{""command"":""audience add"",""target"":""c1000000-0000-4000-8000-000000000002"",""input"":""people.csv"",""account"":null}"';
 const HEADER = 'line,identifier,status,cnvContactId,error,message,row,hash,job\n';
 /** Report lines of JOB, each given without its job cell. */
 const rows = (...lines: string[]) => lines.map((l) => `${l},${J}\n`).join('');
 /** How reports of an earlier cnv began: the job on a line of its own, a header without `job`. */
-const EARLIER = '#cnv-report {"version":3,"command":"audience add","target":"c1000000-0000-4000-8000-000000000002","input":"people.csv","account":null}\nline,identifier,status,cnvContactId,error,message,row,hash\n';
+const EARLIER =
+  '#cnv-report {"version":3,"command":"audience add","target":"c1000000-0000-4000-8000-000000000002","input":"people.csv","account":null}\nline,identifier,status,cnvContactId,error,message,row,hash\n';
 const tempDir = () => mkdtempSync(join(tmpdir(), 'cnv-report-'));
 const DONE = 'done in an earlier run (--resume-from-report)';
 
@@ -28,18 +30,44 @@ describe('the report file', () => {
   it('is a valid, resumable report before close, and in input order with one row per line after', async () => {
     const path = join(tempDir(), 'r.csv');
     // Rows 1, 2 and 4 of a JSON array on one line: done, failed, done.
-    writeFileSync(path, HEADER + rows('1,a@x.io,added,id-a,,,1,aaaa', '1,b@x.io,failed,,contact_not_found,no,2,bbbb', '1,d@x.io,added,id-d,,,4,dddd'));
+    writeFileSync(
+      path,
+      HEADER +
+        rows(
+          '1,a@x.io,added,id-a,,,1,aaaa',
+          '1,b@x.io,failed,,contact_not_found,no,2,bbbb',
+          '1,d@x.io,added,id-d,,,4,dddd',
+        ),
+    );
     const done = await loadDoneRows(path, 'cnvContactId', JOB);
     expect([...done.keys()]).toEqual([1, 4]);
     const report = await openReport(path, 'cnvContactId', new PassThrough(), { job: JOB, done });
     // Carried over at once: a crash now loses nothing the earlier report had.
-    expect(readFileSync(path, 'utf8')).toBe(HEADER + rows(`1,a@x.io,added,id-a,,${DONE},1,aaaa`, `1,d@x.io,added,id-d,,${DONE},4,dddd`));
+    expect(readFileSync(path, 'utf8')).toBe(
+      HEADER + rows(`1,a@x.io,added,id-a,,${DONE},1,aaaa`, `1,d@x.io,added,id-d,,${DONE},4,dddd`),
+    );
     const results: RowResult[] = [
       { line: 1, row: 1, hash: 'aaaa', identifier: 'a@x.io', ...done.get(1)!.outcome },
       { line: 1, row: 2, hash: 'bbbb', identifier: 'b@x.io', status: 'added', id: 'id-b' },
-      { line: 1, row: 3, hash: 'cccc', identifier: 'c@x.io', status: 'failed', error: 'bad', message: 'two\nlines, "quoted"' },
+      {
+        line: 1,
+        row: 3,
+        hash: 'cccc',
+        identifier: 'c@x.io',
+        status: 'failed',
+        error: 'bad',
+        message: 'two\nlines, "quoted"',
+      },
       { line: 1, row: 4, hash: 'dddd', identifier: 'd@x.io', ...done.get(4)!.outcome },
-      { line: 1, row: 5, hash: 'eeee', identifier: 'e@x.io', status: 'skipped', error: 'not_sent', message: 'not sent' },
+      {
+        line: 1,
+        row: 5,
+        hash: 'eeee',
+        identifier: 'e@x.io',
+        status: 'skipped',
+        error: 'not_sent',
+        message: 'not sent',
+      },
     ];
     for (const r of results) await report.write(r);
     await recordedAll(report, results.length);
@@ -63,18 +91,30 @@ describe('the report file', () => {
 
   it('a row listed twice (a killed run appended it again): a later success wins, a later failure does not undo one', async () => {
     const path = join(tempDir(), 'log.csv');
-    writeFileSync(path, `${HEADER}${rows('2,a,added,1,,,1,h1', '3,b,failed,,x,,2,h2', '2,a,skipped,,not_sent,,1,h1', '3,b,added,2,,,2,h2')}4,c,add`);
+    writeFileSync(
+      path,
+      `${HEADER}${rows('2,a,added,1,,,1,h1', '3,b,failed,,x,,2,h2', '2,a,skipped,,not_sent,,1,h1', '3,b,added,2,,,2,h2')}4,c,add`,
+    );
     const done = await loadDoneRows(path, 'cnvContactId', JOB);
-    expect([...done.entries()].map(([row, d]) => [row, d.line, d.identifier, d.hash, d.outcome.id])).toEqual([[1, 2, 'a', 'h1', '1'], [2, 3, 'b', 'h2', '2']]);
+    expect([...done.entries()].map(([row, d]) => [row, d.line, d.identifier, d.hash, d.outcome.id])).toEqual([
+      [1, 2, 'a', 'h1', '1'],
+      [2, 3, 'b', 'h2', '2'],
+    ]);
   });
 
   it('a report of another command, target or input file is refused (exit 2), naming both', async () => {
     const path = join(tempDir(), 'r.csv');
     writeFileSync(path, HEADER + rows('2,a,added,1,,,1,h1'));
-    for (const other of [{ ...JOB, command: 'contacts upsert', target: undefined }, { ...JOB, target: 'c1000000-0000-4000-8000-000000000003' }, { ...JOB, input: 'others.csv' }]) {
+    for (const other of [
+      { ...JOB, command: 'contacts upsert', target: undefined },
+      { ...JOB, target: 'c1000000-0000-4000-8000-000000000003' },
+      { ...JOB, input: 'others.csv' },
+    ]) {
       const err = await loadDoneRows(path, 'cnvContactId', other).catch((e) => e);
       expect(err).toMatchObject({ exitCode: 2, code: 'report_mismatch' });
-      expect(err.message).toContain('it reports `audience add c1000000-0000-4000-8000-000000000002` on people.csv, not `');
+      expect(err.message).toContain(
+        'it reports `audience add c1000000-0000-4000-8000-000000000002` on people.csv, not `',
+      );
     }
     // The same file name in another directory is the same input.
     expect((await loadDoneRows(path, 'cnvContactId', { ...JOB, input: '/data/people.csv' })).size).toBe(1);
@@ -82,11 +122,15 @@ describe('the report file', () => {
 
   it("a report of an earlier cnv's format, or something that is no report, is refused (exit 2) with the way to start over", async () => {
     const dir = tempDir();
-    const NOT_THIS_VERSION = /^--resume-from-report .*: not a report of this version of cnv: its first line is not the header \(line, identifier, status, \.\.\., row, hash, job\)$/;
+    const NOT_THIS_VERSION =
+      /^--resume-from-report .*: not a report of this version of cnv: its first line is not the header \(line, identifier, status, \.\.\., row, hash, job\)$/;
     const cases: Array<[string, RegExp]> = [
       // Its job on a first line of its own (never read as such: refused as any other first line).
       [`${EARLIER}2,a,added,1,,,1,h1\n`, NOT_THIS_VERSION],
-      ['#cnv-report {"version":2,"command":"audience add","input":"people.csv"}\nline,identifier,status,cnvContactId,error,message,row,hash\n', NOT_THIS_VERSION],
+      [
+        '#cnv-report {"version":2,"command":"audience add","input":"people.csv"}\nline,identifier,status,cnvContactId,error,message,row,hash\n',
+        NOT_THIS_VERSION,
+      ],
       // A header without `job`: the rows cannot be checked against this run.
       ['line,identifier,status,cnvContactId,error,message,row,hash\n2,a,added,1,,,1,h1\n', NOT_THIS_VERSION],
       ['email\na@x.io\n', NOT_THIS_VERSION],
@@ -95,7 +139,11 @@ describe('the report file', () => {
     for (const [i, [text, message]] of cases.entries()) {
       writeFileSync(join(dir, `${i}.csv`), text);
       const err = await loadDoneRows(join(dir, `${i}.csv`), 'cnvContactId', JOB).catch((e) => e);
-      expect(err, text).toMatchObject({ exitCode: 2, code: 'invalid_input', hint: 'give the --report file of an earlier run of the same input, or run without --resume-from-report to send the whole file again' });
+      expect(err, text).toMatchObject({
+        exitCode: 2,
+        code: 'invalid_input',
+        hint: 'give the --report file of an earlier run of the same input, or run without --resume-from-report to send the whole file again',
+      });
       expect(err.message, text).toMatch(message);
     }
   });
@@ -113,7 +161,15 @@ describe('the report file', () => {
     const path = join(tempDir(), 'redacted.csv');
     const redact = (t: string) => t.replace(/sk_live_\w+/g, 'sk_live_x_****');
     const report = await openReport(path, 'cnvContactId', new PassThrough(), { job: JOB, redact });
-    await report.write({ line: 2, row: 1, identifier: 'a', status: 'failed', id: 'sk_live_id_1234', error: 'e_sk_live_k_abcd', message: 'key sk_live_k_abcdef' });
+    await report.write({
+      line: 2,
+      row: 1,
+      identifier: 'a',
+      status: 'failed',
+      id: 'sk_live_id_1234',
+      error: 'e_sk_live_k_abcd',
+      message: 'key sk_live_k_abcdef',
+    });
     await report.close();
     const text = readFileSync(path, 'utf8');
     expect(text).toBe(HEADER + rows('2,a,failed,sk_live_x_****,e_sk_live_x_****,key sk_live_x_****,1,'));
@@ -126,7 +182,16 @@ describe('the report file', () => {
     // rows written since are still in the writer's chunk when it is closed.
     for (let row = 1; row < 100_000 && failure === undefined; row++) {
       try {
-        report.write({ line: row + 1, row, identifier: `u${row}@x.io`, status: 'failed', error: 'contact_not_found', message: 'no such contact' })?.catch(() => {});
+        report
+          .write({
+            line: row + 1,
+            row,
+            identifier: `u${row}@x.io`,
+            status: 'failed',
+            error: 'contact_not_found',
+            message: 'no such contact',
+          })
+          ?.catch(() => {});
       } catch (err) {
         failure = err;
       }
@@ -142,11 +207,19 @@ describe('the report file', () => {
     const report = await openReport('-', 'cnvContactId', out, { job: JOB });
     let waited: Promise<void> | undefined;
     for (let row = 1; waited === undefined; row++) {
-      waited = report.write({ line: row + 1, row, identifier: `u${row}@x.io`.padEnd(70_000, 'x'), status: 'added', id: 'id' });
+      waited = report.write({
+        line: row + 1,
+        row,
+        identifier: `u${row}@x.io`.padEnd(70_000, 'x'),
+        status: 'added',
+        id: 'id',
+      });
     }
     expect(out.errored).toBe(enospc);
     await expect(waited).rejects.toMatchObject({ code: 'disk_full', exitCode: 8 });
-    expect(() => report.write({ line: 9, row: 9, identifier: 'x', status: 'added' })).toThrow(/cannot write the report -: the disk is full/);
+    expect(() => report.write({ line: 9, row: 9, identifier: 'x', status: 'added' })).toThrow(
+      /cannot write the report -: the disk is full/,
+    );
   });
 });
 
@@ -155,9 +228,19 @@ describe('the report lock', () => {
     const dir = tempDir();
     const path = join(dir, 'r.csv');
     const lock = join(dir, '.r.csv.cnv-lock');
-    const owner = (pid: number) => JSON.stringify({ pid, hostname: hostname(), startedAt: '2026-01-01T00:00:00.000Z', procStart: processStartTicks(pid) }) + '\n';
+    const owner = (pid: number) =>
+      JSON.stringify({
+        pid,
+        hostname: hostname(),
+        startedAt: '2026-01-01T00:00:00.000Z',
+        procStart: processStartTicks(pid),
+      }) + '\n';
     writeFileSync(lock, owner(process.ppid));
-    await expect(lockReport(path)).rejects.toMatchObject({ exitCode: 7, code: 'report_locked', message: `another cnv run (pid ${process.ppid}) is writing the report ${path}` });
+    await expect(lockReport(path)).rejects.toMatchObject({
+      exitCode: 7,
+      code: 'report_locked',
+      message: `another cnv run (pid ${process.ppid}) is writing the report ${path}`,
+    });
     writeFileSync(lock, owner(2147480009));
     const release = await lockReport(path);
     expect(JSON.parse(readFileSync(lock, 'utf8'))).toMatchObject({ pid: process.pid, hostname: hostname() });
@@ -171,7 +254,8 @@ describe('the report lock', () => {
     const lock = join(dir, '.r.csv.cnv-lock');
     writeFileSync(lock, '2147480009 abcd\n');
     await expect(lockReport(path)).rejects.toMatchObject({
-      exitCode: 2, code: 'lock_unrecognised',
+      exitCode: 2,
+      code: 'lock_unrecognised',
       message: `${lock} is not a lock this version of cnv writes: whether a run still holds it cannot be told`,
       hint: `if no cnv run uses it, remove it (rm -r ${lock}) and run again`,
     });

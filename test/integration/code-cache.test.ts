@@ -1,8 +1,27 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cacheFileName, compileCacheDir, MAX_CACHE_FILES, MAX_DIR_FILES, privateDir, readCache, writeCache } from '../../src/runtime/code-cache.js';
+import {
+  cacheFileName,
+  compileCacheDir,
+  MAX_CACHE_FILES,
+  MAX_DIR_FILES,
+  privateDir,
+  readCache,
+  writeCache,
+} from '../../src/runtime/code-cache.js';
 
 const temp = () => mkdtempSync(join(tmpdir(), 'cnv-code-cache-'));
 const HASH = '0123456789abcdef';
@@ -34,52 +53,55 @@ describe('where the code caches go (src/runtime/code-cache.ts)', () => {
   });
 });
 
-describe.skipIf(process.platform === 'win32')('a code cache is code: only a private directory of this user holds one', () => {
-  it('the directory is made private (0700)', () => {
-    const dir = join(temp(), 'a', 'b');
-    expect(privateDir(dir)).toBe(true);
-    expect(statSync(dir).mode & 0o777).toBe(0o700);
-  });
+describe.skipIf(process.platform === 'win32')(
+  'a code cache is code: only a private directory of this user holds one',
+  () => {
+    it('the directory is made private (0700)', () => {
+      const dir = join(temp(), 'a', 'b');
+      expect(privateDir(dir)).toBe(true);
+      expect(statSync(dir).mode & 0o777).toBe(0o700);
+    });
 
-  it('a directory others may write into, or a symlink to one, is refused', () => {
-    const open = join(temp(), 'open');
-    mkdirSync(open, { mode: 0o777 });
-    chmodSync(open, 0o777);
-    expect(privateDir(open)).toBe(false);
-    chmodSync(open, 0o775);
-    expect(privateDir(open)).toBe(false);
-    const real = join(temp(), 'real');
-    mkdirSync(real, { mode: 0o700 });
-    const link = join(temp(), 'link');
-    symlinkSync(real, link);
-    expect(privateDir(link)).toBe(false);
-    const file = join(temp(), 'file');
-    writeFileSync(file, '');
-    expect(privateDir(file)).toBe(false);
-  });
+    it('a directory others may write into, or a symlink to one, is refused', () => {
+      const open = join(temp(), 'open');
+      mkdirSync(open, { mode: 0o777 });
+      chmodSync(open, 0o777);
+      expect(privateDir(open)).toBe(false);
+      chmodSync(open, 0o775);
+      expect(privateDir(open)).toBe(false);
+      const real = join(temp(), 'real');
+      mkdirSync(real, { mode: 0o700 });
+      const link = join(temp(), 'link');
+      symlinkSync(real, link);
+      expect(privateDir(link)).toBe(false);
+      const file = join(temp(), 'file');
+      writeFileSync(file, '');
+      expect(privateDir(file)).toBe(false);
+    });
 
-  it('reads a plain file it wrote only: not a symlink, not an empty one, not one whose digest fails', () => {
-    const dir = temp();
-    writeCache(dir, ours('real'), Buffer.from('bytes'), HASH);
-    symlinkSync(join(dir, ours('real')), join(dir, 'link'));
-    writeFileSync(join(dir, 'empty'), '');
-    expect(readCache(join(dir, ours('real')))?.toString()).toBe('bytes');
-    expect(readCache(join(dir, 'link'))).toBeUndefined();
-    expect(readCache(join(dir, 'empty'))).toBeUndefined();
-    expect(readCache(join(dir, 'none'))).toBeUndefined();
-  });
+    it('reads a plain file it wrote only: not a symlink, not an empty one, not one whose digest fails', () => {
+      const dir = temp();
+      writeCache(dir, ours('real'), Buffer.from('bytes'), HASH);
+      symlinkSync(join(dir, ours('real')), join(dir, 'link'));
+      writeFileSync(join(dir, 'empty'), '');
+      expect(readCache(join(dir, ours('real')))?.toString()).toBe('bytes');
+      expect(readCache(join(dir, 'link'))).toBeUndefined();
+      expect(readCache(join(dir, 'empty'))).toBeUndefined();
+      expect(readCache(join(dir, 'none'))).toBeUndefined();
+    });
 
-  it('a cache damaged on disk (one bit) is refused and removed, not run: V8 does not check the bytes itself', () => {
-    const dir = temp();
-    const file = join(dir, ours('contacts'));
-    writeCache(dir, ours('contacts'), Buffer.alloc(4096, 7), HASH);
-    const bytes = readFileSync(file);
-    bytes[3000] ^= 0x10;
-    writeFileSync(file, bytes);
-    expect(readCache(file)).toBeUndefined();
-    expect(existsSync(file)).toBe(false);
-  });
-});
+    it('a cache damaged on disk (one bit) is refused and removed, not run: V8 does not check the bytes itself', () => {
+      const dir = temp();
+      const file = join(dir, ours('contacts'));
+      writeCache(dir, ours('contacts'), Buffer.alloc(4096, 7), HASH);
+      const bytes = readFileSync(file);
+      bytes[3000] ^= 0x10;
+      writeFileSync(file, bytes);
+      expect(readCache(file)).toBeUndefined();
+      expect(existsSync(file)).toBe(false);
+    });
+  },
+);
 
 describe('writing a cache: whole, private, bounded', () => {
   it('writes the file (0600) through a temporary one, which it does not leave behind', () => {

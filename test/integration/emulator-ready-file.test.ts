@@ -48,7 +48,11 @@ describe('ready file', () => {
       expect((err as LocalFileError).exitCode).toBe(8);
       expect((err as LocalFileError).message).toContain('cannot write the ready file /x/emulator.env');
     }
-    expect(readyFileError(errno('ENOENT'), '/x/e.env')).toEqual(new UsageError('--ready-file /x/e.env: its directory does not exist (ENOENT)'));
-    expect((readyFileError(errno('EISDIR'), '/x') as UsageError).message).toBe('--ready-file /x: is a directory (EISDIR)');
+    expect(readyFileError(errno('ENOENT'), '/x/e.env')).toEqual(
+      new UsageError('--ready-file /x/e.env: its directory does not exist (ENOENT)'),
+    );
+    expect((readyFileError(errno('EISDIR'), '/x') as UsageError).message).toBe(
+      '--ready-file /x: is a directory (EISDIR)',
+    );
   });
 });

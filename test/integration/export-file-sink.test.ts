@@ -44,14 +44,26 @@ describe('FileSink (the commit protocol on the data side)', () => {
 
   it('refuses a file shorter than committed (rotated or edited), naming --full', async () => {
     const short = file('one\n');
-    await expect(FileSink.open(short, { mode: 'resume', committed: 8, identity: identity(short, 8) })).rejects.toMatchObject({
-      exitCode: 2, code: 'file_shorter_than_committed', hint: expect.stringMatching(/--full/),
+    await expect(
+      FileSink.open(short, { mode: 'resume', committed: 8, identity: identity(short, 8) }),
+    ).rejects.toMatchObject({
+      exitCode: 2,
+      code: 'file_shorter_than_committed',
+      hint: expect.stringMatching(/--full/),
     });
-    await expect(FileSink.open(join(tmpdir(), 'cnv-missing-dir-x', 'gone.csv'), { mode: 'resume', committed: 8, identity: { file: '1:2', tail: '' } })).rejects.toThrow(/is missing/);
+    await expect(
+      FileSink.open(join(tmpdir(), 'cnv-missing-dir-x', 'gone.csv'), {
+        mode: 'resume',
+        committed: 8,
+        identity: { file: '1:2', tail: '' },
+      }),
+    ).rejects.toThrow(/is missing/);
   });
 
   it('a new export refuses a non-empty file it did not write; --full (replace) empties it', async () => {
-    await expect(FileSink.open(file('someone else\n'), { mode: 'new' })).rejects.toMatchObject({ code: 'file_not_empty' });
+    await expect(FileSink.open(file('someone else\n'), { mode: 'new' })).rejects.toMatchObject({
+      code: 'file_not_empty',
+    });
     const path = file('old content\n');
     const sink = await FileSink.open(path, { mode: 'replace' });
     expect(readFileSync(path, 'utf8')).toBe('old content\n'); // emptied only once the state names it
@@ -67,15 +79,25 @@ describe('FileSink (the commit protocol on the data side)', () => {
     sink.committed(await sink.write([Buffer.from('one\n'), Buffer.from('two\n')], 1));
     const record = sink.record();
     await sink.close();
-    expect(record).toMatchObject({ kind: 'file', bytes: 8, file: expect.stringMatching(/^\d+:\d+$/), tail: tailHash(Buffer.from('one\ntwo\n')) });
+    expect(record).toMatchObject({
+      kind: 'file',
+      bytes: 8,
+      file: expect.stringMatching(/^\d+:\d+$/),
+      tail: tailHash(Buffer.from('one\ntwo\n')),
+    });
     writeFileSync(path, 'one\ntwo\nuncommitted');
     const resumed = await FileSink.open(path, { mode: 'resume', committed: 8, identity: record });
     expect(resumed.cut).toBe(11);
     await resumed.close();
     writeFileSync(path, 'ONE\ntwo\nmore'); // same inode, rewritten
-    await expect(FileSink.open(path, { mode: 'resume', committed: 8, identity: record })).rejects.toMatchObject({ exitCode: 2, code: 'file_changed' });
+    await expect(FileSink.open(path, { mode: 'resume', committed: 8, identity: record })).rejects.toMatchObject({
+      exitCode: 2,
+      code: 'file_changed',
+    });
     expect(readFileSync(path, 'utf8')).toBe('ONE\ntwo\nmore');
-    await expect(FileSink.open(path, { mode: 'resume', committed: 8, identity: { ...record, file: '1:2' } })).rejects.toMatchObject({ exitCode: 2, code: 'file_replaced' });
+    await expect(
+      FileSink.open(path, { mode: 'resume', committed: 8, identity: { ...record, file: '1:2' } }),
+    ).rejects.toMatchObject({ exitCode: 2, code: 'file_replaced' });
   });
 
   it('keeps the last 64 KiB as the tail across pages, without copying whole pages', () => {
@@ -89,6 +111,17 @@ describe('FileSink (the commit protocol on the data side)', () => {
 
 describe('excelSafeCell (--excel-safe)', () => {
   it('prefixes a quote to what a spreadsheet would run, nothing else', () => {
-    expect(['=1', '+1', '-1', '@x', '\tx', '\rx', 'a=b', '', '1-2', "'quoted"].map(excelSafeCell)).toEqual(["'=1", "'+1", "'-1", "'@x", "'\tx", "'\rx", 'a=b', '', '1-2', "'quoted"]);
+    expect(['=1', '+1', '-1', '@x', '\tx', '\rx', 'a=b', '', '1-2', "'quoted"].map(excelSafeCell)).toEqual([
+      "'=1",
+      "'+1",
+      "'-1",
+      "'@x",
+      "'\tx",
+      "'\rx",
+      'a=b',
+      '',
+      '1-2',
+      "'quoted",
+    ]);
   });
 });

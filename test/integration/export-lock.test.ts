@@ -1,5 +1,16 @@
 import { execa } from 'execa';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -16,7 +27,12 @@ describe('export lock (src/files/owner-lock.ts: an owner file linked into place)
     const path = statePath();
     const first = await acquireExportLock(path, 'k');
     expect(lockHolder(path)).toMatchObject({ pid: process.pid, hostname: hostname() });
-    expect(JSON.parse(readFileSync(`${path}.lock`, 'utf8'))).toMatchObject({ pid: process.pid, hostname: hostname(), startedAt: expect.any(String), procStart: processStartTicks(process.pid) });
+    expect(JSON.parse(readFileSync(`${path}.lock`, 'utf8'))).toMatchObject({
+      pid: process.pid,
+      hostname: hostname(),
+      startedAt: expect.any(String),
+      procStart: processStartTicks(process.pid),
+    });
     const started = Date.now();
     const err = await acquireExportLock(path, 'k').catch((e) => e);
     expect(Date.now() - started).toBeLessThan(1000);
@@ -33,7 +49,10 @@ describe('export lock (src/files/owner-lock.ts: an owner file linked into place)
 
   it('takes over at once a lock whose holder died (SIGKILL leaves it behind)', async () => {
     const path = statePath();
-    writeFileSync(`${path}.lock`, JSON.stringify({ pid: await deadPid(), hostname: hostname(), startedAt: '2026-01-01T00:00:00.000Z' }));
+    writeFileSync(
+      `${path}.lock`,
+      JSON.stringify({ pid: await deadPid(), hostname: hostname(), startedAt: '2026-01-01T00:00:00.000Z' }),
+    );
     expect(lockHolder(path)).toBeUndefined(); // `state show` does not name a dead holder
     const lock = await acquireExportLock(path, 'k');
     expect(lockHolder(path)?.pid).toBe(process.pid);
@@ -44,12 +63,21 @@ describe('export lock (src/files/owner-lock.ts: an owner file linked into place)
     const path = statePath();
     const dead = await deadPid();
     const shapes: Array<[string, () => void]> = [
-      ['a directory', () => {
-        mkdirSync(`${path}.lock`);
-        writeFileSync(join(`${path}.lock`, 'owner.json'), JSON.stringify({ pid: dead, hostname: hostname(), startedAt: '2026-01-01T00:00:00.000Z' }));
-      }],
+      [
+        'a directory',
+        () => {
+          mkdirSync(`${path}.lock`);
+          writeFileSync(
+            join(`${path}.lock`, 'owner.json'),
+            JSON.stringify({ pid: dead, hostname: hostname(), startedAt: '2026-01-01T00:00:00.000Z' }),
+          );
+        },
+      ],
       ['`<pid> <hex>`', () => writeFileSync(`${path}.lock`, `${dead} abcd\n`)],
-      ['JSON without a start time', () => writeFileSync(`${path}.lock`, JSON.stringify({ pid: dead, hostname: hostname() }))],
+      [
+        'JSON without a start time',
+        () => writeFileSync(`${path}.lock`, JSON.stringify({ pid: dead, hostname: hostname() })),
+      ],
       ['junk', () => writeFileSync(`${path}.lock`, '')],
     ];
     for (const [what, make] of shapes) {
@@ -58,7 +86,11 @@ describe('export lock (src/files/owner-lock.ts: an owner file linked into place)
       const old = new Date(Date.now() - 60_000);
       utimesSync(`${path}.lock`, old, old);
       const err = await acquireExportLock(path, 'k').catch((e) => e);
-      expect(err, what).toMatchObject({ exitCode: 2, code: 'lock_unrecognised', message: `${path}.lock is not a lock this version of cnv writes: whether a run still holds it cannot be told` });
+      expect(err, what).toMatchObject({
+        exitCode: 2,
+        code: 'lock_unrecognised',
+        message: `${path}.lock is not a lock this version of cnv writes: whether a run still holds it cannot be told`,
+      });
       expect(err.hint, what).toBe(`if no cnv run uses it, remove it (rm -r ${path}.lock) and run again`);
       expect(existsSync(`${path}.lock`), what).toBe(true);
       expect(lockHolder(path), what).toBeUndefined();
@@ -67,7 +99,10 @@ describe('export lock (src/files/owner-lock.ts: an owner file linked into place)
 
   it('does not take over a live holder, nor one on another host before it goes stale; takes that one once stale (10 s)', async () => {
     const path = statePath();
-    writeFileSync(`${path}.lock`, JSON.stringify({ pid: 1, hostname: 'elsewhere', startedAt: '2026-01-01T00:00:00.000Z' }));
+    writeFileSync(
+      `${path}.lock`,
+      JSON.stringify({ pid: 1, hostname: 'elsewhere', startedAt: '2026-01-01T00:00:00.000Z' }),
+    );
     await expect(acquireExportLock(path, 'k')).rejects.toThrow(/pid 1 on elsewhere/);
     const old = new Date(Date.now() - 11_000);
     utimesSync(`${path}.lock`, old, old);
@@ -77,7 +112,15 @@ describe('export lock (src/files/owner-lock.ts: an owner file linked into place)
     await lock.release();
 
     // A live pid of this host that is the holder (its start time is the one recorded) holds it, refreshed or not.
-    writeFileSync(`${path}.lock`, JSON.stringify({ pid: process.ppid, hostname: hostname(), startedAt: '2026-01-01T00:00:00.000Z', procStart: processStartTicks(process.ppid) }));
+    writeFileSync(
+      `${path}.lock`,
+      JSON.stringify({
+        pid: process.ppid,
+        hostname: hostname(),
+        startedAt: '2026-01-01T00:00:00.000Z',
+        procStart: processStartTicks(process.ppid),
+      }),
+    );
     utimesSync(`${path}.lock`, old, old);
     await expect(acquireExportLock(path, 'k')).rejects.toThrow(new RegExp(`pid ${process.ppid} on `));
   });
@@ -88,13 +131,24 @@ describe('export lock (src/files/owner-lock.ts: an owner file linked into place)
     try {
       const pid = other.pid!;
       // The lock of a process that had this pid before: it started at another time.
-      writeFileSync(`${path}.lock`, JSON.stringify({ pid, hostname: hostname(), startedAt: '2026-01-01T00:00:00.000Z', procStart: processStartTicks(pid)! - 12345 }));
+      writeFileSync(
+        `${path}.lock`,
+        JSON.stringify({
+          pid,
+          hostname: hostname(),
+          startedAt: '2026-01-01T00:00:00.000Z',
+          procStart: processStartTicks(pid)! - 12345,
+        }),
+      );
       expect(lockHolder(path)).toBeUndefined();
       const taken = await acquireExportLock(path, 'k');
       expect(lockHolder(path)?.pid).toBe(process.pid);
       await taken.release();
       // Without a start time to compare (a system without /proc): by its age, as for another host.
-      writeFileSync(`${path}.lock`, JSON.stringify({ pid, hostname: hostname(), startedAt: '2026-01-01T00:00:00.000Z' }));
+      writeFileSync(
+        `${path}.lock`,
+        JSON.stringify({ pid, hostname: hostname(), startedAt: '2026-01-01T00:00:00.000Z' }),
+      );
       const err = await acquireExportLock(path, 'k').catch((e) => e);
       expect(err).toBeInstanceOf(TransientError);
       expect(err.hint).toContain(`if no cnv run is that process, remove ${path}.lock`);
@@ -134,7 +188,10 @@ describe('export lock (src/files/owner-lock.ts: an owner file linked into place)
 
   it('of eight processes racing to take over one stale lock, exactly one holds it', async () => {
     const path = statePath();
-    writeFileSync(`${path}.lock`, JSON.stringify({ pid: await deadPid(), hostname: hostname(), startedAt: '2026-01-01T00:00:00.000Z' }));
+    writeFileSync(
+      `${path}.lock`,
+      JSON.stringify({ pid: await deadPid(), hostname: hostname(), startedAt: '2026-01-01T00:00:00.000Z' }),
+    );
     // The built module (npm test builds first): eight node processes, no TypeScript loader. They
     // start at one instant, and all say at one later instant whether they (still) hold it.
     const at = Date.now() + 2500;
@@ -145,9 +202,19 @@ describe('export lock (src/files/owner-lock.ts: an owner file linked into place)
       try { lock = takeLock(${JSON.stringify(`${path}.lock`)}, () => new Error('held')); } catch (err) { console.log(err.message); }
       if (lock) setTimeout(() => console.log(lock.lost() ? 'lost' : 'holds'), ${at + 3000} - Date.now());
     `;
-    const runs = await Promise.all(Array.from({ length: 8 }, () => execa('node', ['--input-type=module', '-e', script], { cwd: ROOT, reject: false })));
+    const runs = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        execa('node', ['--input-type=module', '-e', script], { cwd: ROOT, reject: false }),
+      ),
+    );
     const outcomes = runs.map((r) => r.stdout || r.stderr);
-    expect(outcomes.filter((o) => o === 'holds'), outcomes.join('\n')).toHaveLength(1);
-    expect(outcomes.filter((o) => o !== 'holds' && o !== 'held' && o !== 'lost'), outcomes.join('\n')).toEqual([]);
+    expect(
+      outcomes.filter((o) => o === 'holds'),
+      outcomes.join('\n'),
+    ).toHaveLength(1);
+    expect(
+      outcomes.filter((o) => o !== 'holds' && o !== 'held' && o !== 'lost'),
+      outcomes.join('\n'),
+    ).toEqual([]);
   });
 });

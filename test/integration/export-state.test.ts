@@ -2,7 +2,13 @@ import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { accountIdentity, defaultStateKey, checkStateKey, stateFileStem, urlWithoutCredentials } from '../../src/exporter/state-key.js';
+import {
+  accountIdentity,
+  defaultStateKey,
+  checkStateKey,
+  stateFileStem,
+  urlWithoutCredentials,
+} from '../../src/exporter/state-key.js';
 import { ExportStateStore } from '../../src/exporter/state-store.js';
 import { MANIFESTS_KEPT, withManifest, type ExportState, type Manifest } from '../../src/exporter/state.js';
 
@@ -10,11 +16,24 @@ const dir = () => mkdtempSync(join(tmpdir(), 'cnv-state-'));
 
 function state(key: string, patch: Partial<ExportState> = {}): ExportState {
   return {
-    version: 1, key, kind: 'contacts', profile: 'default', baseUrl: 'https://api.example.com', account: 'sk_live_demo@api.example.com',
-    createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z',
+    version: 1,
+    key,
+    kind: 'contacts',
+    profile: 'default',
+    baseUrl: 'https://api.example.com',
+    account: 'sk_live_demo@api.example.com',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-01T00:00:00.000Z',
     current: {
-      cursor: 'c1', cursorAt: '2026-01-01T00:00:00.000Z', seen: ['a@1'], output: { kind: 'file', path: '/tmp/x.csv', bytes: 10, file: '1:2', tail: 'ab' },
-      format: 'csv', csv: { columns: ['id', '_extra'], omitted: [], nullAs: '', excelSafe: false }, window: null, rows: 5, pages: 1,
+      cursor: 'c1',
+      cursorAt: '2026-01-01T00:00:00.000Z',
+      seen: ['a@1'],
+      output: { kind: 'file', path: '/tmp/x.csv', bytes: 10, file: '1:2', tail: 'ab' },
+      format: 'csv',
+      csv: { columns: ['id', '_extra'], omitted: [], nullAs: '', excelSafe: false },
+      window: null,
+      rows: 5,
+      pages: 1,
     },
     runs: [],
     ...patch,
@@ -22,11 +41,18 @@ function state(key: string, patch: Partial<ExportState> = {}): ExportState {
 }
 
 describe('state keys', () => {
-  it('are keyed by the account (the key\'s identity, host and path of the base URL), kind and email type', () => {
+  it("are keyed by the account (the key's identity, host and path of the base URL), kind and email type", () => {
     const demo = accountIdentity('https://api.example.com/', 'sk_live_demo_4f9c2a7e1b8d4e6f9a0c3b5d7e9f1a2c');
     expect(demo).toBe('sk_live_demo@api.example.com');
     expect(defaultStateKey(demo, 'contacts', undefined, 'stdout')).toBe('sk_live_demo@api.example.com/contacts/stdout');
-    expect(defaultStateKey(accountIdentity('http://u:p@127.0.0.1:4010/base', 'sk_live_ops_x'), 'email-events', 'EMAIL_OPEN', 'stdout')).toBe('sk_live_ops@127.0.0.1:4010/base/email-events/EMAIL_OPEN/stdout');
+    expect(
+      defaultStateKey(
+        accountIdentity('http://u:p@127.0.0.1:4010/base', 'sk_live_ops_x'),
+        'email-events',
+        'EMAIL_OPEN',
+        'stdout',
+      ),
+    ).toBe('sk_live_ops@127.0.0.1:4010/base/email-events/EMAIL_OPEN/stdout');
   });
 
   it('name a key of another shape by a digest, never the key itself', () => {
@@ -37,8 +63,12 @@ describe('state keys', () => {
   });
 
   it('name their output: a file by its absolute path, or stdout', () => {
-    expect(defaultStateKey('sk_live_demo@api.example.com', 'contacts', undefined, { file: '/data/c.csv' })).toBe('sk_live_demo@api.example.com/contacts:/data/c.csv');
-    expect(defaultStateKey('sk_live_demo@api.example.com', 'email-events', 'EMAIL_OPEN', 'stdout')).toBe('sk_live_demo@api.example.com/email-events/EMAIL_OPEN/stdout');
+    expect(defaultStateKey('sk_live_demo@api.example.com', 'contacts', undefined, { file: '/data/c.csv' })).toBe(
+      'sk_live_demo@api.example.com/contacts:/data/c.csv',
+    );
+    expect(defaultStateKey('sk_live_demo@api.example.com', 'email-events', 'EMAIL_OPEN', 'stdout')).toBe(
+      'sk_live_demo@api.example.com/email-events/EMAIL_OPEN/stdout',
+    );
   });
 
   it('base URLs are kept without a user or password', () => {
@@ -48,7 +78,9 @@ describe('state keys', () => {
   });
 
   it('map to readable file stems that never collide, and names are checked', () => {
-    expect(stateFileStem('default@api.example.com/contacts')).toMatch(/^default_api.example.com_contacts\.[0-9a-f]{10}$/);
+    expect(stateFileStem('default@api.example.com/contacts')).toMatch(
+      /^default_api.example.com_contacts\.[0-9a-f]{10}$/,
+    );
     expect(stateFileStem('a/b')).not.toBe(stateFileStem('a_b'));
     expect(stateFileStem('../../etc/passwd')).not.toContain('/');
     expect(checkStateKey('  crm nightly ')).toBe('crm nightly');
@@ -74,7 +106,10 @@ describe('ExportStateStore (conf, one file per key)', () => {
     await store.write(state('b'));
     await store.write(state('a'));
     await store.write(state('a', { current: { ...state('a').current, rows: 99 } }));
-    expect(store.list().map((s) => [s.key, s.current.rows])).toEqual([['a', 99], ['b', 5]]);
+    expect(store.list().map((s) => [s.key, s.current.rows])).toEqual([
+      ['a', 99],
+      ['b', 5],
+    ]);
     expect(readdirSync(store.dir).filter((f) => f.includes('.tmp'))).toEqual([]);
     expect(store.remove('a')).toBe(true);
     expect(store.remove('a')).toBe(false);
@@ -86,7 +121,9 @@ describe('ExportStateStore (conf, one file per key)', () => {
     writeFileSync(store.pathOf('x'), '{"state":{"version":1');
     expect(() => store.read('x')).toThrow(/cannot be used/);
     writeFileSync(store.pathOf('y'), JSON.stringify({ state: { version: 2 } }));
-    expect(() => store.read('y')).toThrow(/export state file .* cannot be used: it is not a state this version of cnv writes \(version: /);
+    expect(() => store.read('y')).toThrow(
+      /export state file .* cannot be used: it is not a state this version of cnv writes \(version: /,
+    );
     const problems: string[] = [];
     expect(store.list((err) => problems.push(err.message))).toEqual([]);
     expect(problems).toHaveLength(2);
@@ -99,8 +136,16 @@ describe('ExportStateStore (conf, one file per key)', () => {
     const current = state('k').current;
     const earlier: Array<[string, unknown, string]> = [
       ['no account', { ...state('k'), account: undefined }, 'account'],
-      ['a file without its identity', { ...state('k'), current: { ...current, output: { kind: 'file', path: '/tmp/x.csv', bytes: 10 } } }, 'current.output.file'],
-      ['CSV without its cell rules', { ...state('k'), current: { ...current, csv: { columns: ['id', '_extra'], omitted: [] } } }, 'current.csv.nullAs'],
+      [
+        'a file without its identity',
+        { ...state('k'), current: { ...current, output: { kind: 'file', path: '/tmp/x.csv', bytes: 10 } } },
+        'current.output.file',
+      ],
+      [
+        'CSV without its cell rules',
+        { ...state('k'), current: { ...current, csv: { columns: ['id', '_extra'], omitted: [] } } },
+        'current.csv.nullAs',
+      ],
     ];
     for (const [what, saved, member] of earlier) {
       writeFileSync(store.pathOf('k'), JSON.stringify({ state: saved }));
@@ -112,8 +157,12 @@ describe('ExportStateStore (conf, one file per key)', () => {
         }
       })();
       expect(err, what).toMatchObject({ exitCode: 2, code: 'state_corrupt' });
-      expect(err!.message, what).toBe(`the export state file ${store.pathOf('k')} cannot be used: it is not a state this version of cnv writes (${member}: Invalid input: expected string, received undefined)`);
-      expect(err!.hint, what).toBe('inspect it; `cnv export state reset k` removes it, or run the export with --full to start over and replace it');
+      expect(err!.message, what).toBe(
+        `the export state file ${store.pathOf('k')} cannot be used: it is not a state this version of cnv writes (${member}: Invalid input: expected string, received undefined)`,
+      );
+      expect(err!.hint, what).toBe(
+        'inspect it; `cnv export state reset k` removes it, or run the export with --full to start over and replace it',
+      );
     }
   });
 
@@ -127,8 +176,19 @@ describe('ExportStateStore (conf, one file per key)', () => {
 
 describe('run manifests', () => {
   const m = (runId: string): Manifest => ({
-    runId, startedAt: '', finishedAt: null, status: 'running', rows: 0, pages: 0, bytes: 0, sha256: '', firstCursor: null,
-    lastCursor: null, output: 'stdout', startOffset: null, moreRemains: true,
+    runId,
+    startedAt: '',
+    finishedAt: null,
+    status: 'running',
+    rows: 0,
+    pages: 0,
+    bytes: 0,
+    sha256: '',
+    firstCursor: null,
+    lastCursor: null,
+    output: 'stdout',
+    startOffset: null,
+    moreRemains: true,
   });
   it('replace their own entry and keep the latest few', () => {
     let runs: Manifest[] = [];

@@ -7,14 +7,23 @@ import { fakeContext } from '../helpers/fake-context.js';
 // that sends what no stub answers, or leaves a stub unused: a stub list is the test's claim of
 // exactly what the command sends.
 const ID = 'b1000000-0000-4000-8000-000000000001';
-const CAMPAIGN = { id: ID, name: 'Spring', type: { id: 't1', name: 'Webinar', systemType: 'CUSTOM' }, memberCount: 3, createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-01T00:00:00Z' };
+const CAMPAIGN = {
+  id: ID,
+  name: 'Spring',
+  type: { id: 't1', name: 'Webinar', systemType: 'CUSTOM' },
+  memberCount: 3,
+  createdAt: '2026-01-01T00:00:00Z',
+  updatedAt: '2026-01-01T00:00:00Z',
+};
 
 describe('fakeContext and FakeApi', () => {
   it('a request no stub answers: the run fails, and verify() names the request', async () => {
     const f = fakeContext({ globals: { maxRetries: 0 } });
     f.api.on('GET', '/v2/campaigns/other', ok({ campaign: CAMPAIGN }));
     await expect(run(f.ctx, { args: [ID], opts: {} })).rejects.toThrow();
-    expect(() => f.api.verify()).toThrow(`fake API: no stub answers GET /v2/campaigns/${ID}; stub not used: GET /v2/campaigns/other`);
+    expect(() => f.api.verify()).toThrow(
+      `fake API: no stub answers GET /v2/campaigns/${ID}; stub not used: GET /v2/campaigns/other`,
+    );
     await f.api.close();
   });
 

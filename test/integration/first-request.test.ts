@@ -25,8 +25,12 @@ const behaviours: Record<string, (req: IncomingMessage, res: ServerResponse, n: 
     res.setHeader('x-twice', ['one', 'two']);
     json(res, 200, { data: { ok: true } });
   },
-  '/v2/missing': (_req, res) => json(res, 404, { error: { code: 'not_found', message: `no such thing for key ${KEY}` } }),
-  '/v2/flaky': (_req, res, n) => (n === 1 ? json(res, 503, { error: { code: 'unavailable', message: 'later' } }) : json(res, 200, { data: { ok: true } })),
+  '/v2/missing': (_req, res) =>
+    json(res, 404, { error: { code: 'not_found', message: `no such thing for key ${KEY}` } }),
+  '/v2/flaky': (_req, res, n) =>
+    n === 1
+      ? json(res, 503, { error: { code: 'unavailable', message: 'later' } })
+      : json(res, 200, { data: { ok: true } }),
   '/v2/always-503': (_req, res) => json(res, 503, { error: { code: 'unavailable', message: 'later' } }),
   '/v2/silent': () => {},
   '/v2/cut': (_req, res, n) => {
@@ -52,7 +56,11 @@ const behaviours: Record<string, (req: IncomingMessage, res: ServerResponse, n: 
     let body = '';
     req.setEncoding('utf8');
     req.on('data', (c) => (body += c));
-    req.on('end', () => json(res, 200, { data: { ok: true, body, length: req.headers['content-length'] ?? null, key: req.headers['x-api-key'] === KEY } }));
+    req.on('end', () =>
+      json(res, 200, {
+        data: { ok: true, body, length: req.headers['content-length'] ?? null, key: req.headers['x-api-key'] === KEY },
+      }),
+    );
   },
 };
 
@@ -84,7 +92,18 @@ afterAll(async () => {
 
 let runs = 0;
 /** One request by a fresh client; its first attempt through node:http (`first`) or undici; what it came to. */
-async function outcome(first: boolean, spec: { method?: 'GET' | 'POST'; path: string; body?: unknown; idempotency?: 'safe' | 'unsafe'; raw?: boolean; base?: string; attempts?: number }) {
+async function outcome(
+  first: boolean,
+  spec: {
+    method?: 'GET' | 'POST';
+    path: string;
+    body?: unknown;
+    idempotency?: 'safe' | 'unsafe';
+    raw?: boolean;
+    base?: string;
+    attempts?: number;
+  },
+) {
   const agent = new Agent();
   const run = `run${++runs}`;
   const client = new HttpClient({
@@ -101,7 +120,13 @@ async function outcome(first: boolean, spec: { method?: 'GET' | 'POST'; path: st
     userAgent: 'cnv-test',
   });
   // The run's name in the query: the server counts each run's requests by it.
-  const common = { method: spec.method ?? 'GET', path: spec.path, body: spec.body, idempotency: spec.idempotency ?? 'safe', query: { run } } as const;
+  const common = {
+    method: spec.method ?? 'GET',
+    path: spec.path,
+    body: spec.body,
+    idempotency: spec.idempotency ?? 'safe',
+    query: { run },
+  } as const;
   try {
     const res = spec.raw
       ? await client.requestRaw(common)
@@ -109,7 +134,16 @@ async function outcome(first: boolean, spec: { method?: 'GET' | 'POST'; path: st
     return { value: res, requests: servedFor(run, spec.path) };
   } catch (err) {
     if (!(err instanceof CliError)) throw err;
-    return { error: { name: err.constructor.name, code: err.code, exitCode: err.exitCode, message: err.message, hint: err.hint }, requests: servedFor(run, spec.path) };
+    return {
+      error: {
+        name: err.constructor.name,
+        code: err.code,
+        exitCode: err.exitCode,
+        message: err.message,
+        hint: err.hint,
+      },
+      requests: servedFor(run, spec.path),
+    };
   } finally {
     await agent.close();
   }
@@ -121,17 +155,24 @@ describe('the first request through node:http comes to what undici comes to', ()
   it('is used only where undici is not needed from the start: no proxy in the environment', () => {
     expect(firstRequestAllowed({})).toBe(true);
     expect(firstRequestAllowed({ NO_PROXY: '*' })).toBe(true);
-    for (const name of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy']) expect(firstRequestAllowed({ [name]: 'http://proxy:3128' }), name).toBe(false);
+    for (const name of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'])
+      expect(firstRequestAllowed({ [name]: 'http://proxy:3128' }), name).toBe(false);
   });
 
   const cases: Array<[string, Parameters<typeof outcome>[1]]> = [
     ['a 200 answer, UTF-8 kept', { path: '/v2/ok' }],
     ['a header sent twice, as an array', { path: '/v2/headers', raw: true }],
-    ['a JSON body with its length, and the key', { method: 'POST', path: '/v2/echo-body', body: { name: 'Zo\u00eb', n: 1 } }],
+    [
+      'a JSON body with its length, and the key',
+      { method: 'POST', path: '/v2/echo-body', body: { name: 'Zo\u00eb', n: 1 } },
+    ],
     ['a 404 with the key echoed (masked)', { path: '/v2/missing' }],
     ['a 503, then 200: retried', { path: '/v2/flaky' }],
     ['503 every time: retries used up', { path: '/v2/always-503' }],
-    ['503 to a request that is not safe to repeat: not retried', { method: 'POST', path: '/v2/always-503', idempotency: 'unsafe' }],
+    [
+      '503 to a request that is not safe to repeat: not retried',
+      { method: 'POST', path: '/v2/always-503', idempotency: 'unsafe' },
+    ],
     ['no answer within the time limit', { path: '/v2/silent' }],
     ['an answer cut mid-body, then whole: retried', { path: '/v2/cut' }],
     ['an answer cut mid-body every time', { path: '/v2/cut-always' }],
@@ -147,7 +188,13 @@ describe('the first request through node:http comes to what undici comes to', ()
         if (!o.value) return o;
         // The server's own headers differ by transport (keep-alive: connection, keep-alive); the rest must not.
         const { headers, ...rest } = o.value as { headers?: Record<string, unknown> };
-        return { ...o, value: { ...rest, ...(headers ? { headers: { 'x-twice': headers['x-twice'], 'content-type': headers['content-type'] } } : {}) } };
+        return {
+          ...o,
+          value: {
+            ...rest,
+            ...(headers ? { headers: { 'x-twice': headers['x-twice'], 'content-type': headers['content-type'] } } : {}),
+          },
+        };
       };
       expect(comparable(viaNode)).toEqual(comparable(viaUndici));
     });
@@ -163,7 +210,13 @@ describe('the first request through node:http comes to what undici comes to', ()
   ];
   for (const [name, spec] of once) {
     it(`${name}, at the first attempt: the same error class, code, exit code and hint`, async () => {
-      const pick = ({ error, requests }: Awaited<ReturnType<typeof outcome>>) => ({ name: error?.name, code: error?.code, exitCode: error?.exitCode, hint: error?.hint, requests });
+      const pick = ({ error, requests }: Awaited<ReturnType<typeof outcome>>) => ({
+        name: error?.name,
+        code: error?.code,
+        exitCode: error?.exitCode,
+        hint: error?.hint,
+        requests,
+      });
       const viaNode = await outcome(true, { ...spec, attempts: 1 });
       expect(viaNode.error?.message).toMatch(/^GET \/v2\/\S+ failed: .+ \[(ETIMEDOUT|ECONNRESET|ECONNREFUSED)\]$/);
       expect(pick(viaNode)).toEqual(pick(await outcome(false, { ...spec, attempts: 1 })));
@@ -173,7 +226,11 @@ describe('the first request through node:http comes to what undici comes to', ()
   it('aborting the signal (Ctrl-C) rejects with its reason, as undici does', async () => {
     const controller = new AbortController();
     const reason = new Error('interrupted');
-    const pending = sendFirst(new URL(`${origin}/v2/silent`), { method: 'GET', headers: {}, signal: controller.signal });
+    const pending = sendFirst(new URL(`${origin}/v2/silent`), {
+      method: 'GET',
+      headers: {},
+      signal: controller.signal,
+    });
     setTimeout(() => controller.abort(reason), 30);
     await expect(pending).rejects.toBe(reason);
   });

@@ -20,15 +20,26 @@ function setup(env: NodeJS.ProcessEnv, dispatcher?: MockAgent) {
   let err = '';
   const stderr = new PassThrough();
   stderr.on('data', (c) => (err += c));
-  const io = { stdin: new PassThrough(), stdout: new PassThrough(), stderr, stdinIsTTY: false, stdoutIsTTY: false, stderrIsTTY: false };
-  const ctx = createContext({ io, env: { CNV_CONFIG_DIR: join(dir, 'config'), CNV_RATE_SHARE: 'off', ...env }, dispatcher });
+  const io = {
+    stdin: new PassThrough(),
+    stdout: new PassThrough(),
+    stderr,
+    stdinIsTTY: false,
+    stdoutIsTTY: false,
+    stderrIsTTY: false,
+  };
+  const ctx = createContext({
+    io,
+    env: { CNV_CONFIG_DIR: join(dir, 'config'), CNV_RATE_SHARE: 'off', ...env },
+    dispatcher,
+  });
   return { ctx, stderr: () => err };
 }
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
 
 describe('ctx.prepareHttp', () => {
-  it('never fails and says nothing: a missing key is still the first request\'s error', async () => {
+  it("never fails and says nothing: a missing key is still the first request's error", async () => {
     const { ctx, stderr } = setup({});
     ctx.prepareHttp();
     await settle();
@@ -38,7 +49,10 @@ describe('ctx.prepareHttp', () => {
   });
 
   it('leaves the credentials alone: a warning about the key comes with http(), not before', async () => {
-    const { ctx, stderr } = setup({ CNV_API_KEY: 'oddly-shaped-key', CNV_BASE_URL: 'https://api.test' }, new MockAgent());
+    const { ctx, stderr } = setup(
+      { CNV_API_KEY: 'oddly-shaped-key', CNV_BASE_URL: 'https://api.test' },
+      new MockAgent(),
+    );
     ctx.prepareHttp();
     await settle();
     expect(stderr()).toBe('');
@@ -50,7 +64,10 @@ describe('ctx.prepareHttp', () => {
   it('gives http() the stack it loaded: one client, requests go through the dispatcher', async () => {
     const agent = new MockAgent();
     agent.disableNetConnect();
-    agent.get('https://api.test').intercept({ path: '/v2/ping', method: 'GET' }).reply(200, { data: { ok: true } });
+    agent
+      .get('https://api.test')
+      .intercept({ path: '/v2/ping', method: 'GET' })
+      .reply(200, { data: { ok: true } });
     const { ctx } = setup({ CNV_API_KEY: 'sk_live_k1_secretsecret', CNV_BASE_URL: 'https://api.test' }, agent);
     ctx.prepareHttp();
     ctx.prepareHttp();
@@ -63,7 +80,7 @@ describe('ctx.prepareHttp', () => {
   });
 });
 
-describe('the Context\'s globals and its clients', () => {
+describe("the Context's globals and its clients", () => {
   it('the globals are frozen: a command cannot change them for the layers below', () => {
     const { ctx } = setup({});
     expect(Object.isFrozen(ctx.globals)).toBe(true);
@@ -74,7 +91,10 @@ describe('the Context\'s globals and its clients', () => {
   });
 
   it('a command that needs another client asks for it: one client per choice, made once, the globals unchanged', async () => {
-    const { ctx } = setup({ CNV_API_KEY: 'sk_live_prepare_0123456789', CNV_BASE_URL: 'https://api.test' }, new MockAgent());
+    const { ctx } = setup(
+      { CNV_API_KEY: 'sk_live_prepare_0123456789', CNV_BASE_URL: 'https://api.test' },
+      new MockAgent(),
+    );
     ctx.setGlobals({ ...ctx.globals, dryRun: true, maxRetries: 4 });
     const usual = await ctx.http();
     const live = await ctx.http({ dryRun: false });

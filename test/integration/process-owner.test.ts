@@ -16,7 +16,12 @@ describe('process owner (one shape for owner locks and rate leases)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cnv-owner-'));
     const lock = takeLock(join(dir, 'x.lock'), () => new Error('held'));
     const limiter = new RateLimiter({ ratePerSecond: 195, burst: 3, clock: new FakeClock() });
-    const share = await RateShare.join({ configDir: dir, account: { baseUrl: 'http://127.0.0.1:1', keyId: 'k' }, limiter, fullRate: 195 });
+    const share = await RateShare.join({
+      configDir: dir,
+      account: { baseUrl: 'http://127.0.0.1:1', keyId: 'k' },
+      limiter,
+      fullRate: 195,
+    });
     try {
       const leaseDir = join(dir, 'rate', readdirSync(join(dir, 'rate'))[0]);
       const lease = parseOwner(readFileSync(join(leaseDir, readdirSync(leaseDir)[0]), 'utf8'));
@@ -48,6 +53,9 @@ describe('process owner (one shape for owner locks and rate leases)', () => {
     expect(ownerLiveness({ pid: 999999, hostname: 'another-host.invalid', startedAt: now() })).toBe('unknown');
     expect(ownerLiveness({ pid: 0, hostname: hostname(), startedAt: now() })).toBe('unknown');
     const start = processStartTicks(process.pid);
-    if (start !== undefined) expect(ownerLiveness({ pid: process.pid, hostname: hostname(), startedAt: now(), procStart: start + 1 })).toBe('gone');
+    if (start !== undefined)
+      expect(ownerLiveness({ pid: process.pid, hostname: hostname(), startedAt: now(), procStart: start + 1 })).toBe(
+        'gone',
+      );
   });
 });

@@ -1,4 +1,13 @@
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname } from 'node:os';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,9 +19,21 @@ import { FakeClock } from '../helpers/fake-clock.js';
 const account = { baseUrl: 'http://127.0.0.1:4010', keyId: 'sk_live_demo_****' };
 const shares: RateShare[] = [];
 
-async function join2(configDir: string, acct = account, onShared?: (info: { peers: number; rate: number; dir: string }) => void) {
+async function join2(
+  configDir: string,
+  acct = account,
+  onShared?: (info: { peers: number; rate: number; dir: string }) => void,
+) {
   const limiter = new RateLimiter({ ratePerSecond: 195, burst: 3, clock: new FakeClock() });
-  const share = await RateShare.join({ configDir, account: acct, limiter, fullRate: 195, heartbeatMs: 10, staleMs: 300, onShared });
+  const share = await RateShare.join({
+    configDir,
+    account: acct,
+    limiter,
+    fullRate: 195,
+    heartbeatMs: 10,
+    staleMs: 300,
+    onShared,
+  });
   shares.push(share);
   return { limiter, share };
 }
@@ -75,7 +96,10 @@ describe('RateShare', () => {
     const leaseDir = join(dir, 'rate', readdirSync(join(dir, 'rate'))[0]);
     // A lease a SIGKILLed process of another host left (its process cannot be looked up): never renewed again.
     const dead = join(leaseDir, '999999-deadbeef.lease');
-    writeFileSync(dead, JSON.stringify({ pid: 999999, hostname: 'another-host.invalid', startedAt: new Date().toISOString() }));
+    writeFileSync(
+      dead,
+      JSON.stringify({ pid: 999999, hostname: 'another-host.invalid', startedAt: new Date().toISOString() }),
+    );
     const stop = keepSending(a.limiter);
     await until(() => Math.abs(a.limiter.rate - 97.5) < 0.01);
     await until(() => Math.abs(a.limiter.rate - 195) < 0.01);
@@ -115,7 +139,10 @@ describe('RateShare', () => {
     // 21 leases of killed processes, written while the clock was an hour ahead.
     const planted = Array.from({ length: 21 }, (_, i) => join(leaseDir, `${2147480000 + i}-0000000${i % 10}.lease`));
     for (const [i, path] of planted.entries()) {
-      writeFileSync(path, JSON.stringify({ pid: 2147480000 + i, hostname: hostname(), startedAt: new Date().toISOString() }));
+      writeFileSync(
+        path,
+        JSON.stringify({ pid: 2147480000 + i, hostname: hostname(), startedAt: new Date().toISOString() }),
+      );
       utimesSync(path, hour, hour);
     }
     // Before: every one of them counted until the clock caught up: 195 / 22 requests/s.
@@ -125,7 +152,10 @@ describe('RateShare', () => {
     }
     await until(() => planted.every((p) => !existsSync(p)));
     // A live process's lease (this one's pid) still counts.
-    writeFileSync(join(leaseDir, `${process.pid}-abcdef01.lease`), JSON.stringify({ pid: process.pid, hostname: hostname(), startedAt: new Date().toISOString() }));
+    writeFileSync(
+      join(leaseDir, `${process.pid}-abcdef01.lease`),
+      JSON.stringify({ pid: process.pid, hostname: hostname(), startedAt: new Date().toISOString() }),
+    );
     await until(() => Math.abs(a.limiter.rate - 97.5) < 0.01);
     stop();
   });

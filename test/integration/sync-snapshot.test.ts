@@ -13,22 +13,43 @@ import type { Snapshot } from '../../src/sync/snapshot.js';
 import { rowKeys } from '../../src/sync/row-keys.js';
 import type { FieldDefinition } from '../../src/endpoints/fields.js';
 
-const row = (id: string, email: string | null, updatedAt: string, fields: Record<string, unknown> = {}, status = 'SUBSCRIBED') =>
-  JSON.stringify({ id, sfdcLeadId: null, sfdcContactId: null, sfdcAccountId: null, email, subscriptionStatus: status, createdAt: updatedAt, updatedAt, fields });
+const row = (
+  id: string,
+  email: string | null,
+  updatedAt: string,
+  fields: Record<string, unknown> = {},
+  status = 'SUBSCRIBED',
+) =>
+  JSON.stringify({
+    id,
+    sfdcLeadId: null,
+    sfdcContactId: null,
+    sfdcAccountId: null,
+    email,
+    subscriptionStatus: status,
+    createdAt: updatedAt,
+    updatedAt,
+    fields,
+  });
 
 describe('rowKeys', () => {
-  it('reads id, email and updatedAt of the API\'s compact row, and of any other spelling by walking the top-level members', () => {
+  it("reads id, email and updatedAt of the API's compact row, and of any other spelling by walking the top-level members", () => {
     expect(rowKeys(row('a', 'Ada@X.com', '2025-01-01T00:00:00.000Z'))).toEqual({ id: 'a', email: 'Ada@X.com' });
     // Another member order, spaces, an escaped email, a field labelled "email" inside fields.
-    const other = '{ "fields": {"email": "not-me@x.com", "id": "no"}, "updatedAt" : "2025-01-02T00:00:00Z", "email": "b\\u00e9@x.com", "id": "b" }';
+    const other =
+      '{ "fields": {"email": "not-me@x.com", "id": "no"}, "updatedAt" : "2025-01-02T00:00:00Z", "email": "b\\u00e9@x.com", "id": "b" }';
     expect(rowKeys(other)).toEqual({ id: 'b', email: 'bé@x.com' });
     // The fast path does not take an "email" that only a nested object holds.
-    expect(rowKeys('{"id":"c","fields":{"email":"x@y.z"},"updatedAt":"2025-01-01T00:00:00Z"}')).toEqual({ id: 'c', email: null });
+    expect(rowKeys('{"id":"c","fields":{"email":"x@y.z"},"updatedAt":"2025-01-01T00:00:00Z"}')).toEqual({
+      id: 'c',
+      email: null,
+    });
     expect(rowKeys(row('d', null, 'never'))).toEqual({ id: 'd', email: null });
   });
 
   it('refuses what is not a contact row', () => {
-    for (const line of ['', 'null', '[]', '{}', '{"email":"a@b.c"}', '{"id":42}', '{"id":"x"', 'garbage']) expect(rowKeys(line), line).toBeUndefined();
+    for (const line of ['', 'null', '[]', '{}', '{"email":"a@b.c"}', '{"id":42}', '{"id":"x"', 'garbage'])
+      expect(rowKeys(line), line).toBeUndefined();
   });
 });
 
@@ -61,7 +82,7 @@ describe('SnapshotIndex', () => {
 });
 
 describe('sameValue', () => {
-  it('compares by the field\'s type, every digit kept', () => {
+  it("compares by the field's type, every digit kept", () => {
     expect(decimalKey('1.50')).toBe(decimalKey('1.5'));
     expect(decimalKey('15e-1')).toBe(decimalKey('1.5'));
     expect(decimalKey('-0.0')).toBe(decimalKey('0'));
@@ -93,31 +114,58 @@ async function snapshotOf(lines: string[], labels: Record<string, string>): Prom
   return { index, reader, fieldsAt: () => fields, refresh: {} as Snapshot['refresh'], close: () => reader.close() };
 }
 
-const def = (key: string, label: string, dataType = 'STRING'): [string, FieldDefinition] => [key, { key, label, objectType: 'CONTACT', dataType } as FieldDefinition];
+const def = (key: string, label: string, dataType = 'STRING'): [string, FieldDefinition] => [
+  key,
+  { key, label, objectType: 'CONTACT', dataType } as FieldDefinition,
+];
 
 describe('SyncDecider', () => {
   it('skips only when sure', async () => {
-    const snapshot = await snapshotOf([
-      row('id-ada', 'ada@x.com', '2025-01-01T00:00:00Z', { City: 'London', Score: 42, Tier: 'gold' }),
-      row('id-old', 'twin@x.com', '2025-01-01T00:00:00Z', { City: 'Old' }),
-      row('id-new', 'twin@x.com', '2025-01-02T00:00:00Z', { City: 'New' }),
-      row('id-tie1', 'tie@x.com', '2025-01-01T00:00:00Z'),
-      row('id-tie2', 'tie@x.com', '2025-01-01T00:00:00Z'),
-      row('id-timeless', 'alone@x.com', 'not a time', { City: 'Rome' }),
-    ], { city: 'City', score: 'Score', tier1: 'Tier', tier2: 'Tier' });
-    const fields = new Map([def('city', 'City'), def('score', 'Score', 'NUMBER'), def('tier1', 'Tier'), def('tier2', 'Tier'), def('late', 'Late')]);
+    const snapshot = await snapshotOf(
+      [
+        row('id-ada', 'ada@x.com', '2025-01-01T00:00:00Z', { City: 'London', Score: 42, Tier: 'gold' }),
+        row('id-old', 'twin@x.com', '2025-01-01T00:00:00Z', { City: 'Old' }),
+        row('id-new', 'twin@x.com', '2025-01-02T00:00:00Z', { City: 'New' }),
+        row('id-tie1', 'tie@x.com', '2025-01-01T00:00:00Z'),
+        row('id-tie2', 'tie@x.com', '2025-01-01T00:00:00Z'),
+        row('id-timeless', 'alone@x.com', 'not a time', { City: 'Rome' }),
+      ],
+      { city: 'City', score: 'Score', tier1: 'Tier', tier2: 'Tier' },
+    );
+    const fields = new Map([
+      def('city', 'City'),
+      def('score', 'Score', 'NUMBER'),
+      def('tier1', 'Tier'),
+      def('tier2', 'Tier'),
+      def('late', 'Late'),
+    ]);
     const d = () => new SyncDecider(snapshot, fields);
-    expect(d().decide({ email: 'ADA@x.com', fields: { city: 'London', score: 42 } })).toMatchObject({ action: 'unchanged', cnvContactId: 'id-ada' });
-    expect(d().decide({ email: 'ada@x.com', subscriptionStatus: 'UNSUBSCRIBED' })).toMatchObject({ action: 'update', changes: [{ field: 'subscriptionStatus', old: 'SUBSCRIBED', new: 'UNSUBSCRIBED' }] });
+    expect(d().decide({ email: 'ADA@x.com', fields: { city: 'London', score: 42 } })).toMatchObject({
+      action: 'unchanged',
+      cnvContactId: 'id-ada',
+    });
+    expect(d().decide({ email: 'ada@x.com', subscriptionStatus: 'UNSUBSCRIBED' })).toMatchObject({
+      action: 'update',
+      changes: [{ field: 'subscriptionStatus', old: 'SUBSCRIBED', new: 'UNSUBSCRIBED' }],
+    });
     // With cnvContactId, email is the new address: a change even in case only.
-    expect(d().decide({ cnvContactId: 'id-ada', email: 'Ada@x.com' })).toMatchObject({ action: 'update', changes: [{ field: 'email', old: 'ada@x.com', new: 'Ada@x.com' }] });
+    expect(d().decide({ cnvContactId: 'id-ada', email: 'Ada@x.com' })).toMatchObject({
+      action: 'update',
+      changes: [{ field: 'email', old: 'ada@x.com', new: 'Ada@x.com' }],
+    });
     expect(d().decide({ email: 'nobody@x.com', fields: { city: 'Rome' } })).toMatchObject({ action: 'create' });
     // The most recently updated contact of an email.
-    expect(d().decide({ email: 'twin@x.com', fields: { city: 'New' } })).toMatchObject({ action: 'unchanged', cnvContactId: 'id-new' });
+    expect(d().decide({ email: 'twin@x.com', fields: { city: 'New' } })).toMatchObject({
+      action: 'unchanged',
+      cnvContactId: 'id-new',
+    });
     const unsure = (body: Record<string, unknown>) => d().decide(body).unsure?.reason;
     expect(unsure({ email: 'tie@x.com' })).toBe('same email, same time');
     // One contact of an email: its updatedAt does not matter.
-    expect(d().decide({ email: 'alone@x.com', fields: { city: 'Rome' } })).toMatchObject({ action: 'unchanged', cnvContactId: 'id-timeless' });
+    expect(d().decide({ email: 'alone@x.com', fields: { city: 'Rome' } })).toMatchObject({
+      action: 'unchanged',
+      cnvContactId: 'id-timeless',
+    });
     expect(unsure({ email: 'ada@x.com', fields: { tier1: 'gold' } })).toBe('shared label');
     expect(unsure({ email: 'ada@x.com', fields: { late: 'x' } })).toBe('field newer than snapshot');
     expect(unsure({ email: 'ada@x.com', fields: { ghost: 'x' } })).toBe('not in field list');
@@ -128,49 +176,90 @@ describe('SyncDecider', () => {
     // Rows of one contact apply in order.
     const decider = d();
     expect(decider.decide({ email: 'ada@x.com', fields: { city: 'Paris' } }).action).toBe('update');
-    expect(decider.decide({ cnvContactId: 'id-ada', fields: { city: 'London' } }).unsure?.reason).toBe('earlier row, same contact');
+    expect(decider.decide({ cnvContactId: 'id-ada', fields: { city: 'London' } }).unsure?.reason).toBe(
+      'earlier row, same contact',
+    );
     expect(decider.decide({ email: 'fresh@x.com' }).action).toBe('create');
-    expect(decider.decide({ email: 'FRESH@x.com', fields: { city: 'x' } }).unsure?.reason).toBe('earlier row, same contact');
+    expect(decider.decide({ email: 'FRESH@x.com', fields: { city: 'x' } }).unsure?.reason).toBe(
+      'earlier row, same contact',
+    );
     snapshot.close();
   });
 
   it('reads a line by the labels of when it was fetched: a field relabelled since is read by its old label, a label that may show another field is unsure', async () => {
-    const snapshot = await snapshotOf([
-      row('id-a', 'a@x.com', '2025-01-01T00:00:00Z', { Town: 'Oslo', City: 'Rome', Rank: 'gold', 'Rank (rank2)': 'silver' }),
-    ], { city: 'Town', town: 'City', rank1: 'Rank', rank2: 'Rank', rank3: 'Rank (rank2)' });
+    const snapshot = await snapshotOf(
+      [
+        row('id-a', 'a@x.com', '2025-01-01T00:00:00Z', {
+          Town: 'Oslo',
+          City: 'Rome',
+          Rank: 'gold',
+          'Rank (rank2)': 'silver',
+        }),
+      ],
+      { city: 'Town', town: 'City', rank1: 'Rank', rank2: 'Rank', rank3: 'Rank (rank2)' },
+    );
     // Since the fetch, city and town swapped labels: the line still holds city's value under "Town".
-    const fields = new Map([def('city', 'City'), def('town', 'Town'), def('rank1', 'Rank'), def('rank2', 'Rank'), def('rank3', 'Rank (rank2)')]);
+    const fields = new Map([
+      def('city', 'City'),
+      def('town', 'Town'),
+      def('rank1', 'Rank'),
+      def('rank2', 'Rank'),
+      def('rank3', 'Rank (rank2)'),
+    ]);
     const d = () => new SyncDecider(snapshot, fields);
-    expect(d().decide({ email: 'a@x.com', fields: { city: 'Oslo', town: 'Rome' } })).toMatchObject({ action: 'unchanged' });
-    expect(d().decide({ email: 'a@x.com', fields: { city: 'Rome' } })).toMatchObject({ action: 'update', changes: [{ field: 'fields.city', old: 'Oslo', new: 'Rome' }] });
-    expect(d().decide({ email: 'a@x.com', fields: { rank3: 'silver' } }).unsure).toMatchObject({ reason: 'shared label', detail: expect.stringContaining('"Rank (rank2)"') });
+    expect(d().decide({ email: 'a@x.com', fields: { city: 'Oslo', town: 'Rome' } })).toMatchObject({
+      action: 'unchanged',
+    });
+    expect(d().decide({ email: 'a@x.com', fields: { city: 'Rome' } })).toMatchObject({
+      action: 'update',
+      changes: [{ field: 'fields.city', old: 'Oslo', new: 'Rome' }],
+    });
+    expect(d().decide({ email: 'a@x.com', fields: { rank3: 'silver' } }).unsure).toMatchObject({
+      reason: 'shared label',
+      detail: expect.stringContaining('"Rank (rank2)"'),
+    });
     snapshot.close();
   });
 
   it('a row by email after an earlier row changed which contact that email finds is sent', async () => {
-    const snapshot = await snapshotOf([
-      row('id-old', 'twin@x.com', '2025-01-01T00:00:00Z', { City: 'A' }),
-      row('id-new', 'twin@x.com', '2025-01-02T00:00:00Z', { City: 'B' }),
-      row('id-w', 'w@x.com', '2025-01-01T00:00:00Z', { City: 'B' }),
-      row('id-t1', 'tie@x.com', '2025-01-01T00:00:00Z', { City: 'A' }),
-      row('id-t2', 'tie@x.com', '2025-01-01T00:00:00Z', { City: 'A' }),
-    ], { city: 'City' });
+    const snapshot = await snapshotOf(
+      [
+        row('id-old', 'twin@x.com', '2025-01-01T00:00:00Z', { City: 'A' }),
+        row('id-new', 'twin@x.com', '2025-01-02T00:00:00Z', { City: 'B' }),
+        row('id-w', 'w@x.com', '2025-01-01T00:00:00Z', { City: 'B' }),
+        row('id-t1', 'tie@x.com', '2025-01-01T00:00:00Z', { City: 'A' }),
+        row('id-t2', 'tie@x.com', '2025-01-01T00:00:00Z', { City: 'A' }),
+      ],
+      { city: 'City' },
+    );
     const fields = new Map([def('city', 'City')]);
     // The older twin updated by id: it is now the one a lookup by its email finds.
     let decider = new SyncDecider(snapshot, fields);
     // A row to send names the contacts it may change, so that rows reaching them by email keep their order.
-    expect(decider.decide({ cnvContactId: 'id-old', fields: { city: 'C' } })).toMatchObject({ action: 'update', reaches: [{ id: 'id-old', email: 'twin@x.com' }] });
-    expect(decider.decide({ email: 'twin@x.com', fields: { city: 'B' } }).unsure?.reason).toBe('earlier row, same contact');
+    expect(decider.decide({ cnvContactId: 'id-old', fields: { city: 'C' } })).toMatchObject({
+      action: 'update',
+      reaches: [{ id: 'id-old', email: 'twin@x.com' }],
+    });
+    expect(decider.decide({ email: 'twin@x.com', fields: { city: 'B' } }).unsure?.reason).toBe(
+      'earlier row, same contact',
+    );
     // A contact given an email: a lookup by it finds that one, even where the snapshot has none.
     decider = new SyncDecider(snapshot, fields);
     expect(decider.decide({ cnvContactId: 'id-w', email: 'twin@x.com' }).action).toBe('update');
-    expect(decider.decide({ email: 'TWIN@x.com', fields: { city: 'B' } }).unsure?.reason).toBe('earlier row, same contact');
+    expect(decider.decide({ email: 'TWIN@x.com', fields: { city: 'B' } }).unsure?.reason).toBe(
+      'earlier row, same contact',
+    );
     expect(decider.decide({ cnvContactId: 'id-old', email: 'fresh@x.com' }).action).toBe('update');
-    expect(decider.decide({ email: 'fresh@x.com', fields: { city: 'A' } })).toMatchObject({ action: 'update', unsure: { reason: 'earlier row, same contact' } });
+    expect(decider.decide({ email: 'fresh@x.com', fields: { city: 'A' } })).toMatchObject({
+      action: 'update',
+      unsure: { reason: 'earlier row, same contact' },
+    });
     // A tie is sent, and either contact of it may be the one changed.
     decider = new SyncDecider(snapshot, fields);
     expect(decider.decide({ email: 'tie@x.com', fields: { city: 'Z' } }).unsure?.reason).toBe('same email, same time');
-    expect(decider.decide({ cnvContactId: 'id-t2', fields: { city: 'A' } }).unsure?.reason).toBe('earlier row, same contact');
+    expect(decider.decide({ cnvContactId: 'id-t2', fields: { city: 'A' } }).unsure?.reason).toBe(
+      'earlier row, same contact',
+    );
     // A row that changes nothing changes no lookup.
     decider = new SyncDecider(snapshot, fields);
     expect(decider.decide({ cnvContactId: 'id-old', fields: { city: 'A' } }).action).toBe('unchanged');
@@ -181,7 +270,9 @@ describe('SyncDecider', () => {
   it('a line that no longer reads as a contact is damage, never a guess', async () => {
     const snapshot = await snapshotOf([row('id-a', 'a@x.com', '2025-01-01T00:00:00Z')], {});
     expect(snapshot.reader.read(snapshot.index.slotsById('id-a')[0])).toMatchObject({ id: 'id-a', email: 'a@x.com' });
-    await expect(snapshotOf(['{"id":"a","email":"a@x.com"', row('b', 'b@x.com', 'x')], {})).rejects.toBeInstanceOf(SnapshotDamage);
+    await expect(snapshotOf(['{"id":"a","email":"a@x.com"', row('b', 'b@x.com', 'x')], {})).rejects.toBeInstanceOf(
+      SnapshotDamage,
+    );
     snapshot.close();
     snapshot.close(); // a second close does nothing
   });

@@ -36,12 +36,27 @@ export const BIG_NUMBER = '9007199254740993';
 export async function makeHardFiles() {
   const dir = mkdtempSync(join(tmpdir(), 'cnv-readers-'));
   const ready = join(dir, 'emulator.env');
-  const emulator = spawn(process.execPath, [BIN, 'emulator', '--port', '0', '--seed', 'none', '--ready-file', ready], { stdio: 'ignore' });
+  const emulator = spawn(process.execPath, [BIN, 'emulator', '--port', '0', '--seed', 'none', '--ready-file', ready], {
+    stdio: 'ignore',
+  });
   for (let i = 0; i < 300 && !existsSync(ready); i++) await new Promise((r) => setTimeout(r, 50));
-  const vars = Object.fromEntries(readFileSync(ready, 'utf8').trim().split('\n').map((l) => l.split(/=(.*)/s).slice(0, 2)));
-  const env = { ...process.env, CNV_BASE_URL: vars.CNV_BASE_URL, CNV_API_KEY: vars.CNV_API_KEY, CNV_CONFIG_DIR: dir, CNV_RATE_SHARE: 'off' };
-  const cnv = (...args) => execFileSync(process.execPath, [BIN, ...args], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-  for (const key of Object.keys(HARD_VALUES)) cnv('fields', 'create', '--key', key, '--label', key, '--object-type', 'contact', '--data-type', 'string');
+  const vars = Object.fromEntries(
+    readFileSync(ready, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => l.split(/=(.*)/s).slice(0, 2)),
+  );
+  const env = {
+    ...process.env,
+    CNV_BASE_URL: vars.CNV_BASE_URL,
+    CNV_API_KEY: vars.CNV_API_KEY,
+    CNV_CONFIG_DIR: dir,
+    CNV_RATE_SHARE: 'off',
+  };
+  const cnv = (...args) =>
+    execFileSync(process.execPath, [BIN, ...args], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  for (const key of Object.keys(HARD_VALUES))
+    cnv('fields', 'create', '--key', key, '--label', key, '--object-type', 'contact', '--data-type', 'string');
   cnv('fields', 'create', '--key', 'big', '--label', 'big', '--object-type', 'contact', '--data-type', 'number');
   const flags = Object.entries(HARD_VALUES).flatMap(([key, value]) => ['-f', `${key}=${value}`]);
   cnv('contacts', 'upsert', '--email', 'hard.values@example.com', ...flags, '-F', `big=${BIG_NUMBER}`);

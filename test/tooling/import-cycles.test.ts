@@ -11,7 +11,12 @@ const SRC = resolve(import.meta.dirname, '../../src');
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith('.ts') && !e.name.endsWith('.d.ts') ? [join(dir, e.name)] : []);
+    e.isDirectory()
+      ? sourceFiles(join(dir, e.name))
+      : e.name.endsWith('.ts') && !e.name.endsWith('.d.ts')
+        ? [join(dir, e.name)]
+        : [],
+  );
 }
 
 /** file -> the files of src/ it imports (relative specifiers, `.js` written for the `.ts` file). */
@@ -104,11 +109,21 @@ describe('the import graph of src/', () => {
     const graph = new Map(files);
     graph.set('output/probe.ts', new Set(['exporter/plan.ts']));
     graph.set('exporter/plan.ts', new Set([...graph.get('exporter/plan.ts')!, 'output/probe.ts']));
-    expect(cycles(graph)).toEqual([expect.stringMatching(/^(exporter\/plan\.ts -> output\/probe\.ts -> exporter\/plan\.ts|output\/probe\.ts -> exporter\/plan\.ts -> output\/probe\.ts)$/)]);
+    expect(cycles(graph)).toEqual([
+      expect.stringMatching(
+        /^(exporter\/plan\.ts -> output\/probe\.ts -> exporter\/plan\.ts|output\/probe\.ts -> exporter\/plan\.ts -> output\/probe\.ts)$/,
+      ),
+    ]);
     const layers = cycles(layerGraph(graph));
     expect(layers).toHaveLength(1);
-    expect(layers[0]).toMatch(/^(exporter -> (.+ -> )?output -> (.+ -> )?exporter|output -> (.+ -> )?exporter -> (.+ -> )?output)$/);
-    const { importedFiles } = ts.preProcessFile("import type { A } from './a.js';\nexport const b = () => import('./b.js');\n", true, true);
+    expect(layers[0]).toMatch(
+      /^(exporter -> (.+ -> )?output -> (.+ -> )?exporter|output -> (.+ -> )?exporter -> (.+ -> )?output)$/,
+    );
+    const { importedFiles } = ts.preProcessFile(
+      "import type { A } from './a.js';\nexport const b = () => import('./b.js');\n",
+      true,
+      true,
+    );
     expect(importedFiles.map((i) => i.fileName)).toEqual(['./a.js', './b.js']);
   });
 });

@@ -12,7 +12,9 @@ import { cnvInProcess } from '../helpers/cli.js';
 const ROOT = resolve(import.meta.dirname, '../..');
 
 function files(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : /\.(ts|mjs|js|md)$/.test(e.name) ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? files(join(dir, e.name)) : /\.(ts|mjs|js|md)$/.test(e.name) ? [join(dir, e.name)] : [],
+  );
 }
 
 const CODES = [...new Set(Object.values(ExitCode))];
@@ -22,7 +24,8 @@ function commentsOf(text: string): string[] {
   const scanner = ts.createScanner(ts.ScriptTarget.Latest, false, ts.LanguageVariant.Standard, text);
   const found: string[] = [];
   for (let token = scanner.scan(); token !== ts.SyntaxKind.EndOfFileToken; token = scanner.scan()) {
-    if (token === ts.SyntaxKind.SingleLineCommentTrivia || token === ts.SyntaxKind.MultiLineCommentTrivia) found.push(scanner.getTokenText());
+    if (token === ts.SyntaxKind.SingleLineCommentTrivia || token === ts.SyntaxKind.MultiLineCommentTrivia)
+      found.push(scanner.getTokenText());
   }
   return found;
 }
@@ -34,7 +37,13 @@ const NOT_FILES = new Set(['Node.js']);
 describe('references', () => {
   it('every docs/*.md that src/, scripts/, bin/, README.md or docs/ names exists', () => {
     const missing: string[] = [];
-    for (const file of [...files(join(ROOT, 'src')), ...files(join(ROOT, 'scripts')), ...files(join(ROOT, 'bin')), ...files(join(ROOT, 'docs')), join(ROOT, 'README.md')]) {
+    for (const file of [
+      ...files(join(ROOT, 'src')),
+      ...files(join(ROOT, 'scripts')),
+      ...files(join(ROOT, 'bin')),
+      ...files(join(ROOT, 'docs')),
+      join(ROOT, 'README.md'),
+    ]) {
       for (const [doc] of readFileSync(file, 'utf8').matchAll(/\bdocs\/[\w./-]+\.md\b/g)) {
         if (!existsSync(join(ROOT, doc))) missing.push(`${relative(ROOT, file)}: ${doc}`);
       }
@@ -54,12 +63,15 @@ describe('references', () => {
   });
 
   it('every file a comment of src/ or test/ names exists (by its path, or a path that ends with it)', () => {
-    const repo = ['src', 'test', 'scripts', 'bin', 'docs'].flatMap((dir) => files(join(ROOT, dir))).map((f) => relative(ROOT, f));
+    const repo = ['src', 'test', 'scripts', 'bin', 'docs']
+      .flatMap((dir) => files(join(ROOT, dir)))
+      .map((f) => relative(ROOT, f));
     const bundle = readFileSync(join(ROOT, 'scripts/bundle.mjs'), 'utf8');
     const exists = (name: string, from: string): boolean => {
       // A built file: its source (dist/x/y.js is src/<folder>/<name>.ts), or one the bundle script writes.
       if (name.startsWith('dist/bundle/')) return bundle.includes(name.slice('dist/bundle/'.length));
-      if (name.startsWith('dist/')) return existsSync(join(ROOT, 'src', name.slice('dist/'.length).replace(/\.js$/, '.ts')));
+      if (name.startsWith('dist/'))
+        return existsSync(join(ROOT, 'src', name.slice('dist/'.length).replace(/\.js$/, '.ts')));
       const spellings = [name, name.replace(/\.js$/, '.ts')];
       if (name.startsWith('.')) return spellings.some((n) => existsSync(join(ROOT, dirname(from), n)));
       return spellings.some((n) => existsSync(join(ROOT, n)) || repo.some((f) => f.endsWith(`/${normalize(n)}`)));
@@ -67,13 +79,14 @@ describe('references', () => {
     const missing: string[] = [];
     for (const file of repo.filter((f) => /^(src|test)\/.*\.ts$/.test(f))) {
       for (const comment of commentsOf(readFileSync(join(ROOT, file), 'utf8'))) {
-        for (const [name] of comment.matchAll(FILE_NAME)) if (!NOT_FILES.has(name) && !exists(name, file)) missing.push(`${file}: ${name}`);
+        for (const [name] of comment.matchAll(FILE_NAME))
+          if (!NOT_FILES.has(name) && !exists(name, file)) missing.push(`${file}: ${name}`);
       }
     }
     expect(missing).toEqual([]);
   });
 
-  it('every exit code is in `cnv help exit-codes` and README.md\'s table', () => {
+  it("every exit code is in `cnv help exit-codes` and README.md's table", () => {
     const topic = HELP_TOPICS['exit-codes'].text;
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     for (const code of CODES) {

@@ -22,14 +22,26 @@ describe('every file of src/ has tests found without grep', () => {
     expect(of('src/cmdutil/json-output.ts')[0]).toBe('test/unit/json-output.test.ts');
   });
 
-  it('a command\'s own tests are beside its path, then those across commands named for it', () => {
+  it("a command's own tests are beside its path, then those across commands named for it", () => {
     expect(of('src/commands/export/state/show.ts')[0]).toBe('test/commands/export/state/show.test.ts');
-    expect(of('src/commands/contacts/upsert.ts').slice(0, 3)).toEqual(['test/commands/contacts/upsert-field-types.test.ts', 'test/commands/contacts/upsert-file.test.ts', 'test/commands/contacts/upsert.test.ts']);
+    expect(of('src/commands/contacts/upsert.ts').slice(0, 3)).toEqual([
+      'test/commands/contacts/upsert-field-types.test.ts',
+      'test/commands/contacts/upsert-file.test.ts',
+      'test/commands/contacts/upsert.test.ts',
+    ]);
   });
 
-  it('contacts sync\'s tests, in three folders, are found from the command and from its snapshot', () => {
-    expect(of('src/commands/contacts/sync.ts')).toEqual(expect.arrayContaining(['test/commands/contacts/sync.test.ts', 'test/e2e/sync.test.ts']));
-    expect(of('src/sync/snapshot.ts')).toEqual(expect.arrayContaining(['test/integration/sync-snapshot.test.ts', 'test/commands/contacts/sync.test.ts', 'test/e2e/sync.test.ts']));
+  it("contacts sync's tests, in three folders, are found from the command and from its snapshot", () => {
+    expect(of('src/commands/contacts/sync.ts')).toEqual(
+      expect.arrayContaining(['test/commands/contacts/sync.test.ts', 'test/e2e/sync.test.ts']),
+    );
+    expect(of('src/sync/snapshot.ts')).toEqual(
+      expect.arrayContaining([
+        'test/integration/sync-snapshot.test.ts',
+        'test/commands/contacts/sync.test.ts',
+        'test/e2e/sync.test.ts',
+      ]),
+    );
   });
 
   it('what only a spawned process runs is listed with tests that exist', () => {

@@ -9,14 +9,33 @@ const stdin = (text = '') => Readable.from([text]);
 
 describe('cnv api -f/-F', () => {
   it('-f is always a string; -F types true, false, null and numbers, like gh', async () => {
-    expect(await fieldsObject([f('a=42'), f('b=true'), F('c=42'), F('d=-1.5e3'), F('e=true'), F('g=null'), F('h=012'), F('i=text')], stdin())).toEqual({
-      a: '42', b: 'true', c: 42, d: -1500, e: true, g: null, h: '012', i: 'text',
+    expect(
+      await fieldsObject(
+        [f('a=42'), f('b=true'), F('c=42'), F('d=-1.5e3'), F('e=true'), F('g=null'), F('h=012'), F('i=text')],
+        stdin(),
+      ),
+    ).toEqual({
+      a: '42',
+      b: 'true',
+      c: 42,
+      d: -1500,
+      e: true,
+      g: null,
+      h: '012',
+      i: 'text',
     });
   });
 
   it('key[sub] nests and key[] appends; a value after = may hold =', async () => {
-    expect(await fieldsObject([f('occurredAt[start]=2025-01-01'), f('occurredAt[end]=2025-02-01'), F('ids[]=1'), F('ids[]=2'), f('q=a=b')], stdin())).toEqual({
-      occurredAt: { start: '2025-01-01', end: '2025-02-01' }, ids: [1, 2], q: 'a=b',
+    expect(
+      await fieldsObject(
+        [f('occurredAt[start]=2025-01-01'), f('occurredAt[end]=2025-02-01'), F('ids[]=1'), F('ids[]=2'), f('q=a=b')],
+        stdin(),
+      ),
+    ).toEqual({
+      occurredAt: { start: '2025-01-01', end: '2025-02-01' },
+      ids: [1, 2],
+      q: 'a=b',
     });
   });
 

@@ -5,7 +5,10 @@ import { BODY_LIMITS, MAX_WRITE_BYTES, WORST_SPELLING } from '../../src/limits/l
 
 describe('the write cap and the read caps agree', () => {
   it('the worst spelling is 6 bytes for 1: a control character as \\u0001 (a two-byte letter as \\u00e9: 3 for 1)', () => {
-    const escape = (s: string) => s.replace(/[^\x20-\x7e]/gu, (c) => [...c].map((u) => `\\u${u.charCodeAt(0).toString(16).padStart(4, '0')}`).join(''));
+    const escape = (s: string) =>
+      s.replace(/[^\x20-\x7e]/gu, (c) =>
+        [...c].map((u) => `\\u${u.charCodeAt(0).toString(16).padStart(4, '0')}`).join(''),
+      );
     for (const value of ['\u0001', 'é', '€', '😀', '"']) {
       const spelled = value === '"' ? '\\"' : escape(value);
       expect(Buffer.byteLength(spelled) / Buffer.byteLength(value), value).toBeLessThanOrEqual(WORST_SPELLING);

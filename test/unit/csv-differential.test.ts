@@ -30,7 +30,10 @@ describe('CSV formatting (src/output/csv-line.ts) against csv-stringify', () => 
       const r = rng(seed);
       const rows = randomRows(r, pieces);
       const end = r() < 0.5 ? '\n' : '\r\n';
-      const expected = stringify(rows, { record_delimiter: end === '\n' ? 'unix' : 'windows', quoted_match: CSV_QUOTED_MATCH });
+      const expected = stringify(rows, {
+        record_delimiter: end === '\n' ? 'unix' : 'windows',
+        quoted_match: CSV_QUOTED_MATCH,
+      });
       expect((await csvFormatter(end))(rows), `seed ${seed}`).toBe(expected);
     }
   });
@@ -44,22 +47,33 @@ describe('CSV reading (src/input/csv-parser.ts) against csv-parse', () => {
       const rows = randomRows(r, pieces);
       const ends = r();
       const delimiter = ends < 0.4 ? 'windows' : ends < 0.8 ? 'unix' : 'mac';
-      let text = (r() < 0.2 ? '\uFEFF' : '') + stringify(rows, { record_delimiter: delimiter, quoted_match: CSV_QUOTED_MATCH });
+      let text =
+        (r() < 0.2 ? '\uFEFF' : '') + stringify(rows, { record_delimiter: delimiter, quoted_match: CSV_QUOTED_MATCH });
       if (r() < 0.3) text = text.replace(/(\r\n|\r|\n)$/, ''); // no line end after the last record
-      const theirs = parse(text, { bom: true, relax_column_count: true, skip_empty_lines: true, info: true }) as Array<{ record: string[]; info: { lines: number } }>;
+      const theirs = parse(text, { bom: true, relax_column_count: true, skip_empty_lines: true, info: true }) as Array<{
+        record: string[];
+        info: { lines: number };
+      }>;
       const parser = new CsvParser();
       const ours: CsvRecord[] = [];
-      for (let at = 0; at < text.length; ) {
+      for (let at = 0; at < text.length;) {
         const size = 1 + Math.floor(r() * 40);
         parser.push(text.slice(at, at + size), ours);
         at += size;
       }
       parser.end(ours);
-      expect(ours.map((rec) => rec.fields), `seed ${seed}`).toEqual(theirs.map((t) => t.record));
+      expect(
+        ours.map((rec) => rec.fields),
+        `seed ${seed}`,
+      ).toEqual(theirs.map((t) => t.record));
       expect(ours.every((rec) => rec.error === undefined)).toBe(true);
       // A record starts on the line after the previous one ended (csv-parse counts where each ends).
       // (In a CR-only file cnv counts CRs as lines; csv-parse also counts an LF inside a value.)
-      if (delimiter !== 'mac') expect(ours.map((rec) => rec.line), `seed ${seed}`).toEqual(theirs.map((_, i) => (i === 0 ? 1 : theirs[i - 1].info.lines + 1)));
+      if (delimiter !== 'mac')
+        expect(
+          ours.map((rec) => rec.line),
+          `seed ${seed}`,
+        ).toEqual(theirs.map((_, i) => (i === 0 ? 1 : theirs[i - 1].info.lines + 1)));
     }
   });
 });

@@ -27,18 +27,39 @@ describe('debug logger', () => {
     expect(snap).toMatchObject({ bytes: Buffer.byteLength(body), whole: false });
     expect(snap.text.endsWith(odd)).toBe(false); // the capture's end cut a key...
     const out = capture();
-    debugLogger(out.stderr, makeRedactor([odd]), at).response({ method: 'GET', path: '/v2/x', attempt: 2, status: 400, ms: 12.4, headers: {}, body: snap });
+    debugLogger(out.stderr, makeRedactor([odd]), at).response({
+      method: 'GET',
+      path: '/v2/x',
+      attempt: 2,
+      status: 400,
+      ms: 12.4,
+      headers: {},
+      body: snap,
+    });
     const text = out.text();
-    expect(text).toMatch(/^< 400 GET \/v2\/x \(attempt 2, 12 ms\)\n<\n< [* ]+\n< \[body cut: 50000 bytes in all, at most the first 4 KiB shown\]\n$/);
+    expect(text).toMatch(
+      /^< 400 GET \/v2\/x \(attempt 2, 12 ms\)\n<\n< [* ]+\n< \[body cut: 50000 bytes in all, at most the first 4 KiB shown\]\n$/,
+    );
     for (const piece of ['ODD', 'SECRET', '-42', 'shaped']) expect(text).not.toContain(piece); // ...and none of it shows
   });
 
   it('masks credential headers, escapes control characters, keeps a whole short body as it is', () => {
     const out = capture();
     const log = debugLogger(out.stderr, makeRedactor([odd]), at);
-    log.request({ method: 'POST', path: '/v2/events', attempt: 1, url: 'http://api.example:8080/v2/events', headers: { 'x-api-key': '****', accept: 'application/json' }, body: '{"a":"\u001b[2J"}' });
+    log.request({
+      method: 'POST',
+      path: '/v2/events',
+      attempt: 1,
+      url: 'http://api.example:8080/v2/events',
+      headers: { 'x-api-key': '****', accept: 'application/json' },
+      body: '{"a":"\u001b[2J"}',
+    });
     log.response({
-      method: 'POST', path: '/v2/events', attempt: 1, status: 200, ms: 3,
+      method: 'POST',
+      path: '/v2/events',
+      attempt: 1,
+      status: 200,
+      ms: 3,
       headers: { 'set-cookie': ['a=1', 'b=2'], authorization: 'Bearer x', 'x-note': `hello\r${odd}` },
       body: { text: '{"data":{}}', bytes: 11, whole: true },
     });
@@ -64,14 +85,21 @@ describe('debug logger', () => {
   });
 
   it('--debug turns the progress spinner off (its redraws would garble the log)', () => {
-    const io = { stdin: new PassThrough(), stdout: new PassThrough(), stderr: new PassThrough(), stdinIsTTY: false, stdoutIsTTY: true, stderrIsTTY: true };
+    const io = {
+      stdin: new PassThrough(),
+      stdout: new PassThrough(),
+      stderr: new PassThrough(),
+      stdinIsTTY: false,
+      stdoutIsTTY: true,
+      stderrIsTTY: true,
+    };
     const ctx = createContext({ io, env: {} });
     expect(ctx.showProgress()).toBe(true);
     ctx.setGlobals({ ...ctx.globals, debug: true });
     expect(ctx.showProgress()).toBe(false);
   });
 
-  it('--debug implies --verbose (a bug\'s stack trace, the emulator\'s log); CNV_DEBUG reads as gh reads GH_DEBUG', () => {
+  it("--debug implies --verbose (a bug's stack trace, the emulator's log); CNV_DEBUG reads as gh reads GH_DEBUG", () => {
     const pick = (raw: Record<string, unknown>, env: Record<string, string> = {}) => {
       const g = toGlobals(raw, env);
       return { verbose: g.verbose, debug: g.debug };
@@ -80,7 +108,8 @@ describe('debug logger', () => {
     expect(pick({}, { CNV_DEBUG: 'api' })).toEqual({ verbose: true, debug: true });
     expect(pick({}, { CNV_DEBUG: ' API ' })).toEqual({ verbose: true, debug: true });
     for (const on of ['1', 'true', 'yes']) expect(pick({}, { CNV_DEBUG: on })).toEqual({ verbose: true, debug: false });
-    for (const off of ['', '0', 'false', 'no', 'off']) expect(pick({}, { CNV_DEBUG: off })).toEqual({ verbose: false, debug: false });
+    for (const off of ['', '0', 'false', 'no', 'off'])
+      expect(pick({}, { CNV_DEBUG: off })).toEqual({ verbose: false, debug: false });
     expect(pick({ verbose: true })).toEqual({ verbose: true, debug: false });
   });
 });

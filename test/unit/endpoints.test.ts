@@ -8,7 +8,8 @@ import { buildApiRouter } from '../../src/emulator/routes/index.js';
 // The one endpoint table (src/endpoints/endpoints.ts): the client sends by it, `cnv api` retries by it,
 // the emulator serves and gates by it, and doctor probes every gated endpoint it names.
 const all: Array<[string, Endpoint]> = Object.entries(ENDPOINTS);
-const sample = (e: Endpoint) => pathOf(e, Object.fromEntries([...e.path.matchAll(/\{(\w+)\}/g)].map((m) => [m[1], 'id-1'])));
+const sample = (e: Endpoint) =>
+  pathOf(e, Object.fromEntries([...e.path.matchAll(/\{(\w+)\}/g)].map((m) => [m[1], 'id-1'])));
 /** The router's pattern of a path of the table: `:name` for the spec's `{name}`. */
 const routeOf = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 
@@ -24,7 +25,9 @@ describe('the endpoint table', () => {
   it('the emulator serves no /v2 route the table does not name', () => {
     const routes = (buildApiRouter() as unknown as { routes: Array<{ method: string; pattern: string }> }).routes;
     const named = routes.filter((r) => r.pattern.startsWith('/v2/'));
-    expect(named.map((r) => `${r.method} ${r.pattern}`).sort()).toEqual(all.map(([, e]) => `${e.method} ${routeOf(e.path)}`).sort());
+    expect(named.map((r) => `${r.method} ${r.pattern}`).sort()).toEqual(
+      all.map(([, e]) => `${e.method} ${routeOf(e.path)}`).sort(),
+    );
   });
 
   it('doctor probes exactly the gated endpoints', () => {
@@ -34,7 +37,10 @@ describe('the endpoint table', () => {
   });
 
   it('`cnv api` retries a named endpoint as the table says, and a path it does not name by its method', () => {
-    for (const [, endpoint] of all) expect(apiIdempotency(endpoint.method, sample(endpoint), { clientEventId: 'e1' })).toBe(idempotencyOf(endpoint, { clientEventId: 'e1' }));
+    for (const [, endpoint] of all)
+      expect(apiIdempotency(endpoint.method, sample(endpoint), { clientEventId: 'e1' })).toBe(
+        idempotencyOf(endpoint, { clientEventId: 'e1' }),
+      );
     expect(apiIdempotency('GET', '/v2/forms', undefined)).toBe('safe');
     expect(apiIdempotency('POST', '/v2/contacts/x', {})).toBe('unsafe');
   });

@@ -12,7 +12,11 @@ describe('parseJson and stringifyJson: numbers keep every digit', () => {
   });
 
   it('keeps plain numbers plain (JSON.parse where it is exact)', () => {
-    expect(parseJson('{"a":42,"b":-1.25,"c":"12345678901234567890"}')).toEqual({ a: 42, b: -1.25, c: '12345678901234567890' });
+    expect(parseJson('{"a":42,"b":-1.25,"c":"12345678901234567890"}')).toEqual({
+      a: 42,
+      b: -1.25,
+      c: '12345678901234567890',
+    });
     const big = parseJson('{"b":9007199254740993,"small":7}') as Record<string, unknown>;
     expect(big.b).toBeInstanceOf(ExactNumber);
     expect(big.small).toBe(7);
@@ -30,11 +34,16 @@ describe('parseJson and stringifyJson: numbers keep every digit', () => {
 
   it('only numbers send text to the lossless parser: UUIDs and digit runs inside strings do not', () => {
     // A batch answer: 1,000 ids holding `e` and three digits, and long digit runs in strings.
-    const items = Array.from({ length: 1000 }, (_, i) => ({ contactId: `c${i}e123456-0000-4000-8000-${String(i).padStart(12, '0')}`, phone: '12345678901234567890', status: 'added' }));
+    const items = Array.from({ length: 1000 }, (_, i) => ({
+      contactId: `c${i}e123456-0000-4000-8000-${String(i).padStart(12, '0')}`,
+      phone: '12345678901234567890',
+      status: 'added',
+    }));
     const text = JSON.stringify({ items });
     expect(mayHoldInexactNumber(text)).toBe(false);
     expect(parseJson(text)).toEqual(JSON.parse(text));
-    for (const inexact of ['9007199254740993', '{"n":1e400}', '[1,\n 0.12345678901234567]', '{"a": -1.5E-308}']) expect(mayHoldInexactNumber(inexact), inexact).toBe(true);
+    for (const inexact of ['9007199254740993', '{"n":1e400}', '[1,\n 0.12345678901234567]', '{"a": -1.5E-308}'])
+      expect(mayHoldInexactNumber(inexact), inexact).toBe(true);
   });
 
   it('behaves as JSON.parse otherwise: the last of two keys wins, __proto__ stays an own member, errors are its errors', () => {
@@ -59,8 +68,17 @@ describe('parseJson and stringifyJson: numbers keep every digit', () => {
 
   it('exactNumber respells only what JSON needs, never the digits', () => {
     const text = (s: string) => stringifyJson(exactNumber(s));
-    expect([text('+3'), text('.5'), text('007'), text('1.'), text('-0.50'), text('2E3'), text('9007199254740993')]).toEqual(['3', '0.5', '7', '1', '-0.5', '2000', '9007199254740993']);
-    for (const bad of ['', '+', '.', '1,5', '0x10', 'NaN', '1 000', 'e5']) expect(exactNumber(bad), bad).toBeUndefined();
+    expect([
+      text('+3'),
+      text('.5'),
+      text('007'),
+      text('1.'),
+      text('-0.50'),
+      text('2E3'),
+      text('9007199254740993'),
+    ]).toEqual(['3', '0.5', '7', '1', '-0.5', '2000', '9007199254740993']);
+    for (const bad of ['', '+', '.', '1,5', '0x10', 'NaN', '1 000', 'e5'])
+      expect(exactNumber(bad), bad).toBeUndefined();
   });
 
   it('cloneJson copies plain data and keeps ExactNumbers; sameScalar compares them by their digits', () => {

@@ -3,11 +3,24 @@ import { advance, MAX_SEEN } from '../../src/exporter/advance.js';
 import { CursorTrail } from '../../src/lib/cursor-trail.js';
 
 // The pure step of the protocol: where a page leaves the position, whatever the server sent.
-const step = (cursor: string | null, saved: string[], nextCursor: string | null, hits: string[], fresh: string[], visited = new CursorTrail(cursor)) =>
-  advance(cursor, new Set(saved), { nextCursor, hits: new Set(hits), fresh: new Set(fresh) }, visited, 'export contacts');
+const step = (
+  cursor: string | null,
+  saved: string[],
+  nextCursor: string | null,
+  hits: string[],
+  fresh: string[],
+  visited = new CursorTrail(cursor),
+) =>
+  advance(
+    cursor,
+    new Set(saved),
+    { nextCursor, hits: new Set(hits), fresh: new Set(fresh) },
+    visited,
+    'export contacts',
+  );
 
 describe('advance(position, page)', () => {
-  it('a moved cursor keeps only the saved rows not met yet; the next page also skips this page\'s rows', () => {
+  it("a moved cursor keeps only the saved rows not met yet; the next page also skips this page's rows", () => {
     const s = step('c1', ['x', 'y'], 'c2', ['x'], ['a', 'b']);
     expect(s).toMatchObject({ last: false, moved: true, seen: ['y'], again: [] });
     expect([...s.nextSkip].sort()).toEqual(['a', 'b', 'x', 'y']);

@@ -8,25 +8,68 @@ import type { ExportStateStore } from '../../src/exporter/state-store.js';
 import type { ExportState, Position } from '../../src/exporter/state.js';
 
 // The commit log without a server or a disk: a store that keeps what it was given.
-const start: Position = { cursor: null, cursorAt: null, seen: [], output: { kind: 'stdout' }, format: 'ndjson', csv: null, window: null, rows: 0, pages: 0 };
+const start: Position = {
+  cursor: null,
+  cursorAt: null,
+  seen: [],
+  output: { kind: 'stdout' },
+  format: 'ndjson',
+  csv: null,
+  window: null,
+  rows: 0,
+  pages: 0,
+};
 
 function setup(more: { defer?: boolean; lost?: Error; events?: string[]; prior?: ExportState } = {}) {
   const writes: ExportState[] = [];
   const events = more.events ?? [];
-  const store = { write: async (s: ExportState) => { events.push('write'); writes.push(structuredClone(s)); } } as unknown as ExportStateStore;
+  const store = {
+    write: async (s: ExportState) => {
+      events.push('write');
+      writes.push(structuredClone(s));
+    },
+  } as unknown as ExportStateStore;
   const plan = {
-    key: 'k', profile: 'default', baseUrl: 'http://api', store, start, target: { kind: 'contacts' }, layout: null, restarted: false, prior: more.prior,
+    key: 'k',
+    profile: 'default',
+    baseUrl: 'http://api',
+    store,
+    start,
+    target: { kind: 'contacts' },
+    layout: null,
+    restarted: false,
+    prior: more.prior,
     lock: { release: async () => {}, lost: () => more.lost },
   } as RunPlan;
   const crash: CrashHook = { at: (step, page) => (events.push(`${step}:${page}`), false), page: (first) => first };
-  const log = new CommitLog(plan, { runId: 'r1', startedMs: 0, output: 'stdout', firstCursor: null, defer: more.defer ?? false, now: () => 1000, crash });
+  const log = new CommitLog(plan, {
+    runId: 'r1',
+    startedMs: 0,
+    output: 'stdout',
+    firstCursor: null,
+    defer: more.defer ?? false,
+    now: () => 1000,
+    crash,
+  });
   return { log, writes, events };
 }
 const summary = (s: Partial<ExportSummary>): ExportSummary => ({
-  status: 'failed', rows: 0, skipped: 0, pages: 0, bytes: 0, elapsedMs: 0, stateKey: 'k', runId: 'r1', moreRemains: true, output: 'stdout', pending: false, cutBytes: 0, ...s,
+  status: 'failed',
+  rows: 0,
+  skipped: 0,
+  pages: 0,
+  bytes: 0,
+  elapsedMs: 0,
+  stateKey: 'k',
+  runId: 'r1',
+  moreRemains: true,
+  output: 'stdout',
+  pending: false,
+  cutBytes: 0,
+  ...s,
 });
 
-describe('CommitLog: the run\'s side of the export state', () => {
+describe("CommitLog: the run's side of the export state", () => {
   it('a commit is one state write between the before-state and after-state points of each page', async () => {
     const { log, writes, events } = setup();
     expect(log.needsFirstSave()).toBe(true);
@@ -56,7 +99,11 @@ describe('CommitLog: the run\'s side of the export state', () => {
     await log.commit({ ...start, cursor: 'c2' }, 1);
     log.manifest.status = 'complete';
     await log.close(summary({ status: 'complete', moreRemains: false }), 2000);
-    expect(writes.at(-1)!.runs[0]).toMatchObject({ status: 'complete', moreRemains: false, finishedAt: new Date(2000).toISOString() });
+    expect(writes.at(-1)!.runs[0]).toMatchObject({
+      status: 'complete',
+      moreRemains: false,
+      finishedAt: new Date(2000).toISOString(),
+    });
     const prior = writes.at(-1)!;
     const failed = setup({ prior });
     await failed.log.close(summary({ status: 'failed' }), 3000);

@@ -10,8 +10,19 @@ const fieldsOf = (labels: string[]) => labels.map((label, i) => ({ key: `k${i}`,
 describe('CSV columns', () => {
   it('contacts: fixed fields, one column per field label (a clashing label is prefixed), then _extra', () => {
     expect(csvLayout('contacts', fieldsOf(LABELS)).columns).toEqual([
-      'id', 'sfdcLeadId', 'sfdcContactId', 'sfdcAccountId', 'email', 'subscriptionStatus', 'createdAt', 'updatedAt',
-      'First name', 'City', 'fields.email', 'Score', '_extra',
+      'id',
+      'sfdcLeadId',
+      'sfdcContactId',
+      'sfdcAccountId',
+      'email',
+      'subscriptionStatus',
+      'createdAt',
+      'updatedAt',
+      'First name',
+      'City',
+      'fields.email',
+      'Score',
+      '_extra',
     ]);
     expect(csvLayout('custom-events', []).columns.at(-2)).toBe('data');
   });
@@ -27,7 +38,13 @@ describe('CSV columns', () => {
 
   it('a value whose key has no column goes to _extra as JSON, never dropped; what --columns left out is dropped', () => {
     const cells = rowCells('contacts', csvLayout('contacts', fieldsOf(['City'])));
-    const row = { id: 'c1', email: 'a@b.c', createdAt: 't', fields: { City: 'Oslo', 'New label': 7 }, newMember: { x: [1] } };
+    const row = {
+      id: 'c1',
+      email: 'a@b.c',
+      createdAt: 't',
+      fields: { City: 'Oslo', 'New label': 7 },
+      newMember: { x: [1] },
+    };
     const out = cells(row);
     expect(out.slice(0, 10)).toEqual(['c1', '', '', '', 'a@b.c', '', 't', '', 'Oslo', expect.any(String)]);
     expect(JSON.parse(out[9])).toEqual({ 'fields.New label': 7, newMember: { x: [1] } });
@@ -36,11 +53,27 @@ describe('CSV columns', () => {
   });
 
   it('fields that share a label (also in another Unicode form) each get a column `Label (key)`, holding the member the row keys them by', () => {
-    const fields = [{ key: 'score', label: 'Score' }, { key: 'score2', label: 'Score' }, { key: 'cafe', label: 'Caf\u00e9' }, { key: 'cafe2', label: 'Cafe\u0301' }, { key: 'city', label: 'City' }];
+    const fields = [
+      { key: 'score', label: 'Score' },
+      { key: 'score2', label: 'Score' },
+      { key: 'cafe', label: 'Caf\u00e9' },
+      { key: 'cafe2', label: 'Cafe\u0301' },
+      { key: 'city', label: 'City' },
+    ];
     const layout = csvLayout('contacts', fields);
-    expect(layout.columns.slice(8)).toEqual(['Score (score)', 'Score (score2)', 'Caf\u00e9 (cafe)', 'Cafe\u0301 (cafe2)', 'City', '_extra']);
+    expect(layout.columns.slice(8)).toEqual([
+      'Score (score)',
+      'Score (score2)',
+      'Caf\u00e9 (cafe)',
+      'Cafe\u0301 (cafe2)',
+      'City',
+      '_extra',
+    ]);
     // The row keys the later field of a label `Label (key)`; two spellings of one label are two members.
-    const row = { id: 'c1', fields: { Score: 1, 'Score (score2)': 2, 'Caf\u00e9': 'a', 'Cafe\u0301': 'b', City: 'Oslo' } };
+    const row = {
+      id: 'c1',
+      fields: { Score: 1, 'Score (score2)': 2, 'Caf\u00e9': 'a', 'Cafe\u0301': 'b', City: 'Oslo' },
+    };
     expect(rowCells('contacts', layout)(row).slice(8)).toEqual(['1', '2', 'a', 'b', 'Oslo', '']);
     const picked = csvLayout('contacts', fields, ['id', 'Score (score2)']);
     expect(rowCells('contacts', picked)(row)).toEqual(['c1', '2', '']);
@@ -49,7 +82,13 @@ describe('CSV columns', () => {
 
   it('events: data and arrays as JSON, booleans and dates as sent, null empty', () => {
     const email = rowCells('email-events', csvLayout('email-events', []));
-    const cells = email({ eventId: 'e', isBot: false, topicIds: ['t1', 't2'], occurredAt: '2025-01-01T00:00:00.000Z', link: null });
+    const cells = email({
+      eventId: 'e',
+      isBot: false,
+      topicIds: ['t1', 't2'],
+      occurredAt: '2025-01-01T00:00:00.000Z',
+      link: null,
+    });
     expect(cells[0]).toBe('e');
     expect(cells[3 - 1]).toBe('2025-01-01T00:00:00.000Z');
     expect(cells[9]).toBe('false');
@@ -102,7 +141,10 @@ describe('CSV output (RFC 4180)', () => {
   it('a page is made of UTF-8 pieces whose lengths add up, however long the page or its lines', () => {
     const pool = new BlockPool();
     const page = (seed: number) => {
-      const lines = Array.from({ length: 20_000 }, (_, i) => `{"id":"${seed}-${i}","name":"Zoë 😀 ${'x'.repeat(i % 50)}"}\n`);
+      const lines = Array.from(
+        { length: 20_000 },
+        (_, i) => `{"id":"${seed}-${i}","name":"Zoë 😀 ${'x'.repeat(i % 50)}"}\n`,
+      );
       lines.splice(777, 0, `{"huge":"${'é'.repeat(300_000)}"}\n`); // longer than a block by itself
       return lines;
     };

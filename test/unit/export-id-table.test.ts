@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { IdTable, joinIds } from '../../src/exporter/id-table.js';
 
-describe('IdTable (a page\'s row identities as bytes)', () => {
+describe("IdTable (a page's row identities as bytes)", () => {
   it('adds each id once, finds it, and iterates in insertion order', () => {
     const t = new IdTable(4);
     expect(t.add('c1@2024-01-01T00:00:00Z')).toBe(true);

@@ -8,9 +8,13 @@ import { JsonRowSplitter } from '../../src/lib/json-rows.js';
 async function ndjsonOf(text: string, chunk = 7, skip = new IdTable()) {
   const format = await pageFormat('contacts', 'ndjson', null, false);
   const page = receiver('contacts', format, skip, new BlockPool(), 5000, 'test')();
-  const splitter = new JsonRowSplitter('contacts', (row, _i, rowText) => page.row(row, rowText), () => {
-    throw new Error('not an object');
-  });
+  const splitter = new JsonRowSplitter(
+    'contacts',
+    (row, _i, rowText) => page.row(row, rowText),
+    () => {
+      throw new Error('not an object');
+    },
+  );
   for (let at = 0; at < text.length; at += chunk) splitter.write(text.slice(at, at + chunk));
   splitter.end();
   const got = page.end(null);
@@ -27,14 +31,17 @@ describe('NDJSON lines: each row exactly as the API sent it', () => {
       '{"id":"c","updatedAt":"t","n":-0}',
       '{"id":"d","updatedAt":"t","fields":{"Score":0}}',
     ];
-    for (const chunk of [1, 7, 4096]) expect((await ndjsonOf(doc(rows), chunk)).lines).toBe(rows.map((r) => r + '\n').join(''));
+    for (const chunk of [1, 7, 4096])
+      expect((await ndjsonOf(doc(rows), chunk)).lines).toBe(rows.map((r) => r + '\n').join(''));
   });
 
   it('a row spread over lines is written on one line; Python spacing is kept', async () => {
     const pretty = JSON.stringify({ id: 'a', updatedAt: 't', tags: ['x y', 'z'] }, null, 2);
     const spaced = '{"id": "b", "updatedAt": "t"}';
     const { lines } = await ndjsonOf(doc([pretty, spaced, spaced.replace('"b"', '"c"')]));
-    expect(lines).toBe('{"id":"a","updatedAt":"t","tags":["x y","z"]}\n{"id": "b", "updatedAt": "t"}\n{"id": "c", "updatedAt": "t"}\n');
+    expect(lines).toBe(
+      '{"id":"a","updatedAt":"t","tags":["x y","z"]}\n{"id": "b", "updatedAt": "t"}\n{"id": "c", "updatedAt": "t"}\n',
+    );
   });
 
   it('a row twice in the page, or delivered before, is written once (ids read from the parsed row)', async () => {

@@ -1,11 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { IdTable, type Ids } from '../../src/exporter/id-table.js';
 import type { ReceivedPage } from '../../src/exporter/page-receiver.js';
-import { MAX_STUCK_PAGES, pageSource, stuckCursor, type FetchPage, type PageSourceOptions } from '../../src/exporter/page-source.js';
+import {
+  MAX_STUCK_PAGES,
+  pageSource,
+  stuckCursor,
+  type FetchPage,
+  type PageSourceOptions,
+} from '../../src/exporter/page-source.js';
 
 // The page source without a server: a fake fetch that serves rows by cursor, as the receiver would count them.
 type Served = Record<string, { ids: string[]; next: string | null }>;
-interface Call { cursor: string | null; skip: Ids; signal: AbortSignal }
+interface Call {
+  cursor: string | null;
+  skip: Ids;
+  signal: AbortSignal;
+}
 
 function fakeFetch(served: Served, calls: Call[]): FetchPage {
   return async (cursor, _limit, skip, signal) => {
@@ -19,22 +29,40 @@ function fakeFetch(served: Served, calls: Call[]): FetchPage {
       else if (!table.add(id)) repeated++;
     }
     const page: ReceivedPage = {
-      pieces: [], bytes: 0, rows: ids.length, fresh: table.size, repeated, freshIds: table, hits, nextCursor: next, release: () => {},
+      pieces: [],
+      bytes: 0,
+      rows: ids.length,
+      fresh: table.size,
+      repeated,
+      freshIds: table,
+      hits,
+      nextCursor: next,
+      release: () => {},
     };
     return page;
   };
 }
 
-const source = (served: Served, calls: Call[], more: Partial<PageSourceOptions> = {}) => pageSource({
-  fetch: fakeFetch(served, calls), start: { cursor: null, seen: [] }, label: 'export contacts', signal: new AbortController().signal,
-  limit: () => 100, prefetch: () => true, stuck: (n) => stuckCursor(undefined, n), ...more,
-});
+const source = (served: Served, calls: Call[], more: Partial<PageSourceOptions> = {}) =>
+  pageSource({
+    fetch: fakeFetch(served, calls),
+    start: { cursor: null, seen: [] },
+    label: 'export contacts',
+    signal: new AbortController().signal,
+    limit: () => 100,
+    prefetch: () => true,
+    stuck: (n) => stuckCursor(undefined, n),
+    ...more,
+  });
 
 describe('pageSource: the pages of one export', () => {
   it('hands out each page with its step, fetches the next one ahead, and ends after a null cursor', async () => {
     const calls: Call[] = [];
     const got: Array<{ cursor: string | null; fresh: string[]; last: boolean; fetchedAhead: number }> = [];
-    for await (const { page, step, cursor } of source({ start: { ids: ['a', 'b'], next: 'c2' }, c2: { ids: ['c'], next: null } }, calls)) {
+    for await (const { page, step, cursor } of source(
+      { start: { ids: ['a', 'b'], next: 'c2' }, c2: { ids: ['c'], next: null } },
+      calls,
+    )) {
       got.push({ cursor, fresh: [...page.freshIds], last: step.last, fetchedAhead: calls.length });
     }
     expect(got).toEqual([
@@ -47,7 +75,8 @@ describe('pageSource: the pages of one export', () => {
     const calls: Call[] = [];
     const again: string[][] = [];
     const served = { c1: { ids: ['s', 'a', 'b'], next: 'c2' }, c2: { ids: ['b', 'c'], next: null } };
-    for await (const { step } of source(served, calls, { start: { cursor: 'c1', seen: ['s'] } })) again.push(step.again);
+    for await (const { step } of source(served, calls, { start: { cursor: 'c1', seen: ['s'] } }))
+      again.push(step.again);
     expect(again).toEqual([[], ['b']]);
     // The rows of the page before, hits included (a hit is a row delivered before).
     expect([...calls[1].skip].sort()).toEqual(['a', 'b', 's']);
@@ -76,7 +105,9 @@ describe('pageSource: the pages of one export', () => {
   it('no prefetch when the run may stop after this page', async () => {
     const calls: Call[] = [];
     const fetchedWhenHanded: number[] = [];
-    for await (const _ of source({ start: { ids: ['a'], next: 'c2' }, c2: { ids: ['b'], next: null } }, calls, { prefetch: () => false })) {
+    for await (const _ of source({ start: { ids: ['a'], next: 'c2' }, c2: { ids: ['b'], next: null } }, calls, {
+      prefetch: () => false,
+    })) {
       fetchedWhenHanded.push(calls.length);
     }
     expect(fetchedWhenHanded).toEqual([1, 2]);

@@ -3,14 +3,22 @@ import { isFieldOfCustomObject } from '../../src/endpoints/fields.js';
 import { pageSize } from '../../src/cmdutil/parse.js';
 
 const CO = 'c0000000-0000-4000-8000-000000000001';
-const def = (extra: Record<string, unknown>) => ({ key: 'k', label: 'K', objectType: 'CUSTOM_OBJECT', dataType: 'STRING', ...extra });
+const def = (extra: Record<string, unknown>) => ({
+  key: 'k',
+  label: 'K',
+  objectType: 'CUSTOM_OBJECT',
+  dataType: 'STRING',
+  ...extra,
+});
 
 describe('isFieldOfCustomObject (client-side filter: the spec names no customObjectId parameter)', () => {
   it('keeps the fields of this custom object, in any case of id and object type', () => {
     expect(isFieldOfCustomObject(def({ customObjectId: CO }), CO)).toBe(true);
-    expect(isFieldOfCustomObject(def({ customObjectId: CO.toUpperCase(), objectType: 'custom_object' }), CO)).toBe(true);
+    expect(isFieldOfCustomObject(def({ customObjectId: CO.toUpperCase(), objectType: 'custom_object' }), CO)).toBe(
+      true,
+    );
   });
-  it('drops another custom object\'s fields and other object types (a server that ignores objectType)', () => {
+  it("drops another custom object's fields and other object types (a server that ignores objectType)", () => {
     expect(isFieldOfCustomObject(def({ customObjectId: 'c0000000-0000-4000-8000-000000000002' }), CO)).toBe(false);
     expect(isFieldOfCustomObject(def({ objectType: 'CONTACT' }), CO)).toBe(false);
   });

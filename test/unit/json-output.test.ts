@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { describeOutput, shapeOf } from '../../src/cmdutil/json-output.js';
 
 // The help's JSON OUTPUT text is derived from each command's declared schemas: the notation.
-describe('shapeOf: a schema in the help\'s notation', () => {
+describe("shapeOf: a schema in the help's notation", () => {
   it.each([
     [z.strictObject({ a: z.string(), b: z.number().optional() }), '{a, b?}'],
     [z.looseObject({ a: z.string() }), '{a, ...}'],
@@ -11,7 +11,10 @@ describe('shapeOf: a schema in the help\'s notation', () => {
     [z.array(z.strictObject({ id: z.string() })), '[{id}]'],
     [z.record(z.string().describe('TYPE'), z.number()), '{TYPE: number}'],
     [z.record(z.string(), z.unknown()), '{KEY: any JSON}'],
-    [z.union([z.strictObject({ kind: z.literal('file') }), z.strictObject({ kind: z.literal('stdout') })]), "{kind: 'file'} or {kind: 'stdout'}"],
+    [
+      z.union([z.strictObject({ kind: z.literal('file') }), z.strictObject({ kind: z.literal('stdout') })]),
+      "{kind: 'file'} or {kind: 'stdout'}",
+    ],
     [z.strictObject({ status: z.enum(['ok', 'fail']) }), '{status: ok|fail}'],
     [z.strictObject({ apiKey: z.string().nullable().describe('masked') }), '{apiKey (masked)}'],
   ])('%#: %s', (schema, text) => {
@@ -24,11 +27,18 @@ describe('describeOutput', () => {
     const text = describeOutput({
       documents: [
         { schema: z.strictObject({ a: z.string() }), note: "(the API's data)" },
-        { when: 'with --plan', lines: true, what: 'a line per change:', schema: z.strictObject({ type: z.literal('change') }) },
+        {
+          when: 'with --plan',
+          lines: true,
+          what: 'a line per change:',
+          schema: z.strictObject({ type: z.literal('change') }),
+        },
         { when: 'with --paginate', what: 'the items', schema: z.unknown() },
       ],
       note: '-q applies to each',
     });
-    expect(text).toBe("{a} (the API's data); with --plan NDJSON, one line each: a line per change: {type: 'change'}; with --paginate the items; -q applies to each");
+    expect(text).toBe(
+      "{a} (the API's data); with --plan NDJSON, one line each: a line per change: {type: 'change'}; with --paginate the items; -q applies to each",
+    );
   });
 });

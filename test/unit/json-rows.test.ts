@@ -6,13 +6,17 @@ function split(text: string, member: string, sizes: number[] = [text.length]) {
   const rows: unknown[] = [];
   const indexes: number[] = [];
   const texts: string[] = [];
-  const splitter = new JsonRowSplitter(member, (row, i, rowText) => {
-    rows.push(row);
-    indexes.push(i);
-    texts.push(rowText);
-  }, (i) => {
-    throw new Error(`element ${i} is not an object`);
-  });
+  const splitter = new JsonRowSplitter(
+    member,
+    (row, i, rowText) => {
+      rows.push(row);
+      indexes.push(i);
+      texts.push(rowText);
+    },
+    (i) => {
+      throw new Error(`element ${i} is not an object`);
+    },
+  );
   for (let at = 0, k = 0; at < text.length; k++) {
     const size = Math.max(1, sizes[k % sizes.length]);
     splitter.write(text.slice(at, at + size));
@@ -32,7 +36,8 @@ const NASTY = ['"', '\\', '\\"', '{', '}', '[', ']', ',', ':', '\n', 'é', '😀
 function randomString(r: () => number): string {
   let s = '';
   const n = Math.floor(r() * 8);
-  for (let i = 0; i < n; i++) s += r() < 0.5 ? NASTY[Math.floor(r() * NASTY.length)] : String.fromCharCode(97 + Math.floor(r() * 26));
+  for (let i = 0; i < n; i++)
+    s += r() < 0.5 ? NASTY[Math.floor(r() * NASTY.length)] : String.fromCharCode(97 + Math.floor(r() * 26));
   return s;
 }
 
@@ -42,12 +47,17 @@ function randomValue(r: () => number, depth: number): unknown {
   if (t < 0.45) return Math.floor(r() * 1e6) / 100;
   if (t < 0.5) return r() < 0.5 ? null : r() < 0.5;
   if (t < 0.75) return Array.from({ length: Math.floor(r() * 3) }, () => randomValue(r, depth + 1));
-  return Object.fromEntries(Array.from({ length: Math.floor(r() * 4) }, () => [randomString(r), randomValue(r, depth + 1)]));
+  return Object.fromEntries(
+    Array.from({ length: Math.floor(r() * 4) }, () => [randomString(r), randomValue(r, depth + 1)]),
+  );
 }
 
 describe('JsonRowSplitter (rows of data.<member> as the answer streams)', () => {
   it('hands each row over and keeps the rest of the document with the array emptied', () => {
-    const doc = { data: { contacts: [{ id: 'a', fields: { x: '}' } }, { id: 'b' }], total: 2 }, pagination: { nextCursor: 'c1' } };
+    const doc = {
+      data: { contacts: [{ id: 'a', fields: { x: '}' } }, { id: 'b' }], total: 2 },
+      pagination: { nextCursor: 'c1' },
+    };
     const { rows, indexes, rest } = split(JSON.stringify(doc, null, 2), 'contacts', [1]);
     expect(rows).toEqual(doc.data.contacts);
     expect(indexes).toEqual([0, 1]);
@@ -55,7 +65,8 @@ describe('JsonRowSplitter (rows of data.<member> as the answer streams)', () => 
   });
 
   it('finds the array wherever its members are in the document, and only at data.<member>', () => {
-    const text = '{"contacts":[{"id":"top"}],"pagination":{"nextCursor":null},"data":{"x":{"contacts":[{"id":"deep"}]},"contacts":[]}}';
+    const text =
+      '{"contacts":[{"id":"top"}],"pagination":{"nextCursor":null},"data":{"x":{"contacts":[{"id":"deep"}]},"contacts":[]}}';
     const { rows, rest } = split(text, 'contacts', [3, 7]);
     expect(rows).toEqual([]);
     expect(rest).toEqual(JSON.parse(text));
@@ -65,7 +76,9 @@ describe('JsonRowSplitter (rows of data.<member> as the answer streams)', () => 
     for (let seed = 1; seed <= 300; seed++) {
       const r = rng(seed);
       const rows = Array.from({ length: Math.floor(r() * 6) }, () => ({
-        [randomString(r)]: randomValue(r, 0), eventId: randomString(r), nested: randomValue(r, 1),
+        [randomString(r)]: randomValue(r, 0),
+        eventId: randomString(r),
+        nested: randomValue(r, 1),
       }));
       const doc: Record<string, unknown> = {
         [randomString(r) + 'k']: randomValue(r, 1),
@@ -77,7 +90,10 @@ describe('JsonRowSplitter (rows of data.<member> as the answer streams)', () => 
       const got = split(text, 'events', sizes);
       expect(got.rows, `seed ${seed}`).toEqual(rows);
       // Each row's text as it stands in the document, whichever path read it.
-      expect(got.texts.map((t) => JSON.parse(t)), `seed ${seed}`).toEqual(rows);
+      expect(
+        got.texts.map((t) => JSON.parse(t)),
+        `seed ${seed}`,
+      ).toEqual(rows);
       let at = 0;
       for (const t of got.texts) {
         const found = text.indexOf(t, at);
@@ -146,8 +162,15 @@ describe('JsonRowSplitter (rows of data.<member> as the answer streams)', () => 
   });
 
   it('learns the text between rows: Python json.dumps spacing and pretty-printed pages take the bulk path too', () => {
-    const rows = Array.from({ length: 1000 }, (_, i) => ({ id: `r${i}`, n: i, tags: i % 7 === 0 ? [{ id: 'x' }, { id: 'y' }] : [] }));
-    const pythonic = '{"data": {"contacts": [' + rows.map((r) => JSON.stringify(r).replace(/,"/g, ', "').replace(/":/g, '": ')).join(', ') + ']}, "pagination": {"nextCursor": null}}';
+    const rows = Array.from({ length: 1000 }, (_, i) => ({
+      id: `r${i}`,
+      n: i,
+      tags: i % 7 === 0 ? [{ id: 'x' }, { id: 'y' }] : [],
+    }));
+    const pythonic =
+      '{"data": {"contacts": [' +
+      rows.map((r) => JSON.stringify(r).replace(/,"/g, ', "').replace(/":/g, '": ')).join(', ') +
+      ']}, "pagination": {"nextCursor": null}}';
     const pretty = JSON.stringify({ data: { contacts: rows }, pagination: { nextCursor: null } }, null, 2);
     for (const text of [pythonic, pretty]) {
       expect(JSON.parse(text).data.contacts).toEqual(rows);
@@ -165,7 +188,8 @@ describe('JsonRowSplitter (rows of data.<member> as the answer streams)', () => 
     }
     // Gaps that change after the first two rows still read right, row by row.
     const uneven = '{"data":{"contacts":[{"id":"a"}, {"id":"b"},{"id":"c"} ,\n {"id":"d"}, {"id":"e"}]}}';
-    for (const sizes of [[uneven.length], [1], [5, 3]]) expect(split(uneven, 'contacts', sizes).rows.map((r) => r.id)).toEqual(['a', 'b', 'c', 'd', 'e']);
+    for (const sizes of [[uneven.length], [1], [5, 3]])
+      expect(split(uneven, 'contacts', sizes).rows.map((r) => r.id)).toEqual(['a', 'b', 'c', 'd', 'e']);
   });
 
   it('skips a byte order mark before the document', () => {
@@ -193,9 +217,14 @@ describe('JsonRowSplitter (rows of data.<member> as the answer streams)', () => 
 
   it('a row longer than many chunks (escapes and runs of backslashes cut anywhere) is read whole, its text exact', () => {
     // Past the piece size (256 Ki characters), so the row is kept in pieces between chunks.
-    const note = Array.from({ length: 120_000 }, (_, k) => (k % 7 === 0 ? 'q\\"\\\\' : k % 5 === 0 ? '\\\\\\' : 'abcdefgh')).join('');
+    const note = Array.from({ length: 120_000 }, (_, k) =>
+      k % 7 === 0 ? 'q\\"\\\\' : k % 5 === 0 ? '\\\\\\' : 'abcdefgh',
+    ).join('');
     expect(note).toContain('\\\\\\');
-    const rows = [{ id: 'a', note }, { id: 'b', note: 'short' }];
+    const rows = [
+      { id: 'a', note },
+      { id: 'b', note: 'short' },
+    ];
     const text = JSON.stringify({ data: { contacts: rows }, pagination: { nextCursor: null } });
     for (const sizes of [[65_536], [1_000, 7, 33_333], [4097]]) {
       const got = split(text, 'contacts', sizes);
@@ -206,7 +235,17 @@ describe('JsonRowSplitter (rows of data.<member> as the answer streams)', () => 
 
   it('a row past the limit stops once the limit is read, whatever the chunking; the document around the rows has its own limit', () => {
     const big = (n: number) => `{"data":{"contacts":[{"id":"a","note":"${'x'.repeat(n)}"}]}}`;
-    const splitter = (around: number) => new JsonRowSplitter('contacts', () => {}, () => { throw new Error('not an object'); }, 1_000_000, Infinity, around);
+    const splitter = (around: number) =>
+      new JsonRowSplitter(
+        'contacts',
+        () => {},
+        () => {
+          throw new Error('not an object');
+        },
+        1_000_000,
+        Infinity,
+        around,
+      );
     for (const size of [65_536, 300_000]) {
       const s = splitter(1_000);
       const text = big(2_000_000);
@@ -217,7 +256,11 @@ describe('JsonRowSplitter (rows of data.<member> as the answer streams)', () => 
       expect(read).toBeLessThan(1_000_000 + 2 * size);
     }
     // An endless string there (a cursor), and members around the rows past the limit.
-    expect(() => splitter(1_000).write(`{"pagination":{"nextCursor":"${'c'.repeat(5_000)}`)).toThrow('a value is larger than 1,000 bytes');
-    expect(() => splitter(1_000).write(`{"pagination":{"nextCursor":"${'c'.repeat(5_000)}"},"data":{"contacts":[]}}`)).toThrow('the members around data.contacts are larger than 1,000 bytes');
+    expect(() => splitter(1_000).write(`{"pagination":{"nextCursor":"${'c'.repeat(5_000)}`)).toThrow(
+      'a value is larger than 1,000 bytes',
+    );
+    expect(() =>
+      splitter(1_000).write(`{"pagination":{"nextCursor":"${'c'.repeat(5_000)}"},"data":{"contacts":[]}}`),
+    ).toThrow('the members around data.contacts are larger than 1,000 bytes');
   });
 });

@@ -38,7 +38,13 @@ describe('scanJson (the one JSON scanner)', () => {
 describe('jsonArrayRows', () => {
   async function rowsOf(chunks: string[]) {
     const out: unknown[] = [];
-    for await (const rows of jsonArrayRows((async function* () { yield* chunks; })(), 'f.json')) out.push(...rows);
+    for await (const rows of jsonArrayRows(
+      (async function* () {
+        yield* chunks;
+      })(),
+      'f.json',
+    ))
+      out.push(...rows);
     return out;
   }
 

@@ -11,7 +11,8 @@ const FIELDS = [
   { key: 'shown', label: 'toString' },
   { key: 'proto', label: '__proto__' },
 ];
-const row = (fields: string) => JSON.parse(`{"id":"c1","email":"a@example.com","fields":${fields}}`) as Record<string, unknown>;
+const row = (fields: string) =>
+  JSON.parse(`{"id":"c1","email":"a@example.com","fields":${fields}}`) as Record<string, unknown>;
 
 describe('setOwn', () => {
   it('makes an own, enumerable member of any key, __proto__ included', () => {
@@ -35,9 +36,14 @@ describe('the CSV layout of contacts', () => {
 
   it('keeps a top-level member __proto__ a server sent in _extra, and a field without a column there too', () => {
     const layout = csvLayout('contacts', [{ key: 'city', label: 'City' }]);
-    const sent = JSON.parse('{"id":"c1","__proto__":{"a":1},"fields":{"City":"Oslo","constructor":"late"}}') as Record<string, unknown>;
+    const sent = JSON.parse('{"id":"c1","__proto__":{"a":1},"fields":{"City":"Oslo","constructor":"late"}}') as Record<
+      string,
+      unknown
+    >;
     const cells = rowCells('contacts', layout)(sent);
-    expect(JSON.parse(cells[layout.columns.indexOf(EXTRA_COLUMN)])).toEqual(JSON.parse('{"__proto__":{"a":1},"fields.constructor":"late"}'));
+    expect(JSON.parse(cells[layout.columns.indexOf(EXTRA_COLUMN)])).toEqual(
+      JSON.parse('{"__proto__":{"a":1},"fields.constructor":"late"}'),
+    );
     expect(cells[layout.columns.indexOf('City')]).toBe('Oslo');
   });
 
@@ -50,7 +56,11 @@ describe('the CSV layout of contacts', () => {
 
 describe('--fields-by key', () => {
   it('renames members to keys named constructor, toString and __proto__, never inherited ones', () => {
-    const keys = fieldKeys([{ key: 'constructor', label: 'Builder' }, { key: 'toString', label: 'Shown' }, { key: '__proto__', label: 'Proto' }]);
+    const keys = fieldKeys([
+      { key: 'constructor', label: 'Builder' },
+      { key: 'toString', label: 'Shown' },
+      { key: '__proto__', label: 'Proto' },
+    ]);
     const out = rowWithFieldKeys(row('{"Builder":"b","Shown":"s","Proto":"p"}'), keys);
     expect(JSON.stringify(out.fields)).toBe('{"constructor":"b","toString":"s","__proto__":"p"}');
     expect(out).not.toHaveProperty('unresolvedFields');

@@ -84,5 +84,4 @@ describe('RateLimiter', () => {
   it('rejects a non-positive rate', () => {
     expect(() => new RateLimiter({ ratePerSecond: 0, burst: 1, clock: new FakeClock() })).toThrow(RangeError);
   });
-
 });

@@ -28,19 +28,48 @@ describe('coerceValue', () => {
   });
 
   it.each([
-    ['42', 42], [' -1.5 ', -1.5], ['+3', 3], ['2e3', 2000], ['.5', 0.5], ['7.', 7], ['0', 0], [12.25, 12.25],
+    ['42', 42],
+    [' -1.5 ', -1.5],
+    ['+3', 3],
+    ['2e3', 2000],
+    ['.5', 0.5],
+    ['7.', 7],
+    ['0', 0],
+    [12.25, 12.25],
   ])('NUMBER accepts %j', (raw, value) => good(raw, 'NUMBER', value));
 
   it.each([
-    ['abc'], [''], ['1,5'], ['0x10'], ['NaN'], ['Infinity'], ['1 000'], [true], [Number.POSITIVE_INFINITY], [Number.NaN],
+    ['abc'],
+    [''],
+    ['1,5'],
+    ['0x10'],
+    ['NaN'],
+    ['Infinity'],
+    ['1 000'],
+    [true],
+    [Number.POSITIVE_INFINITY],
+    [Number.NaN],
   ])('NUMBER refuses %j', (raw) => badValue(raw, 'NUMBER', /not a (finite )?number/));
 
   it.each([
-    ['true', true], ['TRUE', true], [' yes ', true], ['Y', true], ['1', true], [1, true], [true, true],
-    ['false', false], ['No', false], ['n', false], ['0', false], [0, false], [false, false],
+    ['true', true],
+    ['TRUE', true],
+    [' yes ', true],
+    ['Y', true],
+    ['1', true],
+    [1, true],
+    [true, true],
+    ['false', false],
+    ['No', false],
+    ['n', false],
+    ['0', false],
+    [0, false],
+    [false, false],
   ])('BOOLEAN accepts %j', (raw, value) => good(raw, 'BOOLEAN', value));
 
-  it.each([['maybe'], [''], ['2'], [2], ['truthy']])('BOOLEAN refuses %j', (raw) => badValue(raw, 'BOOLEAN', /not a boolean/));
+  it.each([['maybe'], [''], ['2'], [2], ['truthy']])('BOOLEAN refuses %j', (raw) =>
+    badValue(raw, 'BOOLEAN', /not a boolean/),
+  );
 
   it('DATE: real calendar dates written YYYY-MM-DD only', () => {
     good('2025-01-31', 'DATE', '2025-01-31');
@@ -55,7 +84,14 @@ describe('coerceValue', () => {
     good('2025-03-01T12:00:00.123+02:00', 'DATETIME', '2025-03-01T12:00:00.123+02:00');
     good('2025-03-01 12:00z', 'DATETIME', '2025-03-01T12:00Z');
     good('2025-03-01T12:00:00-0500', 'DATETIME', '2025-03-01T12:00:00-0500');
-    for (const raw of ['2025-03-01T12:00:00', '2025-03-01', '2025-02-30T12:00:00Z', '2025-03-01T25:00:00Z', 'yesterday', 1740830400000]) {
+    for (const raw of [
+      '2025-03-01T12:00:00',
+      '2025-03-01',
+      '2025-02-30T12:00:00Z',
+      '2025-03-01T25:00:00Z',
+      'yesterday',
+      1740830400000,
+    ]) {
       badValue(raw, 'DATETIME', /not an ISO 8601 date-time with a zone/);
     }
   });
@@ -81,12 +117,22 @@ describe('coerceValue: numbers a double cannot hold', () => {
     expect(sent('.5')).toBe('{"n":0.5}');
     expect(sent('+12345678901234567890.')).toBe('{"n":12345678901234567890}');
     expect(coerceValue('1e3', 'NUMBER')).toEqual({ ok: true, value: 1000 });
-    expect(coerceValue(new ExactNumber('12345678901234567890'), 'STRING')).toEqual({ ok: true, value: '12345678901234567890' });
+    expect(coerceValue(new ExactNumber('12345678901234567890'), 'STRING')).toEqual({
+      ok: true,
+      value: '12345678901234567890',
+    });
   });
 
   it('a value typed on the command line is a number as JSON writes it; a refusal names every reading', () => {
-    expect(coerceValue('3,5', 'NUMBER')).toEqual({ ok: false, reason: '"3,5" is not a number as JSON writes one; with a decimal comma it is 3.5: write 3.5' });
-    expect(coerceValue('1,234', 'NUMBER')).toEqual({ ok: false, reason: '"1,234" reads as 1234 with a decimal point (the comma groups thousands) or as 1.234 with a decimal comma: write 1234 or 1.234' });
+    expect(coerceValue('3,5', 'NUMBER')).toEqual({
+      ok: false,
+      reason: '"3,5" is not a number as JSON writes one; with a decimal comma it is 3.5: write 3.5',
+    });
+    expect(coerceValue('1,234', 'NUMBER')).toEqual({
+      ok: false,
+      reason:
+        '"1,234" reads as 1234 with a decimal point (the comma groups thousands) or as 1.234 with a decimal comma: write 1234 or 1.234',
+    });
     expect(coerceValue('1.234', 'NUMBER')).toEqual({ ok: true, value: 1.234 });
   });
 
@@ -95,18 +141,28 @@ describe('coerceValue: numbers a double cannot hold', () => {
     expect(coerceValue('1.234,5', 'NUMBER', comma())).toEqual({ ok: true, value: 1234.5 });
     expect(coerceValue('-0,25', 'NUMBER', comma())).toEqual({ ok: true, value: -0.25 });
     expect(coerceValue('1.234.567', 'NUMBER', comma())).toEqual({ ok: true, value: 1234567 });
-    expect(coerceValue('1,234.5', 'NUMBER', comma())).toEqual({ ok: false, reason: '"1,234.5" is not a number written with a decimal comma (--decimal-comma); with a decimal point it is 1234.5' });
+    expect(coerceValue('1,234.5', 'NUMBER', comma())).toEqual({
+      ok: false,
+      reason:
+        '"1,234.5" is not a number written with a decimal comma (--decimal-comma); with a decimal point it is 1234.5',
+    });
     expect(coerceValue('12', 'NUMBER', comma())).toEqual({ ok: true, value: 12 });
     expect(coerceValue('2e3', 'NUMBER', comma())).toEqual({ ok: true, value: 2000 });
     // A dot-decimal is refused rather than read as thousands (0.125 is not 125).
     for (const dot of ['0.125', '-0.001', '1.5', '1.2345']) {
-      expect(coerceValue(dot, 'NUMBER', comma()), dot).toEqual({ ok: false, reason: `"${dot}" is not a number written with a decimal comma (--decimal-comma); with a decimal point it is ${dot.replace(/^(-?)0\./, '$10.')}` });
+      expect(coerceValue(dot, 'NUMBER', comma()), dot).toEqual({
+        ok: false,
+        reason: `"${dot}" is not a number written with a decimal comma (--decimal-comma); with a decimal point it is ${dot.replace(/^(-?)0\./, '$10.')}`,
+      });
     }
     expect(coerceValue('1.500', 'NUMBER', comma())).toEqual({ ok: true, value: 1500 });
-    expect(coerceValue('1,234', 'NUMBER', { numbers: new NumberConvention('point') })).toEqual({ ok: true, value: 1234 });
+    expect(coerceValue('1,234', 'NUMBER', { numbers: new NumberConvention('point') })).toEqual({
+      ok: true,
+      value: 1234,
+    });
   });
 
-  it('a file\'s convention from its own cells: a scan finds the evidence, mixed or undecided files are refused', () => {
+  it("a file's convention from its own cells: a scan finds the evidence, mixed or undecided files are refused", () => {
     const scanned = (cells: string[]) => {
       const numbers = new NumberConvention();
       numbers.startScan();
@@ -117,12 +173,20 @@ describe('coerceValue: numbers a double cannot hold', () => {
       return numbers;
     };
     const de = scanned(['1.234', '42', '1.234,5']);
-    expect(de.endScan('de.csv')).toBe('note: de.csv writes NUMBER cells with a decimal comma (line 4: "1.234,5"), so "1.234" (line 2) is read as 1234; --decimal-point or --decimal-comma names the convention instead');
+    expect(de.endScan('de.csv')).toBe(
+      'note: de.csv writes NUMBER cells with a decimal comma (line 4: "1.234,5"), so "1.234" (line 2) is read as 1234; --decimal-point or --decimal-comma names the convention instead',
+    );
     expect(coerceValue('1.234', 'NUMBER', { numbers: de })).toEqual({ ok: true, value: 1234 });
-    expect(scanned(['1,234', '0.5']).endScan('us.csv')).toBe('note: us.csv writes NUMBER cells with a decimal point (line 3: "0.5"), so "1,234" (line 2) is read as 1234; --decimal-point or --decimal-comma names the convention instead');
+    expect(scanned(['1,234', '0.5']).endScan('us.csv')).toBe(
+      'note: us.csv writes NUMBER cells with a decimal point (line 3: "0.5"), so "1,234" (line 2) is read as 1234; --decimal-point or --decimal-comma names the convention instead',
+    );
     expect(scanned(['1.5', '7']).endScan('plain.csv')).toBeUndefined();
-    expect(() => scanned(['1.5', '3,5']).endScan('mixed.csv')).toThrow('mixed.csv: NUMBER cells are written two ways: line 2 "1.5" with a decimal point, line 3 "3,5" with a decimal comma; a file has one convention');
-    expect(() => scanned(['1,234', '7', '2,500']).endScan('sheets.csv')).toThrow('sheets.csv line 2: the NUMBER cell "1,234" reads as 1234 with a decimal point (the comma groups thousands) or as 1.234 with a decimal comma, and no other cell of the file tells which (2 cells like it)');
+    expect(() => scanned(['1.5', '3,5']).endScan('mixed.csv')).toThrow(
+      'mixed.csv: NUMBER cells are written two ways: line 2 "1.5" with a decimal point, line 3 "3,5" with a decimal comma; a file has one convention',
+    );
+    expect(() => scanned(['1,234', '7', '2,500']).endScan('sheets.csv')).toThrow(
+      'sheets.csv line 2: the NUMBER cell "1,234" reads as 1234 with a decimal point (the comma groups thousands) or as 1.234 with a decimal comma, and no other cell of the file tells which (2 cells like it)',
+    );
     // Read once (stdin): the first evidence decides what follows; a cell of two readings before it is refused.
     const stream = new NumberConvention();
     stream.streaming();
@@ -130,6 +194,10 @@ describe('coerceValue: numbers a double cannot hold', () => {
     stream.at(3);
     expect(coerceValue('0.5', 'NUMBER', { numbers: stream })).toEqual({ ok: true, value: 0.5 });
     expect(coerceValue('1,234', 'NUMBER', { numbers: stream })).toEqual({ ok: true, value: 1234 });
-    expect(coerceValue('3,5', 'NUMBER', { numbers: stream })).toEqual({ ok: false, reason: '"3,5" is not a number written with a decimal point (as line 3 ("0.5") shows); with a decimal comma it is 3.5' });
+    expect(coerceValue('3,5', 'NUMBER', { numbers: stream })).toEqual({
+      ok: false,
+      reason:
+        '"3,5" is not a number written with a decimal point (as line 3 ("0.5") shows); with a decimal comma it is 3.5',
+    });
   });
 });

@@ -37,7 +37,12 @@ describe('keyMasker', () => {
   it('pieces longer than the key, without it, come back whole; a key across their seam is still masked', () => {
     const key = 'sk_live_k1_secretsecret';
     const masker = keyMasker(key);
-    const pieces = ['x'.repeat(40), `${'y'.repeat(30)}${key.slice(0, 9)}`, `${key.slice(9)}${'z'.repeat(30)}`, 'w'.repeat(25)];
+    const pieces = [
+      'x'.repeat(40),
+      `${'y'.repeat(30)}${key.slice(0, 9)}`,
+      `${key.slice(9)}${'z'.repeat(30)}`,
+      'w'.repeat(25),
+    ];
     const out = pieces.map((p) => masker.push(p)).join('') + masker.end();
     expect(out).toBe(`${'x'.repeat(40)}${'y'.repeat(30)}sk_live_k1_****${'z'.repeat(30)}${'w'.repeat(25)}`);
   });
@@ -47,9 +52,12 @@ describe('every form of the key (src/redact/key-forms.ts)', () => {
   const key = 'sk_live_canary_ZXQ9c3VwZXJzZWNyZXQ0MmNhbmFyeQ';
   const secret = 'ZXQ9c3VwZXJzZWNyZXQ0MmNhbmFyeQ';
   // Spellings a server may echo: JSON escapes (any character, any case of hex), percent-encoding, and a mix.
-  const hex = (c: string, digits: number, upper: boolean) => c.charCodeAt(0).toString(16).padStart(digits, '0')[upper ? 'toUpperCase' : 'toLowerCase']();
-  const jsonEscaped = (s: string, every = 1, upper = false) => [...s].map((c, i) => (i % every === 0 ? `\\u${hex(c, 4, upper)}` : c)).join('');
-  const percent = (s: string, every = 1, upper = true) => [...s].map((c, i) => (i % every === 0 ? `%${hex(c, 2, upper)}` : c)).join('');
+  const hex = (c: string, digits: number, upper: boolean) =>
+    c.charCodeAt(0).toString(16).padStart(digits, '0')[upper ? 'toUpperCase' : 'toLowerCase']();
+  const jsonEscaped = (s: string, every = 1, upper = false) =>
+    [...s].map((c, i) => (i % every === 0 ? `\\u${hex(c, 4, upper)}` : c)).join('');
+  const percent = (s: string, every = 1, upper = true) =>
+    [...s].map((c, i) => (i % every === 0 ? `%${hex(c, 2, upper)}` : c)).join('');
   const forms: Array<[string, string, string]> = [
     ['the whole key', key, 'sk_live_canary_****'],
     ['the secret alone', secret, '****'],
@@ -57,7 +65,11 @@ describe('every form of the key (src/redact/key-forms.ts)', () => {
     ['the secret alone, JSON-escaped (some characters, upper-case hex)', jsonEscaped(secret, 3, true), '****'],
     ['the whole key, percent-encoded', percent(key), 'sk_live_canary_****'],
     ['the secret alone, percent-encoded (every other character, lower-case hex)', percent(secret, 2, false), '****'],
-    ['the whole key, escaped prefix and encoded secret', jsonEscaped('sk_live_canary_') + percent(secret), 'sk_live_canary_****'],
+    [
+      'the whole key, escaped prefix and encoded secret',
+      jsonEscaped('sk_live_canary_') + percent(secret),
+      'sk_live_canary_****',
+    ],
   ];
   for (const [name, form, shown] of forms) {
     it(`masks ${name}: in one text, and streamed in pieces of any size`, () => {
@@ -106,7 +118,12 @@ describe('pieces of the secret: any letter case, hex of its bytes, split into ru
     ['the whole key upper-cased', key, key.toUpperCase(), 'SK_LIVE_DEMO_****'],
     ['a mixed-case key lower-cased', b64key, b64key.toLowerCase(), 'sk_live_canary_****'],
     ['a mixed-case key upper-cased', b64key, b64key.toUpperCase(), 'SK_LIVE_CANARY_****'],
-    ['the secret in swapped case', b64key, [...b64].map((c) => (c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase())).join(''), '****'],
+    [
+      'the secret in swapped case',
+      b64key,
+      [...b64].map((c) => (c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase())).join(''),
+      '****',
+    ],
     ['the whole key as hex of its bytes', key, hexOf(key), `${hexOf('sk_live_demo_')}****`],
     ['the whole key as upper-case hex', key, hexOf(key).toUpperCase(), `${hexOf('sk_live_demo_').toUpperCase()}****`],
     ['the secret alone as hex', b64key, `x-token: ${hexOf(b64)}`, 'x-token: ****'],
@@ -115,8 +132,18 @@ describe('pieces of the secret: any letter case, hex of its bytes, split into ru
     ['split by \\r\\n and a tab', key, `${secret.slice(0, 11)}\r\n\t${secret.slice(11)}`, '****\r\n\t****'],
     ['shortened with ...', key, `key ${secret.slice(0, 12)}...${secret.slice(-10)}`, 'key ****...****'],
     ['shortened with an ellipsis character', key, `${secret.slice(0, 9)}…${secret.slice(-9)}`, '****…****'],
-    ['pieces of 8 and of 7: the 8 masked, the 7 (too little to matter) left', key, `${secret.slice(0, 8)} ${secret.slice(8, 15)}`, `**** ${secret.slice(8, 15)}`],
-    ['upper-cased and split', key, `${secret.slice(0, 16).toUpperCase()} ${secret.slice(16).toUpperCase()}`, '**** ****'],
+    [
+      'pieces of 8 and of 7: the 8 masked, the 7 (too little to matter) left',
+      key,
+      `${secret.slice(0, 8)} ${secret.slice(8, 15)}`,
+      `**** ${secret.slice(8, 15)}`,
+    ],
+    [
+      'upper-cased and split',
+      key,
+      `${secret.slice(0, 16).toUpperCase()} ${secret.slice(16).toUpperCase()}`,
+      '**** ****',
+    ],
     ['inside JSON text', key, `{"message":"bad key ${key.toUpperCase()}"}`, '{"message":"bad key SK_LIVE_DEMO_****"}'],
   ];
   it.each(cases)('%s', (_name, configured, echoed, shown) => {
@@ -125,7 +152,12 @@ describe('pieces of the secret: any letter case, hex of its bytes, split into ru
 
   it('text that only looks like it is left alone (UUIDs, words, short runs of the secret)', () => {
     const redact = makeRedactor([key]);
-    for (const text of ['c1000000-0000-4000-8000-000000000002', 'hello world', `id ${secret.slice(0, 4)}-${secret.slice(4, 8)}`, secret.slice(3, 10)]) {
+    for (const text of [
+      'c1000000-0000-4000-8000-000000000002',
+      'hello world',
+      `id ${secret.slice(0, 4)}-${secret.slice(4, 8)}`,
+      secret.slice(3, 10),
+    ]) {
       expect(redact(text)).toBe(text);
     }
   });

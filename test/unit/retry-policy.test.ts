@@ -4,7 +4,9 @@ import { backoffDelay, isRetryable, neverSent, parseRetryAfter } from '../../src
 describe('backoffDelay', () => {
   it('grows exponentially from 0.5 s and is capped at 20 s', () => {
     const max = () => 0.999999;
-    expect([1, 2, 3, 4, 5, 6, 7, 8].map((r) => backoffDelay(r, max))).toEqual([499, 999, 1999, 3999, 7999, 15999, 19999, 19999]);
+    expect([1, 2, 3, 4, 5, 6, 7, 8].map((r) => backoffDelay(r, max))).toEqual([
+      499, 999, 1999, 3999, 7999, 15999, 19999, 19999,
+    ]);
   });
 
   it('is full jitter: anywhere from 0 up to the ceiling', () => {

@@ -12,7 +12,8 @@ async function* rowsOf(rows: Array<PreparedRow<Payload>>): AsyncGenerator<Prepar
 const items = (n: number, key = (i: number) => `k${i}`): Array<PreparedRow<Payload>> =>
   Array.from({ length: n }, (_, i) => ({ line: i + 2, identifier: `id${i}`, payload: { key: key(i) } }));
 
-const ok = (batch: BatchItem<Payload>[]): ItemOutcome[] => batch.map((item) => ({ status: 'added', id: `svc-${item.identifier}` }));
+const ok = (batch: BatchItem<Payload>[]): ItemOutcome[] =>
+  batch.map((item) => ({ status: 'added', id: `svc-${item.identifier}` }));
 
 /** A sender whose calls stay open until the test releases them. */
 function controlledSender() {
@@ -37,12 +38,27 @@ function controlledSender() {
   const untilCalls = async (n: number) => {
     while (calls.length < n) await new Promise<void>((r) => waiters.push(r));
   };
-  return { send, calls, untilCalls, get maxInFlight() { return maxInFlight; }, get inFlight() { return inFlight; } };
+  return {
+    send,
+    calls,
+    untilCalls,
+    get maxInFlight() {
+      return maxInFlight;
+    },
+    get inFlight() {
+      return inFlight;
+    },
+  };
 }
 
 async function run(opts: Partial<RunBatchOptions<Payload>> & Pick<RunBatchOptions<Payload>, 'rows' | 'send'>) {
   const results: RowResult[] = [];
-  const outcome = await runBatch<Payload>({ chunkSize: 10, concurrency: 2, onResult: (r) => void results.push(r), ...opts });
+  const outcome = await runBatch<Payload>({
+    chunkSize: 10,
+    concurrency: 2,
+    onResult: (r) => void results.push(r),
+    ...opts,
+  });
   return { results, ...outcome };
 }
 
@@ -85,7 +101,12 @@ describe('runBatch', () => {
   it('item outcomes (failures inside a success answer) are results, not stops', async () => {
     const { results, stoppedBy } = await run({
       rows: rowsOf(items(4)),
-      send: async (batch) => batch.map((item, i) => (i % 2 ? { status: 'failed', error: 'contact_not_found', message: 'no' } : { status: 'added', id: item.identifier })),
+      send: async (batch) =>
+        batch.map((item, i) =>
+          i % 2
+            ? { status: 'failed', error: 'contact_not_found', message: 'no' }
+            : { status: 'added', id: item.identifier },
+        ),
     });
     expect(stoppedBy).toBeUndefined();
     expect(results.map((r) => r.status)).toEqual(['added', 'failed', 'added', 'failed']);
@@ -100,20 +121,38 @@ describe('runBatch', () => {
       { line: 5, identifier: 'd', payload: { key: 'd' } },
     ];
     const sent: string[] = [];
-    const { results } = await run({ rows: rowsOf(rows), send: async (batch) => (sent.push(...batch.map((b) => b.identifier)), ok(batch)) });
+    const { results } = await run({
+      rows: rowsOf(rows),
+      send: async (batch) => (sent.push(...batch.map((b) => b.identifier)), ok(batch)),
+    });
     expect(sent).toEqual(['a', 'd']);
-    expect(results.map((r) => [r.line, r.status])).toEqual([[2, 'added'], [3, 'invalid'], [4, 'added'], [5, 'added']]);
+    expect(results.map((r) => [r.line, r.status])).toEqual([
+      [2, 'added'],
+      [3, 'invalid'],
+      [4, 'added'],
+      [5, 'added'],
+    ]);
   });
 
   it('with an ordering key, a chunk waits for an earlier unfinished chunk sharing a key; others go concurrently', async () => {
     const sender = controlledSender();
     // chunks of 2: [A,B] [C,D] [E,A] [F,G]
     const keys = ['A', 'B', 'C', 'D', 'E', 'A', 'F', 'G'];
-    const done = run({ rows: rowsOf(items(8, (i) => keys[i])), chunkSize: 2, concurrency: 4, send: sender.send, orderKey: (p) => p.key });
+    const done = run({
+      rows: rowsOf(items(8, (i) => keys[i])),
+      chunkSize: 2,
+      concurrency: 4,
+      send: sender.send,
+      orderKey: (p) => p.key,
+    });
     await sender.untilCalls(3);
     await tick();
     const keysOfCall = (i: number) => sender.calls[i].items.map((it) => it.payload.key);
-    expect(sender.calls.map((_, i) => keysOfCall(i))).toEqual([['A', 'B'], ['C', 'D'], ['F', 'G']]);
+    expect(sender.calls.map((_, i) => keysOfCall(i))).toEqual([
+      ['A', 'B'],
+      ['C', 'D'],
+      ['F', 'G'],
+    ]);
     sender.calls[1].release();
     await tick();
     expect(sender.calls).toHaveLength(3); // [E,A] still waits for [A,B]
@@ -154,7 +193,11 @@ describe('runBatch', () => {
     const { results, stoppedBy } = await done;
     expect(stoppedBy).toBeInstanceOf(TransientError);
     expect(results).toHaveLength(50);
-    expect(results.slice(0, 10).every((r) => r.status === 'skipped' && r.error === 'internal_error' && /no confirmed answer/.test(r.message!))).toBe(true);
+    expect(
+      results
+        .slice(0, 10)
+        .every((r) => r.status === 'skipped' && r.error === 'internal_error' && /no confirmed answer/.test(r.message!)),
+    ).toBe(true);
     expect(results.slice(10, 20).every((r) => r.status === 'added')).toBe(true);
     expect(results.slice(20).every((r) => r.status === 'skipped' && r.error === 'not_sent')).toBe(true);
   });
@@ -162,7 +205,13 @@ describe('runBatch', () => {
   it('an abort stops sending; sends in flight finish; every row still gets a result', async () => {
     const controller = new AbortController();
     const sender = controlledSender();
-    const done = run({ rows: rowsOf(items(30)), chunkSize: 10, concurrency: 1, send: sender.send, signal: controller.signal });
+    const done = run({
+      rows: rowsOf(items(30)),
+      chunkSize: 10,
+      concurrency: 1,
+      send: sender.send,
+      signal: controller.signal,
+    });
     await sender.untilCalls(1);
     controller.abort(new Error('interrupted'));
     sender.calls[0].release();
@@ -182,13 +231,17 @@ describe('runBatch', () => {
         concurrency: 2,
         graceMs: 10,
         signal: controller.signal,
-        send: (batch, signal) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
+        send: (batch, signal) =>
+          new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
       });
       await tick();
       controller.abort(Object.assign(new Error('interrupted by SIGINT'), { code: 'interrupted' }));
       return pending;
     })();
-    expect(results.map((r) => [r.status, r.error])).toEqual([['skipped', 'interrupted'], ['skipped', 'interrupted']]);
+    expect(results.map((r) => [r.status, r.error])).toEqual([
+      ['skipped', 'interrupted'],
+      ['skipped', 'interrupted'],
+    ]);
   });
 
   it('an input error mid-way stops the run after what was read', async () => {
@@ -216,7 +269,11 @@ describe('runBatch', () => {
 });
 
 describe('runBatch: stopping and back-pressure never spin', () => {
-  async function* inArrays(rows: Array<PreparedRow<Payload>>, size = 1000, counter?: { read: number }): AsyncGenerator<Array<PreparedRow<Payload>>> {
+  async function* inArrays(
+    rows: Array<PreparedRow<Payload>>,
+    size = 1000,
+    counter?: { read: number },
+  ): AsyncGenerator<Array<PreparedRow<Payload>>> {
     for (let i = 0; i < rows.length; i += size) {
       const batch = rows.slice(i, i + size);
       if (counter) counter.read += batch.length;
@@ -227,7 +284,13 @@ describe('runBatch: stopping and back-pressure never spin', () => {
   it('an abort with a send in flight and 20,000 rows after it: timers still run, and the run ends once the send settles', async () => {
     const controller = new AbortController();
     const sender = controlledSender();
-    const done = run({ rows: inArrays(items(20_000)), chunkSize: 10, concurrency: 1, send: sender.send, signal: controller.signal });
+    const done = run({
+      rows: inArrays(items(20_000)),
+      chunkSize: 10,
+      concurrency: 1,
+      send: sender.send,
+      signal: controller.signal,
+    });
     await sender.untilCalls(1);
     controller.abort(new Error('interrupted'));
     // Before the fix the engine waited on a drain() that resolved at once: a microtask loop that
@@ -248,10 +311,18 @@ describe('runBatch: stopping and back-pressure never spin', () => {
     // result after it, and the engine waited for it forever.
     const rows: Array<PreparedRow<Payload>> = [
       ...items(1),
-      ...Array.from({ length: 20_000 }, (_, i) => ({ line: i + 3, identifier: `done${i}`, outcome: { status: 'added' as const } })),
+      ...Array.from({ length: 20_000 }, (_, i) => ({
+        line: i + 3,
+        identifier: `done${i}`,
+        outcome: { status: 'added' as const },
+      })),
     ];
     const calls: number[] = [];
-    const { results } = await run({ rows: inArrays(rows), chunkSize: 10, send: async (b) => (calls.push(b.length), ok(b)) });
+    const { results } = await run({
+      rows: inArrays(rows),
+      chunkSize: 10,
+      send: async (b) => (calls.push(b.length), ok(b)),
+    });
     expect(calls).toEqual([1]);
     expect(results).toHaveLength(20_001);
     expect(results.map((r) => r.line)).toEqual(rows.map((r) => r.line));

@@ -10,8 +10,8 @@ describe('layoutTable', () => {
   it('lines up columns two spaces apart, with no trailing spaces and null as empty', () => {
     expect(layoutTable(['id', 'name', 'note'], rows)).toBe(
       'id  name                note\n' +
-      '1   short               a fairly long note that will not fit\n' +
-      '22  a much longer name\n',
+        '1   short               a fairly long note that will not fit\n' +
+        '22  a much longer name\n',
     );
   });
 
@@ -24,7 +24,11 @@ describe('layoutTable', () => {
   });
 
   it('cuts identifier columns last', () => {
-    const out = layoutTable(['id', 'label'], [{ id: 'c4000000-0000-4000-8000-000000000001', label: 'a rather long label here' }], { width: 52 });
+    const out = layoutTable(
+      ['id', 'label'],
+      [{ id: 'c4000000-0000-4000-8000-000000000001', label: 'a rather long label here' }],
+      { width: 52 },
+    );
     expect(out.split('\n')[1]).toBe('c4000000-0000-4000-8000-000000000001  a rather long…');
   });
 
@@ -35,7 +39,14 @@ describe('layoutTable', () => {
   });
 
   it('counts wide characters as two columns, so a CJK or emoji value still fits', () => {
-    const out = layoutTable(['name', 'n'], [{ name: '東京都渋谷区神南一丁目', n: 1 }, { name: 'ab', n: 2 }], { width: 12 });
+    const out = layoutTable(
+      ['name', 'n'],
+      [
+        { name: '東京都渋谷区神南一丁目', n: 1 },
+        { name: 'ab', n: 2 },
+      ],
+      { width: 12 },
+    );
     const lines = out.trimEnd().split('\n');
     expect(lines[1]).toBe('東京都渋…  1');
     expect(lines[2]).toBe(`ab${' '.repeat(9)}2`);
@@ -47,14 +58,22 @@ describe('layoutTable', () => {
   });
 
   it('paints only the fitted text, padding outside the colour', () => {
-    const out = layoutTable(['status', 'x'], [{ status: 'ok', x: 1 }], { paint: (c, _v, t) => (c === 'status' ? `<${t}>` : t) });
+    const out = layoutTable(['status', 'x'], [{ status: 'ok', x: 1 }], {
+      paint: (c, _v, t) => (c === 'status' ? `<${t}>` : t),
+    });
     expect(out.split('\n')[1]).toBe('<ok>      1');
   });
 
   it('lines up a column whose values hold emoji sequences, marks and East Asian text', () => {
     const names = ['👨‍👩‍👧 family', 'Zoë', '東京', 'ok ✅', 'e\u0301clair'];
-    const out = layoutTable(['name', 'n'], names.map((name, n) => ({ name, n })));
-    const columnOfN = out.trimEnd().split('\n').map((line) => displayWidth(line.slice(0, line.lastIndexOf(' ') + 1)));
+    const out = layoutTable(
+      ['name', 'n'],
+      names.map((name, n) => ({ name, n })),
+    );
+    const columnOfN = out
+      .trimEnd()
+      .split('\n')
+      .map((line) => displayWidth(line.slice(0, line.lastIndexOf(' ') + 1)));
     expect(new Set(columnOfN).size).toBe(1);
   });
 

@@ -28,14 +28,26 @@ describe('ctx.warn, ctx.info and the verbose log', () => {
     const stderr = new PassThrough();
     let err = '';
     stderr.on('data', (c) => (err += c));
-    const io = { stdin: new PassThrough(), stdout: new PassThrough(), stderr, stdinIsTTY: false, stdoutIsTTY: false, stderrIsTTY: false };
+    const io = {
+      stdin: new PassThrough(),
+      stdout: new PassThrough(),
+      stderr,
+      stdinIsTTY: false,
+      stdoutIsTTY: false,
+      stderrIsTTY: false,
+    };
     const ctx = createContext({ io, env: { CNV_API_KEY: 'sk_live_k1_secretsecret' } });
     ctx.warn('server said \u001b[2J\u001b]0;pwned\u0007 with sk_live_k1_secretsecret');
     ctx.info('two\nlines\u009b');
     expect(err).toBe('warning: server said \\x1b[2J\\x1b]0;pwned\\x07 with sk_live_k1_****\ntwo\nlines\\u009b\n');
 
     let log = '';
-    const sink = new Writable({ write(chunk, _e, cb) { log += chunk; cb(); } });
+    const sink = new Writable({
+      write(chunk, _e, cb) {
+        log += chunk;
+        cb();
+      },
+    });
     stderrLogger(sink, (s) => s).retry({ method: 'GET', path: '/v2/x', attempt: 1, delayMs: 5, reason: 'E\u001b[1mX' });
     expect(log).toBe('~ retry GET /v2/x after attempt=1 (E\\x1b[1mX) in 5ms\n');
   });
@@ -46,6 +58,8 @@ describe('redactUrl and the redactor', () => {
     expect(redactUrl('https://user:p%40ss@api.example.com/v2')).toBe('https://***@api.example.com/v2');
     expect(redactUrl('http://token@127.0.0.1:4010')).toBe('http://***@127.0.0.1:4010');
     expect(redactUrl('https://api.example.com/v2?email=a@b.c')).toBe('https://api.example.com/v2?email=a@b.c');
-    expect(makeRedactor([])('GET failed for https://u:hunter2@h.example/x, mail a@b.c')).toBe('GET failed for https://***@h.example/x, mail a@b.c');
+    expect(makeRedactor([])('GET failed for https://u:hunter2@h.example/x, mail a@b.c')).toBe(
+      'GET failed for https://***@h.example/x, mail a@b.c',
+    );
   });
 });

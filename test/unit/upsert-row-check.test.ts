@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { checkRow } from '../../src/batch/row-check.js';
 import { checkUpsertRow, plainValidRow, upsertRowSchema } from '../../src/cmdutil/contact-upsert-row.js';
 
-const CODES = { email: 'invalid_email', subscriptionStatus: 'invalid_subscription_status', fields: 'invalid_field', companyFields: 'invalid_field' };
+const CODES = {
+  email: 'invalid_email',
+  subscriptionStatus: 'invalid_subscription_status',
+  fields: 'invalid_field',
+  companyFields: 'invalid_field',
+};
 const ID = '7f0c2f4e-1b2a-4c3d-9e8f-0a1b2c3d4e5f';
 
 // Every combination of these member values: the path without zod must give zod's payload, or step aside.

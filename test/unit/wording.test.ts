@@ -19,21 +19,36 @@ describe('wording', () => {
   it('a batch summary of a short run: "1 row", ms, no rate', () => {
     const counts = new BatchCounts();
     counts.add({ line: 2, identifier: 'a', status: 'created' } as never);
-    expect(summaryLine(counts, { elapsedMs: 35, dryRun: false })).toBe('1 row: 1 succeeded (created 1), 0 failed, 0 invalid, 0 skipped in 35 ms');
+    expect(summaryLine(counts, { elapsedMs: 35, dryRun: false })).toBe(
+      '1 row: 1 succeeded (created 1), 0 failed, 0 invalid, 0 skipped in 35 ms',
+    );
   });
 
   it('--quiet line for a partial run names the count and the report', () => {
     const counts = new BatchCounts();
     counts.add({ line: 2, identifier: 'a', status: 'created' } as never);
     counts.add({ line: 3, identifier: 'b', status: 'failed' } as never);
-    expect(quietFailureLine(counts, { elapsedMs: 1, dryRun: false, report: 'r.csv' })).toBe('1 of 2 rows failed or were invalid; report: r.csv');
-    expect(quietFailureLine(counts, { elapsedMs: 1, dryRun: false })).toMatch(/^1 of 2 rows failed or were invalid; run again without --quiet/);
+    expect(quietFailureLine(counts, { elapsedMs: 1, dryRun: false, report: 'r.csv' })).toBe(
+      '1 of 2 rows failed or were invalid; report: r.csv',
+    );
+    expect(quietFailureLine(counts, { elapsedMs: 1, dryRun: false })).toMatch(
+      /^1 of 2 rows failed or were invalid; run again without --quiet/,
+    );
   });
 
   it('an export summary explains rows an earlier run had already written, and why they came again', () => {
     const s: ExportSummary = {
-      status: 'complete', rows: 1, skipped: 9, pages: 1, bytes: 10, elapsedMs: 75, stateKey: 'crm',
-      moreRemains: false, output: 'out.csv', pending: false, cutBytes: 0,
+      status: 'complete',
+      rows: 1,
+      skipped: 9,
+      pages: 1,
+      bytes: 10,
+      elapsedMs: 75,
+      stateKey: 'crm',
+      moreRemains: false,
+      output: 'out.csv',
+      pending: false,
+      cutBytes: 0,
     };
     expect(exportLine('export contacts', s)).toBe(
       `export contacts complete: 1 row (9 more rows were left out: already written by an earlier run; resuming from the saved cursor fetches that run's last page again) in 1 page to out.csv (75 ms); state "crm" saved; more remains: no`,

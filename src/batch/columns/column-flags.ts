@@ -35,7 +35,10 @@ export async function readColumnFlags(opts: ColumnFlagValues, signal?: AbortSign
       const source = `${opts.mapFile} line ${i + 1}`;
       const pair = splitPair(line, source);
       const earlier = first.get(pair.column);
-      if (earlier && earlier.source !== '--map') throw new UsageError(`${source}: column ${quoteInput(pair.column)} is mapped already (${earlier.source}); give it once`);
+      if (earlier && earlier.source !== '--map')
+        throw new UsageError(
+          `${source}: column ${quoteInput(pair.column)} is mapped already (${earlier.source}); give it once`,
+        );
       if (!earlier) {
         const entry = { ...pair, source };
         map.push(entry);
@@ -46,21 +49,34 @@ export async function readColumnFlags(opts: ColumnFlagValues, signal?: AbortSign
   const seen = new Map<string, string>();
   for (const m of map) {
     const before = seen.get(m.column);
-    if (before && m.source === '--map') throw new UsageError(`--map: column ${quoteInput(m.column)} is mapped twice (${before} and ${m.target}); give it once`);
+    if (before && m.source === '--map')
+      throw new UsageError(
+        `--map: column ${quoteInput(m.column)} is mapped twice (${before} and ${m.target}); give it once`,
+      );
     seen.set(m.column, m.target);
   }
-  return { map, ignore: opts.ignoreColumn ?? [], ignoreUnknown: opts.ignoreUnknownColumns === true, pass: opts.passColumn ?? [] };
+  return {
+    map,
+    ignore: opts.ignoreColumn ?? [],
+    ignoreUnknown: opts.ignoreUnknownColumns === true,
+    pass: opts.passColumn ?? [],
+  };
 }
 
 /** A map file is small: read as a stream (a FIFO's wait ends with a signal), at most 1 MiB (`/dev/zero` is no map). */
 async function readMapFile(path: string, signal?: AbortSignal): Promise<string> {
   try {
-    const tooLarge = () => new UsageError(`--map-file: ${path} is larger than 1 MiB: not a map file`, undefined, 'invalid_input');
+    const tooLarge = () =>
+      new UsageError(`--map-file: ${path} is larger than 1 MiB: not a map file`, undefined, 'invalid_input');
     return (await readWhole(await openReadStream(path, signal), MAX_MAP_FILE_BYTES, tooLarge)).toString('utf8');
   } catch (err) {
     if (err instanceof UsageError || signal?.aborted) throw err;
     const code = (err as NodeJS.ErrnoException).code;
-    throw new UsageError(`--map-file: cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'a directory' : (err as Error).message}`, undefined, 'invalid_input');
+    throw new UsageError(
+      `--map-file: cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'a directory' : (err as Error).message}`,
+      undefined,
+      'invalid_input',
+    );
   }
 }
 
@@ -68,6 +84,9 @@ const MAX_MAP_FILE_BYTES = 1024 * 1024;
 
 function splitPair(text: string, source: string): { column: string; target: string } {
   const eq = text.lastIndexOf('=');
-  if (eq <= 0) throw new UsageError(`${source}: expected COLUMN=TARGET (e.g. 'First Name=firstName', or 'Record ID=-' to leave it out), got ${quoteInput(text)}`);
+  if (eq <= 0)
+    throw new UsageError(
+      `${source}: expected COLUMN=TARGET (e.g. 'First Name=firstName', or 'Record ID=-' to leave it out), got ${quoteInput(text)}`,
+    );
   return { column: text.slice(0, eq).trim(), target: text.slice(eq + 1).trim() };
 }

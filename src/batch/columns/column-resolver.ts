@@ -2,7 +2,14 @@ import { columnForm, columnNamer, FormIndex } from '../../input/column-names.js'
 import { quoteInput } from '../../input/input-rows.js';
 import { suggest } from '../../lib/suggest.js';
 import { UsageError } from '../../errors.js';
-import { exportLabelTarget, fieldByName, keyOrField, nearCandidates, type ColumnTarget, type FieldsByParent } from './field-match.js';
+import {
+  exportLabelTarget,
+  fieldByName,
+  keyOrField,
+  nearCandidates,
+  type ColumnTarget,
+  type FieldsByParent,
+} from './field-match.js';
 
 /** How an endpoint names the columns of its input files. */
 export interface ColumnRules {
@@ -103,7 +110,8 @@ export class ColumnResolver {
     this.ignored = new Set(flags.ignore);
     for (const column of flags.ignore) if (column !== '') this.ignoredByForm.add(column);
     this.passed = new Set(flags.pass);
-    for (const [column, why] of Object.entries(rules.notSent ?? {})) if (!this.notSentByForm.has(columnForm(column))) this.notSentByForm.set(columnForm(column), why);
+    for (const [column, why] of Object.entries(rules.notSent ?? {}))
+      if (!this.notSentByForm.has(columnForm(column))) this.notSentByForm.set(columnForm(column), why);
     for (const { target, source } of flags.map) this.checkTarget(target, source);
   }
 
@@ -114,7 +122,11 @@ export class ColumnResolver {
       // cnv's export: its field columns are labels, told from body keys only by the definitions.
       if (this.exportHeader && !this.rules.exportColumns!.includes(name)) return true;
       const t = this.resolve(name).target;
-      if ((t.kind === 'unknown' && t.why === 'definitions') || (t.kind === 'nested' && this.rules.fieldParents.includes(t.parent))) return true;
+      if (
+        (t.kind === 'unknown' && t.why === 'definitions') ||
+        (t.kind === 'nested' && this.rules.fieldParents.includes(t.parent))
+      )
+        return true;
       // A key by another spelling (`Contact ID`) may also be a field's label: only the definitions tell.
       if (t.kind === 'key' && this.mayAlsoBeField(name, t.key)) return true;
     }
@@ -169,16 +181,24 @@ export class ColumnResolver {
 
   private decide(name: string): ResolvedColumn {
     const mapped = this.maps.get(name) ?? this.byForm(this.mapsByForm, name, (c) => this.maps.get(c));
-    if (mapped) return { column: name, target: this.targetOf(mapped.target, mapped.source), via: mapped.source, mapTarget: mapped.target };
+    if (mapped)
+      return {
+        column: name,
+        target: this.targetOf(mapped.target, mapped.source),
+        via: mapped.source,
+        mapTarget: mapped.target,
+      };
     if (this.ignored.has(name) || (name !== '' && this.byForm(this.ignoredByForm, name, (c) => c) !== undefined)) {
       return { column: name, target: { kind: 'skip', why: 'ignored (--ignore-column)' } };
     }
     if (this.passed.has(name)) return { column: name, target: { kind: 'pass', key: name }, via: '--pass-column' };
     const own = this.byName(name);
     if (own.kind !== 'unknown') return { column: name, target: own };
-    if (this.rules.identifiersOnly) return { column: name, target: { kind: 'skip', why: 'not used: a batch add sends only the identifier' } };
+    if (this.rules.identifiersOnly)
+      return { column: name, target: { kind: 'skip', why: 'not used: a batch add sends only the identifier' } };
     // A column that names several things is not unknown: --ignore-unknown-columns never drops it.
-    if (this.flags.ignoreUnknown && own.why !== 'definitions' && !own.ambiguous) return { column: name, target: { kind: 'skip', why: 'ignored (--ignore-unknown-columns)' } };
+    if (this.flags.ignoreUnknown && own.why !== 'definitions' && !own.ambiguous)
+      return { column: name, target: { kind: 'skip', why: 'ignored (--ignore-unknown-columns)' } };
     return { column: name, target: own };
   }
 
@@ -202,10 +222,18 @@ export class ColumnResolver {
     }
     const key = this.namer(name);
     if (this.rules.keys.includes(key)) {
-      if (this.rules.identifiersOnly && !this.rules.identifiers.includes(key)) return { kind: 'skip', why: 'not used: a batch add sends only the identifier' };
-      const clash = this.mayAlsoBeField(name, key) && !this.unreadable ? keyOrField(this.definitions, this.rules.fieldParents!, name, key) : undefined;
+      if (this.rules.identifiersOnly && !this.rules.identifiers.includes(key))
+        return { kind: 'skip', why: 'not used: a batch add sends only the identifier' };
+      const clash =
+        this.mayAlsoBeField(name, key) && !this.unreadable
+          ? keyOrField(this.definitions, this.rules.fieldParents!, name, key)
+          : undefined;
       if (clash) return clash;
-      return { kind: 'key', key, ...(key === 'cnvContactId' && LENIENT_ID.has(columnForm(name)) ? { lenient: true } : {}) };
+      return {
+        kind: 'key',
+        key,
+        ...(key === 'cnvContactId' && LENIENT_ID.has(columnForm(name)) ? { lenient: true } : {}),
+      };
     }
     const notSent = this.notSentByForm.get(columnForm(name));
     if (notSent !== undefined) return { kind: 'skip', why: notSent };
@@ -216,7 +244,8 @@ export class ColumnResolver {
     }
     const parents = this.rules.fieldParents ?? [];
     if (parents.length === 0 || this.rules.identifiersOnly) return this.unknown(name);
-    if (!this.hasDefinitions && this.rules.bareColumnsAreFields && this.definitions) return { kind: 'nested', parent: parents[0], key: name };
+    if (!this.hasDefinitions && this.rules.bareColumnsAreFields && this.definitions)
+      return { kind: 'nested', parent: parents[0], key: name };
     // Without definitions (not read yet, or unreadable) a bare name cannot be matched to a field.
     if (!this.definitions || this.unreadable) return { kind: 'unknown', why: 'definitions' };
     // cnv's contact export has no COMPANY columns: a column of one that is no CONTACT label now (a
@@ -263,7 +292,10 @@ export class ColumnResolver {
   /** The closest key, field key or label, for "did you mean". */
   private nearest(name: string): string | undefined {
     const { keys, identifiers, identifiersOnly } = this.rules;
-    const candidates = (this.nearCandidates ??= nearCandidates(identifiersOnly ? keys.filter((k) => identifiers.includes(k)) : keys, this.definitions));
+    const candidates = (this.nearCandidates ??= nearCandidates(
+      identifiersOnly ? keys.filter((k) => identifiers.includes(k)) : keys,
+      this.definitions,
+    ));
     const [best] = suggest(columnForm(name), [...candidates.keys()]);
     return best === undefined ? undefined : candidates.get(best);
   }
@@ -289,4 +321,3 @@ export class ColumnResolver {
     this.targetOf(target, source);
   }
 }
-

@@ -15,13 +15,22 @@ export interface ColumnEntry {
 /** The table's rows: what each column became; columns sharing a destination say so (a row may fill only one). */
 export function columnEntries(columns: readonly ResolvedColumn[], identifiers: readonly string[]): ColumnEntry[] {
   const entries = columns.map(({ column, target, via }) => {
-    const entry = (sentAs: string | null, note: string): ColumnEntry => ({ column, sentAs, note, ...(via ? { via } : {}) });
+    const entry = (sentAs: string | null, note: string): ColumnEntry => ({
+      column,
+      sentAs,
+      note,
+      ...(via ? { via } : {}),
+    });
     switch (target.kind) {
       case 'key':
-        if (target.lenient) return entry(target.key, 'identifier when it holds a UUID; else the row\'s other identifier is used');
+        if (target.lenient)
+          return entry(target.key, "identifier when it holds a UUID; else the row's other identifier is used");
         return entry(target.key, identifiers.includes(target.key) ? 'identifier' : 'body member, as written');
       case 'field':
-        return entry(`${target.parent}.${target.key}`, `${target.def.objectType} field ${JSON.stringify(target.def.label)}, ${target.def.dataType}, by ${target.by}`);
+        return entry(
+          `${target.parent}.${target.key}`,
+          `${target.def.objectType} field ${JSON.stringify(target.def.label)}, ${target.def.dataType}, by ${target.by}`,
+        );
       case 'nested':
         return entry(`${target.parent}.${target.key}`, 'JSON when it parses, else text');
       case 'pass':
@@ -42,7 +51,11 @@ export function columnEntries(columns: readonly ResolvedColumn[], identifiers: r
   }
   for (const group of bySent.values()) {
     if (group.length < 2) continue;
-    for (const e of group) e.note += `; so does ${group.filter((o) => o !== e).map((o) => JSON.stringify(o.column)).join(', ')}: a row filling both is invalid`;
+    for (const e of group)
+      e.note += `; so does ${group
+        .filter((o) => o !== e)
+        .map((o) => JSON.stringify(o.column))
+        .join(', ')}: a row filling both is invalid`;
   }
   return entries;
 }
@@ -51,8 +64,15 @@ export function columnEntries(columns: readonly ResolvedColumn[], identifiers: r
  * The table as stderr lines under `title`: `  First name  -> fields.firstName  (CONTACT field
  * "First name", STRING, by label)`; names masked (`redact`) before they are padded.
  */
-export function columnTableLines(title: string, entries: readonly ColumnEntry[], redact: (text: string) => string = (t) => t): string[] {
-  const shown = entries.map((e) => ({ name: escapeControl(redact(JSON.stringify(e.column).slice(1, -1))) || '(unnamed)', e }));
+export function columnTableLines(
+  title: string,
+  entries: readonly ColumnEntry[],
+  redact: (text: string) => string = (t) => t,
+): string[] {
+  const shown = entries.map((e) => ({
+    name: escapeControl(redact(JSON.stringify(e.column).slice(1, -1))) || '(unnamed)',
+    e,
+  }));
   const width = Math.min(28, Math.max(...shown.map((s) => s.name.length)));
   const sentWidth = Math.min(28, Math.max(...entries.map((e) => (e.sentAs ?? 'not sent').length)));
   return [

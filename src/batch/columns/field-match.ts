@@ -24,7 +24,11 @@ export type ColumnTarget =
  * field, by key or label, in whichever tier): a bare column never picks a parent by their order,
  * or a relabel in the account would move it silently. Undefined when no field matches.
  */
-export function fieldByName(definitions: FieldsByParent | undefined, parents: readonly string[], name: string): ColumnTarget | undefined {
+export function fieldByName(
+  definitions: FieldsByParent | undefined,
+  parents: readonly string[],
+  name: string,
+): ColumnTarget | undefined {
   const found: ColumnTarget[] = [];
   for (const parent of parents) {
     const target = inParent([...(definitions?.get(parent)?.values() ?? [])], parent, name);
@@ -52,7 +56,12 @@ function inParent(defs: readonly FieldDefinition[], parent: string, name: string
   ];
   for (const [matches, by] of tiers) {
     const found = defs.filter(matches);
-    if (found.length > 1) return { kind: 'unknown', ambiguous: true, why: `names ${found.map((d) => `${parent}.${d.key}`).join(' and ')}: say which with --map` };
+    if (found.length > 1)
+      return {
+        kind: 'unknown',
+        ambiguous: true,
+        why: `names ${found.map((d) => `${parent}.${d.key}`).join(' and ')}: say which with --map`,
+      };
     if (found.length === 1) return fieldTarget(parent, found[0], by);
   }
   return undefined;
@@ -72,7 +81,11 @@ interface Reading {
 function reading(t: ColumnTarget): Reading {
   const def = t.kind === 'field' ? t.def : (t as Extract<ColumnTarget, { kind: 'skip' }>).readOnly!;
   const target = t.kind === 'field' ? `${t.parent}.${t.key}` : `${parentOf(def)}.${def.key}`;
-  return { target, shown: `${target} (${def.readOnly ? 'read-only ' : ''}${def.objectType} field labelled ${quoteInput(def.label)})`, readOnly: t.kind !== 'field' };
+  return {
+    target,
+    shown: `${target} (${def.readOnly ? 'read-only ' : ''}${def.objectType} field labelled ${quoteInput(def.label)})`,
+    readOnly: t.kind !== 'field',
+  };
 }
 
 const parentOf = (def: FieldDefinition) => (def.objectType === 'COMPANY' ? 'companyFields' : 'fields');
@@ -81,7 +94,10 @@ const parentOf = (def: FieldDefinition) => (def.objectType === 'COMPANY' ? 'comp
 function ambiguous(name: string, readings: readonly Reading[]): ColumnTarget {
   const mapped = (to: string) => `--map ${shellWord(`${name}=${to}`)}`;
   const shown = readings.map((r) => r.shown);
-  const both = readings.length === 2 ? `both ${shown.join(' and ')}` : `${shown.slice(0, -1).join(', ')} and ${shown[shown.length - 1]}`;
+  const both =
+    readings.length === 2
+      ? `both ${shown.join(' and ')}`
+      : `${shown.slice(0, -1).join(', ')} and ${shown[shown.length - 1]}`;
   const maps = readings.filter((r) => !r.readOnly).map((r) => mapped(r.target));
   const leave = readings.some((r) => r.readOnly) ? ` (${mapped('-')} leaves it out)` : '';
   return { kind: 'unknown', ambiguous: true, why: `names ${both}: say which with ${maps.join(' or ')}${leave}` };
@@ -110,7 +126,12 @@ function fieldTarget(parent: string, def: FieldDefinition, by: 'key' | 'label'):
  * refused with both readings and the --map that picks each, never a guess. Undefined when no
  * field matches it (it is the key).
  */
-export function keyOrField(definitions: FieldsByParent | undefined, parents: readonly string[], name: string, key: string): ColumnTarget | undefined {
+export function keyOrField(
+  definitions: FieldsByParent | undefined,
+  parents: readonly string[],
+  name: string,
+  key: string,
+): ColumnTarget | undefined {
   if (!definitions) return undefined;
   const readings: Reading[] = [];
   const field = fieldByName(definitions, parents, name);
@@ -130,12 +151,20 @@ export function keyOrField(definitions: FieldsByParent | undefined, parents: rea
  * A column of cnv's export: the label it wrote for a field of the first parent (`fields.<label>`
  * where it clashed with an export column, `Label (key)` where fields share it).
  */
-export function exportLabelTarget(definitions: FieldsByParent | undefined, parent: string | undefined, name: string): ColumnTarget | undefined {
+export function exportLabelTarget(
+  definitions: FieldsByParent | undefined,
+  parent: string | undefined,
+  name: string,
+): ColumnTarget | undefined {
   const defs = parent ? definitions?.get(parent) : undefined;
   if (!parent || !defs) return undefined;
   const label = (name.startsWith('fields.') ? name.slice('fields.'.length) : name).normalize('NFC');
   const found = [...defs.values()].filter((d) => d.label.normalize('NFC') === label);
-  if (found.length > 1) return { kind: 'unknown', why: `the label of ${found.map((d) => `${parent}.${d.key}`).join(' and ')}: say which with --map` };
+  if (found.length > 1)
+    return {
+      kind: 'unknown',
+      why: `the label of ${found.map((d) => `${parent}.${d.key}`).join(' and ')}: say which with --map`,
+    };
   if (found.length === 1) return fieldTarget(parent, found[0], 'label');
   const shared = byLabelAndKey([...defs.values()], name);
   return shared && fieldTarget(parent, shared, 'label');
@@ -155,14 +184,22 @@ const spellings = new WeakMap<FieldDefinition, FieldSpellings>();
 function fieldSpellings(def: FieldDefinition): FieldSpellings {
   let found = spellings.get(def);
   if (!found) {
-    found = { key: def.key.normalize('NFC'), label: def.label.normalize('NFC'), keyForm: columnForm(def.key), labelForm: columnForm(def.label) };
+    found = {
+      key: def.key.normalize('NFC'),
+      label: def.label.normalize('NFC'),
+      keyForm: columnForm(def.key),
+      labelForm: columnForm(def.label),
+    };
     spellings.set(def, found);
   }
   return found;
 }
 
 /** What "did you mean" chooses from, by form: the keys given, then each field's key and label. */
-export function nearCandidates(keys: readonly string[], definitions: ReadonlyMap<string, ReadonlyMap<string, FieldDefinition>> | undefined): Map<string, string> {
+export function nearCandidates(
+  keys: readonly string[],
+  definitions: ReadonlyMap<string, ReadonlyMap<string, FieldDefinition>> | undefined,
+): Map<string, string> {
   const candidates = new Map<string, string>();
   for (const key of keys) candidates.set(columnForm(key), key);
   for (const [parent, defs] of definitions ?? []) {
@@ -171,7 +208,8 @@ export function nearCandidates(keys: readonly string[], definitions: ReadonlyMap
       if (isReadOnlyField(def)) continue;
       const { keyForm, labelForm } = fieldSpellings(def);
       if (!candidates.has(keyForm)) candidates.set(keyForm, `${parent}.${def.key}`);
-      if (!candidates.has(labelForm)) candidates.set(labelForm, `${parent}.${def.key} (label ${quoteInput(def.label)})`);
+      if (!candidates.has(labelForm))
+        candidates.set(labelForm, `${parent}.${def.key} (label ${quoteInput(def.label)})`);
     }
   }
   return candidates;

@@ -38,7 +38,12 @@ export class FileColumns {
     private readonly signal?: AbortSignal,
   ) {}
 
-  static async open(spec: FileColumnsSpec, flags: ColumnFlagValues, file: string, signal?: AbortSignal): Promise<FileColumns> {
+  static async open(
+    spec: FileColumnsSpec,
+    flags: ColumnFlagValues,
+    file: string,
+    signal?: AbortSignal,
+  ): Promise<FileColumns> {
     return new FileColumns(new ColumnResolver(spec.rules, await readColumnFlags(flags, signal)), spec, file, signal);
   }
 
@@ -93,7 +98,13 @@ export class FileColumns {
     try {
       await this.learn(names);
     } catch (err) {
-      if (!(err instanceof UsageError && err.code === 'unknown_column' && this.resolver.hasDefinitions && this.spec.definitions)) throw err;
+      if (!(
+        err instanceof UsageError &&
+        err.code === 'unknown_column' &&
+        this.resolver.hasDefinitions &&
+        this.spec.definitions
+      ))
+        throw err;
       this.relearn(await this.spec.definitions(true));
       await this.learn(names);
     }
@@ -123,7 +134,14 @@ export class FileColumns {
     const definitions = unknown.some((c) => c.target.kind === 'unknown' && c.target.why === 'definitions');
     const each = unknown.slice(0, MAX_LISTED).map(({ column, target }) => {
       const t = target as Extract<typeof target, { kind: 'unknown' }>;
-      const why = t.why === 'definitions' ? '' : t.why ? ` (${t.why})` : t.nearest ? ` (nearest: ${t.nearest})` : ' (no key or field is near it)';
+      const why =
+        t.why === 'definitions'
+          ? ''
+          : t.why
+            ? ` (${t.why})`
+            : t.nearest
+              ? ` (nearest: ${t.nearest})`
+              : ' (no key or field is near it)';
       return `${quoteInput(column)}${why}`;
     });
     const more = unknown.length > MAX_LISTED ? `, and ${unknown.length - MAX_LISTED} more` : '';
@@ -155,7 +173,11 @@ export class FileColumns {
       if (named.has(m.column) || named.has(columnForm(m.column))) continue;
       const [near] = suggest(columnForm(m.column), header.map(columnForm));
       const nearest = near === undefined ? undefined : header.find((h) => columnForm(h) === near);
-      throw new UsageError(`--map: ${this.file} has no column ${quoteInput(m.column)}${nearest !== undefined ? ` (nearest: ${quoteInput(nearest)})` : ''}`, undefined, 'unknown_column');
+      throw new UsageError(
+        `--map: ${this.file} has no column ${quoteInput(m.column)}${nearest !== undefined ? ` (nearest: ${quoteInput(nearest)})` : ''}`,
+        undefined,
+        'unknown_column',
+      );
     }
   }
 
@@ -164,7 +186,12 @@ export class FileColumns {
     if (!wanted) return;
     if (this.order.some((c) => c.target.kind === 'key' && wanted.includes(c.target.key))) return;
     const shown = header.map((name) => quoteInput(name)).join(', ');
-    throw new InputFileError(this.file, `the header names none of the columns that identify a row: ${spellingsOf(wanted)}; any case (it has: ${shown.slice(0, 300)})`, line, "name one, or map one (--map 'Work Email=email')");
+    throw new InputFileError(
+      this.file,
+      `the header names none of the columns that identify a row: ${spellingsOf(wanted)}; any case (it has: ${shown.slice(0, 300)})`,
+      line,
+      "name one, or map one (--map 'Work Email=email')",
+    );
   }
 }
 

@@ -29,25 +29,61 @@ const methodChoice = Object.assign((text: string): Method => checkMethod(text, '
 const fieldArgs = z.array(z.object({ flag: z.enum(['-f', '-F']), text: z.string() })).optional();
 export const options = commandOptions(
   {
-    rawField: flag('-f, --raw-field <key=value>', 'a string parameter (repeatable): query string for GET, JSON body otherwise', fieldArgs, { parse: collectField('-f') }),
-    field: flag('-F, --field <key=value>', 'a typed parameter (repeatable): true, false, null and numbers as JSON, @file (@- stdin) as the file\'s text', fieldArgs, { parse: collectField('-F') }),
+    rawField: flag(
+      '-f, --raw-field <key=value>',
+      'a string parameter (repeatable): query string for GET, JSON body otherwise',
+      fieldArgs,
+      { parse: collectField('-f') },
+    ),
+    field: flag(
+      '-F, --field <key=value>',
+      "a typed parameter (repeatable): true, false, null and numbers as JSON, @file (@- stdin) as the file's text",
+      fieldArgs,
+      { parse: collectField('-F') },
+    ),
     input: textFlag('--input <file>', 'the request body, a JSON file (- for stdin); -f/-F then go to the query string'),
-    paginate: switchFlag('--paginate', 'follow pagination.nextCursor to the last page and print the rows of every page, one JSON line each'),
+    paginate: switchFlag(
+      '--paginate',
+      'follow pagination.nextCursor to the last page and print the rows of every page, one JSON line each',
+    ),
     slurp: switchFlag('--slurp', 'with --paginate: print all rows as one JSON array instead'),
-    include: switchFlag('-i, --include', 'print the status line and the response headers (key masked) before the body; an error answer too, as it came, before the error line on stderr'),
-    method: flag('-X, --method <method>', `the HTTP method: ${METHODS.join(', ')}, any case (default GET, whatever the parameters: a write is always named); or as the first argument`, z.enum(METHODS).optional(), { parse: methodChoice }),
-    header: flag('-H, --header <name:value>', 'an HTTP request header (repeatable), e.g. -H \'Accept-Language: de\'; X-API-Key stays cnv\'s (the key in force)', z.array(z.tuple([z.string(), z.string()])).optional(), { parse: collectHeader }),
-    silent: switchFlag('--silent', 'print no response body (the exit code and, with --include, the status line and headers still tell)'),
+    include: switchFlag(
+      '-i, --include',
+      'print the status line and the response headers (key masked) before the body; an error answer too, as it came, before the error line on stderr',
+    ),
+    method: flag(
+      '-X, --method <method>',
+      `the HTTP method: ${METHODS.join(', ')}, any case (default GET, whatever the parameters: a write is always named); or as the first argument`,
+      z.enum(METHODS).optional(),
+      { parse: methodChoice },
+    ),
+    header: flag(
+      '-H, --header <name:value>',
+      "an HTTP request header (repeatable), e.g. -H 'Accept-Language: de'; X-API-Key stays cnv's (the key in force)",
+      z.array(z.tuple([z.string(), z.string()])).optional(),
+      { parse: collectHeader },
+    ),
+    silent: switchFlag(
+      '--silent',
+      'print no response body (the exit code and, with --include, the status line and headers still tell)',
+    ),
   },
   {
     globals: ['format', 'json', 'query'],
     check(opts) {
       if (opts.slurp && !opts.paginate) throw new UsageError('--slurp goes with --paginate');
       const { format } = opts;
-      if (format === 'csv' || format === 'table') throw new UsageError(`-o ${format}: cnv api prints JSON (-o json or ndjson)`);
+      if (format === 'csv' || format === 'table')
+        throw new UsageError(`-o ${format}: cnv api prints JSON (-o json or ndjson)`);
       if (opts.silent) {
-        const flag = opts.query !== undefined ? '-q/--query' : opts.json ? '--json' : opts.slurp ? '--slurp' : undefined;
-        if (flag) throw new UsageError(`${flag} and --silent: --silent prints no body for ${flag} to apply to`, 'drop one of them', 'conflicting_options');
+        const flag =
+          opts.query !== undefined ? '-q/--query' : opts.json ? '--json' : opts.slurp ? '--slurp' : undefined;
+        if (flag)
+          throw new UsageError(
+            `${flag} and --silent: --silent prints no body for ${flag} to apply to`,
+            'drop one of them',
+            'conflicting_options',
+          );
       }
     },
   },
@@ -56,7 +92,13 @@ export const options = commandOptions(
 /** What it prints with --json and piped (its help's JSON OUTPUT, docs/output.md, test/cli/json-contract.test.ts). */
 export const output = (): JsonOutput => ({
   documents: [
-    { what: "the API's answer as it came", schema: z.looseObject({ data: z.unknown(), pagination: z.looseObject({ nextCursor: z.string().nullable() }).optional() }) },
+    {
+      what: "the API's answer as it came",
+      schema: z.looseObject({
+        data: z.unknown(),
+        pagination: z.looseObject({ nextCursor: z.string().nullable() }).optional(),
+      }),
+    },
     { when: 'with --paginate', lines: true, what: 'the items of every page', schema: z.unknown() },
     { when: 'with --slurp', what: 'one array of the items of every page', schema: z.array(z.unknown()) },
   ],
@@ -67,7 +109,9 @@ export function configure(cmd: Command): void {
   cmd
     .argument('[method]', `HTTP method: ${METHODS.join(', ')} (any case); or -X METHOD; left out: GET`)
     .argument('[path]', 'API path, e.g. /v2/campaigns or campaigns (the /v2 prefix is added); never a full URL')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Sends one request through the same path as every command: the key and base URL of the profile
 in force, the rate limit, retries, --dry-run (writes are printed, not sent), --verbose and the
 usual exit codes (an error answer exits 3, 4, 5 or 7 with "error: <code>: <message>" on stderr).
@@ -105,7 +149,8 @@ Examples:
   $ cnv api POST /v2/exports/email-events -f eventType=EMAIL_OPEN --paginate --slurp
   $ echo '{"email":"ada@example.com"}' | cnv api DELETE /v2/audiences/c1000000-0000-4000-8000-000000000002/contacts --input -
   $ cnv api GET /v2/contacts -f email=ada@example.com --include
-  $ cnv api /v2/campaigns -X get -H 'Accept-Language: de' --silent && echo reachable`);
+  $ cnv api /v2/campaigns -X get -H 'Accept-Language: de' --silent && echo reachable`,
+    );
 }
 
 /**
@@ -115,13 +160,20 @@ Examples:
  */
 function methodAndPath(args: unknown[], opts: { method?: Method }): { method: Method; path: string } {
   const given = args.filter((a): a is string => typeof a === 'string');
-  if (given.length === 0) throw new UsageError('give the API path, e.g. cnv api /v2/campaigns (or cnv api GET /v2/campaigns)');
+  if (given.length === 0)
+    throw new UsageError('give the API path, e.g. cnv api /v2/campaigns (or cnv api GET /v2/campaigns)');
   if (given.length === 1) {
-    if ((METHODS as readonly string[]).includes(given[0].trim().toUpperCase())) throw new UsageError(`${given[0]}: give the API path after the method, e.g. cnv api ${given[0]} /v2/campaigns`);
+    if ((METHODS as readonly string[]).includes(given[0].trim().toUpperCase()))
+      throw new UsageError(`${given[0]}: give the API path after the method, e.g. cnv api ${given[0]} /v2/campaigns`);
     return { method: opts.method ?? 'GET', path: checkPath(given[0]) };
   }
   const method = checkMethod(given[0], 'method');
-  if (opts.method !== undefined && opts.method !== method) throw new UsageError(`the method is given twice: ${method} and -X ${opts.method}`, 'give it once', 'conflicting_options');
+  if (opts.method !== undefined && opts.method !== method)
+    throw new UsageError(
+      `the method is given twice: ${method} and -X ${opts.method}`,
+      'give it once',
+      'conflicting_options',
+    );
   return { method, path: checkPath(given[1]) };
 }
 
@@ -139,7 +191,11 @@ export async function run(ctx: Context, { args, opts }: CommandInput<typeof opti
   } else if (Object.keys(fields).length > 0) {
     body = fields;
     // Several -F k=@file values together may pass what cnv writes in one body.
-    if (Buffer.byteLength(stringifyJson(fields)) > MAX_WRITE_BYTES) throw new UsageError(`-f/-F: the body they make is larger than ${sizeText(MAX_WRITE_BYTES)}`, 'send less in one request');
+    if (Buffer.byteLength(stringifyJson(fields)) > MAX_WRITE_BYTES)
+      throw new UsageError(
+        `-f/-F: the body they make is larger than ${sizeText(MAX_WRITE_BYTES)}`,
+        'send less in one request',
+      );
   }
   const pathname = path.split('?')[0];
   const printer = await makePrinter(ctx, opts.include === true, opts.silent === true);
@@ -152,7 +208,16 @@ export async function run(ctx: Context, { args, opts }: CommandInput<typeof opti
       }
     : undefined;
   const headers = opts.header === undefined ? undefined : Object.fromEntries(opts.header);
-  const spec = { method, path, query, body, headers, idempotency: apiIdempotency(method, pathname, body), signal: ctx.signal, onErrorAnswer };
+  const spec = {
+    method,
+    path,
+    query,
+    body,
+    headers,
+    idempotency: apiIdempotency(method, pathname, body),
+    signal: ctx.signal,
+    onErrorAnswer,
+  };
   const http = await ctx.http();
   if (!opts.paginate) {
     const res = await http.requestRaw(spec);
@@ -176,7 +241,8 @@ export async function run(ctx: Context, { args, opts }: CommandInput<typeof opti
 
 function checkMethod(text: string, what: string): Method {
   const method = text.trim().toUpperCase();
-  if (!(METHODS as readonly string[]).includes(method)) throw new UsageError(`${what} "${text}": expected one of ${METHODS.join(', ')}`);
+  if (!(METHODS as readonly string[]).includes(method))
+    throw new UsageError(`${what} "${text}": expected one of ${METHODS.join(', ')}`);
   return method as Method;
 }
 
@@ -184,13 +250,18 @@ function checkMethod(text: string, what: string): Method {
 function checkPath(text: string): string {
   const raw = text.trim();
   if (/^[a-z][a-z0-9+.-]*:/i.test(raw) || raw.startsWith('//')) {
-    throw new UsageError(`path "${text}": give a path like /v2/campaigns, not a URL`, 'the key is sent only to the base URL in force (--base-url, CNV_BASE_URL or the profile)');
+    throw new UsageError(
+      `path "${text}": give a path like /v2/campaigns, not a URL`,
+      'the key is sent only to the base URL in force (--base-url, CNV_BASE_URL or the profile)',
+    );
   }
-  if (raw === '' || /[\s\x00-\x1f\x7f#]/.test(raw)) throw new UsageError(`path "${text}": empty, or holds spaces, control characters or #`);
+  if (raw === '' || /[\s\x00-\x1f\x7f#]/.test(raw))
+    throw new UsageError(`path "${text}": empty, or holds spaces, control characters or #`);
   let path = raw.startsWith('/') ? raw : `/${raw}`;
   if (!/^\/v2(\/|\?|$)/i.test(path)) path = `/v2${path}`;
   const segments = path.split('?')[0].split('/');
-  if (segments.some((s) => /^(\.|%2e){1,2}$/i.test(s))) throw new UsageError(`path "${text}": "." and ".." segments are not allowed`);
+  if (segments.some((s) => /^(\.|%2e){1,2}$/i.test(s)))
+    throw new UsageError(`path "${text}": "." and ".." segments are not allowed`);
   return path;
 }
 
@@ -200,14 +271,17 @@ function toQuery(fields: Record<string, unknown>): Record<string, string> {
 
 function parseBody(text: string, path: string): unknown {
   // Deeper would overflow recursive code (JSON.stringify) on the way out: exit 1, "a bug".
-  if (nestsDeeper(text)) throw new UsageError(`--input ${path === '-' ? 'stdin' : path}: nested deeper than ${MAX_JSON_DEPTH} levels`);
+  if (nestsDeeper(text))
+    throw new UsageError(`--input ${path === '-' ? 'stdin' : path}: nested deeper than ${MAX_JSON_DEPTH} levels`);
   try {
     return parseJson(text);
   } catch (err) {
     const message = (err as Error).message;
     const at = /position (\d+)/.exec(message);
     const line = at ? text.slice(0, Number(at[1])).split('\n').length : undefined;
-    throw new UsageError(`--input ${path === '-' ? 'stdin' : path}${line ? ` line ${line}` : ''}: not valid JSON (${message})`);
+    throw new UsageError(
+      `--input ${path === '-' ? 'stdin' : path}${line ? ` line ${line}` : ''}: not valid JSON (${message})`,
+    );
   }
 }
 
@@ -221,9 +295,15 @@ async function* pages(http: HttpClient, first: RequestSpec): AsyncGenerator<RawR
     yield res;
     const next = (res.json as { pagination?: { nextCursor?: unknown } } | null)?.pagination?.nextCursor;
     if (next === null || next === undefined || next === '') return;
-    if (typeof next !== 'string') throw new ResponseShapeError(`unexpected response from ${spec.method} ${spec.path}: pagination.nextCursor is not a string`);
+    if (typeof next !== 'string')
+      throw new ResponseShapeError(
+        `unexpected response from ${spec.method} ${spec.path}: pagination.nextCursor is not a string`,
+      );
     // A server handing the same cursor back would keep cnv paging forever.
-    if (seen.has(next)) throw new ResponseShapeError(`unexpected response from ${spec.method} ${spec.path}: pagination.nextCursor repeats an earlier one`);
+    if (seen.has(next))
+      throw new ResponseShapeError(
+        `unexpected response from ${spec.method} ${spec.path}: pagination.nextCursor repeats an earlier one`,
+      );
     seen.add(next);
     if (spec.method === 'GET') {
       spec = { ...spec, query: { ...spec.query, cursor: next } };
@@ -256,11 +336,15 @@ async function makePrinter(ctx: Context, include: boolean, silent: boolean): Pro
   const out = ctx.io.stdout;
   const compact = ctx.globals.format === 'ndjson';
   const expression = ctx.globals.query;
-  const query = expression === undefined ? undefined : await import('../../output/query.js').then(async (q) => ({
-    run: await q.loadQuery(expression),
-    text: q.queryText,
-    document: (value: unknown, compact: boolean) => q.documentQueryText(expression, value, compact, (message) => ctx.warn(message)),
-  }));
+  const query =
+    expression === undefined
+      ? undefined
+      : await import('../../output/query.js').then(async (q) => ({
+          run: await q.loadQuery(expression),
+          text: q.queryText,
+          document: (value: unknown, compact: boolean) =>
+            q.documentQueryText(expression, value, compact, (message) => ctx.warn(message)),
+        }));
   const headText = (res: Pick<RawResponse, 'status' | 'headers'>) => {
     let text = `HTTP ${res.status} ${STATUS_CODES[res.status] ?? ''}`.trimEnd() + '\n';
     for (const [name, value] of Object.entries(res.headers)) for (const v of [value].flat()) text += `${name}: ${v}\n`;
@@ -273,7 +357,10 @@ async function makePrinter(ctx: Context, include: boolean, silent: boolean): Pro
     },
     document: async (value) => {
       if (silent) return;
-      await writeWithBackpressure(out, query ? query.document(value, compact) : (compact ? stringifyJson(value) : stringifyJson(value, 2)) + '\n');
+      await writeWithBackpressure(
+        out,
+        query ? query.document(value, compact) : (compact ? stringifyJson(value) : stringifyJson(value, 2)) + '\n',
+      );
     },
     line: async (value) => {
       if (silent) return;

@@ -6,7 +6,6 @@ import { openReadStream, readWhole, stopOnAbort } from '../../files/file-streams
 import { MAX_JSON_DEPTH } from '../../input/input-rows.js';
 import { stringifyJson } from '../../lib/exact-number.js';
 
-
 /** One -f/-F as given: its flag, key path and raw value. */
 export interface FieldArg {
   flag: '-f' | '-F';
@@ -14,7 +13,9 @@ export interface FieldArg {
 }
 
 /** Commander collector keeping -f and -F in the order given. */
-export const collectField = (flag: FieldArg['flag']) => (text: string, previous: FieldArg[] = []): FieldArg[] => [...previous, { flag, text }];
+export const collectField =
+  (flag: FieldArg['flag']) =>
+  (text: string, previous: FieldArg[] = []): FieldArg[] => [...previous, { flag, text }];
 
 /**
  * -F's typing, as gh's: true, false, null and numbers become JSON values, `@file` the file's
@@ -27,7 +28,8 @@ async function fieldValue(arg: FieldArg, value: string, stdin: Readable, signal?
   if (value === 'null') return null;
   // Every digit kept: 9007199254740993 goes out as written, not as the double nearest it.
   if (/^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/.test(value)) return exactNumber(value);
-  if (value.startsWith('@')) return readValueFile(value.slice(1), `-F ${arg.text.slice(0, arg.text.indexOf('='))}=@`, stdin, signal);
+  if (value.startsWith('@'))
+    return readValueFile(value.slice(1), `-F ${arg.text.slice(0, arg.text.indexOf('='))}=@`, stdin, signal);
   return value;
 }
 
@@ -37,18 +39,32 @@ async function fieldValue(arg: FieldArg, value: string, stdin: Readable, signal?
  * as a stream so that a huge file or an endless FIFO is refused without being held; a FIFO that
  * no one writes to is waited on only until `signal`.
  */
-export async function readValueFile(path: string, flag: string, stdin: Readable, signal?: AbortSignal): Promise<string> {
+export async function readValueFile(
+  path: string,
+  flag: string,
+  stdin: Readable,
+  signal?: AbortSignal,
+): Promise<string> {
   if (path === '') throw new UsageError(`${flag}: give a file name (or - for stdin)`);
   const name = path === '-' ? 'stdin' : path;
   let source: Readable | undefined;
   let bytes: Buffer;
   try {
     source = path === '-' ? stopOnAbort(stdin, signal) : await openReadStream(path, signal);
-    bytes = await readWhole(source, MAX_WRITE_BYTES, () => new UsageError(`${flag}${name}: larger than ${sizeText(MAX_WRITE_BYTES)}`));
+    bytes = await readWhole(
+      source,
+      MAX_WRITE_BYTES,
+      () => new UsageError(`${flag}${name}: larger than ${sizeText(MAX_WRITE_BYTES)}`),
+    );
   } catch (err) {
     if (err instanceof UsageError) throw err;
     if (signal?.aborted) throw signal.reason;
-    throw LocalFileError.from(err, 'read', path) ?? new UsageError(`${flag}${name}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    throw (
+      LocalFileError.from(err, 'read', path) ??
+      new UsageError(
+        `${flag}${name}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+      )
+    );
   } finally {
     if (source !== stdin) source?.destroy();
   }
@@ -60,7 +76,11 @@ export async function readValueFile(path: string, flag: string, stdin: Readable,
  * like `{"occurredAt":{"start":"…"}}` needs no file. Objects made from the user's keys have no
  * prototype: `__proto__[email]=x` is a member named `__proto__`, never Object.prototype.
  */
-export async function fieldsObject(args: FieldArg[], stdin: Readable, signal?: AbortSignal): Promise<Record<string, unknown>> {
+export async function fieldsObject(
+  args: FieldArg[],
+  stdin: Readable,
+  signal?: AbortSignal,
+): Promise<Record<string, unknown>> {
   const out = record();
   for (const arg of args) {
     const eq = arg.text.indexOf('=');
@@ -79,7 +99,8 @@ function keyPath(key: string, arg: FieldArg): string[] {
   const rest = [...m[2].matchAll(/\[([^[\]]*)\]/g)].map((p) => p[1]);
   if (rest.slice(0, -1).includes('')) throw new UsageError(`${arg.flag} ${arg.text}: [] may only end a key`);
   // As for an input file's rows: deeper would overflow recursive code (JSON.stringify) on the way out.
-  if (rest.length >= MAX_JSON_DEPTH) throw new UsageError(`${arg.flag} ${arg.text.slice(0, 40)}...: a key nests at most ${MAX_JSON_DEPTH} levels`);
+  if (rest.length >= MAX_JSON_DEPTH)
+    throw new UsageError(`${arg.flag} ${arg.text.slice(0, 40)}...: a key nests at most ${MAX_JSON_DEPTH} levels`);
   return [m[1], ...rest];
 }
 
@@ -95,7 +116,8 @@ function place(target: Record<string, unknown>, path: string[], value: unknown, 
     const appending = path[i + 1] === '' && i + 1 === path.length - 1;
     if (appending) {
       const list = node[key] ?? [];
-      if (!Array.isArray(list)) throw new UsageError(`${arg.flag} ${arg.text}: "${key}" is already set to a value that is not a list`);
+      if (!Array.isArray(list))
+        throw new UsageError(`${arg.flag} ${arg.text}: "${key}" is already set to a value that is not a list`);
       list.push(value);
       node[key] = list;
       return;

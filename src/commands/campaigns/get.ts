@@ -11,20 +11,29 @@ import type { JsonOutput } from '../../cmdutil/json-output.js';
 export const options = commandOptions({});
 
 /** What it prints with --json and piped (its help's JSON OUTPUT, docs/output.md, test/cli/json-contract.test.ts). */
-export const output = (): JsonOutput => ({ documents: [{ what: 'the campaign object, with description and type.statuses', schema: ENDPOINTS.getCampaign.answer.schema() }] });
+export const output = (): JsonOutput => ({
+  documents: [
+    { what: 'the campaign object, with description and type.statuses', schema: ENDPOINTS.getCampaign.answer.schema() },
+  ],
+});
 
 export function configure(cmd: Command): void {
-  cmd.argument('<campaignId>', 'id (UUID) of the custom campaign', uuidArgument).addHelpText('after', `
+  cmd.argument('<campaignId>', 'id (UUID) of the custom campaign', uuidArgument).addHelpText(
+    'after',
+    `
 Prints the campaign with its description and its type's member statuses, in the type's
 progression order (isSuccess marks the statuses that count as success). An unknown or archived
 campaign exits 5 (campaign_not_found).
 
 Examples:
   $ cnv campaigns get c4000000-0000-4000-8000-000000000001
-  $ cnv campaigns get c4000000-0000-4000-8000-000000000001 --json | jq -r '.type.statuses[].name'`);
+  $ cnv campaigns get c4000000-0000-4000-8000-000000000001 --json | jq -r '.type.statuses[].name'`,
+  );
 }
 
 export async function run(ctx: Context, { args }: CommandInput<typeof options>): Promise<CommandResult> {
-  const campaign = await (await ctx.http()).call(ENDPOINTS.getCampaign, { params: { campaignId: args[0] as string }, signal: ctx.signal });
+  const campaign = await (
+    await ctx.http()
+  ).call(ENDPOINTS.getCampaign, { params: { campaignId: args[0] as string }, signal: ctx.signal });
   return { kind: 'record', data: campaign };
 }

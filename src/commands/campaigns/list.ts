@@ -11,7 +11,17 @@ import type { JsonOutput } from '../../cmdutil/json-output.js';
 
 /** Columns of CSV, and the table's default few (json and ndjson print each campaign as the API sent it). */
 const CAMPAIGN_COLUMNS: ListColumns = {
-  all: ['id', 'name', 'type.id', 'type.name', 'type.systemType', 'sfdcCampaignId', 'memberCount', 'createdAt', 'updatedAt'],
+  all: [
+    'id',
+    'name',
+    'type.id',
+    'type.name',
+    'type.systemType',
+    'sfdcCampaignId',
+    'memberCount',
+    'createdAt',
+    'updatedAt',
+  ],
   table: ['id', 'name', 'type.name', 'memberCount'],
 };
 
@@ -21,7 +31,11 @@ const PAGE = ENDPOINTS.listCampaigns.page;
 export const options = commandOptions(
   {
     ...columnsFlag(CAMPAIGN_COLUMNS),
-    limit: numberFlag('--limit <n>', `page size, ${PAGE.min} to ${PAGE.max} (other values are clamped, as the API does)`, pageSize(PAGE.min, PAGE.max)),
+    limit: numberFlag(
+      '--limit <n>',
+      `page size, ${PAGE.min} to ${PAGE.max} (other values are clamped, as the API does)`,
+      pageSize(PAGE.min, PAGE.max),
+    ),
     cursor: textFlag('--cursor <cursor>', 'continue from the cursor a previous page printed'),
     ...PAGING_FLAGS,
   },
@@ -29,10 +43,20 @@ export const options = commandOptions(
 );
 
 /** What it prints with --json and piped (its help's JSON OUTPUT, docs/output.md, test/cli/json-contract.test.ts). */
-export const output = (): JsonOutput => ({ documents: [{ what: 'an array of campaigns as the API sends them', schema: ENDPOINTS.listCampaigns.answer.schema(), note: "(with --columns only those members); the next page's cursor goes to stderr, and to --summary-json FILE as nextCursor" }] });
+export const output = (): JsonOutput => ({
+  documents: [
+    {
+      what: 'an array of campaigns as the API sends them',
+      schema: ENDPOINTS.listCampaigns.answer.schema(),
+      note: "(with --columns only those members); the next page's cursor goes to stderr, and to --summary-json FILE as nextCursor",
+    },
+  ],
+});
 
 export function configure(cmd: Command): void {
-  cmd.addHelpText('after', `
+  cmd.addHelpText(
+    'after',
+    `
 Custom campaigns only (archived ones are not listed). Statuses and descriptions are read with
 \`cnv campaigns get\`.
 
@@ -46,7 +70,8 @@ Examples:
   $ cnv campaigns list -q '[].name'
   $ cnv campaigns list --columns id,name,type.systemType
   $ cnv campaigns list --all -o csv > campaigns.csv
-  $ cnv campaigns list --limit 50 --summary-json page.json > rows.json; jq -r .nextCursor page.json`);
+  $ cnv campaigns list --limit 50 --summary-json page.json > rows.json; jq -r .nextCursor page.json`,
+  );
 }
 
 export async function run(ctx: Context, { opts }: CommandInput<typeof options>): Promise<CommandResult> {
@@ -55,7 +80,10 @@ export async function run(ctx: Context, { opts }: CommandInput<typeof options>):
     label: 'campaigns list',
     cursor: opts.cursor,
     fetch: async (cursor) => {
-      const page = await http.call(ENDPOINTS.listCampaigns, { query: { limit: opts.limit, cursor }, signal: ctx.signal });
+      const page = await http.call(ENDPOINTS.listCampaigns, {
+        query: { limit: opts.limit, cursor },
+        signal: ctx.signal,
+      });
       return { rows: page.items, nextCursor: page.nextCursor };
     },
     ...chosenColumns(opts, CAMPAIGN_COLUMNS),

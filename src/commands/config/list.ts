@@ -8,20 +8,38 @@ import type { CommandResult } from '../../output/render.js';
 import type { JsonOutput } from '../../cmdutil/json-output.js';
 import { z } from 'zod';
 
-const PROFILE_COLUMNS: ListColumns = { all: ['profile', 'current', 'baseUrl', 'apiKey'], table: ['profile', 'current', 'baseUrl', 'apiKey'] };
+const PROFILE_COLUMNS: ListColumns = {
+  all: ['profile', 'current', 'baseUrl', 'apiKey'],
+  table: ['profile', 'current', 'baseUrl', 'apiKey'],
+};
 
 export const options = commandOptions(columnsFlag(PROFILE_COLUMNS));
 
 /** What it prints with --json and piped (its help's JSON OUTPUT, docs/output.md, test/cli/json-contract.test.ts). */
 export const output = (): JsonOutput => ({
-  documents: [{ what: 'an array of profiles', schema: z.array(z.strictObject({ profile: z.string(), current: z.boolean(), baseUrl: z.string().nullable(), apiKey: z.string().nullable().describe('masked') })) }],
+  documents: [
+    {
+      what: 'an array of profiles',
+      schema: z.array(
+        z.strictObject({
+          profile: z.string(),
+          current: z.boolean(),
+          baseUrl: z.string().nullable(),
+          apiKey: z.string().nullable().describe('masked'),
+        }),
+      ),
+    },
+  ],
 });
 
 export function configure(cmd: Command): void {
-  cmd.addHelpText('after', `
+  cmd.addHelpText(
+    'after',
+    `
 Examples:
   $ cnv config list
-  $ cnv config list --json`);
+  $ cnv config list --json`,
+  );
 }
 
 export async function run(ctx: Context, { opts }: CommandInput<typeof options>): Promise<CommandResult> {

@@ -17,12 +17,25 @@ export const options = commandOptions({});
 
 /** What it prints with --json and piped (its help's JSON OUTPUT, docs/output.md, test/cli/json-contract.test.ts). */
 export const output = (): JsonOutput => ({
-  documents: [{ schema: z.strictObject({ profile: z.string(), apiKey: z.string().describe('masked'), baseUrl: z.string().nullable(), default: z.boolean(), configFile: z.string() }), note: 'with --json or -q (without them nothing on stdout: a line on stderr says what changed)' }],
+  documents: [
+    {
+      schema: z.strictObject({
+        profile: z.string(),
+        apiKey: z.string().describe('masked'),
+        baseUrl: z.string().nullable(),
+        default: z.boolean(),
+        configFile: z.string(),
+      }),
+      note: 'with --json or -q (without them nothing on stdout: a line on stderr says what changed)',
+    },
+  ],
 });
 
 export function configure(cmd: Command): void {
   // Declared only to refuse it: a key typed as an argument lands in shell history and process lists.
-  cmd.argument('[key]', 'not accepted: pipe the key on stdin instead').addHelpText('after', `
+  cmd.argument('[key]', 'not accepted: pipe the key on stdin instead').addHelpText(
+    'after',
+    `
 The key is read from stdin when it is piped, else from a hidden prompt; it is never a
 command-line argument and never echoed. Use the global --profile to pick the profile and
 --base-url to store the base URL with it. The first profile saved into an empty config
@@ -30,7 +43,8 @@ becomes the default.
 
 Examples:
   $ cnv config set-key                         # prompts, input hidden
-  $ printf %s "$CNV_KEY" | cnv config set-key --profile prod --base-url https://api.example.com`);
+  $ printf %s "$CNV_KEY" | cnv config set-key --profile prod --base-url https://api.example.com`,
+  );
 }
 
 export async function run(ctx: Context, { args }: CommandInput<typeof options>): Promise<CommandResult> {
@@ -46,7 +60,8 @@ export async function run(ctx: Context, { args }: CommandInput<typeof options>):
   const first = Object.keys(store.profiles()).length === 0;
   const profile = profileName({ profileFlag: ctx.globals.profile, env: ctx.env }, store);
   const key = (await readSecret(ctx.io, `API key for profile "${profile}": `, ctx.signal)).trim();
-  if (key === '') throw new UsageError('no API key was given on stdin', 'pipe the key in: printf %s "$KEY" | cnv config set-key');
+  if (key === '')
+    throw new UsageError('no API key was given on stdin', 'pipe the key in: printf %s "$KEY" | cnv config set-key');
   const { warning } = checkApiKey(key, 'stdin');
   if (warning) ctx.warn(warning);
   const baseUrl = ctx.globals.baseUrl ? checkBaseUrl(ctx.globals.baseUrl, '--base-url') : undefined;
@@ -58,5 +73,14 @@ export async function run(ctx: Context, { args }: CommandInput<typeof options>):
     ctx.info(`profile "${profile}" is now the default (\`cnv config use NAME\` changes it)`);
   }
   const saved = store.profile(profile);
-  return { kind: 'document', data: { profile, apiKey: maskKey(key), baseUrl: saved?.baseUrl ?? null, default: store.currentProfile() === profile, configFile: store.path } };
+  return {
+    kind: 'document',
+    data: {
+      profile,
+      apiKey: maskKey(key),
+      baseUrl: saved?.baseUrl ?? null,
+      default: store.currentProfile() === profile,
+      configFile: store.path,
+    },
+  };
 }

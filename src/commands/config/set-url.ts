@@ -12,14 +12,27 @@ export const options = commandOptions({});
 
 /** What it prints with --json and piped (its help's JSON OUTPUT, docs/output.md, test/cli/json-contract.test.ts). */
 export const output = (): JsonOutput => ({
-  documents: [{ schema: z.strictObject({ profile: z.string(), baseUrl: z.string(), default: z.boolean(), configFile: z.string() }), note: 'with --json or -q (without them nothing on stdout: a line on stderr says what changed)' }],
+  documents: [
+    {
+      schema: z.strictObject({
+        profile: z.string(),
+        baseUrl: z.string(),
+        default: z.boolean(),
+        configFile: z.string(),
+      }),
+      note: 'with --json or -q (without them nothing on stdout: a line on stderr says what changed)',
+    },
+  ],
 });
 
 export function configure(cmd: Command): void {
-  cmd.argument('<url>', 'base URL of the API (https; http only for loopback)').addHelpText('after', `
+  cmd.argument('<url>', 'base URL of the API (https; http only for loopback)').addHelpText(
+    'after',
+    `
 Examples:
   $ cnv config set-url https://api.example.com
-  $ cnv --profile local config set-url http://127.0.0.1:4010`);
+  $ cnv --profile local config set-url http://127.0.0.1:4010`,
+  );
 }
 
 export async function run(ctx: Context, { args }: CommandInput<typeof options>): Promise<CommandResult> {
@@ -28,5 +41,8 @@ export async function run(ctx: Context, { args }: CommandInput<typeof options>):
   const baseUrl = checkBaseUrl(String(args[0]), 'the argument');
   await store.update(profile, { baseUrl });
   ctx.info(`saved base URL ${baseUrl} for profile "${profile}"`);
-  return { kind: 'document', data: { profile, baseUrl, default: store.currentProfile() === profile, configFile: store.path } };
+  return {
+    kind: 'document',
+    data: { profile, baseUrl, default: store.currentProfile() === profile, configFile: store.path },
+  };
 }

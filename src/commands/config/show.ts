@@ -14,19 +14,27 @@ export const options = commandOptions({});
 /** What it prints with --json and piped (its help's JSON OUTPUT, docs/output.md, test/cli/json-contract.test.ts). */
 export const output = (): JsonOutput => {
   const schema = z.strictObject({
-    profile: z.string(), configFile: z.string(), apiKey: z.string().nullable().describe('masked'), apiKeySource: z.string().nullable(), baseUrl: z.string().nullable(), baseUrlSource: z.string().nullable(),
+    profile: z.string(),
+    configFile: z.string(),
+    apiKey: z.string().nullable().describe('masked'),
+    apiKeySource: z.string().nullable(),
+    baseUrl: z.string().nullable(),
+    baseUrlSource: z.string().nullable(),
   });
   return { documents: [{ schema }] };
 };
 
 export function configure(cmd: Command): void {
-  cmd.addHelpText('after', `
+  cmd.addHelpText(
+    'after',
+    `
 Shows the profile, API key (masked) and base URL in force (a user name or password in it
 redacted), and where each comes from.
 
 Examples:
   $ cnv config show
-  $ CNV_API_KEY=... cnv config show --json`);
+  $ CNV_API_KEY=... cnv config show --json`,
+  );
 }
 
 export async function run(ctx: Context, _input: CommandInput<typeof options>): Promise<CommandResult> {
@@ -34,9 +42,21 @@ export async function run(ctx: Context, _input: CommandInput<typeof options>): P
   const profile = profileName({ profileFlag: ctx.globals.profile, env: ctx.env }, store);
   const saved = store.profile(profile) ?? {};
   const key = ctx.globals.apiKey ?? ctx.env.CNV_API_KEY ?? saved.apiKey;
-  const keySource = ctx.globals.apiKey ? '--api-key' : ctx.env.CNV_API_KEY ? 'CNV_API_KEY' : saved.apiKey ? 'profile' : null;
+  const keySource = ctx.globals.apiKey
+    ? '--api-key'
+    : ctx.env.CNV_API_KEY
+      ? 'CNV_API_KEY'
+      : saved.apiKey
+        ? 'profile'
+        : null;
   const baseUrl = ctx.globals.baseUrl ?? ctx.env.CNV_BASE_URL ?? saved.baseUrl;
-  const urlSource = ctx.globals.baseUrl ? '--base-url' : ctx.env.CNV_BASE_URL ? 'CNV_BASE_URL' : saved.baseUrl ? 'profile' : null;
+  const urlSource = ctx.globals.baseUrl
+    ? '--base-url'
+    : ctx.env.CNV_BASE_URL
+      ? 'CNV_BASE_URL'
+      : saved.baseUrl
+        ? 'profile'
+        : null;
   return {
     kind: 'record',
     data: {

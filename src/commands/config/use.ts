@@ -10,12 +10,22 @@ import { z } from 'zod';
 export const options = commandOptions({});
 
 /** What it prints with --json and piped (its help's JSON OUTPUT, docs/output.md, test/cli/json-contract.test.ts). */
-export const output = (): JsonOutput => ({ documents: [{ schema: z.strictObject({ profile: z.string(), default: z.boolean(), configFile: z.string() }), note: 'with --json or -q (without them nothing on stdout: a line on stderr says what changed)' }] });
+export const output = (): JsonOutput => ({
+  documents: [
+    {
+      schema: z.strictObject({ profile: z.string(), default: z.boolean(), configFile: z.string() }),
+      note: 'with --json or -q (without them nothing on stdout: a line on stderr says what changed)',
+    },
+  ],
+});
 
 export function configure(cmd: Command): void {
-  cmd.argument('<profile>', 'profile to make the default').addHelpText('after', `
+  cmd.argument('<profile>', 'profile to make the default').addHelpText(
+    'after',
+    `
 Examples:
-  $ cnv config use prod`);
+  $ cnv config use prod`,
+  );
 }
 
 export async function run(ctx: Context, { args }: CommandInput<typeof options>): Promise<CommandResult> {

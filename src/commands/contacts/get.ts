@@ -14,15 +14,20 @@ export const options = commandOptions({
 });
 
 /** What it prints with --json and piped (its help's JSON OUTPUT, docs/output.md, test/cli/json-contract.test.ts). */
-export const output = (): JsonOutput => ({ documents: [{ what: 'the contact object', schema: ENDPOINTS.getContact.answer.schema().unwrap().unwrap() }] });
+export const output = (): JsonOutput => ({
+  documents: [{ what: 'the contact object', schema: ENDPOINTS.getContact.answer.schema().unwrap().unwrap() }],
+});
 
 export function configure(cmd: Command): void {
-  cmd.addHelpText('after', `
+  cmd.addHelpText(
+    'after',
+    `
 No match exits with code 5.
 
 Examples:
   $ cnv contacts get --email ada@example.com
-  $ cnv contacts get --contact-id 7f0c2f4e-1b2a-4c3d-9e8f-0a1b2c3d4e5f --json | jq .fields`);
+  $ cnv contacts get --contact-id 7f0c2f4e-1b2a-4c3d-9e8f-0a1b2c3d4e5f --json | jq .fields`,
+  );
 }
 
 export async function run(ctx: Context, { opts }: CommandInput<typeof options>): Promise<CommandResult> {

@@ -21,25 +21,63 @@ import { fileRunDocument, fileRunSummary } from '../../cmdutil/run-documents.js'
 
 export const options = commandOptions(
   {
-    file: textFlag('--file <file>', 'the contacts: a CSV, NDJSON or JSON file (- for stdin), read as `contacts upsert --file` reads it'),
-    plan: switchFlag('--plan', 'send nothing: show, for each contact that would change, create or update and each value old -> new, then the counts'),
-    planFormat: flag('--plan-format <form>', `the plan's table on a terminal: full (a line per changed value), compact (a line per contact, naming the changed fields); default full up to ${PLAN_COMPACT_AFTER} contacts, compact past that`, z.enum(['full', 'compact']).optional(), { choices: ['full', 'compact'] }),
-    exitCode: switchFlag('--exit-code', 'exit 9 when the file and the account differ (rows to create or update), as git diff --exit-code; with --plan, CI can assert "in sync"'),
-    fullRefresh: switchFlag('--full-refresh', 'read every contact of the account again (the snapshot is rebuilt), instead of only what changed since the last sync; the only way a contact deleted in the account is seen'),
-    fullRefreshAfter: textFlag('--full-refresh-after <duration>', 'read every contact again when the last full refresh is older than this (7d, 24h, 2w): bounds how long a contact deleted in the account stays in the snapshot', (text) => {
-      durationMs('--full-refresh-after')(text);
-      return text.trim();
-    }),
-    acceptColumns: switchFlag('--accept-columns', 'send a column that now names another target than at the last sync of this file (a field renamed, created or deleted in the account) where it resolves now, and remember that'),
+    file: textFlag(
+      '--file <file>',
+      'the contacts: a CSV, NDJSON or JSON file (- for stdin), read as `contacts upsert --file` reads it',
+    ),
+    plan: switchFlag(
+      '--plan',
+      'send nothing: show, for each contact that would change, create or update and each value old -> new, then the counts',
+    ),
+    planFormat: flag(
+      '--plan-format <form>',
+      `the plan's table on a terminal: full (a line per changed value), compact (a line per contact, naming the changed fields); default full up to ${PLAN_COMPACT_AFTER} contacts, compact past that`,
+      z.enum(['full', 'compact']).optional(),
+      { choices: ['full', 'compact'] },
+    ),
+    exitCode: switchFlag(
+      '--exit-code',
+      'exit 9 when the file and the account differ (rows to create or update), as git diff --exit-code; with --plan, CI can assert "in sync"',
+    ),
+    fullRefresh: switchFlag(
+      '--full-refresh',
+      'read every contact of the account again (the snapshot is rebuilt), instead of only what changed since the last sync; the only way a contact deleted in the account is seen',
+    ),
+    fullRefreshAfter: textFlag(
+      '--full-refresh-after <duration>',
+      'read every contact again when the last full refresh is older than this (7d, 24h, 2w): bounds how long a contact deleted in the account stays in the snapshot',
+      (text) => {
+        durationMs('--full-refresh-after')(text);
+        return text.trim();
+      },
+    ),
+    acceptColumns: switchFlag(
+      '--accept-columns',
+      'send a column that now names another target than at the last sync of this file (a field renamed, created or deleted in the account) where it resolves now, and remember that',
+    ),
     ...FILE_ROW_FLAGS,
   },
   {
     globals: ['dryRun', ...BATCH_GLOBALS],
     check(opts) {
-      if (opts.file === undefined) throw new UsageError('--file: required (the contacts to sync)', 'e.g. cnv contacts sync --file contacts.csv --plan', 'missing_file');
-      if (opts.planFormat !== undefined && !opts.plan) throw new UsageError('--plan-format: goes only with --plan', undefined, 'conflicting_options');
-      if (opts.plan && opts.report === '-') throw new UsageError('--report -: not with --plan, which prints the plan on stdout', 'write the report to a file');
-      if (opts.plan && opts.summaryJson === '-') throw new UsageError('--summary-json -: not with --plan, which prints the plan on stdout', 'write the summary to a file');
+      if (opts.file === undefined)
+        throw new UsageError(
+          '--file: required (the contacts to sync)',
+          'e.g. cnv contacts sync --file contacts.csv --plan',
+          'missing_file',
+        );
+      if (opts.planFormat !== undefined && !opts.plan)
+        throw new UsageError('--plan-format: goes only with --plan', undefined, 'conflicting_options');
+      if (opts.plan && opts.report === '-')
+        throw new UsageError(
+          '--report -: not with --plan, which prints the plan on stdout',
+          'write the report to a file',
+        );
+      if (opts.plan && opts.summaryJson === '-')
+        throw new UsageError(
+          '--summary-json -: not with --plan, which prints the plan on stdout',
+          'write the summary to a file',
+        );
       checkBatchOptions(opts);
     },
   },
@@ -47,22 +85,54 @@ export const options = commandOptions(
 
 /** What it prints with --json and piped (its help's JSON OUTPUT, docs/output.md, test/cli/json-contract.test.ts). */
 export const output = (): JsonOutput => {
-  const counts = { create: z.number(), update: z.number(), unchanged: z.number(), invalid: z.number(), unsure: z.number(), unsureReasons: z.record(z.string().describe('REASON'), z.number()) };
-  const snapshot = z.strictObject({ contacts: z.number(), fetchedRows: z.number(), pages: z.number(), full: z.boolean(), reason: z.string().nullable(), lastFullRefresh: z.string().nullable().describe('when the last full refresh started (ISO)'), stateKey: z.string().nullable(), elapsedMs: z.number() });
+  const counts = {
+    create: z.number(),
+    update: z.number(),
+    unchanged: z.number(),
+    invalid: z.number(),
+    unsure: z.number(),
+    unsureReasons: z.record(z.string().describe('REASON'), z.number()),
+  };
+  const snapshot = z.strictObject({
+    contacts: z.number(),
+    fetchedRows: z.number(),
+    pages: z.number(),
+    full: z.boolean(),
+    reason: z.string().nullable(),
+    lastFullRefresh: z.string().nullable().describe('when the last full refresh started (ISO)'),
+    stateKey: z.string().nullable(),
+    elapsedMs: z.number(),
+  });
   const change = z.strictObject({
-    type: z.literal('change'), line: z.number(), action: z.enum(['create', 'update']), contact: z.string(), cnvContactId: z.string().nullable(),
-    changes: z.array(z.strictObject({ field: z.string(), old: z.unknown(), new: z.unknown() })), unsure: z.string().nullable(),
+    type: z.literal('change'),
+    line: z.number(),
+    action: z.enum(['create', 'update']),
+    contact: z.string(),
+    cnvContactId: z.string().nullable(),
+    changes: z.array(z.strictObject({ field: z.string(), old: z.unknown(), new: z.unknown() })),
+    unsure: z.string().nullable(),
   });
   return {
     documents: [
-      fileRunDocument(undefined, fileRunSummary().extend({ sync: z.strictObject({ ...counts, snapshot: snapshot.nullable() }) })),
-      { when: 'with --plan', lines: true, what: 'a change line per contact that would change, then a summary line:', schema: z.union([change, z.strictObject({ type: z.literal('summary'), ...counts })]), note: '(-q applies to each line)' },
+      fileRunDocument(
+        undefined,
+        fileRunSummary().extend({ sync: z.strictObject({ ...counts, snapshot: snapshot.nullable() }) }),
+      ),
+      {
+        when: 'with --plan',
+        lines: true,
+        what: 'a change line per contact that would change, then a summary line:',
+        schema: z.union([change, z.strictObject({ type: z.literal('summary'), ...counts })]),
+        note: '(-q applies to each line)',
+      },
     ],
   };
 };
 
 export function configure(cmd: Command): void {
-  cmd.addHelpText('after', `
+  cmd.addHelpText(
+    'after',
+    `
 Sends only the rows that would change something in the account. Before any row is sent, a
 local snapshot of the account's contacts is refreshed from the contacts export (the first run
 reads every contact, 5,000 a request; later runs only what changed since the last one), and
@@ -112,7 +182,8 @@ Examples:
   $ cnv contacts sync --file nightly.csv --full-refresh-after 7d --quiet     # cron: deletions seen within a week
   $ cnv contacts sync --file warehouse.ndjson --plan --exit-code --quiet || echo "account drifted"
   $ cnv contacts sync --file hubspot.csv --map-file docs/maps/hubspot.map --plan --json -q 'changes[].field'
-  $ cnv contacts sync --file nightly.csv --accept-columns --plan`);
+  $ cnv contacts sync --file nightly.csv --accept-columns --plan`,
+  );
 }
 
 export async function run(given: Context, { opts }: CommandInput<typeof options>): Promise<CommandResult> {
@@ -123,7 +194,11 @@ export async function run(given: Context, { opts }: CommandInput<typeof options>
   // would print and stop at, having compared nothing: so the layers below get the context with a
   // client that never dry-runs, asked for explicitly (the given context is left as it is).
   const dryRun = given.globals.dryRun;
-  const ctx: Context = { ...given, globals: { ...given.globals, dryRun: false }, http: () => given.http({ dryRun: false }) };
+  const ctx: Context = {
+    ...given,
+    globals: { ...given.globals, dryRun: false },
+    http: () => given.http({ dryRun: false }),
+  };
   const made = await upsertFileSpec(ctx, { ...opts, file }, 'contacts sync', plan);
   const base = dryRun ? { ...made, options: { ...made.options, dryRun: true, printRequests: !plan } } : made;
   // Sure or not depends on the field list as it is now: read afresh once, for the columns and the comparison.
@@ -131,17 +206,23 @@ export async function run(given: Context, { opts }: CommandInput<typeof options>
   const fresh = () => (definitions ??= contactFieldDefinitions(ctx, true, false));
   const credentials = await ctx.credentials();
   const output = plan ? await PlanOutput.open(outputOf(ctx), opts.planFormat) : undefined;
-  const { spec, counts } = syncFileSpec({ ...exportDepsOf(ctx), reporter: await refreshReporter(reporterDepsOf(ctx)) }, { ...base, columns: { ...base.columns, definitions: () => fresh() } }, {
-    key: syncStateKey(credentials.baseUrl, credentials.apiKey),
-    fullRefresh: opts.fullRefresh === true,
-    ...(opts.fullRefreshAfter ? { staleAfter: { ms: durationMs('--full-refresh-after')(opts.fullRefreshAfter), text: opts.fullRefreshAfter } } : {}),
-    acceptColumns: opts.acceptColumns === true,
-    rememberColumns: !plan && !dryRun,
-    crash: crashHookFromEnv(ctx.env),
-    exitCode: opts.exitCode === true,
-    plan: output,
-    fields: async () => (await fresh())?.get('fields'),
-  });
+  const { spec, counts } = syncFileSpec(
+    { ...exportDepsOf(ctx), reporter: await refreshReporter(reporterDepsOf(ctx)) },
+    { ...base, columns: { ...base.columns, definitions: () => fresh() } },
+    {
+      key: syncStateKey(credentials.baseUrl, credentials.apiKey),
+      fullRefresh: opts.fullRefresh === true,
+      ...(opts.fullRefreshAfter
+        ? { staleAfter: { ms: durationMs('--full-refresh-after')(opts.fullRefreshAfter), text: opts.fullRefreshAfter } }
+        : {}),
+      acceptColumns: opts.acceptColumns === true,
+      rememberColumns: !plan && !dryRun,
+      crash: crashHookFromEnv(ctx.env),
+      exitCode: opts.exitCode === true,
+      plan: output,
+      fields: async () => (await fresh())?.get('fields'),
+    },
+  );
   // With --plan, stdout is the plan (--json and -q apply to its lines): no summary document after it.
   const deps = plan ? { ...batchDepsOf(ctx), printDocument: undefined } : batchDepsOf(ctx);
   const result = await runFileBatch(deps, spec).catch((err: unknown) => Promise.reject(notEnabled(err)));
@@ -152,5 +233,10 @@ export async function run(given: Context, { opts }: CommandInput<typeof options>
 /** A business without the contacts export cannot sync: say what it can do instead. */
 function notEnabled(err: unknown): unknown {
   if (!(err instanceof ApiError) || err.code !== 'export_not_enabled') return err;
-  return new ApiError(err.status, err.code, `contacts sync reads the account through the contacts export, which this account does not have (${err.message})`, 'send every row with `cnv contacts upsert --file FILE` instead (one request per row), or ask the provider to enable the export');
+  return new ApiError(
+    err.status,
+    err.code,
+    `contacts sync reads the account through the contacts export, which this account does not have (${err.message})`,
+    'send every row with `cnv contacts upsert --file FILE` instead (one request per row), or ask the provider to enable the export',
+  );
 }

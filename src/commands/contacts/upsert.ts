@@ -12,17 +12,29 @@ import { runUpsertFile } from '../../cmdutil/contact-upsert-file.js';
 import { options, type UpsertOptions } from '../../cmdutil/contact-upsert-flags.js';
 import type { JsonOutput } from '../../cmdutil/json-output.js';
 import { fileRunDocument } from '../../cmdutil/run-documents.js';
-const NAMED_BODY_KEYS = new Set(['email', 'cnvContactId', 'subscriptionStatus', 'fields', 'companyFields', 'updateOnly']);
+const NAMED_BODY_KEYS = new Set([
+  'email',
+  'cnvContactId',
+  'subscriptionStatus',
+  'fields',
+  'companyFields',
+  'updateOnly',
+]);
 
 export { options };
 
 /** What it prints with --json and piped (its help's JSON OUTPUT, docs/output.md, test/cli/json-contract.test.ts). */
 export const output = (): JsonOutput => ({
-  documents: [{ schema: ENDPOINTS.upsertContact.answer.schema(), note: "(the API's data)" }, fileRunDocument('with --file')],
+  documents: [
+    { schema: ENDPOINTS.upsertContact.answer.schema(), note: "(the API's data)" },
+    fileRunDocument('with --file'),
+  ],
 });
 
 export function configure(cmd: Command): void {
-  cmd.addHelpText('after', `
+  cmd.addHelpText(
+    'after',
+    `
 With --file, each row is a request body. Every column resolves, before anything is sent, to a
 body key (email, cnvContactId or id, subscriptionStatus, updateOnly), a field by key or label
 (city, "First name", fields.<key>, companyFields.<key>), a --map or --pass-column target, or is
@@ -59,7 +71,8 @@ Examples:
   $ cnv contacts upsert --email ada@example.com --set preserveExisting=true --field city=London
   $ cnv contacts upsert --email ada@example.com --field city=10115 --field vip=yes -f lastName=007 -F score=null
   $ cnv contacts upsert --file contacts.csv --report report.csv
-  $ cnv contacts upsert --file hubspot.csv --map-file docs/maps/hubspot.map --dry-run --max-rows 3`);
+  $ cnv contacts upsert --file hubspot.csv --map-file docs/maps/hubspot.map --dry-run --max-rows 3`,
+  );
 }
 
 /** Builds the request body from the flags (fields already resolved), checking locally what the API would refuse. */
@@ -67,12 +80,18 @@ function upsertBody(opts: UpsertOptions, flagFields: FlagFields = {}): UpsertCon
   const body: UpsertContactBody = {};
   if (opts.contactId !== undefined) {
     const id = uuidSchema.safeParse(opts.contactId);
-    if (!id.success) throw new UsageError(`--contact-id: ${id.error.issues[0].message}, got "${opts.contactId}"`, undefined, 'invalid_request');
+    if (!id.success)
+      throw new UsageError(
+        `--contact-id: ${id.error.issues[0].message}, got "${opts.contactId}"`,
+        undefined,
+        'invalid_request',
+      );
     body.cnvContactId = id.data;
   }
   if (opts.email !== undefined) {
     const email = emailSchema.safeParse(opts.email);
-    if (!email.success) throw new UsageError(`--email: not a valid email address: "${opts.email}"`, undefined, 'invalid_email');
+    if (!email.success)
+      throw new UsageError(`--email: not a valid email address: "${opts.email}"`, undefined, 'invalid_email');
     body.email = email.data;
   }
   if (!body.email && !body.cnvContactId) {
@@ -91,7 +110,8 @@ export async function run(ctx: Context, { opts }: CommandInput<typeof options>):
   upsertBody(opts); // the identifiers are checked before the definitions are read
   const body = upsertBody(opts, await resolveFieldFlags(ctx, opts));
   // The spec: with both, cnvContactId finds the contact and email becomes its address.
-  if (body.cnvContactId && body.email) ctx.warn(`--contact-id finds the contact; --email does not look it up but sets its address to ${body.email}`);
+  if (body.cnvContactId && body.email)
+    ctx.warn(`--contact-id finds the contact; --email does not look it up but sets its address to ${body.email}`);
   const result = await (await ctx.http()).call(ENDPOINTS.upsertContact, { body, signal: ctx.signal });
   return { kind: 'record', data: result };
 }

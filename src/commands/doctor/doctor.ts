@@ -16,15 +16,25 @@ export const options = commandOptions({});
 
 /** What it prints with --json and piped (its help's JSON OUTPUT, docs/output.md, test/cli/json-contract.test.ts). */
 export const output = (): JsonOutput => ({
-  documents: [{
-    what: 'an array of checks',
-    schema: z.array(z.strictObject({ check: z.string(), status: z.enum(['ok', 'inferred', 'unchecked', 'warn', 'fail']), detail: z.string() })),
-    note: '(ok: a request decided it; inferred: likely, a made-up name left it open; unchecked: not checked, and why)',
-  }],
+  documents: [
+    {
+      what: 'an array of checks',
+      schema: z.array(
+        z.strictObject({
+          check: z.string(),
+          status: z.enum(['ok', 'inferred', 'unchecked', 'warn', 'fail']),
+          detail: z.string(),
+        }),
+      ),
+      note: '(ok: a request decided it; inferred: likely, a made-up name left it open; unchecked: not checked, and why)',
+    },
+  ],
 });
 
 export function configure(cmd: Command): void {
-  cmd.addHelpText('after', `
+  cmd.addHelpText(
+    'after',
+    `
 Checks, in order: the config file, the API key's presence and form, the base URL, that the
 server answers, that it is this API (asked without a key it must answer 401 unauthorized in
 the API's error envelope; any other answer, an HTML page, a redirect, a 404 for everything,
@@ -52,7 +62,8 @@ thing first) does not tell, and the check is "unchecked".
 
 Examples:
   $ cnv doctor
-  $ cnv doctor --json | jq '.[] | select(.status != "ok")'`);
+  $ cnv doctor --json | jq '.[] | select(.status != "ok")'`,
+  );
 }
 
 export async function run(ctx: Context, _input: CommandInput<typeof options>): Promise<CommandResult> {
@@ -75,7 +86,11 @@ export async function run(ctx: Context, _input: CommandInput<typeof options>): P
   try {
     const creds = await ctx.credentials();
     const { warning } = checkApiKey(creds.apiKey, creds.apiKeySource);
-    checks.push({ check: 'api key', status: warning ? 'warn' : 'ok', detail: warning ?? `${maskKey(creds.apiKey)} from ${creds.apiKeySource}` });
+    checks.push({
+      check: 'api key',
+      status: warning ? 'warn' : 'ok',
+      detail: warning ?? `${maskKey(creds.apiKey)} from ${creds.apiKeySource}`,
+    });
     baseUrl = redactUrl(creds.baseUrl);
     checks.push({ check: 'base url', status: 'ok', detail: `${baseUrl} from ${creds.baseUrlSource}` });
     // Probes should answer fast: a client that retries once at most.
@@ -89,21 +104,45 @@ export async function run(ctx: Context, _input: CommandInput<typeof options>): P
   }
   // What the checks above could not reach: said, never counted as ok.
   const made = new Set(checks.map((c) => c.check));
-  for (const name of [...GATED_PROBES.map((p) => `endpoint: ${p.name}`), ...PERMISSION_PROBES.map((p) => `permission: ${p.name}`)]) {
-    if (!made.has(name)) checks.push({ check: name, status: 'unchecked', detail: 'not checked: an earlier check failed' });
+  for (const name of [
+    ...GATED_PROBES.map((p) => `endpoint: ${p.name}`),
+    ...PERMISSION_PROBES.map((p) => `permission: ${p.name}`),
+  ]) {
+    if (!made.has(name))
+      checks.push({ check: name, status: 'unchecked', detail: 'not checked: an earlier check failed' });
   }
   // The summary line comes below the table (its trailer), where the eye ends, as gh's does.
-  return { kind: 'list', rows: checks as unknown as Array<Record<string, unknown>>, columns: ['check', 'status', 'detail'], trailer: summary(checks, baseUrl), exitCode };
+  return {
+    kind: 'list',
+    rows: checks as unknown as Array<Record<string, unknown>>,
+    columns: ['check', 'status', 'detail'],
+    trailer: summary(checks, baseUrl),
+    exitCode,
+  };
 }
 
 /**
  * Reachable, and this API: asked without a key, the API answers 401 `unauthorized` in its error
  * envelope (spec, Authentication 4). A web server, a redirect, a 404 or 502 for everything do not.
  */
-async function isTheApi(http: HttpClient, ctx: Context, checks: Check[], fail: (c: string, e: unknown, exit?: number) => void, baseUrl: string): Promise<boolean> {
+async function isTheApi(
+  http: HttpClient,
+  ctx: Context,
+  checks: Check[],
+  fail: (c: string, e: unknown, exit?: number) => void,
+  baseUrl: string,
+): Promise<boolean> {
   const notTheApi = (what: string) => new NotTheApiError(`this does not look like the API at ${baseUrl}: ${what}`);
   try {
-    await http.request({ method: 'GET', path: '/v2/campaigns', query: { limit: 1 }, data: z.unknown(), idempotency: 'safe', signal: ctx.signal, auth: false });
+    await http.request({
+      method: 'GET',
+      path: '/v2/campaigns',
+      query: { limit: 1 },
+      data: z.unknown(),
+      idempotency: 'safe',
+      signal: ctx.signal,
+      auth: false,
+    });
     checks.push({ check: 'reachable', status: 'ok', detail: 'the server answered' });
     fail('api', notTheApi('GET /v2/campaigns answered 2xx without an API key, where the API answers 401 unauthorized'));
     return false;
@@ -112,25 +151,45 @@ async function isTheApi(http: HttpClient, ctx: Context, checks: Check[], fail: (
       checks.push({ check: 'reachable', status: 'ok', detail: 'the server answered' });
     }
     if (err instanceof ApiError && err.status === 401 && err.code === 'unauthorized') {
-      checks.push({ check: 'api', status: 'ok', detail: 'without a key it answered 401 unauthorized in the API\'s error envelope' });
+      checks.push({
+        check: 'api',
+        status: 'ok',
+        detail: "without a key it answered 401 unauthorized in the API's error envelope",
+      });
       return true;
     }
     if (err instanceof NotTheApiError) fail('api', err);
     // A gateway's error page on every attempt: whatever is behind it, doctor cannot call it the API.
     else if (err instanceof GatewayError) fail('api', notTheApi(err.message), ExitCode.rejected);
     else if (err instanceof ApiError && err.exitCode !== ExitCode.transient) {
-      fail('api', notTheApi(`without a key GET /v2/campaigns answered ${err.status} ${err.code}, where the API answers 401 unauthorized`));
+      fail(
+        'api',
+        notTheApi(
+          `without a key GET /v2/campaigns answered ${err.status} ${err.code}, where the API answers 401 unauthorized`,
+        ),
+      );
     } else fail(err instanceof ApiError ? 'api' : 'reachable', err);
     return false;
   }
 }
 
 /** Each gated endpoint (enabled for this key?), then each permission (does the key have it?), with requests that change nothing. */
-async function probeAccess(http: HttpClient, ctx: Context, known: Known, checks: Check[], fail: (c: string, e: unknown) => void): Promise<void> {
+async function probeAccess(
+  http: HttpClient,
+  ctx: Context,
+  known: Known,
+  checks: Check[],
+  fail: (c: string, e: unknown) => void,
+): Promise<void> {
   for (const probe of GATED_PROBES) {
     const check = `endpoint: ${probe.name}`;
     try {
-      const res = await http.request({ ...probe.request(known), data: z.unknown(), idempotency: 'safe', signal: ctx.signal });
+      const res = await http.request({
+        ...probe.request(known),
+        data: z.unknown(),
+        idempotency: 'safe',
+        signal: ctx.signal,
+      });
       probe.learn?.(res.data, known);
       checks.push(probeVerdict(check, probe, undefined, known));
     } catch (err) {
@@ -155,10 +214,27 @@ async function probeAccess(http: HttpClient, ctx: Context, known: Known, checks:
 const campaignsPage = z.looseObject({ campaigns: z.array(z.looseObject({ id: z.string() })) });
 
 /** The key is accepted, and a list answer has the API's shape. Returns a campaign id to probe with (or undefined), false on failure. */
-async function authenticated(http: HttpClient, ctx: Context, checks: Check[], fail: (c: string, e: unknown) => void): Promise<string | undefined | false> {
+async function authenticated(
+  http: HttpClient,
+  ctx: Context,
+  checks: Check[],
+  fail: (c: string, e: unknown) => void,
+): Promise<string | undefined | false> {
   try {
-    const res = await http.request({ method: 'GET', path: '/v2/campaigns', query: { limit: 1 }, data: campaignsPage, paginated: true, idempotency: 'safe', signal: ctx.signal });
-    checks.push({ check: 'authentication', status: 'ok', detail: 'the key was accepted; the campaign list has the API\'s shape' });
+    const res = await http.request({
+      method: 'GET',
+      path: '/v2/campaigns',
+      query: { limit: 1 },
+      data: campaignsPage,
+      paginated: true,
+      idempotency: 'safe',
+      signal: ctx.signal,
+    });
+    checks.push({
+      check: 'authentication',
+      status: 'ok',
+      detail: "the key was accepted; the campaign list has the API's shape",
+    });
     return res.data.campaigns[0]?.id;
   } catch (err) {
     fail('authentication', err);

@@ -48,8 +48,10 @@ export const GATED_PROBES: Probe[] = [
     decisive: () => true,
     learn(data, known) {
       // The spec does not show an exported row's members; the contact's own are likely there.
-      const first = (data as { contacts?: Array<{ cnvContactId?: unknown; email?: unknown }> } | undefined)?.contacts?.[0];
-      if (typeof first?.cnvContactId === 'string' && first.cnvContactId !== '') known.contact = { cnvContactId: first.cnvContactId };
+      const first = (data as { contacts?: Array<{ cnvContactId?: unknown; email?: unknown }> } | undefined)
+        ?.contacts?.[0];
+      if (typeof first?.cnvContactId === 'string' && first.cnvContactId !== '')
+        known.contact = { cnvContactId: first.cnvContactId };
       else if (typeof first?.email === 'string' && first.email.includes('@')) known.contact = { email: first.email };
     },
   },
@@ -60,12 +62,20 @@ export const GATED_PROBES: Probe[] = [
   },
   {
     name: 'create field',
-    request: () => ({ method: 'POST', path: '/v2/fields', body: { label: 'cnv doctor probe', objectType: 'CNV_DOCTOR_PROBE', dataType: 'STRING' } }),
+    request: () => ({
+      method: 'POST',
+      path: '/v2/fields',
+      body: { label: 'cnv doctor probe', objectType: 'CNV_DOCTOR_PROBE', dataType: 'STRING' },
+    }),
     decisive: () => false,
   },
   {
     name: 'batch add to audience',
-    request: () => ({ method: 'POST', path: `/v2/audiences/${NIL_UUID}/contacts/batch`, body: { contacts: [{ email: PROBE_EMAIL }] } }),
+    request: () => ({
+      method: 'POST',
+      path: `/v2/audiences/${NIL_UUID}/contacts/batch`,
+      body: { contacts: [{ email: PROBE_EMAIL }] },
+    }),
     decisive: () => false,
   },
   {
@@ -86,7 +96,11 @@ export const GATED_PROBES: Probe[] = [
     }),
     decisive: () => true,
   },
-  { name: 'export email events', request: () => ({ method: 'POST', path: '/v2/exports/email-events', body: { eventType: 'EMAIL_SEND', limit: 1 } }), decisive: () => true },
+  {
+    name: 'export email events',
+    request: () => ({ method: 'POST', path: '/v2/exports/email-events', body: { eventType: 'EMAIL_SEND', limit: 1 } }),
+    decisive: () => true,
+  },
 ];
 
 /**
@@ -96,11 +110,13 @@ export const GATED_PROBES: Probe[] = [
  */
 export function probeVerdict(check: string, probe: Probe, err: unknown, known: Known = {}): Check {
   if (err === undefined) return { check, status: 'ok', detail: 'enabled' };
-  if (err instanceof NotTheApiError || err instanceof ResponseShapeError) return { check, status: 'fail', detail: `${err.code}: ${err.message}` };
+  if (err instanceof NotTheApiError || err instanceof ResponseShapeError)
+    return { check, status: 'fail', detail: `${err.code}: ${err.message}` };
   if (err instanceof ApiError && err.code === 'export_not_enabled') {
     return { check, status: 'warn', detail: 'not enabled for this account (403 export_not_enabled)' };
   }
-  if (err instanceof ApiError && err.status === 403) return { check, status: 'warn', detail: `forbidden (403 ${err.code}): ${err.message}` };
+  if (err instanceof ApiError && err.status === 403)
+    return { check, status: 'warn', detail: `forbidden (403 ${err.code}): ${err.message}` };
   if (err instanceof ApiError && err.status >= 400 && err.status < 500 && err.status !== 401 && err.status !== 429) {
     // A valid request answered so can only be enabled; one naming something made up may have been refused before enablement was looked at.
     const decisive = probe.decisive(known);
@@ -111,7 +127,11 @@ export function probeVerdict(check: string, probe: Probe, err: unknown, known: K
     };
   }
   const message = err instanceof Error ? err.message : String(err);
-  return { check, status: 'warn', detail: `could not tell: ${err instanceof ApiError ? `${err.status} ${err.code}: ` : ''}${message}` };
+  return {
+    check,
+    status: 'warn',
+    detail: `could not tell: ${err instanceof ApiError ? `${err.status} ${err.code}: ` : ''}${message}`,
+  };
 }
 
 /**
@@ -132,15 +152,29 @@ export const PERMISSION_PROBES: Array<{ name: string; request: ProbeRequest; wri
       method: 'POST',
       path: '/v2/fields/relationships',
       body: {
-        source: { objectType: 'CUSTOM_OBJECT', customObjectId: NIL_UUID, key: 'cnvDoctorProbe', label: 'cnv doctor probe' },
-        target: { objectType: 'CUSTOM_OBJECT', customObjectId: NIL_UUID, key: 'cnvDoctorProbeBack', label: 'cnv doctor probe back' },
+        source: {
+          objectType: 'CUSTOM_OBJECT',
+          customObjectId: NIL_UUID,
+          key: 'cnvDoctorProbe',
+          label: 'cnv doctor probe',
+        },
+        target: {
+          objectType: 'CUSTOM_OBJECT',
+          customObjectId: NIL_UUID,
+          key: 'cnvDoctorProbeBack',
+          label: 'cnv doctor probe back',
+        },
       },
     },
     write: 'fields relate',
   },
   {
     name: 'edit records',
-    request: { method: 'POST', path: `/v2/custom-objects/${NIL_UUID}/records/batch`, body: { records: [{ clientDedupKey: 'cnv-doctor-probe', fields: {} }] } },
+    request: {
+      method: 'POST',
+      path: `/v2/custom-objects/${NIL_UUID}/records/batch`,
+      body: { records: [{ clientDedupKey: 'cnv-doctor-probe', fields: {} }] },
+    },
     write: 'records upsert',
   },
 ];
@@ -148,8 +182,21 @@ export const PERMISSION_PROBES: Array<{ name: string; request: ProbeRequest; wri
 /** The verdict on a permission probe: only a 403 forbidden tells (the key lacks it); a 2xx cannot come from made-up names. */
 export function permissionVerdict(name: string, write: string, err: unknown): Check {
   const check = `permission: ${name}`;
-  if (err instanceof NotTheApiError || err instanceof ResponseShapeError) return { check, status: 'fail', detail: `${err.code}: ${err.message}` };
-  if (err instanceof ApiError && err.status === 403) return { check, status: 'warn', detail: `refused (403 ${err.code}: ${err.message}): ${write} will be refused too` };
-  const answer = err === undefined ? 'a 2xx' : err instanceof ApiError ? `${err.status} ${err.code}` : err instanceof Error ? err.message : String(err);
-  return { check, status: 'unchecked', detail: `not checked: a request that changes nothing names a made-up ${name === 'audience edit' ? 'audience' : 'custom object'}, and was answered ${answer}, which does not tell; ${write} will say` };
+  if (err instanceof NotTheApiError || err instanceof ResponseShapeError)
+    return { check, status: 'fail', detail: `${err.code}: ${err.message}` };
+  if (err instanceof ApiError && err.status === 403)
+    return { check, status: 'warn', detail: `refused (403 ${err.code}: ${err.message}): ${write} will be refused too` };
+  const answer =
+    err === undefined
+      ? 'a 2xx'
+      : err instanceof ApiError
+        ? `${err.status} ${err.code}`
+        : err instanceof Error
+          ? err.message
+          : String(err);
+  return {
+    check,
+    status: 'unchecked',
+    detail: `not checked: a request that changes nothing names a made-up ${name === 'audience edit' ? 'audience' : 'custom object'}, and was answered ${answer}, which does not tell; ${write} will say`,
+  };
 }

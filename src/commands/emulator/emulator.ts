@@ -13,7 +13,8 @@ import type { JsonOutput } from '../../cmdutil/json-output.js';
 
 function rate(text: string): number {
   const n = Number(text);
-  if (text.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError(`expected a share from 0 to 1, got "${text}"`);
+  if (text.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1)
+    throw new InvalidArgumentError(`expected a share from 0 to 1, got "${text}"`);
   return n;
 }
 
@@ -33,30 +34,67 @@ function precision(text: string): 'ms' | 's' {
   throw new InvalidArgumentError(`expected ms or s, got "${text}"`);
 }
 
-const whole = (flags: string, description: string, parse: (text: string) => number, defaultValue: number) => flag(flags, description, z.number(), { parse, defaultValue });
+const whole = (flags: string, description: string, parse: (text: string) => number, defaultValue: number) =>
+  flag(flags, description, z.number(), { parse, defaultValue });
 
 /** Every option but --ready-file has a default, so each is always present. */
 export const options = commandOptions({
   port: whole('--port <n>', 'port to listen on (0 picks a free one)', integer(0, 65535), 4010),
-  host: flag('--host <host>', 'interface to listen on (loopback only is sensible)', z.string(), { defaultValue: '127.0.0.1' }),
-  seed: flag('--seed <demo|none|N>', 'demo data, none, or demo data generated from seed N', z.union([z.literal('demo'), z.literal('none'), z.number()]), { parse: seed, defaultValue: 'demo' }),
+  host: flag('--host <host>', 'interface to listen on (loopback only is sensible)', z.string(), {
+    defaultValue: '127.0.0.1',
+  }),
+  seed: flag(
+    '--seed <demo|none|N>',
+    'demo data, none, or demo data generated from seed N',
+    z.union([z.literal('demo'), z.literal('none'), z.number()]),
+    { parse: seed, defaultValue: 'demo' },
+  ),
   failRate: whole('--fail-rate <r>', 'share of /v2 requests answered 500 internal_error', rate, 0),
   dropRate: whole('--drop-rate <r>', 'share of /v2 requests whose connection is dropped without an answer', rate, 0),
   latency: whole('--latency <ms>', 'delay added to every /v2 answer', integer(0), 0),
   rateLimit: whole('--rate-limit <n>', 'requests per second per business before 429 (0: no limit)', integer(0), 200),
-  seedContacts: whole('--seed-contacts <n>', 'extra generated contacts of acme (bulk.<i>@example.com): real contacts, stored only once written, so a million cost no memory', integer(0, 100_000_000), 0),
-  seedEvents: whole('--seed-events <n>', 'extra generated custom events, and as many email events, for export benchmarks', integer(0, 100_000_000), 0),
-  timestampPrecision: flag('--timestamp-precision <ms|s>', "how contacts' createdAt and updatedAt are shown: ms, or s (whole seconds, as some servers keep them: two writes within a second show one updatedAt)", z.enum(['ms', 's']), { parse: precision, defaultValue: 'ms' }),
-  readyFile: textFlag('--ready-file <path>', 'once listening, write CNV_BASE_URL=... and CNV_API_KEY=... lines to this file (atomically; removed on a clean stop)', filePath),
+  seedContacts: whole(
+    '--seed-contacts <n>',
+    'extra generated contacts of acme (bulk.<i>@example.com): real contacts, stored only once written, so a million cost no memory',
+    integer(0, 100_000_000),
+    0,
+  ),
+  seedEvents: whole(
+    '--seed-events <n>',
+    'extra generated custom events, and as many email events, for export benchmarks',
+    integer(0, 100_000_000),
+    0,
+  ),
+  timestampPrecision: flag(
+    '--timestamp-precision <ms|s>',
+    "how contacts' createdAt and updatedAt are shown: ms, or s (whole seconds, as some servers keep them: two writes within a second show one updatedAt)",
+    z.enum(['ms', 's']),
+    { parse: precision, defaultValue: 'ms' },
+  ),
+  readyFile: textFlag(
+    '--ready-file <path>',
+    'once listening, write CNV_BASE_URL=... and CNV_API_KEY=... lines to this file (atomically; removed on a clean stop)',
+    filePath,
+  ),
 });
 
 /** What it prints with --json and piped (its help's JSON OUTPUT, docs/output.md, test/cli/json-contract.test.ts). */
 export const output = (): JsonOutput => ({
-  documents: [{ schema: z.strictObject({ url: z.string(), keys: z.strictObject({ full: z.string(), basic: z.string(), limited: z.string() }) }), note: 'on one line once it listens, with --json or -q (without them the same as text for people)' }],
+  documents: [
+    {
+      schema: z.strictObject({
+        url: z.string(),
+        keys: z.strictObject({ full: z.string(), basic: z.string(), limited: z.string() }),
+      }),
+      note: 'on one line once it listens, with --json or -q (without them the same as text for people)',
+    },
+  ],
 });
 
 export function configure(cmd: Command): void {
-  cmd.addHelpText('after', `
+  cmd.addHelpText(
+    'after',
+    `
 Prints the base URL and the demo API keys, then serves until Ctrl-C or SIGTERM. With
 --verbose, one line per request on stderr (method, path, status, time). GET /_emulator/health
 answers {"ok":true} while it serves. Admin routes for tests live under /_emulator (see
@@ -71,7 +109,8 @@ Examples:
 In the background (a script, CI): wait for the ready file, then load it (README.md, "Use the
 emulator in CI", has the whole recipe and a GitHub Actions job):
   $ rm -f emu.env; cnv emulator --port 0 --ready-file emu.env >emu.log 2>&1 &
-  $ until [ -f emu.env ]; do sleep 0.1; done; set -a; . ./emu.env; set +a`);
+  $ until [ -f emu.env ]; do sleep 0.1; done; set -a; . ./emu.env; set +a`,
+  );
 }
 
 export async function run(ctx: Context, { opts }: CommandInput<typeof options>): Promise<CommandResult> {
@@ -97,7 +136,9 @@ export async function run(ctx: Context, { opts }: CommandInput<typeof options>):
   });
   const host = opts.host;
   if (!/^(127\.\d+\.\d+\.\d+|::1|localhost)$/i.test(host)) {
-    ctx.warn(`listening on ${host}: anyone who can reach it may use the demo keys printed here and the admin routes under /_emulator, which take no key`);
+    ctx.warn(
+      `listening on ${host}: anyone who can reach it may use the demo keys printed here and the admin routes under /_emulator, which take no key`,
+    );
   }
   let readyText: string | undefined;
   if (readyFile !== undefined) {
@@ -114,7 +155,11 @@ export async function run(ctx: Context, { opts }: CommandInput<typeof options>):
   // The document is one line (a reader waits for its newline); -q selects from it (-q url).
   // Not redacted: the demo keys are what it is for, even when one of them is the key in force.
   const out = outputOf(ctx);
-  ctx.io.stdout.write(asksForDocument(out) ? documentText(out, summary, (message) => ctx.warn(message), { oneLine: true }) : describeEmulator(emulator) + '\n');
+  ctx.io.stdout.write(
+    asksForDocument(out)
+      ? documentText(out, summary, (message) => ctx.warn(message), { oneLine: true })
+      : describeEmulator(emulator) + '\n',
+  );
   await new Promise<void>((resolve) => {
     if (ctx.signal.aborted) return resolve();
     ctx.signal.addEventListener('abort', () => resolve(), { once: true });
@@ -135,8 +180,15 @@ export async function run(ctx: Context, { opts }: CommandInput<typeof options>):
 async function checkReadyFilePath(path: string): Promise<void> {
   const existing = await lstat(path).catch(() => undefined);
   if (existing && !existing.isFile()) {
-    const what = existing.isSymbolicLink() ? 'a symbolic link' : existing.isDirectory() ? 'a directory' : 'a device or other special file';
-    throw new UsageError(`--ready-file ${path}: is ${what}`, 'name a new file (it is written once the emulator listens)');
+    const what = existing.isSymbolicLink()
+      ? 'a symbolic link'
+      : existing.isDirectory()
+        ? 'a directory'
+        : 'a device or other special file';
+    throw new UsageError(
+      `--ready-file ${path}: is ${what}`,
+      'name a new file (it is written once the emulator listens)',
+    );
   }
 }
 
@@ -145,7 +197,8 @@ export function readyFileError(err: unknown, path: string): unknown {
   const local = LocalFileError.from(err, 'ready file', path);
   if (local) return local;
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  if (code === 'ENOENT' || code === 'ENOTDIR') return new UsageError(`--ready-file ${path}: its directory does not exist (${code})`);
+  if (code === 'ENOENT' || code === 'ENOTDIR')
+    return new UsageError(`--ready-file ${path}: its directory does not exist (${code})`);
   if (code === 'EISDIR') return new UsageError(`--ready-file ${path}: is a directory (EISDIR)`);
   return err;
 }
@@ -154,13 +207,25 @@ export function readyFileError(err: unknown, path: string): unknown {
 function listenError(err: unknown, port: number, host: string): UsageError | undefined {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   if (code === 'EADDRINUSE') {
-    return new UsageError(`port ${port} on ${host} is already in use (EADDRINUSE)`, 'pick another with --port N, or --port 0 to take a free one (the URL is printed)', 'port_in_use');
+    return new UsageError(
+      `port ${port} on ${host} is already in use (EADDRINUSE)`,
+      'pick another with --port N, or --port 0 to take a free one (the URL is printed)',
+      'port_in_use',
+    );
   }
   if (code === 'EACCES') {
-    return new UsageError(`not allowed to listen on port ${port} on ${host} (EACCES)`, 'ports below 1024 need privileges: use --port 4010, or --port 0 to take a free one', 'port_denied');
+    return new UsageError(
+      `not allowed to listen on port ${port} on ${host} (EACCES)`,
+      'ports below 1024 need privileges: use --port 4010, or --port 0 to take a free one',
+      'port_denied',
+    );
   }
   if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
-    return new UsageError(`cannot listen on --host ${host}: no such local interface (${code})`, 'use --host 127.0.0.1 (the default)', 'bad_host');
+    return new UsageError(
+      `cannot listen on --host ${host}: no such local interface (${code})`,
+      'use --host 127.0.0.1 (the default)',
+      'bad_host',
+    );
   }
   return undefined;
 }

@@ -32,7 +32,6 @@ export const TRACK_COLUMNS: ColumnRules = {
   objects: ['data'],
 };
 
-
 const rowSchema = z
   .looseObject({
     event: z.preprocess(blank, z.string({ message: 'the event name is required' })),
@@ -41,7 +40,9 @@ const rowSchema = z
     clientEventId: z.preprocess(blank, z.string({ message: 'expected a string' })),
     data: z.record(z.string(), z.unknown(), { message: 'expected a JSON object' }).optional(),
   })
-  .refine((b) => b.userId !== undefined || b.email !== undefined, { message: `no identifier: give ${spellingsOf(['userId', 'email'])}, in any case` });
+  .refine((b) => b.userId !== undefined || b.email !== undefined, {
+    message: `no identifier: give ${spellingsOf(['userId', 'email'])}, in any case`,
+  });
 
 /**
  * The clientEventId of a row that has none: derived from the row as read (its values and its
@@ -50,7 +51,9 @@ const rowSchema = z
  */
 export function derivedClientEventId(row: InputRow): string {
   if (row.index === undefined) throw new Error('a row without its place in the file');
-  const hex = createHash('sha256').update(`cnv-events-file\nrow ${row.index}\n${stableJson(row.values ?? {})}`).digest('hex');
+  const hex = createHash('sha256')
+    .update(`cnv-events-file\nrow ${row.index}\n${stableJson(row.values ?? {})}`)
+    .digest('hex');
   // UUID-shaped, version 5 and RFC 4122 variant bits, like a name-based UUID.
   const variant = ((parseInt(hex[16], 16) & 0x3) | 0x8).toString(16);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
@@ -61,7 +64,9 @@ function stableJson(value: unknown): string {
   if (value instanceof ExactNumber) return value.text;
   if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {
-    const entries = Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${stableJson((value as Record<string, unknown>)[k])}`);
+    const entries = Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${stableJson((value as Record<string, unknown>)[k])}`);
     return `{${entries.join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
@@ -74,7 +79,11 @@ function defaultsFrom(opts: TrackOptions): Record<string, unknown> {
   return defaults;
 }
 
-export function prepareTrackRow(row: InputRow, defaults: Record<string, unknown>, columns: ColumnResolver): Prepared<TrackEventBody> {
+export function prepareTrackRow(
+  row: InputRow,
+  defaults: Record<string, unknown>,
+  columns: ColumnResolver,
+): Prepared<TrackEventBody> {
   const { body: own, note } = shapeRow(row, columns);
   const body: Record<string, unknown> = { ...defaults, ...own };
   if (blank(body.clientEventId) === undefined) body.clientEventId = derivedClientEventId(row);

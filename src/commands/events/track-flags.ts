@@ -1,4 +1,12 @@
-import { BATCH_GLOBALS, batchFlags, checkBatchOptions, IGNORE_UNKNOWN_COLUMNS_FLAG, PASS_COLUMN_FLAG, rejectBatchOptions, SUMMARY_JSON_FLAG } from '../../cmdutil/batch-options.js';
+import {
+  BATCH_GLOBALS,
+  batchFlags,
+  checkBatchOptions,
+  IGNORE_UNKNOWN_COLUMNS_FLAG,
+  PASS_COLUMN_FLAG,
+  rejectBatchOptions,
+  SUMMARY_JSON_FLAG,
+} from '../../cmdutil/batch-options.js';
 import { commandOptions, textFlag, type ValuesOf } from '../../cmdutil/flags.js';
 import { dataFlag, setFlag } from '../../cmdutil/body-flags.js';
 import { UsageError } from '../../errors.js';
@@ -10,11 +18,19 @@ export const TRACK_FILE_DEFAULTS = { concurrency: 16, maxChunkSize: 1 };
 export const options = commandOptions(
   {
     event: textFlag('--event <name>', 'event name (free-form)'),
-    userId: textFlag('--user-id <id>', 'the contact by your user id (falls back to --email when it matches no contact)'),
+    userId: textFlag(
+      '--user-id <id>',
+      'the contact by your user id (falls back to --email when it matches no contact)',
+    ),
     email: textFlag('--email <address>', 'the contact by email'),
-    clientEventId: textFlag('--client-event-id <id>', 'your id for this event; repeats are ignored by the API (default: a new UUID, reused on every retry)'),
+    clientEventId: textFlag(
+      '--client-event-id <id>',
+      'your id for this event; repeats are ignored by the API (default: a new UUID, reused on every retry)',
+    ),
     data: dataFlag('event payload, a JSON object, sent as written (event data has no field definitions to convert by)'),
-    set: setFlag('any other body field, e.g. the occurred-at time or create-contact flag the spec names but does not spell (repeatable)'),
+    set: setFlag(
+      'any other body field, e.g. the occurred-at time or create-contact flag the spec names but does not spell (repeatable)',
+    ),
     file: textFlag('--file <file>', 'track every row of a CSV, NDJSON or JSON file (- for stdin), one request per row'),
     ...batchFlags(TRACK_FILE_DEFAULTS),
     ...IGNORE_UNKNOWN_COLUMNS_FLAG,
@@ -25,8 +41,13 @@ export const options = commandOptions(
     globals: BATCH_GLOBALS,
     check(opts) {
       if (opts.file === undefined) return rejectBatchOptions(opts, '--file');
-      for (const [key, flag] of [['userId', '--user-id'], ['email', '--email'], ['clientEventId', '--client-event-id']] as const) {
-        if (opts[key] !== undefined) throw new UsageError(`--file: each row names its contact and event id; drop ${flag}`);
+      for (const [key, flag] of [
+        ['userId', '--user-id'],
+        ['email', '--email'],
+        ['clientEventId', '--client-event-id'],
+      ] as const) {
+        if (opts[key] !== undefined)
+          throw new UsageError(`--file: each row names its contact and event id; drop ${flag}`);
       }
       checkBatchOptions(opts);
     },

@@ -21,13 +21,18 @@ export { options };
 /** What it prints with --json and piped (its help's JSON OUTPUT, docs/output.md, test/cli/json-contract.test.ts). */
 export const output = (): JsonOutput => ({
   documents: [
-    { schema: ENDPOINTS.trackEvent.answer.schema().extend({ clientEventId: z.string().describe('the one cnv sent') }), note: "(the API's data)" },
+    {
+      schema: ENDPOINTS.trackEvent.answer.schema().extend({ clientEventId: z.string().describe('the one cnv sent') }),
+      note: "(the API's data)",
+    },
     fileRunDocument('with --file'),
   ],
 });
 
 export function configure(cmd: Command): void {
-  cmd.addHelpText('after', `
+  cmd.addHelpText(
+    'after',
+    `
 With --file, each row is a request body: CSV columns event, userId, email, clientEventId, data
 (a JSON object) or data.<key>; any other column refuses the file (exit 2) unless --map names its
 target (--map 'plan=data.plan'), --pass-column sends it as it is (the spec's unnamed members:
@@ -41,7 +46,8 @@ Examples:
   $ cnv events track --event plan_upgraded --user-id user-ada --data '{"plan":"pro"}'
   $ cnv events track --event webinar_attended --email ada@example.com --client-event-id crm-4711
   $ cnv events track --event signup --email new@example.com --set occurredAt=2026-01-02T03:04:05Z
-  $ cnv events track --file backfill.ndjson --report events-report.csv`);
+  $ cnv events track --file backfill.ndjson --report events-report.csv`,
+  );
 }
 
 /** The request body; a clientEventId is always present so a retried request is deduplicated. */

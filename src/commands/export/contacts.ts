@@ -1,7 +1,13 @@
 import type { Command } from 'commander';
 import type { CommandInput } from '../../cmdutil/contract.js';
 import type { Context } from '../../context.js';
-import { checkExportOptions, EXPORT_GLOBALS, exportFlags, exportRunOptions, FORMAT_HELP } from '../../cmdutil/export-options.js';
+import {
+  checkExportOptions,
+  EXPORT_GLOBALS,
+  exportFlags,
+  exportRunOptions,
+  FORMAT_HELP,
+} from '../../cmdutil/export-options.js';
 import { z } from 'zod';
 import { commandOptions, flag } from '../../cmdutil/flags.js';
 import { caseInsensitiveChoice } from '../../cmdutil/parse.js';
@@ -18,14 +24,22 @@ const FIELDS_BY = ['label', 'key'] as const;
 export const options = commandOptions(
   {
     ...exportFlags('contacts'),
-    fieldsBy: flag('--fields-by <label|key>', "NDJSON: key each row's fields by field label, as the API's export does (default), or by field key, as `contacts get` does (members no one field has go to unresolvedFields)", z.enum(FIELDS_BY).optional(), { parse: caseInsensitiveChoice(FIELDS_BY) }),
+    fieldsBy: flag(
+      '--fields-by <label|key>',
+      "NDJSON: key each row's fields by field label, as the API's export does (default), or by field key, as `contacts get` does (members no one field has go to unresolvedFields)",
+      z.enum(FIELDS_BY).optional(),
+      { parse: caseInsensitiveChoice(FIELDS_BY) },
+    ),
   },
   {
     globals: EXPORT_GLOBALS,
     check(opts) {
       checkExportOptions(opts);
       if (opts.fieldsBy === 'key' && exportRunOptions(opts, 'contacts', {}).format === 'csv') {
-        throw new UsageError('--fields-by key: NDJSON only; CSV has a column per field label (--columns picks them)', 'use -o ndjson, or leave --fields-by out');
+        throw new UsageError(
+          '--fields-by key: NDJSON only; CSV has a column per field label (--columns picks them)',
+          'use -o ndjson, or leave --fields-by out',
+        );
       }
     },
   },
@@ -35,7 +49,9 @@ export const options = commandOptions(
 export const output = (): JsonOutput => ({ documents: [exportDocument(exportSummary())] });
 
 export function configure(cmd: Command): void {
-  cmd.addHelpText('after', `
+  cmd.addHelpText(
+    'after',
+    `
 Exports contacts in updatedAt order. The first run exports them all; each later run exports
 only the contacts created or updated since (the state keeps the last cursor). Into a file every
 row lands exactly once, across crashes, kills and resumed runs, and only into the file the
@@ -55,11 +71,16 @@ Examples:
   $ cnv export contacts --out contacts.csv --columns 'id,email,updatedAt,First name'
   $ cnv export contacts --out contacts.ndjson --fields-by key
   $ set -o pipefail; run=$(date +%s)-$$
-  $ cnv export contacts --state-key crm --defer-commit --run $run | load-into-crm && cnv export state commit crm --run $run`);
+  $ cnv export contacts --state-key crm --defer-commit --run $run | load-into-crm && cnv export state commit crm --run $run`,
+  );
 }
 
 export async function run(ctx: Context, { opts }: CommandInput<typeof options>): Promise<CommandResult> {
   const runOptions = { ...exportRunOptions(opts, 'contacts', ctx.env), fieldsBy: opts.fieldsBy };
-  await runExport(exportDepsOf(ctx), runOptions, await createReporter(reporterDepsOf(ctx), 'export contacts', runOptions));
+  await runExport(
+    exportDepsOf(ctx),
+    runOptions,
+    await createReporter(reporterDepsOf(ctx), 'export contacts', runOptions),
+  );
   return { kind: 'none' };
 }

@@ -14,34 +14,54 @@ import type { JsonOutput } from '../../cmdutil/json-output.js';
 
 export const options = commandOptions({
   label: textFlag('--label <text>', 'display name (required)'),
-  objectType: flag('--object-type <type>', `object the field belongs to: ${FIELD_OBJECT_TYPES.join(', ')} (any case)`, z.enum(FIELD_OBJECT_TYPES).optional(), { parse: caseInsensitiveChoice(FIELD_OBJECT_TYPES) }),
-  dataType: flag('--data-type <type>', `value type: ${DATA_TYPES.join(', ')} (any case)`, z.enum(DATA_TYPES).optional(), { parse: caseInsensitiveChoice(DATA_TYPES) }),
-  key: textFlag('--key <key>', 'key used in `fields` maps (letters, digits, underscores); default: derived from the label by the API'),
+  objectType: flag(
+    '--object-type <type>',
+    `object the field belongs to: ${FIELD_OBJECT_TYPES.join(', ')} (any case)`,
+    z.enum(FIELD_OBJECT_TYPES).optional(),
+    { parse: caseInsensitiveChoice(FIELD_OBJECT_TYPES) },
+  ),
+  dataType: flag(
+    '--data-type <type>',
+    `value type: ${DATA_TYPES.join(', ')} (any case)`,
+    z.enum(DATA_TYPES).optional(),
+    { parse: caseInsensitiveChoice(DATA_TYPES) },
+  ),
+  key: textFlag(
+    '--key <key>',
+    'key used in `fields` maps (letters, digits, underscores); default: derived from the label by the API',
+  ),
 });
 
 /** What it prints with --json and piped (its help's JSON OUTPUT, docs/output.md, test/cli/json-contract.test.ts). */
-export const output = (): JsonOutput => ({ documents: [{ what: 'the field', schema: ENDPOINTS.createField.answer.schema() }] });
+export const output = (): JsonOutput => ({
+  documents: [{ what: 'the field', schema: ENDPOINTS.createField.answer.schema() }],
+});
 
 export function configure(cmd: Command): void {
-  cmd.addHelpText('after', `
+  cmd.addHelpText(
+    'after',
+    `
 The key must be unique in the account; a taken key exits 3 (invalid_field).
 Needs the endpoint enabled for the account (else exit 4, export_not_enabled).
 
 Examples:
   $ cnv fields create --label "Loyalty tier" --object-type contact --data-type string
-  $ cnv fields create --label "Lifetime value (EUR)" --object-type CONTACT --data-type NUMBER --key ltvEur`);
+  $ cnv fields create --label "Lifetime value (EUR)" --object-type CONTACT --data-type NUMBER --key ltvEur`,
+  );
 }
 
 /** The request body from the flags; every problem the API would refuse for sure is caught here. */
 export function createBody(opts: ValuesOf<typeof options>): CreateFieldBody {
   const label = opts.label?.trim() ?? '';
-  if (label === '') throw new UsageError('--label: required (the field\'s display name)');
-  if (opts.objectType === undefined) throw new UsageError(`--object-type: required, one of ${FIELD_OBJECT_TYPES.join(', ')}`);
+  if (label === '') throw new UsageError("--label: required (the field's display name)");
+  if (opts.objectType === undefined)
+    throw new UsageError(`--object-type: required, one of ${FIELD_OBJECT_TYPES.join(', ')}`);
   if (opts.dataType === undefined) throw new UsageError(`--data-type: required, one of ${DATA_TYPES.join(', ')}`);
   const body: CreateFieldBody = { label, objectType: opts.objectType, dataType: opts.dataType };
   if (opts.key !== undefined) {
     const key = opts.key.trim();
-    if (!FIELD_KEY_RE.test(key)) throw new UsageError(`--key: only letters, digits and underscores are allowed, got "${opts.key}"`);
+    if (!FIELD_KEY_RE.test(key))
+      throw new UsageError(`--key: only letters, digits and underscores are allowed, got "${opts.key}"`);
     body.key = key;
   }
   return body;
@@ -67,14 +87,19 @@ const TAKEN_KEY = /key "([^"]+)"/;
  * field labelled "Employees" would get), and `--key` to pick another. The field list is read
  * only for this; when it cannot be, the API's error stands with the same hint.
  */
-async function keyTaken(err: unknown, body: CreateFieldBody, pages: (objectType: string) => AsyncIterable<FieldDefinition[]>): Promise<unknown> {
+async function keyTaken(
+  err: unknown,
+  body: CreateFieldBody,
+  pages: (objectType: string) => AsyncIterable<FieldDefinition[]>,
+): Promise<unknown> {
   if (!(err instanceof ApiError) || err.code !== 'invalid_field' || err.status !== 400) return err;
   const key = TAKEN_KEY.exec(err.message)?.[1] ?? body.key;
   if (key === undefined) return err;
   const other = `${key}_${body.objectType.toLowerCase()}`;
-  const hint = body.key === undefined
-    ? `the key was derived from the label; give this field another with --key (e.g. --key ${other})`
-    : `give this field another key with --key (e.g. --key ${other})`;
+  const hint =
+    body.key === undefined
+      ? `the key was derived from the label; give this field another with --key (e.g. --key ${other})`
+      : `give this field another key with --key (e.g. --key ${other})`;
   let holder: FieldDefinition | undefined;
   try {
     for (const objectType of new Set([body.objectType, 'CONTACT', 'COMPANY'])) {
@@ -84,6 +109,8 @@ async function keyTaken(err: unknown, body: CreateFieldBody, pages: (objectType:
   } catch {
     // Only for the message: the API's answer says enough without it.
   }
-  const held = holder ? `: the ${holder.objectType} field "${holder.label}" (${holder.dataType}) holds it, and keys are unique across object types` : '';
+  const held = holder
+    ? `: the ${holder.objectType} field "${holder.label}" (${holder.dataType}) holds it, and keys are unique across object types`
+    : '';
   return new ApiError(err.status, err.code, `${err.message}${held}`, hint);
 }

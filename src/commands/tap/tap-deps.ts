@@ -14,12 +14,19 @@ export async function tapDepsOf(ctx: Context, path: string): Promise<{ tap: TapD
   let { apiKey, baseUrl } = config;
   if (config.profile !== undefined && (apiKey === undefined || baseUrl === undefined)) {
     const saved = (await ctx.config()).profile(config.profile);
-    if (!saved) throw new UsageError(`--config ${path}: profile: no cnv profile named "${config.profile}"`, 'see `cnv config list`', 'unknown_profile');
+    if (!saved)
+      throw new UsageError(
+        `--config ${path}: profile: no cnv profile named "${config.profile}"`,
+        'see `cnv config list`',
+        'unknown_profile',
+      );
     apiKey ??= saved.apiKey;
     baseUrl ??= saved.baseUrl;
   }
   if (apiKey === undefined || baseUrl === undefined) {
-    throw new UsageError(`--config ${path}: profile "${config.profile}" has no ${apiKey === undefined ? 'API key' : 'base URL'}; give ${apiKey === undefined ? 'api_key' : 'base_url'} in the config`);
+    throw new UsageError(
+      `--config ${path}: profile "${config.profile}" has no ${apiKey === undefined ? 'API key' : 'base URL'}; give ${apiKey === undefined ? 'api_key' : 'base_url'} in the config`,
+    );
   }
   ctx.useCredentials({ apiKey, baseUrl });
   const http = await ctx.http({

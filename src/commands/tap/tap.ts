@@ -13,9 +13,15 @@ import { z } from 'zod';
 
 export const options = commandOptions(
   {
-    config: textFlag('--config <file>', 'the tap\'s config (JSON): api_key, base_url, start_date, page_size, max_retries, timeout_ms, or profile (docs/singer.md)'),
+    config: textFlag(
+      '--config <file>',
+      "the tap's config (JSON): api_key, base_url, start_date, page_size, max_retries, timeout_ms, or profile (docs/singer.md)",
+    ),
     state: textFlag('--state <file>', 'the state to resume from: the value of the last STATE message a run wrote'),
-    catalog: textFlag('--catalog <file>', 'the catalog that selects the streams (as --discover wrote it, or Meltano made from it)'),
+    catalog: textFlag(
+      '--catalog <file>',
+      'the catalog that selects the streams (as --discover wrote it, or Meltano made from it)',
+    ),
     properties: textFlag('--properties <file>', 'the same as --catalog (the older Singer name)'),
     discover: switchFlag('--discover', 'print the catalog of the account (its streams and their schemas) and exit'),
     about: switchFlag('--about', 'print what the tap is: capabilities and the settings of its config (JSON) and exit'),
@@ -23,10 +29,15 @@ export const options = commandOptions(
   {
     globals: ['json', 'query'],
     check(opts) {
-      refuseJsonWhenStdoutIsData(opts, 'Singer messages', '--about for the tap\'s own JSON');
-      if (opts.catalog !== undefined && opts.properties !== undefined) throw new UsageError('--catalog and --properties: give one (they are the same option)');
+      refuseJsonWhenStdoutIsData(opts, 'Singer messages', "--about for the tap's own JSON");
+      if (opts.catalog !== undefined && opts.properties !== undefined)
+        throw new UsageError('--catalog and --properties: give one (they are the same option)');
       if (opts.discover && opts.about) throw new UsageError('--discover and --about: give one');
-      if (!opts.about && opts.config === undefined) throw new UsageError('--config: required (a JSON file with api_key and base_url)', 'see `cnv tap --about` for the settings, docs/singer.md for a config');
+      if (!opts.about && opts.config === undefined)
+        throw new UsageError(
+          '--config: required (a JSON file with api_key and base_url)',
+          'see `cnv tap --about` for the settings, docs/singer.md for a config',
+        );
     },
   },
 );
@@ -40,19 +51,37 @@ export const output = (): JsonOutput => ({
     {
       when: 'with --about',
       what: 'what the tap is',
-      schema: z.looseObject({ name: z.string(), description: z.string(), version: z.string(), capabilities: z.array(z.string()), settings: z.looseObject({}) }),
+      schema: z.looseObject({
+        name: z.string(),
+        description: z.string(),
+        version: z.string(),
+        capabilities: z.array(z.string()),
+        settings: z.looseObject({}),
+      }),
     },
     {
       when: 'with --discover',
       what: 'the catalog',
-      schema: z.strictObject({ streams: z.array(z.looseObject({ tap_stream_id: z.string(), stream: z.string(), schema: z.looseObject({}), key_properties: z.array(z.string()), metadata: z.array(z.unknown()) })) }),
+      schema: z.strictObject({
+        streams: z.array(
+          z.looseObject({
+            tap_stream_id: z.string(),
+            stream: z.string(),
+            schema: z.looseObject({}),
+            key_properties: z.array(z.string()),
+            metadata: z.array(z.unknown()),
+          }),
+        ),
+      }),
     },
   ],
   note: 'a sync prints Singer messages (SCHEMA, RECORD, STATE, ACTIVATE_VERSION), one JSON document a line (docs/singer.md); --json and -q are refused',
 });
 
 export function configure(cmd: Command): void {
-  cmd.addHelpText('after', `
+  cmd.addHelpText(
+    'after',
+    `
 A Singer tap of the account (also installed as the executable tap-cnv, for Meltano's
 \`executable: tap-cnv\`). Streams: contacts (key id, replication key updatedAt), custom_events
 and email_events (key eventId, replication key occurredAt; the nine email types in one
@@ -67,7 +96,8 @@ Examples:
   $ cnv tap --about
   $ tap-cnv --config config.json --discover > catalog.json
   $ tap-cnv --config config.json --catalog catalog.json > messages.ndjson
-  $ tap-cnv --config config.json --catalog catalog.json --state state.json | target-jsonl`);
+  $ tap-cnv --config config.json --catalog catalog.json --state state.json | target-jsonl`,
+  );
 }
 
 export async function run(ctx: Context, { opts }: CommandInput<typeof options>): Promise<CommandResult> {
@@ -83,13 +113,28 @@ export async function run(ctx: Context, { opts }: CommandInput<typeof options>):
     return { kind: 'none' };
   }
   const [{ sync }, { readSelection }, { readTapState }, { STREAM_NAMES }] = await Promise.all([
-    import('../../tap/sync.js'), import('../../tap/catalog.js'), import('../../tap/state.js'), import('../../tap/streams.js'),
+    import('../../tap/sync.js'),
+    import('../../tap/catalog.js'),
+    import('../../tap/state.js'),
+    import('../../tap/streams.js'),
   ]);
   const catalog = opts.catalog ?? opts.properties;
   const flag = opts.catalog !== undefined ? '--catalog' : '--properties';
-  const { streams: selected, excluded } = catalog === undefined ? { streams: new Set(STREAM_NAMES), excluded: {} } : await readSelection(flag, catalog, (m) => ctx.warn(m));
-  if (selected.size === 0) ctx.warn(`${flag} ${catalog}: selects no stream: nothing to sync (Meltano: \`meltano select tap-cnv contacts '*'\`)`);
+  const { streams: selected, excluded } =
+    catalog === undefined
+      ? { streams: new Set(STREAM_NAMES), excluded: {} }
+      : await readSelection(flag, catalog, (m) => ctx.warn(m));
+  if (selected.size === 0)
+    ctx.warn(
+      `${flag} ${catalog}: selects no stream: nothing to sync (Meltano: \`meltano select tap-cnv contacts '*'\`)`,
+    );
   const bookmarks = opts.state === undefined ? {} : await readTapState(opts.state, deps.tap.account);
-  await sync(deps.tap, { selected, excluded, bookmarks, startDate: deps.config.startDate, pageSize: deps.config.pageSize });
+  await sync(deps.tap, {
+    selected,
+    excluded,
+    bookmarks,
+    startDate: deps.config.startDate,
+    pageSize: deps.config.pageSize,
+  });
   return { kind: 'none' };
 }

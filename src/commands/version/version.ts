@@ -13,18 +13,26 @@ export const options = commandOptions({});
 
 /** What it prints with --json and piped (its help's JSON OUTPUT, docs/output.md, test/cli/json-contract.test.ts). */
 export const output = (): JsonOutput => ({
-  documents: [{ schema: z.strictObject({ version: z.string(), node: z.string(), platform: z.string() }), note: 'with --json, -o json or -q (without them, piped too, the bare version)' }],
+  documents: [
+    {
+      schema: z.strictObject({ version: z.string(), node: z.string(), platform: z.string() }),
+      note: 'with --json, -o json or -q (without them, piped too, the bare version)',
+    },
+  ],
 });
 
 export function configure(cmd: Command): void {
-  cmd.addHelpText('after', `
+  cmd.addHelpText(
+    'after',
+    `
 Prints the version alone (like \`cnv --version\`), piped too; with --json, -o json|ndjson or
 -q an object with the version, the Node.js version and the platform, for bug reports.
 
 Examples:
   $ cnv version
   $ cnv version --json
-  $ cnv version -q node`);
+  $ cnv version -q node`,
+  );
 }
 
 export async function run(ctx: Context, _input: CommandInput<typeof options>): Promise<CommandResult> {

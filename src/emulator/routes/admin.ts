@@ -89,7 +89,8 @@ function stateEvents(ctx: AdminContext): RouteResult {
 
 function deleteContact({ store, params }: AdminContext): RouteResult {
   for (const id of store.businessIds()) {
-    if (store.business(id).contacts.delete(params.id)) return ok({ deleted: true, cnvContactId: params.id, business: id });
+    if (store.business(id).contacts.delete(params.id))
+      return ok({ deleted: true, cnvContactId: params.id, business: id });
   }
   throw new EmulatorError(404, 'contact_not_found', `No contact ${params.id}`);
 }
@@ -97,7 +98,13 @@ function deleteContact({ store, params }: AdminContext): RouteResult {
 function info({ store }: AdminContext): RouteResult {
   const businesses = store.businessIds().map((id) => {
     const b = store.business(id);
-    return { id, name: b.name, contacts: b.contacts.size, customEvents: b.customEvents.length, fields: b.fields.list().length };
+    return {
+      id,
+      name: b.name,
+      contacts: b.contacts.size,
+      customEvents: b.customEvents.length,
+      fields: b.fields.list().length,
+    };
   });
   return ok({ keys: { ...DEMO_KEYS }, businesses });
 }

@@ -55,7 +55,10 @@ function listCampaigns({ query, store }: ApiContext): RouteResult {
   const rest = after ? sorted.filter((c) => compareKey(c, after.createdAt, after.id) > 0) : sorted;
   const page = rest.slice(0, limit);
   const last = page[page.length - 1];
-  const nextCursor = rest.length > limit && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }, CURSOR_KIND, store.cursorSecret) : null;
+  const nextCursor =
+    rest.length > limit && last
+      ? encodeCursor({ createdAt: last.createdAt, id: last.id }, CURSOR_KIND, store.cursorSecret)
+      : null;
   return { body: { data: { campaigns: page.map((c) => listView(store, c)) }, pagination: { nextCursor } } };
 }
 
@@ -63,7 +66,11 @@ function getCampaign({ params, store }: ApiContext): RouteResult {
   const c = activeCampaign(store, params.campaignId);
   const view = listView(store, c);
   const statuses = store.campaignTypes.get(c.typeId)?.statuses ?? [];
-  const campaign = { ...view, type: { ...(view.type as object), statuses: statuses.map((s) => ({ ...s })) }, description: c.description };
+  const campaign = {
+    ...view,
+    type: { ...(view.type as object), statuses: statuses.map((s) => ({ ...s })) },
+    description: c.description,
+  };
   return { body: { data: { campaign } } };
 }
 

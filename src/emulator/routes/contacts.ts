@@ -17,7 +17,9 @@ export function contactRoutes(router: ApiRouter): void {
 
 /** The Get contact shape; a value whose field was deleted (emulator admin) is not shown. */
 function contactView(c: Contact, store: BusinessStore): Record<string, unknown> {
-  const fields = Object.fromEntries(Object.entries(c.fields).filter(([key]) => store.fields.get('CONTACT', key) !== undefined));
+  const fields = Object.fromEntries(
+    Object.entries(c.fields).filter(([key]) => store.fields.get('CONTACT', key) !== undefined),
+  );
   return {
     cnvContactId: c.id,
     email: c.email,
@@ -116,15 +118,38 @@ function settableStatus(v: unknown): SettableStatus | undefined {
  * company) to their targets; then relationships pending on this contact (its userId or email)
  * resolve.
  */
-function linkContact(store: BusinessStore, contact: Contact, fieldWrites: FieldWrite[], companyWrites: FieldWrite[]): void {
-  syncSourceLinks(store, 'CONTACT', contact.id, contact.fields, fieldWrites.map((w) => w.def));
+function linkContact(
+  store: BusinessStore,
+  contact: Contact,
+  fieldWrites: FieldWrite[],
+  companyWrites: FieldWrite[],
+): void {
+  syncSourceLinks(
+    store,
+    'CONTACT',
+    contact.id,
+    contact.fields,
+    fieldWrites.map((w) => w.def),
+  );
   const company = contact.companyId ? store.companies.get(contact.companyId) : undefined;
-  if (company) syncSourceLinks(store, 'COMPANY', company.id, company.fields, companyWrites.map((w) => w.def));
+  if (company)
+    syncSourceLinks(
+      store,
+      'COMPANY',
+      company.id,
+      company.fields,
+      companyWrites.map((w) => w.def),
+    );
   settlePending(store, 'CONTACT', [contact.userId, contact.email]);
 }
 
 /** Writes company fields, creating the contact's company when needed; returns its id. */
-function writeCompany(store: BusinessStore, companyId: string | null, writes: FieldWrite[], preserve: boolean): string | null {
+function writeCompany(
+  store: BusinessStore,
+  companyId: string | null,
+  writes: FieldWrite[],
+  preserve: boolean,
+): string | null {
   if (writes.length === 0) return companyId;
   const now = store.clock.now();
   let company = companyId ? store.companies.get(companyId) : undefined;

@@ -55,10 +55,19 @@ function trackEvent({ body, store }: ApiContext): RouteResult {
  * conflict). Then: userId first; else the most recently updated contact with the email; else
  * create (createContact) or 404.
  */
-function resolveContact(store: BusinessStore, userId: string | undefined, email: string | undefined, create: boolean): Contact {
+function resolveContact(
+  store: BusinessStore,
+  userId: string | undefined,
+  email: string | undefined,
+  create: boolean,
+): Contact {
   const byEmail = email !== undefined ? store.contacts.findByEmail(email) : undefined;
   if (byEmail && userId !== undefined && byEmail.userId !== null && byEmail.userId !== userId) {
-    throw new EmulatorError(400, 'conflicting_identifier', `email ${email} belongs to a contact with a different userId`);
+    throw new EmulatorError(
+      400,
+      'conflicting_identifier',
+      `email ${email} belongs to a contact with a different userId`,
+    );
   }
   const byUser = userId !== undefined ? store.contacts.findByUserId(userId) : undefined;
   if (byUser ?? byEmail) return (byUser ?? byEmail)!;

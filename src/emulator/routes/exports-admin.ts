@@ -22,12 +22,20 @@ function appendEmailEvents(ctx: AdminContext): RouteResult {
   const items = Array.isArray(ctx.body.events) ? ctx.body.events : [ctx.body];
   const created: EmailEvent[] = items.map((item, i) => {
     if (!isPlainObject(item)) throw invalidRequest(`events[${i}] must be an object`);
-    const type = EMAIL_EVENT_TYPES.find((t) => t === String(item.eventType ?? '').toUpperCase()) as EmailEventType | undefined;
-    if (!type) throw new EmulatorError(400, 'invalid_field', `events[${i}].eventType must be one of ${EMAIL_EVENT_TYPES.join(', ')}`);
+    const type = EMAIL_EVENT_TYPES.find((t) => t === String(item.eventType ?? '').toUpperCase()) as
+      EmailEventType | undefined;
+    if (!type)
+      throw new EmulatorError(
+        400,
+        'invalid_field',
+        `events[${i}].eventType must be one of ${EMAIL_EVENT_TYPES.join(', ')}`,
+      );
     let contactId = typeof item.contactId === 'string' ? item.contactId : undefined;
     if (contactId !== undefined && !isUuid(contactId)) throw invalidRequest(`events[${i}].contactId must be a UUID`);
-    if (contactId === undefined && typeof item.email === 'string') contactId = business.contacts.findByEmail(item.email)?.id;
-    if (contactId === undefined) throw new EmulatorError(404, 'contact_not_found', `events[${i}]: give contactId, or the email of a contact`);
+    if (contactId === undefined && typeof item.email === 'string')
+      contactId = business.contacts.findByEmail(item.email)?.id;
+    if (contactId === undefined)
+      throw new EmulatorError(404, 'contact_not_found', `events[${i}]: give contactId, or the email of a contact`);
     if (item.occurredAt !== undefined && (typeof item.occurredAt !== 'string' || !isIsoDateTime(item.occurredAt))) {
       throw invalidRequest(`events[${i}].occurredAt must be an ISO 8601 date-time with a zone`);
     }

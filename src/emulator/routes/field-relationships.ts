@@ -28,7 +28,8 @@ function readSide(body: Record<string, unknown>, name: 'source' | 'target'): Sid
   if (!FIELD_KEY_RE.test(key)) throw invalidRequest(`${name}.key may hold only letters, digits and underscores`);
   const label = requiredTrimmed(raw, 'label', `${name}.`);
   const hasId = raw.customObjectId !== undefined && raw.customObjectId !== null;
-  if (objectType === 'CUSTOM_OBJECT' && !hasId) throw invalidRequest(`${name}.customObjectId is required for CUSTOM_OBJECT`);
+  if (objectType === 'CUSTOM_OBJECT' && !hasId)
+    throw invalidRequest(`${name}.customObjectId is required for CUSTOM_OBJECT`);
   if (objectType !== 'CUSTOM_OBJECT' && hasId) throw invalidRequest(`${name}.customObjectId is only for CUSTOM_OBJECT`);
   return { objectType, key, label, ...(hasId ? { customObjectId: raw.customObjectId as string } : {}) };
 }
@@ -69,5 +70,9 @@ function createRelationship({ body, store, key: apiKey }: ApiContext): RouteResu
 }
 
 function reference(def: FieldDefinition): Record<string, unknown> {
-  return { key: def.key, objectType: def.objectType, ...(def.customObjectId ? { customObjectId: def.customObjectId } : {}) };
+  return {
+    key: def.key,
+    objectType: def.objectType,
+    ...(def.customObjectId ? { customObjectId: def.customObjectId } : {}),
+  };
 }

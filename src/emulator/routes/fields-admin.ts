@@ -33,9 +33,14 @@ function relabelField(ctx: AdminContext): RouteResult {
 function deleteField(ctx: AdminContext): RouteResult {
   const business = businessOf(ctx);
   const def = fieldOf(ctx, business);
-  if (def.relationship) throw invalidRequest(`Field "${def.key}" is a relationship field; the emulator deletes only plain CONTACT and COMPANY fields`);
+  if (def.relationship)
+    throw invalidRequest(
+      `Field "${def.key}" is a relationship field; the emulator deletes only plain CONTACT and COMPANY fields`,
+    );
   if (def.objectType !== 'CONTACT' && def.objectType !== 'COMPANY') {
-    throw invalidRequest(`Field "${def.key}" is a ${def.objectType} field; the emulator deletes only CONTACT and COMPANY fields`);
+    throw invalidRequest(
+      `Field "${def.key}" is a ${def.objectType} field; the emulator deletes only CONTACT and COMPANY fields`,
+    );
   }
   business.fields.delete(def.key);
   const holders = def.objectType === 'CONTACT' ? business.contacts.stored() : [...business.companies.values()];
@@ -55,7 +60,11 @@ function fieldOf(ctx: AdminContext, business: BusinessStore): FieldDefinition {
   const objectType = rawType === undefined ? undefined : readObjectType(rawType, RELATIONSHIP_OBJECT_TYPES);
   const def = business.fields.list(objectType).find((d) => d.key === key);
   if (!def) {
-    throw new EmulatorError(404, 'field_not_found', `No ${objectType ?? ''}${objectType ? ' ' : ''}field with key "${key}" in business ${business.id}`);
+    throw new EmulatorError(
+      404,
+      'field_not_found',
+      `No ${objectType ?? ''}${objectType ? ' ' : ''}field with key "${key}" in business ${business.id}`,
+    );
   }
   return def;
 }

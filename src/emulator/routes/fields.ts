@@ -1,7 +1,15 @@
 import { requireCustomObject } from '../custom-objects.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import { EmulatorError, invalidRequest } from '../error-answer.js';
-import { FIELD_KEY_RE, assertKeyFree, deriveFieldKey, fieldView, readDataType, readObjectType, requiredTrimmed } from '../field-definitions.js';
+import {
+  FIELD_KEY_RE,
+  assertKeyFree,
+  deriveFieldKey,
+  fieldView,
+  readDataType,
+  readObjectType,
+  requiredTrimmed,
+} from '../field-definitions.js';
 import { FIELD_OBJECT_TYPES, RELATIONSHIP_OBJECT_TYPES, type FieldDefinition, type ObjectType } from '../model.js';
 import { serve, type ApiContext, type ApiRouter, type RouteResult } from '../router.js';
 import { queryParam } from '../validate.js';
@@ -36,7 +44,9 @@ function createField({ body, store }: ApiContext): RouteResult {
   }
   assertKeyFree(store, key);
   const def = store.fields.add({ key, label, objectType, dataType, readOnly: false, createdAt: store.clock.now() });
-  return { body: { data: { field: { key: def.key, label: def.label, objectType: def.objectType, dataType: def.dataType } } } };
+  return {
+    body: { data: { field: { key: def.key, label: def.label, objectType: def.objectType, dataType: def.dataType } } },
+  };
 }
 
 interface FieldsCursor {
@@ -71,7 +81,13 @@ function listFields({ query, store }: ApiContext): RouteResult {
   const page = all.slice(offset, offset + limit);
   const next = offset + page.length;
   const nextCursor =
-    next < all.length ? encodeCursor({ o: objectType ?? null, c: customObjectId ?? null, n: next } satisfies FieldsCursor, 'fields', store.cursorSecret) : null;
+    next < all.length
+      ? encodeCursor(
+          { o: objectType ?? null, c: customObjectId ?? null, n: next } satisfies FieldsCursor,
+          'fields',
+          store.cursorSecret,
+        )
+      : null;
   return { body: { data: { fields: page.map(fieldView) }, pagination: { nextCursor } } };
 }
 

@@ -11,7 +11,14 @@ export function formRoutes(router: ApiRouter): void {
 }
 
 function readable(form: Form | undefined): form is Form {
-  return !!form && form.kind === 'NATIVE' && form.tracked && form.published && !form.archived && form.workspaceId === FIXTURE_WORKSPACE_ID;
+  return (
+    !!form &&
+    form.kind === 'NATIVE' &&
+    form.tracked &&
+    form.published &&
+    !form.archived &&
+    form.workspaceId === FIXTURE_WORKSPACE_ID
+  );
 }
 
 function getForm({ params, store }: ApiContext): RouteResult {

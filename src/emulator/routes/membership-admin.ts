@@ -25,7 +25,9 @@ export function membershipAdminRoutes(router: AdminRouter): void {
   });
   router.add('GET', '/_emulator/state/workflows/:id', (ctx) => {
     const w = found(businessOf(ctx).workflows.get(ctx.params.id), 'workflow', ctx.params.id);
-    return ok(cloneJson({ id: w.id, name: w.name, apiTriggered: w.apiTriggered, active: w.active, triggers: w.triggers }));
+    return ok(
+      cloneJson({ id: w.id, name: w.name, apiTriggered: w.apiTriggered, active: w.active, triggers: w.triggers }),
+    );
   });
 }
 

@@ -11,7 +11,9 @@ import { cloneJson } from '../../lib/exact-number.js';
 
 /** Admin state of custom objects, their records and the keyed relationship targets (for tests and demos). */
 export function recordAdminRoutes(router: AdminRouter): void {
-  router.add('GET', '/_emulator/state/custom-objects', (ctx) => ok(cloneJson([...businessOf(ctx).customObjects.values()])));
+  router.add('GET', '/_emulator/state/custom-objects', (ctx) =>
+    ok(cloneJson([...businessOf(ctx).customObjects.values()])),
+  );
   router.add('GET', '/_emulator/state/records', stateRecords);
   router.add('GET', '/_emulator/state/targets', stateTargets);
   router.add('POST', '/_emulator/targets', addTarget);
@@ -34,7 +36,12 @@ function stateTargets(ctx: AdminContext): RouteResult {
   const business = businessOf(ctx);
   const type = queryParam(ctx.query, 'objectType')?.toUpperCase();
   const list = business.targets.list().filter((t) => type === undefined || t.objectType === type);
-  return ok(list.map((t) => ({ ...cloneJson(t), fields: { ...(t.objectType === 'COMPANY' ? business.companies.get(t.id)?.fields : t.fields) } })));
+  return ok(
+    list.map((t) => ({
+      ...cloneJson(t),
+      fields: { ...(t.objectType === 'COMPANY' ? business.companies.get(t.id)?.fields : t.fields) },
+    })),
+  );
 }
 
 function recordState(business: BusinessStore, r: CustomObjectRecord): Record<string, unknown> {
@@ -51,19 +58,28 @@ function recordState(business: BusinessStore, r: CustomObjectRecord): Record<str
 function addTarget(ctx: AdminContext): RouteResult {
   const business = businessOf(ctx);
   const { objectType, clientDedupKey, id } = ctx.body;
-  const type = typeof objectType === 'string' ? KEYED_TARGET_TYPES.find((t) => t === objectType.toUpperCase()) : undefined;
+  const type =
+    typeof objectType === 'string' ? KEYED_TARGET_TYPES.find((t) => t === objectType.toUpperCase()) : undefined;
   if (!type) throw invalidRequest(`objectType must be one of ${KEYED_TARGET_TYPES.join(', ')}`);
-  if (typeof clientDedupKey !== 'string' || clientDedupKey === '') throw invalidRequest('clientDedupKey is required (a non-empty string)');
+  if (typeof clientDedupKey !== 'string' || clientDedupKey === '')
+    throw invalidRequest('clientDedupKey is required (a non-empty string)');
   if (id !== undefined && (typeof id !== 'string' || !isUuid(id))) throw invalidRequest('id must be a UUID');
   const targetId = resolveTargetId(business, type, id as string | undefined);
-  const target = business.targets.add({ objectType: type, id: targetId, clientDedupKey, fields: {}, createdAt: business.clock.now() });
+  const target = business.targets.add({
+    objectType: type,
+    id: targetId,
+    clientDedupKey,
+    fields: {},
+    createdAt: business.clock.now(),
+  });
   settlePending(business, type, [clientDedupKey]);
   return ok(cloneJson(target));
 }
 
 function resolveTargetId(business: BusinessStore, type: KeyedTargetType, id: string | undefined): string {
   if (type === 'CAMPAIGN') {
-    if (!id || !business.campaigns.has(id)) throw new EmulatorError(404, 'campaign_not_found', 'CAMPAIGN needs the id of an existing campaign');
+    if (!id || !business.campaigns.has(id))
+      throw new EmulatorError(404, 'campaign_not_found', 'CAMPAIGN needs the id of an existing campaign');
     return id;
   }
   if (type === 'COMPANY') {

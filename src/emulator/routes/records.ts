@@ -18,13 +18,24 @@ export function recordRoutes(router: ApiRouter): void {
 }
 
 type RecordResult =
-  | { success: true; id: string; clientDedupKey: string; operation: 'CREATE' | 'UPDATE'; pendingRelationships?: string[] }
+  | {
+      success: true;
+      id: string;
+      clientDedupKey: string;
+      operation: 'CREATE' | 'UPDATE';
+      pendingRelationships?: string[];
+    }
   | { success: false; clientDedupKey: string | null; error: string; message: string };
 
 function batchUpsert({ params, body, store }: ApiContext): RouteResult {
   assertCustomObjectsEnabled(store);
   // A path id that is not a UUID names nothing: 404, as for every resource in a path.
-  if (!isUuid(params.customObjectId)) throw new EmulatorError(404, 'custom_object_not_found', `No custom object ${params.customObjectId} in this workspace`);
+  if (!isUuid(params.customObjectId))
+    throw new EmulatorError(
+      404,
+      'custom_object_not_found',
+      `No custom object ${params.customObjectId} in this workspace`,
+    );
   const customObject = requireCustomObject(store, params.customObjectId);
   const records = body.records;
   if (!Array.isArray(records) || records.length < RECORDS_PER_BATCH.min || records.length > RECORDS_PER_BATCH.max) {
@@ -41,7 +52,13 @@ function batchUpsert({ params, body, store }: ApiContext): RouteResult {
   };
 }
 
-function upsertOne(store: BusinessStore, customObject: CustomObject, item: unknown, index: number, touched: Touched): RecordResult {
+function upsertOne(
+  store: BusinessStore,
+  customObject: CustomObject,
+  item: unknown,
+  index: number,
+  touched: Touched,
+): RecordResult {
   const at = `records[${index}]`;
   if (!isPlainObject(item)) return failed(null, 'invalid_request', `${at} must be an object`);
   const key = item.clientDedupKey;
@@ -60,7 +77,13 @@ function upsertOne(store: BusinessStore, customObject: CustomObject, item: unkno
 
   const { record, operation } = writeRecord(store, customObject.id, key, writes, {}, touched);
   const pending = Object.keys(linksOf(store, record.id).pending);
-  return { success: true, id: record.id, clientDedupKey: key, operation, ...(pending.length ? { pendingRelationships: pending } : {}) };
+  return {
+    success: true,
+    id: record.id,
+    clientDedupKey: key,
+    operation,
+    ...(pending.length ? { pendingRelationships: pending } : {}),
+  };
 }
 
 function failed(clientDedupKey: string | null, error: string, message: string): RecordResult {

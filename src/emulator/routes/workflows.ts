@@ -16,7 +16,11 @@ function triggerWorkflow({ params, body, store }: ApiContext): RouteResult {
   const workflow = lookupById(store.workflows, params.workflowId);
   if (!workflow) throw new EmulatorError(404, 'workflow_not_found', `No workflow ${params.workflowId}`);
   if (!workflow.apiTriggered) {
-    throw new EmulatorError(400, 'workflow_not_api_triggered', `Workflow ${workflow.id} is not triggered through the API`);
+    throw new EmulatorError(
+      400,
+      'workflow_not_api_triggered',
+      `Workflow ${workflow.id} is not triggered through the API`,
+    );
   }
   const ids = requireIdentifiers(body);
   const data = optionalObject(body, 'data') ?? {};

@@ -7,9 +7,17 @@ const AUDIENCE_NAMES = ['Trial users', 'Churn risk', 'Event attendees', 'Product
 /** Seeds the fixture audiences, then a few generated ones with random generated members. */
 export function seedAudiences(ctx: SeedContext): void {
   const { business, rng } = ctx;
-  const fixtures: FixtureAudience[] = Object.values(business.id === 'acme' ? FIXTURE_AUDIENCES : FIXTURE_BASIC_AUDIENCES);
+  const fixtures: FixtureAudience[] = Object.values(
+    business.id === 'acme' ? FIXTURE_AUDIENCES : FIXTURE_BASIC_AUDIENCES,
+  );
   for (const fx of fixtures) {
-    business.audiences.set(fx.id, { id: fx.id, name: fx.name, memberIds: new Set(fx.memberIds), createdAt: fx.createdAt, updatedAt: fx.createdAt });
+    business.audiences.set(fx.id, {
+      id: fx.id,
+      name: fx.name,
+      memberIds: new Set(fx.memberIds),
+      createdAt: fx.createdAt,
+      updatedAt: fx.createdAt,
+    });
   }
   const contacts = business.contacts.stored().filter((c) => c.createdAt >= iso(SEED_EPOCH_MS));
   const count = contacts.length > 0 ? (GENERATED[business.id] ?? 0) : 0;
@@ -19,6 +27,12 @@ export function seedAudiences(ctx: SeedContext): void {
     const size = rng.int(10, 80);
     while (members.size < size) members.add(rng.pick(contacts).id);
     const id = rng.uuid();
-    business.audiences.set(id, { id, name: AUDIENCE_NAMES[(i - 1) % AUDIENCE_NAMES.length], memberIds: members, createdAt: at, updatedAt: at });
+    business.audiences.set(id, {
+      id,
+      name: AUDIENCE_NAMES[(i - 1) % AUDIENCE_NAMES.length],
+      memberIds: members,
+      createdAt: at,
+      updatedAt: at,
+    });
   }
 }

@@ -1,18 +1,39 @@
 import type { Campaign } from '../model.js';
 import { SEED_EPOCH_MS, iso, type SeedContext } from './seed-context.js';
-import { FIXTURE_BASIC_CAMPAIGNS, FIXTURE_CAMPAIGN_TYPES, FIXTURE_CAMPAIGNS, type FixtureCampaign, type FixtureCampaignType } from './fixtures.js';
+import {
+  FIXTURE_BASIC_CAMPAIGNS,
+  FIXTURE_CAMPAIGN_TYPES,
+  FIXTURE_CAMPAIGNS,
+  type FixtureCampaign,
+  type FixtureCampaignType,
+} from './fixtures.js';
 
 /** Generated campaigns per business: enough for several pages at the default page size. */
 const GENERATED = { acme: 120 } as Record<string, number>;
-const TOPICS = ['Q1 outreach', 'Product tour', 'Customer day', 'Partner summit', 'Roadshow', 'Office hours', 'Launch week'];
+const TOPICS = [
+  'Q1 outreach',
+  'Product tour',
+  'Customer day',
+  'Partner summit',
+  'Roadshow',
+  'Office hours',
+  'Launch week',
+];
 
 /** Seeds the campaign types, the fixture campaigns, then generated ones (about 5% archived). */
 export function seedCampaigns(ctx: SeedContext): void {
   const { business, rng } = ctx;
   for (const t of Object.values(FIXTURE_CAMPAIGN_TYPES)) {
-    business.campaignTypes.set(t.id, { id: t.id, name: t.name, systemType: t.systemType, statuses: t.statuses.map((s) => ({ ...s })) });
+    business.campaignTypes.set(t.id, {
+      id: t.id,
+      name: t.name,
+      systemType: t.systemType,
+      statuses: t.statuses.map((s) => ({ ...s })),
+    });
   }
-  const fixtures: FixtureCampaign[] = Object.values(business.id === 'acme' ? FIXTURE_CAMPAIGNS : FIXTURE_BASIC_CAMPAIGNS);
+  const fixtures: FixtureCampaign[] = Object.values(
+    business.id === 'acme' ? FIXTURE_CAMPAIGNS : FIXTURE_BASIC_CAMPAIGNS,
+  );
   for (const fx of fixtures) business.campaigns.set(fx.id, fromFixture(fx));
 
   const types: FixtureCampaignType[] = Object.values(FIXTURE_CAMPAIGN_TYPES);

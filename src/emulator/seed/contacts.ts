@@ -34,8 +34,7 @@ export function seedContacts(ctx: SeedContext): void {
     const first = rng.pick(FIRST_NAMES);
     const last = rng.pick(LAST_NAMES);
     // A few contacts share an address with an earlier one (the spec allows duplicates).
-    const email =
-      drafts.length > 10 && rng.chance(0.03) ? rng.pick(drafts).email : `${first}.${last}.${i}@example.com`;
+    const email = drafts.length > 10 && rng.chance(0.03) ? rng.pick(drafts).email : `${first}.${last}.${i}@example.com`;
     const updatedMs = rng.chance(0.3) ? t + rng.int(1, 30 * 86_400_000) : t;
     drafts.push({ email, createdMs: t, updatedMs, rest: draftRest(rng, i, first, last, companies, hasField) });
   }

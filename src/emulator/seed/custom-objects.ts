@@ -41,7 +41,12 @@ export function seedCustomObjects({ business }: SeedContext): void {
       : { objectType: 'CUSTOM_OBJECT' as const, customObjectId: CO.id };
     business.fields.add({
       ...field(key, label, 'STRING'),
-      relationship: { targetObjectType: target.objectType, targetCustomObjectId: target.customObjectId, pairedKey: reverseKey, reverse: false },
+      relationship: {
+        targetObjectType: target.objectType,
+        targetCustomObjectId: target.customObjectId,
+        pairedKey: reverseKey,
+        reverse: false,
+      },
     });
     business.fields.add({
       key: reverseKey,

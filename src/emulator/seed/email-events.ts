@@ -24,7 +24,10 @@ export function numberedUuid(tag: string, n: number): string {
 }
 
 /** The members that depend on the type (link, topics, bounce), derived from a number. */
-export function emailEventExtras(type: EmailEventType, n: number): Pick<EmailEvent, 'link' | 'topicIds' | 'bounceType' | 'errorMessage'> {
+export function emailEventExtras(
+  type: EmailEventType,
+  n: number,
+): Pick<EmailEvent, 'link' | 'topicIds' | 'bounceType' | 'errorMessage'> {
   const bounce = type === 'EMAIL_BOUNCE' || type === 'EMAIL_SOFT_BOUNCE';
   return {
     link: type === 'EMAIL_CLICK' ? `https://example.com/l/${n % 97}?utm_source=email` : null,

@@ -83,7 +83,10 @@ export const FIXTURE_CONTACTS = {
 /** Fixture contacts of business "basic" (key DEMO_KEYS.basic). */
 export const FIXTURE_BASIC_CONTACTS = {
   /** basic.user@example.com in business "basic". */
-  basicUser: { ...contact(1, 'basic.user@example.com', 'basic-user', 'SUBSCRIBED', 1, { firstName: 'Basil' }), id: 'b0000000-0000-4000-8000-000000000001' },
+  basicUser: {
+    ...contact(1, 'basic.user@example.com', 'basic-user', 'SUBSCRIBED', 1, { firstName: 'Basil' }),
+    id: 'b0000000-0000-4000-8000-000000000001',
+  },
 } as const;
 
 /** A contact id referenced by seeded events whose contact no longer exists. */
@@ -100,7 +103,13 @@ interface FixtureEvent {
   data: Record<string, unknown>;
 }
 
-const event = (n: number, contactId: string, eventName: string, occurredAt: string, data: Record<string, unknown>): FixtureEvent => ({
+const event = (
+  n: number,
+  contactId: string,
+  eventName: string,
+  occurredAt: string,
+  data: Record<string, unknown>,
+): FixtureEvent => ({
   eventId: `e0000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
   clientEventId: `fixture-event-${n}`,
   contactId,
@@ -113,7 +122,10 @@ const event = (n: number, contactId: string, eventName: string, occurredAt: stri
 /** Fixture custom events of business "acme". */
 export const FIXTURE_EVENTS = {
   adaSignedUp: event(1, FIXTURE_CONTACTS.ada.id, 'signed_up', '2024-12-10T10:00:00.000Z', { plan: 'trial' }),
-  adaPurchase: event(2, FIXTURE_CONTACTS.ada.id, 'purchase', '2024-12-11T10:00:00.000Z', { amount: 49.5, currency: 'EUR' }),
+  adaPurchase: event(2, FIXTURE_CONTACTS.ada.id, 'purchase', '2024-12-11T10:00:00.000Z', {
+    amount: 49.5,
+    currency: 'EUR',
+  }),
   graceLogin: event(3, FIXTURE_CONTACTS.grace.id, 'logged_in', '2024-12-12T10:00:00.000Z', {}),
   orphan: event(4, FIXTURE_DELETED_CONTACT_ID, 'page_viewed', '2024-12-13T10:00:00.000Z', { page: '/pricing' }),
 } as const;
@@ -142,12 +154,25 @@ export const FIXTURE_RECORDS = {
   ada: {
     id: 'd0000000-0000-4000-8000-000000000001',
     clientDedupKey: 'sub-ada',
-    fields: { planName: 'Pro', seats: 5, autoRenew: true, startDate: '2024-12-01', renewedAt: '2024-12-01T09:00:00.000Z', subscriber: 'user-ada' },
+    fields: {
+      planName: 'Pro',
+      seats: 5,
+      autoRenew: true,
+      startDate: '2024-12-01',
+      renewedAt: '2024-12-01T09:00:00.000Z',
+      subscriber: 'user-ada',
+    },
   },
   grace: {
     id: 'd0000000-0000-4000-8000-000000000002',
     clientDedupKey: 'sub-grace',
-    fields: { planName: 'Team', seats: 12, autoRenew: false, subscriber: 'grace@example.com', parentSubscription: 'sub-ada' },
+    fields: {
+      planName: 'Team',
+      seats: 12,
+      autoRenew: false,
+      subscriber: 'grace@example.com',
+      parentSubscription: 'sub-ada',
+    },
   },
 } as const;
 
@@ -169,16 +194,31 @@ export interface FixtureAudience {
 /** Static audiences of business "acme". */
 export const FIXTURE_AUDIENCES = {
   /** "Newsletter": ada and grace are members. */
-  newsletter: { id: fixtureId('c1', 1), name: 'Newsletter', memberIds: [FIXTURE_CONTACTS.ada.id, FIXTURE_CONTACTS.grace.id], createdAt: novemberDay(1) },
+  newsletter: {
+    id: fixtureId('c1', 1),
+    name: 'Newsletter',
+    memberIds: [FIXTURE_CONTACTS.ada.id, FIXTURE_CONTACTS.grace.id],
+    createdAt: novemberDay(1),
+  },
   /** "VIP customers": ada is a member. */
-  vip: { id: fixtureId('c1', 2), name: 'VIP customers', memberIds: [FIXTURE_CONTACTS.ada.id], createdAt: novemberDay(2) },
+  vip: {
+    id: fixtureId('c1', 2),
+    name: 'VIP customers',
+    memberIds: [FIXTURE_CONTACTS.ada.id],
+    createdAt: novemberDay(2),
+  },
   /** "Webinar follow-up": no members; tests add to it. */
   followUp: { id: fixtureId('c1', 3), name: 'Webinar follow-up', memberIds: [], createdAt: novemberDay(3) },
 } as const satisfies Record<string, FixtureAudience>;
 
 /** Static audiences of business "basic". */
 export const FIXTURE_BASIC_AUDIENCES = {
-  basicList: { id: fixtureId('c1', 101), name: 'Basic list', memberIds: [FIXTURE_BASIC_CONTACTS.basicUser.id], createdAt: novemberDay(1) },
+  basicList: {
+    id: fixtureId('c1', 101),
+    name: 'Basic list',
+    memberIds: [FIXTURE_BASIC_CONTACTS.basicUser.id],
+    createdAt: novemberDay(1),
+  },
 } as const satisfies Record<string, FixtureAudience>;
 
 /** A fixture campaign type with its member statuses in progression order. */
@@ -289,18 +329,48 @@ export interface FixtureWorkflow {
 /** Workflows of business "acme". */
 export const FIXTURE_WORKFLOWS = {
   /** API-triggered and active: a trigger answers `triggered: true`. */
-  welcome: { id: fixtureId('d1', 1), name: 'Welcome series', apiTriggered: true, active: true, createdAt: novemberDay(7) },
+  welcome: {
+    id: fixtureId('d1', 1),
+    name: 'Welcome series',
+    apiTriggered: true,
+    active: true,
+    createdAt: novemberDay(7),
+  },
   /** API-triggered and active. */
-  reengage: { id: fixtureId('d1', 2), name: 'Re-engagement', apiTriggered: true, active: true, createdAt: novemberDay(8) },
+  reengage: {
+    id: fixtureId('d1', 2),
+    name: 'Re-engagement',
+    apiTriggered: true,
+    active: true,
+    createdAt: novemberDay(8),
+  },
   /** API-triggered but paused: a trigger answers `triggered: false` and records nothing. */
-  paused: { id: fixtureId('d1', 3), name: 'Paused nurture', apiTriggered: true, active: false, createdAt: novemberDay(9) },
+  paused: {
+    id: fixtureId('d1', 3),
+    name: 'Paused nurture',
+    apiTriggered: true,
+    active: false,
+    createdAt: novemberDay(9),
+  },
   /** Triggered by form submissions, not the API: 400 workflow_not_api_triggered. */
-  formFollowUp: { id: fixtureId('d1', 4), name: 'Form follow-up', apiTriggered: false, active: true, createdAt: novemberDay(10) },
+  formFollowUp: {
+    id: fixtureId('d1', 4),
+    name: 'Form follow-up',
+    apiTriggered: false,
+    active: true,
+    createdAt: novemberDay(10),
+  },
 } as const satisfies Record<string, FixtureWorkflow>;
 
 /** Workflows of business "basic". */
 export const FIXTURE_BASIC_WORKFLOWS = {
-  basicWelcome: { id: fixtureId('d1', 101), name: 'Basic welcome', apiTriggered: true, active: true, createdAt: novemberDay(7) },
+  basicWelcome: {
+    id: fixtureId('d1', 101),
+    name: 'Basic welcome',
+    apiTriggered: true,
+    active: true,
+    createdAt: novemberDay(7),
+  },
 } as const satisfies Record<string, FixtureWorkflow>;
 
 /** The workspace every API key acts in; forms of any other workspace answer 404. */

@@ -7,7 +7,10 @@ export function seedForms({ business }: SeedContext): void {
   for (const fx of fixtures) {
     business.forms.set(fx.id, {
       ...fx,
-      fields: fx.fields.map(({ options, ...f }) => ({ ...f, ...(options ? { options: options.map((o) => ({ ...o })) } : {}) })),
+      fields: fx.fields.map(({ options, ...f }) => ({
+        ...f,
+        ...(options ? { options: options.map((o) => ({ ...o })) } : {}),
+      })),
       updatedAt: fx.createdAt,
     });
   }

@@ -23,7 +23,10 @@ const pace = async () => {
   if (wait > 0) await new Promise((r) => setTimeout(r, wait));
 };
 const agent = new Agent({ keepAliveTimeout: 10_000, connections: 64 });
-const emails = readFileSync(file, 'utf8').split('\n').slice(1).filter((l) => l !== '');
+const emails = readFileSync(file, 'utf8')
+  .split('\n')
+  .slice(1)
+  .filter((l) => l !== '');
 const bodies = [];
 for (let i = 0; i < emails.length; i += 1000) {
   bodies.push(JSON.stringify({ contacts: emails.slice(i, i + 1000).map((email) => ({ email })) }));

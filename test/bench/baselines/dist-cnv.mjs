@@ -8,7 +8,9 @@ import { readPagesWhole } from '../whole-page-reader.mjs';
 
 const dist = (path) => import(new URL(`../../../dist/${path}`, import.meta.url).href);
 const [{ run }, { applyRuntime }, { HttpClient }, { requestOf }, { rowsData }, { stringifyJson }] = await Promise.all(
-  ['main.js', 'runtime/index.js', 'http/client.js', 'http/endpoint.js', 'http/envelope.js', 'lib/exact-number.js'].map(dist),
+  ['main.js', 'runtime/index.js', 'http/client.js', 'http/endpoint.js', 'http/envelope.js', 'lib/exact-number.js'].map(
+    dist,
+  ),
 );
 const args = process.argv.slice(2);
 if (args[0] === '--whole-pages') {
@@ -28,5 +30,7 @@ const io = {
   stderrIsTTY: Boolean(process.stderr.isTTY),
 };
 const code = await run(args, { io, env: process.env, signal: controller.signal, tuning });
-await Promise.all([process.stdout, process.stderr].map((stream) => new Promise((resolve) => stream.write('', resolve))));
+await Promise.all(
+  [process.stdout, process.stderr].map((stream) => new Promise((resolve) => stream.write('', resolve))),
+);
 process.exit(code);

@@ -28,12 +28,18 @@ function contact(i) {
 /** JSON as Python's json.dumps writes it: `", "` and `": "` separators. */
 function spaced(value) {
   if (Array.isArray(value)) return `[${value.map(spaced).join(', ')}]`;
-  if (value !== null && typeof value === 'object') return `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}: ${spaced(v)}`).join(', ')}}`;
+  if (value !== null && typeof value === 'object')
+    return `{${Object.entries(value)
+      .map(([k, v]) => `${JSON.stringify(k)}: ${spaced(v)}`)
+      .join(', ')}}`;
   return JSON.stringify(value);
 }
 
 const PER_PAGE = 5000;
-const doc = { data: { contacts: Array.from({ length: PER_PAGE }, (_, i) => contact(i)) }, pagination: { nextCursor: 'c'.repeat(40) } };
+const doc = {
+  data: { contacts: Array.from({ length: PER_PAGE }, (_, i) => contact(i)) },
+  pagination: { nextCursor: 'c'.repeat(40) },
+};
 const bytes = Buffer.from(layout === 'spaced' ? spaced(doc) : JSON.stringify(doc));
 const chunks = [];
 for (let i = 0; i < bytes.length; i += 64 * 1024) chunks.push(bytes.subarray(i, i + 64 * 1024));

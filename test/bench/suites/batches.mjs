@@ -54,10 +54,20 @@ async function upsertRate(dir, quick) {
   try {
     const env = benchEnv(emu, dir);
     await admin(emu, '/_emulator/stats/reset', { method: 'POST' });
-    const r = await timeCommand(process.execPath, [BIN, 'contacts', 'upsert', '--file', file, '--json', '--no-progress'], { env, stdout: 'pipe' });
+    const r = await timeCommand(
+      process.execPath,
+      [BIN, 'contacts', 'upsert', '--file', file, '--json', '--no-progress'],
+      { env, stdout: 'pipe' },
+    );
     const stats = await admin(emu, '/_emulator/stats');
     // --json: the run's summary document on stdout.
-    const summary = (() => { try { return JSON.parse(r.stdout); } catch { return {}; } })();
+    const summary = (() => {
+      try {
+        return JSON.parse(r.stdout);
+      } catch {
+        return {};
+      }
+    })();
     const rate = rows / (r.ms / 1000);
     const ok = summary.succeeded === rows;
     return {
@@ -70,7 +80,8 @@ async function upsertRate(dir, quick) {
       rounds: 1,
       targetText: '>= 190 rows/s (0.95x), no 429',
       passes: ok && rate >= 190 && stats.rateLimited === 0,
-      note: `whole process ${fmt(r.ms / 1000, 2)} s for ${rows} requests (one run: it is ${fmt(r.ms / 1000, 0)} s long by itself); ` +
+      note:
+        `whole process ${fmt(r.ms / 1000, 2)} s for ${rows} requests (one run: it is ${fmt(r.ms / 1000, 0)} s long by itself); ` +
         `rate inside the run ${fmt(summary.rowsPerSecond ?? NaN)} rows/s; 429 answered: ${stats.rateLimited}; requests: ${stats.total}; ` +
         `succeeded ${summary.succeeded}/${rows}; peak RSS ${fmt(r.rssKiB / 1024)} MiB.`,
     };
@@ -97,7 +108,14 @@ async function sharedRate(dir, quick) {
     const env = benchEnv(emu, dir);
     await admin(emu, '/_emulator/stats/reset', { method: 'POST' });
     const started = performance.now();
-    const runs = await Promise.all(files.map((f) => timeCommand(process.execPath, [BIN, 'contacts', 'upsert', '--file', f, '--json', '--no-progress'], { env, stdout: 'pipe' })));
+    const runs = await Promise.all(
+      files.map((f) =>
+        timeCommand(process.execPath, [BIN, 'contacts', 'upsert', '--file', f, '--json', '--no-progress'], {
+          env,
+          stdout: 'pipe',
+        }),
+      ),
+    );
     const totalMs = performance.now() - started;
     const stats = await admin(emu, '/_emulator/stats');
     const rate = (4 * each) / (totalMs / 1000);
@@ -105,7 +123,13 @@ async function sharedRate(dir, quick) {
     const slowest = Math.max(...runs.map((r) => r.ms));
     const fastest = Math.min(...runs.map((r) => r.ms));
     // --json: each run's summary document on stdout (on stderr before issue 31, which this check still read).
-    const ok = runs.every((r) => { try { return JSON.parse(r.stdout).succeeded === each; } catch { return false; } });
+    const ok = runs.every((r) => {
+      try {
+        return JSON.parse(r.stdout).succeeded === each;
+      } catch {
+        return false;
+      }
+    });
     return {
       name: `four \`cnv contacts upsert --file\` runs at once, ${each.toLocaleString('en')} rows each, one key, emulator limiting to 200 requests/s`,
       baselineName: 'the 200 requests/s ceiling',
@@ -116,7 +140,8 @@ async function sharedRate(dir, quick) {
       rounds: 1,
       targetText: '>= 190 rows/s together (0.95x), no 429, slowest run <= 1.3x fastest',
       passes: ok && rate >= 190 && stats.rateLimited === 0 && slowest <= 1.3 * fastest,
-      note: `${fmt(totalMs / 1000, 1)} s for ${4 * each} requests; runs took ${runs.map((r) => fmt(r.ms / 1000, 1)).join(', ')} s ` +
+      note:
+        `${fmt(totalMs / 1000, 1)} s for ${4 * each} requests; runs took ${runs.map((r) => fmt(r.ms / 1000, 1)).join(', ')} s ` +
         `(slowest/fastest ${fmt(slowest / fastest, 2)}x); 429 answered: ${stats.rateLimited}; requests: ${stats.total}.`,
     };
   } finally {
@@ -139,12 +164,20 @@ async function audienceAndRecords(dir, rounds, quick) {
     writeFileSync(audienceFile, lines.join('\n') + '\n');
     const audience = await compare({
       name: `\`cnv audience add --batch\`, ${audienceRows.toLocaleString('en')} rows (${audienceRows / 1000} requests)`,
-      baseline: () => timeCommand(process.execPath, [BATCH_MIN, emu.url, emu.keys.full, AUDIENCE, audienceFile, '8', '195'], { env }),
-      subject: () => timeCommand(process.execPath, [BIN, 'audience', 'add', AUDIENCE, '--batch', audienceFile, '--no-progress'], { env }),
+      baseline: () =>
+        timeCommand(process.execPath, [BATCH_MIN, emu.url, emu.keys.full, AUDIENCE, audienceFile, '8', '195'], { env }),
+      subject: () =>
+        timeCommand(process.execPath, [BIN, 'audience', 'add', AUDIENCE, '--batch', audienceFile, '--no-progress'], {
+          env,
+        }),
       rounds,
       warmup: 1,
     });
-    out.push({ ...audience, baselineName: 'minimal undici script, same requests, 8 in flight, paced at cnv\'s 195/s (baselines/batch-min.mjs)', target: 1.1 });
+    out.push({
+      ...audience,
+      baselineName: "minimal undici script, same requests, 8 in flight, paced at cnv's 195/s (baselines/batch-min.mjs)",
+      target: 1.1,
+    });
 
     // Records: 50,000 rows, keys recurring at random across the file, against the same rows with unique keys.
     const recordRows = quick ? 10_000 : 50_000;
@@ -163,8 +196,14 @@ async function audienceAndRecords(dir, rounds, quick) {
     writeFileSync(unique, uni.join('\n') + '\n');
     const records = await compare({
       name: `\`cnv records upsert\`, ${recordRows.toLocaleString('en')} rows, ${pool.toLocaleString('en')} keys recurring at random`,
-      baseline: () => timeCommand(process.execPath, [BIN, 'records', 'upsert', CUSTOM_OBJECT, '--file', unique, '--no-progress'], { env }),
-      subject: () => timeCommand(process.execPath, [BIN, 'records', 'upsert', CUSTOM_OBJECT, '--file', recurring, '--no-progress'], { env }),
+      baseline: () =>
+        timeCommand(process.execPath, [BIN, 'records', 'upsert', CUSTOM_OBJECT, '--file', unique, '--no-progress'], {
+          env,
+        }),
+      subject: () =>
+        timeCommand(process.execPath, [BIN, 'records', 'upsert', CUSTOM_OBJECT, '--file', recurring, '--no-progress'], {
+          env,
+        }),
       rounds,
       warmup: 1,
     });
@@ -176,5 +215,11 @@ async function audienceAndRecords(dir, rounds, quick) {
 }
 
 function benchEnv(emu, dir) {
-  return { ...process.env, CNV_BASE_URL: emu.url, CNV_API_KEY: emu.keys.full, CNV_CONFIG_DIR: join(dir, 'config'), NO_COLOR: '1' };
+  return {
+    ...process.env,
+    CNV_BASE_URL: emu.url,
+    CNV_API_KEY: emu.keys.full,
+    CNV_CONFIG_DIR: join(dir, 'config'),
+    NO_COLOR: '1',
+  };
 }

@@ -44,9 +44,34 @@ async function wholeExport(rounds, quick) {
   const dir = mkdtempSync(join(tmpdir(), 'cnv-bench-whole-'));
   const emu = await startEmulatorProcess(['--seed-contacts', String(bulk), '--rate-limit', '0']);
   try {
-    const env = { ...process.env, CNV_BASE_URL: emu.url, CNV_API_KEY: emu.keys.full, CNV_CONFIG_DIR: join(dir, 'config'), NO_COLOR: '1' };
-    const cnv = (file, ...how) => () =>
-      timeCommand(process.execPath, [DIST_CNV, ...how, 'export', 'contacts', '--format', 'ndjson', '--out', join(dir, file), '--full', '--state-key', file, '--no-progress'], { env });
+    const env = {
+      ...process.env,
+      CNV_BASE_URL: emu.url,
+      CNV_API_KEY: emu.keys.full,
+      CNV_CONFIG_DIR: join(dir, 'config'),
+      NO_COLOR: '1',
+    };
+    const cnv =
+      (file, ...how) =>
+      () =>
+        timeCommand(
+          process.execPath,
+          [
+            DIST_CNV,
+            ...how,
+            'export',
+            'contacts',
+            '--format',
+            'ndjson',
+            '--out',
+            join(dir, file),
+            '--full',
+            '--state-key',
+            file,
+            '--no-progress',
+          ],
+          { env },
+        );
     const r = await compare({
       name: `page splitter in a whole export: \`cnv export contacts --format ndjson --out FILE\`, ${bulk.toLocaleString('en')} rows`,
       baseline: cnv('whole.ndjson', '--whole-pages'),
@@ -63,7 +88,8 @@ async function wholeExport(rounds, quick) {
     return [
       {
         ...r,
-        baselineName: 'the same export with each page read whole, one JSON parse, stringifyJson per row (test/bench/baselines/dist-cnv.mjs --whole-pages)',
+        baselineName:
+          'the same export with each page read whole, one JSON parse, stringifyJson per row (test/bench/baselines/dist-cnv.mjs --whole-pages)',
         targetText: '<= 0.90x to keep it for speed; it stays for the exact bytes either way',
         passes: r.ratio <= 0.9,
         note: `${label}; the same ${fmt(splitterText.length / 2 ** 20, 0)} MiB from both. A row the API sends with a number past 2^53, an escape or an integer-like member name is written as sent only by the splitter (test/commands/export/runner.test.ts, "NDJSON rows are the bytes the API sent").`,
@@ -143,8 +169,18 @@ async function pageParse(rounds, quick) {
     return { ...JSON.parse(r.stdout), rssKiB: r.rssKiB };
   };
   const out = [];
-  for (const [layout, label] of [['compact', 'compact, as the emulator writes it'], ['spaced', 'spaced, as Python json.dumps writes it']]) {
-    const r = await compare({ name: `page parse: splitter vs JSON.parse, ${label}`, baseline: run('parse', layout), subject: run('splitter', layout), rounds, warmup: 1, metric: 'usPerRow' });
+  for (const [layout, label] of [
+    ['compact', 'compact, as the emulator writes it'],
+    ['spaced', 'spaced, as Python json.dumps writes it'],
+  ]) {
+    const r = await compare({
+      name: `page parse: splitter vs JSON.parse, ${label}`,
+      baseline: run('parse', layout),
+      subject: run('splitter', layout),
+      rounds,
+      warmup: 1,
+      metric: 'usPerRow',
+    });
     const rss = (side) => fmt(median(r.runs[side].map((x) => x.rssKiB)) / 1024, 1);
     out.push({
       ...r,
@@ -161,7 +197,21 @@ async function pageParse(rounds, quick) {
 function csvRowsOfCells(n) {
   return Array.from({ length: n }, (_, i) => {
     const c = contact(i);
-    return [c.id, c.sfdcLeadId ?? '', '', '', c.email, c.subscriptionStatus, c.createdAt, c.updatedAt, c.fields.firstName, c.fields.lastName, c.fields.city, String(c.fields.score), i % 4 === 0 ? '{"fields.note":"a\\nb"}' : ''];
+    return [
+      c.id,
+      c.sfdcLeadId ?? '',
+      '',
+      '',
+      c.email,
+      c.subscriptionStatus,
+      c.createdAt,
+      c.updatedAt,
+      c.fields.firstName,
+      c.fields.lastName,
+      c.fields.city,
+      String(c.fields.score),
+      i % 4 === 0 ? '{"fields.note":"a\\nb"}' : '',
+    ];
   });
 }
 
@@ -187,21 +237,53 @@ async function csvWriter(rounds, quick) {
     return { ms, usPerRow: (ms * 1000) / n };
   };
   // The same text, or the comparison means nothing.
-  if (rows.map((row) => format([row])).join('') !== csvStringifySync(rows, options)) throw new Error('csv-line.ts and csv-stringify wrote different text');
+  if (rows.map((row) => format([row])).join('') !== csvStringifySync(rows, options))
+    throw new Error('csv-line.ts and csv-stringify wrote different text');
   const label = `${n.toLocaleString('en')} rows of 13 cells`;
   const note = 'µs per row, text only (no file writes); the same text from both (checked).';
-  const viaSync = await compare({ name: `CSV writer: src/output/csv-line.ts vs csv-stringify (sync API), ${label}`, baseline: sync, subject: ours, rounds, warmup: 1, metric: 'usPerRow' });
-  const viaStream = await compare({ name: `CSV writer: src/output/csv-line.ts vs csv-stringify (stream API), ${label}`, baseline: stream, subject: ours, rounds, warmup: 1, metric: 'usPerRow' });
+  const viaSync = await compare({
+    name: `CSV writer: src/output/csv-line.ts vs csv-stringify (sync API), ${label}`,
+    baseline: sync,
+    subject: ours,
+    rounds,
+    warmup: 1,
+    metric: 'usPerRow',
+  });
+  const viaStream = await compare({
+    name: `CSV writer: src/output/csv-line.ts vs csv-stringify (stream API), ${label}`,
+    baseline: stream,
+    subject: ours,
+    rounds,
+    warmup: 1,
+    metric: 'usPerRow',
+  });
   return [
-    { ...viaSync, baselineName: "csv-stringify/sync's `stringify(rows)`, same quoting (quoted_match)", targetText: '< 1x to keep it', passes: viaSync.ratio < 1, note },
-    { ...viaStream, baselineName: "csv-stringify's stream API, same quoting (quoted_match)", targetText: '< 1x to keep it', passes: viaStream.ratio < 1, note },
+    {
+      ...viaSync,
+      baselineName: "csv-stringify/sync's `stringify(rows)`, same quoting (quoted_match)",
+      targetText: '< 1x to keep it',
+      passes: viaSync.ratio < 1,
+      note,
+    },
+    {
+      ...viaStream,
+      baselineName: "csv-stringify's stream API, same quoting (quoted_match)",
+      targetText: '< 1x to keep it',
+      passes: viaStream.ratio < 1,
+      note,
+    },
   ];
 }
 
 /** An input file's text: a header, then rows with commas, quotes and line breaks inside quoted values. */
 async function inputText(n, lineEnd) {
   const { csvFormatter } = await dist('output/csv-line.js');
-  const rows = csvRowsOfCells(n).map((r, i) => [r[4], r[5], r[10], i % 3 === 0 ? `line one${lineEnd}line "two"` : r[12]]);
+  const rows = csvRowsOfCells(n).map((r, i) => [
+    r[4],
+    r[5],
+    r[10],
+    i % 3 === 0 ? `line one${lineEnd}line "two"` : r[12],
+  ]);
   return (await csvFormatter(lineEnd))([['email', 'subscriptionStatus', 'fields.city', 'fields.note'], ...rows]);
 }
 
@@ -210,7 +292,10 @@ async function csvReader(rounds, quick) {
   const n = quick ? 50_000 : 200_000;
   const options = { info: true, bom: true, relax_column_count: true, skip_empty_lines: true };
   const out = [];
-  for (const [lineEnd, ends] of [['\n', 'LF line ends'], ['\r', 'CR-only line ends (old Mac)']]) {
+  for (const [lineEnd, ends] of [
+    ['\n', 'LF line ends'],
+    ['\r', 'CR-only line ends (old Mac)'],
+  ]) {
     const text = await inputText(n, lineEnd);
     const chunks = chunksOf(text);
     const ours = timed(n + 1, () => {
@@ -247,13 +332,40 @@ async function csvReader(rounds, quick) {
     const parser = new CsvParser(',');
     const mine = parser.push(text);
     parser.end(mine);
-    if (JSON.stringify(mine.map((r) => r.fields)) !== JSON.stringify(theirs)) throw new Error(`csv-parser.ts and csv-parse read different records (${ends})`);
+    if (JSON.stringify(mine.map((r) => r.fields)) !== JSON.stringify(theirs))
+      throw new Error(`csv-parser.ts and csv-parse read different records (${ends})`);
     const note = `µs per record, ${fmt(Buffer.byteLength(text) / 2 ** 20, 1)} MiB in 64 KiB chunks (csv-parse/sync: the whole text at once), ${ends}, a third of the rows with a line break and quotes inside a quoted value; records only (no rows, no validation); the same records from both (checked).`;
-    const viaSync = await compare({ name: `CSV parser: src/input/csv-parser.ts vs csv-parse (sync API, info: true), ${n.toLocaleString('en')} rows, ${ends}`, baseline: sync, subject: ours, rounds, warmup: 1, metric: 'usPerRow' });
-    out.push({ ...viaSync, baselineName: "csv-parse/sync's `parse(text)` with line information (info: true)", targetText: '< 1x to keep it', passes: viaSync.ratio < 1, note });
+    const viaSync = await compare({
+      name: `CSV parser: src/input/csv-parser.ts vs csv-parse (sync API, info: true), ${n.toLocaleString('en')} rows, ${ends}`,
+      baseline: sync,
+      subject: ours,
+      rounds,
+      warmup: 1,
+      metric: 'usPerRow',
+    });
+    out.push({
+      ...viaSync,
+      baselineName: "csv-parse/sync's `parse(text)` with line information (info: true)",
+      targetText: '< 1x to keep it',
+      passes: viaSync.ratio < 1,
+      note,
+    });
     if (lineEnd === '\n') {
-      const viaStream = await compare({ name: `CSV parser: src/input/csv-parser.ts vs csv-parse (stream API, info: true), ${n.toLocaleString('en')} rows, ${ends}`, baseline: stream, subject: ours, rounds, warmup: 1, metric: 'usPerRow' });
-      out.push({ ...viaStream, baselineName: "csv-parse's stream API with line information (info: true)", targetText: '< 1x to keep it', passes: viaStream.ratio < 1, note });
+      const viaStream = await compare({
+        name: `CSV parser: src/input/csv-parser.ts vs csv-parse (stream API, info: true), ${n.toLocaleString('en')} rows, ${ends}`,
+        baseline: stream,
+        subject: ours,
+        rounds,
+        warmup: 1,
+        metric: 'usPerRow',
+      });
+      out.push({
+        ...viaStream,
+        baselineName: "csv-parse's stream API with line information (info: true)",
+        targetText: '< 1x to keep it',
+        passes: viaStream.ratio < 1,
+        note,
+      });
     }
   }
   return out;

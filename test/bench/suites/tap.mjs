@@ -17,8 +17,14 @@ const MiB = 1024;
 function tapFiles(emu, dir, env) {
   const config = join(dir, 'config.json');
   writeFileSync(config, JSON.stringify({ base_url: emu.url, api_key: emu.keys.full }));
-  const catalog = JSON.parse(execFileSync(process.execPath, [TAP, '--config', config, '--discover'], { env, maxBuffer: 64 * 2 ** 20 }).toString());
-  for (const s of catalog.streams) s.metadata.find((m) => m.breadcrumb.length === 0).metadata.selected = s.tap_stream_id === 'contacts';
+  const catalog = JSON.parse(
+    execFileSync(process.execPath, [TAP, '--config', config, '--discover'], {
+      env,
+      maxBuffer: 64 * 2 ** 20,
+    }).toString(),
+  );
+  for (const s of catalog.streams)
+    s.metadata.find((m) => m.breadcrumb.length === 0).metadata.selected = s.tap_stream_id === 'contacts';
   writeFileSync(join(dir, 'catalog.json'), JSON.stringify(catalog));
   return ['--config', config, '--catalog', join(dir, 'catalog.json')];
 }
@@ -35,22 +41,37 @@ export async function run({ rounds, quick }) {
     const label = `${bulk.toLocaleString('en')} contacts`;
     const tapArgs = tapFiles(emu, mkdtempSync(join(dir, 'big-')), env);
     const smallArgs = tapFiles(small, mkdtempSync(join(dir, 'small-')), env);
-    const tap = (args, stdout = '/dev/null') => () => timeCommand(process.execPath, [TAP, ...args], { env, stdout });
-    const exportRun = () => timeCommand(process.execPath, [BIN, 'export', 'contacts', '--format', 'ndjson', '--no-state', '--no-progress'], {
-      env: { ...env, CNV_BASE_URL: emu.url, CNV_API_KEY: emu.keys.full }, stdout: join(dir, 'export.ndjson'),
-    });
+    const tap =
+      (args, stdout = '/dev/null') =>
+      () =>
+        timeCommand(process.execPath, [TAP, ...args], { env, stdout });
+    const exportRun = () =>
+      timeCommand(process.execPath, [BIN, 'export', 'contacts', '--format', 'ndjson', '--no-state', '--no-progress'], {
+        env: { ...env, CNV_BASE_URL: emu.url, CNV_API_KEY: emu.keys.full },
+        stdout: join(dir, 'export.ndjson'),
+      });
 
     // Once, into a file: the tap emits a RECORD for each row the export writes.
     await tap(tapArgs, join(dir, 'tap.ndjson'))();
-    const records = readFileSync(join(dir, 'tap.ndjson'), 'utf8').split('\n').filter((l) => l.startsWith('{"type":"RECORD"')).length;
+    const records = readFileSync(join(dir, 'tap.ndjson'), 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith('{"type":"RECORD"')).length;
     await exportRun();
     const rows = readFileSync(join(dir, 'export.ndjson'), 'utf8').split('\n').length - 1;
     if (records !== rows) throw new Error(`the tap emitted ${records} records, the export wrote ${rows} rows`);
     rmSync(join(dir, 'tap.ndjson'));
 
-    const time = await compare({ name: `\`tap-cnv --config C --catalog C > /dev/null\` (contacts), ${label}`, baseline: exportRun, subject: tap(tapArgs), rounds: n, warmup: 1 });
+    const time = await compare({
+      name: `\`tap-cnv --config C --catalog C > /dev/null\` (contacts), ${label}`,
+      baseline: exportRun,
+      subject: tap(tapArgs),
+      rounds: n,
+      warmup: 1,
+    });
     results.push({
-      ...time, baselineName: '`cnv export contacts --format ndjson --no-state > FILE`, same account', target: 1.2,
+      ...time,
+      baselineName: '`cnv export contacts --format ndjson --no-state > FILE`, same account',
+      target: 1.2,
       note: `${records.toLocaleString('en')} RECORDs (fields keyed by field key, numbers exact, a STATE after each page of 5,000) against the export's rows as the API sent them.`,
     });
 
@@ -58,8 +79,14 @@ export async function run({ rounds, quick }) {
     for (let i = 0; i < Math.max(3, n); i++) smallRss.push((await tap(smallArgs)()).rssKiB);
     const bigRss = median(time.runs.subject.map((r) => r.rssKiB));
     results.push({
-      name: `peak RSS of that tap run (${label})`, baselineName: 'the same tap run over 10,000 contacts', metric: 'MiB',
-      subject: bigRss / MiB, baseline: median(smallRss) / MiB, ratio: bigRss / median(smallRss), rounds: n, target: 1.3,
+      name: `peak RSS of that tap run (${label})`,
+      baselineName: 'the same tap run over 10,000 contacts',
+      metric: 'MiB',
+      subject: bigRss / MiB,
+      baseline: median(smallRss) / MiB,
+      ratio: bigRss / median(smallRss),
+      rounds: n,
+      target: 1.3,
       note: `peak RSS per run (MiB): ${time.runs.subject.map((r) => fmt(r.rssKiB / MiB, 0)).join(', ')}; 10,000 contacts: ${smallRss.map((k) => fmt(k / MiB, 0)).join(', ')}.`,
     });
   } finally {

@@ -32,7 +32,10 @@ describe('cnv api against a lying server (in-process)', () => {
   });
 
   it('a 200 HTML page is not printed as data: not_the_api, exit 3', async () => {
-    agent.get(BASE).intercept({ path: '/v2/things', method: 'GET' }).reply(200, '<html>login</html>', { headers: { 'content-type': 'text/html' } });
+    agent
+      .get(BASE)
+      .intercept({ path: '/v2/things', method: 'GET' })
+      .reply(200, '<html>login</html>', { headers: { 'content-type': 'text/html' } });
     const res = await run(['GET', '/v2/things']);
     expect(res.exitCode).toBe(3);
     expect(res.stdout).toBe('');
@@ -40,8 +43,15 @@ describe('cnv api against a lying server (in-process)', () => {
   });
 
   it('--include on a terminal shows a hostile error page escaped, with the key masked', async () => {
-    agent.get(BASE).intercept({ path: '/v2/things', method: 'GET' }).reply(502, `<h1>\x1b]0;pwned\x07 ${KEY}</h1>`, { headers: { 'content-type': 'text/html' } });
-    const res = await cnvInProcess(['api', 'GET', 'things', '--include', '--max-retries', '0'], { env, dispatcher: agent, stdoutIsTTY: true });
+    agent
+      .get(BASE)
+      .intercept({ path: '/v2/things', method: 'GET' })
+      .reply(502, `<h1>\x1b]0;pwned\x07 ${KEY}</h1>`, { headers: { 'content-type': 'text/html' } });
+    const res = await cnvInProcess(['api', 'GET', 'things', '--include', '--max-retries', '0'], {
+      env,
+      dispatcher: agent,
+      stdoutIsTTY: true,
+    });
     expect(res.exitCode).toBe(7);
     expect(res.stdout).toMatch(/^HTTP 502 Bad Gateway\n/);
     expect(res.stdout).toContain('\\x1b]0;pwned\\x07');
@@ -50,7 +60,10 @@ describe('cnv api against a lying server (in-process)', () => {
   });
 
   it('the key echoed in a body or a header is masked in what --include prints', async () => {
-    agent.get(BASE).intercept({ path: '/v2/echo', method: 'GET' }).reply(200, { data: { youSent: KEY } }, { headers: { 'x-echo': KEY } });
+    agent
+      .get(BASE)
+      .intercept({ path: '/v2/echo', method: 'GET' })
+      .reply(200, { data: { youSent: KEY } }, { headers: { 'x-echo': KEY } });
     const res = await run(['GET', 'echo', '--include']);
     expect(res.exitCode).toBe(0);
     expect(res.stdout).toMatch(/^x-echo: sk_live_mock_\*\*\*\*$/m);

@@ -14,6 +14,8 @@ describe('cnv campaigns (in-process)', () => {
     expect(json(res.stdout)).toEqual({ added: true, cnvContactId: FX.linus.id });
     const state = await fx.admin('GET', `/_emulator/state/campaigns/${CA.tradeShow.id}`);
     expect(state.members).toEqual([{ contactId: FX.linus.id, statusId: expect.any(String) }]);
-    expect((await cnvInProcess(['campaigns', 'add', CA.archived.id, '--email', FX.linus.email], { env: fx.env })).exitCode).toBe(5);
+    expect(
+      (await cnvInProcess(['campaigns', 'add', CA.archived.id, '--email', FX.linus.email], { env: fx.env })).exitCode,
+    ).toBe(5);
   });
 });

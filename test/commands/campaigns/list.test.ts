@@ -11,10 +11,24 @@ import { useFakeContext } from '../../helpers/fake-context.js';
 
 // `campaigns list`'s run alone: one page, every page (--all), a cursor, and the summary of a run that fails midway.
 const campaign = (n: number) => ({
-  id: `b100000${n}-0000-4000-8000-000000000000`, name: `Campaign ${n}`, type: { id: 't1', name: 'Webinar', systemType: 'CUSTOM' },
-  memberCount: n, createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-01T00:00:00Z',
+  id: `b100000${n}-0000-4000-8000-000000000000`,
+  name: `Campaign ${n}`,
+  type: { id: 't1', name: 'Webinar', systemType: 'CUSTOM' },
+  memberCount: n,
+  createdAt: '2026-01-01T00:00:00Z',
+  updatedAt: '2026-01-01T00:00:00Z',
 });
-const COLUMNS = ['id', 'name', 'type.id', 'type.name', 'type.systemType', 'sfdcCampaignId', 'memberCount', 'createdAt', 'updatedAt'];
+const COLUMNS = [
+  'id',
+  'name',
+  'type.id',
+  'type.name',
+  'type.systemType',
+  'sfdcCampaignId',
+  'memberCount',
+  'createdAt',
+  'updatedAt',
+];
 
 const f = useFakeContext();
 
@@ -22,7 +36,11 @@ describe('campaigns list: run', () => {
   it('one page: its rows as the list, and the next cursor as the trailer', async () => {
     f.api.on('GET', '/v2/campaigns', ok({ campaigns: [campaign(1), campaign(2)] }, 'c2'));
     expect(await run(f.ctx, { args: [], opts: {} })).toEqual({
-      kind: 'list', rows: [campaign(1), campaign(2)], columns: COLUMNS, tableColumns: ['id', 'name', 'type.name', 'memberCount'], chosen: false,
+      kind: 'list',
+      rows: [campaign(1), campaign(2)],
+      columns: COLUMNS,
+      tableColumns: ['id', 'name', 'type.name', 'memberCount'],
+      chosen: false,
       trailer: 'next page: --cursor c2 (or --all for every page)',
     });
   });
@@ -48,9 +66,18 @@ describe('campaigns list: run', () => {
     f.api
       .on('GET', '/v2/campaigns', ok({ campaigns: [campaign(1)] }, 'c2'))
       .on('GET', '/v2/campaigns?cursor=c2', apiError(400, 'invalid_cursor', 'cursor expired'));
-    await expect(run(f.ctx, { args: [], opts: { paginate: true, columns: 'id,memberCount', summaryJson: summary } })).rejects.toMatchObject({ exitCode: 3, code: 'invalid_cursor' });
+    await expect(
+      run(f.ctx, { args: [], opts: { paginate: true, columns: 'id,memberCount', summaryJson: summary } }),
+    ).rejects.toMatchObject({ exitCode: 3, code: 'invalid_cursor' });
     expect(f.stdout().startsWith(`[\n  {"id":"${campaign(1).id}","memberCount":1}`)).toBe(true);
-    expect(JSON.parse(readFileSync(summary, 'utf8'))).toEqual({ command: 'campaigns list', status: 'failed', rows: 1, pages: 1, nextCursor: 'c2', moreRemains: true });
+    expect(JSON.parse(readFileSync(summary, 'utf8'))).toEqual({
+      command: 'campaigns list',
+      status: 'failed',
+      rows: 1,
+      pages: 1,
+      nextCursor: 'c2',
+      moreRemains: true,
+    });
   });
 });
 
@@ -60,7 +87,8 @@ const json = (s: string) => JSON.parse(s);
 describe('cnv campaigns (in-process)', () => {
   reseedBeforeEach(fx);
 
-  const activeCount = () => [...fx.emulator.store.business('acme').campaigns.values()].filter((c) => !c.archived).length;
+  const activeCount = () =>
+    [...fx.emulator.store.business('acme').campaigns.values()].filter((c) => !c.archived).length;
 
   it('list: one page as rows, and the next cursor on stderr', async () => {
     const res = await cnvInProcess(['campaigns', 'list', '--limit', '5'], { env: fx.env });
@@ -75,22 +103,32 @@ describe('cnv campaigns (in-process)', () => {
     const piped = await cnvInProcess(['campaigns', 'list', '--limit', '2'], { env: fx.env });
     const first = await cnvInProcess(['campaigns', 'list', '--limit', '2', '--json'], { env: fx.env });
     expect(first.stdout).toBe(piped.stdout);
-    expect(json(first.stdout)).toEqual([expect.objectContaining({ id: CA.springWebinar.id }), expect.objectContaining({ id: CA.tradeShow.id })]);
+    expect(json(first.stdout)).toEqual([
+      expect.objectContaining({ id: CA.springWebinar.id }),
+      expect.objectContaining({ id: CA.tradeShow.id }),
+    ]);
     const cursor = /^next page: --cursor (\S+) /m.exec(first.stderr)![1];
-    const second = json((await cnvInProcess(['campaigns', 'list', '--limit', '2', '--json', '--cursor', cursor], { env: fx.env })).stdout);
+    const second = json(
+      (await cnvInProcess(['campaigns', 'list', '--limit', '2', '--json', '--cursor', cursor], { env: fx.env })).stdout,
+    );
     expect(second[0].id).not.toBe(CA.tradeShow.id);
   });
 
   it('list --all follows every cursor (ndjson, csv), without archived campaigns', async () => {
     const ndjson = await cnvInProcess(['campaigns', 'list', '--all', '-o', 'ndjson', '--limit', '30'], { env: fx.env });
-    const ids = ndjson.stdout.trim().split('\n').map((l) => json(l).id);
+    const ids = ndjson.stdout
+      .trim()
+      .split('\n')
+      .map((l) => json(l).id);
     expect(ids).toHaveLength(activeCount());
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids).not.toContain(CA.archived.id);
     expect(ndjson.stderr).not.toMatch(/next page/);
     const csv = await cnvInProcess(['campaigns', 'list', '--all', '-o', 'csv'], { env: fx.env });
     const lines = csv.stdout.trim().split('\n');
-    expect(lines[0]).toBe('id,name,type.id,type.name,type.systemType,sfdcCampaignId,memberCount,createdAt,updatedAt,_extra');
+    expect(lines[0]).toBe(
+      'id,name,type.id,type.name,type.systemType,sfdcCampaignId,memberCount,createdAt,updatedAt,_extra',
+    );
     expect(lines).toHaveLength(activeCount() + 1);
   });
 

@@ -10,7 +10,10 @@ describe('cnv config (in-process)', () => {
   it('set-key reads stdin, stores the key in a 0600 file, and never prints it', async () => {
     const dir = tempConfigDir();
     const key = fx.emulator.keys.full;
-    const set = await cnvInProcess(['config', 'set-key', '--base-url', fx.emulator.url], { env: { CNV_CONFIG_DIR: dir }, input: key + '\n' });
+    const set = await cnvInProcess(['config', 'set-key', '--base-url', fx.emulator.url], {
+      env: { CNV_CONFIG_DIR: dir },
+      input: key + '\n',
+    });
     expect(set.exitCode).toBe(0);
     expect(set.stderr).toMatch(/saved API key sk_live_demo_\*\*\*\* for profile "default"/);
     expect(set.stdout + set.stderr).not.toContain(key);

@@ -8,14 +8,24 @@ import { useFakeContext } from '../../helpers/fake-context.js';
 
 // `contacts get`'s run alone: a fake context whose http() answers from the stubs below.
 const ID = 'a1000000-0000-4000-8000-000000000001';
-const CONTACT = { cnvContactId: ID, email: 'ada@example.com', subscriptionStatus: 'SUBSCRIBED', fields: { city: 'Oslo' }, createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-02T00:00:00Z' };
+const CONTACT = {
+  cnvContactId: ID,
+  email: 'ada@example.com',
+  subscriptionStatus: 'SUBSCRIBED',
+  fields: { city: 'Oslo' },
+  createdAt: '2026-01-01T00:00:00Z',
+  updatedAt: '2026-01-02T00:00:00Z',
+};
 
 const f = useFakeContext();
 
 describe('contacts get: run', () => {
   it('--email: GET /v2/contacts?email=..., the contact as the record', async () => {
     f.api.on('GET', '/v2/contacts?email=ada%40example.com', ok({ contact: CONTACT }));
-    expect(await run(f.ctx, { args: [], opts: { email: 'ada@example.com' } })).toEqual({ kind: 'record', data: CONTACT });
+    expect(await run(f.ctx, { args: [], opts: { email: 'ada@example.com' } })).toEqual({
+      kind: 'record',
+      data: CONTACT,
+    });
     expect(f.api.requests[0].headers['x-api-key']).toBe('sk_live_fake_0123456789abcdef');
     expect(f.stderr()).toBe('');
   });
@@ -24,24 +34,47 @@ describe('contacts get: run', () => {
     f.api.on('GET', `/v2/contacts?cnvContactId=${ID}`, ok({ contact: CONTACT }));
     const result = await run(f.ctx, { args: [], opts: { contactId: ID, email: 'other@example.com' } });
     expect(result).toMatchObject({ kind: 'record', data: { cnvContactId: ID } });
-    expect(f.stderr()).toBe('warning: --email is ignored: the API finds the contact by --contact-id alone (precedence --contact-id, --email); if they name different contacts, --contact-id wins\n');
+    expect(f.stderr()).toBe(
+      'warning: --email is ignored: the API finds the contact by --contact-id alone (precedence --contact-id, --email); if they name different contacts, --contact-id wins\n',
+    );
   });
 
   it('no match, as a 404 or as an empty answer: ApiError contact_not_found, exit 5', async () => {
-    f.api.on('GET', '/v2/contacts?email=nobody%40example.com', apiError(404, 'contact_not_found', 'no such contact'), ok({ contact: null }));
-    await expect(run(f.ctx, { args: [], opts: { email: 'nobody@example.com' } })).rejects.toMatchObject({ exitCode: 5, code: 'contact_not_found', message: 'no such contact' });
-    await expect(run(f.ctx, { args: [], opts: { email: 'nobody@example.com' } })).rejects.toMatchObject({ exitCode: 5, code: 'contact_not_found', message: 'no contact matches email nobody@example.com' });
+    f.api.on(
+      'GET',
+      '/v2/contacts?email=nobody%40example.com',
+      apiError(404, 'contact_not_found', 'no such contact'),
+      ok({ contact: null }),
+    );
+    await expect(run(f.ctx, { args: [], opts: { email: 'nobody@example.com' } })).rejects.toMatchObject({
+      exitCode: 5,
+      code: 'contact_not_found',
+      message: 'no such contact',
+    });
+    await expect(run(f.ctx, { args: [], opts: { email: 'nobody@example.com' } })).rejects.toMatchObject({
+      exitCode: 5,
+      code: 'contact_not_found',
+      message: 'no contact matches email nobody@example.com',
+    });
   });
 
   it('a 503 is retried after the backoff (no real wait), then the contact', async () => {
-    f.api.on('GET', '/v2/contacts?email=ada%40example.com', apiError(503, 'unavailable', 'try later'), ok({ contact: CONTACT }));
+    f.api.on(
+      'GET',
+      '/v2/contacts?email=ada%40example.com',
+      apiError(503, 'unavailable', 'try later'),
+      ok({ contact: CONTACT }),
+    );
     expect(await run(f.ctx, { args: [], opts: { email: 'ada@example.com' } })).toMatchObject({ data: CONTACT });
     expect(f.clock.sleeps).toEqual([250]);
   });
 
   it('no identifier, or a malformed one: a usage error (exit 2) before any request', async () => {
     await expect(run(f.ctx, { args: [], opts: {} })).rejects.toMatchObject({ exitCode: 2, code: 'missing_identifier' });
-    await expect(run(f.ctx, { args: [], opts: { contactId: 'not-a-uuid' } })).rejects.toMatchObject({ exitCode: 2, message: expect.stringMatching(/^--contact-id: /) });
+    await expect(run(f.ctx, { args: [], opts: { contactId: 'not-a-uuid' } })).rejects.toMatchObject({
+      exitCode: 2,
+      message: expect.stringMatching(/^--contact-id: /),
+    });
     expect(f.api.requests).toEqual([]);
   });
 });
@@ -69,7 +102,9 @@ describe('cnv contacts get (in-process)', () => {
   });
 
   it('exits 4 with a hint when the endpoint is not enabled for the key', async () => {
-    const res = await cnvInProcess(['contacts', 'get', '--email', 'basic.user@example.com'], { env: { ...fx.env, CNV_API_KEY: fx.emulator.keys.basic } });
+    const res = await cnvInProcess(['contacts', 'get', '--email', 'basic.user@example.com'], {
+      env: { ...fx.env, CNV_API_KEY: fx.emulator.keys.basic },
+    });
     expect(res.exitCode).toBe(4);
     expect(res.stderr).toMatch(/^error: export_not_enabled: /m);
     expect(res.stderr).toMatch(/^hint: .*not enabled/m);

@@ -18,20 +18,31 @@ function file(name: string, text: string): string {
 
 describe('contacts sync --plan', () => {
   it('on a terminal: a table, one line per changed value ("update?" when sent because unsure), then the counts', async () => {
-    const path = file('plan.csv', `email,city,companyFields.employees\n${FIXTURE_CONTACTS.ada.email},Paris,\n${FIXTURE_CONTACTS.grace.email},,12\nbrand.new@example.com,Rome,\n`);
-    const res = await cnvInProcess(['contacts', 'sync', '--file', path, '--plan'], { env: fx.env, stdoutIsTTY: true, columns: 120 });
+    const path = file(
+      'plan.csv',
+      `email,city,companyFields.employees\n${FIXTURE_CONTACTS.ada.email},Paris,\n${FIXTURE_CONTACTS.grace.email},,12\nbrand.new@example.com,Rome,\n`,
+    );
+    const res = await cnvInProcess(['contacts', 'sync', '--file', path, '--plan'], {
+      env: fx.env,
+      stdoutIsTTY: true,
+      columns: 120,
+    });
     expect(res.exitCode, res.stderr).toBe(0);
     const lines = res.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^line +action +contact +field +old +new$/);
     expect(lines[1]).toMatch(/^2 +update +ada@example\.com +fields\.city +London +Paris$/);
     expect(lines[2]).toMatch(/^3 +update\? +grace@example\.com +\(companyFields are not in the contacts export\)/);
     expect(lines[3]).toMatch(/^4 +create +brand\.new@example\.com +email +\(unset\) +brand\.new@example\.com$/);
-    expect(lines.at(-1)).toBe('Plan: 1 to create, 2 to update (1 of them because cnv cannot be sure they match: 1 company fields), 0 unchanged, 0 invalid.');
+    expect(lines.at(-1)).toBe(
+      'Plan: 1 to create, 2 to update (1 of them because cnv cannot be sure they match: 1 company fields), 0 unchanged, 0 invalid.',
+    );
   });
 
   it('-q applies to each NDJSON line', async () => {
     const path = file('q.csv', `email,city\n${FIXTURE_CONTACTS.ada.email},Lisbon\n`);
-    const res = await cnvInProcess(['contacts', 'sync', '--file', path, '--plan', '-q', 'changes[0].new || update'], { env: fx.env });
+    const res = await cnvInProcess(['contacts', 'sync', '--file', path, '--plan', '-q', 'changes[0].new || update'], {
+      env: fx.env,
+    });
     expect(res.exitCode, res.stderr).toBe(0);
     expect(res.stdout).toBe('Lisbon\n1\n');
   });

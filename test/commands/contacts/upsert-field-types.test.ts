@@ -16,7 +16,12 @@ let fieldPaths: string[];
 let bodies: Array<Record<string, unknown>>;
 
 const def = (objectType: string, key: string, dataType: string) => ({ key, label: key, objectType, dataType });
-const CONTACT_FIELDS = [def('CONTACT', 'city', 'STRING'), def('CONTACT', 'score', 'NUMBER'), def('CONTACT', 'vip', 'BOOLEAN'), def('CONTACT', 'birthday', 'DATE')];
+const CONTACT_FIELDS = [
+  def('CONTACT', 'city', 'STRING'),
+  def('CONTACT', 'score', 'NUMBER'),
+  def('CONTACT', 'vip', 'BOOLEAN'),
+  def('CONTACT', 'birthday', 'DATE'),
+];
 const COMPANY_FIELDS = [def('COMPANY', 'employees', 'NUMBER'), def('COMPANY', 'companyName', 'STRING')];
 
 beforeEach(() => {
@@ -31,14 +36,20 @@ beforeEach(() => {
     .intercept({ path: '/v2/contacts', method: 'POST' })
     .reply((req) => {
       bodies.push(JSON.parse(String(req.body)));
-      return { statusCode: 200, data: { data: { cnvContactId: '00000000-0000-4000-8000-000000000001', contactCreated: true } } };
+      return {
+        statusCode: 200,
+        data: { data: { cnvContactId: '00000000-0000-4000-8000-000000000001', contactCreated: true } },
+      };
     })
     .persist();
 });
 afterEach(() => agent.close());
 
 /** Answers GET /v2/fields by objectType with these definitions, `times` times, recording each path. */
-function fieldsServer(times = 1, byType: Record<string, unknown[]> = { CONTACT: CONTACT_FIELDS, COMPANY: COMPANY_FIELDS }) {
+function fieldsServer(
+  times = 1,
+  byType: Record<string, unknown[]> = { CONTACT: CONTACT_FIELDS, COMPANY: COMPANY_FIELDS },
+) {
   agent
     .get(BASE)
     .intercept({ path: (p) => p.startsWith('/v2/fields?'), method: 'GET' })
@@ -50,14 +61,28 @@ function fieldsServer(times = 1, byType: Record<string, unknown[]> = { CONTACT: 
     .times(times);
 }
 
-const run = (args: string[]) => cnvInProcess(['contacts', 'upsert', '--email', 'a@example.com', ...args], { env, dispatcher: agent });
+const run = (args: string[]) =>
+  cnvInProcess(['contacts', 'upsert', '--email', 'a@example.com', ...args], { env, dispatcher: agent });
 const cacheDir = () => join(dir, 'cache');
-const cacheFile = () => join(cacheDir(), readdirSync(cacheDir()).find((f) => f.endsWith('.json'))!);
+const cacheFile = () =>
+  join(
+    cacheDir(),
+    readdirSync(cacheDir()).find((f) => f.endsWith('.json'))!,
+  );
 
 describe('contacts upsert --field: typed by the field definitions', () => {
   it('converts each value to its dataType, asking only the spec-named parameters', async () => {
     fieldsServer();
-    const res = await run(['--field', 'city=10115', '--field', 'score=42', '--field', 'vip=yes', '--field', 'birthday=1990-05-01']);
+    const res = await run([
+      '--field',
+      'city=10115',
+      '--field',
+      'score=42',
+      '--field',
+      'vip=yes',
+      '--field',
+      'birthday=1990-05-01',
+    ]);
     expect(res.exitCode).toBe(0);
     expect(res.stderr).toBe('');
     expect(bodies[0].fields).toEqual({ city: '10115', score: 42, vip: true, birthday: '1990-05-01' });
@@ -73,9 +98,25 @@ describe('contacts upsert --field: typed by the field definitions', () => {
   });
 
   it('-f sends a string and -F JSON, without reading the definitions', async () => {
-    const res = await run(['-f', 'city=10115', '-F', 'score=7', '-F', 'tags=["a"]', '-f', 'vip=true', '--company-raw-field', 'employees=12', '--company-typed-field', 'companyName=null']);
+    const res = await run([
+      '-f',
+      'city=10115',
+      '-F',
+      'score=7',
+      '-F',
+      'tags=["a"]',
+      '-f',
+      'vip=true',
+      '--company-raw-field',
+      'employees=12',
+      '--company-typed-field',
+      'companyName=null',
+    ]);
     expect(res.exitCode).toBe(0);
-    expect(bodies[0]).toMatchObject({ fields: { city: '10115', score: 7, tags: ['a'], vip: 'true' }, companyFields: { employees: '12', companyName: null } });
+    expect(bodies[0]).toMatchObject({
+      fields: { city: '10115', score: 7, tags: ['a'], vip: 'true' },
+      companyFields: { employees: '12', companyName: null },
+    });
     expect(fieldPaths).toEqual([]);
   });
 
@@ -83,7 +124,9 @@ describe('contacts upsert --field: typed by the field definitions', () => {
     fieldsServer();
     const res = await run(['--field', 'city=Rome', '--field', 'score=abc']);
     expect(res.exitCode).toBe(2);
-    expect(res.stderr).toMatch(/^error: invalid_field: --field score: field "score" \(NUMBER\): "abc" is not a number\n/);
+    expect(res.stderr).toMatch(
+      /^error: invalid_field: --field score: field "score" \(NUMBER\): "abc" is not a number\n/,
+    );
     expect(bodies).toEqual([]);
   });
 
@@ -98,12 +141,27 @@ describe('contacts upsert --field: typed by the field definitions', () => {
   it('a key no field has is exit 2 naming the nearest key, for -f, -F and --set too; nothing is sent', async () => {
     fieldsServer(5);
     const cases: Array<[string[], RegExp]> = [
-      [['--field', 'ctiy=Oslo'], /^error: unknown_field: --field "ctiy": no CONTACT field has this key \(nearest: city\)$/m],
-      [['-f', 'scor=1'], /^error: unknown_field: -f\/--raw-field "scor": no CONTACT field has this key \(nearest: score\)$/m],
+      [
+        ['--field', 'ctiy=Oslo'],
+        /^error: unknown_field: --field "ctiy": no CONTACT field has this key \(nearest: city\)$/m,
+      ],
+      [
+        ['-f', 'scor=1'],
+        /^error: unknown_field: -f\/--raw-field "scor": no CONTACT field has this key \(nearest: score\)$/m,
+      ],
       [['-F', 'nope=12'], /^error: unknown_field: -F\/--typed-field "nope": no CONTACT field has this key$/m],
-      [['--company-field', 'employes=3'], /^error: unknown_field: --company-field "employes": no COMPANY field has this key \(nearest: employees\)$/m],
-      [['--set', 'ctiy=Oslo'], /^error: unknown_field: --set "ctiy": is close to the field city: fields go with --field KEY=VALUE$/m],
-      [['--set', 'City=Oslo'], /^error: unknown_field: --set "City": names the field city: fields go with --field KEY=VALUE$/m],
+      [
+        ['--company-field', 'employes=3'],
+        /^error: unknown_field: --company-field "employes": no COMPANY field has this key \(nearest: employees\)$/m,
+      ],
+      [
+        ['--set', 'ctiy=Oslo'],
+        /^error: unknown_field: --set "ctiy": is close to the field city: fields go with --field KEY=VALUE$/m,
+      ],
+      [
+        ['--set', 'City=Oslo'],
+        /^error: unknown_field: --set "City": names the field city: fields go with --field KEY=VALUE$/m,
+      ],
     ];
     for (const [args, message] of cases) {
       const res = await run(args);
@@ -120,7 +178,9 @@ describe('contacts upsert --field: typed by the field definitions', () => {
     fieldsServer(1, { CONTACT: [...CONTACT_FIELDS, { ...def('CONTACT', 'leadScore', 'NUMBER'), readOnly: true }] });
     const res = await run(['-F', 'leadScore=5']);
     expect(res.exitCode).toBe(2);
-    expect(res.stderr).toMatch(/^error: invalid_field: -F\/--typed-field leadScore: the CONTACT field "leadScore" is read-only$/m);
+    expect(res.stderr).toMatch(
+      /^error: invalid_field: -F\/--typed-field leadScore: the CONTACT field "leadScore" is read-only$/m,
+    );
     expect(bodies).toEqual([]);
   });
 });
@@ -149,7 +209,9 @@ describe('the definitions cache', () => {
     writeFileSync(file, JSON.stringify(cache));
     expect((await run(['--field', 'city=y'])).exitCode).toBe(0);
     expect(fieldPaths).toHaveLength(2);
-    expect(JSON.parse(readFileSync(file, 'utf8')).objectTypes.CONTACT.savedAt).toBeGreaterThan(cache.objectTypes.CONTACT.savedAt);
+    expect(JSON.parse(readFileSync(file, 'utf8')).objectTypes.CONTACT.savedAt).toBeGreaterThan(
+      cache.objectTypes.CONTACT.savedAt,
+    );
   });
 
   it('a corrupt cache file is ignored and replaced', async () => {
@@ -176,7 +238,10 @@ describe('the definitions cache', () => {
   it('a cached list without the key whose refresh fails keeps converting the keys it lists', async () => {
     fieldsServer(1);
     await run(['--field', 'city=x']);
-    agent.get(BASE).intercept({ path: (p) => p.startsWith('/v2/fields?'), method: 'GET' }).reply(403, { error: { code: 'forbidden', message: 'no' } });
+    agent
+      .get(BASE)
+      .intercept({ path: (p) => p.startsWith('/v2/fields?'), method: 'GET' })
+      .reply(403, { error: { code: 'forbidden', message: 'no' } });
     const res = await run(['--field', 'city=10115', '--field', 'zip=10115']);
     expect(res.exitCode).toBe(0);
     expect(res.stderr).toBe('');
@@ -188,7 +253,10 @@ describe('the definitions cache', () => {
     await run(['--field', 'city=x']);
     const file = cacheFile();
     const planted = join(dir, 'planted.json');
-    const fake = { version: 1, objectTypes: { CONTACT: { savedAt: Date.now(), fields: [def('CONTACT', 'city', 'NUMBER')] } } };
+    const fake = {
+      version: 1,
+      objectTypes: { CONTACT: { savedAt: Date.now(), fields: [def('CONTACT', 'city', 'NUMBER')] } },
+    };
     writeFileSync(planted, JSON.stringify(fake));
     unlinkSync(file);
     symlinkSync(planted, file);
@@ -233,7 +301,10 @@ describe('definitions that cannot be read', () => {
   });
 
   it('an off-contract answer: warning and fallback', async () => {
-    agent.get(BASE).intercept({ path: (p) => p.startsWith('/v2/fields?'), method: 'GET' }).reply(200, { data: { fields: 'nope' } });
+    agent
+      .get(BASE)
+      .intercept({ path: (p) => p.startsWith('/v2/fields?'), method: 'GET' })
+      .reply(200, { data: { fields: 'nope' } });
     const res = await run(['--field', 'score=1']);
     expect(res.exitCode).toBe(0);
     expect(res.stderr).toContain('warning: could not read the field definitions');
@@ -245,13 +316,18 @@ describe('contacts upsert --file: CSV field cells typed by the field definitions
   const upsertFile = (csv: string, extra: string[] = []) => {
     const file = join(dir, 'contacts.csv');
     writeFileSync(file, csv);
-    return cnvInProcess(['contacts', 'upsert', '--file', file, '--report', join(dir, 'report.csv'), ...extra], { env, dispatcher: agent });
+    return cnvInProcess(['contacts', 'upsert', '--file', file, '--report', join(dir, 'report.csv'), ...extra], {
+      env,
+      dispatcher: agent,
+    });
   };
   const report = () => readFileSync(join(dir, 'report.csv'), 'utf8');
 
   it('a spreadsheet zip code stays text in a STRING field, with or without a leading zero; numbers and yes/no convert', async () => {
     fieldsServer(2);
-    const res = await upsertFile('email,fields.city,fields.score,fields.vip,companyFields.employees\na@example.com,10115,42,yes,12\nb@example.com,01067, 7 ,no,\nc@example.com,"""80331""",1e3,n,3\n');
+    const res = await upsertFile(
+      'email,fields.city,fields.score,fields.vip,companyFields.employees\na@example.com,10115,42,yes,12\nb@example.com,01067, 7 ,no,\nc@example.com,"""80331""",1e3,n,3\n',
+    );
     expect(res.exitCode).toBe(0);
     expect(bodies.map((b) => [b.fields, b.companyFields])).toEqual([
       [{ city: '10115', score: 42, vip: true }, { employees: 12 }],
@@ -259,25 +335,36 @@ describe('contacts upsert --file: CSV field cells typed by the field definitions
       // A STRING field gets the cell's text unchanged, quotes included (no JSON-literal rule once the field is known).
       [{ city: '"80331"', score: 1000, vip: false }, { employees: 3 }],
     ]);
-    expect(fieldPaths.map((p) => new URL(p, BASE).searchParams.get('objectType')).sort()).toEqual(['COMPANY', 'CONTACT']);
+    expect(fieldPaths.map((p) => new URL(p, BASE).searchParams.get('objectType')).sort()).toEqual([
+      'COMPANY',
+      'CONTACT',
+    ]);
   });
 
   it('a cell that does not fit its field makes that row invalid (invalid_field, naming the column); the other rows are sent', async () => {
     fieldsServer(2);
-    const res = await upsertFile('email,fields.score,fields.birthday\na@example.com,abc,1990-05-01\nb@example.com,5,1990-02-31\nc@example.com,6,1990-05-01\n');
+    const res = await upsertFile(
+      'email,fields.score,fields.birthday\na@example.com,abc,1990-05-01\nb@example.com,5,1990-02-31\nc@example.com,6,1990-05-01\n',
+    );
     expect(res.exitCode).toBe(6);
     expect(bodies.map((b) => b.email)).toEqual(['c@example.com']);
     // (The report's first line is its header; an invalid row has its place, no hash, and the run's job.)
     const lines = report().trim().split('\n');
-    expect(lines[1]).toMatch(/^2,a@example\.com,invalid,,invalid_field,"fields\.score: field ""score"" \(NUMBER\): ""abc"" is not a number",1,,"\{.*\}"$/);
-    expect(lines[2]).toMatch(/^3,b@example\.com,invalid,,invalid_field,"fields\.birthday: field ""birthday"" \(DATE\): .*",2,,"\{.*\}"$/);
+    expect(lines[1]).toMatch(
+      /^2,a@example\.com,invalid,,invalid_field,"fields\.score: field ""score"" \(NUMBER\): ""abc"" is not a number",1,,"\{.*\}"$/,
+    );
+    expect(lines[2]).toMatch(
+      /^3,b@example\.com,invalid,,invalid_field,"fields\.birthday: field ""birthday"" \(DATE\): .*",2,,"\{.*\}"$/,
+    );
   });
 
   it('a key the definitions do not list refuses the file before a request, naming the nearest field; NDJSON rows are sent as written', async () => {
     fieldsServer(4);
     const res = await upsertFile('email,fields.cty\na@example.com,10115\n');
     expect(res.exitCode).toBe(2);
-    expect(res.stderr).toContain('a column that names nothing POST /v2/contacts takes: "fields.cty" (nearest: fields.city)');
+    expect(res.stderr).toContain(
+      'a column that names nothing POST /v2/contacts takes: "fields.cty" (nearest: fields.city)',
+    );
     expect(bodies).toEqual([]);
     // Definitions from the cache lack it: asked once more (a field created since), then refused.
     expect(fieldPaths).toHaveLength(4);
@@ -299,12 +386,17 @@ describe('contacts upsert --file: CSV field cells typed by the field definitions
   });
 
   it('definitions that cannot be read: one warning, and cells follow the JSON-when-it-parses rule', async () => {
-    agent.get(BASE).intercept({ path: (p) => p.startsWith('/v2/fields?'), method: 'GET' })
-      .reply(403, { error: { code: 'forbidden', message: 'this key cannot read fields' } }).times(2);
+    agent
+      .get(BASE)
+      .intercept({ path: (p) => p.startsWith('/v2/fields?'), method: 'GET' })
+      .reply(403, { error: { code: 'forbidden', message: 'this key cannot read fields' } })
+      .times(2);
     const res = await upsertFile('email,fields.city\na@example.com,10115\n');
     expect(res.exitCode).toBe(0);
     expect(res.stderr.match(/could not read the field definitions/g)).toHaveLength(1);
-    expect(res.stderr).toContain('fields.KEY columns are sent as JSON when they parse, else as strings, and other columns cannot be matched to fields');
+    expect(res.stderr).toContain(
+      'fields.KEY columns are sent as JSON when they parse, else as strings, and other columns cannot be matched to fields',
+    );
     expect(bodies[0].fields).toEqual({ city: 10115 });
   });
 });

@@ -8,18 +8,22 @@ const { write, reportPath, readReport } = batchFiles('cnv-files-');
 
 const fx = useEmulator({}, { faults: true, stats: true });
 
-const eventsNamed = async (event: string) => (await fx.admin('GET', `/_emulator/state/events?event=${event}`)) as Array<Record<string, any>>;
+const eventsNamed = async (event: string) =>
+  (await fx.admin('GET', `/_emulator/state/events?event=${event}`)) as Array<Record<string, any>>;
 
 describe('cnv events track --file (in-process)', () => {
   it('running the same file twice records each event once; rows without clientEventId get a stable one', async () => {
-    const path = write('events.csv', [
-      'event,email,userId,clientEventId,data.amount',
-      `file_purchase,${FX.ada.email},,,10`,
-      `file_purchase,${FX.ada.email},,,10`,
-      `file_purchase,,user-grace,crm-77,5`,
-      `file_purchase,ghost@example.com,,,1`,
-      `,${FX.ada.email},,,1`,
-    ].join('\n') + '\n');
+    const path = write(
+      'events.csv',
+      [
+        'event,email,userId,clientEventId,data.amount',
+        `file_purchase,${FX.ada.email},,,10`,
+        `file_purchase,${FX.ada.email},,,10`,
+        `file_purchase,,user-grace,crm-77,5`,
+        `file_purchase,ghost@example.com,,,1`,
+        `,${FX.ada.email},,,1`,
+      ].join('\n') + '\n',
+    );
     const report1 = reportPath();
     const first = await cnvInProcess(['events', 'track', '--file', path, '--report', report1], { env: fx.env });
     expect(first.exitCode).toBe(6);
@@ -49,7 +53,9 @@ describe('cnv events track --file (in-process)', () => {
   });
 
   it('a flaky emulator: retried rows keep their clientEventId, so every event lands once', async () => {
-    const lines = Array.from({ length: 40 }, (_, i) => JSON.stringify({ event: 'flaky_file', email: FX.grace.email, data: { i } }));
+    const lines = Array.from({ length: 40 }, (_, i) =>
+      JSON.stringify({ event: 'flaky_file', email: FX.grace.email, data: { i } }),
+    );
     const path = write('flaky.ndjson', lines.join('\n') + '\n');
     await fx.faults({ dropAfterNext: 3, failRate: 0.2 });
     const res = await cnvInProcess(['events', 'track', '--file', path, '--max-retries', '10'], { env: fx.env });
@@ -61,7 +67,9 @@ describe('cnv events track --file (in-process)', () => {
 
   it('--event gives rows without one their name; --dry-run sends nothing', async () => {
     const path = write('named.ndjson', `{"email":"${FX.ada.email}"}\n`);
-    const dry = await cnvInProcess(['events', 'track', '--file', path, '--event', 'from_flag', '--dry-run'], { env: fx.env });
+    const dry = await cnvInProcess(['events', 'track', '--file', path, '--event', 'from_flag', '--dry-run'], {
+      env: fx.env,
+    });
     expect(dry.exitCode).toBe(0);
     expect((await fx.stats()).total).toBe(0);
     const res = await cnvInProcess(['events', 'track', '--file', path, '--event', 'from_flag'], { env: fx.env });

@@ -7,14 +7,18 @@ const BASE = MOCK_API;
 const api = useMockApi();
 
 describe('export runner (in-process, MockAgent)', () => {
-  it('custom events --full without --since keeps the saved window\'s start, and takes a new --until', async () => {
+  it("custom events --full without --since keeps the saved window's start, and takes a new --until", async () => {
     const bodies: Array<Record<string, unknown>> = [];
     api.agent
       .get(BASE)
       .intercept({ path: '/v2/exports/custom-events', method: 'POST', body: (b) => (bodies.push(JSON.parse(b)), true) })
       .reply(200, { data: { events: [] }, pagination: { nextCursor: null } })
       .persist();
-    const events = (args: string[]) => cnvInProcess(['export', 'custom-events', '--state-key', 'win', '-o', 'ndjson', ...args], { env: api.env, dispatcher: api.agent });
+    const events = (args: string[]) =>
+      cnvInProcess(['export', 'custom-events', '--state-key', 'win', '-o', 'ndjson', ...args], {
+        env: api.env,
+        dispatcher: api.agent,
+      });
     expect((await events(['--since', '2025-01-01', '--until', '2025-02-01'])).exitCode).toBe(0);
     expect((await events(['--full', '--until', '2025-03-01'])).exitCode).toBe(0);
     expect((await events(['--full'])).exitCode).toBe(0);
@@ -24,6 +28,9 @@ describe('export runner (in-process, MockAgent)', () => {
       { start: '2025-01-01T00:00:00.000Z', end: '2025-03-01T00:00:00.000Z' },
     ]);
     const before = await events(['--full', '--until', '2024-12-01']);
-    expect([before.exitCode, before.stderr]).toEqual([2, expect.stringMatching(/--until: must not be before the window's start \(2025-01-01T00:00:00.000Z\)/)]);
+    expect([before.exitCode, before.stderr]).toEqual([
+      2,
+      expect.stringMatching(/--until: must not be before the window's start \(2025-01-01T00:00:00.000Z\)/),
+    ]);
   });
 });

@@ -19,35 +19,49 @@ afterEach(() => {
 
 const contact = (id: string) => ({ id, email: `${id}@example.com`, updatedAt: '2025-01-01T00:00:00Z' });
 function page(cursor: string | undefined, rows: unknown[], next: string | null) {
-  api.agent.get(BASE).intercept({ path: '/v2/exports/contacts', method: 'POST', body: (b) => JSON.parse(b).cursor === cursor }).reply(200, { data: { contacts: rows }, pagination: { nextCursor: next } });
+  api.agent
+    .get(BASE)
+    .intercept({ path: '/v2/exports/contacts', method: 'POST', body: (b) => JSON.parse(b).cursor === cursor })
+    .reply(200, { data: { contacts: rows }, pagination: { nextCursor: next } });
 }
 const run = (args: string[]) => cnvInProcess(['export', 'contacts', ...args], { env: api.env, dispatcher: api.agent });
 const state = async () => (await ExportStateStore.open(api.dir)).list()[0];
 const errno = (code: string) => Object.assign(new Error(`${code}: injected, write`), { code });
-const lines = (path: string) => readFileSync(path, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l).id);
+const lines = (path: string) =>
+  readFileSync(path, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l).id);
 
 describe('export: local file system failures are exit 8, not a bug', () => {
-  it.each(['ENOSPC', 'EDQUOT', 'EIO', 'EROFS', 'EACCES'])('%s writing the output: exit 8 naming the file; page 1 stays committed; the run is closed as failed', async (code) => {
-    page(undefined, [contact('a')], 'c1');
-    page('c1', [contact('bb')], null);
-    const out = join(mkdtempSync(join(api.dir, 'out-')), 'contacts.ndjson');
-    const probe = await open(join(api.dir, 'probe'), 'w');
-    const proto = Object.getPrototypeOf(probe) as { write: (...a: unknown[]) => Promise<unknown> };
-    await probe.close();
-    const real = proto.write;
-    let writes = 0;
-    vi.spyOn(proto, 'write').mockImplementation(function (this: unknown, ...args: unknown[]) {
-      return ++writes === 2 ? Promise.reject(errno(code)) : real.apply(this, args);
-    });
-    const res = await run(['--out', out]);
-    expect(res.exitCode, res.stderr).toBe(8);
-    expect(res.stderr).toMatch(new RegExp(`error: (disk_full|file_system_error): cannot write the output file ${out.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: .*\\(${code}\\)`));
-    expect(res.stderr).not.toMatch(/internal|bug/);
-    expect(lines(out)).toEqual(['a']);
-    const s = await state();
-    expect(s?.current).toMatchObject({ cursor: 'c1', rows: 1 });
-    expect(s?.runs.at(-1)).toMatchObject({ status: 'failed', error: expect.stringContaining(code) });
-  });
+  it.each(['ENOSPC', 'EDQUOT', 'EIO', 'EROFS', 'EACCES'])(
+    '%s writing the output: exit 8 naming the file; page 1 stays committed; the run is closed as failed',
+    async (code) => {
+      page(undefined, [contact('a')], 'c1');
+      page('c1', [contact('bb')], null);
+      const out = join(mkdtempSync(join(api.dir, 'out-')), 'contacts.ndjson');
+      const probe = await open(join(api.dir, 'probe'), 'w');
+      const proto = Object.getPrototypeOf(probe) as { write: (...a: unknown[]) => Promise<unknown> };
+      await probe.close();
+      const real = proto.write;
+      let writes = 0;
+      vi.spyOn(proto, 'write').mockImplementation(function (this: unknown, ...args: unknown[]) {
+        return ++writes === 2 ? Promise.reject(errno(code)) : real.apply(this, args);
+      });
+      const res = await run(['--out', out]);
+      expect(res.exitCode, res.stderr).toBe(8);
+      expect(res.stderr).toMatch(
+        new RegExp(
+          `error: (disk_full|file_system_error): cannot write the output file ${out.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: .*\\(${code}\\)`,
+        ),
+      );
+      expect(res.stderr).not.toMatch(/internal|bug/);
+      expect(lines(out)).toEqual(['a']);
+      const s = await state();
+      expect(s?.current).toMatchObject({ cursor: 'c1', rows: 1 });
+      expect(s?.runs.at(-1)).toMatchObject({ status: 'failed', error: expect.stringContaining(code) });
+    },
+  );
 
   it('ENOSPC writing the state: exit 8 naming it; the next run reads the dead run as interrupted, cuts the uncommitted tail and repeats nothing', async () => {
     page(undefined, [contact('a')], 'c1');
@@ -89,7 +103,9 @@ describe('export: local file system failures are exit 8, not a bug', () => {
     try {
       const res = await run(['-o', 'ndjson']);
       expect(res.exitCode, res.stderr).toBe(8);
-      expect(res.stderr).toMatch(/error: file_system_error: cannot write the lock .*\.json\.lock: permission denied \(EACCES\)/);
+      expect(res.stderr).toMatch(
+        /error: file_system_error: cannot write the lock .*\.json\.lock: permission denied \(EACCES\)/,
+      );
     } finally {
       fs.writeFileSync = real;
       syncBuiltinESMExports();

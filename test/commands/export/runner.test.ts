@@ -21,8 +21,10 @@ const STDOUT_KEY = `${KEY}/stdout`;
 const api = useMockApi();
 
 const contact = exportContact;
-const page = (cursor: string | undefined, rows: unknown[], next: string | null, times = 1) => answerContactsPage(api.agent, cursor, rows, next, times);
-const run = (args: string[], opts: { signal?: AbortSignal } = {}) => cnvInProcess(['export', 'contacts', ...args], { env: api.env, dispatcher: api.agent, ...opts });
+const page = (cursor: string | undefined, rows: unknown[], next: string | null, times = 1) =>
+  answerContactsPage(api.agent, cursor, rows, next, times);
+const run = (args: string[], opts: { signal?: AbortSignal } = {}) =>
+  cnvInProcess(['export', 'contacts', ...args], { env: api.env, dispatcher: api.agent, ...opts });
 /** The state of `key`, or the one state of the test (file exports' default keys name the file). */
 const state = async (key?: string) => {
   const store = await ExportStateStore.open(api.dir);
@@ -32,10 +34,11 @@ const state = async (key?: string) => {
   return all[0];
 };
 /** A contact's saved identities without their content hashes (`id@updatedAt#<16 hex>`: each is checked to have one). */
-const versions = (seen: readonly string[]) => seen.map((id) => {
-  expect(id).toMatch(/#[0-9a-f]{16}$/);
-  return id.slice(0, -17);
-});
+const versions = (seen: readonly string[]) =>
+  seen.map((id) => {
+    expect(id).toMatch(/#[0-9a-f]{16}$/);
+    return id.slice(0, -17);
+  });
 const fileKey = (out: string) => `${KEY}:${out}`;
 const outFile = () => join(mkdtempSync(join(api.dir, 'out-')), 'contacts.ndjson');
 /** A run's summary document: --json's on stdout when the rows go to --out, else --summary-json's file (stdout holds the rows). */
@@ -55,7 +58,12 @@ describe('export runner (in-process, MockAgent)', () => {
     const out = outFile();
     const res = await run(['--out', out]);
     expect(res.exitCode, res.stderr).toBe(0);
-    expect(readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l).id)).toEqual(['a', 'b']);
+    expect(
+      readFileSync(out, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).id),
+    ).toEqual(['a', 'b']);
     expect(readFileSync(out, 'utf8')).toContain('"novel":{"kept":true}');
     const s = await state();
     expect(s?.current).toMatchObject({ cursor: 'c3', rows: 2, pages: 4 });
@@ -63,7 +71,7 @@ describe('export runner (in-process, MockAgent)', () => {
     expect(res.stderr).toMatch(/2 rows in 4 pages .*more remains: no/);
   });
 
-  it('the last page\'s rows are remembered exactly, even ids that UTF-8 cannot hold or that hold a line break', async () => {
+  it("the last page's rows are remembered exactly, even ids that UTF-8 cannot hold or that hold a line break", async () => {
     const odd = [contact('lone\ud800surrogate'), contact('line\nbreak'), contact('"quoted"'), contact('plain')];
     page(undefined, odd, null, 2);
     const out = outFile();
@@ -71,7 +79,9 @@ describe('export runner (in-process, MockAgent)', () => {
     expect(versions((await state())!.current.seen)).toEqual(odd.map((c) => `${c.id}@${c.updatedAt}`));
     const again = await run(['--out', out]);
     expect(again.exitCode, again.stderr).toBe(0);
-    expect(again.stderr).toMatch(/complete: 0 rows \(4 more rows were left out: already written by an earlier run; resuming from the saved cursor fetches that run's last page again\)/);
+    expect(again.stderr).toMatch(
+      /complete: 0 rows \(4 more rows were left out: already written by an earlier run; resuming from the saved cursor fetches that run's last page again\)/,
+    );
     expect(readFileSync(out, 'utf8').trim().split('\n')).toHaveLength(4);
   });
 
@@ -86,17 +96,34 @@ describe('export runner (in-process, MockAgent)', () => {
 
   it('transient failures exhausted: exit 7 with everything before committed; the next run continues', async () => {
     page(undefined, [contact('a'), contact('bb')], 'c1');
-    api.agent.get(BASE).intercept({ path: '/v2/exports/contacts', method: 'POST' }).reply(503, { error: { code: 'unavailable', message: 'down' } }).times(4);
+    api.agent
+      .get(BASE)
+      .intercept({ path: '/v2/exports/contacts', method: 'POST' })
+      .reply(503, { error: { code: 'unavailable', message: 'down' } })
+      .times(4);
     const out = outFile();
     const res = await run(['--out', out]);
     expect(res.exitCode).toBe(7);
     expect(readFileSync(out, 'utf8').trim().split('\n')).toHaveLength(2);
-    expect((await state())?.current).toMatchObject({ cursor: 'c1', rows: 2, output: { kind: 'file', bytes: readFileSync(out).length } });
-    expect((await state())?.runs.at(-1)).toMatchObject({ status: 'failed', rows: 2, error: expect.stringMatching(/down/) });
+    expect((await state())?.current).toMatchObject({
+      cursor: 'c1',
+      rows: 2,
+      output: { kind: 'file', bytes: readFileSync(out).length },
+    });
+    expect((await state())?.runs.at(-1)).toMatchObject({
+      status: 'failed',
+      rows: 2,
+      error: expect.stringMatching(/down/),
+    });
     page('c1', [contact('ccc')], null);
     const next = await run(['--out', out]);
     expect(next.exitCode, next.stderr).toBe(0);
-    expect(readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l).id)).toEqual(['a', 'bb', 'ccc']);
+    expect(
+      readFileSync(out, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).id),
+    ).toEqual(['a', 'bb', 'ccc']);
   });
 
   it('a saved cursor the server rejects: exit 3, state untouched, the hint names --full', async () => {
@@ -106,10 +133,15 @@ describe('export runner (in-process, MockAgent)', () => {
     expect((await run(['--out', out])).exitCode).toBe(0);
     const store = await ExportStateStore.open(api.dir);
     const before = readFileSync(store.pathOf(fileKey(out)), 'utf8');
-    api.agent.get(BASE).intercept({ path: '/v2/exports/contacts', method: 'POST' }).reply(400, { error: { code: 'invalid_cursor', message: 'Cursor is invalid or malformed' } });
+    api.agent
+      .get(BASE)
+      .intercept({ path: '/v2/exports/contacts', method: 'POST' })
+      .reply(400, { error: { code: 'invalid_cursor', message: 'Cursor is invalid or malformed' } });
     const res = await run(['--out', out]);
     expect(res.exitCode).toBe(3);
-    expect(res.stderr).toMatch(/invalid_cursor: the server rejected the saved cursor of export state "sk_live_mock@api.test\/contacts:\/.*contacts.ndjson".*unchanged/);
+    expect(res.stderr).toMatch(
+      /invalid_cursor: the server rejected the saved cursor of export state "sk_live_mock@api.test\/contacts:\/.*contacts.ndjson".*unchanged/,
+    );
     expect(res.stderr).toMatch(/hint: .*--full/);
     expect(readFileSync(store.pathOf(fileKey(out)), 'utf8')).toBe(before);
   });
@@ -119,9 +151,21 @@ describe('export runner (in-process, MockAgent)', () => {
     const file = join(mkdtempSync(join(api.dir, 'summary-')), 'summary.json');
     const res = await run(['--max-pages', '1', '--summary-json', file]);
     expect(res.exitCode).toBe(0);
-    expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ status: 'stopped', rows: 2, pages: 1, moreRemains: true, stateKey: `${KEY}/stdout` });
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({
+      status: 'stopped',
+      rows: 2,
+      pages: 1,
+      moreRemains: true,
+      stateKey: `${KEY}/stdout`,
+    });
     // --max-rows asks the server for no more than what is left.
-    api.agent.get(BASE).intercept({ path: '/v2/exports/contacts', method: 'POST', body: (b) => JSON.parse(b).cursor === 'c1' && JSON.parse(b).limit === 1 })
+    api.agent
+      .get(BASE)
+      .intercept({
+        path: '/v2/exports/contacts',
+        method: 'POST',
+        body: (b) => JSON.parse(b).cursor === 'c1' && JSON.parse(b).limit === 1,
+      })
       .reply(200, { data: { contacts: [contact('ccc')] }, pagination: { nextCursor: 'c2' } });
     const rows = await run(['--max-rows', '1', '--no-progress'], {});
     expect(rows.exitCode, rows.stderr).toBe(0);
@@ -140,14 +184,22 @@ describe('export runner (in-process, MockAgent)', () => {
 
   it('SIGINT abandons the page in flight and keeps what is committed (exit 130)', async () => {
     page(undefined, [contact('a')], 'c1');
-    api.agent.get(BASE).intercept({ path: '/v2/exports/contacts', method: 'POST', body: (b) => JSON.parse(b).cursor === 'c1' })
-      .reply(200, { data: { contacts: [contact('late')] }, pagination: { nextCursor: null } }).delay(3000);
+    api.agent
+      .get(BASE)
+      .intercept({ path: '/v2/exports/contacts', method: 'POST', body: (b) => JSON.parse(b).cursor === 'c1' })
+      .reply(200, { data: { contacts: [contact('late')] }, pagination: { nextCursor: null } })
+      .delay(3000);
     const controller = new AbortController();
     setTimeout(() => controller.abort(new InterruptedError('SIGINT')), 400);
     const out = outFile();
     const res = await run(['--out', out], { signal: controller.signal });
     expect(res.exitCode).toBe(130);
-    expect(readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l).id)).toEqual(['a']);
+    expect(
+      readFileSync(out, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).id),
+    ).toEqual(['a']);
     expect((await state())?.runs.at(-1)).toMatchObject({ status: 'interrupted', rows: 1 });
     expect(res.stderr).toMatch(/interrupted: 1 row in 1 page /);
   });
@@ -158,11 +210,15 @@ describe('export runner (in-process, MockAgent)', () => {
     const res = await run(['--defer-commit', '--run', 'r1']);
     expect(res.exitCode, res.stderr).toBe(0);
     expect(res.stdout.trim().split('\n')).toHaveLength(2);
-    expect(res.stderr).toMatch(/pending until `cnv export state commit sk_live_mock@api.test\/contacts\/stdout --run r1`/);
+    expect(res.stderr).toMatch(
+      /pending until `cnv export state commit sk_live_mock@api.test\/contacts\/stdout --run r1`/,
+    );
     let s = await state(STDOUT_KEY);
     expect(s?.current).toMatchObject({ cursor: null, rows: 0 });
     expect(s?.pending).toMatchObject({ cursor: 'c1', rows: 2 });
-    const commit = await cnvInProcess(['export', 'state', 'commit', STDOUT_KEY, '--run', 'r1', '--json'], { env: api.env });
+    const commit = await cnvInProcess(['export', 'state', 'commit', STDOUT_KEY, '--run', 'r1', '--json'], {
+      env: api.env,
+    });
     expect(commit.exitCode, commit.stderr).toBe(0);
     expect(JSON.parse(commit.stdout)).toMatchObject({ committed: true, rows: 2, added: 2 });
     s = await state(STDOUT_KEY);
@@ -185,9 +241,15 @@ describe('export runner (in-process, MockAgent)', () => {
       [['export', 'contacts', '--defer-commit', '--out', 'x.csv'], /--defer-commit is for stdout/],
       [['export', 'contacts', '--no-state', '--state-key', 'k'], /do not go together/],
       [['export', 'custom-events', '--until', '2025-01-01'], /--until goes with --since/],
-      [['export', 'custom-events', '--since', 'last tuesday'], /--since: expected a duration before now \(24h, 7d, 30m, 2w\), an ISO 8601/],
+      [
+        ['export', 'custom-events', '--since', 'last tuesday'],
+        /--since: expected a duration before now \(24h, 7d, 30m, 2w\), an ISO 8601/,
+      ],
       [['export', 'email-events'], /--type is required/],
-      [['export', 'email-events', '--type', 'EMAIL_FORWARD'], /--type: expected all, or one or a comma list of EMAIL_SEND.*got "EMAIL_FORWARD"/],
+      [
+        ['export', 'email-events', '--type', 'EMAIL_FORWARD'],
+        /--type: expected all, or one or a comma list of EMAIL_SEND.*got "EMAIL_FORWARD"/,
+      ],
     ];
     for (const [args, message] of cases) {
       const res = await cnvInProcess(args, { env: api.env, dispatcher: api.agent });
@@ -200,25 +262,54 @@ describe('export runner (in-process, MockAgent)', () => {
 describe('export runner: page size', () => {
   it("asks for the API's largest page by default (5,000 contacts and email events, 1,000 custom events); --limit overrides, clamped", async () => {
     const limits: Array<[string, unknown]> = [];
-    for (const [path, member] of [['/v2/exports/contacts', 'contacts'], ['/v2/exports/email-events', 'events'], ['/v2/exports/custom-events', 'events']]) {
+    for (const [path, member] of [
+      ['/v2/exports/contacts', 'contacts'],
+      ['/v2/exports/email-events', 'events'],
+      ['/v2/exports/custom-events', 'events'],
+    ]) {
       api.agent
         .get(BASE)
-        .intercept({ path, method: 'POST', body: (b) => (limits.push([path.slice('/v2/exports/'.length), JSON.parse(b).limit]), true) })
+        .intercept({
+          path,
+          method: 'POST',
+          body: (b) => (limits.push([path.slice('/v2/exports/'.length), JSON.parse(b).limit]), true),
+        })
         .reply(200, { data: { [member]: [] }, pagination: { nextCursor: null } })
         .persist();
     }
     const cases: Array<[string[], [string, number]]> = [
       [['contacts'], ['contacts', 5000]],
-      [['email-events', '--type', 'EMAIL_OPEN'], ['email-events', 5000]],
-      [['custom-events', '--since', '2025-01-01'], ['custom-events', 1000]],
-      [['contacts', '--limit', '700'], ['contacts', 700]],
-      [['contacts', '--limit', '9000'], ['contacts', 5000]],
-      [['custom-events', '--since', '2025-01-01', '--limit', '5000'], ['custom-events', 1000]],
-      [['email-events', '--type', 'EMAIL_OPEN', '--limit', '0'], ['email-events', 1]],
+      [
+        ['email-events', '--type', 'EMAIL_OPEN'],
+        ['email-events', 5000],
+      ],
+      [
+        ['custom-events', '--since', '2025-01-01'],
+        ['custom-events', 1000],
+      ],
+      [
+        ['contacts', '--limit', '700'],
+        ['contacts', 700],
+      ],
+      [
+        ['contacts', '--limit', '9000'],
+        ['contacts', 5000],
+      ],
+      [
+        ['custom-events', '--since', '2025-01-01', '--limit', '5000'],
+        ['custom-events', 1000],
+      ],
+      [
+        ['email-events', '--type', 'EMAIL_OPEN', '--limit', '0'],
+        ['email-events', 1],
+      ],
     ];
     for (const [args, asked] of cases) {
       limits.length = 0;
-      const res = await cnvInProcess(['export', ...args, '--no-state', '-o', 'ndjson'], { env: api.env, dispatcher: api.agent });
+      const res = await cnvInProcess(['export', ...args, '--no-state', '-o', 'ndjson'], {
+        env: api.env,
+        dispatcher: api.agent,
+      });
       expect(res.exitCode, res.stderr).toBe(0);
       expect(limits, args.join(' ')).toEqual([asked]);
     }
@@ -236,17 +327,28 @@ describe('export runner: NDJSON rows are the bytes the API sent', () => {
       .intercept({ path: '/v2/exports/contacts', method: 'POST' })
       .reply(200, `{"data":{"contacts":[${rows.join(',')}]},"pagination":{"nextCursor":null}}`)
       .persist();
-    const asSent = await cnvInProcess(['export', 'contacts', '--no-state', '-o', 'ndjson'], { env: api.env, dispatcher: api.agent });
+    const asSent = await cnvInProcess(['export', 'contacts', '--no-state', '-o', 'ndjson'], {
+      env: api.env,
+      dispatcher: api.agent,
+    });
     expect(asSent.exitCode, asSent.stderr).toBe(0);
     expect(asSent.stdout).toBe(rows.map((r) => r + '\n').join(''));
     const restore = readPagesWhole({ HttpClient, requestOf, rowsData, stringifyJson });
-    const whole = await cnvInProcess(['export', 'contacts', '--no-state', '-o', 'ndjson'], { env: api.env, dispatcher: api.agent }).finally(restore);
+    const whole = await cnvInProcess(['export', 'contacts', '--no-state', '-o', 'ndjson'], {
+      env: api.env,
+      dispatcher: api.agent,
+    }).finally(restore);
     expect(whole.exitCode, whole.stderr).toBe(0);
     // Read whole, a page keeps its numbers' digits (the HTTP core reads every answer so) but
     // not the API's spelling: escapes, member order, 1.50 and 1e2.
     expect(whole.stdout).toBe(rows.map((r) => stringifyJson(parseJson(r)) + '\n').join(''));
     expect(whole.stdout).toContain('"big":12345678901234567890');
-    expect(whole.stdout.split('\n').filter(Boolean).every((line, i) => line !== rows[i])).toBe(true);
+    expect(
+      whole.stdout
+        .split('\n')
+        .filter(Boolean)
+        .every((line, i) => line !== rows[i]),
+    ).toBe(true);
   });
 });
 
@@ -260,7 +362,9 @@ describe('export runner: default state keys per output', () => {
     expect(await summaryOf([])).toMatchObject({ stateKey: STDOUT_KEY, rows: 1 });
     const moved = await run(['--state-key', fileKey(one)]);
     expect(moved.exitCode).toBe(2);
-    expect(moved.stderr).toMatch(/error: state_belongs_to_file: export state ".*" writes to .*contacts\.ndjson; exporting it to stdout would move its position/);
+    expect(moved.stderr).toMatch(
+      /error: state_belongs_to_file: export state ".*" writes to .*contacts\.ndjson; exporting it to stdout would move its position/,
+    );
   });
 
   it('the default key of earlier versions (no output part) is never looked for: its file is refused, naming that key; stdout starts its own state', async () => {
@@ -270,13 +374,20 @@ describe('export runner: default state keys per output', () => {
     const again = await run(['--out', out]);
     expect(again.exitCode).toBe(2);
     expect(again.stderr).toContain(`error: file_not_empty: --out ${out} already holds`);
-    expect(again.stderr).toContain(`hint: export state "${KEY}" (profile "default") writes this file: --state-key ${KEY} continues it`);
+    expect(again.stderr).toContain(
+      `hint: export state "${KEY}" (profile "default") writes this file: --state-key ${KEY} continues it`,
+    );
     expect(await summaryOf([])).toMatchObject({ stateKey: STDOUT_KEY, rows: 1, skipped: 0 });
   });
 });
 
 describe('export runner: a server that breaks the pagination contract cannot duplicate a row', () => {
-  const ids = (path: string) => readFileSync(path, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l).id);
+  const ids = (path: string) =>
+    readFileSync(path, 'utf8')
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l).id);
 
   it('a non-empty page that returns the cursor it was asked with: its rows once, then stuck_cursor (exit 7), nothing wrong committed', async () => {
     page(undefined, [contact('a')], 'c1');
@@ -292,7 +403,9 @@ describe('export runner: a server that breaks the pagination contract cannot dup
     page('c1', [contact('bb'), contact('ccc'), contact('dddd')], null);
     const next = await run(['--out', out]);
     expect(next.exitCode, next.stderr).toBe(0);
-    expect(next.stderr).toMatch(/complete: 1 row \(2 more rows were left out: already written by an earlier run; resuming from the saved cursor fetches that run's last page again\)/);
+    expect(next.stderr).toMatch(
+      /complete: 1 row \(2 more rows were left out: already written by an earlier run; resuming from the saved cursor fetches that run's last page again\)/,
+    );
     expect(ids(out)).toEqual(['a', 'bb', 'ccc', 'dddd']);
   });
 
@@ -303,7 +416,9 @@ describe('export runner: a server that breaks the pagination contract cannot dup
     const out = outFile();
     const res = await run(['--out', out]);
     expect(res.exitCode, res.stderr).toBe(3);
-    expect(res.stderr).toMatch(/handed back a cursor it had already given in this run \(a cycle\); stopped before writing that page/);
+    expect(res.stderr).toMatch(
+      /handed back a cursor it had already given in this run \(a cycle\); stopped before writing that page/,
+    );
     expect(ids(out)).toEqual(['a', 'bb']);
     expect((await state())?.current).toMatchObject({ cursor: 'c2', rows: 2 });
   });
@@ -319,7 +434,9 @@ describe('export runner: a server that breaks the pagination contract cannot dup
     expect(versions((await state())!.current.seen)).toEqual(['bb@2025-01-01T00:00:02Z', 'ccc@2025-01-01T00:00:03Z']);
     page('c1', [contact('bb'), contact('ccc')], null);
     const again = await run(['--out', out]);
-    expect(again.stderr).toMatch(/complete: 0 rows \(2 more rows were left out: already written by an earlier run; resuming from the saved cursor fetches that run's last page again\)/);
+    expect(again.stderr).toMatch(
+      /complete: 0 rows \(2 more rows were left out: already written by an earlier run; resuming from the saved cursor fetches that run's last page again\)/,
+    );
   });
 
   it('the same row twice within one page is written once (with a warning)', async () => {
@@ -338,7 +455,9 @@ describe('export runner: a server that breaks the pagination contract cannot dup
     const out = outFile();
     const res = await run(['--out', out, '--limit', '2']);
     expect(res.exitCode).toBe(3);
-    expect(res.stderr).toMatch(/invalid_response: export contacts: the server sent more than the 2 rows asked for in one page/);
+    expect(res.stderr).toMatch(
+      /invalid_response: export contacts: the server sent more than the 2 rows asked for in one page/,
+    );
     expect(ids(out)).toEqual(['a']);
     expect((await state())?.current).toMatchObject({ cursor: 'c1', rows: 1 });
   });
@@ -347,12 +466,17 @@ describe('export runner: a server that breaks the pagination contract cannot dup
     let served = 0;
     const rows = (n: number) => Array.from({ length: n }, () => contact(`r${served++}`));
     page(undefined, [contact('a')], 'c1');
-    api.agent.get(BASE).intercept({ path: '/v2/exports/contacts', method: 'POST', body: (b) => JSON.parse(b).cursor === 'c1' })
-      .reply(200, () => ({ data: { contacts: rows(5000) }, pagination: { nextCursor: 'c1' } })).persist();
+    api.agent
+      .get(BASE)
+      .intercept({ path: '/v2/exports/contacts', method: 'POST', body: (b) => JSON.parse(b).cursor === 'c1' })
+      .reply(200, () => ({ data: { contacts: rows(5000) }, pagination: { nextCursor: 'c1' } }))
+      .persist();
     const out = outFile();
     const res = await run(['--out', out, '--limit', '5000']);
     expect(res.exitCode, res.stderr).toBe(3);
-    expect(res.stderr).toMatch(/kept the cursor where it was while sending 25000 distinct rows from it, more than the 20000 a state remembers/);
+    expect(res.stderr).toMatch(
+      /kept the cursor where it was while sending 25000 distinct rows from it, more than the 20000 a state remembers/,
+    );
     const written = ids(out);
     expect(written).toHaveLength(1 + MAX_SEEN);
     expect(new Set(written).size).toBe(written.length);
@@ -362,21 +486,50 @@ describe('export runner: a server that breaks the pagination contract cannot dup
 });
 
 describe('--excel-safe (CSV)', () => {
-  const risky = { id: '=1+2', email: '+x@example.com', sfdcLeadId: '-3', sfdcContactId: '@SUM(A1)', sfdcAccountId: '\tx', subscriptionStatus: '\rx', createdAt: 'a=b', updatedAt: '2025-01-01T00:00:00Z' };
+  const risky = {
+    id: '=1+2',
+    email: '+x@example.com',
+    sfdcLeadId: '-3',
+    sfdcContactId: '@SUM(A1)',
+    sfdcAccountId: '\tx',
+    subscriptionStatus: '\rx',
+    createdAt: 'a=b',
+    updatedAt: '2025-01-01T00:00:00Z',
+  };
   it('prefixes a quote to values a spreadsheet would run; exact by default; NDJSON refuses the flag', async () => {
-    api.agent.get(BASE).intercept({ path: (p) => p.startsWith('/v2/fields'), method: 'GET' }).reply(200, { data: { fields: [] }, pagination: { nextCursor: null } }).persist();
+    api.agent
+      .get(BASE)
+      .intercept({ path: (p) => p.startsWith('/v2/fields'), method: 'GET' })
+      .reply(200, { data: { fields: [] }, pagination: { nextCursor: null } })
+      .persist();
     page(undefined, [risky], null, 2);
     const csv = async (args: string[]) => {
-      const res = await cnvInProcess(['export', 'contacts', '--no-state', '-o', 'csv', ...args], { env: api.env, dispatcher: api.agent });
+      const res = await cnvInProcess(['export', 'contacts', '--no-state', '-o', 'csv', ...args], {
+        env: api.env,
+        dispatcher: api.agent,
+      });
       expect(res.exitCode, res.stderr).toBe(0);
       const [header, row] = parse(res.stdout) as string[][];
       return Object.fromEntries(header.map((h, i) => [h, row[i]]));
     };
     expect(await csv(['--excel-safe'])).toMatchObject({
-      id: "'=1+2", email: "'+x@example.com", sfdcLeadId: "'-3", sfdcContactId: "'@SUM(A1)", sfdcAccountId: "'\tx", subscriptionStatus: "'\rx", createdAt: 'a=b', updatedAt: '2025-01-01T00:00:00Z',
+      id: "'=1+2",
+      email: "'+x@example.com",
+      sfdcLeadId: "'-3",
+      sfdcContactId: "'@SUM(A1)",
+      sfdcAccountId: "'\tx",
+      subscriptionStatus: "'\rx",
+      createdAt: 'a=b',
+      updatedAt: '2025-01-01T00:00:00Z',
     });
     expect(await csv([])).toMatchObject(risky);
-    const ndjson = await cnvInProcess(['export', 'contacts', '--no-state', '-o', 'ndjson', '--excel-safe'], { env: api.env, dispatcher: api.agent });
-    expect([ndjson.exitCode, ndjson.stderr]).toEqual([2, expect.stringMatching(/--excel-safe applies to CSV output only/)]);
+    const ndjson = await cnvInProcess(['export', 'contacts', '--no-state', '-o', 'ndjson', '--excel-safe'], {
+      env: api.env,
+      dispatcher: api.agent,
+    });
+    expect([ndjson.exitCode, ndjson.stderr]).toEqual([
+      2,
+      expect.stringMatching(/--excel-safe applies to CSV output only/),
+    ]);
   });
 });

@@ -10,18 +10,51 @@ const withKey = (key: string) => ({ ...fx.env, CNV_API_KEY: key });
 
 describe('cnv fields relate (in-process)', () => {
   it('creates the pair from specs and prints the source and related fields', async () => {
-    const res = await cnvInProcess(['fields', 'relate', '--source', `CUSTOM_OBJECT:accountManager:Account manager: main:${CO.id}`, '--target', 'contact:managedSubscriptions:Managed subscriptions'], { env: fx.env });
+    const res = await cnvInProcess(
+      [
+        'fields',
+        'relate',
+        '--source',
+        `CUSTOM_OBJECT:accountManager:Account manager: main:${CO.id}`,
+        '--target',
+        'contact:managedSubscriptions:Managed subscriptions',
+      ],
+      { env: fx.env },
+    );
     expect(res.exitCode).toBe(0);
     expect(json(res.stdout)).toEqual({
       sourceField: { key: 'accountManager', objectType: 'CUSTOM_OBJECT', customObjectId: CO.id },
       relatedFields: [{ key: 'managedSubscriptions', objectType: 'CONTACT' }],
     });
-    const listed = json((await cnvInProcess(['fields', 'list', '--custom-object-id', CO.id, '--all'], { env: fx.env })).stdout);
-    expect(listed.find((f: { key: string }) => f.key === 'accountManager')).toMatchObject({ label: 'Account manager: main', readOnly: false });
+    const listed = json(
+      (await cnvInProcess(['fields', 'list', '--custom-object-id', CO.id, '--all'], { env: fx.env })).stdout,
+    );
+    expect(listed.find((f: { key: string }) => f.key === 'accountManager')).toMatchObject({
+      label: 'Account manager: main',
+      readOnly: false,
+    });
   });
 
   it('creates the pair from the separate flags', async () => {
-    const res = await cnvInProcess(['fields', 'relate', '--source-object', 'opportunity', '--source-key', ' partner ', '--source-label', 'Partner: primary', '--target-object', 'COMPANY', '--target-key', 'partnerDeals', '--target-label', 'Partner deals'], { env: fx.env });
+    const res = await cnvInProcess(
+      [
+        'fields',
+        'relate',
+        '--source-object',
+        'opportunity',
+        '--source-key',
+        ' partner ',
+        '--source-label',
+        'Partner: primary',
+        '--target-object',
+        'COMPANY',
+        '--target-key',
+        'partnerDeals',
+        '--target-label',
+        'Partner deals',
+      ],
+      { env: fx.env },
+    );
     expect(res.exitCode).toBe(0);
     expect(json(res.stdout).sourceField).toEqual({ key: 'partner', objectType: 'OPPORTUNITY' });
   });
@@ -42,15 +75,32 @@ describe('cnv fields relate (in-process)', () => {
   });
 
   it('maps API refusals to exit codes: unknown custom object 5, permission 4, taken key 3', async () => {
-    const unknown = await cnvInProcess(['fields', 'relate', '--source', 'CUSTOM_OBJECT:k10:L:c0000000-0000-4000-8000-0000000000ff', '--target', 'CONTACT:k11:L'], { env: fx.env });
+    const unknown = await cnvInProcess(
+      [
+        'fields',
+        'relate',
+        '--source',
+        'CUSTOM_OBJECT:k10:L:c0000000-0000-4000-8000-0000000000ff',
+        '--target',
+        'CONTACT:k11:L',
+      ],
+      { env: fx.env },
+    );
     expect(unknown.exitCode).toBe(5);
-    const limited = await cnvInProcess(['fields', 'relate', '--source', 'CONTACT:k12:L', '--target', 'COMPANY:k13:L'], { env: withKey(fx.emulator.keys.limited) });
+    const limited = await cnvInProcess(['fields', 'relate', '--source', 'CONTACT:k12:L', '--target', 'COMPANY:k13:L'], {
+      env: withKey(fx.emulator.keys.limited),
+    });
     expect(limited.exitCode).toBe(4);
     expect(limited.stderr).toMatch(/forbidden/);
-    const basic = await cnvInProcess(['fields', 'relate', '--source', `CUSTOM_OBJECT:k14:L:${CO.id}`, '--target', 'CONTACT:k15:L'], { env: withKey(fx.emulator.keys.basic) });
+    const basic = await cnvInProcess(
+      ['fields', 'relate', '--source', `CUSTOM_OBJECT:k14:L:${CO.id}`, '--target', 'CONTACT:k15:L'],
+      { env: withKey(fx.emulator.keys.basic) },
+    );
     expect(basic.exitCode).toBe(4);
     expect(basic.stderr).toMatch(/Custom objects are not enabled/);
-    const taken = await cnvInProcess(['fields', 'relate', '--source', 'CONTACT:city:L', '--target', 'COMPANY:k16:L'], { env: fx.env });
+    const taken = await cnvInProcess(['fields', 'relate', '--source', 'CONTACT:city:L', '--target', 'COMPANY:k16:L'], {
+      env: fx.env,
+    });
     expect(taken.exitCode).toBe(3);
     expect(taken.stderr).toMatch(/invalid_field/);
   });

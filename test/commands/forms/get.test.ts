@@ -9,10 +9,20 @@ import { fakeContext, useFakeContext } from '../../helpers/fake-context.js';
 // `forms get`'s run alone: the form as the API sent it, or laid out for a table.
 const ID = 'f1000000-0000-4000-8000-000000000001';
 const FORM = {
-  id: ID, name: 'Newsletter', submissionCount: 3,
+  id: ID,
+  name: 'Newsletter',
+  submissionCount: 3,
   fields: [
     { fieldId: 'ff1', name: 'email', type: 'EMAIL', required: true },
-    { fieldId: 'ff2', name: 'topics', type: 'MULTI_CHECKBOX', options: [{ label: 'News', value: 'news' }, { label: 'Events', value: 'Events' }] },
+    {
+      fieldId: 'ff2',
+      name: 'topics',
+      type: 'MULTI_CHECKBOX',
+      options: [
+        { label: 'News', value: 'news' },
+        { label: 'Events', value: 'Events' },
+      ],
+    },
   ],
 };
 
@@ -31,13 +41,28 @@ describe('forms get: run', () => {
     expect(result).toMatchObject({ kind: 'record', data: { name: 'Newsletter' } });
     expect((result as { data: { fields: unknown[] } }).data.fields).toEqual([
       { name: 'email', type: 'EMAIL', required: true, hidden: false, options: '', fieldId: 'ff1' },
-      { name: 'topics', type: 'MULTI_CHECKBOX', required: false, hidden: false, options: 'News (news), Events', fieldId: 'ff2' },
+      {
+        name: 'topics',
+        type: 'MULTI_CHECKBOX',
+        required: false,
+        hidden: false,
+        options: 'News (news), Events',
+        fieldId: 'ff2',
+      },
     ]);
   });
 
   it('a form without fields has none; 404 form_not_found is exit 5', async () => {
-    f.api.on('GET', `/v2/forms/${ID}`, ok({ form: { id: ID, name: 'Empty' } }), apiError(404, 'form_not_found', 'not a tracked form'));
-    expect(await run(f.ctx, { args: [ID], opts: {} })).toEqual({ kind: 'record', data: { id: ID, name: 'Empty', fields: [] } });
+    f.api.on(
+      'GET',
+      `/v2/forms/${ID}`,
+      ok({ form: { id: ID, name: 'Empty' } }),
+      apiError(404, 'form_not_found', 'not a tracked form'),
+    );
+    expect(await run(f.ctx, { args: [ID], opts: {} })).toEqual({
+      kind: 'record',
+      data: { id: ID, name: 'Empty', fields: [] },
+    });
     await expect(run(f.ctx, { args: [ID], opts: {} })).rejects.toMatchObject({ exitCode: 5, code: 'form_not_found' });
   });
 });
@@ -51,8 +76,19 @@ describe('cnv forms get (in-process)', () => {
     const res = await cnvInProcess(['forms', 'get', FORMS.contactUs.id], { env: fx.env });
     expect(res.exitCode).toBe(0);
     const form = json(res.stdout);
-    expect(form.fields.map((f: { type: string }) => f.type)).toEqual(['EMAIL', 'DROPDOWN', 'LONG_ANSWER', 'HIDDEN', 'MULTI_CHECKBOX', 'GDPR_CONSENT']);
-    expect(form.fields[4].options).toEqual([{ label: 'Exports', value: 'exports' }, { label: 'Workflows', value: 'workflows' }, { label: 'Forms', value: 'forms' }]);
+    expect(form.fields.map((f: { type: string }) => f.type)).toEqual([
+      'EMAIL',
+      'DROPDOWN',
+      'LONG_ANSWER',
+      'HIDDEN',
+      'MULTI_CHECKBOX',
+      'GDPR_CONSENT',
+    ]);
+    expect(form.fields[4].options).toEqual([
+      { label: 'Exports', value: 'exports' },
+      { label: 'Workflows', value: 'workflows' },
+      { label: 'Forms', value: 'forms' },
+    ]);
   });
 
   it('is readable as a table: a row per field with type, required, hidden and options', async () => {
@@ -63,9 +99,12 @@ describe('cnv forms get (in-process)', () => {
     expect(res.stdout).toMatch(/GDPR_CONSENT/);
   });
 
-  it.each([FORMS.untracked.id, FORMS.external.id, FORMS.ad.id, FORMS.neverPublished.id])('an unreadable form exits 5: %s', async (id) => {
-    const res = await cnvInProcess(['forms', 'get', id], { env: fx.env });
-    expect(res.exitCode).toBe(5);
-    expect(res.stderr).toMatch(/^error: form_not_found: /m);
-  });
+  it.each([FORMS.untracked.id, FORMS.external.id, FORMS.ad.id, FORMS.neverPublished.id])(
+    'an unreadable form exits 5: %s',
+    async (id) => {
+      const res = await cnvInProcess(['forms', 'get', id], { env: fx.env });
+      expect(res.exitCode).toBe(5);
+      expect(res.stderr).toMatch(/^error: form_not_found: /m);
+    },
+  );
 });

@@ -41,7 +41,9 @@ describe('cnv tap: options and bad input (exit 2, naming the flag and file)', ()
 
   it('a catalog naming a stream the tap does not have: a warning, the others synced; selecting none: a warning, only the final STATE', async () => {
     const config = tapConfig(fx);
-    const catalog = jsonFile('catalog.json', { streams: [{ tap_stream_id: 'deals', metadata: [{ breadcrumb: [], metadata: { selected: true } }] }] });
+    const catalog = jsonFile('catalog.json', {
+      streams: [{ tap_stream_id: 'deals', metadata: [{ breadcrumb: [], metadata: { selected: true } }] }],
+    });
     const r = await tap(['--config', config, '--catalog', catalog]);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toContain('no stream "deals" in this tap');
@@ -57,7 +59,8 @@ describe('cnv tap: the HTTP core', () => {
     const r = await tap(['--config', tapConfig(fx)]);
     expect(r.exitCode, r.stderr).toBe(0);
     const msgs = messages(r.stdout);
-    for (const stream of ['contacts', 'custom_events', 'email_events']) expect(records(msgs, stream).length, stream).toBe(records(clean, stream).length);
+    for (const stream of ['contacts', 'custom_events', 'email_events'])
+      expect(records(msgs, stream).length, stream).toBe(records(clean, stream).length);
   });
 
   it('retries exhausted: exit 7 after the STATEs of the pages before; a rerun from the last one completes, every contact delivered', async () => {

@@ -23,13 +23,17 @@ describe('workflows trigger: run', () => {
 
   it('triggered: false is a success with a warning (the workflow did not start)', async () => {
     f.api.on('POST', PATH, ok({ triggered: false }));
-    expect(await run(f.ctx, { args: [WF_ID], opts: { email: 'ada@example.com' } })).toMatchObject({ data: { triggered: false } });
+    expect(await run(f.ctx, { args: [WF_ID], opts: { email: 'ada@example.com' } })).toMatchObject({
+      data: { triggered: false },
+    });
     expect(f.stderr()).toBe('warning: the API answered triggered: false (the workflow did not start; is it active?)\n');
   });
 
   it('a 429 (never processed) is sent again after its Retry-After', async () => {
     f.api.on('POST', PATH, apiError(429, 'rate_limited', 'slow down', { 'retry-after': '1' }), ok({ triggered: true }));
-    expect(await run(f.ctx, { args: [WF_ID], opts: { email: 'ada@example.com' } })).toMatchObject({ data: { triggered: true } });
+    expect(await run(f.ctx, { args: [WF_ID], opts: { email: 'ada@example.com' } })).toMatchObject({
+      data: { triggered: true },
+    });
     expect(f.api.requests).toHaveLength(2);
     expect(Math.max(...f.clock.sleeps)).toBeGreaterThanOrEqual(1000);
   });
@@ -48,22 +52,31 @@ describe('workflows trigger: run', () => {
   });
 
   it('no identifier: exit 2, nothing sent', async () => {
-    await expect(run(f.ctx, { args: [WF_ID], opts: {} })).rejects.toMatchObject({ exitCode: 2, code: 'missing_identifier' });
+    await expect(run(f.ctx, { args: [WF_ID], opts: {} })).rejects.toMatchObject({
+      exitCode: 2,
+      code: 'missing_identifier',
+    });
   });
 });
 
 const fx = useEmulator();
 const json = (s: string) => JSON.parse(s);
-const triggers = async (id: string) => (await fx.admin('GET', `/_emulator/state/workflows/${id}`)).triggers as Array<{ contactId: string; data: unknown }>;
+const triggers = async (id: string) =>
+  (await fx.admin('GET', `/_emulator/state/workflows/${id}`)).triggers as Array<{ contactId: string; data: unknown }>;
 
 describe('cnv workflows trigger (in-process)', () => {
   reseedBeforeEach(fx);
 
   it('triggers once for the contact, with the trigger data', async () => {
-    const res = await cnvInProcess(['workflows', 'trigger', WF.welcome.id, '--user-id', 'user-grace', '--data', '{"plan":"pro"}'], { env: fx.env });
+    const res = await cnvInProcess(
+      ['workflows', 'trigger', WF.welcome.id, '--user-id', 'user-grace', '--data', '{"plan":"pro"}'],
+      { env: fx.env },
+    );
     expect(res.exitCode).toBe(0);
     expect(json(res.stdout)).toEqual({ workflowId: WF.welcome.id, triggered: true });
-    expect(await triggers(WF.welcome.id)).toEqual([expect.objectContaining({ contactId: FX.grace.id, data: { plan: 'pro' } })]);
+    expect(await triggers(WF.welcome.id)).toEqual([
+      expect.objectContaining({ contactId: FX.grace.id, data: { plan: 'pro' } }),
+    ]);
   });
 
   it('a paused workflow: triggered false, a warning, exit 0', async () => {
@@ -88,11 +101,17 @@ describe('cnv workflows trigger (in-process)', () => {
 
   it('is not retried after a 500 or a dropped answer: it may have run (exit 7, triggered at most once)', async () => {
     await fx.faults({ dropAfterNext: 1 });
-    const dropped = await cnvInProcess(['workflows', 'trigger', WF.reengage.id, '--email', FX.ada.email, '--max-retries', '3'], { env: fx.env });
+    const dropped = await cnvInProcess(
+      ['workflows', 'trigger', WF.reengage.id, '--email', FX.ada.email, '--max-retries', '3'],
+      { env: fx.env },
+    );
     expect(dropped.exitCode).toBe(7);
     expect(await triggers(WF.reengage.id)).toHaveLength(1);
     await fx.faults({ failNext: 1 });
-    const failed = await cnvInProcess(['workflows', 'trigger', WF.reengage.id, '--email', FX.ada.email, '--max-retries', '3'], { env: fx.env });
+    const failed = await cnvInProcess(
+      ['workflows', 'trigger', WF.reengage.id, '--email', FX.ada.email, '--max-retries', '3'],
+      { env: fx.env },
+    );
     expect(failed.exitCode).toBe(7);
     expect(await triggers(WF.reengage.id)).toHaveLength(1);
   });

@@ -11,11 +11,19 @@ import type { JsonOutput } from '../../../cmdutil/json-output.js';
 import { z } from 'zod';
 
 export const options = commandOptions(
-  { run: textFlag('--run <id>', 'the --defer-commit run to commit (its summary names it; or the id you gave it with --run)') },
+  {
+    run: textFlag(
+      '--run <id>',
+      'the --defer-commit run to commit (its summary names it; or the id you gave it with --run)',
+    ),
+  },
   {
     check(opts) {
       if (opts.run === undefined) {
-        throw new UsageError('--run is required: name the --defer-commit run to commit', 'its summary line names it (`--run ID`); or give the export your own id with --run');
+        throw new UsageError(
+          '--run is required: name the --defer-commit run to commit',
+          'its summary line names it (`--run ID`); or give the export your own id with --run',
+        );
       }
       checkRunId(opts.run, '--run');
     },
@@ -24,13 +32,24 @@ export const options = commandOptions(
 
 /** What it prints with --json and piped (its help's JSON OUTPUT, docs/output.md, test/cli/json-contract.test.ts). */
 export const output = (): JsonOutput => ({
-  documents: [{ schema: z.strictObject({ key: z.string(), run: z.string(), committed: z.boolean(), rows: z.number(), added: z.number().optional(), cursor: z.string().nullable() }) }],
+  documents: [
+    {
+      schema: z.strictObject({
+        key: z.string(),
+        run: z.string(),
+        committed: z.boolean(),
+        rows: z.number(),
+        added: z.number().optional(),
+        cursor: z.string().nullable(),
+      }),
+    },
+  ],
 });
 
 export function configure(cmd: Command): void {
-  cmd
-    .argument('<key>', 'the state key (see `cnv export state list`)')
-    .addHelpText('after', `
+  cmd.argument('<key>', 'the state key (see `cnv export state list`)').addHelpText(
+    'after',
+    `
 Makes the pending position of a --defer-commit run current, once its consumer has succeeded.
 The commit names its run and refuses any other: when a later run superseded it (it started
 again from the committed position and sends the same rows again), nothing is committed (exit 7).
@@ -39,7 +58,8 @@ Committing a run already committed is not an error (exit 0, with a warning).
 Examples:
   $ cnv export state commit crm --run 20250101T0700-4242
   $ set -o pipefail; run=$(date +%Y%m%dT%H%M%S)-$$
-  $ cnv export contacts --state-key crm --defer-commit --run "$run" | load-into-crm && cnv export state commit crm --run "$run"`);
+  $ cnv export contacts --state-key crm --defer-commit --run "$run" | load-into-crm && cnv export state commit crm --run "$run"`,
+  );
 }
 
 export async function run(ctx: Context, { args, opts }: CommandInput<typeof options>): Promise<CommandResult> {
@@ -53,23 +73,43 @@ export async function run(ctx: Context, { args, opts }: CommandInput<typeof opti
     if (state.pending?.runId !== runId) {
       if (manifest?.status === 'committed') {
         ctx.warn(`export state "${key}": run ${runId} is committed already`);
-        return { kind: 'record', data: { key, run: runId, committed: false, rows: state.current.rows, cursor: state.current.cursor } };
+        return {
+          kind: 'record',
+          data: { key, run: runId, committed: false, rows: state.current.rows, cursor: state.current.cursor },
+        };
       }
       if (manifest) {
         const by = state.pending ? `run ${state.pending.runId} is pending instead` : 'nothing is pending';
-        throw new CliError(`export state "${key}": run ${runId} is not pending (${manifest.status}; ${by}); nothing was committed`, {
-          exitCode: ExitCode.transient,
-          code: 'run_not_pending',
-          hint: 'no row is lost: a later run started again from the committed position and sends these rows again (commit that run once its consumer succeeded)',
-        });
+        throw new CliError(
+          `export state "${key}": run ${runId} is not pending (${manifest.status}; ${by}); nothing was committed`,
+          {
+            exitCode: ExitCode.transient,
+            code: 'run_not_pending',
+            hint: 'no row is lost: a later run started again from the committed position and sends these rows again (commit that run once its consumer succeeded)',
+          },
+        );
       }
-      throw new CliError(`export state "${key}" has no run ${runId}`, { exitCode: ExitCode.notFound, code: 'run_not_found', hint: `\`cnv export state show ${key}\` lists its recent runs` });
+      throw new CliError(`export state "${key}" has no run ${runId}`, {
+        exitCode: ExitCode.notFound,
+        code: 'run_not_found',
+        hint: `\`cnv export state show ${key}\` lists its recent runs`,
+      });
     }
     const { runId: _runId, savedAt: _savedAt, ...position } = state.pending;
     const runs = state.runs.map((m) => (m.runId === runId ? { ...m, status: 'committed' as const } : m));
     const now = new Date(ctx.clock.now()).toISOString();
     await store.write({ ...state, current: position, pending: undefined, runs, updatedAt: now });
-    return { kind: 'record', data: { key, run: runId, committed: true, rows: position.rows, added: position.rows - state.current.rows, cursor: position.cursor } };
+    return {
+      kind: 'record',
+      data: {
+        key,
+        run: runId,
+        committed: true,
+        rows: position.rows,
+        added: position.rows - state.current.rows,
+        cursor: position.cursor,
+      },
+    };
   } finally {
     await lock.release();
   }

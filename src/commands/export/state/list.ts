@@ -19,18 +19,44 @@ export const options = commandOptions(columnsFlag(COLUMNS));
 export const output = (): JsonOutput => {
   const time = z.iso.datetime();
   const item = z.strictObject({
-    key: z.string(), kind: z.enum(['contacts', 'custom-events', 'email-events']), emailType: z.string().nullable(), format: z.enum(['csv', 'ndjson']), rows: z.number(), pages: z.number(),
+    key: z.string(),
+    kind: z.enum(['contacts', 'custom-events', 'email-events']),
+    emailType: z.string().nullable(),
+    format: z.enum(['csv', 'ndjson']),
+    rows: z.number(),
+    pages: z.number(),
     cursorAt: time.nullable(),
     fullAt: time.nullable().describe('when the position last started from nothing (a full run)'),
-    output: z.union([z.strictObject({ kind: z.literal('file'), path: z.string(), bytes: z.number() }), z.strictObject({ kind: z.literal('stdout') })]),
-    lastRun: z.strictObject({ runId: z.string(), status: z.string(), startedAt: time, finishedAt: time.nullable(), rows: z.number() }).nullable(),
+    output: z.union([
+      z.strictObject({ kind: z.literal('file'), path: z.string(), bytes: z.number() }),
+      z.strictObject({ kind: z.literal('stdout') }),
+    ]),
+    lastRun: z
+      .strictObject({
+        runId: z.string(),
+        status: z.string(),
+        startedAt: time,
+        finishedAt: time.nullable(),
+        rows: z.number(),
+      })
+      .nullable(),
     pending: z.strictObject({ runId: z.string(), rows: z.number(), savedAt: time }).nullable(),
   });
-  return { documents: [{ what: 'an array of states', schema: z.array(item), note: '(times ISO 8601, null when none; with --columns only those members)' }] };
+  return {
+    documents: [
+      {
+        what: 'an array of states',
+        schema: z.array(item),
+        note: '(times ISO 8601, null when none; with --columns only those members)',
+      },
+    ],
+  };
 };
 
 export function configure(cmd: Command): void {
-  cmd.addHelpText('after', `
+  cmd.addHelpText(
+    'after',
+    `
 Lists the saved export states of this config directory. JSON (piped, --json) has ISO times,
 numbers and objects: {key, kind, emailType, format, rows, pages, cursorAt, fullAt, output: {kind, path,
 bytes}, lastRun: {runId, status, startedAt, finishedAt, rows}, pending: {runId, rows, savedAt}}
@@ -41,12 +67,15 @@ more of both, -q '[].key' prints the keys whole.
 Examples:
   $ cnv export state list
   $ cnv export state list --columns key,rows,output
-  $ cnv export state list --json | jq -r '.[] | select(.lastRun.status != "complete") | .key'`);
+  $ cnv export state list --json | jq -r '.[] | select(.lastRun.status != "complete") | .key'`,
+  );
 }
 
 export async function run(ctx: Context, { opts }: CommandInput<typeof options>): Promise<CommandResult> {
   const { store } = await openStateStore(stateDirOf(ctx));
-  const items = store.list((err) => ctx.warn(err.message)).map((s) => stateItem(s, lockHolder(store.pathOf(s.key)) !== undefined));
+  const items = store
+    .list((err) => ctx.warn(err.message))
+    .map((s) => stateItem(s, lockHolder(store.pathOf(s.key)) !== undefined));
   const columns = chosenColumns(opts, COLUMNS);
   if (resolveFormat(outputOf(ctx)) !== 'table') return { kind: 'list', rows: items, ...columns };
   const now = ctx.clock.now();
@@ -62,9 +91,14 @@ const MIN_KEY_WIDTH = 20;
  * a key too wide for what the terminal leaves it is shown by its end, `…` first, so each row
  * still says which export it is (the table itself would cut every key to the same start).
  */
-function keysByTheirEnd(rows: Array<Record<string, unknown>>, columns: string[], width: number | undefined): Array<Record<string, unknown>> {
+function keysByTheirEnd(
+  rows: Array<Record<string, unknown>>,
+  columns: string[],
+  width: number | undefined,
+): Array<Record<string, unknown>> {
   if (width === undefined || !columns.includes('key')) return rows;
-  const widthOf = (column: string) => rows.reduce((w, r) => Math.max(w, [...cellText(r[column])].length), column.length);
+  const widthOf = (column: string) =>
+    rows.reduce((w, r) => Math.max(w, [...cellText(r[column])].length), column.length);
   const others = columns.filter((c) => c !== 'key').reduce((sum, c) => sum + widthOf(c) + 2, 0);
   const room = width - others;
   if (room < MIN_KEY_WIDTH) return rows;

@@ -12,14 +12,19 @@ import { stateDirOf } from '../../../cmdutil/context-deps.js';
 import type { JsonOutput } from '../../../cmdutil/json-output.js';
 import { z } from 'zod';
 
-export const options = commandOptions({ yes: switchFlag('-y, --yes', 'delete without asking (required off a terminal)') });
+export const options = commandOptions({
+  yes: switchFlag('-y, --yes', 'delete without asking (required off a terminal)'),
+});
 
 /** What it prints with --json and piped (its help's JSON OUTPUT, docs/output.md, test/cli/json-contract.test.ts). */
-export const output = (): JsonOutput => ({ documents: [{ schema: z.strictObject({ key: z.string(), removed: z.boolean() }) }] });
+export const output = (): JsonOutput => ({
+  documents: [{ schema: z.strictObject({ key: z.string(), removed: z.boolean() }) }],
+});
 
 export function configure(cmd: Command): void {
-  cmd.argument('<key>', 'the state key (see `cnv export state list`)')
-    .addHelpText('after', `
+  cmd.argument('<key>', 'the state key (see `cnv export state list`)').addHelpText(
+    'after',
+    `
 Deletes an export state (under its lock: exit 7 while a run holds it). The next run of that
 key starts from the beginning and, into a file, needs an empty file or --full. On a terminal
 it asks first (--yes skips the question); off a terminal (cron, CI, a pipe) it never asks and
@@ -27,7 +32,8 @@ deletes nothing without --yes (exit 2), as gh does. A key that does not exist is
 
 Examples:
   $ cnv export state reset sk_live_demo@api.example.com/contacts:/data/contacts.csv
-  $ cnv export state reset crm --yes        # in a script: required off a terminal`);
+  $ cnv export state reset crm --yes        # in a script: required off a terminal`,
+  );
 }
 
 export async function run(ctx: Context, { args, opts }: CommandInput<typeof options>): Promise<CommandResult> {
@@ -38,7 +44,10 @@ export async function run(ctx: Context, { args, opts }: CommandInput<typeof opti
   // Asked before taking the lock, so a person thinking it over does not hold up a run.
   await confirmDeletion(ctx.io, opts.yes, `export state reset ${key}`, () => {
     const what = state === DAMAGED ? 'the damaged export state' : 'export state';
-    const about = state === DAMAGED ? 'it cannot be read' : `${state.current.rows.toLocaleString('en-US')} rows exported, last saved ${state.updatedAt}`;
+    const about =
+      state === DAMAGED
+        ? 'it cannot be read'
+        : `${state.current.rows.toLocaleString('en-US')} rows exported, last saved ${state.updatedAt}`;
     return `delete ${what} "${key}" (${about})? The next run starts over.`;
   });
   const lock = await store.lock(key);

@@ -11,16 +11,21 @@ const KEY = 'sk_live_mock@api.test/contacts';
 const api = useMockApi();
 
 const contact = exportContact;
-const page = (cursor: string | undefined, rows: unknown[], next: string | null, times = 1) => answerContactsPage(api.agent, cursor, rows, next, times);
-const run = (args: string[], opts: { signal?: AbortSignal } = {}) => cnvInProcess(['export', 'contacts', ...args], { env: api.env, dispatcher: api.agent, ...opts });
+const page = (cursor: string | undefined, rows: unknown[], next: string | null, times = 1) =>
+  answerContactsPage(api.agent, cursor, rows, next, times);
+const run = (args: string[], opts: { signal?: AbortSignal } = {}) =>
+  cnvInProcess(['export', 'contacts', ...args], { env: api.env, dispatcher: api.agent, ...opts });
 const fileKey = (out: string) => `${KEY}:${out}`;
 const outFile = () => join(mkdtempSync(join(api.dir, 'out-')), 'contacts.ndjson');
 
 describe('export state: nothing secret is persisted or shown', () => {
   it('a key the server echoes in a failed page is redacted in runs[].error and in `state show`', async () => {
     page(undefined, [contact('a')], 'c1');
-    api.agent.get(BASE).intercept({ path: '/v2/exports/contacts', method: 'POST' })
-      .reply(503, { error: { code: 'unavailable', message: `backend refused key ${api.env.CNV_API_KEY}` } }).times(4);
+    api.agent
+      .get(BASE)
+      .intercept({ path: '/v2/exports/contacts', method: 'POST' })
+      .reply(503, { error: { code: 'unavailable', message: `backend refused key ${api.env.CNV_API_KEY}` } })
+      .times(4);
     const out = outFile();
     const res = await run(['--out', out]);
     expect(res.exitCode).toBe(7);
@@ -35,7 +40,10 @@ describe('export state: nothing secret is persisted or shown', () => {
 
   it('a user and password in the base URL are refused before any state is written', async () => {
     page(undefined, [contact('a')], null);
-    const res = await cnvInProcess(['export', 'contacts', '--out', outFile(), '--state-key', 'creds'], { env: { ...api.env, CNV_BASE_URL: 'https://ops:hunter2@api.test' }, dispatcher: api.agent });
+    const res = await cnvInProcess(['export', 'contacts', '--out', outFile(), '--state-key', 'creds'], {
+      env: { ...api.env, CNV_BASE_URL: 'https://ops:hunter2@api.test' },
+      dispatcher: api.agent,
+    });
     expect(res.exitCode).toBe(2);
     expect(res.stderr).toMatch(/^error: credentials_in_url: /);
     expect(res.stderr).not.toContain('hunter2');
@@ -52,7 +60,9 @@ describe('export state: nothing secret is persisted or shown', () => {
     saved.state.baseUrl = 'https://ops:hunter2@api.test';
     saved.state.runs[0].error = `echo ${api.env.CNV_API_KEY}`;
     writeFileSync(store.pathOf(fileKey(out)), JSON.stringify(saved));
-    const show = await cnvInProcess(['export', 'state', 'show', fileKey(out), '--json'], { env: { ...api.env, CNV_API_KEY: undefined as unknown as string } });
+    const show = await cnvInProcess(['export', 'state', 'show', fileKey(out), '--json'], {
+      env: { ...api.env, CNV_API_KEY: undefined as unknown as string },
+    });
     expect(show.exitCode, show.stderr).toBe(0);
     expect(show.stdout).not.toMatch(/hunter2|sk_live_mock_0123456789/);
     expect(JSON.parse(show.stdout)).toMatchObject({ baseUrl: 'https://api.test' });
