@@ -228,7 +228,7 @@ describe('a type that fails', () => {
     expect(failed.stderr).toMatch(
       /1 of 9 types did not complete: EMAIL_CLICK \(.*\); completed: EMAIL_SEND, EMAIL_DELIVERY, EMAIL_OPEN, EMAIL_BOUNCE/,
     );
-    expect(failed.stderr).toContain(`  EMAIL_CLICK: failed, 200 rows in 1 pages`);
+    expect(failed.stderr).toContain(`  EMAIL_CLICK: failed, 200 rows in 1 page`);
     const state = (await exportState(fx.configDir, 'all-fail'))!;
     expect(state.current.lanes!.EMAIL_CLICK.rows).toBe(200);
     expect(state.current.lanes!.EMAIL_SEND.rows).toBe(perType.EMAIL_SEND);
