@@ -1,4 +1,4 @@
-import type { UpsertContactBody } from '../endpoints/contacts.js';
+import { UPSERT_BODY_KEYS, type UpsertContactBody } from '../endpoints/contacts.js';
 import { ENDPOINTS } from '../endpoints/endpoints.js';
 import { requestOf } from '../http/endpoint.js';
 import { runFileBatch, type FileBatchSpec, type Prepared } from '../batch/file-run.js';
@@ -29,7 +29,7 @@ const READ_ONLY = "read-only: a column of cnv's contact export";
 /** How a contacts file names its columns: body keys, CONTACT fields and COMPANY fields by key or label, and the export's own columns. */
 export const UPSERT_COLUMNS: ColumnRules = {
   endpoint: 'POST /v2/contacts',
-  keys: ['email', 'cnvContactId', 'subscriptionStatus', 'fields', 'companyFields', 'updateOnly'],
+  keys: UPSERT_BODY_KEYS,
   identifiers: ['cnvContactId', 'email'],
   text: ['email', 'cnvContactId', 'subscriptionStatus'],
   objects: ['fields', 'companyFields'],

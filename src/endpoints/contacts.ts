@@ -20,6 +20,21 @@ export const contactAnswer = once(() =>
 /** `data` of POST /v2/contacts. */
 export const upsertResult = once(() => z.looseObject({ cnvContactId: z.string(), contactCreated: z.boolean() }));
 
+/** The subscription statuses POST /v2/contacts accepts (the client's checks and the emulator's model read this one list). */
+export const SETTABLE_STATUSES = ['SUBSCRIBED', 'UNSUBSCRIBED', 'NO_STATUS'] as const;
+export type SettableStatus = (typeof SETTABLE_STATUSES)[number];
+
+/** The members of an upsert body cnv names and checks; any other member is sent as given (`--set`, a mapped column). */
+export const UPSERT_BODY_KEYS = [
+  'email',
+  'cnvContactId',
+  'subscriptionStatus',
+  'fields',
+  'companyFields',
+  'updateOnly',
+] as const;
+
+/** The body of POST /v2/contacts: the members of UPSERT_BODY_KEYS, and any other as given. */
 export interface UpsertContactBody {
   email?: string;
   cnvContactId?: string;

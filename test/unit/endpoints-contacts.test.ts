@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { SETTABLE_STATUSES, UPSERT_BODY_KEYS } from '../../src/endpoints/contacts.js';
+import { SETTABLE_STATUSES as EMULATOR_STATUSES, SYSTEM_STATUSES } from '../../src/emulator/model.js';
+import { FILE_ROW_FLAGS } from '../../src/cmdutil/contact-upsert-flags.js';
+import { UPSERT_COLUMNS } from '../../src/cmdutil/contact-upsert-file.js';
+import { plainValidRow, upsertRowSchema } from '../../src/cmdutil/contact-upsert-row.js';
+
+// The rules of a contact upsert are written once (src/endpoints/contacts.ts): the emulator, the
+// --status flag, the row schema, its zod-free fast path and the file's columns all read them.
+describe('the contact upsert rules, single-sourced', () => {
+  it('the emulator accepts the statuses the client lets through, the same list', () => {
+    expect(EMULATOR_STATUSES).toBe(SETTABLE_STATUSES);
+  });
+
+  it('every client path takes exactly the settable statuses, and refuses the system ones', () => {
+    const status = FILE_ROW_FLAGS.status;
+    for (const s of [...SETTABLE_STATUSES, ...SYSTEM_STATUSES]) {
+      const settable = (SETTABLE_STATUSES as readonly string[]).includes(s);
+      const body = { email: 'ada@example.com', subscriptionStatus: s.toLowerCase() };
+      expect(upsertRowSchema.safeParse(body).success, `row schema, ${s}`).toBe(settable);
+      expect(plainValidRow(body) !== undefined, `fast path, ${s}`).toBe(settable);
+      expect(status.schema.safeParse(s).success, `--status, ${s}`).toBe(settable);
+    }
+  });
+
+  it('the fast path, the file columns and the row schema name the same body keys', () => {
+    expect(UPSERT_COLUMNS.keys).toBe(UPSERT_BODY_KEYS);
+    const full = {
+      email: 'ada@example.com',
+      cnvContactId: '7f0c2f4e-1b2a-4c3d-9e8f-0a1b2c3d4e5f',
+      subscriptionStatus: 'SUBSCRIBED',
+      fields: {},
+      companyFields: {},
+      updateOnly: true,
+    };
+    expect(Object.keys(full)).toEqual([...UPSERT_BODY_KEYS]);
+    expect(Object.keys(plainValidRow(full) ?? {})).toEqual([...UPSERT_BODY_KEYS]);
+    expect(Object.keys(upsertRowSchema.parse(full))).toEqual([...UPSERT_BODY_KEYS]);
+  });
+});
