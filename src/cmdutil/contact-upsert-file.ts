@@ -10,7 +10,7 @@ import { cellMismatch, shapeRow, type RowCells } from '../batch/row-body.js';
 import { BlankCells, numberColumn, scanNumberCells } from '../batch/field-cells.js';
 import { NumberConvention } from '../input/number-convention.js';
 import { blank, identifierColumns } from '../batch/row-check.js';
-import { checkUpsertRow } from './contact-upsert-row.js';
+import { checkUpsertRow } from '../contacts/upsert-row.js';
 import type { Context } from '../context.js';
 import { resolveFieldFlags, type FlagFields } from './contact-field-flags.js';
 import { readFieldDefinitions } from '../records/field-cache.js';

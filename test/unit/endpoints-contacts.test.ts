@@ -3,7 +3,7 @@ import { SETTABLE_STATUSES, UPSERT_BODY_KEYS } from '../../src/endpoints/contact
 import { SETTABLE_STATUSES as EMULATOR_STATUSES, SYSTEM_STATUSES } from '../../src/emulator/model.js';
 import { FILE_ROW_FLAGS } from '../../src/cmdutil/contact-upsert-flags.js';
 import { UPSERT_COLUMNS } from '../../src/cmdutil/contact-upsert-file.js';
-import { plainValidRow, upsertRowSchema } from '../../src/cmdutil/contact-upsert-row.js';
+import { plainValidRow, upsertRowSchema } from '../../src/contacts/upsert-row.js';
 
 // The rules of a contact upsert are written once (src/endpoints/contacts.ts): the emulator, the
 // --status flag, the row schema, its zod-free fast path and the file's columns all read them.
