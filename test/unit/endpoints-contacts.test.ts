@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { SETTABLE_STATUSES, UPSERT_BODY_KEYS } from '../../src/endpoints/contacts.js';
 import { SETTABLE_STATUSES as EMULATOR_STATUSES, SYSTEM_STATUSES } from '../../src/emulator/model.js';
 import { FILE_ROW_FLAGS } from '../../src/cmdutil/contact-upsert-flags.js';
-import { UPSERT_COLUMNS } from '../../src/cmdutil/contact-upsert-file.js';
+import { UPSERT_COLUMNS } from '../../src/contacts/file-row.js';
 import { plainValidRow, upsertRowSchema } from '../../src/contacts/upsert-row.js';
 
 // The rules of a contact upsert are written once (src/endpoints/contacts.ts): the emulator, the
