@@ -1,4 +1,4 @@
-import { UPSERT_BODY_KEYS, type UpsertContactBody } from '../endpoints/contacts.js';
+import { SYSTEM_STATUSES, UPSERT_BODY_KEYS, type UpsertContactBody } from '../endpoints/contacts.js';
 import type { Prepared } from '../batch/file-run.js';
 import type { ColumnResolver, ColumnRules } from '../batch/columns/column-resolver.js';
 import { cellMismatch, shapeRow, type RowCells } from '../batch/row-body.js';
@@ -10,8 +10,7 @@ import { checkUpsertRow } from './upsert-row.js';
 // A row of a contacts file as an upsert body: how the file names its columns, and a row made a
 // checked body (`contacts upsert --file` and `contacts sync`, through cmdutil/contact-upsert-file.ts).
 
-// The spec's examples of statuses the system sets: what an export holds, and the API refuses.
-const SYSTEM_MANAGED = new Set(['BOUNCED', 'COMPLAINED']);
+const SYSTEM_MANAGED = new Set<string>(SYSTEM_STATUSES);
 const READ_ONLY = "read-only: a column of cnv's contact export";
 
 /** How a contacts file names its columns: body keys, CONTACT fields and COMPANY fields by key or label, and the export's own columns. */

@@ -1,12 +1,9 @@
 import { EMAIL_EVENT_TYPES, type EmailEventType } from '../endpoints/email-event-types.js';
 import type { ExactNumber } from '../lib/exact-number.js';
-import { SETTABLE_STATUSES, type SettableStatus } from '../endpoints/contacts.js';
-export { EMAIL_EVENT_TYPES, type EmailEventType, SETTABLE_STATUSES, type SettableStatus };
+import { SETTABLE_STATUSES, SYSTEM_STATUSES, type SettableStatus } from '../endpoints/contacts.js';
+export { EMAIL_EVENT_TYPES, type EmailEventType, SETTABLE_STATUSES, SYSTEM_STATUSES, type SettableStatus };
 // Resource types held by the store. Shapes follow the spec's field tables; fields the spec
 // does not show (archived flags, workspace ids, memberships...) are emulator bookkeeping.
-
-/** System-managed statuses the emulator seeds (the real list is open-ended). */
-export const SYSTEM_STATUSES = ['BOUNCED', 'COMPLAINED'] as const;
 
 export type SubscriptionStatus = SettableStatus | (typeof SYSTEM_STATUSES)[number];
 

@@ -23,6 +23,11 @@ export const upsertResult = once(() => z.looseObject({ cnvContactId: z.string(),
 /** The subscription statuses POST /v2/contacts accepts (the client's checks and the emulator's model read this one list). */
 export const SETTABLE_STATUSES = ['SUBSCRIBED', 'UNSUBSCRIBED', 'NO_STATUS'] as const;
 export type SettableStatus = (typeof SETTABLE_STATUSES)[number];
+/**
+ * The spec's examples of statuses the system sets (the real list is open-ended): what an export
+ * holds and the API refuses on upsert; the emulator seeds them.
+ */
+export const SYSTEM_STATUSES = ['BOUNCED', 'COMPLAINED'] as const;
 
 /** The members of an upsert body cnv names and checks; any other member is sent as given (`--set`, a mapped column). */
 export const UPSERT_BODY_KEYS = [

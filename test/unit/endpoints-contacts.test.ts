@@ -1,15 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { SETTABLE_STATUSES, UPSERT_BODY_KEYS } from '../../src/endpoints/contacts.js';
-import { SETTABLE_STATUSES as EMULATOR_STATUSES, SYSTEM_STATUSES } from '../../src/emulator/model.js';
+import { SETTABLE_STATUSES, SYSTEM_STATUSES, UPSERT_BODY_KEYS } from '../../src/endpoints/contacts.js';
+import * as emulator from '../../src/emulator/model.js';
 import { FILE_ROW_FLAGS } from '../../src/cmdutil/contact-upsert-flags.js';
 import { UPSERT_COLUMNS } from '../../src/contacts/file-row.js';
 import { plainValidRow, upsertRowSchema } from '../../src/contacts/upsert-row.js';
+import { prepareUpsertRow } from '../../src/contacts/file-row.js';
+import { ColumnResolver, NO_COLUMN_FLAGS } from '../../src/batch/columns/column-resolver.js';
 
 // The rules of a contact upsert are written once (src/endpoints/contacts.ts): the emulator, the
 // --status flag, the row schema, its zod-free fast path and the file's columns all read them.
 describe('the contact upsert rules, single-sourced', () => {
   it('the emulator accepts the statuses the client lets through, the same list', () => {
-    expect(EMULATOR_STATUSES).toBe(SETTABLE_STATUSES);
+    expect(emulator.SETTABLE_STATUSES).toBe(SETTABLE_STATUSES);
+    expect(emulator.SYSTEM_STATUSES).toBe(SYSTEM_STATUSES);
   });
 
   it('every client path takes exactly the settable statuses, and refuses the system ones', () => {
@@ -20,6 +23,17 @@ describe('the contact upsert rules, single-sourced', () => {
       expect(upsertRowSchema.safeParse(body).success, `row schema, ${s}`).toBe(settable);
       expect(plainValidRow(body) !== undefined, `fast path, ${s}`).toBe(settable);
       expect(status.schema.safeParse(s).success, `--status, ${s}`).toBe(settable);
+    }
+  });
+
+  it("a file's system-set status (an export's BOUNCED contact) is left out of the body, as the emulator seeds them", () => {
+    const columns = new ColumnResolver(UPSERT_COLUMNS, NO_COLUMN_FLAGS);
+    columns.meet(['email', 'subscriptionStatus'], true);
+    for (const s of SYSTEM_STATUSES) {
+      const row = { line: 1, values: { email: 'ada@example.com', subscriptionStatus: s.toLowerCase() } };
+      const prepared = prepareUpsertRow(row, {}, columns);
+      expect(prepared.payload).toEqual({ email: 'ada@example.com' });
+      expect(prepared.note).toMatch(/set by the system/);
     }
   });
 
