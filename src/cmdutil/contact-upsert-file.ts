@@ -3,7 +3,8 @@ import { ENDPOINTS } from '../endpoints/endpoints.js';
 import { requestOf } from '../http/endpoint.js';
 import { runFileBatch, type FileBatchSpec } from '../batch/file-run.js';
 import type { FieldsByParent } from '../batch/columns/field-match.js';
-import { batchRunOptions } from './batch-options.js';
+import { batchRunOptions, globalRunMode } from './batch-options.js';
+import type { RunMode } from '../batch/batch-run-options.js';
 import { perRowSender } from '../batch/per-row.js';
 import { BlankCells, numberColumn, scanNumberCells } from '../batch/field-cells.js';
 import { NumberConvention } from '../input/number-convention.js';
@@ -49,7 +50,7 @@ export async function contactFieldDefinitions(
 }
 
 export async function runUpsertFile(ctx: Context, opts: FileRowOptions): Promise<CommandResult> {
-  return runFileBatch(batchDepsOf(ctx), await upsertFileSpec(ctx, opts, 'contacts upsert'));
+  return runFileBatch(batchDepsOf(ctx), await upsertFileSpec(ctx, opts, 'contacts upsert', globalRunMode(ctx.globals)));
 }
 
 /** A file of contact upserts as a file run: `contacts upsert --file`, and `contacts sync`, which decides per row whether to send it. */
@@ -57,14 +58,10 @@ export async function upsertFileSpec(
   ctx: Context,
   opts: FileRowOptions,
   command: string,
-  plan = false,
+  mode: RunMode,
 ): Promise<FileBatchSpec<UpsertContactBody>> {
   const defaults = defaultsFrom(opts, await resolveFieldFlags(ctx, opts));
-  // A plan sends nothing and prints itself, not the requests.
-  const options = {
-    ...batchRunOptions(opts, UPSERT_FILE_DEFAULTS, ctx.globals.dryRun || plan),
-    ...(plan ? { printRequests: false } : {}),
-  };
+  const options = batchRunOptions(opts, UPSERT_FILE_DEFAULTS, mode);
   const numbers = new NumberConvention(options.numbers);
   const blanks = new BlankCells('to clear a field, send null for it (NDJSON)');
   return {
