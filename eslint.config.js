@@ -56,6 +56,7 @@ const TIERS = [
   ['endpoints', 'config', 'files'],
   ['input', 'output', 'terminal'],
   ['batch', 'exporter'],
+  ['contacts'],
   ['records', 'sync', 'tap'],
   ['cmdutil'],
   ['commands'],

@@ -2,6 +2,14 @@ import type { InputFormat } from '../input/input-rows.js';
 import type { Convention } from '../input/number-convention.js';
 import type { ColumnFlagValues } from './columns/column-flags.js';
 
+/**
+ * What a file run does with its valid rows: `send` them; or send none and, for `dry-run` (the
+ * global --dry-run), print each request it would send on stdout; for `plan` (`contacts sync
+ * --plan`) and `check` (`records upsert --check`), print nothing of them (the command prints its
+ * plan or its report).
+ */
+export type RunMode = 'send' | 'dry-run' | 'plan' | 'check';
+
 /** Options of every batch or file mode, as `runFileBatch` takes them. */
 export interface BatchRunOptions {
   inputFormat?: InputFormat;
@@ -14,10 +22,8 @@ export interface BatchRunOptions {
   force?: boolean;
   concurrency: number;
   chunkSize: number;
-  /** The global --dry-run: validate every row and report, send nothing. */
-  dryRun: boolean;
-  /** With dryRun: print each request that would be sent on stdout (not for records --check, which prints its report). */
-  printRequests: boolean;
+  /** Send the rows, or only check and report them (RunMode). */
+  mode: RunMode;
   /** --summary-json: where the run summary goes as JSON (a file, or - for stdout). */
   summaryJson?: string;
   /** --max-rows: read (and send, or show with --dry-run) only the first N rows. */

@@ -90,7 +90,7 @@ export async function runFileBatch<P>(deps: BatchDeps, spec: FileBatchSpec<P>): 
     throw new UsageError('--report: must not be the input file');
   }
   // The HTTP stack loads while the file is opened and its first rows are read and checked.
-  if (!options.dryRun) deps.prepareHttp();
+  if (options.mode === 'send') deps.prepareHttp();
   // The account too: a report of the same audience id in another business is no report of this run.
   const account = await deps.account();
   const job: ReportJob = { ...spec.job, input: spec.path, ...(account ? { account } : {}) };
@@ -224,8 +224,8 @@ async function sendRows<P>(run: FileRun<P>): Promise<unknown> {
       concurrency: options.concurrency,
       orderKey: spec.orderKey,
       signal: deps.signal,
-      dryRun: options.dryRun,
-      preview: options.dryRun && options.printRequests ? previewPrinter(deps, spec, options) : undefined,
+      dryRun: options.mode !== 'send',
+      preview: options.mode === 'dry-run' ? previewPrinter(deps, spec, options) : undefined,
       record: report?.record,
       onResult: (result) => {
         counts.add(result);
@@ -284,7 +284,7 @@ function finish<P>(run: FileRun<P>, stoppedBy: unknown): CommandResult {
   run.spec.cells?.blanks.show(deps.notices);
   const info = {
     elapsedMs: deps.clock.now() - run.started,
-    dryRun: options.dryRun,
+    dryRun: options.mode !== 'send',
     report: options.report,
     stopped: stoppedBy === undefined ? undefined : messageOf(stoppedBy),
   };

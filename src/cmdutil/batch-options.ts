@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from 'commander';
 import { z } from 'zod';
-import type { BatchDefaults, BatchRunOptions } from '../batch/batch-run-options.js';
+import type { BatchDefaults, BatchRunOptions, RunMode } from '../batch/batch-run-options.js';
 import { UsageError } from '../errors.js';
 import { INPUT_FORMATS } from '../input/input-rows.js';
 import { summaryJsonTarget } from '../output/summary-json.js';
@@ -181,8 +181,11 @@ export function checkBatchOptions(opts: BatchOptionValues): void {
     );
 }
 
+/** The run mode the global --dry-run gives a file run (a command with a mode of its own, --plan or --check, chooses it instead). */
+export const globalRunMode = (globals: { dryRun: boolean }): RunMode => (globals.dryRun ? 'dry-run' : 'send');
+
 /** The batch options of a command, with defaults applied (checked before: checkBatchOptions). */
-export function batchRunOptions(opts: BatchOptionValues, defaults: BatchDefaults, dryRun: boolean): BatchRunOptions {
+export function batchRunOptions(opts: BatchOptionValues, defaults: BatchDefaults, mode: RunMode): BatchRunOptions {
   return {
     inputFormat: opts.inputFormat,
     delimiter: opts.delimiter,
@@ -192,8 +195,7 @@ export function batchRunOptions(opts: BatchOptionValues, defaults: BatchDefaults
     force: opts.force,
     concurrency: opts.concurrency ?? defaults.concurrency,
     chunkSize: opts.chunkSize ?? defaults.maxChunkSize,
-    dryRun,
-    printRequests: dryRun,
+    mode,
     summaryJson: opts.summaryJson,
     maxRows: opts.maxRows,
     columns: {

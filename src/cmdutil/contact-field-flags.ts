@@ -8,7 +8,7 @@ import { coerceValue } from '../input/coerce.js';
 import { readFieldDefinitions, type DefinitionsByType } from '../records/field-cache.js';
 import { fieldCacheDepsOf } from './context-deps.js';
 import { flag } from './flags.js';
-import { checkFieldKeys, checkSetNames } from './contact-field-keys.js';
+import { checkFieldKeys, checkSetNames } from '../contacts/field-keys.js';
 
 /** Commander collector for repeatable `key=value` options, the value kept as typed. */
 function collectRawPair(value: string, previous: Array<[string, string]> = []): Array<[string, string]> {
@@ -79,7 +79,7 @@ const pairsOf = (opts: FieldFlagValues, opt: FieldFlagOpt) => opts[opt] ?? [];
 /**
  * The `fields` and `companyFields` the flags give. Every flag's keys (and --set's names) are
  * checked against the field definitions, read once and cached: a key no field has, or a
- * read-only field, is a usage error naming the nearest key (contact-field-keys.ts). `--field`/
+ * read-only field, is a usage error naming the nearest key (contacts/field-keys.ts). `--field`/
  * `--company-field` values are converted by the field's definition (dataType); definitions
  * that cannot be read leave keys unchecked and values as JSON when it parses, else the string.
  * `-f` is always a string, `-F` typed as JSON (true, false, null, numbers, objects). A value

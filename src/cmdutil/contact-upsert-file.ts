@@ -1,44 +1,23 @@
 import type { UpsertContactBody } from '../endpoints/contacts.js';
 import { ENDPOINTS } from '../endpoints/endpoints.js';
 import { requestOf } from '../http/endpoint.js';
-import { runFileBatch, type FileBatchSpec, type Prepared } from '../batch/file-run.js';
-import type { ColumnResolver, ColumnRules } from '../batch/columns/column-resolver.js';
+import { runFileBatch, type FileBatchSpec } from '../batch/file-run.js';
 import type { FieldsByParent } from '../batch/columns/field-match.js';
-import { batchRunOptions } from './batch-options.js';
+import { batchRunOptions, globalRunMode } from './batch-options.js';
+import type { RunMode } from '../batch/batch-run-options.js';
 import { perRowSender } from '../batch/per-row.js';
-import { cellMismatch, shapeRow, type RowCells } from '../batch/row-body.js';
 import { BlankCells, numberColumn, scanNumberCells } from '../batch/field-cells.js';
 import { NumberConvention } from '../input/number-convention.js';
-import { blank, identifierColumns } from '../batch/row-check.js';
-import { checkUpsertRow } from './contact-upsert-row.js';
+import { identifierColumns } from '../batch/row-check.js';
+import { prepareUpsertRow, UPSERT_COLUMNS } from '../contacts/file-row.js';
 import type { Context } from '../context.js';
 import { resolveFieldFlags, type FlagFields } from './contact-field-flags.js';
 import { readFieldDefinitions } from '../records/field-cache.js';
 import { UPSERT_FILE_DEFAULTS, type FileRowOptions } from './contact-upsert-flags.js';
-import { quoteInput, type InputRow } from '../input/input-rows.js';
 import type { CommandResult } from '../output/render.js';
-import { EXTRA_COLUMN, FIXED_COLUMNS } from '../exporter/csv-layout.js';
 import { batchDepsOf, fieldCacheDepsOf } from './context-deps.js';
 
 // `contacts upsert --file`: one request per row (the API has no batch upsert of contacts).
-
-// The spec's examples of statuses the system sets: what an export holds, and the API refuses.
-const SYSTEM_MANAGED = new Set(['BOUNCED', 'COMPLAINED']);
-const READ_ONLY = "read-only: a column of cnv's contact export";
-
-/** How a contacts file names its columns: body keys, CONTACT fields and COMPANY fields by key or label, and the export's own columns. */
-export const UPSERT_COLUMNS: ColumnRules = {
-  endpoint: 'POST /v2/contacts',
-  keys: ['email', 'cnvContactId', 'subscriptionStatus', 'fields', 'companyFields', 'updateOnly'],
-  identifiers: ['cnvContactId', 'email'],
-  text: ['email', 'cnvContactId', 'subscriptionStatus'],
-  objects: ['fields', 'companyFields'],
-  fieldParents: ['fields', 'companyFields'],
-  notSent: Object.fromEntries(
-    ['createdAt', 'updatedAt', 'sfdcLeadId', 'sfdcContactId', 'sfdcAccountId', EXTRA_COLUMN].map((c) => [c, READ_ONLY]),
-  ),
-  exportColumns: [...FIXED_COLUMNS.contacts, EXTRA_COLUMN],
-};
 
 /** Flags that stand for every row in file mode (a row's own values win). */
 function defaultsFrom(opts: FileRowOptions, flagFields: FlagFields): Record<string, unknown> {
@@ -48,34 +27,6 @@ function defaultsFrom(opts: FileRowOptions, flagFields: FlagFields): Record<stri
   if (flagFields.fields) defaults.fields = flagFields.fields;
   if (flagFields.companyFields) defaults.companyFields = flagFields.companyFields;
   return defaults;
-}
-
-/** Validates one row as the endpoint would; the body is the flag defaults overlaid with the row. */
-export function prepareUpsertRow(
-  row: InputRow,
-  defaults: Record<string, unknown>,
-  columns: ColumnResolver,
-  cells: RowCells = {},
-): Prepared<UpsertContactBody> {
-  const { body: own, note: idNote } = shapeRow(row, columns, cells);
-  const body: Record<string, unknown> = { ...defaults, ...own };
-  for (const key of ['fields', 'companyFields']) {
-    if (isObject(defaults[key]) && isObject(own[key])) body[key] = { ...defaults[key], ...own[key] };
-  }
-  const identifier = String(blank(body.cnvContactId) ?? blank(body.email) ?? '');
-  const mismatch = cellMismatch(own, ['fields', 'companyFields']);
-  if (mismatch) return { identifier, invalid: { error: 'invalid_field', message: mismatch.message } };
-  const status = blank(own.subscriptionStatus);
-  let note = idNote;
-  if (typeof status === 'string' && SYSTEM_MANAGED.has(status.toUpperCase())) {
-    // An export's BOUNCED contact re-imported: the API sets it, a client cannot; leave it as it is.
-    delete body.subscriptionStatus;
-    note = [idNote, `subscriptionStatus ${quoteInput(status)} is set by the system, not through the API: not sent`]
-      .filter(Boolean)
-      .join('; ');
-  }
-  const checked = checkUpsertRow(body, identifier);
-  return note !== undefined && !checked.invalid ? { ...checked, note } : checked;
 }
 
 /** The CONTACT and COMPANY definitions, as the column resolver takes them. */
@@ -99,7 +50,7 @@ export async function contactFieldDefinitions(
 }
 
 export async function runUpsertFile(ctx: Context, opts: FileRowOptions): Promise<CommandResult> {
-  return runFileBatch(batchDepsOf(ctx), await upsertFileSpec(ctx, opts, 'contacts upsert'));
+  return runFileBatch(batchDepsOf(ctx), await upsertFileSpec(ctx, opts, 'contacts upsert', globalRunMode(ctx.globals)));
 }
 
 /** A file of contact upserts as a file run: `contacts upsert --file`, and `contacts sync`, which decides per row whether to send it. */
@@ -107,14 +58,10 @@ export async function upsertFileSpec(
   ctx: Context,
   opts: FileRowOptions,
   command: string,
-  plan = false,
+  mode: RunMode,
 ): Promise<FileBatchSpec<UpsertContactBody>> {
   const defaults = defaultsFrom(opts, await resolveFieldFlags(ctx, opts));
-  // A plan sends nothing and prints itself, not the requests.
-  const options = {
-    ...batchRunOptions(opts, UPSERT_FILE_DEFAULTS, ctx.globals.dryRun || plan),
-    ...(plan ? { printRequests: false } : {}),
-  };
+  const options = batchRunOptions(opts, UPSERT_FILE_DEFAULTS, mode);
   const numbers = new NumberConvention(options.numbers);
   const blanks = new BlankCells('to clear a field, send null for it (NDJSON)');
   return {
@@ -149,8 +96,4 @@ export async function upsertFileSpec(
         body.email && `email:${body.email.toLowerCase()}`,
       ].filter((k): k is string => !!k),
   };
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

@@ -14,10 +14,9 @@ import { caseInsensitiveChoice } from './parse.js';
 import { setFlag } from './body-flags.js';
 import { UsageError } from '../errors.js';
 import { FIELD_FLAGS } from './contact-field-flags.js';
+import { SETTABLE_STATUSES } from '../endpoints/contacts.js';
 
 // The flags of `contacts upsert`, for one contact (commands/contacts/upsert.ts) and for a file (contact-upsert-file.ts).
-
-const SETTABLE_STATUSES = ['SUBSCRIBED', 'UNSUBSCRIBED', 'NO_STATUS'] as const;
 
 export const UPSERT_FILE_DEFAULTS = { concurrency: 16, maxChunkSize: 1, typedNumbers: true };
 

@@ -12,6 +12,7 @@ import {
   BATCH_GLOBALS,
   batchFlags,
   batchRunOptions,
+  globalRunMode,
   checkBatchOptions,
   chunkSizeFlag,
   rejectBatchOptions,
@@ -109,7 +110,7 @@ export async function runMembershipAdd(
   return runFileBatch(batchDepsOf(ctx), {
     path: opts.batch,
     job: { command: target.command, target: targetId },
-    options: batchRunOptions(opts, BATCH_DEFAULTS, ctx.globals.dryRun),
+    options: batchRunOptions(opts, BATCH_DEFAULTS, globalRunMode(ctx.globals)),
     columns: {
       rules: batchAddColumns(requestLine(target.batchRequest(targetId, []))),
       identifierColumns: IDENTIFIER_COLUMNS,

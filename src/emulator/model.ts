@@ -1,15 +1,10 @@
 import { EMAIL_EVENT_TYPES, type EmailEventType } from '../endpoints/email-event-types.js';
 import type { ExactNumber } from '../lib/exact-number.js';
-export { EMAIL_EVENT_TYPES, type EmailEventType };
+import { SETTABLE_STATUSES, SYSTEM_STATUSES, type SettableStatus } from '../endpoints/contacts.js';
+export { EMAIL_EVENT_TYPES, type EmailEventType, SETTABLE_STATUSES, SYSTEM_STATUSES, type SettableStatus };
 // Resource types held by the store. Shapes follow the spec's field tables; fields the spec
 // does not show (archived flags, workspace ids, memberships...) are emulator bookkeeping.
 
-/** Subscription statuses the API accepts on upsert. */
-export const SETTABLE_STATUSES = ['SUBSCRIBED', 'UNSUBSCRIBED', 'NO_STATUS'] as const;
-/** System-managed statuses the emulator seeds (the real list is open-ended). */
-export const SYSTEM_STATUSES = ['BOUNCED', 'COMPLAINED'] as const;
-
-export type SettableStatus = (typeof SETTABLE_STATUSES)[number];
 export type SubscriptionStatus = SettableStatus | (typeof SYSTEM_STATUSES)[number];
 
 /** Object types that own field definitions. */

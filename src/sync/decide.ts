@@ -1,3 +1,4 @@
+import { UPSERT_BODY_KEYS, type UpsertContactBody } from '../endpoints/contacts.js';
 import type { FieldDefinition } from '../endpoints/fields.js';
 import { sameValue } from './same-value.js';
 import type { Snapshot } from './snapshot.js';
@@ -39,15 +40,8 @@ export interface Decision {
   reaches?: Array<{ id: string; email: string | null }>;
 }
 
-/** The body of a contact upsert, as a row of the file prepares it. */
-type UpsertBody = Record<string, unknown> & {
-  email?: string;
-  cnvContactId?: string;
-  subscriptionStatus?: string;
-  fields?: Record<string, unknown>;
-};
-
-const COMPARED = new Set(['email', 'cnvContactId', 'subscriptionStatus', 'fields', 'companyFields', 'updateOnly']);
+/** The body members a row is compared by (any other member makes the row unsure). */
+const COMPARED = new Set<string>(UPSERT_BODY_KEYS);
 
 /** The contact a row names in the snapshot, the slots of every contact it may reach, and why cnv cannot be sure, if it cannot. */
 interface Found {
@@ -81,7 +75,7 @@ export class SyncDecider {
     private readonly fields: ReadonlyMap<string, FieldDefinition>,
   ) {}
 
-  decide(body: UpsertBody): Decision {
+  decide(body: UpsertContactBody): Decision {
     const found = this.find(body);
     if (found.unsure)
       return this.sent(
@@ -117,7 +111,7 @@ export class SyncDecider {
     return this.sent(decision, found.slots, body);
   }
 
-  private sent(decision: Decision, slots: number[], body: UpsertBody): Decision {
+  private sent(decision: Decision, slots: number[], body: UpsertContactBody): Decision {
     for (const slot of slots) this.touched.add(slot);
     const reaches = slots.map((slot) => this.snapshot.reader.read(slot)).map(({ id, email }) => ({ id, email }));
     // An email a reached contact has already is covered by its slot: only a new one (a contact made, or moved onto it) is kept.
@@ -127,7 +121,7 @@ export class SyncDecider {
     return { ...decision, reaches };
   }
 
-  private find(body: UpsertBody): Found {
+  private find(body: UpsertContactBody): Found {
     const { index, reader } = this.snapshot;
     if (body.cnvContactId !== undefined) {
       // A hash narrows; the id read back decides (a collision never matches another contact).
@@ -180,7 +174,7 @@ export class SyncDecider {
     return { contact: best.contact, slots: [best.slot] };
   }
 
-  private compare(body: UpsertBody, contact: SnapshotContact): Decision {
+  private compare(body: UpsertContactBody, contact: SnapshotContact): Decision {
     const changes: Change[] = [];
     let unsure: Decision['unsure'];
     const doubt = (reason: UnsureReason, detail: string) => (unsure ??= { reason, detail });
@@ -223,7 +217,7 @@ export class SyncDecider {
 }
 
 /** What a new contact gets: every value the row gives. */
-function creations(body: UpsertBody): Change[] {
+function creations(body: UpsertContactBody): Change[] {
   const changes: Change[] = [];
   if (body.email !== undefined) changes.push({ field: 'email', old: null, new: body.email });
   if (body.subscriptionStatus !== undefined)

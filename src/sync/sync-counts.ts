@@ -1,4 +1,5 @@
 import type { BatchCounts } from '../batch/summary.js';
+import type { RunMode } from '../batch/batch-run-options.js';
 import type { Decision, UnsureReason } from './decide.js';
 import type { RefreshStats } from './snapshot.js';
 import { duration } from '../output/wording.js';
@@ -86,13 +87,13 @@ export class SyncCounts {
   }
 
   /** The summary's second line (a plan's: only what the refresh did, its counts being in the first). */
-  line(dryRun: boolean, plan = false): string | undefined {
+  line(mode: RunMode): string | undefined {
     const r = this.refresh;
-    if (plan)
+    if (mode === 'plan')
       return r
         ? `snapshot: ${count(r.contacts, 'contact')}, ${r.full ? 'full refresh' : 'refreshed'}: ${count(r.rows, 'row')} in ${count(r.pages, 'page')}`
         : undefined;
-    const verb = dryRun ? 'would send' : 'sent';
+    const verb = mode === 'send' ? 'sent' : 'would send';
     const unsure =
       this.unsureTotal > 0
         ? `; ${this.unsureTotal} ${verb} because cnv cannot be sure they match (${this.reasons()})`

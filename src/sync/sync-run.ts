@@ -114,7 +114,7 @@ export function syncFileSpec<B extends Record<string, unknown>>(
     orderKey: (body) => [...new Set([...keysOf(body), ...(reaching.get(body) ?? [])])],
     summary: {
       first: opts.plan ? (batch, elapsedMs) => counts.settle(batch).planSummary(batch.rows, elapsedMs) : undefined,
-      line: (batch) => counts.settle(batch).line(base.options.dryRun, opts.plan !== undefined),
+      line: (batch) => counts.settle(batch).line(base.options.mode),
       data: (batch) => counts.settle(batch).data(),
       exitCode: (code) => (opts.exitCode && counts.pending > 0 ? ExitCode.pendingChanges : code),
     },

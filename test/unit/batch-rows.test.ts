@@ -11,7 +11,7 @@ import type { FieldsByParent } from '../../src/batch/columns/field-match.js';
 import { FileColumns } from '../../src/batch/columns/file-columns.js';
 import { InvalidRowError, renameRow, shapeRow } from '../../src/batch/row-body.js';
 import { derivedClientEventId, prepareTrackRow, TRACK_COLUMNS } from '../../src/commands/events/track-file.js';
-import { prepareUpsertRow, UPSERT_COLUMNS } from '../../src/cmdutil/contact-upsert-file.js';
+import { prepareUpsertRow, UPSERT_COLUMNS } from '../../src/contacts/file-row.js';
 import { NumberConvention } from '../../src/input/number-convention.js';
 import { ExactNumber, stringifyJson } from '../../src/lib/exact-number.js';
 

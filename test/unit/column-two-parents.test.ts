@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { FieldDefinition } from '../../src/endpoints/fields.js';
 import { ColumnResolver, NO_COLUMN_FLAGS, type ColumnFlags } from '../../src/batch/columns/column-resolver.js';
 import type { FieldsByParent } from '../../src/batch/columns/field-match.js';
-import { UPSERT_COLUMNS } from '../../src/cmdutil/contact-upsert-file.js';
+import { UPSERT_COLUMNS } from '../../src/contacts/file-row.js';
 
 const def = (key: string, label: string, objectType = 'CONTACT', readOnly = false): FieldDefinition => ({
   key,

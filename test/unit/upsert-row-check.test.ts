@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkRow } from '../../src/batch/row-check.js';
-import { checkUpsertRow, plainValidRow, upsertRowSchema } from '../../src/cmdutil/contact-upsert-row.js';
+import { checkUpsertRow, plainValidRow, upsertRowSchema } from '../../src/contacts/upsert-row.js';
 
 const CODES = {
   email: 'invalid_email',

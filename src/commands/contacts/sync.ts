@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import type { FieldsByParent } from '../../batch/columns/field-match.js';
 import { runFileBatch } from '../../batch/file-run.js';
-import { BATCH_GLOBALS, checkBatchOptions } from '../../cmdutil/batch-options.js';
+import { BATCH_GLOBALS, checkBatchOptions, globalRunMode } from '../../cmdutil/batch-options.js';
+import type { RunMode } from '../../batch/batch-run-options.js';
 import { batchDepsOf, exportDepsOf, outputOf, reporterDepsOf } from '../../cmdutil/context-deps.js';
 import { z } from 'zod';
 import { commandOptions, flag, switchFlag, textFlag } from '../../cmdutil/flags.js';
@@ -193,14 +194,13 @@ export async function run(given: Context, { opts }: CommandInput<typeof options>
   // that. The snapshot's refresh is a read the API spells POST, which the HTTP client's dry run
   // would print and stop at, having compared nothing: so the layers below get the context with a
   // client that never dry-runs, asked for explicitly (the given context is left as it is).
-  const dryRun = given.globals.dryRun;
+  const mode: RunMode = plan ? 'plan' : globalRunMode(given.globals);
   const ctx: Context = {
     ...given,
     globals: { ...given.globals, dryRun: false },
     http: () => given.http({ dryRun: false }),
   };
-  const made = await upsertFileSpec(ctx, { ...opts, file }, 'contacts sync', plan);
-  const base = dryRun ? { ...made, options: { ...made.options, dryRun: true, printRequests: !plan } } : made;
+  const base = await upsertFileSpec(ctx, { ...opts, file }, 'contacts sync', mode);
   // Sure or not depends on the field list as it is now: read afresh once, for the columns and the comparison.
   let definitions: Promise<FieldsByParent | undefined> | undefined;
   const fresh = () => (definitions ??= contactFieldDefinitions(ctx, true, false));
@@ -216,7 +216,7 @@ export async function run(given: Context, { opts }: CommandInput<typeof options>
         ? { staleAfter: { ms: durationMs('--full-refresh-after')(opts.fullRefreshAfter), text: opts.fullRefreshAfter } }
         : {}),
       acceptColumns: opts.acceptColumns === true,
-      rememberColumns: !plan && !dryRun,
+      rememberColumns: mode === 'send',
       crash: crashHookFromEnv(ctx.env),
       exitCode: opts.exitCode === true,
       plan: output,

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { UpsertContactBody } from '../../endpoints/contacts.js';
+import { UPSERT_BODY_KEYS, type UpsertContactBody } from '../../endpoints/contacts.js';
 import { ENDPOINTS } from '../../endpoints/endpoints.js';
 import { emailSchema, uuidSchema } from '../../endpoints/identifiers.js';
 import { applySetPairs } from '../../cmdutil/body-flags.js';
@@ -12,14 +12,7 @@ import { runUpsertFile } from '../../cmdutil/contact-upsert-file.js';
 import { options, type UpsertOptions } from '../../cmdutil/contact-upsert-flags.js';
 import type { JsonOutput } from '../../cmdutil/json-output.js';
 import { fileRunDocument } from '../../cmdutil/run-documents.js';
-const NAMED_BODY_KEYS = new Set([
-  'email',
-  'cnvContactId',
-  'subscriptionStatus',
-  'fields',
-  'companyFields',
-  'updateOnly',
-]);
+const NAMED_BODY_KEYS = new Set<string>(UPSERT_BODY_KEYS);
 
 export { options };
 

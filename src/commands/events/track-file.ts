@@ -6,7 +6,7 @@ import { requestOf } from '../../http/endpoint.js';
 import type { ColumnResolver, ColumnRules } from '../../batch/columns/column-resolver.js';
 import type { Prepared } from '../../batch/file-run.js';
 import { runFileBatch } from '../../batch/file-run.js';
-import { batchRunOptions } from '../../cmdutil/batch-options.js';
+import { batchRunOptions, globalRunMode } from '../../cmdutil/batch-options.js';
 import { perRowSender } from '../../batch/per-row.js';
 import { shapeRow } from '../../batch/row-body.js';
 import { blank, checkRow, identifierColumns } from '../../batch/row-check.js';
@@ -97,7 +97,7 @@ export function runTrackFile(ctx: Context, opts: TrackOptions & { file: string }
   return runFileBatch(batchDepsOf(ctx), {
     path: opts.file,
     job: { command: 'events track' },
-    options: batchRunOptions(opts, TRACK_FILE_DEFAULTS, ctx.globals.dryRun),
+    options: batchRunOptions(opts, TRACK_FILE_DEFAULTS, globalRunMode(ctx.globals)),
     columns: { rules: TRACK_COLUMNS, identifierColumns: identifierColumns(defaults, ['userId', 'email']) },
     prepare: (row, columns) => prepareTrackRow(row, defaults, columns),
     request: (items) => requestOf(ENDPOINTS.trackEvent, { body: items[0].payload }),

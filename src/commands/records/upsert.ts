@@ -11,6 +11,7 @@ import {
   BATCH_GLOBALS,
   batchFlags,
   batchRunOptions,
+  globalRunMode,
   checkBatchOptions,
   chunkSizeFlag,
   NUMBER_CONVENTION_FLAGS,
@@ -135,11 +136,7 @@ export async function run(ctx: Context, { args, opts }: CommandInput<typeof opti
     throw new UsageError('--file: required (a CSV, NDJSON or JSON file, or - for stdin)');
   if (opts.file !== '-') await assertReadable(opts.file);
   const check = opts.check === true;
-  const runOptions = {
-    ...batchRunOptions(opts, DEFAULTS, ctx.globals.dryRun),
-    dryRun: check || ctx.globals.dryRun,
-    printRequests: ctx.globals.dryRun && !check,
-  };
+  const runOptions = batchRunOptions(opts, DEFAULTS, check ? 'check' : globalRunMode(ctx.globals));
   // Read once, before any row.
   const definitions = opts.coerce !== false || check ? await readDefinitions(ctx, customObjectId, check) : undefined;
   // The check judges each column by what the run's resolver makes of it (a label, a --map, a left-out column).

@@ -1,11 +1,10 @@
 import { z } from 'zod';
-import type { UpsertContactBody } from '../endpoints/contacts.js';
+import { SETTABLE_STATUSES, UPSERT_BODY_KEYS, type UpsertContactBody } from '../endpoints/contacts.js';
 import type { Prepared } from '../batch/file-run.js';
 import { blank, checkRow } from '../batch/row-check.js';
 import { emailSchema, isPlausibleEmail, uuidSchema } from '../endpoints/identifiers.js';
 import { spellingsOf } from '../input/column-names.js';
 
-const SETTABLE = ['SUBSCRIBED', 'UNSUBSCRIBED', 'NO_STATUS'] as const;
 const CODES: Record<string, string> = {
   email: 'invalid_email',
   subscriptionStatus: 'invalid_subscription_status',
@@ -23,7 +22,7 @@ export const upsertRowSchema = z
     cnvContactId: z.preprocess(blank, uuidSchema.optional()),
     subscriptionStatus: z.preprocess(
       statusOf,
-      z.enum(SETTABLE, { message: `expected one of ${SETTABLE.join(', ')}` }).optional(),
+      z.enum(SETTABLE_STATUSES, { message: `expected one of ${SETTABLE_STATUSES.join(', ')}` }).optional(),
     ),
     fields: fieldMap.optional(),
     companyFields: fieldMap.optional(),
@@ -45,8 +44,8 @@ export function checkUpsertRow(body: Record<string, unknown>, identifier: string
   return checkRow(upsertRowSchema, body, identifier, CODES) as Prepared<UpsertContactBody>;
 }
 
-const SHAPE = ['email', 'cnvContactId', 'subscriptionStatus', 'fields', 'companyFields', 'updateOnly'] as const;
-const STATUSES = new Set<string>(SETTABLE);
+const SHAPE = UPSERT_BODY_KEYS;
+const STATUSES = new Set<string>(SETTABLE_STATUSES);
 
 /** The payload the schema gives a body it surely accepts (members in its order, then the rest), else undefined. */
 export function plainValidRow(body: Record<string, unknown>): Record<string, unknown> | undefined {
