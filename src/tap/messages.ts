@@ -10,9 +10,13 @@ import type { JsonSchema } from './schemas.js';
 export class SingerOut {
   constructor(private readonly stdout: Writable) {}
 
-  /** Lines made already (a page of RECORDs). */
+  /**
+   * Lines made already (a page of RECORDs), copied: the pieces are pooled blocks the page
+   * releases for the next page once this returns, while the stream may still hold what it
+   * was given (a pipe on Node.js 24 writes later), which must not be overwritten.
+   */
   async bytes(pieces: readonly Buffer[]): Promise<void> {
-    for (const piece of pieces) await writeWithBackpressure(this.stdout, piece);
+    if (pieces.length > 0) await writeWithBackpressure(this.stdout, Buffer.concat(pieces));
   }
 
   async text(line: string): Promise<void> {
