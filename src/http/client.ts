@@ -114,8 +114,8 @@ export class HttpClient {
   private readonly baseUrl: string;
   /** Masks the key (and any URL credentials) in every text made from what the server sent. */
   private readonly redact: (text: string) => string;
-  /** The key's forms, masked in a success answer's text before it is parsed (undefined for a key too short to mask). */
-  private readonly keyForms: KeyForms | undefined;
+  /** The key's forms, masked in a success answer's text before it is parsed (null for a key too short to mask); made on first use. */
+  private keyForms: KeyForms | null | undefined;
   private firstRequest: Send | undefined;
   private undici: Promise<Send> | undefined;
 
@@ -125,7 +125,6 @@ export class HttpClient {
     this.random = opts.random ?? Math.random;
     this.baseUrl = normalizeBaseUrl(opts.baseUrl);
     this.redact = makeRedactor([opts.apiKey]);
-    this.keyForms = opts.apiKey.length >= 8 ? keyForms(opts.apiKey) : undefined;
   }
 
   /**
@@ -359,8 +358,10 @@ export class HttpClient {
    * never reaches a report or a file: masked in the text before it is parsed (JSON can spell a
    * character only as itself or an escape, and both are masked).
    */
-  private readonly maskEchoedKey = (text: string): string =>
-    this.keyForms?.mayHold(text) ? this.keyForms.mask(text) : text;
+  private readonly maskEchoedKey = (text: string): string => {
+    const forms = (this.keyForms ??= this.opts.apiKey.length >= 8 ? keyForms(this.opts.apiKey) : null);
+    return forms?.mayHold(text) ? forms.mask(text) : text;
+  };
 }
 
 /** The base URL without a trailing slash, and without a final `/v2` (every path starts with it). */

@@ -1,4 +1,4 @@
-import { keyForms } from './key-forms.js';
+import { keyForms, type KeyForms } from './key-forms.js';
 
 const KEY_SHAPE = /^sk_live_([A-Za-z0-9]+)_(.+)$/;
 const ANY_LIVE_KEY = /sk_live_([A-Za-z0-9]+)_[A-Za-z0-9]{4,}/g;
@@ -17,10 +17,11 @@ export function maskKey(key: string): string {
  * slipped into a text (an echoed header, a pasted value).
  */
 export function makeRedactor(secrets: Array<string | undefined>): (text: string) => string {
-  const forms = [...new Set(secrets.filter((s): s is string => typeof s === 'string' && s.length >= 4))].map((key) =>
-    keyForms(key),
-  );
+  const keys = [...new Set(secrets.filter((s): s is string => typeof s === 'string' && s.length >= 4))];
+  let forms: KeyForms[] | undefined;
   return (text) => {
+    // Made on first use: a run that prints nothing from a server (most) never needs them.
+    forms ??= keys.map((key) => keyForms(key));
     let out = text;
     for (const form of forms) if (form.mayHold(out)) out = form.mask(out);
     return redactUrlCredentials(out.replace(ANY_LIVE_KEY, 'sk_live_$1_****'));

@@ -1,4 +1,5 @@
-import { readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -118,5 +119,23 @@ describe('each command group through the binary', () => {
     expect(help.stdout).toMatch(/\nEXAMPLES\n/);
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
     expect(await cnv(['--version'])).toMatchObject({ exitCode: 0, stdout: `${pkg.version}\n` });
+  });
+  it('a command loads no Node.js built-in it does not use: `contacts get` starts without node:child_process (only a pager spawns)', async () => {
+    // process.moduleLoadList names every built-in the process loaded; a static import of
+    // node:child_process (with dgram, tty and socket internals) cost every start-up ~7%.
+    const dir = mkdtempSync(join(tmpdir(), 'cnv-smoke-modules-'));
+    const hook = join(dir, 'modules.cjs');
+    const list = join(dir, 'modules.txt');
+    writeFileSync(
+      hook,
+      `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(list)}, process.moduleLoadList.join('\\n')));`,
+    );
+    const got = await cnv(['contacts', 'get', '--email', 'ada@example.com'], {
+      env: { ...fx.env, NODE_OPTIONS: `--require ${hook}` },
+    });
+    expect(got.exitCode, got.stderr).toBe(0);
+    const loaded = readFileSync(list, 'utf8').split('\n');
+    expect(loaded).toContain('NativeModule http');
+    expect(loaded.filter((m) => /child_process|dgram/.test(m))).toEqual([]);
   });
 });
