@@ -1,7 +1,8 @@
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cnvInProcess, tempConfigDir } from '../helpers/cli.js';
+import { cnvInProcess } from '../helpers/cli.js';
+import { keyEchoRun, storedFiles } from '../helpers/key-echo.js';
 import { hostileServer, type HostileServer } from '../helpers/hostile-server.js';
 
 // A server that echoes the key it was sent, in a form no plain text match sees: its secret part
@@ -87,12 +88,7 @@ describe('the key echoed in any form is never printed nor stored', () => {
     it(`${name}: stderr, --debug, the report, stdout, cnv api --include, export files and state`, async () => {
       form = spelling;
       exportFails = false;
-      const dir = tempConfigDir();
-      const env = { CNV_CONFIG_DIR: dir, CNV_BASE_URL: server.url, CNV_API_KEY: KEY, CNV_RATE_SHARE: 'off' };
-      const input = join(dir, 'people.csv');
-      writeFileSync(input, 'email\na@example.com\nb@example.com\n');
-      const report = join(dir, 'report.csv');
-      const out = join(dir, 'contacts.ndjson');
+      const { dir, env, input, report, out } = keyEchoRun(server.url, KEY);
       const runs = [
         // An error answer: the message on stderr, the body in the debug log.
         await cnvInProcess(['contacts', 'upsert', '--email', 'a@example.com', '--debug'], { env }),
@@ -134,7 +130,7 @@ describe('the key echoed in any form is never printed nor stored', () => {
       expect(printed).toContain('x-api-key: sk_live_canary_****');
       expect(readFileSync(report, 'utf8')).toMatch(shown);
       expect(runs.at(-2)!.stdout).toMatch(new RegExp(`"error": "${shown.source}"`));
-      const files = (readdirSync(dir, { recursive: true }) as string[]).filter((f) => statSync(join(dir, f)).isFile());
+      const files = storedFiles(dir);
       expect(files.some((f) => f.startsWith('exports'))).toBe(true);
       const stored = files.map((f) => readFileSync(join(dir, f), 'utf8')).join('\n');
       for (const [what, text] of [

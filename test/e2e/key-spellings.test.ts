@@ -1,7 +1,8 @@
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cnv, tempConfigDir } from '../helpers/cli.js';
+import { cnv } from '../helpers/cli.js';
+import { keyEchoRun, storedFiles } from '../helpers/key-echo.js';
 import { hostileServer, type HostileServer } from '../helpers/hostile-server.js';
 
 // Issue 38: a server or proxy that echoes the key upper-cased, as hex of its bytes, or split by a
@@ -78,13 +79,7 @@ describe('the key echoed in any spelling is masked wherever cnv prints or stores
     async (_name, spelling) => {
       echo = spelling;
       exportFails = false;
-      const dir = tempConfigDir();
-      const env = { CNV_CONFIG_DIR: dir, CNV_BASE_URL: server.url, CNV_API_KEY: KEY, CNV_RATE_SHARE: 'off' };
-      const input = join(dir, 'people.csv');
-      writeFileSync(input, 'email\na@example.com\nb@example.com\n');
-      const report = join(dir, 'report.csv');
-      const summary = join(dir, 'summary.json');
-      const out = join(dir, 'contacts.ndjson');
+      const { dir, env, input, report, summary, out } = keyEchoRun(server.url, KEY);
       const runs = [
         await cnv(['contacts', 'upsert', '--email', 'a@example.com', '--debug', '--json'], { env }),
         await cnv(
@@ -121,9 +116,7 @@ describe('the key echoed in any spelling is masked wherever cnv prints or stores
       expect(printed[2]).toMatch(/key .*\*\*\*\*/s);
       expect(printed[3]).toMatch(/key .*\*\*\*\*.* refused/s);
       expect(printed[6]).toMatch(/"error": "[^"]*key .*\*\*\*\*/);
-      const files = (readdirSync(dir, { recursive: true }) as string[]).filter(
-        (f) => statSync(join(dir, f)).isFile() && f !== 'people.csv',
-      );
+      const files = storedFiles(dir).filter((f) => f !== 'people.csv');
       const stored = files.map((f) => readFileSync(join(dir, f), 'utf8'));
       for (const [i, text] of printed.entries()) expect(leaks(text), `run ${i}: ${text.slice(0, 400)}`).toEqual([]);
       for (const [i, text] of stored.entries()) expect(leaks(text), files[i]).toEqual([]);
