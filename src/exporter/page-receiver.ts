@@ -24,6 +24,8 @@ export interface ReceivedPage {
    * fresh row after it too, in order. Absent when none was.
    */
   held?: Array<{ row: ExportRow; text: string }>;
+  /** CSV: what this page's lines put in `_extra` (values, rows) and the names the run's lines used so far. */
+  extra?: { values: number; rows: number; members: string[] };
   /** Hands the page's memory back for later pages: call once it is written and its ids read. */
   release(): void;
 }
@@ -52,6 +54,8 @@ export function receiver(
     // Identities of a state saved before content hashes (contacts only; usually none).
     const legacy = kind === 'contacts' ? skip.legacy : undefined;
     const key: RowKey = { head: '', tail: undefined, a: 0, b: 0, hash: 0 };
+    // Pages are received one after another: what the format counts meanwhile is this page's.
+    const extra0 = format.extra && { values: format.extra.values, rows: format.extra.rows };
     return {
       row(row, text) {
         rows++;
@@ -83,6 +87,15 @@ export function receiver(
           freshIds: inPage,
           release: written.release,
           held,
+          ...(format.extra && extra0
+            ? {
+                extra: {
+                  values: format.extra.values - extra0.values,
+                  rows: format.extra.rows - extra0.rows,
+                  members: [...format.extra.members],
+                },
+              }
+            : {}),
         };
       },
     };
