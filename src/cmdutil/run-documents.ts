@@ -63,12 +63,18 @@ export const exportSummary = once(() =>
     cutBytes: num,
     fieldChanges: z
       .strictObject({
-        relabelled: z.array(z.strictObject({ key: str, column: str, from: str, to: str })),
+        relabelled: z.array(z.strictObject({ key: str, column: str.optional(), from: str, to: str })),
         added: z.array(z.strictObject({ key: str, label: str })),
-        removed: z.array(z.strictObject({ key: str, column: str })),
+        removed: z.array(z.strictObject({ key: str, column: str.optional() })),
       })
       .optional()
-      .describe('a CSV file whose fields changed in the account since it was made (docs/exports.md)'),
+      .describe(
+        "contacts: the account's fields changed since the CSV file was made, or since the last NDJSON run (docs/exports.md)",
+      ),
+    extra: z
+      .strictObject({ values: num, rows: num, members: z.array(str) })
+      .optional()
+      .describe('CSV: the values written to _extra, which no column of the header holds (docs/exports.md)'),
   }),
 );
 

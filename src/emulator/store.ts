@@ -51,8 +51,8 @@ export class BusinessStore {
     readonly clock: MonotonicClock,
     /** The key that signs this emulator's cursors now (cursor.ts: cursorSecretFor; a new epoch at each reset). */
     private readonly secret: () => Buffer = () => DEMO_SECRET,
-    /** How contacts' timestamps are shown: `ms` (the default) or `s`, whole seconds (EmulatorStore.timestampPrecision). */
-    private readonly precision: () => TimestampPrecision = () => 'ms',
+    /** How contacts' timestamps are shown (EmulatorStore.shownTime): as stored, by default. */
+    private readonly shown: (iso: string) => string = (iso) => iso,
   ) {
     this.contacts = new ContactBook(clock);
   }
@@ -62,9 +62,9 @@ export class BusinessStore {
     return this.secret();
   }
 
-  /** A timestamp as this server shows it (whole seconds with `--timestamp-precision s`). */
+  /** A timestamp as this server shows it (whole seconds with `--timestamp-precision s`; a stuck clock's time). */
   shownTime(iso: string): string {
-    return this.precision() === 's' ? `${iso.slice(0, 19)}Z` : iso;
+    return this.shown(iso);
   }
 
   /** Stores a custom event and indexes its clientEventId. */
@@ -107,6 +107,8 @@ export class EmulatorStore {
   private readonly businesses = new Map<string, BusinessStore>();
   /** How contacts' createdAt and updatedAt are shown; stored times keep their milliseconds (the order stays exact). */
   timestampPrecision: TimestampPrecision = 'ms';
+  /** The spans of stored time the clock was stuck in (stickClock), each shown as its first millisecond. */
+  private stuck: Array<{ from: number; to: number; shown: string }> = [];
   private secret: Buffer;
 
   constructor(
@@ -124,10 +126,37 @@ export class EmulatorStore {
           b.name,
           this.clock,
           () => this.secret,
-          () => this.timestampPrecision,
+          (iso) => this.shownTime(iso),
         ),
       );
     this.seeder(this);
+  }
+
+  /**
+   * Sticks the clock (`POST /_emulator/clock`): from now until it is let go, every write shows
+   * the same millisecond, the one it stuck at, as two writes within one millisecond do on a
+   * real server. The store keeps its own later milliseconds, so the export's order stays exact.
+   * The time shown while stuck, or undefined once let go.
+   */
+  stickClock(stuck: boolean): string | undefined {
+    const open = this.stuck.at(-1);
+    if (stuck && (open === undefined || open.to !== Infinity)) {
+      const from = this.clock.nowMs();
+      this.stuck.push({ from, to: Infinity, shown: new Date(from).toISOString() });
+    } else if (!stuck && open?.to === Infinity) open.to = this.clock.nowMs();
+    const now = this.stuck.at(-1);
+    return now?.to === Infinity ? now.shown : undefined;
+  }
+
+  /** A contact's stored timestamp as this server shows it. */
+  shownTime(iso: string): string {
+    let shown = iso;
+    if (this.stuck.length > 0) {
+      const ms = Date.parse(iso);
+      const span = this.stuck.find((s) => ms >= s.from && ms < s.to);
+      if (span) shown = span.shown;
+    }
+    return this.timestampPrecision === 's' ? `${shown.slice(0, 19)}Z` : shown;
   }
 
   /** The store of a business; throws for an unknown id (a programming error). */
@@ -151,6 +180,7 @@ export class EmulatorStore {
     this.secret = epochSecret(this.dataSpec);
     for (const b of this.businesses.values()) b.clear();
     this.clock.reset();
+    this.stuck = [];
     this.seeder(this);
   }
 }

@@ -65,10 +65,10 @@ export function advance(
       );
     }
   }
-  // `seen` and the hits are few (unless the server misbehaves); no fresh id is among the hits, and
-  // `seen` holds fresh ids only when the cursor did not move, so the two parts stay disjoint.
-  const rest = new Set<string>();
-  for (const id of seen) if (!page.fresh.has(id)) rest.add(id);
+  // `seen` and the hits are few (unless the server misbehaves). No fresh id is among the hits nor
+  // the saved ones (a fresh row was in neither), and `seen` holds fresh ids only when the cursor
+  // did not move: the rest is `seen` less this page's rows, read without asking `fresh`.
+  const rest = new Set<string>(moved ? seen : last ? [] : [...saved, ...again]);
   for (const id of page.hits) rest.add(id);
   return { last, moved, seen, again, nextSkip: joinIds(rest, page.fresh) };
 }

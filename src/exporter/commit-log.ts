@@ -82,12 +82,13 @@ export class CommitLog {
   }
 
   /** The run's figures so far, into the manifest (saved with the next commit). */
-  progress(summary: Pick<ExportSummary, 'rows' | 'pages' | 'bytes'>, lastCursor?: string | null): void {
+  progress(summary: Pick<ExportSummary, 'rows' | 'pages' | 'bytes' | 'extra'>, lastCursor?: string | null): void {
     Object.assign(this.manifest, {
       rows: summary.rows,
       pages: summary.pages,
       bytes: summary.bytes,
       sha256: this.hash.copy().digest('hex'),
+      ...(summary.extra ? { extra: { ...summary.extra } } : {}),
     });
     if (lastCursor !== undefined) this.manifest.lastCursor = lastCursor;
   }

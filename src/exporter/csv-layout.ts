@@ -85,7 +85,10 @@ export interface LabelledField {
   label: string;
 }
 
-/** The column of a contact field label: the label itself, unless it would be mistaken for another column. */
+/** How a CSV names its field columns: by label (the default), or by key (`--fields-by key`: stable across renames). */
+export type FieldsBy = 'label' | 'key';
+
+/** The column of a contact field's label (or key): itself, unless it would be mistaken for another column. */
 function labelColumn(label: string): string {
   const clash = FIXED_COLUMNS.contacts.includes(label) || label === EXTRA_COLUMN || label.startsWith(FIELD_PREFIX);
   return clash ? FIELD_PREFIX + label : label;
@@ -116,8 +119,11 @@ export function fieldColumns(fields: readonly LabelledField[]): Array<{ column: 
 function availableColumns(
   kind: ExportKind,
   fields: readonly LabelledField[],
+  by: FieldsBy,
 ): { columns: string[]; rowKeys: Record<string, string>; keys: Record<string, string> } {
-  const own = kind === 'contacts' ? fieldColumns(fields) : [];
+  const labelled = kind === 'contacts' ? fieldColumns(fields) : [];
+  // By key: a field's column is its key (keys are unique: no two share one), its member still the label the row sends.
+  const own = by === 'key' ? labelled.map((c) => ({ ...c, column: labelColumn(c.key) })) : labelled;
   const rowKeys: Record<string, string> = {};
   const keys: Record<string, string> = {};
   for (const { column, rowKey, key } of own) {
@@ -133,8 +139,13 @@ export function labelOf(column: string): string {
 }
 
 /** The header: every available column, or those --columns chose (validated), then `_extra`. */
-export function csvLayout(kind: ExportKind, fields: readonly LabelledField[], chosen?: readonly string[]): CsvLayout {
-  const { columns: available, rowKeys: allKeys, keys } = availableColumns(kind, fields);
+export function csvLayout(
+  kind: ExportKind,
+  fields: readonly LabelledField[],
+  chosen?: readonly string[],
+  by: FieldsBy = 'label',
+): CsvLayout {
+  const { columns: available, rowKeys: allKeys, keys } = availableColumns(kind, fields, by);
   const keyed = (columns: readonly string[]) => {
     const rowKeys = Object.fromEntries(Object.entries(allKeys).filter(([c]) => columns.includes(c)));
     const fieldKeys = Object.fromEntries(Object.entries(keys).filter(([c]) => columns.includes(c)));
@@ -179,8 +190,10 @@ export function rowCells(
   nullAs = '',
   texts?: Set<number>,
   exact?: (text: string) => Record<string, unknown>,
+  count?: ExtraCount,
 ): (row: Record<string, unknown>, text?: string) => string[] {
   let inexact = false;
+  let extraOfRow: Record<string, unknown> | undefined;
   const text = (v: unknown) => {
     const t = cellText(v);
     if (
@@ -226,16 +239,43 @@ export function rowCells(
       if (at !== undefined) cells[at] = cell(value, at);
       else if (!omitted.has(key)) setOwn(extra, key, value);
     }
-    if (extraAt >= 0 && Object.keys(extra).length > 0) cells[extraAt] = stringifyJson(extra);
+    if (extraAt >= 0 && Object.keys(extra).length > 0) {
+      cells[extraAt] = stringifyJson(extra);
+      extraOfRow = extra;
+    }
     return cells;
   };
   return (row, rowText) => {
     inexact = false;
-    const first = format(row);
-    if (!inexact || rowText === undefined || !exact) return first;
-    return format(exact(rowText));
+    extraOfRow = undefined;
+    let cells = format(row);
+    if (inexact && rowText !== undefined && exact) {
+      extraOfRow = undefined;
+      cells = format(exact(rowText));
+    }
+    if (count && extraOfRow) countExtra(count, extraOfRow);
+    return cells;
   };
 }
+
+/** What went to `_extra` in the rows formatted so far: the values no column of the header holds (the summary's `extra`). */
+export interface ExtraCount {
+  values: number;
+  rows: number;
+  /** Their names, as `_extra` keys them (`fields.<label>`, a member's name). */
+  members: Set<string>;
+}
+
+function countExtra(count: ExtraCount, extra: Record<string, unknown>): void {
+  count.rows++;
+  for (const name of Object.keys(extra)) {
+    count.values++;
+    // A few names at most (a new field, an unknown member): a server inventing one per row is not listed whole.
+    if (count.members.size < MAX_EXTRA_NAMES) count.members.add(name);
+  }
+}
+
+const MAX_EXTRA_NAMES = 20;
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -40,8 +40,14 @@ export interface ExportRunOptions {
   nullAs?: string;
   /** CSV: neutralise values a spreadsheet would run as formulas. */
   excelSafe: boolean;
-  /** Contacts NDJSON: `fields` keyed by field key (--fields-by key) instead of the API's labels. */
+  /** Contacts: fields by key (--fields-by key: NDJSON members, CSV columns) instead of the API's labels; absent: as the state recorded, else label. */
   fieldsBy?: 'label' | 'key';
+  /**
+   * Contacts NDJSON with a state: record each field's label and say (a note, the summary's
+   * fieldChanges) what changed since the last run. `export contacts` asks for it; the sync
+   * snapshot does not (its rows are read by key).
+   */
+  watchFields?: boolean;
   /** --run: the run's id (else a random one). */
   runId?: string;
   /** --summary-json: where the run summary goes as JSON (a file, or - when rows go to a file). */
@@ -65,7 +71,7 @@ export interface RunPlan {
   path?: string;
   fileStart?: FileStart;
   layout: FileLayout | null;
-  /** Contacts CSV: how the account's fields changed since the file's header was bound (said in a note and the summary). */
+  /** Contacts: how the account's fields changed since the CSV file's header was bound, or the last NDJSON run (said in a note and the summary). */
   fieldChanges?: FieldChanges;
   /** --fields-by key: how `fields` members become keys (read from the definitions when the run starts). */
   fieldKeys?: FieldKeys;

@@ -56,6 +56,7 @@ function firstSummary(plan: RunPlan, shape: RunShape, runId: string | null, defe
     ...(shape.types !== undefined ? { types: shape.types } : {}),
     ...(plan.target.window ? { window: plan.target.window } : {}),
     ...(plan.fieldChanges ? { fieldChanges: plan.fieldChanges } : {}),
+    ...(plan.layout ? { extra: { values: 0, rows: 0, members: [] } } : {}),
   };
 }
 

@@ -10,12 +10,12 @@ import {
 
 /** How the account's contact fields changed since a CSV file's header was bound (the summary's `fieldChanges`). */
 export interface FieldChanges {
-  /** Bound fields whose label changed: each keeps its column. */
-  relabelled: Array<{ key: string; column: string; from: string; to: string }>;
-  /** Fields the header has no column for (made since): their values go to `_extra` as `fields.<label>`. */
+  /** Bound fields whose label changed: each keeps its column (CSV; NDJSON has none: its rows name the new label). */
+  relabelled: Array<{ key: string; column?: string; from: string; to: string }>;
+  /** Fields the header has no column for (made since): their values go to `_extra` as `fields.<label>`; NDJSON: new members. */
   added: Array<{ key: string; label: string }>;
-  /** Bound fields the account no longer has: their columns stay, empty. */
-  removed: Array<{ key: string; column: string }>;
+  /** Bound fields the account no longer has: their columns stay, empty (CSV); NDJSON: members no longer sent. */
+  removed: Array<{ key: string; column?: string }>;
 }
 
 /**
@@ -60,13 +60,42 @@ export function bindLayout(
   return { layout: { ...rest, ...(Object.keys(rowKeys).length > 0 ? { rowKeys } : {}), fieldKeys }, changes };
 }
 
+/** Contacts NDJSON: each field's member name in the rows (its label; `Label (key)` for a label an earlier field has), by key. */
+export function labelsByKey(fields: readonly LabelledField[]): Record<string, string> {
+  const labels: Record<string, string> = {};
+  for (const f of fieldColumns(fields)) setOwn(labels, f.key, f.rowKey);
+  return labels;
+}
+
+/** Contacts NDJSON: how the fields changed since the labels a state recorded (`labelsByKey` then). */
+export function labelChanges(recorded: Record<string, string>, fields: readonly LabelledField[]): FieldChanges {
+  const now = labelsByKey(fields);
+  const changes: FieldChanges = { relabelled: [], added: [], removed: [] };
+  for (const [key, label] of Object.entries(now)) {
+    if (!Object.hasOwn(recorded, key)) changes.added.push({ key, label });
+    else if (recorded[key] !== label) changes.relabelled.push({ key, from: recorded[key], to: label });
+  }
+  for (const key of Object.keys(recorded)) if (!Object.hasOwn(now, key)) changes.removed.push({ key });
+  return changes;
+}
+
 /** Whether anything changed. */
 export function anyChange(changes: FieldChanges): boolean {
   return changes.relabelled.length + changes.added.length + changes.removed.length > 0;
 }
 
-/** The stderr note of the changes, naming the file. */
-export function changesNote(changes: FieldChanges, path: string): string {
+/** The stderr note of the changes, naming the file (`rows`: NDJSON, whose rows name fields by label, no header). */
+export function changesNote(changes: FieldChanges, path: string, rows = false): string {
+  if (rows) {
+    const parts = [
+      ...changes.relabelled.map(
+        (c) => `field ${c.key} relabelled "${c.from}" -> "${c.to}": rows from now on name it "${c.to}" in fields`,
+      ),
+      ...changes.added.map((c) => `new field ${c.key}: rows name it "${c.label}" in fields`),
+      ...changes.removed.map((c) => `field ${c.key} no longer exists: rows no longer hold it`),
+    ];
+    return `note: the account's contact fields changed since the last run into ${path}: ${parts.join('; ')} (--fields-by key names fields by key, stable across renames)`;
+  }
   const parts = [
     ...changes.relabelled.map(
       (c) => `field ${c.key} relabelled "${c.from}" -> "${c.to}": it keeps its column "${c.column}"`,

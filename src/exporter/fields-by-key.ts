@@ -1,4 +1,3 @@
-import type { HttpClient } from '../http/client.js';
 import { setOwn } from '../lib/own-key.js';
 
 // `export contacts --fields-by key`: the API's export keys a row's `fields` by field label; a
@@ -27,14 +26,6 @@ export function fieldKeys(defs: ReadonlyArray<{ key: string; label: string }>): 
   for (const [label, keys] of shared)
     for (const key of keys) if (!keyOf.has(`${label} (${key})`)) keyOf.set(`${label} (${key})`, key);
   return { keyOf, shared };
-}
-
-/** The CONTACT field definitions, every page. */
-export async function readFieldKeys(http: HttpClient, signal: AbortSignal): Promise<FieldKeys> {
-  const { allFieldPages } = await import('../endpoints/field-pages.js');
-  const defs: Array<{ key: string; label: string }> = [];
-  for await (const fields of allFieldPages(http, { objectType: 'CONTACT' }, signal)) defs.push(...fields);
-  return fieldKeys(defs);
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { EmailEventType } from '../endpoints/exports.js';
 import type { ExportRun } from './export-run.js';
 import type { ReceivedPage } from './page-receiver.js';
-import type { ExportReporter } from './run-summary.js';
+import { addExtra, type ExportReporter } from './run-summary.js';
 import type { LanePosition, Position } from './state.js';
 
 /** A lane's page waiting for the group commit, and where it leaves its lane. */
@@ -70,6 +70,7 @@ export class GroupCommit {
       lanes[type] = next;
       fresh += page.fresh;
       summary.skipped += page.hits.size + page.repeated;
+      addExtra(summary, page.extra);
     }
     this.pos = {
       ...this.pos,

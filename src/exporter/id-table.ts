@@ -1,12 +1,42 @@
+import { lanesHex } from '../lib/content-hash.js';
 import { OpenTable } from '../lib/open-table.js';
+
+/**
+ * A row's identity as the de-duplication reads it, its text not built: an event's id (`head`),
+ * or a contact's version (`head@tail`: id and updatedAt) and the lanes of its content hash.
+ * Building `id@updatedAt#<hash>` for every row cost a third of an export's CPU; the text is made
+ * only where it is kept (the state's `seen`) or looked up in a Set.
+ */
+export interface RowKey {
+  head: string;
+  /** Contacts: updatedAt; undefined for events. */
+  tail: string | undefined;
+  /** Contacts: the lanes of the row text's content hash (src/lib/content-hash.ts). */
+  a: number;
+  b: number;
+  /** The key's 32-bit hash, for the tables. */
+  hash: number;
+}
 
 /** A set of row identities as the de-duplication reads it: a `Set<string>`, an `IdTable`, or both composed. */
 export interface Ids extends Iterable<string> {
   readonly size: number;
-  /** `hash`: the id's `hashId`, when the caller has it (a Set ignores it). */
-  has(id: string, hash?: number): boolean;
+  has(id: string): boolean;
+  /** The same question for a row's key, where the set can answer it without the key's text (an IdTable). */
+  hasKey?(key: RowKey): boolean;
   /** Contacts: identities saved without a content hash (`id@updatedAt`), matched by version alone. */
   readonly legacy?: ReadonlySet<string>;
+}
+
+/** The identity text of a key: `eventId`, or `id@updatedAt#<content hash>`. */
+export function identityText(key: RowKey): string {
+  return key.tail === undefined ? key.head : `${key.head}@${key.tail}#${lanesHex(key.a, key.b)}`;
+}
+
+/** Whether `ids` holds the row of `key` (its text made only for a set that keeps texts). */
+export function hasRow(ids: Ids, key: RowKey): boolean {
+  if (ids.hasKey) return ids.hasKey(key);
+  return ids.size > 0 && ids.has(identityText(key));
 }
 
 /**
@@ -23,6 +53,13 @@ export class IdTable implements Ids {
   /** ends[i]: where id i's units end (it starts where id i-1 ends). */
   private ends: Uint32Array;
   private hashes: Uint32Array;
+  /** Entries added by a contact's key: the lanes of its content hash (`#<hash>` when read as text), and whether it has them. */
+  private laneA: Int32Array;
+  private laneB: Int32Array;
+  private keyed: Uint8Array;
+  private keyedCount = 0;
+  /** The texts of the entries added by a key, once `has` asked for a text (rare: tests, a saved state's check). */
+  private keyedTexts: Set<string> | undefined;
   /** Where each id's index is, by its hash. */
   private readonly table: OpenTable;
   private used = 0;
@@ -33,28 +70,51 @@ export class IdTable implements Ids {
     this.units = new Uint16Array(n * 64);
     this.ends = new Uint32Array(n);
     this.hashes = new Uint32Array(n);
+    this.laneA = new Int32Array(n);
+    this.laneB = new Int32Array(n);
+    this.keyed = new Uint8Array(n);
     this.table = new OpenTable(n);
   }
 
-  has(id: string, hash = hashId(id)): boolean {
-    return this.find(id, hash) >= 0;
+  /** Whether the id is here (the entries added by a key are read as their texts, made once). */
+  has(id: string): boolean {
+    if (this.find(id, hashId(id)) >= 0) return true;
+    if (this.keyedTexts === undefined || this.keyedTexts.size < this.keyedCount) {
+      this.keyedTexts = new Set();
+      for (let i = 0; i < this.size; i++) if (this.keyed[i] === 1) this.keyedTexts.add(this.idAt(i));
+    }
+    return this.keyedTexts.has(id);
+  }
+
+  hasKey(key: RowKey): boolean {
+    if (key.tail === undefined) return this.find(key.head, key.hash) >= 0;
+    if (this.findKey(key) >= 0) return true;
+    // A contact's identity added as text (not by the receiver): asked by its text.
+    if (this.keyedCount === this.size) return false;
+    const text = identityText(key);
+    return this.find(text, hashId(text)) >= 0;
   }
 
   /** Adds `id`; false when it was there already. */
   add(id: string, hash = hashId(id)): boolean {
     const found = this.find(id, hash);
     if (found >= 0) return false;
-    const index = this.size;
-    if (index === this.ends.length) this.growEntries();
-    const start = this.used;
-    const end = start + id.length;
-    if (end > this.units.length) this.growUnits(end);
-    const units = this.units;
-    for (let i = 0; i < id.length; i++) units[start + i] = id.charCodeAt(i);
-    this.used = end;
-    this.ends[index] = end;
-    this.hashes[index] = hash;
-    this.size = index + 1;
+    const index = this.append(id, undefined, hash);
+    this.table.placeAt(-found - 1, index);
+    if (this.table.full) this.table.grow((i) => this.hashes[i]);
+    return true;
+  }
+
+  /** Adds a row's key; false when it was there already. */
+  addKey(key: RowKey): boolean {
+    if (key.tail === undefined) return this.add(key.head, key.hash);
+    const found = this.findKey(key);
+    if (found >= 0) return false;
+    const index = this.append(key.head, key.tail, key.hash);
+    this.laneA[index] = key.a;
+    this.laneB[index] = key.b;
+    this.keyed[index] = 1;
+    this.keyedCount++;
     this.table.placeAt(-found - 1, index);
     if (this.table.full) this.table.grow((i) => this.hashes[i]);
     return true;
@@ -63,7 +123,30 @@ export class IdTable implements Ids {
   /** The id at `index` (insertion order), as a string. */
   idAt(index: number): string {
     const start = index === 0 ? 0 : this.ends[index - 1];
-    return unitsToString(this.units, start, this.ends[index]);
+    const text = unitsToString(this.units, start, this.ends[index]);
+    return this.keyed[index] === 1 ? `${text}#${lanesHex(this.laneA[index], this.laneB[index])}` : text;
+  }
+
+  /** Stores `head` (and `@tail`) as a new entry's units; its index. */
+  private append(head: string, tail: string | undefined, hash: number): number {
+    const index = this.size;
+    if (index === this.ends.length) this.growEntries();
+    const start = this.used;
+    const end = start + head.length + (tail === undefined ? 0 : tail.length + 1);
+    if (end > this.units.length) this.growUnits(end);
+    const units = this.units;
+    let at = start;
+    for (let i = 0; i < head.length; i++) units[at++] = head.charCodeAt(i);
+    if (tail !== undefined) {
+      units[at++] = AT;
+      for (let i = 0; i < tail.length; i++) units[at++] = tail.charCodeAt(i);
+    }
+    this.used = end;
+    this.ends[index] = end;
+    this.hashes[index] = hash;
+    this.keyed[index] = 0;
+    this.size = index + 1;
+    return index;
   }
 
   *[Symbol.iterator](): Iterator<string> {
@@ -80,11 +163,38 @@ export class IdTable implements Ids {
     }
   }
 
+  /** The entry index of a contact's key, or -(free slot + 1) where it would go. */
+  private findKey(key: RowKey): number {
+    const table = this.table;
+    for (let at = table.first(key.hash); ; at = table.next(at)) {
+      const index = table.entryAt(at);
+      if (index < 0) return -(at + 1);
+      if (
+        this.hashes[index] === key.hash &&
+        this.keyed[index] === 1 &&
+        this.laneA[index] === key.a &&
+        this.laneB[index] === key.b &&
+        this.equalsVersion(index, key.head, key.tail!)
+      )
+        return index;
+    }
+  }
+
   private equals(index: number, id: string): boolean {
     const start = index === 0 ? 0 : this.ends[index - 1];
-    if (this.ends[index] - start !== id.length) return false;
+    if (this.keyed[index] === 1 || this.ends[index] - start !== id.length) return false;
     const units = this.units;
     for (let i = 0; i < id.length; i++) if (units[start + i] !== id.charCodeAt(i)) return false;
+    return true;
+  }
+
+  private equalsVersion(index: number, head: string, tail: string): boolean {
+    let at = index === 0 ? 0 : this.ends[index - 1];
+    if (this.ends[index] - at !== head.length + 1 + tail.length) return false;
+    const units = this.units;
+    for (let i = 0; i < head.length; i++) if (units[at++] !== head.charCodeAt(i)) return false;
+    if (units[at++] !== AT) return false;
+    for (let i = 0; i < tail.length; i++) if (units[at++] !== tail.charCodeAt(i)) return false;
     return true;
   }
 
@@ -92,6 +202,9 @@ export class IdTable implements Ids {
     const n = this.ends.length * 2;
     this.ends = grown(this.ends, n);
     this.hashes = grown(this.hashes, n);
+    this.laneA = grown(this.laneA, n);
+    this.laneB = grown(this.laneB, n);
+    this.keyed = grown(this.keyed, n);
   }
 
   private growUnits(needed: number): void {
@@ -112,7 +225,8 @@ export function joinIds(a: Ids, b: Ids): Ids {
   if (b.size === 0) return a;
   return {
     size: a.size + b.size,
-    has: (id, hash = hashId(id)) => a.has(id, hash) || b.has(id, hash),
+    has: (id) => a.has(id) || b.has(id),
+    hasKey: (key) => hasRow(a, key) || hasRow(b, key),
     *[Symbol.iterator]() {
       yield* a;
       yield* b;
@@ -120,11 +234,13 @@ export function joinIds(a: Ids, b: Ids): Ids {
   };
 }
 
-function grown(array: Uint32Array, length: number): Uint32Array {
-  const next = new Uint32Array(length);
+function grown<T extends Uint32Array | Int32Array | Uint8Array>(array: T, length: number): T {
+  const next = new (array.constructor as new (n: number) => T)(length);
   next.set(array);
   return next;
 }
+
+const AT = 0x40; // '@'
 
 /** 32-bit FNV-1a over the UTF-16 code units: computed once per row for both lookups. */
 export function hashId(id: string): number {

@@ -1,7 +1,8 @@
 import { ENDPOINTS } from '../endpoints/endpoints.js';
 import type { EmailEventType, ExportRow, PageReceiver } from '../endpoints/exports.js';
 import type { HttpClient } from '../http/client.js';
-import { contentHash } from '../lib/content-hash.js';
+import { contentLanes, laneB, mix } from '../lib/content-hash.js';
+import { hashId, type RowKey } from './id-table.js';
 import type { ExportKind } from './state.js';
 
 /** What one export fetches: its kind, email type and (custom events) window. */
@@ -42,30 +43,26 @@ export function fetchPage<P>(
 }
 
 /**
- * What makes a row "already delivered". Events never change, so their id is enough. A contact
- * written again since is a new row to deliver: its identity is `id@updatedAt`, and where
- * updatedAt cannot tell two versions apart (whole seconds: no fraction, or only zeros) also the
- * hash of its JSON text as sent (`id@updatedAt#<hash>`), so a second version within one second
- * is delivered too, and the same version sent again is not. Hashing every row's text cost about
- * a fifth of an export's CPU; a millisecond updatedAt names a version alone.
+ * What makes a row "already delivered", as a key (`identityText` is its text). Events never
+ * change, so their id is enough. A contact written again since is a new row to deliver: its
+ * identity is its version (`id@updatedAt`) and the hash of its JSON text as sent
+ * (`id@updatedAt#<hash>`): updatedAt alone cannot tell two versions apart when they share it (a
+ * server of whole seconds, or two writes within one millisecond), and the same version sent
+ * again is still the same row. `key` is filled and returned (one object per page, not per row).
  */
-export function rowIdentity(kind: ExportKind, row: ExportRow, text: string): string {
-  if (kind !== 'contacts') return String(row.eventId);
-  const version = versionOf(row);
-  return wholeSeconds(row.updatedAt) ? `${version}#${contentHash(text)}` : version;
-}
-
-/** A timestamp without a sub-second part (`…:05Z`, `…:05.000Z`), or not a text: two versions may share it. */
-function wholeSeconds(at: unknown): boolean {
-  if (typeof at !== 'string') return true;
-  const dot = at.indexOf('.', 17);
-  if (dot < 0) return true;
-  for (let i = dot + 1; i < at.length; i++) {
-    const c = at.charCodeAt(i);
-    if (c < 48 || c > 57) break;
-    if (c !== 48) return false;
+export function rowKey(kind: ExportKind, row: ExportRow, text: string, key: RowKey): RowKey {
+  if (kind !== 'contacts') {
+    key.head = String(row.eventId);
+    key.tail = undefined;
+    key.hash = hashId(key.head);
+    return key;
   }
-  return true;
+  key.head = String(row.id);
+  key.tail = String(row.updatedAt ?? '');
+  key.a = contentLanes(text);
+  key.b = laneB;
+  key.hash = mix(key.a ^ Math.imul(key.b, 0x9e3779b1), 0x85ebca6b) >>> 0;
+  return key;
 }
 
 /** `id@updatedAt`: a contact's identity as states saved it before content hashes (see legacyIdentities). */
@@ -74,15 +71,13 @@ export function versionOf(row: ExportRow): string {
 }
 
 /**
- * The identities of `seen` that name a whole-second version without its content hash (saved by a
- * cnv before content identities): each still skips that version, whatever its content, so a
- * state saved then continues exactly once. None in a state saved since (events have no `@`).
+ * The identities of `seen` that name a contact's version without its content hash (saved by a
+ * cnv before content identities, whatever the precision of updatedAt): each still skips that
+ * version, whatever its content, so a state saved then continues exactly once. None in a state
+ * saved since (events have no `@`).
  */
 export function legacyIdentities(seen: Iterable<string>): ReadonlySet<string> | undefined {
   let out: Set<string> | undefined;
-  for (const id of seen) {
-    const at = id.indexOf('@');
-    if (at >= 0 && !id.includes('#') && wholeSeconds(id.slice(at + 1))) (out ??= new Set()).add(id);
-  }
+  for (const id of seen) if (id.includes('@') && !id.includes('#')) (out ??= new Set()).add(id);
   return out;
 }

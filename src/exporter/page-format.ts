@@ -3,7 +3,7 @@ import { parseJson } from '../json/exact-json.js';
 import { oneLine } from '../lib/json-scan.js';
 import { stringifyJson } from '../lib/exact-number.js';
 import { rowWithFieldKeys, type FieldKeys } from './fields-by-key.js';
-import { rowCells, type CsvLayout } from './csv-layout.js';
+import { rowCells, type CsvLayout, type ExtraCount } from './csv-layout.js';
 import type { ExportKind, FileFormat } from './state.js';
 import type { ExportRow } from '../endpoints/exports.js';
 
@@ -15,6 +15,8 @@ export interface PageFormat {
   line(row: ExportRow, text?: string): string;
   /** True when this row (and every fresh row after it in its page) is to be held back unformatted (ReceivedPage.held). */
   holds?(row: ExportRow): boolean;
+  /** CSV: what the lines made so far put in `_extra` (counted for the summary). */
+  readonly extra?: ExtraCount;
 }
 
 const BOM = '\uFEFF';
@@ -54,13 +56,15 @@ export async function pageFormat(
   // --null-as: null cells hold the marker; a text equal to it is quoted (texts: its cells in the row at hand).
   const texts = nullAs === '' ? undefined : new Set<number>();
   const toCsv = await csvFormatter('\r\n', texts && (() => (texts.size > 0 ? texts : undefined)));
-  const exact = rowCells(kind, layout, nullAs, texts, (text) => parseJson(text) as ExportRow);
+  const extra: ExtraCount = { values: 0, rows: 0, members: new Set() };
+  const exact = rowCells(kind, layout, nullAs, texts, (text) => parseJson(text) as ExportRow, extra);
   const cells = excelSafe ? (row: ExportRow, text?: string) => exact(row, text).map(excelSafeCell) : exact;
   const header = excelSafe ? layout.columns.map(excelSafeCell) : layout.columns;
   const toHeader = await csvFormatter('\r\n');
   return {
     preamble: () => Buffer.from((bom ? BOM : '') + toHeader([header]), 'utf8'),
     line: (row, text) => toCsv([cells(row, text)]),
+    extra,
   };
 }
 

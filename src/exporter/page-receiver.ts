@@ -1,7 +1,7 @@
 import type { ExportRow, PageReceiver } from '../endpoints/exports.js';
 import { ResponseShapeError } from '../errors.js';
-import { hashId, IdTable, type Ids } from './id-table.js';
-import { rowIdentity, versionOf } from './kinds.js';
+import { hasRow, identityText, IdTable, type Ids, type RowKey } from './id-table.js';
+import { rowKey, versionOf } from './kinds.js';
 import { BlockPool, PageBytes, type PageFormat } from './page-format.js';
 import type { ExportKind } from './state.js';
 
@@ -24,6 +24,8 @@ export interface ReceivedPage {
    * fresh row after it too, in order. Absent when none was.
    */
   held?: Array<{ row: ExportRow; text: string }>;
+  /** CSV: what this page's lines put in `_extra` (values, rows) and the names the run's lines used so far. */
+  extra?: { values: number; rows: number; members: string[] };
   /** Hands the page's memory back for later pages: call once it is written and its ids read. */
   release(): void;
 }
@@ -51,6 +53,9 @@ export function receiver(
     let held: ReceivedPage['held'];
     // Identities of a state saved before content hashes (contacts only; usually none).
     const legacy = kind === 'contacts' ? skip.legacy : undefined;
+    const key: RowKey = { head: '', tail: undefined, a: 0, b: 0, hash: 0 };
+    // Pages are received one after another: what the format counts meanwhile is this page's.
+    const extra0 = format.extra && { values: format.extra.values, rows: format.extra.rows };
     return {
       row(row, text) {
         rows++;
@@ -59,11 +64,10 @@ export function receiver(
             `${label}: the server sent more than the ${limit} rows asked for in one page (off-contract); stopped before writing that page`,
           );
         }
-        const id = rowIdentity(kind, row, text);
-        const hash = hashId(id);
-        if (skip.size > 0 && skip.has(id, hash)) hits.add(id);
+        rowKey(kind, row, text, key);
+        if (skip.size > 0 && hasRow(skip, key)) hits.add(identityText(key));
         else if (legacy?.has(versionOf(row))) hits.add(versionOf(row));
-        else if (!inPage.add(id, hash)) repeated++;
+        else if (!inPage.addKey(key)) repeated++;
         else {
           fresh++;
           if (held || format.holds?.(row)) (held ??= []).push({ row, text });
@@ -83,6 +87,15 @@ export function receiver(
           freshIds: inPage,
           release: written.release,
           held,
+          ...(format.extra && extra0
+            ? {
+                extra: {
+                  values: format.extra.values - extra0.values,
+                  rows: format.extra.rows - extra0.rows,
+                  members: [...format.extra.members],
+                },
+              }
+            : {}),
         };
       },
     };

@@ -1,6 +1,6 @@
 import { ApiError, TransientError } from '../errors.js';
 import { advance, type Step } from './advance.js';
-import type { Ids } from './id-table.js';
+import type { Ids, RowKey } from './id-table.js';
 import { legacyIdentities } from './kinds.js';
 import type { ReceivedPage } from './page-receiver.js';
 import type { RunPlan } from './export-run-options.js';
@@ -105,7 +105,8 @@ function withLegacy(skip: Ids, seen: Iterable<string>): Ids {
   if (!legacy) return skip;
   return {
     size: skip.size,
-    has: (id, hash) => skip.has(id, hash),
+    has: (id) => skip.has(id),
+    ...(skip.hasKey ? { hasKey: (key: RowKey) => skip.hasKey!(key) } : {}),
     legacy,
     [Symbol.iterator]: () => skip[Symbol.iterator](),
   };

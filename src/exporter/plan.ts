@@ -1,10 +1,9 @@
 import { resolve } from 'node:path';
 import { EMAIL_EVENT_TYPES, type EmailEventType } from '../endpoints/exports.js';
 import { CliError, UsageError } from '../errors.js';
-import { readFieldKeys, type FieldKeys } from './fields-by-key.js';
 import type { HttpClient } from '../http/client.js';
-import { csvLayout, type CsvLayout, type FileLayout, type LabelledField } from './csv-layout.js';
-import { anyChange, bindLayout, changesNote, type FieldChanges } from './field-binding.js';
+import type { FileLayout } from './csv-layout.js';
+import { planFields } from './plan-fields.js';
 import type { ExportDeps } from './export-deps.js';
 import type { FileStart } from './file-sink.js';
 import type { ExportLock } from './lock.js';
@@ -56,14 +55,13 @@ export async function planExport(deps: ExportDeps, http: HttpClient, opts: Expor
     const fileStart = path === undefined ? undefined : fileStartOf(opts, path, base);
     const appending = fileStart?.mode === 'resume' && fileStart.committed > 0;
     if (appending) checkSameWriting(path!, base!, opts);
-    const fieldKeys = opts.fieldsBy === 'key' ? await fieldKeysOf(deps, http) : undefined;
-    const chosen =
-      opts.format === 'csv'
-        ? await chooseLayout(deps.signal, http, opts, appending ? base!.csv : null, base?.csv ?? null)
-        : null;
-    const layout = chosen && { ...chosen.layout, nullAs: opts.nullAs ?? '', excelSafe: opts.excelSafe };
-    const fieldChanges = chosen?.changes && anyChange(chosen.changes) ? chosen.changes : undefined;
-    if (fieldChanges) deps.notices.info(changesNote(fieldChanges, path ?? 'stdout'));
+    const { fieldsBy, fieldKeys, layout, labels, fieldChanges } = await planFields(deps, http, opts, {
+      key,
+      prior,
+      base,
+      appending,
+      out: path ?? 'stdout',
+    });
     const start: Position = base ?? {
       cursor: null,
       cursorAt: null,
@@ -85,7 +83,7 @@ export async function planExport(deps: ExportDeps, http: HttpClient, opts: Expor
       lock,
       prior,
       fieldKeys,
-      start: startPosition(start, opts, window),
+      start: startPosition(start, opts, window, fieldsBy, labels),
       target: { kind: opts.kind, emailType: opts.emailType, window: window ?? undefined },
       path,
       fileStart,
@@ -100,12 +98,18 @@ export async function planExport(deps: ExportDeps, http: HttpClient, opts: Expor
   }
 }
 
-/** The position a run starts from, with this run's compression, field naming and window. */
-function startPosition(start: Position, opts: ExportRunOptions, window: Position['window']): Position {
+/** The position a run starts from, with this run's compression, field naming (and NDJSON labels) and window. */
+function startPosition(
+  start: Position,
+  opts: ExportRunOptions,
+  window: Position['window'],
+  fieldsBy: 'label' | 'key',
+  fieldLabels: Record<string, string> | undefined,
+): Position {
   const compress = opts.compress ? { compress: opts.compress } : {};
-  const keyed = opts.fieldsBy === 'key' ? { fieldsBy: 'key' as const } : {};
-  const { compress: _was, fieldsBy: _by, ...started } = start;
-  return { ...started, ...compress, ...keyed, window };
+  const keyed = fieldsBy === 'key' ? { fieldsBy: 'key' as const } : {};
+  const { compress: _was, fieldsBy: _by, fieldLabels: _labels, ...started } = start;
+  return { ...started, ...compress, ...keyed, ...(fieldLabels ? { fieldLabels } : {}), window };
 }
 
 /** How the output file starts: a temporary file (no state), emptied (--full), resumed where its record says, or new. */
@@ -242,10 +246,11 @@ function checkSameWriting(path: string, base: Position, opts: ExportRunOptions):
       'use the same --compress, a new --out file, or --full',
     );
   }
-  if ((base.fieldsBy ?? 'label') !== (opts.fieldsBy ?? 'label')) {
+  if (opts.fieldsBy !== undefined && (base.fieldsBy ?? 'label') !== opts.fieldsBy) {
+    const how = base.format === 'csv' ? 'a header of field' : 'rows naming their fields by field';
     throw new UsageError(
-      `--fields-by: ${path} holds rows with fields keyed by ${base.fieldsBy ?? 'label'}; it cannot continue keyed by ${opts.fieldsBy ?? 'label'}`,
-      'use the same --fields-by, a new --out file, or --full',
+      `--fields-by ${opts.fieldsBy}: ${path} holds ${how} ${base.fieldsBy ?? 'label'}s, as its export state records; it cannot continue by ${opts.fieldsBy}`,
+      "leave --fields-by out (a run without it follows the file's), write to a new --out file, or use --full",
     );
   }
   if (base.csv) checkSameCells(path, base.csv, opts);
@@ -269,53 +274,4 @@ function checkSameCells(path: string, file: FileLayout, opts: ExportRunOptions):
       'use the same --excel-safe, a new --out file, or --full',
     );
   }
-}
-
-/** --fields-by key: the contact fields' keys by label, warning of labels that two fields share. */
-async function fieldKeysOf(deps: Pick<ExportDeps, 'signal' | 'notices'>, http: HttpClient): Promise<FieldKeys> {
-  const fieldKeys = await readFieldKeys(http, deps.signal);
-  if (fieldKeys.shared.size > 0) {
-    const named = [...fieldKeys.shared].map(([label, keys]) => `"${label}" (${keys.join(', ')})`).join('; ');
-    deps.notices.warn(
-      `--fields-by key: labels two fields share cannot name one field: ${named}; a member named by such a label goes to unresolvedFields`,
-    );
-  }
-  return fieldKeys;
-}
-
-/**
- * The CSV header: the file's own when appending, else --columns, else the saved one, else every
- * column. Contacts: a header kept from before is bound again to the field list as it is now
- * (field-binding.ts), and what changed in it is said (`changes`).
- */
-async function chooseLayout(
-  signal: AbortSignal,
-  http: HttpClient,
-  opts: ExportRunOptions,
-  fileLayout: CsvLayout | null,
-  saved: CsvLayout | null,
-): Promise<{ layout: CsvLayout; changes?: FieldChanges }> {
-  const fields = opts.kind === 'contacts' ? await contactFields(http, signal) : [];
-  const asked = opts.columns ? csvLayout(opts.kind, fields, opts.columns) : undefined;
-  const kept = (layout: CsvLayout) => (opts.kind === 'contacts' ? bindLayout(layout, fields) : { layout });
-  if (fileLayout) {
-    if (asked && asked.columns.join('\u0000') !== fileLayout.columns.join('\u0000')) {
-      throw new UsageError(
-        `--columns: the file's header is fixed (${fileLayout.columns.join(',')}); a file keeps one header`,
-        'leave --columns out, write to a new --out file, or use --full',
-      );
-    }
-    return kept(fileLayout);
-  }
-  if (asked) return { layout: asked };
-  if (saved && !opts.full) return kept(saved);
-  return { layout: csvLayout(opts.kind, fields) };
-}
-
-async function contactFields(http: HttpClient, signal: AbortSignal): Promise<LabelledField[]> {
-  const { allFieldPages } = await import('../endpoints/field-pages.js');
-  const all: LabelledField[] = [];
-  for await (const fields of allFieldPages(http, { objectType: 'CONTACT' }, signal))
-    all.push(...fields.map((f) => ({ key: f.key, label: f.label })));
-  return all;
 }

@@ -27,10 +27,28 @@ export interface ExportSummary {
   cutBytes: number;
   /** Several email event types in one run: how each type ended. */
   types?: Record<string, TypeOutcome>;
-  /** Contacts CSV: the account's fields changed since the file's header was bound (field-binding.ts). */
+  /** Contacts: the account's fields changed since the file's header was bound, or (NDJSON) since the last run (field-binding.ts). */
   fieldChanges?: FieldChanges;
+  /** CSV: the values written to `_extra` (no column of the header holds them), in how many rows, under which names. */
+  extra?: ExtraSummary;
   /** Custom events: the occurredAt window the run used (ISO times; a --since 7d made absolute). */
   window?: { since: string; until?: string };
+}
+
+/** What a CSV run put in `_extra`. */
+interface ExtraSummary {
+  values: number;
+  rows: number;
+  /** The names `_extra` keys them by (`fields.<label>`, a member), the first 20. */
+  members: string[];
+}
+
+/** Adds a committed page's `_extra` figures to the summary (a CSV run's). */
+export function addExtra(summary: ExportSummary, page: ExtraSummary | undefined): void {
+  if (!summary.extra || !page) return;
+  summary.extra.values += page.values;
+  summary.extra.rows += page.rows;
+  if (page.values > 0) summary.extra.members = page.members;
 }
 
 /** How one email event type of a multi-type run ended (`stopped`: another type's failure stopped the run). */
@@ -173,5 +191,7 @@ export function summaryLine(label: string, s: ExportSummary, asTyped: ExportRunO
     typed && s.window
       ? `; occurredAt from ${s.window.since}${s.window.until ? ` until ${s.window.until}` : ''} (${named})`
       : '';
-  return `${label} ${s.status}: ${plural(s.rows, 'row')}${skipped} in ${plural(s.pages, 'page')} to ${s.output} (${duration(s.elapsedMs)}${rate(s.rows, s.elapsedMs)})${cut}${window}; ${state}; more remains: ${s.moreRemains ? 'yes' : 'no'}`;
+  // Values no column holds: where they went, so a cron log shows a header that no longer fits.
+  const extra = s.extra?.values ? `; ${plural(s.extra.values, 'value')} in _extra (${s.extra.members.join(', ')})` : '';
+  return `${label} ${s.status}: ${plural(s.rows, 'row')}${skipped} in ${plural(s.pages, 'page')} to ${s.output} (${duration(s.elapsedMs)}${rate(s.rows, s.elapsedMs)})${cut}${window}${extra}; ${state}; more remains: ${s.moreRemains ? 'yes' : 'no'}`;
 }

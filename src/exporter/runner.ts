@@ -2,7 +2,7 @@ import type { ExportDeps } from './export-deps.js';
 import { withExportRun } from './export-run.js';
 import { nextPosition, repeatWarnings } from './next-position.js';
 import { pageSource, stuckCursor } from './page-source.js';
-import type { ExportReporter, ExportSummary } from './run-summary.js';
+import { addExtra, type ExportReporter, type ExportSummary } from './run-summary.js';
 import type { ExportRunOptions } from './export-run-options.js';
 import type { Position } from './state.js';
 
@@ -63,6 +63,7 @@ export async function runExport(
         pos = { ...pos, ...nextPosition(pos, page, step, deps.clock.now()), output: output.record(bytes) };
         summary.rows += page.fresh;
         summary.skipped += page.hits.size + page.repeated;
+        addExtra(summary, page.extra);
         summary.pages = n;
         summary.bytes += out.size;
         log.progress(summary, pos.cursor);

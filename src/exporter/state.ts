@@ -25,14 +25,18 @@ const manifestSchema = z.object({
   startOffset: z.number().nullable(),
   moreRemains: z.boolean(),
   error: z.string().optional(),
-  /** Contacts CSV: how the account's fields changed since the file's header was bound (src/exporter/field-binding.ts). */
+  /** Contacts: how the account's fields changed since the file's header was bound, or (NDJSON) since the last run (src/exporter/field-binding.ts). */
   fieldChanges: z
     .object({
-      relabelled: z.array(z.object({ key: z.string(), column: z.string(), from: z.string(), to: z.string() })),
+      relabelled: z.array(
+        z.object({ key: z.string(), column: z.string().optional(), from: z.string(), to: z.string() }),
+      ),
       added: z.array(z.object({ key: z.string(), label: z.string() })),
-      removed: z.array(z.object({ key: z.string(), column: z.string() })),
+      removed: z.array(z.object({ key: z.string(), column: z.string().optional() })),
     })
     .optional(),
+  /** CSV: the values this run wrote to `_extra`, in how many rows, under which names (the first 20). */
+  extra: z.object({ values: z.number(), rows: z.number(), members: z.array(z.string()) }).optional(),
 });
 export type Manifest = z.infer<typeof manifestSchema>;
 
@@ -69,8 +73,17 @@ const positionSchema = z.object({
   format: z.enum(['csv', 'ndjson']),
   /** gzip: each page is one gzip member (absent: plain bytes). */
   compress: z.literal('gzip').optional(),
-  /** Contacts NDJSON written with `fields` keyed by field key (--fields-by key); absent: by label, as the API sends them. */
+  /**
+   * Contacts written with fields by key (--fields-by key): NDJSON `fields` keyed by field key, a CSV
+   * header with a column per field key. Absent: by label, as the API sends them. A later run
+   * without --fields-by follows it.
+   */
   fieldsBy: z.literal('key').optional(),
+  /**
+   * Contacts NDJSON: each field's label (by key) when the last run started, so a field relabelled,
+   * added or deleted since is said (the summary's fieldChanges). Absent in states of a cnv before it.
+   */
+  fieldLabels: z.record(z.string(), z.string()).optional(),
   /** The CSV header in force (and what --columns left out on purpose), stable across runs. */
   csv: z
     .object({

@@ -78,6 +78,8 @@ beforeAll(async () => {
       );
     }
     if (url.startsWith('/v2/echo')) return reply(res, 200, `{"data":{"note":"${echo}"}}`);
+    // The contacts export reads the field definitions first (to record their labels).
+    if (url.startsWith('/v2/fields')) return reply(res, 200, '{"data":{"fields":[]},"pagination":{"nextCursor":null}}');
     return reply(res, 400, `{"error":{"code":"invalid_field","message":"${echo}"}}`);
   });
 });

@@ -11,7 +11,8 @@ import { useEmulator } from '../helpers/emulator.js';
 // A CSV export's field columns are bound to field keys when the file is made: a field
 // relabelled in the account keeps its column on the next incremental run into the same file,
 // and a field made since is announced (a note, the summary, the run's record) and lands in
-// `_extra`, the only place the file's fixed header has for it.
+// `_extra`, the only place the file's fixed header has for it (counted in the summary). An
+// NDJSON file (fields by label) records the labels each run read, and the next says a relabel.
 
 const fx = useEmulator();
 const ada = FIXTURE_CONTACTS.ada;
@@ -25,6 +26,17 @@ async function api(method: string, path: string, body: unknown): Promise<void> {
   expect(res.status, await res.text()).toBeLessThan(300);
 }
 
+/** A field relabelled in the dashboard, a field created, and ada written with `values`. */
+async function dashboardChange(
+  [key, label]: [string, string],
+  [added, addedLabel]: [string, string],
+  values: Record<string, string>,
+): Promise<void> {
+  expect(await fx.admin('POST', `/_emulator/fields/${key}`, { label })).toMatchObject({ field: { key, label } });
+  await api('POST', '/v2/fields', { key: added, label: addedLabel, objectType: 'CONTACT', dataType: 'STRING' });
+  await api('POST', '/v2/contacts', { email: ada.email, fields: values });
+}
+
 describe('a CSV export across a relabel and a new field (binary)', () => {
   it('the relabelled field keeps its column, the new one goes to _extra, announced on stderr, in the summary and in the run record', async () => {
     const env = { ...fx.env, CNV_CONFIG_DIR: tempConfigDir() };
@@ -33,11 +45,7 @@ describe('a CSV export across a relabel and a new field (binary)', () => {
     const header = (parse(readFileSync(out), { to_line: 1 }) as string[][])[0];
     expect(header).toContain('City');
 
-    expect(await fx.admin('POST', '/_emulator/fields/city', { label: 'Town' })).toMatchObject({
-      field: { key: 'city', label: 'Town' },
-    });
-    await api('POST', '/v2/fields', { key: 'tier', label: 'Tier', objectType: 'CONTACT', dataType: 'STRING' });
-    await api('POST', '/v2/contacts', { email: ada.email, fields: { city: 'Oslo', tier: 'Gold' } });
+    await dashboardChange(['city', 'Town'], ['tier', 'Tier'], { city: 'Oslo', tier: 'Gold' });
 
     const res = await cnv(['export', 'contacts', '--out', out, '--json'], { env });
     expect(res.exitCode, res.stderr).toBe(0);
@@ -57,7 +65,10 @@ describe('a CSV export across a relabel and a new field (binary)', () => {
         added: [{ key: 'tier', label: 'Tier' }],
         removed: [],
       },
+      // The values no column holds are counted: ada's tier, one value in one row.
+      extra: { values: 1, rows: 1, members: ['fields.Tier'] },
     });
+    expect(res.stderr).toMatch(/^export contacts complete: .*; 1 value in _extra \(fields\.Tier\); state .* saved/m);
 
     const rows = parse(readFileSync(out), { columns: true }) as Array<Record<string, string>>;
     expect(Object.keys(rows[0])).toEqual(header); // one header for the whole file
@@ -69,9 +80,10 @@ describe('a CSV export across a relabel and a new field (binary)', () => {
       key: string;
     }>;
     const shown = JSON.parse((await cnv(['export', 'state', 'show', key, '--json'], { env })).stdout) as {
-      runs: Array<{ fieldChanges?: unknown }>;
+      runs: Array<{ fieldChanges?: unknown; extra?: unknown }>;
     };
     expect(shown.runs.at(-1)!.fieldChanges).toMatchObject({ added: [{ key: 'tier' }] });
+    expect(shown.runs.at(-1)).toMatchObject({ extra: { values: 1, rows: 1, members: ['fields.Tier'] } });
 
     // The round trip on the file made before the renames: edit ada's row, import it back.
     expect(await fx.admin('POST', '/_emulator/fields/firstName', { label: 'Given name' })).toMatchObject({
@@ -94,5 +106,48 @@ describe('a CSV export across a relabel and a new field (binary)', () => {
       relabelled: [{ key: 'firstName', column: 'First name', from: 'First name', to: 'Given name' }],
       added: [{ key: 'tier' }],
     });
+  });
+
+  it('NDJSON (fields by label): a relabel and a new field are said on stderr, in the summary and in the run record; the rows name them as the account does', async () => {
+    const env = { ...fx.env, CNV_CONFIG_DIR: tempConfigDir() };
+    const out = join(mkdtempSync(join(tmpdir(), 'cnv-fields-')), 'contacts.ndjson');
+    const first = await cnv(['export', 'contacts', '--out', out], { env });
+    expect(first.exitCode, first.stderr).toBe(0);
+    expect(first.stderr).not.toMatch(/fields changed/);
+
+    await dashboardChange(['lastName', 'Surname'], ['plan', 'Plan'], { lastName: 'Byron', plan: 'Pro' });
+
+    const res = await cnv(['export', 'contacts', '--out', out, '--json'], { env });
+    expect(res.exitCode, res.stderr).toBe(0);
+    expect(res.stderr).toMatch(
+      /^note: the account's contact fields changed since the last run into .*contacts\.ndjson: field lastName relabelled "Last name" -> "Surname": rows from now on name it "Surname" in fields; new field plan: rows name it "Plan" in fields \(--fields-by key names fields by key, stable across renames\)$/m,
+    );
+    const summary = JSON.parse(res.stdout);
+    expect(summary.fieldChanges).toEqual({
+      relabelled: [{ key: 'lastName', from: 'Last name', to: 'Surname' }],
+      added: [{ key: 'plan', label: 'Plan' }],
+      removed: [],
+    });
+    expect(summary).not.toHaveProperty('extra'); // NDJSON has no _extra: every member is in its row
+    const last = readFileSync(out, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .at(-1);
+    expect(last).toMatchObject({ email: ada.email, fields: { Surname: 'Byron', Plan: 'Pro' } });
+
+    const [{ key }] = JSON.parse((await cnv(['export', 'state', 'list', '--json'], { env })).stdout) as Array<{
+      key: string;
+    }>;
+    const shown = JSON.parse((await cnv(['export', 'state', 'show', key, '--json'], { env })).stdout) as {
+      runs: Array<{ fieldChanges?: unknown }>;
+    };
+    expect(shown.runs.at(-1)!.fieldChanges).toMatchObject({ relabelled: [{ key: 'lastName', to: 'Surname' }] });
+
+    // Said once: the next run compares with the labels this run recorded.
+    const again = await cnv(['export', 'contacts', '--out', out, '--json'], { env });
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(again.stderr).not.toMatch(/fields changed/);
+    expect(JSON.parse(again.stdout)).not.toHaveProperty('fieldChanges');
   });
 });

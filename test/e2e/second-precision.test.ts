@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
 import { cnv, tempConfigDir } from '../helpers/cli.js';
+import { exportedContacts, firstPlanChange, setCity } from '../helpers/contact-versions.js';
 import { useEmulator } from '../helpers/emulator.js';
 
 // A server that shows updatedAt in whole seconds (`cnv emulator --timestamp-precision s`): two
@@ -21,48 +22,29 @@ function oneSecond(emu: Emulator): void {
   emu.store.clock.nowMs = () => ++ms;
 }
 
-async function setCity(email: string, city: string): Promise<string> {
-  const res = await fetch(`${fx.emulator.url}/v2/contacts`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-key': fx.emulator.keys.full },
-    body: JSON.stringify({ email, fields: { city } }),
-  });
-  expect(res.status).toBeLessThan(300);
-  const got = await fetch(`${fx.emulator.url}/v2/contacts?email=${encodeURIComponent(email)}`, {
-    headers: { 'x-api-key': fx.emulator.keys.full },
-  });
-  return ((await got.json()) as { data: { contact: { updatedAt: string } } }).data.contact.updatedAt;
-}
-
-const rowsOf = (path: string) =>
-  readFileSync(path, 'utf8')
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as { id: string; email: string; updatedAt: string; fields: Record<string, unknown> });
-
 describe('a server of second precision (binary)', () => {
   it('export: a second version within the same second is delivered, once; a re-sent identical row is left out', async () => {
     oneSecond(fx.emulator);
     const env = { ...fx.env, CNV_CONFIG_DIR: tempConfigDir() };
     const out = join(mkdtempSync(join(tmpdir(), 'cnv-secs-')), 'contacts.ndjson');
-    const first = await setCity('sec.one@example.com', 'Lyon');
+    const first = await setCity(fx, 'sec.one@example.com', 'Lyon');
     expect(first).toBe('2031-01-01T00:00:00Z');
     expect((await cnv(['export', 'contacts', '--out', out], { env })).exitCode).toBe(0);
-    const before = rowsOf(out);
+    const before = exportedContacts(out);
     expect(before.filter((r) => r.email === 'sec.one@example.com').map((r) => r.fields.City)).toEqual(['Lyon']);
 
-    expect(await setCity('sec.one@example.com', 'Nice')).toBe(first); // same id, same updatedAt, other values
+    expect(await setCity(fx, 'sec.one@example.com', 'Nice')).toBe(first); // same id, same updatedAt, other values
     const second = await cnv(['export', 'contacts', '--out', out, '--json'], { env });
     expect(second.exitCode).toBe(0);
     expect(JSON.parse(second.stdout)).toMatchObject({ status: 'complete', rows: 1 });
-    const after = rowsOf(out);
+    const after = exportedContacts(out);
     expect(after.filter((r) => r.email === 'sec.one@example.com').map((r) => r.fields.City)).toEqual(['Lyon', 'Nice']);
     expect(after).toHaveLength(before.length + 1);
 
     // Nothing changed since: the same rows are sent again and none is written.
     const third = await cnv(['export', 'contacts', '--out', out, '--json'], { env });
     expect(JSON.parse(third.stdout)).toMatchObject({ status: 'complete', rows: 0 });
-    expect(rowsOf(out)).toHaveLength(before.length + 1);
+    expect(exportedContacts(out)).toHaveLength(before.length + 1);
   });
 
   it('export: a state saved before content identities (seen as id@updatedAt) continues exactly once', async () => {
@@ -70,9 +52,9 @@ describe('a server of second precision (binary)', () => {
     const configDir = tempConfigDir();
     const env = { ...fx.env, CNV_CONFIG_DIR: configDir };
     const out = join(mkdtempSync(join(tmpdir(), 'cnv-secs-')), 'contacts.ndjson');
-    await setCity('sec.legacy@example.com', 'Lyon');
+    await setCity(fx, 'sec.legacy@example.com', 'Lyon');
     expect((await cnv(['export', 'contacts', '--out', out], { env })).exitCode).toBe(0);
-    const lines = rowsOf(out).length;
+    const lines = exportedContacts(out).length;
     // The state as an earlier cnv wrote it: `seen` without the content hashes.
     const [{ key }] = JSON.parse((await cnv(['export', 'state', 'list', '--json'], { env })).stdout) as Array<{
       key: string;
@@ -87,7 +69,7 @@ describe('a server of second precision (binary)', () => {
     const again = await cnv(['export', 'contacts', '--out', out, '--json'], { env });
     expect(again.exitCode).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ status: 'complete', rows: 0 });
-    expect(rowsOf(out)).toHaveLength(lines);
+    expect(exportedContacts(out)).toHaveLength(lines);
   });
 
   it('contacts sync: a second version within the same second reaches the snapshot, so the row that differs from it is sent', async () => {
@@ -95,18 +77,13 @@ describe('a server of second precision (binary)', () => {
     const env = { ...fx.env, CNV_CONFIG_DIR: tempConfigDir() };
     const file = join(mkdtempSync(join(tmpdir(), 'cnv-secs-')), 'in.csv');
     writeFileSync(file, 'email,city\nsec.sync@example.com,Lyon\n');
-    const at = await setCity('sec.sync@example.com', 'Lyon');
+    const at = await setCity(fx, 'sec.sync@example.com', 'Lyon');
     const inSync = await cnv(['contacts', 'sync', '--file', file, '--plan', '--exit-code', '--quiet'], { env });
     expect(inSync.exitCode).toBe(0);
-    expect(await setCity('sec.sync@example.com', 'Nice')).toBe(at); // someone else, within the same second
+    expect(await setCity(fx, 'sec.sync@example.com', 'Nice')).toBe(at); // someone else, within the same second
     const plan = await cnv(['contacts', 'sync', '--file', file, '--plan', '--exit-code', '--json'], { env });
     expect(plan.exitCode).toBe(9);
-    const change = plan.stdout
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l))
-      .find((l) => l.type === 'change');
-    expect(change).toMatchObject({
+    expect(firstPlanChange(plan.stdout)).toMatchObject({
       action: 'update',
       contact: 'sec.sync@example.com',
       changes: [{ field: 'fields.city', old: 'Nice', new: 'Lyon' }],

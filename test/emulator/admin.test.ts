@@ -33,6 +33,26 @@ describe('admin routes', () => {
     expect(purchase).toHaveLength(1);
   });
 
+  it('a stuck clock shows every write at one millisecond (the export still in write order); let go, or a reset, and times move again', async () => {
+    const write = async (email: string) => {
+      expect((await call(emu, 'POST', '/v2/contacts', { body: { email } })).status).toBeLessThan(300);
+      return (await call(emu, 'GET', `/v2/contacts?email=${email}`)).json.data.contact.updatedAt as string;
+    };
+    expectError(await admin(emu, 'POST', '/_emulator/clock', { stuck: 'yes' }), 400, 'invalid_request');
+    const { shows } = (await admin(emu, 'POST', '/_emulator/clock', { stuck: true })).json;
+    expect(shows).toMatch(/\.\d{3}Z$/);
+    expect([await write('stuck.1@example.com'), await write('stuck.2@example.com')]).toEqual([shows, shows]);
+    const exported = (await call(emu, 'POST', '/v2/exports/contacts', { body: { limit: 5000 } })).json.data.contacts;
+    const emails = exported.map((c: { email: string }) => c.email);
+    expect(emails.indexOf('stuck.1@example.com')).toBeLessThan(emails.indexOf('stuck.2@example.com'));
+    expect((await admin(emu, 'POST', '/_emulator/clock', { stuck: false })).json).toEqual({ stuck: false });
+    expect(await write('stuck.3@example.com')).not.toBe(shows);
+    await admin(emu, 'POST', '/_emulator/clock', { stuck: true });
+    await admin(emu, 'POST', '/_emulator/reset');
+    const a = await write('after.reset.1@example.com');
+    expect(await write('after.reset.2@example.com')).not.toBe(a);
+  });
+
   it('deletes a contact outside the API, then re-seeds on reset', async () => {
     const del = await admin(emu, 'POST', `/_emulator/contacts/${FX.grace.id}/delete`);
     expect(del.json).toMatchObject({ deleted: true, business: 'acme' });

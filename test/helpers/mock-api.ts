@@ -15,13 +15,21 @@ export interface MockApiRun {
 /**
  * For each test of the file: a new MockAgent that lets nothing reach the network, a new config
  * directory, and the env of a cnv run against `MOCK_API` with them; the agent is closed after
- * each. The returned object always names the current test's.
+ * each. The returned object always names the current test's. `contactFields`: GET /v2/fields of
+ * CONTACT answers no fields.
  */
-export function useMockApi(): MockApiRun {
+export function useMockApi(opts: { contactFields?: boolean } = {}): MockApiRun {
   let current: MockApiRun | undefined;
   beforeEach(() => {
     const agent = new MockAgent();
     agent.disableNetConnect();
+    // `contactFields`: no CONTACT fields, as often as asked (an NDJSON contacts export reads them to record their labels).
+    if (opts.contactFields)
+      agent
+        .get(MOCK_API)
+        .intercept({ path: (p) => p.startsWith('/v2/fields?objectType=CONTACT'), method: 'GET' })
+        .reply(200, { data: { fields: [] }, pagination: { nextCursor: null } })
+        .persist();
     const dir = tempConfigDir();
     current = {
       agent,

@@ -27,6 +27,24 @@ describe('CSV columns', () => {
     expect(csvLayout('custom-events', []).columns.at(-2)).toBe('data');
   });
 
+  it('--fields-by key: a column per field key (a clashing key prefixed), read from the member the row names by label; _extra counted', () => {
+    const fields = [
+      { key: 'city', label: 'City' },
+      { key: 'email', label: 'Mail' },
+      { key: '__proto__', label: 'Proto' },
+    ];
+    const layout = csvLayout('contacts', fields, undefined, 'key');
+    expect(layout.columns.slice(8)).toEqual(['city', 'fields.email', '__proto__', '_extra']);
+    expect(layout.fieldKeys).toEqual({ city: 'city', 'fields.email': 'email', ['__proto__']: '__proto__' });
+    const count = { values: 0, rows: 0, members: new Set<string>() };
+    const cells = rowCells('contacts', layout, '', undefined, undefined, count);
+    const row = { id: 'c1', email: 'a@example.com', fields: { City: 'Oslo', Mail: 'm', Proto: 1, Tier: 'Gold' } };
+    expect(cells(row).slice(8)).toEqual(['Oslo', 'm', '1', '{"fields.Tier":"Gold"}']);
+    cells({ id: 'c2', fields: { City: 'Rome' } });
+    expect(count).toEqual({ values: 1, rows: 1, members: new Set(['fields.Tier']) });
+    expect(csvLayout('contacts', fields, ['id', 'city'], 'key').columns).toEqual(['id', 'city', '_extra']);
+  });
+
   it('--columns picks and orders columns, by label or fields.label; unknown names are usage errors', () => {
     const layout = csvLayout('contacts', fieldsOf(LABELS), ['email', 'City', 'fields.Score', 'fields.email']);
     expect(layout.columns).toEqual(['email', 'City', 'Score', 'fields.email', '_extra']);

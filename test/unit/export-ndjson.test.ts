@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { IdTable } from '../../src/exporter/id-table.js';
+import { contentHash } from '../../src/lib/content-hash.js';
 import { BlockPool, pageFormat } from '../../src/exporter/page-format.js';
 import { receiver } from '../../src/exporter/page-receiver.js';
 import { JsonRowSplitter } from '../../src/lib/json-rows.js';
@@ -45,13 +46,28 @@ describe('NDJSON lines: each row exactly as the API sent it', () => {
   });
 
   it('a row twice in the page, or delivered before, is written once (ids read from the parsed row)', async () => {
-    // Millisecond times: a row's identity is id@updatedAt (a whole-second one adds its content's hash).
+    // A contact's identity is id@updatedAt and its text's content hash, millisecond time or not.
     const at = '2026-01-02T03:04:05.678Z';
-    const row = (id: string) => `{"id":"${id}","updatedAt":"${at}","n":1}`;
+    const row = (id: string, n = 1) => `{"id":"${id}","updatedAt":"${at}","n":${n}}`;
     const skip = new IdTable();
-    skip.add(`s@${at}`);
+    skip.add(`s@${at}#${contentHash(row('s'))}`);
     const { lines, got } = await ndjsonOf(doc([row('a'), row('b'), row('a'), row('s'), row('c'), row('b')]), 9, skip);
     expect(lines).toBe([row('a'), row('b'), row('c')].map((r) => r + '\n').join(''));
-    expect([got.rows, got.fresh, got.repeated, [...got.hits]]).toEqual([6, 3, 2, [`s@${at}`]]);
+    expect([got.rows, got.fresh, got.repeated, [...got.hits]]).toEqual([6, 3, 2, [`s@${at}#${contentHash(row('s'))}`]]);
+    expect([...got.freshIds]).toEqual(['a', 'b', 'c'].map((id) => `${id}@${at}#${contentHash(row(id))}`));
+  });
+
+  it('a second version with the same id and millisecond updatedAt but other values is written; a state of before skips the version', async () => {
+    const at = '2026-01-02T03:04:05.678Z';
+    const row = (id: string, n: number) => `{"id":"${id}","updatedAt":"${at}","n":${n}}`;
+    const skip = new IdTable();
+    skip.add(`a@${at}#${contentHash(row('a', 1))}`);
+    const { lines, got } = await ndjsonOf(doc([row('a', 1), row('a', 2), row('a', 2)]), 5, skip);
+    expect(lines).toBe(row('a', 2) + '\n');
+    expect([got.fresh, got.repeated, got.hits.size]).toEqual([1, 1, 1]);
+    // Saved without a content hash (a cnv before it): that version is skipped, whatever its content.
+    const legacy = Object.assign(new IdTable(), { legacy: new Set([`a@${at}`]) });
+    legacy.add(`a@${at}`);
+    expect((await ndjsonOf(doc([row('a', 3)]), 5, legacy)).lines).toBe('');
   });
 });

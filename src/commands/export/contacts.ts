@@ -11,7 +11,6 @@ import {
 import { z } from 'zod';
 import { commandOptions, flag } from '../../cmdutil/flags.js';
 import { caseInsensitiveChoice } from '../../cmdutil/parse.js';
-import { UsageError } from '../../errors.js';
 import { createReporter } from '../../exporter/run-summary.js';
 import { runExport } from '../../exporter/runner.js';
 import type { CommandResult } from '../../output/render.js';
@@ -26,7 +25,7 @@ export const options = commandOptions(
     ...exportFlags('contacts'),
     fieldsBy: flag(
       '--fields-by <label|key>',
-      "NDJSON: key each row's fields by field label, as the API's export does (default), or by field key, as `contacts get` does (members no one field has go to unresolvedFields)",
+      "name each row's fields by field label, as the API's export does (default), or by field key, as `contacts get` does: NDJSON members (those no one field has go to unresolvedFields), CSV columns; without it, a continuing export follows what its state recorded",
       z.enum(FIELDS_BY).optional(),
       { parse: caseInsensitiveChoice(FIELDS_BY) },
     ),
@@ -35,12 +34,6 @@ export const options = commandOptions(
     globals: EXPORT_GLOBALS,
     check(opts) {
       checkExportOptions(opts);
-      if (opts.fieldsBy === 'key' && exportRunOptions(opts, 'contacts', {}).format === 'csv') {
-        throw new UsageError(
-          '--fields-by key: NDJSON only; CSV has a column per field label (--columns picks them)',
-          'use -o ndjson, or leave --fields-by out',
-        );
-      }
     },
   },
 );
@@ -58,11 +51,12 @@ row lands exactly once, across crashes, kills and resumed runs, and only into th
 state committed to; each file (and stdout) has its own default state (see docs/exports.md).
 CSV columns: id, sfdcLeadId, sfdcContactId, sfdcAccountId, email, subscriptionStatus,
 createdAt, updatedAt, one column per contact field (its label; "Label (key)" for fields
-that share a label), and _extra (JSON of anything else).
+that share a label; its key with --fields-by key), and _extra (JSON of anything else).
 NDJSON rows are the API's: their fields object is keyed by field LABEL ({"City": "Oslo"}),
 where \`contacts get\` keys it by field key ({"city": "Oslo"}). --fields-by key writes the keys
 (from the field definitions, read when the run starts): a member that no one field has (a
 label two fields share, a field made since) is kept, under its label, in unresolvedFields.
+A file keeps its --fields-by: a later run without the flag follows it.
 ${FORMAT_HELP}
 
 Examples:
@@ -70,13 +64,14 @@ Examples:
   $ cnv export contacts -o ndjson > contacts.ndjson
   $ cnv export contacts --out contacts.csv --columns 'id,email,updatedAt,First name'
   $ cnv export contacts --out contacts.ndjson --fields-by key
+  $ cnv export contacts --out contacts.csv --fields-by key     # a header of field keys, stable across renames
   $ set -o pipefail; run=$(date +%s)-$$
   $ cnv export contacts --state-key crm --defer-commit --run $run | load-into-crm && cnv export state commit crm --run $run`,
   );
 }
 
 export async function run(ctx: Context, { opts }: CommandInput<typeof options>): Promise<CommandResult> {
-  const runOptions = { ...exportRunOptions(opts, 'contacts', ctx.env), fieldsBy: opts.fieldsBy };
+  const runOptions = { ...exportRunOptions(opts, 'contacts', ctx.env), fieldsBy: opts.fieldsBy, watchFields: true };
   await runExport(
     exportDepsOf(ctx),
     runOptions,

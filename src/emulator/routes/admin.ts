@@ -1,4 +1,4 @@
-import { EmulatorError } from '../error-answer.js';
+import { EmulatorError, invalidRequest } from '../error-answer.js';
 import { normalizeEmail } from '../contact-book.js';
 import { DEMO_KEYS } from '../keys.js';
 import type { Contact } from '../model.js';
@@ -24,6 +24,11 @@ export function adminRoutes(router: AdminRouter): void {
   router.add('GET', '/_emulator/state/contacts', stateContacts);
   router.add('GET', '/_emulator/state/events', stateEvents);
   router.add('POST', '/_emulator/contacts/:id/delete', deleteContact);
+  router.add('POST', '/_emulator/clock', ({ store, body }) => {
+    if (typeof body.stuck !== 'boolean') throw invalidRequest('stuck is required (true or false)');
+    const at = store.stickClock(body.stuck);
+    return ok({ stuck: at !== undefined, ...(at !== undefined ? { shows: at } : {}) });
+  });
   router.add('POST', '/_emulator/reset', ({ store, rateLimiter }) => {
     store.reset();
     rateLimiter.reset();

@@ -11,7 +11,7 @@ import { MOCK_API, useMockApi } from '../../helpers/mock-api.js';
 // lock: exit 8 naming the path, the data as correct as ever, the run closed as failed.
 const BASE = MOCK_API;
 const KEY = 'sk_live_mock@api.test/contacts';
-const api = useMockApi();
+const api = useMockApi({ contactFields: true });
 
 afterEach(() => {
   vi.restoreAllMocks();

@@ -18,7 +18,7 @@ import { answerContactsPage, exportContact, MOCK_API, useMockApi } from '../../h
 const BASE = MOCK_API;
 const KEY = 'sk_live_mock@api.test/contacts';
 const STDOUT_KEY = `${KEY}/stdout`;
-const api = useMockApi();
+const api = useMockApi({ contactFields: true });
 
 const contact = exportContact;
 const page = (cursor: string | undefined, rows: unknown[], next: string | null, times = 1) =>

@@ -8,7 +8,7 @@ import { answerContactsPage, exportContact, MOCK_API, useMockApi } from '../../.
 // In-process runs against undici's MockAgent: the server behaviours the emulator does not show.
 const BASE = MOCK_API;
 const KEY = 'sk_live_mock@api.test/contacts';
-const api = useMockApi();
+const api = useMockApi({ contactFields: true });
 
 const contact = exportContact;
 const page = (cursor: string | undefined, rows: unknown[], next: string | null, times = 1) =>
