@@ -1,5 +1,5 @@
 import { UsageError } from '../errors.js';
-import { openInput, type InputRow, type OpenedInput } from '../input/input-reader.js';
+import { checkInputText, openInput, type InputRow, type OpenedInput } from '../input/input-reader.js';
 import type { Notices } from '../output/notices.js';
 import { columnTableLines, type ColumnEntry } from './columns/column-table.js';
 import type { BatchDeps } from './batch-deps.js';
@@ -39,8 +39,8 @@ export interface OpenedFile {
 
 /**
  * Opens a file run's input before anything is sent or written: the report and resume checked,
- * the file opened and its columns resolved from the header (or the first rows). The number
- * convention is settled after (`settleFileNumbers`), so a caller may check the columns first.
+ * the file opened and its columns resolved from the header (or the first rows). The file is
+ * checked whole after (`checkFile`), so a caller may check the columns first.
  */
 export async function openFile(deps: BatchDeps, spec: FileInputSpec): Promise<OpenedFile> {
   const { options } = spec;
@@ -65,16 +65,26 @@ export async function closeFile(opened: OpenedFile): Promise<void> {
   await opened.batches.return();
 }
 
-/** The file's number convention, settled before the first request (src/batch/field-cells.ts); closes the file when it refuses it. */
-export async function settleFileNumbers(deps: BatchDeps, opened: OpenedFile): Promise<void> {
-  const { spec } = opened;
-  if (!spec.cells) return;
-  await settleNumbers(deps, spec.cells, opened.input, opened.columns, spec.path, spec.options).catch(
-    async (err: unknown) => {
-      await closeFile(opened);
-      throw err;
-    },
-  );
+/**
+ * The check pass, before the first request: a regular file is read once whole, its text checked
+ * (src/input/text-decode.ts) and, when its number convention is to be found, its NUMBER cells
+ * scanned by the same read (src/batch/field-cells.ts). Closes the file when it refuses it.
+ * This is a second opening of the file, beside the one whose rows are sent, and the only one:
+ * rows are sent as they are read (a file is never held whole), while a bad byte or numbers of both
+ * conventions at its end must refuse it before its first row is sent. stdin and FIFOs cannot be
+ * read twice: their text and numbers are checked as the rows come (docs/batches.md, docs/sync.md).
+ */
+export async function checkFile(deps: BatchDeps, opened: OpenedFile): Promise<void> {
+  const { spec, input } = opened;
+  try {
+    const scanned = spec.cells
+      ? await settleNumbers(deps, spec.cells, input, opened.columns, spec.path, spec.options)
+      : false;
+    if (!scanned && input.size !== undefined) await checkInputText(spec.path, input.name, spec.options.encoding);
+  } catch (err) {
+    await closeFile(opened);
+    throw err;
+  }
 }
 
 async function openRows(
@@ -97,6 +107,8 @@ async function openRows(
   let headerLine = 1;
   const input = await openInput(deps.io.stdin, {
     path: spec.path,
+    // A regular file's text is checked by `checkFile`, whole, before the first request.
+    checkText: false,
     format: options.inputFormat,
     delimiter: options.delimiter,
     encoding: options.encoding,

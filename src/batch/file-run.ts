@@ -7,14 +7,7 @@ import type { BatchDeps } from './batch-deps.js';
 import type { FileColumns } from './columns/file-columns.js';
 import type { CommandResult } from '../output/render.js';
 import type { BatchRunOptions } from './batch-run-options.js';
-import {
-  closeFile,
-  openFile,
-  settleFileNumbers,
-  showColumns,
-  type FileInputSpec,
-  type OpenedFile,
-} from './file-open.js';
+import { closeFile, openFile, checkFile, showColumns, type FileInputSpec, type OpenedFile } from './file-open.js';
 import { listProblems, MAX_LISTED_PROBLEMS, Notes } from './run-notes.js';
 import { startProgress, type Progress } from './progress.js';
 import { openReport, type ReportWriter } from './row-report.js';
@@ -75,13 +68,13 @@ export type FileBatchSpec<P> = FileInputSpec & FileRowsSpec<P>;
  */
 export async function runFileBatch<P>(deps: BatchDeps, spec: FileBatchSpec<P>): Promise<CommandResult> {
   const opened = await openFile(deps, spec);
-  await settleFileNumbers(deps, opened);
+  await checkFile(deps, opened);
   return sendFile(deps, opened, spec);
 }
 
 /**
  * The second half of a file run, for a command that opens the file itself (`openFile`,
- * `settleFileNumbers`) and has work of its own before the rows (a sync's refresh): the rows of
+ * `checkFile`) and has work of its own before the rows (a sync's refresh): the rows of
  * `opened` prepared by `rows` and sent, the report, the summary and the exit code.
  */
 export async function sendFile<P>(deps: BatchDeps, opened: OpenedFile, rows: FileRowsSpec<P>): Promise<CommandResult> {

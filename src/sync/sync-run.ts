@@ -1,6 +1,6 @@
 import type { FieldDefinition } from '../endpoints/fields.js';
 import type { BatchDeps } from '../batch/batch-deps.js';
-import { closeFile, openFile, settleFileNumbers, type OpenedFile } from '../batch/file-open.js';
+import { closeFile, openFile, checkFile, type OpenedFile } from '../batch/file-open.js';
 import { sendFile, type FileBatchSpec } from '../batch/file-run.js';
 import type { CrashHook } from '../exporter/crash-points.js';
 import { accountIdentity } from '../exporter/state-key.js';
@@ -114,6 +114,6 @@ async function openChecked<B>(
     await closeFile(opened);
     throw err;
   }
-  await settleFileNumbers(deps.batch, opened);
+  await checkFile(deps.batch, opened);
   return opened;
 }
