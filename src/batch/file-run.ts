@@ -18,16 +18,15 @@ import { writeSummaryJson } from '../output/summary-json.js';
 import { BatchCounts, batchStatus, quietFailureLine, summaryData, summaryLine } from './summary.js';
 import type { BatchItem, BatchSender, ItemOutcome, PreparedRow, RowResult } from './types.js';
 
-/** A validated row: what to send, or why it is invalid. `identifier` names the row in the report either way. */
+/**
+ * A row as a command prepares it (`identifier` names it in the report): what to send, why it is
+ * invalid, or its outcome known without sending it (`done`: a sync's `unchanged`; `payload`: what
+ * it would have sent, so that a report's earlier result for the same body still wins).
+ */
 export type Prepared<P> =
   | { identifier: string; payload: P; invalid?: undefined; done?: undefined; note?: string }
-  | { identifier: string; invalid: { error: string; message: string }; done?: undefined };
-
-/**
- * A row whose outcome is known without sending it (a sync's `unchanged`; `payload`: what it
- * would have sent, so that a report's earlier result for the same body still wins), or a Prepared row.
- */
-export type Decided<P> = Prepared<P> | { identifier: string; invalid?: undefined; done: ItemOutcome; payload?: P };
+  | { identifier: string; invalid: { error: string; message: string }; done?: undefined }
+  | { identifier: string; invalid?: undefined; done: ItemOutcome; payload?: P };
 
 /** One request as a --dry-run shows it (one NDJSON line each). */
 interface RequestPreview {
@@ -42,7 +41,7 @@ export interface FileRowsSpec<P> {
    * Local validation of one readable row (zod at the edge); never throws for a bad row but an
    * InvalidRowError. A row may come back decided (`done`: a sync's `unchanged`), then not sent.
    */
-  prepare(row: InputRow, columns: ColumnResolver): Decided<P>;
+  prepare(row: InputRow, columns: ColumnResolver): Prepared<P>;
   send: BatchSender<P>;
   /** The request a chunk is sent as: what --dry-run prints. */
   request(items: BatchItem<P>[]): RequestPreview;
@@ -243,7 +242,7 @@ function prepareRow<P>(
       outcome: { status: 'invalid', error: 'malformed_row', message: row.error },
     };
   }
-  let prepared: Decided<P>;
+  let prepared: Prepared<P>;
   try {
     prepared = spec.prepare(row, columns.resolver);
   } catch (err) {

@@ -1,5 +1,5 @@
 import type { FieldDefinition } from '../endpoints/fields.js';
-import type { Decided, FileBatchSpec, FileRowsSpec } from '../batch/file-run.js';
+import type { FileBatchSpec, FileRowsSpec, Prepared } from '../batch/file-run.js';
 import { ExitCode } from '../errors.js';
 import { SyncDecider } from './decide.js';
 import type { PlanOutput } from './plan-output.js';
@@ -34,7 +34,7 @@ export function decidedRows<B extends Record<string, unknown>>(
   // The order keys of the snapshot contacts each row to send may change (Decision.reaches).
   const reaching = new WeakMap<B, string[]>();
   const keysOf = (body: unknown): string[] => [base.orderKey?.(body as B) ?? []].flat();
-  const prepare: FileRowsSpec<B>['prepare'] = (row, columns): Decided<B> => {
+  const prepare: FileRowsSpec<B>['prepare'] = (row, columns): Prepared<B> => {
     const prepared = base.prepare(row, columns);
     if (prepared.invalid || prepared.done) return prepared;
     const decision = decider.decide(prepared.payload);
