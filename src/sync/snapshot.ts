@@ -91,9 +91,9 @@ export async function refreshSnapshot(
   ensureFile(paths.file);
   let done = await exportFrom(at, start);
   if ('again' in done) {
-    deps.notices.info(`note: ${done.again}: rebuilding it from a full refresh`);
-    start = wholeStart(started, done.again);
+    start = noted(deps, wholeStart(started, done.again));
     done = await exportFrom(at, start);
+    // A whole export throws what stops it: it never asks to run again.
     if ('again' in done) throw new Error(`a full refresh asked to run again: ${done.again}`);
   }
   const committed = committedBytes(store, key);
