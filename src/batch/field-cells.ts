@@ -58,7 +58,8 @@ export class BlankCells {
  * flag gave it, a regular file is read once more, through the same code as the run, for the
  * evidence of its NUMBER cells; a file that shows both conventions, or holds a cell of two
  * readings and nothing to tell which, is refused here (exit 2) with nothing sent. stdin and
- * FIFOs can be read only once: there the cells decide as they come.
+ * FIFOs can be read only once: there the cells decide as they come. True when the file was read
+ * whole (its decoding checked its text: src/batch/file-open.ts `checkFile` needs no other read).
  */
 export async function settleNumbers(
   deps: BatchDeps,
@@ -67,17 +68,22 @@ export async function settleNumbers(
   columns: FileColumns,
   path: string,
   options: BatchRunOptions,
-): Promise<void> {
+): Promise<boolean> {
   const { numbers } = cells;
-  if (numbers.settled) return;
-  if (input.size === undefined) return numbers.streaming();
-  if (!cells.scanWanted(input, columns)) return;
+  if (numbers.settled) return false;
+  if (input.size === undefined) {
+    numbers.streaming();
+    return false;
+  }
+  if (!cells.scanWanted(input, columns)) return false;
   const again = await openInput(deps.io.stdin, {
     path,
     format: input.format,
     delimiter: options.delimiter,
     encoding: options.encoding,
     unnamedOk: options.columns.ignoreColumn?.includes(''),
+    // This read is the check of the file's text: it decodes every byte.
+    checkText: false,
     signal: deps.signal,
   });
   numbers.startScan();
@@ -95,6 +101,7 @@ export async function settleNumbers(
   }
   const note = numbers.endScan(input.name);
   if (note) deps.notices.info(note);
+  return true;
 }
 
 /**

@@ -1,37 +1,32 @@
 import { hash as digest } from 'node:crypto';
-import { CliError, ExitCode, TransientError, UsageError } from '../errors.js';
-import { openInput, type InputRow, type OpenedInput } from '../input/input-reader.js';
-import type { Notices } from '../output/notices.js';
+import { CliError, ExitCode, TransientError } from '../errors.js';
+import type { InputRow } from '../input/input-reader.js';
 import { stringifyJson } from '../lib/exact-number.js';
-import { columnTableLines, type ColumnEntry } from './columns/column-table.js';
-import type { ColumnResolver, ResolvedColumn } from './columns/column-resolver.js';
+import type { ColumnResolver } from './columns/column-resolver.js';
 import type { BatchDeps } from './batch-deps.js';
-import { FileColumns, type FileColumnsSpec } from './columns/file-columns.js';
+import type { FileColumns } from './columns/file-columns.js';
 import type { CommandResult } from '../output/render.js';
 import type { BatchRunOptions } from './batch-run-options.js';
-import { settleNumbers, type FieldCells } from './field-cells.js';
+import { closeFile, openFile, checkFile, showColumns, type FileInputSpec, type OpenedFile } from './file-open.js';
 import { listProblems, MAX_LISTED_PROBLEMS, Notes } from './run-notes.js';
 import { startProgress, type Progress } from './progress.js';
 import { openReport, type ReportWriter } from './row-report.js';
-import type { ReportJob } from './row-report-job.js';
-import { loadDoneRows, type DoneRows } from './resume.js';
-import { refuseUnfinishedReport } from './report-unfinished.js';
+import type { DoneRows } from './resume.js';
 import { InvalidRowError } from './row-body.js';
 import { runBatch } from './run-batch.js';
 import { writeSummaryJson } from '../output/summary-json.js';
 import { BatchCounts, batchStatus, quietFailureLine, summaryData, summaryLine } from './summary.js';
 import type { BatchItem, BatchSender, ItemOutcome, PreparedRow, RowResult } from './types.js';
 
-/** A validated row: what to send, or why it is invalid. `identifier` names the row in the report either way. */
+/**
+ * A row as a command prepares it (`identifier` names it in the report): what to send, why it is
+ * invalid, or its outcome known without sending it (`done`: a sync's `unchanged`; `payload`: what
+ * it would have sent, so that a report's earlier result for the same body still wins).
+ */
 export type Prepared<P> =
   | { identifier: string; payload: P; invalid?: undefined; done?: undefined; note?: string }
-  | { identifier: string; invalid: { error: string; message: string }; done?: undefined };
-
-/**
- * A row whose outcome is known without sending it (a sync's `unchanged`; `payload`: what it
- * would have sent, so that a report's earlier result for the same body still wins), or a Prepared row.
- */
-export type Decided<P> = Prepared<P> | { identifier: string; invalid?: undefined; done: ItemOutcome; payload?: P };
+  | { identifier: string; invalid: { error: string; message: string }; done?: undefined }
+  | { identifier: string; invalid?: undefined; done: ItemOutcome; payload?: P };
 
 /** One request as a --dry-run shows it (one NDJSON line each). */
 interface RequestPreview {
@@ -40,34 +35,18 @@ interface RequestPreview {
   body: unknown;
 }
 
-/** A file run: the input, how its rows become requests, and how they are sent. */
-export interface FileBatchSpec<P> {
-  /** The input file, or `-` for stdin. */
-  path: string;
-  /** The command and what it writes to, as its report names them (--resume-from-report checks them). */
-  job: Omit<ReportJob, 'input'>;
-  options: BatchRunOptions;
-  /** How the file's columns resolve, checked before any row is sent (src/batch/columns/file-columns.ts). */
-  columns: FileColumnsSpec;
-  /** Local validation of one readable row (zod at the edge); never throws for a bad row but an InvalidRowError. */
-  prepare(row: InputRow, columns: ColumnResolver): Decided<P>;
+/** How a file run's rows become requests and results: its input is a FileInputSpec (src/batch/file-open.ts). */
+export interface FileRowsSpec<P> {
+  /**
+   * Local validation of one readable row (zod at the edge); never throws for a bad row but an
+   * InvalidRowError. A row may come back decided (`done`: a sync's `unchanged`), then not sent.
+   */
+  prepare(row: InputRow, columns: ColumnResolver): Prepared<P>;
   send: BatchSender<P>;
   /** The request a chunk is sent as: what --dry-run prints. */
   request(items: BatchItem<P>[]): RequestPreview;
   /** Optional per-key ordering across chunks (see runBatch). */
   orderKey?: (payload: P) => string | readonly string[] | undefined;
-  /** Report column of ItemOutcome.id (default cnvContactId). */
-  idColumn?: string;
-  /** The cells of fields: the number convention, settled before any request, and the blank cells, said at the end. */
-  cells?: FieldCells;
-  /**
-   * Work done before any row is prepared or sent (a sync's snapshot refresh). It runs while the
-   * file is opened, its columns resolved and its numbers scanned; `signal` stops it when the
-   * file is refused meanwhile.
-   */
-  beforeRows?: (signal: AbortSignal) => Promise<void>;
-  /** A check of the file's resolved columns before any row is sent (a sync compares them with its last run's); throws to refuse the file. */
-  columnsResolved?: (columns: readonly ResolvedColumn[]) => Promise<void>;
   /** What the command adds to the summary (a sync's counts), and its exit code in place of 0. */
   summary?: {
     /** The summary line in place of the file run's (a sync's plan says what it decided, not "0 valid"). */
@@ -78,57 +57,46 @@ export interface FileBatchSpec<P> {
   };
 }
 
+/** A file run: the input, how its rows become requests, and how they are sent. */
+export type FileBatchSpec<P> = FileInputSpec & FileRowsSpec<P>;
+
 /**
  * Runs a file through the batch engine with everything a command needs around it: input
  * reading, validation, --resume-from-report, the report, progress, the summary on stderr
  * (also as JSON with --json) and the exit code (0, 6, or the error that stopped the run).
  */
 export async function runFileBatch<P>(deps: BatchDeps, spec: FileBatchSpec<P>): Promise<CommandResult> {
+  const opened = await openFile(deps, spec);
+  await checkFile(deps, opened);
+  return sendFile(deps, opened, spec);
+}
+
+/**
+ * The second half of a file run, for a command that opens the file itself (`openFile`,
+ * `checkFile`) and has work of its own before the rows (a sync's refresh): the rows of
+ * `opened` prepared by `rows` and sent, the report, the summary and the exit code.
+ */
+export async function sendFile<P>(deps: BatchDeps, opened: OpenedFile, rows: FileRowsSpec<P>): Promise<CommandResult> {
+  const spec: FileBatchSpec<P> = { ...opened.spec, ...rows };
   const { options } = spec;
   const idColumn = spec.idColumn ?? 'cnvContactId';
-  if (options.report && options.report !== '-' && options.report === spec.path) {
-    throw new UsageError('--report: must not be the input file');
-  }
-  // The HTTP stack loads while the file is opened and its first rows are read and checked.
-  if (options.mode === 'send') deps.prepareHttp();
-  // The account too: a report of the same audience id in another business is no report of this run.
-  const account = await deps.account();
-  const job: ReportJob = { ...spec.job, input: spec.path, ...(account ? { account } : {}) };
-  const done = options.resumeFromReport
-    ? await loadDoneRows(options.resumeFromReport, idColumn, job, deps.signal)
-    : undefined;
-  if (options.report && options.report !== '-' && !options.resumeFromReport && !options.force)
-    await refuseUnfinishedReport(options.report, deps.signal);
-  // The refresh mostly waits on the network and the disk: the file's opening and scan (CPU) go on meanwhile.
-  const before = new AbortController();
-  const preparing = spec.beforeRows?.(before.signal);
-  preparing?.catch(() => {}); // awaited below, whichever way the file's opening goes
-  let source: RowSource;
-  try {
-    source = await openRows(deps, spec);
-  } catch (err) {
-    before.abort(err);
-    await preparing?.catch(() => {});
-    throw err;
-  }
-  await preparing?.catch(async (err: unknown) => {
-    await source.batches.return();
-    throw err;
-  });
   const report = options.report
     ? await openReport(options.report, idColumn, deps.io.stdout, {
-        job,
-        done,
+        job: opened.job,
+        done: opened.done,
         redact: (text) => deps.notices.redact(text),
         signal: deps.signal,
+      }).catch(async (err: unknown) => {
+        await closeFile(opened);
+        throw err;
       })
     : undefined;
   const run: FileRun<P> = {
     deps,
     spec,
-    source,
+    source: opened,
     report,
-    done,
+    done: opened.done,
     counts: new BatchCounts(),
     problems: [],
     notes: new Notes(),
@@ -138,19 +106,11 @@ export async function runFileBatch<P>(deps: BatchDeps, spec: FileBatchSpec<P>): 
   return finish(run, stoppedBy);
 }
 
-/** The input once its columns are resolved: its first batch read, the rest to come. */
-interface RowSource {
-  input: OpenedInput;
-  columns: FileColumns;
-  batches: AsyncGenerator<InputRow[], void, undefined>;
-  first: IteratorResult<InputRow[], void>;
-}
-
 /** One file run, as its parts share it. */
 interface FileRun<P> {
   deps: BatchDeps;
   spec: FileBatchSpec<P>;
-  source: RowSource;
+  source: OpenedFile;
   report: ReportWriter | undefined;
   done: DoneRows | undefined;
   counts: BatchCounts;
@@ -158,54 +118,6 @@ interface FileRun<P> {
   problems: RowResult[];
   notes: Notes;
   started: number;
-}
-
-/** Opens the input and resolves its columns from the header (or the first rows) before anything is sent or written. */
-async function openRows<P>(deps: BatchDeps, spec: FileBatchSpec<P>): Promise<RowSource> {
-  const { options } = spec;
-  // `--batch -` typed at a terminal would otherwise wait in silence.
-  if (spec.path === '-' && deps.io.stdinIsTTY)
-    deps.io.stderr.write(
-      'reading rows from stdin (the terminal): paste them, then press Ctrl-D on a new line to end\n',
-    );
-  const columns = await FileColumns.open(
-    spec.columns,
-    options.columns,
-    spec.path === '-' ? 'stdin' : spec.path,
-    deps.signal,
-  );
-  let header: readonly string[] | undefined;
-  let headerLine = 1;
-  const input = await openInput(deps.io.stdin, {
-    path: spec.path,
-    format: options.inputFormat,
-    delimiter: options.delimiter,
-    encoding: options.encoding,
-    unnamedOk: options.columns.ignoreColumn?.includes(''),
-    onHeader: (names, line) => {
-      header = names;
-      headerLine = line;
-    },
-    signal: deps.signal,
-  });
-  const batches = limitRows(input.batches, options.maxRows);
-  const first = await batches.next();
-  await columns.start(header, first.done ? [] : first.value, headerLine).catch(async (err: unknown) => {
-    await batches.return();
-    throw err;
-  });
-  showColumns(deps.notices, `columns of ${input.name} for ${spec.columns.rules.endpoint}`, columns.entries());
-  await spec.columnsResolved?.(columns.resolved()).catch(async (err: unknown) => {
-    await batches.return();
-    throw err;
-  });
-  if (spec.cells) {
-    await settleNumbers(deps, spec.cells, input, columns, spec.path, options).catch(async (err: unknown) => {
-      await batches.return();
-      throw err;
-    });
-  }
-  return { input, columns, batches, first };
 }
 
 /** The rows through the batch engine into the report: returns what stopped the run early, if anything did. */
@@ -330,7 +242,7 @@ function prepareRow<P>(
       outcome: { status: 'invalid', error: 'malformed_row', message: row.error },
     };
   }
-  let prepared: Decided<P>;
+  let prepared: Prepared<P>;
   try {
     prepared = spec.prepare(row, columns.resolver);
   } catch (err) {
@@ -353,28 +265,6 @@ function prepareRow<P>(
 /** A digest of what a row sends (its request body, flag defaults included, numbers as their digits): 16 hex digits (the one-shot hash costs half of createHash's). */
 function payloadHash(payload: unknown): string {
   return digest('sha256', stringifyJson(payload), 'hex').slice(0, 16);
-}
-
-/** The input's batches, ending after `max` rows (--max-rows); the rest of the file is not read. */
-async function* limitRows(
-  batches: AsyncIterable<InputRow[]>,
-  max: number | undefined,
-): AsyncGenerator<InputRow[], void, undefined> {
-  let left = max ?? Infinity;
-  for await (const batch of batches) {
-    if (batch.length >= left) {
-      if (left > 0) yield batch.slice(0, left);
-      return;
-    }
-    left -= batch.length;
-    yield batch;
-  }
-}
-
-/** The column table, once, on stderr (not with --quiet); columns of JSON rows met later, as they come. */
-function showColumns(notices: Notices, title: string, entries: readonly ColumnEntry[]): void {
-  if (entries.length === 0) return;
-  for (const line of columnTableLines(title, entries, (text) => notices.redact(text))) notices.info(line);
 }
 
 /** --dry-run: each request as one NDJSON line on stdout (exact numbers, key masked), unless stdout holds the report or summary. */

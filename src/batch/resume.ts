@@ -2,10 +2,10 @@ import { Readable } from 'node:stream';
 import { UsageError } from '../errors.js';
 import { openReadStream } from '../files/file-streams.js';
 import { describeJob, parseJobCell, sameJob, type ReportJob } from './row-report-job.js';
-import { SUCCESS_STATUSES, type ItemOutcome } from './types.js';
+import { SUCCESS_STATUSES, type KnownRow, type RowStatus } from './types.js';
 
-/** A row an earlier report marks as done, by its place among the input's rows (`row`, 1-based). */
-export type DoneRows = Map<number, { line: number; identifier: string; hash: string; outcome: ItemOutcome }>;
+/** The rows an earlier report marks as done, by their place among the input's rows (`row`, 1-based). */
+export type DoneRows = Map<number, KnownRow & { hash: string }>;
 
 // The first line is the header, in a few hundred characters;
 // a record holds an input value (an identifier of up to MAX_WRITE_BYTES), a message of up to
@@ -79,7 +79,7 @@ export async function loadDoneRows(
         identifier: row.identifier ?? '',
         hash: row.hash,
         outcome: {
-          status: row.status as ItemOutcome['status'],
+          status: row.status as RowStatus,
           ...(id ? { id } : {}),
           message: 'done in an earlier run (--resume-from-report)',
           earlier: true,

@@ -20,7 +20,7 @@ export function checkRow<S extends z.ZodType<Record<string, unknown>>>(
   identifier: string,
   codes: Record<string, string>,
   noKeyCode = 'missing_identifier',
-): Prepared<z.output<S>> {
+): Prepared<z.output<S>> & { done?: undefined } {
   const parsed = schema.safeParse(body);
   if (parsed.success) {
     const data = parsed.data;

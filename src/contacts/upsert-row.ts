@@ -38,10 +38,13 @@ export const upsertRowSchema = z
  * ~10 µs a row, a tenth of a 20,000-row `contacts sync`). Anything unusual goes to zod, for its
  * verdict and its words.
  */
-export function checkUpsertRow(body: Record<string, unknown>, identifier: string): Prepared<UpsertContactBody> {
+export function checkUpsertRow(
+  body: Record<string, unknown>,
+  identifier: string,
+): Prepared<UpsertContactBody> & { done?: undefined } {
   const payload = plainValidRow(body);
   if (payload) return { identifier, payload: payload as UpsertContactBody };
-  return checkRow(upsertRowSchema, body, identifier, CODES) as Prepared<UpsertContactBody>;
+  return checkRow(upsertRowSchema, body, identifier, CODES) as Prepared<UpsertContactBody> & { done?: undefined };
 }
 
 const SHAPE = UPSERT_BODY_KEYS;

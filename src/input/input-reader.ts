@@ -24,6 +24,11 @@ export interface InputSpec {
   onHeader?(names: readonly string[], line: number): void;
   /** --encoding: how to read a file that has no byte order mark (default UTF-8, checked). */
   encoding?: string;
+  /**
+   * false: the text of a regular file is not checked before its rows are read (the caller reads
+   * it whole before it uses a row: a file run's check pass, src/batch/file-open.ts); default true.
+   */
+  checkText?: boolean;
   /** Ends the wait on stdin or a FIFO (for a writer, for data): its reading stops there. A regular file is read to its end. */
   signal?: AbortSignal;
 }
@@ -68,11 +73,7 @@ export async function openInput(stdin: Readable, spec: InputSpec): Promise<Opene
   if (!isStdin) {
     // A regular file is checked whole first; a pipe (`<(...)`) can be read only once.
     size = await checkReadable(spec.path);
-    if (size !== undefined) {
-      await checkFileText(spec.path, name, spec.encoding).catch((err: unknown) => {
-        throw err instanceof InputFileError ? err : new InputFileError(name, `cannot read: ${(err as Error).message}`);
-      });
-    }
+    if (size !== undefined && spec.checkText !== false) await checkInputText(spec.path, name, spec.encoding);
   }
   const source = isStdin
     ? stopOnAbort(stdin, spec.signal)
@@ -133,6 +134,16 @@ export async function openInput(stdin: Readable, spec: InputSpec): Promise<Opene
       return open();
     },
   };
+}
+
+/**
+ * Reads a regular file whole for its text (src/input/text-decode.ts: UTF-8 checked unless
+ * `encoding` says otherwise); an InputFileError naming the line where it is not.
+ */
+export async function checkInputText(path: string, name: string, encoding: string | undefined): Promise<void> {
+  await checkFileText(path, name, encoding).catch((err: unknown) => {
+    throw err instanceof InputFileError ? err : new InputFileError(name, `cannot read: ${(err as Error).message}`);
+  });
 }
 
 /** The size of a regular file (undefined for a pipe or device); throws when it cannot be read at all. */

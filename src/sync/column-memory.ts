@@ -4,7 +4,7 @@ import type { ResolvedColumn } from '../batch/columns/column-resolver.js';
 import { UsageError } from '../errors.js';
 import { stateFileStem } from '../exporter/state-key.js';
 import { quoteInput } from '../input/input-rows.js';
-import { readWhole, writeWhole } from './snapshot-record.js';
+import { readWhole, writeWhole } from './snapshot-seal.js';
 
 /** How one column resolved: where it went, and what decided it. */
 interface Resolution {

@@ -21,9 +21,10 @@ const DAMAGE_CODES = new Set([
 ]);
 
 /**
- * Runs the export into the snapshot. A continuing run whose file the export's own checks refuse
- * (not the file its state wrote), or whose saved cursor the server refuses (`invalid_cursor`: a
- * server restarted or reset), runs again whole, with a note: the snapshot is a cache.
+ * Runs the export into the snapshot once: what it fetched, or, for a continuing run whose file
+ * the export's own checks refuse (not the file its state wrote) or whose saved cursor the server
+ * refuses (`invalid_cursor`: a server restarted or reset), why it must run again whole (the
+ * snapshot is a cache). A full run's errors are thrown.
  */
 export async function exportSnapshot(
   deps: SnapshotDeps,
@@ -31,19 +32,18 @@ export async function exportSnapshot(
   file: string,
   full: boolean,
   crash: CrashHook | undefined,
-  attempt: (full: boolean) => ExportReporter,
-): Promise<{ run: { rows: number; pages: number }; full: boolean; reason?: string }> {
-  const run = await exportInto({ ...deps, reporter: attempt(full) }, key, file, full, crash).catch((err: unknown) => {
+): Promise<{ rows: number; pages: number } | { again: string }> {
+  try {
+    return await exportInto(deps, key, file, full, crash);
+  } catch (err) {
     if (full || !(err instanceof CliError) || !(DAMAGE_CODES.has(err.code) || err.code === 'invalid_cursor')) throw err;
-    return err.code;
-  });
-  if (typeof run !== 'string') return { run, full };
-  const reason =
-    run === 'invalid_cursor'
-      ? `the server refused the snapshot's saved cursor (invalid_cursor: restarted, reset, or the cursor expired)`
-      : `the snapshot ${file} is not the file its state wrote (${run})`;
-  deps.notices.info(`note: ${reason}: rebuilding it from a full refresh`);
-  return { run: await exportInto({ ...deps, reporter: attempt(true) }, key, file, true, crash), full: true, reason };
+    return {
+      again:
+        err.code === 'invalid_cursor'
+          ? `the server refused the snapshot's saved cursor (invalid_cursor: restarted, reset, or the cursor expired)`
+          : `the snapshot ${file} is not the file its state wrote (${err.code})`,
+    };
+  }
 }
 
 async function exportInto(

@@ -5,17 +5,22 @@ import { join } from 'node:path';
 import { CliError, LocalFileError } from '../errors.js';
 import type { CrashHook } from '../exporter/crash-points.js';
 import { acquire, type ExportLock } from '../exporter/lock.js';
-import type { ExportReporter } from '../exporter/run-summary.js';
 import { stateFileStem } from '../exporter/state-key.js';
 import { ExportStateStore } from '../exporter/state-store.js';
 import type { ExportState } from '../exporter/state.js';
 import { FieldLabels } from './field-labels.js';
 import { indexRange, KeptBytes, SnapshotDamage, SnapshotReader } from './snapshot-file.js';
 import { SnapshotIndex } from './snapshot-index.js';
-import { RefreshCheckpoint, withCheckpoint } from './refresh-checkpoint.js';
 import { exportSnapshot, type SnapshotDeps } from './snapshot-export.js';
 export type { SnapshotDeps } from './snapshot-export.js';
-import { readSnapshotRecord, writeSnapshotRecord, type SnapshotRecord } from './snapshot-record.js';
+import {
+  readSnapshotRecord,
+  RefreshCheckpoint,
+  sealMatches,
+  writeSnapshotRecord,
+  type SnapshotRecord,
+  type UnsealedRecord,
+} from './snapshot-seal.js';
 
 /** A snapshot holding more than twice as many lines as contacts (old versions) is refreshed whole. */
 const COMPACT_RATIO = 2;
@@ -66,8 +71,9 @@ export async function lockSync(configDir: string, key: string): Promise<ExportLo
 /**
  * Brings the snapshot up to date and indexes it. A later run reads only what changed since the
  * saved cursor (the export's exactly-once protocol appends it to the file); the first run, a
- * damaged snapshot (the whole file's SHA-256, the export's own file checks, a line that is not a
- * contact) and a file mostly made of old versions are refreshed whole, with a note.
+ * damaged snapshot (its seal over the rows and the labels, src/sync/snapshot-seal.ts; the
+ * export's own file checks; a line that is not a contact) and a file mostly made of old versions
+ * are refreshed whole, with a note.
  */
 export async function refreshSnapshot(
   deps: SnapshotDeps,
@@ -80,66 +86,50 @@ export async function refreshSnapshot(
   checkRegular(paths.file, 'sync snapshot');
   checkRegular(paths.record, 'sync snapshot record');
   const store = await ExportStateStore.open(deps.stateDir.path, deps.stateDir.where);
-  // Why a run that could continue refreshes everything instead (said in a note; not for --full-refresh, which the user asked for).
-  let reason: string | undefined;
-  const prior = readState(store, key, (why) => (reason ??= why));
-  const record =
-    prior && !opts.full
-      ? trustedRecord(readSnapshotRecord(paths.record), prior, paths.file, key, (why) => (reason ??= why))
-      : undefined;
-  const stale = opts.staleAfter;
-  // The state's time, as `export state list` shows it (the record's for a state saved before it had one).
-  const lastFull = record && (prior?.current.fullAt ?? record.fullAt);
-  if (lastFull && stale && !(started - Date.parse(lastFull) <= stale.ms))
-    reason ??= `the snapshot's last full refresh (${lastFull}) is older than --full-refresh-after ${stale.text}`;
-  let full = opts.full || reason !== undefined || prior === undefined;
-  let indexed =
-    !full && record ? await verifiedPart(paths.file, record, deps.signal, (why) => (reason = why)) : undefined;
-  if (!indexed) {
-    full = true;
-    indexed = nothingIndexed();
-    if (reason) deps.notices.info(`note: ${reason}: rebuilding it from a full refresh`);
-  }
+  const at: RefreshPlace = { deps, store, key, paths, fieldLabels, started, crash: opts.crash };
+  let start = await startingPoint(at, opts);
   ensureFile(paths.file);
-  const fullAt = (isFull: boolean) => (isFull || !record ? new Date(started).toISOString() : record.fullAt);
-  let checkpoint: RefreshCheckpoint | undefined;
-  // Each export writes the record as it commits; one that starts again whole starts from nothing indexed.
-  const attempt = (isFull: boolean): ExportReporter => {
-    if (isFull && !full) indexed = nothingIndexed();
-    checkpoint = checkpointOf(
-      { deps, store, key, file: paths.file, record: paths.record, fullAt: fullAt(isFull) },
-      indexed!,
-      fieldLabels,
-    );
-    return withCheckpoint(deps.reporter, checkpoint);
-  };
-  const exported = await exportSnapshot(deps, key, paths.file, full, opts.crash, attempt);
-  full = exported.full;
-  reason = exported.reason ?? reason;
+  let done = await exportFrom(at, start);
+  if ('again' in done) {
+    start = noted(deps, wholeStart(started, done.again));
+    done = await exportFrom(at, start);
+    // A whole export throws what stops it: it never asks to run again.
+    if ('again' in done) throw new Error(`a full refresh asked to run again: ${done.again}`);
+  }
   const committed = committedBytes(store, key);
-  if (committed > IN_MEMORY_BYTES) indexed.kept = new KeptBytes(0);
-  const { index, digest, kept, segments } = indexed;
-  await indexRefreshed(paths.file, indexed, checkpoint!.hashed, committed, deps.signal);
-  writeSnapshotRecord(paths.record, recordOf(key, indexed, committed, digest.digest('hex'), fullAt(full)));
-  const reader = new SnapshotReader(paths.file, index, kept.whole());
+  const indexed = { ...done.indexed, kept: committed > IN_MEMORY_BYTES ? new KeptBytes(0) : done.indexed.kept };
+  await indexRefreshed(paths.file, indexed, done.hashed, committed, deps.signal);
+  writeSnapshotRecord(paths.record, recordOf(key, indexed, committed, start.fullAt), indexed.digest);
+  const reader = new SnapshotReader(paths.file, indexed.index, indexed.kept.whole());
   const refresh = {
-    contacts: index.size,
-    rows: exported.run.rows,
-    pages: exported.run.pages,
-    full,
-    ...(reason ? { reason } : {}),
-    fullAt: fullAt(full),
+    contacts: indexed.index.size,
+    rows: done.rows,
+    pages: done.pages,
+    full: start.full,
+    ...(start.reason ? { reason: start.reason } : {}),
+    fullAt: start.fullAt,
     stateKey: key,
     path: paths.file,
     elapsedMs: deps.clock.now() - started,
   };
-  return { index, reader, fieldsAt: fieldsAt(segments), refresh, close: () => reader.close() };
+  return { index: indexed.index, reader, fieldsAt: fieldsAt(indexed.segments), refresh, close: () => reader.close() };
 }
 
 /** How a refresh runs: whole (--full-refresh), or whole once the last full one is older than `staleAfter` (--full-refresh-after). */
 interface RefreshOptions {
   full: boolean;
   staleAfter?: { ms: number; text: string };
+  crash?: CrashHook;
+}
+
+/** What one refresh works on: the snapshot's files and state, the labels in force now, when it started. */
+interface RefreshPlace {
+  deps: SnapshotDeps;
+  store: ExportStateStore;
+  key: string;
+  paths: ReturnType<typeof snapshotPaths>;
+  fieldLabels: ReadonlyMap<string, string>;
+  started: number;
   crash?: CrashHook;
 }
 
@@ -153,6 +143,14 @@ interface Indexed {
   verified: number;
 }
 
+/** Where an export of the snapshot starts: whole or from the sealed part, why whole (for the note), the last full refresh's time. */
+interface Start {
+  full: boolean;
+  indexed: Indexed;
+  reason?: string;
+  fullAt: string;
+}
+
 const nothingIndexed = (): Indexed => ({
   index: new SnapshotIndex(),
   digest: createHash('sha256'),
@@ -161,63 +159,91 @@ const nothingIndexed = (): Indexed => ({
   verified: 0,
 });
 
-/** The part of the file the record vouches for, indexed and checked against its SHA-256; undefined (and why) when it is damaged. */
+const wholeStart = (started: number, reason?: string): Start => ({
+  full: true,
+  indexed: nothingIndexed(),
+  ...(reason ? { reason } : {}),
+  fullAt: new Date(started).toISOString(),
+});
+
+/**
+ * Where this refresh starts: from the part of the file the sealed record vouches for, or whole
+ * (the first run, --full-refresh, or why it cannot continue, said in a note: not for
+ * --full-refresh, which the user asked for).
+ */
+async function startingPoint(at: RefreshPlace, opts: RefreshOptions): Promise<Start> {
+  const { deps, paths, key } = at;
+  const prior = readState(at.store, key);
+  if (prior === undefined) return wholeStart(at.started);
+  if ('damaged' in prior) return noted(deps, wholeStart(at.started, prior.damaged));
+  if (opts.full) return wholeStart(at.started);
+  const record = trustedRecord(readSnapshotRecord(paths.record), prior.state, paths.file, key);
+  if ('untrusted' in record) return noted(deps, wholeStart(at.started, record.untrusted));
+  // The state's time, as `export state list` shows it (the record's for a state saved before it had one).
+  const lastFull = prior.state.current.fullAt ?? record.fullAt;
+  const stale = opts.staleAfter;
+  if (stale && !(at.started - Date.parse(lastFull) <= stale.ms)) {
+    const why = `the snapshot's last full refresh (${lastFull}) is older than --full-refresh-after ${stale.text}`;
+    return noted(deps, wholeStart(at.started, why));
+  }
+  const indexed = await verifiedPart(paths.file, record, deps.signal);
+  if ('damaged' in indexed) return noted(deps, wholeStart(at.started, indexed.damaged));
+  return { full: false, indexed, fullAt: record.fullAt };
+}
+
+function noted(deps: SnapshotDeps, start: Start): Start {
+  deps.notices.info(`note: ${start.reason}: rebuilding it from a full refresh`);
+  return start;
+}
+
+/** The part of the file the record vouches for, indexed and checked against its seal; or why it is damaged. */
 async function verifiedPart(
   file: string,
   record: SnapshotRecord,
   signal: AbortSignal,
-  damaged: (why: string) => void,
-): Promise<Indexed | undefined> {
+): Promise<Indexed | { damaged: string }> {
   const indexed: Indexed = {
     ...nothingIndexed(),
     kept: new KeptBytes(record.bytes <= IN_MEMORY_BYTES ? IN_MEMORY_BYTES : 0),
   };
   try {
     await indexRange(file, 0, record.bytes, indexed.index, indexed.digest, signal, indexed.kept);
-    if (indexed.digest.copy().digest('hex') !== record.sha256)
+    if (!sealMatches(record, indexed.digest))
       throw new SnapshotDamage('its SHA-256 is not the one recorded when it was written');
   } catch (err) {
     if (!(err instanceof SnapshotDamage)) throw err;
-    damaged(`the snapshot ${file} is damaged (${err.message})`);
-    return undefined;
+    return { damaged: `the snapshot ${file} is damaged (${err.message})` };
   }
   return { ...indexed, verified: record.bytes, segments: record.fields };
 }
 
-/** Where a refresh's record goes, and what it says of the refresh. */
-interface RecordPlace {
-  deps: SnapshotDeps;
-  store: ExportStateStore;
-  key: string;
-  file: string;
-  record: string;
-  fullAt: string;
-}
-
-/** The checkpoint of a refresh into `indexed` (src/sync/refresh-checkpoint.ts): its lines are keyed by the labels in force now. */
-function checkpointOf(at: RecordPlace, indexed: Indexed, fieldLabels: ReadonlyMap<string, string>): RefreshCheckpoint {
-  indexed.segments = withLabels(indexed.segments, indexed.verified, fieldLabels);
-  return new RefreshCheckpoint({
-    path: at.file,
+/**
+ * One export into the snapshot from `start`, its record sealed as it commits (src/sync/snapshot-seal.ts):
+ * what it fetched, the indexed part it continues (its lines keyed by the labels in force now) and
+ * how far the checkpoints hashed; or why it must run again whole.
+ */
+async function exportFrom(
+  at: RefreshPlace,
+  start: Start,
+): Promise<{ rows: number; pages: number; indexed: Indexed; hashed: number } | { again: string }> {
+  const { indexed: before } = start;
+  const indexed = { ...before, segments: withLabels(before.segments, before.verified, at.fieldLabels) };
+  const checkpoint = new RefreshCheckpoint({
+    path: at.paths.file,
+    recordPath: at.paths.record,
     digest: indexed.digest,
     from: indexed.verified,
     now: () => at.deps.clock.now(),
     committed: () => committedBytes(at.store, at.key),
-    write: (bytes, sha256) => writeSnapshotRecord(at.record, recordOf(at.key, indexed, bytes, sha256, at.fullAt)),
+    record: (bytes) => recordOf(at.key, indexed, bytes, start.fullAt),
   });
+  const reporter = checkpoint.reporting(at.deps.reporter);
+  const run = await exportSnapshot({ ...at.deps, reporter }, at.key, at.paths.file, start.full, at.crash);
+  return 'again' in run ? run : { ...run, indexed, hashed: checkpoint.hashed };
 }
 
-function recordOf(key: string, indexed: Indexed, bytes: number, sha256: string, fullAt: string): SnapshotRecord {
-  return {
-    version: 2,
-    key,
-    bytes,
-    sha256,
-    lines: indexed.index.lines,
-    contacts: indexed.index.size,
-    fullAt,
-    fields: indexed.segments,
-  };
+function recordOf(key: string, indexed: Indexed, bytes: number, fullAt: string): UnsealedRecord {
+  return { key, bytes, lines: indexed.index.lines, contacts: indexed.index.size, fullAt, fields: indexed.segments };
 }
 
 /**
@@ -303,13 +329,14 @@ function ensureFile(path: string): void {
   }
 }
 
-function readState(store: ExportStateStore, key: string, damaged: (why: string) => void): ExportState | undefined {
+/** The snapshot's export state: none, read, or why it is damaged. */
+function readState(store: ExportStateStore, key: string): { state: ExportState } | { damaged: string } | undefined {
   try {
-    return store.read(key);
+    const state = store.read(key);
+    return state && { state };
   } catch (err) {
     if (!(err instanceof CliError) || err.code !== 'state_corrupt') throw err;
-    damaged(`the snapshot's state is damaged (${err.message})`);
-    return undefined;
+    return { damaged: `the snapshot's state is damaged (${err.message})` };
   }
 }
 
@@ -319,16 +346,15 @@ function trustedRecord(
   prior: ExportState,
   file: string,
   key: string,
-  untrusted: (why: string) => void,
-): SnapshotRecord | undefined {
+): SnapshotRecord | { untrusted: string } {
   const out = prior.current.output;
-  if (out.kind !== 'file' || out.path !== file) untrusted(`export state "${key}" does not write the snapshot file`);
-  else if (!record || record.key !== key) untrusted(`the snapshot ${file} has no record of its checksum`);
-  else if (record.bytes > out.bytes) untrusted(`the snapshot ${file} is shorter than its record says`);
-  else if (record.lines > COMPACT_RATIO * record.contacts + COMPACT_MIN_LINES)
-    untrusted(`the snapshot holds ${record.lines} lines for ${record.contacts} contacts (old versions)`);
-  else return record;
-  return undefined;
+  if (out.kind !== 'file' || out.path !== file)
+    return { untrusted: `export state "${key}" does not write the snapshot file` };
+  if (!record || record.key !== key) return { untrusted: `the snapshot ${file} has no record of its checksum` };
+  if (record.bytes > out.bytes) return { untrusted: `the snapshot ${file} is shorter than its record says` };
+  if (record.lines > COMPACT_RATIO * record.contacts + COMPACT_MIN_LINES)
+    return { untrusted: `the snapshot holds ${record.lines} lines for ${record.contacts} contacts (old versions)` };
+  return record;
 }
 
 function committedBytes(store: ExportStateStore, key: string): number {

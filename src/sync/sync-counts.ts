@@ -13,7 +13,9 @@ export class SyncCounts {
   invalid = 0;
   /** Rows sent although they may change nothing, by reason. */
   readonly unsure = new Map<UnsureReason, number>();
-  refresh?: RefreshStats;
+
+  /** `refresh`: what the snapshot's refresh did. */
+  constructor(readonly refresh?: RefreshStats) {}
 
   /** Takes the invalid rows from the file run's counts (rows that never reached a decision). */
   settle(batch: BatchCounts): this {

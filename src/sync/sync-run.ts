@@ -1,16 +1,16 @@
 import type { FieldDefinition } from '../endpoints/fields.js';
-import type { Decided, FileBatchSpec } from '../batch/file-run.js';
-import { ExitCode } from '../errors.js';
+import type { BatchDeps } from '../batch/batch-deps.js';
+import { closeFile, openFile, checkFile, type OpenedFile } from '../batch/file-open.js';
+import { sendFile, type FileBatchSpec } from '../batch/file-run.js';
 import type { CrashHook } from '../exporter/crash-points.js';
 import { accountIdentity } from '../exporter/state-key.js';
-import type { ExportLock } from '../exporter/lock.js';
+import type { CommandResult } from '../output/render.js';
 import { settleColumns } from './column-memory.js';
-import { SyncDecider } from './decide.js';
+import { decidedRows } from './decided-rows.js';
 import type { PlanOutput } from './plan-output.js';
 import { lockSync, refreshSnapshot, type Snapshot, type SnapshotDeps } from './snapshot.js';
-import { SyncCounts } from './sync-counts.js';
 
-/** How a sync runs, beyond the file run it wraps. */
+/** How a sync runs, beyond the contacts file run it decides. */
 interface SyncOptions {
   /** The snapshot's export state key (`syncStateKey`). */
   key: string;
@@ -42,87 +42,78 @@ export function syncStateKey(baseUrl: string, apiKey: string): string {
 }
 
 /**
- * A contacts file run that sends only the rows that change something: before the rows, the
- * snapshot is refreshed (src/sync/snapshot.ts) under the sync's lock; each valid row is then
- * decided against it (src/sync/decide.ts): `unchanged` rows get that result without a request,
- * the others are sent as `contacts upsert --file` sends them (or, with --plan, shown).
+ * `contacts sync --file`, in its three phases, under the sync's lock: (1) refresh the snapshot
+ * of the account (src/sync/snapshot.ts), while the file is opened and its columns and numbers
+ * checked; (2) decide each row against the snapshot (src/sync/decided-rows.ts); (3) send the rows
+ * that change something through the file run (src/batch/file-run.ts), as `contacts upsert
+ * --file` sends them, or with --plan show them.
  */
-export function syncFileSpec<B extends Record<string, unknown>>(
-  deps: SnapshotDeps,
+export async function runSync<B extends Record<string, unknown>>(
+  deps: { batch: BatchDeps; snapshot: SnapshotDeps },
   base: FileBatchSpec<B>,
   opts: SyncOptions,
-): { spec: FileBatchSpec<B>; counts: SyncCounts } {
-  const counts = new SyncCounts();
-  let snapshot: Snapshot | undefined;
-  let decider: SyncDecider | undefined;
-  // The order keys of the snapshot contacts each row to send may change (Decision.reaches).
-  const reaching = new WeakMap<B, string[]>();
-  const keysOf = (body: unknown): string[] => [base.orderKey?.(body as B) ?? []].flat();
-  // The columns are checked under the sync's lock, which the refresh takes while the file is opened.
-  let lockTaken: (taken: boolean) => void = () => {};
-  const locked = new Promise<boolean>((resolve) => (lockTaken = resolve));
-  const spec: FileBatchSpec<B> = {
-    ...base,
-    async beforeRows(stop) {
-      let lock: ExportLock;
-      try {
-        await base.beforeRows?.(stop);
-        lock = await lockSync(deps.stateDir.path, opts.key);
-      } catch (err) {
-        lockTaken(false);
-        throw err;
-      }
-      lockTaken(true);
-      deps.onDispose(() => lock.release());
-      const fields = (await opts.fields()) ?? new Map<string, FieldDefinition>();
-      snapshot = await refreshSnapshot(
-        { ...deps, signal: AbortSignal.any([deps.signal, stop]) },
-        opts.key,
-        new Map([...fields].map(([key, def]) => [key, def.label])),
-        { full: opts.fullRefresh, staleAfter: opts.staleAfter, crash: opts.crash },
-      );
-      deps.onDispose(() => snapshot?.close());
-      counts.refresh = snapshot.refresh;
-      decider = new SyncDecider(snapshot, fields);
-    },
-    async columnsResolved(columns) {
-      await base.columnsResolved?.(columns);
-      // A lock not taken fails the refresh, which says why.
-      if (await locked) settleColumns(deps, { ...opts, path: base.path }, columns);
-    },
-    prepare(row, columns): Decided<B> {
-      const prepared = base.prepare(row, columns);
-      if (prepared.invalid || prepared.done) return prepared;
-      const decision = decider!.decide(prepared.payload);
-      counts.see(decision);
-      opts.plan?.add(row.line, prepared.identifier, decision, shownContact(prepared.payload, prepared.identifier));
-      if (decision.action === 'unchanged')
-        return {
-          identifier: prepared.identifier,
-          done: { status: 'unchanged', id: decision.cnvContactId },
-          payload: prepared.payload,
-        };
-      // As the upsert keys them (the contact's id and email, as a row naming it so would be keyed).
-      reaching.set(
-        prepared.payload,
-        (decision.reaches ?? []).flatMap((c) => keysOf({ cnvContactId: c.id, email: c.email?.trim() ?? undefined })),
-      );
-      const why = decision.unsure && `sent because cnv cannot be sure it changes nothing: ${decision.unsure.detail}`;
-      return why ? { ...prepared, note: [prepared.note, why].filter(Boolean).join('; ') } : prepared;
-    },
-    // A row by email waits for an earlier row that changes the contact it reaches by id, and the reverse.
-    orderKey: (body) => [...new Set([...keysOf(body), ...(reaching.get(body) ?? [])])],
-    summary: {
-      first: opts.plan ? (batch, elapsedMs) => counts.settle(batch).planSummary(batch.rows, elapsedMs) : undefined,
-      line: (batch) => counts.settle(batch).line(base.options.mode),
-      data: (batch) => counts.settle(batch).data(),
-      exitCode: (code) => (opts.exitCode && counts.pending > 0 ? ExitCode.pendingChanges : code),
-    },
-  };
-  return { spec, counts };
+): Promise<CommandResult> {
+  const lock = await lockSync(deps.snapshot.stateDir.path, opts.key);
+  deps.snapshot.onDispose(() => lock.release());
+  // Read once, afresh, for the columns and the comparison (the file's opening asks for them too).
+  const reading = opts.fields().then((fields) => fields ?? new Map<string, FieldDefinition>());
+  // The refresh mostly waits on the network and the disk: the file's opening and scan (CPU) go on meanwhile.
+  const stop = new AbortController();
+  const refreshing = refresh(deps.snapshot, opts, reading, stop.signal);
+  refreshing.catch(() => {}); // awaited below, whichever way the file's opening goes
+  let opened: OpenedFile;
+  try {
+    opened = await openChecked(deps, base, opts);
+  } catch (err) {
+    stop.abort(err);
+    await refreshing.catch(() => {});
+    throw err;
+  }
+  const snapshot = await refreshing.catch(async (err: unknown) => {
+    await closeFile(opened);
+    throw err;
+  });
+  deps.snapshot.onDispose(() => snapshot.close());
+  const { rows, counts } = decidedRows(snapshot, {
+    base,
+    fields: await reading,
+    plan: opts.plan,
+    exitCode: opts.exitCode,
+  });
+  const result = await sendFile(deps.batch, opened, rows);
+  await opts.plan?.end(counts);
+  return result;
 }
 
-/** A contact as the plan's table names it: by the row's email when it has one (an `id` column's UUID tells a reader little), else the row's identifier. */
-function shownContact(body: Record<string, unknown>, identifier: string): string {
-  return typeof body.email === 'string' && body.email.trim() !== '' ? body.email.trim() : identifier;
+/** Phase 1: the snapshot, refreshed with the labels of the field list as it is now. */
+async function refresh(
+  deps: SnapshotDeps,
+  opts: SyncOptions,
+  reading: Promise<ReadonlyMap<string, FieldDefinition>>,
+  stop: AbortSignal,
+): Promise<Snapshot> {
+  const fields = await reading;
+  return refreshSnapshot(
+    { ...deps, signal: AbortSignal.any([deps.signal, stop]) },
+    opts.key,
+    new Map([...fields].map(([key, def]) => [key, def.label])),
+    { full: opts.fullRefresh, staleAfter: opts.staleAfter, crash: opts.crash },
+  );
+}
+
+/** The file opened, its columns compared with the last sync's (under the sync's lock), its numbers settled. */
+async function openChecked<B>(
+  deps: { batch: BatchDeps; snapshot: SnapshotDeps },
+  base: FileBatchSpec<B>,
+  opts: SyncOptions,
+): Promise<OpenedFile> {
+  const opened = await openFile(deps.batch, base);
+  try {
+    settleColumns(deps.snapshot, { ...opts, path: base.path }, opened.columns.resolved());
+  } catch (err) {
+    await closeFile(opened);
+    throw err;
+  }
+  await checkFile(deps.batch, opened);
+  return opened;
 }

@@ -375,6 +375,64 @@ describe('contacts sync (binary)', () => {
     expect(reset.stderr).toMatch(/snapshot: \d+ contacts, full refresh/);
   });
 
+  it('the seal covers the field labels and every row: an edited label or row means a full refresh, and the row that differs is sent, never a trusted skip', async () => {
+    const seed = write(
+      'seal-seed.ndjson',
+      [
+        '{"email":"seal-label@example.com","fields":{"city":"London","lastName":"Lovelace"}}',
+        '{"email":"seal-row@example.com","fields":{"city":"London","lastName":"Hopper"}}',
+      ].join('\n') + '\n',
+    );
+    expect((await cnv(['contacts', 'upsert', '--file', seed], { env: fx.env })).exitCode).toBe(0);
+    const env = envWith();
+    const synced = csv([
+      ['seal-label@example.com', 'London'],
+      ['seal-row@example.com', 'London'],
+    ]);
+    expect((await cnv(['contacts', 'sync', '--file', write('seal-0.csv', synced)], { env })).exitCode).toBe(0);
+    const states = JSON.parse((await cnv(['export', 'state', 'list', '--json'], { env })).stdout) as Array<{
+      key: string;
+      output: { path: string };
+    }>;
+    const snapshotFile = states.find((s) => s.key.endsWith('/contacts-sync'))!.output.path;
+    const sync = async (name: string, rows: Array<[string, string]>) => {
+      const report = reportPath();
+      const res = await cnv(['contacts', 'sync', '--file', write(name, csv(rows)), '--report', report, '--json'], {
+        env,
+      });
+      expect(res.exitCode, res.stderr).toBe(0);
+      return { res, statuses: readReport(report).map((r) => r.status) };
+    };
+
+    // The labels part: "city" and "lastName" swap labels, so a trusted map would read city as "Lovelace".
+    const record = JSON.parse(readFileSync(`${snapshotFile}.json`, 'utf8')) as {
+      fields: Array<{ keys: string[]; labels: string[] }>;
+    };
+    for (const segment of record.fields) {
+      const [city, last] = [segment.keys.indexOf('city'), segment.keys.indexOf('lastName')];
+      [segment.labels[city], segment.labels[last]] = [segment.labels[last], segment.labels[city]];
+    }
+    writeFileSync(`${snapshotFile}.json`, JSON.stringify(record));
+    const labels = await sync('seal-1.csv', [['seal-label@example.com', 'Lovelace']]);
+    expect(labels.res.stderr).toMatch(
+      /note: the snapshot .* is damaged \(its SHA-256 is not the one recorded when it was written\): rebuilding it from a full refresh/,
+    );
+    expect(JSON.parse(labels.res.stdout).sync).toMatchObject({ update: 1, unchanged: 0, snapshot: { full: true } });
+    expect(labels.statuses).toEqual(['updated']);
+    expect(await city('seal-label@example.com')).toBe('Lovelace');
+
+    // A row: seal-row's city edited to what the file says, while the account still holds London.
+    const lines = readFileSync(snapshotFile, 'utf8').split('\n');
+    const edited = lines.map((l) => (l.includes('"seal-row@example.com"') ? l.replace('"London"', '"Rome!!"') : l));
+    expect(edited).not.toEqual(lines);
+    writeFileSync(snapshotFile, edited.join('\n'));
+    const row = await sync('seal-2.csv', [['seal-row@example.com', 'Rome!!']]);
+    expect(row.res.stderr).toMatch(/note: the snapshot .* is damaged .*: rebuilding it from a full refresh/);
+    expect(JSON.parse(row.res.stdout).sync).toMatchObject({ update: 1, unchanged: 0, snapshot: { full: true } });
+    expect(row.statuses).toEqual(['updated']);
+    expect(await city('seal-row@example.com')).toBe('Rome!!');
+  });
+
   it('a FIFO or a symlink where the snapshot belongs is refused at once (exit 8, naming it); two syncs of one account never run at once (exit 7)', async () => {
     const configDir = tempConfigDir();
     const env = envWith(configDir);

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import type { FieldsByParent } from '../../batch/columns/field-match.js';
-import { runFileBatch } from '../../batch/file-run.js';
 import { BATCH_GLOBALS, checkBatchOptions, globalRunMode } from '../../cmdutil/batch-options.js';
 import type { RunMode } from '../../batch/batch-run-options.js';
 import { batchDepsOf, exportDepsOf, outputOf, reporterDepsOf } from '../../cmdutil/context-deps.js';
@@ -12,7 +11,7 @@ import { ApiError, UsageError } from '../../errors.js';
 import { crashHookFromEnv } from '../../exporter/crash-points.js';
 import type { CommandResult } from '../../output/render.js';
 import { PLAN_COMPACT_AFTER, PlanOutput } from '../../sync/plan-output.js';
-import { syncFileSpec, syncStateKey } from '../../sync/sync-run.js';
+import { runSync, syncStateKey } from '../../sync/sync-run.js';
 import { refreshReporter } from '../../sync/refresh-reporter.js';
 import type { CommandInput } from '../../cmdutil/contract.js';
 import { contactFieldDefinitions, upsertFileSpec } from '../../cmdutil/contact-upsert-file.js';
@@ -206,8 +205,11 @@ export async function run(given: Context, { opts }: CommandInput<typeof options>
   const fresh = () => (definitions ??= contactFieldDefinitions(ctx, true, false));
   const credentials = await ctx.credentials();
   const output = plan ? await PlanOutput.open(outputOf(ctx), opts.planFormat) : undefined;
-  const { spec, counts } = syncFileSpec(
-    { ...exportDepsOf(ctx), reporter: await refreshReporter(reporterDepsOf(ctx)) },
+  // With --plan, stdout is the plan (--json and -q apply to its lines): no summary document after it.
+  const batch = plan ? { ...batchDepsOf(ctx), printDocument: undefined } : batchDepsOf(ctx);
+  const snapshot = { ...exportDepsOf(ctx), reporter: await refreshReporter(reporterDepsOf(ctx)) };
+  return runSync(
+    { batch, snapshot },
     { ...base, columns: { ...base.columns, definitions: () => fresh() } },
     {
       key: syncStateKey(credentials.baseUrl, credentials.apiKey),
@@ -222,12 +224,7 @@ export async function run(given: Context, { opts }: CommandInput<typeof options>
       plan: output,
       fields: async () => (await fresh())?.get('fields'),
     },
-  );
-  // With --plan, stdout is the plan (--json and -q apply to its lines): no summary document after it.
-  const deps = plan ? { ...batchDepsOf(ctx), printDocument: undefined } : batchDepsOf(ctx);
-  const result = await runFileBatch(deps, spec).catch((err: unknown) => Promise.reject(notEnabled(err)));
-  await output?.end(counts);
-  return result;
+  ).catch((err: unknown) => Promise.reject(notEnabled(err)));
 }
 
 /** A business without the contacts export cannot sync: say what it can do instead. */

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { UPSERT_BODY_KEYS, type UpsertContactBody } from '../../endpoints/contacts.js';
 import { ENDPOINTS } from '../../endpoints/endpoints.js';
-import { emailSchema, uuidSchema } from '../../endpoints/identifiers.js';
+import { checkUpsertRow } from '../../contacts/upsert-row.js';
 import { applySetPairs } from '../../cmdutil/body-flags.js';
 import type { CommandInput } from '../../cmdutil/contract.js';
 import { UsageError } from '../../errors.js';
@@ -68,34 +68,39 @@ Examples:
   );
 }
 
-/** Builds the request body from the flags (fields already resolved), checking locally what the API would refuse. */
+/** The flag each body member of a single upsert comes from: the row schema's verdict names it. */
+const FLAG_OF: Record<string, string> = {
+  cnvContactId: '--contact-id',
+  email: '--email',
+  subscriptionStatus: '--status',
+  fields: '--field',
+  companyFields: '--company-field',
+};
+
+/**
+ * Builds the request body from the flags (fields already resolved) and checks it by the rules a
+ * file's row is checked by (src/contacts/upsert-row.ts), its verdict worded for the flags.
+ */
 function upsertBody(opts: UpsertOptions, flagFields: FlagFields = {}): UpsertContactBody {
-  const body: UpsertContactBody = {};
-  if (opts.contactId !== undefined) {
-    const id = uuidSchema.safeParse(opts.contactId);
-    if (!id.success)
-      throw new UsageError(
-        `--contact-id: ${id.error.issues[0].message}, got "${opts.contactId}"`,
-        undefined,
-        'invalid_request',
-      );
-    body.cnvContactId = id.data;
-  }
-  if (opts.email !== undefined) {
-    const email = emailSchema.safeParse(opts.email);
-    if (!email.success)
-      throw new UsageError(`--email: not a valid email address: "${opts.email}"`, undefined, 'invalid_email');
-    body.email = email.data;
-  }
-  if (!body.email && !body.cnvContactId) {
-    throw new UsageError('identify the contact with --email or --contact-id', undefined, 'missing_identifier');
-  }
+  const body: Record<string, unknown> = {};
+  if (opts.contactId !== undefined) body.cnvContactId = opts.contactId;
+  if (opts.email !== undefined) body.email = opts.email;
   if (opts.status !== undefined) body.subscriptionStatus = opts.status;
   if (flagFields.fields) body.fields = flagFields.fields;
   if (flagFields.companyFields) body.companyFields = flagFields.companyFields;
   if (opts.updateOnly) body.updateOnly = true;
   applySetPairs(body, opts.set, NAMED_BODY_KEYS);
-  return body;
+  const checked = checkUpsertRow(body, '');
+  if (!checked.invalid) return checked.payload;
+  const { error, message } = checked.invalid;
+  if (error === 'missing_identifier')
+    throw new UsageError('identify the contact with --email or --contact-id', undefined, error);
+  if (error === 'invalid_email')
+    throw new UsageError(`--email: not a valid email address: "${opts.email}"`, undefined, error);
+  // `key: why, got value`, as a row's report says it: the key becomes the flag that gave it.
+  const key = /^(\w+): /.exec(message)?.[1];
+  const flag = key && FLAG_OF[key];
+  throw new UsageError(flag ? `${flag}: ${message.slice(key.length + 2)}` : message, undefined, error);
 }
 
 export async function run(ctx: Context, { opts }: CommandInput<typeof options>): Promise<CommandResult> {

@@ -88,7 +88,7 @@ export function prepareTrackRow(
   const body: Record<string, unknown> = { ...defaults, ...own };
   if (blank(body.clientEventId) === undefined) body.clientEventId = derivedClientEventId(row);
   const identifier = String(body.clientEventId);
-  const checked = checkRow(rowSchema, body, identifier, CODES) as Prepared<TrackEventBody>;
+  const checked = checkRow(rowSchema, body, identifier, CODES) as Prepared<TrackEventBody> & { done?: undefined };
   return note !== undefined && !checked.invalid ? { ...checked, note } : checked;
 }
 

@@ -1,6 +1,6 @@
-import { writeFileSync } from 'node:fs';
+import fs, { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { FIXTURE_CONTACTS } from '../../../src/emulator/seed/fixtures.js';
 import { cnvInProcess } from '../../helpers/cli.js';
 import { useEmulator } from '../../helpers/emulator.js';
@@ -58,6 +58,33 @@ describe('contacts sync --plan', () => {
       const res = await cnvInProcess(args, { env: fx.env });
       expect(res.exitCode, args.join(' ')).toBe(2);
       expect(res.stderr).toMatch(message);
+    }
+  });
+});
+
+describe('contacts sync: how often the file is opened', () => {
+  it('a regular file twice (checked whole, then read for its rows), whether a NUMBER column is scanned or not; stdin (read once) decides its numbers as they come', async () => {
+    const opens = vi.spyOn(fs, 'open');
+    try {
+      for (const [name, text] of [
+        ['opens-number.csv', `email,score\n${FIXTURE_CONTACTS.ada.email},1.5\nopens.new@example.com,2\n`],
+        ['opens-text.csv', `email,city\n${FIXTURE_CONTACTS.ada.email},Paris\n`],
+      ]) {
+        const path = file(name, text);
+        opens.mockClear();
+        const res = await cnvInProcess(['contacts', 'sync', '--file', path, '--plan'], { env: fx.env });
+        expect(res.exitCode, res.stderr).toBe(0);
+        expect(opens.mock.calls.filter(([p]) => p === path).length, name).toBe(2);
+      }
+      opens.mockClear();
+      const piped = await cnvInProcess(['contacts', 'sync', '--file', '-', '--plan'], {
+        env: fx.env,
+        input: `email,score\n${FIXTURE_CONTACTS.ada.email},1.5\n`,
+      });
+      expect(piped.exitCode, piped.stderr).toBe(0);
+      expect(JSON.parse(piped.stdout.trim().split('\n').at(-1)!)).toMatchObject({ type: 'summary', update: 1 });
+    } finally {
+      opens.mockRestore();
     }
   });
 });

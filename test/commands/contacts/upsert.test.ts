@@ -1,3 +1,4 @@
+import { checkUpsertRow } from '../../../src/contacts/upsert-row.js';
 import { describe, expect, it } from 'vitest';
 import { run } from '../../../src/commands/contacts/upsert.js';
 import { FIXTURE_CONTACTS } from '../../../src/emulator/seed/fixtures.js';
@@ -52,6 +53,23 @@ describe('contacts upsert (one contact): run', () => {
     await expect(
       run(f.ctx, { args: [], opts: { email: 'ada@example.com', field: [['ctiy', 'Oslo']] } }),
     ).rejects.toMatchObject({ exitCode: 2, message: expect.stringContaining('city') });
+  });
+
+  it('the flags are checked by the rules a file row is checked by (one schema): the same body as the row, the verdict naming the flag', async () => {
+    const row = checkUpsertRow({ email: '  ada@example.com ', cnvContactId: ` ${ID} ` }, '');
+    expect(row.invalid).toBeUndefined();
+    f.api.on('POST', '/v2/contacts', ok({ cnvContactId: ID, contactCreated: false }));
+    await run(f.ctx, { args: [], opts: { contactId: ` ${ID} `, email: '  ada@example.com ' } });
+    expect(f.api.requests[0].body).toEqual(row.invalid ? undefined : row.payload);
+    const bad = checkUpsertRow({ email: 'ada@example.com', cnvContactId: 'nope' }, '');
+    expect(bad.invalid?.message).toMatch(/^cnvContactId: expected a UUID/);
+    await expect(run(f.ctx, { args: [], opts: { contactId: 'nope', email: 'ada@example.com' } })).rejects.toMatchObject(
+      {
+        exitCode: 2,
+        code: bad.invalid?.error,
+        message: bad.invalid?.message.replace(/^cnvContactId:/, '--contact-id:'),
+      },
+    );
   });
 
   it('--contact-id with --email: the id finds the contact and the email becomes its address, said on stderr', async () => {
