@@ -43,6 +43,7 @@ export async function syncContacts(run: SyncRun): Promise<void> {
     now: deps.now,
     warn: deps.warn,
     out,
+    afterPage: run.checkHeap,
     target: { kind: 'contacts' },
     start: prior ?? NEW_LANE,
     limit: run.limit('contacts'),
