@@ -15,9 +15,14 @@ interface Label {
   stamp: number;
 }
 
-/** What leads to a value of `fields` in the rows' text (`,"City":`, spaces as the server puts them), and its label. */
+/**
+ * What leads to a value of `fields` in the rows' text (`,"City":`, spaces as the server puts
+ * them), where its label's quotes are in it, and its label.
+ */
 interface Step {
   lead: string;
+  open: number;
+  close: number;
   label: Label;
 }
 
@@ -50,9 +55,10 @@ function scalarEnd(s: string, v: number): number {
  * them (`fields` their last member): the members before `fields` copied as one piece, each value
  * of `fields` copied after its property's name, the ones no definition names gathered in
  * `unresolvedFields`. Nothing is parsed again nor stringified, so every digit stays as sent.
- * It replaced ContactFields.record plus JSON.stringify for such rows: ~0.5 µs a row instead of
- * ~2.7 (the emulator's rows, in-process; docs/performance.md). What leads to each value
- * (`,"City":`) is compared with what led to it in the row before: one `startsWith`, no lookup.
+ * It replaced ContactFields.record plus JSON.stringify for such rows: a RECORD line costs ~0.7
+ * µs instead of ~2.7 (the row's text as it is: ~0.14; 100,000 emulator rows in-process,
+ * docs/performance.md). What leads to each value (`,"City":`) is compared with what led to it
+ * in the row before (`knownFields`: by its quotes only, when the labels are the same), no lookup.
  * `write` declines (undefined) every row it cannot prove plain (another member than the last
  * named `fields`, a member deselected or named as a property, a backslash before `fields`, a
  * label twice, a nested value in `fields`): ContactFields.record writes those. The record is
@@ -70,7 +76,11 @@ export class RecordText {
   private headPlain = false;
   private headUnresolved = false;
   private rows = 0;
-  /** Past the `}` of the `fields` last read. */
+  /** The labels of the last row read step by step (JSON.parse's order) and its steps: see `knownFields`. */
+  private known: { labels: string[]; steps: Step[] } | undefined;
+  /** What `fields` and `knownFields` read: the properties (each after a comma), unresolvedFields' members, past the `}`. */
+  private out = '';
+  private unresolved = '';
   private end = 0;
 
   /** `excluded`: the properties the catalog deselects. */
@@ -84,6 +94,7 @@ export class RecordText {
     this.steps.clear();
     this.seq = [];
     this.head = [];
+    this.known = undefined;
   }
 
   /** The record's JSON text (on one line), or undefined for a row the general path writes. */
@@ -92,30 +103,33 @@ export class RecordText {
     // The first `ields"` is the one of the row's `"fields"` (its last member, checked below): no other is copied with the head.
     const key = text.indexOf('ields"') - 2;
     const comma = skipBack(text, key - 1);
-    if (!text.startsWith('"f', key) || text.charCodeAt(comma) !== 0x2c || !this.plainHead(row, text, comma))
+    // No escape in the row at all: its quotes are all where strings start and end (knownFields).
+    const slash = text.indexOf('\\');
+    if (text.charCodeAt(key) !== 0x22 || text.charCodeAt(comma) !== 0x2c || !this.plainHead(row, slash, comma))
       return undefined;
     const colon = skipSpace(text, key + 8);
     const open = skipSpace(text, colon + 1);
     if (text.charCodeAt(colon) !== 0x3a || text.charCodeAt(open) !== 0x7b) return undefined;
-    const fields = this.fields(text, open + 1, ++this.rows);
+    if (slash >= 0 || !this.knownFields(row, text, open + 1, ++this.rows)) {
+      if (!this.fields(text, open + 1, ++this.rows)) return undefined;
+      if (slash < 0) this.learn(row);
+    }
     // Then the row's `}` and nothing: the `fields` read is the row's own member, not one nested deeper.
     const close = skipSpace(text, this.end);
-    if (fields === undefined || text.charCodeAt(close) !== 0x7d || skipSpace(text, close + 1) !== text.length)
-      return undefined;
-    let out = text.slice(0, comma) + fields.out;
-    if (fields.unresolved !== '') {
+    if (text.charCodeAt(close) !== 0x7d || skipSpace(text, close + 1) !== text.length) return undefined;
+    let out = text.slice(0, comma) + this.out;
+    if (this.unresolved !== '') {
       if (this.headUnresolved) return undefined;
       const slot = this.slot(UNRESOLVED);
-      if (!slot.excluded) out += `${slot.out}{${fields.unresolved}}`;
+      if (!slot.excluded) out += `${slot.out}{${this.unresolved}}`;
     }
     out += '}';
     return text.indexOf('\n') < 0 && text.indexOf('\r') < 0 ? out : oneLine(out);
   }
 
   /** Whether the members before `fields` (up to `comma`) are written as the row writes them. */
-  private plainHead(row: Record<string, unknown>, text: string, comma: number): boolean {
+  private plainHead(row: Record<string, unknown>, slash: number, comma: number): boolean {
     // No `fields` spelled with an escape before it either.
-    const slash = text.indexOf('\\');
     if (slash >= 0 && slash < comma) return false;
     let k = 0;
     for (const name in row) if (name !== this.head[k++]) return this.judgeHead(row);
@@ -133,33 +147,72 @@ export class RecordText {
   }
 
   /** The members of `fields` from `i` (past its `{`): as properties (each after a comma) and as unresolvedFields' members. */
-  private fields(text: string, i: number, stamp: number): { out: string; unresolved: string } | undefined {
-    let out = '';
-    let unresolved = '';
+  private fields(text: string, i: number, stamp: number): boolean {
+    this.out = this.unresolved = '';
     for (let k = 0; ; k++) {
-      const c = text.charCodeAt(i);
-      if (c === 0x7d || (isSpace(c) && text.charCodeAt(skipSpace(text, i)) === 0x7d)) {
+      if (text.charCodeAt(skipSpace(text, i)) === 0x7d) {
         this.end = skipSpace(text, i) + 1;
-        return { out, unresolved };
+        this.seq.length = k;
+        return true;
       }
       let step: Step | undefined = this.seq[k];
       // (A space after the lead: this row spaces its members otherwise.)
       if (step === undefined || !text.startsWith(step.lead, i) || isSpace(text.charCodeAt(i + step.lead.length)))
         step = this.step(text, i, k);
-      if (step === undefined) return undefined;
+      if (step === undefined) return false;
       const v = i + step.lead.length;
       const e = scalarEnd(text, v);
-      const label = step.label;
       // A label twice: JSON keeps the last; the general path does.
-      if (e < 0 || label.stamp === stamp) return undefined;
-      label.stamp = stamp;
-      const slot = label.slot;
-      if (slot !== undefined && slot.stamp !== stamp) {
-        slot.stamp = stamp;
-        if (!slot.excluded) out += slot.out + text.slice(v, e);
-      } else unresolved += `${unresolved === '' ? '' : ','}${label.quoted}:${text.slice(v, e)}`;
+      if (e < 0 || step.label.stamp === stamp) return false;
+      this.put(step.label, text.slice(v, e), stamp);
       i = e;
     }
+  }
+
+  /**
+   * `fields` read faster when the row's labels (as JSON.parse read them) are those of the last
+   * row read step by step, in that order: each lead is checked by its quotes and the characters
+   * outside them. In a row with no escape (`write` checks), the first quote after a label's
+   * opening one is its closing one, so a label as long as the cached one is that one; a row
+   * naming a label twice has more members than labels, and is not at its `}` after them.
+   */
+  private knownFields(row: Record<string, unknown>, text: string, i: number, stamp: number): boolean {
+    const known = this.known;
+    const fields = row.fields;
+    if (known === undefined || fields === null || typeof fields !== 'object') return false;
+    let k = 0;
+    for (const label in fields) if (label !== known.labels[k++]) return false;
+    if (k !== known.labels.length) return false;
+    this.out = this.unresolved = '';
+    for (const { lead, open, close, label } of known.steps) {
+      for (let j = 0; j <= open; j++) if (text.charCodeAt(i + j) !== lead.charCodeAt(j)) return false;
+      if (text.indexOf('"', i + open + 1) !== i + close) return false;
+      for (let j = close + 1; j < lead.length; j++) if (text.charCodeAt(i + j) !== lead.charCodeAt(j)) return false;
+      const v = i + lead.length;
+      const e = isSpace(text.charCodeAt(v)) ? -1 : scalarEnd(text, v);
+      if (e < 0) return false;
+      this.put(label, text.slice(v, e), stamp);
+      i = e;
+    }
+    this.end = skipSpace(text, i) + 1;
+    return text.charCodeAt(this.end - 1) === 0x7d;
+  }
+
+  /** After a row read step by step: its labels, when JSON.parse read them in the text's order (none integer-like). */
+  private learn(row: Record<string, unknown>): void {
+    const labels = Object.keys(row.fields as object);
+    const same = labels.length === this.seq.length && labels.every((l, k) => this.seq[k].label.quoted === `"${l}"`);
+    this.known = same ? { labels, steps: [...this.seq] } : undefined;
+  }
+
+  /** A value of `fields` under its label's property, or in unresolvedFields when it has none or it is taken. */
+  private put(label: Label, value: string, stamp: number): void {
+    label.stamp = stamp;
+    const slot = label.slot;
+    if (slot !== undefined && slot.stamp !== stamp) {
+      slot.stamp = stamp;
+      if (!slot.excluded) this.out += slot.out + value;
+    } else this.unresolved += `${this.unresolved === '' ? '' : ','}${label.quoted}:${value}`;
   }
 
   /** Reads what leads to the `k`th value of `fields` from `i` (a comma first but for the first), or undefined. */
@@ -178,7 +231,7 @@ export class RecordText {
     const lead = text.slice(i, skipSpace(text, colon + 1));
     let step = this.steps.get(lead);
     if (step === undefined) {
-      step = { lead, label: this.label(quoted) };
+      step = { lead, open: j - i, close: close - i, label: this.label(quoted) };
       this.steps.set(lead, step);
     }
     this.seq[k] = step;
