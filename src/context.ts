@@ -39,7 +39,7 @@ export interface GlobalOptions {
  * V8 as it was.
  */
 interface RuntimeTuning {
-  /** A long export starts: hold V8's heap sizes. Returns the check to run after each page. */
+  /** A long export (or tap sync) starts: hold V8's heap sizes. Returns the check to run after each page. */
   holdHeap(): () => void;
 }
 

@@ -1,6 +1,8 @@
 import type { FieldDefinition } from '../endpoints/fields.js';
 import { fieldKeys } from '../exporter/fields-by-key.js';
 import { parseJson, mayHoldInexactNumber } from '../json/exact-json.js';
+import { stringifyJson } from '../lib/exact-number.js';
+import { RecordText } from './record-text.js';
 import { contactsSchema, fieldProperty, UNRESOLVED, type JsonSchema } from './schemas.js';
 
 /**
@@ -11,6 +13,9 @@ export class ContactFields {
   private propertyOf = new Map<string, string>();
   /** Labels the definitions were read again for and still did not name (shared labels): not a reason to read them again. */
   private unexplained = new Set<string>();
+  private readonly text: RecordText;
+  /** The labels of the last row found with none unknown, in order: rows alike (most) need no lookup. */
+  private known: string[] = [];
   schema: JsonSchema = {};
 
   /** `excluded`: properties the catalog deselects, left out of the schema and every record. */
@@ -18,6 +23,7 @@ export class ContactFields {
     defs: readonly FieldDefinition[],
     private readonly excluded: ReadonlySet<string> = new Set(),
   ) {
+    this.text = new RecordText(excluded);
     this.use(defs);
   }
 
@@ -25,6 +31,8 @@ export class ContactFields {
   use(defs: readonly FieldDefinition[]): boolean {
     const keys = fieldKeys(defs);
     this.propertyOf = new Map([...keys.keyOf].map(([label, key]) => [label, fieldProperty(key)]));
+    this.text.resolve(this.propertyOf);
+    this.known = [];
     const schema = contactsSchema(defs);
     for (const name of this.excluded) delete (schema.properties as Record<string, unknown>)[name];
     const changed = JSON.stringify(schema) !== JSON.stringify(this.schema);
@@ -41,8 +49,20 @@ export class ContactFields {
   unknownLabel(row: Record<string, unknown>): string | undefined {
     const fields = row.fields;
     if (fields === null || typeof fields !== 'object') return undefined;
+    let k = 0;
+    for (const label in fields) if (label !== this.known[k++]) return this.lookUp(fields);
+    return k === this.known.length ? undefined : this.lookUp(fields);
+  }
+
+  private lookUp(fields: object): string | undefined {
     for (const label in fields) if (!this.propertyOf.has(label) && !this.unexplained.has(label)) return label;
+    this.known = Object.keys(fields);
     return undefined;
+  }
+
+  /** The record of a row as JSON text: made from the row's text (record-text.ts), or by `record` where that declines. */
+  recordText(row: Record<string, unknown>, text: string): string {
+    return this.text.write(row, text) ?? stringifyJson(this.record(row, text));
   }
 
   /**

@@ -1,6 +1,5 @@
 import type { ExportRow } from '../endpoints/exports.js';
 import type { PageFormat } from '../exporter/page-format.js';
-import { stringifyJson } from '../lib/exact-number.js';
 import { ContactFields } from './contact-record.js';
 import { contactFieldDefs } from './field-defs.js';
 import { runLane } from './lane.js';
@@ -44,6 +43,7 @@ export async function syncContacts(run: SyncRun): Promise<void> {
     now: deps.now,
     warn: deps.warn,
     out,
+    afterPage: run.checkHeap,
     target: { kind: 'contacts' },
     start: prior ?? NEW_LANE,
     limit: run.limit('contacts'),
@@ -80,7 +80,7 @@ function contactFormat(
     holds: (row) => fields.unknownLabel(row) !== undefined,
     line: (row, text = JSON.stringify(row)) => {
       if (sinceMs !== undefined && Date.parse(String(row.updatedAt)) < sinceMs) return '';
-      return start + stringifyJson(fields.record(row, text)) + end;
+      return start + fields.recordText(row, text) + end;
     },
   };
 }

@@ -41,7 +41,7 @@ function withoutExcluded(run: SyncRun, stream: StreamName, schema: JsonSchema): 
 /** The lane input every stream shares. */
 function laneBase(run: SyncRun, label: string) {
   const { deps, out } = run;
-  return { http: deps.http, label, signal: deps.signal, now: deps.now, warn: deps.warn, out };
+  return { http: deps.http, label, signal: deps.signal, now: deps.now, warn: deps.warn, out, afterPage: run.checkHeap };
 }
 
 export async function syncCustomEvents(run: SyncRun): Promise<void> {

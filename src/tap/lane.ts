@@ -27,6 +27,8 @@ interface LaneInput {
   commit: (pos: LanePosition) => Promise<void>;
   /** True once the run is to end after the page at hand (max pages, a test's bound). */
   until?: () => boolean;
+  /** After each page is committed (the heap hold's check). */
+  afterPage?: () => void;
 }
 
 /**
@@ -60,6 +62,7 @@ export async function runLane(input: LaneInput): Promise<LanePosition> {
       for (const warning of repeatWarnings(label, page, step)) input.warn(warning);
       pos = nextPosition(pos, page, step, input.now());
       await input.commit(pos);
+      input.afterPage?.();
     }
   } catch (err) {
     throw rejectedCursor(err, label, pos);

@@ -10,6 +10,8 @@ export interface TapDeps {
   /** Where the Singer messages go. */
   stdout: Writable;
   now: () => number;
+  /** The executable's heap hold (src/runtime/heap-hold.ts), given by the launcher only: the check to run after each page. */
+  holdHeap?: () => () => void;
   /** Lines on stderr. */
   warn(message: string): void;
   info(message: string): void;

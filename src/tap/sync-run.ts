@@ -27,4 +27,6 @@ export interface SyncRun {
   limit(kind: keyof typeof EXPORT_PAGE_LIMITS): number;
   /** Writes a STATE with every bookmark. */
   commit(): Promise<void>;
+  /** After each page: the heap hold's check (nothing in-process). */
+  checkHeap(): void;
 }

@@ -21,6 +21,8 @@ export async function sync(deps: TapDeps, opts: SyncOptions): Promise<void> {
     limit: (kind) =>
       Math.max(1, Math.min(EXPORT_PAGE_LIMITS[kind].max, opts.pageSize ?? EXPORT_PAGE_LIMITS[kind].default)),
     commit: () => out.state({ bookmarks: run.bookmarks }),
+    // A long sync keeps its memory where a short one's is, as an export does.
+    checkHeap: deps.holdHeap?.() ?? (() => {}),
   };
   if (opts.selected.has('contacts')) await syncContacts(run);
   if (opts.selected.has('custom_events')) await syncCustomEvents(run);

@@ -41,6 +41,7 @@ export async function tapDepsOf(ctx: Context, path: string): Promise<{ tap: TapD
     signal: ctx.signal,
     stdout: ctx.io.stdout,
     now: () => ctx.clock.now(),
+    holdHeap: ctx.tuning && (() => ctx.tuning!.holdHeap()),
     warn: (m) => ctx.warn(m),
     info: (m) => ctx.info(m),
   };

@@ -6,6 +6,7 @@ import { jsonFile, lastState, messages, records, tapConfig } from '../../helpers
 // `cnv tap` in-process against the emulator: its option rules, its bad inputs, and the HTTP
 // core's retries under it (the spawned executable's behaviour is test/e2e/tap.test.ts).
 const fx = useEmulator({ rateLimit: 0 }, { faults: true });
+const EMAIL_TYPES = 9;
 
 /** In-process, with no CNV_* but a config directory of its own (the tap reads its config only). */
 const tap = (args: string[]) => cnvInProcess(['tap', ...args], { env: { CNV_CONFIG_DIR: fx.configDir } });
@@ -83,5 +84,21 @@ describe('cnv tap: the HTTP core', () => {
     expect(rerun.exitCode, rerun.stderr).toBe(0);
     for (const c of records(messages(rerun.stdout), 'contacts')) seen.add(c.id);
     expect(seen.size).toBe((await fx.admin('GET', '/_emulator/exports/info')).contacts);
+  });
+});
+
+describe("cnv tap: the launcher's heap hold", () => {
+  it('is taken once when a sync starts and checked after each page of every stream, as an export does', async () => {
+    const checks: string[] = [];
+    const tuning = { holdHeap: () => (checks.push('hold'), () => void checks.push('page')) };
+    const r = await cnvInProcess(['tap', '--config', tapConfig(fx, { page_size: 500 })], {
+      env: { CNV_CONFIG_DIR: fx.configDir },
+      tuning,
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const states = messages(r.stdout).filter((m) => m.type === 'STATE').length;
+    // A STATE after each page, one after ACTIVATE_VERSION and the final one.
+    expect(checks).toEqual(['hold', ...Array<string>(states - 2).fill('page')]);
+    expect(states - 2).toBeGreaterThan(EMAIL_TYPES);
   });
 });
