@@ -1,4 +1,4 @@
-import { UsageError } from '../errors.js';
+import { ApiError, UsageError } from '../errors.js';
 import type { HttpClient } from '../http/client.js';
 import { csvLayout, type CsvLayout, type FieldsBy, type FileLayout, type LabelledField } from './csv-layout.js';
 import type { ExportDeps } from './export-deps.js';
@@ -34,17 +34,17 @@ export async function planFields(
   const { base } = at;
   const fieldsBy = opts.kind === 'contacts' ? (opts.fieldsBy ?? at.prior?.current.fieldsBy ?? 'label') : 'label';
   const watch = opts.format === 'ndjson' && opts.watchFields === true && at.key !== null && fieldsBy === 'label';
-  const fields =
-    opts.kind === 'contacts' && (opts.format === 'csv' || fieldsBy === 'key' || watch)
-      ? await contactFields(http, deps.signal)
-      : [];
-  const keys = fieldsBy === 'key' && opts.format === 'ndjson' ? fieldKeysOf(deps, fields) : undefined;
+  const needed = opts.kind === 'contacts' && (opts.format === 'csv' || fieldsBy === 'key');
+  const fields = needed ? await contactFields(http, deps.signal) : watch ? await watchedFields(deps, http) : [];
+  const keys = fieldsBy === 'key' && opts.format === 'ndjson' ? fieldKeysOf(deps, fields ?? []) : undefined;
   const saved = (base?.fieldsBy ?? 'label') === fieldsBy ? base?.csv : null;
   const chosen =
-    opts.format === 'csv' ? chooseLayout(opts, fields, fieldsBy, at.appending ? base!.csv : null, saved) : null;
+    opts.format === 'csv' ? chooseLayout(opts, fields ?? [], fieldsBy, at.appending ? base!.csv : null, saved) : null;
   const layout = chosen && { ...chosen.layout, nullAs: opts.nullAs ?? '', excelSafe: opts.excelSafe };
-  const labels = watch ? labelsByKey(fields) : undefined;
-  const changes = chosen?.changes ?? (labels && base?.fieldLabels ? labelChanges(base.fieldLabels, fields) : undefined);
+  // A list that could not be read keeps the labels of the last run that read one.
+  const labels = watch ? (fields ? labelsByKey(fields) : base?.fieldLabels) : undefined;
+  const changes =
+    chosen?.changes ?? (fields && labels && base?.fieldLabels ? labelChanges(base.fieldLabels, fields) : undefined);
   const fieldChanges = changes && anyChange(changes) ? changes : undefined;
   if (fieldChanges) deps.notices.info(changesNote(fieldChanges, at.out, chosen === null));
   return {
@@ -95,6 +95,26 @@ function chooseLayout(
   if (asked) return { layout: asked };
   if (saved && !opts.full) return kept(saved);
   return { layout: csvLayout(opts.kind, fields, undefined, by) };
+}
+
+/**
+ * NDJSON by label reads the field list only to note relabels: a list the server refuses (a
+ * definite 4xx: no permission, a proxy's answer) is a warning and the export goes on without the
+ * note (undefined). A transient failure still stops the run (exit 7), as for every field list.
+ */
+async function watchedFields(
+  deps: Pick<ExportDeps, 'signal' | 'notices'>,
+  http: HttpClient,
+): Promise<LabelledField[] | undefined> {
+  try {
+    return await contactFields(http, deps.signal);
+  } catch (err) {
+    if (!(err instanceof ApiError) || err.status < 400 || err.status >= 500 || err.status === 429) throw err;
+    deps.notices.warn(
+      `the field list could not be read (${err.code}, HTTP ${err.status}): fields relabelled in the account are not noted this run`,
+    );
+    return undefined;
+  }
 }
 
 async function contactFields(http: HttpClient, signal: AbortSignal): Promise<LabelledField[]> {

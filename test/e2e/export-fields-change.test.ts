@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { FIXTURE_CONTACTS } from '../../src/emulator/seed/fixtures.js';
 import { cnv, tempConfigDir } from '../helpers/cli.js';
 import { useEmulator } from '../helpers/emulator.js';
+import { hostileServer } from '../helpers/hostile-server.js';
 
 // A CSV export's field columns are bound to field keys when the file is made: a field
 // relabelled in the account keeps its column on the next incremental run into the same file,
@@ -149,5 +150,41 @@ describe('a CSV export across a relabel and a new field (binary)', () => {
     expect(again.exitCode, again.stderr).toBe(0);
     expect(again.stderr).not.toMatch(/fields changed/);
     expect(JSON.parse(again.stdout)).not.toHaveProperty('fieldChanges');
+  });
+});
+
+describe('NDJSON by label: a field list the server refuses is a warning, never a lost export (binary)', () => {
+  it('403 for GET /v2/fields: the rows are written, the next run continues, the warning names what is not noted', async () => {
+    const server = await hostileServer((req, res) => {
+      const json = (status: number, body: unknown) =>
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      if ((req.url ?? '').startsWith('/v2/fields'))
+        return json(403, { error: { code: 'forbidden', message: 'no permission to list fields' } });
+      return json(200, {
+        data: { contacts: [{ id: 'c1', email: 'a@example.com', updatedAt: '2025-01-01T00:00:00.123Z', fields: {} }] },
+        pagination: { nextCursor: null },
+      });
+    });
+    try {
+      const dir = tempConfigDir();
+      const out = join(dir, 'contacts.ndjson');
+      const env = {
+        CNV_CONFIG_DIR: dir,
+        CNV_BASE_URL: server.url,
+        CNV_API_KEY: fx.emulator.keys.full,
+        CNV_RATE_SHARE: 'off',
+      };
+      for (const run of [1, 2]) {
+        const res = await cnv(['export', 'contacts', '--out', out], { env });
+        expect(res.exitCode, `run ${run}: ${res.stderr}`).toBe(0);
+        expect(res.stderr).toMatch(
+          /warning: the field list could not be read \(forbidden, HTTP 403\): fields relabelled/,
+        );
+      }
+      // The same row twice from the server, once in the file.
+      expect(readFileSync(out, 'utf8').trim().split('\n')).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
   });
 });
