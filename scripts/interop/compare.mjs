@@ -3,8 +3,20 @@
 // (PostgreSQL gives `timestamp` columns back without a zone: UTC), objects member by member.
 import { isLosslessNumber, parse } from 'lossless-json';
 
-/** Parses JSON keeping every digit of every number (LosslessNumber). */
-export const parseExact = (text) => parse(text);
+/**
+ * Parses JSON keeping every digit of every number: JSON.parse's result when printing it gives the
+ * text back (each number one a double holds, written as JavaScript writes it: most lines, and 50
+ * times faster), else lossless-json's, numbers as LosslessNumber.
+ */
+export function parseExact(text) {
+  try {
+    const fast = JSON.parse(text);
+    if (JSON.stringify(fast) === text) return fast;
+  } catch {
+    // lossless-json says what is wrong with it
+  }
+  return parse(text);
+}
 
 /** The exact decimal value of a number's text: sign, digits without leading/trailing zeros, exponent. */
 export function canonicalNumber(text) {
