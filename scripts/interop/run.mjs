@@ -1,8 +1,11 @@
 // `npm run interop`: cnv's Singer tap under the real Meltano, into the real target-jsonl and
-// target-postgres (docs/interop.md). Set-up (venvs, PostgreSQL, the
+// target-postgres (docs/interop.md). First it asks pip whether the pinned packages can be
+// installed here (probe.mjs); where they cannot, it prints one line, `interop: skipped: ...`, and
+// exits 0 (1 with CNV_INTEROP=require). Then it builds dist/; set-up (venvs, PostgreSQL, the
 // emulator, the Meltano project) fails loudly with exit 1; then each check prints ok/FAIL and the
 // run ends with "N passed, N failed" (exit 1 when any failed). Everything it starts is stopped
 // at the end, on failure and on Ctrl-C too; its temp dir is removed unless CNV_INTEROP_KEEP=1.
+//   CNV_INTEROP           `require`: packages pip cannot install fail the run (exit 1) instead of skipping it
 //   CNV_INTEROP_CONTACTS  bulk contacts seeded on top of the demo data (default 3000)
 //   CNV_INTEROP_TAP       the tap's executable (default: the repo's bin/tap-cnv.js; e.g. an npm-installed tap-cnv)
 //   CNV_INTEROP_ONLY      run only the checks whose name matches this regular expression (debugging)
@@ -17,7 +20,8 @@ import { CHECKS, CheckFailure } from './checks.mjs';
 import { writeProject } from './meltano.mjs';
 import { startPostgres } from './postgres.mjs';
 import { killChildren, run, say, SetupError } from './proc.mjs';
-import { ensureVenvs } from './venvs.mjs';
+import { firstNotInstallable } from './probe.mjs';
+import { ensureVenvs, isCached, PLUGINS, pythonVersion } from './venvs.mjs';
 
 const repo = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const secs = (ms) => `${(ms / 1000).toFixed(1)} s`;
@@ -52,7 +56,27 @@ async function discover(tap, emulator, dir) {
   return JSON.parse(stdout).streams.map((s) => s.tap_stream_id ?? s.stream);
 }
 
-async function setUp(started) {
+/**
+ * Whether the run can go on: undefined when pip can install every pinned package (or its venv is
+ * whole in the cache), else the one-line reason. Python's version is part of the cache key.
+ */
+async function notInstallable() {
+  const python = await pythonVersion().catch(() => undefined);
+  const reason = await firstNotInstallable(PLUGINS, {
+    cached: (name) => python !== undefined && isCached(name, python),
+  });
+  return { python, reason };
+}
+
+/** `npm run build` (the npm that runs this script, when npm does), its output kept for the error message. */
+async function build() {
+  const npm = process.env.npm_execpath;
+  await (npm
+    ? run(process.execPath, [npm, 'run', 'build'], { cwd: repo })
+    : run('npm', ['run', 'build'], { cwd: repo }));
+}
+
+async function setUp(started, python) {
   const tap = process.env.CNV_INTEROP_TAP || join(repo, 'bin', 'tap-cnv.js');
   if (!existsSync(tap))
     throw new SetupError(
@@ -60,9 +84,10 @@ async function setUp(started) {
         ? `CNV_INTEROP_TAP names ${tap}, which is not there`
         : `${tap} is not there: the tap's bin (package.json "bin": tap-cnv) is missing`,
     );
-  if (!existsSync(join(repo, 'dist')))
-    throw new SetupError('dist/ is missing: run `npm run build` first (npm run interop does)');
-  const venvs = await ensureVenvs(repo);
+  say('building dist/: npm run build');
+  await build();
+  say(`built at ${secs(Date.now() - started)}`);
+  const venvs = await ensureVenvs(python);
   say(
     `venvs ready (${Object.values(venvs).every((v) => v.cached) ? 'cached' : 'built'}) at ${secs(Date.now() - started)}`,
   );
@@ -112,8 +137,23 @@ async function main() {
   const started = Date.now();
   let passed = 0;
   let failed = 0;
+  const mode = process.env.CNV_INTEROP ?? '';
+  if (mode !== '' && mode !== 'require') {
+    console.error(`interop: set-up failed: CNV_INTEROP=${mode}: the one value it takes is "require"`);
+    process.exit(1);
+  }
+  const { python, reason } = await notInstallable();
+  if (reason && mode === 'require') {
+    console.error(`interop: set-up failed: ${reason}, and CNV_INTEROP=require`);
+    process.exit(1);
+  }
+  if (reason) {
+    console.log(`interop: skipped: ${reason}`);
+    process.exit(0);
+  }
+  say(`every pinned package installable or its venv cached (asked pip in ${secs(Date.now() - started)})`);
   try {
-    const ctx = await setUp(started);
+    const ctx = await setUp(started, python);
     say(`set-up done in ${secs(Date.now() - started)}; checking ${ctx.streams.join(', ')}`);
     const only = process.env.CNV_INTEROP_ONLY ? new RegExp(process.env.CNV_INTEROP_ONLY, 'i') : undefined;
     for (const check of CHECKS.filter((c) => !only || only.test(c.name))) {
