@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from './proc.mjs';
+import { isCached, PLUGINS, pythonVersion } from './venvs.mjs';
 
 /**
  * pip's arguments for the probe of one package: the package alone (`--no-deps`), downloaded to a
@@ -83,4 +84,17 @@ export async function firstNotInstallable(plugins, { cached, python = python3 })
     }
   }
   return undefined;
+}
+
+/**
+ * Whether interop (or the bench's Meltano suite) can go on: `reason` is undefined when pip can
+ * install every pinned package (or its venv is whole in the cache), else the one-line reason.
+ * Python's version is part of the cache key.
+ */
+export async function skipReason() {
+  const python = await pythonVersion().catch(() => undefined);
+  const reason = await firstNotInstallable(PLUGINS, {
+    cached: (name) => python !== undefined && isCached(name, python),
+  });
+  return { python, reason };
 }

@@ -20,8 +20,8 @@ import { CHECKS, CheckFailure } from './checks.mjs';
 import { writeProject } from './meltano.mjs';
 import { startPostgres } from './postgres.mjs';
 import { killChildren, run, say, SetupError } from './proc.mjs';
-import { firstNotInstallable } from './probe.mjs';
-import { ensureVenvs, isCached, PLUGINS, pythonVersion } from './venvs.mjs';
+import { skipReason } from './probe.mjs';
+import { ensureVenvs } from './venvs.mjs';
 
 const repo = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const secs = (ms) => `${(ms / 1000).toFixed(1)} s`;
@@ -54,18 +54,6 @@ async function discover(tap, emulator, dir) {
   const { stdout } = await run(tap, ['--config', config, '--discover']);
   rmSync(config);
   return JSON.parse(stdout).streams.map((s) => s.tap_stream_id ?? s.stream);
-}
-
-/**
- * Whether the run can go on: undefined when pip can install every pinned package (or its venv is
- * whole in the cache), else the one-line reason. Python's version is part of the cache key.
- */
-async function notInstallable() {
-  const python = await pythonVersion().catch(() => undefined);
-  const reason = await firstNotInstallable(PLUGINS, {
-    cached: (name) => python !== undefined && isCached(name, python),
-  });
-  return { python, reason };
 }
 
 /** `npm run build` (the npm that runs this script, when npm does), its output kept for the error message. */
@@ -142,7 +130,7 @@ async function main() {
     console.error(`interop: set-up failed: CNV_INTEROP=${mode}: the one value it takes is "require"`);
     process.exit(1);
   }
-  const { python, reason } = await notInstallable();
+  const { python, reason } = await skipReason();
   if (reason && mode === 'require') {
     console.error(`interop: set-up failed: ${reason}, and CNV_INTEROP=require`);
     process.exit(1);
