@@ -394,7 +394,9 @@ describe('contacts sync (binary)', () => {
       key: string;
       output: { path: string };
     }>;
-    const snapshotFile = states.find((s) => s.key.endsWith('/contacts-sync'))!.output.path;
+    const { key, output } = states.find((s) => s.key.endsWith('/contacts-sync'))!;
+    const snapshotFile = output.path;
+    const { stateFile } = JSON.parse((await cnv(['export', 'state', 'show', key, '--json'], { env })).stdout);
     const sync = async (name: string, rows: Array<[string, string]>) => {
       const report = reportPath();
       const res = await cnv(['contacts', 'sync', '--file', write(name, csv(rows)), '--report', report, '--json'], {
@@ -404,15 +406,14 @@ describe('contacts sync (binary)', () => {
       return { res, statuses: readReport(report).map((r) => r.status) };
     };
 
-    // The labels part: "city" and "lastName" swap labels, so a trusted map would read city as "Lovelace".
-    const record = JSON.parse(readFileSync(`${snapshotFile}.json`, 'utf8')) as {
-      fields: Array<{ keys: string[]; labels: string[] }>;
-    };
-    for (const segment of record.fields) {
+    // The labels part (sealed in the snapshot's state, with its position): "city" and "lastName"
+    // swap labels, so a trusted map would read city as "Lovelace".
+    const saved = JSON.parse(readFileSync(stateFile, 'utf8'));
+    for (const segment of saved.state.current.seal.of.fields as Array<{ keys: string[]; labels: string[] }>) {
       const [city, last] = [segment.keys.indexOf('city'), segment.keys.indexOf('lastName')];
       [segment.labels[city], segment.labels[last]] = [segment.labels[last], segment.labels[city]];
     }
-    writeFileSync(`${snapshotFile}.json`, JSON.stringify(record));
+    writeFileSync(stateFile, JSON.stringify(saved));
     const labels = await sync('seal-1.csv', [['seal-label@example.com', 'Lovelace']]);
     expect(labels.res.stderr).toMatch(
       /note: the snapshot .* is damaged \(its SHA-256 is not the one recorded when it was written\): rebuilding it from a full refresh/,
@@ -667,8 +668,7 @@ describe('contacts sync (binary)', () => {
 describe('contacts sync: a kill during the first refresh (binary, 6,000 more contacts: two export pages)', () => {
   const big = useEmulator({ seedContacts: 6000 });
 
-  it('the next run continues the snapshot from the pages the killed run committed, and decides right', async () => {
-    const env = { ...big.env, CNV_CONFIG_DIR: tempConfigDir() };
+  it('the next run continues the snapshot from the pages the killed run committed (sealed with them), and decides right', async () => {
     const bulk1 = (
       await cnv(['contacts', 'get', '--email', 'bulk.1@example.com', '-q', 'fields.city'], { env: big.env })
     ).stdout.trim();
@@ -679,18 +679,23 @@ describe('contacts sync: a kill during the first refresh (binary, 6,000 more con
         ['bulk.2@example.com', 'Moved'],
       ]),
     );
-    // Killed once the second page was fetched: the first is committed.
-    const killed = await cnv(['contacts', 'sync', '--file', file, '--plan'], {
-      env: { ...env, CNV_TEST_CRASH_AT: 'after-fetch:2' },
-    });
-    expect(killed.exitCode).not.toBe(0);
-    const summary = `${reportPath()}.json`;
-    const res = await cnv(['contacts', 'sync', '--file', file, '--plan', '--summary-json', summary], { env });
-    expect(res.exitCode, res.stderr).toBe(0);
-    expect(res.stderr).not.toMatch(/note:/);
-    const { snapshot } = JSON.parse(readFileSync(summary, 'utf8')).sync;
-    expect(snapshot.full).toBe(false);
-    expect(snapshot.fetchedRows).toBeLessThan(snapshot.contacts - 4000);
-    expect(planLines(res.stdout).at(-1)).toMatchObject({ create: 0, update: 1, unchanged: 1 });
+    // Killed once the second page was fetched, or once it was written and fsynced but neither
+    // its position nor its seal committed: the first page is committed, sealed, and what follows
+    // it in the file is cut.
+    for (const at of ['after-fetch:2', 'before-state:2']) {
+      const env = { ...big.env, CNV_CONFIG_DIR: tempConfigDir() };
+      const killed = await cnv(['contacts', 'sync', '--file', file, '--plan'], {
+        env: { ...env, CNV_TEST_CRASH_AT: at },
+      });
+      expect(killed.exitCode, at).not.toBe(0);
+      const summary = `${reportPath()}.json`;
+      const res = await cnv(['contacts', 'sync', '--file', file, '--plan', '--summary-json', summary], { env });
+      expect(res.exitCode, res.stderr).toBe(0);
+      expect(res.stderr, at).not.toMatch(/note:/);
+      const { snapshot } = JSON.parse(readFileSync(summary, 'utf8')).sync;
+      expect(snapshot.full, at).toBe(false);
+      expect(snapshot.fetchedRows, at).toBeLessThan(snapshot.contacts - 4000);
+      expect(planLines(res.stdout).at(-1), at).toMatchObject({ create: 0, update: 1, unchanged: 1 });
+    }
   });
 });
