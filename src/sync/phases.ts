@@ -11,7 +11,7 @@ import type { PlanOutput } from './plan-output.js';
 import { lockSync, refreshSnapshot, type SnapshotDeps } from './snapshot.js';
 
 /** How a sync runs, beyond the contacts file run it decides. */
-interface SyncOptions {
+interface ContactsSyncOptions {
   /** The snapshot's export state key (`syncStateKey`). */
   key: string;
   /** --full-refresh: read the whole account again. */
@@ -51,7 +51,7 @@ export function syncStateKey(baseUrl: string, apiKey: string): string {
 export async function runSync<B extends Record<string, unknown>>(
   deps: { batch: BatchDeps; snapshot: SnapshotDeps },
   base: FileBatchSpec<B>,
-  opts: SyncOptions,
+  opts: ContactsSyncOptions,
 ): Promise<CommandResult> {
   const lock = await lockSync(deps.snapshot.stateDir.path, opts.key);
   deps.snapshot.onDispose(() => lock.release());
@@ -94,7 +94,7 @@ export async function runSync<B extends Record<string, unknown>>(
 async function openChecked<B>(
   deps: { batch: BatchDeps; snapshot: SnapshotDeps },
   base: FileBatchSpec<B>,
-  opts: SyncOptions,
+  opts: ContactsSyncOptions,
 ): Promise<OpenedFile> {
   const opened = await openFile(deps.batch, base);
   try {
