@@ -61,7 +61,7 @@ export class SnapshotBytes {
     this.carry = Buffer.from(buf.subarray(start));
   }
 
-  /** The seal of what was taken in, vouching for its counts and `fields` (the lines from each segment's byte on keyed by its fields). */
+  /** The seal of what was taken in, vouching for its counts and `fields` (each segment's keys and labels). */
   seal(key: string, fields: Segment[]): Seal {
     return this.sealOver(key, { lines: this.index.lines, contacts: this.index.size, fields });
   }
@@ -84,7 +84,7 @@ export class SnapshotBytes {
 
 const CHUNK = 1 << 20;
 
-/** Takes bytes of the snapshot file into `bytes` up to `to`, stopping at the first signal. Throws SnapshotDamage when the file is shorter. */
+/** Takes the snapshot file into `bytes` up to byte `to`, stopping at a signal; SnapshotDamage when the file is shorter. */
 export async function readSnapshot(path: string, to: number, bytes: SnapshotBytes, signal: AbortSignal): Promise<void> {
   // Never blocks on a FIFO put in its place, never follows a link (ensureFile refused them; the run's lock guards the rest).
   const fh = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);

@@ -53,7 +53,7 @@ export interface RefreshStats {
   elapsedMs: number;
 }
 
-/** Where a sync keeps its snapshot of one account, the file its export state writes (its directory made): `<config dir>/sync/<key>.ndjson`. */
+/** The snapshot's file, which its export state writes: `<config dir>/sync/<key>.ndjson` (the directory made). */
 function snapshotFile(configDir: string, key: string): string {
   const dir = join(configDir, 'sync');
   try {
@@ -88,7 +88,7 @@ interface RefreshPlace extends RefreshOptions {
   file: string;
 }
 
-/** Where a refresh starts: whole (why, for the note), or after the sealed part of the file, taken in already; the fields of each part. */
+/** Where a refresh starts: whole (why, for the note), or after the sealed part, taken in already; the fields of each part. */
 interface Start {
   full: boolean;
   bytes: SnapshotBytes;
