@@ -5,15 +5,19 @@ import { NO_CRASH, type CrashHook } from './crash-points.js';
 import type { ExportDeps } from './export-deps.js';
 import type { FileSink } from './file-sink.js';
 import { fetchPage, type ExportTarget } from './kinds.js';
-import { BlockPool, pageFormat } from './page-format.js';
+import { BlockPool, pageFormat, type PageFormat } from './page-format.js';
 import { discardUnusedOutput, openOutput, PageOutput } from './page-output.js';
 import { receiver } from './page-receiver.js';
 import { cursorRejected, type FetchPage } from './page-source.js';
+import type { HttpClient } from '../http/client.js';
+import type { Step } from './advance.js';
+import { nextPosition, repeatWarnings } from './next-position.js';
+import type { ReceivedPage } from './page-receiver.js';
 import { planExport } from './plan.js';
 import { assertParentDirectory } from '../files/file-streams.js';
 import type { ExportRunOptions, RunPlan } from './export-run-options.js';
-import type { ExportReporter, ExportSummary, TypeOutcome } from './run-summary.js';
-import type { Position } from './state.js';
+import { addExtra, type ExportReporter, type ExportSummary, type TypeOutcome } from './run-summary.js';
+import type { Position, Seal } from './state.js';
 
 /** One run as its loop sees it: what it writes to, what it commits to, and how it fetches. */
 export interface ExportRun {
@@ -23,6 +27,8 @@ export interface ExportRun {
   output: PageOutput;
   /** The committed position the run starts from. */
   start: Position;
+  /** What its messages call it: `export contacts`, `export email-events EMAIL_OPEN`. */
+  label: string;
   crash: CrashHook;
   /** The run's signal (the deps'), and the end of the run: requests still in flight then are ended. */
   signal: AbortSignal;
@@ -30,6 +36,13 @@ export interface ExportRun {
   stop(): void;
   /** A page fetcher for `target`, its rows formatted into the run's pooled blocks. */
   pages(target: ExportTarget, label: string): FetchPage;
+  /**
+   * Appends a page durably, the one way a page of one cursor is delivered (runner.ts, and contacts
+   * sync's refresh): its bytes written after the committed position (a file: at the committed
+   * offset, fsynced), then the position after it (its cursor, the identities delivered, and
+   * `seal` when given) committed in one atomic state write. Returns that position.
+   */
+  append(page: ReceivedPage, step: Step, seal?: Seal): Promise<Position>;
 }
 
 /** How a run differs by shape: one cursor, or one lane per email type. */
@@ -133,14 +146,9 @@ export async function withExportRun(
       output: output.record(),
       ...(multi ? { lanes: { ...plan.start.lanes } } : {}),
     };
-    const pool = new BlockPool();
-    const pages =
-      (target: ExportTarget, label: string): FetchPage =>
-      (cursor, limit, skip, pageSignal) =>
-        fetchPage(http, target, cursor, limit, receiver(opts.kind, format, skip, pool, limit, label), pageSignal).catch(
-          (err) => Promise.reject(cursorRejected(err, plan, { cursor })),
-        );
-    await loop({ plan, summary, log, output, start, crash, signal, stop: () => ended.abort(), pages });
+    const label = `export ${opts.kind}${opts.emailType ? ` ${opts.emailType}` : ''}`;
+    const run = { plan, summary, log, output, start, label, crash, signal, stop: () => ended.abort() };
+    await loop({ ...run, pages: fetcher(http, opts, plan, format), append: appender(deps, run, reporter) });
     await sink?.finish();
     log.manifest.status = defer ? 'pending' : summary.status === 'complete' ? 'complete' : 'stopped';
     return summary;
@@ -159,4 +167,48 @@ export async function withExportRun(
     await plan.lock?.release();
     reporter.done(summary, { newState: plan.key !== null && plan.prior === undefined });
   }
+}
+
+/** The run's page fetcher: rows formatted into pooled blocks (reused from page to page), a refused saved cursor said so. */
+function fetcher(http: HttpClient, opts: ExportRunOptions, plan: RunPlan, format: PageFormat): ExportRun['pages'] {
+  const pool = new BlockPool();
+  return (target, label) => (cursor, limit, skip, signal) =>
+    fetchPage(http, target, cursor, limit, receiver(opts.kind, format, skip, pool, limit, label), signal).catch((err) =>
+      Promise.reject(cursorRejected(err, plan, { cursor })),
+    );
+}
+
+/** The run's `append`, from its committed position on: each page written, then committed (not when it changed nothing). */
+function appender(
+  deps: Pick<ExportDeps, 'clock' | 'signal' | 'notices'>,
+  run: Pick<ExportRun, 'summary' | 'log' | 'output' | 'crash' | 'label' | 'start'>,
+  reporter: ExportReporter,
+): ExportRun['append'] {
+  let pos = run.start;
+  return async (page, step, seal) => {
+    const { summary, log, output, crash } = run;
+    const n = summary.pages + 1;
+    crash.at('after-fetch', n, true);
+    for (const warning of repeatWarnings(run.label, page, step, n)) deps.notices.warn(warning);
+    const out = await output.prepare([{ pieces: page.pieces, size: page.bytes }]);
+    deps.signal.throwIfAborted();
+    const bytes = await output.write(out, pos, n);
+    page.release();
+    const changed =
+      page.fresh > 0 || page.nextCursor !== pos.cursor || step.seen.length !== pos.seen.length || log.needsFirstSave();
+    // A seal is of the bytes it was made with: a page appended without one leaves none.
+    const { seal: _was, ...kept } = pos;
+    const next = nextPosition(pos, page, step, deps.clock.now());
+    pos = { ...kept, ...next, output: output.record(bytes), ...(seal ? { seal } : {}) };
+    summary.rows += page.fresh;
+    summary.skipped += page.hits.size + page.repeated;
+    addExtra(summary, page.extra);
+    summary.pages = n;
+    summary.bytes += out.size;
+    log.progress(summary, pos.cursor);
+    if (changed) await log.commit(pos, n);
+    output.committed(bytes);
+    reporter.page(summary.rows, n);
+    return pos;
+  };
 }

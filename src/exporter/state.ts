@@ -110,8 +110,15 @@ const positionSchema = z.object({
    * in the same atomic write as the file's length; the top-level cursor and `seen` stay unused.
    */
   lanes: z.record(z.string(), laneSchema).optional(),
+  /**
+   * A reader's seal over the file (contacts sync's snapshot, src/sync/snapshot-seal.ts): a SHA-256
+   * of the committed bytes and of `of`, what the reader keeps of them. Committed in the same state
+   * write as the position it is of, so neither is ever saved without the other.
+   */
+  seal: z.object({ sha256: z.string(), of: z.unknown() }).optional(),
 });
 export type Position = z.infer<typeof positionSchema>;
+export type Seal = NonNullable<Position['seal']>;
 
 export const stateSchema = z.object({
   version: z.literal(1),

@@ -1,10 +1,10 @@
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import type { ResolvedColumn } from '../batch/columns/column-resolver.js';
-import { UsageError } from '../errors.js';
+import { LocalFileError, UsageError } from '../errors.js';
 import { stateFileStem } from '../exporter/state-key.js';
 import { quoteInput } from '../input/input-rows.js';
-import { readWhole, writeWhole } from './snapshot-seal.js';
+import { readRegularFileSync, writeRegularFileSync } from '../lib/regular-file.js';
 
 /** How one column resolved: where it went, and what decided it. */
 interface Resolution {
@@ -145,7 +145,12 @@ export function rememberColumns(
     if (now) merged.set(c.column, now);
   }
   const files = [...memory.files.filter((f) => f !== entry), { input, at, columns: [...merged.values()] }];
-  writeWhole(memoryFile, JSON.stringify({ ...memory, files }), 'sync column record');
+  try {
+    // Whole or not at all (a temp file beside it, fsync, rename; mode 0600), never through a link.
+    writeRegularFileSync(memoryFile, JSON.stringify({ ...memory, files }), { mode: 0o600, link: 'refuse' });
+  } catch (err) {
+    throw LocalFileError.from(err, 'sync column record', memoryFile) ?? err;
+  }
 }
 
 /** The refusal of a run whose columns moved: one line per column, and the flag that accepts them. */
@@ -161,6 +166,11 @@ export function columnsChangedError(file: string, changes: readonly ColumnChange
 
 /** The memory, or undefined when there is none or it does not parse (then nothing is compared: a first run). */
 function readMemory(path: string, key: string): Memory | undefined {
-  const memory = readWhole(path, memorySchema);
-  return memory?.key === key ? memory : undefined;
+  try {
+    // Never blocks on a FIFO put in its place, never follows a link: such a memory is no memory.
+    const memory = memorySchema.parse(JSON.parse(readRegularFileSync(path, { nofollow: true }).toString('utf8')));
+    return memory.key === key ? memory : undefined;
+  } catch {
+    return undefined;
+  }
 }

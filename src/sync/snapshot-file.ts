@@ -1,10 +1,12 @@
+import { createHash } from 'node:crypto';
 import { closeSync, constants, openSync, readSync } from 'node:fs';
 import { open } from 'node:fs/promises';
-import type { Hash } from 'node:crypto';
 import { LocalFileError } from '../errors.js';
+import type { Seal } from '../exporter/state.js';
 import { parseJson } from '../json/exact-json.js';
 import { rowKeys } from './row-keys.js';
-import type { SnapshotIndex } from './snapshot-index.js';
+import { SnapshotIndex } from './snapshot-index.js';
+import { sealOf, type Sealed, type Segment } from './snapshot-seal.js';
 
 /** A snapshot line that is not an export row: the snapshot is damaged and must not be trusted. */
 export class SnapshotDamage extends Error {}
@@ -22,52 +24,79 @@ export interface SnapshotContact {
   updatedMs: number;
 }
 
-const CHUNK = 1 << 20;
+/** A snapshot up to this size is kept in memory for the comparisons (about 200,000 contacts). */
+const IN_MEMORY_BYTES = 64 * 2 ** 20;
 
 /**
- * Indexes the lines of bytes [from, to) of the snapshot file, and feeds exactly those bytes to
- * `digest` (none: they were hashed as the refresh wrote them). Stops at the first signal. Throws SnapshotDamage at a line that is not an export
- * row, or when the range does not end with a whole line.
+ * The snapshot's bytes as they are taken in, in file order: each line indexed (SnapshotIndex),
+ * every byte fed to the seal's digest, and a small snapshot's bytes kept, so that rows are read
+ * back from memory rather than by a system call each (a large one is never held, even in part).
+ * A refresh feeds it the sealed part of the file, then each page as it arrives, before the page
+ * is appended: nothing written is read back.
  */
-export async function indexRange(
-  path: string,
-  from: number,
-  to: number,
-  index: SnapshotIndex,
-  digest: Hash | undefined,
-  signal: AbortSignal,
-  keep?: KeptBytes,
-): Promise<void> {
-  if (to <= from) return;
-  // Never blocks on a FIFO put in its place, never follows a link (the run's lock guards the rest).
+export class SnapshotBytes {
+  readonly index = new SnapshotIndex();
+  /** Bytes taken in: the place in the file of the next one. */
+  size = 0;
+  private readonly digest = createHash('sha256');
+  private kept: Buffer[] | undefined = [];
+  private carry: Buffer = Buffer.alloc(0);
+
+  /** Takes in the next bytes. Throws SnapshotDamage at a line that is not an export row. */
+  add(chunk: Buffer): void {
+    this.digest.update(chunk);
+    if (this.kept && this.size + chunk.length > IN_MEMORY_BYTES) this.kept = undefined;
+    this.kept?.push(Buffer.from(chunk));
+    const buf = this.carry.length === 0 ? chunk : Buffer.concat([this.carry, chunk]);
+    const at = this.size - this.carry.length;
+    this.size += chunk.length;
+    // Read as latin1: one character a byte, so a line's place in the text is its place in the file.
+    const text = buf.toString('latin1');
+    let start = 0;
+    for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', start)) {
+      indexLine(this.index, text.slice(start, nl), at + start, nl - start);
+      start = nl + 1;
+    }
+    // A copy: a page's blocks serve the next page once it is appended.
+    this.carry = Buffer.from(buf.subarray(start));
+  }
+
+  /** The seal of what was taken in, vouching for its counts and `fields` (each segment's keys and labels). */
+  seal(key: string, fields: Segment[]): Seal {
+    return this.sealOver(key, { lines: this.index.lines, contacts: this.index.size, fields });
+  }
+
+  /** Whether `seal` is that of what was taken in and of `sealed`, what it says it vouches for. */
+  matches(key: string, seal: Seal, sealed: Sealed): boolean {
+    return this.sealOver(key, sealed).sha256 === seal.sha256;
+  }
+
+  private sealOver(key: string, sealed: Sealed): Seal {
+    if (this.carry.length > 0) throw new SnapshotDamage(`its last ${this.carry.length} bytes are not a whole line`);
+    return sealOf(this.digest, key, this.size, sealed);
+  }
+
+  /** The reader of the file these bytes are the start of (all of it, once the refresh is done). */
+  reader(path: string): SnapshotReader {
+    return new SnapshotReader(path, this.index, this.kept && Buffer.concat(this.kept));
+  }
+}
+
+const CHUNK = 1 << 20;
+
+/** Takes the snapshot file into `bytes` up to byte `to`, stopping at a signal; SnapshotDamage when the file is shorter. */
+export async function readSnapshot(path: string, to: number, bytes: SnapshotBytes, signal: AbortSignal): Promise<void> {
+  // Never blocks on a FIFO put in its place, never follows a link (ensureFile refused them; the run's lock guards the rest).
   const fh = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
   try {
-    if (!(await fh.stat()).isFile()) throw new SnapshotDamage('it is no longer a regular file');
-    let carry: Buffer = Buffer.alloc(0);
-    let carryAt = from;
-    for (let at = from; at < to;) {
+    while (bytes.size < to) {
       signal.throwIfAborted();
-      const want = Math.min(CHUNK, to - at);
-      const chunk = Buffer.allocUnsafe(want);
-      const { bytesRead } = await fh.read(chunk, 0, want, at);
+      const chunk = Buffer.allocUnsafe(Math.min(CHUNK, to - bytes.size));
+      const { bytesRead } = await fh.read(chunk, 0, chunk.length, bytes.size);
       if (bytesRead === 0)
-        throw new SnapshotDamage(`it ends at byte ${at}, before the ${to} bytes its state committed`);
-      const got = chunk.subarray(0, bytesRead);
-      digest?.update(got);
-      keep?.add(got);
-      at += bytesRead;
-      const buf = carry.length === 0 ? got : Buffer.concat([carry, got]);
-      // Read as latin1: one character a byte, so a line's place in the text is its place in the file.
-      const text = buf.toString('latin1');
-      let start = 0;
-      for (let nl = text.indexOf('\n', start); nl >= 0; nl = text.indexOf('\n', start)) {
-        indexLine(index, text.slice(start, nl), carryAt + start, nl - start);
-        start = nl + 1;
-      }
-      carry = buf.subarray(start);
-      carryAt += start;
+        throw new SnapshotDamage(`it ends at byte ${bytes.size}, before the ${to} bytes its state committed`);
+      bytes.add(chunk.subarray(0, bytesRead));
     }
-    if (carry.length > 0) throw new SnapshotDamage(`its last ${carry.length} bytes are not a whole line`);
   } finally {
     await fh.close();
   }
@@ -82,30 +111,6 @@ function indexLine(index: SnapshotIndex, latin1: string, offset: number, length:
     keys = rowKeys(Buffer.from(latin1, 'latin1').toString('utf8'));
   if (!keys) throw new SnapshotDamage(`the line at byte ${offset} is not an exported contact`);
   index.add(keys.id, keys.email, offset, length);
-}
-
-/**
- * The bytes of a small snapshot, kept as they are read for the index, so that rows are read
- * back from memory rather than by a system call each; dropped past `limit` (a large snapshot
- * is read from its file).
- */
-export class KeptBytes {
-  private chunks: Buffer[] | undefined = [];
-  private size = 0;
-
-  constructor(private readonly limit: number) {}
-
-  add(chunk: Buffer): void {
-    if (!this.chunks) return;
-    this.size += chunk.length;
-    if (this.size > this.limit) this.chunks = undefined;
-    else this.chunks.push(Buffer.from(chunk));
-  }
-
-  /** The whole file, when it was kept from its first byte to its last. */
-  whole(): Buffer | undefined {
-    return this.chunks && Buffer.concat(this.chunks);
-  }
 }
 
 /** Reads contacts back from the snapshot by their index slots: from the kept bytes, else one read of one line each. */

@@ -8,7 +8,7 @@ import type { Entry, LeafEntry } from '../../src/cmdutil/contract.js';
 
 // Every message and hint names flags of the command that prints it. The export's messages are
 // printed by the export commands; sync's (src/sync, and the export's when they reach sync:
-// src/sync/snapshot-export.ts rewrites their hints) by `contacts sync`. The case that made this
+// src/sync/snapshot.ts rewrites their hints) by `contacts sync`. The case that made this
 // test: a refused cursor in `contacts sync` said "run again with --full", a flag sync lacks.
 
 const SRC = resolve(import.meta.dirname, '../../src');

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +6,7 @@ import { ExactNumber } from '../../src/lib/exact-number.js';
 import { SyncDecider } from '../../src/sync/decide.js';
 import { FieldLabels } from '../../src/sync/field-labels.js';
 import { decimalKey, sameValue } from '../../src/sync/same-value.js';
-import { indexRange, SnapshotDamage, SnapshotReader } from '../../src/sync/snapshot-file.js';
+import { SnapshotBytes, SnapshotDamage } from '../../src/sync/snapshot-file.js';
 import { SnapshotIndex } from '../../src/sync/snapshot-index.js';
 import type { Snapshot } from '../../src/sync/snapshot.js';
 import { rowKeys } from '../../src/sync/row-keys.js';
@@ -107,9 +106,10 @@ async function snapshotOf(lines: string[], labels: Record<string, string>): Prom
   const path = join(mkdtempSync(join(tmpdir(), 'cnv-snap-')), 's.ndjson');
   const text = lines.map((l) => `${l}\n`).join('');
   writeFileSync(path, text);
-  const index = new SnapshotIndex();
-  await indexRange(path, 0, Buffer.byteLength(text), index, createHash('sha256'), new AbortController().signal);
-  const reader = new SnapshotReader(path, index);
+  const bytes = new SnapshotBytes();
+  bytes.add(Buffer.from(text));
+  const { index } = bytes;
+  const reader = bytes.reader(path);
   const fields = new FieldLabels(new Map(Object.entries(labels)));
   return { index, reader, fieldsAt: () => fields, refresh: {} as Snapshot['refresh'], close: () => reader.close() };
 }

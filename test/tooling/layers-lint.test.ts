@@ -198,7 +198,7 @@ describe('layer boundaries (ESLint no-restricted-imports, and no-restricted-synt
     // Siblings (issue 32): a folder imports no folder of its own tier, and nothing above it.
     [
       'src/records/probe.ts',
-      "import { runSync } from '../sync/sync-run.js';\nexport const r = runSync;\n",
+      "import { runSync } from '../sync/phases.js';\nexport const r = runSync;\n",
       /src\/records does not import sync\/, tap\/ \(the same tier\)/,
     ],
     [

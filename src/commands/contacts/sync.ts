@@ -11,7 +11,7 @@ import { ApiError, UsageError } from '../../errors.js';
 import { crashHookFromEnv } from '../../exporter/crash-points.js';
 import type { CommandResult } from '../../output/render.js';
 import { PLAN_COMPACT_AFTER, PlanOutput } from '../../sync/plan-output.js';
-import { runSync, syncStateKey } from '../../sync/sync-run.js';
+import { runSync, syncStateKey } from '../../sync/phases.js';
 import { refreshReporter } from '../../sync/refresh-reporter.js';
 import type { CommandInput } from '../../cmdutil/contract.js';
 import { contactFieldDefinitions, upsertFileSpec } from '../../cmdutil/contact-upsert-file.js';

@@ -8,10 +8,10 @@ import type { CommandResult } from '../output/render.js';
 import { settleColumns } from './column-memory.js';
 import { decidedRows } from './decided-rows.js';
 import type { PlanOutput } from './plan-output.js';
-import { lockSync, refreshSnapshot, type Snapshot, type SnapshotDeps } from './snapshot.js';
+import { lockSync, refreshSnapshot, type SnapshotDeps } from './snapshot.js';
 
 /** How a sync runs, beyond the contacts file run it decides. */
-interface SyncOptions {
+interface ContactsSyncOptions {
   /** The snapshot's export state key (`syncStateKey`). */
   key: string;
   /** --full-refresh: read the whole account again. */
@@ -51,7 +51,7 @@ export function syncStateKey(baseUrl: string, apiKey: string): string {
 export async function runSync<B extends Record<string, unknown>>(
   deps: { batch: BatchDeps; snapshot: SnapshotDeps },
   base: FileBatchSpec<B>,
-  opts: SyncOptions,
+  opts: ContactsSyncOptions,
 ): Promise<CommandResult> {
   const lock = await lockSync(deps.snapshot.stateDir.path, opts.key);
   deps.snapshot.onDispose(() => lock.release());
@@ -59,7 +59,12 @@ export async function runSync<B extends Record<string, unknown>>(
   const reading = opts.fields().then((fields) => fields ?? new Map<string, FieldDefinition>());
   // The refresh mostly waits on the network and the disk: the file's opening and scan (CPU) go on meanwhile.
   const stop = new AbortController();
-  const refreshing = refresh(deps.snapshot, opts, reading, stop.signal);
+  const refreshing = reading.then((fields) =>
+    refreshSnapshot(
+      { ...deps.snapshot, signal: AbortSignal.any([deps.snapshot.signal, stop.signal]) },
+      { key: opts.key, fields, full: opts.fullRefresh, staleAfter: opts.staleAfter, crash: opts.crash },
+    ),
+  );
   refreshing.catch(() => {}); // awaited below, whichever way the file's opening goes
   let opened: OpenedFile;
   try {
@@ -85,27 +90,11 @@ export async function runSync<B extends Record<string, unknown>>(
   return result;
 }
 
-/** Phase 1: the snapshot, refreshed with the labels of the field list as it is now. */
-async function refresh(
-  deps: SnapshotDeps,
-  opts: SyncOptions,
-  reading: Promise<ReadonlyMap<string, FieldDefinition>>,
-  stop: AbortSignal,
-): Promise<Snapshot> {
-  const fields = await reading;
-  return refreshSnapshot(
-    { ...deps, signal: AbortSignal.any([deps.signal, stop]) },
-    opts.key,
-    new Map([...fields].map(([key, def]) => [key, def.label])),
-    { full: opts.fullRefresh, staleAfter: opts.staleAfter, crash: opts.crash },
-  );
-}
-
 /** The file opened, its columns compared with the last sync's (under the sync's lock), its numbers settled. */
 async function openChecked<B>(
   deps: { batch: BatchDeps; snapshot: SnapshotDeps },
   base: FileBatchSpec<B>,
-  opts: SyncOptions,
+  opts: ContactsSyncOptions,
 ): Promise<OpenedFile> {
   const opened = await openFile(deps.batch, base);
   try {
