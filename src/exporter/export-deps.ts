@@ -43,6 +43,8 @@ export interface ReporterDeps {
   stdout: Writable;
   /** Whether a person reads stderr (a note on the state an export to stdout keeps). */
   stderrIsTTY: boolean;
+  /** --quiet: no summary line; what it would have said of values sent to `_extra` is said alone (Notices.tell). */
+  quiet?: boolean;
   /** --json or -q: prints the run's summary document (the --summary-json one) on stdout. */
   printDocument?: (document: Record<string, unknown>) => void;
   /** The spinner's place; none when progress display is not allowed. */

@@ -3,7 +3,7 @@ import type { HttpClient } from '../http/client.js';
 import { csvLayout, type CsvLayout, type FieldsBy, type FileLayout, type LabelledField } from './csv-layout.js';
 import type { ExportDeps } from './export-deps.js';
 import type { ExportRunOptions } from './export-run-options.js';
-import { anyChange, bindLayout, changesNote, labelChanges, labelsByKey, type FieldChanges } from './field-binding.js';
+import { anyChange, bindLayout, changeLines, labelChanges, labelsByKey, type FieldChanges } from './field-binding.js';
 import { fieldKeys, type FieldKeys } from './fields-by-key.js';
 import type { ExportState, Position } from './state.js';
 
@@ -46,7 +46,11 @@ export async function planFields(
   const changes =
     chosen?.changes ?? (fields && labels && base?.fieldLabels ? labelChanges(base.fieldLabels, fields) : undefined);
   const fieldChanges = changes && anyChange(changes) ? changes : undefined;
-  if (fieldChanges) deps.notices.info(changesNote(fieldChanges, at.out, chosen === null));
+  if (fieldChanges) {
+    const output = chosen ? 'csv' : 'labels';
+    const when = chosen ? `since ${at.out}'s header was made` : `since the last run into ${at.out}`;
+    for (const line of changeLines(fieldChanges, output, when, at.key)) deps.notices.tell(line);
+  }
   return {
     fieldsBy,
     layout,
@@ -56,13 +60,13 @@ export async function planFields(
   };
 }
 
-/** --fields-by key: the contact fields' keys by label, warning of labels that two fields share. */
+/** --fields-by key: the contact fields' keys by label, warning of labels that two fields share (with --quiet too). */
 function fieldKeysOf(deps: Pick<ExportDeps, 'notices'>, fields: readonly LabelledField[]): FieldKeys {
   const keys = fieldKeys(fields);
   if (keys.shared.size > 0) {
     const named = [...keys.shared].map(([label, shared]) => `"${label}" (${shared.join(', ')})`).join('; ');
-    deps.notices.warn(
-      `--fields-by key: labels two fields share cannot name one field: ${named}; a member named by such a label goes to unresolvedFields`,
+    deps.notices.tell(
+      `warning: --fields-by key: labels two fields share cannot name one field: ${named}; a member named by such a label goes to unresolvedFields`,
     );
   }
   return keys;
@@ -110,8 +114,8 @@ async function watchedFields(
     return await contactFields(http, deps.signal);
   } catch (err) {
     if (!(err instanceof ApiError) || err.status < 400 || err.status >= 500 || err.status === 429) throw err;
-    deps.notices.warn(
-      `the field list could not be read (${err.code}, HTTP ${err.status}): fields relabelled in the account are not noted this run`,
+    deps.notices.tell(
+      `warning: the field list could not be read (${err.code}, HTTP ${err.status}): fields relabelled in the account are not noted this run`,
     );
     return undefined;
   }

@@ -120,8 +120,12 @@ describe('a CSV export across a relabel and a new field (binary)', () => {
 
     const res = await cnv(['export', 'contacts', '--out', out, '--json'], { env });
     expect(res.exitCode, res.stderr).toBe(0);
+    // One line each, naming the file and its state.
     expect(res.stderr).toMatch(
-      /^note: the account's contact fields changed since the last run into .*contacts\.ndjson: field lastName relabelled "Last name" -> "Surname": rows from now on name it "Surname" in fields; new field plan: rows name it "Plan" in fields \(--fields-by key names fields by key, stable across renames\)$/m,
+      /^note: the account's contact fields changed since the last run into .*contacts\.ndjson \(export state ".*contacts\.ndjson"\): field lastName relabelled "Last name" -> "Surname": rows from now on name it "Surname" in fields \(--fields-by key names fields by key, stable across renames\)$/m,
+    );
+    expect(res.stderr).toMatch(
+      /^note: the account's contact fields changed since the last run into .*contacts\.ndjson \(export state ".*"\): new field plan: rows name it "Plan" in fields$/m,
     );
     const summary = JSON.parse(res.stdout);
     expect(summary.fieldChanges).toEqual({
