@@ -5,7 +5,8 @@ import { NO_CRASH, type CrashHook } from './crash-points.js';
 import type { ExportDeps } from './export-deps.js';
 import type { FileSink } from './file-sink.js';
 import { fetchPage, type ExportTarget } from './kinds.js';
-import { BlockPool, pageFormat, type PageFormat } from './page-format.js';
+import { BlockPool } from './page-format.js';
+import { RunFields } from './run-fields.js';
 import { discardUnusedOutput, openOutput, PageOutput } from './page-output.js';
 import { receiver } from './page-receiver.js';
 import { cursorRejected, type FetchPage } from './page-source.js';
@@ -128,16 +129,8 @@ export async function withExportRun(
       summary.cutBytes = sink.cut;
       log.manifest.startOffset = sink.offset;
     }
-    const format = await pageFormat(
-      opts.kind,
-      opts.format,
-      plan.layout,
-      opts.bom,
-      opts.nullAs,
-      opts.excelSafe,
-      plan.fieldKeys,
-    );
-    const output = new PageOutput(deps.stdout, sink, format, opts.compress, log, plan, crash);
+    const fields = await RunFields.open(opts, plan);
+    const output = new PageOutput(deps.stdout, sink, fields.format, opts.compress, log, plan, crash);
     if (sink && plan.fileStart?.mode === 'replace') await startAfresh(log, plan, sink, multi);
     const start: Position = {
       ...plan.start,
@@ -148,7 +141,7 @@ export async function withExportRun(
     };
     const label = `export ${opts.kind}${opts.emailType ? ` ${opts.emailType}` : ''}`;
     const run = { plan, summary, log, output, start, label, crash, signal, stop: () => ended.abort() };
-    await loop({ ...run, pages: fetcher(http, opts, plan, format), append: appender(deps, run, reporter) });
+    await loop({ ...run, pages: fetcher(http, opts, plan, fields), append: appender(deps, run, reporter) });
     await sink?.finish();
     log.manifest.status = defer ? 'pending' : summary.status === 'complete' ? 'complete' : 'stopped';
     return summary;
@@ -169,13 +162,18 @@ export async function withExportRun(
   }
 }
 
-/** The run's page fetcher: rows formatted into pooled blocks (reused from page to page), a refused saved cursor said so. */
-function fetcher(http: HttpClient, opts: ExportRunOptions, plan: RunPlan, format: PageFormat): ExportRun['pages'] {
+/**
+ * The run's page fetcher: rows formatted into pooled blocks (reused from page to page) under the
+ * format and the field names in force when the page is asked for, a refused saved cursor said so.
+ */
+function fetcher(http: HttpClient, opts: ExportRunOptions, plan: RunPlan, fields: RunFields): ExportRun['pages'] {
   const pool = new BlockPool();
-  return (target, label) => (cursor, limit, skip, signal) =>
-    fetchPage(http, target, cursor, limit, receiver(opts.kind, format, skip, pool, limit, label), signal).catch((err) =>
+  return (target, label) => (cursor, limit, skip, signal) => {
+    const receive = receiver(fields.format, { kind: opts.kind, cursor, skip, pool, limit, label, names: fields.names });
+    return fetchPage(http, target, cursor, limit, receive, signal).catch((err) =>
       Promise.reject(cursorRejected(err, plan, { cursor })),
     );
+  };
 }
 
 /** The run's `append`, from its committed position on: each page written, then committed (not when it changed nothing). */
@@ -194,8 +192,13 @@ function appender(
     deps.signal.throwIfAborted();
     const bytes = await output.write(out, pos, n);
     page.release();
+    // (Identities of an earlier cnv's form met again are saved in the form of now.)
     const changed =
-      page.fresh > 0 || page.nextCursor !== pos.cursor || step.seen.length !== pos.seen.length || log.needsFirstSave();
+      page.fresh > 0 ||
+      page.nextCursor !== pos.cursor ||
+      step.seen.length !== pos.seen.length ||
+      page.renamed !== undefined ||
+      log.needsFirstSave();
     // A seal is of the bytes it was made with: a page appended without one leaves none.
     const { seal: _was, ...kept } = pos;
     const next = nextPosition(pos, page, step, deps.clock.now());

@@ -1,3 +1,4 @@
+import { FieldNames } from '../lib/field-names.js';
 import { setOwn } from '../lib/own-key.js';
 import {
   EXTRA_COLUMN,
@@ -58,6 +59,15 @@ export function bindLayout(
     if (!bound.has(f.key) && !omitted.has(`fields.${f.rowKey}`)) changes.added.push({ key: f.key, label: f.rowKey });
   const { rowKeys: _old, fieldKeys: _was, ...rest } = layout;
   return { layout: { ...rest, ...(Object.keys(rowKeys).length > 0 ? { rowKeys } : {}), fieldKeys }, changes };
+}
+
+/**
+ * The names a contact row's saved identity reads its fields by (src/lib/keyed-hash.ts): each
+ * member name the export gives a field (its label, or `Label (key)` for a label an earlier field
+ * has), to its key.
+ */
+export function fieldNamesOf(fields: readonly LabelledField[]): FieldNames {
+  return new FieldNames(fieldColumns(fields).map((c) => [c.rowKey, c.key] as const));
 }
 
 /** Contacts NDJSON: each field's member name in the rows (its label; `Label (key)` for a label an earlier field has), by key. */

@@ -1,7 +1,7 @@
 import { ApiError, TransientError } from '../errors.js';
 import { advance, type Step } from './advance.js';
-import type { Ids, RowKey } from './id-table.js';
-import { legacyIdentities } from './kinds.js';
+import type { Ids, Skip } from './id-table.js';
+import { savedForms } from './kinds.js';
 import type { ReceivedPage } from './page-receiver.js';
 import type { RunPlan } from './export-run-options.js';
 import type { Position } from './state.js';
@@ -11,7 +11,12 @@ import { CursorTrail } from '../lib/cursor-trail.js';
 export const MAX_STUCK_PAGES = 50;
 
 /** One page from `cursor` (null: the first), skipping the rows of `skip`, at most `limit` rows. */
-export type FetchPage = (cursor: string | null, limit: number, skip: Ids, signal: AbortSignal) => Promise<ReceivedPage>;
+export type FetchPage = (
+  cursor: string | null,
+  limit: number,
+  skip: Skip,
+  signal: AbortSignal,
+) => Promise<ReceivedPage>;
 
 /** A page and where it leaves the export (from `advance`). */
 interface SourcedPage {
@@ -54,7 +59,7 @@ export async function* pageSource(opts: PageSourceOptions): AsyncGenerator<Sourc
   // rows of the page before (in memory only): a server that sends a row again on the next page
   // (an overlapping page boundary) does not get it written twice.
   let saved: ReadonlySet<string> = new Set(opts.start.seen);
-  let skip: Ids = withLegacy(saved, saved);
+  let skip = skipOf(saved);
   // Cursors this run has fetched from (their digests): one handed back again later is a cycle, not progress.
   const visited = new CursorTrail(cursor);
   let stuck = 0;
@@ -69,20 +74,15 @@ export async function* pageSource(opts: PageSourceOptions): AsyncGenerator<Sourc
       const page = await fetching;
       let step: Step;
       try {
-        step = advance(
-          cursor,
-          saved,
-          { nextCursor: page.nextCursor, hits: page.hits, fresh: page.freshIds },
-          visited,
-          opts.label,
-        );
+        step = advance(cursor, saved, { ...page, fresh: page.freshIds }, visited, opts.label);
       } catch (err) {
         page.release();
         throw err;
       }
       if (step.moved) visited.add(page.nextCursor);
+      const nextSkip = skipOf(step.nextSkip.saved, step.nextSkip.recent);
       if (!step.last && opts.prefetch()) {
-        const next = opts.fetch(page.nextCursor!, limit, withLegacy(step.nextSkip, step.seen), signal);
+        const next = opts.fetch(page.nextCursor!, limit, nextSkip, signal);
         next.catch(() => {}); // its error, if any, is the next page's
         ahead = { cursor: page.nextCursor!, page: next };
       }
@@ -91,7 +91,7 @@ export async function* pageSource(opts: PageSourceOptions): AsyncGenerator<Sourc
       stuck = !step.moved && page.fresh === 0 ? stuck + 1 : 0;
       cursor = page.nextCursor;
       saved = new Set(step.seen);
-      skip = withLegacy(step.nextSkip, saved);
+      skip = nextSkip;
       if (stuck >= MAX_STUCK_PAGES) throw opts.stuck(stuck);
     }
   } finally {
@@ -99,17 +99,9 @@ export async function* pageSource(opts: PageSourceOptions): AsyncGenerator<Sourc
   }
 }
 
-/** `skip`, carrying the identities of `seen` saved without a content hash (a state of a cnv before them), if any. */
-function withLegacy(skip: Ids, seen: Iterable<string>): Ids {
-  const legacy = legacyIdentities(seen);
-  if (!legacy) return skip;
-  return {
-    size: skip.size,
-    has: (id) => skip.has(id),
-    ...(skip.hasKey ? { hasKey: (key: RowKey) => skip.hasKey!(key) } : {}),
-    legacy,
-    [Symbol.iterator]: () => skip[Symbol.iterator](),
-  };
+/** What the next page skips: the saved identities (and what the receiver reads of them: savedForms), the page before's rows. */
+function skipOf(saved: Ids, recent?: Ids): Skip {
+  return { saved, ...savedForms(saved), ...(recent ? { recent } : {}) };
 }
 
 /** invalid_cursor on a saved cursor: exit 3, state untouched, and say how to start over. */

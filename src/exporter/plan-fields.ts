@@ -10,6 +10,8 @@ import type { ExportState, Position } from './state.js';
 /** How a contacts export names its fields this run, and what changed in the account's fields since the last. */
 interface FieldsPlan {
   fieldsBy: FieldsBy;
+  /** Contacts: the field list read (the pages are read under it: a row's saved identity names its fields by key). */
+  fields?: readonly LabelledField[];
   /** NDJSON --fields-by key: how `fields` members become keys. */
   fieldKeys?: FieldKeys;
   /** CSV: the header (bound to the field list as it is now) and its cell rules. */
@@ -35,7 +37,14 @@ export async function planFields(
   const fieldsBy = opts.kind === 'contacts' ? (opts.fieldsBy ?? at.prior?.current.fieldsBy ?? 'label') : 'label';
   const watch = opts.format === 'ndjson' && opts.watchFields === true && at.key !== null && fieldsBy === 'label';
   const needed = opts.kind === 'contacts' && (opts.format === 'csv' || fieldsBy === 'key');
-  const fields = needed ? await contactFields(http, deps.signal) : watch ? await watchedFields(deps, http) : [];
+  const fields =
+    opts.kind === 'contacts' && opts.fields
+      ? opts.fields
+      : needed
+        ? await contactFields(http, deps.signal)
+        : watch
+          ? await watchedFields(deps, http)
+          : undefined;
   const keys = fieldsBy === 'key' && opts.format === 'ndjson' ? fieldKeysOf(deps, fields ?? []) : undefined;
   const saved = (base?.fieldsBy ?? 'label') === fieldsBy ? base?.csv : null;
   const chosen =
@@ -53,6 +62,7 @@ export async function planFields(
   }
   return {
     fieldsBy,
+    ...(fields ? { fields } : {}),
     layout,
     ...(keys ? { fieldKeys: keys } : {}),
     ...(labels ? { labels } : {}),

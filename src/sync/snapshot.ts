@@ -77,6 +77,8 @@ export async function lockSync(configDir: string, key: string): Promise<ExportLo
 interface RefreshOptions {
   key: string;
   fields: ReadonlyMap<string, { label: string }>;
+  /** The fields were read (not a list the account refused): the pages are read under them (a row's saved identity). */
+  watched: boolean;
   full: boolean;
   staleAfter?: { ms: number; text: string };
   crash?: CrashHook;
@@ -225,6 +227,8 @@ async function exportInto(
     bom: false,
     excelSafe: false,
     crash: at.crash,
+    // The pages are read under the fields the sync read.
+    ...(at.watched ? { fields: [...at.fields].map(([key, { label }]) => ({ key, label })) } : {}),
   };
   // The export position's: when its last full read began.
   let fullAt = '';

@@ -1,5 +1,6 @@
 import type { ExportRow } from '../endpoints/exports.js';
 import type { PageFormat } from '../exporter/page-format.js';
+import { fieldNamesOf } from '../exporter/field-binding.js';
 import { ContactFields } from './contact-record.js';
 import { contactFieldDefs } from './field-defs.js';
 import { runLane } from './lane.js';
@@ -18,7 +19,10 @@ import type { SyncRun } from './sync-run.js';
 export async function syncContacts(run: SyncRun): Promise<void> {
   const { deps, out } = run;
   const { key, replicationKey } = STREAMS.contacts;
-  const fields = new ContactFields(await contactFieldDefs(deps.http, deps.signal), run.opts.excluded.contacts);
+  const defs = await contactFieldDefs(deps.http, deps.signal);
+  const fields = new ContactFields(defs, run.opts.excluded.contacts);
+  // A row's saved identity (the bookmark's seen) names its fields by key, through these labels.
+  const names = fieldNamesOf(defs);
   const writeSchema = () => out.schema('contacts', fields.schema, [key], [replicationKey]);
   await writeSchema();
   const prior = run.bookmarks.contacts;
@@ -45,6 +49,7 @@ export async function syncContacts(run: SyncRun): Promise<void> {
     out,
     afterPage: run.checkHeap,
     target: { kind: 'contacts' },
+    fields: { names: () => names },
     start: prior ?? NEW_LANE,
     limit: run.limit('contacts'),
     format,

@@ -7,6 +7,7 @@ import { receiver, type ReceivedPage } from '../exporter/page-receiver.js';
 import { pageSource, stuckCursor, type FetchPage } from '../exporter/page-source.js';
 import type { LanePosition } from '../exporter/state.js';
 import type { SingerOut } from './messages.js';
+import type { FieldNames } from '../lib/field-names.js';
 
 /** One cursor of the tap (contacts, custom events, one email event type). */
 interface LaneInput {
@@ -29,6 +30,8 @@ interface LaneInput {
   until?: () => boolean;
   /** After each page is committed (the heap hold's check). */
   afterPage?: () => void;
+  /** Contacts: the field labels the pages are read under (row identities). */
+  fields?: { names(): FieldNames };
 }
 
 /**
@@ -40,7 +43,14 @@ export async function runLane(input: LaneInput): Promise<LanePosition> {
   const { http, target, limit, label, format, out } = input;
   const pool = new BlockPool();
   const fetch: FetchPage = (cursor, rows, skip, signal) =>
-    fetchPage(http, target, cursor, rows, receiver(target.kind, format, skip, pool, rows, label), signal);
+    fetchPage(
+      http,
+      target,
+      cursor,
+      rows,
+      receiver(format, { kind: target.kind, cursor, skip, pool, limit: rows, label, names: input.fields?.names() }),
+      signal,
+    );
   let pos = input.start;
   try {
     for await (const { page, step } of pageSource({

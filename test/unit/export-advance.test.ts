@@ -14,7 +14,7 @@ const step = (
   advance(
     cursor,
     new Set(saved),
-    { nextCursor, hits: new Set(hits), fresh: new Set(fresh) },
+    { nextCursor, hits: new Set(hits), fresh: new Set(fresh), recent: new Set([...hits, ...fresh]) },
     visited,
     'export contacts',
   );
@@ -23,7 +23,13 @@ describe('advance(position, page)', () => {
   it("a moved cursor keeps only the saved rows not met yet; the next page also skips this page's rows", () => {
     const s = step('c1', ['x', 'y'], 'c2', ['x'], ['a', 'b']);
     expect(s).toMatchObject({ last: false, moved: true, seen: ['y'], again: [] });
-    expect([...s.nextSkip].sort()).toEqual(['a', 'b', 'x', 'y']);
+    expect([...s.nextSkip.saved]).toEqual(['y']);
+    expect([...s.nextSkip.recent!].sort()).toEqual(['a', 'b', 'x']);
+  });
+
+  it('a page whose identities are saved must bring them (the form saved)', () => {
+    const page = { nextCursor: null, hits: new Set<string>(), recent: new Set(['a']) };
+    expect(() => advance('c1', new Set(), page, new CursorTrail('c1'), 'export contacts')).toThrow(/came without them/);
   });
 
   it('a null cursor: exactly the rows of that page (they come again from the saved cursor)', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { IdTable, type Ids } from '../../src/exporter/id-table.js';
+import { IdTable, joinIds, type Skip } from '../../src/exporter/id-table.js';
 import type { ReceivedPage } from '../../src/exporter/page-receiver.js';
 import {
   MAX_STUCK_PAGES,
@@ -13,7 +13,7 @@ import {
 type Served = Record<string, { ids: string[]; next: string | null }>;
 interface Call {
   cursor: string | null;
-  skip: Ids;
+  skip: Skip;
   signal: AbortSignal;
 }
 
@@ -25,7 +25,7 @@ function fakeFetch(served: Served, calls: Call[]): FetchPage {
     const table = new IdTable();
     let repeated = 0;
     for (const id of ids) {
-      if (skip.has(id)) hits.add(id);
+      if (skip.saved.has(id) || skip.recent?.has(id)) hits.add(id);
       else if (!table.add(id)) repeated++;
     }
     const page: ReceivedPage = {
@@ -36,6 +36,7 @@ function fakeFetch(served: Served, calls: Call[]): FetchPage {
       repeated,
       freshIds: table,
       hits,
+      recent: joinIds(hits, table),
       nextCursor: next,
       release: () => {},
     };
@@ -78,8 +79,10 @@ describe('pageSource: the pages of one export', () => {
     for await (const { step } of source(served, calls, { start: { cursor: 'c1', seen: ['s'] } }))
       again.push(step.again);
     expect(again).toEqual([[], ['b']]);
-    // The rows of the page before, hits included (a hit is a row delivered before).
-    expect([...calls[1].skip].sort()).toEqual(['a', 'b', 's']);
+    // The rows of the page before, hits included (a hit is a row delivered before), and what is
+    // left of the saved identities (none: `s` was met).
+    expect([...calls[1].skip.recent!].sort()).toEqual(['a', 'b', 's']);
+    expect([...calls[1].skip.saved]).toEqual([]);
   });
 
   it('a consumer that stops early ends the page fetched ahead; `until` stops before any fetch', async () => {
