@@ -50,7 +50,7 @@ export interface ExportRunOptions {
   watchFields?: boolean;
   /**
    * Contacts: the CONTACT fields as the caller read them (contacts sync, for its snapshot): the
-   * run reads its pages under them without reading them first.
+   * run reads its pages under them without reading them first, and again after each page.
    */
   fields?: readonly LabelledField[];
   /** --run: the run's id (else a random one). */
@@ -80,7 +80,7 @@ export interface RunPlan {
   fieldChanges?: FieldChanges;
   /** --fields-by key: how `fields` members become keys (read from the definitions when the run starts). */
   fieldKeys?: FieldKeys;
-  /** Contacts: the field list the run reads its pages under (a row's saved identity); absent when none was read. */
+  /** Contacts: the field list the run starts under (read again after each page: field-watch.ts); absent when none was read. */
   fields?: readonly LabelledField[];
   /** --full over an existing state: its first page is saved even when empty (a new start, a new window). */
   restarted: boolean;

@@ -7,6 +7,7 @@ import type { FileSink } from './file-sink.js';
 import { fetchPage, type ExportTarget } from './kinds.js';
 import { BlockPool } from './page-format.js';
 import { RunFields } from './run-fields.js';
+import type { LabelledField } from './csv-layout.js';
 import { discardUnusedOutput, openOutput, PageOutput } from './page-output.js';
 import { receiver } from './page-receiver.js';
 import { cursorRejected, type FetchPage } from './page-source.js';
@@ -37,6 +38,14 @@ export interface ExportRun {
   stop(): void;
   /** A page fetcher for `target`, its rows formatted into the run's pooled blocks. */
   pages(target: ExportTarget, label: string): FetchPage;
+  /**
+   * Contacts read under a field list (field-watch.ts): asked after each page arrives (pageSource's
+   * `trust`), false when the list changed meanwhile (the page is to be read again; what depends
+   * on the labels is made again under the new list). Undefined when no list is read.
+   */
+  trust?: (page: ReceivedPage) => Promise<boolean>;
+  /** Contacts: the field list in force (what the page at hand is read under), when one is read. */
+  fields(): readonly LabelledField[] | undefined;
   /**
    * Appends a page durably, the one way a page of one cursor is delivered (runner.ts, and contacts
    * sync's refresh): its bytes written after the committed position (a file: at the committed
@@ -129,7 +138,7 @@ export async function withExportRun(
       summary.cutBytes = sink.cut;
       log.manifest.startOffset = sink.offset;
     }
-    const fields = await RunFields.open(opts, plan);
+    const fields = await RunFields.open(deps, http, opts, plan);
     const output = new PageOutput(deps.stdout, sink, fields.format, opts.compress, log, plan, crash);
     if (sink && plan.fileStart?.mode === 'replace') await startAfresh(log, plan, sink, multi);
     const start: Position = {
@@ -141,7 +150,13 @@ export async function withExportRun(
     };
     const label = `export ${opts.kind}${opts.emailType ? ` ${opts.emailType}` : ''}`;
     const run = { plan, summary, log, output, start, label, crash, signal, stop: () => ended.abort() };
-    await loop({ ...run, pages: fetcher(http, opts, plan, fields), append: appender(deps, run, reporter) });
+    await loop({
+      ...run,
+      pages: fetcher(http, opts, plan, fields),
+      append: appender(deps, run, reporter, fields),
+      ...(fields.watched ? { trust: (page: ReceivedPage) => fields.trust(summary, summary.pages + 1, page) } : {}),
+      fields: () => fields.fields,
+    });
     await sink?.finish();
     log.manifest.status = defer ? 'pending' : summary.status === 'complete' ? 'complete' : 'stopped';
     return summary;
@@ -181,6 +196,7 @@ function appender(
   deps: Pick<ExportDeps, 'clock' | 'signal' | 'notices'>,
   run: Pick<ExportRun, 'summary' | 'log' | 'output' | 'crash' | 'label' | 'start'>,
   reporter: ExportReporter,
+  fields: RunFields,
 ): ExportRun['append'] {
   let pos = run.start;
   return async (page, step, seal) => {
@@ -202,7 +218,7 @@ function appender(
     // A seal is of the bytes it was made with: a page appended without one leaves none.
     const { seal: _was, ...kept } = pos;
     const next = nextPosition(pos, page, step, deps.clock.now());
-    pos = { ...kept, ...next, output: output.record(bytes), ...(seal ? { seal } : {}) };
+    pos = { ...kept, ...fields.position(), ...next, output: output.record(bytes), ...(seal ? { seal } : {}) };
     summary.rows += page.fresh;
     summary.skipped += page.hits.size + page.repeated;
     addExtra(summary, page.extra);

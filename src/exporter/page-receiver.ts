@@ -44,6 +44,8 @@ export interface ReceivedPage {
   renamed?: Map<string, string>;
   /** This page's rows but its repeats (written or delivered before), in memory: what the next page is compared with. */
   recent: Ids;
+  /** Contacts: whether the page's rows were read through the field names (a saved identity made: `ReceiverInput.names`). */
+  named: boolean;
   nextCursor: string | null;
   /**
    * Fresh rows held back unformatted (the format's `holds`): from the first row it held, every
@@ -124,7 +126,7 @@ export function receiver(format: PageFormat, input: ReceiverInput): () => PageRe
 }
 
 /** What a page's identities end as. */
-type PageIds = Pick<ReceivedPage, 'rows' | 'repeated' | 'hits' | 'renamed' | 'recent' | 'freshIds'>;
+type PageIds = Pick<ReceivedPage, 'rows' | 'repeated' | 'hits' | 'renamed' | 'recent' | 'freshIds' | 'named'>;
 
 /** An event's identity is its id: one form, saved and in memory alike. */
 class EventIds {
@@ -152,7 +154,7 @@ class EventIds {
 
   end(): PageIds {
     const { rows, repeated, hits, inPage } = this;
-    return { rows, repeated, hits, recent: joinIds(hits, inPage), freshIds: inPage };
+    return { rows, repeated, hits, recent: joinIds(hits, inPage), freshIds: inPage, named: false };
   }
 }
 
@@ -272,7 +274,8 @@ class ContactIds {
   /** `saves`: the page's identities are saved (its cursor is the last, or stayed): in the form saved. */
   end(saves: boolean): PageIds {
     const { rows, repeated, hits, renamed, here } = this;
-    const page: PageIds = { rows, repeated, hits, ...(renamed ? { renamed } : {}), recent: here };
+    const named = saves || this.withSaved || this.again !== undefined;
+    const page: PageIds = { rows, repeated, hits, ...(renamed ? { renamed } : {}), recent: here, named };
     if (saves) {
       page.freshIds = this.savedIds();
       for (const [memory, saved] of this.again ?? []) {

@@ -1,6 +1,7 @@
 import { ApiError, TransientError } from '../errors.js';
 import { advance, type Step } from './advance.js';
 import type { Ids, Skip } from './id-table.js';
+import { fieldsKeptChanging, MAX_FIELD_CHANGES } from './field-watch.js';
 import { savedForms } from './kinds.js';
 import type { ReceivedPage } from './page-receiver.js';
 import type { RunPlan } from './export-run-options.js';
@@ -40,6 +41,12 @@ export interface PageSourceOptions {
   until?: () => boolean;
   /** The error after MAX_STUCK_PAGES empty pages that kept the cursor. */
   stuck: (pages: number) => Error;
+  /**
+   * Asked after each page arrives, before anything of it is handed out: false when the page is
+   * not to be trusted (the account's field labels changed while it was read: field-watch.ts); it
+   * is then fetched again from the same cursor, at most MAX_FIELD_CHANGES times in a row.
+   */
+  trust?: (page: ReceivedPage) => Promise<boolean>;
 }
 
 /**
@@ -63,6 +70,8 @@ export async function* pageSource(opts: PageSourceOptions): AsyncGenerator<Sourc
   // Cursors this run has fetched from (their digests): one handed back again later is a cycle, not progress.
   const visited = new CursorTrail(cursor);
   let stuck = 0;
+  // Reads of the page at hand the field watch did not trust.
+  let reads = 0;
   let ahead: { cursor: string; page: Promise<ReceivedPage> } | undefined;
   try {
     for (;;) {
@@ -72,6 +81,8 @@ export async function* pageSource(opts: PageSourceOptions): AsyncGenerator<Sourc
       const fetching = ahead?.cursor === cursor ? ahead.page : opts.fetch(cursor, limit, skip, signal);
       ahead = undefined;
       const page = await fetching;
+      if (opts.trust && !(await trusted(opts, page, ++reads))) continue;
+      reads = 0;
       let step: Step;
       try {
         step = advance(cursor, saved, { ...page, fresh: page.freshIds }, visited, opts.label);
@@ -97,6 +108,18 @@ export async function* pageSource(opts: PageSourceOptions): AsyncGenerator<Sourc
   } finally {
     ended.abort();
   }
+}
+
+/** Whether the page is trusted (`trust`); if not, it is released to be read again, or (too many reads) the run stops. */
+async function trusted(opts: PageSourceOptions, page: ReceivedPage, reads: number): Promise<boolean> {
+  let ok = false;
+  try {
+    ok = await opts.trust!(page);
+  } finally {
+    if (!ok) page.release();
+  }
+  if (!ok && reads >= MAX_FIELD_CHANGES) throw fieldsKeptChanging(opts.label);
+  return ok;
 }
 
 /** What the next page skips: the saved identities (and what the receiver reads of them: savedForms), the page before's rows. */

@@ -10,7 +10,7 @@ import type { ExportState, Position } from './state.js';
 /** How a contacts export names its fields this run, and what changed in the account's fields since the last. */
 interface FieldsPlan {
   fieldsBy: FieldsBy;
-  /** Contacts: the field list read (the pages are read under it: a row's saved identity names its fields by key). */
+  /** Contacts: the field list read (the pages are read under it, and it is read again after each: field-watch.ts). */
   fields?: readonly LabelledField[];
   /** NDJSON --fields-by key: how `fields` members become keys. */
   fieldKeys?: FieldKeys;
@@ -71,7 +71,7 @@ export async function planFields(
 }
 
 /** --fields-by key: the contact fields' keys by label, warning of labels that two fields share (with --quiet too). */
-function fieldKeysOf(deps: Pick<ExportDeps, 'notices'>, fields: readonly LabelledField[]): FieldKeys {
+export function fieldKeysOf(deps: Pick<ExportDeps, 'notices'>, fields: readonly LabelledField[]): FieldKeys {
   const keys = fieldKeys(fields);
   if (keys.shared.size > 0) {
     const named = [...keys.shared].map(([label, shared]) => `"${label}" (${shared.join(', ')})`).join('; ');
@@ -131,7 +131,8 @@ async function watchedFields(
   }
 }
 
-async function contactFields(http: HttpClient, signal: AbortSignal): Promise<LabelledField[]> {
+/** Every CONTACT field, key and label (all pages of GET /v2/fields). */
+export async function contactFields(http: HttpClient, signal: AbortSignal): Promise<LabelledField[]> {
   const { allFieldPages } = await import('../endpoints/field-pages.js');
   const all: LabelledField[] = [];
   for await (const fields of allFieldPages(http, { objectType: 'CONTACT' }, signal))

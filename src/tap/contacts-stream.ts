@@ -1,6 +1,7 @@
 import type { ExportRow } from '../endpoints/exports.js';
 import type { PageFormat } from '../exporter/page-format.js';
-import { fieldNamesOf } from '../exporter/field-binding.js';
+import { changeLines } from '../exporter/field-binding.js';
+import { FieldWatch } from '../exporter/field-watch.js';
 import { ContactFields } from './contact-record.js';
 import { contactFieldDefs } from './field-defs.js';
 import { runLane } from './lane.js';
@@ -21,9 +22,17 @@ export async function syncContacts(run: SyncRun): Promise<void> {
   const { key, replicationKey } = STREAMS.contacts;
   const defs = await contactFieldDefs(deps.http, deps.signal);
   const fields = new ContactFields(defs, run.opts.excluded.contacts);
-  // A row's saved identity (the bookmark's seen) names its fields by key, through these labels.
-  const names = fieldNamesOf(defs);
   const writeSchema = () => out.schema('contacts', fields.schema, [key], [replicationKey]);
+  // Labels that change while the stream reads: a page is trusted when the definitions read after it are the ones before.
+  const watch = new FieldWatch(() => contactFieldDefs(deps.http, deps.signal), defs);
+  const trust = async () => {
+    const changes = await watch.changed();
+    if (!changes) return true;
+    const when = 'while the tap read a contacts page, read again under the new labels';
+    for (const line of changeLines(changes, 'keys', when, null)) deps.info(line);
+    if (fields.use(watch.fields)) await writeSchema();
+    return false;
+  };
   await writeSchema();
   const prior = run.bookmarks.contacts;
   let bookmark: ContactsBookmark = prior ?? {
@@ -49,7 +58,7 @@ export async function syncContacts(run: SyncRun): Promise<void> {
     out,
     afterPage: run.checkHeap,
     target: { kind: 'contacts' },
-    fields: { names: () => names },
+    fields: { names: () => watch.names, trust },
     start: prior ?? NEW_LANE,
     limit: run.limit('contacts'),
     format,

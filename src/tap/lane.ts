@@ -30,8 +30,8 @@ interface LaneInput {
   until?: () => boolean;
   /** After each page is committed (the heap hold's check). */
   afterPage?: () => void;
-  /** Contacts: the field labels the pages are read under (row identities). */
-  fields?: { names(): FieldNames };
+  /** Contacts: the field labels the pages are read under (row identities), and the check after each page (pageSource's trust). */
+  fields?: { names(): FieldNames; trust(): Promise<boolean> };
 }
 
 /**
@@ -62,6 +62,7 @@ export async function runLane(input: LaneInput): Promise<LanePosition> {
       prefetch: () => !input.until?.(),
       until: input.until,
       stuck: (pages) => stuckCursor(label, pages),
+      trust: input.fields && (() => input.fields!.trust()),
     })) {
       try {
         await out.bytes(page.pieces);

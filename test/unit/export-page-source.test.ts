@@ -8,6 +8,7 @@ import {
   type FetchPage,
   type PageSourceOptions,
 } from '../../src/exporter/page-source.js';
+import { MAX_FIELD_CHANGES } from '../../src/exporter/field-watch.js';
 
 // The page source without a server: a fake fetch that serves rows by cursor, as the receiver would count them.
 type Served = Record<string, { ids: string[]; next: string | null }>;
@@ -114,5 +115,22 @@ describe('pageSource: the pages of one export', () => {
       fetchedWhenHanded.push(calls.length);
     }
     expect(fetchedWhenHanded).toEqual([1, 2]);
+  });
+
+  it('a page the field watch does not trust is fetched again from its cursor; five in a row stop the run (exit 7)', async () => {
+    const calls: Call[] = [];
+    const served = { start: { ids: ['a'], next: 'c2' }, c2: { ids: ['b'], next: null } };
+    let answers = [false, false, true];
+    const trust = async () => answers.shift() ?? true;
+    const got: string[][] = [];
+    for await (const { page } of source(served, calls, { trust, prefetch: () => false })) got.push([...page.freshIds!]);
+    expect(got).toEqual([['a'], ['b']]);
+    expect(calls.map((c) => c.cursor)).toEqual([null, null, null, 'c2']);
+
+    answers = [];
+    const reads: Call[] = [];
+    const never = source(served, reads, { trust: async () => false });
+    await expect(never.next()).rejects.toMatchObject({ code: 'fields_changing', exitCode: 7 });
+    expect(reads).toHaveLength(MAX_FIELD_CHANGES);
   });
 });
