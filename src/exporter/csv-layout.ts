@@ -2,48 +2,13 @@ import { UsageError } from '../errors.js';
 import { cellText } from '../output/format.js';
 import { stringifyJson } from '../lib/exact-number.js';
 import { setOwn } from '../lib/own-key.js';
-import type { ExportKind } from './state.js';
+import { CONTACT_FIELDS, EXPORT_MEMBERS, type ExportKind } from '../endpoints/exports.js';
 
-/** The columns of each export's rows, in the spec's order (contact fields come after). */
+/** The columns of each export's rows, in the spec's order (contact fields come after): its members. */
 export const FIXED_COLUMNS: Record<ExportKind, readonly string[]> = {
-  contacts: [
-    'id',
-    'sfdcLeadId',
-    'sfdcContactId',
-    'sfdcAccountId',
-    'email',
-    'subscriptionStatus',
-    'createdAt',
-    'updatedAt',
-  ],
-  'custom-events': [
-    'eventId',
-    'contactId',
-    'occurredAt',
-    'createdAt',
-    'eventName',
-    'source',
-    'contactEmail',
-    'userId',
-    'clientEventId',
-    'data',
-  ],
-  'email-events': [
-    'eventId',
-    'contactId',
-    'occurredAt',
-    'eventType',
-    'sourceType',
-    'sourceId',
-    'emailId',
-    'emailName',
-    'sentEmailId',
-    'isBot',
-    'link',
-    'topicIds',
-    'bounceType',
-    'errorMessage',
-  ],
+  contacts: EXPORT_MEMBERS.contacts.map((m) => m.name),
+  'custom-events': EXPORT_MEMBERS['custom-events'].map((m) => m.name),
+  'email-events': EXPORT_MEMBERS['email-events'].map((m) => m.name),
 };
 
 /** Last column of every export: the members that have no column of their own, as one JSON object. */
@@ -227,7 +192,7 @@ export function rowCells(
     const cells: string[] = new Array(layout.columns.length).fill('');
     const extra: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(row)) {
-      if (kind === 'contacts' && key === 'fields' && isPlainObject(value)) {
+      if (kind === 'contacts' && key === CONTACT_FIELDS && isPlainObject(value)) {
         for (const [label, v] of Object.entries(value)) {
           const at = labels.get(label);
           if (at !== undefined) cells[at] = cell(v, at);

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { UsageError } from '../errors.js';
-import type { ExportKind } from './state.js';
+import type { ExportKind } from '../endpoints/exports.js';
 
 /**
  * An account as cnv names it where it keeps something of its own (an export's state, a contacts

@@ -1,7 +1,6 @@
 import { z } from 'zod';
+import { EXPORT_KINDS } from '../endpoints/exports.js';
 
-const EXPORT_KINDS = ['contacts', 'custom-events', 'email-events'] as const;
-export type ExportKind = (typeof EXPORT_KINDS)[number];
 export type FileFormat = 'csv' | 'ndjson';
 
 /** How many run manifests a state keeps (the latest last). */
