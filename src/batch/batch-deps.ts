@@ -21,8 +21,8 @@ export interface BatchDeps {
   /** Starts loading the HTTP stack in the background while the file is opened and checked. */
   prepareHttp(): void;
   /**
-   * The account the rows go to, as a report names it (row-report-job.ts `accountOf`: host, path and
-   * the key's masked id, never the key); undefined when no key is set (a dry run).
+   * The account the rows go to (src/config/account-identity.ts: the key's identity, the API's host
+   * and path, never the key), as a report names it; undefined when no key is set (a dry run).
    */
   account(): Promise<string | undefined>;
   /** The command line that runs this again resuming from `report` (shell-quoted); none in-process without arguments. */

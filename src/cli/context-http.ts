@@ -6,7 +6,7 @@ import type { ClientChoice, ContextDeps, GlobalOptions } from '../context.js';
 import type { HttpClient } from '../http/client.js';
 import { firstRequestAllowed, sendFirst } from '../http/first-request.js';
 import type { RateLimiter } from '../http/rate-limiter.js';
-import { maskKey } from '../redact/redact.js';
+import { accountIdentity } from '../config/account-identity.js';
 import { compiledQuery, documentQueryText } from '../output/query.js';
 import { stringifyJson } from '../lib/exact-number.js';
 import { userAgent } from '../cmdutil/version.js';
@@ -149,7 +149,7 @@ export class HttpStack {
       joined = import('../http/rate-share.js').then(({ RateShare }) =>
         RateShare.join({
           configDir: configDir(deps.env),
-          account: { baseUrl: credentials.baseUrl, keyId: maskKey(credentials.apiKey) },
+          account: accountIdentity(credentials.baseUrl, credentials.apiKey),
           limiter,
           fullRate: CLIENT_RATE.ratePerSecond,
           // A run slowed by other processes says so once, and where to look (a lease left behind).

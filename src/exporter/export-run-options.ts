@@ -62,7 +62,7 @@ export interface RunPlan {
   key: string | null;
   profile: string;
   baseUrl: string;
-  /** The account (state-key.ts accountIdentity), recorded in the state. */
+  /** The account (src/config/account-identity.ts), recorded in the state. */
   account: string;
   store?: ExportStateStore;
   lock?: ExportLock;

@@ -1,5 +1,6 @@
 import type { Writable } from 'node:stream';
 import { LocalFileError, OutputClosedError, UsageError } from '../errors.js';
+import { sameAccount } from '../config/account-identity.js';
 import { writeFlushed } from '../output/write.js';
 import type { CommitLog } from './commit-log.js';
 import { NO_CRASH, type CrashHook } from './crash-points.js';
@@ -140,7 +141,7 @@ function namingTheFilesState(err: unknown, plan: RunPlan, path: string): unknown
     .list(() => {})
     .find((s) => s.key !== plan.key && s.current.output.kind === 'file' && s.current.output.path === path);
   if (!owner) return err;
-  const theirs = owner.account !== plan.account;
+  const theirs = !sameAccount(owner.account, plan.account);
   return new UsageError(
     err.message,
     theirs

@@ -1,7 +1,8 @@
 import { CliError, ExitCode } from '../errors.js';
 import type { StateDir } from './export-deps.js';
 import { closeDeadRuns } from './run-record.js';
-import { checkStateKey, urlWithoutCredentials } from './state-key.js';
+import { urlWithoutCredentials } from '../config/account-identity.js';
+import { checkStateKey } from './state-key.js';
 import { ExportStateStore } from './state-store.js';
 import type { ExportState } from './state.js';
 

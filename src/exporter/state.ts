@@ -119,7 +119,7 @@ export const stateSchema = z.object({
   emailType: z.string().optional(),
   profile: z.string(),
   baseUrl: z.string(),
-  /** The account (base URL and the key's identity: state-key.ts accountIdentity). */
+  /** The account (base URL and the key's identity: src/config/account-identity.ts). */
   account: z.string(),
   createdAt: z.string(),
   updatedAt: z.string(),

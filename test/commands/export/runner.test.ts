@@ -40,6 +40,12 @@ const versions = (seen: readonly string[]) =>
     return id.slice(0, -17);
   });
 const fileKey = (out: string) => `${KEY}:${out}`;
+/** The ids of the rows an NDJSON file holds, in order. */
+const idsIn = (out: string) =>
+  readFileSync(out, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l).id);
 const outFile = () => join(mkdtempSync(join(api.dir, 'out-')), 'contacts.ndjson');
 /** A run's summary document: --json's on stdout when the rows go to --out, else --summary-json's file (stdout holds the rows). */
 const summaryOf = async (args: string[]) => {
@@ -58,12 +64,7 @@ describe('export runner (in-process, MockAgent)', () => {
     const out = outFile();
     const res = await run(['--out', out]);
     expect(res.exitCode, res.stderr).toBe(0);
-    expect(
-      readFileSync(out, 'utf8')
-        .trim()
-        .split('\n')
-        .map((l) => JSON.parse(l).id),
-    ).toEqual(['a', 'b']);
+    expect(idsIn(out)).toEqual(['a', 'b']);
     expect(readFileSync(out, 'utf8')).toContain('"novel":{"kept":true}');
     const s = await state();
     expect(s?.current).toMatchObject({ cursor: 'c3', rows: 2, pages: 4 });
@@ -378,6 +379,20 @@ describe('export runner: default state keys per output', () => {
       `hint: export state "${KEY}" (profile "default") writes this file: --state-key ${KEY} continues it`,
     );
     expect(await summaryOf([])).toMatchObject({ stateKey: STDOUT_KEY, rows: 1, skipped: 0 });
+  });
+
+  it('one account: a state made with the base URL typed with a trailing slash continues with it typed without', async () => {
+    page(undefined, [contact('a')], 'c1');
+    page('c1', [contact('b')], null, 2);
+    const out = outFile();
+    const slashed = await cnvInProcess(['export', 'contacts', '--out', out], {
+      env: { ...api.env, CNV_BASE_URL: `${BASE}/` },
+      dispatcher: api.agent,
+    });
+    expect(slashed.exitCode, slashed.stderr).toBe(0);
+    const again = await run(['--out', out]);
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(idsIn(out)).toEqual(['a', 'b']);
   });
 });
 
