@@ -38,8 +38,7 @@ export function validateFieldWrites(
   store: BusinessStore,
   objectType: ObjectType,
   map: Record<string, unknown>,
-  mapName: string,
-  customObjectId?: string,
+  { mapName, customObjectId }: { mapName: string; customObjectId?: string },
 ): FieldWrite[] {
   const writes: FieldWrite[] = [];
   for (const [key, value] of Object.entries(map)) {

@@ -22,10 +22,12 @@ interface RecordWrite {
 export function writeRecord(
   store: BusinessStore,
   customObjectId: string,
-  clientDedupKey: string,
-  writes: FieldWrite[],
-  init: { id?: string; at?: string } = {},
-  touched?: Touched,
+  {
+    clientDedupKey,
+    writes,
+    touched,
+    ...init
+  }: { clientDedupKey: string; writes: FieldWrite[]; id?: string; at?: string; touched?: Touched },
 ): RecordWrite {
   const all = recordsOf(store, customObjectId);
   const opts = { stamp: init.at === undefined, touched };
@@ -49,9 +51,7 @@ export function writeRecord(
   if (operation === 'UPDATE' && !sameFieldMaps(before, record.fields)) record.updatedAt = init.at ?? store.clock.now();
   syncSourceLinks(
     store,
-    'CUSTOM_OBJECT',
-    record.id,
-    record.fields,
+    { type: 'CUSTOM_OBJECT', id: record.id, fields: record.fields },
     writes.map((w) => w.def),
     opts,
   );

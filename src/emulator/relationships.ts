@@ -52,9 +52,7 @@ function resolveRelationship(store: BusinessStore, rel: RelationshipInfo, value:
  */
 export function syncSourceLinks(
   store: BusinessStore,
-  sourceType: ObjectType,
-  sourceId: string,
-  fields: FieldMap,
+  { type: sourceType, id: sourceId, fields }: { type: ObjectType; id: string; fields: FieldMap },
   defs: readonly FieldDefinition[],
   opts: LinkOptions = { stamp: true },
 ): void {

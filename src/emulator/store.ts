@@ -23,6 +23,8 @@ import type {
  * so a key can never see another business's data.
  */
 export class BusinessStore {
+  private readonly secret: () => Buffer;
+  private readonly shown: (iso: string) => string;
   readonly contacts: ContactBook;
   readonly companies = new Map<string, Company>();
   readonly fields = new FieldRegistry();
@@ -49,11 +51,18 @@ export class BusinessStore {
     readonly id: string,
     readonly name: string,
     readonly clock: MonotonicClock,
-    /** The key that signs this emulator's cursors now (cursor.ts: cursorSecretFor; a new epoch at each reset). */
-    private readonly secret: () => Buffer = () => DEMO_SECRET,
-    /** How contacts' timestamps are shown (EmulatorStore.shownTime): as stored, by default. */
-    private readonly shown: (iso: string) => string = (iso) => iso,
+    {
+      secret = () => DEMO_SECRET,
+      shown = (iso) => iso,
+    }: {
+      /** The key that signs this emulator's cursors now (cursor.ts: cursorSecretFor; a new epoch at each reset). */
+      secret?: () => Buffer;
+      /** How contacts' timestamps are shown (EmulatorStore.shownTime): as stored, by default. */
+      shown?: (iso: string) => string;
+    } = {},
   ) {
+    this.secret = secret;
+    this.shown = shown;
     this.contacts = new ContactBook(clock);
   }
 
@@ -121,13 +130,10 @@ export class EmulatorStore {
     for (const b of businesses)
       this.businesses.set(
         b.id,
-        new BusinessStore(
-          b.id,
-          b.name,
-          this.clock,
-          () => this.secret,
-          (iso) => this.shownTime(iso),
-        ),
+        new BusinessStore(b.id, b.name, this.clock, {
+          secret: () => this.secret,
+          shown: (iso) => this.shownTime(iso),
+        }),
       );
     this.seeder(this);
   }

@@ -40,11 +40,19 @@ export interface Step {
  * Both refusals come before anything of the page is written.
  */
 export function advance(
-  cursor: string | null,
-  saved: ReadonlySet<string>,
+  {
+    cursor,
+    saved,
+    visited,
+    label,
+  }: {
+    cursor: string | null;
+    saved: ReadonlySet<string>;
+    visited: Pick<CursorTrail, 'has'>;
+    /** What messages call the export. */
+    label: string;
+  },
   page: PageOutcome,
-  visited: Pick<CursorTrail, 'has'>,
-  label: string,
 ): Step {
   const last = page.nextCursor === null;
   const moved = !last && page.nextCursor !== cursor;

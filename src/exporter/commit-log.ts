@@ -64,7 +64,8 @@ export class CommitLog {
   /** Saves `pos` (pending with --defer-commit) with the manifest; with null, the manifest alone. */
   async save(pos: Position | null): Promise<void> {
     if (!this.plan.store) return;
-    this.state = nextState(this.plan, this.state, pos, this.opts.defer, this.manifest, this.opts.now());
+    const { manifest } = this;
+    this.state = nextState(this.plan, this.state, { pos, defer: this.opts.defer, manifest, nowMs: this.opts.now() });
     await this.plan.store.write(this.state);
     this.saved = true;
   }

@@ -146,10 +146,18 @@ function extraName(kind: ExportKind, column: string, rowKeys: Record<string, str
 export function rowCells(
   kind: ExportKind,
   layout: CsvLayout,
-  nullAs = '',
-  texts?: Set<number>,
-  exact?: (text: string) => Record<string, unknown>,
-  count?: ExtraCount,
+  {
+    nullAs = '',
+    texts,
+    exact,
+    count,
+  }: {
+    nullAs?: string;
+    texts?: Set<number>;
+    exact?: (text: string) => Record<string, unknown>;
+    /** Counts what went to `_extra`. */
+    count?: ExtraCount;
+  } = {},
 ): (row: Record<string, unknown>, text?: string) => string[] {
   let inexact = false;
   let extraOfRow: Record<string, unknown> | undefined;

@@ -115,16 +115,8 @@ export async function withExportRun(
       summary.cutBytes = sink.cut;
       log.manifest.startOffset = sink.offset;
     }
-    const format = await pageFormat(
-      opts.kind,
-      opts.format,
-      plan.layout,
-      opts.bom,
-      opts.nullAs,
-      opts.excelSafe,
-      plan.fieldKeys,
-    );
-    const output = new PageOutput(deps.stdout, sink, format, opts.compress, log, plan, crash);
+    const format = await pageFormat({ ...opts, layout: plan.layout, fieldKeys: plan.fieldKeys });
+    const output = new PageOutput({ stdout: deps.stdout, sink, format, compress: opts.compress, log, plan, crash });
     if (sink && plan.fileStart?.mode === 'replace') await startAfresh(log, plan, sink, multi);
     const start: Position = {
       ...plan.start,

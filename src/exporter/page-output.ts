@@ -30,17 +30,27 @@ export class PageOutput {
   // so that a crash during the first page leaves a tail the next run knows to cut.
   private fileRecorded: boolean;
 
-  constructor(
-    private readonly stdout: Writable,
-    readonly sink: FileSink | undefined,
-    private readonly format: PageFormat,
-    private readonly compress: 'gzip' | undefined,
-    private readonly log: CommitLog,
-    plan: RunPlan,
-    private readonly crash: CrashHook = NO_CRASH,
-  ) {
-    this.needPreamble = sink ? sink.offset === 0 : true;
-    this.fileRecorded = plan.fileStart?.mode !== 'new' || !plan.store;
+  private readonly stdout: Writable;
+  readonly sink: FileSink | undefined;
+  private readonly format: PageFormat;
+  private readonly compress: 'gzip' | undefined;
+  private readonly log: CommitLog;
+  private readonly crash: CrashHook;
+
+  constructor(parts: {
+    /** Where the pages go without a file. */
+    stdout: Writable;
+    sink: FileSink | undefined;
+    format: PageFormat;
+    compress: 'gzip' | undefined;
+    log: CommitLog;
+    plan: RunPlan;
+    crash?: CrashHook;
+  }) {
+    ({ stdout: this.stdout, sink: this.sink, format: this.format, compress: this.compress, log: this.log } = parts);
+    this.crash = parts.crash ?? NO_CRASH;
+    this.needPreamble = this.sink ? this.sink.offset === 0 : true;
+    this.fileRecorded = parts.plan.fileStart?.mode !== 'new' || !parts.plan.store;
   }
 
   /** What the state records for the output at `bytes` (a file's length), or its committed length. */

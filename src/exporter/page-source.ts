@@ -70,11 +70,8 @@ export async function* pageSource(opts: PageSourceOptions): AsyncGenerator<Sourc
       let step: Step;
       try {
         step = advance(
-          cursor,
-          saved,
+          { cursor, saved, visited, label: opts.label },
           { nextCursor: page.nextCursor, hits: page.hits, fresh: page.freshIds },
-          visited,
-          opts.label,
         );
       } catch (err) {
         page.release();

@@ -9,10 +9,7 @@ import { withManifest, type ExportState, type Manifest, type Position } from './
 export function nextState(
   plan: RunPlan,
   state: ExportState | undefined,
-  pos: Position | null,
-  defer: boolean,
-  manifest: Manifest,
-  nowMs: number,
+  { pos, defer, manifest, nowMs }: { pos: Position | null; defer: boolean; manifest: Manifest; nowMs: number },
 ): ExportState {
   const now = new Date(nowMs).toISOString();
   const base: ExportState = state ?? {

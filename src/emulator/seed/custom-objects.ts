@@ -64,7 +64,10 @@ export function seedCustomObjects({ business }: SeedContext): void {
   for (const t of Object.values(FIXTURE_TARGETS)) business.targets.add({ ...t, fields: {}, createdAt: DEFINED_AT });
 
   for (const fx of Object.values(FIXTURE_RECORDS)) {
-    const writes = validateFieldWrites(business, 'CUSTOM_OBJECT', fx.fields, 'fields', CO.id);
-    writeRecord(business, CO.id, fx.clientDedupKey, writes, { id: fx.id, at: RECORDS_AT });
+    const writes = validateFieldWrites(business, 'CUSTOM_OBJECT', fx.fields, {
+      mapName: 'fields',
+      customObjectId: CO.id,
+    });
+    writeRecord(business, CO.id, { clientDedupKey: fx.clientDedupKey, writes, id: fx.id, at: RECORDS_AT });
   }
 }
