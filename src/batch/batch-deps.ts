@@ -1,23 +1,15 @@
-import type { Clock } from '../clock.js';
-import type { Notices, ProgressDisplay } from '../output/notices.js';
-import type { IO } from '../terminal/streams.js';
+import type { LayerDeps } from '../output/layer-deps.js';
+import type { IO } from '../terminal/io.js';
 
 /** What a file run takes from the command around it: narrow on purpose (never the CLI's Context). */
-export interface BatchDeps {
+export interface BatchDeps extends Pick<LayerDeps, 'clock' | 'signal' | 'notices' | 'printDocument' | 'progress'> {
   /**
    * stdin (the input as `-`), stdout (`--report -`, `--summary-json -`, --dry-run's requests) and
    * stderr (the line asking for rows at a terminal, --quiet's failure line).
    */
   io: IO;
-  clock: Clock;
-  signal: AbortSignal;
-  notices: Notices;
   /** --quiet: notices print nothing; a partial run still says so in one line. */
   quiet: boolean;
-  /** --json or -q: prints the run's summary document (the --summary-json one) on stdout. */
-  printDocument?: (document: Record<string, unknown>) => void;
-  /** The spinner's place; none when progress display is not allowed. */
-  progress?: ProgressDisplay;
   /** Starts loading the HTTP stack in the background while the file is opened and checked. */
   prepareHttp(): void;
   /**

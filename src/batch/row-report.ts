@@ -29,17 +29,6 @@ export interface ReportWriter {
   record?: ResultRecord;
 }
 
-interface ReportOptions {
-  /** The run the report is of: named in every row's `job` cell, for --resume-from-report to check. */
-  job: ReportJob;
-  /** Rows done in an earlier run (--resume-from-report): they are in the file from the start. */
-  done?: DoneRows;
-  /** Ends the wait for a reader of a FIFO. */
-  signal?: AbortSignal;
-  /** Masks secrets in what the server sent (error codes, messages, ids) before it is written. */
-  redact?: (text: string) => string;
-}
-
 // Rows are gathered into chunks of about this many characters before they are written: big
 // for stdout (throughput), smaller for a device or a FIFO, so that a failing one is seen early.
 const CHUNK_CHARS = { stdout: 64 * 1024, other: 16 * 1024 };
@@ -54,7 +43,16 @@ export async function openReport(
   path: string,
   idColumn: string,
   stdout: Writable,
-  opts: ReportOptions,
+  opts: {
+    /** The run the report is of: named in every row's `job` cell, for --resume-from-report to check. */
+    job: ReportJob;
+    /** Rows done in an earlier run (--resume-from-report): they are in the file from the start. */
+    done?: DoneRows;
+    /** Ends the wait for a reader of a FIFO. */
+    signal?: AbortSignal;
+    /** Masks secrets in what the server sent (error codes, messages, ids) before it is written. */
+    redact?: (text: string) => string;
+  },
 ): Promise<ReportWriter> {
   const redact = memoized(opts.redact ?? ((text: string) => text));
   const job = csvCell(jobCell(opts.job));

@@ -18,17 +18,6 @@ import { userAgent } from '../cmdutil/version.js';
  */
 const CLIENT_RATE = { ratePerSecond: 195, burst: 3 };
 
-/** What the HTTP stack of a context needs from the context around it. */
-interface HttpStackDeps {
-  deps: ContextDeps;
-  clock: Clock;
-  globals(): Readonly<GlobalOptions>;
-  credentials(): Promise<Credentials>;
-  redact(text: string): string;
-  warn(message: string): void;
-  onDispose(fn: () => Promise<void> | void): void;
-}
-
 /** The modules an HttpClient needs. */
 function loadHttpStack() {
   return Promise.all([import('../http/client.js'), import('../http/logger.js'), import('../http/debug-logger.js')]);
@@ -61,7 +50,17 @@ export class HttpStack {
   // (only undici's agent tunnels), a dispatcher given (tests), or a batch that prepared it.
   private firstRequest: boolean;
 
-  constructor(private readonly of: HttpStackDeps) {
+  constructor(
+    private readonly of: {
+      deps: ContextDeps;
+      clock: Clock;
+      globals(): Readonly<GlobalOptions>;
+      credentials(): Promise<Credentials>;
+      redact(text: string): string;
+      warn(message: string): void;
+      onDispose(fn: () => Promise<void> | void): void;
+    },
+  ) {
     this.firstRequest = of.deps.dispatcher === undefined && firstRequestAllowed(of.deps.env);
   }
 

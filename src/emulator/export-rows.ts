@@ -1,5 +1,5 @@
 import { bulkOf, type BulkRows } from './bulk.js';
-import type { Position } from './change-log.js';
+import type { LogPosition } from './change-log.js';
 import { SortedIndex, type OrderedSource } from './export-index.js';
 import type { Contact, CustomEvent, EmailEvent, EmailEventType } from './model.js';
 import type { BusinessStore } from './store.js';
@@ -95,7 +95,7 @@ function emailEventRow(e: EmailEvent): Row {
   };
 }
 
-const timed = (at: string, id: string): Position => [Date.parse(at), id];
+const timed = (at: string, id: string): LogPosition => [Date.parse(at), id];
 
 interface Indexes {
   custom: SortedIndex<CustomEvent>;

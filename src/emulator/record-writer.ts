@@ -1,15 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { recordsOf } from './custom-objects.js';
+import { recordsOf } from './custom-object-access.js';
 import { applyFieldWrites, sameFieldMaps, type FieldWrite } from './field-values.js';
 import type { CustomObjectRecord } from './model.js';
 import { settlePending, syncSourceLinks, type Touched } from './relationships.js';
 import type { BusinessStore } from './store.js';
-
-/** What one record write did. */
-interface RecordWrite {
-  record: CustomObjectRecord;
-  operation: 'CREATE' | 'UPDATE';
-}
 
 /**
  * Creates or updates the record with this clientDedupKey from validated writes: fields not
@@ -28,7 +22,10 @@ export function writeRecord(
     touched,
     ...init
   }: { clientDedupKey: string; writes: FieldWrite[]; id?: string; at?: string; touched?: Touched },
-): RecordWrite {
+): {
+  record: CustomObjectRecord;
+  operation: 'CREATE' | 'UPDATE';
+} {
   const all = recordsOf(store, customObjectId);
   const opts = { stamp: init.at === undefined, touched };
   let record = all.get(clientDedupKey);

@@ -14,7 +14,7 @@ import type {
   CustomObject,
   CustomObjectRecord,
   EmailEvent,
-  Form,
+  StoredForm,
   Workflow,
 } from './model.js';
 
@@ -35,7 +35,7 @@ export class BusinessStore {
   readonly audiences = new Map<string, Audience>();
   readonly campaignTypes = new Map<string, CampaignType>();
   readonly campaigns = new Map<string, Campaign>();
-  readonly forms = new Map<string, Form>();
+  readonly forms = new Map<string, StoredForm>();
   readonly workflows = new Map<string, Workflow>();
   readonly customObjects = new Map<string, CustomObject>();
   /** customObjectId -> clientDedupKey -> record. */
@@ -101,12 +101,6 @@ export class BusinessStore {
   }
 }
 
-/** A business known to the emulator. */
-interface BusinessInfo {
-  id: string;
-  name: string;
-}
-
 /**
  * The whole in-memory state: one BusinessStore per business and one monotonic clock.
  * `reset()` empties everything and runs the seeder given at construction again.
@@ -121,7 +115,10 @@ export class EmulatorStore {
   private secret: Buffer;
 
   constructor(
-    businesses: readonly BusinessInfo[],
+    businesses: readonly {
+      id: string;
+      name: string;
+    }[],
     private readonly seeder: (store: EmulatorStore) => void = () => {},
     /** What makes the data (cursorSecretFor); a random epoch is added at start and at each reset. */
     private readonly dataSpec = 'seed=demo',

@@ -5,14 +5,6 @@ import { joinIds, type Ids } from './id-table.js';
 /** Cap on remembered row identities (at most a page under the contract; more only from a server that repeats a cursor). */
 export const MAX_SEEN = 20_000;
 
-/** What a page tells the position: its next cursor, and the identities it skipped (`hits`) and wrote (`fresh`). */
-interface PageOutcome {
-  nextCursor: string | null;
-  hits: ReadonlySet<string>;
-  /** In the order written (a page's `IdTable`: read as strings only when they are saved). */
-  fresh: Ids;
-}
-
 /** Where a page leaves the export. */
 export interface Step {
   /** A null cursor: the export is complete. */
@@ -52,7 +44,12 @@ export function advance(
     /** What messages call the export. */
     label: string;
   },
-  page: PageOutcome,
+  page: {
+    nextCursor: string | null;
+    hits: ReadonlySet<string>;
+    /** In the order written (a page's `IdTable`: read as strings only when they are saved). */
+    fresh: Ids;
+  },
 ): Step {
   const last = page.nextCursor === null;
   const moved = !last && page.nextCursor !== cursor;

@@ -7,7 +7,7 @@ import type { FileStart } from './file-sink.js';
 import type { ExportTarget } from './kinds.js';
 import type { ExportLock } from './lock.js';
 import type { ExportStateStore } from './state-store.js';
-import type { ExportState, FileFormat, Position } from './state.js';
+import type { ExportState, FileFormat, Position } from './export-state.js';
 import type { ExportKind } from '../endpoints/exports.js';
 
 /** Everything an export run was asked for, validated. */

@@ -13,7 +13,7 @@ import { planExport } from './plan.js';
 import { assertParentDirectory } from '../files/file-streams.js';
 import type { ExportRunOptions, RunPlan } from './export-run-options.js';
 import type { ExportReporter, ExportSummary, TypeOutcome } from './run-summary.js';
-import type { Position } from './state.js';
+import type { Position } from './export-state.js';
 
 /** One run as its loop sees it: what it writes to, what it commits to, and how it fetches. */
 export interface ExportRun {

@@ -4,7 +4,7 @@ import { oneLine } from '../lib/json-scan.js';
 import { stringifyJson } from '../lib/exact-number.js';
 import { rowWithFieldKeys, type FieldKeys } from './fields-by-key.js';
 import { rowCells, type CsvLayout, type ExtraCount } from './csv-layout.js';
-import type { FileFormat } from './state.js';
+import type { FileFormat } from './export-state.js';
 import type { ExportKind } from '../endpoints/exports.js';
 import type { ExportRow } from '../endpoints/exports.js';
 

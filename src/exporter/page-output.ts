@@ -11,7 +11,7 @@ import { gzipMember } from './gzip-pages.js';
 import { acquireFileLock } from './lock.js';
 import type { PageFormat } from './page-format.js';
 import type { RunPlan } from './export-run-options.js';
-import type { Position } from './state.js';
+import type { Position } from './export-state.js';
 
 /** Bytes of one page (or several), in order. */
 interface PageBytesOut {

@@ -12,7 +12,7 @@ import type { ExportRunOptions, RunPlan } from './export-run-options.js';
 import { accountIdentity, sameAccount, urlWithoutCredentials } from '../config/account-identity.js';
 import { defaultStateKey } from './state-key.js';
 import { ExportStateStore } from './state-store.js';
-import type { ExportState, Position } from './state.js';
+import type { ExportState, Position } from './export-state.js';
 
 /** The state's email type of a multi-type export: `all` for the nine, else the comma list. */
 export function emailTypesLabel(types: readonly EmailEventType[]): string {

@@ -1,5 +1,5 @@
 import type { RunPlan } from './export-run-options.js';
-import { withManifest, type ExportState, type Manifest, type Position } from './state.js';
+import { withManifest, type ExportState, type Manifest, type Position } from './export-state.js';
 
 /**
  * The state after a run saved `pos` (or only its manifest, when `pos` is null). A --defer-commit

@@ -4,7 +4,7 @@ import { nextPosition, repeatWarnings } from './next-position.js';
 import { pageSource, stuckCursor } from './page-source.js';
 import { addExtra, type ExportReporter, type ExportSummary } from './run-summary.js';
 import type { ExportRunOptions } from './export-run-options.js';
-import type { Position } from './state.js';
+import type { Position } from './export-state.js';
 
 export { MAX_SEEN } from './advance.js';
 export { MAX_STUCK_PAGES } from './page-source.js';

@@ -4,13 +4,12 @@ import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { fieldSchema, type FieldDefinition } from '../endpoints/fields.js';
 import { allFieldPages } from '../endpoints/field-pages.js';
-import type { Clock } from '../clock.js';
 import { accountIdentity } from '../config/account-identity.js';
 import { ApiError, ExitCode, ResponseShapeError, TransientError } from '../errors.js';
 import type { HttpClient } from '../http/client.js';
 import { maskKey } from '../redact/redact.js';
 import { readRegularFile, writeRegularFileSync } from '../lib/regular-file.js';
-import type { Notices } from '../output/notices.js';
+import type { LayerDeps } from '../output/layer-deps.js';
 import { definitionMap } from './prepare.js';
 
 /** How long cached field definitions are trusted (a field created since shows up after this). */
@@ -48,15 +47,12 @@ function earlierCachePath(dir: string, baseUrl: string, apiKey: string): string 
 }
 
 /** What reading the definitions takes from the command around it (never the CLI's Context). */
-export interface FieldCacheDeps {
+export interface FieldCacheDeps extends Pick<LayerDeps, 'clock' | 'signal' | 'notices'> {
   /** The account in force: the cache file is its own. */
   account(): Promise<{ baseUrl: string; apiKey: string }>;
   http(): Promise<HttpClient>;
   /** The config directory, where `cache/` is. */
   configDir: string;
-  clock: Clock;
-  signal: AbortSignal;
-  notices: Notices;
   /** --verbose: say when the cache cannot be written. */
   verbose: boolean;
 }

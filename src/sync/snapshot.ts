@@ -7,7 +7,7 @@ import type { CrashHook } from '../exporter/crash-points.js';
 import { acquire, type ExportLock } from '../exporter/lock.js';
 import { stateFileStem } from '../exporter/state-key.js';
 import { ExportStateStore } from '../exporter/state-store.js';
-import type { ExportState } from '../exporter/state.js';
+import type { ExportState } from '../exporter/export-state.js';
 import { FieldLabels } from './field-labels.js';
 import { indexRange, KeptBytes, SnapshotDamage, SnapshotReader } from './snapshot-file.js';
 import { SnapshotIndex } from './snapshot-index.js';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { sameAccount } from '../config/account-identity.js';
 import { EMAIL_EVENT_TYPES } from '../endpoints/exports.js';
 import { UsageError } from '../errors.js';
-import { laneSchema, type LanePosition } from '../exporter/state.js';
+import { laneSchema, type LanePosition } from '../exporter/export-state.js';
 import { describeProblem, readJsonDocument } from './json-file.js';
 
 // The Singer state the tap writes (STATE messages) and reads back (--state): per stream, the

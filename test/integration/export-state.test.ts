@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { accountIdentity, urlWithoutCredentials } from '../../src/config/account-identity.js';
 import { defaultStateKey, checkStateKey, stateFileStem } from '../../src/exporter/state-key.js';
 import { ExportStateStore } from '../../src/exporter/state-store.js';
-import { MANIFESTS_KEPT, withManifest, type ExportState, type Manifest } from '../../src/exporter/state.js';
+import { MANIFESTS_KEPT, withManifest, type ExportState, type Manifest } from '../../src/exporter/export-state.js';
 
 const dir = () => mkdtempSync(join(tmpdir(), 'cnv-state-'));
 

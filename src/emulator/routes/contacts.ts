@@ -5,7 +5,7 @@ import { settlePending, syncSourceLinks } from '../relationships.js';
 import { SETTABLE_STATUSES, type Contact, type SettableStatus } from '../model.js';
 import { serve, type ApiContext, type ApiRouter, type RouteResult } from '../router.js';
 import type { BusinessStore } from '../store.js';
-import { checkIdentifierFormats, contactNotFound, missingIdentifier, readIdentifier } from '../identifiers.js';
+import { checkIdentifierFormats, contactNotFound, missingIdentifier, readIdentifier } from '../contact-identifiers.js';
 import { optionalBoolean, optionalObject, queryParam } from '../validate.js';
 import { ENDPOINTS } from '../../endpoints/endpoints.js';
 

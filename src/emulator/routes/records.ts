@@ -1,4 +1,4 @@
-import { assertCustomObjectsEnabled, requireCustomObject } from '../custom-objects.js';
+import { assertCustomObjectsEnabled, requireCustomObject } from '../custom-object-access.js';
 import { EmulatorError, invalidRequest } from '../error-answer.js';
 import { validateFieldWrites, type FieldWrite } from '../field-values.js';
 import type { CustomObject } from '../model.js';
