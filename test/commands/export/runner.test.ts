@@ -12,19 +12,19 @@ import { parseJson } from '../../../src/json/exact-json.js';
 import { stringifyJson } from '../../../src/lib/exact-number.js';
 import { readPagesWhole } from '../../bench/whole-page-reader.mjs';
 import { cnvInProcess } from '../../helpers/cli.js';
-import { answerContactsPage, exportContact, MOCK_API, useMockApi } from '../../helpers/mock-api.js';
+import { answerContactsPage, exportContact, MOCK_API, useFakeApi } from '../../helpers/fake-api.js';
 
 // In-process runs against undici's MockAgent: the server behaviours the emulator does not show.
 const BASE = MOCK_API;
 const KEY = 'sk_live_mock@api.test/contacts';
 const STDOUT_KEY = `${KEY}/stdout`;
-const api = useMockApi({ contactFields: true });
+const api = useFakeApi({ contactFields: true });
 
 const contact = exportContact;
 const page = (cursor: string | undefined, rows: unknown[], next: string | null, times = 1) =>
   answerContactsPage(api.agent, cursor, rows, next, times);
 const run = (args: string[], opts: { signal?: AbortSignal } = {}) =>
-  cnvInProcess(['export', 'contacts', ...args], { env: api.env, dispatcher: api.agent, ...opts });
+  cnvInProcess(['export', 'contacts', ...args], { env: api.env, dispatcher: api.dispatcher, ...opts });
 /** The state of `key`, or the one state of the test (file exports' default keys name the file). */
 const state = async (key?: string) => {
   const store = await ExportStateStore.open(api.dir);
@@ -253,7 +253,7 @@ describe('export runner (in-process, MockAgent)', () => {
       ],
     ];
     for (const [args, message] of cases) {
-      const res = await cnvInProcess(args, { env: api.env, dispatcher: api.agent });
+      const res = await cnvInProcess(args, { env: api.env, dispatcher: api.dispatcher });
       expect(res.exitCode, args.join(' ')).toBe(2);
       expect(res.stderr, args.join(' ')).toMatch(message);
     }
@@ -309,7 +309,7 @@ describe('export runner: page size', () => {
       limits.length = 0;
       const res = await cnvInProcess(['export', ...args, '--no-state', '-o', 'ndjson'], {
         env: api.env,
-        dispatcher: api.agent,
+        dispatcher: api.dispatcher,
       });
       expect(res.exitCode, res.stderr).toBe(0);
       expect(limits, args.join(' ')).toEqual([asked]);
@@ -330,14 +330,14 @@ describe('export runner: NDJSON rows are the bytes the API sent', () => {
       .persist();
     const asSent = await cnvInProcess(['export', 'contacts', '--no-state', '-o', 'ndjson'], {
       env: api.env,
-      dispatcher: api.agent,
+      dispatcher: api.dispatcher,
     });
     expect(asSent.exitCode, asSent.stderr).toBe(0);
     expect(asSent.stdout).toBe(rows.map((r) => r + '\n').join(''));
     const restore = readPagesWhole({ HttpClient, requestOf, rowsData, stringifyJson });
     const whole = await cnvInProcess(['export', 'contacts', '--no-state', '-o', 'ndjson'], {
       env: api.env,
-      dispatcher: api.agent,
+      dispatcher: api.dispatcher,
     }).finally(restore);
     expect(whole.exitCode, whole.stderr).toBe(0);
     // Read whole, a page keeps its numbers' digits (the HTTP core reads every answer so) but
@@ -387,7 +387,7 @@ describe('export runner: default state keys per output', () => {
     const out = outFile();
     const slashed = await cnvInProcess(['export', 'contacts', '--out', out], {
       env: { ...api.env, CNV_BASE_URL: `${BASE}/` },
-      dispatcher: api.agent,
+      dispatcher: api.dispatcher,
     });
     expect(slashed.exitCode, slashed.stderr).toBe(0);
     const again = await run(['--out', out]);
@@ -521,7 +521,7 @@ describe('--excel-safe (CSV)', () => {
     const csv = async (args: string[]) => {
       const res = await cnvInProcess(['export', 'contacts', '--no-state', '-o', 'csv', ...args], {
         env: api.env,
-        dispatcher: api.agent,
+        dispatcher: api.dispatcher,
       });
       expect(res.exitCode, res.stderr).toBe(0);
       const [header, row] = parse(res.stdout) as string[][];
@@ -540,7 +540,7 @@ describe('--excel-safe (CSV)', () => {
     expect(await csv([])).toMatchObject(risky);
     const ndjson = await cnvInProcess(['export', 'contacts', '--no-state', '-o', 'ndjson', '--excel-safe'], {
       env: api.env,
-      dispatcher: api.agent,
+      dispatcher: api.dispatcher,
     });
     expect([ndjson.exitCode, ndjson.stderr]).toEqual([
       2,
