@@ -5,7 +5,7 @@ import type { Clock } from './clock.js';
 import type { ProfileStore } from './config/profiles.js';
 import type { Credentials } from './config/resolve.js';
 import type { HttpClient } from './http/client.js';
-import type { IO } from './terminal/streams.js';
+import type { IO } from './terminal/io.js';
 import type { Dispatcher } from 'undici';
 
 /** Options every command accepts (see src/cli/global-options.ts). */

@@ -62,14 +62,15 @@ export function prepareIdentifierRow(row: InputRow, columns: ColumnResolver): Pr
   return { identifier: id.email!, payload: { email: id.email }, note };
 }
 
-type BatchAdd = (http: HttpClient, contacts: ContactIdentifier[], signal: AbortSignal) => Promise<BatchItemResult[]>;
-
 /**
  * Sends a chunk to a batch add endpoint. Item errors are `failed` rows; a 400 for the whole
  * chunk fails its rows and the run goes on; anything else (403, 404 of the audience or
  * campaign, transient failures) stops the run.
  */
-export function batchAddSender(client: () => Promise<HttpClient>, add: BatchAdd): BatchSender<ContactIdentifier> {
+export function batchAddSender(
+  client: () => Promise<HttpClient>,
+  add: (http: HttpClient, contacts: ContactIdentifier[], signal: AbortSignal) => Promise<BatchItemResult[]>,
+): BatchSender<ContactIdentifier> {
   return async (items, signal) => {
     const http = await client();
     let results: BatchItemResult[];

@@ -28,13 +28,6 @@ export type Prepared<P> =
   | { identifier: string; invalid: { error: string; message: string }; done?: undefined }
   | { identifier: string; invalid?: undefined; done: ItemOutcome; payload?: P };
 
-/** One request as a --dry-run shows it (one NDJSON line each). */
-interface RequestPreview {
-  method: string;
-  path: string;
-  body: unknown;
-}
-
 /** How a file run's rows become requests and results: its input is a FileInputSpec (src/batch/file-open.ts). */
 export interface FileRowsSpec<P> {
   /**
@@ -44,7 +37,11 @@ export interface FileRowsSpec<P> {
   prepare(row: InputRow, columns: ColumnResolver): Prepared<P>;
   send: BatchSender<P>;
   /** The request a chunk is sent as: what --dry-run prints. */
-  request(items: BatchItem<P>[]): RequestPreview;
+  request(items: BatchItem<P>[]): {
+    method: string;
+    path: string;
+    body: unknown;
+  };
   /** Optional per-key ordering across chunks (see runBatch). */
   orderKey?: (payload: P) => string | readonly string[] | undefined;
   /** What the command adds to the summary (a sync's counts), and its exit code in place of 0. */

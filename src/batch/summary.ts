@@ -1,19 +1,6 @@
 import { ExitCode, interruptedBy } from '../errors.js';
 import { duration, hasRate } from '../output/wording.js';
-import { SUCCESS_STATUSES, type RowResult, type RowStatus } from './types.js';
-
-const STATUS_ORDER: RowStatus[] = [
-  'added',
-  'created',
-  'updated',
-  'unchanged',
-  'tracked',
-  'duplicate',
-  'valid',
-  'failed',
-  'invalid',
-  'skipped',
-];
+import { ROW_STATUSES, SUCCESS_STATUSES, type RowResult, type RowStatus } from './types.js';
 
 /** Running counts of a batch run. */
 export class BatchCounts {
@@ -70,7 +57,7 @@ export function summaryData(counts: BatchCounts, info: SummaryInfo): Record<stri
     invalid: counts.count('invalid'),
     skipped: counts.count('skipped'),
     ...(info.dryRun ? { valid: counts.count('valid') } : {}),
-    byStatus: Object.fromEntries(STATUS_ORDER.filter((s) => counts.count(s) > 0).map((s) => [s, counts.count(s)])),
+    byStatus: Object.fromEntries(ROW_STATUSES.filter((s) => counts.count(s) > 0).map((s) => [s, counts.count(s)])),
     doneInEarlierRun: counts.earlier,
     elapsedMs: Math.round(info.elapsedMs),
     rowsPerSecond: seconds > 0 ? Math.round(counts.handled / seconds) : counts.handled,
@@ -85,7 +72,7 @@ export function summaryLine(counts: BatchCounts, info: SummaryInfo): string {
   // Plain digits (no grouping): these lines are grepped by scripts.
   const n = (v: number) => String(v);
   const rows = `${counts.rows} ${counts.rows === 1 ? 'row' : 'rows'}`;
-  const detail = STATUS_ORDER.filter((s) => SUCCESS_STATUSES.has(s) && counts.count(s) > 0).map(
+  const detail = ROW_STATUSES.filter((s) => SUCCESS_STATUSES.has(s) && counts.count(s) > 0).map(
     (s) => `${s} ${n(counts.count(s))}`,
   );
   const ok = info.dryRun

@@ -10,18 +10,27 @@
  * - skipped: not sent, or sent without a confirmed answer, because the run stopped
  *   (retries exhausted, interrupted, or a fatal error); --resume-from-report sends it again.
  */
-export type RowStatus =
-  'added' | 'created' | 'updated' | 'unchanged' | 'tracked' | 'duplicate' | 'valid' | 'failed' | 'invalid' | 'skipped';
+export type RowStatus = keyof typeof DONE;
+
+/** Every status, in the order a summary lists them, and whether it means "done". */
+const DONE = {
+  added: true,
+  created: true,
+  updated: true,
+  unchanged: true,
+  tracked: true,
+  duplicate: true,
+  valid: false,
+  failed: false,
+  invalid: false,
+  skipped: false,
+} as const;
+
+/** The statuses, in the order a summary lists them. */
+export const ROW_STATUSES = Object.keys(DONE) as RowStatus[];
 
 /** Statuses that mean "done": --resume-from-report does not send these rows again. */
-export const SUCCESS_STATUSES: ReadonlySet<string> = new Set([
-  'added',
-  'created',
-  'updated',
-  'unchanged',
-  'tracked',
-  'duplicate',
-]);
+export const SUCCESS_STATUSES: ReadonlySet<string> = new Set(ROW_STATUSES.filter((s) => DONE[s]));
 
 /** What happened to one item. */
 export interface ItemOutcome {

@@ -1,15 +1,14 @@
 import { resumeCommand } from './resume-command.js';
+import { accountIdentity } from '../config/account-identity.js';
 import { configDir, configDirWhere } from '../config/paths.js';
 import type { Context } from '../context.js';
 import type { BatchDeps } from '../batch/batch-deps.js';
-import { accountOf } from '../batch/row-report-job.js';
 import type { ExportDeps, ReporterDeps, StateDir } from '../exporter/export-deps.js';
 import { asksForDocument, documentText, type DocumentForm } from '../output/document.js';
 import type { Output } from '../output/format.js';
 import { pagerCommand } from '../output/pager.js';
 import type { Notices, ProgressDisplay } from '../output/notices.js';
 import type { FieldCacheDeps } from '../records/field-cache.js';
-import { maskKey } from '../redact/redact.js';
 
 // The narrow inputs of the layers below the commands, made from a command's Context. A command
 // hands exporter/, batch/, records/, sync/ and output/ these, never the Context itself.
@@ -98,7 +97,7 @@ export function batchDepsOf(ctx: Context): BatchDeps {
     prepareHttp: () => ctx.prepareHttp(),
     account: async () => {
       const credentials = await ctx.credentials().catch(() => undefined);
-      return credentials && accountOf(credentials.baseUrl, maskKey(credentials.apiKey));
+      return credentials && accountIdentity(credentials.baseUrl, credentials.apiKey);
     },
     resumeCommand: ctx.argv && ((report) => resumeCommand(ctx.argv ?? [], report)),
   };

@@ -13,7 +13,8 @@ import { integer } from '../lib/option-values.js';
 import { flag, numberFlag, switchFlag, textFlag, type OptionValues } from './flags.js';
 import { refuseJsonWhenStdoutIsData } from './stdout-data.js';
 import { checkStateKey } from '../exporter/state-key.js';
-import type { ExportKind, FileFormat } from '../exporter/state.js';
+import type { FileFormat } from '../exporter/export-state.js';
+import type { ExportKind } from '../endpoints/exports.js';
 
 /** One help line on the file format, which is the global -o/--format. */
 export const FORMAT_HELP =

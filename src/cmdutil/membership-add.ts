@@ -66,27 +66,6 @@ export const membershipAddOptions = commandOptions(
   },
 );
 
-interface MembershipTarget {
-  /** "audience" or "campaign", for messages. */
-  noun: string;
-  /** The batch add request of these contacts (what a --dry-run shows). */
-  batchRequest(targetId: string, contacts: ContactIdentifier[]): { method: string; path: string; body: unknown };
-  /** The command, as a report names it: `audience add`, `campaigns add`. */
-  command: string;
-  single(
-    http: HttpClient,
-    targetId: string,
-    contact: ContactIdentifier,
-    signal: AbortSignal,
-  ): Promise<AddContactResult>;
-  batch(
-    http: HttpClient,
-    targetId: string,
-    contacts: ContactIdentifier[],
-    signal: AbortSignal,
-  ): Promise<BatchItemResult[]>;
-}
-
 export function configureMembershipAdd(cmd: Command, argName: string, argHelp: string): Command {
   return cmd.argument(`<${argName}>`, argHelp, uuidArgument);
 }
@@ -94,7 +73,26 @@ export function configureMembershipAdd(cmd: Command, argName: string, argHelp: s
 export async function runMembershipAdd(
   ctx: Context,
   { args, opts }: CommandInput<typeof membershipAddOptions>,
-  target: MembershipTarget,
+  target: {
+    /** "audience" or "campaign", for messages. */
+    noun: string;
+    /** The batch add request of these contacts (what a --dry-run shows). */
+    batchRequest(targetId: string, contacts: ContactIdentifier[]): { method: string; path: string; body: unknown };
+    /** The command, as a report names it: `audience add`, `campaigns add`. */
+    command: string;
+    single(
+      http: HttpClient,
+      targetId: string,
+      contact: ContactIdentifier,
+      signal: AbortSignal,
+    ): Promise<AddContactResult>;
+    batch(
+      http: HttpClient,
+      targetId: string,
+      contacts: ContactIdentifier[],
+      signal: AbortSignal,
+    ): Promise<BatchItemResult[]>;
+  },
 ): Promise<CommandResult> {
   const targetId = args[0] as string;
   if (opts.batch === undefined) {

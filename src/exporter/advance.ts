@@ -5,14 +5,6 @@ import { joinIds, type Ids } from './id-table.js';
 /** Cap on remembered row identities (at most a page under the contract; more only from a server that repeats a cursor). */
 export const MAX_SEEN = 20_000;
 
-/** What a page tells the position: its next cursor, and the identities it skipped (`hits`) and wrote (`fresh`). */
-interface PageOutcome {
-  nextCursor: string | null;
-  hits: ReadonlySet<string>;
-  /** In the order written (a page's `IdTable`: read as strings only when they are saved). */
-  fresh: Ids;
-}
-
 /** Where a page leaves the export. */
 export interface Step {
   /** A null cursor: the export is complete. */
@@ -40,11 +32,24 @@ export interface Step {
  * Both refusals come before anything of the page is written.
  */
 export function advance(
-  cursor: string | null,
-  saved: ReadonlySet<string>,
-  page: PageOutcome,
-  visited: Pick<CursorTrail, 'has'>,
-  label: string,
+  {
+    cursor,
+    saved,
+    visited,
+    label,
+  }: {
+    cursor: string | null;
+    saved: ReadonlySet<string>;
+    visited: Pick<CursorTrail, 'has'>;
+    /** What messages call the export. */
+    label: string;
+  },
+  page: {
+    nextCursor: string | null;
+    hits: ReadonlySet<string>;
+    /** In the order written (a page's `IdTable`: read as strings only when they are saved). */
+    fresh: Ids;
+  },
 ): Step {
   const last = page.nextCursor === null;
   const moved = !last && page.nextCursor !== cursor;

@@ -17,7 +17,7 @@ import { planExport } from './plan.js';
 import { assertParentDirectory } from '../files/file-streams.js';
 import type { ExportRunOptions, RunPlan } from './export-run-options.js';
 import { addExtra, type ExportReporter, type ExportSummary, type TypeOutcome } from './run-summary.js';
-import type { Position, Seal } from './state.js';
+import type { Position, Seal } from './export-state.js';
 
 /** One run as its loop sees it: what it writes to, what it commits to, and how it fetches. */
 export interface ExportRun {
@@ -128,16 +128,8 @@ export async function withExportRun(
       summary.cutBytes = sink.cut;
       log.manifest.startOffset = sink.offset;
     }
-    const format = await pageFormat(
-      opts.kind,
-      opts.format,
-      plan.layout,
-      opts.bom,
-      opts.nullAs,
-      opts.excelSafe,
-      plan.fieldKeys,
-    );
-    const output = new PageOutput(deps.stdout, sink, format, opts.compress, log, plan, crash);
+    const format = await pageFormat({ ...opts, layout: plan.layout, fieldKeys: plan.fieldKeys });
+    const output = new PageOutput({ stdout: deps.stdout, sink, format, compress: opts.compress, log, plan, crash });
     if (sink && plan.fileStart?.mode === 'replace') await startAfresh(log, plan, sink, multi);
     const start: Position = {
       ...plan.start,

@@ -1,12 +1,6 @@
+import { labelOf } from '../endpoints/field-names.js';
 import { setOwn } from '../lib/own-key.js';
-import {
-  EXTRA_COLUMN,
-  fieldColumns,
-  FIXED_COLUMNS,
-  labelOf,
-  type CsvLayout,
-  type LabelledField,
-} from './csv-layout.js';
+import { EXTRA_COLUMN, fieldColumns, FIXED_COLUMNS, type CsvLayout, type LabelledField } from './csv-layout.js';
 
 /** How the account's contact fields changed since a CSV file's header was bound (the summary's `fieldChanges`). */
 export interface FieldChanges {

@@ -3,7 +3,7 @@ import type { EmailEventType, ExportRow, PageReceiver } from '../endpoints/expor
 import type { HttpClient } from '../http/client.js';
 import { contentLanes, laneB, mix } from '../lib/content-hash.js';
 import { hashId, type RowKey } from './id-table.js';
-import type { ExportKind } from './state.js';
+import type { ExportKind } from '../endpoints/exports.js';
 
 /** What one export fetches: its kind, email type and (custom events) window. */
 export interface ExportTarget {

@@ -3,7 +3,7 @@ import { ResponseShapeError } from '../errors.js';
 import { hasRow, identityText, IdTable, type Ids, type RowKey } from './id-table.js';
 import { rowKey, versionOf } from './kinds.js';
 import { BlockPool, PageBytes, type PageFormat } from './page-format.js';
-import type { ExportKind } from './state.js';
+import type { ExportKind } from '../endpoints/exports.js';
 
 /** A page as received: its output bytes, and what deduplication found. */
 export interface ReceivedPage {

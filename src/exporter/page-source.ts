@@ -4,7 +4,7 @@ import type { Ids, RowKey } from './id-table.js';
 import { legacyIdentities } from './kinds.js';
 import type { ReceivedPage } from './page-receiver.js';
 import type { RunPlan } from './export-run-options.js';
-import type { Position } from './state.js';
+import type { Position } from './export-state.js';
 import { CursorTrail } from '../lib/cursor-trail.js';
 
 /** Empty pages in a row that return the cursor they were asked with, before the run gives up. */
@@ -12,14 +12,6 @@ export const MAX_STUCK_PAGES = 50;
 
 /** One page from `cursor` (null: the first), skipping the rows of `skip`, at most `limit` rows. */
 export type FetchPage = (cursor: string | null, limit: number, skip: Ids, signal: AbortSignal) => Promise<ReceivedPage>;
-
-/** A page and where it leaves the export (from `advance`). */
-interface SourcedPage {
-  page: ReceivedPage;
-  step: Step;
-  /** The cursor it was fetched with. */
-  cursor: string | null;
-}
 
 export interface PageSourceOptions {
   fetch: FetchPage;
@@ -46,7 +38,16 @@ export interface PageSourceOptions {
  * or fails, ends the page fetched ahead. Refusals (a cycle, too many rows from one cursor, a
  * stuck cursor) are thrown before anything of that page is handed out.
  */
-export async function* pageSource(opts: PageSourceOptions): AsyncGenerator<SourcedPage, void, undefined> {
+export async function* pageSource(opts: PageSourceOptions): AsyncGenerator<
+  {
+    page: ReceivedPage;
+    step: Step;
+    /** The cursor it was fetched with. */
+    cursor: string | null;
+  },
+  void,
+  undefined
+> {
   const ended = new AbortController();
   const signal = AbortSignal.any([opts.signal, ended.signal]);
   let cursor = opts.start.cursor;
@@ -70,11 +71,8 @@ export async function* pageSource(opts: PageSourceOptions): AsyncGenerator<Sourc
       let step: Step;
       try {
         step = advance(
-          cursor,
-          saved,
+          { cursor, saved, visited, label: opts.label },
           { nextCursor: page.nextCursor, hits: page.hits, fresh: page.freshIds },
-          visited,
-          opts.label,
         );
       } catch (err) {
         page.release();

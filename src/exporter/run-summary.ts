@@ -66,8 +66,6 @@ export interface ExportReporter {
   done(summary: ExportSummary, run?: { newState?: boolean }): void;
 }
 
-type Spinner = { text: string; stop(): void };
-
 export async function createReporter(
   deps: ReporterDeps,
   label: string,
@@ -76,7 +74,7 @@ export async function createReporter(
   const { summaryJson } = options;
   const { clock, signal, notices } = deps;
   const started = clock.now();
-  let spinner: Spinner | undefined;
+  let spinner: { text: string; stop(): void } | undefined;
   if (deps.progress) {
     const { default: ora } = await import('ora');
     spinner = ora({

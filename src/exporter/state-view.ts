@@ -1,9 +1,10 @@
 import { CliError, ExitCode } from '../errors.js';
 import type { StateDir } from './export-deps.js';
 import { closeDeadRuns } from './run-record.js';
-import { checkStateKey, urlWithoutCredentials } from './state-key.js';
+import { urlWithoutCredentials } from '../config/account-identity.js';
+import { checkStateKey } from './state-key.js';
 import { ExportStateStore } from './state-store.js';
-import type { ExportState } from './state.js';
+import type { ExportState } from './export-state.js';
 
 /** The store of the config directory in force, and the checked KEY argument. */
 export async function openStateStore(

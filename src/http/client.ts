@@ -213,10 +213,14 @@ export class HttpClient {
             headers: this.shownHeaders(failure.answer.headers),
             text: this.redact(failure.answer.text),
           });
-        throw finalError(failure, target, attempt, retryable, spec.idempotency);
+        throw finalError(failure, target, { attempts: attempt, retryable, idempotency: spec.idempotency });
       }
       if ((failure.retryAfterMs ?? 0) > maxWaitMs)
-        throw waitTooLong(failure.error, target, failure.retryAfterMs!, maxWaitMs, failure.answeredAt ?? Date.now());
+        throw waitTooLong(failure.error, target, {
+          waitMs: failure.retryAfterMs!,
+          maxWaitMs,
+          now: failure.answeredAt ?? Date.now(),
+        });
       const delayMs = Math.max(backoffDelay(attempt, this.random), failure.retryAfterMs ?? 0);
       this.opts.logger.retry({
         method: spec.method,
@@ -301,7 +305,7 @@ export class HttpClient {
 
   /** A non-2xx answer as a failed attempt; a 429 pauses the whole bucket. */
   private errorAnswer(res: Answer, text: string, complete: boolean, target: Target): Failure {
-    const error = parseFailure(res.statusCode, res.headers, text, complete, target);
+    const error = parseFailure({ status: res.statusCode, headers: res.headers, text, complete }, target);
     // One reading of the wall clock: "try again after" must name the moment the server named.
     const answeredAt = Date.now();
     const retryAfterMs = parseRetryAfter(res.headers['retry-after'], answeredAt);

@@ -54,9 +54,7 @@ export async function readRowsPage<P>(
     (index) => {
       throw shape(`data.${spec.member}.${index}: expected an object`);
     },
-    BODY_LIMITS.rowBytes,
-    MAX_DEPTH,
-    BODY_LIMITS.aroundBytes,
+    { maxHeld: BODY_LIMITS.rowBytes, maxDepth: MAX_DEPTH, maxAround: BODY_LIMITS.aroundBytes },
   );
   // The opening of the answer, to describe it if it is not JSON.
   let head = '';

@@ -14,7 +14,14 @@ export async function* csvRows(
   input: AsyncIterable<string>,
   file: string,
   delimiter = ',',
-  opts: CsvRowOptions = {},
+  opts: {
+    /** --delimiter was given: it wins over an Excel `sep=` first line (which is still taken off). */
+    delimiterGiven?: boolean;
+    /** An unnamed column is allowed and named '' (--ignore-column '' leaves out a pandas or R row index). */
+    unnamedOk?: boolean;
+    /** Called with the header's column names, and its line, once it is read. */
+    onHeader?(names: readonly string[], line: number): void;
+  } = {},
 ): AsyncGenerator<InputRow[]> {
   const sep = await excelSepLine(input);
   input = sep.input;
@@ -66,15 +73,6 @@ export async function* csvRows(
     throw new InputFileError(file, `cannot read: ${(err as Error).message}`);
   }
   if (!header) throw new InputFileError(file, 'the file is empty: expected a header row naming the columns');
-}
-
-interface CsvRowOptions {
-  /** --delimiter was given: it wins over an Excel `sep=` first line (which is still taken off). */
-  delimiterGiven?: boolean;
-  /** An unnamed column is allowed and named '' (--ignore-column '' leaves out a pandas or R row index). */
-  unnamedOk?: boolean;
-  /** Called with the header's column names, and its line, once it is read. */
-  onHeader?(names: readonly string[], line: number): void;
 }
 
 /**

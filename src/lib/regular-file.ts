@@ -102,13 +102,6 @@ export function refuseSpecialFile(path: string): void {
 }
 
 /**
- * What a write does with a symbolic link at the path (docs/guarantees.md, "Symbolic links"):
- * `refuse` it by name (ENOTREG; a state, record or config file), or `replace` the link itself
- * (a cache: the link goes, its target is untouched). Neither ever writes through it.
- */
-type LinkRule = 'refuse' | 'replace';
-
-/**
  * Writes a file cnv keeps, whole and atomically: a temporary file beside it (`<path>.tmp-<pid>-<hex>`,
  * created with O_EXCL and O_NOFOLLOW, so nothing planted is followed), fsynced, then renamed over
  * `path`. A rename replaces a symbolic link itself, never its target, so even a link put there
@@ -118,7 +111,7 @@ type LinkRule = 'refuse' | 'replace';
 export function writeRegularFileSync(
   path: string,
   data: string | Uint8Array,
-  opts: { mode: number; link: LinkRule },
+  opts: { mode: number; link: 'refuse' | 'replace' },
 ): void {
   if (opts.link === 'refuse') refuseSpecialFile(path);
   const temp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;

@@ -9,15 +9,6 @@ const SOFT_FLOOR = 8;
 /** Identifiers (id, cnvContactId, key) are what one copies from a table: cut last. */
 const IDENTIFIER = /(^|\.)(id|key|[a-z]+Id)$/;
 
-interface TableLayout {
-  /** Terminal width to fit in; undefined: no limit (a table written to a file or pipe). */
-  width?: number;
-  /** Colours a cell's (already fitted) text; the padding stays outside the colour. */
-  paint?: (column: string, value: unknown, text: string, row: Record<string, unknown>) => string;
-  /** false: no heading line (a record's name/value lines). */
-  heading?: boolean;
-}
-
 /** A table cell as one line of terminal-safe text (line breaks shown as `\n`). */
 function cellLine(value: unknown): string {
   return escapeControl(cellText(value));
@@ -68,7 +59,18 @@ function cut(chars: readonly Cell[], width: number): string {
  * way; a cut value ends in an ellipsis, never wraps. A column whose cut values would look alike
  * (keys and paths that share their start) is cut in the middle instead, keeping their ends.
  */
-export function layoutTable(head: string[], rows: Array<Record<string, unknown>>, layout: TableLayout = {}): string {
+export function layoutTable(
+  head: string[],
+  rows: Array<Record<string, unknown>>,
+  layout: {
+    /** Terminal width to fit in; undefined: no limit (a table written to a file or pipe). */
+    width?: number;
+    /** Colours a cell's (already fitted) text; the padding stays outside the colour. */
+    paint?: (column: string, value: unknown, text: string, row: Record<string, unknown>) => string;
+    /** false: no heading line (a record's name/value lines). */
+    heading?: boolean;
+  } = {},
+): string {
   const texts = rows.map((row) => head.map((c) => cells(cellLine(row[c]))));
   const heads = head.map((h) => cells(escapeControl(h)));
   const headWidths = layout.heading === false ? head.map(() => 1) : heads.map(textWidth);

@@ -26,7 +26,7 @@ export interface RowProblem {
   reason: string;
 }
 
-export type Prepared =
+export type PreparedRecord =
   { ok: true; record: RecordInput } | { ok: false; clientDedupKey?: string; problems: RowProblem[] };
 
 /** Field definitions by key, as `prepareRecord` wants them. */
@@ -46,7 +46,7 @@ export function fieldProblem(key: string, def: FieldDefinition | undefined): Row
  * flat beside it or (JSON/NDJSON) in a `fields` object. With definitions, every field must
  * exist, be writable and coerce to its dataType; every problem of the row is listed.
  */
-export function prepareRecord(row: Record<string, unknown>, opts: PrepareOptions): Prepared {
+export function prepareRecord(row: Record<string, unknown>, opts: PrepareOptions): PreparedRecord {
   const problems: RowProblem[] = [];
   const rawKey = row[DEDUP_KEY];
   const clientDedupKey =

@@ -3,7 +3,7 @@ import type { BatchDeps } from '../batch/batch-deps.js';
 import { closeFile, openFile, checkFile, type OpenedFile } from '../batch/file-open.js';
 import { sendFile, type FileBatchSpec } from '../batch/file-run.js';
 import type { CrashHook } from '../exporter/crash-points.js';
-import { accountIdentity } from '../exporter/state-key.js';
+import { accountIdentity } from '../config/account-identity.js';
 import type { CommandResult } from '../output/render.js';
 import { settleColumns } from './column-memory.js';
 import { decidedRows } from './decided-rows.js';

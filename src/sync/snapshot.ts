@@ -11,7 +11,7 @@ import { pageSource, stuckCursor } from '../exporter/page-source.js';
 import type { ExportReporter } from '../exporter/run-summary.js';
 import { stateFileStem } from '../exporter/state-key.js';
 import { ExportStateStore } from '../exporter/state-store.js';
-import type { ExportState } from '../exporter/state.js';
+import type { ExportState } from '../exporter/export-state.js';
 import { refuseSpecialFile } from '../lib/regular-file.js';
 import { FieldLabels } from './field-labels.js';
 import { readSnapshot, SnapshotBytes, SnapshotDamage, type SnapshotReader } from './snapshot-file.js';

@@ -1,6 +1,6 @@
 import { EMAIL_EVENT_TYPES, type ExportRow } from '../endpoints/exports.js';
 import type { PageFormat } from '../exporter/page-format.js';
-import type { LanePosition } from '../exporter/state.js';
+import type { LanePosition } from '../exporter/export-state.js';
 import { parseJson } from '../json/exact-json.js';
 import { stringifyJson } from '../lib/exact-number.js';
 import { oneLine } from '../lib/json-scan.js';

@@ -5,7 +5,7 @@ import { nextPosition, repeatWarnings } from '../exporter/next-position.js';
 import { BlockPool, type PageFormat } from '../exporter/page-format.js';
 import { receiver, type ReceivedPage } from '../exporter/page-receiver.js';
 import { pageSource, stuckCursor, type FetchPage } from '../exporter/page-source.js';
-import type { LanePosition } from '../exporter/state.js';
+import type { LanePosition } from '../exporter/export-state.js';
 import type { SingerOut } from './messages.js';
 
 /** One cursor of the tap (contacts, custom events, one email event type). */

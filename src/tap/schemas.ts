@@ -1,3 +1,4 @@
+import { EXPORT_MEMBERS, type ExportKind } from '../endpoints/exports.js';
 import type { FieldDefinition } from '../endpoints/fields.js';
 
 // The JSON Schemas of the streams (Singer SCHEMA messages, the catalog's `schema`). Contacts
@@ -8,20 +9,22 @@ import type { FieldDefinition } from '../endpoints/fields.js';
 export type JsonSchema = Record<string, unknown>;
 
 const nullable = (type: string, more: JsonSchema = {}): JsonSchema => ({ type: [type, 'null'], ...more });
-const text = (): JsonSchema => nullable('string');
-const dateTime = (): JsonSchema => ({ type: ['string'], format: 'date-time' });
+
+/** The properties of an export's members (src/endpoints/exports.ts EXPORT_MEMBERS), in their order. */
+function memberProperties(kind: ExportKind): Record<string, JsonSchema> {
+  const properties: Record<string, JsonSchema> = {};
+  for (const m of EXPORT_MEMBERS[kind]) {
+    properties[m.name] = {
+      type: m.nullable ? [m.type, 'null'] : [m.type],
+      ...(m.format ? { format: m.format } : {}),
+      ...(m.type === 'array' ? { items: {} } : {}),
+    };
+  }
+  return properties;
+}
 
 /** The members of an exported contact other than its fields (api-spec: Exported contact). */
-const CONTACT_MEMBERS: Record<string, JsonSchema> = {
-  id: { type: ['string'] },
-  sfdcLeadId: text(),
-  sfdcContactId: text(),
-  sfdcAccountId: text(),
-  email: text(),
-  subscriptionStatus: text(),
-  createdAt: nullable('string', { format: 'date-time' }),
-  updatedAt: dateTime(),
-};
+const CONTACT_MEMBERS = memberProperties('contacts');
 
 /** What a row's field members that no definition names go in (by their label): never dropped. */
 export const UNRESOLVED = 'unresolvedFields';
@@ -64,42 +67,10 @@ export function contactsSchema(defs: readonly FieldDefinition[]): JsonSchema {
 
 /** The custom_events stream's schema (api-spec: Custom event). */
 export function customEventsSchema(): JsonSchema {
-  return {
-    type: ['object'],
-    properties: {
-      eventId: { type: ['string'] },
-      contactId: text(),
-      occurredAt: dateTime(),
-      createdAt: nullable('string', { format: 'date-time' }),
-      eventName: text(),
-      source: text(),
-      contactEmail: text(),
-      userId: text(),
-      clientEventId: text(),
-      data: nullable('object'),
-    },
-  };
+  return { type: ['object'], properties: memberProperties('custom-events') };
 }
 
 /** The email_events stream's schema: the nine types in one stream (api-spec: Email event). */
 export function emailEventsSchema(): JsonSchema {
-  return {
-    type: ['object'],
-    properties: {
-      eventId: { type: ['string'] },
-      contactId: text(),
-      occurredAt: dateTime(),
-      eventType: { type: ['string'] },
-      sourceType: text(),
-      sourceId: text(),
-      emailId: text(),
-      emailName: text(),
-      sentEmailId: text(),
-      isBot: nullable('boolean'),
-      link: text(),
-      topicIds: nullable('array', { items: {} }),
-      bounceType: text(),
-      errorMessage: text(),
-    },
-  };
+  return { type: ['object'], properties: memberProperties('email-events') };
 }

@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { sameAccount } from '../config/account-identity.js';
 import { EMAIL_EVENT_TYPES } from '../endpoints/exports.js';
 import { UsageError } from '../errors.js';
-import { laneSchema, type LanePosition } from '../exporter/state.js';
+import { laneSchema, type LanePosition } from '../exporter/export-state.js';
 import { describeProblem, readJsonDocument } from './json-file.js';
 
 // The Singer state the tap writes (STATE messages) and reads back (--state): per stream, the
@@ -68,7 +69,7 @@ export async function readTapState(path: string, account: string): Promise<Bookm
   const bookmarks: Bookmarks = parsed.data.bookmarks ?? {};
   for (const [stream, bookmark] of Object.entries(bookmarks)) {
     const owner = (bookmark as { account?: unknown } | undefined)?.account;
-    if (typeof owner === 'string' && owner !== account) {
+    if (typeof owner === 'string' && !sameAccount(owner, account)) {
       throw new UsageError(
         `--state ${path}: bookmarks.${stream} belongs to account ${owner}, not to this config's account ${account}; refused`,
         "give this account's state, or run without --state (a full sync) to start this account over",

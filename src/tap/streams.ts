@@ -1,4 +1,4 @@
-import type { ExportKind } from '../exporter/state.js';
+import type { ExportKind } from '../endpoints/exports.js';
 
 /** The tap's streams, in the order a run syncs them. */
 export const STREAM_NAMES = ['contacts', 'custom_events', 'email_events'] as const;

@@ -200,7 +200,7 @@ describe('the batch report is a plain CSV', () => {
       command: 'contacts upsert',
       target: null,
       input: basename(input),
-      account: `${new URL(fx.emulator.url).host} sk_live_demo_****`,
+      account: `sk_live_demo@${new URL(fx.emulator.url).host}`,
     });
     expect((await contact('plain.a@example.com')).fields.city).toBe('#1 Main St');
     // Resumed from it: nothing is sent again; another command's run refuses it by its job column.

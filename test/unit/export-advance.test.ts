@@ -12,11 +12,8 @@ const step = (
   visited = new CursorTrail(cursor),
 ) =>
   advance(
-    cursor,
-    new Set(saved),
+    { cursor, saved: new Set(saved), visited, label: 'export contacts' },
     { nextCursor, hits: new Set(hits), fresh: new Set(fresh) },
-    visited,
-    'export contacts',
   );
 
 describe('advance(position, page)', () => {

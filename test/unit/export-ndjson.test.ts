@@ -7,7 +7,7 @@ import { JsonRowSplitter } from '../../src/lib/json-rows.js';
 
 /** A page's NDJSON as the export makes it: the text split as it streams, rows through the receiver. */
 async function ndjsonOf(text: string, chunk = 7, skip = new IdTable()) {
-  const format = await pageFormat('contacts', 'ndjson', null, false);
+  const format = await pageFormat({ kind: 'contacts', format: 'ndjson', layout: null });
   const page = receiver('contacts', format, skip, new BlockPool(), 5000, 'test')();
   const splitter = new JsonRowSplitter(
     'contacts',

@@ -1,6 +1,6 @@
 import { columnForm, columnNamer, FormIndex } from '../../input/column-names.js';
 import { quoteInput } from '../../input/input-rows.js';
-import { suggest } from '../../lib/suggest.js';
+import { suggest } from '../../lib/did-you-mean.js';
 import { UsageError } from '../../errors.js';
 import {
   exportLabelTarget,

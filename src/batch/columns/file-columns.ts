@@ -1,6 +1,6 @@
 import { UsageError } from '../../errors.js';
 import { columnForm, spellingsOf } from '../../input/column-names.js';
-import { suggest } from '../../lib/suggest.js';
+import { suggest } from '../../lib/did-you-mean.js';
 import { InputFileError, quoteInput, type InputRow } from '../../input/input-rows.js';
 import { readColumnFlags, type ColumnFlagValues } from './column-flags.js';
 import { turn } from '../../lib/turn.js';

@@ -322,7 +322,11 @@ function pageItems(json: unknown): unknown[] | undefined {
   return arrays.length === 1 ? arrays[0] : undefined;
 }
 
-interface Printer {
+async function makePrinter(
+  ctx: Context,
+  include: boolean,
+  silent: boolean,
+): Promise<{
   /** The status line and headers, and the blank line after them. */
   headText(res: Pick<RawResponse, 'status' | 'headers'>): string;
   head(res: RawResponse): Promise<void>;
@@ -330,9 +334,7 @@ interface Printer {
   document(value: unknown): Promise<void>;
   /** One JSON line. */
   line(value: unknown): Promise<void>;
-}
-
-async function makePrinter(ctx: Context, include: boolean, silent: boolean): Promise<Printer> {
+}> {
   const out = ctx.io.stdout;
   const compact = ctx.globals.format === 'ndjson';
   const expression = ctx.globals.query;

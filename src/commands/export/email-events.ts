@@ -154,9 +154,7 @@ export async function run(ctx: Context, { opts }: CommandInput<typeof options>):
     await runTypesToDir(
       exportDepsOf(ctx),
       { printDocument, label: `export email-events ${emailTypesLabel(types)}` },
-      runOptions,
-      types,
-      resolve(outDir),
+      { base: runOptions, types, dir: resolve(outDir) },
     );
     return { kind: 'none' };
   }

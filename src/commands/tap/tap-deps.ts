@@ -1,6 +1,6 @@
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { accountIdentity } from '../../exporter/state-key.js';
+import { accountIdentity } from '../../config/account-identity.js';
 import { readTapConfig, type TapConfig } from '../../tap/config.js';
 import type { TapDeps } from '../../tap/run-deps.js';
 

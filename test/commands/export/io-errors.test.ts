@@ -5,13 +5,13 @@ import { basename, dirname, join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ExportStateStore } from '../../../src/exporter/state-store.js';
 import { cnvInProcess } from '../../helpers/cli.js';
-import { MOCK_API, useMockApi } from '../../helpers/mock-api.js';
+import { MOCK_API, useFakeApi } from '../../helpers/fake-api.js';
 
 // A full disk, a read-only file system or a denied write under the output, the state or the
 // lock: exit 8 naming the path, the data as correct as ever, the run closed as failed.
 const BASE = MOCK_API;
 const KEY = 'sk_live_mock@api.test/contacts';
-const api = useMockApi({ contactFields: true });
+const api = useFakeApi({ contactFields: true });
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -24,7 +24,8 @@ function page(cursor: string | undefined, rows: unknown[], next: string | null) 
     .intercept({ path: '/v2/exports/contacts', method: 'POST', body: (b) => JSON.parse(b).cursor === cursor })
     .reply(200, { data: { contacts: rows }, pagination: { nextCursor: next } });
 }
-const run = (args: string[]) => cnvInProcess(['export', 'contacts', ...args], { env: api.env, dispatcher: api.agent });
+const run = (args: string[]) =>
+  cnvInProcess(['export', 'contacts', ...args], { env: api.env, dispatcher: api.dispatcher });
 const state = async () => (await ExportStateStore.open(api.dir)).list()[0];
 const errno = (code: string) => Object.assign(new Error(`${code}: injected, write`), { code });
 const lines = (path: string) =>

@@ -12,19 +12,19 @@ import { parseJson } from '../../../src/json/exact-json.js';
 import { stringifyJson } from '../../../src/lib/exact-number.js';
 import { readPagesWhole } from '../../bench/whole-page-reader.mjs';
 import { cnvInProcess } from '../../helpers/cli.js';
-import { answerContactsPage, exportContact, MOCK_API, useMockApi } from '../../helpers/mock-api.js';
+import { answerContactsPage, exportContact, MOCK_API, useFakeApi } from '../../helpers/fake-api.js';
 
 // In-process runs against undici's MockAgent: the server behaviours the emulator does not show.
 const BASE = MOCK_API;
 const KEY = 'sk_live_mock@api.test/contacts';
 const STDOUT_KEY = `${KEY}/stdout`;
-const api = useMockApi({ contactFields: true });
+const api = useFakeApi({ contactFields: true });
 
 const contact = exportContact;
 const page = (cursor: string | undefined, rows: unknown[], next: string | null, times = 1) =>
   answerContactsPage(api.agent, cursor, rows, next, times);
 const run = (args: string[], opts: { signal?: AbortSignal } = {}) =>
-  cnvInProcess(['export', 'contacts', ...args], { env: api.env, dispatcher: api.agent, ...opts });
+  cnvInProcess(['export', 'contacts', ...args], { env: api.env, dispatcher: api.dispatcher, ...opts });
 /** The state of `key`, or the one state of the test (file exports' default keys name the file). */
 const state = async (key?: string) => {
   const store = await ExportStateStore.open(api.dir);
@@ -40,6 +40,12 @@ const versions = (seen: readonly string[]) =>
     return id.slice(0, -17);
   });
 const fileKey = (out: string) => `${KEY}:${out}`;
+/** The ids of the rows an NDJSON file holds, in order. */
+const idsIn = (out: string) =>
+  readFileSync(out, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l).id);
 const outFile = () => join(mkdtempSync(join(api.dir, 'out-')), 'contacts.ndjson');
 /** A run's summary document: --json's on stdout when the rows go to --out, else --summary-json's file (stdout holds the rows). */
 const summaryOf = async (args: string[]) => {
@@ -58,12 +64,7 @@ describe('export runner (in-process, MockAgent)', () => {
     const out = outFile();
     const res = await run(['--out', out]);
     expect(res.exitCode, res.stderr).toBe(0);
-    expect(
-      readFileSync(out, 'utf8')
-        .trim()
-        .split('\n')
-        .map((l) => JSON.parse(l).id),
-    ).toEqual(['a', 'b']);
+    expect(idsIn(out)).toEqual(['a', 'b']);
     expect(readFileSync(out, 'utf8')).toContain('"novel":{"kept":true}');
     const s = await state();
     expect(s?.current).toMatchObject({ cursor: 'c3', rows: 2, pages: 4 });
@@ -252,7 +253,7 @@ describe('export runner (in-process, MockAgent)', () => {
       ],
     ];
     for (const [args, message] of cases) {
-      const res = await cnvInProcess(args, { env: api.env, dispatcher: api.agent });
+      const res = await cnvInProcess(args, { env: api.env, dispatcher: api.dispatcher });
       expect(res.exitCode, args.join(' ')).toBe(2);
       expect(res.stderr, args.join(' ')).toMatch(message);
     }
@@ -308,7 +309,7 @@ describe('export runner: page size', () => {
       limits.length = 0;
       const res = await cnvInProcess(['export', ...args, '--no-state', '-o', 'ndjson'], {
         env: api.env,
-        dispatcher: api.agent,
+        dispatcher: api.dispatcher,
       });
       expect(res.exitCode, res.stderr).toBe(0);
       expect(limits, args.join(' ')).toEqual([asked]);
@@ -329,14 +330,14 @@ describe('export runner: NDJSON rows are the bytes the API sent', () => {
       .persist();
     const asSent = await cnvInProcess(['export', 'contacts', '--no-state', '-o', 'ndjson'], {
       env: api.env,
-      dispatcher: api.agent,
+      dispatcher: api.dispatcher,
     });
     expect(asSent.exitCode, asSent.stderr).toBe(0);
     expect(asSent.stdout).toBe(rows.map((r) => r + '\n').join(''));
     const restore = readPagesWhole({ HttpClient, requestOf, rowsData, stringifyJson });
     const whole = await cnvInProcess(['export', 'contacts', '--no-state', '-o', 'ndjson'], {
       env: api.env,
-      dispatcher: api.agent,
+      dispatcher: api.dispatcher,
     }).finally(restore);
     expect(whole.exitCode, whole.stderr).toBe(0);
     // Read whole, a page keeps its numbers' digits (the HTTP core reads every answer so) but
@@ -378,6 +379,20 @@ describe('export runner: default state keys per output', () => {
       `hint: export state "${KEY}" (profile "default") writes this file: --state-key ${KEY} continues it`,
     );
     expect(await summaryOf([])).toMatchObject({ stateKey: STDOUT_KEY, rows: 1, skipped: 0 });
+  });
+
+  it('one account: a state made with the base URL typed with a trailing slash continues with it typed without', async () => {
+    page(undefined, [contact('a')], 'c1');
+    page('c1', [contact('b')], null, 2);
+    const out = outFile();
+    const slashed = await cnvInProcess(['export', 'contacts', '--out', out], {
+      env: { ...api.env, CNV_BASE_URL: `${BASE}/` },
+      dispatcher: api.dispatcher,
+    });
+    expect(slashed.exitCode, slashed.stderr).toBe(0);
+    const again = await run(['--out', out]);
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(idsIn(out)).toEqual(['a', 'b']);
   });
 });
 
@@ -506,7 +521,7 @@ describe('--excel-safe (CSV)', () => {
     const csv = async (args: string[]) => {
       const res = await cnvInProcess(['export', 'contacts', '--no-state', '-o', 'csv', ...args], {
         env: api.env,
-        dispatcher: api.agent,
+        dispatcher: api.dispatcher,
       });
       expect(res.exitCode, res.stderr).toBe(0);
       const [header, row] = parse(res.stdout) as string[][];
@@ -525,7 +540,7 @@ describe('--excel-safe (CSV)', () => {
     expect(await csv([])).toMatchObject(risky);
     const ndjson = await cnvInProcess(['export', 'contacts', '--no-state', '-o', 'ndjson', '--excel-safe'], {
       env: api.env,
-      dispatcher: api.agent,
+      dispatcher: api.dispatcher,
     });
     expect([ndjson.exitCode, ndjson.stderr]).toEqual([
       2,

@@ -1,7 +1,6 @@
 import { z } from 'zod';
+import { EXPORT_KINDS } from '../endpoints/exports.js';
 
-const EXPORT_KINDS = ['contacts', 'custom-events', 'email-events'] as const;
-export type ExportKind = (typeof EXPORT_KINDS)[number];
 export type FileFormat = 'csv' | 'ndjson';
 
 /** How many run manifests a state keeps (the latest last). */
@@ -127,7 +126,7 @@ export const stateSchema = z.object({
   emailType: z.string().optional(),
   profile: z.string(),
   baseUrl: z.string(),
-  /** The account (base URL and the key's identity: state-key.ts accountIdentity). */
+  /** The account (base URL and the key's identity: src/config/account-identity.ts). */
   account: z.string(),
   createdAt: z.string(),
   updatedAt: z.string(),
