@@ -4,11 +4,13 @@ import { describe, expect, it } from 'vitest';
 import { batchFiles } from '../helpers/batch-files.js';
 import { cnv } from '../helpers/cli.js';
 import { useEmulator } from '../helpers/emulator.js';
-import { csv, syncTools } from '../helpers/sync-runs.js';
+import { csv, people, syncTools } from '../helpers/sync-runs.js';
+import { cnvOnTerminal } from '../helpers/terminal.js';
 
 // Issue 47, `contacts sync` as an operator meets it in its first week, through the built binary:
-// the hint of an input error is the error's own on the first run as on later ones, and a first
-// run that fails leaves no state behind.
+// the hint of an input error is the error's own on the first run as on later ones, a first run
+// that fails leaves no state behind, the summary says what was sent, and the plan's table starts
+// with its totals and shows old -> new even when compact.
 
 const fx = useEmulator({ rateLimit: 0 }, { faults: true });
 const { write, reportPath } = batchFiles('cnv-sync-operator-');
@@ -107,5 +109,50 @@ describe('contacts sync: a failed first run leaves no state behind', () => {
     expect(next.exitCode, next.stderr).toBe(0);
     expect(next.stderr).not.toMatch(/^note:/m);
     expect(JSON.parse(readFileSync(summary, 'utf8')).sync).toMatchObject({ create: 1, snapshot: { full: false } });
+  });
+});
+
+describe('contacts sync: the summary says what happened', () => {
+  it('"3 sent (updated 3), 27 unchanged", and sync.sent in --summary-json (succeeded kept); a dry run says what it would send', async () => {
+    const env = envWith();
+    const rows = people('said', 30);
+    expect((await cnv(['contacts', 'sync', '--file', write('said.csv', csv(rows))], { env })).exitCode).toBe(0);
+    const changed = rows.map(([e, c], i): [string, string] => [e, i < 3 ? `Moved ${i}` : c]);
+    const file = write('said-changed.csv', csv(changed));
+    const dry = await cnv(['contacts', 'sync', '--file', file, '--dry-run'], { env });
+    expect(dry.exitCode, dry.stderr).toBe(0);
+    expect(dry.stderr).toMatch(
+      /^dry run, nothing sent: 30 rows: 3 to send, 27 unchanged, 0 failed, 0 invalid, 0 skipped in /m,
+    );
+    const summary = `${reportPath()}.json`;
+    const res = await cnv(['contacts', 'sync', '--file', file, '--summary-json', summary], { env });
+    expect(res.exitCode, res.stderr).toBe(0);
+    expect(res.stderr).toMatch(/^30 rows: 3 sent \(updated 3\), 27 unchanged, 0 failed, 0 invalid, 0 skipped in /m);
+    expect(res.stderr).not.toMatch(/succeeded/);
+    const doc = JSON.parse(readFileSync(summary, 'utf8'));
+    expect(doc).toMatchObject({ rows: 30, succeeded: 30, byStatus: { updated: 3, unchanged: 27 } });
+    expect(doc.sync).toMatchObject({ sent: 3, create: 0, update: 3, unchanged: 27 });
+  });
+});
+
+describe('contacts sync --plan on a terminal', () => {
+  it('the totals come first, and a compact row shows old -> new of its first changed fields', async () => {
+    const env = envWith();
+    const rows = people('planned', 25);
+    expect((await cnv(['contacts', 'sync', '--file', write('planned.csv', csv(rows))], { env })).exitCode).toBe(0);
+    const file = write('planned-changed.csv', csv(rows.map(([e], i): [string, string] => [e, `Moved ${i}`])));
+    const res = await cnvOnTerminal(['contacts', 'sync', '--file', file, '--plan', '--no-progress'], {
+      env,
+      columns: 120,
+      rows: 100,
+    });
+    expect(res.exitCode, res.stdout).toBe(0);
+    const lines = res.stdout.split('\n');
+    const total = lines.findIndex((l) => /^Plan: 0 to create, 25 to update, 0 unchanged, 0 invalid\.$/.test(l));
+    const header = lines.findIndex((l) => /^line +action +contact +changes$/.test(l));
+    expect(total, res.stdout).toBeGreaterThanOrEqual(0);
+    expect(header).toBeGreaterThan(total);
+    expect(lines[header + 1]).toMatch(/^2 +update +planned-0@example\.com +fields\.city: City 0 -> Moved 0$/);
+    expect(lines.filter((l) => /^\d+ +update +planned-/.test(l))).toHaveLength(25);
   });
 });
