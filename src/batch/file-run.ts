@@ -48,6 +48,8 @@ export interface FileRowsSpec<P> {
   summary?: {
     /** The summary line in place of the file run's (a sync's plan says what it decided, not "0 valid"). */
     first?(counts: BatchCounts, elapsedMs: number): string | undefined;
+    /** What the rows came to, in the summary line in place of `N succeeded (...)` (a sync's: `50 sent, 4950 unchanged`). */
+    outcome?(counts: BatchCounts): string;
     line(counts: BatchCounts): string | undefined;
     data(counts: BatchCounts): Record<string, unknown>;
     exitCode?(code: number): number;
@@ -182,12 +184,12 @@ async function* preparedRows<P>(run: FileRun<P>, progress: Progress): AsyncGener
 /** The run's end: the problems and notes, the summary (a line, --quiet's failure line, the --json document, --summary-json), the exit code or the error. */
 function finish<P>(run: FileRun<P>, stoppedBy: unknown): CommandResult {
   const { deps, counts } = run;
-  const { options } = run.spec;
+  const { options, summary } = run.spec;
   // An interruption (or stdout closed) wins: a report on a closed stdout fails because of it.
   const ending = deps.signal.aborted ? deps.signal.reason : stoppedBy;
   const base =
     stoppedBy === undefined ? counts.exitCode() : ending instanceof CliError ? ending.exitCode : ExitCode.internal;
-  const exitCode = base === ExitCode.ok && run.spec.summary?.exitCode ? run.spec.summary.exitCode(base) : base;
+  const exitCode = base === ExitCode.ok && summary?.exitCode ? summary.exitCode(base) : base;
   if (!options.report) listProblems(deps.notices, run.problems, counts);
   run.notes.show(deps.notices);
   run.spec.cells?.blanks.show(deps.notices);
@@ -197,10 +199,10 @@ function finish<P>(run: FileRun<P>, stoppedBy: unknown): CommandResult {
     report: options.report,
     stopped: stoppedBy === undefined ? undefined : messageOf(stoppedBy),
   };
-  deps.notices.info(run.spec.summary?.first?.(counts, info.elapsedMs) ?? summaryLine(counts, info));
-  const extra = run.spec.summary?.line(counts);
+  deps.notices.info(summary?.first?.(counts, info.elapsedMs) ?? summaryLine(counts, info, summary?.outcome?.(counts)));
+  const extra = summary?.line(counts);
   if (extra) deps.notices.info(extra);
-  const more = run.spec.summary?.data(counts) ?? {};
+  const more = summary?.data(counts) ?? {};
   const redact = (text: string) => deps.notices.redact(text);
   if (deps.quiet && exitCode === ExitCode.partial) deps.io.stderr.write(redact(quietFailureLine(counts, info)) + '\n');
   const blankCells = run.spec.cells && { blankCells: run.spec.cells.blanks.summary() };

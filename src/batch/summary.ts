@@ -67,17 +67,22 @@ export function summaryData(counts: BatchCounts, info: SummaryInfo): Record<stri
   };
 }
 
-/** One line: `2500 rows: 2490 succeeded (added 2490), 5 failed, 5 invalid, 0 skipped in 3.2 s (781 rows/s)`. */
-export function summaryLine(counts: BatchCounts, info: SummaryInfo): string {
+/**
+ * One line: `2500 rows: 2490 succeeded (added 2490), 5 failed, 5 invalid, 0 skipped in 3.2 s (781 rows/s)`.
+ * `outcome`, when given, says what the rows that did not fail came to in place of `2490 succeeded (...)`.
+ */
+export function summaryLine(counts: BatchCounts, info: SummaryInfo, outcome?: string): string {
   // Plain digits (no grouping): these lines are grepped by scripts.
   const n = (v: number) => String(v);
   const rows = `${counts.rows} ${counts.rows === 1 ? 'row' : 'rows'}`;
   const detail = ROW_STATUSES.filter((s) => SUCCESS_STATUSES.has(s) && counts.count(s) > 0).map(
     (s) => `${s} ${n(counts.count(s))}`,
   );
-  const ok = info.dryRun
-    ? `${n(counts.count('valid'))} valid`
-    : `${n(counts.succeeded)} succeeded${detail.length ? ` (${detail.join(', ')})` : ''}`;
+  const ok =
+    outcome ??
+    (info.dryRun
+      ? `${n(counts.count('valid'))} valid`
+      : `${n(counts.succeeded)} succeeded${detail.length ? ` (${detail.join(', ')})` : ''}`);
   const earlier = counts.earlier > 0 ? `, ${n(counts.earlier)} of them done in an earlier run` : '';
   const head = info.dryRun ? 'dry run, nothing sent: ' : info.stopped ? 'stopped early: ' : '';
   const report = info.report && info.report !== '-' ? `; report: ${info.report}` : '';

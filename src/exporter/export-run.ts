@@ -130,7 +130,9 @@ export async function withExportRun(
     }
     const format = await pageFormat({ ...opts, layout: plan.layout, fieldKeys: plan.fieldKeys });
     const output = new PageOutput({ stdout: deps.stdout, sink, format, compress: opts.compress, log, plan, crash });
-    if (sink && plan.fileStart?.mode === 'replace') await startAfresh(log, plan, sink, multi);
+    // No state yet: none to record the emptying in first, and a run that fails before its first page leaves none.
+    if (sink && plan.fileStart?.mode === 'replace')
+      await (plan.prior ? startAfresh(log, plan, sink, multi) : sink.empty());
     const start: Position = {
       ...plan.start,
       format: opts.format,

@@ -62,6 +62,7 @@ export function decidedRows<B extends Record<string, unknown>>(
     orderKey: (body) => [...new Set([...keysOf(body), ...(reaching.get(body) ?? [])])],
     summary: {
       first: plan ? (batch, elapsedMs) => counts.settle(batch).planSummary(batch.rows, elapsedMs) : undefined,
+      outcome: (batch) => counts.outcome(batch, base.options.mode),
       line: (batch) => counts.settle(batch).line(base.options.mode),
       data: (batch) => counts.settle(batch).data(),
       exitCode: (code) => (opts.exitCode && counts.pending > 0 ? ExitCode.pendingChanges : code),

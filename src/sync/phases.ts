@@ -9,6 +9,7 @@ import { settleColumns } from './column-memory.js';
 import { decidedRows } from './decided-rows.js';
 import type { PlanOutput } from './plan-output.js';
 import { lockSync, refreshSnapshot, type SnapshotDeps } from './snapshot.js';
+import { discardUncommittedSnapshot } from './uncommitted-snapshot.js';
 
 /** How a sync runs, beyond the contacts file run it decides. */
 interface ContactsSyncOptions {
@@ -59,18 +60,27 @@ export async function runSync<B extends Record<string, unknown>>(
   const reading = opts.fields().then((fields) => fields ?? new Map<string, FieldDefinition>());
   // The refresh mostly waits on the network and the disk: the file's opening and scan (CPU) go on meanwhile.
   const stop = new AbortController();
-  const refreshing = reading.then((fields) =>
-    refreshSnapshot(
-      { ...deps.snapshot, signal: AbortSignal.any([deps.snapshot.signal, stop.signal]) },
-      { key: opts.key, fields, full: opts.fullRefresh, staleAfter: opts.staleAfter, crash: opts.crash },
-    ),
-  );
+  const refreshing = reading
+    .then((fields) =>
+      refreshSnapshot(
+        { ...deps.snapshot, signal: AbortSignal.any([deps.snapshot.signal, stop.signal]) },
+        { key: opts.key, fields, full: opts.fullRefresh, staleAfter: opts.staleAfter, crash: opts.crash },
+      ),
+    )
+    .catch(async (err: unknown) => {
+      // A first refresh that committed no page leaves nothing behind (its export saved no state).
+      await discardUncommittedSnapshot(deps.snapshot, opts.key);
+      throw err;
+    });
   refreshing.catch(() => {}); // awaited below, whichever way the file's opening goes
   let opened: OpenedFile;
+  let remember: () => void;
   try {
-    opened = await openChecked(deps, base, opts);
+    ({ opened, remember } = await openChecked(deps, base, opts));
   } catch (err) {
-    stop.abort(err);
+    // The refresh stops for the file with a reason of its own: the file's error (and its hint) is
+    // the one the run ends with, never reworded as the refresh's.
+    stop.abort(new Error('the input was refused'));
     await refreshing.catch(() => {});
     throw err;
   }
@@ -79,6 +89,7 @@ export async function runSync<B extends Record<string, unknown>>(
     throw err;
   });
   deps.snapshot.onDispose(() => snapshot.close());
+  remember();
   const { rows, counts } = decidedRows(snapshot, {
     base,
     fields: await reading,
@@ -90,19 +101,23 @@ export async function runSync<B extends Record<string, unknown>>(
   return result;
 }
 
-/** The file opened, its columns compared with the last sync's (under the sync's lock), its numbers settled. */
+/**
+ * The file opened, its columns compared with the last sync's (under the sync's lock), its numbers
+ * settled; and what remembers its columns, once the run gets to its rows.
+ */
 async function openChecked<B>(
   deps: { batch: BatchDeps; snapshot: SnapshotDeps },
   base: FileBatchSpec<B>,
   opts: ContactsSyncOptions,
-): Promise<OpenedFile> {
+): Promise<{ opened: OpenedFile; remember: () => void }> {
   const opened = await openFile(deps.batch, base);
+  let remember: () => void;
   try {
-    settleColumns(deps.snapshot, { ...opts, path: base.path }, opened.columns.resolved());
+    remember = settleColumns(deps.snapshot, { ...opts, path: base.path }, opened.columns.resolved());
   } catch (err) {
     await closeFile(opened);
     throw err;
   }
   await checkFile(deps.batch, opened);
-  return opened;
+  return { opened, remember };
 }

@@ -31,7 +31,7 @@ export const options = commandOptions(
     ),
     planFormat: flag(
       '--plan-format <form>',
-      `the plan's table on a terminal: full (a line per changed value), compact (a line per contact, naming the changed fields); default full up to ${PLAN_COMPACT_AFTER} contacts, compact past that`,
+      `the plan's table on a terminal: full (a line per changed value), compact (a line per contact, its first changes old -> new); default full up to ${PLAN_COMPACT_AFTER} contacts, compact past that`,
       z.enum(['full', 'compact']).optional(),
       { choices: ['full', 'compact'] },
     ),
@@ -116,7 +116,13 @@ export const output = (): JsonOutput => {
     documents: [
       fileRunDocument(
         undefined,
-        fileRunSummary().extend({ sync: z.strictObject({ ...counts, snapshot: snapshot.nullable() }) }),
+        fileRunSummary().extend({
+          sync: z.strictObject({
+            ...counts,
+            sent: z.number().describe('rows sent and applied: created or updated; 0 with --plan or --dry-run'),
+            snapshot: snapshot.nullable(),
+          }),
+        }),
       ),
       {
         when: 'with --plan',
@@ -158,15 +164,17 @@ companyFields.employees). --accept-columns sends it where it resolves now, and r
 a --map by key (--map 'Employees=fields.contactEmployees') never moves.
 
 --dry-run refreshes the snapshot, then prints the body of each row that would be sent.
---plan sends nothing: a table on a terminal (one line per changed value; "update?" when sent
-because unsure; a contact shown by its email when the row has one; past ${PLAN_COMPACT_AFTER} contacts one
-line per contact naming the changed fields: --plan-format full|compact chooses; a table longer
-than the terminal goes through the pager), else NDJSON: {"type":"change","line","action","contact","cnvContactId",
+--plan sends nothing: on a terminal the counts (Plan: ...), then a table (one line per changed
+value; "update?" when sent because unsure; a contact shown by its email when the row has one;
+past ${PLAN_COMPACT_AFTER} contacts one line per contact with its first changes old -> new:
+--plan-format full|compact chooses; a table longer than the terminal goes through the pager),
+else NDJSON: {"type":"change","line","action","contact","cnvContactId",
 "changes":[{"field","old","new"}],"unsure"} per contact that would change, then
 {"type":"summary","create","update","unchanged","invalid","unsure","unsureReasons"}. -q
-applies to each line. Without --plan, --json or -q prints the run's summary document on stdout
-(with its "sync" member: the counts and what the refresh read). --exit-code: exit 9 when rows
-would be (or were) sent.
+applies to each line. The summary says what was sent and what was not ("50 sent (updated 50),
+4950 unchanged"); without --plan, --json or -q prints the run's summary document on stdout
+(with its "sync" member: the counts, "sent", and what the refresh read). --exit-code: exit 9
+when rows would be (or were) sent.
 
 The snapshot is an export state (\`cnv export state list\` shows it, "<account>/contacts-sync"), its file
 under the config directory's sync/ (mode 0600); one sync per account runs at a time (exit 7).
