@@ -7,7 +7,7 @@ import {
   IDENTIFIER_COLUMNS,
   prepareIdentifierRow,
 } from '../batch/contact-batch-add.js';
-import { runFileBatch } from '../batch/file-run.js';
+import { runFileBatch, type FileBatchSpec } from '../batch/file-run.js';
 import {
   BATCH_GLOBALS,
   batchFlags,
@@ -66,7 +66,7 @@ export const membershipAddOptions = commandOptions(
   },
 );
 
-interface MembershipTarget {
+export interface MembershipTarget {
   /** "audience" or "campaign", for messages. */
   noun: string;
   /** The batch add request of these contacts (what a --dry-run shows). */
@@ -111,6 +111,17 @@ export async function runMembershipAdd(
     path: opts.batch,
     job: { command: target.command, target: targetId },
     options: batchRunOptions(opts, BATCH_DEFAULTS, globalRunMode(ctx.globals)),
+    ...membershipRows(ctx, target, targetId),
+  });
+}
+
+/** The rows of a membership file (audience and campaigns add and sync): their columns, each row's contact, the batch add request. */
+export function membershipRows(
+  ctx: Context,
+  target: Pick<MembershipTarget, 'batchRequest' | 'batch'>,
+  targetId: string,
+): Pick<FileBatchSpec<ContactIdentifier>, 'columns' | 'prepare' | 'request' | 'send'> {
+  return {
     columns: {
       rules: batchAddColumns(requestLine(target.batchRequest(targetId, []))),
       identifierColumns: IDENTIFIER_COLUMNS,
@@ -125,7 +136,7 @@ export async function runMembershipAdd(
       () => ctx.http(),
       (http, contacts, signal) => target.batch(http, targetId, contacts, signal),
     ),
-  });
+  };
 }
 
 /** Help text about --batch, shared by both commands. */

@@ -21,7 +21,7 @@ export interface LedgerPaths {
 }
 
 /** The ledger directory of a config directory. */
-export function ledgerDir(configDir: string): string {
+function ledgerDir(configDir: string): string {
   return join(configDir, 'ledger');
 }
 

@@ -13,7 +13,7 @@ import {
 import type { LedgerDeps } from './ledger.js';
 
 /** A job's ledger as `cnv ledger list` and `show` print it. */
-export interface LedgerItem {
+interface LedgerItem {
   job: string;
   command: string | null;
   target: string | null;

@@ -30,7 +30,7 @@ export interface RecordsDeps {
 }
 
 /** The flags of a records file run. */
-export interface RecordsOptions {
+interface RecordsOptions {
   customObjectId: string;
   /** The input file, or `-`. */
   file: string;
@@ -79,7 +79,11 @@ export async function recordsFileSpec(
   const coercing = o.coerce !== false || check;
   const numbers = new NumberConvention(o.runOptions.numbers);
   const blanks = new BlankCells('--empty-cells null clears the field instead');
-  const prepareOptions = { definitions: coercing ? definitions : undefined, emptyCells: o.emptyCells, coerce: { numbers } };
+  const prepareOptions = {
+    definitions: coercing ? definitions : undefined,
+    emptyCells: o.emptyCells,
+    coerce: { numbers },
+  };
   const typesNumbers = [...(prepareOptions.definitions?.values() ?? [])].some(
     (d) => d.dataType.toUpperCase() === 'NUMBER',
   );
@@ -114,7 +118,10 @@ export async function recordsFileSpec(
       // JSON rows are typed too, and may name fields inside "fields".
       scanWanted: (input, columns) => typesNumbers && (input.format !== 'csv' || numberColumn(columns)),
       scan: (row, columns) =>
-        void prepareRecord(renameRow(row, columns, check).values ?? {}, { ...prepareOptions, csv: row.textual === true }),
+        void prepareRecord(renameRow(row, columns, check).values ?? {}, {
+          ...prepareOptions,
+          csv: row.textual === true,
+        }),
     },
     request,
     // Rows of one record wait for the earlier chunk holding it: the last row in the file wins.
