@@ -56,7 +56,7 @@ const TIERS = [
   ['endpoints', 'config', 'files'],
   ['input', 'output', 'terminal'],
   ['batch', 'exporter'],
-  ['contacts'],
+  ['contacts', 'ledger'],
   ['records', 'sync', 'tap'],
   ['cmdutil'],
   ['commands'],

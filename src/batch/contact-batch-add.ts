@@ -9,7 +9,7 @@ import type { ColumnResolver, ColumnRules } from './columns/column-resolver.js';
 import type { Prepared } from './file-run.js';
 import { shapeRow } from './row-body.js';
 import { blank, checkRow } from './row-check.js';
-import type { BatchSender, ItemOutcome } from './types.js';
+import { isRefusal, type BatchSender, type ItemOutcome } from './types.js';
 
 // Shared by `audience add --batch` and `campaigns add --batch`: rows name one contact each.
 
@@ -89,7 +89,9 @@ export function batchAddSender(
       throw new ResponseShapeError(`the batch answer has ${results.length} results for ${items.length} contacts`);
     }
     return results.map((r): ItemOutcome =>
-      r.added ? { status: 'added', id: r.cnvContactId } : { status: 'failed', error: r.error, message: r.message },
+      r.added
+        ? { status: 'added', id: r.cnvContactId }
+        : { status: 'failed', error: r.error, message: r.message, refusal: isRefusal(r.error) },
     );
   };
 }

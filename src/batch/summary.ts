@@ -33,9 +33,9 @@ export class BatchCounts {
     return this.rows - this.count('skipped') - this.count('invalid') - this.earlier;
   }
 
-  /** 0 when every row succeeded (or, in a dry run, was valid); 6 when some failed or were invalid. */
+  /** 0 when every row succeeded (or, in a dry run, was valid); 6 when some failed, were invalid or were held. */
   exitCode(): number {
-    return this.count('failed') + this.count('invalid') > 0 ? ExitCode.partial : ExitCode.ok;
+    return this.count('failed') + this.count('invalid') + this.count('held') > 0 ? ExitCode.partial : ExitCode.ok;
   }
 }
 

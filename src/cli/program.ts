@@ -116,7 +116,7 @@ async function loadLeaf(ctx: Context, cmd: Command, setExitCode: (code: number) 
   mod.options.addTo(cmd);
   mod.configure(cmd);
   // Derived when a help page is laid out, never on a run: the schemas are built only then.
-  (cmd as CnvCommand).helpParts.json = () => describeOutput(mod.output());
+  (cmd as CnvCommand).helpParts.json = () => describeOutput(mod.output(), true);
   cmd.action(async (...params: unknown[]) => {
     const command = params[params.length - 1] as Command;
     const queried =

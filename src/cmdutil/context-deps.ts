@@ -9,6 +9,7 @@ import type { Output } from '../output/format.js';
 import { pagerCommand } from '../output/pager.js';
 import type { Notices, ProgressDisplay } from '../output/notices.js';
 import type { FieldCacheDeps } from '../records/field-cache.js';
+import type { RecordsDeps } from '../records/records-file.js';
 
 // The narrow inputs of the layers below the commands, made from a command's Context. A command
 // hands exporter/, batch/, records/, sync/ and output/ these, never the Context itself.
@@ -113,4 +114,9 @@ export function fieldCacheDepsOf(ctx: Context): FieldCacheDeps {
     notices: noticesOf(ctx),
     verbose: ctx.globals.verbose,
   };
+}
+
+/** What a records file run takes (records upsert, records sync). */
+export function recordsDepsOf(ctx: Context): RecordsDeps {
+  return { http: () => ctx.http(), signal: ctx.signal, warn: (message) => ctx.warn(message) };
 }

@@ -1,6 +1,6 @@
 import type { RecordInput, RecordResult } from '../endpoints/records.js';
 import type { Prepared } from '../batch/file-run.js';
-import type { ItemOutcome } from '../batch/types.js';
+import { isRefusal, type ItemOutcome } from '../batch/types.js';
 import type { PreparedRecord, RowProblem } from './prepare.js';
 
 const PROBLEM_CODES: Record<RowProblem['kind'], string> = {
@@ -37,6 +37,7 @@ export function recordOutcome(result: RecordResult | undefined): ItemOutcome {
       status: 'failed',
       error,
       message: result.message ?? messageOf(result.error) ?? 'the API refused this record',
+      refusal: isRefusal(error),
     };
   }
   const operation = result.operation?.toUpperCase();

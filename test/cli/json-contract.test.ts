@@ -14,6 +14,7 @@ import {
   FIXTURE_FORMS,
   FIXTURE_WORKFLOWS,
 } from '../../src/emulator/seed/fixtures.js';
+import { ledgerJob } from '../../src/ledger/ledger-job.js';
 import { cnvInProcess } from '../helpers/cli.js';
 import { emulatorFixture } from '../helpers/emulator.js';
 
@@ -30,8 +31,20 @@ beforeAll(async () => {
   writeFileSync(join(fx.configDir, 'events.ndjson'), '{"event":"json_file","email":"ada@example.com"}\n');
   writeFileSync(join(fx.configDir, 'members.csv'), 'email\nada@example.com\n');
   writeFileSync(join(fx.configDir, 'sync.csv'), `email\n${FIXTURE_CONTACTS.ada.email}\n`);
+  writeFileSync(
+    join(fx.configDir, 'orders.csv'),
+    `order_id,event,email\no-1,json_file,${FIXTURE_CONTACTS.ada.email}\n`,
+  );
+  writeFileSync(
+    join(fx.configDir, 'ledgers.csv'),
+    `json_a,json_b,json_c,event,email\na,b,c,json_ledger,${FIXTURE_CONTACTS.ada.email}\n`,
+  );
 });
 afterAll(() => fx.close());
+
+/** A ledger job of this file's emulator and config directory (docs/ledger.md): events tracked with --id-column `column`. */
+const eventsJob = (column: string) =>
+  ledgerJob({ baseUrl: fx.emulator.url, apiKey: fx.emulator.keys.full }, 'events track', undefined, column).key;
 
 const str = z.string();
 const campaign = z.looseObject({ id: str, name: str });
@@ -138,6 +151,26 @@ const CASES: Case[] = [
     args: ['records', 'upsert', FIXTURE_CUSTOM_OBJECT.id, '--file', 'RECORDS', '--check'],
     read: true,
   },
+  // A first sync's plan: the contact to add, then the summary line.
+  {
+    command: 'audience sync',
+    doc: 1,
+    args: ['audience', 'sync', FIXTURE_AUDIENCES.vip.id, '--file', 'MEMBERS', '--plan'],
+    also: z.looseObject({ type: z.literal('summary'), remove: z.literal(0) }),
+    read: true,
+  },
+  {
+    command: 'campaigns sync',
+    doc: 1,
+    args: ['campaigns', 'sync', FIXTURE_CAMPAIGNS.springWebinar.id, '--file', 'MEMBERS', '--plan'],
+    also: z.looseObject({ type: z.literal('summary'), remove: z.literal(0) }),
+    read: true,
+  },
+  // The ledgers made before each run (below): events tracked with --id-column json_a, json_b, json_c.
+  { command: 'ledger list', args: ['ledger', 'list'], also: z.array(z.unknown()).min(1), read: true },
+  { command: 'ledger show', args: () => ['ledger', 'show', eventsJob('json_a')], read: true },
+  { command: 'ledger show', doc: 1, args: () => ['ledger', 'show', eventsJob('json_a'), '--entries'], read: true },
+  { command: 'ledger reset', args: (run) => ['ledger', 'reset', eventsJob(run === 1 ? 'json_b' : 'json_c'), '--yes'] },
   { command: 'export state list', args: ['export', 'state', 'list'], also: z.array(z.unknown()).min(1), read: true },
   { command: 'export state show', args: ['export', 'state', 'show', 'json-contract'], read: true },
   // A --defer-commit run committed in the set-up below: committing it again is a no-op (exit 0).
@@ -191,6 +224,24 @@ const CASES: Case[] = [
     document: true,
   },
   { command: 'events track', doc: 1, args: ['events', 'track', '--file', 'CONFIG/events.ndjson'], document: true },
+  {
+    command: 'events track',
+    doc: 2,
+    args: ['events', 'track', '--file', 'CONFIG/orders.csv', '--id-column', 'order_id'],
+    also: z.looseObject({ ledger: z.looseObject({ job: z.string() }) }),
+    document: true,
+  },
+  {
+    command: 'audience sync',
+    args: ['audience', 'sync', FIXTURE_AUDIENCES.followUp.id, '--file', 'CONFIG/members.csv'],
+    document: true,
+  },
+  {
+    command: 'campaigns sync',
+    args: ['campaigns', 'sync', FIXTURE_CAMPAIGNS.springWebinar.id, '--file', 'CONFIG/members.csv'],
+    document: true,
+  },
+  { command: 'records sync', args: ['records', 'sync', FIXTURE_CUSTOM_OBJECT.id, '--file', 'RECORDS'], document: true },
   {
     command: 'audience add',
     doc: 1,
@@ -381,8 +432,23 @@ describe('one JSON contract per command', () => {
     async ({ command, doc, also, args, read }) => {
       const argv = (run: number) =>
         (typeof args === 'function' ? args(run) : args).map((a) =>
-          a === 'RECORDS' ? join(fx.configDir, 'records.csv') : a === 'SYNC' ? join(fx.configDir, 'sync.csv') : a,
+          a === 'RECORDS'
+            ? join(fx.configDir, 'records.csv')
+            : a === 'SYNC'
+              ? join(fx.configDir, 'sync.csv')
+              : a === 'MEMBERS'
+                ? join(fx.configDir, 'members.csv')
+                : a,
         );
+      if (argv(1)[0] === 'ledger')
+        for (const column of ['json_a', 'json_b', 'json_c']) {
+          const file = join(fx.configDir, 'ledgers.csv');
+          const made = await cnvInProcess(
+            ['events', 'track', '--file', file, '--id-column', column, '--ignore-unknown-columns', '--quiet'],
+            { env: fx.env },
+          );
+          expect(made.exitCode, made.stderr).toBe(0);
+        }
       if (argv(1)[0] === 'export')
         await cnvInProcess(
           [

@@ -11,12 +11,14 @@ describe('row statuses, listed once', () => {
       'unchanged',
       'tracked',
       'duplicate',
+      'removed',
       'valid',
       'failed',
       'invalid',
+      'held',
       'skipped',
     ]);
-    expect([...SUCCESS_STATUSES]).toEqual(ROW_STATUSES.slice(0, 6));
+    expect([...SUCCESS_STATUSES]).toEqual(ROW_STATUSES.slice(0, 7));
   });
 
   it("a run's summary counts each status in that order, whatever order the rows ended in", () => {
