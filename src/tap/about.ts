@@ -1,4 +1,4 @@
-import { STREAM_NAMES } from './streams.js';
+import { STREAM_NAMES } from './stream-table.js';
 
 /**
  * --about: what the tap is and the settings of its config (the Singer SDK's `--about --format

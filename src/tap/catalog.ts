@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { UsageError } from '../errors.js';
 import { describeProblem, readJsonDocument } from './json-file.js';
 import type { JsonSchema } from './schemas.js';
-import { STREAM_NAMES, STREAMS, type StreamName } from './streams.js';
+import { STREAM_NAMES, STREAMS, type StreamName } from './stream-table.js';
 
 /** One stream of a catalog, as discovery writes it (Singer catalog, Meltano's metadata). */
 function catalogEntry(name: StreamName, schema: JsonSchema) {

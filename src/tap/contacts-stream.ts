@@ -4,9 +4,9 @@ import { ContactFields } from './contact-record.js';
 import { contactFieldDefs } from './field-defs.js';
 import { runLane } from './lane.js';
 import { recordEnd, recordStart } from './messages.js';
-import { NEW_LANE, type ContactsBookmark } from './state.js';
-import { STREAMS } from './streams.js';
-import type { SyncRun } from './sync-run.js';
+import { NEW_LANE, type ContactsBookmark } from './bookmarks.js';
+import { STREAMS } from './stream-table.js';
+import type { TapRun } from './tap-run.js';
 
 /**
  * The contacts stream. Its SCHEMA comes from the CONTACT field definitions read now; a row that
@@ -15,7 +15,7 @@ import type { SyncRun } from './sync-run.js';
  * this is a full pass: every record carries the pass's table version, and its end writes
  * ACTIVATE_VERSION, so a target with hard_delete drops the contacts deleted since.
  */
-export async function syncContacts(run: SyncRun): Promise<void> {
+export async function syncContacts(run: TapRun): Promise<void> {
   const { deps, out } = run;
   const { key, replicationKey } = STREAMS.contacts;
   const fields = new ContactFields(await contactFieldDefs(deps.http, deps.signal), run.opts.excluded.contacts);

@@ -7,15 +7,15 @@ import { oneLine } from '../lib/json-scan.js';
 import { runLane } from './lane.js';
 import { recordEnd, recordStart } from './messages.js';
 import { customEventsSchema, emailEventsSchema, type JsonSchema } from './schemas.js';
-import { NEW_LANE } from './state.js';
-import { STREAMS, type StreamName } from './streams.js';
-import type { SyncRun } from './sync-run.js';
+import { NEW_LANE } from './bookmarks.js';
+import { STREAMS, type StreamName } from './stream-table.js';
+import type { TapRun } from './tap-run.js';
 
 /**
  * RECORD lines of events: the row's own text (every digit as sent), rows older than `sinceMs`
  * left out; with deselected properties, the row read losslessly and written without them.
  */
-function eventFormat(run: SyncRun, stream: StreamName, sinceMs?: number): PageFormat {
+function eventFormat(run: TapRun, stream: StreamName, sinceMs?: number): PageFormat {
   const start = recordStart(stream);
   const end = recordEnd(undefined, run.extractedAt);
   const excluded = run.opts.excluded[stream];
@@ -33,18 +33,18 @@ function eventFormat(run: SyncRun, stream: StreamName, sinceMs?: number): PageFo
 }
 
 /** A stream's schema without the properties the catalog deselects. */
-function withoutExcluded(run: SyncRun, stream: StreamName, schema: JsonSchema): JsonSchema {
+function withoutExcluded(run: TapRun, stream: StreamName, schema: JsonSchema): JsonSchema {
   for (const name of run.opts.excluded[stream] ?? []) delete (schema.properties as Record<string, unknown>)[name];
   return schema;
 }
 
 /** The lane input every stream shares. */
-function laneBase(run: SyncRun, label: string) {
+function laneBase(run: TapRun, label: string) {
   const { deps, out } = run;
   return { http: deps.http, label, signal: deps.signal, now: deps.now, warn: deps.warn, out, afterPage: run.checkHeap };
 }
 
-export async function syncCustomEvents(run: SyncRun): Promise<void> {
+export async function syncCustomEvents(run: TapRun): Promise<void> {
   const { deps, out } = run;
   const { key, replicationKey } = STREAMS.custom_events;
   await out.schema(
@@ -70,7 +70,7 @@ export async function syncCustomEvents(run: SyncRun): Promise<void> {
   });
 }
 
-export async function syncEmailEvents(run: SyncRun): Promise<void> {
+export async function syncEmailEvents(run: TapRun): Promise<void> {
   const { deps, out } = run;
   const { key, replicationKey } = STREAMS.email_events;
   await out.schema('email_events', withoutExcluded(run, 'email_events', emailEventsSchema()), [key], [replicationKey]);

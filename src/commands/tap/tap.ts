@@ -113,10 +113,10 @@ export async function run(ctx: Context, { opts }: CommandInput<typeof options>):
     return { kind: 'none' };
   }
   const [{ sync }, { readSelection }, { readTapState }, { STREAM_NAMES }] = await Promise.all([
-    import('../../tap/sync.js'),
+    import('../../tap/tap-sync.js'),
     import('../../tap/catalog.js'),
-    import('../../tap/state.js'),
-    import('../../tap/streams.js'),
+    import('../../tap/bookmarks.js'),
+    import('../../tap/stream-table.js'),
   ]);
   const catalog = opts.catalog ?? opts.properties;
   const flag = opts.catalog !== undefined ? '--catalog' : '--properties';

@@ -3,16 +3,16 @@ import { syncContacts } from './contacts-stream.js';
 import { syncCustomEvents, syncEmailEvents } from './events-stream.js';
 import { SingerOut } from './messages.js';
 import type { TapDeps } from './run-deps.js';
-import type { SyncOptions, SyncRun } from './sync-run.js';
+import type { TapRunOptions, TapRun } from './tap-run.js';
 
 /**
  * Syncs the selected streams in order (contacts, custom_events, email_events): a SCHEMA first,
  * then each page's RECORDs and a STATE after them; a final STATE always. Streams not selected
  * are not read at all; their bookmarks in the given state are carried over unchanged.
  */
-export async function sync(deps: TapDeps, opts: SyncOptions): Promise<void> {
+export async function sync(deps: TapDeps, opts: TapRunOptions): Promise<void> {
   const out = new SingerOut(deps.stdout);
-  const run: SyncRun = {
+  const run: TapRun = {
     deps,
     opts,
     out,

@@ -1,11 +1,11 @@
 import type { EXPORT_PAGE_LIMITS } from '../endpoints/endpoints.js';
 import type { SingerOut } from './messages.js';
 import type { TapDeps } from './run-deps.js';
-import type { Bookmarks } from './state.js';
-import type { StreamName } from './streams.js';
+import type { Bookmarks } from './bookmarks.js';
+import type { StreamName } from './stream-table.js';
 
 /** What one sync is asked for. */
-export interface SyncOptions {
+export interface TapRunOptions {
   selected: ReadonlySet<StreamName>;
   /** Per stream, the properties the catalog deselects (left out of its SCHEMA and RECORDs). */
   excluded: Partial<Record<StreamName, ReadonlySet<string>>>;
@@ -17,9 +17,9 @@ export interface SyncOptions {
 }
 
 /** A sync in progress: where messages go, and the bookmarks every STATE carries. */
-export interface SyncRun {
+export interface TapRun {
   deps: TapDeps;
-  opts: SyncOptions;
+  opts: TapRunOptions;
   out: SingerOut;
   bookmarks: Bookmarks;
   /** When this run began: RECORDs' time_extracted. */
