@@ -50,4 +50,4 @@ export const setFlag = (description: string) =>
 
 /** `--data '{...}'` (jsonObject): a JSON object. */
 export const dataFlag = (description: string) =>
-  flag('--data <json>', description, ownRecord(z.unknown()).optional(), { parse: jsonObject });
+  flag('--data <json>', description, ownRecord().optional(), { parse: jsonObject });

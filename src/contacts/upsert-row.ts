@@ -13,7 +13,7 @@ const CODES: Record<string, string> = {
   companyFields: 'invalid_field',
 };
 
-const fieldMap = ownRecord(z.unknown(), 'expected an object of field key to value');
+const fieldMap = ownRecord('expected an object of field key to value');
 const statusOf = (v: unknown) => (typeof blank(v) === 'string' ? String(blank(v)).toUpperCase() : blank(v));
 
 /** The body of one contact upsert, as a row of a file gives it. */

@@ -11,7 +11,7 @@ export const contactAnswer = once(() =>
       userId: z.string().nullable().optional(),
       subscriptionStatus: z.string(),
       // A field keyed `__proto__` stays a member (ownRecord: zod's record would drop it).
-      fields: ownRecord(z.unknown()).default({}),
+      fields: ownRecord().default({}),
       createdAt: z.string(),
       updatedAt: z.string(),
     })

@@ -39,7 +39,7 @@ const rowSchema = z
     userId: z.preprocess(blank, z.string({ message: 'expected a string' }).optional()),
     email: z.preprocess(blank, emailSchema.optional()),
     clientEventId: z.preprocess(blank, z.string({ message: 'expected a string' })),
-    data: ownRecord(z.unknown()).optional(),
+    data: ownRecord().optional(),
   })
   .refine((b) => b.userId !== undefined || b.email !== undefined, {
     message: `no identifier: give ${spellingsOf(['userId', 'email'])}, in any case`,
