@@ -28,8 +28,8 @@ interface LaneInput {
   commit: (pos: LanePosition) => Promise<void>;
   /** True once the run is to end after the page at hand (max pages, a test's bound). */
   until?: () => boolean;
-  /** After each page is committed (the heap hold's check). */
-  afterPage?: () => void;
+  /** After each page is committed, with its rows not delivered before (the heap hold's check, the counts). */
+  afterPage?: (fresh: number) => void;
 }
 
 /**
@@ -63,7 +63,7 @@ export async function runLane(input: LaneInput): Promise<LanePosition> {
       for (const warning of repeatWarnings(label, page, step)) input.warn(warning);
       pos = nextPosition(pos, page, step, input.now());
       await input.commit(pos);
-      input.afterPage?.();
+      input.afterPage?.(page.fresh);
     }
   } catch (err) {
     throw rejectedCursor(err, label, pos, input.start);

@@ -59,7 +59,7 @@ async function fullTable(
       } else lines += writer.lines(record, version);
     }
     await writer.text(lines);
-    run.afterPage();
+    run.afterPage(items.length);
     if (run.opts.test) return;
   }
   await writer.activateVersion(version);

@@ -7,6 +7,8 @@ interface StreamCounts {
   /** The run's RECORD count when the stream started. */
   base: number;
   records: number;
+  /** Rows read that no earlier run delivered (each makes a RECORD per output, unless start_date or a rewind leaves it out). */
+  rows: number;
   /** Records already logged in a record_count METRIC (the SDK logs the count since the last). */
   logged: number;
   pages: number;
@@ -56,6 +58,7 @@ export class TapMeter {
     this.streams.set(stream, {
       base: this.written(),
       records: 0,
+      rows: 0,
       logged: 0,
       pages: 0,
       requests: 0,
@@ -64,23 +67,31 @@ export class TapMeter {
     });
   }
 
-  /** After a page of the stream at hand (a record_count METRIC once a minute). */
-  page(): void {
+  /** After a page of the stream at hand, with its fresh rows (a record_count METRIC once a minute). */
+  page(fresh: number): void {
     const counts = this.counts();
     counts.pages++;
+    counts.rows += fresh;
     counts.records = this.written() - counts.base;
     if (this.now() - counts.loggedAt >= RECORD_COUNT_EVERY_MS) this.logCount(counts);
   }
 
-  /** The stream at hand ends: its last record_count and its summary line. */
-  end(): void {
+  /**
+   * The stream at hand ends: its last record_count and its summary line, which says how many rows
+   * start_date (or a rewound bookmark) left out, when some were. `outputs`: RECORDs per row (stream maps' copies).
+   */
+  end(outputs = 1): void {
     const counts = this.counts();
     const records = (counts.records = this.written() - counts.base);
     this.logCount(counts);
     const seconds = (this.now() - counts.startedAt) / 1000;
+    const left = outputs > 0 ? counts.rows - Math.round(records / outputs) : 0;
     this.info(
-      `${this.current}: ${records} record${records === 1 ? '' : 's'}, ${counts.pages} page${counts.pages === 1 ? '' : 's'}, ` +
-        `${counts.requests} request${counts.requests === 1 ? '' : 's'}, ${seconds.toFixed(1)} s`,
+      `${this.current}: ${plural(records, 'record')}, ${plural(counts.pages, 'page')}, ` +
+        `${plural(counts.requests, 'request')}, ${seconds.toFixed(1)} s` +
+        (left > 0
+          ? `; ${plural(left, 'row')} older than start_date (or the state's replication_key_value) not emitted`
+          : ''),
     );
     this.current = undefined;
   }
@@ -101,3 +112,5 @@ export class TapMeter {
     this.info(`INFO METRIC: ${JSON.stringify({ type, metric, value, tags: { ...tags, pid: this.pid } })}`);
   }
 }
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;

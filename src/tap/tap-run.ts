@@ -39,8 +39,8 @@ export interface TapRun {
   limit(kind: keyof typeof EXPORT_PAGE_LIMITS): number;
   /** Writes a STATE with every bookmark (none under --test). */
   commit(): Promise<void>;
-  /** After each page: the heap hold's check (nothing in-process) and the stream's counts. */
-  afterPage(): void;
+  /** After each page, with its rows not delivered before: the heap hold's check (nothing in-process) and the stream's counts. */
+  afterPage(fresh: number): void;
   /** The writer of a stream's messages (its outputs after stream_maps). */
   writer(stream: StreamName): StreamWriter;
   meter: TapMeter;

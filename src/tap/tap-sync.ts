@@ -45,22 +45,23 @@ export async function sync(deps: TapDeps, opts: TapRunOptions): Promise<void> {
         ? 1
         : Math.max(1, Math.min(EXPORT_PAGE_LIMITS[kind].max, opts.pageSize ?? EXPORT_PAGE_LIMITS[kind].default)),
     commit: () => (opts.test ? Promise.resolve() : out.state({ bookmarks: run.bookmarks })),
-    afterPage: () => {
+    afterPage: (fresh) => {
       checkHeap();
-      meter.page();
+      meter.page(fresh);
     },
     writer: (stream) => writers.get(stream)!,
     meter,
   };
   for (const stream of streamsToRead(opts)) {
-    writers.set(stream, new StreamWriter(out, outputsOf(stream, opts), extractedAt));
+    const outputs = outputsOf(stream, opts);
+    writers.set(stream, new StreamWriter(out, outputs, extractedAt));
     meter.start(stream);
     try {
       await SYNC[stream](run);
     } catch (err) {
       throw streamError(err, stream, deps.signal);
     }
-    meter.end();
+    meter.end(outputs.length);
   }
   await run.commit();
 }
