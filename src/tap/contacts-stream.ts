@@ -97,12 +97,12 @@ function contactFormat(
 ): PageFormat & { held(row: ExportRow, text: string): Promise<void> } {
   const start = recordStart('contacts');
   const end = recordEnd(version, extractedAt);
-  const plain = writer.plain;
+  const { plain, learns } = writer;
   const skip = (row: ExportRow) => sinceMs !== undefined && Date.parse(String(row.updatedAt)) < sinceMs;
   return {
     preamble: () => Buffer.alloc(0),
     holds: (row) =>
-      fields.unknownLabel(row) !== undefined || (writer.learns && !skip(row) && writer.holds(fields.record(row, ''))),
+      fields.unknownLabel(row) !== undefined || (learns && !skip(row) && writer.holds(fields.record(row, ''))),
     line: (row, text = JSON.stringify(row)) => {
       if (skip(row)) return '';
       return plain ? start + fields.recordText(row, text) + end : writer.lines(fields.record(row, text), version);

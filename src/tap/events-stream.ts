@@ -34,8 +34,9 @@ function eventFormat(
     return row;
   };
   const skip = (row: ExportRow) => sinceMs !== undefined && Date.parse(String(row.occurredAt)) < sinceMs;
+  const plain = writer.plain;
   const line = (text: string): string =>
-    !writer.plain
+    !plain
       ? writer.lines(record(text))
       : excluded
         ? start + stringifyJson(record(text)) + end
