@@ -13,6 +13,7 @@ const REWORDS: Array<[RegExp, string]> = [
   [/--base-url/g, "base_url in the tap's config"],
   [/ \(`cnv doctor` tells whether it is the API\)/g, ''],
   [/; `cnv doctor` checks it/g, ''],
+  [/`cnv config set-key` or CNV_API_KEY/g, "api_key in the tap's config, or TAP_CNV_API_KEY"],
   [/--timeout/g, 'timeout_ms'],
   [/--max-retries/g, 'max_retries'],
 ];

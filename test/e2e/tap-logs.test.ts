@@ -115,7 +115,17 @@ describe("errors in the tap's words", () => {
     expect(key.stderr).toMatch(/the API key from api_key of --config .*config\.json contains whitespace/);
     const shape = await tap(['--config', tapConfig(fx, {}, 'not-a-key-shape'), '--test']);
     expect(shape.stderr).toMatch(/warning: the API key from api_key of --config .* does not have the form/);
-    for (const r of [url, key, shape]) expect(r.stderr).not.toMatch(/--base-url|--api-key/);
+    const creds = await tap([
+      '--config',
+      jsonFile('c.json', { base_url: 'https://u:p@api.example.com', api_key: 'sk_live_a_b' }),
+    ]);
+    expect(creds.exitCode).toBe(2);
+    expect(creds.stderr).toMatch(/from base_url of --config .*c\.json contains a user name or password/);
+    expect(creds.stderr).toContain(
+      "hint: remove them from the URL: the API is authenticated by the API key alone (api_key in the tap's config, or TAP_CNV_API_KEY)",
+    );
+    for (const r of [url, key, shape, creds])
+      expect(r.stderr).not.toMatch(/--base-url|--api-key|set-key|[^_]CNV_API_KEY/);
   });
 
   it('a number too big for the tap says which value it is', async () => {
