@@ -15,7 +15,7 @@ export const options = commandOptions(
   {
     config: textFlag(
       '--config <file>',
-      "the tap's config (JSON): api_key, base_url, start_date, page_size, max_retries, timeout_ms, or profile (docs/singer.md)",
+      "the tap's config (JSON): api_key, base_url, start_date, page_size, max_retries, timeout_ms, or profile; stream_maps, flattening_enabled (docs/singer.md)",
     ),
     state: textFlag('--state <file>', 'the state to resume from: the value of the last STATE message a run wrote'),
     catalog: textFlag(
@@ -97,15 +97,18 @@ export function configure(cmd: Command): void {
 A Singer tap of the account (also installed as the executable tap-cnv, for Meltano's
 \`executable: tap-cnv\`). Streams: contacts (key id, replication key updatedAt), custom_events
 and email_events (key eventId, replication key occurredAt; the nine email types in one
-stream, each its own cursor), all INCREMENTAL. stdout holds only Singer messages: SCHEMA, then
-each page's RECORDs and a STATE after them, a final STATE always; logs go to stderr. The key
-and URL come from --config only (or the cnv profile it names), never from CNV_* variables;
-the key appears in no message, catalog or state. A run without --state is a full pass of
-contacts, ended by ACTIVATE_VERSION: a target with hard_delete drops deleted contacts.
-See docs/singer.md.
+stream, each its own cursor), INCREMENTAL; fields (key key) and campaigns (key id), FULL_TABLE.
+stdout holds only Singer messages: SCHEMA, then each page's RECORDs and a STATE after them, a
+final STATE always; logs, a summary line per stream and METRIC lines go to stderr. The key and
+URL come from --config only (or the cnv profile it names), never from CNV_* variables; the key
+appears in no message, catalog or state. A run without --state is a full pass of contacts,
+ended by ACTIVATE_VERSION: a target with hard_delete drops deleted contacts. The config may
+also hold stream_maps and flattening_enabled (the Meltano SDK's common forms). See docs/singer.md.
 
 Examples:
   $ cnv tap --about
+  $ tap-cnv --about --format markdown
+  $ tap-cnv --config config.json --test
   $ tap-cnv --config config.json --discover > catalog.json
   $ tap-cnv --config config.json --catalog catalog.json > messages.ndjson
   $ tap-cnv --config config.json --catalog catalog.json --state state.json | target-jsonl`,
