@@ -14,7 +14,8 @@ export interface GlobalOptions {
   apiKey?: string;
   baseUrl?: string;
   json: boolean;
-  format?: 'table' | 'json' | 'ndjson' | 'csv';
+  /** markdown: only `cnv tap --about` writes it (a leaf's `markdown`); every other command refuses it. */
+  format?: 'table' | 'json' | 'ndjson' | 'csv' | 'markdown';
   /** -q/--query: a JMESPath expression applied to the JSON output. */
   query?: string;
   verbose: boolean;
@@ -72,6 +73,8 @@ export interface ClientChoice {
 export interface GivenCredentials {
   apiKey: string;
   baseUrl: string;
+  /** What they are called in messages (the tap's `api_key of --config FILE`), instead of --api-key and --base-url. */
+  sources?: { apiKey: string; baseUrl: string };
 }
 
 /** What every command gets; commands never touch process, conf or undici directly, nor change the globals. */

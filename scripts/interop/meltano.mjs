@@ -3,13 +3,16 @@
 // installs nothing and needs no package index at run time.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { STREAMS } from './account.mjs';
 import { run } from './proc.mjs';
 
 const setting = (name, kind, more = {}) => ({ name, ...(kind ? { kind } : {}), ...more });
 
 /**
  * The meltano.yml document (JSON is YAML, so no YAML writer is needed). Without `pg`, no
- * target-postgres; `select`: the extractor's select rules (default: Meltano's, every stream).
+ * target-postgres; `select`: the extractor's select rules (default: the streams the checks
+ * compare with cnv's export, STREAMS; the FULL_TABLE fields and campaigns would add their
+ * records to every run's counts).
  */
 export function meltanoYml({ tap, venvs, jsonlDir, pg, select }) {
   return {
@@ -32,7 +35,7 @@ export function meltanoYml({ tap, venvs, jsonlDir, pg, select }) {
           ],
           // base_url and api_key come from TAP_CNV_BASE_URL / TAP_CNV_API_KEY: no key in this file.
           config: { start_date: '2000-01-01T00:00:00Z' },
-          ...(select ? { select } : {}),
+          select: select ?? Object.keys(STREAMS).map((stream) => `${stream}.*`),
         },
       ],
       loaders: [

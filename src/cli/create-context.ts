@@ -147,6 +147,7 @@ class Account {
       {
         apiKeyFlag: this.given?.apiKey ?? globals.apiKey,
         baseUrlFlag: this.given?.baseUrl ?? globals.baseUrl,
+        flagSources: this.given?.sources,
         profileFlag: globals.profile,
         env: this.deps.env,
       },

@@ -291,7 +291,8 @@ export const COMMANDS: Entry[] = [
   {
     name: 'tap',
     summary: "Run as a Singer tap (Meltano's tap-cnv): contacts, custom and email events into any warehouse",
-    globals: ['--verbose', '--debug', '--quiet', '--timeout', '--max-retries', '--max-retry-wait'],
+    globals: ['--format', '--verbose', '--debug', '--quiet', '--timeout', '--max-retries', '--max-retry-wait'],
+    markdown: true,
     load: () => import('../commands/tap/tap.js'),
   },
   {

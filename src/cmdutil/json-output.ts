@@ -62,10 +62,11 @@ const descriptionOf = (schema: z.ZodType): string | undefined => (schema as { de
 function member(name: string, schema: z.ZodType): string {
   const { inner, optional } = unwrap(schema);
   const def = defOf(inner);
-  const shape = ['object', 'array', 'record', 'union', 'literal', 'enum'].includes(def.type)
+  const shape = ['object', 'array', 'record', 'union', 'literal', 'enum', 'custom'].includes(def.type)
     ? `: ${shapeOf(inner)}`
     : '';
-  const described = descriptionOf(schema) ?? descriptionOf(inner);
+  // A custom schema's description is its shape (src/json/own-record.ts).
+  const described = def.type === 'custom' ? undefined : (descriptionOf(schema) ?? descriptionOf(inner));
   return `${name}${optional ? '?' : ''}${shape}${described ? ` (${described})` : ''}`;
 }
 
@@ -95,6 +96,8 @@ export function shapeOf(schema: z.ZodType): string {
     case 'unknown':
     case 'any':
       return 'any JSON';
+    case 'custom':
+      return descriptionOf(inner) ?? 'any JSON';
     default:
       return def.type;
   }

@@ -118,6 +118,8 @@ export class HttpClient {
   private keyForms: KeyForms | null | undefined;
   private firstRequest: Send | undefined;
   private undici: Promise<Send> | undefined;
+  /** Told of every attempt's end besides the log (the tap's metrics: `watch`). */
+  private readonly watchers: Array<RequestLogger['response']> = [];
 
   constructor(opts: HttpClientOptions) {
     this.opts = opts;
@@ -150,6 +152,11 @@ export class HttpClient {
     const res = await this.request({ ...spec, data: answerData(answer), paginated: answer.paginated });
     const data = answer.member === undefined ? res.data : (res.data as Record<string, unknown>)[answer.member];
     return answer.paginated ? { items: data, nextCursor: res.nextCursor ?? null } : data;
+  }
+
+  /** Tells `watcher` how every attempt ended (its status and time), beside the request log in force. */
+  watch(watcher: RequestLogger['response']): void {
+    this.watchers.push(watcher);
   }
 
   /** Any request whose `data` is checked by a schema given here (doctor's probes); endpoints of the table go through `call`. */
@@ -259,7 +266,7 @@ export class HttpClient {
       const capture = logger.wantsBodies ? new BodyCapture() : undefined;
       const resBody = capture ? capture.wrap(res.body) : res.body;
       const answered = () =>
-        logger.response({
+        this.responded({
           method: spec.method,
           path: url.pathname,
           attempt,
@@ -290,7 +297,7 @@ export class HttpClient {
       if (err instanceof CliError) throw err;
       if (err instanceof NotRetried) throw err.error;
       const networkCode = networkErrorCode(err);
-      logger.response({
+      this.responded({
         method: spec.method,
         path: url.pathname,
         attempt,
@@ -301,6 +308,11 @@ export class HttpClient {
     } finally {
       deadline.release();
     }
+  }
+
+  private responded(info: Parameters<RequestLogger['response']>[0]): void {
+    this.opts.logger.response(info);
+    for (const watcher of this.watchers) watcher(info);
   }
 
   /** A non-2xx answer as a failed attempt; a 429 pauses the whole bucket. */

@@ -1,5 +1,6 @@
 import { EXPORT_MEMBERS, type ExportKind } from '../endpoints/exports.js';
 import type { FieldDefinition } from '../endpoints/fields.js';
+import { renamedKey } from './property-names.js';
 
 // The JSON Schemas of the streams (Singer SCHEMA messages, the catalog's `schema`). Contacts
 // carry one property per CONTACT field, named by its key (stable across label renames), so a
@@ -29,9 +30,13 @@ const CONTACT_MEMBERS = memberProperties('contacts');
 /** What a row's field members that no definition names go in (by their label): never dropped. */
 export const UNRESOLVED = 'unresolvedFields';
 
-/** The property of a field: its key, unless a contact member (or `unresolvedFields`) has that name. */
+/**
+ * The property of a field: its key, or `field_<key>` when a contact member (or `unresolvedFields`)
+ * has that name, a target reserves it (`_sdc_*`), or it starts with `field_` itself, so that no
+ * renamed key lands on another field's name whatever keys the account has (property-names.ts).
+ */
 export function fieldProperty(key: string): string {
-  return Object.hasOwn(CONTACT_MEMBERS, key) || key === UNRESOLVED ? `field_${key}` : key;
+  return Object.hasOwn(CONTACT_MEMBERS, key) || key === UNRESOLVED || renamedKey(key) ? `field_${key}` : key;
 }
 
 /** The schema of one field's values by its dataType; an unknown type takes any JSON value. */

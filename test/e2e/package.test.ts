@@ -43,7 +43,7 @@ describe('npm pack', () => {
     const about = await execa(tapBin, ['--about', '--format', 'json'], { env });
     expect(JSON.parse(about.stdout)).toMatchObject({
       name: 'tap-cnv',
-      capabilities: ['catalog', 'discover', 'state', 'about'],
+      capabilities: ['catalog', 'discover', 'state', 'about', 'stream-maps', 'flattening'],
     });
     const config = join(work, 'tap-config.json');
     writeFileSync(config, JSON.stringify({ base_url: fx.emulator.url, api_key: fx.emulator.keys.full }));
@@ -54,6 +54,8 @@ describe('npm pack', () => {
       'contacts',
       'custom_events',
       'email_events',
+      'fields',
+      'campaigns',
     ]);
   }, 180_000);
 });

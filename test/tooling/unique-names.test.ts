@@ -3,7 +3,7 @@ import { basename, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
-// One name, one meaning: a maintainer who reads `state.ts` or `Position` should not have to ask
+// One name, one meaning: a maintainer who reads a file name or a type name (`Position`) should not have to ask
 // which one. A file's base name is unique in src/ outside the layouts where the folder says
 // what it is (a command's `<noun>/<verb>.ts`, the emulator's routes and seed data, one resource
 // a file, and index.ts), and no two exported types (interface, type alias, enum, class) share a
@@ -13,13 +13,6 @@ const SRC = join(ROOT, 'src');
 
 /** Layouts whose base names repeat by design: the folder says what the file is. */
 const LAYOUTS = [/^src\/commands\//, /^src\/emulator\/routes\//, /^src\/emulator\/seed\//, /\/index\.ts$/];
-
-/**
- * Names other work is renaming at the time of writing (issue 43: contacts sync's refresh and
- * the tap's Meltano habits): allowed until then, never a model for a new name.
- */
-const PENDING_FILES = ['src/tap/sync-run.ts', 'src/tap/state.ts', 'src/tap/streams.ts'];
-const PENDING_TYPES = ['SyncOptions'];
 
 function files(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
@@ -53,7 +46,7 @@ function exportedTypes(file: string): string[] {
 
 describe('one name, one meaning (src/)', () => {
   it('no base file name means two things outside the layouts that repeat them by design', () => {
-    const named = SOURCES.filter((f) => !LAYOUTS.some((l) => l.test(f)) && !PENDING_FILES.includes(f));
+    const named = SOURCES.filter((f) => !LAYOUTS.some((l) => l.test(f)));
     expect(repeated(named.map((f) => [f, basename(f)]))).toEqual({});
   });
 
@@ -61,7 +54,6 @@ describe('one name, one meaning (src/)', () => {
     const types = SOURCES.flatMap((f) => exportedTypes(f).map((name): [string, string] => [f, name]));
     expect(types.length).toBeGreaterThan(100);
     const twice = repeated(types);
-    for (const name of PENDING_TYPES) delete twice[name];
     expect(twice).toEqual({});
   });
 

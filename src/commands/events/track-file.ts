@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { TrackEventBody } from '../../endpoints/events.js';
 import { ENDPOINTS } from '../../endpoints/endpoints.js';
 import { requestOf } from '../../http/endpoint.js';
+import { ownRecord } from '../../json/own-record.js';
 import { ColumnResolver, type ColumnRules } from '../../batch/columns/column-resolver.js';
 import { runFileBatch, type FileBatchSpec, type Prepared } from '../../batch/file-run.js';
 import { batchRunOptions, globalRunMode } from '../../cmdutil/batch-options.js';
@@ -41,7 +42,7 @@ const rowSchema = z
     userId: z.preprocess(blank, z.string({ message: 'expected a string' }).optional()),
     email: z.preprocess(blank, emailSchema.optional()),
     clientEventId: z.preprocess(blank, z.string({ message: 'expected a string' })),
-    data: z.record(z.string(), z.unknown(), { message: 'expected a JSON object' }).optional(),
+    data: ownRecord().optional(),
   })
   .refine((b) => b.userId !== undefined || b.email !== undefined, {
     message: `no identifier: give ${spellingsOf(['userId', 'email'])}, in any case`,

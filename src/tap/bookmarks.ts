@@ -4,6 +4,8 @@ import { EMAIL_EVENT_TYPES } from '../endpoints/exports.js';
 import { UsageError } from '../errors.js';
 import { laneSchema, type LanePosition } from '../exporter/export-state.js';
 import { describeProblem, readJsonDocument } from './json-file.js';
+import { stateParts } from './state-document.js';
+import type { StreamName } from './stream-table.js';
 
 // The Singer state the tap writes (STATE messages) and reads back (--state): per stream, the
 // export protocol's position (the cursor and the identities delivered from it, so a resumed run
@@ -16,6 +18,8 @@ const contactsBookmark = laneSchema.extend({
   version: z.number().int(),
   /** True while a full pass runs: its end writes ACTIVATE_VERSION. */
   full_pass: z.boolean(),
+  /** The CONTACT field keys the run read: a key gone by the next run is a deleted field (field-notes.ts). */
+  fields: z.array(z.string()).optional(),
 });
 export type ContactsBookmark = z.infer<typeof contactsBookmark>;
 
@@ -56,14 +60,21 @@ export interface Bookmarks {
 export const NEW_LANE: LanePosition = { cursor: null, cursorAt: null, seen: [], rows: 0, pages: 0 };
 
 /**
- * Reads --state FILE. Bookmarks of another account (base URL and key identity) are refused,
- * exit 2: a state is never applied to another account's data. An empty document is no state.
+ * Reads --state FILE (state-document.ts first: a document that is not a state is refused, SDK-form
+ * bookmarks become rewinds). Bookmarks of another account (base URL and key identity) are
+ * refused, exit 2: a state is never applied to another account's data. An empty document is no state.
  */
-export async function readTapState(path: string, account: string): Promise<Bookmarks> {
-  const parsed = STATE.safeParse(await readJsonDocument('--state', path));
+export async function readTapState(
+  path: string,
+  account: string,
+  warn: (m: string) => void,
+  signal?: AbortSignal,
+): Promise<{ bookmarks: Bookmarks; rewind: Partial<Record<StreamName, string>> }> {
+  const { state, rewind } = stateParts('--state', path, await readJsonDocument('--state', path, signal), warn);
+  const parsed = STATE.safeParse(state);
   if (!parsed.success)
     throw new UsageError(
-      describeProblem('--state', path, parsed.error.issues[0]),
+      describeProblem('--state', path, parsed.error.issues[0], state),
       "give a state this tap wrote (its last STATE message's value), or none to start over",
     );
   const bookmarks: Bookmarks = parsed.data.bookmarks ?? {};
@@ -77,5 +88,12 @@ export async function readTapState(path: string, account: string): Promise<Bookm
       );
     }
   }
-  return { contacts: bookmarks.contacts, custom_events: bookmarks.custom_events, email_events: bookmarks.email_events };
+  return {
+    bookmarks: {
+      contacts: bookmarks.contacts,
+      custom_events: bookmarks.custom_events,
+      email_events: bookmarks.email_events,
+    },
+    rewind,
+  };
 }
