@@ -1,6 +1,8 @@
 import { createReadStream } from 'node:fs';
 import { lstat, open } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
+import { boundCsvCells } from '../input/csv-cell-bound.js';
+import { MAX_COLUMNS } from '../limits/limits.js';
 
 /**
  * What an existing report says of its run: `skipped` rows (a run stopped by Ctrl-C, SIGTERM or a
@@ -17,10 +19,13 @@ async function unfinishedBy(path: string, signal: AbortSignal): Promise<string |
   if (!(await mentions(path, ',skipped,', signal))) return undefined;
   const { parse } = await import('csv-parse');
   const input = createReadStream(path, { signal });
-  const parser = input.pipe(
+  // csv-parse counts a record's characters, not its cells: a line of commas is bounded first.
+  const bound = input.pipe(boundCsvCells(MAX_COLUMNS));
+  const parser = bound.pipe(
     parse({ relax_column_count: true, skip_records_with_error: true, max_record_size: 32 * 1024 * 1024 }),
   );
   input.on('error', (err) => parser.destroy(err));
+  bound.on('error', (err) => parser.destroy(err));
   let status = -1;
   let skipped = 0;
   try {

@@ -1,6 +1,8 @@
 import { Readable } from 'node:stream';
 import { UsageError } from '../errors.js';
 import { openReadStream } from '../files/file-streams.js';
+import { boundCsvCells, CsvTooManyCells } from '../input/csv-cell-bound.js';
+import { MAX_COLUMNS } from '../limits/limits.js';
 import { describeJob, parseJobCell, sameJob, type ReportJob } from './row-report-job.js';
 import { SUCCESS_STATUSES, type KnownRow, type RowStatus } from './types.js';
 
@@ -42,7 +44,9 @@ export async function loadDoneRows(
         yield* rest;
       })(),
     );
-    const parser = source.pipe(
+    // csv-parse counts a record's characters, not its cells: a line of commas is bounded first.
+    const bound = source.pipe(boundCsvCells(MAX_COLUMNS));
+    const parser = bound.pipe(
       parse({
         columns: true,
         relax_column_count: true,
@@ -57,6 +61,7 @@ export async function loadDoneRows(
     );
     // The file's errors (and an abort) come through the source.
     source.on('error', (err) => parser.destroy(err));
+    bound.on('error', (err) => parser.destroy(err));
     const judged = new Map<string, boolean>();
     for await (const row of parser as AsyncIterable<Record<string, string | undefined>>) {
       // Each row names its run; a row cut short by a kill names none and counts for nothing.
@@ -89,15 +94,7 @@ export async function loadDoneRows(
   } catch (err) {
     if (signal?.aborted) throw signal.reason;
     if (err instanceof UsageError) throw err;
-    const e = err as NodeJS.ErrnoException;
-    throw resumeError(
-      path,
-      e.code === 'ENOENT'
-        ? 'no such file'
-        : e.code === 'CSV_MAX_RECORD_SIZE'
-          ? `not a cnv report: a record is longer than ${MAX_RECORD / 1024 / 1024} MiB`
-          : `cannot read the report: ${e.message}`,
-    );
+    throw readError(path, err);
   } finally {
     input?.destroy();
   }
@@ -151,6 +148,16 @@ async function firstLine(input: Readable): Promise<{ first: string | undefined; 
       return { first: end >= 0 ? head.subarray(0, cut).toString('utf8') : undefined, rest };
     }
   }
+}
+
+/** What stopped the reading of the report, in words. */
+function readError(path: string, err: unknown): UsageError {
+  const e = err as NodeJS.ErrnoException;
+  if (e.code === 'ENOENT') return resumeError(path, 'no such file');
+  if (e.code === 'CSV_MAX_RECORD_SIZE')
+    return resumeError(path, `not a cnv report: a record is longer than ${MAX_RECORD / 1024 / 1024} MiB`);
+  if (e instanceof CsvTooManyCells) return resumeError(path, `not a cnv report: ${e.message}`);
+  return resumeError(path, `cannot read the report: ${e.message}`);
 }
 
 function resumeError(path: string, message: string): UsageError {
