@@ -88,13 +88,12 @@ export async function withExportRun(
   loop: (run: ExportRun) => Promise<void>,
 ): Promise<ExportSummary> {
   const crash = opts.crash ?? NO_CRASH;
-  const { clock } = deps;
-  const started = clock.now();
+  const started = deps.clock.now();
   if (opts.out !== undefined) assertParentDirectory('output file', opts.out);
   const http = await deps.http();
   const plan = await planExport(deps, http, opts);
   const multi = shape.types !== undefined;
-  const defer = multi ? false : opts.deferCommit;
+  const defer = !multi && opts.deferCommit;
   const runId = opts.runId ?? randomUUID();
   const summary = firstSummary(plan, shape, plan.key ? runId : null, defer);
   const log = new CommitLog(plan, {
@@ -103,8 +102,9 @@ export async function withExportRun(
     output: summary.output,
     firstCursor: multi ? null : plan.start.cursor,
     defer,
-    now: () => clock.now(),
+    now: () => deps.clock.now(),
     crash,
+    redact: (text) => deps.notices.redact(text),
   });
   const ended = new AbortController();
   const signal = AbortSignal.any([deps.signal, ended.signal]);
@@ -151,8 +151,8 @@ export async function withExportRun(
     throw err;
   } finally {
     ended.abort();
-    summary.elapsedMs = clock.now() - started;
-    await log.close(summary, clock.now());
+    summary.elapsedMs = deps.clock.now() - started;
+    await log.close(summary, deps.clock.now());
     if (sink && !log.committedOnce && summary.status !== 'complete' && summary.status !== 'stopped')
       await discardUnusedOutput(deps.stateDir.path, plan, sink);
     await sink?.close();

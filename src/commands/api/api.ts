@@ -293,7 +293,8 @@ async function* pages(http: HttpClient, first: RequestSpec): AsyncGenerator<RawR
   for (;;) {
     const res = await http.requestRaw(spec);
     yield res;
-    const next = (res.json as { pagination?: { nextCursor?: unknown } } | null)?.pagination?.nextCursor;
+    // The cursor as the client hands it out (the printed answer holds it masked): src/http/cursor-seal.ts.
+    const next = res.nextCursor !== undefined ? res.nextCursor : pageCursor(res.json);
     if (next === null || next === undefined || next === '') return;
     if (typeof next !== 'string')
       throw new ResponseShapeError(
@@ -312,6 +313,10 @@ async function* pages(http: HttpClient, first: RequestSpec): AsyncGenerator<RawR
       spec = { ...spec, body: { ...rest, cursor: next } };
     }
   }
+}
+
+function pageCursor(json: unknown): unknown {
+  return (json as { pagination?: { nextCursor?: unknown } } | null)?.pagination?.nextCursor;
 }
 
 /** The items of a page: the one array member of its `data` (data.campaigns, data.events), if there is exactly one. */
