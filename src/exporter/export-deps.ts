@@ -41,8 +41,6 @@ export interface ReporterDeps {
   notices: Notices;
   /** Where a `--summary-json -` goes. */
   stdout: Writable;
-  /** Whether a person reads stderr (a note on the state an export to stdout keeps). */
-  stderrIsTTY: boolean;
   /** --json or -q: prints the run's summary document (the --summary-json one) on stdout. */
   printDocument?: (document: Record<string, unknown>) => void;
   /** The spinner's place; none when progress display is not allowed. */

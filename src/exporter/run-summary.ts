@@ -124,7 +124,7 @@ export async function createReporter(
         // Refused before a page came (a key without the endpoint, a bad cursor): the error line says it all.
         if (summary.status !== 'failed' || summary.pages > 0 || summary.cutBytes > 0)
           notices.info(summaryLine(label, summary, options.windowAsTyped));
-        const note = stdoutStateNote(summary, run.newState === true, deps.stderrIsTTY);
+        const note = stdoutStateNote(summary, run.newState === true);
         if (note) notices.info(note);
       }
       writeSummaries(deps, label, summaryJson, summary);
@@ -154,14 +154,14 @@ function writeSummaries(
 }
 
 /**
- * An export to stdout keeps a state too, so the same command prints only what is new the next
- * time (`| wc -l` says 3010, then 0): said on a terminal, and the first time a key is made.
+ * An export to stdout keeps a state only when --state-key names one, and then the same command
+ * prints only what is new the next time: said the first time the key is made.
  */
-function stdoutStateNote(s: ExportSummary, newState: boolean, terminal: boolean): string | undefined {
+function stdoutStateNote(s: ExportSummary, newState: boolean): string | undefined {
   if (s.output !== 'stdout' || s.stateKey === null || s.pending || (s.status !== 'complete' && s.status !== 'stopped'))
     return undefined;
-  if (!terminal && !newState) return undefined;
-  return `note: export state "${s.stateKey}" keeps this position: the next run of this command prints only what is new since. For a one-off export of everything, add --no-state (--full starts the state over).`;
+  if (!newState) return undefined;
+  return `note: export state "${s.stateKey}" keeps this position: the next run with --state-key ${s.stateKey} prints only what is new since (--full starts it over).`;
 }
 
 export function summaryLine(label: string, s: ExportSummary, asTyped: ExportRunOptions['windowAsTyped'] = {}): string {

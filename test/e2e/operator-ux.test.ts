@@ -2,7 +2,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIXTURE_CONTACTS, FIXTURE_CUSTOM_OBJECT } from '../../src/emulator/seed/fixtures.js';
-import { cnv, tempConfigDir } from '../helpers/cli.js';
+import { execa } from 'execa';
+import { BIN, cleanEnv, cnv, tempConfigDir } from '../helpers/cli.js';
 import { useEmulator } from '../helpers/emulator.js';
 import { ndjsonRows, outDir } from '../helpers/exports.js';
 import { cnvOnTerminal } from '../helpers/terminal.js';
@@ -231,25 +232,49 @@ describe('help like gh', () => {
 });
 
 describe('state and exports a newcomer understands', () => {
-  it('an export to stdout says it keeps a state: the first time, and on a terminal', async () => {
+  // Issue 47: peeking moved a position. `--limit 100 | head -2` saved the default `/stdout` state, so
+  // the next run started at row 101, and `--max-rows 3` twice showed different rows.
+  it('an export to stdout keeps no position unless --state-key names one; the named one says so the first time', async () => {
     const env = freshEnv();
+    const ids = (text: string) => ndjsonRows(text).map((r) => r.id);
     const first = await cnv(['export', 'contacts', '--max-rows', '3'], { env });
     expect(first.exitCode, first.stderr).toBe(0);
-    expect(first.stderr).toMatch(
-      /note: export state "[^"]+\/contacts\/stdout" keeps this position: the next run of this command prints only what is new since\. For a one-off export of everything, add --no-state/,
-    );
-    const second = await cnv(['export', 'contacts', '--max-rows', '3'], { env });
-    expect(second.stderr).not.toMatch(/note:/);
-    const shown = await cnvOnTerminal(['export', 'contacts', '--max-rows', '3'], { env });
-    expect(shown.exitCode).toBe(0);
-    expect(shown.stdout).toMatch(/note: export state .* keeps this position/);
-    expect((await cnv(['export', 'contacts', '--max-rows', '3', '--no-state'], { env })).stderr).not.toMatch(/note:/);
-    // A script names a summary file: stdout carries the rows (--json is refused there), and no note.
-    const script = await cnv(['export', 'contacts', '--max-rows', '3', '--summary-json', join(outDir(), 'note.json')], {
-      env: freshEnv(),
+    expect(first.stderr).not.toMatch(/note:/);
+    const again = await cnv(['export', 'contacts', '--max-rows', '3'], { env });
+    expect(ids(again.stdout)).toEqual(ids(first.stdout));
+    const peek = await execa('sh', ['-c', `node '${BIN}' export contacts --limit 100 | head -2`], {
+      env: cleanEnv(env),
+      extendEnv: false,
+      reject: false,
     });
-    expect(script.exitCode).toBe(0);
-    expect(script.stderr).toMatch(/note: export state/);
+    expect(ids(peek.stdout)).toEqual(ids(first.stdout).slice(0, 2));
+    expect(JSON.parse((await cnv(['export', 'state', 'list'], { env })).stdout)).toEqual([]);
+
+    const named = await cnv(['export', 'contacts', '--max-rows', '3', '--state-key', 'peek'], { env });
+    expect(named.stderr).toMatch(
+      /note: export state "peek" keeps this position: the next run with --state-key peek prints only what is new since/,
+    );
+    const next = await cnv(['export', 'contacts', '--max-rows', '3', '--state-key', 'peek'], { env });
+    expect(next.stderr).not.toMatch(/note:/);
+    expect(ids(next.stdout)).not.toEqual(ids(named.stdout));
+    // A pipeline's --defer-commit and --run need the state a key names.
+    const deferred = await cnv(['export', 'contacts', '--defer-commit'], { env });
+    expect(deferred.stderr).toMatch(/error: usage: --defer-commit: rows to stdout keep no position unless --state-key/);
+    expect(deferred.exitCode).toBe(2);
+  });
+
+  it('closed stdout (>&-): exit 141 naming it, nothing fetched or committed, with or without a state key', async () => {
+    const env = freshEnv();
+    for (const args of [[], ['--state-key', 'closed']]) {
+      const res = await execa('sh', ['-c', `node '${BIN}' export contacts ${args.join(' ')} >&-`], {
+        env: cleanEnv(env),
+        extendEnv: false,
+        reject: false,
+      });
+      expect(res.stderr).toMatch(/error: stdout_closed: stdout is closed \(>&-\): the rows would go nowhere/);
+      expect(res.exitCode).toBe(141);
+    }
+    expect(JSON.parse((await cnv(['export', 'state', 'list'], { env })).stdout)).toEqual([]);
   });
 
   it('completion offers the keys of real state files', async () => {
