@@ -147,13 +147,16 @@ class Account {
       {
         apiKeyFlag: this.given?.apiKey ?? globals.apiKey,
         baseUrlFlag: this.given?.baseUrl ?? globals.baseUrl,
-        profileFlag: globals.profile,
-        env: this.deps.env,
+        // Given a key and a base URL, no profile is read: `config set-key --profile new` checks
+        // the key of a profile not saved yet.
+        profileFlag: this.given ? undefined : globals.profile,
+        env: this.given ? { ...this.deps.env, CNV_PROFILE: undefined } : this.deps.env,
       },
       await this.config(),
     );
     this.redaction.learn([resolved.apiKey, this.deps.env.CNV_API_KEY, globals.apiKey, this.given?.apiKey]);
-    for (const w of resolved.warnings) this.warn(w);
+    // Given credentials are the command's to warn about, naming where it took them (the tap's --config).
+    if (!this.given) for (const w of resolved.warnings) this.warn(w);
     return resolved;
   }
 }

@@ -263,6 +263,34 @@ describe('state and exports a newcomer understands', () => {
     expect(deferred.exitCode).toBe(2);
   });
 
+  // Issue 47: set-key saved a bogus key without a word; the error came at first use.
+  it('config set-key checks the key with one request (GET /v2/campaigns?limit=1): refused is exit 4 and not saved; --no-verify saves offline', async () => {
+    const env = { CNV_CONFIG_DIR: tempConfigDir() };
+    const bogus = 'sk_live_bogus_0123456789abcdef0123456789abcdef';
+    const refused = await cnv(['config', 'set-key', '--base-url', fx.emulator.url], { env, input: bogus });
+    expect(refused.stderr).toMatch(
+      /error: unauthorized: the API at http:\/\/127\.0\.0\.1:\d+ refused the key \(401 unauthorized: .*\); it was not saved\nhint: .*--no-verify/,
+    );
+    expect(refused.exitCode).toBe(4);
+    expect(JSON.parse((await cnv(['config', 'list'], { env })).stdout)).toEqual([]);
+    const unreachable = await cnv(['config', 'set-key', '--base-url', 'http://127.0.0.1:9', '--max-retries', '0'], {
+      env,
+      input: bogus,
+    });
+    expect(unreachable.stderr).toMatch(/the key was not saved\nhint: .*--no-verify \(offline\)/);
+    expect(unreachable.exitCode).toBe(7);
+    const offline = await cnv(['config', 'set-key', '--no-verify'], { env, input: bogus });
+    expect(offline.stderr).toMatch(
+      /saved API key sk_live_bogus_\*\*\*\* for profile "default"; not checked \(--no-verify\)/,
+    );
+    expect(offline.exitCode).toBe(0);
+    const good = await cnv(['config', 'set-key', '--base-url', fx.emulator.url], { env, input: fx.emulator.keys.full });
+    expect(good.stderr).toMatch(
+      /saved API key sk_live_demo_\*\*\*\* .*; checked: GET \/v2\/campaigns at http:\/\/127\.0\.0\.1:\d+ accepted it/,
+    );
+    expect(good.exitCode).toBe(0);
+  });
+
   it('closed stdout (>&-): exit 141 naming it, nothing fetched or committed, with or without a state key', async () => {
     const env = freshEnv();
     for (const args of [[], ['--state-key', 'closed']]) {
