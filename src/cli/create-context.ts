@@ -4,6 +4,7 @@ import { configDir, configDirWhere } from '../config/paths.js';
 import type { ProfileStore } from '../config/profiles.js';
 import type { Credentials } from '../config/resolve.js';
 import type { Context, ContextDeps, GivenCredentials, GlobalOptions } from '../context.js';
+import { streamTarget } from '../terminal/streams.js';
 import { makeRedactor } from '../redact/redact.js';
 import { escapeControl } from '../lib/terminal-text.js';
 import { HttpStack } from './context-http.js';
@@ -84,7 +85,9 @@ function progressAllowed(deps: ContextDeps, globals: GlobalOptions): boolean {
   const columns = (deps.io.stderr as { columns?: number }).columns;
   const sized = columns === undefined || columns > 0;
   // The debug log's many lines on stderr and a spinner redrawing over them would garble both.
-  return deps.io.stderrIsTTY && sized && !globals.quiet && globals.progress && !globals.debug && !ci;
+  if (!deps.io.stderrIsTTY || !sized || globals.quiet || !globals.progress || globals.debug || ci) return false;
+  // stdout into another program (`| jq`) prints on the same terminal: frames would land among its lines.
+  return streamTarget(deps.io.stdout) !== 'pipe';
 }
 
 /** Masks the API keys the run knows of: CNV_API_KEY from the start, the key in force once resolved. */

@@ -444,6 +444,21 @@ describe('progress that knows the end (on a terminal)', () => {
     expect(res.exitCode, res.stdout).toBe(0);
     expect(res.stdout).toMatch(/export contacts: [\d,]+ rows, \d+ pages, [\d,]+ rows\/s/);
   });
+
+  // Issue 47: `cnv export contacts | jq` drew spinner frames among jq's lines (stderr is the terminal).
+  it('stdout into another program: no spinner on the terminal they share, only the summary', async () => {
+    await fx.faults({ latencyMs: 150 });
+    const res = await cnvOnTerminal(['export', 'contacts', '--limit', '200', '--max-pages', '8'], {
+      env: freshEnv(),
+      pipeTo: 'cat',
+    });
+    expect(res.exitCode, res.stdout).toBe(0);
+    const lines = res.stdout.trimEnd().split('\n');
+    expect(lines.at(-1)).toMatch(/^export contacts stopped: 1,600 rows in 8 pages to stdout/);
+    // Every other line is a row, whole: no frame, no progress line, no cursor movement among them.
+    expect(lines.slice(0, -1).every((line) => line.startsWith('{"id":') && line.endsWith('}'))).toBe(true);
+    expect(res.stdout).not.toMatch(/\x1b|\r|export contacts: [\d,]+ rows,/);
+  });
 });
 
 describe('small things', () => {
