@@ -461,6 +461,34 @@ describe('progress that knows the end (on a terminal)', () => {
   });
 });
 
+// Issue 47: doctor's details were cut in their middle ("the ca…aign list has the API's shape"),
+// unreadable at 120 columns. They wrap at spaces now: every word whole, at 80 columns as at 120.
+describe('doctor on a terminal of 80 and 120 columns', () => {
+  it.each([80, 120])('%i columns: every line fits, nothing is cut, each detail reads whole', async (columns) => {
+    const env = freshEnv();
+    const json = JSON.parse((await cnv(['doctor', '--json'], { env })).stdout) as Array<Record<string, string>>;
+    const res = await cnvOnTerminal(['doctor', '--no-color'], { env, columns, rows: 200 });
+    expect(res.exitCode, res.stdout).toBe(0);
+    const lines = res.stdout.split('\n').filter((l) => l !== '' && !l.startsWith('doctor: '));
+    for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(columns);
+    expect(res.stdout).not.toContain('…');
+    // The table read back: a line that starts a check, then the lines that go on with its cells.
+    const at = { status: lines[0].indexOf('status'), detail: lines[0].indexOf('detail') };
+    const read: Array<{ check: string; detail: string }> = [];
+    for (const line of lines.slice(1)) {
+      const check = line.slice(0, at.status).trim();
+      const detail = line.slice(at.detail).trim();
+      if (line.slice(at.status, at.detail).trim() !== '') read.push({ check, detail });
+      else {
+        const last = read[read.length - 1];
+        last.check = `${last.check} ${check}`.trim();
+        last.detail = `${last.detail} ${detail}`.trim();
+      }
+    }
+    expect(read).toEqual(json.map(({ check, detail }) => ({ check, detail })));
+  });
+});
+
 describe('small things', () => {
   it('no_base_url names the profile in use in the set-url command it suggests', async () => {
     const env = { CNV_CONFIG_DIR: tempConfigDir() };
