@@ -57,7 +57,16 @@ function firstSummary(plan: RunPlan, shape: RunShape, runId: string | null, defe
     ...(plan.target.window ? { window: plan.target.window } : {}),
     ...(plan.fieldChanges ? { fieldChanges: plan.fieldChanges } : {}),
     ...(plan.layout ? { extra: { values: 0, rows: 0, members: [] } } : {}),
+    ...resumedAt(plan),
   };
+}
+
+/** The row a run continues from when the last run of its state did not complete (Ctrl-C, a kill, a failure). */
+function resumedAt(plan: RunPlan): { resumedAt?: number } {
+  const last = plan.prior?.runs.at(-1);
+  const unfinished = last?.status === 'interrupted' || last?.status === 'failed' || last?.status === 'stopped';
+  if (!plan.prior || plan.restarted || !unfinished) return {};
+  return { resumedAt: plan.prior.current.rows + 1 };
 }
 
 /** --full into a file: the empty file is recorded before the file is emptied, so a crash cannot mix old and new. */

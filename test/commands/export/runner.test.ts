@@ -79,7 +79,7 @@ describe('export runner (in-process, MockAgent)', () => {
     const again = await run(['--out', out]);
     expect(again.exitCode, again.stderr).toBe(0);
     expect(again.stderr).toMatch(
-      /complete: 0 rows \(4 more rows were left out: already written by an earlier run; resuming from the saved cursor fetches that run's last page again\)/,
+      /complete: nothing new since the last run \(4 rows of the last page fetched again: already written, left out\)/,
     );
     expect(readFileSync(out, 'utf8').trim().split('\n')).toHaveLength(4);
   });
@@ -402,7 +402,7 @@ describe('export runner: a server that breaks the pagination contract cannot dup
     const next = await run(['--out', out]);
     expect(next.exitCode, next.stderr).toBe(0);
     expect(next.stderr).toMatch(
-      /complete: 1 row \(2 more rows were left out: already written by an earlier run; resuming from the saved cursor fetches that run's last page again\)/,
+      /complete: resumed at row 4; 1 new row \(2 rows of the last page fetched again: already written, left out\)/,
     );
     expect(ids(out)).toEqual(['a', 'bb', 'ccc', 'dddd']);
   });
@@ -433,7 +433,7 @@ describe('export runner: a server that breaks the pagination contract cannot dup
     page('c1', [contact('bb'), contact('ccc')], null);
     const again = await run(['--out', out]);
     expect(again.stderr).toMatch(
-      /complete: 0 rows \(2 more rows were left out: already written by an earlier run; resuming from the saved cursor fetches that run's last page again\)/,
+      /complete: nothing new since the last run \(2 rows of the last page fetched again: already written, left out\)/,
     );
   });
 
