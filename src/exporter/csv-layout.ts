@@ -2,6 +2,7 @@ import { UsageError } from '../errors.js';
 import { cellText } from '../output/format.js';
 import { stringifyJson } from '../lib/exact-number.js';
 import { setOwn } from '../lib/own-key.js';
+import { didYouMean } from '../lib/suggest.js';
 import type { ExportKind } from './state.js';
 
 /** The columns of each export's rows, in the spec's order (contact fields come after). */
@@ -160,7 +161,10 @@ export function csvLayout(
       ? name
       : available.find((c) => c === labelColumn(name) || c === labelColumn(bare));
     if (!column) {
-      throw new UsageError(`--columns: no column "${name}" in a ${kind} export`, `columns: ${available.join(', ')}`);
+      throw new UsageError(
+        `--columns: no column "${name}" in a ${kind} export`,
+        didYouMean(name, available) ?? `columns: ${available.join(', ')}`,
+      );
     }
     if (!picked.includes(column)) picked.push(column);
   }

@@ -490,6 +490,24 @@ describe('doctor on a terminal of 80 and 120 columns', () => {
 });
 
 describe('small things', () => {
+  // Issue 47: a mistyped API path was a bare not_found; --columns id,nam listed every name.
+  it('did you mean: cnv api paths from the endpoint table (after the 404), --columns of a list and of an export', async () => {
+    const path = await cnv(['api', 'GET', '/v2/campaign'], { env: fx.env });
+    expect(path.stderr).toMatch(/^error: not_found: .*\nhint: did you mean \/v2\/campaigns\?$/m);
+    expect(path.exitCode).toBe(5);
+    const post = await cnv(['api', 'POST', 'exports/contact', '--paginate'], { env: fx.env });
+    expect(post.stderr).toMatch(/hint: did you mean \/v2\/exports\/contacts\?/);
+    // A path the table has: the resource is what is missing, no guess.
+    const known = await cnv(['api', 'GET', '/v2/campaigns/nope'], { env: fx.env });
+    expect([known.exitCode, known.stderr]).toEqual([5, expect.not.stringMatching(/did you mean/)]);
+    const columns = await cnv(['campaigns', 'list', '--columns', 'id,nam'], { env: fx.env });
+    expect(columns.stderr).toBe('error: usage: --columns: no column "nam"\nhint: did you mean name?\n');
+    expect(columns.exitCode).toBe(2);
+    const csv = await cnv(['export', 'contacts', '--no-state', '-o', 'csv', '--columns', 'id,emial'], { env: fx.env });
+    expect(csv.stderr).toMatch(/--columns: no column "emial" in a contacts export\nhint: did you mean email\?/);
+    expect(csv.exitCode).toBe(2);
+  });
+
   it('no_base_url names the profile in use in the set-url command it suggests', async () => {
     const env = { CNV_CONFIG_DIR: tempConfigDir() };
     expect((await cnv(['--profile', 'b', 'config', 'set-key'], { env, input: fx.emulator.keys.full })).exitCode).toBe(

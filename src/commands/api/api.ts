@@ -14,6 +14,7 @@ import { collectField, fieldsObject, queryValue, readValueFile } from './fields.
 import { apiIdempotency } from './idempotency.js';
 import { stringifyJson } from '../../lib/exact-number.js';
 import { CursorTrail } from '../../lib/cursor-trail.js';
+import { withPathGuess } from './path-guess.js';
 import { MAX_JSON_DEPTH, nestsDeeper } from '../../input/input-rows.js';
 import { commandOptions, flag, switchFlag, textFlag } from '../../cmdutil/flags.js';
 import { collectHeader } from './headers.js';
@@ -220,7 +221,10 @@ export async function run(ctx: Context, { args, opts }: CommandInput<typeof opti
   };
   const http = await ctx.http();
   if (!opts.paginate) {
-    const res = await http.requestRaw(spec);
+    // A 404 of a path no endpoint has names the closest one (path-guess.ts).
+    const res = await http
+      .requestRaw(spec)
+      .catch((err: unknown) => Promise.reject(withPathGuess(err, method, pathname)));
     await printer.head(res);
     await printer.document(res.json);
     return { kind: 'none' };
@@ -230,7 +234,7 @@ export async function run(ctx: Context, { args, opts }: CommandInput<typeof opti
   }
   const slurped: unknown[] = [];
   const emit = opts.slurp ? async (item: unknown) => void slurped.push(item) : (item: unknown) => printer.line(item);
-  for await (const page of pages(http, spec)) {
+  for await (const page of guessed(pages(http, spec), method, pathname)) {
     if (!opts.slurp) await printer.head(page);
     const items = pageItems(page.json);
     for (const item of items ?? [page.json]) await emit(item);
@@ -282,6 +286,15 @@ function parseBody(text: string, path: string): unknown {
     throw new UsageError(
       `--input ${path === '-' ? 'stdin' : path}${line ? ` line ${line}` : ''}: not valid JSON (${message})`,
     );
+  }
+}
+
+/** The pages, a 404 of the first one with the path guess of path-guess.ts. */
+async function* guessed(pages: AsyncGenerator<RawResponse>, method: string, pathname: string) {
+  try {
+    yield* pages;
+  } catch (err) {
+    throw withPathGuess(err, method, pathname);
   }
 }
 
