@@ -18,7 +18,7 @@ import type { ExportKind, FileFormat } from '../exporter/state.js';
 
 /** One help line on the file format, which is the global -o/--format. */
 export const FORMAT_HELP =
-  'Format: -o csv|ndjson; by default CSV when --out ends in .csv (or .csv.gz), else NDJSON. --out FILE.gz (or --compress gzip) writes gzip: one gzip member per page.';
+  'Format: -o csv|ndjson; by default CSV when --out ends in .csv (or .csv.gz), else NDJSON (--out FILE.json is refused: not one JSON array). --out FILE.gz (or --compress gzip) writes gzip: one gzip member per page.';
 
 /** The flags every export command takes. The file format is the global -o/--format (csv or ndjson). */
 export function exportFlags(kind: ExportKind) {
@@ -118,6 +118,12 @@ function derived(opts: ExportOptionValues & { outDir?: string }) {
 /** The export flags' rules, across flags and with the globals (usage errors name the flag): a cross-flag check of the command's options. */
 export function checkExportOptions(opts: ExportOptionValues & { outDir?: string }): void {
   const { out, oneOff, noState, deferCommit } = derived(opts);
+  if (out !== undefined && extname(gzipName(out).inner).toLowerCase() === '.json')
+    // A name that says one JSON document would hold NDJSON lines, which a JSON reader refuses.
+    throw new UsageError(
+      `--out ${out}: an export writes NDJSON (one JSON object a line) or CSV, not one JSON array`,
+      `name it .ndjson (or .csv); for one array: jq -s . FILE.ndjson`,
+    );
   const format = fileFormat(opts.format, opts.out === undefined ? undefined : gzipName(opts.out).inner);
   compression(opts.compress, out);
   if (noState && !opts.dryRun && opts.stateKey !== undefined)

@@ -490,6 +490,21 @@ describe('doctor on a terminal of 80 and 120 columns', () => {
 });
 
 describe('small things', () => {
+  // Issue 47: --out x.json silently wrote NDJSON, which a JSON reader refuses.
+  it('--out FILE.json (and .json.gz) is refused, exit 2, naming .ndjson; nothing is written or saved', async () => {
+    const env = freshEnv();
+    for (const name of ['contacts.json', 'contacts.JSON.gz']) {
+      const out = join(outDir(), name);
+      const res = await cnv(['export', 'contacts', '--out', out], { env });
+      expect(res.stderr).toMatch(
+        /error: usage: --out .*: an export writes NDJSON \(one JSON object a line\) or CSV, not one JSON array\nhint: name it \.ndjson/,
+      );
+      expect(res.exitCode).toBe(2);
+      expect(existsSync(out)).toBe(false);
+    }
+    expect(JSON.parse((await cnv(['export', 'state', 'list'], { env })).stdout)).toEqual([]);
+  });
+
   // Issue 47: a mistyped API path was a bare not_found; --columns id,nam listed every name.
   it('did you mean: cnv api paths from the endpoint table (after the 404), --columns of a list and of an export', async () => {
     const path = await cnv(['api', 'GET', '/v2/campaign'], { env: fx.env });
