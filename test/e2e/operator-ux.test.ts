@@ -490,6 +490,47 @@ describe('doctor on a terminal of 80 and 120 columns', () => {
 });
 
 describe('small things', () => {
+  // Issue 47: fields create of an existing field failed, which made an idempotent CI step awkward.
+  it('fields create --if-missing: the matching field exists, exit 0 and that field; one that differs, exit 3 naming what', async () => {
+    const create = (more: string[]) =>
+      cnv(['fields', 'create', '--object-type', 'contact', '--data-type', 'string', ...more, '--json'], {
+        env: fx.env,
+      });
+    const first = await create(['--label', 'CI tier', '--key', 'ciTier', '--if-missing']);
+    expect(first.exitCode, first.stderr).toBe(0);
+    const again = await create(['--label', 'CI tier', '--key', 'ciTier', '--if-missing']);
+    expect(again.exitCode, again.stderr).toBe(0);
+    // The field as the account lists it (the list may show fewer members than the create answer).
+    const { key, label, objectType, dataType } = JSON.parse(first.stdout) as Record<string, string>;
+    expect(JSON.parse(again.stdout)).toMatchObject({ key, label, objectType, dataType });
+    expect(again.stderr).toMatch(/field "ciTier" exists already as asked \(--if-missing\): nothing created/);
+    const differs = await cnv(
+      [
+        'fields',
+        'create',
+        '--label',
+        'CI level',
+        '--object-type',
+        'contact',
+        '--data-type',
+        'number',
+        '--key',
+        'ciTier',
+        '--if-missing',
+      ],
+      { env: fx.env },
+    );
+    expect(differs.stderr).toMatch(
+      /error: field_differs: field "ciTier" exists, but differs from the one asked for: data type STRING, not NUMBER; label "CI tier", not "CI level"/,
+    );
+    expect(differs.exitCode).toBe(3);
+    // Without --key, by label within the object type.
+    const byLabel = await create(['--label', 'CI tier', '--if-missing']);
+    expect([byLabel.exitCode, JSON.parse(byLabel.stdout).key]).toEqual([0, 'ciTier']);
+    // Without --if-missing, as before: the key is taken, exit 3.
+    expect((await create(['--label', 'CI tier', '--key', 'ciTier'])).exitCode).toBe(3);
+  });
+
   // Issue 47: --out x.json silently wrote NDJSON, which a JSON reader refuses.
   it('--out FILE.json (and .json.gz) is refused, exit 2, naming .ndjson; nothing is written or saved', async () => {
     const env = freshEnv();
