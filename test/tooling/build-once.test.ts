@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
@@ -18,11 +18,37 @@ describe('the README commands build once', () => {
     expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toContain('npm ci && npm run demo');
   });
 
-  it('on the dist/ the build just made, build-if-stale builds nothing (the suite ran `npm run build`)', async () => {
-    expect(readFileSync(join(ROOT, STAMP), 'utf8').trim()).toBe(buildInputsHash(ROOT));
-    const res = await execa('node', ['scripts/build-if-stale.mjs'], { cwd: ROOT, reject: false, timeout: 20_000 });
-    expect(res.exitCode).toBe(0);
-    expect(res.stderr).toBe('dist/ is built from these sources: no build needed');
+  it('build-if-stale: a dist/ built from these sources is left as it is; any change builds once, and records it', async () => {
+    // A copy of the scripts over a small tree, whose `build` only says it ran (the real one takes 30 s).
+    const root = mkdtempSync(join(tmpdir(), 'cnv-build-once-'));
+    cpSync(join(ROOT, 'src/lib'), join(root, 'src/lib'), { recursive: true });
+    for (const f of ['tsconfig.json', 'package-lock.json', 'scripts/build-inputs.mjs', 'scripts/build-if-stale.mjs'])
+      cpSync(join(ROOT, f), join(root, f));
+    writeFileSync(join(root, 'scripts/bundle.mjs'), '');
+    writeFileSync(
+      join(root, 'scripts/fake-build.mjs'),
+      "import { appendFileSync, writeFileSync } from 'node:fs';\n" +
+        "import { buildInputsHash, STAMP } from './build-inputs.mjs';\n" +
+        "appendFileSync('builds', 'x');\nwriteFileSync(STAMP, buildInputsHash('.'));\n",
+    );
+    writeFileSync(join(root, 'package.json'), JSON.stringify({ scripts: { build: 'node scripts/fake-build.mjs' } }));
+    mkdirSync(join(root, 'dist/bundle'), { recursive: true });
+    writeFileSync(join(root, 'dist/bundle/cnv.cjs'), '');
+    const ifStale = () => execa('node', ['scripts/build-if-stale.mjs'], { cwd: root, reject: false, timeout: 20_000 });
+    const builds = () => (existsSync(join(root, 'builds')) ? readFileSync(join(root, 'builds'), 'utf8').length : 0);
+    writeFileSync(join(root, STAMP), buildInputsHash(root));
+    const current = await ifStale();
+    expect([current.exitCode, current.stderr, builds()]).toEqual([
+      0,
+      'dist/ is built from these sources: no build needed',
+      0,
+    ]);
+    writeFileSync(join(root, 'src/lib/once.ts'), `${readFileSync(join(root, 'src/lib/once.ts'), 'utf8')}\n`);
+    expect((await ifStale()).exitCode).toBe(0);
+    expect(builds()).toBe(1);
+    // The build recorded what it was made from: the next one is skipped.
+    expect((await ifStale()).stderr).toBe('dist/ is built from these sources: no build needed');
+    expect(builds()).toBe(1);
   });
 
   it('the digest changes with any source, the bundler, the compiler options or the lock file', () => {
