@@ -97,6 +97,11 @@ export const exportSummary = once(() =>
       .strictObject({ values: num, rows: num, members: z.array(str) })
       .optional()
       .describe('CSV: the values written to _extra, which no column of the header holds (docs/exports.md)'),
+    resumedAt: num
+      .optional()
+      .describe(
+        'the last run of this state did not complete (Ctrl-C, a kill, a failure): the row this one went on from',
+      ),
   }),
 );
 

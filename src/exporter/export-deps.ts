@@ -24,7 +24,4 @@ export interface ExportDeps extends Pick<
 export interface ReporterDeps extends Pick<
   LayerDeps,
   'clock' | 'signal' | 'notices' | 'stdout' | 'printDocument' | 'progress' | 'onDispose'
-> {
-  /** Whether a person reads stderr (a note on the state an export to stdout keeps). */
-  stderrIsTTY: boolean;
-}
+> {}

@@ -90,8 +90,9 @@ export async function readFieldDefinitions(
     const http = await deps.http();
     for (const type of missing) {
       listed[type] = [];
+      // A loop, not push(...page): a page of 200,000 definitions would overflow the stack.
       for await (const page of allFieldPages(http, { objectType: type, limit: 1000 }, deps.signal))
-        listed[type].push(...page);
+        for (const f of page) listed[type].push(f);
     }
   } catch (err) {
     if (!(err instanceof ApiError || err instanceof TransientError || err instanceof ResponseShapeError)) throw err;

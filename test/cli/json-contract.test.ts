@@ -280,7 +280,8 @@ const CASES: Case[] = [
   },
   {
     command: 'config set-key',
-    args: ['--profile', 'jc-key', 'config', 'set-key'],
+    // A key of no account: saved unchecked (the check is test/e2e/operator-ux.test.ts's).
+    args: ['--profile', 'jc-key', 'config', 'set-key', '--no-verify'],
     input: 'sk_live_jc_0123456789abcdef',
     document: true,
   },

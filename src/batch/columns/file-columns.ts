@@ -4,6 +4,7 @@ import { suggest } from '../../lib/did-you-mean.js';
 import { InputFileError, quoteInput, type InputRow } from '../../input/input-rows.js';
 import { readColumnFlags, type ColumnFlagValues } from './column-flags.js';
 import { turn } from '../../lib/turn.js';
+import { MAX_COLUMNS } from '../../limits/limits.js';
 import { columnEntries, type ColumnEntry } from './column-table.js';
 import { ColumnResolver, type ColumnRules, type ResolvedColumn } from './column-resolver.js';
 import type { FieldsByParent } from './field-match.js';
@@ -117,6 +118,12 @@ export class FileColumns {
       if (i % 2048 === 2047) await turn(this.signal);
       const name = names[i];
       if (this.seen.has(name)) continue;
+      // The keys of JSON rows are columns too: as bounded as a CSV header (src/input/csv-rows.ts).
+      if (this.seen.size >= MAX_COLUMNS)
+        throw new InputFileError(
+          this.file,
+          `its rows hold more than ${MAX_COLUMNS.toLocaleString('en-US')} different keys, the most columns cnv reads`,
+        );
       this.seen.add(name);
       this.order.push({ ...this.resolver.resolve(name) });
     }

@@ -12,6 +12,7 @@ import {
   EXPORT_GLOBALS,
   exportFlags,
   exportRunOptions,
+  refuseClosedStdout,
   FORMAT_HELP,
   type ExportOptionValues,
 } from '../../cmdutil/export-options.js';
@@ -160,6 +161,7 @@ export async function run(ctx: Context, { opts }: CommandInput<typeof options>):
   }
   if (types.length === 1) {
     const runOptions = exportRunOptions(opts, 'email-events', ctx.env, { emailType: types[0] });
+    refuseClosedStdout(ctx.io, runOptions.out);
     await runExport(
       exportDepsOf(ctx),
       runOptions,
@@ -169,6 +171,7 @@ export async function run(ctx: Context, { opts }: CommandInput<typeof options>):
   }
   const label = emailTypesLabel(types);
   const runOptions = { ...exportRunOptions(opts, 'email-events', ctx.env), emailTypes: types };
+  refuseClosedStdout(ctx.io, runOptions.out);
   await runEmailTypes(
     exportDepsOf(ctx),
     runOptions,
