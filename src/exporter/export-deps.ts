@@ -21,7 +21,7 @@ export interface ExportDeps extends Pick<
 }
 
 /** What an export's progress display and summary take. */
-export interface ReporterDeps extends Pick<
+export type ReporterDeps = Pick<
   LayerDeps,
   'clock' | 'signal' | 'notices' | 'stdout' | 'printDocument' | 'progress' | 'onDispose'
-> {}
+>;
