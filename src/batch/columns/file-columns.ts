@@ -60,6 +60,9 @@ export class FileColumns {
       // A file that names no identifier: said first (an unknown column may be the identifier, spelt otherwise).
       this.checkIdentifiers(header, headerLine);
       this.checkMaps(header);
+      // A --key-column the header lacks, before the columns it leaves unknown (the file's key column, spelt otherwise).
+      const key = this.resolver.keyColumn;
+      if (key !== undefined) requireColumn('--key-column', key, header, this.file);
     }
     let unknown = this.order.filter((c) => c.target.kind === 'unknown');
     // A field created since the cached definitions were saved: ask the API once more.
@@ -203,6 +206,21 @@ export class FileColumns {
 }
 
 const MAX_LISTED = 20;
+
+/** Refuses a file whose header has no column `column` names (exact, or the one of its form): exit 2 before anything is sent. */
+export function requireColumn(flag: string, column: string, header: readonly string[], file: string): void {
+  const form = columnForm(column);
+  if (header.includes(column) || header.filter((name) => columnForm(name) === form).length === 1) return;
+  const shown = header
+    .slice(0, 20)
+    .map((name) => quoteInput(name))
+    .join(', ');
+  throw new UsageError(
+    `${flag} ${quoteInput(column)}: ${file} has no such column (its columns: ${shown})`,
+    'name the column that identifies a row across runs, as its header spells it',
+    'unknown_column',
+  );
+}
 
 function keysOf(rows: readonly InputRow[]): string[] {
   const keys = new Set<string>();
