@@ -159,8 +159,9 @@ class Account {
       await this.config(),
     );
     this.redaction.learn([resolved.apiKey, this.deps.env.CNV_API_KEY, globals.apiKey, this.given?.apiKey]);
-    // Given credentials are the command's to warn about, naming where it took them (the tap's --config).
-    if (!this.given) for (const w of resolved.warnings) this.warn(w);
+    // The tap's --config names its sources, so the warnings name its settings; a key `config
+    // set-key` checks before saving is the command's to warn about.
+    if (!this.given || this.given.sources) for (const w of resolved.warnings) this.warn(w);
     return resolved;
   }
 }
