@@ -9,9 +9,11 @@ const setting = (name, kind, more = {}) => ({ name, ...(kind ? { kind } : {}), .
 
 /**
  * The meltano.yml document (JSON is YAML, so no YAML writer is needed). Without `pg`, no
- * target-postgres; `select`: the extractor's select rules (default: Meltano's, every stream).
+ * target-postgres; `select`: the extractor's select rules (default: Meltano's, every stream);
+ * `target`: cnv's target-cnv (its executable), with tap-cnv-copy, tap-cnv of another account
+ * (inherit_from: its base_url and api_key from TAP_CNV_COPY_*), for the copy's checks.
  */
-export function meltanoYml({ tap, venvs, jsonlDir, pg, select }) {
+export function meltanoYml({ tap, venvs, jsonlDir, pg, select, target }) {
   return {
     project_id: 'cnv-interop',
     send_anonymous_usage_stats: false,
@@ -34,7 +36,8 @@ export function meltanoYml({ tap, venvs, jsonlDir, pg, select }) {
           config: { start_date: '2000-01-01T00:00:00Z' },
           ...(select ? { select } : {}),
         },
-      ],
+        target && { name: 'tap-cnv-copy', inherit_from: 'tap-cnv' },
+      ].filter(Boolean),
       loaders: [
         {
           name: 'target-jsonl',
@@ -69,6 +72,21 @@ export function meltanoYml({ tap, venvs, jsonlDir, pg, select }) {
             hard_delete: true,
             add_record_metadata: true,
           },
+        },
+        target && {
+          name: 'target-cnv',
+          namespace: 'target_cnv',
+          executable: target,
+          capabilities: ['about', 'activate-version', 'soft-delete'],
+          // base_url, api_key and report_path come from TARGET_CNV_*: no key in this file.
+          settings: [
+            setting('base_url', 'string'),
+            setting('api_key', 'password', { sensitive: true }),
+            setting('report_path', 'string'),
+            setting('streams', 'object'),
+            setting('max_failed_rows', 'integer'),
+            setting('plan', 'boolean'),
+          ],
         },
       ].filter(Boolean),
     },
