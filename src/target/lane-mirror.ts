@@ -83,6 +83,8 @@ export class LaneMirror {
    * which are keyed rows of their own), run through the lane into its report and counts.
    */
   private async remove(keep: Set<string>, gone: number): Promise<void> {
+    // What the lane holds is not whole once it stopped: no removal is decided from it.
+    if (this.lane.stopped) return;
     const { sink } = this.lane;
     const tally = new LedgerTally();
     for (const key of keep) tally.seen.add(key);

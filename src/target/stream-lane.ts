@@ -90,6 +90,11 @@ export class StreamLane<P extends object> {
     return this.schema.stream;
   }
 
+  /** Whether the lane stopped (a row without a durable outcome) or the run is stopping: nothing more may be sent. */
+  get stopped(): boolean {
+    return this.broken || this.deps.signal.aborted;
+  }
+
   /** The records earlier runs kept (failed then), sent again before this run's. */
   async replayKept(): Promise<number> {
     let replayed = 0;
