@@ -135,10 +135,12 @@ class TargetRun {
     return new UsageError(`stdin line ${this.line}: ${message}`, hint, 'invalid_message');
   }
 
-  private once(topic: string, warning: string): void {
+  /** A warning (or, `note`, a note of what is expected) once per topic a run. */
+  private once(topic: string, warning: string, note = false): void {
     if (this.said.has(topic)) return;
     this.said.add(topic);
-    this.deps.notices.warn(warning);
+    if (note) this.deps.notices.info(`note: ${warning}`);
+    else this.deps.notices.warn(warning);
   }
 
   private async schema(message: Extract<SingerMessage, { type: 'SCHEMA' }>): Promise<void> {
@@ -294,6 +296,7 @@ class TargetRun {
       return this.once(
         `activate:${stream}`,
         `stream ${stream}: ACTIVATE_VERSION: ${KEPT_BY_KIND[lane.sink.kind] ?? 'nothing is removed'}; what the pass left out stays`,
+        true,
       );
     await mirror.deletions();
     await mirror.activate(version);
