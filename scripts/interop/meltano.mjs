@@ -9,11 +9,9 @@ const setting = (name, kind, more = {}) => ({ name, ...(kind ? { kind } : {}), .
 
 /**
  * The meltano.yml document (JSON is YAML, so no YAML writer is needed). Without `pg`, no
- * target-postgres; `select`: the extractor's select rules (default: Meltano's, every stream);
- * `target`: cnv's target-cnv (its executable), with tap-cnv-copy, tap-cnv of another account
- * (inherit_from: its base_url and api_key from TAP_CNV_COPY_*), for the copy's checks.
+ * target-postgres; `select`: the extractor's select rules (default: Meltano's, every stream).
  */
-export function meltanoYml({ tap, venvs, jsonlDir, pg, select, target }) {
+export function meltanoYml({ tap, venvs, jsonlDir, pg, select }) {
   return {
     project_id: 'cnv-interop',
     send_anonymous_usage_stats: false,
@@ -36,8 +34,7 @@ export function meltanoYml({ tap, venvs, jsonlDir, pg, select, target }) {
           config: { start_date: '2000-01-01T00:00:00Z' },
           ...(select ? { select } : {}),
         },
-        target && { name: 'tap-cnv-copy', inherit_from: 'tap-cnv' },
-      ].filter(Boolean),
+      ],
       loaders: [
         {
           name: 'target-jsonl',
@@ -73,31 +70,41 @@ export function meltanoYml({ tap, venvs, jsonlDir, pg, select, target }) {
             add_record_metadata: true,
           },
         },
-        target && {
-          name: 'target-cnv',
-          namespace: 'target_cnv',
-          executable: target,
-          capabilities: ['about', 'activate-version', 'soft-delete'],
-          // base_url, api_key and report_path come from TARGET_CNV_*: no key in this file.
-          settings: [
-            setting('base_url', 'string'),
-            setting('api_key', 'password', { sensitive: true }),
-            setting('report_path', 'string'),
-            setting('streams', 'object'),
-            setting('max_failed_rows', 'integer'),
-            setting('plan', 'boolean'),
-          ],
-        },
       ].filter(Boolean),
     },
   };
 }
 
-/** Writes the project into `dir`; resolves to a runner of `meltano ARGS` in it. */
+/**
+ * The copy's plugins added to a meltano.yml document: tap-cnv-copy, tap-cnv of another account
+ * (inherit_from: its base_url and api_key from TAP_CNV_COPY_*), and cnv's target-cnv (`target`,
+ * its executable; its base_url, api_key and report_path from TARGET_CNV_*: no key in the file).
+ */
+function withCopy(doc, target) {
+  doc.plugins.extractors.push({ name: 'tap-cnv-copy', inherit_from: 'tap-cnv' });
+  doc.plugins.loaders.push({
+    name: 'target-cnv',
+    namespace: 'target_cnv',
+    executable: target,
+    capabilities: ['about', 'activate-version', 'soft-delete'],
+    settings: [
+      setting('base_url', 'string'),
+      setting('api_key', 'password', { sensitive: true }),
+      setting('report_path', 'string'),
+      setting('streams', 'object'),
+      setting('max_failed_rows', 'integer'),
+      setting('plan', 'boolean'),
+    ],
+  });
+  return doc;
+}
+
+/** Writes the project into `dir` (with `opts.target`, the copy's plugins too); resolves to a runner of `meltano ARGS` in it. */
 export function writeProject(dir, opts) {
   mkdirSync(dir, { recursive: true });
   mkdirSync(opts.jsonlDir, { recursive: true });
-  writeFileSync(join(dir, 'meltano.yml'), `${JSON.stringify(meltanoYml(opts), null, 2)}\n`);
+  const doc = opts.target ? withCopy(meltanoYml(opts), opts.target) : meltanoYml(opts);
+  writeFileSync(join(dir, 'meltano.yml'), `${JSON.stringify(doc, null, 2)}\n`);
   const baseEnv = {
     ...process.env,
     MELTANO_SEND_ANONYMOUS_USAGE_STATS: 'false',
