@@ -5,7 +5,7 @@ import type { Clock } from './clock.js';
 import type { ProfileStore } from './config/profiles.js';
 import type { Credentials } from './config/resolve.js';
 import type { HttpClient } from './http/client.js';
-import type { IO } from './terminal/streams.js';
+import type { IO } from './terminal/io.js';
 import type { Dispatcher } from 'undici';
 
 /** Options every command accepts (see src/cli/global-options.ts). */
@@ -14,7 +14,8 @@ export interface GlobalOptions {
   apiKey?: string;
   baseUrl?: string;
   json: boolean;
-  format?: 'table' | 'json' | 'ndjson' | 'csv';
+  /** markdown: only `cnv tap --about` writes it (a leaf's `markdown`); every other command refuses it. */
+  format?: 'table' | 'json' | 'ndjson' | 'csv' | 'markdown';
   /** -q/--query: a JMESPath expression applied to the JSON output. */
   query?: string;
   verbose: boolean;
@@ -72,6 +73,8 @@ export interface ClientChoice {
 export interface GivenCredentials {
   apiKey: string;
   baseUrl: string;
+  /** What they are called in messages (the tap's `api_key of --config FILE`), instead of --api-key and --base-url. */
+  sources?: { apiKey: string; baseUrl: string };
 }
 
 /** What every command gets; commands never touch process, conf or undici directly, nor change the globals. */
@@ -91,8 +94,10 @@ export interface Context {
   /** Key, base URL and profile in force (resolved once). */
   credentials(): Promise<Credentials>;
   /**
-   * Credentials a command was given another way (the tap's --config), taken as --api-key and
-   * --base-url would be; called before the first credentials() or http(), else it throws.
+   * Credentials a command was given another way (the tap's --config, the key `config set-key`
+   * checks), taken as --api-key and --base-url would be, with no profile read and their warnings
+   * left to the command (`credentials().warnings`); called before the first credentials() or
+   * http(), else it throws.
    */
   useCredentials(given: GivenCredentials): void;
   /** The HTTP client for the credentials in force, as the global options say, or with `choice` over them (built once per choice). */

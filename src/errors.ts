@@ -9,7 +9,7 @@ export const ExitCode = {
   partial: 6,
   transient: 7,
   localFile: 8,
-  /** contacts sync --exit-code: the file and the account differ (as git diff --exit-code). */
+  /** --exit-code of the syncs: the file and the account (or the ledger) differ (as git diff --exit-code). */
   pendingChanges: 9,
   interrupted: 130,
   outputClosed: 141,

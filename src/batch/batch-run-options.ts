@@ -40,10 +40,7 @@ export interface BatchDefaults {
   /** The endpoint's item limit; adds --chunk-size when above 1. */
   maxChunkSize: number;
   /** Which column flags apply (default `body`). */
-  columns?: ColumnMode;
+  columns?: 'body' | 'records' | 'identifiers';
   /** Whether the file's NUMBER cells are typed by field definitions (adds --decimal-point and --decimal-comma). */
   typedNumbers?: boolean;
 }
-
-/** What a file mode does with columns beyond the identifiers: `body` (upserts, events) adds every column flag, `records` all but --pass-column, `identifiers` (batch adds) only --map, --map-file and --ignore-column. */
-type ColumnMode = 'body' | 'records' | 'identifiers';

@@ -9,7 +9,7 @@ import type { ColumnResolver, ColumnRules } from './columns/column-resolver.js';
 import type { Prepared } from './file-run.js';
 import { shapeRow } from './row-body.js';
 import { blank, checkRow } from './row-check.js';
-import type { BatchSender, ItemOutcome } from './types.js';
+import { isRefusal, type BatchSender, type ItemOutcome } from './types.js';
 
 // Shared by `audience add --batch` and `campaigns add --batch`: rows name one contact each.
 
@@ -62,14 +62,15 @@ export function prepareIdentifierRow(row: InputRow, columns: ColumnResolver): Pr
   return { identifier: id.email!, payload: { email: id.email }, note };
 }
 
-type BatchAdd = (http: HttpClient, contacts: ContactIdentifier[], signal: AbortSignal) => Promise<BatchItemResult[]>;
-
 /**
  * Sends a chunk to a batch add endpoint. Item errors are `failed` rows; a 400 for the whole
  * chunk fails its rows and the run goes on; anything else (403, 404 of the audience or
  * campaign, transient failures) stops the run.
  */
-export function batchAddSender(client: () => Promise<HttpClient>, add: BatchAdd): BatchSender<ContactIdentifier> {
+export function batchAddSender(
+  client: () => Promise<HttpClient>,
+  add: (http: HttpClient, contacts: ContactIdentifier[], signal: AbortSignal) => Promise<BatchItemResult[]>,
+): BatchSender<ContactIdentifier> {
   return async (items, signal) => {
     const http = await client();
     let results: BatchItemResult[];
@@ -88,7 +89,9 @@ export function batchAddSender(client: () => Promise<HttpClient>, add: BatchAdd)
       throw new ResponseShapeError(`the batch answer has ${results.length} results for ${items.length} contacts`);
     }
     return results.map((r): ItemOutcome =>
-      r.added ? { status: 'added', id: r.cnvContactId } : { status: 'failed', error: r.error, message: r.message },
+      r.added
+        ? { status: 'added', id: r.cnvContactId }
+        : { status: 'failed', error: r.error, message: r.message, refusal: isRefusal(r.error) },
     );
   };
 }

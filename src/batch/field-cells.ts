@@ -64,10 +64,12 @@ export class BlankCells {
 export async function settleNumbers(
   deps: BatchDeps,
   cells: FieldCells,
-  input: OpenedInput,
-  columns: FileColumns,
-  path: string,
-  options: BatchRunOptions,
+  {
+    input,
+    columns,
+    path,
+    options,
+  }: { input: OpenedInput; columns: FileColumns; path: string; options: BatchRunOptions },
 ): Promise<boolean> {
   const { numbers } = cells;
   if (numbers.settled) return false;

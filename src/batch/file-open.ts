@@ -78,7 +78,12 @@ export async function checkFile(deps: BatchDeps, opened: OpenedFile): Promise<vo
   const { spec, input } = opened;
   try {
     const scanned = spec.cells
-      ? await settleNumbers(deps, spec.cells, input, opened.columns, spec.path, spec.options)
+      ? await settleNumbers(deps, spec.cells, {
+          input,
+          columns: opened.columns,
+          path: spec.path,
+          options: spec.options,
+        })
       : false;
     if (!scanned && input.size !== undefined) await checkInputText(spec.path, input.name, spec.options.encoding);
   } catch (err) {

@@ -14,6 +14,7 @@ import { openReport, type ReportWriter } from './row-report.js';
 import type { DoneRows } from './resume.js';
 import { InvalidRowError } from './row-body.js';
 import { runBatch } from './run-batch.js';
+import type { ResultRecord } from './unrecorded.js';
 import { writeSummaryJson } from '../output/summary-json.js';
 import { BatchCounts, batchStatus, quietFailureLine, summaryData, summaryLine } from './summary.js';
 import type { BatchItem, BatchSender, ItemOutcome, PreparedRow, RowResult } from './types.js';
@@ -47,14 +48,31 @@ export interface FileRowsSpec<P> {
   request(items: BatchItem<P>[]): RequestPreview;
   /** Optional per-key ordering across chunks (see runBatch). */
   orderKey?: (payload: P) => string | readonly string[] | undefined;
+  /**
+   * Rows the command adds once the input was read to its end and every row of it has its result,
+   * when nothing stopped the run (audience sync's removals): a second pass of the engine, with
+   * its own sender, into the same report, counts and summary. Given the counts so far.
+   */
+  after?(counts: BatchCounts): Promise<FilePass<unknown> | undefined>;
   /** What the command adds to the summary (a sync's counts), and its exit code in place of 0. */
   summary?: {
     /** The summary line in place of the file run's (a sync's plan says what it decided, not "0 valid"). */
     first?(counts: BatchCounts, elapsedMs: number): string | undefined;
+    /** What the rows came to, in the summary line in place of `N succeeded (...)` (a sync's: `50 sent, 4950 unchanged`). */
+    outcome?(counts: BatchCounts): string;
     line(counts: BatchCounts): string | undefined;
     data(counts: BatchCounts): Record<string, unknown>;
     exitCode?(code: number): number;
   };
+}
+
+/** Rows a file run sends after its input's (FileRowsSpec.after): none of them is a line of the input. */
+export interface FilePass<Q> {
+  rows: ReadonlyArray<PreparedRow<Q>>;
+  send(items: BatchItem<Q>[], signal: AbortSignal): Promise<ItemOutcome[]>;
+  request(items: BatchItem<Q>[]): RequestPreview;
+  chunkSize: number;
+  concurrency: number;
 }
 
 /** A file run: the input, how its rows become requests, and how they are sent. */
@@ -128,24 +146,46 @@ async function sendRows<P>(run: FileRun<P>): Promise<unknown> {
   let stoppedBy: unknown;
   // The report could not be written (exit 8, or 2): the run ends with that, after its summary.
   let reportFailed: unknown;
-  try {
-    ({ stoppedBy } = await runBatch({
-      rows: preparedRows(run, progress),
-      send: spec.send,
-      chunkSize: options.chunkSize,
-      concurrency: options.concurrency,
-      orderKey: spec.orderKey,
+  // A pass's rows are numbered from 0: what the report holds of the passes before is not theirs.
+  const engine = <Q>(
+    pass: Omit<FilePass<Q>, 'rows'> & {
+      rows: AsyncIterable<ReadonlyArray<PreparedRow<Q>>>;
+      orderKey?: FileRowsSpec<Q>['orderKey'];
+    },
+  ) => {
+    const before = counts.rows;
+    return runBatch({
+      rows: pass.rows,
+      send: (items, signal) => pass.send(items, signal),
+      chunkSize: pass.chunkSize,
+      concurrency: pass.concurrency,
+      orderKey: pass.orderKey,
       signal: deps.signal,
       dryRun: options.mode !== 'send',
-      preview: options.mode === 'dry-run' ? previewPrinter(deps, spec, options) : undefined,
-      record: report?.record,
+      preview: options.mode === 'dry-run' ? previewPrinter(deps, pass.request, options) : undefined,
+      record: report?.record && shifted(report.record, before),
       onResult: (result) => {
         counts.add(result);
         if ((result.status === 'failed' || result.status === 'invalid') && problems.length <= MAX_LISTED_PROBLEMS)
           problems.push(result);
         return report?.write(result);
       },
+    });
+  };
+  try {
+    ({ stoppedBy } = await engine<P>({
+      rows: preparedRows(run, progress),
+      send: spec.send,
+      request: spec.request,
+      chunkSize: options.chunkSize,
+      concurrency: options.concurrency,
+      orderKey: spec.orderKey,
     }));
+    const pass = stoppedBy === undefined && !deps.signal.aborted ? await spec.after?.(counts) : undefined;
+    if (pass) {
+      progress.setTotal(counts.rows + pass.rows.length);
+      ({ stoppedBy } = await engine({ ...pass, rows: once(pass.rows) }));
+    }
   } catch (err) {
     if (!(err instanceof CliError)) {
       progress.stop();
@@ -157,6 +197,20 @@ async function sendRows<P>(run: FileRun<P>): Promise<unknown> {
   progress.stop();
   await report?.close().catch((err: unknown) => (reportFailed ??= err));
   return reportFailed ?? stoppedBy;
+}
+
+/** A record of results counted from `offset` on (a second pass's first result is its 0th). */
+function shifted(record: ResultRecord, offset: number): ResultRecord {
+  if (offset === 0) return record;
+  return {
+    recorded: () => Math.max(0, record.recorded() - offset),
+    waitBeyond: (count) => record.waitBeyond(count + offset),
+    error: () => record.error(),
+  };
+}
+
+async function* once<T>(rows: T): AsyncGenerator<T> {
+  yield rows;
 }
 
 /** The input's rows, checked and prepared, batch by batch (columns first met in a later JSON row are shown as they come). */
@@ -185,12 +239,12 @@ async function* preparedRows<P>(run: FileRun<P>, progress: Progress): AsyncGener
 /** The run's end: the problems and notes, the summary (a line, --quiet's failure line, the --json document, --summary-json), the exit code or the error. */
 function finish<P>(run: FileRun<P>, stoppedBy: unknown): CommandResult {
   const { deps, counts } = run;
-  const { options } = run.spec;
+  const { options, summary } = run.spec;
   // An interruption (or stdout closed) wins: a report on a closed stdout fails because of it.
   const ending = deps.signal.aborted ? deps.signal.reason : stoppedBy;
   const base =
     stoppedBy === undefined ? counts.exitCode() : ending instanceof CliError ? ending.exitCode : ExitCode.internal;
-  const exitCode = base === ExitCode.ok && run.spec.summary?.exitCode ? run.spec.summary.exitCode(base) : base;
+  const exitCode = base === ExitCode.ok && summary?.exitCode ? summary.exitCode(base) : base;
   if (!options.report) listProblems(deps.notices, run.problems, counts);
   run.notes.show(deps.notices);
   run.spec.cells?.blanks.show(deps.notices);
@@ -200,10 +254,10 @@ function finish<P>(run: FileRun<P>, stoppedBy: unknown): CommandResult {
     report: options.report,
     stopped: stoppedBy === undefined ? undefined : messageOf(stoppedBy),
   };
-  deps.notices.info(run.spec.summary?.first?.(counts, info.elapsedMs) ?? summaryLine(counts, info));
-  const extra = run.spec.summary?.line(counts);
+  deps.notices.info(summary?.first?.(counts, info.elapsedMs) ?? summaryLine(counts, info, summary?.outcome?.(counts)));
+  const extra = summary?.line(counts);
   if (extra) deps.notices.info(extra);
-  const more = run.spec.summary?.data(counts) ?? {};
+  const more = summary?.data(counts) ?? {};
   const redact = (text: string) => deps.notices.redact(text);
   if (deps.quiet && exitCode === ExitCode.partial) deps.io.stderr.write(redact(quietFailureLine(counts, info)) + '\n');
   const blankCells = run.spec.cells && { blankCells: run.spec.cells.blanks.summary() };
@@ -263,14 +317,14 @@ function prepareRow<P>(
 }
 
 /** A digest of what a row sends (its request body, flag defaults included, numbers as their digits): 16 hex digits (the one-shot hash costs half of createHash's). */
-function payloadHash(payload: unknown): string {
+export function payloadHash(payload: unknown): string {
   return digest('sha256', stringifyJson(payload), 'hex').slice(0, 16);
 }
 
 /** --dry-run: each request as one NDJSON line on stdout (exact numbers, key masked), unless stdout holds the report or summary. */
 function previewPrinter<P>(
   deps: BatchDeps,
-  spec: FileBatchSpec<P>,
+  request: (items: BatchItem<P>[]) => RequestPreview,
   options: BatchRunOptions,
 ): ((items: BatchItem<P>[]) => void) | undefined {
   if (options.report === '-' || options.summaryJson === '-' || deps.printDocument) {
@@ -280,7 +334,7 @@ function previewPrinter<P>(
     return undefined;
   }
   return (items) => {
-    const { method, path, body } = spec.request(items);
+    const { method, path, body } = request(items);
     deps.io.stdout.write(
       deps.notices.redact(stringifyJson({ dryRun: true, method, path, lines: items.map((i) => i.line), body })) + '\n',
     );

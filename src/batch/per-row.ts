@@ -14,7 +14,8 @@ export function perRowSender<P>(call: (payload: P, signal: AbortSignal) => Promi
         outcomes.push(await call(item.payload, signal));
       } catch (err) {
         if (!isRowRejection(err)) throw err;
-        outcomes.push({ status: 'failed', error: err.code, message: err.message });
+        // A 404 (no such contact yet) may heal by the next run; 400, 409, 422 refuse what the row holds.
+        outcomes.push({ status: 'failed', error: err.code, message: err.message, refusal: err.status !== 404 });
       }
     }
     return outcomes;

@@ -10,12 +10,6 @@ export interface Progress {
   stop(): void;
 }
 
-/** What the input says of how far it got: its size (a regular file) and the bytes its rows so far came from. */
-interface InputExtent {
-  size?: number;
-  bytesRead(): number;
-}
-
 const NONE: Progress = { setRead() {}, setTotal() {}, stop() {} };
 
 /**
@@ -27,7 +21,10 @@ export async function startProgress(
   deps: { progress?: ProgressDisplay; clock: Clock },
   counts: BatchCounts,
   started: number,
-  input?: InputExtent,
+  input?: {
+    size?: number;
+    bytesRead(): number;
+  },
 ): Promise<Progress> {
   const display = deps.progress;
   if (!display) return NONE;
@@ -64,20 +61,22 @@ export async function startProgress(
   };
 }
 
-/** How far the input was read: rows, the exact total once known, and bytes of the file's size. */
-interface ReadSoFar {
-  rows: number;
-  total?: number;
-  size?: number;
-  bytes: number;
-}
-
 /**
  * The progress line: `969 / ~1,000 rows (97%) · 192 rows/s · about 1s left · 0 failed or invalid`.
  * Until the input is read whole, the total is the rows read so far scaled by the file's share read
  * (`~`); without a size (stdin) there is no total, share or time left.
  */
-export function progressText(done: number, bad: number, elapsedMs: number, read: ReadSoFar): string {
+export function progressText(
+  done: number,
+  bad: number,
+  elapsedMs: number,
+  read: {
+    rows: number;
+    total?: number;
+    size?: number;
+    bytes: number;
+  },
+): string {
   const seconds = elapsedMs / 1000;
   const rate = seconds > 0 ? done / seconds : 0;
   const estimate =

@@ -1,6 +1,8 @@
 import { createReadStream } from 'node:fs';
 import { lstat, open } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
+import { csvRecords } from '../input/csv-parser.js';
+import { MAX_REPORT_RECORD } from './resume.js';
 
 /**
  * What an existing report says of its run: `skipped` rows (a run stopped by Ctrl-C, SIGTERM or a
@@ -15,20 +17,18 @@ async function unfinishedBy(path: string, signal: AbortSignal): Promise<string |
   // A finished run's report (the common case, up to millions of rows) has no skipped cell: a
   // byte search says so without parsing its CSV (38 MB: 2.2 s of CPU parsed).
   if (!(await mentions(path, ',skipped,', signal))) return undefined;
-  const { parse } = await import('csv-parse');
-  const input = createReadStream(path, { signal });
-  const parser = input.pipe(
-    parse({ relax_column_count: true, skip_records_with_error: true, max_record_size: 32 * 1024 * 1024 }),
-  );
-  input.on('error', (err) => parser.destroy(err));
+  const input = createReadStream(path, { signal, encoding: 'utf8' });
   let status = -1;
   let skipped = 0;
   try {
-    for await (const record of parser as AsyncIterable<string[]>) {
-      if (status < 0) {
-        status = record.indexOf('status');
-        if (status < 0 || !record.includes('job')) return undefined;
-      } else if (record[status] === 'skipped') skipped++;
+    for await (const records of csvRecords(input, MAX_REPORT_RECORD)) {
+      for (const { fields, error } of records) {
+        if (error !== undefined) continue;
+        if (status < 0) {
+          status = fields.indexOf('status');
+          if (status < 0 || !fields.includes('job')) return undefined;
+        } else if (fields[status] === 'skipped') skipped++;
+      }
     }
   } catch (err) {
     if (signal.aborted) throw signal.reason;

@@ -1,6 +1,8 @@
 import { Readable } from 'node:stream';
 import { UsageError } from '../errors.js';
 import { openReadStream } from '../files/file-streams.js';
+import { csvRecords, CsvParser } from '../input/csv-parser.js';
+import { MAX_COLUMNS } from '../limits/limits.js';
 import { describeJob, parseJobCell, sameJob, type ReportJob } from './row-report-job.js';
 import { SUCCESS_STATUSES, type KnownRow, type RowStatus } from './types.js';
 
@@ -11,7 +13,8 @@ export type DoneRows = Map<number, KnownRow & { hash: string }>;
 // a record holds an input value (an identifier of up to MAX_WRITE_BYTES), a message of up to
 // 1,000 characters and the job.
 const MAX_FIRST_LINE = 64 * 1024;
-const MAX_RECORD = 32 * 1024 * 1024;
+/** The most one record of a report may hold (its cells' UTF-8 bytes). */
+export const MAX_REPORT_RECORD = 32 * 1024 * 1024;
 const NEEDED = ['line', 'identifier', 'status', 'row', 'hash', 'job'];
 
 /**
@@ -28,7 +31,6 @@ export async function loadDoneRows(
   job: ReportJob,
   signal?: AbortSignal,
 ): Promise<DoneRows> {
-  const { parse } = await import('csv-parse');
   const done: DoneRows = new Map();
   let input: Readable | undefined;
   try {
@@ -36,29 +38,9 @@ export async function loadDoneRows(
     const { first, rest } = await firstLine(input);
     const head = first?.replace(/^\uFEFF/, '').replace(/\r$/, '');
     checkHeader(path, head);
-    const source = Readable.from(
-      (async function* () {
-        yield Buffer.from(`${head}\n`);
-        yield* rest;
-      })(),
-    );
-    const parser = source.pipe(
-      parse({
-        columns: true,
-        relax_column_count: true,
-        skip_empty_lines: true,
-        skip_records_with_error: true,
-        max_record_size: MAX_RECORD,
-        // A record cut short by a kill is skipped; one past the size limit is no report's.
-        on_skip: (err) => {
-          if ((err as { code?: string } | undefined)?.code === 'CSV_MAX_RECORD_SIZE') throw err;
-        },
-      }),
-    );
-    // The file's errors (and an abort) come through the source.
-    source.on('error', (err) => parser.destroy(err));
+    const columns = new CsvParser().push(`${head}\n`)[0].fields;
     const judged = new Map<string, boolean>();
-    for await (const row of parser as AsyncIterable<Record<string, string | undefined>>) {
+    for await (const row of reportRows(utf8Pieces(rest), columns)) {
       // Each row names its run; a row cut short by a kill names none and counts for nothing.
       const cell = row.job;
       if (cell === undefined || cell === '') continue;
@@ -89,19 +71,53 @@ export async function loadDoneRows(
   } catch (err) {
     if (signal?.aborted) throw signal.reason;
     if (err instanceof UsageError) throw err;
-    const e = err as NodeJS.ErrnoException;
-    throw resumeError(
-      path,
-      e.code === 'ENOENT'
-        ? 'no such file'
-        : e.code === 'CSV_MAX_RECORD_SIZE'
-          ? `not a cnv report: a record is longer than ${MAX_RECORD / 1024 / 1024} MiB`
-          : `cannot read the report: ${e.message}`,
-    );
+    throw resumeError(path, readFailure(err as NodeJS.ErrnoException));
   } finally {
     input?.destroy();
   }
   return done;
+}
+
+/**
+ * The rows of a report after its header, each by the header's column names (a row cut short
+ * lacks the last ones). A record that cannot be read (a kill in the middle of a write) is left
+ * out; one past MAX_REPORT_RECORD is no report's (thrown).
+ */
+async function* reportRows(
+  text: AsyncIterable<string>,
+  columns: readonly string[],
+): AsyncGenerator<Record<string, string>> {
+  for await (const records of csvRecords(text, MAX_REPORT_RECORD)) {
+    for (const { fields, error } of records) {
+      if (error !== undefined) continue;
+      // No report of cnv's is that wide: a line of commas is not held as rows.
+      if (fields.length > MAX_COLUMNS) throw Object.assign(new Error('too many cells'), { code: TOO_MANY_CELLS });
+      const row: Record<string, string> = Object.create(null);
+      fields.forEach((value, i) => {
+        if (i < columns.length) row[columns[i]] = value;
+      });
+      yield row;
+    }
+  }
+}
+
+const TOO_MANY_CELLS = 'CSV_TOO_MANY_CELLS';
+
+/** What stopped the reading of the report, in words. */
+function readFailure(e: NodeJS.ErrnoException): string {
+  if (e.code === 'ENOENT') return 'no such file';
+  if (e.code === 'CSV_RECORD_TOO_LONG')
+    return `not a cnv report: a record is longer than ${MAX_REPORT_RECORD / 1024 / 1024} MiB`;
+  if (e.code === TOO_MANY_CELLS)
+    return `not a cnv report: a record holds more than ${MAX_COLUMNS.toLocaleString('en-US')} cells`;
+  return `cannot read the report: ${e.message}`;
+}
+
+/** Text from UTF-8 bytes read in pieces (a character split between two pieces is read whole). */
+async function* utf8Pieces(bytes: AsyncIterable<Buffer>): AsyncGenerator<string> {
+  const decoder = new TextDecoder();
+  for await (const piece of bytes) yield decoder.decode(piece, { stream: true });
+  yield decoder.decode();
 }
 
 /**

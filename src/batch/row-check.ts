@@ -11,15 +11,14 @@ export function blank(value: unknown): unknown {
 
 /**
  * Checks a row's body with the endpoint's zod schema. The first issue becomes the report's
- * error: `codes[key]` for the key it concerns (default invalid_request), `noKeyCode` for a
- * rule about the whole row (a missing identifier). Undefined members are dropped from the payload.
+ * error: `codes[key]` for the key it concerns (default invalid_request), `missing_identifier`
+ * for a rule about the whole row (a missing identifier). Undefined members are dropped from the payload.
  */
 export function checkRow<S extends z.ZodType<Record<string, unknown>>>(
   schema: S,
   body: Record<string, unknown>,
   identifier: string,
   codes: Record<string, string>,
-  noKeyCode = 'missing_identifier',
 ): Prepared<z.output<S>> & { done?: undefined } {
   const parsed = schema.safeParse(body);
   if (parsed.success) {
@@ -30,7 +29,7 @@ export function checkRow<S extends z.ZodType<Record<string, unknown>>>(
   }
   const issue = parsed.error.issues[0];
   const key = issue.path[0];
-  if (typeof key !== 'string') return { identifier, invalid: { error: noKeyCode, message: issue.message } };
+  if (typeof key !== 'string') return { identifier, invalid: { error: 'missing_identifier', message: issue.message } };
   const shown = body[key] === undefined ? 'nothing' : showValue(body[key]);
   return {
     identifier,

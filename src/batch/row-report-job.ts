@@ -1,4 +1,5 @@
 import { basename } from 'node:path';
+import { sameAccount } from '../config/account-identity.js';
 
 /**
  * The run a report belongs to, in every row's `job` cell: a resume from a report of another
@@ -11,7 +12,10 @@ export interface ReportJob {
   target?: string;
   /** The input file as given on the command line (`-` for stdin). */
   input: string;
-  /** The account the rows went to: the API's host and path, and the key's masked id (never the key); none when no key is set (a dry run). */
+  /**
+   * The account the rows went to (src/config/account-identity.ts: the key's identity and the API's host and path,
+   * never the key); none when no key is set (a dry run).
+   */
   account?: string;
 }
 
@@ -53,35 +57,26 @@ function jobOf(v: Record<string, unknown>): ReportJob | undefined {
 /**
  * Whether a report of `earlier` may be resumed by `now`: same command and target, an input file
  * of the same name, and the same account (the same audience id in another business is another
- * audience) when both name one.
+ * audience) when both name one; a report written before names it otherwise (sameAccount).
  */
 export function sameJob(earlier: ReportJob, now: ReportJob): boolean {
-  const sameAccount = earlier.account === undefined || now.account === undefined || earlier.account === now.account;
+  const bothAccount =
+    earlier.account === undefined || now.account === undefined || sameAccount(earlier.account, now.account);
   return (
     earlier.command === now.command &&
     (earlier.target ?? '') === (now.target ?? '') &&
     inputName(earlier.input) === inputName(now.input) &&
-    sameAccount
+    bothAccount
   );
 }
 
 /**
  * A job as a message names it: `audience add c100… on people.csv`, with the account
- * (`api.example.com/ sk_live_ab_****`) when `withAccount` (the two jobs differ only there).
+ * (`sk_live_ab@api.example.com`) when `withAccount` (the two jobs differ only there).
  */
 export function describeJob(job: ReportJob, withAccount = false): string {
   const account = withAccount ? ` (${job.account ?? 'no account'})` : '';
   return `\`${job.command}${job.target ? ` ${job.target}` : ''}\` on ${job.input === '-' ? 'stdin' : inputName(job.input)}${account}`;
-}
-
-/** The account of a run as a report names it: host and path of the base URL, and the key's masked id. */
-export function accountOf(baseUrl: string, maskedKey: string): string {
-  try {
-    const url = new URL(baseUrl);
-    return `${url.host}${url.pathname.replace(/\/+$/, '')} ${maskedKey}`;
-  } catch {
-    return maskedKey;
-  }
 }
 
 // The file's name decides, not its directory: a report and its input moved together stay a pair.

@@ -3,11 +3,12 @@ import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { LocalFileError, UsageError } from '../errors.js';
 import { csvCell } from '../output/csv-line.js';
+import { csvRecords } from '../input/csv-parser.js';
 import { isStreamTarget, openWriteStream } from '../files/file-streams.js';
 import { drained } from '../output/write.js';
 import { openReportFile } from './row-report-file.js';
 import { jobCell, type ReportJob } from './row-report-job.js';
-import type { DoneRows } from './resume.js';
+import { MAX_REPORT_RECORD, type DoneRows } from './resume.js';
 import type { ResultRecord } from './unrecorded.js';
 import type { RowResult } from './types.js';
 
@@ -28,17 +29,6 @@ export interface ReportWriter {
   record?: ResultRecord;
 }
 
-interface ReportOptions {
-  /** The run the report is of: named in every row's `job` cell, for --resume-from-report to check. */
-  job: ReportJob;
-  /** Rows done in an earlier run (--resume-from-report): they are in the file from the start. */
-  done?: DoneRows;
-  /** Ends the wait for a reader of a FIFO. */
-  signal?: AbortSignal;
-  /** Masks secrets in what the server sent (error codes, messages, ids) before it is written. */
-  redact?: (text: string) => string;
-}
-
 // Rows are gathered into chunks of about this many characters before they are written: big
 // for stdout (throughput), smaller for a device or a FIFO, so that a failing one is seen early.
 const CHUNK_CHARS = { stdout: 64 * 1024, other: 16 * 1024 };
@@ -53,7 +43,16 @@ export async function openReport(
   path: string,
   idColumn: string,
   stdout: Writable,
-  opts: ReportOptions,
+  opts: {
+    /** The run the report is of: named in every row's `job` cell, for --resume-from-report to check. */
+    job: ReportJob;
+    /** Rows done in an earlier run (--resume-from-report): they are in the file from the start. */
+    done?: DoneRows;
+    /** Ends the wait for a reader of a FIFO. */
+    signal?: AbortSignal;
+    /** Masks secrets in what the server sent (error codes, messages, ids) before it is written. */
+    redact?: (text: string) => string;
+  },
 ): Promise<ReportWriter> {
   const redact = memoized(opts.redact ?? ((text: string) => text));
   const job = csvCell(jobCell(opts.job));
@@ -130,14 +129,24 @@ async function streamReport(
   };
 }
 
-/** The rows of a report file from byte `start` (no header there): the row's place (column `row`) and its raw CSV record. */
+/**
+ * The rows of a report file from byte `start` (no header there, the rows this run wrote): the
+ * row's place (column `row`) and its CSV record, written again as `format` wrote it (csvCell of
+ * each cell gives back the text it was read from).
+ */
 async function* reportRecords(file: FileHandle, start: number): AsyncGenerator<[number, string]> {
-  const { parse } = await import('csv-parse');
-  const input = file.createReadStream({ start, autoClose: false });
-  const parser = input.pipe(parse({ raw: true, relax_column_count: true }));
-  input.on('error', (err) => parser.destroy(err));
-  for await (const { record, raw } of parser as AsyncIterable<{ record: string[]; raw: string }>)
-    yield [Number(record[6]), raw];
+  const input = file.createReadStream({ start, autoClose: false, encoding: 'utf8' });
+  try {
+    for await (const records of csvRecords(input, MAX_REPORT_RECORD)) {
+      for (const { fields, error, line } of records) {
+        if (error !== undefined)
+          throw new Error(`the report's own row (line ${line} from the rows of this run): ${error}`);
+        yield [Number(fields[6]), fields.map(csvCell).join(',') + '\n'];
+      }
+    }
+  } finally {
+    input.destroy();
+  }
 }
 
 /** Remembers the last few texts: a stopped run's rows share one message, a failing server's rows a few. */

@@ -1,19 +1,6 @@
 import { ExitCode, interruptedBy } from '../errors.js';
 import { duration, hasRate } from '../output/wording.js';
-import { SUCCESS_STATUSES, type RowResult, type RowStatus } from './types.js';
-
-const STATUS_ORDER: RowStatus[] = [
-  'added',
-  'created',
-  'updated',
-  'unchanged',
-  'tracked',
-  'duplicate',
-  'valid',
-  'failed',
-  'invalid',
-  'skipped',
-];
+import { ROW_STATUSES, SUCCESS_STATUSES, type RowResult, type RowStatus } from './types.js';
 
 /** Running counts of a batch run. */
 export class BatchCounts {
@@ -46,9 +33,9 @@ export class BatchCounts {
     return this.rows - this.count('skipped') - this.count('invalid') - this.earlier;
   }
 
-  /** 0 when every row succeeded (or, in a dry run, was valid); 6 when some failed or were invalid. */
+  /** 0 when every row succeeded (or, in a dry run, was valid); 6 when some failed, were invalid or were held. */
   exitCode(): number {
-    return this.count('failed') + this.count('invalid') > 0 ? ExitCode.partial : ExitCode.ok;
+    return this.count('failed') + this.count('invalid') + this.count('held') > 0 ? ExitCode.partial : ExitCode.ok;
   }
 }
 
@@ -70,7 +57,7 @@ export function summaryData(counts: BatchCounts, info: SummaryInfo): Record<stri
     invalid: counts.count('invalid'),
     skipped: counts.count('skipped'),
     ...(info.dryRun ? { valid: counts.count('valid') } : {}),
-    byStatus: Object.fromEntries(STATUS_ORDER.filter((s) => counts.count(s) > 0).map((s) => [s, counts.count(s)])),
+    byStatus: Object.fromEntries(ROW_STATUSES.filter((s) => counts.count(s) > 0).map((s) => [s, counts.count(s)])),
     doneInEarlierRun: counts.earlier,
     elapsedMs: Math.round(info.elapsedMs),
     rowsPerSecond: seconds > 0 ? Math.round(counts.handled / seconds) : counts.handled,
@@ -80,17 +67,22 @@ export function summaryData(counts: BatchCounts, info: SummaryInfo): Record<stri
   };
 }
 
-/** One line: `2500 rows: 2490 succeeded (added 2490), 5 failed, 5 invalid, 0 skipped in 3.2 s (781 rows/s)`. */
-export function summaryLine(counts: BatchCounts, info: SummaryInfo): string {
+/**
+ * One line: `2500 rows: 2490 succeeded (added 2490), 5 failed, 5 invalid, 0 skipped in 3.2 s (781 rows/s)`.
+ * `outcome`, when given, says what the rows that did not fail came to in place of `2490 succeeded (...)`.
+ */
+export function summaryLine(counts: BatchCounts, info: SummaryInfo, outcome?: string): string {
   // Plain digits (no grouping): these lines are grepped by scripts.
   const n = (v: number) => String(v);
   const rows = `${counts.rows} ${counts.rows === 1 ? 'row' : 'rows'}`;
-  const detail = STATUS_ORDER.filter((s) => SUCCESS_STATUSES.has(s) && counts.count(s) > 0).map(
+  const detail = ROW_STATUSES.filter((s) => SUCCESS_STATUSES.has(s) && counts.count(s) > 0).map(
     (s) => `${s} ${n(counts.count(s))}`,
   );
-  const ok = info.dryRun
-    ? `${n(counts.count('valid'))} valid`
-    : `${n(counts.succeeded)} succeeded${detail.length ? ` (${detail.join(', ')})` : ''}`;
+  const ok =
+    outcome ??
+    (info.dryRun
+      ? `${n(counts.count('valid'))} valid`
+      : `${n(counts.succeeded)} succeeded${detail.length ? ` (${detail.join(', ')})` : ''}`);
   const earlier = counts.earlier > 0 ? `, ${n(counts.earlier)} of them done in an earlier run` : '';
   const head = info.dryRun ? 'dry run, nothing sent: ' : info.stopped ? 'stopped early: ' : '';
   const report = info.report && info.report !== '-' ? `; report: ${info.report}` : '';

@@ -3,25 +3,39 @@
  * - added: the contact is a member of the audience or campaign (new or already);
  * - created / updated: the upsert created or updated the record;
  * - tracked / duplicate: the event was recorded, or was there already (same clientEventId);
- * - unchanged: contacts sync: the account holds what the row says already; not sent;
+ * - unchanged: contacts sync: the account holds what the row says already; a ledger job
+ *   (docs/ledger.md): it sent these values already; not sent;
+ * - removed: audience sync: a member the job added earlier, no longer in the file, removed;
+ * - held: audience sync: a removal held back by --max-removals (not sent);
  * - valid: --dry-run only: the row passed local validation and would be sent;
  * - failed: the API refused this row (the error column holds its code);
  * - invalid: local validation refused the row; it was never sent;
  * - skipped: not sent, or sent without a confirmed answer, because the run stopped
  *   (retries exhausted, interrupted, or a fatal error); --resume-from-report sends it again.
  */
-export type RowStatus =
-  'added' | 'created' | 'updated' | 'unchanged' | 'tracked' | 'duplicate' | 'valid' | 'failed' | 'invalid' | 'skipped';
+export type RowStatus = keyof typeof DONE;
+
+/** Every status, in the order a summary lists them, and whether it means "done". */
+const DONE = {
+  added: true,
+  created: true,
+  updated: true,
+  unchanged: true,
+  tracked: true,
+  duplicate: true,
+  removed: true,
+  valid: false,
+  failed: false,
+  invalid: false,
+  held: false,
+  skipped: false,
+} as const;
+
+/** The statuses, in the order a summary lists them. */
+export const ROW_STATUSES = Object.keys(DONE) as RowStatus[];
 
 /** Statuses that mean "done": --resume-from-report does not send these rows again. */
-export const SUCCESS_STATUSES: ReadonlySet<string> = new Set([
-  'added',
-  'created',
-  'updated',
-  'unchanged',
-  'tracked',
-  'duplicate',
-]);
+export const SUCCESS_STATUSES: ReadonlySet<string> = new Set(ROW_STATUSES.filter((s) => DONE[s]));
 
 /** What happened to one item. */
 export interface ItemOutcome {
@@ -33,6 +47,28 @@ export interface ItemOutcome {
   message?: string;
   /** Carried over from --resume-from-report: already in the report file, not sent again. */
   earlier?: boolean;
+  /**
+   * A failure that is the API's refusal of what this row holds (a 400-class answer about the row
+   * alone), not of the request: a ledger sends the row again only once its values change.
+   */
+  refusal?: boolean;
+}
+
+/**
+ * Codes of a per-item failure that the row's values may not be the cause of: a contact that does
+ * not exist yet (it may by the next run), an upsert or the server failing. Any other per-item
+ * code is a refusal of what the row holds (`ItemOutcome.refusal`).
+ */
+const NOT_REFUSALS: ReadonlySet<string> = new Set([
+  'contact_not_found',
+  'upsert_failed',
+  'internal_error',
+  'no_result',
+]);
+
+/** Whether a per-item failure with this API code is a refusal of what the row holds. */
+export function isRefusal(code: string | undefined): boolean {
+  return code !== undefined && !NOT_REFUSALS.has(code);
 }
 
 /** What names one input row in its result and in the report. */

@@ -6,7 +6,7 @@ import type { ClientChoice, ContextDeps, GlobalOptions } from '../context.js';
 import type { HttpClient } from '../http/client.js';
 import { firstRequestAllowed, sendFirst } from '../http/first-request.js';
 import type { RateLimiter } from '../http/rate-limiter.js';
-import { maskKey } from '../redact/redact.js';
+import { accountIdentity } from '../config/account-identity.js';
 import { compiledQuery, documentQueryText } from '../output/query.js';
 import { stringifyJson } from '../lib/exact-number.js';
 import { userAgent } from '../cmdutil/version.js';
@@ -17,17 +17,6 @@ import { userAgent } from '../cmdutil/version.js';
  * Processes of one account on one machine split it (src/http/rate-share.ts).
  */
 const CLIENT_RATE = { ratePerSecond: 195, burst: 3 };
-
-/** What the HTTP stack of a context needs from the context around it. */
-interface HttpStackDeps {
-  deps: ContextDeps;
-  clock: Clock;
-  globals(): Readonly<GlobalOptions>;
-  credentials(): Promise<Credentials>;
-  redact(text: string): string;
-  warn(message: string): void;
-  onDispose(fn: () => Promise<void> | void): void;
-}
 
 /** The modules an HttpClient needs. */
 function loadHttpStack() {
@@ -61,7 +50,17 @@ export class HttpStack {
   // (only undici's agent tunnels), a dispatcher given (tests), or a batch that prepared it.
   private firstRequest: boolean;
 
-  constructor(private readonly of: HttpStackDeps) {
+  constructor(
+    private readonly of: {
+      deps: ContextDeps;
+      clock: Clock;
+      globals(): Readonly<GlobalOptions>;
+      credentials(): Promise<Credentials>;
+      redact(text: string): string;
+      warn(message: string): void;
+      onDispose(fn: () => Promise<void> | void): void;
+    },
+  ) {
     this.firstRequest = of.deps.dispatcher === undefined && firstRequestAllowed(of.deps.env);
   }
 
@@ -149,7 +148,7 @@ export class HttpStack {
       joined = import('../http/rate-share.js').then(({ RateShare }) =>
         RateShare.join({
           configDir: configDir(deps.env),
-          account: { baseUrl: credentials.baseUrl, keyId: maskKey(credentials.apiKey) },
+          account: accountIdentity(credentials.baseUrl, credentials.apiKey),
           limiter,
           fullRate: CLIENT_RATE.ratePerSecond,
           // A run slowed by other processes says so once, and where to look (a lease left behind).

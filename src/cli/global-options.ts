@@ -21,6 +21,9 @@ export const DEFAULT_GLOBALS: GlobalOptions = {
   dryRun: false,
 };
 
+/** What -o takes: the output formats, and markdown for the one leaf that writes it (the tap's --about). */
+const PARSED_FORMATS = [...OUTPUT_FORMATS, 'markdown'] as const;
+
 /** Upper bound of --timeout: the longest a Node.js timer waits (about 24.8 days); a longer one fires at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 /** Upper bound of --max-retry-wait: a day. */
@@ -34,9 +37,9 @@ export function addGlobalOptions(program: Command): void {
     .option('--base-url <url>', 'API base URL (also CNV_BASE_URL)')
     .option('--json', "print JSON (the same document as when stdout is not a terminal; see each command's JSON OUTPUT)")
     .addOption(
-      new Option('-o, --format <format>', 'output format (any case)')
-        .choices([...OUTPUT_FORMATS])
-        .argParser(caseInsensitiveChoice(OUTPUT_FORMATS)),
+      new Option('-o, --format <format>', 'output format (any case; markdown: `cnv tap --about` only)')
+        .choices([...PARSED_FORMATS])
+        .argParser(caseInsensitiveChoice(PARSED_FORMATS)),
     )
     .option(
       '-q, --query <expr>',
@@ -113,8 +116,10 @@ function debugEnv(env: NodeJS.ProcessEnv): 'api' | 'verbose' | undefined {
  * than silently losing to the first. (An export's -o is its file format and --json its summary's,
  * so this is not checked there.)
  */
-export function checkOutputFlags(globals: GlobalOptions): void {
+export function checkOutputFlags(globals: GlobalOptions, markdown = false): void {
   const { json, format, query } = globals;
+  if (format === 'markdown' && !markdown)
+    throw new UsageError('-o markdown: only `cnv tap --about` writes markdown; give table, json, ndjson or csv');
   if (json && format !== undefined && format !== 'json')
     throw new UsageError(`--json and -o ${format} ask for two output formats: give one`);
   if (query !== undefined && (format === 'csv' || format === 'table')) {

@@ -15,7 +15,7 @@ export interface HelpParts {
 
 const LEARN_MORE = [
   'Use `cnv <command> <subcommand> --help` for more information about a command.',
-  'Exit codes (`cnv help exit-codes`): 0 ok, 2 usage, 3 rejected, 4 auth, 5 not found, 6 partial, 7 transient, 8 local file, 9 differences (contacts sync --exit-code).',
+  'Exit codes (`cnv help exit-codes`): 0 ok, 2 usage, 3 rejected, 4 auth, 5 not found, 6 partial, 7 transient, 8 local file, 9 differences (--exit-code).',
   'Environment variables: `cnv help environment`. Every help page in one file: docs/commands.md.',
 ];
 

@@ -17,18 +17,21 @@ export const HELP_TOPICS: Record<string, { summary: string; text: string }> = {
        body, a body past the size limits): check --base-url
   4    authentication or permission (401, 403 including export_not_enabled), or no key
   5    not found (404)
-  6    partial: a batch or file run finished and some rows failed (see the report)
+  6    partial: a batch or file run finished and some rows failed (see the report),
+       or audience sync held removals past --max-removals
   7    transient: server error, rate limit or network failure still failing after
        retries (a gateway's 502/503/504 page too), a Retry-After longer than
        --max-retry-wait (the message says when to try again), a proxy that failed
-       (proxy_error, naming it), or another run holds the export lock; try again later
+       (proxy_error, naming it), or another run holds the export lock (or a sync
+       job's ledger); try again later
   8    a local file could not be written or read: output (stdout too, as in
        > /dev/full), export state, lock or report (disk full, quota, read-only,
        permission, I/O error; --out in a directory that does not exist; a state or
        config file that is a FIFO); the message names the path; what was committed
        stays committed
-  9    contacts sync --exit-code: the file and the account differ (rows were, or with
-       --plan would be, sent), as git diff --exit-code; 6, 7 and the others win over it
+  9    --exit-code (contacts, audience, campaigns and records sync): the file and the
+       account or ledger differ (rows were, or with --plan would be, sent or removed),
+       as git diff --exit-code; 6, 7 and the others win over it
   130  interrupted (SIGINT, Ctrl-C); what was committed stays committed
   141  stdout (or stderr) was closed by its reader (EPIPE), e.g. piped into head;
        no error line is printed

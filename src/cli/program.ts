@@ -56,7 +56,7 @@ export function buildProgram(ctx: ProgramContext, setExitCode: (code: number) =>
     ctx.setGlobals(toGlobals(action.optsWithGlobals(), ctx.env));
     const entry = leaves.get(action);
     // An export's -o is its file's format, not the output's: no conflict with --json there.
-    if (entry && !entry.formatIsFile) checkOutputFlags(ctx.globals);
+    if (entry && !entry.formatIsFile) checkOutputFlags(ctx.globals, entry.markdown);
     if (!entry) refuseJsonOutside(action, ctx.globals);
     if (ctx.globals.query !== undefined) {
       // Compiled now: a bad expression is refused before anything is sent.
@@ -116,7 +116,7 @@ async function loadLeaf(ctx: Context, cmd: Command, setExitCode: (code: number) 
   mod.options.addTo(cmd);
   mod.configure(cmd);
   // Derived when a help page is laid out, never on a run: the schemas are built only then.
-  (cmd as CnvCommand).helpParts.json = () => describeOutput(mod.output());
+  (cmd as CnvCommand).helpParts.json = () => describeOutput(mod.output(), true);
   cmd.action(async (...params: unknown[]) => {
     const command = params[params.length - 1] as Command;
     const queried =

@@ -67,6 +67,7 @@ export const COMMANDS: Entry[] = [
     examples: [
       'cnv audience add AUDIENCE_ID --email ada@example.com',
       'cnv audience add AUDIENCE_ID --batch people.csv --report report.csv',
+      'cnv audience sync AUDIENCE_ID --file pro-plan.csv --plan',
     ],
     children: [
       {
@@ -78,6 +79,12 @@ export const COMMANDS: Entry[] = [
         name: 'remove',
         summary: 'Remove a contact from a static audience',
         load: () => import('../commands/audience/remove.js'),
+      },
+      {
+        name: 'sync',
+        summary: 'Mirror a file into an audience: add what is new, remove only what the job added',
+        globals: ['--profile', '--json', '--query', '--quiet'],
+        load: () => import('../commands/audience/sync.js'),
       },
     ],
   },
@@ -105,6 +112,12 @@ export const COMMANDS: Entry[] = [
         name: 'add',
         summary: 'Add a contact to a campaign (or many, with --batch FILE)',
         load: () => import('../commands/campaigns/add.js'),
+      },
+      {
+        name: 'sync',
+        summary: 'Add the contacts of a file not added yet (the API cannot remove from a campaign)',
+        globals: ['--profile', '--json', '--query', '--quiet'],
+        load: () => import('../commands/campaigns/sync.js'),
       },
     ],
   },
@@ -134,12 +147,46 @@ export const COMMANDS: Entry[] = [
     name: 'records',
     summary: 'Custom-object records',
     aliases: ['record'],
-    examples: ['cnv records upsert CUSTOM_OBJECT_ID --file subscriptions.csv --check'],
+    examples: [
+      'cnv records upsert CUSTOM_OBJECT_ID --file subscriptions.csv --check',
+      'cnv records sync CUSTOM_OBJECT_ID --file subscriptions.csv --report sync.csv',
+    ],
     children: [
       {
         name: 'upsert',
         summary: 'Create or update custom-object records from a file, in chunks of 200',
         load: () => import('../commands/records/upsert.js'),
+      },
+      {
+        name: 'sync',
+        summary: 'Send only the records whose values changed since cnv sent them',
+        globals: ['--profile', '--json', '--query', '--quiet'],
+        load: () => import('../commands/records/sync.js'),
+      },
+    ],
+  },
+  {
+    name: 'ledger',
+    summary: 'What the sync jobs sent, per account and job: list, show, reset',
+    examples: ['cnv ledger list', 'cnv ledger show JOB', 'cnv ledger reset JOB --yes'],
+    children: [
+      {
+        name: 'list',
+        summary: 'List the ledgers of the sync jobs',
+        globals: ['--json', '--format', '--query'],
+        load: () => import('../commands/ledger/list.js'),
+      },
+      {
+        name: 'show',
+        summary: "Show one job's ledger (--entries: every key)",
+        globals: ['--json', '--format', '--query'],
+        load: () => import('../commands/ledger/show.js'),
+      },
+      {
+        name: 'reset',
+        summary: "Delete a job's ledger (its next run sends everything and removes nothing)",
+        globals: ['--json', '--query'],
+        load: () => import('../commands/ledger/reset.js'),
       },
     ],
   },
@@ -244,8 +291,16 @@ export const COMMANDS: Entry[] = [
   {
     name: 'tap',
     summary: "Run as a Singer tap (Meltano's tap-cnv): contacts, custom and email events into any warehouse",
-    globals: ['--verbose', '--debug', '--quiet', '--timeout', '--max-retries', '--max-retry-wait'],
+    globals: ['--format', '--verbose', '--debug', '--quiet', '--timeout', '--max-retries', '--max-retry-wait'],
+    markdown: true,
     load: () => import('../commands/tap/tap.js'),
+  },
+  {
+    name: 'target',
+    summary: "Run as a Singer target (Meltano's target-cnv): any tap's tables into the account, only what differs",
+    globals: ['--format', '--verbose', '--debug', '--quiet', '--timeout', '--max-retries', '--max-retry-wait'],
+    markdown: true,
+    load: () => import('../commands/target/target.js'),
   },
   {
     name: 'version',

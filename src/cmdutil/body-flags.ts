@@ -2,6 +2,8 @@ import { InvalidArgumentError } from 'commander';
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
 import { looseJson } from '../json/exact-json.js';
+import { setOwn } from '../lib/own-key.js';
+import { ownRecord } from '../json/own-record.js';
 import { flag } from './flags.js';
 
 // The flags that write a request body as given: `--set name=value` and `--data '{...}'` (apart
@@ -36,7 +38,7 @@ export function applySetPairs(
 ): void {
   for (const [name, value] of pairs ?? []) {
     if (named.has(name)) throw new UsageError(`--set ${name}: use the dedicated flag for ${name}`);
-    body[name] = value;
+    setOwn(body, name, value);
   }
 }
 
@@ -48,4 +50,4 @@ export const setFlag = (description: string) =>
 
 /** `--data '{...}'` (jsonObject): a JSON object. */
 export const dataFlag = (description: string) =>
-  flag('--data <json>', description, z.record(z.string(), z.unknown()).optional(), { parse: jsonObject });
+  flag('--data <json>', description, ownRecord().optional(), { parse: jsonObject });

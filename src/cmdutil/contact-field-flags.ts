@@ -4,6 +4,7 @@ import { DATA_TYPES, type DataType } from '../endpoints/fields.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { looseJson } from '../json/exact-json.js';
+import { setOwn } from '../lib/own-key.js';
 import { coerceValue } from '../input/coerce.js';
 import { readFieldDefinitions, type DefinitionsByType } from '../records/field-cache.js';
 import { fieldCacheDepsOf } from './context-deps.js';
@@ -131,11 +132,12 @@ export async function resolveFieldFlags(
     );
   }
   for (const group of GROUPS) {
+    // Own members whatever the key: a field keyed `__proto__` is sent, not made the object's prototype.
     const values: Record<string, unknown> = {};
     for (const [key, raw] of pairsOf(opts, group.byDefinition.opt))
-      values[key] = byDefinition(group, key, raw, read?.definitions);
-    for (const [key, raw] of pairsOf(opts, group.raw.opt)) values[key] = raw;
-    for (const [key, raw] of pairsOf(opts, group.typed.opt)) values[key] = looseJson(raw);
+      setOwn(values, key, byDefinition(group, key, raw, read?.definitions));
+    for (const [key, raw] of pairsOf(opts, group.raw.opt)) setOwn(values, key, raw);
+    for (const [key, raw] of pairsOf(opts, group.typed.opt)) setOwn(values, key, looseJson(raw));
     if (Object.keys(values).length > 0) result[group.body] = values;
   }
   return result;

@@ -1,15 +1,15 @@
 import { resumeCommand } from './resume-command.js';
+import { accountIdentity } from '../config/account-identity.js';
 import { configDir, configDirWhere } from '../config/paths.js';
 import type { Context } from '../context.js';
 import type { BatchDeps } from '../batch/batch-deps.js';
-import { accountOf } from '../batch/row-report-job.js';
 import type { ExportDeps, ReporterDeps, StateDir } from '../exporter/export-deps.js';
 import { asksForDocument, documentText, type DocumentForm } from '../output/document.js';
 import type { Output } from '../output/format.js';
 import { pagerCommand } from '../output/pager.js';
 import type { Notices, ProgressDisplay } from '../output/notices.js';
 import type { FieldCacheDeps } from '../records/field-cache.js';
-import { maskKey } from '../redact/redact.js';
+import type { RecordsDeps } from '../records/records-file.js';
 
 // The narrow inputs of the layers below the commands, made from a command's Context. A command
 // hands exporter/, batch/, records/, sync/ and output/ these, never the Context itself.
@@ -26,7 +26,9 @@ export function noticesOf(ctx: Context): Notices {
 
 /** stdout and the output flags in force, for output/render.ts and output/list-writer.ts. */
 export function outputOf(ctx: Context): Output {
-  const { format, json, query, color } = ctx.globals;
+  const { json, query, color } = ctx.globals;
+  // markdown is the tap's --about only (refused elsewhere before a command runs): no output format of a result.
+  const format = ctx.globals.format === 'markdown' ? undefined : ctx.globals.format;
   // The pager takes the process's own terminal: only the launcher's IO offers it (never a test's fake streams).
   const command = ctx.io.stdoutIsTTY && ctx.io.pagerAllowed && ctx.globals.pager ? pagerCommand(ctx.env) : undefined;
   const pager = command === undefined ? undefined : { command, warn: (message: string) => ctx.warn(message) };
@@ -79,7 +81,6 @@ export function reporterDepsOf(ctx: Context): ReporterDeps {
     signal: ctx.signal,
     notices: noticesOf(ctx),
     stdout: ctx.io.stdout,
-    stderrIsTTY: ctx.io.stderrIsTTY,
     quiet: ctx.globals.quiet,
     // An export's -o is its file's format; its dry run prints the request instead.
     printDocument: ctx.globals.dryRun ? undefined : documentPrinterOf(ctx, { formatIsFile: true }),
@@ -100,7 +101,7 @@ export function batchDepsOf(ctx: Context): BatchDeps {
     prepareHttp: () => ctx.prepareHttp(),
     account: async () => {
       const credentials = await ctx.credentials().catch(() => undefined);
-      return credentials && accountOf(credentials.baseUrl, maskKey(credentials.apiKey));
+      return credentials && accountIdentity(credentials.baseUrl, credentials.apiKey);
     },
     resumeCommand: ctx.argv && ((report) => resumeCommand(ctx.argv ?? [], report)),
   };
@@ -116,4 +117,9 @@ export function fieldCacheDepsOf(ctx: Context): FieldCacheDeps {
     notices: noticesOf(ctx),
     verbose: ctx.globals.verbose,
   };
+}
+
+/** What a records file run takes (records upsert, records sync). */
+export function recordsDepsOf(ctx: Context): RecordsDeps {
+  return { http: () => ctx.http(), signal: ctx.signal, warn: (message) => ctx.warn(message) };
 }

@@ -49,6 +49,8 @@ export interface LeafEntry {
   aliases?: string[];
   /** -o/--format names the format of the command's file (the exports), not of its output: --json does not conflict with it. */
   formatIsFile?: boolean;
+  /** -o markdown means something to it (the tap's --about); every other command refuses it. */
+  markdown?: boolean;
   /** The global flags (long names) that mean something to this command; its help lists only these. Default: all. */
   globals?: readonly string[];
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each module has its own options type

@@ -4,7 +4,8 @@ import { EXPORT_PAGE_LIMITS } from '../endpoints/endpoints.js';
 import type { EmailEventType } from '../endpoints/exports.js';
 import type { GlobalOptions } from '../context.js';
 import { isIsoDate } from '../dates.js';
-import { UsageError } from '../errors.js';
+import { CliError, ExitCode, UsageError } from '../errors.js';
+import { streamTarget, type IO } from '../terminal/io.js';
 import { crashHookFromEnv } from '../exporter/crash-points.js';
 import type { ExportRunOptions } from '../exporter/export-run-options.js';
 import { gzipName } from '../exporter/gzip-pages.js';
@@ -13,11 +14,12 @@ import { integer } from '../lib/option-values.js';
 import { flag, numberFlag, switchFlag, textFlag, type OptionValues } from './flags.js';
 import { refuseJsonWhenStdoutIsData } from './stdout-data.js';
 import { checkStateKey } from '../exporter/state-key.js';
-import type { ExportKind, FileFormat } from '../exporter/state.js';
+import type { FileFormat } from '../exporter/export-state.js';
+import type { ExportKind } from '../endpoints/exports.js';
 
 /** One help line on the file format, which is the global -o/--format. */
 export const FORMAT_HELP =
-  'Format: -o csv|ndjson; by default CSV when --out ends in .csv (or .csv.gz), else NDJSON. --out FILE.gz (or --compress gzip) writes gzip: one gzip member per page.';
+  'Format: -o csv|ndjson; by default CSV when --out ends in .csv (or .csv.gz), else NDJSON (--out FILE.json is refused: not one JSON array). --out FILE.gz (or --compress gzip) writes gzip: one gzip member per page.';
 
 /** The flags every export command takes. The file format is the global -o/--format (csv or ndjson). */
 export function exportFlags(kind: ExportKind) {
@@ -50,10 +52,10 @@ export function exportFlags(kind: ExportKind) {
     ),
     stateKey: textFlag(
       '--state-key <name>',
-      'name of the saved state (default: the account, sk_live_<key id>@host, then /kind[/type] and :FILE for --out FILE, or /stdout)',
+      'name of the saved state (default: the account, sk_live_<key id>@host, then /kind[/type] and :FILE for --out FILE); rows to stdout keep a position only when this names one',
     ),
-    maxPages: numberFlag('--max-pages <n>', 'stop after this many pages (the state keeps the place)', integer(1)),
-    maxRows: numberFlag('--max-rows <n>', 'stop after this many rows (the state keeps the place)', integer(1)),
+    maxPages: numberFlag('--max-pages <n>', 'stop after this many pages (a state keeps the place)', integer(1)),
+    maxRows: numberFlag('--max-rows <n>', 'stop after this many rows (a state keeps the place)', integer(1)),
     deferCommit: switchFlag(
       '--defer-commit',
       'stdout only: save the new position as pending; `cnv export state commit KEY --run ID` makes it current',
@@ -100,20 +102,38 @@ export const EXPORT_GLOBALS = ['dryRun', 'format', 'json', 'query'] as const;
 export type ExportOptionValues = OptionValues<ReturnType<typeof exportFlags>, (typeof EXPORT_GLOBALS)[number]>;
 
 /** What the flags mean once the global --dry-run and -o/--format are taken into account. */
-function derived(opts: ExportOptionValues) {
+function derived(opts: ExportOptionValues & { outDir?: string }) {
   // --dry-run prints the first request a stateless run would send: no state, no file touched.
   const { dryRun } = opts;
   const out = opts.out !== undefined && opts.out !== '-' && !dryRun ? opts.out : undefined;
-  return { out, noState: opts.state === false || dryRun, deferCommit: opts.deferCommit === true && !dryRun };
+  // Rows to stdout are a one-off (a peek, `| head`) unless --state-key names the position to keep.
+  const oneOff = out === undefined && opts.outDir === undefined && opts.stateKey === undefined;
+  return {
+    out,
+    oneOff,
+    noState: opts.state === false || dryRun || oneOff,
+    deferCommit: opts.deferCommit === true && !dryRun,
+  };
 }
 
 /** The export flags' rules, across flags and with the globals (usage errors name the flag): a cross-flag check of the command's options. */
 export function checkExportOptions(opts: ExportOptionValues & { outDir?: string }): void {
-  const { out, noState, deferCommit } = derived(opts);
+  const { out, oneOff, noState, deferCommit } = derived(opts);
+  if (out !== undefined && extname(gzipName(out).inner).toLowerCase() === '.json')
+    // A name that says one JSON document would hold NDJSON lines, which a JSON reader refuses.
+    throw new UsageError(
+      `--out ${out}: an export writes NDJSON (one JSON object a line) or CSV, not one JSON array`,
+      `name it .ndjson (or .csv); for one array: jq -s . FILE.ndjson`,
+    );
   const format = fileFormat(opts.format, opts.out === undefined ? undefined : gzipName(opts.out).inner);
   compression(opts.compress, out);
   if (noState && !opts.dryRun && opts.stateKey !== undefined)
     throw new UsageError('--state-key and --no-state do not go together');
+  if (oneOff && !opts.dryRun && (deferCommit || opts.run !== undefined))
+    throw new UsageError(
+      `${deferCommit ? '--defer-commit' : '--run'}: rows to stdout keep no position unless --state-key names one`,
+      'name the pipeline\'s state: --state-key NAME (docs/exports.md, "Pipelines")',
+    );
   if (noState && deferCommit)
     throw new UsageError('--defer-commit needs a state to hold the pending position; drop --no-state');
   if (deferCommit && out !== undefined)
@@ -148,7 +168,7 @@ export function checkExportOptions(opts: ExportOptionValues & { outDir?: string 
 
 /** The run options of checked export flags. `env`: the test-only crash points (CNV_TEST_CRASH_AT). */
 export function exportRunOptions(
-  opts: ExportOptionValues,
+  opts: ExportOptionValues & { outDir?: string },
   kind: ExportKind,
   env: NodeJS.ProcessEnv,
   extra: {
@@ -276,4 +296,17 @@ export function windowTime(flag: string, value: string, nowMs: number): string {
   const ms = nowMs - Number(duration[1]) * UNIT_MS[duration[2].toLowerCase()];
   if (ms < 0) throw new UsageError(`${flag}: ${value} before now is before 1970; give a date`);
   return new Date(ms).toISOString();
+}
+
+/**
+ * Rows for a stdout the shell closed (`>&-`) would go nowhere: refused before anything is fetched
+ * or committed, exit 141 (stdout closed, as for `| head`), saying so.
+ */
+export function refuseClosedStdout(io: Pick<IO, 'stdout'>, out: string | undefined): void {
+  if (out !== undefined || streamTarget(io.stdout) !== 'closed') return;
+  throw new CliError('stdout is closed (>&-): the rows would go nowhere; nothing was fetched or committed', {
+    exitCode: ExitCode.outputClosed,
+    code: 'stdout_closed',
+    hint: 'send stdout somewhere (> FILE, | program) or write a file with --out FILE',
+  });
 }

@@ -16,6 +16,8 @@ export interface JsonDocument {
   lines?: boolean;
   /** Words after the shape (`with --json or -q ...`). */
   note?: string;
+  /** The shape in words, for the help page only, where the whole of it is too long (docs/output.md keeps the whole). */
+  brief?: string;
 }
 
 /** What a command prints with --json (and piped): its documents, the first its usual one. */
@@ -60,10 +62,11 @@ const descriptionOf = (schema: z.ZodType): string | undefined => (schema as { de
 function member(name: string, schema: z.ZodType): string {
   const { inner, optional } = unwrap(schema);
   const def = defOf(inner);
-  const shape = ['object', 'array', 'record', 'union', 'literal', 'enum'].includes(def.type)
+  const shape = ['object', 'array', 'record', 'union', 'literal', 'enum', 'custom'].includes(def.type)
     ? `: ${shapeOf(inner)}`
     : '';
-  const described = descriptionOf(schema) ?? descriptionOf(inner);
+  // A custom schema's description is its shape (src/json/own-record.ts).
+  const described = def.type === 'custom' ? undefined : (descriptionOf(schema) ?? descriptionOf(inner));
   return `${name}${optional ? '?' : ''}${shape}${described ? ` (${described})` : ''}`;
 }
 
@@ -93,22 +96,30 @@ export function shapeOf(schema: z.ZodType): string {
     case 'unknown':
     case 'any':
       return 'any JSON';
+    case 'custom':
+      return descriptionOf(inner) ?? 'any JSON';
     default:
       return def.type;
   }
 }
 
-/** One document in words: `with --file the run summary {...} with --json or -q`. */
-function describeDocument(doc: JsonDocument): string {
+/** One document in words: `with --file the run summary {...} with --json or -q`; `brief`: the help's short form where it has one. */
+function describeDocument(doc: JsonDocument, brief: boolean): string {
   // Any JSON at all (an item of `cnv api --paginate`) has no shape to show past its words.
   const shape =
-    doc.what && ['unknown', 'any'].includes(defOf(unwrap(doc.schema).inner).type) ? undefined : shapeOf(doc.schema);
+    brief && doc.brief !== undefined
+      ? doc.brief
+      : doc.what && ['unknown', 'any'].includes(defOf(unwrap(doc.schema).inner).type)
+        ? undefined
+        : shapeOf(doc.schema);
   return [doc.when, doc.lines ? 'NDJSON, one line each:' : undefined, doc.what, shape, doc.note]
     .filter(Boolean)
     .join(' ');
 }
 
-/** The help's JSON OUTPUT text and docs/output.md's row of a command. */
-export function describeOutput(output: JsonOutput): string {
-  return [output.documents.map(describeDocument).join('; '), output.note].filter(Boolean).join('; ');
+/** docs/output.md's row of a command, and (`brief`: the documents' short forms where they have one) its help's JSON OUTPUT text. */
+export function describeOutput(output: JsonOutput, brief = false): string {
+  return [output.documents.map((doc) => describeDocument(doc, brief)).join('; '), output.note]
+    .filter(Boolean)
+    .join('; ');
 }

@@ -7,7 +7,7 @@ import {
   IDENTIFIER_COLUMNS,
   prepareIdentifierRow,
 } from '../batch/contact-batch-add.js';
-import { runFileBatch } from '../batch/file-run.js';
+import { runFileBatch, type FileBatchSpec } from '../batch/file-run.js';
 import {
   BATCH_GLOBALS,
   batchFlags,
@@ -66,7 +66,7 @@ export const membershipAddOptions = commandOptions(
   },
 );
 
-interface MembershipTarget {
+export interface MembershipTarget {
   /** "audience" or "campaign", for messages. */
   noun: string;
   /** The batch add request of these contacts (what a --dry-run shows). */
@@ -94,7 +94,26 @@ export function configureMembershipAdd(cmd: Command, argName: string, argHelp: s
 export async function runMembershipAdd(
   ctx: Context,
   { args, opts }: CommandInput<typeof membershipAddOptions>,
-  target: MembershipTarget,
+  target: {
+    /** "audience" or "campaign", for messages. */
+    noun: string;
+    /** The batch add request of these contacts (what a --dry-run shows). */
+    batchRequest(targetId: string, contacts: ContactIdentifier[]): { method: string; path: string; body: unknown };
+    /** The command, as a report names it: `audience add`, `campaigns add`. */
+    command: string;
+    single(
+      http: HttpClient,
+      targetId: string,
+      contact: ContactIdentifier,
+      signal: AbortSignal,
+    ): Promise<AddContactResult>;
+    batch(
+      http: HttpClient,
+      targetId: string,
+      contacts: ContactIdentifier[],
+      signal: AbortSignal,
+    ): Promise<BatchItemResult[]>;
+  },
 ): Promise<CommandResult> {
   const targetId = args[0] as string;
   if (opts.batch === undefined) {
@@ -111,6 +130,17 @@ export async function runMembershipAdd(
     path: opts.batch,
     job: { command: target.command, target: targetId },
     options: batchRunOptions(opts, BATCH_DEFAULTS, globalRunMode(ctx.globals)),
+    ...membershipRows(ctx, target, targetId),
+  });
+}
+
+/** The rows of a membership file (audience and campaigns add and sync): their columns, each row's contact, the batch add request. */
+export function membershipRows(
+  ctx: Context,
+  target: Pick<MembershipTarget, 'batchRequest' | 'batch'>,
+  targetId: string,
+): Pick<FileBatchSpec<ContactIdentifier>, 'columns' | 'prepare' | 'request' | 'send'> {
+  return {
     columns: {
       rules: batchAddColumns(requestLine(target.batchRequest(targetId, []))),
       identifierColumns: IDENTIFIER_COLUMNS,
@@ -125,7 +155,7 @@ export async function runMembershipAdd(
       () => ctx.http(),
       (http, contacts, signal) => target.batch(http, targetId, contacts, signal),
     ),
-  });
+  };
 }
 
 /** Help text about --batch, shared by both commands. */

@@ -33,16 +33,13 @@ export function checkPaging(opts: Pick<PagingOptions, 'summaryJson'>): void {
   summaryJsonTarget(opts.summaryJson, true);
 }
 
-/** One page of a list: its items and the cursor of the next page (null: the last page). */
-interface ListPage {
-  rows: Array<Record<string, unknown>>;
-  nextCursor: string | null;
-}
-
 interface PagedList {
   label: string;
   cursor?: string;
-  fetch(cursor: string | undefined): Promise<ListPage>;
+  fetch(cursor: string | undefined): Promise<{
+    rows: Array<Record<string, unknown>>;
+    nextCursor: string | null;
+  }>;
   columns: string[];
   tableColumns: string[];
   chosen: boolean;

@@ -34,8 +34,30 @@ export const fileRunSummary = once(() =>
   }),
 );
 
+/** The `ledger` member of a ledger job's summary (docs/ledger.md). */
+const ledgerSummarySchema = once(() =>
+  z.strictObject({
+    job: str,
+    trusted: z.boolean().describe('false when the ledger was missing or damaged: every row sent, nothing removed'),
+    added: num,
+    updated: num,
+    unchanged: num,
+    removed: num,
+    held: num,
+    failed: num,
+  }),
+);
+
 const WITH_JSON =
   'with --json or -q (the --summary-json document; with --report - they are refused: stdout holds the report)';
+
+/** A ledger job's run summary (docs/ledger.md): the file run's, with its `ledger` member; the help shows it in short. */
+export const ledgerRunDocument = (): JsonDocument => ({
+  ...fileRunDocument(undefined, fileRunSummary().extend({ ledger: ledgerSummarySchema() })),
+  brief:
+    '{status, rows, succeeded, failed, invalid, skipped, byStatus, ..., ledger: {job, trusted, added, updated, unchanged, removed, held, failed}} (docs/output.md has every member)',
+  note: 'with --json or -q',
+});
 
 /** A file or batch run's document, chosen by `when` (`with --file`); `schema` extends fileRunSummary() where a run adds members. */
 export const fileRunDocument = (when?: string, schema: z.ZodType = fileRunSummary()): JsonDocument => ({
@@ -75,6 +97,11 @@ export const exportSummary = once(() =>
       .strictObject({ values: num, rows: num, members: z.array(str) })
       .optional()
       .describe('CSV: the values written to _extra, which no column of the header holds (docs/exports.md)'),
+    resumedAt: num
+      .optional()
+      .describe(
+        'the last run of this state did not complete (Ctrl-C, a kill, a failure): the row this one went on from',
+      ),
   }),
 );
 

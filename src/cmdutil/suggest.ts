@@ -1,4 +1,4 @@
-export { didYouMean, guessText, suggest } from '../lib/suggest.js';
+export { didYouMean, guessText, suggest } from '../lib/did-you-mean.js';
 
 /** Marks the start of a hint inside a parser's error message (commander keeps only the message). */
 export const HINT_MARK = '\nhint: ';

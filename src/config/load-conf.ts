@@ -12,12 +12,6 @@ export async function loadConf(): Promise<typeof Conf> {
 
 let keptConf: typeof Conf | undefined;
 
-/** What conf (in its typings, private) has that the write below needs. */
-interface ConfInternals {
-  path: string;
-  _serialize(value: unknown): string;
-}
-
 /**
  * conf whose one write never follows a symbolic link: conf's own (atomically) resolves a link
  * and replaces its target, so a link put where the config file or an export state belongs had
@@ -30,7 +24,10 @@ function keeping(Base: typeof Conf): typeof Conf {
   const Open = Base as unknown as new (...args: unknown[]) => object;
   class KeptConf extends Open {
     _write(value: unknown): void {
-      const self = this as unknown as ConfInternals;
+      const self = this as unknown as {
+        path: string;
+        _serialize(value: unknown): string;
+      };
       writeRegularFileSync(self.path, self._serialize(value), { mode: 0o600, link: 'refuse' });
     }
   }

@@ -7,6 +7,8 @@ import type { ProfileStore } from './profiles.js';
 interface CredentialInputs {
   apiKeyFlag?: string;
   baseUrlFlag?: string;
+  /** What the flags' values are called in messages, when given another way (the tap's settings): default --api-key, --base-url. */
+  flagSources?: { apiKey: string; baseUrl: string };
   profileFlag?: string;
   env: NodeJS.ProcessEnv;
 }
@@ -36,7 +38,7 @@ export function resolveCredentials(inputs: CredentialInputs, store: ProfileStore
   const warnings: string[] = [];
 
   const [apiKey, apiKeySource] = pick([
-    [inputs.apiKeyFlag, '--api-key'],
+    [inputs.apiKeyFlag, inputs.flagSources?.apiKey ?? '--api-key'],
     [inputs.env.CNV_API_KEY, 'CNV_API_KEY'],
     [saved.apiKey, `profile "${profile}"`],
   ]);
@@ -51,7 +53,7 @@ export function resolveCredentials(inputs: CredentialInputs, store: ProfileStore
   if (warning) warnings.push(warning);
 
   const [baseUrl, baseUrlSource] = pick([
-    [inputs.baseUrlFlag, '--base-url'],
+    [inputs.baseUrlFlag, inputs.flagSources?.baseUrl ?? '--base-url'],
     [inputs.env.CNV_BASE_URL, 'CNV_BASE_URL'],
     [saved.baseUrl, `profile "${profile}"`],
   ]);

@@ -2,19 +2,12 @@ import type { FieldDefinition } from '../endpoints/fields.js';
 import { UsageError } from '../errors.js';
 import { columnForm } from '../input/column-names.js';
 import { quoteInput } from '../input/input-rows.js';
-import { suggest } from '../lib/suggest.js';
+import { suggest } from '../lib/did-you-mean.js';
 import { isReadOnlyField } from '../batch/columns/field-match.js';
 
 // The keys of --field, -f, -F (and their company forms) and the names of --set, checked against
 // the field definitions before anything is sent, as a file's columns are: a key no field has is
 // exit 2 naming the nearest one, not a 400 from the server (or a member it ignores).
-
-/** One flag's keys, and the object type whose fields they name. */
-interface FlagKeys {
-  flag: string;
-  objectType: string;
-  keys: readonly string[];
-}
 
 /** The field key nearest `name` among these definitions (`settable`: only those a flag can set), by key or label: `city`, or `firstName (label "First name")`. */
 function nearest(name: string, defs: ReadonlyMap<string, FieldDefinition>, settable = false): string | undefined {
@@ -36,7 +29,11 @@ function nearest(name: string, defs: ReadonlyMap<string, FieldDefinition>, setta
  * field created since).
  */
 export function checkFieldKeys(
-  flags: readonly FlagKeys[],
+  flags: readonly {
+    flag: string;
+    objectType: string;
+    keys: readonly string[];
+  }[],
   definitions: ReadonlyMap<string, ReadonlyMap<string, FieldDefinition>>,
   judge: { unknown: boolean },
 ): void {

@@ -4,6 +4,7 @@ import type { Prepared } from '../batch/file-run.js';
 import { blank, checkRow } from '../batch/row-check.js';
 import { emailSchema, isPlausibleEmail, uuidSchema } from '../endpoints/identifiers.js';
 import { spellingsOf } from '../input/column-names.js';
+import { ownRecord } from '../json/own-record.js';
 
 const CODES: Record<string, string> = {
   email: 'invalid_email',
@@ -12,7 +13,7 @@ const CODES: Record<string, string> = {
   companyFields: 'invalid_field',
 };
 
-const fieldMap = z.record(z.string(), z.unknown(), { message: 'expected an object of field key to value' });
+const fieldMap = ownRecord('expected an object of field key to value');
 const statusOf = (v: unknown) => (typeof blank(v) === 'string' ? String(blank(v)).toUpperCase() : blank(v));
 
 /** The body of one contact upsert, as a row of a file gives it. */

@@ -11,7 +11,7 @@ import {
   sendJson,
   sleep,
 } from './http-io.js';
-import type { RateLimiter } from './business-rate-limiter.js';
+import type { BusinessRateLimiter } from './business-rate-limiter.js';
 import type { ApiRouter, RouteResult } from './router.js';
 import type { Stats } from './stats.js';
 import type { EmulatorStore } from './store.js';
@@ -21,7 +21,7 @@ export interface ApiDeps {
   store: EmulatorStore;
   faults: FaultController;
   stats: Stats;
-  rateLimiter: RateLimiter;
+  rateLimiter: BusinessRateLimiter;
   log: (line: string) => void;
 }
 

@@ -1,4 +1,4 @@
-import type { Position } from './change-log.js';
+import type { LogPosition } from './change-log.js';
 import type { ComputedContacts } from './computed-contacts.js';
 import {
   EMAIL_EVENT_TYPES,
@@ -80,7 +80,7 @@ export class BulkRows implements ComputedContacts {
     return this.spec.contacts;
   }
 
-  contactPosition(i: number): Position {
+  contactPosition(i: number): LogPosition {
     return [BULK_EPOCH_MS + i * CONTACT_STEP_MS, contactId(i)];
   }
 
@@ -128,7 +128,7 @@ export class BulkRows implements ComputedContacts {
     return i < this.spec.contacts ? i : undefined;
   }
 
-  customEventPosition(i: number): Position {
+  customEventPosition(i: number): LogPosition {
     return [BULK_EPOCH_MS + i * EVENT_STEP_MS, numberedUuid('f1000000', i)];
   }
 
@@ -156,7 +156,7 @@ export class BulkRows implements ComputedContacts {
     return this.spec.events > t ? Math.ceil((this.spec.events - t) / TYPES) : 0;
   }
 
-  emailPosition(type: EmailEventType, k: number): Position {
+  emailPosition(type: EmailEventType, k: number): LogPosition {
     const g = k * TYPES + EMAIL_EVENT_TYPES.indexOf(type);
     return [BULK_EPOCH_MS + g * EVENT_STEP_MS, numberedUuid('f2000000', g)];
   }

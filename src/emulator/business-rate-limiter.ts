@@ -3,7 +3,7 @@
  * second. A client that paces itself at the documented 200 rps never sees a 429; a burst
  * beyond it does. rate 0 disables limiting.
  */
-export class RateLimiter {
+export class BusinessRateLimiter {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
 
   constructor(

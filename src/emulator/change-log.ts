@@ -1,8 +1,8 @@
 /** A place in an export's order: (timestamp in ms, id), compared in that order. */
-export type Position = readonly [number, string];
+export type LogPosition = readonly [number, string];
 
 /** Negative, zero or positive as `a` sorts before, with or after `b`. */
-export function comparePositions(a: Position, b: Position): number {
+export function comparePositions(a: LogPosition, b: LogPosition): number {
   return a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0);
 }
 
@@ -52,7 +52,7 @@ export class ContactChangeLog {
     if (this.ids.length > 1024 && this.ids.length > 2 * this.liveCount()) this.compact();
   }
 
-  position(i: number): Position {
+  position(i: number): LogPosition {
     return [this.ms[i], this.ids[i]];
   }
 

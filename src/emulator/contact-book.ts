@@ -4,21 +4,6 @@ import type { MonotonicClock } from './monotonic-clock.js';
 import { ComputedOverlay, type ComputedContacts } from './computed-contacts.js';
 import type { Contact, FieldMap, SubscriptionStatus } from './model.js';
 
-/** Values accepted when creating a contact; omitted timestamps come from the clock. */
-interface NewContact {
-  id?: string;
-  email: string;
-  userId?: string | null;
-  subscriptionStatus?: SubscriptionStatus;
-  fields?: FieldMap;
-  companyId?: string | null;
-  sfdcLeadId?: string | null;
-  sfdcContactId?: string | null;
-  sfdcAccountId?: string | null;
-  createdAt?: string;
-  updatedAt?: string;
-}
-
 /** Emails are matched case-insensitively and without surrounding spaces. */
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
@@ -95,7 +80,19 @@ export class ContactBook {
     return this.allByUserId(userId)[0];
   }
 
-  create(init: NewContact): Contact {
+  create(init: {
+    id?: string;
+    email: string;
+    userId?: string | null;
+    subscriptionStatus?: SubscriptionStatus;
+    fields?: FieldMap;
+    companyId?: string | null;
+    sfdcLeadId?: string | null;
+    sfdcContactId?: string | null;
+    sfdcAccountId?: string | null;
+    createdAt?: string;
+    updatedAt?: string;
+  }): Contact {
     const now = init.createdAt ?? this.clock.now();
     const contact: Contact = {
       id: init.id ?? randomUUID(),

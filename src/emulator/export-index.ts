@@ -1,22 +1,22 @@
-import { comparePositions, lowerBound, type Position } from './change-log.js';
+import { comparePositions, lowerBound, type LogPosition } from './change-log.js';
 
 /** One source of export rows whose positions ascend with the index. */
 export interface OrderedSource<R> {
   readonly size: number;
-  position(i: number): Position;
+  position(i: number): LogPosition;
   /** The row at i, or undefined when that entry is dead (written again since, or deleted). */
   row(i: number): R | undefined;
 }
 
 /** Rows strictly after `after`, with a timestamp in [fromMs, toMs). */
 interface Range {
-  after: Position | null;
+  after: LogPosition | null;
   fromMs?: number;
   toMs?: number;
 }
 
 export interface Taken<R> {
-  position: Position;
+  position: LogPosition;
   row: R;
 }
 
@@ -68,12 +68,12 @@ function seek<R>(source: OrderedSource<R>, range: Range): number {
  */
 export class SortedIndex<E> {
   private items: E[] = [];
-  private keys: Position[] = [];
+  private keys: LogPosition[] = [];
   private seen = 0;
   private lastSeen: E | undefined;
 
   constructor(
-    private readonly key: (item: E) => Position,
+    private readonly key: (item: E) => LogPosition,
     private readonly accept: (item: E) => boolean = () => true,
   ) {}
 

@@ -1,22 +1,16 @@
 import { bulkOf, type BulkRows } from './bulk.js';
-import type { Position } from './change-log.js';
+import type { LogPosition } from './change-log.js';
 import { SortedIndex, type OrderedSource } from './export-index.js';
 import type { Contact, CustomEvent, EmailEvent, EmailEventType } from './model.js';
 import type { BusinessStore } from './store.js';
 import { setOwn } from '../lib/own-key.js';
+import { exportedMemberNames } from '../endpoints/field-names.js';
 
 export type Row = Record<string, unknown>;
 
 /** Contact field key -> the label it is exported under (a label used twice gets its key appended). */
 function contactFieldLabels(store: BusinessStore): Map<string, string> {
-  const labels = new Map<string, string>();
-  const used = new Set<string>();
-  for (const def of store.fields.list('CONTACT')) {
-    const label = used.has(def.label) ? `${def.label} (${def.key})` : def.label;
-    used.add(label);
-    labels.set(def.key, label);
-  }
-  return labels;
+  return exportedMemberNames(store.fields.list('CONTACT'));
 }
 
 /**
@@ -101,7 +95,7 @@ function emailEventRow(e: EmailEvent): Row {
   };
 }
 
-const timed = (at: string, id: string): Position => [Date.parse(at), id];
+const timed = (at: string, id: string): LogPosition => [Date.parse(at), id];
 
 interface Indexes {
   custom: SortedIndex<CustomEvent>;

@@ -18,9 +18,6 @@ interface FaultSnapshot extends FaultRates {
   status5xxNext: Array<{ status: number; count: number }>;
 }
 
-/** What to do with a /v2 request before handling it. */
-type FaultDecision = { kind: 'none' } | { kind: 'drop' } | { kind: 'error'; error: EmulatorError };
-
 const GATEWAY_CODES: Record<number, [string, string]> = {
   502: ['bad_gateway', 'Bad gateway (injected fault)'],
   503: ['service_unavailable', 'Service unavailable (injected fault)'],
@@ -73,7 +70,7 @@ export class FaultController {
   }
 
   /** Decides (and consumes one-shots) for one incoming /v2 request. */
-  before(): FaultDecision {
+  before(): { kind: 'none' } | { kind: 'drop' } | { kind: 'error'; error: EmulatorError } {
     const s = this.state;
     if (s.dropBeforeNext > 0) {
       s.dropBeforeNext -= 1;

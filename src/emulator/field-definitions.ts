@@ -1,5 +1,5 @@
 import { EmulatorError, invalidRequest } from './error-answer.js';
-import { DATA_TYPES, type DataType, type FieldDefinition, type ObjectType } from './model.js';
+import { DATA_TYPES, type DataType, type StoredField, type ObjectType } from './model.js';
 import type { BusinessStore } from './store.js';
 
 /** Letters (Unicode included), digits and underscores: the spec's key charset. */
@@ -49,7 +49,7 @@ export function requiredTrimmed(body: Record<string, unknown>, key: string, pref
 }
 
 /** The list shape of a field definition (GET /v2/fields). */
-export function fieldView(def: FieldDefinition): Record<string, unknown> {
+export function fieldView(def: StoredField): Record<string, unknown> {
   return {
     key: def.key,
     label: def.label,

@@ -1,14 +1,14 @@
-import type { FieldDefinition, ObjectType } from './model.js';
+import type { StoredField, ObjectType } from './model.js';
 
 /**
  * Field definitions of one business. Keys are unique across the whole account (the spec's
  * Create field rule), so one map by key suffices; scope filters give per-object views.
  */
 export class FieldRegistry {
-  private readonly byKey = new Map<string, FieldDefinition>();
+  private readonly byKey = new Map<string, StoredField>();
 
   /** Adds a definition; throws when the key is already used anywhere in the account. */
-  add(def: FieldDefinition): FieldDefinition {
+  add(def: StoredField): StoredField {
     if (this.byKey.has(def.key)) throw new Error(`duplicate field key ${def.key}`);
     this.byKey.set(def.key, def);
     return def;
@@ -19,7 +19,7 @@ export class FieldRegistry {
   }
 
   /** The definition with this key on this object (and custom object), if any. */
-  get(objectType: ObjectType, key: string, customObjectId?: string): FieldDefinition | undefined {
+  get(objectType: ObjectType, key: string, customObjectId?: string): StoredField | undefined {
     const def = this.byKey.get(key);
     if (!def || def.objectType !== objectType) return undefined;
     if (customObjectId !== undefined && def.customObjectId !== customObjectId) return undefined;
@@ -27,7 +27,7 @@ export class FieldRegistry {
   }
 
   /** Definitions in creation order, optionally only those of one object type. */
-  list(objectType?: ObjectType, customObjectId?: string): FieldDefinition[] {
+  list(objectType?: ObjectType, customObjectId?: string): StoredField[] {
     return [...this.byKey.values()].filter(
       (d) =>
         (objectType === undefined || d.objectType === objectType) &&
@@ -36,7 +36,7 @@ export class FieldRegistry {
   }
 
   /** Gives the field with this key a new label (emulator admin: a relabel in the dashboard). */
-  relabel(key: string, label: string): FieldDefinition | undefined {
+  relabel(key: string, label: string): StoredField | undefined {
     const def = this.byKey.get(key);
     if (def) def.label = label;
     return def;

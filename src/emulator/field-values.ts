@@ -1,18 +1,18 @@
 import { isExactNumber, sameScalar } from '../lib/exact-number.js';
 import { EmulatorError } from './error-answer.js';
 import { setOwn } from '../lib/own-key.js';
-import type { FieldDefinition, FieldMap, FieldValue, ObjectType } from './model.js';
+import type { StoredField, FieldMap, FieldValue, ObjectType } from './model.js';
 import type { BusinessStore } from './store.js';
 import { isIsoDate, isIsoDateTime } from './validate.js';
 
 /** One validated write: the definition and the value to store (null clears). */
 export interface FieldWrite {
-  def: FieldDefinition;
+  def: StoredField;
   value: FieldValue;
 }
 
 /** Why a value does not fit a field's dataType, or undefined when it fits. Null always fits. */
-function valueProblem(def: FieldDefinition, value: unknown): string | undefined {
+function valueProblem(def: StoredField, value: unknown): string | undefined {
   if (value === null) return undefined;
   switch (def.dataType) {
     case 'STRING':
@@ -38,8 +38,7 @@ export function validateFieldWrites(
   store: BusinessStore,
   objectType: ObjectType,
   map: Record<string, unknown>,
-  mapName: string,
-  customObjectId?: string,
+  { mapName, customObjectId }: { mapName: string; customObjectId?: string },
 ): FieldWrite[] {
   const writes: FieldWrite[] = [];
   for (const [key, value] of Object.entries(map)) {

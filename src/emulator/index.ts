@@ -4,7 +4,7 @@ import { isLoopbackHost } from './admin-guard.js';
 import { attachBulk } from './bulk.js';
 import { FaultController } from './faults.js';
 import { BUSINESSES, DEMO_KEYS, type DemoKeys } from './keys.js';
-import { RateLimiter } from './business-rate-limiter.js';
+import { BusinessRateLimiter } from './business-rate-limiter.js';
 import { buildAdminRouter, buildApiRouter } from './routes/index.js';
 import { seedStore, type SeedSpec } from './seed/index.js';
 import { closeServer, createEmulatorServer, listen } from './server.js';
@@ -76,7 +76,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     store,
     faults: new FaultController({ failRate: opts.failRate, latencyMs: opts.latencyMs, dropRate: opts.dropRate }),
     stats: new Stats(),
-    rateLimiter: new RateLimiter(opts.rateLimit ?? 200),
+    rateLimiter: new BusinessRateLimiter(opts.rateLimit ?? 200),
     log,
     verbose: !opts.quiet && !!opts.verbose,
     listensBeyondLoopback: !isLoopbackHost(host),

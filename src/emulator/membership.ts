@@ -1,6 +1,6 @@
 import { ENDPOINTS } from '../endpoints/endpoints.js';
 import { EmulatorError, invalidRequest } from './error-answer.js';
-import { contactNotFound, findContact, readIdentifiers, type ContactIdentifiers } from './identifiers.js';
+import { contactNotFound, findContact, readIdentifiers, type ContactIdentifiers } from './contact-identifiers.js';
 import type { Contact } from './model.js';
 import type { BusinessStore } from './store.js';
 import { isPlainObject, isUuid } from './validate.js';
@@ -41,10 +41,12 @@ export function readBatchContacts(body: Record<string, unknown>): unknown[] {
   return list;
 }
 
-type BatchItemResult = { added: true; cnvContactId: string } | { added: false; error: string; message: string };
-
 /** Processes each item independently: a bad or unmatched item fails alone, the rest still apply. */
-export function addEach(store: BusinessStore, items: unknown[], add: (contact: Contact) => void): BatchItemResult[] {
+export function addEach(
+  store: BusinessStore,
+  items: unknown[],
+  add: (contact: Contact) => void,
+): ({ added: true; cnvContactId: string } | { added: false; error: string; message: string })[] {
   return items.map((item) => {
     try {
       if (!isPlainObject(item)) throw invalidRequest('each item must be an object with email, cnvContactId or userId');

@@ -1,7 +1,16 @@
 import { EMAIL_EVENT_TYPES, type EmailEventType } from '../endpoints/email-event-types.js';
+import { DATA_TYPES, type DataType } from '../endpoints/fields.js';
 import type { ExactNumber } from '../lib/exact-number.js';
 import { SETTABLE_STATUSES, SYSTEM_STATUSES, type SettableStatus } from '../endpoints/contacts.js';
-export { EMAIL_EVENT_TYPES, type EmailEventType, SETTABLE_STATUSES, SYSTEM_STATUSES, type SettableStatus };
+export {
+  DATA_TYPES,
+  type DataType,
+  EMAIL_EVENT_TYPES,
+  type EmailEventType,
+  SETTABLE_STATUSES,
+  SYSTEM_STATUSES,
+  type SettableStatus,
+};
 // Resource types held by the store. Shapes follow the spec's field tables; fields the spec
 // does not show (archived flags, workspace ids, memberships...) are emulator bookkeeping.
 
@@ -12,9 +21,6 @@ export const FIELD_OBJECT_TYPES = ['CONTACT', 'COMPANY', 'OPPORTUNITY', 'CAMPAIG
 /** Object types allowed on relationship sides. */
 export const RELATIONSHIP_OBJECT_TYPES = [...FIELD_OBJECT_TYPES, 'CAMPAIGN', 'CUSTOM_OBJECT'] as const;
 export type ObjectType = (typeof RELATIONSHIP_OBJECT_TYPES)[number];
-
-export const DATA_TYPES = ['STRING', 'NUMBER', 'BOOLEAN', 'DATE', 'DATETIME'] as const;
-export type DataType = (typeof DATA_TYPES)[number];
 
 /** A stored field value; null means "unset". */
 /** A stored field value; a number a double cannot hold keeps its digits (ExactNumber). */
@@ -51,7 +57,7 @@ export interface RelationshipInfo {
   reverse: boolean;
 }
 
-export interface FieldDefinition {
+export interface StoredField {
   key: string;
   label: string;
   objectType: ObjectType;
@@ -98,18 +104,16 @@ export interface Audience {
   updatedAt: string;
 }
 
-interface CampaignStatus {
-  id: string;
-  name: string;
-  isSuccess: boolean;
-}
-
 export interface CampaignType {
   id: string;
   name: string;
   systemType: string;
   /** In the type's configured progression order. */
-  statuses: CampaignStatus[];
+  statuses: {
+    id: string;
+    name: string;
+    isSuccess: boolean;
+  }[];
 }
 
 export interface Campaign {
@@ -125,21 +129,19 @@ export interface Campaign {
   updatedAt: string;
 }
 
-interface FormFieldOption {
-  label: string;
-  value: string;
-}
-
 interface FormField {
   fieldId: string;
   name: string;
   type: string;
   required: boolean;
   hidden: boolean;
-  options?: FormFieldOption[];
+  options?: {
+    label: string;
+    value: string;
+  }[];
 }
 
-export interface Form {
+export interface StoredForm {
   id: string;
   name: string;
   workspaceId: string;
@@ -154,18 +156,16 @@ export interface Form {
   updatedAt: string;
 }
 
-interface WorkflowTrigger {
-  contactId: string;
-  data: Record<string, unknown>;
-  triggeredAt: string;
-}
-
 export interface Workflow {
   id: string;
   name: string;
   apiTriggered: boolean;
   active: boolean;
-  triggers: WorkflowTrigger[];
+  triggers: {
+    contactId: string;
+    data: Record<string, unknown>;
+    triggeredAt: string;
+  }[];
   createdAt: string;
   updatedAt: string;
 }

@@ -1,15 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { recordsOf } from './custom-objects.js';
+import { recordsOf } from './custom-object-access.js';
 import { applyFieldWrites, sameFieldMaps, type FieldWrite } from './field-values.js';
 import type { CustomObjectRecord } from './model.js';
 import { settlePending, syncSourceLinks, type Touched } from './relationships.js';
 import type { BusinessStore } from './store.js';
-
-/** What one record write did. */
-interface RecordWrite {
-  record: CustomObjectRecord;
-  operation: 'CREATE' | 'UPDATE';
-}
 
 /**
  * Creates or updates the record with this clientDedupKey from validated writes: fields not
@@ -22,11 +16,16 @@ interface RecordWrite {
 export function writeRecord(
   store: BusinessStore,
   customObjectId: string,
-  clientDedupKey: string,
-  writes: FieldWrite[],
-  init: { id?: string; at?: string } = {},
-  touched?: Touched,
-): RecordWrite {
+  {
+    clientDedupKey,
+    writes,
+    touched,
+    ...init
+  }: { clientDedupKey: string; writes: FieldWrite[]; id?: string; at?: string; touched?: Touched },
+): {
+  record: CustomObjectRecord;
+  operation: 'CREATE' | 'UPDATE';
+} {
   const all = recordsOf(store, customObjectId);
   const opts = { stamp: init.at === undefined, touched };
   let record = all.get(clientDedupKey);
@@ -49,9 +48,7 @@ export function writeRecord(
   if (operation === 'UPDATE' && !sameFieldMaps(before, record.fields)) record.updatedAt = init.at ?? store.clock.now();
   syncSourceLinks(
     store,
-    'CUSTOM_OBJECT',
-    record.id,
-    record.fields,
+    { type: 'CUSTOM_OBJECT', id: record.id, fields: record.fields },
     writes.map((w) => w.def),
     opts,
   );

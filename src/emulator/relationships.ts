@@ -1,4 +1,4 @@
-import type { FieldDefinition, FieldMap, ObjectType, RelationshipInfo } from './model.js';
+import type { StoredField, FieldMap, ObjectType, RelationshipInfo } from './model.js';
 import type { RelationshipLink } from './relationship-links.js';
 import type { BusinessStore } from './store.js';
 import { isValidEmail } from './validate.js';
@@ -52,10 +52,8 @@ function resolveRelationship(store: BusinessStore, rel: RelationshipInfo, value:
  */
 export function syncSourceLinks(
   store: BusinessStore,
-  sourceType: ObjectType,
-  sourceId: string,
-  fields: FieldMap,
-  defs: readonly FieldDefinition[],
+  { type: sourceType, id: sourceId, fields }: { type: ObjectType; id: string; fields: FieldMap },
+  defs: readonly StoredField[],
   opts: LinkOptions = { stamp: true },
 ): void {
   const touched: Touched = opts.touched ?? new Map();
@@ -164,14 +162,18 @@ function sourceKey(store: BusinessStore, link: RelationshipLink): string {
   }
 }
 
-interface TargetFields {
-  fields: FieldMap;
-  customObjectId?: string;
-  write(mutate: (fields: FieldMap) => void, stamp: boolean): void;
-}
-
 /** Where a target keeps its field values, and how a change to them is stamped. */
-function targetFields(store: BusinessStore, type: ObjectType, id: string): TargetFields | undefined {
+function targetFields(
+  store: BusinessStore,
+  type: ObjectType,
+  id: string,
+):
+  | {
+      fields: FieldMap;
+      customObjectId?: string;
+      write(mutate: (fields: FieldMap) => void, stamp: boolean): void;
+    }
+  | undefined {
   switch (type) {
     case 'CONTACT': {
       const c = store.contacts.get(id);

@@ -1,7 +1,7 @@
 import type { Endpoint } from '../http/endpoint.js';
 import type { FaultController } from './faults.js';
 import type { KeyInfo, Permission } from './keys.js';
-import type { RateLimiter } from './business-rate-limiter.js';
+import type { BusinessRateLimiter } from './business-rate-limiter.js';
 import type { Stats } from './stats.js';
 import type { BusinessStore, EmulatorStore } from './store.js';
 
@@ -12,19 +12,16 @@ export interface RouteResult {
   headers?: Record<string, string>;
 }
 
-/** The business a request acts for. */
-interface Account {
-  id: string;
-  name: string;
-}
-
 /** Everything a /v2 handler gets. `store` is the caller's business only. */
 export interface ApiContext {
   params: Record<string, string>;
   query: URLSearchParams;
   /** Parsed JSON object body; `{}` when the request had no body. */
   body: Record<string, unknown>;
-  account: Account;
+  account: {
+    id: string;
+    name: string;
+  };
   key: KeyInfo;
   store: BusinessStore;
 }
@@ -37,7 +34,7 @@ export interface AdminContext {
   store: EmulatorStore;
   faults: FaultController;
   stats: Stats;
-  rateLimiter: RateLimiter;
+  rateLimiter: BusinessRateLimiter;
 }
 
 /** Checks the server applies before a /v2 handler runs. */

@@ -14,7 +14,7 @@ import type {
   CustomObject,
   CustomObjectRecord,
   EmailEvent,
-  Form,
+  StoredForm,
   Workflow,
 } from './model.js';
 
@@ -23,6 +23,8 @@ import type {
  * so a key can never see another business's data.
  */
 export class BusinessStore {
+  private readonly secret: () => Buffer;
+  private readonly shown: (iso: string) => string;
   readonly contacts: ContactBook;
   readonly companies = new Map<string, Company>();
   readonly fields = new FieldRegistry();
@@ -33,7 +35,7 @@ export class BusinessStore {
   readonly audiences = new Map<string, Audience>();
   readonly campaignTypes = new Map<string, CampaignType>();
   readonly campaigns = new Map<string, Campaign>();
-  readonly forms = new Map<string, Form>();
+  readonly forms = new Map<string, StoredForm>();
   readonly workflows = new Map<string, Workflow>();
   readonly customObjects = new Map<string, CustomObject>();
   /** customObjectId -> clientDedupKey -> record. */
@@ -49,11 +51,18 @@ export class BusinessStore {
     readonly id: string,
     readonly name: string,
     readonly clock: MonotonicClock,
-    /** The key that signs this emulator's cursors now (cursor.ts: cursorSecretFor; a new epoch at each reset). */
-    private readonly secret: () => Buffer = () => DEMO_SECRET,
-    /** How contacts' timestamps are shown (EmulatorStore.shownTime): as stored, by default. */
-    private readonly shown: (iso: string) => string = (iso) => iso,
+    {
+      secret = () => DEMO_SECRET,
+      shown = (iso) => iso,
+    }: {
+      /** The key that signs this emulator's cursors now (cursor.ts: cursorSecretFor; a new epoch at each reset). */
+      secret?: () => Buffer;
+      /** How contacts' timestamps are shown (EmulatorStore.shownTime): as stored, by default. */
+      shown?: (iso: string) => string;
+    } = {},
   ) {
+    this.secret = secret;
+    this.shown = shown;
     this.contacts = new ContactBook(clock);
   }
 
@@ -92,12 +101,6 @@ export class BusinessStore {
   }
 }
 
-/** A business known to the emulator. */
-interface BusinessInfo {
-  id: string;
-  name: string;
-}
-
 /**
  * The whole in-memory state: one BusinessStore per business and one monotonic clock.
  * `reset()` empties everything and runs the seeder given at construction again.
@@ -112,7 +115,10 @@ export class EmulatorStore {
   private secret: Buffer;
 
   constructor(
-    businesses: readonly BusinessInfo[],
+    businesses: readonly {
+      id: string;
+      name: string;
+    }[],
     private readonly seeder: (store: EmulatorStore) => void = () => {},
     /** What makes the data (cursorSecretFor); a random epoch is added at start and at each reset. */
     private readonly dataSpec = 'seed=demo',
@@ -121,13 +127,10 @@ export class EmulatorStore {
     for (const b of businesses)
       this.businesses.set(
         b.id,
-        new BusinessStore(
-          b.id,
-          b.name,
-          this.clock,
-          () => this.secret,
-          (iso) => this.shownTime(iso),
-        ),
+        new BusinessStore(b.id, b.name, this.clock, {
+          secret: () => this.secret,
+          shown: (iso) => this.shownTime(iso),
+        }),
       );
     this.seeder(this);
   }

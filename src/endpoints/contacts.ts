@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ownRecord } from '../json/own-record.js';
 import { once } from '../lib/once.js';
 
 /** A contact as GET /v2/contacts answers it (`data.contact`; absent or null when the spec's no-match answer is empty). */
@@ -9,7 +10,8 @@ export const contactAnswer = once(() =>
       email: z.string().nullable().optional(),
       userId: z.string().nullable().optional(),
       subscriptionStatus: z.string(),
-      fields: z.record(z.string(), z.unknown()).default({}),
+      // A field keyed `__proto__` stays a member (ownRecord: zod's record would drop it).
+      fields: ownRecord().default({}),
       createdAt: z.string(),
       updatedAt: z.string(),
     })

@@ -41,3 +41,76 @@ export interface EmailEventsExportBody {
   cursor?: string;
   limit: number;
 }
+
+/** The three exports, as cnv names them (`cnv export <kind>`, an export state's `kind`). */
+export const EXPORT_KINDS = ['contacts', 'custom-events', 'email-events'] as const;
+export type ExportKind = (typeof EXPORT_KINDS)[number];
+
+/**
+ * One member of an export's rows (api-spec: Exported contact, Custom event, Email event): its
+ * JSON type, whether it may be null, and the format of a string. The CSV's fixed columns
+ * (src/exporter/csv-layout.ts) and the tap's JSON Schemas (src/tap/schemas.ts) are made from
+ * these, and test/emulator/exports-members.test.ts holds the emulator's rows to them.
+ */
+export interface ExportMember {
+  name: string;
+  type: 'string' | 'boolean' | 'object' | 'array';
+  nullable: boolean;
+  format?: 'date-time';
+}
+
+const member = (name: string, type: ExportMember['type'], nullable: boolean, format?: 'date-time'): ExportMember => ({
+  name,
+  type,
+  nullable,
+  ...(format ? { format } : {}),
+});
+const text = (name: string) => member(name, 'string', true);
+
+/**
+ * The members of each export's rows, in the spec's order. A contact's `fields` (its field
+ * values keyed by label, one column or property per field) is not among them: `CONTACT_FIELDS`.
+ */
+export const EXPORT_MEMBERS: Record<ExportKind, readonly ExportMember[]> = {
+  contacts: [
+    member('id', 'string', false),
+    text('sfdcLeadId'),
+    text('sfdcContactId'),
+    text('sfdcAccountId'),
+    text('email'),
+    text('subscriptionStatus'),
+    member('createdAt', 'string', true, 'date-time'),
+    member('updatedAt', 'string', false, 'date-time'),
+  ],
+  'custom-events': [
+    member('eventId', 'string', false),
+    text('contactId'),
+    member('occurredAt', 'string', false, 'date-time'),
+    member('createdAt', 'string', true, 'date-time'),
+    text('eventName'),
+    text('source'),
+    text('contactEmail'),
+    text('userId'),
+    text('clientEventId'),
+    member('data', 'object', true),
+  ],
+  'email-events': [
+    member('eventId', 'string', false),
+    text('contactId'),
+    member('occurredAt', 'string', false, 'date-time'),
+    member('eventType', 'string', false),
+    text('sourceType'),
+    text('sourceId'),
+    text('emailId'),
+    text('emailName'),
+    text('sentEmailId'),
+    member('isBot', 'boolean', true),
+    text('link'),
+    member('topicIds', 'array', true),
+    text('bounceType'),
+    text('errorMessage'),
+  ],
+};
+
+/** The member of an exported contact that holds its field values, keyed by field label. */
+export const CONTACT_FIELDS = 'fields';

@@ -5,21 +5,6 @@ import type { Ids, Skip } from './id-table.js';
 /** Cap on remembered row identities (at most a page under the contract; more only from a server that repeats a cursor). */
 export const MAX_SEEN = 20_000;
 
-/** What a page tells the position: its next cursor, and the identities it skipped (`hits`) and wrote (`fresh`). */
-interface PageOutcome {
-  nextCursor: string | null;
-  hits: ReadonlySet<string>;
-  /**
-   * In the order written, in the form saved (a page's `IdTable`: read as strings only when they
-   * are saved): needed when the cursor is the last or stays (the page's identities are saved).
-   */
-  fresh?: Ids;
-  /** The page's rows (written or delivered before), in memory: what the next page is compared with. */
-  recent: Ids;
-  /** Hits of identities saved in an earlier cnv's form -> the row's identity now (saved from now on). */
-  renamed?: ReadonlyMap<string, string>;
-}
-
 /** Where a page leaves the export. */
 export interface Step {
   /** A null cursor: the export is complete. */
@@ -47,11 +32,33 @@ export interface Step {
  * Both refusals come before anything of the page is written.
  */
 export function advance(
-  cursor: string | null,
-  saved: ReadonlySet<string>,
-  page: PageOutcome,
-  visited: Pick<CursorTrail, 'has'>,
-  label: string,
+  {
+    cursor,
+    saved,
+    visited,
+    label,
+  }: {
+    cursor: string | null;
+    saved: ReadonlySet<string>;
+    visited: Pick<CursorTrail, 'has'>;
+    /** What messages call the export. */
+    label: string;
+  },
+  page: {
+    nextCursor: string | null;
+    /** The identities the page skipped. */
+    hits: ReadonlySet<string>;
+    /**
+     * The identities it wrote, in the order written, in the form saved (a page's `IdTable`: read as
+     * strings only when they are saved): needed when the cursor is the last or stays (the page's
+     * identities are saved).
+     */
+    fresh?: Ids;
+    /** The page's rows (written or delivered before), in memory: what the next page is compared with. */
+    recent: Ids;
+    /** Hits of identities saved in an earlier cnv's form -> the row's identity now (saved from now on). */
+    renamed?: ReadonlyMap<string, string>;
+  },
 ): Step {
   const last = page.nextCursor === null;
   const moved = !last && page.nextCursor !== cursor;

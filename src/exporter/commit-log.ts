@@ -4,21 +4,7 @@ import { NO_CRASH, type CrashHook } from './crash-points.js';
 import type { RunPlan } from './export-run-options.js';
 import type { ExportSummary } from './run-summary.js';
 import { nextState } from './run-record.js';
-import { withManifest, type ExportState, type Manifest, type Position } from './state.js';
-
-/** What a commit log needs to know of its run. */
-interface CommitLogOptions {
-  runId: string;
-  startedMs: number;
-  /** The output's name in the manifest (a path, or `stdout`). */
-  output: string;
-  /** The manifest's first cursor (null for a multi-type run: each type has its own). */
-  firstCursor: string | null;
-  /** --defer-commit: positions are saved as pending. */
-  defer: boolean;
-  now: () => number;
-  crash?: CrashHook;
-}
+import { withManifest, type ExportState, type Manifest, type Position } from './export-state.js';
 
 /**
  * The run's side of the export state: the position saved after each page (the commit), and the
@@ -34,7 +20,20 @@ export class CommitLog {
 
   constructor(
     private readonly plan: RunPlan,
-    private readonly opts: CommitLogOptions,
+    private readonly opts: {
+      runId: string;
+      startedMs: number;
+      /** The output's name in the manifest (a path, or `stdout`). */
+      output: string;
+      /** The manifest's first cursor (null for a multi-type run: each type has its own). */
+      firstCursor: string | null;
+      /** --defer-commit: positions are saved as pending. */
+      defer: boolean;
+      now: () => number;
+      crash?: CrashHook;
+      /** Masks the key in what the manifest keeps of the rows (the names of members without a column). */
+      redact: (text: string) => string;
+    },
   ) {
     this.state = plan.prior;
     this.crash = opts.crash ?? NO_CRASH;
@@ -64,7 +63,8 @@ export class CommitLog {
   /** Saves `pos` (pending with --defer-commit) with the manifest; with null, the manifest alone. */
   async save(pos: Position | null): Promise<void> {
     if (!this.plan.store) return;
-    this.state = nextState(this.plan, this.state, pos, this.opts.defer, this.manifest, this.opts.now());
+    const { manifest } = this;
+    this.state = nextState(this.plan, this.state, { pos, defer: this.opts.defer, manifest, nowMs: this.opts.now() });
     await this.plan.store.write(this.state);
     this.saved = true;
   }
@@ -88,7 +88,8 @@ export class CommitLog {
       pages: summary.pages,
       bytes: summary.bytes,
       sha256: this.hash.copy().digest('hex'),
-      ...(summary.extra ? { extra: { ...summary.extra } } : {}),
+      // A field label may hold the key (a server that echoes it): masked, as all it stores (docs/guarantees.md).
+      ...(summary.extra ? { extra: { ...summary.extra, members: summary.extra.members.map(this.opts.redact) } } : {}),
     });
     if (lastCursor !== undefined) this.manifest.lastCursor = lastCursor;
   }

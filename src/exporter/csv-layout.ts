@@ -2,53 +2,19 @@ import { UsageError } from '../errors.js';
 import { cellText } from '../output/format.js';
 import { stringifyJson } from '../lib/exact-number.js';
 import { setOwn } from '../lib/own-key.js';
-import type { ExportKind } from './state.js';
+import { CONTACT_FIELDS, EXPORT_MEMBERS, type ExportKind } from '../endpoints/exports.js';
+import { exportedMemberNames, FIELD_PREFIX, labelAndKey, labelForm, labelOf } from '../endpoints/field-names.js';
+import { didYouMean } from '../lib/did-you-mean.js';
 
-/** The columns of each export's rows, in the spec's order (contact fields come after). */
+/** The columns of each export's rows, in the spec's order (contact fields come after): its members. */
 export const FIXED_COLUMNS: Record<ExportKind, readonly string[]> = {
-  contacts: [
-    'id',
-    'sfdcLeadId',
-    'sfdcContactId',
-    'sfdcAccountId',
-    'email',
-    'subscriptionStatus',
-    'createdAt',
-    'updatedAt',
-  ],
-  'custom-events': [
-    'eventId',
-    'contactId',
-    'occurredAt',
-    'createdAt',
-    'eventName',
-    'source',
-    'contactEmail',
-    'userId',
-    'clientEventId',
-    'data',
-  ],
-  'email-events': [
-    'eventId',
-    'contactId',
-    'occurredAt',
-    'eventType',
-    'sourceType',
-    'sourceId',
-    'emailId',
-    'emailName',
-    'sentEmailId',
-    'isBot',
-    'link',
-    'topicIds',
-    'bounceType',
-    'errorMessage',
-  ],
+  contacts: EXPORT_MEMBERS.contacts.map((m) => m.name),
+  'custom-events': EXPORT_MEMBERS['custom-events'].map((m) => m.name),
+  'email-events': EXPORT_MEMBERS['email-events'].map((m) => m.name),
 };
 
 /** Last column of every export: the members that have no column of their own, as one JSON object. */
 export const EXTRA_COLUMN = '_extra';
-const FIELD_PREFIX = 'fields.';
 
 /**
  * A CSV header, kept in the export state so every run appending to a file writes the same one.
@@ -102,14 +68,13 @@ function labelColumn(label: string): string {
  * them, so every field has a column of its own that an import resolves to it (field-match.ts).
  */
 export function fieldColumns(fields: readonly LabelledField[]): Array<{ column: string; rowKey: string; key: string }> {
-  const used = new Set<string>();
+  const rowKeys = exportedMemberNames(fields);
   const shared = new Map<string, number>();
-  for (const f of fields) shared.set(f.label.normalize('NFC'), (shared.get(f.label.normalize('NFC')) ?? 0) + 1);
+  for (const f of fields) shared.set(labelForm(f.label), (shared.get(labelForm(f.label)) ?? 0) + 1);
   const out: Array<{ column: string; rowKey: string; key: string }> = [];
   for (const f of fields) {
-    const rowKey = used.has(f.label) ? `${f.label} (${f.key})` : f.label;
-    used.add(rowKey);
-    const column = shared.get(f.label.normalize('NFC'))! > 1 ? `${f.label} (${f.key})` : labelColumn(f.label);
+    const rowKey = rowKeys.get(f.key)!;
+    const column = shared.get(labelForm(f.label))! > 1 ? labelAndKey(f.label, f.key) : labelColumn(f.label);
     if (!out.some((o) => o.column === column)) out.push({ column, rowKey, key: f.key });
   }
   return out;
@@ -133,11 +98,6 @@ function availableColumns(
   return { columns: [...FIXED_COLUMNS[kind], ...own.map((o) => o.column)], rowKeys, keys };
 }
 
-/** The label a field column names without `rowKeys`: the column, or what follows `fields.`. */
-export function labelOf(column: string): string {
-  return column.startsWith(FIELD_PREFIX) ? column.slice(FIELD_PREFIX.length) : column;
-}
-
 /** The header: every available column, or those --columns chose (validated), then `_extra`. */
 export function csvLayout(
   kind: ExportKind,
@@ -155,12 +115,15 @@ export function csvLayout(
   const picked: string[] = [];
   for (const name of chosen) {
     if (name === EXTRA_COLUMN) continue;
-    const bare = name.startsWith(FIELD_PREFIX) ? name.slice(FIELD_PREFIX.length) : name;
+    const bare = labelOf(name);
     const column = available.includes(name)
       ? name
       : available.find((c) => c === labelColumn(name) || c === labelColumn(bare));
     if (!column) {
-      throw new UsageError(`--columns: no column "${name}" in a ${kind} export`, `columns: ${available.join(', ')}`);
+      throw new UsageError(
+        `--columns: no column "${name}" in a ${kind} export`,
+        didYouMean(name, available) ?? `columns: ${available.join(', ')}`,
+      );
     }
     if (!picked.includes(column)) picked.push(column);
   }
@@ -187,10 +150,18 @@ function extraName(kind: ExportKind, column: string, rowKeys: Record<string, str
 export function rowCells(
   kind: ExportKind,
   layout: CsvLayout,
-  nullAs = '',
-  texts?: Set<number>,
-  exact?: (text: string) => Record<string, unknown>,
-  count?: ExtraCount,
+  {
+    nullAs = '',
+    texts,
+    exact,
+    count,
+  }: {
+    nullAs?: string;
+    texts?: Set<number>;
+    exact?: (text: string) => Record<string, unknown>;
+    /** Counts what went to `_extra`. */
+    count?: ExtraCount;
+  } = {},
 ): (row: Record<string, unknown>, text?: string) => string[] {
   let inexact = false;
   let extraOfRow: Record<string, unknown> | undefined;
@@ -227,7 +198,7 @@ export function rowCells(
     const cells: string[] = new Array(layout.columns.length).fill('');
     const extra: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(row)) {
-      if (kind === 'contacts' && key === 'fields' && isPlainObject(value)) {
+      if (kind === 'contacts' && key === CONTACT_FIELDS && isPlainObject(value)) {
         for (const [label, v] of Object.entries(value)) {
           const at = labels.get(label);
           if (at !== undefined) cells[at] = cell(v, at);

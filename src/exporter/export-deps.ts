@@ -1,8 +1,6 @@
-import type { Writable } from 'node:stream';
-import type { Clock } from '../clock.js';
 import type { ConfigDirWhere } from '../config/paths.js';
 import type { HttpClient } from '../http/client.js';
-import type { Notices, ProgressDisplay } from '../output/notices.js';
+import type { LayerDeps } from '../output/layer-deps.js';
 
 /** The config directory (states, locks, file records), and how it was chosen, for messages. */
 export interface StateDir {
@@ -10,44 +8,20 @@ export interface StateDir {
   where: ConfigDirWhere;
 }
 
-/** The account a run sends with, as its state key and state name it. */
-interface Account {
-  profile: string;
-  baseUrl: string;
-  apiKey: string;
-}
-
 /** What an export run takes from the command around it: narrow on purpose (never the CLI's Context). */
-export interface ExportDeps {
+export interface ExportDeps extends Pick<
+  LayerDeps,
+  'clock' | 'signal' | 'notices' | 'stdout' | 'onDispose' | 'holdHeap'
+> {
   /** The HTTP client (made on first use). */
   http(): Promise<HttpClient>;
-  account(): Promise<Account>;
-  clock: Clock;
-  signal: AbortSignal;
+  /** The account a run sends with, as its state key and state name it. */
+  account(): Promise<{ profile: string; baseUrl: string; apiKey: string }>;
   stateDir: StateDir;
-  notices: Notices;
-  /** Where the rows go without --out. */
-  stdout: Writable;
-  /** Cleanup when the process ends, whatever happened (the state lock's release). */
-  onDispose(fn: () => Promise<void> | void): void;
-  /** The executable's heap hold (src/runtime/heap-hold.ts), given by the launcher only: none in-process. */
-  holdHeap?: () => () => void;
 }
 
 /** What an export's progress display and summary take. */
-export interface ReporterDeps {
-  clock: Clock;
-  signal: AbortSignal;
-  notices: Notices;
-  /** Where a `--summary-json -` goes. */
-  stdout: Writable;
-  /** Whether a person reads stderr (a note on the state an export to stdout keeps). */
-  stderrIsTTY: boolean;
-  /** --quiet: no summary line; what it would have said of values sent to `_extra` is said alone (Notices.tell). */
-  quiet?: boolean;
-  /** --json or -q: prints the run's summary document (the --summary-json one) on stdout. */
-  printDocument?: (document: Record<string, unknown>) => void;
-  /** The spinner's place; none when progress display is not allowed. */
-  progress?: ProgressDisplay;
-  onDispose(fn: () => Promise<void> | void): void;
-}
+export type ReporterDeps = Pick<
+  LayerDeps,
+  'clock' | 'signal' | 'notices' | 'quiet' | 'stdout' | 'printDocument' | 'progress' | 'onDispose'
+>;

@@ -7,7 +7,8 @@ import type { FileStart } from './file-sink.js';
 import type { ExportTarget } from './kinds.js';
 import type { ExportLock } from './lock.js';
 import type { ExportStateStore } from './state-store.js';
-import type { ExportKind, ExportState, FileFormat, Position } from './state.js';
+import type { ExportState, FileFormat, Position } from './export-state.js';
+import type { ExportKind } from '../endpoints/exports.js';
 
 /** Everything an export run was asked for, validated. */
 export interface ExportRunOptions {
@@ -66,7 +67,7 @@ export interface RunPlan {
   key: string | null;
   profile: string;
   baseUrl: string;
-  /** The account (state-key.ts accountIdentity), recorded in the state. */
+  /** The account (src/config/account-identity.ts), recorded in the state. */
   account: string;
   store?: ExportStateStore;
   lock?: ExportLock;

@@ -1,13 +1,7 @@
-import { FieldNames } from '../lib/field-names.js';
+import { exportedMemberNames, labelOf } from '../endpoints/field-names.js';
+import { MemberKeys } from '../lib/member-keys.js';
 import { setOwn } from '../lib/own-key.js';
-import {
-  EXTRA_COLUMN,
-  fieldColumns,
-  FIXED_COLUMNS,
-  labelOf,
-  type CsvLayout,
-  type LabelledField,
-} from './csv-layout.js';
+import { EXTRA_COLUMN, fieldColumns, FIXED_COLUMNS, type CsvLayout, type LabelledField } from './csv-layout.js';
 
 /** How the account's contact fields changed since a CSV file's header was bound (the summary's `fieldChanges`). */
 export interface FieldChanges {
@@ -66,8 +60,8 @@ export function bindLayout(
  * member name the export gives a field (its label, or `Label (key)` for a label an earlier field
  * has), to its key.
  */
-export function fieldNamesOf(fields: readonly LabelledField[]): FieldNames {
-  return new FieldNames(fieldColumns(fields).map((c) => [c.rowKey, c.key] as const));
+export function memberKeysOf(fields: readonly LabelledField[]): MemberKeys {
+  return new MemberKeys([...exportedMemberNames(fields)].map(([key, name]) => [name, key] as const));
 }
 
 /** Contacts NDJSON: each field's member name in the rows (its label; `Label (key)` for a label an earlier field has), by key. */

@@ -1,7 +1,7 @@
 import { TransientError } from '../errors.js';
-import type { FieldNames } from '../lib/field-names.js';
+import type { MemberKeys } from '../lib/member-keys.js';
 import type { LabelledField } from './csv-layout.js';
-import { fieldNamesOf, labelChanges, labelsByKey, type FieldChanges } from './field-binding.js';
+import { memberKeysOf, labelChanges, labelsByKey, type FieldChanges } from './field-binding.js';
 
 /** Reads of one page in a row under field lists that kept changing, before the run gives up (exit 7). */
 export const MAX_FIELD_CHANGES = 5;
@@ -17,7 +17,7 @@ export class FieldWatch<F extends LabelledField = LabelledField> {
   private list: readonly F[];
   private print: string;
   /** The labels of the list in force as a row's identity reads them (src/lib/keyed-hash.ts). */
-  names: FieldNames;
+  names: MemberKeys;
 
   constructor(
     private readonly read: () => Promise<readonly F[]>,
@@ -25,7 +25,7 @@ export class FieldWatch<F extends LabelledField = LabelledField> {
   ) {
     this.list = fields;
     this.print = fingerprint(fields);
-    this.names = fieldNamesOf(fields);
+    this.names = memberKeysOf(fields);
   }
 
   /** The list in force: the one the next page is read under. */
@@ -45,7 +45,7 @@ export class FieldWatch<F extends LabelledField = LabelledField> {
     const changes = labelChanges(labelsByKey(this.list), now);
     this.list = now;
     this.print = print;
-    this.names = fieldNamesOf(now);
+    this.names = memberKeysOf(now);
     return changes;
   }
 }

@@ -1,3 +1,4 @@
+import { labelAndKey } from '../endpoints/field-names.js';
 import { setOwn } from '../lib/own-key.js';
 
 // `export contacts --fields-by key`: the API's export keys a row's `fields` by field label; a
@@ -24,7 +25,7 @@ export function fieldKeys(defs: ReadonlyArray<{ key: string; label: string }>): 
   }
   // A server may tell shared labels apart as `Label (key)` (the emulator does): that names one.
   for (const [label, keys] of shared)
-    for (const key of keys) if (!keyOf.has(`${label} (${key})`)) keyOf.set(`${label} (${key})`, key);
+    for (const key of keys) if (!keyOf.has(labelAndKey(label, key))) keyOf.set(labelAndKey(label, key), key);
   return { keyOf, shared };
 }
 

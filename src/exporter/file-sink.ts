@@ -38,18 +38,29 @@ export class FileSink {
   private tail: Buffer = Buffer.alloc(0);
   private written?: { end: number; tail: Buffer };
 
-  private constructor(
-    readonly path: string,
-    private readonly fh: FileHandle,
-    /** `<dev>:<ino>` of the file written. */
-    readonly fileId: string,
-    private end: number,
-    /** Bytes of uncommitted tail cut when resuming (a replaced file does not count). */
-    readonly cut: number,
-    private readonly lock: ExportLock | undefined,
-    /** A one-off export's temporary file, renamed over `path` by finish(). */
-    private readonly temp?: string,
-  ) {}
+  readonly path: string;
+  private readonly fh: FileHandle;
+  /** `<dev>:<ino>` of the file written. */
+  readonly fileId: string;
+  private end: number;
+  /** Bytes of uncommitted tail cut when resuming (a replaced file does not count). */
+  readonly cut: number;
+  private readonly lock: ExportLock | undefined;
+  /** A one-off export's temporary file, renamed over `path` by finish(). */
+  private readonly temp?: string;
+
+  private constructor(parts: {
+    path: string;
+    fh: FileHandle;
+    fileId: string;
+    end: number;
+    cut: number;
+    lock: ExportLock | undefined;
+    temp?: string;
+  }) {
+    ({ path: this.path, fh: this.fh, fileId: this.fileId, end: this.end, cut: this.cut, lock: this.lock } = parts);
+    this.temp = parts.temp;
+  }
 
   static async open(path: string, start: FileStart, lockFile?: LockFile): Promise<FileSink> {
     if (start.mode === 'temp') return FileSink.openTemp(path, lockFile);
@@ -98,7 +109,8 @@ export class FileSink {
         await fh.truncate(keep).catch(fail);
         await fh.sync().catch(fail);
       }
-      const sink = new FileSink(path, fh, fileId, keep, start.mode === 'resume' ? Math.max(0, size - keep) : 0, lock);
+      const cut = start.mode === 'resume' ? Math.max(0, size - keep) : 0;
+      const sink = new FileSink({ path, fh, fileId, end: keep, cut, lock });
       sink.tail = tail;
       sink.created = created;
       return sink;
@@ -132,7 +144,7 @@ export class FileSink {
       // The file it replaces keeps its permissions (the umask does not narrow them).
       if (existing) await fh.chmod(mode).catch(() => {});
       const st = await fh.stat({ bigint: true });
-      return new FileSink(target, fh, fileIdOf(st), 0, 0, lock, temp);
+      return new FileSink({ path: target, fh, fileId: fileIdOf(st), end: 0, cut: 0, lock, temp });
     } catch (err) {
       await lock?.release();
       throw err;

@@ -2,7 +2,7 @@ import type { EmailEventType } from '../endpoints/exports.js';
 import type { ExportRun } from './export-run.js';
 import type { ReceivedPage } from './page-receiver.js';
 import { addExtra, type ExportReporter } from './run-summary.js';
-import type { LanePosition, Position } from './state.js';
+import type { LanePosition, Position } from './export-state.js';
 
 /** A lane's page waiting for the group commit, and where it leaves its lane. */
 interface LanePage {

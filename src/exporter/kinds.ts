@@ -2,11 +2,11 @@ import { ENDPOINTS } from '../endpoints/endpoints.js';
 import type { EmailEventType, ExportRow, PageReceiver } from '../endpoints/exports.js';
 import type { HttpClient } from '../http/client.js';
 import { contentHash, contentLanesAt, laneB, mix } from '../lib/content-hash.js';
-import type { FieldNames } from '../lib/field-names.js';
+import type { MemberKeys } from '../lib/member-keys.js';
 import { keyedLaneB, keyedLanesAt } from '../lib/keyed-hash.js';
 import type { UnitBuffer } from '../lib/unit-buffer.js';
 import { hashId, KEYED_MARK, type RowKey, type Skip } from './id-table.js';
-import type { ExportKind } from './state.js';
+import type { ExportKind } from '../endpoints/exports.js';
 
 /** What one export fetches: its kind, email type and (custom events) window. */
 export interface ExportTarget {
@@ -74,7 +74,7 @@ export function contactKey(
   from: number,
   to: number,
   key: RowKey,
-  names?: FieldNames,
+  names?: MemberKeys,
 ): RowKey {
   key.head = String(row.id);
   key.tail = String(row.updatedAt ?? '');

@@ -9,7 +9,7 @@ import { nextPosition, repeatWarnings } from './next-position.js';
 import { pageSource, stuckCursor } from './page-source.js';
 import type { ExportReporter, ExportSummary, TypeOutcome } from './run-summary.js';
 import type { ExportRunOptions } from './export-run-options.js';
-import type { LanePosition } from './state.js';
+import type { LanePosition } from './export-state.js';
 
 /**
  * Several email event types into one output (`--type all` or a list). The API takes one type

@@ -1,6 +1,6 @@
 import type { Step } from './advance.js';
 import type { ReceivedPage } from './page-receiver.js';
-import type { LanePosition } from './state.js';
+import type { LanePosition } from './export-state.js';
 
 /**
  * Where one cursor stands once a page from it is committed (a whole export's position, or one

@@ -4,7 +4,8 @@ import { oneLine } from '../lib/json-scan.js';
 import { stringifyJson } from '../lib/exact-number.js';
 import { rowWithFieldKeys, type FieldKeys } from './fields-by-key.js';
 import { rowCells, type CsvLayout, type ExtraCount } from './csv-layout.js';
-import type { ExportKind, FileFormat } from './state.js';
+import type { FileFormat } from './export-state.js';
+import type { ExportKind } from '../endpoints/exports.js';
 import type { ExportRow } from '../endpoints/exports.js';
 
 /** How rows become text. */
@@ -27,15 +28,28 @@ const BOM = '\uFEFF';
  * members stay as sent, and no row costs a JSON.stringify), on one line. CSV: RFC 4180 with CRLF
  * line ends, the given header, an optional BOM.
  */
-export async function pageFormat(
-  kind: ExportKind,
-  format: FileFormat,
-  layout: CsvLayout | null,
-  bom: boolean,
+export async function pageFormat({
+  kind,
+  format,
+  layout,
+  bom = false,
   nullAs = '',
   excelSafe = false,
-  fieldKeys?: FieldKeys,
-): Promise<PageFormat> {
+  fieldKeys,
+}: {
+  kind: ExportKind;
+  format: FileFormat;
+  /** The CSV's header (null for NDJSON). */
+  layout: CsvLayout | null;
+  /** A byte order mark before a CSV's header. */
+  bom?: boolean;
+  /** --null-as. */
+  nullAs?: string;
+  /** --excel-safe. */
+  excelSafe?: boolean;
+  /** --fields-by key (NDJSON): the row's fields renamed by key. */
+  fieldKeys?: FieldKeys;
+}): Promise<PageFormat> {
   if (format === 'ndjson' && fieldKeys) {
     // --fields-by key: the row is parsed (every digit kept) and written again with `fields` renamed.
     return {
@@ -57,7 +71,7 @@ export async function pageFormat(
   const texts = nullAs === '' ? undefined : new Set<number>();
   const toCsv = await csvFormatter('\r\n', texts && (() => (texts.size > 0 ? texts : undefined)));
   const extra: ExtraCount = { values: 0, rows: 0, members: new Set() };
-  const exact = rowCells(kind, layout, nullAs, texts, (text) => parseJson(text) as ExportRow, extra);
+  const exact = rowCells(kind, layout, { nullAs, texts, exact: (text) => parseJson(text) as ExportRow, count: extra });
   const cells = excelSafe ? (row: ExportRow, text?: string) => exact(row, text).map(excelSafeCell) : exact;
   const header = excelSafe ? layout.columns.map(excelSafeCell) : layout.columns;
   const toHeader = await csvFormatter('\r\n');

@@ -1,5 +1,6 @@
 import type { Writable } from 'node:stream';
 import { LocalFileError, OutputClosedError, UsageError } from '../errors.js';
+import { sameAccount } from '../config/account-identity.js';
 import { writeFlushed } from '../output/write.js';
 import type { CommitLog } from './commit-log.js';
 import { NO_CRASH, type CrashHook } from './crash-points.js';
@@ -10,7 +11,7 @@ import { gzipMember } from './gzip-pages.js';
 import { acquireFileLock } from './lock.js';
 import type { PageFormat } from './page-format.js';
 import type { RunPlan } from './export-run-options.js';
-import type { Position } from './state.js';
+import type { Position } from './export-state.js';
 
 /** Bytes of one page (or several), in order. */
 interface PageBytesOut {
@@ -29,17 +30,27 @@ export class PageOutput {
   // so that a crash during the first page leaves a tail the next run knows to cut.
   private fileRecorded: boolean;
 
-  constructor(
-    private readonly stdout: Writable,
-    readonly sink: FileSink | undefined,
-    private readonly format: PageFormat,
-    private readonly compress: 'gzip' | undefined,
-    private readonly log: CommitLog,
-    plan: RunPlan,
-    private readonly crash: CrashHook = NO_CRASH,
-  ) {
-    this.needPreamble = sink ? sink.offset === 0 : true;
-    this.fileRecorded = plan.fileStart?.mode !== 'new' || !plan.store;
+  private readonly stdout: Writable;
+  readonly sink: FileSink | undefined;
+  private readonly format: PageFormat;
+  private readonly compress: 'gzip' | undefined;
+  private readonly log: CommitLog;
+  private readonly crash: CrashHook;
+
+  constructor(parts: {
+    /** Where the pages go without a file. */
+    stdout: Writable;
+    sink: FileSink | undefined;
+    format: PageFormat;
+    compress: 'gzip' | undefined;
+    log: CommitLog;
+    plan: RunPlan;
+    crash?: CrashHook;
+  }) {
+    ({ stdout: this.stdout, sink: this.sink, format: this.format, compress: this.compress, log: this.log } = parts);
+    this.crash = parts.crash ?? NO_CRASH;
+    this.needPreamble = this.sink ? this.sink.offset === 0 : true;
+    this.fileRecorded = parts.plan.fileStart?.mode !== 'new' || !parts.plan.store;
   }
 
   /** What the state records for the output at `bytes` (a file's length), or its committed length. */
@@ -140,7 +151,7 @@ function namingTheFilesState(err: unknown, plan: RunPlan, path: string): unknown
     .list(() => {})
     .find((s) => s.key !== plan.key && s.current.output.kind === 'file' && s.current.output.path === path);
   if (!owner) return err;
-  const theirs = owner.account !== plan.account;
+  const theirs = !sameAccount(owner.account, plan.account);
   return new UsageError(
     err.message,
     theirs

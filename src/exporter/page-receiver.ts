@@ -1,5 +1,5 @@
 import type { ExportRow, PageReceiver } from '../endpoints/exports.js';
-import type { FieldNames } from '../lib/field-names.js';
+import type { MemberKeys } from '../lib/member-keys.js';
 import { ResponseShapeError } from '../errors.js';
 import {
   hasRow,
@@ -17,7 +17,7 @@ import { UnitBuffer } from '../lib/unit-buffer.js';
 import { contactKey, eventKey, keyHash, textIdentityOf, versionOf } from './kinds.js';
 import { giveRowTexts, takeRowTexts } from './row-texts.js';
 import { BlockPool, PageBytes, type PageFormat } from './page-format.js';
-import type { ExportKind } from './state.js';
+import type { ExportKind } from '../endpoints/exports.js';
 
 /** A page as received: its output bytes, and what deduplication found. */
 export interface ReceivedPage {
@@ -68,7 +68,7 @@ interface ReceiverInput {
   limit: number;
   label: string;
   /** Contacts: the field list the page is read under (a row's saved identity names its fields by key). */
-  names?: FieldNames;
+  names?: MemberKeys;
 }
 
 /**

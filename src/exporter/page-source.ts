@@ -5,7 +5,7 @@ import { fieldsKeptChanging, MAX_FIELD_CHANGES } from './field-watch.js';
 import { savedForms } from './kinds.js';
 import type { ReceivedPage } from './page-receiver.js';
 import type { RunPlan } from './export-run-options.js';
-import type { Position } from './state.js';
+import type { Position } from './export-state.js';
 import { CursorTrail } from '../lib/cursor-trail.js';
 
 /** Empty pages in a row that return the cursor they were asked with, before the run gives up. */
@@ -18,14 +18,6 @@ export type FetchPage = (
   skip: Skip,
   signal: AbortSignal,
 ) => Promise<ReceivedPage>;
-
-/** A page and where it leaves the export (from `advance`). */
-interface SourcedPage {
-  page: ReceivedPage;
-  step: Step;
-  /** The cursor it was fetched with. */
-  cursor: string | null;
-}
 
 export interface PageSourceOptions {
   fetch: FetchPage;
@@ -58,7 +50,16 @@ export interface PageSourceOptions {
  * or fails, ends the page fetched ahead. Refusals (a cycle, too many rows from one cursor, a
  * stuck cursor) are thrown before anything of that page is handed out.
  */
-export async function* pageSource(opts: PageSourceOptions): AsyncGenerator<SourcedPage, void, undefined> {
+export async function* pageSource(opts: PageSourceOptions): AsyncGenerator<
+  {
+    page: ReceivedPage;
+    step: Step;
+    /** The cursor it was fetched with. */
+    cursor: string | null;
+  },
+  void,
+  undefined
+> {
   const ended = new AbortController();
   const signal = AbortSignal.any([opts.signal, ended.signal]);
   let cursor = opts.start.cursor;
@@ -85,7 +86,7 @@ export async function* pageSource(opts: PageSourceOptions): AsyncGenerator<Sourc
       reads = 0;
       let step: Step;
       try {
-        step = advance(cursor, saved, { ...page, fresh: page.freshIds }, visited, opts.label);
+        step = advance({ cursor, saved, visited, label: opts.label }, { ...page, fresh: page.freshIds });
       } catch (err) {
         page.release();
         throw err;

@@ -31,9 +31,7 @@ interface DirSummary {
 export async function runTypesToDir(
   deps: ExportDeps,
   out: DirSummary,
-  base: ExportRunOptions,
-  types: readonly EmailEventType[],
-  dir: string,
+  { base, types, dir }: { base: ExportRunOptions; types: readonly EmailEventType[]; dir: string },
 ): Promise<void> {
   const started = deps.clock.now();
   const outcomes: Record<string, TypeOutcome & { output: string; stateKey: string | null }> = {};

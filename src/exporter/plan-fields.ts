@@ -5,21 +5,7 @@ import type { ExportDeps } from './export-deps.js';
 import type { ExportRunOptions } from './export-run-options.js';
 import { anyChange, bindLayout, changeLines, labelChanges, labelsByKey, type FieldChanges } from './field-binding.js';
 import { fieldKeys, type FieldKeys } from './fields-by-key.js';
-import type { ExportState, Position } from './state.js';
-
-/** How a contacts export names its fields this run, and what changed in the account's fields since the last. */
-interface FieldsPlan {
-  fieldsBy: FieldsBy;
-  /** Contacts: the field list read (the pages are read under it, and it is read again after each: field-watch.ts). */
-  fields?: readonly LabelledField[];
-  /** NDJSON --fields-by key: how `fields` members become keys. */
-  fieldKeys?: FieldKeys;
-  /** CSV: the header (bound to the field list as it is now) and its cell rules. */
-  layout: FileLayout | null;
-  /** NDJSON by label, with a state: each field's member name by key, recorded with the position. */
-  labels?: Record<string, string>;
-  fieldChanges?: FieldChanges;
-}
+import type { ExportState, Position } from './export-state.js';
 
 /**
  * Reads the CONTACT field definitions where the run needs them (CSV, --fields-by key, an NDJSON
@@ -32,7 +18,18 @@ export async function planFields(
   http: HttpClient,
   opts: ExportRunOptions,
   at: { key: string | null; prior?: ExportState; base?: Position; appending: boolean; out: string },
-): Promise<FieldsPlan> {
+): Promise<{
+  fieldsBy: FieldsBy;
+  /** Contacts: the field list read (the pages are read under it, and it is read again after each: field-watch.ts). */
+  fields?: readonly LabelledField[];
+  /** NDJSON --fields-by key: how `fields` members become keys. */
+  fieldKeys?: FieldKeys;
+  /** CSV: the header (bound to the field list as it is now) and its cell rules. */
+  layout: FileLayout | null;
+  /** NDJSON by label, with a state: each field's member name by key, recorded with the position. */
+  labels?: Record<string, string>;
+  fieldChanges?: FieldChanges;
+}> {
   const { base } = at;
   const fieldsBy = opts.kind === 'contacts' ? (opts.fieldsBy ?? at.prior?.current.fieldsBy ?? 'label') : 'label';
   const watch = opts.format === 'ndjson' && opts.watchFields === true && at.key !== null && fieldsBy === 'label';
@@ -136,6 +133,6 @@ export async function contactFields(http: HttpClient, signal: AbortSignal): Prom
   const { allFieldPages } = await import('../endpoints/field-pages.js');
   const all: LabelledField[] = [];
   for await (const fields of allFieldPages(http, { objectType: 'CONTACT' }, signal))
-    all.push(...fields.map((f) => ({ key: f.key, label: f.label })));
+    for (const f of fields) all.push({ key: f.key, label: f.label });
   return all;
 }

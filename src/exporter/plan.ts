@@ -9,9 +9,10 @@ import type { FileStart } from './file-sink.js';
 import type { ExportLock } from './lock.js';
 import { closeDeadRuns } from './run-record.js';
 import type { ExportRunOptions, RunPlan } from './export-run-options.js';
-import { accountIdentity, defaultStateKey, urlWithoutCredentials } from './state-key.js';
+import { accountIdentity, sameAccount, urlWithoutCredentials } from '../config/account-identity.js';
+import { defaultStateKey } from './state-key.js';
 import { ExportStateStore } from './state-store.js';
-import type { ExportState, Position } from './state.js';
+import type { ExportState, Position } from './export-state.js';
 
 /** The state's email type of a multi-type export: `all` for the nine, else the comma list. */
 export function emailTypesLabel(types: readonly EmailEventType[]): string {
@@ -159,7 +160,7 @@ function checkSameExport(
       'use another --state-key, or --full',
     );
   }
-  if (prior.account !== account && !opts.full) {
+  if (!sameAccount(prior.account, account) && !opts.full) {
     throw new UsageError(
       `export state "${prior.key}" belongs to the account ${prior.account}, not ${account} (the key in force); another account's position means nothing here`,
       'use another --state-key (or the default one), or --full',

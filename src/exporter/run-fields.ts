@@ -1,5 +1,5 @@
 import type { HttpClient } from '../http/client.js';
-import type { FieldNames } from '../lib/field-names.js';
+import type { MemberKeys } from '../lib/member-keys.js';
 import type { CsvLayout, FileLayout, LabelledField } from './csv-layout.js';
 import type { ExportDeps } from './export-deps.js';
 import type { ExportRunOptions, RunPlan } from './export-run-options.js';
@@ -10,7 +10,7 @@ import { pageFormat, type PageFormat } from './page-format.js';
 import { contactFields, fieldKeysOf } from './plan-fields.js';
 import type { ExportSummary } from './run-summary.js';
 import type { ReceivedPage } from './page-receiver.js';
-import type { Position } from './state.js';
+import type { Position } from './export-state.js';
 
 /**
  * What a run's pages are read and written under: the page format, and for contacts the field
@@ -55,7 +55,7 @@ export class RunFields {
   }
 
   /** Contacts: the labels of the field list in force, as a row's identity reads them. */
-  get names(): FieldNames | undefined {
+  get names(): MemberKeys | undefined {
     return this.watch?.names;
   }
 
@@ -119,7 +119,7 @@ export class RunFields {
 }
 
 function formatOf(opts: ExportRunOptions, layout: CsvLayout | null, keys: FieldKeys | undefined): Promise<PageFormat> {
-  return pageFormat(opts.kind, opts.format, layout, opts.bom, opts.nullAs, opts.excelSafe, keys);
+  return pageFormat({ ...opts, layout, fieldKeys: keys });
 }
 
 /** Two runs' worth of changes as one (a field relabelled twice keeps its first label and its last). */

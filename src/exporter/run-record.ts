@@ -1,5 +1,5 @@
 import type { RunPlan } from './export-run-options.js';
-import { withManifest, type ExportState, type Manifest, type Position } from './state.js';
+import { withManifest, type ExportState, type Manifest, type Position } from './export-state.js';
 
 /**
  * The state after a run saved `pos` (or only its manifest, when `pos` is null). A --defer-commit
@@ -9,10 +9,7 @@ import { withManifest, type ExportState, type Manifest, type Position } from './
 export function nextState(
   plan: RunPlan,
   state: ExportState | undefined,
-  pos: Position | null,
-  defer: boolean,
-  manifest: Manifest,
-  nowMs: number,
+  { pos, defer, manifest, nowMs }: { pos: Position | null; defer: boolean; manifest: Manifest; nowMs: number },
 ): ExportState {
   const now = new Date(nowMs).toISOString();
   const base: ExportState = state ?? {

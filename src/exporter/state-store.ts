@@ -8,7 +8,7 @@ import { shellWord } from '../lib/shell-word.js';
 import { CliError, ExitCode, LocalFileError } from '../errors.js';
 import { acquireExportLock, type ExportLock } from './lock.js';
 import { stateFileStem } from './state-key.js';
-import { stateSchema, type ExportState } from './state.js';
+import { stateSchema, type ExportState } from './export-state.js';
 
 interface StateFile {
   state?: unknown;

@@ -3,7 +3,9 @@ import type { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { CliError, DryRunStop } from '../errors.js';
 import { stringifyJson } from '../lib/exact-number.js';
-import { keyMasker, makeRedactor, maskKey, redactUrl } from '../redact/redact.js';
+import { parseJson } from '../json/exact-json.js';
+import { keyWatch, makeRedactor, maskKey, redactUrl } from '../redact/redact.js';
+import { CursorSeal } from './cursor-seal.js';
 import { keyForms, type KeyForms } from '../redact/key-forms.js';
 import type { RequestLogger } from './logger.js';
 import { BodyCapture } from './debug-logger.js';
@@ -81,6 +83,8 @@ export interface RawResponse {
   status: number;
   headers: Record<string, string | string[]>;
   json: unknown;
+  /** `pagination.nextCursor` when it is a string or null, as the client hands cursors out (src/http/cursor-seal.ts); `json` holds it masked. */
+  nextCursor?: string | null;
 }
 
 interface ApiResponse<T> {
@@ -114,10 +118,13 @@ export class HttpClient {
   private readonly baseUrl: string;
   /** Masks the key (and any URL credentials) in every text made from what the server sent. */
   private readonly redact: (text: string) => string;
+  private readonly cursors: CursorSeal;
   /** The key's forms, masked in a success answer's text before it is parsed (null for a key too short to mask); made on first use. */
   private keyForms: KeyForms | null | undefined;
   private firstRequest: Send | undefined;
   private undici: Promise<Send> | undefined;
+  /** Told of every attempt's end besides the log (the tap's metrics: `watch`). */
+  private readonly watchers: Array<RequestLogger['response']> = [];
 
   constructor(opts: HttpClientOptions) {
     this.opts = opts;
@@ -125,6 +132,7 @@ export class HttpClient {
     this.random = opts.random ?? Math.random;
     this.baseUrl = normalizeBaseUrl(opts.baseUrl);
     this.redact = makeRedactor([opts.apiKey]);
+    this.cursors = new CursorSeal(opts.apiKey);
   }
 
   /**
@@ -144,26 +152,31 @@ export class HttpClient {
     if ('row' in answer) {
       const { receive } = input;
       if (!receive) throw new Error(`${endpoint.path}: an export page's rows need a receiver`);
-      const masker = () => (this.opts.apiKey.length >= 8 ? keyMasker(this.opts.apiKey) : undefined);
-      return this.run(spec, (success) => readRowsPage(success, answer, receive(), masker()));
+      const watch = () => (this.opts.apiKey.length >= 8 ? keyWatch(this.opts.apiKey) : undefined);
+      return this.run(spec, (success) =>
+        readRowsPage(success, answer, receive(), { watch: watch(), cursor: this.seal }),
+      );
     }
     const res = await this.request({ ...spec, data: answerData(answer), paginated: answer.paginated });
     const data = answer.member === undefined ? res.data : (res.data as Record<string, unknown>)[answer.member];
     return answer.paginated ? { items: data, nextCursor: res.nextCursor ?? null } : data;
   }
 
+  /** Tells `watcher` how every attempt ended (its status and time), beside the request log in force. */
+  watch(watcher: RequestLogger['response']): void {
+    this.watchers.push(watcher);
+  }
+
   /** Any request whose `data` is checked by a schema given here (doctor's probes); endpoints of the table go through `call`. */
   async request<T extends z.ZodType>(spec: DataSpec<T>): Promise<ApiResponse<z.output<T>>> {
     return this.run(spec, async (success) => {
-      const parsed = parseEnvelope(
-        success,
-        await readWhole(success, this.maskEchoedKey),
-        spec.data,
-        spec.paginated ?? false,
-      );
+      const raw = await readWhole(success);
+      const text = this.maskEchoedKey(raw);
+      const parsed = parseEnvelope(success, text, spec.data, spec.paginated ?? false);
       return {
         data: parsed.data as z.output<T>,
-        nextCursor: parsed.nextCursor,
+        nextCursor:
+          text === raw ? cursorOf({ pagination: { nextCursor: parsed.nextCursor } }, this.seal) : this.rawCursor(raw),
         status: success.status,
         attempts: success.attempts,
       };
@@ -177,15 +190,18 @@ export class HttpClient {
    */
   async requestRaw(spec: RequestSpec): Promise<RawResponse> {
     return this.run(spec, async (success) => {
-      const json = parseAnyJson(success, await readWhole(success, this.maskEchoedKey));
-      return { status: success.status, headers: this.shownHeaders(success.headers), json };
+      const raw = await readWhole(success);
+      const text = this.maskEchoedKey(raw);
+      const json = parseAnyJson(success, text);
+      const nextCursor = text === raw ? cursorOf(json, this.seal) : this.rawCursor(raw);
+      return { status: success.status, headers: this.shownHeaders(success.headers), json, nextCursor };
     });
   }
 
   /** The attempt loop shared by every request: dry run, then attempts until one succeeds or no retry is left. */
   private async run<R>(spec: RequestSpec, read: (success: Success) => Promise<R>): Promise<R> {
-    const url = this.buildUrl(spec.path, spec.query);
-    const body = spec.body === undefined ? undefined : stringifyJson(spec.body);
+    let url = this.buildUrl(spec.path, spec.query);
+    let body = spec.body === undefined ? undefined : stringifyJson(spec.body);
     const target: Target = {
       label: `${spec.method} ${url.pathname}`,
       baseUrl: redactUrl(this.baseUrl),
@@ -201,6 +217,13 @@ export class HttpClient {
       });
       throw new DryRunStop();
     }
+    // A sealed cursor goes to the server as the server sent it (src/http/cursor-seal.ts).
+    const opened = this.openCursor(spec);
+    if (opened !== spec) {
+      spec = opened;
+      url = this.buildUrl(spec.path, spec.query);
+      body = spec.body === undefined ? undefined : stringifyJson(spec.body);
+    }
     for (let attempt = 1; ; attempt++) {
       const outcome = await this.attempt(spec, url, body, target, attempt, read);
       if ('value' in outcome) return outcome.value;
@@ -213,10 +236,14 @@ export class HttpClient {
             headers: this.shownHeaders(failure.answer.headers),
             text: this.redact(failure.answer.text),
           });
-        throw finalError(failure, target, attempt, retryable, spec.idempotency);
+        throw finalError(failure, target, { attempts: attempt, retryable, idempotency: spec.idempotency });
       }
       if ((failure.retryAfterMs ?? 0) > maxWaitMs)
-        throw waitTooLong(failure.error, target, failure.retryAfterMs!, maxWaitMs, failure.answeredAt ?? Date.now());
+        throw waitTooLong(failure.error, target, {
+          waitMs: failure.retryAfterMs!,
+          maxWaitMs,
+          now: failure.answeredAt ?? Date.now(),
+        });
       const delayMs = Math.max(backoffDelay(attempt, this.random), failure.retryAfterMs ?? 0);
       this.opts.logger.retry({
         method: spec.method,
@@ -255,7 +282,7 @@ export class HttpClient {
       const capture = logger.wantsBodies ? new BodyCapture() : undefined;
       const resBody = capture ? capture.wrap(res.body) : res.body;
       const answered = () =>
-        logger.response({
+        this.responded({
           method: spec.method,
           path: url.pathname,
           attempt,
@@ -286,7 +313,7 @@ export class HttpClient {
       if (err instanceof CliError) throw err;
       if (err instanceof NotRetried) throw err.error;
       const networkCode = networkErrorCode(err);
-      logger.response({
+      this.responded({
         method: spec.method,
         path: url.pathname,
         attempt,
@@ -299,9 +326,14 @@ export class HttpClient {
     }
   }
 
+  private responded(info: Parameters<RequestLogger['response']>[0]): void {
+    this.opts.logger.response(info);
+    for (const watcher of this.watchers) watcher(info);
+  }
+
   /** A non-2xx answer as a failed attempt; a 429 pauses the whole bucket. */
   private errorAnswer(res: Answer, text: string, complete: boolean, target: Target): Failure {
-    const error = parseFailure(res.statusCode, res.headers, text, complete, target);
+    const error = parseFailure({ status: res.statusCode, headers: res.headers, text, complete }, target);
     // One reading of the wall clock: "try again after" must name the moment the server named.
     const answeredAt = Date.now();
     const retryAfterMs = parseRetryAfter(res.headers['retry-after'], answeredAt);
@@ -309,6 +341,28 @@ export class HttpClient {
     if (res.statusCode === 429)
       this.opts.limiter.pause(Math.min(retryAfterMs ?? 1000, this.opts.maxRetryWaitMs ?? DEFAULT_MAX_RETRY_WAIT_MS));
     return { status: res.statusCode, error, retryAfterMs, answeredAt, answer: { headers: res.headers, text } };
+  }
+
+  /** The spec with a sealed `cursor` (query or body) opened; the spec itself when it has none. */
+  private openCursor(spec: RequestSpec): RequestSpec {
+    const { query, body } = spec;
+    if (typeof query?.cursor === 'string' && query.cursor !== this.cursors.open(query.cursor))
+      return { ...spec, query: { ...query, cursor: this.cursors.open(query.cursor) } };
+    const inBody = (body as { cursor?: unknown } | undefined)?.cursor;
+    if (body && typeof body === 'object' && typeof inBody === 'string' && inBody !== this.cursors.open(inBody))
+      return { ...spec, body: { ...(body as object), cursor: this.cursors.open(inBody) } };
+    return spec;
+  }
+
+  private readonly seal = (cursor: string): string => this.cursors.seal(cursor);
+
+  /** `pagination.nextCursor` of an answer's text as the server sent it, sealed when it holds the key. */
+  private rawCursor(raw: string): string | null | undefined {
+    try {
+      return cursorOf(parseJson(raw), this.seal);
+    } catch {
+      return undefined;
+    }
   }
 
   private buildUrl(path: string, query?: Query): URL {
@@ -362,6 +416,12 @@ export class HttpClient {
     const forms = (this.keyForms ??= this.opts.apiKey.length >= 8 ? keyForms(this.opts.apiKey) : null);
     return forms?.mayHold(text) ? forms.mask(text) : text;
   };
+}
+
+/** `pagination.nextCursor` of a parsed answer when it is a string or null. */
+function cursorOf(json: unknown, seal: (cursor: string) => string): string | null | undefined {
+  const next = (json as { pagination?: { nextCursor?: unknown } } | null)?.pagination?.nextCursor;
+  return typeof next === 'string' ? seal(next) : next === null ? null : undefined;
 }
 
 /** The base URL without a trailing slash, and without a final `/v2` (every path starts with it). */

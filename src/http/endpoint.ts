@@ -9,16 +9,6 @@ import type { Idempotency } from './retry-policy.js';
  */
 type Repeat = Idempotency | { keyedBy: string };
 
-/** A success answer read whole: the member of `data` a call returns, and its schema. */
-interface JsonAnswer {
-  /** `campaign` of `{ data: { campaign } }`; left out, the call returns `data` itself. */
-  member?: string;
-  /** The schema of that member (or of `data`), made on first use (src/lib/once.ts). */
-  schema: () => z.ZodType;
-  /** The answer carries `pagination.nextCursor`: the call returns `{ items, nextCursor }`. */
-  paginated?: boolean;
-}
-
 /** An export page: the rows of `data.<member>` go to a receiver as the answer streams in (src/http/page-reader.ts). */
 export interface RowsAnswer {
   member: string;
@@ -45,7 +35,16 @@ export interface Endpoint {
   /** Items one request carries (a batch endpoint). */
   items?: { min: number; max: number };
   /** What a success answer holds and what the call returns of it. */
-  answer: JsonAnswer | RowsAnswer;
+  answer:
+    | {
+        /** `campaign` of `{ data: { campaign } }`; left out, the call returns `data` itself. */
+        member?: string;
+        /** The schema of that member (or of `data`), made on first use (src/lib/once.ts). */
+        schema: () => z.ZodType;
+        /** The answer carries `pagination.nextCursor`: the call returns `{ items, nextCursor }`. */
+        paginated?: boolean;
+      }
+    | RowsAnswer;
   /** The types of what a call sends (`body<T>()`, `query<T>()`); a type only, nothing at run time. */
   sends?: { body: unknown } | { query: object };
 }

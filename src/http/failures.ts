@@ -35,10 +35,12 @@ class ForeignAnswer extends Error {
 
 /** The typed error of one non-2xx answer: the API's own (ApiError) or a foreign one. */
 export function parseFailure(
-  status: number,
-  headers: Dispatcher.ResponseData['headers'],
-  text: string,
-  complete: boolean,
+  {
+    status,
+    headers,
+    text,
+    complete,
+  }: { status: number; headers: Dispatcher.ResponseData['headers']; text: string; complete: boolean },
   target: Target,
 ): ApiError | ForeignAnswer {
   if (complete) {
@@ -99,9 +101,7 @@ export function tooLarge(target: Target, limit: number, detail?: string, row = f
 export function finalError(
   failure: FailedAttempt & { error: Error; retryAfterMs?: number; answeredAt?: number },
   target: Target,
-  attempts: number,
-  retryable: boolean,
-  idempotency: Idempotency,
+  { attempts, retryable, idempotency }: { attempts: number; retryable: boolean; idempotency: Idempotency },
 ): Error {
   const after = retryable && attempts > 1 ? ` (after ${attempts} attempts)` : '';
   const { error } = failure;
@@ -165,9 +165,7 @@ export function finalError(
 export function waitTooLong(
   error: Error,
   target: Target,
-  waitMs: number,
-  maxWaitMs: number,
-  now: number,
+  { waitMs, maxWaitMs, now }: { waitMs: number; maxWaitMs: number; now: number },
 ): TransientError {
   const at = retryAt(waitMs, now);
   const base = error instanceof ForeignAnswer ? error.what : error.message;

@@ -1,32 +1,26 @@
 import type { Writable } from 'node:stream';
 import { escapeControl } from '../lib/terminal-text.js';
 
-/** What was sent in one attempt. `url`, `headers` and `body` are for the debug log; the key in `headers` is already masked. */
-interface RequestLog {
-  method: string;
-  path: string;
-  attempt: number;
-  url?: string;
-  headers?: Record<string, string>;
-  body?: string;
-}
-
-/** How one attempt ended: a status, or a network error code. `headers` and `body` are for the debug log. */
-interface ResponseLog {
-  method: string;
-  path: string;
-  attempt: number;
-  status: number | string;
-  ms: number;
-  headers?: Record<string, string | string[] | undefined>;
-  /** The opening of the body as read (see BodyCapture) and its size in bytes. */
-  body?: { text: string; bytes: number; whole: boolean };
-}
-
 /** Request log on stderr; every line passes through the redactor and is escaped for the terminal. */
 export interface RequestLogger {
-  request(info: RequestLog): void;
-  response(info: ResponseLog): void;
+  request(info: {
+    method: string;
+    path: string;
+    attempt: number;
+    url?: string;
+    headers?: Record<string, string>;
+    body?: string;
+  }): void;
+  response(info: {
+    method: string;
+    path: string;
+    attempt: number;
+    status: number | string;
+    ms: number;
+    headers?: Record<string, string | string[] | undefined>;
+    /** The opening of the body as read (see BodyCapture) and its size in bytes. */
+    body?: { text: string; bytes: number; whole: boolean };
+  }): void;
   retry(info: { method: string; path: string; attempt: number; delayMs: number; reason: string }): void;
   /** Whether the client is to capture response bodies for it (the debug log: a cost only then). */
   readonly wantsBodies?: boolean;

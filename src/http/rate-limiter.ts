@@ -1,13 +1,5 @@
 import type { Clock } from '../clock.js';
 
-interface RateLimiterOptions {
-  /** Steady requests per second. */
-  ratePerSecond: number;
-  /** Requests that may go at once after an idle spell. */
-  burst: number;
-  clock: Clock;
-}
-
 /**
  * One limiter per process, shared by all concurrent work: GCRA, a burst of `burst`, then one
  * request every 1/rate seconds. Reservations are taken synchronously in call order, so waiters
@@ -26,7 +18,13 @@ export class RateLimiter {
   /** While set, take() waits for it before reserving (the rate share joining: its rate is not known yet). */
   private gate: Promise<void> | undefined;
 
-  constructor(opts: RateLimiterOptions) {
+  constructor(opts: {
+    /** Steady requests per second. */
+    ratePerSecond: number;
+    /** Requests that may go at once after an idle spell. */
+    burst: number;
+    clock: Clock;
+  }) {
     this.burst = opts.burst;
     this.clock = opts.clock;
     this.interval = this.tolerance = 0;

@@ -12,7 +12,8 @@ interface RateShareOptions {
    * What shares one limit: the base URL and the key, given masked (`sk_live_<key_id>_****`); only
    * a hash of them names the lease directory.
    */
-  account: { baseUrl: string; keyId: string };
+  /** The account's identity (src/config/account-identity.ts): never the key. */
+  account: string;
   limiter: RateLimiter;
   /** The rate a process alone may use. */
   fullRate: number;
@@ -61,10 +62,7 @@ export class RateShare {
 
   /** Takes a lease and sets the limiter's rate to this process's share; resolves once the share is known. */
   static async join(options: RateShareOptions): Promise<RateShare> {
-    const id = createHash('sha256')
-      .update(`${options.account.baseUrl}\n${options.account.keyId}`)
-      .digest('hex')
-      .slice(0, 24);
+    const id = createHash('sha256').update(options.account).digest('hex').slice(0, 24);
     const rateDir = join(options.configDir, 'rate');
     const dir = join(rateDir, id);
     const opts = { heartbeatMs: 250, staleMs: 2_000, now: Date.now, ...options };

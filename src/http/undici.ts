@@ -8,12 +8,13 @@ export { EnvHttpProxyAgent, Pool };
 /** `Dispatcher.prototype.connect` (undici attaches its API to the prototype): the proxy's client calls it with itself as `this`. */
 export const dispatcherConnect = Dispatcher.prototype.connect;
 
-type RequestOptions = Omit<Dispatcher.RequestOptions, 'origin' | 'path' | 'method'> & {
-  method: Dispatcher.HttpMethod;
-  dispatcher: Dispatcher;
-};
-
 /** undici's `request(url, { dispatcher, ... })`, for an absolute URL. */
-export function request(url: URL, opts: RequestOptions): Promise<Dispatcher.ResponseData> {
+export function request(
+  url: URL,
+  opts: Omit<Dispatcher.RequestOptions, 'origin' | 'path' | 'method'> & {
+    method: Dispatcher.HttpMethod;
+    dispatcher: Dispatcher;
+  },
+): Promise<Dispatcher.ResponseData> {
   return undiciRequest(url, opts);
 }

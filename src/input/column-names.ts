@@ -1,3 +1,5 @@
+import { labelForm } from '../endpoints/field-names.js';
+
 /**
  * How a CSV column or a JSON key names one of the API's body keys: in any case, with spaces,
  * `-` and `_` ignored (`Subscription Status`, `subscription_status`), and for the identifiers
@@ -14,8 +16,7 @@ const COLUMN_ALIASES: Readonly<Record<string, readonly string[]>> = {
 
 /** The comparison form of a name: Unicode NFC (a decomposed `é` is the same letter), lower case, without spaces, `-` and `_`. */
 export function columnForm(name: string): string {
-  return name
-    .normalize('NFC')
+  return labelForm(name)
     .trim()
     .toLowerCase()
     .replace(/[\s_-]+/g, '');

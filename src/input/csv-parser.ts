@@ -1,4 +1,4 @@
-import { MAX_WRITE_BYTES, sizeText } from '../limits/limits.js';
+import { CELL_BYTES, MAX_WRITE_BYTES, sizeText } from '../limits/limits.js';
 import { Utf8Bound, utf8Length } from '../lib/utf8-bound.js';
 import { quoteInput } from './input-rows.js';
 
@@ -67,9 +67,10 @@ export class CsvParser {
   private fieldsChars = 0;
   /**
    * A record larger than cnv writes in one row (an unclosed quote that swallows the file, or no
-   * CSV) ends the file: it is never held whole. Counted in UTF-8 bytes of its values.
+   * CSV) ends the file: it is never held whole. Counted in UTF-8 bytes of its values, and
+   * CELL_BYTES for each cell (a line of empty cells holds memory too).
    */
-  private readonly bytes = new Utf8Bound(MAX_WRITE_BYTES);
+  private readonly bytes: Utf8Bound;
   private field = '';
   private error: string | undefined;
   private errorLine = 1;
@@ -79,8 +80,12 @@ export class CsvParser {
   private final = false;
   private started = false;
 
-  /** `firstLine`: the line number of the text's first line (2 after an Excel `sep=` line the caller took off). */
-  constructor(delimiter = ',', firstLine = 1) {
+  /**
+   * `firstLine`: the line number of the text's first line (2 after an Excel `sep=` line the caller
+   * took off); `maxRecordBytes`: the most a record may hold (what cnv writes in one row).
+   */
+  constructor(delimiter = ',', firstLine = 1, maxRecordBytes = MAX_WRITE_BYTES) {
+    this.bytes = new Utf8Bound(maxRecordBytes);
     this.line = firstLine;
     this.recordLine = firstLine;
     this.delimiter = delimiter;
@@ -127,10 +132,12 @@ export class CsvParser {
 
   /** The record being read (or just read) may not pass what cnv writes in one row. */
   private checkSize(): void {
-    if (this.bytes.over(this.fieldsChars + this.field.length, () => utf8Length(this.fields, this.field))) {
+    const cells = CELL_BYTES * (this.fields.length + 1);
+    if (this.bytes.over(this.fieldsChars + this.field.length, () => utf8Length(this.fields, this.field), cells)) {
       const why = this.state === State.Quoted ? `a quote opened on line ${this.quoteLine} is not closed, or ` : '';
+      const many = this.fields.length >= 1000 ? ` (${this.fields.length.toLocaleString('en-US')} cells or more)` : '';
       throw new CsvFatalError(
-        `the record is larger than ${sizeText(MAX_WRITE_BYTES)}: ${why}not a CSV file?`,
+        `the record is larger than ${sizeText(this.bytes.limit)}${many}: ${why}not a CSV file?`,
         this.recordLine,
         'CSV_RECORD_TOO_LONG',
       );
@@ -303,5 +310,25 @@ export class CsvParser {
     this.state = State.FieldStart;
     this.line++;
     this.recordLine = this.line;
+  }
+}
+
+/**
+ * The records of a CSV file cnv wrote (a report), read in pieces: one batch per piece. A last
+ * record whose quote is still open (a run killed in the middle of writing it) is left out; any
+ * other fatal problem is thrown (CsvFatalError). A record that cannot be read comes with its
+ * `error` set.
+ */
+export async function* csvRecords(input: AsyncIterable<string>, maxRecordBytes?: number): AsyncGenerator<CsvRecord[]> {
+  const parser = new CsvParser(',', 1, maxRecordBytes);
+  for await (const piece of input) {
+    const records = parser.push(piece);
+    if (records.length > 0) yield records;
+  }
+  try {
+    const last = parser.end();
+    if (last.length > 0) yield last;
+  } catch (err) {
+    if (!(err instanceof CsvFatalError && err.code === 'CSV_QUOTE_NOT_CLOSED')) throw err;
   }
 }

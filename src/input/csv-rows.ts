@@ -1,3 +1,4 @@
+import { MAX_COLUMNS } from '../limits/limits.js';
 import { CsvFatalError, CsvParser, type CsvRecord } from './csv-parser.js';
 import { InputFileError, MAX_JSON_DEPTH, nestsDeeper, quoteInput, type InputRow } from './input-rows.js';
 
@@ -14,7 +15,14 @@ export async function* csvRows(
   input: AsyncIterable<string>,
   file: string,
   delimiter = ',',
-  opts: CsvRowOptions = {},
+  opts: {
+    /** --delimiter was given: it wins over an Excel `sep=` first line (which is still taken off). */
+    delimiterGiven?: boolean;
+    /** An unnamed column is allowed and named '' (--ignore-column '' leaves out a pandas or R row index). */
+    unnamedOk?: boolean;
+    /** Called with the header's column names, and its line, once it is read. */
+    onHeader?(names: readonly string[], line: number): void;
+  } = {},
 ): AsyncGenerator<InputRow[]> {
   const sep = await excelSepLine(input);
   input = sep.input;
@@ -66,15 +74,6 @@ export async function* csvRows(
     throw new InputFileError(file, `cannot read: ${(err as Error).message}`);
   }
   if (!header) throw new InputFileError(file, 'the file is empty: expected a header row naming the columns');
-}
-
-interface CsvRowOptions {
-  /** --delimiter was given: it wins over an Excel `sep=` first line (which is still taken off). */
-  delimiterGiven?: boolean;
-  /** An unnamed column is allowed and named '' (--ignore-column '' leaves out a pandas or R row index). */
-  unnamedOk?: boolean;
-  /** Called with the header's column names, and its line, once it is read. */
-  onHeader?(names: readonly string[], line: number): void;
 }
 
 /**
@@ -148,6 +147,13 @@ function checkHeader(
   unnamedOk: boolean | undefined,
   line: number,
 ): Header {
+  if (record.length > MAX_COLUMNS)
+    throw new InputFileError(
+      file,
+      `the header has ${record.length.toLocaleString('en-US')} columns, more than the ${MAX_COLUMNS.toLocaleString('en-US')} cnv reads`,
+      line,
+      'split the file by columns, or leave out the columns no command takes',
+    );
   const all = record.map((name) => name.trim());
   // Unnamed columns at the end (a spreadsheet's stray empty columns) are allowed while empty.
   let named = all.length;

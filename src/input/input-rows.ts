@@ -83,9 +83,9 @@ function jsonErrorText(err: unknown): string {
 export function nestsDeeper(text: string, limit = MAX_JSON_DEPTH): boolean {
   if (text.length <= 2 * limit) return false;
   // Value after value: text that is not one JSON value is looked at whole all the same.
-  const state: ScanState = { depth: 0, inString: false };
+  const state: ScanState = { depth: 0, inString: false, maxDepth: limit };
   for (let i = 0; i < text.length;) {
-    const end = scanJson(text, i, text.length, state, false, limit);
+    const end = scanJson(text, i, text.length, state);
     if (end === TOO_DEEP) return true;
     if (end < 0) return false;
     i = end + 1;

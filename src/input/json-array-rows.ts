@@ -27,7 +27,7 @@ class ArrayReader {
   private elementLine = 0;
   // The element being read, from its first character, when it goes on in the next chunk.
   private pending = '';
-  private readonly scan: ScanState = { depth: 0, inString: false };
+  private readonly scan: ScanState = { depth: 0, inString: false, separators: true };
   // One element larger than cnv writes in one row is almost surely a file that is not what it claims to be.
   private readonly bytes = new Utf8Bound(MAX_WRITE_BYTES);
   private bomChecked = false;
@@ -81,7 +81,7 @@ class ArrayReader {
 
   /** Where the element being read ends in `s` (its `,` or `]`), from `i`; -1 when it goes on past the chunk. */
   private elementEnd(s: string, i: number): number {
-    const j = scanJson(s, i, s.length, this.scan, true);
+    const j = scanJson(s, i, s.length, this.scan);
     this.line += newlines(s, i, j < 0 ? s.length : j);
     if (j >= 0 && s[j] === '}') this.fail('unexpected "}"');
     return j;

@@ -52,7 +52,8 @@ export class JsonRowSplitter {
   private readonly stringBytes: Utf8Bound;
   private readonly aroundBytes: Utf8Bound;
   /** Where the scan of the row being read stands. */
-  private readonly row: ScanState = { depth: 0, inString: false };
+  private readonly row: ScanState;
+  private readonly maxDepth: number;
   private index = 0;
   /**
    * `},{"<first key>":` with the whitespace the page puts between rows (`}, {"id":` from
@@ -81,16 +82,24 @@ export class JsonRowSplitter {
     private readonly member: string,
     private readonly onRow: (row: Record<string, unknown>, index: number, text: string) => void,
     private readonly onOther: (index: number) => never,
-    /** UTF-8 bytes the splitter may hold at once of one row. */
-    maxHeld = Infinity,
-    /** Deepest nesting of a row read character by character (printing deeper data overflows the stack). */
-    private readonly maxDepth = Infinity,
-    /** UTF-8 bytes of the document around the rows (and of one string there) it may hold. */
-    maxAround = maxHeld,
+    {
+      maxHeld = Infinity,
+      maxDepth = Infinity,
+      maxAround = maxHeld,
+    }: {
+      /** UTF-8 bytes the splitter may hold at once of one row. */
+      maxHeld?: number;
+      /** Deepest nesting of a row read character by character (printing deeper data overflows the stack). */
+      maxDepth?: number;
+      /** UTF-8 bytes of the document around the rows (and of one string there) it may hold. */
+      maxAround?: number;
+    } = {},
   ) {
     this.rowBytes = new Utf8Bound(maxHeld);
     this.stringBytes = new Utf8Bound(maxAround);
     this.aroundBytes = new Utf8Bound(maxAround);
+    this.maxDepth = maxDepth;
+    this.row = { depth: 0, inString: false, maxDepth };
   }
 
   write(text: string): void {
@@ -331,7 +340,7 @@ export class JsonRowSplitter {
 
   /** Inside a row: counts nesting, skips strings; emits the row when its braces close. */
   private scanRow(s: string, i: number, n: number): number {
-    const j = scanJson(s, i, n, this.row, false, this.maxDepth);
+    const j = scanJson(s, i, n, this.row);
     if (j === TOO_DEEP)
       throw new JsonTooLargeError(`row ${this.index} of data.${this.member} nests deeper than ${this.maxDepth} levels`);
     if (j < 0) return n;

@@ -13,10 +13,17 @@ export function closingQuote(s: string, from: number): number {
   }
 }
 
-/** Where a scan through a JSON value stands when its text stops: nesting depth, inside a string. */
+/**
+ * A scan through a JSON value: where it stands when its text stops (nesting depth, inside a
+ * string), and what it looks for (kept with it, as every call of one scan looks for the same).
+ */
 export interface ScanState {
   depth: number;
   inString: boolean;
+  /** Stop at the first `,` `]` or `}` at depth 0 (what ends an element of an array). */
+  separators?: boolean;
+  /** Deeper nesting returns TOO_DEEP. */
+  maxDepth?: number;
 }
 
 /** What `scanJson` returns when the value nests deeper than its `maxDepth`. */
@@ -34,14 +41,9 @@ export const TOO_DEEP = -2;
  * quote's escapes are counted backwards). Brackets are counted, not matched: JSON.parse of the
  * value's text judges it.
  */
-export function scanJson(
-  s: string,
-  i: number,
-  n: number,
-  state: ScanState,
-  separators: boolean,
-  maxDepth = Infinity,
-): number {
+export function scanJson(s: string, i: number, n: number, state: ScanState): number {
+  const separators = state.separators === true;
+  const maxDepth = state.maxDepth ?? Infinity;
   let depth = state.depth;
   if (state.inString) {
     const j = closingQuote(s, i);

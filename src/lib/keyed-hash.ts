@@ -1,5 +1,5 @@
 import { mix } from './content-hash.js';
-import type { FieldNames } from './field-names.js';
+import type { MemberKeys } from './member-keys.js';
 import { found, sumFields } from './row-fields.js';
 import { UnitBuffer, WORD_LOADS } from './unit-buffer.js';
 
@@ -21,13 +21,13 @@ export let keyedLaneB = 0;
  * sent when `names` is undefined or does not know it). Two texts that differ only in the labels
  * of fields `names` maps to the same keys, or in the order of those members, hash alike.
  */
-export function keyedLanes(text: string, names: FieldNames | undefined): number {
+export function keyedLanes(text: string, names: MemberKeys | undefined): number {
   scratch.put(text, 0);
   return keyedLanesAt(scratch, 0, text.length, names);
 }
 
 /** `keyedLanes` of the text in units [from, to) of `buffer` (`from` even), read where it is. */
-export function keyedLanesAt(buffer: UnitBuffer, from: number, to: number, names: FieldNames | undefined): number {
+export function keyedLanesAt(buffer: UnitBuffer, from: number, to: number, names: MemberKeys | undefined): number {
   const u = buffer.units.subarray(from, to);
   const p = buffer.pairs.subarray(from >> 1, (to + 1) >> 1);
   const n = to - from;

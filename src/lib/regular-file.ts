@@ -76,6 +76,37 @@ export async function readRegularFile(path: string, opts: { nofollow?: boolean }
   }
 }
 
+/**
+ * A regular file read whole, at most `maxBytes` (more: an error with code EFBIG, thrown as soon
+ * as the read passes the bound, never after reading on), a chunk at a time with `signal` checked
+ * between chunks. Anything but a regular file (a FIFO, a device such as /dev/zero, a link to one)
+ * is refused before a byte is read (ENOTREG, as readRegularFile), never waited on.
+ */
+export async function readBoundedRegularFile(path: string, maxBytes: number, signal?: AbortSignal): Promise<Buffer> {
+  const file = await promises.open(path, readFlags(false)).catch((err: unknown) => {
+    throw linkRefused(err, path);
+  });
+  const tooLarge = () => Object.assign(new Error(`${path} is larger than ${maxBytes} bytes`), { code: 'EFBIG', path });
+  try {
+    const stats = await file.stat();
+    if (!stats.isFile()) throw notRegular(path, stats);
+    if (stats.size > maxBytes) throw tooLarge();
+    const chunks: Buffer[] = [];
+    for (let total = 0; ;) {
+      signal?.throwIfAborted();
+      const chunk = Buffer.allocUnsafe(Math.min(1 << 20, maxBytes + 1 - total));
+      const { bytesRead } = await file.read(chunk, 0, chunk.length, null);
+      if (bytesRead === 0) return Buffer.concat(chunks, total);
+      chunks.push(chunk.subarray(0, bytesRead));
+      total += bytesRead;
+      // A file that grows while it is read is bounded too.
+      if (total > maxBytes) throw tooLarge();
+    }
+  } finally {
+    await file.close();
+  }
+}
+
 /** O_NOFOLLOW refuses a symbolic link with ELOOP: said as what it is (ENOTREG, "a symbolic link"). */
 function linkRefused(err: unknown, path: string): unknown {
   if ((err as NodeJS.ErrnoException).code !== 'ELOOP') return err;
@@ -102,13 +133,6 @@ export function refuseSpecialFile(path: string): void {
 }
 
 /**
- * What a write does with a symbolic link at the path (docs/guarantees.md, "Symbolic links"):
- * `refuse` it by name (ENOTREG; a state, record or config file), or `replace` the link itself
- * (a cache: the link goes, its target is untouched). Neither ever writes through it.
- */
-type LinkRule = 'refuse' | 'replace';
-
-/**
  * Writes a file cnv keeps, whole and atomically: a temporary file beside it (`<path>.tmp-<pid>-<hex>`,
  * created with O_EXCL and O_NOFOLLOW, so nothing planted is followed), fsynced, then renamed over
  * `path`. A rename replaces a symbolic link itself, never its target, so even a link put there
@@ -118,7 +142,7 @@ type LinkRule = 'refuse' | 'replace';
 export function writeRegularFileSync(
   path: string,
   data: string | Uint8Array,
-  opts: { mode: number; link: LinkRule },
+  opts: { mode: number; link: 'refuse' | 'replace' },
 ): void {
   if (opts.link === 'refuse') refuseSpecialFile(path);
   const temp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;

@@ -1,5 +1,5 @@
 import { mix } from './content-hash.js';
-import { nameHash, type FieldNames } from './field-names.js';
+import { nameHash, type MemberKeys } from './member-keys.js';
 
 // A contact row's top-level `fields` object in its JSON text, summed as (key, value) pairs: what
 // src/lib/keyed-hash.ts hashes instead of the object's text. Read backwards from the row's end
@@ -26,7 +26,7 @@ const FIELDS = [0x66, 0x69, 0x65, 0x6c, 0x64, 0x73];
 export const found = { open: -1, close: -1, sumA: 0, sumB: 0, count: 0 };
 
 /** Sums the row's `fields` object in u[0, n) (the row's text, `{` to `}`) into `found`; false when it has none. */
-export function sumFields(u: Uint16Array, n: number, names: FieldNames | undefined): boolean {
+export function sumFields(u: Uint16Array, n: number, names: MemberKeys | undefined): boolean {
   return fromEnd(u, n, names) || fromStart(u, n, names);
 }
 
@@ -54,19 +54,19 @@ function keep(open: number, close: number, sumA: number, sumB: number, count: nu
  * A member's share of the first sum: its value's lanes (`va` over `length` units) with its key's
  * (`names`' entry for its name, when it has one) or its name's hash `h`.
  */
-function memberA(va: number, length: number, h: number, entry: number, names: FieldNames | undefined): number {
+function memberA(va: number, length: number, h: number, entry: number, names: MemberKeys | undefined): number {
   const key = entry >= 0 ? names!.keyA[entry] : 0x3c6ef372 ^ h;
   return mix(Math.imul(va ^ length, 0x9e3779b1) ^ key, 0x85ebca6b);
 }
 
 /** Its share of the second sum (`a`: its share of the first). */
-function memberB(vb: number, a: number, h: number, entry: number, names: FieldNames | undefined): number {
+function memberB(vb: number, a: number, h: number, entry: number, names: MemberKeys | undefined): number {
   const key = entry >= 0 ? names!.keyB[entry] : 0x7f4a7c15 ^ Math.imul(h, 0x9e3779b1);
   return mix(vb ^ key ^ a, 0xc2b2ae35);
 }
 
 /** The entry of a name sent with escapes: decoded (rare), so a label the server escapes otherwise is still known. */
-function decoded(names: FieldNames, u: Uint16Array, from: number, to: number): number {
+function decoded(names: MemberKeys, u: Uint16Array, from: number, to: number): number {
   try {
     return names.findText(JSON.parse(`"${String.fromCharCode(...u.subarray(from, to))}"`) as string);
   } catch {
@@ -81,7 +81,7 @@ function decoded(names: FieldNames, u: Uint16Array, from: number, to: number): n
  * row, as the row's `}` closes it). False when anything else is met. (Whitespace is any unit up
  * to a space: no other stands outside a string of valid JSON.)
  */
-function fromEnd(u: Uint16Array, n: number, names: FieldNames | undefined): boolean {
+function fromEnd(u: Uint16Array, n: number, names: MemberKeys | undefined): boolean {
   let i = n - 1;
   while (u[i] <= 0x20 && i > 0) i--;
   if (u[i--] !== CLOSE) return false;
@@ -164,7 +164,7 @@ function isFieldsMember(u: Uint16Array, open: number): boolean {
 }
 
 /** Any layout, read forwards: the row's `fields` member (at depth 1), then its members, each hashed as `fromEnd` does. */
-function fromStart(u: Uint16Array, n: number, names: FieldNames | undefined): boolean {
+function fromStart(u: Uint16Array, n: number, names: MemberKeys | undefined): boolean {
   const open = fieldsObject(u, n);
   if (open < 0) return false;
   let sumA = 0;

@@ -26,7 +26,7 @@ function quotedCell(value: string): string {
  */
 export async function csvFormatter(
   recordDelimiter: '\n' | '\r\n' = '\n',
-  quoted?: QuotedCells,
+  quoted?: (cells: string[]) => ReadonlySet<number> | undefined,
 ): Promise<(rows: string[][]) => string> {
   return (rows) => {
     let out = '';
@@ -42,6 +42,3 @@ export async function csvFormatter(
     return out;
   };
 }
-
-/** For a row of cells, the indexes that must be quoted whatever they hold (undefined: none). */
-type QuotedCells = (cells: string[]) => ReadonlySet<number> | undefined;

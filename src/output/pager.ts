@@ -6,9 +6,10 @@ export async function tableText(
   output: Output,
   columns: string[],
   rows: Array<Record<string, unknown>>,
+  wrap?: readonly string[],
 ): Promise<string> {
   const { layoutTable } = await import('./table.js');
-  return layoutTable(columns, rows, { width: tableWidth(output), paint: statusPaint(output) });
+  return layoutTable(columns, rows, { width: tableWidth(output), paint: statusPaint(output), wrap });
 }
 
 /**

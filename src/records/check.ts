@@ -1,6 +1,6 @@
 import type { FieldDefinition } from '../endpoints/fields.js';
 import type { ColumnTarget } from '../batch/columns/field-match.js';
-import { DEDUP_KEY, fieldProblem, type Prepared } from './prepare.js';
+import { DEDUP_KEY, fieldProblem, type PreparedRecord } from './prepare.js';
 
 /** One column of the file against the account's field definitions. */
 interface ColumnCheck {
@@ -12,17 +12,6 @@ interface ColumnCheck {
   mismatches: number;
   /** The first mismatch, as `line N: reason`. */
   example: string | null;
-}
-
-/** What `records upsert --check` prints. */
-interface CheckReport {
-  ok: boolean;
-  rows: number;
-  validRows: number;
-  invalidRows: number;
-  columns: ColumnCheck[];
-  /** The first invalid rows, as `line N: reason; reason`. */
-  problems: string[];
 }
 
 const MAX_PROBLEMS = 20;
@@ -47,7 +36,7 @@ export class CheckCollector {
   ) {}
 
   /** `row`: the row as read (its own column names); `prepared`: what became of it. */
-  observe(line: number, row: Record<string, unknown>, prepared: Prepared): void {
+  observe(line: number, row: Record<string, unknown>, prepared: PreparedRecord): void {
     this.rows++;
     const nested =
       row.fields !== null && typeof row.fields === 'object' && !Array.isArray(row.fields)
@@ -67,7 +56,15 @@ export class CheckCollector {
       this.problems.push(`line ${line}: ${prepared.problems.map((p) => p.reason).join('; ')}`);
   }
 
-  report(): CheckReport {
+  report(): {
+    ok: boolean;
+    rows: number;
+    validRows: number;
+    invalidRows: number;
+    columns: ColumnCheck[];
+    /** The first invalid rows, as `line N: reason; reason`. */
+    problems: string[];
+  } {
     // A known column with values that do not coerce is not "ok" (nor green in the table).
     const columns = [...this.columns.values()].map((c) =>
       c.status === 'ok' && c.mismatches > 0 ? { ...c, status: 'mismatch' as const } : c,

@@ -4,12 +4,12 @@ import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { fieldSchema, type FieldDefinition } from '../endpoints/fields.js';
 import { allFieldPages } from '../endpoints/field-pages.js';
-import type { Clock } from '../clock.js';
+import { accountIdentity } from '../config/account-identity.js';
 import { ApiError, ExitCode, ResponseShapeError, TransientError } from '../errors.js';
 import type { HttpClient } from '../http/client.js';
 import { maskKey } from '../redact/redact.js';
 import { readRegularFile, writeRegularFileSync } from '../lib/regular-file.js';
-import type { Notices } from '../output/notices.js';
+import type { LayerDeps } from '../output/layer-deps.js';
 import { definitionMap } from './prepare.js';
 
 /** How long cached field definitions are trusted (a field created since shows up after this). */
@@ -25,11 +25,21 @@ type CacheFile = z.output<typeof cacheSchema>;
 export type DefinitionsByType = Map<string, Map<string, FieldDefinition>>;
 
 /**
- * The cache file of one account: `<config dir>/cache/fields-<hash>.json`, the hash of the base URL
- * and the masked key id (never the key). A key of another shape has no id to mask, so a hash of
- * it stands in (the file name is a hash of that hash, so the key cannot be read back).
+ * The cache file of one account: `<config dir>/cache/fields-<hash>.json`, a hash of the account's
+ * identity (src/config/account-identity.ts: the normalised base URL and the key's identity, never
+ * the key), so `https://x/` and `https://x` share one.
  */
 function fieldCachePath(dir: string, baseUrl: string, apiKey: string): string {
+  const id = createHash('sha256').update(accountIdentity(baseUrl, apiKey)).digest('hex').slice(0, 24);
+  return join(dir, 'cache', `fields-${id}.json`);
+}
+
+/**
+ * Where a cnv before the one account identity kept the cache: a hash of the base URL as typed and
+ * the masked key id (a hash of the key for a key of another shape). Read when the cache above is
+ * missing, never written.
+ */
+function earlierCachePath(dir: string, baseUrl: string, apiKey: string): string {
   const masked = maskKey(apiKey);
   const keyId = masked === '****' ? createHash('sha256').update(apiKey).digest('hex') : masked;
   const id = createHash('sha256').update(`${baseUrl}\n${keyId}`).digest('hex').slice(0, 24);
@@ -37,15 +47,12 @@ function fieldCachePath(dir: string, baseUrl: string, apiKey: string): string {
 }
 
 /** What reading the definitions takes from the command around it (never the CLI's Context). */
-export interface FieldCacheDeps {
+export interface FieldCacheDeps extends Pick<LayerDeps, 'clock' | 'signal' | 'notices'> {
   /** The account in force: the cache file is its own. */
   account(): Promise<{ baseUrl: string; apiKey: string }>;
   http(): Promise<HttpClient>;
   /** The config directory, where `cache/` is. */
   configDir: string;
-  clock: Clock;
-  signal: AbortSignal;
-  notices: Notices;
   /** --verbose: say when the cache cannot be written. */
   verbose: boolean;
 }
@@ -66,7 +73,7 @@ export async function readFieldDefinitions(
   const { baseUrl, apiKey } = await deps.account();
   const path = fieldCachePath(deps.configDir, baseUrl, apiKey);
   const now = deps.clock.now();
-  const cache = await readCache(path);
+  const cache = (await readCache(path)) ?? (await readCache(earlierCachePath(deps.configDir, baseUrl, apiKey)));
   const definitions: DefinitionsByType = new Map();
   const missing: string[] = [];
   for (const type of objectTypes) {
@@ -83,8 +90,9 @@ export async function readFieldDefinitions(
     const http = await deps.http();
     for (const type of missing) {
       listed[type] = [];
+      // A loop, not push(...page): a page of 200,000 definitions would overflow the stack.
       for await (const page of allFieldPages(http, { objectType: type, limit: 1000 }, deps.signal))
-        listed[type].push(...page);
+        for (const f of page) listed[type].push(f);
     }
   } catch (err) {
     if (!(err instanceof ApiError || err instanceof TransientError || err instanceof ResponseShapeError)) throw err;

@@ -1,7 +1,7 @@
 import type { RecordInput, RecordResult } from '../endpoints/records.js';
-import type { Prepared as FilePrepared } from '../batch/file-run.js';
-import type { ItemOutcome } from '../batch/types.js';
-import type { Prepared, RowProblem } from './prepare.js';
+import type { Prepared } from '../batch/file-run.js';
+import { isRefusal, type ItemOutcome } from '../batch/types.js';
+import type { PreparedRecord, RowProblem } from './prepare.js';
 
 const PROBLEM_CODES: Record<RowProblem['kind'], string> = {
   key: 'missing_identifier',
@@ -12,7 +12,7 @@ const PROBLEM_CODES: Record<RowProblem['kind'], string> = {
 };
 
 /** A prepared record as the batch engine takes it: the payload, or the row's problems as one invalid outcome. */
-export function toFileRow(prepared: Prepared): FilePrepared<RecordInput> {
+export function toFileRow(prepared: PreparedRecord): Prepared<RecordInput> {
   if (prepared.ok) return { identifier: prepared.record.clientDedupKey, payload: prepared.record };
   return {
     identifier: prepared.clientDedupKey ?? '',
@@ -37,6 +37,7 @@ export function recordOutcome(result: RecordResult | undefined): ItemOutcome {
       status: 'failed',
       error,
       message: result.message ?? messageOf(result.error) ?? 'the API refused this record',
+      refusal: isRefusal(error),
     };
   }
   const operation = result.operation?.toUpperCase();

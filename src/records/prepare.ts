@@ -1,6 +1,7 @@
 import { DATA_TYPES, type DataType, type FieldDefinition } from '../endpoints/fields.js';
 import type { RecordInput } from '../endpoints/records.js';
 import { coerceValue, type CoerceOptions } from '../input/coerce.js';
+import { setOwn } from '../lib/own-key.js';
 
 /** The column (or JSON member) that identifies a record. */
 export const DEDUP_KEY = 'clientDedupKey';
@@ -26,7 +27,7 @@ export interface RowProblem {
   reason: string;
 }
 
-export type Prepared =
+export type PreparedRecord =
   { ok: true; record: RecordInput } | { ok: false; clientDedupKey?: string; problems: RowProblem[] };
 
 /** Field definitions by key, as `prepareRecord` wants them. */
@@ -46,7 +47,7 @@ export function fieldProblem(key: string, def: FieldDefinition | undefined): Row
  * flat beside it or (JSON/NDJSON) in a `fields` object. With definitions, every field must
  * exist, be writable and coerce to its dataType; every problem of the row is listed.
  */
-export function prepareRecord(row: Record<string, unknown>, opts: PrepareOptions): Prepared {
+export function prepareRecord(row: Record<string, unknown>, opts: PrepareOptions): PreparedRecord {
   const problems: RowProblem[] = [];
   const rawKey = row[DEDUP_KEY];
   const clientDedupKey =
@@ -69,8 +70,9 @@ export function prepareRecord(row: Record<string, unknown>, opts: PrepareOptions
       }
       value = null;
     }
+    // Own members whatever the key: a field keyed `__proto__` is sent, not made the object's prototype.
     if (!opts.definitions) {
-      fields[key] = value;
+      setOwn(fields, key, value);
       continue;
     }
     const def = opts.definitions.get(key);
@@ -84,7 +86,7 @@ export function prepareRecord(row: Record<string, unknown>, opts: PrepareOptions
       : undefined;
     // A data type this client does not know is sent as it is; the API decides.
     const coerced = dataType ? coerceValue(value, dataType, opts.coerce) : { ok: true as const, value };
-    if (coerced.ok) fields[key] = coerced.value;
+    if (coerced.ok) setOwn(fields, key, coerced.value);
     else problems.push({ field: key, kind: 'type', reason: `field "${key}" (${dataType}): ${coerced.reason}` });
   }
   if (problems.length > 0) return { ok: false, clientDedupKey, problems };

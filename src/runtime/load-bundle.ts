@@ -14,12 +14,6 @@ interface CliBundle {
   stdoutError: typeof import('../errors.js').stdoutError;
 }
 
-interface LoadedBundle {
-  cli: CliBundle;
-  /** After the run: keeps what it compiled for the next run of the command, when there was no usable cache. */
-  saveCache(exitCode: number): void;
-}
-
 /**
  * Compiles and runs the CLI bundle with a V8 code cache. Node 20 has none of its own for
  * anything cnv could ship (`module.enableCompileCache` came in Node 22.1), so the bundle is one
@@ -35,7 +29,11 @@ export function loadBundle(
   env: NodeJS.ProcessEnv,
   argv: readonly string[],
   importer: (specifier: string) => Promise<unknown>,
-): LoadedBundle {
+): {
+  cli: CliBundle;
+  /** After the run: keeps what it compiled for the next run of the command, when there was no usable cache. */
+  saveCache(exitCode: number): void;
+} {
   const bytes = readFileSync(file);
   // Pure ASCII (scripts/bundle.mjs makes sure): Latin-1 reads it as the one-byte string V8 keeps it in.
   const source = bytes.toString('latin1');

@@ -46,14 +46,15 @@ interface ColumnDeps {
 
 /**
  * Under the sync's lock, before any row: refuses the run (exit 2, one line per column) when a
- * column resolves otherwise than at the last sync of this file, unless --accept-columns; then
- * remembers the resolution, unless the run changes nothing (--plan, --dry-run).
+ * column resolves otherwise than at the last sync of this file, unless --accept-columns. Returns
+ * what remembers the resolution, called once the run gets to its rows (a run that fails before
+ * leaves no record); it remembers nothing when the run changes nothing (--plan, --dry-run).
  */
 export function settleColumns(
   deps: ColumnDeps,
   opts: { key: string; path: string; acceptColumns: boolean; rememberColumns: boolean },
   columns: readonly ResolvedColumn[],
-): void {
+): () => void {
   const file = columnMemoryPath(deps.stateDir.path, opts.key);
   const input = inputName(opts.path);
   const changes = columnChanges(file, opts.key, input, columns);
@@ -65,7 +66,9 @@ export function settleColumns(
     else deps.notices.warn(`column ${line} since the last sync of ${shown}`);
   }
   if (changes.length > 0 && !opts.acceptColumns) throw columnsChangedError(shown, changes);
-  if (opts.rememberColumns) rememberColumns(file, opts.key, input, columns, new Date(deps.clock.now()).toISOString());
+  return () => {
+    if (opts.rememberColumns) rememberColumns(file, opts.key, input, columns, new Date(deps.clock.now()).toISOString());
+  };
 }
 
 /** The file beside the snapshot where a sync remembers how each input file's columns resolved. */

@@ -111,6 +111,12 @@ export class SyncDecider {
     return this.sent(decision, found.slots, body);
   }
 
+  /** Whether the snapshot holds the contact with this id (not one deleted in the account, once a full refresh saw it). */
+  holds(id: string): boolean {
+    const { index, reader } = this.snapshot;
+    return index.slotsById(id).some((slot) => reader.read(slot).id === id);
+  }
+
   private sent(decision: Decision, slots: number[], body: UpsertContactBody): Decision {
     for (const slot of slots) this.touched.add(slot);
     const reaches = slots.map((slot) => this.snapshot.reader.read(slot)).map(({ id, email }) => ({ id, email }));

@@ -1,3 +1,5 @@
+import { extendsLabel } from '../endpoints/field-names.js';
+
 /**
  * The CONTACT fields as one refresh of the snapshot saw them: each key's label, which is how the
  * export keyed the field in the rows it fetched then (the spec: "keyed by field label"). A value
@@ -26,7 +28,7 @@ export class FieldLabels {
     if (label === undefined) return undefined;
     const owners = this.owners.get(label) ?? [];
     if (owners.length > 1) return `the export shows fields ${owners.join(' and ')} under one label, "${label}"`;
-    const base = this.shared.find((s) => label.startsWith(`${s} (`));
+    const base = this.shared.find((s) => extendsLabel(label, s));
     if (base === undefined) return undefined;
     return `field "${key}" is labelled "${label}", which is how the export may show one of the fields sharing the label "${base}" (${this.owners.get(base)!.join(', ')})`;
   }

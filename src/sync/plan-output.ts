@@ -87,9 +87,9 @@ export class PlanOutput {
       ? ['line', 'action', 'contact', 'changes']
       : ['line', 'action', 'contact', 'field', 'old', 'new'];
     const rows = this.entries.flatMap((e) => (compact ? [compactRow(e)] : tableRows(e)));
-    // No changes: the counts say so, without a "(no rows)" above them.
-    const text = rows.length === 0 ? '' : await tableText(this.output, columns, rows);
-    await writePaged(this.output, `${text}${counts.planLine()}\n`);
+    // The counts first (a long table's first screen in the pager says what it holds); no changes: the counts alone.
+    const text = rows.length === 0 ? '' : `\n${await tableText(this.output, columns, rows)}`;
+    await writePaged(this.output, `${counts.planLine()}\n${text}`);
   }
 }
 
@@ -99,9 +99,20 @@ type PlanForm = 'full' | 'compact';
 /** Past this many contacts, the plan's table is compact (one line per contact) unless --plan-format full. */
 export const PLAN_COMPACT_AFTER = 20;
 
-/** A change as one compact line: the fields it changes, named. */
+/** A compact line shows this many of a row's changes, old -> new, then how many more. */
+const COMPACT_CHANGES = 3;
+/** A value in a compact line is cut past this many characters (so the next changes show too). */
+const COMPACT_VALUE = 24;
+
+/** A change as one compact line: its first changes, old -> new (`fields.city: London -> Paris; email: ...`). */
 function compactRow(entry: PlanChange & { shown: string }): Record<string, unknown> {
-  const fields = entry.changes.map((c) => c.field).join(', ');
+  const value = (v: unknown) => {
+    const text = shown(v);
+    return text.length > COMPACT_VALUE ? `${text.slice(0, COMPACT_VALUE - 1)}…` : text;
+  };
+  const first = entry.changes.slice(0, COMPACT_CHANGES).map((c) => `${c.field}: ${value(c.old)} -> ${value(c.new)}`);
+  const more = entry.changes.length - first.length;
+  const fields = `${first.join('; ')}${more > 0 ? ` (+${more} more)` : ''}`;
   return {
     line: entry.line,
     action: entry.unsure ? `${entry.action}?` : entry.action,

@@ -91,7 +91,7 @@ function endOfValue(s: string, i: number): number {
     return end < 0 ? -1 : end + 1;
   }
   if (c === 0x7b || c === 0x5b) {
-    const end = scanJson(s, i + 1, s.length, { depth: 1, inString: false }, false);
+    const end = scanJson(s, i + 1, s.length, { depth: 1, inString: false });
     return end < 0 ? -1 : end + 1;
   }
   let j = i;

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, constants, openSync, readSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { LocalFileError } from '../errors.js';
-import type { Seal } from '../exporter/state.js';
+import type { Seal } from '../exporter/export-state.js';
 import { parseJson } from '../json/exact-json.js';
 import { rowKeys } from './row-keys.js';
 import { SnapshotIndex } from './snapshot-index.js';

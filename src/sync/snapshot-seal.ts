@@ -1,6 +1,6 @@
 import type { Hash } from 'node:crypto';
 import { z } from 'zod';
-import type { Seal } from '../exporter/state.js';
+import type { Seal } from '../exporter/export-state.js';
 
 /** Which CONTACT fields existed when the lines from byte `from` on were exported, and their labels then (labels[i] is keys[i]'s). */
 const segmentSchema = z
@@ -21,7 +21,7 @@ export type Segment = Sealed['fields'][number];
  * The seal of a sync's snapshot: everything the skip decision reads (the rows of the file's
  * committed bytes, fed to `rows`, and the field keys and labels in force when each part of it was
  * fetched: the export keys a line's fields by the labels of then) under one SHA-256. It is
- * committed with the snapshot's export position (src/exporter/state.ts, `seal`): one state
+ * committed with the snapshot's export position (src/exporter/export-state.ts, `seal`): one state
  * write holds the file's length, the cursor, the identities delivered and the seal of exactly
  * those bytes. A row or a label edited: the seal does not match, and the snapshot is rebuilt.
  * (The export's own checks, of the file's last 64 KiB and its length, guard its appends; this

@@ -11,7 +11,7 @@ import { pageSource, stuckCursor } from '../exporter/page-source.js';
 import type { ExportReporter } from '../exporter/run-summary.js';
 import { stateFileStem } from '../exporter/state-key.js';
 import { ExportStateStore } from '../exporter/state-store.js';
-import type { ExportState } from '../exporter/state.js';
+import type { ExportState } from '../exporter/export-state.js';
 import { refuseSpecialFile } from '../lib/regular-file.js';
 import { FieldLabels } from './field-labels.js';
 import { readSnapshot, SnapshotBytes, SnapshotDamage, type SnapshotReader } from './snapshot-file.js';
@@ -54,7 +54,7 @@ export interface RefreshStats {
 }
 
 /** The snapshot's file, which its export state writes: `<config dir>/sync/<key>.ndjson` (the directory made). */
-function snapshotFile(configDir: string, key: string): string {
+export function snapshotFile(configDir: string, key: string): string {
   const dir = join(configDir, 'sync');
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -281,13 +281,20 @@ async function exportInto(
   }
 }
 
+/** The flags of `cnv export` that `contacts sync` lacks: a hint naming only sync's own (or global) flags stays as it is. */
+const EXPORT_ONLY_FLAGS = (
+  'bom columns compress defer-commit excel-safe fields-by full limit max-pages no-state null-as ' +
+  'out out-dir run since state-key type until'
+).split(' ');
+const EXPORT_ONLY_FLAG = new RegExp(`(^|[^\\w-])--(${EXPORT_ONLY_FLAGS.join('|')})(?![\\w-])`);
+
 /**
  * An export error as `contacts sync` says it: the export's hints name the export's flags
  * (`--full`, `--out`, `--state-key`), which sync does not have; the snapshot is a cache, so the
  * way on is always to rebuild it.
  */
 function syncHint(err: unknown, key: string): unknown {
-  if (!(err instanceof CliError) || !err.hint || !/(^|[^\w-])--(?!full-refresh\b)[a-z]/.test(err.hint)) return err;
+  if (!(err instanceof CliError) || !err.hint || !EXPORT_ONLY_FLAG.test(err.hint)) return err;
   // The same error (its class, code and exit code), with sync's way on.
   (err as { hint?: string }).hint =
     `the snapshot is a cache of the account: run again with --full-refresh to rebuild it (or \`cnv export state reset ${key} --yes\`)`;

@@ -11,6 +11,8 @@ export class SyncCounts {
   unchanged = 0;
   /** Rows the file had that were invalid (counted by the file run; set at the end for the plan). */
   invalid = 0;
+  /** Rows sent and applied: the file run's created and updated (none with --plan or --dry-run). */
+  sent = 0;
   /** Rows sent although they may change nothing, by reason. */
   readonly unsure = new Map<UnsureReason, number>();
 
@@ -20,7 +22,21 @@ export class SyncCounts {
   /** Takes the invalid rows from the file run's counts (rows that never reached a decision). */
   settle(batch: BatchCounts): this {
     this.invalid = batch.count('invalid');
+    this.sent = batch.count('created') + batch.count('updated');
     return this;
+  }
+
+  /**
+   * What the rows came to, in the run's summary line: `50 sent (created 10, updated 40), 4950
+   * unchanged` (a dry run: `50 to send, 4950 unchanged`), where a file run says `5000 succeeded`.
+   */
+  outcome(batch: BatchCounts, mode: RunMode): string {
+    this.settle(batch);
+    const unchanged = `${batch.count('unchanged')} unchanged`;
+    if (mode !== 'send') return `${batch.count('valid')} to send, ${unchanged}`;
+    const detail = (['created', 'updated'] as const).filter((s) => batch.count(s) > 0);
+    const how = detail.length ? ` (${detail.map((s) => `${s} ${batch.count(s)}`).join(', ')})` : '';
+    return `${this.sent} sent${how}, ${unchanged}`;
   }
 
   see(decision: Decision): void {
@@ -66,6 +82,7 @@ export class SyncCounts {
     return {
       sync: {
         ...this.plan(),
+        sent: this.sent,
         snapshot: r
           ? {
               contacts: r.contacts,

@@ -1,4 +1,6 @@
-import { STREAM_NAMES } from './streams.js';
+import { STREAM_NAMES } from './stream-table.js';
+
+const secret = { secret: true, writeOnly: true };
 
 /**
  * --about: what the tap is and the settings of its config (the Singer SDK's `--about --format
@@ -8,10 +10,10 @@ export function aboutDocument(version: string): Record<string, unknown> {
   return {
     name: 'tap-cnv',
     description:
-      'Singer tap of the Marketing Automation Service API v2 (cnv): contacts, custom events and email events, incremental, exactly once per run, resumable from any STATE',
+      'Singer tap of the Marketing Automation Service API v2 (cnv): contacts, custom events and email events (incremental, exactly once per run, resumable from any STATE), field definitions and campaigns',
     version,
     sdk_version: null,
-    capabilities: ['catalog', 'discover', 'state', 'about'],
+    capabilities: ['catalog', 'discover', 'state', 'about', 'stream-maps', 'flattening'],
     streams: [...STREAM_NAMES],
     settings: {
       type: 'object',
@@ -21,8 +23,7 @@ export function aboutDocument(version: string): Record<string, unknown> {
           title: 'API key',
           description:
             "The account's API key (sk_live_...): sent as X-API-Key, never written to any output, catalog or state",
-          secret: true,
-          writeOnly: true,
+          ...secret,
         },
         base_url: { type: 'string', title: 'Base URL', description: "The API's base URL", format: 'uri' },
         start_date: {
@@ -57,8 +58,71 @@ export function aboutDocument(version: string): Record<string, unknown> {
           description:
             'Instead of api_key and base_url: the cnv profile to read them from (api_key and base_url still win when given)',
         },
+        ...MAP_SETTINGS,
       },
       required: [],
     },
   };
+}
+
+/** The settings of stream maps and flattening (docs/singer.md, "Stream maps", "Flattening"). */
+const MAP_SETTINGS = {
+  stream_maps: {
+    type: 'object',
+    title: 'Stream maps',
+    description:
+      "Per stream: properties dropped (null or __NULL__), set by an expression (a property, record['name'], config['name'], a quoted text, md5(...), sha256(...), joined with +), __else__: null, __key_properties__; the stream renamed (__alias__), copied (__source__) or removed (null); __else__: null at the top removes the others",
+  },
+  stream_map_config: {
+    type: 'object',
+    title: 'Stream map config',
+    description: "What config['name'] reads in a stream map expression (a hash seed)",
+    ...secret,
+  },
+  flattening_enabled: {
+    type: 'boolean',
+    title: 'Flattening',
+    description: "Objects' members as properties of their own (data__plan), down to flattening_max_depth",
+  },
+  flattening_max_depth: {
+    type: 'integer',
+    title: 'Flattening depth',
+    description: 'How deep flattening goes (needed with flattening_enabled; 1: the members of data)',
+    minimum: 0,
+  },
+  flattening_separator: {
+    type: 'string',
+    title: 'Flattening separator',
+    description: 'What joins a flattened name (default __)',
+  },
+};
+
+/** --about --format markdown: the document the Meltano SDK writes (a README's settings table). */
+export function aboutMarkdown(about: Record<string, unknown>): string {
+  const settings = (about.settings as { properties: Record<string, Record<string, unknown>> }).properties;
+  const cell = (text: unknown) =>
+    String(text ?? '')
+      .replace(/\|/g, '\\|')
+      .replace(/\n/g, '<BR/>');
+  const rows = Object.entries(settings).map(
+    ([name, s]) => `| ${name} | False | ${cell(s.default ?? 'None')} | ${cell(s.description)} |`,
+  );
+  return [
+    `# \`${String(about.name)}\``,
+    '',
+    String(about.description),
+    '',
+    '## Capabilities',
+    '',
+    ...(about.capabilities as string[]).map((c) => `- \`${c}\``),
+    '',
+    '## Settings',
+    '',
+    '| Setting | Required | Default | Description |',
+    '|:--------|:--------:|:-------:|:------------|',
+    ...rows,
+    '',
+    `A full list of supported settings and capabilities is available by running: \`${String(about.name)} --about\``,
+    '',
+  ].join('\n');
 }

@@ -2,19 +2,22 @@ import { z } from 'zod';
 import { UsageError } from '../errors.js';
 import { describeProblem, readJsonDocument } from './json-file.js';
 import type { JsonSchema } from './schemas.js';
-import { STREAM_NAMES, STREAMS, type StreamName } from './streams.js';
+import { isStreamName, STREAM_NAMES, STREAMS, type StreamName } from './stream-table.js';
 
 /** One stream of a catalog, as discovery writes it (Singer catalog, Meltano's metadata). */
 function catalogEntry(name: StreamName, schema: JsonSchema) {
-  const { key, replicationKey } = STREAMS[name];
+  const { key, replicationKey, method } = STREAMS[name];
   const properties = Object.keys((schema.properties ?? {}) as Record<string, unknown>);
+  const replication = replicationKey
+    ? { 'valid-replication-keys': [replicationKey], 'replication-key': replicationKey }
+    : {};
   return {
     tap_stream_id: name,
     stream: name,
     schema,
     key_properties: [key],
-    replication_key: replicationKey,
-    replication_method: 'INCREMENTAL',
+    ...(replicationKey ? { replication_key: replicationKey } : {}),
+    replication_method: method,
     metadata: [
       {
         breadcrumb: [],
@@ -22,9 +25,8 @@ function catalogEntry(name: StreamName, schema: JsonSchema) {
           inclusion: 'available',
           'selected-by-default': true,
           'table-key-properties': [key],
-          'valid-replication-keys': [replicationKey],
-          'replication-key': replicationKey,
-          'forced-replication-method': 'INCREMENTAL',
+          ...replication,
+          'forced-replication-method': method,
         },
       },
       ...properties.map((p) => ({
@@ -72,17 +74,24 @@ interface Selection {
  * (breadcrumb ["properties", name]) that says `selected: false` leaves that property out.
  * Streams the tap does not have are named in a warning and skipped.
  */
-export async function readSelection(flag: string, path: string, warn: (message: string) => void): Promise<Selection> {
-  const parsed = CATALOG.safeParse(await readJsonDocument(flag, path));
-  if (!parsed.success)
-    throw new UsageError(
-      describeProblem(flag, path, parsed.error.issues[0]),
-      'give the catalog that `tap-cnv --discover` wrote (or Meltano made from it)',
-    );
+export async function readSelection(
+  flag: string,
+  path: string,
+  warn: (message: string) => void,
+  signal?: AbortSignal,
+): Promise<Selection> {
+  const doc = await readJsonDocument(flag, path, signal);
+  const hint = 'give the catalog that `tap-cnv --discover` wrote (or Meltano made from it)';
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc) || !Object.hasOwn(doc, 'streams')) {
+    const has = doc !== null && typeof doc === 'object' ? ` (it has ${Object.keys(doc).slice(0, 5).join(', ')})` : '';
+    throw new UsageError(`${flag} ${path}: not a catalog: no streams${has}`, hint, 'not_a_catalog');
+  }
+  const parsed = CATALOG.safeParse(doc);
+  if (!parsed.success) throw new UsageError(describeProblem(flag, path, parsed.error.issues[0], doc), hint);
   const selection: Selection = { streams: new Set(), excluded: {} };
   for (const stream of parsed.data.streams) {
     const name = stream.tap_stream_id;
-    if (!(STREAM_NAMES as readonly string[]).includes(name)) {
+    if (!isStreamName(name)) {
       warn(`${flag} ${path}: no stream "${name}" in this tap (streams: ${STREAM_NAMES.join(', ')}); skipped`);
       continue;
     }

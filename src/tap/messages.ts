@@ -8,6 +8,9 @@ import type { JsonSchema } from './schemas.js';
  * (waiting for 'drain'), so a STATE never reaches the reader ahead of the records it covers.
  */
 export class SingerOut {
+  /** RECORD lines written (every line `bytes` and `text` write is one). */
+  records = 0;
+
   constructor(private readonly stdout: Writable) {}
 
   /**
@@ -16,11 +19,17 @@ export class SingerOut {
    * was given (a pipe on Node.js 24 writes later), which must not be overwritten.
    */
   async bytes(pieces: readonly Buffer[]): Promise<void> {
-    if (pieces.length > 0) await writeWithBackpressure(this.stdout, Buffer.concat(pieces));
+    if (pieces.length === 0) return;
+    const bytes = Buffer.concat(pieces);
+    for (let at = bytes.indexOf(0x0a); at >= 0; at = bytes.indexOf(0x0a, at + 1)) this.records++;
+    await writeWithBackpressure(this.stdout, bytes);
   }
 
-  async text(line: string): Promise<void> {
-    if (line !== '') await writeWithBackpressure(this.stdout, line);
+  /** RECORD lines made already (held rows). */
+  async text(lines: string): Promise<void> {
+    if (lines === '') return;
+    for (let at = lines.indexOf('\n'); at >= 0; at = lines.indexOf('\n', at + 1)) this.records++;
+    await writeWithBackpressure(this.stdout, lines);
   }
 
   schema(stream: string, schema: JsonSchema, keyProperties: string[], bookmarkProperties: string[]): Promise<void> {

@@ -1,4 +1,6 @@
+import { EXPORT_MEMBERS, type ExportKind } from '../endpoints/exports.js';
 import type { FieldDefinition } from '../endpoints/fields.js';
+import { renamedKey } from './property-names.js';
 
 // The JSON Schemas of the streams (Singer SCHEMA messages, the catalog's `schema`). Contacts
 // carry one property per CONTACT field, named by its key (stable across label renames), so a
@@ -8,27 +10,33 @@ import type { FieldDefinition } from '../endpoints/fields.js';
 export type JsonSchema = Record<string, unknown>;
 
 const nullable = (type: string, more: JsonSchema = {}): JsonSchema => ({ type: [type, 'null'], ...more });
-const text = (): JsonSchema => nullable('string');
-const dateTime = (): JsonSchema => ({ type: ['string'], format: 'date-time' });
+
+/** The properties of an export's members (src/endpoints/exports.ts EXPORT_MEMBERS), in their order. */
+function memberProperties(kind: ExportKind): Record<string, JsonSchema> {
+  const properties: Record<string, JsonSchema> = {};
+  for (const m of EXPORT_MEMBERS[kind]) {
+    properties[m.name] = {
+      type: m.nullable ? [m.type, 'null'] : [m.type],
+      ...(m.format ? { format: m.format } : {}),
+      ...(m.type === 'array' ? { items: {} } : {}),
+    };
+  }
+  return properties;
+}
 
 /** The members of an exported contact other than its fields (api-spec: Exported contact). */
-const CONTACT_MEMBERS: Record<string, JsonSchema> = {
-  id: { type: ['string'] },
-  sfdcLeadId: text(),
-  sfdcContactId: text(),
-  sfdcAccountId: text(),
-  email: text(),
-  subscriptionStatus: text(),
-  createdAt: nullable('string', { format: 'date-time' }),
-  updatedAt: dateTime(),
-};
+const CONTACT_MEMBERS = memberProperties('contacts');
 
 /** What a row's field members that no definition names go in (by their label): never dropped. */
 export const UNRESOLVED = 'unresolvedFields';
 
-/** The property of a field: its key, unless a contact member (or `unresolvedFields`) has that name. */
+/**
+ * The property of a field: its key, or `field_<key>` when a contact member (or `unresolvedFields`)
+ * has that name, a target reserves it (`_sdc_*`), or it starts with `field_` itself, so that no
+ * renamed key lands on another field's name whatever keys the account has (property-names.ts).
+ */
 export function fieldProperty(key: string): string {
-  return Object.hasOwn(CONTACT_MEMBERS, key) || key === UNRESOLVED ? `field_${key}` : key;
+  return Object.hasOwn(CONTACT_MEMBERS, key) || key === UNRESOLVED || renamedKey(key) ? `field_${key}` : key;
 }
 
 /** The schema of one field's values by its dataType; an unknown type takes any JSON value. */
@@ -64,42 +72,10 @@ export function contactsSchema(defs: readonly FieldDefinition[]): JsonSchema {
 
 /** The custom_events stream's schema (api-spec: Custom event). */
 export function customEventsSchema(): JsonSchema {
-  return {
-    type: ['object'],
-    properties: {
-      eventId: { type: ['string'] },
-      contactId: text(),
-      occurredAt: dateTime(),
-      createdAt: nullable('string', { format: 'date-time' }),
-      eventName: text(),
-      source: text(),
-      contactEmail: text(),
-      userId: text(),
-      clientEventId: text(),
-      data: nullable('object'),
-    },
-  };
+  return { type: ['object'], properties: memberProperties('custom-events') };
 }
 
 /** The email_events stream's schema: the nine types in one stream (api-spec: Email event). */
 export function emailEventsSchema(): JsonSchema {
-  return {
-    type: ['object'],
-    properties: {
-      eventId: { type: ['string'] },
-      contactId: text(),
-      occurredAt: dateTime(),
-      eventType: { type: ['string'] },
-      sourceType: text(),
-      sourceId: text(),
-      emailId: text(),
-      emailName: text(),
-      sentEmailId: text(),
-      isBot: nullable('boolean'),
-      link: text(),
-      topicIds: nullable('array', { items: {} }),
-      bounceType: text(),
-      errorMessage: text(),
-    },
-  };
+  return { type: ['object'], properties: memberProperties('email-events') };
 }

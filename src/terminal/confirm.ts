@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline';
 import { CliError, ExitCode, UsageError } from '../errors.js';
-import type { IO } from './streams.js';
+import type { IO } from './io.js';
 
 /**
  * Asks a yes/no question on the terminal (stderr) and reads one line from stdin: true only for

@@ -1,6 +1,6 @@
 import { UsageError } from '../errors.js';
 import { stopOnAbort } from '../files/file-streams.js';
-import type { IO } from './streams.js';
+import type { IO } from './io.js';
 
 /**
  * Reads a secret: all of stdin when piped (until `signal`: a writer that stays does not hold

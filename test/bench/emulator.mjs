@@ -28,3 +28,10 @@ export function startEmulatorProcess(args = []) {
     child.once('exit', (code) => reject(new Error(`emulator exited ${code}`)));
   });
 }
+
+/** An admin route of the emulator (`/_emulator/...`): its JSON answer; a write needs the JSON content type the emulator guards with. */
+export async function admin(emu, path, init) {
+  const res = await fetch(emu.url + path, { ...init, headers: { 'content-type': 'application/json' } });
+  if (!res.ok) throw new Error(`${path}: HTTP ${res.status}`);
+  return res.json();
+}

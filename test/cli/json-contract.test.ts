@@ -14,6 +14,7 @@ import {
   FIXTURE_FORMS,
   FIXTURE_WORKFLOWS,
 } from '../../src/emulator/seed/fixtures.js';
+import { ledgerJob } from '../../src/ledger/ledger-job.js';
 import { cnvInProcess } from '../helpers/cli.js';
 import { emulatorFixture } from '../helpers/emulator.js';
 
@@ -30,8 +31,20 @@ beforeAll(async () => {
   writeFileSync(join(fx.configDir, 'events.ndjson'), '{"event":"json_file","email":"ada@example.com"}\n');
   writeFileSync(join(fx.configDir, 'members.csv'), 'email\nada@example.com\n');
   writeFileSync(join(fx.configDir, 'sync.csv'), `email\n${FIXTURE_CONTACTS.ada.email}\n`);
+  writeFileSync(
+    join(fx.configDir, 'orders.csv'),
+    `order_id,event,email\no-1,json_file,${FIXTURE_CONTACTS.ada.email}\n`,
+  );
+  writeFileSync(
+    join(fx.configDir, 'ledgers.csv'),
+    `json_a,json_b,json_c,event,email\na,b,c,json_ledger,${FIXTURE_CONTACTS.ada.email}\n`,
+  );
 });
 afterAll(() => fx.close());
+
+/** A ledger job of this file's emulator and config directory (docs/ledger.md): events tracked with --id-column `column`. */
+const eventsJob = (column: string) =>
+  ledgerJob({ baseUrl: fx.emulator.url, apiKey: fx.emulator.keys.full }, 'events track', undefined, column).key;
 
 const str = z.string();
 const campaign = z.looseObject({ id: str, name: str });
@@ -138,6 +151,26 @@ const CASES: Case[] = [
     args: ['records', 'upsert', FIXTURE_CUSTOM_OBJECT.id, '--file', 'RECORDS', '--check'],
     read: true,
   },
+  // A first sync's plan: the contact to add, then the summary line.
+  {
+    command: 'audience sync',
+    doc: 1,
+    args: ['audience', 'sync', FIXTURE_AUDIENCES.vip.id, '--file', 'MEMBERS', '--plan'],
+    also: z.looseObject({ type: z.literal('summary'), remove: z.literal(0) }),
+    read: true,
+  },
+  {
+    command: 'campaigns sync',
+    doc: 1,
+    args: ['campaigns', 'sync', FIXTURE_CAMPAIGNS.springWebinar.id, '--file', 'MEMBERS', '--plan'],
+    also: z.looseObject({ type: z.literal('summary'), remove: z.literal(0) }),
+    read: true,
+  },
+  // The ledgers made before each run (below): events tracked with --id-column json_a, json_b, json_c.
+  { command: 'ledger list', args: ['ledger', 'list'], also: z.array(z.unknown()).min(1), read: true },
+  { command: 'ledger show', args: () => ['ledger', 'show', eventsJob('json_a')], read: true },
+  { command: 'ledger show', doc: 1, args: () => ['ledger', 'show', eventsJob('json_a'), '--entries'], read: true },
+  { command: 'ledger reset', args: (run) => ['ledger', 'reset', eventsJob(run === 1 ? 'json_b' : 'json_c'), '--yes'] },
   { command: 'export state list', args: ['export', 'state', 'list'], also: z.array(z.unknown()).min(1), read: true },
   { command: 'export state show', args: ['export', 'state', 'show', 'json-contract'], read: true },
   // A --defer-commit run committed in the set-up below: committing it again is a no-op (exit 0).
@@ -192,6 +225,24 @@ const CASES: Case[] = [
   },
   { command: 'events track', doc: 1, args: ['events', 'track', '--file', 'CONFIG/events.ndjson'], document: true },
   {
+    command: 'events track',
+    doc: 2,
+    args: ['events', 'track', '--file', 'CONFIG/orders.csv', '--id-column', 'order_id'],
+    also: z.looseObject({ ledger: z.looseObject({ job: z.string() }) }),
+    document: true,
+  },
+  {
+    command: 'audience sync',
+    args: ['audience', 'sync', FIXTURE_AUDIENCES.followUp.id, '--file', 'CONFIG/members.csv'],
+    document: true,
+  },
+  {
+    command: 'campaigns sync',
+    args: ['campaigns', 'sync', FIXTURE_CAMPAIGNS.springWebinar.id, '--file', 'CONFIG/members.csv'],
+    document: true,
+  },
+  { command: 'records sync', args: ['records', 'sync', FIXTURE_CUSTOM_OBJECT.id, '--file', 'RECORDS'], document: true },
+  {
     command: 'audience add',
     doc: 1,
     args: ['audience', 'add', FIXTURE_AUDIENCES.followUp.id, '--batch', 'CONFIG/members.csv'],
@@ -229,7 +280,8 @@ const CASES: Case[] = [
   },
   {
     command: 'config set-key',
-    args: ['--profile', 'jc-key', 'config', 'set-key'],
+    // A key of no account: saved unchecked (the check is test/e2e/operator-ux.test.ts's).
+    args: ['--profile', 'jc-key', 'config', 'set-key', '--no-verify'],
     input: 'sk_live_jc_0123456789abcdef',
     document: true,
   },
@@ -296,7 +348,13 @@ describe('one JSON contract per command', () => {
     const wanted: string[] = [];
     for (const [command, entry] of LEAVES)
       (await entry.load()).output().documents.forEach((_, i) => wanted.push(`${command}#${i}`));
-    const covered = new Set([...CASES.map((c) => `${c.command}#${c.doc ?? 0}`), 'emulator#0', 'tap#0', 'tap#1']);
+    const covered = new Set([
+      ...CASES.map((c) => `${c.command}#${c.doc ?? 0}`),
+      'emulator#0',
+      'tap#0',
+      'tap#1',
+      'target#0',
+    ]);
     expect([...covered].sort()).toEqual(wanted.sort());
   });
 
@@ -376,13 +434,39 @@ describe('one JSON contract per command', () => {
     }
   });
 
+  it("target: --about prints its declared document; a run's stdout holds the tap's states, so --json and -q are refused", async () => {
+    const about = await cnvInProcess(['target', '--about'], { env: fx.env });
+    expect(about.exitCode, about.stderr).toBe(0);
+    await expectDeclared(about.stdout, { command: 'target', doc: 0 });
+    for (const flag of [['--json'], ['-q', 'name']]) {
+      const refused = await cnvInProcess(['target', '--about', ...flag], { env: fx.env });
+      expect(refused.exitCode).toBe(2);
+      expect(refused.stderr).toContain('stdout carries Singer states');
+    }
+  });
+
   it.each(CASES.filter((c) => !c.document))(
     '$command $args.1 $args.2: piped and --json on a terminal print the declared shape',
     async ({ command, doc, also, args, read }) => {
       const argv = (run: number) =>
         (typeof args === 'function' ? args(run) : args).map((a) =>
-          a === 'RECORDS' ? join(fx.configDir, 'records.csv') : a === 'SYNC' ? join(fx.configDir, 'sync.csv') : a,
+          a === 'RECORDS'
+            ? join(fx.configDir, 'records.csv')
+            : a === 'SYNC'
+              ? join(fx.configDir, 'sync.csv')
+              : a === 'MEMBERS'
+                ? join(fx.configDir, 'members.csv')
+                : a,
         );
+      if (argv(1)[0] === 'ledger')
+        for (const column of ['json_a', 'json_b', 'json_c']) {
+          const file = join(fx.configDir, 'ledgers.csv');
+          const made = await cnvInProcess(
+            ['events', 'track', '--file', file, '--id-column', column, '--ignore-unknown-columns', '--quiet'],
+            { env: fx.env },
+          );
+          expect(made.exitCode, made.stderr).toBe(0);
+        }
       if (argv(1)[0] === 'export')
         await cnvInProcess(
           [

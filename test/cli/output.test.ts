@@ -42,8 +42,12 @@ describe('output formats (in-process)', () => {
     const res = await cnvInProcess(['contacts', 'get', '--email', 'a@example.com', '-o', 'xml'], { env: fx.env });
     expect(res.exitCode).toBe(2);
     expect(res.stderr).toMatch(
-      /^error: invalid_value: --format: expected one of table, json, ndjson, csv \(any case\), got "xml"$/m,
+      /^error: invalid_value: --format: expected one of table, json, ndjson, csv, markdown \(any case\), got "xml"$/m,
     );
+    // markdown is the tap's --about only.
+    const md = await cnvInProcess(['contacts', 'get', '--email', 'a@example.com', '-o', 'markdown'], { env: fx.env });
+    expect(md.exitCode).toBe(2);
+    expect(md.stderr).toContain('-o markdown: only `cnv tap --about` writes markdown');
   });
 
   it('--quiet silences warnings but not errors', async () => {

@@ -2,19 +2,19 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { cnvInProcess } from '../helpers/cli.js';
-import { MOCK_API, useMockApi } from '../helpers/mock-api.js';
+import { MOCK_API, useFakeApi } from '../helpers/fake-api.js';
 
 // A server that is only the spec (undici's MockAgent): the CLI must send only the parameters
 // the spec names and cope with what the spec leaves open.
 const BASE = MOCK_API;
-const api = useMockApi();
+const api = useFakeApi();
 let paths: string[];
 
 beforeEach(() => {
   paths = [];
 });
 
-const run = (args: string[]) => cnvInProcess(args, { env: api.env, dispatcher: api.agent });
+const run = (args: string[]) => cnvInProcess(args, { env: api.env, dispatcher: api.dispatcher });
 
 describe("--limit on list commands: clamped into the spec's range, as the exports do", () => {
   const listed = (path: string) => {

@@ -1,53 +1,17 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/cli.js';
 import { emulatorFixture } from '../helpers/emulator.js';
 import { duplicates, ndjsonRows } from '../helpers/exports.js';
+import { blocks, script, type Block } from '../helpers/recipes.js';
 
 // Every command block of README.md's export part and of docs/exports.md, read from the markdown
 // (so they cannot drift), run in the documents' order, twice (the second pass is cron's next
 // hour): each must exit 0. The emulator, its key and a temporary directory stand in for the
 // real service and paths; `load-into-*`, `loader` and `mail` get stand-ins.
-const ROOT = resolve(import.meta.dirname, '../..');
-
-interface Block {
-  doc: string;
-  lang: 'sh' | 'cron';
-  text: string;
-}
-
-function blocks(doc: string, from?: string, to?: string): Block[] {
-  let md = readFileSync(join(ROOT, doc), 'utf8');
-  if (from) md = md.slice(md.indexOf(from), to ? md.indexOf(to, md.indexOf(from)) : undefined);
-  return [...md.matchAll(/```(sh|cron)\n([\s\S]*?)```/g)].map((m) => ({
-    doc,
-    lang: m[1] as Block['lang'],
-    text: m[2],
-  }));
-}
-
-/** A block as a bash script: comments dropped, every command checked; cron lines without their schedule. */
-function script(block: Block): string {
-  const out: string[] = [];
-  for (const raw of block.text.split('\n')) {
-    let line = raw.replace(/\s+#\s.*$/, '').trimEnd();
-    if (line === '' || line.startsWith('#')) continue;
-    if (block.lang === 'cron') {
-      const env = /^([A-Z_]+)=(.*)$/.exec(line);
-      if (env) {
-        out.push(`export ${env[1]}=${env[2]}`);
-        continue;
-      }
-      line = line.split(/\s+/).slice(5).join(' ').replace(/\\%/g, '%');
-    }
-    out.push(`${line} || { echo "FAILED ($?): ${line.replace(/["$`\\]/g, '\\$&')}" >&2; exit 97; }`);
-  }
-  return out.join('\n');
-}
-
 const SINCE = new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10) + 'T00:00:00Z';
 let fx: Awaited<ReturnType<typeof emulatorFixture>>;
 let work: string;

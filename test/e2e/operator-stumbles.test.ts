@@ -259,7 +259,7 @@ describe('contacts sync --plan reads as a plan', () => {
       new RegExp(`^2 +update +${email.replace(/\./g, '\\.')} +fields\\.city +London +Paris$`, 'm'),
     );
     expect(full.stdout).not.toMatch(/a0000000-0000-4000-8000-000000000001/);
-    // 29 contacts with a new email: one line per contact, naming the changed field.
+    // 29 contacts with a new email: the counts first, then one line per contact, its change old -> new.
     const many = join(dir, 'many.csv');
     writeFileSync(
       many,
@@ -276,7 +276,8 @@ describe('contacts sync --plan reads as a plan', () => {
     const table = compact.stdout.split('\n').filter((l) => /^\d+ +update/.test(l));
     expect(compact.stdout).toMatch(/^line +action +contact +changes$/m);
     expect(table).toHaveLength(29);
-    expect(table[0]).toMatch(/^2 +update +\S+\.plan@example\.com +email$/);
+    expect(table[0]).toMatch(/^2 +update +(\S+)\.plan@example\.com +email: \1@example\.com -> \1\.plan@example\.com$/);
+    expect(compact.stdout.indexOf('Plan: 0 to create, 29 to update')).toBeLessThan(compact.stdout.indexOf(table[0]));
     const forced = await cnvOnTerminal(
       ['contacts', 'sync', '--file', many, '--plan', '--plan-format', 'full', '--no-progress'],
       { env, columns: 160, rows: 100 },

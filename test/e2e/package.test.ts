@@ -9,7 +9,7 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const fx = useEmulator();
 
 describe('npm pack', () => {
-  it("yields a package that installs globally and runs --version, doctor, emulator and tap-cnv (Meltano's executable)", async () => {
+  it("yields a package that installs globally and runs --version, doctor, emulator, tap-cnv and target-cnv (Meltano's executables)", async () => {
     const work = mkdtempSync(join(tmpdir(), 'cnv-pack-'));
     const prefix = join(work, 'prefix');
     await execa('npm', ['pack', '--ignore-scripts', '--pack-destination', work], { cwd: ROOT });
@@ -38,12 +38,17 @@ describe('npm pack', () => {
     emulator.kill('SIGTERM');
     expect((await emulator).exitCode).toBe(0);
 
+    // target-cnv: the same bundle as `cnv target`, through the link npm made.
+    const targetAbout = await execa(join(prefix, 'bin', 'target-cnv'), ['--about', '--format', 'markdown'], { env });
+    expect(targetAbout.stdout).toMatch(/^# `target-cnv`\n/);
+    expect(targetAbout.stdout).toContain('| api_key | False | None |');
+
     // tap-cnv: the same bundle as `cnv tap`, through the link npm made.
     const tapBin = join(prefix, 'bin', 'tap-cnv');
     const about = await execa(tapBin, ['--about', '--format', 'json'], { env });
     expect(JSON.parse(about.stdout)).toMatchObject({
       name: 'tap-cnv',
-      capabilities: ['catalog', 'discover', 'state', 'about'],
+      capabilities: ['catalog', 'discover', 'state', 'about', 'stream-maps', 'flattening'],
     });
     const config = join(work, 'tap-config.json');
     writeFileSync(config, JSON.stringify({ base_url: fx.emulator.url, api_key: fx.emulator.keys.full }));
@@ -54,6 +59,8 @@ describe('npm pack', () => {
       'contacts',
       'custom_events',
       'email_events',
+      'fields',
+      'campaigns',
     ]);
   }, 180_000);
 });

@@ -8,7 +8,13 @@ import { jsonFile, lastState, messages, spawnTap, tap, tapConfig, type Message }
 // rows per key as an upserting target would hold them equal to the account's.
 const fx = useEmulator({ rateLimit: 0 });
 
-const STREAM_KEYS: Record<string, string> = { contacts: 'id', custom_events: 'eventId', email_events: 'eventId' };
+const STREAM_KEYS: Record<string, string> = {
+  contacts: 'id',
+  custom_events: 'eventId',
+  email_events: 'eventId',
+  fields: 'key',
+  campaigns: 'id',
+};
 
 /**
  * What an upserting target with hard_delete holds after these messages: per stream, the last
@@ -56,7 +62,7 @@ describe('kill -9 and a rerun from the last STATE', () => {
       const ended = await child;
       const msgs = messages(out);
       upserted(tables, msgs);
-      activated = msgs.find((m) => m.type === 'ACTIVATE_VERSION')?.version ?? activated;
+      activated = msgs.find((m) => m.type === 'ACTIVATE_VERSION' && m.stream === 'contacts')?.version ?? activated;
       state = lastState(msgs) ?? state;
       if (ended.exitCode === 0) break;
     }
@@ -65,7 +71,8 @@ describe('kill -9 and a rerun from the last STATE', () => {
     const last = await tap(['--config', config, ...(state ? ['--state', jsonFile('state.json', state)] : [])]);
     expect(last.exitCode, last.stderr).toBe(0);
     upserted(tables, messages(last.stdout));
-    activated = messages(last.stdout).find((m) => m.type === 'ACTIVATE_VERSION')?.version ?? activated;
+    activated =
+      messages(last.stdout).find((m) => m.type === 'ACTIVATE_VERSION' && m.stream === 'contacts')?.version ?? activated;
     for (const stream of Object.keys(STREAM_KEYS)) {
       expect(tables.get(stream)?.size, stream).toBe(reference.get(stream)!.size);
       expect(rowsOf(tables.get(stream)), stream).toEqual(rowsOf(reference.get(stream)));
@@ -73,8 +80,9 @@ describe('kill -9 and a rerun from the last STATE', () => {
     // The full pass the kills cut short was continued with its version: the table holds that version only.
     expect(activated).toBeDefined();
     expect(new Set([...tables.get('contacts')!.values()].map((r) => r.version))).toEqual(new Set([activated]));
-    // And from its final STATE: nothing more.
+    // And from its final STATE: nothing more (but the FULL_TABLE streams, read whole every run).
     const after = await tap(['--config', config, '--state', jsonFile('state.json', lastState(messages(last.stdout)))]);
-    expect(messages(after.stdout).filter((m) => m.type === 'RECORD')).toEqual([]);
+    const incremental = ['contacts', 'custom_events', 'email_events'];
+    expect(messages(after.stdout).filter((m) => m.type === 'RECORD' && incremental.includes(m.stream))).toEqual([]);
   });
 });

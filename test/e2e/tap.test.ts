@@ -4,7 +4,17 @@ import { isLosslessNumber } from 'lossless-json';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { cnv, tempConfigDir } from '../helpers/cli.js';
 import { useEmulator } from '../helpers/emulator.js';
-import { jsonFile, lastState, messages, records, spawnTap, tap, tapConfig, type Message } from '../helpers/tap.js';
+import {
+  apiRequest,
+  jsonFile,
+  lastState,
+  messages,
+  records,
+  spawnTap,
+  tap,
+  tapConfig,
+  type Message,
+} from '../helpers/tap.js';
 
 // `cnv tap` / tap-cnv through the package's executable, against the emulator: the Singer
 // contract (docs/singer.md) as a target and Meltano read it.
@@ -25,16 +35,10 @@ beforeEach(async () => {
 });
 
 const EMAIL_TYPES = 9;
+/** The streams read whole every run (each with its RECORDs and ACTIVATE_VERSION). */
+const FULL_TABLE = ['fields', 'campaigns'];
 
-/** A request to the API with the full key (quicker than a cnv process, to act while a run goes on). */
-async function api(method: string, path: string, body: unknown): Promise<void> {
-  const res = await fetch(fx.emulator.url + path, {
-    method,
-    headers: { 'content-type': 'application/json', 'x-api-key': fx.emulator.keys.full },
-    body: JSON.stringify(body),
-  });
-  expect(res.status, await res.text()).toBeLessThan(300);
-}
+const api = (method: string, path: string, body: unknown) => apiRequest(fx, method, path, body);
 
 /** A catalog from --discover with only `streams` selected (Meltano's metadata: breadcrumb [] selected). */
 async function catalogSelecting(config: string, streams: string[]): Promise<string> {
@@ -53,7 +57,7 @@ describe('--about and --discover', () => {
       expect(r.exitCode, r.stderr).toBe(0);
       const about = JSON.parse(r.stdout);
       expect(about.name).toBe('tap-cnv');
-      expect(about.capabilities).toEqual(['catalog', 'discover', 'state', 'about']);
+      expect(about.capabilities).toEqual(['catalog', 'discover', 'state', 'about', 'stream-maps', 'flattening']);
       expect(about.settings.properties.api_key).toMatchObject({ type: 'string', secret: true });
       expect(Object.keys(about.settings.properties)).toEqual(
         expect.arrayContaining(['api_key', 'base_url', 'start_date']),
@@ -61,7 +65,7 @@ describe('--about and --discover', () => {
     }
   });
 
-  it('discovery: three streams, their keys, replication keys and metadata; contact fields by key with their types', async () => {
+  it('discovery: five streams, their keys, replication keys and metadata; contact fields by key with their types', async () => {
     const r = await tap(['--config', tapConfig(fx), '--discover']);
     expect(r.exitCode, r.stderr).toBe(0);
     const { streams } = JSON.parse(r.stdout);
@@ -71,7 +75,14 @@ describe('--about and --discover', () => {
       ['contacts', ['id'], 'updatedAt', 'INCREMENTAL'],
       ['custom_events', ['eventId'], 'occurredAt', 'INCREMENTAL'],
       ['email_events', ['eventId'], 'occurredAt', 'INCREMENTAL'],
+      ['fields', ['key'], undefined, 'FULL_TABLE'],
+      ['campaigns', ['id'], undefined, 'FULL_TABLE'],
     ]);
+    expect(streams[3].metadata[0].metadata).toMatchObject({
+      'table-key-properties': ['key'],
+      'forced-replication-method': 'FULL_TABLE',
+    });
+    expect(streams[3].metadata[0].metadata['valid-replication-keys']).toBeUndefined();
     const root = streams[0].metadata.find((m: Message) => m.breadcrumb.length === 0).metadata;
     expect(root).toMatchObject({
       'table-key-properties': ['id'],
@@ -125,7 +136,7 @@ describe('sync', () => {
     expect(Object.keys(lastState(msgs)!.bookmarks.email_events.types)).toHaveLength(EMAIL_TYPES);
   });
 
-  it('state round trip: a run from the final STATE emits no RECORD, then only what changed (no ACTIVATE_VERSION)', async () => {
+  it('state round trip: a run from the final STATE emits no RECORD of an INCREMENTAL stream, then only what changed (no ACTIVATE_VERSION of contacts)', async () => {
     const config = tapConfig(fx);
     const first = await tap(['--config', config]);
     expect(first.exitCode, first.stderr).toBe(0);
@@ -133,11 +144,12 @@ describe('sync', () => {
     const again = await tap(['--config', config, '--state', state]);
     expect(again.exitCode, again.stderr).toBe(0);
     const msgs = messages(again.stdout);
-    expect(msgs.filter((m) => m.type === 'RECORD')).toEqual([]);
+    expect(msgs.filter((m) => m.type === 'RECORD' && !FULL_TABLE.includes(m.stream))).toEqual([]);
     expect(msgs.filter((m) => m.type === 'SCHEMA').map((m) => m.stream)).toEqual([
       'contacts',
       'custom_events',
       'email_events',
+      ...FULL_TABLE,
     ]);
     const up = await cnv(['contacts', 'upsert', '--email', 'round-trip@example.com', '--field', 'city=Oslo'], {
       env: fx.env,
@@ -146,7 +158,7 @@ describe('sync', () => {
     const third = await tap(['--config', config, '--state', jsonFile('state.json', lastState(msgs))]);
     const changed = messages(third.stdout);
     expect(records(changed, 'contacts').map((c) => [c.email, c.city])).toEqual([['round-trip@example.com', 'Oslo']]);
-    expect(changed.some((m) => m.type === 'ACTIVATE_VERSION')).toBe(false);
+    expect(changed.some((m) => m.type === 'ACTIVATE_VERSION' && m.stream === 'contacts')).toBe(false);
     expect(changed.find((m) => m.type === 'RECORD').version).toBe(
       messages(first.stdout).find((m) => m.type === 'ACTIVATE_VERSION').version,
     );
@@ -190,7 +202,7 @@ describe('sync', () => {
     const schemas = Object.fromEntries(
       msgs.filter((m) => m.type === 'SCHEMA').map((m) => [m.stream, m.schema.properties]),
     );
-    expect(Object.keys(schemas), r.stderr).toEqual(['contacts', 'custom_events']);
+    expect(Object.keys(schemas), r.stderr).toEqual(['contacts', 'custom_events', ...FULL_TABLE]);
     expect(schemas.contacts.email).toBeUndefined();
     expect(schemas.contacts.city).toBeUndefined();
     expect(schemas.contacts.id).toBeDefined();
@@ -292,7 +304,58 @@ describe('sync', () => {
     }
     const all = messages((await tap(['--config', tapConfig(fx)])).stdout);
     expect(records(all, 'contacts').length).toBeGreaterThan(records(msgs, 'contacts').length);
+    // The run says so, where a Meltano user reads its log: how many rows start_date left out.
+    const left = records(all, 'contacts').length - records(msgs, 'contacts').length;
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `^contacts: \\d+ records, .*; ${left} rows older than start_date \\(or the state's replication_key_value\\) not emitted$`,
+        'm',
+      ),
+    );
     expect(lastState(msgs)!.bookmarks.custom_events.since).toBe(startDate);
+  });
+});
+
+describe('the FULL_TABLE streams', () => {
+  it('fields: every field definition of every object type (key key); campaigns: the custom campaigns (key id); each run whole, then ACTIVATE_VERSION', async () => {
+    const config = tapConfig(fx);
+    const catalog = await catalogSelecting(config, FULL_TABLE);
+    await fx.resetStats();
+    const r = await tap(['--config', config, '--catalog', catalog]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const msgs = messages(r.stdout);
+    const listed = async (path: string, member: string) => {
+      const items: Message[] = [];
+      let cursor: string | null = null;
+      do {
+        const res = await fetch(`${fx.emulator.url}${path}?limit=100${cursor ? `&cursor=${cursor}` : ''}`, {
+          headers: { 'x-api-key': fx.emulator.keys.full },
+        });
+        const body = await res.json();
+        items.push(...body.data[member]);
+        cursor = body.pagination?.nextCursor ?? null;
+      } while (cursor);
+      return items;
+    };
+    const fields = records(msgs, 'fields');
+    expect(fields).toEqual(await listed('/v2/fields', 'fields'));
+    expect([...new Set(fields.map((f) => f.objectType))]).toEqual(
+      expect.arrayContaining(['CONTACT', 'COMPANY', 'OPPORTUNITY', 'CAMPAIGN_MEMBER']),
+    );
+    expect(records(msgs, 'campaigns')).toEqual(await listed('/v2/campaigns', 'campaigns'));
+    for (const stream of FULL_TABLE) {
+      const schema = msgs.find((m) => m.type === 'SCHEMA' && m.stream === stream)!;
+      expect(schema.key_properties).toEqual([stream === 'fields' ? 'key' : 'id']);
+      const activate = msgs.findIndex((m) => m.type === 'ACTIVATE_VERSION' && m.stream === stream);
+      expect(activate).toBeGreaterThan(msgs.findLastIndex((m) => m.type === 'RECORD' && m.stream === stream));
+      expect(
+        msgs
+          .filter((m) => m.type === 'RECORD' && m.stream === stream)
+          .every((m) => m.version === msgs[activate].version),
+      ).toBe(true);
+    }
+    expect(Object.keys(lastState(msgs)!.bookmarks)).toEqual([]);
+    expect(Object.keys((await fx.stats()).byRoute).sort()).toEqual(['GET /v2/campaigns', 'GET /v2/fields']);
   });
 });
 
@@ -306,9 +369,10 @@ describe('deletions', () => {
     const incremental = messages(
       (await tap(['--config', config, '--state', jsonFile('state.json', lastState(first))])).stdout,
     );
-    expect(incremental.filter((m) => m.type === 'ACTIVATE_VERSION' || m.type === 'RECORD')).toEqual([]);
+    const ofContacts = (msgs: Message[]) => msgs.filter((m) => m.stream === 'contacts');
+    expect(ofContacts(incremental).filter((m) => m.type === 'ACTIVATE_VERSION' || m.type === 'RECORD')).toEqual([]);
     const full = messages((await tap(['--config', config])).stdout);
-    const activate = full.filter((m) => m.type === 'ACTIVATE_VERSION');
+    const activate = ofContacts(full).filter((m) => m.type === 'ACTIVATE_VERSION');
     expect(activate).toHaveLength(1);
     expect(activate[0].version).toBeGreaterThan(v1);
     const again = records(full, 'contacts');

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_KEYS, startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { RateLimiter } from '../../src/emulator/business-rate-limiter.js';
+import { BusinessRateLimiter } from '../../src/emulator/business-rate-limiter.js';
 import { admin, call, expectError } from './helpers.js';
 
 let emu: Emulator;
@@ -39,10 +39,10 @@ describe('rate limit (emulator with rateLimit 5)', () => {
   });
 });
 
-describe('RateLimiter', () => {
+describe('BusinessRateLimiter', () => {
   it('is a token bucket refilled at the rate', () => {
     let now = 0;
-    const limiter = new RateLimiter(200, () => now);
+    const limiter = new BusinessRateLimiter(200, () => now);
     let admitted = 0;
     for (let i = 0; i < 300; i++) if (limiter.take('acme')) admitted++;
     expect(admitted).toBe(200);
@@ -55,7 +55,7 @@ describe('RateLimiter', () => {
 
   it('admits a client paced at exactly the rate', () => {
     let now = 0;
-    const limiter = new RateLimiter(200, () => now);
+    const limiter = new BusinessRateLimiter(200, () => now);
     for (let i = 0; i < 2000; i++) {
       now = i * 5;
       expect(limiter.take('acme')).toBe(true);
@@ -63,7 +63,7 @@ describe('RateLimiter', () => {
   });
 
   it('is disabled at 0', () => {
-    const limiter = new RateLimiter(0, () => 0);
+    const limiter = new BusinessRateLimiter(0, () => 0);
     for (let i = 0; i < 1000; i++) expect(limiter.take('acme')).toBe(true);
   });
 });

@@ -6,7 +6,7 @@ import { execa, type ResultPromise } from 'execa';
 import { parse } from 'csv-parse/sync';
 import { beforeAll, expect } from 'vitest';
 import { ExportStateStore } from '../../src/exporter/state-store.js';
-import type { ExportState } from '../../src/exporter/state.js';
+import type { ExportState } from '../../src/exporter/export-state.js';
 import { BIN, cnv } from './cli.js';
 import { useEmulator } from './emulator.js';
 

@@ -2,15 +2,10 @@ import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  accountIdentity,
-  defaultStateKey,
-  checkStateKey,
-  stateFileStem,
-  urlWithoutCredentials,
-} from '../../src/exporter/state-key.js';
+import { accountIdentity, urlWithoutCredentials } from '../../src/config/account-identity.js';
+import { defaultStateKey, checkStateKey, stateFileStem } from '../../src/exporter/state-key.js';
 import { ExportStateStore } from '../../src/exporter/state-store.js';
-import { MANIFESTS_KEPT, withManifest, type ExportState, type Manifest } from '../../src/exporter/state.js';
+import { MANIFESTS_KEPT, withManifest, type ExportState, type Manifest } from '../../src/exporter/export-state.js';
 
 const dir = () => mkdtempSync(join(tmpdir(), 'cnv-state-'));
 

@@ -9,13 +9,13 @@ import { body } from '../../src/http/endpoint.js';
 import { silentLogger, stderrLogger } from '../../src/http/logger.js';
 import { RateLimiter } from '../../src/http/rate-limiter.js';
 import { makeRedactor } from '../../src/redact/redact.js';
-import { mockedHttp } from '../helpers/mock-http.js';
+import { fakeHttp } from '../helpers/fake-api.js';
 import { Writable } from 'node:stream';
 
 const KEY = 'sk_live_unit_CANARY0123456789';
 
 describe('HttpClient', () => {
-  const mock = mockedHttp(KEY);
+  const mock = fakeHttp(KEY);
   const client = (maxAttempts = 4, logger = silentLogger) => mock.client({ maxAttempts, logger });
   const { pool } = mock;
   const data = z.object({ ok: z.boolean() });

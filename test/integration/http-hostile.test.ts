@@ -7,7 +7,7 @@ import { body } from '../../src/http/endpoint.js';
 import { silentLogger } from '../../src/http/logger.js';
 import { RateLimiter } from '../../src/http/rate-limiter.js';
 import { FakeClock } from '../helpers/fake-clock.js';
-import { mockedHttp } from '../helpers/mock-http.js';
+import { fakeHttp } from '../helpers/fake-api.js';
 import { behaviours, endlessBytes, hostileServer, type HostileServer } from '../helpers/hostile-server.js';
 
 const KEY = 'sk_live_unit_CANARY0123456789';
@@ -340,7 +340,7 @@ describe('HttpClient against a server that is not the API', () => {
 });
 
 describe('HttpClient: Retry-After is capped', () => {
-  const mock = mockedHttp(KEY);
+  const mock = fakeHttp(KEY);
   const client = (maxRetryWaitMs?: number) => mock.client({ maxRetryWaitMs });
   const reply = (status: number, retryAfter: string) =>
     mock

@@ -18,7 +18,7 @@ describe('process owner (one shape for owner locks and rate leases)', () => {
     const limiter = new RateLimiter({ ratePerSecond: 195, burst: 3, clock: new FakeClock() });
     const share = await RateShare.join({
       configDir: dir,
-      account: { baseUrl: 'http://127.0.0.1:1', keyId: 'k' },
+      account: 'sk_live_k@127.0.0.1:1',
       limiter,
       fullRate: 195,
     });

@@ -16,7 +16,7 @@ import { RateLimiter } from '../../src/http/rate-limiter.js';
 import { RateShare } from '../../src/http/rate-share.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 
-const account = { baseUrl: 'http://127.0.0.1:4010', keyId: 'sk_live_demo_****' };
+const account = 'sk_live_demo@127.0.0.1:4010';
 const shares: RateShare[] = [];
 
 async function join2(
@@ -84,8 +84,8 @@ describe('RateShare', () => {
   it('another account, or another server, does not share', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cnv-rate-'));
     await join2(dir);
-    const other = await join2(dir, { ...account, keyId: 'sk_live_other_****' });
-    const elsewhere = await join2(dir, { ...account, baseUrl: 'https://api.example.com' });
+    const other = await join2(dir, 'sk_live_other@127.0.0.1:4010');
+    const elsewhere = await join2(dir, 'sk_live_demo@api.example.com');
     expect(other.limiter.rate).toBeCloseTo(195);
     expect(elsewhere.limiter.rate).toBeCloseTo(195);
   });

@@ -12,11 +12,8 @@ const step = (
   visited = new CursorTrail(cursor),
 ) =>
   advance(
-    cursor,
-    new Set(saved),
+    { cursor, saved: new Set(saved), visited, label: 'export contacts' },
     { nextCursor, hits: new Set(hits), fresh: new Set(fresh), recent: new Set([...hits, ...fresh]) },
-    visited,
-    'export contacts',
   );
 
 describe('advance(position, page)', () => {
@@ -29,7 +26,13 @@ describe('advance(position, page)', () => {
 
   it('a page whose identities are saved must bring them (the form saved)', () => {
     const page = { nextCursor: null, hits: new Set<string>(), recent: new Set(['a']) };
-    expect(() => advance('c1', new Set(), page, new CursorTrail('c1'), 'export contacts')).toThrow(/came without them/);
+    const position = {
+      cursor: 'c1',
+      saved: new Set<string>(),
+      visited: new CursorTrail('c1'),
+      label: 'export contacts',
+    };
+    expect(() => advance(position, page)).toThrow(/came without them/);
   });
 
   it('a null cursor: exactly the rows of that page (they come again from the saved cursor)', () => {

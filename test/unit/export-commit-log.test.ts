@@ -5,7 +5,7 @@ import type { CrashHook } from '../../src/exporter/crash-points.js';
 import type { RunPlan } from '../../src/exporter/export-run-options.js';
 import type { ExportSummary } from '../../src/exporter/run-summary.js';
 import type { ExportStateStore } from '../../src/exporter/state-store.js';
-import type { ExportState, Position } from '../../src/exporter/state.js';
+import type { ExportState, Position } from '../../src/exporter/export-state.js';
 
 // The commit log without a server or a disk: a store that keeps what it was given.
 const start: Position = {
@@ -50,6 +50,7 @@ function setup(more: { defer?: boolean; lost?: Error; events?: string[]; prior?:
     defer: more.defer ?? false,
     now: () => 1000,
     crash,
+    redact: (text) => text,
   });
   return { log, writes, events };
 }

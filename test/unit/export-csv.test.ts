@@ -37,7 +37,7 @@ describe('CSV columns', () => {
     expect(layout.columns.slice(8)).toEqual(['city', 'fields.email', '__proto__', '_extra']);
     expect(layout.fieldKeys).toEqual({ city: 'city', 'fields.email': 'email', ['__proto__']: '__proto__' });
     const count = { values: 0, rows: 0, members: new Set<string>() };
-    const cells = rowCells('contacts', layout, '', undefined, undefined, count);
+    const cells = rowCells('contacts', layout, { count });
     const row = { id: 'c1', email: 'a@example.com', fields: { City: 'Oslo', Mail: 'm', Proto: 1, Tier: 'Gold' } };
     expect(cells(row).slice(8)).toEqual(['Oslo', 'm', '1', '{"fields.Tier":"Gold"}']);
     cells({ id: 'c2', fields: { City: 'Rome' } });
@@ -119,7 +119,12 @@ describe('CSV columns', () => {
 
 describe('CSV output (RFC 4180)', () => {
   it('quotes every value with a comma, quote, CR or LF; a real parser reads back CR, LF, quotes and U+2028', async () => {
-    const format = await pageFormat('custom-events', 'csv', csvLayout('custom-events', []), true);
+    const format = await pageFormat({
+      kind: 'custom-events',
+      format: 'csv',
+      layout: csvLayout('custom-events', []),
+      bom: true,
+    });
     const tricky = ['a,b', 'say "hi"', 'bare\rcr', 'bare\nlf', 'crlf\r\nend', 'line\u2028separator', ' spaced ', ''];
     const rows = tricky.map((v, i) => ({ eventId: `e${i}`, eventName: v, data: { v } }));
     const text = Buffer.concat([format.preamble(), pageOf(format, rows)]).toString('utf8');
@@ -134,7 +139,7 @@ describe('CSV output (RFC 4180)', () => {
 
   it('--null-as: null cells hold the marker, empty strings stay empty, a text equal to the marker is quoted', async () => {
     const layout = csvLayout('contacts', fieldsOf(['City', 'Note']));
-    const format = await pageFormat('contacts', 'csv', layout, false, '\\N');
+    const format = await pageFormat({ kind: 'contacts', format: 'csv', layout, nullAs: '\\N' });
     const rows = [
       { id: 'c1', email: null, sfdcLeadId: '', fields: { City: null, Note: '\\N' } },
       { id: 'c2', email: 'a@b.c', fields: { City: 'Oslo', Note: 'x' }, gone: null },
@@ -144,12 +149,12 @@ describe('CSV output (RFC 4180)', () => {
     // null is \\N; "" and a member the row does not have are empty; the text "\\N" is quoted (PostgreSQL COPY reads it as text).
     expect(text.split('\r\n')).toEqual(['c1,,,,\\N,,,,\\N,"\\N",', 'c2,,,,a@b.c,,,,Oslo,x,"{""gone"":null}"', '']);
     // The default is unchanged: null and "" are both an empty cell.
-    const plain = await pageFormat('contacts', 'csv', layout, false);
+    const plain = await pageFormat({ kind: 'contacts', format: 'csv', layout });
     expect(pageOf(plain, rows.slice(0, 1)).toString('utf8')).toBe('c1,,,,,,,,,\\N,\r\n');
   });
 
   it('NDJSON is one row per line exactly as sent (unknown members and their order kept), no BOM', async () => {
-    const format = await pageFormat('contacts', 'ndjson', null, false);
+    const format = await pageFormat({ kind: 'contacts', format: 'ndjson', layout: null });
     const rows = [{ zeta: 1, id: 'x', fields: { 'A b': 'line\u2028two' } }, { id: 'y' }];
     expect(format.preamble().length).toBe(0);
     const text = pageOf(format, rows).toString('utf8');

@@ -16,7 +16,7 @@ const skipOf = (saved: string[], recent?: IdTable): Skip => ({
 
 /** A page's NDJSON as the export makes it: the text split as it streams, rows through the receiver. */
 async function ndjsonOf(text: string, chunk = 7, skip = skipOf([]), next: string | null = null) {
-  const format = await pageFormat('contacts', 'ndjson', null, false);
+  const format = await pageFormat({ kind: 'contacts', format: 'ndjson', layout: null });
   const page = receiver(format, {
     kind: 'contacts',
     cursor: 'c1',

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ENDPOINTS } from '../../src/endpoints/endpoints.js';
 import { ApiError, DryRunStop, NotTheApiError, ResponseShapeError } from '../../src/errors.js';
 import { requestOf } from '../../src/http/endpoint.js';
-import { MOCK_ORIGIN, mockedHttp } from '../helpers/mock-http.js';
+import { MOCK_API, fakeHttp } from '../helpers/fake-api.js';
 
 // `http.call(ENDPOINTS.x, { params, query, body, signal })`: the one typed way an endpoint of the
 // table is sent (src/http/client.ts), by its row (src/endpoints/endpoints.ts).
@@ -17,7 +17,7 @@ const CAMPAIGN = {
 };
 
 describe('HttpClient.call', () => {
-  const mock = mockedHttp(KEY);
+  const mock = fakeHttp(KEY);
   const { client, pool } = mock;
 
   it('fills each path parameter as one encoded segment and answers with the member of data the row names', async () => {
@@ -140,7 +140,7 @@ describe('HttpClient.call', () => {
     expect(shown).toEqual([
       {
         method: 'POST',
-        url: `${MOCK_ORIGIN}${preview.path}`,
+        url: `${MOCK_API}${preview.path}`,
         headers: expect.objectContaining({ 'x-api-key': 'sk_live_unit_****' }),
         body: preview.body,
       },

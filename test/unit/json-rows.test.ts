@@ -242,9 +242,7 @@ describe('JsonRowSplitter (rows of data.<member> as the answer streams)', () => 
         () => {
           throw new Error('not an object');
         },
-        1_000_000,
-        Infinity,
-        around,
+        { maxHeld: 1_000_000, maxAround: around },
       );
     for (const size of [65_536, 300_000]) {
       const s = splitter(1_000);

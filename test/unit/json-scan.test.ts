@@ -8,28 +8,28 @@ const fresh = (): ScanState => ({ depth: 0, inString: false });
 describe('scanJson (the one JSON scanner)', () => {
   it('finds the bracket that closes a value, strings and escapes skipped', () => {
     const text = '{"a":"}\\"]","b":[1,{"c":"\\\\"}]} tail';
-    expect(scanJson(text, 0, text.length, fresh(), false)).toBe(text.indexOf(' tail') - 1);
+    expect(scanJson(text, 0, text.length, fresh())).toBe(text.indexOf(' tail') - 1);
   });
 
   it('with separators, stops at the first , ] or } at depth 0', () => {
-    expect(scanJson('{"a":[1,2]}, 3', 0, 14, fresh(), true)).toBe(11);
-    expect(scanJson('"x,]" ]', 0, 7, fresh(), true)).toBe(6);
-    expect(scanJson('12}', 0, 3, fresh(), true)).toBe(2);
+    expect(scanJson('{"a":[1,2]}, 3', 0, 14, { ...fresh(), separators: true })).toBe(11);
+    expect(scanJson('"x,]" ]', 0, 7, { ...fresh(), separators: true })).toBe(6);
+    expect(scanJson('12}', 0, 3, { ...fresh(), separators: true })).toBe(2);
   });
 
   it('goes on where a chunk ended, inside a string or a nesting', () => {
     const state = fresh();
     const text = '{"a":"x\\';
-    expect(scanJson(text, 0, text.length, state, false)).toBe(-1);
+    expect(scanJson(text, 0, text.length, state)).toBe(-1);
     expect(state).toEqual({ depth: 1, inString: true });
     // The next text holds the string from its opening quote, so the escape is seen.
     const more = '"a":"x\\"y"}';
-    expect(scanJson(more, 5, more.length, state, false)).toBe(more.length - 1);
+    expect(scanJson(more, 5, more.length, state)).toBe(more.length - 1);
   });
 
   it('says when a value nests deeper than allowed', () => {
-    expect(scanJson('[[[1]]]', 0, 7, fresh(), false, 2)).toBe(TOO_DEEP);
-    expect(scanJson('[[[1]]]', 0, 7, fresh(), false, 3)).toBe(6);
+    expect(scanJson('[[[1]]]', 0, 7, { ...fresh(), maxDepth: 2 })).toBe(TOO_DEEP);
+    expect(scanJson('[[[1]]]', 0, 7, { ...fresh(), maxDepth: 3 })).toBe(6);
     expect(nestsDeeper(`{"a":${'['.repeat(101)}${']'.repeat(101)}}`)).toBe(true);
     expect(nestsDeeper(`{"a":"${'['.repeat(300)}"}`)).toBe(false);
   });

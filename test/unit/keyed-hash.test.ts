@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { lanesHex } from '../../src/lib/content-hash.js';
-import { FieldNames } from '../../src/lib/field-names.js';
+import { MemberKeys } from '../../src/lib/member-keys.js';
 import { keyedLaneB, keyedLanes } from '../../src/lib/keyed-hash.js';
 
 // A contact row's content hash with its fields named by key: a relabel (the same values under
 // other labels) hashes alike, any other change does not.
 
-const hash = (text: string, names?: FieldNames) => lanesHex(keyedLanes(text, names), keyedLaneB);
-const names = (labels: Record<string, string>) => new FieldNames(Object.entries(labels));
+const hash = (text: string, names?: MemberKeys) => lanesHex(keyedLanes(text, names), keyedLaneB);
+const names = (labels: Record<string, string>) => new MemberKeys(Object.entries(labels));
 const row = (fields: string, rest = '"email":"a@example.com"') =>
   `{"id":"c1",${rest},"updatedAt":"2025-01-01T00:00:00Z","fields":{${fields}}}`;
 

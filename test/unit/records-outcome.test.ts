@@ -21,16 +21,18 @@ describe('recordOutcome', () => {
     });
   });
 
-  it("keeps a failed result's code and message, flat or nested, and flags a missing result", () => {
+  it("keeps a failed result's code and message, flat or nested, and flags a missing result; a refusal of the values is told from a failure", () => {
     expect(recordOutcome({ success: false, clientDedupKey: 'k', error: 'invalid_field', message: 'bad' })).toEqual({
       status: 'failed',
       error: 'invalid_field',
       message: 'bad',
+      refusal: true,
     });
     expect(recordOutcome({ success: false, error: { code: 'upsert_failed', message: 'nested' } })).toEqual({
       status: 'failed',
       error: 'upsert_failed',
       message: 'nested',
+      refusal: false,
     });
     expect(recordOutcome(undefined)).toMatchObject({ status: 'failed', error: 'no_result' });
   });

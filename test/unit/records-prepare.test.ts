@@ -23,6 +23,31 @@ const csv: PrepareOptions = { definitions: DEFS, emptyCells: 'skip', csv: true }
 const json: PrepareOptions = { definitions: DEFS, emptyCells: 'skip', csv: false };
 
 describe('prepareRecord', () => {
+  it('a field keyed __proto__ or constructor is a field like any other (CSV, JSON, with and without definitions)', () => {
+    const defs = definitionMap([def('__proto__', 'NUMBER'), def('constructor', 'STRING')]);
+    const row = JSON.parse('{"clientDedupKey":"k","fields":{"__proto__":"2","constructor":"c"}}');
+    for (const opts of [
+      { definitions: defs, emptyCells: 'skip', csv: false },
+      { emptyCells: 'skip', csv: false },
+    ] as PrepareOptions[]) {
+      const res = prepareRecord(row, opts);
+      expect(res.ok).toBe(true);
+      const fields = (res as { record: { fields: Record<string, unknown> } }).record.fields;
+      expect(Object.keys(fields)).toEqual(['__proto__', 'constructor']);
+      expect(JSON.stringify(fields)).toBe(
+        opts.definitions ? '{"__proto__":2,"constructor":"c"}' : '{"__proto__":"2","constructor":"c"}',
+      );
+    }
+    const cells = prepareRecord(JSON.parse('{"clientDedupKey":"k","fields.__proto__":"3"}'), {
+      definitions: defs,
+      emptyCells: 'skip',
+      csv: true,
+    });
+    expect(JSON.stringify((cells as { record: unknown }).record)).toBe(
+      '{"clientDedupKey":"k","fields":{"__proto__":3}}',
+    );
+  });
+
   it("coerces every CSV column to its field's dataType", () => {
     const res = prepareRecord(
       {

@@ -11,6 +11,8 @@ export interface ColumnFlagValues {
   ignoreColumn?: string[];
   ignoreUnknownColumns?: boolean;
   passColumn?: string[];
+  /** contacts sync --key-column: left out when it names nothing the endpoint takes. */
+  keyColumn?: string;
 }
 
 /**
@@ -60,6 +62,7 @@ export async function readColumnFlags(opts: ColumnFlagValues, signal?: AbortSign
     ignore: opts.ignoreColumn ?? [],
     ignoreUnknown: opts.ignoreUnknownColumns === true,
     pass: opts.passColumn ?? [],
+    ...(opts.keyColumn === undefined ? {} : { key: opts.keyColumn }),
   };
 }
 

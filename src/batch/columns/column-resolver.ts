@@ -1,6 +1,6 @@
 import { columnForm, columnNamer, FormIndex } from '../../input/column-names.js';
 import { quoteInput } from '../../input/input-rows.js';
-import { suggest } from '../../lib/suggest.js';
+import { suggest } from '../../lib/did-you-mean.js';
 import { UsageError } from '../../errors.js';
 import {
   exportLabelTarget,
@@ -49,6 +49,8 @@ export interface ColumnFlags {
   ignoreUnknown: boolean;
   /** --pass-column: sent as a top-level body key under its own name (the spec's unnamed members). */
   pass: readonly string[];
+  /** --key-column of contacts sync: the column keying a ledger's rows, left out when it names nothing the endpoint takes. */
+  key?: string;
 }
 
 export const NO_COLUMN_FLAGS: ColumnFlags = { map: [], ignore: [], ignoreUnknown: false, pass: [] };
@@ -161,6 +163,11 @@ export class ColumnResolver {
     return this.flags.map;
   }
 
+  /** The --key-column (contacts sync), if any. */
+  get keyColumn(): string | undefined {
+    return this.flags.key;
+  }
+
   /** Whether the header was recognised as cnv's own export. */
   get isExportHeader(): boolean {
     return this.exportHeader;
@@ -197,9 +204,21 @@ export class ColumnResolver {
     if (this.rules.identifiersOnly)
       return { column: name, target: { kind: 'skip', why: 'not used: a batch add sends only the identifier' } };
     // A column that names several things is not unknown: --ignore-unknown-columns never drops it.
-    if (this.flags.ignoreUnknown && own.why !== 'definitions' && !own.ambiguous)
+    if (own.why === 'definitions' || own.ambiguous) return { column: name, target: own };
+    // The key names a row across runs; it is sent only when it names something the endpoint takes.
+    if (this.isKeyColumn(name)) return { column: name, target: { kind: 'skip', why: 'the key (--key-column)' } };
+    if (this.flags.ignoreUnknown)
       return { column: name, target: { kind: 'skip', why: 'ignored (--ignore-unknown-columns)' } };
     return { column: name, target: own };
+  }
+
+  /** Whether `name` is the --key-column: its exact name, else the file's one column of its form (as the key is read). */
+  private isKeyColumn(name: string): boolean {
+    const key = this.flags.key;
+    if (key === undefined) return false;
+    if (name === key) return true;
+    if (this.names.has(key) || columnForm(name) !== columnForm(key)) return false;
+    return this.namesByForm.named(columnForm(key)).length === 1;
   }
 
   /**

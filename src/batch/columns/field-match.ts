@@ -1,3 +1,4 @@
+import { labelForm, labelOf, splitLabelAndKey } from '../../endpoints/field-names.js';
 import type { FieldDefinition } from '../../endpoints/fields.js';
 import { columnForm } from '../../input/column-names.js';
 import { quoteInput } from '../../input/input-rows.js';
@@ -46,7 +47,7 @@ export function fieldByName(
 
 /** The field of one parent a name matches, in the first tier that matches; unknown when two do. */
 function inParent(defs: readonly FieldDefinition[], parent: string, name: string): ColumnTarget | undefined {
-  const exact = name.normalize('NFC');
+  const exact = labelForm(name);
   const form = columnForm(name);
   const tiers: Array<[(d: FieldDefinition) => boolean, 'key' | 'label']> = [
     [(d) => fieldSpellings(d).key === exact, 'key'],
@@ -105,10 +106,10 @@ function ambiguous(name: string, readings: readonly Reading[]): ColumnTarget {
 
 /** `Label (key)`: the field of that key and label (compared in Unicode NFC). */
 function byLabelAndKey(defs: readonly FieldDefinition[], name: string): FieldDefinition | undefined {
-  const m = /^(.*) \(([^()]+)\)$/.exec(name);
-  if (!m) return undefined;
-  const label = m[1].normalize('NFC');
-  return defs.find((d) => d.key === m[2] && d.label.normalize('NFC') === label);
+  const named = splitLabelAndKey(name);
+  if (!named) return undefined;
+  const label = labelForm(named.label);
+  return defs.find((d) => d.key === named.key && labelForm(d.label) === label);
 }
 
 /** A definition that cannot be written: read-only, or the reverse side of a relationship. */
@@ -158,8 +159,8 @@ export function exportLabelTarget(
 ): ColumnTarget | undefined {
   const defs = parent ? definitions?.get(parent) : undefined;
   if (!parent || !defs) return undefined;
-  const label = (name.startsWith('fields.') ? name.slice('fields.'.length) : name).normalize('NFC');
-  const found = [...defs.values()].filter((d) => d.label.normalize('NFC') === label);
+  const label = labelForm(labelOf(name));
+  const found = [...defs.values()].filter((d) => labelForm(d.label) === label);
   if (found.length > 1)
     return {
       kind: 'unknown',
@@ -185,8 +186,8 @@ function fieldSpellings(def: FieldDefinition): FieldSpellings {
   let found = spellings.get(def);
   if (!found) {
     found = {
-      key: def.key.normalize('NFC'),
-      label: def.label.normalize('NFC'),
+      key: labelForm(def.key),
+      label: labelForm(def.label),
       keyForm: columnForm(def.key),
       labelForm: columnForm(def.label),
     };

@@ -1,9 +1,10 @@
 import { UsageError } from '../../errors.js';
 import { columnForm, spellingsOf } from '../../input/column-names.js';
-import { suggest } from '../../lib/suggest.js';
+import { suggest } from '../../lib/did-you-mean.js';
 import { InputFileError, quoteInput, type InputRow } from '../../input/input-rows.js';
 import { readColumnFlags, type ColumnFlagValues } from './column-flags.js';
 import { turn } from '../../lib/turn.js';
+import { MAX_COLUMNS } from '../../limits/limits.js';
 import { columnEntries, type ColumnEntry } from './column-table.js';
 import { ColumnResolver, type ColumnRules, type ResolvedColumn } from './column-resolver.js';
 import type { FieldsByParent } from './field-match.js';
@@ -59,6 +60,9 @@ export class FileColumns {
       // A file that names no identifier: said first (an unknown column may be the identifier, spelt otherwise).
       this.checkIdentifiers(header, headerLine);
       this.checkMaps(header);
+      // A --key-column the header lacks, before the columns it leaves unknown (the file's key column, spelt otherwise).
+      const key = this.resolver.keyColumn;
+      if (key !== undefined) requireColumn('--key-column', key, header, this.file);
     }
     let unknown = this.order.filter((c) => c.target.kind === 'unknown');
     // A field created since the cached definitions were saved: ask the API once more.
@@ -117,6 +121,12 @@ export class FileColumns {
       if (i % 2048 === 2047) await turn(this.signal);
       const name = names[i];
       if (this.seen.has(name)) continue;
+      // The keys of JSON rows are columns too: as bounded as a CSV header (src/input/csv-rows.ts).
+      if (this.seen.size >= MAX_COLUMNS)
+        throw new InputFileError(
+          this.file,
+          `its rows hold more than ${MAX_COLUMNS.toLocaleString('en-US')} different keys, the most columns cnv reads`,
+        );
       this.seen.add(name);
       this.order.push({ ...this.resolver.resolve(name) });
     }
@@ -196,6 +206,21 @@ export class FileColumns {
 }
 
 const MAX_LISTED = 20;
+
+/** Refuses a file whose header has no column `column` names (exact, or the one of its form): exit 2 before anything is sent. */
+export function requireColumn(flag: string, column: string, header: readonly string[], file: string): void {
+  const form = columnForm(column);
+  if (header.includes(column) || header.filter((name) => columnForm(name) === form).length === 1) return;
+  const shown = header
+    .slice(0, 20)
+    .map((name) => quoteInput(name))
+    .join(', ');
+  throw new UsageError(
+    `${flag} ${quoteInput(column)}: ${file} has no such column (its columns: ${shown})`,
+    'name the column that identifies a row across runs, as its header spells it',
+    'unknown_column',
+  );
+}
 
 function keysOf(rows: readonly InputRow[]): string[] {
   const keys = new Set<string>();

@@ -8,6 +8,7 @@ import { commandOptions, flag, switchFlag, textFlag } from '../../cmdutil/flags.
 import { durationMs } from '../../cmdutil/export-options.js';
 import type { Context } from '../../context.js';
 import { ApiError, UsageError } from '../../errors.js';
+import { ledgerJob } from '../../ledger/ledger-job.js';
 import { crashHookFromEnv } from '../../exporter/crash-points.js';
 import type { CommandResult } from '../../output/render.js';
 import { PLAN_COMPACT_AFTER, PlanOutput } from '../../sync/plan-output.js';
@@ -31,7 +32,7 @@ export const options = commandOptions(
     ),
     planFormat: flag(
       '--plan-format <form>',
-      `the plan's table on a terminal: full (a line per changed value), compact (a line per contact, naming the changed fields); default full up to ${PLAN_COMPACT_AFTER} contacts, compact past that`,
+      `the plan's table on a terminal: full (a line per changed value), compact (a line per contact, its first changes old -> new); default full up to ${PLAN_COMPACT_AFTER} contacts, compact past that`,
       z.enum(['full', 'compact']).optional(),
       { choices: ['full', 'compact'] },
     ),
@@ -50,6 +51,10 @@ export const options = commandOptions(
         durationMs('--full-refresh-after')(text);
         return text.trim();
       },
+    ),
+    keyColumn: textFlag(
+      '--key-column <column>',
+      "the column of the file's own id (a CRM's): a row whose email changed updates its key's contact (docs/sync.md)",
     ),
     acceptColumns: switchFlag(
       '--accept-columns',
@@ -112,11 +117,27 @@ export const output = (): JsonOutput => {
     changes: z.array(z.strictObject({ field: z.string(), old: z.unknown(), new: z.unknown() })),
     unsure: z.string().nullable(),
   });
+  // Its members are described in docs/sync.md ("A key column"): the help stays short.
+  const ledger = z.strictObject({
+    job: z.string(),
+    trusted: z.boolean(),
+    matched: z.number(),
+    newEmail: z.number(),
+    recorded: z.number(),
+    gone: z.number(),
+  });
   return {
     documents: [
       fileRunDocument(
         undefined,
-        fileRunSummary().extend({ sync: z.strictObject({ ...counts, snapshot: snapshot.nullable() }) }),
+        fileRunSummary().extend({
+          sync: z.strictObject({
+            ...counts,
+            sent: z.number().describe('rows sent and applied: created or updated; 0 with --plan or --dry-run'),
+            snapshot: snapshot.nullable(),
+          }),
+          ledger: ledger.nullable().describe('with --key-column'),
+        }),
       ),
       {
         when: 'with --plan',
@@ -158,15 +179,17 @@ companyFields.employees). --accept-columns sends it where it resolves now, and r
 a --map by key (--map 'Employees=fields.contactEmployees') never moves.
 
 --dry-run refreshes the snapshot, then prints the body of each row that would be sent.
---plan sends nothing: a table on a terminal (one line per changed value; "update?" when sent
-because unsure; a contact shown by its email when the row has one; past ${PLAN_COMPACT_AFTER} contacts one
-line per contact naming the changed fields: --plan-format full|compact chooses; a table longer
-than the terminal goes through the pager), else NDJSON: {"type":"change","line","action","contact","cnvContactId",
+--plan sends nothing: on a terminal the counts (Plan: ...), then a table (one line per changed
+value; "update?" when sent because unsure; a contact shown by its email when the row has one;
+past ${PLAN_COMPACT_AFTER} contacts one line per contact with its first changes old -> new:
+--plan-format full|compact chooses; a table longer than the terminal goes through the pager),
+else NDJSON: {"type":"change","line","action","contact","cnvContactId",
 "changes":[{"field","old","new"}],"unsure"} per contact that would change, then
 {"type":"summary","create","update","unchanged","invalid","unsure","unsureReasons"}. -q
-applies to each line. Without --plan, --json or -q prints the run's summary document on stdout
-(with its "sync" member: the counts and what the refresh read). --exit-code: exit 9 when rows
-would be (or were) sent.
+applies to each line. The summary says what was sent and what was not ("50 sent (updated 50),
+4950 unchanged"); without --plan, --json or -q prints the run's summary document on stdout
+(with its "sync" member: the counts, "sent", and what the refresh read). --exit-code: exit 9
+when rows would be (or were) sent.
 
 The snapshot is an export state (\`cnv export state list\` shows it, "<account>/contacts-sync"), its file
 under the config directory's sync/ (mode 0600); one sync per account runs at a time (exit 7).
@@ -182,7 +205,8 @@ Examples:
   $ cnv contacts sync --file nightly.csv --full-refresh-after 7d --quiet     # cron: deletions seen within a week
   $ cnv contacts sync --file warehouse.ndjson --plan --exit-code --quiet || echo "account drifted"
   $ cnv contacts sync --file hubspot.csv --map-file docs/maps/hubspot.map --plan --json -q 'changes[].field'
-  $ cnv contacts sync --file nightly.csv --accept-columns --plan`,
+  $ cnv contacts sync --file nightly.csv --accept-columns --plan
+  $ cnv contacts sync --file crm.csv --key-column crm_id    # a person's new email updates the same contact`,
   );
 }
 
@@ -199,7 +223,10 @@ export async function run(given: Context, { opts }: CommandInput<typeof options>
     globals: { ...given.globals, dryRun: false },
     http: () => given.http({ dryRun: false }),
   };
-  const base = await upsertFileSpec(ctx, { ...opts, file }, 'contacts sync', mode);
+  const spec = await upsertFileSpec(ctx, { ...opts, file }, 'contacts sync', mode);
+  const keyColumn = opts.keyColumn?.trim() || undefined;
+  // The key column is sent only when it names something a contact takes (a field, a --map).
+  const base = { ...spec, options: { ...spec.options, columns: { ...spec.options.columns, keyColumn } } };
   // Sure or not depends on the field list as it is now: read afresh once, for the columns and the comparison.
   let definitions: Promise<FieldsByParent | undefined> | undefined;
   const fresh = () => (definitions ??= contactFieldDefinitions(ctx, true, false));
@@ -223,6 +250,7 @@ export async function run(given: Context, { opts }: CommandInput<typeof options>
       exitCode: opts.exitCode === true,
       plan: output,
       fields: async () => (await fresh())?.get('fields'),
+      ...(keyColumn ? { keyJob: ledgerJob(credentials, 'contacts sync', undefined, keyColumn) } : {}),
     },
   ).catch((err: unknown) => Promise.reject(notEnabled(err)));
 }

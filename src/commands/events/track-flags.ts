@@ -32,6 +32,10 @@ export const options = commandOptions(
       'any other body field, e.g. the occurred-at time or create-contact flag the spec names but does not spell (repeatable)',
     ),
     file: textFlag('--file <file>', 'track every row of a CSV, NDJSON or JSON file (- for stdin), one request per row'),
+    idColumn: textFlag(
+      '--id-column <column>',
+      'with --file: the column that identifies an event across runs; its clientEventId derives from it, and the ledger sends only lines it has not sent (a file that grows: only the new lines; docs/ledger.md)',
+    ),
     ...batchFlags(TRACK_FILE_DEFAULTS),
     ...IGNORE_UNKNOWN_COLUMNS_FLAG,
     ...PASS_COLUMN_FLAG,
@@ -40,7 +44,16 @@ export const options = commandOptions(
   {
     globals: BATCH_GLOBALS,
     check(opts) {
-      if (opts.file === undefined) return rejectBatchOptions(opts, '--file');
+      if (opts.file === undefined) {
+        if (opts.idColumn !== undefined) throw new UsageError('--id-column: goes only with --file');
+        return rejectBatchOptions(opts, '--file');
+      }
+      if (opts.idColumn !== undefined && (opts.resumeFromReport !== undefined || opts.force))
+        throw new UsageError(
+          `${opts.force ? '--force' : '--resume-from-report'}: not with --id-column, whose ledger sends only what it has not sent (a rerun is the resume)`,
+          undefined,
+          'conflicting_options',
+        );
       for (const [key, flag] of [
         ['userId', '--user-id'],
         ['email', '--email'],

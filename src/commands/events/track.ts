@@ -12,7 +12,7 @@ import { runTrackFile } from './track-file.js';
 import { options, type TrackOptions } from './track-flags.js';
 import type { JsonOutput } from '../../cmdutil/json-output.js';
 import { z } from 'zod';
-import { fileRunDocument } from '../../cmdutil/run-documents.js';
+import { fileRunDocument, ledgerRunDocument } from '../../cmdutil/run-documents.js';
 
 const NAMED_BODY_KEYS = new Set(['event', 'userId', 'email', 'clientEventId', 'data']);
 
@@ -26,6 +26,7 @@ export const output = (): JsonOutput => ({
       note: "(the API's data)",
     },
     fileRunDocument('with --file'),
+    { ...ledgerRunDocument(), when: 'with --file and --id-column' },
   ],
 });
 

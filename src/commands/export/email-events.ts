@@ -12,6 +12,7 @@ import {
   EXPORT_GLOBALS,
   exportFlags,
   exportRunOptions,
+  refuseClosedStdout,
   FORMAT_HELP,
   type ExportOptionValues,
 } from '../../cmdutil/export-options.js';
@@ -154,14 +155,13 @@ export async function run(ctx: Context, { opts }: CommandInput<typeof options>):
     await runTypesToDir(
       exportDepsOf(ctx),
       { printDocument, label: `export email-events ${emailTypesLabel(types)}` },
-      runOptions,
-      types,
-      resolve(outDir),
+      { base: runOptions, types, dir: resolve(outDir) },
     );
     return { kind: 'none' };
   }
   if (types.length === 1) {
     const runOptions = exportRunOptions(opts, 'email-events', ctx.env, { emailType: types[0] });
+    refuseClosedStdout(ctx.io, runOptions.out);
     await runExport(
       exportDepsOf(ctx),
       runOptions,
@@ -171,6 +171,7 @@ export async function run(ctx: Context, { opts }: CommandInput<typeof options>):
   }
   const label = emailTypesLabel(types);
   const runOptions = { ...exportRunOptions(opts, 'email-events', ctx.env), emailTypes: types };
+  refuseClosedStdout(ctx.io, runOptions.out);
   await runEmailTypes(
     exportDepsOf(ctx),
     runOptions,

@@ -1,5 +1,5 @@
 import { EmulatorError } from '../error-answer.js';
-import { findContact } from '../identifiers.js';
+import { findContact } from '../contact-identifiers.js';
 import { addEach, lookupById, readBatchContacts, requireIdentifiers, resolveContact } from '../membership.js';
 import type { Audience } from '../model.js';
 import { serve, type ApiContext, type ApiRouter, type RouteResult } from '../router.js';

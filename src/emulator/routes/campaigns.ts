@@ -39,16 +39,17 @@ function listView(store: BusinessStore, c: Campaign): Record<string, unknown> {
   };
 }
 
-interface PageCursor {
-  createdAt: string;
-  id: string;
-}
-
 // Ordered by (createdAt, id); the cursor holds the last key served, so archiving mid-walk skips nothing.
 function listCampaigns({ query, store }: ApiContext): RouteResult {
   const limit = readLimit(queryParam(query, 'limit'));
   const cursor = queryParam(query, 'cursor');
-  const after = cursor === undefined ? undefined : decodeCursor<PageCursor>(cursor, CURSOR_KIND, store.cursorSecret);
+  const after =
+    cursor === undefined
+      ? undefined
+      : decodeCursor<{
+          createdAt: string;
+          id: string;
+        }>(cursor, CURSOR_KIND, store.cursorSecret);
   const sorted = [...store.campaigns.values()]
     .filter((c) => !c.archived)
     .sort((a, b) => compareKey(a, b.createdAt, b.id));

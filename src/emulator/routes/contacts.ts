@@ -5,7 +5,7 @@ import { settlePending, syncSourceLinks } from '../relationships.js';
 import { SETTABLE_STATUSES, type Contact, type SettableStatus } from '../model.js';
 import { serve, type ApiContext, type ApiRouter, type RouteResult } from '../router.js';
 import type { BusinessStore } from '../store.js';
-import { checkIdentifierFormats, contactNotFound, missingIdentifier, readIdentifier } from '../identifiers.js';
+import { checkIdentifierFormats, contactNotFound, missingIdentifier, readIdentifier } from '../contact-identifiers.js';
 import { optionalBoolean, optionalObject, queryParam } from '../validate.js';
 import { ENDPOINTS } from '../../endpoints/endpoints.js';
 
@@ -45,8 +45,8 @@ function upsertContact({ body, store }: ApiContext): RouteResult {
   }
   checkIdentifierFormats(email, cnvContactId);
   const status = settableStatus(body.subscriptionStatus);
-  const fieldWrites = validateFieldWrites(store, 'CONTACT', fields, 'fields');
-  const companyWrites = validateFieldWrites(store, 'COMPANY', companyFields, 'companyFields');
+  const fieldWrites = validateFieldWrites(store, 'CONTACT', fields, { mapName: 'fields' });
+  const companyWrites = validateFieldWrites(store, 'COMPANY', companyFields, { mapName: 'companyFields' });
 
   // Resolution: cnvContactId first (email then updates the address), else most recent by email.
   let contact: Contact | undefined;
@@ -126,18 +126,14 @@ function linkContact(
 ): void {
   syncSourceLinks(
     store,
-    'CONTACT',
-    contact.id,
-    contact.fields,
+    { type: 'CONTACT', id: contact.id, fields: contact.fields },
     fieldWrites.map((w) => w.def),
   );
   const company = contact.companyId ? store.companies.get(contact.companyId) : undefined;
   if (company)
     syncSourceLinks(
       store,
-      'COMPANY',
-      company.id,
-      company.fields,
+      { type: 'COMPANY', id: company.id, fields: company.fields },
       companyWrites.map((w) => w.def),
     );
   settlePending(store, 'CONTACT', [contact.userId, contact.email]);

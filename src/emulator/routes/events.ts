@@ -4,7 +4,7 @@ import type { Contact } from '../model.js';
 import { serve, type ApiContext, type ApiRouter, type RouteResult } from '../router.js';
 import { settlePending } from '../relationships.js';
 import type { BusinessStore } from '../store.js';
-import { checkIdentifierFormats, contactNotFound, missingIdentifier, readIdentifier } from '../identifiers.js';
+import { checkIdentifierFormats, contactNotFound, missingIdentifier, readIdentifier } from '../contact-identifiers.js';
 import { isIsoDateTime, optionalBoolean, optionalObject } from '../validate.js';
 import { cloneJson } from '../../lib/exact-number.js';
 import { ENDPOINTS } from '../../endpoints/endpoints.js';

@@ -1,4 +1,4 @@
-import type { Position } from '../change-log.js';
+import type { LogPosition } from '../change-log.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import { EmulatorError, invalidRequest } from '../error-answer.js';
 import { takeOrdered, type Taken } from '../export-index.js';
@@ -23,7 +23,7 @@ export function exportRoutes(router: ApiRouter): void {
 
 interface ContactsCursor {
   b: string;
-  p: Position;
+  p: LogPosition;
 }
 
 interface CustomEventsCursor {
@@ -33,13 +33,13 @@ interface CustomEventsCursor {
   /** Start of the current segment. */
   g: number;
   /** Position of the last row returned in this segment, or null at its start. */
-  p: Position | null;
+  p: LogPosition | null;
 }
 
 interface EmailEventsCursor {
   b: string;
   t: EmailEventType;
-  p: Position;
+  p: LogPosition;
 }
 
 function exportContacts({ body, store }: ApiContext): RouteResult {
@@ -77,7 +77,7 @@ function exportCustomEvents({ body, store }: ApiContext): RouteResult {
   // one call per MAX_SEGMENTS_PER_PAGE segments (an empty page with a cursor), not one per segment.
   const scanEnd = Math.min(cur.g + CUSTOM_EVENT_SEGMENT_MS * MAX_SEGMENTS_PER_PAGE, windowEnd);
   const rows = takeOrdered(sources, { after: cur.p, fromMs: cur.g, toMs: scanEnd }, limit);
-  const after = (last: Position): CustomEventsCursor => ({
+  const after = (last: LogPosition): CustomEventsCursor => ({
     ...cur,
     g: cur.g + Math.floor((last[0] - cur.g) / CUSTOM_EVENT_SEGMENT_MS) * CUSTOM_EVENT_SEGMENT_MS,
     p: last,
@@ -114,7 +114,7 @@ function page(member: string, rows: Taken<Row>[], nextCursor: string | null): Ro
   return { body: { data: { [member]: rows.map((r) => r.row) }, pagination: { nextCursor } } };
 }
 
-function lastPosition(rows: Taken<Row>[]): Position {
+function lastPosition(rows: Taken<Row>[]): LogPosition {
   return rows[rows.length - 1].position;
 }
 

@@ -1,8 +1,8 @@
 import { assertPermission } from '../auth.js';
-import { assertCustomObjectsEnabled, requireCustomObject } from '../custom-objects.js';
+import { assertCustomObjectsEnabled, requireCustomObject } from '../custom-object-access.js';
 import { EmulatorError, invalidRequest } from '../error-answer.js';
 import { FIELD_KEY_RE, assertKeyFree, readObjectType, requiredTrimmed } from '../field-definitions.js';
-import { RELATIONSHIP_OBJECT_TYPES, type FieldDefinition, type ObjectType } from '../model.js';
+import { RELATIONSHIP_OBJECT_TYPES, type StoredField, type ObjectType } from '../model.js';
 import { serve, type ApiContext, type ApiRouter, type RouteResult } from '../router.js';
 import { isPlainObject } from '../validate.js';
 import { ENDPOINTS } from '../../endpoints/endpoints.js';
@@ -47,7 +47,7 @@ function createRelationship({ body, store, key: apiKey }: ApiContext): RouteResu
   assertKeyFree(store, source.key);
   assertKeyFree(store, target.key);
   const now = store.clock.now();
-  const define = (own: Side, other: Side, reverse: boolean): FieldDefinition =>
+  const define = (own: Side, other: Side, reverse: boolean): StoredField =>
     store.fields.add({
       key: own.key,
       label: own.label,
@@ -69,7 +69,7 @@ function createRelationship({ body, store, key: apiKey }: ApiContext): RouteResu
   return { body: { data: { sourceField: reference(sourceField), relatedFields: [reference(reverseField)] } } };
 }
 
-function reference(def: FieldDefinition): Record<string, unknown> {
+function reference(def: StoredField): Record<string, unknown> {
   return {
     key: def.key,
     objectType: def.objectType,

@@ -1,6 +1,6 @@
 import { EmulatorError, invalidRequest } from '../error-answer.js';
 import { fieldView, readObjectType } from '../field-definitions.js';
-import { RELATIONSHIP_OBJECT_TYPES, type FieldDefinition } from '../model.js';
+import { RELATIONSHIP_OBJECT_TYPES, type StoredField } from '../model.js';
 import type { AdminContext, AdminRouter, RouteResult } from '../router.js';
 import type { BusinessStore } from '../store.js';
 import { queryParam } from '../validate.js';
@@ -54,7 +54,7 @@ function deleteField(ctx: AdminContext): RouteResult {
 }
 
 /** The field with the path's key, of `?objectType=` when given; 404 field_not_found otherwise. */
-function fieldOf(ctx: AdminContext, business: BusinessStore): FieldDefinition {
+function fieldOf(ctx: AdminContext, business: BusinessStore): StoredField {
   const key = ctx.params.key;
   const rawType = queryParam(ctx.query, 'objectType');
   const objectType = rawType === undefined ? undefined : readObjectType(rawType, RELATIONSHIP_OBJECT_TYPES);

@@ -1,4 +1,4 @@
-import { requireCustomObject } from '../custom-objects.js';
+import { requireCustomObject } from '../custom-object-access.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import { EmulatorError, invalidRequest } from '../error-answer.js';
 import {
@@ -10,7 +10,7 @@ import {
   readObjectType,
   requiredTrimmed,
 } from '../field-definitions.js';
-import { FIELD_OBJECT_TYPES, RELATIONSHIP_OBJECT_TYPES, type FieldDefinition, type ObjectType } from '../model.js';
+import { FIELD_OBJECT_TYPES, RELATIONSHIP_OBJECT_TYPES, type StoredField, type ObjectType } from '../model.js';
 import { serve, type ApiContext, type ApiRouter, type RouteResult } from '../router.js';
 import { queryParam } from '../validate.js';
 import { ENDPOINTS } from '../../endpoints/endpoints.js';
@@ -77,7 +77,7 @@ function listFields({ query, store }: ApiContext): RouteResult {
     customObjectId = p.c ?? undefined;
     offset = p.n;
   }
-  const all: FieldDefinition[] = store.fields.list(objectType, customObjectId);
+  const all: StoredField[] = store.fields.list(objectType, customObjectId);
   const page = all.slice(offset, offset + limit);
   const next = offset + page.length;
   const nextCursor =

@@ -1,6 +1,6 @@
 import { EmulatorError } from '../error-answer.js';
 import { lookupById } from '../membership.js';
-import type { Form } from '../model.js';
+import type { StoredForm } from '../model.js';
 import { serve, type ApiContext, type ApiRouter, type RouteResult } from '../router.js';
 import { FIXTURE_WORKSPACE_ID } from '../seed/fixtures.js';
 import { ENDPOINTS } from '../../endpoints/endpoints.js';
@@ -10,7 +10,7 @@ export function formRoutes(router: ApiRouter): void {
   serve(router, ENDPOINTS.getForm, getForm);
 }
 
-function readable(form: Form | undefined): form is Form {
+function readable(form: StoredForm | undefined): form is StoredForm {
   return (
     !!form &&
     form.kind === 'NATIVE' &&

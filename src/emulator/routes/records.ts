@@ -1,4 +1,4 @@
-import { assertCustomObjectsEnabled, requireCustomObject } from '../custom-objects.js';
+import { assertCustomObjectsEnabled, requireCustomObject } from '../custom-object-access.js';
 import { EmulatorError, invalidRequest } from '../error-answer.js';
 import { validateFieldWrites, type FieldWrite } from '../field-values.js';
 import type { CustomObject } from '../model.js';
@@ -69,13 +69,16 @@ function upsertOne(
   if (!isPlainObject(fields)) return failed(key, 'invalid_request', `${at}.fields must be a JSON object`);
   let writes: FieldWrite[];
   try {
-    writes = validateFieldWrites(store, 'CUSTOM_OBJECT', fields, 'fields', customObject.id);
+    writes = validateFieldWrites(store, 'CUSTOM_OBJECT', fields, {
+      mapName: 'fields',
+      customObjectId: customObject.id,
+    });
   } catch (err) {
     if (err instanceof EmulatorError) return failed(key, err.code, err.message);
     throw err;
   }
 
-  const { record, operation } = writeRecord(store, customObject.id, key, writes, {}, touched);
+  const { record, operation } = writeRecord(store, customObject.id, { clientDedupKey: key, writes, touched });
   const pending = Object.keys(linksOf(store, record.id).pending);
   return {
     success: true,

@@ -1,6 +1,6 @@
 import { EmulatorError } from '../error-answer.js';
 import { lookupById, requireIdentifiers } from '../membership.js';
-import { contactNotFound, findContact } from '../identifiers.js';
+import { contactNotFound, findContact } from '../contact-identifiers.js';
 import { serve, type ApiContext, type ApiRouter, type RouteResult } from '../router.js';
 import { optionalObject } from '../validate.js';
 import { cloneJson } from '../../lib/exact-number.js';

@@ -1,13 +1,13 @@
 import { validateFieldWrites } from '../field-values.js';
 import { writeRecord } from '../record-writer.js';
-import type { DataType, FieldDefinition } from '../model.js';
+import type { DataType, StoredField } from '../model.js';
 import type { SeedContext } from './seed-context.js';
 import { FIXTURE_CUSTOM_OBJECT as CO, FIXTURE_RECORDS, FIXTURE_TARGETS, SUBSCRIPTION_FIELDS as F } from './fixtures.js';
 
 const DEFINED_AT = '2024-11-15T00:00:00.000Z';
 const RECORDS_AT = '2024-12-15T09:00:00.000Z';
 
-const field = (key: string, label: string, dataType: DataType, readOnly = false): FieldDefinition => ({
+const field = (key: string, label: string, dataType: DataType, readOnly = false): StoredField => ({
   key,
   label,
   objectType: 'CUSTOM_OBJECT',
@@ -64,7 +64,10 @@ export function seedCustomObjects({ business }: SeedContext): void {
   for (const t of Object.values(FIXTURE_TARGETS)) business.targets.add({ ...t, fields: {}, createdAt: DEFINED_AT });
 
   for (const fx of Object.values(FIXTURE_RECORDS)) {
-    const writes = validateFieldWrites(business, 'CUSTOM_OBJECT', fx.fields, 'fields', CO.id);
-    writeRecord(business, CO.id, fx.clientDedupKey, writes, { id: fx.id, at: RECORDS_AT });
+    const writes = validateFieldWrites(business, 'CUSTOM_OBJECT', fx.fields, {
+      mapName: 'fields',
+      customObjectId: CO.id,
+    });
+    writeRecord(business, CO.id, { clientDedupKey: fx.clientDedupKey, writes, id: fx.id, at: RECORDS_AT });
   }
 }

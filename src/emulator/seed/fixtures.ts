@@ -92,8 +92,13 @@ export const FIXTURE_BASIC_CONTACTS = {
 /** A contact id referenced by seeded events whose contact no longer exists. */
 export const FIXTURE_DELETED_CONTACT_ID = 'a0000000-0000-4000-8000-0000000000de';
 
-/** A fixture custom event as seeded in business "acme". */
-interface FixtureEvent {
+const event = (
+  n: number,
+  contactId: string,
+  eventName: string,
+  occurredAt: string,
+  data: Record<string, unknown>,
+): {
   eventId: string;
   clientEventId: string;
   contactId: string;
@@ -101,15 +106,7 @@ interface FixtureEvent {
   occurredAt: string;
   createdAt: string;
   data: Record<string, unknown>;
-}
-
-const event = (
-  n: number,
-  contactId: string,
-  eventName: string,
-  occurredAt: string,
-  data: Record<string, unknown>,
-): FixtureEvent => ({
+} => ({
   eventId: `e0000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
   clientEventId: `fixture-event-${n}`,
   contactId,

@@ -6,18 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compare, fmt, timeCommand } from '../lib.mjs';
-import { BIN, startEmulatorProcess } from '../emulator.mjs';
+import { admin, BIN, startEmulatorProcess } from '../emulator.mjs';
 
 const BATCH_MIN = fileURLToPath(new URL('../baselines/batch-min.mjs', import.meta.url));
 const AUDIENCE = 'c1000000-0000-4000-8000-000000000003';
 const CUSTOM_OBJECT = 'c0000000-0000-4000-8000-000000000001';
-
-const admin = async (emu, path, init) => {
-  // Admin writes need a JSON content type (the emulator's guard against cross-site requests).
-  const res = await fetch(emu.url + path, { ...init, headers: { 'content-type': 'application/json' } });
-  if (!res.ok) throw new Error(`${path}: HTTP ${res.status}`);
-  return res.json();
-};
 
 /** A small deterministic PRNG (mulberry32), so every run sends the same files. */
 function prng(seed) {

@@ -8,13 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { fmt, median, timeCommand } from '../lib.mjs';
-import { BIN, startEmulatorProcess } from '../emulator.mjs';
+import { admin, BIN, startEmulatorProcess } from '../emulator.mjs';
 
-const admin = async (emu, path, init) => {
-  const res = await fetch(emu.url + path, { ...init, headers: { 'content-type': 'application/json' } });
-  if (!res.ok) throw new Error(`${path}: HTTP ${res.status}`);
-  return res.json();
-};
 const env = (emu, config) => ({
   ...process.env,
   CNV_BASE_URL: emu.url,

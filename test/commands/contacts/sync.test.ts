@@ -24,7 +24,7 @@ function file(name: string, text: string): string {
 }
 
 describe('contacts sync --plan', () => {
-  it('on a terminal: a table, one line per changed value ("update?" when sent because unsure), then the counts', async () => {
+  it('on a terminal: the counts, then a table, one line per changed value ("update?" when sent because unsure)', async () => {
     const path = file(
       'plan.csv',
       `email,city,companyFields.employees\n${FIXTURE_CONTACTS.ada.email},Paris,\n${FIXTURE_CONTACTS.grace.email},,12\nbrand.new@example.com,Rome,\n`,
@@ -36,13 +36,16 @@ describe('contacts sync --plan', () => {
     });
     expect(res.exitCode, res.stderr).toBe(0);
     const lines = res.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^line +action +contact +field +old +new$/);
-    expect(lines[1]).toMatch(/^2 +update +ada@example\.com +fields\.city +London +Paris$/);
-    expect(lines[2]).toMatch(/^3 +update\? +grace@example\.com +\(companyFields are not in the contacts export\)/);
-    expect(lines[3]).toMatch(/^4 +create +brand\.new@example\.com +email +\(unset\) +brand\.new@example\.com$/);
-    expect(lines.at(-1)).toBe(
+    expect(lines[0]).toBe(
       'Plan: 1 to create, 2 to update (1 of them because cnv cannot be sure they match: 1 company fields), 0 unchanged, 0 invalid.',
     );
+    expect(lines[1]).toBe('');
+    expect(lines[2]).toMatch(/^line +action +contact +field +old +new$/);
+    expect(lines[3]).toMatch(/^2 +update +ada@example\.com +fields\.city +London +Paris$/);
+    expect(lines[4]).toMatch(/^3 +update\? +grace@example\.com +\(companyFields are not in the contacts export\)/);
+    expect(lines[5]).toMatch(/^4 +create +brand\.new@example\.com +email +\(unset\) +brand\.new@example\.com$/);
+    expect(lines[6]).toMatch(/^ +fields\.city +\(unset\) +Rome$/);
+    expect(lines).toHaveLength(7);
   });
 
   it('-q applies to each NDJSON line', async () => {

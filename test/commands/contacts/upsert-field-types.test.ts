@@ -1,4 +1,14 @@
-import { lstatSync, unlinkSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import {
+  lstatSync,
+  mkdirSync,
+  unlinkSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -198,6 +208,32 @@ describe('the definitions cache', () => {
     expect(readFileSync(file, 'utf8')).not.toContain(KEY);
     expect(readFileSync(file, 'utf8')).not.toContain('0123456789abcdef');
     expect(readdirSync(cacheDir())).toHaveLength(1); // no temporary file left behind
+  });
+
+  it('the base URL with or without its trailing slash is one account: one cache, one fields request', async () => {
+    fieldsServer(1);
+    expect((await run(['--field', 'city=10115'])).exitCode).toBe(0);
+    env = { ...env, CNV_BASE_URL: `${BASE}/` };
+    expect((await run(['--field', 'score=5'])).exitCode).toBe(0);
+    expect(fieldPaths).toHaveLength(1);
+    expect(bodies[1].fields).toEqual({ score: 5 });
+    expect(readdirSync(cacheDir())).toHaveLength(1);
+  });
+
+  it('a cache an earlier cnv wrote (named by the base URL as typed and the masked key) is still read', async () => {
+    const earlier = createHash('sha256').update(`${BASE}\nsk_live_mock_****`).digest('hex').slice(0, 24);
+    mkdirSync(cacheDir(), { recursive: true });
+    const saved = { savedAt: Date.now(), fields: CONTACT_FIELDS };
+    writeFileSync(
+      join(cacheDir(), `fields-${earlier}.json`),
+      JSON.stringify({ version: 1, objectTypes: { CONTACT: saved } }),
+    );
+    const res = await run(['--field', 'city=10115']);
+    expect(res.exitCode).toBe(0);
+    expect(res.stderr).toBe('');
+    expect(fieldPaths).toEqual([]);
+    // A STRING by the cached definitions (without them, sent as the number it parses as).
+    expect(bodies[0].fields).toEqual({ city: '10115' });
   });
 
   it('is read again once older than the TTL', async () => {

@@ -1,3 +1,4 @@
+import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { FIXTURE_CONTACTS as FX } from '../../../src/emulator/seed/fixtures.js';
 import { batchFiles } from '../../helpers/batch-files.js';
@@ -133,5 +134,29 @@ describe('cnv contacts upsert --file (in-process)', () => {
     const res = await cnvInProcess(['contacts', 'upsert', '--file', 'x.csv', '--email', FX.ada.email], { env: fx.env });
     expect(res.exitCode).toBe(2);
     expect(res.stderr).toMatch(/--file: each row names its contact; drop --email/);
+  });
+
+  it("a report an earlier cnv wrote (its account as host and masked key) still resumes; another key's is refused", async () => {
+    const path = write('earlier.csv', 'email\nearlier.one@example.com\nearlier.two@example.com\n');
+    const report = reportPath();
+    expect(
+      (await cnvInProcess(['contacts', 'upsert', '--file', path, '--report', report], { env: fx.env })).exitCode,
+    ).toBe(0);
+    const place = new URL(fx.env.CNV_BASE_URL).host;
+    const text = readFileSync(report, 'utf8');
+    expect(text).toContain(`""account"":""sk_live_demo@${place}""`);
+    // The form a report had before the one account identity: `<host and path> <masked key>`.
+    writeFileSync(report, text.replaceAll(`sk_live_demo@${place}`, `${place} sk_live_demo_****`));
+    await fx.resetStats();
+    const resumed = await cnvInProcess(['contacts', 'upsert', '--file', path, '--resume-from-report', report], {
+      env: fx.env,
+    });
+    expect([resumed.exitCode, resumed.stderr]).toEqual([0, expect.stringContaining('2 succeeded')]);
+    expect((await fx.stats()).byRoute['POST /v2/contacts']).toBeUndefined();
+    writeFileSync(report, text.replaceAll(`sk_live_demo@${place}`, `${place} sk_live_basic_****`));
+    const other = await cnvInProcess(['contacts', 'upsert', '--file', path, '--resume-from-report', report], {
+      env: fx.env,
+    });
+    expect([other.exitCode, other.stderr]).toEqual([2, expect.stringContaining('report_mismatch')]);
   });
 });

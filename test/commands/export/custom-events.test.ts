@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { cnvInProcess } from '../../helpers/cli.js';
-import { MOCK_API, useMockApi } from '../../helpers/mock-api.js';
+import { MOCK_API, useFakeApi } from '../../helpers/fake-api.js';
 
 // In-process runs against undici's MockAgent: the server behaviours the emulator does not show.
 const BASE = MOCK_API;
-const api = useMockApi();
+const api = useFakeApi();
 
 describe('export runner (in-process, MockAgent)', () => {
   it("custom events --full without --since keeps the saved window's start, and takes a new --until", async () => {
@@ -17,7 +17,7 @@ describe('export runner (in-process, MockAgent)', () => {
     const events = (args: string[]) =>
       cnvInProcess(['export', 'custom-events', '--state-key', 'win', '-o', 'ndjson', ...args], {
         env: api.env,
-        dispatcher: api.agent,
+        dispatcher: api.dispatcher,
       });
     expect((await events(['--since', '2025-01-01', '--until', '2025-02-01'])).exitCode).toBe(0);
     expect((await events(['--full', '--until', '2025-03-01'])).exitCode).toBe(0);

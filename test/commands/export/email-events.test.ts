@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ExportStateStore } from '../../../src/exporter/state-store.js';
 import { cnvInProcess } from '../../helpers/cli.js';
-import { MOCK_API, useMockApi } from '../../helpers/mock-api.js';
+import { MOCK_API, useFakeApi } from '../../helpers/fake-api.js';
 
 // Several email types into one file: a local failure (full disk) stops every type with exit 8,
 // the file holds exactly what the one state committed, and the next run completes every type.
 const BASE = MOCK_API;
-const api = useMockApi();
+const api = useFakeApi();
 
 beforeEach(() => {
   // Two pages per type: [<type>-1] then [<type>-2].
@@ -47,7 +47,7 @@ afterEach(() => {
 const run = (args: string[]) =>
   cnvInProcess(['export', 'email-events', '--type', 'EMAIL_OPEN,EMAIL_CLICK', ...args], {
     env: api.env,
-    dispatcher: api.agent,
+    dispatcher: api.dispatcher,
   });
 const ids = (path: string) =>
   readFileSync(path, 'utf8')
@@ -95,7 +95,7 @@ describe('export email-events, several types into one file', () => {
     expect((await run(['--out', out, '--state-key', 'k'])).exitCode).toBe(0);
     const other = await cnvInProcess(['export', 'email-events', '--type', 'all', '--out', out, '--state-key', 'k'], {
       env: api.env,
-      dispatcher: api.agent,
+      dispatcher: api.dispatcher,
     });
     expect(other.exitCode).toBe(2);
     expect(other.stderr).toContain('belongs to a email-events EMAIL_OPEN,EMAIL_CLICK export, not email-events all');

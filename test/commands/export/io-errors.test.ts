@@ -5,13 +5,13 @@ import { basename, dirname, join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ExportStateStore } from '../../../src/exporter/state-store.js';
 import { cnvInProcess } from '../../helpers/cli.js';
-import { MOCK_API, useMockApi } from '../../helpers/mock-api.js';
+import { MOCK_API, useFakeApi } from '../../helpers/fake-api.js';
 
 // A full disk, a read-only file system or a denied write under the output, the state or the
 // lock: exit 8 naming the path, the data as correct as ever, the run closed as failed.
 const BASE = MOCK_API;
 const KEY = 'sk_live_mock@api.test/contacts';
-const api = useMockApi({ contactFields: true });
+const api = useFakeApi({ contactFields: true });
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -24,7 +24,8 @@ function page(cursor: string | undefined, rows: unknown[], next: string | null) 
     .intercept({ path: '/v2/exports/contacts', method: 'POST', body: (b) => JSON.parse(b).cursor === cursor })
     .reply(200, { data: { contacts: rows }, pagination: { nextCursor: next } });
 }
-const run = (args: string[]) => cnvInProcess(['export', 'contacts', ...args], { env: api.env, dispatcher: api.agent });
+const run = (args: string[]) =>
+  cnvInProcess(['export', 'contacts', ...args], { env: api.env, dispatcher: api.dispatcher });
 const state = async () => (await ExportStateStore.open(api.dir)).list()[0];
 const errno = (code: string) => Object.assign(new Error(`${code}: injected, write`), { code });
 const lines = (path: string) =>
@@ -101,7 +102,7 @@ describe('export: local file system failures are exit 8, not a bug', () => {
     }) as typeof fs.writeFileSync;
     syncBuiltinESMExports();
     try {
-      const res = await run(['-o', 'ndjson']);
+      const res = await run(['-o', 'ndjson', '--state-key', 'io']);
       expect(res.exitCode, res.stderr).toBe(8);
       expect(res.stderr).toMatch(
         /error: file_system_error: cannot write the lock .*\.json\.lock: permission denied \(EACCES\)/,
@@ -114,14 +115,15 @@ describe('export: local file system failures are exit 8, not a bug', () => {
 
   it('temporary files a killed state write or lock left are removed by the next run of that key', async () => {
     const store = await ExportStateStore.open(api.dir);
-    const leftover = `${store.pathOf(`${KEY}/stdout`)}.tmp-1732000000abcdef`;
+    const leftover = `${store.pathOf('io')}.tmp-1732000000abcdef`;
     writeFileSync(leftover, '{"state":');
     // A lock file half made by a process that is gone (pid 999999).
-    const lockPath = `${store.pathOf(`${KEY}/stdout`)}.lock`;
+    const lockPath = `${store.pathOf('io')}.lock`;
     const making = join(dirname(lockPath), `.${basename(lockPath)}.cnv-999999-deadbeef.tmp`);
     writeFileSync(making, '{}');
     page(undefined, [contact('a')], null);
-    const res = await run(['-o', 'ndjson']);
+    // Rows to stdout keep a state only when --state-key names one.
+    const res = await run(['-o', 'ndjson', '--state-key', 'io']);
     expect(res.exitCode, res.stderr).toBe(0);
     expect(readdirSync(store.dir).filter((n) => n.includes('.tmp-') || n.includes('.lock.'))).toEqual([]);
   });

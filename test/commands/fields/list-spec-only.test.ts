@@ -1,16 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { cnvInProcess } from '../../helpers/cli.js';
-import { customObjectField, MOCK_API, useFieldPages, useMockApi } from '../../helpers/mock-api.js';
+import { customObjectField, MOCK_API, useFieldPages, useFakeApi } from '../../helpers/fake-api.js';
 
 // A server that is only the spec (undici's MockAgent): the CLI must send only the parameters
 // the spec names and cope with what the spec leaves open.
 const BASE = MOCK_API;
 const CO = 'c0000000-0000-4000-8000-000000000001';
 const OTHER_CO = 'c0000000-0000-4000-8000-000000000002';
-const api = useMockApi();
+const api = useFakeApi();
 const fields = useFieldPages(api);
 
-const run = (args: string[]) => cnvInProcess(args, { env: api.env, dispatcher: api.agent });
+const run = (args: string[]) => cnvInProcess(args, { env: api.env, dispatcher: api.dispatcher });
 const field = customObjectField;
 
 describe('fields list --custom-object-id against a server that is only the spec', () => {

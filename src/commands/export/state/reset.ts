@@ -4,7 +4,7 @@ import type { Context } from '../../../context.js';
 import { CliError } from '../../../errors.js';
 import { openStateStore, stateNotFound } from '../../../exporter/state-view.js';
 import type { ExportStateStore } from '../../../exporter/state-store.js';
-import type { ExportState } from '../../../exporter/state.js';
+import type { ExportState } from '../../../exporter/export-state.js';
 import { confirmDeletion } from '../../../terminal/confirm.js';
 import type { CommandResult } from '../../../output/render.js';
 import { commandOptions, switchFlag } from '../../../cmdutil/flags.js';

@@ -3,18 +3,18 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ExportStateStore } from '../../../../src/exporter/state-store.js';
 import { cnvInProcess } from '../../../helpers/cli.js';
-import { answerContactsPage, exportContact, MOCK_API, useMockApi } from '../../../helpers/mock-api.js';
+import { answerContactsPage, exportContact, MOCK_API, useFakeApi } from '../../../helpers/fake-api.js';
 
 // In-process runs against undici's MockAgent: the server behaviours the emulator does not show.
 const BASE = MOCK_API;
 const KEY = 'sk_live_mock@api.test/contacts';
-const api = useMockApi({ contactFields: true });
+const api = useFakeApi({ contactFields: true });
 
 const contact = exportContact;
 const page = (cursor: string | undefined, rows: unknown[], next: string | null, times = 1) =>
   answerContactsPage(api.agent, cursor, rows, next, times);
 const run = (args: string[], opts: { signal?: AbortSignal } = {}) =>
-  cnvInProcess(['export', 'contacts', ...args], { env: api.env, dispatcher: api.agent, ...opts });
+  cnvInProcess(['export', 'contacts', ...args], { env: api.env, dispatcher: api.dispatcher, ...opts });
 const fileKey = (out: string) => `${KEY}:${out}`;
 const outFile = () => join(mkdtempSync(join(api.dir, 'out-')), 'contacts.ndjson');
 
@@ -42,7 +42,7 @@ describe('export state: nothing secret is persisted or shown', () => {
     page(undefined, [contact('a')], null);
     const res = await cnvInProcess(['export', 'contacts', '--out', outFile(), '--state-key', 'creds'], {
       env: { ...api.env, CNV_BASE_URL: 'https://ops:hunter2@api.test' },
-      dispatcher: api.agent,
+      dispatcher: api.dispatcher,
     });
     expect(res.exitCode).toBe(2);
     expect(res.stderr).toMatch(/^error: credentials_in_url: /);
