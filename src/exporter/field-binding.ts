@@ -110,9 +110,12 @@ export function changeLines(
       : output === 'labels'
         ? `rows from now on name it "${c.to}" in fields${hint}`
         : `rows name it "${c.key}" as before`;
+  const toExtra = (label: string) =>
+    `("${label}") has no column in the header: its values go to _extra as "fields.${label}"` +
+    ' (--full starts the file again with a column for it)';
   const added = (c: FieldChanges['added'][number]) =>
     output === 'csv'
-      ? `("${c.label}") has no column in the header: its values go to _extra as "fields.${c.label}" (--full starts the file again with a column for it)`
+      ? toExtra(c.label)
       : output === 'labels'
         ? `rows name it "${c.label}" in fields`
         : `rows name it "${c.key}"`;

@@ -73,7 +73,8 @@ export function fieldKeysOf(deps: Pick<ExportDeps, 'notices'>, fields: readonly 
   if (keys.shared.size > 0) {
     const named = [...keys.shared].map(([label, shared]) => `"${label}" (${shared.join(', ')})`).join('; ');
     deps.notices.tell(
-      `warning: --fields-by key: labels two fields share cannot name one field: ${named}; a member named by such a label goes to unresolvedFields`,
+      `warning: --fields-by key: labels two fields share cannot name one field: ${named}; ` +
+        'a member named by such a label goes to unresolvedFields',
     );
   }
   return keys;
@@ -122,7 +123,8 @@ async function watchedFields(
   } catch (err) {
     if (!(err instanceof ApiError) || err.status < 400 || err.status >= 500 || err.status === 429) throw err;
     deps.notices.tell(
-      `warning: the field list could not be read (${err.code}, HTTP ${err.status}): fields relabelled in the account are not noted this run`,
+      `warning: the field list could not be read (${err.code}, HTTP ${err.status}): ` +
+        'fields relabelled in the account are not noted this run',
     );
     return undefined;
   }

@@ -155,7 +155,10 @@ function writeSummaries(
   }
 }
 
-/** `_extra` alone, as --quiet still says it: the values no column of the file's header holds, naming the export and the fields. */
+/**
+ * `_extra` alone, as --quiet still says it: the values no column of the file's header holds,
+ * naming the export and the fields.
+ */
 function extraLine(s: ExportSummary): string {
   const { values, rows, members } = s.extra!;
   const state = s.stateKey === null ? '' : ` (export state "${s.stateKey}")`;
