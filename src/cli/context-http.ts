@@ -154,7 +154,9 @@ export class HttpStack {
           // A run slowed by other processes says so once, and where to look (a lease left behind).
           onShared: ({ peers, rate, dir }) =>
             warn(
-              `${peers - 1} other cnv process${peers > 2 ? 'es' : ''} of this machine send${peers > 2 ? '' : 's'} with this account: this run shares its rate, at most ${Math.round(rate)} requests/s (leases in ${dir}; CNV_RATE_SHARE=off stops sharing)`,
+              `${peers - 1} other cnv process${peers > 2 ? 'es' : ''} of this machine send${peers > 2 ? '' : 's'} with this ` +
+                `account: this run shares its rate, at most ${Math.round(rate)} requests/s (leases in ${dir}; ` +
+                'CNV_RATE_SHARE=off stops sharing)',
             ),
         }),
       );

@@ -82,7 +82,8 @@ function refuseJsonOutside(action: Command, globals: Context['globals']): void {
   const flag = globals.query !== undefined ? '-q/--query' : globals.json ? '--json' : undefined;
   if (flag)
     throw new UsageError(
-      `${flag}: \`${commandPath(action)}\` prints ${action.name() === 'completion' ? 'a shell script' : 'text'}, which has no JSON form`,
+      `${flag}: \`${commandPath(action)}\` prints ` +
+        `${action.name() === 'completion' ? 'a shell script' : 'text'}, which has no JSON form`,
       'drop the flag',
     );
 }

@@ -64,7 +64,8 @@ export function advance(
   const moved = !last && page.nextCursor !== cursor;
   if (moved && visited.has(page.nextCursor)) {
     throw new ResponseShapeError(
-      `${label}: the server handed back a cursor it had already given in this run (a cycle); stopped before writing that page (everything before is committed)`,
+      `${label}: the server handed back a cursor it had already given in this run (a cycle); ` +
+        'stopped before writing that page (everything before is committed)',
     );
   }
   const again = [...page.hits].filter((id) => !saved.has(id));
@@ -80,7 +81,9 @@ export function advance(
     seen = [...saved, ...again, ...fresh()];
     if (seen.length > MAX_SEEN) {
       throw new ResponseShapeError(
-        `${label}: the server kept the cursor where it was while sending ${seen.length} distinct rows from it, more than the ${MAX_SEEN} a state remembers; stopped before writing that page (everything before is committed)`,
+        `${label}: the server kept the cursor where it was while sending ${seen.length} distinct rows from it, ` +
+          `more than the ${MAX_SEEN} a state remembers; ` +
+          'stopped before writing that page (everything before is committed)',
       );
     }
   }

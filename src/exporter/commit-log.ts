@@ -69,7 +69,10 @@ export class CommitLog {
     this.saved = true;
   }
 
-  /** The first page of a run without a state yet, of a --full run, or of a --defer-commit run (its pending position) is always saved, even when empty. */
+  /**
+   * The first page of a run without a state yet, of a --full run, or of a --defer-commit run (its
+   * pending position) is always saved, even when empty.
+   */
   needsFirstSave(): boolean {
     return needsFirstSave(this.plan, this.saved, this.opts.defer);
   }
@@ -123,7 +126,10 @@ export class CommitLog {
   }
 }
 
-/** The first page of a run without a state yet, of a --full run, or of a --defer-commit run (its pending position) is always saved, even when empty. */
+/**
+ * The first page of a run without a state yet, of a --full run, or of a --defer-commit run (its
+ * pending position) is always saved, even when empty.
+ */
 export function needsFirstSave(plan: RunPlan, committedOnce: boolean, defer: boolean): boolean {
   return plan.store !== undefined && !committedOnce && (plan.prior === undefined || plan.restarted || defer);
 }

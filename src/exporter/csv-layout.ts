@@ -80,7 +80,10 @@ export function fieldColumns(fields: readonly LabelledField[]): Array<{ column: 
   return out;
 }
 
-/** Every column a kind offers: fixed ones, then (contacts) one per field; and the row members that differ from their column's label. */
+/**
+ * Every column a kind offers: fixed ones, then (contacts) one per field; and the row members that
+ * differ from their column's label.
+ */
 function availableColumns(
   kind: ExportKind,
   fields: readonly LabelledField[],

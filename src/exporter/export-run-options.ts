@@ -41,7 +41,10 @@ export interface ExportRunOptions {
   nullAs?: string;
   /** CSV: neutralise values a spreadsheet would run as formulas. */
   excelSafe: boolean;
-  /** Contacts: fields by key (--fields-by key: NDJSON members, CSV columns) instead of the API's labels; absent: as the state recorded, else label. */
+  /**
+   * Contacts: fields by key (--fields-by key: NDJSON members, CSV columns) instead of the API's
+   * labels; absent: as the state recorded, else label.
+   */
   fieldsBy?: 'label' | 'key';
   /**
    * Contacts NDJSON with a state: record each field's label and say (a note, the summary's
@@ -77,7 +80,10 @@ export interface RunPlan {
   path?: string;
   fileStart?: FileStart;
   layout: FileLayout | null;
-  /** Contacts: how the account's fields changed since the CSV file's header was bound, or the last NDJSON run (said in a note and the summary). */
+  /**
+   * Contacts: how the account's fields changed since the CSV file's header was bound, or the last
+   * NDJSON run (said in a note and the summary).
+   */
   fieldChanges?: FieldChanges;
   /** --fields-by key: how `fields` members become keys (read from the definitions when the run starts). */
   fieldKeys?: FieldKeys;

@@ -18,7 +18,10 @@ export type FileStart =
   | { mode: 'replace' }
   | { mode: 'temp' };
 
-/** Locks an output file by its `<dev>:<ino>` before anything is cut or written (undefined: no lock could be had, and none is needed). */
+/**
+ * Locks an output file by its `<dev>:<ino>` before anything is cut or written (undefined: no lock
+ * could be had, and none is needed).
+ */
 type LockFile = (fileId: string) => Promise<ExportLock | undefined>;
 
 /** The state's record of the file at a length. */
@@ -252,7 +255,8 @@ function shorter(path: string, size: number | undefined, committed: number): Usa
   const what = size !== undefined ? `has ${size} bytes` : 'is missing';
   return new UsageError(
     `--out ${path} ${what}, but the export state has ${committed} bytes committed to it (rotated, truncated or edited?)`,
-    'run again with --full to export everything into it afresh, or write to a new file (another --out) to continue from the saved cursor',
+    'run again with --full to export everything into it afresh, ' +
+      'or write to a new file (another --out) to continue from the saved cursor',
     'file_shorter_than_committed',
   );
 }

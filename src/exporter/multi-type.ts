@@ -146,11 +146,14 @@ export function typesFailed(
   const completed = types.filter((t) => outcomes[t].status === 'complete');
   const reasons = failed.map((t) => `${t} (${outcomes[t].error ?? outcomes[t].status})`).join('; ');
   return new CliError(
-    `export email-events: ${failed.length} of ${types.length} types did not complete: ${reasons}; completed: ${completed.length > 0 ? completed.join(', ') : 'none'}`,
+    `export email-events: ${failed.length} of ${types.length} types did not complete: ${reasons}; completed: ` +
+      `${completed.length > 0 ? completed.join(', ') : 'none'}`,
     {
       exitCode: first instanceof CliError ? first.exitCode : 7,
       code: first instanceof CliError ? first.code : 'types_failed',
-      hint: 'everything delivered is committed, for every type: run the same command again to continue each type from its own cursor',
+      hint:
+        'everything delivered is committed, for every type: ' +
+        'run the same command again to continue each type from its own cursor',
     },
   );
 }

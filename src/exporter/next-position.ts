@@ -36,7 +36,8 @@ export function repeatWarnings(
   const warnings: string[] = [];
   if (page.repeated > 0)
     warnings.push(
-      `${label}: the server sent ${page.repeated} rows of ${n === undefined ? 'a page' : `page ${n}`} twice within the page; each was written once`,
+      `${label}: the server sent ${page.repeated} rows of ${n === undefined ? 'a page' : `page ${n}`} twice within the page; ` +
+        'each was written once',
     );
   if (step.again.length > 0) {
     const where =

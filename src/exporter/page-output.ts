@@ -155,13 +155,18 @@ function namingTheFilesState(err: unknown, plan: RunPlan, path: string): unknown
   return new UsageError(
     err.message,
     theirs
-      ? `export state "${owner.key}" of the account ${owner.account} writes this file, not this key's (${plan.account}): choose a new file, or pass --full to replace its content`
-      : `export state "${owner.key}" (profile "${owner.profile}") writes this file: --state-key ${shellWord(owner.key)} continues it; or choose a new file, or pass --full to replace its content`,
+      ? `export state "${owner.key}" of the account ${owner.account} writes this file, not this key's (${plan.account}): ` +
+          'choose a new file, or pass --full to replace its content'
+      : `export state "${owner.key}" (profile "${owner.profile}") writes this file: ` +
+          `--state-key ${shellWord(owner.key)} continues it; or choose a new file, or pass --full to replace its content`,
     err.code,
   );
 }
 
-/** The output file this run made and never wrote a page to is removed, with its record (a failed first run leaves no empty file). */
+/**
+ * The output file this run made and never wrote a page to is removed, with its record (a failed first
+ * run leaves no empty file).
+ */
 export async function discardUnusedOutput(dir: string, plan: RunPlan, sink: FileSink): Promise<void> {
   if ((await sink.discardUnused()) && plan.key) releaseFile(dir, sink.fileId, plan.key);
 }

@@ -92,7 +92,8 @@ export function receiver(format: PageFormat, input: ReceiverInput): () => PageRe
       row(row, text) {
         if (ids.rows === limit) {
           throw new ResponseShapeError(
-            `${label}: the server sent more than the ${limit} rows asked for in one page (off-contract); stopped before writing that page`,
+            `${label}: the server sent more than the ${limit} rows asked for in one page (off-contract); ` +
+              'stopped before writing that page',
           );
         }
         if (!ids.fresh(row, text)) return;

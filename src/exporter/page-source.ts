@@ -136,14 +136,17 @@ export function cursorRejected(err: unknown, plan: RunPlan, pos: Pick<Position, 
     err.status,
     err.code,
     `the server rejected ${whose} (${err.message}); the state is unchanged`,
-    `nothing was restarted silently: run again with --full to export everything from the beginning${plan.key ? `, or \`cnv export state show ${plan.key}\` to inspect it` : ''}`,
+    'nothing was restarted silently: ' +
+      'run again with --full to export everything from the ' +
+      `beginning${plan.key ? `, or \`cnv export state show ${plan.key}\` to inspect it` : ''}`,
   );
 }
 
 /** The error of a cursor that stopped moving. */
 export function stuckCursor(label: string | undefined, pages: number, hint?: string): TransientError {
   return new TransientError(
-    `${label ? `${label}: ` : ''}the server returned ${pages} pages in a row without moving the cursor or sending a new row; stopped (everything before is committed)`,
+    `${label ? `${label}: ` : ''}the server returned ${pages} pages in a row without moving the cursor or sending a new row; ` +
+      'stopped (everything before is committed)',
     {
       code: 'stuck_cursor',
       ...(hint ? { hint } : {}),

@@ -46,9 +46,7 @@ export async function planExport(deps: ExportDeps, http: HttpClient, opts: Expor
     }
     if (prior) checkSameExport(prior, opts, emailLabel, { baseUrl, account }, path);
     if (prior?.pending) {
-      deps.notices.warn(
-        `export state "${key}": run ${prior.pending.runId} has a pending position (saved ${prior.pending.savedAt}) that was never committed; this run starts again from the committed position (so it sends those rows again) and supersedes it: \`state commit --run ${prior.pending.runId}\` will refuse`,
-      );
+      deps.notices.warn(supersededPending(prior.key, prior.pending));
     }
     const continuing = prior !== undefined && !opts.full;
     const base = continuing ? prior!.current : undefined;
@@ -156,13 +154,15 @@ function checkSameExport(
   }
   if (urlWithoutCredentials(prior.baseUrl) !== baseUrl && !opts.full) {
     throw new UsageError(
-      `export state "${prior.key}" was made against ${urlWithoutCredentials(prior.baseUrl)}, not ${baseUrl}; its cursor means nothing there`,
+      `export state "${prior.key}" was made against ${urlWithoutCredentials(prior.baseUrl)}, not ${baseUrl}; ` +
+        'its cursor means nothing there',
       'use another --state-key, or --full',
     );
   }
   if (!sameAccount(prior.account, account) && !opts.full) {
     throw new UsageError(
-      `export state "${prior.key}" belongs to the account ${prior.account}, not ${account} (the key in force); another account's position means nothing here`,
+      `export state "${prior.key}" belongs to the account ${prior.account}, not ${account} (the key in force); ` +
+        `another account's position means nothing here`,
       'use another --state-key (or the default one), or --full',
       'state_of_another_account',
     );
@@ -170,7 +170,8 @@ function checkSameExport(
   const out = prior.current.output;
   if (out.kind === 'file' && path === undefined && !opts.full) {
     throw new UsageError(
-      `export state "${prior.key}" writes to ${out.path}; exporting it to stdout would move its position past rows the file never got`,
+      `export state "${prior.key}" writes to ${out.path}; ` +
+        'exporting it to stdout would move its position past rows the file never got',
       'give the pipeline its own --state-key (without one, exports to stdout use their own default key), or --out the file',
       'state_belongs_to_file',
     );
@@ -205,7 +206,9 @@ function customEventWindow(
       (since !== undefined || until === undefined || opts.since !== undefined);
     if (!same) {
       throw new UsageError(
-        `${since !== undefined ? '--since' : '--until'}: export state "${key}" continues from its saved cursor, whose window is fixed (since ${saved.since}${saved.until ? `, until ${saved.until}` : ''})`,
+        `${since !== undefined ? '--since' : '--until'}: ` +
+          `export state "${key}" continues from its saved cursor, ` +
+          `whose window is fixed (since ${saved.since}${saved.until ? `, until ${saved.until}` : ''})`,
         'leave --since/--until out (or repeat the saved ones) to continue, or add --full to start again with a new window',
       );
     }
@@ -244,14 +247,16 @@ function checkSameWriting(path: string, base: Position, opts: ExportRunOptions):
   }
   if ((base.compress ?? undefined) !== opts.compress) {
     throw new UsageError(
-      `${path} holds ${base.compress ? 'gzip' : 'uncompressed'} pages written by this export; it cannot continue ${opts.compress ? 'in gzip' : 'uncompressed'}`,
+      `${path} holds ${base.compress ? 'gzip' : 'uncompressed'} pages written by this export; ` +
+        `it cannot continue ${opts.compress ? 'in gzip' : 'uncompressed'}`,
       'use the same --compress, a new --out file, or --full',
     );
   }
   if (opts.fieldsBy !== undefined && (base.fieldsBy ?? 'label') !== opts.fieldsBy) {
     const how = base.format === 'csv' ? 'a header of field' : 'rows naming their fields by field';
     throw new UsageError(
-      `--fields-by ${opts.fieldsBy}: ${path} holds ${how} ${base.fieldsBy ?? 'label'}s, as its export state records; it cannot continue by ${opts.fieldsBy}`,
+      `--fields-by ${opts.fieldsBy}: ${path} holds ${how} ${base.fieldsBy ?? 'label'}s, as its export state records; ` +
+        `it cannot continue by ${opts.fieldsBy}`,
       "leave --fields-by out (a run without it follows the file's), write to a new --out file, or use --full",
     );
   }
@@ -276,4 +281,13 @@ function checkSameCells(path: string, file: FileLayout, opts: ExportRunOptions):
       'use the same --excel-safe, a new --out file, or --full',
     );
   }
+}
+
+/** The warning of a run that starts again from the committed position, past a pending one. */
+function supersededPending(key: string, pending: { runId: string; savedAt: string }): string {
+  return (
+    `export state "${key}": run ${pending.runId} has a pending position (saved ${pending.savedAt}) ` +
+    'that was never committed; this run starts again from the committed position ' +
+    `(so it sends those rows again) and supersedes it: \`state commit --run ${pending.runId}\` will refuse`
+  );
 }

@@ -27,7 +27,10 @@ export interface ExportSummary {
   cutBytes: number;
   /** Several email event types in one run: how each type ended. */
   types?: Record<string, TypeOutcome>;
-  /** Contacts: the account's fields changed since the file's header was bound, or (NDJSON) since the last run (field-binding.ts). */
+  /**
+   * Contacts: the account's fields changed since the file's header was bound, or (NDJSON) since the
+   * last run (field-binding.ts).
+   */
   fieldChanges?: FieldChanges;
   /** CSV: the values written to `_extra` (no column of the header holds them), in how many rows, under which names. */
   extra?: ExtraSummary;
@@ -174,7 +177,10 @@ function stdoutStateNote(s: ExportSummary, newState: boolean): string | undefine
   if (s.output !== 'stdout' || s.stateKey === null || s.pending || (s.status !== 'complete' && s.status !== 'stopped'))
     return undefined;
   if (!newState) return undefined;
-  return `note: export state "${s.stateKey}" keeps this position: the next run with --state-key ${s.stateKey} prints only what is new since (--full starts it over).`;
+  return (
+    `note: export state "${s.stateKey}" keeps this position: ` +
+    `the next run with --state-key ${s.stateKey} prints only what is new since (--full starts it over).`
+  );
 }
 
 export function summaryLine(label: string, s: ExportSummary, asTyped: ExportRunOptions['windowAsTyped'] = {}): string {
@@ -196,7 +202,8 @@ export function summaryLine(label: string, s: ExportSummary, asTyped: ExportRunO
       : !ok
         ? `state "${s.stateKey}" keeps what was committed before`
         : s.pending
-          ? `state "${s.stateKey}" pending until \`cnv export state commit ${shellWord(s.stateKey)} --run ${shellWord(s.runId ?? '')}\``
+          ? `state "${s.stateKey}" pending until \`cnv export state commit ${shellWord(s.stateKey)} --run ` +
+            `${shellWord(s.runId ?? '')}\``
           : `state "${s.stateKey}" saved`;
   // A duration (--since 24h) says which time it was.
   const typed = [asTyped.since && `--since ${asTyped.since}`, asTyped.until && `--until ${asTyped.until}`]
@@ -211,5 +218,10 @@ export function summaryLine(label: string, s: ExportSummary, asTyped: ExportRunO
       : '';
   // Values no column holds: where they went, so a cron log shows a header that no longer fits.
   const extra = s.extra?.values ? `; ${plural(s.extra.values, 'value')} in _extra (${s.extra.members.join(', ')})` : '';
-  return `${label} ${s.status}: ${resumed}${what} in ${plural(s.pages, 'page')} to ${s.output} (${duration(s.elapsedMs)}${rate(s.rows, s.elapsedMs)})${cut}${window}${extra}; ${state}; more remains: ${s.moreRemains ? 'yes' : 'no'}`;
+  return (
+    `${label} ${s.status}: ` +
+    `${resumed}${what} in ${plural(s.pages, 'page')} to ` +
+    `${s.output} (${duration(s.elapsedMs)}${rate(s.rows, s.elapsedMs)})${cut}${window}${extra}; ${state}; more remains: ` +
+    `${s.moreRemains ? 'yes' : 'no'}`
+  );
 }

@@ -53,7 +53,10 @@ export class ExportStateStore {
     }
   }
 
-  /** Takes a key's lock (src/exporter/lock.ts), making the directory first (a config directory that cannot hold it: exit 2 or 8, naming it). */
+  /**
+   * Takes a key's lock (src/exporter/lock.ts), making the directory first (a config directory that
+   * cannot hold it: exit 2 or 8, naming it).
+   */
   async lock(key: string): Promise<ExportLock> {
     this.makeDir((err) => {
       throw configDirError(err, this.dir, this.where) ?? err;
@@ -103,7 +106,10 @@ export class ExportStateStore {
     this.syncDir();
   }
 
-  /** The one write of a state file (conf: temporary file, fsync, rename; a symbolic link there is refused, src/config/load-conf.ts). */
+  /**
+   * The one write of a state file (conf: temporary file, fsync, rename; a symbolic link there is
+   * refused, src/config/load-conf.ts).
+   */
   private persist(conf: Conf<StateFile>, state: ExportState): void {
     conf.store = { state };
   }
@@ -171,11 +177,13 @@ export class ExportStateStore {
     if (raw?.state === undefined) return undefined;
     const parsed = stateSchema.safeParse(raw.state);
     if (!parsed.success) {
-      // Of an earlier cnv, or edited: a state is read only in the format this version writes (docs/guarantees.md, "Compatibility").
+      // Of an earlier cnv, or edited: a state is read only in the format this version writes
+      // (docs/guarantees.md, "Compatibility").
       const issue = parsed.error.issues[0];
       throw corrupt(
         path,
-        `it is not a state this version of cnv writes (${issue ? `${issue.path.join('.') || 'state'}: ${issue.message}` : 'unexpected content'})`,
+        'it is not a state this version of cnv writes ' +
+          `(${issue ? `${issue.path.join('.') || 'state'}: ${issue.message}` : 'unexpected content'})`,
         key,
       );
     }
@@ -200,6 +208,8 @@ function corrupt(path: string, why: string, key?: string): CliError {
   return new CliError(`the export state file ${path} cannot be used: ${why}`, {
     exitCode: ExitCode.usage,
     code: 'state_corrupt',
-    hint: `inspect it; \`cnv export state reset ${key === undefined ? 'KEY' : shellWord(key)}\` removes it, or run the export with --full to start over and replace it`,
+    hint:
+      `inspect it; \`cnv export state reset ${key === undefined ? 'KEY' : shellWord(key)}\` removes it, ` +
+      'or run the export with --full to start over and replace it',
   });
 }

@@ -2,7 +2,10 @@ import type { Hash } from 'node:crypto';
 import { z } from 'zod';
 import type { Seal } from '../exporter/export-state.js';
 
-/** Which CONTACT fields existed when the lines from byte `from` on were exported, and their labels then (labels[i] is keys[i]'s). */
+/**
+ * Which CONTACT fields existed when the lines from byte `from` on were exported, and their labels then
+ * (labels[i] is keys[i]'s).
+ */
 const segmentSchema = z
   .object({ from: z.number().int().nonnegative(), keys: z.array(z.string()), labels: z.array(z.string()) })
   .refine((s) => s.labels.length === s.keys.length, { message: 'a label for each key' });

@@ -175,7 +175,10 @@ async function isTheApi(
   }
 }
 
-/** Each gated endpoint (enabled for this key?), then each permission (does the key have it?), with requests that change nothing. */
+/**
+ * Each gated endpoint (enabled for this key?), then each permission (does the key have it?), with
+ * requests that change nothing.
+ */
 async function probeAccess(
   http: HttpClient,
   ctx: Context,
@@ -215,7 +218,10 @@ async function probeAccess(
 
 const campaignsPage = z.looseObject({ campaigns: z.array(z.looseObject({ id: z.string() })) });
 
-/** The key is accepted, and a list answer has the API's shape. Returns a campaign id to probe with (or undefined), false on failure. */
+/**
+ * The key is accepted, and a list answer has the API's shape. Returns a campaign id to probe with (or
+ * undefined), false on failure.
+ */
 async function authenticated(
   http: HttpClient,
   ctx: Context,
@@ -254,5 +260,8 @@ function summary(checks: Check[], baseUrl: string): string {
       ? `this does not look like the API at ${baseUrl}`
       : `the ${failed.check} check failed`;
   const inferred = count('inferred') > 0 ? ` (${count('inferred')} of them inferred)` : '';
-  return `doctor: ${count('ok')} ok, ${count('warn')} warnings, ${count('fail')} failed, ${open} not checked${inferred}: ${verdict}`;
+  return (
+    `doctor: ${count('ok')} ok, ${count('warn')} warnings, ${count('fail')} failed, ${open} not checked${inferred}: ` +
+    `${verdict}`
+  );
 }
