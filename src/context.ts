@@ -100,7 +100,10 @@ export interface Context {
    * http(), else it throws.
    */
   useCredentials(given: GivenCredentials): void;
-  /** The HTTP client for the credentials in force, as the global options say, or with `choice` over them (built once per choice). */
+  /**
+   * The HTTP client for the credentials in force, as the global options say, or with `choice` over
+   * them (built once per choice).
+   */
   http(choice?: ClientChoice): Promise<HttpClient>;
   /**
    * Starts loading the HTTP stack (modules, agent) in the background, so that a command with

@@ -140,8 +140,9 @@ function checkHeader(path: string, head: string | undefined): void {
 function checkJob(path: string, earlier: ReportJob, job: ReportJob): void {
   if (sameJob(earlier, job)) return;
   const withAccount = earlier.account !== undefined && job.account !== undefined && earlier.account !== job.account;
+  const reports = `it reports ${describeJob(earlier, withAccount)}, not ${describeJob(job, withAccount)}`;
   throw new UsageError(
-    `--resume-from-report ${path}: it reports ${describeJob(earlier, withAccount)}, not ${describeJob(job, withAccount)}; resuming from it would skip rows this run never sent`,
+    `--resume-from-report ${path}: ${reports}; resuming from it would skip rows this run never sent`,
     'give the --report file of an earlier run of the same command, target, input file and account',
     'report_mismatch',
   );
@@ -172,7 +173,8 @@ async function firstLine(input: Readable): Promise<{ first: string | undefined; 
 function resumeError(path: string, message: string): UsageError {
   return new UsageError(
     `--resume-from-report ${path}: ${message}`,
-    'give the --report file of an earlier run of the same input, or run without --resume-from-report to send the whole file again',
+    'give the --report file of an earlier run of the same input, ' +
+      'or run without --resume-from-report to send the whole file again',
     'invalid_input',
   );
 }

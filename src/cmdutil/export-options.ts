@@ -19,7 +19,9 @@ import type { ExportKind } from '../endpoints/exports.js';
 
 /** One help line on the file format, which is the global -o/--format. */
 export const FORMAT_HELP =
-  'Format: -o csv|ndjson; by default CSV when --out ends in .csv (or .csv.gz), else NDJSON (--out FILE.json is refused: not one JSON array). --out FILE.gz (or --compress gzip) writes gzip: one gzip member per page.';
+  'Format: -o csv|ndjson; by default CSV when --out ends in .csv (or .csv.gz), ' +
+  'else NDJSON (--out FILE.json is refused: not one JSON array). ' +
+  '--out FILE.gz (or --compress gzip) writes gzip: one gzip member per page.';
 
 /** The flags every export command takes. The file format is the global -o/--format (csv or ndjson). */
 export function exportFlags(kind: ExportKind) {
@@ -31,7 +33,8 @@ export function exportFlags(kind: ExportKind) {
     ),
     compress: flag(
       '--compress <type>',
-      'gzip: write gzip, one complete member per committed page (default: gzip when --out ends in .gz, else none); for stdout pipelines',
+      'gzip: write gzip, one complete member per committed page (default: gzip when --out ends in .gz, ' +
+        'else none); for stdout pipelines',
       z.enum(['gzip', 'none']).optional(),
       { parse: compressChoice },
     ),
@@ -47,12 +50,14 @@ export function exportFlags(kind: ExportKind) {
     /** false with --no-state. */
     state: flag(
       '--no-state',
-      'neither read nor write any state: a one-off export; --out FILE is written beside FILE and renamed over it only once the export succeeded (a failure or a kill leaves FILE as it was)',
+      'neither read nor write any state: a one-off export; --out FILE is written beside FILE ' +
+        'and renamed over it only once the export succeeded (a failure or a kill leaves FILE as it was)',
       z.boolean(),
     ),
     stateKey: textFlag(
       '--state-key <name>',
-      'name of the saved state (default: the account, sk_live_<key id>@host, then /kind[/type] and :FILE for --out FILE); rows to stdout keep a position only when this names one',
+      'name of the saved state (default: the account, sk_live_<key id>@host, ' +
+        'then /kind[/type] and :FILE for --out FILE); rows to stdout keep a position only when this names one',
     ),
     maxPages: numberFlag('--max-pages <n>', 'stop after this many pages (a state keeps the place)', integer(1)),
     maxRows: numberFlag('--max-rows <n>', 'stop after this many rows (a state keeps the place)', integer(1)),
@@ -62,7 +67,8 @@ export function exportFlags(kind: ExportKind) {
     ),
     run: textFlag(
       '--run <id>',
-      'name this run (letters, digits, . _ : -; default: a random id, shown in the summary); `export state commit KEY --run ID` commits a --defer-commit run by it',
+      'name this run (letters, digits, . _ : -; default: a random id, shown in the summary); ' +
+        '`export state commit KEY --run ID` commits a --defer-commit run by it',
     ),
     columns: textFlag(
       '--columns <list>',
@@ -75,7 +81,8 @@ export function exportFlags(kind: ExportKind) {
     // A line break would end the CSV record.
     nullAs: flag(
       '--null-as <text>',
-      'CSV: write null values as this text (e.g. \\N, as PostgreSQL COPY and MySQL do), so null and "" differ (default: an empty cell for both)',
+      'CSV: write null values as this text (e.g. \\N, as PostgreSQL COPY and MySQL do), ' +
+        'so null and "" differ (default: an empty cell for both)',
       z
         .string()
         .refine((text) => !/[\r\n]/.test(text), 'must not hold a line break')
@@ -83,11 +90,13 @@ export function exportFlags(kind: ExportKind) {
     ),
     excelSafe: switchFlag(
       '--excel-safe',
-      "CSV: prefix ' to values starting with = + - @ tab or CR, so spreadsheets do not run them as formulas (values are then not exact)",
+      "CSV: prefix ' to values starting with = + - @ tab or CR, " +
+        'so spreadsheets do not run them as formulas (values are then not exact)',
     ),
     summaryJson: textFlag(
       '--summary-json <file>',
-      'write the run summary as JSON to this file at the end (also when the run fails or is interrupted); - for stdout when the rows go to --out (as --json does)',
+      'write the run summary as JSON to this file at the end (also when the run fails or is interrupted); ' +
+        '- for stdout when the rows go to --out (as --json does)',
     ),
   };
 }
@@ -116,7 +125,10 @@ function derived(opts: ExportOptionValues & { outDir?: string }) {
   };
 }
 
-/** The export flags' rules, across flags and with the globals (usage errors name the flag): a cross-flag check of the command's options. */
+/**
+ * The export flags' rules, across flags and with the globals (usage errors name the flag): a
+ * cross-flag check of the command's options.
+ */
 export function checkExportOptions(opts: ExportOptionValues & { outDir?: string }): void {
   const { out, oneOff, noState, deferCommit } = derived(opts);
   if (out !== undefined && extname(gzipName(out).inner).toLowerCase() === '.json')
@@ -263,15 +275,19 @@ export function instant(flag: string) {
     const ms = Date.parse(t.length === 10 ? `${t}T00:00:00Z` : t);
     // Date.parse rolls 2025-02-30 over to March; refuse dates that are not on the calendar.
     if (!ok || !Number.isFinite(ms) || !isIsoDate(t.slice(0, 10))) {
-      const word = /^(yesterday|today|now|last\s*week)$/i.test(t)
-        ? ` (a word is not read: ${/today|now/i.test(t) ? 'a date, or 0h' : /week/i.test(t) ? '7d' : '24h'} says it)`
-        : '';
-      throw new UsageError(
-        `${flag}: expected a duration before now (24h, 7d, 30m, 2w), an ISO 8601 date-time with a zone (2025-01-31T00:00:00Z) or a date, got "${text}"${word}`,
-      );
+      const word = /^(yesterday|today|now|last\s*week)$/i.test(t) ? ` (a word is not read: ${wordFor(t)} says it)` : '';
+      const expected =
+        'a duration before now (24h, 7d, 30m, 2w), an ISO 8601 date-time with a zone (2025-01-31T00:00:00Z) or a date';
+      throw new UsageError(`${flag}: expected ${expected}, got "${text}"${word}`);
     }
     return new Date(ms).toISOString();
   };
+}
+
+/** What to write for a word such as `today` or `last week`. */
+function wordFor(word: string): string {
+  if (/today|now/i.test(word)) return 'a date, or 0h';
+  return /week/i.test(word) ? '7d' : '24h';
 }
 
 /** A duration flag's value (`7d`, `24h`, `30m`, `2w`, `90s`) in milliseconds; at least one second. */

@@ -13,7 +13,8 @@ export function columnsFlag(columns: ListColumns) {
   return {
     columns: textFlag(
       '--columns <list>',
-      `columns of the table and of CSV (then without _extra), comma-separated (table default: ${columns.table.join(',')}; any of: ${columns.all.join(', ')})`,
+      'columns of the table and of CSV (then without _extra), comma-separated ' +
+        `(table default: ${columns.table.join(',')}; any of: ${columns.all.join(', ')})`,
     ),
   };
 }

@@ -12,7 +12,8 @@ export const PAGING_FLAGS = {
   paginate: switchFlag('--paginate', 'the same as --all (the name `cnv api` and `gh api` use)'),
   summaryJson: textFlag(
     '--summary-json <file>',
-    'write {rows, pages, nextCursor, status} to this file at the end (also when the run fails): the cursor to continue from, for a script that pages by itself',
+    'write {rows, pages, nextCursor, status} to this file at the end (also when the run fails): ' +
+      'the cursor to continue from, for a script that pages by itself',
   ),
 };
 

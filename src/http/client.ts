@@ -83,7 +83,10 @@ export interface RawResponse {
   status: number;
   headers: Record<string, string | string[]>;
   json: unknown;
-  /** `pagination.nextCursor` when it is a string or null, as the client hands cursors out (src/http/cursor-seal.ts); `json` holds it masked. */
+  /**
+   * `pagination.nextCursor` when it is a string or null, as the client hands cursors out
+   * (src/http/cursor-seal.ts); `json` holds it masked.
+   */
   nextCursor?: string | null;
 }
 
@@ -119,7 +122,10 @@ export class HttpClient {
   /** Masks the key (and any URL credentials) in every text made from what the server sent. */
   private readonly redact: (text: string) => string;
   private readonly cursors: CursorSeal;
-  /** The key's forms, masked in a success answer's text before it is parsed (null for a key too short to mask); made on first use. */
+  /**
+   * The key's forms, masked in a success answer's text before it is parsed (null for a key too
+   * short to mask); made on first use.
+   */
   private keyForms: KeyForms | null | undefined;
   private firstRequest: Send | undefined;
   private undici: Promise<Send> | undefined;

@@ -130,7 +130,8 @@ function summaryOf<P>(
     first: opts.plan
       ? (counts, elapsedMs) => {
           seen(counts);
-          return `plan: ${planLine(planCounts(tally, counts, chunkSize)).slice('Plan: '.length)} Nothing sent (${counts.rows} rows in ${elapsedMs} ms)`;
+          const plan = planLine(planCounts(tally, counts, chunkSize)).slice('Plan: '.length);
+          return `plan: ${plan} Nothing sent (${counts.rows} rows in ${elapsedMs} ms)`;
         }
       : undefined,
     line: (counts) => ledgerSummary(ledger, tally, counts).line,

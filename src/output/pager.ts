@@ -34,9 +34,8 @@ export async function writePaged(output: Output, text: string): Promise<void> {
   const [command, ...args] = pager.command.split(/\s+/);
   const started = await runPager(command, args, text);
   if (started) return;
-  pager.warn(
-    `the pager "${pager.command}" could not be started (CNV_PAGER, PAGER): printing directly; --no-pager or CNV_PAGER=cat says so for good`,
-  );
+  const forGood = '--no-pager or CNV_PAGER=cat says so for good';
+  pager.warn(`the pager "${pager.command}" could not be started (CNV_PAGER, PAGER): printing directly; ${forGood}`);
   return writeWithBackpressure(output.stdout, text);
 }
 

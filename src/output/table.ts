@@ -169,7 +169,10 @@ function distinguishingTail(values: readonly Cell[][], width: number): number | 
   return width - 2;
 }
 
-/** The text cut to `width` columns in its middle: its start, `…`, and its last `tail` characters (fewer when they do not fit). */
+/**
+ * The text cut to `width` columns in its middle: its start, `…`, and its last `tail` characters
+ * (fewer when they do not fit).
+ */
 function middleCut(chars: readonly Cell[], width: number, tail: number): string {
   if (textWidth(chars) <= width) return chars.map(([ch]) => ch).join('');
   let end = chars.length;
@@ -193,8 +196,9 @@ function middleCut(chars: readonly Cell[], width: number, tail: number): string 
 
 /**
  * Narrows the widest column, one character at a time, until the line fits: first the wrapped
- * columns (down to WRAP_FLOOR), then the columns that are not identifiers, then the identifiers, down to their heading (at least a few
- * characters); then the same down to a few characters; at last every column down to 1.
+ * columns (down to WRAP_FLOOR), then the columns that are not identifiers, then the identifiers,
+ * down to their heading (at least a few characters); then the same down to a few characters; at
+ * last every column down to 1.
  */
 function fit(widths: number[], width: number, identifiers: boolean[], headWidths: number[], wraps: boolean[]): void {
   const total = () => widths.reduce((a, b) => a + b, 0) + GAP.length * (widths.length - 1);

@@ -97,7 +97,10 @@ function noted<B>(
   return notes.length > 0 ? { ...prepared, note: notes.join('; ') } : prepared;
 }
 
-/** A contact as the plan's table names it: by the row's email when it has one (an `id` column's UUID tells a reader little), else the row's identifier. */
+/**
+ * A contact as the plan's table names it: by the row's email when it has one (an `id` column's UUID
+ * tells a reader little), else the row's identifier.
+ */
 function shownContact(body: Record<string, unknown>, identifier: string): string {
   return typeof body.email === 'string' && body.email.trim() !== '' ? body.email.trim() : identifier;
 }

@@ -134,7 +134,7 @@ describe("docs/singer.md's recipes work, in their order (binary, a stand-in Melt
     expect(shell.some((b) => b.includes('meltano config set tap-cnv api_key'))).toBe(true);
     expect(shell.some((b) => b.includes('meltano state set --force'))).toBe(true);
     // No Meltano 3 form in any command of the page, the README or docs/interop.md.
-    for (const doc of ['docs/singer.md', 'README.md', 'docs/interop.md'])
+    for (const doc of ['docs/singer.md', 'README.md', 'docs/interop.md', 'docs/target.md', 'docs/ledger.md'])
       for (const code of blocks(doc, '[a-z]*'))
         expect(code, doc).not.toMatch(/meltano config [a-z-]+-[a-z-]+ (set|list|test)\b/);
   });

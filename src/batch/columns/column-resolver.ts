@@ -327,7 +327,7 @@ export class ColumnResolver {
     if (t.kind === 'unknown' && t.why === 'definitions') return t;
     if (t.kind === 'unknown' || t.kind === 'skip') {
       throw new UsageError(
-        `${source}: ${quoteInput(target)} is not something ${this.rules.endpoint} takes${t.kind === 'skip' || t.ambiguous ? ` (${t.why})` : ''}${t.kind === 'unknown' && !t.ambiguous && t.nearest ? `; nearest: ${t.nearest}` : ''}`,
+        `${source}: ${quoteInput(target)} is not something ${this.rules.endpoint} takes${notATarget(t)}`,
         'a target is a body key, fields.KEY, a field key or label, body.NAME (sent as it is), or - (left out)',
         'unknown_column',
       );
@@ -339,4 +339,10 @@ export class ColumnResolver {
   private checkTarget(target: string, source: string): void {
     this.targetOf(target, source);
   }
+}
+
+/** Why a --map target is refused (the reason it was skipped, or the ambiguity), or the nearest name. */
+function notATarget(t: Extract<ColumnTarget, { kind: 'unknown' | 'skip' }>): string {
+  if (t.kind === 'skip' || t.ambiguous) return ` (${t.why})`;
+  return t.nearest ? `; nearest: ${t.nearest}` : '';
 }

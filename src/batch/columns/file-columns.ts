@@ -158,19 +158,29 @@ export class FileColumns {
     // Every one names several things (a key and a field, fields of two parents): which is meant is never guessed.
     if (unknown.every((c) => c.target.kind === 'unknown' && c.target.ambiguous)) {
       const what = unknown.length === 1 ? 'a column names' : `${unknown.length} columns name`;
+      const hint =
+        'say which with --map (a field by its key, fields.KEY or companyFields.KEY: ' +
+        'a rename in the account never moves it); docs/batches.md "Columns"';
       return new UsageError(
         `${this.file}: ${what} more than one thing ${this.spec.rules.endpoint} takes: ${each.join(', ')}${more}`,
-        'say which with --map (a field by its key, fields.KEY or companyFields.KEY: a rename in the account never moves it); docs/batches.md "Columns"',
+        hint,
         'unknown_column',
       );
     }
     const what = unknown.length === 1 ? 'a column that names' : `${unknown.length} columns that name`;
     return new UsageError(
       `${this.file}: ${what} nothing ${this.spec.rules.endpoint} takes: ${each.join(', ')}${more}`,
-      definitions
-        ? 'the field definitions could not be read to resolve them (see the warning): name them fields.KEY, or --map COLUMN=fields.KEY'
-        : `map a column (--map 'COLUMN=target', --map-file), leave it out (--ignore-column COLUMN, or --ignore-unknown-columns)${this.spec.rules.fieldParents?.length ? ', or create the field (cnv fields create)' : ''}; docs/batches.md "Columns"`,
+      definitions ? UNREAD_DEFINITIONS_HINT : this.unknownColumnsHint(),
       'unknown_column',
+    );
+  }
+
+  /** What to do with columns that name nothing: map, leave out, or (where the rows have fields) create a field. */
+  private unknownColumnsHint(): string {
+    const create = this.spec.rules.fieldParents?.length ? ', or create the field (cnv fields create)' : '';
+    return (
+      "map a column (--map 'COLUMN=target', --map-file), " +
+      `leave it out (--ignore-column COLUMN, or --ignore-unknown-columns)${create}; docs/batches.md "Columns"`
     );
   }
 
@@ -183,8 +193,9 @@ export class FileColumns {
       if (named.has(m.column) || named.has(columnForm(m.column))) continue;
       const [near] = suggest(columnForm(m.column), header.map(columnForm));
       const nearest = near === undefined ? undefined : header.find((h) => columnForm(h) === near);
+      const nearText = nearest === undefined ? '' : ` (nearest: ${quoteInput(nearest)})`;
       throw new UsageError(
-        `--map: ${this.file} has no column ${quoteInput(m.column)}${nearest !== undefined ? ` (nearest: ${quoteInput(nearest)})` : ''}`,
+        `--map: ${this.file} has no column ${quoteInput(m.column)}${nearText}`,
         undefined,
         'unknown_column',
       );
@@ -198,7 +209,8 @@ export class FileColumns {
     const shown = header.map((name) => quoteInput(name)).join(', ');
     throw new InputFileError(
       this.file,
-      `the header names none of the columns that identify a row: ${spellingsOf(wanted)}; any case (it has: ${shown.slice(0, 300)})`,
+      `the header names none of the columns that identify a row: ${spellingsOf(wanted)}; ` +
+        `any case (it has: ${shown.slice(0, 300)})`,
       line,
       "name one, or map one (--map 'Work Email=email')",
     );
@@ -206,6 +218,10 @@ export class FileColumns {
 }
 
 const MAX_LISTED = 20;
+
+const UNREAD_DEFINITIONS_HINT =
+  'the field definitions could not be read to resolve them (see the warning): ' +
+  'name them fields.KEY, or --map COLUMN=fields.KEY';
 
 /** Refuses a file whose header has no column `column` names (exact, or the one of its form): exit 2 before anything is sent. */
 export function requireColumn(flag: string, column: string, header: readonly string[], file: string): void {
