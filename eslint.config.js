@@ -56,7 +56,7 @@ const TIERS = [
   ['endpoints', 'config', 'files'],
   ['input', 'output', 'terminal'],
   ['batch', 'exporter'],
-  ['contacts', 'ledger'],
+  ['contacts', 'ledger', 'singer'],
   ['records', 'sync', 'tap', 'target'],
   ['cmdutil'],
   ['commands'],

@@ -14,7 +14,7 @@ export interface GlobalOptions {
   apiKey?: string;
   baseUrl?: string;
   json: boolean;
-  /** markdown: only `cnv tap --about` writes it (a leaf's `markdown`); every other command refuses it. */
+  /** markdown: only the --about of `cnv tap` and `cnv target` writes it (a leaf's `markdown`); every other command refuses it. */
   format?: 'table' | 'json' | 'ndjson' | 'csv' | 'markdown';
   /** -q/--query: a JMESPath expression applied to the JSON output. */
   query?: string;

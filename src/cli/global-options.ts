@@ -5,6 +5,8 @@ import { OUTPUT_FORMATS } from '../output/format.js';
 import { UsageError } from '../errors.js';
 import { integer } from '../lib/option-values.js';
 import { caseInsensitiveChoice } from '../cmdutil/parse.js';
+import { COMMANDS, isGroup } from './registry.js';
+import type { Entry } from '../cmdutil/contract.js';
 
 /** The global options when none is given. */
 export const DEFAULT_GLOBALS: GlobalOptions = {
@@ -21,8 +23,23 @@ export const DEFAULT_GLOBALS: GlobalOptions = {
   dryRun: false,
 };
 
-/** What -o takes: the output formats, and markdown for the one leaf that writes it (the tap's --about). */
+/** What -o takes: the output formats, and markdown for the leaves that write it (the --about of the tap and the target). */
 const PARSED_FORMATS = [...OUTPUT_FORMATS, 'markdown'] as const;
+
+/** The leaves that write markdown (a leaf's `markdown`: its --about), by their words: `tap`, `target`. */
+function markdownLeaves(entries: Entry[] = COMMANDS, words: string[] = []): string[] {
+  return entries.flatMap((entry) => {
+    const path = [...words, entry.name];
+    if (isGroup(entry)) return markdownLeaves(entry.children, path);
+    return entry.markdown ? [path.join(' ')] : [];
+  });
+}
+
+/** Who writes markdown, for -o's help and refusal: `\`cnv tap --about\` and \`cnv target --about\``. */
+function markdownWriters(): { names: string; count: number } {
+  const leaves = markdownLeaves().map((leaf) => `\`cnv ${leaf} --about\``);
+  return { names: leaves.join(' and '), count: leaves.length };
+}
 
 /** Upper bound of --timeout: the longest a Node.js timer waits (about 24.8 days); a longer one fires at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -37,7 +54,7 @@ export function addGlobalOptions(program: Command): void {
     .option('--base-url <url>', 'API base URL (also CNV_BASE_URL)')
     .option('--json', "print JSON (the same document as when stdout is not a terminal; see each command's JSON OUTPUT)")
     .addOption(
-      new Option('-o, --format <format>', 'output format (any case; markdown: `cnv tap --about` only)')
+      new Option('-o, --format <format>', `output format (any case; markdown: ${markdownWriters().names} only)`)
         .choices([...PARSED_FORMATS])
         .argParser(caseInsensitiveChoice(PARSED_FORMATS)),
     )
@@ -118,8 +135,12 @@ function debugEnv(env: NodeJS.ProcessEnv): 'api' | 'verbose' | undefined {
  */
 export function checkOutputFlags(globals: GlobalOptions, markdown = false): void {
   const { json, format, query } = globals;
-  if (format === 'markdown' && !markdown)
-    throw new UsageError('-o markdown: only `cnv tap --about` writes markdown; give table, json, ndjson or csv');
+  if (format === 'markdown' && !markdown) {
+    const { names, count } = markdownWriters();
+    throw new UsageError(
+      `-o markdown: only ${names} ${count === 1 ? 'writes' : 'write'} markdown; give table, json, ndjson or csv`,
+    );
+  }
   if (json && format !== undefined && format !== 'json')
     throw new UsageError(`--json and -o ${format} ask for two output formats: give one`);
   if (query !== undefined && (format === 'csv' || format === 'table')) {

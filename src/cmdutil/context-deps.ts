@@ -27,7 +27,7 @@ export function noticesOf(ctx: Context): Notices {
 /** stdout and the output flags in force, for output/render.ts and output/list-writer.ts. */
 export function outputOf(ctx: Context): Output {
   const { json, query, color } = ctx.globals;
-  // markdown is the tap's --about only (refused elsewhere before a command runs): no output format of a result.
+  // markdown is the tap's and the target's --about only (refused elsewhere before a command runs): no output format of a result.
   const format = ctx.globals.format === 'markdown' ? undefined : ctx.globals.format;
   // The pager takes the process's own terminal: only the launcher's IO offers it (never a test's fake streams).
   const command = ctx.io.stdoutIsTTY && ctx.io.pagerAllowed && ctx.globals.pager ? pagerCommand(ctx.env) : undefined;

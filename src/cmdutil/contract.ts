@@ -49,7 +49,7 @@ export interface LeafEntry {
   aliases?: string[];
   /** -o/--format names the format of the command's file (the exports), not of its output: --json does not conflict with it. */
   formatIsFile?: boolean;
-  /** -o markdown means something to it (the tap's --about); every other command refuses it. */
+  /** -o markdown means something to it (the tap's and the target's --about); every other command refuses it. */
   markdown?: boolean;
   /** The global flags (long names) that mean something to this command; its help lists only these. Default: all. */
   globals?: readonly string[];

@@ -94,26 +94,7 @@ export function configureMembershipAdd(cmd: Command, argName: string, argHelp: s
 export async function runMembershipAdd(
   ctx: Context,
   { args, opts }: CommandInput<typeof membershipAddOptions>,
-  target: {
-    /** "audience" or "campaign", for messages. */
-    noun: string;
-    /** The batch add request of these contacts (what a --dry-run shows). */
-    batchRequest(targetId: string, contacts: ContactIdentifier[]): { method: string; path: string; body: unknown };
-    /** The command, as a report names it: `audience add`, `campaigns add`. */
-    command: string;
-    single(
-      http: HttpClient,
-      targetId: string,
-      contact: ContactIdentifier,
-      signal: AbortSignal,
-    ): Promise<AddContactResult>;
-    batch(
-      http: HttpClient,
-      targetId: string,
-      contacts: ContactIdentifier[],
-      signal: AbortSignal,
-    ): Promise<BatchItemResult[]>;
-  },
+  target: MembershipTarget,
 ): Promise<CommandResult> {
   const targetId = args[0] as string;
   if (opts.batch === undefined) {

@@ -1,10 +1,10 @@
-import { payloadHash } from '../batch/file-run.js';
 import { InvalidRowError } from '../batch/row-body.js';
 import { SUCCESS_STATUSES, type BatchSender, type ItemOutcome } from '../batch/types.js';
 import type { Clock } from '../clock.js';
 import type { UpsertContactBody } from '../endpoints/contacts.js';
 import { quoteInput, type InputRow } from '../input/input-rows.js';
 import { keyColumnReader } from '../ledger/key-column.js';
+import { asContactOfKey, contactOfKey, contactRecord, foundContact } from '../ledger/key-contacts.js';
 import { Ledger, type LedgerDeps } from '../ledger/ledger.js';
 import type { LedgerRecord } from '../ledger/ledger-file.js';
 import type { LedgerJob } from '../ledger/ledger-job.js';
@@ -91,13 +91,13 @@ export class ContactKeys {
         'duplicate_key',
       );
     this.lines.set(key, row.line);
-    const id = body.cnvContactId === undefined ? this.ledger.entries.get(key)?.id : undefined;
+    const id = contactOfKey(this.ledger, key, body);
     const named = `${column} ${quoteInput(key)}`;
     const sharedWith = id === undefined ? undefined : this.given.get(id);
     if (id !== undefined && sharedWith === undefined && holds(id)) {
       this.counts.matched++;
       this.given.set(id, row.line);
-      const keyed: UpsertContactBody = { cnvContactId: id, ...body };
+      const keyed = asContactOfKey(body, id);
       this.tags.set(keyed, { key, fromLedger: true });
       return { body: keyed };
     }
@@ -121,14 +121,13 @@ export class ContactKeys {
     const tag = this.tags.get(body);
     if (!tag) return undefined;
     const id = decision.cnvContactId;
-    if (
-      this.sending &&
-      decision.action === 'unchanged' &&
-      id !== undefined &&
-      this.ledger.entries.get(tag.key)?.id !== id
-    ) {
+    const found =
+      this.sending && decision.action === 'unchanged' && id !== undefined
+        ? foundContact(this.ledger, tag.key, body, id)
+        : undefined;
+    if (found) {
       this.counts.recorded++;
-      this.pending.push(['put', tag.key, payloadHash(body), 'ok', id, null]);
+      this.pending.push(found);
       // A failed append fails the journal: the next one (a sent row's, the run's end) throws it.
       if (this.pending.length >= FLUSH_AT) this.flush().catch(() => {});
     }
@@ -186,7 +185,7 @@ export class ContactKeys {
     const before = this.ledger.entries.get(tag.key)?.id;
     if (SUCCESS_STATUSES.has(outcome.status) && outcome.id !== undefined) {
       if (before !== outcome.id) this.counts.recorded++;
-      records.push(['put', tag.key, payloadHash(body), 'ok', outcome.id, null]);
+      records.push(contactRecord(tag.key, body, outcome.id));
       return outcome;
     }
     if (!tag.fromLedger || outcome.status !== 'failed' || outcome.error !== 'contact_not_found') return outcome;

@@ -1,7 +1,7 @@
 import { UPSERT_BODY_KEYS, type UpsertContactBody } from '../endpoints/contacts.js';
 import type { FieldDefinition } from '../endpoints/fields.js';
 import { sameValue } from './same-value.js';
-import type { Snapshot } from './snapshot.js';
+import { snapshotHolds, type Snapshot } from './snapshot.js';
 import type { SnapshotContact } from './snapshot-file.js';
 import { normalizeEmail } from './snapshot-index.js';
 
@@ -114,8 +114,7 @@ export class SyncDecider {
 
   /** Whether the snapshot holds the contact with this id (not one deleted in the account, once a full refresh saw it). */
   holds(id: string): boolean {
-    const { index, reader } = this.snapshot;
-    return index.slotsById(id).some((slot) => reader.read(slot).id === id);
+    return snapshotHolds(this.snapshot, id);
   }
 
   private sent(decision: Decision, slots: number[], body: UpsertContactBody): Decision {

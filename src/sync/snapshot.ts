@@ -38,6 +38,11 @@ export interface Snapshot {
   close(): void;
 }
 
+/** Whether the snapshot holds the contact with this id (not one deleted in the account, once a full refresh saw it). */
+export function snapshotHolds(snapshot: Snapshot, id: string): boolean {
+  return snapshot.index.slotsById(id).some((slot) => snapshot.reader.read(slot).id === id);
+}
+
 export interface RefreshStats {
   /** Contacts in the snapshot. */
   contacts: number;

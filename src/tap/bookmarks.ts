@@ -3,7 +3,7 @@ import { sameAccount } from '../config/account-identity.js';
 import { EMAIL_EVENT_TYPES } from '../endpoints/exports.js';
 import { UsageError } from '../errors.js';
 import { laneSchema, type LanePosition } from '../exporter/export-state.js';
-import { describeProblem, readJsonDocument } from './json-file.js';
+import { describeProblem, readJsonDocument } from '../singer/json-file.js';
 import { stateParts } from './state-document.js';
 import type { StreamName } from './stream-table.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
-import { describeProblem, readJsonDocument } from './json-file.js';
+import { describeProblem, readJsonDocument } from '../singer/json-file.js';
 import type { JsonSchema } from './schemas.js';
 import { isStreamName, STREAM_NAMES, STREAMS, type StreamName } from './stream-table.js';
 

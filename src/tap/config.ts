@@ -1,7 +1,13 @@
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
 import type { FlattenOptions } from './flatten.js';
-import { describeProblem, readJsonDocument } from './json-file.js';
+import { describeProblem, readJsonDocument } from '../singer/json-file.js';
+import {
+  CLIENT_SETTINGS,
+  clientConfig,
+  CREDENTIAL_SETTINGS,
+  type PluginClientConfig,
+} from '../singer/singer-settings.js';
 import { readStreamMaps, type StreamMaps } from './stream-maps.js';
 
 const object = z.record(z.string(), z.unknown());
@@ -11,22 +17,14 @@ const object = z.record(z.string(), z.unknown());
  * URL come from here only, unless `profile` names a cnv profile to take them from.
  */
 const CONFIG = z.object({
-  base_url: z.string().url().optional(),
-  api_key: z.string().min(1).optional(),
-  profile: z.string().min(1).optional(),
+  ...CREDENTIAL_SETTINGS,
   start_date: z
     .union([z.string().datetime({ offset: true }), z.string().date()], {
       error: 'expected an ISO 8601 time (2025-01-01T00:00:00Z) or date (2025-01-01)',
     })
     .optional(),
   page_size: z.number().int().min(1).optional(),
-  max_retries: z.number().int().min(0).max(20).optional(),
-  timeout_ms: z
-    .number()
-    .int()
-    .min(1)
-    .max(2 ** 31 - 1)
-    .optional(),
+  ...CLIENT_SETTINGS,
   stream_maps: object.optional(),
   stream_map_config: object.optional(),
   flattening_enabled: z.boolean().optional(),
@@ -45,15 +43,10 @@ const REFUSED: Record<string, string> = {
   metrics_log_level: 'METRIC lines go to stderr at INFO; --quiet drops them',
 };
 
-export interface TapConfig {
-  baseUrl?: string;
-  apiKey?: string;
-  profile?: string;
+export interface TapConfig extends PluginClientConfig {
   /** ISO 8601: the first run's lower bound. */
   startDate?: string;
   pageSize?: number;
-  maxRetries?: number;
-  timeoutMs?: number;
   maps?: StreamMaps;
   flatten?: FlattenOptions;
 }
@@ -79,22 +72,12 @@ export async function readTapConfig(path: string, warn: (m: string) => void, sig
   const parsed = CONFIG.safeParse(given);
   if (!parsed.success) throw new UsageError(describeProblem('--config', path, parsed.error.issues[0], given));
   const c = parsed.data;
-  if (!c.profile && (!c.api_key || !c.base_url)) {
-    const shown = unknown.length > 0 ? ` (it has ${unknown.slice(0, 5).join(', ')})` : '';
-    throw new UsageError(
-      `--config ${path}: needs api_key and base_url (or profile, the name of a cnv profile to read them from)${shown}`,
-      'see docs/singer.md, "Settings"',
-    );
-  }
+  const shown = unknown.length > 0 ? ` (it has ${unknown.slice(0, 5).join(', ')})` : '';
   return {
-    baseUrl: c.base_url,
-    apiKey: c.api_key,
-    profile: c.profile,
+    ...clientConfig(path, c, 'see docs/singer.md, "Settings"', shown),
     startDate:
       c.start_date && new Date(c.start_date.length === 10 ? `${c.start_date}T00:00:00Z` : c.start_date).toISOString(),
     pageSize: c.page_size,
-    maxRetries: c.max_retries,
-    timeoutMs: c.timeout_ms,
     maps:
       c.stream_maps === undefined && c.stream_map_config === undefined
         ? undefined

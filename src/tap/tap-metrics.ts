@@ -1,4 +1,5 @@
 import type { HttpClient } from '../http/client.js';
+import { metricLine } from '../singer/singer-metric.js';
 
 /** How often a stream's record count is logged while it runs (the SDK's interval). */
 const RECORD_COUNT_EVERY_MS = 60_000;
@@ -108,8 +109,8 @@ export class TapMeter {
     counts.loggedAt = this.now();
   }
 
-  private metric(type: string, metric: string, value: number, tags: Record<string, unknown>): void {
-    this.info(`INFO METRIC: ${JSON.stringify({ type, metric, value, tags: { ...tags, pid: this.pid } })}`);
+  private metric(type: 'counter' | 'timer', metric: string, value: number, tags: Record<string, unknown>): void {
+    this.info(metricLine(type, metric, value, tags, this.pid));
   }
 }
 

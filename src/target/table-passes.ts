@@ -55,7 +55,10 @@ export class TablePasses {
     return this.info.active === null || version > this.info.active.version;
   }
 
-  /** A new pass of `version` starts: returns the version before which members are absent from the last two full passes, if both held records. */
+  /**
+   * A new pass of `version` starts: returns the version before which members are absent from the
+   * last two full passes, if both held records.
+   */
   start(version: number): number | undefined {
     const { active, prev } = this.info;
     const cutoff = active && prev && whole(active) && whole(prev) ? prev.version : undefined;

@@ -1,5 +1,12 @@
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
+import { describeProblem } from '../singer/json-file.js';
+import {
+  CLIENT_SETTINGS,
+  clientConfig,
+  CREDENTIAL_SETTINGS,
+  type PluginClientConfig,
+} from '../singer/singer-settings.js';
 
 // The target's config file (Singer: --config), snake_case as Meltano writes settings
 // (docs/target.md, "Settings"). The key and URL come from here only, unless `profile` names a
@@ -44,16 +51,8 @@ const STREAM = z
   });
 
 const CONFIG = z.looseObject({
-  base_url: z.string().url().optional(),
-  api_key: z.string().min(1).optional(),
-  profile: z.string().min(1).optional(),
-  max_retries: z.number().int().min(0).max(20).optional(),
-  timeout_ms: z
-    .number()
-    .int()
-    .min(1)
-    .max(2 ** 31 - 1)
-    .optional(),
+  ...CREDENTIAL_SETTINGS,
+  ...CLIENT_SETTINGS,
   streams: z.record(z.string(), STREAM).optional(),
   report_path: z.string().min(1).optional(),
   max_failed_rows: z.number().int().min(0).optional(),
@@ -69,12 +68,7 @@ export type StreamConfig = z.infer<typeof STREAM> & {
 };
 
 /** The target's config, as read. */
-export interface TargetConfig {
-  baseUrl?: string;
-  apiKey?: string;
-  profile?: string;
-  maxRetries?: number;
-  timeoutMs?: number;
+export interface TargetConfig extends PluginClientConfig {
   streams: Readonly<Record<string, StreamConfig>>;
   reportPath?: string;
   maxFailedRows?: number;
@@ -86,23 +80,11 @@ export interface TargetConfig {
 /** Checks the parsed --config document (its problems: exit 2, naming the member). */
 export function targetConfig(doc: unknown, path: string): TargetConfig {
   const parsed = CONFIG.safeParse(doc);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue && issue.path.length > 0 ? `${issue.path.map(String).join('.')}: ` : '';
-    throw new UsageError(`--config ${path}: ${where}${issue?.message ?? 'invalid'}`, 'see docs/target.md, "Settings"');
-  }
+  const hint = 'see docs/target.md, "Settings"';
+  if (!parsed.success) throw new UsageError(describeProblem('--config', path, parsed.error.issues[0]), hint);
   const c = parsed.data;
-  if (!c.profile && (!c.api_key || !c.base_url))
-    throw new UsageError(
-      `--config ${path}: needs api_key and base_url (or profile, the name of a cnv profile to read them from)`,
-      'see docs/target.md, "Settings"',
-    );
   return {
-    baseUrl: c.base_url,
-    apiKey: c.api_key,
-    profile: c.profile,
-    maxRetries: c.max_retries,
-    timeoutMs: c.timeout_ms,
+    ...clientConfig(path, c, hint),
     streams: c.streams ?? {},
     reportPath: c.report_path,
     maxFailedRows: c.max_failed_rows,

@@ -2,7 +2,8 @@ import { ExitCode } from '../errors.js';
 import { BatchCounts } from '../batch/summary.js';
 import { ROW_STATUSES } from '../batch/types.js';
 import { duration } from '../output/wording.js';
-import { metricLine, streamMetrics, streamSummary, type StreamTotals } from './target-metrics.js';
+import { metricLine } from '../singer/singer-metric.js';
+import { streamMetrics, streamSummary, type StreamTotals } from './target-metrics.js';
 import type { RunMode } from '../batch/batch-run-options.js';
 import type { Clock } from '../clock.js';
 import type { Notices } from '../output/notices.js';
@@ -110,7 +111,8 @@ function exitCodeOf(run: TargetRun): number {
         : undefined;
   if (over) {
     run.deps.notices.warn(
-      `${bad} rows failed or were invalid, ${over}: exit 6 (the states their run covered were printed; failed rows are kept for the next run)`,
+      `${bad} rows failed or were invalid, ${over}: exit 6 ` +
+        '(the states their run covered were printed; failed rows are kept for the next run)',
     );
     return ExitCode.partial;
   }
@@ -126,10 +128,12 @@ async function summarize(run: TargetRun, exitCode: number): Promise<void> {
   notices.info(metricLine('timer', 'job_duration', Number((elapsedMs / 1000).toFixed(3)), { job_type: 'target' }));
   for (const t of totals) notices.info(streamSummary(t));
   const held = run.gate.waiting;
+  const heldBack =
+    held > 0 ? ` (${held} held back: a record before them has no outcome yet; the next run sends it again)` : '';
   const states =
     run.mode === 'plan'
       ? 'plan: nothing sent, no state printed'
-      : `${run.gate.printed} of ${run.statesRead} states printed${held > 0 ? ` (${held} held back: a record before them has no outcome yet; the next run sends it again)` : ''}`;
+      : `${run.gate.printed} of ${run.statesRead} states printed${heldBack}`;
   const report = run.opts.config.reportPath ? `; report: ${run.opts.config.reportPath}` : '';
   notices.info(
     `target: ${totals.length} ${totals.length === 1 ? 'stream' : 'streams'}, ${states} in ${duration(elapsedMs)}${report}`,

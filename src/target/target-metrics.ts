@@ -1,19 +1,6 @@
 import { ROW_STATUSES, type RowStatus } from '../batch/types.js';
 import type { BatchCounts } from '../batch/summary.js';
-
-/**
- * A METRIC line as the Meltano SDK writes it on stderr (`INFO METRIC: {...}`: the Singer spec's
- * metrics, which Meltano and log tools read): a counter or timer, its value and tags, and the pid
- * as the SDK tags it.
- */
-export function metricLine(
-  type: 'counter' | 'timer',
-  metric: string,
-  value: number,
-  tags: Record<string, unknown>,
-): string {
-  return `INFO METRIC: ${JSON.stringify({ type, metric, value, tags: { ...tags, pid: process.pid } })}`;
-}
+import { metricLine } from '../singer/singer-metric.js';
 
 /** What one stream came to, for its METRIC lines and its summary line. */
 export interface StreamTotals {

@@ -126,7 +126,8 @@ class TargetRun {
       default:
         this.once(
           `type:${message.name}`,
-          `stdin line ${this.line}: a message of type ${JSON.stringify(message.name)} is not a Singer message the target knows: ignored`,
+          `stdin line ${this.line}: a message of type ${JSON.stringify(message.name)} ` +
+            'is not a Singer message the target knows: ignored',
         );
     }
   }
@@ -152,7 +153,8 @@ class TargetRun {
     if (!config)
       throw this.refused(
         `stream "${stream}" is not in the config's streams, and its name has no default kind`,
-        'add it to streams with its kind (contacts, events, audience, campaign, records), or kind ignore; docs/target.md "Streams"',
+        'add it to streams with its kind (contacts, events, audience, campaign, records), or kind ignore; ' +
+          'docs/target.md "Streams"',
       );
     if (config.kind === 'ignore') {
       this.ignored.set(stream, 'ignore');
@@ -181,7 +183,10 @@ class TargetRun {
     await this.open(schema);
   }
 
-  /** A stream's lane: its sink made, its columns resolved (a property naming nothing: exit 2, nothing sent), kept rows queued first. */
+  /**
+   * A stream's lane: its sink made, its columns resolved (a property naming nothing: exit 2,
+   * nothing sent), kept rows queued first.
+   */
   private async open(schema: StreamSchema): Promise<void> {
     const sink = await this.opts.sinkOf(schema);
     let columns: FileColumns;
@@ -230,7 +235,8 @@ class TargetRun {
     const unknown = lane.columns.resolved().filter((c) => fresh.includes(c.column) && c.target.kind === 'unknown');
     if (unknown.length > 0)
       throw this.refused(
-        `the SCHEMA of stream "${message.stream}" adds ${unknown.map((c) => JSON.stringify(c.column)).join(', ')}, which names nothing ${lane.sink.endpoint} takes`,
+        `the SCHEMA of stream "${message.stream}" adds ${unknown.map((c) => JSON.stringify(c.column)).join(', ')}, ` +
+          `which names nothing ${lane.sink.endpoint} takes`,
         PROPERTY_HINT(message.stream),
       );
     lane.schema.properties = [...lane.schema.properties, ...fresh];
@@ -295,7 +301,8 @@ class TargetRun {
     if (!mirror)
       return this.once(
         `activate:${stream}`,
-        `stream ${stream}: ACTIVATE_VERSION: ${KEPT_BY_KIND[lane.sink.kind] ?? 'nothing is removed'}; what the pass left out stays`,
+        `stream ${stream}: ACTIVATE_VERSION: ${KEPT_BY_KIND[lane.sink.kind] ?? 'nothing is removed'}; ` +
+          'what the pass left out stays',
         true,
       );
     await mirror.deletions();
@@ -304,7 +311,8 @@ class TargetRun {
 }
 
 const PROPERTY_HINT = (stream: string) =>
-  `map it in the stream's config (streams.${stream}.map: {"PROPERTY": "fields.KEY"}), or leave it out ({"PROPERTY": "-"}); docs/target.md "Columns"`;
+  `map it in the stream's config (streams.${stream}.map: {"PROPERTY": "fields.KEY"}), ` +
+  'or leave it out ({"PROPERTY": "-"}); docs/target.md "Columns"';
 
 /** A column refusal of the file run's words, said of the stream's properties, with the config's way out. */
 function propertyError(err: UsageError, stream: string): UsageError {

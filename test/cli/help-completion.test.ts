@@ -56,7 +56,7 @@ describe('shell completion', () => {
     expect(await complete('contacts', 'sync', '--pl')).toEqual(['--plan', '--plan-format']);
     expect(await complete('contacts', 'upsert', '--up')).toEqual(['--update-only']);
     expect(await complete('contacts', 'upsert', '--status', '')).toEqual(['SUBSCRIBED', 'UNSUBSCRIBED', 'NO_STATUS']);
-    // markdown: the tap's --about only (other commands refuse it).
+    // markdown: the --about of the tap and the target only (other commands refuse it).
     expect(await complete('-o', '')).toEqual(['table', 'json', 'ndjson', 'csv', 'markdown']);
     expect(await complete('contacts', 'get', '--')).toEqual(
       expect.arrayContaining(['--email', '--contact-id', '--profile', '--json']),

@@ -44,10 +44,10 @@ describe('output formats (in-process)', () => {
     expect(res.stderr).toMatch(
       /^error: invalid_value: --format: expected one of table, json, ndjson, csv, markdown \(any case\), got "xml"$/m,
     );
-    // markdown is the tap's --about only.
+    // markdown is the --about of the tap and the target only.
     const md = await cnvInProcess(['contacts', 'get', '--email', 'a@example.com', '-o', 'markdown'], { env: fx.env });
     expect(md.exitCode).toBe(2);
-    expect(md.stderr).toContain('-o markdown: only `cnv tap --about` writes markdown');
+    expect(md.stderr).toContain('-o markdown: only `cnv tap --about` and `cnv target --about` write markdown');
   });
 
   it('--quiet silences warnings but not errors', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { aboutDocument, aboutMarkdown } from '../../src/tap/about.js';
+import { aboutMarkdown } from '../../src/singer/singer-about.js';
+import { aboutDocument } from '../../src/tap/about.js';
 import { SETTINGS } from '../../src/tap/config.js';
 import { STREAM_NAMES } from '../../src/tap/stream-table.js';
 

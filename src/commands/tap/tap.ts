@@ -1,12 +1,12 @@
 import type { Command } from 'commander';
 import type { CommandInput } from '../../cmdutil/contract.js';
 import { commandOptions, flag, switchFlag, textFlag } from '../../cmdutil/flags.js';
+import { aboutOutput, checkPluginOptions, writeAbout } from '../../cmdutil/singer-plugin.js';
 import { refuseJsonWhenStdoutIsData } from '../../cmdutil/stdout-data.js';
 import { VERSION } from '../../cmdutil/version.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { CommandResult } from '../../output/render.js';
-import { writeWithBackpressure } from '../../output/write.js';
 import { tapDepsOf } from './tap-deps.js';
 import type { JsonOutput } from '../../cmdutil/json-output.js';
 import { z } from 'zod';
@@ -43,13 +43,7 @@ export const options = commandOptions(
         throw new UsageError('--catalog and --properties: give one (they are the same option)');
       if ([opts.discover, opts.about, opts.test].filter(Boolean).length > 1)
         throw new UsageError('--discover, --about and --test: give one');
-      if (opts.format !== undefined && (!opts.about || (opts.format !== 'json' && opts.format !== 'markdown')))
-        throw new UsageError(`--format ${opts.format}: the tap's own document is --about's, as json or markdown`);
-      if (!opts.about && opts.config === undefined)
-        throw new UsageError(
-          '--config: required (a JSON file with api_key and base_url)',
-          'see `cnv tap --about` for the settings, docs/singer.md for a config',
-        );
+      checkPluginOptions(opts, { noun: 'tap', docs: 'docs/singer.md' });
     },
   },
 );
@@ -60,17 +54,7 @@ export const options = commandOptions(
  */
 export const output = (): JsonOutput => ({
   documents: [
-    {
-      when: 'with --about',
-      what: 'what the tap is',
-      schema: z.looseObject({
-        name: z.string(),
-        description: z.string(),
-        version: z.string(),
-        capabilities: z.array(z.string()),
-        settings: z.looseObject({}),
-      }),
-    },
+    aboutOutput('what the tap is'),
     {
       when: 'with --discover',
       what: 'the catalog',
@@ -125,11 +109,8 @@ function testMode(value: string): 'all' | 'schema' {
 export async function run(ctx: Context, input: CommandInput<typeof options>): Promise<CommandResult> {
   const { opts } = input;
   if (opts.about) {
-    const { aboutDocument, aboutMarkdown } = await import('../../tap/about.js');
-    const about = aboutDocument(VERSION);
-    const text = opts.format === 'markdown' ? aboutMarkdown(about) : JSON.stringify(about, null, 2) + '\n';
-    await writeWithBackpressure(ctx.io.stdout, text);
-    return { kind: 'none' };
+    const { aboutDocument } = await import('../../tap/about.js');
+    return writeAbout(ctx, aboutDocument(VERSION), opts.format);
   }
   const { streamError } = await import('../../tap/tap-errors.js');
   try {

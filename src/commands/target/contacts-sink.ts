@@ -12,12 +12,13 @@ import type { InputRow } from '../../input/input-rows.js';
 import { UPSERT_COLUMNS } from '../../contacts/file-row.js';
 import { parseJson } from '../../json/exact-json.js';
 import type { Ledger } from '../../ledger/ledger.js';
+import { asContactOfKey, contactOfKey, contactRecord, foundContact } from '../../ledger/key-contacts.js';
 import type { LedgerRecord } from '../../ledger/ledger-file.js';
 import { decidedRows } from '../../sync/decided-rows.js';
 import { syncStateKey } from '../../sync/phases.js';
 import { PlanOutput } from '../../sync/plan-output.js';
 import { refreshReporter } from '../../sync/refresh-reporter.js';
-import { lockSync, refreshSnapshot, type Snapshot } from '../../sync/snapshot.js';
+import { lockSync, refreshSnapshot, snapshotHolds, type Snapshot } from '../../sync/snapshot.js';
 import { discardUncommittedSnapshot } from '../../sync/uncommitted-snapshot.js';
 import type { StreamSchema, StreamSink } from '../../target/stream-sink.js';
 import { changeWriter, keyOrIdentifier, openStreamLedger, streamColumnFlags } from './sink-common.js';
@@ -88,8 +89,10 @@ export async function contactsSink(
         if (prepared.invalid || prepared.payload === undefined) return prepared;
         const key = keyOf(row, prepared.payload);
         if (!prepared.done) sent.set(prepared.payload, key);
-        else if (prepared.done.id !== undefined && ledger.entries.get(key)?.id !== prepared.done.id)
-          learnt.push(['put', key, payloadHash(prepared.payload), 'ok', prepared.done.id, null]);
+        else if (prepared.done.id !== undefined) {
+          const found = foundContact(ledger, key, prepared.payload, prepared.done.id);
+          if (found) learnt.push(found);
+        }
         return prepared;
       },
       async send(items, signal) {
@@ -100,8 +103,7 @@ export async function contactsSink(
           const outcome = outcomes[i];
           if (key === undefined) return;
           const id = outcome.id ?? ledger.entries.get(key)?.id ?? null;
-          if (SUCCESS_STATUSES.has(outcome.status))
-            records.push(['put', key, payloadHash(item.payload), 'ok', id, null]);
+          if (SUCCESS_STATUSES.has(outcome.status)) records.push(contactRecord(key, item.payload, id));
           else if (outcome.refusal)
             records.push(['put', key, payloadHash(item.payload), 'refused', id, outcome.error ?? null]);
         });
@@ -125,13 +127,11 @@ function knownContact(
   ledger: Ledger,
   snapshot: Snapshot,
 ): Prepared<UpsertContactBody> {
-  if (key === undefined || prepared.invalid || prepared.done || prepared.payload.cnvContactId !== undefined)
-    return prepared;
-  const id = ledger.entries.get(key)?.id;
+  if (key === undefined || prepared.invalid || prepared.done) return prepared;
+  const id = contactOfKey(ledger, key, prepared.payload);
   // A contact deleted in the account since (not in the snapshot): the row finds its contact by email again.
-  if (id === undefined || !snapshot.index.slotsById(id).some((slot) => snapshot.reader.read(slot).id === id))
-    return prepared;
-  return { ...prepared, payload: { ...prepared.payload, cnvContactId: id } };
+  if (id === undefined || !snapshotHolds(snapshot, id)) return prepared;
+  return { ...prepared, payload: asContactOfKey(prepared.payload, id) };
 }
 
 /**

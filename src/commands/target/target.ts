@@ -1,15 +1,13 @@
 import type { Command } from 'commander';
-import { z } from 'zod';
 import type { CommandInput } from '../../cmdutil/contract.js';
 import { noticesOf } from '../../cmdutil/context-deps.js';
 import { commandOptions, switchFlag, textFlag } from '../../cmdutil/flags.js';
 import type { JsonOutput } from '../../cmdutil/json-output.js';
+import { aboutOutput, checkPluginOptions, clientChoiceOf, writeAbout } from '../../cmdutil/singer-plugin.js';
 import { refuseJsonWhenStdoutIsData } from '../../cmdutil/stdout-data.js';
 import { VERSION } from '../../cmdutil/version.js';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
 import type { CommandResult } from '../../output/render.js';
-import { writeWithBackpressure } from '../../output/write.js';
 import type { StreamSchema, StreamSink } from '../../target/stream-sink.js';
 import type { TargetConfig } from '../../target/target-config.js';
 import { contactsSink, contactsView, type ContactsView } from './contacts-sink.js';
@@ -22,7 +20,8 @@ export const options = commandOptions(
   {
     config: textFlag(
       '--config <file>',
-      "the target's config (JSON): api_key, base_url or profile; streams (each stream's kind, map...), report_path, max_failed_rows, max_failed_ratio, max_removals, plan (docs/target.md)",
+      "the target's config (JSON): api_key, base_url or profile; streams (each stream's kind, map...), " +
+        'report_path, max_failed_rows, max_failed_ratio, max_removals, plan (docs/target.md)',
     ),
     about: switchFlag(
       '--about',
@@ -33,13 +32,7 @@ export const options = commandOptions(
     globals: ['json', 'query', 'format'],
     check(opts) {
       refuseJsonWhenStdoutIsData(opts, 'Singer states', "--about for the target's own JSON");
-      if (opts.format !== undefined && (!opts.about || (opts.format !== 'json' && opts.format !== 'markdown')))
-        throw new UsageError(`--format ${opts.format}: the target's own document is --about's, as json or markdown`);
-      if (!opts.about && opts.config === undefined)
-        throw new UsageError(
-          '--config: required (a JSON file with api_key and base_url)',
-          'see `cnv target --about` for the settings, docs/target.md for a config',
-        );
+      checkPluginOptions(opts, { noun: 'target', docs: 'docs/target.md' });
     },
   },
 );
@@ -49,20 +42,10 @@ export const options = commandOptions(
  * run's stdout is the tap's states, not a document, so --json and -q are refused.
  */
 export const output = (): JsonOutput => ({
-  documents: [
-    {
-      when: 'with --about',
-      what: 'what the target is',
-      schema: z.looseObject({
-        name: z.string(),
-        description: z.string(),
-        version: z.string(),
-        capabilities: z.array(z.string()),
-        settings: z.looseObject({}),
-      }),
-    },
-  ],
-  note: "a run prints the tap's STATE values, each once every record before it is durable, one JSON document a line (docs/target.md); --json and -q are refused",
+  documents: [aboutOutput('what the target is')],
+  note:
+    "a run prints the tap's STATE values, each once every record before it is durable, " +
+    'one JSON document a line (docs/target.md); --json and -q are refused',
 });
 
 export function configure(cmd: Command): void {
@@ -92,18 +75,12 @@ Examples:
 
 export async function run(ctx: Context, { opts }: CommandInput<typeof options>): Promise<CommandResult> {
   if (opts.about) {
-    const { targetAbout, targetAboutMarkdown } = await import('../../target/target-about.js');
-    const about = targetAbout(VERSION);
-    const text = opts.format === 'markdown' ? targetAboutMarkdown(about) : JSON.stringify(about, null, 2) + '\n';
-    await writeWithBackpressure(ctx.io.stdout, text);
-    return { kind: 'none' };
+    const { targetAbout } = await import('../../target/target-about.js');
+    return writeAbout(ctx, targetAbout(VERSION), opts.format);
   }
   const config = await targetConfigOf(ctx, opts.config!);
   // Every engine's client is the config's (its retries and timeout), sharing the account's rate.
-  const choice = {
-    ...(config.maxRetries === undefined ? {} : { maxRetries: config.maxRetries }),
-    ...(config.timeoutMs === undefined ? {} : { timeout: config.timeoutMs }),
-  };
+  const choice = clientChoiceOf(config);
   const tctx: Context = { ...ctx, http: (more) => ctx.http({ ...choice, ...more }) };
   const view = contactsView(tctx);
   const { runTarget } = await import('../../target/target-run.js');

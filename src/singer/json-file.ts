@@ -7,11 +7,11 @@ import { readBoundedRegularFile } from '../lib/regular-file.js';
 const MAX_BYTES = 64 * 1024 * 1024;
 
 /**
- * A JSON document of the tap (--config, --state, --catalog), its numbers exact. Only a regular
- * file is read (a FIFO, /dev/zero or a link to either is refused before a byte is read), at most
- * 64 MiB (the bound holds while reading), a chunk at a time, so SIGTERM stops it. A missing or
- * unreadable file and bad JSON are usage errors (exit 2) naming the flag, the file and, for bad
- * JSON, the line.
+ * A JSON document of the tap or the target (--config; the tap's --state, --catalog), its numbers
+ * exact. Only a regular file is read (a FIFO, /dev/zero or a link to either is refused before a
+ * byte is read), at most 64 MiB (the bound holds while reading), a chunk at a time, so SIGTERM
+ * stops it. A missing or unreadable file and bad JSON are usage errors (exit 2) naming the flag,
+ * the file and, for bad JSON, the line.
  */
 export async function readJsonDocument(flag: string, path: string, signal?: AbortSignal): Promise<unknown> {
   let text: string;
