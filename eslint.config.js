@@ -57,7 +57,7 @@ const TIERS = [
   ['input', 'output', 'terminal'],
   ['batch', 'exporter'],
   ['contacts', 'ledger'],
-  ['records', 'sync', 'tap'],
+  ['records', 'sync', 'tap', 'target'],
   ['cmdutil'],
   ['commands'],
   ['cli'],

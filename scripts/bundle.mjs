@@ -12,7 +12,10 @@
 import { build, transform } from 'esbuild';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
+import { buildInputsHash, STAMP } from './build-inputs.mjs';
 
+// What this build is made from (tsc ran just before on the same files): recorded at the end.
+const inputs = buildInputsHash(new URL('..', import.meta.url).pathname);
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 const BUNDLED = new Set(['commander', 'conf', 'lossless-json', 'p-limit', 'string-width', 'undici', 'zod']);
 const external = Object.keys(pkg.dependencies).filter((name) => !BUNDLED.has(name));
@@ -247,3 +250,6 @@ const io = {
 };
 if ((await run(['--help'], { io, env: {} })) !== 0) throw new Error('cnv --help failed at build time');
 writeAtomic(new URL('launch.json', dir), JSON.stringify({ version: pkg.version, help }));
+
+// Last: dist/ is now built from these inputs (scripts/build-if-stale.mjs reads it).
+writeAtomic(new URL(`../../${STAMP}`, dir), `${inputs}\n`);

@@ -94,11 +94,16 @@ export interface Context {
   /** Key, base URL and profile in force (resolved once). */
   credentials(): Promise<Credentials>;
   /**
-   * Credentials a command was given another way (the tap's --config), taken as --api-key and
-   * --base-url would be; called before the first credentials() or http(), else it throws.
+   * Credentials a command was given another way (the tap's --config, the key `config set-key`
+   * checks), taken as --api-key and --base-url would be, with no profile read and their warnings
+   * left to the command (`credentials().warnings`); called before the first credentials() or
+   * http(), else it throws.
    */
   useCredentials(given: GivenCredentials): void;
-  /** The HTTP client for the credentials in force, as the global options say, or with `choice` over them (built once per choice). */
+  /**
+   * The HTTP client for the credentials in force, as the global options say, or with `choice` over
+   * them (built once per choice).
+   */
   http(choice?: ClientChoice): Promise<HttpClient>;
   /**
    * Starts loading the HTTP stack (modules, agent) in the background, so that a command with

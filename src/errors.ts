@@ -1,4 +1,7 @@
-/** Exit codes shared by every command (documented in README.md, `cnv help exit-codes` (src/cli/help-topics.ts) and docs/architecture.md). */
+/**
+ * Exit codes shared by every command (documented in README.md, `cnv help exit-codes`
+ * (src/cli/help-topics.ts) and docs/architecture.md).
+ */
 export const ExitCode = {
   ok: 0,
   internal: 1,
@@ -136,7 +139,10 @@ export class LocalFileError extends CliError {
     this.path = path;
   }
 
-  /** A file to write in a directory that does not exist (or is not a directory): named, not made, since a typo would make a tree. */
+  /**
+   * A file to write in a directory that does not exist (or is not a directory): named, not made,
+   * since a typo would make a tree.
+   */
   static missingDirectory(
     what: string,
     path: string,
@@ -172,7 +178,8 @@ export class LocalFileError extends CliError {
 class NotRegularFileError extends LocalFileError {
   constructor(what: string, path: string, kind: string) {
     super(what, path, NOT_REGULAR, 'cnv did not put it there: remove it (or move it aside), then run again');
-    this.message = `the ${what} ${path} is ${kind}, not a regular file: remove it (cnv neither reads it nor waits on it, nor writes through it)`;
+    const remove = 'remove it (cnv neither reads it nor waits on it, nor writes through it)';
+    this.message = `the ${what} ${path} is ${kind}, not a regular file: ${remove}`;
   }
 }
 
@@ -196,7 +203,10 @@ function exitCodeForStatus(status: number): number {
 function hintFor(status: number, code: string): string | undefined {
   if (status === 401) return 'set a valid key with `cnv config set-key` or CNV_API_KEY; `cnv doctor` checks it';
   if (code === 'export_not_enabled') {
-    return 'this endpoint is not enabled for the account behind this key; ask the provider to enable it (`cnv doctor` lists what this key may use)';
+    return (
+      'this endpoint is not enabled for the account behind this key; ' +
+      'ask the provider to enable it (`cnv doctor` lists what this key may use)'
+    );
   }
   if (status === 403) return 'the key is valid but lacks the permission this operation needs';
   if (code === 'invalid_cursor')
@@ -228,7 +238,10 @@ export function stdoutError(err: unknown): CliError {
   );
 }
 
-/** Whether a run its `signal` stopped was interrupted (SIGINT/SIGTERM, the reader gone), not failed (stdout cannot be written). */
+/**
+ * Whether a run its `signal` stopped was interrupted (SIGINT/SIGTERM, the reader gone), not failed
+ * (stdout cannot be written).
+ */
 export function interruptedBy(signal: AbortSignal): boolean {
   return signal.aborted && !(signal.reason instanceof LocalFileError);
 }

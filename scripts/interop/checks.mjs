@@ -4,6 +4,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { accountRows, admin, STREAMS } from './account.mjs';
 import { diffRows } from './compare.mjs';
+import { copyDifferences, copyEnv, resetSandboxStats, sandboxWrites } from './copy.mjs';
 import { sleep, tail } from './proc.mjs';
 import { jsonlLineCount, jsonlRows, pgRows } from './targets.mjs';
 
@@ -139,12 +140,38 @@ export const CHECKS = [
     },
   },
   {
+    name: 'meltano run tap-cnv-copy target-cnv: the sandbox equals the source (contacts by email, fields by key; each custom event once)',
+    run: async (ctx) => {
+      const r = await meltano(ctx, ['run', 'tap-cnv-copy', 'target-cnv'], copyEnv(ctx.copy));
+      const { diffs, contacts, events } = await copyDifferences(ctx.copy);
+      if (diffs.length) throw new CheckFailure('the sandbox differs from the source', diffs);
+      const states = /(\d+) of (\d+) states printed/.exec(r.stderr);
+      if (!states || states[1] === '0' || states[1] !== states[2])
+        throw new CheckFailure(`target-cnv printed ${states ? `${states[1]} of ${states[2]}` : 'no'} states`, [
+          tail(r.stderr, 10),
+        ]);
+      return `${contacts} contacts, ${events} custom events; ${states[0]}`;
+    },
+  },
+  {
+    name: 'a second meltano run tap-cnv-copy target-cnv (from the state Meltano saved) sends no write',
+    run: async (ctx) => {
+      await resetSandboxStats(ctx.copy);
+      await meltano(ctx, ['run', 'tap-cnv-copy', 'target-cnv'], copyEnv(ctx.copy));
+      const writes = await sandboxWrites(ctx.copy);
+      if (writes !== 0) throw new CheckFailure(`the second run sent ${writes} writes to the sandbox`);
+      const { diffs } = await copyDifferences(ctx.copy);
+      if (diffs.length) throw new CheckFailure('the sandbox differs from the source after the second run', diffs);
+      return 'no write';
+    },
+  },
+  {
     name: 'the API key is in no Meltano log, loaded file or saved state',
     run: async (ctx) => {
       const key = ctx.emulator.keys.full;
       // Meltano's system database (the systemdb state) and the file:// state backend, read raw.
       // (Meltano's own .meltano/run/tap-cnv/tap.config.json holds the key by design: not cnv's.)
-      const files = [ctx.jsonlDir, ...ctx.extraJsonlDirs, ctx.stateDir, ctx.systemDb].flatMap(filesUnder);
+      const files = [ctx.jsonlDir, ...ctx.extraJsonlDirs, ctx.stateDir, ctx.systemDb, ctx.copy.dir].flatMap(filesUnder);
       const where = [...ctx.logs.map((l, i) => [`log ${i}`, l]), ...files.map((f) => [f, readFileSync(f, 'latin1')])]
         .filter(([, t]) => t.includes(key))
         .map(([w]) => w);

@@ -78,11 +78,36 @@ export function meltanoYml({ tap, venvs, jsonlDir, pg, select }) {
   };
 }
 
-/** Writes the project into `dir`; resolves to a runner of `meltano ARGS` in it. */
+/**
+ * The copy's plugins added to a meltano.yml document: tap-cnv-copy, tap-cnv of another account
+ * (inherit_from: its base_url and api_key from TAP_CNV_COPY_*), and cnv's target-cnv (`target`,
+ * its executable; its base_url, api_key and report_path from TARGET_CNV_*: no key in the file).
+ */
+function withCopy(doc, target) {
+  doc.plugins.extractors.push({ name: 'tap-cnv-copy', inherit_from: 'tap-cnv' });
+  doc.plugins.loaders.push({
+    name: 'target-cnv',
+    namespace: 'target_cnv',
+    executable: target,
+    capabilities: ['about', 'activate-version', 'soft-delete'],
+    settings: [
+      setting('base_url', 'string'),
+      setting('api_key', 'password', { sensitive: true }),
+      setting('report_path', 'string'),
+      setting('streams', 'object'),
+      setting('max_failed_rows', 'integer'),
+      setting('plan', 'boolean'),
+    ],
+  });
+  return doc;
+}
+
+/** Writes the project into `dir` (with `opts.target`, the copy's plugins too); resolves to a runner of `meltano ARGS` in it. */
 export function writeProject(dir, opts) {
   mkdirSync(dir, { recursive: true });
   mkdirSync(opts.jsonlDir, { recursive: true });
-  writeFileSync(join(dir, 'meltano.yml'), `${JSON.stringify(meltanoYml(opts), null, 2)}\n`);
+  const doc = opts.target ? withCopy(meltanoYml(opts), opts.target) : meltanoYml(opts);
+  writeFileSync(join(dir, 'meltano.yml'), `${JSON.stringify(doc, null, 2)}\n`);
   const baseEnv = {
     ...process.env,
     MELTANO_SEND_ANONYMOUS_USAGE_STATS: 'false',

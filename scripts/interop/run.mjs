@@ -2,7 +2,7 @@
 // target-postgres (docs/interop.md). First it asks pip whether the pinned packages can be
 // installed here (probe.mjs); where they cannot, it prints one line, `interop: skipped: ...`, and
 // exits 0 (1 with CNV_INTEROP=require). Then it builds dist/; set-up (venvs, PostgreSQL, the
-// emulator, the Meltano project) fails loudly with exit 1; then each check prints ok/FAIL and the
+// emulators, the Meltano project) fails loudly with exit 1; then each check prints ok/FAIL and the
 // run ends with "N passed, N failed" (exit 1 when any failed). Everything it starts is stopped
 // at the end, on failure and on Ctrl-C too; its temp dir is removed unless CNV_INTEROP_KEEP=1.
 //   CNV_INTEROP           `require`: packages pip cannot install fail the run (exit 1) instead of skipping it
@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { startEmulatorProcess } from '../../test/bench/emulator.mjs';
 import { cnvRunner, START } from './account.mjs';
 import { CHECKS, CheckFailure } from './checks.mjs';
+import { COPY_CONTACTS, startCopyAccounts } from './copy.mjs';
 import { writeProject } from './meltano.mjs';
 import { startPostgres } from './postgres.mjs';
 import { killChildren, run, say, SetupError } from './proc.mjs';
@@ -91,7 +92,12 @@ async function setUp(started, python) {
   const jsonlDir = join(tmp, 'jsonl');
   const stateDir = join(tmp, 'state');
   const extraJsonlDirs = [];
-  const meltano = writeProject(join(tmp, 'project'), { tap, venvs, jsonlDir, pg, emulator });
+  const target = join(repo, 'bin', 'target-cnv.js');
+  const copy = await startCopyAccounts(repo, cleanups);
+  if (process.env.CNV_INTEROP_KEEP !== '1')
+    cleanups.push(async () => rmSync(copy.dir, { recursive: true, force: true }));
+  say(`the copy's accounts: ${copy.source.url} (${COPY_CONTACTS} contacts) into ${copy.sandbox.url}`);
+  const meltano = writeProject(join(tmp, 'project'), { tap, venvs, jsonlDir, pg, emulator, target });
   const isolated = (suffix, { fileState = false } = {}) => {
     const dir = join(tmp, `jsonl-${suffix}`);
     mkdirSync(dir, { recursive: true });
@@ -118,6 +124,7 @@ async function setUp(started, python) {
     logs: [],
     cnv: cnvRunner(repo, emulator, join(tmp, 'cnv-config')),
     streams: discovered.filter((s) => ['contacts', 'custom_events', 'email_events'].includes(s)),
+    copy,
   };
 }
 

@@ -30,7 +30,10 @@ export interface BatchRunOptions {
   maxRows?: number;
   /** --map, --map-file, --ignore-column, --ignore-unknown-columns, --pass-column, as given. */
   columns: ColumnFlagValues;
-  /** --decimal-point or --decimal-comma: the file's number convention (else the file's own cells tell it, src/input/number-convention.ts). */
+  /**
+   * --decimal-point or --decimal-comma: the file's number convention (else the file's own cells
+   * tell it, src/input/number-convention.ts).
+   */
   numbers?: Convention;
 }
 

@@ -42,9 +42,8 @@ export class BlankCells {
     const names = [...this.columns].map((c) => JSON.stringify(c)).join(', ');
     const more = this.columns.size === MAX_NAMED ? ' and more' : '';
     const what = this.cells === 1 ? '1 blank cell' : `${this.cells} blank cells`;
-    notices.info(
-      `note: ${what} of field columns (${names}${more}) not sent: a blank cell leaves the field as it is on the server; ${this.clear}`,
-    );
+    const why = `a blank cell leaves the field as it is on the server; ${this.clear}`;
+    notices.info(`note: ${what} of field columns (${names}${more}) not sent: ${why}`);
   }
 
   /** --summary-json's `blankCells`. */

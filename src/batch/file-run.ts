@@ -236,7 +236,10 @@ async function* preparedRows<P>(run: FileRun<P>, progress: Progress): AsyncGener
   progress.setTotal(read);
 }
 
-/** The run's end: the problems and notes, the summary (a line, --quiet's failure line, the --json document, --summary-json), the exit code or the error. */
+/**
+ * The run's end: the problems and notes, the summary (a line, --quiet's failure line, the --json
+ * document, --summary-json), the exit code or the error.
+ */
 function finish<P>(run: FileRun<P>, stoppedBy: unknown): CommandResult {
   const { deps, counts } = run;
   const { options, summary } = run.spec;
@@ -316,12 +319,18 @@ function prepareRow<P>(
   return { line, row: place, identifier, hash, payload: prepared.payload, note: prepared.note };
 }
 
-/** A digest of what a row sends (its request body, flag defaults included, numbers as their digits): 16 hex digits (the one-shot hash costs half of createHash's). */
+/**
+ * A digest of what a row sends (its request body, flag defaults included, numbers as their digits):
+ * 16 hex digits (the one-shot hash costs half of createHash's).
+ */
 export function payloadHash(payload: unknown): string {
   return digest('sha256', stringifyJson(payload), 'hex').slice(0, 16);
 }
 
-/** --dry-run: each request as one NDJSON line on stdout (exact numbers, key masked), unless stdout holds the report or summary. */
+/**
+ * --dry-run: each request as one NDJSON line on stdout (exact numbers, key masked), unless stdout
+ * holds the report or summary.
+ */
 function previewPrinter<P>(
   deps: BatchDeps,
   request: (items: BatchItem<P>[]) => RequestPreview,

@@ -71,9 +71,12 @@ async function endsWithNewline(path: string, size: number): Promise<boolean> {
 export async function refuseUnfinishedReport(path: string, signal: AbortSignal): Promise<void> {
   const why = await unfinishedBy(path, signal);
   if (why === undefined) return;
+  const hint =
+    `add --resume-from-report ${path} to send only the rows it does not mark done, ` +
+    'or --force to overwrite it and send every row again';
   throw new UsageError(
     `--report ${path}: it holds an unfinished run (${why}); a new run would overwrite it`,
-    `add --resume-from-report ${path} to send only the rows it does not mark done, or --force to overwrite it and send every row again`,
+    hint,
     'report_unfinished',
   );
 }

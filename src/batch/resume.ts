@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { UsageError } from '../errors.js';
 import { openReadStream } from '../files/file-streams.js';
 import { csvRecords, CsvParser } from '../input/csv-parser.js';
+import { MAX_COLUMNS } from '../limits/limits.js';
 import { describeJob, parseJobCell, sameJob, type ReportJob } from './row-report-job.js';
 import { SUCCESS_STATUSES, type KnownRow, type RowStatus } from './types.js';
 
@@ -70,15 +71,7 @@ export async function loadDoneRows(
   } catch (err) {
     if (signal?.aborted) throw signal.reason;
     if (err instanceof UsageError) throw err;
-    const e = err as NodeJS.ErrnoException;
-    throw resumeError(
-      path,
-      e.code === 'ENOENT'
-        ? 'no such file'
-        : e.code === 'CSV_RECORD_TOO_LONG'
-          ? `not a cnv report: a record is longer than ${MAX_REPORT_RECORD / 1024 / 1024} MiB`
-          : `cannot read the report: ${e.message}`,
-    );
+    throw resumeError(path, readFailure(err as NodeJS.ErrnoException));
   } finally {
     input?.destroy();
   }
@@ -97,6 +90,8 @@ async function* reportRows(
   for await (const records of csvRecords(text, MAX_REPORT_RECORD)) {
     for (const { fields, error } of records) {
       if (error !== undefined) continue;
+      // No report of cnv's is that wide: a line of commas is not held as rows.
+      if (fields.length > MAX_COLUMNS) throw Object.assign(new Error('too many cells'), { code: TOO_MANY_CELLS });
       const row: Record<string, string> = Object.create(null);
       fields.forEach((value, i) => {
         if (i < columns.length) row[columns[i]] = value;
@@ -104,6 +99,18 @@ async function* reportRows(
       yield row;
     }
   }
+}
+
+const TOO_MANY_CELLS = 'CSV_TOO_MANY_CELLS';
+
+/** What stopped the reading of the report, in words. */
+function readFailure(e: NodeJS.ErrnoException): string {
+  if (e.code === 'ENOENT') return 'no such file';
+  if (e.code === 'CSV_RECORD_TOO_LONG')
+    return `not a cnv report: a record is longer than ${MAX_REPORT_RECORD / 1024 / 1024} MiB`;
+  if (e.code === TOO_MANY_CELLS)
+    return `not a cnv report: a record holds more than ${MAX_COLUMNS.toLocaleString('en-US')} cells`;
+  return `cannot read the report: ${e.message}`;
 }
 
 /** Text from UTF-8 bytes read in pieces (a character split between two pieces is read whole). */
@@ -133,8 +140,9 @@ function checkHeader(path: string, head: string | undefined): void {
 function checkJob(path: string, earlier: ReportJob, job: ReportJob): void {
   if (sameJob(earlier, job)) return;
   const withAccount = earlier.account !== undefined && job.account !== undefined && earlier.account !== job.account;
+  const reports = `it reports ${describeJob(earlier, withAccount)}, not ${describeJob(job, withAccount)}`;
   throw new UsageError(
-    `--resume-from-report ${path}: it reports ${describeJob(earlier, withAccount)}, not ${describeJob(job, withAccount)}; resuming from it would skip rows this run never sent`,
+    `--resume-from-report ${path}: ${reports}; resuming from it would skip rows this run never sent`,
     'give the --report file of an earlier run of the same command, target, input file and account',
     'report_mismatch',
   );
@@ -165,7 +173,8 @@ async function firstLine(input: Readable): Promise<{ first: string | undefined; 
 function resumeError(path: string, message: string): UsageError {
   return new UsageError(
     `--resume-from-report ${path}: ${message}`,
-    'give the --report file of an earlier run of the same input, or run without --resume-from-report to send the whole file again',
+    'give the --report file of an earlier run of the same input, ' +
+      'or run without --resume-from-report to send the whole file again',
     'invalid_input',
   );
 }

@@ -83,11 +83,13 @@ export function shapeRow(row: InputRow, resolver: ColumnResolver, cells: RowCell
         );
     }
   }
-  if (unknown)
+  if (unknown) {
+    const names = unknown.map((c) => quoteInput(c)).join(', ');
     throw new InvalidRowError(
-      `${unknown.map((c) => quoteInput(c)).join(', ')}: not a column ${resolver.rules.endpoint} takes (first seen after the file was checked)`,
+      `${names}: not a column ${resolver.rules.endpoint} takes (first seen after the file was checked)`,
       'unknown_column',
     );
+  }
   return lenient ? withLenientId(body, lenient, resolver) : { body };
 }
 
@@ -177,10 +179,8 @@ function withLenientId(
     put(body, 'cnvContactId', lenient.value, lenient.column);
     return { body };
   }
-  return {
-    body,
-    note: `identified by ${other}: ${quoteInput(lenient.column)} holds ${showValue(lenient.value)}, not a cnvContactId (UUID), so it was not sent`,
-  };
+  const holds = `${quoteInput(lenient.column)} holds ${showValue(lenient.value)}`;
+  return { body, note: `identified by ${other}: ${holds}, not a cnvContactId (UUID), so it was not sent` };
 }
 
 function put(target: Record<string, unknown>, key: string, value: unknown, column: string, shown = key): void {

@@ -76,7 +76,9 @@ export function sameJob(earlier: ReportJob, now: ReportJob): boolean {
  */
 export function describeJob(job: ReportJob, withAccount = false): string {
   const account = withAccount ? ` (${job.account ?? 'no account'})` : '';
-  return `\`${job.command}${job.target ? ` ${job.target}` : ''}\` on ${job.input === '-' ? 'stdin' : inputName(job.input)}${account}`;
+  const target = job.target ? ` ${job.target}` : '';
+  const input = job.input === '-' ? 'stdin' : inputName(job.input);
+  return `\`${job.command}${target}\` on ${input}${account}`;
 }
 
 // The file's name decides, not its directory: a report and its input moved together stay a pair.

@@ -56,8 +56,11 @@ export async function openReport(
 ): Promise<ReportWriter> {
   const redact = memoized(opts.redact ?? ((text: string) => text));
   const job = csvCell(jobCell(opts.job));
+  // What the server sent (id, error code, message): masked, then quoted.
+  const served = (text: string | undefined) => csvCell(redact(text ?? ''));
   const format = (r: RowResult) =>
-    `${r.line},${csvCell(r.identifier)},${r.status},${csvCell(redact(r.id ?? ''))},${csvCell(redact(r.error ?? ''))},${csvCell(redact(r.message ?? ''))},${r.row ?? ''},${r.hash ?? ''},${job}\n`;
+    `${r.line},${csvCell(r.identifier)},${r.status},${served(r.id)},${served(r.error)},${served(r.message)},` +
+    `${r.row ?? ''},${r.hash ?? ''},${job}\n`;
   const header = reportColumns(idColumn).map(csvCell).join(',') + '\n';
   const toStdout = path === '-';
   // Renaming over a device or a FIFO would replace it with a plain file: those are streamed to.
@@ -178,7 +181,8 @@ function waitForDrain(out: Writable, failure: () => unknown, fail: (err: unknown
 function reportError(path: string, err: unknown, resumable = false): Error {
   if (err instanceof Error && (err instanceof UsageError || err instanceof LocalFileError)) return err;
   const hint = resumable
-    ? `free space or fix the permissions, then run again with --resume-from-report ${path}: what the report holds is not sent again`
+    ? `free space or fix the permissions, then run again with --resume-from-report ${path}: ` +
+      'what the report holds is not sent again'
     : undefined;
   return (
     LocalFileError.from(err, 'report', path, hint) ??

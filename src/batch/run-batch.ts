@@ -47,6 +47,12 @@ export interface RunBatchOptions<P> {
   maxUnrecorded?: number;
 }
 
+/**
+ * Read from `rows` (by identity), it sends the open chunk now, though not full: a Singer target
+ * (src/target) at a STATE, whose rows before it must get their results before it is printed.
+ */
+export const FLUSH_CHUNK: ReadonlyArray<never> = Object.freeze([]);
+
 interface RunBatchOutcome {
   /** Why the run stopped early (a sender's error, an input error, the abort reason); undefined when it ran to the end. */
   stoppedBy?: unknown;
@@ -130,6 +136,10 @@ class BatchRun<P> {
   /** Reads every row (until the sink fails), giving each its result or its place in a chunk. */
   async readAll(): Promise<void> {
     for await (const item of this.opts.rows) {
+      if (item === FLUSH_CHUNK) {
+        await this.dispatchOpen();
+        continue;
+      }
       for (const row of Array.isArray(item) ? (item as ReadonlyArray<PreparedRow<P>>) : [item as PreparedRow<P>]) {
         if (this.sinkBroke()) break;
         const sending = this.take(row, this.seq++);

@@ -21,17 +21,18 @@ export class Notes {
 
   show(notices: Notices): void {
     if (this.first === undefined) return;
-    notices.info(
-      `note: ${this.count === 1 ? '1 row' : `${this.count} rows`}: ${this.first}${this.count > 1 ? " (or alike; each row's report message says)" : ''}`,
-    );
+    const rows = this.count === 1 ? '1 row' : `${this.count} rows`;
+    const alike = this.count > 1 ? " (or alike; each row's report message says)" : '';
+    notices.info(`note: ${rows}: ${this.first}${alike}`);
   }
 }
 
 export function listProblems(notices: Notices, problems: RowResult[], counts: BatchCounts): void {
   for (const p of problems.slice(0, MAX_LISTED_PROBLEMS)) {
     // Identifiers and messages may hold the file's text: escaped here (the report keeps them exact).
+    const identifier = p.identifier ? ` (${safeText(p.identifier)})` : '';
     notices.info(
-      `line ${p.line}: ${p.status}: ${safeText(p.error ?? '')}: ${safeText(p.message ?? '', 300)}${p.identifier ? ` (${safeText(p.identifier)})` : ''}`,
+      `line ${p.line}: ${p.status}: ${safeText(p.error ?? '')}: ${safeText(p.message ?? '', 300)}${identifier}`,
     );
   }
   const more = counts.count('failed') + counts.count('invalid') - MAX_LISTED_PROBLEMS;

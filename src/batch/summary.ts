@@ -86,8 +86,11 @@ export function summaryLine(counts: BatchCounts, info: SummaryInfo, outcome?: st
   const earlier = counts.earlier > 0 ? `, ${n(counts.earlier)} of them done in an earlier run` : '';
   const head = info.dryRun ? 'dry run, nothing sent: ' : info.stopped ? 'stopped early: ' : '';
   const report = info.report && info.report !== '-' ? `; report: ${info.report}` : '';
-  const timing = `${duration(info.elapsedMs)}${hasRate(counts.handled, info.elapsedMs) ? ` (${Math.round(counts.handled / (info.elapsedMs / 1000))} rows/s)` : ''}`;
-  return `${head}${rows}: ${ok}${earlier}, ${n(counts.count('failed'))} failed, ${n(counts.count('invalid'))} invalid, ${n(counts.count('skipped'))} skipped in ${timing}${report}`;
+  const rate = hasRate(counts.handled, info.elapsedMs)
+    ? ` (${Math.round(counts.handled / (info.elapsedMs / 1000))} rows/s)`
+    : '';
+  const others = (['failed', 'invalid', 'skipped'] as const).map((s) => `${n(counts.count(s))} ${s}`).join(', ');
+  return `${head}${rows}: ${ok}${earlier}, ${others} in ${duration(info.elapsedMs)}${rate}${report}`;
 }
 
 /**

@@ -92,13 +92,19 @@ export interface BatchItem<P> extends RowTag {
   payload: P;
 }
 
-/** A row whose outcome is known without a request: invalid, decided (a sync's `unchanged`), or done in an earlier run (resume.ts). */
+/**
+ * A row whose outcome is known without a request: invalid, decided (a sync's `unchanged`), or done
+ * in an earlier run (resume.ts).
+ */
 export type KnownRow = RowTag & { payload?: undefined; outcome: ItemOutcome };
 
 /** A row after validation: with a payload to send, or with its outcome already known. */
 export type PreparedRow<P> = (BatchItem<P> & { outcome?: undefined }) | KnownRow;
 
-/** A row's result: its tag and the outcome, the tag's note the message when the outcome has none (a literal, not spreads: it runs once a row). */
+/**
+ * A row's result: its tag and the outcome, the tag's note the message when the outcome has none (a
+ * literal, not spreads: it runs once a row).
+ */
 export function resultOf(tag: RowTag, outcome: ItemOutcome): RowResult {
   const message = outcome.message ?? tag.note;
   return {

@@ -4,6 +4,7 @@ import { configDir, configDirWhere } from '../config/paths.js';
 import type { ProfileStore } from '../config/profiles.js';
 import type { Credentials } from '../config/resolve.js';
 import type { Context, ContextDeps, GivenCredentials, GlobalOptions } from '../context.js';
+import { streamTarget } from '../terminal/io.js';
 import { makeRedactor } from '../redact/redact.js';
 import { escapeControl } from '../lib/terminal-text.js';
 import { HttpStack } from './context-http.js';
@@ -84,7 +85,9 @@ function progressAllowed(deps: ContextDeps, globals: GlobalOptions): boolean {
   const columns = (deps.io.stderr as { columns?: number }).columns;
   const sized = columns === undefined || columns > 0;
   // The debug log's many lines on stderr and a spinner redrawing over them would garble both.
-  return deps.io.stderrIsTTY && sized && !globals.quiet && globals.progress && !globals.debug && !ci;
+  if (!deps.io.stderrIsTTY || !sized || globals.quiet || !globals.progress || globals.debug || ci) return false;
+  // stdout into another program (`| jq`) prints on the same terminal: frames would land among its lines.
+  return streamTarget(deps.io.stdout) !== 'pipe';
 }
 
 /** Masks the API keys the run knows of: CNV_API_KEY from the start, the key in force once resolved. */
@@ -148,13 +151,17 @@ class Account {
         apiKeyFlag: this.given?.apiKey ?? globals.apiKey,
         baseUrlFlag: this.given?.baseUrl ?? globals.baseUrl,
         flagSources: this.given?.sources,
-        profileFlag: globals.profile,
-        env: this.deps.env,
+        // Given a key and a base URL, no profile is read: `config set-key --profile new` checks
+        // the key of a profile not saved yet.
+        profileFlag: this.given ? undefined : globals.profile,
+        env: this.given ? { ...this.deps.env, CNV_PROFILE: undefined } : this.deps.env,
       },
       await this.config(),
     );
     this.redaction.learn([resolved.apiKey, this.deps.env.CNV_API_KEY, globals.apiKey, this.given?.apiKey]);
-    for (const w of resolved.warnings) this.warn(w);
+    // The tap's --config names its sources, so the warnings name its settings; a key `config
+    // set-key` checks before saving is the command's to warn about.
+    if (!this.given || this.given.sources) for (const w of resolved.warnings) this.warn(w);
     return resolved;
   }
 }

@@ -17,7 +17,8 @@ export function jqHint(args: readonly string[]): string {
   const jq = valueOf(args, '--jq');
   const path = jq === undefined ? undefined : jqRewrite(jq);
   const example = path === undefined ? "-q '[].name'" : `-q ${shellWord(path)}`;
-  return `cnv has no --jq: -q/--query takes a JMESPath expression (not jq), e.g. ${example}${path !== undefined && jq !== undefined ? ` for jq's ${jq}` : ''}`;
+  const forJq = path !== undefined && jq !== undefined ? ` for jq's ${jq}` : '';
+  return `cnv has no --jq: -q/--query takes a JMESPath expression (not jq), e.g. ${example}${forJq}`;
 }
 
 /**
@@ -32,5 +33,6 @@ export function jsonFieldsHint(args: readonly string[], hasColumns: boolean): st
   const pick = hasColumns
     ? `--columns ${list} --json`
     : `--json -q '{${fields.map((f) => `${f.replace(/\W/g, '_')}: ${f}`).join(', ')}}'`;
-  return `--json takes no field list here (it is a switch: the whole result as JSON); choose fields with ${hasColumns ? '--columns' : '-q (JMESPath)'}: ${pick}`;
+  const choose = hasColumns ? '--columns' : '-q (JMESPath)';
+  return `--json takes no field list here (it is a switch: the whole result as JSON); choose fields with ${choose}: ${pick}`;
 }

@@ -52,7 +52,10 @@ export async function helpPages(opts: { width: number; whole: boolean; inherited
   return pages;
 }
 
-/** docs/commands.md: every command's whole help page (`cnv help <command>`), generated from the program itself (`npm run docs`). */
+/**
+ * docs/commands.md: every command's whole help page (`cnv help <command>`), generated from the
+ * program itself (`npm run docs`).
+ */
 export async function renderReference(): Promise<string> {
   const sections: string[] = [
     '# Command reference',

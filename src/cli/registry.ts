@@ -296,6 +296,13 @@ export const COMMANDS: Entry[] = [
     load: () => import('../commands/tap/tap.js'),
   },
   {
+    name: 'target',
+    summary: "Run as a Singer target (Meltano's target-cnv): any tap's tables into the account, only what differs",
+    globals: ['--format', '--verbose', '--debug', '--quiet', '--timeout', '--max-retries', '--max-retry-wait'],
+    markdown: true,
+    load: () => import('../commands/target/target.js'),
+  },
+  {
     name: 'version',
     summary: 'Print the version (--json: with the Node.js version and platform)',
     globals: ['--json', '--format', '--query'],

@@ -43,7 +43,8 @@ export function reportError(ctx: Context, err: unknown, argv: string[]): number 
   if (ctx.globals.verbose && e?.stack) for (const line of e.stack.split('\n')) write(line);
   else
     write(
-      'hint: this is a bug in cnv; run again with --debug (stack trace and requests, key redacted) and report it with that output',
+      'hint: this is a bug in cnv; run again with --debug (stack trace and requests, key redacted) ' +
+        'and report it with that output',
     );
   if (json)
     write(

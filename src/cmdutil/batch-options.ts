@@ -52,21 +52,24 @@ const REPORT_FLAGS = {
   report: withBrief(
     textFlag(
       '--report <file>',
-      "write every row's result as CSV (line, identifier, status, ..., error, message, row, hash) after a first line naming the run; - for stdout",
+      "write every row's result as CSV (line, identifier, status, ..., error, message, row, hash) " +
+        'after a first line naming the run; - for stdout',
     ),
     "write every row's result as CSV (- for stdout)",
   ),
   resumeFromReport: withBrief(
     textFlag(
       '--resume-from-report <file>',
-      'send only the rows that have no success in this earlier report of the same command, target and input (matched by row and content)',
+      'send only the rows that have no success in this earlier report of the same command, ' +
+        'target and input (matched by row and content)',
     ),
     'send only the rows this report has not done',
   ),
   force: withBrief(
     switchFlag(
       '--force',
-      'overwrite the --report of an unfinished run (one with skipped rows) and send every row again, instead of refusing it (exit 2)',
+      'overwrite the --report of an unfinished run (one with skipped rows) and send every row again, ' +
+        'instead of refusing it (exit 2)',
     ),
     "overwrite an unfinished run's --report",
   ),
@@ -85,7 +88,8 @@ const ROW_FLAGS = {
   map: withBrief(
     listFlag(
       '--map <column=target>',
-      "send a column as a target: a body key, fields.KEY, a field key or label, body.NAME (as it is), or - (left out); repeatable, e.g. --map 'First Name=firstName'",
+      'send a column as a target: a body key, fields.KEY, a field key or label, body.NAME (as it is), ' +
+        "or - (left out); repeatable, e.g. --map 'First Name=firstName'",
     ),
     "send a column as a target: --map 'A=email'",
   ),
@@ -105,7 +109,10 @@ const ROW_FLAGS = {
   ),
 };
 
-/** The input, report and concurrency flags shared by every batch or file mode (the column flags of its mode follow: see below). */
+/**
+ * The input, report and concurrency flags shared by every batch or file mode (the column flags of
+ * its mode follow: see below).
+ */
 export function batchFlags(defaults: BatchDefaults) {
   return {
     ...READ_FLAGS,
@@ -135,7 +142,8 @@ export const PASS_COLUMN_FLAG = {
   passColumn: withBrief(
     listFlag(
       '--pass-column <name>',
-      'send this column as a top-level body member under its own name, unchecked (the members the spec names but does not spell); repeatable',
+      'send this column as a top-level body member under its own name, ' +
+        'unchecked (the members the spec names but does not spell); repeatable',
     ),
     'send this column as a body member, unchecked',
   ),
@@ -153,7 +161,8 @@ export const NUMBER_CONVENTION_FLAGS = {
   decimalComma: withBrief(
     switchFlag(
       '--decimal-comma',
-      'NUMBER cells have a decimal comma, dots group thousands (1.234,5), as German or French spreadsheets save them: 1,234 is 1.234',
+      'NUMBER cells have a decimal comma, dots group thousands (1.234,5), ' +
+        'as German or French spreadsheets save them: 1,234 is 1.234',
     ),
     'NUMBER cells have a decimal comma (1.234,5)',
   ),
@@ -164,7 +173,8 @@ export const SUMMARY_JSON_FLAG = {
   summaryJson: withBrief(
     textFlag(
       '--summary-json <file>',
-      'write the run summary as JSON to this file at the end (also when the run fails or is interrupted); - for stdout when stdout carries no other data (as --json does)',
+      'write the run summary as JSON to this file at the end (also when the run fails or is interrupted); ' +
+        '- for stdout when stdout carries no other data (as --json does)',
     ),
     'write the run summary as JSON (- for stdout)',
   ),
@@ -214,7 +224,8 @@ export function checkBatchOptions(opts: BatchOptionValues): void {
   // A resume carries over every row of the earlier report: one that reads only the first rows would drop the rest.
   if (opts.maxRows !== undefined && opts.resumeFromReport !== undefined) {
     throw new UsageError(
-      '--max-rows: not with --resume-from-report (a resume reads the whole file, so that the rows done before stay in the report)',
+      '--max-rows: not with --resume-from-report (a resume reads the whole file, ' +
+        'so that the rows done before stay in the report)',
       undefined,
       'conflicting_options',
     );
@@ -238,7 +249,10 @@ export function checkBatchOptions(opts: BatchOptionValues): void {
     );
 }
 
-/** The run mode the global --dry-run gives a file run (a command with a mode of its own, --plan or --check, chooses it instead). */
+/**
+ * The run mode the global --dry-run gives a file run (a command with a mode of its own, --plan or
+ * --check, chooses it instead).
+ */
 export const globalRunMode = (globals: { dryRun: boolean }): RunMode => (globals.dryRun ? 'dry-run' : 'send');
 
 /** The batch options of a command, with defaults applied (checked before: checkBatchOptions). */

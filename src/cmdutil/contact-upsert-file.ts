@@ -53,7 +53,10 @@ export async function runUpsertFile(ctx: Context, opts: FileRowOptions): Promise
   return runFileBatch(batchDepsOf(ctx), await upsertFileSpec(ctx, opts, 'contacts upsert', globalRunMode(ctx.globals)));
 }
 
-/** A file of contact upserts as a file run: `contacts upsert --file`, and `contacts sync`, which decides per row whether to send it. */
+/**
+ * A file of contact upserts as a file run: `contacts upsert --file`, and `contacts sync`, which
+ * decides per row whether to send it.
+ */
 export async function upsertFileSpec(
   ctx: Context,
   opts: FileRowOptions,

@@ -80,7 +80,6 @@ export function reporterDepsOf(ctx: Context): ReporterDeps {
     signal: ctx.signal,
     notices: noticesOf(ctx),
     stdout: ctx.io.stdout,
-    stderrIsTTY: ctx.io.stderrIsTTY,
     // An export's -o is its file's format; its dry run prints the request instead.
     printDocument: ctx.globals.dryRun ? undefined : documentPrinterOf(ctx, { formatIsFile: true }),
     progress: progressOf(ctx),

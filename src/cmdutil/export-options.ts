@@ -4,7 +4,8 @@ import { EXPORT_PAGE_LIMITS } from '../endpoints/endpoints.js';
 import type { EmailEventType } from '../endpoints/exports.js';
 import type { GlobalOptions } from '../context.js';
 import { isIsoDate } from '../dates.js';
-import { UsageError } from '../errors.js';
+import { CliError, ExitCode, UsageError } from '../errors.js';
+import { streamTarget, type IO } from '../terminal/io.js';
 import { crashHookFromEnv } from '../exporter/crash-points.js';
 import type { ExportRunOptions } from '../exporter/export-run-options.js';
 import { gzipName } from '../exporter/gzip-pages.js';
@@ -18,7 +19,9 @@ import type { ExportKind } from '../endpoints/exports.js';
 
 /** One help line on the file format, which is the global -o/--format. */
 export const FORMAT_HELP =
-  'Format: -o csv|ndjson; by default CSV when --out ends in .csv (or .csv.gz), else NDJSON. --out FILE.gz (or --compress gzip) writes gzip: one gzip member per page.';
+  'Format: -o csv|ndjson; by default CSV when --out ends in .csv (or .csv.gz), ' +
+  'else NDJSON (--out FILE.json is refused: not one JSON array). ' +
+  '--out FILE.gz (or --compress gzip) writes gzip: one gzip member per page.';
 
 type Compression = 'gzip' | 'none';
 
@@ -44,7 +47,8 @@ const OUTPUT_FLAGS = {
   compress: withBrief(
     flag(
       '--compress <type>',
-      'gzip: write gzip, one complete member per committed page (default: gzip when --out ends in .gz, else none); for stdout pipelines',
+      'gzip: write gzip, one complete member per committed page (default: gzip when --out ends in .gz, ' +
+        'else none); for stdout pipelines',
       z.enum(['gzip', 'none']).optional(),
       { parse: compressChoice },
     ),
@@ -65,7 +69,8 @@ const RUN_FLAGS = {
   state: withBrief(
     flag(
       '--no-state',
-      'neither read nor write any state: a one-off export; --out FILE is written beside FILE and renamed over it only once the export succeeded (a failure or a kill leaves FILE as it was)',
+      'neither read nor write any state: a one-off export; --out FILE is written beside FILE ' +
+        'and renamed over it only once the export succeeded (a failure or a kill leaves FILE as it was)',
       z.boolean(),
     ),
     'no state: a one-off export of everything',
@@ -73,16 +78,17 @@ const RUN_FLAGS = {
   stateKey: withBrief(
     textFlag(
       '--state-key <name>',
-      'name of the saved state (default: the account, sk_live_<key id>@host, then /kind[/type] and :FILE for --out FILE, or /stdout)',
+      'name of the saved state (default: the account, sk_live_<key id>@host, ' +
+        'then /kind[/type] and :FILE for --out FILE); rows to stdout keep a position only when this names one',
     ),
     'name of the saved state',
   ),
   maxPages: withBrief(
-    numberFlag('--max-pages <n>', 'stop after this many pages (the state keeps the place)', integer(1)),
+    numberFlag('--max-pages <n>', 'stop after this many pages (a state keeps the place)', integer(1)),
     'stop after this many pages',
   ),
   maxRows: withBrief(
-    numberFlag('--max-rows <n>', 'stop after this many rows (the state keeps the place)', integer(1)),
+    numberFlag('--max-rows <n>', 'stop after this many rows (a state keeps the place)', integer(1)),
     'stop after this many rows',
   ),
   deferCommit: withBrief(
@@ -95,7 +101,8 @@ const RUN_FLAGS = {
   run: withBrief(
     textFlag(
       '--run <id>',
-      'name this run (letters, digits, . _ : -; default: a random id, shown in the summary); `export state commit KEY --run ID` commits a --defer-commit run by it',
+      'name this run (letters, digits, . _ : -; default: a random id, shown in the summary); ' +
+        '`export state commit KEY --run ID` commits a --defer-commit run by it',
     ),
     'name this run (default: a random id)',
   ),
@@ -118,7 +125,8 @@ const FILE_FLAGS = {
   nullAs: withBrief(
     flag(
       '--null-as <text>',
-      'CSV: write null values as this text (e.g. \\N, as PostgreSQL COPY and MySQL do), so null and "" differ (default: an empty cell for both)',
+      'CSV: write null values as this text (e.g. \\N, as PostgreSQL COPY and MySQL do), ' +
+        'so null and "" differ (default: an empty cell for both)',
       z
         .string()
         .refine((text) => !/[\r\n]/.test(text), 'must not hold a line break')
@@ -129,14 +137,16 @@ const FILE_FLAGS = {
   excelSafe: withBrief(
     switchFlag(
       '--excel-safe',
-      "CSV: prefix ' to values starting with = + - @ tab or CR, so spreadsheets do not run them as formulas (values are then not exact)",
+      "CSV: prefix ' to values starting with = + - @ tab or CR, " +
+        'so spreadsheets do not run them as formulas (values are then not exact)',
     ),
     'CSV: keep spreadsheets from running formulas',
   ),
   summaryJson: withBrief(
     textFlag(
       '--summary-json <file>',
-      'write the run summary as JSON to this file at the end (also when the run fails or is interrupted); - for stdout when the rows go to --out (as --json does)',
+      'write the run summary as JSON to this file at the end (also when the run fails or is interrupted); ' +
+        '- for stdout when the rows go to --out (as --json does)',
     ),
     'write the run summary as JSON (- for stdout)',
   ),
@@ -170,20 +180,41 @@ export const EXPORT_GLOBALS = ['dryRun', 'format', 'json', 'query'] as const;
 export type ExportOptionValues = OptionValues<ReturnType<typeof exportFlags>, (typeof EXPORT_GLOBALS)[number]>;
 
 /** What the flags mean once the global --dry-run and -o/--format are taken into account. */
-function derived(opts: ExportOptionValues) {
+function derived(opts: ExportOptionValues & { outDir?: string }) {
   // --dry-run prints the first request a stateless run would send: no state, no file touched.
   const { dryRun } = opts;
   const out = opts.out !== undefined && opts.out !== '-' && !dryRun ? opts.out : undefined;
-  return { out, noState: opts.state === false || dryRun, deferCommit: opts.deferCommit === true && !dryRun };
+  // Rows to stdout are a one-off (a peek, `| head`) unless --state-key names the position to keep.
+  const oneOff = out === undefined && opts.outDir === undefined && opts.stateKey === undefined;
+  return {
+    out,
+    oneOff,
+    noState: opts.state === false || dryRun || oneOff,
+    deferCommit: opts.deferCommit === true && !dryRun,
+  };
 }
 
-/** The export flags' rules, across flags and with the globals (usage errors name the flag): a cross-flag check of the command's options. */
+/**
+ * The export flags' rules, across flags and with the globals (usage errors name the flag): a
+ * cross-flag check of the command's options.
+ */
 export function checkExportOptions(opts: ExportOptionValues & { outDir?: string }): void {
-  const { out, noState, deferCommit } = derived(opts);
+  const { out, oneOff, noState, deferCommit } = derived(opts);
+  if (out !== undefined && extname(gzipName(out).inner).toLowerCase() === '.json')
+    // A name that says one JSON document would hold NDJSON lines, which a JSON reader refuses.
+    throw new UsageError(
+      `--out ${out}: an export writes NDJSON (one JSON object a line) or CSV, not one JSON array`,
+      `name it .ndjson (or .csv); for one array: jq -s . FILE.ndjson`,
+    );
   const format = fileFormat(opts.format, opts.out === undefined ? undefined : gzipName(opts.out).inner);
   compression(opts.compress, out);
   if (noState && !opts.dryRun && opts.stateKey !== undefined)
     throw new UsageError('--state-key and --no-state do not go together');
+  if (oneOff && !opts.dryRun && (deferCommit || opts.run !== undefined))
+    throw new UsageError(
+      `${deferCommit ? '--defer-commit' : '--run'}: rows to stdout keep no position unless --state-key names one`,
+      'name the pipeline\'s state: --state-key NAME (docs/exports.md, "Pipelines")',
+    );
   if (noState && deferCommit)
     throw new UsageError('--defer-commit needs a state to hold the pending position; drop --no-state');
   if (deferCommit && out !== undefined)
@@ -218,7 +249,7 @@ export function checkExportOptions(opts: ExportOptionValues & { outDir?: string 
 
 /** The run options of checked export flags. `env`: the test-only crash points (CNV_TEST_CRASH_AT). */
 export function exportRunOptions(
-  opts: ExportOptionValues,
+  opts: ExportOptionValues & { outDir?: string },
   kind: ExportKind,
   env: NodeJS.ProcessEnv,
   extra: {
@@ -301,15 +332,19 @@ export function instant(flag: string) {
     const ms = Date.parse(t.length === 10 ? `${t}T00:00:00Z` : t);
     // Date.parse rolls 2025-02-30 over to March; refuse dates that are not on the calendar.
     if (!ok || !Number.isFinite(ms) || !isIsoDate(t.slice(0, 10))) {
-      const word = /^(yesterday|today|now|last\s*week)$/i.test(t)
-        ? ` (a word is not read: ${/today|now/i.test(t) ? 'a date, or 0h' : /week/i.test(t) ? '7d' : '24h'} says it)`
-        : '';
-      throw new UsageError(
-        `${flag}: expected a duration before now (24h, 7d, 30m, 2w), an ISO 8601 date-time with a zone (2025-01-31T00:00:00Z) or a date, got "${text}"${word}`,
-      );
+      const word = /^(yesterday|today|now|last\s*week)$/i.test(t) ? ` (a word is not read: ${wordFor(t)} says it)` : '';
+      const expected =
+        'a duration before now (24h, 7d, 30m, 2w), an ISO 8601 date-time with a zone (2025-01-31T00:00:00Z) or a date';
+      throw new UsageError(`${flag}: expected ${expected}, got "${text}"${word}`);
     }
     return new Date(ms).toISOString();
   };
+}
+
+/** What to write for a word such as `today` or `last week`. */
+function wordFor(word: string): string {
+  if (/today|now/i.test(word)) return 'a date, or 0h';
+  return /week/i.test(word) ? '7d' : '24h';
 }
 
 /** A duration flag's value (`7d`, `24h`, `30m`, `2w`, `90s`) in milliseconds; at least one second. */
@@ -334,4 +369,17 @@ export function windowTime(flag: string, value: string, nowMs: number): string {
   const ms = nowMs - Number(duration[1]) * UNIT_MS[duration[2].toLowerCase()];
   if (ms < 0) throw new UsageError(`${flag}: ${value} before now is before 1970; give a date`);
   return new Date(ms).toISOString();
+}
+
+/**
+ * Rows for a stdout the shell closed (`>&-`) would go nowhere: refused before anything is fetched
+ * or committed, exit 141 (stdout closed, as for `| head`), saying so.
+ */
+export function refuseClosedStdout(io: Pick<IO, 'stdout'>, out: string | undefined): void {
+  if (out !== undefined || streamTarget(io.stdout) !== 'closed') return;
+  throw new CliError('stdout is closed (>&-): the rows would go nowhere; nothing was fetched or committed', {
+    exitCode: ExitCode.outputClosed,
+    code: 'stdout_closed',
+    hint: 'send stdout somewhere (> FILE, | program) or write a file with --out FILE',
+  });
 }

@@ -61,8 +61,11 @@ export function identifierFrom(
   );
   if (warn && given.length > 1) {
     const ignored = given.slice(1).map(flagOf);
+    const first = flagOf(given[0]);
+    const why = `the API finds the contact by ${first} alone (precedence ${given.map(flagOf).join(', ')})`;
     warn(
-      `${ignored.join(' and ')} ${ignored.length > 1 ? 'are' : 'is'} ignored: the API finds the contact by ${flagOf(given[0])} alone (precedence ${given.map(flagOf).join(', ')}); if they name different contacts, ${flagOf(given[0])} wins`,
+      `${ignored.join(' and ')} ${ignored.length > 1 ? 'are' : 'is'} ignored: ${why}; ` +
+        `if they name different contacts, ${first} wins`,
     );
   }
   return id;

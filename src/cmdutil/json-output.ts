@@ -103,7 +103,10 @@ export function shapeOf(schema: z.ZodType): string {
   }
 }
 
-/** One document in words: `with --file the run summary {...} with --json or -q`; `brief`: the help's short form where it has one. */
+/**
+ * One document in words: `with --file the run summary {...} with --json or -q`; `brief`: the help's
+ * short form where it has one.
+ */
 function describeDocument(doc: JsonDocument, brief: boolean): string {
   // Any JSON at all (an item of `cnv api --paginate`) has no shape to show past its words.
   const shape =
@@ -117,7 +120,10 @@ function describeDocument(doc: JsonDocument, brief: boolean): string {
     .join(' ');
 }
 
-/** docs/output.md's row of a command, and (`brief`: the documents' short forms where they have one) its help's JSON OUTPUT text. */
+/**
+ * docs/output.md's row of a command, and (`brief`: the documents' short forms where they have one)
+ * its help's JSON OUTPUT text.
+ */
 export function describeOutput(output: JsonOutput, brief = false): string {
   return [output.documents.map((doc) => describeDocument(doc, brief)).join('; '), output.note]
     .filter(Boolean)

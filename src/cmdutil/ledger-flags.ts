@@ -56,7 +56,10 @@ export function ledgerRunOptions(
   return { ...batchRunOptions(opts, defaults, mode), resumeFromReport: undefined, force: true };
 }
 
-/** What a ledger job takes from the context: the file run's inputs (no resume command: the same command resumes) and the ledger's. */
+/**
+ * What a ledger job takes from the context: the file run's inputs (no resume command: the same
+ * command resumes) and the ledger's.
+ */
 export function ledgerJobDeps(ctx: Context, plan: boolean): { batch: BatchDeps; ledger: LedgerDeps } {
   const batch: BatchDeps = { ...batchDepsOf(ctx), resumeCommand: undefined };
   // With --plan, stdout is the plan: no summary document after it.

@@ -1,4 +1,5 @@
 import { UsageError } from '../errors.js';
+import { didYouMean } from './suggest.js';
 import { textFlag, withBrief } from './flags.js';
 
 /** A list command's columns: every one it knows (CSV), and the few a terminal table shows by default. */
@@ -13,7 +14,8 @@ export function columnsFlag(columns: ListColumns) {
     columns: withBrief(
       textFlag(
         '--columns <list>',
-        `columns of the table and of CSV (then without _extra), comma-separated (table default: ${columns.table.join(',')}; any of: ${columns.all.join(', ')})`,
+        'columns of the table and of CSV (then without _extra), comma-separated ' +
+          `(table default: ${columns.table.join(',')}; any of: ${columns.all.join(', ')})`,
       ),
       'columns of the table and of CSV, comma-separated',
     ),
@@ -37,7 +39,14 @@ export function chosenColumns(
   const known = new Map(columns.all.map((c) => [c.toLowerCase(), c]));
   const picked = names.map((name) => {
     const column = known.get(name.toLowerCase());
-    if (!column) throw new UsageError(`--columns: no column "${name}" (there are: ${columns.all.join(', ')})`);
+    if (!column) {
+      // A near miss names the one meant; else the names there are.
+      const guess = didYouMean(name, columns.all);
+      throw new UsageError(
+        `--columns: no column "${name}"${guess ? '' : ` (there are: ${columns.all.join(', ')})`}`,
+        guess,
+      );
+    }
     return column;
   });
   return { columns: picked, tableColumns: picked, chosen: true };

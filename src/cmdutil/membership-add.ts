@@ -137,7 +137,10 @@ export async function runMembershipAdd(
   });
 }
 
-/** The rows of a membership file (audience and campaigns add and sync): their columns, each row's contact, the batch add request. */
+/**
+ * The rows of a membership file (audience and campaigns add and sync): their columns, each row's
+ * contact, the batch add request.
+ */
 export function membershipRows(
   ctx: Context,
   target: Pick<MembershipTarget, 'batchRequest' | 'batch'>,

@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import type { ItemOutcome } from '../batch/types.js';
 import type { Context } from '../context.js';
-import { MAX_BATCH_CONTACTS } from '../endpoints/endpoints.js';
+import { ENDPOINTS, MAX_BATCH_CONTACTS } from '../endpoints/endpoints.js';
 import type { ContactIdentifier } from '../endpoints/identifiers.js';
 import { UsageError } from '../errors.js';
 import type { HttpClient } from '../http/client.js';
+import { requestOf } from '../http/endpoint.js';
 import { integer } from '../lib/option-values.js';
 import { keyColumnReader } from '../ledger/key-column.js';
 import { ledgerJob } from '../ledger/ledger-job.js';
@@ -125,12 +126,7 @@ export async function runMembershipSync(
       track: { key: (row, p) => (readKey ? readKey(row) : identifierKey(p.payload)), keepReplaced: true },
       removals: remove && {
         maxRemovals: 'maxRemovals' in opts ? opts.maxRemovals : undefined,
-        concurrency: options.concurrency,
-        request: (id) => remove.request(targetId, id),
-        remove: async (id, signal): Promise<ItemOutcome> => {
-          const result = await remove.send(await ctx.http(), targetId, id, signal);
-          return { status: 'removed', id, ...(result.removed ? {} : { message: 'it was no longer a member' }) };
-        },
+        ...syncRemovals(ctx, remove, targetId, options.concurrency),
       },
       exitCode: opts.exitCode === true,
       plan: plan ? await LedgerPlan.open(outputOf(ctx)) : undefined,
@@ -138,8 +134,53 @@ export async function runMembershipSync(
   );
 }
 
+/** How a sync removes a member of `targetId`: one request a contact, `removed` (also when it was a member no longer). */
+export function syncRemovals(
+  ctx: Context,
+  remove: NonNullable<SyncTarget['remove']>,
+  targetId: string,
+  concurrency: number,
+): {
+  concurrency: number;
+  request(id: string): { method: string; path: string; body: unknown };
+  remove(id: string, signal: AbortSignal): Promise<ItemOutcome>;
+} {
+  return {
+    concurrency,
+    request: (id) => remove.request(targetId, id),
+    remove: async (id, signal): Promise<ItemOutcome> => {
+      const result = await remove.send(await ctx.http(), targetId, id, signal);
+      return { status: 'removed', id, ...(result.removed ? {} : { message: 'it was no longer a member' }) };
+    },
+  };
+}
+
+/** `audience sync`'s audience: batch adds, and removals one contact a request. */
+export const AUDIENCE_SYNC: SyncTarget = {
+  command: 'audience sync',
+  batchRequest: (audienceId, contacts) =>
+    requestOf(ENDPOINTS.batchAddToAudience, { params: { audienceId }, body: { contacts } }),
+  batch: (http, audienceId, contacts, signal) =>
+    http.call(ENDPOINTS.batchAddToAudience, { params: { audienceId }, body: { contacts }, signal }),
+  remove: {
+    send: (http, audienceId, cnvContactId, signal) =>
+      http.call(ENDPOINTS.removeFromAudience, { params: { audienceId }, body: { cnvContactId }, signal }),
+    request: (audienceId, cnvContactId) =>
+      requestOf(ENDPOINTS.removeFromAudience, { params: { audienceId }, body: { cnvContactId } }),
+  },
+};
+
+/** `campaigns sync`'s campaign: batch adds only (the API cannot remove from a campaign). */
+export const CAMPAIGN_SYNC: SyncTarget = {
+  command: 'campaigns sync',
+  batchRequest: (campaignId, contacts) =>
+    requestOf(ENDPOINTS.batchAddToCampaign, { params: { campaignId }, body: { contacts } }),
+  batch: (http, campaignId, contacts, signal) =>
+    http.call(ENDPOINTS.batchAddToCampaign, { params: { campaignId }, body: { contacts }, signal }),
+};
+
 /** A row's key when no --key-column names one: the identifier it sends (an email in any case is one contact's). */
-function identifierKey(id: ContactIdentifier): string {
+export function identifierKey(id: ContactIdentifier): string {
   if (id.cnvContactId !== undefined) return `cnvContactId:${id.cnvContactId.toLowerCase()}`;
   if (id.userId !== undefined) return `userId:${id.userId}`;
   return `email:${String(id.email).trim().toLowerCase()}`;

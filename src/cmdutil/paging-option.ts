@@ -16,7 +16,8 @@ export const PAGING_FLAGS = {
   summaryJson: withBrief(
     textFlag(
       '--summary-json <file>',
-      'write {rows, pages, nextCursor, status} to this file at the end (also when the run fails): the cursor to continue from, for a script that pages by itself',
+      'write {rows, pages, nextCursor, status} to this file at the end (also when the run fails): ' +
+        'the cursor to continue from, for a script that pages by itself',
     ),
     'write {rows, pages, nextCursor, status} to it',
   ),

@@ -55,11 +55,15 @@ const WITH_JSON =
 export const ledgerRunDocument = (): JsonDocument => ({
   ...fileRunDocument(undefined, fileRunSummary().extend({ ledger: ledgerSummarySchema() })),
   brief:
-    '{status, rows, succeeded, failed, invalid, skipped, byStatus, ..., ledger: {job, trusted, added, updated, unchanged, removed, held, failed}} (docs/output.md has every member)',
+    '{status, rows, succeeded, failed, invalid, skipped, byStatus, ..., ' +
+    'ledger: {job, trusted, added, updated, unchanged, removed, held, failed}} (docs/output.md has every member)',
   note: 'with --json or -q',
 });
 
-/** A file or batch run's document, chosen by `when` (`with --file`); `schema` extends fileRunSummary() where a run adds members. */
+/**
+ * A file or batch run's document, chosen by `when` (`with --file`); `schema` extends
+ * fileRunSummary() where a run adds members.
+ */
 export const fileRunDocument = (when?: string, schema: z.ZodType = fileRunSummary()): JsonDocument => ({
   when,
   what: 'the run summary',
@@ -97,13 +101,21 @@ export const exportSummary = once(() =>
       .strictObject({ values: num, rows: num, members: z.array(str) })
       .optional()
       .describe('CSV: the values written to _extra, which no column of the header holds (docs/exports.md)'),
+    resumedAt: num
+      .optional()
+      .describe(
+        'the last run of this state did not complete (Ctrl-C, a kill, a failure): the row this one went on from',
+      ),
   }),
 );
 
 /** True when A and B are the same type (each assignable to the other). */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 type Expect<T extends true> = T;
-/** Compiles only while the declared export summary is the one the exporter writes: a member added to one and not the other fails here. */
+/**
+ * Compiles only while the declared export summary is the one the exporter writes: a member added to
+ * one and not the other fails here.
+ */
 type _DeclaredIsWritten = Expect<
   Same<z.infer<ReturnType<typeof exportSummary>>, Omit<ExportSummary, 'types' | 'window'> & { command: string }>
 >;
@@ -117,5 +129,7 @@ export const typeOutcome = once(() =>
 export const exportDocument = (schema: z.ZodType): JsonDocument => ({
   what: 'the run summary',
   schema,
-  note: 'with --json or -q when the rows go to --out (the --summary-json document; with the rows on stdout they are refused: use --summary-json FILE); with --dry-run the request instead',
+  note:
+    'with --json or -q when the rows go to --out (the --summary-json document; ' +
+    'with the rows on stdout they are refused: use --summary-json FILE); with --dry-run the request instead',
 });

@@ -7,7 +7,10 @@ import type { ProfileStore } from './profiles.js';
 interface CredentialInputs {
   apiKeyFlag?: string;
   baseUrlFlag?: string;
-  /** What the flags' values are called in messages, when given another way (the tap's settings): default --api-key, --base-url. */
+  /**
+   * What the flags' values are called in messages, when given another way (the tap's settings):
+   * default --api-key, --base-url.
+   */
   flagSources?: { apiKey: string; baseUrl: string };
   profileFlag?: string;
   env: NodeJS.ProcessEnv;

@@ -9,7 +9,10 @@ import { isReadOnlyField } from '../batch/columns/field-match.js';
 // the field definitions before anything is sent, as a file's columns are: a key no field has is
 // exit 2 naming the nearest one, not a 400 from the server (or a member it ignores).
 
-/** The field key nearest `name` among these definitions (`settable`: only those a flag can set), by key or label: `city`, or `firstName (label "First name")`. */
+/**
+ * The field key nearest `name` among these definitions (`settable`: only those a flag can set), by
+ * key or label: `city`, or `firstName (label "First name")`.
+ */
 function nearest(name: string, defs: ReadonlyMap<string, FieldDefinition>, settable = false): string | undefined {
   const candidates = new Map<string, string>();
   for (const def of defs.values()) {
@@ -78,7 +81,8 @@ export function checkSetNames(
       );
       throw new UsageError(
         `--set ${quoteInput(name)}: ${exact ? 'names' : 'is close to'} the field ${near}: fields go with ${flag} KEY=VALUE`,
-        `--set is for body members the spec names but does not spell; one that is like a field's name is sent with \`cnv api POST /v2/contacts -F NAME=VALUE\``,
+        "--set is for body members the spec names but does not spell; one that is like a field's name " +
+          'is sent with `cnv api POST /v2/contacts -F NAME=VALUE`',
         'unknown_field',
       );
     }

@@ -13,7 +13,10 @@ import { checkUpsertRow } from './upsert-row.js';
 const SYSTEM_MANAGED = new Set<string>(SYSTEM_STATUSES);
 const READ_ONLY = "read-only: a column of cnv's contact export";
 
-/** How a contacts file names its columns: body keys, CONTACT fields and COMPANY fields by key or label, and the export's own columns. */
+/**
+ * How a contacts file names its columns: body keys, CONTACT fields and COMPANY fields by key or
+ * label, and the export's own columns.
+ */
 export const UPSERT_COLUMNS: ColumnRules = {
   endpoint: 'POST /v2/contacts',
   keys: UPSERT_BODY_KEYS,

@@ -22,10 +22,12 @@ export function checkAdminRequest(req: IncomingMessage, method: string, listensB
   const allowed =
     hostname !== undefined && (isLoopbackHost(hostname) || (listensBeyondLoopback && isIP(hostname) !== 0));
   if (!allowed) {
+    const orIp = listensBeyondLoopback ? ' or an IP address' : '';
     throw new EmulatorError(
       403,
       'forbidden_host',
-      `Admin routes answer only requests addressed to a loopback host (localhost, 127.0.0.1, [::1])${listensBeyondLoopback ? ' or an IP address' : ''}; got Host: ${JSON.stringify(req.headers.host ?? '')}`,
+      `Admin routes answer only requests addressed to a loopback host (localhost, 127.0.0.1, [::1])${orIp}; ` +
+        `got Host: ${JSON.stringify(req.headers.host ?? '')}`,
     );
   }
   if (method === 'GET' || method === 'HEAD') return;

@@ -193,7 +193,10 @@ export const ENDPOINTS = {
   },
 } as const satisfies Record<string, Endpoint>;
 
-/** The endpoint a method and a path (without query) name, matching `{name}` segments; undefined for a path the spec does not name. */
+/**
+ * The endpoint a method and a path (without query) name, matching `{name}` segments; undefined for
+ * a path the spec does not name.
+ */
 export function endpointOf(method: string, path: string): Endpoint | undefined {
   const segments = path.split('/');
   return Object.values(ENDPOINTS).find((e: Endpoint) => {

@@ -21,7 +21,7 @@ export async function* allFieldPages(http: HttpClient, query: ListFieldsQuery, s
 export async function listCustomObjectFields(http: HttpClient, customObjectId: string, signal?: AbortSignal) {
   const fields: FieldDefinition[] = [];
   for await (const page of allFieldPages(http, { objectType: 'CUSTOM_OBJECT', limit: 1000 }, signal)) {
-    fields.push(...page.filter((f) => isFieldOfCustomObject(f, customObjectId)));
+    for (const f of page) if (isFieldOfCustomObject(f, customObjectId)) fields.push(f);
   }
   return fields;
 }

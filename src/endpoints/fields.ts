@@ -8,7 +8,10 @@ export const RELATIONSHIP_OBJECT_TYPES = [...FIELD_OBJECT_TYPES, 'CAMPAIGN', 'CU
 export const DATA_TYPES = ['STRING', 'NUMBER', 'BOOLEAN', 'DATE', 'DATETIME'] as const;
 export type DataType = (typeof DATA_TYPES)[number];
 
-/** A field definition as GET /v2/fields lists it (the spec does not show the item; extra members kept), and POST /v2/fields answers it (`data.field`). */
+/**
+ * A field definition as GET /v2/fields lists it (the spec does not show the item; extra members
+ * kept), and POST /v2/fields answers it (`data.field`).
+ */
 export const fieldSchema = once(() =>
   z.looseObject({
     key: z.string(),

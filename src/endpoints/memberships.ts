@@ -7,7 +7,10 @@ import { once } from '../lib/once.js';
 export const addResult = once(() => z.looseObject({ added: z.boolean(), cnvContactId: z.string() }));
 export type AddContactResult = z.output<ReturnType<typeof addResult>>;
 
-/** `data` of DELETE /v2/audiences/{audienceId}/contacts. cnvContactId may be null (or absent) when no contact matched: the spec only says removing is a success then. */
+/**
+ * `data` of DELETE /v2/audiences/{audienceId}/contacts. cnvContactId may be null (or absent) when
+ * no contact matched: the spec only says removing is a success then.
+ */
 export const removeResult = once(() =>
   z.looseObject({ removed: z.boolean(), cnvContactId: z.string().nullable().optional() }),
 );

@@ -31,6 +31,8 @@ export class CommitLog {
       defer: boolean;
       now: () => number;
       crash?: CrashHook;
+      /** Masks the key in what the manifest keeps of the rows (the names of members without a column). */
+      redact: (text: string) => string;
     },
   ) {
     this.state = plan.prior;
@@ -86,7 +88,8 @@ export class CommitLog {
       pages: summary.pages,
       bytes: summary.bytes,
       sha256: this.hash.copy().digest('hex'),
-      ...(summary.extra ? { extra: { ...summary.extra } } : {}),
+      // A field label may hold the key (a server that echoes it): masked, as all it stores (docs/guarantees.md).
+      ...(summary.extra ? { extra: { ...summary.extra, members: summary.extra.members.map(this.opts.redact) } } : {}),
     });
     if (lastCursor !== undefined) this.manifest.lastCursor = lastCursor;
   }

@@ -4,6 +4,7 @@ import { stringifyJson } from '../lib/exact-number.js';
 import { setOwn } from '../lib/own-key.js';
 import { CONTACT_FIELDS, EXPORT_MEMBERS, type ExportKind } from '../endpoints/exports.js';
 import { exportedMemberNames, FIELD_PREFIX, labelAndKey, labelForm, labelOf } from '../endpoints/field-names.js';
+import { didYouMean } from '../lib/did-you-mean.js';
 
 /** The columns of each export's rows, in the spec's order (contact fields come after): its members. */
 export const FIXED_COLUMNS: Record<ExportKind, readonly string[]> = {
@@ -119,7 +120,10 @@ export function csvLayout(
       ? name
       : available.find((c) => c === labelColumn(name) || c === labelColumn(bare));
     if (!column) {
-      throw new UsageError(`--columns: no column "${name}" in a ${kind} export`, `columns: ${available.join(', ')}`);
+      throw new UsageError(
+        `--columns: no column "${name}" in a ${kind} export`,
+        didYouMean(name, available) ?? `columns: ${available.join(', ')}`,
+      );
     }
     if (!picked.includes(column)) picked.push(column);
   }

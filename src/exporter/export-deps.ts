@@ -21,10 +21,7 @@ export interface ExportDeps extends Pick<
 }
 
 /** What an export's progress display and summary take. */
-export interface ReporterDeps extends Pick<
+export type ReporterDeps = Pick<
   LayerDeps,
   'clock' | 'signal' | 'notices' | 'stdout' | 'printDocument' | 'progress' | 'onDispose'
-> {
-  /** Whether a person reads stderr (a note on the state an export to stdout keeps). */
-  stderrIsTTY: boolean;
-}
+>;

@@ -70,7 +70,16 @@ function firstSummary(plan: RunPlan, shape: RunShape, runId: string | null, defe
     ...(plan.target.window ? { window: plan.target.window } : {}),
     ...(plan.fieldChanges ? { fieldChanges: plan.fieldChanges } : {}),
     ...(plan.layout ? { extra: { values: 0, rows: 0, members: [] } } : {}),
+    ...resumedAt(plan),
   };
+}
+
+/** The row a run continues from when the last run of its state did not complete (Ctrl-C, a kill, a failure). */
+function resumedAt(plan: RunPlan): { resumedAt?: number } {
+  const last = plan.prior?.runs.at(-1);
+  const unfinished = last?.status === 'interrupted' || last?.status === 'failed' || last?.status === 'stopped';
+  if (!plan.prior || plan.restarted || !unfinished) return {};
+  return { resumedAt: plan.prior.current.rows + 1 };
 }
 
 /** --full into a file: the empty file is recorded before the file is emptied, so a crash cannot mix old and new. */
@@ -101,13 +110,12 @@ export async function withExportRun(
   loop: (run: ExportRun) => Promise<void>,
 ): Promise<ExportSummary> {
   const crash = opts.crash ?? NO_CRASH;
-  const { clock } = deps;
-  const started = clock.now();
+  const started = deps.clock.now();
   if (opts.out !== undefined) assertParentDirectory('output file', opts.out);
   const http = await deps.http();
   const plan = await planExport(deps, http, opts);
   const multi = shape.types !== undefined;
-  const defer = multi ? false : opts.deferCommit;
+  const defer = !multi && opts.deferCommit;
   const runId = opts.runId ?? randomUUID();
   const summary = firstSummary(plan, shape, plan.key ? runId : null, defer);
   const log = new CommitLog(plan, {
@@ -116,8 +124,9 @@ export async function withExportRun(
     output: summary.output,
     firstCursor: multi ? null : plan.start.cursor,
     defer,
-    now: () => clock.now(),
+    now: () => deps.clock.now(),
     crash,
+    redact: (text) => deps.notices.redact(text),
   });
   const ended = new AbortController();
   const signal = AbortSignal.any([deps.signal, ended.signal]);
@@ -153,8 +162,8 @@ export async function withExportRun(
     throw err;
   } finally {
     ended.abort();
-    summary.elapsedMs = clock.now() - started;
-    await log.close(summary, clock.now());
+    summary.elapsedMs = deps.clock.now() - started;
+    await log.close(summary, deps.clock.now());
     if (sink && !log.committedOnce && summary.status !== 'complete' && summary.status !== 'stopped')
       await discardUnusedOutput(deps.stateDir.path, plan, sink);
     await sink?.close();

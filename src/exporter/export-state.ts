@@ -24,7 +24,10 @@ const manifestSchema = z.object({
   startOffset: z.number().nullable(),
   moreRemains: z.boolean(),
   error: z.string().optional(),
-  /** Contacts: how the account's fields changed since the file's header was bound, or (NDJSON) since the last run (src/exporter/field-binding.ts). */
+  /**
+   * Contacts: how the account's fields changed since the file's header was bound, or (NDJSON)
+   * since the last run (src/exporter/field-binding.ts).
+   */
   fieldChanges: z
     .object({
       relabelled: z.array(
@@ -90,7 +93,10 @@ const positionSchema = z.object({
       omitted: z.array(z.string()),
       /** Contacts: the row member a column holds where it is not its label (fields sharing a label); absent when none. */
       rowKeys: z.record(z.string(), z.string()).optional(),
-      /** Contacts: the field key each field column holds, bound when the header was made (a relabelled field keeps its column). */
+      /**
+       * Contacts: the field key each field column holds, bound when the header was made (a
+       * relabelled field keeps its column).
+       */
       fieldKeys: z.record(z.string(), z.string()).optional(),
       /** The cell rules the file was written with (--null-as, --excel-safe): a file keeps one way of writing cells. */
       nullAs: z.string(),
@@ -102,7 +108,10 @@ const positionSchema = z.object({
   /** Totals since the state began. */
   rows: z.number(),
   pages: z.number(),
-  /** When this position began from nothing (the first run, or --full): the last full read. Absent in states of a cnv before it. */
+  /**
+   * When this position began from nothing (the first run, or --full): the last full read.
+   * Absent in states of a cnv before it.
+   */
   fullAt: z.string().optional(),
   /**
    * Several email event types into one output (--type all or a list): each type's cursor, saved

@@ -47,7 +47,9 @@ export async function readTail(fh: FileHandle, committed: number): Promise<Buffe
 }
 
 const SAME_FILE_HINT =
-  'put the file this export wrote back at this path; or run with --full to export everything into this file afresh; or give another --out to continue from the saved cursor into a new file';
+  'put the file this export wrote back at this path; ' +
+  'or run with --full to export everything into this file afresh; ' +
+  'or give another --out to continue from the saved cursor into a new file';
 
 /**
  * Refuses (exit 2) a file that is not the one the state committed to: another device or inode
@@ -62,14 +64,18 @@ export function checkIdentity(
 ): void {
   if (recorded.file !== undefined && recorded.file !== found.file) {
     throw new UsageError(
-      `--out ${path} is not the file this export state committed ${committed} bytes to (device:inode was ${recorded.file}, now ${found.file}: moved, rotated, replaced or a re-pointed symlink); nothing was written or cut`,
+      `--out ${path} is not the file this export state committed ${committed} bytes to ` +
+        `(device:inode was ${recorded.file}, now ${found.file}: ` +
+        'moved, rotated, replaced or a re-pointed symlink); nothing was written or cut',
       SAME_FILE_HINT,
       'file_replaced',
     );
   }
   if (recorded.tail !== undefined && recorded.tail !== tailHash(found.tail)) {
     throw new UsageError(
-      `--out ${path}: the ${found.tail.length} bytes before the committed length (${committed}) are not the ones this export state wrote (edited, or rewritten by another export); nothing was written or cut`,
+      `--out ${path}: the ${found.tail.length} bytes before the committed length (${committed}) ` +
+        'are not the ones this export state wrote (edited, or rewritten by another export); ' +
+        'nothing was written or cut',
       SAME_FILE_HINT,
       'file_changed',
     );

@@ -26,7 +26,8 @@ export function checkFileOwner(configDir: string, fileId: string, key: string, p
   }
   if (owner !== undefined && owner !== key) {
     throw new UsageError(
-      `--out ${path} is written by export state "${owner}" now (it started the file or took it over with --full); export state "${key}" would cut or mix its rows`,
+      `--out ${path} is written by export state "${owner}" now ` +
+        `(it started the file or took it over with --full); export state "${key}" would cut or mix its rows`,
       'give this export another --out (it continues from its saved cursor), or --full to take the file back',
       'file_taken',
     );
@@ -43,7 +44,10 @@ export function claimFile(configDir: string, fileId: string, key: string): void 
   }
 }
 
-/** Forgets the record of a file `key` wrote that is gone (removed unused), so a later file with that inode is not taken for it. */
+/**
+ * Forgets the record of a file `key` wrote that is gone (removed unused), so a later file with
+ * that inode is not taken for it.
+ */
 export function releaseFile(configDir: string, fileId: string, key: string): void {
   const at = ownerPath(configDir, fileId);
   try {

@@ -71,6 +71,8 @@ function heldBy(key: Holding, owner: LockOwner | undefined, lockPath: string): T
     : 'another process';
   return new TransientError(`another run holds the lock of ${key.what} (${who})`, {
     code: 'locked',
-    hint: `${key.rule}: wait for it to finish (a lock left by a killed run is taken over); if no cnv run is that process, remove ${lockPath}`,
+    hint:
+      `${key.rule}: wait for it to finish (a lock left by a killed run is taken over); ` +
+      `if no cnv run is that process, remove ${lockPath}`,
   });
 }

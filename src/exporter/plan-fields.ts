@@ -118,6 +118,6 @@ async function contactFields(http: HttpClient, signal: AbortSignal): Promise<Lab
   const { allFieldPages } = await import('../endpoints/field-pages.js');
   const all: LabelledField[] = [];
   for await (const fields of allFieldPages(http, { objectType: 'CONTACT' }, signal))
-    all.push(...fields.map((f) => ({ key: f.key, label: f.label })));
+    for (const f of fields) all.push({ key: f.key, label: f.label });
   return all;
 }

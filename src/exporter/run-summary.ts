@@ -33,6 +33,8 @@ export interface ExportSummary {
   extra?: ExtraSummary;
   /** Custom events: the occurredAt window the run used (ISO times; a --since 7d made absolute). */
   window?: { since: string; until?: string };
+  /** The last run of this state did not complete (Ctrl-C, a kill, a failure, a limit): the row it continues from, 1-based. */
+  resumedAt?: number;
 }
 
 /** What a CSV run put in `_extra`. */
@@ -122,7 +124,7 @@ export async function createReporter(
         // Refused before a page came (a key without the endpoint, a bad cursor): the error line says it all.
         if (summary.status !== 'failed' || summary.pages > 0 || summary.cutBytes > 0)
           notices.info(summaryLine(label, summary, options.windowAsTyped));
-        const note = stdoutStateNote(summary, run.newState === true, deps.stderrIsTTY);
+        const note = stdoutStateNote(summary, run.newState === true);
         if (note) notices.info(note);
       }
       writeSummaries(deps, label, summaryJson, summary);
@@ -152,22 +154,27 @@ function writeSummaries(
 }
 
 /**
- * An export to stdout keeps a state too, so the same command prints only what is new the next
- * time (`| wc -l` says 3010, then 0): said on a terminal, and the first time a key is made.
+ * An export to stdout keeps a state only when --state-key names one, and then the same command
+ * prints only what is new the next time: said the first time the key is made.
  */
-function stdoutStateNote(s: ExportSummary, newState: boolean, terminal: boolean): string | undefined {
+function stdoutStateNote(s: ExportSummary, newState: boolean): string | undefined {
   if (s.output !== 'stdout' || s.stateKey === null || s.pending || (s.status !== 'complete' && s.status !== 'stopped'))
     return undefined;
-  if (!terminal && !newState) return undefined;
-  return `note: export state "${s.stateKey}" keeps this position: the next run of this command prints only what is new since. For a one-off export of everything, add --no-state (--full starts the state over).`;
+  if (!newState) return undefined;
+  return `note: export state "${s.stateKey}" keeps this position: the next run with --state-key ${s.stateKey} prints only what is new since (--full starts it over).`;
 }
 
 export function summaryLine(label: string, s: ExportSummary, asTyped: ExportRunOptions['windowAsTyped'] = {}): string {
-  // Rows a resumed run fetched again (the page an interrupted run had half written) are dropped, not written twice.
-  // docs/exports.md, "The state": a run resumes from the last non-null cursor, which fetches the last page written again.
-  const skipped = s.skipped
-    ? ` (${plural(s.skipped, 'more row')} ${s.skipped === 1 ? 'was' : 'were'} left out: already written by an earlier run; resuming from the saved cursor fetches that run's last page again)`
+  // Rows a run fetched again from the saved cursor (the last page of the run before, or the page an
+  // interrupted run had half written) are dropped, not written twice (docs/exports.md, "The state").
+  const again = s.skipped
+    ? ` (${plural(s.skipped, 'row')} of the last page fetched again: already written, left out)`
     : '';
+  const what =
+    s.rows === 0 && s.skipped > 0 && s.status === 'complete'
+      ? `nothing new since the last run${again}`
+      : `${plural(s.rows, s.skipped > 0 || s.resumedAt !== undefined ? 'new row' : 'row')}${again}`;
+  const resumed = s.resumedAt !== undefined ? `resumed at row ${s.resumedAt.toLocaleString('en-US')}; ` : '';
   const cut = s.cutBytes ? `; cut ${s.cutBytes} uncommitted bytes first` : '';
   const ok = s.status === 'complete' || s.status === 'stopped';
   const state =
@@ -191,5 +198,5 @@ export function summaryLine(label: string, s: ExportSummary, asTyped: ExportRunO
       : '';
   // Values no column holds: where they went, so a cron log shows a header that no longer fits.
   const extra = s.extra?.values ? `; ${plural(s.extra.values, 'value')} in _extra (${s.extra.members.join(', ')})` : '';
-  return `${label} ${s.status}: ${plural(s.rows, 'row')}${skipped} in ${plural(s.pages, 'page')} to ${s.output} (${duration(s.elapsedMs)}${rate(s.rows, s.elapsedMs)})${cut}${window}${extra}; ${state}; more remains: ${s.moreRemains ? 'yes' : 'no'}`;
+  return `${label} ${s.status}: ${resumed}${what} in ${plural(s.pages, 'page')} to ${s.output} (${duration(s.elapsedMs)}${rate(s.rows, s.elapsedMs)})${cut}${window}${extra}; ${state}; more remains: ${s.moreRemains ? 'yes' : 'no'}`;
 }

@@ -4,7 +4,7 @@ import { closeDeadRuns } from './run-record.js';
 import { urlWithoutCredentials } from '../config/account-identity.js';
 import { checkStateKey } from './state-key.js';
 import { ExportStateStore } from './state-store.js';
-import type { ExportState } from './export-state.js';
+import type { ExportState, Manifest } from './export-state.js';
 
 /** The store of the config directory in force, and the checked KEY argument. */
 export async function openStateStore(
@@ -112,8 +112,8 @@ export function stateListCells(item: Record<string, unknown>, nowMs: number): Re
 /**
  * One state for `cnv export state show`: the committed position first, then pending and runs.
  * A run left `running` while no process holds the lock is shown as the interrupted run it is.
- * A key in a run's error and a password in the base URL are redacted: cnv never writes them, but
- * a state file edited by hand may hold them.
+ * A key in a run's error and field labels, and a password in the base URL, are redacted: cnv never
+ * writes them, but a state file edited by hand may hold them.
  */
 export function stateDetail(
   saved: ExportState,
@@ -157,6 +157,15 @@ export function stateDetail(
     pending: p ? { cursor: p.cursor, rows: p.rows, pages: p.pages, savedAt: p.savedAt, runId: p.runId } : null,
     createdAt: state.createdAt,
     updatedAt: state.updatedAt,
-    runs: state.runs.map((m) => (m.error === undefined ? m : { ...m, error: redact(m.error) })),
+    runs: state.runs.map((m) => shownRun(m, redact)),
+  };
+}
+
+/** A run's manifest as shown: the key masked in its error and in the labels of members without a column. */
+function shownRun(m: Manifest, redact: (s: string) => string): Manifest {
+  return {
+    ...m,
+    ...(m.error === undefined ? {} : { error: redact(m.error) }),
+    ...(m.extra ? { extra: { ...m.extra, members: m.extra.members.map(redact) } } : {}),
   };
 }

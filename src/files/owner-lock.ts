@@ -127,7 +127,10 @@ function unrecognised(path: string): CliError {
   });
 }
 
-/** A held lock's text, never through a symlink, nor from a FIFO or a device (never waited on); undefined when it cannot be read. */
+/**
+ * A held lock's text, never through a symlink, nor from a FIFO or a device (never waited on);
+ * undefined when it cannot be read.
+ */
 function readText(file: string): string | undefined {
   try {
     return readRegularFileSync(file, { nofollow: true }).toString('utf8');

@@ -10,8 +10,11 @@ import type { Success } from './transport.js';
 
 // A success answer read whole (every answer but an export page: src/http/page-reader.ts).
 
-/** Its text, within the answer's size limit, with `mask` applied (the key echoed in it). */
-export async function readWhole({ body, headers, target }: Success, mask: (text: string) => string): Promise<string> {
+/** Its text, within the answer's size limit, with `mask` applied (the key echoed in it), or as it came. */
+export async function readWhole(
+  { body, headers, target }: Success,
+  mask: (text: string) => string = (text) => text,
+): Promise<string> {
   const limit = BODY_LIMITS.answerBytes;
   if ((declaredLength(headers) ?? 0) > limit) throw tooLarge(target, limit);
   const { text, complete } = await readCapped(body, limit);

@@ -3,7 +3,9 @@ import type { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { CliError, DryRunStop } from '../errors.js';
 import { stringifyJson } from '../lib/exact-number.js';
-import { keyMasker, makeRedactor, maskKey, redactUrl } from '../redact/redact.js';
+import { parseJson } from '../json/exact-json.js';
+import { keyWatch, makeRedactor, maskKey, redactUrl } from '../redact/redact.js';
+import { CursorSeal } from './cursor-seal.js';
 import { keyForms, type KeyForms } from '../redact/key-forms.js';
 import type { RequestLogger } from './logger.js';
 import { BodyCapture } from './debug-logger.js';
@@ -81,6 +83,11 @@ export interface RawResponse {
   status: number;
   headers: Record<string, string | string[]>;
   json: unknown;
+  /**
+   * `pagination.nextCursor` when it is a string or null, as the client hands cursors out
+   * (src/http/cursor-seal.ts); `json` holds it masked.
+   */
+  nextCursor?: string | null;
 }
 
 interface ApiResponse<T> {
@@ -114,7 +121,11 @@ export class HttpClient {
   private readonly baseUrl: string;
   /** Masks the key (and any URL credentials) in every text made from what the server sent. */
   private readonly redact: (text: string) => string;
-  /** The key's forms, masked in a success answer's text before it is parsed (null for a key too short to mask); made on first use. */
+  private readonly cursors: CursorSeal;
+  /**
+   * The key's forms, masked in a success answer's text before it is parsed (null for a key too
+   * short to mask); made on first use.
+   */
   private keyForms: KeyForms | null | undefined;
   private firstRequest: Send | undefined;
   private undici: Promise<Send> | undefined;
@@ -127,6 +138,7 @@ export class HttpClient {
     this.random = opts.random ?? Math.random;
     this.baseUrl = normalizeBaseUrl(opts.baseUrl);
     this.redact = makeRedactor([opts.apiKey]);
+    this.cursors = new CursorSeal(opts.apiKey);
   }
 
   /**
@@ -146,8 +158,10 @@ export class HttpClient {
     if ('row' in answer) {
       const { receive } = input;
       if (!receive) throw new Error(`${endpoint.path}: an export page's rows need a receiver`);
-      const masker = () => (this.opts.apiKey.length >= 8 ? keyMasker(this.opts.apiKey) : undefined);
-      return this.run(spec, (success) => readRowsPage(success, answer, receive(), masker()));
+      const watch = () => (this.opts.apiKey.length >= 8 ? keyWatch(this.opts.apiKey) : undefined);
+      return this.run(spec, (success) =>
+        readRowsPage(success, answer, receive(), { watch: watch(), cursor: this.seal }),
+      );
     }
     const res = await this.request({ ...spec, data: answerData(answer), paginated: answer.paginated });
     const data = answer.member === undefined ? res.data : (res.data as Record<string, unknown>)[answer.member];
@@ -162,15 +176,13 @@ export class HttpClient {
   /** Any request whose `data` is checked by a schema given here (doctor's probes); endpoints of the table go through `call`. */
   async request<T extends z.ZodType>(spec: DataSpec<T>): Promise<ApiResponse<z.output<T>>> {
     return this.run(spec, async (success) => {
-      const parsed = parseEnvelope(
-        success,
-        await readWhole(success, this.maskEchoedKey),
-        spec.data,
-        spec.paginated ?? false,
-      );
+      const raw = await readWhole(success);
+      const text = this.maskEchoedKey(raw);
+      const parsed = parseEnvelope(success, text, spec.data, spec.paginated ?? false);
       return {
         data: parsed.data as z.output<T>,
-        nextCursor: parsed.nextCursor,
+        nextCursor:
+          text === raw ? cursorOf({ pagination: { nextCursor: parsed.nextCursor } }, this.seal) : this.rawCursor(raw),
         status: success.status,
         attempts: success.attempts,
       };
@@ -184,15 +196,18 @@ export class HttpClient {
    */
   async requestRaw(spec: RequestSpec): Promise<RawResponse> {
     return this.run(spec, async (success) => {
-      const json = parseAnyJson(success, await readWhole(success, this.maskEchoedKey));
-      return { status: success.status, headers: this.shownHeaders(success.headers), json };
+      const raw = await readWhole(success);
+      const text = this.maskEchoedKey(raw);
+      const json = parseAnyJson(success, text);
+      const nextCursor = text === raw ? cursorOf(json, this.seal) : this.rawCursor(raw);
+      return { status: success.status, headers: this.shownHeaders(success.headers), json, nextCursor };
     });
   }
 
   /** The attempt loop shared by every request: dry run, then attempts until one succeeds or no retry is left. */
   private async run<R>(spec: RequestSpec, read: (success: Success) => Promise<R>): Promise<R> {
-    const url = this.buildUrl(spec.path, spec.query);
-    const body = spec.body === undefined ? undefined : stringifyJson(spec.body);
+    let url = this.buildUrl(spec.path, spec.query);
+    let body = spec.body === undefined ? undefined : stringifyJson(spec.body);
     const target: Target = {
       label: `${spec.method} ${url.pathname}`,
       baseUrl: redactUrl(this.baseUrl),
@@ -207,6 +222,13 @@ export class HttpClient {
         body: spec.body,
       });
       throw new DryRunStop();
+    }
+    // A sealed cursor goes to the server as the server sent it (src/http/cursor-seal.ts).
+    const opened = this.openCursor(spec);
+    if (opened !== spec) {
+      spec = opened;
+      url = this.buildUrl(spec.path, spec.query);
+      body = spec.body === undefined ? undefined : stringifyJson(spec.body);
     }
     for (let attempt = 1; ; attempt++) {
       const outcome = await this.attempt(spec, url, body, target, attempt, read);
@@ -327,6 +349,28 @@ export class HttpClient {
     return { status: res.statusCode, error, retryAfterMs, answeredAt, answer: { headers: res.headers, text } };
   }
 
+  /** The spec with a sealed `cursor` (query or body) opened; the spec itself when it has none. */
+  private openCursor(spec: RequestSpec): RequestSpec {
+    const { query, body } = spec;
+    if (typeof query?.cursor === 'string' && query.cursor !== this.cursors.open(query.cursor))
+      return { ...spec, query: { ...query, cursor: this.cursors.open(query.cursor) } };
+    const inBody = (body as { cursor?: unknown } | undefined)?.cursor;
+    if (body && typeof body === 'object' && typeof inBody === 'string' && inBody !== this.cursors.open(inBody))
+      return { ...spec, body: { ...(body as object), cursor: this.cursors.open(inBody) } };
+    return spec;
+  }
+
+  private readonly seal = (cursor: string): string => this.cursors.seal(cursor);
+
+  /** `pagination.nextCursor` of an answer's text as the server sent it, sealed when it holds the key. */
+  private rawCursor(raw: string): string | null | undefined {
+    try {
+      return cursorOf(parseJson(raw), this.seal);
+    } catch {
+      return undefined;
+    }
+  }
+
   private buildUrl(path: string, query?: Query): URL {
     const url = new URL(this.baseUrl + path);
     for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
@@ -378,6 +422,12 @@ export class HttpClient {
     const forms = (this.keyForms ??= this.opts.apiKey.length >= 8 ? keyForms(this.opts.apiKey) : null);
     return forms?.mayHold(text) ? forms.mask(text) : text;
   };
+}
+
+/** `pagination.nextCursor` of a parsed answer when it is a string or null. */
+function cursorOf(json: unknown, seal: (cursor: string) => string): string | null | undefined {
+  const next = (json as { pagination?: { nextCursor?: unknown } } | null)?.pagination?.nextCursor;
+  return typeof next === 'string' ? seal(next) : next === null ? null : undefined;
 }
 
 /** The base URL without a trailing slash, and without a final `/v2` (every path starts with it). */

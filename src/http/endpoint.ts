@@ -30,7 +30,10 @@ export interface Endpoint {
   repeat: Repeat;
   /** Not enabled by default (spec, Authentication 5): 403 export_not_enabled for an account without it. */
   gated: boolean;
-  /** Page size bounds of a list or an export (`limit`; the API clamps values outside them), and its default where the spec says. */
+  /**
+   * Page size bounds of a list or an export (`limit`; the API clamps values outside them), and its
+   * default where the spec says.
+   */
   page?: { min: number; max: number; default?: number };
   /** Items one request carries (a batch endpoint). */
   items?: { min: number; max: number };
@@ -81,7 +84,10 @@ export type CallResult<E extends Endpoint> = E['answer'] extends { schema: infer
     ? Made<F>
     : never;
 
-/** The request a call sends (and a `--dry-run` shows): the row's method, its path filled in, the query and body given, its retries. */
+/**
+ * The request a call sends (and a `--dry-run` shows): the row's method, its path filled in, the
+ * query and body given, its retries.
+ */
 export function requestOf<E extends Endpoint>(endpoint: E, input: CallInput<E>) {
   const given = input as { params?: Record<string, string>; query?: Query; body?: unknown; signal?: AbortSignal };
   return {

@@ -85,12 +85,15 @@ export function notTheApi(target: Target, what: string, status?: number): NotThe
  * server's. `limit` 0: past the nesting limit.
  */
 export function tooLarge(target: Target, limit: number, detail?: string, row = false): NotTheApiError {
-  const huge = `a record holds values larger than the ${sizeText(MAX_WRITE_BYTES)} cnv writes in one row (stored by another tool?)`;
+  const huge =
+    `a record holds values larger than the ${sizeText(MAX_WRITE_BYTES)} cnv writes in one row ` +
+    '(stored by another tool?)';
+  const limits = 'the limits are listed in docs/guarantees.md';
   const hint = row
-    ? `${huge}; the limits are listed in docs/guarantees.md`
+    ? `${huge}; ${limits}`
     : limit === 0
-      ? "the API's answers nest far less: check --base-url; the limits are listed in docs/guarantees.md"
-      : `the API's answers are far smaller, unless ${huge}: check --base-url; the limits are listed in docs/guarantees.md`;
+      ? `the API's answers nest far less: check --base-url; ${limits}`
+      : `the API's answers are far smaller, unless ${huge}: check --base-url; ${limits}`;
   return new NotTheApiError(
     `${target.label}: the answer is larger than cnv reads (${detail ?? `more than ${sizeText(limit)}`})`,
     { code: 'response_too_large', hint },
@@ -129,9 +132,10 @@ export function finalError(
     // A gateway's 502/503/504 page (or a CDN's 429) while the API behind it is down is a
     // hiccup: transient, as the API's own 5xx. Any other foreign answer is the wrong server.
     if (RETRYABLE_STATUSES.has(error.status)) {
+      const why = `a proxy or gateway in front of it failed, or ${target.baseUrl} is not the API`;
       return new GatewayError(
         error.status,
-        `${error.what}, not an answer of the API${after}: a proxy or gateway in front of it failed, or ${target.baseUrl} is not the API`,
+        `${error.what}, not an answer of the API${after}: ${why}`,
         applied ?? 'try again later; if it keeps failing, check --base-url (`cnv doctor` tells whether it is the API)',
       );
     }
@@ -169,13 +173,12 @@ export function waitTooLong(
 ): TransientError {
   const at = retryAt(waitMs, now);
   const base = error instanceof ForeignAnswer ? error.what : error.message;
-  return new TransientError(
-    `${base}; the server asks to wait ${duration(waitMs)} (Retry-After) before trying again, longer than the ${duration(maxWaitMs)} cnv waits at most`,
-    {
-      code: error instanceof ApiError ? error.code : 'retry_later',
-      hint: `${at ? `try again after ${at}` : 'try again much later'}, or allow a longer wait with --max-retry-wait SECONDS (or CNV_MAX_RETRY_WAIT)`,
-    },
-  );
+  const asks = `the server asks to wait ${duration(waitMs)} (Retry-After) before trying again`;
+  const retry = at ? `try again after ${at}` : 'try again much later';
+  return new TransientError(`${base}; ${asks}, longer than the ${duration(maxWaitMs)} cnv waits at most`, {
+    code: error instanceof ApiError ? error.code : 'retry_later',
+    hint: `${retry}, or allow a longer wait with --max-retry-wait SECONDS (or CNV_MAX_RETRY_WAIT)`,
+  });
 }
 
 /** A wait in words: `45 s`, `20 min`, `5 h`, `11.6 days`. */

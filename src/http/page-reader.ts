@@ -8,6 +8,7 @@ import { describeIssues, envelopeSchema, isEnvelope, rowsData } from './envelope
 import { describeBody } from './foreign.js';
 import { notTheApi, tooLarge } from './failures.js';
 import type { Success } from './transport.js';
+import type { KeyWatch } from '../redact/redact.js';
 
 /** Takes the rows of one attempt at a page, then makes the caller's page of them. */
 export interface RowReceiver<P> {
@@ -21,32 +22,36 @@ export class NotRetried {
   constructor(readonly error: unknown) {}
 }
 
-/** Masks the API key in a text that arrives in pieces (src/redact/redact.ts: keyMasker). */
-interface Masker {
-  push(text: string): string;
-  end(): string;
-}
-
 /**
  * Reads an export page, `{ data: { <member>: [row, …] }, pagination: { nextCursor } }`, as it
  * streams: each row, checked against its schema, goes to `rows` with its own text (the key
- * masked in it), so a page of thousands of rows is never held whole; the envelope around the
- * rows is validated as a whole answer's is. Only the body stream's own failures (a connection
+ * masked in it, `watch`), so a page of thousands of rows is never held whole; the envelope around
+ * the rows is validated as a whole answer's is, and its cursor given to `rows.end` as the server
+ * sent it, through `cursor` (the client's seal: src/http/cursor-seal.ts). Only the body stream's own failures (a connection
  * lost mid-page) are worth a retry; anything the reading throws ends the request (NotRetried).
  */
 export async function readRowsPage<P>(
   answer: Success,
   spec: RowsAnswer,
   rows: RowReceiver<P>,
-  masker: Masker | undefined,
+  keys: { watch: KeyWatch | undefined; cursor: (raw: string) => string },
 ): Promise<P> {
   const { target, status, headers } = answer;
   const shape = (detail: string) =>
     new ResponseShapeError(target.redact(`unexpected response from ${target.label}: ${detail}`));
   const row = spec.row();
+  const { watch } = keys;
+  // Whether a piece read since the last row ended may hold the key (and the piece being read).
+  let pending = false;
+  let current = false;
   const splitter = new JsonRowSplitter(
     spec.member,
     (value, index, text) => {
+      if (watch && pending) {
+        const masked = watch.mask(text);
+        if (masked !== text) [value, text] = [JSON.parse(masked) as Record<string, unknown>, masked];
+        pending = current;
+      }
       const checked = row.safeParse(value);
       if (!checked.success) throw shape(describeIssues(checked.error, 3, `data.${spec.member}.${index}`));
       rows.row(value, text);
@@ -77,8 +82,10 @@ export async function readRowsPage<P>(
       throw new NotRetried(err);
     }
   };
-  for await (const text of maskedText(answer, masker)) {
+  for await (const text of pageText(answer)) {
     if (head.length < 512) head += text.slice(0, 512);
+    current = watch?.mayHold(text) ?? false;
+    pending ||= current;
     settle(() => splitter.write(text));
   }
   const doc = settle(() => splitter.end());
@@ -90,15 +97,15 @@ export async function readRowsPage<P>(
     );
   const parsed = envelopeSchema(rowsData(spec.member), true).safeParse(doc);
   if (!parsed.success) throw shape(describeIssues(parsed.error));
-  return settle(() => rows.end(parsed.data.pagination?.nextCursor ?? null));
+  const next = parsed.data.pagination?.nextCursor;
+  return settle(() => rows.end(typeof next === 'string' ? keys.cursor(next) : null));
 }
 
 /**
- * The body's text as it arrives, within the page's size limit, the key (in any of its forms,
- * escaped too) masked, so it never reaches an export file. Decoded here, not with setEncoding
+ * The body's text as it arrives, within the page's size limit. Decoded here, not with setEncoding
  * (which undici's mock bodies ignore): a character may be cut between two chunks.
  */
-async function* maskedText(answer: Success, masker: Masker | undefined): AsyncGenerator<string> {
+async function* pageText(answer: Success): AsyncGenerator<string> {
   const limit = BODY_LIMITS.pageBytes;
   if ((declaredLength(answer.headers) ?? 0) > limit) throw tooLarge(answer.target, limit);
   const decoder = new StringDecoder('utf8');
@@ -107,9 +114,7 @@ async function* maskedText(answer: Success, masker: Masker | undefined): AsyncGe
     const decoded = typeof chunk === 'string' ? chunk : decoder.write(chunk as Buffer);
     size += (chunk as { length: number }).length;
     if (size > limit) throw tooLarge(answer.target, limit);
-    yield masker ? masker.push(decoded) : decoded;
+    yield decoded;
   }
-  const rest = decoder.end();
-  // (A short answer is all held back by the masker until here.)
-  yield masker ? masker.push(rest) + masker.end() : rest;
+  yield decoder.end();
 }

@@ -91,10 +91,9 @@ export class TunnelWatch {
       (answer.socket as Duplex).on('error', () => {}).destroy();
       throw new ProxyError(proxy, `the proxy ${proxy} answered CONNECT ${target} with ${what}`);
     };
-    if (answer.statusCode !== 200)
-      refuse(
-        `${answer.statusCode}${answer.statusCode === 407 ? ' (proxy authentication required: the user and password go in the proxy URL)' : ''}`,
-      );
+    if (answer.statusCode === 407)
+      refuse('407 (proxy authentication required: the user and password go in the proxy URL)');
+    if (answer.statusCode !== 200) refuse(`${answer.statusCode}`);
     const headers = answer.headers;
     if (
       headers['content-length'] !== undefined ||
@@ -117,7 +116,8 @@ function unreachable(proxy: string, target: string, err: unknown, timeoutMs: num
   if (code === 'UND_ERR_HEADERS_TIMEOUT')
     return `the proxy ${proxy} did not answer CONNECT ${target} within ${seconds(timeoutMs)} (--timeout)`;
   if (code === 'UND_ERR_SOCKET') return `the proxy ${proxy} closed the connection without answering CONNECT ${target}`;
-  return `cannot reach the proxy ${proxy} to open a tunnel to ${target}: ${(err as Error).message || code}${code ? ` [${code}]` : ''}`;
+  const why = `${(err as Error).message || code}${code ? ` [${code}]` : ''}`;
+  return `cannot reach the proxy ${proxy} to open a tunnel to ${target}: ${why}`;
 }
 
 function seconds(ms: number): string {

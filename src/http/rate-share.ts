@@ -23,7 +23,10 @@ interface RateShareOptions {
   staleMs?: number;
   /** Wall clock (lease ages are file times). */
   now?: () => number;
-  /** Told once, the first time another process's lease lowers this one's rate: how many share it, the new rate, where the leases are. */
+  /**
+   * Told once, the first time another process's lease lowers this one's rate: how many share it,
+   * the new rate, where the leases are.
+   */
   onShared?: (info: { peers: number; rate: number; dir: string }) => void;
 }
 

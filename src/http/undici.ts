@@ -5,7 +5,10 @@ import { Dispatcher, EnvHttpProxyAgent, Pool, request as undiciRequest } from 'u
 // by file was worth: less than the 10% that would have kept it).
 export { EnvHttpProxyAgent, Pool };
 
-/** `Dispatcher.prototype.connect` (undici attaches its API to the prototype): the proxy's client calls it with itself as `this`. */
+/**
+ * `Dispatcher.prototype.connect` (undici attaches its API to the prototype): the proxy's client
+ * calls it with itself as `this`.
+ */
 export const dispatcherConnect = Dispatcher.prototype.connect;
 
 /** undici's `request(url, { dispatcher, ... })`, for an absolute URL. */

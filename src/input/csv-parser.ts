@@ -1,4 +1,4 @@
-import { MAX_WRITE_BYTES, sizeText } from '../limits/limits.js';
+import { CELL_BYTES, MAX_WRITE_BYTES, sizeText } from '../limits/limits.js';
 import { Utf8Bound, utf8Length } from '../lib/utf8-bound.js';
 import { quoteInput } from './input-rows.js';
 
@@ -67,7 +67,8 @@ export class CsvParser {
   private fieldsChars = 0;
   /**
    * A record larger than cnv writes in one row (an unclosed quote that swallows the file, or no
-   * CSV) ends the file: it is never held whole. Counted in UTF-8 bytes of its values.
+   * CSV) ends the file: it is never held whole. Counted in UTF-8 bytes of its values, and
+   * CELL_BYTES for each cell (a line of empty cells holds memory too).
    */
   private readonly bytes: Utf8Bound;
   private field = '';
@@ -131,10 +132,12 @@ export class CsvParser {
 
   /** The record being read (or just read) may not pass what cnv writes in one row. */
   private checkSize(): void {
-    if (this.bytes.over(this.fieldsChars + this.field.length, () => utf8Length(this.fields, this.field))) {
+    const cells = CELL_BYTES * (this.fields.length + 1);
+    if (this.bytes.over(this.fieldsChars + this.field.length, () => utf8Length(this.fields, this.field), cells)) {
       const why = this.state === State.Quoted ? `a quote opened on line ${this.quoteLine} is not closed, or ` : '';
+      const many = this.fields.length >= 1000 ? ` (${this.fields.length.toLocaleString('en-US')} cells or more)` : '';
       throw new CsvFatalError(
-        `the record is larger than ${sizeText(this.bytes.limit)}: ${why}not a CSV file?`,
+        `the record is larger than ${sizeText(this.bytes.limit)}${many}: ${why}not a CSV file?`,
         this.recordLine,
         'CSV_RECORD_TOO_LONG',
       );

@@ -1,3 +1,4 @@
+import { MAX_COLUMNS } from '../limits/limits.js';
 import { CsvFatalError, CsvParser, type CsvRecord } from './csv-parser.js';
 import { InputFileError, MAX_JSON_DEPTH, nestsDeeper, quoteInput, type InputRow } from './input-rows.js';
 
@@ -146,6 +147,15 @@ function checkHeader(
   unnamedOk: boolean | undefined,
   line: number,
 ): Header {
+  if (record.length > MAX_COLUMNS) {
+    const grouped = (n: number) => n.toLocaleString('en-US');
+    throw new InputFileError(
+      file,
+      `the header has ${grouped(record.length)} columns, more than the ${grouped(MAX_COLUMNS)} cnv reads`,
+      line,
+      'split the file by columns, or leave out the columns no command takes',
+    );
+  }
   const all = record.map((name) => name.trim());
   // Unnamed columns at the end (a spreadsheet's stray empty columns) are allowed while empty.
   let named = all.length;

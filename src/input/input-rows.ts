@@ -41,7 +41,10 @@ export class InputFileError extends UsageError {
   }
 }
 
-/** Deeper JSON than this is refused as a row: nothing the API takes nests so far, and deeper values overflow recursive code (JSON.stringify) on the way out. */
+/**
+ * Deeper JSON than this is refused as a row: nothing the API takes nests so far, and deeper values
+ * overflow recursive code (JSON.stringify) on the way out.
+ */
 export const MAX_JSON_DEPTH = 100;
 
 const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}...` : text);

@@ -100,9 +100,12 @@ export class NumberConvention {
     this.mode = 'read';
     const { point, comma } = this.evidence;
     if (point && comma) {
+      const pointCell = `line ${point.line} ${JSON.stringify(point.text)} with a decimal point`;
+      const commaCell = `line ${comma.line} ${JSON.stringify(comma.text)} with a decimal comma`;
       throw new UsageError(
-        `${file}: NUMBER cells are written two ways: line ${point.line} ${JSON.stringify(point.text)} with a decimal point, line ${comma.line} ${JSON.stringify(comma.text)} with a decimal comma; a file has one convention`,
-        `correct the cells written the other way, or name the file's convention with --decimal-point or --decimal-comma (cells that do not fit it are then invalid rows)`,
+        `${file}: NUMBER cells are written two ways: ${pointCell}, ${commaCell}; a file has one convention`,
+        "correct the cells written the other way, or name the file's convention with --decimal-point " +
+          'or --decimal-comma (cells that do not fit it are then invalid rows)',
         'mixed_number_formats',
       );
     }
@@ -110,8 +113,9 @@ export class NumberConvention {
     const a = this.ambiguous;
     if (!seen) {
       if (!a) return undefined;
+      const alike = this.ambiguousCount > 1 ? ` (${this.ambiguousCount} cells like it)` : '';
       throw new UsageError(
-        `${file} line ${a.line}: the NUMBER cell ${a.readings}, and no other cell of the file tells which${this.ambiguousCount > 1 ? ` (${this.ambiguousCount} cells like it)` : ''}`,
+        `${file} line ${a.line}: the NUMBER cell ${a.readings}, and no other cell of the file tells which${alike}`,
         `--decimal-point reads it as ${shown(a.point)}, --decimal-comma as ${shown(a.comma)}`,
         'ambiguous_number',
       );
@@ -126,7 +130,8 @@ export class NumberConvention {
     const read = a
       ? `, so ${JSON.stringify(a.text)} (line ${a.line}) is read as ${shown(seen === 'point' ? a.point : a.comma)}${more}`
       : '';
-    return `note: ${file} writes NUMBER cells with ${NAME[seen]} (line ${proof.line}: ${JSON.stringify(proof.text)})${read}; --decimal-point or --decimal-comma names the convention instead`;
+    const writes = `${file} writes NUMBER cells with ${NAME[seen]} (line ${proof.line}: ${JSON.stringify(proof.text)})`;
+    return `note: ${writes}${read}; --decimal-point or --decimal-comma names the convention instead`;
   }
 
   /** A NUMBER cell's text as a number, by the convention in force (or the evidence it gives). */
@@ -183,10 +188,8 @@ export function plainNumber(text: string): Read {
     return { ok: false, reason: `${bothReadings(text, r)}: write ${shown(r.point)} or ${shown(r.comma)}` };
   if (r.point !== undefined || r.comma !== undefined) {
     const [convention, value] = r.point !== undefined ? ['point' as const, r.point] : ['comma' as const, r.comma!];
-    return {
-      ok: false,
-      reason: `${quoted} is not a number as JSON writes one; with ${NAME[convention]} it is ${shown(value)}: write ${shown(value)}`,
-    };
+    const reading = `with ${NAME[convention]} it is ${shown(value)}`;
+    return { ok: false, reason: `${quoted} is not a number as JSON writes one; ${reading}: write ${shown(value)}` };
   }
   return { ok: false, reason: `${quoted} is not a number` };
 }

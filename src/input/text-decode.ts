@@ -166,8 +166,10 @@ function refuseUtf8(file: string, buf: Buffer, linesBefore: number): never {
   const hint = nul
     ? `it looks like ${guess} without a byte order mark (or not a text file): try --encoding ${guess}`
     : mac
-      ? 'it looks like Mac OS Roman (line ends of CR alone: Excel for Mac\'s "CSV"): try --encoding macintosh, or save the file as "CSV UTF-8"'
-      : 'it looks like windows-1252 (Excel\'s "CSV" on Windows; latin1 is close): try --encoding windows-1252, or save the file as "CSV UTF-8"';
+      ? 'it looks like Mac OS Roman (line ends of CR alone: Excel for Mac\'s "CSV"): ' +
+        'try --encoding macintosh, or save the file as "CSV UTF-8"'
+      : 'it looks like windows-1252 (Excel\'s "CSV" on Windows; latin1 is close): ' +
+        'try --encoding windows-1252, or save the file as "CSV UTF-8"';
   throw new InputFileError(
     file,
     `not UTF-8 at line ${line} (byte 0x${buf[at].toString(16).padStart(2, '0')})`,

@@ -48,7 +48,8 @@ export function exactNumber(text: string): number | ExactNumber | undefined {
   const m = /^([+-]?)(\d*)(?:\.(\d*))?([eE][+-]?\d+)?$/.exec(text.trim());
   if (!m || (m[2] === '' && (m[3] ?? '') === '')) return undefined;
   const [, sign, whole, fraction, exponent] = m;
-  const json = `${sign === '-' ? '-' : ''}${whole.replace(/^0+(?=\d)/, '') || '0'}${fraction ? `.${fraction}` : ''}${exponent ?? ''}`;
+  const integer = whole.replace(/^0+(?=\d)/, '') || '0';
+  const json = `${sign === '-' ? '-' : ''}${integer}${fraction ? `.${fraction}` : ''}${exponent ?? ''}`;
   if (!isNumber(json)) return undefined;
   return parseNumber(json);
 }

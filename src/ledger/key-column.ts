@@ -1,5 +1,6 @@
+import type { OpenedFile } from '../batch/file-open.js';
+import { requireColumn } from '../batch/columns/file-columns.js';
 import { InvalidRowError } from '../batch/row-body.js';
-import { UsageError } from '../errors.js';
 import { columnForm } from '../input/column-names.js';
 import { quoteInput, type InputRow } from '../input/input-rows.js';
 import { isExactNumber } from '../lib/exact-number.js';
@@ -47,17 +48,9 @@ export function keyColumnReader(flag: string, column: string): (row: InputRow) =
   };
 }
 
-/** Refuses a file whose header has no column `column` names (exact, or the one of its form): exit 2 before anything is sent. */
-export function requireColumn(flag: string, column: string, header: readonly string[], file: string): void {
-  const form = columnForm(column);
-  if (header.includes(column) || header.filter((name) => columnForm(name) === form).length === 1) return;
-  const shown = header
-    .slice(0, 20)
-    .map((name) => quoteInput(name))
-    .join(', ');
-  throw new UsageError(
-    `${flag} ${quoteInput(column)}: ${file} has no such column (its columns: ${shown})`,
-    'name the column that identifies a row across runs, as its header spells it',
-    'unknown_column',
-  );
+/** Refuses an opened CSV file without the key column a flag names (--key-column, --id-column): exit 2, nothing sent. */
+export function checkKeyColumn(opened: OpenedFile, key: { flag: string; column: string }): void {
+  if (opened.input.format !== 'csv') return;
+  const header = opened.columns.entries().map((e) => e.column);
+  requireColumn(key.flag, key.column, header, opened.input.name);
 }

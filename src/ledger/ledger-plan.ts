@@ -98,8 +98,10 @@ export class LedgerPlan {
 /** `Plan: 30 to add, 0 to update, 30 to remove, 2970 unchanged, 0 invalid; 31 requests, about 0.2 s at 195 requests/s.` */
 export function planLine(c: PlanCounts): string {
   const held = c.held > 0 ? ` (${c.held} more held by --max-removals)` : '';
+  const requests = `${c.requests} ${c.requests === 1 ? 'request' : 'requests'}`;
+  const seconds = c.seconds < 0.1 ? 'under 0.1' : `about ${c.seconds}`;
   return (
-    `Plan: ${c.add} to add, ${c.update} to update, ${c.remove} to remove${held}, ${c.unchanged} unchanged, ${c.invalid} invalid; ` +
-    `${c.requests} ${c.requests === 1 ? 'request' : 'requests'}, ${c.seconds < 0.1 ? 'under 0.1' : `about ${c.seconds}`} s at ${RATE} requests/s.`
+    `Plan: ${c.add} to add, ${c.update} to update, ${c.remove} to remove${held}, ` +
+    `${c.unchanged} unchanged, ${c.invalid} invalid; ${requests}, ${seconds} s at ${RATE} requests/s.`
   );
 }

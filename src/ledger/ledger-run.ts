@@ -1,4 +1,5 @@
 import type { BatchDeps } from '../batch/batch-deps.js';
+import type { Clock } from '../clock.js';
 import { checkFile, closeFile, openFile, type OpenedFile } from '../batch/file-open.js';
 import { sendFile, type FileBatchSpec, type FileRowsSpec } from '../batch/file-run.js';
 import type { BatchCounts } from '../batch/summary.js';
@@ -8,7 +9,7 @@ import type { CommandResult } from '../output/render.js';
 import { Ledger, type LedgerDeps } from './ledger.js';
 import type { LedgerJob } from './ledger-job.js';
 import { planCost, planLine, type LedgerPlan, type PlanCounts } from './ledger-plan.js';
-import { requireColumn } from './key-column.js';
+import { checkKeyColumn } from './key-column.js';
 import { removalPass, type RemovalOptions } from './removals.js';
 import { ledgerSummary, trackedRows, type LedgerTally, type LedgerTrackOptions } from './tracked-rows.js';
 
@@ -46,14 +47,7 @@ export async function runLedgerJob<P extends object>(
   try {
     if ('make' in spec) spec = await spec.make();
     opened = await openFile(deps.batch, spec);
-    const key = opts.keyColumn;
-    if (key && opened.input.format === 'csv')
-      requireColumn(
-        key.flag,
-        key.column,
-        opened.columns.entries().map((e) => e.column),
-        opened.input.name,
-      );
+    if (opts.keyColumn) checkKeyColumn(opened, opts.keyColumn);
     await checkFile(deps.batch, opened);
   } catch (err) {
     // Refused before anything was sent: nothing to record.
@@ -80,6 +74,7 @@ export async function runLedgerJob<P extends object>(
   };
   let counts: BatchCounts | undefined;
   let result: CommandResult;
+  const ending = { signal: deps.batch.signal, clock: deps.ledger.clock };
   try {
     result = await sendFile(deps.batch, opened, {
       ...rows,
@@ -87,41 +82,40 @@ export async function runLedgerJob<P extends object>(
       summary: summaryOf(ledger, tally, opts, spec.options.chunkSize, (c) => (counts = c)),
     });
   } catch (err) {
-    await end(ledger, tally, started, deps, err).catch(() => {});
+    await endLedgerRun(ledger, { started, counts: tallyCounts(tally), failure: err }, ending).catch(() => {});
     throw anotherRun(err);
   }
-  await end(ledger, tally, started, deps, undefined, result.exitCode);
+  await endLedgerRun(ledger, { started, counts: tallyCounts(tally), exitCode: result.exitCode }, ending);
   if (plan) await plan.end(planCounts(tally, counts, spec.options.chunkSize));
   return result;
 }
 
-/** The run's record in the ledger, then the compaction (a run that only read it writes nothing). */
-async function end(
+/**
+ * A run's end in its job's ledger: its record (started, finished, how it ended, its counts), then
+ * the journal compacted into a new sealed base. A run that only read the ledger writes nothing.
+ */
+export async function endLedgerRun(
   ledger: Ledger,
-  tally: LedgerTally,
-  started: number,
-  deps: { batch: BatchDeps; ledger: LedgerDeps },
-  failure: unknown,
-  exitCode?: number,
+  run: { started: number; counts: Record<string, number>; failure?: unknown; exitCode?: number },
+  deps: { signal: AbortSignal; clock: Clock },
 ): Promise<void> {
   const status =
-    failure !== undefined
-      ? interruptedBy(deps.batch.signal)
+    run.failure !== undefined
+      ? interruptedBy(deps.signal)
         ? 'interrupted'
         : 'failed'
-      : exitCode === ExitCode.partial
+      : run.exitCode === ExitCode.partial
         ? 'partial'
         : 'complete';
-  const clock = deps.ledger.clock;
   const iso = (ms: number) => new Date(ms).toISOString();
-  const counts = {
-    added: tally.added,
-    updated: tally.updated,
-    unchanged: tally.unchanged,
-    removed: tally.removed,
-    held: tally.held,
-  };
-  await ledger.finish({ startedAt: iso(started), finishedAt: iso(clock.now()), status, counts }, clock);
+  const { clock } = deps;
+  await ledger.finish({ startedAt: iso(run.started), finishedAt: iso(clock.now()), status, counts: run.counts }, clock);
+}
+
+/** What a membership, records or events run records of its counts. */
+function tallyCounts(tally: LedgerTally): Record<string, number> {
+  const { added, updated, unchanged, removed, held } = tally;
+  return { added, updated, unchanged, removed, held };
 }
 
 /** The file run's summary hooks: the ledger's line and member, a plan's first line, and the exit code (6 held, 9 --exit-code). */
@@ -136,7 +130,8 @@ function summaryOf<P>(
     first: opts.plan
       ? (counts, elapsedMs) => {
           seen(counts);
-          return `plan: ${planLine(planCounts(tally, counts, chunkSize)).slice('Plan: '.length)} Nothing sent (${counts.rows} rows in ${elapsedMs} ms)`;
+          const plan = planLine(planCounts(tally, counts, chunkSize)).slice('Plan: '.length);
+          return `plan: ${plan} Nothing sent (${counts.rows} rows in ${elapsedMs} ms)`;
         }
       : undefined,
     line: (counts) => ledgerSummary(ledger, tally, counts).line,

@@ -9,6 +9,9 @@ import type { LedgerJob } from './ledger-job.js';
 import { ledgerPaths, moveAside, readLedger, type LedgerPaths } from './ledger-state.js';
 import { JournalWriter } from './journal.js';
 
+/** What a run of the syncs that read their ledger for what they sent does without one (lost or damaged). */
+const WITHOUT = 'every row is sent and nothing is removed this run';
+
 /** What the ledger takes from the command around it. */
 export interface LedgerDeps {
   /** The config directory: the ledger lives in its `ledger/`, beside the export states. */
@@ -46,21 +49,28 @@ export class Ledger {
   /**
    * Opens the ledger of `job`. `write`: this run sends and records (the lock is taken, a damaged
    * ledger is moved aside and a new one started); otherwise it is only read (--plan, --dry-run).
+   * `without`: what a run does without a ledger (lost or damaged), for the note that says so.
    */
-  static async open(deps: LedgerDeps, job: LedgerJob, write: boolean): Promise<Ledger> {
+  static async open(deps: LedgerDeps, job: LedgerJob, write: boolean, without = WITHOUT): Promise<Ledger> {
     const paths = ledgerPaths(deps.stateDir, job.key, write);
     const lock = write
       ? await acquire(paths.lock, { what: `the ledger of ${job.key}`, rule: 'one run per ledger job at a time' })
       : undefined;
     try {
-      return Ledger.load(deps, job, paths, lock);
+      return Ledger.load(deps, job, paths, lock, without);
     } catch (err) {
       await lock?.release();
       throw err;
     }
   }
 
-  private static load(deps: LedgerDeps, job: LedgerJob, paths: LedgerPaths, lock: ExportLock | undefined): Ledger {
+  private static load(
+    deps: LedgerDeps,
+    job: LedgerJob,
+    paths: LedgerPaths,
+    lock: ExportLock | undefined,
+    without: string,
+  ): Ledger {
     const state = readLedger(paths, job.key);
     if (state.kind === 'ok') {
       // A line a kill cut short is no outcome: cut off, so that the lines appended after it read.
@@ -74,7 +84,7 @@ export class Ledger {
         ? `no ledger of ${job.key} yet (its first run, or the ledger was removed)`
         : `the ledger of ${job.key} is damaged (${state.why})`;
     const kept = state.kind === 'damaged' && lock ? `; the damaged files are kept beside it as *.damaged` : '';
-    deps.notices.info(`note: ${why}: every row is sent and nothing is removed this run${kept}`);
+    deps.notices.info(`note: ${why}: ${without}${kept}`);
     if (state.kind === 'damaged' && lock) moveAside(paths);
     const entries = new Map<string, LedgerEntry>();
     const last = lock ? startJournal(paths, job, entries, deps.clock, null) : undefined;

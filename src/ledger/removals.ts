@@ -89,9 +89,12 @@ export function removalPass(opts: RemovalOptions): (counts: BatchCounts) => Prom
 function whyNone(opts: RemovalOptions, counts: BatchCounts): string | undefined {
   if (opts.tally.keyed === 0) return 'the file holds no rows (an empty file never empties the audience)';
   const unkeyed = counts.rows - opts.tally.keyed;
-  if (unkeyed > 0)
-    return `${unkeyed} ${unkeyed === 1 ? 'row' : 'rows'} of the file could not be read or had no valid key, and may name members (fix them, and the next run removes what left)`;
-  return undefined;
+  if (unkeyed <= 0) return undefined;
+  const rows = `${unkeyed} ${unkeyed === 1 ? 'row' : 'rows'}`;
+  return (
+    `${rows} of the file could not be read or had no valid key, ` +
+    'and may name members (fix them, and the next run removes what left)'
+  );
 }
 
 /**
@@ -122,7 +125,9 @@ function held(opts: RemovalOptions, removals: Removal[], limit: number): FilePas
     opts.maxRemovals === undefined
       ? `the default, 10% of the ${opts.ledger.members} members this job added, at least 100`
       : 'given';
-  const message = `held: ${removals.length} removals, more than --max-removals ${limit} (${given}); run with --max-removals ${removals.length} to allow them`;
+  const more = `more than --max-removals ${limit} (${given})`;
+  const allow = `run with --max-removals ${removals.length} to allow them`;
+  const message = `held: ${removals.length} removals, ${more}; ${allow}`;
   opts.notices.warn(message);
   for (const removal of removals.slice(0, 20))
     opts.notices.info(`  held: ${shownKey(removal.keys[0])} (${removal.cnvContactId})`);

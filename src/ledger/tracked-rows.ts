@@ -59,7 +59,10 @@ interface Tag {
   kind: SendKind;
 }
 
-/** Between a key and the number of its row, for the second and later rows of a key in one file (never in a cell: NUL is refused). */
+/**
+ * Between a key and the number of its row, for the second and later rows of a key in one file
+ * (never in a cell: NUL is refused).
+ */
 const REPEAT = '\u0000#';
 
 /** A later row of an event id the file has already: the same event. */

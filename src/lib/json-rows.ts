@@ -47,7 +47,10 @@ export class JsonRowSplitter {
   /** The start of a long row being read, scanned already (before `buf`), and its length. */
   private rowHead: string[] = [];
   private rowHeadChars = 0;
-  /** Whether the row being read passes `maxHeld` bytes, a string outside the rows or the document around them `maxAround` (counted only when they may). */
+  /**
+   * Whether the row being read passes `maxHeld` bytes, a string outside the rows or the document
+   * around them `maxAround` (counted only when they may).
+   */
   private readonly rowBytes: Utf8Bound;
   private readonly stringBytes: Utf8Bound;
   private readonly aroundBytes: Utf8Bound;

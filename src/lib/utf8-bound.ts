@@ -15,12 +15,15 @@ export class Utf8Bound {
 
   constructor(readonly limit: number) {}
 
-  /** Whether `units` UTF-16 units (their exact UTF-8 size from `count()`, called only when needed) pass the limit. */
-  over(units: number, count: () => number): boolean {
-    if (this.bytes + MAX_BYTES_PER_UNIT * (units - this.units) <= this.limit) return false;
+  /**
+   * Whether `units` UTF-16 units (their exact UTF-8 size from `count()`, called only when needed),
+   * with `extra` bytes more (what holding them costs besides their text), pass the limit.
+   */
+  over(units: number, count: () => number, extra = 0): boolean {
+    if (this.bytes + MAX_BYTES_PER_UNIT * (units - this.units) + extra <= this.limit) return false;
     this.units = units;
     this.bytes = count();
-    return this.bytes > this.limit;
+    return this.bytes + extra > this.limit;
   }
 
   reset(): void {

@@ -12,6 +12,19 @@ const MiB = 1024 * 1024;
 export const MAX_WRITE_BYTES = 10 * MiB;
 
 /**
+ * What one cell of a CSV record costs in memory besides its value (a slot of the record's array,
+ * a string's header), counted against MAX_WRITE_BYTES: a line of 100 MB of commas, all empty
+ * cells, is refused at the cap instead of held as 100 million strings.
+ */
+export const CELL_BYTES = 16;
+
+/**
+ * The most columns cnv reads in an input file (a CSV header, the keys of JSON rows): far above
+ * any spreadsheet's (Excel's 16,384), and a refusal (exit 2) instead of work in every row.
+ */
+export const MAX_COLUMNS = 100_000;
+
+/**
  * The most bytes a server's JSON may spell one byte of a value with: a control character is
  * `\u0001`, 6 bytes for 1 (a non-ASCII letter as `\u00e9`: 6 for 2; Python's json.dumps escapes
  * every one).

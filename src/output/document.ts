@@ -6,7 +6,10 @@ import { stringifyJson } from '../lib/exact-number.js';
 // export into a file, a saved profile): printed on stdout only when the user asks for JSON.
 // docs/output.md, "One JSON document per command".
 
-/** How a command's document is printed: -o is its file's format (an export's), or always one line (the emulator's, which a reader waits on). */
+/**
+ * How a command's document is printed: -o is its file's format (an export's), or always one line
+ * (the emulator's, which a reader waits on).
+ */
 export interface DocumentForm {
   formatIsFile?: boolean;
   oneLine?: boolean;

@@ -16,6 +16,8 @@ interface ListLayout {
   table?: string[];
   /** The user named the columns (--columns): CSV has those only, without `_extra`. */
   chosen?: boolean;
+  /** Columns of a terminal table that wrap instead of being cut (src/output/table.ts). */
+  wrap?: readonly string[];
 }
 
 /**
@@ -112,7 +114,7 @@ function tableWriter(output: Output, columns: string[] | undefined, layout: List
       if (rows.length === 0) return writeWithBackpressure(output.stdout, '(no rows)\n');
       const head = layout.table ?? columns ?? [...new Set(rows.flatMap((r) => Object.keys(r)))];
       // A table is for a terminal: what the server sent cannot act on it (JSON and CSV stay exact).
-      await writePaged(output, await tableText(output, head, rows));
+      await writePaged(output, await tableText(output, head, rows, layout.wrap));
     },
   };
 }

@@ -6,9 +6,10 @@ export async function tableText(
   output: Output,
   columns: string[],
   rows: Array<Record<string, unknown>>,
+  wrap?: readonly string[],
 ): Promise<string> {
   const { layoutTable } = await import('./table.js');
-  return layoutTable(columns, rows, { width: tableWidth(output), paint: statusPaint(output) });
+  return layoutTable(columns, rows, { width: tableWidth(output), paint: statusPaint(output), wrap });
 }
 
 /**
@@ -33,9 +34,8 @@ export async function writePaged(output: Output, text: string): Promise<void> {
   const [command, ...args] = pager.command.split(/\s+/);
   const started = await runPager(command, args, text);
   if (started) return;
-  pager.warn(
-    `the pager "${pager.command}" could not be started (CNV_PAGER, PAGER): printing directly; --no-pager or CNV_PAGER=cat says so for good`,
-  );
+  const forGood = '--no-pager or CNV_PAGER=cat says so for good';
+  pager.warn(`the pager "${pager.command}" could not be started (CNV_PAGER, PAGER): printing directly; ${forGood}`);
   return writeWithBackpressure(output.stdout, text);
 }
 

@@ -16,6 +16,8 @@ export type CommandResult =
       tableColumns?: string[];
       /** The user named the columns (--columns): CSV has only those. */
       chosen?: boolean;
+      /** Columns of a terminal table whose values wrap at spaces instead of being cut (doctor's details). */
+      wrap?: string[];
       /** A line for stderr once the rows are printed (the next page's cursor): below the table, not above it. */
       trailer?: string;
       exitCode?: number;
@@ -50,7 +52,7 @@ export async function renderResult(
     const writer = await createListWriter(
       output,
       result.columns,
-      { table: result.tableColumns, chosen: result.chosen },
+      { table: result.tableColumns, chosen: result.chosen, wrap: result.wrap },
       (m) => notices.warn(m),
     );
     for (const row of result.rows) await writer.write(row);

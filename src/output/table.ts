@@ -9,6 +9,9 @@ const SOFT_FLOOR = 8;
 /** Identifiers (id, cnvContactId, key) are what one copies from a table: cut last. */
 const IDENTIFIER = /(^|\.)(id|key|[a-z]+Id)$/;
 
+/** A wrapped column keeps at least this many columns while the others give way. */
+const WRAP_FLOOR = 20;
+
 /** A table cell as one line of terminal-safe text (line breaks shown as `\n`). */
 function cellLine(value: unknown): string {
   return escapeControl(cellText(value));
@@ -56,7 +59,7 @@ function cut(chars: readonly Cell[], width: number): string {
 /**
  * A borderless table: a heading line, then one line per row, columns two spaces apart. Fitted to
  * `width` by narrowing the widest columns first, headings kept whole while the values can give
- * way; a cut value ends in an ellipsis, never wraps. A column whose cut values would look alike
+ * way; a cut value ends in an ellipsis (a `wrap` column wraps at spaces instead). A column whose cut values would look alike
  * (keys and paths that share their start) is cut in the middle instead, keeping their ends.
  */
 export function layoutTable(
@@ -69,18 +72,22 @@ export function layoutTable(
     paint?: (column: string, value: unknown, text: string, row: Record<string, unknown>) => string;
     /** false: no heading line (a record's name/value lines). */
     heading?: boolean;
+    /** Columns whose values wrap at spaces onto more lines instead of being cut (doctor's details): narrowed first. */
+    wrap?: readonly string[];
   } = {},
 ): string {
   const texts = rows.map((row) => head.map((c) => cells(cellLine(row[c]))));
   const heads = head.map((h) => cells(escapeControl(h)));
   const headWidths = layout.heading === false ? head.map(() => 1) : heads.map(textWidth);
   const widths = head.map((_, i) => texts.reduce((w, t) => Math.max(w, textWidth(t[i])), headWidths[i]));
+  const wraps = head.map((h) => layout.wrap?.includes(h) === true);
   if (layout.width !== undefined && layout.width > 0)
     fit(
       widths,
       layout.width,
       head.map((h) => IDENTIFIER.test(h)),
       headWidths,
+      wraps,
     );
   const tails = widths.map((w, i) =>
     distinguishingTail(
@@ -88,20 +95,57 @@ export function layoutTable(
       w,
     ),
   );
-  const line = (columns: Cell[][], row?: Record<string, unknown>) =>
-    columns
-      .map((chars, i) => {
-        const shown = row && tails[i] !== undefined ? middleCut(chars, widths[i], tails[i]) : cut(chars, widths[i]);
-        const painted = row && layout.paint ? layout.paint(head[i], row[head[i]], shown, row) : shown;
-        return i === columns.length - 1
-          ? painted
-          : painted + ' '.repeat(Math.max(0, widths[i] - textWidth(cells(shown))));
-      })
-      .join(GAP)
-      .trimEnd();
+  const line = (columns: Cell[][], row?: Record<string, unknown>) => {
+    // A wrapped column's value is several lines: the row takes as many, the other columns blank below.
+    const pieces = columns.map((chars, i) => (row && wraps[i] ? wrapped(chars, widths[i]) : [chars]));
+    const height = Math.max(...pieces.map((p) => p.length));
+    const lines: string[] = [];
+    for (let at = 0; at < height; at++)
+      lines.push(
+        pieces
+          .map((piece, i) => {
+            const chars = piece[at] ?? [];
+            const shown =
+              row && tails[i] !== undefined && !wraps[i]
+                ? middleCut(chars, widths[i], tails[i])
+                : cut(chars, widths[i]);
+            const painted = row && layout.paint && at === 0 ? layout.paint(head[i], row[head[i]], shown, row) : shown;
+            return i === columns.length - 1
+              ? painted
+              : painted + ' '.repeat(Math.max(0, widths[i] - textWidth(cells(shown))));
+          })
+          .join(GAP)
+          .trimEnd(),
+      );
+    return lines.join('\n');
+  };
   const out = layout.heading === false ? [] : [line(heads)];
   rows.forEach((row, r) => out.push(line(texts[r], row)));
   return out.join('\n') + '\n';
+}
+
+/**
+ * A value as lines of at most `width` columns, broken at spaces (the spaces at a break dropped);
+ * a word longer than a line is broken where the line ends, as it must be.
+ */
+function wrapped(chars: readonly Cell[], width: number): Cell[][] {
+  const lines: Cell[][] = [];
+  let rest = chars.slice();
+  while (textWidth(rest) > width) {
+    let used = 0;
+    let end = 0;
+    while (end < rest.length && used + rest[end][1] <= width) used += rest[end++][1];
+    // The last space that fits (or the one just after the line) ends the line.
+    let brk = end < rest.length && rest[end][0] === ' ' ? end : -1;
+    for (let i = end - 1; brk < 0 && i > 0; i--) if (rest[i][0] === ' ') brk = i;
+    const stop = brk > 0 ? brk : end;
+    lines.push(rest.slice(0, stop));
+    let next = stop;
+    while (next < rest.length && rest[next][0] === ' ') next++;
+    rest = rest.slice(next);
+  }
+  lines.push(rest);
+  return lines;
 }
 
 /**
@@ -125,7 +169,10 @@ function distinguishingTail(values: readonly Cell[][], width: number): number | 
   return width - 2;
 }
 
-/** The text cut to `width` columns in its middle: its start, `…`, and its last `tail` characters (fewer when they do not fit). */
+/**
+ * The text cut to `width` columns in its middle: its start, `…`, and its last `tail` characters
+ * (fewer when they do not fit).
+ */
 function middleCut(chars: readonly Cell[], width: number, tail: number): string {
   if (textWidth(chars) <= width) return chars.map(([ch]) => ch).join('');
   let end = chars.length;
@@ -148,14 +195,17 @@ function middleCut(chars: readonly Cell[], width: number, tail: number): string 
 }
 
 /**
- * Narrows the widest column, one character at a time, until the line fits: first the columns
- * that are not identifiers, then the identifiers, down to their heading (at least a few
- * characters); then the same down to a few characters; at last every column down to 1.
+ * Narrows the widest column, one character at a time, until the line fits: first the wrapped
+ * columns (down to WRAP_FLOOR), then the columns that are not identifiers, then the identifiers,
+ * down to their heading (at least a few characters); then the same down to a few characters; at
+ * last every column down to 1.
  */
-function fit(widths: number[], width: number, identifiers: boolean[], headWidths: number[]): void {
+function fit(widths: number[], width: number, identifiers: boolean[], headWidths: number[], wraps: boolean[]): void {
   const total = () => widths.reduce((a, b) => a + b, 0) + GAP.length * (widths.length - 1);
   const heading = (i: number) => Math.max(SOFT_FLOOR, headWidths[i]);
   const passes = [
+    // Wrapped columns lose no text: they give way first, the others keep theirs whole.
+    { floor: (i: number) => (wraps[i] ? Math.max(WRAP_FLOOR, headWidths[i]) : Infinity), ids: true },
     { floor: heading, ids: false },
     { floor: heading, ids: true },
     { floor: () => SOFT_FLOOR, ids: false },

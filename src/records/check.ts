@@ -5,7 +5,10 @@ import { DEDUP_KEY, fieldProblem, type PreparedRecord } from './prepare.js';
 /** One column of the file against the account's field definitions. */
 interface ColumnCheck {
   column: string;
-  /** `read-only` and `ignored` columns are not sent; `unknown` ones refuse a real run; `mismatch`: known, with values that do not coerce. */
+  /**
+   * `read-only` and `ignored` columns are not sent; `unknown` ones refuse a real run; `mismatch`:
+   * known, with values that do not coerce.
+   */
   status: 'ok' | 'unknown' | 'read-only' | 'key' | 'ignored' | 'mismatch';
   dataType: string | null;
   /** Values that do not coerce to the dataType. */

@@ -90,8 +90,9 @@ export async function readFieldDefinitions(
     const http = await deps.http();
     for (const type of missing) {
       listed[type] = [];
+      // A loop, not push(...page): a page of 200,000 definitions would overflow the stack.
       for await (const page of allFieldPages(http, { objectType: type, limit: 1000 }, deps.signal))
-        listed[type].push(...page);
+        for (const f of page) listed[type].push(f);
     }
   } catch (err) {
     if (!(err instanceof ApiError || err instanceof TransientError || err instanceof ResponseShapeError)) throw err;
@@ -102,10 +103,10 @@ export async function readFieldDefinitions(
         hint: err.hint ?? 'run again once the API answers; nothing was sent',
         cause: err,
       });
-    if (!opts.quiet)
-      deps.notices.warn(
-        `could not read the field definitions (${err.code}: ${err.message}); ${opts.fallback ?? '--field values are sent as JSON when they parse, else as strings'}`,
-      );
+    if (!opts.quiet) {
+      const fallback = opts.fallback ?? '--field values are sent as JSON when they parse, else as strings';
+      deps.notices.warn(`could not read the field definitions (${err.code}: ${err.message}); ${fallback}`);
+    }
     return undefined;
   }
   const next: CacheFile = { version: 1, objectTypes: { ...cache?.objectTypes } };
@@ -137,7 +138,10 @@ async function readCache(path: string): Promise<CacheFile | undefined> {
   }
 }
 
-/** Written to a new temporary file (0600, never through an existing name) and renamed over: a symbolic link at its path is replaced, never followed. */
+/**
+ * Written to a new temporary file (0600, never through an existing name) and renamed over: a
+ * symbolic link at its path is replaced, never followed.
+ */
 async function writeCache(path: string, cache: CacheFile): Promise<void> {
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   if ((await lstat(dirname(path))).isSymbolicLink()) throw new Error('the cache directory is a symlink');

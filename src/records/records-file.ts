@@ -131,6 +131,9 @@ export async function recordsFileSpec(
   return { spec, collector };
 }
 
+/** What a run does without the definitions. */
+const UNCOERCED = 'values are sent as they are in the file, as with --no-coerce';
+
 /**
  * The custom object's field definitions. When they cannot be read (the API refuses the list,
  * answers off-contract, or stays unreachable) or none is listed for this custom object (an
@@ -150,15 +153,12 @@ async function readDefinitions(
   } catch (err) {
     if (check || !(err instanceof ApiError || err instanceof TransientError || err instanceof ResponseShapeError))
       throw err;
-    deps.warn(
-      `could not read the field definitions (${err.code}: ${err.message}); values are sent as they are in the file, as with --no-coerce`,
-    );
+    deps.warn(`could not read the field definitions (${err.code}: ${err.message}); ${UNCOERCED}`);
     return undefined;
   }
   if (fields.length === 0) {
-    deps.warn(
-      `no field definitions are listed for custom object ${customObjectId} (unknown, or without fields); ${check ? 'every column is unknown' : 'values are sent as they are in the file, as with --no-coerce'}`,
-    );
+    const none = `no field definitions are listed for custom object ${customObjectId} (unknown, or without fields)`;
+    deps.warn(`${none}; ${check ? 'every column is unknown' : UNCOERCED}`);
     if (!check) return undefined;
   }
   return definitionMap(fields);

@@ -30,7 +30,7 @@ export interface KeyForms {
 /**
  * `pieces` (the default): also every run of PIECE_CHARS or more characters of the secret, in any
  * letter case, plain or as hexadecimal of its bytes (secretPieces). Off for an export's streamed
- * pages (keyMasker), where the probe runs over every byte of every page.
+ * pages (keyWatch), where the probe runs over every byte of every page.
  */
 export function keyForms(key: string, opts: { pieces?: boolean } = {}): KeyForms {
   const live = LIVE_KEY.exec(key);

@@ -40,38 +40,31 @@ function redactUrlCredentials(text: string): string {
   return text.includes('@') ? text.replace(URL_CREDENTIALS, '$1***@') : text;
 }
 
+/** Watches a text that arrives in pieces for the key, and masks the parts of it that may hold it (keyWatch). */
+export interface KeyWatch {
+  /** Whether this piece (with the end of the one before: a form cut between two) may hold a form of the key. */
+  mayHold(piece: string): boolean;
+  /** The text with every form of the key masked. */
+  mask(text: string): string;
+}
+
 /**
- * Masks every form of `key` (src/redact/key-forms.ts) in a text that arrives in pieces (an export
- * page as it streams), including a form cut between two pieces: the last `maxLength - 1`
- * characters of each piece are held back until the next one (or `end()`).
+ * Watches an export page as it streams for every form of `key` (src/redact/key-forms.ts): the
+ * page is read as it came (its cursor goes back to the server unaltered), and each row whose text
+ * lay in a piece that may hold the key is masked before it goes anywhere. A form cut between two
+ * pieces is found by looking at the last `maxLength - 1` characters of one with the next.
  */
-export function keyMasker(key: string): { push(text: string): string; end(): string } {
+export function keyWatch(key: string): KeyWatch {
   // Pieces of the secret (any case, hex, split) are masked in every text but an export's streamed rows: docs/guarantees.md.
   const forms = keyForms(key, { pieces: false });
   const hold = forms.maxLength - 1;
-  let carry = '';
+  let tail = '';
   return {
-    push(text) {
-      // Mostly no key at all: then the piece is not copied into one string with the carry (a
-      // page's worth of copying). A form in carry + text lies in text, or ends in its first
-      // `hold` characters (carry is shorter than any form).
-      if (text.length >= hold && !forms.mayHold(text) && !forms.mayHold(carry + text.slice(0, hold))) {
-        const out = carry + text.slice(0, text.length - hold);
-        carry = text.slice(text.length - hold);
-        return out;
-      }
-      const s = forms.mask(carry + text);
-      if (s.length <= hold) {
-        carry = s;
-        return '';
-      }
-      carry = s.slice(s.length - hold);
-      return s.slice(0, s.length - hold);
+    mayHold(piece) {
+      const may = forms.mayHold(piece) || forms.mayHold(tail + piece.slice(0, hold));
+      tail = piece.length >= hold ? piece.slice(piece.length - hold) : (tail + piece).slice(-hold);
+      return may;
     },
-    end() {
-      const rest = carry;
-      carry = '';
-      return rest;
-    },
+    mask: (text) => (forms.mayHold(text) ? forms.mask(text) : text),
   };
 }

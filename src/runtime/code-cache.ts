@@ -14,7 +14,10 @@ const STALE_MS = 7 * 24 * 3600 * 1000;
 const MAX_CACHE_BYTES = 64 * 2 ** 20;
 /** A cache file of cnv's, or a temporary one being written: the only names this code ever counts or removes. */
 const OUR_FILE = /^[0-9a-f]{16}-v\d+\.\d+\.\d+-[a-z0-9]+-[a-z0-9.-]+\.v8(\.tmp-\d+)?$/;
-/** A file's first bytes: the SHA-1 of the rest. V8 in release builds does not check a cache's bytes, and a damaged one crashes it. */
+/**
+ * A file's first bytes: the SHA-1 of the rest. V8 in release builds does not check a cache's bytes,
+ * and a damaged one crashes it.
+ */
 const DIGEST_BYTES = 20;
 /** A temporary file older than this was left by a run that died writing it. */
 const TEMP_STALE_MS = 60_000;

@@ -7,7 +7,10 @@ import { ownSignals } from './own-signals.js';
  * of src/context.ts's RuntimeTuning (not imported: src/runtime imports nothing of the CLI).
  */
 interface RuntimeTuning {
-  /** A long export (or tap sync) starts: hold V8's heap sizes (src/runtime/heap-hold.ts). Returns the check to run after each page. */
+  /**
+   * A long export (or tap sync) starts: hold V8's heap sizes (src/runtime/heap-hold.ts). Returns
+   * the check to run after each page.
+   */
   holdHeap(): () => void;
 }
 

@@ -13,7 +13,10 @@ interface Resolution {
   target: string;
   /** The target as a line shows it: `-` with its reason. */
   shown: string;
-  /** What the user said of it: `name` (its own name), `map:TARGET`, `ignore`, `pass`. A change of these is the user's, not the account's. */
+  /**
+   * What the user said of it: `name` (its own name), `map:TARGET`, `ignore`, `pass`. A change of
+   * these is the user's, not the account's.
+   */
   instruction: string;
 }
 
@@ -160,9 +163,11 @@ export function rememberColumns(
 export function columnsChangedError(file: string, changes: readonly ColumnChange[]): UsageError {
   const lines = changes.map((c) => `${quoteInput(c.column)}: ${c.before} -> ${c.after}`);
   const what = changes.length === 1 ? 'a column names' : `${changes.length} columns name`;
+  const why = 'a field of the account was renamed, created or deleted';
   return new UsageError(
-    `${file}: ${what} another target than at the last sync of this file (a field of the account was renamed, created or deleted): ${lines.join('; ')}`,
-    "check them (cnv fields list); send where they resolve now with --accept-columns, or keep a target with --map 'COLUMN=fields.KEY' (by key: a rename never moves it)",
+    `${file}: ${what} another target than at the last sync of this file (${why}): ${lines.join('; ')}`,
+    'check them (cnv fields list); send where they resolve now with --accept-columns, ' +
+      "or keep a target with --map 'COLUMN=fields.KEY' (by key: a rename never moves it)",
     'columns_changed',
   );
 }

@@ -98,7 +98,8 @@ export class SyncDecider {
             unsure: {
               reason: 'update-only, not in snapshot',
               detail:
-                'update-only, and no contact with this email in the snapshot (the API answers contact_not_found unless one was made since)',
+                'update-only, and no contact with this email in the snapshot (the API answers contact_not_found ' +
+                'unless one was made since)',
             },
           },
           [],
@@ -109,6 +110,12 @@ export class SyncDecider {
     const decision = this.compare(body, contact);
     if (decision.action === 'unchanged') return decision;
     return this.sent(decision, found.slots, body);
+  }
+
+  /** Whether the snapshot holds the contact with this id (not one deleted in the account, once a full refresh saw it). */
+  holds(id: string): boolean {
+    const { index, reader } = this.snapshot;
+    return index.slotsById(id).some((slot) => reader.read(slot).id === id);
   }
 
   private sent(decision: Decision, slots: number[], body: UpsertContactBody): Decision {
@@ -146,7 +153,8 @@ export class SyncDecider {
       if (contact.email !== null && normalizeEmail(contact.email) === email) matches.push({ slot, contact });
     }
     const slots = matches.map((m) => m.slot);
-    // An earlier row made, moved onto this email, or changed a contact of it: which one a lookup finds now is not in the snapshot.
+    // An earlier row made, moved onto this email, or changed a contact of it: which one a lookup
+    // finds now is not in the snapshot.
     if (this.emails.has(email) || slots.some((s) => this.touched.has(s))) {
       return {
         slots,
@@ -203,11 +211,10 @@ export class SyncDecider {
       else {
         const verdict = sameValue(def.dataType, stored, value);
         if (verdict === 'same') continue;
-        if (verdict === 'unsure')
-          doubt(
-            'value not exact in export',
-            `the export shows field "${key}" as ${JSON.stringify(stored)}, which may or may not be ${JSON.stringify(value)} as stored`,
-          );
+        if (verdict === 'unsure') {
+          const shows = `the export shows field "${key}" as ${JSON.stringify(stored)}`;
+          doubt('value not exact in export', `${shows}, which may or may not be ${JSON.stringify(value)} as stored`);
+        }
       }
       changes.push({ field: `fields.${key}`, old: stored, new: value });
     }

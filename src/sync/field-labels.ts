@@ -30,6 +30,7 @@ export class FieldLabels {
     if (owners.length > 1) return `the export shows fields ${owners.join(' and ')} under one label, "${label}"`;
     const base = this.shared.find((s) => extendsLabel(label, s));
     if (base === undefined) return undefined;
-    return `field "${key}" is labelled "${label}", which is how the export may show one of the fields sharing the label "${base}" (${this.owners.get(base)!.join(', ')})`;
+    const sharing = `the fields sharing the label "${base}" (${this.owners.get(base)!.join(', ')})`;
+    return `field "${key}" is labelled "${label}", which is how the export may show one of ${sharing}`;
   }
 }

@@ -5,7 +5,11 @@ import { sendFile, type FileBatchSpec } from '../batch/file-run.js';
 import type { CrashHook } from '../exporter/crash-points.js';
 import { accountIdentity } from '../config/account-identity.js';
 import type { CommandResult } from '../output/render.js';
+import type { RunMode } from '../batch/batch-run-options.js';
+import type { LedgerDeps } from '../ledger/ledger.js';
+import type { LedgerJob } from '../ledger/ledger-job.js';
 import { settleColumns } from './column-memory.js';
+import { ContactKeys } from './contact-keys.js';
 import { decidedRows } from './decided-rows.js';
 import type { PlanOutput } from './plan-output.js';
 import { lockSync, refreshSnapshot, type SnapshotDeps } from './snapshot.js';
@@ -31,6 +35,8 @@ interface ContactsSyncOptions {
   rememberColumns: boolean;
   /** The CONTACT field definitions as the API lists them now, by key; undefined when they cannot be read. */
   fields(): Promise<ReadonlyMap<string, FieldDefinition> | undefined>;
+  /** --key-column: the ledger job that maps the file's keys to their contacts (docs/sync.md, "A key column"). */
+  keyJob?: LedgerJob;
 }
 
 /**
@@ -54,6 +60,7 @@ export async function runSync<B extends Record<string, unknown>>(
   base: FileBatchSpec<B>,
   opts: ContactsSyncOptions,
 ): Promise<CommandResult> {
+  const started = deps.snapshot.clock.now();
   const lock = await lockSync(deps.snapshot.stateDir.path, opts.key);
   deps.snapshot.onDispose(() => lock.release());
   // Read once, afresh, for the columns and the comparison (the file's opening asks for them too).
@@ -89,16 +96,36 @@ export async function runSync<B extends Record<string, unknown>>(
     throw err;
   });
   deps.snapshot.onDispose(() => snapshot.close());
+  // The ledger once the account and the file are read: a first run refused before leaves none.
+  const keys = opts.keyJob && (await openKeys(deps.snapshot, opts.keyJob, base.options.mode, opened));
   remember();
   const { rows, counts } = decidedRows(snapshot, {
     base,
     fields: await reading,
     plan: opts.plan,
     exitCode: opts.exitCode,
+    keys,
   });
-  const result = await sendFile(deps.batch, opened, rows);
+  let result: CommandResult;
+  try {
+    result = await sendFile(deps.batch, opened, rows);
+  } catch (err) {
+    await keys?.end({ started, failure: err }, deps.batch).catch(() => {});
+    throw err;
+  }
+  await keys?.end({ started, exitCode: result.exitCode }, deps.batch);
   await opts.plan?.end(counts);
   return result;
+}
+
+/** The key column's ledger, opened (and, for a run that sends, locked: one run of the job at a time). */
+async function openKeys(deps: LedgerDeps, job: LedgerJob, mode: RunMode, opened: OpenedFile): Promise<ContactKeys> {
+  try {
+    return await ContactKeys.open(deps, job, mode === 'send');
+  } catch (err) {
+    await closeFile(opened);
+    throw err;
+  }
 }
 
 /**

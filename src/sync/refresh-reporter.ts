@@ -19,7 +19,8 @@ export async function refreshReporter(deps: Pick<ReporterDeps, 'progress' | 'clo
   }).start();
   return {
     page(rows, pages) {
-      spinner.text = `sync: refreshing the snapshot: ${plural(rows, 'contact')}, ${plural(pages, 'page')}${rate(rows, deps.clock.now() - started)}`;
+      const speed = rate(rows, deps.clock.now() - started);
+      spinner.text = `sync: refreshing the snapshot: ${plural(rows, 'contact')}, ${plural(pages, 'page')}${speed}`;
     },
     done() {
       spinner.stop();

@@ -22,9 +22,10 @@ export function rowKeys(line: string): RowKeys | undefined {
 const ID_START = '{"id":"';
 
 /**
- * The common row, as the API writes it: compact, `id` first, `email` before any nested value. A `"` in a JSON string is always escaped, so `,"email":` is a member's key
- * wherever it stands, and a top-level one when no `{` or `[` comes before it. Undefined when
- * the row is not that shape (the member walk reads it then).
+ * The common row, as the API writes it: compact, `id` first, `email` before any nested value. A `"`
+ * in a JSON string is always escaped, so `,"email":` is a member's key wherever it stands, and a
+ * top-level one when no `{` or `[` comes before it. Undefined when the row is not that shape (the
+ * member walk reads it then).
  */
 function fastRowKeys(line: string): RowKeys | undefined {
   if (!line.startsWith(ID_START) || line.charCodeAt(line.length - 1) !== 0x7d) return undefined;
@@ -40,7 +41,10 @@ function fastRowKeys(line: string): RowKeys | undefined {
   return { id, email };
 }
 
-/** The value of a top-level member found by its `,"key":` text before `limit`: a string without escapes, or null; else undefined. */
+/**
+ * The value of a top-level member found by its `,"key":` text before `limit`: a string without
+ * escapes, or null; else undefined.
+ */
 function memberValue(line: string, key: string, limit: number): string | null | undefined {
   const at = line.indexOf(key);
   if (at < 0 || at > limit) return undefined;

@@ -73,7 +73,7 @@ export class SyncCounts {
       this.unsureTotal > 0
         ? ` (${this.unsureTotal} of them because cnv cannot be sure they match: ${this.reasons()})`
         : '';
-    return `Plan: ${this.create} to create, ${this.update} to update${unsure}, ${this.unchanged} unchanged, ${this.invalid} invalid.`;
+    return `Plan: ${this.decided(unsure)}.`;
   }
 
   /** The summary's `sync` member (--json, --summary-json). */
@@ -102,30 +102,37 @@ export class SyncCounts {
   /** A plan's summary line (stderr): what it decided, and that nothing was sent. */
   planSummary(rows: number, elapsedMs: number): string {
     const unsure = this.unsureTotal > 0 ? ` (${this.unsureTotal} unsure)` : '';
-    return `plan: ${this.create} to create, ${this.update} to update${unsure}, ${this.unchanged} unchanged, ${this.invalid} invalid; nothing sent (${count(rows, 'row')} in ${duration(elapsedMs)})`;
+    return `plan: ${this.decided(unsure)}; nothing sent (${count(rows, 'row')} in ${duration(elapsedMs)})`;
+  }
+
+  /** The plan's counts in words: `1 to create, 2 to update (1 unsure), 3 unchanged, 0 invalid`. */
+  private decided(unsure: string): string {
+    const changes = `${this.create} to create, ${this.update} to update${unsure}`;
+    return `${changes}, ${this.unchanged} unchanged, ${this.invalid} invalid`;
   }
 
   /** The summary's second line (a plan's: only what the refresh did, its counts being in the first). */
   line(mode: RunMode): string | undefined {
     const r = this.refresh;
-    if (mode === 'plan')
-      return r
-        ? `snapshot: ${count(r.contacts, 'contact')}, ${r.full ? 'full refresh' : 'refreshed'}: ${count(r.rows, 'row')} in ${count(r.pages, 'page')}`
-        : undefined;
+    if (mode === 'plan') return r ? snapshotWords(r) : undefined;
     const verb = mode === 'send' ? 'sent' : 'would send';
     const unsure =
       this.unsureTotal > 0
         ? `; ${this.unsureTotal} ${verb} because cnv cannot be sure they match (${this.reasons()})`
         : '';
-    const snapshot = r
-      ? `; snapshot: ${count(r.contacts, 'contact')}, ${r.full ? 'full refresh' : 'refreshed'}: ${count(r.rows, 'row')} in ${count(r.pages, 'page')}${r.full ? '' : `, last full refresh ${r.fullAt}`}`
-      : '';
+    const snapshot = r ? `; ${snapshotWords(r)}${r.full ? '' : `, last full refresh ${r.fullAt}`}` : '';
     return `sync: ${this.create} to create, ${this.update} to update, ${this.unchanged} unchanged (not sent)${unsure}${snapshot}`;
   }
 
   private reasons(): string {
     return [...this.unsure].map(([reason, n]) => `${n} ${reason}`).join(', ');
   }
+}
+
+/** What the refresh did: `snapshot: 5000 contacts, refreshed: 12 rows in 1 page`. */
+function snapshotWords(r: RefreshStats): string {
+  const how = r.full ? 'full refresh' : 'refreshed';
+  return `snapshot: ${count(r.contacts, 'contact')}, ${how}: ${count(r.rows, 'row')} in ${count(r.pages, 'page')}`;
 }
 
 // Plain digits (no grouping), as the batch summary's: these lines are grepped by scripts.

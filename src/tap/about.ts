@@ -10,7 +10,9 @@ export function aboutDocument(version: string): Record<string, unknown> {
   return {
     name: 'tap-cnv',
     description:
-      'Singer tap of the Marketing Automation Service API v2 (cnv): contacts, custom events and email events (incremental, exactly once per run, resumable from any STATE), field definitions and campaigns',
+      'Singer tap of the Marketing Automation Service API v2 (cnv): contacts, ' +
+      'custom events and email events (incremental, exactly once per run, resumable from any STATE), ' +
+      'field definitions and campaigns',
     version,
     sdk_version: null,
     capabilities: ['catalog', 'discover', 'state', 'about', 'stream-maps', 'flattening'],
@@ -30,7 +32,8 @@ export function aboutDocument(version: string): Record<string, unknown> {
           type: 'string',
           title: 'Start date',
           description:
-            'First run only: custom events from this time (occurredAt window start); contacts updated and email events occurred before it are not emitted',
+            'First run only: custom events from this time (occurredAt window start); ' +
+            'contacts updated and email events occurred before it are not emitted',
           format: 'date-time',
         },
         page_size: {
@@ -71,7 +74,11 @@ const MAP_SETTINGS = {
     type: 'object',
     title: 'Stream maps',
     description:
-      "Per stream: properties dropped (null or __NULL__), set by an expression (a property, record['name'], config['name'], a quoted text, md5(...), sha256(...), joined with +), __else__: null, __key_properties__; the stream renamed (__alias__), copied (__source__) or removed (null); __else__: null at the top removes the others",
+      'Per stream: properties dropped (null or __NULL__), set by an expression (a property, ' +
+      "record['name'], config['name'], a quoted text, md5(...), sha256(...), joined with +), " +
+      '__else__: null, __key_properties__; ' +
+      'the stream renamed (__alias__), copied (__source__) or removed (null); ' +
+      '__else__: null at the top removes the others',
   },
   stream_map_config: {
     type: 'object',

@@ -72,10 +72,10 @@ export async function readTapConfig(path: string, warn: (m: string) => void, sig
     if (Object.hasOwn(REFUSED, name))
       throw new UsageError(`--config ${path}: ${name}: ${REFUSED[name]}`, 'see docs/singer.md', 'unsupported_setting');
   const unknown = Object.keys(given).filter((name) => !SETTINGS.includes(name));
-  if (unknown.length > 0)
-    warn(
-      `--config ${path}: unknown setting${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}: ignored (settings: \`tap-cnv --about\`)`,
-    );
+  if (unknown.length > 0) {
+    const settings = `setting${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}`;
+    warn(`--config ${path}: unknown ${settings}: ignored (settings: \`tap-cnv --about\`)`);
+  }
   const parsed = CONFIG.safeParse(given);
   if (!parsed.success) throw new UsageError(describeProblem('--config', path, parsed.error.issues[0], given));
   const c = parsed.data;

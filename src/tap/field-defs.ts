@@ -5,6 +5,8 @@ import type { HttpClient } from '../http/client.js';
 /** Every CONTACT field definition (all pages). */
 export async function contactFieldDefs(http: HttpClient, signal: AbortSignal): Promise<FieldDefinition[]> {
   const defs: FieldDefinition[] = [];
-  for await (const page of allFieldPages(http, { objectType: 'CONTACT', limit: 1000 }, signal)) defs.push(...page);
+  // A loop, not push(...page): a server's page of 200,000 definitions would overflow the stack.
+  for await (const page of allFieldPages(http, { objectType: 'CONTACT', limit: 1000 }, signal))
+    for (const f of page) defs.push(f);
   return defs;
 }

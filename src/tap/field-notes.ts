@@ -41,9 +41,9 @@ export function noteNewFields(
   now: readonly FieldDefinition[],
 ): void {
   const known = new Set(before.map((d) => d.key));
-  for (const def of now)
-    if (!known.has(def.key))
-      info(
-        `contacts: field ${def.key} (${JSON.stringify(def.label)}) was made while the run read: a new SCHEMA with column ${fieldProperty(def.key)}`,
-      );
+  for (const def of now) {
+    if (known.has(def.key)) continue;
+    const field = `field ${def.key} (${JSON.stringify(def.label)})`;
+    info(`contacts: ${field} was made while the run read: a new SCHEMA with column ${fieldProperty(def.key)}`);
+  }
 }

@@ -1,14 +1,20 @@
 import { closingQuote, oneLine } from '../lib/json-scan.js';
 import { UNRESOLVED } from './schemas.js';
 
-/** A member name of the records: how it is written after another (`,"city":`), whether the catalog deselects it, the last row that wrote it. */
+/**
+ * A member name of the records: how it is written after another (`,"city":`), whether the catalog
+ * deselects it, the last row that wrote it.
+ */
 interface Slot {
   out: string;
   excluded: boolean;
   stamp: number;
 }
 
-/** A label of `fields` (its JSON text, quotes included): the slot it fills (none: it goes to unresolvedFields), the last row that named it. */
+/**
+ * A label of `fields` (its JSON text, quotes included): the slot it fills (none: it goes to
+ * unresolvedFields), the last row that named it.
+ */
 interface Label {
   quoted: string;
   slot: Slot | undefined;

@@ -65,7 +65,8 @@ export function contactsSchema(defs: readonly FieldDefinition[]): JsonSchema {
   for (const def of defs) properties[fieldProperty(def.key)] = fieldValueSchema(def);
   properties[UNRESOLVED] = nullable('object', {
     description:
-      'field members (by label) that no one field definition names: a label two fields share, or a field made since the run read the definitions',
+      'field members (by label) that no one field definition names: a label two fields share, ' +
+      'or a field made since the run read the definitions',
   });
   return { type: ['object'], properties };
 }

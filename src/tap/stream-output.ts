@@ -103,7 +103,8 @@ function mapSchema(map: StreamMap, schema: JsonSchema, keys: string[], source: s
     for (const name of propertiesRead(op.expr))
       if (!Object.hasOwn(raw, name))
         throw new UsageError(
-          `${map.where}.${op.name}: ${JSON.stringify(op.text)} reads "${name}", which stream ${source} does not have (or the catalog deselects)`,
+          `${map.where}.${op.name}: ${JSON.stringify(op.text)} reads "${name}", ` +
+            `which stream ${source} does not have (or the catalog deselects)`,
           'see `tap-cnv --discover` for its properties',
           'unsupported_setting',
         );

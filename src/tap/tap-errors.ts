@@ -4,7 +4,8 @@ import { CliError } from '../errors.js';
 // TAP_CNV_API_KEY), never cnv's own flags, variables or commands, and which stream failed.
 
 const KEY_HINT =
-  "check api_key in the tap's config (Meltano: `meltano config set tap-cnv api_key`, or TAP_CNV_API_KEY in the job's environment)";
+  "check api_key in the tap's config (Meltano: `meltano config set tap-cnv api_key`, " +
+  "or TAP_CNV_API_KEY in the job's environment)";
 
 /** cnv's words for its flags and commands, as the tap's settings say them. */
 const REWORDS: Array<[RegExp, string]> = [

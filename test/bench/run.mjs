@@ -6,7 +6,18 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fmt } from './lib.mjs';
 
-const SUITES = ['startup', 'export', 'export-pipelines', 'batches', 'sync', 'ledger', 'tap', 'meltano', 'parsers'];
+const SUITES = [
+  'startup',
+  'export',
+  'export-pipelines',
+  'batches',
+  'sync',
+  'ledger',
+  'target',
+  'tap',
+  'meltano',
+  'parsers',
+];
 const only = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const quick = process.argv.includes('--quick');
 const rounds = quick ? 3 : 7;

@@ -280,7 +280,8 @@ const CASES: Case[] = [
   },
   {
     command: 'config set-key',
-    args: ['--profile', 'jc-key', 'config', 'set-key'],
+    // A key of no account: saved unchecked (the check is test/e2e/operator-ux.test.ts's).
+    args: ['--profile', 'jc-key', 'config', 'set-key', '--no-verify'],
     input: 'sk_live_jc_0123456789abcdef',
     document: true,
   },
@@ -347,7 +348,13 @@ describe('one JSON contract per command', () => {
     const wanted: string[] = [];
     for (const [command, entry] of LEAVES)
       (await entry.load()).output().documents.forEach((_, i) => wanted.push(`${command}#${i}`));
-    const covered = new Set([...CASES.map((c) => `${c.command}#${c.doc ?? 0}`), 'emulator#0', 'tap#0', 'tap#1']);
+    const covered = new Set([
+      ...CASES.map((c) => `${c.command}#${c.doc ?? 0}`),
+      'emulator#0',
+      'tap#0',
+      'tap#1',
+      'target#0',
+    ]);
     expect([...covered].sort()).toEqual(wanted.sort());
   });
 
@@ -424,6 +431,17 @@ describe('one JSON contract per command', () => {
       const refused = await cnvInProcess(['tap', '--about', ...flag], { env: fx.env });
       expect(refused.exitCode).toBe(2);
       expect(refused.stderr).toContain('stdout carries Singer messages');
+    }
+  });
+
+  it("target: --about prints its declared document; a run's stdout holds the tap's states, so --json and -q are refused", async () => {
+    const about = await cnvInProcess(['target', '--about'], { env: fx.env });
+    expect(about.exitCode, about.stderr).toBe(0);
+    await expectDeclared(about.stdout, { command: 'target', doc: 0 });
+    for (const flag of [['--json'], ['-q', 'name']]) {
+      const refused = await cnvInProcess(['target', '--about', ...flag], { env: fx.env });
+      expect(refused.exitCode).toBe(2);
+      expect(refused.stderr).toContain('stdout carries Singer states');
     }
   });
 

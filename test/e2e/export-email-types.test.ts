@@ -83,7 +83,18 @@ describe('--type all into one file', () => {
   it('to stdout with a state: every row once, the next run sends nothing; the summary and state show list each type', async () => {
     const summaryFile = join(fx.configDir, 'all-types-summary.json');
     const first = await cnvInProcess(
-      ['export', 'email-events', '--type', 'all', '--limit', '500', '--summary-json', summaryFile],
+      [
+        'export',
+        'email-events',
+        '--type',
+        'all',
+        '--limit',
+        '500',
+        '--state-key',
+        'all-types',
+        '--summary-json',
+        summaryFile,
+      ],
       { env: fx.env },
     );
     expect(first.exitCode, first.stderr).toBe(0);
@@ -91,9 +102,10 @@ describe('--type all into one file', () => {
     const summary = JSON.parse(readFileSync(summaryFile, 'utf8'));
     expect(summary).toMatchObject({ status: 'complete', rows: reference.length, moreRemains: false });
     expect(summary.types.EMAIL_OPEN).toMatchObject({ status: 'complete', rows: perType.EMAIL_OPEN });
-    const second = await cnvInProcess(['export', 'email-events', '--type', 'all', '--limit', '500', '--quiet'], {
-      env: fx.env,
-    });
+    const second = await cnvInProcess(
+      ['export', 'email-events', '--type', 'all', '--limit', '500', '--state-key', 'all-types', '--quiet'],
+      { env: fx.env },
+    );
     expect(second.exitCode, second.stderr).toBe(0);
     expect(second.stdout).toBe('');
     const show = await cnvInProcess(['export', 'state', 'show', summary.stateKey, '--json'], { env: fx.env });
@@ -321,7 +333,7 @@ describe('--out-dir: one file per type', () => {
       { env: fx.env },
     );
     expect(again.exitCode, again.stderr).toBe(0);
-    expect(again.stderr.match(/complete: 0 rows/g)).toHaveLength(9);
+    expect(again.stderr.match(/complete: nothing new since the last run/g), again.stderr).toHaveLength(9);
   });
 
   it('refuses --out with --out-dir, and --state-key (exit 2)', async () => {

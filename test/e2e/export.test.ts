@@ -42,7 +42,7 @@ describe('cnv export: full, then incremental (in-process)', () => {
     const nothing = await exportCnv(['contacts', '--out', out, '--state-key', 'inc-contacts', '--limit', '700']);
     expect(nothing.exitCode).toBe(0);
     expect(nothing.stderr).toMatch(
-      /complete: 0 rows \(\d+ more rows? (was|were) left out: already written by an earlier run; resuming from the saved cursor fetches that run's last page again\)/,
+      /complete: nothing new since the last run \(\d+ rows? of the last page fetched again: already written, left out\)/,
     );
 
     await writeContact({ email: FIXTURE_CONTACTS.linus.email, fields: { city: 'Helsinki' } });
@@ -210,7 +210,7 @@ describe('cnv export: full, then incremental (in-process)', () => {
     });
     const more = await exportCnv(['email-events', '--type', 'Email_Open', '--out', join(dir, 'EMAIL_OPEN.csv')]);
     expect(more.exitCode).toBe(0);
-    expect(more.stderr).toMatch(/complete: 1 row[ (]/);
+    expect(more.stderr).toMatch(/complete: 1 (new )?row[ (]/);
   });
 });
 
@@ -296,6 +296,28 @@ describe('cnv export to stdout (binary, real pipes)', () => {
     const out = join(outDir(), 'rest.ndjson');
     expect((await exportCnv(['contacts', '--state-key', 'head', '--out', out])).exitCode).toBe(0);
     expect(ndjsonRows(out)).toEqual(reference.slice(state.current.rows));
+  });
+
+  // Issue 47: the run after a Ctrl-C did not say it resumed.
+  it('after a Ctrl-C the next run says where it resumed: "resumed at row N", N the first row not committed', async () => {
+    const out = join(outDir(), 'ctrl-c.ndjson');
+    await fx.faults({ latencyMs: 150 });
+    const run = execa('node', [BIN, 'export', 'contacts', '--out', out, '--state-key', 'ctrl-c', '--limit', '100'], {
+      reject: false,
+      env: { ...process.env, ...fx.env },
+    });
+    while (!existsSync(out) || statSync(out).size === 0) await new Promise((r) => setTimeout(r, 20));
+    run.kill('SIGINT');
+    expect((await run).exitCode).toBe(130);
+    await fx.clearFaults();
+    const committed = (await exportState(fx.configDir, 'ctrl-c'))!.current.rows;
+    expect(committed).toBeGreaterThan(0);
+    const next = await exportCnv(['contacts', '--out', out, '--state-key', 'ctrl-c', '--limit', '100']);
+    expect(next.exitCode, next.stderr).toBe(0);
+    expect(next.stderr).toContain(`complete: resumed at row ${(committed + 1).toLocaleString('en-US')}; `);
+    const again = await exportCnv(['contacts', '--out', out, '--state-key', 'ctrl-c', '--limit', '100']);
+    expect(again.stderr).not.toContain('resumed at');
+    expect(again.stderr).toMatch(/complete: nothing new since the last run/);
   });
 
   it('--defer-commit: commits only when the consumer succeeded', async () => {

@@ -2,7 +2,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIXTURE_CONTACTS, FIXTURE_CUSTOM_OBJECT } from '../../src/emulator/seed/fixtures.js';
-import { cnv, tempConfigDir } from '../helpers/cli.js';
+import { execa } from 'execa';
+import { BIN, cleanEnv, cnv, tempConfigDir } from '../helpers/cli.js';
 import { useEmulator } from '../helpers/emulator.js';
 import { ndjsonRows, outDir } from '../helpers/exports.js';
 import { cnvOnTerminal } from '../helpers/terminal.js';
@@ -224,25 +225,77 @@ describe('help like gh', () => {
 });
 
 describe('state and exports a newcomer understands', () => {
-  it('an export to stdout says it keeps a state: the first time, and on a terminal', async () => {
+  // Issue 47: peeking moved a position. `--limit 100 | head -2` saved the default `/stdout` state, so
+  // the next run started at row 101, and `--max-rows 3` twice showed different rows.
+  it('an export to stdout keeps no position unless --state-key names one; the named one says so the first time', async () => {
     const env = freshEnv();
+    const ids = (text: string) => ndjsonRows(text).map((r) => r.id);
     const first = await cnv(['export', 'contacts', '--max-rows', '3'], { env });
     expect(first.exitCode, first.stderr).toBe(0);
-    expect(first.stderr).toMatch(
-      /note: export state "[^"]+\/contacts\/stdout" keeps this position: the next run of this command prints only what is new since\. For a one-off export of everything, add --no-state/,
-    );
-    const second = await cnv(['export', 'contacts', '--max-rows', '3'], { env });
-    expect(second.stderr).not.toMatch(/note:/);
-    const shown = await cnvOnTerminal(['export', 'contacts', '--max-rows', '3'], { env });
-    expect(shown.exitCode).toBe(0);
-    expect(shown.stdout).toMatch(/note: export state .* keeps this position/);
-    expect((await cnv(['export', 'contacts', '--max-rows', '3', '--no-state'], { env })).stderr).not.toMatch(/note:/);
-    // A script names a summary file: stdout carries the rows (--json is refused there), and no note.
-    const script = await cnv(['export', 'contacts', '--max-rows', '3', '--summary-json', join(outDir(), 'note.json')], {
-      env: freshEnv(),
+    expect(first.stderr).not.toMatch(/note:/);
+    const again = await cnv(['export', 'contacts', '--max-rows', '3'], { env });
+    expect(ids(again.stdout)).toEqual(ids(first.stdout));
+    const peek = await execa('sh', ['-c', `node '${BIN}' export contacts --limit 100 | head -2`], {
+      env: cleanEnv(env),
+      extendEnv: false,
+      reject: false,
     });
-    expect(script.exitCode).toBe(0);
-    expect(script.stderr).toMatch(/note: export state/);
+    expect(ids(peek.stdout)).toEqual(ids(first.stdout).slice(0, 2));
+    expect(JSON.parse((await cnv(['export', 'state', 'list'], { env })).stdout)).toEqual([]);
+
+    const named = await cnv(['export', 'contacts', '--max-rows', '3', '--state-key', 'peek'], { env });
+    expect(named.stderr).toMatch(
+      /note: export state "peek" keeps this position: the next run with --state-key peek prints only what is new since/,
+    );
+    const next = await cnv(['export', 'contacts', '--max-rows', '3', '--state-key', 'peek'], { env });
+    expect(next.stderr).not.toMatch(/note:/);
+    expect(ids(next.stdout)).not.toEqual(ids(named.stdout));
+    // A pipeline's --defer-commit and --run need the state a key names.
+    const deferred = await cnv(['export', 'contacts', '--defer-commit'], { env });
+    expect(deferred.stderr).toMatch(/error: usage: --defer-commit: rows to stdout keep no position unless --state-key/);
+    expect(deferred.exitCode).toBe(2);
+  });
+
+  // Issue 47: set-key saved a bogus key without a word; the error came at first use.
+  it('config set-key checks the key with one request (GET /v2/campaigns?limit=1): refused is exit 4 and not saved; --no-verify saves offline', async () => {
+    const env = { CNV_CONFIG_DIR: tempConfigDir() };
+    const bogus = 'sk_live_bogus_0123456789abcdef0123456789abcdef';
+    const refused = await cnv(['config', 'set-key', '--base-url', fx.emulator.url], { env, input: bogus });
+    expect(refused.stderr).toMatch(
+      /error: unauthorized: the API at http:\/\/127\.0\.0\.1:\d+ refused the key \(401 unauthorized: .*\); it was not saved\nhint: .*--no-verify/,
+    );
+    expect(refused.exitCode).toBe(4);
+    expect(JSON.parse((await cnv(['config', 'list'], { env })).stdout)).toEqual([]);
+    const unreachable = await cnv(['config', 'set-key', '--base-url', 'http://127.0.0.1:9', '--max-retries', '0'], {
+      env,
+      input: bogus,
+    });
+    expect(unreachable.stderr).toMatch(/the key was not saved\nhint: .*--no-verify \(offline\)/);
+    expect(unreachable.exitCode).toBe(7);
+    const offline = await cnv(['config', 'set-key', '--no-verify'], { env, input: bogus });
+    expect(offline.stderr).toMatch(
+      /saved API key sk_live_bogus_\*\*\*\* for profile "default"; not checked \(--no-verify\)/,
+    );
+    expect(offline.exitCode).toBe(0);
+    const good = await cnv(['config', 'set-key', '--base-url', fx.emulator.url], { env, input: fx.emulator.keys.full });
+    expect(good.stderr).toMatch(
+      /saved API key sk_live_demo_\*\*\*\* .*; checked: GET \/v2\/campaigns at http:\/\/127\.0\.0\.1:\d+ accepted it/,
+    );
+    expect(good.exitCode).toBe(0);
+  });
+
+  it('closed stdout (>&-): exit 141 naming it, nothing fetched or committed, with or without a state key', async () => {
+    const env = freshEnv();
+    for (const args of [[], ['--state-key', 'closed']]) {
+      const res = await execa('sh', ['-c', `node '${BIN}' export contacts ${args.join(' ')} >&-`], {
+        env: cleanEnv(env),
+        extendEnv: false,
+        reject: false,
+      });
+      expect(res.stderr).toMatch(/error: stdout_closed: stdout is closed \(>&-\): the rows would go nowhere/);
+      expect(res.exitCode).toBe(141);
+    }
+    expect(JSON.parse((await cnv(['export', 'state', 'list'], { env })).stdout)).toEqual([]);
   });
 
   it('completion offers the keys of real state files', async () => {
@@ -351,7 +404,7 @@ describe('state and exports a newcomer understands', () => {
     expect((await cnv(['export', 'contacts', '--out', out], { env })).exitCode).toBe(0);
     const again = await cnv(['export', 'contacts', '--out', out], { env });
     expect(again.stderr).toMatch(
-      /complete: 0 rows \([\d,]+ more rows? (was|were) left out: already written by an earlier run; resuming from the saved cursor fetches that run's last page again\)/,
+      /complete: nothing new since the last run \([\d,]+ rows? of the last page fetched again: already written, left out\)/,
     );
   });
 });
@@ -384,9 +437,126 @@ describe('progress that knows the end (on a terminal)', () => {
     expect(res.exitCode, res.stdout).toBe(0);
     expect(res.stdout).toMatch(/export contacts: [\d,]+ rows, \d+ pages, [\d,]+ rows\/s/);
   });
+
+  // Issue 47: `cnv export contacts | jq` drew spinner frames among jq's lines (stderr is the terminal).
+  it('stdout into another program: no spinner on the terminal they share, only the summary', async () => {
+    await fx.faults({ latencyMs: 150 });
+    const res = await cnvOnTerminal(['export', 'contacts', '--limit', '200', '--max-pages', '8'], {
+      env: freshEnv(),
+      pipeTo: 'cat',
+    });
+    expect(res.exitCode, res.stdout).toBe(0);
+    const lines = res.stdout.trimEnd().split('\n');
+    expect(lines.at(-1)).toMatch(/^export contacts stopped: 1,600 rows in 8 pages to stdout/);
+    // Every other line is a row, whole: no frame, no progress line, no cursor movement among them.
+    expect(lines.slice(0, -1).every((line) => line.startsWith('{"id":') && line.endsWith('}'))).toBe(true);
+    expect(res.stdout).not.toMatch(/\x1b|\r|export contacts: [\d,]+ rows,/);
+  });
+});
+
+// Issue 47: doctor's details were cut in their middle ("the ca…aign list has the API's shape"),
+// unreadable at 120 columns. They wrap at spaces now: every word whole, at 80 columns as at 120.
+describe('doctor on a terminal of 80 and 120 columns', () => {
+  it.each([80, 120])('%i columns: every line fits, nothing is cut, each detail reads whole', async (columns) => {
+    const env = freshEnv();
+    const json = JSON.parse((await cnv(['doctor', '--json'], { env })).stdout) as Array<Record<string, string>>;
+    const res = await cnvOnTerminal(['doctor', '--no-color'], { env, columns, rows: 200 });
+    expect(res.exitCode, res.stdout).toBe(0);
+    const lines = res.stdout.split('\n').filter((l) => l !== '' && !l.startsWith('doctor: '));
+    for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(columns);
+    expect(res.stdout).not.toContain('…');
+    // The table read back: a line that starts a check, then the lines that go on with its cells.
+    const at = { status: lines[0].indexOf('status'), detail: lines[0].indexOf('detail') };
+    const read: Array<{ check: string; detail: string }> = [];
+    for (const line of lines.slice(1)) {
+      const check = line.slice(0, at.status).trim();
+      const detail = line.slice(at.detail).trim();
+      if (line.slice(at.status, at.detail).trim() !== '') read.push({ check, detail });
+      else {
+        const last = read[read.length - 1];
+        last.check = `${last.check} ${check}`.trim();
+        last.detail = `${last.detail} ${detail}`.trim();
+      }
+    }
+    expect(read).toEqual(json.map(({ check, detail }) => ({ check, detail })));
+  });
 });
 
 describe('small things', () => {
+  // Issue 47: fields create of an existing field failed, which made an idempotent CI step awkward.
+  it('fields create --if-missing: the matching field exists, exit 0 and that field; one that differs, exit 3 naming what', async () => {
+    const create = (more: string[]) =>
+      cnv(['fields', 'create', '--object-type', 'contact', '--data-type', 'string', ...more, '--json'], {
+        env: fx.env,
+      });
+    const first = await create(['--label', 'CI tier', '--key', 'ciTier', '--if-missing']);
+    expect(first.exitCode, first.stderr).toBe(0);
+    const again = await create(['--label', 'CI tier', '--key', 'ciTier', '--if-missing']);
+    expect(again.exitCode, again.stderr).toBe(0);
+    // The field as the account lists it (the list may show fewer members than the create answer).
+    const { key, label, objectType, dataType } = JSON.parse(first.stdout) as Record<string, string>;
+    expect(JSON.parse(again.stdout)).toMatchObject({ key, label, objectType, dataType });
+    expect(again.stderr).toMatch(/field "ciTier" exists already as asked \(--if-missing\): nothing created/);
+    const differs = await cnv(
+      [
+        'fields',
+        'create',
+        '--label',
+        'CI level',
+        '--object-type',
+        'contact',
+        '--data-type',
+        'number',
+        '--key',
+        'ciTier',
+        '--if-missing',
+      ],
+      { env: fx.env },
+    );
+    expect(differs.stderr).toMatch(
+      /error: field_differs: field "ciTier" exists, but differs from the one asked for: data type STRING, not NUMBER; label "CI tier", not "CI level"/,
+    );
+    expect(differs.exitCode).toBe(3);
+    // Without --key, by label within the object type.
+    const byLabel = await create(['--label', 'CI tier', '--if-missing']);
+    expect([byLabel.exitCode, JSON.parse(byLabel.stdout).key]).toEqual([0, 'ciTier']);
+    // Without --if-missing, as before: the key is taken, exit 3.
+    expect((await create(['--label', 'CI tier', '--key', 'ciTier'])).exitCode).toBe(3);
+  });
+
+  // Issue 47: --out x.json silently wrote NDJSON, which a JSON reader refuses.
+  it('--out FILE.json (and .json.gz) is refused, exit 2, naming .ndjson; nothing is written or saved', async () => {
+    const env = freshEnv();
+    for (const name of ['contacts.json', 'contacts.JSON.gz']) {
+      const out = join(outDir(), name);
+      const res = await cnv(['export', 'contacts', '--out', out], { env });
+      expect(res.stderr).toMatch(
+        /error: usage: --out .*: an export writes NDJSON \(one JSON object a line\) or CSV, not one JSON array\nhint: name it \.ndjson/,
+      );
+      expect(res.exitCode).toBe(2);
+      expect(existsSync(out)).toBe(false);
+    }
+    expect(JSON.parse((await cnv(['export', 'state', 'list'], { env })).stdout)).toEqual([]);
+  });
+
+  // Issue 47: a mistyped API path was a bare not_found; --columns id,nam listed every name.
+  it('did you mean: cnv api paths from the endpoint table (after the 404), --columns of a list and of an export', async () => {
+    const path = await cnv(['api', 'GET', '/v2/campaign'], { env: fx.env });
+    expect(path.stderr).toMatch(/^error: not_found: .*\nhint: did you mean \/v2\/campaigns\?$/m);
+    expect(path.exitCode).toBe(5);
+    const post = await cnv(['api', 'POST', 'exports/contact', '--paginate'], { env: fx.env });
+    expect(post.stderr).toMatch(/hint: did you mean \/v2\/exports\/contacts\?/);
+    // A path the table has: the resource is what is missing, no guess.
+    const known = await cnv(['api', 'GET', '/v2/campaigns/nope'], { env: fx.env });
+    expect([known.exitCode, known.stderr]).toEqual([5, expect.not.stringMatching(/did you mean/)]);
+    const columns = await cnv(['campaigns', 'list', '--columns', 'id,nam'], { env: fx.env });
+    expect(columns.stderr).toBe('error: usage: --columns: no column "nam"\nhint: did you mean name?\n');
+    expect(columns.exitCode).toBe(2);
+    const csv = await cnv(['export', 'contacts', '--no-state', '-o', 'csv', '--columns', 'id,emial'], { env: fx.env });
+    expect(csv.stderr).toMatch(/--columns: no column "emial" in a contacts export\nhint: did you mean email\?/);
+    expect(csv.exitCode).toBe(2);
+  });
+
   it('no_base_url names the profile in use in the set-url command it suggests', async () => {
     const env = { CNV_CONFIG_DIR: tempConfigDir() };
     expect((await cnv(['--profile', 'b', 'config', 'set-key'], { env, input: fx.emulator.keys.full })).exitCode).toBe(

@@ -9,7 +9,7 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const fx = useEmulator();
 
 describe('npm pack', () => {
-  it("yields a package that installs globally and runs --version, doctor, emulator and tap-cnv (Meltano's executable)", async () => {
+  it("yields a package that installs globally and runs --version, doctor, emulator, tap-cnv and target-cnv (Meltano's executables)", async () => {
     const work = mkdtempSync(join(tmpdir(), 'cnv-pack-'));
     const prefix = join(work, 'prefix');
     await execa('npm', ['pack', '--ignore-scripts', '--pack-destination', work], { cwd: ROOT });
@@ -37,6 +37,11 @@ describe('npm pack', () => {
     expect(JSON.parse(line).url).toMatch(/^http:\/\/127\.0\.0\.1:/);
     emulator.kill('SIGTERM');
     expect((await emulator).exitCode).toBe(0);
+
+    // target-cnv: the same bundle as `cnv target`, through the link npm made.
+    const targetAbout = await execa(join(prefix, 'bin', 'target-cnv'), ['--about', '--format', 'markdown'], { env });
+    expect(targetAbout.stdout).toMatch(/^# `target-cnv`\n/);
+    expect(targetAbout.stdout).toContain('| api_key | False | None |');
 
     // tap-cnv: the same bundle as `cnv tap`, through the link npm made.
     const tapBin = join(prefix, 'bin', 'tap-cnv');

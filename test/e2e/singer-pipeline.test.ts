@@ -16,7 +16,7 @@ import {
   type PipelineResult,
   type SingerCommand,
 } from '../helpers/singer-pipeline.js';
-import { startPipelineProcess } from '../helpers/singer-pipeline-process.js';
+import { groupAlive, startPipelineProcess } from '../helpers/singer-pipeline-process.js';
 import { storedRows, storedStreams, TARGET_SCRIPT, targetCounts } from '../helpers/singer-store.js';
 import { TAP_BIN } from '../helpers/tap.js';
 
@@ -355,16 +355,6 @@ describe('tap-cnv into the test target, as meltano run runs it', () => {
     expect(found).toEqual([]);
   });
 });
-
-/** Whether a process of group `pgid` is still running. */
-function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Every file under `dir`. */
 function filesUnder(dir: string): string[] {

@@ -106,13 +106,13 @@ const CASES: Case[] = [
     setup: async (configDir) => {
       const first = await run(
         configDir,
-        ['config', 'set-key', '--profile', 'one'],
+        ['config', 'set-key', '--profile', 'one', '--no-verify'],
         'sk_live_first_key_0123456789abcdef',
       );
       expect(first.exitCode, first.stderr).toBe(0);
       return {
         path: join(configDir, 'config.json'),
-        again: ['config', 'set-key', '--profile', 'two'],
+        again: ['config', 'set-key', '--profile', 'two', '--no-verify'],
         stdin: 'sk_live_second_key_0123456789abcd',
       };
     },

@@ -71,14 +71,25 @@ else if (cmd === 'config') {
 } else refuse('not a command the recipes use');
 `;
 
-/** A block as a bash script: comments dropped, every command checked. */
+/**
+ * A block as a bash script: comments dropped, every command checked. A here-document's lines
+ * (`cat > config.json <<'JSON'` ... `JSON`) are its text, passed as they are.
+ */
 function script(text: string): string {
-  return text
-    .split('\n')
-    .map((raw) => raw.replace(/\s+#\s.*$/, '').trimEnd())
-    .filter((line) => line !== '' && !line.startsWith('#'))
-    .map((line) => `${line} || { echo "FAILED ($?): ${line.replace(/["$`\\]/g, '\\$&')}" >&2; exit 97; }`)
-    .join('\n');
+  const out: string[] = [];
+  let until: string | undefined;
+  for (const raw of text.split('\n')) {
+    if (until !== undefined) {
+      out.push(raw);
+      if (raw.trim() === until) until = undefined;
+      continue;
+    }
+    const line = raw.replace(/\s+#\s.*$/, '').trimEnd();
+    if (line === '' || line.startsWith('#')) continue;
+    until = /<<-?\s*'?([A-Za-z_]+)'?/.exec(line)?.[1];
+    out.push(`${line} || { echo "FAILED ($?): ${line.replace(/["$`\\]/g, '\\$&')}" >&2; exit 97; }`);
+  }
+  return out.join('\n');
 }
 
 let fx: Awaited<ReturnType<typeof emulatorFixture>>;
@@ -102,6 +113,7 @@ function run(text: string) {
   ].join('\n');
   const body = script(text)
     .replaceAll('https://api.example.com', fx.emulator.url)
+    .replaceAll('http://127.0.0.1:4010', fx.emulator.url)
     .replaceAll('sk_live_...', fx.emulator.keys.full);
   return execa('bash', ['-c', `${prelude}\n${body}`], {
     cwd: work,
@@ -122,7 +134,7 @@ describe("docs/singer.md's recipes work, in their order (binary, a stand-in Melt
     expect(shell.some((b) => b.includes('meltano config set tap-cnv api_key'))).toBe(true);
     expect(shell.some((b) => b.includes('meltano state set --force'))).toBe(true);
     // No Meltano 3 form in any command of the page, the README or docs/interop.md.
-    for (const doc of ['docs/singer.md', 'README.md', 'docs/interop.md'])
+    for (const doc of ['docs/singer.md', 'README.md', 'docs/interop.md', 'docs/target.md', 'docs/ledger.md'])
       for (const code of blocks(doc, '[a-z]*'))
         expect(code, doc).not.toMatch(/meltano config [a-z-]+-[a-z-]+ (set|list|test)\b/);
   });
@@ -135,7 +147,8 @@ describe("docs/singer.md's recipes work, in their order (binary, a stand-in Melt
       expect(res.exitCode, `${block}\n${res.stderr}`).toBe(0);
     }
     // The next run reads the rewound bookmark: the custom events from its time, once more.
-    expect((await run('meltano run tap-cnv target-postgres')).exitCode).toBe(0);
+    const last = await run('meltano run tap-cnv target-postgres');
+    expect(last.exitCode, last.stderr).toBe(0);
     const since = Date.parse('2025-03-01T00:00:00Z');
     const again = records(messages(readFileSync(join(work, 'last-run.ndjson'), 'utf8')), 'custom_events');
     expect(again.length).toBeGreaterThan(0);

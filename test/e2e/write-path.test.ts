@@ -131,11 +131,11 @@ describe('a cron export keeps its state when a profile is added', () => {
     expect((await setKey(config, 'work', fx.emulator.keys.full)).exitCode).toBe(0);
     const again = await exportTo(out, config);
     expect(again.exitCode, again.stderr).toBe(0);
-    expect(again.stderr).toMatch(/complete: 0 rows/);
+    expect(again.stderr).toMatch(/complete: nothing new since the last run/);
     // The profile's own key (no CNV_API_KEY): the same account, the same state.
     const byProfile = await exportTo(out, config, { CNV_API_KEY: undefined, CNV_BASE_URL: undefined });
     expect(byProfile.exitCode, byProfile.stderr).toBe(0);
-    expect(byProfile.stderr).toMatch(/complete: 0 rows/);
+    expect(byProfile.stderr).toMatch(/complete: nothing new since the last run/);
     expect(stateFiles(config)).toHaveLength(1);
     // Another key (another account): its own state, which did not write the file.
     const other = await exportTo(out, config, { CNV_API_KEY: fx.emulator.keys.limited });

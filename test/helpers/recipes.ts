@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 
 // The command blocks of the README and docs pages, read from the markdown (so they cannot
 // drift) and made scripts that a recipes test runs (test/e2e/export-recipes.test.ts,
-// test/e2e/ledger-recipes.test.ts).
+// test/e2e/ledger-recipes.test.ts, test/e2e/target-recipes.test.ts).
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -24,10 +24,19 @@ export function blocks(doc: string, from?: string, to?: string): Block[] {
   }));
 }
 
-/** A block as a bash script: comments dropped, every command checked; cron lines without their schedule. */
+/**
+ * A block as a bash script: comments dropped, every command checked; cron lines without their
+ * schedule; a here-document's lines (`cat > a.json <<'JSON'` ... `JSON`) passed as they are.
+ */
 export function script(block: Block): string {
   const out: string[] = [];
+  let until: string | undefined;
   for (const raw of block.text.split('\n')) {
+    if (until !== undefined) {
+      out.push(raw);
+      if (raw.trim() === until) until = undefined;
+      continue;
+    }
     let line = raw.replace(/\s+#\s.*$/, '').trimEnd();
     if (line === '' || line.startsWith('#')) continue;
     if (block.lang === 'cron') {
@@ -37,6 +46,11 @@ export function script(block: Block): string {
         continue;
       }
       line = line.split(/\s+/).slice(5).join(' ').replace(/\\%/g, '%');
+    }
+    until = /<<-?\s*'?([A-Za-z_]+)'?$/.exec(line)?.[1];
+    if (until !== undefined) {
+      out.push(line);
+      continue;
     }
     out.push(`${line} || { echo "FAILED ($?): ${line.replace(/["$`\\]/g, '\\$&')}" >&2; exit 97; }`);
   }

@@ -64,3 +64,13 @@ export async function startPipelineProcess(
   );
   return { child, ended };
 }
+
+/** Whether a process of group `pgid` is still running (a killed runner's tap and target die with it). */
+export function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -9,7 +9,7 @@ const quote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
  * operator at a shell would: stdout and stderr are both the terminal, so what is shown only on a
  * terminal (tables, colour, spinners, notes) shows. `stdout` is what the terminal displayed
  * (both streams, CRLF made LF); `stdoutFile` sends stdout to a file instead, stderr staying on the
- * terminal.
+ * terminal; `pipeTo` pipes stdout into that command (`jq .`, `cat`), which prints on the terminal.
  */
 export async function cnvOnTerminal(
   args: string[],
@@ -18,11 +18,19 @@ export async function cnvOnTerminal(
     columns?: number;
     rows?: number;
     stdoutFile?: string;
+    pipeTo?: string;
     timeoutMs?: number;
   } = {},
 ): Promise<CliResult> {
-  const redirect = opts.stdoutFile === undefined ? '' : ` > ${quote(opts.stdoutFile)}`;
-  const command = `stty cols ${opts.columns ?? 100} rows ${opts.rows ?? 40}; exec node ${quote(BIN)} ${args.map(quote).join(' ')}${redirect}`;
+  const redirect =
+    opts.stdoutFile !== undefined
+      ? ` > ${quote(opts.stdoutFile)}`
+      : opts.pipeTo !== undefined
+        ? ` | ${opts.pipeTo}`
+        : '';
+  // (Piped, the shell waits for both: no exec.)
+  const run = opts.pipeTo === undefined ? 'exec node' : 'node';
+  const command = `stty cols ${opts.columns ?? 100} rows ${opts.rows ?? 40}; ${run} ${quote(BIN)} ${args.map(quote).join(' ')}${redirect}`;
   const res = await execa('script', ['-q', '-e', '-c', command, '/dev/null'], {
     reject: false,
     // No pager unless a test names one: a long table would otherwise wait in less for a key.

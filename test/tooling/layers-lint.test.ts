@@ -199,17 +199,22 @@ describe('layer boundaries (ESLint no-restricted-imports, and no-restricted-synt
     [
       'src/records/probe.ts',
       "import { runSync } from '../sync/phases.js';\nexport const r = runSync;\n",
-      /src\/records does not import sync\/, tap\/ \(the same tier\)/,
+      /src\/records does not import sync\/, tap\/, target\/ \(the same tier\)/,
     ],
     [
       'src/sync/probe.ts',
       "import type { RecordsOptions } from '../records/prepare.js';\nexport type R = RecordsOptions;\n",
-      /src\/sync does not import records\/, tap\/ \(the same tier\)/,
+      /src\/sync does not import records\/, tap\/, target\/ \(the same tier\)/,
     ],
     [
       'src/tap/probe.ts',
       "import type { SyncCounts } from '../sync/sync-counts.js';\nexport type S = SyncCounts;\n",
-      /src\/tap does not import records\/, sync\/ \(the same tier\)/,
+      /src\/tap does not import records\/, sync\/, target\/ \(the same tier\)/,
+    ],
+    [
+      'src/target/probe.ts',
+      "import { runSync } from '../sync/phases.js';\nexport const r = runSync;\n",
+      /src\/target does not import records\/, sync\/, tap\/ \(the same tier\)/,
     ],
     [
       'src/tap/probe.ts',

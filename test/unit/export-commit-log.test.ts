@@ -50,6 +50,7 @@ function setup(more: { defer?: boolean; lost?: Error; events?: string[]; prior?:
     defer: more.defer ?? false,
     now: () => 1000,
     crash,
+    redact: (text) => text,
   });
   return { log, writes, events };
 }

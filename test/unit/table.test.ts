@@ -32,6 +32,23 @@ describe('layoutTable', () => {
     expect(out.split('\n')[1]).toBe('c4000000-0000-4000-8000-000000000001  a rather long…');
   });
 
+  it('wrap: a column named to wrap breaks at spaces onto more lines, gives way first, and keeps every word', () => {
+    const rows = [{ check: 'api', status: 'ok', detail: 'the key was accepted; the campaign list has the shape' }];
+    const out = layoutTable(['check', 'status', 'detail'], rows, { width: 40, wrap: ['detail'] });
+    expect(out).toBe(
+      [
+        'check  status  detail',
+        'api    ok      the key was accepted; the',
+        '               campaign list has the',
+        '               shape',
+        '',
+      ].join('\n'),
+    );
+    // A word longer than the column is broken where the line ends, as it must be.
+    const long = layoutTable(['detail'], [{ detail: 'x'.repeat(45) }], { width: 20, wrap: ['detail'] });
+    expect(long.split('\n').slice(1, 4)).toEqual(['x'.repeat(20), 'x'.repeat(20), 'x'.repeat(5)]);
+  });
+
   it('never wraps: a tiny width still gives one line per row', () => {
     const out = layoutTable(['id', 'name', 'note'], rows, { width: 10 });
     expect(out.trimEnd().split('\n')).toHaveLength(3);

@@ -51,7 +51,7 @@ describe('wording', () => {
       cutBytes: 0,
     };
     expect(exportLine('export contacts', s)).toBe(
-      `export contacts complete: 1 row (9 more rows were left out: already written by an earlier run; resuming from the saved cursor fetches that run's last page again) in 1 page to out.csv (75 ms); state "crm" saved; more remains: no`,
+      `export contacts complete: 1 new row (9 rows of the last page fetched again: already written, left out) in 1 page to out.csv (75 ms); state "crm" saved; more remains: no`,
     );
   });
 });

@@ -11,6 +11,8 @@ export interface ColumnFlagValues {
   ignoreColumn?: string[];
   ignoreUnknownColumns?: boolean;
   passColumn?: string[];
+  /** contacts sync --key-column: left out when it names nothing the endpoint takes. */
+  keyColumn?: string;
 }
 
 /**
@@ -60,6 +62,7 @@ export async function readColumnFlags(opts: ColumnFlagValues, signal?: AbortSign
     ignore: opts.ignoreColumn ?? [],
     ignoreUnknown: opts.ignoreUnknownColumns === true,
     pass: opts.passColumn ?? [],
+    ...(opts.keyColumn === undefined ? {} : { key: opts.keyColumn }),
   };
 }
 
@@ -71,13 +74,16 @@ async function readMapFile(path: string, signal?: AbortSignal): Promise<string> 
     return (await readWhole(await openReadStream(path, signal), MAX_MAP_FILE_BYTES, tooLarge)).toString('utf8');
   } catch (err) {
     if (err instanceof UsageError || signal?.aborted) throw err;
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new UsageError(
-      `--map-file: cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'a directory' : (err as Error).message}`,
-      undefined,
-      'invalid_input',
-    );
+    throw new UsageError(`--map-file: cannot read ${path}: ${readFailure(err)}`, undefined, 'invalid_input');
   }
+}
+
+/** Why a map file could not be read, in a few words. */
+function readFailure(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return 'no such file';
+  if (code === 'EISDIR') return 'a directory';
+  return (err as Error).message;
 }
 
 const MAX_MAP_FILE_BYTES = 1024 * 1024;
@@ -86,7 +92,8 @@ function splitPair(text: string, source: string): { column: string; target: stri
   const eq = text.lastIndexOf('=');
   if (eq <= 0)
     throw new UsageError(
-      `${source}: expected COLUMN=TARGET (e.g. 'First Name=firstName', or 'Record ID=-' to leave it out), got ${quoteInput(text)}`,
+      `${source}: expected COLUMN=TARGET (e.g. 'First Name=firstName', or 'Record ID=-' to leave it out), ` +
+        `got ${quoteInput(text)}`,
     );
   return { column: text.slice(0, eq).trim(), target: text.slice(eq + 1).trim() };
 }

@@ -49,6 +49,8 @@ export interface ColumnFlags {
   ignoreUnknown: boolean;
   /** --pass-column: sent as a top-level body key under its own name (the spec's unnamed members). */
   pass: readonly string[];
+  /** --key-column of contacts sync: the column keying a ledger's rows, left out when it names nothing the endpoint takes. */
+  key?: string;
 }
 
 export const NO_COLUMN_FLAGS: ColumnFlags = { map: [], ignore: [], ignoreUnknown: false, pass: [] };
@@ -161,6 +163,11 @@ export class ColumnResolver {
     return this.flags.map;
   }
 
+  /** The --key-column (contacts sync), if any. */
+  get keyColumn(): string | undefined {
+    return this.flags.key;
+  }
+
   /** Whether the header was recognised as cnv's own export. */
   get isExportHeader(): boolean {
     return this.exportHeader;
@@ -197,9 +204,21 @@ export class ColumnResolver {
     if (this.rules.identifiersOnly)
       return { column: name, target: { kind: 'skip', why: 'not used: a batch add sends only the identifier' } };
     // A column that names several things is not unknown: --ignore-unknown-columns never drops it.
-    if (this.flags.ignoreUnknown && own.why !== 'definitions' && !own.ambiguous)
+    if (own.why === 'definitions' || own.ambiguous) return { column: name, target: own };
+    // The key names a row across runs; it is sent only when it names something the endpoint takes.
+    if (this.isKeyColumn(name)) return { column: name, target: { kind: 'skip', why: 'the key (--key-column)' } };
+    if (this.flags.ignoreUnknown)
       return { column: name, target: { kind: 'skip', why: 'ignored (--ignore-unknown-columns)' } };
     return { column: name, target: own };
+  }
+
+  /** Whether `name` is the --key-column: its exact name, else the file's one column of its form (as the key is read). */
+  private isKeyColumn(name: string): boolean {
+    const key = this.flags.key;
+    if (key === undefined) return false;
+    if (name === key) return true;
+    if (this.names.has(key) || columnForm(name) !== columnForm(key)) return false;
+    return this.namesByForm.named(columnForm(key)).length === 1;
   }
 
   /**
@@ -308,7 +327,7 @@ export class ColumnResolver {
     if (t.kind === 'unknown' && t.why === 'definitions') return t;
     if (t.kind === 'unknown' || t.kind === 'skip') {
       throw new UsageError(
-        `${source}: ${quoteInput(target)} is not something ${this.rules.endpoint} takes${t.kind === 'skip' || t.ambiguous ? ` (${t.why})` : ''}${t.kind === 'unknown' && !t.ambiguous && t.nearest ? `; nearest: ${t.nearest}` : ''}`,
+        `${source}: ${quoteInput(target)} is not something ${this.rules.endpoint} takes${notATarget(t)}`,
         'a target is a body key, fields.KEY, a field key or label, body.NAME (sent as it is), or - (left out)',
         'unknown_column',
       );
@@ -320,4 +339,10 @@ export class ColumnResolver {
   private checkTarget(target: string, source: string): void {
     this.targetOf(target, source);
   }
+}
+
+/** Why a --map target is refused (the reason it was skipped, or the ambiguity), or the nearest name. */
+function notATarget(t: Extract<ColumnTarget, { kind: 'unknown' | 'skip' }>): string {
+  if (t.kind === 'skip' || t.ambiguous) return ` (${t.why})`;
+  return t.nearest ? `; nearest: ${t.nearest}` : '';
 }

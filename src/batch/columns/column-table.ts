@@ -73,8 +73,13 @@ export function columnTableLines(
     name: escapeControl(redact(JSON.stringify(e.column).slice(1, -1))) || '(unnamed)',
     e,
   }));
-  const width = Math.min(28, Math.max(...shown.map((s) => s.name.length)));
-  const sentWidth = Math.min(28, Math.max(...entries.map((e) => (e.sentAs ?? 'not sent').length)));
+  // A loop, not Math.max(...list): a spread of a header's 100,000 columns overflows the stack.
+  let width = 0;
+  let sentWidth = 0;
+  for (const s of shown) {
+    width = Math.min(28, Math.max(width, s.name.length));
+    sentWidth = Math.min(28, Math.max(sentWidth, (s.e.sentAs ?? 'not sent').length));
+  }
   return [
     `${escapeControl(title)}:`,
     ...shown.map(({ name, e }) => {

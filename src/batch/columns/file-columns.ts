@@ -4,6 +4,7 @@ import { suggest } from '../../lib/did-you-mean.js';
 import { InputFileError, quoteInput, type InputRow } from '../../input/input-rows.js';
 import { readColumnFlags, type ColumnFlagValues } from './column-flags.js';
 import { turn } from '../../lib/turn.js';
+import { MAX_COLUMNS } from '../../limits/limits.js';
 import { columnEntries, type ColumnEntry } from './column-table.js';
 import { ColumnResolver, type ColumnRules, type ResolvedColumn } from './column-resolver.js';
 import type { FieldsByParent } from './field-match.js';
@@ -59,6 +60,9 @@ export class FileColumns {
       // A file that names no identifier: said first (an unknown column may be the identifier, spelt otherwise).
       this.checkIdentifiers(header, headerLine);
       this.checkMaps(header);
+      // A --key-column the header lacks, before the columns it leaves unknown (the file's key column, spelt otherwise).
+      const key = this.resolver.keyColumn;
+      if (key !== undefined) requireColumn('--key-column', key, header, this.file);
     }
     let unknown = this.order.filter((c) => c.target.kind === 'unknown');
     // A field created since the cached definitions were saved: ask the API once more.
@@ -117,6 +121,12 @@ export class FileColumns {
       if (i % 2048 === 2047) await turn(this.signal);
       const name = names[i];
       if (this.seen.has(name)) continue;
+      // The keys of JSON rows are columns too: as bounded as a CSV header (src/input/csv-rows.ts).
+      if (this.seen.size >= MAX_COLUMNS)
+        throw new InputFileError(
+          this.file,
+          `its rows hold more than ${MAX_COLUMNS.toLocaleString('en-US')} different keys, the most columns cnv reads`,
+        );
       this.seen.add(name);
       this.order.push({ ...this.resolver.resolve(name) });
     }
@@ -148,19 +158,29 @@ export class FileColumns {
     // Every one names several things (a key and a field, fields of two parents): which is meant is never guessed.
     if (unknown.every((c) => c.target.kind === 'unknown' && c.target.ambiguous)) {
       const what = unknown.length === 1 ? 'a column names' : `${unknown.length} columns name`;
+      const hint =
+        'say which with --map (a field by its key, fields.KEY or companyFields.KEY: ' +
+        'a rename in the account never moves it); docs/batches.md "Columns"';
       return new UsageError(
         `${this.file}: ${what} more than one thing ${this.spec.rules.endpoint} takes: ${each.join(', ')}${more}`,
-        'say which with --map (a field by its key, fields.KEY or companyFields.KEY: a rename in the account never moves it); docs/batches.md "Columns"',
+        hint,
         'unknown_column',
       );
     }
     const what = unknown.length === 1 ? 'a column that names' : `${unknown.length} columns that name`;
     return new UsageError(
       `${this.file}: ${what} nothing ${this.spec.rules.endpoint} takes: ${each.join(', ')}${more}`,
-      definitions
-        ? 'the field definitions could not be read to resolve them (see the warning): name them fields.KEY, or --map COLUMN=fields.KEY'
-        : `map a column (--map 'COLUMN=target', --map-file), leave it out (--ignore-column COLUMN, or --ignore-unknown-columns)${this.spec.rules.fieldParents?.length ? ', or create the field (cnv fields create)' : ''}; docs/batches.md "Columns"`,
+      definitions ? UNREAD_DEFINITIONS_HINT : this.unknownColumnsHint(),
       'unknown_column',
+    );
+  }
+
+  /** What to do with columns that name nothing: map, leave out, or (where the rows have fields) create a field. */
+  private unknownColumnsHint(): string {
+    const create = this.spec.rules.fieldParents?.length ? ', or create the field (cnv fields create)' : '';
+    return (
+      "map a column (--map 'COLUMN=target', --map-file), " +
+      `leave it out (--ignore-column COLUMN, or --ignore-unknown-columns)${create}; docs/batches.md "Columns"`
     );
   }
 
@@ -173,8 +193,9 @@ export class FileColumns {
       if (named.has(m.column) || named.has(columnForm(m.column))) continue;
       const [near] = suggest(columnForm(m.column), header.map(columnForm));
       const nearest = near === undefined ? undefined : header.find((h) => columnForm(h) === near);
+      const nearText = nearest === undefined ? '' : ` (nearest: ${quoteInput(nearest)})`;
       throw new UsageError(
-        `--map: ${this.file} has no column ${quoteInput(m.column)}${nearest !== undefined ? ` (nearest: ${quoteInput(nearest)})` : ''}`,
+        `--map: ${this.file} has no column ${quoteInput(m.column)}${nearText}`,
         undefined,
         'unknown_column',
       );
@@ -188,7 +209,8 @@ export class FileColumns {
     const shown = header.map((name) => quoteInput(name)).join(', ');
     throw new InputFileError(
       this.file,
-      `the header names none of the columns that identify a row: ${spellingsOf(wanted)}; any case (it has: ${shown.slice(0, 300)})`,
+      `the header names none of the columns that identify a row: ${spellingsOf(wanted)}; ` +
+        `any case (it has: ${shown.slice(0, 300)})`,
       line,
       "name one, or map one (--map 'Work Email=email')",
     );
@@ -196,6 +218,25 @@ export class FileColumns {
 }
 
 const MAX_LISTED = 20;
+
+const UNREAD_DEFINITIONS_HINT =
+  'the field definitions could not be read to resolve them (see the warning): ' +
+  'name them fields.KEY, or --map COLUMN=fields.KEY';
+
+/** Refuses a file whose header has no column `column` names (exact, or the one of its form): exit 2 before anything is sent. */
+export function requireColumn(flag: string, column: string, header: readonly string[], file: string): void {
+  const form = columnForm(column);
+  if (header.includes(column) || header.filter((name) => columnForm(name) === form).length === 1) return;
+  const shown = header
+    .slice(0, 20)
+    .map((name) => quoteInput(name))
+    .join(', ');
+  throw new UsageError(
+    `${flag} ${quoteInput(column)}: ${file} has no such column (its columns: ${shown})`,
+    'name the column that identifies a row across runs, as its header spells it',
+    'unknown_column',
+  );
+}
 
 function keysOf(rows: readonly InputRow[]): string[] {
   const keys = new Set<string>();

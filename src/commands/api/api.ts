@@ -14,6 +14,7 @@ import { collectField, fieldsObject, queryValue, readValueFile } from './fields.
 import { apiIdempotency } from './idempotency.js';
 import { stringifyJson } from '../../lib/exact-number.js';
 import { CursorTrail } from '../../lib/cursor-trail.js';
+import { withPathGuess } from './path-guess.js';
 import { MAX_JSON_DEPTH, nestsDeeper } from '../../input/input-rows.js';
 import { commandOptions, flag, switchFlag, textFlag, withBrief } from '../../cmdutil/flags.js';
 import { collectHeader } from './headers.js';
@@ -247,7 +248,10 @@ export async function run(ctx: Context, { args, opts }: CommandInput<typeof opti
   };
   const http = await ctx.http();
   if (!opts.paginate) {
-    const res = await http.requestRaw(spec);
+    // A 404 of a path no endpoint has names the closest one (path-guess.ts).
+    const res = await http
+      .requestRaw(spec)
+      .catch((err: unknown) => Promise.reject(withPathGuess(err, method, pathname)));
     await printer.head(res);
     await printer.document(res.json);
     return { kind: 'none' };
@@ -257,7 +261,7 @@ export async function run(ctx: Context, { args, opts }: CommandInput<typeof opti
   }
   const slurped: unknown[] = [];
   const emit = opts.slurp ? async (item: unknown) => void slurped.push(item) : (item: unknown) => printer.line(item);
-  for await (const page of pages(http, spec)) {
+  for await (const page of guessed(pages(http, spec), method, pathname)) {
     if (!opts.slurp) await printer.head(page);
     const items = pageItems(page.json);
     for (const item of items ?? [page.json]) await emit(item);
@@ -312,6 +316,15 @@ function parseBody(text: string, path: string): unknown {
   }
 }
 
+/** The pages, a 404 of the first one with the path guess of path-guess.ts. */
+async function* guessed(pages: AsyncGenerator<RawResponse>, method: string, pathname: string) {
+  try {
+    yield* pages;
+  } catch (err) {
+    throw withPathGuess(err, method, pathname);
+  }
+}
+
 /** Each page of a paginated answer, following pagination.nextCursor until it is null. */
 async function* pages(http: HttpClient, first: RequestSpec): AsyncGenerator<RawResponse> {
   let spec = first;
@@ -320,7 +333,8 @@ async function* pages(http: HttpClient, first: RequestSpec): AsyncGenerator<RawR
   for (;;) {
     const res = await http.requestRaw(spec);
     yield res;
-    const next = (res.json as { pagination?: { nextCursor?: unknown } } | null)?.pagination?.nextCursor;
+    // The cursor as the client hands it out (the printed answer holds it masked): src/http/cursor-seal.ts.
+    const next = res.nextCursor !== undefined ? res.nextCursor : pageCursor(res.json);
     if (next === null || next === undefined || next === '') return;
     if (typeof next !== 'string')
       throw new ResponseShapeError(
@@ -339,6 +353,10 @@ async function* pages(http: HttpClient, first: RequestSpec): AsyncGenerator<RawR
       spec = { ...spec, body: { ...rest, cursor: next } };
     }
   }
+}
+
+function pageCursor(json: unknown): unknown {
+  return (json as { pagination?: { nextCursor?: unknown } } | null)?.pagination?.nextCursor;
 }
 
 /** The items of a page: the one array member of its `data` (data.campaigns, data.events), if there is exactly one. */

@@ -25,7 +25,8 @@ export function collectHeader(text: string, previous: Array<[string, string]> = 
   if (/[\r\n\0]/.test(value)) throw new InvalidArgumentError(`${name}: a header value cannot hold a line break`);
   if (name === 'x-api-key') {
     throw new InvalidArgumentError(
-      `X-API-Key is cnv's: the key in force (--api-key, CNV_API_KEY or the profile's) is sent, never a header's${HINT_MARK}cnv api --profile NAME, or CNV_API_KEY=... cnv api, sends another key`,
+      "X-API-Key is cnv's: the key in force (--api-key, CNV_API_KEY or the profile's) is sent, never a header's" +
+        `${HINT_MARK}cnv api --profile NAME, or CNV_API_KEY=... cnv api, sends another key`,
     );
   }
   if (OWN_HEADERS.has(name)) throw new InvalidArgumentError(`${name}: this header is the transport's, not one to set`);

@@ -1,11 +1,14 @@
 import type { Command } from 'commander';
-import { ENDPOINTS } from '../../endpoints/endpoints.js';
-import { requestOf } from '../../http/endpoint.js';
 import type { CommandInput } from '../../cmdutil/contract.js';
 import { uuidArgument } from '../../cmdutil/parse.js';
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../output/render.js';
-import { audienceSyncOptions, membershipSyncOutput, runMembershipSync } from '../../cmdutil/membership-sync.js';
+import {
+  AUDIENCE_SYNC,
+  audienceSyncOptions,
+  membershipSyncOutput,
+  runMembershipSync,
+} from '../../cmdutil/membership-sync.js';
 
 export const options = audienceSyncOptions;
 export const output = () => membershipSyncOutput(true);
@@ -27,17 +30,5 @@ Examples:
 }
 
 export function run(ctx: Context, input: CommandInput<typeof options>): Promise<CommandResult> {
-  return runMembershipSync(ctx, input, {
-    command: 'audience sync',
-    batchRequest: (audienceId, contacts) =>
-      requestOf(ENDPOINTS.batchAddToAudience, { params: { audienceId }, body: { contacts } }),
-    batch: (http, audienceId, contacts, signal) =>
-      http.call(ENDPOINTS.batchAddToAudience, { params: { audienceId }, body: { contacts }, signal }),
-    remove: {
-      send: (http, audienceId, cnvContactId, signal) =>
-        http.call(ENDPOINTS.removeFromAudience, { params: { audienceId }, body: { cnvContactId }, signal }),
-      request: (audienceId, cnvContactId) =>
-        requestOf(ENDPOINTS.removeFromAudience, { params: { audienceId }, body: { cnvContactId } }),
-    },
-  });
+  return runMembershipSync(ctx, input, AUDIENCE_SYNC);
 }

@@ -1,11 +1,14 @@
 import type { Command } from 'commander';
-import { ENDPOINTS } from '../../endpoints/endpoints.js';
-import { requestOf } from '../../http/endpoint.js';
 import type { CommandInput } from '../../cmdutil/contract.js';
 import { uuidArgument } from '../../cmdutil/parse.js';
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../output/render.js';
-import { campaignSyncOptions, membershipSyncOutput, runMembershipSync } from '../../cmdutil/membership-sync.js';
+import {
+  CAMPAIGN_SYNC,
+  campaignSyncOptions,
+  membershipSyncOutput,
+  runMembershipSync,
+} from '../../cmdutil/membership-sync.js';
 
 export const options = campaignSyncOptions;
 export const output = () => membershipSyncOutput(false);
@@ -26,11 +29,5 @@ Examples:
 }
 
 export function run(ctx: Context, input: CommandInput<typeof options>): Promise<CommandResult> {
-  return runMembershipSync(ctx, input, {
-    command: 'campaigns sync',
-    batchRequest: (campaignId, contacts) =>
-      requestOf(ENDPOINTS.batchAddToCampaign, { params: { campaignId }, body: { contacts } }),
-    batch: (http, campaignId, contacts, signal) =>
-      http.call(ENDPOINTS.batchAddToCampaign, { params: { campaignId }, body: { contacts }, signal }),
-  });
+  return runMembershipSync(ctx, input, CAMPAIGN_SYNC);
 }

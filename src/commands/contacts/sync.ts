@@ -8,6 +8,7 @@ import { commandOptions, flag, switchFlag, textFlag, withBrief } from '../../cmd
 import { durationMs } from '../../cmdutil/export-options.js';
 import type { Context } from '../../context.js';
 import { ApiError, UsageError } from '../../errors.js';
+import { ledgerJob } from '../../ledger/ledger-job.js';
 import { crashHookFromEnv } from '../../exporter/crash-points.js';
 import type { CommandResult } from '../../output/render.js';
 import { PLAN_COMPACT_AFTER, PlanOutput } from '../../sync/plan-output.js';
@@ -68,6 +69,10 @@ export const options = commandOptions(
         },
       ),
       'full refresh when the last is older (7d)',
+    ),
+    keyColumn: textFlag(
+      '--key-column <column>',
+      "the column of the file's own id (a CRM's): a row whose email changed updates its key's contact (docs/sync.md)",
     ),
     acceptColumns: withBrief(
       switchFlag(
@@ -133,6 +138,15 @@ export const output = (): JsonOutput => {
     changes: z.array(z.strictObject({ field: z.string(), old: z.unknown(), new: z.unknown() })),
     unsure: z.string().nullable(),
   });
+  // Its members are described in docs/sync.md ("A key column"): the help stays short.
+  const ledger = z.strictObject({
+    job: z.string(),
+    trusted: z.boolean(),
+    matched: z.number(),
+    newEmail: z.number(),
+    recorded: z.number(),
+    gone: z.number(),
+  });
   return {
     documents: [
       fileRunDocument(
@@ -143,6 +157,7 @@ export const output = (): JsonOutput => {
             sent: z.number().describe('rows sent and applied: created or updated; 0 with --plan or --dry-run'),
             snapshot: snapshot.nullable(),
           }),
+          ledger: ledger.nullable().describe('with --key-column'),
         }),
       ),
       {
@@ -211,7 +226,8 @@ Examples:
   $ cnv contacts sync --file nightly.csv --full-refresh-after 7d --quiet     # cron: deletions seen within a week
   $ cnv contacts sync --file warehouse.ndjson --plan --exit-code --quiet || echo "account drifted"
   $ cnv contacts sync --file hubspot.csv --map-file docs/maps/hubspot.map --plan --json -q 'changes[].field'
-  $ cnv contacts sync --file nightly.csv --accept-columns --plan`,
+  $ cnv contacts sync --file nightly.csv --accept-columns --plan
+  $ cnv contacts sync --file crm.csv --key-column crm_id    # a person's new email updates the same contact`,
   );
 }
 
@@ -228,7 +244,10 @@ export async function run(given: Context, { opts }: CommandInput<typeof options>
     globals: { ...given.globals, dryRun: false },
     http: () => given.http({ dryRun: false }),
   };
-  const base = await upsertFileSpec(ctx, { ...opts, file }, 'contacts sync', mode);
+  const spec = await upsertFileSpec(ctx, { ...opts, file }, 'contacts sync', mode);
+  const keyColumn = opts.keyColumn?.trim() || undefined;
+  // The key column is sent only when it names something a contact takes (a field, a --map).
+  const base = { ...spec, options: { ...spec.options, columns: { ...spec.options.columns, keyColumn } } };
   // Sure or not depends on the field list as it is now: read afresh once, for the columns and the comparison.
   let definitions: Promise<FieldsByParent | undefined> | undefined;
   const fresh = () => (definitions ??= contactFieldDefinitions(ctx, true, false));
@@ -252,6 +271,7 @@ export async function run(given: Context, { opts }: CommandInput<typeof options>
       exitCode: opts.exitCode === true,
       plan: output,
       fields: async () => (await fresh())?.get('fields'),
+      ...(keyColumn ? { keyJob: ledgerJob(credentials, 'contacts sync', undefined, keyColumn) } : {}),
     },
   ).catch((err: unknown) => Promise.reject(notEnabled(err)));
 }

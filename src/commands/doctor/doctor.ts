@@ -116,6 +116,8 @@ export async function run(ctx: Context, _input: CommandInput<typeof options>): P
     kind: 'list',
     rows: checks as unknown as Array<Record<string, unknown>>,
     columns: ['check', 'status', 'detail'],
+    // Read at 80 columns as at 200: a check's name and detail wrap at spaces, never cut.
+    wrap: ['check', 'detail'],
     trailer: summary(checks, baseUrl),
     exitCode,
   };

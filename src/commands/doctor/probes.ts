@@ -118,12 +118,15 @@ export function probeVerdict(check: string, probe: Probe, err: unknown, known: K
   if (err instanceof ApiError && err.status === 403)
     return { check, status: 'warn', detail: `forbidden (403 ${err.code}): ${err.message}` };
   if (err instanceof ApiError && err.status >= 400 && err.status < 500 && err.status !== 401 && err.status !== 429) {
-    // A valid request answered so can only be enabled; one naming something made up may have been refused before enablement was looked at.
+    // A valid request answered so can only be enabled; one naming something made up may have
+    // been refused before enablement was looked at.
     const decisive = probe.decisive(known);
     return {
       check,
       status: decisive ? 'ok' : 'inferred',
-      detail: `enabled, by inference: ${decisive ? 'a valid request' : 'a request naming something made up'} was answered ${err.status} ${err.code}, not 403 export_not_enabled`,
+      detail:
+        `enabled, by inference: ${decisive ? 'a valid request' : 'a request naming something made up'} ` +
+        `was answered ${err.status} ${err.code}, not 403 export_not_enabled`,
     };
   }
   const message = err instanceof Error ? err.message : String(err);
@@ -194,9 +197,12 @@ export function permissionVerdict(name: string, write: string, err: unknown): Ch
         : err instanceof Error
           ? err.message
           : String(err);
+  const madeUp = name === 'audience edit' ? 'audience' : 'custom object';
   return {
     check,
     status: 'unchecked',
-    detail: `not checked: a request that changes nothing names a made-up ${name === 'audience edit' ? 'audience' : 'custom object'}, and was answered ${answer}, which does not tell; ${write} will say`,
+    detail:
+      `not checked: a request that changes nothing names a made-up ${madeUp}, ` +
+      `and was answered ${answer}, which does not tell; ${write} will say`,
   };
 }

@@ -6,6 +6,7 @@ import {
   EXPORT_GLOBALS,
   exportFlags,
   exportRunOptions,
+  refuseClosedStdout,
   FORMAT_HELP,
 } from '../../cmdutil/export-options.js';
 import { z } from 'zod';
@@ -75,6 +76,7 @@ Examples:
 
 export async function run(ctx: Context, { opts }: CommandInput<typeof options>): Promise<CommandResult> {
   const runOptions = { ...exportRunOptions(opts, 'contacts', ctx.env), fieldsBy: opts.fieldsBy, watchFields: true };
+  refuseClosedStdout(ctx.io, runOptions.out);
   await runExport(
     exportDepsOf(ctx),
     runOptions,

@@ -7,6 +7,7 @@ import {
   EXPORT_GLOBALS,
   exportFlags,
   exportRunOptions,
+  refuseClosedStdout,
   FORMAT_HELP,
   instant,
   isDuration,
@@ -94,6 +95,7 @@ export async function run(ctx: Context, { opts }: CommandInput<typeof options>):
   const asTyped = (value: string | undefined) => (value !== undefined && isDuration(value) ? value : undefined);
   const windowAsTyped = { since: asTyped(opts.since), until: asTyped(opts.until), sinceAt: since };
   const runOptions = exportRunOptions(opts, 'custom-events', ctx.env, { since, until, windowAsTyped });
+  refuseClosedStdout(ctx.io, runOptions.out);
   await runExport(
     exportDepsOf(ctx),
     runOptions,

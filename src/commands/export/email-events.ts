@@ -12,6 +12,7 @@ import {
   EXPORT_GLOBALS,
   exportFlags,
   exportRunOptions,
+  refuseClosedStdout,
   FORMAT_HELP,
   type ExportOptionValues,
 } from '../../cmdutil/export-options.js';
@@ -166,6 +167,7 @@ export async function run(ctx: Context, { opts }: CommandInput<typeof options>):
   }
   if (types.length === 1) {
     const runOptions = exportRunOptions(opts, 'email-events', ctx.env, { emailType: types[0] });
+    refuseClosedStdout(ctx.io, runOptions.out);
     await runExport(
       exportDepsOf(ctx),
       runOptions,
@@ -175,6 +177,7 @@ export async function run(ctx: Context, { opts }: CommandInput<typeof options>):
   }
   const label = emailTypesLabel(types);
   const runOptions = { ...exportRunOptions(opts, 'email-events', ctx.env), emailTypes: types };
+  refuseClosedStdout(ctx.io, runOptions.out);
   await runEmailTypes(
     exportDepsOf(ctx),
     runOptions,

@@ -4,7 +4,8 @@ import { DATA_TYPES, FIELD_OBJECT_TYPES, type CreateFieldBody, type FieldDefinit
 import { allFieldPages } from '../../endpoints/field-pages.js';
 import { ENDPOINTS } from '../../endpoints/endpoints.js';
 import { caseInsensitiveChoice } from '../../cmdutil/parse.js';
-import { commandOptions, flag, textFlag, type ValuesOf, withBrief } from '../../cmdutil/flags.js';
+import { commandOptions, flag, switchFlag, textFlag, type ValuesOf, withBrief } from '../../cmdutil/flags.js';
+import { existingField } from './if-missing.js';
 import type { CommandInput } from '../../cmdutil/contract.js';
 import type { Context } from '../../context.js';
 import { ApiError, UsageError } from '../../errors.js';
@@ -36,6 +37,10 @@ export const options = commandOptions({
     ),
     'key in `fields` maps (default: from the label)',
   ),
+  ifMissing: switchFlag(
+    '--if-missing',
+    'create it only if the account lacks it: a field with this --key (else this label, of this object type) that matches is printed, exit 0; one that differs is exit 3, naming what differs',
+  ),
 });
 
 /** What it prints with --json and piped (its help's JSON OUTPUT, docs/output.md, test/cli/json-contract.test.ts). */
@@ -50,9 +55,16 @@ export function configure(cmd: Command): void {
 The key must be unique in the account; a taken key exits 3 (invalid_field).
 Needs the endpoint enabled for the account (else exit 4, export_not_enabled).
 
+--if-missing makes it a step a CI job can repeat: the account's fields are read first (GET
+/v2/fields). With --key, the field of that key (keys are unique across object types); without,
+the field of this --object-type whose label is this --label (any case). When it matches (object
+type, data type, label, key) it is printed as created fields are, exit 0, and nothing is sent;
+when it differs, exit 3 (field_differs) naming each difference. None: the field is created.
+
 Examples:
   $ cnv fields create --label "Loyalty tier" --object-type contact --data-type string
-  $ cnv fields create --label "Lifetime value (EUR)" --object-type CONTACT --data-type NUMBER --key ltvEur`,
+  $ cnv fields create --label "Lifetime value (EUR)" --object-type CONTACT --data-type NUMBER --key ltvEur
+  $ cnv fields create --label "Loyalty tier" --object-type contact --data-type string --key loyaltyTier --if-missing`,
   );
 }
 
@@ -76,6 +88,15 @@ export function createBody(opts: ValuesOf<typeof options>): CreateFieldBody {
 export async function run(ctx: Context, { opts }: CommandInput<typeof options>): Promise<CommandResult> {
   const body = createBody(opts);
   const http = await ctx.http();
+  if (opts.ifMissing) {
+    const existing = await existingField(body, (objectType) =>
+      allFieldPages(http, { objectType, limit: 1000 }, ctx.signal),
+    );
+    if (existing) {
+      ctx.info(`field "${existing.key}" exists already as asked (--if-missing): nothing created`);
+      return { kind: 'record', data: existing };
+    }
+  }
   try {
     const field = await http.call(ENDPOINTS.createField, { body, signal: ctx.signal });
     return { kind: 'record', data: field };

@@ -7,7 +7,10 @@ import type { BusinessStore } from '../store.js';
 import { queryParam } from '../validate.js';
 import { ENDPOINTS } from '../../endpoints/endpoints.js';
 
-/** Page size of GET /v2/campaigns when no limit is sent (the spec does not show it: the emulator's choice); values are clamped to the table's 1..100. */
+/**
+ * Page size of GET /v2/campaigns when no limit is sent (the spec does not show it: the emulator's
+ * choice); values are clamped to the table's 1..100.
+ */
 export const DEFAULT_CAMPAIGN_LIMIT = 20;
 const CURSOR_KIND = 'campaigns';
 

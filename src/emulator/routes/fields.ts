@@ -15,7 +15,10 @@ import { serve, type ApiContext, type ApiRouter, type RouteResult } from '../rou
 import { queryParam } from '../validate.js';
 import { ENDPOINTS } from '../../endpoints/endpoints.js';
 
-/** Default and maximum page size of GET /v2/fields (the spec shows neither: the emulator's choice; out-of-range values are clamped). */
+/**
+ * Default and maximum page size of GET /v2/fields (the spec shows neither: the emulator's choice;
+ * out-of-range values are clamped).
+ */
 const FIELDS_PAGE = { default: 100, max: 1000 } as const;
 
 /**

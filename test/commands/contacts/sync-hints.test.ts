@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { batchFiles } from '../../helpers/batch-files.js';
 import { cnvInProcess } from '../../helpers/cli.js';
-import { MOCK_API, useMockApi } from '../../helpers/mock-api.js';
+import { MOCK_API, useFakeApi } from '../../helpers/fake-api.js';
 import { csv } from '../../helpers/sync-runs.js';
 
 // contacts sync's hints, in-process over a MockAgent: an error of the refresh keeps its own hint
@@ -9,7 +9,7 @@ import { csv } from '../../helpers/sync-runs.js';
 // helps), on the first run as on later ones. The input errors' hints are tried through the
 // binary (test/e2e/sync-operator.test.ts).
 
-const api = useMockApi();
+const api = useFakeApi();
 const { write } = batchFiles('cnv-sync-hints-');
 
 const city = { key: 'city', label: 'City', objectType: 'CONTACT', dataType: 'STRING' };
@@ -43,7 +43,7 @@ describe('contacts sync: the hint of an error in the refresh', () => {
         '--max-retry-wait',
         '1',
       ],
-      { env: api.env, dispatcher: api.agent },
+      { env: api.env, dispatcher: api.dispatcher },
     );
     expect(res.exitCode, res.stderr).toBe(7);
     expect(res.stderr).toMatch(/^error: rate_limited: /m);
@@ -63,7 +63,7 @@ describe('contacts sync: the hint of an error in the refresh', () => {
       .reply(400, { error: { code: 'invalid_cursor', message: 'unknown cursor' } });
     const res = await cnvInProcess(
       ['contacts', 'sync', '--file', write('refused.csv', csv([['one@example.com', 'Oslo']]))],
-      { env: api.env, dispatcher: api.agent },
+      { env: api.env, dispatcher: api.dispatcher },
     );
     expect(res.exitCode, res.stderr).toBe(3);
     expect(res.stderr).toMatch(/^error: invalid_cursor: /m);

@@ -17,7 +17,6 @@ import { answerContactsPage, exportContact, MOCK_API, useFakeApi } from '../../h
 // In-process runs against undici's MockAgent: the server behaviours the emulator does not show.
 const BASE = MOCK_API;
 const KEY = 'sk_live_mock@api.test/contacts';
-const STDOUT_KEY = `${KEY}/stdout`;
 const api = useFakeApi({ contactFields: true });
 
 const contact = exportContact;
@@ -81,7 +80,7 @@ describe('export runner (in-process, MockAgent)', () => {
     const again = await run(['--out', out]);
     expect(again.exitCode, again.stderr).toBe(0);
     expect(again.stderr).toMatch(
-      /complete: 0 rows \(4 more rows were left out: already written by an earlier run; resuming from the saved cursor fetches that run's last page again\)/,
+      /complete: nothing new since the last run \(4 rows of the last page fetched again: already written, left out\)/,
     );
     expect(readFileSync(out, 'utf8').trim().split('\n')).toHaveLength(4);
   });
@@ -150,14 +149,15 @@ describe('export runner (in-process, MockAgent)', () => {
   it('--max-pages and --max-rows bound a run; the state keeps the place', async () => {
     page(undefined, [contact('a'), contact('bb')], 'c1');
     const file = join(mkdtempSync(join(api.dir, 'summary-')), 'summary.json');
-    const res = await run(['--max-pages', '1', '--summary-json', file]);
+    // Rows to stdout keep a position only when --state-key names one.
+    const res = await run(['--max-pages', '1', '--state-key', 'bounded', '--summary-json', file]);
     expect(res.exitCode).toBe(0);
     expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({
       status: 'stopped',
       rows: 2,
       pages: 1,
       moreRemains: true,
-      stateKey: `${KEY}/stdout`,
+      stateKey: 'bounded',
     });
     // --max-rows asks the server for no more than what is left.
     api.agent
@@ -168,7 +168,7 @@ describe('export runner (in-process, MockAgent)', () => {
         body: (b) => JSON.parse(b).cursor === 'c1' && JSON.parse(b).limit === 1,
       })
       .reply(200, { data: { contacts: [contact('ccc')] }, pagination: { nextCursor: 'c2' } });
-    const rows = await run(['--max-rows', '1', '--no-progress'], {});
+    const rows = await run(['--max-rows', '1', '--state-key', 'bounded', '--no-progress'], {});
     expect(rows.exitCode, rows.stderr).toBe(0);
     expect(JSON.parse(rows.stdout).id).toBe('ccc');
   });
@@ -208,30 +208,28 @@ describe('export runner (in-process, MockAgent)', () => {
   it('--defer-commit to stdout writes a pending position that `export state commit` makes current', async () => {
     page(undefined, [contact('a'), contact('bb')], 'c1');
     page('c1', [], null);
-    const res = await run(['--defer-commit', '--run', 'r1']);
+    const res = await run(['--defer-commit', '--run', 'r1', '--state-key', 'pipe']);
     expect(res.exitCode, res.stderr).toBe(0);
     expect(res.stdout.trim().split('\n')).toHaveLength(2);
-    expect(res.stderr).toMatch(
-      /pending until `cnv export state commit sk_live_mock@api.test\/contacts\/stdout --run r1`/,
-    );
-    let s = await state(STDOUT_KEY);
+    expect(res.stderr).toMatch(/pending until `cnv export state commit pipe --run r1`/);
+    let s = await state('pipe');
     expect(s?.current).toMatchObject({ cursor: null, rows: 0 });
     expect(s?.pending).toMatchObject({ cursor: 'c1', rows: 2 });
-    const commit = await cnvInProcess(['export', 'state', 'commit', STDOUT_KEY, '--run', 'r1', '--json'], {
+    const commit = await cnvInProcess(['export', 'state', 'commit', 'pipe', '--run', 'r1', '--json'], {
       env: api.env,
     });
     expect(commit.exitCode, commit.stderr).toBe(0);
     expect(JSON.parse(commit.stdout)).toMatchObject({ committed: true, rows: 2, added: 2 });
-    s = await state(STDOUT_KEY);
+    s = await state('pipe');
     expect(s?.pending).toBeUndefined();
     expect(s?.current).toMatchObject({ cursor: 'c1', rows: 2 });
     expect(s?.runs.at(-1)?.status).toBe('committed');
-    const twice = await cnvInProcess(['export', 'state', 'commit', STDOUT_KEY, '--run', 'r1'], { env: api.env });
+    const twice = await cnvInProcess(['export', 'state', 'commit', 'pipe', '--run', 'r1'], { env: api.env });
     expect(twice.exitCode).toBe(0);
     expect(twice.stderr).toMatch(/run r1 is committed already/);
-    const unnamed = await cnvInProcess(['export', 'state', 'commit', STDOUT_KEY], { env: api.env });
+    const unnamed = await cnvInProcess(['export', 'state', 'commit', 'pipe'], { env: api.env });
     expect([unnamed.exitCode, unnamed.stderr]).toEqual([2, expect.stringMatching(/--run is required/)]);
-    const unknown = await cnvInProcess(['export', 'state', 'commit', STDOUT_KEY, '--run', 'nope'], { env: api.env });
+    const unknown = await cnvInProcess(['export', 'state', 'commit', 'pipe', '--run', 'nope'], { env: api.env });
     expect([unknown.exitCode, unknown.stderr]).toEqual([5, expect.stringMatching(/run_not_found/)]);
   });
 
@@ -354,13 +352,13 @@ describe('export runner: NDJSON rows are the bytes the API sent', () => {
 });
 
 describe('export runner: default state keys per output', () => {
-  it('each file, and stdout, has its own default key; a file state is not moved to stdout', async () => {
+  it('each file has its own default key, rows to stdout keep none (issue 47); a file state is not moved to stdout', async () => {
     page(undefined, [contact('a')], null, 4);
     const one = outFile();
     const two = outFile();
     expect(await summaryOf(['--out', one])).toMatchObject({ stateKey: fileKey(one), rows: 1 });
     expect(await summaryOf(['--out', two])).toMatchObject({ stateKey: fileKey(two), rows: 1 });
-    expect(await summaryOf([])).toMatchObject({ stateKey: STDOUT_KEY, rows: 1 });
+    expect(await summaryOf([])).toMatchObject({ stateKey: null, rows: 1 });
     const moved = await run(['--state-key', fileKey(one)]);
     expect(moved.exitCode).toBe(2);
     expect(moved.stderr).toMatch(
@@ -368,7 +366,7 @@ describe('export runner: default state keys per output', () => {
     );
   });
 
-  it('the default key of earlier versions (no output part) is never looked for: its file is refused, naming that key; stdout starts its own state', async () => {
+  it('the default key of earlier versions (no output part) is never looked for: its file is refused, naming that key; stdout keeps none', async () => {
     page(undefined, [contact('a')], null, 3);
     const out = outFile();
     expect((await run(['--out', out, '--state-key', KEY])).exitCode).toBe(0);
@@ -378,7 +376,7 @@ describe('export runner: default state keys per output', () => {
     expect(again.stderr).toContain(
       `hint: export state "${KEY}" (profile "default") writes this file: --state-key ${KEY} continues it`,
     );
-    expect(await summaryOf([])).toMatchObject({ stateKey: STDOUT_KEY, rows: 1, skipped: 0 });
+    expect(await summaryOf([])).toMatchObject({ stateKey: null, rows: 1, skipped: 0 });
   });
 
   it('one account: a state made with the base URL typed with a trailing slash continues with it typed without', async () => {
@@ -419,7 +417,7 @@ describe('export runner: a server that breaks the pagination contract cannot dup
     const next = await run(['--out', out]);
     expect(next.exitCode, next.stderr).toBe(0);
     expect(next.stderr).toMatch(
-      /complete: 1 row \(2 more rows were left out: already written by an earlier run; resuming from the saved cursor fetches that run's last page again\)/,
+      /complete: resumed at row 4; 1 new row \(2 rows of the last page fetched again: already written, left out\)/,
     );
     expect(ids(out)).toEqual(['a', 'bb', 'ccc', 'dddd']);
   });
@@ -450,7 +448,7 @@ describe('export runner: a server that breaks the pagination contract cannot dup
     page('c1', [contact('bb'), contact('ccc')], null);
     const again = await run(['--out', out]);
     expect(again.stderr).toMatch(
-      /complete: 0 rows \(2 more rows were left out: already written by an earlier run; resuming from the saved cursor fetches that run's last page again\)/,
+      /complete: nothing new since the last run \(2 rows of the last page fetched again: already written, left out\)/,
     );
   });
 
