@@ -116,6 +116,8 @@ export interface Context {
   warn(message: string): void;
   /** A line on stderr unless --quiet (redacted, control characters escaped). */
   info(message: string): void;
+  /** A line on stderr even with --quiet (redacted, control characters escaped): what a cron log must keep (Notices.tell). */
+  tell(line: string): void;
   /** Masks every API key the context knows of. */
   redact(text: string): string;
   /** Whether progress display (spinners, counters) is allowed. */

@@ -2,14 +2,15 @@ import type { LayerDeps } from '../output/layer-deps.js';
 import type { IO } from '../terminal/io.js';
 
 /** What a file run takes from the command around it: narrow on purpose (never the CLI's Context). */
-export interface BatchDeps extends Pick<LayerDeps, 'clock' | 'signal' | 'notices' | 'printDocument' | 'progress'> {
+export interface BatchDeps extends Pick<
+  LayerDeps,
+  'clock' | 'signal' | 'notices' | 'quiet' | 'printDocument' | 'progress'
+> {
   /**
    * stdin (the input as `-`), stdout (`--report -`, `--summary-json -`, --dry-run's requests) and
    * stderr (the line asking for rows at a terminal, --quiet's failure line).
    */
   io: IO;
-  /** --quiet: notices print nothing; a partial run still says so in one line. */
-  quiet: boolean;
   /** Starts loading the HTTP stack in the background while the file is opened and checked. */
   prepareHttp(): void;
   /**

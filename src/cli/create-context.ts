@@ -64,6 +64,7 @@ export function createContext(deps: ContextDeps): ProgramContext {
     },
     warn: (message) => say(ctx, `warning: ${message}`),
     info: (message) => say(ctx, message),
+    tell: (line) => say(ctx, line, true),
     redact,
     showProgress: () => progressAllowed(deps, ctx.globals),
     onDispose,
@@ -74,9 +75,9 @@ export function createContext(deps: ContextDeps): ProgramContext {
   return ctx;
 }
 
-/** A line on stderr unless --quiet, redacted, its control characters escaped. */
-function say(ctx: Context, line: string): void {
-  if (!ctx.globals.quiet) ctx.io.stderr.write(escapeControl(ctx.redact(line), '\n\t') + '\n');
+/** A line on stderr unless --quiet (or `evenQuiet`), redacted, its control characters escaped. */
+function say(ctx: Context, line: string, evenQuiet = false): void {
+  if (evenQuiet || !ctx.globals.quiet) ctx.io.stderr.write(escapeControl(ctx.redact(line), '\n\t') + '\n');
 }
 
 function progressAllowed(deps: ContextDeps, globals: GlobalOptions): boolean {

@@ -46,7 +46,10 @@ export function addGlobalOptions(program: Command): void {
       "print what this JMESPath expression selects from the JSON output (e.g. -q '[].name'; a string prints bare)",
     )
     .option('-v, --verbose', 'log each request and response on stderr (API key redacted)')
-    .option('--quiet', 'no progress, warnings or summaries on stderr')
+    .option(
+      '--quiet',
+      "no progress, warnings or summaries on stderr (an export still says how the account's fields changed)",
+    )
     .option('--no-progress', 'no progress display')
     .option('--no-color', 'no colour (also NO_COLOR)')
     .option('--no-pager', 'print a long table directly instead of through the pager (CNV_PAGER, PAGER, or less -FRX)')

@@ -14,11 +14,12 @@ import type { RecordsDeps } from '../records/records-file.js';
 // The narrow inputs of the layers below the commands, made from a command's Context. A command
 // hands exporter/, batch/, records/, sync/ and output/ these, never the Context itself.
 
-/** The context's warn/info/redact (what --quiet and the key in force decide, at each call). */
+/** The context's warn/info/tell/redact (what --quiet and the key in force decide, at each call). */
 export function noticesOf(ctx: Context): Notices {
   return {
     warn: (message) => ctx.warn(message),
     info: (message) => ctx.info(message),
+    tell: (line) => ctx.tell(line),
     redact: (text) => ctx.redact(text),
   };
 }
@@ -80,6 +81,7 @@ export function reporterDepsOf(ctx: Context): ReporterDeps {
     signal: ctx.signal,
     notices: noticesOf(ctx),
     stdout: ctx.io.stdout,
+    quiet: ctx.globals.quiet,
     // An export's -o is its file's format; its dry run prints the request instead.
     printDocument: ctx.globals.dryRun ? undefined : documentPrinterOf(ctx, { formatIsFile: true }),
     progress: progressOf(ctx),

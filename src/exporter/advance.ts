@@ -1,6 +1,6 @@
 import { ResponseShapeError } from '../errors.js';
 import type { CursorTrail } from '../lib/cursor-trail.js';
-import { joinIds, type Ids } from './id-table.js';
+import type { Ids, Skip } from './id-table.js';
 
 /** Cap on remembered row identities (at most a page under the contract; more only from a server that repeats a cursor). */
 export const MAX_SEEN = 20_000;
@@ -13,8 +13,8 @@ export interface Step {
   moved: boolean;
   /** The identities to save as `seen` with the position. */
   seen: string[];
-  /** What the next page skips: `seen`, plus (in memory only) this page's rows; `fresh` is composed in, not copied. */
-  nextSkip: Ids;
+  /** What the next page skips: what is left of the saved identities, and (in memory only) this page's rows. */
+  nextSkip: Skip;
   /** Rows this page repeated from the page before (not from the saved `seen`). */
   again: string[];
 }
@@ -46,9 +46,18 @@ export function advance(
   },
   page: {
     nextCursor: string | null;
+    /** The identities the page skipped. */
     hits: ReadonlySet<string>;
-    /** In the order written (a page's `IdTable`: read as strings only when they are saved). */
-    fresh: Ids;
+    /**
+     * The identities it wrote, in the order written, in the form saved (a page's `IdTable`: read as
+     * strings only when they are saved): needed when the cursor is the last or stays (the page's
+     * identities are saved).
+     */
+    fresh?: Ids;
+    /** The page's rows (written or delivered before), in memory: what the next page is compared with. */
+    recent: Ids;
+    /** Hits of identities saved in an earlier cnv's form -> the row's identity now (saved from now on). */
+    renamed?: ReadonlyMap<string, string>;
   },
 ): Step {
   const last = page.nextCursor === null;
@@ -59,21 +68,24 @@ export function advance(
     );
   }
   const again = [...page.hits].filter((id) => !saved.has(id));
+  const now = (id: string) => page.renamed?.get(id) ?? id;
+  const fresh = () => {
+    if (!page.fresh) throw new Error('a page whose identities are saved came without them');
+    return page.fresh;
+  };
   let seen: string[];
   if (moved) seen = [...saved].filter((id) => !page.hits.has(id));
-  else if (last) seen = [...page.hits, ...page.fresh];
+  else if (last) seen = [...[...page.hits].map(now), ...fresh()];
   else {
-    seen = [...saved, ...again, ...page.fresh];
+    seen = [...saved, ...again, ...fresh()];
     if (seen.length > MAX_SEEN) {
       throw new ResponseShapeError(
         `${label}: the server kept the cursor where it was while sending ${seen.length} distinct rows from it, more than the ${MAX_SEEN} a state remembers; stopped before writing that page (everything before is committed)`,
       );
     }
   }
-  // `seen` and the hits are few (unless the server misbehaves). No fresh id is among the hits nor
-  // the saved ones (a fresh row was in neither), and `seen` holds fresh ids only when the cursor
-  // did not move: the rest is `seen` less this page's rows, read without asking `fresh`.
-  const rest = new Set<string>(moved ? seen : last ? [] : [...saved, ...again]);
-  for (const id of page.hits) rest.add(id);
-  return { last, moved, seen, again, nextSkip: joinIds(rest, page.fresh) };
+  // What is left of the saved identities (few, unless the server misbehaves); this page's rows,
+  // hits included, are in `recent`, composed in, not copied.
+  const left = new Set<string>(moved ? seen : last ? [] : [...saved, ...again]);
+  return { last, moved, seen, again, nextSkip: { saved: left, recent: page.recent } };
 }

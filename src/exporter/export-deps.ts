@@ -23,5 +23,5 @@ export interface ExportDeps extends Pick<
 /** What an export's progress display and summary take. */
 export type ReporterDeps = Pick<
   LayerDeps,
-  'clock' | 'signal' | 'notices' | 'stdout' | 'printDocument' | 'progress' | 'onDispose'
+  'clock' | 'signal' | 'notices' | 'quiet' | 'stdout' | 'printDocument' | 'progress' | 'onDispose'
 >;

@@ -1,6 +1,6 @@
 import type { EmailEventType } from '../endpoints/exports.js';
 import type { CrashHook } from './crash-points.js';
-import type { FileLayout } from './csv-layout.js';
+import type { FileLayout, LabelledField } from './csv-layout.js';
 import type { FieldChanges } from './field-binding.js';
 import type { FieldKeys } from './fields-by-key.js';
 import type { FileStart } from './file-sink.js';
@@ -49,6 +49,11 @@ export interface ExportRunOptions {
    * snapshot does not (its rows are read by key).
    */
   watchFields?: boolean;
+  /**
+   * Contacts: the CONTACT fields as the caller read them (contacts sync, for its snapshot): the
+   * run reads its pages under them without reading them first, and again after each page.
+   */
+  fields?: readonly LabelledField[];
   /** --run: the run's id (else a random one). */
   runId?: string;
   /** --summary-json: where the run summary goes as JSON (a file, or - when rows go to a file). */
@@ -76,6 +81,8 @@ export interface RunPlan {
   fieldChanges?: FieldChanges;
   /** --fields-by key: how `fields` members become keys (read from the definitions when the run starts). */
   fieldKeys?: FieldKeys;
+  /** Contacts: the field list the run starts under (read again after each page: field-watch.ts); absent when none was read. */
+  fields?: readonly LabelledField[];
   /** --full over an existing state: its first page is saved even when empty (a new start, a new window). */
   restarted: boolean;
   /** What the state names as its email type: one type, `all`, or a comma list. */

@@ -5,7 +5,9 @@ import { NO_CRASH, type CrashHook } from './crash-points.js';
 import type { ExportDeps } from './export-deps.js';
 import type { FileSink } from './file-sink.js';
 import { fetchPage, type ExportTarget } from './kinds.js';
-import { BlockPool, pageFormat, type PageFormat } from './page-format.js';
+import { BlockPool } from './page-format.js';
+import { RunFields } from './run-fields.js';
+import type { LabelledField } from './csv-layout.js';
 import { discardUnusedOutput, openOutput, PageOutput } from './page-output.js';
 import { receiver } from './page-receiver.js';
 import { cursorRejected, type FetchPage } from './page-source.js';
@@ -36,6 +38,14 @@ export interface ExportRun {
   stop(): void;
   /** A page fetcher for `target`, its rows formatted into the run's pooled blocks. */
   pages(target: ExportTarget, label: string): FetchPage;
+  /**
+   * Contacts read under a field list (field-watch.ts): asked after each page arrives (pageSource's
+   * `trust`), false when the list changed meanwhile (the page is to be read again; what depends
+   * on the labels is made again under the new list). Undefined when no list is read.
+   */
+  trust?: (page: ReceivedPage) => Promise<boolean>;
+  /** Contacts: the field list in force (what the page at hand is read under), when one is read. */
+  fields(): readonly LabelledField[] | undefined;
   /**
    * Appends a page durably, the one way a page of one cursor is delivered (runner.ts, and contacts
    * sync's refresh): its bytes written after the committed position (a file: at the committed
@@ -137,7 +147,8 @@ export async function withExportRun(
       summary.cutBytes = sink.cut;
       log.manifest.startOffset = sink.offset;
     }
-    const format = await pageFormat({ ...opts, layout: plan.layout, fieldKeys: plan.fieldKeys });
+    const fields = await RunFields.open(deps, http, opts, plan);
+    const { format } = fields;
     const output = new PageOutput({ stdout: deps.stdout, sink, format, compress: opts.compress, log, plan, crash });
     // No state yet: none to record the emptying in first, and a run that fails before its first page leaves none.
     if (sink && plan.fileStart?.mode === 'replace')
@@ -151,7 +162,13 @@ export async function withExportRun(
     };
     const label = `export ${opts.kind}${opts.emailType ? ` ${opts.emailType}` : ''}`;
     const run = { plan, summary, log, output, start, label, crash, signal, stop: () => ended.abort() };
-    await loop({ ...run, pages: fetcher(http, opts, plan, format), append: appender(deps, run, reporter) });
+    await loop({
+      ...run,
+      pages: fetcher(http, opts, plan, fields),
+      append: appender(deps, run, reporter, fields),
+      ...(fields.watched ? { trust: (page: ReceivedPage) => fields.trust(summary, summary.pages + 1, page) } : {}),
+      fields: () => fields.fields,
+    });
     await sink?.finish();
     log.manifest.status = defer ? 'pending' : summary.status === 'complete' ? 'complete' : 'stopped';
     return summary;
@@ -172,13 +189,18 @@ export async function withExportRun(
   }
 }
 
-/** The run's page fetcher: rows formatted into pooled blocks (reused from page to page), a refused saved cursor said so. */
-function fetcher(http: HttpClient, opts: ExportRunOptions, plan: RunPlan, format: PageFormat): ExportRun['pages'] {
+/**
+ * The run's page fetcher: rows formatted into pooled blocks (reused from page to page) under the
+ * format and the field names in force when the page is asked for, a refused saved cursor said so.
+ */
+function fetcher(http: HttpClient, opts: ExportRunOptions, plan: RunPlan, fields: RunFields): ExportRun['pages'] {
   const pool = new BlockPool();
-  return (target, label) => (cursor, limit, skip, signal) =>
-    fetchPage(http, target, cursor, limit, receiver(opts.kind, format, skip, pool, limit, label), signal).catch((err) =>
+  return (target, label) => (cursor, limit, skip, signal) => {
+    const receive = receiver(fields.format, { kind: opts.kind, cursor, skip, pool, limit, label, names: fields.names });
+    return fetchPage(http, target, cursor, limit, receive, signal).catch((err) =>
       Promise.reject(cursorRejected(err, plan, { cursor })),
     );
+  };
 }
 
 /** The run's `append`, from its committed position on: each page written, then committed (not when it changed nothing). */
@@ -186,6 +208,7 @@ function appender(
   deps: Pick<ExportDeps, 'clock' | 'signal' | 'notices'>,
   run: Pick<ExportRun, 'summary' | 'log' | 'output' | 'crash' | 'label' | 'start'>,
   reporter: ExportReporter,
+  fields: RunFields,
 ): ExportRun['append'] {
   let pos = run.start;
   return async (page, step, seal) => {
@@ -197,12 +220,17 @@ function appender(
     deps.signal.throwIfAborted();
     const bytes = await output.write(out, pos, n);
     page.release();
+    // (Identities of an earlier cnv's form met again are saved in the form of now.)
     const changed =
-      page.fresh > 0 || page.nextCursor !== pos.cursor || step.seen.length !== pos.seen.length || log.needsFirstSave();
+      page.fresh > 0 ||
+      page.nextCursor !== pos.cursor ||
+      step.seen.length !== pos.seen.length ||
+      page.renamed !== undefined ||
+      log.needsFirstSave();
     // A seal is of the bytes it was made with: a page appended without one leaves none.
     const { seal: _was, ...kept } = pos;
     const next = nextPosition(pos, page, step, deps.clock.now());
-    pos = { ...kept, ...next, output: output.record(bytes), ...(seal ? { seal } : {}) };
+    pos = { ...kept, ...fields.position(), ...next, output: output.record(bytes), ...(seal ? { seal } : {}) };
     summary.rows += page.fresh;
     summary.skipped += page.hits.size + page.repeated;
     addExtra(summary, page.extra);

@@ -1,4 +1,5 @@
-import { labelOf } from '../endpoints/field-names.js';
+import { exportedMemberNames, labelOf } from '../endpoints/field-names.js';
+import { MemberKeys } from '../lib/member-keys.js';
 import { setOwn } from '../lib/own-key.js';
 import { EXTRA_COLUMN, fieldColumns, FIXED_COLUMNS, type CsvLayout, type LabelledField } from './csv-layout.js';
 
@@ -54,6 +55,15 @@ export function bindLayout(
   return { layout: { ...rest, ...(Object.keys(rowKeys).length > 0 ? { rowKeys } : {}), fieldKeys }, changes };
 }
 
+/**
+ * The names a contact row's saved identity reads its fields by (src/lib/keyed-hash.ts): each
+ * member name the export gives a field (its label, or `Label (key)` for a label an earlier field
+ * has), to its key.
+ */
+export function memberKeysOf(fields: readonly LabelledField[]): MemberKeys {
+  return new MemberKeys([...exportedMemberNames(fields)].map(([key, name]) => [name, key] as const));
+}
+
 /** Contacts NDJSON: each field's member name in the rows (its label; `Label (key)` for a label an earlier field has), by key. */
 export function labelsByKey(fields: readonly LabelledField[]): Record<string, string> {
   const labels: Record<string, string> = {};
@@ -78,27 +88,42 @@ export function anyChange(changes: FieldChanges): boolean {
   return changes.relabelled.length + changes.added.length + changes.removed.length > 0;
 }
 
-/** The stderr note of the changes, naming the file (`rows`: NDJSON, whose rows name fields by label, no header). */
-export function changesNote(changes: FieldChanges, path: string, rows = false): string {
-  if (rows) {
-    const parts = [
-      ...changes.relabelled.map(
-        (c) => `field ${c.key} relabelled "${c.from}" -> "${c.to}": rows from now on name it "${c.to}" in fields`,
-      ),
-      ...changes.added.map((c) => `new field ${c.key}: rows name it "${c.label}" in fields`),
-      ...changes.removed.map((c) => `field ${c.key} no longer exists: rows no longer hold it`),
-    ];
-    return `note: the account's contact fields changed since the last run into ${path}: ${parts.join('; ')} (--fields-by key names fields by key, stable across renames)`;
-  }
-  const parts = [
-    ...changes.relabelled.map(
-      (c) => `field ${c.key} relabelled "${c.from}" -> "${c.to}": it keeps its column "${c.column}"`,
-    ),
-    ...changes.added.map(
-      (c) =>
-        `new field ${c.key} ("${c.label}") has no column in the header: its values go to _extra as "fields.${c.label}" (--full starts the file again with a column for it)`,
-    ),
-    ...changes.removed.map((c) => `field ${c.key} no longer exists: its column "${c.column}" stays empty`),
-  ];
-  return `note: the account's contact fields changed since ${path}'s header was made: ${parts.join('; ')}`;
+/** What a file written by label or by key says of a change: CSV (each field keeps its column), NDJSON by label or by key. */
+type ChangedOutput = 'csv' | 'labels' | 'keys';
+
+/**
+ * The stderr notes of the changes, one line each, naming the export (`where`: the file, and its
+ * state key) and the field; `when` says since what (`since FILE's header was made`, `since the
+ * last run into FILE`, `while ... read`). Printed with --quiet too (Notices.tell).
+ */
+export function changeLines(
+  changes: FieldChanges,
+  output: ChangedOutput,
+  when: string,
+  stateKey: string | null,
+): string[] {
+  const head = `note: the account's contact fields changed ${when}${stateKey === null ? '' : ` (export state "${stateKey}")`}: `;
+  const hint = output === 'labels' ? ' (--fields-by key names fields by key, stable across renames)' : '';
+  const relabelled = (c: FieldChanges['relabelled'][number]) =>
+    output === 'csv'
+      ? `it keeps its column "${c.column}"`
+      : output === 'labels'
+        ? `rows from now on name it "${c.to}" in fields${hint}`
+        : `rows name it "${c.key}" as before`;
+  const toExtra = (label: string) =>
+    `("${label}") has no column in the header: its values go to _extra as "fields.${label}"` +
+    ' (--full starts the file again with a column for it)';
+  const added = (c: FieldChanges['added'][number]) =>
+    output === 'csv'
+      ? toExtra(c.label)
+      : output === 'labels'
+        ? `rows name it "${c.label}" in fields`
+        : `rows name it "${c.key}"`;
+  const removed = (c: FieldChanges['removed'][number]) =>
+    output === 'csv' ? `its column "${c.column}" stays empty` : 'rows no longer hold it';
+  return [
+    ...changes.relabelled.map((c) => `field ${c.key} relabelled "${c.from}" -> "${c.to}": ${relabelled(c)}`),
+    ...changes.added.map((c) => `new field ${c.key}${output === 'csv' ? ' ' : ': '}${added(c)}`),
+    ...changes.removed.map((c) => `field ${c.key} no longer exists: ${removed(c)}`),
+  ].map((line) => head + line);
 }

@@ -3,17 +3,23 @@ import { OpenTable } from '../lib/open-table.js';
 
 /**
  * A row's identity as the de-duplication reads it, its text not built: an event's id (`head`),
- * or a contact's version (`head@tail`: id and updatedAt) and the lanes of its content hash.
- * Building `id@updatedAt#<hash>` for every row cost a third of an export's CPU; the text is made
- * only where it is kept (the state's `seen`) or looked up in a Set.
+ * or a contact's version (`head@tail`: id and updatedAt) and the lanes of a hash of its content
+ * (`mark` says which). Building `id@updatedAt#k<hash>` for every row cost a third of an export's
+ * CPU; the text is made only where it is kept (the state's `seen`) or looked up in a Set.
  */
 export interface RowKey {
   head: string;
   /** Contacts: updatedAt; undefined for events. */
   tail: string | undefined;
-  /** Contacts: the lanes of the row text's content hash (src/lib/content-hash.ts). */
+  /**
+   * Contacts: the content hash's lanes, of one of two forms (`mark`): KEYED_MARK, its fields
+   * named by key (src/lib/keyed-hash.ts: a relabel changes nothing), the form a state saves;
+   * TEXT_MARK, the hash of the row's text as sent (cheaper to make), what a run compares a page
+   * with the page before by, in memory.
+   */
   a: number;
   b: number;
+  mark: string;
   /** The key's 32-bit hash, for the tables. */
   hash: number;
 }
@@ -24,13 +30,31 @@ export interface Ids extends Iterable<string> {
   has(id: string): boolean;
   /** The same question for a row's key, where the set can answer it without the key's text (an IdTable). */
   hasKey?(key: RowKey): boolean;
-  /** Contacts: identities saved without a content hash (`id@updatedAt`), matched by version alone. */
-  readonly legacy?: ReadonlySet<string>;
 }
 
-/** The identity text of a key: `eventId`, or `id@updatedAt#<content hash>`. */
+/**
+ * What a page's rows are compared with, to leave out the rows delivered before: the identities
+ * saved with the position (a contact by its keyed identity, the form saved), and the rows of the
+ * page before in this run (in memory: a contact by the hash of its text, cheaper to make).
+ */
+export interface Skip {
+  saved: Ids;
+  /** Contacts: the ids the saved identities name (only a row of one of them can be among them). */
+  heads?: ReadonlySet<string>;
+  /** Contacts: identities saved in an earlier cnv's forms (kinds.ts: savedForms). */
+  legacy?: ReadonlySet<string>;
+  texts?: ReadonlySet<string>;
+  recent?: Ids;
+}
+
+/** A contact's content hash with its fields named by key, in its identity text (`#k<hash>`): the form saved. */
+export const KEYED_MARK = '#k';
+/** A hash of the row's text as sent (`#<hash>`): in memory only (a state of an earlier cnv holds it too). */
+export const TEXT_MARK = '#';
+
+/** The identity text of a key: `eventId`, or `id@updatedAt#k<content hash>` (or `#<hash>`, its mark). */
 export function identityText(key: RowKey): string {
-  return key.tail === undefined ? key.head : `${key.head}@${key.tail}#${lanesHex(key.a, key.b)}`;
+  return key.tail === undefined ? key.head : `${key.head}@${key.tail}${key.mark}${lanesHex(key.a, key.b)}`;
 }
 
 /** Whether `ids` holds the row of `key` (its text made only for a set that keeps texts). */
@@ -49,11 +73,13 @@ export function hasRow(ids: Ids, key: RowKey): boolean {
  * Iterates in insertion order.
  */
 export class IdTable implements Ids {
+  /** The mark of the content hashes of the contacts' versions it holds (one form a table). */
+  private readonly mark: string;
   private units: Uint16Array;
   /** ends[i]: where id i's units end (it starts where id i-1 ends). */
   private ends: Uint32Array;
   private hashes: Uint32Array;
-  /** Entries added by a contact's key: the lanes of its content hash (`#<hash>` when read as text), and whether it has them. */
+  /** Entries added by a contact's key: the lanes of its content hash (`#k<hash>` when read as text), and whether it has them. */
   private laneA: Int32Array;
   private laneB: Int32Array;
   private keyed: Uint8Array;
@@ -65,7 +91,8 @@ export class IdTable implements Ids {
   private used = 0;
   size = 0;
 
-  constructor(expected = 64) {
+  constructor(expected = 64, mark = KEYED_MARK) {
+    this.mark = mark;
     const n = Math.max(16, expected);
     this.units = new Uint16Array(n * 64);
     this.ends = new Uint32Array(n);
@@ -120,11 +147,46 @@ export class IdTable implements Ids {
     return true;
   }
 
+  /**
+   * Adds entry `index` of `from` (a contact's version, added by its key) with other content lanes
+   * (`key`'s a, b and hash): the same version in another form of hash. False when it was there.
+   */
+  addVersionOf(from: IdTable, index: number, key: Pick<RowKey, 'a' | 'b' | 'hash'>): boolean {
+    const start = index === 0 ? 0 : from.ends[index - 1];
+    const version = from.units.subarray(start, from.ends[index]);
+    const table = this.table;
+    let at = table.first(key.hash);
+    for (; ; at = table.next(at)) {
+      const found = table.entryAt(at);
+      if (found < 0) break;
+      if (this.hashes[found] !== key.hash || this.laneA[found] !== key.a || this.laneB[found] !== key.b) continue;
+      const begin = found === 0 ? 0 : this.ends[found - 1];
+      if (this.ends[found] - begin === version.length && version.every((u, i) => this.units[begin + i] === u))
+        return false;
+    }
+    const entry = this.size;
+    if (entry === this.ends.length) this.growEntries();
+    const end = this.used + version.length;
+    if (end > this.units.length) this.growUnits(end);
+    this.units.set(version, this.used);
+    this.used = end;
+    this.ends[entry] = end;
+    this.hashes[entry] = key.hash;
+    this.laneA[entry] = key.a;
+    this.laneB[entry] = key.b;
+    this.keyed[entry] = 1;
+    this.keyedCount++;
+    this.size = entry + 1;
+    this.table.placeAt(at, entry);
+    if (this.table.full) this.table.grow((i) => this.hashes[i]);
+    return true;
+  }
+
   /** The id at `index` (insertion order), as a string. */
   idAt(index: number): string {
     const start = index === 0 ? 0 : this.ends[index - 1];
     const text = unitsToString(this.units, start, this.ends[index]);
-    return this.keyed[index] === 1 ? `${text}#${lanesHex(this.laneA[index], this.laneB[index])}` : text;
+    return this.keyed[index] === 1 ? `${text}${this.mark}${lanesHex(this.laneA[index], this.laneB[index])}` : text;
   }
 
   /** Stores `head` (and `@tail`) as a new entry's units; its index. */

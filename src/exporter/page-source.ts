@@ -1,7 +1,8 @@
 import { ApiError, TransientError } from '../errors.js';
 import { advance, type Step } from './advance.js';
-import type { Ids, RowKey } from './id-table.js';
-import { legacyIdentities } from './kinds.js';
+import type { Ids, Skip } from './id-table.js';
+import { fieldsKeptChanging, MAX_FIELD_CHANGES } from './field-watch.js';
+import { savedForms } from './kinds.js';
 import type { ReceivedPage } from './page-receiver.js';
 import type { RunPlan } from './export-run-options.js';
 import type { Position } from './export-state.js';
@@ -11,7 +12,12 @@ import { CursorTrail } from '../lib/cursor-trail.js';
 export const MAX_STUCK_PAGES = 50;
 
 /** One page from `cursor` (null: the first), skipping the rows of `skip`, at most `limit` rows. */
-export type FetchPage = (cursor: string | null, limit: number, skip: Ids, signal: AbortSignal) => Promise<ReceivedPage>;
+export type FetchPage = (
+  cursor: string | null,
+  limit: number,
+  skip: Skip,
+  signal: AbortSignal,
+) => Promise<ReceivedPage>;
 
 export interface PageSourceOptions {
   fetch: FetchPage;
@@ -27,6 +33,12 @@ export interface PageSourceOptions {
   until?: () => boolean;
   /** The error after MAX_STUCK_PAGES empty pages that kept the cursor. */
   stuck: (pages: number) => Error;
+  /**
+   * Asked after each page arrives, before anything of it is handed out: false when the page is
+   * not to be trusted (the account's field labels changed while it was read: field-watch.ts); it
+   * is then fetched again from the same cursor, at most MAX_FIELD_CHANGES times in a row.
+   */
+  trust?: (page: ReceivedPage) => Promise<boolean>;
 }
 
 /**
@@ -55,10 +67,12 @@ export async function* pageSource(opts: PageSourceOptions): AsyncGenerator<
   // rows of the page before (in memory only): a server that sends a row again on the next page
   // (an overlapping page boundary) does not get it written twice.
   let saved: ReadonlySet<string> = new Set(opts.start.seen);
-  let skip: Ids = withLegacy(saved, saved);
+  let skip = skipOf(saved);
   // Cursors this run has fetched from (their digests): one handed back again later is a cycle, not progress.
   const visited = new CursorTrail(cursor);
   let stuck = 0;
+  // Reads of the page at hand the field watch did not trust.
+  let reads = 0;
   let ahead: { cursor: string; page: Promise<ReceivedPage> } | undefined;
   try {
     for (;;) {
@@ -68,19 +82,19 @@ export async function* pageSource(opts: PageSourceOptions): AsyncGenerator<
       const fetching = ahead?.cursor === cursor ? ahead.page : opts.fetch(cursor, limit, skip, signal);
       ahead = undefined;
       const page = await fetching;
+      if (opts.trust && !(await trusted(opts, page, ++reads))) continue;
+      reads = 0;
       let step: Step;
       try {
-        step = advance(
-          { cursor, saved, visited, label: opts.label },
-          { nextCursor: page.nextCursor, hits: page.hits, fresh: page.freshIds },
-        );
+        step = advance({ cursor, saved, visited, label: opts.label }, { ...page, fresh: page.freshIds });
       } catch (err) {
         page.release();
         throw err;
       }
       if (step.moved) visited.add(page.nextCursor);
+      const nextSkip = skipOf(step.nextSkip.saved, step.nextSkip.recent);
       if (!step.last && opts.prefetch()) {
-        const next = opts.fetch(page.nextCursor!, limit, withLegacy(step.nextSkip, step.seen), signal);
+        const next = opts.fetch(page.nextCursor!, limit, nextSkip, signal);
         next.catch(() => {}); // its error, if any, is the next page's
         ahead = { cursor: page.nextCursor!, page: next };
       }
@@ -89,7 +103,7 @@ export async function* pageSource(opts: PageSourceOptions): AsyncGenerator<
       stuck = !step.moved && page.fresh === 0 ? stuck + 1 : 0;
       cursor = page.nextCursor;
       saved = new Set(step.seen);
-      skip = withLegacy(step.nextSkip, saved);
+      skip = nextSkip;
       if (stuck >= MAX_STUCK_PAGES) throw opts.stuck(stuck);
     }
   } finally {
@@ -97,17 +111,21 @@ export async function* pageSource(opts: PageSourceOptions): AsyncGenerator<
   }
 }
 
-/** `skip`, carrying the identities of `seen` saved without a content hash (a state of a cnv before them), if any. */
-function withLegacy(skip: Ids, seen: Iterable<string>): Ids {
-  const legacy = legacyIdentities(seen);
-  if (!legacy) return skip;
-  return {
-    size: skip.size,
-    has: (id) => skip.has(id),
-    ...(skip.hasKey ? { hasKey: (key: RowKey) => skip.hasKey!(key) } : {}),
-    legacy,
-    [Symbol.iterator]: () => skip[Symbol.iterator](),
-  };
+/** Whether the page is trusted (`trust`); if not, it is released to be read again, or (too many reads) the run stops. */
+async function trusted(opts: PageSourceOptions, page: ReceivedPage, reads: number): Promise<boolean> {
+  let ok = false;
+  try {
+    ok = await opts.trust!(page);
+  } finally {
+    if (!ok) page.release();
+  }
+  if (!ok && reads >= MAX_FIELD_CHANGES) throw fieldsKeptChanging(opts.label);
+  return ok;
+}
+
+/** What the next page skips: the saved identities (and what the receiver reads of them: savedForms), the page before's rows. */
+function skipOf(saved: Ids, recent?: Ids): Skip {
+  return { saved, ...savedForms(saved), ...(recent ? { recent } : {}) };
 }
 
 /** invalid_cursor on a saved cursor: exit 3, state untouched, and say how to start over. */

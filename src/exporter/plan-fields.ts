@@ -3,7 +3,7 @@ import type { HttpClient } from '../http/client.js';
 import { csvLayout, type CsvLayout, type FieldsBy, type FileLayout, type LabelledField } from './csv-layout.js';
 import type { ExportDeps } from './export-deps.js';
 import type { ExportRunOptions } from './export-run-options.js';
-import { anyChange, bindLayout, changesNote, labelChanges, labelsByKey, type FieldChanges } from './field-binding.js';
+import { anyChange, bindLayout, changeLines, labelChanges, labelsByKey, type FieldChanges } from './field-binding.js';
 import { fieldKeys, type FieldKeys } from './fields-by-key.js';
 import type { ExportState, Position } from './export-state.js';
 
@@ -20,6 +20,8 @@ export async function planFields(
   at: { key: string | null; prior?: ExportState; base?: Position; appending: boolean; out: string },
 ): Promise<{
   fieldsBy: FieldsBy;
+  /** Contacts: the field list read (the pages are read under it, and it is read again after each: field-watch.ts). */
+  fields?: readonly LabelledField[];
   /** NDJSON --fields-by key: how `fields` members become keys. */
   fieldKeys?: FieldKeys;
   /** CSV: the header (bound to the field list as it is now) and its cell rules. */
@@ -32,7 +34,14 @@ export async function planFields(
   const fieldsBy = opts.kind === 'contacts' ? (opts.fieldsBy ?? at.prior?.current.fieldsBy ?? 'label') : 'label';
   const watch = opts.format === 'ndjson' && opts.watchFields === true && at.key !== null && fieldsBy === 'label';
   const needed = opts.kind === 'contacts' && (opts.format === 'csv' || fieldsBy === 'key');
-  const fields = needed ? await contactFields(http, deps.signal) : watch ? await watchedFields(deps, http) : [];
+  const fields =
+    opts.kind === 'contacts' && opts.fields
+      ? opts.fields
+      : needed
+        ? await contactFields(http, deps.signal)
+        : watch
+          ? await watchedFields(deps, http)
+          : undefined;
   const keys = fieldsBy === 'key' && opts.format === 'ndjson' ? fieldKeysOf(deps, fields ?? []) : undefined;
   const saved = (base?.fieldsBy ?? 'label') === fieldsBy ? base?.csv : null;
   const chosen =
@@ -43,9 +52,14 @@ export async function planFields(
   const changes =
     chosen?.changes ?? (fields && labels && base?.fieldLabels ? labelChanges(base.fieldLabels, fields) : undefined);
   const fieldChanges = changes && anyChange(changes) ? changes : undefined;
-  if (fieldChanges) deps.notices.info(changesNote(fieldChanges, at.out, chosen === null));
+  if (fieldChanges) {
+    const output = chosen ? 'csv' : 'labels';
+    const when = chosen ? `since ${at.out}'s header was made` : `since the last run into ${at.out}`;
+    for (const line of changeLines(fieldChanges, output, when, at.key)) deps.notices.tell(line);
+  }
   return {
     fieldsBy,
+    ...(fields ? { fields } : {}),
     layout,
     ...(keys ? { fieldKeys: keys } : {}),
     ...(labels ? { labels } : {}),
@@ -53,13 +67,14 @@ export async function planFields(
   };
 }
 
-/** --fields-by key: the contact fields' keys by label, warning of labels that two fields share. */
-function fieldKeysOf(deps: Pick<ExportDeps, 'notices'>, fields: readonly LabelledField[]): FieldKeys {
+/** --fields-by key: the contact fields' keys by label, warning of labels that two fields share (with --quiet too). */
+export function fieldKeysOf(deps: Pick<ExportDeps, 'notices'>, fields: readonly LabelledField[]): FieldKeys {
   const keys = fieldKeys(fields);
   if (keys.shared.size > 0) {
     const named = [...keys.shared].map(([label, shared]) => `"${label}" (${shared.join(', ')})`).join('; ');
-    deps.notices.warn(
-      `--fields-by key: labels two fields share cannot name one field: ${named}; a member named by such a label goes to unresolvedFields`,
+    deps.notices.tell(
+      `warning: --fields-by key: labels two fields share cannot name one field: ${named}; ` +
+        'a member named by such a label goes to unresolvedFields',
     );
   }
   return keys;
@@ -107,14 +122,16 @@ async function watchedFields(
     return await contactFields(http, deps.signal);
   } catch (err) {
     if (!(err instanceof ApiError) || err.status < 400 || err.status >= 500 || err.status === 429) throw err;
-    deps.notices.warn(
-      `the field list could not be read (${err.code}, HTTP ${err.status}): fields relabelled in the account are not noted this run`,
+    deps.notices.tell(
+      `warning: the field list could not be read (${err.code}, HTTP ${err.status}): ` +
+        'fields relabelled in the account are not noted this run',
     );
     return undefined;
   }
 }
 
-async function contactFields(http: HttpClient, signal: AbortSignal): Promise<LabelledField[]> {
+/** Every CONTACT field, key and label (all pages of GET /v2/fields). */
+export async function contactFields(http: HttpClient, signal: AbortSignal): Promise<LabelledField[]> {
   const { allFieldPages } = await import('../endpoints/field-pages.js');
   const all: LabelledField[] = [];
   for await (const fields of allFieldPages(http, { objectType: 'CONTACT' }, signal))

@@ -56,7 +56,7 @@ export async function planExport(deps: ExportDeps, http: HttpClient, opts: Expor
     const fileStart = path === undefined ? undefined : fileStartOf(opts, path, base);
     const appending = fileStart?.mode === 'resume' && fileStart.committed > 0;
     if (appending) checkSameWriting(path!, base!, opts);
-    const { fieldsBy, fieldKeys, layout, labels, fieldChanges } = await planFields(deps, http, opts, {
+    const { fieldsBy, fieldKeys, fields, layout, labels, fieldChanges } = await planFields(deps, http, opts, {
       key,
       prior,
       base,
@@ -84,6 +84,7 @@ export async function planExport(deps: ExportDeps, http: HttpClient, opts: Expor
       lock,
       prior,
       fieldKeys,
+      ...(fields ? { fields } : {}),
       start: startPosition(start, opts, window, fieldsBy, labels),
       target: { kind: opts.kind, emailType: opts.emailType, window: window ?? undefined },
       path,

@@ -124,6 +124,8 @@ export async function createReporter(
         // Refused before a page came (a key without the endpoint, a bad cursor): the error line says it all.
         if (summary.status !== 'failed' || summary.pages > 0 || summary.cutBytes > 0)
           notices.info(summaryLine(label, summary, options.windowAsTyped));
+        // A cron log (--quiet 2>>log) keeps what the summary says of a header that no longer fits the account.
+        if (deps.quiet && summary.extra?.values) notices.tell(extraLine(summary));
         const note = stdoutStateNote(summary, run.newState === true);
         if (note) notices.info(note);
       }
@@ -151,6 +153,17 @@ function writeSummaries(
     if (summary.status === 'complete' || summary.status === 'stopped') throw err;
     deps.notices.warn(`could not write the summary to ${path}: ${(err as Error).message}`);
   }
+}
+
+/**
+ * `_extra` alone, as --quiet still says it: the values no column of the file's header holds,
+ * naming the export and the fields.
+ */
+function extraLine(s: ExportSummary): string {
+  const { values, rows, members } = s.extra!;
+  const state = s.stateKey === null ? '' : ` (export state "${s.stateKey}")`;
+  const what = `${plural(values, 'value')} of ${plural(rows, 'row')}`;
+  return `note: ${what} went to _extra in ${s.output}${state}: ${members.join(', ')} (no column of the header holds them)`;
 }
 
 /**

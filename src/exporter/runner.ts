@@ -9,7 +9,8 @@ export { MAX_STUCK_PAGES } from './page-source.js';
 
 /**
  * One export run: pages from the committed position (page-source.ts: fetched ahead, checked by
- * `advance`), each appended durably (`ExportRun.append`: written, then committed). Into a file:
+ * `advance`; contacts read again when the field labels changed meanwhile: field-watch.ts), each
+ * appended durably (`ExportRun.append`: written, then committed). Into a file:
  * written at the committed offset, fsynced, then cursor and length saved in one atomic state
  * write; so every row lands exactly once across crashes and resumed runs. To stdout: the state
  * advances only after the page was flushed, or (--defer-commit) into a pending position.
@@ -20,7 +21,8 @@ export async function runExport(
   reporter: ExportReporter,
 ): Promise<ExportSummary> {
   const checkHeap = deps.holdHeap?.() ?? (() => {});
-  return withExportRun(deps, opts, reporter, {}, async ({ plan, summary, start, label, signal, pages, append }) => {
+  return withExportRun(deps, opts, reporter, {}, async (run) => {
+    const { plan, summary, start, label, signal, pages, append } = run;
     const bound = () =>
       (opts.maxPages !== undefined && summary.pages >= opts.maxPages) ||
       (opts.maxRows !== undefined && summary.rows >= opts.maxRows);
@@ -34,6 +36,7 @@ export async function runExport(
       prefetch: () => opts.maxRows === undefined && (opts.maxPages === undefined || summary.pages + 1 < opts.maxPages),
       until: bound,
       stuck: (n) => stuckCursor(undefined, n, 'try again later; if it persists, report it to the API provider'),
+      trust: run.trust,
     });
     for await (const { page, step } of source) {
       await append(page, step);

@@ -1,15 +1,10 @@
-import { endianness } from 'node:os';
+import { UnitBuffer, WORD_LOADS } from './unit-buffer.js';
 
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 
 // The text's UTF-16 units are copied (natively) into this buffer and read two units a load:
 // charCodeAt over a row's text, a slice of the page's text, cost twice as much (~0.5 µs a row).
-const SCRATCH_UNITS = 32 * 1024;
-const scratch = Buffer.allocUnsafe(SCRATCH_UNITS * 2);
-const pairs = new Int32Array(scratch.buffer, scratch.byteOffset, SCRATCH_UNITS / 2);
-const units = new Uint16Array(scratch.buffer, scratch.byteOffset, SCRATCH_UNITS);
-// A load of two units is `first | second << 16` only on a little-endian machine.
-const WORD_LOADS = endianness() === 'LE';
+const scratch = new UnitBuffer();
 
 /** The second lane of the last `contentLanes` call (read right after it: no pair is allocated per row). */
 export let laneB = 0;
@@ -22,32 +17,29 @@ export let laneB = 0;
  * against a server choosing a collision. `contentHash` is its text form.
  */
 export function contentLanes(text: string): number {
-  const n = text.length;
-  if (!WORD_LOADS || n > SCRATCH_UNITS) return unitLanes(text);
-  scratch.write(text, 0, 'utf16le');
+  scratch.put(text, 0);
+  return contentLanesAt(scratch, 0, text.length);
+}
+
+/** `contentLanes` of the text in units [from, to) of `buffer` (`from` even), read where it is. */
+export function contentLanesAt(buffer: UnitBuffer, from: number, to: number): number {
+  const { units, pairs } = buffer;
+  const n = to - from;
   let a = 0x811c9dc5;
   let b = 0x9747b28c ^ n;
   const steps = n >> 2;
-  for (let k = 0, j = 0; j < steps; j++, k += 2) {
-    a = Math.imul(a ^ pairs[k], 0x01000193);
-    b = Math.imul(b ^ pairs[k + 1], 0x5bd1e995);
+  if (WORD_LOADS) {
+    for (let k = from >> 1, j = 0; j < steps; j++, k += 2) {
+      a = Math.imul(a ^ pairs[k], 0x01000193);
+      b = Math.imul(b ^ pairs[k + 1], 0x5bd1e995);
+    }
+  } else {
+    for (let i = from, j = 0; j < steps; j++, i += 4) {
+      a = Math.imul(a ^ (units[i] | (units[i + 1] << 16)), 0x01000193);
+      b = Math.imul(b ^ (units[i + 2] | (units[i + 3] << 16)), 0x5bd1e995);
+    }
   }
-  for (let i = steps << 2; i < n; i++) a = Math.imul(a ^ units[i], 0x01000193);
-  laneB = b;
-  return a;
-}
-
-/** `contentLanes` unit by unit: a text longer than the scratch buffer, or a big-endian machine. */
-function unitLanes(text: string): number {
-  const n = text.length;
-  let a = 0x811c9dc5;
-  let b = 0x9747b28c ^ n;
-  let i = 0;
-  for (; i + 3 < n; i += 4) {
-    a = Math.imul(a ^ (text.charCodeAt(i) | (text.charCodeAt(i + 1) << 16)), 0x01000193);
-    b = Math.imul(b ^ (text.charCodeAt(i + 2) | (text.charCodeAt(i + 3) << 16)), 0x5bd1e995);
-  }
-  for (; i < n; i++) a = Math.imul(a ^ text.charCodeAt(i), 0x01000193);
+  for (let i = from + (steps << 2); i < to; i++) a = Math.imul(a ^ units[i], 0x01000193);
   laneB = b;
   return a;
 }

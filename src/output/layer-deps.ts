@@ -14,6 +14,11 @@ export interface LayerDeps {
   signal: AbortSignal;
   /** Lines on stderr (warnings, notes), the API key masked. */
   notices: Notices;
+  /**
+   * --quiet: `notices` prints nothing but `tell`'s lines; what a quiet run must still say is said
+   * alone (a partial file run's one line, an export's values sent to `_extra`).
+   */
+  quiet?: boolean;
   /** Where data goes: rows without --out, a `--summary-json -`, the tap's messages. */
   stdout: Writable;
   /** --json or -q: prints the run's summary document (the --summary-json one) on stdout. */

@@ -64,14 +64,21 @@ export async function runSync<B extends Record<string, unknown>>(
   const lock = await lockSync(deps.snapshot.stateDir.path, opts.key);
   deps.snapshot.onDispose(() => lock.release());
   // Read once, afresh, for the columns and the comparison (the file's opening asks for them too).
-  const reading = opts.fields().then((fields) => fields ?? new Map<string, FieldDefinition>());
+  const reading = opts.fields();
   // The refresh mostly waits on the network and the disk: the file's opening and scan (CPU) go on meanwhile.
   const stop = new AbortController();
   const refreshing = reading
     .then((fields) =>
       refreshSnapshot(
         { ...deps.snapshot, signal: AbortSignal.any([deps.snapshot.signal, stop.signal]) },
-        { key: opts.key, fields, full: opts.fullRefresh, staleAfter: opts.staleAfter, crash: opts.crash },
+        {
+          key: opts.key,
+          fields: fields ?? new Map<string, FieldDefinition>(),
+          watched: fields !== undefined,
+          full: opts.fullRefresh,
+          staleAfter: opts.staleAfter,
+          crash: opts.crash,
+        },
       ),
     )
     .catch(async (err: unknown) => {
@@ -101,7 +108,7 @@ export async function runSync<B extends Record<string, unknown>>(
   remember();
   const { rows, counts } = decidedRows(snapshot, {
     base,
-    fields: await reading,
+    fields: (await reading) ?? new Map<string, FieldDefinition>(),
     plan: opts.plan,
     exitCode: opts.exitCode,
     keys,

@@ -77,6 +77,8 @@ export async function lockSync(configDir: string, key: string): Promise<ExportLo
 interface RefreshOptions {
   key: string;
   fields: ReadonlyMap<string, { label: string }>;
+  /** The fields were read (not a list the account refused): the pages are read under them, and they are read again after each. */
+  watched: boolean;
   full: boolean;
   staleAfter?: { ms: number; text: string };
   crash?: CrashHook;
@@ -210,8 +212,9 @@ const DAMAGE_CODES = new Set([
  */
 async function exportInto(
   at: RefreshPlace,
-  { bytes, segments, full }: Start,
+  start: Start,
 ): Promise<{ rows: number; pages: number; fullAt: string } | { again: string }> {
+  const { bytes, full } = start;
   // Contacts as NDJSON rows exactly as sent (no preamble, no compression), in the largest pages.
   const options: ExportRunOptions = {
     kind: 'contacts',
@@ -225,6 +228,8 @@ async function exportInto(
     bom: false,
     excelSafe: false,
     crash: at.crash,
+    // The pages are read under the fields the sync read, read again after each page.
+    ...(at.watched ? { fields: [...at.fields].map(([key, { label }]) => ({ key, label })) } : {}),
   };
   // The export position's: when its last full read began.
   let fullAt = '';
@@ -239,10 +244,19 @@ async function exportInto(
       limit: () => options.limit,
       prefetch: () => true,
       stuck: (n) => stuckCursor(undefined, n, 'try again later; if it persists, report it to the API provider'),
+      // Labels changed while a page was read: it is read again, and the lines from here on are
+      // keyed by the new labels (a part of the snapshot of its own).
+      trust:
+        run.trust &&
+        (async (page) => {
+          if (await run.trust!(page)) return true;
+          start.segments = withLabels(start.segments, bytes.size, byKey(run.fields()!));
+          return false;
+        }),
     });
     for await (const { page, step } of source) {
       for (const piece of page.pieces) bytes.add(piece);
-      await run.append(page, step, bytes.seal(at.key, segments));
+      await run.append(page, step, bytes.seal(at.key, start.segments));
       checkHeap();
       if (step.last) {
         run.summary.status = 'complete';
@@ -292,9 +306,14 @@ function withLabels(segments: Segment[], from: number, fields: RefreshOptions['f
   const keys = [...fields.keys()].sort();
   const labels = keys.map((k) => fields.get(k)!.label);
   const last = segments.at(-1);
-  return last && JSON.stringify([last.keys, last.labels]) === JSON.stringify([keys, labels])
-    ? segments
-    : [...segments, { from, keys, labels }];
+  if (last && JSON.stringify([last.keys, last.labels]) === JSON.stringify([keys, labels])) return segments;
+  // A part that holds no line yet (its page read again under other labels) is replaced.
+  return [...(last?.from === from ? segments.slice(0, -1) : segments), { from, keys, labels }];
+}
+
+/** A field list as the refresh keeps it: label by key. */
+function byKey(fields: ReadonlyArray<{ key: string; label: string }>): RefreshOptions['fields'] {
+  return new Map(fields.map((f) => [f.key, { label: f.label }]));
 }
 
 /** The fields that existed when the line at a byte offset was fetched, with their labels then. */

@@ -1,8 +1,10 @@
 import type { ExportRow } from '../endpoints/exports.js';
 import type { PageFormat } from '../exporter/page-format.js';
+import type { FieldDefinition } from '../endpoints/fields.js';
+import { FieldWatch } from '../exporter/field-watch.js';
 import { ContactFields } from './contact-record.js';
 import { contactFieldDefs } from './field-defs.js';
-import { noteFieldChanges, noteNewFields } from './field-notes.js';
+import { noteFieldChanges, noteListChanged, noteNewFields } from './field-notes.js';
 import { afterRefusal, laneBase, runLane } from './lane.js';
 import { recordEnd, recordStart } from './messages.js';
 import { NEW_LANE, type ContactsBookmark } from './bookmarks.js';
@@ -29,7 +31,7 @@ async function contactsPass(run: TapRun): Promise<void> {
   const { deps, opts } = run;
   const { key, replicationKey } = STREAMS.contacts;
   const writer = run.writer('contacts');
-  let defs = await contactFieldDefs(deps.http, deps.signal);
+  let defs: readonly FieldDefinition[] = await contactFieldDefs(deps.http, deps.signal);
   const prior = run.bookmarks.contacts;
   noteFieldChanges(deps.warn, defs, prior?.fields);
   const fields = new ContactFields(defs, opts.excluded.contacts);
@@ -53,9 +55,28 @@ async function contactsPass(run: TapRun): Promise<void> {
     run.bookmarks.contacts = bookmark;
     return run.commit();
   };
+  // A new field list in force: the schema (a new SCHEMA, through the stream's maps, when it
+  // changed) and the bookmark's fields.
+  const useDefs = async (now: readonly FieldDefinition[]) => {
+    fields.use((defs = now));
+    bookmark = { ...bookmark, fields: now.map((d) => d.key) };
+    await writeSchema();
+  };
+  // Labels that change while the stream reads: a page is trusted when the definitions read after it are the ones before.
+  const watch = new FieldWatch(() => contactFieldDefs(deps.http, deps.signal), defs);
+  const trust = async () => {
+    // --test's one request a stream (one row, no STATE): no read of the list after it.
+    if (opts.test) return true;
+    const changes = await watch.changed();
+    if (!changes) return true;
+    noteListChanged(deps, defs, watch.fields, changes.relabelled);
+    await useDefs(watch.fields);
+    return false;
+  };
   await runLane({
     ...laneBase(run, 'contacts'),
     target: { kind: 'contacts' },
+    fields: { names: () => watch.names, trust },
     start: prior ?? NEW_LANE,
     limit: run.limit('contacts'),
     format,
@@ -64,9 +85,7 @@ async function contactsPass(run: TapRun): Promise<void> {
       if (labels.length > 0) {
         const now = await contactFieldDefs(deps.http, deps.signal);
         noteNewFields(deps.info, defs, now);
-        fields.use((defs = now));
-        bookmark = { ...bookmark, fields: now.map((d) => d.key) };
-        await writeSchema();
+        await useDefs(now);
         fields.settle(labels);
       }
       for (const { row, text } of held) await format.held(row, text);

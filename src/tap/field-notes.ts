@@ -14,7 +14,44 @@ export function noteFieldChanges(
   defs: readonly FieldDefinition[],
   before: readonly string[] | undefined,
 ): void {
+  noteSharedLabels(warn, defs);
+  if (before !== undefined) noteDeletedFields(warn, defs, before);
+}
+
+/**
+ * While the stream reads: the field list read after a contacts page is not the one it was read
+ * under (the page is read again under the new one). Each relabel is said, and what the start of
+ * a stream says of a new list: a field made, a label now shared, a field deleted.
+ */
+export function noteListChanged(
+  say: { info: (message: string) => void; warn: (message: string) => void },
+  before: readonly FieldDefinition[],
+  now: readonly FieldDefinition[],
+  relabelled: ReadonlyArray<{ key: string; from: string; to: string }>,
+): void {
+  const head =
+    "note: the account's contact fields changed while the tap read a contacts page, read again under the new labels";
+  for (const c of relabelled) {
+    const change = `field ${c.key} relabelled ${JSON.stringify(c.from)} -> ${JSON.stringify(c.to)}`;
+    say.info(`${head}: ${change}: its column ${fieldProperty(c.key)} is unchanged`);
+  }
+  noteNewFields(say.info, before, now);
+  noteSharedLabels(say.warn, now, new Set(fieldKeys(before).shared.keys()));
+  noteDeletedFields(
+    say.warn,
+    now,
+    before.map((d) => d.key),
+  );
+}
+
+/** Labels two fields share (but those of `known`, said before). */
+function noteSharedLabels(
+  warn: (message: string) => void,
+  defs: readonly FieldDefinition[],
+  known?: ReadonlySet<string>,
+): void {
   for (const [label, keys] of fieldKeys(defs).shared) {
+    if (known?.has(label)) continue;
     const named = keys.map((k) => `${k} (column ${fieldProperty(k)})`).join(' and ');
     warn(
       `contacts: fields ${named} share the label ${JSON.stringify(label)}: a row's member named so cannot say ` +
@@ -23,7 +60,14 @@ export function noteFieldChanges(
         `give each field its own label in the account`,
     );
   }
-  if (before === undefined) return;
+}
+
+/** Fields of `before` (keys) the account no longer has. */
+function noteDeletedFields(
+  warn: (message: string) => void,
+  defs: readonly FieldDefinition[],
+  before: readonly string[],
+): void {
   const now = new Set(defs.map((d) => d.key));
   for (const key of before)
     if (!now.has(key))

@@ -7,6 +7,7 @@ import { receiver, type ReceivedPage } from '../exporter/page-receiver.js';
 import { pageSource, stuckCursor, type FetchPage } from '../exporter/page-source.js';
 import type { LanePosition } from '../exporter/export-state.js';
 import type { SingerOut } from './messages.js';
+import type { MemberKeys } from '../lib/member-keys.js';
 import type { TapRun } from './tap-run.js';
 
 /** One cursor of the tap (contacts, custom events, one email event type). */
@@ -30,6 +31,8 @@ interface LaneInput {
   until?: () => boolean;
   /** After each page is committed, with its rows not delivered before (the heap hold's check, the counts). */
   afterPage?: (fresh: number) => void;
+  /** Contacts: the field labels the pages are read under (row identities), and the check after each page (pageSource's trust). */
+  fields?: { names(): MemberKeys; trust(): Promise<boolean> };
 }
 
 /**
@@ -41,7 +44,14 @@ export async function runLane(input: LaneInput): Promise<LanePosition> {
   const { http, target, limit, label, format, out } = input;
   const pool = new BlockPool();
   const fetch: FetchPage = (cursor, rows, skip, signal) =>
-    fetchPage(http, target, cursor, rows, receiver(target.kind, format, skip, pool, rows, label), signal);
+    fetchPage(
+      http,
+      target,
+      cursor,
+      rows,
+      receiver(format, { kind: target.kind, cursor, skip, pool, limit: rows, label, names: input.fields?.names() }),
+      signal,
+    );
   let pos = input.start;
   try {
     for await (const { page, step } of pageSource({
@@ -53,6 +63,7 @@ export async function runLane(input: LaneInput): Promise<LanePosition> {
       prefetch: () => !input.until?.(),
       until: input.until,
       stuck: (pages) => stuckCursor(label, pages),
+      trust: input.fields && (() => input.fields!.trust()),
     })) {
       try {
         await out.bytes(page.pieces);

@@ -63,8 +63,8 @@ describe('a server of second precision (binary)', () => {
       stateFile: string;
     };
     const state = JSON.parse(readFileSync(stateFile, 'utf8'));
-    expect(state.state.current.seen[0]).toMatch(/^[^#]+@[^#]+#[0-9a-f]{16}$/);
-    state.state.current.seen = state.state.current.seen.map((id: string) => id.replace(/#[0-9a-f]{16}$/, ''));
+    expect(state.state.current.seen[0]).toMatch(/^[^#]+@[^#]+#k[0-9a-f]{16}$/);
+    state.state.current.seen = state.state.current.seen.map((id: string) => id.replace(/#k[0-9a-f]{16}$/, ''));
     writeFileSync(stateFile, JSON.stringify(state));
     const again = await cnv(['export', 'contacts', '--out', out, '--json'], { env });
     expect(again.exitCode).toBe(0);

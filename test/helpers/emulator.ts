@@ -16,11 +16,23 @@ export async function emulatorFixture(opts: EmulatorOptions = {}) {
     const text = await res.text();
     return text ? JSON.parse(text) : undefined;
   };
+  /** A request of the API itself with the full key, which must succeed (a field made, a contact written). */
+  const api = async (method: string, path: string, body: unknown) => {
+    const res = await fetch(emulator.url + path, {
+      method,
+      headers: { 'content-type': 'application/json', 'x-api-key': emulator.keys.full },
+      body: JSON.stringify(body),
+    });
+    const text = await res.text();
+    if (res.status >= 300) throw new Error(`${method} ${path}: HTTP ${res.status} ${text}`);
+    return text ? JSON.parse(text) : undefined;
+  };
   return {
     emulator,
     env,
     configDir,
     admin,
+    api,
     faults: (body: Record<string, unknown>) => admin('POST', '/_emulator/faults', body),
     clearFaults: () => admin('DELETE', '/_emulator/faults'),
     stats: () => admin('GET', '/_emulator/stats'),

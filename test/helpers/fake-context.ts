@@ -60,8 +60,8 @@ export function fakeContext(opts: FakeOptions = {}): FakeRun {
   const globals: Readonly<GlobalOptions> = Object.freeze({ ...DEFAULT_GLOBALS, progress: false, ...opts.globals });
   const clients = new Map<string, HttpClient>();
   const disposers: Array<() => Promise<void> | void> = [];
-  const say = (line: string) => {
-    if (!ctx.globals.quiet) stderr.write(escapeControl(redact(line), '\n\t') + '\n');
+  const say = (line: string, evenQuiet = false) => {
+    if (evenQuiet || !ctx.globals.quiet) stderr.write(escapeControl(redact(line), '\n\t') + '\n');
   };
   const ctx: Context = {
     io: {
@@ -109,6 +109,7 @@ export function fakeContext(opts: FakeOptions = {}): FakeRun {
     prepareHttp() {},
     warn: (message) => say(`warning: ${message}`),
     info: (message) => say(message),
+    tell: (line) => say(line, true),
     redact,
     showProgress: () => false,
     onDispose: (fn) => void disposers.push(fn),

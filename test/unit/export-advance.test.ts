@@ -13,14 +13,26 @@ const step = (
 ) =>
   advance(
     { cursor, saved: new Set(saved), visited, label: 'export contacts' },
-    { nextCursor, hits: new Set(hits), fresh: new Set(fresh) },
+    { nextCursor, hits: new Set(hits), fresh: new Set(fresh), recent: new Set([...hits, ...fresh]) },
   );
 
 describe('advance(position, page)', () => {
   it("a moved cursor keeps only the saved rows not met yet; the next page also skips this page's rows", () => {
     const s = step('c1', ['x', 'y'], 'c2', ['x'], ['a', 'b']);
     expect(s).toMatchObject({ last: false, moved: true, seen: ['y'], again: [] });
-    expect([...s.nextSkip].sort()).toEqual(['a', 'b', 'x', 'y']);
+    expect([...s.nextSkip.saved]).toEqual(['y']);
+    expect([...s.nextSkip.recent!].sort()).toEqual(['a', 'b', 'x']);
+  });
+
+  it('a page whose identities are saved must bring them (the form saved)', () => {
+    const page = { nextCursor: null, hits: new Set<string>(), recent: new Set(['a']) };
+    const position = {
+      cursor: 'c1',
+      saved: new Set<string>(),
+      visited: new CursorTrail('c1'),
+      label: 'export contacts',
+    };
+    expect(() => advance(position, page)).toThrow(/came without them/);
   });
 
   it('a null cursor: exactly the rows of that page (they come again from the saved cursor)', () => {

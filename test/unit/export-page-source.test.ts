@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { IdTable, type Ids } from '../../src/exporter/id-table.js';
+import { IdTable, joinIds, type Skip } from '../../src/exporter/id-table.js';
 import type { ReceivedPage } from '../../src/exporter/page-receiver.js';
 import {
   MAX_STUCK_PAGES,
@@ -8,12 +8,13 @@ import {
   type FetchPage,
   type PageSourceOptions,
 } from '../../src/exporter/page-source.js';
+import { MAX_FIELD_CHANGES } from '../../src/exporter/field-watch.js';
 
 // The page source without a server: a fake fetch that serves rows by cursor, as the receiver would count them.
 type Served = Record<string, { ids: string[]; next: string | null }>;
 interface Call {
   cursor: string | null;
-  skip: Ids;
+  skip: Skip;
   signal: AbortSignal;
 }
 
@@ -25,7 +26,7 @@ function fakeFetch(served: Served, calls: Call[]): FetchPage {
     const table = new IdTable();
     let repeated = 0;
     for (const id of ids) {
-      if (skip.has(id)) hits.add(id);
+      if (skip.saved.has(id) || skip.recent?.has(id)) hits.add(id);
       else if (!table.add(id)) repeated++;
     }
     const page: ReceivedPage = {
@@ -36,6 +37,7 @@ function fakeFetch(served: Served, calls: Call[]): FetchPage {
       repeated,
       freshIds: table,
       hits,
+      recent: joinIds(hits, table),
       nextCursor: next,
       release: () => {},
     };
@@ -78,8 +80,10 @@ describe('pageSource: the pages of one export', () => {
     for await (const { step } of source(served, calls, { start: { cursor: 'c1', seen: ['s'] } }))
       again.push(step.again);
     expect(again).toEqual([[], ['b']]);
-    // The rows of the page before, hits included (a hit is a row delivered before).
-    expect([...calls[1].skip].sort()).toEqual(['a', 'b', 's']);
+    // The rows of the page before, hits included (a hit is a row delivered before), and what is
+    // left of the saved identities (none: `s` was met).
+    expect([...calls[1].skip.recent!].sort()).toEqual(['a', 'b', 's']);
+    expect([...calls[1].skip.saved]).toEqual([]);
   });
 
   it('a consumer that stops early ends the page fetched ahead; `until` stops before any fetch', async () => {
@@ -111,5 +115,22 @@ describe('pageSource: the pages of one export', () => {
       fetchedWhenHanded.push(calls.length);
     }
     expect(fetchedWhenHanded).toEqual([1, 2]);
+  });
+
+  it('a page the field watch does not trust is fetched again from its cursor; five in a row stop the run (exit 7)', async () => {
+    const calls: Call[] = [];
+    const served = { start: { ids: ['a'], next: 'c2' }, c2: { ids: ['b'], next: null } };
+    let answers = [false, false, true];
+    const trust = async () => answers.shift() ?? true;
+    const got: string[][] = [];
+    for await (const { page } of source(served, calls, { trust, prefetch: () => false })) got.push([...page.freshIds!]);
+    expect(got).toEqual([['a'], ['b']]);
+    expect(calls.map((c) => c.cursor)).toEqual([null, null, null, 'c2']);
+
+    answers = [];
+    const reads: Call[] = [];
+    const never = source(served, reads, { trust: async () => false });
+    await expect(never.next()).rejects.toMatchObject({ code: 'fields_changing', exitCode: 7 });
+    expect(reads).toHaveLength(MAX_FIELD_CHANGES);
   });
 });

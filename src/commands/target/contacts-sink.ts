@@ -37,10 +37,12 @@ export function contactsView(ctx: Context): () => Promise<ContactsView> {
       const key = syncStateKey(credentials.baseUrl, credentials.apiKey);
       const lock = await lockSync(stateDirOf(ctx).path, key);
       ctx.onDispose(() => lock.release());
-      const fields =
-        (await contactFieldDefinitions(ctx, true, false))?.get('fields') ?? new Map<string, FieldDefinition>();
+      const read = (await contactFieldDefinitions(ctx, true, false))?.get('fields');
+      const fields = read ?? new Map<string, FieldDefinition>();
       const deps = { ...exportDepsOf(ctx), reporter: await refreshReporter(reporterDepsOf(ctx)) };
-      const snapshot = await refreshSnapshot(deps, { key, fields, full: false }).catch(async (err: unknown) => {
+      // The pages are read under the fields read (none when the account refused the list), read again after each.
+      const opts = { key, fields, watched: read !== undefined, full: false };
+      const snapshot = await refreshSnapshot(deps, opts).catch(async (err: unknown) => {
         await discardUncommittedSnapshot(deps, key);
         throw err;
       });

@@ -32,11 +32,11 @@ const state = async (key?: string) => {
   expect(all).toHaveLength(1);
   return all[0];
 };
-/** A contact's saved identities without their content hashes (`id@updatedAt#<16 hex>`: each is checked to have one). */
+/** A contact's saved identities without their content hashes (`id@updatedAt#k<16 hex>`: each is checked to have one). */
 const versions = (seen: readonly string[]) =>
   seen.map((id) => {
-    expect(id).toMatch(/#[0-9a-f]{16}$/);
-    return id.slice(0, -17);
+    expect(id).toMatch(/#k[0-9a-f]{16}$/);
+    return id.slice(0, -18);
   });
 const fileKey = (out: string) => `${KEY}:${out}`;
 /** The ids of the rows an NDJSON file holds, in order. */
