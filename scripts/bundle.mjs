@@ -1,8 +1,10 @@
 // Bundles the CLI for start-up speed (docs/startup.md):
-// - dist/bundle/cnv.cjs: the whole CLI (our code, commander, conf, p-limit, lossless-json, string-width, undici
-//   and the parts of zod it uses) as one CommonJS file, which bin/cnv.js compiles with a V8
-//   code cache (src/runtime/load-bundle.ts), keyed by a digest of the file as it is when it
-//   runs. The other dependencies stay external and are imported lazily.
+// - dist/bundle/cnv.cjs and chunk-HASH.cjs: the whole CLI (our code, commander, conf, p-limit,
+//   lossless-json, string-width, undici and the parts of zod it uses), split where a module is
+//   imported when used (a command, undici, conf): cnv.cjs holds what every run runs, each chunk
+//   what some commands share, so a run reads only what it runs. CommonJS scripts, which
+//   bin/cnv.js compiles with a V8 code cache (src/runtime/load-bundle.ts), keyed by a digest of
+//   each file as it is when it runs. The other dependencies stay external and are imported lazily.
 // - dist/bundle/launcher.cjs: what bin/cnv.js needs before the CLI (the code cache, the answers
 //   known at build time); dist/bundle/complete-fast.cjs: a shell TAB, without the CLI.
 // - dist/bundle/launch.json: those answers (the version; the help a pipe gets);
@@ -108,8 +110,13 @@ function writeAtomic(url, text) {
   renameSync(temp, url);
 }
 
-// The CLI. CommonJS, since Node 20 has a code cache (vm.Script cachedData) for scripts only,
-// not for ES modules; one file, since esbuild splits only ES modules.
+// The CLI, split where a command is imported: dist/bundle/cnv.cjs holds what every run runs (the
+// program, the command tree, commander), each command and what only commands share go to chunks
+// (chunk-HASH.cjs, cmd-NAME-HASH.cjs) that a run loads when it imports them. One file for all
+// made every run read, digest and deserialise every command (esbuild declares each module's
+// functions at the file's top level: thousands of closures made at start). esbuild splits only
+// ES modules, so each file is then made a CommonJS script, since Node 20 has a code cache
+// (vm.Script cachedData) for scripts only: src/runtime/load-bundle.ts compiles each with one.
 const cli = await build({
   stdin: {
     contents:
@@ -118,40 +125,84 @@ const cli = await build({
     loader: 'ts',
     sourcefile: 'cnv-entry.ts',
   },
-  outfile: 'dist/bundle/cnv.cjs',
+  outdir: 'dist/bundle',
+  entryNames: 'cnv',
+  chunkNames: 'chunk-[hash]',
   write: false,
   bundle: true,
-  format: 'cjs',
+  splitting: true,
+  format: 'esm',
   platform: 'node',
   target: 'node20',
   external,
   plugins: [englishOnlyZod, lazyModules, zodWithoutJsonSchema],
-  // The launcher gives the script its file's URL, and a way to import the external packages
+  // The launcher gives each script its file's URL, and a way to import the external packages
   // (ES modules, which a script compiled by vm cannot import() itself).
   define: { 'import.meta.url': '__cnvUrl', CNV_BUNDLED_VERSION: JSON.stringify(pkg.version) },
   logLevel: 'warning',
   metafile: true,
 });
-let code = cli.outputFiles[0].text;
-// esbuild leaves `import("conf")` of an external package as it is: the launcher's import does it
-// (an ES module), and require() a built-in (at once; the ES module loader would take a few ms).
-code = code.replace(/\bimport\(("[^"./][^"]*")\)/g, (_, name) =>
-  name.startsWith('"node:') ? `Promise.resolve().then(() => require(${name}))` : `__cnvImport(${name})`,
-);
-// Only comments may still hold non-ASCII (esbuild escapes it in code), so the launcher reads the
-// file as Latin-1, the cheap one-byte string that a code cache expects of it.
-code = code.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-const bare = (await transform(code, { minifyWhitespace: true, format: 'cjs' })).code;
-if (/\bimport\(|\bimport\.meta\b/.test(bare))
-  throw new Error('dist/bundle/cnv.cjs: an import() or import.meta is left that a vm script cannot run');
-const statics = Object.values(cli.metafile.outputs)[0].imports.filter(
-  (i) => i.external && !i.path.startsWith('node:') && i.kind !== 'dynamic-import',
-);
-if (statics.length)
-  throw new Error(
-    `dist/bundle/cnv.cjs: packages required at load, not bundled: ${statics.map((i) => i.path).join(', ')}`,
+const files = new Map();
+for (const out of cli.outputFiles) {
+  const name = out.path.slice(out.path.lastIndexOf('/') + 1).replace(/\.js$/, '.cjs');
+  // import and export between the files become require() and module.exports (the launcher's
+  // require loads a sibling file, once); `import()` of one becomes a promise of its require().
+  // The file's `// path` line before each module (what a stack trace or a profile is read by) is
+  // kept as a legal comment through the transform, which drops the others.
+  const marked = out.text.replace(/^\/\/ ((?:src|node_modules|cnv-stub)\S*)$/gm, '//! $1');
+  let code = (await transform(marked, { format: 'cjs', platform: 'node', target: 'node20', legalComments: 'inline' }))
+    .code;
+  code = code
+    .replace(/^\/\/! ((?:src|node_modules|cnv-stub)\S*)$/gm, '// $1')
+    .replace(/\brequire\("\.\/([\w-]+)\.js"\)/g, 'require("./$1.cjs")')
+    .replace(/\bimport\("\.\/([\w-]+)\.js"\)/g, 'Promise.resolve().then(() => require("./$1.cjs"))')
+    // The exports object itself, not a copy of its getters: one getter a use of an import, not two.
+    .replace(
+      /^module\.exports = __toCommonJS\((\w+)\);$/m,
+      'module.exports = __defProp($1, "__esModule", { value: true });',
+    );
+  // esbuild leaves `import("conf")` of an external package as it is: the launcher's import does it
+  // (an ES module), and require() a built-in (at once; the ES module loader would take a few ms).
+  code = code.replace(/\bimport\(("[^"./][^"]*")\)/g, (_, spec) =>
+    spec.startsWith('"node:') ? `Promise.resolve().then(() => require(${spec}))` : `__cnvImport(${spec})`,
   );
-writeAtomic(new URL('cnv.cjs', dir), code);
+  // Only comments may still hold non-ASCII (esbuild escapes it in code), so the launcher reads the
+  // file as Latin-1, the cheap one-byte string that a code cache expects of it.
+  code = code.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const meta = Object.entries(cli.metafile.outputs).find(([path]) => out.path.endsWith(path))?.[1];
+  const statics = (meta?.imports ?? []).filter(
+    (i) => i.external && !i.path.startsWith('node:') && i.kind !== 'dynamic-import',
+  );
+  if (statics.length)
+    throw new Error(
+      `dist/bundle/${name}: packages required at load, not bundled: ${statics.map((i) => i.path).join(', ')}`,
+    );
+  files.set(name, code);
+}
+// What every run evaluates (cnv.cjs and the chunks it requires at its top, in turn) is one file,
+// cnv.cjs; each other chunk is a file of its own. A file defines its modules (`__cnvDefine`, the
+// launcher's), each run when first required.
+const core = new Set();
+const reach = (name) => {
+  if (core.has(name)) return;
+  core.add(name);
+  for (const m of files.get(name).matchAll(/(Promise\.resolve\(\)\.then\(\(\) => )?require\("\.\/([\w-]+\.cjs)"\)/g))
+    if (!m[1]) reach(m[2]);
+};
+reach('cnv.cjs');
+const defining = (names) =>
+  `__cnvDefine({\n${names.map((n) => `${JSON.stringify(n)}: function (exports, require, module) {\n${files.get(n)}\n}`).join(',\n')}\n});\n`;
+const written = [];
+for (const [name, text] of [
+  ['cnv.cjs', defining([...core])],
+  ...[...files.keys()].filter((n) => !core.has(n)).map((n) => [n, defining([n])]),
+]) {
+  const bare = (await transform(text, { minifyWhitespace: true, format: 'cjs' })).code;
+  if (/\bimport\(|\bimport\.meta\b/.test(bare))
+    throw new Error(`dist/bundle/${name}: an import() or import.meta is left that a vm script cannot run`);
+  writeAtomic(new URL(name, dir), text);
+  written.push(name);
+}
 // CNV_BUNDLE_META=FILE: what the bundle holds (https://esbuild.github.io/analyze/), for start-up work.
 if (process.env.CNV_BUNDLE_META) writeFileSync(process.env.CNV_BUNDLE_META, JSON.stringify(cli.metafile));
 
@@ -173,7 +224,7 @@ await build({
 
 // Files of earlier builds (the code-split chunks of earlier versions), but not in the middle of a
 // process started from them a moment ago (it may still import one lazily).
-const current = new Set(['cnv.cjs', 'launcher.cjs', 'complete-fast.cjs', 'launch.json', 'completion.json']);
+const current = new Set([...written, 'launcher.cjs', 'complete-fast.cjs', 'launch.json', 'completion.json']);
 for (const name of readdirSync(dir)) {
   const file = new URL(name, dir);
   if (!current.has(name) && Date.now() - statSync(file).mtimeMs > 60_000) rmSync(file, { force: true });

@@ -3,9 +3,13 @@ import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { HELP_TOPICS } from './help-topics.js';
 import type { CnvCommand } from './cnv-command.js';
+import type { CnvHelp } from './help-layout.js';
 import { didYouMean } from '../cmdutil/suggest.js';
 
-/** `cnv help [topic | command...]`: topics, or a command's own help. */
+/**
+ * `cnv help [topic | command...]`: a topic, or a command's whole help page: its `--help` (a
+ * screen) with the notes, every flag's whole description and the JSON OUTPUT (help-layout.ts).
+ */
 export function addHelpCommand(program: Command, ctx: Context, loadLeaf: (cmd: Command) => Promise<void>): void {
   program.helpCommand(false);
   const topics = Object.entries(HELP_TOPICS)
@@ -13,7 +17,7 @@ export function addHelpCommand(program: Command, ctx: Context, loadLeaf: (cmd: C
     .join('\n');
   const help = program
     .command('help [topic...]')
-    .description('Show help for a command, or a topic (exit-codes, environment)')
+    .description("Show a command's whole help page, or a topic (exit-codes, environment)")
     .addHelpText('after', `\nTopics:\n${topics}\n\nExamples:\n  $ cnv help exit-codes\n  $ cnv help contacts upsert`)
     .action(async (path: string[]) => {
       const topic = path.length === 1 ? HELP_TOPICS[path[0]] : undefined;
@@ -38,6 +42,8 @@ export function addHelpCommand(program: Command, ctx: Context, loadLeaf: (cmd: C
         await loadLeaf(cmd);
       }
       // outputHelp, not helpInformation: the notes and examples are added help text.
+      const whole: Partial<CnvHelp> = { ...cmd.configureHelp(), whole: true };
+      cmd.configureHelp(whole);
       cmd.outputHelp();
     });
   (help as CnvCommand).helpParts.globals = [];

@@ -1,4 +1,5 @@
 import type { Command, Help, Option } from 'commander';
+import { briefOf } from '../cmdutil/flag-brief.js';
 import { HELP_TOPICS } from './help-topics.js';
 
 /** What a command's help holds besides commander's own parts (set by CnvCommand and the program). */
@@ -13,54 +14,78 @@ export interface HelpParts {
   examples?: readonly string[];
 }
 
+/** commander's Help with cnv's one setting: `whole`, the page in full (`cnv help <command>`, docs/commands.md). */
+export type CnvHelp = Help & { whole?: boolean };
+
+/** The most lines a command's `--help` takes (test/cli/help-pages.test.ts holds every page to it). */
+export const HELP_PAGE_LINES = 60;
+
+/** The widest flag column of a `--help` page: a longer flag pushes its own line's description right. */
+const TERM_COLUMN = 24;
+
 const LEARN_MORE = [
-  'Use `cnv <command> <subcommand> --help` for more information about a command.',
+  'Use `cnv <command> <subcommand> --help` for more information about a command, `cnv help <command>` for all of it.',
   'Exit codes (`cnv help exit-codes`): 0 ok, 2 usage, 3 rejected, 4 auth, 5 not found, 6 partial, 7 transient, 8 local file, 9 differences (--exit-code).',
   'Environment variables: `cnv help environment`. Every help page in one file: docs/commands.md.',
 ];
 
 /**
- * Help laid out as gh lays it out: what the command is (its description and notes), USAGE,
- * ARGUMENTS, its own FLAGS and COMMANDS, EXAMPLES and the JSON OUTPUT, then the INHERITED FLAGS
- * (the global ones, last: they are the same on every page) and LEARN MORE. A group's `help`
- * command is not listed (`cnv help <command>` is). `helper.showGlobalOptions` false (the
- * generated reference) leaves the inherited flags out.
+ * Help laid out as gh lays it out. A command's `--help` is a screen (at most HELP_PAGE_LINES
+ * lines at 80 columns): what it is (its summary), USAGE, ARGUMENTS, its own FLAGS one line each
+ * (a flag's `brief`, or its description cut at a clause), COMMANDS, EXAMPLES, the JSON OUTPUT
+ * when the page has room for it, the INHERITED FLAGS by name (`cnv --help` tells each)
+ * and one line of LEARN MORE naming the whole page. The whole page (`helper.whole`: `cnv help
+ * <command>`, docs/commands.md) adds the notes (the prose before the examples), every flag's
+ * whole description and the JSON OUTPUT. The top-level help is the same either way: it lists the
+ * commands, topics and global flags in full. A group's `help` command is not listed (`cnv help
+ * <command>` is). `helper.showGlobalOptions` false (the generated reference) leaves the inherited
+ * flags out.
  */
-export function formatHelp(cmd: Command, helper: Help, parts: HelpParts): string {
+export function formatHelp(cmd: Command, helper: CnvHelp, parts: HelpParts): string {
   const root = cmd.parent === null;
+  const whole = root || helper.whole === true;
   const width = helper.helpWidth ?? 80;
   const { prose, examples } = splitNotes(parts.notes);
 
   const own = helper.visibleOptions(cmd).filter((o) => root || o.long !== '--help');
+  // --version is the program's, not a command's; --help is known to whoever reads this page.
   const inherited =
     helper.showGlobalOptions && !root
-      ? // --version is the program's, not a command's.
-        [
-          ...helper
-            .visibleGlobalOptions(cmd)
-            .filter((o) => o.long !== '--version' && (!parts.globals || parts.globals.includes(o.long ?? ''))),
-          ...helpOptionOf(cmd),
-        ]
+      ? helper
+          .visibleGlobalOptions(cmd)
+          .filter((o) => o.long !== '--version' && (!parts.globals || parts.globals.includes(o.long ?? '')))
       : [];
   const subcommands = helper.visibleCommands(cmd).filter((c) => root || c.name() !== 'help');
   const topics = root ? Object.entries(HELP_TOPICS) : [];
   const topLevel = parts.examples?.map((e) => `  $ ${e}`) ?? [];
-  // One column for the terms of every section, as wide as the widest term shown.
+  // One column for the terms of every section, as wide as the widest term shown (on a page, at most TERM_COLUMN).
   const terms = [
-    ...[...own, ...inherited].map((o) => helper.optionTerm(o)),
+    ...own.map((o) => helper.optionTerm(o)),
     ...helper.visibleArguments(cmd).map((a) => helper.argumentTerm(a)),
     ...subcommands.map((c) => c.name()),
     ...topics.map(([name]) => name),
   ];
-  const termWidth = Math.max(0, ...terms.map((t) => helper.displayWidth(t)));
+  const widest = Math.max(0, ...terms.map((t) => helper.displayWidth(t)));
+  const termWidth = whole ? widest : Math.min(widest, TERM_COLUMN);
   const item = (term: string, description: string) => helper.formatItem(term, termWidth, description, helper);
-  const optionItem = (o: Option) => item(helper.optionTerm(o), helper.optionDescription(o));
-  const section = (title: string, lines: string[]) => (lines.length === 0 ? [] : [title, ...lines, '']);
+  let cut = false; // a flag's line says less than the whole page
+  const optionItem = (o: Option) => {
+    if (whole) return item(helper.optionTerm(o), helper.optionDescription(o));
+    const brief = briefOf(o);
+    const shown = oneLine(helper.optionTerm(o), brief ?? o.description, termWidth, width, helper);
+    // The whole page says more of it: the whole description, its choices or its default.
+    cut ||= shown.cut || (brief ?? o.description) !== helper.optionDescription(o);
+    return shown.text;
+  };
+  const indented = (text: string) => helper.boxWrap(text, width - 2).replace(/^/gm, '  ');
 
-  return [
+  const json = parts.json
+    ? section('JSON OUTPUT (piped, --json, and what -q selects from)', [indented(parts.json() + '.')])
+    : [];
+  const head = [
     helper.boxWrap(helper.commandDescription(cmd), width),
     '',
-    ...(prose.length ? [...prose, ''] : []),
+    ...(whole && prose.length ? [...prose, ''] : []),
     ...section('USAGE', [`  ${usage(cmd)}`]),
     ...section(
       'ALIASES',
@@ -80,22 +105,88 @@ export function formatHelp(cmd: Command, helper: Help, parts: HelpParts): string
     ),
     ...section(root ? 'FLAGS (every command takes them, before or after its name)' : 'FLAGS', own.map(optionItem)),
     ...section('EXAMPLES', [...topLevel, ...examples]),
-    ...section(
-      'JSON OUTPUT (piped, --json, and what -q selects from)',
-      parts.json ? [helper.boxWrap(parts.json() + '.', width - 2).replace(/^/gm, '  ')] : [],
-    ),
-    ...section('INHERITED FLAGS', inherited.map(optionItem)),
-    ...section(
-      'LEARN MORE',
-      LEARN_MORE.map((l) => helper.boxWrap(l, width - 2).replace(/^/gm, '  ')),
-    ),
-  ].join('\n');
+  ];
+  const inheritedAs = (list: string) => section('INHERITED FLAGS', inherited.length ? [indented(list)] : []);
+  const tail = inheritedAs(inheritedList(inherited));
+  if (whole)
+    return [
+      ...head,
+      ...json,
+      ...tail,
+      ...section('LEARN MORE', (root ? LEARN_MORE : LEARN_MORE.slice(1)).map(indented)),
+    ].join('\n');
+  const tails = [tail, ...(parts.globals ? [] : [inheritedAs(ALL_GLOBALS)])];
+  return fitPage(cmd, parts.notes, { head, json, tails }, prose.length > 0 || cut, indented);
 }
 
-/** The help option as an inherited flag, as gh lists it. */
-function helpOptionOf(cmd: Command): Option[] {
-  const help = (cmd as unknown as { _getHelpOption(): Option | null })._getHelpOption();
-  return help && !help.hidden ? [help] : [];
+/**
+ * The page: the first of these that fits with its one line of LEARN MORE (2 with its title): with
+ * the JSON OUTPUT, without it, then with the inherited flags in one line (`tails`, when they are
+ * all of them). LEARN MORE names the whole page when this one `saysLess` or left the JSON out.
+ */
+function fitPage(
+  cmd: Command,
+  notes: string[],
+  blocks: { head: string[]; json: string[]; tails: string[][] },
+  saysLess: boolean,
+  indented: (text: string) => string,
+): string {
+  const { head, json, tails } = blocks;
+  const pages = [[...head, ...json, ...tails[0]], ...tails.map((t) => [...head, ...t])];
+  const shown = pages.find((p) => lineCount(p) + 2 <= HELP_PAGE_LINES) ?? pages[pages.length - 1];
+  const jsonLeftOut = json.length > 0 && shown !== pages[0];
+  const doc = /\bdocs\/[\w-]+\.md\b/.exec(notes.join('\n'))?.[0] ?? 'docs/commands.md';
+  const path = pathOf(cmd);
+  const more =
+    saysLess || jsonLeftOut
+      ? `The whole page: \`cnv help ${path.slice(1).join(' ')}\`; ${doc}`
+      : cmd.commands.length
+        ? `Each command: \`${path.join(' ')} <command> --help\`; ${doc}`
+        : `Exit codes: \`cnv help exit-codes\`; ${doc}`;
+  return [...shown, ...section('LEARN MORE', [indented(more)])].join('\n');
+}
+
+/** A titled section of a page, and the blank line after it; nothing when it has no lines. */
+function section(title: string, lines: string[]): string[] {
+  return lines.length === 0 ? [] : [title, ...lines, ''];
+}
+
+/** The inherited flags of a command that takes every global flag, on a page with no room to name them. */
+const ALL_GLOBALS = 'every global flag: -o/--format, -q/--query, --dry-run... (see cnv --help)';
+
+/** What a description cut to one line ends with: the whole one is in `cnv help <command>`. */
+const CUT = '...';
+
+/**
+ * A term and its description on one line of `width` columns: the description cut, when it does
+ * not fit, at the last clause (`, `, `; `, ` (`, `: `) that does, else at a word, and marked.
+ */
+function oneLine(
+  term: string,
+  description: string,
+  termWidth: number,
+  width: number,
+  helper: Help,
+): { text: string; cut: boolean } {
+  const room = width - 2 - Math.max(termWidth, helper.displayWidth(term)) - 2;
+  const padded = `  ${term.padEnd(termWidth)}  `;
+  if (helper.displayWidth(description) <= room) return { text: padded + description, cut: false };
+  const limit = room - CUT.length;
+  const clauses = [...description.matchAll(/[,;:]? |\s\(/g)].map((m) => m.index).filter((i) => i <= limit);
+  const clause = clauses.filter((i) => i >= limit / 2).at(-1);
+  const at = clause ?? description.lastIndexOf(' ', limit);
+  return { text: padded + description.slice(0, at > 0 ? at : limit).replace(/[\s,;:(]+$/, '') + CUT, cut: true };
+}
+
+/** The inherited flags by name (`-q/--query`), and where they are told. */
+function inheritedList(options: Option[]): string {
+  const names = options.map((o) => (o.short ? `${o.short}/${o.long}` : (o.long ?? '')));
+  return `${names.join(', ')} (see cnv --help)`;
+}
+
+/** Lines of a page given as blocks that may hold line breaks. */
+function lineCount(blocks: string[]): number {
+  return blocks.join('\n').split('\n').length;
 }
 
 /** `cnv campaigns list`, by canonical names. */

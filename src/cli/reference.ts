@@ -1,6 +1,7 @@
 import { PassThrough } from 'node:stream';
 import type { Command } from 'commander';
 import { createContext } from './create-context.js';
+import type { CnvHelp } from './help-layout.js';
 import { HELP_TOPICS } from './help-topics.js';
 import { buildProgram, loadAllCommands } from './program.js';
 import { COMMANDS, isGroup } from './registry.js';
@@ -9,8 +10,18 @@ import { describeOutput } from '../cmdutil/json-output.js';
 
 const HELP_WIDTH = 100;
 
-/** docs/commands.md: every command's help, generated from the program itself (`npm run docs`). */
-export async function renderReference(): Promise<string> {
+/** One help page of the program: the command's path (`[]` for `cnv` itself) and the page. */
+interface HelpPage {
+  path: string[];
+  text: string;
+}
+
+/**
+ * Every command's help page, from the program itself with every command loaded, in the order of
+ * `cnv --help`: `whole` the page of `cnv help <command>`, else its `--help`; `width` columns;
+ * `inherited` false leaves the INHERITED FLAGS out (the reference lists the global flags once).
+ */
+export async function helpPages(opts: { width: number; whole: boolean; inherited: boolean }): Promise<HelpPage[]> {
   let captured = '';
   const stdout = new PassThrough();
   stdout.on('data', (c) => (captured += c));
@@ -27,41 +38,36 @@ export async function renderReference(): Promise<string> {
   });
   const program = buildProgram(ctx, () => {});
   await loadAllCommands(ctx, program);
-  const helpOf = (cmd: Command): string => {
+  const help: Partial<CnvHelp> = { helpWidth: opts.width, showGlobalOptions: opts.inherited, whole: opts.whole };
+  const pages: HelpPage[] = [];
+  const walk = (cmd: Command, path: string[]) => {
     captured = '';
-    cmd.configureHelp({ ...cmd.configureHelp(), helpWidth: HELP_WIDTH, showGlobalOptions: false });
+    cmd.configureHelp({ ...cmd.configureHelp(), ...help });
     cmd.outputHelp();
-    return captured.trimEnd();
+    pages.push({ path, text: captured.trimEnd() });
+    for (const sub of cmd.commands)
+      if (!(sub as unknown as { _hidden?: boolean })._hidden) walk(sub, [...path, sub.name()]);
   };
+  walk(program, []);
+  return pages;
+}
 
+/**
+ * docs/commands.md: every command's whole help page (`cnv help <command>`), generated from the
+ * program itself (`npm run docs`).
+ */
+export async function renderReference(): Promise<string> {
   const sections: string[] = [
     '# Command reference',
     '',
     'Generated from the program by `npm run docs`; a test fails when this file is out of date.',
     'The global options (listed under `cnv`) are accepted by every command, before or after its name.',
-    '',
-    '## cnv',
-    '',
-    '```text',
-    helpOf(program),
-    '```',
+    "Each section is the command's whole page, as `cnv help <command>` prints it; its `--help` is a screen of it.",
   ];
-  const walk = (cmd: Command, path: string[]) => {
-    for (const sub of cmd.commands) {
-      if ((sub as unknown as { _hidden?: boolean })._hidden) continue;
-      const name = [...path, sub.name()];
-      sections.push(
-        '',
-        `${'#'.repeat(Math.min(name.length + 1, 4))} cnv ${name.join(' ')}`,
-        '',
-        '```text',
-        helpOf(sub),
-        '```',
-      );
-      walk(sub, name);
-    }
-  };
-  walk(program, []);
+  for (const { path, text } of await helpPages({ width: HELP_WIDTH, whole: true, inherited: false })) {
+    const heading = `${'#'.repeat(Math.min(Math.max(path.length + 1, 2), 4))} ${['cnv', ...path].join(' ')}`;
+    sections.push('', heading, '', '```text', text, '```');
+  }
   sections.push('', '## Help topics');
   for (const [name, topic] of Object.entries(HELP_TOPICS)) {
     sections.push('', `### cnv help ${name}`, '', '```text', topic.text.trimEnd(), '```');

@@ -6,7 +6,7 @@ import { INPUT_FORMATS } from '../input/input-rows.js';
 import { summaryJsonTarget } from '../output/summary-json.js';
 import { INPUT_ENCODINGS } from '../input/text-decode.js';
 import { integer } from '../lib/option-values.js';
-import { flag, listFlag, numberFlag, switchFlag, textFlag } from './flags.js';
+import { flag, listFlag, numberFlag, switchFlag, textFlag, withBrief } from './flags.js';
 import { refuseJsonWhenStdoutIsData } from './stdout-data.js';
 
 function delimiter(text: string): string {
@@ -17,84 +17,135 @@ function delimiter(text: string): string {
   return text;
 }
 
+/** How an input file is read. */
+const READ_FLAGS = {
+  inputFormat: withBrief(
+    flag(
+      '--input-format <format>',
+      'input format when the extension does not say (default: by extension, else sniffed)',
+      z.enum(['csv', 'ndjson', 'json']).optional(),
+      { choices: INPUT_FORMATS },
+    ),
+    'csv, ndjson or json (default: by extension)',
+  ),
+  delimiter: withBrief(
+    textFlag(
+      '--delimiter <char>',
+      'CSV field delimiter: one character, or "tab" (default "," or a tab for .tsv)',
+      delimiter,
+    ),
+    'CSV delimiter: one character, or "tab"',
+  ),
+  encoding: withBrief(
+    flag(
+      '--encoding <name>',
+      'text encoding of an input file without a byte order mark (default utf-8; UTF-16 with a BOM is read as such)',
+      z.string().optional(),
+      { choices: INPUT_ENCODINGS },
+    ),
+    'text encoding of a file without a BOM',
+  ),
+};
+
+/** The report of a run, and a run resumed from one. */
+const REPORT_FLAGS = {
+  report: withBrief(
+    textFlag(
+      '--report <file>',
+      "write every row's result as CSV (line, identifier, status, ..., error, message, row, hash) " +
+        'after a first line naming the run; - for stdout',
+    ),
+    "write every row's result as CSV (- for stdout)",
+  ),
+  resumeFromReport: withBrief(
+    textFlag(
+      '--resume-from-report <file>',
+      'send only the rows that have no success in this earlier report of the same command, ' +
+        'target and input (matched by row and content)',
+    ),
+    'send only the rows this report has not done',
+  ),
+  force: withBrief(
+    switchFlag(
+      '--force',
+      'overwrite the --report of an unfinished run (one with skipped rows) and send every row again, ' +
+        'instead of refusing it (exit 2)',
+    ),
+    "overwrite an unfinished run's --report",
+  ),
+};
+
+/** Which rows and columns are read, and where each column goes. */
+const ROW_FLAGS = {
+  maxRows: withBrief(
+    numberFlag(
+      '--max-rows <n>',
+      'read only the first N rows of the file (with --dry-run: look at what the first few would send)',
+      integer(1),
+    ),
+    'read only the first N rows of the file',
+  ),
+  map: withBrief(
+    listFlag(
+      '--map <column=target>',
+      'send a column as a target: a body key, fields.KEY, a field key or label, body.NAME (as it is), ' +
+        "or - (left out); repeatable, e.g. --map 'First Name=firstName'",
+    ),
+    "send a column as a target: --map 'A=email'",
+  ),
+  mapFile: withBrief(
+    textFlag(
+      '--map-file <file>',
+      'column=target lines, as --map (# comments); see docs/batches.md for HubSpot, Mailchimp and Klaviyo recipes',
+    ),
+    'column=target lines, as --map (# comments)',
+  ),
+  ignoreColumn: withBrief(
+    listFlag(
+      '--ignore-column <name>',
+      "leave this column out (repeatable; '' names an unnamed column, such as a pandas or R row index)",
+    ),
+    'leave this column out (repeatable)',
+  ),
+};
+
 /**
  * The input, report and concurrency flags shared by every batch or file mode (the column flags of
  * its mode follow: see below).
  */
 export function batchFlags(defaults: BatchDefaults) {
   return {
-    inputFormat: flag(
-      '--input-format <format>',
-      'input format when the extension does not say (default: by extension, else sniffed)',
-      z.enum(['csv', 'ndjson', 'json']).optional(),
-      { choices: INPUT_FORMATS },
-    ),
-    delimiter: textFlag(
-      '--delimiter <char>',
-      'CSV field delimiter: one character, or "tab" (default "," or a tab for .tsv)',
-      delimiter,
-    ),
-    encoding: flag(
-      '--encoding <name>',
-      'text encoding of an input file without a byte order mark (default utf-8; UTF-16 with a BOM is read as such)',
-      z.string().optional(),
-      { choices: INPUT_ENCODINGS },
-    ),
-    report: textFlag(
-      '--report <file>',
-      "write every row's result as CSV (line, identifier, status, ..., error, message, row, hash) " +
-        'after a first line naming the run; - for stdout',
-    ),
-    resumeFromReport: textFlag(
-      '--resume-from-report <file>',
-      'send only the rows that have no success in this earlier report of the same command, ' +
-        'target and input (matched by row and content)',
-    ),
-    force: switchFlag(
-      '--force',
-      'overwrite the --report of an unfinished run (one with skipped rows) and send every row again, ' +
-        'instead of refusing it (exit 2)',
-    ),
+    ...READ_FLAGS,
+    ...REPORT_FLAGS,
     concurrency: numberFlag(
       '--concurrency <n>',
       `requests in flight at once (default ${defaults.concurrency})`,
       integer(1, 64),
     ),
-    maxRows: numberFlag(
-      '--max-rows <n>',
-      'read only the first N rows of the file (with --dry-run: look at what the first few would send)',
-      integer(1),
-    ),
-    map: listFlag(
-      '--map <column=target>',
-      'send a column as a target: a body key, fields.KEY, a field key or label, body.NAME (as it is), ' +
-        "or - (left out); repeatable, e.g. --map 'First Name=firstName'",
-    ),
-    mapFile: textFlag(
-      '--map-file <file>',
-      'column=target lines, as --map (# comments); see docs/batches.md for HubSpot, Mailchimp and Klaviyo recipes',
-    ),
-    ignoreColumn: listFlag(
-      '--ignore-column <name>',
-      "leave this column out (repeatable; '' names an unnamed column, such as a pandas or R row index)",
-    ),
+    ...ROW_FLAGS,
   };
 }
 
 /** Columns that name nothing the endpoint takes: left out (every mode but the batch adds', which take identifiers only). */
 export const IGNORE_UNKNOWN_COLUMNS_FLAG = {
-  ignoreUnknownColumns: switchFlag(
-    '--ignore-unknown-columns',
-    'leave out every column that names nothing the endpoint takes (listed in the column table) instead of refusing the file',
+  ignoreUnknownColumns: withBrief(
+    switchFlag(
+      '--ignore-unknown-columns',
+      'leave out every column that names nothing the endpoint takes (listed in the column table) instead of refusing the file',
+    ),
+    'leave out the columns that name nothing',
   ),
 };
 
 /** A column sent as it is (the modes whose rows are request bodies: upserts, events). */
 export const PASS_COLUMN_FLAG = {
-  passColumn: listFlag(
-    '--pass-column <name>',
-    'send this column as a top-level body member under its own name, ' +
-      'unchecked (the members the spec names but does not spell); repeatable',
+  passColumn: withBrief(
+    listFlag(
+      '--pass-column <name>',
+      'send this column as a top-level body member under its own name, ' +
+        'unchecked (the members the spec names but does not spell); repeatable',
+    ),
+    'send this column as a body member, unchecked',
   ),
 };
 
@@ -103,23 +154,29 @@ export const PASS_COLUMN_FLAG = {
  * definitions); without either, the file's own cells tell it (src/input/number-convention.ts).
  */
 export const NUMBER_CONVENTION_FLAGS = {
-  decimalPoint: switchFlag(
-    '--decimal-point',
-    'NUMBER cells have a decimal point, commas group thousands (1,234.5): 1,234 is 1234',
+  decimalPoint: withBrief(
+    switchFlag('--decimal-point', 'NUMBER cells have a decimal point, commas group thousands (1,234.5): 1,234 is 1234'),
+    'NUMBER cells have a decimal point (1,234.5)',
   ),
-  decimalComma: switchFlag(
-    '--decimal-comma',
-    'NUMBER cells have a decimal comma, dots group thousands (1.234,5), ' +
-      'as German or French spreadsheets save them: 1,234 is 1.234',
+  decimalComma: withBrief(
+    switchFlag(
+      '--decimal-comma',
+      'NUMBER cells have a decimal comma, dots group thousands (1.234,5), ' +
+        'as German or French spreadsheets save them: 1,234 is 1.234',
+    ),
+    'NUMBER cells have a decimal comma (1.234,5)',
   ),
 };
 
 /** The run's summary as JSON. */
 export const SUMMARY_JSON_FLAG = {
-  summaryJson: textFlag(
-    '--summary-json <file>',
-    'write the run summary as JSON to this file at the end (also when the run fails or is interrupted); ' +
-      '- for stdout when stdout carries no other data (as --json does)',
+  summaryJson: withBrief(
+    textFlag(
+      '--summary-json <file>',
+      'write the run summary as JSON to this file at the end (also when the run fails or is interrupted); ' +
+        '- for stdout when stdout carries no other data (as --json does)',
+    ),
+    'write the run summary as JSON (- for stdout)',
   ),
 };
 

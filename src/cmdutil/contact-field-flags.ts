@@ -8,7 +8,7 @@ import { setOwn } from '../lib/own-key.js';
 import { coerceValue } from '../input/coerce.js';
 import { readFieldDefinitions, type DefinitionsByType } from '../records/field-cache.js';
 import { fieldCacheDepsOf } from './context-deps.js';
-import { flag } from './flags.js';
+import { flag, withBrief } from './flags.js';
 import { checkFieldKeys, checkSetNames } from '../contacts/field-keys.js';
 
 /** Commander collector for repeatable `key=value` options, the value kept as typed. */
@@ -24,20 +24,29 @@ const pairsFlag = (flags: string, description: string) =>
 
 /** The field flags of `contacts upsert`: by definition, as a string (-f) or as JSON (-F), for the contact and its company. */
 export const FIELD_FLAGS = {
-  field: pairsFlag('--field <key=value>', "contact field (repeatable); value converted to the field's data type"),
-  rawField: pairsFlag('-f, --raw-field <key=value>', 'contact field sent as a string, as typed (repeatable)'),
-  typedField: pairsFlag(
-    '-F, --typed-field <key=value>',
-    'contact field sent as JSON when it parses: true, false, null, numbers, objects (repeatable)',
+  field: withBrief(
+    pairsFlag('--field <key=value>', "contact field (repeatable); value converted to the field's data type"),
+    'contact field, typed by its definition',
   ),
-  companyField: pairsFlag(
-    '--company-field <key=value>',
-    "field of the contact's company (repeatable); converted like --field",
+  rawField: withBrief(
+    pairsFlag('-f, --raw-field <key=value>', 'contact field sent as a string, as typed (repeatable)'),
+    'contact field sent as a string',
+  ),
+  typedField: withBrief(
+    pairsFlag(
+      '-F, --typed-field <key=value>',
+      'contact field sent as JSON when it parses: true, false, null, numbers, objects (repeatable)',
+    ),
+    'contact field sent as JSON when it parses',
+  ),
+  companyField: withBrief(
+    pairsFlag('--company-field <key=value>', "field of the contact's company (repeatable); converted like --field"),
+    'company field, typed like --field',
   ),
   companyRawField: pairsFlag('--company-raw-field <key=value>', 'company field sent as a string (repeatable)'),
-  companyTypedField: pairsFlag(
-    '--company-typed-field <key=value>',
-    'company field sent as JSON when it parses (repeatable)',
+  companyTypedField: withBrief(
+    pairsFlag('--company-typed-field <key=value>', 'company field sent as JSON when it parses (repeatable)'),
+    'company field sent as JSON when it parses',
   ),
 };
 

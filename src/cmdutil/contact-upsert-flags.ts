@@ -9,7 +9,7 @@ import {
   rejectBatchOptions,
   SUMMARY_JSON_FLAG,
 } from './batch-options.js';
-import { commandOptions, flag, switchFlag, textFlag, type OptionValues, type ValuesOf } from './flags.js';
+import { commandOptions, flag, switchFlag, textFlag, type OptionValues, type ValuesOf, withBrief } from './flags.js';
 import { caseInsensitiveChoice } from './parse.js';
 import { setFlag } from './body-flags.js';
 import { UsageError } from '../errors.js';
@@ -22,15 +22,24 @@ export const UPSERT_FILE_DEFAULTS = { concurrency: 16, maxChunkSize: 1, typedNum
 
 /** The flags that apply to every row of a file: `contacts upsert --file` and `contacts sync`. */
 export const FILE_ROW_FLAGS = {
-  status: flag(
-    '--status <status>',
-    `subscription status: ${SETTABLE_STATUSES.join(', ')} (any case)`,
-    z.enum(SETTABLE_STATUSES).optional(),
-    { parse: caseInsensitiveChoice(SETTABLE_STATUSES) },
+  status: withBrief(
+    flag(
+      '--status <status>',
+      `subscription status: ${SETTABLE_STATUSES.join(', ')} (any case)`,
+      z.enum(SETTABLE_STATUSES).optional(),
+      { parse: caseInsensitiveChoice(SETTABLE_STATUSES) },
+    ),
+    `${SETTABLE_STATUSES.join(', ')} (any case)`,
   ),
   ...FIELD_FLAGS,
-  updateOnly: switchFlag('--update-only', 'never create: fail with exit 5 when no contact matches'),
-  set: setFlag('any other body field, e.g. a flag the spec names but does not spell (repeatable)'),
+  updateOnly: withBrief(
+    switchFlag('--update-only', 'never create: fail with exit 5 when no contact matches'),
+    'never create: exit 5 when no contact matches',
+  ),
+  set: withBrief(
+    setFlag('any other body field, e.g. a flag the spec names but does not spell (repeatable)'),
+    'any other body member, sent as given',
+  ),
   ...batchFlags(UPSERT_FILE_DEFAULTS),
   ...IGNORE_UNKNOWN_COLUMNS_FLAG,
   ...PASS_COLUMN_FLAG,
@@ -40,11 +49,17 @@ export const FILE_ROW_FLAGS = {
 
 export const options = commandOptions(
   {
-    email: textFlag('--email <address>', 'identifies the contact; with --contact-id it becomes the new address'),
-    contactId: textFlag('--contact-id <uuid>', 'identifies the contact by cnvContactId (wins over --email)'),
-    file: textFlag(
-      '--file <file>',
-      'upsert every row of a CSV, NDJSON or JSON file (- for stdin), one request per row',
+    email: withBrief(
+      textFlag('--email <address>', 'identifies the contact; with --contact-id it becomes the new address'),
+      'the contact; with --contact-id, its new email',
+    ),
+    contactId: withBrief(
+      textFlag('--contact-id <uuid>', 'identifies the contact by cnvContactId (wins over --email)'),
+      'the contact by cnvContactId (wins over --email)',
+    ),
+    file: withBrief(
+      textFlag('--file <file>', 'upsert every row of a CSV, NDJSON or JSON file (- for stdin), one request per row'),
+      'upsert every row of a CSV, NDJSON or JSON file',
     ),
     ...FILE_ROW_FLAGS,
   },

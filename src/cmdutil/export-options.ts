@@ -11,7 +11,7 @@ import type { ExportRunOptions } from '../exporter/export-run-options.js';
 import { gzipName } from '../exporter/gzip-pages.js';
 import { summaryJsonTarget } from '../output/summary-json.js';
 import { integer } from '../lib/option-values.js';
-import { flag, numberFlag, switchFlag, textFlag, type OptionValues } from './flags.js';
+import { flag, numberFlag, switchFlag, textFlag, type OptionValues, withBrief } from './flags.js';
 import { refuseJsonWhenStdoutIsData } from './stdout-data.js';
 import { checkStateKey } from '../exporter/state-key.js';
 import type { FileFormat } from '../exporter/export-state.js';
@@ -23,63 +23,107 @@ export const FORMAT_HELP =
   'else NDJSON (--out FILE.json is refused: not one JSON array). ' +
   '--out FILE.gz (or --compress gzip) writes gzip: one gzip member per page.';
 
-/** The flags every export command takes. The file format is the global -o/--format (csv or ndjson). */
-export function exportFlags(kind: ExportKind) {
-  const { max, default: def } = EXPORT_PAGE_LIMITS[kind];
-  return {
-    out: textFlag(
+type Compression = 'gzip' | 'none';
+
+const compressChoice = Object.assign(
+  (value: string): Compression => {
+    const v = value.trim().toLowerCase();
+    if (v !== 'gzip' && v !== 'none')
+      throw new UsageError(`--compress: expected gzip or none, got ${JSON.stringify(value)}`);
+    return v;
+  },
+  { choices: ['gzip', 'none'] },
+); // read by shell completion and the generated reference
+
+/** Where an export writes (before --limit in the help). */
+const OUTPUT_FLAGS = {
+  out: withBrief(
+    textFlag(
       '--out <file>',
       'write to this file (default: stdout); with a state, each run adds the new rows under the exactly-once protocol',
     ),
-    compress: flag(
+    'write to this file (default: stdout)',
+  ),
+  compress: withBrief(
+    flag(
       '--compress <type>',
       'gzip: write gzip, one complete member per committed page (default: gzip when --out ends in .gz, ' +
         'else none); for stdout pipelines',
       z.enum(['gzip', 'none']).optional(),
       { parse: compressChoice },
     ),
-    limit: numberFlag(
-      '--limit <n>',
-      `rows per page, 1 to ${max} (other values are clamped, as the API does; default ${def})`,
-      integer(Number.MIN_SAFE_INTEGER),
-    ),
-    full: switchFlag(
+    'gzip (default: gzip when --out ends in .gz)',
+  ),
+};
+
+/** Which rows a run exports, and its state. */
+const RUN_FLAGS = {
+  full: withBrief(
+    switchFlag(
       '--full',
       'ignore the saved state and export everything again (a file given with --out is emptied first)',
     ),
-    /** false with --no-state. */
-    state: flag(
+    'ignore the saved state and export everything',
+  ),
+  /** false with --no-state. */
+  state: withBrief(
+    flag(
       '--no-state',
       'neither read nor write any state: a one-off export; --out FILE is written beside FILE ' +
         'and renamed over it only once the export succeeded (a failure or a kill leaves FILE as it was)',
       z.boolean(),
     ),
-    stateKey: textFlag(
+    'no state: a one-off export of everything',
+  ),
+  stateKey: withBrief(
+    textFlag(
       '--state-key <name>',
       'name of the saved state (default: the account, sk_live_<key id>@host, ' +
         'then /kind[/type] and :FILE for --out FILE); rows to stdout keep a position only when this names one',
     ),
-    maxPages: numberFlag('--max-pages <n>', 'stop after this many pages (a state keeps the place)', integer(1)),
-    maxRows: numberFlag('--max-rows <n>', 'stop after this many rows (a state keeps the place)', integer(1)),
-    deferCommit: switchFlag(
+    'name of the saved state',
+  ),
+  maxPages: withBrief(
+    numberFlag('--max-pages <n>', 'stop after this many pages (a state keeps the place)', integer(1)),
+    'stop after this many pages',
+  ),
+  maxRows: withBrief(
+    numberFlag('--max-rows <n>', 'stop after this many rows (a state keeps the place)', integer(1)),
+    'stop after this many rows',
+  ),
+  deferCommit: withBrief(
+    switchFlag(
       '--defer-commit',
       'stdout only: save the new position as pending; `cnv export state commit KEY --run ID` makes it current',
     ),
-    run: textFlag(
+    'stdout only: leave the new position pending',
+  ),
+  run: withBrief(
+    textFlag(
       '--run <id>',
       'name this run (letters, digits, . _ : -; default: a random id, shown in the summary); ' +
         '`export state commit KEY --run ID` commits a --defer-commit run by it',
     ),
-    columns: textFlag(
+    'name this run (default: a random id)',
+  ),
+};
+
+/** How a CSV file is written, and the run's summary. */
+const FILE_FLAGS = {
+  columns: withBrief(
+    textFlag(
       '--columns <list>',
       'CSV: comma-separated columns to write, in order (default: all; members with no column still go to _extra)',
     ),
-    bom: switchFlag(
-      '--bom',
-      'CSV: start a new file (or the stream) with a UTF-8 byte order mark, for spreadsheet programs',
-    ),
-    // A line break would end the CSV record.
-    nullAs: flag(
+    'CSV: the columns to write, in order',
+  ),
+  bom: withBrief(
+    switchFlag('--bom', 'CSV: start a new file (or the stream) with a UTF-8 byte order mark, for spreadsheet programs'),
+    'CSV: start with a UTF-8 byte order mark',
+  ),
+  // A line break would end the CSV record.
+  nullAs: withBrief(
+    flag(
       '--null-as <text>',
       'CSV: write null values as this text (e.g. \\N, as PostgreSQL COPY and MySQL do), ' +
         'so null and "" differ (default: an empty cell for both)',
@@ -88,16 +132,41 @@ export function exportFlags(kind: ExportKind) {
         .refine((text) => !/[\r\n]/.test(text), 'must not hold a line break')
         .optional(),
     ),
-    excelSafe: switchFlag(
+    'CSV: write null as this text (e.g. \\N)',
+  ),
+  excelSafe: withBrief(
+    switchFlag(
       '--excel-safe',
       "CSV: prefix ' to values starting with = + - @ tab or CR, " +
         'so spreadsheets do not run them as formulas (values are then not exact)',
     ),
-    summaryJson: textFlag(
+    'CSV: keep spreadsheets from running formulas',
+  ),
+  summaryJson: withBrief(
+    textFlag(
       '--summary-json <file>',
       'write the run summary as JSON to this file at the end (also when the run fails or is interrupted); ' +
         '- for stdout when the rows go to --out (as --json does)',
     ),
+    'write the run summary as JSON (- for stdout)',
+  ),
+};
+
+/** The flags every export command takes. The file format is the global -o/--format (csv or ndjson). */
+export function exportFlags(kind: ExportKind) {
+  const { max, default: def } = EXPORT_PAGE_LIMITS[kind];
+  return {
+    ...OUTPUT_FLAGS,
+    limit: withBrief(
+      numberFlag(
+        '--limit <n>',
+        `rows per page, 1 to ${max} (other values are clamped, as the API does; default ${def})`,
+        integer(Number.MIN_SAFE_INTEGER),
+      ),
+      `rows per page, 1 to ${max} (default ${def})`,
+    ),
+    ...RUN_FLAGS,
+    ...FILE_FLAGS,
   };
 }
 
@@ -220,18 +289,6 @@ const columnList = (text: string | undefined) =>
     ?.split(',')
     .map((c) => c.trim())
     .filter((c) => c !== '');
-
-type Compression = 'gzip' | 'none';
-
-const compressChoice = Object.assign(
-  (value: string): Compression => {
-    const v = value.trim().toLowerCase();
-    if (v !== 'gzip' && v !== 'none')
-      throw new UsageError(`--compress: expected gzip or none, got ${JSON.stringify(value)}`);
-    return v;
-  },
-  { choices: ['gzip', 'none'] },
-); // read by shell completion and the generated reference
 
 /** gzip for --out FILE.gz or --compress gzip; a file's name must say what it holds. */
 function compression(asked: Compression | undefined, out: string | undefined): 'gzip' | undefined {

@@ -2,6 +2,7 @@ import { Option, type Command } from 'commander';
 import { z } from 'zod';
 import type { GlobalOptions } from '../context.js';
 import { UsageError } from '../errors.js';
+import { setBrief } from './flag-brief.js';
 
 /**
  * One flag, declared once: commander's flags text and help line, how commander reads its value
@@ -10,7 +11,13 @@ import { UsageError } from '../errors.js';
  */
 interface Flag<S extends z.ZodType = z.ZodType> {
   readonly flags: string;
+  /** The whole description: `cnv help <command>` and docs/commands.md show it. */
   readonly description: string;
+  /**
+   * One line for `--help` when the description is longer than a line of 80 columns leaves it
+   * (about 45 characters); without it the page cuts the description at a clause (help-layout.ts).
+   */
+  readonly brief?: string;
   readonly schema: S;
   /** commander's argument parser: a number's bounds, a choice in any case, a repeatable flag's collector. */
   readonly parse?: (value: string, previous: never) => unknown;
@@ -27,6 +34,9 @@ export function flag<S extends z.ZodType>(
 ): Flag<S> {
   return { flags, description, schema, ...more };
 }
+
+/** The flag with the one line its `--help` shows (its description is longer than the line leaves it). */
+export const withBrief = <F extends Flag>(f: F, brief: string): F => ({ ...f, brief });
 
 /** A flag with a text value: `--out <file>`. */
 export const textFlag = (flags: string, description: string, parse?: (value: string) => string) =>
@@ -89,6 +99,7 @@ export function commandOptions<F extends FlagTable, G extends GlobalKey = never>
     addTo(cmd) {
       for (const [key, f] of Object.entries(flags)) {
         const option = new Option(f.flags, f.description);
+        if (f.brief) setBrief(option, f.brief);
         if (f.choices) option.choices(f.choices);
         if (f.parse) option.argParser(f.parse as (value: string, previous: unknown) => unknown);
         if (f.defaultValue !== undefined) option.default(f.defaultValue);

@@ -1,6 +1,6 @@
 import { emailSchema, uuidSchema, type ContactIdentifier } from '../endpoints/identifiers.js';
 import { UsageError } from '../errors.js';
-import { textFlag } from './flags.js';
+import { textFlag, withBrief } from './flags.js';
 
 type IdentifierKind = 'contactId' | 'userId' | 'email';
 
@@ -8,7 +8,10 @@ type IdentifierKind = 'contactId' | 'userId' | 'email';
 export const IDENTIFIER_FLAGS = {
   contactId: textFlag('--contact-id <uuid>', 'the contact by its cnvContactId'),
   userId: textFlag('--user-id <id>', 'the contact by your external user id'),
-  email: textFlag('--email <address>', 'the contact by email (the most recently updated one when several share it)'),
+  email: withBrief(
+    textFlag('--email <address>', 'the contact by email (the most recently updated one when several share it)'),
+    'the contact by email',
+  ),
 };
 
 const flagOf = (kind: IdentifierKind) => IDENTIFIER_FLAGS[kind].flags.split(' ')[0];

@@ -1,6 +1,6 @@
 import { UsageError } from '../errors.js';
 import { didYouMean } from './suggest.js';
-import { textFlag } from './flags.js';
+import { textFlag, withBrief } from './flags.js';
 
 /** A list command's columns: every one it knows (CSV), and the few a terminal table shows by default. */
 export interface ListColumns {
@@ -11,10 +11,13 @@ export interface ListColumns {
 /** `--columns a,b,c` of a list command, naming the default and the choices in its help. */
 export function columnsFlag(columns: ListColumns) {
   return {
-    columns: textFlag(
-      '--columns <list>',
-      'columns of the table and of CSV (then without _extra), comma-separated ' +
-        `(table default: ${columns.table.join(',')}; any of: ${columns.all.join(', ')})`,
+    columns: withBrief(
+      textFlag(
+        '--columns <list>',
+        'columns of the table and of CSV (then without _extra), comma-separated ' +
+          `(table default: ${columns.table.join(',')}; any of: ${columns.all.join(', ')})`,
+      ),
+      'columns of the table and of CSV, comma-separated',
     ),
   };
 }

@@ -19,7 +19,7 @@ import {
   SUMMARY_JSON_FLAG,
 } from './batch-options.js';
 import { IDENTIFIER_FLAGS, identifierFrom } from './identifier.js';
-import { commandOptions, textFlag } from './flags.js';
+import { commandOptions, textFlag, withBrief } from './flags.js';
 import type { ContactIdentifier } from '../endpoints/identifiers.js';
 import { uuidArgument } from './parse.js';
 import type { CommandInput } from './contract.js';
@@ -44,9 +44,12 @@ export const membershipAddOutput = (): JsonOutput => ({
 export const membershipAddOptions = commandOptions(
   {
     ...IDENTIFIER_FLAGS,
-    batch: textFlag(
-      '--batch <file>',
-      'add every contact of a CSV, NDJSON or JSON file (- for stdin) through the batch endpoint',
+    batch: withBrief(
+      textFlag(
+        '--batch <file>',
+        'add every contact of a CSV, NDJSON or JSON file (- for stdin) through the batch endpoint',
+      ),
+      'add every contact of a CSV, NDJSON or JSON file',
     ),
     ...batchFlags(BATCH_DEFAULTS),
     ...SUMMARY_JSON_FLAG,

@@ -3,17 +3,23 @@ import { UsageError } from '../errors.js';
 import { createListWriter } from '../output/list-writer.js';
 import type { CommandResult } from '../output/render.js';
 import { summaryJsonTarget, writeSummaryJson } from '../output/summary-json.js';
-import { switchFlag, textFlag } from './flags.js';
+import { switchFlag, textFlag, withBrief } from './flags.js';
 import { outputOf } from './context-deps.js';
 
 /** --all (and its gh-style name --paginate) and --summary-json of a list command. */
 export const PAGING_FLAGS = {
   all: switchFlag('--all', 'walk every page, printing rows as they come'),
-  paginate: switchFlag('--paginate', 'the same as --all (the name `cnv api` and `gh api` use)'),
-  summaryJson: textFlag(
-    '--summary-json <file>',
-    'write {rows, pages, nextCursor, status} to this file at the end (also when the run fails): ' +
-      'the cursor to continue from, for a script that pages by itself',
+  paginate: withBrief(
+    switchFlag('--paginate', 'the same as --all (the name `cnv api` and `gh api` use)'),
+    'the same as --all',
+  ),
+  summaryJson: withBrief(
+    textFlag(
+      '--summary-json <file>',
+      'write {rows, pages, nextCursor, status} to this file at the end (also when the run fails): ' +
+        'the cursor to continue from, for a script that pages by itself',
+    ),
+    'write {rows, pages, nextCursor, status} to it',
   ),
 };
 

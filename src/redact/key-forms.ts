@@ -42,10 +42,14 @@ export function keyForms(key: string, opts: { pieces?: boolean } = {}): KeyForms
   const pieceOf = hasSecret ? core : live || key.includes('_') ? '' : key;
   const pieces = opts.pieces !== false && pieceOf.length >= MIN_SECRET_CHARS ? secretPieces(pieceOf) : undefined;
   const masked = live ? `${live[1]}****` : '****';
-  const pattern = new RegExp(
-    hasSecret ? `(${spelled(prefix).source})?${spelled(core).source}` : spelled(core).source,
-    'g',
-  );
+  // Built when a text may hold the key (most never do): spelling each character costs start-up.
+  let keyPattern: RegExp | undefined;
+  const pattern = () =>
+    (keyPattern ??= new RegExp(
+      hasSecret ? `(${spelled(prefix).source})?${spelled(core).source}` : spelled(core).source,
+      'g',
+    ));
+  let maxLength: number | undefined;
   // JSON spells `"`, `\` and `/` with a short escape too; every other character needs `\u`.
   const escape = /["\\/]/.test(key) ? '\\' : '\\u';
   const encoded = base64Forms(key, hasSecret ? core : undefined);
@@ -56,7 +60,7 @@ export function keyForms(key: string, opts: { pieces?: boolean } = {}): KeyForms
   return {
     mask: (text) => {
       if (text.length === 0) return text;
-      const plain = text.replace(pattern, (...args: unknown[]) => {
+      const plain = text.replace(pattern(), (...args: unknown[]) => {
         // (match, the prefix group when the pattern has one, offset, text)
         const shown = !hasSecret || args[1] !== undefined ? masked : '****';
         return keepEscape(text, args[0] as string, args[args.length - 2] as number, shown);
@@ -73,7 +77,9 @@ export function keyForms(key: string, opts: { pieces?: boolean } = {}): KeyForms
       text.includes('%') ||
       encoded.probes.some((p) => text.includes(p)) ||
       (pieces?.mayHold(text) ?? false),
-    maxLength: Math.max(spelled(key).max, encoded.max),
+    get maxLength() {
+      return (maxLength ??= Math.max(spelled(key).max, encoded.max));
+    },
   };
 }
 

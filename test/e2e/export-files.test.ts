@@ -193,7 +193,7 @@ describe('--no-state --out FILE: written beside FILE, renamed over it on success
   });
 
   it('--help says what happens to the file', async () => {
-    const help = await cnvInProcess(['export', 'contacts', '--help']);
+    const help = await cnvInProcess(['help', 'export', 'contacts']);
     expect(help.stdout).toMatch(/--no-state[\s\S]*renamed over it\s+only once the export succeeded/);
     expect(help.stdout).not.toMatch(/append to this file/);
   });

@@ -192,14 +192,7 @@ describe('help like gh', () => {
 
   it("the emulator's help lists only the global flags that mean something to it", async () => {
     const inherited = section((await cnv(['emulator', '--help'])).stdout, 'INHERITED FLAGS');
-    expect(inherited.match(/^ {2}(-\w, )?--[\w-]+/gm)?.map((f) => f.trim().split(', ').at(-1))).toEqual([
-      '--json',
-      '--query',
-      '--verbose',
-      '--quiet',
-      '--debug',
-      '--help',
-    ]);
+    expect(inherited.trim()).toBe('--json, -q/--query, -v/--verbose, --quiet, --debug (see cnv --help)');
   });
 
   it('-q written as jq gets the JMESPath spelling; -f/-F and --field are told apart in one line each', async () => {
@@ -213,10 +206,10 @@ describe('help like gh', () => {
       expect(res.stderr, q).toMatch(/hint: -q is JMESPath \(as in the AWS CLI\), not jq: no leading dot/);
       expect(res.stderr, q).not.toContain('did you mean');
     }
-    expect((await cnv(['api', '--help'])).stdout).toMatch(
+    expect((await cnv(['help', 'api'])).stdout).toMatch(
       /-f and -F mean the same in `cnv contacts upsert`.*\n.*--field \(no short name\) is another flag: it converts the value by the field's definition/,
     );
-    expect((await cnv(['contacts', 'upsert', '--help'])).stdout).toMatch(
+    expect((await cnv(['help', 'contacts', 'upsert'])).stdout).toMatch(
       /-f and -F mean what they mean in `cnv api` .*--field, without a\s+short name, is the one that converts/,
     );
   });

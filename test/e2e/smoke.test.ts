@@ -1,6 +1,6 @@
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   FIXTURE_AUDIENCES as AU,
@@ -123,19 +123,50 @@ describe('each command group through the binary', () => {
   it('a command loads no Node.js built-in it does not use: `contacts get` starts without node:child_process (only a pager spawns)', async () => {
     // process.moduleLoadList names every built-in the process loaded; a static import of
     // node:child_process (with dgram, tty and socket internals) cost every start-up ~7%.
-    const dir = mkdtempSync(join(tmpdir(), 'cnv-smoke-modules-'));
-    const hook = join(dir, 'modules.cjs');
-    const list = join(dir, 'modules.txt');
-    writeFileSync(
-      hook,
-      `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(list)}, process.moduleLoadList.join('\\n')));`,
+    const loaded = await contactsGetWith(
+      (list) =>
+        `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(list)}, process.moduleLoadList.join('\\n')));`,
     );
-    const got = await cnv(['contacts', 'get', '--email', 'ada@example.com'], {
-      env: { ...fx.env, NODE_OPTIONS: `--require ${hook}` },
-    });
-    expect(got.exitCode, got.stderr).toBe(0);
-    const loaded = readFileSync(list, 'utf8').split('\n');
     expect(loaded).toContain('NativeModule http');
     expect(loaded.filter((m) => /child_process|dgram/.test(m))).toEqual([]);
   });
+
+  it('a command loads only what it runs: `contacts get` reads the core and its own chunks, no other command, undici, conf or emulator', async () => {
+    // The launcher compiles each file of the bundle it loads with vm.Script (src/runtime/load-bundle.ts):
+    // a hook on it lists them. One file of everything made each run pay for every command (issue 43).
+    const loaded = (
+      await contactsGetWith((list) =>
+        [
+          "const vm = require('node:vm'); const files = []; const Script = vm.Script;",
+          'vm.Script = function (source, options) { files.push(options.filename); return new Script(source, options); };',
+          `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(list)}, files.join('\\n')));`,
+        ].join('\n'),
+      )
+    ).filter((f) => /\.cjs$/.test(f));
+    expect(loaded.map((f) => basename(f))).toContain('cnv.cjs');
+    const text = loaded.map((f) => readFileSync(f, 'latin1')).join('\n');
+    const modules = [...text.matchAll(/^\/\/ ((?:src|node_modules)\/\S+)$/gm)].map((m) => m[1]);
+    expect(modules).toContain('src/commands/contacts/get.ts');
+    expect(modules.filter((m) => m.startsWith('src/commands/') && m !== 'src/commands/contacts/get.ts')).toEqual([]);
+    expect(
+      modules.filter((m) =>
+        /^(node_modules\/(undici|conf|ajv|semver)\/|src\/(emulator|exporter|sync|tap|batch)\/)/.test(m),
+      ),
+    ).toEqual([]);
+    const bundle = readdirSync(dirname(loaded[0])).filter((f) => f === 'cnv.cjs' || f.startsWith('chunk-'));
+    const size = (files: string[]) => files.reduce((n, f) => n + statSync(f).size, 0);
+    expect(size(loaded)).toBeLessThan(size(bundle.map((f) => join(dirname(loaded[0]), f))) / 3);
+  });
+
+  /** The lines a `--require` hook (made by `hook` for the file it writes) wrote during `cnv contacts get`. */
+  async function contactsGetWith(hook: (list: string) => string): Promise<string[]> {
+    const dir = mkdtempSync(join(tmpdir(), 'cnv-smoke-hook-'));
+    const list = join(dir, 'list.txt');
+    writeFileSync(join(dir, 'hook.cjs'), hook(list));
+    const got = await cnv(['contacts', 'get', '--email', 'ada@example.com'], {
+      env: { ...fx.env, NODE_OPTIONS: `--require ${join(dir, 'hook.cjs')}` },
+    });
+    expect(got.exitCode, got.stderr).toBe(0);
+    return readFileSync(list, 'utf8').split('\n');
+  }
 });

@@ -16,7 +16,7 @@ import { stringifyJson } from '../../lib/exact-number.js';
 import { CursorTrail } from '../../lib/cursor-trail.js';
 import { withPathGuess } from './path-guess.js';
 import { MAX_JSON_DEPTH, nestsDeeper } from '../../input/input-rows.js';
-import { commandOptions, flag, switchFlag, textFlag } from '../../cmdutil/flags.js';
+import { commandOptions, flag, switchFlag, textFlag, withBrief } from '../../cmdutil/flags.js';
 import { collectHeader } from './headers.js';
 import type { JsonOutput } from '../../cmdutil/json-output.js';
 
@@ -30,43 +30,70 @@ const methodChoice = Object.assign((text: string): Method => checkMethod(text, '
 const fieldArgs = z.array(z.object({ flag: z.enum(['-f', '-F']), text: z.string() })).optional();
 export const options = commandOptions(
   {
-    rawField: flag(
-      '-f, --raw-field <key=value>',
-      'a string parameter (repeatable): query string for GET, JSON body otherwise',
-      fieldArgs,
-      { parse: collectField('-f') },
+    rawField: withBrief(
+      flag(
+        '-f, --raw-field <key=value>',
+        'a string parameter (repeatable): query string for GET, JSON body otherwise',
+        fieldArgs,
+        { parse: collectField('-f') },
+      ),
+      'a string parameter (repeatable)',
     ),
-    field: flag(
-      '-F, --field <key=value>',
-      "a typed parameter (repeatable): true, false, null and numbers as JSON, @file (@- stdin) as the file's text",
-      fieldArgs,
-      { parse: collectField('-F') },
+    field: withBrief(
+      flag(
+        '-F, --field <key=value>',
+        "a typed parameter (repeatable): true, false, null and numbers as JSON, @file (@- stdin) as the file's text",
+        fieldArgs,
+        { parse: collectField('-F') },
+      ),
+      'a typed parameter: JSON values, @file',
     ),
-    input: textFlag('--input <file>', 'the request body, a JSON file (- for stdin); -f/-F then go to the query string'),
-    paginate: switchFlag(
-      '--paginate',
-      'follow pagination.nextCursor to the last page and print the rows of every page, one JSON line each',
+    input: withBrief(
+      textFlag('--input <file>', 'the request body, a JSON file (- for stdin); -f/-F then go to the query string'),
+      'the request body, a JSON file (- for stdin)',
     ),
-    slurp: switchFlag('--slurp', 'with --paginate: print all rows as one JSON array instead'),
-    include: switchFlag(
-      '-i, --include',
-      'print the status line and the response headers (key masked) before the body; an error answer too, as it came, before the error line on stderr',
+    paginate: withBrief(
+      switchFlag(
+        '--paginate',
+        'follow pagination.nextCursor to the last page and print the rows of every page, one JSON line each',
+      ),
+      'print the rows of every page, one JSON line each',
     ),
-    method: flag(
-      '-X, --method <method>',
-      `the HTTP method: ${METHODS.join(', ')}, any case (default GET, whatever the parameters: a write is always named); or as the first argument`,
-      z.enum(METHODS).optional(),
-      { parse: methodChoice },
+    slurp: withBrief(
+      switchFlag('--slurp', 'with --paginate: print all rows as one JSON array instead'),
+      'with --paginate: all rows as one JSON array',
     ),
-    header: flag(
-      '-H, --header <name:value>',
-      "an HTTP request header (repeatable), e.g. -H 'Accept-Language: de'; X-API-Key stays cnv's (the key in force)",
-      z.array(z.tuple([z.string(), z.string()])).optional(),
-      { parse: collectHeader },
+    include: withBrief(
+      switchFlag(
+        '-i, --include',
+        'print the status line and the response headers (key masked) before the body; an error answer too, as it came, before the error line on stderr',
+      ),
+      'print the status line and headers too',
     ),
-    silent: switchFlag(
-      '--silent',
-      'print no response body (the exit code and, with --include, the status line and headers still tell)',
+    method: withBrief(
+      flag(
+        '-X, --method <method>',
+        `the HTTP method: ${METHODS.join(', ')}, any case (default GET, whatever the parameters: a write is always named); or as the first argument`,
+        z.enum(METHODS).optional(),
+        { parse: methodChoice },
+      ),
+      'the HTTP method (default GET)',
+    ),
+    header: withBrief(
+      flag(
+        '-H, --header <name:value>',
+        "an HTTP request header (repeatable), e.g. -H 'Accept-Language: de'; X-API-Key stays cnv's (the key in force)",
+        z.array(z.tuple([z.string(), z.string()])).optional(),
+        { parse: collectHeader },
+      ),
+      'an HTTP request header (repeatable)',
+    ),
+    silent: withBrief(
+      switchFlag(
+        '--silent',
+        'print no response body (the exit code and, with --include, the status line and headers still tell)',
+      ),
+      'print no response body',
     ),
   },
   {

@@ -3,7 +3,7 @@ import { ENDPOINTS } from '../../endpoints/endpoints.js';
 import { chosenColumns, columnsFlag, type ListColumns } from '../../cmdutil/list-fields-flag.js';
 import { checkPaging, listPages, PAGING_FLAGS } from '../../cmdutil/paging-option.js';
 import { pageSize } from '../../cmdutil/parse.js';
-import { commandOptions, numberFlag, textFlag } from '../../cmdutil/flags.js';
+import { commandOptions, numberFlag, textFlag, withBrief } from '../../cmdutil/flags.js';
 import type { CommandInput } from '../../cmdutil/contract.js';
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../output/render.js';
@@ -31,10 +31,13 @@ const PAGE = ENDPOINTS.listCampaigns.page;
 export const options = commandOptions(
   {
     ...columnsFlag(CAMPAIGN_COLUMNS),
-    limit: numberFlag(
-      '--limit <n>',
-      `page size, ${PAGE.min} to ${PAGE.max} (other values are clamped, as the API does)`,
-      pageSize(PAGE.min, PAGE.max),
+    limit: withBrief(
+      numberFlag(
+        '--limit <n>',
+        `page size, ${PAGE.min} to ${PAGE.max} (other values are clamped, as the API does)`,
+        pageSize(PAGE.min, PAGE.max),
+      ),
+      `page size, ${PAGE.min} to ${PAGE.max}`,
     ),
     cursor: textFlag('--cursor <cursor>', 'continue from the cursor a previous page printed'),
     ...PAGING_FLAGS,

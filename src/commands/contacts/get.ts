@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { getContact } from '../../endpoints/contact-lookup.js';
 import { identifierFrom } from '../../cmdutil/identifier.js';
-import { commandOptions, textFlag } from '../../cmdutil/flags.js';
+import { commandOptions, textFlag, withBrief } from '../../cmdutil/flags.js';
 import type { CommandInput } from '../../cmdutil/contract.js';
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../output/render.js';
@@ -10,7 +10,10 @@ import { ENDPOINTS } from '../../endpoints/endpoints.js';
 
 export const options = commandOptions({
   contactId: textFlag('--contact-id <uuid>', 'the contact by cnvContactId (wins over --email)'),
-  email: textFlag('--email <address>', 'the contact by email (the most recently updated one when several share it)'),
+  email: withBrief(
+    textFlag('--email <address>', 'the contact by email (the most recently updated one when several share it)'),
+    'the contact by email',
+  ),
 });
 
 /** What it prints with --json and piped (its help's JSON OUTPUT, docs/output.md, test/cli/json-contract.test.ts). */

@@ -4,7 +4,7 @@ import { BATCH_GLOBALS, checkBatchOptions, globalRunMode } from '../../cmdutil/b
 import type { RunMode } from '../../batch/batch-run-options.js';
 import { batchDepsOf, exportDepsOf, outputOf, reporterDepsOf } from '../../cmdutil/context-deps.js';
 import { z } from 'zod';
-import { commandOptions, flag, switchFlag, textFlag } from '../../cmdutil/flags.js';
+import { commandOptions, flag, switchFlag, textFlag, withBrief } from '../../cmdutil/flags.js';
 import { durationMs } from '../../cmdutil/export-options.js';
 import type { Context } from '../../context.js';
 import { ApiError, UsageError } from '../../errors.js';
@@ -22,43 +22,64 @@ import { fileRunDocument, fileRunSummary } from '../../cmdutil/run-documents.js'
 
 export const options = commandOptions(
   {
-    file: textFlag(
-      '--file <file>',
-      'the contacts: a CSV, NDJSON or JSON file (- for stdin), read as `contacts upsert --file` reads it',
+    file: withBrief(
+      textFlag(
+        '--file <file>',
+        'the contacts: a CSV, NDJSON or JSON file (- for stdin), read as `contacts upsert --file` reads it',
+      ),
+      'the contacts: a CSV, NDJSON or JSON file',
     ),
-    plan: switchFlag(
-      '--plan',
-      'send nothing: show, for each contact that would change, create or update and each value old -> new, then the counts',
+    plan: withBrief(
+      switchFlag(
+        '--plan',
+        'send nothing: show, for each contact that would change, create or update and each value old -> new, then the counts',
+      ),
+      'send nothing: show each change, then the counts',
     ),
-    planFormat: flag(
-      '--plan-format <form>',
-      `the plan's table on a terminal: full (a line per changed value), compact (a line per contact, its first changes old -> new); default full up to ${PLAN_COMPACT_AFTER} contacts, compact past that`,
-      z.enum(['full', 'compact']).optional(),
-      { choices: ['full', 'compact'] },
+    planFormat: withBrief(
+      flag(
+        '--plan-format <form>',
+        `the plan's table on a terminal: full (a line per changed value), compact (a line per contact, its first changes old -> new); default full up to ${PLAN_COMPACT_AFTER} contacts, compact past that`,
+        z.enum(['full', 'compact']).optional(),
+        { choices: ['full', 'compact'] },
+      ),
+      "the plan's table: full or compact",
     ),
-    exitCode: switchFlag(
-      '--exit-code',
-      'exit 9 when the file and the account differ (rows to create or update), as git diff --exit-code; with --plan, CI can assert "in sync"',
+    exitCode: withBrief(
+      switchFlag(
+        '--exit-code',
+        'exit 9 when the file and the account differ (rows to create or update), as git diff --exit-code; with --plan, CI can assert "in sync"',
+      ),
+      'exit 9 when the file and the account differ',
     ),
-    fullRefresh: switchFlag(
-      '--full-refresh',
-      'read every contact of the account again (the snapshot is rebuilt), instead of only what changed since the last sync; the only way a contact deleted in the account is seen',
+    fullRefresh: withBrief(
+      switchFlag(
+        '--full-refresh',
+        'read every contact of the account again (the snapshot is rebuilt), instead of only what changed since the last sync; the only way a contact deleted in the account is seen',
+      ),
+      'read every contact again (sees deletions)',
     ),
-    fullRefreshAfter: textFlag(
-      '--full-refresh-after <duration>',
-      'read every contact again when the last full refresh is older than this (7d, 24h, 2w): bounds how long a contact deleted in the account stays in the snapshot',
-      (text) => {
-        durationMs('--full-refresh-after')(text);
-        return text.trim();
-      },
+    fullRefreshAfter: withBrief(
+      textFlag(
+        '--full-refresh-after <duration>',
+        'read every contact again when the last full refresh is older than this (7d, 24h, 2w): bounds how long a contact deleted in the account stays in the snapshot',
+        (text) => {
+          durationMs('--full-refresh-after')(text);
+          return text.trim();
+        },
+      ),
+      'full refresh when the last is older (7d)',
     ),
     keyColumn: textFlag(
       '--key-column <column>',
       "the column of the file's own id (a CRM's): a row whose email changed updates its key's contact (docs/sync.md)",
     ),
-    acceptColumns: switchFlag(
-      '--accept-columns',
-      'send a column that now names another target than at the last sync of this file (a field renamed, created or deleted in the account) where it resolves now, and remember that',
+    acceptColumns: withBrief(
+      switchFlag(
+        '--accept-columns',
+        'send a column that now names another target than at the last sync of this file (a field renamed, created or deleted in the account) where it resolves now, and remember that',
+      ),
+      'send moved columns where they resolve now',
     ),
     ...FILE_ROW_FLAGS,
   },

@@ -8,7 +8,7 @@ import { outputOf } from '../../cmdutil/context-deps.js';
 import { asksForDocument, documentText } from '../../output/document.js';
 import { LocalFileError, UsageError } from '../../errors.js';
 import { integer } from '../../lib/option-values.js';
-import { commandOptions, flag, textFlag } from '../../cmdutil/flags.js';
+import { commandOptions, flag, textFlag, withBrief } from '../../cmdutil/flags.js';
 import type { JsonOutput } from '../../cmdutil/json-output.js';
 
 function rate(text: string): number {
@@ -50,31 +50,49 @@ export const options = commandOptions({
     { parse: seed, defaultValue: 'demo' },
   ),
   failRate: whole('--fail-rate <r>', 'share of /v2 requests answered 500 internal_error', rate, 0),
-  dropRate: whole('--drop-rate <r>', 'share of /v2 requests whose connection is dropped without an answer', rate, 0),
+  dropRate: withBrief(
+    whole('--drop-rate <r>', 'share of /v2 requests whose connection is dropped without an answer', rate, 0),
+    'share of /v2 requests dropped unanswered',
+  ),
   latency: whole('--latency <ms>', 'delay added to every /v2 answer', integer(0), 0),
-  rateLimit: whole('--rate-limit <n>', 'requests per second per business before 429 (0: no limit)', integer(0), 200),
-  seedContacts: whole(
-    '--seed-contacts <n>',
-    'extra generated contacts of acme (bulk.<i>@example.com): real contacts, stored only once written, so a million cost no memory',
-    integer(0, 100_000_000),
-    0,
+  rateLimit: withBrief(
+    whole('--rate-limit <n>', 'requests per second per business before 429 (0: no limit)', integer(0), 200),
+    'requests per second before 429 (0: no limit)',
   ),
-  seedEvents: whole(
-    '--seed-events <n>',
-    'extra generated custom events, and as many email events, for export benchmarks',
-    integer(0, 100_000_000),
-    0,
+  seedContacts: withBrief(
+    whole(
+      '--seed-contacts <n>',
+      'extra generated contacts of acme (bulk.<i>@example.com): real contacts, stored only once written, so a million cost no memory',
+      integer(0, 100_000_000),
+      0,
+    ),
+    'extra generated contacts (stored when written)',
   ),
-  timestampPrecision: flag(
-    '--timestamp-precision <ms|s>',
-    "how contacts' createdAt and updatedAt are shown: ms, or s (whole seconds, as some servers keep them: two writes within a second show one updatedAt)",
-    z.enum(['ms', 's']),
-    { parse: precision, defaultValue: 'ms' },
+  seedEvents: withBrief(
+    whole(
+      '--seed-events <n>',
+      'extra generated custom events, and as many email events, for export benchmarks',
+      integer(0, 100_000_000),
+      0,
+    ),
+    'extra generated custom and email events',
   ),
-  readyFile: textFlag(
-    '--ready-file <path>',
-    'once listening, write CNV_BASE_URL=... and CNV_API_KEY=... lines to this file (atomically; removed on a clean stop)',
-    filePath,
+  timestampPrecision: withBrief(
+    flag(
+      '--timestamp-precision <ms|s>',
+      "how contacts' createdAt and updatedAt are shown: ms, or s (whole seconds, as some servers keep them: two writes within a second show one updatedAt)",
+      z.enum(['ms', 's']),
+      { parse: precision, defaultValue: 'ms' },
+    ),
+    'timestamps in ms, or s (whole seconds)',
+  ),
+  readyFile: withBrief(
+    textFlag(
+      '--ready-file <path>',
+      'once listening, write CNV_BASE_URL=... and CNV_API_KEY=... lines to this file (atomically; removed on a clean stop)',
+      filePath,
+    ),
+    'once listening, write CNV_BASE_URL=... to it',
   ),
 });
 

@@ -10,7 +10,7 @@ import {
   FORMAT_HELP,
 } from '../../cmdutil/export-options.js';
 import { z } from 'zod';
-import { commandOptions, flag } from '../../cmdutil/flags.js';
+import { commandOptions, flag, withBrief } from '../../cmdutil/flags.js';
 import { caseInsensitiveChoice } from '../../cmdutil/parse.js';
 import { createReporter } from '../../exporter/run-summary.js';
 import { runExport } from '../../exporter/runner.js';
@@ -24,11 +24,14 @@ const FIELDS_BY = ['label', 'key'] as const;
 export const options = commandOptions(
   {
     ...exportFlags('contacts'),
-    fieldsBy: flag(
-      '--fields-by <label|key>',
-      "name each row's fields by field label, as the API's export does (default), or by field key, as `contacts get` does: NDJSON members (those no one field has go to unresolvedFields), CSV columns; without it, a continuing export follows what its state recorded",
-      z.enum(FIELDS_BY).optional(),
-      { parse: caseInsensitiveChoice(FIELDS_BY) },
+    fieldsBy: withBrief(
+      flag(
+        '--fields-by <label|key>',
+        "name each row's fields by field label, as the API's export does (default), or by field key, as `contacts get` does: NDJSON members (those no one field has go to unresolvedFields), CSV columns; without it, a continuing export follows what its state recorded",
+        z.enum(FIELDS_BY).optional(),
+        { parse: caseInsensitiveChoice(FIELDS_BY) },
+      ),
+      'name fields by label (default) or by key',
     ),
   },
   {

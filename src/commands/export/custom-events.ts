@@ -13,7 +13,7 @@ import {
   isDuration,
   windowTime,
 } from '../../cmdutil/export-options.js';
-import { commandOptions, textFlag } from '../../cmdutil/flags.js';
+import { commandOptions, textFlag, withBrief } from '../../cmdutil/flags.js';
 import { createReporter } from '../../exporter/run-summary.js';
 import { runExport } from '../../exporter/runner.js';
 import type { CommandResult } from '../../output/render.js';
@@ -25,15 +25,21 @@ import { exportDocument, exportSummary } from '../../cmdutil/run-documents.js';
 /** --since and --until are normalised to UTC ISO text by their parser (`instant`), or a duration (`7d`) as typed. */
 export const options = commandOptions(
   {
-    since: textFlag(
-      '--since <ts>',
-      'start of the occurredAt window, inclusive (first run of a state, or with --full): a time, a date, or a duration before now (24h, 7d)',
-      instant('--since'),
+    since: withBrief(
+      textFlag(
+        '--since <ts>',
+        'start of the occurredAt window, inclusive (first run of a state, or with --full): a time, a date, or a duration before now (24h, 7d)',
+        instant('--since'),
+      ),
+      'start of the window (a time, a date, or 7d)',
     ),
-    until: textFlag(
-      '--until <ts>',
-      'end of the window, exclusive (default: open, so later runs pick up new events); a time, a date or a duration before now',
-      instant('--until'),
+    until: withBrief(
+      textFlag(
+        '--until <ts>',
+        'end of the window, exclusive (default: open, so later runs pick up new events); a time, a date or a duration before now',
+        instant('--until'),
+      ),
+      'end of the window, exclusive (default: open)',
     ),
     ...exportFlags('custom-events'),
   },

@@ -16,7 +16,7 @@ import {
   FORMAT_HELP,
   type ExportOptionValues,
 } from '../../cmdutil/export-options.js';
-import { commandOptions, flag, textFlag } from '../../cmdutil/flags.js';
+import { commandOptions, flag, textFlag, withBrief } from '../../cmdutil/flags.js';
 import { runTypesToDir } from '../../exporter/per-type-files.js';
 import { emailTypesLabel } from '../../exporter/plan.js';
 import { createReporter } from '../../exporter/run-summary.js';
@@ -29,15 +29,21 @@ import { exportDocument, exportSummary, typeOutcome } from '../../cmdutil/run-do
 /** --type is parsed by `emailTypes` into the API's types, in its order. */
 export const options = commandOptions(
   {
-    type: flag(
-      '--type <types>',
-      `email event type, any case: all, or one or a comma list of ${EMAIL_EVENT_TYPES.join(', ')}`,
-      z.array(z.enum(EMAIL_EVENT_TYPES)).optional(),
-      { parse: emailTypes },
+    type: withBrief(
+      flag(
+        '--type <types>',
+        `email event type, any case: all, or one or a comma list of ${EMAIL_EVENT_TYPES.join(', ')}`,
+        z.array(z.enum(EMAIL_EVENT_TYPES)).optional(),
+        { parse: emailTypes },
+      ),
+      'email event type(s): all, or EMAIL_OPEN,...',
     ),
-    outDir: textFlag(
-      '--out-dir <dir>',
-      'several types: one file per type in DIR (DIR/EMAIL_OPEN.ndjson, .csv with -o csv, .gz with --compress gzip), each with its own state',
+    outDir: withBrief(
+      textFlag(
+        '--out-dir <dir>',
+        'several types: one file per type in DIR (DIR/EMAIL_OPEN.ndjson, .csv with -o csv, .gz with --compress gzip), each with its own state',
+      ),
+      'several types: one file per type in DIR',
     ),
     ...exportFlags('email-events'),
   },

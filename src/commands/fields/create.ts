@@ -4,7 +4,7 @@ import { DATA_TYPES, FIELD_OBJECT_TYPES, type CreateFieldBody, type FieldDefinit
 import { allFieldPages } from '../../endpoints/field-pages.js';
 import { ENDPOINTS } from '../../endpoints/endpoints.js';
 import { caseInsensitiveChoice } from '../../cmdutil/parse.js';
-import { commandOptions, flag, switchFlag, textFlag, type ValuesOf } from '../../cmdutil/flags.js';
+import { commandOptions, flag, switchFlag, textFlag, type ValuesOf, withBrief } from '../../cmdutil/flags.js';
 import { existingField } from './if-missing.js';
 import type { CommandInput } from '../../cmdutil/contract.js';
 import type { Context } from '../../context.js';
@@ -15,21 +15,27 @@ import type { JsonOutput } from '../../cmdutil/json-output.js';
 
 export const options = commandOptions({
   label: textFlag('--label <text>', 'display name (required)'),
-  objectType: flag(
-    '--object-type <type>',
-    `object the field belongs to: ${FIELD_OBJECT_TYPES.join(', ')} (any case)`,
-    z.enum(FIELD_OBJECT_TYPES).optional(),
-    { parse: caseInsensitiveChoice(FIELD_OBJECT_TYPES) },
+  objectType: withBrief(
+    flag(
+      '--object-type <type>',
+      `object the field belongs to: ${FIELD_OBJECT_TYPES.join(', ')} (any case)`,
+      z.enum(FIELD_OBJECT_TYPES).optional(),
+      { parse: caseInsensitiveChoice(FIELD_OBJECT_TYPES) },
+    ),
+    FIELD_OBJECT_TYPES.join(', '),
   ),
-  dataType: flag(
-    '--data-type <type>',
-    `value type: ${DATA_TYPES.join(', ')} (any case)`,
-    z.enum(DATA_TYPES).optional(),
-    { parse: caseInsensitiveChoice(DATA_TYPES) },
+  dataType: withBrief(
+    flag('--data-type <type>', `value type: ${DATA_TYPES.join(', ')} (any case)`, z.enum(DATA_TYPES).optional(), {
+      parse: caseInsensitiveChoice(DATA_TYPES),
+    }),
+    `${DATA_TYPES.join(', ')} (any case)`,
   ),
-  key: textFlag(
-    '--key <key>',
-    'key used in `fields` maps (letters, digits, underscores); default: derived from the label by the API',
+  key: withBrief(
+    textFlag(
+      '--key <key>',
+      'key used in `fields` maps (letters, digits, underscores); default: derived from the label by the API',
+    ),
+    'key in `fields` maps (default: from the label)',
   ),
   ifMissing: switchFlag(
     '--if-missing',

@@ -11,7 +11,7 @@ import { uuidSchema } from '../../endpoints/identifiers.js';
 import { chosenColumns, columnsFlag, type ListColumns } from '../../cmdutil/list-fields-flag.js';
 import { checkPaging, listPages, PAGING_FLAGS } from '../../cmdutil/paging-option.js';
 import { caseInsensitiveChoice, pageSize } from '../../cmdutil/parse.js';
-import { commandOptions, flag, numberFlag, textFlag, type ValuesOf } from '../../cmdutil/flags.js';
+import { commandOptions, flag, numberFlag, textFlag, type ValuesOf, withBrief } from '../../cmdutil/flags.js';
 import type { CommandInput } from '../../cmdutil/contract.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
@@ -38,23 +38,32 @@ const FIELD_COLUMNS: ListColumns = {
 export const options = commandOptions(
   {
     ...columnsFlag(FIELD_COLUMNS),
-    objectType: flag(
-      '--object-type <type>',
-      `only fields of this object: ${RELATIONSHIP_OBJECT_TYPES.join(', ')} (any case)`,
-      z.enum(RELATIONSHIP_OBJECT_TYPES).optional(),
-      {
-        parse: caseInsensitiveChoice(RELATIONSHIP_OBJECT_TYPES),
-      },
+    objectType: withBrief(
+      flag(
+        '--object-type <type>',
+        `only fields of this object: ${RELATIONSHIP_OBJECT_TYPES.join(', ')} (any case)`,
+        z.enum(RELATIONSHIP_OBJECT_TYPES).optional(),
+        {
+          parse: caseInsensitiveChoice(RELATIONSHIP_OBJECT_TYPES),
+        },
+      ),
+      'only fields of this object type (CONTACT...)',
     ),
-    customObjectId: textFlag(
-      '--custom-object-id <uuid>',
-      'only the fields of this custom object (implies --object-type CUSTOM_OBJECT)',
+    customObjectId: withBrief(
+      textFlag(
+        '--custom-object-id <uuid>',
+        'only the fields of this custom object (implies --object-type CUSTOM_OBJECT)',
+      ),
+      'only the fields of this custom object',
     ),
     // The spec does not show List fields' maximum: the API clamps the top.
-    limit: numberFlag(
-      '--limit <n>',
-      'page size, at least 1 (smaller values are clamped; the API clamps the top)',
-      pageSize(1),
+    limit: withBrief(
+      numberFlag(
+        '--limit <n>',
+        'page size, at least 1 (smaller values are clamped; the API clamps the top)',
+        pageSize(1),
+      ),
+      'page size, at least 1',
     ),
     cursor: textFlag('--cursor <cursor>', 'continue from the cursor a previous page printed'),
     ...PAGING_FLAGS,

@@ -5,7 +5,7 @@ import type { CommandInput } from '../../cmdutil/contract.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { CommandResult } from '../../output/render.js';
-import { commandOptions, textFlag } from '../../cmdutil/flags.js';
+import { commandOptions, textFlag, withBrief } from '../../cmdutil/flags.js';
 import { checkSide, parseSideSpec } from '../../cmdutil/relationship-side.js';
 import type { JsonOutput } from '../../cmdutil/json-output.js';
 
@@ -15,11 +15,14 @@ type Side = 'source' | 'target';
 function sideFlags<S extends Side>(side: S) {
   return {
     [side]: textFlag(`--${side} <spec>`, `${side} side as OBJECT:key:label[:customObjectId]`),
-    [`${side}Object`]: textFlag(
-      `--${side}-object <type>`,
-      `${side} object type: ${RELATIONSHIP_OBJECT_TYPES.join(', ')} (any case)`,
+    [`${side}Object`]: withBrief(
+      textFlag(`--${side}-object <type>`, `${side} object type: ${RELATIONSHIP_OBJECT_TYPES.join(', ')} (any case)`),
+      `${side} object type (CONTACT, CUSTOM_OBJECT...)`,
     ),
-    [`${side}Key`]: textFlag(`--${side}-key <key>`, `${side} field key (letters, digits, underscores; trimmed)`),
+    [`${side}Key`]: withBrief(
+      textFlag(`--${side}-key <key>`, `${side} field key (letters, digits, underscores; trimmed)`),
+      `${side} field key`,
+    ),
     [`${side}Label`]: textFlag(`--${side}-label <label>`, `${side} field label (trimmed; may hold colons)`),
     [`${side}CustomObjectId`]: textFlag(
       `--${side}-custom-object-id <uuid>`,

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { stateDirOf } from '../../cmdutil/context-deps.js';
 import type { CommandInput } from '../../cmdutil/contract.js';
-import { commandOptions, switchFlag } from '../../cmdutil/flags.js';
+import { commandOptions, switchFlag, withBrief } from '../../cmdutil/flags.js';
 import type { JsonOutput } from '../../cmdutil/json-output.js';
 import type { Context } from '../../context.js';
 import { showLedger } from '../../ledger/ledger-view.js';
@@ -10,7 +10,10 @@ import type { CommandResult } from '../../output/render.js';
 import { ledgerItemSchema } from './list.js';
 
 export const options = commandOptions({
-  entries: switchFlag('--entries', 'list the entries instead: key, digest, state, id, code'),
+  entries: withBrief(
+    switchFlag('--entries', 'list the entries instead: key, digest, state, id, code'),
+    'list the entries instead',
+  ),
 });
 
 /** What it prints with --json and piped (its help's JSON OUTPUT, docs/output.md, test/cli/json-contract.test.ts). */

@@ -11,7 +11,7 @@ import {
   IGNORE_UNKNOWN_COLUMNS_FLAG,
   SUMMARY_JSON_FLAG,
 } from '../../cmdutil/batch-options.js';
-import { commandOptions, switchFlag, textFlag } from '../../cmdutil/flags.js';
+import { commandOptions, switchFlag, textFlag, withBrief } from '../../cmdutil/flags.js';
 import { RECORDS_DEFAULTS, recordValueFlags } from '../../cmdutil/records-flags.js';
 import { runFileBatch } from '../../batch/file-run.js';
 import { uuidSchema } from '../../endpoints/identifiers.js';
@@ -28,15 +28,27 @@ const DEFAULTS = RECORDS_DEFAULTS;
 
 export const options = commandOptions(
   {
-    file: textFlag('--file <file>', 'records: CSV (header row), NDJSON or a JSON array; - for stdin (required)'),
-    check: switchFlag(
-      '--check',
-      'compare the file with the field definitions and validate every row; send nothing (the global --dry-run prints the requests instead)',
+    file: withBrief(
+      textFlag('--file <file>', 'records: CSV (header row), NDJSON or a JSON array; - for stdin (required)'),
+      'records: CSV, NDJSON or JSON array (required)',
     ),
-    ...recordValueFlags({
-      coerce: 'send values as they are in the file (no field definitions are read)',
-      emptyCells: 'an empty CSV cell: skip (leave the field unchanged) or null (clear it)',
-    }),
+    check: withBrief(
+      switchFlag(
+        '--check',
+        'compare the file with the field definitions and validate every row; send nothing (the global --dry-run prints the requests instead)',
+      ),
+      'validate every row against the fields; send nothing',
+    ),
+    ...recordValueFlags(
+      {
+        coerce: 'send values as they are in the file (no field definitions are read)',
+        emptyCells: 'an empty CSV cell: skip (leave the field unchanged) or null (clear it)',
+      },
+      {
+        coerce: 'send values as they are (no definitions read)',
+        emptyCells: 'an empty CSV cell: skip, or null (clears)',
+      },
+    ),
     ...batchFlags(DEFAULTS),
     ...IGNORE_UNKNOWN_COLUMNS_FLAG,
     ...NUMBER_CONVENTION_FLAGS,

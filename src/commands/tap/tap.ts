@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { CommandInput } from '../../cmdutil/contract.js';
-import { commandOptions, flag, switchFlag, textFlag } from '../../cmdutil/flags.js';
+import { commandOptions, flag, switchFlag, textFlag, withBrief } from '../../cmdutil/flags.js';
 import { aboutOutput, checkPluginOptions, writeAbout } from '../../cmdutil/singer-plugin.js';
 import { refuseJsonWhenStdoutIsData } from '../../cmdutil/stdout-data.js';
 import { VERSION } from '../../cmdutil/version.js';
@@ -13,26 +13,44 @@ import { z } from 'zod';
 
 export const options = commandOptions(
   {
-    config: textFlag(
-      '--config <file>',
-      "the tap's config (JSON): api_key, base_url, start_date, page_size, max_retries, timeout_ms, or profile; stream_maps, flattening_enabled (docs/singer.md)",
+    config: withBrief(
+      textFlag(
+        '--config <file>',
+        "the tap's config (JSON): api_key, base_url, start_date, page_size, max_retries, timeout_ms, or profile; stream_maps, flattening_enabled (docs/singer.md)",
+      ),
+      "the tap's config (JSON; docs/singer.md)",
     ),
-    state: textFlag('--state <file>', 'the state to resume from: the value of the last STATE message a run wrote'),
-    catalog: textFlag(
-      '--catalog <file>',
-      'the catalog that selects the streams (as --discover wrote it, or Meltano made from it)',
+    state: withBrief(
+      textFlag('--state <file>', 'the state to resume from: the value of the last STATE message a run wrote'),
+      'the state to resume from',
+    ),
+    catalog: withBrief(
+      textFlag(
+        '--catalog <file>',
+        'the catalog that selects the streams (as --discover wrote it, or Meltano made from it)',
+      ),
+      'the catalog that selects the streams',
     ),
     properties: textFlag('--properties <file>', 'the same as --catalog (the older Singer name)'),
-    discover: switchFlag('--discover', 'print the catalog of the account (its streams and their schemas) and exit'),
-    about: switchFlag(
-      '--about',
-      'print what the tap is: capabilities and the settings of its config (JSON; --format markdown: a README table) and exit',
+    discover: withBrief(
+      switchFlag('--discover', 'print the catalog of the account (its streams and their schemas) and exit'),
+      "print the account's catalog and exit",
     ),
-    test: flag(
-      '--test [mode]',
-      'a connection test: one request of one row per selected stream (SCHEMA and RECORD, no STATE), exit 0 when the account answers; --test schema: the SCHEMAs only',
-      z.union([z.literal(true), z.enum(['all', 'schema'])]).optional(),
-      { parse: (value: string) => testMode(value) },
+    about: withBrief(
+      switchFlag(
+        '--about',
+        'print what the tap is: capabilities and the settings of its config (JSON; --format markdown: a README table) and exit',
+      ),
+      'print what the tap is and exit',
+    ),
+    test: withBrief(
+      flag(
+        '--test [mode]',
+        'a connection test: one request of one row per selected stream (SCHEMA and RECORD, no STATE), exit 0 when the account answers; --test schema: the SCHEMAs only',
+        z.union([z.literal(true), z.enum(['all', 'schema'])]).optional(),
+        { parse: (value: string) => testMode(value) },
+      ),
+      'a connection test (--test schema: SCHEMAs only)',
     ),
   },
   {

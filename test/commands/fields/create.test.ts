@@ -171,10 +171,12 @@ describe('cnv fields create (in-process)', () => {
     expect(JSON.parse(limited.stdout)).toMatchObject({ key: 'gate', objectType: 'CONTACT' });
   });
 
-  it('--help shows the allowed values and an example', async () => {
+  it('--help shows the allowed values and an example; its whole page says they are taken in any case', async () => {
     const res = await cnvInProcess(['fields', 'create', '--help']);
     expect(res.exitCode).toBe(0);
-    expect(res.stdout.replace(/\s+/g, ' ')).toMatch(/CONTACT, COMPANY, OPPORTUNITY, CAMPAIGN_MEMBER \(any case\)/);
+    expect(res.stdout).toMatch(/--object-type <type> +CONTACT, COMPANY, OPPORTUNITY, CAMPAIGN_MEMBER\n/);
     expect(res.stdout).toMatch(/\$ cnv fields create --label/);
+    const whole = await cnvInProcess(['help', 'fields', 'create']);
+    expect(whole.stdout.replace(/\s+/g, ' ')).toMatch(/CONTACT, COMPANY, OPPORTUNITY, CAMPAIGN_MEMBER \(any case\)/);
   });
 });

@@ -377,12 +377,13 @@ describe('cnv records upsert (in-process)', () => {
     expect(await recordOf('perm-1')).toBeUndefined();
   });
 
-  it('--help names the formats, the ordering guarantee and an example', async () => {
-    const res = await cnvInProcess(['records', 'upsert', '--help']);
-    expect(res.exitCode).toBe(0);
-    expect(res.stdout).toMatch(
+  it('--help has an example; its whole page (`cnv help`) names the formats and the ordering guarantee', async () => {
+    const page = await cnvInProcess(['records', 'upsert', '--help']);
+    expect(page.exitCode).toBe(0);
+    expect(page.stdout).toMatch(
       /\$ cnv records upsert c0000000-0000-4000-8000-000000000001 --file subscriptions.csv --check/,
     );
+    const res = await cnvInProcess(['help', 'records', 'upsert']);
     expect(res.stdout.replace(/\s+/g, ' ')).toMatch(
       /rows sharing a clientDedupKey are applied in file order even across chunks/,
     );

@@ -5,16 +5,19 @@ import { CliError, ExitCode, UsageError } from '../../../errors.js';
 import { checkRunId } from '../../../cmdutil/export-options.js';
 import { openStateStore, stateNotFound } from '../../../exporter/state-view.js';
 import type { CommandResult } from '../../../output/render.js';
-import { commandOptions, textFlag } from '../../../cmdutil/flags.js';
+import { commandOptions, textFlag, withBrief } from '../../../cmdutil/flags.js';
 import { stateDirOf } from '../../../cmdutil/context-deps.js';
 import type { JsonOutput } from '../../../cmdutil/json-output.js';
 import { z } from 'zod';
 
 export const options = commandOptions(
   {
-    run: textFlag(
-      '--run <id>',
-      'the --defer-commit run to commit (its summary names it; or the id you gave it with --run)',
+    run: withBrief(
+      textFlag(
+        '--run <id>',
+        'the --defer-commit run to commit (its summary names it; or the id you gave it with --run)',
+      ),
+      'the --defer-commit run to commit',
     ),
   },
   {
