@@ -4,16 +4,19 @@ import { closeSync, openSync } from 'node:fs';
 
 /**
  * Runs a command to completion; resolves to wall time (ms), peak RSS (KiB) and output.
- * `stdout`: 'ignore', 'pipe' (collected), or a file path the output is written into.
+ * `stdout`: 'ignore' (/dev/null), 'pipe' (collected), or a file path the output is written into.
  */
 export function timeCommand(cmd, args, { env = process.env, input, stdout = 'ignore' } = {}) {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
-    const fd = stdout === 'ignore' || stdout === 'pipe' ? undefined : openSync(stdout, 'w');
+    // 'ignore' is /dev/null opened write-only, as `> /dev/null` opens it: Node's own 'ignore' opens
+    // it read-write, which is how a stdout the shell closed (>&-) looks to cnv (exit 141).
+    const path = stdout === 'ignore' ? '/dev/null' : stdout;
+    const fd = path === 'pipe' ? undefined : openSync(path, 'w');
     // /usr/bin/time -f reports the child's peak RSS without instrumenting it.
     const child = spawn('/usr/bin/time', ['-f', '__RSS_KB=%M', cmd, ...args], {
       env,
-      stdio: [input === undefined ? 'ignore' : 'pipe', fd ?? stdout, 'pipe'],
+      stdio: [input === undefined ? 'ignore' : 'pipe', fd ?? 'pipe', 'pipe'],
     });
     if (fd !== undefined) closeSync(fd);
     let stderr = '';
