@@ -48,6 +48,7 @@ export async function handleApiRequest(
     return outcome;
   };
 
+  deps.stats.start(routeKey);
   const raw = await readBody(req);
   if (deps.faults.latencyMs > 0) await sleep(deps.faults.latencyMs);
   const fault = deps.faults.before();

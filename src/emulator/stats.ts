@@ -9,11 +9,19 @@ interface StatsSnapshot {
   byStatus: Record<string, number>;
   /** `METHOD /v2/pattern` -> status -> count. */
   byRouteStatus: Record<string, Record<string, number>>;
+  /** `METHOD /v2/pattern` -> requests that arrived, finished or not (the others count when they finish). */
+  startedByRoute: Record<string, number>;
 }
 
 /** Counts /v2 requests for tests (how many retries did the client make, and so on). */
 export class Stats {
   private data: StatsSnapshot = empty();
+
+  /** Records a /v2 request as it arrives, before any latency fault holds it. */
+  start(routeKey: string): void {
+    const started = this.data.startedByRoute;
+    started[routeKey] = (started[routeKey] ?? 0) + 1;
+  }
 
   /** Records one finished /v2 request. */
   record(routeKey: string, outcome: number | 'dropped'): void {
@@ -38,5 +46,5 @@ export class Stats {
 }
 
 function empty(): StatsSnapshot {
-  return { total: 0, rateLimited: 0, dropped: 0, byRoute: {}, byStatus: {}, byRouteStatus: {} };
+  return { total: 0, rateLimited: 0, dropped: 0, byRoute: {}, byStatus: {}, byRouteStatus: {}, startedByRoute: {} };
 }

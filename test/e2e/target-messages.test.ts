@@ -292,7 +292,6 @@ describe('kinds, settings and signals', () => {
 
   it('SIGTERM: stops reading, lets the requests in flight finish, prints the last state they cover, exit 143', async () => {
     const p = pipeline({ orders: { kind: 'events', event: 'order_placed' } });
-    await fx.faults({ latencyMs: 150 });
     try {
       const child = execa(process.execPath, [TARGET_BIN, '--config', p.config], {
         env: p.env,
@@ -304,25 +303,33 @@ describe('kinds, settings and signals', () => {
       child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
       child.stdin!.write(schema('orders', ['order_id', 'email'], ['order_id']) + order(1) + order(2) + state(1));
       const started = Date.now();
-      while (!out.includes('{"n":1}') && Date.now() - started < 10_000) await new Promise((r) => setTimeout(r, 10));
+      const until = async (done: () => Promise<boolean> | boolean) => {
+        while (!(await done()) && Date.now() - started < 10_000) await new Promise((r) => setTimeout(r, 10));
+      };
+      await until(() => out.includes('{"n":1}'));
+      // Answers take 3 s from here on: no request can finish (and free a slot for another) before the signal.
+      await fx.faults({ latencyMs: 3_000 });
       await fx.resetStats();
       child.stdin!.write(Array.from({ length: 40 }, (_, i) => order(100 + i)).join('') + state(2));
-      while ((await requestsOfEvents()) === 0 && Date.now() - started < 10_000)
-        await new Promise((r) => setTimeout(r, 10));
-      const signalled = await requestsOfEvents();
+      await until(async () => (await eventStats()).started > 0);
+      await new Promise((r) => setTimeout(r, 300));
+      const atSignal = await eventStats();
       child.kill('SIGTERM');
       const end = await child;
       expect(end.exitCode, end.stderr).toBe(143);
       expect(out).toBe('{"n":1}\n');
-      // After the signal, only the requests in flight (16 at most) reached the server; the rest were never sent.
-      const sent = await requestsOfEvents();
-      expect(sent - signalled).toBeLessThanOrEqual(16);
-      expect(sent).toBeLessThan(40);
+      expect(atSignal.finished).toBe(0);
+      expect(atSignal.started).toBeGreaterThan(0);
+      expect(atSignal.started).toBeLessThanOrEqual(16);
+      // Every request in flight at the signal was answered before the exit; none was sent after it.
+      expect(await eventStats()).toEqual({ started: atSignal.started, finished: atSignal.started });
     } finally {
       await fx.clearFaults();
     }
   });
 
-  const requestsOfEvents = async () =>
-    ((await fx.stats()) as { byRoute: Record<string, number> }).byRoute['POST /v2/events'] ?? 0;
+  const eventStats = async () => {
+    const stats = (await fx.stats()) as { byRoute: Record<string, number>; startedByRoute: Record<string, number> };
+    return { started: stats.startedByRoute['POST /v2/events'] ?? 0, finished: stats.byRoute['POST /v2/events'] ?? 0 };
+  };
 });

@@ -101,6 +101,18 @@ describe('fault injection', () => {
     expect(performance.now() - t0).toBeGreaterThanOrEqual(140);
   });
 
+  it('stats count a request held by latency as started, and as answered once it is', async () => {
+    await admin(emu, 'POST', '/_emulator/faults', { latencyMs: 300 });
+    const answer = getAda();
+    await new Promise((r) => setTimeout(r, 100));
+    const held = (await admin(emu, 'GET', '/_emulator/stats')).json;
+    expect(held.startedByRoute).toEqual({ 'GET /v2/contacts': 1 });
+    expect(held.byRoute).toEqual({});
+    expect((await answer).status).toBe(200);
+    const done = (await admin(emu, 'GET', '/_emulator/stats')).json;
+    expect(done.byRoute).toEqual({ 'GET /v2/contacts': 1 });
+  });
+
   it('failRate 1 fails every request; DELETE resets all faults', async () => {
     await admin(emu, 'POST', '/_emulator/faults', { failRate: 1, failNext: 5 });
     expectError(await getAda(), 500, 'internal_error');
