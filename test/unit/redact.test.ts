@@ -37,6 +37,17 @@ describe('keyWatch', () => {
     }
   });
 
+  it('probes for a base64 form by its longest run of letters and digits: 8 of them alone are no sign', () => {
+    const key = 'sk_live_k1_4f9c2a7e1b8d4e6f9a0c3b5d7e9f1a2c';
+    const encoded = Buffer.from(key.slice(11)).toString('base64');
+    expect(keyWatch(key).mayHold(`"label":"${encoded.slice(0, 8)}"`)).toBe(false);
+    for (const alphabet of ['base64', 'base64url'] as const) {
+      const text = `"label":"${Buffer.from(`user:${key}`).toString(alphabet)}"`;
+      expect(keyWatch(key).mayHold(text), alphabet).toBe(true);
+      expect(keyWatch(key).mask(text), alphabet).toContain('****');
+    }
+  });
+
   it('masks a whole text', () => {
     const watch = keyWatch('sk_live_k1_secretsecret');
     expect(watch.mask('{"a":"sk_live_k1_secretsecret"}')).toBe('{"a":"sk_live_k1_****"}');
