@@ -60,12 +60,15 @@ function restLanes(
   return stepA ^ mix(foldA, 0x165667b1);
 }
 
-/** Steps over u[i, end): four units a step, read two a load where they are aligned (the same sums as unit by unit). */
+/**
+ * Steps over u[i, end): four units a step, read two a load where they are aligned (the same sums
+ * as unit by unit). Grouped from i whatever its parity: the range after `fields` starts where the
+ * labels' lengths put it, and a relabel must not regroup it.
+ */
 function steps(u: Uint16Array, p: Int32Array, i: number, end: number): void {
   let a = stepA;
   let b = stepB;
-  if ((i & 1) === 1 && i < end) a = Math.imul(a ^ u[i++], 0x01000193);
-  if (WORD_LOADS) {
+  if (WORD_LOADS && (i & 1) === 0) {
     for (let k = i >> 1; i + 3 < end; i += 4, k += 2) {
       a = Math.imul(a ^ p[k], 0x01000193);
       b = Math.imul(b ^ p[k + 1], 0x5bd1e995);

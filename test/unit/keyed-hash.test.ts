@@ -28,6 +28,22 @@ describe('keyedLanes (a row version told apart by its content, fields by key)', 
     expect(hash(row('"City":"Oslo","Last name":"Byron"'))).not.toBe(hash(row('"Town":"Oslo","Surname":"Byron"')));
   });
 
+  it('fields before other members: a relabel of any length (odd or even) hashes alike', () => {
+    const first = (fields: string) =>
+      `{"id":"c1","fields":{${fields}},"email":"a@example.com","updatedAt":"2025-01-01T00:00:00Z"}`;
+    const base = hash(first('"City":"Oslo","Last name":"Byron"'), before);
+    for (const [city, last] of [
+      ['Town', 'Surname'],
+      ['Town2', 'Surname'],
+      ['T', 'Family name'],
+      ['Home town', 'X'],
+    ]) {
+      const relabelled = names({ [city]: 'city', [last]: 'lastName' });
+      expect(hash(first(`"${city}":"Oslo","${last}":"Byron"`), relabelled), `${city}, ${last}`).toBe(base);
+    }
+    expect(hash(first('"City":"Oslo","Last name":"Byron"').replace('a@', 'b@'), before)).not.toBe(base);
+  });
+
   it('values are their text as sent: every digit of a number, a string and a number apart', () => {
     const n = (v: string) => hash(row(`"Score":${v}`), names({ Score: 'score' }));
     expect(n('9007199254740993')).not.toBe(n('9007199254740992'));
