@@ -59,3 +59,32 @@ export function clientConfig(path: string, c: ClientSettings, hint: string, more
     timeoutMs: c.timeout_ms,
   };
 }
+
+/** A config document's settings, and the names among them its plugin does not read. */
+interface GivenSettings {
+  given: Record<string, unknown>;
+  unknown: string[];
+}
+
+/**
+ * The settings of a parsed --config document of `plugin` (tap-cnv, target-cnv): a JSON object
+ * (else exit 2), its null members left out (Meltano may write an unset setting so), each name not
+ * in `known` said in one warning and ignored, as the Meltano SDK's plugins do.
+ */
+export function givenSettings(
+  doc: unknown,
+  path: string,
+  plugin: string,
+  known: readonly string[],
+  warn: (message: string) => void,
+): GivenSettings {
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc))
+    throw new UsageError(`--config ${path}: not a config of ${plugin} (a JSON object of settings)`);
+  const given = Object.fromEntries(Object.entries(doc).filter(([, v]) => v !== null));
+  const unknown = Object.keys(given).filter((name) => !known.includes(name));
+  if (unknown.length > 0) {
+    const settings = `setting${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}`;
+    warn(`--config ${path}: unknown ${settings}: ignored (settings: \`${plugin} --about\`)`);
+  }
+  return { given, unknown };
+}

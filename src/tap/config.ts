@@ -6,6 +6,7 @@ import {
   CLIENT_SETTINGS,
   clientConfig,
   CREDENTIAL_SETTINGS,
+  givenSettings,
   type PluginClientConfig,
 } from '../singer/singer-settings.js';
 import { readStreamMaps, type StreamMaps } from './stream-maps.js';
@@ -58,17 +59,10 @@ export interface TapConfig extends PluginClientConfig {
  */
 export async function readTapConfig(path: string, warn: (m: string) => void, signal?: AbortSignal): Promise<TapConfig> {
   const doc = await readJsonDocument('--config', path, signal);
-  if (doc === null || typeof doc !== 'object' || Array.isArray(doc))
-    throw new UsageError(`--config ${path}: not a config of this tap (a JSON object of settings)`);
-  const given = Object.fromEntries(Object.entries(doc).filter(([, v]) => v !== null));
+  const { given, unknown } = givenSettings(doc, path, 'tap-cnv', SETTINGS, warn);
   for (const name of Object.keys(given))
     if (Object.hasOwn(REFUSED, name))
       throw new UsageError(`--config ${path}: ${name}: ${REFUSED[name]}`, 'see docs/singer.md', 'unsupported_setting');
-  const unknown = Object.keys(given).filter((name) => !SETTINGS.includes(name));
-  if (unknown.length > 0) {
-    const settings = `setting${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}`;
-    warn(`--config ${path}: unknown ${settings}: ignored (settings: \`tap-cnv --about\`)`);
-  }
   const parsed = CONFIG.safeParse(given);
   if (!parsed.success) throw new UsageError(describeProblem('--config', path, parsed.error.issues[0], given));
   const c = parsed.data;

@@ -5,6 +5,7 @@ import {
   CLIENT_SETTINGS,
   clientConfig,
   CREDENTIAL_SETTINGS,
+  givenSettings,
   type PluginClientConfig,
 } from '../singer/singer-settings.js';
 
@@ -50,7 +51,7 @@ const STREAM = z
       ctx.addIssue({ code: 'custom', path: ['event'], message: 'only for kind events' });
   });
 
-const CONFIG = z.looseObject({
+const CONFIG = z.object({
   ...CREDENTIAL_SETTINGS,
   ...CLIENT_SETTINGS,
   streams: z.record(z.string(), STREAM).optional(),
@@ -60,6 +61,9 @@ const CONFIG = z.looseObject({
   max_removals: z.number().int().min(0).optional(),
   plan: z.boolean().optional(),
 });
+
+/** The settings the target reads (--about lists them): every other member draws a warning. */
+const SETTINGS = Object.keys(CONFIG.shape);
 
 /** How one stream is sent. */
 export type StreamConfig = z.infer<typeof STREAM> & {
@@ -77,11 +81,12 @@ export interface TargetConfig extends PluginClientConfig {
   plan: boolean;
 }
 
-/** Checks the parsed --config document (its problems: exit 2, naming the member). */
-export function targetConfig(doc: unknown, path: string): TargetConfig {
-  const parsed = CONFIG.safeParse(doc);
+/** Checks the parsed --config document (its problems: exit 2, naming the member; an unknown setting: a warning). */
+export function targetConfig(doc: unknown, path: string, warn: (message: string) => void): TargetConfig {
+  const { given } = givenSettings(doc, path, 'target-cnv', SETTINGS, warn);
+  const parsed = CONFIG.safeParse(given);
   const hint = 'see docs/target.md, "Settings"';
-  if (!parsed.success) throw new UsageError(describeProblem('--config', path, parsed.error.issues[0]), hint);
+  if (!parsed.success) throw new UsageError(describeProblem('--config', path, parsed.error.issues[0], given), hint);
   const c = parsed.data;
   return {
     ...clientConfig(path, c, hint),

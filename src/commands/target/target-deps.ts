@@ -10,7 +10,7 @@ import { targetConfig, type TargetConfig } from '../../target/target-config.js';
  * machine (src/http/rate-share.ts): a tap and a target of one account split it.
  */
 export async function targetConfigOf(ctx: Context, path: string): Promise<TargetConfig> {
-  const config = targetConfig(await readJsonDocument('--config', path), path);
+  const config = targetConfig(await readJsonDocument('--config', path, ctx.signal), path, ctx.warn);
   await useConfigCredentials(ctx, path, config);
   // Resolved now: a bad key or URL stops the run before stdin is read (the warnings name the settings).
   await ctx.credentials();
