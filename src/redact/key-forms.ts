@@ -88,8 +88,9 @@ export function keyForms(key: string, opts: { pieces?: boolean } = {}): KeyForms
  * token it built): standard or URL-safe alphabet. The text may sit anywhere in a longer encoded
  * run, so for each of the three places it can start in a 3-byte group, the characters that
  * depend on it alone are a form; the whole encoding (with or without its `=` padding) is one too.
- * `probes`: 8 letters and digits of each form of the secret (which the whole key's encoding
- * holds too), kept plain by any encoder's spelling: a text without one holds no encoded form.
+ * `probes`: the longest run of letters and digits of each form of the secret (which the whole
+ * key's encoding holds too), kept plain by any encoder's spelling: a text without one holds no
+ * encoded form.
  */
 function base64Forms(
   key: string,
