@@ -18,14 +18,7 @@ import { hostileServer } from '../helpers/hostile-server.js';
 const fx = useEmulator();
 const ada = FIXTURE_CONTACTS.ada;
 
-async function api(method: string, path: string, body: unknown): Promise<void> {
-  const res = await fetch(`${fx.emulator.url}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json', 'x-api-key': fx.emulator.keys.full },
-    body: JSON.stringify(body),
-  });
-  expect(res.status, await res.text()).toBeLessThan(300);
-}
+const api = (method: string, path: string, body: unknown): Promise<unknown> => fx.api(method, path, body);
 
 /** A field relabelled in the dashboard, a field created, and ada written with `values`. */
 async function dashboardChange(

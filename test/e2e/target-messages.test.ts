@@ -311,8 +311,8 @@ describe('kinds, settings and signals', () => {
       await fx.faults({ latencyMs: 3_000 });
       await fx.resetStats();
       child.stdin!.write(Array.from({ length: 40 }, (_, i) => order(100 + i)).join('') + state(2));
-      await until(async () => (await eventStats()).started > 0);
-      await new Promise((r) => setTimeout(r, 300));
+      // Its 16 requests in flight (the target's concurrency): none can start until one is answered.
+      await until(async () => (await eventStats()).started >= 16);
       const atSignal = await eventStats();
       child.kill('SIGTERM');
       const end = await child;

@@ -102,7 +102,7 @@ describe('fault injection', () => {
   });
 
   it('stats count a request held by latency as started, and as answered once it is', async () => {
-    await admin(emu, 'POST', '/_emulator/faults', { latencyMs: 300 });
+    await admin(emu, 'POST', '/_emulator/faults', { latencyMs: 1_500 });
     const answer = getAda();
     await new Promise((r) => setTimeout(r, 100));
     const held = (await admin(emu, 'GET', '/_emulator/stats')).json;

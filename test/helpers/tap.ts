@@ -77,10 +77,5 @@ export function records(msgs: Message[], stream: string): Message[] {
 
 /** A request to the API with the emulator's full key (quicker than a cnv process, to act while a run goes on); throws unless 2xx. */
 export async function apiRequest(fx: EmulatorFixture, method: string, path: string, body: unknown): Promise<void> {
-  const res = await fetch(fx.emulator.url + path, {
-    method,
-    headers: { 'content-type': 'application/json', 'x-api-key': fx.emulator.keys.full },
-    body: JSON.stringify(body),
-  });
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+  await fx.api(method, path, body);
 }
