@@ -287,7 +287,8 @@ describe('tap-cnv into the test target, as meltano run runs it', () => {
 
   it('kill -9 of the tap mid-run, then a rerun from the saved state: the target equals the account', async () => {
     const p = pipelineDirs();
-    await fx.faults({ latencyMs: 20 });
+    // 60 ms a page: the ~14 pages after the second STATE outlast the kill's random delay (at most 200 ms).
+    await fx.faults({ latencyMs: 60 });
     const delay = Math.floor(Math.random() * 200);
     let tap: ChildProcess | undefined;
     const killed = await runPipeline({
@@ -314,7 +315,7 @@ describe('tap-cnv into the test target, as meltano run runs it', () => {
 
   it('kill -9 of the runner with its tap and target (its process group) mid-run, then a rerun: the target equals the account', async () => {
     const p = pipelineDirs();
-    await fx.faults({ latencyMs: 20 });
+    await fx.faults({ latencyMs: 60 }); // the run outlasts the kill's random delay, as above
     // Its own temp folder: the run's files (the tap's config among them) outlive a killed runner.
     const runTmp = tempConfigDir();
     const { child, ended } = await startPipelineProcess(
