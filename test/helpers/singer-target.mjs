@@ -13,9 +13,9 @@
 //   rows before it, as targets promise. The same at the end of stdin (nothing printed).
 // At the end, one line on stderr: `singer-target: {"records":{...},"activated":{...},"states":N}`.
 // A message it cannot use (not JSON, a RECORD before its stream's SCHEMA): exit 1, the line number.
+// A last line with no line end is what a tap killed mid-write leaves: ignored, with a note.
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { stringify } from 'lossless-json';
 import { parseExact } from '../../scripts/interop/compare.mjs';
 
@@ -69,8 +69,19 @@ function flush() {
 const tableOf = (msg, n) =>
   tables.get(msg.stream) ?? fail(`line ${n}: ${msg.type} of stream ${JSON.stringify(msg.stream)} before its SCHEMA`);
 
+/** The complete lines of stdin (a cut last line is noted on stderr, not given). */
+async function* lines() {
+  let rest = '';
+  for await (const chunk of process.stdin.setEncoding('utf8')) {
+    const parts = (rest + chunk).split('\n');
+    rest = parts.pop();
+    yield* parts.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
+  }
+  if (rest.trim()) process.stderr.write(`singer-target: the last line has no line end (a writer cut short): ignored\n`);
+}
+
 let n = 0;
-for await (const line of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
+for await (const line of lines()) {
   n++;
   if (!line.trim()) continue;
   let msg;
